@@ -1,0 +1,75 @@
+"""What can be launched: instance types, their offerings, and the catalog that holds them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from karpplan.model.resources import Resources
+
+ON_DEMAND = "on-demand"
+SPOT = "spot"
+RESERVED = "reserved"
+
+
+@dataclass(frozen=True)
+class Offering:
+    """Where and how an instance type can be bought, and at what hourly price (USD)."""
+
+    zone: str
+    capacity_type: str
+    price: float
+    estimated: bool = False  # price derived, not read from a price list
+
+
+@dataclass(frozen=True)
+class InstanceShape:
+    """The EC2 facts allocatable is computed from (absent for user catalogs that give allocatable)."""
+
+    vcpu: int
+    memory_mib: int
+    arch: str
+    eni_pods: int  # ENI-limited max pods with 0 reserved ENIs
+    ephemeral_gib: int = 20
+
+
+@dataclass(frozen=True)
+class InstanceType:
+    """One instance type as a node would see it.
+
+    `labels` are the concrete labels every node of this type carries (instance-type, arch, os and the
+    provider's `karpenter.k8s.aws/*` labels); zone and capacity type come from the chosen offering.
+    Extended resources (nvidia.com/gpu, ...) are part of `capacity` and `allocatable`.
+    """
+
+    name: str
+    labels: Mapping[str, str]
+    capacity: Resources
+    allocatable: Resources
+    offerings: tuple[Offering, ...]
+    shape: InstanceShape | None = None
+    os_values: tuple[str, ...] = ("linux",)  # fake catalogs may offer several OSes per type
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, InstanceType) and other.name == self.name and other.allocatable == self.allocatable
+
+    @property
+    def cheapest_price(self) -> float:
+        return min((o.price for o in self.offerings), default=float("inf"))
+
+
+@dataclass(frozen=True)
+class Catalog:
+    name: str
+    region: str
+    zones: tuple[str, ...]
+    instance_types: tuple[InstanceType, ...]
+    # Where the figures came from and how old they are (shown by `karpplan catalog --info`).
+    sources: Mapping[str, str] = field(default_factory=dict)
+    estimated_prices: bool = False
+
+    def by_name(self) -> dict[str, InstanceType]:
+        return {it.name: it for it in self.instance_types}

@@ -1,0 +1,45 @@
+"""Cluster-level inputs: eksctl ClusterConfig (region, zones, Fargate profiles), RuntimeClasses, namespaces."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from karpplan.errors import UNKNOWN, Origin
+from karpplan.model.resources import Resources
+
+
+@dataclass(frozen=True)
+class FargateSelector:
+    namespace: str  # may contain * and ? wildcards
+    labels: Mapping[str, str] = field(default_factory=dict)  # keys and values may contain wildcards
+
+
+@dataclass(frozen=True)
+class FargateProfile:
+    name: str
+    selectors: tuple[FargateSelector, ...]
+    origin: Origin = field(default=UNKNOWN, compare=False)
+
+
+@dataclass(frozen=True)
+class ClusterConfig:
+    name: str
+    region: str | None
+    availability_zones: tuple[str, ...] = ()
+    fargate_profiles: tuple[FargateProfile, ...] = ()
+    origin: Origin = field(default=UNKNOWN, compare=False)
+
+
+@dataclass(frozen=True)
+class RuntimeClass:
+    name: str
+    handler: str = ""
+    overhead: Resources = Resources()
+    origin: Origin = field(default=UNKNOWN, compare=False)
+
+
+@dataclass(frozen=True)
+class Namespace:
+    name: str
+    labels: Mapping[str, str] = field(default_factory=dict)

@@ -1,0 +1,74 @@
+"""Everything karpplan read from the user's manifests, typed and grouped for planning."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from karpplan.model.cluster import ClusterConfig, FargateProfile, Namespace, RuntimeClass
+from karpplan.model.nodes import ExistingNode
+from karpplan.model.pods import DaemonSet, Pod, PodGroup
+from karpplan.model.pools import NodeClass, NodePool
+
+
+@dataclass(frozen=True)
+class SkippedDocument:
+    kind: str
+    name: str
+    origin: str
+
+
+@dataclass(frozen=True)
+class Inventory:
+    pods: tuple[Pod, ...] = ()  # every pod: pending, bound, gated
+    daemonsets: tuple[DaemonSet, ...] = ()
+    nodes: tuple[ExistingNode, ...] = ()
+    nodepools: tuple[NodePool, ...] = ()
+    nodeclasses: tuple[NodeClass, ...] = ()
+    clusters: tuple[ClusterConfig, ...] = ()
+    runtime_classes: tuple[RuntimeClass, ...] = ()
+    namespaces: tuple[Namespace, ...] = ()
+    skipped: tuple[SkippedDocument, ...] = ()
+
+    @property
+    def pending(self) -> tuple[Pod, ...]:
+        return tuple(p for p in self.pods if not p.bound and not p.gated and not p.terminal)
+
+    @property
+    def bound(self) -> tuple[Pod, ...]:
+        return tuple(p for p in self.pods if p.bound)
+
+    @property
+    def gated(self) -> tuple[Pod, ...]:
+        return tuple(p for p in self.pods if p.gated and not p.bound)
+
+    @property
+    def fargate_profiles(self) -> tuple[FargateProfile, ...]:
+        return tuple(fp for c in self.clusters for fp in c.fargate_profiles)
+
+    @property
+    def region(self) -> str | None:
+        for c in self.clusters:
+            if c.region:
+                return c.region
+        return None
+
+    @property
+    def namespace_labels(self) -> Mapping[str, Mapping[str, str]]:
+        return {n.name: n.labels for n in self.namespaces}
+
+    def pending_groups(self) -> list[PodGroup]:
+        """Pending pods grouped by shared template, in input order."""
+        groups: dict[int, list[Pod]] = {}
+        order: list[int] = []
+        for pod in self.pending:
+            key = id(pod.template)
+            if key not in groups:
+                groups[key] = []
+                order.append(key)
+            groups[key].append(pod)
+        return [PodGroup(groups[k][0].workload, groups[k][0].template, tuple(groups[k])) for k in order]
+
+    def skipped_counts(self) -> Counter[str]:
+        return Counter(s.kind for s in self.skipped)

@@ -1,0 +1,86 @@
+"""Karpenter NodePools (v1, v1beta1), v1alpha5 Provisioners, EKS Auto Mode pools, and node classes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from karpplan.errors import UNKNOWN, Origin
+from karpplan.model.requirements import Requirements
+from karpplan.model.resources import Resources
+from karpplan.model.taints import Taint
+
+
+@dataclass(frozen=True)
+class KubeletConfig:
+    """The kubelet settings that change a node's pod capacity and allocatable."""
+
+    max_pods: int | None = None
+    pods_per_core: int | None = None
+    kube_reserved: Resources | None = None
+    system_reserved: Resources | None = None
+    # evictionHard signal -> raw value ("100Mi" or "10%"), e.g. {"memory.available": "5%"}
+    eviction_hard: Mapping[str, str] | None = None
+
+    def merged(self, other: KubeletConfig | None) -> KubeletConfig:
+        """Fields set on `other` win."""
+        if other is None:
+            return self
+        return KubeletConfig(
+            max_pods=other.max_pods if other.max_pods is not None else self.max_pods,
+            pods_per_core=other.pods_per_core if other.pods_per_core is not None else self.pods_per_core,
+            kube_reserved=other.kube_reserved if other.kube_reserved is not None else self.kube_reserved,
+            system_reserved=other.system_reserved if other.system_reserved is not None else self.system_reserved,
+            eviction_hard=other.eviction_hard if other.eviction_hard is not None else self.eviction_hard,
+        )
+
+
+@dataclass(frozen=True)
+class NodeClassRef:
+    group: str
+    kind: str
+    name: str
+
+
+@dataclass(frozen=True)
+class NodeClass:
+    """EC2NodeClass, v1alpha1 AWSNodeTemplate, or EKS Auto Mode NodeClass."""
+
+    name: str
+    kind: str
+    ami_family: str | None = None
+    kubelet: KubeletConfig | None = None
+    origin: Origin = field(default=UNKNOWN, compare=False)
+
+
+@dataclass(frozen=True)
+class NodePool:
+    """A pool of launchable nodes, normalised across API versions.
+
+    `requirements` already include the template labels (as `In [value]`) and, for Provisioners, the
+    v0.27 webhook defaults. `limits` are in karpplan's integer units; `node_limit` is `limits.nodes`.
+    """
+
+    name: str
+    kind: str  # "NodePool" | "Provisioner"
+    api_version: str
+    requirements: Requirements
+    labels: Mapping[str, str] = field(default_factory=dict)
+    taints: tuple[Taint, ...] = ()
+    startup_taints: tuple[Taint, ...] = ()
+    limits: Resources | None = None
+    node_limit: int | None = None
+    weight: int = 0
+    node_class_ref: NodeClassRef | None = None
+    kubelet: KubeletConfig | None = None  # v1beta1 template kubelet / v1alpha5 kubeletConfiguration
+    auto_mode: bool = False
+    origin: Origin = field(default=UNKNOWN, compare=False)
+
+    @property
+    def pool_label_key(self) -> str:
+        return "karpenter.sh/provisioner-name" if self.kind == "Provisioner" else "karpenter.sh/nodepool"
+
+
+def order_by_weight(pools: list[NodePool]) -> list[NodePool]:
+    """Karpenter's OrderByWeight: weight descending, ties by name descending."""
+    return sorted(pools, key=lambda p: (p.weight, p.name), reverse=True)
