@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from karpplan.errors import UNKNOWN, Origin
 from karpplan.model.requirements import Requirement
-from karpplan.model.resources import EMPTY, Resources
+from karpplan.model.resources import Resources
 from karpplan.model.selectors import LabelSelector, NodeAffinity, selector_matches
 from karpplan.model.taints import Toleration
 
@@ -124,11 +124,10 @@ class HostPort:
 
 @dataclass(frozen=True)
 class FargateTraits:
-    """What the Fargate scheduler inspects to refuse a pod (field path, human reason)."""
+    """What Fargate looks at besides requests: features it refuses, as (field path, reason) pairs."""
 
     refusals: tuple[tuple[str, str], ...] = ()
-    # Per-resource requests Fargate sizes from (max(largest init, sum of apps)), before the +256 MiB.
-    sizing_requests: Resources = EMPTY
+    # True when some container's limit is above its request (Fargate sizes from requests; worth a warning).
     limit_exceeds_requests: bool = False
 
 
@@ -172,6 +171,7 @@ class Pod:
     gated: bool = False
     terminating: bool = False
     terminal: bool = False  # phase Succeeded/Failed
+    owner: str | None = None  # controlling owner "<Kind>/<name>" from ownerReferences (e.g. "DaemonSet/x")
     origin: Origin = field(default=UNKNOWN, compare=False)
 
     @property
