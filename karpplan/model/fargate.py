@@ -6,13 +6,20 @@ rejection messages seen in public issues). Everything here is pure: raw pod spec
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import functools
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from types import MappingProxyType
 from typing import Any
 
-from karpplan.model.labels import ARCH, OS
+from karpplan.model.cluster import FargateProfile, FargateSelector
+from karpplan.model.labels import ARCH, COMPUTE_TYPE, FARGATE_PROFILE, HOSTNAME, OS, REGION, ZONE
 from karpplan.model.pods import FargateTraits
-from karpplan.model.quantity import QuantityError, parse_quantity
-from karpplan.model.resources import CPU, EPHEMERAL, MEMORY, amount_of
+from karpplan.model.quantity import QuantityError, format_bytes, parse_quantity
+from karpplan.model.resources import CPU, EPHEMERAL, MEMORY, Resources, amount_of
+from karpplan.model.taints import NO_SCHEDULE, Taint
 
 # --------------------------------------------------------------------------------------------- traits
 # Fargate runs Linux on x86 only (doc comparison table: no Arm, no Windows).
@@ -202,3 +209,223 @@ def fargate_traits(pod_spec: Mapping[str, Any], spec_path: str) -> FargateTraits
     refusals.extend(_placement_refusals(pod_spec, spec_path))
     refusals.extend(_volume_refusals(pod_spec, spec_path))
     return FargateTraits(refusals=tuple(refusals), limit_exceeds_requests=limit_exceeds)
+
+
+# --------------------------------------------------------------------------------------------- sizing
+MIB = 2**20
+# Memory Fargate adds for the kubelet, kube-proxy and containerd before rounding (doc: "256 MB", read as MiB).
+KUBE_COMPONENTS_MEMORY_BYTES = 256 * MIB
+
+
+def _combinations() -> tuple[tuple[int, int], ...]:
+    """The 74 (CPU millicores, memory MiB) pairs of the doc's table, vCPU ascending then memory ascending."""
+    gib = 1024
+    rows: list[tuple[int, tuple[int, ...]]] = [
+        (250, (512, 1 * gib, 2 * gib)),
+        (500, tuple(g * gib for g in range(1, 5))),
+        (1000, tuple(g * gib for g in range(2, 9))),
+        (2000, tuple(g * gib for g in range(4, 17))),
+        (4000, tuple(g * gib for g in range(8, 31))),
+        (8000, tuple(g * gib for g in range(16, 61, 4))),
+        (16000, tuple(g * gib for g in range(32, 121, 8))),
+    ]
+    return tuple((cpu, memory) for cpu, memories in rows for memory in memories)
+
+
+FARGATE_COMBINATIONS: tuple[tuple[int, int], ...] = _combinations()
+
+
+def _decimal_text(numerator: int, denominator: int) -> str:
+    """A ratio as a plain decimal with no trailing zeros ("0.25", "0.5", "2"); exact for the table's values."""
+    text = f"{Decimal(numerator) / Decimal(denominator):f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+@dataclass(frozen=True, order=True)
+class FargateSize:
+    """One row of Fargate's vCPU/memory table: what a pod is provisioned (and billed) as."""
+
+    cpu_millis: int
+    memory_mib: int
+
+    @property
+    def memory_bytes(self) -> int:
+        return self.memory_mib * MIB
+
+    @property
+    def cpu_text(self) -> str:
+        """vCPUs as a plain number ("0.25", "0.5", "2")."""
+        return _decimal_text(self.cpu_millis, 1000)
+
+    @property
+    def memory_gb_text(self) -> str:
+        """Fargate "GB" (GiB) as a plain number ("0.5", "1", "9")."""
+        return _decimal_text(self.memory_mib, 1024)
+
+    @property
+    def memory_text(self) -> str:
+        """Memory as a Kubernetes quantity ("512Mi", "1Gi")."""
+        return format_bytes(self.memory_bytes)
+
+    @property
+    def capacity_provisioned(self) -> str:
+        """The `CapacityProvisioned` annotation Fargate writes on the pod ("0.5vCPU 1GB")."""
+        return f"{self.cpu_text}vCPU {self.memory_gb_text}GB"
+
+    @property
+    def resources(self) -> Resources:
+        return Resources({CPU: self.cpu_millis, MEMORY: self.memory_bytes})
+
+    def rounding_waste(self, cpu_millis: int, memory_bytes: int) -> Resources:
+        """What rounding up to this row adds beyond the request (memory net of the 256 MiB Fargate adds)."""
+        return Resources(
+            {
+                CPU: self.cpu_millis - max(cpu_millis, 0),
+                MEMORY: self.memory_bytes - max(memory_bytes, 0) - KUBE_COMPONENTS_MEMORY_BYTES,
+            }
+        )
+
+
+FARGATE_SIZES: tuple[FargateSize, ...] = tuple(FargateSize(c, m) for c, m in FARGATE_COMBINATIONS)
+
+
+def size_pod(cpu_millis: int, memory_bytes: int) -> FargateSize | None:
+    """The size Fargate provisions for a pod's effective CPU/memory requests; None when nothing fits.
+
+    Adds 256 MiB, then takes the first row (vCPU ascending, memory ascending) with enough of both, which is
+    also the cheapest row that fits. No requests at all gives the smallest row, 0.25 vCPU / 0.5 GB.
+    """
+    needed_cpu = max(cpu_millis, 0)
+    needed_memory = max(memory_bytes, 0) + KUBE_COMPONENTS_MEMORY_BYTES
+    for size in FARGATE_SIZES:
+        if size.cpu_millis >= needed_cpu and size.memory_bytes >= needed_memory:
+            return size
+    return None
+
+
+# --------------------------------------------------------------------------------------------- prices
+@dataclass(frozen=True)
+class FargatePrice:
+    """On-Demand Linux/x86 rates in USD (EKS Fargate has no Arm and no Spot)."""
+
+    per_vcpu_hour: Decimal
+    per_gb_hour: Decimal
+
+
+# fargate.md §3. us-east-1, us-west-2 and eu-west-1 share one rate; Seoul is dearer.
+FARGATE_PRICES: Mapping[str, FargatePrice] = MappingProxyType(
+    {
+        "us-east-1": FargatePrice(Decimal("0.04048"), Decimal("0.004445")),
+        "us-west-2": FargatePrice(Decimal("0.04048"), Decimal("0.004445")),
+        "eu-west-1": FargatePrice(Decimal("0.04048"), Decimal("0.004445")),
+        "ap-northeast-2": FargatePrice(Decimal("0.04656"), Decimal("0.00511")),
+    }
+)
+
+
+def fargate_hourly_price(size: FargateSize, region: str) -> float | None:
+    """USD per hour for a pod of this size (vCPU × rate + GB × rate); None for a region without prices."""
+    price = FARGATE_PRICES.get(region)
+    if price is None:
+        return None
+    vcpus = Decimal(size.cpu_millis) / 1000
+    gigabytes = Decimal(size.memory_mib) / 1024
+    return float(vcpus * price.per_vcpu_hour + gigabytes * price.per_gb_hour)
+
+
+# ------------------------------------------------------------------------------------------- profiles
+@functools.lru_cache(maxsize=1024)
+def _wildcard(pattern: str) -> re.Pattern[str]:
+    """Fargate selector wildcards: `*` is any run of characters, `?` exactly one; nothing else is special."""
+    body = "".join(".*" if ch == "*" else "." if ch == "?" else re.escape(ch) for ch in pattern)
+    return re.compile(body, re.DOTALL)
+
+
+def wildcard_matches(pattern: str, text: str) -> bool:
+    return _wildcard(pattern).fullmatch(text) is not None
+
+
+def selector_matches_pod(selector: FargateSelector, namespace: str, labels: Mapping[str, str]) -> bool:
+    """Namespace matches and every selector label matches some pod label (keys and values may be wildcards)."""
+    if not wildcard_matches(selector.namespace, namespace):
+        return False
+    return all(
+        any(
+            wildcard_matches(key, pod_key) and wildcard_matches(value, pod_value)
+            for pod_key, pod_value in labels.items()
+        )
+        for key, value in selector.labels.items()
+    )
+
+
+def profile_matches_pod(profile: FargateProfile, namespace: str, labels: Mapping[str, str]) -> bool:
+    return any(selector_matches_pod(s, namespace, labels) for s in profile.selectors)
+
+
+def profile_for(
+    profiles: Sequence[FargateProfile], namespace: str, labels: Mapping[str, str]
+) -> FargateProfile | None:
+    """The profile Fargate would run a pod under, or None when the pod stays off Fargate.
+
+    Several matches: the name that sorts first wins. A pod labelled `eks.amazonaws.com/fargate-profile`
+    names its profile, and then only that profile counts (it must still match one of its selectors).
+    """
+    named = labels.get(FARGATE_PROFILE)
+    candidates = [p for p in profiles if named is None or p.name == named]
+    matching = [p for p in candidates if profile_matches_pod(p, namespace, labels)]
+    return min(matching, key=lambda p: p.name) if matching else None
+
+
+def parse_profile_flag(text: str, index: int) -> FargateProfile:
+    """A `--fargate-profile 'namespace=study-*[,label=value...]'` flag as a one-selector profile `cli-<index>`.
+
+    Raises ValueError with a message fit for the user on a malformed flag.
+    """
+    namespace: str | None = None
+    labels: dict[str, str] = {}
+    items = [item.strip() for item in text.split(",")]
+    if not text.strip():
+        raise ValueError("--fargate-profile is empty; expected 'namespace=<pattern>[,<label>=<value>...]'")
+    for item in items:
+        if not item:
+            raise ValueError(f"--fargate-profile {text!r}: empty item between commas")
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep:
+            raise ValueError(f"--fargate-profile {text!r}: {item!r} is not of the form key=value")
+        if not key:
+            raise ValueError(f"--fargate-profile {text!r}: {item!r} has an empty key")
+        if not value:
+            raise ValueError(f"--fargate-profile {text!r}: {key} has an empty value")
+        if key == "namespace":
+            if namespace is not None:
+                raise ValueError(f"--fargate-profile {text!r}: namespace is given twice")
+            namespace = value
+        elif key in labels:
+            raise ValueError(f"--fargate-profile {text!r}: label {key} is given twice")
+        else:
+            labels[key] = value
+    if namespace is None:
+        raise ValueError(f"--fargate-profile {text!r}: a selector needs namespace=<pattern>")
+    return FargateProfile(name=f"cli-{index}", selectors=(FargateSelector(namespace, labels),))
+
+
+# ---------------------------------------------------------------------------------------------- nodes
+FARGATE_NODE_TAINT = Taint(COMPUTE_TYPE, "fargate", NO_SCHEDULE)
+
+
+def fargate_node_labels(zone: str, region: str, node_name: str, profile: str) -> dict[str, str]:
+    """The labels a Fargate node carries (one node per pod)."""
+    return {
+        COMPUTE_TYPE: "fargate",
+        FARGATE_PROFILE: profile,
+        HOSTNAME: node_name,
+        ZONE: zone,
+        REGION: region,
+        "failure-domain.beta.kubernetes.io/zone": zone,
+        "failure-domain.beta.kubernetes.io/region": region,
+        ARCH: FARGATE_ARCH,
+        OS: FARGATE_OS,
+        "beta.kubernetes.io/arch": FARGATE_ARCH,
+        "beta.kubernetes.io/os": FARGATE_OS,
+    }
