@@ -55,7 +55,7 @@ def _list(value: object) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _positive_amount(name: str, raw: object) -> int | None:
+def _quantity_amount(name: str, raw: object) -> int | None:
     """The integer amount of a quantity, or None when it is malformed (the builder reports those)."""
     try:
         return amount_of(name, parse_quantity(raw))
@@ -97,7 +97,7 @@ def _container_refusals(path: str, container: Mapping[str, Any]) -> Iterator[tup
             if not isinstance(name, str) or name in seen:
                 continue
             reason = _resource_refusal(name)
-            amount = _positive_amount(name, raw)
+            amount = _quantity_amount(name, raw)
             if reason is not None and amount is not None and amount > 0:
                 seen.add(name)
                 yield f"{path}.resources.{section}[{name}]", reason
@@ -109,9 +109,9 @@ def _limit_exceeds_request(container: Mapping[str, Any]) -> bool:
     for name in (CPU, MEMORY):
         if name not in limits:
             continue
-        limit = _positive_amount(name, limits[name])
+        limit = _quantity_amount(name, limits[name])
         # A missing request defaults to the limit (API defaulting), so only an explicit lower one counts.
-        request = _positive_amount(name, requests[name]) if name in requests else limit
+        request = _quantity_amount(name, requests[name]) if name in requests else limit
         if limit is not None and request is not None and limit > request:
             return True
     return False
