@@ -1,0 +1,136 @@
+"""A faithful simulation of Karpenter's provisioning scheduler (karpenter-scheduler.md §1-§10).
+
+Pods are sorted by CPU then memory (descending) and placed one at a time: existing nodes first (by name),
+then the open NodeClaims with the fewest pods, then a new NodeClaim per NodePool in weight order. A claim
+keeps every launch option that still fits and absorbs pods until none does; at the end it launches its
+cheapest option. Preferences are first enforced and then relaxed in Karpenter's order; a pod that still
+fails is requeued, and the loop stops after a full pass without progress.
+
+Deliberate limits, as in Karpenter: no backtracking, zones of open claims are committed late, NodePool
+resource limits are charged pessimistically (largest candidate) and `limits.nodes` is only checked against
+nodes that existed before the batch.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+
+from karpplan.engines.result import SolvedNode, Solution, node_name
+from karpplan.model.pods import Pod
+from karpplan.model.resources import Resources
+from karpplan.scheduling.candidates import LimitVector, fits_limits
+from karpplan.scheduling.problem import PREFER_NO_SCHEDULE_TIER, GroupInfo, Problem
+from karpplan.scheduling.state import Attempt, PlacementState, Slot, template_attempts
+
+
+class KarpenterSimulation:
+    def __init__(self, problem: Problem, progress: Callable[[int, int], None] | None = None) -> None:
+        self.problem = problem
+        self.state = PlacementState(problem)
+        self.claims: list[Slot] = []
+        self.remaining: dict[str, Resources | None] = {}
+        self.nodes_left: dict[str, int | None] = {}
+        for pool in problem.pools:
+            remaining, nodes_left = problem.limits[pool.name]
+            self.remaining[pool.name] = remaining
+            self.nodes_left[pool.name] = nodes_left
+        self.progress = progress
+        self._attempts: dict[int, list[Attempt]] = {}
+        self._existing_order: dict[int, list[Slot]] = {}
+
+    def _attempts_for(self, gi: GroupInfo) -> list[Attempt]:
+        if gi.index not in self._attempts:
+            self._attempts[gi.index] = template_attempts(gi.template, self.problem)
+        return self._attempts[gi.index]
+
+    def _existing_for(self, gi: GroupInfo) -> list[Slot]:
+        if gi.index not in self._existing_order:
+            slots = [self.state.slots[i] for i in gi.existing_ok]
+            self._existing_order[gi.index] = sorted(slots, key=lambda s: s.name)
+        return self._existing_order[gi.index]
+
+    def place(self, gi: GroupInfo, pod: Pod) -> bool:
+        for attempt in self._attempts_for(gi):
+            for slot in self._existing_for(gi):
+                if self.state.try_place(gi, pod, slot, attempt):
+                    return True
+            for slot in sorted(self.claims, key=lambda s: len(s.members)):
+                if self.state.try_place(gi, pod, slot, attempt):
+                    return True
+            for verdict in gi.verdicts:
+                if not verdict.ok:
+                    continue
+                pool = verdict.pool
+                tiers = {gi.tier.get(o.index, 0) for o in verdict.options}
+                if not attempt.tolerate_prefer_no_schedule and tiers and min(tiers) >= PREFER_NO_SCHEDULE_TIER:
+                    continue
+                nodes_left = self.nodes_left[pool.name]
+                if nodes_left is not None and nodes_left <= 0:
+                    continue
+                remaining = self.remaining[pool.name]
+                options = verdict.options
+                if remaining is not None:
+                    options = [o for o in options if fits_limits(o.capacity, remaining)]
+                if not options:
+                    continue
+                slot = self.state.new_slot(pool, list(options))
+                if self.state.try_place(gi, pod, slot, attempt):
+                    self.state.add_slot(slot)
+                    self.claims.append(slot)
+                    if remaining is not None:
+                        # Karpenter's subtractMax: charge the largest candidate's capacity.
+                        self.remaining[pool.name] = LimitVector({
+                            k: v - max(o.capacity.get(k) for o in slot.options) for k, v in remaining.items()
+                        })
+                    return True
+        return False
+
+    def run(self, deadline: float | None = None) -> list[tuple[GroupInfo, Pod]]:
+        pods = [(gi, pod) for gi in self.problem.groups for pod in gi.group.pods]
+        order = {id(p): i for i, (_, p) in enumerate(pods)}
+        pods.sort(key=lambda gp: (-gp[1].requests.get("cpu"), -gp[1].requests.get("memory"), order[id(gp[1])]))
+        queue = deque(pods)
+        pushed_at: dict[int, int] = {}
+        placed = 0
+        while queue:
+            gi, pod = queue[0]
+            if pushed_at.get(id(pod)) == len(queue):
+                break  # a full pass without progress
+            queue.popleft()
+            if deadline is not None and time.monotonic() > deadline:
+                queue.appendleft((gi, pod))
+                break
+            if self.place(gi, pod):
+                placed += 1
+                pushed_at.clear()
+                if self.progress is not None and placed % 500 == 0:
+                    self.progress(placed, len(pods))
+            else:
+                queue.append((gi, pod))
+                pushed_at[id(pod)] = len(queue)
+        return list(queue)
+
+    def solution(self, unplaced: list[tuple[GroupInfo, Pod]], seconds: float) -> Solution:
+        nodes: list[SolvedNode] = []
+        for slot in self.state.slots[: len(self.problem.existing)]:
+            nodes.append(SolvedNode(slot.name, slot.existing, None, list(slot.members)))
+        ordinal = 0
+        for slot in self.claims:
+            if not slot.members:
+                continue
+            ordinal += 1
+            # Launch the cheapest option still open (the fake provider's and CreateFleet's choice).
+            option = min(slot.options, key=lambda o: (o.price, o.instance_type.name, o.zone, o.capacity_type))
+            nodes.append(SolvedNode(node_name(option, ordinal), None, option, list(slot.members)))
+        return Solution("karpenter", nodes, unplaced, "heuristic", None, seconds)
+
+
+def solve_karpenter(problem: Problem, time_limit: float | None = None,
+                    progress: Callable[[int, int], None] | None = None) -> tuple[Solution, PlacementState]:
+    start = time.monotonic()
+    sim = KarpenterSimulation(problem, progress)
+    deadline = start + time_limit if time_limit else None
+    unplaced = sim.run(deadline)
+    return sim.solution(unplaced, time.monotonic() - start), sim.state

@@ -1,0 +1,329 @@
+"""What can be launched: one `LaunchOption` per (NodePool, instance type, zone, capacity type).
+
+A launch option carries the labels and taints the node would have, its allocatable minus the DaemonSet
+overhead Karpenter reserves for that (pool, instance type), the capacity NodePool limits count, and the
+hourly price. `PoolCheck` says, for one pod template and one pool, the first Karpenter filter that rules
+the pool out (taints, requirements, resources, offerings, limits), so engines and explanations agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from karpplan.catalog.types import Catalog, InstanceType
+from karpplan.model import labels as L
+from karpplan.model.nodes import ExistingNode
+from karpplan.model.pods import DaemonSet, Pod, PodTemplate
+from karpplan.model.pools import NodeClass, NodePool
+from karpplan.model.requirements import Requirements
+from karpplan.model.resources import Resources
+from karpplan.model.taints import ALL_EFFECTS, PREFER_NO_SCHEDULE, SCHEDULING_EFFECTS, Taint, untolerated
+
+
+@dataclass(frozen=True)
+class LaunchOption:
+    """A node Karpenter could launch, with everything the planner needs to place pods on it."""
+
+    index: int
+    pool: NodePool
+    instance_type: InstanceType
+    zone: str
+    capacity_type: str
+    price: float
+    price_estimated: bool
+    labels: Mapping[str, str]
+    taints: tuple[Taint, ...]
+    allocatable: Resources  # instance allocatable (what the node reports)
+    daemon_overhead: Resources  # requests of DaemonSets that would run there
+    capacity: Resources  # what NodePool limits count
+
+    def __hash__(self) -> int:
+        return self.index
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LaunchOption) and other.index == self.index
+
+    @property
+    def free(self) -> Resources:
+        """Room left for pending pods once DaemonSets are placed."""
+        return self.allocatable - self.daemon_overhead
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.pool.name, self.instance_type.name, self.zone, self.capacity_type)
+
+
+def _pool_node_class(pool: NodePool, classes: Sequence[NodeClass]) -> NodeClass | None:
+    if pool.node_class_ref is None:
+        return None
+    for nc in classes:
+        if nc.name == pool.node_class_ref.name:
+            return nc
+    return None
+
+
+def _custom_label_values(pool: NodePool, pod_values: Mapping[str, set[str]]) -> list[dict[str, str]]:
+    """Concrete values for the pool's custom (not well-known) requirement keys.
+
+    A custom key with a finite `In` set may take any of its values; with `Exists`/`NotIn` any value the pods
+    ask for is possible. Each distinct assignment is a different node (they are different topology domains),
+    so we expand keys with several possible values into variants.
+    """
+    variants: list[dict[str, str]] = [{}]
+    for key, req in pool.requirements.items():
+        if key in L.WELL_KNOWN or key in pool.labels:
+            continue
+        finite = req.finite_values()
+        if finite is not None:
+            values = sorted(finite)
+        else:
+            asked = sorted(v for v in pod_values.get(key, set()) if req.has(v))
+            fallback = req.any_value()
+            values = asked + ([fallback] if fallback is not None and fallback not in asked else [])
+            if not req.absent_ok and not values:
+                values = []
+        if not values:
+            if req.absent_ok:
+                continue
+            return []
+        variants = [{**v, key: value} for v in variants for value in values]
+    return variants
+
+
+def daemon_overhead(daemonsets: Sequence[DaemonSet], labels: Mapping[str, str], taints: Sequence[Taint],
+                    node_name: str = "") -> Resources:
+    """Requests of the DaemonSets that would run on a node with these labels and taints.
+
+    A DaemonSet runs where its pod tolerates the node's NoSchedule/NoExecute taints (PreferNoSchedule is
+    tolerated automatically, as Karpenter does) and its node selector / required affinity matches.
+    """
+    total = Resources()
+    for ds in daemonsets:
+        tpl = ds.template
+        if untolerated(tpl.tolerations, taints, SCHEDULING_EFFECTS):
+            continue
+        if not tpl.affinity.matches(labels, node_name):
+            continue
+        total = total + tpl.requests
+    return total
+
+
+def pod_requirement_values(pods: Sequence[Pod]) -> dict[str, set[str]]:
+    """Values pods name in `In` requirements, per key (to resolve open custom labels)."""
+    out: dict[str, set[str]] = {}
+    seen: set[int] = set()
+    for pod in pods:
+        if id(pod.template) in seen:
+            continue
+        seen.add(id(pod.template))
+        for alt in pod.template.affinity.strict_alternatives():
+            for key, req in alt.items():
+                finite = req.finite_values()
+                if finite:
+                    out.setdefault(key, set()).update(finite)
+        for c in pod.template.spread:
+            out.setdefault(c.topology_key, set())
+    return out
+
+
+def build_launch_options(
+    pools: Sequence[NodePool],
+    node_classes: Sequence[NodeClass],
+    catalog: Catalog,
+    daemonsets: Sequence[DaemonSet],
+    pending: Sequence[Pod],
+    instance_types_for: object,
+    node_labels: object,
+) -> list[LaunchOption]:
+    """Every (pool, instance type, offering) the pools' requirements allow, priced and labelled."""
+    from collections.abc import Callable
+
+    types_for: Callable[..., tuple[InstanceType, ...]] = instance_types_for  # type: ignore[assignment]
+    labels_for: Callable[..., dict[str, str]] = node_labels  # type: ignore[assignment]
+    pod_values = pod_requirement_values(pending)
+    options: list[LaunchOption] = []
+    region = catalog.region
+    for pool in pools:
+        node_class = _pool_node_class(pool, node_classes)
+        kubelet = pool.kubelet
+        if node_class is not None and node_class.kubelet is not None:
+            kubelet = node_class.kubelet.merged(pool.kubelet) if pool.kubelet else node_class.kubelet
+        ami_family = node_class.ami_family if node_class is not None else None
+        variants = _custom_label_values(pool, pod_values)
+        for it in types_for(catalog, kubelet, ami_family):
+            base = dict(labels_for(it, auto_mode=pool.auto_mode))
+            for offering in it.offerings:
+                for os_value in it.os_values if not pool.auto_mode else ("linux",):
+                    for variant in variants:
+                        labels = dict(base)
+                        if not pool.auto_mode:
+                            labels[L.OS] = os_value
+                        labels.update({
+                            L.ZONE: offering.zone,
+                            L.CAPACITY_TYPE: offering.capacity_type,
+                            pool.pool_label_key: pool.name,
+                        })
+                        if region:
+                            labels[L.REGION] = region
+                        if pool.auto_mode:
+                            labels[L.COMPUTE_TYPE] = "auto"
+                        if pool.node_class_ref is not None and not pool.auto_mode and pool.kind == "NodePool":
+                            labels[L.EC2NODECLASS] = pool.node_class_ref.name
+                        labels.update(pool.labels)
+                        labels.update(variant)
+                        if not pool_allows(pool.requirements, labels):
+                            continue
+                        options.append(
+                            LaunchOption(
+                                index=len(options),
+                                pool=pool,
+                                instance_type=it,
+                                zone=offering.zone,
+                                capacity_type=offering.capacity_type,
+                                price=offering.price,
+                                price_estimated=offering.estimated,
+                                labels=labels,
+                                taints=pool.taints,
+                                allocatable=it.allocatable,
+                                daemon_overhead=daemon_overhead(daemonsets, labels, pool.taints),
+                                capacity=it.capacity,
+                            )
+                        )
+    return options
+
+
+def pool_allows(requirements: Requirements, labels: Mapping[str, str]) -> bool:
+    """The pool's requirements admit a node with these labels.
+
+    Keys the node does not carry are resolved at launch (custom keys we did not expand), so a requirement
+    on a key the labels lack only fails when it cannot be satisfied at all.
+    """
+    for key, req in requirements.items():
+        value = labels.get(key)
+        if value is None:
+            if key in L.WELL_KNOWN and key not in (L.REGION, L.WINDOWS_BUILD) and not req.absent_ok:
+                return False
+            continue
+        if not req.has(value):
+            return False
+    return True
+
+
+# ------------------------------------------------------------------------------------ pod vs pool
+@dataclass
+class PoolVerdict:
+    """Why a pod can or cannot use a pool (first failing Karpenter filter), for reasons and engines."""
+
+    pool: NodePool
+    ok: bool
+    reason: str = ""
+    kind: str = ""  # taint | requirements | resources | offering | limits | daemonset
+    prefer_no_schedule: bool = False  # only PreferNoSchedule taints are untolerated
+    options: list[LaunchOption] = field(default_factory=list)
+
+
+def pod_pool_requirements(template: PodTemplate) -> list[Requirements]:
+    """The pod's strict node requirements, one per required node-affinity term (ORed)."""
+    return [r for r in template.affinity.strict_alternatives()]
+
+
+def template_fits_option(template: PodTemplate, option: LaunchOption) -> bool:
+    """Labels, taints (NoSchedule/NoExecute and PreferNoSchedule) and resources, ignoring topology."""
+    if not template.affinity.matches(option.labels):
+        return False
+    if untolerated(template.tolerations, option.taints, SCHEDULING_EFFECTS):
+        return False
+    return template.requests.fits_in(option.free)
+
+
+def check_pool(template: PodTemplate, pool: NodePool, options: Sequence[LaunchOption],
+               remaining: Resources | None, nodes_left: int | None) -> PoolVerdict:
+    """Karpenter's per-NodePool checks, in its order, for one pod template."""
+    bad = untolerated(template.tolerations, pool.taints, ALL_EFFECTS)
+    hard_bad = [t for t in bad if t.effect != PREFER_NO_SCHEDULE]
+    if hard_bad:
+        return PoolVerdict(pool, False, f"did not tolerate taint (taint={hard_bad[0]})", "taint")
+    alternatives = pod_pool_requirements(template)
+    if not alternatives:
+        return PoolVerdict(pool, False, "incompatible requirements, no node selector term can match", "requirements")
+    first_error = ""
+    compatible_alt = False
+    for alt in alternatives:
+        undefined = alt.undefined_custom_keys(pool.requirements, L.WELL_KNOWN)
+        if undefined:
+            first_error = first_error or f'incompatible requirements, label "{undefined[0]}" does not have known values'
+            continue
+        conflicts = alt.conflicts(pool.requirements)
+        if conflicts:
+            mine, theirs = conflicts[0]
+            first_error = first_error or (f"incompatible requirements, key {mine.key}, {mine} not in {theirs}")
+            continue
+        compatible_alt = True
+        break
+    if not compatible_alt:
+        return PoolVerdict(pool, False, first_error, "requirements")
+    if nodes_left is not None and nodes_left <= 0:
+        return PoolVerdict(pool, False, f"node limits have been exhausted for nodepool (NodePool={pool.name})", "limits")
+    pool_options = [o for o in options if o.pool is pool]
+    matching = [o for o in pool_options if template.affinity.matches(o.labels)]
+    fitting = [o for o in matching if template.requests.fits_in(o.free)]
+    if not matching or not fitting:
+        return PoolVerdict(pool, False, instance_type_failure(template, pool, pool_options, matching, fitting), "resources")
+    if remaining is not None:
+        within = [o for o in fitting if fits_limits(o.capacity, remaining)]
+        if not within:
+            return PoolVerdict(pool, False, f"all available instance types exceed limits for nodepool (NodePool={pool.name})", "limits")
+        fitting = within
+    return PoolVerdict(pool, True, options=fitting, prefer_no_schedule=bool(bad))
+
+
+def fits_limits(capacity: Resources, remaining: Resources) -> bool:
+    """Only resources named in the limits are limited."""
+    return all(capacity.get(k) <= v for k, v in remaining.items())
+
+
+def limits_remaining(pool: NodePool, nodes: Sequence[ExistingNode]) -> tuple[Resources | None, int | None]:
+    """What the pool may still launch: limits minus capacity of nodes it already owns."""
+    used = Resources()
+    count = 0
+    for node in nodes:
+        if node.labels.get(pool.pool_label_key) == pool.name:
+            used = used + (node.capacity if len(node.capacity) else node.allocatable)
+            count += 1
+    remaining = None
+    if pool.limits is not None:
+        remaining = LimitVector({k: v - used.get(k) for k, v in pool.limits.items()})
+    nodes_left = None if pool.node_limit is None else pool.node_limit - count
+    return remaining, nodes_left
+
+
+class LimitVector(Resources):
+    """A Resources that keeps zero entries, because a limit of 0 still limits."""
+
+    def __init__(self, items: Mapping[str, int]) -> None:
+        super().__init__({})
+        self._items = dict(sorted((k, int(v)) for k, v in items.items()))
+        self._hash = None
+
+
+def instance_type_failure(template: PodTemplate, pool: NodePool, pool_options: Sequence[LaunchOption],
+                          matching: Sequence[LaunchOption], fitting: Sequence[LaunchOption]) -> str:
+    """Karpenter's InstanceTypeFilterError wording, plus the largest candidate for the resources case."""
+    reqs = template.affinity.strict_alternatives()[0] & pool.requirements if template.affinity.strict_alternatives() else pool.requirements
+    total = template.requests
+    if not pool_options:
+        return f"no instance type met the scheduling requirements or had enough resources or had a required offering, requirements={reqs}, resources={total}"
+    if not matching:
+        return f"no instance type met all requirements, requirements={reqs}, resources={total}"
+    largest = max(matching, key=lambda o: (o.free.get("cpu"), o.free.get("memory")))
+    short = template.requests.shortfalls(largest.free)
+    overhead = largest.daemon_overhead
+    detail = f"no instance type has enough resources, requirements={reqs}, resources={total + overhead}"
+    hint = f" (largest candidate {largest.instance_type.name} has {largest.free} free"
+    if len(overhead) > 1 or overhead.get("cpu") or overhead.get("memory"):
+        hint += f" after daemonset overhead={overhead}"
+    hint += f"; short of {', '.join(short)})" if short else ")"
+    return detail + hint
+
+

@@ -1,0 +1,143 @@
+"""The scheduling problem: pending pod groups, existing nodes, launch options, topology, static verdicts.
+
+Built once from the inventory and the catalog; both engines and the explanations read it and nothing
+here changes while solving.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from karpplan.catalog.types import Catalog, InstanceType
+from karpplan.model.inventory import Inventory
+from karpplan.model.pods import DaemonSet, Pod, PodGroup, PodTemplate
+from karpplan.model.pools import NodePool, order_by_weight
+from karpplan.model.resources import Resources
+from karpplan.model.taints import SCHEDULING_EFFECTS, untolerated
+from karpplan.scheduling.candidates import (
+    LaunchOption,
+    PoolVerdict,
+    build_launch_options,
+    check_pool,
+    limits_remaining,
+)
+from karpplan.scheduling.filters import ExistingNodeInfo, static_reasons
+from karpplan.scheduling.topology import Topology, build_topology
+
+
+PREFER_NO_SCHEDULE_TIER = 100
+
+
+@dataclass
+class GroupInfo:
+    """A pending pod group and what it may use."""
+
+    index: int
+    group: PodGroup
+    existing_ok: list[int]  # indices into Problem.existing passing static filters
+    existing_reasons: dict[str, list[str]]  # node name -> static failures
+    verdicts: list[PoolVerdict]  # per pool, in weight order
+    options: list[LaunchOption]  # launch options the group may use
+    tier: dict[int, int] = field(default_factory=dict)  # option index -> pool preference tier (0 = best)
+    option_ids: frozenset[int] = frozenset()  # indices of `options`
+
+    @property
+    def template(self) -> PodTemplate:
+        return self.group.template
+
+    @property
+    def size(self) -> int:
+        return self.group.size
+
+
+@dataclass
+class Problem:
+    inventory: Inventory
+    catalog: Catalog
+    pools: list[NodePool]
+    groups: list[GroupInfo]
+    existing: list[ExistingNodeInfo]
+    options: list[LaunchOption]
+    limits: dict[str, tuple[Resources | None, int | None]]
+    topology: Topology
+    namespace_labels: Mapping[str, Mapping[str, str]]
+
+    @property
+    def pending_count(self) -> int:
+        return sum(g.size for g in self.groups)
+
+
+def _existing_infos(inventory: Inventory, daemonsets: Sequence[DaemonSet]) -> list[ExistingNodeInfo]:
+    infos = {n.name: ExistingNodeInfo(n) for n in inventory.nodes}
+    ds_on_node: dict[str, set[str]] = {}
+    for pod in inventory.pods:
+        if pod.node_name is None or pod.node_name not in infos:
+            continue
+        info = infos[pod.node_name]
+        info.bound.append(pod)
+        if pod.occupies_resources:
+            info.used = info.used + pod.requests
+            info.host_ports.extend(pod.template.host_ports)
+        if pod.owner and pod.owner.startswith("DaemonSet/"):
+            ds_on_node.setdefault(pod.node_name, set()).add(f"{pod.namespace}/{pod.owner.split('/', 1)[1]}")
+    for info in infos.values():
+        node = info.node
+        present = ds_on_node.get(node.name, set())
+        for ds in daemonsets:
+            if f"{ds.namespace}/{ds.name}" in present:
+                continue
+            if untolerated(ds.template.tolerations, node.taints, SCHEDULING_EFFECTS):
+                continue
+            if not ds.template.affinity.matches(node.labels, node.name) or node.is_fargate:
+                continue
+            info.used = info.used + ds.template.requests
+    return list(infos.values())
+
+
+def build_problem(
+    inventory: Inventory,
+    catalog: Catalog,
+    groups: Sequence[PodGroup],
+    instance_types_for: Callable[..., tuple[InstanceType, ...]],
+    node_labels: Callable[..., dict[str, str]],
+) -> Problem:
+    pools = order_by_weight(list(inventory.nodepools))
+    pending: list[Pod] = [p for g in groups for p in g.pods]
+    options = build_launch_options(pools, inventory.nodeclasses, catalog, inventory.daemonsets, pending,
+                                   instance_types_for, node_labels)
+    existing = _existing_infos(inventory, inventory.daemonsets)
+    limits = {p.name: limits_remaining(p, inventory.nodes) for p in pools}
+    infos: list[GroupInfo] = []
+    for index, group in enumerate(groups):
+        tpl = group.template
+        ok: list[int] = []
+        reasons: dict[str, list[str]] = {}
+        for i, info in enumerate(existing):
+            if info.node.is_fargate:
+                reasons[info.node.name] = ["node(s) are Fargate nodes, which run only their own pod"]
+                continue
+            r = static_reasons(tpl, info)
+            if r:
+                reasons[info.node.name] = r
+            else:
+                ok.append(i)
+        verdicts = [check_pool(tpl, p, options, *limits[p.name]) for p in pools]
+        allowed = [v for v in verdicts if v.ok]
+        # Karpenter tolerates PreferNoSchedule pool taints only as its last relaxation: such pools are
+        # used only when no other pool fits, so they sit in a tier of their own behind every other.
+        last_resort = any(not v.prefer_no_schedule for v in allowed)
+        tiers = sorted({v.pool.weight for v in allowed}, reverse=True)
+        tier_of = {w: t for t, w in enumerate(tiers)}
+        group_options: list[LaunchOption] = []
+        tier: dict[int, int] = {}
+        for v in allowed:
+            for o in v.options:
+                group_options.append(o)
+                tier[o.index] = tier_of[v.pool.weight] + (PREFER_NO_SCHEDULE_TIER if v.prefer_no_schedule and last_resort else 0)
+        infos.append(GroupInfo(index, group, ok, reasons, verdicts, group_options, tier,
+                               frozenset(o.index for o in group_options)))
+    topology = build_topology([g.template for g in groups], inventory.nodes, inventory.bound, options,
+                              inventory.namespace_labels)
+    return Problem(inventory, catalog, pools, infos, existing, options, limits, topology,
+                   inventory.namespace_labels)

@@ -1,0 +1,224 @@
+"""Topology: spread constraints and inter-pod (anti-)affinity as rules over domains.
+
+For each pending template we build its rules once: which nodes count as domains (kube-scheduler's
+inclusion policies for existing nodes, Karpenter's NodePool domain universe for what can launch), the
+counts bound pods already contribute, and which pending templates raise those counts. Engines then
+evaluate the rules per placement (greedy) or as linear constraints (CP-SAT).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from karpplan.model.labels import HOSTNAME
+from karpplan.model.nodes import ExistingNode
+from karpplan.model.pods import Pod, PodAffinityTerm, PodTemplate, TopologySpreadConstraint
+from karpplan.model.selectors import LabelSelector
+from karpplan.model.taints import SCHEDULING_EFFECTS, untolerated
+from karpplan.scheduling.candidates import LaunchOption
+
+
+def pod_domain_values(template: PodTemplate, key: str) -> frozenset[str] | None:
+    """Values of `key` the pod's strict requirements allow (None: unrestricted or open-ended)."""
+    allowed: set[str] = set()
+    for alt in template.affinity.strict_alternatives():
+        req = alt.get(key)
+        if req is None:
+            return None
+        finite = req.finite_values()
+        if finite is None:
+            return None
+        allowed |= finite
+    return frozenset(allowed)
+
+
+@dataclass
+class SpreadRule:
+    """One topology spread constraint of one pending template."""
+
+    owner: PodTemplate
+    constraint: TopologySpreadConstraint
+    selector: LabelSelector | None
+    self_match: bool
+    existing_domains: dict[str, str]  # eligible existing node -> domain value
+    launch_domains: frozenset[str]  # domains new nodes can create (not used for hostname)
+    base_counts: Counter[str]
+    pod_values: frozenset[str] | None
+
+    @property
+    def key(self) -> str:
+        return self.constraint.topology_key
+
+    @property
+    def max_skew(self) -> int:
+        return self.constraint.max_skew
+
+    @property
+    def hostname(self) -> bool:
+        return self.key == HOSTNAME
+
+    @property
+    def hard(self) -> bool:
+        return self.constraint.hard
+
+    @property
+    def min_domains(self) -> int:
+        return self.constraint.effective_min_domains
+
+    def counts(self, namespace: str, labels: Mapping[str, str]) -> bool:
+        """Does a pod with these labels in this namespace raise this rule's counts?"""
+        return namespace == self.owner.namespace and self.selector is not None and self.selector.matches(labels)
+
+    def option_counts(self, option: LaunchOption) -> bool:
+        """Is a new node of this option an eligible domain (inclusion policies)?"""
+        if self.constraint.honors_taints and untolerated(self.owner.tolerations, option.taints, SCHEDULING_EFFECTS):
+            return False
+        if self.constraint.honors_affinity and not self.owner.affinity.matches(option.labels):
+            return False
+        return self.key in option.labels or self.hostname
+
+    def static_domains(self) -> frozenset[str]:
+        """The eligible non-hostname domains: launchable ones plus those of eligible existing nodes."""
+        values = set(self.launch_domains) | set(self.existing_domains.values())
+        if self.pod_values is not None:
+            values &= self.pod_values
+        return frozenset(values)
+
+    def describe_counts(self, counts: Mapping[str, int], domains: Sequence[str]) -> str:
+        """Karpenter's `counts = a: 1, b: 0` with the domains sorted (25 at most)."""
+        ordered = sorted(domains)
+        shown = ", ".join(f"{d}: {counts.get(d, 0)}" for d in ordered[:25])
+        if len(ordered) > 25:
+            shown += f" and {len(ordered) - 25} other(s)"
+        return shown
+
+
+@dataclass
+class AffinityTerm:
+    term: PodAffinityTerm
+    selector: LabelSelector | None
+    owner_namespace: str
+
+    @property
+    def key(self) -> str:
+        return self.term.topology_key
+
+    def matches(self, namespace: str, labels: Mapping[str, str], ns_labels: Mapping[str, Mapping[str, str]]) -> bool:
+        return (
+            self.selector is not None
+            and self.term.namespace_in_scope(self.owner_namespace, namespace, ns_labels)
+            and self.selector.matches(labels)
+        )
+
+
+@dataclass
+class AffinityRule:
+    """Required pod affinity (all terms by one pod) or anti-affinity (any term) of one template."""
+
+    owner: PodTemplate
+    terms: list[AffinityTerm]
+    anti: bool
+    self_match: bool  # the owner matches all its own terms (affinity) / some term (anti)
+    existing: list[Counter[str]] = field(default_factory=list)  # per term: domain -> matching bound pods
+
+
+@dataclass
+class Topology:
+    spread: dict[int, list[SpreadRule]]  # id(template) -> rules (hard and soft)
+    affinity: dict[int, AffinityRule]
+    anti_affinity: dict[int, AffinityRule]
+    # Required anti-affinity of bound pods: (term, domain value of the bound pod's node)
+    existing_anti: list[tuple[AffinityTerm, str]]
+    namespace_labels: Mapping[str, Mapping[str, str]]
+
+    def rules_for(self, template: PodTemplate) -> list[SpreadRule]:
+        return self.spread.get(id(template), [])
+
+
+def _eligible_existing(template: PodTemplate, constraint: TopologySpreadConstraint,
+                       nodes: Sequence[ExistingNode]) -> dict[str, str]:
+    keys = {c.topology_key for c in template.hard_spread} | {constraint.topology_key}
+    out: dict[str, str] = {}
+    for node in nodes:
+        # kube-scheduler: the node must carry every topology key of the pod's hard constraints.
+        if any(k not in node.labels and k != HOSTNAME for k in keys):
+            continue
+        if constraint.honors_affinity and not template.affinity.matches(node.labels, node.name):
+            continue
+        if constraint.honors_taints and untolerated(template.tolerations, node.taints, SCHEDULING_EFFECTS):
+            continue
+        value = node.domain(constraint.topology_key)
+        if value is not None:
+            out[node.name] = value
+    return out
+
+
+def build_topology(
+    templates: Sequence[PodTemplate],
+    nodes: Sequence[ExistingNode],
+    bound: Sequence[Pod],
+    options: Sequence[LaunchOption],
+    namespace_labels: Mapping[str, Mapping[str, str]],
+) -> Topology:
+    node_by_name = {n.name: n for n in nodes}
+    counted = [p for p in bound if p.counts_for_topology and p.node_name in node_by_name]
+    spread: dict[int, list[SpreadRule]] = {}
+    affinity: dict[int, AffinityRule] = {}
+    anti: dict[int, AffinityRule] = {}
+    for tpl in templates:
+        rules = []
+        for c in tpl.spread:
+            selector = c.selector_for(tpl.labels)
+            existing = _eligible_existing(tpl, c, nodes)
+            launch: set[str] = set()
+            if c.topology_key != HOSTNAME:
+                for o in options:
+                    if c.honors_taints and untolerated(tpl.tolerations, o.taints, SCHEDULING_EFFECTS):
+                        continue
+                    value = o.labels.get(c.topology_key)
+                    if value is not None:
+                        launch.add(value)
+                    req = o.pool.requirements.get(c.topology_key)
+                    if req is not None and req.finite_values():
+                        launch |= set(req.finite_values() or ())
+            base: Counter[str] = Counter()
+            rule = SpreadRule(tpl, c, selector, selector is not None and selector.matches(tpl.labels),
+                              existing, frozenset(launch), base, pod_domain_values(tpl, c.topology_key))
+            for pod in counted:
+                assert pod.node_name is not None
+                domain = existing.get(pod.node_name)
+                if domain is not None and rule.counts(pod.namespace, pod.labels):
+                    base[domain] += 1
+            rules.append(rule)
+        if rules:
+            spread[id(tpl)] = rules
+        for is_anti, spec in ((False, tpl.pod_affinity), (True, tpl.pod_anti_affinity)):
+            if not spec.required:
+                continue
+            terms = [AffinityTerm(t, t.selector_for(tpl.labels), tpl.namespace) for t in spec.required]
+            self_checks = [t.matches(tpl.namespace, tpl.labels, namespace_labels) for t in terms]
+            rule_a = AffinityRule(tpl, terms, is_anti, any(self_checks) if is_anti else all(self_checks))
+            for t in terms:
+                c_: Counter[str] = Counter()
+                for pod in counted:
+                    node = node_by_name[pod.node_name or ""]
+                    value = node.domain(t.key)
+                    if value is None:
+                        continue
+                    if is_anti:
+                        if t.matches(pod.namespace, pod.labels, namespace_labels):
+                            c_[value] += 1
+                    elif all(x.matches(pod.namespace, pod.labels, namespace_labels) for x in terms):
+                        c_[value] += 1
+                rule_a.existing.append(c_)
+            (anti if is_anti else affinity)[id(tpl)] = rule_a
+    existing_anti: list[tuple[AffinityTerm, str]] = []
+    for pod in counted:
+        node = node_by_name[pod.node_name or ""]
+        for raw in pod.template.pod_anti_affinity.required:
+            value = node.domain(raw.topology_key)
+            if value is not None:
+                existing_anti.append((AffinityTerm(raw, raw.selector_for(pod.labels), pod.namespace), value))
+    return Topology(spread, affinity, anti, existing_anti, namespace_labels)
