@@ -1,0 +1,497 @@
+"""Read Kubernetes manifests from files, directories and stdin into `Document`s that know where they came from.
+
+Accepted input: multi-document YAML (CRLF too), JSON, `kind: List` and any `*List` with `items` (each item
+becomes a document of its own with its own line), Helm's `# Source: chart/templates/x.yaml` comments,
+empty documents (skipped). So `helm template ... | karpplan plan -` and
+`kubectl get nodes,pods -A -o yaml | karpplan plan -` both work.
+
+Every problem (missing or unreadable file, file over the size limit, invalid YAML, alias bomb, a document
+that is not a mapping...) becomes one `Problem` with `file:line`; all of them are collected and raised
+together as one `InputError`.
+
+YAML is read in two passes. The first walks the parser's event stream only, which is cheap, cannot recurse
+and builds nothing: it rejects nesting deeper than `MAX_DEPTH` (libyaml's composer recurses in C and
+crashes the interpreter on a few hundred thousand levels) and documents whose aliases expand to more than
+`MAX_ALIAS_EXPANSION` nodes (a billion-laughs document is refused after reading a few hundred bytes). The
+second pass constructs the data with line numbers.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import os
+import re
+import stat
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import yaml
+
+from karpplan.errors import InputError, Origin, Problem
+from karpplan.inputs.origins import LineDict, LineList, SourceFloat
+
+DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+MAX_DEPTH = 1000
+MAX_ALIAS_EXPANSION = 1_000_000
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+STDIN_NAME = "<stdin>"
+
+_BaseLoader: type[yaml.SafeLoader] | type[yaml.CSafeLoader]
+try:
+    _BaseLoader = yaml.CSafeLoader
+except AttributeError:  # PyYAML built without libyaml
+    _BaseLoader = yaml.SafeLoader
+
+_HELM_SOURCE = re.compile(r"^#\s*Source:\s*(\S.*?)\s*$", re.MULTILINE)
+# Plain decimal floats whose text can stand for the value (no YAML 1.1 underscores, sexagesimal, .inf).
+_PLAIN_FLOAT = re.compile(r"^[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$")
+
+
+@dataclass(frozen=True, eq=False)
+class Document:
+    """One Kubernetes object as read: its body, where it starts, and Helm's `# Source:` if any."""
+
+    body: LineDict
+    origin: Origin
+    source: str | None = None
+
+    def _text(self, value: object) -> str:
+        return value if isinstance(value, str) else ""
+
+    @property
+    def kind(self) -> str:
+        return self._text(self.body.get("kind"))
+
+    @property
+    def api_version(self) -> str:
+        return self._text(self.body.get("apiVersion"))
+
+    @property
+    def group(self) -> str:
+        """The API group (`apps`, `karpenter.sh`; "" for the core group)."""
+        version = self.api_version
+        return version.split("/", 1)[0] if "/" in version else ""
+
+    @property
+    def metadata(self) -> LineDict:
+        meta = self.body.get("metadata")
+        return meta if isinstance(meta, LineDict) else LineDict()
+
+    @property
+    def name(self) -> str:
+        return self._text(self.metadata.get("name"))
+
+    @property
+    def namespace(self) -> str:
+        return self._text(self.metadata.get("namespace")) or "default"
+
+    def __str__(self) -> str:
+        return f"{self.kind or '(no kind)'}/{self.name or '(no name)'} at {self.origin}"
+
+
+class _LoadProblem(Exception):
+    """A problem that ends reading one file (raised inside the loader, turned into a `Problem`)."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.message = message
+
+
+# ------------------------------------------------------------------------------------------ YAML construction
+class _LineLoader(_BaseLoader):  # type: ignore[valid-type,misc]
+    """The safe loader, building `LineDict`/`LineList` and keeping scalars as Kubernetes would read them."""
+
+
+def _key_text(key: object) -> str:
+    """Mapping keys as strings, the way sigs.k8s.io/yaml converts non-string YAML keys for JSON."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if key is None:
+        return "null"
+    if isinstance(key, int | float):
+        return repr(key) if isinstance(key, SourceFloat) else str(key)
+    raise yaml.constructor.ConstructorError(None, None, "mapping keys must be scalars (strings)")
+
+
+def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> Iterator[LineDict]:
+    data = LineDict(line=node.start_mark.line + 1)
+    yield data
+    loader.flatten_mapping(node)  # resolves `<<: *anchor` merge keys
+    for key_node, value_node in node.value:
+        try:
+            key = _key_text(loader.construct_object(key_node, deep=False))
+        except yaml.constructor.ConstructorError as exc:
+            raise yaml.constructor.ConstructorError(
+                "while constructing a mapping", node.start_mark, exc.problem, key_node.start_mark
+            ) from exc
+        data[key] = loader.construct_object(value_node, deep=False)
+        data.key_lines[key] = key_node.start_mark.line + 1
+
+
+def _construct_sequence(loader: yaml.SafeLoader, node: yaml.SequenceNode) -> Iterator[LineList]:
+    data = LineList(line=node.start_mark.line + 1)
+    yield data
+    for item in node.value:
+        data.append(loader.construct_object(item, deep=False))
+        data.item_lines.append(item.start_mark.line + 1)
+
+
+def _construct_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> float | str:
+    text = str(node.value)
+    if ":" in text:  # YAML 1.1 sexagesimal: Kubernetes' YAML reader keeps it a string
+        return text
+    value = loader.construct_yaml_float(node)
+    return SourceFloat(value, text) if _PLAIN_FLOAT.match(text) else value
+
+
+def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int | str:
+    text = str(node.value)
+    if ":" in text:  # YAML 1.1 sexagesimal (`12:30` would become 750): keep the text
+        return text
+    return int(loader.construct_yaml_int(node))
+
+
+def _construct_timestamp(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> str:
+    # Kubernetes' YAML reader resolves timestamps only into time fields; everywhere we look they are text.
+    return str(node.value)
+
+
+_LineLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
+_LineLoader.add_constructor("tag:yaml.org,2002:omap", _construct_mapping)
+_LineLoader.add_constructor("tag:yaml.org,2002:seq", _construct_sequence)
+_LineLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+_LineLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
+_LineLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
+
+
+# ------------------------------------------------------------------------------------------ structure pre-pass
+def _check_structure(text: str) -> None:
+    """Walk the event stream: refuse deep nesting and alias bombs before anything is built."""
+    loader = _LineLoader(text)
+    try:
+        # Per open collection: [anchor or None, expanded size so far].
+        stack: list[list[Any]] = []
+        sizes: dict[str, int] = {}
+        open_anchors: set[str] = set()
+        alias_extra = 0
+        while True:
+            event = loader.get_event()
+            kind = type(event)
+            if kind is yaml.StreamEndEvent:
+                return
+            if kind is yaml.DocumentStartEvent:
+                sizes.clear()
+                alias_extra = 0
+                continue
+            if kind in (yaml.SequenceStartEvent, yaml.MappingStartEvent):
+                if len(stack) >= MAX_DEPTH:
+                    raise _LoadProblem(event.start_mark.line + 1, f"nested more than {MAX_DEPTH} levels deep")
+                anchor = getattr(event, "anchor", None)
+                if anchor is not None:
+                    open_anchors.add(anchor)
+                stack.append([anchor, 1])
+                continue
+            if kind in (yaml.SequenceEndEvent, yaml.MappingEndEvent):
+                anchor, size = stack.pop()
+                if anchor is not None:
+                    open_anchors.discard(anchor)
+                    sizes[anchor] = size
+            elif kind is yaml.ScalarEvent:
+                size = 1
+                anchor = getattr(event, "anchor", None)
+                if anchor is not None:
+                    sizes[anchor] = 1
+            elif kind is yaml.AliasEvent:
+                anchor = event.anchor
+                if anchor in open_anchors:
+                    raise _LoadProblem(
+                        event.start_mark.line + 1, f"alias *{anchor} refers to a node that contains it"
+                    )
+                size = sizes.get(anchor, 1)  # an undefined alias is reported by the composer
+                alias_extra += size - 1
+                if alias_extra > MAX_ALIAS_EXPANSION:
+                    raise _LoadProblem(
+                        event.start_mark.line + 1,
+                        f"YAML aliases expand to more than {MAX_ALIAS_EXPANSION:,} nodes; refusing an alias bomb",
+                    )
+            else:
+                continue
+            if stack:
+                stack[-1][1] += size
+    finally:
+        loader.dispose()
+
+
+def _source_comments(text: str) -> tuple[list[int], list[str]]:
+    lines: list[int] = []
+    sources: list[str] = []
+    for match in _HELM_SOURCE.finditer(text):
+        lines.append(text.count("\n", 0, match.start()) + 1)
+        sources.append(match.group(1))
+    return lines, sources
+
+
+def _yaml_problem(exc: yaml.YAMLError, text: str) -> _LoadProblem:
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else 0
+        detail = exc.problem or exc.context or "invalid YAML"
+        if exc.context and exc.problem:
+            detail = f"{exc.problem} ({exc.context})"
+        return _LoadProblem(line, f"invalid YAML: {detail}")
+    if isinstance(exc, yaml.reader.ReaderError):
+        line = text.count("\n", 0, exc.position) + 1
+        return _LoadProblem(line, f"invalid YAML: unacceptable character #x{exc.character:04x}")
+    return _LoadProblem(0, f"invalid YAML: {exc}")
+
+
+def _parse_yaml(text: str) -> Iterator[tuple[int, int, object]]:
+    """(start line, end line, data) per YAML document (data None for empty documents)."""
+    _check_structure(text)
+    loader = _LineLoader(text)
+    try:
+        while loader.check_node():
+            node = loader.get_node()
+            data = loader.construct_document(node)
+            yield node.start_mark.line + 1, node.end_mark.line + 1, data
+    finally:
+        loader.dispose()
+
+
+def _from_json(value: object) -> object:
+    """JSON values as the YAML loader would have built them (no line numbers are known)."""
+    if isinstance(value, dict):
+        out = LineDict()
+        for key, item in value.items():
+            out[_key_text(key)] = _from_json(item)
+        return out
+    if isinstance(value, list):
+        items = LineList(_from_json(item) for item in value)
+        items.item_lines = [0] * len(items)
+        return items
+    return value
+
+
+def _parse_json(text: str) -> object:
+    try:
+        value = json.loads(text, parse_float=lambda s: SourceFloat(float(s), s))
+    except json.JSONDecodeError as exc:
+        raise _LoadProblem(exc.lineno, f"invalid JSON: {exc.msg}") from exc
+    return _from_json(value)
+
+
+# ------------------------------------------------------------------------------------------ documents
+def _describe(value: object) -> str:
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return type(value).__name__
+
+
+def _is_list_kind(body: LineDict) -> bool:
+    kind = body.get("kind")
+    return isinstance(kind, str) and kind.endswith("List") and "items" in body
+
+
+def _documents_of(
+    data: object, origin: Origin, source: str | None, problems: list[Problem]
+) -> Iterator[Document]:
+    if data is None:
+        return
+    if not isinstance(data, LineDict):
+        problems.append(
+            Problem(origin, f"document is {_describe(data)}, not a mapping (a Kubernetes object with kind)")
+        )
+        return
+    if not _is_list_kind(data):
+        yield Document(data, origin, source)
+        return
+    items = data.get("items")
+    if items is None:
+        return
+    items_origin = origin.at(data.key_lines.get("items"))
+    if not isinstance(items, LineList):
+        problems.append(Problem(items_origin, f"items: must be a list, not {_describe(items)}"))
+        return
+    # A typed list (PodList) may omit kind/apiVersion on its items: they are implied by the list.
+    list_kind = str(data.get("kind"))
+    item_kind = list_kind[: -len("List")] if list_kind != "List" else None
+    for index, item in enumerate(items):
+        item_origin = origin.at(items.item_lines[index] if index < len(items.item_lines) else 0)
+        if not isinstance(item, LineDict):
+            if item is not None:
+                problems.append(
+                    Problem(item_origin, f"items[{index}]: is {_describe(item)}, not a mapping (a Kubernetes object)")
+                )
+            continue
+        if item_kind and "kind" not in item:
+            item["kind"] = item_kind
+            if "apiVersion" not in item and isinstance(data.get("apiVersion"), str):
+                item["apiVersion"] = data["apiVersion"]
+        yield from _documents_of(item, item_origin, source, problems)
+
+
+def parse_documents(text: str, file: str, *, json_fallback: bool | None = None) -> list[Document]:
+    """Parse one file's text. Raises InputError with every problem found in it."""
+    problems: list[Problem] = []
+    documents: list[Document] = []
+    if json_fallback is None:
+        json_fallback = file.lower().endswith(".json")
+    try:
+        source_lines, sources = _source_comments(text)
+        previous_end = 0
+        for start, end, data in _parse_yaml(text):
+            source: str | None = None
+            # The last `# Source:` comment between the previous document and this one names its template.
+            at = bisect.bisect_left(source_lines, start) - 1
+            if at >= 0 and source_lines[at] > previous_end:
+                source = sources[at]
+            previous_end = end
+            documents.extend(_documents_of(data, Origin(file, start), source, problems))
+    except (yaml.YAMLError, _LoadProblem) as exc:
+        problem = exc if isinstance(exc, _LoadProblem) else _yaml_problem(exc, text)
+        looks_like_json = text.lstrip()[:1] in ("{", "[")
+        if isinstance(exc, yaml.YAMLError) and (json_fallback or looks_like_json):
+            # Some valid JSON is not valid YAML 1.1 (tabs between tokens, for one).
+            try:
+                recovered = _parse_json(text)
+            except _LoadProblem as json_exc:
+                if json_fallback:
+                    problem = json_exc
+            else:
+                problems.clear()
+                documents = list(_documents_of(recovered, Origin(file, 1), None, problems))
+                if problems:
+                    raise InputError(problems) from None
+                return documents
+        problems.append(Problem(Origin(file, problem.line), problem.message))
+    except RecursionError:
+        problems.append(Problem(Origin(file, 0), f"nested too deeply (more than {MAX_DEPTH} levels)"))
+    if problems:
+        raise InputError(problems)
+    return documents
+
+
+# ------------------------------------------------------------------------------------------ files
+def _decode(data: bytes, file: str) -> str:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        encoding = "utf-16"  # PowerShell's `kubectl get -o yaml > file` writes UTF-16 with a BOM
+    else:
+        encoding = "utf-8-sig"
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError.at(Origin(file, line), f"not valid {encoding.upper()[:6]} text") from exc
+    # Universal newlines, as text-mode reading would give (CRLF and lone CR).
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _manifest_files(directory: Path) -> Iterator[Path]:
+    """Manifest files below a directory, hidden files and folders skipped, in sorted order."""
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if not name.startswith(".") and name.lower().endswith(MANIFEST_SUFFIXES):
+                yield Path(root) / name
+
+
+def _read_file(path: Path, label: str, max_bytes: int) -> str:
+    origin = Origin(label, 0)
+    try:
+        info = path.stat()
+    except FileNotFoundError as exc:
+        raise InputError.at(origin, "no such file or directory") from exc
+    except OSError as exc:
+        raise InputError.at(origin, f"cannot read: {exc.strerror or exc}") from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError.at(origin, "not a regular file")
+    if info.st_size > max_bytes:
+        raise InputError.at(
+            origin, f"file is {info.st_size:,} bytes, over the {max_bytes:,}-byte limit (see --max-file-size)"
+        )
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as exc:
+        raise InputError.at(origin, f"cannot read: {exc.strerror or exc}") from exc
+    if len(data) > max_bytes:  # grew while we looked
+        raise InputError.at(origin, f"file is over the {max_bytes:,}-byte limit (see --max-file-size)")
+    return _decode(data, label)
+
+
+def _read_stdin(stream: TextIO, max_bytes: int) -> str:
+    origin = Origin(STDIN_NAME, 0)
+    buffer = getattr(stream, "buffer", None)
+    try:
+        if buffer is not None:
+            data = buffer.read(max_bytes + 1)
+            if len(data) > max_bytes:
+                raise InputError.at(origin, f"input is over the {max_bytes:,}-byte limit (see --max-file-size)")
+            return _decode(data, STDIN_NAME)
+        text = stream.read(max_bytes + 1)
+    except OSError as exc:
+        raise InputError.at(origin, f"cannot read: {exc.strerror or exc}") from exc
+    if len(text) > max_bytes:
+        raise InputError.at(origin, f"input is over the {max_bytes:,}-byte limit (see --max-file-size)")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _expand_paths(paths: Sequence[str], problems: list[Problem]) -> list[tuple[str, Path | None]]:
+    """(label, path) per file to read, `None` path for stdin; directories expanded."""
+    out: list[tuple[str, Path | None]] = []
+    seen_stdin = False
+    for raw in paths:
+        if raw == "-":
+            if seen_stdin:
+                problems.append(Problem(Origin(STDIN_NAME, 0), "'-' (stdin) is given more than once"))
+            else:
+                out.append((STDIN_NAME, None))
+            seen_stdin = True
+            continue
+        path = Path(raw)
+        if path.is_dir():
+            found = [(str(f), f) for f in _manifest_files(path)]
+            if not found:
+                problems.append(Problem(Origin(raw, 0), "directory holds no *.yaml, *.yml or *.json files"))
+            out.extend(found)
+        else:
+            out.append((raw, path))
+    return out
+
+
+def load_documents(
+    paths: Sequence[str], *, max_bytes: int = DEFAULT_MAX_BYTES, stdin: TextIO | None = None
+) -> list[Document]:
+    """Every document in `paths` (files, directories, `-` for stdin), in order.
+
+    Raises InputError listing every problem in every file.
+    """
+    problems: list[Problem] = []
+    documents: list[Document] = []
+    for label, path in _expand_paths(paths, problems):
+        try:
+            if path is None:
+                text = _read_stdin(stdin if stdin is not None else sys.stdin, max_bytes)
+                documents.extend(parse_documents(text, label, json_fallback=False))
+            else:
+                documents.extend(parse_documents(_read_file(path, label, max_bytes), label))
+        except InputError as exc:
+            problems.extend(exc.problems)
+        except MemoryError:
+            problems.append(Problem(Origin(label, 0), "out of memory while reading this file"))
+    if problems:
+        raise InputError(problems)
+    return documents
