@@ -1,0 +1,173 @@
+"""What can be launched: instance types, their offerings, and the catalog that holds them.
+
+Public API (the planner's entry points):
+
+    load_catalog(region, catalog_file=None, *, allow_estimated_prices=False, spot_prices_file=None) -> Catalog
+    instance_types_for(catalog, kubelet, ami_family=None) -> tuple[InstanceType, ...]
+    node_labels(it, *, auto_mode) -> dict[str, str]
+    instance_requirements(it, *, auto_mode, with_offerings=True) -> Requirements
+    allocatable.compute(shape, kubelet, ami_family, extended) / allocatable.derive_from_capacity(capacity, kubelet)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from karpplan.catalog import allocatable
+from karpplan.catalog.embedded import DEFAULT_REGION, DEFAULT_SPOT_FACTOR, embedded_catalog, regions
+from karpplan.catalog.nodelabels import instance_requirements, node_labels
+from karpplan.catalog.prices import PriceRow, read_price_csv
+from karpplan.catalog.types import ON_DEMAND, RESERVED, SPOT, Catalog, InstanceShape, InstanceType, Offering
+from karpplan.catalog.user import load_user_catalog
+from karpplan.errors import InputError, Origin
+from karpplan.model.labels import OS, WINDOWS_BUILD
+from karpplan.model.pools import KubeletConfig
+
+__all__ = [
+    "DEFAULT_REGION",
+    "DEFAULT_SPOT_FACTOR",
+    "ON_DEMAND",
+    "RESERVED",
+    "SPOT",
+    "Catalog",
+    "InstanceShape",
+    "InstanceType",
+    "Offering",
+    "allocatable",
+    "apply_price_rows",
+    "instance_requirements",
+    "instance_types_for",
+    "load_catalog",
+    "node_labels",
+    "regions",
+]
+
+# node.kubernetes.io/windows-build of each Windows AMI family (Karpenter's amifamily/windows.go).
+WINDOWS_BUILDS = {"Windows2019": "10.0.17763", "Windows2022": "10.0.20348", "Windows2025": "10.0.26100"}
+
+
+def load_catalog(
+    region: str | None,
+    catalog_file: str | None = None,
+    *,
+    allow_estimated_prices: bool = False,
+    spot_prices_file: str | None = None,
+) -> Catalog:
+    """The catalog to plan with: a user's InstanceCatalog (`--catalog`) or the embedded AWS one.
+
+    `region` None means us-east-1 for the embedded catalog; for a user catalog it is informational.
+    `spot_prices_file` is a price CSV (region,instance_type,usd_per_hour[,capacity_type][,zone]) whose
+    rows default to spot; they replace the estimated spot offerings of the types they name.
+    Raises InputError (file:line) for a malformed catalog or price list, or an unknown region.
+    """
+    rows: list[PriceRow] = []
+    if spot_prices_file:
+        rows = read_price_csv(spot_prices_file, default_capacity_type=SPOT)
+    if catalog_file:
+        catalog = load_user_catalog(catalog_file, region=region)
+        return apply_price_rows(catalog, rows, label=spot_prices_file) if rows else catalog
+    return embedded_catalog(
+        region,
+        allow_estimated_prices=allow_estimated_prices,
+        spot_prices=rows,
+        spot_prices_label=spot_prices_file,
+    )
+
+
+def apply_price_rows(catalog: Catalog, rows: Sequence[PriceRow], *, label: str | None = None) -> Catalog:
+    """Replace a user catalog's offerings with the prices in `rows` for the types and zones they name.
+
+    Rows must be for the catalog's region (any region when the catalog names none). A row without a
+    zone applies to every catalog zone; the listed capacity types of a named type are replaced whole.
+    """
+    by_type: dict[str, dict[str, dict[str | None, float]]] = {}
+    for row in rows:
+        if catalog.region and row.region != catalog.region:
+            continue
+        by_type.setdefault(row.instance_type, {}).setdefault(row.capacity_type, {})[row.zone] = row.price
+    if not by_type:
+        return catalog
+    types: list[InstanceType] = []
+    for it in catalog.instance_types:
+        prices = by_type.get(it.name)
+        if prices is None:
+            types.append(it)
+            continue
+        kept = [o for o in it.offerings if o.capacity_type not in prices]
+        for capacity_type, by_zone in prices.items():
+            for zone in catalog.zones:
+                price = by_zone.get(zone, by_zone.get(None))
+                if price is not None:
+                    kept.append(Offering(zone, capacity_type, price, False))
+        types.append(dataclasses.replace(it, offerings=tuple(kept)))
+    sources = dict(catalog.sources)
+    sources["price list"] = f"{label or 'price list'} ({len(by_type)} types)"
+    return dataclasses.replace(catalog, instance_types=tuple(types), sources=sources)
+
+
+# ------------------------------------------------------------------------------------------ kubelet
+_CacheKey = tuple[int, object, str]
+_cache: dict[_CacheKey, tuple[Catalog, tuple[InstanceType, ...]]] = {}
+_CACHE_LIMIT = 64
+
+
+def _kubelet_key(kubelet: KubeletConfig | None) -> object:
+    if kubelet is None:
+        return None
+    eviction = tuple(sorted((kubelet.eviction_hard or {}).items()))
+    return (kubelet.max_pods, kubelet.pods_per_core, kubelet.kube_reserved, kubelet.system_reserved, eviction)
+
+
+def instance_types_for(
+    catalog: Catalog, kubelet: KubeletConfig | None, ami_family: str | None = None
+) -> tuple[InstanceType, ...]:
+    """The catalog's types as nodes of a NodeClass with these kubelet settings and AMI family would be.
+
+    EC2 types (with `shape`) and capacity-only user types get capacity/allocatable recomputed; types
+    with an explicit allocatable are returned unchanged. Windows AMI families turn EC2 types into
+    Windows nodes (os label, windows-build, 110 pods, 50Gi root; Linux prices marked estimated).
+    The result is cached per (catalog, kubelet, AMI family); a type whose figures do not change is
+    returned as the very same object, and with no kubelet and a Linux AMI family the catalog's own
+    tuple is returned.
+    """
+    problems = allocatable.validate_kubelet(kubelet)
+    if problems:
+        raise InputError.at(Origin("EC2NodeClass kubelet"), "; ".join(problems))
+    flags = allocatable.ami_family_flags(ami_family)
+    windows = flags.name in WINDOWS_BUILDS
+    if kubelet is None and not windows:
+        return catalog.instance_types
+    key: _CacheKey = (id(catalog), _kubelet_key(kubelet), flags.name)
+    hit = _cache.get(key)
+    if hit is not None and hit[0] is catalog:
+        return hit[1]
+    result = tuple(_recomputed(it, kubelet, ami_family, windows, flags.name) for it in catalog.instance_types)
+    if len(_cache) >= _CACHE_LIMIT:
+        _cache.clear()
+    _cache[key] = (catalog, result)
+    return result
+
+
+def _recomputed(
+    it: InstanceType, kubelet: KubeletConfig | None, ami_family: str | None, windows: bool, family: str
+) -> InstanceType:
+    if it.shape is not None:
+        extended = {k: v for k, v in it.capacity.items() if k not in allocatable.CORE_RESOURCES}
+        node = allocatable.compute(it.shape, kubelet, ami_family, extended)
+    elif it.allocatable_derived:
+        node = allocatable.derive_from_capacity(it.capacity, kubelet)
+    else:
+        return it
+    capacity = it.capacity if node.capacity == it.capacity else node.capacity
+    alloc = it.allocatable if node.allocatable == it.allocatable else node.allocatable
+    if windows and it.shape is not None:
+        labels = {**it.labels, OS: "windows", WINDOWS_BUILD: WINDOWS_BUILDS[family]}
+        # The embedded prices are Linux prices; a Windows licence costs more, so they are estimates.
+        offerings = tuple(dataclasses.replace(o, estimated=True) for o in it.offerings)
+        return dataclasses.replace(
+            it, capacity=capacity, allocatable=alloc, labels=labels, os_values=("windows",), offerings=offerings
+        )
+    if capacity is it.capacity and alloc is it.allocatable:
+        return it
+    return dataclasses.replace(it, capacity=capacity, allocatable=alloc)

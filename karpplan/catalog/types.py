@@ -49,12 +49,22 @@ class InstanceType:
     offerings: tuple[Offering, ...]
     shape: InstanceShape | None = None
     os_values: tuple[str, ...] = ("linux",)  # fake catalogs may offer several OSes per type
+    # Label keys the catalog knows but this type lacks (a metal type's hypervisor, a CPU type's GPU
+    # labels): a requirement on them sees `DoesNotExist`, as Karpenter's instance-type requirements do.
+    absent_label_keys: frozenset[str] = frozenset()
+    # True when karpplan derived allocatable from capacity (a user catalog that gave capacity only), so
+    # kubelet settings may recompute it; False when it was given or computed from EC2 facts (`shape`).
+    allocatable_derived: bool = False
 
     def __hash__(self) -> int:
         return hash(self.name)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, InstanceType) and other.name == self.name and other.allocatable == self.allocatable
+        return (
+            isinstance(other, InstanceType)
+            and other.name == self.name
+            and other.allocatable == self.allocatable
+        )
 
     @property
     def cheapest_price(self) -> float:
@@ -70,6 +80,19 @@ class Catalog:
     # Where the figures came from and how old they are (shown by `karpplan catalog --info`).
     sources: Mapping[str, str] = field(default_factory=dict)
     estimated_prices: bool = False
+    embedded: bool = True  # False for a user's InstanceCatalog (--catalog)
 
     def by_name(self) -> dict[str, InstanceType]:
         return {it.name: it for it in self.instance_types}
+
+    def label_keys(self) -> frozenset[str]:
+        """Every label key some instance type of this catalog defines (present or known-absent).
+
+        Karpenter treats the labels its cloud provider resolves as well-known; for a user catalog these
+        keys play that role (the fake provider's `size`, `special`, `integer`).
+        """
+        keys: set[str] = set()
+        for it in self.instance_types:
+            keys.update(it.labels)
+            keys.update(it.absent_label_keys)
+        return frozenset(keys)
