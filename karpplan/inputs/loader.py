@@ -386,10 +386,8 @@ def parse_documents(text: str, file: str, *, json_fallback: bool | None = None) 
 
 # ------------------------------------------------------------------------------------------ files
 def _decode(data: bytes, file: str) -> str:
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        encoding = "utf-16"  # PowerShell's `kubectl get -o yaml > file` writes UTF-16 with a BOM
-    else:
-        encoding = "utf-8-sig"
+    # PowerShell's `kubectl get -o yaml > file` writes UTF-16 with a byte-order mark.
+    encoding = "utf-16" if data.startswith((b"\xff\xfe", b"\xfe\xff")) else "utf-8-sig"
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:

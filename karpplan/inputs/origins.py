@@ -44,6 +44,7 @@ class SourceFloat(float):
     """
 
     __slots__ = ("text",)
+    text: str
 
     def __new__(cls, value: float, text: str) -> SourceFloat:
         made = super().__new__(cls, value)

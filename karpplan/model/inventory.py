@@ -17,6 +17,7 @@ class SkippedDocument:
     kind: str
     name: str
     origin: str
+    reason: str = ""  # empty: a kind karpplan does not read
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,430 @@
+"""Loaded documents to a typed `Inventory`: pods, DaemonSets, NodePools, node classes, nodes, cluster config.
+
+Workloads expand into replicas `<name>-<i>` that share one `PodTemplate` object (engines group pending
+pods by template identity). Unknown kinds are skipped and listed in `Inventory.skipped`. A known kind with
+a wrong shape or a value the API server would refuse is an error naming the field path and `file:line`;
+every such problem in every document is collected into one `InputError`.
+
+Cluster dumps (`kubectl get all -A -o yaml`) hold both controllers and their pods. A controller whose pods
+are in the input is not expanded again (its pods stand for it), a ReplicaSet whose Deployment is in the
+input is left to the Deployment, and a CronJob whose Jobs are in the input is left to them; each such
+controller is listed in `Inventory.skipped` with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TextIO, TypeVar
+
+from karpplan.errors import InputError, Problem
+from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document, load_documents
+from karpplan.inputs.origins import LineDict
+from karpplan.model.build_cluster import (
+    build_cluster_config,
+    build_namespace,
+    build_node,
+    build_priority_class,
+    build_runtime_class,
+)
+from karpplan.model.build_fields import Field
+from karpplan.model.build_pods import PodContext, build_pod_template
+from karpplan.model.build_pools import build_nodeclass, build_nodepool, build_provisioner
+from karpplan.model.cluster import ClusterConfig, Namespace, RuntimeClass
+from karpplan.model.inventory import Inventory, SkippedDocument
+from karpplan.model.labels import POD_TEMPLATE_HASH
+from karpplan.model.nodes import ExistingNode
+from karpplan.model.pods import DaemonSet, Pod
+from karpplan.model.pools import NodeClass, NodePool
+
+MAX_REPLICAS = 100_000
+_T = TypeVar("_T")
+_TERMINAL_PHASES = ("Succeeded", "Failed")
+_CRONJOB_RUN = re.compile(r"^(.+)-[0-9]+$")
+
+# (API group, kind) -> what it is. Legacy groups are accepted where old manifests still use them.
+_KINDS: dict[tuple[str, str], str] = {
+    ("", "Pod"): "Pod",
+    ("", "Node"): "Node",
+    ("", "Namespace"): "Namespace",
+    ("", "ReplicationController"): "workload",
+    ("apps", "Deployment"): "workload",
+    ("apps", "StatefulSet"): "workload",
+    ("apps", "ReplicaSet"): "workload",
+    ("apps", "DaemonSet"): "DaemonSet",
+    ("extensions", "Deployment"): "workload",
+    ("extensions", "ReplicaSet"): "workload",
+    ("extensions", "DaemonSet"): "DaemonSet",
+    ("batch", "Job"): "workload",
+    ("batch", "CronJob"): "workload",
+    ("karpenter.sh", "NodePool"): "NodePool",
+    ("karpenter.sh", "Provisioner"): "Provisioner",
+    ("karpenter.k8s.aws", "EC2NodeClass"): "NodeClass",
+    ("karpenter.k8s.aws", "AWSNodeTemplate"): "NodeClass",
+    ("eks.amazonaws.com", "NodeClass"): "NodeClass",
+    ("node.k8s.io", "RuntimeClass"): "RuntimeClass",
+    ("scheduling.k8s.io", "PriorityClass"): "PriorityClass",
+    ("eksctl.io", "ClusterConfig"): "ClusterConfig",
+}
+_KINDS_WITHOUT_GROUP = {kind: role for (_, kind), role in _KINDS.items()}
+_CLUSTER_SCOPED = frozenset(
+    {"Node", "Namespace", "NodePool", "Provisioner", "NodeClass", "RuntimeClass", "PriorityClass", "ClusterConfig"}
+)
+
+
+def role_of(doc: Document) -> str | None:
+    """What karpplan reads a document as (None: a kind it skips)."""
+    if not doc.api_version:
+        return _KINDS_WITHOUT_GROUP.get(doc.kind)
+    return _KINDS.get((doc.group, doc.kind))
+
+
+# ------------------------------------------------------------------------------------------ helpers
+def _fnv32a(data: bytes) -> int:
+    value = 0x811C9DC5
+    for byte in data:
+        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return value
+
+
+_SAFE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+
+
+def template_hash(template: object) -> str:
+    """A deterministic `pod-template-hash`: FNV-32a of the template, in Kubernetes' safe alphabet."""
+    digest = _fnv32a(json.dumps(template, sort_keys=True, default=str).encode())
+    return "".join(_SAFE_ALPHABET[b % len(_SAFE_ALPHABET)] for b in str(digest).encode())
+
+
+def _controller_of(body: LineDict) -> tuple[str, str] | None:
+    """(kind, name) of the ownerReference with `controller: true`, read leniently (validated later)."""
+    metadata = body.get("metadata")
+    refs = metadata.get("ownerReferences") if isinstance(metadata, dict) else None
+    if not isinstance(refs, list):
+        return None
+    for ref in refs:
+        if isinstance(ref, dict) and ref.get("controller") is True:
+            kind, name = ref.get("kind"), ref.get("name")
+            if isinstance(kind, str) and isinstance(name, str):
+                return kind, name
+    return None
+
+
+@dataclass
+class _Materialised:
+    """Controllers already represented in the input by their pods or child objects."""
+
+    controllers: dict[tuple[str, str, str], str] = field(default_factory=dict)
+
+    def add(self, namespace: str, kind: str, name: str, reason: str) -> None:
+        self.controllers.setdefault((namespace, kind, name), reason)
+
+    def reason(self, namespace: str, kind: str, name: str) -> str | None:
+        return self.controllers.get((namespace, kind, name))
+
+    @classmethod
+    def scan(cls, documents: Sequence[Document]) -> _Materialised:
+        found = cls()
+        present = {(d.namespace, d.kind, d.name) for d in documents if role_of(d) == "workload"}
+        replicaset_owner: dict[tuple[str, str], str] = {}
+        for doc in documents:
+            owner = _controller_of(doc.body)
+            if owner is None:
+                continue
+            kind, name = owner
+            role = role_of(doc)
+            if role == "Pod":
+                found.add(doc.namespace, kind, name, "its pods are in the input")
+                labels = doc.metadata.get("labels")
+                hash_value = labels.get(POD_TEMPLATE_HASH) if isinstance(labels, dict) else None
+                if kind == "ReplicaSet" and isinstance(hash_value, str) and name.endswith("-" + hash_value):
+                    deployment = name[: -len(hash_value) - 1]
+                    found.add(doc.namespace, "Deployment", deployment, "its pods are in the input")
+                if kind == "Job" and (run := _CRONJOB_RUN.match(name)):
+                    found.add(doc.namespace, "CronJob", run.group(1), "its pods are in the input")
+            elif doc.kind == "ReplicaSet" and kind == "Deployment":
+                replicaset_owner[(doc.namespace, doc.name)] = name
+                if (doc.namespace, "Deployment", name) in present:
+                    found.add(doc.namespace, "ReplicaSet", doc.name, f"owned by Deployment/{name}, planned instead")
+            elif doc.kind == "Job" and kind == "CronJob":
+                found.add(doc.namespace, "CronJob", name, "its Jobs are in the input")
+        for (namespace, replicaset), deployment in replicaset_owner.items():
+            if (namespace, "ReplicaSet", replicaset) in found.controllers:
+                found.add(namespace, "Deployment", deployment, "its pods are in the input")
+        return found
+
+
+# ------------------------------------------------------------------------------------------ builder
+class _Builder:
+    def __init__(self, documents: Sequence[Document]) -> None:
+        self.documents = documents
+        self.problems: list[Problem] = []
+        self.pods: list[Pod] = []
+        self.daemonsets: list[DaemonSet] = []
+        self.nodes: list[ExistingNode] = []
+        self.nodepools: list[NodePool] = []
+        self.nodeclasses: list[NodeClass] = []
+        self.clusters: list[ClusterConfig] = []
+        self.runtime_classes: list[RuntimeClass] = []
+        self.namespaces: list[Namespace] = []
+        self.skipped: list[SkippedDocument] = []
+        self.context = PodContext()
+        self.materialised = _Materialised()
+        self.seen: dict[tuple[str, str, str], Document] = {}
+
+    # ----------------------------------------------------------------------------------- driver
+    def build(self) -> Inventory:
+        priorities: dict[str, int] = {}
+        default_priority = 0
+        runtime: dict[str, RuntimeClass] = {}
+        first_pass = ("RuntimeClass", "PriorityClass", "Namespace")
+        for doc in self.documents:
+            role = role_of(doc)
+            if role not in first_pass:
+                continue
+            sink: list[Problem] = []
+            root = self._root(doc, role, sink)
+            if role == "RuntimeClass":
+                runtime_class = build_runtime_class(doc, root)
+                if not sink:
+                    runtime[runtime_class.name] = runtime_class
+                    self.runtime_classes.append(runtime_class)
+            elif role == "PriorityClass":
+                value, global_default = build_priority_class(root)
+                if not sink:
+                    priorities[doc.name] = value
+                    default_priority = value if global_default else default_priority
+            else:
+                namespace = build_namespace(doc, root)
+                if not sink:
+                    self.namespaces.append(namespace)
+            self.problems.extend(sink)
+        self.context = PodContext(runtime, priorities, default_priority)
+        self.materialised = _Materialised.scan(self.documents)
+        for doc in self.documents:
+            role = role_of(doc)
+            if role is None:
+                self.skipped.append(SkippedDocument(doc.kind or "(no kind)", doc.name, str(doc.origin)))
+            elif role not in first_pass:
+                self._document(doc, role)
+        if self.problems:
+            raise InputError(self.problems)
+        return Inventory(
+            pods=tuple(self.pods),
+            daemonsets=tuple(self.daemonsets),
+            nodes=tuple(self.nodes),
+            nodepools=tuple(self.nodepools),
+            nodeclasses=tuple(self.nodeclasses),
+            clusters=tuple(self.clusters),
+            runtime_classes=tuple(self.runtime_classes),
+            namespaces=tuple(self.namespaces),
+            skipped=tuple(self.skipped),
+        )
+
+    def _root(self, doc: Document, role: str, sink: list[Problem]) -> Field:
+        """The document as a field, with the metadata every known kind needs checked."""
+        root = Field.root(doc.body, doc.origin, sink)
+        metadata = root["metadata"]
+        if not metadata.present:
+            metadata.required("metadata with a name is required")
+        elif metadata.is_mapping():
+            name = metadata["name"]
+            unnamed = not name.present and not metadata["generateName"].present
+            if unnamed or (name.present and not name.string()):
+                name.required("name or generateName is required")
+            metadata["generateName"].string()
+            if role not in _CLUSTER_SCOPED:
+                metadata["namespace"].string()
+        key = (doc.kind, "" if role in _CLUSTER_SCOPED else doc.namespace, self._name(doc))
+        if not sink and key[2]:
+            first = self.seen.setdefault(key, doc)
+            if first is not doc:
+                where = f"{key[1]}/{key[2]}" if key[1] else key[2]
+                root.error(f"{doc.kind} {where} is defined twice (first at {first.origin})")
+        return root
+
+    @staticmethod
+    def _name(doc: Document) -> str:
+        if doc.name:
+            return doc.name
+        generated = doc.metadata.get("generateName")
+        return generated.rstrip("-") or generated if isinstance(generated, str) else ""
+
+    def _document(self, doc: Document, role: str) -> None:
+        sink: list[Problem] = []
+        root = self._root(doc, role, sink)
+        handlers: dict[str, Callable[[Document, Field, list[Problem]], None]] = {
+            "Pod": self._pod,
+            "workload": self._workload,
+            "DaemonSet": self._daemonset,
+            "Node": lambda d, r, s: self._keep(s, self.nodes, build_node(d, r)),
+            "NodePool": lambda d, r, s: self._keep(s, self.nodepools, build_nodepool(d, r)),
+            "Provisioner": lambda d, r, s: self._keep(s, self.nodepools, build_provisioner(d, r)),
+            "NodeClass": lambda d, r, s: self._keep(s, self.nodeclasses, build_nodeclass(d, r)),
+            "ClusterConfig": lambda d, r, s: self._keep(s, self.clusters, build_cluster_config(d, r)),
+        }
+        if not sink:
+            handlers[role](doc, root, sink)
+        self.problems.extend(sink)
+
+    @staticmethod
+    def _keep(sink: list[Problem], into: list[_T], item: _T) -> None:
+        if not sink:
+            into.append(item)
+
+    def _metadata_maps(self, metadata: Field) -> tuple[dict[str, str], dict[str, str]]:
+        return metadata["labels"].string_map(), metadata["annotations"].string_map()
+
+    # ----------------------------------------------------------------------------------- pods
+    def _pod(self, doc: Document, root: Field, sink: list[Problem]) -> None:
+        metadata, spec, status = root["metadata"], root["spec"], root["status"]
+        labels, annotations = self._metadata_maps(metadata)
+        owner = self._owner(metadata["ownerReferences"])
+        node_name = spec["nodeName"].string() or None
+        name = self._name(doc)
+        if owner is not None and owner.startswith("DaemonSet/") and node_name is None:
+            self.skipped.append(
+                SkippedDocument("Pod", name, str(doc.origin), "pending DaemonSet pod (Karpenter ignores these)")
+            )
+            return
+        gated = bool(spec["schedulingGates"].elements())
+        status.is_mapping()
+        phase = status["phase"].string()
+        template = build_pod_template(
+            spec,
+            namespace=doc.namespace,
+            labels=labels,
+            annotations=annotations,
+            origin=doc.origin,
+            context=self.context,
+        )
+        if sink:
+            return
+        self.pods.append(
+            Pod(
+                name=name,
+                namespace=doc.namespace,
+                workload=f"Pod/{name}",
+                template=template,
+                node_name=node_name,
+                gated=gated,
+                terminating=metadata["deletionTimestamp"].present,
+                terminal=phase in _TERMINAL_PHASES,
+                owner=owner,
+                origin=doc.origin,
+            )
+        )
+
+    @staticmethod
+    def _owner(refs: Field) -> str | None:
+        owner = None
+        for ref in refs.mappings():
+            if ref["controller"].boolean():
+                owner = f"{ref['kind'].string()}/{ref['name'].string()}"
+        return owner
+
+    def _replicas(self, f: Field, default: int) -> int:
+        value = f.optional_integer()
+        if value is None:
+            return default
+        if value < 0:
+            f.invalid("must be greater than or equal to 0")
+            return 0
+        if value > MAX_REPLICAS:
+            f.invalid(f"karpplan plans at most {MAX_REPLICAS:,} replicas per workload")
+            return 0
+        return value
+
+    def _job_pods(self, job_spec: Field) -> int:
+        """Pods one run of a Job keeps pending at once: parallelism (default 1), capped by completions."""
+        if job_spec["suspend"].boolean():
+            return 0
+        parallelism = self._replicas(job_spec["parallelism"], 1)
+        completions_field = job_spec["completions"]
+        completions = self._replicas(completions_field, 0) if completions_field.present else None
+        return parallelism if completions is None else min(parallelism, completions)
+
+    def _workload(self, doc: Document, root: Field, sink: list[Problem]) -> None:
+        kind, name = doc.kind, self._name(doc)
+        spec = root["spec"]
+        if not spec.present:
+            spec.required("spec is required")
+        spec.is_mapping()
+        if kind == "CronJob":
+            job_spec = spec["jobTemplate"]["spec"]
+            template = job_spec["template"]
+            count = 0 if spec["suspend"].boolean() else self._job_pods(job_spec)
+        elif kind == "Job":
+            template = spec["template"]
+            count = self._job_pods(spec)
+        else:
+            template = spec["template"]
+            count = self._replicas(spec["replicas"], 1)
+        if not template.present:
+            template.required("a pod template is required")
+        template.is_mapping()
+        labels, annotations = self._metadata_maps(template["metadata"])
+        if kind == "Deployment":
+            # The Deployment controller labels each revision's pods with a hash of the template;
+            # matchLabelKeys may name it, and all pending replicas of one revision share it.
+            labels[POD_TEMPLATE_HASH] = template_hash(template.value)
+        pod_template = build_pod_template(
+            template["spec"],
+            namespace=doc.namespace,
+            labels=labels,
+            annotations=annotations,
+            origin=template.origin,
+            context=self.context,
+        )
+        if sink:
+            return
+        skip_reason = self.materialised.reason(doc.namespace, kind, name)
+        if skip_reason is not None:
+            self.skipped.append(SkippedDocument(kind, name, str(doc.origin), skip_reason))
+            return
+        workload = f"{kind}/{name}"
+        self.pods.extend(
+            Pod(
+                name=f"{name}-{index}",
+                namespace=doc.namespace,
+                workload=workload,
+                template=pod_template,
+                owner=workload,
+                origin=doc.origin,
+            )
+            for index in range(count)
+        )
+
+    def _daemonset(self, doc: Document, root: Field, sink: list[Problem]) -> None:
+        spec = root["spec"]
+        spec.is_mapping()
+        template = spec["template"]
+        if not template.present:
+            template.required("a pod template is required")
+        template.is_mapping()
+        labels, annotations = self._metadata_maps(template["metadata"])
+        pod_template = build_pod_template(
+            template["spec"],
+            namespace=doc.namespace,
+            labels=labels,
+            annotations=annotations,
+            origin=template.origin,
+            context=self.context,
+        )
+        if not sink:
+            self.daemonsets.append(DaemonSet(self._name(doc), doc.namespace, pod_template, doc.origin))
+
+
+# ------------------------------------------------------------------------------------------ API
+def build_inventory(documents: Sequence[Document]) -> Inventory:
+    """Type every document; raises InputError with every problem (each with `file:line`)."""
+    return _Builder(documents).build()
+
+
+def load_inventory(
+    paths: Sequence[str], *, max_bytes: int = DEFAULT_MAX_BYTES, stdin: TextIO | None = None
+) -> Inventory:
+    """Read `paths` (files, directories, `-`) and build the inventory; raises InputError."""
+    return build_inventory(load_documents(paths, max_bytes=max_bytes, stdin=stdin))

@@ -1,0 +1,80 @@
+"""Cluster objects: existing Nodes, Namespaces, RuntimeClasses, PriorityClasses, eksctl ClusterConfig."""
+
+from __future__ import annotations
+
+from karpplan.inputs.loader import Document
+from karpplan.model.build_fields import Field
+from karpplan.model.build_pools import resource_list, taints
+from karpplan.model.cluster import ClusterConfig, FargateProfile, FargateSelector, Namespace, RuntimeClass
+from karpplan.model.nodes import ExistingNode
+from karpplan.model.resources import Resources
+
+
+def build_node(doc: Document, root: Field) -> ExistingNode:
+    """A Node: labels, taints, cordon, allocatable; capacity defaults to allocatable."""
+    metadata, spec, status = root["metadata"], root["spec"], root["status"]
+    spec.is_mapping()
+    status.is_mapping()
+    allocatable = resource_list(status["allocatable"])
+    capacity = resource_list(status["capacity"])
+    if allocatable is None:
+        allocatable = capacity if capacity is not None else Resources()
+    return ExistingNode(
+        name=doc.name,
+        labels=metadata["labels"].string_map(),
+        taints=taints(spec["taints"]),
+        unschedulable=spec["unschedulable"].boolean(),
+        allocatable=allocatable,
+        capacity=capacity if capacity is not None else allocatable,
+        origin=doc.origin,
+    )
+
+
+def build_namespace(doc: Document, root: Field) -> Namespace:
+    return Namespace(name=doc.name, labels=root["metadata"]["labels"].string_map())
+
+
+def build_runtime_class(doc: Document, root: Field) -> RuntimeClass:
+    """node.k8s.io/v1 RuntimeClass: `handler` and `overhead.podFixed`."""
+    overhead = root["overhead"]
+    overhead.is_mapping()
+    return RuntimeClass(
+        name=doc.name,
+        handler=root["handler"].string(),
+        overhead=resource_list(overhead["podFixed"]) or Resources(),
+        origin=doc.origin,
+    )
+
+
+def build_priority_class(root: Field) -> tuple[int, bool]:
+    """scheduling.k8s.io/v1 PriorityClass: (value, globalDefault)."""
+    value = root["value"]
+    if not value.present:
+        value.required("value is required")
+    return value.integer(0), root["globalDefault"].boolean()
+
+
+def build_cluster_config(doc: Document, root: Field) -> ClusterConfig:
+    """eksctl.io/v1alpha5 ClusterConfig: name, region, zones and Fargate profiles."""
+    metadata = root["metadata"]
+    profiles = []
+    for item in root["fargateProfiles"].mappings():
+        name = item["name"].string()
+        if not name:
+            item["name"].required("a Fargate profile needs a name")
+        selectors = []
+        for selector in item["selectors"].mappings():
+            namespace = selector["namespace"].string()
+            if not namespace:
+                selector["namespace"].required("a Fargate profile selector needs a namespace")
+            selectors.append(FargateSelector(namespace, selector["labels"].string_map()))
+        if not selectors:
+            item["selectors"].required("a Fargate profile needs at least one selector")
+        profiles.append(FargateProfile(name=name, selectors=tuple(selectors), origin=item.origin))
+    return ClusterConfig(
+        name=doc.name,
+        region=metadata["region"].optional_string(),
+        availability_zones=tuple(root["availabilityZones"].string_list()),
+        fargate_profiles=tuple(profiles),
+        origin=doc.origin,
+    )

@@ -1,0 +1,281 @@
+"""Karpenter NodePools (v1, v1beta1), v1alpha5 Provisioners, EKS Auto Mode pools and node classes.
+
+`NodePool.requirements` come out complete: `spec.template.spec.requirements` (or v1alpha5
+`spec.requirements`), the template labels as `In [value]`, the pool's own label
+(`karpenter.sh/nodepool In [name]`, `karpenter.sh/provisioner-name` for Provisioners) as Karpenter's
+NodeClaim template adds it, and for Provisioners the AWS v0.27 webhook defaults.
+"""
+
+from __future__ import annotations
+
+from karpplan.inputs.loader import Document
+from karpplan.model.build_fields import Field
+from karpplan.model.labels import (
+    ARCH,
+    AWS_PREFIX,
+    CAPACITY_TYPE,
+    HOSTNAME,
+    INSTANCE_TYPE,
+    NODEPOOL,
+    OS,
+    PROVISIONER_NAME,
+    normalize_key,
+)
+from karpplan.model.pools import KubeletConfig, NodeClass, NodeClassRef, NodePool
+from karpplan.model.quantity import Quantity
+from karpplan.model.requirements import OPERATORS, Requirement, Requirements, parse_int
+from karpplan.model.resources import Resources, amount_of
+from karpplan.model.taints import EFFECTS, Taint
+
+AWS_GROUP = "karpenter.k8s.aws"
+AUTO_GROUP = "eks.amazonaws.com"
+# Keys whose presence stops the v0.27 webhook from defaulting instance-category/generation.
+_INSTANCE_SELECTING_KEYS = frozenset(
+    {
+        INSTANCE_TYPE,
+        AWS_PREFIX + "instance-family",
+        AWS_PREFIX + "instance-category",
+        AWS_PREFIX + "instance-generation",
+    }
+)
+# Labels Karpenter sets itself and refuses in NodePool requirements.
+_RESTRICTED_REQUIREMENT_KEYS = frozenset({HOSTNAME, NODEPOOL, PROVISIONER_NAME})
+# `amiSelectorTerms[].alias` family prefixes (`al2023@latest`) and the amiFamily they stand for.
+_ALIAS_FAMILIES = {
+    "al2": "AL2",
+    "al2023": "AL2023",
+    "bottlerocket": "Bottlerocket",
+    "windows2019": "Windows2019",
+    "windows2022": "Windows2022",
+    "windows2025": "Windows2025",
+}
+
+
+# ------------------------------------------------------------------------------------------ pieces
+def resource_limits(f: Field) -> tuple[Resources | None, int | None]:
+    """A limits resource list: (resources without `nodes`, the `nodes` count)."""
+    if not f.present or not f.is_mapping():
+        return None, None
+    amounts: dict[str, int] = {}
+    node_limit: int | None = None
+    for name, item in f.entries(bracket_keys=True):
+        quantity = item.quantity()
+        if quantity is None:
+            continue
+        if quantity.amount < 0:
+            item.invalid("must be greater than or equal to 0")
+            continue
+        if name == "nodes":
+            node_limit = quantity.value()
+        else:
+            amounts[name] = amount_of(name, quantity)
+    return Resources(amounts), node_limit
+
+
+def resource_list(f: Field) -> Resources | None:
+    """A plain resource list (kubeReserved, allocatable...), None when absent."""
+    if not f.present or not f.is_mapping():
+        return None
+    amounts: dict[str, int] = {}
+    for name, item in f.entries(bracket_keys=True):
+        quantity: Quantity | None = item.quantity()
+        if quantity is not None:
+            amounts[name] = amount_of(name, quantity)
+    return Resources(amounts)
+
+
+def taints(f: Field) -> tuple[Taint, ...]:
+    out = []
+    for item in f.mappings():
+        key = item["key"].string()
+        if not key:
+            item["key"].required("taint key is required")
+        effect = item["effect"].string()
+        if effect not in EFFECTS:
+            item["effect"].unsupported(EFFECTS, effect)
+        out.append(Taint(key, item["value"].string(), effect))
+    return tuple(out)
+
+
+def node_requirements(f: Field) -> list[Requirement]:
+    """NodePool-side requirements: Karpenter's operators incl. Gte/Lte; `minValues` is ignored."""
+    out = []
+    for item in f.mappings():
+        key_field, operator_field = item["key"], item["operator"]
+        key = normalize_key(key_field.string())
+        operator = operator_field.string()
+        values = item["values"].string_list()
+        if not key:
+            key_field.required("requirement key is required")
+            continue
+        if key in _RESTRICTED_REQUIREMENT_KEYS:
+            key_field.invalid("label is restricted (Karpenter sets it itself)")
+            continue
+        if operator not in OPERATORS:
+            operator_field.unsupported(OPERATORS, operator)
+            continue
+        if operator == "In" and not values:
+            item["values"].required(f"requirements with operator '{operator}' must have a value defined")
+            continue
+        if operator in ("Gt", "Lt", "Gte", "Lte") and (len(values) != 1 or parse_int(values[0]) is None):
+            item["values"].invalid(
+                f"requirements with operator '{operator}' must have a single integer value", values
+            )
+            continue
+        out.append(Requirement.of(key, operator, values))
+    return out
+
+
+def kubelet_config(f: Field) -> KubeletConfig | None:
+    if not f.present or not f.is_mapping():
+        return None
+    max_pods = f["maxPods"].optional_integer()
+    pods_per_core = f["podsPerCore"].optional_integer()
+    for name, value in (("maxPods", max_pods), ("podsPerCore", pods_per_core)):
+        if value is not None and value < 0:
+            f[name].invalid("must be greater than or equal to 0")
+    eviction = f["evictionHard"]
+    return KubeletConfig(
+        max_pods=max_pods,
+        pods_per_core=pods_per_core,
+        kube_reserved=resource_list(f["kubeReserved"]),
+        system_reserved=resource_list(f["systemReserved"]),
+        eviction_hard=eviction.string_map() if eviction.present else None,
+    )
+
+
+def _weight(f: Field) -> int:
+    value = f.optional_integer()
+    if value is None:
+        return 0
+    if value < 1:
+        f.invalid(f"{f.path} in body should be greater than or equal to 1")
+    elif value > 100:
+        f.invalid(f"{f.path} in body should be less than or equal to 100")
+    return value
+
+
+def _group_of(api_version: str) -> str:
+    return api_version.split("/", 1)[0] if "/" in api_version else ""
+
+
+def _node_class_ref(f: Field, *, default_kind: str) -> NodeClassRef | None:
+    """v1 `{group, kind, name}`; v1beta1 and v1alpha5 spell the group as `apiVersion`."""
+    if not f.present or not f.is_mapping():
+        return None
+    name = f["name"].string()
+    if not name:
+        f["name"].required("name is required")
+    group = f["group"].string() or _group_of(f["apiVersion"].string()) or AWS_GROUP
+    return NodeClassRef(group=group, kind=f["kind"].string() or default_kind, name=name)
+
+
+# ------------------------------------------------------------------------------------------ pools
+def build_nodepool(doc: Document, root: Field) -> NodePool:
+    """A karpenter.sh NodePool (v1 or v1beta1), EKS Auto Mode ones included."""
+    spec = root["spec"]
+    spec.is_mapping()
+    template = spec["template"]
+    template.is_mapping()
+    labels = template["metadata"]["labels"].string_map()
+    template_spec = template["spec"]
+    template_spec.is_mapping()
+    requirements = node_requirements(template_spec["requirements"])
+    ref = _node_class_ref(template_spec["nodeClassRef"], default_kind="EC2NodeClass")
+    limits, node_limit = resource_limits(spec["limits"])
+    name = doc.name
+    reqs = Requirements(
+        [*requirements, *Requirements.from_labels({normalize_key(k): v for k, v in labels.items()}).values()]
+    ).with_requirement(Requirement(NODEPOOL, frozenset([name])))
+    return NodePool(
+        name=name,
+        kind="NodePool",
+        api_version=doc.api_version,
+        requirements=reqs,
+        labels=labels,
+        taints=taints(template_spec["taints"]),
+        startup_taints=taints(template_spec["startupTaints"]),
+        limits=limits,
+        node_limit=node_limit,
+        weight=_weight(spec["weight"]),
+        node_class_ref=ref,
+        kubelet=kubelet_config(template_spec["kubelet"]),
+        auto_mode=ref is not None and ref.group == AUTO_GROUP,
+        origin=doc.origin,
+    )
+
+
+def provisioner_defaults(requirements: Requirements, labels: dict[str, str]) -> list[Requirement]:
+    """The AWS provider's v0.27 webhook defaults for keys a Provisioner leaves open."""
+    given = set(requirements) | {normalize_key(k) for k in labels}
+    out = []
+    for key, value in ((OS, "linux"), (ARCH, "amd64"), (CAPACITY_TYPE, "on-demand")):
+        if key not in given:
+            out.append(Requirement(key, frozenset([value])))
+    if not given & _INSTANCE_SELECTING_KEYS:
+        out.append(Requirement(AWS_PREFIX + "instance-category", frozenset(["c", "m", "r"])))
+        out.append(Requirement.of(AWS_PREFIX + "instance-generation", "Gt", ["2"]))
+    return out
+
+
+def build_provisioner(doc: Document, root: Field) -> NodePool:
+    """A karpenter.sh/v1alpha5 Provisioner, with the v0.27 defaults applied."""
+    spec = root["spec"]
+    spec.is_mapping()
+    labels = spec["labels"].string_map()
+    given = Requirements(node_requirements(spec["requirements"]))
+    defaults = provisioner_defaults(given, labels)
+    limits_field = spec["limits"]
+    limits_field.is_mapping()
+    limits, node_limit = resource_limits(limits_field["resources"])
+    name = doc.name
+    reqs = Requirements(
+        [
+            *given.values(),
+            *defaults,
+            *Requirements.from_labels({normalize_key(k): v for k, v in labels.items()}).values(),
+            Requirement(PROVISIONER_NAME, frozenset([name])),
+        ]
+    )
+    return NodePool(
+        name=name,
+        kind="Provisioner",
+        api_version=doc.api_version,
+        requirements=reqs,
+        labels=labels,
+        taints=taints(spec["taints"]),
+        startup_taints=taints(spec["startupTaints"]),
+        limits=limits,
+        node_limit=node_limit,
+        weight=_weight(spec["weight"]),
+        node_class_ref=_node_class_ref(spec["providerRef"], default_kind="AWSNodeTemplate"),
+        kubelet=kubelet_config(spec["kubeletConfiguration"]),
+        origin=doc.origin,
+    )
+
+
+# ------------------------------------------------------------------------------------------ node classes
+def _alias_family(spec: Field) -> str | None:
+    for term in spec["amiSelectorTerms"].mappings():
+        alias = term["alias"].string()
+        if alias:
+            family = alias.split("@", 1)[0].lower()
+            if family not in _ALIAS_FAMILIES:
+                term["alias"].unsupported([f"{f}@<version>" for f in _ALIAS_FAMILIES])
+                return None
+            return _ALIAS_FAMILIES[family]
+    return None
+
+
+def build_nodeclass(doc: Document, root: Field) -> NodeClass:
+    """EC2NodeClass (v1, v1beta1), v1alpha1 AWSNodeTemplate, or EKS Auto Mode NodeClass."""
+    spec = root["spec"]
+    spec.is_mapping()
+    family = spec["amiFamily"].optional_string() or _alias_family(spec)
+    return NodeClass(
+        name=doc.name,
+        kind=doc.kind,
+        ami_family=family,
+        kubelet=kubelet_config(spec["kubelet"]),
+        origin=doc.origin,
+    )
