@@ -470,13 +470,10 @@ def _expand_paths(paths: Sequence[str], problems: list[Problem]) -> list[tuple[s
     return out
 
 
-def load_documents(
+def read_documents(
     paths: Sequence[str], *, max_bytes: int = DEFAULT_MAX_BYTES, stdin: TextIO | None = None
-) -> list[Document]:
-    """Every document in `paths` (files, directories, `-` for stdin), in order.
-
-    Raises InputError listing every problem in every file.
-    """
+) -> tuple[list[Document], list[Problem]]:
+    """Every document that could be read, and the problems with the rest (never raises InputError)."""
     problems: list[Problem] = []
     documents: list[Document] = []
     for label, path in _expand_paths(paths, problems):
@@ -490,6 +487,17 @@ def load_documents(
             problems.extend(exc.problems)
         except MemoryError:
             problems.append(Problem(Origin(label, 0), "out of memory while reading this file"))
+    return documents, problems
+
+
+def load_documents(
+    paths: Sequence[str], *, max_bytes: int = DEFAULT_MAX_BYTES, stdin: TextIO | None = None
+) -> list[Document]:
+    """Every document in `paths` (files, directories, `-` for stdin), in order.
+
+    Raises InputError listing every problem in every file.
+    """
+    documents, problems = read_documents(paths, max_bytes=max_bytes, stdin=stdin)
     if problems:
         raise InputError(problems)
     return documents

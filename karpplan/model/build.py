@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TextIO, TypeVar
 
 from karpplan.errors import InputError, Problem
-from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document, load_documents
+from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document, read_documents
 from karpplan.inputs.origins import LineDict
 from karpplan.model.build_cluster import (
     build_cluster_config,
@@ -426,5 +426,16 @@ def build_inventory(documents: Sequence[Document]) -> Inventory:
 def load_inventory(
     paths: Sequence[str], *, max_bytes: int = DEFAULT_MAX_BYTES, stdin: TextIO | None = None
 ) -> Inventory:
-    """Read `paths` (files, directories, `-`) and build the inventory; raises InputError."""
-    return build_inventory(load_documents(paths, max_bytes=max_bytes, stdin=stdin))
+    """Read `paths` (files, directories, `-`) and build the inventory.
+
+    Raises InputError with the problems of the files that could not be read followed by the problems of
+    the documents that could.
+    """
+    documents, problems = read_documents(paths, max_bytes=max_bytes, stdin=stdin)
+    try:
+        inventory = build_inventory(documents)
+    except InputError as exc:
+        problems.extend(exc.problems)
+    if problems:
+        raise InputError(problems)
+    return inventory

@@ -24,7 +24,7 @@ from karpplan.model.labels import (
 from karpplan.model.pools import KubeletConfig, NodeClass, NodeClassRef, NodePool
 from karpplan.model.quantity import Quantity
 from karpplan.model.requirements import OPERATORS, Requirement, Requirements, parse_int
-from karpplan.model.resources import Resources, amount_of
+from karpplan.model.resources import LimitVector, Resources, amount_of
 from karpplan.model.taints import EFFECTS, Taint
 
 AWS_GROUP = "karpenter.k8s.aws"
@@ -69,7 +69,7 @@ def resource_limits(f: Field) -> tuple[Resources | None, int | None]:
             node_limit = quantity.value()
         else:
             amounts[name] = amount_of(name, quantity)
-    return Resources(amounts), node_limit
+    return (LimitVector(amounts) if amounts else None), node_limit
 
 
 def resource_list(f: Field) -> Resources | None:

@@ -1,0 +1,468 @@
+"""What karpplan read: the inventory as rich tables or as a versioned JSON/YAML document.
+
+The document is `apiVersion: karpplan.io/v1alpha1, kind: Inventory`. Quantities are Kubernetes strings
+(`500m`, `1Gi`), constraints are written the way Karpenter prints requirements (`key In [a b]`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import yaml
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from karpplan.model.inventory import Inventory
+from karpplan.model.nodes import ExistingNode
+from karpplan.model.pods import (
+    PodAffinity,
+    PodAffinityTerm,
+    PodGroup,
+    PodTemplate,
+    TopologySpreadConstraint,
+)
+from karpplan.model.pools import KubeletConfig, NodeClass, NodePool
+from karpplan.model.resources import Resources
+from karpplan.model.selectors import LabelSelector, NodeAffinity, NodeSelectorTerm
+from karpplan.model.taints import Taint, Toleration
+
+API_VERSION = "karpplan.io/v1alpha1"
+
+
+# ------------------------------------------------------------------------------------------ describing
+def describe_selector(selector: LabelSelector | None) -> str:
+    """`null` (matches nothing), `{}` (matches everything), or the requirements."""
+    if selector is None:
+        return "null"
+    if not selector.valid:
+        return "invalid"
+    return str(selector)
+
+
+def describe_term(term: NodeSelectorTerm) -> str:
+    if term.empty:
+        return "(empty term: matches nothing)"
+    if not term.valid:
+        return "(unparseable term: matches nothing)"
+    parts = [str(term.requirements)] if term.requirements else []
+    parts += [f"metadata.name {op} [{name}]" for op, name in term.field_names]
+    return ", ".join(parts)
+
+
+def describe_toleration(toleration: Toleration) -> str:
+    """`key=value:effect`, `key Exists`, `* Exists` (everything), `key Gt 5:NoSchedule`."""
+    key = toleration.key or "*"
+    if toleration.operator == "Exists":
+        text = f"{key} Exists"
+    elif toleration.operator in ("", "Equal"):
+        text = f"{key}={toleration.value}"
+    else:
+        text = f"{key} {toleration.operator} {toleration.value}"
+    return f"{text}:{toleration.effect}" if toleration.effect else text
+
+
+def describe_spread(constraint: TopologySpreadConstraint) -> str:
+    text = (
+        f"{constraint.topology_key} maxSkew={constraint.max_skew} {constraint.when_unsatisfiable} "
+        f"selector={describe_selector(constraint.label_selector)}"
+    )
+    if constraint.min_domains is not None:
+        text += f" minDomains={constraint.min_domains}"
+    if constraint.match_label_keys:
+        text += f" matchLabelKeys=[{' '.join(constraint.match_label_keys)}]"
+    for name, value in (("nodeAffinityPolicy", constraint.node_affinity_policy), ("nodeTaintsPolicy", constraint.node_taints_policy)):
+        if value is not None:
+            text += f" {name}={value}"
+    return text
+
+
+def describe_affinity_term(term: PodAffinityTerm) -> str:
+    text = f"{term.topology_key} selector={describe_selector(term.label_selector)}"
+    if term.namespaces:
+        text += f" namespaces=[{' '.join(sorted(term.namespaces))}]"
+    if term.namespace_selector is not None:
+        text += f" namespaceSelector={describe_selector(term.namespace_selector)}"
+    if term.match_label_keys:
+        text += f" matchLabelKeys=[{' '.join(term.match_label_keys)}]"
+    if term.mismatch_label_keys:
+        text += f" mismatchLabelKeys=[{' '.join(term.mismatch_label_keys)}]"
+    return text
+
+
+def constraint_lines(template: PodTemplate) -> list[str]:
+    """One human line per scheduling constraint of a template."""
+    lines: list[str] = []
+    affinity = template.affinity
+    if affinity.node_selector:
+        lines.append(f"nodeSelector: {affinity.node_selector}")
+    if affinity.required is not None:
+        lines.append("node affinity: " + " OR ".join(describe_term(t) for t in affinity.required))
+    lines += [f"preferred node affinity ({p.weight}): {describe_term(p.term)}" for p in affinity.preferred]
+    if template.tolerations:
+        lines.append("tolerates: " + "; ".join(describe_toleration(t) for t in template.tolerations))
+    lines += [f"spread: {describe_spread(c)}" for c in template.spread]
+    for label, group in (("pod affinity", template.pod_affinity), ("pod anti-affinity", template.pod_anti_affinity)):
+        lines += [f"{label}: {describe_affinity_term(t)}" for t in group.required]
+        lines += [f"preferred {label} ({w.weight}): {describe_affinity_term(w.term)}" for w in group.preferred]
+    if template.host_ports:
+        lines.append("host ports: " + ", ".join(f"{p.port}/{p.protocol}" for p in template.host_ports))
+    if template.runtime_class:
+        lines.append(f"runtimeClass: {template.runtime_class}")
+    if template.priority:
+        lines.append(f"priority: {template.priority}")
+    lines += [f"not on Fargate: {reason} ({path})" for path, reason in template.fargate.refusals]
+    return lines
+
+
+# ------------------------------------------------------------------------------------------ document
+def _resources(resources: Resources | None) -> dict[str, str] | None:
+    return None if resources is None else resources.formatted()
+
+
+def _taints(taints: Iterable[Taint]) -> list[dict[str, str]]:
+    return [t.as_dict() for t in taints]
+
+
+def _node_affinity(affinity: NodeAffinity) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if affinity.node_selector:
+        out["nodeSelector"] = [str(r) for r in affinity.node_selector.values()]
+    if affinity.required is not None:
+        out["required"] = [describe_term(t) for t in affinity.required]
+    if affinity.preferred:
+        out["preferred"] = [{"weight": p.weight, "term": describe_term(p.term)} for p in affinity.preferred]
+    return out
+
+
+def _pod_affinity(affinity: PodAffinity) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if affinity.required:
+        out["required"] = [describe_affinity_term(t) for t in affinity.required]
+    if affinity.preferred:
+        out["preferred"] = [{"weight": w.weight, "term": describe_affinity_term(w.term)} for w in affinity.preferred]
+    return out
+
+
+def _spread(constraint: TopologySpreadConstraint) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "topologyKey": constraint.topology_key,
+        "maxSkew": constraint.max_skew,
+        "whenUnsatisfiable": constraint.when_unsatisfiable,
+        "labelSelector": None if constraint.label_selector is None else describe_selector(constraint.label_selector),
+    }
+    if constraint.min_domains is not None:
+        out["minDomains"] = constraint.min_domains
+    if constraint.match_label_keys:
+        out["matchLabelKeys"] = list(constraint.match_label_keys)
+    if constraint.node_affinity_policy is not None:
+        out["nodeAffinityPolicy"] = constraint.node_affinity_policy
+    if constraint.node_taints_policy is not None:
+        out["nodeTaintsPolicy"] = constraint.node_taints_policy
+    out["origin"] = str(constraint.origin)
+    return out
+
+
+def template_document(template: PodTemplate) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "namespace": template.namespace,
+        "labels": dict(template.labels),
+        "requests": template.requests.formatted(),
+    }
+    affinity = _node_affinity(template.affinity)
+    if affinity:
+        out["nodeAffinity"] = affinity
+    if template.tolerations:
+        out["tolerations"] = [describe_toleration(t) for t in template.tolerations]
+    if template.spread:
+        out["topologySpreadConstraints"] = [_spread(c) for c in template.spread]
+    for key, group in (("podAffinity", template.pod_affinity), ("podAntiAffinity", template.pod_anti_affinity)):
+        described = _pod_affinity(group)
+        if described:
+            out[key] = described
+    if template.host_ports:
+        out["hostPorts"] = [{"port": p.port, "protocol": p.protocol, "hostIP": p.host_ip} for p in template.host_ports]
+    if template.runtime_class:
+        out["runtimeClassName"] = template.runtime_class
+    if template.priority:
+        out["priority"] = template.priority
+    if template.fargate.refusals:
+        out["fargateRefusals"] = [{"field": path, "reason": reason} for path, reason in template.fargate.refusals]
+    out["origin"] = str(template.origin)
+    return out
+
+
+def _group_document(group: PodGroup) -> dict[str, Any]:
+    return {
+        "workload": group.workload,
+        "namespace": group.template.namespace,
+        "replicas": group.size,
+        "pods": [p.name for p in group.pods],
+        "template": template_document(group.template),
+    }
+
+
+def _kubelet(kubelet: KubeletConfig | None) -> dict[str, Any] | None:
+    if kubelet is None:
+        return None
+    out: dict[str, Any] = {}
+    if kubelet.max_pods is not None:
+        out["maxPods"] = kubelet.max_pods
+    if kubelet.pods_per_core is not None:
+        out["podsPerCore"] = kubelet.pods_per_core
+    if kubelet.kube_reserved is not None:
+        out["kubeReserved"] = kubelet.kube_reserved.formatted()
+    if kubelet.system_reserved is not None:
+        out["systemReserved"] = kubelet.system_reserved.formatted()
+    if kubelet.eviction_hard is not None:
+        out["evictionHard"] = dict(kubelet.eviction_hard)
+    return out
+
+
+def _pool_document(pool: NodePool) -> dict[str, Any]:
+    ref = pool.node_class_ref
+    return {
+        "name": pool.name,
+        "kind": pool.kind,
+        "apiVersion": pool.api_version,
+        "weight": pool.weight,
+        "requirements": [str(r) for r in pool.requirements.values()],
+        "labels": dict(pool.labels),
+        "taints": _taints(pool.taints),
+        "startupTaints": _taints(pool.startup_taints),
+        "limits": _resources(pool.limits),
+        "nodeLimit": pool.node_limit,
+        "nodeClassRef": None if ref is None else {"group": ref.group, "kind": ref.kind, "name": ref.name},
+        "kubelet": _kubelet(pool.kubelet),
+        "autoMode": pool.auto_mode,
+        "origin": str(pool.origin),
+    }
+
+
+def _nodeclass_document(node_class: NodeClass) -> dict[str, Any]:
+    return {
+        "name": node_class.name,
+        "kind": node_class.kind,
+        "amiFamily": node_class.ami_family,
+        "kubelet": _kubelet(node_class.kubelet),
+        "origin": str(node_class.origin),
+    }
+
+
+def _node_document(node: ExistingNode) -> dict[str, Any]:
+    return {
+        "name": node.name,
+        "labels": dict(node.labels),
+        "taints": _taints(node.taints),
+        "unschedulable": node.unschedulable,
+        "allocatable": node.allocatable.formatted(),
+        "capacity": node.capacity.formatted(),
+        "origin": str(node.origin),
+    }
+
+
+def inventory_document(inventory: Inventory) -> dict[str, Any]:
+    """The versioned `Inventory` document behind `plan -o json|yaml` (until the planner lands)."""
+    groups = inventory.pending_groups()
+    return {
+        "apiVersion": API_VERSION,
+        "kind": "Inventory",
+        "summary": {
+            "pods": len(inventory.pods),
+            "pending": len(inventory.pending),
+            "bound": len(inventory.bound),
+            "gated": len(inventory.gated),
+            "pendingGroups": len(groups),
+            "nodePools": len(inventory.nodepools),
+            "nodes": len(inventory.nodes),
+            "daemonSets": len(inventory.daemonsets),
+            "skipped": len(inventory.skipped),
+            "region": inventory.region,
+        },
+        "pending": [_group_document(g) for g in groups],
+        "pods": [
+            {
+                "name": p.name,
+                "namespace": p.namespace,
+                "workload": p.workload,
+                "node": p.node_name,
+                "bound": p.bound,
+                "gated": p.gated,
+                "terminating": p.terminating,
+                "terminal": p.terminal,
+                "owner": p.owner,
+                "labels": dict(p.labels),
+                "requests": p.requests.formatted(),
+            }
+            for p in inventory.pods
+        ],
+        "nodePools": [_pool_document(p) for p in inventory.nodepools],
+        "nodeClasses": [_nodeclass_document(c) for c in inventory.nodeclasses],
+        "nodes": [_node_document(n) for n in inventory.nodes],
+        "daemonSets": [
+            {
+                "name": d.name,
+                "namespace": d.namespace,
+                "template": template_document(d.template),
+                "origin": str(d.origin),
+            }
+            for d in inventory.daemonsets
+        ],
+        "fargateProfiles": [
+            {
+                "name": p.name,
+                "selectors": [{"namespace": s.namespace, "labels": dict(s.labels)} for s in p.selectors],
+            }
+            for p in inventory.fargate_profiles
+        ],
+        "runtimeClasses": [
+            {"name": r.name, "handler": r.handler, "overhead": r.overhead.formatted()} for r in inventory.runtime_classes
+        ],
+        "namespaces": [{"name": n.name, "labels": dict(n.labels)} for n in inventory.namespaces],
+        "skipped": [
+            {"kind": s.kind, "name": s.name, "origin": s.origin, "reason": s.reason or "kind not read by karpplan"}
+            for s in inventory.skipped
+        ],
+    }
+
+
+def dump_json(document: Mapping[str, Any]) -> str:
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def dump_yaml(document: Mapping[str, Any]) -> str:
+    return str(yaml.safe_dump(dict(document), sort_keys=False, allow_unicode=True, width=1000))
+
+
+# ------------------------------------------------------------------------------------------ tables
+def _resources_text(resources: Mapping[str, str]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in resources.items())
+
+
+def _pending_table(groups: list[PodGroup]) -> Table:
+    table = Table(title="Pending pods", title_justify="left", show_lines=True)
+    table.add_column("Workload", overflow="fold")
+    table.add_column("Namespace")
+    table.add_column("Pods", justify="right")
+    table.add_column("Requests per pod", overflow="fold")
+    table.add_column("Constraints", overflow="fold")
+    for group in groups:
+        table.add_row(
+            Text(group.workload),
+            Text(group.template.namespace),
+            str(group.size),
+            Text(_resources_text(group.template.requests.formatted())),
+            Text("\n".join(constraint_lines(group.template)) or "-"),
+        )
+    return table
+
+
+def _pools_table(pools: Iterable[NodePool]) -> Table:
+    table = Table(title="Node pools", title_justify="left", show_lines=True)
+    for name in ("Name", "Kind", "Weight", "Requirements", "Taints", "Limits"):
+        table.add_column(name, overflow="fold")
+    for pool in pools:
+        limits = _resources_text(pool.limits.formatted()) if pool.limits is not None else ""
+        if pool.node_limit is not None:
+            limits = f"{limits}, nodes={pool.node_limit}" if limits else f"nodes={pool.node_limit}"
+        kind = f"{pool.kind} ({pool.api_version})" + (" auto mode" if pool.auto_mode else "")
+        table.add_row(
+            Text(pool.name),
+            Text(kind),
+            str(pool.weight),
+            Text("\n".join(str(r) for r in pool.requirements.values())),
+            Text("\n".join(str(t) for t in pool.taints) or "-"),
+            Text(limits or "-"),
+        )
+    return table
+
+
+def _nodes_table(nodes: Iterable[ExistingNode], inventory: Inventory) -> Table:
+    pods_on: dict[str, int] = {}
+    for pod in inventory.bound:
+        if pod.node_name is not None:
+            pods_on[pod.node_name] = pods_on.get(pod.node_name, 0) + 1
+    table = Table(title="Existing nodes", title_justify="left")
+    for name in ("Name", "Zone", "Instance type", "Allocatable", "Pods bound", "Taints"):
+        table.add_column(name, overflow="fold")
+    for node in nodes:
+        taints = [str(t) for t in node.taints] + (["(cordoned)"] if node.unschedulable else [])
+        table.add_row(
+            Text(node.name),
+            Text(node.labels.get("topology.kubernetes.io/zone", "-")),
+            Text(node.labels.get("node.kubernetes.io/instance-type", "-")),
+            Text(_resources_text(node.allocatable.formatted())),
+            str(pods_on.get(node.name, 0)),
+            Text("\n".join(taints) or "-"),
+        )
+    return table
+
+
+def render_inventory(inventory: Inventory, console: Console, *, verbose: bool = False) -> None:
+    """Rich tables of what was read; skipped documents only when verbose."""
+    groups = inventory.pending_groups()
+    pending = sum(g.size for g in groups)
+    console.print(
+        Text(
+            f"{len(inventory.pods)} pods: {pending} pending in {len(groups)} groups, "
+            f"{len(inventory.bound)} bound, {len(inventory.gated)} gated; "
+            f"{len(inventory.nodepools)} node pools, {len(inventory.nodes)} existing nodes, "
+            f"{len(inventory.daemonsets)} DaemonSets"
+        )
+    )
+    if groups:
+        console.print(_pending_table(groups))
+    gated = inventory.gated
+    if gated:
+        console.print(Text("Gated (never placed): " + ", ".join(p.key for p in gated)))
+    if inventory.nodepools:
+        console.print(_pools_table(inventory.nodepools))
+    if inventory.nodes:
+        console.print(_nodes_table(inventory.nodes, inventory))
+    if inventory.daemonsets:
+        table = Table(title="DaemonSets (per-node overhead)", title_justify="left")
+        for name in ("Name", "Namespace", "Requests per node", "Constraints"):
+            table.add_column(name, overflow="fold")
+        for daemonset in inventory.daemonsets:
+            table.add_row(
+                Text(daemonset.name),
+                Text(daemonset.namespace),
+                Text(_resources_text(daemonset.template.requests.formatted())),
+                Text("\n".join(constraint_lines(daemonset.template)) or "-"),
+            )
+        console.print(table)
+    profiles = inventory.fargate_profiles
+    if profiles:
+        table = Table(title="Fargate profiles", title_justify="left")
+        table.add_column("Name")
+        table.add_column("Selectors", overflow="fold")
+        for profile in profiles:
+            selectors = [
+                s.namespace + (" " + ",".join(f"{k}={v}" for k, v in s.labels.items()) if s.labels else "")
+                for s in profile.selectors
+            ]
+            table.add_row(Text(profile.name), Text("\n".join(selectors)))
+        console.print(table)
+    if verbose and inventory.skipped:
+        table = Table(title="Skipped documents", title_justify="left")
+        for name in ("Kind", "Name", "Where", "Why"):
+            table.add_column(name, overflow="fold")
+        for skipped in inventory.skipped:
+            table.add_row(
+                Text(skipped.kind),
+                Text(skipped.name or "-"),
+                Text(skipped.origin),
+                Text(skipped.reason or "kind not read by karpplan"),
+            )
+        console.print(table)
+
+
+def skipped_note(inventory: Inventory) -> str | None:
+    """A one-line summary of skipped documents for stderr (None when nothing was skipped)."""
+    if not inventory.skipped:
+        return None
+    counts = inventory.skipped_counts()
+    kinds = ", ".join(f"{kind} ({count})" for kind, count in sorted(counts.items()))
+    return f"note: skipped {len(inventory.skipped)} documents: {kinds}; -v lists them"
