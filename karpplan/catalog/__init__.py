@@ -166,7 +166,12 @@ def _recomputed(
         # The embedded prices are Linux prices; a Windows licence costs more, so they are estimates.
         offerings = tuple(dataclasses.replace(o, estimated=True) for o in it.offerings)
         return dataclasses.replace(
-            it, capacity=capacity, allocatable=alloc, labels=labels, os_values=("windows",), offerings=offerings
+            it,
+            capacity=capacity,
+            allocatable=alloc,
+            labels=labels,
+            os_values=("windows",),
+            offerings=offerings,
         )
     if capacity is it.capacity and alloc is it.allocatable:
         return it

@@ -33,13 +33,13 @@ from pathlib import Path
 from typing import Any
 
 from karpplan.catalog import allocatable
-from karpplan.catalog.nodelabels import to_karpenter_key
+from karpplan.catalog.nodelabels import AWS_LABEL_SUFFIXES, to_karpenter_key
 from karpplan.catalog.prices import CAPACITY_TYPES, parse_price
 from karpplan.catalog.types import ON_DEMAND, Catalog, InstanceShape, InstanceType, Offering
 from karpplan.errors import InputError, Origin, Problem
 from karpplan.inputs.loader import Document, load_documents
 from karpplan.inputs.origins import LineDict, LineList, origin_of
-from karpplan.model.labels import ARCH, INSTANCE_TYPE, OS
+from karpplan.model.labels import ARCH, AWS_PREFIX, INSTANCE_TYPE, OS
 from karpplan.model.quantity import QuantityError, scalar_text
 from karpplan.model.resources import CPU, EPHEMERAL, MEMORY, PODS, Resources
 
@@ -215,7 +215,9 @@ def _instance_type(
         labels[to_karpenter_key(key)] = text
     for key, expected in ((INSTANCE_TYPE, name), (ARCH, arch)):
         if key in labels and labels[key] != expected:
-            r.fail(raw_labels, key, f"{where}.labels: {key}={labels[key]} contradicts the type's {expected!r}")
+            r.fail(
+                raw_labels, key, f"{where}.labels: {key}={labels[key]} contradicts the type's {expected!r}"
+            )
     if OS in labels and (labels[OS],) != os_values:
         r.fail(raw_labels, OS, f"{where}.labels: {OS}={labels[OS]} contradicts os {list(os_values)}")
     if name:
@@ -246,7 +248,11 @@ def _instance_type(
     elif shape is not None:
         node = allocatable.compute(shape, None, None, _extended(capacity))
         for resource in allocatable.CORE_RESOURCES:
-            if capacity is not None and resource in capacity and capacity[resource] != node.capacity.get(resource):
+            if (
+                capacity is not None
+                and resource in capacity
+                and capacity[resource] != node.capacity.get(resource)
+            ):
                 r.fail(entry.get("capacity"), resource,
                        f"{where}.capacity.{resource}: {capacity.formatted()[resource]} disagrees with "
                        f"{node.capacity.formatted().get(resource, '0')} computed from aws")  # fmt: skip
@@ -373,9 +379,12 @@ def _offerings(
 def _with_absent_keys(types: list[InstanceType]) -> list[InstanceType]:
     """Every catalog label key a type lacks becomes `DoesNotExist` for it (the fake provider's `special`)."""
     keys = {k for it in types for k in it.labels if k not in (INSTANCE_TYPE, ARCH, OS)}
+    aws_keys = {AWS_PREFIX + suffix for suffix in AWS_LABEL_SUFFIXES}
     out = []
     for it in types:
-        missing = frozenset(keys - set(it.labels))
+        # A type described by EC2 facts lacks every provider label it does not carry (Karpenter's view).
+        known = keys | aws_keys if it.shape is not None else keys
+        missing = frozenset(known - set(it.labels))
         out.append(_replace(it, absent_label_keys=missing) if missing else it)
     return out
 
@@ -389,9 +398,13 @@ def load_user_catalog(path: str, *, region: str | None = None) -> Catalog:
     documents = load_documents([path])
     catalogs = [d for d in documents if d.kind == KIND]
     if len(catalogs) != 1:
-        origin = catalogs[1].origin if len(catalogs) > 1 else (documents[0].origin if documents else Origin(path))
+        origin = (
+            catalogs[1].origin if len(catalogs) > 1 else (documents[0].origin if documents else Origin(path))
+        )
         found = f"{len(catalogs)} InstanceCatalog documents" if catalogs else "no InstanceCatalog document"
-        raise InputError.at(origin, f"--catalog needs exactly one {KIND} document ({API_VERSION}); found {found}")
+        raise InputError.at(
+            origin, f"--catalog needs exactly one {KIND} document ({API_VERSION}); found {found}"
+        )
     return parse_catalog(catalogs[0], region=region)
 
 

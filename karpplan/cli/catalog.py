@@ -1,0 +1,415 @@
+"""`karpplan catalog`: an offline, pool-aware ec2-instance-selector, plus `import` and `refresh`.
+
+    karpplan catalog [--region R] [--catalog FILE] [--nodepool NAME] [PATH...] [--cpu 2 --memory 4Gi]
+                     [--request nvidia.com/gpu=1] [-o table|json|yaml] [--info]
+    karpplan catalog import FILE... [-o catalog.yaml] [--region R]
+    karpplan catalog refresh --region R [-o catalog.yaml] [--profile P]
+
+PATHs are manifests (files, directories, `-`): the NodePool named by --nodepool (or the only one),
+its EC2NodeClass (kubelet settings, AMI family) and the DaemonSets whose overhead a node would carry.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+import yaml
+from typer.core import TyperGroup
+
+from karpplan.catalog import instance_types_for, load_catalog
+from karpplan.catalog.selector import Selection, select
+from karpplan.catalog.types import ON_DEMAND, SPOT, Catalog
+from karpplan.catalog.user import catalog_document
+from karpplan.errors import InputError, Origin
+from karpplan.model.pools import KubeletConfig, NodeClass, NodePool
+from karpplan.model.quantity import QuantityError, format_resource, parse_quantity
+from karpplan.model.resources import CPU, MEMORY, PODS, Resources, amount_of
+
+_PATHS_KEY = "karpplan.catalog.paths"
+EXIT_INPUT = 2
+
+
+class _CatalogGroup(TyperGroup):
+    """A group whose own invocation takes manifest PATHs: `catalog [opts] PATH...` vs `catalog import ...`.
+
+    Click groups read their first positional argument as a subcommand name. Here a first positional that
+    is not a subcommand starts the PATH list, and options may follow the paths (`catalog dir/ --cpu 2`).
+    """
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if self._first_positional(args) in self.commands:
+            return super().parse_args(ctx, args)
+        ctx.allow_interspersed_args = True  # options may follow the paths
+        rest = super(TyperGroup, self).parse_args(ctx, args)  # plain Command parsing
+        ctx.meta[_PATHS_KEY] = [*ctx._protected_args, *rest]
+        ctx._protected_args = []
+        ctx.args = []
+        return []
+
+    def _first_positional(self, args: Sequence[str]) -> str | None:
+        takes_value = {
+            opt
+            for param in self.params
+            if not getattr(param, "is_flag", False) and not getattr(param, "count", False)
+            for opt in getattr(param, "opts", [])
+        }
+        skip = False
+        for index, token in enumerate(args):
+            if skip:
+                skip = False
+                continue
+            if token == "--":
+                return args[index + 1] if index + 1 < len(args) else None
+            if token.startswith("-") and token != "-":
+                skip = "=" not in token and token in takes_value
+                continue
+            return token
+        return None
+
+
+catalog_app = typer.Typer(
+    cls=_CatalogGroup,
+    invoke_without_command=True,
+    help="List the instance types a NodePool allows and a pod fits (offline), or import/refresh a catalog.",
+    add_completion=False,
+)
+
+
+def _fail(exc: InputError) -> typer.Exit:
+    for problem in exc.problems:
+        print(problem, file=sys.stderr)
+    return typer.Exit(EXIT_INPUT)
+
+
+# ------------------------------------------------------------------------------------------ listing
+def _request(cpu: str | None, memory: str | None, extra: Sequence[str]) -> Resources | None:
+    amounts: dict[str, int] = {}
+    items: list[tuple[str, str | None, str]] = [(CPU, cpu, "--cpu"), (MEMORY, memory, "--memory")]
+    for raw in extra:
+        resource, sep, quantity = raw.partition("=")
+        if not sep or not resource.strip():
+            raise InputError.at(Origin("--request"), f"expected NAME=QUANTITY, got {raw!r}")
+        items.append((resource.strip(), quantity, "--request"))
+    for name, value, flag in items:
+        if value is None:
+            continue
+        try:
+            amount = amount_of(name, parse_quantity(value))
+        except QuantityError as exc:
+            raise InputError.at(Origin(flag), f"{name} {value!r}: {exc}") from exc
+        if amount < 0:
+            raise InputError.at(Origin(flag), f"{name} must not be negative")
+        amounts[name] = amounts.get(name, 0) + amount
+    if not amounts:
+        return None
+    amounts.setdefault(PODS, 1)
+    return Resources(amounts)
+
+
+def _pick_pool(pools: Sequence[NodePool], name: str | None, paths: Sequence[str]) -> NodePool | None:
+    if name is None:
+        if len(pools) <= 1:
+            return pools[0] if pools else None
+        names = ", ".join(sorted(p.name for p in pools))
+        raise InputError.at(Origin(paths[0]), f"several NodePools ({names}); choose one with --nodepool NAME")
+    for pool in pools:
+        if pool.name == name:
+            return pool
+    known = ", ".join(sorted(p.name for p in pools)) or "none"
+    raise InputError.at(
+        Origin("--nodepool"),
+        f"no NodePool or Provisioner named {name!r} in {', '.join(paths)} (found: {known})",
+    )
+
+
+def _node_class(pool: NodePool, classes: Sequence[NodeClass]) -> NodeClass | None:
+    ref = pool.node_class_ref
+    if ref is None:
+        return None
+    return next((c for c in classes if c.name == ref.name and (not ref.kind or c.kind == ref.kind)), None)
+
+
+def _kubelet(pool: NodePool, node_class: NodeClass | None) -> KubeletConfig | None:
+    base = node_class.kubelet if node_class is not None else None
+    if base is None:
+        return pool.kubelet
+    return base.merged(pool.kubelet)
+
+
+def _price_text(selection: Selection, capacity_type: str) -> str:
+    offers = [o for o in selection.offerings if o.capacity_type == capacity_type]
+    if not offers:
+        return "-"
+    cheapest = min(offers, key=lambda o: (o.price, o.estimated))
+    return f"{cheapest.price:.4f}{'*' if cheapest.estimated else ''}"
+
+
+def _extended_text(resources: Resources) -> str:
+    core = (CPU, MEMORY, PODS, "ephemeral-storage")
+    return ",".join(f"{k}={format_resource(k, v)}" for k, v in resources.items() if k not in core) or "-"
+
+
+def _zones_text(selection: Selection) -> str:
+    zones = sorted({o.zone for o in selection.offerings})
+    return ",".join(zones) if len(zones) <= 3 else f"{len(zones)} zones"
+
+
+def _table(rows: Sequence[Selection], footer: Sequence[str]) -> str:
+    header = ["NAME", "ARCH", "CPU", "MEMORY", "ALLOC CPU", "ALLOC MEMORY", "PODS", "EXTENDED", "ZONES",
+              "ON-DEMAND $/H", "SPOT $/H"]  # fmt: skip
+    lines = [header]
+    for s in rows:
+        it = s.instance_type
+        lines.append(
+            [
+                it.name,
+                it.labels.get("kubernetes.io/arch", "?"),
+                format_resource(CPU, it.capacity.get(CPU)),
+                format_resource(MEMORY, it.capacity.get(MEMORY)),
+                format_resource(CPU, it.allocatable.get(CPU)),
+                format_resource(MEMORY, it.allocatable.get(MEMORY)),
+                str(it.allocatable.get(PODS)),
+                _extended_text(it.capacity),
+                _zones_text(s),
+                _price_text(s, ON_DEMAND),
+                _price_text(s, SPOT),
+            ]
+        )
+    widths = [max(len(row[i]) for row in lines) for i in range(len(header))]
+    text = "\n".join("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in lines)
+    return text + ("\n" + "\n".join(footer) if footer else "")
+
+
+def _selection_dict(s: Selection) -> dict[str, Any]:
+    it = s.instance_type
+    return {
+        "name": it.name,
+        "price": s.price,
+        "estimated": s.estimated,
+        "capacity": it.capacity.formatted(),
+        "allocatable": it.allocatable.formatted(),
+        "maxPods": it.allocatable.get(PODS),
+        "daemonOverhead": s.daemon_overhead.formatted(),
+        "daemonSets": list(s.daemonsets),
+        "labels": dict(it.labels),
+        "offerings": [
+            {"zone": o.zone, "capacityType": o.capacity_type, "price": o.price, "estimated": o.estimated}
+            for o in s.offerings
+        ],
+    }
+
+
+def _info(catalog: Catalog) -> dict[str, Any]:
+    offered = sum(1 for it in catalog.instance_types if it.offerings)
+    return {
+        "name": catalog.name,
+        "kind": "embedded" if catalog.embedded else "user",
+        "region": catalog.region,
+        "zones": list(catalog.zones),
+        "instanceTypes": len(catalog.instance_types),
+        "offered": offered,
+        "estimatedPrices": any(o.estimated for it in catalog.instance_types for o in it.offerings),
+        "sources": dict(catalog.sources),
+    }
+
+
+def _emit(data: Any, output: str) -> None:
+    if output == "json":
+        print(json.dumps(data, indent=2))
+    else:
+        print(yaml.safe_dump(data, sort_keys=False, default_flow_style=False), end="")
+
+
+@catalog_app.callback()
+def catalog(
+    ctx: typer.Context,
+    region: Annotated[
+        str | None, typer.Option("--region", help="Embedded catalog region (default us-east-1).")
+    ] = None,
+    catalog_file: Annotated[
+        str | None, typer.Option("--catalog", help="An InstanceCatalog file replacing the embedded catalog.")
+    ] = None,
+    allow_estimated_prices: Annotated[
+        bool,
+        typer.Option(
+            "--allow-estimated-prices",
+            help="Offer types unpriced in the region at us-east-1 × the region's median price ratio.",
+        ),
+    ] = False,
+    spot_prices: Annotated[
+        str | None,
+        typer.Option(
+            "--spot-prices", help="Price CSV region,instance_type,usd_per_hour[,capacity_type][,zone]."
+        ),
+    ] = None,
+    nodepool: Annotated[
+        str | None,
+        typer.Option("--nodepool", help="NodePool (in the PATH manifests) whose requirements apply."),
+    ] = None,
+    cpu: Annotated[str | None, typer.Option("--cpu", help="Pod CPU request, e.g. 2 or 500m.")] = None,
+    memory: Annotated[str | None, typer.Option("--memory", help="Pod memory request, e.g. 4Gi.")] = None,
+    request: Annotated[
+        list[str] | None, typer.Option("--request", help="Extra pod request NAME=QUANTITY (repeatable).")
+    ] = None,
+    output: Annotated[str, typer.Option("-o", "--output", help="table, json or yaml.")] = "table",
+    info: Annotated[bool, typer.Option("--info", help="Show where the catalog's figures come from.")] = False,
+    limit: Annotated[int | None, typer.Option("--limit", help="Show at most N types.", min=1)] = None,
+) -> None:
+    if ctx.invoked_subcommand is not None:
+        return
+    paths: list[str] = list(ctx.meta.get(_PATHS_KEY, []))
+    if output not in ("table", "json", "yaml"):
+        print(f"-o: expected table, json or yaml, got {output!r}", file=sys.stderr)
+        raise typer.Exit(EXIT_INPUT)
+    try:
+        if nodepool is not None and not paths:
+            raise InputError.at(
+                Origin("--nodepool"), "--nodepool needs the manifests that define it (PATH...)"
+            )
+        pod = _request(cpu, memory, request or [])
+        pool: NodePool | None = None
+        daemonsets: tuple[Any, ...] = ()
+        node_class: NodeClass | None = None
+        if paths:
+            from karpplan.model.build import load_inventory
+
+            inventory = load_inventory(paths)
+            pool = _pick_pool(inventory.nodepools, nodepool, paths)
+            daemonsets = inventory.daemonsets
+            node_class = _node_class(pool, inventory.nodeclasses) if pool else None
+            region = region or inventory.region
+        loaded = load_catalog(
+            region, catalog_file, allow_estimated_prices=allow_estimated_prices, spot_prices_file=spot_prices
+        )
+        if info:
+            _print_info(loaded, output)
+            return
+        kubelet = _kubelet(pool, node_class) if pool else None
+        types = instance_types_for(loaded, kubelet, node_class.ami_family if node_class else None)
+        rows = select(loaded, types, pool=pool, daemonsets=daemonsets, request=pod)
+    except InputError as exc:
+        raise _fail(exc) from None
+    shown = rows[:limit] if limit else rows
+    if output == "table":
+        footer = [
+            f"{len(rows)} instance types" + (f" (showing {len(shown)})" if len(shown) < len(rows) else "")
+        ]
+        if any(o.estimated for s in shown for o in s.offerings):
+            footer.append("* estimated price (see `karpplan catalog --info`)")
+        if rows and rows[0].daemon_overhead:
+            footer.append(f"daemonset overhead counted per type, e.g. {rows[0].daemon_overhead}")
+        print(_table(shown, footer))
+    else:
+        _emit(
+            {
+                "catalog": _info(loaded),
+                "nodepool": pool.name if pool else None,
+                "request": pod.formatted() if pod else None,
+                "count": len(rows),
+                "instanceTypes": [_selection_dict(s) for s in shown],
+            },
+            output,
+        )
+    if not rows:
+        print("no instance type matches", file=sys.stderr)
+
+
+def _print_info(loaded: Catalog, output: str) -> None:
+    data = _info(loaded)
+    if output != "table":
+        _emit(data, output)
+        return
+    rows = [
+        ("catalog", f"{data['name']} ({data['kind']})"),
+        ("region", data["region"] or "-"),
+        ("zones", ", ".join(data["zones"]) or "-"),
+        ("instance types", f"{data['instanceTypes']} ({data['offered']} offered)"),
+        *data["sources"].items(),
+    ]
+    width = max(len(key) for key, _ in rows) + 2
+    for key, value in rows:
+        print(f"{key + ':':<{width}}{value}")
+
+
+# ------------------------------------------------------------------------------------------ import/refresh
+class _CatalogDumper(yaml.SafeDumper):
+    """Block style, except small mappings of scalars (offerings, `aws` facts) on one line each."""
+
+
+def _represent_dict(dumper: yaml.SafeDumper, data: dict[str, Any]) -> yaml.Node:
+    small = len(data) <= 5 and all(not isinstance(v, dict | list) for v in data.values())
+    return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=small)
+
+
+def _represent_list(dumper: yaml.SafeDumper, data: list[Any]) -> yaml.Node:
+    scalars = all(not isinstance(v, dict | list) for v in data)
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=scalars)
+
+
+_CatalogDumper.add_representer(dict, _represent_dict)
+_CatalogDumper.add_representer(list, _represent_list)
+
+
+def _write_catalog(loaded: Catalog, notes: Sequence[str], output: Path | None) -> None:
+    text = "# Generated by karpplan; see docs/catalog.md for how prices and allocatable are derived.\n"
+    text += yaml.dump(catalog_document(loaded), Dumper=_CatalogDumper, sort_keys=False, width=120)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    if output is None or str(output) == "-":
+        print(text, end="")
+        return
+    try:
+        output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        print(f"{output}: cannot write: {exc.strerror or exc}", file=sys.stderr)
+        raise typer.Exit(EXIT_INPUT) from None
+    print(
+        f"wrote {output} ({len(loaded.instance_types)} instance types, region {loaded.region})",
+        file=sys.stderr,
+    )
+
+
+@catalog_app.command("import")
+def import_command(
+    files: Annotated[list[str], typer.Argument(help="AWS CLI outputs (JSON/YAML) and price CSVs.")],
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write the catalog here (default stdout).")
+    ] = None,
+    region: Annotated[
+        str | None, typer.Option("--region", help="Region to build (default: from the offerings).")
+    ] = None,
+    name: Annotated[str | None, typer.Option("--name", help="metadata.name of the catalog.")] = None,
+) -> None:
+    """Build an InstanceCatalog from describe-instance-types, describe-instance-type-offerings and prices."""
+    from karpplan.catalog.aws_import import build_catalog, read_import_files
+
+    try:
+        loaded, notes = build_catalog(read_import_files(files), region=region, name=name)
+    except InputError as exc:
+        raise _fail(exc) from None
+    _write_catalog(loaded, notes, output)
+
+
+@catalog_app.command("refresh")
+def refresh_command(
+    region: Annotated[str, typer.Option("--region", help="Region to query.")],
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write the catalog here (default stdout).")
+    ] = None,
+    profile: Annotated[
+        str | None, typer.Option("--profile", help="AWS profile (default: boto3's usual chain).")
+    ] = None,
+) -> None:
+    """Query EC2 and the Pricing API with your AWS credentials (needs karpplan[aws]) and write a catalog."""
+    from karpplan.catalog.refresh import refresh_catalog
+
+    try:
+        loaded, notes = refresh_catalog(region, profile=profile)
+    except InputError as exc:
+        raise _fail(exc) from None
+    _write_catalog(loaded, notes, output)
