@@ -17,10 +17,10 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from karpplan.engines.result import SolvedNode, Solution, node_name
+from karpplan.engines.result import Solution, SolvedNode, node_name
 from karpplan.model.pods import Pod
-from karpplan.model.resources import Resources
-from karpplan.scheduling.candidates import LimitVector, fits_limits
+from karpplan.model.resources import LimitVector, Resources
+from karpplan.scheduling.candidates import fits_limits
 from karpplan.scheduling.problem import PREFER_NO_SCHEDULE_TIER, GroupInfo, Problem
 from karpplan.scheduling.state import Attempt, PlacementState, Slot, template_attempts
 

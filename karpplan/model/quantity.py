@@ -133,16 +133,19 @@ def format_cpu(millis: int) -> str:
 
 
 def format_bytes(amount: int) -> str:
-    """Canonical binary-SI text for a byte count (largest suffix with no loss): 6903Mi, 4Gi, 256M stays bytes."""
+    """The shortest exact quantity text for a byte count, binary suffixes winning ties (6903Mi, 256M, 4Gi)."""
     if amount == 0:
         return "0"
+    candidates = [str(amount)]
     for suffix, factor in (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
         if amount % factor == 0:
-            return f"{amount // factor}{suffix}"
+            candidates.append(f"{amount // factor}{suffix}")
+            break
     for suffix, dfactor in (("E", 10**18), ("P", 10**15), ("T", 10**12), ("G", 10**9), ("M", 10**6), ("k", 10**3)):
         if amount % dfactor == 0:
-            return f"{amount // dfactor}{suffix}"
-    return str(amount)
+            candidates.append(f"{amount // dfactor}{suffix}")
+            break
+    return min(candidates, key=lambda text: (len(text), not text.endswith("i")))
 
 
 def format_resource(name: str, amount: int) -> str:

@@ -111,4 +111,12 @@ class Resources(Mapping[str, int]):
         return "{" + inner + "}"
 
 
+class LimitVector(Resources):
+    """Resources that keep zero entries: a NodePool limit of 0 still limits."""
+
+    def __init__(self, items: Mapping[str, int]) -> None:
+        super().__init__({})
+        self._items = {k: int(v) for k, v in sorted(items.items())}
+
+
 EMPTY = Resources()

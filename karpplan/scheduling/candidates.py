@@ -17,7 +17,7 @@ from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import DaemonSet, Pod, PodTemplate
 from karpplan.model.pools import NodeClass, NodePool
 from karpplan.model.requirements import Requirements
-from karpplan.model.resources import Resources
+from karpplan.model.resources import LimitVector, Resources
 from karpplan.model.taints import ALL_EFFECTS, PREFER_NO_SCHEDULE, SCHEDULING_EFFECTS, Taint, untolerated
 
 
@@ -37,17 +37,13 @@ class LaunchOption:
     allocatable: Resources  # instance allocatable (what the node reports)
     daemon_overhead: Resources  # requests of DaemonSets that would run there
     capacity: Resources  # what NodePool limits count
+    free: Resources = Resources()  # room for pending pods once DaemonSets are placed (see room_for_pods)
 
     def __hash__(self) -> int:
         return self.index
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, LaunchOption) and other.index == self.index
-
-    @property
-    def free(self) -> Resources:
-        """Room left for pending pods once DaemonSets are placed."""
-        return self.allocatable - self.daemon_overhead
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -139,6 +135,8 @@ def build_launch_options(
     """Every (pool, instance type, offering) the pools' requirements allow, priced and labelled."""
     from collections.abc import Callable
 
+    from karpplan.catalog.nodelabels import absent_keys as absent_for
+
     types_for: Callable[..., tuple[InstanceType, ...]] = instance_types_for  # type: ignore[assignment]
     labels_for: Callable[..., dict[str, str]] = node_labels  # type: ignore[assignment]
     pod_values = pod_requirement_values(pending)
@@ -153,6 +151,7 @@ def build_launch_options(
         variants = _custom_label_values(pool, pod_values)
         for it in types_for(catalog, kubelet, ami_family):
             base = dict(labels_for(it, auto_mode=pool.auto_mode))
+            absent = absent_for(it, auto_mode=pool.auto_mode)
             for offering in it.offerings:
                 for os_value in it.os_values if not pool.auto_mode else ("linux",):
                     for variant in variants:
@@ -172,8 +171,9 @@ def build_launch_options(
                             labels[L.EC2NODECLASS] = pool.node_class_ref.name
                         labels.update(pool.labels)
                         labels.update(variant)
-                        if not pool_allows(pool.requirements, labels):
+                        if not pool_allows(pool.requirements, labels, absent):
                             continue
+                        overhead = daemon_overhead(daemonsets, labels, pool.taints)
                         options.append(
                             LaunchOption(
                                 index=len(options),
@@ -186,23 +186,36 @@ def build_launch_options(
                                 labels=labels,
                                 taints=pool.taints,
                                 allocatable=it.allocatable,
-                                daemon_overhead=daemon_overhead(daemonsets, labels, pool.taints),
+                                daemon_overhead=overhead,
                                 capacity=it.capacity,
+                                free=room_for_pods(it.allocatable, overhead),
                             )
                         )
     return options
 
 
-def pool_allows(requirements: Requirements, labels: Mapping[str, str]) -> bool:
-    """The pool's requirements admit a node with these labels.
+def room_for_pods(allocatable: Resources, overhead: Resources) -> Resources:
+    """Allocatable minus DaemonSet overhead; nothing at all when the DaemonSets alone do not fit.
 
-    Keys the node does not carry are resolved at launch (custom keys we did not expand), so a requirement
-    on a key the labels lack only fails when it cannot be satisfied at all.
+    Karpenter checks `pods + daemon overhead <= allocatable` for every resource, so an instance type whose
+    DaemonSets overflow it takes no pod, whatever the pod requests.
+    """
+    if not overhead.fits_in(allocatable):
+        return Resources()
+    return allocatable - overhead
+
+
+def pool_allows(requirements: Requirements, labels: Mapping[str, str], absent: frozenset[str]) -> bool:
+    """The pool's requirements admit a node with these labels (Karpenter's Intersects).
+
+    `absent` are keys the instance type defines as DoesNotExist (an AWS type without a GPU has no GPU
+    labels); a requirement on them must allow absence. Keys the instance type leaves undefined are
+    ignored, as Karpenter ignores keys present on one side only (fake and user catalogs).
     """
     for key, req in requirements.items():
         value = labels.get(key)
         if value is None:
-            if key in L.WELL_KNOWN and key not in (L.REGION, L.WINDOWS_BUILD) and not req.absent_ok:
+            if key in absent and not req.absent_ok:
                 return False
             continue
         if not req.has(value):
@@ -296,15 +309,6 @@ def limits_remaining(pool: NodePool, nodes: Sequence[ExistingNode]) -> tuple[Res
         remaining = LimitVector({k: v - used.get(k) for k, v in pool.limits.items()})
     nodes_left = None if pool.node_limit is None else pool.node_limit - count
     return remaining, nodes_left
-
-
-class LimitVector(Resources):
-    """A Resources that keeps zero entries, because a limit of 0 still limits."""
-
-    def __init__(self, items: Mapping[str, int]) -> None:
-        super().__init__({})
-        self._items = dict(sorted((k, int(v)) for k, v in items.items()))
-        self._hash = None
 
 
 def instance_type_failure(template: PodTemplate, pool: NodePool, pool_options: Sequence[LaunchOption],

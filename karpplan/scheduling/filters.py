@@ -63,7 +63,7 @@ def static_reasons(template: PodTemplate, info: ExistingNodeInfo) -> list[str]:
     if any(p.conflicts(q) for p in template.host_ports for q in info.host_ports):
         reasons.append(HOST_PORTS)
     for c in template.hard_spread:
-        if c.topology_key not in node.labels and not (c.topology_key == "kubernetes.io/hostname"):
+        if c.topology_key not in node.labels and c.topology_key != "kubernetes.io/hostname":
             reasons.append(SPREAD_MISSING_LABEL)
             break
     for resource in template.requests.shortfalls(info.free):

@@ -25,7 +25,6 @@ from karpplan.scheduling.candidates import (
 from karpplan.scheduling.filters import ExistingNodeInfo, static_reasons
 from karpplan.scheduling.topology import Topology, build_topology
 
-
 PREFER_NO_SCHEDULE_TIER = 100
 
 

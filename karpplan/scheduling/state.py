@@ -19,7 +19,17 @@ from karpplan.model.pools import NodePool
 from karpplan.model.resources import Resources
 from karpplan.model.selectors import PreferredTerm
 from karpplan.scheduling.candidates import LaunchOption
-from karpplan.scheduling.filters import ExistingNodeInfo
+from karpplan.scheduling.filters import (
+    EXISTING_ANTI_AFFINITY,
+    HOST_PORTS,
+    NODE_AFFINITY,
+    POD_AFFINITY,
+    POD_ANTI_AFFINITY,
+    SPREAD,
+    SPREAD_MISSING_LABEL,
+    ExistingNodeInfo,
+    insufficient,
+)
 from karpplan.scheduling.problem import PREFER_NO_SCHEDULE_TIER, GroupInfo, Problem
 from karpplan.scheduling.topology import AffinityRule, AffinityTerm, SpreadRule
 
@@ -127,15 +137,25 @@ class PlacementState:
 
     def try_place(self, gi: GroupInfo, pod: Pod, slot: Slot, attempt: Attempt, commit: bool = True) -> bool:
         """Check every rule for `pod` on `slot`; on success narrow the slot and record counts."""
+        options, _ = self.evaluate(gi, slot, attempt)
+        if options is None:
+            return False
+        if commit:
+            self._commit(gi, pod, slot, options)
+        return True
+
+    def evaluate(self, gi: GroupInfo, slot: Slot, attempt: Attempt) -> tuple[list[LaunchOption] | None, str]:
+        """The slot's launch options left after adding one pod of `gi`, or None and the first failing rule."""
         tpl = gi.template
         options = slot.options
         if slot.existing is not None:
             free = slot.existing.free - slot.requests
-            if not tpl.requests.fits_in(free):
-                return False
+            short = tpl.requests.shortfalls(free)
+            if short:
+                return None, insufficient(short[0])
             if attempt.node_preference is not None and not attempt.node_preference.term.matches(
                     slot.existing.node.labels, slot.name):
-                return False
+                return None, NODE_AFFINITY
         else:
             total = slot.requests + tpl.requests
             options = [o for o in options if o.index in gi.option_ids and total.fits_in(o.free)]
@@ -145,37 +165,52 @@ class PlacementState:
                 term = attempt.node_preference.term
                 options = [o for o in options if term.matches(o.labels, "")]
             if not options:
-                return False
+                return None, "exceeds node resources"
         if tpl.host_ports and any(p.conflicts(q) for p in tpl.host_ports for q in slot.host_ports):
-            return False
+            return None, HOST_PORTS
         rules = [r for r in self.problem.topology.rules_for(tpl) if r.hard] + list(attempt.soft_spread)
         for rule in rules:
             narrowed = self._check_spread(rule, slot, options)
             if narrowed is None:
-                return False
+                return None, self.spread_reason(rule, slot)
             options = narrowed
         aff = self.problem.topology.affinity.get(id(tpl))
         if aff is not None:
             narrowed = self._check_affinity(aff, slot, options)
             if narrowed is None:
-                return False
+                return None, POD_AFFINITY
             options = narrowed
         anti = self.problem.topology.anti_affinity.get(id(tpl))
         if anti is not None:
             for i, anti_term in enumerate(anti.terms):
                 narrowed = self._avoid(slot, options, anti_term.key, self.anti_counts[(id(anti), i)])
                 if narrowed is None:
-                    return False
+                    return None, POD_ANTI_AFFINITY
                 options = narrowed
         for blocking_term, blocked in self.blocking:
             if blocking_term.matches(tpl.namespace, tpl.labels, self.problem.namespace_labels):
                 narrowed = self._avoid(slot, options, blocking_term.key, blocked)
                 if narrowed is None:
-                    return False
+                    return None, EXISTING_ANTI_AFFINITY
                 options = narrowed
-        if commit:
-            self._commit(gi, pod, slot, options)
-        return True
+        return options, ""
+
+    def spread_reason(self, rule: SpreadRule, slot: Slot) -> str:
+        """kube-scheduler's reason on existing nodes; Karpenter's topology error on new ones."""
+        if slot.existing is not None:
+            if slot.name not in rule.existing_domains:
+                return SPREAD_MISSING_LABEL
+            return SPREAD
+        counts = self.spread_counts[id(rule)]
+        domains = [slot.name] if rule.hostname else sorted(rule.static_domains())
+        pod_domains = (f"{rule.key} In [{' '.join(sorted(rule.pod_values))}]" if rule.pod_values is not None
+                       else f"{rule.key} Exists")
+        node_values = sorted(slot.values(rule.key))
+        node_domains = f"{rule.key} In [{' '.join(node_values)}]" if node_values else f"{rule.key} DoesNotExist"
+        return (f"unsatisfiable topology constraint for topology spread, key={rule.key} "
+                f"(counts = {rule.describe_counts(counts, domains)}, podDomains = {pod_domains}, "
+                f"nodeDomains = {node_domains}; maxSkew {rule.max_skew}, min {self.spread_min(rule)}"
+                + (f", minDomains {rule.min_domains}" if rule.constraint.min_domains else "") + ")")
 
     def _check_spread(self, rule: SpreadRule, slot: Slot, options: list[LaunchOption]) -> list[LaunchOption] | None:
         counts = self.spread_counts[id(rule)]

@@ -1,0 +1,71 @@
+"""Why a pod could not be placed, in kube-scheduler's and Karpenter's own words.
+
+For existing nodes: kube-scheduler's aggregate (`0/3 nodes are available: ...`), static filters plus the
+plan's final state (resources used, topology counts). For each NodePool: the first Karpenter filter that
+rules it out (taint, requirements, resources with the largest candidate, limits, topology with counts per
+domain). Every reason list ends with where the workload is defined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from karpplan.model.pods import Pod
+from karpplan.model.resources import LimitVector, Resources
+from karpplan.scheduling.candidates import fits_limits
+from karpplan.scheduling.filters import aggregate_message
+from karpplan.scheduling.problem import GroupInfo, Problem
+from karpplan.scheduling.state import Attempt, PlacementState, Slot
+
+
+def reasons_for(problem: Problem, gi: GroupInfo, pod: Pod, state: PlacementState) -> list[str]:
+    reasons: list[str] = []
+    relaxed = Attempt(None, (), True)
+    nodes = [s for s in state.slots if s.existing is not None]
+    if nodes:
+        per_node: dict[str, list[str]] = {}
+        for slot in nodes:
+            static = gi.existing_reasons.get(slot.name)
+            if static:
+                per_node[slot.name] = static
+                continue
+            _, why = state.evaluate(gi, slot, relaxed)
+            per_node[slot.name] = [why or "node(s) were full once the plan's other pods were placed"]
+        reasons.append(aggregate_message(len(nodes), per_node))
+    if not problem.pools:
+        reasons.append("no nodepools found: nothing can be launched")
+    for verdict in gi.verdicts:
+        pool = verdict.pool
+        prefix = f'nodepool "{pool.name}": '
+        if not verdict.ok:
+            reasons.append(prefix + verdict.reason)
+            continue
+        remaining, nodes_left = problem.limits[pool.name]
+        slot = state.new_slot(pool, list(verdict.options))
+        options, why = state.evaluate(gi, slot, relaxed)
+        state.claims_created -= 1
+        launched = [s for s in state.slots if s.new and s.pool is pool and s.members]
+        if options is None:
+            reasons.append(prefix + why)
+        elif nodes_left is not None and nodes_left - len(launched) <= 0:
+            reasons.append(prefix + f"node limits have been exhausted for nodepool (NodePool={pool.name}); "
+                           f"limits.nodes allows {nodes_left} more and the plan launches {len(launched)}")
+        elif remaining is not None and not any(
+                fits_limits(o.capacity, _after(remaining, launched)) for o in options):
+            reasons.append(prefix + f"all available instance types exceed limits for nodepool (NodePool={pool.name})"
+                           f"; limits left before this plan: {', '.join(f'{k}={v}' for k, v in remaining.formatted().items())}")
+        else:
+            reasons.append(prefix + "a node could be launched for this pod alone, but not together with the "
+                           "plan's other pods (spread, affinity or limits across the batch)")
+    origin = gi.template.origin
+    reasons.append(f"{pod.workload} is defined at {origin}")
+    return reasons
+
+
+def _after(remaining: Resources, launched: Sequence[Slot]) -> Resources:
+    """Limits left once the plan's new nodes of the pool are charged (largest open option each)."""
+    left = dict(remaining.items())
+    for slot in launched:
+        for key in left:
+            left[key] -= max((o.capacity.get(key) for o in slot.options), default=0)
+    return LimitVector(left)

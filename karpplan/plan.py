@@ -1,0 +1,202 @@
+"""The Plan: the result of planning, as plain facts renderers can show without deciding anything.
+
+`to_document()` produces the versioned JSON/YAML document of `cli-contract.md` (apiVersion
+karpplan.io/v1alpha1, kind Plan).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from karpplan.model.resources import PODS, Resources
+
+API_VERSION = "karpplan.io/v1alpha1"
+HOURS_PER_MONTH = 730
+
+
+@dataclass(frozen=True)
+class FargateInfo:
+    cpu: str
+    memory: str
+    capacity_provisioned: str
+    profile: str
+    requested_cpu: str = ""
+    requested_memory: str = ""
+    waste_cpu: str = ""
+    waste_memory: str = ""
+    hint: str = ""
+
+
+@dataclass(frozen=True)
+class PlanNode:
+    name: str
+    new: bool
+    node_pool: str | None
+    instance_type: str | None
+    zone: str | None
+    capacity_type: str | None
+    hourly_price: float
+    price_estimated: bool
+    labels: Mapping[str, str]
+    taints: tuple[Mapping[str, str], ...]
+    allocatable: Resources
+    requested: Resources  # pods on the node (bound and planned) plus DaemonSet pods
+    daemon_requests: Resources
+    pods: tuple[str, ...]
+    fargate: FargateInfo | None = None
+
+    def to_document(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {
+            "name": self.name,
+            "new": self.new,
+            "nodePool": self.node_pool,
+            "instanceType": self.instance_type,
+            "zone": self.zone,
+            "capacityType": self.capacity_type,
+            "hourlyPrice": round(self.hourly_price, 6),
+            "priceEstimated": self.price_estimated,
+            "labels": dict(self.labels),
+            "taints": [dict(t) for t in self.taints],
+            "allocatable": self.allocatable.formatted(),
+            "requested": self.requested.formatted(),
+            "daemonSetRequests": self.daemon_requests.formatted(),
+            "pods": list(self.pods),
+            "fargate": None,
+        }
+        if self.fargate is not None:
+            doc["fargate"] = {
+                "cpu": self.fargate.cpu,
+                "memory": self.fargate.memory,
+                "capacityProvisioned": self.fargate.capacity_provisioned,
+                "profile": self.fargate.profile,
+            }
+        return doc
+
+
+@dataclass(frozen=True)
+class PlanPod:
+    name: str
+    namespace: str
+    workload: str
+    node: str | None
+    bound: bool
+    gated: bool
+    labels: Mapping[str, str]
+    requests: Resources
+    origin: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+    def to_document(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "namespace": self.namespace,
+            "workload": self.workload,
+            "node": self.node,
+            "bound": self.bound,
+            "gated": self.gated,
+            "labels": dict(self.labels),
+            "requests": Resources({k: v for k, v in self.requests.items() if k != PODS}).formatted(),
+        }
+
+
+@dataclass(frozen=True)
+class UnschedulablePod:
+    pod: str
+    workload: str
+    reasons: tuple[str, ...]
+
+    def to_document(self) -> dict[str, Any]:
+        return {"pod": self.pod, "workload": self.workload, "reasons": list(self.reasons)}
+
+
+@dataclass(frozen=True)
+class Summary:
+    pods: int
+    scheduled: int
+    unschedulable: int
+    gated: int
+    bound: int
+    new_nodes: int
+    hourly_cost: float
+    lower_bound: float | None
+    engine: str
+    status: str
+    solve_seconds: float
+    region: str
+    catalog: str
+    karpenter_cost: float | None = None
+    karpenter_new_nodes: int | None = None
+    karpenter_scheduled: int | None = None
+    estimated_prices: bool = False
+    seed: int = 0
+    time_limit: float | None = None
+
+    @property
+    def gap(self) -> float | None:
+        if self.lower_bound is None:
+            return None
+        if self.hourly_cost <= 1e-12:
+            return 0.0
+        return max(0.0, (self.hourly_cost - self.lower_bound) / self.hourly_cost)
+
+    @property
+    def monthly_cost(self) -> float:
+        return self.hourly_cost * HOURS_PER_MONTH
+
+    def to_document(self) -> dict[str, Any]:
+        gap = self.gap
+        return {
+            "pods": self.pods,
+            "scheduled": self.scheduled,
+            "unschedulable": self.unschedulable,
+            "gated": self.gated,
+            "bound": self.bound,
+            "newNodes": self.new_nodes,
+            "hourlyCost": round(self.hourly_cost, 6),
+            "monthlyCost": round(self.monthly_cost, 2),
+            "lowerBound": None if self.lower_bound is None else round(self.lower_bound, 6),
+            "gap": None if gap is None else round(gap, 6),
+            "engine": self.engine,
+            "status": self.status,
+            "solveSeconds": round(self.solve_seconds, 3),
+            "seed": self.seed,
+            "timeLimit": self.time_limit,
+            "region": self.region,
+            "catalog": self.catalog,
+            "estimatedPrices": self.estimated_prices,
+            "karpenter": None if self.karpenter_cost is None else {
+                "hourlyCost": round(self.karpenter_cost, 6),
+                "newNodes": self.karpenter_new_nodes,
+                "scheduled": self.karpenter_scheduled,
+            },
+        }
+
+
+@dataclass(frozen=True)
+class Plan:
+    summary: Summary
+    nodes: tuple[PlanNode, ...]
+    pods: tuple[PlanPod, ...]
+    unschedulable: tuple[UnschedulablePod, ...]
+    warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every pending pod is placed, 1 when some are unschedulable (cli-contract.md)."""
+        return 1 if self.unschedulable else 0
+
+    def to_document(self) -> dict[str, Any]:
+        return {
+            "apiVersion": API_VERSION,
+            "kind": "Plan",
+            "summary": self.summary.to_document(),
+            "nodes": [n.to_document() for n in self.nodes],
+            "pods": [p.to_document() for p in self.pods],
+            "unschedulable": [u.to_document() for u in self.unschedulable],
+            "warnings": list(self.warnings),
+        }
