@@ -137,9 +137,15 @@ class Requirement:
         if finite is not None:
             return min(finite) if finite else None
         if self._bounded():
-            lo = self.gte if self.gte is not None else (self.lte if self.lte is not None else 0)
-            hi = self.lte if self.lte is not None else _MAX_INT
-            for n in range(lo, min(hi, lo + len(self.values) + 1) + 1):
+            # Walk away from the one bound we have (upward from gte, else downward from lte): among
+            # len(values) + 1 consecutive integers at least one is not excluded.
+            if self.gte is not None:
+                hi = self.lte if self.lte is not None else _MAX_INT
+                candidates = range(self.gte, min(hi, self.gte + len(self.values)) + 1)
+            else:
+                assert self.lte is not None
+                candidates = range(self.lte, self.lte - len(self.values) - 1, -1)
+            for n in candidates:
                 if str(n) not in self.values:
                     return str(n)
             return None
