@@ -124,7 +124,17 @@ class KarpenterSimulation:
             # Launch the cheapest option still open (the fake provider's and CreateFleet's choice).
             option = min(slot.options, key=lambda o: (o.price, o.instance_type.name, o.zone, o.capacity_type))
             nodes.append(SolvedNode(node_name(option, ordinal), None, option, list(slot.members)))
-        return Solution("karpenter", nodes, unplaced, "heuristic", None, seconds)
+        launched: dict[str, int] = {}
+        for node in nodes:
+            if node.option is not None:
+                launched[node.option.pool.name] = launched.get(node.option.pool.name, 0) + 1
+        over = any(left is not None and launched.get(pool, 0) > left for pool, left in self.nodes_left.items())
+        if over:
+            notes = ["Karpenter checks limits.nodes only against nodes that existed before the batch; "
+                     "this plan launches past it, as Karpenter would"]
+        else:
+            notes = []
+        return Solution("karpenter", nodes, unplaced, "heuristic", None, seconds, notes, over)
 
 
 def solve_karpenter(problem: Problem, time_limit: float | None = None,

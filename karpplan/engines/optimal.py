@@ -710,7 +710,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
     remaining = max(time_limit - (time.monotonic() - start), 0.1)
     status, values, bound = model.solve(remaining, seed, workers, progress)
     if values is None:
-        _, state = solve_karpenter(problem)
+        _, state = solve_karpenter(problem)  # a fresh state: the plan's reasons need its final counts
         fallback = Solution("optimal", greedy.nodes, greedy.unplaced, f"{status}; Karpenter plan kept",
                             None, time.monotonic() - start,
                             [f"CP-SAT found no solution ({status}); showing the Karpenter simulation's plan"])
@@ -722,7 +722,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
     if decoder.extra_nodes:
         solution.status = "feasible"
         solution.notes.append(f"decoder opened {decoder.extra_nodes} node(s) beyond the model's fluid packing")
-    if (len(greedy.unplaced), greedy.cost) < (len(unplaced), solution.cost - 1e-9):
+    if not greedy.exceeds_node_limits and (len(greedy.unplaced), greedy.cost) < (len(unplaced), solution.cost - 1e-9):
         _, state = solve_karpenter(problem)
         kept = Solution("optimal", greedy.nodes, greedy.unplaced, "feasible", lower, time.monotonic() - start,
                         ["the Karpenter simulation's plan was better than the decoded model; it is shown"])

@@ -35,6 +35,8 @@ class Solution:
     lower_bound: float | None = None
     solve_seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    # Karpenter's batch can launch past `limits.nodes`; such a plan is a prediction, not a valid answer.
+    exceeds_node_limits: bool = False
 
     @property
     def cost(self) -> float:

@@ -1,0 +1,71 @@
+"""Small builders for planner tests: manifests and catalogs as YAML text, planned through the library API."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from karpplan.catalog import load_catalog
+from karpplan.model.build import load_inventory
+from karpplan.plan import Plan
+from karpplan.planner import PlanOptions, make_plan
+
+FAKE_CATALOG = """
+apiVersion: karpplan.io/v1alpha1
+kind: InstanceCatalog
+metadata: {name: test}
+zones: [zone-a, zone-b, zone-c]
+instanceTypes:
+  - name: small
+    arch: amd64
+    os: linux
+    capacity: {cpu: "2", memory: 2Gi, pods: "5"}
+    allocatable: {cpu: 1900m, memory: 2038Mi, pods: "5"}
+    offerings:
+      - {zone: zone-a, capacityType: on-demand, price: 0.4}
+      - {zone: zone-b, capacityType: on-demand, price: 0.4}
+      - {zone: zone-c, capacityType: on-demand, price: 0.4}
+  - name: large
+    arch: amd64
+    os: linux
+    capacity: {cpu: "4", memory: 4Gi, pods: "5"}
+    allocatable: {cpu: 3900m, memory: 4086Mi, pods: "5"}
+    offerings:
+      - {zone: zone-a, capacityType: on-demand, price: 0.7}
+      - {zone: zone-b, capacityType: on-demand, price: 0.7}
+      - {zone: zone-c, capacityType: on-demand, price: 0.7}
+"""
+
+POOL = """
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements: []
+"""
+
+
+def plan_text(tmp_path: Path, manifests: str, *, catalog: str | None = FAKE_CATALOG, engine: str = "optimal",
+              region: str | None = None, time_limit: float = 5.0) -> Plan:
+    """Plan manifests (YAML text) against a catalog (YAML text, or the embedded one when None)."""
+    path = tmp_path / "manifests.yaml"
+    path.write_text(textwrap.dedent(manifests))
+    catalog_file = None
+    if catalog is not None:
+        catalog_path = tmp_path / "catalog.yaml"
+        catalog_path.write_text(textwrap.dedent(catalog))
+        catalog_file = str(catalog_path)
+    inventory = load_inventory([str(path)])
+    cat = load_catalog(region or inventory.region, catalog_file)
+    return make_plan(inventory, cat, PlanOptions(engine=engine, time_limit=time_limit))
+
+
+def node_of(plan: Plan, pod_key: str) -> str | None:
+    return next((p.node for p in plan.pods if p.key == pod_key), None)
+
+
+def nodes_by_name(plan: Plan) -> dict[str, object]:
+    return {n.name: n for n in plan.nodes}
