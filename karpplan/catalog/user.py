@@ -424,7 +424,9 @@ def catalog_document(catalog: Catalog, *, include_allocatable: bool = True) -> d
         entry: dict[str, Any] = {"name": it.name, "arch": it.labels.get(ARCH, "amd64")}
         entry["os"] = it.os_values[0] if len(it.os_values) == 1 else list(it.os_values)
         entry["capacity"] = it.capacity.formatted()
-        if include_allocatable and (it.shape is None or it.allocatable_derived):
+        # Allocatable that karpplan computes (EC2 facts, or derived from capacity) is left for the reader
+        # to compute again, so kubelet settings still apply to it.
+        if include_allocatable and it.shape is None and not it.allocatable_derived:
             entry["allocatable"] = it.allocatable.formatted()
         extra = {k: v for k, v in it.labels.items() if k not in (INSTANCE_TYPE, ARCH, OS)}
         if extra:
