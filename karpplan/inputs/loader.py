@@ -397,13 +397,20 @@ def _decode(data: bytes, file: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _manifest_files(directory: Path) -> Iterator[Path]:
-    """Manifest files below a directory, hidden files and folders skipped, in sorted order."""
+def _manifest_files(directory: Path) -> list[Path]:
+    """Manifest files below a directory, hidden files and folders skipped.
+
+    Sorted by path components, which is the order `kubectl apply -R` (Go's filepath.Walk) visits them.
+    """
+    found: list[Path] = []
     for root, dirs, files in os.walk(directory):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(files):
-            if not name.startswith(".") and name.lower().endswith(MANIFEST_SUFFIXES):
-                yield Path(root) / name
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        found.extend(
+            Path(root) / name
+            for name in files
+            if not name.startswith(".") and name.lower().endswith(MANIFEST_SUFFIXES)
+        )
+    return sorted(found, key=lambda path: path.relative_to(directory).parts)
 
 
 def _read_file(path: Path, label: str, max_bytes: int) -> str:

@@ -92,8 +92,8 @@ def describe_affinity_term(term: PodAffinityTerm) -> str:
     return text
 
 
-def constraint_lines(template: PodTemplate) -> list[str]:
-    """One human line per scheduling constraint of a template."""
+def constraint_lines(template: PodTemplate, *, fargate: bool = False) -> list[str]:
+    """One human line per scheduling constraint of a template (Fargate refusals when `fargate`)."""
     lines: list[str] = []
     affinity = template.affinity
     if affinity.node_selector:
@@ -113,7 +113,8 @@ def constraint_lines(template: PodTemplate) -> list[str]:
         lines.append(f"runtimeClass: {template.runtime_class}")
     if template.priority:
         lines.append(f"priority: {template.priority}")
-    lines += [f"not on Fargate: {reason} ({path})" for path, reason in template.fargate.refusals]
+    if fargate:
+        lines += [f"not on Fargate: {reason} ({path})" for path, reason in template.fargate.refusals]
     return lines
 
 
@@ -341,7 +342,7 @@ def _resources_text(resources: Mapping[str, str]) -> str:
     return ", ".join(f"{k}={v}" for k, v in resources.items())
 
 
-def _pending_table(groups: list[PodGroup]) -> Table:
+def _pending_table(groups: list[PodGroup], *, fargate: bool) -> Table:
     table = Table(title="Pending pods", title_justify="left", show_lines=True)
     table.add_column("Workload", overflow="fold")
     table.add_column("Namespace")
@@ -354,7 +355,7 @@ def _pending_table(groups: list[PodGroup]) -> Table:
             Text(group.template.namespace),
             str(group.size),
             Text(_resources_text(group.template.requests.formatted())),
-            Text("\n".join(constraint_lines(group.template)) or "-"),
+            Text("\n".join(constraint_lines(group.template, fargate=fargate)) or "-"),
         )
     return table
 
@@ -413,7 +414,7 @@ def render_inventory(inventory: Inventory, console: Console, *, verbose: bool = 
         )
     )
     if groups:
-        console.print(_pending_table(groups))
+        console.print(_pending_table(groups, fargate=bool(inventory.fargate_profiles)))
     gated = inventory.gated
     if gated:
         console.print(Text("Gated (never placed): " + ", ".join(p.key for p in gated)))
