@@ -41,5 +41,5 @@ def problems() -> Callable[..., list[str]]:
 def pod_manifest(spec: str, *, name: str = "p", labels: str = "{app: p}", extra_metadata: str = "") -> str:
     """A bare Pod whose spec is `spec` (YAML, any indentation)."""
     body = textwrap.indent(textwrap.dedent(spec).strip("\n"), "  ")
-    meta = textwrap.indent(textwrap.dedent(extra_metadata).strip("\n"), "  ") if extra_metadata else ""
-    return f"apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  labels: {labels}\n{meta}\nspec:\n{body}\n"
+    meta = textwrap.indent(textwrap.dedent(extra_metadata).strip("\n"), "  ") + "\n" if extra_metadata else ""
+    return f"apiVersion: v1\nkind: Pod\nmetadata:\n  name: {name}\n  labels: {labels}\n{meta}spec:\n{body}\n"

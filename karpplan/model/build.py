@@ -129,6 +129,7 @@ class _Materialised:
         found = cls()
         present = {(d.namespace, d.kind, d.name) for d in documents if role_of(d) == "workload"}
         replicaset_owner: dict[tuple[str, str], str] = {}
+        with_pods: set[tuple[str, str, str]] = set()
         for doc in documents:
             owner = _controller_of(doc.body)
             if owner is None:
@@ -137,6 +138,7 @@ class _Materialised:
             role = role_of(doc)
             if role == "Pod":
                 found.add(doc.namespace, kind, name, "its pods are in the input")
+                with_pods.add((doc.namespace, kind, name))
                 labels = doc.metadata.get("labels")
                 hash_value = labels.get(POD_TEMPLATE_HASH) if isinstance(labels, dict) else None
                 if kind == "ReplicaSet" and isinstance(hash_value, str) and name.endswith("-" + hash_value):
@@ -151,7 +153,7 @@ class _Materialised:
             elif doc.kind == "Job" and kind == "CronJob":
                 found.add(doc.namespace, "CronJob", name, "its Jobs are in the input")
         for (namespace, replicaset), deployment in replicaset_owner.items():
-            if (namespace, "ReplicaSet", replicaset) in found.controllers:
+            if (namespace, "ReplicaSet", replicaset) in with_pods:
                 found.add(namespace, "Deployment", deployment, "its pods are in the input")
         return found
 
