@@ -40,7 +40,7 @@ def _clients() -> tuple[Any, Any]:
 
 
 def _spot_history() -> list[dict[str, Any]]:
-    entries = _load("describe-spot-price-history.json")["SpotPriceHistory"]
+    entries: list[dict[str, Any]] = _load("describe-spot-price-history.json")["SpotPriceHistory"]
     for entry in entries:
         entry["Timestamp"] = datetime.datetime.fromisoformat(entry["Timestamp"])
     return entries
