@@ -20,14 +20,18 @@ from collections.abc import Callable
 from karpplan.engines.result import Solution, SolvedNode, node_name
 from karpplan.model.pods import Pod
 from karpplan.model.resources import LimitVector, Resources
-from karpplan.scheduling.candidates import fits_limits
+from karpplan.scheduling.candidates import LaunchOption, fits_limits
 from karpplan.scheduling.problem import PREFER_NO_SCHEDULE_TIER, GroupInfo, Problem
 from karpplan.scheduling.state import Attempt, PlacementState, Slot, template_attempts
 
 
 class KarpenterSimulation:
-    def __init__(self, problem: Problem, progress: Callable[[int, int], None] | None = None) -> None:
+    def __init__(self, problem: Problem, progress: Callable[[int, int], None] | None = None,
+                 exact_limits: bool = False) -> None:
         self.problem = problem
+        # exact_limits: charge each claim the capacity of its smallest remaining option and count nodes in
+        # the batch (a valid plan for the optimiser's warm start) instead of Karpenter's subtractMax.
+        self.exact_limits = exact_limits
         self.state = PlacementState(problem)
         self.claims: list[Slot] = []
         self.remaining: dict[str, Resources | None] = {}
@@ -57,7 +61,7 @@ class KarpenterSimulation:
                 if self.state.try_place(gi, pod, slot, attempt):
                     return True
             for slot in sorted(self.claims, key=lambda s: len(s.members)):
-                if self.state.try_place(gi, pod, slot, attempt):
+                if self._add_to_claim(gi, pod, slot, attempt):
                     return True
             for verdict in gi.verdicts:
                 if not verdict.ok:
@@ -67,9 +71,13 @@ class KarpenterSimulation:
                 if not attempt.tolerate_prefer_no_schedule and tiers and min(tiers) >= PREFER_NO_SCHEDULE_TIER:
                     continue
                 nodes_left = self.nodes_left[pool.name]
+                if self.exact_limits and nodes_left is not None:
+                    nodes_left -= sum(1 for c in self.claims if c.pool is pool)
                 if nodes_left is not None and nodes_left <= 0:
                     continue
                 remaining = self.remaining[pool.name]
+                if self.exact_limits and remaining is not None:
+                    remaining = self._left_after_claims(pool.name, remaining, None)
                 options = verdict.options
                 if remaining is not None:
                     options = [o for o in options if fits_limits(o.capacity, remaining)]
@@ -79,13 +87,43 @@ class KarpenterSimulation:
                 if self.state.try_place(gi, pod, slot, attempt):
                     self.state.add_slot(slot)
                     self.claims.append(slot)
-                    if remaining is not None:
+                    if remaining is not None and not self.exact_limits:
                         # Karpenter's subtractMax: charge the largest candidate's capacity.
                         self.remaining[pool.name] = LimitVector({
                             k: v - max(o.capacity.get(k) for o in slot.options) for k, v in remaining.items()
                         })
                     return True
         return False
+
+    @staticmethod
+    def _smallest(options: list[LaunchOption]) -> LaunchOption:
+        return min(options, key=lambda o: (o.capacity.get("cpu"), o.capacity.get("memory"), o.price))
+
+    def _left_after_claims(self, pool: str, remaining: Resources, skip: Slot | None,
+                           decided: dict[int, LaunchOption] | None = None) -> Resources:
+        """Limits left once every other claim of the pool is charged (its decided or smallest option)."""
+        left = dict(remaining.items())
+        for claim in self.claims:
+            if claim.pool is not None and claim.pool.name == pool and claim is not skip and claim.members:
+                charged = (decided or {}).get(id(claim)) or self._smallest(claim.options)
+                for key in left:
+                    left[key] -= charged.capacity.get(key)
+        return LimitVector(left)
+
+    def _add_to_claim(self, gi: GroupInfo, pod: Pod, slot: Slot, attempt: Attempt) -> bool:
+        if not self.exact_limits or slot.pool is None or self.remaining[slot.pool.name] is None:
+            return self.state.try_place(gi, pod, slot, attempt)
+        options, _ = self.state.evaluate(gi, slot, attempt)
+        if options is None:
+            return False
+        remaining = self.remaining[slot.pool.name]
+        assert remaining is not None
+        left = self._left_after_claims(slot.pool.name, remaining, slot)
+        options = [o for o in options if fits_limits(o.capacity, left)]
+        if not options:
+            return False
+        self.state._commit(gi, pod, slot, options)
+        return True
 
     def run(self, deadline: float | None = None) -> list[tuple[GroupInfo, Pod]]:
         pods = [(gi, pod) for gi in self.problem.groups for pod in gi.group.pods]
@@ -112,17 +150,35 @@ class KarpenterSimulation:
                 pushed_at[id(pod)] = len(queue)
         return list(queue)
 
+    def _launch_choice(self, slot: Slot, decided: dict[int, LaunchOption]) -> LaunchOption:
+        """The cheapest option still open (the fake provider's and CreateFleet's choice).
+
+        With exact limits, a claim whose cheapest option would overrun its pool's limits launches its
+        smallest option instead, which the run kept within them.
+        """
+        cheapest = min(slot.options, key=lambda o: (o.price, o.instance_type.name, o.zone, o.capacity_type))
+        if not self.exact_limits or slot.pool is None:
+            return cheapest
+        remaining = self.remaining[slot.pool.name]
+        if remaining is None:
+            return cheapest
+        left = self._left_after_claims(slot.pool.name, remaining, slot, decided)
+        return cheapest if fits_limits(cheapest.capacity, left) else self._smallest(slot.options)
+
     def solution(self, unplaced: list[tuple[GroupInfo, Pod]], seconds: float) -> Solution:
         nodes: list[SolvedNode] = []
         for slot in self.state.slots[: len(self.problem.existing)]:
             nodes.append(SolvedNode(slot.name, slot.existing, None, list(slot.members)))
         ordinal = 0
+        chosen: dict[int, LaunchOption] = {}
+        for slot in self.claims:
+            if slot.members:
+                chosen[id(slot)] = self._launch_choice(slot, chosen)
         for slot in self.claims:
             if not slot.members:
                 continue
             ordinal += 1
-            # Launch the cheapest option still open (the fake provider's and CreateFleet's choice).
-            option = min(slot.options, key=lambda o: (o.price, o.instance_type.name, o.zone, o.capacity_type))
+            option = chosen[id(slot)]
             nodes.append(SolvedNode(node_name(option, ordinal), None, option, list(slot.members)))
         launched: dict[str, int] = {}
         for node in nodes:
@@ -138,9 +194,10 @@ class KarpenterSimulation:
 
 
 def solve_karpenter(problem: Problem, time_limit: float | None = None,
-                    progress: Callable[[int, int], None] | None = None) -> tuple[Solution, PlacementState]:
+                    progress: Callable[[int, int], None] | None = None,
+                    exact_limits: bool = False) -> tuple[Solution, PlacementState]:
     start = time.monotonic()
-    sim = KarpenterSimulation(problem, progress)
+    sim = KarpenterSimulation(problem, progress, exact_limits)
     deadline = start + time_limit if time_limit else None
     unplaced = sim.run(deadline)
     return sim.solution(unplaced, time.monotonic() - start), sim.state

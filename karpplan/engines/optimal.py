@@ -551,6 +551,9 @@ class OptimalModel:
         solver.parameters.num_workers = workers or max(os.cpu_count() or 1, 1)
         # Interleaved search keeps multi-worker runs reproducible for a given seed.
         solver.parameters.interleave_search = True
+        if len(self.y) + len(self.x) > 2000:
+            # Probing dominates presolve on large aggregated models and can eat the whole time limit.
+            solver.parameters.cp_model_probing_level = 0
         callback = _Progress(self, progress) if progress is not None else None
         status = solver.solve(self.model, callback) if callback is not None else solver.solve(self.model)
         name = {cp_model.OPTIMAL: "optimal", cp_model.FEASIBLE: "feasible",
@@ -705,13 +708,21 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
     from karpplan.engines.karpenter import solve_karpenter
 
     start = time.monotonic()
-    model = OptimalModel(problem, greedy)
+    hint = greedy
+    if greedy.exceeds_node_limits or any(r is not None for r, _ in problem.limits.values()):
+        # Karpenter's limit accounting is pessimistic (and lax on limits.nodes); a simulation that
+        # charges limits exactly gives the solver a valid, often fuller, starting plan.
+        exact, _ = solve_karpenter(problem, exact_limits=True)
+        if (len(exact.unplaced), exact.cost) < (len(greedy.unplaced), greedy.cost) or greedy.exceeds_node_limits:
+            hint = exact
+    model = OptimalModel(problem, hint)
     model.build()
     remaining = max(time_limit - (time.monotonic() - start), 0.1)
     status, values, bound = model.solve(remaining, seed, workers, progress)
     if values is None:
-        _, state = solve_karpenter(problem)  # a fresh state: the plan's reasons need its final counts
-        fallback = Solution("optimal", greedy.nodes, greedy.unplaced, f"{status}; Karpenter plan kept",
+        # A fresh state: the plan's reasons need its final counts.
+        _, state = solve_karpenter(problem, exact_limits=hint is not greedy)
+        fallback = Solution("optimal", hint.nodes, hint.unplaced, f"{status}; Karpenter plan kept",
                             None, time.monotonic() - start,
                             [f"CP-SAT found no solution ({status}); showing the Karpenter simulation's plan"])
         return fallback, state
@@ -722,9 +733,9 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
     if decoder.extra_nodes:
         solution.status = "feasible"
         solution.notes.append(f"decoder opened {decoder.extra_nodes} node(s) beyond the model's fluid packing")
-    if not greedy.exceeds_node_limits and (len(greedy.unplaced), greedy.cost) < (len(unplaced), solution.cost - 1e-9):
-        _, state = solve_karpenter(problem)
-        kept = Solution("optimal", greedy.nodes, greedy.unplaced, "feasible", lower, time.monotonic() - start,
+    if not hint.exceeds_node_limits and (len(hint.unplaced), hint.cost) < (len(unplaced), solution.cost - 1e-9):
+        _, state = solve_karpenter(problem, exact_limits=hint is not greedy)
+        kept = Solution("optimal", hint.nodes, hint.unplaced, "feasible", lower, time.monotonic() - start,
                         ["the Karpenter simulation's plan was better than the decoded model; it is shown"])
         return kept, state
     if lower is not None and solution.cost < lower - 1e-9:
