@@ -14,7 +14,7 @@ from karpplan.inputs.loader import DEFAULT_MAX_BYTES
 from karpplan.model.build import load_inventory
 from karpplan.model.cluster import ClusterConfig, FargateProfile
 from karpplan.model.inventory import Inventory
-from karpplan.render.inventory import dump_json, dump_yaml, inventory_document, render_inventory, skipped_note
+from karpplan.render.inventory import skipped_note
 
 ENGINES = ("optimal", "karpenter")
 OUTPUT_FORMATS = ("table", "json", "yaml")
@@ -67,7 +67,14 @@ def with_cli_profiles(inventory: Inventory, profiles: tuple[FargateProfile, ...]
 
 
 def run_plan(options: PlanOptions) -> int:
-    """Load, (later: plan), render. Raises InputError for bad input; returns the exit code."""
+    """Load, plan, render. Raises InputError for bad input; returns the exit code of cli-contract.md."""
+    from karpplan.catalog import load_catalog
+    from karpplan.engines.optimal import status_line
+    from karpplan.planner import PlanOptions as PlannerOptions
+    from karpplan.planner import make_plan
+    from karpplan.render.documents import render_document
+    from karpplan.render.plan_table import render_table
+
     inventory = with_cli_profiles(
         load_inventory(options.paths, max_bytes=options.max_file_size), options.fargate_profiles
     )
@@ -78,13 +85,19 @@ def run_plan(options: PlanOptions) -> int:
             markup=False,
             highlight=False,
         )
-    if options.output == "json":
-        options.stdout.file.write(dump_json(inventory_document(inventory)))
-    elif options.output == "yaml":
-        options.stdout.file.write(dump_yaml(inventory_document(inventory)))
-    else:
-        render_inventory(inventory, options.stdout, verbose=options.verbose > 0)
         note = skipped_note(inventory)
-        if note and not options.verbose:
+        if note:
             options.stderr.print(note, markup=False, highlight=False, style="dim")
-    return 0
+    region = options.region or inventory.region or DEFAULT_REGION
+    catalog = load_catalog(region, options.catalog, allow_estimated_prices=options.allow_estimated_prices)
+    progress = status_line(options.stderr.file) if options.engine == "optimal" else None
+    plan = make_plan(inventory, catalog, PlannerOptions(
+        engine=options.engine, time_limit=options.time_limit, seed=options.seed, progress=progress))
+    if progress is not None:
+        options.stderr.file.write("\r\x1b[2K")
+        options.stderr.file.flush()
+    if options.output in ("json", "yaml"):
+        options.stdout.file.write(render_document(plan.to_document(), options.output))
+    else:
+        render_table(plan, options.stdout)
+    return plan.exit_code
