@@ -1,0 +1,499 @@
+"""The Plan for people: nodes per zone with utilisation bars, Fargate pods, what could not be placed, and a
+summary with the cost and how it compares to Karpenter's own (greedy) plan.
+
+Renderers never decide: every number shown comes from the Plan. What happens here is presentation only:
+grouping nodes by zone, counting a node's pods per workload, folding identical unschedulable reasons,
+ratios for bars and percentages.
+
+All text is handed to rich as `Text` (never markup), so a pod named `[bold]x` prints as written. Glyphs
+beyond ASCII (bars, table borders) are only used when the console's encoding is UTF; colours only when
+the console has a colour system (rich drops styles otherwise, and honours NO_COLOR).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from karpplan.model.resources import CPU, MEMORY
+from karpplan.plan import Plan, PlanNode, PlanPod, Summary, UnschedulablePod
+
+BAR_WIDTH = 8
+MAX_WORKLOADS_SHOWN = 4  # per node; the rest are summarised as "+N more"
+MAX_POD_NAMES_SHOWN = 4  # per group of unschedulable pods sharing the same reasons
+ESTIMATED_MARK = "~"
+PLACED_ON_EXISTING_MARK = "+"
+NO_ZONE = "(no zone)"
+
+
+# ------------------------------------------------------------------------------------------ formatting
+def format_hourly(price: float) -> str:
+    """Dollars per hour to 4 decimals: small instance prices ($0.0042/h) differ in the fourth digit."""
+    return f"${price:,.4f}"
+
+
+def format_monthly(price: float) -> str:
+    return f"${price:,.2f}"
+
+
+def format_percent(fraction: float) -> str:
+    return f"{fraction * 100:.1f}%"
+
+
+def node_price_text(node: PlanNode) -> Text:
+    """The hourly price, `~`-marked when estimated; `-` for an existing node the plan does not pay for."""
+    if not node.new and node.hourly_price == 0:
+        return Text("-", style="dim")
+    text = format_hourly(node.hourly_price)
+    if node.price_estimated:
+        return Text(ESTIMATED_MARK + text, style="yellow")
+    return Text(text)
+
+
+@dataclass(frozen=True)
+class BarGlyphs:
+    full: str
+    empty: str
+
+
+UNICODE_BAR = BarGlyphs("\u2588", "\u2591")  # full block, light shade
+ASCII_BAR = BarGlyphs("#", ".")
+
+
+def bar_glyphs(console: Console) -> BarGlyphs:
+    """Block characters on UTF consoles; `#`/`.` where the encoding cannot show them."""
+    return ASCII_BAR if console.options.ascii_only else UNICODE_BAR
+
+
+def utilisation_bar(used: int, total: int, glyphs: BarGlyphs, *, width: int = BAR_WIDTH, style: str = "") -> Text:
+    """`█████░░░░░  52%`: `used` of `total`; over 100% the bar is full and the percentage red."""
+    if total <= 0:
+        return Text("n/a" if used <= 0 else "no allocatable", style="dim")
+    ratio = used / total
+    filled = min(width, round(ratio * width))
+    if used > 0 and filled == 0:
+        filled = 1  # something is requested: never draw an empty bar for it
+    over = used > total
+    bar = Text()
+    bar.append(glyphs.full * filled, style="red" if over else style)
+    bar.append(glyphs.empty * (width - filled), style="dim")
+    bar.append(f" {ratio * 100:3.0f}%", style="bold red" if over else "")
+    return bar
+
+
+# ------------------------------------------------------------------------------------------ workloads
+def workload_label(pod_key: str, pods_by_key: Mapping[str, PlanPod]) -> str:
+    """`web` for Deployment/web in namespace default, `kube-system/coredns` elsewhere; the pod key if unknown."""
+    pod = pods_by_key.get(pod_key)
+    if pod is None:
+        return pod_key
+    name = pod.workload.split("/", 1)[-1] if pod.workload else pod.name
+    return name if pod.namespace == "default" else f"{pod.namespace}/{name}"
+
+
+def workload_counts(labels: Iterable[str]) -> list[tuple[str, int]]:
+    """Each label with how often it occurs, most frequent first, then by name (stable, readable)."""
+    counts: dict[str, int] = {}
+    for label in labels:
+        counts[label] = counts.get(label, 0) + 1
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+
+def abbreviate_counts(counts: Sequence[tuple[str, int]], limit: int = MAX_WORKLOADS_SHOWN) -> str:
+    """`web x3, api x2, worker, +2 more` (a count of 1 is left out)."""
+    shown = [name if n == 1 else f"{name} x{n}" for name, n in counts[:limit]]
+    hidden = len(counts) - limit
+    if hidden > 0:
+        shown.append(f"+{hidden} more")
+    return ", ".join(shown)
+
+
+def node_workloads(node: PlanNode, pods_by_key: Mapping[str, PlanPod]) -> str:
+    """The node's pods as workloads with counts; on an existing node, what this plan adds is `+`-marked."""
+    if node.new:
+        return abbreviate_counts(workload_counts(workload_label(k, pods_by_key) for k in node.pods))
+    labels = []
+    for key in node.pods:
+        pod = pods_by_key.get(key)
+        mark = "" if pod is None or pod.bound else PLACED_ON_EXISTING_MARK
+        labels.append(mark + workload_label(key, pods_by_key))
+    return abbreviate_counts(workload_counts(labels))
+
+
+def _adds_to_existing(node: PlanNode, pods_by_key: Mapping[str, PlanPod]) -> bool:
+    return not node.new and any(k in pods_by_key and not pods_by_key[k].bound for k in node.pods)
+
+
+# ------------------------------------------------------------------------------------------ layout
+# SIMPLE_HEAD (a rule under the header, no verticals) in ASCII: rich would otherwise swap a non-ASCII box for
+# its fully ruled ASCII box on non-UTF consoles, which needs more width.
+SIMPLE_HEAD_ASCII = box.Box("    \n    \n -- \n    \n    \n    \n    \n    \n", ascii=True)
+WIDE_LAYOUT_MIN_WIDTH = 104  # below this the nodes table stacks cpu/memory and type/capacity in one column
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How this console can show things: glyphs it can encode, and how wide the node table may be."""
+
+    glyphs: BarGlyphs
+    table_box: box.Box
+    width: int
+
+    @property
+    def wide(self) -> bool:
+        return self.width >= WIDE_LAYOUT_MIN_WIDTH
+
+    @classmethod
+    def for_console(cls, console: Console) -> Layout:
+        ascii_only = console.options.ascii_only
+        return cls(
+            glyphs=bar_glyphs(console),
+            table_box=SIMPLE_HEAD_ASCII if ascii_only else box.SIMPLE_HEAD,
+            width=console.width,
+        )
+
+    def table(self, title: Text, *, show_lines: bool = False) -> Table:
+        """Light borders and collapsed padding: bars and prices fit on one line at 120 columns."""
+        return Table(title=title, title_justify="left", box=self.table_box, show_edge=False, pad_edge=False,
+                     collapse_padding=True, show_lines=show_lines)
+
+
+@dataclass
+class _Footnotes:
+    estimated: bool = False
+    placed_on_existing: bool = False
+
+    def lines(self) -> list[Text]:
+        out = []
+        if self.estimated:
+            out.append(Text(f"{ESTIMATED_MARK} estimated price: the catalog has no published price for this offering",
+                            style="dim"))
+        if self.placed_on_existing:
+            out.append(Text(f"{PLACED_ON_EXISTING_MARK} pods this plan places on an existing node", style="dim"))
+        return out
+
+
+# ------------------------------------------------------------------------------------------ sections
+def _zones(nodes: Iterable[PlanNode]) -> dict[str, list[PlanNode]]:
+    """EC2 nodes by zone, zones sorted, existing nodes before new ones, otherwise in plan order."""
+    by_zone: dict[str, list[PlanNode]] = {}
+    for node in nodes:
+        by_zone.setdefault(node.zone or NO_ZONE, []).append(node)
+    return {zone: sorted(by_zone[zone], key=lambda n: n.new) for zone in sorted(by_zone)}
+
+
+def _zone_cells(zone: str, nodes: Sequence[PlanNode]) -> tuple[Text, Text, Text]:
+    """A zone's heading: its name and node count, what its new nodes cost, how many pods it runs."""
+    new = [n for n in nodes if n.new]
+    count = f"{len(nodes)} node{'s' if len(nodes) != 1 else ''}"
+    if new and len(new) != len(nodes):
+        count += f", {len(new)} new"
+    cost = Text(format_hourly(sum(n.hourly_price for n in new)), style="bold") if new else Text("")
+    pods = Text(str(sum(len(n.pods) for n in nodes)), style="bold")
+    return Text(f"{zone} ({count})", style="bold underline"), cost, pods
+
+
+def _node_cell(node: PlanNode, pods_by_key: Mapping[str, PlanPod]) -> Text:
+    """The name with the workloads under it: one flexible column lets the others stay on one line."""
+    cell = Text(node.name)
+    workloads = node_workloads(node, pods_by_key)
+    if workloads:
+        cell.append("\n  " + workloads, style="dim")
+    return cell
+
+
+def _marker(node: PlanNode) -> Text:
+    return Text("NEW", style="bold green") if node.new else Text("existing", style="dim")
+
+
+def _bars(node: PlanNode, glyphs: BarGlyphs) -> tuple[Text, Text]:
+    cpu = utilisation_bar(node.requested.get(CPU), node.allocatable.get(CPU), glyphs, style="cyan")
+    memory = utilisation_bar(node.requested.get(MEMORY), node.allocatable.get(MEMORY), glyphs, style="magenta")
+    return cpu, memory
+
+
+def _nodes_table(zones: Mapping[str, Sequence[PlanNode]], pods_by_key: Mapping[str, PlanPod], layout: Layout,
+                 notes: _Footnotes) -> Table:
+    """One table with a section per zone, so the columns line up from zone to zone."""
+    count = sum(len(nodes) for nodes in zones.values())
+    table = layout.table(Text(f"Nodes ({count}) by zone", style="bold"))
+    table.add_column("Node / workloads", overflow="fold", min_width=16)
+    table.add_column("", no_wrap=True)  # NEW / existing
+    if layout.wide:
+        table.add_column("Pool", overflow="fold", max_width=14)
+        table.add_column("Type", no_wrap=True)
+        table.add_column("Capacity", no_wrap=True)
+    else:
+        table.add_column("Pool / type", overflow="fold", max_width=16)
+    table.add_column("$/h", justify="right", no_wrap=True)
+    if layout.wide:
+        table.add_column("CPU", no_wrap=True)
+        table.add_column("Memory", no_wrap=True)
+    else:
+        table.add_column("CPU / memory", no_wrap=True)
+    table.add_column("Pods", justify="right", no_wrap=True)
+    blank = Text("")
+    for index, (zone, nodes) in enumerate(zones.items()):
+        name, cost, pods = _zone_cells(zone, nodes)
+        if layout.wide:
+            table.add_row(name, blank, blank, blank, blank, cost, blank, blank, pods)
+        else:
+            table.add_row(name, blank, blank, cost, blank, pods)
+        for position, node in enumerate(nodes):
+            notes.estimated |= node.price_estimated
+            notes.placed_on_existing |= _adds_to_existing(node, pods_by_key)
+            cpu, memory = _bars(node, layout.glyphs)
+            if layout.wide:
+                launch: tuple[Text, ...] = (Text(node.node_pool or "-"), Text(node.instance_type or "-"),
+                                            Text(node.capacity_type or "-"))
+                usage: tuple[Text, ...] = (cpu, memory)
+            else:
+                launch = (Text(f"{node.node_pool or '-'}\n{node.instance_type or '-'}\n{node.capacity_type or '-'}"),)
+                usage = (Text("cpu ").append_text(cpu).append("\nmem ").append_text(memory),)
+            table.add_row(
+                _node_cell(node, pods_by_key), _marker(node), *launch, node_price_text(node), *usage,
+                Text(str(len(node.pods))),
+                end_section=position == len(nodes) - 1 and index < len(zones) - 1,
+            )
+    return table
+
+
+def _fargate_requested(node: PlanNode) -> str:
+    info = node.fargate
+    assert info is not None
+    cpu = info.requested_cpu or node.requested.formatted().get(CPU, "0")
+    memory = info.requested_memory or node.requested.formatted().get(MEMORY, "0")
+    return f"{cpu} CPU, {memory}"
+
+
+def _fargate_waste(node: PlanNode) -> Text:
+    info = node.fargate
+    assert info is not None
+    parts = []
+    if info.waste_cpu and info.waste_cpu != "0":
+        parts.append(f"+{info.waste_cpu} CPU")
+    if info.waste_memory and info.waste_memory != "0":
+        parts.append(f"+{info.waste_memory}")
+    if not parts:
+        return Text("none", style="dim")
+    return Text(", ".join(parts), style="yellow")
+
+
+def _fargate_section(nodes: Sequence[PlanNode], layout: Layout, notes: _Footnotes) -> Group:
+    """One row per Fargate pod; each hint is printed whole under the table (too long for a column)."""
+    table = layout.table(Text(f"Fargate pods ({len(nodes)})", style="bold"))
+    table.add_column("Pod", overflow="fold", min_width=8)
+    table.add_column("Profile", overflow="fold", min_width=7, max_width=16)
+    table.add_column("Zone", overflow="fold")
+    table.add_column("Size", overflow="fold")
+    table.add_column("Requested", overflow="fold")
+    table.add_column("Rounding waste", overflow="fold")
+    table.add_column("$/h", justify="right", no_wrap=True)
+    hints = Table.grid(padding=(0, 1, 0, 0))
+    hints.add_column(no_wrap=True)
+    hints.add_column(overflow="fold")
+    for node in nodes:
+        info = node.fargate
+        assert info is not None
+        notes.estimated |= node.price_estimated
+        pods = ", ".join(node.pods) or node.name
+        table.add_row(
+            Text(pods),
+            Text(info.profile or "-"),
+            Text(node.zone or "-"),
+            Text(info.capacity_provisioned),
+            Text(_fargate_requested(node)),
+            _fargate_waste(node),
+            node_price_text(node),
+        )
+        if info.hint:
+            hints.add_row(Text(f"{pods}:", style="bold"), Text(info.hint))
+    if hints.row_count:
+        return Group(table, Text("Hints", style="bold"), hints)
+    return Group(table)
+
+
+def _abbreviate_names(names: Sequence[str], limit: int = MAX_POD_NAMES_SHOWN) -> str:
+    if len(names) <= limit:
+        return ", ".join(names)
+    return ", ".join(names[: limit - 1]) + f" and {len(names) - limit + 1} more"
+
+
+def _reason_list(reasons: Sequence[str]) -> Table:
+    """One reason per line, wrapped with a hanging indent under its bullet."""
+    grid = Table.grid(padding=(0, 1, 0, 0))
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    for reason in reasons or ("(no reason recorded)",):
+        grid.add_row(Text("-"), Text(reason))
+    return grid
+
+
+def _unschedulable_table(unschedulable: Sequence[UnschedulablePod], layout: Layout) -> Table:
+    """Pods of one workload that failed for the same reasons share one row (10 replicas, one explanation)."""
+    groups: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    for item in unschedulable:
+        groups.setdefault((item.workload, item.reasons), []).append(item.pod)
+    table = layout.table(Text(f"Unschedulable pods ({len(unschedulable)})", style="bold red"), show_lines=True)
+    table.add_column("Pods", overflow="fold", min_width=12, max_width=max(16, layout.width // 4))
+    table.add_column("Why", overflow="fold")
+    for (workload, reasons), pods in groups.items():
+        who = Text(_abbreviate_names(pods), style="bold")
+        if workload:
+            who.append(f"\n{workload}", style="dim")
+        if len(pods) > 1:
+            who.append(f"\n{len(pods)} pods", style="dim")
+        table.add_row(who, _reason_list(reasons))
+    return table
+
+
+def _warnings(warnings: Sequence[str]) -> Group:
+    grid = Table.grid(padding=(0, 1, 0, 0))
+    grid.add_column(no_wrap=True)
+    grid.add_column(overflow="fold")
+    for warning in warnings:
+        grid.add_row(Text("!", style="bold yellow"), Text(warning, style="yellow"))
+    return Group(Text(f"Warnings ({len(warnings)})", style="bold yellow"), grid)
+
+
+# ------------------------------------------------------------------------------------------ summary
+def _pods_line(summary: Summary, pods: Sequence[PlanPod]) -> Text:
+    text = Text(f"{summary.pods} pending: ")
+    text.append(f"{summary.scheduled} scheduled", style="green")
+    text.append(", ")
+    text.append(f"{summary.unschedulable} unschedulable", style="bold red" if summary.unschedulable else "")
+    extra = []
+    if summary.gated:
+        gated = abbreviate_counts(workload_counts(
+            workload_label(p.key, {p.key: p}) for p in pods if p.gated))
+        extra.append(f"{summary.gated} gated (not scheduled: {gated})" if gated else f"{summary.gated} gated")
+    if summary.bound:
+        extra.append(f"{summary.bound} already bound")
+    if extra:
+        text.append("; " + ", ".join(extra))
+    return text
+
+
+def _cost_line(summary: Summary) -> Text:
+    text = Text(f"{format_hourly(summary.hourly_cost)}/h", style="bold")
+    text.append(f"  ({format_monthly(summary.monthly_cost)}/month)")
+    if summary.estimated_prices:
+        text.append(f"  {ESTIMATED_MARK} includes estimated prices", style="yellow")
+    return text
+
+
+def _bound_line(summary: Summary) -> Text:
+    if summary.lower_bound is None:
+        return Text("none proven", style="dim")
+    text = Text(f"{format_hourly(summary.lower_bound)}/h")
+    gap = summary.gap
+    if gap is not None:
+        text.append(f", gap {format_percent(gap)}", style="green" if gap <= 1e-9 else "yellow")
+    return text
+
+
+def _solver_line(summary: Summary) -> Text:
+    text = Text(f"{summary.engine} engine, status {summary.status}, {summary.solve_seconds:.2f}s")
+    details = []
+    if summary.time_limit is not None:
+        details.append(f"time limit {summary.time_limit:g}s")
+    details.append(f"seed {summary.seed}")
+    text.append(f" ({', '.join(details)})", style="dim")
+    return text
+
+
+def _karpenter_line(summary: Summary) -> Text | None:
+    """Karpenter's greedy plan next to this one, and the saving when the costs differ."""
+    if summary.karpenter_cost is None or summary.engine == "karpenter":
+        return None
+    greedy = summary.karpenter_cost
+    text = Text(f"{format_hourly(greedy)}/h")
+    if summary.karpenter_new_nodes is not None:
+        text.append(f", {summary.karpenter_new_nodes} new nodes")
+    if summary.karpenter_scheduled is not None:
+        text.append(f", {summary.karpenter_scheduled} scheduled")
+    difference = greedy - summary.hourly_cost
+    if round(difference, 6) == 0:
+        text.append("; same cost as this plan", style="dim")
+        return text
+    share = f" ({format_percent(abs(difference) / greedy)})" if greedy > 0 else ""
+    if difference > 0:
+        text.append(f"\n{summary.engine} saves {format_hourly(difference)}/h{share} vs Karpenter's greedy plan",
+                    style="bold green")
+    else:
+        text.append(f"\n{summary.engine} costs {format_hourly(-difference)}/h{share} more than Karpenter's greedy plan",
+                    style="yellow")
+        if summary.karpenter_scheduled is not None and summary.karpenter_scheduled < summary.scheduled:
+            text.append(f" and schedules {summary.scheduled - summary.karpenter_scheduled} more pods", style="yellow")
+    return text
+
+
+def _summary_panel(plan: Plan) -> Panel:
+    summary = plan.summary
+    fargate = sum(1 for n in plan.nodes if n.new and n.fargate is not None)
+    grid = Table.grid(padding=(0, 2, 0, 0))
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column(overflow="fold")
+    grid.add_row("Cost", _cost_line(summary))
+    new_nodes = Text(str(summary.new_nodes))
+    if fargate:
+        new_nodes.append(f" ({summary.new_nodes - fargate} EC2, {fargate} Fargate)")
+    grid.add_row("New nodes", new_nodes)
+    grid.add_row("Pods", _pods_line(summary, plan.pods))
+    grid.add_row("Lower bound", _bound_line(summary))
+    grid.add_row("Solver", _solver_line(summary))
+    karpenter = _karpenter_line(summary)
+    if karpenter is not None:
+        grid.add_row("Karpenter", karpenter)
+    grid.add_row("Catalog", Text(f"{summary.catalog}, region {summary.region}"))
+    return Panel(grid, title=Text("Plan summary", style="bold"), title_align="left", expand=False)
+
+
+# ------------------------------------------------------------------------------------------ entry point
+def render_table(plan: Plan, console: Console) -> None:
+    """Print the plan for a person: zones, Fargate, unschedulable pods, warnings, then the summary."""
+    pods_by_key = {p.key: p for p in plan.pods}
+    layout = Layout.for_console(console)
+    notes = _Footnotes()
+    sections: list[RenderableType] = []
+    ec2 = [n for n in plan.nodes if n.fargate is None]
+    fargate = [n for n in plan.nodes if n.fargate is not None]
+    if ec2:
+        sections.append(_nodes_table(_zones(ec2), pods_by_key, layout, notes))
+    if fargate:
+        sections.append(_fargate_section(fargate, layout, notes))
+    if not plan.nodes:
+        sections.append(Text("No nodes: nothing was placed and no existing nodes were given.", style="dim"))
+    footnotes = notes.lines()
+    if footnotes:
+        sections.append(Group(*footnotes))
+    if plan.unschedulable:
+        sections.append(_unschedulable_table(plan.unschedulable, layout))
+    if plan.warnings:
+        sections.append(_warnings(plan.warnings))
+    sections.append(_summary_panel(plan))
+    for i, section in enumerate(sections):
+        if i:
+            console.print()
+        console.print(section)
+
+
+__all__ = [
+    "ASCII_BAR",
+    "UNICODE_BAR",
+    "BarGlyphs",
+    "abbreviate_counts",
+    "Layout",
+    "bar_glyphs",
+    "format_hourly",
+    "format_monthly",
+    "render_table",
+    "utilisation_bar",
+    "workload_counts",
+]
