@@ -72,7 +72,7 @@ def bar_glyphs(console: Console) -> BarGlyphs:
 
 
 def utilisation_bar(used: int, total: int, glyphs: BarGlyphs, *, width: int = BAR_WIDTH, style: str = "") -> Text:
-    """`█████░░░░░  52%`: `used` of `total`; over 100% the bar is full and the percentage red."""
+    """`████░░░░  52%`: `used` of `total`; over 100% the bar is full and the percentage red."""
     if total <= 0:
         return Text("n/a" if used <= 0 else "no allocatable", style="dim")
     ratio = used / total
@@ -488,8 +488,8 @@ __all__ = [
     "ASCII_BAR",
     "UNICODE_BAR",
     "BarGlyphs",
-    "abbreviate_counts",
     "Layout",
+    "abbreviate_counts",
     "bar_glyphs",
     "format_hourly",
     "format_monthly",
