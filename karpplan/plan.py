@@ -71,6 +71,8 @@ class PlanNode:
                 "memory": self.fargate.memory,
                 "capacityProvisioned": self.fargate.capacity_provisioned,
                 "profile": self.fargate.profile,
+                "roundingWaste": {"cpu": self.fargate.waste_cpu, "memory": self.fargate.waste_memory},
+                "hint": self.fargate.hint or None,
             }
         return doc
 

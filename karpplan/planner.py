@@ -149,10 +149,13 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions) -> P
         labels = fargate_node_labels(zone, region, name, fp.profile.name)
         waste = size.rounding_waste(pod.requests.get(CPU), pod.requests.get(MEMORY))
         hint = ""
-        if waste.get(CPU) > 0 or waste.get(MEMORY) > 0:
-            hint = (f"requests could grow by {waste.formatted()} at no extra cost "
-                    f"(billed for {size.capacity_provisioned})")
+        spare = waste.formatted()
+        growth = " and ".join(f"{spare[k]} {label}" for k, label in ((CPU, "CPU"), (MEMORY, "memory")) if k in spare)
+        if growth:
+            hint = f"requests could grow by {growth} at no extra cost (billed for {size.capacity_provisioned})"
+        asked = pod.requests.formatted()
         info = FargateInfo(size.cpu_text, size.memory_text, size.capacity_provisioned, fp.profile.name,
+                           requested_cpu=asked.get(CPU, "0"), requested_memory=asked.get(MEMORY, "0"),
                            waste_cpu=waste.formatted().get(CPU, "0"), waste_memory=waste.formatted().get(MEMORY, "0"),
                            hint=hint)
         if pod.template.fargate.limit_exceeds_requests:

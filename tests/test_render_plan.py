@@ -86,7 +86,7 @@ def sample_plan() -> Plan:
                  ({"key": "eks.amazonaws.com/compute-type", "value": "fargate", "effect": "NoSchedule"},),
                  res(500, GIB), res(300, 700 * MIB), Resources(), ("jobs/report-0",),
                  FargateInfo("0.5", "1Gi", "0.5vCPU 1GB", "jobs", waste_cpu="200m", waste_memory="68Mi",
-                             hint="requests could grow by {'cpu': '200m', 'memory': '68Mi'} at no extra cost "
+                             hint="requests could grow by 200m CPU and 68Mi memory at no extra cost "
                                   "(billed for 0.5vCPU 1GB)")),
     )
     huge_reasons = (
@@ -180,7 +180,9 @@ def test_json_round_trips_to_the_contract_fields() -> None:
     fargate = by_name["fargate-us-east-1-jobs-report-0"]
     assert fargate["capacityType"] == "fargate"
     assert fargate["fargate"] == {"cpu": "0.5", "memory": "1Gi", "capacityProvisioned": "0.5vCPU 1GB",
-                                  "profile": "jobs"}
+                                  "profile": "jobs", "roundingWaste": {"cpu": "200m", "memory": "68Mi"},
+                                  "hint": "requests could grow by 200m CPU and 68Mi memory at no extra cost "
+                                          "(billed for 0.5vCPU 1GB)"}
     assert by_name["ip-10-0-1-5.ec2.internal"]["new"] is False
     assert by_name["default-m5-large-us-east-1a-1"]["fargate"] is None
     assert by_name["default-m5-large-us-east-1a-1"]["allocatable"] == {"cpu": "1930m", "memory": "7Gi", "pods": "29"}
