@@ -6,10 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from karpplan.catalog import load_catalog
 from karpplan.catalog.aws_import import build_catalog, read_import_files
 from karpplan.catalog.embedded import embedded_catalog
+from karpplan.catalog.prices import read_price_csv
 from karpplan.catalog.types import ON_DEMAND, SPOT, InstanceType
 from karpplan.errors import InputError
 
@@ -126,3 +129,25 @@ def test_price_csv_with_a_missing_column(tmp_path: Path) -> None:
 def test_region_cannot_be_guessed_from_mixed_prices() -> None:
     with pytest.raises(InputError, match="cannot tell the region"):
         build_catalog(read_import_files([TYPES, PRICES]))
+
+
+_NAME = st.from_regex(r"[a-z][a-z0-9]{0,5}\.[a-z0-9]{1,8}", fullmatch=True)
+_ROW = st.tuples(
+    st.sampled_from(["us-east-1", "eu-west-1"]),
+    _NAME,
+    st.decimals(min_value=0, max_value=1000, places=4, allow_nan=False),
+    st.sampled_from(["", "on-demand", "spot"]),
+    st.sampled_from(["", "us-east-1a"]),
+)
+
+
+@given(rows=st.lists(_ROW, max_size=20))
+def test_price_csv_reads_back_what_was_written(rows: list[tuple[str, str, object, str, str]]) -> None:
+    text = "region,instance_type,usd_per_hour,capacity_type,zone\n" + "".join(
+        f"{r},{n},{p},{c},{z}\n" for r, n, p, c, z in rows
+    )
+    parsed = read_price_csv("p.csv", default_capacity_type="spot", text=text)
+    assert [(p.region, p.instance_type, p.price, p.capacity_type, p.zone) for p in parsed] == [
+        (r, n, float(str(p)), c or "spot", z or None) for r, n, p, c, z in rows
+    ]
+    assert [p.origin.line for p in parsed] == list(range(2, 2 + len(rows)))

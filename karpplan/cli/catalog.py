@@ -75,7 +75,12 @@ class _CatalogGroup(TyperGroup):
 catalog_app = typer.Typer(
     cls=_CatalogGroup,
     invoke_without_command=True,
-    help="List the instance types a NodePool allows and a pod fits (offline), or import/refresh a catalog.",
+    help=(
+        "List the instance types a NodePool allows and a pod fits, cheapest first (offline), or import/refresh "
+        "a catalog. PATH... are manifests: the NodePool (--nodepool NAME, or the only one), its EC2NodeClass "
+        "and the DaemonSets whose overhead a node carries."
+    ),
+    subcommand_metavar="[PATH]... | COMMAND [ARGS]...",
     add_completion=False,
 )
 
@@ -405,7 +410,7 @@ def refresh_command(
         str | None, typer.Option("--profile", help="AWS profile (default: boto3's usual chain).")
     ] = None,
 ) -> None:
-    """Query EC2 and the Pricing API with your AWS credentials (needs karpplan[aws]) and write a catalog."""
+    """Query EC2 and the Pricing API with your AWS credentials and write a catalog (needs the aws extra)."""
     from karpplan.catalog.refresh import refresh_catalog
 
     try:
