@@ -212,7 +212,8 @@ class _Builder:
             elif role not in first_pass:
                 self._document(doc, role)
         if self.problems:
-            raise InputError(self.problems)
+            # Fields read by several rules (containers: requests, host ports) report a bad shape once.
+            raise InputError(dict.fromkeys(self.problems))
         return Inventory(
             pods=tuple(self.pods),
             daemonsets=tuple(self.daemonsets),
@@ -269,7 +270,8 @@ class _Builder:
         }
         if not sink:
             handlers[role](doc, root, sink)
-        self.problems.extend(sink)
+        # Rules run field group by field group; the user reads the file top to bottom.
+        self.problems.extend(sorted(sink, key=lambda problem: problem.origin.line))
 
     @staticmethod
     def _keep(sink: list[Problem], into: list[_T], item: _T) -> None:

@@ -63,6 +63,9 @@ def show(value: object) -> str:
     if isinstance(value, dict):
         return "{...}"
     if isinstance(value, list):
+        if all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in value):
+            text = json.dumps([v if isinstance(v, str) else repr(v) for v in value], ensure_ascii=False)
+            return text if len(text) <= 80 else "[...]"
         return "[...]"
     return json.dumps(str(value), ensure_ascii=False)
 
