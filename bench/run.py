@@ -1,0 +1,434 @@
+"""Run karpplan's scheduling benchmark and write `bench/results.md`.
+
+    python bench/run.py [--quick] [--sizes 100,1000] [--catalogs synthetic,aws] [--engines karpenter,optimal]
+
+Every row (catalog x pods x engine, plus a generic-pods-only row per size for the Karpenter engine) runs
+in a fresh subprocess, so its peak RSS is its own and a slow row can be cut off by `--row-timeout`. A
+row generates its manifests (bench/workloads.py), writes them to a temporary directory, loads them with
+`load_inventory` (and the synthetic catalog with `load_catalog(catalog_file=...)`), then times
+`make_plan` (problem building, the Karpenter simulation, and for `optimal` the CP-SAT model, search and
+decoding): that is "wall s"; loading is reported apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import datetime as dt
+import importlib.metadata
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from bench.workloads import CATALOGS, make_inputs, write_inputs  # noqa: E402
+
+FULL_SIZES = (100, 1000, 5000, 10000)
+QUICK_SIZES = (100, 1000)
+ENGINES = ("karpenter", "optimal")
+DIVERSE = "diverse"
+GENERIC = "generic"
+SMALL_LIMIT_UP_TO = 1000  # pods; larger batches get the large time limit
+RESULTS = REPO / "bench" / "results.md"
+
+# Issue targets (2 cores).
+GAP_AT_1K, WALL_AT_1K = 0.01, 10.0
+GAP_AT_10K, WALL_AT_10K = 0.03, 60.0
+GENERIC_PODS_PER_SECOND = 2000.0
+GENERIC_TARGET_MIN_PODS = 1000  # as Karpenter's benchmark, small batches are setup-dominated
+
+
+@dataclass(frozen=True)
+class RowSpec:
+    catalog: str
+    workload: str  # diverse | generic
+    pods: int
+    engine: str
+    time_limit: float
+    seed: int = 42
+    solver_seed: int = 0
+    workers: int = 0
+    independent_selectors: bool = False
+    profile: str | None = None  # write cProfile stats of make_plan here
+
+    @property
+    def label(self) -> str:
+        return f"{self.catalog}/{self.workload}/{self.pods}/{self.engine}"
+
+
+@dataclass
+class RowResult:
+    spec: RowSpec
+    ok: bool
+    error: str = ""
+    deployments: int = 0
+    pods: int = 0
+    scheduled: int = 0
+    unschedulable: int = 0
+    new_nodes: int = 0
+    cost: float | None = None
+    lower_bound: float | None = None
+    gap: float | None = None
+    status: str = ""
+    karpenter_cost: float | None = None
+    load_s: float = 0.0
+    wall_s: float = 0.0
+    peak_rss_mb: float = 0.0
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def pods_per_s(self) -> float | None:
+        return self.pods / self.wall_s if self.ok and self.wall_s > 0 else None
+
+
+# ------------------------------------------------------------------------------------------ worker
+def peak_rss_mb() -> float:
+    """This process's peak resident set (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def run_row(spec: RowSpec) -> dict[str, Any]:
+    """Generate, load and plan one row in this process; return the figures as JSON-ready data."""
+    from karpplan.catalog import load_catalog
+    from karpplan.model.build import load_inventory
+    from karpplan.planner import PlanOptions, make_plan
+
+    started = time.monotonic()
+    inputs = make_inputs(spec.catalog, spec.pods, spec.seed, generic_only=spec.workload == GENERIC,
+                         independent_selectors=spec.independent_selectors)
+    with tempfile.TemporaryDirectory(prefix="karpplan-bench-") as tmp:
+        manifests, catalog_file = write_inputs(inputs, Path(tmp))
+        inventory = load_inventory([str(manifests)])
+        catalog = load_catalog(None, str(catalog_file) if catalog_file else None)
+    load_s = time.monotonic() - started
+    options = PlanOptions(engine=spec.engine, time_limit=spec.time_limit, seed=spec.solver_seed,
+                          workers=spec.workers)
+    profiler = cProfile.Profile() if spec.profile else None
+    started = time.monotonic()
+    if profiler is not None:
+        profiler.enable()
+    plan = make_plan(inventory, catalog, options)
+    if profiler is not None:
+        profiler.disable()
+    wall_s = time.monotonic() - started
+    if profiler is not None and spec.profile:
+        profiler.dump_stats(spec.profile)
+    s = plan.summary
+    return {
+        "deployments": len(inputs.deployments),
+        "pods": s.pods,
+        "scheduled": s.scheduled,
+        "unschedulable": s.unschedulable,
+        "new_nodes": s.new_nodes,
+        "cost": s.hourly_cost,
+        "lower_bound": s.lower_bound,
+        "gap": s.gap,
+        "status": s.status,
+        "karpenter_cost": s.karpenter_cost,
+        "load_s": load_s,
+        "wall_s": wall_s,
+        "peak_rss_mb": peak_rss_mb(),
+        "extras": {"instance_types": len(catalog.instance_types), "warnings": list(plan.warnings)},
+    }
+
+
+def worker_main(payload: str) -> int:
+    spec = RowSpec(**json.loads(payload))
+    print(json.dumps(run_row(spec)), flush=True)
+    return 0
+
+
+# ------------------------------------------------------------------------------------------ driver
+def run_in_subprocess(spec: RowSpec, timeout: float) -> RowResult:
+    command = [sys.executable, str(Path(__file__).resolve()), "--worker", json.dumps(asdict(spec))]
+    started = time.monotonic()
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=REPO)
+    except subprocess.TimeoutExpired:
+        return RowResult(spec, False, f"timeout after {timeout:.0f} s", wall_s=time.monotonic() - started)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not lines:
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return RowResult(spec, False, f"exit {done.returncode}: {tail}")
+    data = json.loads(lines[-1])
+    return RowResult(spec, True, **data)
+
+
+def time_limit_for(pods: int, small: float, large: float) -> float:
+    return small if pods <= SMALL_LIMIT_UP_TO else large
+
+
+def plan_rows(args: argparse.Namespace) -> list[RowSpec]:
+    sizes = args.sizes or (QUICK_SIZES if args.quick else FULL_SIZES)
+    rows: list[RowSpec] = []
+    for catalog in args.catalogs:
+        for pods in sizes:
+            limit = time_limit_for(pods, args.time_limit_small, args.time_limit_large)
+            common = {"time_limit": limit, "seed": args.seed, "solver_seed": args.solver_seed,
+                      "workers": args.workers, "independent_selectors": args.independent_selectors}
+            for engine in args.engines:
+                rows.append(RowSpec(catalog, DIVERSE, pods, engine, **common))
+            if args.generic and "karpenter" in args.engines:
+                rows.append(RowSpec(catalog, GENERIC, pods, "karpenter", **common))
+    if args.profile:
+        Path(args.profile).mkdir(parents=True, exist_ok=True)
+        rows = [RowSpec(**{**asdict(r), "profile": str(Path(args.profile) / (r.label.replace("/", "-") + ".prof"))})
+                for r in rows]
+    return rows
+
+
+# ------------------------------------------------------------------------------------------ report
+def _money(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.4f}"
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2%}"
+
+
+def _partner(results: Sequence[RowResult], row: RowResult, engine: str) -> RowResult | None:
+    for other in results:
+        s, t = other.spec, row.spec
+        if other.ok and s.engine == engine and (s.catalog, s.workload, s.pods) == (t.catalog, t.workload, t.pods):
+            return other
+    return None
+
+
+def cost_ratio(results: Sequence[RowResult], row: RowResult) -> float | None:
+    """Optimal cost / Karpenter cost for the same catalog, workload and size (on the optimal row)."""
+    if row.spec.engine != "optimal" or not row.ok or row.cost is None:
+        return None
+    karpenter = _partner(results, row, "karpenter")
+    if karpenter is None or not karpenter.cost:
+        return None
+    return row.cost / karpenter.cost
+
+
+HEADER = ("catalog", "workload", "pods", "engine", "deployments", "wall s", "pods/s", "cost $/h", "lower bound",
+          "gap", "opt/karp", "new nodes", "unsched", "peak RSS MB", "status")
+
+
+def table_rows(results: Sequence[RowResult]) -> list[tuple[str, ...]]:
+    out: list[tuple[str, ...]] = []
+    for r in results:
+        s = r.spec
+        engine = s.engine if s.engine != "optimal" else f"optimal ({s.time_limit:g} s)"
+        if not r.ok:
+            out.append((s.catalog, s.workload, f"{s.pods:,}", engine, "—", f"{r.wall_s:.1f}" if r.wall_s else "—",
+                        "—", "—", "—", "—", "—", "—", "—", "—", r.error))
+            continue
+        lower, gap = r.lower_bound, r.gap
+        lower_text = _money(lower)
+        if s.engine == "karpenter" and lower is None:
+            # The optimal row's bound is a bound for this workload too: show how far the heuristic is from it.
+            optimal = _partner(results, r, "optimal")
+            if optimal is not None and optimal.lower_bound is not None and r.cost:
+                lower = optimal.lower_bound
+                gap = max(0.0, (r.cost - lower) / r.cost)
+                lower_text = f"{lower:,.4f} (optimal's)"
+        ratio = cost_ratio(results, r)
+        out.append((s.catalog, s.workload, f"{s.pods:,}", engine, str(r.deployments), f"{r.wall_s:.2f}",
+                     f"{r.pods_per_s:,.0f}" if r.pods_per_s is not None else "—", _money(r.cost), lower_text,
+                     _pct(gap), f"{ratio:.4f}" if ratio is not None else "—", str(r.new_nodes),
+                     str(r.unschedulable), f"{r.peak_rss_mb:,.0f}", r.status))
+    return out
+
+
+def markdown_table(results: Sequence[RowResult]) -> str:
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "|".join("---" for _ in HEADER) + "|"]
+    lines += ["| " + " | ".join(cells) + " |" for cells in table_rows(results)]
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class TargetCheck:
+    target: str
+    verdict: str  # PASS | MISS | NOT RUN
+    detail: str
+
+
+def _verdict(checks: Sequence[bool]) -> str:
+    if not checks:
+        return "NOT RUN"
+    return "PASS" if all(checks) else "MISS"
+
+
+def check_targets(results: Sequence[RowResult]) -> list[TargetCheck]:
+    checks: list[TargetCheck] = []
+    # 1. optimal never worse than Karpenter (cost, with at least as many pods placed).
+    verdicts: list[bool] = []
+    notes: list[str] = []
+    for r in results:
+        if r.spec.engine != "optimal" or r.spec.workload != DIVERSE:
+            continue
+        karpenter = _partner(results, r, "karpenter")
+        if not r.ok or karpenter is None or r.cost is None or karpenter.cost is None:
+            notes.append(f"{r.spec.catalog} {r.spec.pods:,}: not measured ({r.error or 'no Karpenter row'})")
+            continue
+        good = r.cost <= karpenter.cost + 1e-9 and r.unschedulable <= karpenter.unschedulable
+        verdicts.append(good)
+        notes.append(f"{r.spec.catalog} {r.spec.pods:,}: {r.cost:,.4f} vs {karpenter.cost:,.4f}"
+                     + ("" if good else " (worse)"))
+    checks.append(TargetCheck("optimal cost <= karpenter cost on every row", _verdict(verdicts), "; ".join(notes)))
+    # 2./3. gap and wall time of the optimal engine at 1k and 10k pods.
+    for pods, gap_target, wall_target in ((1000, GAP_AT_1K, WALL_AT_1K), (10000, GAP_AT_10K, WALL_AT_10K)):
+        verdicts, notes = [], []
+        for r in results:
+            if r.spec.engine != "optimal" or r.spec.workload != DIVERSE or r.spec.pods != pods:
+                continue
+            if not r.ok:
+                verdicts.append(False)
+                notes.append(f"{r.spec.catalog}: {r.error}")
+                continue
+            good = r.gap is not None and r.gap <= gap_target and r.wall_s <= wall_target
+            verdicts.append(good)
+            notes.append(f"{r.spec.catalog}: gap {_pct(r.gap)}, wall {r.wall_s:.1f} s"
+                         + (f" (time limit {r.spec.time_limit:g} s)" if r.spec.time_limit != wall_target else ""))
+        checks.append(TargetCheck(f"gap <= {gap_target:.0%} at {pods:,} pods within {wall_target:g} s",
+                                  _verdict(verdicts), "; ".join(notes)))
+    # 4. Karpenter simulation throughput on generic pods.
+    generic = [r for r in results if r.spec.workload == GENERIC and r.spec.engine == "karpenter"]
+    large = [r for r in generic if r.spec.pods >= GENERIC_TARGET_MIN_PODS] or generic
+    verdicts, notes = [], []
+    for r in large:
+        rate = r.pods_per_s
+        verdicts.append(rate is not None and rate >= GENERIC_PODS_PER_SECOND)
+        notes.append(f"{r.spec.catalog} {r.spec.pods:,}: " + (f"{rate:,.0f} pods/s" if rate is not None else r.error))
+    checks.append(TargetCheck(f"karpenter engine >= {GENERIC_PODS_PER_SECOND:,.0f} pods/s on generic pods",
+                              _verdict(verdicts), "; ".join(notes)))
+    return checks
+
+
+def machine_info() -> dict[str, str]:
+    cpu = platform.processor() or "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        ortools_version = importlib.metadata.version("ortools")
+    except importlib.metadata.PackageNotFoundError:
+        ortools_version = "unknown"
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                cwd=REPO, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 0
+    return {"nproc": str(usable), "cpu": cpu, "python": platform.python_version(), "ortools": ortools_version,
+            "os": f"{platform.system()} {platform.release()}", "commit": commit}
+
+
+def report(results: Sequence[RowResult], args: argparse.Namespace, started: dt.datetime, seconds: float) -> str:
+    info = machine_info()
+    command = "python bench/run.py " + " ".join(args.argv)
+    lines = [
+        "# karpplan scheduling benchmark",
+        "",
+        f"Measured {started:%Y-%m-%d %H:%M} UTC with `{command.strip()}` in {seconds / 60:.1f} min: "
+        f"{info['nproc']} cores ({info['cpu']}), Python {info['python']}, OR-Tools {info['ortools']}, "
+        f"{info['os']}, karpplan commit {info['commit']}.",
+        "",
+        f"Workload (bench/workloads.py, seed {args.seed}): Karpenter's `makeDiversePods` — n/5 each of generic pods, zone "
+        "spread (maxSkew 1), hostname spread (maxSkew 1), zone self-affinity, hostname anti-affinity (all "
+        "`app=nginx`), CPU 100m–1500m, memory 100Mi–4Gi, label values a–g; identical pods folded into Deployments. "
+        "`generic` rows: all pods generic. Catalogs: `synthetic` = Karpenter's `fake.InstanceTypes(400)` as an "
+        "InstanceCatalog (Linux only, 5 offerings per type in 3 zones, price 0.1/vCPU + 0.1/GB); `aws` = embedded us-east-1, "
+        "NodePool on-demand amd64 c/m/r generation > 2.",
+        "",
+        "`wall s` = `make_plan` (problem, Karpenter simulation, and for `optimal` the CP-SAT model, search and "
+        "decoding; the optimal engine always runs the simulation first as its hint). `pods/s` = pods / wall s. "
+        "Each row is a fresh process; `peak RSS` is that process's. `lower bound` on a Karpenter row is the "
+        "optimal row's bound for the same workload, and its `gap` is measured against it. `opt/karp` = optimal "
+        "cost / Karpenter cost.",
+        "",
+        markdown_table(results),
+        "",
+        "## Targets (2 cores)",
+        "",
+    ]
+    for check in check_targets(results):
+        lines.append(f"- **{check.verdict}** — {check.target}: {check.detail or 'no rows'}")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    def csv_ints(text: str) -> tuple[int, ...]:
+        return tuple(int(t) for t in text.split(",") if t.strip())
+
+    def csv_choice(choices: Sequence[str]) -> Callable[[str], tuple[str, ...]]:
+        def parse(text: str) -> tuple[str, ...]:
+            items = tuple(t.strip() for t in text.split(",") if t.strip())
+            bad = [t for t in items if t not in choices]
+            if bad:
+                raise argparse.ArgumentTypeError(f"unknown {', '.join(bad)} (known: {', '.join(choices)})")
+            return items
+        return parse
+
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="only 100 and 1,000 pods")
+    p.add_argument("--sizes", type=csv_ints, help="pod counts, e.g. 100,1000 (overrides --quick)")
+    p.add_argument("--catalogs", type=csv_choice(CATALOGS), default=CATALOGS)
+    p.add_argument("--engines", type=csv_choice(ENGINES), default=ENGINES)
+    p.add_argument("--no-generic", dest="generic", action="store_false", help="skip the generic-pods rows")
+    p.add_argument("--time-limit-small", type=float, default=10.0, help="optimal time limit up to 1,000 pods")
+    p.add_argument("--time-limit-large", type=float, default=60.0, help="optimal time limit above 1,000 pods")
+    p.add_argument("--row-timeout", type=float, default=1800.0, help="seconds before a row is cut off")
+    p.add_argument("--seed", type=int, default=42, help="workload seed (Karpenter's benchmark uses 42)")
+    p.add_argument("--solver-seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=0, help="CP-SAT workers (0 = all cores)")
+    p.add_argument("--independent-selectors", action="store_true",
+                   help="draw selector values independently of pod labels, exactly as Karpenter does")
+    p.add_argument("--profile", metavar="DIR", help="write a cProfile file of make_plan per row into DIR")
+    p.add_argument("--output", type=Path, default=RESULTS, help="markdown report (default bench/results.md)")
+    p.add_argument("--no-write", dest="write", action="store_false", help="print only")
+    p.add_argument("--json", type=Path, help="also write the raw row figures as JSON")
+    p.add_argument("--worker", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    args.argv = [a for a in argv if not a.startswith("--worker")]
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    if args.worker:
+        return worker_main(args.worker)
+    started = dt.datetime.now(dt.UTC)
+    clock = time.monotonic()
+    results: list[RowResult] = []
+    rows = plan_rows(args)
+    for i, spec in enumerate(rows, 1):
+        print(f"[{i}/{len(rows)}] {spec.label} ...", file=sys.stderr, flush=True)
+        result = run_in_subprocess(spec, args.row_timeout)
+        results.append(result)
+        summary = (f"wall {result.wall_s:.2f} s, cost {_money(result.cost)}, gap {_pct(result.gap)}, "
+                   f"{result.peak_rss_mb:,.0f} MB, {result.status}") if result.ok else result.error
+        print(f"    {summary}", file=sys.stderr, flush=True)
+        if args.json:
+            args.json.write_text(json.dumps([{**asdict(r), "pods_per_s": r.pods_per_s} for r in results], indent=1))
+    text = report(results, args, started, time.monotonic() - clock)
+    print(text)
+    if args.write:
+        args.output.write_text(text)
+        print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,335 @@
+"""Workloads for the scheduling benchmark, after Karpenter's `scheduling_benchmark_test.go`.
+
+Karpenter's `makeDiversePods(n)` draws every pod independently: CPU from {100m, 250m, 500m, 1000m, 1500m},
+memory from {100, 256, 512, 1024, 2048, 4096} Mi, and a label value from a-g. This generator draws the same
+way with a seeded RNG, for five classes of n/5 pods each (the remainder generic, as Karpenter does):
+
+* ``generic``: `my-label=<v>`, no constraints.
+* ``zone-spread``: `my-label=<v>`, zone topologySpreadConstraint, maxSkew 1, DoNotSchedule.
+* ``hostname-spread``: the same on `kubernetes.io/hostname`.
+* ``zone-affinity``: `my-affinity=<v>`, required pod affinity to `my-affinity=<v>` on the zone.
+* ``hostname-anti-affinity``: all `app=nginx`, required anti-affinity to `app=nginx` on the hostname, so
+  every such pod needs a node of its own.
+
+Pods with identical specs (class, label value, CPU, memory) become one Deployment whose replicas are the
+number of such pods, so the planner's per-template grouping sees what it would see in a real cluster.
+
+Deviation, on purpose: Karpenter draws a spread or affinity pod's selector value independently of its own
+label value. Here a Deployment selects its own pods (as real Deployments do), so a zone-affinity
+Deployment is self-affine; `independent_selectors=True` restores Karpenter's independent draws.
+
+The synthetic catalog is Karpenter's `fake.InstanceTypes(400)`: type i has i+1 vCPU, 2(i+1) GiB and
+10(i+1) pods, kube-reserved 100m/10Mi, spot offerings in test-zone-1/2 and on-demand in test-zone-1/2/3,
+every offering priced 0.1 per vCPU + 0.1 per 1e9 bytes of memory (karpenter-scheduler.md §13, §14).
+The fake types also list three operating systems; here they run Linux only (see `synthetic_catalog`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+GENERIC = "generic"
+ZONE_SPREAD = "zone-spread"
+HOSTNAME_SPREAD = "hostname-spread"
+ZONE_AFFINITY = "zone-affinity"
+HOSTNAME_ANTI_AFFINITY = "hostname-anti-affinity"
+CLASSES = (GENERIC, ZONE_SPREAD, HOSTNAME_SPREAD, ZONE_AFFINITY, HOSTNAME_ANTI_AFFINITY)
+
+CPU_MILLIS = (100, 250, 500, 1000, 1500)
+MEMORY_MIB = (100, 256, 512, 1024, 2048, 4096)
+LABEL_VALUES = ("a", "b", "c", "d", "e", "f", "g")
+
+SPREAD_LABEL = "my-label"  # Karpenter's randomLabels() key (generic and spread pods)
+AFFINITY_LABEL = "my-affinity"  # Karpenter's randomAffinityLabels() key ("my-affininity" there, a typo)
+ANTI_AFFINITY_LABELS = {"app": "nginx"}
+CLASS_LABEL = "bench.karpplan.io/class"
+NAME_LABEL = "app.kubernetes.io/name"
+PART_OF_LABEL = "app.kubernetes.io/part-of"
+
+ZONE_KEY = "topology.kubernetes.io/zone"
+HOSTNAME_KEY = "kubernetes.io/hostname"
+
+NAMESPACE = "bench"
+NODEPOOL_NAME = "default"
+SYNTHETIC_ZONES = ("test-zone-1", "test-zone-2", "test-zone-3")
+SYNTHETIC_SPOT_ZONES = ("test-zone-1", "test-zone-2")
+SYNTHETIC_TYPES = 400
+# §13's NodePool limits: large enough never to bind, present so the limit rows and checks run.
+LIMIT_CPU = "10000000"
+LIMIT_MEMORY = "10000000Gi"
+
+CATALOGS = ("synthetic", "aws")
+
+
+@dataclass(frozen=True)
+class PodDraw:
+    """One pod as Karpenter's benchmark would draw it."""
+
+    pod_class: str
+    label_value: str  # value of the class's own label (my-label / my-affinity; "nginx" for anti-affinity)
+    selector_value: str | None  # value its spread/affinity selector asks for (None: no selector)
+    cpu_millis: int
+    memory_mib: int
+
+
+@dataclass(frozen=True)
+class DeploymentSpec:
+    """Identical pods folded into one Deployment."""
+
+    name: str
+    pod_class: str
+    label_value: str
+    selector_value: str | None
+    cpu_millis: int
+    memory_mib: int
+    replicas: int
+
+
+@dataclass(frozen=True)
+class BenchInputs:
+    """Everything one benchmark row reads: manifests (as parsed YAML) and, for the synthetic catalog, a catalog."""
+
+    catalog: str  # "synthetic" | "aws"
+    pods: int
+    deployments: tuple[DeploymentSpec, ...]
+    manifests: tuple[dict[str, Any], ...]  # NodePool, EC2NodeClass, Namespace, Deployments
+    catalog_document: dict[str, Any] | None  # InstanceCatalog for "synthetic", None for the embedded catalog
+
+
+# ------------------------------------------------------------------------------------------ drawing
+def class_counts(total: int, *, generic_only: bool = False) -> dict[str, int]:
+    """Pods per class: total // 5 each, the remainder generic (all generic when `generic_only`)."""
+    if total < 0:
+        raise ValueError("total must not be negative")
+    if generic_only:
+        return {cls: (total if cls == GENERIC else 0) for cls in CLASSES}
+    share = total // len(CLASSES)
+    counts = {cls: share for cls in CLASSES}
+    counts[GENERIC] += total - share * len(CLASSES)
+    return counts
+
+
+def draw_pods(
+    total: int, seed: int = 42, *, generic_only: bool = False, independent_selectors: bool = False
+) -> list[PodDraw]:
+    """`total` pods in class order, each with independently drawn sizes and label values."""
+    rng = random.Random(seed)
+    draws: list[PodDraw] = []
+    for cls, count in class_counts(total, generic_only=generic_only).items():
+        for _ in range(count):
+            if cls == HOSTNAME_ANTI_AFFINITY:
+                label, selector = ANTI_AFFINITY_LABELS["app"], ANTI_AFFINITY_LABELS["app"]
+            else:
+                label = rng.choice(LABEL_VALUES)
+                if cls == GENERIC:
+                    selector = None
+                else:
+                    selector = rng.choice(LABEL_VALUES) if independent_selectors else label
+            cpu = rng.choice(CPU_MILLIS)
+            memory = rng.choice(MEMORY_MIB)
+            draws.append(PodDraw(cls, label, selector, cpu, memory))
+    return draws
+
+
+def group_deployments(draws: Iterable[PodDraw]) -> list[DeploymentSpec]:
+    """Identical draws become one Deployment, in order of first appearance."""
+    counts: dict[PodDraw, int] = {}
+    for draw in draws:
+        counts[draw] = counts.get(draw, 0) + 1
+    specs: list[DeploymentSpec] = []
+    for draw, replicas in counts.items():
+        parts = [draw.pod_class]
+        if draw.pod_class != HOSTNAME_ANTI_AFFINITY:
+            parts.append(draw.label_value)
+            if draw.selector_value is not None and draw.selector_value != draw.label_value:
+                parts.append(f"sel-{draw.selector_value}")
+        parts += [f"{draw.cpu_millis}m", f"{draw.memory_mib}mi"]
+        specs.append(DeploymentSpec("-".join(parts), draw.pod_class, draw.label_value, draw.selector_value,
+                                    draw.cpu_millis, draw.memory_mib, replicas))
+    return specs
+
+
+# ------------------------------------------------------------------------------------------ manifests
+def _pod_labels(spec: DeploymentSpec) -> dict[str, str]:
+    labels = {NAME_LABEL: spec.name, PART_OF_LABEL: "karpenter-benchmark", CLASS_LABEL: spec.pod_class}
+    if spec.pod_class == HOSTNAME_ANTI_AFFINITY:
+        labels.update(ANTI_AFFINITY_LABELS)
+    elif spec.pod_class == ZONE_AFFINITY:
+        labels[AFFINITY_LABEL] = spec.label_value
+    else:
+        labels[SPREAD_LABEL] = spec.label_value
+    return labels
+
+
+def _constraints(spec: DeploymentSpec) -> dict[str, Any]:
+    """The pod-spec fields that carry the class's scheduling constraint."""
+    if spec.pod_class in (ZONE_SPREAD, HOSTNAME_SPREAD):
+        key = ZONE_KEY if spec.pod_class == ZONE_SPREAD else HOSTNAME_KEY
+        return {"topologySpreadConstraints": [{
+            "maxSkew": 1,
+            "topologyKey": key,
+            "whenUnsatisfiable": "DoNotSchedule",
+            "labelSelector": {"matchLabels": {SPREAD_LABEL: spec.selector_value}},
+        }]}
+    if spec.pod_class == ZONE_AFFINITY:
+        return {"affinity": {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+            "topologyKey": ZONE_KEY,
+            "labelSelector": {"matchLabels": {AFFINITY_LABEL: spec.selector_value}},
+        }]}}}
+    if spec.pod_class == HOSTNAME_ANTI_AFFINITY:
+        return {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+            "topologyKey": HOSTNAME_KEY,
+            "labelSelector": {"matchLabels": dict(ANTI_AFFINITY_LABELS)},
+        }]}}}
+    return {}
+
+
+def deployment_manifest(spec: DeploymentSpec, namespace: str = NAMESPACE) -> dict[str, Any]:
+    labels = _pod_labels(spec)
+    pod_spec: dict[str, Any] = {
+        "containers": [{
+            "name": "app",
+            "image": "public.ecr.aws/eks-distro/kubernetes/pause:3.7",
+            "resources": {"requests": {"cpu": f"{spec.cpu_millis}m", "memory": f"{spec.memory_mib}Mi"}},
+        }],
+    }
+    pod_spec.update(_constraints(spec))
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": spec.name, "namespace": namespace,
+                     "labels": {NAME_LABEL: spec.name, PART_OF_LABEL: "karpenter-benchmark"}},
+        "spec": {
+            "replicas": spec.replicas,
+            "selector": {"matchLabels": {NAME_LABEL: spec.name}},
+            "template": {"metadata": {"labels": labels}, "spec": pod_spec},
+        },
+    }
+
+
+def nodepool_manifests(catalog: str) -> list[dict[str, Any]]:
+    """One NodePool (and its EC2NodeClass) for the catalog.
+
+    Synthetic: every type, spot or on-demand (the scheduling suite's NodePool). AWS: Karpenter's
+    getting-started pool, on-demand amd64 c/m/r of generation > 2.
+    """
+    if catalog not in CATALOGS:
+        raise ValueError(f"unknown catalog {catalog!r} (known: {', '.join(CATALOGS)})")
+    requirements: list[dict[str, Any]] = [
+        {"key": "karpenter.sh/capacity-type", "operator": "In",
+         "values": ["spot", "on-demand"] if catalog == "synthetic" else ["on-demand"]},
+    ]
+    if catalog == "aws":
+        requirements += [
+            {"key": "kubernetes.io/arch", "operator": "In", "values": ["amd64"]},
+            {"key": "kubernetes.io/os", "operator": "In", "values": ["linux"]},
+            {"key": "karpenter.k8s.aws/instance-category", "operator": "In", "values": ["c", "m", "r"]},
+            {"key": "karpenter.k8s.aws/instance-generation", "operator": "Gt", "values": ["2"]},
+        ]
+    nodepool = {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {"name": NODEPOOL_NAME},
+        "spec": {
+            "template": {"spec": {
+                "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+                "requirements": requirements,
+            }},
+            "limits": {"cpu": LIMIT_CPU, "memory": LIMIT_MEMORY},
+        },
+    }
+    nodeclass = {
+        "apiVersion": "karpenter.k8s.aws/v1",
+        "kind": "EC2NodeClass",
+        "metadata": {"name": "default"},
+        "spec": {
+            "role": "KarpenterNodeRole-bench",
+            "amiSelectorTerms": [{"alias": "al2023@latest"}],
+            "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "bench"}}],
+            "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "bench"}}],
+        },
+    }
+    return [nodepool, nodeclass]
+
+
+def fake_price(vcpu: int, memory_bytes: int) -> float:
+    """Karpenter's fake.PriceFromResources: 0.1 per vCPU + 0.1 per 1e9 bytes."""
+    return round(0.1 * vcpu + 0.1 * memory_bytes / 1e9, 6)
+
+
+def synthetic_catalog(count: int = SYNTHETIC_TYPES, operating_systems: Sequence[str] = ("linux",)) -> dict[str, Any]:
+    """Karpenter's fake.InstanceTypes(count) as an InstanceCatalog document.
+
+    The fake types run linux, windows and darwin; karpplan makes one launch option per OS, which would
+    triple the options (6,000 instead of 2,000) without changing any cost, since no benchmark pod selects
+    an OS. Linux alone is the default; pass all three to measure that overhead.
+    """
+    types: list[dict[str, Any]] = []
+    for i in range(count):
+        vcpu, memory_gib, pods = i + 1, 2 * (i + 1), 10 * (i + 1)
+        price = fake_price(vcpu, memory_gib * 2**30)
+        large = vcpu > 4 and memory_gib > 8
+        labels = {"size": "large" if large else "small", "integer": str(vcpu)}
+        if large:
+            labels["special"] = "optional"
+        offerings = [{"zone": z, "capacityType": "spot", "price": price} for z in SYNTHETIC_SPOT_ZONES]
+        offerings += [{"zone": z, "capacityType": "on-demand", "price": price} for z in SYNTHETIC_ZONES]
+        types.append({
+            "name": f"fake-it-{i}",
+            "arch": "amd64",
+            "os": list(operating_systems),
+            "capacity": {"cpu": str(vcpu), "memory": f"{memory_gib}Gi", "pods": str(pods)},
+            # The fake provider's only overhead is kube-reserved 100m CPU and 10Mi memory.
+            "allocatable": {"cpu": f"{vcpu * 1000 - 100}m", "memory": f"{memory_gib * 1024 - 10}Mi",
+                            "pods": str(pods)},
+            "labels": labels,
+            "offerings": offerings,
+        })
+    return {
+        "apiVersion": "karpplan.io/v1alpha1",
+        "kind": "InstanceCatalog",
+        "metadata": {"name": f"karpenter-fake-{count}"},
+        "zones": list(SYNTHETIC_ZONES),
+        "instanceTypes": types,
+    }
+
+
+def make_inputs(
+    catalog: str,
+    pods: int,
+    seed: int = 42,
+    *,
+    generic_only: bool = False,
+    independent_selectors: bool = False,
+    instance_types: int = SYNTHETIC_TYPES,
+) -> BenchInputs:
+    """The manifests (and synthetic catalog) of one benchmark row."""
+    specs = group_deployments(draw_pods(pods, seed, generic_only=generic_only,
+                                        independent_selectors=independent_selectors))
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
+    manifests = [*nodepool_manifests(catalog), namespace, *(deployment_manifest(s) for s in specs)]
+    catalog_document = synthetic_catalog(instance_types) if catalog == "synthetic" else None
+    return BenchInputs(catalog, pods, tuple(specs), tuple(manifests), catalog_document)
+
+
+# ------------------------------------------------------------------------------------------ files
+def to_yaml(documents: Sequence[Mapping[str, Any]]) -> str:
+    return yaml.safe_dump_all(list(documents), sort_keys=False, default_flow_style=False)
+
+
+def write_inputs(inputs: BenchInputs, directory: Path) -> tuple[Path, Path | None]:
+    """Write `workloads.yaml` (and `catalog.yaml`) into `directory`; return their paths."""
+    directory.mkdir(parents=True, exist_ok=True)
+    manifests = directory / "workloads.yaml"
+    manifests.write_text(to_yaml(inputs.manifests))
+    catalog_path: Path | None = None
+    if inputs.catalog_document is not None:
+        catalog_path = directory / "catalog.yaml"
+        catalog_path.write_text(to_yaml([inputs.catalog_document]))
+    return manifests, catalog_path

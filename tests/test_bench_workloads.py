@@ -1,0 +1,147 @@
+"""The benchmark's workload generator produces what it claims (bench/workloads.py); no timing here."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from bench import workloads as w  # noqa: E402
+from karpplan.catalog import load_catalog  # noqa: E402
+from karpplan.inputs.loader import parse_documents  # noqa: E402
+from karpplan.model.build import build_inventory  # noqa: E402
+from karpplan.model.inventory import Inventory  # noqa: E402
+
+MIB = 2**20
+GIB = 2**30
+
+
+def _inventory(inputs: w.BenchInputs) -> Inventory:
+    return build_inventory(parse_documents(w.to_yaml(inputs.manifests), "bench.yaml"))
+
+
+# ------------------------------------------------------------------------------------------ counts
+@given(st.integers(min_value=0, max_value=20_000))
+def test_each_class_gets_a_fifth_and_generic_the_remainder(total: int) -> None:
+    counts = w.class_counts(total)
+    assert sum(counts.values()) == total
+    for cls in w.CLASSES:
+        expected = total // 5 + (total % 5 if cls == w.GENERIC else 0)
+        assert counts[cls] == expected
+
+
+def test_generic_only_puts_every_pod_in_the_generic_class() -> None:
+    assert w.class_counts(1234, generic_only=True) == {cls: (1234 if cls == w.GENERIC else 0) for cls in w.CLASSES}
+
+
+@pytest.mark.parametrize("total", [0, 1, 7, 100, 1003])
+def test_drawn_pods_and_deployment_replicas_match_the_class_counts(total: int) -> None:
+    draws = w.draw_pods(total, seed=42)
+    assert Counter(d.pod_class for d in draws) == +Counter(w.class_counts(total))
+    specs = w.group_deployments(draws)
+    replicas: Counter[str] = Counter()
+    for spec in specs:
+        replicas[spec.pod_class] += spec.replicas
+    assert replicas == +Counter(w.class_counts(total))
+    assert len({s.name for s in specs}) == len(specs)
+
+
+# ------------------------------------------------------------------------------------------ values
+def test_requests_and_labels_come_from_karpenters_ranges_and_cover_them() -> None:
+    draws = w.draw_pods(2000, seed=7)
+    assert {d.cpu_millis for d in draws} == set(w.CPU_MILLIS)
+    assert {d.memory_mib for d in draws} == set(w.MEMORY_MIB)
+    for d in draws:
+        if d.pod_class == w.HOSTNAME_ANTI_AFFINITY:
+            assert (d.label_value, d.selector_value) == ("nginx", "nginx")
+        else:
+            assert d.label_value in w.LABEL_VALUES
+    labelled = [d for d in draws if d.pod_class != w.HOSTNAME_ANTI_AFFINITY]
+    assert {d.label_value for d in labelled} == set(w.LABEL_VALUES)
+
+
+def test_selectors_match_their_own_pods_unless_drawn_independently() -> None:
+    own = w.draw_pods(500, seed=1)
+    assert all(d.selector_value is None for d in own if d.pod_class == w.GENERIC)
+    assert all(d.selector_value == d.label_value for d in own if d.pod_class != w.GENERIC)
+    independent = w.draw_pods(500, seed=1, independent_selectors=True)
+    constrained = [d for d in independent if d.pod_class not in (w.GENERIC, w.HOSTNAME_ANTI_AFFINITY)]
+    assert any(d.selector_value != d.label_value for d in constrained)
+    assert all(d.selector_value in w.LABEL_VALUES for d in constrained)
+
+
+def test_a_seed_always_gives_the_same_workload_and_another_seed_a_different_one() -> None:
+    assert w.draw_pods(1000, seed=42) == w.draw_pods(1000, seed=42)
+    assert w.draw_pods(1000, seed=42) != w.draw_pods(1000, seed=43)
+    assert w.to_yaml(w.make_inputs("aws", 300, 5).manifests) == w.to_yaml(w.make_inputs("aws", 300, 5).manifests)
+
+
+# ------------------------------------------------------------------------------------------ manifests
+def test_manifests_load_into_the_promised_pods_and_templates() -> None:
+    inputs = w.make_inputs("synthetic", 250, seed=3)
+    inventory = _inventory(inputs)
+    pending = inventory.pending
+    assert len(pending) == 250
+    assert Counter(p.labels[w.CLASS_LABEL] for p in pending) == +Counter(w.class_counts(250))
+    # Replicas of one Deployment share a template, so the planner groups them.
+    assert len({id(p.template) for p in pending}) == len(inputs.deployments)
+    for pod in pending:
+        cpu, memory = pod.requests.get("cpu"), pod.requests.get("memory")
+        assert cpu in w.CPU_MILLIS
+        assert memory in {m * MIB for m in w.MEMORY_MIB}
+    assert [p.name for p in inventory.nodepools] == [w.NODEPOOL_NAME]
+
+
+def test_each_class_carries_its_scheduling_constraint() -> None:
+    inventory = _inventory(w.make_inputs("aws", 100, seed=11))
+    by_class = {p.labels[w.CLASS_LABEL]: p.template for p in inventory.pending}
+    assert not by_class[w.GENERIC].spread and not by_class[w.GENERIC].pod_affinity.required
+    for cls, key in ((w.ZONE_SPREAD, w.ZONE_KEY), (w.HOSTNAME_SPREAD, w.HOSTNAME_KEY)):
+        (constraint,) = by_class[cls].spread
+        assert (constraint.max_skew, constraint.topology_key, constraint.hard) == (1, key, True)
+    (affinity,) = by_class[w.ZONE_AFFINITY].pod_affinity.required
+    assert affinity.topology_key == w.ZONE_KEY
+    anti_template = by_class[w.HOSTNAME_ANTI_AFFINITY]
+    (anti,) = anti_template.pod_anti_affinity.required
+    assert anti.topology_key == w.HOSTNAME_KEY
+    assert anti_template.labels["app"] == "nginx"
+    assert all(p.labels.get("app") != "nginx" for p in inventory.pending
+               if p.labels[w.CLASS_LABEL] != w.HOSTNAME_ANTI_AFFINITY)
+
+
+def test_synthetic_catalog_is_karpenters_fake_instance_types(tmp_path: Path) -> None:
+    inputs = w.make_inputs("synthetic", 10)
+    _, catalog_file = w.write_inputs(inputs, tmp_path)
+    assert catalog_file is not None
+    catalog = load_catalog(None, str(catalog_file))
+    assert len(catalog.instance_types) == w.SYNTHETIC_TYPES
+    assert set(catalog.zones) == set(w.SYNTHETIC_ZONES)
+    by_name = catalog.by_name()
+    for i in (0, 3, 4, 199, 399):
+        it = by_name[f"fake-it-{i}"]
+        assert it.capacity.get("cpu") == (i + 1) * 1000
+        assert it.capacity.get("memory") == 2 * (i + 1) * GIB
+        assert it.capacity.get("pods") == 10 * (i + 1)
+        assert it.allocatable.get("cpu") == (i + 1) * 1000 - 100
+        assert it.allocatable.get("memory") == 2 * (i + 1) * GIB - 10 * MIB
+        offerings = {(o.zone, o.capacity_type) for o in it.offerings}
+        assert offerings == {("test-zone-1", "spot"), ("test-zone-2", "spot"), ("test-zone-1", "on-demand"),
+                             ("test-zone-2", "on-demand"), ("test-zone-3", "on-demand")}
+        price = 0.1 * (i + 1) + 0.1 * 2 * (i + 1) * GIB / 1e9
+        assert all(o.price == pytest.approx(price, abs=1e-6) for o in it.offerings)
+        assert it.labels["size"] == ("large" if i + 1 > 4 else "small")
+
+
+def test_aws_rows_use_the_embedded_catalog() -> None:
+    inputs = w.make_inputs("aws", 10)
+    assert inputs.catalog_document is None
+    with pytest.raises(ValueError):
+        w.nodepool_manifests("gcp")
