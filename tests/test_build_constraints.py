@@ -5,13 +5,13 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable
 
-from conftest import pod_manifest
-
 from karpplan.errors import Origin
 from karpplan.model.inventory import Inventory
 from karpplan.model.pods import HostPort
 from karpplan.model.requirements import Requirement
 from karpplan.model.taints import Toleration
+
+from conftest import pod_manifest
 
 Build = Callable[..., Inventory]
 Problems = Callable[..., list[str]]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from conftest import pod_manifest
-
 from karpplan.model.inventory import Inventory
+
+from conftest import pod_manifest
 
 Build = Callable[..., Inventory]
 Problems = Callable[..., list[str]]

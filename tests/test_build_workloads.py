@@ -6,10 +6,11 @@ import textwrap
 from collections.abc import Callable
 
 import pytest
-from conftest import pod_manifest
 
 from karpplan.model.inventory import Inventory
 from karpplan.model.labels import POD_TEMPLATE_HASH
+
+from conftest import pod_manifest
 
 Build = Callable[..., Inventory]
 Problems = Callable[..., list[str]]

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from conftest import pod_manifest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -13,6 +12,8 @@ from karpplan.model.inventory import Inventory
 from karpplan.model.requirements import Requirement, Requirements
 from karpplan.model.selectors import LabelSelector, NodeAffinity, NodeSelectorTerm, selector_matches
 from karpplan.model.taints import EFFECTS, Taint, Toleration, tolerates, untolerated
+
+from conftest import pod_manifest
 
 LABELS = st.dictionaries(st.sampled_from(("app", "tier", "zone")), st.sampled_from(("a", "b", "")), max_size=3)
 

@@ -21,8 +21,10 @@ import typer
 from rich.console import Console
 
 from karpplan import __version__
+from karpplan.cli.inventory import InventoryOptions, run_inventory
 from karpplan.cli.plan import DEFAULT_REGION, PlanOptions, run_plan
 from karpplan.errors import InputError
+from karpplan.model.cluster import FargateProfile
 from karpplan.model.fargate import parse_profile_flag
 from karpplan.model.quantity import QuantityError, parse_quantity
 
@@ -132,17 +134,42 @@ def parse_size(text: str) -> int:
     return size
 
 
+def parse_profiles(flags: list[str] | None) -> tuple[FargateProfile, ...]:
+    """`--fargate-profile` flags as profiles `cli-1`, `cli-2`..., a usage error when malformed."""
+    profiles = []
+    for index, text in enumerate(flags or [], start=1):
+        try:
+            profiles.append(parse_profile_flag(text, index))
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--fargate-profile") from exc
+    return tuple(profiles)
+
+
+PathsArgument = Annotated[
+    list[str],
+    typer.Argument(
+        metavar="PATH",
+        help="Manifest files, directories (read recursively: *.yaml, *.yml, *.json) or - for stdin.",
+        show_default=False,
+    ),
+]
+OutputOption = Annotated[OutputFormat, typer.Option("-o", "--output", help="Output format.")]
+MaxFileSizeOption = Annotated[
+    str, typer.Option("--max-file-size", help="Largest input file accepted (bytes or a quantity like 50Mi).")
+]
+FargateProfileOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--fargate-profile",
+        help="A Fargate profile selector 'namespace=<pattern>[,<label>=<value>...]' (repeatable).",
+    ),
+]
+
+
 @app.command()
 def plan(
     ctx: typer.Context,
-    paths: Annotated[
-        list[str],
-        typer.Argument(
-            metavar="PATH",
-            help="Manifest files, directories (read recursively: *.yaml, *.yml, *.json) or - for stdin.",
-            show_default=False,
-        ),
-    ],
+    paths: PathsArgument,
     catalog: Annotated[
         Path | None,
         typer.Option("--catalog", help="An InstanceCatalog file replacing the embedded AWS catalog.", dir_okay=False),
@@ -161,30 +188,17 @@ def plan(
         float, typer.Option("--time-limit", min=0.0, help="Solver time limit in seconds.")
     ] = 10.0,
     seed: Annotated[int, typer.Option("--seed", help="Solver random seed.")] = 0,
-    output: Annotated[OutputFormat, typer.Option("-o", "--output", help="Output format.")] = OutputFormat.table,
-    max_file_size: Annotated[
-        str, typer.Option("--max-file-size", help="Largest input file accepted (bytes or a quantity like 50Mi).")
-    ] = "50Mi",
+    output: OutputOption = OutputFormat.table,
+    max_file_size: MaxFileSizeOption = "50Mi",
     allow_estimated_prices: Annotated[
         bool,
         typer.Option("--allow-estimated-prices", help="Plan with estimated prices where the catalog has none."),
     ] = False,
-    fargate_profile: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--fargate-profile",
-            help="A Fargate profile selector 'namespace=<pattern>[,<label>=<value>...]' (repeatable).",
-        ),
-    ] = None,
+    fargate_profile: FargateProfileOption = None,
 ) -> None:
     """Plan the nodes (and Fargate pods) that the pending pods in PATH... need."""
     state = _state(ctx)
-    profiles = []
-    for index, text in enumerate(fargate_profile or [], start=1):
-        try:
-            profiles.append(parse_profile_flag(text, index))
-        except ValueError as exc:
-            raise typer.BadParameter(str(exc), param_hint="--fargate-profile") from exc
+    profiles = parse_profiles(fargate_profile)
     options = PlanOptions(
         paths=tuple(paths),
         catalog=str(catalog) if catalog is not None else None,
@@ -201,6 +215,28 @@ def plan(
         stderr=state.stderr,
     )
     run_guarded(lambda: run_plan(options), state.stderr)
+
+
+@app.command()
+def inventory(
+    ctx: typer.Context,
+    paths: PathsArgument,
+    output: OutputOption = OutputFormat.table,
+    max_file_size: MaxFileSizeOption = "50Mi",
+    fargate_profile: FargateProfileOption = None,
+) -> None:
+    """Show what karpplan reads from PATH...: pending pods, effective requests, constraints, pools, nodes."""
+    state = _state(ctx)
+    options = InventoryOptions(
+        paths=tuple(paths),
+        output=output.value,
+        max_file_size=parse_size(max_file_size),
+        fargate_profiles=parse_profiles(fargate_profile),
+        verbose=state.verbose,
+        stdout=state.stdout,
+        stderr=state.stderr,
+    )
+    run_guarded(lambda: run_inventory(options), state.stderr)
 
 
 def _register_optional_commands() -> None:
@@ -223,3 +259,7 @@ def main() -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()

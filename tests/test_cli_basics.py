@@ -1,0 +1,148 @@
+"""The command-line shell: version, `inventory` output formats, colour, verbosity, stdin, option plumbing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from karpplan import __version__
+from karpplan.cli.main import app
+
+from conftest import FIXTURES
+
+QUICKSTART = str(FIXTURES / "quickstart")
+
+
+def invoke(*args: str, stdin: str | None = None, env: dict[str, str] | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args), input=stdin, env=env)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_version() -> None:
+    assert invoke("--version") == (0, f"karpplan {__version__}\n", "")
+
+
+def test_quickstart_table() -> None:
+    code, out, err = invoke("--color", "never", "inventory", QUICKSTART)
+    assert code == 0
+    assert "13 pods: 13 pending in 3 groups" in out
+    for name in ("Deployment/web", "Deployment/api", "StatefulSet/cache", "general", "log-agent"):
+        assert name in out
+    assert err == "note: skipped 1 documents: Service (1); -v lists them\n"
+
+
+def test_verbose_lists_skipped_documents() -> None:
+    code, out, err = invoke("--color", "never", "-v", "inventory", QUICKSTART)
+    assert code == 0
+    assert "Skipped documents" in out and "workloads.yaml:" in out and "Service" in out
+    assert err == ""
+
+
+def test_json_document() -> None:
+    code, out, err = invoke("inventory", QUICKSTART, "-o", "json")
+    assert code == 0 and err == ""
+    document = json.loads(out)
+    assert (document["apiVersion"], document["kind"]) == ("karpplan.io/v1alpha1", "Inventory")
+    assert document["summary"]["pending"] == 13
+    groups = {g["workload"]: g for g in document["pending"]}
+    api = groups["Deployment/api"]
+    assert api["replicas"] == 4 and api["pods"][0] == "api-0"
+    assert api["template"]["requests"] == {"cpu": "1100m", "memory": "2176Mi", "pods": "1"}
+    assert api["template"]["podAntiAffinity"]["required"] == ["kubernetes.io/hostname selector=app In [api]"]
+    web_spread = groups["Deployment/web"]["template"]["topologySpreadConstraints"][0]
+    assert web_spread["matchLabelKeys"] == ["pod-template-hash"]
+    assert web_spread["origin"].endswith("workloads.yaml:22")
+    (pool,) = document["nodePools"]
+    assert "karpenter.sh/nodepool In [general]" in pool["requirements"]
+    assert pool["limits"] == {"cpu": "200", "memory": "800Gi"}
+    assert document["nodeClasses"][0]["amiFamily"] == "AL2023"
+    assert document["daemonSets"][0]["template"]["requests"] == {"cpu": "100m", "memory": "128Mi", "pods": "1"}
+    assert [s["kind"] for s in document["skipped"]] == ["Service"]
+
+
+def test_yaml_document_matches_json() -> None:
+    _, as_json, _ = invoke("inventory", QUICKSTART, "-o", "json")
+    code, as_yaml, _ = invoke("inventory", QUICKSTART, "-o", "yaml")
+    assert code == 0
+    assert yaml.safe_load(as_yaml) == json.loads(as_json)
+
+
+def test_stdin_and_files_together(tmp_path: Path) -> None:
+    pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: piped}\nspec: {containers: [{name: a}]}\n"
+    code, out, _ = invoke("inventory", "-", str(FIXTURES / "quickstart" / "nodepool.yaml"), "-o", "json", stdin=pod)
+    assert code == 0
+    document = json.loads(out)
+    assert [p["name"] for p in document["pods"]] == ["piped"]
+    assert document["summary"]["nodePools"] == 1
+
+
+def test_fargate_profile_flags_are_added() -> None:
+    code, out, _ = invoke(
+        "inventory", QUICKSTART, "-o", "json", "--fargate-profile", "namespace=shop", "--fargate-profile",
+        "namespace=batch-*,team=data",
+    )
+    assert code == 0
+    profiles = json.loads(out)["fargateProfiles"]
+    assert profiles == [
+        {"name": "cli-1", "selectors": [{"namespace": "shop", "labels": {}}]},
+        {"name": "cli-2", "selectors": [{"namespace": "batch-*", "labels": {"team": "data"}}]},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "colored"),
+    [
+        (["--color", "always"], {}, True),
+        (["--color", "always"], {"NO_COLOR": "1"}, True),  # the explicit flag wins
+        (["--color", "never"], {}, False),
+        ([], {"NO_COLOR": "1"}, False),
+        ([], {}, False),  # auto: not a terminal
+    ],
+)
+def test_color(args: list[str], env: dict[str, str], colored: bool) -> None:
+    code, out, _ = invoke(*args, "inventory", QUICKSTART, env=env)
+    assert code == 0
+    assert ("\x1b[" in out) is colored
+
+
+def test_options_reach_the_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    from karpplan.cli import main as cli_main
+    from karpplan.cli.plan import PlanOptions
+
+    seen: list[PlanOptions] = []
+
+    def fake_run_plan(options: PlanOptions) -> int:
+        seen.append(options)
+        return 1
+
+    monkeypatch.setattr(cli_main, "run_plan", fake_run_plan)
+    code, _, _ = invoke(
+        "-v", "plan", "a.yaml", "b/", "--catalog", "cat.yaml", "--region", "eu-west-1", "--engine", "karpenter",
+        "--time-limit", "2.5", "--seed", "7", "-o", "yaml", "--max-file-size", "10Mi", "--allow-estimated-prices",
+    )
+    assert code == 1  # the command exits with what run_plan returns
+    (options,) = seen
+    assert options.paths == ("a.yaml", "b/")
+    assert (options.catalog, options.region, options.engine) == ("cat.yaml", "eu-west-1", "karpenter")
+    assert (options.time_limit, options.seed, options.output) == (2.5, 7, "yaml")
+    assert options.max_file_size == 10 * 2**20 and options.allow_estimated_prices and options.verbose == 1
+    assert options.fargate_profiles == ()
+
+
+def test_plan_runs_end_to_end_on_the_quickstart() -> None:
+    code, out, err = invoke("plan", QUICKSTART, "--engine", "karpenter", "-o", "json")
+    document = json.loads(out)
+    assert (document["kind"], document["summary"]["pods"]) == ("Plan", 13)
+    assert code == (1 if document["summary"]["unschedulable"] else 0), err
+
+
+def test_defaults() -> None:
+    from karpplan.cli.plan import PlanOptions
+
+    options = PlanOptions(paths=("x",))
+    assert (options.engine, options.time_limit, options.seed, options.output) == ("optimal", 10.0, 0, "table")
+    assert options.max_file_size == 50 * 1024 * 1024 and options.region is None
