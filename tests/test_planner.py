@@ -6,6 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+
 from planner_helpers import FAKE_CATALOG, POOL, plan_text
 
 BOTH = pytest.mark.parametrize("engine", ["optimal", "karpenter"])
