@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from karpplan.model.cluster import ClusterConfig, FargateProfile, Namespace, RuntimeClass
 from karpplan.model.nodes import ExistingNode
