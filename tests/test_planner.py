@@ -237,3 +237,32 @@ spec:
     assert refused.pod == "study-ops/privileged"
     assert any("Privileged" in r for r in refused.reasons)
     assert plan.summary.hourly_cost == pytest.approx(sum(n.hourly_price for n in plan.nodes if n.new))
+
+
+def test_existing_fargate_nodes_hold_the_spread_minimum_and_the_reason_says_so(tmp_path: Path) -> None:
+    fargate_node = """
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: fargate-ip-10-0-1-1
+  labels: {eks.amazonaws.com/compute-type: fargate, kubernetes.io/hostname: fargate-ip-10-0-1-1,
+           topology.kubernetes.io/zone: zone-z}
+spec:
+  taints: [{key: eks.amazonaws.com/compute-type, value: fargate, effect: NoSchedule}]
+status:
+  allocatable: {cpu: "2", memory: 4Gi, pods: "1"}
+"""
+    spread = """      topologySpreadConstraints:
+      - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule,
+         labelSelector: {matchLabels: {app: web}}}
+"""
+    plan = plan_text(tmp_path, POOL + fargate_node + deployment("web", 6, extra=spread), engine="karpenter")
+    # zone-z exists only through the Fargate node (default nodeTaintsPolicy Ignore): its 0 caps the
+    # three EC2 zones at one matching pod each.
+    assert plan.summary.scheduled == 3
+    assert all(any("Fargate node(s) fargate-ip-10-0-1-1" in r for r in u.reasons) for u in plan.unschedulable)
+
+    honored = spread.replace("whenUnsatisfiable: DoNotSchedule,", "whenUnsatisfiable: DoNotSchedule, nodeTaintsPolicy: Honor,")
+    plan = plan_text(tmp_path, POOL + fargate_node + deployment("web", 6, extra=honored), engine="karpenter")
+    assert plan.summary.scheduled == 6

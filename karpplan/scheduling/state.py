@@ -207,10 +207,26 @@ class PlacementState:
                        else f"{rule.key} Exists")
         node_values = sorted(slot.values(rule.key))
         node_domains = f"{rule.key} In [{' '.join(node_values)}]" if node_values else f"{rule.key} DoesNotExist"
-        return (f"unsatisfiable topology constraint for topology spread, key={rule.key} "
+        text = (f"unsatisfiable topology constraint for topology spread, key={rule.key} "
                 f"(counts = {rule.describe_counts(counts, domains)}, podDomains = {pod_domains}, "
                 f"nodeDomains = {node_domains}; maxSkew {rule.max_skew}, min {self.spread_min(rule)}"
                 + (f", minDomains {rule.min_domains}" if rule.constraint.min_domains else "") + ")")
+        return text + self._fargate_domain_note(rule, counts)
+
+    def _fargate_domain_note(self, rule: SpreadRule, counts: Counter[str]) -> str:
+        """Say so when existing Fargate nodes are the domains holding the global minimum down."""
+        minimum = self.spread_min(rule)
+        holders = sorted(
+            name for name, domain in rule.existing_domains.items()
+            if counts.get(domain, 0) == minimum and any(
+                s.existing is not None and s.name == name and s.existing.node.is_fargate for s in self.slots)
+        )
+        if not holders:
+            return ""
+        policy = "Honor" if rule.constraint.honors_taints else "Ignore"
+        return (f"; existing Fargate node(s) {', '.join(holders[:5])} count as {rule.key} domains "
+                f"(nodeTaintsPolicy {policy}) and hold the minimum at {minimum}; "
+                "set nodeTaintsPolicy: Honor to leave them out")
 
     def _check_spread(self, rule: SpreadRule, slot: Slot, options: list[LaunchOption]) -> list[LaunchOption] | None:
         counts = self.spread_counts[id(rule)]
