@@ -276,3 +276,70 @@ def test_deep_nesting_is_refused_without_crashing(text: str) -> None:
 def test_unknown_tags_are_invalid_yaml() -> None:
     (problem,) = problems_of("kind: X\nvalue: !!python/object:os.system x\n")
     assert problem.startswith("in.yaml:2: invalid YAML: could not determine a constructor")
+
+
+TRICKY_YAML = """\
+defaults: &defaults {cpu: 100m, memory: 64Mi}
+base: &base
+  a: 1
+  b: [x, y]
+other: &other {b: overridden, c: 3}
+merged:
+  <<: [*base, *other]
+  a: own
+single: {<<: *defaults, cpu: 1}
+block: |
+  line one
+  line two
+folded: >-
+  folded
+  text
+quoted: ["1", '2', "true", 'null']
+plain: [1, 2.5, -3, 0x1F, 0o17, true, no, ~, null, .inf, 1e3, 1.5e+3]
+empty_map: {}
+empty_list: []
+nested: [[1, [2, [3]]], {a: {b: {c: d}}}]
+? complex
+: value
+"key with: colon": v
+"""
+
+
+def _plain(value: object) -> object:
+    """Data without the loader's line-carrying types, for comparison with PyYAML."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, float):
+        return float(value)
+    return value
+
+
+SHARED_CASES = Path(__file__).resolve().parents[2] / "shared" / "cases"
+REAL_MANIFESTS = sorted(Path(__file__).resolve().parents[1].joinpath("fixtures").rglob("*.yaml")) + sorted(
+    SHARED_CASES.rglob("manifests.yaml")
+)
+
+
+@pytest.mark.parametrize("path", REAL_MANIFESTS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_data_matches_pyyaml_on_real_manifests(path: Path) -> None:
+    import yaml
+
+    text = path.read_text()
+    expected: list[object] = []
+    for data in yaml.safe_load_all(text):
+        if isinstance(data, dict) and str(data.get("kind", "")).endswith("List"):
+            expected.extend(data["items"])
+        elif data is not None:
+            expected.append(data)
+    assert [_plain(d.body) for d in parse_documents(text, str(path))] == expected
+
+
+def test_data_matches_pyyaml_on_tricky_yaml() -> None:
+    import yaml
+
+    (doc,) = parse_documents(TRICKY_YAML, "t.yaml")
+    assert _plain(doc.body) == yaml.safe_load(TRICKY_YAML)
+    assert doc.body["merged"] == {"a": "own", "b": ["x", "y"], "c": 3}  # earlier merges win, own keys override
+    assert line_of(doc.body["merged"], "a") == 8

@@ -157,6 +157,7 @@ OutputOption = Annotated[OutputFormat, typer.Option("-o", "--output", help="Outp
 MaxFileSizeOption = Annotated[
     str, typer.Option("--max-file-size", help="Largest input file accepted (bytes or a quantity like 50Mi).")
 ]
+VerboseOption = Annotated[int, typer.Option("-v", "--verbose", count=True, help="More detail (repeatable).")]
 FargateProfileOption = Annotated[
     list[str] | None,
     typer.Option(
@@ -195,6 +196,7 @@ def plan(
         typer.Option("--allow-estimated-prices", help="Plan with estimated prices where the catalog has none."),
     ] = False,
     fargate_profile: FargateProfileOption = None,
+    verbose: VerboseOption = 0,
 ) -> None:
     """Plan the nodes (and Fargate pods) that the pending pods in PATH... need."""
     state = _state(ctx)
@@ -210,7 +212,7 @@ def plan(
         max_file_size=parse_size(max_file_size),
         allow_estimated_prices=allow_estimated_prices,
         fargate_profiles=tuple(profiles),
-        verbose=state.verbose,
+        verbose=state.verbose + verbose,
         stdout=state.stdout,
         stderr=state.stderr,
     )
@@ -224,6 +226,7 @@ def inventory(
     output: OutputOption = OutputFormat.table,
     max_file_size: MaxFileSizeOption = "50Mi",
     fargate_profile: FargateProfileOption = None,
+    verbose: VerboseOption = 0,
 ) -> None:
     """Show what karpplan reads from PATH...: pending pods, effective requests, constraints, pools, nodes."""
     state = _state(ctx)
@@ -232,7 +235,7 @@ def inventory(
         output=output.value,
         max_file_size=parse_size(max_file_size),
         fargate_profiles=parse_profiles(fargate_profile),
-        verbose=state.verbose,
+        verbose=state.verbose + verbose,
         stdout=state.stdout,
         stderr=state.stderr,
     )

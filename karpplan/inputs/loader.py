@@ -9,16 +9,19 @@ Every problem (missing or unreadable file, file over the size limit, invalid YAM
 that is not a mapping...) becomes one `Problem` with `file:line`; all of them are collected and raised
 together as one `InputError`.
 
-YAML is read in two passes. The first walks the parser's event stream only, which is cheap, cannot recurse
-and builds nothing: it rejects nesting deeper than `MAX_DEPTH` (libyaml's composer recurses in C and
-crashes the interpreter on a few hundred thousand levels) and documents whose aliases expand to more than
-`MAX_ALIAS_EXPANSION` nodes (a billion-laughs document is refused after reading a few hundred bytes). The
-second pass constructs the data with line numbers.
+YAML is built straight from the parser's event stream (libyaml's when available), not through PyYAML's
+composer: libyaml's composer recurses in C and crashes the interpreter on a few hundred thousand nesting
+levels, and building nodes first costs twice the time. Building from events never recurses, refuses
+nesting deeper than `MAX_DEPTH` as soon as it is seen, and counts what aliases would expand to without
+expanding them, so a billion-laughs document is refused after a few hundred bytes. The cyclic garbage
+collector is paused while a file is read: the data is acyclic and millions of fresh containers would
+otherwise trigger full collections over and over.
 """
 
 from __future__ import annotations
 
 import bisect
+import gc
 import json
 import os
 import re
@@ -103,8 +106,16 @@ class _LoadProblem(Exception):
 
 
 # ------------------------------------------------------------------------------------------ YAML construction
-class _LineLoader(_BaseLoader):  # type: ignore[valid-type,misc]
-    """The safe loader, building `LineDict`/`LineList` and keeping scalars as Kubernetes would read them."""
+class _EventSource(_BaseLoader):  # type: ignore[valid-type,misc]
+    """libyaml's (or PyYAML's) parser; only its event stream is used."""
+
+
+_TAG = "tag:yaml.org,2002:"
+_STR, _NULL, _BOOL, _INT, _FLOAT = _TAG + "str", _TAG + "null", _TAG + "bool", _TAG + "int", _TAG + "float"
+_TIMESTAMP, _MERGE_TAG = _TAG + "timestamp", _TAG + "merge"
+_IMPLICIT: dict[str, list[tuple[str, re.Pattern[str]]]] = _EventSource.yaml_implicit_resolvers
+_SAFE = yaml.constructor.SafeConstructor()
+_MERGE = object()  # the `<<` merge key
 
 
 def _key_text(key: object) -> str:
@@ -117,116 +128,185 @@ def _key_text(key: object) -> str:
         return "null"
     if isinstance(key, int | float):
         return repr(key) if isinstance(key, SourceFloat) else str(key)
-    raise yaml.constructor.ConstructorError(None, None, "mapping keys must be scalars (strings)")
+    raise ValueError("mapping keys must be scalars (strings)")
 
 
-def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> Iterator[LineDict]:
-    data = LineDict(line=node.start_mark.line + 1)
-    yield data
-    loader.flatten_mapping(node)  # resolves `<<: *anchor` merge keys
-    for key_node, value_node in node.value:
-        try:
-            key = _key_text(loader.construct_object(key_node, deep=False))
-        except yaml.constructor.ConstructorError as exc:
-            raise yaml.constructor.ConstructorError(
-                "while constructing a mapping", node.start_mark, exc.problem, key_node.start_mark
-            ) from exc
-        data[key] = loader.construct_object(value_node, deep=False)
-        data.key_lines[key] = key_node.start_mark.line + 1
+def _resolve_plain(value: str) -> str:
+    """The implicit tag of a plain scalar (YAML 1.1 rules, as PyYAML resolves them)."""
+    for tag, pattern in _IMPLICIT.get(value[:1], ()):
+        if pattern.match(value):
+            return tag
+    return _STR
 
 
-def _construct_sequence(loader: yaml.SafeLoader, node: yaml.SequenceNode) -> Iterator[LineList]:
-    data = LineList(line=node.start_mark.line + 1)
-    yield data
-    for item in node.value:
-        data.append(loader.construct_object(item, deep=False))
-        data.item_lines.append(item.start_mark.line + 1)
+def _scalar(event: yaml.ScalarEvent) -> object:
+    """A scalar as Kubernetes' YAML reader would see it."""
+    value: str = event.value
+    tag = event.tag
+    if tag is None or tag == "!":
+        if tag is None and event.implicit[0]:
+            tag = _resolve_plain(value)
+        else:
+            return value
+    if tag in (_STR, _TIMESTAMP):
+        # Timestamps are resolved only into time fields in Kubernetes; everywhere karpplan looks they are text.
+        return value
+    if tag == _NULL:
+        return None
+    if tag == _BOOL:
+        return _SAFE.bool_values[value.lower()]
+    if tag in (_INT, _FLOAT):
+        if ":" in value:  # YAML 1.1 sexagesimal (`12:30` would read as 750): Kubernetes keeps the text
+            return value
+        node = yaml.ScalarNode(tag, value)
+        if tag == _INT:
+            return int(_SAFE.construct_yaml_int(node))
+        number = float(_SAFE.construct_yaml_float(node))
+        return SourceFloat(number, value) if _PLAIN_FLOAT.match(value) else number
+    if tag == _MERGE_TAG:
+        return _MERGE
+    raise ValueError(f"could not determine a constructor for the tag {tag!r}")
 
 
-def _construct_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> float | str:
-    text = str(node.value)
-    if ":" in text:  # YAML 1.1 sexagesimal: Kubernetes' YAML reader keeps it a string
-        return text
-    value = loader.construct_yaml_float(node)
-    return SourceFloat(value, text) if _PLAIN_FLOAT.match(text) else value
+class _Collection:
+    """A mapping or sequence being read: its items so far and what it expands to."""
+
+    __slots__ = ("is_map", "line", "anchor", "items", "lines", "merges", "key", "key_line", "size")
+
+    def __init__(self, is_map: bool, line: int, anchor: str | None) -> None:
+        self.is_map = is_map
+        self.line = line
+        self.anchor = anchor
+        self.items: list[Any] = []
+        self.lines: list[int] = []
+        self.merges: list[LineDict] = []
+        self.key: object = None
+        self.key_line = 0
+        self.size = 1
+
+    def add(self, value: object, line: int, size: int) -> None:
+        self.size += size
+        if not self.is_map:
+            self.items.append(value)
+            self.lines.append(line)
+        elif self.key is None:
+            if isinstance(value, LineDict | LineList):
+                raise ValueError("mapping keys must be scalars (strings)")
+            self.key = _MERGE if value is _MERGE else _key_text(value)
+            self.key_line = line
+        else:
+            if self.key is _MERGE:
+                self._merge(value)
+            else:
+                self.items.append((self.key, value))
+                self.lines.append(self.key_line)
+            self.key = None
+
+    def _merge(self, value: object) -> None:
+        merged = value if isinstance(value, LineList) else [value]
+        for item in merged:
+            if not isinstance(item, LineDict):
+                raise ValueError("a merge key (<<) needs a mapping or a list of mappings")
+            self.merges.append(item)
+
+    def build(self) -> LineDict | LineList:
+        if not self.is_map:
+            built = LineList(self.items, line=self.line)
+            built.item_lines = self.lines
+            return built
+        mapping = LineDict(line=self.line)
+        # Merged keys first, earlier merges winning; then the mapping's own keys override them.
+        for merged in reversed(self.merges):
+            for key, value in merged.items():
+                mapping[key] = value
+                mapping.key_lines[key] = merged.key_lines.get(key, 0)
+        for (key, value), line in zip(self.items, self.lines, strict=True):
+            mapping[key] = value
+            mapping.key_lines[key] = line
+        return mapping
 
 
-def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int | str:
-    text = str(node.value)
-    if ":" in text:  # YAML 1.1 sexagesimal (`12:30` would become 750): keep the text
-        return text
-    return int(loader.construct_yaml_int(node))
+def _parse_yaml(text: str) -> Iterator[tuple[int, int, object]]:
+    """(start line, end line, data) per YAML document (data None for empty documents).
 
-
-def _construct_timestamp(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> str:
-    # Kubernetes' YAML reader resolves timestamps only into time fields; everywhere we look they are text.
-    return str(node.value)
-
-
-_LineLoader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
-_LineLoader.add_constructor("tag:yaml.org,2002:omap", _construct_mapping)
-_LineLoader.add_constructor("tag:yaml.org,2002:seq", _construct_sequence)
-_LineLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
-_LineLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
-_LineLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
-
-
-# ------------------------------------------------------------------------------------------ structure pre-pass
-def _check_structure(text: str) -> None:
-    """Walk the event stream: refuse deep nesting and alias bombs before anything is built."""
-    loader = _LineLoader(text)
+    Built straight from the parser's events: nothing recurses, nesting deeper than MAX_DEPTH is refused
+    as soon as it is seen, and so are aliases expanding to more than MAX_ALIAS_EXPANSION nodes (sizes of
+    anchored nodes are counted, never expanded).
+    """
+    source = _EventSource(text)
     try:
-        # Per open collection: [anchor or None, expanded size so far].
-        stack: list[list[Any]] = []
-        sizes: dict[str, int] = {}
+        stack: list[_Collection] = []
+        anchors: dict[str, tuple[object, int]] = {}
         open_anchors: set[str] = set()
         alias_extra = 0
+        root: object = None
+        start = end = 0
         while True:
-            event = loader.get_event()
+            event = source.get_event()
             kind = type(event)
-            if kind is yaml.StreamEndEvent:
-                return
-            if kind is yaml.DocumentStartEvent:
-                sizes.clear()
-                alias_extra = 0
-                continue
-            if kind in (yaml.SequenceStartEvent, yaml.MappingStartEvent):
+            line = event.start_mark.line + 1
+            if kind is yaml.ScalarEvent or kind is yaml.AliasEvent:
+                if kind is yaml.ScalarEvent:
+                    try:
+                        value = _scalar(event)
+                    except (ValueError, TypeError, KeyError) as exc:
+                        raise _LoadProblem(line, f"invalid YAML: {exc}") from exc
+                    size = 1
+                    if event.anchor is not None:
+                        anchors[event.anchor] = (value, 1)
+                else:
+                    name = event.anchor
+                    if name in open_anchors:
+                        raise _LoadProblem(line, f"alias *{name} refers to a node that contains it")
+                    if name not in anchors:
+                        raise _LoadProblem(line, f"invalid YAML: found undefined alias {name!r}")
+                    value, size = anchors[name]
+                    alias_extra += size - 1
+                    if alias_extra > MAX_ALIAS_EXPANSION:
+                        raise _LoadProblem(
+                            line,
+                            f"YAML aliases expand to more than {MAX_ALIAS_EXPANSION:,} nodes; refusing an alias bomb",
+                        )
+            elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
                 if len(stack) >= MAX_DEPTH:
-                    raise _LoadProblem(event.start_mark.line + 1, f"nested more than {MAX_DEPTH} levels deep")
-                anchor = getattr(event, "anchor", None)
-                if anchor is not None:
-                    open_anchors.add(anchor)
-                stack.append([anchor, 1])
+                    raise _LoadProblem(line, f"nested more than {MAX_DEPTH} levels deep")
+                if event.tag not in (None, "!", _TAG + "map", _TAG + "seq", _TAG + "omap"):
+                    raise _LoadProblem(line, f"invalid YAML: could not determine a constructor for the tag {event.tag!r}")
+                if not stack:
+                    start = line
+                if event.anchor is not None:
+                    open_anchors.add(event.anchor)
+                stack.append(_Collection(kind is yaml.MappingStartEvent, line, event.anchor))
                 continue
-            if kind in (yaml.SequenceEndEvent, yaml.MappingEndEvent):
-                anchor, size = stack.pop()
-                if anchor is not None:
-                    open_anchors.discard(anchor)
-                    sizes[anchor] = size
-            elif kind is yaml.ScalarEvent:
-                size = 1
-                anchor = getattr(event, "anchor", None)
-                if anchor is not None:
-                    sizes[anchor] = 1
-            elif kind is yaml.AliasEvent:
-                anchor = event.anchor
-                if anchor in open_anchors:
-                    raise _LoadProblem(
-                        event.start_mark.line + 1, f"alias *{anchor} refers to a node that contains it"
-                    )
-                size = sizes.get(anchor, 1)  # an undefined alias is reported by the composer
-                alias_extra += size - 1
-                if alias_extra > MAX_ALIAS_EXPANSION:
-                    raise _LoadProblem(
-                        event.start_mark.line + 1,
-                        f"YAML aliases expand to more than {MAX_ALIAS_EXPANSION:,} nodes; refusing an alias bomb",
-                    )
+            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+                done = stack.pop()
+                value, size, line = done.build(), done.size, done.line
+                if done.anchor is not None:
+                    open_anchors.discard(done.anchor)
+                    anchors[done.anchor] = (value, size)
+            elif kind is yaml.DocumentStartEvent:
+                anchors.clear()
+                alias_extra = 0
+                root, start = None, event.end_mark.line + 1
+                continue
+            elif kind is yaml.DocumentEndEvent:
+                yield start, end, root
+                continue
+            elif kind is yaml.StreamEndEvent:
+                return
             else:
                 continue
             if stack:
-                stack[-1][1] += size
+                try:
+                    stack[-1].add(value, line, size)
+                except ValueError as exc:
+                    raise _LoadProblem(line, f"invalid YAML: {exc}") from exc
+            else:
+                root, end = value, event.end_mark.line + 1
+                if kind is not yaml.MappingEndEvent and kind is not yaml.SequenceEndEvent:
+                    start = line  # a collection's start was noted when it opened
     finally:
-        loader.dispose()
+        source.dispose()
 
 
 def _source_comments(text: str) -> tuple[list[int], list[str]]:
@@ -252,17 +332,19 @@ def _yaml_problem(exc: yaml.YAMLError, text: str) -> _LoadProblem:
     return _LoadProblem(0, f"invalid YAML: {exc}")
 
 
-def _parse_yaml(text: str) -> Iterator[tuple[int, int, object]]:
-    """(start line, end line, data) per YAML document (data None for empty documents)."""
-    _check_structure(text)
-    loader = _LineLoader(text)
-    try:
-        while loader.check_node():
-            node = loader.get_node()
-            data = loader.construct_document(node)
-            yield node.start_mark.line + 1, node.end_mark.line + 1, data
-    finally:
-        loader.dispose()
+def _without_gc(documents: Iterator[tuple[int, int, object]]) -> Iterator[tuple[int, int, object]]:
+    """Run the document generator with the cyclic garbage collector paused (restored between documents)."""
+    while True:
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            item = next(documents, None)
+        finally:
+            if was_enabled:
+                gc.enable()
+        if item is None:
+            return
+        yield item
 
 
 def _from_json(value: object) -> object:
@@ -352,7 +434,7 @@ def parse_documents(text: str, file: str, *, json_fallback: bool | None = None) 
     try:
         source_lines, sources = _source_comments(text)
         previous_end = 0
-        for start, end, data in _parse_yaml(text):
+        for start, end, data in _without_gc(_parse_yaml(text)):
             source: str | None = None
             # The last `# Source:` comment between the previous document and this one names its template.
             at = bisect.bisect_left(source_lines, start) - 1
