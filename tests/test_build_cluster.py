@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from karpplan.model.cluster import FargateSelector
 from karpplan.model.inventory import Inventory
@@ -93,4 +94,26 @@ def test_cluster_object_validation(problems: Problems) -> None:
         "test.yaml:11: fargateProfiles[0].selectors[0].namespace: Required value: a Fargate profile selector needs a namespace",
         "test.yaml:11: fargateProfiles[1].name: Required value: a Fargate profile needs a name",
         "test.yaml:11: fargateProfiles[1].selectors: Required value: a Fargate profile needs at least one selector",
+    ]
+
+
+def test_a_kubectl_dump_of_nodes_and_pods() -> None:
+    from karpplan.model.build import load_inventory
+    from karpplan.model.pods import HostPort
+
+    dump = Path(__file__).resolve().parents[1] / "fixtures" / "cluster-dump" / "kubectl-get-nodes-pods.yaml"
+    inventory = load_inventory([str(dump)])
+    (node,) = inventory.nodes
+    assert node.allocatable["pods"] == 29 and node.capacity["cpu"] == 2000
+    daemon_pod, running, pending = inventory.pods
+    assert daemon_pod.owner == "DaemonSet/aws-node" and daemon_pod.bound
+    assert daemon_pod.template.priority == 2000001000
+    assert daemon_pod.template.host_ports == (HostPort(61678),)
+    assert daemon_pod.template.affinity.matches({}, node.name)
+    assert not daemon_pod.template.affinity.matches({}, "another-node")
+    assert running.bound and running.namespace == "shop" and running.workload == "Pod/web-7d9f8b6c5d-4hq2x"
+    assert pending.labels["pod-template-hash"] == "7d9f8b6c5d" and not pending.bound
+    assert [p.name for p in inventory.pending] == ["web-7d9f8b6c5d-9zt4m"]
+    assert [(s.name, s.reason) for s in inventory.skipped] == [
+        ("aws-node-pending", "pending DaemonSet pod (Karpenter ignores these)")
     ]
