@@ -260,3 +260,11 @@ def test_workload_shape_errors_name_the_field(problems: Problems) -> None:
     assert problems("apiVersion: v1\nkind: Pod\nmetadata: {labels: {a: b}}\nspec: {containers: []}\n") == [
         "test.yaml:3: metadata.name: Required value: name or generateName is required"
     ]
+
+
+def test_total_pod_count_is_bounded(problems: Problems, monkeypatch: pytest.MonkeyPatch) -> None:
+    from karpplan.model import build as build_module
+
+    monkeypatch.setattr(build_module, "MAX_PODS", 5)
+    text = workload("Deployment", name="a") + "---\n" + workload("Deployment", name="b")
+    assert problems(text) == ["test.yaml:14: the input expands to more than 5 pods; karpplan does not plan that many"]

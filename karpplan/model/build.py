@@ -40,6 +40,7 @@ from karpplan.model.pods import DaemonSet, Pod
 from karpplan.model.pools import NodeClass, NodePool
 
 MAX_REPLICAS = 100_000
+MAX_PODS = 1_000_000  # all workloads together: far beyond what one plan can use, well within memory
 _T = TypeVar("_T")
 _TERMINAL_PHASES = ("Succeeded", "Failed")
 _CRONJOB_RUN = re.compile(r"^(.+)-[0-9]+$")
@@ -387,6 +388,9 @@ class _Builder:
         skip_reason = self.materialised.reason(doc.namespace, kind, name)
         if skip_reason is not None:
             self.skipped.append(SkippedDocument(kind, name, str(doc.origin), skip_reason))
+            return
+        if len(self.pods) + count > MAX_PODS:
+            root.error(f"the input expands to more than {MAX_PODS:,} pods; karpplan does not plan that many")
             return
         workload = f"{kind}/{name}"
         self.pods.extend(
