@@ -58,7 +58,7 @@ def test_json_document() -> None:
     assert web_spread["origin"].endswith("workloads.yaml:22")
     (pool,) = document["nodePools"]
     assert "karpenter.sh/nodepool In [general]" in pool["requirements"]
-    assert pool["limits"] == {"cpu": "200", "memory": "800Gi"}
+    assert pool["limits"] == {"cpu": "1000", "memory": "4000Gi"}
     assert document["nodeClasses"][0]["amiFamily"] == "AL2023"
     assert document["daemonSets"][0]["template"]["requests"] == {"cpu": "100m", "memory": "128Mi", "pods": "1"}
     assert [s["kind"] for s in document["skipped"]] == ["Service"]
