@@ -1,0 +1,489 @@
+"""Re-packing a plan's new nodes: the same zones and pools, better-filled and right-sized nodes.
+
+Karpenter's greedy keeps the zones, pools and capacity types it chose, but spreads pods over claims by
+pod count and never revisits a claim, so its nodes end up unevenly filled and imbalanced between CPU and
+memory. The re-packer keeps every decision a zone-level rule can see and redoes only the per-node part:
+
+* Pods on new nodes are put into *buckets*: nodes of one pool, zone and capacity type with the same
+  values for every topology key a rule or preference uses and the same eligibility for every spread
+  rule whose inclusion policy depends on the instance type. Moving a pod inside its bucket changes no
+  zone-level count, so zonal spread, zonal (anti-)affinity, limits by zone and pool tiers still hold.
+* Inside a bucket only per-node rules remain: resources (requests + DaemonSet overhead, through each
+  option's room), hard hostname spread (a new node holds at most maxSkew matching pods), hostname pod
+  anti-affinity (both directions) and host ports. Pods with hostname pod *affinity*, and the pods such
+  a term matches, are left on their nodes.
+* Packing, per bucket: pods with hostname rules first, first-fit decreasing (each needs a node its rules
+  allow); then the other pods into the slack the right-sized nodes already pay for; then the rest into
+  bulk nodes of the bucket's most cost-efficient option, filled so CPU and memory stay balanced; finally
+  every node launches the cheapest option that holds it (the decision Karpenter makes at launch).
+* A bucket keeps its original nodes when re-packing does not make it cheaper, and a pool keeps its
+  original nodes when the re-packed ones would break its limits, so the result is never worse than the
+  plan it started from and never less valid.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from karpplan.engines.result import Solution, SolvedNode, node_name
+from karpplan.model.labels import HOSTNAME
+from karpplan.model.pods import HostPort, Pod
+from karpplan.model.resources import CPU, MEMORY
+from karpplan.scheduling.candidates import LaunchOption
+from karpplan.scheduling.problem import GroupInfo, Problem
+from karpplan.scheduling.state import PlacementState
+from karpplan.scheduling.topology import SpreadRule
+
+Member = tuple[GroupInfo, Pod]
+BoolArray = npt.NDArray[np.bool_]
+IntArray = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class _GroupRules:
+    """What a group's pods bring to a node and what they need from it (hostname-level rules only)."""
+
+    spread_owned: tuple[int, ...]  # hard hostname spread rules the pods carry (rule ids)
+    spread_matches: frozenset[int]  # hostname spread rules whose selector counts these pods
+    anti_owned: tuple[int, ...]  # hostname anti-affinity terms the pods carry (term ids)
+    anti_matches: frozenset[int]  # hostname anti-affinity terms whose selector matches these pods
+    host_ports: tuple[HostPort, ...]
+    pinned: bool  # takes part in hostname pod affinity: left where it is
+
+    @property
+    def constrained(self) -> bool:
+        return bool(self.spread_owned or self.spread_matches or self.anti_owned or self.anti_matches
+                    or self.host_ports)
+
+
+@dataclass
+class _Bin:
+    used: IntArray
+    allowed: BoolArray
+    members: list[Member] = field(default_factory=list)
+    spread_count: Counter[int] = field(default_factory=Counter)
+    spread_owned: set[int] = field(default_factory=set)
+    anti_count: Counter[int] = field(default_factory=Counter)
+    anti_owned: set[int] = field(default_factory=set)
+    ports: list[HostPort] = field(default_factory=list)
+    choice: int = -1  # index of the cheapest bucket option holding the bin
+
+
+class _Rulebook:
+    """Per-group hostname rules of the whole problem, with stable integer ids."""
+
+    def __init__(self, problem: Problem) -> None:
+        topo = problem.topology
+        ns_labels = problem.namespace_labels
+        groups = problem.groups
+        spread: list[SpreadRule] = [r for g in groups for r in topo.rules_for(g.template) if r.hostname and r.hard]
+        spread_ids = {id(r): i for i, r in enumerate(spread)}
+        anti_terms = [(g.index, t) for g in groups
+                      if (a := topo.anti_affinity.get(id(g.template))) is not None
+                      for t in a.terms if t.key == HOSTNAME]
+        affinity_terms = [(g.index, t) for g in groups
+                          if (a := topo.affinity.get(id(g.template))) is not None
+                          for t in a.terms if t.key == HOSTNAME]
+        affine_matched: set[int] = set()
+        for _, term in affinity_terms:
+            for h in groups:
+                if term.matches(h.template.namespace, h.template.labels, ns_labels):
+                    affine_matched.add(h.index)
+        affine_owners = {g for g, _ in affinity_terms}
+        self.by_group: dict[int, _GroupRules] = {}
+        for g in groups:
+            tpl = g.template
+            owned = tuple(spread_ids[id(r)] for r in topo.rules_for(tpl) if r.hostname and r.hard)
+            matches = frozenset(i for i, r in enumerate(spread) if r.counts(tpl.namespace, tpl.labels))
+            anti_owned = tuple(i for i, (owner, _) in enumerate(anti_terms) if owner == g.index)
+            anti_matches = frozenset(i for i, (_, t) in enumerate(anti_terms)
+                                     if t.matches(tpl.namespace, tpl.labels, ns_labels))
+            self.by_group[g.index] = _GroupRules(owned, matches, anti_owned, anti_matches, tuple(tpl.host_ports),
+                                                 g.index in affine_owners or g.index in affine_matched)
+        self.max_skew = [r.max_skew for r in spread]
+
+    def accepts(self, node: _Bin, rules: _GroupRules) -> bool:
+        """May one more pod with these rules join the node (final counts, both directions)?"""
+        for rid in rules.spread_owned:
+            if node.spread_count[rid] + (1 if rid in rules.spread_matches else 0) > self.max_skew[rid]:
+                return False
+        for rid in rules.spread_matches:
+            if rid in node.spread_owned and node.spread_count[rid] + 1 > self.max_skew[rid]:
+                return False
+        for tid in rules.anti_owned:
+            if node.anti_count[tid]:
+                return False
+        if rules.anti_matches and not rules.anti_matches.isdisjoint(node.anti_owned):
+            return False
+        return not (rules.host_ports and any(p.conflicts(q) for p in rules.host_ports for q in node.ports))
+
+    @staticmethod
+    def record(node: _Bin, rules: _GroupRules) -> None:
+        node.spread_owned.update(rules.spread_owned)
+        for rid in rules.spread_matches:
+            node.spread_count[rid] += 1
+        node.anti_owned.update(rules.anti_owned)
+        for tid in rules.anti_matches:
+            node.anti_count[tid] += 1
+        node.ports.extend(rules.host_ports)
+
+
+class _Bucket:
+    """Launch options that are interchangeable for every zone-level rule, as arrays sorted by price."""
+
+    def __init__(self, options: Sequence[LaunchOption], dims: Sequence[str]) -> None:
+        self.options = sorted(options, key=lambda o: (o.price, o.instance_type.name, o.index))
+        self.position = {o.index: i for i, o in enumerate(self.options)}
+        self.free = np.array([[o.free.get(d) for d in dims] for o in self.options], dtype=np.int64)
+        self.price = np.array([o.price for o in self.options], dtype=np.float64)
+
+    def cheapest(self, used: IntArray, allowed: BoolArray) -> int:
+        """Index of the cheapest allowed option with room for `used`, or -1."""
+        fits = allowed & np.all(self.free >= used, axis=1)
+        if not fits.any():
+            return -1
+        return int(np.argmax(fits))
+
+
+class Repacker:
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self.rules = _Rulebook(problem)
+        self.dims = sorted({name for g in problem.groups for name in g.template.requests})
+        self.requests = {g.index: np.array([g.template.requests.get(d) for d in self.dims], dtype=np.int64)
+                         for g in problem.groups}
+        self._keys = self._topology_keys()
+        self._policy_rules = self._instance_sensitive_rules()
+
+    # ------------------------------------------------------------------------------------ buckets
+    def _topology_keys(self) -> list[str]:
+        topo = self.problem.topology
+        keys: set[str] = set()
+        for rules in topo.spread.values():
+            keys |= {r.key for r in rules}
+        for rule in list(topo.affinity.values()) + list(topo.anti_affinity.values()):
+            keys |= {t.key for t in rule.terms}
+        keys |= {t.key for t, _ in topo.existing_anti}
+        keys.discard(HOSTNAME)
+        return sorted(keys)
+
+    def _instance_sensitive_rules(self) -> list[SpreadRule]:
+        """Non-hostname spread rules whose domain eligibility could differ between instance types."""
+        out = []
+        for rules in self.problem.topology.spread.values():
+            for r in rules:
+                if r.hostname:
+                    continue
+                affinity = r.owner.affinity
+                if (r.constraint.honors_affinity and (affinity.required is not None or len(affinity.node_selector))) \
+                        or r.constraint.honors_taints:
+                    out.append(r)
+        return out
+
+    def bucket_key(self, option: LaunchOption) -> tuple[object, ...]:
+        return (option.pool.name, option.zone, option.capacity_type,
+                tuple(option.labels.get(k) for k in self._keys),
+                tuple(r.option_counts(option) for r in self._policy_rules))
+
+    # ------------------------------------------------------------------------------------ entry point
+    def repack(self, solution: Solution) -> Solution:
+        buckets: dict[tuple[object, ...], list[SolvedNode]] = defaultdict(list)
+        kept: list[SolvedNode] = []
+        for node in solution.nodes:
+            if node.option is None:
+                kept.append(node)
+                continue
+            if any(self.rules.by_group[gi.index].pinned for gi, _ in node.pods):
+                kept.append(node)
+            else:
+                buckets[self.bucket_key(node.option)].append(node)
+        by_key: dict[tuple[object, ...], list[LaunchOption]] = defaultdict(list)
+        for o in self.problem.options:
+            key = self.bucket_key(o)
+            if key in buckets:
+                by_key[key].append(o)
+        chosen: dict[tuple[object, ...], list[SolvedNode]] = {}
+        for key, nodes in buckets.items():
+            packed = self._pack_bucket(_Bucket(by_key[key], self.dims), nodes)
+            old = sum(n.price for n in nodes)
+            new = sum(n.price for n in packed) if packed is not None else old
+            better = packed is not None and (new < old - 1e-9 or (new <= old + 1e-9 and len(packed) < len(nodes))
+                                             or not all(self.valid(n) for n in nodes))
+            chosen[key] = packed if better and packed is not None else nodes
+        self._respect_limits(buckets, chosen, kept)
+        nodes = list(kept) + [n for key in buckets for n in chosen[key]]
+        return self._renamed(solution, nodes)
+
+    def _respect_limits(self, original: dict[tuple[object, ...], list[SolvedNode]],
+                        chosen: dict[tuple[object, ...], list[SolvedNode]], kept: list[SolvedNode]) -> None:
+        """Keep a pool's original nodes when the re-packed ones would overrun a limit the original kept."""
+        pools = {o.pool.name for nodes in original.values() for n in nodes if (o := n.option) is not None}
+        for pool in pools:
+            remaining, nodes_left = self.problem.limits[pool]
+            if remaining is None and nodes_left is None:
+                continue
+
+            def usage(which: dict[tuple[object, ...], list[SolvedNode]], pool: str = pool) -> tuple[int, dict[str, int]]:
+                nodes = [n for n in kept if n.option is not None and n.option.pool.name == pool]
+                nodes += [n for key, ns in which.items() for n in ns if key[0] == pool]
+                totals: dict[str, int] = defaultdict(int)
+                for n in nodes:
+                    assert n.option is not None
+                    for k, v in n.option.capacity.items():
+                        totals[k] += v
+                return len(nodes), totals
+
+            count, totals = usage(chosen)
+            old_count, old_totals = usage(original)
+            over = nodes_left is not None and count > nodes_left and count > old_count
+            if remaining is not None:
+                over = over or any(totals.get(k, 0) > left and totals.get(k, 0) > old_totals.get(k, 0)
+                                   for k, left in remaining.items())
+            if over:
+                for key in chosen:
+                    if key[0] == pool:
+                        chosen[key] = original[key]
+
+    def valid(self, node: SolvedNode) -> bool:
+        """Does the node keep every hostname rule with its final counts (Karpenter's greedy may not)?"""
+        trial = _Bin(np.zeros(len(self.dims), dtype=np.int64), np.ones(0, dtype=np.bool_))
+        for gi, _ in node.pods:
+            rules = self.rules.by_group[gi.index]
+            if not self.rules.accepts(trial, rules):
+                return False
+            self.rules.record(trial, rules)
+        return True
+
+    # ------------------------------------------------------------------------------------ packing
+    def _pod_mask(self, bucket: _Bucket, gi: GroupInfo, origin: LaunchOption,
+                  cache: dict[tuple[int, int], BoolArray]) -> BoolArray:
+        """Options of the bucket this pod may take: its group's, and every preference its old node met."""
+        cache_key = (gi.index, origin.index)
+        if cache_key in cache:
+            return cache[cache_key]
+        met = [p.term for p in gi.template.affinity.preferred if p.term.matches(origin.labels, "")]
+        mask = np.array([o.index in gi.option_ids and all(t.matches(o.labels, "") for t in met)
+                         for o in bucket.options], dtype=np.bool_)
+        mask &= np.all(bucket.free >= self.requests[gi.index], axis=1)
+        mask[bucket.position[origin.index]] = True  # where it was always stays possible
+        cache[cache_key] = mask
+        return mask
+
+    def _pack_bucket(self, bucket: _Bucket, nodes: Sequence[SolvedNode]) -> list[SolvedNode] | None:
+        cache: dict[tuple[int, int], BoolArray] = {}
+        pods: list[tuple[GroupInfo, Pod, BoolArray]] = []
+        for node in nodes:
+            assert node.option is not None
+            for gi, pod in node.pods:
+                pods.append((gi, pod, self._pod_mask(bucket, gi, node.option, cache)))
+        constrained = [p for p in pods if self.rules.by_group[p[0].index].constrained]
+        free = [p for p in pods if not self.rules.by_group[p[0].index].constrained]
+        size = self._size_key(bucket)
+        constrained.sort(key=lambda p: (-len(self.rules.by_group[p[0].index].anti_owned)
+                                        - len(self.rules.by_group[p[0].index].spread_owned), size(p[0])))
+        free.sort(key=lambda p: size(p[0]))
+        bins: list[_Bin] = []
+        # 1. Pods with hostname rules: first fit (in a node the largest option could still hold).
+        self._first_fit(bucket, bins, constrained, open_new=True)
+        for b in bins:
+            b.choice = bucket.cheapest(b.used, b.allowed)
+        # 2. Other pods into the slack the chosen options already pay for.
+        rest = self._fill_slack(bucket, bins, free)
+        # 3. The rest into balanced bulk nodes.
+        bulk = self._bulk(bucket, rest)
+        if bulk is None:
+            return None
+        bins.extend(bulk)
+        out: list[SolvedNode] = []
+        for b in bins:
+            choice = bucket.cheapest(b.used, b.allowed)
+            if choice < 0:
+                return None
+            out.append(SolvedNode("", None, bucket.options[choice], list(b.members)))
+        return out
+
+    def _size_key(self, bucket: _Bucket) -> Callable[[GroupInfo], tuple[float, int]]:
+        """Sort key: larger pods first, size measured in the bucket's price per unit of each dimension."""
+        scale = np.zeros(len(self.dims), dtype=np.float64)
+        for j in range(len(self.dims)):
+            col = bucket.free[:, j]
+            usable = col > 0
+            if usable.any():
+                scale[j] = float(np.min(bucket.price[usable] / col[usable]))
+
+        def key(gi: GroupInfo) -> tuple[float, int]:
+            return (-float(np.max(self.requests[gi.index] * scale)), gi.index)
+
+        return key
+
+    def _add(self, b: _Bin, gi: GroupInfo, pod: Pod, mask: BoolArray) -> None:
+        b.used = b.used + self.requests[gi.index]
+        b.allowed = b.allowed & mask
+        b.members.append((gi, pod))
+        self.rules.record(b, self.rules.by_group[gi.index])
+
+    def _first_fit(self, bucket: _Bucket, bins: list[_Bin], pods: Iterable[tuple[GroupInfo, Pod, BoolArray]],
+                   open_new: bool) -> None:
+        # Rejections are monotone (nodes only fill up), so each (group, mask) keeps a cursor.
+        cursor: dict[tuple[int, int], int] = {}
+        for gi, pod, mask in pods:
+            rules = self.rules.by_group[gi.index]
+            ck = (gi.index, id(mask))
+            i = cursor.get(ck, 0)
+            req = self.requests[gi.index]
+            while i < len(bins):
+                b = bins[i]
+                if self.rules.accepts(b, rules):
+                    allowed = b.allowed & mask
+                    if allowed.any() and bucket.cheapest(b.used + req, allowed) >= 0:
+                        break
+                i += 1
+            cursor[ck] = i
+            if i == len(bins):
+                bins.append(_Bin(np.zeros(len(self.dims), dtype=np.int64), np.ones(len(bucket.options), dtype=np.bool_)))
+            self._add(bins[i], gi, pod, mask)
+
+    def _fill_slack(self, bucket: _Bucket, bins: list[_Bin],
+                    pods: list[tuple[GroupInfo, Pod, BoolArray]]) -> list[tuple[GroupInfo, Pod, BoolArray]]:
+        if not bins:
+            return pods
+        rest = []
+        cursor: dict[tuple[int, int], int] = {}
+        for gi, pod, mask in pods:
+            ck = (gi.index, id(mask))
+            i = cursor.get(ck, 0)
+            req = self.requests[gi.index]
+            while i < len(bins):
+                b = bins[i]
+                if b.choice >= 0 and mask[b.choice] and np.all(b.used + req <= bucket.free[b.choice]):
+                    break
+                i += 1
+            cursor[ck] = i
+            if i == len(bins):
+                rest.append((gi, pod, mask))
+            else:
+                self._add(bins[i], gi, pod, mask)
+        return rest
+
+    def _bulk(self, bucket: _Bucket, pods: list[tuple[GroupInfo, Pod, BoolArray]]) -> list[_Bin] | None:
+        """Pods without hostname rules: nodes of the most cost-efficient option, CPU and memory balanced."""
+        out: list[_Bin] = []
+        by_mask: dict[int, list[tuple[GroupInfo, Pod, BoolArray]]] = defaultdict(list)
+        masks: dict[int, BoolArray] = {}
+        for p in pods:
+            by_mask[id(p[2])].append(p)
+            masks[id(p[2])] = p[2]
+        # Pods whose masks differ only by preferences share nodes when their masks intersect.
+        for mid, items in by_mask.items():
+            mask = masks[mid]
+            demand = np.sum([self.requests[gi.index] for gi, _, _ in items], axis=0)
+            target = self._efficient_option(bucket, mask, demand)
+            if target < 0:
+                return None
+            out.extend(self._balanced_bins(bucket, target, mask, items))
+        return out
+
+    def _efficient_option(self, bucket: _Bucket, mask: BoolArray, demand: IntArray) -> int:
+        """The allowed option that holds the most of this demand mix per dollar."""
+        best, best_score = -1, 0.0
+        positive = demand > 0
+        for i in np.flatnonzero(mask):
+            free = bucket.free[i]
+            if np.any(free[positive] <= 0):
+                continue
+            share = float(np.min(free[positive] / demand[positive]))
+            score = share / max(float(bucket.price[i]), 1e-12)
+            if score > best_score:
+                best, best_score = int(i), score
+        return best
+
+    def _balanced_bins(self, bucket: _Bucket, target: int, mask: BoolArray,
+                       items: list[tuple[GroupInfo, Pod, BoolArray]]) -> list[_Bin]:
+        """Fill nodes of `target` one at a time, taking the pod that best evens out CPU and memory."""
+        cap = bucket.free[target].astype(np.float64)
+        cpu = self.dims.index(CPU) if CPU in self.dims else None
+        mem = self.dims.index(MEMORY) if MEMORY in self.dims else None
+        # Two queues, largest first: pods heavier in CPU than the node's shape, and the others.
+        def heavy(gi: GroupInfo) -> bool:
+            if cpu is None or mem is None or cap[cpu] <= 0 or cap[mem] <= 0:
+                return True
+            r = self.requests[gi.index]
+            return bool(r[cpu] / cap[cpu] >= r[mem] / cap[mem])
+
+        queues = [[p for p in items if heavy(p[0])], [p for p in items if not heavy(p[0])]]
+        bins: list[_Bin] = []
+        while queues[0] or queues[1]:
+            b = _Bin(np.zeros(len(self.dims), dtype=np.int64), mask.copy())
+            start = [0, 0]
+            while True:
+                if cpu is not None and mem is not None:
+                    first = 0 if b.used[cpu] / max(cap[cpu], 1) <= b.used[mem] / max(cap[mem], 1) else 1
+                else:
+                    first = 0
+                placed = False
+                for q in (first, 1 - first):
+                    queue = queues[q]
+                    j = start[q]
+                    while j < len(queue):
+                        gi, pod, pmask = queue[j]
+                        if np.all(b.used + self.requests[gi.index] <= bucket.free[target]):
+                            self._add(b, gi, pod, pmask)
+                            queue.pop(j)
+                            placed = True
+                            break
+                        j += 1
+                    start[q] = j if not placed else start[q]
+                    if placed:
+                        break
+                if not placed:
+                    break
+            if not b.members:
+                # Nothing fits the target option alone: give the largest pod a node of its own.
+                queue = queues[0] or queues[1]
+                gi, pod, pmask = queue.pop(0)
+                self._add(b, gi, pod, pmask)
+            bins.append(b)
+        return bins
+
+    # ------------------------------------------------------------------------------------ output
+    @staticmethod
+    def _renamed(solution: Solution, nodes: list[SolvedNode]) -> Solution:
+        ordinal = 0
+        out: list[SolvedNode] = []
+        for n in nodes:
+            if n.option is None:
+                out.append(n)
+                continue
+            ordinal += 1
+            out.append(SolvedNode(node_name(n.option, ordinal), None, n.option, list(n.pods)))
+        return Solution(solution.engine, out, list(solution.unplaced), solution.status, solution.lower_bound,
+                        solution.solve_seconds, list(solution.notes), solution.exceeds_node_limits)
+
+
+def state_for(problem: Problem, solution: Solution) -> PlacementState:
+    """Replay a plan into a placement state (final counts for the unschedulable pods' reasons)."""
+    state = PlacementState(problem)
+    existing = {s.name: s for s in state.slots}
+    for node in solution.nodes:
+        if node.option is None:
+            slot = existing[node.name]
+            options = slot.options
+        else:
+            slot = state.new_slot(node.option.pool, [node.option])
+            state.add_slot(slot)
+            options = [node.option]
+        for gi, pod in node.pods:
+            state._commit(gi, pod, slot, options)
+    return state
+
+
+def repack(problem: Problem, solution: Solution) -> Solution:
+    return Repacker(problem).repack(solution)
+
+
+__all__ = ["Repacker", "repack", "state_for"]
