@@ -838,7 +838,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
     start = time.monotonic()
     deadline = start + time_limit
     hint = greedy
-    if greedy.exceeds_node_limits or any(r is not None for r, _ in problem.limits.values()):
+    if greedy.exceeds_node_limits or (greedy.unplaced and any(r is not None for r, _ in problem.limits.values())):
         # Karpenter's limit accounting is pessimistic (and lax on limits.nodes); a simulation that
         # charges limits exactly gives the solver a valid, often fuller, starting plan.
         exact, _ = solve_karpenter(problem, exact_limits=True)

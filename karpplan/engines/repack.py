@@ -56,9 +56,14 @@ class _GroupRules:
     pinned: bool  # takes part in hostname pod affinity: left where it is
 
     @property
-    def constrained(self) -> bool:
-        return bool(self.spread_owned or self.spread_matches or self.anti_owned or self.anti_matches
-                    or self.host_ports)
+    def owner(self) -> bool:
+        """Carries a per-node rule (or host ports), so it limits the nodes it may join."""
+        return bool(self.spread_owned or self.anti_owned or self.host_ports)
+
+    @property
+    def matched(self) -> bool:
+        """Counted by some per-node rule: free to go anywhere no owner of that rule is."""
+        return bool(self.spread_matches or self.anti_matches)
 
 
 @dataclass
@@ -269,32 +274,33 @@ class Repacker:
         met = [p.term for p in gi.template.affinity.preferred if p.term.matches(origin.labels, "")]
         mask = np.array([o.index in gi.option_ids and all(t.matches(o.labels, "") for t in met)
                          for o in bucket.options], dtype=np.bool_)
-        mask &= np.all(bucket.free >= self.requests[gi.index], axis=1)
-        mask[bucket.position[origin.index]] = True  # where it was always stays possible
+        # Pods with equal masks share one array, so bulk packing can pool them.
+        mask = self._interned.setdefault(mask.tobytes(), mask)
         cache[cache_key] = mask
         return mask
 
     def _pack_bucket(self, bucket: _Bucket, nodes: Sequence[SolvedNode]) -> list[SolvedNode] | None:
         cache: dict[tuple[int, int], BoolArray] = {}
+        self._interned: dict[bytes, BoolArray] = {}
         pods: list[tuple[GroupInfo, Pod, BoolArray]] = []
         for node in nodes:
             assert node.option is not None
             for gi, pod in node.pods:
                 pods.append((gi, pod, self._pod_mask(bucket, gi, node.option, cache)))
-        constrained = [p for p in pods if self.rules.by_group[p[0].index].constrained]
-        free = [p for p in pods if not self.rules.by_group[p[0].index].constrained]
+        constrained = [p for p in pods if self.rules.by_group[p[0].index].owner]
+        free = [p for p in pods if not self.rules.by_group[p[0].index].owner]
         size = self._size_key(bucket)
         constrained.sort(key=lambda p: (-len(self.rules.by_group[p[0].index].anti_owned)
                                         - len(self.rules.by_group[p[0].index].spread_owned), size(p[0])))
         free.sort(key=lambda p: size(p[0]))
         bins: list[_Bin] = []
-        # 1. Pods with hostname rules: first fit (in a node the largest option could still hold).
+        # 1. Pods carrying hostname rules: first fit (in a node the largest option could still hold).
         self._first_fit(bucket, bins, constrained, open_new=True)
         for b in bins:
             b.choice = bucket.cheapest(b.used, b.allowed)
         # 2. Other pods into the slack the chosen options already pay for.
         rest = self._fill_slack(bucket, bins, free)
-        # 3. The rest into balanced bulk nodes.
+        # 3. The rest into balanced bulk nodes (no owner of a hostname rule is there, so none applies).
         bulk = self._bulk(bucket, rest)
         if bulk is None:
             return None
@@ -358,9 +364,11 @@ class Repacker:
             ck = (gi.index, id(mask))
             i = cursor.get(ck, 0)
             req = self.requests[gi.index]
+            rules = self.rules.by_group[gi.index]
             while i < len(bins):
                 b = bins[i]
-                if b.choice >= 0 and mask[b.choice] and np.all(b.used + req <= bucket.free[b.choice]):
+                if b.choice >= 0 and mask[b.choice] and np.all(b.used + req <= bucket.free[b.choice]) \
+                        and (not rules.matched or self.rules.accepts(b, rules)):
                     break
                 i += 1
             cursor[ck] = i
