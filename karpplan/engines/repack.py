@@ -212,17 +212,125 @@ class Repacker:
             key = self.bucket_key(o)
             if key in buckets:
                 by_key[key].append(o)
+        shapes = {key: _Bucket(by_key[key], self.dims) for key in buckets}
         chosen: dict[tuple[object, ...], list[SolvedNode]] = {}
         for key, nodes in buckets.items():
-            packed = self._pack_bucket(_Bucket(by_key[key], self.dims), nodes)
+            packed = self._pack_bucket(shapes[key], _items(nodes))
             old = sum(n.price for n in nodes)
             new = sum(n.price for n in packed) if packed is not None else old
             better = packed is not None and (new < old - 1e-9 or (new <= old + 1e-9 and len(packed) < len(nodes))
                                              or not all(self.valid(n) for n in nodes))
             chosen[key] = packed if better and packed is not None else nodes
+        # Second try: first move interchangeable pods between the pool's zones so each zone's mix of
+        # CPU-heavy and memory-heavy pods matches its nodes' shape; kept when the whole plan is cheaper.
+        moved = self._rebalanced(buckets, shapes)
+        if moved is not None:
+            alternative: dict[tuple[object, ...], list[SolvedNode]] = {}
+            for key, items in moved.items():
+                packed = self._pack_bucket(shapes[key], items) if items else []
+                if packed is None:
+                    break
+                alternative[key] = packed
+            else:
+                total = sum(n.price for ns in chosen.values() for n in ns)
+                if sum(n.price for ns in alternative.values() for n in ns) < total - 1e-9:
+                    chosen = alternative
         self._respect_limits(buckets, chosen, kept)
         nodes = list(kept) + [n for key in buckets for n in chosen[key]]
         return self._renamed(solution, nodes)
+
+    def _rebalanced(self, buckets: dict[tuple[object, ...], list[SolvedNode]],
+                    shapes: dict[tuple[object, ...], _Bucket]) -> dict[tuple[object, ...], list[tuple[GroupInfo, Pod, LaunchOption]]] | None:
+        """Pods reassigned between buckets of one pool with every zone-level count unchanged.
+
+        Pods are interchangeable when the same zonal spread rules count them, they carry the same zonal
+        rules and preferences and take part in no zonal (anti-)affinity: swapping two of them between
+        zones leaves every domain count as it was. Per class, the counts per bucket stay; which pods
+        go where is chosen to even out each bucket's CPU/memory balance against its nodes' shape.
+        """
+        cpu = self.dims.index(CPU) if CPU in self.dims else None
+        mem = self.dims.index(MEMORY) if MEMORY in self.dims else None
+        if cpu is None or mem is None or len(buckets) < 2:
+            return None
+        items = {key: _items(nodes) for key, nodes in buckets.items()}
+        ratio: dict[tuple[object, ...], float] = {}
+        for key, shape in shapes.items():
+            demand = np.sum([self.requests[gi.index] for gi, _, _ in items[key]], axis=0)
+            best = self._efficient_option_any(shape, demand)
+            free = shape.free[best] if best >= 0 else np.ones(len(self.dims), dtype=np.int64)
+            ratio[key] = float(free[mem]) / max(float(free[cpu]), 1.0)
+        movable = self._movable_groups()
+        classes: dict[tuple[object, ...], list[tuple[tuple[object, ...], tuple[GroupInfo, Pod, LaunchOption]]]] = defaultdict(list)
+        fixed: dict[tuple[object, ...], list[tuple[GroupInfo, Pod, LaunchOption]]] = defaultdict(list)
+        for key, its in items.items():
+            for it in its:
+                signature = movable.get(it[0].index)
+                if signature is None:
+                    fixed[key].append(it)
+                else:
+                    classes[(key[0], signature)].append((key, it))
+        excess: dict[tuple[object, ...], float] = {key: 0.0 for key in items}
+
+        def lean(it: tuple[GroupInfo, Pod, LaunchOption], key: tuple[object, ...]) -> float:
+            r = self.requests[it[0].index]
+            return float(r[cpu]) * ratio[key] - float(r[mem])
+
+        for key, its in fixed.items():
+            excess[key] = sum(lean(it, key) for it in its)
+        out: dict[tuple[object, ...], list[tuple[GroupInfo, Pod, LaunchOption]]] = {k: list(v) for k, v in fixed.items()}
+        for key in items:
+            out.setdefault(key, [])
+        changed = False
+        for (_, _), members in sorted(classes.items(), key=lambda kv: -len(kv[1])):
+            quota: Counter[tuple[object, ...]] = Counter(key for key, _ in members)
+            targets = [key for key in quota if self._group_fits_bucket(members, shapes[key])]
+            if len(targets) != len(quota):
+                for key, it in members:
+                    out[key].append(it)
+                    excess[key] += lean(it, key)
+                continue
+            pods = sorted(members, key=lambda m: -abs(lean(m[1], m[0])))
+            for origin_key, it in pods:
+                open_keys = [k for k in targets if quota[k] > 0]
+                best_key = min(open_keys, key=lambda k: (abs(excess[k] + lean(it, k)), k != origin_key, str(k)))
+                quota[best_key] -= 1
+                out[best_key].append(it)
+                excess[best_key] += lean(it, best_key)
+                changed = changed or best_key != origin_key
+        return out if changed else None
+
+    def _group_fits_bucket(self, members: Sequence[tuple[tuple[object, ...], tuple[GroupInfo, Pod, LaunchOption]]],
+                           shape: _Bucket) -> bool:
+        """Every member's group may use some option of the bucket that holds one of its pods."""
+        for gi in {it[0].index: it[0] for _, it in members}.values():
+            if not any(o.index in gi.option_ids and gi.template.requests.fits_in(o.free) for o in shape.options):
+                return False
+        return True
+
+    def _movable_groups(self) -> dict[int, tuple[object, ...]]:
+        """Group index -> interchangeability signature, for groups whose pods may change zone."""
+        topo = self.problem.topology
+        ns_labels = self.problem.namespace_labels
+        zonal_rules = [r for rules in topo.spread.values() for r in rules if not r.hostname]
+        zonal_terms = [t for rule in list(topo.affinity.values()) + list(topo.anti_affinity.values())
+                       for t in rule.terms if t.key != HOSTNAME] + [t for t, _ in topo.existing_anti if t.key != HOSTNAME]
+        out: dict[int, tuple[object, ...]] = {}
+        for g in self.problem.groups:
+            tpl = g.template
+            if self.rules.by_group[g.index].pinned:
+                continue
+            owns_zonal_affinity = any(
+                t.key != HOSTNAME for rule in (topo.affinity.get(id(tpl)), topo.anti_affinity.get(id(tpl)))
+                if rule is not None for t in rule.terms)
+            if owns_zonal_affinity or any(t.matches(tpl.namespace, tpl.labels, ns_labels) for t in zonal_terms):
+                continue
+            counted = tuple(i for i, r in enumerate(zonal_rules) if r.counts(tpl.namespace, tpl.labels))
+            own = tuple(sorted(repr(_zonal_signature(r)) for r in topo.rules_for(tpl) if not r.hostname))
+            out[g.index] = (counted, own, repr(tpl.affinity), frozenset(g.option_ids))
+        return out
+
+    def _efficient_option_any(self, bucket: _Bucket, demand: IntArray) -> int:
+        return self._efficient_option(bucket, np.ones(len(bucket.options), dtype=np.bool_), demand)
 
     def _respect_limits(self, original: dict[tuple[object, ...], list[SolvedNode]],
                         chosen: dict[tuple[object, ...], list[SolvedNode]], kept: list[SolvedNode]) -> None:
@@ -279,14 +387,10 @@ class Repacker:
         cache[cache_key] = mask
         return mask
 
-    def _pack_bucket(self, bucket: _Bucket, nodes: Sequence[SolvedNode]) -> list[SolvedNode] | None:
+    def _pack_bucket(self, bucket: _Bucket, items: Sequence[tuple[GroupInfo, Pod, LaunchOption]]) -> list[SolvedNode] | None:
         cache: dict[tuple[int, int], BoolArray] = {}
         self._interned: dict[bytes, BoolArray] = {}
-        pods: list[tuple[GroupInfo, Pod, BoolArray]] = []
-        for node in nodes:
-            assert node.option is not None
-            for gi, pod in node.pods:
-                pods.append((gi, pod, self._pod_mask(bucket, gi, node.option, cache)))
+        pods = [(gi, pod, self._pod_mask(bucket, gi, origin, cache)) for gi, pod, origin in items]
         constrained = [p for p in pods if self.rules.by_group[p[0].index].owner]
         free = [p for p in pods if not self.rules.by_group[p[0].index].owner]
         size = self._size_key(bucket)
@@ -471,6 +575,16 @@ class Repacker:
             out.append(SolvedNode(node_name(n.option, ordinal), None, n.option, list(n.pods)))
         return Solution(solution.engine, out, list(solution.unplaced), solution.status, solution.lower_bound,
                         solution.solve_seconds, list(solution.notes), solution.exceeds_node_limits)
+
+
+def _items(nodes: Iterable[SolvedNode]) -> list[tuple[GroupInfo, Pod, LaunchOption]]:
+    return [(gi, pod, n.option) for n in nodes if n.option is not None for gi, pod in n.pods]
+
+
+def _zonal_signature(rule: SpreadRule) -> tuple[object, ...]:
+    c = rule.constraint
+    return (rule.owner.namespace, repr(rule.selector), rule.key, c.max_skew, c.hard, c.min_domains,
+            c.node_affinity_policy, c.node_taints_policy, rule.pod_values)
 
 
 def state_for(problem: Problem, solution: Solution) -> PlacementState:
