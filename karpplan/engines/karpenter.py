@@ -13,6 +13,7 @@ nodes that existed before the batch.
 
 from __future__ import annotations
 
+import bisect
 import time
 from collections import deque
 from collections.abc import Callable
@@ -20,7 +21,7 @@ from collections.abc import Callable
 from karpplan.engines.result import Solution, SolvedNode, node_name
 from karpplan.model.pods import Pod
 from karpplan.model.resources import LimitVector, Resources
-from karpplan.scheduling.candidates import LaunchOption, fits_limits
+from karpplan.scheduling.candidates import BoolArray, IndexArray, LaunchOption, PoolVerdict, fits_limits
 from karpplan.scheduling.problem import PREFER_NO_SCHEDULE_TIER, GroupInfo, Problem
 from karpplan.scheduling.state import Attempt, PlacementState, Slot, template_attempts
 
@@ -33,7 +34,13 @@ class KarpenterSimulation:
         # the batch (a valid plan for the optimiser's warm start) instead of Karpenter's subtractMax.
         self.exact_limits = exact_limits
         self.state = PlacementState(problem)
+        self.table = self.state.table
         self.claims: list[Slot] = []
+        # The claims in the order pods try them: fewest pods first, then creation order (a stable sort).
+        self._order: list[Slot] = []
+        self._order_keys: list[tuple[int, int]] = []
+        self._created: dict[int, int] = {}  # id(claim) -> creation rank
+        self._pool_claims: dict[int, int] = {}  # id(pool) -> claims opened
         self.remaining: dict[str, Resources | None] = {}
         self.nodes_left: dict[str, int | None] = {}
         for pool in problem.pools:
@@ -43,6 +50,8 @@ class KarpenterSimulation:
         self.progress = progress
         self._attempts: dict[int, list[Attempt]] = {}
         self._existing_order: dict[int, list[Slot]] = {}
+        self._verdicts: dict[int, list[tuple[PoolVerdict, int, IndexArray]]] = {}
+        self._limit_masks: dict[str, tuple[Resources, BoolArray]] = {}
 
     def _attempts_for(self, gi: GroupInfo) -> list[Attempt]:
         if gi.index not in self._attempts:
@@ -55,49 +64,92 @@ class KarpenterSimulation:
             self._existing_order[gi.index] = sorted(slots, key=lambda s: s.name)
         return self._existing_order[gi.index]
 
+    def _verdicts_for(self, gi: GroupInfo) -> list[tuple[PoolVerdict, int, IndexArray]]:
+        """The pools the group may use (weight order), with their best tier and options as rows."""
+        cached = self._verdicts.get(gi.index)
+        if cached is None:
+            cached = []
+            for verdict in gi.verdicts:
+                if not verdict.ok or not verdict.options:
+                    continue
+                best = min(gi.tier.get(o.index, 0) for o in verdict.options)
+                cached.append((verdict, best, self.table.indices(verdict.options)))
+            self._verdicts[gi.index] = cached
+        return cached
+
+    def _within(self, pool: str, remaining: Resources, rows: IndexArray) -> IndexArray:
+        """The rows whose capacity fits the pool's limits left."""
+        if self.exact_limits:
+            return rows[self.table.within_rows(remaining, rows)]
+        cached = self._limit_masks.get(pool)
+        if cached is None or cached[0] is not remaining:
+            cached = self._limit_masks[pool] = (remaining, self.table.within_rows(remaining, self.table.all))
+        return rows[cached[1][rows]]
+
     def place(self, gi: GroupInfo, pod: Pod) -> bool:
+        state = self.state
         for attempt in self._attempts_for(gi):
             for slot in self._existing_for(gi):
-                if self.state.try_place(gi, pod, slot, attempt):
+                if state.try_place(gi, pod, slot, attempt):
                     return True
-            for slot in sorted(self.claims, key=lambda s: len(s.members)):
+            for slot in self._order:
                 if self._add_to_claim(gi, pod, slot, attempt):
+                    self._moved(slot)
                     return True
-            for verdict in gi.verdicts:
-                if not verdict.ok:
-                    continue
+            for verdict, best_tier, verdict_rows in self._verdicts_for(gi):
                 pool = verdict.pool
-                tiers = {gi.tier.get(o.index, 0) for o in verdict.options}
-                if not attempt.tolerate_prefer_no_schedule and tiers and min(tiers) >= PREFER_NO_SCHEDULE_TIER:
+                if not attempt.tolerate_prefer_no_schedule and best_tier >= PREFER_NO_SCHEDULE_TIER:
                     continue
                 nodes_left = self.nodes_left[pool.name]
                 if self.exact_limits and nodes_left is not None:
-                    nodes_left -= sum(1 for c in self.claims if c.pool is pool)
+                    nodes_left -= self._pool_claims.get(id(pool), 0)
                 if nodes_left is not None and nodes_left <= 0:
                     continue
                 remaining = self.remaining[pool.name]
                 if self.exact_limits and remaining is not None:
                     remaining = self._left_after_claims(pool.name, remaining, None)
-                options = verdict.options
+                rows = verdict_rows
                 if remaining is not None:
-                    options = [o for o in options if fits_limits(o.capacity, remaining)]
-                if not options:
+                    rows = self._within(pool.name, remaining, rows)
+                if not len(rows):
                     continue
-                slot = self.state.new_slot(pool, list(options))
-                if self.state.try_place(gi, pod, slot, attempt):
-                    self.state.add_slot(slot)
-                    self.claims.append(slot)
+                slot = state.new_slot_rows(pool, rows)
+                if state.try_place(gi, pod, slot, attempt):
+                    state.add_slot(slot)
+                    self._opened(slot)
                     if remaining is not None and not self.exact_limits:
                         # Karpenter's subtractMax: charge the largest candidate's capacity.
                         self.remaining[pool.name] = LimitVector({
-                            k: v - max(o.capacity.get(k) for o in slot.options) for k, v in remaining.items()
+                            k: v - state.capacity_max(slot, k) for k, v in remaining.items()
                         })
                     return True
         return False
 
-    @staticmethod
-    def _smallest(options: list[LaunchOption]) -> LaunchOption:
-        return min(options, key=lambda o: (o.capacity.get("cpu"), o.capacity.get("memory"), o.price))
+    def _opened(self, slot: Slot) -> None:
+        rank = len(self.claims)
+        self.claims.append(slot)
+        self._created[id(slot)] = rank
+        assert slot.pool is not None
+        self._pool_claims[id(slot.pool)] = self._pool_claims.get(id(slot.pool), 0) + 1
+        key = (len(slot.members), rank)
+        at = bisect.bisect_left(self._order_keys, key)
+        self._order_keys.insert(at, key)
+        self._order.insert(at, slot)
+
+    def _moved(self, slot: Slot) -> None:
+        """A claim gained a pod: move it behind the claims with as many pods."""
+        rank = self._created[id(slot)]
+        at = bisect.bisect_left(self._order_keys, (len(slot.members) - 1, rank))
+        assert self._order[at] is slot
+        del self._order_keys[at]
+        del self._order[at]
+        key = (len(slot.members), rank)
+        at = bisect.bisect_left(self._order_keys, key)
+        self._order_keys.insert(at, key)
+        self._order.insert(at, slot)
+
+    def _smallest(self, slot: Slot) -> LaunchOption:
+        return self.state.smallest(slot)
 
     def _left_after_claims(self, pool: str, remaining: Resources, skip: Slot | None,
                            decided: dict[int, LaunchOption] | None = None) -> Resources:
@@ -105,7 +157,7 @@ class KarpenterSimulation:
         left = dict(remaining.items())
         for claim in self.claims:
             if claim.pool is not None and claim.pool.name == pool and claim is not skip and claim.members:
-                charged = (decided or {}).get(id(claim)) or self._smallest(claim.options)
+                charged = (decided or {}).get(id(claim)) or self._smallest(claim)
                 for key in left:
                     left[key] -= charged.capacity.get(key)
         return LimitVector(left)
@@ -113,16 +165,16 @@ class KarpenterSimulation:
     def _add_to_claim(self, gi: GroupInfo, pod: Pod, slot: Slot, attempt: Attempt) -> bool:
         if not self.exact_limits or slot.pool is None or self.remaining[slot.pool.name] is None:
             return self.state.try_place(gi, pod, slot, attempt)
-        options, _ = self.state.evaluate(gi, slot, attempt)
-        if options is None:
+        rows = self.state.feasible(gi, slot, attempt)
+        if rows is None:
             return False
         remaining = self.remaining[slot.pool.name]
         assert remaining is not None
         left = self._left_after_claims(slot.pool.name, remaining, slot)
-        options = [o for o in options if fits_limits(o.capacity, left)]
-        if not options:
+        rows = rows[self.table.within_rows(left, rows)]
+        if not len(rows):
             return False
-        self.state._commit(gi, pod, slot, options)
+        self.state.commit_rows(gi, pod, slot, rows)
         return True
 
     def run(self, deadline: float | None = None) -> list[tuple[GroupInfo, Pod]]:
@@ -156,14 +208,14 @@ class KarpenterSimulation:
         With exact limits, a claim whose cheapest option would overrun its pool's limits launches its
         smallest option instead, which the run kept within them.
         """
-        cheapest = min(slot.options, key=lambda o: (o.price, o.instance_type.name, o.zone, o.capacity_type))
+        cheapest = self.state.cheapest(slot)
         if not self.exact_limits or slot.pool is None:
             return cheapest
         remaining = self.remaining[slot.pool.name]
         if remaining is None:
             return cheapest
         left = self._left_after_claims(slot.pool.name, remaining, slot, decided)
-        return cheapest if fits_limits(cheapest.capacity, left) else self._smallest(slot.options)
+        return cheapest if fits_limits(cheapest.capacity, left) else self._smallest(slot)
 
     def solution(self, unplaced: list[tuple[GroupInfo, Pod]], seconds: float) -> Solution:
         nodes: list[SolvedNode] = []

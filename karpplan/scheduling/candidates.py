@@ -8,8 +8,12 @@ the pool out (taints, requirements, resources, offerings, limits), so engines an
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
 
 from karpplan.catalog.types import Catalog, InstanceType
 from karpplan.model import labels as L
@@ -18,7 +22,18 @@ from karpplan.model.pods import DaemonSet, Pod, PodTemplate
 from karpplan.model.pools import NodeClass, NodePool
 from karpplan.model.requirements import Requirements
 from karpplan.model.resources import LimitVector, Resources
-from karpplan.model.taints import ALL_EFFECTS, PREFER_NO_SCHEDULE, SCHEDULING_EFFECTS, Taint, untolerated
+from karpplan.model.selectors import NodeAffinity, NodeSelectorTerm
+from karpplan.model.taints import (
+    ALL_EFFECTS,
+    PREFER_NO_SCHEDULE,
+    SCHEDULING_EFFECTS,
+    Taint,
+    Toleration,
+    untolerated,
+)
+
+IndexArray = npt.NDArray[np.intp]
+BoolArray = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True)
@@ -223,6 +238,200 @@ def pool_allows(requirements: Requirements, labels: Mapping[str, str], absent: f
     return True
 
 
+# ------------------------------------------------------------------------------------ option table
+def int_column(values: Sequence[int]) -> npt.NDArray[Any]:
+    """Exact integers: int64 when every value fits, Python integers (object array) otherwise."""
+    try:
+        return np.array(values, dtype=np.int64)
+    except OverflowError:
+        return np.array(values, dtype=object)
+
+
+def _cache_key(obj: object) -> Hashable:
+    """Equal values share a cache entry; an unhashable one is cached by identity (and kept alive)."""
+    try:
+        hash(obj)
+    except TypeError:
+        return ("id", id(obj))
+    return ("value", obj)
+
+
+class OptionTable:
+    """Launch options as columns, so filters over thousands of them are vectorised.
+
+    Row i is `options[i]`. Masks are boolean arrays over rows; index arrays hold rows in ascending order,
+    so filtering one keeps the options' order (every list of options in the planner is in that order).
+    Columns (free room and limit capacity per resource, label values per key, ranks) and masks (node
+    affinity, tolerations, limits) are computed on first use and cached: they depend only on the options.
+    """
+
+    def __init__(self, options: Sequence[LaunchOption]) -> None:
+        self.options: tuple[LaunchOption, ...] = tuple(options)
+        self.size = len(self.options)
+        self._ids = tuple(map(id, self.options))  # the table keeps the options alive, so ids are unique
+        self.all: IndexArray = np.arange(self.size, dtype=np.intp)
+        self.prices: npt.NDArray[np.float64] = np.array([o.price for o in self.options], dtype=np.float64)
+        self._row_of: dict[int, int] | None = None
+        if any(o.index != i for i, o in enumerate(self.options)):
+            self._row_of = {o.index: i for i, o in enumerate(self.options)}
+        self._columns: dict[tuple[str, str], npt.NDArray[Any]] = {}
+        self._pools: dict[int, tuple[NodePool, IndexArray]] = {}
+        self._masks: dict[tuple[str, Hashable], tuple[object, BoolArray]] = {}
+        self._labels: dict[str, tuple[npt.NDArray[np.int32], list[str], dict[str, int]]] = {}
+        self._ranks: dict[str, IndexArray] = {}
+
+    def same_options(self, options: Sequence[LaunchOption]) -> bool:
+        """The very same option objects (`LaunchOption` equality compares only indices)."""
+        return len(options) == self.size and tuple(map(id, options)) == self._ids
+
+    # ---------------------------------------------------------------------------- rows
+    def rows(self, ix: IndexArray) -> list[LaunchOption]:
+        """The options at these rows, in row order."""
+        opts = self.options
+        return [opts[i] for i in ix.tolist()]
+
+    def indices(self, options: Sequence[LaunchOption]) -> IndexArray:
+        """The rows of these options (which must be the table's), ascending when the options are."""
+        if self._row_of is None:
+            return np.fromiter((o.index for o in options), dtype=np.intp, count=len(options))
+        row_of = self._row_of
+        return np.fromiter((row_of[o.index] for o in options), dtype=np.intp, count=len(options))
+
+    def rows_of(self, indices: Sequence[int] | frozenset[int]) -> IndexArray:
+        """The rows of these `LaunchOption.index` values (in the order given)."""
+        if self._row_of is None:
+            return np.fromiter(indices, dtype=np.intp, count=len(indices))
+        row_of = self._row_of
+        return np.fromiter((row_of[i] for i in indices), dtype=np.intp, count=len(indices))
+
+    def pool_rows(self, pool: NodePool) -> IndexArray:
+        cached = self._pools.get(id(pool))
+        if cached is None:
+            rows = np.fromiter((i for i, o in enumerate(self.options) if o.pool is pool), dtype=np.intp)
+            cached = self._pools[id(pool)] = (pool, rows)
+        return cached[1]
+
+    # ---------------------------------------------------------------------------- columns
+    def column(self, kind: str, key: str) -> npt.NDArray[Any]:
+        """`free` (room for pods) or `capacity` (what limits count) of one resource, per row."""
+        col = self._columns.get((kind, key))
+        if col is None:
+            if kind == "free":
+                col = int_column([o.free.get(key) for o in self.options])
+            else:
+                col = int_column([o.capacity.get(key) for o in self.options])
+            self._columns[(kind, key)] = col
+        return col
+
+    def labels(self, key: str) -> tuple[npt.NDArray[np.int32], list[str], dict[str, int]]:
+        """Per row the code of the option's value for `key` (-1 when absent), the values, and their codes."""
+        cached = self._labels.get(key)
+        if cached is None:
+            values: list[str] = []
+            code_of: dict[str, int] = {}
+            codes = np.full(self.size, -1, dtype=np.int32)
+            for i, o in enumerate(self.options):
+                value = o.labels.get(key)
+                if value is None:
+                    continue
+                code = code_of.get(value)
+                if code is None:
+                    code = code_of[value] = len(values)
+                    values.append(value)
+                codes[i] = code
+            cached = self._labels[key] = (codes, values, code_of)
+        return cached
+
+    def rank(self, order: str) -> IndexArray:
+        """Per row its position when sorted by `cheapest` (price, type, zone, capacity type) or `smallest`
+        (capacity cpu, memory, price); ties by row, as `min` over a list in row order."""
+        cached = self._ranks.get(order)
+        if cached is None:
+            if order == "cheapest":
+                def key(i: int) -> tuple[Any, ...]:
+                    o = self.options[i]
+                    return (o.price, o.instance_type.name, o.zone, o.capacity_type, i)
+            else:
+                def key(i: int) -> tuple[Any, ...]:
+                    o = self.options[i]
+                    return (o.capacity.get("cpu"), o.capacity.get("memory"), o.price, i)
+            ranks = np.empty(self.size, dtype=np.intp)
+            ranks[np.array(sorted(range(self.size), key=key), dtype=np.intp)] = np.arange(self.size, dtype=np.intp)
+            cached = self._ranks[order] = ranks
+        return cached
+
+    # ---------------------------------------------------------------------------- masks
+    def _mask(self, kind: str, obj: object, build: Any) -> BoolArray:
+        key = (kind, _cache_key(obj))
+        cached = self._masks.get(key)
+        if cached is None:
+            cached = self._masks[key] = (obj, np.array(build(), dtype=np.bool_).reshape(self.size))
+        return cached[1]
+
+    def affinity_mask(self, affinity: NodeAffinity) -> BoolArray:
+        """Rows whose labels the pod's node selector and required node affinity admit."""
+        return self._mask("affinity", affinity, lambda: [affinity.matches(o.labels) for o in self.options])
+
+    def term_mask(self, term: NodeSelectorTerm) -> BoolArray:
+        """Rows matching one node selector term (a preferred affinity enforced as a requirement)."""
+        return self._mask("term", term, lambda: [term.matches(o.labels, "") for o in self.options])
+
+    def tolerated_mask(self, tolerations: Sequence[Toleration]) -> BoolArray:
+        """Rows whose NoSchedule/NoExecute taints these tolerations tolerate."""
+        def build() -> list[bool]:
+            by_taints: dict[tuple[Taint, ...], bool] = {}
+            out = []
+            for o in self.options:
+                ok = by_taints.get(o.taints)
+                if ok is None:
+                    ok = by_taints[o.taints] = not untolerated(tolerations, o.taints, SCHEDULING_EFFECTS)
+                out.append(ok)
+            return out
+        return self._mask("tolerated", tuple(tolerations), build)
+
+    def present_mask(self, key: str) -> BoolArray:
+        """Rows whose labels carry `key`."""
+        return self._mask("present", key, lambda: self.labels(key)[0] >= 0)
+
+    def within_limits(self, remaining: Resources) -> BoolArray:
+        """Rows whose capacity fits the limits left (`fits_limits`)."""
+        items = tuple(remaining.items())
+
+        def build() -> BoolArray:
+            mask = np.ones(self.size, dtype=np.bool_)
+            for key, value in items:
+                mask &= self.column("capacity", key) <= value
+            return mask
+        return self._mask("limits", items, build)
+
+    def within_rows(self, remaining: Resources, ix: IndexArray) -> BoolArray:
+        """Per row of `ix`: does the option's capacity fit the limits left (uncached `within_limits`)?"""
+        mask = np.ones(len(ix), dtype=np.bool_)
+        for key, value in remaining.items():
+            mask &= self.column("capacity", key)[ix] <= value
+        return mask
+
+    def fits(self, requests: Mapping[str, int], ix: IndexArray) -> BoolArray:
+        """Per row of `ix`: do these requests fit the option's free room (`Resources.fits_in`)?"""
+        mask = np.ones(len(ix), dtype=np.bool_)
+        for key, value in requests.items():
+            if value > 0:
+                mask &= self.column("free", key)[ix] >= value
+        return mask
+
+
+_TABLES: list[OptionTable] = []
+
+
+def option_table(options: Sequence[LaunchOption]) -> OptionTable:
+    """The table of these options (the last one built is reused while the options are the same)."""
+    if _TABLES and _TABLES[0].same_options(options):
+        return _TABLES[0]
+    table = OptionTable(options)
+    _TABLES[:] = [table]
+    return table
+
+
 # ------------------------------------------------------------------------------------ pod vs pool
 @dataclass
 class PoolVerdict:
@@ -278,17 +487,19 @@ def check_pool(template: PodTemplate, pool: NodePool, options: Sequence[LaunchOp
         return PoolVerdict(pool, False, first_error, "requirements")
     if nodes_left is not None and nodes_left <= 0:
         return PoolVerdict(pool, False, f"node limits have been exhausted for nodepool (NodePool={pool.name})", "limits")
-    pool_options = [o for o in options if o.pool is pool]
-    matching = [o for o in pool_options if template.affinity.matches(o.labels)]
-    fitting = [o for o in matching if template.requests.fits_in(o.free)]
-    if not matching or not fitting:
-        return PoolVerdict(pool, False, instance_type_failure(template, pool, pool_options, matching, fitting), "resources")
+    table = option_table(options)
+    pool_rows = table.pool_rows(pool)
+    matching = pool_rows[table.affinity_mask(template.affinity)[pool_rows]]
+    fitting = matching[table.fits(template.requests, matching)]
+    if not len(matching) or not len(fitting):
+        why = instance_type_failure(template, pool, table.rows(pool_rows), table.rows(matching), table.rows(fitting))
+        return PoolVerdict(pool, False, why, "resources")
     if remaining is not None:
-        within = [o for o in fitting if fits_limits(o.capacity, remaining)]
-        if not within:
+        within = fitting[table.within_limits(remaining)[fitting]]
+        if not len(within):
             return PoolVerdict(pool, False, f"all available instance types exceed limits for nodepool (NodePool={pool.name})", "limits")
         fitting = within
-    return PoolVerdict(pool, True, options=fitting, prefer_no_schedule=bool(bad))
+    return PoolVerdict(pool, True, options=table.rows(fitting), prefer_no_schedule=bool(bad))
 
 
 def fits_limits(capacity: Resources, remaining: Resources) -> bool:

@@ -5,20 +5,26 @@ New nodes are Karpenter NodeClaims: they keep a *set* of possible launch options
 capacity types of one pool) that narrows as pods join, and the cheapest survivor is launched at the end.
 Recording follows Karpenter (`topology.go Record`): spread and affinity counts move only when a node's
 domain is decided, anti-affinity marks every domain the node might still land in.
+
+Internally a new node's options are an ascending array of rows of the problem's `OptionTable`, so
+narrowing is a vectorised mask; `Slot.options` gives them as `LaunchOption`s, in the same order.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
 
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.pods import HostPort, Pod, PodTemplate
 from karpplan.model.pools import NodePool
-from karpplan.model.resources import Resources
+from karpplan.model.resources import EMPTY, Resources
 from karpplan.model.selectors import PreferredTerm
-from karpplan.scheduling.candidates import LaunchOption
+from karpplan.scheduling.candidates import BoolArray, IndexArray, LaunchOption, OptionTable, option_table
 from karpplan.scheduling.filters import (
     EXISTING_ANTI_AFFINITY,
     HOST_PORTS,
@@ -33,19 +39,55 @@ from karpplan.scheduling.filters import (
 from karpplan.scheduling.problem import PREFER_NO_SCHEDULE_TIER, GroupInfo, Problem
 from karpplan.scheduling.topology import AffinityRule, AffinityTerm, SpreadRule
 
+_NO_ROWS: IndexArray = np.zeros(0, dtype=np.intp)
 
-@dataclass
+
 class Slot:
     """A node of the plan: an existing node, or a new node with its remaining launch options."""
 
-    index: int
-    name: str
-    existing: ExistingNodeInfo | None = None
-    pool: NodePool | None = None
-    options: list[LaunchOption] = field(default_factory=list)
-    requests: Resources = Resources()
-    members: list[tuple[GroupInfo, Pod]] = field(default_factory=list)
-    host_ports: list[HostPort] = field(default_factory=list)
+    def __init__(self, index: int, name: str, existing: ExistingNodeInfo | None = None,
+                 pool: NodePool | None = None, options: list[LaunchOption] | None = None,
+                 requests: Resources = EMPTY, members: list[tuple[GroupInfo, Pod]] | None = None,
+                 host_ports: list[HostPort] | None = None) -> None:
+        self.index = index
+        self.name = name
+        self.existing = existing
+        self.pool = pool
+        self.requests = requests
+        self.members: list[tuple[GroupInfo, Pod]] = [] if members is None else members
+        self.host_ports: list[HostPort] = [] if host_ports is None else host_ports
+        self._list: list[LaunchOption] | None = [] if options is None else options
+        self._table: OptionTable | None = None
+        self._rows: IndexArray | None = None
+        self._caches()
+
+    def _caches(self) -> None:
+        self._values: dict[str, set[str]] = {}  # key -> domain values of the current options
+        self._counts: dict[int, bool] = {}  # id(spread rule) -> some current option is an eligible domain
+        self._smallest: LaunchOption | None = None
+        # Groups that found no option with room here: final, as a node only fills up and narrows.
+        self.full_for: set[int] = set()
+
+    @property
+    def options(self) -> list[LaunchOption]:
+        if self._list is None:
+            assert self._table is not None and self._rows is not None
+            self._list = self._table.rows(self._rows)
+        return self._list
+
+    @options.setter
+    def options(self, options: list[LaunchOption]) -> None:
+        self._list = options
+        self._rows = None
+        self._caches()
+
+    def narrow(self, rows: IndexArray) -> None:
+        """Keep only these rows (a subset of the current ones)."""
+        full_for = self.full_for
+        self._rows = rows
+        self._list = None
+        self._caches()
+        self.full_for = full_for
 
     @property
     def new(self) -> bool:
@@ -61,6 +103,9 @@ class Slot:
         opts = self.options if options is None else options
         return {v for o in opts if (v := o.labels.get(key)) is not None}
 
+    def __repr__(self) -> str:
+        return f"Slot({self.index}, {self.name!r}, members={len(self.members)})"
+
 
 @dataclass
 class Attempt:
@@ -71,9 +116,18 @@ class Attempt:
     tolerate_prefer_no_schedule: bool = False
 
 
+def _codes_in(codes: npt.NDArray[np.int32], rows: IndexArray) -> list[int]:
+    """The distinct label codes (>= 0) among these rows, ascending."""
+    if not len(rows):
+        return []
+    present = np.bincount(codes[rows] + 1)
+    return [int(c) - 1 for c in np.flatnonzero(present).tolist() if c > 0]
+
+
 class PlacementState:
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
+        self.table = option_table(problem.options)
         topo = problem.topology
         self.slots: list[Slot] = [
             Slot(i, info.node.name, existing=info, host_ports=list(info.host_ports))
@@ -96,28 +150,167 @@ class PlacementState:
         for term, value in topo.existing_anti:
             self.blocking.append((term, Counter({value: 1})))
         self.blocking_index: dict[tuple[int, int], int] = {}
+        self._term_matches: dict[tuple[Hashable, Hashable], bool] = {}
         self._raises: dict[int, list[SpreadRule]] = {}
         self._matches_affinity: dict[int, list[AffinityRule]] = {}
         self._matches_anti: dict[int, list[tuple[AffinityRule, int]]] = {}
-        templates = [g.template for g in problem.groups]
         all_spread = [r for rules in topo.spread.values() for r in rules]
-        ns_labels = problem.namespace_labels
-        for tpl in templates:
-            self._raises[id(tpl)] = [r for r in all_spread if r.counts(tpl.namespace, tpl.labels)]
+        spread_keys = [_spread_key(r) for r in all_spread]
+        affinity_rules = list(topo.affinity.values())
+        anti_terms = [(rule, i, t) for rule in topo.anti_affinity.values() for i, t in enumerate(rule.terms)]
+        for gi in problem.groups:
+            tpl = gi.template
+            raises: dict[Hashable, bool] = {}
+            for r, key in zip(all_spread, spread_keys, strict=True):
+                if key not in raises:
+                    raises[key] = r.counts(tpl.namespace, tpl.labels)
+            self._raises[id(tpl)] = [r for r, key in zip(all_spread, spread_keys, strict=True) if raises[key]]
             self._matches_affinity[id(tpl)] = [
-                rule for rule in topo.affinity.values()
-                if all(t.matches(tpl.namespace, tpl.labels, ns_labels) for t in rule.terms)
+                rule for rule in affinity_rules if all(self._term_matches_template(t, tpl) for t in rule.terms)
             ]
             self._matches_anti[id(tpl)] = [
-                (rule, i) for rule in topo.anti_affinity.values()
-                for i, t in enumerate(rule.terms) if t.matches(tpl.namespace, tpl.labels, ns_labels)
+                (rule, i) for rule, i, t in anti_terms if self._term_matches_template(t, tpl)
             ]
         self.claims_created = 0
+        # Per template: how many blocking terms were checked, and the indices of those matching it.
+        self._blocking_for: dict[int, tuple[int, list[int]]] = {}
+        self._group_masks: dict[int, BoolArray] = {}
+        self._tier_masks: dict[int, BoolArray] = {}
+        self._rule_masks: dict[int, BoolArray] = {}
+        self._domain_masks: dict[int, BoolArray] = {}
+        self._static_domains: dict[int, list[str]] = {}
+        self._rules: dict[tuple[int, tuple[int, ...]], list[SpreadRule]] = {}
+        # Slots only fill up when every request is non-negative: then a resource failure is final.
+        self._monotone = all(v >= 0 for g in problem.groups for v in g.template.requests.values())
+
+    def _term_matches_template(self, term: AffinityTerm, tpl: PodTemplate) -> bool:
+        """`term.matches` for a template, shared by equal terms (many templates repeat one selector)."""
+        key = (_term_key(term), id(tpl))
+        hit = self._term_matches.get(key)
+        if hit is None:
+            hit = self._term_matches[key] = term.matches(tpl.namespace, tpl.labels, self.problem.namespace_labels)
+        return hit
 
     # ---------------------------------------------------------------------------------- new nodes
     def new_slot(self, pool: NodePool, options: list[LaunchOption]) -> Slot:
         self.claims_created += 1
-        return Slot(len(self.slots), f"{pool.name}-claim-{self.claims_created}", pool=pool, options=options)
+        slot = Slot(len(self.slots), f"{pool.name}-claim-{self.claims_created}", pool=pool, options=options)
+        slot._table = self.table
+        return slot
+
+    def new_slot_rows(self, pool: NodePool, rows: IndexArray) -> Slot:
+        """`new_slot` with the options given as table rows (ascending)."""
+        self.claims_created += 1
+        slot = Slot(len(self.slots), f"{pool.name}-claim-{self.claims_created}", pool=pool)
+        slot._table = self.table
+        slot.narrow(rows)
+        return slot
+
+    def rows(self, slot: Slot) -> IndexArray:
+        """A new node's options as table rows."""
+        if slot._rows is None:
+            slot._rows = self.table.indices(slot.options)
+        return slot._rows
+
+    def smallest(self, slot: Slot) -> LaunchOption:
+        """The option with the least capacity (cpu, memory, then price; first in order on ties)."""
+        if slot._smallest is None:
+            rows = self.rows(slot)
+            slot._smallest = self.table.options[int(rows[np.argmin(self.table.rank("smallest")[rows])])]
+        return slot._smallest
+
+    def cheapest(self, slot: Slot) -> LaunchOption:
+        """The option with the lowest price (then type, zone, capacity type; first in order on ties)."""
+        rows = self.rows(slot)
+        return self.table.options[int(rows[np.argmin(self.table.rank("cheapest")[rows])])]
+
+    def capacity_max(self, slot: Slot, key: str) -> int:
+        """The largest limit capacity of `key` among the node's options."""
+        rows = self.rows(slot)
+        return int(self.table.column("capacity", key)[rows].max()) if len(rows) else 0
+
+    # ---------------------------------------------------------------------------------- masks
+    def _group_mask(self, gi: GroupInfo) -> BoolArray:
+        mask = self._group_masks.get(gi.index)
+        if mask is None:
+            if len(gi.option_ids) == self.table.size:
+                mask = np.ones(self.table.size, dtype=np.bool_)
+            else:
+                mask = np.zeros(self.table.size, dtype=np.bool_)
+                mask[self.table.rows_of(gi.option_ids)] = True
+            self._group_masks[gi.index] = mask
+        return mask
+
+    def _tier_mask(self, gi: GroupInfo) -> BoolArray:
+        """Rows outside the PreferNoSchedule tier."""
+        mask = self._tier_masks.get(gi.index)
+        if mask is None:
+            mask = np.ones(self.table.size, dtype=np.bool_)
+            last = [i for i, t in gi.tier.items() if t >= PREFER_NO_SCHEDULE_TIER]
+            if last:
+                mask[self.table.rows_of(last)] = False
+            self._tier_masks[gi.index] = mask
+        return mask
+
+    def _rule_mask(self, rule: SpreadRule) -> BoolArray:
+        """`rule.option_counts` per row."""
+        mask = self._rule_masks.get(id(rule))
+        if mask is None:
+            table = self.table
+            if rule.hostname:
+                mask = np.ones(table.size, dtype=np.bool_)
+            else:
+                mask = table.present_mask(rule.key).copy()
+            if rule.constraint.honors_taints:
+                mask &= table.tolerated_mask(rule.owner.tolerations)
+            if rule.constraint.honors_affinity:
+                mask &= table.affinity_mask(rule.owner.affinity)
+            self._rule_masks[id(rule)] = mask
+        return mask
+
+    def _domain_mask(self, rule: SpreadRule) -> BoolArray:
+        """Rows that are an eligible domain of a (non-hostname) spread rule."""
+        mask = self._domain_masks.get(id(rule))
+        if mask is None:
+            codes, _, code_of = self.table.labels(rule.key)
+            wanted = [code_of[v] for v in rule.static_domains() if v in code_of]
+            mask = np.isin(codes, np.array(wanted, dtype=np.int32)) & self._rule_mask(rule)
+            self._domain_masks[id(rule)] = mask
+        return mask
+
+    def _domains(self, rule: SpreadRule) -> list[str]:
+        domains = self._static_domains.get(id(rule))
+        if domains is None:
+            domains = self._static_domains[id(rule)] = list(rule.static_domains())
+        return domains
+
+    def _values(self, slot: Slot, key: str, rows: IndexArray | None = None) -> set[str]:
+        """`slot.values(key)` for its current options (rows None) or for these rows."""
+        if slot.existing is not None or key == HOSTNAME:
+            return slot.values(key)
+        if rows is None:
+            cached = slot._values.get(key)
+            if cached is None:
+                codes, names, _ = self.table.labels(key)
+                cached = slot._values[key] = {names[c] for c in _codes_in(codes, self.rows(slot))}
+            return cached
+        codes, names, _ = self.table.labels(key)
+        return {names[c] for c in _codes_in(codes, rows)}
+
+    def _with_values(self, rows: IndexArray, key: str, values: Iterable[str], keep: bool) -> IndexArray:
+        """The rows whose value of `key` is (keep) or is not (not keep) one of `values`."""
+        codes, _, code_of = self.table.labels(key)
+        wanted = np.array([code_of[v] for v in values if v in code_of], dtype=np.int32)
+        inside = np.isin(codes[rows], wanted)
+        return rows[inside if keep else ~inside]
+
+    def _cheapest_with(self, rows: IndexArray, key: str, value: str) -> float:
+        codes, _, code_of = self.table.labels(key)
+        code = code_of.get(value)
+        if code is None:
+            return float("inf")
+        prices = self.table.prices[rows[codes[rows] == code]]
+        return float(prices.min()) if len(prices) else float("inf")
 
     # ---------------------------------------------------------------------------------- checks
     def spread_min(self, rule: SpreadRule) -> int:
@@ -125,7 +318,7 @@ class PlacementState:
         if rule.hostname:
             domains = [s.name for s in self.slots if self._slot_counts_for(rule, s)]
         else:
-            domains = list(rule.static_domains())
+            domains = self._domains(rule)
         if len(domains) < rule.min_domains or not domains:
             return 0
         return min(counts.get(d, 0) for d in domains)
@@ -133,21 +326,74 @@ class PlacementState:
     def _slot_counts_for(self, rule: SpreadRule, slot: Slot) -> bool:
         if slot.existing is not None:
             return slot.name in rule.existing_domains
-        return any(rule.option_counts(o) for o in slot.options)
+        hit = slot._counts.get(id(rule))
+        if hit is None:
+            hit = slot._counts[id(rule)] = bool(self._rule_mask(rule)[self.rows(slot)].any())
+        return hit
 
     def try_place(self, gi: GroupInfo, pod: Pod, slot: Slot, attempt: Attempt, commit: bool = True) -> bool:
         """Check every rule for `pod` on `slot`; on success narrow the slot and record counts."""
-        options, _ = self.evaluate(gi, slot, attempt)
-        if options is None:
+        rows = self.feasible(gi, slot, attempt)
+        if rows is None:
             return False
         if commit:
-            self._commit(gi, pod, slot, options)
+            self.commit_rows(gi, pod, slot, rows)
         return True
+
+    def feasible(self, gi: GroupInfo, slot: Slot, attempt: Attempt) -> IndexArray | None:
+        """`evaluate` without the reason: the rows left (empty for existing nodes), or None."""
+        if slot.existing is None and self._blocked_here(gi, slot, attempt):
+            return None
+        return self._evaluate(gi, slot, attempt)[0]
+
+    def _blocked_here(self, gi: GroupInfo, slot: Slot, attempt: Attempt) -> bool:
+        """Rules a new node fails by its name alone (hostname counts), whatever its options."""
+        tpl = gi.template
+        for rule in self._rules_for(tpl, attempt):
+            if rule.hostname and self.spread_counts[id(rule)].get(slot.name, 0) + (
+                    1 if rule.self_match else 0) > rule.max_skew:
+                return True
+        anti = self.problem.topology.anti_affinity.get(id(tpl))
+        if anti is not None:
+            for i, term in enumerate(anti.terms):
+                if term.key == HOSTNAME and self.anti_counts[(id(anti), i)].get(slot.name, 0) > 0:
+                    return True
+        for b in self._blocking_terms(tpl):
+            term, blocked = self.blocking[b]
+            if term.key == HOSTNAME and blocked.get(slot.name, 0) > 0:
+                return True
+        return False
 
     def evaluate(self, gi: GroupInfo, slot: Slot, attempt: Attempt) -> tuple[list[LaunchOption] | None, str]:
         """The slot's launch options left after adding one pod of `gi`, or None and the first failing rule."""
+        rows, why = self._evaluate(gi, slot, attempt)
+        if rows is None:
+            return None, why
+        if slot.existing is not None:
+            return slot.options, ""
+        return self.table.rows(rows), ""
+
+    def _rules_for(self, tpl: PodTemplate, attempt: Attempt) -> list[SpreadRule]:
+        key = (id(tpl), tuple(id(r) for r in attempt.soft_spread))
+        rules = self._rules.get(key)
+        if rules is None:
+            rules = [r for r in self.problem.topology.rules_for(tpl) if r.hard] + list(attempt.soft_spread)
+            self._rules[key] = rules
+        return rules
+
+    def _blocking_terms(self, tpl: PodTemplate) -> list[int]:
+        """Indices of the blocking terms (anti-affinity of bound and placed pods) matching the template."""
+        checked, matching = self._blocking_for.get(id(tpl), (0, []))
+        if checked < len(self.blocking):
+            matching = list(matching)
+            for b in range(checked, len(self.blocking)):
+                if self._term_matches_template(self.blocking[b][0], tpl):
+                    matching.append(b)
+            self._blocking_for[id(tpl)] = (len(self.blocking), matching)
+        return matching
+
+    def _evaluate(self, gi: GroupInfo, slot: Slot, attempt: Attempt) -> tuple[IndexArray | None, str]:
         tpl = gi.template
-        options = slot.options
         if slot.existing is not None:
             free = slot.existing.free - slot.requests
             short = tpl.requests.shortfalls(free)
@@ -156,44 +402,58 @@ class PlacementState:
             if attempt.node_preference is not None and not attempt.node_preference.term.matches(
                     slot.existing.node.labels, slot.name):
                 return None, NODE_AFFINITY
+            rows = _NO_ROWS
         else:
-            total = slot.requests + tpl.requests
-            options = [o for o in options if o.index in gi.option_ids and total.fits_in(o.free)]
-            if not attempt.tolerate_prefer_no_schedule:
-                options = [o for o in options if gi.tier.get(o.index, 0) < PREFER_NO_SCHEDULE_TIER]
-            if attempt.node_preference is not None:
-                term = attempt.node_preference.term
-                options = [o for o in options if term.matches(o.labels, "")]
-            if not options:
+            narrowed = self._room(gi, slot, attempt)
+            if narrowed is None:
                 return None, "exceeds node resources"
+            rows = narrowed
         if tpl.host_ports and any(p.conflicts(q) for p in tpl.host_ports for q in slot.host_ports):
             return None, HOST_PORTS
-        rules = [r for r in self.problem.topology.rules_for(tpl) if r.hard] + list(attempt.soft_spread)
-        for rule in rules:
-            narrowed = self._check_spread(rule, slot, options)
-            if narrowed is None:
+        for rule in self._rules_for(tpl, attempt):
+            spread = self._check_spread(rule, slot, rows)
+            if spread is None:
                 return None, self.spread_reason(rule, slot)
-            options = narrowed
+            rows = spread
         aff = self.problem.topology.affinity.get(id(tpl))
         if aff is not None:
-            narrowed = self._check_affinity(aff, slot, options)
-            if narrowed is None:
+            affine = self._check_affinity(aff, slot, rows)
+            if affine is None:
                 return None, POD_AFFINITY
-            options = narrowed
+            rows = affine
         anti = self.problem.topology.anti_affinity.get(id(tpl))
         if anti is not None:
             for i, anti_term in enumerate(anti.terms):
-                narrowed = self._avoid(slot, options, anti_term.key, self.anti_counts[(id(anti), i)])
-                if narrowed is None:
+                kept = self._avoid(slot, rows, anti_term.key, self.anti_counts[(id(anti), i)])
+                if kept is None:
                     return None, POD_ANTI_AFFINITY
-                options = narrowed
-        for blocking_term, blocked in self.blocking:
-            if blocking_term.matches(tpl.namespace, tpl.labels, self.problem.namespace_labels):
-                narrowed = self._avoid(slot, options, blocking_term.key, blocked)
-                if narrowed is None:
-                    return None, EXISTING_ANTI_AFFINITY
-                options = narrowed
-        return options, ""
+                rows = kept
+        for b in self._blocking_terms(tpl):
+            blocking_term, blocked = self.blocking[b]
+            kept = self._avoid(slot, rows, blocking_term.key, blocked)
+            if kept is None:
+                return None, EXISTING_ANTI_AFFINITY
+            rows = kept
+        return rows, ""
+
+    def _room(self, gi: GroupInfo, slot: Slot, attempt: Attempt) -> IndexArray | None:
+        """The new node's options the group may use that still have room for one more pod of it."""
+        if gi.index in slot.full_for:
+            return None
+        rows = self.rows(slot)
+        total = slot.requests + gi.template.requests
+        mask = self._group_mask(gi)[rows] & self.table.fits(total, rows)
+        if not mask.any():
+            if self._monotone:
+                slot.full_for.add(gi.index)
+            return None
+        if not attempt.tolerate_prefer_no_schedule:
+            mask &= self._tier_mask(gi)[rows]
+        if attempt.node_preference is not None:
+            mask &= self.table.term_mask(attempt.node_preference.term)[rows]
+        if not mask.any():
+            return None
+        return rows[mask]
 
     def spread_reason(self, rule: SpreadRule, slot: Slot) -> str:
         """kube-scheduler's reason on existing nodes; Karpenter's topology error on new ones."""
@@ -228,7 +488,7 @@ class PlacementState:
                 f"(nodeTaintsPolicy {policy}) and hold the minimum at {minimum}; "
                 "set nodeTaintsPolicy: Honor to leave them out")
 
-    def _check_spread(self, rule: SpreadRule, slot: Slot, options: list[LaunchOption]) -> list[LaunchOption] | None:
+    def _check_spread(self, rule: SpreadRule, slot: Slot, rows: IndexArray) -> IndexArray | None:
         counts = self.spread_counts[id(rule)]
         own = 1 if rule.self_match else 0
         if slot.existing is not None:
@@ -237,37 +497,35 @@ class PlacementState:
                 return None
             if rule.pod_values is not None and domain not in rule.pod_values:
                 return None
-            return options if counts.get(domain, 0) + own - self.spread_min(rule) <= rule.max_skew else None
+            return rows if counts.get(domain, 0) + own - self.spread_min(rule) <= rule.max_skew else None
         if rule.hostname:
             # Karpenter: a new node is always a fresh domain, so the global minimum is 0.
-            eligible = [o for o in options if rule.option_counts(o)]
-            if not eligible:
+            eligible = rows[self._rule_mask(rule)[rows]]
+            if not len(eligible):
                 return None
             return eligible if counts.get(slot.name, 0) + own <= rule.max_skew else None
-        domains = rule.static_domains()
         minimum = self.spread_min(rule)
+        codes, names, _ = self.table.labels(rule.key)
         allowed: dict[str, int] = {}
-        for o in options:
-            value = o.labels.get(rule.key)
-            if value is None or value not in domains or not rule.option_counts(o):
-                continue
+        for code in _codes_in(codes, rows[self._domain_mask(rule)[rows]]):
+            value = names[code]
             count = counts.get(value, 0)
             if count + own - minimum <= rule.max_skew:
                 allowed[value] = count
         if not allowed:
             return None
         # Karpenter collapses the node to the valid domain with the lowest count.
-        best = min(allowed.items(), key=lambda kv: (kv[1], self._cheapest(options, rule.key, kv[0]), kv[0]))[0]
-        return [o for o in options if o.labels.get(rule.key) == best]
+        best = min(allowed.items(), key=lambda kv: (kv[1], self._cheapest_with(rows, rule.key, kv[0]), kv[0]))[0]
+        return self._with_values(rows, rule.key, (best,), True)
 
     @staticmethod
     def _cheapest(options: Sequence[LaunchOption], key: str, value: str) -> float:
         return min((o.price for o in options if o.labels.get(key) == value), default=float("inf"))
 
-    def _check_affinity(self, rule: AffinityRule, slot: Slot, options: list[LaunchOption]) -> list[LaunchOption] | None:
+    def _check_affinity(self, rule: AffinityRule, slot: Slot, rows: IndexArray) -> IndexArray | None:
         for i, term in enumerate(rule.terms):
             counts = self.affinity_counts[(id(rule), i)]
-            values = slot.values(term.key, options)
+            values = self._values(slot, term.key, rows)
             if not values:
                 return None
             allowed = {v for v in values if counts.get(v, 0) > 0}
@@ -275,33 +533,43 @@ class PlacementState:
                 if sum(counts.values()) == 0 and rule.self_match:
                     # First pod of a self-affine group opens the domain; later replicas must join it.
                     if slot.existing is None and term.key != HOSTNAME:
-                        best = min(values, key=lambda v: (self._cheapest(options, term.key, v), v))
+                        now = rows
+                        best = min(values, key=lambda v: (self._cheapest_with(now, term.key, v), v))
                         allowed = {best}
                     else:
                         allowed = values
                 else:
                     return None
             if slot.existing is None and term.key != HOSTNAME:
-                options = [o for o in options if o.labels.get(term.key) in allowed]
-        return options
+                rows = self._with_values(rows, term.key, allowed, True)
+        return rows
 
-    def _avoid(self, slot: Slot, options: list[LaunchOption], key: str, blocked: Counter[str]) -> list[LaunchOption] | None:
-        values = slot.values(key, options)
+    def _avoid(self, slot: Slot, rows: IndexArray, key: str, blocked: Mapping[str, int]) -> IndexArray | None:
+        values = self._values(slot, key, rows)
         if not values:
-            return options  # a node without the key passes an anti-affinity term
+            return rows  # a node without the key passes an anti-affinity term
         bad = {v for v in values if blocked.get(v, 0) > 0}
         if not bad:
-            return options
+            return rows
         if slot.existing is not None or key == HOSTNAME:
             return None
-        kept = [o for o in options if o.labels.get(key) not in bad]
-        return kept or None
+        kept = self._with_values(rows, key, bad, False)
+        return kept if len(kept) else None
 
     # ---------------------------------------------------------------------------------- recording
     def _commit(self, gi: GroupInfo, pod: Pod, slot: Slot, options: list[LaunchOption]) -> None:
-        tpl = gi.template
         if slot.new:
             slot.options = options
+        self._record(gi, pod, slot)
+
+    def commit_rows(self, gi: GroupInfo, pod: Pod, slot: Slot, rows: IndexArray) -> None:
+        """`_commit` with the options left given as rows (a subset of the node's, from `feasible`)."""
+        if slot.new:
+            slot.narrow(rows)
+        self._record(gi, pod, slot)
+
+    def _record(self, gi: GroupInfo, pod: Pod, slot: Slot) -> None:
+        tpl = gi.template
         slot.requests = slot.requests + tpl.requests
         slot.members.append((gi, pod))
         slot.host_ports.extend(tpl.host_ports)
@@ -312,16 +580,16 @@ class PlacementState:
                 domain = spread.existing_domains.get(slot.name)
                 values = set() if domain is None else {domain}
             else:
-                values = slot.values(spread.key)
+                values = self._values(slot, spread.key)
             if len(values) == 1:
                 self.spread_counts[id(spread)][next(iter(values))] += 1
         for aff in self._matches_affinity[id(tpl)]:
             for i, term in enumerate(aff.terms):
-                values = slot.values(term.key)
+                values = self._values(slot, term.key)
                 if len(values) == 1:
                     self.affinity_counts[(id(aff), i)][next(iter(values))] += 1
         for anti_rule, i in self._matches_anti[id(tpl)]:
-            for v in slot.values(anti_rule.terms[i].key):
+            for v in self._values(slot, anti_rule.terms[i].key):
                 self.anti_counts[(id(anti_rule), i)][v] += 1
         anti = self.problem.topology.anti_affinity.get(id(tpl))
         if anti is not None:
@@ -331,12 +599,28 @@ class PlacementState:
                     self.blocking_index[key] = len(self.blocking)
                     self.blocking.append((term, Counter()))
                 blocked = self.blocking[self.blocking_index[key]][1]
-                for v in slot.values(term.key):
+                for v in self._values(slot, term.key):
                     blocked[v] += 1
 
     def add_slot(self, slot: Slot) -> None:
         slot.index = len(self.slots)
         self.slots.append(slot)
+
+
+def _spread_key(rule: SpreadRule) -> Hashable:
+    """Rules with equal keys count the same pods (`SpreadRule.counts`)."""
+    try:
+        return (rule.owner.namespace, hash(rule.selector), rule.selector)
+    except TypeError:
+        return ("id", id(rule))
+
+
+def _term_key(term: AffinityTerm) -> Hashable:
+    """Terms with equal keys match the same pods (`AffinityTerm.matches`)."""
+    try:
+        return (term.owner_namespace, hash((term.term, term.selector)), term.term, term.selector)
+    except TypeError:
+        return ("id", id(term))
 
 
 def template_attempts(tpl: PodTemplate, problem: Problem) -> list[Attempt]:

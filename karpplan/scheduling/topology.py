@@ -16,7 +16,7 @@ from karpplan.model.labels import HOSTNAME
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import Pod, PodAffinityTerm, PodTemplate, TopologySpreadConstraint
 from karpplan.model.selectors import LabelSelector
-from karpplan.model.taints import SCHEDULING_EFFECTS, untolerated
+from karpplan.model.taints import SCHEDULING_EFFECTS, Taint, Toleration, untolerated
 from karpplan.scheduling.candidates import LaunchOption
 
 
@@ -155,6 +155,35 @@ def _eligible_existing(template: PodTemplate, constraint: TopologySpreadConstrai
     return out
 
 
+def _launch_domains(key: str, tolerations: tuple[Toleration, ...] | None, options: Sequence[LaunchOption],
+                    cache: dict[tuple[str, tuple[Toleration, ...] | None], frozenset[str]]) -> frozenset[str]:
+    """Values of `key` new nodes can have: options' labels and pools' finite requirements (Karpenter's
+    domain universe); with `tolerations`, only options whose taints they tolerate (nodeTaintsPolicy Honor)."""
+    cached = cache.get((key, tolerations))
+    if cached is not None:
+        return cached
+    launch: set[str] = set()
+    tolerated: dict[tuple[Taint, ...], bool] = {}
+    finite: dict[int, frozenset[str]] = {}
+    for o in options:
+        if tolerations is not None:
+            ok = tolerated.get(o.taints)
+            if ok is None:
+                ok = tolerated[o.taints] = not untolerated(tolerations, o.taints, SCHEDULING_EFFECTS)
+            if not ok:
+                continue
+        value = o.labels.get(key)
+        if value is not None:
+            launch.add(value)
+        values = finite.get(id(o.pool))
+        if values is None:
+            req = o.pool.requirements.get(key)
+            values = finite[id(o.pool)] = (req.finite_values() or frozenset()) if req is not None else frozenset()
+        launch |= values
+    out = cache[(key, tolerations)] = frozenset(launch)
+    return out
+
+
 def build_topology(
     templates: Sequence[PodTemplate],
     nodes: Sequence[ExistingNode],
@@ -167,25 +196,19 @@ def build_topology(
     spread: dict[int, list[SpreadRule]] = {}
     affinity: dict[int, AffinityRule] = {}
     anti: dict[int, AffinityRule] = {}
+    launch_cache: dict[tuple[str, tuple[Toleration, ...] | None], frozenset[str]] = {}
     for tpl in templates:
         rules = []
         for c in tpl.spread:
             selector = c.selector_for(tpl.labels)
             existing = _eligible_existing(tpl, c, nodes)
-            launch: set[str] = set()
+            launch: frozenset[str] = frozenset()
             if c.topology_key != HOSTNAME:
-                for o in options:
-                    if c.honors_taints and untolerated(tpl.tolerations, o.taints, SCHEDULING_EFFECTS):
-                        continue
-                    value = o.labels.get(c.topology_key)
-                    if value is not None:
-                        launch.add(value)
-                    req = o.pool.requirements.get(c.topology_key)
-                    if req is not None and req.finite_values():
-                        launch |= set(req.finite_values() or ())
+                launch = _launch_domains(c.topology_key, tpl.tolerations if c.honors_taints else None,
+                                         options, launch_cache)
             base: Counter[str] = Counter()
             rule = SpreadRule(tpl, c, selector, selector is not None and selector.matches(tpl.labels),
-                              existing, frozenset(launch), base, pod_domain_values(tpl, c.topology_key))
+                              existing, launch, base, pod_domain_values(tpl, c.topology_key))
             for pod in counted:
                 assert pod.node_name is not None
                 domain = existing.get(pod.node_name)
