@@ -8,7 +8,7 @@ the pool out (taints, requirements, resources, offerings, limits), so engines an
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,7 @@ from karpplan.model import labels as L
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import DaemonSet, Pod, PodTemplate
 from karpplan.model.pools import NodeClass, NodePool
-from karpplan.model.requirements import Requirements
+from karpplan.model.requirements import Requirement, Requirements
 from karpplan.model.resources import LimitVector, Resources
 from karpplan.model.selectors import NodeAffinity, NodeSelectorTerm
 from karpplan.model.taints import (
@@ -164,9 +164,17 @@ def build_launch_options(
             kubelet = node_class.kubelet.merged(pool.kubelet) if pool.kubelet else node_class.kubelet
         ami_family = node_class.ami_family if node_class is not None else None
         variants = _custom_label_values(pool, pod_values)
+        # Requirements on keys an offering does not set can be checked once per instance type.
+        per_offering = {L.OS, L.ZONE, L.CAPACITY_TYPE, pool.pool_label_key, L.REGION, L.COMPUTE_TYPE,
+                        L.EC2NODECLASS, *pool.labels, *(k for v in variants for k in v)}
+        per_type = [(k, r) for k, r in pool.requirements.items() if k not in per_offering]
+        offering_reqs = [(k, r) for k, r in pool.requirements.items() if k in per_offering]
+        room: dict[tuple[int, Resources], Resources] = {}
         for it in types_for(catalog, kubelet, ami_family):
             base = dict(labels_for(it, auto_mode=pool.auto_mode))
             absent = absent_for(it, auto_mode=pool.auto_mode)
+            if not _allows(per_type, base, absent):
+                continue
             for offering in it.offerings:
                 for os_value in it.os_values if not pool.auto_mode else ("linux",):
                     for variant in variants:
@@ -186,9 +194,12 @@ def build_launch_options(
                             labels[L.EC2NODECLASS] = pool.node_class_ref.name
                         labels.update(pool.labels)
                         labels.update(variant)
-                        if not pool_allows(pool.requirements, labels, absent):
+                        if not _allows(offering_reqs, labels, absent):  # per_type passed above
                             continue
                         overhead = daemon_overhead(daemonsets, labels, pool.taints)
+                        free = room.get((id(it), overhead))
+                        if free is None:
+                            free = room[(id(it), overhead)] = room_for_pods(it.allocatable, overhead)
                         options.append(
                             LaunchOption(
                                 index=len(options),
@@ -203,7 +214,7 @@ def build_launch_options(
                                 allocatable=it.allocatable,
                                 daemon_overhead=overhead,
                                 capacity=it.capacity,
-                                free=room_for_pods(it.allocatable, overhead),
+                                free=free,
                             )
                         )
     return options
@@ -227,7 +238,12 @@ def pool_allows(requirements: Requirements, labels: Mapping[str, str], absent: f
     labels); a requirement on them must allow absence. Keys the instance type leaves undefined are
     ignored, as Karpenter ignores keys present on one side only (fake and user catalogs).
     """
-    for key, req in requirements.items():
+    return _allows(requirements.items(), labels, absent)
+
+
+def _allows(requirements: Iterable[tuple[str, Requirement]], labels: Mapping[str, str],
+            absent: frozenset[str]) -> bool:
+    for key, req in requirements:
         value = labels.get(key)
         if value is None:
             if key in absent and not req.absent_ok:
@@ -247,7 +263,7 @@ def int_column(values: Sequence[int]) -> npt.NDArray[Any]:
         return np.array(values, dtype=object)
 
 
-def _cache_key(obj: object) -> Hashable:
+def cache_key(obj: object) -> Hashable:
     """Equal values share a cache entry; an unhashable one is cached by identity (and kept alive)."""
     try:
         hash(obj)
@@ -266,6 +282,7 @@ class OptionTable:
     """
 
     def __init__(self, options: Sequence[LaunchOption]) -> None:
+        self._source = options
         self.options: tuple[LaunchOption, ...] = tuple(options)
         self.size = len(self.options)
         self._ids = tuple(map(id, self.options))  # the table keeps the options alive, so ids are unique
@@ -279,16 +296,28 @@ class OptionTable:
         self._masks: dict[tuple[str, Hashable], tuple[object, BoolArray]] = {}
         self._labels: dict[str, tuple[npt.NDArray[np.int32], list[str], dict[str, int]]] = {}
         self._ranks: dict[str, IndexArray] = {}
+        self._row_sets: dict[bytes, tuple[LaunchOption, ...]] = {}
 
     def same_options(self, options: Sequence[LaunchOption]) -> bool:
         """The very same option objects (`LaunchOption` equality compares only indices)."""
-        return len(options) == self.size and tuple(map(id, options)) == self._ids
+        if len(options) != self.size:
+            return False
+        if options is self._source:
+            return True  # the list the table was built from, same length (option lists are never edited)
+        return tuple(map(id, options)) == self._ids
 
     # ---------------------------------------------------------------------------- rows
     def rows(self, ix: IndexArray) -> list[LaunchOption]:
         """The options at these rows, in row order."""
-        opts = self.options
-        return [opts[i] for i in ix.tolist()]
+        return list(map(self.options.__getitem__, ix.tolist()))
+
+    def shared_rows(self, ix: IndexArray) -> list[LaunchOption]:
+        """`rows`, from a cache of the row sets asked for before (templates often share one)."""
+        key = ix.tobytes()
+        cached = self._row_sets.get(key)
+        if cached is None:
+            cached = self._row_sets[key] = tuple(self.rows(ix))
+        return list(cached)
 
     def indices(self, options: Sequence[LaunchOption]) -> IndexArray:
         """The rows of these options (which must be the table's), ascending when the options are."""
@@ -362,7 +391,7 @@ class OptionTable:
 
     # ---------------------------------------------------------------------------- masks
     def _mask(self, kind: str, obj: object, build: Any) -> BoolArray:
-        key = (kind, _cache_key(obj))
+        key = (kind, cache_key(obj))
         cached = self._masks.get(key)
         if cached is None:
             cached = self._masks[key] = (obj, np.array(build(), dtype=np.bool_).reshape(self.size))
@@ -499,7 +528,7 @@ def check_pool(template: PodTemplate, pool: NodePool, options: Sequence[LaunchOp
         if not len(within):
             return PoolVerdict(pool, False, f"all available instance types exceed limits for nodepool (NodePool={pool.name})", "limits")
         fitting = within
-    return PoolVerdict(pool, True, options=table.rows(fitting), prefer_no_schedule=bool(bad))
+    return PoolVerdict(pool, True, options=table.shared_rows(fitting), prefer_no_schedule=bool(bad))
 
 
 def fits_limits(capacity: Resources, remaining: Resources) -> bool:

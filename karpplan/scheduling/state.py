@@ -24,7 +24,14 @@ from karpplan.model.pods import HostPort, Pod, PodTemplate
 from karpplan.model.pools import NodePool
 from karpplan.model.resources import EMPTY, Resources
 from karpplan.model.selectors import PreferredTerm
-from karpplan.scheduling.candidates import BoolArray, IndexArray, LaunchOption, OptionTable, option_table
+from karpplan.scheduling.candidates import (
+    BoolArray,
+    IndexArray,
+    LaunchOption,
+    OptionTable,
+    cache_key,
+    option_table,
+)
 from karpplan.scheduling.filters import (
     EXISTING_ANTI_AFFINITY,
     HOST_PORTS,
@@ -63,10 +70,12 @@ class Slot:
 
     def _caches(self) -> None:
         self._values: dict[str, set[str]] = {}  # key -> domain values of the current options
-        self._counts: dict[int, bool] = {}  # id(spread rule) -> some current option is an eligible domain
+        self._counts: dict[int, bool] = {}  # rule mask id -> some current option is an eligible domain
         self._smallest: LaunchOption | None = None
         # Groups that found no option with room here: final, as a node only fills up and narrows.
         self.full_for: set[int] = set()
+        # Per resource, at least the most any option has left (max free minus requests; an upper bound).
+        self.headroom: dict[str, int] = {}
 
     @property
     def options(self) -> list[LaunchOption]:
@@ -83,11 +92,11 @@ class Slot:
 
     def narrow(self, rows: IndexArray) -> None:
         """Keep only these rows (a subset of the current ones)."""
-        full_for = self.full_for
+        full_for, headroom = self.full_for, self.headroom
         self._rows = rows
         self._list = None
         self._caches()
-        self.full_for = full_for
+        self.full_for, self.headroom = full_for, headroom
 
     @property
     def new(self) -> bool:
@@ -150,44 +159,62 @@ class PlacementState:
         for term, value in topo.existing_anti:
             self.blocking.append((term, Counter({value: 1})))
         self.blocking_index: dict[tuple[int, int], int] = {}
-        self._term_matches: dict[tuple[Hashable, Hashable], bool] = {}
+        # Equal terms (many templates repeat one selector) share an id, and their matches per template.
+        self._term_ids: dict[int, tuple[AffinityTerm, int]] = {}
+        self._interned: dict[Hashable, int] = {}
+        self._term_reps: dict[int, AffinityTerm] = {}
+        self._term_matches: dict[tuple[int, int], bool] = {}
         self._raises: dict[int, list[SpreadRule]] = {}
         self._matches_affinity: dict[int, list[AffinityRule]] = {}
         self._matches_anti: dict[int, list[tuple[AffinityRule, int]]] = {}
         all_spread = [r for rules in topo.spread.values() for r in rules]
-        spread_keys = [_spread_key(r) for r in all_spread]
-        affinity_rules = list(topo.affinity.values())
-        anti_terms = [(rule, i, t) for rule in topo.anti_affinity.values() for i, t in enumerate(rule.terms)]
+        spread_ids: list[int] = []
+        spread_reps: dict[int, SpreadRule] = {}  # one rule per id: equal ids count the same pods
+        interned: dict[Hashable, int] = {}
+        for r in all_spread:
+            sid = interned.setdefault(_spread_key(r), len(interned))
+            spread_ids.append(sid)
+            spread_reps.setdefault(sid, r)
+        affinity_rules = [(rule, [self._term_id(t) for t in rule.terms]) for rule in topo.affinity.values()]
+        anti_terms = [(rule, i, self._term_id(t)) for rule in topo.anti_affinity.values()
+                      for i, t in enumerate(rule.terms)]
         for gi in problem.groups:
             tpl = gi.template
-            raises: dict[Hashable, bool] = {}
-            for r, key in zip(all_spread, spread_keys, strict=True):
-                if key not in raises:
-                    raises[key] = r.counts(tpl.namespace, tpl.labels)
-            self._raises[id(tpl)] = [r for r, key in zip(all_spread, spread_keys, strict=True) if raises[key]]
+            raised = {sid for sid, r in spread_reps.items() if r.counts(tpl.namespace, tpl.labels)}
+            self._raises[id(tpl)] = [r for r, sid in zip(all_spread, spread_ids, strict=True) if sid in raised]
             self._matches_affinity[id(tpl)] = [
-                rule for rule in affinity_rules if all(self._term_matches_template(t, tpl) for t in rule.terms)
+                rule for rule, tids in affinity_rules if all(self._matches(tid, tpl) for tid in tids)
             ]
-            self._matches_anti[id(tpl)] = [
-                (rule, i) for rule, i, t in anti_terms if self._term_matches_template(t, tpl)
-            ]
+            self._matches_anti[id(tpl)] = [(rule, i) for rule, i, tid in anti_terms if self._matches(tid, tpl)]
         self.claims_created = 0
         # Per template: how many blocking terms were checked, and the indices of those matching it.
         self._blocking_for: dict[int, tuple[int, list[int]]] = {}
         self._group_masks: dict[int, BoolArray] = {}
         self._tier_masks: dict[int, BoolArray] = {}
-        self._rule_masks: dict[int, BoolArray] = {}
+        self._rule_masks: list[BoolArray] = []
+        self._rule_mask_ids: dict[int, int] = {}  # id(rule) -> index into _rule_masks
+        self._mask_ids: dict[Hashable, int] = {}
+        self._hostname_checks: dict[tuple[int, tuple[int, ...]], tuple[int, list[tuple[Counter[str], int]]]] = {}
         self._domain_masks: dict[int, BoolArray] = {}
         self._static_domains: dict[int, list[str]] = {}
         self._rules: dict[tuple[int, tuple[int, ...]], list[SpreadRule]] = {}
         # Slots only fill up when every request is non-negative: then a resource failure is final.
         self._monotone = all(v >= 0 for g in problem.groups for v in g.template.requests.values())
 
-    def _term_matches_template(self, term: AffinityTerm, tpl: PodTemplate) -> bool:
-        """`term.matches` for a template, shared by equal terms (many templates repeat one selector)."""
-        key = (_term_key(term), id(tpl))
+    def _term_id(self, term: AffinityTerm) -> int:
+        hit = self._term_ids.get(id(term))
+        if hit is None:
+            tid = self._interned.setdefault(_term_key(term), len(self._interned))
+            self._term_reps.setdefault(tid, term)
+            hit = self._term_ids[id(term)] = (term, tid)  # the term is kept alive: its id stays unique
+        return hit[1]
+
+    def _matches(self, tid: int, tpl: PodTemplate) -> bool:
+        """Does a pod of the template match the term with this id (`AffinityTerm.matches`)?"""
+        key = (tid, id(tpl))
         hit = self._term_matches.get(key)
         if hit is None:
+            term = self._term_reps[tid]
             hit = self._term_matches[key] = term.matches(tpl.namespace, tpl.labels, self.problem.namespace_labels)
         return hit
 
@@ -246,27 +273,37 @@ class PlacementState:
         mask = self._tier_masks.get(gi.index)
         if mask is None:
             mask = np.ones(self.table.size, dtype=np.bool_)
-            last = [i for i, t in gi.tier.items() if t >= PREFER_NO_SCHEDULE_TIER]
-            if last:
+            if max(gi.tier.values(), default=0) >= PREFER_NO_SCHEDULE_TIER:
+                last = [i for i, t in gi.tier.items() if t >= PREFER_NO_SCHEDULE_TIER]
                 mask[self.table.rows_of(last)] = False
             self._tier_masks[gi.index] = mask
         return mask
 
+    def _rule_mask_id(self, rule: SpreadRule) -> int:
+        """Rules whose `option_counts` agree on every option share a mask id."""
+        hit = self._rule_mask_ids.get(id(rule))
+        if hit is None:
+            c = rule.constraint
+            key = (rule.hostname, "" if rule.hostname else rule.key,
+                   cache_key(rule.owner.tolerations) if c.honors_taints else None,
+                   cache_key(rule.owner.affinity) if c.honors_affinity else None)
+            hit = self._rule_mask_ids[id(rule)] = self._mask_ids.setdefault(key, len(self._mask_ids))
+            if hit == len(self._rule_masks):
+                table = self.table
+                if rule.hostname:
+                    mask = np.ones(table.size, dtype=np.bool_)
+                else:
+                    mask = table.present_mask(rule.key).copy()
+                if c.honors_taints:
+                    mask &= table.tolerated_mask(rule.owner.tolerations)
+                if c.honors_affinity:
+                    mask &= table.affinity_mask(rule.owner.affinity)
+                self._rule_masks.append(mask)
+        return hit
+
     def _rule_mask(self, rule: SpreadRule) -> BoolArray:
         """`rule.option_counts` per row."""
-        mask = self._rule_masks.get(id(rule))
-        if mask is None:
-            table = self.table
-            if rule.hostname:
-                mask = np.ones(table.size, dtype=np.bool_)
-            else:
-                mask = table.present_mask(rule.key).copy()
-            if rule.constraint.honors_taints:
-                mask &= table.tolerated_mask(rule.owner.tolerations)
-            if rule.constraint.honors_affinity:
-                mask &= table.affinity_mask(rule.owner.affinity)
-            self._rule_masks[id(rule)] = mask
-        return mask
+        return self._rule_masks[self._rule_mask_id(rule)]
 
     def _domain_mask(self, rule: SpreadRule) -> BoolArray:
         """Rows that are an eligible domain of a (non-hostname) spread rule."""
@@ -326,9 +363,10 @@ class PlacementState:
     def _slot_counts_for(self, rule: SpreadRule, slot: Slot) -> bool:
         if slot.existing is not None:
             return slot.name in rule.existing_domains
-        hit = slot._counts.get(id(rule))
+        mask_id = self._rule_mask_id(rule)
+        hit = slot._counts.get(mask_id)
         if hit is None:
-            hit = slot._counts[id(rule)] = bool(self._rule_mask(rule)[self.rows(slot)].any())
+            hit = slot._counts[mask_id] = bool(self._rule_masks[mask_id][self.rows(slot)].any())
         return hit
 
     def try_place(self, gi: GroupInfo, pod: Pod, slot: Slot, attempt: Attempt, commit: bool = True) -> bool:
@@ -348,21 +386,31 @@ class PlacementState:
 
     def _blocked_here(self, gi: GroupInfo, slot: Slot, attempt: Attempt) -> bool:
         """Rules a new node fails by its name alone (hostname counts), whatever its options."""
-        tpl = gi.template
+        name = slot.name
+        return any(counts.get(name, 0) > limit for counts, limit in self._name_checks(gi.template, attempt))
+
+    def _name_checks(self, tpl: PodTemplate, attempt: Attempt) -> list[tuple[Counter[str], int]]:
+        """(counts, most allowed) per hostname rule of the template: hard and attempted spread (a new node
+        is its own domain, minimum 0), anti-affinity, and blocking terms of placed pods."""
+        key = (id(tpl), tuple(id(r) for r in attempt.soft_spread))
+        cached = self._hostname_checks.get(key)
+        if cached is not None and cached[0] == len(self.blocking):
+            return cached[1]
+        checks: list[tuple[Counter[str], int]] = []
         for rule in self._rules_for(tpl, attempt):
-            if rule.hostname and self.spread_counts[id(rule)].get(slot.name, 0) + (
-                    1 if rule.self_match else 0) > rule.max_skew:
-                return True
+            if rule.hostname:
+                checks.append((self.spread_counts[id(rule)], rule.max_skew - (1 if rule.self_match else 0)))
         anti = self.problem.topology.anti_affinity.get(id(tpl))
         if anti is not None:
             for i, term in enumerate(anti.terms):
-                if term.key == HOSTNAME and self.anti_counts[(id(anti), i)].get(slot.name, 0) > 0:
-                    return True
+                if term.key == HOSTNAME:
+                    checks.append((self.anti_counts[(id(anti), i)], 0))
         for b in self._blocking_terms(tpl):
             term, blocked = self.blocking[b]
-            if term.key == HOSTNAME and blocked.get(slot.name, 0) > 0:
-                return True
-        return False
+            if term.key == HOSTNAME:
+                checks.append((blocked, 0))
+        self._hostname_checks[key] = (len(self.blocking), checks)
+        return checks
 
     def evaluate(self, gi: GroupInfo, slot: Slot, attempt: Attempt) -> tuple[list[LaunchOption] | None, str]:
         """The slot's launch options left after adding one pod of `gi`, or None and the first failing rule."""
@@ -387,7 +435,7 @@ class PlacementState:
         if checked < len(self.blocking):
             matching = list(matching)
             for b in range(checked, len(self.blocking)):
-                if self._term_matches_template(self.blocking[b][0], tpl):
+                if self._matches(self._term_id(self.blocking[b][0]), tpl):
                     matching.append(b)
             self._blocking_for[id(tpl)] = (len(self.blocking), matching)
         return matching
@@ -441,7 +489,19 @@ class PlacementState:
         if gi.index in slot.full_for:
             return None
         rows = self.rows(slot)
-        total = slot.requests + gi.template.requests
+        requests = gi.template.requests
+        headroom = slot.headroom
+        for key, value in requests.items():
+            if value > 0:
+                room = headroom.get(key)
+                if room is None:
+                    free = self.table.column("free", key)[rows]
+                    room = headroom[key] = (int(free.max()) if len(free) else 0) - slot.requests.get(key)
+                if value > room and value + slot.requests.get(key) > 0:  # as `fits`: no option has room
+                    if self._monotone:
+                        slot.full_for.add(gi.index)
+                    return None
+        total = slot.requests + requests
         mask = self._group_mask(gi)[rows] & self.table.fits(total, rows)
         if not mask.any():
             if self._monotone:
@@ -571,6 +631,10 @@ class PlacementState:
     def _record(self, gi: GroupInfo, pod: Pod, slot: Slot) -> None:
         tpl = gi.template
         slot.requests = slot.requests + tpl.requests
+        headroom = slot.headroom
+        for resource, value in tpl.requests.items():
+            if resource in headroom:
+                headroom[resource] -= value  # still an upper bound: the options only narrowed
         slot.members.append((gi, pod))
         slot.host_ports.extend(tpl.host_ports)
         for spread in self._raises[id(tpl)]:
