@@ -22,7 +22,7 @@ from karpplan.engines.result import Solution, SolvedNode, node_name
 from karpplan.model.pods import Pod
 from karpplan.model.resources import LimitVector, Resources
 from karpplan.scheduling.candidates import BoolArray, IndexArray, LaunchOption, PoolVerdict, fits_limits
-from karpplan.scheduling.problem import PREFER_NO_SCHEDULE_TIER, GroupInfo, Problem
+from karpplan.scheduling.problem import GroupInfo, Problem
 from karpplan.scheduling.state import Attempt, PlacementState, Slot, template_attempts
 
 
@@ -50,7 +50,7 @@ class KarpenterSimulation:
         self.progress = progress
         self._attempts: dict[int, list[Attempt]] = {}
         self._existing_order: dict[int, list[Slot]] = {}
-        self._verdicts: dict[int, list[tuple[PoolVerdict, int, IndexArray]]] = {}
+        self._verdicts: dict[int, list[tuple[PoolVerdict, bool, IndexArray]]] = {}
         self._limit_masks: dict[str, tuple[Resources, BoolArray]] = {}
 
     def _attempts_for(self, gi: GroupInfo) -> list[Attempt]:
@@ -64,16 +64,18 @@ class KarpenterSimulation:
             self._existing_order[gi.index] = sorted(slots, key=lambda s: s.name)
         return self._existing_order[gi.index]
 
-    def _verdicts_for(self, gi: GroupInfo) -> list[tuple[PoolVerdict, int, IndexArray]]:
-        """The pools the group may use (weight order), with their best tier and options as rows."""
+    def _verdicts_for(self, gi: GroupInfo) -> list[tuple[PoolVerdict, bool, IndexArray]]:
+        """The pools the group may use (weight order): only as a last resort?, and options as rows."""
         cached = self._verdicts.get(gi.index)
         if cached is None:
             cached = []
             for verdict in gi.verdicts:
                 if not verdict.ok or not verdict.options:
                     continue
-                best = min(gi.tier.get(o.index, 0) for o in verdict.options)
-                cached.append((verdict, best, self.table.indices(verdict.options)))
+                rows = self.table.indices(verdict.options)
+                # Only PreferNoSchedule-tier options: the pool waits for the attempt that tolerates them.
+                last_resort = not self.state.tier_mask(gi)[rows].any()
+                cached.append((verdict, last_resort, rows))
             self._verdicts[gi.index] = cached
         return cached
 
@@ -92,13 +94,22 @@ class KarpenterSimulation:
             for slot in self._existing_for(gi):
                 if state.try_place(gi, pod, slot, attempt):
                     return True
+            # Claims this pod fails on by their name alone (hostname rules), and those it found full.
+            checks = state.name_checks(gi.template, attempt)
+            group = gi.index
             for slot in self._order:
+                if group in slot.full_for:
+                    continue
+                if checks:
+                    name = slot.name
+                    if any(counts.get(name, 0) > limit for counts, limit in checks):
+                        continue
                 if self._add_to_claim(gi, pod, slot, attempt):
                     self._moved(slot)
                     return True
-            for verdict, best_tier, verdict_rows in self._verdicts_for(gi):
+            for verdict, last_resort, verdict_rows in self._verdicts_for(gi):
                 pool = verdict.pool
-                if not attempt.tolerate_prefer_no_schedule and best_tier >= PREFER_NO_SCHEDULE_TIER:
+                if last_resort and not attempt.tolerate_prefer_no_schedule:
                     continue
                 nodes_left = self.nodes_left[pool.name]
                 if self.exact_limits and nodes_left is not None:
@@ -163,11 +174,13 @@ class KarpenterSimulation:
         return LimitVector(left)
 
     def _add_to_claim(self, gi: GroupInfo, pod: Pod, slot: Slot, attempt: Attempt) -> bool:
-        if not self.exact_limits or slot.pool is None or self.remaining[slot.pool.name] is None:
-            return self.state.try_place(gi, pod, slot, attempt)
-        rows = self.state.feasible(gi, slot, attempt)
+        """Add the pod to an open claim (its name checks already passed)."""
+        rows = self.state.feasible(gi, slot, attempt, named=True)
         if rows is None:
             return False
+        if not self.exact_limits or slot.pool is None or self.remaining[slot.pool.name] is None:
+            self.state.commit_rows(gi, pod, slot, rows)
+            return True
         remaining = self.remaining[slot.pool.name]
         assert remaining is not None
         left = self._left_after_claims(slot.pool.name, remaining, slot)

@@ -165,6 +165,7 @@ class PlacementState:
         self._term_reps: dict[int, AffinityTerm] = {}
         self._term_matches: dict[tuple[int, int], bool] = {}
         self._raises: dict[int, list[SpreadRule]] = {}
+        self._raised: dict[int, list[tuple[SpreadRule, list[Counter[str]]]]] = {}
         self._matches_affinity: dict[int, list[AffinityRule]] = {}
         self._matches_anti: dict[int, list[tuple[AffinityRule, int]]] = {}
         all_spread = [r for rules in topo.spread.values() for r in rules]
@@ -175,17 +176,19 @@ class PlacementState:
             sid = interned.setdefault(_spread_key(r), len(interned))
             spread_ids.append(sid)
             spread_reps.setdefault(sid, r)
-        affinity_rules = [(rule, [self._term_id(t) for t in rule.terms]) for rule in topo.affinity.values()]
+        affinity_rules = [(rule, tuple(self._term_id(t) for t in rule.terms)) for rule in topo.affinity.values()]
         anti_terms = [(rule, i, self._term_id(t)) for rule in topo.anti_affinity.values()
                       for i, t in enumerate(rule.terms)]
+        affinity_tids = {tids for _, tids in affinity_rules}
+        anti_tids = {tid for _, _, tid in anti_terms}
         for gi in problem.groups:
             tpl = gi.template
             raised = {sid for sid, r in spread_reps.items() if r.counts(tpl.namespace, tpl.labels)}
             self._raises[id(tpl)] = [r for r, sid in zip(all_spread, spread_ids, strict=True) if sid in raised]
-            self._matches_affinity[id(tpl)] = [
-                rule for rule, tids in affinity_rules if all(self._matches(tid, tpl) for tid in tids)
-            ]
-            self._matches_anti[id(tpl)] = [(rule, i) for rule, i, tid in anti_terms if self._matches(tid, tpl)]
+            affine = {tids for tids in affinity_tids if all(self._matches(tid, tpl) for tid in tids)}
+            self._matches_affinity[id(tpl)] = [rule for rule, tids in affinity_rules if tids in affine]
+            anti_hit = {tid for tid in anti_tids if self._matches(tid, tpl)}
+            self._matches_anti[id(tpl)] = [(rule, i) for rule, i, tid in anti_terms if tid in anti_hit]
         self.claims_created = 0
         # Per template: how many blocking terms were checked, and the indices of those matching it.
         self._blocking_for: dict[int, tuple[int, list[int]]] = {}
@@ -268,7 +271,7 @@ class PlacementState:
             self._group_masks[gi.index] = mask
         return mask
 
-    def _tier_mask(self, gi: GroupInfo) -> BoolArray:
+    def tier_mask(self, gi: GroupInfo) -> BoolArray:
         """Rows outside the PreferNoSchedule tier."""
         mask = self._tier_masks.get(gi.index)
         if mask is None:
@@ -378,18 +381,37 @@ class PlacementState:
             self.commit_rows(gi, pod, slot, rows)
         return True
 
-    def feasible(self, gi: GroupInfo, slot: Slot, attempt: Attempt) -> IndexArray | None:
-        """`evaluate` without the reason: the rows left (empty for existing nodes), or None."""
-        if slot.existing is None and self._blocked_here(gi, slot, attempt):
-            return None
-        return self._evaluate(gi, slot, attempt)[0]
+    def feasible(self, gi: GroupInfo, slot: Slot, attempt: Attempt, named: bool = False) -> IndexArray | None:
+        """`evaluate` without the reason: the rows left (empty for existing nodes), or None.
 
-    def _blocked_here(self, gi: GroupInfo, slot: Slot, attempt: Attempt) -> bool:
-        """Rules a new node fails by its name alone (hostname counts), whatever its options."""
-        name = slot.name
-        return any(counts.get(name, 0) > limit for counts, limit in self._name_checks(gi.template, attempt))
+        A new node is first screened by rules whose failure does not depend on its options (the
+        `name_checks`, skipped when the caller already applied them: `named`, and pod affinity to
+        domains it cannot be in); only the result, not the reason, can differ from `evaluate`.
+        """
+        if slot.existing is None:
+            if not named:
+                name = slot.name
+                if any(counts.get(name, 0) > limit for counts, limit in self.name_checks(gi.template, attempt)):
+                    return None
+            if self._affinity_excluded(gi.template, slot):
+                return None
+        return self._evaluate(gi, slot, attempt, explain=False)[0]
 
-    def _name_checks(self, tpl: PodTemplate, attempt: Attempt) -> list[tuple[Counter[str], int]]:
+    def _affinity_excluded(self, tpl: PodTemplate, slot: Slot) -> bool:
+        """A new node whose possible domains (before narrowing) hold no pod the template's required
+        affinity needs, while no first pod may open a domain: `_check_affinity` fails on any subset."""
+        rule = self.problem.topology.affinity.get(id(tpl))
+        if rule is None:
+            return False
+        for i, term in enumerate(rule.terms):
+            counts = self.affinity_counts[(id(rule), i)]
+            if rule.self_match and not any(counts.values()):
+                continue  # the first pod may open a domain
+            if not any(counts.get(v, 0) > 0 for v in self._values(slot, term.key)):
+                return True
+        return False
+
+    def name_checks(self, tpl: PodTemplate, attempt: Attempt) -> list[tuple[Counter[str], int]]:
         """(counts, most allowed) per hostname rule of the template: hard and attempted spread (a new node
         is its own domain, minimum 0), anti-affinity, and blocking terms of placed pods."""
         key = (id(tpl), tuple(id(r) for r in attempt.soft_spread))
@@ -440,7 +462,8 @@ class PlacementState:
             self._blocking_for[id(tpl)] = (len(self.blocking), matching)
         return matching
 
-    def _evaluate(self, gi: GroupInfo, slot: Slot, attempt: Attempt) -> tuple[IndexArray | None, str]:
+    def _evaluate(self, gi: GroupInfo, slot: Slot, attempt: Attempt,
+                  explain: bool = True) -> tuple[IndexArray | None, str]:
         tpl = gi.template
         if slot.existing is not None:
             free = slot.existing.free - slot.requests
@@ -461,7 +484,7 @@ class PlacementState:
         for rule in self._rules_for(tpl, attempt):
             spread = self._check_spread(rule, slot, rows)
             if spread is None:
-                return None, self.spread_reason(rule, slot)
+                return None, self.spread_reason(rule, slot) if explain else SPREAD
             rows = spread
         aff = self.problem.topology.affinity.get(id(tpl))
         if aff is not None:
@@ -508,7 +531,7 @@ class PlacementState:
                 slot.full_for.add(gi.index)
             return None
         if not attempt.tolerate_prefer_no_schedule:
-            mask &= self._tier_mask(gi)[rows]
+            mask &= self.tier_mask(gi)[rows]
         if attempt.node_preference is not None:
             mask &= self.table.term_mask(attempt.node_preference.term)[rows]
         if not mask.any():
@@ -632,21 +655,27 @@ class PlacementState:
         tpl = gi.template
         slot.requests = slot.requests + tpl.requests
         headroom = slot.headroom
-        for resource, value in tpl.requests.items():
+        for resource, amount in tpl.requests.items():
             if resource in headroom:
-                headroom[resource] -= value  # still an upper bound: the options only narrowed
+                headroom[resource] -= amount  # still an upper bound: the options only narrowed
         slot.members.append((gi, pod))
         slot.host_ports.extend(tpl.host_ports)
-        for spread in self._raises[id(tpl)]:
-            if not self._slot_counts_for(spread, slot):
-                continue
-            if slot.existing is not None:
+        if slot.existing is not None:
+            for spread in self._raises[id(tpl)]:
+                if not self._slot_counts_for(spread, slot):
+                    continue
                 domain = spread.existing_domains.get(slot.name)
-                values = set() if domain is None else {domain}
-            else:
+                if domain is not None:
+                    self.spread_counts[id(spread)][domain] += 1
+        else:
+            for spread, counters in self._raise_groups(tpl):
+                if not self._slot_counts_for(spread, slot):
+                    continue
                 values = self._values(slot, spread.key)
-            if len(values) == 1:
-                self.spread_counts[id(spread)][next(iter(values))] += 1
+                if len(values) == 1:
+                    value = next(iter(values))
+                    for counts in counters:
+                        counts[value] += 1
         for aff in self._matches_affinity[id(tpl)]:
             for i, term in enumerate(aff.terms):
                 values = self._values(slot, term.key)
@@ -665,6 +694,18 @@ class PlacementState:
                 blocked = self.blocking[self.blocking_index[key]][1]
                 for v in self._values(slot, term.key):
                     blocked[v] += 1
+
+    def _raise_groups(self, tpl: PodTemplate) -> list[tuple[SpreadRule, list[Counter[str]]]]:
+        """The spread rules a template's pods count for, grouped by what decides that on a new node
+        (their eligibility mask and key): one rule of each group, and the counts of all."""
+        groups = self._raised.get(id(tpl))
+        if groups is None:
+            by_key: dict[tuple[int, str], tuple[SpreadRule, list[Counter[str]]]] = {}
+            for spread in self._raises[id(tpl)]:
+                key = (self._rule_mask_id(spread), spread.key)
+                by_key.setdefault(key, (spread, []))[1].append(self.spread_counts[id(spread)])
+            groups = self._raised[id(tpl)] = list(by_key.values())
+        return groups
 
     def add_slot(self, slot: Slot) -> None:
         slot.index = len(self.slots)
