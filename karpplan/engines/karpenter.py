@@ -94,15 +94,39 @@ class KarpenterSimulation:
             for slot in self._existing_for(gi):
                 if state.try_place(gi, pod, slot, attempt):
                     return True
-            # Claims this pod fails on by their name alone (hostname rules), and those it found full.
-            checks = state.name_checks(gi.template, attempt)
+            # Claims this pod fails on whatever their options (see PlacementState.feasible), and those it
+            # found full, are skipped here: with many claims most pods pass over most of them.
+            blocks = state.name_blocks(gi.template, attempt)
+            screen = state.affinity_screen(gi.template)
             group = gi.index
-            for slot in self._order:
+            claims: list[Slot] = self._order
+            if blocks and sum(map(len, blocks)) * 2 >= len(claims):
+                # Most claims are blocked: filter them in one pass.
+                names = blocks[0] if len(blocks) == 1 else set().union(*blocks)
+                claims = [s for s in claims if s.name not in names]
+                blocks = []
+            for slot in claims:
                 if group in slot.full_for:
                     continue
-                if checks:
+                if blocks:
                     name = slot.name
-                    if any(counts.get(name, 0) > limit for counts, limit in checks):
+                    excluded = False
+                    for names in blocks:
+                        if name in names:
+                            excluded = True
+                            break
+                    if excluded:
+                        continue
+                if screen:
+                    excluded = False
+                    for key, allowed in screen:
+                        values = slot.domains.get(key)
+                        if values is None:
+                            values = state.domain_values(slot, key)
+                        if values.isdisjoint(allowed):
+                            excluded = True
+                            break
+                    if excluded:
                         continue
                 if self._add_to_claim(gi, pod, slot, attempt):
                     self._moved(slot)
@@ -174,8 +198,8 @@ class KarpenterSimulation:
         return LimitVector(left)
 
     def _add_to_claim(self, gi: GroupInfo, pod: Pod, slot: Slot, attempt: Attempt) -> bool:
-        """Add the pod to an open claim (its name checks already passed)."""
-        rows = self.state.feasible(gi, slot, attempt, named=True)
+        """Add the pod to an open claim the caller screened (see `place`)."""
+        rows = self.state.feasible(gi, slot, attempt, screened=True)
         if rows is None:
             return False
         if not self.exact_limits or slot.pool is None or self.remaining[slot.pool.name] is None:

@@ -13,8 +13,9 @@ narrowing is a vectorised mask; `Slot.options` gives them as `LaunchOption`s, in
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -69,7 +70,13 @@ class Slot:
         self._caches()
 
     def _caches(self) -> None:
-        self._values: dict[str, set[str]] = {}  # key -> domain values of the current options
+        # Facts about the current options, dropped when they change.
+        self.domains: dict[str, set[str]] = {}  # key -> domain values of the current options (new node)
+        self._missing: dict[str, bool] = {}  # key -> some option lacks it
+        self._free: dict[str, npt.NDArray[Any]] = {}  # resource -> free room per option
+        self._most: dict[str, int] = {}  # resource -> most free room of an option
+        self._least: dict[str, int] = {}  # resource -> least free room of an option
+        self._domain_codes: dict[int, list[int]] = {}  # id(spread rule) -> codes of its eligible domains
         self._counts: dict[int, bool] = {}  # rule mask id -> some current option is an eligible domain
         self._smallest: LaunchOption | None = None
         # Groups that found no option with room here: final, as a node only fills up and narrows.
@@ -142,65 +149,97 @@ class PlacementState:
             Slot(i, info.node.name, existing=info, host_ports=list(info.host_ports))
             for i, info in enumerate(problem.existing)
         ]
-        self.spread_counts: dict[int, Counter[str]] = {}
-        for rules in topo.spread.values():
-            for r in rules:
-                self.spread_counts[id(r)] = Counter(r.base_counts)
-        self.affinity_counts: dict[tuple[int, int], Counter[str]] = {}
-        self.anti_counts: dict[tuple[int, int], Counter[str]] = {}
-        for rule in topo.affinity.values():
-            for i, c in enumerate(rule.existing):
-                self.affinity_counts[(id(rule), i)] = Counter(c)
-        for rule in topo.anti_affinity.values():
-            for i, c in enumerate(rule.existing):
-                self.anti_counts[(id(rule), i)] = Counter(c)
-        # Inverse anti-affinity: terms of bound or placed pods, with the domains they hold.
-        self.blocking: list[tuple[AffinityTerm, Counter[str]]] = []
-        for term, value in topo.existing_anti:
-            self.blocking.append((term, Counter({value: 1})))
-        self.blocking_index: dict[tuple[int, int], int] = {}
+        # Masks over the option table, built on first use.
+        self._group_masks: dict[int, BoolArray] = {}
+        self._all_true: dict[tuple[int, int], bool] = {}
+        self._tier_masks: dict[int, BoolArray] = {}
+        self._rule_masks: list[BoolArray] = []
+        self._rule_mask_ids: dict[int, int] = {}  # id(rule) -> index into _rule_masks
+        self._mask_ids: dict[Hashable, int] = {}
+        self._domain_masks: dict[int, BoolArray] = {}
+        self._static_domains: dict[int, list[str]] = {}
+        self._rules: dict[tuple[int, tuple[int, ...]], list[SpreadRule]] = {}
+        self._hostname_checks: dict[tuple[int, tuple[int, ...]], tuple[int, list[set[str]]]] = {}
+        self._watch: dict[int, list[tuple[int, set[str]]]] = {}  # id(counts) -> (limit, domains above it)
         # Equal terms (many templates repeat one selector) share an id, and their matches per template.
         self._term_ids: dict[int, tuple[AffinityTerm, int]] = {}
         self._interned: dict[Hashable, int] = {}
         self._term_reps: dict[int, AffinityTerm] = {}
         self._term_matches: dict[tuple[int, int], bool] = {}
-        self._raises: dict[int, list[SpreadRule]] = {}
-        self._raised: dict[int, list[tuple[SpreadRule, list[Counter[str]]]]] = {}
-        self._matches_affinity: dict[int, list[AffinityRule]] = {}
-        self._matches_anti: dict[int, list[tuple[AffinityRule, int]]] = {}
+
+        # Counts. Rules that count the same pods on the same domains from the same start share one
+        # Counter (replica sets of one app repeat a constraint), so recording a pod updates it once.
         all_spread = [r for rules in topo.spread.values() for r in rules]
         spread_ids: list[int] = []
         spread_reps: dict[int, SpreadRule] = {}  # one rule per id: equal ids count the same pods
         interned: dict[Hashable, int] = {}
+        shared: dict[Hashable, Counter[str]] = {}
+        self.spread_counts: dict[int, Counter[str]] = {}
         for r in all_spread:
             sid = interned.setdefault(_spread_key(r), len(interned))
             spread_ids.append(sid)
             spread_reps.setdefault(sid, r)
-        affinity_rules = [(rule, tuple(self._term_id(t) for t in rule.terms)) for rule in topo.affinity.values()]
-        anti_terms = [(rule, i, self._term_id(t)) for rule in topo.anti_affinity.values()
-                      for i, t in enumerate(rule.terms)]
-        affinity_tids = {tids for _, tids in affinity_rules}
-        anti_tids = {tid for _, _, tid in anti_terms}
+            key: Hashable = ("spread", sid, r.key, self._rule_mask_id(r), frozenset(r.existing_domains.items()),
+                             frozenset(r.base_counts.items()))
+            counts = shared.get(key)
+            if counts is None:
+                counts = shared[key] = Counter(r.base_counts)
+            self.spread_counts[id(r)] = counts
+        self.affinity_counts: dict[tuple[int, int], Counter[str]] = {}
+        self.anti_counts: dict[tuple[int, int], Counter[str]] = {}
+        # Per term ids: the distinct (key, counts) a matching pod is recorded in.
+        affinity_record: dict[tuple[int, ...], list[tuple[str, Counter[str]]]] = {}
+        anti_record: dict[int, list[tuple[str, Counter[str]]]] = {}
+        for rule in topo.affinity.values():
+            tids = tuple(self._term_id(t) for t in rule.terms)
+            record = affinity_record.setdefault(tids, [])
+            for i, c in enumerate(rule.existing):
+                key = ("affinity", tids, i, frozenset(c.items()))
+                counts = shared.get(key)
+                if counts is None:
+                    counts = shared[key] = Counter(c)
+                    record.append((rule.terms[i].key, counts))
+                self.affinity_counts[(id(rule), i)] = counts
+        for rule in topo.anti_affinity.values():
+            for i, c in enumerate(rule.existing):
+                tid = self._term_id(rule.terms[i])
+                key = ("anti", tid, frozenset(c.items()))
+                counts = shared.get(key)
+                if counts is None:
+                    counts = shared[key] = Counter(c)
+                    anti_record.setdefault(tid, []).append((rule.terms[i].key, counts))
+                self.anti_counts[(id(rule), i)] = counts
+        # Inverse anti-affinity: terms of bound or placed pods, with the domains they hold.
+        self.blocking: list[tuple[AffinityTerm, Counter[str]]] = []
+        for term, value in topo.existing_anti:
+            self.blocking.append((term, Counter({value: 1})))
+        self.blocking_index: dict[tuple[int, int], int] = {}
+        # The blocking counts summed per distinct term: a pod is blocked from a domain when any term
+        # matching it holds a pod there, so equal terms (one per replica set) act as one.
+        self._merged: dict[int, Counter[str]] = {}
+        self._merged_tids: list[int] = []  # in order of first appearance
+        for term, value in topo.existing_anti:
+            self._merged_counts(term)[value] += 1
+        # Per template: how many merged blocking terms were checked, and the ids of those matching it.
+        self._blocking_for: dict[int, tuple[int, list[int]]] = {}
+
+        # What a pod of each template is recorded in.
+        self._raises: dict[int, list[SpreadRule]] = {}
+        self._raised: dict[int, list[tuple[SpreadRule, list[Counter[str]]]]] = {}
+        self._affinity_record: dict[int, list[tuple[str, Counter[str]]]] = {}
+        self._anti_record: dict[int, list[tuple[str, Counter[str]]]] = {}
         for gi in problem.groups:
             tpl = gi.template
             raised = {sid for sid, r in spread_reps.items() if r.counts(tpl.namespace, tpl.labels)}
             self._raises[id(tpl)] = [r for r, sid in zip(all_spread, spread_ids, strict=True) if sid in raised]
-            affine = {tids for tids in affinity_tids if all(self._matches(tid, tpl) for tid in tids)}
-            self._matches_affinity[id(tpl)] = [rule for rule, tids in affinity_rules if tids in affine]
-            anti_hit = {tid for tid in anti_tids if self._matches(tid, tpl)}
-            self._matches_anti[id(tpl)] = [(rule, i) for rule, i, tid in anti_terms if tid in anti_hit]
+            self._affinity_record[id(tpl)] = [
+                entry for tids, record in affinity_record.items() if all(self._matches(tid, tpl) for tid in tids)
+                for entry in record
+            ]
+            self._anti_record[id(tpl)] = [
+                entry for tid, record in anti_record.items() if self._matches(tid, tpl) for entry in record
+            ]
         self.claims_created = 0
-        # Per template: how many blocking terms were checked, and the indices of those matching it.
-        self._blocking_for: dict[int, tuple[int, list[int]]] = {}
-        self._group_masks: dict[int, BoolArray] = {}
-        self._tier_masks: dict[int, BoolArray] = {}
-        self._rule_masks: list[BoolArray] = []
-        self._rule_mask_ids: dict[int, int] = {}  # id(rule) -> index into _rule_masks
-        self._mask_ids: dict[Hashable, int] = {}
-        self._hostname_checks: dict[tuple[int, tuple[int, ...]], tuple[int, list[tuple[Counter[str], int]]]] = {}
-        self._domain_masks: dict[int, BoolArray] = {}
-        self._static_domains: dict[int, list[str]] = {}
-        self._rules: dict[tuple[int, tuple[int, ...]], list[SpreadRule]] = {}
         # Slots only fill up when every request is non-negative: then a resource failure is final.
         self._monotone = all(v >= 0 for g in problem.groups for v in g.template.requests.values())
 
@@ -328,14 +367,27 @@ class PlacementState:
         """`slot.values(key)` for its current options (rows None) or for these rows."""
         if slot.existing is not None or key == HOSTNAME:
             return slot.values(key)
-        if rows is None:
-            cached = slot._values.get(key)
-            if cached is None:
-                codes, names, _ = self.table.labels(key)
-                cached = slot._values[key] = {names[c] for c in _codes_in(codes, self.rows(slot))}
-            return cached
-        codes, names, _ = self.table.labels(key)
-        return {names[c] for c in _codes_in(codes, rows)}
+        return self._present(slot, key, rows)[0]
+
+    def _present(self, slot: Slot, key: str, rows: IndexArray | None = None) -> tuple[set[str], bool]:
+        """A new node's values of a (non-hostname) key among its options (rows None) or these rows, and
+        whether some option lacks the key."""
+        own = rows is None or rows is slot._rows
+        if own:
+            values = slot.domains.get(key)
+            if values is not None:
+                return values, slot._missing[key]
+            rows = self.rows(slot)
+        assert rows is not None
+        if len(rows):
+            codes, names, _ = self.table.labels(key)
+            seen = np.bincount(codes[rows] + 1)
+            values, missing = {names[int(c)] for c in np.flatnonzero(seen[1:])}, bool(seen[0])
+        else:
+            values, missing = set(), False
+        if own:
+            slot.domains[key], slot._missing[key] = values, missing
+        return values, missing
 
     def _with_values(self, rows: IndexArray, key: str, values: Iterable[str], keep: bool) -> IndexArray:
         """The rows whose value of `key` is (keep) or is not (not keep) one of `values`."""
@@ -381,58 +433,85 @@ class PlacementState:
             self.commit_rows(gi, pod, slot, rows)
         return True
 
-    def feasible(self, gi: GroupInfo, slot: Slot, attempt: Attempt, named: bool = False) -> IndexArray | None:
+    def feasible(self, gi: GroupInfo, slot: Slot, attempt: Attempt, screened: bool = False) -> IndexArray | None:
         """`evaluate` without the reason: the rows left (empty for existing nodes), or None.
 
-        A new node is first screened by rules whose failure does not depend on its options (the
-        `name_checks`, skipped when the caller already applied them: `named`, and pod affinity to
-        domains it cannot be in); only the result, not the reason, can differ from `evaluate`.
+        A new node is first screened (unless the caller did: `screened`) by rules whose failure does
+        not depend on how its options narrow: `name_blocks` and `affinity_screen`. Only the reason,
+        which is not returned, could differ from `evaluate`.
         """
-        if slot.existing is None:
-            if not named:
-                name = slot.name
-                if any(counts.get(name, 0) > limit for counts, limit in self.name_checks(gi.template, attempt)):
-                    return None
-            if self._affinity_excluded(gi.template, slot):
+        if slot.existing is None and not screened:
+            name = slot.name
+            if any(name in names for names in self.name_blocks(gi.template, attempt)):
                 return None
+            for key, allowed in self.affinity_screen(gi.template):
+                if self.domain_values(slot, key).isdisjoint(allowed):
+                    return None
         return self._evaluate(gi, slot, attempt, explain=False)[0]
 
-    def _affinity_excluded(self, tpl: PodTemplate, slot: Slot) -> bool:
-        """A new node whose possible domains (before narrowing) hold no pod the template's required
-        affinity needs, while no first pod may open a domain: `_check_affinity` fails on any subset."""
+    def affinity_screen(self, tpl: PodTemplate) -> list[tuple[str, set[str]]]:
+        """(key, domains holding a pod it needs) per required affinity term of the template that no first
+        pod may open: a new node with none of these domains among its options fails `_check_affinity`
+        however it narrows."""
         rule = self.problem.topology.affinity.get(id(tpl))
         if rule is None:
-            return False
+            return []
+        screen = []
         for i, term in enumerate(rule.terms):
             counts = self.affinity_counts[(id(rule), i)]
             if rule.self_match and not any(counts.values()):
                 continue  # the first pod may open a domain
-            if not any(counts.get(v, 0) > 0 for v in self._values(slot, term.key)):
-                return True
-        return False
+            screen.append((term.key, {v for v, n in counts.items() if n > 0}))
+        return screen
 
-    def name_checks(self, tpl: PodTemplate, attempt: Attempt) -> list[tuple[Counter[str], int]]:
-        """(counts, most allowed) per hostname rule of the template: hard and attempted spread (a new node
-        is its own domain, minimum 0), anti-affinity, and blocking terms of placed pods."""
+    def domain_values(self, slot: Slot, key: str) -> set[str]:
+        """The domain values a node may have for a key (cached for a new node's current options)."""
+        cached = slot.domains.get(key)
+        return cached if cached is not None else self._values(slot, key)
+
+    def name_blocks(self, tpl: PodTemplate, attempt: Attempt) -> list[set[str]]:
+        """Names of the new nodes a pod of the template fails on by their name alone, whatever their
+        options: its hostname rules' counts over their limit (hard and attempted spread, where a new
+        node is its own domain with minimum 0; anti-affinity; blocking terms of placed pods)."""
         key = (id(tpl), tuple(id(r) for r in attempt.soft_spread))
+        blocking = self._blocking_tids(tpl)
         cached = self._hostname_checks.get(key)
-        if cached is not None and cached[0] == len(self.blocking):
+        if cached is not None and cached[0] == len(blocking):
             return cached[1]
-        checks: list[tuple[Counter[str], int]] = []
+        blocks: list[set[str]] = []
         for rule in self._rules_for(tpl, attempt):
             if rule.hostname:
-                checks.append((self.spread_counts[id(rule)], rule.max_skew - (1 if rule.self_match else 0)))
+                blocks.append(self._over(self.spread_counts[id(rule)], rule.max_skew - (1 if rule.self_match else 0)))
         anti = self.problem.topology.anti_affinity.get(id(tpl))
         if anti is not None:
             for i, term in enumerate(anti.terms):
                 if term.key == HOSTNAME:
-                    checks.append((self.anti_counts[(id(anti), i)], 0))
-        for b in self._blocking_terms(tpl):
-            term, blocked = self.blocking[b]
-            if term.key == HOSTNAME:
-                checks.append((blocked, 0))
-        self._hostname_checks[key] = (len(self.blocking), checks)
-        return checks
+                    blocks.append(self._over(self.anti_counts[(id(anti), i)], 0))
+        for tid in blocking:
+            if self._term_reps[tid].key == HOSTNAME:
+                blocks.append(self._over(self._merged[tid], 0))
+        distinct = list({id(b): b for b in blocks}.values())
+        self._hostname_checks[key] = (len(blocking), distinct)
+        return distinct
+
+    def _over(self, counts: Counter[str], limit: int) -> set[str]:
+        """The domains whose count is above `limit`, kept up to date as pods are recorded."""
+        watchers = self._watch.setdefault(id(counts), [])
+        for seen, names in watchers:
+            if seen == limit:
+                return names
+        names = {v for v, n in counts.items() if n > limit}
+        watchers.append((limit, names))
+        return names
+
+    def _bump(self, counts: Counter[str], value: str) -> None:
+        n = counts[value] + 1
+        counts[value] = n
+        watchers = self._watch.get(id(counts))
+        if watchers:
+            for limit, names in watchers:
+                if n > limit:
+                    names.add(value)
 
     def evaluate(self, gi: GroupInfo, slot: Slot, attempt: Attempt) -> tuple[list[LaunchOption] | None, str]:
         """The slot's launch options left after adding one pod of `gi`, or None and the first failing rule."""
@@ -451,15 +530,23 @@ class PlacementState:
             self._rules[key] = rules
         return rules
 
-    def _blocking_terms(self, tpl: PodTemplate) -> list[int]:
-        """Indices of the blocking terms (anti-affinity of bound and placed pods) matching the template."""
+    def _merged_counts(self, term: AffinityTerm) -> Counter[str]:
+        tid = self._term_id(term)
+        counts = self._merged.get(tid)
+        if counts is None:
+            counts = self._merged[tid] = Counter()
+            self._merged_tids.append(tid)
+        return counts
+
+    def _blocking_tids(self, tpl: PodTemplate) -> list[int]:
+        """Ids of the blocking terms (anti-affinity of bound and placed pods) matching the template."""
         checked, matching = self._blocking_for.get(id(tpl), (0, []))
-        if checked < len(self.blocking):
+        if checked < len(self._merged_tids):
             matching = list(matching)
-            for b in range(checked, len(self.blocking)):
-                if self._matches(self._term_id(self.blocking[b][0]), tpl):
-                    matching.append(b)
-            self._blocking_for[id(tpl)] = (len(self.blocking), matching)
+            for tid in self._merged_tids[checked:]:
+                if self._matches(tid, tpl):
+                    matching.append(tid)
+            self._blocking_for[id(tpl)] = (len(self._merged_tids), matching)
         return matching
 
     def _evaluate(self, gi: GroupInfo, slot: Slot, attempt: Attempt,
@@ -499,9 +586,9 @@ class PlacementState:
                 if kept is None:
                     return None, POD_ANTI_AFFINITY
                 rows = kept
-        for b in self._blocking_terms(tpl):
-            blocking_term, blocked = self.blocking[b]
-            kept = self._avoid(slot, rows, blocking_term.key, blocked)
+        # Term by term (or merged: the same rows survive, the same nodes fail) as Karpenter.
+        for tid in self._blocking_tids(tpl):
+            kept = self._avoid(slot, rows, self._term_reps[tid].key, self._merged[tid])
             if kept is None:
                 return None, EXISTING_ANTI_AFFINITY
             rows = kept
@@ -513,30 +600,75 @@ class PlacementState:
             return None
         rows = self.rows(slot)
         requests = gi.template.requests
+        used = slot.requests
         headroom = slot.headroom
         for key, value in requests.items():
             if value > 0:
                 room = headroom.get(key)
                 if room is None:
-                    free = self.table.column("free", key)[rows]
-                    room = headroom[key] = (int(free.max()) if len(free) else 0) - slot.requests.get(key)
-                if value > room and value + slot.requests.get(key) > 0:  # as `fits`: no option has room
+                    room = headroom[key] = self._extreme(slot, key, True) - used.get(key)
+                if value > room and value + used.get(key) > 0:  # as `fits`: no option has room
                     if self._monotone:
                         slot.full_for.add(gi.index)
                     return None
-        total = slot.requests + requests
-        mask = self._group_mask(gi)[rows] & self.table.fits(total, rows)
-        if not mask.any():
+        # `Resources.fits_in` of requests plus the pod's, per option; skipped for resources every
+        # option has room for (the least free one does).
+        mask: BoolArray | None = None
+        for key in _union_keys(used, requests):
+            total = used.get(key) + requests.get(key)
+            if total <= 0 or total <= self._extreme(slot, key, False):
+                continue
+            fits = self._free_column(slot, key) >= total
+            mask = fits if mask is None else mask & fits
+        if not self._everywhere(gi, self._group_masks, self._group_mask):
+            usable = self._group_mask(gi)[rows]
+            mask = usable if mask is None else mask & usable
+        if mask is not None and not mask.any():
             if self._monotone:
                 slot.full_for.add(gi.index)
             return None
-        if not attempt.tolerate_prefer_no_schedule:
-            mask &= self.tier_mask(gi)[rows]
+        if not attempt.tolerate_prefer_no_schedule and not self._everywhere(gi, self._tier_masks, self.tier_mask):
+            preferred = self.tier_mask(gi)[rows]
+            mask = preferred if mask is None else mask & preferred
         if attempt.node_preference is not None:
-            mask &= self.table.term_mask(attempt.node_preference.term)[rows]
+            matching = self.table.term_mask(attempt.node_preference.term)[rows]
+            mask = matching if mask is None else mask & matching
+        if mask is None:
+            return rows
         if not mask.any():
             return None
-        return rows[mask]
+        return rows if mask.all() else rows[mask]
+
+    def _mask_everywhere(self, mask_id: int) -> bool:
+        key = (-1, mask_id)
+        hit = self._all_true.get(key)
+        if hit is None:
+            hit = self._all_true[key] = bool(self._rule_masks[mask_id].all())
+        return hit
+
+    def _everywhere(self, gi: GroupInfo, cache: dict[int, BoolArray], build: Callable[[GroupInfo], BoolArray]) -> bool:
+        """Is the group's mask (of `cache`, made by `build`) true on every option?"""
+        key = (id(cache), gi.index)
+        hit = self._all_true.get(key)
+        if hit is None:
+            hit = self._all_true[key] = bool(build(gi).all())
+        return hit
+
+    def _free_column(self, slot: Slot, key: str) -> npt.NDArray[Any]:
+        """The free room of `key` per option of the node (cached while its options stay)."""
+        col = slot._free.get(key)
+        if col is None:
+            col = slot._free[key] = self.table.column("free", key)[self.rows(slot)]
+        return col
+
+    def _extreme(self, slot: Slot, key: str, most: bool) -> int:
+        """The most (or least) free room of `key` among the node's options (0 without options)."""
+        cache = slot._most if most else slot._least
+        hit = cache.get(key)
+        if hit is None:
+            col = self._free_column(slot, key)
+            hit = cache[key] = (int(col.max()) if most else int(col.min())) if len(col) else 0
+        return hit
 
     def spread_reason(self, rule: SpreadRule, slot: Slot) -> str:
         """kube-scheduler's reason on existing nodes; Karpenter's topology error on new ones."""
@@ -583,14 +715,22 @@ class PlacementState:
             return rows if counts.get(domain, 0) + own - self.spread_min(rule) <= rule.max_skew else None
         if rule.hostname:
             # Karpenter: a new node is always a fresh domain, so the global minimum is 0.
-            eligible = rows[self._rule_mask(rule)[rows]]
-            if not len(eligible):
+            if counts.get(slot.name, 0) + own > rule.max_skew:
                 return None
-            return eligible if counts.get(slot.name, 0) + own <= rule.max_skew else None
+            mask_id = self._rule_mask_id(rule)
+            if not self._mask_everywhere(mask_id):
+                rows = rows[self._rule_masks[mask_id][rows]]
+            return rows if len(rows) else None
         minimum = self.spread_min(rule)
         codes, names, _ = self.table.labels(rule.key)
+        if rows is slot._rows and id(rule) in slot._domain_codes:
+            domain_codes = slot._domain_codes[id(rule)]
+        else:
+            domain_codes = _codes_in(codes, rows[self._domain_mask(rule)[rows]])
+            if rows is slot._rows:
+                slot._domain_codes[id(rule)] = domain_codes
         allowed: dict[str, int] = {}
-        for code in _codes_in(codes, rows[self._domain_mask(rule)[rows]]):
+        for code in domain_codes:
             value = names[code]
             count = counts.get(value, 0)
             if count + own - minimum <= rule.max_skew:
@@ -598,7 +738,13 @@ class PlacementState:
         if not allowed:
             return None
         # Karpenter collapses the node to the valid domain with the lowest count.
-        best = min(allowed.items(), key=lambda kv: (kv[1], self._cheapest_with(rows, rule.key, kv[0]), kv[0]))[0]
+        if len(allowed) == 1:
+            best = next(iter(allowed))
+        else:
+            best = min(allowed.items(), key=lambda kv: (kv[1], self._cheapest_with(rows, rule.key, kv[0]), kv[0]))[0]
+        values, missing = self._present(slot, rule.key, rows)
+        if not missing and values == {best}:
+            return rows  # already collapsed there
         return self._with_values(rows, rule.key, (best,), True)
 
     @staticmethod
@@ -624,7 +770,9 @@ class PlacementState:
                 else:
                     return None
             if slot.existing is None and term.key != HOSTNAME:
-                rows = self._with_values(rows, term.key, allowed, True)
+                present, missing = self._present(slot, term.key, rows)
+                if missing or not present <= allowed:
+                    rows = self._with_values(rows, term.key, allowed, True)
         return rows
 
     def _avoid(self, slot: Slot, rows: IndexArray, key: str, blocked: Mapping[str, int]) -> IndexArray | None:
@@ -647,7 +795,7 @@ class PlacementState:
 
     def commit_rows(self, gi: GroupInfo, pod: Pod, slot: Slot, rows: IndexArray) -> None:
         """`_commit` with the options left given as rows (a subset of the node's, from `feasible`)."""
-        if slot.new:
+        if slot.new and len(rows) != len(self.rows(slot)):  # a subset of the same size is the same
             slot.narrow(rows)
         self._record(gi, pod, slot)
 
@@ -661,12 +809,15 @@ class PlacementState:
         slot.members.append((gi, pod))
         slot.host_ports.extend(tpl.host_ports)
         if slot.existing is not None:
+            done: set[int] = set()
             for spread in self._raises[id(tpl)]:
-                if not self._slot_counts_for(spread, slot):
+                counts = self.spread_counts[id(spread)]
+                if id(counts) in done or not self._slot_counts_for(spread, slot):
                     continue
+                done.add(id(counts))
                 domain = spread.existing_domains.get(slot.name)
                 if domain is not None:
-                    self.spread_counts[id(spread)][domain] += 1
+                    self._bump(counts, domain)
         else:
             for spread, counters in self._raise_groups(tpl):
                 if not self._slot_counts_for(spread, slot):
@@ -675,15 +826,14 @@ class PlacementState:
                 if len(values) == 1:
                     value = next(iter(values))
                     for counts in counters:
-                        counts[value] += 1
-        for aff in self._matches_affinity[id(tpl)]:
-            for i, term in enumerate(aff.terms):
-                values = self._values(slot, term.key)
-                if len(values) == 1:
-                    self.affinity_counts[(id(aff), i)][next(iter(values))] += 1
-        for anti_rule, i in self._matches_anti[id(tpl)]:
-            for v in self._values(slot, anti_rule.terms[i].key):
-                self.anti_counts[(id(anti_rule), i)][v] += 1
+                        self._bump(counts, value)
+        for term_key, counts in self._affinity_record[id(tpl)]:
+            values = self._values(slot, term_key)
+            if len(values) == 1:
+                self._bump(counts, next(iter(values)))
+        for term_key, counts in self._anti_record[id(tpl)]:
+            for v in self._values(slot, term_key):
+                self._bump(counts, v)
         anti = self.problem.topology.anti_affinity.get(id(tpl))
         if anti is not None:
             for i, term in enumerate(anti.terms):
@@ -692,8 +842,10 @@ class PlacementState:
                     self.blocking_index[key] = len(self.blocking)
                     self.blocking.append((term, Counter()))
                 blocked = self.blocking[self.blocking_index[key]][1]
+                merged = self._merged_counts(term)
                 for v in self._values(slot, term.key):
                     blocked[v] += 1
+                    self._bump(merged, v)
 
     def _raise_groups(self, tpl: PodTemplate) -> list[tuple[SpreadRule, list[Counter[str]]]]:
         """The spread rules a template's pods count for, grouped by what decides that on a new node
@@ -701,15 +853,24 @@ class PlacementState:
         groups = self._raised.get(id(tpl))
         if groups is None:
             by_key: dict[tuple[int, str], tuple[SpreadRule, list[Counter[str]]]] = {}
+            seen: set[int] = set()
             for spread in self._raises[id(tpl)]:
+                counts = self.spread_counts[id(spread)]
+                if id(counts) in seen:
+                    continue  # shared by an earlier rule, which decides the same
+                seen.add(id(counts))
                 key = (self._rule_mask_id(spread), spread.key)
-                by_key.setdefault(key, (spread, []))[1].append(self.spread_counts[id(spread)])
+                by_key.setdefault(key, (spread, []))[1].append(counts)
             groups = self._raised[id(tpl)] = list(by_key.values())
         return groups
 
     def add_slot(self, slot: Slot) -> None:
         slot.index = len(self.slots)
         self.slots.append(slot)
+
+
+def _union_keys(a: Resources, b: Resources) -> Iterable[str]:
+    return b if all(k in b for k in a) else {*a, *b}
 
 
 def _spread_key(rule: SpreadRule) -> Hashable:
