@@ -72,7 +72,7 @@ class KarpenterSimulation:
             for verdict in gi.verdicts:
                 if not verdict.ok or not verdict.options:
                     continue
-                rows = self.table.indices(verdict.options)
+                rows = verdict.rows_in(self.table)
                 # Only PreferNoSchedule-tier options: the pool waits for the attempt that tolerates them.
                 last_resort = not self.state.tier_mask(gi)[rows].any()
                 cached.append((verdict, last_resort, rows))

@@ -399,6 +399,8 @@ class OptionTable:
 
     def affinity_mask(self, affinity: NodeAffinity) -> BoolArray:
         """Rows whose labels the pod's node selector and required node affinity admit."""
+        if affinity.required is None and not affinity.node_selector:
+            return self._mask("all", None, lambda: np.ones(self.size, dtype=np.bool_))  # admits every option
         return self._mask("affinity", affinity, lambda: [affinity.matches(o.labels) for o in self.options])
 
     def term_mask(self, term: NodeSelectorTerm) -> BoolArray:
@@ -472,6 +474,15 @@ class PoolVerdict:
     kind: str = ""  # taint | requirements | resources | offering | limits | daemonset
     prefer_no_schedule: bool = False  # only PreferNoSchedule taints are untolerated
     options: list[LaunchOption] = field(default_factory=list)
+    # `options` as rows of `table` (set by check_pool; engines fall back to looking them up)
+    rows: IndexArray | None = field(default=None, repr=False, compare=False)
+    table: OptionTable | None = field(default=None, repr=False, compare=False)
+
+    def rows_in(self, table: OptionTable) -> IndexArray:
+        """The options as rows of `table`."""
+        if self.table is table and self.rows is not None and len(self.rows) == len(self.options):
+            return self.rows
+        return table.indices(self.options)
 
 
 def pod_pool_requirements(template: PodTemplate) -> list[Requirements]:
@@ -528,7 +539,8 @@ def check_pool(template: PodTemplate, pool: NodePool, options: Sequence[LaunchOp
         if not len(within):
             return PoolVerdict(pool, False, f"all available instance types exceed limits for nodepool (NodePool={pool.name})", "limits")
         fitting = within
-    return PoolVerdict(pool, True, options=table.shared_rows(fitting), prefer_no_schedule=bool(bad))
+    return PoolVerdict(pool, True, options=table.shared_rows(fitting), prefer_no_schedule=bool(bad), rows=fitting,
+                       table=table)
 
 
 def fits_limits(capacity: Resources, remaining: Resources) -> bool:
