@@ -376,16 +376,20 @@ class OptionTable:
         (capacity cpu, memory, price); ties by row, as `min` over a list in row order."""
         cached = self._ranks.get(order)
         if cached is None:
+            opts = self.options
             if order == "cheapest":
-                def key(i: int) -> tuple[Any, ...]:
-                    o = self.options[i]
-                    return (o.price, o.instance_type.name, o.zone, o.capacity_type, i)
+                keys: list[npt.NDArray[Any]] = [
+                    self.prices, np.array([o.instance_type.name for o in opts], dtype=np.str_),
+                    np.array([o.zone for o in opts], dtype=np.str_),
+                    np.array([o.capacity_type for o in opts], dtype=np.str_)]
             else:
-                def key(i: int) -> tuple[Any, ...]:
-                    o = self.options[i]
-                    return (o.capacity.get("cpu"), o.capacity.get("memory"), o.price, i)
+                keys = [self.column("capacity", "cpu"), self.column("capacity", "memory"), self.prices]
+            if any(k.dtype == object for k in keys):  # Python integers beyond int64: sort in Python
+                ordered = np.array(sorted(range(self.size), key=lambda i: (*(k[i] for k in keys), i)), dtype=np.intp)
+            else:
+                ordered = np.lexsort((self.all, *reversed(keys))).astype(np.intp)
             ranks = np.empty(self.size, dtype=np.intp)
-            ranks[np.array(sorted(range(self.size), key=key), dtype=np.intp)] = np.arange(self.size, dtype=np.intp)
+            ranks[ordered] = np.arange(self.size, dtype=np.intp)
             cached = self._ranks[order] = ranks
         return cached
 
