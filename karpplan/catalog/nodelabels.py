@@ -17,6 +17,7 @@ from karpplan.model.labels import (
     AWS_PREFIX,
     CAPACITY_TYPE,
     COMPUTE_TYPE,
+    INSTANCE_LABEL_SUFFIXES,
     INSTANCE_TYPE,
     OS,
     ZONE,
@@ -26,26 +27,14 @@ from karpplan.model.requirements import Requirement, Requirements
 # The provider labels karpplan fills from its data (suffixes after the prefix). Keys the data has no
 # figures for (sustained clock speed, encryption in transit, capability-flex) are left unknown: a
 # requirement on them is neither satisfied nor refused by the catalog.
-AWS_LABEL_SUFFIXES = (
-    "instance-category",
-    "instance-generation",
-    "instance-family",
-    "instance-size",
-    "instance-cpu",
-    "instance-cpu-manufacturer",
-    "instance-memory",
-    "instance-ebs-bandwidth",
-    "instance-network-bandwidth",
-    "instance-hypervisor",
-    "instance-local-nvme",
-    "instance-gpu-name",
-    "instance-gpu-manufacturer",
-    "instance-gpu-count",
-    "instance-gpu-memory",
-    "instance-accelerator-name",
-    "instance-accelerator-manufacturer",
-    "instance-accelerator-count",
-)
+_NOT_IN_DATA = frozenset({
+    "instance-cpu-sustained-clock-speed-mhz",
+    "instance-encryption-in-transit-supported",
+    "instance-tenancy",
+    "instance-capability-flex",
+    "nitro-sandbox",
+})
+AWS_LABEL_SUFFIXES = tuple(s for s in INSTANCE_LABEL_SUFFIXES if s not in _NOT_IN_DATA)
 
 # EKS Auto Mode's supported instance labels (AWS user guide "EKS Auto Mode Supported Labels").
 AUTO_MODE_SUFFIXES = frozenset(

@@ -62,14 +62,6 @@ class _Values:
     u: dict[int, int]
 
 
-def _spread_signature(rule: SpreadRule) -> tuple[object, ...]:
-    """Constraints with the same signature count the same pods in the same domains."""
-    c = rule.constraint
-    return (rule.owner.namespace, repr(rule.selector), rule.key, c.max_skew, c.hard, c.min_domains,
-            c.node_affinity_policy, c.node_taints_policy, rule.pod_values, repr(rule.owner.affinity),
-            repr(rule.owner.tolerations), tuple(sorted(x.topology_key for x in rule.owner.hard_spread)))
-
-
 class OptimalModel:
     def __init__(self, problem: Problem, hint: Solution | None) -> None:
         self.problem = problem
@@ -128,12 +120,8 @@ class OptimalModel:
             self.group_options[g.index] = [o for o in g.options if o.index in kept_ids]
 
     def _topology_keys(self) -> list[str]:
-        keys: set[str] = set()
-        topo = self.problem.topology
-        for rules in topo.spread.values():
-            keys |= {r.key for r in rules if not r.hostname}
-        for rule in list(topo.affinity.values()) + list(topo.anti_affinity.values()):
-            keys |= {t.key for t in rule.terms if t.key != HOSTNAME}
+        """Keys whose values tell launch options apart for some rule or preference."""
+        keys = set(self.problem.topology.domain_keys())
         for g in self.groups:
             for pref in g.template.affinity.preferred:
                 keys |= set(pref.term.requirements)
@@ -322,11 +310,11 @@ class OptimalModel:
         for g in self.groups:
             for rule in topo.rules_for(g.template):
                 raises[id(rule)] = [h for h in self.groups if rule.counts(h.template.namespace, h.template.labels)]
-                by_signature[_spread_signature(rule)].append(g)
+                by_signature[rule.signature()].append(g)
         self._shared_caps: set[tuple[object, ...]] = set()
         for g in self.groups:
             for rule in topo.rules_for(g.template):
-                owners = by_signature[_spread_signature(rule)]
+                owners = by_signature[rule.signature()]
                 if rule.hostname:
                     self._hostname_spread(g, rule, raises[id(rule)], owners)
                 elif rule.self_match:
@@ -338,7 +326,7 @@ class OptimalModel:
         if not domains:
             return
         # Groups with the same constraint share the domain counts and their minimum.
-        signature = _spread_signature(rule)
+        signature = rule.signature()
         shared = self._zonal_cache.get(signature)
         if shared is None:
             counts: dict[str, LinearExpr | int] = {}
@@ -377,7 +365,7 @@ class OptimalModel:
         owner_ids = {h.index for h in owners}
         if rule.hard and all(h.index in owner_ids for h in raisers):
             # Every pod the rule counts carries it: any node holding one obeys it, no indicator needed.
-            signature = _spread_signature(rule)
+            signature = rule.signature()
             if signature not in self._shared_caps:
                 self._shared_caps.add(signature)
                 self._cap_per_node(raisers, rule.max_skew)

@@ -162,21 +162,17 @@ class Repacker:
         self.dims = sorted({name for g in problem.groups for name in g.template.requests})
         self.requests = {g.index: np.array([g.template.requests.get(d) for d in self.dims], dtype=np.int64)
                          for g in problem.groups}
-        self._keys = self._topology_keys()
+        self._keys = problem.topology.domain_keys()
         self._policy_rules = self._instance_sensitive_rules()
+        # Every option's bucket, once: `repack` runs on several plans of the same problem.
+        self._options_by_bucket: dict[tuple[object, ...], list[LaunchOption]] = defaultdict(list)
+        self._bucket_of: dict[int, tuple[object, ...]] = {}
+        for o in problem.options:
+            key = self.bucket_key(o)
+            self._bucket_of[o.index] = key
+            self._options_by_bucket[key].append(o)
 
     # ------------------------------------------------------------------------------------ buckets
-    def _topology_keys(self) -> list[str]:
-        topo = self.problem.topology
-        keys: set[str] = set()
-        for rules in topo.spread.values():
-            keys |= {r.key for r in rules}
-        for rule in list(topo.affinity.values()) + list(topo.anti_affinity.values()):
-            keys |= {t.key for t in rule.terms}
-        keys |= {t.key for t, _ in topo.existing_anti}
-        keys.discard(HOSTNAME)
-        return sorted(keys)
-
     def _instance_sensitive_rules(self) -> list[SpreadRule]:
         """Non-hostname spread rules whose domain eligibility could differ between instance types."""
         out = []
@@ -206,13 +202,8 @@ class Repacker:
             if any(self.rules.by_group[gi.index].pinned for gi, _ in node.pods):
                 kept.append(node)
             else:
-                buckets[self.bucket_key(node.option)].append(node)
-        by_key: dict[tuple[object, ...], list[LaunchOption]] = defaultdict(list)
-        for o in self.problem.options:
-            key = self.bucket_key(o)
-            if key in buckets:
-                by_key[key].append(o)
-        shapes = {key: _Bucket(by_key[key], self.dims) for key in buckets}
+                buckets[self._bucket_of[node.option.index]].append(node)
+        shapes = {key: _Bucket(self._options_by_bucket[key], self.dims) for key in buckets}
         chosen: dict[tuple[object, ...], list[SolvedNode]] = {}
         for key, nodes in buckets.items():
             packed = self._pack_bucket(shapes[key], _items(nodes))
@@ -256,7 +247,7 @@ class Repacker:
         ratio: dict[tuple[object, ...], float] = {}
         for key, shape in shapes.items():
             demand = np.sum([self.requests[gi.index] for gi, _, _ in items[key]], axis=0)
-            best = self._efficient_option_any(shape, demand)
+            best = self._efficient_option(shape, np.ones(len(shape.options), dtype=np.bool_), demand)
             free = shape.free[best] if best >= 0 else np.ones(len(self.dims), dtype=np.int64)
             ratio[key] = float(free[mem]) / max(float(free[cpu]), 1.0)
         movable = self._movable_groups()
@@ -325,12 +316,9 @@ class Repacker:
             if owns_zonal_affinity or any(t.matches(tpl.namespace, tpl.labels, ns_labels) for t in zonal_terms):
                 continue
             counted = tuple(i for i, r in enumerate(zonal_rules) if r.counts(tpl.namespace, tpl.labels))
-            own = tuple(sorted(repr(_zonal_signature(r)) for r in topo.rules_for(tpl) if not r.hostname))
+            own = tuple(sorted(repr(r.signature()) for r in topo.rules_for(tpl) if not r.hostname))
             out[g.index] = (counted, own, repr(tpl.affinity), frozenset(g.option_ids))
         return out
-
-    def _efficient_option_any(self, bucket: _Bucket, demand: IntArray) -> int:
-        return self._efficient_option(bucket, np.ones(len(bucket.options), dtype=np.bool_), demand)
 
     def _respect_limits(self, original: dict[tuple[object, ...], list[SolvedNode]],
                         chosen: dict[tuple[object, ...], list[SolvedNode]], kept: list[SolvedNode]) -> None:
@@ -399,7 +387,7 @@ class Repacker:
         free.sort(key=lambda p: size(p[0]))
         bins: list[_Bin] = []
         # 1. Pods carrying hostname rules: first fit (in a node the largest option could still hold).
-        self._first_fit(bucket, bins, constrained, open_new=True)
+        self._first_fit(bucket, bins, constrained)
         for b in bins:
             b.choice = bucket.cheapest(b.used, b.allowed)
         # 2. Other pods into the slack the chosen options already pay for.
@@ -437,8 +425,7 @@ class Repacker:
         b.members.append((gi, pod))
         self.rules.record(b, self.rules.by_group[gi.index])
 
-    def _first_fit(self, bucket: _Bucket, bins: list[_Bin], pods: Iterable[tuple[GroupInfo, Pod, BoolArray]],
-                   open_new: bool) -> None:
+    def _first_fit(self, bucket: _Bucket, bins: list[_Bin], pods: Iterable[tuple[GroupInfo, Pod, BoolArray]]) -> None:
         # Rejections are monotone (nodes only fill up), so each (group, mask) keeps a cursor.
         cursor: dict[tuple[int, int], int] = {}
         for gi, pod, mask in pods:
@@ -579,12 +566,6 @@ class Repacker:
 
 def _items(nodes: Iterable[SolvedNode]) -> list[tuple[GroupInfo, Pod, LaunchOption]]:
     return [(gi, pod, n.option) for n in nodes if n.option is not None for gi, pod in n.pods]
-
-
-def _zonal_signature(rule: SpreadRule) -> tuple[object, ...]:
-    c = rule.constraint
-    return (rule.owner.namespace, repr(rule.selector), rule.key, c.max_skew, c.hard, c.min_domains,
-            c.node_affinity_policy, c.node_taints_policy, rule.pod_values)
 
 
 def state_for(problem: Problem, solution: Solution) -> PlacementState:

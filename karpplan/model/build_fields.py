@@ -246,6 +246,19 @@ class Field:
             return None
 
     # ----------------------------------------------------------------------------------- collections
+    def resource_quantities(self) -> dict[str, tuple[Quantity, Field]]:
+        """A Kubernetes `ResourceList`: quantities by name, negative ones refused (and left out)."""
+        out: dict[str, tuple[Quantity, Field]] = {}
+        for name, item in self.entries(bracket_keys=True):
+            quantity = item.quantity()
+            if quantity is None:
+                continue
+            if quantity.amount < 0:
+                item.invalid("must be greater than or equal to 0")
+                continue
+            out[name] = (quantity, item)
+        return out
+
     def string_map(self) -> dict[str, str]:
         """A `map[string]string` (labels, annotations, nodeSelector). Null values read as ""."""
         out: dict[str, str] = {}

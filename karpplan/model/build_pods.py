@@ -64,19 +64,6 @@ def _is_extended(name: str) -> bool:
     return "/" in name and not name.startswith(("kubernetes.io/", "requests."))
 
 
-def _resource_list(f: Field) -> dict[str, tuple[Quantity, Field]]:
-    out: dict[str, tuple[Quantity, Field]] = {}
-    for name, item in f.entries(bracket_keys=True):
-        quantity = item.quantity()
-        if quantity is None:
-            continue
-        if quantity.amount < 0:
-            item.invalid("must be greater than or equal to 0")
-            continue
-        out[name] = (quantity, item)
-    return out
-
-
 def _check_names(items: Mapping[str, tuple[Quantity, Field]]) -> None:
     for name, (_, item) in items.items():
         if "/" in name or name in _OVERCOMMITTABLE or _is_hugepages(name):
@@ -93,8 +80,8 @@ def container_requests(container: Field) -> dict[str, int]:
     if not resources.is_mapping():
         return {}
     requests_field, limits_field = resources["requests"], resources["limits"]
-    requests = _resource_list(requests_field)
-    limits = _resource_list(limits_field)
+    requests = requests_field.resource_quantities()
+    limits = limits_field.resource_quantities()
     _check_names(requests)
     _check_names({k: v for k, v in limits.items() if k not in requests})
     for name, (request, item) in requests.items():
@@ -153,8 +140,8 @@ def _apply_pod_level(resources: Field, total: dict[str, int]) -> None:
     """Pod-level `spec.resources` replaces the aggregate for cpu, memory and hugepages."""
     if not resources.is_mapping():
         return
-    requests = _resource_list(resources["requests"])
-    limits = _resource_list(resources["limits"])
+    requests = resources["requests"].resource_quantities()
+    limits = resources["limits"].resource_quantities()
     merged = {k: v for k, v in limits.items() if k in _POD_LEVEL or _is_hugepages(k)}
     merged.update(requests)
     for name, (quantity, item) in merged.items():
@@ -174,7 +161,7 @@ def _apply_pod_level(resources: Field, total: dict[str, int]) -> None:
 def _overhead(spec: Field, context: PodContext) -> Resources:
     """`spec.overhead` when set (admission already copied it), else the RuntimeClass's `podFixed`."""
     if spec["overhead"].present:
-        return Resources({name: amount_of(name, q) for name, (q, _) in _resource_list(spec["overhead"]).items()})
+        return Resources({name: amount_of(name, q) for name, (q, _) in spec["overhead"].resource_quantities().items()})
     runtime_class = spec["runtimeClassName"].optional_string()
     if runtime_class and runtime_class in context.runtime_classes:
         return context.runtime_classes[runtime_class].overhead

@@ -58,13 +58,7 @@ def resource_limits(f: Field) -> tuple[Resources | None, int | None]:
         return None, None
     amounts: dict[str, int] = {}
     node_limit: int | None = None
-    for name, item in f.entries(bracket_keys=True):
-        quantity = item.quantity()
-        if quantity is None:
-            continue
-        if quantity.amount < 0:
-            item.invalid("must be greater than or equal to 0")
-            continue
+    for name, (quantity, _) in f.resource_quantities().items():
         if name == "nodes":
             node_limit = quantity.value()
         else:

@@ -79,6 +79,13 @@ class SpreadRule:
             return False
         return self.key in option.labels or self.hostname
 
+    def signature(self) -> tuple[object, ...]:
+        """Rules with equal signatures count the same pods in the same domains against the same limit."""
+        c = self.constraint
+        return (self.owner.namespace, repr(self.selector), self.key, c.max_skew, c.hard, c.min_domains,
+                c.node_affinity_policy, c.node_taints_policy, self.pod_values, repr(self.owner.affinity),
+                repr(self.owner.tolerations), tuple(sorted(x.topology_key for x in self.owner.hard_spread)))
+
     def static_domains(self) -> frozenset[str]:
         """The eligible non-hostname domains: launchable ones plus those of eligible existing nodes."""
         values = set(self.launch_domains) | set(self.existing_domains.values())
@@ -135,6 +142,15 @@ class Topology:
 
     def rules_for(self, template: PodTemplate) -> list[SpreadRule]:
         return self.spread.get(id(template), [])
+
+    def domain_keys(self) -> list[str]:
+        """Every non-hostname topology key a spread rule or a (bound or pending) pod's affinity term uses."""
+        keys = {r.key for rules in self.spread.values() for r in rules}
+        for rule in list(self.affinity.values()) + list(self.anti_affinity.values()):
+            keys |= {t.key for t in rule.terms}
+        keys |= {t.key for t, _ in self.existing_anti}
+        keys.discard(HOSTNAME)
+        return sorted(keys)
 
 
 def _eligible_existing(template: PodTemplate, constraint: TopologySpreadConstraint,
