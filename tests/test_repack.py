@@ -61,19 +61,37 @@ def resource_violations(solution: Solution) -> list[str]:
     return out
 
 
-def zone_and_pool_of(solution: Solution) -> dict[str, tuple[str, str, str]]:
-    return {pod.key: (n.option.pool.name, n.option.zone, n.option.capacity_type)
-            for n in solution.new_nodes if n.option is not None for _, pod in n.pods}
+def zone_level_view(problem: Problem, solution: Solution) -> tuple[dict[tuple[int, str, str, str], int], dict[str, str]]:
+    """What zone-level rules see: matching pods per (zonal spread rule, pool, zone, capacity type), and
+    the zone of every pod that carries a zonal pod (anti-)affinity term."""
+    topo = problem.topology
+    zonal_rules = [r for rules in topo.spread.values() for r in rules if not r.hostname]
+    counts: dict[tuple[int, str, str, str], int] = {}
+    zones: dict[str, str] = {}
+    for node in solution.new_nodes:
+        assert node.option is not None
+        where = (node.option.pool.name, node.option.zone, node.option.capacity_type)
+        for gi, pod in node.pods:
+            tpl = gi.template
+            for i, rule in enumerate(zonal_rules):
+                if rule.counts(tpl.namespace, tpl.labels):
+                    counts[(i, *where)] = counts.get((i, *where), 0) + 1
+            terms = [t for a in (topo.affinity.get(id(tpl)), topo.anti_affinity.get(id(tpl))) if a is not None
+                     for t in a.terms]
+            if any(t.key != HOSTNAME for t in terms):
+                zones[pod.key] = node.option.zone
+    return counts, zones
 
 
 @pytest.mark.parametrize("catalog", ["synthetic", "aws"])
-def test_repacking_the_karpenter_plan_is_cheaper_keeps_zones_and_breaks_no_node_rule(tmp_path: Path,
+def test_repacking_the_karpenter_plan_is_cheaper_keeps_zone_counts_and_breaks_no_node_rule(tmp_path: Path,
                                                                                      catalog: str) -> None:
     problem = bench_problem(tmp_path, catalog, 100)
     greedy, _ = solve_karpenter(problem)
     packed = repack(problem, greedy)
-    assert packed.cost < greedy.cost * 0.95  # the benchmark's 100 diverse pods: about 15% cheaper
-    assert zone_and_pool_of(packed) == zone_and_pool_of(greedy)
+    assert packed.cost < greedy.cost * 0.90  # the benchmark's 100 diverse pods: about 20% cheaper
+    # Interchangeable pods may trade zones, but no zone-level count or affine pod's zone changes.
+    assert zone_level_view(problem, packed) == zone_level_view(problem, greedy)
     assert sorted(p.key for n in packed.nodes for _, p in n.pods) == sorted(p.key for n in greedy.nodes for _, p in n.pods)
     assert resource_violations(packed) == []
     assert hostname_violations(problem, packed) == []

@@ -376,9 +376,18 @@ class Repacker:
         return mask
 
     def _pack_bucket(self, bucket: _Bucket, items: Sequence[tuple[GroupInfo, Pod, LaunchOption]]) -> list[SolvedNode] | None:
+        """The cheaper of two packings of the bucket's pods (both keep every per-node rule)."""
         cache: dict[tuple[int, int], BoolArray] = {}
         self._interned: dict[bytes, BoolArray] = {}
         pods = [(gi, pod, self._pod_mask(bucket, gi, origin, cache)) for gi, pod, origin in items]
+        plans = [p for p in (self._pack_slack_then_bulk(bucket, pods), self._pack_grown(bucket, pods)) if p is not None]
+        if not plans:
+            return None
+        return min(plans, key=lambda nodes: (round(sum(n.price for n in nodes), 9), len(nodes)))
+
+    def _owner_bins(self, bucket: _Bucket, pods: Sequence[tuple[GroupInfo, Pod, BoolArray]]
+                    ) -> tuple[list[_Bin], list[tuple[GroupInfo, Pod, BoolArray]]]:
+        """Pods carrying hostname rules placed first fit decreasing; the other pods returned, largest first."""
         constrained = [p for p in pods if self.rules.by_group[p[0].index].owner]
         free = [p for p in pods if not self.rules.by_group[p[0].index].owner]
         size = self._size_key(bucket)
@@ -386,8 +395,22 @@ class Repacker:
                                         - len(self.rules.by_group[p[0].index].spread_owned), size(p[0])))
         free.sort(key=lambda p: size(p[0]))
         bins: list[_Bin] = []
-        # 1. Pods carrying hostname rules: first fit (in a node the largest option could still hold).
         self._first_fit(bucket, bins, constrained)
+        return bins, free
+
+    def _launch(self, bucket: _Bucket, bins: Iterable[_Bin]) -> list[SolvedNode] | None:
+        """Every bin as the cheapest option that holds it (the decision Karpenter makes at launch)."""
+        out: list[SolvedNode] = []
+        for b in bins:
+            choice = bucket.cheapest(b.used, b.allowed)
+            if choice < 0:
+                return None
+            out.append(SolvedNode("", None, bucket.options[choice], list(b.members)))
+        return out
+
+    def _pack_slack_then_bulk(self, bucket: _Bucket, pods: Sequence[tuple[GroupInfo, Pod, BoolArray]]) -> list[SolvedNode] | None:
+        # 1. Pods carrying hostname rules: first fit (in a node the largest option could still hold).
+        bins, free = self._owner_bins(bucket, pods)
         for b in bins:
             b.choice = bucket.cheapest(b.used, b.allowed)
         # 2. Other pods into the slack the chosen options already pay for.
@@ -397,13 +420,76 @@ class Repacker:
         if bulk is None:
             return None
         bins.extend(bulk)
-        out: list[SolvedNode] = []
-        for b in bins:
-            choice = bucket.cheapest(b.used, b.allowed)
-            if choice < 0:
-                return None
-            out.append(SolvedNode("", None, bucket.options[choice], list(b.members)))
-        return out
+        return self._launch(bucket, bins)
+
+    def _pack_grown(self, bucket: _Bucket, pods: Sequence[tuple[GroupInfo, Pod, BoolArray]]) -> list[SolvedNode] | None:
+        """Owner nodes grown to share the other pods, then bulk nodes; each node filled by dot product.
+
+        The nodes hostname rules force are paid for anyway, so the other pods ride on them first: each
+        owner node in turn is sized for its owners plus an even share of the pods still unplaced (the
+        cheapest option that holds that much) and filled to that option's room, always taking the pod
+        whose request vector best matches the room left (the dot-product rule of vector bin packing, so
+        CPU and memory run out together). What is left goes to nodes of the most cost-efficient option.
+        """
+        bins, free = self._owner_bins(bucket, pods)
+        kinds = _Kinds(free, self.requests, bucket, self.rules)
+        for i, b in enumerate(bins):
+            share = kinds.remaining_demand() / float(len(bins) - i)
+            target = self._target_option(bucket, b, b.used.astype(np.float64) + share)
+            if target >= 0:
+                self._fill_dot(bucket, b, target, kinds)
+        while kinds.left():
+            k = kinds.first()
+            mask = kinds.mask[k]
+            target = self._efficient_option(bucket, mask, kinds.remaining_demand(mask))
+            b = _Bin(np.zeros(len(self.dims), dtype=np.int64), mask.copy())
+            if target >= 0:
+                self._fill_dot(bucket, b, target, kinds)
+            if not b.members:
+                # Nothing fits the target option: the largest pod left gets a node of its own.
+                gi, pod, pmask = kinds.take(k)
+                self._add(b, gi, pod, pmask)
+            bins.append(b)
+        return self._launch(bucket, bins)
+
+    def _target_option(self, bucket: _Bucket, b: _Bin, want: npt.NDArray[np.float64]) -> int:
+        """The cheapest option of the node's that holds `want`; else the one holding most of it per dollar."""
+        allowed = b.allowed & np.all(bucket.free >= b.used, axis=1)
+        fits = allowed & np.all(bucket.free >= want, axis=1)
+        if fits.any():
+            return int(np.argmax(fits))
+        if not allowed.any():
+            return -1
+        positive = want > 0
+        share = np.min(bucket.free[:, positive] / want[positive], axis=1) if positive.any() else np.ones(len(bucket.options))
+        score = np.where(allowed, share / np.maximum(bucket.price, 1e-12), -1.0)
+        return int(np.argmax(score))
+
+    def _fill_dot(self, bucket: _Bucket, b: _Bin, target: int, kinds: _Kinds) -> None:
+        """Fill the node up to `target`'s room, each time with the pod that best matches the room left."""
+        cap = np.maximum(bucket.free[target].astype(np.float64), 1.0)
+        blocked = np.zeros(len(kinds.keys), dtype=np.bool_)  # rules refuse them here; counts only grow
+        usable = kinds.mask[:, target] if len(kinds.keys) else blocked
+        while True:
+            room = bucket.free[target] - b.used
+            ok = usable & ~blocked & (kinds.count > 0) & np.all(kinds.req <= room, axis=1)
+            if not ok.any():
+                return
+            score = np.where(ok, (kinds.req / cap) @ (room / cap), -np.inf)
+            placed = False
+            for k in np.argsort(-score, kind="stable"):
+                if not ok[k]:
+                    break
+                rules = kinds.rules[k]
+                if rules.matched and not self.rules.accepts(b, rules):
+                    blocked[k] = True
+                    continue
+                gi, pod, pmask = kinds.take(int(k))
+                self._add(b, gi, pod, pmask)
+                placed = True
+                break
+            if not placed:
+                return
 
     def _size_key(self, bucket: _Bucket) -> Callable[[GroupInfo], tuple[float, int]]:
         """Sort key: larger pods first, size measured in the bucket's price per unit of each dimension."""
@@ -487,7 +573,7 @@ class Repacker:
             out.extend(self._balanced_bins(bucket, target, mask, items))
         return out
 
-    def _efficient_option(self, bucket: _Bucket, mask: BoolArray, demand: IntArray) -> int:
+    def _efficient_option(self, bucket: _Bucket, mask: BoolArray, demand: IntArray | npt.NDArray[np.float64]) -> int:
         """The allowed option that holds the most of this demand mix per dollar."""
         best, best_score = -1, 0.0
         positive = demand > 0
@@ -562,6 +648,45 @@ class Repacker:
             out.append(SolvedNode(node_name(n.option, ordinal), None, n.option, list(n.pods)))
         return Solution(solution.engine, out, list(solution.unplaced), solution.status, solution.lower_bound,
                         solution.solve_seconds, list(solution.notes), solution.exceeds_node_limits)
+
+
+class _Kinds:
+    """Unplaced pods of one bucket by (group, option mask), as arrays for vectorised choice."""
+
+    def __init__(self, pods: Sequence[tuple[GroupInfo, Pod, BoolArray]], requests: dict[int, IntArray],
+                 bucket: _Bucket, rulebook: _Rulebook) -> None:
+        index: dict[tuple[int, int], int] = {}
+        self.keys: list[tuple[GroupInfo, BoolArray]] = []
+        self.pods: list[list[tuple[GroupInfo, Pod, BoolArray]]] = []
+        for p in pods:  # largest first: kind order and pod order within a kind follow it
+            key = (p[0].index, id(p[2]))
+            if key not in index:
+                index[key] = len(self.keys)
+                self.keys.append((p[0], p[2]))
+                self.pods.append([])
+            self.pods[index[key]].append(p)
+        for members in self.pods:
+            members.reverse()  # taken from the end
+        dims = len(bucket.free[0]) if len(bucket.free) else 0
+        self.req = np.array([requests[gi.index] for gi, _ in self.keys], dtype=np.int64).reshape(len(self.keys), dims)
+        self.count = np.array([len(m) for m in self.pods], dtype=np.int64)
+        self.mask = np.array([m for _, m in self.keys], dtype=np.bool_).reshape(len(self.keys), len(bucket.options))
+        self.rules = [rulebook.by_group[gi.index] for gi, _ in self.keys]
+
+    def left(self) -> bool:
+        return bool(self.count.sum() > 0)
+
+    def first(self) -> int:
+        """The kind of the largest pod left."""
+        return int(np.argmax(self.count > 0))
+
+    def remaining_demand(self, mask: BoolArray | None = None) -> npt.NDArray[np.float64]:
+        weights = self.count if mask is None else self.count * np.all(self.mask == mask, axis=1)
+        return (weights.astype(np.float64) @ self.req.astype(np.float64)) if len(self.keys) else np.zeros(0)
+
+    def take(self, k: int) -> tuple[GroupInfo, Pod, BoolArray]:
+        self.count[k] -= 1
+        return self.pods[k].pop()
 
 
 def _items(nodes: Iterable[SolvedNode]) -> list[tuple[GroupInfo, Pod, LaunchOption]]:
