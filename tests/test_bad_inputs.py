@@ -128,8 +128,8 @@ def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(Path, "open", refuse)
-    result = CliRunner().invoke(app, ["plan", str(path)])
-    assert_refused(result.exit_code, result.stdout, result.stderr, str(path), ": cannot read: Permission denied")
+    invoked = CliRunner().invoke(app, ["plan", str(path)])
+    assert_refused(invoked.exit_code, invoked.stdout, invoked.stderr, str(path), ": cannot read: Permission denied")
 
 
 def test_every_problem_of_every_file_is_listed(tmp_path: Path) -> None:
