@@ -76,15 +76,21 @@ def make_problem(inventory: Inventory, catalog: Catalog, pods: Sequence[Pod]) ->
 
 
 def solve(problem: Problem, options: PlanOptions) -> tuple[Solution, PlacementState, Solution]:
-    """Run the chosen engine; always run the Karpenter simulation (baseline and warm start)."""
+    """Run the chosen engine; always run the Karpenter simulation (baseline and warm start).
+
+    The time limit covers the optimiser's whole run, the simulation it starts from included; the
+    optimiser always keeps a small minimum so a slow simulation still gets a re-packed plan and a bound.
+    """
     from karpplan.engines.karpenter import solve_karpenter
 
+    started = time.monotonic()
     greedy, greedy_state = solve_karpenter(problem)
     if options.engine == "karpenter":
         return greedy, greedy_state, greedy
-    from karpplan.engines.optimal import solve_optimal
+    from karpplan.engines.optimal import MIN_OPTIMISER_SECONDS, solve_optimal
 
-    best, state = solve_optimal(problem, greedy, time_limit=options.time_limit, seed=options.seed,
+    left = max(options.time_limit - (time.monotonic() - started), min(MIN_OPTIMISER_SECONDS, options.time_limit))
+    best, state = solve_optimal(problem, greedy, time_limit=left, seed=options.seed,
                                 workers=options.workers, progress=options.progress)
     return best, state, greedy
 

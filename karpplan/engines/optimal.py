@@ -42,6 +42,9 @@ from karpplan.scheduling.topology import SpreadRule
 PRICE_SCALE = 10**7  # objective units per dollar-hour
 RESTRICTED_PER_CLASS = 6  # efficient options kept per class of interchangeable options on large problems
 MAX_MODEL_VARIABLES = 40_000  # placement variables beyond which options are restricted
+LARGE_MODEL_VARIABLES = 5_000  # beyond this CP-SAT gets a share of the time, neighbourhood search the rest
+CP_SAT_SHARE_LARGE = 0.25
+MIN_OPTIMISER_SECONDS = 1.0  # what the optimiser keeps when the simulation used up the time limit
 LinearExpr = cp_model.LinearExpr
 
 
@@ -821,6 +824,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
     """
     from karpplan.engines.bound import fluid_lower_bound
     from karpplan.engines.karpenter import solve_karpenter
+    from karpplan.engines.neighbourhood import NeighbourhoodSearch
     from karpplan.engines.repack import Repacker, state_for
 
     start = time.monotonic()
@@ -840,9 +844,12 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
     model = OptimalModel(problem, warm)
     model.build(keep={n.option.index for n in warm.nodes if n.option is not None}, max_variables=MAX_MODEL_VARIABLES)
     remaining = deadline - time.monotonic() - reserve
+    # A large model rarely finds a plan of its own: it gets a share, neighbourhood search the rest.
+    large = model.restricted or model.size_estimate() > LARGE_MODEL_VARIABLES
+    cp_time = remaining * (CP_SAT_SHARE_LARGE if large else 1.0)
     status, values, cp_bound = ("unknown", None, 0.0)
-    if remaining > 0.05:
-        status, values, cp_bound = model.solve(remaining, seed, workers, progress)
+    if cp_time > 0.05:
+        status, values, cp_bound = model.solve(cp_time, seed, workers, progress)
     decoded_bound: float | None = None
     notes: list[str] = []
     if values is not None:
@@ -855,18 +862,28 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
         if decoder.extra_nodes:
             notes.append(f"decoder opened {decoder.extra_nodes} node(s) beyond the model's fluid packing")
     best, source = min(candidates, key=lambda c: (len(c[0].unplaced), round(c[0].cost, 9), len(c[0].new_nodes)))
+    lns_deadline = deadline - reserve
+    if status != "optimal" and time.monotonic() < lns_deadline - 0.05:
+        search = NeighbourhoodSearch(repacker, seed)
+        improved = search.improve(best, lns_deadline)
+        if improved.cost < best.cost - 1e-9:
+            notes.append(f"neighbourhood search re-solved {search.tried} small sets of nodes exactly; "
+                         f"{search.moves} made the plan cheaper (${best.cost - improved.cost:.4f}/h)")
+            best = Solution(best.engine, improved.nodes, best.unplaced, best.status, best.lower_bound,
+                            best.solve_seconds, list(best.notes), best.exceeds_node_limits)
+            source = f"{source} + neighbourhood search"
     placed: dict[int, int] = {g.index: g.size for g in problem.groups}
     for gi, _ in best.unplaced:
         placed[gi.index] -= 1
     lp_budget = max(deadline - time.monotonic(), 0.5)
     fluid = fluid_lower_bound(problem, placed, time_limit=lp_budget)
-    bounds = [b for b in (decoded_bound if source == "CP-SAT" else None,
+    bounds = [b for b in (decoded_bound if source.startswith("CP-SAT") else None,
                           fluid.cost if fluid is not None else None) if b is not None]
     lower = min(max(bounds), best.cost) if bounds else None
     if values is None:
         notes.append(f"CP-SAT found no solution of its own ({status}); the re-packed Karpenter plan is shown")
         status = "feasible"
-    elif source != "CP-SAT":
+    elif not source.startswith("CP-SAT"):
         notes.append("the re-packed Karpenter plan was at least as good as CP-SAT's; it is shown")
         status = "feasible"
     elif model.restricted or status != "optimal" or (lower is not None and best.cost - lower > 1e-6):

@@ -164,6 +164,7 @@ class Repacker:
                          for g in problem.groups}
         self._keys = problem.topology.domain_keys()
         self._policy_rules = self._instance_sensitive_rules()
+        self._interned: dict[bytes, BoolArray] = {}
         # Every option's bucket, once: `repack` runs on several plans of the same problem.
         self._options_by_bucket: dict[tuple[object, ...], list[LaunchOption]] = defaultdict(list)
         self._bucket_of: dict[int, tuple[object, ...]] = {}
@@ -185,6 +186,17 @@ class Repacker:
                         or r.constraint.honors_taints:
                     out.append(r)
         return out
+
+    def bucket_of(self, option: LaunchOption) -> tuple[object, ...]:
+        return self._bucket_of[option.index]
+
+    def shape(self, key: tuple[object, ...]) -> _Bucket:
+        """The bucket's options as arrays (built on each call: callers keep it)."""
+        return _Bucket(self._options_by_bucket[key], self.dims)
+
+    def reset_masks(self) -> None:
+        """Forget interned option masks (they are shared per bucket shape)."""
+        self._interned = {}
 
     def bucket_key(self, option: LaunchOption) -> tuple[object, ...]:
         return (option.pool.name, option.zone, option.capacity_type,
@@ -228,7 +240,7 @@ class Repacker:
                     chosen = alternative
         self._respect_limits(buckets, chosen, kept)
         nodes = list(kept) + [n for key in buckets for n in chosen[key]]
-        return self._renamed(solution, nodes)
+        return self.renamed(solution, nodes)
 
     def _rebalanced(self, buckets: dict[tuple[object, ...], list[SolvedNode]],
                     shapes: dict[tuple[object, ...], _Bucket]) -> dict[tuple[object, ...], list[tuple[GroupInfo, Pod, LaunchOption]]] | None:
@@ -361,7 +373,7 @@ class Repacker:
         return True
 
     # ------------------------------------------------------------------------------------ packing
-    def _pod_mask(self, bucket: _Bucket, gi: GroupInfo, origin: LaunchOption,
+    def pod_mask(self, bucket: _Bucket, gi: GroupInfo, origin: LaunchOption,
                   cache: dict[tuple[int, int], BoolArray]) -> BoolArray:
         """Options of the bucket this pod may take: its group's, and every preference its old node met."""
         cache_key = (gi.index, origin.index)
@@ -378,8 +390,8 @@ class Repacker:
     def _pack_bucket(self, bucket: _Bucket, items: Sequence[tuple[GroupInfo, Pod, LaunchOption]]) -> list[SolvedNode] | None:
         """The cheaper of two packings of the bucket's pods (both keep every per-node rule)."""
         cache: dict[tuple[int, int], BoolArray] = {}
-        self._interned: dict[bytes, BoolArray] = {}
-        pods = [(gi, pod, self._pod_mask(bucket, gi, origin, cache)) for gi, pod, origin in items]
+        self.reset_masks()
+        pods = [(gi, pod, self.pod_mask(bucket, gi, origin, cache)) for gi, pod, origin in items]
         plans = [p for p in (self._pack_slack_then_bulk(bucket, pods), self._pack_grown(bucket, pods)) if p is not None]
         if not plans:
             return None
@@ -637,7 +649,7 @@ class Repacker:
 
     # ------------------------------------------------------------------------------------ output
     @staticmethod
-    def _renamed(solution: Solution, nodes: list[SolvedNode]) -> Solution:
+    def renamed(solution: Solution, nodes: list[SolvedNode]) -> Solution:
         ordinal = 0
         out: list[SolvedNode] = []
         for n in nodes:
@@ -682,7 +694,7 @@ class _Kinds:
 
     def remaining_demand(self, mask: BoolArray | None = None) -> npt.NDArray[np.float64]:
         weights = self.count if mask is None else self.count * np.all(self.mask == mask, axis=1)
-        return (weights.astype(np.float64) @ self.req.astype(np.float64)) if len(self.keys) else np.zeros(0)
+        return weights.astype(np.float64) @ self.req.astype(np.float64)
 
     def take(self, k: int) -> tuple[GroupInfo, Pod, BoolArray]:
         self.count[k] -= 1

@@ -1,0 +1,359 @@
+"""Large-neighbourhood search: re-solve a few nodes of one bucket exactly, keep what is cheaper.
+
+The re-packer's heuristics leave rounding waste: a node whose pods stop just short of a smaller option,
+or a pair of nodes each half a step too large. A handful of nodes of one bucket (same pool, zone,
+capacity type and topology labels, so no zone-level count can change) is small enough for CP-SAT to
+solve exactly in a fraction of a second: which option each node launches as, and how many pods of
+each kind it holds, under every per-node rule (resources, hard hostname spread by final counts,
+hostname anti-affinity both ways). Neighbourhoods are drawn around the most wasteful nodes, one after
+another, until the time runs out; each sub-solve uses one worker and a deterministic time budget, so a
+given seed repeats the same sequence of moves.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+from ortools.sat.python import cp_model
+
+from karpplan.engines.repack import BoolArray, Repacker, _Bucket
+from karpplan.engines.result import Solution, SolvedNode
+from karpplan.model.pods import Pod
+from karpplan.scheduling.problem import GroupInfo
+
+PRICE_SCALE = 1_000_000  # micro-dollars per hour: prices are exact to the catalog's decimals
+NEIGHBOURHOOD_NODES = 4
+MAX_SLOT_OPTIONS = 48
+SUB_SOLVE_DETERMINISTIC_SECONDS = 0.1
+
+
+@dataclass
+class _Kind:
+    """Pods of one group with one option mask inside a neighbourhood."""
+
+    group: GroupInfo
+    mask: BoolArray
+    pods: list[Pod]
+
+
+@dataclass
+class _SubProblem:
+    """One neighbourhood's model, solved on a worker thread and decoded into nodes."""
+
+    model: cp_model.CpModel
+    shape: _Bucket
+    kinds: list[_Kind]
+    options: list[int]
+    slots: int
+    z: dict[tuple[int, int], cp_model.IntVar]
+    x: dict[tuple[int, int], cp_model.IntVar]
+    old_price: float
+
+    def solve(self, budget: float, seed: int) -> list[SolvedNode] | None:
+        """The nodes re-solved, or None when CP-SAT finds nothing cheaper within the budget."""
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = 1
+        solver.parameters.max_deterministic_time = budget
+        solver.parameters.random_seed = seed
+        status = solver.solve(self.model)
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return None
+        out: list[SolvedNode] = []
+        queues = [list(kind.pods) for kind in self.kinds]
+        for j in range(self.slots):
+            chosen = [o for o in self.options if solver.value(self.z[j, o])]
+            members: list[tuple[GroupInfo, Pod]] = []
+            for k, kind in enumerate(self.kinds):
+                for _ in range(solver.value(self.x[j, k])):
+                    members.append((kind.group, queues[k].pop()))
+            if not chosen:
+                if members:
+                    return None
+                continue
+            out.append(SolvedNode("", None, self.shape.options[chosen[0]], members))
+        if sum(n.price for n in out) >= self.old_price - 1e-9:
+            return None
+        return out
+
+
+class NeighbourhoodSearch:
+    def __init__(self, repacker: Repacker, seed: int = 0, parallel: int = 0) -> None:
+        self.repacker = repacker
+        self.parallel = parallel or max(os.cpu_count() or 1, 1)
+        self.problem = repacker.problem
+        self.rules = repacker.rules
+        self.rng = random.Random(seed)
+        self.moves = 0  # neighbourhoods that made the plan cheaper
+        self._mask_cache: dict[int, dict[tuple[int, int], BoolArray]] = {}  # per bucket shape
+        self._wastes: dict[int, float] = {}  # per node id
+        self.tried = 0
+
+    # ------------------------------------------------------------------------------------ driver
+    def improve(self, solution: Solution, deadline: float) -> Solution:
+        """The plan with neighbourhoods re-solved until `deadline` (a `time.monotonic()` value)."""
+        buckets: dict[tuple[object, ...], list[SolvedNode]] = defaultdict(list)
+        kept: list[SolvedNode] = []
+        for node in solution.nodes:
+            if node.option is None or not self._movable(node):
+                kept.append(node)
+            else:
+                buckets[self.repacker.bucket_of(node.option)].append(node)
+        shapes = {key: self.repacker.shape(key) for key in buckets}
+        headroom = self._headroom(solution)
+        # Visit nodes most wasteful first; each visit re-solves it with a few of its bucket's nodes.
+        # Disjoint neighbourhoods are solved side by side (CP-SAT releases the GIL) and applied in order.
+        stale: set[int] = set()  # ids of nodes a sub-solve could not improve, skipped until changed
+        with ThreadPoolExecutor(max_workers=self.parallel) as pool:
+            while True:
+                budget = min(SUB_SOLVE_DETERMINISTIC_SECONDS, deadline - time.monotonic())
+                if budget < 0.02:
+                    break
+                batch: list[tuple[tuple[object, ...], list[SolvedNode], _SubProblem]] = []
+                taken: set[int] = set()
+                for _ in range(self.parallel):
+                    seed_node = self._most_wasteful(buckets, shapes, stale | taken)
+                    if seed_node is None:
+                        break
+                    key, node = seed_node
+                    picked = [node] + self._partners(shapes[key], [n for n in buckets[key] if id(n) not in taken], node)
+                    taken.update(id(n) for n in picked)
+                    pool_room = headroom.get(str(key[0]))
+                    # Neighbourhoods of one batch share the pool's headroom evenly.
+                    share = None if pool_room is None else {k: v // self.parallel for k, v in pool_room.items()}
+                    batch.append((key, picked, self._prepare(shapes[key], picked, share)))
+                if not batch:
+                    break
+                seeds = [self.rng.randrange(1 << 30) for _ in batch]
+                futures = [pool.submit(sub.solve, budget, seed) for (_, _, sub), seed in zip(batch, seeds, strict=True)]
+                for (key, picked, _), future in zip(batch, futures, strict=True):
+                    better = future.result()
+                    self.tried += 1
+                    if better is None:
+                        stale.add(id(picked[0]))
+                        continue
+                    self.moves += 1
+                    pool_room = headroom.get(str(key[0]))
+                    if pool_room is not None:
+                        for name in pool_room:
+                            pool_room[name] -= (sum(_capacity(n, name) for n in better)
+                                                - sum(_capacity(n, name) for n in picked))
+                    ids = {id(n) for n in picked}
+                    buckets[key] = [n for n in buckets[key] if id(n) not in ids] + better
+                    stale -= ids
+        nodes = kept + [n for ns in buckets.values() for n in ns]
+        return self.repacker.renamed(solution, nodes)
+
+    def _headroom(self, solution: Solution) -> dict[str, dict[str, int]]:
+        """Per pool with resource limits: how much more capacity the plan's new nodes may add."""
+        out: dict[str, dict[str, int]] = {}
+        for pool, (remaining, _) in self.problem.limits.items():
+            if remaining is None:
+                continue
+            room = dict(remaining.items())
+            for node in solution.new_nodes:
+                if node.option is not None and node.option.pool.name == pool:
+                    for name in room:
+                        room[name] -= _capacity(node, name)
+            out[pool] = {name: max(v, 0) for name, v in room.items()}
+        return out
+
+    def _partners(self, shape: _Bucket, nodes: Sequence[SolvedNode], node: SolvedNode) -> list[SolvedNode]:
+        """Half the other nodes with the most waste (they can pool their slack), half drawn at random."""
+        others = [n for n in nodes if n is not node]
+        wanted = min(NEIGHBOURHOOD_NODES - 1, len(others))
+        by_waste = sorted(others, key=lambda n: -self._waste(shape, n))
+        picked = by_waste[:(wanted + 1) // 2]
+        rest = by_waste[(wanted + 1) // 2:]
+        picked += self.rng.sample(rest, min(wanted - len(picked), len(rest)))
+        return picked
+
+    def _movable(self, node: SolvedNode) -> bool:
+        """Nodes with host ports or hostname pod affinity stay as they are."""
+        for gi, _ in node.pods:
+            rules = self.rules.by_group[gi.index]
+            if rules.pinned or rules.host_ports:
+                return False
+        return True
+
+    def _waste(self, shape: _Bucket, node: SolvedNode) -> float:
+        """Dollars of the node's price its pods leave unused on its fullest dimension."""
+        known = self._wastes.get(id(node))
+        if known is None:
+            known = self._wastes[id(node)] = self._measure_waste(shape, node)
+        return known
+
+    def _measure_waste(self, shape: _Bucket, node: SolvedNode) -> float:
+        assert node.option is not None
+        used = np.sum([self.repacker.requests[gi.index] for gi, _ in node.pods], axis=0) if node.pods \
+            else np.zeros(len(self.repacker.dims), dtype=np.int64)
+        free = shape.free[shape.position[node.option.index]]
+        positive = free > 0
+        fill = float(np.max(used[positive] / free[positive])) if positive.any() else 1.0
+        return node.option.price * (1.0 - fill)
+
+    def _most_wasteful(self, buckets: dict[tuple[object, ...], list[SolvedNode]],
+                       shapes: dict[tuple[object, ...], _Bucket],
+                       stale: set[int]) -> tuple[tuple[object, ...], SolvedNode] | None:
+        best: tuple[float, tuple[object, ...], SolvedNode] | None = None
+        for key, nodes in buckets.items():
+            if len(nodes) < 2:
+                continue
+            for n in nodes:
+                if id(n) in stale:
+                    continue
+                w = self._waste(shapes[key], n)
+                if w > 1e-9 and (best is None or w > best[0]):
+                    best = (w, key, n)
+        return None if best is None else (best[1], best[2])
+
+    # ------------------------------------------------------------------------------------ sub-solve
+    def _kinds(self, shape: _Bucket, nodes: Sequence[SolvedNode]) -> list[_Kind]:
+        by_key: dict[tuple[int, bytes], _Kind] = {}
+        cache = self._mask_cache.setdefault(id(shape), {})
+        for node in nodes:
+            assert node.option is not None
+            for gi, pod in node.pods:
+                mask = self.repacker.pod_mask(shape, gi, node.option, cache)
+                key = (gi.index, mask.tobytes())
+                if key not in by_key:
+                    by_key[key] = _Kind(gi, mask, [])
+                by_key[key].pods.append(pod)
+        return list(by_key.values())
+
+    def _slot_options(self, shape: _Bucket, kinds: Sequence[_Kind], spend: float) -> list[int]:
+        """Options a slot may take: some kind may use them, no dearer than the whole neighbourhood, and
+        not dominated (another as cheap with at least as much room)."""
+        usable = np.zeros(len(shape.options), dtype=np.bool_)
+        for k in kinds:
+            usable |= k.mask
+        candidates = np.flatnonzero(usable & (shape.price <= spend + 1e-9))  # sorted by price
+        free = shape.free[candidates]
+        # i is dominated by an earlier (no dearer) j with at least as much room in every dimension;
+        # among identical options the first is kept.
+        covers = np.all(free[None, :, :] >= free[:, None, :], axis=2)  # [i, j]: j has room for i
+        earlier = np.tri(len(candidates), k=-1, dtype=np.bool_)
+        dominated = np.any(covers & earlier, axis=1)
+        kept = [int(i) for i in candidates[~dominated]]
+        if len(kept) > MAX_SLOT_OPTIONS:
+            # Keep the options that hold the neighbourhood's demand mix most cheaply.
+            demand = np.sum([self.repacker.requests[k.group.index] * len(k.pods) for k in kinds], axis=0)
+            positive = demand > 0
+
+            def value(i: int) -> float:
+                return float(np.min(shape.free[i][positive] / demand[positive])) / max(float(shape.price[i]), 1e-12)
+
+            kept = sorted(sorted(kept, key=value, reverse=True)[:MAX_SLOT_OPTIONS])
+        return kept
+
+    def _prepare(self, shape: _Bucket, nodes: Sequence[SolvedNode], headroom: dict[str, int] | None) -> _SubProblem:
+        """The nodes as a small exact model: an option per slot and pods of each kind per slot."""
+        kinds = self._kinds(shape, nodes)
+        old_price = sum(n.price for n in nodes)
+        current = [shape.position[n.option.index] for n in nodes if n.option is not None]
+        options = self._slot_options(shape, kinds, old_price)
+        options = sorted(set(options) | set(current))
+        slots = len(nodes)
+        dims = len(self.repacker.dims)
+        m = cp_model.CpModel()
+        z = {(j, o): m.new_bool_var(f"z{j}_{o}") for j in range(slots) for o in options}
+        x = {(j, k): m.new_int_var(0, len(kind.pods), f"x{j}_{k}") for j in range(slots) for k, kind in enumerate(kinds)}
+        price = {o: round(float(shape.price[o]) * PRICE_SCALE) for o in options}
+        for j in range(slots):
+            m.add_at_most_one(z[j, o] for o in options)
+            for d in range(dims):
+                terms = [int(self.repacker.requests[kind.group.index][d]) * x[j, k] for k, kind in enumerate(kinds)
+                         if self.repacker.requests[kind.group.index][d]]
+                if terms:
+                    m.add(sum(terms) <= sum(int(shape.free[o][d]) * z[j, o] for o in options))
+            for k, kind in enumerate(kinds):
+                allowed = [z[j, o] for o in options if kind.mask[o]]
+                if len(allowed) < len(options):
+                    m.add(x[j, k] <= len(kind.pods) * sum(allowed))
+            self._per_node_rules(m, kinds, {k: x[j, k] for k in range(len(kinds))}, f"s{j}")
+        for k, kind in enumerate(kinds):
+            m.add(sum(x[j, k] for j in range(slots)) == len(kind.pods))
+        # Symmetry: slots ordered by price, dearest first.
+        spend = [sum(price[o] * z[j, o] for o in options) for j in range(slots)]
+        for j in range(slots - 1):
+            m.add(spend[j] >= spend[j + 1])
+        if headroom is not None:
+            # Pool limits count capacity: the neighbourhood may add at most the pool's headroom.
+            for name, room in headroom.items():
+                before = sum(_capacity(n, name) for n in nodes)
+                m.add(sum(int(shape.options[o].capacity.get(name)) * z[j, o] for j in range(slots) for o in options)
+                      <= before + room)
+        used = [sum(z[j, o] for o in options) for j in range(slots)]
+        m.minimize(sum(spend) * (slots + 1) + sum(used))
+        self._hint(m, shape, nodes, kinds, z, x, options)
+        return _SubProblem(m, shape, kinds, options, slots, z, x, old_price)
+
+    def _per_node_rules(self, m: cp_model.CpModel, kinds: Sequence[_Kind], x: dict[int, cp_model.IntVar],
+                        name: str) -> None:
+        """Hard hostname spread by final counts and hostname anti-affinity, on one node."""
+        book = self.rules
+        by_rule_owners: dict[int, list[int]] = defaultdict(list)
+        by_rule_matched: dict[int, list[int]] = defaultdict(list)
+        by_term_owners: dict[int, list[int]] = defaultdict(list)
+        by_term_matched: dict[int, list[int]] = defaultdict(list)
+        for k, kind in enumerate(kinds):
+            rules = book.by_group[kind.group.index]
+            for rid in rules.spread_owned:
+                by_rule_owners[rid].append(k)
+            for rid in rules.spread_matches:
+                by_rule_matched[rid].append(k)
+            for tid in rules.anti_owned:
+                by_term_owners[tid].append(k)
+            for tid in rules.anti_matches:
+                by_term_matched[tid].append(k)
+        for rid, owners in by_rule_owners.items():
+            matched = by_rule_matched.get(rid, [])
+            if not matched:
+                continue
+            has_owner = m.new_bool_var(f"{name}_r{rid}")
+            m.add(sum(x[k] for k in owners) == 0).only_enforce_if(has_owner.negated())
+            m.add(sum(x[k] for k in matched) <= book.max_skew[rid]).only_enforce_if(has_owner)
+        for tid, owners in by_term_owners.items():
+            matched = by_term_matched.get(tid, [])
+            if not matched:
+                continue
+            has_owner = m.new_bool_var(f"{name}_t{tid}")
+            m.add(sum(x[k] for k in owners) == 0).only_enforce_if(has_owner.negated())
+            # An owner that matches its own term tolerates no other matching pod; one that does not
+            # tolerates no matching pod at all (other owners are fine).
+            self_matched = any(k in matched for k in owners)
+            m.add(sum(x[k] for k in matched) <= (1 if self_matched else 0)).only_enforce_if(has_owner)
+
+    def _hint(self, m: cp_model.CpModel, shape: _Bucket, nodes: Sequence[SolvedNode], kinds: Sequence[_Kind],
+              z: dict[tuple[int, int], cp_model.IntVar], x: dict[tuple[int, int], cp_model.IntVar],
+              options: Sequence[int]) -> None:
+        """The current nodes, dearest first, as the solver's starting point."""
+        order = sorted(nodes, key=lambda n: -n.price)
+        where = {id(p): k for k, kind in enumerate(kinds) for p in kind.pods}
+        for j, node in enumerate(order):
+            assert node.option is not None
+            chosen = shape.position[node.option.index]
+            for o in options:
+                m.add_hint(z[j, o], o == chosen)
+            counts: dict[int, int] = defaultdict(int)
+            for _, pod in node.pods:
+                counts[where[id(pod)]] += 1
+            for k in range(len(kinds)):
+                m.add_hint(x[j, k], counts.get(k, 0))
+
+
+def _capacity(node: SolvedNode, name: str) -> int:
+    return int(node.option.capacity.get(name)) if node.option is not None else 0
+
+
+def improve(repacker: Repacker, solution: Solution, deadline: float, seed: int = 0, parallel: int = 0) -> Solution:
+    return NeighbourhoodSearch(repacker, seed, parallel).improve(solution, deadline)
+
+
+__all__ = ["NeighbourhoodSearch", "improve"]

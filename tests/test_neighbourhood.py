@@ -1,0 +1,102 @@
+"""Neighbourhood search: cheaper plans from exact re-solves of a few nodes, never a broken rule."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from plan_checks import bench_problem, hostname_violations, resource_violations, zone_level_view
+
+from karpplan.engines.karpenter import solve_karpenter
+from karpplan.engines.neighbourhood import NeighbourhoodSearch
+from karpplan.engines.repack import Repacker
+from karpplan.engines.result import Solution, SolvedNode
+from karpplan.model.resources import Resources
+from karpplan.scheduling.problem import Problem
+
+
+def one_pod_per_node(problem: Problem, solution: Solution, repacker: Repacker) -> Solution:
+    """The plan with every pod on a node of its own, of the cheapest option of the same bucket."""
+    nodes: list[SolvedNode] = []
+    for node in solution.new_nodes:
+        assert node.option is not None
+        shape = repacker.shape(repacker.bucket_of(node.option))
+        for gi, pod in node.pods:
+            option = next(o for o in shape.options
+                          if o.index in gi.option_ids and gi.template.requests.fits_in(o.free))
+            nodes.append(SolvedNode("", None, option, [(gi, pod)]))
+    return repacker.renamed(solution, nodes)
+
+
+def pods_of(solution: Solution) -> list[str]:
+    return sorted(pod.key for n in solution.nodes for _, pod in n.pods)
+
+
+@pytest.mark.parametrize("catalog", ["synthetic", "aws"])
+def test_search_makes_a_wasteful_plan_much_cheaper_and_keeps_every_rule(tmp_path: Path, catalog: str) -> None:
+    problem = bench_problem(tmp_path, catalog, 100)
+    greedy, _ = solve_karpenter(problem)
+    repacker = Repacker(problem)
+    wasteful = one_pod_per_node(problem, greedy, repacker)
+    search = NeighbourhoodSearch(repacker, seed=3, parallel=2)
+    better = search.improve(wasteful, time.monotonic() + 3.0)
+    # 100 pods on 100 nodes: merging them into shared nodes saves well over a fifth of the bill.
+    assert better.cost < 0.8 * wasteful.cost
+    assert len(better.new_nodes) < len(wasteful.new_nodes)
+    assert search.moves > 0 and search.tried >= search.moves
+    assert pods_of(better) == pods_of(wasteful)
+    assert resource_violations(better) == []
+    assert hostname_violations(problem, better) == []
+    # Nodes only change inside a bucket: no zone-level count moves.
+    assert zone_level_view(problem, better) == zone_level_view(problem, wasteful)
+
+
+def test_search_never_makes_the_repacked_plan_dearer(tmp_path: Path) -> None:
+    problem = bench_problem(tmp_path, "synthetic", 100)
+    repacker = Repacker(problem)
+    start = repacker.repack(solve_karpenter(problem)[0])
+    better = NeighbourhoodSearch(repacker, seed=0, parallel=1).improve(start, time.monotonic() + 1.5)
+    assert better.cost <= start.cost + 1e-9
+    assert pods_of(better) == pods_of(start)
+    assert hostname_violations(problem, better) == []
+
+
+def test_anti_affinity_pods_keep_a_node_each(tmp_path: Path) -> None:
+    problem = bench_problem(tmp_path, "aws", 100)
+    repacker = Repacker(problem)
+    wasteful = one_pod_per_node(problem, solve_karpenter(problem)[0], repacker)
+    better = NeighbourhoodSearch(repacker, seed=1, parallel=2).improve(wasteful, time.monotonic() + 2.0)
+    anti_per_node = [sum(1 for gi, _ in n.pods if gi.template.labels.get("app") == "nginx") for n in better.new_nodes]
+    assert max(anti_per_node) == 1
+    assert sum(anti_per_node) == 20  # the benchmark's n/5 hostname anti-affinity pods
+    assert Counter(anti_per_node)[1] == 20
+
+
+def test_an_expired_deadline_returns_the_plan_unchanged(tmp_path: Path) -> None:
+    problem = bench_problem(tmp_path, "synthetic", 100)
+    repacker = Repacker(problem)
+    start = repacker.repack(solve_karpenter(problem)[0])
+    search = NeighbourhoodSearch(repacker, seed=0)
+    same = search.improve(start, time.monotonic() - 1.0)
+    assert search.tried == 0
+    assert [(n.option, [p.key for _, p in n.pods]) for n in same.nodes] == \
+        [(n.option, [p.key for _, p in n.pods]) for n in start.nodes]
+
+
+def test_a_pool_at_its_limits_gets_no_more_capacity(tmp_path: Path) -> None:
+    problem = bench_problem(tmp_path, "aws", 100)
+    repacker = Repacker(problem)
+    wasteful = one_pod_per_node(problem, solve_karpenter(problem)[0], repacker)
+
+    def capacity(solution: Solution, name: str) -> int:
+        return sum(n.option.capacity.get(name) for n in solution.new_nodes if n.option is not None)
+
+    # The pool's limits are exactly what the plan launches: no headroom in CPU or memory.
+    at_limit = Resources({name: capacity(wasteful, name) for name in ("cpu", "memory")})
+    problem.limits["default"] = (at_limit, None)
+    better = NeighbourhoodSearch(repacker, seed=2, parallel=2).improve(wasteful, time.monotonic() + 2.0)
+    assert better.cost < wasteful.cost
+    assert capacity(better, "cpu") <= at_limit.get("cpu")
+    assert capacity(better, "memory") <= at_limit.get("memory")
