@@ -29,7 +29,8 @@ from karpplan.model.pods import Pod
 from karpplan.scheduling.problem import GroupInfo
 
 PRICE_SCALE = 1_000_000  # micro-dollars per hour: prices are exact to the catalog's decimals
-NEIGHBOURHOOD_NODES = 4
+NEIGHBOURHOOD_NODES = 4  # nodes per neighbourhood at first
+MAX_NEIGHBOURHOOD_NODES = 12  # grown by half each time every node has been tried
 MAX_SLOT_OPTIONS = 48
 SUB_SOLVE_DETERMINISTIC_SECONDS = 0.1
 
@@ -91,6 +92,7 @@ class NeighbourhoodSearch:
         self.rules = repacker.rules
         self.rng = random.Random(seed)
         self.moves = 0  # neighbourhoods that made the plan cheaper
+        self.size = NEIGHBOURHOOD_NODES
         self._mask_cache: dict[int, dict[tuple[int, int], BoolArray]] = {}  # per bucket shape
         self._wastes: dict[int, float] = {}  # per node id
         self.tried = 0
@@ -112,7 +114,8 @@ class NeighbourhoodSearch:
         stale: set[int] = set()  # ids of nodes a sub-solve could not improve, skipped until changed
         with ThreadPoolExecutor(max_workers=self.parallel) as pool:
             while True:
-                budget = min(SUB_SOLVE_DETERMINISTIC_SECONDS, deadline - time.monotonic())
+                budget = min(SUB_SOLVE_DETERMINISTIC_SECONDS * self.size / NEIGHBOURHOOD_NODES,
+                             deadline - time.monotonic())
                 if budget < 0.02:
                     break
                 batch: list[tuple[tuple[object, ...], list[SolvedNode], _SubProblem]] = []
@@ -129,7 +132,12 @@ class NeighbourhoodSearch:
                     share = None if pool_room is None else {k: v // self.parallel for k, v in pool_room.items()}
                     batch.append((key, picked, self._prepare(shapes[key], picked, share)))
                 if not batch:
-                    break
+                    # Every node has been tried at this size: larger neighbourhoods reach further.
+                    if self.size >= MAX_NEIGHBOURHOOD_NODES:
+                        break
+                    self.size = min(self.size * 3 // 2, MAX_NEIGHBOURHOOD_NODES)
+                    stale.clear()
+                    continue
                 seeds = [self.rng.randrange(1 << 30) for _ in batch]
                 futures = [pool.submit(sub.solve, budget, seed) for (_, _, sub), seed in zip(batch, seeds, strict=True)]
                 for (key, picked, _), future in zip(batch, futures, strict=True):
@@ -167,7 +175,7 @@ class NeighbourhoodSearch:
     def _partners(self, shape: _Bucket, nodes: Sequence[SolvedNode], node: SolvedNode) -> list[SolvedNode]:
         """Half the other nodes with the most waste (they can pool their slack), half drawn at random."""
         others = [n for n in nodes if n is not node]
-        wanted = min(NEIGHBOURHOOD_NODES - 1, len(others))
+        wanted = min(self.size - 1, len(others))
         by_waste = sorted(others, key=lambda n: -self._waste(shape, n))
         picked = by_waste[:(wanted + 1) // 2]
         rest = by_waste[(wanted + 1) // 2:]

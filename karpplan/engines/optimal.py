@@ -40,8 +40,7 @@ from karpplan.scheduling.state import PlacementState, Slot
 from karpplan.scheduling.topology import SpreadRule
 
 PRICE_SCALE = 10**7  # objective units per dollar-hour
-RESTRICTED_PER_CLASS = 6  # efficient options kept per class of interchangeable options on large problems
-MAX_MODEL_VARIABLES = 40_000  # placement variables beyond which options are restricted
+MAX_MODEL_VARIABLES = 40_000  # placement variables beyond which the whole-plan model is not built
 LARGE_MODEL_VARIABLES = 5_000  # beyond this CP-SAT gets a share of the time, neighbourhood search the rest
 CP_SAT_SHARE_LARGE = 0.25
 MIN_OPTIMISER_SECONDS = 1.0  # what the optimiser keeps when the simulation used up the time limit
@@ -82,13 +81,14 @@ class OptimalModel:
         self.max_soft = 0
         self.banned_existing: set[tuple[int, int]] = set()
         self.banned_option: set[tuple[int, int]] = set()
-        self.restricted = False  # options were cut beyond dominance: CP-SAT's bound is not the problem's
+        self.pruned = False
         self._anti_cliques: set[tuple[int, ...]] = set()
         self._zonal_cache: dict[tuple[object, ...], tuple[dict[str, LinearExpr | int], cp_model.IntVar, int]] = {}
 
     # ------------------------------------------------------------------------------------ options
     def prune_options(self) -> None:
         """Drop launch options another option dominates for every group that could use them."""
+        self.pruned = True
         users: dict[int, set[int]] = defaultdict(set)
         for g in self.groups:
             for o in g.options:
@@ -584,64 +584,13 @@ class OptimalModel:
         for g, v in self.u.items():
             self.model.add_hint(v, unplaced.get(g, 0))
 
-    def restrict_options(self, keep: set[int], per_class: int = RESTRICTED_PER_CLASS) -> None:
-        """Large problems: per class of interchangeable options, only the most cost-efficient few.
-
-        Kept per (pool, zone, capacity type, topology labels): the `per_class` options that hold the most
-        of the class's demand mix per dollar, the cheapest option each group fits on, and every option in
-        `keep` (the warm start's). The model's optimum is then an upper bound on the full problem's and
-        CP-SAT's bound is no longer a bound for it: `restricted` says so and the lower bound comes from
-        the fluid LP over every option (karpplan.engines.bound).
-        """
-        keys = self._topology_keys()
-        classes: dict[tuple[object, ...], list[LaunchOption]] = defaultdict(list)
-        for o in self.options:
-            classes[(o.pool.name, o.zone, o.capacity_type, tuple(o.labels.get(k) for k in keys))].append(o)
-        users: dict[int, list[GroupInfo]] = defaultdict(list)
-        for g in self.groups:
-            for o in self.group_options[g.index]:
-                users[o.index].append(g)
-        kept: set[int] = set(keep)
-        for members in classes.values():
-            demand: dict[str, float] = defaultdict(float)
-            seen: set[int] = set()
-            for o in members:
-                for g in users[o.index]:
-                    if g.index not in seen:
-                        seen.add(g.index)
-                        for d in self.dims:
-                            demand[d] += g.size * g.template.requests.get(d)
-
-            def efficiency(o: LaunchOption, demand: dict[str, float] = demand) -> float:
-                shares = [o.free.get(d) / amount for d, amount in demand.items() if amount > 0]
-                return (min(shares) if shares else 0.0) / max(o.price, 1e-12)
-
-            ranked = sorted(members, key=lambda o: (-efficiency(o), o.price, o.index))
-            kept.update(o.index for o in ranked[:per_class])
-            by_price = sorted(members, key=lambda o: (o.price, o.index))
-            for g in {g.index: g for o in members for g in users[o.index]}.values():
-                for o in by_price:
-                    if o.index in g.option_ids and g.template.requests.fits_in(o.free):
-                        kept.add(o.index)
-                        break
-        if len(kept) < len(self.options):
-            self.restricted = True
-        self.options = [o for o in self.options if o.index in kept]
-        for g in self.groups:
-            self.group_options[g.index] = [o for o in self.group_options[g.index] if o.index in kept]
-
     def size_estimate(self) -> int:
         """Integer variables the model would have (placements on new and existing nodes)."""
         return sum(len(self.group_options[g.index]) + len(g.existing_ok) for g in self.groups)
 
-    def build(self, keep: set[int] | None = None, max_variables: int | None = None) -> None:
-        self.prune_options()
-        if max_variables is not None and self.size_estimate() > max_variables:
-            per_class = RESTRICTED_PER_CLASS
-            self.restrict_options(keep or set(), per_class)
-            while self.size_estimate() > max_variables and per_class > 1:
-                per_class //= 2
-                self.restrict_options(keep or set(), per_class)
+    def build(self) -> None:
+        if not self.pruned:
+            self.prune_options()
         self.add_variables()
         self.add_demand()
         self.add_existing_capacity()
@@ -839,26 +788,30 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
     repacker = Repacker(problem)
     warm = repacker.repack(hint)
     candidates: list[tuple[Solution, str]] = [(warm, "warm start")]
-    # The LP bound gets a reserve at the end; CP-SAT gets what is left after building its model.
+    # The bounds get a reserve at the end; CP-SAT gets what is left after building its model.
     reserve = min(3.0, 0.25 * time_limit)
     model = OptimalModel(problem, warm)
-    model.build(keep={n.option.index for n in warm.nodes if n.option is not None}, max_variables=MAX_MODEL_VARIABLES)
-    remaining = deadline - time.monotonic() - reserve
-    # A large model rarely finds a plan of its own: it gets a share, neighbourhood search the rest.
-    large = model.restricted or model.size_estimate() > LARGE_MODEL_VARIABLES
-    cp_time = remaining * (CP_SAT_SHARE_LARGE if large else 1.0)
+    model.prune_options()
+    whole = model.size_estimate() <= MAX_MODEL_VARIABLES
     status, values, cp_bound = ("unknown", None, 0.0)
-    if cp_time > 0.05:
-        status, values, cp_bound = model.solve(cp_time, seed, workers, progress)
-    decoded_bound: float | None = None
     notes: list[str] = []
+    decoded_bound: float | None = None
+    if whole:
+        model.build()
+        remaining = deadline - time.monotonic() - reserve
+        # A large model rarely finds a plan of its own: it gets a share, neighbourhood search the rest.
+        cp_time = remaining * (CP_SAT_SHARE_LARGE if model.size_estimate() > LARGE_MODEL_VARIABLES else 1.0)
+        if cp_time > 0.05:
+            status, values, cp_bound = model.solve(cp_time, seed, workers, progress)
+    else:
+        notes.append(f"large problem ({model.size_estimate():,} placement variables): CP-SAT re-solved small sets "
+                     "of nodes only; the lower bound is the fluid LP")
     if values is not None:
         decoder = Decoder(problem, model, values)
         nodes, unplaced = decoder.decode()
         decoded = repacker.repack(Solution("optimal", nodes, unplaced, status))
         candidates.append((decoded, "CP-SAT"))
-        if not model.restricted:
-            decoded_bound = model.cost_bound(cp_bound, values)
+        decoded_bound = model.cost_bound(cp_bound, values)
         if decoder.extra_nodes:
             notes.append(f"decoder opened {decoder.extra_nodes} node(s) beyond the model's fluid packing")
     best, source = min(candidates, key=lambda c: (len(c[0].unplaced), round(c[0].cost, 9), len(c[0].new_nodes)))
@@ -881,16 +834,15 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
                           fluid.cost if fluid is not None else None) if b is not None]
     lower = min(max(bounds), best.cost) if bounds else None
     if values is None:
-        notes.append(f"CP-SAT found no solution of its own ({status}); the re-packed Karpenter plan is shown")
+        if whole:
+            notes.append(f"CP-SAT found no whole plan of its own ({status}); the plan is the re-packed "
+                         "Karpenter plan, improved by neighbourhood search")
         status = "feasible"
     elif not source.startswith("CP-SAT"):
         notes.append("the re-packed Karpenter plan was at least as good as CP-SAT's; it is shown")
         status = "feasible"
-    elif model.restricted or status != "optimal" or (lower is not None and best.cost - lower > 1e-6):
+    elif status != "optimal" or (lower is not None and best.cost - lower > 1e-6):
         status = "feasible"
-    if model.restricted:
-        notes.append(f"large problem: the model kept the {len(model.options)} most cost-efficient launch options; "
-                     "the lower bound is the fluid LP over all of them")
     solution = Solution("optimal", best.nodes, best.unplaced, status, lower, time.monotonic() - start, notes)
     return solution, state_for(problem, solution)
 
