@@ -23,12 +23,15 @@ memory. The re-packer keeps every decision a zone-level rule can see and redoes 
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from ortools.linear_solver import pywraplp
 
 from karpplan.engines.result import Solution, SolvedNode, node_name
 from karpplan.model.labels import HOSTNAME
@@ -248,22 +251,16 @@ class Repacker:
 
         Pods are interchangeable when the same zonal spread rules count them, they carry the same zonal
         rules and preferences and take part in no zonal (anti-)affinity: swapping two of them between
-        zones leaves every domain count as it was. Per class, the counts per bucket stay; which pods
-        go where is chosen to even out each bucket's CPU/memory balance against its nodes' shape.
+        zones leaves every domain count as it was. Per class, the number of pods per bucket stays; which
+        pods go where is chosen by a small LP (GLOP) that minimises the buckets' fluid cost, each
+        bucket's CPU and memory priced by the mix of its options that holds them most cheaply, so every
+        zone gets a mix of CPU-heavy and memory-heavy pods its nodes can hold without waste.
         """
-        cpu = self.dims.index(CPU) if CPU in self.dims else None
-        mem = self.dims.index(MEMORY) if MEMORY in self.dims else None
-        if cpu is None or mem is None or len(buckets) < 2:
+        if len(buckets) < 2:
             return None
         items = {key: _items(nodes) for key, nodes in buckets.items()}
-        ratio: dict[tuple[object, ...], float] = {}
-        for key, shape in shapes.items():
-            demand = np.sum([self.requests[gi.index] for gi, _, _ in items[key]], axis=0)
-            best = self._efficient_option(shape, np.ones(len(shape.options), dtype=np.bool_), demand)
-            free = shape.free[best] if best >= 0 else np.ones(len(self.dims), dtype=np.int64)
-            ratio[key] = float(free[mem]) / max(float(free[cpu]), 1.0)
         movable = self._movable_groups()
-        classes: dict[tuple[object, ...], list[tuple[tuple[object, ...], tuple[GroupInfo, Pod, LaunchOption]]]] = defaultdict(list)
+        members: dict[tuple[object, ...], list[tuple[tuple[object, ...], tuple[GroupInfo, Pod, LaunchOption]]]] = defaultdict(list)
         fixed: dict[tuple[object, ...], list[tuple[GroupInfo, Pod, LaunchOption]]] = defaultdict(list)
         for key, its in items.items():
             for it in its:
@@ -271,35 +268,41 @@ class Repacker:
                 if signature is None:
                     fixed[key].append(it)
                 else:
-                    classes[(key[0], signature)].append((key, it))
-        excess: dict[tuple[object, ...], float] = {key: 0.0 for key in items}
-
-        def lean(it: tuple[GroupInfo, Pod, LaunchOption], key: tuple[object, ...]) -> float:
-            r = self.requests[it[0].index]
-            return float(r[cpu]) * ratio[key] - float(r[mem])
-
-        for key, its in fixed.items():
-            excess[key] = sum(lean(it, key) for it in its)
-        out: dict[tuple[object, ...], list[tuple[GroupInfo, Pod, LaunchOption]]] = {k: list(v) for k, v in fixed.items()}
-        for key in items:
-            out.setdefault(key, [])
-        changed = False
-        for (_, _), members in sorted(classes.items(), key=lambda kv: -len(kv[1])):
-            quota: Counter[tuple[object, ...]] = Counter(key for key, _ in members)
-            targets = [key for key in quota if self._group_fits_bucket(members, shapes[key])]
-            if len(targets) != len(quota):
-                for key, it in members:
-                    out[key].append(it)
-                    excess[key] += lean(it, key)
+                    members[(key[0], signature)].append((key, it))
+        classes = []
+        for cls in sorted(members, key=repr):
+            quota: Counter[tuple[object, ...]] = Counter(key for key, _ in members[cls])
+            if len(quota) < 2 or any(not self._group_fits_bucket(members[cls], shapes[key]) for key in quota):
+                for key, it in members[cls]:
+                    fixed[key].append(it)
                 continue
-            pods = sorted(members, key=lambda m: -abs(lean(m[1], m[0])))
-            for origin_key, it in pods:
-                open_keys = [k for k in targets if quota[k] > 0]
-                best_key = min(open_keys, key=lambda k: (abs(excess[k] + lean(it, k)), k != origin_key, str(k)))
-                quota[best_key] -= 1
-                out[best_key].append(it)
-                excess[best_key] += lean(it, best_key)
-                changed = changed or best_key != origin_key
+            classes.append((cls, quota))
+        if not classes:
+            return None
+        plan = _MixLP(self, shapes, fixed, [(quota, members[cls]) for cls, quota in classes]).solve()
+        if plan is None:
+            return None
+        out: dict[tuple[object, ...], list[tuple[GroupInfo, Pod, LaunchOption]]] = {k: list(fixed.get(k, [])) for k in items}
+        changed = False
+        for (cls, _), counts in zip(classes, plan, strict=True):
+            # Pods stay in their bucket where the new counts allow; the rest move.
+            by_group: dict[int, list[tuple[tuple[object, ...], tuple[GroupInfo, Pod, LaunchOption]]]] = defaultdict(list)
+            for key, it in members[cls]:
+                by_group[it[0].index].append((key, it))
+            for gidx, pods in sorted(by_group.items()):
+                want = dict(counts.get(gidx, {}))
+                leftovers = []
+                for key, it in pods:
+                    if want.get(key, 0) > 0:
+                        want[key] -= 1
+                        out[key].append(it)
+                    else:
+                        leftovers.append(it)
+                for it in leftovers:
+                    key = next(k for k in sorted(want, key=repr) if want[k] > 0)
+                    want[key] -= 1
+                    out[key].append(it)
+                    changed = True
         return out if changed else None
 
     def _group_fits_bucket(self, members: Sequence[tuple[tuple[object, ...], tuple[GroupInfo, Pod, LaunchOption]]],
@@ -660,6 +663,95 @@ class Repacker:
             out.append(SolvedNode(node_name(n.option, ordinal), None, n.option, list(n.pods)))
         return Solution(solution.engine, out, list(solution.unplaced), solution.status, solution.lower_bound,
                         solution.solve_seconds, list(solution.notes), solution.exceeds_node_limits)
+
+
+class _MixLP:
+    """Which bucket each interchangeable pod goes to: an LP over pod counts, rounded to whole pods."""
+
+    def __init__(self, repacker: Repacker,
+                 shapes: dict[tuple[object, ...], _Bucket],
+                 fixed: dict[tuple[object, ...], list[tuple[GroupInfo, Pod, LaunchOption]]],
+                 classes: list[tuple[Counter[tuple[object, ...]],
+                                     list[tuple[tuple[object, ...], tuple[GroupInfo, Pod, LaunchOption]]]]]) -> None:
+        self.repacker = repacker
+        self.shapes = shapes
+        self.fixed = fixed
+        self.classes = classes
+
+    def solve(self) -> list[dict[int, dict[tuple[object, ...], int]]] | None:
+        """Per class: group index -> bucket -> pods, or None when GLOP gives no optimal answer."""
+        r = self.repacker
+        solver = pywraplp.Solver.CreateSolver("GLOP")
+        if solver is None:
+            return None
+        inf = solver.infinity()
+        keys = sorted(self.shapes, key=repr)
+        dims = len(r.dims)
+        fixed_demand = {k: np.sum([r.requests[gi.index] for gi, _, _ in self.fixed.get(k, [])], axis=0)
+                        if self.fixed.get(k) else np.zeros(dims, dtype=np.int64) for k in keys}
+        terms: dict[tuple[object, ...], list[list[Any]]] = {k: [[] for _ in range(dims)] for k in keys}
+        variables: list[dict[int, dict[tuple[object, ...], pywraplp.Variable]]] = []
+        for quota, members in self.classes:
+            sizes: Counter[int] = Counter(it[0].index for _, it in members)
+            group_vars: dict[int, dict[tuple[object, ...], pywraplp.Variable]] = {}
+            for gidx, count in sorted(sizes.items()):
+                group_vars[gidx] = {k: solver.NumVar(0.0, float(count), "") for k in sorted(quota, key=repr)}
+                solver.Add(solver.Sum(list(group_vars[gidx].values())) == float(count))
+                for k, v in group_vars[gidx].items():
+                    for d in range(dims):
+                        amount = float(r.requests[gidx][d])
+                        if amount:
+                            terms[k][d].append(amount * v)
+            for k, q in quota.items():
+                solver.Add(solver.Sum([group_vars[g][k] for g in group_vars]) == float(q))
+            variables.append(group_vars)
+        cost: list[Any] = []
+        for k in keys:
+            shape = self.shapes[k]
+            # Fluid nodes of each option; a scale keeps the rows well conditioned (units of each option).
+            nodes = [solver.NumVar(0.0, inf, "") for _ in shape.options]
+            for d in range(dims):
+                need = float(fixed_demand[k][d]) + (solver.Sum(terms[k][d]) if terms[k][d] else 0.0)
+                solver.Add(solver.Sum([float(shape.free[i][d]) * nodes[i] for i in range(len(nodes))]) >= need)
+            cost.extend(float(shape.price[i]) * nodes[i] for i in range(len(nodes)))
+        solver.Minimize(solver.Sum(cost))
+        solver.SetTimeLimit(2000)
+        if solver.Solve() != pywraplp.Solver.OPTIMAL:
+            return None
+        return [self._rounded(group_vars, quota) for (quota, _), group_vars in zip(self.classes, variables, strict=True)]
+
+    @staticmethod
+    def _rounded(group_vars: dict[int, dict[tuple[object, ...], pywraplp.Variable]],
+                 quota: Counter[tuple[object, ...]]) -> dict[int, dict[tuple[object, ...], int]]:
+        """Whole pods with the same totals per group and per bucket: floors, then the remaining units
+        to the largest fractions (row and column sums are whole, so this always completes)."""
+        out: dict[int, dict[tuple[object, ...], int]] = {}
+        fractions: list[tuple[float, int, tuple[object, ...]]] = []
+        left_in_bucket = Counter(quota)
+        left_in_group: Counter[int] = Counter()
+        for g, per_key in group_vars.items():
+            out[g] = {}
+            total = round(sum(v.solution_value() for v in per_key.values()))
+            for k, v in per_key.items():
+                value = max(v.solution_value(), 0.0)
+                whole = int(math.floor(value + 1e-6))
+                out[g][k] = whole
+                left_in_bucket[k] -= whole
+                fractions.append((value - whole, g, k))
+            left_in_group[g] = total - sum(out[g].values())
+        for _, g, k in sorted(fractions, key=lambda f: (-f[0], f[1], repr(f[2]))):
+            if left_in_group[g] > 0 and left_in_bucket[k] > 0:
+                out[g][k] += 1
+                left_in_group[g] -= 1
+                left_in_bucket[k] -= 1
+        # Whatever the fractions did not settle: any bucket with room left.
+        for g in sorted(group_vars):
+            for k in sorted(left_in_bucket, key=repr):
+                while left_in_group[g] > 0 and left_in_bucket[k] > 0:
+                    out[g][k] += 1
+                    left_in_group[g] -= 1
+                    left_in_bucket[k] -= 1
+        return out
 
 
 class _Kinds:
