@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 from ortools.sat.python import cp_model
 
 from karpplan.engines.repack import BoolArray, Repacker, _Bucket
@@ -173,14 +174,31 @@ class NeighbourhoodSearch:
         return out
 
     def _partners(self, shape: _Bucket, nodes: Sequence[SolvedNode], node: SolvedNode) -> list[SolvedNode]:
-        """Half the other nodes with the most waste (they can pool their slack), half drawn at random."""
+        """A third of the other nodes with the most waste (they can pool their slack), a third with the
+        most room where the node has least (swaps between them free both), a third drawn at random."""
         others = [n for n in nodes if n is not node]
         wanted = min(self.size - 1, len(others))
+        if not wanted:
+            return []
         by_waste = sorted(others, key=lambda n: -self._waste(shape, n))
-        picked = by_waste[:(wanted + 1) // 2]
-        rest = by_waste[(wanted + 1) // 2:]
+        take = max(wanted // 3, 1)
+        picked = by_waste[:take]
+        binding = int(np.argmin(self._slack(shape, node)))
+        chosen = {id(n) for n in picked}
+        complements = sorted((n for n in others if id(n) not in chosen), key=lambda n: -self._slack(shape, n)[binding])
+        picked += complements[:min(take, wanted - len(picked))]
+        chosen.update(id(n) for n in picked)
+        rest = [n for n in others if id(n) not in chosen]
         picked += self.rng.sample(rest, min(wanted - len(picked), len(rest)))
         return picked
+
+    def _slack(self, shape: _Bucket, node: SolvedNode) -> npt.NDArray[np.float64]:
+        """Share of the node's room its pods leave free, per dimension (1 where the option has none)."""
+        assert node.option is not None
+        free = shape.free[shape.position[node.option.index]].astype(np.float64)
+        used = np.sum([self.repacker.requests[gi.index] for gi, _ in node.pods], axis=0) if node.pods \
+            else np.zeros(len(free))
+        return np.where(free > 0, (free - used) / np.maximum(free, 1.0), 1.0)
 
     def _movable(self, node: SolvedNode) -> bool:
         """Nodes with host ports or hostname pod affinity stay as they are."""

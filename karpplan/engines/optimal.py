@@ -43,7 +43,8 @@ PRICE_SCALE = 10**7  # objective units per dollar-hour
 MAX_MODEL_VARIABLES = 40_000  # placement variables beyond which the whole-plan model is not built
 LARGE_MODEL_VARIABLES = 5_000  # beyond this CP-SAT gets a share of the time, neighbourhood search the rest
 CP_SAT_SHARE_LARGE = 0.25
-MIN_OPTIMISER_SECONDS = 1.0  # what the optimiser keeps when the simulation used up the time limit
+MIN_OPTIMISER_SECONDS = 1.0
+SEARCH_MARGIN_SECONDS = 0.1  # left at the end of the time limit for decoding and the plan  # what the optimiser keeps when the simulation used up the time limit
 LinearExpr = cp_model.LinearExpr
 
 
@@ -788,7 +789,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
     repacker = Repacker(problem)
     warm = repacker.repack(hint)
     candidates: list[tuple[Solution, str]] = [(warm, "warm start")]
-    # The bounds get a reserve at the end; CP-SAT gets what is left after building its model.
+    # The bounds get a reserve; CP-SAT gets what is left after building its model, less the reserve.
     reserve = min(3.0, 0.25 * time_limit)
     model = OptimalModel(problem, warm)
     model.prune_options()
@@ -815,23 +816,25 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
         if decoder.extra_nodes:
             notes.append(f"decoder opened {decoder.extra_nodes} node(s) beyond the model's fluid packing")
     best, source = min(candidates, key=lambda c: (len(c[0].unplaced), round(c[0].cost, 9), len(c[0].new_nodes)))
-    lns_deadline = deadline - reserve
-    if status != "optimal" and time.monotonic() < lns_deadline - 0.05:
+    # Bounds before the search: they depend only on how many pods of each group the plan places,
+    # which the search keeps, so the search can then run to the deadline.
+    placed: dict[int, int] = {g.index: g.size for g in problem.groups}
+    for gi, _ in best.unplaced:
+        placed[gi.index] -= 1
+    lp_budget = max(min(reserve, deadline - time.monotonic()), 0.5)
+    fluid = fluid_lower_bound(problem, placed, time_limit=lp_budget)
+    bounds = [b for b in (decoded_bound if source.startswith("CP-SAT") else None,
+                          fluid.cost if fluid is not None else None) if b is not None]
+    proven = status == "optimal" or (bool(bounds) and best.cost - max(bounds) <= 1e-6)
+    if not proven and time.monotonic() < deadline - SEARCH_MARGIN_SECONDS:
         search = NeighbourhoodSearch(repacker, seed)
-        improved = search.improve(best, lns_deadline)
+        improved = search.improve(best, deadline - SEARCH_MARGIN_SECONDS)
         if improved.cost < best.cost - 1e-9:
             notes.append(f"neighbourhood search re-solved {search.tried} small sets of nodes exactly; "
                          f"{search.moves} made the plan cheaper (${best.cost - improved.cost:.4f}/h)")
             best = Solution(best.engine, improved.nodes, best.unplaced, best.status, best.lower_bound,
                             best.solve_seconds, list(best.notes), best.exceeds_node_limits)
             source = f"{source} + neighbourhood search"
-    placed: dict[int, int] = {g.index: g.size for g in problem.groups}
-    for gi, _ in best.unplaced:
-        placed[gi.index] -= 1
-    lp_budget = max(deadline - time.monotonic(), 0.5)
-    fluid = fluid_lower_bound(problem, placed, time_limit=lp_budget)
-    bounds = [b for b in (decoded_bound if source.startswith("CP-SAT") else None,
-                          fluid.cost if fluid is not None else None) if b is not None]
     lower = min(max(bounds), best.cost) if bounds else None
     if values is None:
         if whole:
