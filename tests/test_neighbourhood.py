@@ -100,3 +100,17 @@ def test_a_pool_at_its_limits_gets_no_more_capacity(tmp_path: Path) -> None:
     assert better.cost < wasteful.cost
     assert capacity(better, "cpu") <= at_limit.get("cpu")
     assert capacity(better, "memory") <= at_limit.get("memory")
+
+
+def test_the_same_seed_and_number_of_tries_give_the_same_plan(tmp_path: Path) -> None:
+    problem = bench_problem(tmp_path, "synthetic", 100)
+    repacker = Repacker(problem)
+    wasteful = one_pod_per_node(problem, solve_karpenter(problem)[0], repacker)
+
+    def run(seed: int) -> list[tuple[str, list[str]]]:
+        search = NeighbourhoodSearch(repacker, seed=seed, parallel=2)
+        plan = search.improve(wasteful, time.monotonic() + 3600, max_tries=12)
+        assert search.tried == 12
+        return [(n.name, sorted(p.key for _, p in n.pods)) for n in plan.new_nodes]
+
+    assert run(7) == run(7)

@@ -99,8 +99,9 @@ class NeighbourhoodSearch:
         self.tried = 0
 
     # ------------------------------------------------------------------------------------ driver
-    def improve(self, solution: Solution, deadline: float) -> Solution:
-        """The plan with neighbourhoods re-solved until `deadline` (a `time.monotonic()` value)."""
+    def improve(self, solution: Solution, deadline: float, max_tries: int | None = None) -> Solution:
+        """The plan with neighbourhoods re-solved until `deadline` (a `time.monotonic()` value) or
+        `max_tries` sub-solves (the same seed and number of tries give the same plan)."""
         buckets: dict[tuple[object, ...], list[SolvedNode]] = defaultdict(list)
         kept: list[SolvedNode] = []
         for node in solution.nodes:
@@ -117,11 +118,13 @@ class NeighbourhoodSearch:
             while True:
                 budget = min(SUB_SOLVE_DETERMINISTIC_SECONDS * self.size / NEIGHBOURHOOD_NODES,
                              deadline - time.monotonic())
-                if budget < 0.02:
+                if budget < 0.02 or (max_tries is not None and self.tried >= max_tries):
                     break
+                if max_tries is not None:
+                    budget = SUB_SOLVE_DETERMINISTIC_SECONDS * self.size / NEIGHBOURHOOD_NODES
                 batch: list[tuple[tuple[object, ...], list[SolvedNode], _SubProblem]] = []
                 taken: set[int] = set()
-                for _ in range(self.parallel):
+                for _ in range(self.parallel if max_tries is None else min(self.parallel, max_tries - self.tried)):
                     seed_node = self._most_wasteful(buckets, shapes, stale | taken)
                     if seed_node is None:
                         break
