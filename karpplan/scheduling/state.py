@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -125,11 +125,23 @@ class Slot:
 
 @dataclass
 class Attempt:
-    """One try at placing a pod: which preferences are enforced as requirements."""
+    """One try at placing a pod: which preferences are enforced as requirements.
+
+    The defaults enforce none of them: `Attempt(None, (), True)` is the fully relaxed pod.
+    """
 
     node_preference: PreferredTerm | None = None
     soft_spread: tuple[SpreadRule, ...] = ()
     tolerate_prefer_no_schedule: bool = False
+    # Preferred pod (anti-)affinity terms still enforced, one rule each (`Topology.preferred_*`).
+    pod_affinity: tuple[AffinityRule, ...] = ()
+    pod_anti_affinity: tuple[AffinityRule, ...] = ()
+
+    @property
+    def topology_key(self) -> tuple[int, ...]:
+        """Identifies the topology rules the attempt adds (for caches keyed per template)."""
+        return (*(id(r) for r in self.soft_spread), -1, *(id(r) for r in self.pod_affinity), -1,
+                *(id(r) for r in self.pod_anti_affinity))
 
 
 def _codes_in(codes: npt.NDArray[np.int32], rows: IndexArray) -> list[int]:
@@ -190,7 +202,10 @@ class PlacementState:
         # Per term ids: the distinct (key, counts) a matching pod is recorded in.
         affinity_record: dict[tuple[int, ...], list[tuple[str, Counter[str]]]] = {}
         anti_record: dict[int, list[tuple[str, Counter[str]]]] = {}
-        for rule in topo.affinity.values():
+        preferred_affinity = [r for rules in topo.preferred_affinity.values() for r in rules]
+        preferred_anti = [r for rules in topo.preferred_anti.values() for r in rules]
+        # Karpenter keeps a topology group for every term, preferred or not, and counts every pod it selects.
+        for rule in [*topo.affinity.values(), *preferred_affinity]:
             tids = tuple(self._term_id(t) for t in rule.terms)
             record = affinity_record.setdefault(tids, [])
             for i, c in enumerate(rule.existing):
@@ -200,7 +215,7 @@ class PlacementState:
                     counts = shared[key] = Counter(c)
                     record.append((rule.terms[i].key, counts))
                 self.affinity_counts[(id(rule), i)] = counts
-        for rule in topo.anti_affinity.values():
+        for rule in [*topo.anti_affinity.values(), *preferred_anti]:
             for i, c in enumerate(rule.existing):
                 tid = self._term_id(rule.terms[i])
                 key = ("anti", tid, frozenset(c.items()))
@@ -444,24 +459,24 @@ class PlacementState:
             name = slot.name
             if any(name in names for names in self.name_blocks(gi.template, attempt)):
                 return None
-            for key, allowed in self.affinity_screen(gi.template):
+            for key, allowed in self.affinity_screen(gi.template, attempt):
                 if self.domain_values(slot, key).isdisjoint(allowed):
                     return None
         return self._evaluate(gi, slot, attempt, explain=False)[0]
 
-    def affinity_screen(self, tpl: PodTemplate) -> list[tuple[str, set[str]]]:
-        """(key, domains holding a pod it needs) per required affinity term of the template that no first
-        pod may open: a new node with none of these domains among its options fails `_check_affinity`
-        however it narrows."""
-        rule = self.problem.topology.affinity.get(id(tpl))
-        if rule is None:
-            return []
-        screen = []
-        for i, term in enumerate(rule.terms):
-            counts = self.affinity_counts[(id(rule), i)]
-            if rule.self_match and not any(counts.values()):
-                continue  # the first pod may open a domain
-            screen.append((term.key, {v for v, n in counts.items() if n > 0}))
+    def affinity_screen(self, tpl: PodTemplate, attempt: Attempt | None = None) -> list[tuple[str, set[str]]]:
+        """(key, domains holding a pod it needs) per required affinity term of the template (and preferred
+        one the attempt enforces) that no first pod may open: a new node with none of these domains among
+        its options fails `_check_affinity` however it narrows."""
+        required = self.problem.topology.affinity.get(id(tpl))
+        preferred = () if attempt is None else attempt.pod_affinity
+        screen: list[tuple[str, set[str]]] = []
+        for rule in preferred if required is None else (required, *preferred):
+            for i, term in enumerate(rule.terms):
+                counts = self.affinity_counts[(id(rule), i)]
+                if rule.self_match and not any(counts.values()):
+                    continue  # the first pod may open a domain
+                screen.append((term.key, {v for v, n in counts.items() if n > 0}))
         return screen
 
     def domain_values(self, slot: Slot, key: str) -> set[str]:
@@ -473,7 +488,7 @@ class PlacementState:
         """Names of the new nodes a pod of the template fails on by their name alone, whatever their
         options: its hostname rules' counts over their limit (hard and attempted spread, where a new
         node is its own domain with minimum 0; anti-affinity; blocking terms of placed pods)."""
-        key = (id(tpl), tuple(id(r) for r in attempt.soft_spread))
+        key = (id(tpl), attempt.topology_key)
         blocking = self._blocking_tids(tpl)
         cached = self._hostname_checks.get(key)
         if cached is not None and cached[0] == len(blocking):
@@ -483,10 +498,10 @@ class PlacementState:
             if rule.hostname:
                 blocks.append(self._over(self.spread_counts[id(rule)], rule.max_skew - (1 if rule.self_match else 0)))
         anti = self.problem.topology.anti_affinity.get(id(tpl))
-        if anti is not None:
-            for i, term in enumerate(anti.terms):
+        for anti_rule in attempt.pod_anti_affinity if anti is None else (anti, *attempt.pod_anti_affinity):
+            for i, term in enumerate(anti_rule.terms):
                 if term.key == HOSTNAME:
-                    blocks.append(self._over(self.anti_counts[(id(anti), i)], 0))
+                    blocks.append(self._over(self.anti_counts[(id(anti_rule), i)], 0))
         for tid in blocking:
             if self._term_reps[tid].key == HOSTNAME:
                 blocks.append(self._over(self._merged[tid], 0))
@@ -579,10 +594,15 @@ class PlacementState:
             if affine is None:
                 return None, POD_AFFINITY
             rows = affine
+        for preferred in attempt.pod_affinity:
+            affine = self._check_affinity(preferred, slot, rows)
+            if affine is None:
+                return None, POD_AFFINITY
+            rows = affine
         anti = self.problem.topology.anti_affinity.get(id(tpl))
-        if anti is not None:
-            for i, anti_term in enumerate(anti.terms):
-                kept = self._avoid(slot, rows, anti_term.key, self.anti_counts[(id(anti), i)])
+        for anti_rule in attempt.pod_anti_affinity if anti is None else (anti, *attempt.pod_anti_affinity):
+            for i, anti_term in enumerate(anti_rule.terms):
+                kept = self._avoid(slot, rows, anti_term.key, self.anti_counts[(id(anti_rule), i)])
                 if kept is None:
                     return None, POD_ANTI_AFFINITY
                 rows = kept
@@ -890,12 +910,26 @@ def _term_key(term: AffinityTerm) -> Hashable:
 
 
 def template_attempts(tpl: PodTemplate, problem: Problem) -> list[Attempt]:
-    """Karpenter's preference relaxation, one step at a time (preferences.go order)."""
+    """Karpenter's preference relaxation, one step at a time (preferences.go order).
+
+    The first attempt enforces every preferred pod (anti-)affinity term, the heaviest preferred node
+    affinity term and every ScheduleAnyway spread. Each later attempt relaxes one more: preferred pod
+    affinity terms (heaviest first), then preferred pod anti-affinity terms (heaviest first), then the
+    heaviest node-affinity term left (the next one becomes the requirement), then ScheduleAnyway spreads;
+    last, PreferNoSchedule taints are tolerated when some NodePool has one.
+    """
+    topo = problem.topology
+    affinity = tuple(topo.preferred_affinity.get(id(tpl), ()))
+    anti = tuple(topo.preferred_anti.get(id(tpl), ()))
     prefs = sorted(tpl.affinity.preferred, key=lambda p: -p.weight)
-    soft = tuple(r for r in problem.topology.rules_for(tpl) if not r.hard)
-    attempts = [Attempt(p, soft) for p in prefs]
+    soft = tuple(r for r in topo.rules_for(tpl) if not r.hard)
+    node_steps = [Attempt(p, soft) for p in prefs]
     for k in range(len(soft), -1, -1):
-        attempts.append(Attempt(None, soft[:k]))
+        node_steps.append(Attempt(None, soft[:k]))
+    first = node_steps[0]
+    attempts = [replace(first, pod_affinity=affinity[i:], pod_anti_affinity=anti) for i in range(len(affinity))]
+    attempts += [replace(first, pod_anti_affinity=anti[i:]) for i in range(len(anti))]
+    attempts += node_steps
     if any(t.effect == "PreferNoSchedule" for p in problem.pools for t in p.taints):
         attempts.append(Attempt(None, (), True))
     return attempts

@@ -122,13 +122,16 @@ class AffinityTerm:
 
 @dataclass
 class AffinityRule:
-    """Required pod affinity (all terms by one pod) or anti-affinity (any term) of one template."""
+    """Required pod affinity (all terms by one pod) or anti-affinity (any term) of one template, or one
+    preferred term of it (`weight` > 0): Karpenter makes each preferred term a topology group of its own,
+    enforced like a required term until relaxation removes it."""
 
     owner: PodTemplate
     terms: list[AffinityTerm]
     anti: bool
     self_match: bool  # the owner matches all its own terms (affinity) / some term (anti)
     existing: list[Counter[str]] = field(default_factory=list)  # per term: domain -> matching bound pods
+    weight: int = 0  # a preferred term's weight; 0 for required terms
 
 
 @dataclass
@@ -139,6 +142,10 @@ class Topology:
     # Required anti-affinity of bound pods: (term, domain value of the bound pod's node)
     existing_anti: list[tuple[AffinityTerm, str]]
     namespace_labels: Mapping[str, Mapping[str, str]]
+    # id(template) -> one rule per preferred pod (anti-)affinity term, heaviest first (a stable sort, the
+    # order in which Karpenter relaxes them). Preferred anti-affinity blocks nothing inversely.
+    preferred_affinity: dict[int, list[AffinityRule]] = field(default_factory=dict)
+    preferred_anti: dict[int, list[AffinityRule]] = field(default_factory=dict)
 
     def rules_for(self, template: PodTemplate) -> list[SpreadRule]:
         return self.spread.get(id(template), [])
@@ -212,6 +219,8 @@ def build_topology(
     spread: dict[int, list[SpreadRule]] = {}
     affinity: dict[int, AffinityRule] = {}
     anti: dict[int, AffinityRule] = {}
+    preferred_affinity: dict[int, list[AffinityRule]] = {}
+    preferred_anti: dict[int, list[AffinityRule]] = {}
     launch_cache: dict[tuple[str, tuple[Toleration, ...] | None], frozenset[str]] = {}
     for tpl in templates:
         rules = []
@@ -234,25 +243,15 @@ def build_topology(
         if rules:
             spread[id(tpl)] = rules
         for is_anti, spec in ((False, tpl.pod_affinity), (True, tpl.pod_anti_affinity)):
-            if not spec.required:
-                continue
-            terms = [AffinityTerm(t, t.selector_for(tpl.labels), tpl.namespace) for t in spec.required]
-            self_checks = [t.matches(tpl.namespace, tpl.labels, namespace_labels) for t in terms]
-            rule_a = AffinityRule(tpl, terms, is_anti, any(self_checks) if is_anti else all(self_checks))
-            for t in terms:
-                c_: Counter[str] = Counter()
-                for pod in counted:
-                    node = node_by_name[pod.node_name or ""]
-                    value = node.domain(t.key)
-                    if value is None:
-                        continue
-                    if is_anti:
-                        if t.matches(pod.namespace, pod.labels, namespace_labels):
-                            c_[value] += 1
-                    elif all(x.matches(pod.namespace, pod.labels, namespace_labels) for x in terms):
-                        c_[value] += 1
-                rule_a.existing.append(c_)
-            (anti if is_anti else affinity)[id(tpl)] = rule_a
+            if spec.required:
+                rule_a = _affinity_rule(tpl, spec.required, is_anti, 0, counted, node_by_name, namespace_labels)
+                (anti if is_anti else affinity)[id(tpl)] = rule_a
+            if spec.preferred:
+                heaviest_first = sorted(spec.preferred, key=lambda p: -p.weight)
+                (preferred_anti if is_anti else preferred_affinity)[id(tpl)] = [
+                    _affinity_rule(tpl, (p.term,), is_anti, p.weight, counted, node_by_name, namespace_labels)
+                    for p in heaviest_first
+                ]
     existing_anti: list[tuple[AffinityTerm, str]] = []
     for pod in counted:
         node = node_by_name[pod.node_name or ""]
@@ -260,4 +259,26 @@ def build_topology(
             value = node.domain(raw.topology_key)
             if value is not None:
                 existing_anti.append((AffinityTerm(raw, raw.selector_for(pod.labels), pod.namespace), value))
-    return Topology(spread, affinity, anti, existing_anti, namespace_labels)
+    return Topology(spread, affinity, anti, existing_anti, namespace_labels, preferred_affinity, preferred_anti)
+
+
+def _affinity_rule(tpl: PodTemplate, raw: Sequence[PodAffinityTerm], is_anti: bool, weight: int,
+                   counted: Sequence[Pod], node_by_name: Mapping[str, ExistingNode],
+                   namespace_labels: Mapping[str, Mapping[str, str]]) -> AffinityRule:
+    """The rule of these terms of the template, with the bound pods each term counts per domain."""
+    terms = [AffinityTerm(t, t.selector_for(tpl.labels), tpl.namespace) for t in raw]
+    self_checks = [t.matches(tpl.namespace, tpl.labels, namespace_labels) for t in terms]
+    rule = AffinityRule(tpl, terms, is_anti, any(self_checks) if is_anti else all(self_checks), weight=weight)
+    for t in terms:
+        counts: Counter[str] = Counter()
+        for pod in counted:
+            value = node_by_name[pod.node_name or ""].domain(t.key)
+            if value is None:
+                continue
+            if is_anti:
+                if t.matches(pod.namespace, pod.labels, namespace_labels):
+                    counts[value] += 1
+            elif all(x.matches(pod.namespace, pod.labels, namespace_labels) for x in terms):
+                counts[value] += 1
+        rule.existing.append(counts)
+    return rule
