@@ -37,7 +37,7 @@ from karpplan.model.resources import Resources
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.problem import GroupInfo, Problem
 from karpplan.scheduling.state import PlacementState, Slot
-from karpplan.scheduling.topology import SpreadRule
+from karpplan.scheduling.topology import AffinityRule, SpreadRule
 
 PRICE_SCALE = 10**7  # objective units per dollar-hour
 MAX_MODEL_VARIABLES = 40_000  # placement variables beyond which the whole-plan model is not built
@@ -85,6 +85,7 @@ class OptimalModel:
         self.pruned = False
         self._anti_cliques: set[tuple[int, ...]] = set()
         self._zonal_cache: dict[tuple[object, ...], tuple[dict[str, LinearExpr | int], cp_model.IntVar, int]] = {}
+        self._soft_cache: dict[tuple[int, str], dict[str, list[cp_model.IntVar]]] = {}
 
     # ------------------------------------------------------------------------------------ options
     def prune_options(self) -> None:
@@ -125,10 +126,14 @@ class OptimalModel:
 
     def _topology_keys(self) -> list[str]:
         """Keys whose values tell launch options apart for some rule or preference."""
-        keys = set(self.problem.topology.domain_keys())
+        topo = self.problem.topology
+        keys = set(topo.domain_keys())
         for g in self.groups:
             for pref in g.template.affinity.preferred:
                 keys |= set(pref.term.requirements)
+            for rule in [*topo.preferred_affinity.get(id(g.template), []), *topo.preferred_anti.get(id(g.template), [])]:
+                if rule.terms[0].key != HOSTNAME:
+                    keys.add(rule.terms[0].key)
         return sorted(keys)
 
     # ------------------------------------------------------------------------------------ variables
@@ -438,6 +443,15 @@ class OptimalModel:
                     t.matches(h.template.namespace, h.template.labels, ns_labels) for t in aff.terms)]
                 for i, term in enumerate(aff.terms):
                     self._affinity_term(g, term.key, aff.existing[i], aff.self_match, partners)
+            for rule in topo.preferred_affinity.get(id(tpl), []):
+                term = rule.terms[0]
+                partners = [h for h in self.groups if h is not g
+                            and term.matches(h.template.namespace, h.template.labels, ns_labels)]
+                self._preferred_affinity_term(g, rule, partners)
+            for rule in topo.preferred_anti.get(id(tpl), []):
+                term = rule.terms[0]
+                matched = [h for h in self.groups if term.matches(h.template.namespace, h.template.labels, ns_labels)]
+                self._preferred_anti_term(g, rule, matched)
 
     def _domains_of(self, group: int, key: str) -> dict[str, list[cp_model.IntVar]]:
         """Variables of `group` per domain value of `key` (new nodes only for non-hostname keys)."""
@@ -518,6 +532,104 @@ class OptimalModel:
                 holders.append(b)
             if holders:
                 m.add(sum(holders) <= 1)
+
+    # Preferred pod (anti-)affinity: soft, a penalty of the term's weight per pod that misses it, next to
+    # the preferred node affinity penalty; no pod is ever kept out by them. A pod meets a preferred affinity
+    # term when its domain holds a bound pod the term matches or a pod of another matching group, or, when
+    # the term matches its own group and nothing anywhere matches yet, when it is in the one domain the
+    # group opens (Karpenter's first-pod rule, as for required terms). It meets a preferred anti-affinity
+    # term when its domain holds no other pod the term matches.
+    def _soft_domains(self, group: int, key: str) -> dict[str, list[cp_model.IntVar]]:
+        """Variables of `group` per domain of `key`. For hostname: existing nodes by name and, as an
+        approximation, each launch option's new nodes as one domain (the model does not tell them apart)."""
+        cached = self._soft_cache.get((group, key))
+        if cached is None:
+            if key != HOSTNAME:
+                cached = self._domain_map(group, key, None)
+            else:
+                cached = {value: list(own) for value, own in self._domains_of(group, key).items()}
+                for k, v in self.y_of[group]:
+                    cached[f"<new nodes of option {k}>"] = [v]  # no hostname has '<'
+            self._soft_cache[(group, key)] = cached
+        return cached
+
+    def _preferred_affinity_term(self, g: GroupInfo, rule: AffinityRule, partners: list[GroupInfo]) -> None:
+        m = self.model
+        key, weight, existing = rule.terms[0].key, rule.weight, rule.existing[0]
+        may_open = rule.self_match and not any(c > 0 for c in existing.values())
+        theirs = [self._soft_domains(h.index, key) for h in partners]
+        self.max_soft += weight * g.size
+        opens: list[cp_model.IntVar] = []
+        for value, own in self._soft_domains(g.index, key).items():
+            if existing.get(value, 0) > 0:
+                continue  # met
+            partner_vars = [v for domains in theirs for v in domains.get(value, [])]
+            if not partner_vars and not may_open:
+                self.soft_terms.extend((v, weight) for v in own)  # never met here
+                continue
+            met = m.new_bool_var(f"pmet_g{g.index}_{value}")
+            unmet = m.new_int_var(0, g.size, f"punmet_g{g.index}_{value}")
+            m.add(sum(own) <= unmet + g.size * met)
+            if may_open:
+                opener = m.new_bool_var(f"popen_g{g.index}_{value}") if partner_vars else met
+                opens.append(opener)
+                if partner_vars:
+                    m.add(sum(partner_vars) >= 1).only_enforce_if([met, opener.Not()])
+            else:
+                m.add(sum(partner_vars) >= 1).only_enforce_if(met)
+            self.soft_terms.append((unmet, weight))
+        if len(opens) > 1:
+            m.add(sum(opens) <= 1)
+
+    def _preferred_anti_term(self, g: GroupInfo, rule: AffinityRule, matched: list[GroupInfo]) -> None:
+        m = self.model
+        key, weight, existing = rule.terms[0].key, rule.weight, rule.existing[0]
+        selfish = any(h is g for h in matched)
+        others = [h for h in matched if h is not g]
+        theirs = [self._domains_of(h.index, key) for h in others]
+        others_size = sum(h.size for h in others)
+        self.max_soft += weight * g.size
+        for value, own in self._domains_of(g.index, key).items():
+            if existing.get(value, 0) > 0:
+                self.soft_terms.extend((v, weight) for v in own)  # a bound pod it avoids is there
+                continue
+            other_vars = [v for domains in theirs for v in domains.get(value, [])]
+            if not other_vars and not selfish:
+                continue  # always met
+            clash = m.new_bool_var(f"aclash_g{g.index}_{value}")
+            if other_vars:
+                m.add(sum(other_vars) <= others_size * clash)
+            if selfish:
+                m.add(sum(own) <= 1 + g.size * clash)
+            unmet = m.new_int_var(0, g.size, f"aunmet_g{g.index}_{value}")
+            m.add(sum(own) + g.size * clash <= unmet + g.size)
+            self.soft_terms.append((unmet, weight))
+        if key != HOSTNAME or not matched:
+            return
+        # New nodes of one option, which the model does not tell apart (approximations): a term matching
+        # its own group is met by one matched pod per node, and the matched pods beyond the option's node
+        # count miss it; a term matching only other groups is met while some node of the option holds
+        # none of their pods.
+        big = g.size + others_size
+        if selfish:
+            self.max_soft += weight * big
+        for k, v in self.y_of[g.index]:
+            other_vars = [self.y[(h.index, k)] for h in others if (h.index, k) in self.y]
+            if selfish:
+                excess = m.new_int_var(0, big, f"aexcess_g{g.index}_k{k}")
+                if other_vars:
+                    receives = m.new_bool_var(f"aexrecv_g{g.index}_k{k}")
+                    m.add(v <= g.size * receives)
+                    m.add(v + sum(other_vars) <= self.n[k] + excess).only_enforce_if(receives)
+                else:
+                    m.add(v <= self.n[k] + excess)
+                self.soft_terms.append((excess, weight))
+            elif other_vars:
+                clash = m.new_bool_var(f"aclash_g{g.index}_k{k}")
+                m.add(sum(other_vars) + 1 <= self.n[k] + (others_size + 1) * clash)
+                unmet = m.new_int_var(0, g.size, f"aunmet_g{g.index}_k{k}")
+                m.add(v + g.size * clash <= unmet + g.size)
+                self.soft_terms.append((unmet, weight))
 
     # ------------------------------------------------------------------------------------ objective
     def add_objective(self) -> None:

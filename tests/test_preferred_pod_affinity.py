@@ -1,0 +1,247 @@
+"""Preferred pod (anti-)affinity: soft in both engines, enforced first and relaxed in Karpenter's order by
+the Karpenter simulation (karpenter-scheduler.md §9.4, §10), a weighted penalty in the optimiser."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from planner_helpers import POOL, plan_text
+
+BOTH = pytest.mark.parametrize("engine", ["optimal", "karpenter"])
+ZONE = "topology.kubernetes.io/zone"
+HOST = "kubernetes.io/hostname"
+
+
+def deployment(name: str, replicas: int, cpu: str = "100m", affinity: str = "") -> str:
+    return f"""
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}}}
+spec:
+  replicas: {replicas}
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}}}
+    spec:
+      containers:
+      - name: app
+        image: nginx
+        resources: {{requests: {{cpu: {cpu}, memory: 64Mi}}}}
+      affinity:
+{affinity}"""
+
+
+def preferred(kind: str, *terms: tuple[int, str, str]) -> str:
+    """`kind` (podAffinity / podAntiAffinity) with preferred terms (weight, topology key, app label)."""
+    lines = [f"        {kind}:", "          preferredDuringSchedulingIgnoredDuringExecution:"]
+    for weight, key, app in terms:
+        lines.append(f"          - weight: {weight}")
+        lines.append(f"            podAffinityTerm: {{topologyKey: {key}, labelSelector: {{matchLabels: {{app: {app}}}}}}}")
+    return "\n".join(lines) + "\n"
+
+
+def node_preference(weight: int, zone: str) -> str:
+    return f"""        nodeAffinity:
+          preferredDuringSchedulingIgnoredDuringExecution:
+          - weight: {weight}
+            preference: {{matchExpressions: [{{key: {ZONE}, operator: In, values: [{zone}]}}]}}
+"""
+
+
+def existing_node(name: str, zone: str, cpu: str = "100m") -> str:
+    return f"""
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: {name}
+  labels: {{{HOST}: {name}, {ZONE}: {zone}}}
+status:
+  allocatable: {{cpu: "{cpu}", memory: 8Gi, pods: "110"}}
+"""
+
+
+def bound_pod(name: str, app: str, node: str, cpu: str = "100m") -> str:
+    return f"""
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, labels: {{app: {app}}}}}
+spec:
+  nodeName: {node}
+  containers: [{{name: c, image: x, resources: {{requests: {{cpu: {cpu}, memory: 64Mi}}}}}}]
+"""
+
+
+def zones_of(plan: object, app: str) -> Counter[str]:
+    zone = {n.name: n.zone for n in plan.nodes}  # type: ignore[attr-defined]
+    return Counter(zone[p.node] for p in plan.pods if p.node and p.key.startswith(f"default/{app}-"))  # type: ignore[attr-defined]
+
+
+def nodes_of(plan: object, app: str) -> Counter[str]:
+    return Counter(p.node for p in plan.pods if p.node and p.key.startswith(f"default/{app}-"))  # type: ignore[attr-defined]
+
+
+# ------------------------------------------------------------------------------------ Karpenter engine
+def test_karpenter_gives_each_replica_a_node_for_a_preferred_hostname_anti_affinity(tmp_path: Path) -> None:
+    # Karpenter enforces the preference first: three tiny replicas, three nodes.
+    web = deployment("web", 3, affinity=preferred("podAntiAffinity", (50, HOST, "web")))
+    plan = plan_text(tmp_path, POOL + web, engine="karpenter")
+    assert plan.summary.scheduled == 3
+    assert plan.summary.new_nodes == 3
+    assert max(nodes_of(plan, "web").values()) == 1
+
+
+def test_karpenter_relaxes_a_preferred_anti_affinity_rather_than_leave_pods_pending(tmp_path: Path) -> None:
+    # The pool's CPU limit allows one node (Karpenter charges the largest candidate, 4 CPUs): the later
+    # replicas drop the preference and share it.
+    pool = POOL.replace("spec:\n  template:", 'spec:\n  limits: {cpu: "4"}\n  template:', 1)
+    web = deployment("web", 3, affinity=preferred("podAntiAffinity", (50, HOST, "web")))
+    plan = plan_text(tmp_path, pool + web, engine="karpenter")
+    assert plan.summary.scheduled == 3 and not plan.unschedulable
+    assert plan.summary.new_nodes == 1
+
+
+EXISTING_ROOM = existing_node("node-1", "zone-a", cpu="4") + existing_node("node-2", "zone-b", cpu="4")
+
+
+@pytest.mark.parametrize("key", [HOST, ZONE])
+def test_karpenter_launches_a_node_for_a_preferred_anti_affinity_existing_nodes_could_break(
+        tmp_path: Path, key: str) -> None:
+    # Two existing nodes (two zones) with room for everything; Karpenter tries the preference as a
+    # requirement first: one replica per existing node, then a new node for the third.
+    web = deployment("web", 3, affinity=preferred("podAntiAffinity", (50, key, "web")))
+    plan = plan_text(tmp_path, POOL + EXISTING_ROOM + web, engine="karpenter")
+    assert plan.summary.new_nodes == 1
+    assert max(nodes_of(plan, "web").values()) == 1
+
+
+@pytest.mark.parametrize("key", [HOST, ZONE])
+def test_optimiser_keeps_a_preferred_anti_affinity_on_existing_nodes_and_spreads_there(
+        tmp_path: Path, key: str) -> None:
+    # Cost first: no new node. Then the preference: 2/1 over the two nodes (zones) rather than 3/0.
+    web = deployment("web", 3, affinity=preferred("podAntiAffinity", (50, key, "web")))
+    plan = plan_text(tmp_path, POOL + EXISTING_ROOM + web)
+    assert plan.summary.new_nodes == 0 and plan.summary.hourly_cost == 0
+    assert sorted(nodes_of(plan, "web").values()) == [1, 2]
+
+
+def test_karpenter_does_not_track_preferred_anti_affinity_inversely(tmp_path: Path) -> None:
+    # `big` (placed first: more CPU) prefers no `small` pod on its node, but only `big`'s own placement
+    # is constrained: `small` joins big's node. With a required term, `small` would need a node of its own.
+    big = deployment("big", 1, cpu="1", affinity=preferred("podAntiAffinity", (100, HOST, "small")))
+    small = deployment("small", 1)
+    plan = plan_text(tmp_path, POOL + big + small, engine="karpenter")
+    assert plan.summary.scheduled == 2
+    assert plan.summary.new_nodes == 1
+    required = big.replace("preferredDuringSchedulingIgnoredDuringExecution:\n          - weight: 100\n"
+                           "            podAffinityTerm:", "requiredDuringSchedulingIgnoredDuringExecution:\n          -")
+    plan = plan_text(tmp_path, POOL + required + small, engine="karpenter")
+    assert plan.summary.new_nodes == 2
+
+
+def test_karpenter_keeps_a_preferred_self_affinity_in_the_zone_its_first_replica_opened(tmp_path: Path) -> None:
+    # The first replica goes to the existing node (zone-c), which opens that zone (first-pod rule); the
+    # others follow it there on new nodes, although zone-a is as cheap and first in order.
+    pool = POOL.replace("requirements: []", "requirements: [{key: node.kubernetes.io/instance-type, "
+                        "operator: In, values: [small]}]")
+    web = deployment("web", 4, cpu="1", affinity=preferred("podAffinity", (10, ZONE, "web")))
+    plan = plan_text(tmp_path, pool + existing_node("node-c", "zone-c", cpu="1") + web, engine="karpenter")
+    assert plan.summary.scheduled == 4
+    assert plan.summary.new_nodes == 3  # one 1-CPU replica per 'small' node
+    assert zones_of(plan, "web") == Counter({"zone-c": 4})
+
+
+RELAXATION_CLUSTER = (existing_node("node-a", "zone-a", cpu="200m") + existing_node("node-b", "zone-b")
+                      + bound_pod("a", "a", "node-a") + bound_pod("c", "c", "node-a") + bound_pod("b", "b", "node-b"))
+
+
+def test_karpenter_drops_preferred_pod_affinity_before_pod_anti_affinity(tmp_path: Path) -> None:
+    # Near `a` (zone-a) and away from `c` (also zone-a) cannot both hold. The lighter affinity term
+    # is dropped first all the same: the pod stays away from zone-a.
+    pod = deployment("web", 1, affinity=preferred("podAffinity", (1, ZONE, "a"))
+                     + preferred("podAntiAffinity", (100, ZONE, "c")))
+    plan = plan_text(tmp_path, POOL + RELAXATION_CLUSTER + pod, engine="karpenter")
+    assert plan.summary.scheduled == 1
+    assert "zone-a" not in zones_of(plan, "web")
+
+
+def test_karpenter_drops_preferred_pod_anti_affinity_before_preferred_node_affinity(tmp_path: Path) -> None:
+    # Away from `b` (zone-b) but preferably on a zone-b node: the pod anti-affinity term goes first.
+    pod = deployment("web", 1, affinity=preferred("podAntiAffinity", (100, ZONE, "b")) + node_preference(1, "zone-b"))
+    plan = plan_text(tmp_path, POOL + RELAXATION_CLUSTER + pod, engine="karpenter")
+    assert plan.summary.scheduled == 1
+    assert zones_of(plan, "web") == Counter({"zone-b": 1})
+
+
+def test_karpenter_drops_the_heaviest_preferred_pod_affinity_term_first(tmp_path: Path) -> None:
+    # Near `a` (zone-a, weight 100) and near `b` (zone-b, weight 10): Karpenter removes the heaviest term
+    # first, so the lighter one decides.
+    pod = deployment("web", 1, affinity=preferred("podAffinity", (100, ZONE, "a"), (10, ZONE, "b")))
+    plan = plan_text(tmp_path, POOL + RELAXATION_CLUSTER + pod, engine="karpenter")
+    assert zones_of(plan, "web") == Counter({"zone-b": 1})
+
+
+# ------------------------------------------------------------------------------------ both engines
+@BOTH
+def test_preferred_affinity_to_an_existing_pods_zone_lands_there(tmp_path: Path, engine: str) -> None:
+    # Every zone costs the same: the pods join `db`'s zone (its node is full).
+    cluster = existing_node("db-node", "zone-b") + bound_pod("db", "db", "db-node")
+    web = deployment("web", 2, cpu="1", affinity=preferred("podAffinity", (50, ZONE, "db")))
+    plan = plan_text(tmp_path, POOL + cluster + web, engine=engine)
+    assert plan.summary.scheduled == 2
+    assert zones_of(plan, "web") == Counter({"zone-b": 2})
+
+
+def test_optimiser_puts_cost_before_a_preferred_zone_then_fills_that_zone_first(tmp_path: Path) -> None:
+    # Room for one replica in db's zone (node-2) and for two elsewhere (node-1): no new node, and one
+    # replica meets the preference. Karpenter would launch a zone-b node for the second replica.
+    cluster = (existing_node("node-1", "zone-a", cpu="2") + existing_node("node-2", "zone-b", cpu="1")
+               + existing_node("db-node", "zone-b") + bound_pod("db", "db", "db-node"))
+    web = deployment("web", 2, cpu="1", affinity=preferred("podAffinity", (50, ZONE, "db")))
+    plan = plan_text(tmp_path, POOL + cluster + web)
+    assert plan.summary.new_nodes == 0
+    assert zones_of(plan, "web") == Counter({"zone-a": 1, "zone-b": 1})
+    karpenter = plan_text(tmp_path, POOL + cluster + web, engine="karpenter")
+    assert karpenter.summary.new_nodes == 1
+    assert zones_of(karpenter, "web") == Counter({"zone-b": 2})
+
+
+@BOTH
+def test_preferred_zone_and_hostname_terms_together(tmp_path: Path, engine: str) -> None:
+    # Near `db` (zone-b) and one replica per node. Karpenter launches a node per replica in zone-b; the
+    # optimiser packs them onto one node (cost first) and keeps the zone the affinity term prefers.
+    cluster = existing_node("db-node", "zone-b") + bound_pod("db", "db", "db-node")
+    web = deployment("web", 3, affinity=preferred("podAffinity", (50, ZONE, "db"))
+                     + preferred("podAntiAffinity", (50, HOST, "web")))
+    plan = plan_text(tmp_path, POOL + cluster + web, engine=engine)
+    assert plan.summary.scheduled == 3
+    assert zones_of(plan, "web") == Counter({"zone-b": 3})
+    assert plan.summary.new_nodes == (1 if engine == "optimal" else 3)
+
+
+@BOTH
+def test_preferred_terms_no_plan_can_meet_never_leave_pods_pending(tmp_path: Path, engine: str) -> None:
+    # Affinity to a pod that does not exist, anti-affinity to pods in every zone (and on every node).
+    cluster = "".join(existing_node(f"n-{z}", z) + bound_pod(f"x-{z}", "x", f"n-{z}")
+                      for z in ("zone-a", "zone-b", "zone-c"))
+    web = deployment("web", 3, affinity=preferred("podAffinity", (100, ZONE, "ghost"), (60, HOST, "ghost"))
+                     + preferred("podAntiAffinity", (100, ZONE, "x"), (30, HOST, "web")))
+    plan = plan_text(tmp_path, POOL + cluster + web, engine=engine)
+    assert plan.exit_code == 0
+    assert plan.summary.scheduled == 3 and not plan.unschedulable
+
+
+@BOTH
+def test_an_unschedulable_pods_reasons_come_from_the_relaxed_pod(tmp_path: Path, engine: str) -> None:
+    # Too big for any instance type: the reasons name resources, not the preferences it also carries.
+    web = deployment("web", 1, cpu="16", affinity=preferred("podAntiAffinity", (50, HOST, "web"))
+                     + preferred("podAffinity", (50, ZONE, "ghost")))
+    plan = plan_text(tmp_path, POOL + web, engine=engine)
+    (failure,) = plan.unschedulable
+    assert not any("affinity" in r for r in failure.reasons)
+    assert any("cpu" in r or "resources" in r for r in failure.reasons)
