@@ -245,3 +245,21 @@ def test_an_unschedulable_pods_reasons_come_from_the_relaxed_pod(tmp_path: Path,
     (failure,) = plan.unschedulable
     assert not any("affinity" in r for r in failure.reasons)
     assert any("cpu" in r or "resources" in r for r in failure.reasons)
+
+
+@pytest.mark.parametrize(("order", "nodes"), [((ZONE, HOST), 2), ((HOST, ZONE), 1)])
+def test_karpenter_drops_schedule_anyway_spreads_in_its_swap_remove_order(
+        tmp_path: Path, order: tuple[str, str], nodes: int) -> None:
+    # New nodes only in zone-a; a full zone-b node holds the zone minimum at 0, so the second replica
+    # breaks the zone spread. Karpenter removes the first ScheduleAnyway constraint by moving the last
+    # one into its place: with [zone, hostname] the hostname spread survives (a second node); with
+    # [hostname, zone] the zone spread survives, fails again and goes too (one node).
+    pool = POOL.replace("requirements: []", f"requirements: [{{key: {ZONE}, operator: In, values: [zone-a]}}]")
+    spreads = "".join(f"""      - {{maxSkew: 1, topologyKey: {key}, whenUnsatisfiable: ScheduleAnyway,
+         labelSelector: {{matchLabels: {{app: web}}}}}}
+""" for key in order)
+    web = deployment("web", 2).replace("      affinity:\n", "      topologySpreadConstraints:\n" + spreads)
+    cluster = existing_node("node-b", "zone-b") + bound_pod("other", "other", "node-b")
+    plan = plan_text(tmp_path, pool + cluster + web, engine="karpenter")
+    assert plan.summary.scheduled == 2
+    assert plan.summary.new_nodes == nodes

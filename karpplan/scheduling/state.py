@@ -915,8 +915,9 @@ def template_attempts(tpl: PodTemplate, problem: Problem) -> list[Attempt]:
     The first attempt enforces every preferred pod (anti-)affinity term, the heaviest preferred node
     affinity term and every ScheduleAnyway spread. Each later attempt relaxes one more: preferred pod
     affinity terms (heaviest first), then preferred pod anti-affinity terms (heaviest first), then the
-    heaviest node-affinity term left (the next one becomes the requirement), then ScheduleAnyway spreads;
-    last, PreferNoSchedule taints are tolerated when some NodePool has one.
+    heaviest node-affinity term left (the next one becomes the requirement), then ScheduleAnyway spreads
+    (in Karpenter's swap-remove order); last, PreferNoSchedule taints are tolerated when some NodePool
+    has one.
     """
     topo = problem.topology
     affinity = tuple(topo.preferred_affinity.get(id(tpl), ()))
@@ -924,8 +925,16 @@ def template_attempts(tpl: PodTemplate, problem: Problem) -> list[Attempt]:
     prefs = sorted(tpl.affinity.preferred, key=lambda p: -p.weight)
     soft = tuple(r for r in topo.rules_for(tpl) if not r.hard)
     node_steps = [Attempt(p, soft) for p in prefs]
-    for k in range(len(soft), -1, -1):
-        node_steps.append(Attempt(None, soft[:k]))
+    # removeTopologySpreadScheduleAnyway: the first ScheduleAnyway constraint of the list is overwritten by
+    # the list's last one, and the list shortened.
+    spread = list(topo.rules_for(tpl))
+    while True:
+        node_steps.append(Attempt(None, tuple(r for r in spread if not r.hard)))
+        first_soft = next((i for i, r in enumerate(spread) if not r.hard), None)
+        if first_soft is None:
+            break
+        spread[first_soft] = spread[-1]
+        spread.pop()
     first = node_steps[0]
     attempts = [replace(first, pod_affinity=affinity[i:], pod_anti_affinity=anti) for i in range(len(affinity))]
     attempts += [replace(first, pod_anti_affinity=anti[i:]) for i in range(len(anti))]
