@@ -263,3 +263,18 @@ def test_karpenter_drops_schedule_anyway_spreads_in_its_swap_remove_order(
     plan = plan_text(tmp_path, pool + cluster + web, engine="karpenter")
     assert plan.summary.scheduled == 2
     assert plan.summary.new_nodes == nodes
+
+
+def test_optimiser_breaks_a_cost_tie_with_the_preference(tmp_path: Path) -> None:
+    # Every replica needs a node of its own, so any plan costs the same three nodes; only the preferred
+    # zone anti-affinity tells plans apart, and the optimiser's plan meets it: one replica per zone.
+    affinity = f"""        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {{topologyKey: {HOST}, labelSelector: {{matchLabels: {{app: web}}}}}}
+          preferredDuringSchedulingIgnoredDuringExecution:
+          - weight: 50
+            podAffinityTerm: {{topologyKey: {ZONE}, labelSelector: {{matchLabels: {{app: web}}}}}}
+"""
+    plan = plan_text(tmp_path, POOL + deployment("web", 3, affinity=affinity))
+    assert plan.summary.new_nodes == 3
+    assert sorted(zones_of(plan, "web").values()) == [1, 1, 1]

@@ -927,7 +927,9 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
         decoded_bound = model.cost_bound(cp_bound, values)
         if decoder.extra_nodes:
             notes.append(f"decoder opened {decoder.extra_nodes} node(s) beyond the model's fluid packing")
-    best, source = min(candidates, key=lambda c: (len(c[0].unplaced), round(c[0].cost, 9), len(c[0].new_nodes)))
+    # Ties in cost go to CP-SAT's plan: its objective weighs the soft constraints, the warm start's does not.
+    best, source = min(candidates, key=lambda c: (len(c[0].unplaced), round(c[0].cost, 9), c[1] != "CP-SAT",
+                                                  len(c[0].new_nodes)))
     # Bounds before the search: they depend only on how many pods of each group the plan places,
     # which the search keeps, so the search can then run to the deadline.
     placed: dict[int, int] = {g.index: g.size for g in problem.groups}
