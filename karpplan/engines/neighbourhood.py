@@ -94,7 +94,7 @@ class NeighbourhoodSearch:
         self.rng = random.Random(seed)
         self.moves = 0  # neighbourhoods that made the plan cheaper
         self.size = NEIGHBOURHOOD_NODES
-        self._mask_cache: dict[int, dict[tuple[int, int], BoolArray]] = {}  # per bucket shape
+        self._mask_cache: dict[int, dict[tuple[int, tuple[int, ...]], BoolArray]] = {}  # per bucket shape
         self._wastes: dict[int, float] = {}  # per node id
         self.tried = 0
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,11 +103,12 @@ class _Rulebook:
                 if term.matches(h.template.namespace, h.template.labels, ns_labels):
                     affine_matched.add(h.index)
         affine_owners = {g for g, _ in affinity_terms}
+        spread_index = _RuleIndex(spread)
         self.by_group: dict[int, _GroupRules] = {}
         for g in groups:
             tpl = g.template
             owned = tuple(spread_ids[id(r)] for r in topo.rules_for(tpl) if r.hostname and r.hard)
-            matches = frozenset(i for i, r in enumerate(spread) if r.counts(tpl.namespace, tpl.labels))
+            matches = spread_index.matching(tpl.namespace, tpl.labels)
             anti_owned = tuple(i for i, (owner, _) in enumerate(anti_terms) if owner == g.index)
             anti_matches = frozenset(i for i, (_, t) in enumerate(anti_terms)
                                      if t.matches(tpl.namespace, tpl.labels, ns_labels))
@@ -139,6 +140,22 @@ class _Rulebook:
         for tid in rules.anti_matches:
             node.anti_count[tid] += 1
         node.ports.extend(rules.host_ports)
+
+
+class _RuleIndex:
+    """Spread rules by what they count (namespace and selector), so each pod template is tested once per
+    distinct selector instead of once per rule (many Deployments share a selector)."""
+
+    def __init__(self, rules: Sequence[SpreadRule]) -> None:
+        self.ids: dict[tuple[str, str], list[int]] = defaultdict(list)
+        self.sample: dict[tuple[str, str], SpreadRule] = {}
+        for i, r in enumerate(rules):
+            key = (r.owner.namespace, repr(r.selector))
+            self.ids[key].append(i)
+            self.sample.setdefault(key, r)
+
+    def matching(self, namespace: str, labels: Mapping[str, str]) -> frozenset[int]:
+        return frozenset(i for key, r in self.sample.items() if r.counts(namespace, labels) for i in self.ids[key])
 
 
 class _Bucket:
@@ -320,6 +337,7 @@ class Repacker:
         zonal_rules = [r for rules in topo.spread.values() for r in rules if not r.hostname]
         zonal_terms = [t for rule in list(topo.affinity.values()) + list(topo.anti_affinity.values())
                        for t in rule.terms if t.key != HOSTNAME] + [t for t, _ in topo.existing_anti if t.key != HOSTNAME]
+        zonal_index = _RuleIndex(zonal_rules)
         out: dict[int, tuple[object, ...]] = {}
         for g in self.problem.groups:
             tpl = g.template
@@ -330,7 +348,7 @@ class Repacker:
                 if rule is not None for t in rule.terms)
             if owns_zonal_affinity or any(t.matches(tpl.namespace, tpl.labels, ns_labels) for t in zonal_terms):
                 continue
-            counted = tuple(i for i, r in enumerate(zonal_rules) if r.counts(tpl.namespace, tpl.labels))
+            counted = tuple(sorted(zonal_index.matching(tpl.namespace, tpl.labels)))
             own = tuple(sorted(repr(r.signature()) for r in topo.rules_for(tpl) if not r.hostname))
             out[g.index] = (counted, own, repr(tpl.affinity), frozenset(g.option_ids))
         return out
@@ -377,12 +395,13 @@ class Repacker:
 
     # ------------------------------------------------------------------------------------ packing
     def pod_mask(self, bucket: _Bucket, gi: GroupInfo, origin: LaunchOption,
-                  cache: dict[tuple[int, int], BoolArray]) -> BoolArray:
+                  cache: dict[tuple[int, tuple[int, ...]], BoolArray]) -> BoolArray:
         """Options of the bucket this pod may take: its group's, and every preference its old node met."""
-        cache_key = (gi.index, origin.index)
+        met_at = tuple(i for i, p in enumerate(gi.template.affinity.preferred) if p.term.matches(origin.labels, ""))
+        cache_key = (gi.index, met_at)
         if cache_key in cache:
             return cache[cache_key]
-        met = [p.term for p in gi.template.affinity.preferred if p.term.matches(origin.labels, "")]
+        met = [gi.template.affinity.preferred[i].term for i in met_at]
         mask = np.array([o.index in gi.option_ids and all(t.matches(o.labels, "") for t in met)
                          for o in bucket.options], dtype=np.bool_)
         # Pods with equal masks share one array, so bulk packing can pool them.
@@ -392,7 +411,7 @@ class Repacker:
 
     def _pack_bucket(self, bucket: _Bucket, items: Sequence[tuple[GroupInfo, Pod, LaunchOption]]) -> list[SolvedNode] | None:
         """The cheaper of two packings of the bucket's pods (both keep every per-node rule)."""
-        cache: dict[tuple[int, int], BoolArray] = {}
+        cache: dict[tuple[int, tuple[int, ...]], BoolArray] = {}
         self.reset_masks()
         pods = [(gi, pod, self.pod_mask(bucket, gi, origin, cache)) for gi, pod, origin in items]
         plans = [p for p in (self._pack_slack_then_bulk(bucket, pods), self._pack_grown(bucket, pods)) if p is not None]
@@ -548,26 +567,25 @@ class Repacker:
 
     def _fill_slack(self, bucket: _Bucket, bins: list[_Bin],
                     pods: list[tuple[GroupInfo, Pod, BoolArray]]) -> list[tuple[GroupInfo, Pod, BoolArray]]:
+        """First fit of each pod into the room the bins' chosen options leave (all bins tested at once)."""
         if not bins:
             return pods
         rest = []
-        cursor: dict[tuple[int, int], int] = {}
+        choice = np.array([b.choice for b in bins], dtype=np.int64)
+        launched = choice >= 0
+        safe = np.where(launched, choice, 0)
+        room = bucket.free[safe] - np.array([b.used for b in bins], dtype=np.int64)
         for gi, pod, mask in pods:
-            ck = (gi.index, id(mask))
-            i = cursor.get(ck, 0)
             req = self.requests[gi.index]
             rules = self.rules.by_group[gi.index]
-            while i < len(bins):
-                b = bins[i]
-                if b.choice >= 0 and mask[b.choice] and np.all(b.used + req <= bucket.free[b.choice]) \
-                        and (not rules.matched or self.rules.accepts(b, rules)):
+            fits = launched & mask[safe] & np.all(room >= req, axis=1)
+            for i in np.flatnonzero(fits):
+                if not rules.matched or self.rules.accepts(bins[i], rules):
+                    self._add(bins[i], gi, pod, mask)
+                    room[i] -= req
                     break
-                i += 1
-            cursor[ck] = i
-            if i == len(bins):
-                rest.append((gi, pod, mask))
             else:
-                self._add(bins[i], gi, pod, mask)
+                rest.append((gi, pod, mask))
         return rest
 
     def _bulk(self, bucket: _Bucket, pods: list[tuple[GroupInfo, Pod, BoolArray]]) -> list[_Bin] | None:
