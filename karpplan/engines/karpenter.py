@@ -3,7 +3,8 @@
 Pods are sorted by CPU then memory (descending) and placed one at a time: existing nodes first (by name),
 then the open NodeClaims with the fewest pods, then a new NodeClaim per NodePool in weight order. A claim
 keeps every launch option that still fits and absorbs pods until none does; at the end it launches its
-cheapest option. Preferences are first enforced and then relaxed in Karpenter's order; a pod that still
+cheapest option. Required node-affinity terms are tried one at a time (term[0] first) and preferences
+are first enforced, then both are relaxed in Karpenter's order (`template_attempts`); a pod that still
 fails is requeued, and the loop stops after a full pass without progress.
 
 Deliberate limits, as in Karpenter: no backtracking, zones of open claims are committed late, NodePool

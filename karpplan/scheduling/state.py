@@ -23,8 +23,9 @@ import numpy.typing as npt
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.pods import HostPort, Pod, PodTemplate
 from karpplan.model.pools import NodePool
+from karpplan.model.requirements import Requirements
 from karpplan.model.resources import EMPTY, Resources
-from karpplan.model.selectors import PreferredTerm
+from karpplan.model.selectors import NodeSelectorTerm, PreferredTerm
 from karpplan.scheduling.candidates import (
     BoolArray,
     IndexArray,
@@ -45,7 +46,7 @@ from karpplan.scheduling.filters import (
     insufficient,
 )
 from karpplan.scheduling.problem import PREFER_NO_SCHEDULE_TIER, GroupInfo, Problem
-from karpplan.scheduling.topology import AffinityRule, AffinityTerm, SpreadRule
+from karpplan.scheduling.topology import AffinityRule, AffinityTerm, SpreadRule, domain_values
 
 _NO_ROWS: IndexArray = np.zeros(0, dtype=np.intp)
 
@@ -125,9 +126,11 @@ class Slot:
 
 @dataclass
 class Attempt:
-    """One try at placing a pod: which preferences are enforced as requirements.
+    """One try at placing a pod: which preferences are enforced as requirements, and which required
+    node-affinity term Karpenter uses (`node_term`: term[0] first, the next one after each relaxation;
+    None: the terms ORed, as kube-scheduler, which for a pod with one term or none is the same).
 
-    The defaults enforce none of them: `Attempt(None, (), True)` is the fully relaxed pod.
+    The defaults enforce no preference: `Attempt(None, (), True)` is the fully relaxed pod.
     """
 
     node_preference: PreferredTerm | None = None
@@ -136,6 +139,7 @@ class Attempt:
     # Preferred pod (anti-)affinity terms still enforced, one rule each (`Topology.preferred_*`).
     pod_affinity: tuple[AffinityRule, ...] = ()
     pod_anti_affinity: tuple[AffinityRule, ...] = ()
+    node_term: NodeSelectorTerm | None = None
 
     @property
     def topology_key(self) -> tuple[int, ...]:
@@ -170,6 +174,10 @@ class PlacementState:
         self._mask_ids: dict[Hashable, int] = {}
         self._domain_masks: dict[int, BoolArray] = {}
         self._static_domains: dict[int, list[str]] = {}
+        self._attempt_domains: dict[tuple[int, frozenset[str] | None], list[str]] = {}
+        # Per (template, required term): Karpenter's strict pod requirements; per (spread rule, term): its podDomains.
+        self._strict: dict[tuple[int, int], list[Requirements]] = {}
+        self._pod_values: dict[tuple[int, int], frozenset[str] | None] = {}
         self._rules: dict[tuple[int, tuple[int, ...]], list[SpreadRule]] = {}
         self._hostname_checks: dict[tuple[int, tuple[int, ...]], tuple[int, list[set[str]]]] = {}
         self._watch: dict[int, list[tuple[int, set[str]]]] = {}  # id(counts) -> (limit, domains above it)
@@ -372,11 +380,44 @@ class PlacementState:
             self._domain_masks[id(rule)] = mask
         return mask
 
-    def _domains(self, rule: SpreadRule) -> list[str]:
-        domains = self._static_domains.get(id(rule))
+    def _domains(self, rule: SpreadRule, pod_values: frozenset[str] | None) -> list[str]:
+        """The rule's eligible non-hostname domains within these podDomains."""
+        if pod_values is rule.pod_values:
+            domains = self._static_domains.get(id(rule))
+            if domains is None:
+                domains = self._static_domains[id(rule)] = list(rule.static_domains())
+            return domains
+        key = (id(rule), pod_values)
+        domains = self._attempt_domains.get(key)
         if domains is None:
-            domains = self._static_domains[id(rule)] = list(rule.static_domains())
+            domains = self._attempt_domains[key] = list(rule.domains_within(pod_values))
         return domains
+
+    def strict_requirements(self, tpl: PodTemplate, attempt: Attempt | None) -> list[Requirements]:
+        """Karpenter's strict pod requirements (`NewStrictPodRequirements`) at this attempt: nodeSelector ∩
+        the attempt's required node-affinity term; without one, nodeSelector ∩ each term, ORed (one entry
+        for a pod with one term or none)."""
+        term = None if attempt is None else attempt.node_term
+        key = (id(tpl), id(term))
+        hit = self._strict.get(key)
+        if hit is None:
+            if term is None:
+                hit = tpl.affinity.strict_alternatives()
+            else:
+                hit = [tpl.affinity.node_selector & term.requirements]
+            self._strict[key] = hit
+        return hit
+
+    def pod_values(self, rule: SpreadRule, attempt: Attempt | None) -> frozenset[str] | None:
+        """The spread rule's podDomains at this attempt: the values of its key the attempt's required
+        node-affinity term allows (`rule.pod_values`, every term ORed, without one)."""
+        term = None if attempt is None else attempt.node_term
+        if term is None:
+            return rule.pod_values
+        key = (id(rule), id(term))
+        if key not in self._pod_values:
+            self._pod_values[key] = domain_values(self.strict_requirements(rule.owner, attempt), rule.key)
+        return self._pod_values[key]
 
     def _values(self, slot: Slot, key: str, rows: IndexArray | None = None) -> set[str]:
         """`slot.values(key)` for its current options (rows None) or for these rows."""
@@ -420,12 +461,14 @@ class PlacementState:
         return float(prices.min()) if len(prices) else float("inf")
 
     # ---------------------------------------------------------------------------------- checks
-    def spread_min(self, rule: SpreadRule) -> int:
+    def spread_min(self, rule: SpreadRule, attempt: Attempt | None = None) -> int:
+        """The global minimum over the rule's eligible domains within the pod's podDomains at this
+        attempt (without one: every required term ORed)."""
         counts = self.spread_counts[id(rule)]
         if rule.hostname:
             domains = [s.name for s in self.slots if self._slot_counts_for(rule, s)]
         else:
-            domains = self._domains(rule)
+            domains = self._domains(rule, self.pod_values(rule, attempt))
         if len(domains) < rule.min_domains or not domains:
             return 0
         return min(counts.get(d, 0) for d in domains)
@@ -575,6 +618,9 @@ class PlacementState:
             if attempt.node_preference is not None and not attempt.node_preference.term.matches(
                     slot.existing.node.labels, slot.name):
                 return None, NODE_AFFINITY
+            # Karpenter checks existing nodes against the same pod requirements as new ones (`existingnode.go`).
+            if attempt.node_term is not None and not attempt.node_term.matches(slot.existing.node.labels, slot.name):
+                return None, NODE_AFFINITY
             rows = _NO_ROWS
         else:
             narrowed = self._room(gi, slot, attempt)
@@ -584,9 +630,9 @@ class PlacementState:
         if tpl.host_ports and any(p.conflicts(q) for p in tpl.host_ports for q in slot.host_ports):
             return None, HOST_PORTS
         for rule in self._rules_for(tpl, attempt):
-            spread = self._check_spread(rule, slot, rows)
+            spread = self._check_spread(rule, slot, rows, attempt)
             if spread is None:
-                return None, self.spread_reason(rule, slot) if explain else SPREAD
+                return None, self.spread_reason(rule, slot, attempt) if explain else SPREAD
             rows = spread
         aff = self.problem.topology.affinity.get(id(tpl))
         if aff is not None:
@@ -653,6 +699,9 @@ class PlacementState:
         if attempt.node_preference is not None:
             matching = self.table.term_mask(attempt.node_preference.term)[rows]
             mask = matching if mask is None else mask & matching
+        if attempt.node_term is not None:  # the group's rows allow every term: keep this attempt's
+            matching = self.table.term_mask(attempt.node_term)[rows]
+            mask = matching if mask is None else mask & matching
         if mask is None:
             return rows
         if not mask.any():
@@ -690,27 +739,28 @@ class PlacementState:
             hit = cache[key] = (int(col.max()) if most else int(col.min())) if len(col) else 0
         return hit
 
-    def spread_reason(self, rule: SpreadRule, slot: Slot) -> str:
+    def spread_reason(self, rule: SpreadRule, slot: Slot, attempt: Attempt | None = None) -> str:
         """kube-scheduler's reason on existing nodes; Karpenter's topology error on new ones."""
         if slot.existing is not None:
             if slot.name not in rule.existing_domains:
                 return SPREAD_MISSING_LABEL
             return SPREAD
         counts = self.spread_counts[id(rule)]
-        domains = [slot.name] if rule.hostname else sorted(rule.static_domains())
-        pod_domains = (f"{rule.key} In [{' '.join(sorted(rule.pod_values))}]" if rule.pod_values is not None
+        pod_values = self.pod_values(rule, attempt)
+        domains = [slot.name] if rule.hostname else sorted(self._domains(rule, pod_values))
+        pod_domains = (f"{rule.key} In [{' '.join(sorted(pod_values))}]" if pod_values is not None
                        else f"{rule.key} Exists")
         node_values = sorted(slot.values(rule.key))
         node_domains = f"{rule.key} In [{' '.join(node_values)}]" if node_values else f"{rule.key} DoesNotExist"
         text = (f"unsatisfiable topology constraint for topology spread, key={rule.key} "
                 f"(counts = {rule.describe_counts(counts, domains)}, podDomains = {pod_domains}, "
-                f"nodeDomains = {node_domains}; maxSkew {rule.max_skew}, min {self.spread_min(rule)}"
+                f"nodeDomains = {node_domains}; maxSkew {rule.max_skew}, min {self.spread_min(rule, attempt)}"
                 + (f", minDomains {rule.min_domains}" if rule.constraint.min_domains else "") + ")")
-        return text + self._fargate_domain_note(rule, counts)
+        return text + self._fargate_domain_note(rule, counts, attempt)
 
-    def _fargate_domain_note(self, rule: SpreadRule, counts: Counter[str]) -> str:
+    def _fargate_domain_note(self, rule: SpreadRule, counts: Counter[str], attempt: Attempt | None) -> str:
         """Say so when existing Fargate nodes are the domains holding the global minimum down."""
-        minimum = self.spread_min(rule)
+        minimum = self.spread_min(rule, attempt)
         holders = sorted(
             name for name, domain in rule.existing_domains.items()
             if counts.get(domain, 0) == minimum and any(
@@ -723,16 +773,17 @@ class PlacementState:
                 f"(nodeTaintsPolicy {policy}) and hold the minimum at {minimum}; "
                 "set nodeTaintsPolicy: Honor to leave them out")
 
-    def _check_spread(self, rule: SpreadRule, slot: Slot, rows: IndexArray) -> IndexArray | None:
+    def _check_spread(self, rule: SpreadRule, slot: Slot, rows: IndexArray, attempt: Attempt) -> IndexArray | None:
         counts = self.spread_counts[id(rule)]
         own = 1 if rule.self_match else 0
         if slot.existing is not None:
             domain = rule.existing_domains.get(slot.name)
             if domain is None:
                 return None
-            if rule.pod_values is not None and domain not in rule.pod_values:
+            pod_values = self.pod_values(rule, attempt)
+            if pod_values is not None and domain not in pod_values:
                 return None
-            return rows if counts.get(domain, 0) + own - self.spread_min(rule) <= rule.max_skew else None
+            return rows if counts.get(domain, 0) + own - self.spread_min(rule, attempt) <= rule.max_skew else None
         if rule.hostname:
             # Karpenter: a new node is always a fresh domain, so the global minimum is 0.
             if counts.get(slot.name, 0) + own > rule.max_skew:
@@ -741,7 +792,7 @@ class PlacementState:
             if not self._mask_everywhere(mask_id):
                 rows = rows[self._rule_masks[mask_id][rows]]
             return rows if len(rows) else None
-        minimum = self.spread_min(rule)
+        minimum = self.spread_min(rule, attempt)
         codes, names, _ = self.table.labels(rule.key)
         if rows is slot._rows and id(rule) in slot._domain_codes:
             domain_codes = slot._domain_codes[id(rule)]
@@ -912,12 +963,13 @@ def _term_key(term: AffinityTerm) -> Hashable:
 def template_attempts(tpl: PodTemplate, problem: Problem) -> list[Attempt]:
     """Karpenter's preference relaxation, one step at a time (preferences.go order).
 
-    The first attempt enforces every preferred pod (anti-)affinity term, the heaviest preferred node
-    affinity term and every ScheduleAnyway spread. Each later attempt relaxes one more: preferred pod
-    affinity terms (heaviest first), then preferred pod anti-affinity terms (heaviest first), then the
-    heaviest node-affinity term left (the next one becomes the requirement), then ScheduleAnyway spreads
-    (in Karpenter's swap-remove order); last, PreferNoSchedule taints are tolerated when some NodePool
-    has one.
+    The first attempt uses the first required node-affinity term (not the terms ORed) and enforces every
+    preferred pod (anti-)affinity term, the heaviest preferred node affinity term and every ScheduleAnyway
+    spread. Each later attempt relaxes one more: the required term in use while another follows (the
+    next one becomes the requirement; the last is kept), then preferred pod affinity terms (heaviest
+    first), then preferred pod anti-affinity terms (heaviest first), then the heaviest node-affinity term
+    left (the next one becomes the requirement), then ScheduleAnyway spreads (in Karpenter's swap-remove
+    order); last, PreferNoSchedule taints are tolerated when some NodePool has one.
     """
     topo = problem.topology
     affinity = tuple(topo.preferred_affinity.get(id(tpl), ()))
@@ -941,4 +993,17 @@ def template_attempts(tpl: PodTemplate, problem: Problem) -> list[Attempt]:
     attempts += node_steps
     if any(t.effect == "PreferNoSchedule" for p in problem.pools for t in p.taints):
         attempts.append(Attempt(None, (), True))
+    terms = required_terms(tpl)
+    if len(terms) > 1:
+        # removeRequiredNodeAffinityTerm comes first: term[0], term[1], ... with every preference, then
+        # the other relaxations on the last term.
+        attempts = ([replace(attempts[0], node_term=t) for t in terms[:-1]]
+                    + [replace(a, node_term=terms[-1]) for a in attempts])
     return attempts
+
+
+def required_terms(tpl: PodTemplate) -> list[NodeSelectorTerm]:
+    """The required node-affinity terms Karpenter walks through, in order (empty and unreadable terms,
+    which match no node, are left out as in `NodeAffinity.strict_alternatives`)."""
+    required = tpl.affinity.required
+    return [] if required is None else [t for t in required if not t.empty and t.valid]

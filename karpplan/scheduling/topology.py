@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import Pod, PodAffinityTerm, PodTemplate, TopologySpreadConstraint
+from karpplan.model.requirements import Requirements
 from karpplan.model.selectors import LabelSelector
 from karpplan.model.taints import SCHEDULING_EFFECTS, Taint, Toleration, untolerated
 from karpplan.scheduling.candidates import LaunchOption
@@ -22,8 +23,13 @@ from karpplan.scheduling.candidates import LaunchOption
 
 def pod_domain_values(template: PodTemplate, key: str) -> frozenset[str] | None:
     """Values of `key` the pod's strict requirements allow (None: unrestricted or open-ended)."""
+    return domain_values(template.affinity.strict_alternatives(), key)
+
+
+def domain_values(alternatives: Sequence[Requirements], key: str) -> frozenset[str] | None:
+    """Values of `key` any of these (ORed) requirements allows (None: unrestricted or open-ended)."""
     allowed: set[str] = set()
-    for alt in template.affinity.strict_alternatives():
+    for alt in alternatives:
         req = alt.get(key)
         if req is None:
             return None
@@ -88,9 +94,14 @@ class SpreadRule:
 
     def static_domains(self) -> frozenset[str]:
         """The eligible non-hostname domains: launchable ones plus those of eligible existing nodes."""
+        return self.domains_within(self.pod_values)
+
+    def domains_within(self, pod_values: frozenset[str] | None) -> frozenset[str]:
+        """`static_domains` for other pod values (those of one required node-affinity term: Karpenter's
+        podDomains at a relaxation step)."""
         values = set(self.launch_domains) | set(self.existing_domains.values())
-        if self.pod_values is not None:
-            values &= self.pod_values
+        if pod_values is not None:
+            values &= pod_values
         return frozenset(values)
 
     def describe_counts(self, counts: Mapping[str, int], domains: Sequence[str]) -> str:
