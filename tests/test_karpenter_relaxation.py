@@ -1,6 +1,6 @@
-"""The Karpenter engine's requirements per attempt (karpenter-scheduler.md §3, §10): required
+"""The Karpenter engine's requirements per attempt (karpenter-scheduler.md §3, §9.4, §10): required
 node-affinity terms tried one at a time (term[0] first, dropped while another follows, before any
-preference)."""
+preference), and the first-pod rule of pod affinity counted within the domains the pod may use."""
 
 from __future__ import annotations
 
@@ -76,6 +76,18 @@ status:
 """
 
 
+def bound_pod(name: str, app: str, node: str) -> str:
+    return f"""
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, labels: {{app: {app}}}}}
+spec:
+  nodeName: {node}
+  containers: [{{name: c, image: x, resources: {{requests: {{cpu: 100m, memory: 64Mi}}}}}}]
+"""
+
+
 def zones_of(plan: object, app: str) -> Counter[str]:
     zone = {n.name: n.zone for n in plan.nodes}  # type: ignore[attr-defined]
     return Counter(zone[p.node] for p in plan.pods if p.node and p.key.startswith(f"default/{app}-"))  # type: ignore[attr-defined]
@@ -145,3 +157,46 @@ def test_karpenter_spread_minimum_is_taken_over_the_terms_own_zones(tmp_path: Pa
     plan = plan_text(tmp_path, POOL + deployment("web", 3, spec), engine="karpenter")
     assert plan.summary.scheduled == 3
     assert zones_of(plan, "web") == Counter({"zone-a": 3})
+
+
+# ------------------------------------------------------------------------ pod affinity: the first pod
+CACHE_AFFINITY = f"""        podAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {{topologyKey: {ZONE}, labelSelector: {{matchLabels: {{app: cache}}}}}}
+"""
+
+
+def self_affine(zones: str) -> str:
+    """Required zone self-affinity of `cache`, restricted to these zones by required node affinity."""
+    return required_terms((ZONE, zones)) + CACHE_AFFINITY
+
+
+def test_karpenter_opens_a_zone_when_the_only_matching_pod_is_in_a_zone_the_pod_cannot_use(tmp_path: Path) -> None:
+    # A `cache` pod runs in zone-b; the pending replicas may only use zone-a or zone-c. Karpenter counts
+    # matching pods within the pod's own domains (none), so the first replica opens a zone and the others
+    # join it.
+    cluster = existing_node("node-1", "zone-b", cpu="1") + bound_pod("old-cache", "cache", "node-1")
+    plan = plan_text(tmp_path, POOL + cluster + deployment("cache", 3, self_affine("zone-a, zone-c"), cpu="1"),
+                     catalog=ZONE_PRICED, engine="karpenter")
+    assert plan.summary.scheduled == 3 and not plan.unschedulable
+    assert zones_of(plan, "cache") == Counter({"zone-c": 3})
+
+
+def test_karpenter_joins_a_matching_pod_in_a_zone_the_pod_may_use(tmp_path: Path) -> None:
+    # The matching pod is in zone-a this time, which the replicas may use: they must join it there,
+    # though zone-c is cheaper.
+    cluster = existing_node("node-1", "zone-a", cpu="100m") + bound_pod("old-cache", "cache", "node-1")
+    plan = plan_text(tmp_path, POOL + cluster + deployment("cache", 3, self_affine("zone-a, zone-c"), cpu="1"),
+                     catalog=ZONE_PRICED, engine="karpenter")
+    assert plan.summary.scheduled == 3
+    assert zones_of(plan, "cache") == Counter({"zone-a": 3})
+
+
+def test_karpenter_first_pod_rule_follows_the_attempts_term(tmp_path: Path) -> None:
+    # The matching pod is in zone-b, which only term[1] allows: on the first attempt (term[0], zone-a)
+    # no matching pod is within the pod's domains, so it opens zone-a.
+    cluster = existing_node("node-1", "zone-b", cpu="1") + bound_pod("old-cache", "cache", "node-1")
+    spec = required_terms((ZONE, "zone-a"), (ZONE, "zone-b")) + CACHE_AFFINITY
+    plan = plan_text(tmp_path, POOL + cluster + deployment("cache", 2, spec), engine="karpenter")
+    assert plan.summary.scheduled == 2
+    assert zones_of(plan, "cache") == Counter({"zone-a": 2})

@@ -510,14 +510,21 @@ class PlacementState:
     def affinity_screen(self, tpl: PodTemplate, attempt: Attempt | None = None) -> list[tuple[str, set[str]]]:
         """(key, domains holding a pod it needs) per required affinity term of the template (and preferred
         one the attempt enforces) that no first pod may open: a new node with none of these domains among
-        its options fails `_check_affinity` however it narrows."""
+        its options fails `_check_affinity` however it narrows. Without an attempt, a term is left out
+        when a first pod may open a domain under any of the pod's required node-affinity terms."""
         required = self.problem.topology.affinity.get(id(tpl))
         preferred = () if attempt is None else attempt.pod_affinity
         screen: list[tuple[str, set[str]]] = []
+        if required is None and not preferred:
+            return screen
+        if attempt is None:
+            alternatives = [[alt] for alt in self.strict_requirements(tpl, None)]
+        else:
+            alternatives = [self.strict_requirements(tpl, attempt)]
         for rule in preferred if required is None else (required, *preferred):
             for i, term in enumerate(rule.terms):
                 counts = self.affinity_counts[(id(rule), i)]
-                if rule.self_match and not any(counts.values()):
+                if any(self.opens(rule, i, strict) for strict in alternatives):
                     continue  # the first pod may open a domain
                 screen.append((term.key, {v for v, n in counts.items() if n > 0}))
         return screen
@@ -635,13 +642,14 @@ class PlacementState:
                 return None, self.spread_reason(rule, slot, attempt) if explain else SPREAD
             rows = spread
         aff = self.problem.topology.affinity.get(id(tpl))
+        strict = self.strict_requirements(tpl, attempt) if aff is not None or attempt.pod_affinity else []
         if aff is not None:
-            affine = self._check_affinity(aff, slot, rows)
+            affine = self._check_affinity(aff, slot, rows, strict)
             if affine is None:
                 return None, POD_AFFINITY
             rows = affine
         for preferred in attempt.pod_affinity:
-            affine = self._check_affinity(preferred, slot, rows)
+            affine = self._check_affinity(preferred, slot, rows, strict)
             if affine is None:
                 return None, POD_AFFINITY
             rows = affine
@@ -822,7 +830,24 @@ class PlacementState:
     def _cheapest(options: Sequence[LaunchOption], key: str, value: str) -> float:
         return min((o.price for o in options if o.labels.get(key) == value), default=float("inf"))
 
-    def _check_affinity(self, rule: AffinityRule, slot: Slot, rows: IndexArray) -> IndexArray | None:
+    def opens(self, rule: AffinityRule, i: int, strict: Sequence[Requirements]) -> bool:
+        """May a pod with these strict requirements (ORed) open a domain for term `i` of the rule?
+
+        Karpenter (`topologygroup.go nextDomainAffinity`): when it matches its own selector and no matching
+        pod is in a domain its podDomains allow (its strict requirement on the key; domains outside them
+        do not count). kube-scheduler asks for no matching pod anywhere.
+        """
+        if not rule.self_match:
+            return False
+        counts = self.affinity_counts[(id(rule), i)]
+        key = rule.terms[i].key
+        reqs = [alt.get(key) for alt in strict]
+        if any(r is None for r in reqs):
+            return not any(n > 0 for n in counts.values())  # podDomains: key Exists
+        return not any(n > 0 and any(r is not None and r.has(v) for r in reqs) for v, n in counts.items())
+
+    def _check_affinity(self, rule: AffinityRule, slot: Slot, rows: IndexArray,
+                        strict: Sequence[Requirements]) -> IndexArray | None:
         for i, term in enumerate(rule.terms):
             counts = self.affinity_counts[(id(rule), i)]
             values = self._values(slot, term.key, rows)
@@ -830,7 +855,7 @@ class PlacementState:
                 return None
             allowed = {v for v in values if counts.get(v, 0) > 0}
             if not allowed:
-                if sum(counts.values()) == 0 and rule.self_match:
+                if self.opens(rule, i, strict):
                     # First pod of a self-affine group opens the domain; later replicas must join it.
                     if slot.existing is None and term.key != HOSTNAME:
                         now = rows
