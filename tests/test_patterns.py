@@ -3,8 +3,6 @@ cost, and above the fluid bound where whole pods per node matter."""
 
 from __future__ import annotations
 
-import math
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from test_bound import (
@@ -29,7 +27,6 @@ from karpplan.scheduling.problem import Problem
 def pattern_of(problem: Problem, required: dict[int, int] | None = None, time_limit: float = 5.0) -> PatternBound:
     result = pattern_lower_bound(problem, required, time_limit=time_limit)
     assert result is not None
-    assert result.cost <= result.lp_value * (1 + 1e-9)  # never above what the LP's own columns show
     return result
 
 
@@ -207,8 +204,6 @@ def test_property_bound_below_brute_force_optimum(problem: Problem) -> None:
     b = pattern_lower_bound(problem, time_limit=5.0)
     assert b is not None  # without limits or existing nodes, every group with an option can be placed
     assert 0.0 <= b.cost <= optimum + 1e-9
-    if math.isfinite(b.lp_value):
-        assert b.cost <= b.lp_value * (1 + 1e-9)
     # Without pool limits the configuration LP is at least the fluid LP (its patterns are fluid packings).
     fluid = fluid_lower_bound(problem)
     assert fluid is not None

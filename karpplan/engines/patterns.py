@@ -105,7 +105,7 @@ NEG = -1e30  # the value of a class a table row may not use
 @dataclass(frozen=True)
 class PatternBound:
     cost: float  # $/h lower bound on the new nodes' cost (certified; callers take the larger of it and the fluid)
-    lp_value: float  # the last master's value (inf if none): the bound cannot exceed it
+    lp_value: float  # the last master's value (inf if none): an upper estimate of the LP the bound certifies
     classes: int  # pod classes
     shapes: int  # distinct launch-option shapes priced
     columns: int  # patterns in the master
@@ -381,10 +381,11 @@ class _Pricer:
         return int(top[order[0]] // gcds[order[0]] + 1) * int(top[order[1]] // gcds[order[1]] + 1) <= CELLS
 
     @staticmethod
-    def _small_grid(top: FloatArray, gcds: list[int], order: list[int], budget: int = CELLS
+    def _small_grid(top: FloatArray, gcds: list[int], order: list[int], budget: int | None = None
                     ) -> tuple[tuple[int, ...], tuple[float, ...]]:
         """The first requested dimension exactly, the second exactly or on a coarser grid, then every other
         one whose exact cells still fit the table."""
+        budget = CELLS if budget is None else budget
         first = order[0]
         dims, grids, size = [first], [float(gcds[first])], int(top[first] // gcds[first]) + 1
         for pos, d in enumerate(order[1:]):
@@ -1038,6 +1039,17 @@ class _Generation:
         self.guess, self.sigma = guess, sigma
         for b in self.pricer.buckets:
             b.lam[:] = np.where(b.held, 0.0, sigma)[None, :]
+        screened = self.pricer.screen(guess, sigma)
+        self.best = max(self.best, self.certify(guess, *screened)[0])
+        # Every class alone, as many pods as fit, on the shape where its pods cost least.
+        u = self.pricer.u_new
+        if u is not None and len(inst.price):
+            per_pod = np.where(u > 0, inst.price[:, None] / np.maximum(u, 1.0), np.inf)
+            for c, k in enumerate(np.argmin(per_pod, axis=0).tolist()):
+                if u[k, c] > 0:
+                    self.master.add(k, False, {c: int(u[k, c])})
+        if time.monotonic() >= self.deadline:
+            return
         t0 = time.monotonic()
         ub_new, ub_old, tables = self.bounds(guess, None, keep=True, steer=False, columns=False)
         self.best = max(self.best, self.certify(guess, ub_new, ub_old)[0])
@@ -1070,6 +1082,7 @@ class _Generation:
             t0 = time.monotonic()
             ub_new, ub_old, tables = self.bounds(pi, mu, keep=True, steer=False, columns=True)
             added = self.columns(pi, pi_m, mu, ub_new, ub_old, tables, LIMIT)
+            added += self.greedy(pi, pi_m, ub_new, tables)
             bound, theta = self.certify(pi, ub_new, ub_old)
             self.best = max(self.best, bound)
             self.pass_seconds = max(0.5 * self.pass_seconds, time.monotonic() - t0)
@@ -1091,6 +1104,23 @@ class _Generation:
                 self.say(f"pattern LP: tables of their own / CP-SAT for {len(chosen)} shapes, {added} columns")
                 if not added:
                     return
+
+    def greedy(self, pi: FloatArray, pi_m: FloatArray, ub_new: FloatArray, tables: list[list[_Stage]]) -> int:
+        """Greedy patterns (best value per room first) for the new shapes whose bound leaves room but whose
+        tables were not built this time: cheap columns while the duals are far from settled."""
+        inst = self.inst
+        skip: set[int] = set()
+        for b, stages in zip(self.pricer.buckets, tables, strict=True):
+            if stages and not b.existing:
+                skip.update(b.shapes.tolist())
+        ratio = ub_new / inst.price
+        added = 0
+        for k in np.argsort(-ratio)[:LIMIT].tolist():
+            if ratio[k] <= 1 + 1e-9:
+                break
+            if k not in skip:
+                added += self.offer(k, {}, pi, pi_m)
+        return added
 
     def refine(self, pi: FloatArray, ub_new: FloatArray, theta: float, solo: list[_Bucket], chosen: set[int],
                pi_m: FloatArray | None = None) -> int:
