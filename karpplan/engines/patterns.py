@@ -1164,11 +1164,11 @@ class _Generation:
         while len(done) < limit:
             ratio = ub_new / inst.price
             k = int(np.argmax(ratio))
-            if k in done or deadline - time.monotonic() < 2 * EXACT_SECONDS or \
-                    (pi_m is not None and ratio[k] <= 1 + 1e-9):
+            left = deadline - time.monotonic()
+            if k in done or left < 0.05 or (pi_m is not None and ratio[k] <= 1 + 1e-9):
                 break
             done.add(k)
-            bound, x = pricer.exact(k, False, pi, EXACT_SECONDS)
+            bound, x = pricer.exact(k, False, pi, min(EXACT_SECONDS, left / 3))
             ub_new[k] = min(ub_new[k], bound)
             if pi_m is not None and x:
                 added += self.offer(k, x, pi, pi_m)
@@ -1178,7 +1178,7 @@ class _Generation:
         """Certify the last duals: every table the bound needs, then tables of their own for the shapes that
         decide theta, their multipliers moving between passes while the bound rises, then CP-SAT."""
         pi = self.last_pi
-        if pi is None or time.monotonic() + self.pass_seconds >= self.deadline:
+        if pi is None or time.monotonic() >= self.deadline:
             return
         ub_new, ub_old, _ = self.bounds(pi, None, keep=False, steer=False, columns=False)
         bound, theta = self.certify(pi, ub_new, ub_old)
