@@ -38,14 +38,14 @@ Upper bounds P̄ (all valid for every pattern, so any mix of them is):
 * Screening (every shape, every time): for multipliers lam >= 0 on the dimensions, a pattern is worth at
   most lam . room + sum_c x_c (pi_c - lam . req_c)^+, with x_c at most what fits (and what the class must
   place), and a cap group of s pods per node contributing at most s times its best member.
-* Tables (dynamic programming): a table over one to three dimensions (CPU first, then memory, then any
-  other that fits) holds, in cell (i, j, ...), the best value of a pattern using at most i cells of the
+* Tables (dynamic programming): a table over a few dimensions (CPU first, then memory, then any other
+  that fits) holds, in cell (i, j, ...), the best value of a pattern using at most i cells of the
   first dimension, j of the second... for every cell at once, so one table prices every shape it covers.
   Requests are rounded *down* to the table's grid and rooms too (floor(sum w) <= floor(room) holds for
   every real pattern), dimensions outside the table are priced by Lagrange multipliers (values
   pi_c - lam . req_c, plus lam . room), disjoint cap sets of a few pods per node are choose-one groups,
   other caps and the class demands bound the pod counts. Small shapes share tables by profile; large
-  ones sit one row each (their own multipliers) in tables over the first dimension.
+  ones share tables over the first dimension, one row (with its own multipliers) per profile.
 * Tables of their own, and CP-SAT's proven bound (rounding of the scaled values added back), for the
   shapes that decide theta at the end.
 
@@ -53,9 +53,10 @@ Column generation (GLOP master) runs on an *aggregated* master: classes that dif
 share a row and every cap set has a row (a relaxation: its duals, spread over the classes, are the pi
 certified above, so nothing is lost but the duals' freedom). It starts from fluid-like duals (one price
 per dimension and per cap set, as large as every shape's price allows) with Wentges smoothing towards
-them early on; columns are the tables' best patterns near each shape's cell, repaired to fit the real
-room and caps, then CP-SAT's when the tables find nothing. It stops at `time_limit` (monotonic clock),
-keeping a share of it to certify the last duals with tables of their own per shape and CP-SAT.
+them early on; columns are the tables' best patterns at each shape's cell, repaired to fit the real
+room and caps, greedy ones for the shapes without a table this time, then those of tables of their own and
+of CP-SAT when the shared tables find nothing. It stops at `time_limit` (monotonic clock), keeping a share
+of it to certify the last duals with tables of their own per shape and CP-SAT.
 """
 
 from __future__ import annotations
