@@ -44,7 +44,9 @@ MAX_MODEL_VARIABLES = 40_000  # placement variables beyond which the whole-plan 
 LARGE_MODEL_VARIABLES = 5_000  # beyond this CP-SAT gets a share of the time, neighbourhood search the rest
 CP_SAT_SHARE_LARGE = 0.25
 MIN_OPTIMISER_SECONDS = 1.0
-SEARCH_MARGIN_SECONDS = 0.1  # left at the end of the time limit for decoding and the plan  # what the optimiser keeps when the simulation used up the time limit
+SEARCH_MARGIN_SECONDS = 0.1
+BOUND_RESERVE_SHARE = 0.3  # of the time limit, for each lower bound (fluid LP, then configuration LP)
+BOUND_RESERVE_CAP_SECONDS = 15.0  # left at the end of the time limit for decoding and the plan  # what the optimiser keeps when the simulation used up the time limit
 LinearExpr = cp_model.LinearExpr
 
 
@@ -877,16 +879,20 @@ class Decoder:
 
 def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.0, seed: int = 0,
                   workers: int = 0, progress: Callable[[str], None] | None = None) -> tuple[Solution, PlacementState]:
-    """The cheapest plan found within `time_limit` seconds in all (warm start, CP-SAT, re-packing).
+    """The cheapest plan found within `time_limit` seconds in all (warm start, CP-SAT, re-packing,
+    neighbourhood search), with the best valid lower bound.
 
-    Phases share the time limit: the Karpenter warm start (already run by the caller) is re-packed,
-    CP-SAT searches from that plan, its answer is decoded and re-packed, and the fluid LP bound runs in
-    a reserve kept for it. The best plan by (pods left out, cost, nodes) wins; it is never worse than
-    the Karpenter simulation's when that plan keeps the pools' limits.
+    Phases share the time limit: the Karpenter warm start (already run by the caller) is re-packed;
+    CP-SAT searches the whole-plan model from it (when the model is not too large) and its answer is
+    decoded and re-packed; the better plan by (pods left out, cost, CP-SAT's on a tie, nodes) is kept;
+    the fluid LP and configuration LP bounds run in reserves kept for them; neighbourhood search then
+    improves the plan until the time limit. The result is never worse than the Karpenter simulation's
+    plan when that plan keeps the pools' limits.
     """
     from karpplan.engines.bound import fluid_lower_bound
     from karpplan.engines.karpenter import solve_karpenter
     from karpplan.engines.neighbourhood import NeighbourhoodSearch
+    from karpplan.engines.patterns import pattern_lower_bound
     from karpplan.engines.repack import Repacker, state_for
 
     start = time.monotonic()
@@ -901,8 +907,8 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
     repacker = Repacker(problem)
     warm = repacker.repack(hint)
     candidates: list[tuple[Solution, str]] = [(warm, "warm start")]
-    # The bounds get a reserve; CP-SAT gets what is left after building its model, less the reserve.
-    reserve = min(3.0, 0.25 * time_limit)
+    # Each bound gets up to a reserve; CP-SAT gets what is left after building its model, less the reserve.
+    reserve = min(BOUND_RESERVE_CAP_SECONDS, BOUND_RESERVE_SHARE * time_limit)
     model = OptimalModel(problem, warm)
     model.prune_options()
     whole = model.size_estimate() <= MAX_MODEL_VARIABLES
@@ -918,7 +924,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
             status, values, cp_bound = model.solve(cp_time, seed, workers, progress)
     else:
         notes.append(f"large problem ({model.size_estimate():,} placement variables): CP-SAT re-solved small sets "
-                     "of nodes only; the lower bound is the fluid LP")
+                     "of nodes only; the lower bound comes from the LP relaxations")
     if values is not None:
         decoder = Decoder(problem, model, values)
         nodes, unplaced = decoder.decode()
@@ -939,6 +945,12 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
     fluid = fluid_lower_bound(problem, placed, time_limit=lp_budget)
     bounds = [b for b in (decoded_bound if source.startswith("CP-SAT") else None,
                           fluid.cost if fluid is not None else None) if b is not None]
+    if not (bounds and best.cost - max(bounds) <= 1e-6):
+        # The configuration LP sees whole pods per node, which the fluid LP does not.
+        pattern_budget = max(min(reserve, deadline - time.monotonic() - SEARCH_MARGIN_SECONDS), 0.3)
+        pattern = pattern_lower_bound(problem, placed, time_limit=pattern_budget, fluid=fluid)
+        if pattern is not None:
+            bounds.append(pattern.cost)
     proven = status == "optimal" or (bool(bounds) and best.cost - max(bounds) <= 1e-6)
     if not proven and time.monotonic() < deadline - SEARCH_MARGIN_SECONDS:
         search = NeighbourhoodSearch(repacker, seed)
