@@ -11,6 +11,7 @@ from plan_checks import bench_problem, hostname_violations, resource_violations,
 
 from karpplan.engines.karpenter import solve_karpenter
 from karpplan.engines.neighbourhood import NeighbourhoodSearch
+from karpplan.engines.optimal import solve_optimal
 from karpplan.engines.repack import Repacker
 from karpplan.engines.result import Solution, SolvedNode
 from karpplan.model.resources import Resources
@@ -114,3 +115,14 @@ def test_the_same_seed_and_number_of_tries_give_the_same_plan(tmp_path: Path) ->
         return [(n.name, sorted(p.key for _, p in n.pods)) for n in plan.new_nodes]
 
     assert run(7) == run(7)
+
+
+def test_a_large_problem_shows_live_progress_from_the_search(tmp_path: Path) -> None:
+    problem = bench_problem(tmp_path, "synthetic", 100)
+    greedy, _ = solve_karpenter(problem)
+    lines: list[str] = []
+    best, _ = solve_optimal(problem, greedy, time_limit=4.0, seed=0, workers=2, progress=lines.append)
+    assert lines, "no progress line while searching"
+    last = lines[-1]
+    assert last.startswith(f"best {best.cost:.4f} bound ") and " gap " in last and "neighbourhood search" in last
+    assert best.cost < greedy.cost

@@ -16,7 +16,7 @@ import os
 import random
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -99,9 +99,12 @@ class NeighbourhoodSearch:
         self.tried = 0
 
     # ------------------------------------------------------------------------------------ driver
-    def improve(self, solution: Solution, deadline: float, max_tries: int | None = None) -> Solution:
+    def improve(self, solution: Solution, deadline: float, max_tries: int | None = None,
+                report: Callable[[float, int, int], None] | None = None) -> Solution:
         """The plan with neighbourhoods re-solved until `deadline` (a `time.monotonic()` value) or
-        `max_tries` sub-solves (the same seed and number of tries give the same plan)."""
+        `max_tries` sub-solves (the same seed and number of tries give the same plan). `report` hears
+        (cost, neighbourhoods tried, moves made) whenever the plan gets cheaper."""
+        cost = solution.cost
         buckets: dict[tuple[object, ...], list[SolvedNode]] = defaultdict(list)
         kept: list[SolvedNode] = []
         for node in solution.nodes:
@@ -159,6 +162,9 @@ class NeighbourhoodSearch:
                     ids = {id(n) for n in picked}
                     buckets[key] = [n for n in buckets[key] if id(n) not in ids] + better
                     stale -= ids
+                    cost -= sum(n.price for n in picked) - sum(n.price for n in better)
+                    if report is not None:
+                        report(cost, self.tried, self.moves)
         nodes = kept + [n for ns in buckets.values() for n in ns]
         return self.repacker.renamed(solution, nodes)
 

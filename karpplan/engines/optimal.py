@@ -954,10 +954,18 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
     proven = status == "optimal" or (bool(bounds) and best.cost - max(bounds) <= 1e-6)
     if not proven and time.monotonic() < deadline - SEARCH_MARGIN_SECONDS:
         search = NeighbourhoodSearch(repacker, seed)
-        improved = search.improve(best, deadline - SEARCH_MARGIN_SECONDS)
+        shown_bound = min(max(bounds), best.cost) if bounds else None
+
+        def report(cost: float, tried: int, moves: int) -> None:
+            if progress is None:
+                return
+            gap = "" if shown_bound is None or cost <= 0 else \
+                f" bound {shown_bound:.4f} gap {max(cost - shown_bound, 0.0) / cost:.1%}"
+            progress(f"best {cost:.4f}{gap} {time.monotonic() - start:.1f}s "
+                     f"(neighbourhood search: {moves} of {tried} improved)")
+
+        improved = search.improve(best, deadline - SEARCH_MARGIN_SECONDS, report=report)
         if improved.cost < best.cost - 1e-9:
-            notes.append(f"neighbourhood search re-solved {search.tried} small sets of nodes exactly; "
-                         f"{search.moves} made the plan cheaper (${best.cost - improved.cost:.4f}/h)")
             best = Solution(best.engine, improved.nodes, best.unplaced, best.status, best.lower_bound,
                             best.solve_seconds, list(best.notes), best.exceeds_node_limits)
             source = f"{source} + neighbourhood search"
