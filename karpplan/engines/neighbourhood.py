@@ -5,9 +5,11 @@ or a pair of nodes each half a step too large. A handful of nodes of one bucket 
 capacity type and topology labels, so no zone-level count can change) is small enough for CP-SAT to
 solve exactly in a fraction of a second: which option each node launches as, and how many pods of
 each kind it holds, under every per-node rule (resources, hard hostname spread by final counts,
-hostname anti-affinity both ways). Neighbourhoods are drawn around the most wasteful nodes, one after
-another, until the time runs out; each sub-solve uses one worker and a deterministic time budget, so a
-given seed repeats the same sequence of moves.
+hostname anti-affinity both ways, and the pool's headroom under its limits). Neighbourhoods are drawn
+around the most wasteful nodes, with partners chosen for their waste, for room where the node has
+none, and at random; two disjoint ones are solved side by side; when every node has been tried, the
+neighbourhoods grow. The search runs until the time runs out. Each sub-solve uses one worker and a
+deterministic time budget, so a given seed and number of sub-solves always give the same plan.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 from ortools.sat.python import cp_model
 
-from karpplan.engines.repack import BoolArray, Repacker, _Bucket
+from karpplan.engines.repack import BoolArray, BucketShape, Repacker
 from karpplan.engines.result import Solution, SolvedNode
 from karpplan.model.pods import Pod
 from karpplan.scheduling.problem import GroupInfo
@@ -50,7 +52,7 @@ class _SubProblem:
     """One neighbourhood's model, solved on a worker thread and decoded into nodes."""
 
     model: cp_model.CpModel
-    shape: _Bucket
+    shape: BucketShape
     kinds: list[_Kind]
     options: list[int]
     slots: int
@@ -182,7 +184,7 @@ class NeighbourhoodSearch:
             out[pool] = {name: max(v, 0) for name, v in room.items()}
         return out
 
-    def _partners(self, shape: _Bucket, nodes: Sequence[SolvedNode], node: SolvedNode) -> list[SolvedNode]:
+    def _partners(self, shape: BucketShape, nodes: Sequence[SolvedNode], node: SolvedNode) -> list[SolvedNode]:
         """A third of the other nodes with the most waste (they can pool their slack), a third with the
         most room where the node has least (swaps between them free both), a third drawn at random."""
         others = [n for n in nodes if n is not node]
@@ -201,7 +203,7 @@ class NeighbourhoodSearch:
         picked += self.rng.sample(rest, min(wanted - len(picked), len(rest)))
         return picked
 
-    def _slack(self, shape: _Bucket, node: SolvedNode) -> npt.NDArray[np.float64]:
+    def _slack(self, shape: BucketShape, node: SolvedNode) -> npt.NDArray[np.float64]:
         """Share of the node's room its pods leave free, per dimension (1 where the option has none)."""
         assert node.option is not None
         free = shape.free[shape.position[node.option.index]].astype(np.float64)
@@ -217,14 +219,14 @@ class NeighbourhoodSearch:
                 return False
         return True
 
-    def _waste(self, shape: _Bucket, node: SolvedNode) -> float:
+    def _waste(self, shape: BucketShape, node: SolvedNode) -> float:
         """Dollars of the node's price its pods leave unused on its fullest dimension."""
         known = self._wastes.get(id(node))
         if known is None:
             known = self._wastes[id(node)] = self._measure_waste(shape, node)
         return known
 
-    def _measure_waste(self, shape: _Bucket, node: SolvedNode) -> float:
+    def _measure_waste(self, shape: BucketShape, node: SolvedNode) -> float:
         assert node.option is not None
         used = np.sum([self.repacker.requests[gi.index] for gi, _ in node.pods], axis=0) if node.pods \
             else np.zeros(len(self.repacker.dims), dtype=np.int64)
@@ -234,7 +236,7 @@ class NeighbourhoodSearch:
         return node.option.price * (1.0 - fill)
 
     def _most_wasteful(self, buckets: dict[tuple[object, ...], list[SolvedNode]],
-                       shapes: dict[tuple[object, ...], _Bucket],
+                       shapes: dict[tuple[object, ...], BucketShape],
                        stale: set[int]) -> tuple[tuple[object, ...], SolvedNode] | None:
         best: tuple[float, tuple[object, ...], SolvedNode] | None = None
         for key, nodes in buckets.items():
@@ -249,7 +251,7 @@ class NeighbourhoodSearch:
         return None if best is None else (best[1], best[2])
 
     # ------------------------------------------------------------------------------------ sub-solve
-    def _kinds(self, shape: _Bucket, nodes: Sequence[SolvedNode]) -> list[_Kind]:
+    def _kinds(self, shape: BucketShape, nodes: Sequence[SolvedNode]) -> list[_Kind]:
         by_key: dict[tuple[int, bytes], _Kind] = {}
         cache = self._mask_cache.setdefault(id(shape), {})
         for node in nodes:
@@ -262,7 +264,7 @@ class NeighbourhoodSearch:
                 by_key[key].pods.append(pod)
         return list(by_key.values())
 
-    def _slot_options(self, shape: _Bucket, kinds: Sequence[_Kind], spend: float) -> list[int]:
+    def _slot_options(self, shape: BucketShape, kinds: Sequence[_Kind], spend: float) -> list[int]:
         """Options a slot may take: some kind may use them, no dearer than the whole neighbourhood, and
         not dominated (another as cheap with at least as much room)."""
         usable = np.zeros(len(shape.options), dtype=np.bool_)
@@ -287,7 +289,7 @@ class NeighbourhoodSearch:
             kept = sorted(sorted(kept, key=value, reverse=True)[:MAX_SLOT_OPTIONS])
         return kept
 
-    def _prepare(self, shape: _Bucket, nodes: Sequence[SolvedNode], headroom: dict[str, int] | None) -> _SubProblem:
+    def _prepare(self, shape: BucketShape, nodes: Sequence[SolvedNode], headroom: dict[str, int] | None) -> _SubProblem:
         """The nodes as a small exact model: an option per slot and pods of each kind per slot."""
         kinds = self._kinds(shape, nodes)
         old_price = sum(n.price for n in nodes)
@@ -365,7 +367,7 @@ class NeighbourhoodSearch:
             self_matched = any(k in matched for k in owners)
             m.add(sum(x[k] for k in matched) <= (1 if self_matched else 0)).only_enforce_if(has_owner)
 
-    def _hint(self, m: cp_model.CpModel, shape: _Bucket, nodes: Sequence[SolvedNode], kinds: Sequence[_Kind],
+    def _hint(self, m: cp_model.CpModel, shape: BucketShape, nodes: Sequence[SolvedNode], kinds: Sequence[_Kind],
               z: dict[tuple[int, int], cp_model.IntVar], x: dict[tuple[int, int], cp_model.IntVar],
               options: Sequence[int]) -> None:
         """The current nodes, dearest first, as the solver's starting point."""

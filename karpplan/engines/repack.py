@@ -158,7 +158,7 @@ class _RuleIndex:
         return frozenset(i for key, r in self.sample.items() if r.counts(namespace, labels) for i in self.ids[key])
 
 
-class _Bucket:
+class BucketShape:
     """Launch options that are interchangeable for every zone-level rule, as arrays sorted by price."""
 
     def __init__(self, options: Sequence[LaunchOption], dims: Sequence[str]) -> None:
@@ -210,9 +210,9 @@ class Repacker:
     def bucket_of(self, option: LaunchOption) -> tuple[object, ...]:
         return self._bucket_of[option.index]
 
-    def shape(self, key: tuple[object, ...]) -> _Bucket:
+    def shape(self, key: tuple[object, ...]) -> BucketShape:
         """The bucket's options as arrays (built on each call: callers keep it)."""
-        return _Bucket(self._options_by_bucket[key], self.dims)
+        return BucketShape(self._options_by_bucket[key], self.dims)
 
     def reset_masks(self) -> None:
         """Forget interned option masks (they are shared per bucket shape)."""
@@ -235,7 +235,7 @@ class Repacker:
                 kept.append(node)
             else:
                 buckets[self._bucket_of[node.option.index]].append(node)
-        shapes = {key: _Bucket(self._options_by_bucket[key], self.dims) for key in buckets}
+        shapes = {key: BucketShape(self._options_by_bucket[key], self.dims) for key in buckets}
         chosen: dict[tuple[object, ...], list[SolvedNode]] = {}
         for key, nodes in buckets.items():
             packed = self._pack_bucket(shapes[key], _items(nodes))
@@ -263,7 +263,7 @@ class Repacker:
         return self.renamed(solution, nodes)
 
     def _rebalanced(self, buckets: dict[tuple[object, ...], list[SolvedNode]],
-                    shapes: dict[tuple[object, ...], _Bucket]) -> dict[tuple[object, ...], list[tuple[GroupInfo, Pod, LaunchOption]]] | None:
+                    shapes: dict[tuple[object, ...], BucketShape]) -> dict[tuple[object, ...], list[tuple[GroupInfo, Pod, LaunchOption]]] | None:
         """Pods reassigned between buckets of one pool with every zone-level count unchanged.
 
         Pods are interchangeable when the same zonal spread rules count them, they carry the same zonal
@@ -323,7 +323,7 @@ class Repacker:
         return out if changed else None
 
     def _group_fits_bucket(self, members: Sequence[tuple[tuple[object, ...], tuple[GroupInfo, Pod, LaunchOption]]],
-                           shape: _Bucket) -> bool:
+                           shape: BucketShape) -> bool:
         """Every member's group may use some option of the bucket that holds one of its pods."""
         for gi in {it[0].index: it[0] for _, it in members}.values():
             if not any(o.index in gi.option_ids and gi.template.requests.fits_in(o.free) for o in shape.options):
@@ -394,7 +394,7 @@ class Repacker:
         return True
 
     # ------------------------------------------------------------------------------------ packing
-    def pod_mask(self, bucket: _Bucket, gi: GroupInfo, origin: LaunchOption,
+    def pod_mask(self, bucket: BucketShape, gi: GroupInfo, origin: LaunchOption,
                   cache: dict[tuple[int, tuple[int, ...]], BoolArray]) -> BoolArray:
         """Options of the bucket this pod may take: its group's, and every preference its old node met."""
         met_at = tuple(i for i, p in enumerate(gi.template.affinity.preferred) if p.term.matches(origin.labels, ""))
@@ -409,7 +409,7 @@ class Repacker:
         cache[cache_key] = mask
         return mask
 
-    def _pack_bucket(self, bucket: _Bucket, items: Sequence[tuple[GroupInfo, Pod, LaunchOption]]) -> list[SolvedNode] | None:
+    def _pack_bucket(self, bucket: BucketShape, items: Sequence[tuple[GroupInfo, Pod, LaunchOption]]) -> list[SolvedNode] | None:
         """The cheaper of two packings of the bucket's pods (both keep every per-node rule)."""
         cache: dict[tuple[int, tuple[int, ...]], BoolArray] = {}
         self.reset_masks()
@@ -419,7 +419,7 @@ class Repacker:
             return None
         return min(plans, key=lambda nodes: (round(sum(n.price for n in nodes), 9), len(nodes)))
 
-    def _owner_bins(self, bucket: _Bucket, pods: Sequence[tuple[GroupInfo, Pod, BoolArray]]
+    def _owner_bins(self, bucket: BucketShape, pods: Sequence[tuple[GroupInfo, Pod, BoolArray]]
                     ) -> tuple[list[_Bin], list[tuple[GroupInfo, Pod, BoolArray]]]:
         """Pods carrying hostname rules placed first fit decreasing; the other pods returned, largest first."""
         constrained = [p for p in pods if self.rules.by_group[p[0].index].owner]
@@ -432,7 +432,7 @@ class Repacker:
         self._first_fit(bucket, bins, constrained)
         return bins, free
 
-    def _launch(self, bucket: _Bucket, bins: Iterable[_Bin]) -> list[SolvedNode] | None:
+    def _launch(self, bucket: BucketShape, bins: Iterable[_Bin]) -> list[SolvedNode] | None:
         """Every bin as the cheapest option that holds it (the decision Karpenter makes at launch)."""
         out: list[SolvedNode] = []
         for b in bins:
@@ -442,7 +442,7 @@ class Repacker:
             out.append(SolvedNode("", None, bucket.options[choice], list(b.members)))
         return out
 
-    def _pack_slack_then_bulk(self, bucket: _Bucket, pods: Sequence[tuple[GroupInfo, Pod, BoolArray]]) -> list[SolvedNode] | None:
+    def _pack_slack_then_bulk(self, bucket: BucketShape, pods: Sequence[tuple[GroupInfo, Pod, BoolArray]]) -> list[SolvedNode] | None:
         # 1. Pods carrying hostname rules: first fit (in a node the largest option could still hold).
         bins, free = self._owner_bins(bucket, pods)
         for b in bins:
@@ -456,7 +456,7 @@ class Repacker:
         bins.extend(bulk)
         return self._launch(bucket, bins)
 
-    def _pack_grown(self, bucket: _Bucket, pods: Sequence[tuple[GroupInfo, Pod, BoolArray]]) -> list[SolvedNode] | None:
+    def _pack_grown(self, bucket: BucketShape, pods: Sequence[tuple[GroupInfo, Pod, BoolArray]]) -> list[SolvedNode] | None:
         """Owner nodes grown to share the other pods, then bulk nodes; each node filled by dot product.
 
         The nodes hostname rules force are paid for anyway, so the other pods ride on them first: each
@@ -486,7 +486,7 @@ class Repacker:
             bins.append(b)
         return self._launch(bucket, bins)
 
-    def _target_option(self, bucket: _Bucket, b: _Bin, want: npt.NDArray[np.float64]) -> int:
+    def _target_option(self, bucket: BucketShape, b: _Bin, want: npt.NDArray[np.float64]) -> int:
         """The cheapest option of the node's that holds `want`; else the one holding most of it per dollar."""
         allowed = b.allowed & np.all(bucket.free >= b.used, axis=1)
         fits = allowed & np.all(bucket.free >= want, axis=1)
@@ -499,7 +499,7 @@ class Repacker:
         score = np.where(allowed, share / np.maximum(bucket.price, 1e-12), -1.0)
         return int(np.argmax(score))
 
-    def _fill_dot(self, bucket: _Bucket, b: _Bin, target: int, kinds: _Kinds) -> None:
+    def _fill_dot(self, bucket: BucketShape, b: _Bin, target: int, kinds: _Kinds) -> None:
         """Fill the node up to `target`'s room, each time with the pod that best matches the room left."""
         cap = np.maximum(bucket.free[target].astype(np.float64), 1.0)
         blocked = np.zeros(len(kinds.keys), dtype=np.bool_)  # rules refuse them here; counts only grow
@@ -525,7 +525,7 @@ class Repacker:
             if not placed:
                 return
 
-    def _size_key(self, bucket: _Bucket) -> Callable[[GroupInfo], tuple[float, int]]:
+    def _size_key(self, bucket: BucketShape) -> Callable[[GroupInfo], tuple[float, int]]:
         """Sort key: larger pods first, size measured in the bucket's price per unit of each dimension."""
         scale = np.zeros(len(self.dims), dtype=np.float64)
         for j in range(len(self.dims)):
@@ -545,7 +545,7 @@ class Repacker:
         b.members.append((gi, pod))
         self.rules.record(b, self.rules.by_group[gi.index])
 
-    def _first_fit(self, bucket: _Bucket, bins: list[_Bin], pods: Iterable[tuple[GroupInfo, Pod, BoolArray]]) -> None:
+    def _first_fit(self, bucket: BucketShape, bins: list[_Bin], pods: Iterable[tuple[GroupInfo, Pod, BoolArray]]) -> None:
         # Rejections are monotone (nodes only fill up), so each (group, mask) keeps a cursor.
         cursor: dict[tuple[int, int], int] = {}
         for gi, pod, mask in pods:
@@ -565,7 +565,7 @@ class Repacker:
                 bins.append(_Bin(np.zeros(len(self.dims), dtype=np.int64), np.ones(len(bucket.options), dtype=np.bool_)))
             self._add(bins[i], gi, pod, mask)
 
-    def _fill_slack(self, bucket: _Bucket, bins: list[_Bin],
+    def _fill_slack(self, bucket: BucketShape, bins: list[_Bin],
                     pods: list[tuple[GroupInfo, Pod, BoolArray]]) -> list[tuple[GroupInfo, Pod, BoolArray]]:
         """First fit of each pod into the room the bins' chosen options leave (all bins tested at once)."""
         if not bins:
@@ -588,7 +588,7 @@ class Repacker:
                 rest.append((gi, pod, mask))
         return rest
 
-    def _bulk(self, bucket: _Bucket, pods: list[tuple[GroupInfo, Pod, BoolArray]]) -> list[_Bin] | None:
+    def _bulk(self, bucket: BucketShape, pods: list[tuple[GroupInfo, Pod, BoolArray]]) -> list[_Bin] | None:
         """Pods without hostname rules: nodes of the most cost-efficient option, CPU and memory balanced."""
         out: list[_Bin] = []
         by_mask: dict[int, list[tuple[GroupInfo, Pod, BoolArray]]] = defaultdict(list)
@@ -606,7 +606,7 @@ class Repacker:
             out.extend(self._balanced_bins(bucket, target, mask, items))
         return out
 
-    def _efficient_option(self, bucket: _Bucket, mask: BoolArray, demand: IntArray | npt.NDArray[np.float64]) -> int:
+    def _efficient_option(self, bucket: BucketShape, mask: BoolArray, demand: IntArray | npt.NDArray[np.float64]) -> int:
         """The allowed option that holds the most of this demand mix per dollar."""
         best, best_score = -1, 0.0
         positive = demand > 0
@@ -620,7 +620,7 @@ class Repacker:
                 best, best_score = int(i), score
         return best
 
-    def _balanced_bins(self, bucket: _Bucket, target: int, mask: BoolArray,
+    def _balanced_bins(self, bucket: BucketShape, target: int, mask: BoolArray,
                        items: list[tuple[GroupInfo, Pod, BoolArray]]) -> list[_Bin]:
         """Fill nodes of `target` one at a time, taking the pod that best evens out CPU and memory."""
         cap = bucket.free[target].astype(np.float64)
@@ -687,7 +687,7 @@ class _MixLP:
     """Which bucket each interchangeable pod goes to: an LP over pod counts, rounded to whole pods."""
 
     def __init__(self, repacker: Repacker,
-                 shapes: dict[tuple[object, ...], _Bucket],
+                 shapes: dict[tuple[object, ...], BucketShape],
                  fixed: dict[tuple[object, ...], list[tuple[GroupInfo, Pod, LaunchOption]]],
                  classes: list[tuple[Counter[tuple[object, ...]],
                                      list[tuple[tuple[object, ...], tuple[GroupInfo, Pod, LaunchOption]]]]]) -> None:
@@ -776,7 +776,7 @@ class _Kinds:
     """Unplaced pods of one bucket by (group, option mask), as arrays for vectorised choice."""
 
     def __init__(self, pods: Sequence[tuple[GroupInfo, Pod, BoolArray]], requests: dict[int, IntArray],
-                 bucket: _Bucket, rulebook: _Rulebook) -> None:
+                 bucket: BucketShape, rulebook: _Rulebook) -> None:
         index: dict[tuple[int, int], int] = {}
         self.keys: list[tuple[GroupInfo, BoolArray]] = []
         self.pods: list[list[tuple[GroupInfo, Pod, BoolArray]]] = []
@@ -836,4 +836,4 @@ def repack(problem: Problem, solution: Solution) -> Solution:
     return Repacker(problem).repack(solution)
 
 
-__all__ = ["Repacker", "repack", "state_for"]
+__all__ = ["BucketShape", "Repacker", "repack", "state_for"]
