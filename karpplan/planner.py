@@ -75,15 +75,17 @@ def make_problem(inventory: Inventory, catalog: Catalog, pods: Sequence[Pod]) ->
     return build_problem(inventory, catalog, _groups(pods), instance_types_for, node_labels)
 
 
-def solve(problem: Problem, options: PlanOptions) -> tuple[Solution, PlacementState, Solution]:
+def solve(problem: Problem, options: PlanOptions,
+          started: float | None = None) -> tuple[Solution, PlacementState, Solution]:
     """Run the chosen engine; always run the Karpenter simulation (baseline and warm start).
 
-    The time limit covers the optimiser's whole run, the simulation it starts from included; the
+    The time limit counts from `started` (default: now; `make_plan` passes the moment it began, so
+    building the problem counts too) and covers the simulation the optimiser starts from; the
     optimiser always keeps a small minimum so a slow simulation still gets a re-packed plan and a bound.
     """
     from karpplan.engines.karpenter import solve_karpenter
 
-    started = time.monotonic()
+    started = time.monotonic() if started is None else started
     greedy, greedy_state = solve_karpenter(problem)
     if options.engine == "karpenter":
         return greedy, greedy_state, greedy
@@ -100,7 +102,7 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions) -> P
     profiles = tuple(inventory.fargate_profiles) + tuple(options.fargate_profiles)
     fargate, ec2_pods = _split_fargate(inventory, profiles)
     problem = make_problem(inventory, catalog, ec2_pods)
-    solution, state, greedy = solve(problem, options)
+    solution, state, greedy = solve(problem, options, started)
     nodes: list[PlanNode] = []
     placed: dict[str, str] = {}
     unschedulable: list[UnschedulablePod] = []

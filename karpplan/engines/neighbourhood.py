@@ -14,6 +14,7 @@ deterministic time budget, so a given seed and number of sub-solves always give 
 
 from __future__ import annotations
 
+import heapq
 import os
 import random
 import time
@@ -45,6 +46,56 @@ class _Kind:
     group: GroupInfo
     mask: BoolArray
     pods: list[Pod]
+
+
+class _WasteQueue:
+    """Nodes by waste, most first (ties in the order they came), with lazy deletion: a node replaced by
+    a move is skipped when it surfaces; a node whose neighbourhood gave nothing is parked until the
+    neighbourhoods grow."""
+
+    def __init__(self) -> None:
+        self.heap: list[tuple[float, int, tuple[object, ...], SolvedNode]] = []
+        self.alive: set[int] = set()
+        self.parked: list[tuple[float, int, tuple[object, ...], SolvedNode]] = []
+        self.seq = 0
+
+    def push(self, key: tuple[object, ...], node: SolvedNode, waste: float) -> None:
+        self.alive.add(id(node))
+        if waste > 1e-9:  # a node without waste is never a seed (it may still be a partner)
+            heapq.heappush(self.heap, (-waste, self.seq, key, node))
+            self.seq += 1
+
+    def remove(self, node: SolvedNode) -> None:
+        self.alive.discard(id(node))
+
+    def park(self, key: tuple[object, ...], node: SolvedNode, waste: float) -> None:
+        self.parked.append((-waste, self.seq, key, node))
+        self.seq += 1
+
+    def unpark(self) -> None:
+        for entry in self.parked:
+            if id(entry[3]) in self.alive:
+                heapq.heappush(self.heap, entry)
+        self.parked = []
+
+    def pop(self, skip: set[int], usable: Callable[[tuple[object, ...]], bool]
+            ) -> tuple[tuple[object, ...], SolvedNode] | None:
+        """The most wasteful live node not in `skip` whose bucket is `usable`."""
+        deferred = []
+        found: tuple[tuple[object, ...], SolvedNode] | None = None
+        while self.heap:
+            entry = heapq.heappop(self.heap)
+            node = entry[3]
+            if id(node) not in self.alive or not usable(entry[2]):
+                continue
+            if id(node) in skip:
+                deferred.append(entry)
+                continue
+            found = (entry[2], node)
+            break
+        for entry in deferred:
+            heapq.heappush(self.heap, entry)
+        return found
 
 
 @dataclass
@@ -98,6 +149,7 @@ class NeighbourhoodSearch:
         self.size = NEIGHBOURHOOD_NODES
         self._mask_cache: dict[int, dict[tuple[int, tuple[int, ...]], BoolArray]] = {}  # per bucket shape
         self._wastes: dict[int, float] = {}  # per node id
+        self._slacks: dict[int, npt.NDArray[np.float64]] = {}  # per node id
         self.tried = 0
 
     # ------------------------------------------------------------------------------------ driver
@@ -118,7 +170,10 @@ class NeighbourhoodSearch:
         headroom = self._headroom(solution)
         # Visit nodes most wasteful first; each visit re-solves it with a few of its bucket's nodes.
         # Disjoint neighbourhoods are solved side by side (CP-SAT releases the GIL) and applied in order.
-        stale: set[int] = set()  # ids of nodes a sub-solve could not improve, skipped until changed
+        queue = _WasteQueue()
+        for key, nodes in buckets.items():
+            for n in nodes:
+                queue.push(key, n, self._waste(shapes[key], n))
         with ThreadPoolExecutor(max_workers=self.parallel) as pool:
             while True:
                 budget = min(SUB_SOLVE_DETERMINISTIC_SECONDS * self.size / NEIGHBOURHOOD_NODES,
@@ -130,7 +185,7 @@ class NeighbourhoodSearch:
                 batch: list[tuple[tuple[object, ...], list[SolvedNode], _SubProblem]] = []
                 taken: set[int] = set()
                 for _ in range(self.parallel if max_tries is None else min(self.parallel, max_tries - self.tried)):
-                    seed_node = self._most_wasteful(buckets, shapes, stale | taken)
+                    seed_node = queue.pop(taken, lambda key: len(buckets[key]) >= 2)
                     if seed_node is None:
                         break
                     key, node = seed_node
@@ -145,7 +200,7 @@ class NeighbourhoodSearch:
                     if self.size >= MAX_NEIGHBOURHOOD_NODES:
                         break
                     self.size = min(self.size * 3 // 2, MAX_NEIGHBOURHOOD_NODES)
-                    stale.clear()
+                    queue.unpark()
                     continue
                 seeds = [self.rng.randrange(1 << 30) for _ in batch]
                 futures = [pool.submit(sub.solve, budget, seed) for (_, _, sub), seed in zip(batch, seeds, strict=True)]
@@ -153,7 +208,7 @@ class NeighbourhoodSearch:
                     better = future.result()
                     self.tried += 1
                     if better is None:
-                        stale.add(id(picked[0]))
+                        queue.park(key, picked[0], self._waste(shapes[key], picked[0]))
                         continue
                     self.moves += 1
                     pool_room = headroom.get(str(key[0]))
@@ -163,7 +218,10 @@ class NeighbourhoodSearch:
                                                 - sum(_capacity(n, name) for n in picked))
                     ids = {id(n) for n in picked}
                     buckets[key] = [n for n in buckets[key] if id(n) not in ids] + better
-                    stale -= ids
+                    for n in picked:
+                        queue.remove(n)
+                    for n in better:
+                        queue.push(key, n, self._waste(shapes[key], n))
                     cost -= sum(n.price for n in picked) - sum(n.price for n in better)
                     if report is not None:
                         report(cost, self.tried, self.moves)
@@ -191,25 +249,29 @@ class NeighbourhoodSearch:
         wanted = min(self.size - 1, len(others))
         if not wanted:
             return []
-        by_waste = sorted(others, key=lambda n: -self._waste(shape, n))
         take = max(wanted // 3, 1)
-        picked = by_waste[:take]
+        picked = heapq.nlargest(take, others, key=lambda n: self._waste(shape, n))
         binding = int(np.argmin(self._slack(shape, node)))
         chosen = {id(n) for n in picked}
-        complements = sorted((n for n in others if id(n) not in chosen), key=lambda n: -self._slack(shape, n)[binding])
-        picked += complements[:min(take, wanted - len(picked))]
-        chosen.update(id(n) for n in picked)
+        complements = heapq.nlargest(min(take, wanted - len(picked)), (n for n in others if id(n) not in chosen),
+                                     key=lambda n: float(self._slack(shape, n)[binding]))
+        picked += complements
+        chosen.update(id(n) for n in complements)
         rest = [n for n in others if id(n) not in chosen]
         picked += self.rng.sample(rest, min(wanted - len(picked), len(rest)))
         return picked
 
     def _slack(self, shape: BucketShape, node: SolvedNode) -> npt.NDArray[np.float64]:
         """Share of the node's room its pods leave free, per dimension (1 where the option has none)."""
+        known = self._slacks.get(id(node))
+        if known is not None:
+            return known
         assert node.option is not None
         free = shape.free[shape.position[node.option.index]].astype(np.float64)
         used = np.sum([self.repacker.requests[gi.index] for gi, _ in node.pods], axis=0) if node.pods \
             else np.zeros(len(free))
-        return np.where(free > 0, (free - used) / np.maximum(free, 1.0), 1.0)
+        known = self._slacks[id(node)] = np.where(free > 0, (free - used) / np.maximum(free, 1.0), 1.0)
+        return known
 
     def _movable(self, node: SolvedNode) -> bool:
         """Nodes with host ports or hostname pod affinity stay as they are."""
@@ -234,21 +296,6 @@ class NeighbourhoodSearch:
         positive = free > 0
         fill = float(np.max(used[positive] / free[positive])) if positive.any() else 1.0
         return node.option.price * (1.0 - fill)
-
-    def _most_wasteful(self, buckets: dict[tuple[object, ...], list[SolvedNode]],
-                       shapes: dict[tuple[object, ...], BucketShape],
-                       stale: set[int]) -> tuple[tuple[object, ...], SolvedNode] | None:
-        best: tuple[float, tuple[object, ...], SolvedNode] | None = None
-        for key, nodes in buckets.items():
-            if len(nodes) < 2:
-                continue
-            for n in nodes:
-                if id(n) in stale:
-                    continue
-                w = self._waste(shapes[key], n)
-                if w > 1e-9 and (best is None or w > best[0]):
-                    best = (w, key, n)
-        return None if best is None else (best[1], best[2])
 
     # ------------------------------------------------------------------------------------ sub-solve
     def _kinds(self, shape: BucketShape, nodes: Sequence[SolvedNode]) -> list[_Kind]:

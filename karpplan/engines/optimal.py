@@ -43,10 +43,10 @@ PRICE_SCALE = 10**7  # objective units per dollar-hour
 MAX_MODEL_VARIABLES = 40_000  # placement variables beyond which the whole-plan model is not built
 LARGE_MODEL_VARIABLES = 5_000  # beyond this CP-SAT gets a share of the time, neighbourhood search the rest
 CP_SAT_SHARE_LARGE = 0.25
-MIN_OPTIMISER_SECONDS = 1.0
-SEARCH_MARGIN_SECONDS = 0.1
+MIN_OPTIMISER_SECONDS = 1.0  # what the optimiser keeps when the simulation used up the time limit
+SEARCH_MARGIN_SHARE = 0.03  # of the time limit, left at its end for the plan's replay and document
 BOUND_RESERVE_SHARE = 0.3  # of the time limit, for each lower bound (fluid LP, then configuration LP)
-BOUND_RESERVE_CAP_SECONDS = 15.0  # left at the end of the time limit for decoding and the plan  # what the optimiser keeps when the simulation used up the time limit
+BOUND_RESERVE_CAP_SECONDS = 15.0
 LinearExpr = cp_model.LinearExpr
 
 
@@ -897,6 +897,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
 
     start = time.monotonic()
     deadline = start + time_limit
+    margin = max(0.1, SEARCH_MARGIN_SHARE * time_limit)
     hint = greedy
     if greedy.exceeds_node_limits or (greedy.unplaced and any(r is not None for r, _ in problem.limits.values())):
         # Karpenter's limit accounting is pessimistic (and lax on limits.nodes); a simulation that
@@ -947,12 +948,12 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
                           fluid.cost if fluid is not None else None) if b is not None]
     if not (bounds and best.cost - max(bounds) <= 1e-6):
         # The configuration LP sees whole pods per node, which the fluid LP does not.
-        pattern_budget = max(min(reserve, deadline - time.monotonic() - SEARCH_MARGIN_SECONDS), 0.3)
+        pattern_budget = max(min(reserve, deadline - time.monotonic() - margin), 0.3)
         pattern = pattern_lower_bound(problem, placed, time_limit=pattern_budget, fluid=fluid)
         if pattern is not None:
             bounds.append(pattern.cost)
     proven = status == "optimal" or (bool(bounds) and best.cost - max(bounds) <= 1e-6)
-    if not proven and time.monotonic() < deadline - SEARCH_MARGIN_SECONDS:
+    if not proven and time.monotonic() < deadline - margin:
         search = NeighbourhoodSearch(repacker, seed)
         shown_bound = min(max(bounds), best.cost) if bounds else None
 
@@ -964,7 +965,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
             progress(f"best {cost:.4f}{gap} {time.monotonic() - start:.1f}s "
                      f"(neighbourhood search: {moves} of {tried} improved)")
 
-        improved = search.improve(best, deadline - SEARCH_MARGIN_SECONDS, report=report)
+        improved = search.improve(best, deadline - margin, report=report)
         if improved.cost < best.cost - 1e-9:
             best = Solution(best.engine, improved.nodes, best.unplaced, best.status, best.lower_bound,
                             best.solve_seconds, list(best.notes), best.exceeds_node_limits)
