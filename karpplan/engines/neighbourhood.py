@@ -20,7 +20,7 @@ import random
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,7 +36,7 @@ PRICE_SCALE = 1_000_000  # micro-dollars per hour: prices are exact to the catal
 NEIGHBOURHOOD_NODES = 4  # nodes per neighbourhood at first
 MAX_NEIGHBOURHOOD_NODES = 12  # grown by half each time every node has been tried
 MAX_SLOT_OPTIONS = 48
-SUB_SOLVE_DETERMINISTIC_SECONDS = 0.1
+SUB_SOLVE_DETERMINISTIC_SECONDS = 0.05  # per sub-solve of NEIGHBOURHOOD_NODES nodes (scaled with size)
 
 
 @dataclass
@@ -182,7 +182,7 @@ class NeighbourhoodSearch:
                     break
                 if max_tries is not None:
                     budget = SUB_SOLVE_DETERMINISTIC_SECONDS * self.size / NEIGHBOURHOOD_NODES
-                batch: list[tuple[tuple[object, ...], list[SolvedNode], _SubProblem]] = []
+                batch: list[tuple[tuple[object, ...], list[SolvedNode], Future[list[SolvedNode] | None]]] = []
                 taken: set[int] = set()
                 for _ in range(self.parallel if max_tries is None else min(self.parallel, max_tries - self.tried)):
                     seed_node = queue.pop(taken, lambda key: len(buckets[key]) >= 2)
@@ -194,7 +194,9 @@ class NeighbourhoodSearch:
                     pool_room = headroom.get(str(key[0]))
                     # Neighbourhoods of one batch share the pool's headroom evenly.
                     share = None if pool_room is None else {k: v // self.parallel for k, v in pool_room.items()}
-                    batch.append((key, picked, self._prepare(shapes[key], picked, share)))
+                    # Submitted at once, so the next neighbourhood is built while this one is solved.
+                    sub = self._prepare(shapes[key], picked, share)
+                    batch.append((key, picked, pool.submit(sub.solve, budget, self.rng.randrange(1 << 30))))
                 if not batch:
                     # Every node has been tried at this size: larger neighbourhoods reach further.
                     if self.size >= MAX_NEIGHBOURHOOD_NODES:
@@ -202,9 +204,7 @@ class NeighbourhoodSearch:
                     self.size = min(self.size * 3 // 2, MAX_NEIGHBOURHOOD_NODES)
                     queue.unpark()
                     continue
-                seeds = [self.rng.randrange(1 << 30) for _ in batch]
-                futures = [pool.submit(sub.solve, budget, seed) for (_, _, sub), seed in zip(batch, seeds, strict=True)]
-                for (key, picked, _), future in zip(batch, futures, strict=True):
+                for key, picked, future in batch:
                     better = future.result()
                     self.tried += 1
                     if better is None:
