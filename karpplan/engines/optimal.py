@@ -45,7 +45,7 @@ LARGE_MODEL_VARIABLES = 5_000  # beyond this CP-SAT gets a share of the time, ne
 CP_SAT_SHARE_LARGE = 0.25
 MIN_OPTIMISER_SECONDS = 1.0  # what the optimiser keeps when the simulation used up the time limit
 SEARCH_MARGIN_SHARE = 0.03  # of the time limit, left at its end for the plan's replay and document
-BOUND_RESERVE_SHARE = 0.3  # of the time limit, for each lower bound (fluid LP, then configuration LP)
+BOUND_RESERVE_SHARE = 0.4  # of the time limit, for each lower bound (fluid LP, then configuration LP)
 BOUND_RESERVE_CAP_SECONDS = 15.0
 LinearExpr = cp_model.LinearExpr
 
