@@ -419,9 +419,14 @@ class Repacker:
             return None
         return min(plans, key=lambda nodes: (round(sum(n.price for n in nodes), 9), len(nodes)))
 
-    def _owner_bins(self, bucket: BucketShape, pods: Sequence[tuple[GroupInfo, Pod, BoolArray]]
+    def _owner_bins(self, bucket: BucketShape, pods: Sequence[tuple[GroupInfo, Pod, BoolArray]], spread: bool = False
                     ) -> tuple[list[_Bin], list[tuple[GroupInfo, Pod, BoolArray]]]:
-        """Pods carrying hostname rules placed first fit decreasing; the other pods returned, largest first."""
+        """Pods carrying hostname rules placed first fit decreasing; the other pods returned, largest first.
+
+        With `spread`, only owners of hostname anti-affinity go first fit; the other owners are dealt
+        round the nodes those opened. Packed densely, owners of several hostname spread rules would
+        fill a node that no pod their selectors match may then join, so it could hold nothing else.
+        """
         constrained = [p for p in pods if self.rules.by_group[p[0].index].owner]
         free = [p for p in pods if not self.rules.by_group[p[0].index].owner]
         size = self._size_key(bucket)
@@ -429,8 +434,34 @@ class Repacker:
                                         - len(self.rules.by_group[p[0].index].spread_owned), size(p[0])))
         free.sort(key=lambda p: size(p[0]))
         bins: list[_Bin] = []
-        self._first_fit(bucket, bins, constrained)
+        if spread:
+            cliques = [p for p in constrained if self.rules.by_group[p[0].index].anti_owned]
+            self._first_fit(bucket, bins, cliques)
+            self._round_robin(bucket, bins, [p for p in constrained if not self.rules.by_group[p[0].index].anti_owned])
+        else:
+            self._first_fit(bucket, bins, constrained)
         return bins, free
+
+    def _round_robin(self, bucket: BucketShape, bins: list[_Bin], pods: Iterable[tuple[GroupInfo, Pod, BoolArray]]) -> None:
+        """Each pod into the next node (after the last one used, wrapping round) that takes it, or a new one."""
+        start = 0
+        for gi, pod, mask in pods:
+            rules = self.rules.by_group[gi.index]
+            req = self.requests[gi.index]
+            chosen = -1
+            for step in range(len(bins)):
+                i = (start + step) % len(bins)
+                b = bins[i]
+                if self.rules.accepts(b, rules):
+                    allowed = b.allowed & mask
+                    if allowed.any() and bucket.cheapest(b.used + req, allowed) >= 0:
+                        chosen = i
+                        break
+            if chosen < 0:
+                bins.append(_Bin(np.zeros(len(self.dims), dtype=np.int64), np.ones(len(bucket.options), dtype=np.bool_)))
+                chosen = len(bins) - 1
+            self._add(bins[chosen], gi, pod, mask)
+            start = chosen + 1
 
     def _launch(self, bucket: BucketShape, bins: Iterable[_Bin]) -> list[SolvedNode] | None:
         """Every bin as the cheapest option that holds it (the decision Karpenter makes at launch)."""
@@ -465,7 +496,7 @@ class Repacker:
         whose request vector best matches the room left (the dot-product rule of vector bin packing, so
         CPU and memory run out together). What is left goes to nodes of the most cost-efficient option.
         """
-        bins, free = self._owner_bins(bucket, pods)
+        bins, free = self._owner_bins(bucket, pods, spread=True)
         kinds = _Kinds(free, self.requests, bucket, self.rules)
         for i, b in enumerate(bins):
             share = kinds.remaining_demand() / float(len(bins) - i)
