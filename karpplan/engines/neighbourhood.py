@@ -35,7 +35,7 @@ from karpplan.scheduling.problem import GroupInfo
 PRICE_SCALE = 1_000_000  # micro-dollars per hour: prices are exact to the catalog's decimals
 NEIGHBOURHOOD_NODES = 4  # nodes per neighbourhood at first
 MAX_NEIGHBOURHOOD_NODES = 12  # grown by half each time every node has been tried
-MAX_SLOT_OPTIONS = 48
+MAX_SLOT_OPTIONS = 24  # options a slot may take, the most cost-efficient for the neighbourhood's mix
 SUB_SOLVE_DETERMINISTIC_SECONDS = 0.05  # per sub-solve of NEIGHBOURHOOD_NODES nodes (scaled with size)
 
 
