@@ -69,3 +69,24 @@ def node_of(plan: Plan, pod_key: str) -> str | None:
 
 def nodes_by_name(plan: Plan) -> dict[str, object]:
     return {n.name: n for n in plan.nodes}
+
+
+def deployment(name: str, replicas: int, cpu: str = "100m", extra: str = "", labels: str = "") -> str:
+    """A Deployment of `replicas` pods requesting `cpu` and 64Mi; `extra` is YAML appended to the pod spec
+    (indented six spaces), `labels` extra pod labels (', key: value' pairs)."""
+    return f"""
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: {name}}}
+spec:
+  replicas: {replicas}
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}{labels}}}}}
+    spec:
+      containers:
+      - name: app
+        image: nginx
+        resources: {{requests: {{cpu: {cpu}, memory: 64Mi}}}}
+{extra}"""

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from planner_helpers import POOL, plan_text
+from planner_helpers import deployment as base_deployment
 
 ZONE = "topology.kubernetes.io/zone"
 HOST = "kubernetes.io/hostname"
@@ -36,22 +37,7 @@ instanceTypes:
 
 def deployment(name: str, replicas: int, spec: str, cpu: str = "100m") -> str:
     """A Deployment whose pod spec carries `spec` (YAML lines indented for the pod spec)."""
-    return f"""
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: {name}}}
-spec:
-  replicas: {replicas}
-  selector: {{matchLabels: {{app: {name}}}}}
-  template:
-    metadata: {{labels: {{app: {name}}}}}
-    spec:
-      containers:
-      - name: app
-        image: nginx
-        resources: {{requests: {{cpu: {cpu}, memory: 64Mi}}}}
-{spec}"""
+    return base_deployment(name, replicas, cpu=cpu, extra=spec)
 
 
 def required_terms(*terms: tuple[str, str]) -> str:

@@ -7,28 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from planner_helpers import FAKE_CATALOG, POOL, plan_text
+from planner_helpers import FAKE_CATALOG, POOL, deployment, plan_text
 
 BOTH = pytest.mark.parametrize("engine", ["optimal", "karpenter"])
-
-
-def deployment(name: str, replicas: int, cpu: str = "100m", extra: str = "", labels: str = "") -> str:
-    return f"""
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: {name}}}
-spec:
-  replicas: {replicas}
-  selector: {{matchLabels: {{app: {name}}}}}
-  template:
-    metadata: {{labels: {{app: {name}{labels}}}}}
-    spec:
-      containers:
-      - name: app
-        image: nginx
-        resources: {{requests: {{cpu: {cpu}, memory: 64Mi}}}}
-{extra}"""
 
 
 @BOTH

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from planner_helpers import POOL, plan_text
+from planner_helpers import deployment as base_deployment
 
 BOTH = pytest.mark.parametrize("engine", ["optimal", "karpenter"])
 ZONE = "topology.kubernetes.io/zone"
@@ -16,23 +17,8 @@ HOST = "kubernetes.io/hostname"
 
 
 def deployment(name: str, replicas: int, cpu: str = "100m", affinity: str = "") -> str:
-    return f"""
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: {name}}}
-spec:
-  replicas: {replicas}
-  selector: {{matchLabels: {{app: {name}}}}}
-  template:
-    metadata: {{labels: {{app: {name}}}}}
-    spec:
-      containers:
-      - name: app
-        image: nginx
-        resources: {{requests: {{cpu: {cpu}, memory: 64Mi}}}}
-      affinity:
-{affinity}"""
+    """A Deployment whose pod spec has `affinity` (lines indented under `affinity:`)."""
+    return base_deployment(name, replicas, cpu=cpu, extra="      affinity:\n" + affinity)
 
 
 def preferred(kind: str, *terms: tuple[int, str, str]) -> str:
