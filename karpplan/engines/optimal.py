@@ -41,6 +41,7 @@ from karpplan.scheduling.topology import AffinityRule, SpreadRule
 
 PRICE_SCALE = 10**7  # objective units per dollar-hour
 MAX_MODEL_VARIABLES = 40_000  # placement variables beyond which the whole-plan model is not built
+UNPRUNED_SKIP_FACTOR = 10  # beyond this many times the limit before pruning, the model is not even pruned
 LARGE_MODEL_VARIABLES = 5_000  # beyond this CP-SAT gets a share of the time, neighbourhood search the rest
 CP_SAT_SHARE_LARGE = 0.25
 MIN_OPTIMISER_SECONDS = 1.0  # what the optimiser keeps when the simulation used up the time limit
@@ -701,7 +702,7 @@ class OptimalModel:
 
     def size_estimate(self) -> int:
         """Integer variables the model would have (placements on new and existing nodes)."""
-        return sum(len(self.group_options[g.index]) + len(g.existing_ok) for g in self.groups)
+        return sum(len(self.group_options.get(g.index, g.options)) + len(g.existing_ok) for g in self.groups)
 
     def build(self) -> None:
         if not self.pruned:
@@ -911,8 +912,11 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
     # Each bound gets up to a reserve; CP-SAT gets what is left after building its model, less the reserve.
     reserve = min(BOUND_RESERVE_CAP_SECONDS, BOUND_RESERVE_SHARE * time_limit)
     model = OptimalModel(problem, warm)
-    model.prune_options()
-    whole = model.size_estimate() <= MAX_MODEL_VARIABLES
+    # Dominance pruning takes about a second on large problems and rarely shrinks a model tenfold:
+    # far beyond the limit, the whole-plan model is skipped without it.
+    if model.size_estimate() <= UNPRUNED_SKIP_FACTOR * MAX_MODEL_VARIABLES:
+        model.prune_options()
+    whole = model.pruned and model.size_estimate() <= MAX_MODEL_VARIABLES
     status, values, cp_bound = ("unknown", None, 0.0)
     notes: list[str] = []
     decoded_bound: float | None = None
