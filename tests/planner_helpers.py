@@ -90,3 +90,30 @@ spec:
         image: nginx
         resources: {{requests: {{cpu: {cpu}, memory: 64Mi}}}}
 {extra}"""
+
+
+def existing_node(name: str, zone: str, cpu: str = "100m") -> str:
+    """A Ready node in `zone` with `cpu` allocatable (8Gi, 110 pods), named by its hostname label."""
+    return f"""
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: {name}
+  labels: {{kubernetes.io/hostname: {name}, topology.kubernetes.io/zone: {zone}}}
+status:
+  allocatable: {{cpu: "{cpu}", memory: 8Gi, pods: "110"}}
+"""
+
+
+def bound_pod(name: str, app: str, node: str, cpu: str = "100m") -> str:
+    """A pod labelled app=`app` already bound to `node`, requesting `cpu` and 64Mi."""
+    return f"""
+---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, labels: {{app: {app}}}}}
+spec:
+  nodeName: {node}
+  containers: [{{name: c, image: x, resources: {{requests: {{cpu: {cpu}, memory: 64Mi}}}}}}]
+"""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from planner_helpers import POOL, plan_text
+from planner_helpers import POOL, bound_pod, existing_node, plan_text
 from planner_helpers import deployment as base_deployment
 
 ZONE = "topology.kubernetes.io/zone"
@@ -47,31 +47,6 @@ def required_terms(*terms: tuple[str, str]) -> str:
     for key, value in terms:
         lines.append(f"            - matchExpressions: [{{key: {key}, operator: In, values: [{value}]}}]")
     return "\n".join(lines) + "\n"
-
-
-def existing_node(name: str, zone: str, cpu: str = "4") -> str:
-    return f"""
----
-apiVersion: v1
-kind: Node
-metadata:
-  name: {name}
-  labels: {{{HOST}: {name}, {ZONE}: {zone}}}
-status:
-  allocatable: {{cpu: "{cpu}", memory: 8Gi, pods: "110"}}
-"""
-
-
-def bound_pod(name: str, app: str, node: str) -> str:
-    return f"""
----
-apiVersion: v1
-kind: Pod
-metadata: {{name: {name}, labels: {{app: {app}}}}}
-spec:
-  nodeName: {node}
-  containers: [{{name: c, image: x, resources: {{requests: {{cpu: 100m, memory: 64Mi}}}}}}]
-"""
 
 
 def zones_of(plan: object, app: str) -> Counter[str]:
@@ -127,7 +102,7 @@ def test_karpenter_skips_an_existing_node_only_a_later_term_admits(tmp_path: Pat
     # node-1 (zone-b, room to spare) matches term[1] only. Karpenter checks existing nodes against the
     # same requirements as new ones, so the first attempt (term[0], zone-a) launches a node.
     web = deployment("web", 2, required_terms((ZONE, "zone-a"), (ZONE, "zone-b")))
-    plan = plan_text(tmp_path, POOL + existing_node("node-1", "zone-b") + web, engine="karpenter")
+    plan = plan_text(tmp_path, POOL + existing_node("node-1", "zone-b", cpu="4") + web, engine="karpenter")
     assert plan.summary.scheduled == 2
     assert plan.summary.new_nodes == 1
     assert zones_of(plan, "web") == Counter({"zone-a": 2})

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from planner_helpers import POOL, plan_text
+from planner_helpers import POOL, bound_pod, existing_node, plan_text
 from planner_helpers import deployment as base_deployment
 
 BOTH = pytest.mark.parametrize("engine", ["optimal", "karpenter"])
@@ -35,31 +35,6 @@ def node_preference(weight: int, zone: str) -> str:
           preferredDuringSchedulingIgnoredDuringExecution:
           - weight: {weight}
             preference: {{matchExpressions: [{{key: {ZONE}, operator: In, values: [{zone}]}}]}}
-"""
-
-
-def existing_node(name: str, zone: str, cpu: str = "100m") -> str:
-    return f"""
----
-apiVersion: v1
-kind: Node
-metadata:
-  name: {name}
-  labels: {{{HOST}: {name}, {ZONE}: {zone}}}
-status:
-  allocatable: {{cpu: "{cpu}", memory: 8Gi, pods: "110"}}
-"""
-
-
-def bound_pod(name: str, app: str, node: str, cpu: str = "100m") -> str:
-    return f"""
----
-apiVersion: v1
-kind: Pod
-metadata: {{name: {name}, labels: {{app: {app}}}}}
-spec:
-  nodeName: {node}
-  containers: [{{name: c, image: x, resources: {{requests: {{cpu: {cpu}, memory: 64Mi}}}}}}]
 """
 
 
