@@ -13,7 +13,6 @@ from planner_helpers import POOL, bound_pod, existing_node, plan_text
 from planner_helpers import deployment as base_deployment
 
 ZONE = "topology.kubernetes.io/zone"
-HOST = "kubernetes.io/hostname"
 TYPE = "node.kubernetes.io/instance-type"
 
 # One instance type, zone-a dearer than zone-b and zone-c.
