@@ -6,8 +6,8 @@ Every row (catalog x pods x engine, plus a generic-pods-only row per size for th
 in a fresh subprocess, so its peak RSS is its own and a slow row can be cut off by `--row-timeout`. A
 row generates its manifests (bench/workloads.py), writes them to a temporary directory, loads them with
 `load_inventory` (and the synthetic catalog with `load_catalog(catalog_file=...)`), then times
-`make_plan` (problem building, the Karpenter simulation, and for `optimal` the CP-SAT model, search and
-decoding): that is "wall s"; loading is reported apart.
+`make_plan` (problem building, the Karpenter simulation, and for `optimal` re-packing, CP-SAT search and
+the lower bounds): that is "wall s"; loading is reported apart.
 """
 
 from __future__ import annotations
@@ -377,8 +377,10 @@ def report(results: Sequence[RowResult], args: argparse.Namespace, started: dt.d
         "InstanceCatalog (Linux only, 5 offerings per type in 3 zones, price 0.1/vCPU + 0.1/GB); `aws` = embedded us-east-1, "
         "NodePool on-demand amd64 c/m/r generation > 2.",
         "",
-        "`wall s` = `make_plan` (problem, Karpenter simulation, and for `optimal` the CP-SAT model, search and "
-        "decoding; the optimal engine always runs the simulation first as its hint). `pods/s` = pods / wall s. "
+        "`wall s` = `make_plan` (problem, Karpenter simulation, and for `optimal` the re-packing, CP-SAT (the "
+        "whole-plan model when it is small enough, else neighbourhood search), the LP lower bounds and the plan; "
+        "the optimal engine always runs the simulation first as its hint, and `--time-limit` covers all of it). "
+        "`pods/s` = pods / wall s. "
         "Each row is a fresh process; `peak RSS` is that process's. `lower bound` on a Karpenter row is the "
         "optimal row's bound for the same workload, and its `gap` is measured against it. `opt/karp` = optimal "
         "cost / Karpenter cost.",
