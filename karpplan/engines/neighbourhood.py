@@ -436,8 +436,4 @@ def _capacity(node: SolvedNode, name: str) -> int:
     return int(node.option.capacity.get(name)) if node.option is not None else 0
 
 
-def improve(repacker: Repacker, solution: Solution, deadline: float, seed: int = 0, parallel: int = 0) -> Solution:
-    return NeighbourhoodSearch(repacker, seed, parallel).improve(solution, deadline)
-
-
-__all__ = ["NeighbourhoodSearch", "improve"]
+__all__ = ["NeighbourhoodSearch"]
