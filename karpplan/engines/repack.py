@@ -214,10 +214,6 @@ class Repacker:
         """The bucket's options as arrays (built on each call: callers keep it)."""
         return BucketShape(self._options_by_bucket[key], self.dims)
 
-    def reset_masks(self) -> None:
-        """Forget interned option masks (they are shared per bucket shape)."""
-        self._interned = {}
-
     def bucket_key(self, option: LaunchOption) -> tuple[object, ...]:
         return (option.pool.name, option.zone, option.capacity_type,
                 tuple(option.labels.get(k) for k in self._keys),
@@ -412,7 +408,7 @@ class Repacker:
     def _pack_bucket(self, bucket: BucketShape, items: Sequence[tuple[GroupInfo, Pod, LaunchOption]]) -> list[SolvedNode] | None:
         """The cheaper of two packings of the bucket's pods (both keep every per-node rule)."""
         cache: dict[tuple[int, tuple[int, ...]], BoolArray] = {}
-        self.reset_masks()
+        self._interned = {}  # masks are interned per bucket shape
         pods = [(gi, pod, self.pod_mask(bucket, gi, origin, cache)) for gi, pod, origin in items]
         plans = [p for p in (self._pack_slack_then_bulk(bucket, pods), self._pack_grown(bucket, pods)) if p is not None]
         if not plans:
