@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from planner_helpers import FAKE_CATALOG, POOL, deployment, plan_text
+from planner_helpers import FAKE_CATALOG, POOL, deployment, existing_node, plan_text
 
 BOTH = pytest.mark.parametrize("engine", ["optimal", "karpenter"])
 
@@ -161,16 +161,7 @@ spec:
 
 @BOTH
 def test_existing_node_with_room_is_used_first(tmp_path: Path, engine: str) -> None:
-    node = """
----
-apiVersion: v1
-kind: Node
-metadata:
-  name: node-1
-  labels: {kubernetes.io/hostname: node-1, topology.kubernetes.io/zone: zone-a}
-status:
-  allocatable: {cpu: "8", memory: 16Gi, pods: "110"}
-"""
+    node = existing_node("node-1", "zone-a", cpu="8")
     plan = plan_text(tmp_path, POOL + node + deployment("web", 4, cpu="1"), engine=engine)
     assert plan.summary.new_nodes == 0
     assert plan.summary.hourly_cost == 0

@@ -148,8 +148,7 @@ class NeighbourhoodSearch:
         self.moves = 0  # neighbourhoods that made the plan cheaper
         self.size = NEIGHBOURHOOD_NODES
         self._mask_cache: dict[int, dict[tuple[int, tuple[int, ...]], BoolArray]] = {}  # per bucket shape
-        self._wastes: dict[int, float] = {}  # per node id
-        self._slacks: dict[int, npt.NDArray[np.float64]] = {}  # per node id
+        self._slacks: dict[int, npt.NDArray[np.float64]] = {}  # per live node id
         self.tried = 0
 
     # ------------------------------------------------------------------------------------ driver
@@ -159,6 +158,8 @@ class NeighbourhoodSearch:
         `max_tries` sub-solves (the same seed and number of tries give the same plan). `report` hears
         (cost, neighbourhoods tried, moves made) whenever the plan gets cheaper."""
         cost = solution.cost
+        # Caches are keyed by object ids, which are only unique among live objects: start afresh.
+        self._mask_cache, self._slacks = {}, {}
         buckets: dict[tuple[object, ...], list[SolvedNode]] = defaultdict(list)
         kept: list[SolvedNode] = []
         for node in solution.nodes:
@@ -176,12 +177,11 @@ class NeighbourhoodSearch:
                 queue.push(key, n, self._waste(shapes[key], n))
         with ThreadPoolExecutor(max_workers=self.parallel) as pool:
             while True:
-                budget = min(SUB_SOLVE_DETERMINISTIC_SECONDS * self.size / NEIGHBOURHOOD_NODES,
-                             deadline - time.monotonic())
+                budget = SUB_SOLVE_DETERMINISTIC_SECONDS * self.size / NEIGHBOURHOOD_NODES
+                if max_tries is None:
+                    budget = min(budget, deadline - time.monotonic())
                 if budget < 0.02 or (max_tries is not None and self.tried >= max_tries):
                     break
-                if max_tries is not None:
-                    budget = SUB_SOLVE_DETERMINISTIC_SECONDS * self.size / NEIGHBOURHOOD_NODES
                 batch: list[tuple[tuple[object, ...], list[SolvedNode], Future[list[SolvedNode] | None]]] = []
                 taken: set[int] = set()
                 for _ in range(self.parallel if max_tries is None else min(self.parallel, max_tries - self.tried)):
@@ -220,6 +220,7 @@ class NeighbourhoodSearch:
                     buckets[key] = [n for n in buckets[key] if id(n) not in ids] + better
                     for n in picked:
                         queue.remove(n)
+                        self._slacks.pop(id(n), None)
                     for n in better:
                         queue.push(key, n, self._waste(shapes[key], n))
                     cost -= sum(n.price for n in picked) - sum(n.price for n in better)
@@ -283,19 +284,11 @@ class NeighbourhoodSearch:
 
     def _waste(self, shape: BucketShape, node: SolvedNode) -> float:
         """Dollars of the node's price its pods leave unused on its fullest dimension."""
-        known = self._wastes.get(id(node))
-        if known is None:
-            known = self._wastes[id(node)] = self._measure_waste(shape, node)
-        return known
-
-    def _measure_waste(self, shape: BucketShape, node: SolvedNode) -> float:
         assert node.option is not None
-        used = np.sum([self.repacker.requests[gi.index] for gi, _ in node.pods], axis=0) if node.pods \
-            else np.zeros(len(self.repacker.dims), dtype=np.int64)
-        free = shape.free[shape.position[node.option.index]]
-        positive = free > 0
-        fill = float(np.max(used[positive] / free[positive])) if positive.any() else 1.0
-        return node.option.price * (1.0 - fill)
+        positive = shape.free[shape.position[node.option.index]] > 0
+        if not positive.any():
+            return 0.0
+        return node.option.price * float(np.min(self._slack(shape, node)[positive]))
 
     # ------------------------------------------------------------------------------------ sub-solve
     def _kinds(self, shape: BucketShape, nodes: Sequence[SolvedNode]) -> list[_Kind]:

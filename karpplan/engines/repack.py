@@ -43,6 +43,7 @@ from karpplan.scheduling.state import PlacementState
 from karpplan.scheduling.topology import SpreadRule
 
 Member = tuple[GroupInfo, Pod]
+MIX_LP_MILLISECONDS = 2000  # GLOP's time limit for the zone mix of interchangeable pods
 BoolArray = npt.NDArray[np.bool_]
 IntArray = npt.NDArray[np.int64]
 
@@ -231,7 +232,7 @@ class Repacker:
                 kept.append(node)
             else:
                 buckets[self._bucket_of[node.option.index]].append(node)
-        shapes = {key: BucketShape(self._options_by_bucket[key], self.dims) for key in buckets}
+        shapes = {key: self.shape(key) for key in buckets}
         chosen: dict[tuple[object, ...], list[SolvedNode]] = {}
         for key, nodes in buckets.items():
             packed = self._pack_bucket(shapes[key], _items(nodes))
@@ -753,14 +754,14 @@ class _MixLP:
         cost: list[Any] = []
         for k in keys:
             shape = self.shapes[k]
-            # Fluid nodes of each option; a scale keeps the rows well conditioned (units of each option).
+            # Fluid nodes of each option: the bucket's cheapest mix for what it must hold.
             nodes = [solver.NumVar(0.0, inf, "") for _ in shape.options]
             for d in range(dims):
                 need = float(fixed_demand[k][d]) + (solver.Sum(terms[k][d]) if terms[k][d] else 0.0)
                 solver.Add(solver.Sum([float(shape.free[i][d]) * nodes[i] for i in range(len(nodes))]) >= need)
             cost.extend(float(shape.price[i]) * nodes[i] for i in range(len(nodes)))
         solver.Minimize(solver.Sum(cost))
-        solver.SetTimeLimit(2000)
+        solver.SetTimeLimit(MIX_LP_MILLISECONDS)
         if solver.Solve() != pywraplp.Solver.OPTIMAL:
             return None
         return [self._rounded(group_vars, quota) for (quota, _), group_vars in zip(self.classes, variables, strict=True)]
