@@ -82,6 +82,9 @@ def solve(problem: Problem, options: PlanOptions,
     The time limit counts from `started` (default: now; `make_plan` passes the moment it began, so
     building the problem counts too) and covers the simulation the optimiser starts from; the
     optimiser always keeps a small minimum so a slow simulation still gets a re-packed plan and a bound.
+    The optimiser's search stops on its work clock, which is charged a model of the time spent before it,
+    so the plan is the same on every run with the same seed (unless the wall clock cuts it, which the
+    plan's notes say).
     """
     from karpplan.engines.karpenter import solve_karpenter
 
@@ -89,11 +92,17 @@ def solve(problem: Problem, options: PlanOptions,
     greedy, greedy_state = solve_karpenter(problem)
     if options.engine == "karpenter":
         return greedy, greedy_state, greedy
-    from karpplan.engines.optimal import MIN_OPTIMISER_SECONDS, solve_optimal
+    from karpplan.engines.effort import WorkClock, pre_search_seconds
+    from karpplan.engines.optimal import MIN_OPTIMISER_SECONDS, SEARCH_MARGIN_SHARE, solve_optimal
 
-    left = max(options.time_limit - (time.monotonic() - started), min(MIN_OPTIMISER_SECONDS, options.time_limit))
-    best, state = solve_optimal(problem, greedy, time_limit=left, seed=options.seed,
-                                workers=options.workers, progress=options.progress)
+    # The optimiser's phases run on a work clock (deterministic for a seed); what came before is charged
+    # its modelled time, never its measured one. The wall clock guards the limit.
+    limit = options.time_limit
+    margin = max(0.1, SEARCH_MARGIN_SHARE * limit)
+    clock = WorkClock(wall_deadline=max(started + limit, time.monotonic() + min(MIN_OPTIMISER_SECONDS, limit)) - margin)
+    clock.charge(min(pre_search_seconds(problem.pending_count), max(limit - MIN_OPTIMISER_SECONDS, 0.0)))
+    best, state = solve_optimal(problem, greedy, time_limit=limit, seed=options.seed,
+                                workers=options.workers, progress=options.progress, clock=clock)
     return best, state, greedy
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from plan_checks import bench_problem, hostname_violations, resource_violations, zone_level_view
 
+from karpplan.engines.effort import WorkClock
 from karpplan.engines.karpenter import solve_karpenter
 from karpplan.engines.neighbourhood import NeighbourhoodSearch
 from karpplan.engines.optimal import solve_optimal
@@ -42,7 +43,7 @@ def test_search_makes_a_wasteful_plan_much_cheaper_and_keeps_every_rule(tmp_path
     repacker = Repacker(problem)
     wasteful = one_pod_per_node(problem, greedy, repacker)
     search = NeighbourhoodSearch(repacker, seed=3, parallel=2)
-    better = search.improve(wasteful, time.monotonic() + 3.0)
+    better = search.improve(wasteful, WorkClock(), 3.0)
     # 100 pods on 100 nodes: merging them into shared nodes saves well over a fifth of the bill.
     assert better.cost < 0.8 * wasteful.cost
     assert len(better.new_nodes) < len(wasteful.new_nodes)
@@ -58,7 +59,7 @@ def test_search_never_makes_the_repacked_plan_dearer(tmp_path: Path) -> None:
     problem = bench_problem(tmp_path, "synthetic", 100)
     repacker = Repacker(problem)
     start = repacker.repack(solve_karpenter(problem)[0])
-    better = NeighbourhoodSearch(repacker, seed=0, parallel=1).improve(start, time.monotonic() + 1.5)
+    better = NeighbourhoodSearch(repacker, seed=0, parallel=1).improve(start, WorkClock(), 1.5)
     assert better.cost <= start.cost + 1e-9
     assert pods_of(better) == pods_of(start)
     assert hostname_violations(problem, better) == []
@@ -68,22 +69,26 @@ def test_anti_affinity_pods_keep_a_node_each(tmp_path: Path) -> None:
     problem = bench_problem(tmp_path, "aws", 100)
     repacker = Repacker(problem)
     wasteful = one_pod_per_node(problem, solve_karpenter(problem)[0], repacker)
-    better = NeighbourhoodSearch(repacker, seed=1, parallel=2).improve(wasteful, time.monotonic() + 2.0)
+    better = NeighbourhoodSearch(repacker, seed=1, parallel=2).improve(wasteful, WorkClock(), 2.0)
     anti_per_node = [sum(1 for gi, _ in n.pods if gi.template.labels.get("app") == "nginx") for n in better.new_nodes]
     assert max(anti_per_node) == 1
     assert sum(anti_per_node) == 20  # the benchmark's n/5 hostname anti-affinity pods
     assert Counter(anti_per_node)[1] == 20
 
 
-def test_an_expired_deadline_returns_the_plan_unchanged(tmp_path: Path) -> None:
+@pytest.mark.parametrize("clock, until", [(WorkClock(spent=5.0), 5.0), (WorkClock(wall_deadline=0.0), 60.0)],
+                         ids=["budget spent", "wall guard passed"])
+def test_an_exhausted_budget_returns_the_plan_unchanged(tmp_path: Path, clock: WorkClock, until: float) -> None:
     problem = bench_problem(tmp_path, "synthetic", 100)
     repacker = Repacker(problem)
     start = repacker.repack(solve_karpenter(problem)[0])
     search = NeighbourhoodSearch(repacker, seed=0)
-    same = search.improve(start, time.monotonic() - 1.0)
+    same = search.improve(start, clock, until)
     assert search.tried == 0
     assert [(n.option, [p.key for _, p in n.pods]) for n in same.nodes] == \
         [(n.option, [p.key for _, p in n.pods]) for n in start.nodes]
+    # Only the wall clock makes a run unrepeatable, and the clock remembers it for the plan's notes.
+    assert clock.cut == (clock.wall_deadline is not None)
 
 
 def test_a_pool_at_its_limits_gets_no_more_capacity(tmp_path: Path) -> None:
@@ -97,7 +102,7 @@ def test_a_pool_at_its_limits_gets_no_more_capacity(tmp_path: Path) -> None:
     # The pool's limits are exactly what the plan launches: no headroom in CPU or memory.
     at_limit = Resources({name: capacity(wasteful, name) for name in ("cpu", "memory")})
     problem.limits["default"] = (at_limit, None)
-    better = NeighbourhoodSearch(repacker, seed=2, parallel=2).improve(wasteful, time.monotonic() + 2.0)
+    better = NeighbourhoodSearch(repacker, seed=2, parallel=2).improve(wasteful, WorkClock(), 2.0)
     assert better.cost < wasteful.cost
     assert capacity(better, "cpu") <= at_limit.get("cpu")
     assert capacity(better, "memory") <= at_limit.get("memory")
@@ -110,11 +115,29 @@ def test_the_same_seed_and_number_of_tries_give_the_same_plan(tmp_path: Path) ->
 
     def run(seed: int) -> list[tuple[str, list[str]]]:
         search = NeighbourhoodSearch(repacker, seed=seed, parallel=2)
-        plan = search.improve(wasteful, time.monotonic() + 3600, max_tries=12)
+        plan = search.improve(wasteful, WorkClock(), 3600, max_tries=12)
         assert search.tried == 12
         return [(n.name, sorted(p.key for _, p in n.pods)) for n in plan.new_nodes]
 
     assert run(7) == run(7)
+
+
+def test_the_same_seed_and_budget_give_the_same_plan_however_long_it_takes(tmp_path: Path) -> None:
+    # The search stops on the work clock, which is charged modelled time: a run slowed down by a loaded
+    # machine (here: a sleep in every report) still stops after the same neighbourhoods.
+    problem = bench_problem(tmp_path, "synthetic", 100)
+    repacker = Repacker(problem)
+    wasteful = one_pod_per_node(problem, solve_karpenter(problem)[0], repacker)
+
+    def run(delay: float) -> tuple[int, list[tuple[str, list[str]]]]:
+        search = NeighbourhoodSearch(repacker, seed=5, parallel=2)
+        clock = WorkClock(wall_deadline=time.monotonic() + 600)
+        plan = search.improve(wasteful, clock, 1.0, report=lambda *_: time.sleep(delay))
+        assert clock.now() >= 1.0 - 0.1 and not clock.cut
+        return search.tried, [(n.name, sorted(p.key for _, p in n.pods)) for n in plan.new_nodes]
+
+    fast, slow = run(0.0), run(0.02)
+    assert fast[0] > 0 and fast == slow
 
 
 def test_a_large_problem_shows_live_progress_from_the_search(tmp_path: Path) -> None:

@@ -46,6 +46,7 @@ import numpy as np
 import numpy.typing as npt
 from ortools.linear_solver import pywraplp
 
+from karpplan.engines.effort import WorkClock, simplex_seconds
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.resources import PODS
 from karpplan.model.selectors import LabelSelector
@@ -99,10 +100,12 @@ class _Flow:
 
 
 def fluid_lower_bound(problem: Problem, required: Mapping[int, int] | None = None,
-                      time_limit: float = 5.0) -> FluidBound | None:
+                      time_limit: float = 5.0, clock: WorkClock | None = None) -> FluidBound | None:
     """required: group index -> pods of that group that must be placed (default: every pod of every
     group that has at least one usable existing node or launch option). None when GLOP does not
-    prove optimality within the time limit (no bound is better than a wrong one)."""
+    prove optimality within the time limit (no bound is better than a wrong one). The LP is solved to
+    optimality, so the time limit is only a guard; `clock` is charged the solve's modelled time and
+    told when the guard stopped it."""
     start = time.monotonic()
     demand = _required(problem, required)
     groups = [g for g in problem.groups if demand.get(g.index, 0) > 0]
@@ -110,7 +113,7 @@ def fluid_lower_bound(problem: Problem, required: Mapping[int, int] | None = Non
         return FluidBound(0.0, 0.0, 0, 0, time.monotonic() - start)
     lp = _FluidLP(problem, groups, demand)
     lp.build()
-    return lp.solve(time_limit, start)
+    return lp.solve(time_limit, start, clock)
 
 
 def _required(problem: Problem, required: Mapping[int, int] | None) -> dict[int, int]:
@@ -389,7 +392,7 @@ class _FluidLP:
                         continue
                     self._row(-inf, max(left, 0) / unit, [(c, v / unit) for c, v in amounts if v > 0])
 
-    def solve(self, time_limit: float, start: float) -> FluidBound | None:
+    def solve(self, time_limit: float, start: float, clock: WorkClock | None = None) -> FluidBound | None:
         solver = pywraplp.Solver.CreateSolver("GLOP")
         if solver is None:
             return None
@@ -404,7 +407,12 @@ class _FluidLP:
         for r, c, v in zip(self.a_row, self.a_col, self.a_val, strict=True):
             rows[r].SetCoefficient(xs[c], v)
         solver.SetTimeLimit(max(int(time_limit * 1000), 1))
+        began = time.monotonic()
         status = solver.Solve()
+        if clock is not None:
+            clock.charge(simplex_seconds(solver.iterations(), len(rows)))
+            if status != pywraplp.Solver.OPTIMAL and time.monotonic() - began >= 0.99 * time_limit:
+                clock.cut = True
         if status != pywraplp.Solver.OPTIMAL:
             return None
         duals = np.array([r.dual_value() for r in rows], dtype=np.float64)

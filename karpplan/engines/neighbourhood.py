@@ -8,8 +8,9 @@ each kind it holds, under every per-node rule (resources, hard hostname spread b
 hostname anti-affinity both ways, and the pool's headroom under its limits). Neighbourhoods are drawn
 around the most wasteful nodes, with partners chosen for their waste, for room where the node has
 none, and at random; two disjoint ones are solved side by side; when every node has been tried, the
-neighbourhoods grow. The search runs until the time runs out. Each sub-solve uses one worker and a
-deterministic time budget, so a given seed and number of sub-solves always give the same plan.
+neighbourhoods grow. The search runs until its budget on the work clock (`effort.py`) is spent: each
+sub-solve uses one worker and a deterministic time budget, and each batch is charged what it is modelled
+to take, so a given seed and budget (or number of sub-solves) always give the same plan.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from __future__ import annotations
 import heapq
 import os
 import random
-import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -27,6 +27,14 @@ import numpy as np
 import numpy.typing as npt
 from ortools.sat.python import cp_model
 
+from karpplan.engines.effort import (
+    BUCKET_NODE_SECONDS,
+    CP_SAT_WALL_PER_DETERMINISTIC,
+    SEARCH_STEP_SECONDS,
+    WorkClock,
+    cp_sat_seconds,
+    model_build_seconds,
+)
 from karpplan.engines.repack import BoolArray, BucketShape, Repacker
 from karpplan.engines.result import Solution, SolvedNode
 from karpplan.model.pods import Pod
@@ -111,15 +119,20 @@ class _SubProblem:
     x: dict[tuple[int, int], cp_model.IntVar]
     old_price: float
 
-    def solve(self, budget: float, seed: int) -> list[SolvedNode] | None:
-        """The nodes re-solved, or None when CP-SAT finds nothing cheaper within the budget."""
+    def solve(self, budget: float, seed: int) -> tuple[list[SolvedNode] | None, float]:
+        """(The nodes re-solved, or None when CP-SAT finds nothing cheaper within the budget; the
+        deterministic time CP-SAT used.)"""
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = 1
         solver.parameters.max_deterministic_time = budget
         solver.parameters.random_seed = seed
         status = solver.solve(self.model)
+        used = solver.response_proto.deterministic_time
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            return None
+            return None, used
+        return self._decode(solver), used
+
+    def _decode(self, solver: cp_model.CpSolver) -> list[SolvedNode] | None:
         out: list[SolvedNode] = []
         queues = [list(kind.pods) for kind in self.kinds]
         for j in range(self.slots):
@@ -152,11 +165,11 @@ class NeighbourhoodSearch:
         self.tried = 0
 
     # ------------------------------------------------------------------------------------ driver
-    def improve(self, solution: Solution, deadline: float, max_tries: int | None = None,
+    def improve(self, solution: Solution, clock: WorkClock, until: float, max_tries: int | None = None,
                 report: Callable[[float, int, int], None] | None = None) -> Solution:
-        """The plan with neighbourhoods re-solved until `deadline` (a `time.monotonic()` value) or
-        `max_tries` sub-solves (the same seed and number of tries give the same plan). `report` hears
-        (cost, neighbourhoods tried, moves made) whenever the plan gets cheaper."""
+        """The plan with neighbourhoods re-solved until the work clock reaches `until` (or its wall-clock
+        guard passes) or after `max_tries` sub-solves; the same seed and budget give the same plan.
+        `report` hears (cost, neighbourhoods tried, moves made) whenever the plan gets cheaper."""
         cost = solution.cost
         # Caches are keyed by object ids, which are only unique among live objects: start afresh.
         self._mask_cache, self._slacks = {}, {}
@@ -178,12 +191,13 @@ class NeighbourhoodSearch:
         with ThreadPoolExecutor(max_workers=self.parallel) as pool:
             while True:
                 budget = SUB_SOLVE_DETERMINISTIC_SECONDS * self.size / NEIGHBOURHOOD_NODES
-                if max_tries is None:
-                    budget = min(budget, deadline - time.monotonic())
-                if budget < 0.02 or (max_tries is not None and self.tried >= max_tries):
+                # What is left on the work clock, in CP-SAT's deterministic seconds.
+                budget = min(budget, (until - clock.now()) / CP_SAT_WALL_PER_DETERMINISTIC)
+                if budget < 0.02 or (max_tries is not None and self.tried >= max_tries) or clock.past_wall():
                     break
-                batch: list[tuple[tuple[object, ...], list[SolvedNode], Future[list[SolvedNode] | None]]] = []
+                batch: list[tuple[tuple[object, ...], list[SolvedNode], Future[tuple[list[SolvedNode] | None, float]]]] = []
                 taken: set[int] = set()
+                building = 0.0  # modelled: neighbourhoods are chosen and built one after the other ...
                 for _ in range(self.parallel if max_tries is None else min(self.parallel, max_tries - self.tried)):
                     seed_node = queue.pop(taken, lambda key: len(buckets[key]) >= 2)
                     if seed_node is None:
@@ -196,6 +210,8 @@ class NeighbourhoodSearch:
                     share = None if pool_room is None else {k: v // self.parallel for k, v in pool_room.items()}
                     # Submitted at once, so the next neighbourhood is built while this one is solved.
                     sub = self._prepare(shapes[key], picked, share)
+                    building += (SEARCH_STEP_SECONDS + BUCKET_NODE_SECONDS * len(buckets[key])
+                                 + model_build_seconds(len(sub.model.proto.variables) + len(sub.model.proto.constraints)))
                     batch.append((key, picked, pool.submit(sub.solve, budget, self.rng.randrange(1 << 30))))
                 if not batch:
                     # Every node has been tried at this size: larger neighbourhoods reach further.
@@ -204,8 +220,10 @@ class NeighbourhoodSearch:
                     self.size = min(self.size * 3 // 2, MAX_NEIGHBOURHOOD_NODES)
                     queue.unpark()
                     continue
+                solving = 0.0  # ... and solved side by side
                 for key, picked, future in batch:
-                    better = future.result()
+                    better, used = future.result()
+                    solving = max(solving, cp_sat_seconds(used))
                     self.tried += 1
                     if better is None:
                         queue.park(key, picked[0], self._waste(shapes[key], picked[0]))
@@ -226,6 +244,7 @@ class NeighbourhoodSearch:
                     cost -= sum(n.price for n in picked) - sum(n.price for n in better)
                     if report is not None:
                         report(cost, self.tried, self.moves)
+                clock.charge(building + solving)
         nodes = kept + [n for ns in buckets.values() for n in ns]
         return self.repacker.renamed(solution, nodes)
 

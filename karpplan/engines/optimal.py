@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
+from karpplan.engines.effort import WHOLE_MODEL_DETERMINISTIC_PER_SECOND, WorkClock, model_build_seconds
 from karpplan.engines.result import Solution, SolvedNode, node_name
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.pods import Pod
@@ -46,6 +47,7 @@ LARGE_MODEL_VARIABLES = 5_000  # beyond this CP-SAT gets a share of the time, ne
 CP_SAT_SHARE_LARGE = 0.25
 MIN_OPTIMISER_SECONDS = 1.0  # what the optimiser keeps when the simulation used up the time limit
 SEARCH_MARGIN_SHARE = 0.03  # of the time limit, left at its end for the plan's replay and document
+WORK_HEADROOM_SHARE = 0.15  # of the time limit: how far the modelled work may be off before the wall guard cuts
 BOUND_RESERVE_SHARE = 0.4  # of the time limit, for each lower bound (fluid LP, then configuration LP)
 BOUND_RESERVE_CAP_SECONDS = 15.0
 LinearExpr = cp_model.LinearExpr
@@ -719,9 +721,15 @@ class OptimalModel:
 
     # ------------------------------------------------------------------------------------ solving
     def solve(self, time_limit: float, seed: int, workers: int,
-              progress: Callable[[str], None] | None) -> tuple[str, _Values | None, float]:
+              progress: Callable[[str], None] | None, clock: WorkClock | None = None) -> tuple[str, _Values | None, float]:
+        """CP-SAT on the whole model for `time_limit` modelled seconds (a deterministic-time budget; the
+        clock's wall guard, if any, also stops it and is then recorded as a cut)."""
+        clock = clock or WorkClock()
         solver = cp_model.CpSolver()
-        solver.parameters.max_time_in_seconds = max(time_limit, 0.05)
+        solver.parameters.max_deterministic_time = max(time_limit, 0.05) * WHOLE_MODEL_DETERMINISTIC_PER_SECOND
+        guard = clock.wall_left()
+        if guard != float("inf"):
+            solver.parameters.max_time_in_seconds = max(guard, 0.05)
         solver.parameters.random_seed = seed
         solver.parameters.num_workers = workers or max(os.cpu_count() or 1, 1)
         # Interleaved search keeps multi-worker runs reproducible for a given seed.
@@ -731,6 +739,9 @@ class OptimalModel:
             solver.parameters.cp_model_probing_level = 0
         callback = _Progress(self, progress) if progress is not None else None
         status = solver.solve(self.model, callback) if callback is not None else solver.solve(self.model)
+        clock.charge(solver.response_proto.deterministic_time / WHOLE_MODEL_DETERMINISTIC_PER_SECOND)
+        if status != cp_model.OPTIMAL and solver.wall_time >= 0.99 * solver.parameters.max_time_in_seconds:
+            clock.cut = True
         name = {cp_model.OPTIMAL: "optimal", cp_model.FEASIBLE: "feasible",
                 cp_model.INFEASIBLE: "infeasible-model", cp_model.MODEL_INVALID: "invalid-model"}.get(status, "unknown")
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -879,9 +890,16 @@ class Decoder:
 
 
 def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.0, seed: int = 0,
-                  workers: int = 0, progress: Callable[[str], None] | None = None) -> tuple[Solution, PlacementState]:
+                  workers: int = 0, progress: Callable[[str], None] | None = None,
+                  clock: WorkClock | None = None) -> tuple[Solution, PlacementState]:
     """The cheapest plan found within `time_limit` seconds in all (warm start, CP-SAT, re-packing,
     neighbourhood search), with the best valid lower bound.
+
+    Time is kept on a work clock (`effort.py`): the phases stop when their modelled time is spent, so the
+    plan depends only on the problem, the seed, the limit and the workers. The limit ends at `time_limit`
+    on `clock` (the caller may have charged it for what came before); the clock's wall guard (default:
+    `time_limit` real seconds from now, less the margin for the plan document) stops every phase if the
+    machine is slower than the model, and the plan then says so.
 
     Phases share the time limit: the Karpenter warm start (already run by the caller) is re-packed;
     CP-SAT searches the whole-plan model from it (when the model is not too large) and its answer is
@@ -897,8 +915,10 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
     from karpplan.engines.repack import Repacker, state_for
 
     start = time.monotonic()
-    deadline = start + time_limit
     margin = max(0.1, SEARCH_MARGIN_SHARE * time_limit)
+    if clock is None:
+        clock = WorkClock(wall_deadline=start + time_limit - margin)
+    deadline = time_limit * (1 - WORK_HEADROOM_SHARE)  # on the work clock
     hint = greedy
     if greedy.exceeds_node_limits or (greedy.unplaced and any(r is not None for r, _ in problem.limits.values())):
         # Karpenter's limit accounting is pessimistic (and lax on limits.nodes); a simulation that
@@ -922,11 +942,12 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
     decoded_bound: float | None = None
     if whole:
         model.build()
-        remaining = deadline - time.monotonic() - reserve
+        clock.charge(model_build_seconds(len(model.model.proto.variables) + len(model.model.proto.constraints)))
+        remaining = deadline - clock.now() - reserve
         # A large model rarely finds a plan of its own: it gets a share, neighbourhood search the rest.
         cp_time = remaining * (CP_SAT_SHARE_LARGE if model.size_estimate() > LARGE_MODEL_VARIABLES else 1.0)
-        if cp_time > 0.05:
-            status, values, cp_bound = model.solve(cp_time, seed, workers, progress)
+        if cp_time > 0.05 and not clock.past_wall():
+            status, values, cp_bound = model.solve(cp_time, seed, workers, progress, clock)
     else:
         notes.append(f"large problem ({model.size_estimate():,} placement variables): CP-SAT re-solved small sets "
                      "of nodes only; the lower bound comes from the LP relaxations")
@@ -946,18 +967,19 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
     placed: dict[int, int] = {g.index: g.size for g in problem.groups}
     for gi, _ in best.unplaced:
         placed[gi.index] -= 1
-    lp_budget = max(min(reserve, deadline - time.monotonic()), 0.5)
-    fluid = fluid_lower_bound(problem, placed, time_limit=lp_budget)
+    # The fluid LP is solved to optimality; its time limit is only a guard.
+    lp_guard = max(min(reserve, clock.wall_left()), 0.5)
+    fluid = fluid_lower_bound(problem, placed, time_limit=lp_guard, clock=clock)
     bounds = [b for b in (decoded_bound if source.startswith("CP-SAT") else None,
                           fluid.cost if fluid is not None else None) if b is not None]
     if not (bounds and best.cost - max(bounds) <= 1e-6):
         # The configuration LP sees whole pods per node, which the fluid LP does not.
-        pattern_budget = max(min(reserve, deadline - time.monotonic() - margin), 0.3)
-        pattern = pattern_lower_bound(problem, placed, time_limit=pattern_budget, fluid=fluid)
+        pattern_budget = max(min(reserve, deadline - clock.now() - margin), 0.3)
+        pattern = pattern_lower_bound(problem, placed, time_limit=pattern_budget, fluid=fluid, clock=clock)
         if pattern is not None:
             bounds.append(pattern.cost)
     proven = status == "optimal" or (bool(bounds) and best.cost - max(bounds) <= 1e-6)
-    if not proven and time.monotonic() < deadline - margin:
+    if not proven and clock.now() < deadline - margin and not clock.past_wall():
         search = NeighbourhoodSearch(repacker, seed)
         shown_bound = min(max(bounds), best.cost) if bounds else None
 
@@ -969,12 +991,16 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
             progress(f"best {cost:.4f}{gap} {time.monotonic() - start:.1f}s "
                      f"(neighbourhood search: {moves} of {tried} improved)")
 
-        improved = search.improve(best, deadline - margin, report=report)
+        improved = search.improve(best, clock, deadline - margin, report=report)
         if improved.cost < best.cost - 1e-9:
             best = Solution(best.engine, improved.nodes, best.unplaced, best.status, best.lower_bound,
                             best.solve_seconds, list(best.notes), best.exceeds_node_limits)
             source = f"{source} + neighbourhood search"
     lower = min(max(bounds), best.cost) if bounds else None
+    if clock.cut:
+        notes.append("the time limit ran out before the search's modelled work budget (this machine is slower "
+                     "than the reference karpplan's timings are modelled on), so it stopped early and a re-run may "
+                     "give a different plan; a longer --time-limit gives the same plan every time")
     if values is None:
         if whole:
             notes.append(f"CP-SAT found no whole plan of its own ({status}); the plan is the re-packed "

@@ -55,8 +55,9 @@ certified above, so nothing is lost but the duals' freedom). It starts from flui
 per dimension and per cap set, as large as every shape's price allows) with Wentges smoothing towards
 them early on; columns are the tables' best patterns at each shape's cell, repaired to fit the real
 room and caps, greedy ones for the shapes without a table this time, then those of tables of their own and
-of CP-SAT when the shared tables find nothing. It stops at `time_limit` (monotonic clock), keeping a share
-of it to certify the last duals with tables of their own per shape and CP-SAT.
+of CP-SAT when the shared tables find nothing. It stops at `time_limit` on the work clock (`effort.py`:
+every table, simplex solve and CP-SAT solve is charged its modelled time, so the bound is the same on every
+run), keeping a share of it to certify the last duals with tables of their own per shape and CP-SAT.
 """
 
 from __future__ import annotations
@@ -73,6 +74,15 @@ from ortools.linear_solver import pywraplp
 from ortools.sat.python import cp_model
 
 from karpplan.engines.bound import MARGIN, FluidBound, _required, _usable_existing, cap_sets
+from karpplan.engines.effort import (
+    PRICING_WALL_PER_DETERMINISTIC,
+    WorkClock,
+    column_seconds,
+    pricing_seconds,
+    screen_seconds,
+    simplex_seconds,
+    table_seconds,
+)
 from karpplan.model.resources import CPU, MEMORY, PODS
 from karpplan.scheduling.problem import GroupInfo, Problem
 
@@ -264,8 +274,9 @@ class _Pricer:
     best, from dynamic-programming tables over a few dimensions, the other ones priced by Lagrange
     multipliers (see the module docstring)."""
 
-    def __init__(self, inst: _Instance) -> None:
+    def __init__(self, inst: _Instance, clock: WorkClock) -> None:
         self.inst = inst
+        self.clock = clock  # charged for every table, screening, CP-SAT solve and column
         n_classes = len(inst.demand)
         self.req_rows = [tuple(float(v) for v in row) for row in inst.req]
         self.demand_int = [int(v) for v in inst.demand]
@@ -476,6 +487,7 @@ class _Pricer:
         fluid prices sigma), a pattern x is worth at most lam . room + sum_c x_c (pi_c - lam . req_c)^+, with
         x_c at most what fits and at most per_node pods of a cap set group."""
         inst = self.inst
+        self.clock.charge(screen_seconds((len(inst.price) + len(inst.old_count)) * len(inst.demand) * len(SCREEN)))
         if self.u_new is None:
             self.u_new = self._bounds_per_shape(inst.free, inst.allowed, self.loose_new)
             self.u_old = self._bounds_per_shape(inst.old_free, inst.old_allowed, self.loose_old)
@@ -535,9 +547,13 @@ class _Pricer:
                 model.add(sum(inside) <= per_node)
         model.maximize(sum(int(round(pi[c] / unit)) * x for c, x in xs.items()))
         solver = cp_model.CpSolver()
-        solver.parameters.max_time_in_seconds = max(seconds, 0.01)
+        solver.parameters.max_deterministic_time = max(seconds / PRICING_WALL_PER_DETERMINISTIC, 0.005)
+        solver.parameters.max_time_in_seconds = max(min(4 * seconds, self.clock.wall_left()), 0.01)  # the guard
         solver.parameters.num_workers = 1
         status = solver.Solve(model)
+        self.clock.charge(pricing_seconds(solver.response_proto.deterministic_time))
+        if status != cp_model.OPTIMAL and solver.wall_time >= solver.parameters.max_time_in_seconds * 0.99:
+            self.clock.cut = True
         slack = 0.5 * sum(int(u[k, c]) for c in xs) * unit
         if status == cp_model.OPTIMAL:
             bound = solver.ObjectiveValue() * unit + slack
@@ -597,6 +613,7 @@ class _Pricer:
             for _ in range(families[grp][1]):
                 stage, f = _group(f, items, keep)
                 stages.append(stage)
+        self.clock.charge(table_seconds(f.size, len(stages), sum(max(len(st.members), 1) for st in stages)))
         return f, stages
 
     def read(self, b: _Bucket, f: FloatArray) -> FloatArray:
@@ -656,6 +673,7 @@ class _Pricer:
                pi: FloatArray) -> dict[int, int]:
         """A real pattern near x: classes the shape may not hold dropped, caps and room enforced by removing
         the least valuable pods, then the room left filled greedily (best value per room first)."""
+        self.clock.charge(column_seconds(len(x)))
         rows, demand = self.req_rows, self.demand_int
         caps = self.caps_all_old if existing else self.caps_all_new
         class_caps = self.class_caps_old if existing else self.class_caps_new
@@ -810,9 +828,10 @@ class _Master:
     sum_p (pods of r in p) y_p + buy_r >= demand of r;  the patterns of an existing shape <= its node count.
     The artificial columns `buy` keep it feasible from the start."""
 
-    def __init__(self, inst: _Instance, rows_of: list[list[int]], n_rows: int) -> None:
+    def __init__(self, inst: _Instance, rows_of: list[list[int]], n_rows: int, clock: WorkClock) -> None:
         self.inst = inst
         self.rows_of = rows_of
+        self.clock = clock
         solver = pywraplp.Solver.CreateSolver("GLOP")
         if solver is None:
             raise RuntimeError("GLOP is not available")
@@ -853,10 +872,16 @@ class _Master:
         self.columns += 1
         return True
 
-    def solve(self, seconds: float) -> tuple[float, FloatArray, FloatArray, bool] | None:
-        """(value, duals of the classes, duals of the existing rows, artificial columns used)."""
-        self.solver.SetTimeLimit(max(int(seconds * 1000), 1))
-        if self.solver.Solve() != pywraplp.Solver.OPTIMAL:
+    def solve(self) -> tuple[float, FloatArray, FloatArray, bool] | None:
+        """(value, duals of the classes, duals of the existing rows, artificial columns used). Solved to
+        optimality (a time limit would make the duals depend on the machine); the wall guard stops it."""
+        guard = self.clock.wall_left()
+        if guard != math.inf:
+            self.solver.SetTimeLimit(max(int(guard * 1000), 1))
+        status = self.solver.Solve()
+        self.clock.charge(simplex_seconds(self.solver.iterations(), len(self.rows) + len(self.old_rows)))
+        if status != pywraplp.Solver.OPTIMAL:
+            self.clock.cut = self.clock.cut or self.clock.wall_left() <= 0
             return None
         tau = np.maximum(np.array([r.dual_value() for r in self.rows], dtype=np.float64), 0.0)
         mu = np.array([r.dual_value() for r in self.old_rows], dtype=np.float64)
@@ -901,13 +926,14 @@ def _dual_guess(inst: _Instance) -> tuple[FloatArray, FloatArray]:
 class _Generation:
     """Column generation on the aggregated master; every pricing pass certifies a bound."""
 
-    def __init__(self, inst: _Instance, start: float, deadline: float,
+    def __init__(self, inst: _Instance, clock: WorkClock, deadline: float,
                  progress: Callable[[str], None] | None) -> None:
         self.inst = inst
-        self.deadline = deadline
-        self.stop = deadline - RESERVE * (deadline - start)  # column generation ends here
+        self.clock = clock
+        self.deadline = deadline  # on the work clock
+        self.stop = deadline - RESERVE * (deadline - clock.now())  # column generation ends here
         self.progress = progress
-        self.pricer = _Pricer(inst)
+        self.pricer = _Pricer(inst, clock)
         n = len(inst.demand)
         # Rows: classes that differ only by their cap sets share a row; every cap set has its own row.
         keys: dict[bytes, int] = {}
@@ -918,7 +944,7 @@ class _Generation:
         for i, (members, _, _) in enumerate(inst.caps):
             for c in members:
                 rows_of[int(c)].append(len(keys) + i)
-        self.master = _Master(inst, rows_of, len(keys) + len(inst.caps))
+        self.master = _Master(inst, rows_of, len(keys) + len(inst.caps), clock)
         self.best = -math.inf
         self.value = math.inf
         self.iterations = 0
@@ -1032,6 +1058,10 @@ class _Generation:
         if self.progress is not None:
             self.progress(text)
 
+    def now(self) -> float:
+        """The work clock, or infinity once the wall-clock guard has passed (every phase then ends)."""
+        return math.inf if self.clock.past_wall() else self.clock.now()
+
     def start(self) -> None:
         """Multipliers from the fluid prices, then the tables' patterns at the fluid duals (a good first
         master) and their certified bound."""
@@ -1049,21 +1079,21 @@ class _Generation:
             for c, k in enumerate(np.argmin(per_pod, axis=0).tolist()):
                 if u[k, c] > 0:
                     self.master.add(k, False, {c: int(u[k, c])})
-        if time.monotonic() >= self.deadline:
+        if self.now() >= self.deadline:
             return
-        t0 = time.monotonic()
+        t0 = self.now()
         ub_new, ub_old, tables = self.bounds(guess, None, keep=True, steer=False, columns=False)
         self.best = max(self.best, self.certify(guess, ub_new, ub_old)[0])
         self.columns(guess, guess, np.zeros(len(inst.old_count)), ub_new, ub_old, tables, START, any_gain=True)
-        self.pass_seconds = time.monotonic() - t0
+        self.pass_seconds = self.now() - t0
 
     def run(self, fluid: float | None) -> None:
         """Column generation until the certified bound meets the master, nothing improves the master, the
         master cannot beat the fluid bound, or the time kept for certifying is reached."""
         self.start()
         history: list[float] = []
-        while time.monotonic() + 2 * self.pass_seconds < self.stop:
-            solved = self.master.solve(self.deadline - time.monotonic())
+        while self.now() + 2 * self.pass_seconds < self.stop:
+            solved = self.master.solve()
             if solved is None:
                 return
             value, pi_m, mu, artificial = solved
@@ -1080,13 +1110,13 @@ class _Generation:
             alpha = SMOOTH ** self.iterations
             pi = alpha * self.guess + (1 - alpha) * pi_m
             self.last_pi = pi_m
-            t0 = time.monotonic()
+            t0 = self.now()
             ub_new, ub_old, tables = self.bounds(pi, mu, keep=True, steer=False, columns=True)
             added = self.columns(pi, pi_m, mu, ub_new, ub_old, tables, LIMIT)
             added += self.greedy(pi, pi_m, ub_new, tables)
             bound, theta = self.certify(pi, ub_new, ub_old)
             self.best = max(self.best, bound)
-            self.pass_seconds = max(0.5 * self.pass_seconds, time.monotonic() - t0)
+            self.pass_seconds = max(0.5 * self.pass_seconds, self.now() - t0)
             self.say(f"pattern LP {self.iterations}: master {value:.4f}, bound {bound:.4f} (best {self.best:.4f}, "
                      f"theta {theta:.4f}), {added} columns")
             if (not added or tailing) and alpha < 1e-3:
@@ -1165,7 +1195,7 @@ class _Generation:
         while len(done) < limit:
             ratio = ub_new / inst.price
             k = int(np.argmax(ratio))
-            left = deadline - time.monotonic()
+            left = deadline - self.now()
             if k in done or left < 0.05 or (pi_m is not None and ratio[k] <= 1 + 1e-9):
                 break
             done.add(k)
@@ -1179,7 +1209,7 @@ class _Generation:
         """Certify the last duals: every table the bound needs, then tables of their own for the shapes that
         decide theta, their multipliers moving between passes while the bound rises, then CP-SAT."""
         pi = self.last_pi
-        if pi is None or time.monotonic() >= self.deadline:
+        if pi is None or self.now() >= self.deadline:
             return
         ub_new, ub_old, _ = self.bounds(pi, None, keep=False, steer=False, columns=False)
         bound, theta = self.certify(pi, ub_new, ub_old)
@@ -1188,11 +1218,11 @@ class _Generation:
         chosen: set[int] = set()
         stale = 0
         for _ in range(PASSES):
-            if self.best >= self.value * (1 - GAP) or time.monotonic() + self.pass_seconds >= self.deadline:
+            if self.best >= self.value * (1 - GAP) or self.now() + self.pass_seconds >= self.deadline:
                 break
-            t0 = time.monotonic()
+            t0 = self.now()
             self.refine(pi, ub_new, theta, solo, chosen)
-            self.pass_seconds = max(self.pass_seconds, time.monotonic() - t0)
+            self.pass_seconds = max(self.pass_seconds, self.now() - t0)
             before = self.best
             bound, theta = self.certify(pi, ub_new, ub_old)
             self.best = max(self.best, bound)
@@ -1208,16 +1238,21 @@ class _Generation:
 
 def pattern_lower_bound(problem: Problem, required: Mapping[int, int] | None = None,
                         time_limit: float = 5.0, fluid: FluidBound | None = None, *,
-                        progress: Callable[[str], None] | None = None) -> PatternBound | None:
+                        progress: Callable[[str], None] | None = None,
+                        clock: WorkClock | None = None) -> PatternBound | None:
     """A lower bound on the hourly cost of the new nodes of every plan placing the required pods, from
     the configuration LP (see the module docstring). required: group index -> pods of that group that
     must be placed (default: every pod of every group with a usable existing node or launch option), as
     in `fluid_lower_bound`. fluid: the fluid bound, if the caller has it; the search stops once it is
     clear that this bound cannot beat it. NodePool limits are relaxed. None when no valid bound was found
     in time (or no plan can place the required pods); callers take the larger of this and the fluid bound.
+    time_limit is in modelled seconds on `clock` (default: a fresh clock whose wall guard is the same
+    number of real seconds away), so the bound does not depend on the machine's speed or load.
     """
     start = time.monotonic()
-    deadline = start + time_limit
+    if clock is None:
+        clock = WorkClock(wall_deadline=start + time_limit)
+    deadline = clock.now() + time_limit
     demand = _required(problem, required)
     groups = [g for g in problem.groups if demand.get(g.index, 0) > 0]
     if not groups:
@@ -1228,7 +1263,7 @@ def pattern_lower_bound(problem: Problem, required: Mapping[int, int] | None = N
     if not len(inst.demand) or not len(inst.price):
         # Nothing to buy (every class is free, or may only use existing nodes): 0 bounds every plan.
         return PatternBound(0.0, math.inf, len(inst.demand), len(inst.price), 0, 0, time.monotonic() - start)
-    gen = _Generation(inst, start, deadline, progress)
+    gen = _Generation(inst, clock, deadline, progress)
     gen.run(fluid.cost if fluid is not None else None)
     gen.finish()
     if not math.isfinite(gen.best):

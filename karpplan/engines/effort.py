@@ -1,0 +1,114 @@
+"""A deterministic clock for the optimiser: work is charged in modelled seconds, never read off the wall.
+
+`--seed` must give the same plan on every run, but a search stopped by the wall clock stops wherever the
+machine happened to be, which depends on its load. So every phase that searches until its time runs out
+(the whole-plan CP-SAT model, the configuration LP's column generation, the neighbourhood search) reads
+this clock instead: each step charges what it would take on the reference machine (2 cores; the
+coefficients below were fitted on the benchmark's rows) from quantities that do not depend on timing
+(CP-SAT's deterministic time, table cells, simplex iterations, model sizes). The phases stop when the
+modelled time reaches their budget, so the stopping point, and the plan, depend only on the problem,
+the seed, the time limit and the number of workers.
+
+The wall clock stays a guard: `--time-limit` is a promise. On a machine much slower than the reference
+the guard may stop a phase before its modelled budget; the clock records that (`cut`), the plan says so
+in a note, and only then may two runs differ.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+# ---- reference-machine coefficients (seconds), fitted on bench/ rows; see docs/architecture.md
+CP_SAT_WALL_PER_DETERMINISTIC = 1.35  # one CP-SAT worker: wall seconds per deterministic second
+CP_SAT_SOLVE_OVERHEAD = 0.0064  # per CP-SAT solve of a small model (presolve, setup)
+MODEL_ENTRY_SECONDS = 2.5e-5  # building a small CP-SAT model in Python, per variable or constraint
+SEARCH_STEP_SECONDS = 0.001  # choosing one neighbourhood (queue, partners, option masks)
+BUCKET_NODE_SECONDS = 1e-5  # ... per node of the bucket it is drawn from
+WHOLE_MODEL_DETERMINISTIC_PER_SECOND = 1.0  # whole-plan CP-SAT: deterministic seconds per modelled second
+TABLE_CALL_SECONDS = 1.4e-3  # per pricing table built
+TABLE_STAGE_SECONDS = 1.5e-5  # per stage (an item or a choose-one group) of a table
+TABLE_SWEEP_SECONDS = 1.4e-9  # one cell swept once (an item sweeps the table once, a group once per member)
+PRICING_WALL_PER_DETERMINISTIC = 2.0  # CP-SAT on one shape's pricing problem: wall per deterministic second
+PRICING_SOLVE_OVERHEAD = 0.015  # ... per solve, building the model included
+SIMPLEX_ITERATION_SECONDS = 2.0e-5  # one GLOP iteration (per 1,000 rows, at least one)
+LP_SOLVE_OVERHEAD = 0.002  # per GLOP solve
+SCREEN_SECONDS = 3e-4  # screening bounds, per call
+SCREEN_ENTRY_SECONDS = 5e-9  # ... per (shape, class, multiplier)
+COLUMN_SECONDS = 2e-4  # repairing a pattern into a column, plus per class in it
+COLUMN_CLASS_SECONDS = 5e-6
+PRE_SEARCH_SECONDS = 0.8  # building the problem, the simulation and the re-packing, fixed part
+PRE_SEARCH_POD_SECONDS = 5.5e-4  # ... per pending pod
+
+
+@dataclass
+class WorkClock:
+    """Modelled seconds spent so far (`now`), and the wall-clock guard (`wall_deadline`, a
+    `time.monotonic()` value, or None for no guard). Charged from one thread only."""
+
+    wall_deadline: float | None = None
+    spent: float = 0.0
+    cut: bool = field(default=False)  # the wall clock stopped a phase before its modelled budget
+
+    def now(self) -> float:
+        return self.spent
+
+    def charge(self, seconds: float) -> None:
+        if seconds > 0:
+            self.spent += seconds
+
+    def wall_left(self) -> float:
+        """Wall seconds before the guard (infinite without one)."""
+        if self.wall_deadline is None:
+            return float("inf")
+        return self.wall_deadline - time.monotonic()
+
+    def past_wall(self) -> bool:
+        """True once the wall-clock guard has passed; remembered in `cut`."""
+        if self.wall_deadline is not None and time.monotonic() >= self.wall_deadline:
+            self.cut = True
+        return self.cut
+
+
+def cp_sat_seconds(deterministic_time: float) -> float:
+    """Modelled wall time of a one-worker CP-SAT solve of a small model."""
+    return CP_SAT_WALL_PER_DETERMINISTIC * deterministic_time + CP_SAT_SOLVE_OVERHEAD
+
+
+def model_build_seconds(entries: int) -> float:
+    """Modelled time to build a small CP-SAT model of `entries` variables and constraints."""
+    return MODEL_ENTRY_SECONDS * entries
+
+
+def simplex_seconds(iterations: int, rows: int) -> float:
+    """Modelled time of a GLOP solve: iterations, each costing in proportion to the rows."""
+    return LP_SOLVE_OVERHEAD + SIMPLEX_ITERATION_SECONDS * iterations * max(rows / 1000.0, 1.0)
+
+
+def table_seconds(cells: int, stages: int, sweeps: int) -> float:
+    """Modelled time of a pricing table of `cells` cells whose stages sweep it `sweeps` times in all."""
+    return TABLE_CALL_SECONDS + TABLE_STAGE_SECONDS * stages + TABLE_SWEEP_SECONDS * cells * sweeps
+
+
+def pricing_seconds(deterministic_time: float) -> float:
+    """Modelled time of CP-SAT on one shape's pricing problem."""
+    return PRICING_WALL_PER_DETERMINISTIC * deterministic_time + PRICING_SOLVE_OVERHEAD
+
+
+def screen_seconds(entries: int) -> float:
+    """Modelled time of screening bounds over `entries` (shape, class, multiplier) triples."""
+    return SCREEN_SECONDS + SCREEN_ENTRY_SECONDS * entries
+
+
+def column_seconds(classes: int) -> float:
+    """Modelled time to repair a pattern of `classes` classes into a column."""
+    return COLUMN_SECONDS + COLUMN_CLASS_SECONDS * classes
+
+
+def pre_search_seconds(pending_pods: int) -> float:
+    """Modelled time of what comes before the optimiser's search (problem, simulation, re-packing)."""
+    return PRE_SEARCH_SECONDS + PRE_SEARCH_POD_SECONDS * pending_pods
+
+
+__all__ = ["WorkClock", "column_seconds", "cp_sat_seconds", "model_build_seconds", "pre_search_seconds",
+           "pricing_seconds", "screen_seconds", "simplex_seconds", "table_seconds"]

@@ -1,0 +1,92 @@
+"""The work clock: the optimiser's phases stop on modelled time, so a seed gives the same plan every run."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from plan_checks import bench_problem, hostname_violations, resource_violations
+from typer.testing import CliRunner
+
+from karpplan.cli.main import app
+from karpplan.engines.bound import fluid_lower_bound
+from karpplan.engines.effort import WorkClock, pre_search_seconds, table_seconds
+from karpplan.engines.karpenter import solve_karpenter
+from karpplan.engines.optimal import solve_optimal
+from karpplan.engines.patterns import pattern_lower_bound
+from karpplan.engines.repack import Repacker
+from karpplan.engines.result import Solution
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+RERUN_NOTE = "a re-run may give a different plan"
+
+
+def layout(solution: Solution) -> list[tuple[str, str, list[str]]]:
+    return [(n.name, n.option.instance_type.name if n.option else "", sorted(p.key for _, p in n.pods))
+            for n in solution.nodes]
+
+
+def test_the_clock_adds_what_it_is_charged_and_remembers_a_passed_wall_guard() -> None:
+    clock = WorkClock()
+    clock.charge(0.25)
+    clock.charge(-1.0)  # nothing is ever refunded
+    assert clock.now() == pytest.approx(0.25)
+    assert clock.wall_left() == float("inf") and not clock.past_wall() and not clock.cut
+    guarded = WorkClock(wall_deadline=time.monotonic() - 0.001)
+    assert guarded.past_wall() and guarded.cut and guarded.wall_left() < 0
+
+
+def test_modelled_costs_grow_with_the_work() -> None:
+    assert pre_search_seconds(10_000) > pre_search_seconds(1_000) > pre_search_seconds(0) > 0
+    assert table_seconds(1 << 16, 40, 60) > table_seconds(1 << 10, 40, 60) > table_seconds(1 << 10, 4, 4)
+
+
+@pytest.mark.parametrize("catalog", ["synthetic", "aws"])
+def test_the_same_seed_and_limit_give_the_same_plan_and_bound(tmp_path: Path, catalog: str) -> None:
+    problem = bench_problem(tmp_path, catalog, 100)
+    greedy, _ = solve_karpenter(problem)
+
+    def run() -> tuple[list[tuple[str, str, list[str]]], float | None, list[str]]:
+        # No wall guard: what is compared is the modelled schedule, whatever the machine's speed.
+        best, _ = solve_optimal(problem, greedy, time_limit=2.0, seed=4, workers=2, clock=WorkClock())
+        return layout(best), best.lower_bound, best.notes
+
+    first, second = run(), run()
+    assert first == second
+    assert not any(RERUN_NOTE in note for note in first[2])
+
+
+def test_the_configuration_lp_bound_is_the_same_for_the_same_budget(tmp_path: Path) -> None:
+    problem = bench_problem(tmp_path, "aws", 100)
+    fluid = fluid_lower_bound(problem)
+    bounds = {pattern_lower_bound(problem, time_limit=1.0, fluid=fluid, clock=WorkClock()) for _ in range(2)}
+    assert len({(b.cost, b.columns, b.iterations) for b in bounds if b is not None}) == 1
+    assert None not in bounds
+
+
+def test_a_plan_cut_short_by_the_wall_clock_is_still_valid_and_says_a_rerun_may_differ(tmp_path: Path) -> None:
+    problem = bench_problem(tmp_path, "synthetic", 100)
+    greedy, _ = solve_karpenter(problem)
+    clock = WorkClock(wall_deadline=time.monotonic())  # a machine far slower than the model
+    best, _ = solve_optimal(problem, greedy, time_limit=5.0, seed=0, workers=2, clock=clock)
+    assert clock.cut
+    assert any(RERUN_NOTE in note for note in best.notes)
+    assert not best.unplaced
+    assert best.cost <= Repacker(problem).repack(greedy).cost + 1e-9
+    assert resource_violations(best) == [] and hostname_violations(problem, best) == []
+
+
+def test_the_cli_prints_the_same_plan_twice() -> None:
+    args = ["plan", str(FIXTURES / "quickstart"), "-o", "json", "--time-limit", "3", "--seed", "11"]
+    plans = []
+    for _ in range(2):
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code in (0, 1), result.output
+        document = json.loads(result.stdout)
+        if any(RERUN_NOTE in w for w in document["warnings"]):
+            pytest.skip("this machine is slower than the reference the work clock models; the wall clock cut the search")
+        document["summary"].pop("solveSeconds")
+        plans.append(document)
+    assert plans[0] == plans[1]
