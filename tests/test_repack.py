@@ -61,3 +61,20 @@ def test_optimal_engine_on_the_benchmark_is_cheaper_than_karpenter_with_a_valid_
     assert best.lower_bound is not None and 0 < best.lower_bound <= best.cost
     assert resource_violations(best) == [] and hostname_violations(problem, best) == []
     assert sum(len(s.members) for s in state.slots) == problem.pending_count
+
+
+def test_owner_nodes_grown_for_half_a_share_leave_the_rest_to_large_bulk_nodes_on_aws(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # On AWS a large instance keeps more of its memory for pods than a small one (kubelet's reserve is
+    # sublinear), so anti-affinity nodes sized for half an even share, with the rest on bulk nodes of
+    # the most cost-efficient type, beat growing every anti-affinity node for a full share.
+    import karpplan.engines.repack as repack_module
+
+    problem = bench_problem(tmp_path, "aws", 100)
+    greedy, _ = solve_karpenter(problem)
+    both = Repacker(problem).repack(greedy)
+    monkeypatch.setattr(repack_module, "GROWN_SHARES", (1.0,))
+    full_share_only = Repacker(problem).repack(greedy)
+    assert both.cost < 0.98 * full_share_only.cost
+    assert resource_violations(both) == [] and hostname_violations(problem, both) == []
+    assert zone_level_view(problem, both) == zone_level_view(problem, greedy)

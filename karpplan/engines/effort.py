@@ -38,7 +38,7 @@ SCREEN_ENTRY_SECONDS = 5e-9  # ... per (shape, class, multiplier)
 COLUMN_SECONDS = 2e-4  # repairing a pattern into a column, plus per class in it
 COLUMN_CLASS_SECONDS = 5e-6
 PRE_SEARCH_SECONDS = 0.8  # building the problem, the simulation and the re-packing, fixed part
-PRE_SEARCH_POD_SECONDS = 5.5e-4  # ... per pending pod
+PRE_SEARCH_POD_SECONDS = 6e-4  # ... per pending pod
 
 
 @dataclass

@@ -43,6 +43,11 @@ from karpplan.scheduling.state import PlacementState
 from karpplan.scheduling.topology import SpreadRule
 
 Member = tuple[GroupInfo, Pod]
+# Owner nodes are grown for this share of an even split of the other pods (each share is a packing of
+# its own, the cheapest kept): all of it keeps pods on the nodes paid for anyway; half of it leaves the
+# rest to bulk nodes of the most cost-efficient option, which on AWS are large ones (kubelet's reserve
+# shrinks relative to the instance's size), about 3% cheaper on the benchmark's aws rows.
+GROWN_SHARES = (1.0, 0.5)
 MIX_LP_MILLISECONDS = 2000  # GLOP's time limit for the zone mix of interchangeable pods
 BoolArray = npt.NDArray[np.bool_]
 IntArray = npt.NDArray[np.int64]
@@ -411,7 +416,8 @@ class Repacker:
         cache: dict[tuple[int, tuple[int, ...]], BoolArray] = {}
         self._interned = {}  # masks are interned per bucket shape
         pods = [(gi, pod, self.pod_mask(bucket, gi, origin, cache)) for gi, pod, origin in items]
-        plans = [p for p in (self._pack_slack_then_bulk(bucket, pods), self._pack_grown(bucket, pods)) if p is not None]
+        packings = [self._pack_slack_then_bulk(bucket, pods)] + [self._pack_grown(bucket, pods, share) for share in GROWN_SHARES]
+        plans = [p for p in packings if p is not None]
         if not plans:
             return None
         return min(plans, key=lambda nodes: (round(sum(n.price for n in nodes), 9), len(nodes)))
@@ -484,20 +490,21 @@ class Repacker:
         bins.extend(bulk)
         return self._launch(bucket, bins)
 
-    def _pack_grown(self, bucket: BucketShape, pods: Sequence[tuple[GroupInfo, Pod, BoolArray]]) -> list[SolvedNode] | None:
+    def _pack_grown(self, bucket: BucketShape, pods: Sequence[tuple[GroupInfo, Pod, BoolArray]],
+                    share: float = 1.0) -> list[SolvedNode] | None:
         """Owner nodes grown to share the other pods, then bulk nodes; each node filled by dot product.
 
         The nodes hostname rules force are paid for anyway, so the other pods ride on them first: each
-        owner node in turn is sized for its owners plus an even share of the pods still unplaced (the
-        cheapest option that holds that much) and filled to that option's room, always taking the pod
+        owner node in turn is sized for its owners plus `share` times an even share of the pods still
+        unplaced (the cheapest option that holds that much) and filled to that option's room, always taking the pod
         whose request vector best matches the room left (the dot-product rule of vector bin packing, so
         CPU and memory run out together). What is left goes to nodes of the most cost-efficient option.
         """
         bins, free = self._owner_bins(bucket, pods, spread=True)
         kinds = _Kinds(free, self.requests, bucket, self.rules)
         for i, b in enumerate(bins):
-            share = kinds.remaining_demand() / float(len(bins) - i)
-            target = self._target_option(bucket, b, b.used.astype(np.float64) + share)
+            even = kinds.remaining_demand() / float(len(bins) - i)
+            target = self._target_option(bucket, b, b.used.astype(np.float64) + share * even)
             if target >= 0:
                 self._fill_dot(bucket, b, target, kinds)
         while kinds.left():
