@@ -47,6 +47,9 @@ LARGE_MODEL_VARIABLES = 5_000  # beyond this CP-SAT gets a share of the time, ne
 CP_SAT_SHARE_LARGE = 0.25
 MIN_OPTIMISER_SECONDS = 1.0  # what the optimiser keeps when the simulation used up the time limit
 SEARCH_MARGIN_SHARE = 0.03  # of the time limit, left at its end for the plan's replay and document
+CLOCK_CUT_WARNING = ("the time limit ran out before the search's modelled work budget (this machine is slower than "
+                     "the reference karpplan's timings are modelled on), so it stopped early and a re-run may give a "
+                     "different plan; a longer --time-limit gives the same plan every time")
 WORK_HEADROOM_SHARE = 0.15  # of the time limit: how far the modelled work may be off before the wall guard cuts
 BOUND_RESERVE_SHARE = 0.4  # of the time limit, for each lower bound (fluid LP, then configuration LP)
 BOUND_RESERVE_CAP_SECONDS = 15.0
@@ -998,9 +1001,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
             source = f"{source} + neighbourhood search"
     lower = min(max(bounds), best.cost) if bounds else None
     if clock.cut:
-        notes.append("the time limit ran out before the search's modelled work budget (this machine is slower "
-                     "than the reference karpplan's timings are modelled on), so it stopped early and a re-run may "
-                     "give a different plan; a longer --time-limit gives the same plan every time")
+        notes.append(CLOCK_CUT_WARNING)
     if values is None:
         if whole:
             notes.append(f"CP-SAT found no whole plan of its own ({status}); the plan is the re-packed "
@@ -1028,4 +1029,4 @@ def status_line(stream: object = sys.stderr) -> Callable[[str], None] | None:
     return show
 
 
-__all__ = ["OptimalModel", "solve_optimal", "status_line"]
+__all__ = ["CLOCK_CUT_WARNING", "OptimalModel", "solve_optimal", "status_line"]
