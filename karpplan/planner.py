@@ -93,14 +93,20 @@ def solve(problem: Problem, options: PlanOptions,
     if options.engine == "karpenter":
         return greedy, greedy_state, greedy
     from karpplan.engines.effort import WorkClock, pre_search_seconds
-    from karpplan.engines.optimal import MIN_OPTIMISER_SECONDS, SEARCH_MARGIN_SHARE, solve_optimal
+    from karpplan.engines.optimal import (
+        MIN_OPTIMISER_SECONDS,
+        SEARCH_MARGIN_SHARE,
+        WORK_HEADROOM_SHARE,
+        solve_optimal,
+    )
 
     # The optimiser's phases run on a work clock (deterministic for a seed); what came before is charged
     # its modelled time, never its measured one. The wall clock guards the limit.
     limit = options.time_limit
     margin = max(0.1, SEARCH_MARGIN_SHARE * limit)
     clock = WorkClock(wall_deadline=max(started + limit, time.monotonic() + min(MIN_OPTIMISER_SECONDS, limit)) - margin)
-    clock.charge(min(pre_search_seconds(problem.pending_count), max(limit - MIN_OPTIMISER_SECONDS, 0.0)))
+    budget = limit * (1 - WORK_HEADROOM_SHARE)  # where solve_optimal's work budget ends
+    clock.charge(min(pre_search_seconds(problem.pending_count), max(budget - MIN_OPTIMISER_SECONDS, 0.0)))
     best, state = solve_optimal(problem, greedy, time_limit=limit, seed=options.seed,
                                 workers=options.workers, progress=options.progress, clock=clock)
     return best, state, greedy

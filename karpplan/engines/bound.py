@@ -406,7 +406,8 @@ class _FluidLP:
                 for lo, hi in zip(self.row_lo, self.row_hi, strict=True)]
         for r, c, v in zip(self.a_row, self.a_col, self.a_val, strict=True):
             rows[r].SetCoefficient(xs[c], v)
-        solver.SetTimeLimit(max(int(time_limit * 1000), 1))
+        if math.isfinite(time_limit):
+            solver.SetTimeLimit(max(math.ceil(time_limit * 1000), 1))
         began = time.monotonic()
         status = solver.Solve()
         if clock is not None:

@@ -16,6 +16,7 @@ in a note, and only then may two runs differ.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 
@@ -70,6 +71,16 @@ class WorkClock:
         return self.cut
 
 
+def available_cores() -> int:
+    """Cores this process may run on: its CPU affinity (which container runtimes set) where the platform
+    has one, else the machine's count. The default number of workers; side-by-side solves are charged as
+    running in parallel, which holds only up to this many."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    if affinity is not None:
+        return max(len(affinity(0)), 1)
+    return max(os.cpu_count() or 1, 1)
+
+
 def cp_sat_seconds(deterministic_time: float) -> float:
     """Modelled wall time of a one-worker CP-SAT solve of a small model."""
     return CP_SAT_WALL_PER_DETERMINISTIC * deterministic_time + CP_SAT_SOLVE_OVERHEAD
@@ -110,5 +121,5 @@ def pre_search_seconds(pending_pods: int) -> float:
     return PRE_SEARCH_SECONDS + PRE_SEARCH_POD_SECONDS * pending_pods
 
 
-__all__ = ["WorkClock", "column_seconds", "cp_sat_seconds", "model_build_seconds", "pre_search_seconds",
+__all__ = ["WorkClock", "available_cores", "column_seconds", "cp_sat_seconds", "model_build_seconds", "pre_search_seconds",
            "pricing_seconds", "screen_seconds", "simplex_seconds", "table_seconds"]

@@ -16,7 +16,6 @@ to take, so a given seed and budget (or number of sub-solves) always give the sa
 from __future__ import annotations
 
 import heapq
-import os
 import random
 from collections import defaultdict
 from collections.abc import Callable, Sequence
@@ -32,6 +31,7 @@ from karpplan.engines.effort import (
     CP_SAT_WALL_PER_DETERMINISTIC,
     SEARCH_STEP_SECONDS,
     WorkClock,
+    available_cores,
     cp_sat_seconds,
     model_build_seconds,
 )
@@ -154,7 +154,7 @@ class _SubProblem:
 class NeighbourhoodSearch:
     def __init__(self, repacker: Repacker, seed: int = 0, parallel: int = 0) -> None:
         self.repacker = repacker
-        self.parallel = parallel or max(os.cpu_count() or 1, 1)
+        self.parallel = parallel or available_cores()
         self.problem = repacker.problem
         self.rules = repacker.rules
         self.rng = random.Random(seed)

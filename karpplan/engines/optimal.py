@@ -21,7 +21,6 @@ Formulation (one class, named parts, in the spirit of the CP-SAT primer):
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from collections import defaultdict
@@ -30,7 +29,12 @@ from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
-from karpplan.engines.effort import WHOLE_MODEL_DETERMINISTIC_PER_SECOND, WorkClock, model_build_seconds
+from karpplan.engines.effort import (
+    WHOLE_MODEL_DETERMINISTIC_PER_SECOND,
+    WorkClock,
+    available_cores,
+    model_build_seconds,
+)
 from karpplan.engines.result import Solution, SolvedNode, node_name
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.pods import Pod
@@ -734,7 +738,7 @@ class OptimalModel:
         if guard != float("inf"):
             solver.parameters.max_time_in_seconds = max(guard, 0.05)
         solver.parameters.random_seed = seed
-        solver.parameters.num_workers = workers or max(os.cpu_count() or 1, 1)
+        solver.parameters.num_workers = workers or available_cores()
         # Interleaved search keeps multi-worker runs reproducible for a given seed.
         solver.parameters.interleave_search = True
         if len(self.y) + len(self.x) > 2000:
@@ -929,7 +933,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
         exact, _ = solve_karpenter(problem, exact_limits=True)
         if (len(exact.unplaced), exact.cost) < (len(greedy.unplaced), greedy.cost) or greedy.exceeds_node_limits:
             hint = exact
-    repacker = Repacker(problem)
+    repacker = Repacker(problem, clock)
     warm = repacker.repack(hint)
     candidates: list[tuple[Solution, str]] = [(warm, "warm start")]
     # Each bound gets up to a reserve; CP-SAT gets what is left after building its model, less the reserve.
@@ -970,9 +974,8 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
     placed: dict[int, int] = {g.index: g.size for g in problem.groups}
     for gi, _ in best.unplaced:
         placed[gi.index] -= 1
-    # The fluid LP is solved to optimality; its time limit is only a guard.
-    lp_guard = max(min(reserve, clock.wall_left()), 0.5)
-    fluid = fluid_lower_bound(problem, placed, time_limit=lp_guard, clock=clock)
+    # The fluid LP is solved to optimality; its time limit is only the clock's wall guard.
+    fluid = None if clock.past_wall() else fluid_lower_bound(problem, placed, time_limit=clock.wall_left(), clock=clock)
     bounds = [b for b in (decoded_bound if source.startswith("CP-SAT") else None,
                           fluid.cost if fluid is not None else None) if b is not None]
     if not (bounds and best.cost - max(bounds) <= 1e-6):
@@ -983,7 +986,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
             bounds.append(pattern.cost)
     proven = status == "optimal" or (bool(bounds) and best.cost - max(bounds) <= 1e-6)
     if not proven and clock.now() < deadline - margin and not clock.past_wall():
-        search = NeighbourhoodSearch(repacker, seed)
+        search = NeighbourhoodSearch(repacker, seed, parallel=workers)
         shown_bound = min(max(bounds), best.cost) if bounds else None
 
         def report(cost: float, tried: int, moves: int) -> None:

@@ -548,11 +548,13 @@ class _Pricer:
         model.maximize(sum(int(round(pi[c] / unit)) * x for c, x in xs.items()))
         solver = cp_model.CpSolver()
         solver.parameters.max_deterministic_time = max(seconds / PRICING_WALL_PER_DETERMINISTIC, 0.005)
-        solver.parameters.max_time_in_seconds = max(min(4 * seconds, self.clock.wall_left()), 0.01)  # the guard
+        guard = self.clock.wall_left()
+        if guard != math.inf:
+            solver.parameters.max_time_in_seconds = max(guard, 0.01)
         solver.parameters.num_workers = 1
         status = solver.Solve(model)
         self.clock.charge(pricing_seconds(solver.response_proto.deterministic_time))
-        if status != cp_model.OPTIMAL and solver.wall_time >= solver.parameters.max_time_in_seconds * 0.99:
+        if guard != math.inf and status != cp_model.OPTIMAL and solver.wall_time >= 0.99 * max(guard, 0.01):
             self.clock.cut = True
         slack = 0.5 * sum(int(u[k, c]) for c in xs) * unit
         if status == cp_model.OPTIMAL:
@@ -877,11 +879,13 @@ class _Master:
         optimality (a time limit would make the duals depend on the machine); the wall guard stops it."""
         guard = self.clock.wall_left()
         if guard != math.inf:
-            self.solver.SetTimeLimit(max(int(guard * 1000), 1))
+            self.solver.SetTimeLimit(max(math.ceil(guard * 1000), 1))
+        began = time.monotonic()
         status = self.solver.Solve()
         self.clock.charge(simplex_seconds(self.solver.iterations(), len(self.rows) + len(self.old_rows)))
         if status != pywraplp.Solver.OPTIMAL:
-            self.clock.cut = self.clock.cut or self.clock.wall_left() <= 0
+            if guard != math.inf and time.monotonic() - began >= 0.99 * guard:
+                self.clock.cut = True
             return None
         tau = np.maximum(np.array([r.dual_value() for r in self.rows], dtype=np.float64), 0.0)
         mu = np.array([r.dual_value() for r in self.old_rows], dtype=np.float64)

@@ -24,6 +24,7 @@ memory. The re-packer keeps every decision a zone-level rule can see and redoes 
 from __future__ import annotations
 
 import math
+import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 from ortools.linear_solver import pywraplp
 
+from karpplan.engines.effort import WorkClock
 from karpplan.engines.result import Solution, SolvedNode, node_name
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.pods import HostPort, Pod
@@ -182,8 +184,11 @@ class BucketShape:
 
 
 class Repacker:
-    def __init__(self, problem: Problem) -> None:
+    def __init__(self, problem: Problem, clock: WorkClock | None = None) -> None:
         self.problem = problem
+        # The zone-mix LP is solved to optimality; its time limit is a guard that, when it stops the LP,
+        # tells the optimiser's work clock (the plan may then differ between runs).
+        self.clock = clock
         self.rules = _Rulebook(problem)
         self.dims = sorted({name for g in problem.groups for name in g.template.requests})
         self.requests = {g.index: np.array([g.template.requests.get(d) for d in self.dims], dtype=np.int64)
@@ -769,7 +774,13 @@ class _MixLP:
             cost.extend(float(shape.price[i]) * nodes[i] for i in range(len(nodes)))
         solver.Minimize(solver.Sum(cost))
         solver.SetTimeLimit(MIX_LP_MILLISECONDS)
-        if solver.Solve() != pywraplp.Solver.OPTIMAL:
+        began = time.monotonic()
+        status = solver.Solve()
+        clock = self.repacker.clock  # (its time is in the model of what precedes the search)
+        if clock is not None and status != pywraplp.Solver.OPTIMAL \
+                and time.monotonic() - began >= 0.99 * MIX_LP_MILLISECONDS / 1000:
+            clock.cut = True
+        if status != pywraplp.Solver.OPTIMAL:
             return None
         return [self._rounded(group_vars, quota) for (quota, _), group_vars in zip(self.classes, variables, strict=True)]
 
