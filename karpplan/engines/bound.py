@@ -412,8 +412,7 @@ class _FluidLP:
         status = solver.Solve()
         if clock is not None:
             clock.charge(simplex_seconds(solver.iterations(), len(rows)))
-            if status != pywraplp.Solver.OPTIMAL and time.monotonic() - began >= 0.99 * time_limit:
-                clock.cut = True
+            clock.record_stop(status == pywraplp.Solver.OPTIMAL, time.monotonic() - began, time_limit)
         if status != pywraplp.Solver.OPTIMAL:
             return None
         duals = np.array([r.dual_value() for r in rows], dtype=np.float64)

@@ -16,6 +16,7 @@ in a note, and only then may two runs differ.
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from dataclasses import dataclass, field
@@ -63,6 +64,12 @@ class WorkClock:
         if self.wall_deadline is None:
             return float("inf")
         return self.wall_deadline - time.monotonic()
+
+    def record_stop(self, finished: bool, used: float, limit: float) -> None:
+        """A solve given `limit` wall seconds (the guard; infinite for none) that did not finish and used
+        (almost) all of them was stopped by the wall clock: a cut."""
+        if not finished and math.isfinite(limit) and used >= 0.99 * limit:
+            self.cut = True
 
     def past_wall(self) -> bool:
         """True once the wall-clock guard has passed; remembered in `cut`."""

@@ -747,8 +747,7 @@ class OptimalModel:
         callback = _Progress(self, progress) if progress is not None else None
         status = solver.solve(self.model, callback) if callback is not None else solver.solve(self.model)
         clock.charge(solver.response_proto.deterministic_time / WHOLE_MODEL_DETERMINISTIC_PER_SECOND)
-        if status != cp_model.OPTIMAL and solver.wall_time >= 0.99 * solver.parameters.max_time_in_seconds:
-            clock.cut = True
+        clock.record_stop(status == cp_model.OPTIMAL, solver.wall_time, solver.parameters.max_time_in_seconds)
         name = {cp_model.OPTIMAL: "optimal", cp_model.FEASIBLE: "feasible",
                 cp_model.INFEASIBLE: "infeasible-model", cp_model.MODEL_INVALID: "invalid-model"}.get(status, "unknown")
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

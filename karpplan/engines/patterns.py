@@ -554,8 +554,7 @@ class _Pricer:
         solver.parameters.num_workers = 1
         status = solver.Solve(model)
         self.clock.charge(pricing_seconds(solver.response_proto.deterministic_time))
-        if guard != math.inf and status != cp_model.OPTIMAL and solver.wall_time >= 0.99 * max(guard, 0.01):
-            self.clock.cut = True
+        self.clock.record_stop(status == cp_model.OPTIMAL, solver.wall_time, solver.parameters.max_time_in_seconds)
         slack = 0.5 * sum(int(u[k, c]) for c in xs) * unit
         if status == cp_model.OPTIMAL:
             bound = solver.ObjectiveValue() * unit + slack
@@ -883,9 +882,8 @@ class _Master:
         began = time.monotonic()
         status = self.solver.Solve()
         self.clock.charge(simplex_seconds(self.solver.iterations(), len(self.rows) + len(self.old_rows)))
+        self.clock.record_stop(status == pywraplp.Solver.OPTIMAL, time.monotonic() - began, guard)
         if status != pywraplp.Solver.OPTIMAL:
-            if guard != math.inf and time.monotonic() - began >= 0.99 * guard:
-                self.clock.cut = True
             return None
         tau = np.maximum(np.array([r.dual_value() for r in self.rows], dtype=np.float64), 0.0)
         mu = np.array([r.dual_value() for r in self.old_rows], dtype=np.float64)

@@ -776,10 +776,9 @@ class _MixLP:
         solver.SetTimeLimit(MIX_LP_MILLISECONDS)
         began = time.monotonic()
         status = solver.Solve()
-        clock = self.repacker.clock  # (its time is in the model of what precedes the search)
-        if clock is not None and status != pywraplp.Solver.OPTIMAL \
-                and time.monotonic() - began >= 0.99 * MIX_LP_MILLISECONDS / 1000:
-            clock.cut = True
+        if self.repacker.clock is not None:  # (its time is in the model of what precedes the search)
+            self.repacker.clock.record_stop(status == pywraplp.Solver.OPTIMAL, time.monotonic() - began,
+                                            MIX_LP_MILLISECONDS / 1000)
         if status != pywraplp.Solver.OPTIMAL:
             return None
         return [self._rounded(group_vars, quota) for (quota, _), group_vars in zip(self.classes, variables, strict=True)]
