@@ -102,7 +102,7 @@ def peak_rss_mb() -> float:
 def run_row(spec: RowSpec) -> dict[str, Any]:
     """Generate, load and plan one row in this process; return the figures as JSON-ready data."""
     from karpplan.catalog import load_catalog
-    from karpplan.engines.optimal import CLOCK_CUT_WARNING
+    from karpplan.engines.optimiser import CLOCK_CUT_WARNING
     from karpplan.model.build import load_inventory
     from karpplan.planner import PlanOptions, make_plan
 

@@ -93,7 +93,7 @@ def solve(problem: Problem, options: PlanOptions,
     if options.engine == "karpenter":
         return greedy, greedy_state, greedy
     from karpplan.engines.effort import WorkClock, pre_search_seconds
-    from karpplan.engines.optimal import (
+    from karpplan.engines.optimiser import (
         MIN_OPTIMISER_SECONDS,
         SEARCH_MARGIN_SHARE,
         WORK_HEADROOM_SHARE,

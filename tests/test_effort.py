@@ -14,7 +14,7 @@ from karpplan.cli.main import app
 from karpplan.engines.bound import fluid_lower_bound
 from karpplan.engines.effort import WorkClock, pre_search_seconds, table_seconds
 from karpplan.engines.karpenter import solve_karpenter
-from karpplan.engines.optimal import CLOCK_CUT_WARNING, solve_optimal
+from karpplan.engines.optimiser import CLOCK_CUT_WARNING, solve_optimal
 from karpplan.engines.patterns import pattern_lower_bound
 from karpplan.engines.repack import Repacker
 from karpplan.engines.result import Solution

@@ -12,7 +12,7 @@ from plan_checks import bench_problem, hostname_violations, resource_violations,
 from karpplan.engines.effort import WorkClock
 from karpplan.engines.karpenter import solve_karpenter
 from karpplan.engines.neighbourhood import NeighbourhoodSearch
-from karpplan.engines.optimal import solve_optimal
+from karpplan.engines.optimiser import solve_optimal
 from karpplan.engines.repack import Repacker
 from karpplan.engines.result import Solution, SolvedNode
 from karpplan.model.resources import Resources

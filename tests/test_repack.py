@@ -8,7 +8,7 @@ import pytest
 from plan_checks import bench_problem, hostname_violations, resource_violations, zone_level_view
 
 from karpplan.engines.karpenter import solve_karpenter
-from karpplan.engines.optimal import solve_optimal
+from karpplan.engines.optimiser import solve_optimal
 from karpplan.engines.repack import Repacker, repack, state_for
 
 

@@ -69,7 +69,7 @@ def with_cli_profiles(inventory: Inventory, profiles: tuple[FargateProfile, ...]
 def run_plan(options: PlanOptions) -> int:
     """Load, plan, render. Raises InputError for bad input; returns the exit code of cli-contract.md."""
     from karpplan.catalog import load_catalog
-    from karpplan.engines.optimal import status_line
+    from karpplan.engines.optimiser import status_line
     from karpplan.planner import PlanOptions as PlannerOptions
     from karpplan.planner import make_plan
     from karpplan.render.documents import render_document

@@ -21,7 +21,6 @@ Formulation (one class, named parts, in the spirit of the CP-SAT primer):
 
 from __future__ import annotations
 
-import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable
@@ -33,7 +32,6 @@ from karpplan.engines.effort import (
     WHOLE_MODEL_DETERMINISTIC_PER_SECOND,
     WorkClock,
     available_cores,
-    model_build_seconds,
 )
 from karpplan.engines.result import Solution, SolvedNode, node_name
 from karpplan.model.labels import HOSTNAME
@@ -46,17 +44,6 @@ from karpplan.scheduling.topology import AffinityRule, SpreadRule
 
 PRICE_SCALE = 10**7  # objective units per dollar-hour
 MAX_MODEL_VARIABLES = 40_000  # placement variables beyond which the whole-plan model is not built
-UNPRUNED_SKIP_FACTOR = 10  # beyond this many times the limit before pruning, the model is not even pruned
-LARGE_MODEL_VARIABLES = 5_000  # beyond this CP-SAT gets a share of the time, neighbourhood search the rest
-CP_SAT_SHARE_LARGE = 0.25
-MIN_OPTIMISER_SECONDS = 1.0  # what the optimiser keeps when the simulation used up the time limit
-SEARCH_MARGIN_SHARE = 0.03  # of the time limit, left at its end for the plan's replay and document
-CLOCK_CUT_WARNING = ("the time limit ran out before the search's modelled work budget (this machine is slower than "
-                     "the reference karpplan's timings are modelled on), so it stopped early and a re-run may give a "
-                     "different plan; a longer --time-limit gives the same plan every time")
-WORK_HEADROOM_SHARE = 0.15  # of the time limit: how far the modelled work may be off before the wall guard cuts
-BOUND_RESERVE_SHARE = 0.4  # of the time limit, for each lower bound (fluid LP, then configuration LP)
-BOUND_RESERVE_CAP_SECONDS = 15.0
 LinearExpr = cp_model.LinearExpr
 
 
@@ -70,7 +57,10 @@ def _floor_fit(requests: Resources, room: Resources, cap: int) -> int:
 
 
 @dataclass
-class _Values:
+class ModelValues:
+    """A CP-SAT solution's counts: pods per (group, existing node) `x`, per (group, option) `y`, nodes per
+    option `n`, pods left out per group `u`."""
+
     x: dict[tuple[int, int], int]
     y: dict[tuple[int, int], int]
     n: dict[int, int]
@@ -728,7 +718,7 @@ class OptimalModel:
 
     # ------------------------------------------------------------------------------------ solving
     def solve(self, time_limit: float, seed: int, workers: int,
-              progress: Callable[[str], None] | None, clock: WorkClock | None = None) -> tuple[str, _Values | None, float]:
+              progress: Callable[[str], None] | None, clock: WorkClock | None = None) -> tuple[str, ModelValues | None, float]:
         """CP-SAT on the whole model for `time_limit` modelled seconds (a deterministic-time budget; the
         clock's wall guard, if any, also stops it and is then recorded as a cut)."""
         clock = clock or WorkClock()
@@ -752,7 +742,7 @@ class OptimalModel:
                 cp_model.INFEASIBLE: "infeasible-model", cp_model.MODEL_INVALID: "invalid-model"}.get(status, "unknown")
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return name, None, 0.0
-        values = _Values(
+        values = ModelValues(
             {k: solver.value(v) for k, v in self.x.items()},
             {k: solver.value(v) for k, v in self.y.items()},
             {k: solver.value(v) for k, v in self.n.items()},
@@ -760,7 +750,7 @@ class OptimalModel:
         )
         return name, values, solver.best_objective_bound
 
-    def cost_bound(self, objective_bound: float, values: _Values) -> float:
+    def cost_bound(self, objective_bound: float, values: ModelValues) -> float:
         """A lower bound on the hourly cost of any plan that places as many pods as this one."""
         penalties = self.unplaced_penalty * sum(values.u.values())
         penalties += sum(v * self.groups[g].tier.get(k, 0) * self.tier_penalty for (g, k), v in values.y.items())
@@ -786,7 +776,7 @@ class _Progress(cp_model.CpSolverSolutionCallback):
 class Decoder:
     """Turns counts into nodes: existing placements as given, each option's pods packed into its nodes."""
 
-    def __init__(self, problem: Problem, model: OptimalModel, values: _Values) -> None:
+    def __init__(self, problem: Problem, model: OptimalModel, values: ModelValues) -> None:
         self.problem = problem
         self.model = model
         self.values = values
@@ -895,140 +885,4 @@ class Decoder:
         self.state._commit(gi, pod, slot, slot.options)
 
 
-def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.0, seed: int = 0,
-                  workers: int = 0, progress: Callable[[str], None] | None = None,
-                  clock: WorkClock | None = None) -> tuple[Solution, PlacementState]:
-    """The cheapest plan found within `time_limit` seconds in all (warm start, CP-SAT, re-packing,
-    neighbourhood search), with the best valid lower bound.
-
-    Time is kept on a work clock (`effort.py`): the phases stop when their modelled time is spent, so the
-    plan depends only on the problem, the seed, the limit and the workers. The limit ends at `time_limit`
-    on `clock` (the caller may have charged it for what came before); the clock's wall guard (default:
-    `time_limit` real seconds from now, less the margin for the plan document) stops every phase if the
-    machine is slower than the model, and the plan then says so.
-
-    Phases share the time limit: the Karpenter warm start (already run by the caller) is re-packed;
-    CP-SAT searches the whole-plan model from it (when the model is not too large) and its answer is
-    decoded and re-packed; the better plan by (pods left out, cost, CP-SAT's on a tie, nodes) is kept;
-    the fluid LP and configuration LP bounds run in reserves kept for them; neighbourhood search then
-    improves the plan until the time limit. The result is never worse than the Karpenter simulation's
-    plan when that plan keeps the pools' limits.
-    """
-    from karpplan.engines.bound import fluid_lower_bound
-    from karpplan.engines.karpenter import solve_karpenter
-    from karpplan.engines.neighbourhood import NeighbourhoodSearch
-    from karpplan.engines.patterns import pattern_lower_bound
-    from karpplan.engines.repack import Repacker, state_for
-
-    start = time.monotonic()
-    margin = max(0.1, SEARCH_MARGIN_SHARE * time_limit)
-    if clock is None:
-        clock = WorkClock(wall_deadline=start + time_limit - margin)
-    deadline = time_limit * (1 - WORK_HEADROOM_SHARE)  # on the work clock
-    hint = greedy
-    if greedy.exceeds_node_limits or (greedy.unplaced and any(r is not None for r, _ in problem.limits.values())):
-        # Karpenter's limit accounting is pessimistic (and lax on limits.nodes); a simulation that
-        # charges limits exactly gives the solver a valid, often fuller, starting plan.
-        exact, _ = solve_karpenter(problem, exact_limits=True)
-        if (len(exact.unplaced), exact.cost) < (len(greedy.unplaced), greedy.cost) or greedy.exceeds_node_limits:
-            hint = exact
-    repacker = Repacker(problem, clock)
-    warm = repacker.repack(hint)
-    candidates: list[tuple[Solution, str]] = [(warm, "warm start")]
-    # Each bound gets up to a reserve; CP-SAT gets what is left after building its model, less the reserve.
-    reserve = min(BOUND_RESERVE_CAP_SECONDS, BOUND_RESERVE_SHARE * time_limit)
-    model = OptimalModel(problem, warm)
-    # Dominance pruning takes about a second on large problems and rarely shrinks a model tenfold:
-    # far beyond the limit, the whole-plan model is skipped without it.
-    if model.size_estimate() <= UNPRUNED_SKIP_FACTOR * MAX_MODEL_VARIABLES:
-        model.prune_options()
-    whole = model.pruned and model.size_estimate() <= MAX_MODEL_VARIABLES
-    status, values, cp_bound = ("unknown", None, 0.0)
-    notes: list[str] = []
-    decoded_bound: float | None = None
-    if whole:
-        model.build()
-        clock.charge(model_build_seconds(len(model.model.proto.variables) + len(model.model.proto.constraints)))
-        remaining = deadline - clock.now() - reserve
-        # A large model rarely finds a plan of its own: it gets a share, neighbourhood search the rest.
-        cp_time = remaining * (CP_SAT_SHARE_LARGE if model.size_estimate() > LARGE_MODEL_VARIABLES else 1.0)
-        if cp_time > 0.05 and not clock.past_wall():
-            status, values, cp_bound = model.solve(cp_time, seed, workers, progress, clock)
-    else:
-        notes.append(f"large problem ({model.size_estimate():,} placement variables): CP-SAT re-solved small sets "
-                     "of nodes only; the lower bound comes from the LP relaxations")
-    if values is not None:
-        decoder = Decoder(problem, model, values)
-        nodes, unplaced = decoder.decode()
-        decoded = repacker.repack(Solution("optimal", nodes, unplaced, status))
-        candidates.append((decoded, "CP-SAT"))
-        decoded_bound = model.cost_bound(cp_bound, values)
-        if decoder.extra_nodes:
-            notes.append(f"decoder opened {decoder.extra_nodes} node(s) beyond the model's fluid packing")
-    # Ties in cost go to CP-SAT's plan: its objective weighs the soft constraints, the warm start's does not.
-    best, source = min(candidates, key=lambda c: (len(c[0].unplaced), round(c[0].cost, 9), c[1] != "CP-SAT",
-                                                  len(c[0].new_nodes)))
-    # Bounds before the search: they depend only on how many pods of each group the plan places,
-    # which the search keeps, so the search can then run to the deadline.
-    placed: dict[int, int] = {g.index: g.size for g in problem.groups}
-    for gi, _ in best.unplaced:
-        placed[gi.index] -= 1
-    # The fluid LP is solved to optimality; its time limit is only the clock's wall guard.
-    fluid = None if clock.past_wall() else fluid_lower_bound(problem, placed, time_limit=clock.wall_left(), clock=clock)
-    bounds = [b for b in (decoded_bound if source.startswith("CP-SAT") else None,
-                          fluid.cost if fluid is not None else None) if b is not None]
-    if not (bounds and best.cost - max(bounds) <= 1e-6):
-        # The configuration LP sees whole pods per node, which the fluid LP does not.
-        pattern_budget = max(min(reserve, deadline - clock.now() - margin), 0.3)
-        pattern = pattern_lower_bound(problem, placed, time_limit=pattern_budget, fluid=fluid, clock=clock)
-        if pattern is not None:
-            bounds.append(pattern.cost)
-    proven = status == "optimal" or (bool(bounds) and best.cost - max(bounds) <= 1e-6)
-    if not proven and clock.now() < deadline - margin and not clock.past_wall():
-        search = NeighbourhoodSearch(repacker, seed, parallel=workers)
-        shown_bound = min(max(bounds), best.cost) if bounds else None
-
-        def report(cost: float, tried: int, moves: int) -> None:
-            if progress is None:
-                return
-            gap = "" if shown_bound is None or cost <= 0 else \
-                f" bound {shown_bound:.4f} gap {max(cost - shown_bound, 0.0) / cost:.1%}"
-            progress(f"best {cost:.4f}{gap} {time.monotonic() - start:.1f}s "
-                     f"(neighbourhood search: {moves} of {tried} improved)")
-
-        improved = search.improve(best, clock, deadline - margin, report=report)
-        if improved.cost < best.cost - 1e-9:
-            best = Solution(best.engine, improved.nodes, best.unplaced, best.status, best.lower_bound,
-                            best.solve_seconds, list(best.notes), best.exceeds_node_limits)
-            source = f"{source} + neighbourhood search"
-    lower = min(max(bounds), best.cost) if bounds else None
-    if clock.cut:
-        notes.append(CLOCK_CUT_WARNING)
-    if values is None:
-        if whole:
-            notes.append(f"CP-SAT found no whole plan of its own ({status}); the plan is the re-packed "
-                         "Karpenter plan, improved by neighbourhood search")
-        status = "feasible"
-    elif not source.startswith("CP-SAT"):
-        notes.append("the re-packed Karpenter plan was at least as good as CP-SAT's; it is shown")
-        status = "feasible"
-    elif status != "optimal" or (lower is not None and best.cost - lower > 1e-6):
-        status = "feasible"
-    solution = Solution("optimal", best.nodes, best.unplaced, status, lower, time.monotonic() - start, notes)
-    return solution, state_for(problem, solution)
-
-
-def status_line(stream: object = sys.stderr) -> Callable[[str], None] | None:
-    """A live one-line status on stderr when it is a terminal."""
-    isatty = getattr(stream, "isatty", None)
-    if not callable(isatty) or not isatty():
-        return None
-
-    def show(text: str) -> None:
-        stream.write("\r\x1b[2K" + text)  # type: ignore[attr-defined]
-        stream.flush()  # type: ignore[attr-defined]
-
-    return show
-
-
-__all__ = ["CLOCK_CUT_WARNING", "OptimalModel", "solve_optimal", "status_line"]
+__all__ = ["Decoder", "OptimalModel", "ModelValues"]
