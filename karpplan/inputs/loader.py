@@ -323,6 +323,9 @@ def _yaml_problem(exc: yaml.YAMLError, text: str) -> _LoadProblem:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else 0
         detail = exc.problem or exc.context or "invalid YAML"
+        if exc.problem == "exceeded maximum nesting depth":
+            # PyYAML >= 6.0.3 stops deep flow collections in its scanner, before our own depth check sees them.
+            return _LoadProblem(line, f"nested more than {MAX_DEPTH} levels deep")
         if exc.context and exc.problem:
             detail = f"{exc.problem} ({exc.context})"
         return _LoadProblem(line, f"invalid YAML: {detail}")
@@ -361,12 +364,38 @@ def _from_json(value: object) -> object:
     return value
 
 
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}\n]')
+
+
+def _json_depth_problem(text: str) -> _LoadProblem | None:
+    """Nesting deeper than MAX_DEPTH, found by a scan that does not recurse (json.loads would)."""
+    depth = 0
+    line = 1
+    for match in _JSON_TOKENS.finditer(text):
+        token = match.group()
+        if token == "\n":
+            line += 1
+        elif token in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return _LoadProblem(line, f"nested more than {MAX_DEPTH} levels deep")
+        elif token in "]}":
+            depth -= 1
+        else:
+            line += token.count("\n")
+    return None
+
+
 def _parse_json(text: str) -> object:
+    too_deep = _json_depth_problem(text)
+    if too_deep is not None:
+        raise too_deep
     try:
-        value = json.loads(text, parse_float=lambda s: SourceFloat(float(s), s))
+        return _from_json(json.loads(text, parse_float=lambda s: SourceFloat(float(s), s)))
     except json.JSONDecodeError as exc:
         raise _LoadProblem(exc.lineno, f"invalid JSON: {exc.msg}") from exc
-    return _from_json(value)
+    except RecursionError as exc:  # nesting within MAX_DEPTH can still exceed a small interpreter stack
+        raise _LoadProblem(1, f"nested too deeply to read (the limit is {MAX_DEPTH} levels)") from exc
 
 
 # ------------------------------------------------------------------------------------------ documents
