@@ -27,13 +27,37 @@ DEFAULT_DATA = ROOT.parent / "shared" / "data"
 DEFAULT_OUT = ROOT / "karpplan" / "catalog" / "data" / "aws-catalog.json.gz"
 FORMAT_VERSION = 1
 
-# The regions karpplan ships and their availability zones. The data has no per-zone availability, so
-# every priced type is offered in every zone listed here.
+# The regions karpplan ships and their availability zones: every commercial region the price data
+# covers (GovCloud is another partition with its own accounts; it is not embedded). The data has no
+# per-zone availability, so every priced type is offered in every zone listed here. Zone names are the
+# usual ones for new accounts (AWS maps names to zone ids per account): us-west-1 has two zones,
+# ap-northeast-1 offers a/c/d and ca-central-1 a/b/d.
+def _zones(region: str, letters: str) -> list[str]:
+    return [f"{region}{letter}" for letter in letters]
+
+
 REGIONS: dict[str, list[str]] = {
-    "us-east-1": [f"us-east-1{z}" for z in "abcdef"],
-    "us-west-2": [f"us-west-2{z}" for z in "abcd"],
-    "eu-west-1": [f"eu-west-1{z}" for z in "abc"],
-    "ap-northeast-2": [f"ap-northeast-2{z}" for z in "abcd"],
+    "af-south-1": _zones("af-south-1", "abc"),
+    "ap-east-1": _zones("ap-east-1", "abc"),
+    "ap-northeast-1": _zones("ap-northeast-1", "acd"),
+    "ap-northeast-2": _zones("ap-northeast-2", "abcd"),
+    "ap-northeast-3": _zones("ap-northeast-3", "abc"),
+    "ap-south-1": _zones("ap-south-1", "abc"),
+    "ap-southeast-1": _zones("ap-southeast-1", "abc"),
+    "ap-southeast-2": _zones("ap-southeast-2", "abc"),
+    "ca-central-1": _zones("ca-central-1", "abd"),
+    "eu-central-1": _zones("eu-central-1", "abc"),
+    "eu-north-1": _zones("eu-north-1", "abc"),
+    "eu-south-1": _zones("eu-south-1", "abc"),
+    "eu-west-1": _zones("eu-west-1", "abc"),
+    "eu-west-2": _zones("eu-west-2", "abc"),
+    "eu-west-3": _zones("eu-west-3", "abc"),
+    "me-south-1": _zones("me-south-1", "abc"),
+    "sa-east-1": _zones("sa-east-1", "abc"),
+    "us-east-1": _zones("us-east-1", "abcdef"),
+    "us-east-2": _zones("us-east-2", "abc"),
+    "us-west-1": _zones("us-west-1", "ac"),
+    "us-west-2": _zones("us-west-2", "abcd"),
 }
 BASE_REGION = "us-east-1"
 

@@ -29,7 +29,18 @@ ZONES = {
     "us-west-2": [f"us-west-2{z}" for z in "abcd"],
     "eu-west-1": [f"eu-west-1{z}" for z in "abc"],
     "ap-northeast-2": [f"ap-northeast-2{z}" for z in "abcd"],
+    "ap-northeast-1": ["ap-northeast-1a", "ap-northeast-1c", "ap-northeast-1d"],
+    "us-east-2": [f"us-east-2{z}" for z in "abc"],
+    "eu-central-1": [f"eu-central-1{z}" for z in "abc"],
+    "ap-southeast-1": [f"ap-southeast-1{z}" for z in "abc"],
+    "us-west-1": ["us-west-1a", "us-west-1c"],
 }
+
+
+def test_every_commercial_region_of_the_data_is_embedded() -> None:
+    commercial = {region for region in _prices_csv() if not region.startswith("us-gov-")}
+    assert len(commercial) >= 21
+    assert set(embedded_module.regions()) == commercial
 
 
 def _type(region: str, name: str, **kwargs: bool) -> InstanceType:
