@@ -1,12 +1,16 @@
 """The shared scenario cases (../shared/cases), run through the installed CLI and verified by check.py.
 
-Each case runs with the default (optimal) engine; cases whose expectation is Karpenter's own outcome also
-run with `--engine karpenter`. Skipped cleanly when ../shared is not beside the project.
+Each `plan` case runs with the default (optimal) engine; cases whose expectation is Karpenter's own outcome
+also run with `--engine karpenter`. The `explain` and `lint` suites are not plans: check_tools.py runs them.
+
+Without ../shared beside the project these tests skip on a developer's machine, but CI (the `CI` or
+`KARPPLAN_REQUIRE_SHARED` environment variable set) fails: a missing shared folder is a broken checkout.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -17,6 +21,8 @@ import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 CASES = REPO.parent / "shared" / "cases"
+TOOL_SUITES = ("explain", "lint")  # cases for check_tools.py, not for `plan`
+SHARED_REQUIRED = any(os.environ.get(name) for name in ("CI", "KARPPLAN_REQUIRE_SHARED"))
 
 
 def _checker() -> ModuleType | None:
@@ -33,7 +39,10 @@ def _checker() -> ModuleType | None:
 def _cases() -> list[Path]:
     if not CASES.exists():
         return []
-    return sorted(c for c in CASES.glob("*/*") if (c / "expect.yaml").exists())
+    return sorted(
+        c for c in CASES.glob("*/*")
+        if c.parent.name not in TOOL_SUITES and (c / "expect.yaml").exists() and (c / "manifests.yaml").exists()
+    )
 
 
 def _karpenter_outcome(case: Path) -> bool:
@@ -53,6 +62,14 @@ PARAMS = [pytest.param(c, [], id=f"{c.parent.name}/{c.name}") for c in ALL] + [
     pytest.param(c, ["--engine", "karpenter"], id=f"{c.parent.name}/{c.name}[karpenter]")
     for c in ALL if _karpenter_outcome(c)
 ]
+
+
+def test_shared_cases_are_beside_the_project() -> None:
+    if CHECKER is None and not SHARED_REQUIRED:
+        pytest.skip("../shared/cases is not beside the project")
+    assert CHECKER is not None, f"{CASES}/check.py is missing: the checkout is broken (../shared must be beside it)"
+    suites = {case.parent.name for case in ALL}
+    assert {"kube", "karpenter", "fargate"} <= suites, f"plan suites found: {sorted(suites)}"
 
 
 @pytest.mark.skipif(CHECKER is None, reason="../shared/cases is not beside the project")
