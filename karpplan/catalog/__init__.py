@@ -3,10 +3,10 @@
 Public API (the planner's entry points):
 
     load_catalog(region, catalog_file=None, *, allow_estimated_prices=False, spot_prices_file=None) -> Catalog
-    instance_types_for(catalog, kubelet, ami_family=None) -> tuple[InstanceType, ...]
+    instance_types_for(catalog, kubelet, ami_family=None, storage=None) -> tuple[InstanceType, ...]
     node_labels(it, *, auto_mode) -> dict[str, str]
     instance_requirements(it, *, auto_mode, with_offerings=True) -> Requirements
-    allocatable.compute(shape, kubelet, ami_family, extended) / allocatable.derive_from_capacity(capacity, kubelet)
+    allocatable.compute(shape, kubelet, ami_family, extended, storage) / allocatable.derive_from_capacity(capacity, kubelet)
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from karpplan.catalog.types import ON_DEMAND, RESERVED, SPOT, Catalog, InstanceS
 from karpplan.catalog.user import load_user_catalog
 from karpplan.errors import InputError, Origin
 from karpplan.model.labels import OS, WINDOWS_BUILD
-from karpplan.model.pools import KubeletConfig
+from karpplan.model.pools import KubeletConfig, NodeStorage
 
 __all__ = [
     "DEFAULT_REGION",
@@ -107,7 +107,7 @@ def apply_price_rows(catalog: Catalog, rows: Sequence[PriceRow], *, label: str |
 
 
 # ------------------------------------------------------------------------------------------ kubelet
-_CacheKey = tuple[int, object, str]
+_CacheKey = tuple[int, object, str, NodeStorage | None]
 _cache: dict[_CacheKey, tuple[Catalog, tuple[InstanceType, ...]]] = {}
 _CACHE_LIMIT = 64
 
@@ -120,7 +120,10 @@ def _kubelet_key(kubelet: KubeletConfig | None) -> object:
 
 
 def instance_types_for(
-    catalog: Catalog, kubelet: KubeletConfig | None, ami_family: str | None = None
+    catalog: Catalog,
+    kubelet: KubeletConfig | None,
+    ami_family: str | None = None,
+    storage: NodeStorage | None = None,
 ) -> tuple[InstanceType, ...]:
     """The catalog's types as nodes of a NodeClass with these kubelet settings and AMI family would be.
 
@@ -136,13 +139,17 @@ def instance_types_for(
         raise InputError.at(Origin("EC2NodeClass kubelet"), "; ".join(problems))
     flags = allocatable.ami_family_flags(ami_family)
     windows = flags.name in WINDOWS_BUILDS
-    if kubelet is None and not windows:
+    if storage == NodeStorage():
+        storage = None
+    if kubelet is None and not windows and storage is None:
         return catalog.instance_types
-    key: _CacheKey = (id(catalog), _kubelet_key(kubelet), flags.name)
+    key: _CacheKey = (id(catalog), _kubelet_key(kubelet), flags.name, storage)
     hit = _cache.get(key)
     if hit is not None and hit[0] is catalog:
         return hit[1]
-    result = tuple(_recomputed(it, kubelet, ami_family, windows, flags.name) for it in catalog.instance_types)
+    result = tuple(
+        _recomputed(it, kubelet, ami_family, windows, flags.name, storage) for it in catalog.instance_types
+    )
     if len(_cache) >= _CACHE_LIMIT:
         _cache.clear()
     _cache[key] = (catalog, result)
@@ -150,11 +157,16 @@ def instance_types_for(
 
 
 def _recomputed(
-    it: InstanceType, kubelet: KubeletConfig | None, ami_family: str | None, windows: bool, family: str
+    it: InstanceType,
+    kubelet: KubeletConfig | None,
+    ami_family: str | None,
+    windows: bool,
+    family: str,
+    storage: NodeStorage | None,
 ) -> InstanceType:
     if it.shape is not None:
         extended = {k: v for k, v in it.capacity.items() if k not in allocatable.CORE_RESOURCES}
-        node = allocatable.compute(it.shape, kubelet, ami_family, extended)
+        node = allocatable.compute(it.shape, kubelet, ami_family, extended, storage)
     elif it.allocatable_derived:
         node = allocatable.derive_from_capacity(it.capacity, kubelet)
     else:

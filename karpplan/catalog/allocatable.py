@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from karpplan.catalog.types import InstanceShape
-from karpplan.model.pools import KubeletConfig
+from karpplan.model.pools import KubeletConfig, NodeStorage
 from karpplan.model.quantity import QuantityError, parse_quantity
 from karpplan.model.resources import CPU, EPHEMERAL, MEMORY, PODS, Resources
 
@@ -49,17 +49,19 @@ class AmiFamilyFlags:
     eni_limited_memory_overhead: bool  # UsesENILimitedMemoryOverhead
     pods_per_core: bool  # PodsPerCoreEnabled
     root_volume_gib: int = DEFAULT_ROOT_VOLUME_GIB
+    # EphemeralBlockDevice(): the device whose size is the node's ephemeral-storage (None for Custom AMIs).
+    ephemeral_device: str | None = "/dev/xvda"
 
 
 AL2023 = AmiFamilyFlags("AL2023", True, True, True)
 _FAMILIES: dict[str, AmiFamilyFlags] = {
     "al2": AmiFamilyFlags("AL2", True, True, True),
     "al2023": AL2023,
-    "custom": AmiFamilyFlags("Custom", True, True, True),
-    "bottlerocket": AmiFamilyFlags("Bottlerocket", True, False, False),
-    "windows2019": AmiFamilyFlags("Windows2019", False, False, True, WINDOWS_ROOT_VOLUME_GIB),
-    "windows2022": AmiFamilyFlags("Windows2022", False, False, True, WINDOWS_ROOT_VOLUME_GIB),
-    "windows2025": AmiFamilyFlags("Windows2025", False, False, True, WINDOWS_ROOT_VOLUME_GIB),
+    "custom": AmiFamilyFlags("Custom", True, True, True, ephemeral_device=None),
+    "bottlerocket": AmiFamilyFlags("Bottlerocket", True, False, False, ephemeral_device="/dev/xvdb"),
+    "windows2019": AmiFamilyFlags("Windows2019", False, False, True, WINDOWS_ROOT_VOLUME_GIB, "/dev/sda1"),
+    "windows2022": AmiFamilyFlags("Windows2022", False, False, True, WINDOWS_ROOT_VOLUME_GIB, "/dev/sda1"),
+    "windows2025": AmiFamilyFlags("Windows2025", False, False, True, WINDOWS_ROOT_VOLUME_GIB, "/dev/sda1"),
 }
 KNOWN_AMI_FAMILIES = tuple(f.name for f in _FAMILIES.values())
 
@@ -193,11 +195,39 @@ class NodeResources:
     overhead: Resources  # kubeReserved + systemReserved + eviction threshold
 
 
+def ephemeral_storage_bytes(shape: InstanceShape, flags: AmiFamilyFlags, storage: NodeStorage | None) -> int:
+    """The node's ephemeral-storage capacity, as Karpenter's `ephemeralStorage()` computes it.
+
+    `instanceStorePolicy: RAID0` on a type with local disks: their total size (decimal GB). Else a
+    `blockDeviceMappings` entry marked `rootVolume`, else (Custom AMIs) the last mapping, else the mapping
+    of the AMI family's ephemeral device (/dev/xvda, Bottlerocket's /dev/xvdb, Windows' /dev/sda1), when
+    it gives a size. Otherwise the family's default volume (20Gi; Windows 50Gi).
+    """
+    if storage is not None:
+        if storage.instance_store_raid0 and shape.local_storage_gb > 0:
+            return shape.local_storage_gb * 10**9
+        devices = storage.block_devices
+        if devices:
+            root = next((d for d in devices if d.root_volume), None)
+            if root is not None and root.volume_bytes is not None:
+                return root.volume_bytes
+            if flags.ephemeral_device is None:
+                last = devices[-1].volume_bytes
+                return last if last is not None else DEFAULT_ROOT_VOLUME_GIB * GIB
+            named = next((d for d in devices if d.device_name == flags.ephemeral_device), None)
+            if named is not None and named.volume_bytes is not None:
+                return named.volume_bytes
+    # Windows AMIs default to a 50Gi root volume; the others to the 20Gi the shape records.
+    root_gib = flags.root_volume_gib if flags.root_volume_gib != DEFAULT_ROOT_VOLUME_GIB else shape.ephemeral_gib
+    return root_gib * GIB
+
+
 def compute(
     shape: InstanceShape,
     kubelet: KubeletConfig | None = None,
     ami_family: str | None = None,
     extended: Mapping[str, int] | None = None,
+    storage: NodeStorage | None = None,
 ) -> NodeResources:
     """Capacity and allocatable of an EC2 instance type, as Karpenter predicts them.
 
@@ -207,11 +237,7 @@ def compute(
     flags = ami_family_flags(ami_family)
     cpu_millis = shape.vcpu * 1000
     memory_bytes = capacity_memory_mib(shape.memory_mib, shape.arch) * MIB
-    # Windows AMIs default to a 50Gi root volume; the others to the 20Gi the shape records.
-    root_gib = (
-        flags.root_volume_gib if flags.root_volume_gib != DEFAULT_ROOT_VOLUME_GIB else shape.ephemeral_gib
-    )
-    ephemeral_bytes = root_gib * GIB
+    ephemeral_bytes = ephemeral_storage_bytes(shape, flags, storage)
     pods = max_pods(shape.vcpu, shape.eni_pods, kubelet, flags)
     capacity = Resources(
         {CPU: cpu_millis, MEMORY: memory_bytes, EPHEMERAL: ephemeral_bytes, PODS: pods, **(extended or {})}

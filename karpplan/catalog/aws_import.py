@@ -180,7 +180,8 @@ def ec2_type(info: Mapping[str, Any], origin: Origin) -> Ec2Type | None:
         extended["vpc.amazonaws.com/pod-eni"] = pod_eni
 
     labels, absent = aws_labels(name=name, arch=arch, os="linux", values=values)
-    shape = InstanceShape(vcpu=vcpu, memory_mib=memory, arch=arch, eni_pods=eni_pods)
+    local_gb = _int(storage.get("TotalSizeInGB")) if isinstance(storage, Mapping) else None
+    shape = InstanceShape(vcpu=vcpu, memory_mib=memory, arch=arch, eni_pods=eni_pods, local_storage_gb=local_gb or 0)
     usage = tuple(
         u for u in (info.get("SupportedUsageClasses") or [ON_DEMAND, SPOT]) if u in (ON_DEMAND, SPOT)
     )

@@ -31,6 +31,7 @@ class InstanceShape:
     arch: str
     eni_pods: int  # ENI-limited max pods with 0 reserved ENIs
     ephemeral_gib: int = 20
+    local_storage_gb: int = 0  # total instance-store (NVMe) size in GB, for instanceStorePolicy RAID0
 
 
 @dataclass(frozen=True)

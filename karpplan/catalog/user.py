@@ -48,7 +48,7 @@ KIND = "InstanceCatalog"
 _TOP_FIELDS = ("apiVersion", "kind", "metadata", "region", "zones", "instanceTypes")
 _TYPE_FIELDS = ("name", "arch", "os", "capacity", "allocatable", "labels", "offerings", "aws")
 _OFFERING_FIELDS = ("zone", "capacityType", "price", "estimated", "available")
-_AWS_FIELDS = ("vcpu", "memoryMiB", "eniPods", "ephemeralGiB")
+_AWS_FIELDS = ("vcpu", "memoryMiB", "eniPods", "ephemeralGiB", "localStorageGB")
 ARCHES = ("amd64", "arm64")
 
 
@@ -312,6 +312,7 @@ def _shape(
     memory = r.integer(raw, "memoryMiB", f"{where}.aws", required=True)
     eni = r.integer(raw, "eniPods", f"{where}.aws", required=False)
     ephemeral = r.integer(raw, "ephemeralGiB", f"{where}.aws", required=False)
+    local_storage = r.integer(raw, "localStorageGB", f"{where}.aws", required=False)
     if vcpu is None or memory is None:
         return None
     if eni is None:
@@ -322,6 +323,7 @@ def _shape(
         arch=arch,
         eni_pods=eni,
         ephemeral_gib=ephemeral if ephemeral is not None else allocatable.DEFAULT_ROOT_VOLUME_GIB,
+        local_storage_gb=local_storage or 0,
     )
 
 
@@ -439,6 +441,8 @@ def catalog_document(catalog: Catalog, *, include_allocatable: bool = True) -> d
             }
             if it.shape.ephemeral_gib != allocatable.DEFAULT_ROOT_VOLUME_GIB:
                 entry["aws"]["ephemeralGiB"] = it.shape.ephemeral_gib
+            if it.shape.local_storage_gb:
+                entry["aws"]["localStorageGB"] = it.shape.local_storage_gb
         offerings = []
         for o in it.offerings:
             item: dict[str, Any] = {"zone": o.zone, "capacityType": o.capacity_type, "price": _price(o.price)}

@@ -21,7 +21,7 @@ from karpplan.model.labels import (
     PROVISIONER_NAME,
     normalize_key,
 )
-from karpplan.model.pools import KubeletConfig, NodeClass, NodeClassRef, NodePool
+from karpplan.model.pools import BlockDevice, KubeletConfig, NodeClass, NodeClassRef, NodePool, NodeStorage
 from karpplan.model.quantity import Quantity
 from karpplan.model.requirements import OPERATORS, Requirement, Requirements, parse_int
 from karpplan.model.resources import LimitVector, Resources, amount_of
@@ -271,5 +271,28 @@ def build_nodeclass(doc: Document, root: Field) -> NodeClass:
         kind=doc.kind,
         ami_family=family,
         kubelet=kubelet_config(spec["kubelet"]),
+        storage=_node_storage(spec),
         origin=doc.origin,
     )
+
+
+def _node_storage(spec: Field) -> NodeStorage:
+    """`blockDeviceMappings` and `instanceStorePolicy`, which size the node's ephemeral-storage."""
+    devices: list[BlockDevice] = []
+    for entry in spec["blockDeviceMappings"].mappings():
+        size = entry["ebs"]["volumeSize"]
+        quantity = size.quantity()
+        if quantity is not None and quantity.amount <= 0:
+            size.invalid("must be greater than 0")
+            quantity = None
+        devices.append(BlockDevice(
+            device_name=entry["deviceName"].optional_string(),
+            volume_bytes=quantity.value() if quantity is not None else None,
+            root_volume=entry["rootVolume"].boolean(),
+        ))
+    if sum(d.root_volume for d in devices) > 1:
+        spec["blockDeviceMappings"].invalid("must have only one blockDeviceMappings with rootVolume")
+    policy = spec["instanceStorePolicy"].optional_string()
+    if policy is not None and policy != "RAID0":
+        spec["instanceStorePolicy"].unsupported(["RAID0"], policy)
+    return NodeStorage(tuple(devices), policy == "RAID0")

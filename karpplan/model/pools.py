@@ -43,6 +43,23 @@ class NodeClassRef:
 
 
 @dataclass(frozen=True)
+class BlockDevice:
+    """One `blockDeviceMappings` entry: what Karpenter reads of it to size a node's ephemeral-storage."""
+
+    device_name: str | None
+    volume_bytes: int | None  # ebs.volumeSize; None when not given
+    root_volume: bool = False
+
+
+@dataclass(frozen=True)
+class NodeStorage:
+    """The NodeClass fields that decide a node's ephemeral-storage capacity."""
+
+    block_devices: tuple[BlockDevice, ...] = ()
+    instance_store_raid0: bool = False  # instanceStorePolicy: RAID0 (local NVMe disks hold pod storage)
+
+
+@dataclass(frozen=True)
 class NodeClass:
     """EC2NodeClass, v1alpha1 AWSNodeTemplate, or EKS Auto Mode NodeClass."""
 
@@ -50,6 +67,7 @@ class NodeClass:
     kind: str
     ami_family: str | None = None
     kubelet: KubeletConfig | None = None
+    storage: NodeStorage = NodeStorage()
     origin: Origin = field(default=UNKNOWN, compare=False)
 
 

@@ -163,6 +163,7 @@ def build_launch_options(
         if node_class is not None and node_class.kubelet is not None:
             kubelet = node_class.kubelet.merged(pool.kubelet) if pool.kubelet else node_class.kubelet
         ami_family = node_class.ami_family if node_class is not None else None
+        storage = node_class.storage if node_class is not None else None
         variants = _custom_label_values(pool, pod_values)
         # Requirements on keys an offering does not set can be checked once per instance type.
         per_offering = {L.OS, L.ZONE, L.CAPACITY_TYPE, pool.pool_label_key, L.REGION, L.COMPUTE_TYPE,
@@ -170,7 +171,7 @@ def build_launch_options(
         per_type = [(k, r) for k, r in pool.requirements.items() if k not in per_offering]
         offering_reqs = [(k, r) for k, r in pool.requirements.items() if k in per_offering]
         room: dict[tuple[int, Resources], Resources] = {}
-        for it in types_for(catalog, kubelet, ami_family):
+        for it in types_for(catalog, kubelet, ami_family, storage):
             base = dict(labels_for(it, auto_mode=pool.auto_mode))
             absent = absent_for(it, auto_mode=pool.auto_mode)
             if not _allows(per_type, base, absent):
