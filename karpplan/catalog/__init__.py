@@ -38,12 +38,19 @@ __all__ = [
     "apply_price_rows",
     "instance_requirements",
     "instance_types_for",
+    "WINDOWS_LICENCE_USD_PER_VCPU_HOUR",
+    "windows_priced",
     "load_catalog",
     "node_labels",
     "regions",
 ]
 
 # node.kubernetes.io/windows-build of each Windows AMI family (Karpenter's amifamily/windows.go).
+# Windows Server licence-included charge per vCPU-hour, added to the Linux price (../shared/data/NOTES.md:
+# AWS's "Optimize CPUs for License-Included instances" table). An estimate: burstable t2/t3/t3a are priced
+# differently, so they get no Windows price, and Windows AMIs are x86_64 only.
+WINDOWS_LICENCE_USD_PER_VCPU_HOUR = 0.046
+NO_WINDOWS_ESTIMATE_FAMILIES = frozenset({"t2", "t3", "t3a"})
 WINDOWS_BUILDS = {"Windows2019": "10.0.17763", "Windows2022": "10.0.20348", "Windows2025": "10.0.26100"}
 
 
@@ -129,7 +136,9 @@ def instance_types_for(
 
     EC2 types (with `shape`) and capacity-only user types get capacity/allocatable recomputed; types
     with an explicit allocatable are returned unchanged. Windows AMI families turn EC2 types into
-    Windows nodes (os label, windows-build, 110 pods, 50Gi root; Linux prices marked estimated).
+    Windows nodes (os label, windows-build, 110 pods, 50Gi root), priced at the Linux price plus the
+    licence charge per vCPU-hour and marked estimated; types with no Windows price (arm64, t2/t3/t3a) are
+    left out.
     The result is cached per (catalog, kubelet, AMI family); a type whose figures do not change is
     returned as the very same object, and with no kubelet and a Linux AMI family the catalog's own
     tuple is returned.
@@ -148,12 +157,23 @@ def instance_types_for(
     if hit is not None and hit[0] is catalog:
         return hit[1]
     result = tuple(
-        _recomputed(it, kubelet, ami_family, windows, flags.name, storage) for it in catalog.instance_types
+        _recomputed(it, kubelet, ami_family, windows, flags.name, storage)
+        for it in catalog.instance_types
+        if not windows or windows_priced(it)
     )
     if len(_cache) >= _CACHE_LIMIT:
         _cache.clear()
     _cache[key] = (catalog, result)
     return result
+
+
+def windows_priced(it: InstanceType) -> bool:
+    """Whether a Windows node of this type has a price: user types (their own prices) and x86 EC2 types
+    outside the burstable families the licence rule does not cover."""
+    if it.shape is None:
+        return True
+    family = it.labels.get("karpenter.k8s.aws/instance-family", it.name.split(".", 1)[0])
+    return it.shape.arch == "amd64" and family not in NO_WINDOWS_ESTIMATE_FAMILIES
 
 
 def _recomputed(
@@ -175,8 +195,11 @@ def _recomputed(
     alloc = it.allocatable if node.allocatable == it.allocatable else node.allocatable
     if windows and it.shape is not None:
         labels = {**it.labels, OS: "windows", WINDOWS_BUILD: WINDOWS_BUILDS[family]}
-        # The embedded prices are Linux prices; a Windows licence costs more, so they are estimates.
-        offerings = tuple(dataclasses.replace(o, estimated=True) for o in it.offerings)
+        # EC2 catalog prices are Linux prices: add the licence, and say the result is an estimate.
+        licence = WINDOWS_LICENCE_USD_PER_VCPU_HOUR * it.shape.vcpu
+        offerings = tuple(
+            dataclasses.replace(o, price=round(o.price + licence, 6), estimated=True) for o in it.offerings
+        )
         return dataclasses.replace(
             it,
             capacity=capacity,
