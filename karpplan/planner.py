@@ -208,6 +208,7 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions) -> P
         time_limit=options.time_limit if options.engine == "optimal" else None,
     )
     warnings.extend(solution.notes)
+    warnings.extend(str(notice) for notice in inventory.notices)
     return Plan(summary, tuple(nodes), tuple(plan_pods), tuple(unschedulable), tuple(warnings))
 
 

@@ -31,9 +31,9 @@ from karpplan.model.build_cluster import (
 )
 from karpplan.model.build_fields import Field
 from karpplan.model.build_pods import PodContext, build_pod_template
-from karpplan.model.build_pools import build_nodeclass, build_nodepool, build_provisioner
+from karpplan.model.build_pools import build_nodeclass, build_nodepool, build_provisioner, node_class_notices
 from karpplan.model.cluster import ClusterConfig, Namespace, RuntimeClass
-from karpplan.model.inventory import Inventory, SkippedDocument
+from karpplan.model.inventory import InputNotice, Inventory, SkippedDocument
 from karpplan.model.labels import POD_TEMPLATE_HASH
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import DaemonSet, Pod
@@ -173,6 +173,7 @@ class _Builder:
         self.runtime_classes: list[RuntimeClass] = []
         self.namespaces: list[Namespace] = []
         self.skipped: list[SkippedDocument] = []
+        self.notices: list[InputNotice] = []
         self.context = PodContext()
         self.materialised = _Materialised()
         self.seen: dict[tuple[str, str, str], Document] = {}
@@ -212,6 +213,7 @@ class _Builder:
                 self.skipped.append(SkippedDocument(doc.kind or "(no kind)", doc.name, str(doc.origin)))
             elif role not in first_pass:
                 self._document(doc, role)
+        self.notices.extend(node_class_notices(self.nodepools, self.nodeclasses))
         if self.problems:
             # Fields read by several rules (containers: requests, host ports) report a bad shape once.
             raise InputError(dict.fromkeys(self.problems))
@@ -225,6 +227,7 @@ class _Builder:
             runtime_classes=tuple(self.runtime_classes),
             namespaces=tuple(self.namespaces),
             skipped=tuple(self.skipped),
+            notices=tuple(self.notices),
         )
 
     def _root(self, doc: Document, role: str, sink: list[Problem]) -> Field:
@@ -264,7 +267,7 @@ class _Builder:
             "workload": self._workload,
             "DaemonSet": self._daemonset,
             "Node": lambda d, r, s: self._keep(s, self.nodes, build_node(d, r)),
-            "NodePool": lambda d, r, s: self._keep(s, self.nodepools, build_nodepool(d, r)),
+            "NodePool": lambda d, r, s: self._keep(s, self.nodepools, build_nodepool(d, r, self.notices)),
             "Provisioner": lambda d, r, s: self._keep(s, self.nodepools, build_provisioner(d, r)),
             "NodeClass": lambda d, r, s: self._keep(s, self.nodeclasses, build_nodeclass(d, r)),
             "ClusterConfig": lambda d, r, s: self._keep(s, self.clusters, build_cluster_config(d, r)),

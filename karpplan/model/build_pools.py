@@ -8,8 +8,11 @@ NodeClaim template adds it, and for Provisioners the AWS v0.27 webhook defaults.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from karpplan.inputs.loader import Document
 from karpplan.model.build_fields import Field
+from karpplan.model.inventory import InputNotice
 from karpplan.model.labels import (
     ARCH,
     AWS_PREFIX,
@@ -165,8 +168,17 @@ def _node_class_ref(f: Field, *, default_kind: str) -> NodeClassRef | None:
 
 
 # ------------------------------------------------------------------------------------------ pools
-def build_nodepool(doc: Document, root: Field) -> NodePool:
-    """A karpenter.sh NodePool (v1 or v1beta1), EKS Auto Mode ones included."""
+V1 = "karpenter.sh/v1"
+
+
+def build_nodepool(doc: Document, root: Field, notices: list[InputNotice] | None = None) -> NodePool:
+    """A karpenter.sh NodePool (v1 or v1beta1), EKS Auto Mode ones included.
+
+    What Karpenter itself drops or treats specially is kept out of the pool and told in `notices`: the
+    v1beta1 `spec.template.spec.kubelet` in a v1 NodePool (not in the v1 schema, so the API server prunes
+    it), and `spec.replicas` (a static NodePool, never provisioned for pending pods).
+    """
+    notices = notices if notices is not None else []
     spec = root["spec"]
     spec.is_mapping()
     template = spec["template"]
@@ -178,6 +190,26 @@ def build_nodepool(doc: Document, root: Field) -> NodePool:
     ref = _node_class_ref(template_spec["nodeClassRef"], default_kind="EC2NodeClass")
     limits, node_limit = resource_limits(spec["limits"])
     name = doc.name
+    kubelet_field = template_spec["kubelet"]
+    kubelet = kubelet_config(kubelet_field)
+    if doc.api_version == V1 and kubelet_field.present:
+        kubelet = None
+        notices.append(InputNotice(
+            str(kubelet_field.origin),
+            f"NodePool {name}: spec.template.spec.kubelet is not part of {V1} (it moved to EC2NodeClass "
+            "spec.kubelet); the API server drops it, so Karpenter and karpplan ignore it",
+        ))
+    replicas_field = spec["replicas"]
+    replicas = replicas_field.optional_integer()
+    if replicas is not None and replicas < 0:
+        replicas_field.invalid("must be greater than or equal to 0")
+    if replicas is not None:
+        notices.append(InputNotice(
+            str(replicas_field.origin),
+            f"NodePool {name} is static (replicas: {replicas}): Karpenter keeps {replicas} node(s) of it "
+            "whatever is pending and never launches it for pods, so karpplan plans no node from it; give "
+            "its running nodes as Node objects to let pods use them",
+        ))
     reqs = Requirements(
         [*requirements, *Requirements.from_labels({normalize_key(k): v for k, v in labels.items()}).values()]
     ).with_requirement(Requirement(NODEPOOL, frozenset([name])))
@@ -193,8 +225,9 @@ def build_nodepool(doc: Document, root: Field) -> NodePool:
         node_limit=node_limit,
         weight=_weight(spec["weight"]),
         node_class_ref=ref,
-        kubelet=kubelet_config(template_spec["kubelet"]),
+        kubelet=kubelet,
         auto_mode=ref is not None and ref.group == AUTO_GROUP,
+        replicas=replicas,
         origin=doc.origin,
     )
 
@@ -296,3 +329,51 @@ def _node_storage(spec: Field) -> NodeStorage:
     if policy is not None and policy != "RAID0":
         spec["instanceStorePolicy"].unsupported(["RAID0"], policy)
     return NodeStorage(tuple(devices), policy == "RAID0")
+
+
+# (group, kind) of the node classes karpplan launches from the AWS catalog.
+AWS_NODE_CLASS_KINDS = frozenset({
+    ("karpenter.k8s.aws", "EC2NodeClass"),
+    ("karpenter.k8s.aws", "AWSNodeTemplate"),
+    (AUTO_GROUP, "NodeClass"),
+})
+
+
+def node_class_notices(pools: Sequence[NodePool], classes: Sequence[NodeClass]) -> list[InputNotice]:
+    """NodePools whose nodeClassRef karpplan cannot follow: told, since the node class changes the nodes."""
+    notices: list[InputNotice] = []
+    names = {(c.kind, c.name) for c in classes}
+    missing: list[NodePool] = []
+    for pool in pools:
+        ref = pool.node_class_ref
+        if ref is None:
+            continue
+        if (ref.group, ref.kind) not in AWS_NODE_CLASS_KINDS:
+            group = f" ({ref.group})" if ref.group else ""
+            notices.append(InputNotice(
+                str(pool.origin),
+                f"{pool.kind} {pool.name}: nodeClassRef {ref.kind}/{ref.name}{group} is not an AWS node class; "
+                "karpplan launches the catalog's instance types for it as if it were an EC2NodeClass with "
+                "the defaults",
+            ))
+        elif (ref.kind, ref.name) not in names and not (ref.kind == "NodeClass" and ref.name == "default"):
+            missing.append(pool)
+    if missing and classes:
+        for pool in missing:
+            ref = pool.node_class_ref
+            assert ref is not None
+            notices.append(InputNotice(
+                str(pool.origin),
+                f"{pool.kind} {pool.name}: nodeClassRef {ref.kind}/{ref.name} is not in the input (Karpenter "
+                "launches nothing from this pool until it exists); planned with the node class defaults "
+                "(AL2023, 20Gi root volume, default kubelet)",
+            ))
+    elif missing:
+        listed = ", ".join(sorted({p.node_class_ref.name for p in missing if p.node_class_ref}))
+        notices.append(InputNotice(
+            str(missing[0].origin),
+            f"no node class in the input (nodeClassRef {listed}): node pools are planned with the node class "
+            "defaults (AL2023, 20Gi root volume, default kubelet); add the EC2NodeClass for exact allocatable",
+        ))
+    return notices
+

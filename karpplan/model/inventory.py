@@ -21,6 +21,18 @@ class SkippedDocument:
 
 
 @dataclass(frozen=True)
+class InputNotice:
+    """Something in the input that karpplan reads differently from how it is written, or not at all,
+    in a way that can change the plan: always reported (plan warnings), never silent."""
+
+    origin: str  # file:line
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.origin}: {self.message}"
+
+
+@dataclass(frozen=True)
 class Inventory:
     pods: tuple[Pod, ...] = ()  # every pod: pending, bound, gated
     daemonsets: tuple[DaemonSet, ...] = ()
@@ -31,6 +43,7 @@ class Inventory:
     runtime_classes: tuple[RuntimeClass, ...] = ()
     namespaces: tuple[Namespace, ...] = ()
     skipped: tuple[SkippedDocument, ...] = ()
+    notices: tuple[InputNotice, ...] = ()
 
     @property
     def pending(self) -> tuple[Pod, ...]:

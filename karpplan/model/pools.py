@@ -92,7 +92,12 @@ class NodePool:
     node_class_ref: NodeClassRef | None = None
     kubelet: KubeletConfig | None = None  # v1beta1 template kubelet / v1alpha5 kubeletConfiguration
     auto_mode: bool = False
+    replicas: int | None = None  # a static NodePool (spec.replicas): Karpenter never provisions it for pods
     origin: Origin = field(default=UNKNOWN, compare=False)
+
+    @property
+    def static(self) -> bool:
+        return self.replicas is not None
 
     @property
     def pool_label_key(self) -> str:

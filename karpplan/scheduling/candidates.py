@@ -158,6 +158,8 @@ def build_launch_options(
     options: list[LaunchOption] = []
     region = catalog.region
     for pool in pools:
+        if pool.static:
+            continue  # Karpenter never provisions a static NodePool for pending pods
         node_class = _pool_node_class(pool, node_classes)
         kubelet = pool.kubelet
         if node_class is not None and node_class.kubelet is not None:
