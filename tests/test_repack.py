@@ -68,7 +68,7 @@ def test_owner_nodes_grown_for_half_a_share_leave_the_rest_to_large_bulk_nodes_o
     # On AWS a large instance keeps more of its memory for pods than a small one (kubelet's reserve is
     # sublinear), so anti-affinity nodes sized for half an even share, with the rest on bulk nodes of
     # the most cost-efficient type, beat growing every anti-affinity node for a full share.
-    import karpplan.engines.repack as repack_module
+    import karpplan.engines.repack.packer as repack_module
 
     problem = bench_problem(tmp_path, "aws", 100)
     greedy, _ = solve_karpenter(problem)
