@@ -24,6 +24,7 @@ from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document, read_documents
 from karpplan.inputs.origins import LineDict
 from karpplan.model.build_cluster import (
     build_cluster_config,
+    build_limit_range,
     build_namespace,
     build_node,
     build_priority_class,
@@ -50,6 +51,7 @@ _KINDS: dict[tuple[str, str], str] = {
     ("", "Pod"): "Pod",
     ("", "Node"): "Node",
     ("", "Namespace"): "Namespace",
+    ("", "LimitRange"): "LimitRange",
     ("", "ReplicationController"): "workload",
     ("apps", "Deployment"): "workload",
     ("apps", "StatefulSet"): "workload",
@@ -159,6 +161,19 @@ class _Materialised:
         return found
 
 
+def _container_defaults(limit_ranges: dict[str, list[tuple[str, dict[str, int]]]]) -> dict[str, dict[str, int]]:
+    """Per namespace, what its LimitRanges give a container: each in name order (the API's list order), the
+    first to set a resource wins, as the admission plugin applies them one after the other."""
+    out: dict[str, dict[str, int]] = {}
+    for namespace, ranges in limit_ranges.items():
+        merged: dict[str, int] = {}
+        for _, defaults in sorted(ranges, key=lambda item: item[0]):
+            for name, amount in defaults.items():
+                merged.setdefault(name, amount)
+        out[namespace] = merged
+    return out
+
+
 # ------------------------------------------------------------------------------------------ builder
 class _Builder:
     def __init__(self, documents: Sequence[Document]) -> None:
@@ -183,7 +198,8 @@ class _Builder:
         priorities: dict[str, int] = {}
         default_priority = 0
         runtime: dict[str, RuntimeClass] = {}
-        first_pass = ("RuntimeClass", "PriorityClass", "Namespace")
+        limit_ranges: dict[str, list[tuple[str, dict[str, int]]]] = {}
+        first_pass = ("RuntimeClass", "PriorityClass", "Namespace", "LimitRange")
         for doc in self.documents:
             role = role_of(doc)
             if role not in first_pass:
@@ -200,12 +216,16 @@ class _Builder:
                 if not sink:
                     priorities[doc.name] = value
                     default_priority = value if global_default else default_priority
+            elif role == "LimitRange":
+                defaults = build_limit_range(root)
+                if not sink:
+                    limit_ranges.setdefault(doc.namespace, []).append((doc.name, defaults))
             else:
                 namespace = build_namespace(doc, root)
                 if not sink:
                     self.namespaces.append(namespace)
             self.problems.extend(sink)
-        self.context = PodContext(runtime, priorities, default_priority)
+        self.context = PodContext(runtime, priorities, default_priority, _container_defaults(limit_ranges))
         self.materialised = _Materialised.scan(self.documents)
         for doc in self.documents:
             role = role_of(doc)
@@ -307,6 +327,7 @@ class _Builder:
             annotations=annotations,
             origin=doc.origin,
             context=self.context,
+            admitted=node_name is not None or bool(phase),
         )
         if sink:
             return

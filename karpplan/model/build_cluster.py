@@ -78,3 +78,22 @@ def build_cluster_config(doc: Document, root: Field) -> ClusterConfig:
         fargate_profiles=tuple(profiles),
         origin=doc.origin,
     )
+
+
+def build_limit_range(root: Field) -> dict[str, int]:
+    """The requests a LimitRange gives a container that sets neither request nor limit for a resource.
+
+    `SetDefaults_LimitRangeItem` first: for `type: Container` items an unset `default` (limit) takes `max`,
+    an unset `defaultRequest` takes `default`, then `min`. The LimitRanger admission plugin then copies
+    `defaultRequest` into the containers' missing requests; a later item of the same LimitRange wins.
+    """
+    requests: dict[str, int] = {}
+    for item in root["spec"]["limits"].mappings():
+        if item["type"].string() != "Container":
+            continue
+        maximum = resource_list(item["max"]) or Resources()
+        minimum = resource_list(item["min"]) or Resources()
+        default = {**maximum, **(resource_list(item["default"]) or Resources())}
+        default_request = {**minimum, **default, **(resource_list(item["defaultRequest"]) or Resources())}
+        requests.update(default_request)
+    return requests

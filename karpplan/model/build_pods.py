@@ -53,6 +53,8 @@ class PodContext:
     runtime_classes: Mapping[str, RuntimeClass] = field(default_factory=dict)
     priority_classes: Mapping[str, int] = field(default_factory=dict)
     default_priority: int = 0
+    # namespace -> the requests its LimitRanges give a container that sets neither request nor limit
+    container_defaults: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------------------------------ resources
@@ -74,11 +76,12 @@ def _check_names(items: Mapping[str, tuple[Quantity, Field]]) -> None:
             item.invalid("must be a standard resource type or fully qualified", value=name)
 
 
-def container_requests(container: Field) -> dict[str, int]:
-    """One container's requests after `SetDefaults_Pod` (limits default missing requests), validated."""
+def container_requests(container: Field, defaults: Mapping[str, int] | None = None) -> dict[str, int]:
+    """One container's requests after `SetDefaults_Pod` (limits default missing requests), validated,
+    then the LimitRanger admission's `defaultRequest` for resources the container leaves unset."""
     resources = container["resources"]
     if not resources.is_mapping():
-        return {}
+        return dict(defaults or {})
     requests_field, limits_field = resources["requests"], resources["limits"]
     requests = requests_field.resource_quantities()
     limits = limits_field.resource_quantities()
@@ -98,7 +101,8 @@ def container_requests(container: Field) -> dict[str, int]:
             item.invalid("must be an integer", request.text)
     merged = {name: q for name, (q, _) in limits.items()}
     merged.update({name: q for name, (q, _) in requests.items()})
-    return {name: amount_of(name, q) for name, q in merged.items()}
+    own = {name: amount_of(name, q) for name, q in merged.items()}
+    return {**(defaults or {}), **own}
 
 
 def _add(into: dict[str, int], extra: Mapping[str, int]) -> None:
@@ -111,15 +115,16 @@ def _max_into(into: dict[str, int], other: Mapping[str, int]) -> None:
         into[key] = max(into.get(key, 0), value)
 
 
-def effective_requests(spec: Field, context: PodContext) -> Resources:
-    """kube-scheduler's `PodRequests` (§7.1) plus `pods: 1`."""
+def effective_requests(spec: Field, context: PodContext, defaults: Mapping[str, int] | None = None) -> Resources:
+    """kube-scheduler's `PodRequests` (§7.1) plus `pods: 1`; `defaults` are the namespace's LimitRange
+    container defaults, for pods not yet admitted."""
     apps: dict[str, int] = {}
     for container in spec["containers"].mappings():
-        _add(apps, container_requests(container))
+        _add(apps, container_requests(container, defaults))
     sidecars: dict[str, int] = {}
     init_peak: dict[str, int] = {}
     for container in spec["initContainers"].mappings():
-        own = container_requests(container)
+        own = container_requests(container, defaults)
         if container["restartPolicy"].string() == "Always":
             _add(sidecars, own)
             use = dict(sidecars)
@@ -476,8 +481,14 @@ def build_pod_template(
     annotations: Mapping[str, str],
     origin: Origin,
     context: PodContext,
+    admitted: bool = False,
 ) -> PodTemplate:
-    """A PodTemplate from a pod spec field (problems are recorded in the field's sink)."""
+    """A PodTemplate from a pod spec field (problems are recorded in the field's sink).
+
+    A pod not yet `admitted` (any template, a Pod manifest that was never created) gets its namespace's
+    LimitRange defaults, as the LimitRanger admission plugin would give it; an admitted one (bound to a
+    node, or with a status) already carries whatever it was given.
+    """
     if not spec.present:
         spec.required("a pod spec is required")
     if not spec.is_mapping():
@@ -489,7 +500,7 @@ def build_pod_template(
     return PodTemplate(
         namespace=namespace,
         labels=dict(labels),
-        requests=effective_requests(spec, context),
+        requests=effective_requests(spec, context, None if admitted else context.container_defaults.get(namespace)),
         affinity=node_affinity(spec),
         tolerations=tolerations(spec),
         spread=spread_constraints(spec),
