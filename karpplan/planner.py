@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from karpplan.catalog.overlays import apply_node_overlays
 from karpplan.catalog.types import Catalog
 from karpplan.engines.result import Solution
 from karpplan.explain.reasons import reasons_for
@@ -114,6 +115,7 @@ def solve(problem: Problem, options: PlanOptions,
 
 def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions) -> Plan:
     started = time.monotonic()
+    catalog, overlay_notes = apply_node_overlays(catalog, inventory.overlays)
     profiles = tuple(inventory.fargate_profiles) + tuple(options.fargate_profiles)
     fargate, ec2_pods = _split_fargate(inventory, profiles)
     problem = make_problem(inventory, catalog, ec2_pods)
@@ -121,7 +123,7 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions) -> P
     nodes: list[PlanNode] = []
     placed: dict[str, str] = {}
     unschedulable: list[UnschedulablePod] = []
-    warnings: list[str] = []
+    warnings: list[str] = list(overlay_notes)
     for solved in solution.nodes:
         pods_here = [p for _, p in solved.pods]
         for pod in pods_here:

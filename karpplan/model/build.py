@@ -32,11 +32,18 @@ from karpplan.model.build_cluster import (
 )
 from karpplan.model.build_fields import Field
 from karpplan.model.build_pods import PodContext, build_pod_template
-from karpplan.model.build_pools import build_nodeclass, build_nodepool, build_provisioner, node_class_notices
+from karpplan.model.build_pools import (
+    build_node_overlay,
+    build_nodeclass,
+    build_nodepool,
+    build_provisioner,
+    node_class_notices,
+)
 from karpplan.model.cluster import ClusterConfig, Namespace, RuntimeClass
 from karpplan.model.inventory import InputNotice, Inventory, SkippedDocument
 from karpplan.model.labels import POD_TEMPLATE_HASH
 from karpplan.model.nodes import ExistingNode
+from karpplan.model.overlays import NodeOverlay
 from karpplan.model.pods import DaemonSet, Pod
 from karpplan.model.pools import NodeClass, NodePool
 
@@ -64,6 +71,7 @@ _KINDS: dict[tuple[str, str], str] = {
     ("batch", "CronJob"): "workload",
     ("karpenter.sh", "NodePool"): "NodePool",
     ("karpenter.sh", "Provisioner"): "Provisioner",
+    ("karpenter.sh", "NodeOverlay"): "NodeOverlay",
     ("karpenter.k8s.aws", "EC2NodeClass"): "NodeClass",
     ("karpenter.k8s.aws", "AWSNodeTemplate"): "NodeClass",
     ("eks.amazonaws.com", "NodeClass"): "NodeClass",
@@ -73,7 +81,10 @@ _KINDS: dict[tuple[str, str], str] = {
 }
 _KINDS_WITHOUT_GROUP = {kind: role for (_, kind), role in _KINDS.items()}
 _CLUSTER_SCOPED = frozenset(
-    {"Node", "Namespace", "NodePool", "Provisioner", "NodeClass", "RuntimeClass", "PriorityClass", "ClusterConfig"}
+    {
+        "Node", "Namespace", "NodePool", "Provisioner", "NodeOverlay", "NodeClass", "RuntimeClass", "PriorityClass",
+        "ClusterConfig",
+    }
 )
 
 
@@ -184,6 +195,7 @@ class _Builder:
         self.nodes: list[ExistingNode] = []
         self.nodepools: list[NodePool] = []
         self.nodeclasses: list[NodeClass] = []
+        self.overlays: list[NodeOverlay] = []
         self.clusters: list[ClusterConfig] = []
         self.runtime_classes: list[RuntimeClass] = []
         self.namespaces: list[Namespace] = []
@@ -248,6 +260,7 @@ class _Builder:
             namespaces=tuple(self.namespaces),
             skipped=tuple(self.skipped),
             notices=tuple(self.notices),
+            overlays=tuple(self.overlays),
         )
 
     def _root(self, doc: Document, role: str, sink: list[Problem]) -> Field:
@@ -290,6 +303,7 @@ class _Builder:
             "NodePool": lambda d, r, s: self._keep(s, self.nodepools, build_nodepool(d, r, self.notices)),
             "Provisioner": lambda d, r, s: self._keep(s, self.nodepools, build_provisioner(d, r)),
             "NodeClass": lambda d, r, s: self._keep(s, self.nodeclasses, build_nodeclass(d, r)),
+            "NodeOverlay": lambda d, r, s: self._keep(s, self.overlays, build_node_overlay(d, r)),
             "ClusterConfig": lambda d, r, s: self._keep(s, self.clusters, build_cluster_config(d, r)),
         }
         if not sink:

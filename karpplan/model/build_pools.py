@@ -24,6 +24,7 @@ from karpplan.model.labels import (
     PROVISIONER_NAME,
     normalize_key,
 )
+from karpplan.model.overlays import PRICE, PRICE_ADJUSTMENT, NodeOverlay, PriceAdjustment
 from karpplan.model.pools import BlockDevice, KubeletConfig, NodeClass, NodeClassRef, NodePool, NodeStorage
 from karpplan.model.quantity import Quantity
 from karpplan.model.requirements import OPERATORS, Requirement, Requirements, parse_int
@@ -377,3 +378,48 @@ def node_class_notices(pools: Sequence[NodePool], classes: Sequence[NodeClass]) 
         ))
     return notices
 
+
+
+# ------------------------------------------------------------------------------------------ overlays
+_OVERLAY_RESTRICTED_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage", "pods"})
+
+
+def build_node_overlay(doc: Document, root: Field) -> NodeOverlay:
+    """A karpenter.sh/v1alpha1 NodeOverlay, validated as its CRD does."""
+    spec = root["spec"]
+    spec.is_mapping()
+    requirements = Requirements(node_requirements(spec["requirements"]))
+    weight_field = spec["weight"]
+    weight = weight_field.optional_integer() or 0
+    if weight < 0:
+        weight_field.invalid("must be greater than or equal to 0")
+    price_field, adjustment_field = spec["price"], spec["priceAdjustment"]
+    price_text, adjustment_text = price_field.optional_string(), adjustment_field.optional_string()
+    price: float | None = None
+    adjustment: PriceAdjustment | None = None
+    if price_text is not None and adjustment_text is not None:
+        spec.invalid("cannot set both 'price' and 'priceAdjustment'")
+    if price_text is not None:
+        if PRICE.match(price_text):
+            price = float(price_text)
+        else:
+            price_field.invalid(f"should match '{PRICE.pattern}'", price_text)
+    if adjustment_text is not None:
+        if PRICE_ADJUSTMENT.match(adjustment_text):
+            adjustment = PriceAdjustment.parse(adjustment_text)
+        else:
+            adjustment_field.invalid(f"should match '{PRICE_ADJUSTMENT.pattern}'", adjustment_text)
+    capacity_field = spec["capacity"]
+    capacity = resource_list(capacity_field) or Resources()
+    restricted = sorted(set(capacity) & _OVERLAY_RESTRICTED_RESOURCES)
+    if restricted:
+        capacity_field.invalid("invalid resource restricted (only extended resources may be added)", restricted)
+    return NodeOverlay(
+        name=doc.name,
+        requirements=requirements,
+        weight=weight,
+        price=price,
+        price_adjustment=adjustment,
+        capacity=capacity,
+        origin=doc.origin,
+    )

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from karpplan.model.cluster import ClusterConfig, FargateProfile, Namespace, RuntimeClass
 from karpplan.model.nodes import ExistingNode
+from karpplan.model.overlays import NodeOverlay
 from karpplan.model.pods import DaemonSet, Pod, PodGroup
 from karpplan.model.pools import NodeClass, NodePool
 
@@ -44,6 +45,7 @@ class Inventory:
     namespaces: tuple[Namespace, ...] = ()
     skipped: tuple[SkippedDocument, ...] = ()
     notices: tuple[InputNotice, ...] = ()
+    overlays: tuple[NodeOverlay, ...] = ()
 
     @property
     def pending(self) -> tuple[Pod, ...]:

@@ -1,0 +1,121 @@
+"""NodeOverlays change prices and extended capacity as Karpenter's simulation sees them (issue 14, item 7)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from karpplan.catalog import load_catalog
+from karpplan.catalog.overlays import apply_node_overlays
+from karpplan.catalog.types import ON_DEMAND
+from karpplan.errors import InputError
+from karpplan.inputs.loader import parse_documents
+from karpplan.model.build import build_inventory
+from karpplan.model.overlays import NodeOverlay, PriceAdjustment
+from karpplan.model.requirements import Requirement, Requirements
+from karpplan.model.resources import Resources
+
+MANIFEST = Path(__file__).parent / "data" / "manifests" / "node-overlays.yaml"
+
+
+def _plan(path: Path) -> dict[str, Any]:
+    result = subprocess.run(
+        [sys.executable, "-m", "karpplan.cli.main", "plan", str(path), "-o", "json", "--time-limit", "5"],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "NO_COLOR": "1"},
+    )
+    assert result.returncode in (0, 1), result.stderr
+    document: dict[str, Any] = json.loads(result.stdout)
+    return document
+
+
+def _without(name: str, tmp_path: Path) -> Path:
+    documents = MANIFEST.read_text().split("\n---\n")
+    kept = [d for d in documents if f"name: {name}\n" not in d]
+    assert len(kept) == len(documents) - 1
+    path = tmp_path / f"without-{name}.yaml"
+    path.write_text("\n---\n".join(kept))
+    return path
+
+
+def test_a_price_adjustment_steers_the_plan_and_is_in_its_cost(tmp_path: Path) -> None:
+    plan = _plan(MANIFEST)
+    general = [n for n in plan["nodes"] if n["nodePool"] == "general"]
+    assert general and all(n["labels"]["karpenter.k8s.aws/instance-family"] == "m7i" for n in general)
+    linux = load_catalog("us-east-1").by_name()
+    for node in general:
+        (price,) = {o.price for o in linux[node["instanceType"]].offerings if o.capacity_type == ON_DEMAND}
+        assert node["hourlyPrice"] == pytest.approx(price * 0.6, abs=1e-5)
+    (note,) = [w for w in plan["warnings"] if "savings-plan-m7i" in w]
+    assert note.startswith(f"{MANIFEST}:4: NodeOverlay savings-plan-m7i (weight 10)")
+    # Without the overlay m7i is not the cheapest way to run the api pods.
+    plain = _plan(_without("savings-plan-m7i", tmp_path))
+    assert not all(n["labels"]["karpenter.k8s.aws/instance-family"] == "m7i"
+                   for n in plain["nodes"] if n["nodePool"] == "general")
+
+
+def test_overlay_capacity_lets_time_sliced_gpus_share_a_node(tmp_path: Path) -> None:
+    plan = _plan(MANIFEST)
+    gpu = [n for n in plan["nodes"] if n["nodePool"] == "gpu"]
+    assert len(gpu) == 1 and len(gpu[0]["pods"]) == 4
+    assert gpu[0]["allocatable"]["nvidia.com/gpu"] == "4"
+    plain = _plan(_without("gpu-time-slicing", tmp_path))
+    assert sum(1 for n in plain["nodes"] if n["nodePool"] == "gpu") >= 2
+
+
+def _overlay(name: str, weight: int = 0, **fields: Any) -> NodeOverlay:
+    requirements = Requirements([Requirement.of("node.kubernetes.io/instance-type", "In", ["m5.large"])])
+    return NodeOverlay(name=name, requirements=requirements, weight=weight, **fields)
+
+
+def test_higher_weight_decides_the_price_and_capacity_merges() -> None:
+    catalog = load_catalog("us-east-1")
+    base = {o.price for o in catalog.by_name()["m5.large"].offerings if o.capacity_type == ON_DEMAND}.pop()
+    overlays = [
+        _overlay("overlay-a", 5, price_adjustment=PriceAdjustment.parse("-10%"),
+                 capacity=Resources({"hugepages-2Mi": 50 * 2**20})),
+        _overlay("overlay-b", 10, price_adjustment=PriceAdjustment.parse("-20%"),
+                 capacity=Resources({"custom-device/gpu": 1})),
+    ]
+    overlaid, notes = apply_node_overlays(catalog, overlays)
+    m5 = overlaid.by_name()["m5.large"]
+    (price,) = {o.price for o in m5.offerings if o.capacity_type == ON_DEMAND}
+    assert price == pytest.approx(base * 0.8)
+    assert m5.allocatable["hugepages-2Mi"] == 50 * 2**20 and m5.allocatable["custom-device/gpu"] == 1
+    assert len(notes) == 2
+    # Equal weights: name order decides.
+    tied, _ = apply_node_overlays(catalog, [_overlay("b", price=1.0), _overlay("a", price=2.0)])
+    assert {o.price for o in tied.by_name()["m5.large"].offerings} == {2.0}
+    # Other types are untouched.
+    assert overlaid.by_name()["m5.xlarge"] is catalog.by_name()["m5.xlarge"]
+
+
+def test_absolute_adjustments_never_go_below_zero() -> None:
+    assert PriceAdjustment.parse("-5.00").apply(0.096) == 0.0
+    assert PriceAdjustment.parse("+0.5").apply(0.1) == pytest.approx(0.6)
+
+
+BAD = """\
+apiVersion: karpenter.sh/v1alpha1
+kind: NodeOverlay
+metadata: {name: bad}
+spec:
+  requirements: []
+  price: "5.00"
+  priceAdjustment: "+10%"
+  capacity:
+    cpu: "2"
+"""
+
+
+def test_an_invalid_overlay_is_refused_at_its_lines() -> None:
+    with pytest.raises(InputError) as caught:
+        build_inventory(parse_documents(BAD, "overlay.yaml"))
+    messages = [str(p) for p in caught.value.problems]
+    assert any(m.startswith("overlay.yaml:4: spec: Invalid value") and "cannot set both" in m for m in messages)
+    assert any(m.startswith("overlay.yaml:8: spec.capacity") and "restricted" in m for m in messages)
