@@ -25,8 +25,10 @@ from karpplan.model.pods import Pod  # noqa: E402
 from karpplan.model.resources import LimitVector, Resources  # noqa: E402
 from karpplan.planner import make_problem  # noqa: E402
 from karpplan.scheduling.candidates import LaunchOption, check_pool, fits_limits, option_table  # noqa: E402
+from karpplan.scheduling.nodeclaim import Slot  # noqa: E402
+from karpplan.scheduling.preferences import Attempt  # noqa: E402
 from karpplan.scheduling.problem import PREFER_NO_SCHEDULE_TIER, GroupInfo, Problem  # noqa: E402
-from karpplan.scheduling.state import Attempt, PlacementState, Slot  # noqa: E402
+from karpplan.scheduling.state import PlacementState  # noqa: E402
 
 from planner_helpers import FAKE_CATALOG  # noqa: E402
 

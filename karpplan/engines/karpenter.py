@@ -23,8 +23,10 @@ from karpplan.engines.result import Solution, SolvedNode, node_name
 from karpplan.model.pods import Pod
 from karpplan.model.resources import LimitVector, Resources
 from karpplan.scheduling.candidates import BoolArray, IndexArray, LaunchOption, PoolVerdict, fits_limits
+from karpplan.scheduling.nodeclaim import Slot
+from karpplan.scheduling.preferences import Attempt, template_attempts
 from karpplan.scheduling.problem import GroupInfo, Problem
-from karpplan.scheduling.state import Attempt, PlacementState, Slot, template_attempts
+from karpplan.scheduling.state import PlacementState
 
 
 class KarpenterSimulation:

@@ -38,8 +38,9 @@ from karpplan.model.labels import HOSTNAME
 from karpplan.model.pods import Pod
 from karpplan.model.resources import Resources
 from karpplan.scheduling.candidates import LaunchOption
+from karpplan.scheduling.nodeclaim import Slot
 from karpplan.scheduling.problem import GroupInfo, Problem
-from karpplan.scheduling.state import PlacementState, Slot
+from karpplan.scheduling.state import PlacementState
 from karpplan.scheduling.topology import AffinityRule, SpreadRule
 
 PRICE_SCALE = 10**7  # objective units per dollar-hour

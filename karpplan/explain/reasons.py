@@ -14,8 +14,10 @@ from karpplan.model.pods import Pod
 from karpplan.model.resources import LimitVector, Resources
 from karpplan.scheduling.candidates import fits_limits
 from karpplan.scheduling.filters import aggregate_message
+from karpplan.scheduling.nodeclaim import Slot
+from karpplan.scheduling.preferences import Attempt
 from karpplan.scheduling.problem import GroupInfo, Problem
-from karpplan.scheduling.state import Attempt, PlacementState, Slot
+from karpplan.scheduling.state import PlacementState
 
 
 def reasons_for(problem: Problem, gi: GroupInfo, pod: Pod, state: PlacementState) -> list[str]:

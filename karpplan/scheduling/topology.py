@@ -9,8 +9,9 @@ evaluate the rules per placement (greedy) or as linear constraints (CP-SAT).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import count
 
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.nodes import ExistingNode
@@ -52,6 +53,9 @@ class SpreadRule:
     launch_domains: frozenset[str]  # domains new nodes can create (not used for hostname)
     base_counts: Counter[str]
     pod_values: frozenset[str] | None
+    # A stable identifier, unique among the rules and terms of one `Topology` (`build_topology` numbers
+    # them in the order it builds them); caches and counts are keyed by it.
+    uid: int = field(kw_only=True, compare=False, repr=False)
 
     @property
     def key(self) -> str:
@@ -118,6 +122,7 @@ class AffinityTerm:
     term: PodAffinityTerm
     selector: LabelSelector | None
     owner_namespace: str
+    uid: int = field(kw_only=True, compare=False, repr=False)  # as `SpreadRule.uid`
 
     @property
     def key(self) -> str:
@@ -143,6 +148,7 @@ class AffinityRule:
     self_match: bool  # the owner matches all its own terms (affinity) / some term (anti)
     existing: list[Counter[str]] = field(default_factory=list)  # per term: domain -> matching bound pods
     weight: int = 0  # a preferred term's weight; 0 for required terms
+    uid: int = field(kw_only=True, compare=False, repr=False)  # as `SpreadRule.uid`
 
 
 @dataclass
@@ -233,6 +239,7 @@ def build_topology(
     preferred_affinity: dict[int, list[AffinityRule]] = {}
     preferred_anti: dict[int, list[AffinityRule]] = {}
     launch_cache: dict[tuple[str, tuple[Toleration, ...] | None], frozenset[str]] = {}
+    uids = count()
     for tpl in templates:
         rules = []
         for c in tpl.spread:
@@ -244,7 +251,7 @@ def build_topology(
                                          options, launch_cache)
             base: Counter[str] = Counter()
             rule = SpreadRule(tpl, c, selector, selector is not None and selector.matches(tpl.labels),
-                              existing, launch, base, pod_domain_values(tpl, c.topology_key))
+                              existing, launch, base, pod_domain_values(tpl, c.topology_key), uid=next(uids))
             for pod in counted:
                 assert pod.node_name is not None
                 domain = existing.get(pod.node_name)
@@ -255,12 +262,13 @@ def build_topology(
             spread[id(tpl)] = rules
         for is_anti, spec in ((False, tpl.pod_affinity), (True, tpl.pod_anti_affinity)):
             if spec.required:
-                rule_a = _affinity_rule(tpl, spec.required, is_anti, 0, counted, node_by_name, namespace_labels)
+                rule_a = _affinity_rule(tpl, spec.required, is_anti, 0, counted, node_by_name, namespace_labels,
+                                        uids)
                 (anti if is_anti else affinity)[id(tpl)] = rule_a
             if spec.preferred:
                 heaviest_first = sorted(spec.preferred, key=lambda p: -p.weight)
                 (preferred_anti if is_anti else preferred_affinity)[id(tpl)] = [
-                    _affinity_rule(tpl, (p.term,), is_anti, p.weight, counted, node_by_name, namespace_labels)
+                    _affinity_rule(tpl, (p.term,), is_anti, p.weight, counted, node_by_name, namespace_labels, uids)
                     for p in heaviest_first
                 ]
     existing_anti: list[tuple[AffinityTerm, str]] = []
@@ -269,17 +277,19 @@ def build_topology(
         for raw in pod.template.pod_anti_affinity.required:
             value = node.domain(raw.topology_key)
             if value is not None:
-                existing_anti.append((AffinityTerm(raw, raw.selector_for(pod.labels), pod.namespace), value))
+                term = AffinityTerm(raw, raw.selector_for(pod.labels), pod.namespace, uid=next(uids))
+                existing_anti.append((term, value))
     return Topology(spread, affinity, anti, existing_anti, namespace_labels, preferred_affinity, preferred_anti)
 
 
 def _affinity_rule(tpl: PodTemplate, raw: Sequence[PodAffinityTerm], is_anti: bool, weight: int,
                    counted: Sequence[Pod], node_by_name: Mapping[str, ExistingNode],
-                   namespace_labels: Mapping[str, Mapping[str, str]]) -> AffinityRule:
+                   namespace_labels: Mapping[str, Mapping[str, str]], uids: Iterator[int]) -> AffinityRule:
     """The rule of these terms of the template, with the bound pods each term counts per domain."""
-    terms = [AffinityTerm(t, t.selector_for(tpl.labels), tpl.namespace) for t in raw]
+    terms = [AffinityTerm(t, t.selector_for(tpl.labels), tpl.namespace, uid=next(uids)) for t in raw]
     self_checks = [t.matches(tpl.namespace, tpl.labels, namespace_labels) for t in terms]
-    rule = AffinityRule(tpl, terms, is_anti, any(self_checks) if is_anti else all(self_checks), weight=weight)
+    rule = AffinityRule(tpl, terms, is_anti, any(self_checks) if is_anti else all(self_checks), weight=weight,
+                        uid=next(uids))
     for t in terms:
         counts: Counter[str] = Counter()
         for pod in counted:

@@ -1,0 +1,123 @@
+"""Preferences and their relaxation (Karpenter's `preferences.go`): one `Attempt` per relaxation step of
+a pod, the ladder of steps (`template_attempts`), and the strict pod requirements and podDomains each
+step implies (`StrictRequirements`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from karpplan.model.pods import PodTemplate
+from karpplan.model.requirements import Requirements
+from karpplan.model.selectors import NodeSelectorTerm, PreferredTerm
+from karpplan.scheduling.problem import Problem
+from karpplan.scheduling.topology import AffinityRule, SpreadRule, domain_values
+
+
+@dataclass
+class Attempt:
+    """One try at placing a pod: which preferences are enforced as requirements, and which required
+    node-affinity term Karpenter uses (`node_term`: term[0] first, the next one after each relaxation;
+    None: the terms ORed, as kube-scheduler, which for a pod with one term or none is the same).
+
+    The defaults enforce no preference: `Attempt(None, (), True)` is the fully relaxed pod.
+    """
+
+    node_preference: PreferredTerm | None = None
+    soft_spread: tuple[SpreadRule, ...] = ()
+    tolerate_prefer_no_schedule: bool = False
+    # Preferred pod (anti-)affinity terms still enforced, one rule each (`Topology.preferred_*`).
+    pod_affinity: tuple[AffinityRule, ...] = ()
+    pod_anti_affinity: tuple[AffinityRule, ...] = ()
+    node_term: NodeSelectorTerm | None = None
+
+    @property
+    def topology_key(self) -> tuple[int, ...]:
+        """Identifies the topology rules the attempt adds (for caches keyed per template)."""
+        return (*(r.uid for r in self.soft_spread), -1, *(r.uid for r in self.pod_affinity), -1,
+                *(r.uid for r in self.pod_anti_affinity))
+
+
+def template_attempts(tpl: PodTemplate, problem: Problem) -> list[Attempt]:
+    """Karpenter's preference relaxation, one step at a time (preferences.go order).
+
+    The first attempt uses the first required node-affinity term (not the terms ORed) and enforces every
+    preferred pod (anti-)affinity term, the heaviest preferred node affinity term and every ScheduleAnyway
+    spread. Each later attempt relaxes one more: the required term in use while another follows (the
+    next one becomes the requirement; the last is kept), then preferred pod affinity terms (heaviest
+    first), then preferred pod anti-affinity terms (heaviest first), then the heaviest node-affinity term
+    left (the next one becomes the requirement), then ScheduleAnyway spreads (in Karpenter's swap-remove
+    order); last, PreferNoSchedule taints are tolerated when some NodePool has one.
+    """
+    topo = problem.topology
+    affinity = tuple(topo.preferred_affinity.get(id(tpl), ()))
+    anti = tuple(topo.preferred_anti.get(id(tpl), ()))
+    prefs = sorted(tpl.affinity.preferred, key=lambda p: -p.weight)
+    soft = tuple(r for r in topo.rules_for(tpl) if not r.hard)
+    node_steps = [Attempt(p, soft) for p in prefs]
+    # removeTopologySpreadScheduleAnyway: the first ScheduleAnyway constraint of the list is overwritten by
+    # the list's last one, and the list shortened.
+    spread = list(topo.rules_for(tpl))
+    while True:
+        node_steps.append(Attempt(None, tuple(r for r in spread if not r.hard)))
+        first_soft = next((i for i, r in enumerate(spread) if not r.hard), None)
+        if first_soft is None:
+            break
+        spread[first_soft] = spread[-1]
+        spread.pop()
+    first = node_steps[0]
+    attempts = [replace(first, pod_affinity=affinity[i:], pod_anti_affinity=anti) for i in range(len(affinity))]
+    attempts += [replace(first, pod_anti_affinity=anti[i:]) for i in range(len(anti))]
+    attempts += node_steps
+    if any(t.effect == "PreferNoSchedule" for p in problem.pools for t in p.taints):
+        attempts.append(Attempt(None, (), True))
+    terms = required_terms(tpl)
+    if len(terms) > 1:
+        # removeRequiredNodeAffinityTerm comes first: term[0], term[1], ... with every preference, then
+        # the other relaxations on the last term.
+        attempts = ([replace(attempts[0], node_term=t) for t in terms[:-1]]
+                    + [replace(a, node_term=terms[-1]) for a in attempts])
+    return attempts
+
+
+def required_terms(tpl: PodTemplate) -> list[NodeSelectorTerm]:
+    """The required node-affinity terms Karpenter walks through, in order (empty and unreadable terms,
+    which match no node, are left out as in `NodeAffinity.strict_alternatives`)."""
+    required = tpl.affinity.required
+    return [] if required is None else [t for t in required if not t.empty and t.valid]
+
+
+class StrictRequirements:
+    """Per template and attempt, Karpenter's strict pod requirements; per spread rule and attempt, its
+    podDomains (cached: both depend only on the attempt's required node-affinity term)."""
+
+    def __init__(self) -> None:
+        # Keyed by the template's and the term's identity: both live as long as the problem.
+        self._strict: dict[tuple[int, int], list[Requirements]] = {}
+        self._pod_values: dict[tuple[int, int], frozenset[str] | None] = {}
+
+    def of(self, tpl: PodTemplate, attempt: Attempt | None) -> list[Requirements]:
+        """Karpenter's strict pod requirements (`NewStrictPodRequirements`) at this attempt: nodeSelector ∩
+        the attempt's required node-affinity term; without one, nodeSelector ∩ each term, ORed (one entry
+        for a pod with one term or none)."""
+        term = None if attempt is None else attempt.node_term
+        key = (id(tpl), id(term))
+        hit = self._strict.get(key)
+        if hit is None:
+            if term is None:
+                hit = tpl.affinity.strict_alternatives()
+            else:
+                hit = [tpl.affinity.node_selector & term.requirements]
+            self._strict[key] = hit
+        return hit
+
+    def pod_values(self, rule: SpreadRule, attempt: Attempt | None) -> frozenset[str] | None:
+        """The spread rule's podDomains at this attempt: the values of its key the attempt's required
+        node-affinity term allows (`rule.pod_values`, every term ORed, without one)."""
+        term = None if attempt is None else attempt.node_term
+        if term is None:
+            return rule.pod_values
+        key = (rule.uid, id(term))
+        if key not in self._pod_values:
+            self._pod_values[key] = domain_values(self.of(rule.owner, attempt), rule.key)
+        return self._pod_values[key]
