@@ -60,6 +60,7 @@ def load_catalog(
     *,
     allow_estimated_prices: bool = False,
     spot_prices_file: str | None = None,
+    region_origin: Origin | None = None,
 ) -> Catalog:
     """The catalog to plan with: a user's InstanceCatalog (`--catalog`) or the embedded AWS one.
 
@@ -79,6 +80,7 @@ def load_catalog(
         allow_estimated_prices=allow_estimated_prices,
         spot_prices=rows,
         spot_prices_label=spot_prices_file,
+        region_origin=region_origin,
     )
 
 

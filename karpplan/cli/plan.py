@@ -89,7 +89,8 @@ def run_plan(options: PlanOptions) -> int:
         if note:
             options.stderr.print(note, markup=False, highlight=False, style="dim")
     region = options.region or inventory.region or DEFAULT_REGION
-    catalog = load_catalog(region, options.catalog, allow_estimated_prices=options.allow_estimated_prices)
+    catalog = load_catalog(region, options.catalog, allow_estimated_prices=options.allow_estimated_prices,
+                           region_origin=None if options.region else inventory.region_origin)
     progress = status_line(options.stderr.file) if options.engine == "optimal" else None
     plan = make_plan(inventory, catalog, PlannerOptions(
         engine=options.engine, time_limit=options.time_limit, seed=options.seed, progress=progress))

@@ -77,6 +77,7 @@ def build_cluster_config(doc: Document, root: Field) -> ClusterConfig:
         availability_zones=tuple(root["availabilityZones"].string_list()),
         fargate_profiles=tuple(profiles),
         origin=doc.origin,
+        region_origin=metadata["region"].origin,
     )
 
 

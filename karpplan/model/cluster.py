@@ -29,6 +29,7 @@ class ClusterConfig:
     availability_zones: tuple[str, ...] = ()
     fargate_profiles: tuple[FargateProfile, ...] = ()
     origin: Origin = field(default=UNKNOWN, compare=False)
+    region_origin: Origin = field(default=UNKNOWN, compare=False)  # where metadata.region is written
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from karpplan.errors import Origin
 from karpplan.model.cluster import ClusterConfig, FargateProfile, Namespace, RuntimeClass
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.overlays import NodeOverlay
@@ -68,6 +69,14 @@ class Inventory:
         for c in self.clusters:
             if c.region:
                 return c.region
+        return None
+
+    @property
+    def region_origin(self) -> Origin | None:
+        """Where the region `region` returns is written (a ClusterConfig's metadata.region)."""
+        for c in self.clusters:
+            if c.region:
+                return c.region_origin
         return None
 
     @property
