@@ -1,0 +1,64 @@
+"""The entry point: `pattern_lower_bound`, the configuration LP bound of a problem (see the package
+docstring), and what it reports."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from karpplan.engines.bound import MARGIN, FluidBound, _required
+from karpplan.engines.effort import WorkClock
+from karpplan.engines.patterns.generation import Generation
+from karpplan.engines.patterns.instance import pod_classes
+from karpplan.scheduling.problem import Problem
+
+
+@dataclass(frozen=True)
+class PatternBound:
+    cost: float  # $/h lower bound on the new nodes' cost (certified; callers take the larger of it and the fluid)
+    lp_value: float  # the last master's value (inf if none): an upper estimate of the LP the bound certifies
+    classes: int  # pod classes
+    shapes: int  # distinct launch-option shapes priced
+    columns: int  # patterns in the master
+    iterations: int  # master solves
+    seconds: float
+
+
+def pattern_lower_bound(problem: Problem, required: Mapping[int, int] | None = None,
+                        time_limit: float = 5.0, fluid: FluidBound | None = None, *,
+                        progress: Callable[[str], None] | None = None,
+                        clock: WorkClock | None = None) -> PatternBound | None:
+    """A lower bound on the hourly cost of the new nodes of every plan placing the required pods, from
+    the configuration LP (see the package docstring). required: group index -> pods of that group that
+    must be placed (default: every pod of every group with a usable existing node or launch option), as
+    in `fluid_lower_bound`. fluid: the fluid bound, if the caller has it; the search stops once it is
+    clear that this bound cannot beat it. NodePool limits are relaxed. None when no valid bound was found
+    in time (or no plan can place the required pods); callers take the larger of this and the fluid bound.
+    time_limit is in modelled seconds on `clock` (default: a fresh clock whose wall guard is the same
+    number of real seconds away), so the bound does not depend on the machine's speed or load.
+    """
+    start = time.monotonic()
+    if clock is None:
+        clock = WorkClock(wall_deadline=start + time_limit)
+    deadline = clock.now() + time_limit
+    demand = _required(problem, required)
+    groups = [g for g in problem.groups if demand.get(g.index, 0) > 0]
+    if not groups:
+        return PatternBound(0.0, 0.0, 0, 0, 0, 0, time.monotonic() - start)
+    inst = pod_classes(problem, groups, demand)
+    if inst is None:
+        return None
+    if not len(inst.demand) or not len(inst.price):
+        # Nothing to buy (every class is free, or may only use existing nodes): 0 bounds every plan.
+        return PatternBound(0.0, math.inf, len(inst.demand), len(inst.price), 0, 0, time.monotonic() - start)
+    gen = Generation(inst, clock, deadline, progress)
+    gen.run(fluid.cost if fluid is not None else None)
+    gen.finish()
+    if not math.isfinite(gen.best):
+        return None
+    best = max(gen.best, 0.0)
+    cost = max(best - MARGIN * abs(best), 0.0)
+    return PatternBound(cost, gen.value, len(inst.demand), len(inst.price), gen.master.columns, gen.iterations,
+                        time.monotonic() - start)
