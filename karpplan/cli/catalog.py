@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -380,13 +380,24 @@ def _write_catalog(loaded: Catalog, notes: Sequence[str], output: Path | None) -
     )
 
 
+def _build_and_write(ctx: typer.Context, build: Callable[[], tuple[Catalog, Sequence[str]]], output: Path | None) -> None:
+    def body() -> int:
+        _write_catalog(*build(), output)
+        return 0
+
+    run_guarded(body, terminal_of(ctx))
+
+
+CatalogOutputOption = Annotated[
+    Path | None, typer.Option("-o", "--output", help="Write the catalog here (default stdout).")
+]
+
+
 @catalog_app.command("import")
 def import_command(
     ctx: typer.Context,
     files: Annotated[list[str], typer.Argument(help="AWS CLI outputs (JSON/YAML) and price CSVs.")],
-    output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="Write the catalog here (default stdout).")
-    ] = None,
+    output: CatalogOutputOption = None,
     region: Annotated[
         str | None, typer.Option("--region", help="Region to build (default: from the offerings).")
     ] = None,
@@ -395,20 +406,14 @@ def import_command(
     """Build an InstanceCatalog from describe-instance-types, describe-instance-type-offerings and prices."""
     from karpplan.catalog.aws_import import build_catalog, read_import_files
 
-    def body() -> int:
-        _write_catalog(*build_catalog(read_import_files(files), region=region, name=name), output)
-        return 0
-
-    run_guarded(body, terminal_of(ctx))
+    _build_and_write(ctx, lambda: build_catalog(read_import_files(files), region=region, name=name), output)
 
 
 @catalog_app.command("refresh")
 def refresh_command(
     ctx: typer.Context,
     region: Annotated[str, typer.Option("--region", help="Region to query.")],
-    output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="Write the catalog here (default stdout).")
-    ] = None,
+    output: CatalogOutputOption = None,
     profile: Annotated[
         str | None, typer.Option("--profile", help="AWS profile (default: boto3's usual chain).")
     ] = None,
@@ -416,8 +421,4 @@ def refresh_command(
     """Query EC2 and the Pricing API with your AWS credentials and write a catalog (needs the aws extra)."""
     from karpplan.catalog.refresh import refresh_catalog
 
-    def body() -> int:
-        _write_catalog(*refresh_catalog(region, profile=profile), output)
-        return 0
-
-    run_guarded(body, terminal_of(ctx))
+    _build_and_write(ctx, lambda: refresh_catalog(region, profile=profile), output)
