@@ -12,6 +12,10 @@ the seed, the time limit and the number of workers.
 The wall clock stays a guard: `--time-limit` is a promise. On a machine much slower than the reference
 the guard may stop a phase before its modelled budget; the clock records that (`cut`), the plan says so
 in a note, and only then may two runs differ.
+
+The clock belongs to the run's one `TimeBudget`: made by the CLI from `--time-limit` and handed down, it
+also times every named phase on the wall clock (reading, catalog, build, simulation, the optimiser's
+phases, rendering), which the plan reports; the optimiser alone decides when its phases stop.
 """
 
 from __future__ import annotations
