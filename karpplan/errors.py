@@ -1,8 +1,9 @@
 """Where things came from, and what is wrong with them.
 
 Every document and every field a plan or lint rule may point at keeps an `Origin` so that messages can
-say `deploy.yaml:42`. Bad input is reported as an `InputError` holding one `Problem` per mistake; the CLI
-prints them one per line and exits 2, never with a traceback.
+say `deploy.yaml:42`. Bad input is reported as an `InputError` holding one `InputProblem` per mistake; the
+CLI prints them one per line and exits 2, never with a traceback. (The scheduling problem a plan solves is
+`scheduling.problem.Problem`, another thing.)
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ UNKNOWN = Origin("<unknown>", 0)
 
 
 @dataclass(frozen=True)
-class Problem:
+class InputProblem:
+    """One mistake in the user's input, where it is (`file:line: message`)."""
+
     origin: Origin
     message: str
 
@@ -41,10 +44,10 @@ class Problem:
 class InputError(Exception):
     """One or more problems with the user's input (exit code 2)."""
 
-    def __init__(self, problems: Iterable[Problem] | Problem) -> None:
-        self.problems: list[Problem] = [problems] if isinstance(problems, Problem) else list(problems)
+    def __init__(self, problems: Iterable[InputProblem] | InputProblem) -> None:
+        self.problems: list[InputProblem] = [problems] if isinstance(problems, InputProblem) else list(problems)
         super().__init__("\n".join(str(p) for p in self.problems))
 
     @classmethod
     def at(cls, origin: Origin, message: str) -> InputError:
-        return cls(Problem(origin, message))
+        return cls(InputProblem(origin, message))

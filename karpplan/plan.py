@@ -1,7 +1,9 @@
 """The Plan: the result of planning, as plain facts renderers can show without deciding anything.
 
 `to_document()` produces the versioned JSON/YAML document of `cli-contract.md` (apiVersion
-karpplan.io/v1alpha1, kind Plan).
+karpplan.io/v1alpha1, kind Plan). Fields beyond the contract's are additive; the timing ones
+(`summary.solveSeconds`, `summary.phases`) differ from run to run, everything else is the same for the
+same inputs, seed and time limit.
 """
 
 from __future__ import annotations
@@ -137,6 +139,7 @@ class Summary:
     estimated_prices: bool = False
     seed: int = 0
     time_limit: float | None = None
+    phases: tuple[tuple[str, float], ...] = ()  # (name, wall seconds) of each timed phase, in the order they ran
 
     @property
     def gap(self) -> float | None:
@@ -166,6 +169,7 @@ class Summary:
             "engine": self.engine,
             "status": self.status,
             "solveSeconds": round(self.solve_seconds, 3),
+            "phases": [{"name": name, "seconds": round(seconds, 3)} for name, seconds in self.phases],
             "seed": self.seed,
             "timeLimit": self.time_limit,
             "region": self.region,

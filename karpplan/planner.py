@@ -1,20 +1,26 @@
-"""The planning pipeline: inventory + catalog -> problem -> engine -> Plan.
+"""The planning pipeline: options -> inventory + catalog -> problem -> engine -> Plan.
 
     manifests -> model (Inventory) -> candidates (Problem) -> solver (Solution) -> plan (Plan) -> renderers
+
+`PlanOptions` is everything a plan is asked (the `plan` command's flags, or a library caller's); the run's
+time is kept by one `TimeBudget` (`engines/effort.py`), made from `time_limit` by the caller and handed
+down, whose named phases the plan reports.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Literal, get_args
 
+from karpplan.catalog import DEFAULT_REGION, load_catalog
 from karpplan.catalog.overlays import apply_node_overlays
 from karpplan.catalog.types import Catalog
-from karpplan.engines.result import Solution
-from karpplan.explain.reasons import reasons_for
+from karpplan.engines.effort import TimeBudget
+from karpplan.inputs.loader import DEFAULT_MAX_BYTES
 from karpplan.model import labels as L
-from karpplan.model.cluster import FargateProfile
+from karpplan.model.build import load_inventory
+from karpplan.model.cluster import ClusterConfig, FargateProfile
 from karpplan.model.fargate import (
     FARGATE_NODE_TAINT,
     fargate_hourly_price,
@@ -23,23 +29,62 @@ from karpplan.model.fargate import (
     size_pod,
 )
 from karpplan.model.inventory import Inventory
-from karpplan.model.pods import Pod, PodGroup
+from karpplan.model.pods import Pod, group_pods
 from karpplan.model.resources import CPU, MEMORY, Resources
 from karpplan.plan import FargateInfo, Plan, PlanNode, PlanPod, Summary, UnschedulablePod
-from karpplan.scheduling.problem import Problem, build_problem
-from karpplan.scheduling.state import PlacementState
 
-ENGINES = ("optimal", "karpenter")
+if TYPE_CHECKING:
+    from karpplan.engines.result import Solution
+    from karpplan.scheduling.problem import Problem
+    from karpplan.scheduling.state import PlacementState
+
+Engine = Literal["optimal", "karpenter"]  # `--engine`: CP-SAT, or the Karpenter simulation
+ENGINES: tuple[Engine, ...] = get_args(Engine)  # the first is the default
 
 
 @dataclass(frozen=True)
 class PlanOptions:
-    engine: str = "optimal"
+    """Everything a plan is asked: what to read (`paths`, ... `fargate_profiles`) and how to plan."""
+
+    paths: tuple[str, ...] = ()
+    catalog: str | None = None  # an InstanceCatalog file replacing the embedded catalog
+    region: str | None = None  # None: a ClusterConfig's region, else the catalog's DEFAULT_REGION
+    engine: Engine = ENGINES[0]
     time_limit: float = 10.0
     seed: int = 0
     workers: int = 0  # 0 = all cores
-    fargate_profiles: tuple[FargateProfile, ...] = ()
+    max_file_size: int = DEFAULT_MAX_BYTES
+    allow_estimated_prices: bool = False
+    fargate_profiles: tuple[FargateProfile, ...] = ()  # `--fargate-profile`: added by `read_inventory`
     progress: Callable[[str], None] | None = field(default=None, compare=False)
+
+
+def read_inventory(options: PlanOptions) -> Inventory:
+    """The manifests at `options.paths`, with the `--fargate-profile` flags as one more ClusterConfig
+    (named `cli`) after those in the manifests. Raises InputError (file:line) for bad input."""
+    inventory = load_inventory(options.paths, max_bytes=options.max_file_size)
+    if not options.fargate_profiles:
+        return inventory
+    cli = ClusterConfig(name="cli", region=None, fargate_profiles=options.fargate_profiles)
+    return Inventory(
+        pods=inventory.pods,
+        daemonsets=inventory.daemonsets,
+        nodes=inventory.nodes,
+        nodepools=inventory.nodepools,
+        nodeclasses=inventory.nodeclasses,
+        clusters=(*inventory.clusters, cli),
+        runtime_classes=inventory.runtime_classes,
+        namespaces=inventory.namespaces,
+        skipped=inventory.skipped,
+    )
+
+
+def read_catalog(options: PlanOptions, inventory: Inventory) -> Catalog:
+    """`--catalog`, or the embedded catalog of `--region` (default: a ClusterConfig's region, else
+    DEFAULT_REGION). Raises InputError for a bad catalog or an unknown region."""
+    region = options.region or inventory.region or DEFAULT_REGION
+    return load_catalog(region, options.catalog, allow_estimated_prices=options.allow_estimated_prices,
+                        region_origin=None if options.region else inventory.region_origin)
 
 
 @dataclass
@@ -63,67 +108,60 @@ def _split_fargate(inventory: Inventory, profiles: Sequence[FargateProfile]) -> 
     return fargate, ec2
 
 
-def _groups(pods: Sequence[Pod]) -> list[PodGroup]:
-    groups: dict[int, list[Pod]] = {}
-    for pod in pods:
-        groups.setdefault(id(pod.template), []).append(pod)
-    return [PodGroup(ps[0].workload, ps[0].template, tuple(ps)) for ps in groups.values()]
-
-
 def make_problem(inventory: Inventory, catalog: Catalog, pods: Sequence[Pod]) -> Problem:
     from karpplan.catalog import instance_types_for, node_labels
+    from karpplan.scheduling.problem import build_problem
 
-    return build_problem(inventory, catalog, _groups(pods), instance_types_for, node_labels)
+    return build_problem(inventory, catalog, group_pods(pods), instance_types_for, node_labels)
 
 
 def solve(problem: Problem, options: PlanOptions,
-          started: float | None = None) -> tuple[Solution, PlacementState, Solution]:
+          budget: TimeBudget | None = None) -> tuple[Solution, PlacementState, Solution]:
     """Run the chosen engine; always run the Karpenter simulation (baseline and warm start).
 
-    The time limit counts from `started` (default: now; `make_plan` passes the moment it began, so
-    building the problem counts too) and covers the simulation the optimiser starts from; the
-    optimiser always keeps a small minimum so a slow simulation still gets a re-packed plan and a bound.
-    The optimiser's search stops on its work clock, which is charged a model of the time spent before it,
-    so the plan is the same on every run with the same seed (unless the wall clock cuts it, which the
-    plan's notes say).
+    The time limit is `budget`'s (default: `options.time_limit` from now) and covers the simulation the
+    optimiser starts from; the optimiser (`engines/optimiser.py`) decides when each of its phases stops.
     """
     from karpplan.engines.karpenter import solve_karpenter
 
-    started = time.monotonic() if started is None else started
-    greedy, greedy_state = solve_karpenter(problem)
+    budget = TimeBudget(options.time_limit) if budget is None else budget
+    with budget.phase("simulate"):
+        greedy, greedy_state = solve_karpenter(problem)
     if options.engine == "karpenter":
         return greedy, greedy_state, greedy
-    from karpplan.engines.effort import WorkClock, pre_search_seconds
-    from karpplan.engines.optimiser import (
-        MIN_OPTIMISER_SECONDS,
-        SEARCH_MARGIN_SHARE,
-        WORK_HEADROOM_SHARE,
-        solve_optimal,
-    )
+    from karpplan.engines.optimiser import solve_optimal
 
-    # The optimiser's phases run on a work clock (deterministic for a seed); what came before is charged
-    # its modelled time, never its measured one. The wall clock guards the limit.
-    limit = options.time_limit
-    margin = max(0.1, SEARCH_MARGIN_SHARE * limit)
-    clock = WorkClock(wall_deadline=max(started + limit, time.monotonic() + min(MIN_OPTIMISER_SECONDS, limit)) - margin)
-    budget = limit * (1 - WORK_HEADROOM_SHARE)  # where solve_optimal's work budget ends
-    clock.charge(min(pre_search_seconds(problem.pending_count), max(budget - MIN_OPTIMISER_SECONDS, 0.0)))
-    best, state = solve_optimal(problem, greedy, time_limit=limit, seed=options.seed,
-                                workers=options.workers, progress=options.progress, clock=clock)
+    best, state = solve_optimal(problem, greedy, budget=budget, seed=options.seed, workers=options.workers,
+                                progress=options.progress)
     return best, state, greedy
 
 
-def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions) -> Plan:
-    started = time.monotonic()
-    catalog, overlay_notes = apply_node_overlays(catalog, inventory.overlays)
-    profiles = tuple(inventory.fargate_profiles) + tuple(options.fargate_profiles)
-    fargate, ec2_pods = _split_fargate(inventory, profiles)
-    problem = make_problem(inventory, catalog, ec2_pods)
-    solution, state, greedy = solve(problem, options, started)
+def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions, budget: TimeBudget | None = None) -> Plan:
+    """Plan the inventory's pending pods within `budget` (default: `options.time_limit`); the plan's
+    summary reports the wall seconds of every phase the budget has timed so far."""
+    budget = TimeBudget(options.time_limit) if budget is None else budget
+    with budget.phase("build"):
+        catalog, overlay_notes = apply_node_overlays(catalog, inventory.overlays)
+        fargate, ec2_pods = _split_fargate(inventory, inventory.fargate_profiles)
+        problem = make_problem(inventory, catalog, ec2_pods)
+    solution, state, greedy = solve(problem, options, budget)
+    with budget.phase("assemble"):
+        plan = _assemble(inventory, catalog, options, problem, fargate, solution, state, greedy, overlay_notes)
+    summary = replace(plan.summary, solve_seconds=budget.elapsed(), phases=budget.phases(),
+                      time_limit=budget.limit if options.engine == "optimal" else None)
+    return replace(plan, summary=summary)
+
+
+def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, problem: Problem,
+              fargate: list[FargatePlacement], solution: Solution, state: PlacementState, greedy: Solution,
+              notes: Sequence[str] = ()) -> Plan:
+    """The Plan of a solution (its summary's timings are the caller's to fill in)."""
+    from karpplan.explain.reasons import reasons_for
+
     nodes: list[PlanNode] = []
     placed: dict[str, str] = {}
     unschedulable: list[UnschedulablePod] = []
-    warnings: list[str] = list(overlay_notes)
+    warnings: list[str] = list(notes)
     for solved in solution.nodes:
         pods_here = [p for _, p in solved.pods]
         for pod in pods_here:
@@ -153,7 +191,7 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions) -> P
     for gi, pod in solution.unplaced:
         unschedulable.append(UnschedulablePod(pod.key, pod.workload, tuple(reasons_for(problem, gi, pod, state))))
     fargate_cost = 0.0
-    region = catalog.region or "us-east-1"
+    region = catalog.region or DEFAULT_REGION
     zones = catalog.zones or (f"{region}a",)
     for i, fp in enumerate(fargate):
         pod = fp.pod
@@ -202,12 +240,11 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions) -> P
         pods=len(pending), scheduled=sum(1 for p in pending if p.key in placed),
         unschedulable=len(unschedulable), gated=len(inventory.gated), bound=len(inventory.bound),
         new_nodes=sum(1 for n in nodes if n.new), hourly_cost=cost, lower_bound=lower,
-        engine=solution.engine, status=solution.status, solve_seconds=time.monotonic() - started,
+        engine=solution.engine, status=solution.status, solve_seconds=0.0,
         region=region, catalog=catalog.name, karpenter_cost=greedy.cost + fargate_cost,
         karpenter_new_nodes=len(greedy.new_nodes) + len(fargate) - sum(1 for f in fargate if f.reasons),
         karpenter_scheduled=len(pending) - len(greedy.unplaced) - sum(1 for f in fargate if f.reasons),
         estimated_prices=any(n.price_estimated for n in nodes), seed=options.seed,
-        time_limit=options.time_limit if options.engine == "optimal" else None,
     )
     warnings.extend(solution.notes)
     warnings.extend(str(notice) for notice in inventory.notices)

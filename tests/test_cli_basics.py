@@ -111,12 +111,13 @@ def test_color(args: list[str], env: dict[str, str], colored: bool) -> None:
 
 def test_options_reach_the_plan(monkeypatch: pytest.MonkeyPatch) -> None:
     from karpplan.cli import main as cli_main
-    from karpplan.cli.plan import PlanOptions
+    from karpplan.cli.terminal import Terminal
+    from karpplan.planner import PlanOptions
 
-    seen: list[PlanOptions] = []
+    seen: list[tuple[PlanOptions, str, Terminal]] = []
 
-    def fake_run_plan(options: PlanOptions) -> int:
-        seen.append(options)
+    def fake_run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
+        seen.append((options, output, terminal))
         return 1
 
     monkeypatch.setattr(cli_main, "run_plan", fake_run_plan)
@@ -125,11 +126,11 @@ def test_options_reach_the_plan(monkeypatch: pytest.MonkeyPatch) -> None:
         "--time-limit", "2.5", "--seed", "7", "-o", "yaml", "--max-file-size", "10Mi", "--allow-estimated-prices",
     )
     assert code == 1  # the command exits with what run_plan returns
-    (options,) = seen
+    ((options, output, terminal),) = seen
     assert options.paths == ("a.yaml", "b/")
     assert (options.catalog, options.region, options.engine) == ("cat.yaml", "eu-west-1", "karpenter")
-    assert (options.time_limit, options.seed, options.output) == (2.5, 7, "yaml")
-    assert options.max_file_size == 10 * 2**20 and options.allow_estimated_prices and options.verbose == 1
+    assert (options.time_limit, options.seed, output) == (2.5, 7, "yaml")
+    assert options.max_file_size == 10 * 2**20 and options.allow_estimated_prices and terminal.verbose == 1
     assert options.fargate_profiles == ()
 
 
@@ -138,11 +139,32 @@ def test_plan_runs_end_to_end_on_the_quickstart() -> None:
     document = json.loads(out)
     assert (document["kind"], document["summary"]["pods"]) == ("Plan", 13)
     assert code == (1 if document["summary"]["unschedulable"] else 0), err
+    phases = [p["name"] for p in document["summary"]["phases"]]
+    assert phases == ["parse", "catalog", "build", "simulate", "assemble"]
+    assert all(p["seconds"] >= 0 for p in document["summary"]["phases"])
+
+
+def test_verbose_plan_prints_the_time_of_each_phase() -> None:
+    code, _, err = invoke("--color", "never", "-v", "plan", QUICKSTART, "--engine", "karpenter", "-o", "json")
+    assert code in (0, 1)
+    (timing,) = [line for line in err.splitlines() if line.startswith("time: ")]
+    assert [part.split()[0] for part in timing.removeprefix("time: ").split(", ")] == [
+        "parse", "catalog", "build", "simulate", "assemble", "render"]
+
+
+def test_engine_choices_come_from_the_planner() -> None:
+    from karpplan.planner import ENGINES
+
+    code, _, err = invoke("plan", QUICKSTART, "--engine", "greedy")
+    assert code == 2
+    assert all(engine in err for engine in ENGINES)
 
 
 def test_defaults() -> None:
-    from karpplan.cli.plan import PlanOptions
+    from karpplan.catalog import DEFAULT_REGION
+    from karpplan.planner import ENGINES, PlanOptions
 
     options = PlanOptions(paths=("x",))
-    assert (options.engine, options.time_limit, options.seed, options.output) == ("optimal", 10.0, 0, "table")
+    assert (options.engine, options.time_limit, options.seed) == (ENGINES[0], 10.0, 0) == ("optimal", 10.0, 0)
     assert options.max_file_size == 50 * 1024 * 1024 and options.region is None
+    assert DEFAULT_REGION == "us-east-1"

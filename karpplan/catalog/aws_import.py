@@ -32,7 +32,7 @@ from karpplan.catalog.prices import (
     read_price_csv,
 )
 from karpplan.catalog.types import ON_DEMAND, SPOT, Catalog, InstanceShape, InstanceType, Offering
-from karpplan.errors import InputError, Origin, Problem
+from karpplan.errors import InputError, InputProblem, Origin
 from karpplan.inputs.loader import load_documents
 from karpplan.inputs.origins import origin_of
 
@@ -231,11 +231,11 @@ class ImportInputs:
     skipped: list[str] = field(default_factory=list)
 
     def add_instance_types(self, entries: Iterable[Any], origin: Origin) -> None:
-        problems: list[Problem] = []
+        problems: list[InputProblem] = []
         for entry in entries:
             where = origin_of(origin, entry)
             if not isinstance(entry, Mapping):
-                problems.append(Problem(where, "InstanceTypes entries must be objects"))
+                problems.append(InputProblem(where, "InstanceTypes entries must be objects"))
                 continue
             try:
                 converted = ec2_type(entry, where)
@@ -292,7 +292,7 @@ def _region_of(zone: str) -> str:
 def read_import_files(paths: Sequence[str]) -> ImportInputs:
     """Read every file, recognising its kind; all problems are reported together."""
     inputs = ImportInputs()
-    problems: list[Problem] = []
+    problems: list[InputProblem] = []
     for path in paths:
         try:
             _read_one(path, inputs)

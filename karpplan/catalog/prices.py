@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from karpplan.catalog.types import ON_DEMAND, RESERVED, SPOT
-from karpplan.errors import InputError, Origin, Problem
+from karpplan.errors import InputError, InputProblem, Origin
 
 CAPACITY_TYPES = (ON_DEMAND, SPOT, RESERVED)
 _REQUIRED = ("region", "instance_type", "usd_per_hour")
@@ -65,7 +65,7 @@ def read_price_csv(
             Origin(path, 1), f"price CSV needs columns {', '.join(_REQUIRED)}; missing {', '.join(missing)}"
         )
     rows: list[PriceRow] = []
-    problems: list[Problem] = []
+    problems: list[InputProblem] = []
     for record in reader:
         origin = Origin(path, reader.line_num)
         if not any((v or "").strip() for v in record.values() if isinstance(v, str)):

@@ -36,7 +36,7 @@ from karpplan.catalog import allocatable
 from karpplan.catalog.nodelabels import AWS_LABEL_SUFFIXES, to_karpenter_key
 from karpplan.catalog.prices import CAPACITY_TYPES, parse_price
 from karpplan.catalog.types import ON_DEMAND, Catalog, InstanceShape, InstanceType, Offering
-from karpplan.errors import InputError, Origin, Problem
+from karpplan.errors import InputError, InputProblem, Origin
 from karpplan.inputs.loader import Document, load_documents
 from karpplan.inputs.origins import LineDict, LineList, origin_of
 from karpplan.model.labels import ARCH, AWS_PREFIX, INSTANCE_TYPE, OS
@@ -57,13 +57,13 @@ class _Reader:
 
     def __init__(self, doc: Document) -> None:
         self.doc = doc
-        self.problems: list[Problem] = []
+        self.problems: list[InputProblem] = []
 
     def origin(self, node: object, key: object = None) -> Origin:
         return origin_of(self.doc, node, key)
 
     def fail(self, node: object, key: object, message: str) -> None:
-        self.problems.append(Problem(self.origin(node, key), message))
+        self.problems.append(InputProblem(self.origin(node, key), message))
 
     def unknown_fields(self, node: Mapping[str, Any], known: Sequence[str], where: str) -> None:
         for key in node:

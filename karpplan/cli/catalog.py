@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -25,13 +25,13 @@ from karpplan.catalog import instance_types_for, load_catalog
 from karpplan.catalog.selector import Selection, select
 from karpplan.catalog.types import ON_DEMAND, SPOT, Catalog
 from karpplan.catalog.user import catalog_document
+from karpplan.cli.terminal import run_guarded, terminal_of
 from karpplan.errors import InputError, Origin
 from karpplan.model.pools import KubeletConfig, NodeClass, NodePool
 from karpplan.model.quantity import QuantityError, format_resource, parse_quantity
 from karpplan.model.resources import CPU, MEMORY, PODS, Resources, amount_of
 
 _PATHS_KEY = "karpplan.catalog.paths"
-EXIT_INPUT = 2
 
 
 class _CatalogGroup(TyperGroup):
@@ -83,12 +83,6 @@ catalog_app = typer.Typer(
     subcommand_metavar="[PATH]... | COMMAND [ARGS]...",
     add_completion=False,
 )
-
-
-def _fail(exc: InputError) -> typer.Exit:
-    for problem in exc.problems:
-        print(problem, file=sys.stderr)
-    return typer.Exit(EXIT_INPUT)
 
 
 # ------------------------------------------------------------------------------------------ listing
@@ -268,37 +262,45 @@ def catalog(
     if ctx.invoked_subcommand is not None:
         return
     paths: list[str] = list(ctx.meta.get(_PATHS_KEY, []))
-    if output not in ("table", "json", "yaml"):
-        print(f"-o: expected table, json or yaml, got {output!r}", file=sys.stderr)
-        raise typer.Exit(EXIT_INPUT)
-    try:
-        if nodepool is not None and not paths:
-            raise InputError.at(
-                Origin("--nodepool"), "--nodepool needs the manifests that define it (PATH...)"
-            )
-        pod = _request(cpu, memory, request or [])
-        pool: NodePool | None = None
-        daemonsets: tuple[Any, ...] = ()
-        node_class: NodeClass | None = None
-        if paths:
-            from karpplan.model.build import load_inventory
 
-            inventory = load_inventory(paths)
-            pool = _pick_pool(inventory.nodepools, nodepool, paths)
-            daemonsets = inventory.daemonsets
-            node_class = _node_class(pool, inventory.nodeclasses) if pool else None
-            region = region or inventory.region
-        loaded = load_catalog(
-            region, catalog_file, allow_estimated_prices=allow_estimated_prices, spot_prices_file=spot_prices
+    def body() -> int:
+        _list(paths, region, catalog_file, allow_estimated_prices, spot_prices, nodepool, cpu, memory, request or [],
+              output, info, limit)
+        return 0
+
+    run_guarded(body, terminal_of(ctx))
+
+
+def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, allow_estimated_prices: bool,
+          spot_prices: str | None, nodepool: str | None, cpu: str | None, memory: str | None, request: Sequence[str],
+          output: str, info: bool, limit: int | None) -> None:
+    if output not in ("table", "json", "yaml"):
+        raise InputError.at(Origin("-o"), f"expected table, json or yaml, got {output!r}")
+    if nodepool is not None and not paths:
+        raise InputError.at(
+            Origin("--nodepool"), "--nodepool needs the manifests that define it (PATH...)"
         )
-        if info:
-            _print_info(loaded, output)
-            return
-        kubelet = _kubelet(pool, node_class) if pool else None
-        types = instance_types_for(loaded, kubelet, node_class.ami_family if node_class else None)
-        rows = select(loaded, types, pool=pool, daemonsets=daemonsets, request=pod)
-    except InputError as exc:
-        raise _fail(exc) from None
+    pod = _request(cpu, memory, request)
+    pool: NodePool | None = None
+    daemonsets: tuple[Any, ...] = ()
+    node_class: NodeClass | None = None
+    if paths:
+        from karpplan.model.build import load_inventory
+
+        inventory = load_inventory(paths)
+        pool = _pick_pool(inventory.nodepools, nodepool, paths)
+        daemonsets = inventory.daemonsets
+        node_class = _node_class(pool, inventory.nodeclasses) if pool else None
+        region = region or inventory.region
+    loaded = load_catalog(
+        region, catalog_file, allow_estimated_prices=allow_estimated_prices, spot_prices_file=spot_prices
+    )
+    if info:
+        _print_info(loaded, output)
+        return
+    kubelet = _kubelet(pool, node_class) if pool else None
+    types = instance_types_for(loaded, kubelet, node_class.ami_family if node_class else None)
+    rows = select(loaded, types, pool=pool, daemonsets=daemonsets, request=pod)
     shown = rows[:limit] if limit else rows
     if output == "table":
         footer = [
@@ -371,20 +373,31 @@ def _write_catalog(loaded: Catalog, notes: Sequence[str], output: Path | None) -
     try:
         output.write_text(text, encoding="utf-8")
     except OSError as exc:
-        print(f"{output}: cannot write: {exc.strerror or exc}", file=sys.stderr)
-        raise typer.Exit(EXIT_INPUT) from None
+        raise InputError.at(Origin(str(output)), f"cannot write: {exc.strerror or exc}") from None
     print(
         f"wrote {output} ({len(loaded.instance_types)} instance types, region {loaded.region})",
         file=sys.stderr,
     )
 
 
+def _build_and_write(ctx: typer.Context, build: Callable[[], tuple[Catalog, Sequence[str]]], output: Path | None) -> None:
+    def body() -> int:
+        _write_catalog(*build(), output)
+        return 0
+
+    run_guarded(body, terminal_of(ctx))
+
+
+CatalogOutputOption = Annotated[
+    Path | None, typer.Option("-o", "--output", help="Write the catalog here (default stdout).")
+]
+
+
 @catalog_app.command("import")
 def import_command(
+    ctx: typer.Context,
     files: Annotated[list[str], typer.Argument(help="AWS CLI outputs (JSON/YAML) and price CSVs.")],
-    output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="Write the catalog here (default stdout).")
-    ] = None,
+    output: CatalogOutputOption = None,
     region: Annotated[
         str | None, typer.Option("--region", help="Region to build (default: from the offerings).")
     ] = None,
@@ -393,19 +406,14 @@ def import_command(
     """Build an InstanceCatalog from describe-instance-types, describe-instance-type-offerings and prices."""
     from karpplan.catalog.aws_import import build_catalog, read_import_files
 
-    try:
-        loaded, notes = build_catalog(read_import_files(files), region=region, name=name)
-    except InputError as exc:
-        raise _fail(exc) from None
-    _write_catalog(loaded, notes, output)
+    _build_and_write(ctx, lambda: build_catalog(read_import_files(files), region=region, name=name), output)
 
 
 @catalog_app.command("refresh")
 def refresh_command(
+    ctx: typer.Context,
     region: Annotated[str, typer.Option("--region", help="Region to query.")],
-    output: Annotated[
-        Path | None, typer.Option("-o", "--output", help="Write the catalog here (default stdout).")
-    ] = None,
+    output: CatalogOutputOption = None,
     profile: Annotated[
         str | None, typer.Option("--profile", help="AWS profile (default: boto3's usual chain).")
     ] = None,
@@ -413,8 +421,4 @@ def refresh_command(
     """Query EC2 and the Pricing API with your AWS credentials and write a catalog (needs the aws extra)."""
     from karpplan.catalog.refresh import refresh_catalog
 
-    try:
-        loaded, notes = refresh_catalog(region, profile=profile)
-    except InputError as exc:
-        raise _fail(exc) from None
-    _write_catalog(loaded, notes, output)
+    _build_and_write(ctx, lambda: refresh_catalog(region, profile=profile), output)

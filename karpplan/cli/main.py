@@ -1,8 +1,9 @@
-"""The `karpplan` command line: option parsing and the single error boundary.
+"""The `karpplan` command line: option parsing only.
 
-Results go to stdout, logs and problems to stderr. Bad input (`InputError`) is printed as one
-`file:line: message` line per problem with exit code 2 and nothing on stdout; usage errors also exit 2.
-Commands only parse options and call into the stages (`cli/plan.py:run_plan` for `plan`).
+Results go to stdout, logs and problems to stderr. Every command runs in the one error boundary
+(`cli/terminal.py:run_guarded`): bad input is printed as one `file:line: message` line per problem with
+exit code 2 and nothing on stdout; usage errors also exit 2. Commands only parse options into a
+`PlanOptions` and call the work behind them (`cli/plan.py:run_plan` for `plan`).
 """
 
 from __future__ import annotations
@@ -11,22 +12,22 @@ import importlib
 import importlib.util
 import os
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from karpplan import __version__
-from karpplan.cli.inventory import InventoryOptions, run_inventory
-from karpplan.cli.plan import DEFAULT_REGION, PlanOptions, run_plan
-from karpplan.errors import InputError
+from karpplan.catalog import DEFAULT_REGION
+from karpplan.cli.inventory import run_inventory
+from karpplan.cli.plan import run_plan
+from karpplan.cli.terminal import Color, Terminal, make_consoles, run_guarded, terminal_of
 from karpplan.model.cluster import FargateProfile
 from karpplan.model.fargate import parse_profile_flag
 from karpplan.model.quantity import QuantityError, parse_quantity
+from karpplan.planner import Engine, PlanOptions
 
 app = typer.Typer(
     name="karpplan",
@@ -37,67 +38,10 @@ app = typer.Typer(
 )
 
 
-class Color(StrEnum):
-    auto = "auto"
-    always = "always"
-    never = "never"
-
-
-class Engine(StrEnum):
-    optimal = "optimal"
-    karpenter = "karpenter"
-
-
 class OutputFormat(StrEnum):
     table = "table"
     json = "json"
     yaml = "yaml"
-
-
-@dataclass
-class GlobalState:
-    """Options given before the command, shared by every command."""
-
-    color: Color = Color.auto
-    verbose: int = 0
-    stdout: Console = field(default_factory=Console)
-    stderr: Console = field(default_factory=lambda: Console(stderr=True))
-
-
-def make_consoles(color: Color) -> tuple[Console, Console]:
-    """stdout and stderr consoles. `auto` follows the terminal and NO_COLOR; the flag wins over NO_COLOR."""
-    if color is Color.always:
-        return Console(force_terminal=True, no_color=False), Console(stderr=True, force_terminal=True, no_color=False)
-    if color is Color.never:
-        return Console(no_color=True, color_system=None), Console(stderr=True, no_color=True, color_system=None)
-    no_color = bool(os.environ.get("NO_COLOR"))
-    return Console(no_color=no_color), Console(stderr=True, no_color=no_color)
-
-
-def report_problems(error: InputError, stderr: Console) -> None:
-    for problem in error.problems:
-        stderr.print(str(problem), markup=False, highlight=False, soft_wrap=True)
-
-
-def run_guarded(body: Callable[[], int], stderr: Console) -> NoReturn:
-    """The error boundary every command runs in: bad input never shows a traceback."""
-    try:
-        code = body()
-    except InputError as error:
-        report_problems(error, stderr)
-        code = 2
-    except RecursionError:
-        stderr.print("error: the input is nested too deeply to read", markup=False, highlight=False)
-        code = 2
-    except MemoryError:
-        stderr.print("error: out of memory while reading the input", markup=False, highlight=False)
-        code = 2
-    raise typer.Exit(code)
-
-
-def _state(ctx: typer.Context) -> GlobalState:
-    state = ctx.find_object(GlobalState)
-    return state if state is not None else GlobalState()
 
 
 def _version(value: bool) -> None:
@@ -120,7 +64,7 @@ def _global_options(
 ) -> None:
     """Offline capacity planner for Kubernetes on AWS."""
     stdout, stderr = make_consoles(color)
-    ctx.obj = GlobalState(color=color, verbose=verbose, stdout=stdout, stderr=stderr)
+    ctx.obj = Terminal(color=color, verbose=verbose, stdout=stdout, stderr=stderr)
 
 
 def parse_size(text: str) -> int:
@@ -184,7 +128,7 @@ def plan(
     ] = None,
     engine: Annotated[
         Engine, typer.Option("--engine", help="optimal (CP-SAT) or karpenter (greedy simulation).")
-    ] = Engine.optimal,
+    ] = "optimal",
     time_limit: Annotated[
         float, typer.Option("--time-limit", min=0.0, help="Solver time limit in seconds.")
     ] = 10.0,
@@ -199,24 +143,21 @@ def plan(
     verbose: VerboseOption = 0,
 ) -> None:
     """Plan the nodes (and Fargate pods) that the pending pods in PATH... need."""
-    state = _state(ctx)
+    terminal = terminal_of(ctx)
+    terminal = replace(terminal, verbose=terminal.verbose + verbose)
     profiles = parse_profiles(fargate_profile)
     options = PlanOptions(
         paths=tuple(paths),
         catalog=str(catalog) if catalog is not None else None,
         region=region,
-        engine=engine.value,
+        engine=engine,
         time_limit=time_limit,
         seed=seed,
-        output=output.value,
         max_file_size=parse_size(max_file_size),
         allow_estimated_prices=allow_estimated_prices,
-        fargate_profiles=tuple(profiles),
-        verbose=state.verbose + verbose,
-        stdout=state.stdout,
-        stderr=state.stderr,
+        fargate_profiles=profiles,
     )
-    run_guarded(lambda: run_plan(options), state.stderr)
+    run_guarded(lambda: run_plan(options, output.value, terminal), terminal)
 
 
 @app.command()
@@ -229,17 +170,12 @@ def inventory(
     verbose: VerboseOption = 0,
 ) -> None:
     """Show what karpplan reads from PATH...: pending pods, effective requests, constraints, pools, nodes."""
-    state = _state(ctx)
-    options = InventoryOptions(
-        paths=tuple(paths),
-        output=output.value,
-        max_file_size=parse_size(max_file_size),
-        fargate_profiles=parse_profiles(fargate_profile),
-        verbose=state.verbose + verbose,
-        stdout=state.stdout,
-        stderr=state.stderr,
+    terminal = terminal_of(ctx)
+    terminal = replace(terminal, verbose=terminal.verbose + verbose)
+    options = PlanOptions(
+        paths=tuple(paths), max_file_size=parse_size(max_file_size), fargate_profiles=parse_profiles(fargate_profile)
     )
-    run_guarded(lambda: run_inventory(options), state.stderr)
+    run_guarded(lambda: run_inventory(options, output.value, terminal), terminal)
 
 
 def _register_optional_commands() -> None:

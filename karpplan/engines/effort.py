@@ -12,6 +12,10 @@ the seed, the time limit and the number of workers.
 The wall clock stays a guard: `--time-limit` is a promise. On a machine much slower than the reference
 the guard may stop a phase before its modelled budget; the clock records that (`cut`), the plan says so
 in a note, and only then may two runs differ.
+
+The clock belongs to the run's one `TimeBudget`: made by the CLI from `--time-limit` and handed down, it
+also times every named phase on the wall clock (reading, catalog, build, simulation, the optimiser's
+phases, rendering), which the plan reports; the optimiser alone decides when its phases stop.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 # ---- reference-machine coefficients (seconds), fitted on bench/ rows; see docs/architecture.md
@@ -78,6 +84,52 @@ class WorkClock:
         return self.cut
 
 
+UNLIMITED_PHASES = frozenset({"parse", "catalog", "render"})  # timed, but outside the time limit
+
+
+@dataclass(eq=False)
+class TimeBudget:
+    """A run's one time limit (`--time-limit`): the work clock every searching phase reads, and the wall
+    seconds each named phase took (the plan reports them).
+
+    The CLI makes one from `--time-limit` and hands it down; the optimiser (`optimiser.py`) alone decides
+    when its phases stop: it sets the clock's wall guard from `limit` (unless `wall_guard` is off: a clock
+    given by the caller keeps its own guard, or none) and charges what ran before it its modelled time.
+    The limit counts from the first phase that plans, i.e. every phase but reading the input, loading the
+    catalog and rendering (`UNLIMITED_PHASES`), or from the optimiser's start when nothing ran before it.
+    Phases are flat, not nested; a phase entered twice adds up."""
+
+    limit: float
+    clock: WorkClock = field(default_factory=WorkClock)
+    wall_guard: bool = True
+    started: float | None = None  # `time.monotonic()` when the limit began counting
+    _seconds: dict[str, float] = field(default_factory=dict, init=False, repr=False)
+
+    @classmethod
+    def of(cls, limit: float, clock: WorkClock | None = None) -> TimeBudget:
+        """A budget of `limit` seconds; a given clock keeps its own wall guard (tests run without one)."""
+        return cls(limit) if clock is None else cls(limit, clock, wall_guard=False)
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        """Time the block as phase `name`."""
+        begin = time.monotonic()
+        if self.started is None and name not in UNLIMITED_PHASES:
+            self.started = begin
+        try:
+            yield
+        finally:
+            self._seconds[name] = self._seconds.get(name, 0.0) + time.monotonic() - begin
+
+    def elapsed(self) -> float:
+        """Wall seconds since the limit began counting (0 before)."""
+        return 0.0 if self.started is None else time.monotonic() - self.started
+
+    def phases(self) -> tuple[tuple[str, float], ...]:
+        """(name, wall seconds) of every phase so far, in the order they first ran."""
+        return tuple(self._seconds.items())
+
+
 def available_cores() -> int:
     """Cores this process may run on: its CPU affinity (which container runtimes set) where the platform
     has one, else the machine's count. The default number of workers; side-by-side solves are charged as
@@ -128,5 +180,5 @@ def pre_search_seconds(pending_pods: int) -> float:
     return PRE_SEARCH_SECONDS + PRE_SEARCH_POD_SECONDS * pending_pods
 
 
-__all__ = ["WorkClock", "available_cores", "column_seconds", "cp_sat_seconds", "model_build_seconds", "pre_search_seconds",
+__all__ = ["UNLIMITED_PHASES", "TimeBudget", "WorkClock", "available_cores", "column_seconds", "cp_sat_seconds", "model_build_seconds", "pre_search_seconds",
            "pricing_seconds", "screen_seconds", "simplex_seconds", "table_seconds"]

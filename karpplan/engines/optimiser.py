@@ -1,8 +1,10 @@
 """The optimiser: runs the optimal engine's phases inside one time limit and decides when each stops.
 
 Warm start (the Karpenter simulation, re-packed) -> whole-plan CP-SAT model -> decode -> re-pack ->
-lower bounds (fluid LP, configuration LP) -> neighbourhood search. Every phase reads the same work clock
-(`effort.py`), so a seed and a time limit give the same plan on every run.
+lower bounds (fluid LP, configuration LP) -> neighbourhood search. Every phase reads the same work clock,
+owned by the run's `TimeBudget` (`effort.py`), so a seed and a time limit give the same plan on every run;
+this module is the only place that decides when a phase stops. Each phase is timed under its name
+(`simulate`, `repack`, `model`, `solve`, `decode`, `bound`, `search`, `replay`) on the budget.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from karpplan.engines.effort import WorkClock, model_build_seconds
+from karpplan.engines.effort import TimeBudget, WorkClock, model_build_seconds, pre_search_seconds
 from karpplan.engines.optimal import MAX_MODEL_VARIABLES, Decoder, OptimalModel
 from karpplan.engines.result import Solution
 from karpplan.scheduling.problem import Problem
@@ -30,17 +32,19 @@ BOUND_RESERVE_SHARE = 0.4  # of the time limit, for each lower bound (fluid LP, 
 BOUND_RESERVE_CAP_SECONDS = 15.0
 
 
-def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.0, seed: int = 0,
-                  workers: int = 0, progress: Callable[[str], None] | None = None,
+def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | None = None, time_limit: float = 10.0,
+                  seed: int = 0, workers: int = 0, progress: Callable[[str], None] | None = None,
                   clock: WorkClock | None = None) -> tuple[Solution, PlacementState]:
-    """The cheapest plan found within `time_limit` seconds in all (warm start, CP-SAT, re-packing,
-    neighbourhood search), with the best valid lower bound.
+    """The cheapest plan found within the time limit in all (warm start, CP-SAT, re-packing, neighbourhood
+    search), with the best valid lower bound.
 
-    Time is kept on a work clock (`effort.py`): the phases stop when their modelled time is spent, so the
-    plan depends only on the problem, the seed, the limit and the workers. The limit ends at `time_limit`
-    on `clock` (the caller may have charged it for what came before); the clock's wall guard (default:
-    `time_limit` real seconds from now, less the margin for the plan document) stops every phase if the
-    machine is slower than the model, and the plan then says so.
+    The limit is `budget`'s (without one: `time_limit` seconds from now, kept on `clock` when given, whose
+    own wall guard then stands). Time is kept on the budget's work clock (`effort.py`): the phases stop
+    when their modelled time is spent, so the plan depends only on the problem, the seed, the limit and
+    the workers. What ran on the budget before the optimiser (building the problem, the simulation) is
+    charged its modelled time, never its measured one. The clock's wall guard (the limit counted from
+    when the budget's limit began, at least `MIN_OPTIMISER_SECONDS` from now, less the margin for the plan
+    document) stops every phase if the machine is slower than the model, and the plan then says so.
 
     Phases share the time limit: the Karpenter warm start (already run by the caller) is re-packed;
     CP-SAT searches the whole-plan model from it (when the model is not too large) and its answer is
@@ -55,47 +59,63 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
     from karpplan.engines.patterns import pattern_lower_bound
     from karpplan.engines.repack import Repacker, state_for
 
+    budget = TimeBudget.of(time_limit, clock) if budget is None else budget
+    time_limit, clock = budget.limit, budget.clock
     start = time.monotonic()
     margin = max(0.1, SEARCH_MARGIN_SHARE * time_limit)
-    if clock is None:
-        clock = WorkClock(wall_deadline=start + time_limit - margin)
     deadline = time_limit * (1 - WORK_HEADROOM_SHARE)  # on the work clock
+    ran_before = budget.started is not None
+    if budget.started is None:
+        budget.started = start
+    if budget.wall_guard:
+        # However long what came before took, the optimiser keeps a small minimum, so a slow simulation
+        # still gets a re-packed plan and a bound.
+        clock.wall_deadline = max(budget.started + time_limit, start + min(MIN_OPTIMISER_SECONDS, time_limit)) - margin
+    if ran_before:
+        clock.charge(min(pre_search_seconds(problem.pending_count), max(deadline - MIN_OPTIMISER_SECONDS, 0.0)))
     hint = greedy
     if greedy.exceeds_node_limits or (greedy.unplaced and any(r is not None for r, _ in problem.limits.values())):
         # Karpenter's limit accounting is pessimistic (and lax on limits.nodes); a simulation that
         # charges limits exactly gives the solver a valid, often fuller, starting plan.
-        exact, _ = solve_karpenter(problem, exact_limits=True)
+        with budget.phase("simulate"):
+            exact, _ = solve_karpenter(problem, exact_limits=True)
         if (len(exact.unplaced), exact.cost) < (len(greedy.unplaced), greedy.cost) or greedy.exceeds_node_limits:
             hint = exact
     repacker = Repacker(problem, clock)
-    warm = repacker.repack(hint)
+    with budget.phase("repack"):
+        warm = repacker.repack(hint)
     candidates: list[tuple[Solution, str]] = [(warm, "warm start")]
     # Each bound gets up to a reserve; CP-SAT gets what is left after building its model, less the reserve.
     reserve = min(BOUND_RESERVE_CAP_SECONDS, BOUND_RESERVE_SHARE * time_limit)
-    model = OptimalModel(problem, warm)
-    # Dominance pruning takes about a second on large problems and rarely shrinks a model tenfold:
-    # far beyond the limit, the whole-plan model is skipped without it.
-    if model.size_estimate() <= UNPRUNED_SKIP_FACTOR * MAX_MODEL_VARIABLES:
-        model.prune_options()
-    whole = model.pruned and model.size_estimate() <= MAX_MODEL_VARIABLES
+    with budget.phase("model"):
+        model = OptimalModel(problem, warm)
+        # Dominance pruning takes about a second on large problems and rarely shrinks a model tenfold:
+        # far beyond the limit, the whole-plan model is skipped without it.
+        if model.size_estimate() <= UNPRUNED_SKIP_FACTOR * MAX_MODEL_VARIABLES:
+            model.prune_options()
+        whole = model.pruned and model.size_estimate() <= MAX_MODEL_VARIABLES
+        if whole:
+            model.build()
+            clock.charge(model_build_seconds(len(model.model.proto.variables) + len(model.model.proto.constraints)))
     status, values, cp_bound = ("unknown", None, 0.0)
     notes: list[str] = []
     decoded_bound: float | None = None
     if whole:
-        model.build()
-        clock.charge(model_build_seconds(len(model.model.proto.variables) + len(model.model.proto.constraints)))
         remaining = deadline - clock.now() - reserve
         # A large model rarely finds a plan of its own: it gets a share, neighbourhood search the rest.
         cp_time = remaining * (CP_SAT_SHARE_LARGE if model.size_estimate() > LARGE_MODEL_VARIABLES else 1.0)
         if cp_time > 0.05 and not clock.past_wall():
-            status, values, cp_bound = model.solve(cp_time, seed, workers, progress, clock)
+            with budget.phase("solve"):
+                status, values, cp_bound = model.solve(cp_time, seed, workers, progress, clock)
     else:
         notes.append(f"large problem ({model.size_estimate():,} placement variables): CP-SAT re-solved small sets "
                      "of nodes only; the lower bound comes from the LP relaxations")
     if values is not None:
-        decoder = Decoder(problem, model, values)
-        nodes, unplaced = decoder.decode()
-        decoded = repacker.repack(Solution("optimal", nodes, unplaced, status))
+        with budget.phase("decode"):
+            decoder = Decoder(problem, model, values)
+            nodes, unplaced = decoder.decode()
+        with budget.phase("repack"):
+            decoded = repacker.repack(Solution("optimal", nodes, unplaced, status))
         candidates.append((decoded, "CP-SAT"))
         decoded_bound = model.cost_bound(cp_bound, values)
         if decoder.extra_nodes:
@@ -108,16 +128,18 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
     placed: dict[int, int] = {g.index: g.size for g in problem.groups}
     for gi, _ in best.unplaced:
         placed[gi.index] -= 1
-    # The fluid LP is solved to optimality; its time limit is only the clock's wall guard.
-    fluid = None if clock.past_wall() else fluid_lower_bound(problem, placed, time_limit=clock.wall_left(), clock=clock)
-    bounds = [b for b in (decoded_bound if source.startswith("CP-SAT") else None,
-                          fluid.cost if fluid is not None else None) if b is not None]
-    if not (bounds and best.cost - max(bounds) <= 1e-6):
-        # The configuration LP sees whole pods per node, which the fluid LP does not.
-        pattern_budget = max(min(reserve, deadline - clock.now() - margin), 0.3)
-        pattern = pattern_lower_bound(problem, placed, time_limit=pattern_budget, fluid=fluid, clock=clock)
-        if pattern is not None:
-            bounds.append(pattern.cost)
+    with budget.phase("bound"):
+        # The fluid LP is solved to optimality; its time limit is only the clock's wall guard.
+        fluid = None if clock.past_wall() else fluid_lower_bound(problem, placed, time_limit=clock.wall_left(),
+                                                                 clock=clock)
+        bounds = [b for b in (decoded_bound if source.startswith("CP-SAT") else None,
+                              fluid.cost if fluid is not None else None) if b is not None]
+        if not (bounds and best.cost - max(bounds) <= 1e-6):
+            # The configuration LP sees whole pods per node, which the fluid LP does not.
+            pattern_budget = max(min(reserve, deadline - clock.now() - margin), 0.3)
+            pattern = pattern_lower_bound(problem, placed, time_limit=pattern_budget, fluid=fluid, clock=clock)
+            if pattern is not None:
+                bounds.append(pattern.cost)
     proven = status == "optimal" or (bool(bounds) and best.cost - max(bounds) <= 1e-6)
     if not proven and clock.now() < deadline - margin and not clock.past_wall():
         search = NeighbourhoodSearch(repacker, seed, parallel=workers)
@@ -131,7 +153,8 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
             progress(f"best {cost:.4f}{gap} {time.monotonic() - start:.1f}s "
                      f"(neighbourhood search: {moves} of {tried} improved)")
 
-        improved = search.improve(best, clock, deadline - margin, report=report)
+        with budget.phase("search"):
+            improved = search.improve(best, clock, deadline - margin, report=report)
         if improved.cost < best.cost - 1e-9:
             best = Solution(best.engine, improved.nodes, best.unplaced, best.status, best.lower_bound,
                             best.solve_seconds, list(best.notes), best.exceeds_node_limits)
@@ -150,7 +173,9 @@ def solve_optimal(problem: Problem, greedy: Solution, *, time_limit: float = 10.
     elif status != "optimal" or (lower is not None and best.cost - lower > 1e-6):
         status = "feasible"
     solution = Solution("optimal", best.nodes, best.unplaced, status, lower, time.monotonic() - start, notes)
-    return solution, state_for(problem, solution)
+    with budget.phase("replay"):
+        state = state_for(problem, solution)
+    return solution, state
 
 
 def status_line(stream: object = sys.stderr) -> Callable[[str], None] | None:
@@ -166,4 +191,5 @@ def status_line(stream: object = sys.stderr) -> Callable[[str], None] | None:
     return show
 
 
-__all__ = ["CLOCK_CUT_WARNING", "solve_optimal", "status_line"]
+__all__ = ["CLOCK_CUT_WARNING", "MIN_OPTIMISER_SECONDS", "SEARCH_MARGIN_SHARE", "WORK_HEADROOM_SHARE", "solve_optimal",
+           "status_line"]

@@ -6,7 +6,7 @@ empty documents (skipped). So `helm template ... | karpplan plan -` and
 `kubectl get nodes,pods -A -o yaml | karpplan plan -` both work.
 
 Every problem (missing or unreadable file, file over the size limit, invalid YAML, alias bomb, a document
-that is not a mapping...) becomes one `Problem` with `file:line`; all of them are collected and raised
+that is not a mapping...) becomes one `InputProblem` with `file:line`; all of them are collected and raised
 together as one `InputError`.
 
 YAML is built straight from the parser's event stream (libyaml's when available), not through PyYAML's
@@ -34,7 +34,7 @@ from typing import Any, TextIO
 
 import yaml
 
-from karpplan.errors import InputError, Origin, Problem
+from karpplan.errors import InputError, InputProblem, Origin
 from karpplan.inputs.origins import LineDict, LineList, SourceFloat
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
@@ -97,7 +97,7 @@ class Document:
 
 
 class _LoadProblem(Exception):
-    """A problem that ends reading one file (raised inside the loader, turned into a `Problem`)."""
+    """A problem that ends reading one file (raised inside the loader, turned into an `InputProblem`)."""
 
     def __init__(self, line: int, message: str) -> None:
         super().__init__(message)
@@ -417,13 +417,13 @@ def _is_list_kind(body: LineDict) -> bool:
 
 
 def _documents_of(
-    data: object, origin: Origin, source: str | None, problems: list[Problem]
+    data: object, origin: Origin, source: str | None, problems: list[InputProblem]
 ) -> Iterator[Document]:
     if data is None:
         return
     if not isinstance(data, LineDict):
         problems.append(
-            Problem(origin, f"document is {_describe(data)}, not a mapping (a Kubernetes object with kind)")
+            InputProblem(origin, f"document is {_describe(data)}, not a mapping (a Kubernetes object with kind)")
         )
         return
     if not _is_list_kind(data):
@@ -434,7 +434,7 @@ def _documents_of(
         return
     items_origin = origin.at(data.key_lines.get("items"))
     if not isinstance(items, LineList):
-        problems.append(Problem(items_origin, f"items: must be a list, not {_describe(items)}"))
+        problems.append(InputProblem(items_origin, f"items: must be a list, not {_describe(items)}"))
         return
     # A typed list (PodList) may omit kind/apiVersion on its items: they are implied by the list.
     list_kind = str(data.get("kind"))
@@ -444,7 +444,7 @@ def _documents_of(
         if not isinstance(item, LineDict):
             if item is not None:
                 problems.append(
-                    Problem(item_origin, f"items[{index}]: is {_describe(item)}, not a mapping (a Kubernetes object)")
+                    InputProblem(item_origin, f"items[{index}]: is {_describe(item)}, not a mapping (a Kubernetes object)")
                 )
             continue
         if item_kind and "kind" not in item:
@@ -456,7 +456,7 @@ def _documents_of(
 
 def parse_documents(text: str, file: str, *, json_fallback: bool | None = None) -> list[Document]:
     """Parse one file's text. Raises InputError with every problem found in it."""
-    problems: list[Problem] = []
+    problems: list[InputProblem] = []
     documents: list[Document] = []
     if json_fallback is None:
         json_fallback = file.lower().endswith(".json")
@@ -487,9 +487,9 @@ def parse_documents(text: str, file: str, *, json_fallback: bool | None = None) 
                 if problems:
                     raise InputError(problems) from None
                 return documents
-        problems.append(Problem(Origin(file, problem.line), problem.message))
+        problems.append(InputProblem(Origin(file, problem.line), problem.message))
     except RecursionError:
-        problems.append(Problem(Origin(file, 0), f"nested too deeply (more than {MAX_DEPTH} levels)"))
+        problems.append(InputProblem(Origin(file, 0), f"nested too deeply (more than {MAX_DEPTH} levels)"))
     if problems:
         raise InputError(problems)
     return documents
@@ -565,14 +565,14 @@ def _read_stdin(stream: TextIO, max_bytes: int) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _expand_paths(paths: Sequence[str], problems: list[Problem]) -> list[tuple[str, Path | None]]:
+def _expand_paths(paths: Sequence[str], problems: list[InputProblem]) -> list[tuple[str, Path | None]]:
     """(label, path) per file to read, `None` path for stdin; directories expanded."""
     out: list[tuple[str, Path | None]] = []
     seen_stdin = False
     for raw in paths:
         if raw == "-":
             if seen_stdin:
-                problems.append(Problem(Origin(STDIN_NAME, 0), "'-' (stdin) is given more than once"))
+                problems.append(InputProblem(Origin(STDIN_NAME, 0), "'-' (stdin) is given more than once"))
             else:
                 out.append((STDIN_NAME, None))
             seen_stdin = True
@@ -581,7 +581,7 @@ def _expand_paths(paths: Sequence[str], problems: list[Problem]) -> list[tuple[s
         if path.is_dir():
             found = [(str(f), f) for f in _manifest_files(path)]
             if not found:
-                problems.append(Problem(Origin(raw, 0), "directory holds no *.yaml, *.yml or *.json files"))
+                problems.append(InputProblem(Origin(raw, 0), "directory holds no *.yaml, *.yml or *.json files"))
             out.extend(found)
         else:
             out.append((raw, path))
@@ -590,9 +590,9 @@ def _expand_paths(paths: Sequence[str], problems: list[Problem]) -> list[tuple[s
 
 def read_documents(
     paths: Sequence[str], *, max_bytes: int = DEFAULT_MAX_BYTES, stdin: TextIO | None = None
-) -> tuple[list[Document], list[Problem]]:
+) -> tuple[list[Document], list[InputProblem]]:
     """Every document that could be read, and the problems with the rest (never raises InputError)."""
-    problems: list[Problem] = []
+    problems: list[InputProblem] = []
     documents: list[Document] = []
     for label, path in _expand_paths(paths, problems):
         try:
@@ -604,7 +604,7 @@ def read_documents(
         except InputError as exc:
             problems.extend(exc.problems)
         except MemoryError:
-            problems.append(Problem(Origin(label, 0), "out of memory while reading this file"))
+            problems.append(InputProblem(Origin(label, 0), "out of memory while reading this file"))
     return documents, problems
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO, TypeVar
 
-from karpplan.errors import InputError, Problem
+from karpplan.errors import InputError, InputProblem
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document, read_documents
 from karpplan.inputs.origins import LineDict
 from karpplan.model.build_cluster import (
@@ -189,7 +189,7 @@ def _container_defaults(limit_ranges: dict[str, list[tuple[str, dict[str, int]]]
 class _Builder:
     def __init__(self, documents: Sequence[Document]) -> None:
         self.documents = documents
-        self.problems: list[Problem] = []
+        self.problems: list[InputProblem] = []
         self.pods: list[Pod] = []
         self.daemonsets: list[DaemonSet] = []
         self.nodes: list[ExistingNode] = []
@@ -216,7 +216,7 @@ class _Builder:
             role = role_of(doc)
             if role not in first_pass:
                 continue
-            sink: list[Problem] = []
+            sink: list[InputProblem] = []
             root = self._root(doc, role, sink)
             if role == "RuntimeClass":
                 runtime_class = build_runtime_class(doc, root)
@@ -263,7 +263,7 @@ class _Builder:
             overlays=tuple(self.overlays),
         )
 
-    def _root(self, doc: Document, role: str, sink: list[Problem]) -> Field:
+    def _root(self, doc: Document, role: str, sink: list[InputProblem]) -> Field:
         """The document as a field, with the metadata every known kind needs checked."""
         root = Field.root(doc.body, doc.origin, sink)
         metadata = root["metadata"]
@@ -293,9 +293,9 @@ class _Builder:
         return generated.rstrip("-") or generated if isinstance(generated, str) else ""
 
     def _document(self, doc: Document, role: str) -> None:
-        sink: list[Problem] = []
+        sink: list[InputProblem] = []
         root = self._root(doc, role, sink)
-        handlers: dict[str, Callable[[Document, Field, list[Problem]], None]] = {
+        handlers: dict[str, Callable[[Document, Field, list[InputProblem]], None]] = {
             "Pod": self._pod,
             "workload": self._workload,
             "DaemonSet": self._daemonset,
@@ -312,7 +312,7 @@ class _Builder:
         self.problems.extend(sorted(sink, key=lambda problem: problem.origin.line))
 
     @staticmethod
-    def _keep(sink: list[Problem], into: list[_T], item: _T) -> None:
+    def _keep(sink: list[InputProblem], into: list[_T], item: _T) -> None:
         if not sink:
             into.append(item)
 
@@ -320,7 +320,7 @@ class _Builder:
         return metadata["labels"].string_map(), metadata["annotations"].string_map()
 
     # ----------------------------------------------------------------------------------- pods
-    def _pod(self, doc: Document, root: Field, sink: list[Problem]) -> None:
+    def _pod(self, doc: Document, root: Field, sink: list[InputProblem]) -> None:
         metadata, spec, status = root["metadata"], root["spec"], root["status"]
         labels, annotations = self._metadata_maps(metadata)
         owner = self._owner(metadata["ownerReferences"])
@@ -389,7 +389,7 @@ class _Builder:
         completions = self._replicas(completions_field, 0) if completions_field.present else None
         return parallelism if completions is None else min(parallelism, completions)
 
-    def _workload(self, doc: Document, root: Field, sink: list[Problem]) -> None:
+    def _workload(self, doc: Document, root: Field, sink: list[InputProblem]) -> None:
         kind, name = doc.kind, self._name(doc)
         spec = root["spec"]
         if not spec.present:
@@ -443,7 +443,7 @@ class _Builder:
             for index in range(count)
         )
 
-    def _daemonset(self, doc: Document, root: Field, sink: list[Problem]) -> None:
+    def _daemonset(self, doc: Document, root: Field, sink: list[InputProblem]) -> None:
         spec = root["spec"]
         spec.is_mapping()
         template = spec["template"]

@@ -2,7 +2,7 @@
 
 A `Field` is one place in a document: its value, its Kubernetes field path (`spec.template.spec.
 containers[0].resources`) and its line. Accessors return plain Python values and, when the value has the
-wrong shape, record a `Problem` (`deploy.yaml:42: spec.replicas: Invalid value: "abc": must be an
+wrong shape, record an `InputProblem` (`deploy.yaml:42: spec.replicas: Invalid value: "abc": must be an
 integer`) and return a neutral default, so one pass reports every mistake in a file. Messages follow
 apimachinery's `field.Error` format: `<path>: <Type>[: <value>][: <detail>]`.
 """
@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from karpplan.errors import Origin, Problem
+from karpplan.errors import InputProblem, Origin
 from karpplan.inputs.origins import LineDict, LineList, SourceFloat
 from karpplan.model.quantity import Quantity, QuantityError, parse_quantity
 
@@ -93,14 +93,14 @@ def kind_of(value: object) -> str:
 class Field:
     """One field of a document: value, path and line, plus where to put problems."""
 
-    sink: list[Problem]
+    sink: list[InputProblem]
     base: Origin
     path: str
     value: Any
     line: int = 0
 
     @classmethod
-    def root(cls, body: LineDict, origin: Origin, sink: list[Problem]) -> Field:
+    def root(cls, body: LineDict, origin: Origin, sink: list[InputProblem]) -> Field:
         return cls(sink, origin, "", body, origin.line)
 
     # ----------------------------------------------------------------------------------- navigation
@@ -136,7 +136,7 @@ class Field:
     # ----------------------------------------------------------------------------------- problems
     def error(self, message: str, *, path: str | None = None) -> None:
         where = self.path if path is None else path
-        self.sink.append(Problem(self.origin, f"{where}: {message}" if where else message))
+        self.sink.append(InputProblem(self.origin, f"{where}: {message}" if where else message))
 
     def invalid(self, detail: str, value: object = None) -> None:
         shown = show(self.value if value is None else value)

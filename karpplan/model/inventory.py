@@ -10,7 +10,7 @@ from karpplan.errors import Origin
 from karpplan.model.cluster import ClusterConfig, FargateProfile, Namespace, RuntimeClass
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.overlays import NodeOverlay
-from karpplan.model.pods import DaemonSet, Pod, PodGroup
+from karpplan.model.pods import DaemonSet, Pod, PodGroup, group_pods
 from karpplan.model.pools import NodeClass, NodePool
 
 
@@ -85,15 +85,7 @@ class Inventory:
 
     def pending_groups(self) -> list[PodGroup]:
         """Pending pods grouped by shared template, in input order."""
-        groups: dict[int, list[Pod]] = {}
-        order: list[int] = []
-        for pod in self.pending:
-            key = id(pod.template)
-            if key not in groups:
-                groups[key] = []
-                order.append(key)
-            groups[key].append(pod)
-        return [PodGroup(groups[k][0].workload, groups[k][0].template, tuple(groups[k])) for k in order]
+        return group_pods(self.pending)
 
     def skipped_counts(self) -> Counter[str]:
         return Counter(s.kind for s in self.skipped)

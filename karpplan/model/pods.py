@@ -7,7 +7,7 @@ requests already computed); a `Pod` is a named instance. Pending replicas of one
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from karpplan.errors import UNKNOWN, Origin
@@ -212,6 +212,14 @@ class PodGroup:
     @property
     def size(self) -> int:
         return len(self.pods)
+
+
+def group_pods(pods: Iterable[Pod]) -> list[PodGroup]:
+    """Pods grouped by shared template (replicas of one workload), groups and pods in input order."""
+    groups: dict[int, list[Pod]] = {}
+    for pod in pods:
+        groups.setdefault(id(pod.template), []).append(pod)
+    return [PodGroup(members[0].workload, members[0].template, tuple(members)) for members in groups.values()]
 
 
 @dataclass(frozen=True)
