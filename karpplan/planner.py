@@ -66,17 +66,7 @@ def read_inventory(options: PlanOptions) -> Inventory:
     if not options.fargate_profiles:
         return inventory
     cli = ClusterConfig(name="cli", region=None, fargate_profiles=options.fargate_profiles)
-    return Inventory(
-        pods=inventory.pods,
-        daemonsets=inventory.daemonsets,
-        nodes=inventory.nodes,
-        nodepools=inventory.nodepools,
-        nodeclasses=inventory.nodeclasses,
-        clusters=(*inventory.clusters, cli),
-        runtime_classes=inventory.runtime_classes,
-        namespaces=inventory.namespaces,
-        skipped=inventory.skipped,
-    )
+    return replace(inventory, clusters=(*inventory.clusters, cli))
 
 
 def read_catalog(options: PlanOptions, inventory: Inventory) -> Catalog:
