@@ -162,15 +162,16 @@ def _resolve(use: ClaimUse, storage: Storage, owner: str) -> _Resolved:
     if storage_class is None:
         if class_name:
             backend = EBS if class_name == EKS_BUILT_IN_CLASS else _assumed_backend(class_name)
-            assumed = f"StorageClass {class_name}, which is not in the inputs (assumed {backend})"
+            assumed = f"uses StorageClass {class_name}, which is not in the inputs (assumed {backend})"
+            note = f"{where} {assumed}: its allowed zones are unknown, so it adds no zone constraint"
         else:
             backend = EBS
-            assumed = ("no StorageClass, and no StorageClass in the inputs is marked default "
+            assumed = ("names no StorageClass and no StorageClass in the inputs is marked default "
                        "(assumed EKS's gp2, which is EBS)")
+            note = f"{where} {assumed}: gp2 allows every zone, so it adds no zone constraint"
         refusal = None
         if backend not in _FARGATE_MOUNTS:
-            refusal = f"{subject} uses {assumed}: EBS volumes can't be mounted on Fargate"
-        note = f"{where} uses {assumed}: its allowed zones are unknown, so it adds no zone constraint"
+            refusal = f"{subject} {assumed}: EBS volumes can't be mounted on Fargate"
         return _Resolved(refusal, notes=(note,))
     refusal = None
     if storage_class.backend not in _FARGATE_MOUNTS:
@@ -179,7 +180,7 @@ def _resolve(use: ClaimUse, storage: Storage, owner: str) -> _Resolved:
             what = "local volumes are tied to a node, and " + _ONLY_EFS
         refusal = f"{subject} uses StorageClass {storage_class.name} ({storage_class.provisioner}): {what}"
     notes: tuple[str, ...] = ()
-    if not storage_class.waits_for_consumer:
+    if not storage_class.waits_for_consumer and storage_class.backend != EFS:  # EFS is regional: no zone
         limit = " beyond the class's allowedTopologies" if storage_class.allowed_topologies else ""
         notes = (f"{where} uses StorageClass {storage_class.name} with volumeBindingMode Immediate and has no PV in "
                  f"the inputs: its volume's zone is unknown, so it adds no zone constraint{limit}",)
