@@ -39,6 +39,12 @@ from karpplan.model.build_pools import (
     build_provisioner,
     node_class_notices,
 )
+from karpplan.model.build_storage import (
+    build_persistent_volume,
+    build_persistent_volume_claim,
+    build_storage_class,
+)
+from karpplan.model.build_volumes import VolumeTemplates
 from karpplan.model.cluster import ClusterConfig, Namespace, RuntimeClass
 from karpplan.model.inventory import InputNotice, Inventory, SkippedDocument
 from karpplan.model.labels import POD_TEMPLATE_HASH
@@ -46,6 +52,7 @@ from karpplan.model.nodes import ExistingNode
 from karpplan.model.overlays import NodeOverlay
 from karpplan.model.pods import DaemonSet, Pod
 from karpplan.model.pools import NodeClass, NodePool
+from karpplan.model.storage import PersistentVolume, PersistentVolumeClaim, Storage, StorageClass
 
 MAX_REPLICAS = 100_000
 MAX_PODS = 1_000_000  # all workloads together: far beyond what one plan can use, well within memory
@@ -78,6 +85,9 @@ _KINDS: dict[tuple[str, str], str] = {
     ("node.k8s.io", "RuntimeClass"): "RuntimeClass",
     ("scheduling.k8s.io", "PriorityClass"): "PriorityClass",
     ("eksctl.io", "ClusterConfig"): "ClusterConfig",
+    ("", "PersistentVolumeClaim"): "PersistentVolumeClaim",
+    ("", "PersistentVolume"): "PersistentVolume",
+    ("storage.k8s.io", "StorageClass"): "StorageClass",
 }
 _KINDS_WITHOUT_GROUP = {kind: role for (_, kind), role in _KINDS.items()}
 _CLUSTER_SCOPED = frozenset(
@@ -85,7 +95,9 @@ _CLUSTER_SCOPED = frozenset(
         "Node", "Namespace", "NodePool", "Provisioner", "NodeOverlay", "NodeClass", "RuntimeClass", "PriorityClass",
         "ClusterConfig",
     }
+    | {"PersistentVolume", "StorageClass"}
 )
+_STORAGE_ROLES = ("StorageClass", "PersistentVolume", "PersistentVolumeClaim")
 
 
 def role_of(doc: Document) -> str | None:
@@ -204,6 +216,7 @@ class _Builder:
         self.context = PodContext()
         self.materialised = _Materialised()
         self.seen: dict[tuple[str, str, str], Document] = {}
+        self.volumes = VolumeTemplates(Storage())
 
     # ----------------------------------------------------------------------------------- driver
     def build(self) -> Inventory:
@@ -239,11 +252,12 @@ class _Builder:
             self.problems.extend(sink)
         self.context = PodContext(runtime, priorities, default_priority, _container_defaults(limit_ranges))
         self.materialised = _Materialised.scan(self.documents)
+        self.volumes = VolumeTemplates(self._storage())
         for doc in self.documents:
             role = role_of(doc)
             if role is None:
                 self.skipped.append(SkippedDocument(doc.kind or "(no kind)", doc.name, str(doc.origin)))
-            elif role not in first_pass:
+            elif role not in first_pass and role not in _STORAGE_ROLES:
                 self._document(doc, role)
         self.notices.extend(node_class_notices(self.nodepools, self.nodeclasses))
         if self.problems:
@@ -259,9 +273,32 @@ class _Builder:
             runtime_classes=tuple(self.runtime_classes),
             namespaces=tuple(self.namespaces),
             skipped=tuple(self.skipped),
-            notices=tuple(self.notices),
+            notices=(*self.notices, *self.volumes.notices),
             overlays=tuple(self.overlays),
         )
+
+    def _storage(self) -> Storage:
+        """StorageClasses, PVs and PVCs, read before any pod (pods name them, in any order)."""
+        classes: dict[str, StorageClass] = {}
+        volumes: dict[str, PersistentVolume] = {}
+        claims: dict[tuple[str, str], PersistentVolumeClaim] = {}
+        for doc in self.documents:
+            role = role_of(doc)
+            if role not in _STORAGE_ROLES:
+                continue
+            sink: list[InputProblem] = []
+            root = self._root(doc, role, sink)
+            if not sink and role == "StorageClass":
+                storage_class = build_storage_class(doc, root)
+                classes.setdefault(storage_class.name, storage_class)
+            elif not sink and role == "PersistentVolume":
+                volume = build_persistent_volume(doc, root)
+                volumes.setdefault(volume.name, volume)
+            elif not sink:
+                claim = build_persistent_volume_claim(doc, root)
+                claims.setdefault(claim.key, claim)
+            self.problems.extend(sorted(sink, key=lambda problem: problem.origin.line))
+        return Storage(classes, volumes, claims)
 
     def _root(self, doc: Document, role: str, sink: list[InputProblem]) -> Field:
         """The document as a field, with the metadata every known kind needs checked."""
@@ -345,6 +382,8 @@ class _Builder:
         )
         if sink:
             return
+        if node_name is None and phase not in _TERMINAL_PHASES:
+            template = self.volumes.pod(template, spec, doc.namespace, name, f"Pod/{name}")
         self.pods.append(
             Pod(
                 name=name,
@@ -431,12 +470,14 @@ class _Builder:
             root.error(f"the input expands to more than {MAX_PODS:,} pods; karpplan does not plan that many")
             return
         workload = f"{kind}/{name}"
+        statefulset = (name, spec) if kind == "StatefulSet" else None
+        templates = self.volumes.replicas(pod_template, template["spec"], doc.namespace, workload, count, statefulset)
         self.pods.extend(
             Pod(
                 name=f"{name}-{index}",
                 namespace=doc.namespace,
                 workload=workload,
-                template=pod_template,
+                template=templates[index],
                 owner=workload,
                 origin=doc.origin,
             )
