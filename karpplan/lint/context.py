@@ -114,7 +114,12 @@ class LintContext:
         return PlannerView(make_problem(self.inventory, catalog, ec2), fargate, catalog)
 
     def group_document(self, gi: GroupInfo) -> Document | None:
-        return self.by_origin.get(gi.group.pods[0].origin)
+        """The group's document, None when the API server would reject it (validation findings)."""
+        doc = self.by_origin.get(gi.group.pods[0].origin)
+        invalid = self.cache.get("invalid")
+        if doc is not None and isinstance(invalid, frozenset) and id(doc) in invalid:
+            return None
+        return doc
 
 
 def templates(ctx: LintContext) -> list[tuple[Document, str, PodTemplate]]:

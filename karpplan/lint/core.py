@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from karpplan.inputs.loader import Document
 
@@ -50,8 +50,8 @@ class Finding:
     fix: str = dc_field(compare=False, default="")
     source: str | None = dc_field(compare=False, default=None)  # Helm's `# Source:` template
 
-    def as_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "rule": self.rule, "code": self.code, "severity": self.severity.value, "file": self.file,
             "line": self.line, "column": self.column, "object": self.object, "field": self.field,
             "message": self.message, "fix": self.fix,

@@ -33,9 +33,7 @@ def _step(node: object, rest: str) -> tuple[object, int, str, str] | None:
     for key in node:
         if text.startswith(key) and (len(best) if best else -1) < len(key):
             tail = text[len(key):]
-            if bracketed and tail.startswith("]"):
-                best = key
-            elif not bracketed and (not tail or tail[0] in ".["):
+            if bracketed and tail.startswith("]") or not bracketed and (not tail or tail[0] in ".["):
                 best = key
     if best is None:
         return None

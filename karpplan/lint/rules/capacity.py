@@ -121,7 +121,7 @@ def _placed(problem: SchedulingProblem, gi: GroupInfo, *, without_hard_spread: b
         spread[id(gi.template)] = soft
         topology = dataclasses.replace(topology, spread=spread)
     alone = dataclasses.replace(problem, groups=[gi], topology=topology)
-    solution, _ = solve_karpenter(alone)
+    solution, _ = solve_karpenter(alone, exact_limits=True)  # limits as capacity, not the batch pessimism
     return gi.size - len(solution.unplaced)
 
 
@@ -263,7 +263,9 @@ def _pool_limits_too_small(ctx: LintContext) -> Iterator[Hit]:
         )
 
 
-_CAPPED_POOL = NODEPOOL.replace("spec:\n  template:", "spec:\n  limits: {nodes: 2}\n  template:")
+_ZONED_POOL = NODEPOOL.replace(
+    "values: [c, m, r]}\n",
+    "values: [c, m, r]}\n        - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a, us-east-1b, us-west-2a]}\n")
 
 SPREAD_KEY_UNKNOWN = Rule(
     name="spread-key-unknown",
@@ -310,12 +312,8 @@ SPREAD_CAPS_REPLICAS = Rule(
         "the spread is what caps them (for example hostname spread with a node limit, or a zone a NodePool "
         "lists but no offering serves)."
     ),
-    bad=_CAPPED_POOL + deployment(
-        ZONE_SPREAD.replace("topology.kubernetes.io/zone", "kubernetes.io/hostname"), replicas=3).replace(
-        "cpu: 500m", "cpu: 30"),
-    good=_CAPPED_POOL + deployment(
-        ZONE_SPREAD.replace("topology.kubernetes.io/zone", "kubernetes.io/hostname"), replicas=2).replace(
-        "cpu: 500m", "cpu: 30"),
+    bad=_ZONED_POOL + deployment(ZONE_SPREAD, replicas=6),
+    good=_ZONED_POOL + deployment(ZONE_SPREAD.replace("DoNotSchedule", "ScheduleAnyway"), replicas=6),
     fix="raise maxSkew, use ScheduleAnyway, or let the NodePools reach every domain",
     check=_spread_caps_replicas,
     needs_pools=True,
@@ -331,8 +329,8 @@ NO_POOL_CAN_LAUNCH = Rule(
         "offerings, limits) and each existing node as kube-scheduler filters it; the reasons are the "
         "planner's, in the words `karpplan explain` uses."
     ),
-    bad=NODEPOOL + deployment("      nodeSelector: {kubernetes.io/arch: arm64}\n"),
-    good=NODEPOOL + deployment("      nodeSelector: {kubernetes.io/arch: amd64}\n"),
+    bad=NODEPOOL + deployment("      nodeSelector: {karpenter.k8s.aws/instance-category: t}\n"),
+    good=NODEPOOL + deployment("      nodeSelector: {karpenter.k8s.aws/instance-category: m}\n"),
     fix="loosen the pod's constraints or add a NodePool that allows them",
     check=_no_pool_can_launch,
     needs_pools=True,
@@ -347,10 +345,10 @@ POOL_LIMITS_TOO_SMALL = Rule(
         "Karpenter stops launching when a NodePool's limits are reached. Pods that no other NodePool or "
         "node can take then stay pending; the sum of their requests already exceeds what the limits allow."
     ),
-    bad=NODEPOOL.replace("spec:\n  template:", "spec:\n  limits: {cpu: \"1\"}\n  template:") + deployment(
-        "", replicas=1).replace("cpu: 500m", "cpu: \"2\""),
+    bad=NODEPOOL.replace("spec:\n  template:", "spec:\n  limits: {cpu: \"8\"}\n  template:") + deployment(
+        ZONE_SPREAD, replicas=3).replace("cpu: 500m", "cpu: \"3\""),
     good=NODEPOOL.replace("spec:\n  template:", "spec:\n  limits: {cpu: \"64\"}\n  template:") + deployment(
-        "", replicas=1).replace("cpu: 500m", "cpu: \"2\""),
+        ZONE_SPREAD, replicas=3).replace("cpu: 500m", "cpu: \"3\""),
     fix="raise the NodePool's limits",
     check=_pool_limits_too_small,
     needs_pools=True,

@@ -39,9 +39,9 @@ FIXES = {
 
 def rule_of_path(path: str) -> str | None:
     """The validation rule a problem at this field path belongs to (None: not a lint rule's field)."""
-    if ".labelSelector" in path or ".namespaceSelector" in path:
-        if "topologySpreadConstraints[" in path or "affinity." in path:
-            return "selector-invalid"
+    in_selector = ".labelSelector" in path or ".namespaceSelector" in path
+    if in_selector and ("topologySpreadConstraints[" in path or "affinity." in path):
+        return "selector-invalid"
     if "topologySpreadConstraints[" in path:
         return "spread-invalid"
     if "tolerations[" in path:
@@ -105,6 +105,7 @@ def classify(ctx: LintContext) -> list[Classified]:
     for doc, spec_path in ctx.pod_documents():
         out.extend(Classified("affinity-invalid", hit) for hit in node_affinity_hits(doc, spec_path))
     ctx.cache["validation"] = out
+    ctx.cache["invalid"] = frozenset(id(c.hit.doc) for c in out)
     ctx.cache["unowned"] = unowned
     return out
 
