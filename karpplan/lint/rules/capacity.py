@@ -153,11 +153,36 @@ def _rule_text(rule: SpreadRule, gi: GroupInfo) -> str:
     return text
 
 
+def _may_cap(problem: SchedulingProblem, gi: GroupInfo, rules: Sequence[SpreadRule]) -> bool:
+    """False when no cap is possible, so the engine need not run: every domain reachable, minDomains met,
+    and no pool limit that could bind even with one node per pod."""
+    for rule in rules:
+        if rule.hostname:
+            continue
+        domains = rule.static_domains()
+        reachable = {o.labels.get(rule.key) for o in gi.options} | set(rule.existing_domains.values())
+        if rule.min_domains > len(domains) or not domains <= reachable:
+            return True
+    for verdict in gi.verdicts:
+        if not verdict.ok:
+            continue
+        remaining, nodes_left = problem.limits[verdict.pool.name]
+        if nodes_left is not None and nodes_left < gi.size:
+            return True
+        if remaining is not None:
+            for key, left in remaining.items():
+                if left < gi.size * max((o.capacity.get(key) for o in verdict.options), default=0):
+                    return True
+    return any(r.hostname for r in rules) and bool(gi.existing_ok)
+
+
 def _spread_caps_replicas(ctx: LintContext) -> Iterator[Hit]:
     problem = ctx.planner.problem
     for gi, doc in _groups(ctx):
         rules = [r for r in problem.topology.rules_for(gi.template) if r.hard and r.self_match]
         if not rules or _unknown_key_rules(ctx, gi) or _cannot_launch(gi, problem):
+            continue
+        if not _may_cap(problem, gi, rules):
             continue
         placed = _placed(problem, gi)
         if placed >= gi.size:
