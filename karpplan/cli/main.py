@@ -183,6 +183,8 @@ def _register_optional_commands() -> None:
     if importlib.util.find_spec("karpplan.cli.catalog") is not None:
         catalog = importlib.import_module("karpplan.cli.catalog")
         app.add_typer(catalog.catalog_app, name="catalog")
+    if importlib.util.find_spec("karpplan.cli.lint") is not None:
+        importlib.import_module("karpplan.cli.lint").register(app)
 
 
 _register_optional_commands()

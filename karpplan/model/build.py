@@ -199,8 +199,9 @@ def _container_defaults(limit_ranges: dict[str, list[tuple[str, dict[str, int]]]
 
 # ------------------------------------------------------------------------------------------ builder
 class _Builder:
-    def __init__(self, documents: Sequence[Document]) -> None:
+    def __init__(self, documents: Sequence[Document], collect: list[InputProblem] | None = None) -> None:
         self.documents = documents
+        self.collect = collect
         self.problems: list[InputProblem] = []
         self.pods: list[Pod] = []
         self.daemonsets: list[DaemonSet] = []
@@ -262,7 +263,9 @@ class _Builder:
         self.notices.extend(node_class_notices(self.nodepools, self.nodeclasses))
         if self.problems:
             # Fields read by several rules (containers: requests, host ports) report a bad shape once.
-            raise InputError(dict.fromkeys(self.problems))
+            if self.collect is None:
+                raise InputError(dict.fromkeys(self.problems))
+            self.collect.extend(dict.fromkeys(self.problems))
         return Inventory(
             pods=tuple(self.pods),
             daemonsets=tuple(self.daemonsets),
@@ -505,9 +508,13 @@ class _Builder:
 
 
 # ------------------------------------------------------------------------------------------ API
-def build_inventory(documents: Sequence[Document]) -> Inventory:
-    """Type every document; raises InputError with every problem (each with `file:line`)."""
-    return _Builder(documents).build()
+def build_inventory(documents: Sequence[Document], *, collect: list[InputProblem] | None = None) -> Inventory:
+    """Type every document; raises InputError with every problem (each with `file:line`).
+
+    With `collect` (lint), the problems are appended to it instead and the inventory holds the documents
+    that had none.
+    """
+    return _Builder(documents, collect).build()
 
 
 def load_inventory(

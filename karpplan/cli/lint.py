@@ -1,0 +1,104 @@
+"""`karpplan lint`: a thin command over `karpplan.lint` (option parsing, output, exit code)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from karpplan.lint.config import UnknownRule, find_config
+from karpplan.lint.docs import explain_rule, list_rules
+from karpplan.lint.registry import resolve
+from karpplan.lint.render import render_github, render_json, render_junit, render_table
+from karpplan.lint.run import LintOptions, lint
+from karpplan.lint.sarif import render_sarif
+
+
+class LintFormat(StrEnum):
+    table = "table"
+    json = "json"
+    sarif = "sarif"
+    github = "github"
+    junit = "junit"
+
+
+def run_lint(options: LintOptions, output: LintFormat, stdout: Console) -> int:
+    """Lint and render; raises InputError for bad input (the error boundary prints it, exit 2)."""
+    report = lint(options)
+    if output is LintFormat.table:
+        render_table(report, stdout)
+    else:
+        text = {
+            LintFormat.json: render_json,
+            LintFormat.sarif: render_sarif,
+            LintFormat.github: render_github,
+            LintFormat.junit: render_junit,
+        }[output](report)
+        stdout.file.write(text)
+        stdout.file.flush()
+    return report.exit_code
+
+
+def register(app: typer.Typer) -> None:
+    from karpplan.cli import main as cli
+    from karpplan.cli.terminal import run_guarded, terminal_of
+
+    @app.command("lint")
+    def lint_command(
+        ctx: typer.Context,
+        paths: Annotated[
+            list[str] | None,
+            typer.Argument(metavar="PATH...", help="Manifest files, directories or - for stdin.", show_default=False),
+        ] = None,
+        catalog: Annotated[
+            Path | None, typer.Option("--catalog", help="An InstanceCatalog replacing the embedded AWS catalog.",
+                                      dir_okay=False)
+        ] = None,
+        region: Annotated[str | None, typer.Option("--region", help="Region of the embedded catalog.")] = None,
+        output: Annotated[LintFormat, typer.Option("-o", "--output", help="Output format.")] = LintFormat.table,
+        select: Annotated[
+            list[str] | None, typer.Option("--select", help="Only these rules (names or codes, comma-separated).")
+        ] = None,
+        ignore: Annotated[
+            list[str] | None, typer.Option("--ignore", help="Skip these rules (names or codes, comma-separated).")
+        ] = None,
+        list_rules_flag: Annotated[bool, typer.Option("--list-rules", help="List the rules and exit.")] = False,
+        explain: Annotated[
+            str | None, typer.Option("--explain-rule", help="Explain one rule (name or code) and exit.")
+        ] = None,
+        max_file_size: Annotated[
+            str, typer.Option("--max-file-size", help="Largest input file accepted (bytes or a quantity like 50Mi).")
+        ] = "50Mi",
+    ) -> None:
+        """Check manifests for what the API server rejects and what can never schedule (CI-friendly)."""
+        state = terminal_of(ctx)
+        if list_rules_flag:
+            state.stdout.file.write(list_rules())
+            raise typer.Exit(0)
+        if explain is not None:
+            rule = resolve(explain)
+            if rule is None:
+                state.stderr.print(f"error: unknown rule {explain!r} (see --list-rules)", markup=False)
+                raise typer.Exit(2)
+            state.stdout.file.write(explain_rule(rule))
+            raise typer.Exit(0)
+        if not paths:
+            state.stderr.print("error: give at least one PATH (a file, a directory or - for stdin)", markup=False)
+            raise typer.Exit(2)
+        size = cli.parse_size(max_file_size)
+
+        def body() -> int:
+            options = LintOptions(
+                paths=tuple(paths or ()), catalog=str(catalog) if catalog is not None else None, region=region,
+                select=tuple(select or ()), ignore=tuple(ignore or ()), config=find_config(), max_file_size=size,
+            )
+            try:
+                return run_lint(options, output, state.stdout)
+            except UnknownRule as exc:
+                state.stderr.print(f"error: {exc}", markup=False, highlight=False)
+                return 2
+
+        run_guarded(body, state)

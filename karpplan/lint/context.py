@@ -1,0 +1,143 @@
+"""What rules read: the documents with their text, the builder's problems, the inventory and, for the rules
+that need pools, the planner's own scheduling problem (built once, shared by every such rule)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from karpplan.catalog.types import Catalog
+from karpplan.errors import InputProblem, Origin
+from karpplan.inputs.loader import Document
+from karpplan.model.build import role_of
+from karpplan.model.cluster import FargateProfile
+from karpplan.model.inventory import Inventory
+from karpplan.model.pods import Pod, PodTemplate
+from karpplan.scheduling.problem import GroupInfo
+from karpplan.scheduling.problem import Problem as SchedulingProblem
+
+_WORKLOAD_SPEC = {"CronJob": "spec.jobTemplate.spec.template.spec", "Pod": "spec"}
+
+
+def pod_spec_path(doc: Document) -> str | None:
+    """Where a document's pod spec is (None for kinds without one)."""
+    role = role_of(doc)
+    if role == "Pod":
+        return "spec"
+    if role in ("workload", "DaemonSet"):
+        return _WORKLOAD_SPEC.get(doc.kind, "spec.template.spec")
+    return None
+
+
+def object_name(doc: Document) -> str:
+    """`Kind/namespace/name` (`Kind/name` for cluster-scoped kinds)."""
+    kind = doc.kind or "(no kind)"
+    name = doc.name or str(doc.metadata.get("generateName") or "") or "(no name)"
+    role = role_of(doc)
+    if role in ("Pod", "workload", "DaemonSet") or (role is None and doc.metadata.get("namespace")):
+        return f"{kind}/{doc.namespace}/{name}"
+    return f"{kind}/{name}"
+
+
+@dataclass
+class PlannerView:
+    """The planner's problem for every pending pod that goes to EC2, and the pods Fargate profiles select."""
+
+    problem: SchedulingProblem
+    fargate: list[tuple[Pod, FargateProfile]]
+    catalog: Catalog
+
+
+@dataclass
+class LintContext:
+    documents: list[Document]
+    inventory: Inventory
+    problems: list[InputProblem]  # the builder's validation problems (those documents are not in the inventory)
+    catalog: Callable[[], Catalog]
+    texts: dict[str, list[str]] = field(default_factory=dict)
+    cache: dict[str, object] = field(default_factory=dict)  # results several rules share
+
+    # ----------------------------------------------------------------------------------- documents
+    @cached_property
+    def by_origin(self) -> dict[Origin, Document]:
+        return {d.origin: d for d in self.documents}
+
+    @cached_property
+    def _starts(self) -> dict[str, list[tuple[int, Document]]]:
+        out: dict[str, list[tuple[int, Document]]] = {}
+        for d in self.documents:
+            out.setdefault(d.origin.file, []).append((d.origin.line, d))
+        for items in out.values():
+            items.sort(key=lambda item: item[0])
+        return out
+
+    def document_at(self, origin: Origin) -> Document | None:
+        """The document holding `origin` (the last one starting at or before its line)."""
+        found = None
+        for start, doc in self._starts.get(origin.file, []):
+            if start > origin.line:
+                break
+            found = doc
+        return found
+
+    def pod_documents(self) -> Iterator[tuple[Document, str]]:
+        """(document, pod spec path) for every document carrying a pod spec."""
+        for doc in self.documents:
+            path = pod_spec_path(doc)
+            if path is not None:
+                yield doc, path
+
+    # ----------------------------------------------------------------------------------- planner
+    @property
+    def has_capacity(self) -> bool:
+        """Pools, Fargate profiles or nodes: what the satisfiability rules need."""
+        inv = self.inventory
+        return bool(inv.nodepools or inv.fargate_profiles or inv.nodes)
+
+    @cached_property
+    def planner(self) -> PlannerView:
+        from karpplan.catalog.overlays import apply_node_overlays
+        from karpplan.model.fargate import profile_for
+        from karpplan.planner import make_problem
+
+        catalog, _ = apply_node_overlays(self.catalog(), self.inventory.overlays)
+        profiles = self.inventory.fargate_profiles
+        fargate: list[tuple[Pod, FargateProfile]] = []
+        ec2: list[Pod] = []
+        for pod in self.inventory.pending:
+            profile = profile_for(profiles, pod.namespace, pod.labels) if profiles else None
+            if profile is None:
+                ec2.append(pod)
+            else:
+                fargate.append((pod, profile))
+        return PlannerView(make_problem(self.inventory, catalog, ec2), fargate, catalog)
+
+    def group_document(self, gi: GroupInfo) -> Document | None:
+        """The group's document, None when the API server would reject it (validation findings)."""
+        doc = self.by_origin.get(gi.group.pods[0].origin)
+        invalid = self.cache.get("invalid")
+        if doc is not None and isinstance(invalid, frozenset) and id(doc) in invalid:
+            return None
+        return doc
+
+
+def templates(ctx: LintContext) -> list[tuple[Document, str, PodTemplate]]:
+    """(document, pod spec path, template) per pod template the inventory holds, in input order."""
+    cached = ctx.cache.get("templates")
+    if isinstance(cached, list):
+        return cached
+    seen: set[int] = set()
+    out: list[tuple[Document, str, PodTemplate]] = []
+    owners: list[tuple[Origin, PodTemplate]] = [(p.origin, p.template) for p in ctx.inventory.pods]
+    owners += [(d.origin, d.template) for d in ctx.inventory.daemonsets]
+    for origin, template in owners:
+        if id(template) in seen:
+            continue
+        seen.add(id(template))
+        doc = ctx.by_origin.get(origin)
+        spec_path = pod_spec_path(doc) if doc is not None else None
+        if doc is not None and spec_path is not None:
+            out.append((doc, spec_path, template))
+    ctx.cache["templates"] = out
+    return out

@@ -1,0 +1,77 @@
+"""The pieces every rule shares: severities, what a check yields (`Hit`), findings and the `Rule` object."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from dataclasses import field as dc_field
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+from karpplan.inputs.loader import Document
+
+if TYPE_CHECKING:
+    from karpplan.lint.context import LintContext
+
+
+class Severity(StrEnum):
+    error = "error"
+    warning = "warning"
+    info = "info"
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One thing a check found: the document, the Kubernetes field path of the offending field, the message.
+
+    `line` overrides the line found by walking `path` (validation problems carry the builder's own line).
+    """
+
+    doc: Document
+    path: str
+    message: str
+    fix: str = ""
+    line: int = 0
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One reported finding (sorted by file, line, column, rule)."""
+
+    file: str
+    line: int
+    column: int
+    rule: str
+    code: str = dc_field(compare=False)
+    severity: Severity = dc_field(compare=False)
+    object: str = dc_field(compare=False)
+    field: str = dc_field(compare=False)
+    message: str
+    fix: str = dc_field(compare=False, default="")
+    source: str | None = dc_field(compare=False, default=None)  # Helm's `# Source:` template
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "rule": self.rule, "code": self.code, "severity": self.severity.value, "file": self.file,
+            "line": self.line, "column": self.column, "object": self.object, "field": self.field,
+            "message": self.message, "fix": self.fix,
+        }
+        if self.source:
+            out["source"] = self.source
+        return out
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One lint rule: its identity, its documentation (with a bad and a good example) and its check."""
+
+    name: str
+    code: str
+    severity: Severity
+    summary: str
+    rationale: str
+    bad: str
+    good: str
+    fix: str
+    check: Callable[[LintContext], Iterable[Hit]] = dc_field(compare=False, repr=False)
+    needs_pools: bool = False  # runs only when the inputs hold NodePools, Fargate profiles or nodes

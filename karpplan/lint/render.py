@@ -1,0 +1,107 @@
+"""LintReport renderers: table, json, github (workflow commands + step summary), junit. SARIF: sarif.py."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from xml.etree import ElementTree as ET
+
+from rich.console import Console
+from rich.table import Table
+
+from karpplan.lint.core import Finding, Severity
+from karpplan.lint.report import LintReport
+
+_STYLE = {Severity.error: "red", Severity.warning: "yellow", Severity.info: "blue"}
+
+
+def render_json(report: LintReport) -> str:
+    return json.dumps(report.to_document(), indent=2, ensure_ascii=False) + "\n"
+
+
+def render_table(report: LintReport, console: Console) -> None:
+    if report.findings:
+        table = Table(show_lines=False, expand=False)
+        for name in ("rule", "file:line", "object", "message", "fix"):
+            table.add_column(name, overflow="fold")
+        for f in report.findings:
+            where = f"{f.file}:{f.line}" + (f" ({f.source})" if f.source else "")
+            table.add_row(f"[{_STYLE[f.severity]}]{f.rule}[/] {f.code}", where, f.object, f.message, f.fix)
+        console.print(table)
+    s = report.to_document()["summary"]
+    assert isinstance(s, dict)
+    console.print(
+        f"{s['files']} file(s), {s['objects']} object(s): {s['error']} error(s), {s['warning']} warning(s), "
+        f"{s['info']} info", markup=False, highlight=False)
+
+
+# ------------------------------------------------------------------------------------------ GitHub
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def _command(f: Finding) -> str:
+    level = {Severity.error: "error", Severity.warning: "warning", Severity.info: "notice"}[f.severity]
+    props = (f"file={_escape_property(f.file)},line={f.line},col={f.column},"
+             f"title={_escape_property(f'{f.rule} ({f.code})')}")
+    message = f"{f.object}: {f.message}" + (f" Fix: {f.fix}" if f.fix else "")
+    return f"::{level} {props}::{_escape_data(message)}"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_summary(report: LintReport) -> str:
+    s = report.to_document()["summary"]
+    assert isinstance(s, dict)
+    lines = [
+        "## karpplan lint",
+        "",
+        f"{s['files']} file(s), {s['objects']} object(s): **{s['error']} error(s)**, {s['warning']} warning(s), "
+        f"{s['info']} info",
+        "",
+    ]
+    if report.findings:
+        lines += ["| severity | rule | location | object | message | fix |", "|---|---|---|---|---|---|"]
+        lines += [
+            f"| {f.severity.value} | `{f.rule}` | `{_cell(f.file)}:{f.line}` | {_cell(f.object)} | "
+            f"{_cell(f.message)} | {_cell(f.fix)} |"
+            for f in report.findings
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def render_github(report: LintReport, environ: Mapping[str, str] | None = None) -> str:
+    """Workflow commands (one per finding); the Markdown summary is appended to $GITHUB_STEP_SUMMARY."""
+    env = os.environ if environ is None else environ
+    summary_path = env.get("GITHUB_STEP_SUMMARY")
+    if summary_path:
+        with open(summary_path, "a", encoding="utf-8") as handle:
+            handle.write(markdown_summary(report))
+    return "".join(_command(f) + "\n" for f in report.findings)
+
+
+# ------------------------------------------------------------------------------------------ JUnit
+def render_junit(report: LintReport) -> str:
+    """One testcase per object, one failure per finding (objects without findings pass)."""
+    by_object: dict[str, list[Finding]] = {name: [] for name in report.object_names}
+    for f in report.findings:
+        by_object.setdefault(f.object, []).append(f)
+    failures = sum(len(v) for v in by_object.values())
+    suites = ET.Element("testsuites", name="karpplan lint", tests=str(len(by_object)), failures=str(failures))
+    suite = ET.SubElement(suites, "testsuite", name="karpplan lint", tests=str(len(by_object)),
+                          failures=str(failures), errors="0", skipped="0")
+    for name, found in by_object.items():
+        file = found[0].file if found else ""
+        case = ET.SubElement(suite, "testcase", name=name, classname="karpplan.lint", file=file)
+        for f in found:
+            failure = ET.SubElement(case, "failure", message=f"{f.rule}: {f.message}", type=f.severity.value)
+            failure.text = f"{f.file}:{f.line}:{f.column}: {f.rule} ({f.code}) {f.field}\n{f.message}\nfix: {f.fix}"
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"

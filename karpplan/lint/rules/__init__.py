@@ -1,0 +1,1 @@
+"""The lint rules, one `Rule` object each (see `karpplan.lint.registry`)."""

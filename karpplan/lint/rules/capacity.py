@@ -1,0 +1,383 @@
+"""Satisfiability: what the planner says about the pods, NodePools, catalog and nodes of the input.
+
+Nothing here models scheduling again: the reachable domains are the planner's spread rules
+(`scheduling.topology`), the pool verdicts are `scheduling.candidates.check_pool`'s (via `make_problem`),
+the reasons are `explain.reasons.reasons_for`'s, and replica counts come from running the planner's
+Karpenter engine on the workload alone.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Iterator, Sequence
+
+from karpplan.inputs.loader import Document
+from karpplan.lint.context import LintContext, pod_spec_path
+from karpplan.lint.core import Hit, Rule, Severity
+from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
+from karpplan.model.fargate import fargate_node_labels
+from karpplan.model.labels import HOSTNAME
+from karpplan.model.pools import NodePool
+from karpplan.model.resources import Resources
+from karpplan.scheduling.problem import GroupInfo
+from karpplan.scheduling.problem import Problem as SchedulingProblem
+from karpplan.scheduling.topology import SpreadRule
+
+
+def _spread_path(doc: Document, index: int, leaf: str = "") -> str:
+    base = f"{pod_spec_path(doc) or 'spec'}.topologySpreadConstraints[{index}]"
+    return f"{base}.{leaf}" if leaf else base
+
+
+def _groups(ctx: LintContext) -> Iterator[tuple[GroupInfo, Document]]:
+    for gi in ctx.planner.problem.groups:
+        doc = ctx.group_document(gi)
+        if doc is not None:
+            yield gi, doc
+
+
+def _known_keys(ctx: LintContext) -> frozenset[str]:
+    cached = ctx.cache.get("known_keys")
+    if isinstance(cached, frozenset):
+        return cached
+    problem = ctx.planner.problem
+    keys: set[str] = {HOSTNAME}
+    for option in problem.options:
+        keys.update(option.labels)
+    for pool in problem.pools:
+        keys.update(pool.requirements)
+        keys.update(pool.labels)
+    for node in ctx.inventory.nodes:
+        keys.update(node.labels)
+    if ctx.inventory.fargate_profiles:
+        keys.update(fargate_node_labels("zone", "region", "node", "profile"))
+    out = frozenset(keys)
+    ctx.cache["known_keys"] = out
+    return out
+
+
+def _unknown_key_rules(ctx: LintContext, gi: GroupInfo) -> list[tuple[int, str]]:
+    known = _known_keys(ctx)
+    return [(i, c.topology_key) for i, c in enumerate(gi.template.spread)
+            if c.hard and c.topology_key and c.topology_key not in known]
+
+
+def _cannot_launch(gi: GroupInfo, problem: SchedulingProblem) -> bool:
+    return not gi.existing_ok and not any(v.ok for v in gi.verdicts)
+
+
+# ------------------------------------------------------------------------------------------ spread-key-unknown
+def _spread_key_unknown(ctx: LintContext) -> Iterator[Hit]:
+    known = sorted(_known_keys(ctx))
+    for gi, doc in _groups(ctx):
+        for index, key in _unknown_key_rules(ctx, gi):
+            close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            yield Hit(
+                doc, _spread_path(doc, index, "topologyKey"),
+                f"topologyKey {key!r} is a label no NodePool, Fargate profile or existing node provides{hint}: "
+                f"with whenUnsatisfiable DoNotSchedule no node qualifies and the {gi.size} pod(s) stay pending",
+                f"use {close[0]}" if close else "use a label key nodes carry, e.g. topology.kubernetes.io/zone",
+            )
+
+
+# ------------------------------------------------------------------------------------------ min-domains
+def _short(values: Sequence[str], limit: int = 8) -> str:
+    shown = ", ".join(sorted(values)[:limit])
+    return shown + (f" and {len(values) - limit} more" if len(values) > limit else "")
+
+
+def _min_domains_unreachable(ctx: LintContext) -> Iterator[Hit]:
+    problem = ctx.planner.problem
+    for gi, doc in _groups(ctx):
+        for rule in problem.topology.rules_for(gi.template):
+            c = rule.constraint
+            if not rule.hard or c.min_domains is None or rule.hostname:
+                continue
+            domains = sorted(rule.static_domains())
+            if c.min_domains <= len(domains):
+                continue
+            index = gi.template.spread.index(c)
+            yield Hit(
+                doc, _spread_path(doc, index, "minDomains"),
+                f"minDomains {c.min_domains} is above the {len(domains)} {c.topology_key} domain(s) the pods can "
+                f"reach ({_short(domains) or 'none'}; NodePool requirements x catalog offerings x existing nodes): "
+                f"the global minimum stays 0, so at most {len(domains)} x maxSkew {c.max_skew} = "
+                f"{len(domains) * c.max_skew} pod(s) can run",
+                f"lower minDomains to {len(domains)} or let the NodePools reach more domains",
+            )
+
+
+# ------------------------------------------------------------------------------------------ spread-caps-replicas
+def _placed(problem: SchedulingProblem, gi: GroupInfo, *, without_hard_spread: bool = False) -> int:
+    """How many of the group's pods the planner's Karpenter engine places with the group alone."""
+    from karpplan.engines.karpenter import solve_karpenter
+
+    topology = problem.topology
+    if without_hard_spread:
+        soft = [r for r in topology.rules_for(gi.template) if not r.hard]
+        spread = dict(topology.spread)
+        spread[id(gi.template)] = soft
+        topology = dataclasses.replace(topology, spread=spread)
+    alone = dataclasses.replace(problem, groups=[gi], topology=topology)
+    solution, _ = solve_karpenter(alone, exact_limits=True)  # limits as capacity, not the batch pessimism
+    return gi.size - len(solution.unplaced)
+
+
+def _limits_text(pools: Sequence[NodePool], problem: SchedulingProblem) -> str:
+    parts = []
+    for pool in pools:
+        remaining, nodes_left = problem.limits[pool.name]
+        limits = []
+        if nodes_left is not None:
+            limits.append(f"nodes: {nodes_left}")
+        if remaining is not None:
+            limits.extend(f"{k}: {v}" for k, v in remaining.formatted().items())
+        if limits:
+            parts.append(f"NodePool {pool.name} limits {', '.join(limits)}")
+    return " with " + " and ".join(parts) if parts else ""
+
+
+def _rule_text(rule: SpreadRule, gi: GroupInfo) -> str:
+    if rule.hostname:
+        return f"maxSkew {rule.max_skew} over nodes ({rule.key})"
+    domains = sorted(rule.static_domains())
+    reachable = {o.labels.get(rule.key) for o in gi.options} | set(rule.existing_domains.values())
+    unreachable = [d for d in domains if d not in reachable]
+    text = f"maxSkew {rule.max_skew} over {len(domains)} {rule.key} domain(s)"
+    if rule.min_domains > len(domains):
+        text += f" (minDomains {rule.min_domains})"
+    if unreachable:
+        text += f" of which {_short(unreachable)} has no node or offering these pods can use"
+    return text
+
+
+def _may_cap(problem: SchedulingProblem, gi: GroupInfo, rules: Sequence[SpreadRule]) -> bool:
+    """False when no cap is possible, so the engine need not run: every domain reachable, minDomains met,
+    and no pool limit that could bind even with one node per pod."""
+    for rule in rules:
+        if rule.hostname:
+            continue
+        domains = rule.static_domains()
+        reachable = {o.labels.get(rule.key) for o in gi.options} | set(rule.existing_domains.values())
+        if rule.min_domains > len(domains) or not domains <= reachable:
+            return True
+    for verdict in gi.verdicts:
+        if not verdict.ok:
+            continue
+        remaining, nodes_left = problem.limits[verdict.pool.name]
+        if nodes_left is not None and nodes_left < gi.size:
+            return True
+        if remaining is not None:
+            for key, left in remaining.items():
+                if left < gi.size * max((o.capacity.get(key) for o in verdict.options), default=0):
+                    return True
+    return any(r.hostname for r in rules) and bool(gi.existing_ok)
+
+
+def _spread_caps_replicas(ctx: LintContext) -> Iterator[Hit]:
+    problem = ctx.planner.problem
+    for gi, doc in _groups(ctx):
+        rules = [r for r in problem.topology.rules_for(gi.template) if r.hard and r.self_match]
+        if not rules or _unknown_key_rules(ctx, gi) or _cannot_launch(gi, problem):
+            continue
+        if not _may_cap(problem, gi, rules):
+            continue
+        placed = _placed(problem, gi)
+        if placed >= gi.size:
+            continue
+        if _placed(problem, gi, without_hard_spread=True) <= placed:
+            continue  # not the spread: pool-limits-too-small / no-pool-can-launch say why
+        pools = [v.pool for v in gi.verdicts if v.ok]
+        why = " and ".join(_rule_text(r, gi) for r in rules)
+        index = gi.template.spread.index(rules[0].constraint)
+        yield Hit(
+            doc, _spread_path(doc, index),
+            f"{why}{_limits_text(pools, problem)} lets {placed} of {gi.size} replicas run",
+            "raise maxSkew, use ScheduleAnyway, or let the NodePools reach every domain (limits, zones, offerings)",
+        )
+
+
+# ------------------------------------------------------------------------------------------ no-pool-can-launch
+def _blocking_field(doc: Document, kind: str) -> str:
+    spec_path = pod_spec_path(doc) or "spec"
+    node: object = doc.body
+    for part in spec_path.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    spec = node if isinstance(node, dict) else {}
+    if kind == "taint" and spec.get("tolerations") is not None:
+        return f"{spec_path}.tolerations"
+    if kind in ("requirements", "offering", "taint", "") and spec.get("nodeSelector"):
+        return f"{spec_path}.nodeSelector"
+    if kind in ("requirements", "offering", "") and isinstance(spec.get("affinity"), dict) \
+            and spec["affinity"].get("nodeAffinity") is not None:
+        return f"{spec_path}.affinity.nodeAffinity"
+    if kind == "resources":
+        containers = spec.get("containers")
+        if isinstance(containers, list):
+            for i, container in enumerate(containers):
+                if isinstance(container, dict) and container.get("resources") is not None:
+                    return f"{spec_path}.containers[{i}].resources"
+    return spec_path
+
+
+def _no_pool_can_launch(ctx: LintContext) -> Iterator[Hit]:
+    from karpplan.explain.reasons import reasons_for
+    from karpplan.scheduling.state import PlacementState
+
+    problem = ctx.planner.problem
+    state: PlacementState | None = None
+    for gi, doc in _groups(ctx):
+        if not _cannot_launch(gi, problem):
+            continue
+        state = state or PlacementState(problem)
+        reasons = reasons_for(problem, gi, gi.group.pods[0], state)[:-1]  # the last names the workload
+        kind = next((v.kind for v in gi.verdicts if not v.ok), "")
+        yield Hit(
+            doc, _blocking_field(doc, kind),
+            f"no NodePool, Fargate profile or existing node can take these {gi.size} pod(s): " + "; ".join(reasons),
+            "loosen the pod's nodeSelector/affinity/tolerations/requests or add a NodePool that allows them",
+        )
+
+
+# ------------------------------------------------------------------------------------------ pool limits
+def _pool_limits_too_small(ctx: LintContext) -> Iterator[Hit]:
+    problem = ctx.planner.problem
+    only: dict[str, list[GroupInfo]] = {}
+    for gi in problem.groups:
+        ok = [v for v in gi.verdicts if v.ok]
+        if not gi.existing_ok and len(ok) == 1:
+            only.setdefault(ok[0].pool.name, []).append(gi)
+    docs = {(d.origin.file, d.origin.line): d for d in ctx.documents}
+    for pool in problem.pools:
+        groups = only.get(pool.name)
+        remaining, nodes_left = problem.limits[pool.name]
+        if not groups or (remaining is None and nodes_left is None):
+            continue
+        demand = Resources()
+        for gi in groups:
+            for _ in range(gi.size):
+                demand = demand + gi.template.requests
+        short: list[str] = []
+        if remaining is not None:
+            for key, left in remaining.items():
+                if demand.get(key) > left:
+                    want = Resources({key: demand.get(key)}).formatted()[key]
+                    have = Resources({key: max(left, 0)}).formatted()[key]
+                    short.append(f"{key}: the pods request {want}, the limits leave {have}")
+        if nodes_left is not None:
+            options = [o for gi in groups for o in gi.options if o.pool is pool]
+            biggest = max((o.free.get("cpu") for o in options), default=0)
+            cpu = demand.get("cpu")
+            if biggest and cpu > max(nodes_left, 0) * biggest:
+                short.append(f"nodes: {max(nodes_left, 0)} node(s) of at most "
+                             f"{Resources({'cpu': biggest}).formatted()['cpu']} free CPU cannot hold "
+                             f"{Resources({'cpu': cpu}).formatted()['cpu']} CPU")
+        if not short:
+            continue
+        doc = docs.get((pool.origin.file, pool.origin.line))
+        if doc is None:
+            continue
+        workloads = sorted({gi.group.workload for gi in groups})
+        yield Hit(
+            doc, "spec.limits",
+            f"NodePool {pool.name} limits cannot hold the pods only this pool can take "
+            f"({_short(workloads, 4)}): " + "; ".join(short),
+            "raise the NodePool's limits or let another NodePool take some of these pods",
+        )
+
+
+_ZONED_POOL = NODEPOOL.replace(
+    "values: [c, m, r]}\n",
+    "values: [c, m, r]}\n        - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a, us-east-1b, us-west-2a]}\n")
+
+SPREAD_KEY_UNKNOWN = Rule(
+    name="spread-key-unknown",
+    code="KPL401",
+    severity=Severity.error,
+    summary="A DoNotSchedule topologyKey that no NodePool, Fargate profile or existing node provides.",
+    rationale=(
+        "kube-scheduler only counts nodes that carry the topologyKey; with DoNotSchedule a node without it "
+        "never qualifies. A typo such as kubernetes.io/zone (for topology.kubernetes.io/zone) makes every "
+        "pod of the workload unschedulable, and the API server does not check it."
+    ),
+    bad=NODEPOOL + deployment(ZONE_SPREAD.replace("topology.kubernetes.io/zone", "kubernetes.io/zone")),
+    good=NODEPOOL + deployment(ZONE_SPREAD),
+    fix="use a label key nodes carry, e.g. topology.kubernetes.io/zone",
+    check=_spread_key_unknown,
+    needs_pools=True,
+)
+
+MIN_DOMAINS_UNREACHABLE = Rule(
+    name="min-domains-unreachable",
+    code="KPL402",
+    severity=Severity.error,
+    summary="minDomains above the number of domains the pods can reach.",
+    rationale=(
+        "While fewer than minDomains domains are eligible, kube-scheduler takes the global minimum as 0, "
+        "so no domain may hold more than maxSkew matching pods. The reachable domains are the planner's: "
+        "NodePool requirements x catalog offerings x existing nodes."
+    ),
+    bad=NODEPOOL + deployment(ZONE_SPREAD.replace("maxSkew: 1", "maxSkew: 1\n          minDomains: 12")),
+    good=NODEPOOL + deployment(ZONE_SPREAD.replace("maxSkew: 1", "maxSkew: 1\n          minDomains: 3")),
+    fix="lower minDomains to the number of reachable domains",
+    check=_min_domains_unreachable,
+    needs_pools=True,
+)
+
+SPREAD_CAPS_REPLICAS = Rule(
+    name="spread-caps-replicas",
+    code="KPL403",
+    severity=Severity.error,
+    summary="DoNotSchedule spread lets fewer pods run than the workload's replicas.",
+    rationale=(
+        "The planner's engine places the workload alone under its DoNotSchedule constraints, the reachable "
+        "domains and the NodePools' limits; when fewer replicas run than without the spread constraints, "
+        "the spread is what caps them (for example hostname spread with a node limit, or a zone a NodePool "
+        "lists but no offering serves)."
+    ),
+    bad=_ZONED_POOL + deployment(ZONE_SPREAD, replicas=6),
+    good=_ZONED_POOL + deployment(ZONE_SPREAD.replace("DoNotSchedule", "ScheduleAnyway"), replicas=6),
+    fix="raise maxSkew, use ScheduleAnyway, or let the NodePools reach every domain",
+    check=_spread_caps_replicas,
+    needs_pools=True,
+)
+
+NO_POOL_CAN_LAUNCH = Rule(
+    name="no-pool-can-launch",
+    code="KPL404",
+    severity=Severity.error,
+    summary="A pod no NodePool, Fargate profile or existing node can take; says why for each pool.",
+    rationale=(
+        "Each NodePool is checked as Karpenter checks it (taints, requirements, instance types and "
+        "offerings, limits) and each existing node as kube-scheduler filters it; the reasons are the "
+        "planner's, in the words `karpplan explain` uses."
+    ),
+    bad=NODEPOOL + deployment("      nodeSelector: {karpenter.k8s.aws/instance-category: t}\n"),
+    good=NODEPOOL + deployment("      nodeSelector: {karpenter.k8s.aws/instance-category: m}\n"),
+    fix="loosen the pod's constraints or add a NodePool that allows them",
+    check=_no_pool_can_launch,
+    needs_pools=True,
+)
+
+POOL_LIMITS_TOO_SMALL = Rule(
+    name="pool-limits-too-small",
+    code="KPL405",
+    severity=Severity.warning,
+    summary="NodePool limits cannot hold the pods that only that pool can take.",
+    rationale=(
+        "Karpenter stops launching when a NodePool's limits are reached. Pods that no other NodePool or "
+        "node can take then stay pending; the sum of their requests already exceeds what the limits allow."
+    ),
+    bad=NODEPOOL.replace("spec:\n  template:", "spec:\n  limits: {cpu: \"8\"}\n  template:") + deployment(
+        ZONE_SPREAD, replicas=3).replace("cpu: 500m", "cpu: \"3\""),
+    good=NODEPOOL.replace("spec:\n  template:", "spec:\n  limits: {cpu: \"64\"}\n  template:") + deployment(
+        ZONE_SPREAD, replicas=3).replace("cpu: 500m", "cpu: \"3\""),
+    fix="raise the NodePool's limits",
+    check=_pool_limits_too_small,
+    needs_pools=True,
+)
+
+RULES = (SPREAD_KEY_UNKNOWN, MIN_DOMAINS_UNREACHABLE, SPREAD_CAPS_REPLICAS, NO_POOL_CAN_LAUNCH,
+         POOL_LIMITS_TOO_SMALL)

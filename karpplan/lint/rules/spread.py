@@ -1,0 +1,140 @@
+"""Spread constraints the API server accepts that do not do what they say, and replicas with no spread."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from karpplan.inputs.origins import LineDict
+from karpplan.lint.context import LintContext, templates
+from karpplan.lint.core import Hit, Rule, Severity
+from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
+from karpplan.model.labels import HOSTNAME, ZONE
+
+_SPREAD_KEYS = frozenset({HOSTNAME, ZONE, "failure-domain.beta.kubernetes.io/zone", "topology.k8s.aws/zone-id"})
+_REPLICATED = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
+
+
+def _labels_text(labels: dict[str, str]) -> str:
+    shown = {k: v for k, v in labels.items() if k != "pod-template-hash"}
+    return ", ".join(f"{k}={v}" for k, v in sorted(shown.items())) or "(none)"
+
+
+def _misses_own_pods(ctx: LintContext) -> Iterator[Hit]:
+    for doc, spec_path, tpl in templates(ctx):
+        for index, c in enumerate(tpl.spread):
+            selector = c.selector_for(tpl.labels)
+            if selector is None or selector.matches(tpl.labels):
+                continue
+            path = f"{spec_path}.topologySpreadConstraints[{index}].labelSelector"
+            yield Hit(
+                doc, path,
+                f"the labelSelector ({selector}) does not select this workload's own pods "
+                f"(labels {_labels_text(dict(tpl.labels))}): the constraint counts other pods and does not "
+                f"spread these",
+                "make the labelSelector match the pod template's labels",
+            )
+
+
+def _selector_missing(ctx: LintContext) -> Iterator[Hit]:
+    for doc, spec_path, tpl in templates(ctx):
+        for index, c in enumerate(tpl.spread):
+            if c.label_selector is None:
+                yield Hit(
+                    doc, f"{spec_path}.topologySpreadConstraints[{index}]",
+                    "no labelSelector: a null selector matches no pod, so this constraint counts nothing and "
+                    "spreads nothing",
+                    "add a labelSelector matching the pod template's labels",
+                )
+
+
+def _has_spread(spec: object) -> bool:
+    if not isinstance(spec, dict):
+        return False
+    if isinstance(spec.get("topologySpreadConstraints"), list) and spec["topologySpreadConstraints"]:
+        return True
+    affinity = spec.get("affinity")
+    anti = affinity.get("podAntiAffinity") if isinstance(affinity, dict) else None
+    if not isinstance(anti, dict):
+        return False
+    terms: list[object] = []
+    required = anti.get("requiredDuringSchedulingIgnoredDuringExecution")
+    if isinstance(required, list):
+        terms.extend(required)
+    preferred = anti.get("preferredDuringSchedulingIgnoredDuringExecution")
+    if isinstance(preferred, list):
+        terms.extend(p.get("podAffinityTerm") for p in preferred if isinstance(p, dict))
+    return any(isinstance(t, dict) and t.get("topologyKey") in _SPREAD_KEYS for t in terms)
+
+
+def _replicas_without_spread(ctx: LintContext) -> Iterator[Hit]:
+    for doc, spec_path in ctx.pod_documents():
+        if doc.kind not in _REPLICATED:
+            continue
+        spec = doc.body.get("spec")
+        replicas = spec.get("replicas", 1) if isinstance(spec, LineDict) else 1
+        if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 2:
+            continue
+        node: object = doc.body
+        for part in spec_path.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        if _has_spread(node):
+            continue
+        yield Hit(
+            doc, "spec.replicas",
+            f"{replicas} replicas with neither a topologySpreadConstraint nor pod anti-affinity on hostname or "
+            "zone: all of them may land on one node or in one zone",
+            "add a topologySpreadConstraint on topology.kubernetes.io/zone (and kubernetes.io/hostname)",
+        )
+
+
+
+SELECTOR_MISSES_OWN_PODS = Rule(
+    name="spread-selector-misses-own-pods",
+    code="KPL201",
+    severity=Severity.warning,
+    summary="The spread labelSelector does not select the template's own labels.",
+    rationale=(
+        "A topologySpreadConstraint counts the pods its labelSelector selects. When the selector does not "
+        "select the workload's own pods (a copy-paste from another workload, a renamed label), the "
+        "constraint balances someone else's pods and this workload is not spread at all. The API server "
+        "accepts it."
+    ),
+    bad=NODEPOOL + deployment(ZONE_SPREAD.replace("{matchLabels: {app: web}}", "{matchLabels: {app: frontend}}")),
+    good=NODEPOOL + deployment(ZONE_SPREAD),
+    fix="make the labelSelector match the pod template's labels",
+    check=_misses_own_pods,
+)
+
+SELECTOR_MISSING = Rule(
+    name="spread-selector-missing",
+    code="KPL202",
+    severity=Severity.warning,
+    summary="A spread constraint without labelSelector: it matches no pod, the constraint is a no-op.",
+    rationale=(
+        "kube-scheduler treats a null labelSelector as selecting nothing: every domain counts 0, so the "
+        "constraint never spreads anything (Karpenter before v0.33 treated it as match-all, so the two "
+        "disagree). Name the pods to spread."
+    ),
+    bad=NODEPOOL + deployment(ZONE_SPREAD.replace("          labelSelector: {matchLabels: {app: web}}\n", "")),
+    good=NODEPOOL + deployment(ZONE_SPREAD),
+    fix="add a labelSelector matching the pod template's labels",
+    check=_selector_missing,
+)
+
+REPLICAS_WITHOUT_SPREAD = Rule(
+    name="replicas-without-spread",
+    code="KPL301",
+    severity=Severity.warning,
+    summary="A workload with 2+ replicas and neither spread nor anti-affinity on hostname or zone.",
+    rationale=(
+        "Without a topologySpreadConstraint or pod anti-affinity on kubernetes.io/hostname or "
+        "topology.kubernetes.io/zone, the scheduler and Karpenter pack replicas where it is cheapest: one "
+        "node or zone failure takes all of them down."
+    ),
+    bad=NODEPOOL + deployment("", replicas=3),
+    good=NODEPOOL + deployment(ZONE_SPREAD, replicas=3),
+    fix="add a topologySpreadConstraint on topology.kubernetes.io/zone",
+    check=_replicas_without_spread,
+)
+
+RULES = (SELECTOR_MISSES_OWN_PODS, SELECTOR_MISSING, REPLICAS_WITHOUT_SPREAD)

@@ -1,0 +1,270 @@
+"""What the API server rejects, in its own words: the inventory builder's problems, each mapped to its rule
+by field path, plus node-affinity expressions (which the builder reads leniently, as the scheduler does)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from karpplan.errors import InputProblem
+from karpplan.inputs.loader import Document
+from karpplan.inputs.origins import LineDict, LineList
+from karpplan.lint.context import LintContext
+from karpplan.lint.core import Hit, Rule, Severity
+from karpplan.lint.locate import locate
+from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
+from karpplan.model.build_fields import Field, is_qualified_name
+from karpplan.model.requirements import parse_int
+
+_MESSAGE = re.compile(
+    r"^(?P<path>.+?): (?P<text>(?:Invalid value|Required value|Unsupported value|Forbidden|Duplicate value)\b.*)$",
+    re.DOTALL,
+)
+_DUPLICATE = re.compile(r"^(?P<list>.+)\[(?P<index>\d+)\]\.\{topologyKey, whenUnsatisfiable\}$")
+_NODE_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+_KEY_MESSAGE = "name part must consist of alphanumeric characters, '-', '_' or '.'"
+
+FIXES = {
+    "maxSkew": "set maxSkew to 1 or more",
+    "minDomains": "set minDomains to 1 or more, with whenUnsatisfiable: DoNotSchedule (or drop it)",
+    "topologyKey": "name a node label key, e.g. topology.kubernetes.io/zone or kubernetes.io/hostname",
+    "whenUnsatisfiable": "use DoNotSchedule or ScheduleAnyway",
+    "nodeAffinityPolicy": "use Honor or Ignore (case matters)",
+    "nodeTaintsPolicy": "use Honor or Ignore (case matters)",
+    "matchLabelKeys": "name each key in matchLabelKeys or in labelSelector, not both, and set a labelSelector",
+    "{topologyKey, whenUnsatisfiable}": "merge the two constraints or give them different topologyKeys",
+}
+
+
+def rule_of_path(path: str) -> str | None:
+    """The validation rule a problem at this field path belongs to (None: not a lint rule's field)."""
+    in_selector = ".labelSelector" in path or ".namespaceSelector" in path
+    if in_selector and ("topologySpreadConstraints[" in path or "affinity." in path):
+        return "selector-invalid"
+    if "topologySpreadConstraints[" in path:
+        return "spread-invalid"
+    if "tolerations[" in path:
+        return "toleration-invalid"
+    if ".affinity." in path or path.startswith("affinity."):
+        return "affinity-invalid"
+    return None
+
+
+@dataclass(frozen=True)
+class Classified:
+    rule: str
+    hit: Hit
+
+
+def _relocate_duplicate(doc: Document, path: str) -> tuple[str, int] | None:
+    """A duplicate (topologyKey, whenUnsatisfiable) is reported by the API at the earlier constraint; the
+    offending field is the later copy's topologyKey."""
+    match = _DUPLICATE.match(path)
+    if match is None:
+        return None
+    list_path, index = match.group("list"), int(match.group("index"))
+    node: object = doc.body
+    for part in list_path.split("."):
+        node = node.get(part) if isinstance(node, LineDict) else None
+    if not isinstance(node, LineList) or index >= len(node) or not isinstance(node[index], dict):
+        return None
+
+    def pair(item: object) -> tuple[object, object]:
+        return (item.get("topologyKey"), item.get("whenUnsatisfiable")) if isinstance(item, dict) else (None, None)
+
+    for later in range(index + 1, len(node)):
+        if pair(node[later]) == pair(node[index]):
+            new_path = f"{list_path}[{later}].topologyKey"
+            return new_path, locate(doc, new_path)[0]
+    return None
+
+
+def classify(ctx: LintContext) -> list[Classified]:
+    """Every validation problem as (rule, hit); cached on the context. Problems no rule owns are left in
+    `ctx.cache["unowned"]` (the command reports them as bad input)."""
+    cached = ctx.cache.get("validation")
+    if isinstance(cached, list):
+        return cached
+    out: list[Classified] = []
+    unowned: list[InputProblem] = []
+    for problem in ctx.problems:
+        match = _MESSAGE.match(problem.message)
+        rule = rule_of_path(match.group("path")) if match else None
+        doc = ctx.document_at(problem.origin)
+        if match is None or rule is None or doc is None:
+            unowned.append(problem)
+            continue
+        path, line = match.group("path"), problem.origin.line
+        last = path.rsplit(".", 1)[-1].split("[", 1)[0]
+        moved = _relocate_duplicate(doc, path)
+        if moved is not None:
+            path, line = moved
+            last = "{topologyKey, whenUnsatisfiable}"
+        out.append(Classified(rule, Hit(doc, path, match.group("text"), FIXES.get(last, ""), line)))
+    for doc, spec_path in ctx.pod_documents():
+        out.extend(Classified("affinity-invalid", hit) for hit in node_affinity_hits(doc, spec_path))
+    ctx.cache["validation"] = out
+    ctx.cache["invalid"] = frozenset(id(c.hit.doc) for c in out)
+    ctx.cache["unowned"] = unowned
+    return out
+
+
+# ------------------------------------------------------------------------------------------ node affinity
+def _expression_problems(expression: Field, sink: list[InputProblem], fields: bool) -> None:
+    key = expression["key"].string()
+    operator = expression["operator"].string()
+    values_field = expression["values"]
+    values = values_field.string_list()
+    if fields:
+        if operator not in ("In", "NotIn"):
+            expression["operator"].invalid("not a valid selector operator")
+        elif len(values) != 1:
+            values_field.required("must be only one value when `operator` is 'In' or 'NotIn' for node field selector")
+        if key != "metadata.name":
+            expression["key"].invalid("not a valid field selector key")
+        return
+    if operator not in _NODE_OPERATORS:
+        expression["operator"].invalid("not a valid selector operator")
+    elif operator in ("In", "NotIn") and not values:
+        values_field.required("must be specified when `operator` is 'In' or 'NotIn'")
+    elif operator in ("Exists", "DoesNotExist") and values:
+        values_field.forbidden("may not be specified when `operator` is 'Exists' or 'DoesNotExist'")
+    elif operator in ("Gt", "Lt"):
+        if len(values) != 1:
+            values_field.required("must be specified single value when `operator` is 'Lt' or 'Gt'")
+        elif parse_int(values[0]) is None:
+            values_field.renamed(f"{values_field.path}[0]").invalid(
+                "must be an integer for `operator` 'Gt' or 'Lt' (the API accepts it, but no node ever matches)",
+                values[0],
+            )
+    if key and not is_qualified_name(key):
+        expression["key"].invalid(_KEY_MESSAGE)
+
+
+def _term_problems(term: Field, sink: list[InputProblem]) -> None:
+    if not isinstance(term.value, dict):
+        return
+    for expression in term["matchExpressions"].elements():
+        if isinstance(expression.value, dict):
+            _expression_problems(expression, sink, fields=False)
+    for match in term["matchFields"].elements():
+        if isinstance(match.value, dict):
+            _expression_problems(match, sink, fields=True)
+
+
+def node_affinity_hits(doc: Document, spec_path: str) -> Iterator[Hit]:
+    """§9.3's checks of nodeSelectorTerms and preferences (the builder reports zero terms and weights)."""
+    sink: list[InputProblem] = []
+    root = Field.root(doc.body, doc.origin, sink)
+    affinity = root.at_path(spec_path)["affinity"]["nodeAffinity"]
+    if not isinstance(affinity.value, dict):
+        return
+    required = affinity["requiredDuringSchedulingIgnoredDuringExecution"]
+    if isinstance(required.value, dict):
+        for term in required["nodeSelectorTerms"].elements():
+            _term_problems(term, sink)
+    for item in affinity["preferredDuringSchedulingIgnoredDuringExecution"].elements():
+        if isinstance(item.value, dict):
+            _term_problems(item["preference"], sink)
+    for problem in sink:
+        match = _MESSAGE.match(problem.message)
+        path = match.group("path") if match else spec_path
+        text = match.group("text") if match else problem.message
+        yield Hit(doc, path, text, _affinity_fix(path), problem.origin.line)
+
+
+def _affinity_fix(path: str) -> str:
+    if path.endswith("operator"):
+        return f"use one of {', '.join(_NODE_OPERATORS)}"
+    if path.endswith("key"):
+        return "use a valid label key (or metadata.name in matchFields)"
+    return "In/NotIn need values, Exists/DoesNotExist take none, Gt/Lt take exactly one integer"
+
+
+def _hits(rule: str) -> Callable[[LintContext], Iterable[Hit]]:
+    def check(ctx: LintContext) -> Iterable[Hit]:
+        return [c.hit for c in classify(ctx) if c.rule == rule]
+
+    return check
+
+
+SPREAD_INVALID = Rule(
+    name="spread-invalid",
+    code="KPL101",
+    severity=Severity.error,
+    summary="A topologySpreadConstraint the API server rejects, with its message text.",
+    rationale=(
+        "kubectl apply fails with `<Kind> \"name\" is invalid: ...`: maxSkew below 1, minDomains below 1 or "
+        "with ScheduleAnyway, an empty topologyKey, a whenUnsatisfiable, nodeAffinityPolicy or "
+        "nodeTaintsPolicy outside its enum (case matters), two constraints with the same topologyKey and "
+        "whenUnsatisfiable, or matchLabelKeys naming a selector key or set without a labelSelector. The "
+        "finding carries the API server's own message and field path."
+    ),
+    bad=NODEPOOL + deployment(ZONE_SPREAD.replace("maxSkew: 1", "maxSkew: 0")),
+    good=NODEPOOL + deployment(ZONE_SPREAD),
+    fix="correct the field as the message says",
+    check=_hits("spread-invalid"),
+)
+
+TOLERATION_INVALID = Rule(
+    name="toleration-invalid",
+    code="KPL102",
+    severity=Severity.error,
+    summary="A toleration the API server rejects (Exists with a value, bad operator or effect, ...).",
+    rationale=(
+        "The API server validates each toleration: `operator: Exists` takes no value, the operator is Equal "
+        "or Exists, the effect is NoSchedule, PreferNoSchedule or NoExecute, tolerationSeconds needs "
+        "effect NoExecute, an empty key needs Exists, and the key must be a qualified name."
+    ),
+    bad=NODEPOOL + deployment(
+        "      tolerations:\n        - {key: dedicated, operator: Exists, value: infra, effect: NoSchedule}\n"),
+    good=NODEPOOL + deployment("      tolerations:\n        - {key: dedicated, operator: Exists, effect: NoSchedule}\n"),
+    fix="drop the value of an Exists toleration, or use operator Equal",
+    check=_hits("toleration-invalid"),
+)
+
+AFFINITY_INVALID = Rule(
+    name="affinity-invalid",
+    code="KPL103",
+    severity=Severity.error,
+    summary="A node or pod (anti-)affinity the API server rejects.",
+    rationale=(
+        "Required node affinity needs at least one nodeSelectorTerm; each expression needs a known operator "
+        "(In, NotIn, Exists, DoesNotExist, Gt, Lt), values for In/NotIn, none for Exists/DoesNotExist and "
+        "exactly one integer for Gt/Lt; preferred weights are 1..100; pod (anti-)affinity terms need a "
+        "topologyKey."
+    ),
+    bad=NODEPOOL + deployment(
+        "      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "            nodeSelectorTerms:\n              - matchExpressions:\n"
+        "                  - {key: kubernetes.io/arch, operator: In}\n"),
+    good=NODEPOOL + deployment(
+        "      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "            nodeSelectorTerms:\n              - matchExpressions:\n"
+        "                  - {key: kubernetes.io/arch, operator: In, values: [amd64]}\n"),
+    fix="correct the expression as the message says",
+    check=_hits("affinity-invalid"),
+)
+
+SELECTOR_INVALID = Rule(
+    name="selector-invalid",
+    code="KPL104",
+    severity=Severity.error,
+    summary="A labelSelector (spread or pod affinity) the API server rejects.",
+    rationale=(
+        "matchExpressions in a labelSelector take In, NotIn, Exists or DoesNotExist; In/NotIn need values "
+        "and Exists/DoesNotExist take none. The API server rejects anything else, so the workload is "
+        "never created."
+    ),
+    bad=NODEPOOL + deployment(ZONE_SPREAD.replace(
+        "labelSelector: {matchLabels: {app: web}}",
+        "labelSelector: {matchExpressions: [{key: app, operator: Equals, values: [web]}]}")),
+    good=NODEPOOL + deployment(ZONE_SPREAD.replace(
+        "labelSelector: {matchLabels: {app: web}}",
+        "labelSelector: {matchExpressions: [{key: app, operator: In, values: [web]}]}")),
+    fix="use In, NotIn, Exists or DoesNotExist with values as the operator requires",
+    check=_hits("selector-invalid"),
+)
+
+RULES = (SPREAD_INVALID, TOLERATION_INVALID, AFFINITY_INVALID, SELECTOR_INVALID)

@@ -1,0 +1,106 @@
+"""Lint inputs: read, build leniently, run the active rules, apply suppressions, sort."""
+
+from __future__ import annotations
+
+import io
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from karpplan.catalog.types import Catalog
+from karpplan.errors import InputError, InputProblem
+from karpplan.inputs.loader import DEFAULT_MAX_BYTES, STDIN_NAME, read_documents
+from karpplan.lint.config import FileConfig, active_rules, ignored_by_annotation
+from karpplan.lint.context import LintContext, object_name
+from karpplan.lint.core import Finding, Hit, Rule
+from karpplan.lint.locate import column, key_of, locate
+from karpplan.lint.report import LintReport
+from karpplan.lint.rules.validation import classify
+from karpplan.model.build import build_inventory
+
+DEFAULT_REGION = "us-east-1"
+
+
+@dataclass(frozen=True)
+class LintOptions:
+    paths: tuple[str, ...]
+    catalog: str | None = None
+    region: str | None = None
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    config: FileConfig = field(default_factory=FileConfig)
+    max_file_size: int = DEFAULT_MAX_BYTES
+    stdin: TextIO | None = None
+
+
+def _texts(files: Sequence[str], stdin_text: str | None) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for name in files:
+        if name == STDIN_NAME:
+            out[name] = (stdin_text or "").split("\n")
+            continue
+        try:
+            text = Path(name).read_bytes().decode("utf-8-sig", errors="replace")
+        except OSError:
+            continue
+        out[name] = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return out
+
+
+def to_finding(ctx: LintContext, rule: Rule, hit: Hit) -> Finding:
+    line, key = locate(hit.doc, hit.path)
+    if hit.line:
+        line = hit.line
+        key = key_of(hit.path)
+    lines = ctx.texts.get(hit.doc.origin.file, [])
+    return Finding(
+        file=hit.doc.origin.file, line=line, column=column(lines, line, key), rule=rule.name, code=rule.code,
+        severity=rule.severity, object=object_name(hit.doc), field=hit.path, message=hit.message,
+        fix=hit.fix or rule.fix, source=hit.doc.source,
+    )
+
+
+def lint(options: LintOptions) -> LintReport:
+    """Raises InputError for input no rule owns (unreadable files, problems outside the lint rules)."""
+    rules = active_rules(options.select, options.ignore, options.config)
+    stdin_text: str | None = None
+    stdin: TextIO | None = options.stdin
+    if "-" in options.paths:
+        source = options.stdin if options.stdin is not None else sys.stdin
+        buffer = getattr(source, "buffer", None)
+        raw = buffer.read(options.max_file_size + 1) if buffer is not None else source.read(options.max_file_size + 1)
+        stdin_text = raw.decode("utf-8-sig", errors="replace") if isinstance(raw, bytes) else raw
+        stdin = io.StringIO(stdin_text)
+    documents, problems = read_documents(options.paths, max_bytes=options.max_file_size, stdin=stdin)
+    if problems:
+        raise InputError(problems)
+    collected: list[InputProblem] = []
+    inventory = build_inventory(documents, collect=collected)
+
+    def catalog() -> Catalog:
+        from karpplan.catalog import load_catalog
+
+        return load_catalog(options.region or inventory.region or DEFAULT_REGION, options.catalog)
+
+    files = list(dict.fromkeys(d.origin.file for d in documents))
+    ctx = LintContext(list(documents), inventory, collected, catalog, _texts(files, stdin_text))
+    classify(ctx)
+    unowned = ctx.cache.get("unowned")
+    if isinstance(unowned, list) and unowned:
+        raise InputError(unowned)
+    if options.catalog or ctx.has_capacity:
+        catalog()  # a bad --catalog or --region is bad input even when no rule needs it
+    findings: list[Finding] = []
+    ignored = {id(d): ignored_by_annotation(d) for d in documents}
+    for rule in rules:
+        if rule.needs_pools and not ctx.has_capacity:
+            continue
+        for hit in rule.check(ctx):
+            if rule.name in ignored.get(id(hit.doc), frozenset()):
+                continue
+            findings.append(to_finding(ctx, rule, hit))
+    unique = sorted(dict.fromkeys(findings))
+    return LintReport(len(files), len(documents), tuple(unique), tuple(rules),
+                      tuple(object_name(d) for d in documents))
