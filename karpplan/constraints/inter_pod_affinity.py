@@ -11,8 +11,8 @@ the groups, so the model's rows keep their order.
   Preferred terms are penalties of their weight per pod that misses them, never keeping a pod out.
 * Verifier: no pod shares a domain of an anti-affinity term's key with a pod the term matches (terms of
   bound pods included); each required affinity term of a placed pod is met in its node's domain by
-  another pod the term matches, unless none matches anywhere and the pod matches its own term (the first
-  pod); a node without the term's topology key is no domain.
+  another pod matching all the pod's terms, unless none matches anywhere and the pod matches its own
+  terms (the first pod); a node without the term's topology key is no domain.
 """
 
 from __future__ import annotations
@@ -334,20 +334,24 @@ class InterPodAffinityKind(ConstraintKind):
 
     def _affinity(self, view: NodeView, pod: Pod, placed: list[tuple[NodeView, Pod, bool]],
                   ns_labels: Mapping[str, Mapping[str, str]]) -> list[Violation]:
+        """kube-scheduler: the pods matching ALL the required terms count; each term needs one of them in
+        the node's domain of its key, unless none exists anywhere and the pod matches all its own terms."""
+        terms = pod.template.pod_affinity.required
+        if not terms:
+            return []
         out: list[Violation] = []
-        for term in pod.template.pod_affinity.required:
+        missing = [t.topology_key for t in terms if view.domain(t.topology_key) is None]
+        if missing:
+            return [Violation(self.name, pod.key, view.name,
+                              f"{pod.key}: affinity on {missing[0]}: {view.name} has no such label")]
+        matched = [v for v, q, _ in placed if q is not pod and all(_matches(t, pod, q, ns_labels) for t in terms)]
+        if not matched and all(_matches(t, pod, pod, ns_labels) for t in terms):
+            return []  # the first pod of a self-matching group
+        for term in terms:
             domain = view.domain(term.topology_key)
-            if domain is None:
+            if not any(v.domain(term.topology_key) == domain for v in matched):
                 out.append(Violation(self.name, pod.key, view.name,
-                                     f"{pod.key}: affinity on {term.topology_key}: {view.name} has no such label"))
-                continue
-            matched = [(v, q) for v, q, _ in placed if q is not pod and _matches(term, pod, q, ns_labels)]
-            if any(v.domain(term.topology_key) == domain for v, _ in matched):
-                continue
-            if not matched and _matches(term, pod, pod, ns_labels):
-                continue  # the first pod of a self-matching term
-            out.append(Violation(self.name, pod.key, view.name,
-                                 f"{pod.key}: affinity on {term.topology_key}: no matching pod in {domain}"))
+                                     f"{pod.key}: affinity on {term.topology_key}: no matching pod in {domain}"))
         return out
 
 
