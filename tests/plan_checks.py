@@ -25,8 +25,12 @@ def bench_problem(tmp_path: Path, catalog: str, pods: int) -> Problem:
 
 
 def hostname_violations(problem: Problem, solution: Solution) -> list[str]:
-    """The independent verifier's topology findings (spread and pod (anti-)affinity, every key)."""
-    return [v.message for kind in (TOPOLOGY_SPREAD, INTER_POD_AFFINITY) for v in kind.violations(problem, solution)]
+    """The independent verifier's node-level topology findings: hostname spread and pod (anti-)affinity.
+
+    Zone-level counts are left out: Karpenter checks a spread rule only when an owner is placed, so its
+    plan (and a re-packing that keeps its zone counts) can end past maxSkew in a zone by final counts."""
+    return [v.message for kind in (TOPOLOGY_SPREAD, INTER_POD_AFFINITY) for v in kind.violations(problem, solution)
+            if v.key == HOSTNAME]
 
 
 def resource_violations(solution: Solution) -> list[str]:

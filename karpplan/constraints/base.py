@@ -33,6 +33,7 @@ class Violation:
     pod: str  # namespace/name, or "" when the violation is about a node or a pool
     node: str  # node (or NodePool) name
     message: str
+    key: str = ""  # the topology key of a spread or pod (anti-)affinity rule
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.message}"

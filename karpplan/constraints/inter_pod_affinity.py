@@ -326,7 +326,7 @@ class InterPodAffinityKind(ConstraintKind):
                     if _matches(term, pod, other, ns_labels):
                         out.append(Violation(self.name, pod.key, view.name,
                                              f"{pod.key}: anti-affinity on {term.topology_key} violated by "
-                                             f"{other.key} in {domain}"))
+                                             f"{other.key} in {domain}", term.topology_key))
                         break
             if pending:
                 out.extend(self._affinity(view, pod, placed, ns_labels))
@@ -343,7 +343,7 @@ class InterPodAffinityKind(ConstraintKind):
         missing = [t.topology_key for t in terms if view.domain(t.topology_key) is None]
         if missing:
             return [Violation(self.name, pod.key, view.name,
-                              f"{pod.key}: affinity on {missing[0]}: {view.name} has no such label")]
+                              f"{pod.key}: affinity on {missing[0]}: {view.name} has no such label", missing[0])]
         matched = [v for v, q, _ in placed if q is not pod and all(_matches(t, pod, q, ns_labels) for t in terms)]
         if not matched and all(_matches(t, pod, pod, ns_labels) for t in terms):
             return []  # the first pod of a self-matching group
@@ -351,7 +351,8 @@ class InterPodAffinityKind(ConstraintKind):
             domain = view.domain(term.topology_key)
             if not any(v.domain(term.topology_key) == domain for v in matched):
                 out.append(Violation(self.name, pod.key, view.name,
-                                     f"{pod.key}: affinity on {term.topology_key}: no matching pod in {domain}"))
+                                     f"{pod.key}: affinity on {term.topology_key}: no matching pod in {domain}",
+                                     term.topology_key))
         return out
 
 

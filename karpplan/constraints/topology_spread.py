@@ -249,7 +249,7 @@ class TopologySpreadKind(ConstraintKind):
             limit = c.max_skew if new_host else minimum + c.max_skew
             if counts[d] > limit:
                 out.append(Violation(self.name, "", d, f"{tpl.namespace} spread on {key} maxSkew {c.max_skew}: "
-                                                        f"domain {d} holds {counts[d]} > {limit} (min {minimum})"))
+                                                        f"domain {d} holds {counts[d]} > {limit} (min {minimum})", key))
         return out
 
 

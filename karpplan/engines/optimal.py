@@ -1,6 +1,8 @@
 """The optimal engine: an OR-Tools CP-SAT model over integer pod counts, then a decoder to real nodes.
 
-Formulation (one class, named parts, in the spirit of the CP-SAT primer):
+Formulation (one class, named parts, in the spirit of the CP-SAT primer). The rows of each rule live in
+its constraint kind (`karpplan/constraints/`), which `build` adds in registry order; this module keeps the
+variables, the option pruning, the objective, the hint and the solve:
 
 * `y[g,k]` pods of group g on new nodes of launch option k, `n[k]` nodes of option k, `x[g,e]` pods of g on
   existing node e, `u[g]` pods of g left out. Replicas of a template are one integer, never one boolean
