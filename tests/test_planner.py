@@ -7,9 +7,28 @@ from pathlib import Path
 
 import pytest
 
+from karpplan.catalog import load_catalog
+from karpplan.model.build import load_inventory
+from karpplan.planner import PlanOptions, make_problem, solve
+from karpplan.verify import verify
+
 from planner_helpers import FAKE_CATALOG, POOL, deployment, existing_node, plan_text
 
 BOTH = pytest.mark.parametrize("engine", ["optimal", "karpenter"])
+QUICKSTART = Path(__file__).resolve().parent.parent / "fixtures" / "quickstart"
+
+
+@BOTH
+def test_plan_runs_end_to_end(engine: str) -> None:
+    """The quickstart planned end to end, and the plan checked by the independent verifier."""
+    inventory = load_inventory([str(QUICKSTART)])
+    problem = make_problem(inventory, load_catalog(inventory.region, None), list(inventory.pending))
+    solution, _, greedy = solve(problem, PlanOptions(engine=engine, time_limit=5.0, seed=1))
+    placed = sum(len(n.pods) for n in solution.nodes)
+    assert placed + len(solution.unplaced) == problem.pending_count == 13
+    assert placed >= sum(len(n.pods) for n in greedy.nodes) >= 12
+    assert verify(problem, solution) == []
+    assert verify(problem, greedy) == []
 
 
 @BOTH

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from karpplan.constraints.pool_limits import POOL_LIMITS
 from karpplan.model.pods import Pod
 from karpplan.model.resources import LimitVector, Resources
 from karpplan.scheduling.candidates import fits_limits
@@ -50,12 +51,12 @@ def reasons_for(problem: Problem, gi: GroupInfo, pod: Pod, state: PlacementState
         if options is None:
             reasons.append(prefix + why)
         elif nodes_left is not None and nodes_left - len(launched) <= 0:
-            reasons.append(prefix + f"node limits have been exhausted for nodepool (NodePool={pool.name}); "
-                           f"limits.nodes allows {nodes_left} more and the plan launches {len(launched)}")
+            reasons.append(prefix + POOL_LIMITS.reason("nodes_exhausted", pool=pool.name, allowed=nodes_left,
+                                                       launched=len(launched)))
         elif remaining is not None and not any(
                 fits_limits(o.capacity, _after(remaining, launched)) for o in options):
-            reasons.append(prefix + f"all available instance types exceed limits for nodepool (NodePool={pool.name})"
-                           f"; limits left before this plan: {', '.join(f'{k}={v}' for k, v in remaining.formatted().items())}")
+            left = ", ".join(f"{k}={v}" for k, v in remaining.formatted().items())
+            reasons.append(prefix + POOL_LIMITS.reason("exceeded", pool=pool.name, left=left))
         else:
             reasons.append(prefix + "a node could be launched for this pod alone, but not together with the "
                            "plan's other pods (spread, affinity or limits across the batch)")

@@ -1,7 +1,9 @@
 """kube-scheduler's static filters for existing nodes, with its reason strings.
 
-Static means: independent of where other pending pods go. Resources, topology spread and inter-pod
-affinity depend on the rest of the plan and live in `state.py` / `topology.py`.
+Static means: independent of where other pending pods go. Each rule's filter and wording live in its
+constraint kind (`karpplan/constraints/`); this module runs them in kube-scheduler's order. Resources,
+topology spread and inter-pod affinity also depend on the rest of the plan and live in `state.py` /
+`topology.py` (greedy) and in the kinds' model rows (CP-SAT).
 """
 
 from __future__ import annotations
@@ -9,30 +11,35 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from karpplan.constraints.host_ports import HOST_PORTS as _HOST_PORTS_KIND
+from karpplan.constraints.inter_pod_affinity import INTER_POD_AFFINITY as _INTER_POD_AFFINITY
+from karpplan.constraints.node_affinity import NODE_AFFINITY as _NODE_AFFINITY_KIND
+from karpplan.constraints.registry import STATIC_FILTERS
+from karpplan.constraints.resources import RESOURCES as _RESOURCES
+from karpplan.constraints.taints import TAINTS as _TAINTS
+from karpplan.constraints.topology_spread import TOPOLOGY_SPREAD as _TOPOLOGY_SPREAD
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import HostPort, Pod, PodTemplate
 from karpplan.model.resources import Resources
-from karpplan.model.taints import NO_SCHEDULE, SCHEDULING_EFFECTS, Taint, Toleration, tolerates, untolerated
+from karpplan.model.taints import SCHEDULING_EFFECTS, Taint, Toleration, untolerated
 
-UNSCHEDULABLE = "node(s) were unschedulable"
-NODE_AFFINITY = "node(s) didn't match Pod's node affinity/selector"
-SPREAD = "node(s) didn't match pod topology spread constraints"
-SPREAD_MISSING_LABEL = "node(s) didn't match pod topology spread constraints (missing required label)"
-POD_AFFINITY = "node(s) didn't match pod affinity rules"
-POD_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
-EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
-HOST_PORTS = "node(s) didn't have free ports for the requested pod ports"
-TOO_MANY_PODS = "Too many pods"
-
-_UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", NO_SCHEDULE)
+UNSCHEDULABLE = _TAINTS.reason("unschedulable")
+NODE_AFFINITY = _NODE_AFFINITY_KIND.reason("mismatch")
+SPREAD = _TOPOLOGY_SPREAD.reason("mismatch")
+SPREAD_MISSING_LABEL = _TOPOLOGY_SPREAD.reason("missing_label")
+POD_AFFINITY = _INTER_POD_AFFINITY.reason("affinity")
+POD_ANTI_AFFINITY = _INTER_POD_AFFINITY.reason("anti_affinity")
+EXISTING_ANTI_AFFINITY = _INTER_POD_AFFINITY.reason("existing_anti_affinity")
+HOST_PORTS = _HOST_PORTS_KIND.reason("conflict")
+TOO_MANY_PODS = _RESOURCES.reason("too_many_pods")
 
 
 def untolerated_taint_reason(taint: Taint) -> str:
-    return f"node(s) had untolerated taint {taint.kube_text()}"
+    return _TAINTS.untolerated_taint_reason(taint)
 
 
 def insufficient(resource: str) -> str:
-    return TOO_MANY_PODS if resource == "pods" else f"Insufficient {resource}"
+    return _RESOURCES.insufficient(resource)
 
 
 @dataclass
@@ -51,23 +58,9 @@ class ExistingNodeInfo:
 
 def static_reasons(template: PodTemplate, info: ExistingNodeInfo) -> list[str]:
     """The filters that fail for this pod on this node regardless of other pending pods (empty = passes)."""
-    node = info.node
     reasons: list[str] = []
-    if node.unschedulable and not tolerates(template.tolerations, _UNSCHEDULABLE_TAINT):
-        reasons.append(UNSCHEDULABLE)
-    bad = untolerated(template.tolerations, node.taints, SCHEDULING_EFFECTS)
-    if bad:
-        reasons.append(untolerated_taint_reason(bad[0]))
-    if not template.affinity.matches(node.labels, node.name):
-        reasons.append(NODE_AFFINITY)
-    if any(p.conflicts(q) for p in template.host_ports for q in info.host_ports):
-        reasons.append(HOST_PORTS)
-    for c in template.hard_spread:
-        if c.topology_key not in node.labels and c.topology_key != "kubernetes.io/hostname":
-            reasons.append(SPREAD_MISSING_LABEL)
-            break
-    for resource in template.requests.shortfalls(info.free):
-        reasons.append(insufficient(resource))
+    for kind in STATIC_FILTERS:
+        reasons.extend(kind.filter_node(template, info))
     return reasons
 
 

@@ -32,12 +32,12 @@ from karpplan.scheduling.filters import (
 )
 from karpplan.scheduling.nodeclaim import Slot
 from karpplan.scheduling.option_masks import OptionMasks, cheapest_with, codes_in, with_values
-from karpplan.scheduling.preferences import Attempt, StrictRequirements, required_terms, template_attempts
+from karpplan.scheduling.preferences import Attempt, StrictRequirements
 from karpplan.scheduling.problem import GroupInfo, Problem
 from karpplan.scheduling.topology import AffinityRule, SpreadRule
 from karpplan.scheduling.topology_counts import TopologyCounts
 
-__all__ = ["Attempt", "PlacementState", "Slot", "required_terms", "template_attempts"]
+__all__ = ["PlacementState"]
 
 _NO_ROWS: IndexArray = np.zeros(0, dtype=np.intp)
 

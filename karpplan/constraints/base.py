@@ -1,0 +1,68 @@
+"""What every constraint kind provides: a static node filter, CP-SAT rows, an independent check, reasons.
+
+A kind module is the single home of one rule's semantics. The planner's parts iterate the registry
+(`karpplan.constraints.registry.REGISTRY`) instead of knowing the rules:
+
+* `filter_node`: kube-scheduler's static filter on an existing node (`scheduling/filters.py`);
+* `add_to_model`: the rule's rows in the CP-SAT model (`engines/optimal.py`, `OptimalModel.build`);
+* `violations`: the independent verifier (`karpplan/verify.py`), written from the Kubernetes and
+  Karpenter semantics on the plan's final state, not from the engines' code paths;
+* `messages` / `reason`: the wording of plan reasons (kube-scheduler's and Karpenter's own words).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from karpplan.engines.optimal import OptimalModel
+    from karpplan.engines.result import Solution
+    from karpplan.model.pods import PodTemplate
+    from karpplan.scheduling.filters import ExistingNodeInfo
+    from karpplan.scheduling.problem import Problem
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken rule in a plan: the kind that found it, the pod and node concerned, what is wrong."""
+
+    kind: str
+    pod: str  # namespace/name, or "" when the violation is about a node or a pool
+    node: str  # node (or NodePool) name
+    message: str
+    key: str = ""  # the topology key of a spread or pod (anti-)affinity rule
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.message}"
+
+
+class ConstraintKind(ABC):
+    """One kind of scheduling constraint."""
+
+    name: str
+    summary: str  # one line
+    messages: Mapping[str, str]  # reason templates, `str.format` fields named by `reason`'s facts
+
+    def reason(self, key: str, **facts: object) -> str:
+        """The reason text `key` with these facts filled in."""
+        return self.messages[key].format(**facts)
+
+    def exclude(self, model: OptimalModel) -> None:
+        """Placements the rule rules out before the model's variables exist (default: none)."""
+        del model
+
+    @abstractmethod
+    def filter_node(self, template: PodTemplate, info: ExistingNodeInfo) -> list[str]:
+        """kube-scheduler's static filter for this pod on this existing node: the reasons it fails
+        (empty: passes, or the rule is not a static filter)."""
+
+    @abstractmethod
+    def add_to_model(self, model: OptimalModel) -> None:
+        """Add the rule's rows to the CP-SAT model (after the variables, before the objective)."""
+
+    @abstractmethod
+    def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
+        """Where the solution breaks the rule, checked from the plan's final state."""

@@ -1,0 +1,51 @@
+"""nodeSelector and required node affinity (kube-scheduler's NodeAffinity filter; Karpenter's
+requirements on a NodePool's launch options).
+
+* Filter: an existing node whose labels (and name, for `metadata.name` fields) the pod's nodeSelector
+  and one of its required nodeSelectorTerms do not match.
+* Model: no rows. Existing nodes that fail are not in the group's `existing_ok`; launch options whose
+  labels the pod's requirements exclude are not among the group's options (`scheduling/candidates.py`).
+  Preferred node affinity is a penalty of the objective (`OptimalModel.add_objective`).
+* Verifier: every placed pod's nodeSelector and required node affinity match its node's labels (a new
+  node's labels are its launch option's, with its name as hostname).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from karpplan.constraints.base import ConstraintKind, Violation
+from karpplan.constraints.view import node_views
+
+if TYPE_CHECKING:
+    from karpplan.engines.optimal import OptimalModel
+    from karpplan.engines.result import Solution
+    from karpplan.model.pods import PodTemplate
+    from karpplan.scheduling.filters import ExistingNodeInfo
+    from karpplan.scheduling.problem import Problem
+
+
+class NodeAffinityKind(ConstraintKind):
+    name = "node-affinity"
+    summary = "a pod lands only on nodes matching its nodeSelector and required node affinity"
+    messages = {"mismatch": "node(s) didn't match Pod's node affinity/selector"}
+
+    def filter_node(self, template: PodTemplate, info: ExistingNodeInfo) -> list[str]:
+        node = info.node
+        return [] if template.affinity.matches(node.labels, node.name) else [self.reason("mismatch")]
+
+    def add_to_model(self, model: OptimalModel) -> None:
+        """No rows: the static filters leave non-matching nodes and launch options out of the variables."""
+        del model
+
+    def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
+        out: list[Violation] = []
+        for view in node_views(solution):
+            for gi, pod in view.pending:
+                if not gi.template.affinity.matches(view.labels, view.name):
+                    out.append(Violation(self.name, pod.key, view.name,
+                                         f"{pod.key} on {view.name}: node selector/affinity not satisfied"))
+        return out
+
+
+NODE_AFFINITY = NodeAffinityKind()

@@ -1,0 +1,86 @@
+"""NodePool limits: `limits.cpu`, `limits.memory`, any other resource, and `limits.nodes`, counted over the
+pool's existing nodes and the nodes the plan launches (Karpenter's limits check).
+
+* Filter: none on existing nodes (limits bound what a pool launches). Karpenter's per-pod check that a
+  pool has room left for one more node lives in `scheduling/candidates.py` (`check_pool`, `fits_limits`).
+* Model: per pool, the capacity of the new nodes of its launch options within what the limits leave
+  after the existing nodes (`Problem.limits`), and their count within `limits.nodes`.
+* Verifier: for every pool the plan launches nodes of, the capacity of its existing nodes (capacity, or
+  allocatable when the node reports none) plus that of its new nodes stays within each limit, and the
+  node count within `limits.nodes`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from karpplan.constraints.base import ConstraintKind, Violation
+
+if TYPE_CHECKING:
+    from karpplan.engines.optimal import OptimalModel
+    from karpplan.engines.result import Solution
+    from karpplan.model.pods import PodTemplate
+    from karpplan.scheduling.candidates import LaunchOption
+    from karpplan.scheduling.filters import ExistingNodeInfo
+    from karpplan.scheduling.problem import Problem
+
+
+class PoolLimitsKind(ConstraintKind):
+    name = "pool-limits"
+    summary = "a NodePool's nodes stay within its limits (resources and limits.nodes), existing nodes included"
+    messages = {
+        "nodes_exhausted": "node limits have been exhausted for nodepool (NodePool={pool}); "
+                           "limits.nodes allows {allowed} more and the plan launches {launched}",
+        "exceeded": "all available instance types exceed limits for nodepool (NodePool={pool}); "
+                    "limits left before this plan: {left}",
+    }
+
+    def filter_node(self, template: PodTemplate, info: ExistingNodeInfo) -> list[str]:
+        """Not a filter on existing nodes: limits bound what a pool launches."""
+        del template, info
+        return []
+
+    def add_to_model(self, model: OptimalModel) -> None:
+        """NodePool limits against capacity; `limits.nodes` exactly."""
+        by_pool: dict[str, list[LaunchOption]] = defaultdict(list)
+        for o in model.options:
+            if o.index in model.n:
+                by_pool[o.pool.name].append(o)
+        for pool, opts in by_pool.items():
+            remaining, nodes_left = model.problem.limits[pool]
+            if nodes_left is not None:
+                model.model.add(sum(model.n[o.index] for o in opts) <= max(nodes_left, 0))
+            if remaining is not None:
+                for key, left in remaining.items():
+                    model.model.add(sum(o.capacity.get(key) * model.n[o.index] for o in opts) <= max(left, 0))
+
+    def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
+        out: list[Violation] = []
+        for pool in problem.pools:
+            launched = [n.option for n in solution.new_nodes if n.option is not None and n.option.pool.name == pool.name]
+            if not launched or (pool.limits is None and pool.node_limit is None):
+                continue
+            used: dict[str, int] = defaultdict(int)
+            count = 0
+            for info in problem.existing:
+                node = info.node
+                if node.labels.get(pool.pool_label_key) == pool.name:
+                    count += 1
+                    for key, amount in (node.capacity if len(node.capacity) else node.allocatable).items():
+                        used[key] += amount
+            for option in launched:
+                count += 1
+                for key, amount in option.capacity.items():
+                    used[key] += amount
+            if pool.node_limit is not None and count > pool.node_limit:
+                out.append(Violation(self.name, "", pool.name,
+                                     f"NodePool {pool.name}: {count} nodes over limits.nodes {pool.node_limit}"))
+            for key, limit in (pool.limits or {}).items():
+                if used[key] > limit:
+                    out.append(Violation(self.name, "", pool.name,
+                                         f"NodePool {pool.name}: {key} {used[key]} over limits.{key} {limit}"))
+        return out
+
+
+POOL_LIMITS = PoolLimitsKind()

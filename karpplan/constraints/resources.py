@@ -1,0 +1,138 @@
+"""Resources: a node holds the requests of its pods within its allocatable, DaemonSets' share included.
+
+* Filter: kube-scheduler's NodeResourcesFit on an existing node (`Insufficient cpu`, `Too many pods`)
+  against allocatable minus the requests of bound pods and of DaemonSet pods still to come.
+* Model: every pending pod is placed or counted as left out (demand); existing nodes are single bins
+  (exact rows); new nodes of one launch option are aggregated: the fluid row
+  `sum_g r[g] y[g,k] <= A[k] n[k]`, whole pods per node `y[g,k] <= floor(A[k]/r[g]) n[k]`, and a
+  redundant total-capacity row. The decoder packs each option's pods into real nodes.
+* Verifier: on every node, the pending pods' requests fit in allocatable minus what bound pods and the
+  DaemonSets take (a new node: the DaemonSets that would run on its instance type).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from ortools.sat.python import cp_model
+
+from karpplan.constraints.base import ConstraintKind, Violation
+from karpplan.constraints.view import node_views
+from karpplan.model.resources import Resources
+
+if TYPE_CHECKING:
+    from karpplan.engines.optimal import OptimalModel
+    from karpplan.engines.result import Solution
+    from karpplan.model.pods import PodTemplate
+    from karpplan.scheduling.filters import ExistingNodeInfo
+    from karpplan.scheduling.problem import GroupInfo, Problem
+
+LinearExpr = cp_model.LinearExpr
+
+
+def floor_fit(requests: Resources, room: Resources, cap: int) -> int:
+    """How many pods with these requests fit into `room` (at most `cap`)."""
+    best = cap
+    for name, amount in requests.items():
+        if amount > 0:
+            best = min(best, room.get(name) // amount)
+    return max(best, 0)
+
+
+class ResourcesKind(ConstraintKind):
+    name = "resources"
+    summary = "a node holds its pods' requests within allocatable minus DaemonSet overhead"
+    messages = {
+        "insufficient": "Insufficient {resource}",
+        "too_many_pods": "Too many pods",
+    }
+
+    def insufficient(self, resource: str) -> str:
+        """kube-scheduler's NodeResourcesFit reason for one resource."""
+        return self.reason("too_many_pods") if resource == "pods" else self.reason("insufficient", resource=resource)
+
+    def filter_node(self, template: PodTemplate, info: ExistingNodeInfo) -> list[str]:
+        return [self.insufficient(r) for r in template.requests.shortfalls(info.free)]
+
+    def add_to_model(self, model: OptimalModel) -> None:
+        self._demand(model)
+        self._existing_capacity(model)
+        self._new_capacity(model)
+
+    @staticmethod
+    def _demand(model: OptimalModel) -> None:
+        """Every pending pod is placed somewhere or counted as left out."""
+        for g in model.groups:
+            parts = [v for _, v in model.y_of[g.index]] + [v for _, v in model.x_of[g.index]]
+            model.model.add(sum(parts) + model.u[g.index] == g.size)
+
+    @staticmethod
+    def _existing_capacity(model: OptimalModel) -> None:
+        """Existing nodes are single bins: these rows are exact."""
+        by_node: dict[int, list[tuple[GroupInfo, cp_model.IntVar]]] = defaultdict(list)
+        for (g, e), v in model.x.items():
+            by_node[e].append((model.groups[g], v))
+        for e, items in by_node.items():
+            free = model.problem.existing[e].free
+            for d in model.dims:
+                terms = [(v, gi.template.requests.get(d)) for gi, v in items if gi.template.requests.get(d)]
+                if terms:
+                    model.model.add(sum(c * v for v, c in terms) <= max(free.get(d), 0))
+
+    @staticmethod
+    def _new_capacity(model: OptimalModel) -> None:
+        """Fluid capacity per launch option, whole pods per node, and the redundant total row."""
+        m = model.model
+        by_option: dict[int, list[tuple[GroupInfo, cp_model.IntVar]]] = defaultdict(list)
+        for (g, k), v in model.y.items():
+            by_option[k].append((model.groups[g], v))
+        options = {o.index: o for o in model.options}
+        for k, items in by_option.items():
+            o = options[k]
+            nk = model.n[k]
+            free = o.free
+            for d in model.dims:
+                terms = [(v, gi.template.requests.get(d)) for gi, v in items if gi.template.requests.get(d)]
+                if terms:
+                    m.add(sum(c * v for v, c in terms) <= free.get(d) * nk)
+            for gi, v in items:
+                m.add(v <= floor_fit(gi.template.requests, free, gi.size) * nk)
+        for d in model.dims:
+            demand = [(gi.template.requests.get(d), gi.size - model.u[gi.index]) for gi in model.groups
+                      if gi.template.requests.get(d)]
+            if not demand:
+                continue
+            fixed = sum(max(model.problem.existing[e].free.get(d), 0) for e in {e for (_, e) in model.x})
+            supply = LinearExpr.weighted_sum([model.n[k] for k in by_option], [options[k].free.get(d) for k in by_option])
+            m.add(sum(c * expr for c, expr in demand) <= supply + fixed)
+
+    def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
+        del problem
+        return capacity_violations(solution)
+
+
+def capacity_violations(solution: Solution) -> list[Violation]:
+    """Nodes whose pending pods' requests exceed what is left of their allocatable."""
+    out: list[Violation] = []
+    for view in node_views(solution):
+        node = view.solved
+        if node.existing is not None:
+            room = node.existing.node.allocatable - node.existing.used
+        else:
+            assert node.option is not None
+            room = node.option.allocatable - node.option.daemon_overhead
+        used: dict[str, int] = defaultdict(int)
+        for gi, _ in view.pending:
+            for name, amount in gi.template.requests.items():
+                used[name] += amount
+        for name, amount in sorted(used.items()):
+            if amount > 0 and amount > room.get(name):
+                out.append(Violation(RESOURCES.name, "", node.name,
+                                     f"{node.name}: {name} requests {amount} > {room.get(name)} left of allocatable"))
+        if view.pending and node.option is not None and not node.option.daemon_overhead.fits_in(node.option.allocatable):
+            out.append(Violation(RESOURCES.name, "", node.name, f"{node.name}: the DaemonSets alone overflow the node"))
+    return out
+
+
+RESOURCES = ResourcesKind()

@@ -1,0 +1,66 @@
+"""Taints and tolerations, `spec.unschedulable` included (kube-scheduler's NodeUnschedulable and
+TaintToleration filters; Karpenter's NodePool taint check).
+
+* Filter: an existing node that is unschedulable (unless the pod tolerates
+  `node.kubernetes.io/unschedulable:NoSchedule`) or carries a NoSchedule/NoExecute taint the pod does not
+  tolerate.
+* Model: no rows. Existing nodes that fail are not among the group's `existing_ok` (this filter, in
+  `scheduling/problem.py`); NodePools whose taints the pod does not tolerate give it no launch options
+  (`scheduling/candidates.py`, `check_pool`).
+* Verifier: every placed pod tolerates its node's NoSchedule/NoExecute taints (PreferNoSchedule only
+  steers), and an unschedulable node takes only pods tolerating its taint.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from karpplan.constraints.base import ConstraintKind, Violation
+from karpplan.constraints.view import UNSCHEDULABLE_TAINT, node_views
+from karpplan.model.taints import SCHEDULING_EFFECTS, Taint, tolerates, untolerated
+
+if TYPE_CHECKING:
+    from karpplan.engines.optimal import OptimalModel
+    from karpplan.engines.result import Solution
+    from karpplan.model.pods import PodTemplate
+    from karpplan.scheduling.filters import ExistingNodeInfo
+    from karpplan.scheduling.problem import Problem
+
+
+class TaintsKind(ConstraintKind):
+    name = "taints"
+    summary = "a pod lands only on nodes whose NoSchedule/NoExecute taints (and unschedulable mark) it tolerates"
+    messages = {
+        "unschedulable": "node(s) were unschedulable",
+        "untolerated": "node(s) had untolerated taint {taint}",
+    }
+
+    def untolerated_taint_reason(self, taint: Taint) -> str:
+        return self.reason("untolerated", taint=taint.kube_text())
+
+    def filter_node(self, template: PodTemplate, info: ExistingNodeInfo) -> list[str]:
+        node = info.node
+        reasons: list[str] = []
+        if node.unschedulable and not tolerates(template.tolerations, UNSCHEDULABLE_TAINT):
+            reasons.append(self.reason("unschedulable"))
+        bad = untolerated(template.tolerations, node.taints, SCHEDULING_EFFECTS)
+        if bad:
+            reasons.append(self.untolerated_taint_reason(bad[0]))
+        return reasons
+
+    def add_to_model(self, model: OptimalModel) -> None:
+        """No rows: the static filters leave untolerated nodes and NodePools out of the variables."""
+        del model
+
+    def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
+        out: list[Violation] = []
+        for view in node_views(solution):
+            for gi, pod in view.pending:
+                for taint in view.taints:
+                    if taint.effect in SCHEDULING_EFFECTS and not any(t.tolerates(taint) for t in gi.template.tolerations):
+                        out.append(Violation(self.name, pod.key, view.name,
+                                             f"{pod.key} on {view.name}: untolerated taint {taint.kube_text()}"))
+        return out
+
+
+TAINTS = TaintsKind()

@@ -1,0 +1,256 @@
+"""Pod topology spread constraints (kube-scheduler's PodTopologySpread; Karpenter's topology groups).
+
+* Filter: an existing node lacking the topology key of one of the pod's hard constraints (hostname
+  excepted). The counting rules depend on the rest of the plan: the greedy engine checks them per
+  placement (`scheduling/state.py`), from the rules of `scheduling/topology.py`.
+* Model: the batch form of the per-placement rule: a domain that receives a self-matching pod ends with
+  `count <= min + maxSkew` (the minimum over the eligible domains, 0 when fewer than minDomains); hostname
+  rules on new nodes cap matching pods per node at maxSkew (Karpenter's global minimum for a new node is
+  0); existing nodes follow kube-scheduler's rule. Before the variables exist, placements into domains
+  the rule can never admit are excluded (`exclude`). Soft constraints are penalised slack.
+* Verifier: for every hard constraint whose selector matches its own pod, per domain receiving one of
+  the pods, the matching pods (same namespace, bound ones included) number at most `maxSkew` on a new
+  node for hostname, else at most the global minimum over eligible domains (nodes with the key, honouring
+  nodeAffinityPolicy and nodeTaintsPolicy; 0 with fewer than minDomains domains) plus maxSkew.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import TYPE_CHECKING
+
+from ortools.sat.python import cp_model
+
+from karpplan.constraints.base import ConstraintKind, Violation
+from karpplan.constraints.view import NodeView, node_views
+from karpplan.model.labels import HOSTNAME
+from karpplan.model.taints import SCHEDULING_EFFECTS, untolerated
+
+if TYPE_CHECKING:
+    from karpplan.engines.optimal import OptimalModel
+    from karpplan.engines.result import Solution
+    from karpplan.model.pods import PodTemplate, TopologySpreadConstraint
+    from karpplan.scheduling.filters import ExistingNodeInfo
+    from karpplan.scheduling.problem import GroupInfo, Problem
+    from karpplan.scheduling.topology import SpreadRule
+
+LinearExpr = cp_model.LinearExpr
+
+
+def spread_allowed_domains(rule: SpreadRule) -> set[str] | None:
+    """Domains a pod of the rule's owner may enter at all (None = every existing domain, for hostname)."""
+    if rule.hostname:
+        if rule.self_match:
+            return None
+        counts = rule.base_counts
+        host_domains = list(rule.existing_domains.values())
+        minimum = (min((counts.get(d, 0) for d in host_domains), default=0)
+                   if len(host_domains) >= rule.min_domains else 0)
+        return {d for d in host_domains if counts.get(d, 0) - minimum <= rule.max_skew} | {"<new>"}
+    domains = rule.static_domains()
+    if rule.self_match:
+        return set(domains)
+    counts = rule.base_counts
+    minimum = min((counts.get(d, 0) for d in domains), default=0) if len(domains) >= rule.min_domains else 0
+    return {d for d in domains if counts.get(d, 0) - minimum <= rule.max_skew}
+
+
+class _SpreadRows:
+    """The spread rows of one model, with what groups sharing a constraint share."""
+
+    def __init__(self, model: OptimalModel) -> None:
+        self.owner = model
+        self.m = model.model
+        self.zonal_cache: dict[tuple[object, ...], tuple[dict[str, LinearExpr | int], cp_model.IntVar, int]] = {}
+        self.shared_caps: set[tuple[object, ...]] = set()
+
+    def add(self) -> None:
+        model = self.owner
+        topo = model.problem.topology
+        raises: dict[int, list[GroupInfo]] = {}
+        by_signature: dict[tuple[object, ...], list[GroupInfo]] = defaultdict(list)
+        for g in model.groups:
+            for rule in topo.rules_for(g.template):
+                raises[id(rule)] = [h for h in model.groups if rule.counts(h.template.namespace, h.template.labels)]
+                by_signature[rule.signature()].append(g)
+        for g in model.groups:
+            for rule in topo.rules_for(g.template):
+                owners = by_signature[rule.signature()]
+                if rule.hostname:
+                    self.hostname(g, rule, raises[id(rule)], owners)
+                elif rule.self_match:
+                    self.zonal(g, rule, raises[id(rule)])
+
+    def zonal(self, g: GroupInfo, rule: SpreadRule, raisers: list[GroupInfo]) -> None:
+        m, model = self.m, self.owner
+        domains = sorted(rule.static_domains())
+        if not domains:
+            return
+        # Groups with the same constraint share the domain counts and their minimum.
+        signature = rule.signature()
+        shared = self.zonal_cache.get(signature)
+        if shared is None:
+            counts: dict[str, LinearExpr | int] = {}
+            for d in domains:
+                counts[d] = rule.base_counts.get(d, 0) + sum(
+                    v for h in raisers for v in model.placed_in(h.index, rule.key, d, rule))
+            big = sum(h.size for h in raisers) + max(rule.base_counts.values(), default=0) + 1
+            minimum = m.new_int_var(0, big, f"min_g{g.index}_{rule.key}")
+            if len(domains) < rule.min_domains:
+                m.add(minimum == 0)
+            else:
+                for d in domains:
+                    m.add(minimum <= counts[d])
+            shared = (counts, minimum, big)
+            self.zonal_cache[signature] = shared
+        counts, minimum, big = shared
+        for d in domains:
+            own = model.placed_in(g.index, rule.key, d, rule)
+            if not own:
+                continue
+            receives = m.new_bool_var(f"recv_g{g.index}_{d}")
+            m.add(sum(own) <= g.size * receives)
+            if rule.hard:
+                m.add(counts[d] <= minimum + rule.max_skew).only_enforce_if(receives)
+            else:
+                slack = m.new_int_var(0, big, f"slack_g{g.index}_{d}")
+                m.add(counts[d] <= minimum + rule.max_skew + slack).only_enforce_if(receives)
+                model.soft_terms.append((slack, 10))
+                model.max_soft += 10 * big
+
+    def hostname(self, g: GroupInfo, rule: SpreadRule, raisers: list[GroupInfo], owners: list[GroupInfo]) -> None:
+        m, model = self.m, self.owner
+        big = sum(h.size for h in raisers) + max(rule.base_counts.values(), default=0) + 1
+        # New nodes: Karpenter's global minimum is 0, so a node holding g's pods has at most maxSkew matches.
+        owner_ids = {h.index for h in owners}
+        if rule.hard and all(h.index in owner_ids for h in raisers):
+            # Every pod the rule counts carries it: any node holding one obeys it, no indicator needed.
+            signature = rule.signature()
+            if signature not in self.shared_caps:
+                self.shared_caps.add(signature)
+                model.cap_per_node(raisers, rule.max_skew)
+        else:
+            for k, v in model.y_of[g.index]:
+                matching = [model.y[(h.index, k)] for h in raisers if (h.index, k) in model.y]
+                receives = m.new_bool_var(f"hrecv_g{g.index}_k{k}")
+                m.add(v <= g.size * receives)
+                if rule.hard:
+                    m.add(sum(matching) <= rule.max_skew * model.n[k]).only_enforce_if(receives)
+                else:
+                    slack = m.new_int_var(0, big, f"hslack_g{g.index}_k{k}")
+                    m.add(sum(matching) <= rule.max_skew * model.n[k] + slack).only_enforce_if(receives)
+                    model.soft_terms.append((slack, 10))
+                    model.max_soft += 10 * big
+        if not rule.self_match or not rule.hard:
+            return
+        # Existing nodes: kube-scheduler's rule with the minimum over eligible nodes (and 0 once a new one exists).
+        existing = model.problem.existing
+        eligible = [e for e, info in enumerate(existing) if info.node.name in rule.existing_domains]
+        eligible_set = set(eligible)
+        own_nodes = [e for e, _ in model.x_of[g.index] if e in eligible_set]
+        if not own_nodes:
+            return
+        count = {}
+        for e in eligible:
+            name = existing[e].node.name
+            count[e] = rule.base_counts.get(name, 0) + sum(model.x[(h.index, e)] for h in raisers if (h.index, e) in model.x)
+        minimum = m.new_int_var(0, big, f"hmin_g{g.index}")
+        if len(eligible) < rule.min_domains:
+            m.add(minimum == 0)
+        for e in eligible:
+            m.add(minimum <= count[e])
+        new_nodes = [model.n[k] for k, _ in model.y_of[g.index] if rule.option_counts(model.option(k))]
+        if new_nodes:
+            any_new = m.new_bool_var(f"anynew_g{g.index}")
+            m.add(sum(new_nodes) == 0).only_enforce_if(any_new.Not())
+            m.add(minimum == 0).only_enforce_if(any_new)
+        for e in own_nodes:
+            receives = m.new_bool_var(f"erecv_g{g.index}_e{e}")
+            m.add(model.x[(g.index, e)] <= g.size * receives)
+            m.add(count[e] <= minimum + rule.max_skew).only_enforce_if(receives)
+
+
+class TopologySpreadKind(ConstraintKind):
+    name = "topology-spread"
+    summary = "matching pods spread over topology domains within maxSkew of the least loaded domain"
+    messages = {
+        "mismatch": "node(s) didn't match pod topology spread constraints",
+        "missing_label": "node(s) didn't match pod topology spread constraints (missing required label)",
+    }
+
+    def filter_node(self, template: PodTemplate, info: ExistingNodeInfo) -> list[str]:
+        for c in template.hard_spread:
+            if c.topology_key not in info.node.labels and c.topology_key != HOSTNAME:
+                return [self.reason("missing_label")]
+        return []
+
+    def exclude(self, model: OptimalModel) -> None:
+        """Placements into domains a hard rule never admits (unmatched or already too full)."""
+        topo = model.problem.topology
+        for g in model.groups:
+            for rule in topo.rules_for(g.template):
+                if not rule.hard:
+                    continue
+                allowed = spread_allowed_domains(rule)
+                for e in g.existing_ok:
+                    d = rule.existing_domains.get(model.problem.existing[e].node.name)
+                    if d is None or (allowed is not None and d not in allowed):
+                        model.banned_existing.add((g.index, e))
+                for o in model.group_options[g.index]:
+                    if not rule.option_counts(o) or not rule.hostname and (allowed is None or o.labels.get(rule.key) not in allowed):
+                        model.banned_option.add((g.index, o.index))
+
+    def add_to_model(self, model: OptimalModel) -> None:
+        _SpreadRows(model).add()
+
+    def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
+        views = node_views(solution)
+        by_name = {v.name: v for v in views}
+        out: list[Violation] = []
+        for gi in problem.groups:
+            tpl = gi.template
+            homes = {v.name for v in views for h, _ in v.pending if h is gi}
+            if not homes:
+                continue
+            for c in tpl.spread:
+                if not c.hard:
+                    continue
+                out.extend(self._check(tpl, c, homes, views, by_name))
+        return out
+
+    def _check(self, tpl: PodTemplate, c: TopologySpreadConstraint, homes: set[str], views: list[NodeView],
+               by_name: dict[str, NodeView]) -> list[Violation]:
+        selector = c.selector_for(tpl.labels)
+        if selector is None or not selector.matches(tpl.labels):
+            return []
+        key = c.topology_key
+        eligible: dict[str, str] = {}
+        for view in views:
+            domain = view.domain(key)
+            if view.fargate or domain is None:
+                continue
+            if c.honors_affinity and not tpl.affinity.matches(view.labels, view.name):
+                continue
+            if c.honors_taints and untolerated(tpl.tolerations, view.taints, SCHEDULING_EFFECTS):
+                continue
+            eligible[view.name] = domain
+        counts: Counter[str] = Counter({d: 0 for d in eligible.values()})
+        for view in views:
+            if view.name in eligible:
+                for namespace, labels, _, _ in view.counted_pods():
+                    if namespace == tpl.namespace and selector.matches(labels):
+                        counts[eligible[view.name]] += 1
+        if not counts:
+            return []
+        minimum = min(counts.values()) if len(counts) >= c.effective_min_domains else 0
+        out: list[Violation] = []
+        for d in sorted({eligible[n] for n in homes if n in eligible}):
+            new_host = key == HOSTNAME and d in by_name and by_name[d].new
+            limit = c.max_skew if new_host else minimum + c.max_skew
+            if counts[d] > limit:
+                out.append(Violation(self.name, "", d, f"{tpl.namespace} spread on {key} maxSkew {c.max_skew}: "
+                                                        f"domain {d} holds {counts[d]} > {limit} (min {minimum})", key))
+        return out
+
+
+TOPOLOGY_SPREAD = TopologySpreadKind()

@@ -1,0 +1,132 @@
+"""The optimal engine's decoder: the CP-SAT model's counts turned into real nodes and pods."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from karpplan.engines.result import SolvedNode, node_name
+from karpplan.model.labels import HOSTNAME
+from karpplan.model.pods import Pod
+from karpplan.scheduling.nodeclaim import Slot
+from karpplan.scheduling.problem import GroupInfo, Problem
+from karpplan.scheduling.state import PlacementState
+
+if TYPE_CHECKING:
+    from karpplan.engines.optimal import ModelValues, OptimalModel
+
+
+class Decoder:
+    """Turns counts into nodes: existing placements as given, each option's pods packed into its nodes."""
+
+    def __init__(self, problem: Problem, model: OptimalModel, values: ModelValues) -> None:
+        self.problem = problem
+        self.model = model
+        self.values = values
+        self.state = PlacementState(problem)
+        self.extra_nodes = 0
+
+    def decode(self) -> tuple[list[SolvedNode], list[tuple[GroupInfo, Pod]]]:
+        groups = self.problem.groups
+        queues: dict[int, list[Pod]] = {g.index: list(g.group.pods) for g in groups}
+        for (g, e), count in sorted(self.values.x.items()):
+            slot = self.state.slots[e]
+            for _ in range(count):
+                self._force(groups[g], queues[g].pop(0), slot)
+        new_slots: list[Slot] = []
+        by_option: dict[int, list[tuple[GroupInfo, int]]] = defaultdict(list)
+        for (g, k), count in self.values.y.items():
+            if count:
+                by_option[k].append((groups[g], count))
+        unplaced: list[tuple[GroupInfo, Pod]] = []
+        for k, items in sorted(by_option.items()):
+            option = self.problem.options[k]
+            slots = [self.state.new_slot(option.pool, [option]) for _ in range(self.values.n.get(k, 0))]
+            for s in slots:
+                self.state.add_slot(s)
+            # Most constrained groups first, larger pods first: first-fit decreasing with per-node rules.
+            items.sort(key=lambda it: (-len(self._local_rules(it[0])), -it[0].template.requests.get("cpu"),
+                                       -it[0].template.requests.get("memory")))
+            for gi, count in items:
+                for _ in range(count):
+                    pod = queues[gi.index].pop(0)
+                    target = self._best_slot(gi, slots)
+                    if target is None:
+                        extra = self.state.new_slot(option.pool, [option])
+                        if self._fits(gi, extra):
+                            self.state.add_slot(extra)
+                            slots.append(extra)
+                            self.extra_nodes += 1
+                            target = extra
+                    if target is None:
+                        unplaced.append((gi, pod))
+                        continue
+                    self._force(gi, pod, target)
+            new_slots.extend(slots)
+        for group in groups:
+            unplaced.extend((group, p) for p in queues[group.index])
+        nodes: list[SolvedNode] = []
+        for slot in self.state.slots[: len(self.problem.existing)]:
+            nodes.append(SolvedNode(slot.name, slot.existing, None, list(slot.members)))
+        ordinal = 0
+        for slot in new_slots:
+            if not slot.members:
+                continue
+            ordinal += 1
+            nodes.append(SolvedNode(node_name(slot.options[0], ordinal), None, slot.options[0], list(slot.members)))
+        return nodes, unplaced
+
+    def _local_rules(self, gi: GroupInfo) -> list[object]:
+        topo = self.problem.topology
+        rules: list[object] = [r for r in topo.rules_for(gi.template) if r.hostname and r.hard]
+        anti = topo.anti_affinity.get(id(gi.template))
+        if anti is not None:
+            rules.extend(t for t in anti.terms if t.key == HOSTNAME)
+        return rules
+
+    def _fits(self, gi: GroupInfo, slot: Slot) -> bool:
+        option = slot.options[0]
+        if not (slot.requests + gi.template.requests).fits_in(option.free):
+            return False
+        if gi.template.host_ports and any(p.conflicts(q) for p in gi.template.host_ports for q in slot.host_ports):
+            return False
+        ns_labels = self.problem.namespace_labels
+        tpl = gi.template
+        for rule in self.problem.topology.rules_for(tpl):
+            if rule.hostname and rule.hard:
+                here = sum(1 for h, _ in slot.members if rule.counts(h.template.namespace, h.template.labels))
+                if here + (1 if rule.self_match else 0) > rule.max_skew:
+                    return False
+        anti = self.problem.topology.anti_affinity.get(id(tpl))
+        if anti is not None:
+            for t in anti.terms:
+                if t.key == HOSTNAME and any(t.matches(h.template.namespace, h.template.labels, ns_labels)
+                                             for h, _ in slot.members):
+                    return False
+        for h, _ in slot.members:
+            other = self.problem.topology.anti_affinity.get(id(h.template))
+            if other is not None and any(t.key == HOSTNAME and t.matches(tpl.namespace, tpl.labels, ns_labels)
+                                         for t in other.terms):
+                return False
+        aff = self.problem.topology.affinity.get(id(tpl))
+        if aff is not None and any(t.key == HOSTNAME for t in aff.terms):
+            holders = [s for s in self.state.slots if any(h is gi for h, _ in s.members)]
+            if holders and slot not in holders:
+                return False
+        return True
+
+    def _best_slot(self, gi: GroupInfo, slots: Iterable[Slot]) -> Slot | None:
+        fitting = [s for s in slots if self._fits(gi, s)]
+        if not fitting:
+            return None
+        if self._local_rules(gi):
+            # Spread hostname-constrained pods: the node with the fewest of this group's pods.
+            return min(fitting, key=lambda s: (sum(1 for h, _ in s.members if h is gi), s.index))
+        return fitting[0]
+
+    def _force(self, gi: GroupInfo, pod: Pod, slot: Slot) -> None:
+        self.state._commit(gi, pod, slot, slot.options)
+
+
+__all__ = ["Decoder"]
