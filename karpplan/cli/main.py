@@ -247,6 +247,8 @@ def _register_optional_commands() -> None:
     if importlib.util.find_spec("karpplan.cli.catalog") is not None:
         catalog = importlib.import_module("karpplan.cli.catalog")
         app.add_typer(catalog.catalog_app, name="catalog")
+    if importlib.util.find_spec("karpplan.cli.explain") is not None:
+        app.command(name="explain")(importlib.import_module("karpplan.cli.explain").explain)
 
 
 _register_optional_commands()
