@@ -13,7 +13,7 @@ from typing import Annotated, BinaryIO
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
 from karpplan.errors import InputError, Origin, Problem
 
@@ -43,7 +43,7 @@ class _LazyProgress:
         self.total = total
         self.started = time.monotonic()
         self.progress: Progress | None = None
-        self.task: int | None = None
+        self.task: TaskID | None = None
 
     def __call__(self, done: int) -> None:
         if self.progress is None:

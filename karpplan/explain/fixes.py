@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 from karpplan.errors import Origin
 from karpplan.explain.report import Explanation
@@ -165,10 +166,7 @@ def match_workload(pod: str | None, inv: Inventory) -> tuple[str, str] | None:
             score = 1000 + len(wl_name)
         elif name.startswith(wl_name + "-"):
             rest = name[len(wl_name) + 1:]
-            if _DEPLOY_SUFFIX.match(rest) or _ORDINAL.match(rest):
-                score = 500 + len(wl_name)
-            else:
-                score = len(wl_name)
+            score = 500 + len(wl_name) if _DEPLOY_SUFFIX.match(rest) or _ORDINAL.match(rest) else len(wl_name)
         if score >= 0 and (best is None or score > best[0]):
             best = (score, (p.workload, p.namespace))
     return best[1] if best else None
@@ -210,9 +208,7 @@ def candidates(inv: Inventory, workload: str, namespace: str, locator: Locator) 
                     f'add the label {key}: {value} to {pool.kind} "{pool.name}" (spec.template.metadata.labels) so '
                     f"its nodes carry what the pod's {'nodeSelector' if in_selector else 'nodeAffinity'} asks for",
                     f"{pool.kind}/{pool.name}", "spec.template.metadata.labels", porigin, 0,
-                    _with_pool(pool.name, lambda p, k=key, v=value: replace(
-                        p, labels={**p.labels, k: v}, requirements=p.requirements.with_requirement(
-                            Requirement(k, frozenset([v]))))),
+                    _with_pool(pool.name, partial(_add_label, key=key, value=value)),
                     f"{pool.kind} {pool.name} has no label {key}"))
             elif key in pool.requirements and pool.requirements[key].intersect(req).is_empty():
                 pdoc = locator.find(pool.kind, pool.name)
@@ -227,9 +223,7 @@ def candidates(inv: Inventory, workload: str, namespace: str, locator: Locator) 
                 out.append(Candidate(
                     f'widen {pool.kind} "{pool.name}" requirement {key} ({preq}) to also allow {req}',
                     f"{pool.kind}/{pool.name}", f"spec.template.spec.requirements[{key}]", porigin, 1,
-                    _with_pool(pool.name, lambda p, k=key, w=widened: replace(
-                        p, requirements=p.requirements.without(k).with_requirement(w) if w is not None
-                        else p.requirements.without(k), labels={a: b for a, b in p.labels.items() if a != k})),
+                    _with_pool(pool.name, partial(_set_requirement, key=key, requirement=widened)),
                     f"{pool.kind} {pool.name} requires {preq}"))
         out.append(Candidate(
             f"remove {key} from the pod's {'nodeSelector' if in_selector else 'required node affinity'} "
@@ -245,7 +239,7 @@ def candidates(inv: Inventory, workload: str, namespace: str, locator: Locator) 
                 + (f", value: {taint.value}" if taint.value else "") + f", effect: {taint.effect}}} "
                 f'to the pod so it may run on {pool.kind} "{pool.name}" (taint {taint})',
                 obj, "spec.template.spec.tolerations", where, 1,
-                _with_template(workload, namespace, lambda tt, x=tol: replace(tt, tolerations=(*tt.tolerations, x))),
+                _with_template(workload, namespace, partial(_add_toleration, toleration=tol)),
                 f"{pool.kind} {pool.name} taints {taint}"))
     # limits
     for pool in pools:
@@ -275,11 +269,11 @@ def candidates(inv: Inventory, workload: str, namespace: str, locator: Locator) 
                             (*spec, "topologySpreadConstraints", i))
         out.append(Candidate(f"raise topologySpreadConstraints[{i}].maxSkew ({c.topology_key}) from {c.max_skew} "
                              f"to {c.max_skew + 1}", obj, f"spec.template.spec.topologySpreadConstraints[{i}].maxSkew",
-                             where, 1, _with_template(workload, namespace, lambda tt, k=i: _spread(tt, k, skew=True)),
+                             where, 1, _with_template(workload, namespace, partial(_spread, index=i, skew=True)),
                              f"{obj} topologySpreadConstraints[{i}] on {c.topology_key}"))
         out.append(Candidate(f"set topologySpreadConstraints[{i}].whenUnsatisfiable ({c.topology_key}) to "
                              "ScheduleAnyway", obj, f"spec.template.spec.topologySpreadConstraints[{i}].whenUnsatisfiable",
-                             swhere, 2, _with_template(workload, namespace, lambda tt, k=i: _spread(tt, k, skew=False)),
+                             swhere, 2, _with_template(workload, namespace, partial(_spread, index=i, skew=False)),
                              f"{obj} topologySpreadConstraints[{i}] on {c.topology_key}"))
     # pod (anti-)affinity
     for attr, label in (("pod_affinity", "podAffinity"), ("pod_anti_affinity", "podAntiAffinity")):
@@ -290,9 +284,25 @@ def candidates(inv: Inventory, workload: str, namespace: str, locator: Locator) 
             out.append(Candidate(
                 f"make {label} term {i} ({term.topology_key}) preferred instead of required", obj,
                 f"spec.template.spec.affinity.{label}.requiredDuringSchedulingIgnoredDuringExecution[{i}]", where, 2,
-                _with_template(workload, namespace, lambda tt, a=attr, k=i: _drop_affinity(tt, a, k)),
+                _with_template(workload, namespace, partial(_drop_affinity, attr=attr, index=i)),
                 f"{obj} {label} on {term.topology_key}"))
     return out
+
+
+def _add_label(p: NodePool, *, key: str, value: str) -> NodePool:
+    return replace(p, labels={**p.labels, key: value},
+                   requirements=p.requirements.with_requirement(Requirement(key, frozenset([value]))))
+
+
+def _set_requirement(p: NodePool, *, key: str, requirement: Requirement | None) -> NodePool:
+    reqs = p.requirements.without(key)
+    if requirement is not None:
+        reqs = reqs.with_requirement(requirement)
+    return replace(p, requirements=reqs, labels={a: b for a, b in p.labels.items() if a != key})
+
+
+def _add_toleration(t: PodTemplate, *, toleration: Toleration) -> PodTemplate:
+    return replace(t, tolerations=(*t.tolerations, toleration))
 
 
 def _requirement_index(doc: Document | None, key: str) -> int | None:
@@ -323,7 +333,9 @@ def _spread(t: PodTemplate, index: int, *, skew: bool) -> PodTemplate:
 def _drop_affinity(t: PodTemplate, attr: str, index: int) -> PodTemplate:
     aff: PodAffinity = getattr(t, attr)
     required = tuple(term for i, term in enumerate(aff.required) if i != index)
-    return replace(t, **{attr: replace(aff, required=required)})
+    if attr == "pod_affinity":
+        return replace(t, pod_affinity=replace(aff, required=required))
+    return replace(t, pod_anti_affinity=replace(aff, required=required))
 
 
 # ------------------------------------------------------------------------------------ the driver
