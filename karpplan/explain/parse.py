@@ -100,8 +100,11 @@ def _json_objects(text: str) -> tuple[dict[str, Any] | list[Any] | None, int, in
     return trailing
 
 
+_WRAPPERS = ("log", "line", "MESSAGE", "@message", "textPayload")  # fluent-bit, Loki JSON, journald, CloudWatch, GCP
+
+
 def _is_record(d: dict[str, Any]) -> bool:
-    return any(k in d for k in ("message", "msg", "error", "errorCauses", "items", "involvedObject"))
+    return any(k in d for k in ("message", "msg", "error", "errorCauses", "items", "involvedObject", *_WRAPPERS))
 
 
 def _pod_of(d: dict[str, Any]) -> str | None:
@@ -226,6 +229,8 @@ class RecordParser:
             elif (m := _DESCRIBE_NS.match(first)) is not None:
                 self.describe_ns = m.group(1)
             return []
+        if '{""' in text:  # CSV export (CloudWatch, spreadsheets): quotes doubled
+            text = text.replace('""', '"')
         if "{" in text or '"error"' in text or '"message"' in text:
             parsed = self._parse_json(text)
             if parsed is not None:
@@ -291,6 +296,12 @@ class RecordParser:
         return None
 
     def _from_dict(self, d: dict[str, Any]) -> list[Parsed]:
+        for wrapper in _WRAPPERS:
+            inner = d.get(wrapper)
+            if isinstance(inner, str) and not any(k in d for k in ("message", "msg", "error")):
+                return self.parse(inner)
+            if isinstance(inner, dict) and _is_record(inner):
+                return self._from_dict(inner)
         message = d.get("message") or d.get("msg") or ""
         message = message if isinstance(message, str) else str(message)
         error = _error_text(d)

@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-MAX_RECORD_LINES = 2000
-MAX_RECORD_BYTES = 4 << 20
+MAX_RECORD_LINES = 100_000
+MAX_RECORD_BYTES = 8 << 20
 
 _CLAUSE_START = re.compile(
     rb'^\s*"?\s*(?:incompatible with |compatible with nodepool |did not tolerate |incompatible requirements|'

@@ -219,12 +219,12 @@ def parse_error(text: str) -> tuple[str | None, list[PoolReasons], list[Reason],
             entry = pools.setdefault((kind, pm.group("name")), (overhead, []))
             if reason is not None:
                 entry[1].append(reason)
-            elif body.strip():
+            elif body.strip() and not _ELLIPSIS.search(body):
                 unparsed.append(clause)
             continue
         reason = parse_reason(clause)
         if reason is None:
-            if not _ELLIPSIS.fullmatch(clause):
+            if not _ELLIPSIS.search(clause):  # a clause cut off by the paste says nothing more
                 unparsed.append(clause)
             continue
         if reason.node_pool is None and (nm := _NODEPOOL_FIELD.search(clause)) is not None:
