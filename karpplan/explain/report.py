@@ -125,6 +125,9 @@ def explain_stream(stream: BinaryIO, progress: Callable[[int], None] | None = No
 
 
 def explain_text(text: str) -> Explanation:
-    out = explain_records(records(line.encode() for line in text.splitlines()))
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    out = explain_records(records(line.encode() for line in lines))
     out.finish()
     return out
