@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -20,8 +21,20 @@ from karpplan.explain.structure import (
     PoolReasons,
     Reason,
 )
+from karpplan.explain.wording import reason_plain, with_plain
 
 # Anything worth a full parse contains one of these (bytes, for the fast path over huge logs).
+TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"scale-up", b"incompatible", b"did not tolerate",
+                 b"no instance type", b"should schedule on", b"topology constraint", b"limits", b"excluded because",
+                 b"does not have known values", b"minValues", b"not supported", b"filtered out all", b'"error"',
+                 b"Name:", b"Namespace:", b"nodepools found", b"provisioners found", b"exceeds node resources")
+
+
+def worth_parsing(line: bytes) -> bool:
+    """A cheap test (substring scans, no regex) that a line may hold something the grammars read."""
+    return any(word in line for word in TRIGGER_WORDS)
+
+
 TRIGGER = re.compile(
     rb"schedule pod|nodes are available|scale-up|incompatible with|did not tolerate|no instance type|"
     rb"should schedule on|topology constraint|incompatible requirements|exceed(?:s)? (?:provisioner )?limits|"
@@ -155,17 +168,19 @@ def _source_of(component: str) -> str | None:
 @lru_cache(maxsize=8192)
 def _karpenter(text: str) -> tuple[str | None, tuple[PoolReasons, ...], tuple[Reason, ...], tuple[str, ...], str | None]:
     pod, pools, bare, unparsed, hint = K.parse_error(text)
-    return pod, tuple(pools), tuple(bare), tuple(unparsed), hint
+    worded = with_plain(Parsed(KARPENTER, "", "", pools=tuple(pools), reasons=tuple(bare)))
+    return pod, worded.pools, worded.reasons, tuple(unparsed), hint
 
 
 @lru_cache(maxsize=4096)
 def _kube(message: str) -> tuple[str, str, tuple[Reason, ...]] | None:
     reasons = kube.parse_fit_error(message)
     if reasons is not None:
-        return KUBE_SCHEDULER, "FailedScheduling", tuple(reasons)
+        return KUBE_SCHEDULER, "FailedScheduling", with_plain(Parsed(KUBE_SCHEDULER, "", "", reasons=tuple(reasons))).reasons
     reasons = kube.parse_scale_up(message)
     if reasons is not None:
-        return CLUSTER_AUTOSCALER, "NotTriggerScaleUp", tuple(reasons)
+        return CLUSTER_AUTOSCALER, "NotTriggerScaleUp", with_plain(
+            Parsed(CLUSTER_AUTOSCALER, "", "", reasons=tuple(reasons))).reasons
     return None
 
 
@@ -183,7 +198,7 @@ def classify(message: str, *, pod: str | None = None, time: str | None = None, s
     nm = kube.NOMINATED.search(message)
     if nm is not None:
         return Parsed(KARPENTER, "Nominated", message, pod=pod, time=time, nominated=nm.group("target").strip())
-    am = _KARPENTER_ANCHOR.search(message)
+    am = _KARPENTER_ANCHOR.match(message) or _KARPENTER_ANCHOR.search(message)
     if am is None:
         return None
     text = message[am.start():]
@@ -191,6 +206,7 @@ def classify(message: str, *, pod: str | None = None, time: str | None = None, s
         text = text.replace('\\"', '"')
     if text.startswith("Ignoring pod, pod anti-affinity is not supported"):
         reason = Reason(UNSUPPORTED, "pod anti-affinity is not supported")
+        reason = replace(reason, plain=reason_plain(reason))
         return Parsed(KARPENTER, event or "Log", message, dialect=K.V06, pod=pod, time=time, reasons=(reason,))
     env_pod, pools, bare, unparsed, hint = _karpenter(text)
     if not pools and not bare:

@@ -10,10 +10,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
-from karpplan.explain.parse import TRIGGER, RecordParser
+from karpplan.explain.parse import RecordParser, worth_parsing
 from karpplan.explain.stream import Record, records
 from karpplan.explain.structure import Item, Parsed
-from karpplan.explain.wording import item_plain, with_plain
+from karpplan.explain.wording import item_plain
 
 API_VERSION = "karpplan.io/v1alpha1"
 MAX_ITEMS = 100_000
@@ -46,7 +46,7 @@ class Explanation:
         if len(self.items) >= MAX_ITEMS:
             self.dropped += 1
             return
-        self.items[key] = Item(with_plain(parsed), record.line, last_line=record.line, last_time=parsed.time)
+        self.items[key] = Item(parsed, record.line, last_line=record.line, last_time=parsed.time)
 
     def merge(self, other: Explanation, line_offset: int) -> None:
         """Another part of the same log (read in parallel), whose line numbers start after `line_offset`."""
@@ -90,7 +90,7 @@ def explain_records(recs: Iterable[Record], explanation: Explanation | None = No
     parser = RecordParser()
     for record in recs:
         out.lines += record.lines
-        if record.lines == 1 and TRIGGER.search(record.data) is None:
+        if record.lines == 1 and not worth_parsing(record.data):
             continue
         found = parser.parse(record.text)
         if not found:

@@ -58,6 +58,8 @@ def depth_change(data: bytes, in_string: bool = False) -> tuple[int, bool]:
 
 def _opening_prefix(line: bytes) -> bytes | None:
     """The text before a pretty-printed JSON document's opening brace, or None when the line opens none."""
+    if line.rstrip()[-1:] not in (b"{", b"["):
+        return None
     m = _OPENING.match(line)
     if m is None:
         return None
