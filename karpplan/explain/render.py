@@ -45,16 +45,15 @@ def render_table(explanation: Explanation, console: Console) -> None:
         table.add_column("pool", no_wrap=True)
         table.add_column("reason", no_wrap=True)
         table.add_column("key")
-        table.add_column("what it means")
         seen: set[tuple[str, str, str]] = set()
         for item in pod_items:
             lines = f"{item.line}" + (f" (x{item.count})" if item.count > 1 else "")
             source = item.parsed.source + (f" {item.parsed.dialect}" if item.parsed.dialect else "")
-            for pool, kind, key, plain in _rows(item):
+            for pool, kind, key, _ in _rows(item):
                 if (pool, kind, key) in seen:
                     continue
                 seen.add((pool, kind, key))
-                table.add_row(lines, source, pool, Text(kind, style=KIND_STYLE.get(kind, "")), key, plain)
+                table.add_row(lines, source, pool, Text(kind, style=KIND_STYLE.get(kind, "")), key)
                 lines, source = "", ""
         console.print(table)
         for item in pod_items:

@@ -148,7 +148,7 @@ def item_plain(item: Item) -> str:
                          + (f" ({p.dialect} log)" if p.dialect else "") + ".")
     for pool in p.pools:
         for r in pool.reasons:
-            sentences.append(f"{_pool_name(pool)}: {r.plain or reason_plain(r, pool)}")
+            sentences.append(_capital(r.plain or reason_plain(r, pool)))
         if not pool.reasons:
             sentences.append(f"{_pool_name(pool)}: the reason was cut off in the log.")
     for r in p.reasons:
