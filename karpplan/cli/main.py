@@ -8,8 +8,6 @@ exit code 2 and nothing on stdout; usage errors also exit 2. Commands only parse
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import os
 import sys
 from dataclasses import replace
@@ -178,16 +176,16 @@ def inventory(
     run_guarded(lambda: run_inventory(options, output.value, terminal), terminal)
 
 
-def _register_optional_commands() -> None:
-    """Commands other modules provide, added when present."""
-    if importlib.util.find_spec("karpplan.cli.catalog") is not None:
-        catalog = importlib.import_module("karpplan.cli.catalog")
-        app.add_typer(catalog.catalog_app, name="catalog")
-    if importlib.util.find_spec("karpplan.cli.lint") is not None:
-        importlib.import_module("karpplan.cli.lint").register(app)
+def _register_commands() -> None:
+    """The commands that live in modules of their own (imported here, after `app` exists)."""
+    from karpplan.cli import catalog, explain, lint
+
+    app.add_typer(catalog.catalog_app, name="catalog")
+    lint.register(app)
+    app.command(name="explain")(explain.explain)
 
 
-_register_optional_commands()
+_register_commands()
 
 
 def main() -> None:

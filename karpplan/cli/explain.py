@@ -1,0 +1,125 @@
+"""`karpplan explain [LOG|-] [--manifests PATH]...`: option parsing only; the work is in karpplan.explain."""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, BinaryIO
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
+
+from karpplan.cli.terminal import run_guarded, terminal_of
+from karpplan.errors import InputError, InputProblem, Origin
+
+
+class ExplainFormat(StrEnum):
+    table = "table"
+    json = "json"
+    yaml = "yaml"
+
+
+@dataclass(frozen=True)
+class ExplainOptions:
+    log: str = "-"
+    manifests: tuple[str, ...] = ()
+    catalog: str | None = None
+    region: str | None = None
+    output: str = "table"
+    stdout: Console = field(default_factory=Console)
+    stderr: Console = field(default_factory=lambda: Console(stderr=True))
+
+
+class _LazyProgress:
+    """A rich progress bar on stderr that appears only once reading has taken more than a second."""
+
+    def __init__(self, console: Console, total: int | None) -> None:
+        self.console = console
+        self.total = total
+        self.started = time.monotonic()
+        self.progress: Progress | None = None
+        self.task: TaskID | None = None
+
+    def __call__(self, done: int) -> None:
+        if self.progress is None:
+            if time.monotonic() - self.started < 1.0:
+                return
+            self.progress = Progress(TextColumn("reading log"), BarColumn(), DownloadColumn(), TimeRemainingColumn(),
+                                     console=self.console, transient=True)
+            self.progress.start()
+            self.task = self.progress.add_task("read", total=self.total)
+        assert self.task is not None
+        self.progress.update(self.task, completed=done)
+
+    def stop(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+
+def run_explain(options: ExplainOptions) -> int:
+    from karpplan.explain.parallel import explain_file
+    from karpplan.explain.render import render_table, render_text
+    from karpplan.explain.report import explain_stream
+
+    size: int | None = None
+    if options.log == "-":
+        stream: BinaryIO = sys.stdin.buffer
+    else:
+        path = Path(options.log)
+        if not path.is_file():
+            raise InputError(InputProblem(Origin(options.log), "no such file" if not path.exists() else "not a file"))
+        size = path.stat().st_size
+        stream = path.open("rb")
+    progress = _LazyProgress(options.stderr, size)
+    try:
+        if size is not None:
+            explanation = explain_file(options.log, size, progress)
+        else:
+            explanation = explain_stream(stream, progress)
+    finally:
+        progress.stop()
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    if options.manifests:
+        from karpplan.explain.fixes import reproduce_and_fix
+
+        reproduce_and_fix(explanation, options.manifests, catalog=options.catalog, region=options.region)
+    if options.output in ("json", "yaml"):
+        options.stdout.file.write(render_text(explanation, options.output))
+    else:
+        render_table(explanation, options.stdout)
+    return 0 if explanation.items else 1
+
+
+def explain(
+    ctx: typer.Context,
+    log: Annotated[str, typer.Argument(metavar="[LOG|-]", help="A log, events or describe output; - for stdin.")] = "-",
+    manifests: Annotated[
+        list[str] | None,
+        typer.Option("--manifests", help="The user's manifests: reproduce the failure and propose fixes (repeatable)."),
+    ] = None,
+    catalog: Annotated[
+        Path | None, typer.Option("--catalog", help="An InstanceCatalog file replacing the embedded AWS catalog.",
+                                  dir_okay=False)
+    ] = None,
+    region: Annotated[str | None, typer.Option("--region", help="Region of the embedded catalog.")] = None,
+    output: Annotated[ExplainFormat, typer.Option("-o", "--output", help="Output format.")] = ExplainFormat.table,
+) -> None:
+    """Explain Karpenter / kube-scheduler / cluster-autoscaler scheduling failures pasted from logs or events."""
+    terminal = terminal_of(ctx)
+    stdout, stderr = terminal.stdout, terminal.stderr
+    options = ExplainOptions(log=log, manifests=tuple(manifests or ()), catalog=str(catalog) if catalog else None,
+                             region=region, output=output.value, stdout=stdout, stderr=stderr)
+    run_guarded(lambda: _explain_or_refuse(options), terminal)
+
+
+def _explain_or_refuse(options: ExplainOptions) -> int:
+    """run_explain, with a log that cannot be read turned into bad input (exit 2 at the error boundary)."""
+    try:
+        return run_explain(options)
+    except (OSError, UnicodeError) as error:
+        raise InputError.at(Origin(options.log), f"cannot read the log: {error}") from error

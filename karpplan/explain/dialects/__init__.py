@@ -1,0 +1,1 @@
+"""One small grammar per dialect family: Karpenter messages, kube events and FitErrors, cluster-autoscaler."""

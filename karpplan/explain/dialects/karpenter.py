@@ -1,0 +1,243 @@
+"""The grammar of Karpenter's "could not schedule" messages, v0.6 to v1.5+.
+
+An error is per-pool errors joined by `; ` (multierr). Each is either prefixed
+(`incompatible with nodepool "X", daemonset overhead={...}, <reason>`, ≤v1.4; `provisioner` up to v0.31)
+or bare (v1.5+). A reason is one of the building blocks of karpenter-scheduler.md §12. Messages cut short
+(Karpenter truncates, users paste fragments) still yield every clause they hold.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+
+from karpplan.explain.structure import (
+    EXCLUDED_TYPES,
+    LIMITS,
+    MIN_VALUES,
+    NO_INSTANCE_TYPE,
+    NODE_FILTER,
+    REQUIREMENT_CONFLICT,
+    TAINT,
+    TOPOLOGY,
+    UNKNOWN_LABEL,
+    UNSUPPORTED,
+    VOLUME,
+    ParsedRequirement,
+    PoolReasons,
+    Reason,
+)
+
+V06 = "v0.6"
+V016 = "v0.16-v0.31"
+V032 = "v0.32-v0.37"
+V10 = "v1.0-v1.4"
+V15 = "v1.5+"
+
+_ELLIPSIS = re.compile(r"\s*(?:…|\.\.\.)\s*$")
+_ENVELOPE = re.compile(
+    r"^\s*(?:(?:Could not|could not|Failed to) schedule pod(?:,\s*|\s*$)|Unable to schedule pod (?P<pod>\S+?),\s*)"
+)
+_POOL = re.compile(
+    r'^\s*(?:(?P<compat>compatible)|incompatible) with (?P<kind>nodepool|provisioner) "(?P<name>[^"]*)"'
+    r"(?: but failed to add pod while adhering to reservation fallback policy)?"
+    r"(?:,\s*daemonset overhead=(?P<overhead>\{[^}]*\}?))?(?:,\s*|\s*$)"
+)
+_TAINT = re.compile(r"^did not tolerate (?:taint \(taint=(?P<v15>[^)]*)\)?|(?P<old>\S+))")
+_UNKNOWN_LABEL = re.compile(
+    r'^(?:incompatible requirements, )?label "(?P<key>[^"]*)" does not have known values'
+    r'(?: \(typo of "(?P<typo>[^"]*)"\?\))?'
+)
+_CONFLICT = re.compile(r"^(?:incompatible requirements, )?key (?P<key>[^,\s]+),\s*(?P<a>.*?) not in (?P<b>.*)$", re.S)
+_CONFLICT_V06 = re.compile(r"^incompatible requirements, (?P<a>.*?) not in (?P<b>.*?), key (?P<key>\S+)", re.S)
+_OLD_NO_TYPE = re.compile(
+    r"^no instance type satisfied resources (?P<res>\{[^}]*\}?)(?: and requirements (?P<reqs>.*?))?"
+    r"(?: \((?P<cause>no instance type[^)]*)\)?)?\s*$", re.S)
+_NEW_NO_TYPE = re.compile(
+    r"^(?P<cause>no instance type.*?)(?:, requirements=(?P<reqs>.*?))?(?:, resources=(?P<res>.*))?\s*$", re.S)
+_LIMITS = re.compile(
+    r"^(?:all available instance types exceed (?:(?:provisioner|nodepool) )?limits"
+    r"(?: for (?:(?:nodepool|provisioner):? ?)?(?:\"(?P<q>[^\"]*)\"?|\(NodePool=(?P<n>[^)]*)\)?))?"
+    r"|node limits have been exhausted for nodepool(?: \(NodePool=(?P<n2>[^)]*)\)?)?)")
+_EXCLUDED = re.compile(
+    r"(?P<n>\d+) out of (?P<m>\d+) instance types were excluded because they would breach "
+    r"(?:(?P<kind>provisioner|nodepool) )?limits")
+_TOPOLOGY = re.compile(
+    r"^unsatisfiable topology constraint for (?P<c>topology spread|pod affinity|pod anti-affinity),\s*"
+    r"key=(?P<key>[^\s(,]+)(?: \(counts = (?P<rest>.*))?", re.S)
+_NODEPOOL_FIELD = re.compile(r"\((?:NodePool|nodepool)=(?P<n>[^)]*)\)")
+_REQ_SPLIT = re.compile(r",\s+(?=[^\s,]+ (?:In|NotIn|Exists|DoesNotExist|Gt|Lt|Gte|Lte)\b)")
+_REQ = re.compile(r"^(?P<key>\S+) (?P<op>In|NotIn|Exists|DoesNotExist|Gt|Lt|Gte|Lte)(?: \[(?P<vals>[^\]]*)\]?)?"
+                  r"(?P<extra>.*)$", re.S)
+_COUNT = re.compile(r"([^\s,:\[\]]+):\s?(-?\d+)")
+_OTHERS = re.compile(r"and (\d+) other\(s\)")
+_QUANTITY_PAIR = re.compile(r'"([^"]+)"\s*:\s*"([^"]*)"')
+
+
+def split_clauses(text: str) -> list[str]:
+    """Split on `;` outside brackets and braces (parentheses stay open in v0.34+ topology errors)."""
+    out: list[str] = []
+    depth = 0
+    start = 0
+    for i, ch in enumerate(text):
+        if ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+        elif ch == ";" and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    out.append(text[start:])
+    return [c.strip() for c in out if c.strip() and c.strip() not in (",", '"', '",')]
+
+
+def parse_resources(text: str) -> dict[str, str]:
+    """A resources JSON object, or what a truncated one still holds."""
+    text = text.strip()
+    try:
+        value = json.loads(text)
+        if isinstance(value, dict):
+            return {str(k): str(v) for k, v in value.items()}
+    except ValueError:
+        pass
+    return {k: v for k, v in _QUANTITY_PAIR.findall(text)}
+
+
+def parse_requirements(text: str) -> tuple[ParsedRequirement, ...]:
+    out: list[ParsedRequirement] = []
+    for part in _REQ_SPLIT.split(text.strip().rstrip(",")):
+        m = _REQ.match(part.strip())
+        if m is None:
+            continue
+        vals = tuple(v for v in (m.group("vals") or "").split() if v)
+        out.append(ParsedRequirement(m.group("key"), m.group("op"), vals, m.group("extra").strip()))
+    return tuple(out)
+
+
+def parse_taint(text: str) -> tuple[str, str, str]:
+    """`key[=value]:effect` -> (key, value, effect)."""
+    text = text.strip().rstrip(",;")
+    effect = ""
+    if ":" in text:
+        text, effect = text.rsplit(":", 1)
+    key, _, value = text.partition("=")
+    return key, value, effect
+
+
+def _topology(m: re.Match[str], clause: str) -> Reason:
+    rest = m.group("rest") or ""
+    counts_text, pod_domains, node_domains = rest, None, None
+    if ", podDomains = " in rest:
+        counts_text, _, tail = rest.partition(", podDomains = ")
+        pod_domains, _, node_domains_text = tail.partition(", nodeDomains = ")
+        node_domains = node_domains_text.rstrip(")").strip() or None
+        pod_domains = pod_domains.strip()
+    counts_text = counts_text.strip().removeprefix("map[").rstrip("])")
+    others = _OTHERS.search(counts_text)
+    counts = {k: int(v) for k, v in _COUNT.findall(_OTHERS.sub("", counts_text))}
+    return Reason(TOPOLOGY, clause, key=m.group("key").rstrip("…"), constraint=m.group("c"),
+                  counts=counts if m.group("rest") is not None else None,
+                  others=int(others.group(1)) if others else None,
+                  pod_domains=pod_domains, node_domains=node_domains)
+
+
+def parse_reason(clause: str) -> Reason | None:
+    """One building block, or None when the clause is none of them."""
+    clause = clause.strip().strip('"').strip()
+    truncated = bool(_ELLIPSIS.search(clause))
+    body = _ELLIPSIS.sub("", clause)
+    reason = _parse_body(body, clause)
+    if reason is not None and truncated:
+        reason = replace(reason, truncated=True)
+    return reason
+
+
+def _parse_body(body: str, clause: str) -> Reason | None:
+    if (m := _TAINT.match(body)) is not None:
+        key, value, effect = parse_taint(m.group("v15") if m.group("v15") is not None else m.group("old"))
+        return Reason(TAINT, clause, key=key, value=value or None, effect=effect or None)
+    if (m := _UNKNOWN_LABEL.match(body)) is not None:
+        return Reason(UNKNOWN_LABEL, clause, key=m.group("key"), suggestion=m.group("typo"))
+    if (m := _CONFLICT_V06.match(body)) is not None and not body.startswith("incompatible requirements, key "):
+        return Reason(REQUIREMENT_CONFLICT, clause, key=m.group("key"), pod_side=m.group("a").strip(),
+                      pool_side=m.group("b").strip())
+    if (m := _CONFLICT.match(body)) is not None:
+        pool_side = _NODEPOOL_FIELD.sub("", m.group("b")).strip()
+        return Reason(REQUIREMENT_CONFLICT, clause, key=m.group("key"), pod_side=m.group("a").strip(),
+                      pool_side=pool_side)
+    if body.startswith("incompatible requirements"):
+        return Reason(REQUIREMENT_CONFLICT, clause)
+    if (m := _OLD_NO_TYPE.match(body)) is not None:
+        return Reason(NO_INSTANCE_TYPE, clause, resources=parse_resources(m.group("res")),
+                      requirements=parse_requirements(m.group("reqs") or ""), cause=m.group("cause"))
+    if (m := _NEW_NO_TYPE.match(body)) is not None:
+        res = m.group("res")
+        return Reason(NO_INSTANCE_TYPE, clause, resources=parse_resources(res) if res else None,
+                      requirements=parse_requirements(m.group("reqs") or ""), cause=m.group("cause").strip())
+    if (m := _LIMITS.match(body)) is not None:
+        return Reason(LIMITS, clause, node_pool=m.group("q") or m.group("n") or m.group("n2"))
+    if (m := _EXCLUDED.search(body)) is not None:
+        return Reason(EXCLUDED_TYPES, clause, excluded=int(m.group("n")), total=int(m.group("m")))
+    if (m := _TOPOLOGY.match(body)) is not None:
+        return _topology(m, clause)
+    if "minValues" in body:
+        return Reason(MIN_VALUES, clause)
+    if "volume" in body:
+        return Reason(VOLUME, clause)
+    if "is not supported" in body:
+        return Reason(UNSUPPORTED, clause)
+    if re.match(r"^nodepool requirements filtered out all", body) or re.match(
+            r"^no (?:dynamic )?(?:nodepools|provisioners) found", body):
+        return Reason(NO_INSTANCE_TYPE, clause, cause=body)
+    if body.startswith(("exceeds node resources", "checking host port usage")):
+        return Reason(NODE_FILTER, clause)
+    return None
+
+
+def parse_error(text: str) -> tuple[str | None, list[PoolReasons], list[Reason], list[str], str | None]:
+    """(pod named by a v0.6 envelope, per-pool reasons, bare reasons, clauses not understood, dialect hint)."""
+    pod = None
+    hint: str | None = None
+    if (m := _ENVELOPE.match(text)) is not None:
+        pod = m.group("pod")
+        if pod is not None:
+            hint = V06
+        text = text[m.end():]
+    pools: dict[tuple[str, str], tuple[dict[str, str] | None, list[Reason]]] = {}
+    bare: list[Reason] = []
+    unparsed: list[str] = []
+    kinds: set[str] = set()
+    for clause in split_clauses(text):
+        pm = _POOL.match(clause)
+        if pm is not None:
+            kind = pm.group("kind")
+            kinds.add(kind)
+            overhead = parse_resources(pm.group("overhead")) if pm.group("overhead") else None
+            body = clause[pm.end():]
+            reason = parse_reason(body) if body.strip() else None
+            entry = pools.setdefault((kind, pm.group("name")), (overhead, []))
+            if reason is not None:
+                entry[1].append(reason)
+            elif body.strip() and not _ELLIPSIS.search(body):
+                unparsed.append(clause)
+            continue
+        reason = parse_reason(clause)
+        if reason is None:
+            if not _ELLIPSIS.search(clause):  # a clause cut off by the paste says nothing more
+                unparsed.append(clause)
+            continue
+        if reason.node_pool is None and (nm := _NODEPOOL_FIELD.search(clause)) is not None:
+            reason = replace(reason, node_pool=nm.group("n"))
+        bare.append(reason)
+    result = [PoolReasons(name, kind, tuple(rs), overhead) for (kind, name), (overhead, rs) in pools.items()]
+    if hint is None:
+        if "provisioner" in kinds or any("provisioner" in r.text for r in bare if r.kind in (LIMITS, EXCLUDED_TYPES)):
+            hint = V016
+        elif "did not tolerate taint (taint=" in text or "(NodePool=" in text:
+            hint = V15
+        elif "nodepool" in kinds:
+            hint = V10
+        elif bare and not any(r.kind in (LIMITS, EXCLUDED_TYPES) for r in bare):
+            hint = V15
+    return pod, result, bare, unparsed, hint

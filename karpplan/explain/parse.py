@@ -1,0 +1,339 @@
+"""One record in, what it says out: the envelope (JSON, console, klog, describe Events, get events rows,
+bare fragments) is peeled, then the message goes to its dialect's grammar."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+from functools import lru_cache
+from typing import Any
+
+from karpplan.explain.dialects import karpenter as K
+from karpplan.explain.dialects import kube
+from karpplan.explain.structure import (
+    CLUSTER_AUTOSCALER,
+    EXCLUDED_TYPES,
+    KARPENTER,
+    KUBE_SCHEDULER,
+    UNSUPPORTED,
+    Parsed,
+    PoolReasons,
+    Reason,
+)
+from karpplan.explain.wording import reason_plain, with_plain
+
+# Anything worth a full parse contains one of these (bytes, for the fast path over huge logs).
+TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"scale-up", b"incompatible", b"did not tolerate",
+                 b"no instance type", b"should schedule on", b"topology constraint", b"limits", b"excluded because",
+                 b"does not have known values", b"minValues", b"not supported", b"filtered out all", b'"error"',
+                 b"Name:", b"Namespace:", b"nodepools found", b"provisioners found", b"exceeds node resources")
+
+
+def worth_parsing(line: bytes) -> bool:
+    """A cheap test (substring scans, no regex) that a line may hold something the grammars read."""
+    return any(word in line for word in TRIGGER_WORDS)
+
+
+TRIGGER = re.compile(
+    rb"schedule pod|nodes are available|scale-up|incompatible with|did not tolerate|no instance type|"
+    rb"should schedule on|topology constraint|incompatible requirements|exceed(?:s)? (?:provisioner )?limits|"
+    rb"limits have been exhausted|excluded because|does not have known values|minValues|not supported|"
+    rb"filtered out all|\"error\"|^Name:|^Namespace:")
+_KARPENTER_ANCHOR = re.compile(
+    r"(?:Could not|could not|Failed to|Unable to) schedule pod\b|incompatible with (?:nodepool|provisioner)\b|"
+    r"compatible with nodepool \"|did not tolerate |no instance type |unsatisfiable topology constraint|"
+    r"incompatible requirements|all available instance types exceed|node limits have been exhausted|"
+    r"label \"[^\"]*\" does not have known values|pod didn['’]t schedule because NodePool|"
+    r"incompatible volume requirements|nodepool requirements filtered out|"
+    r"\d+ out of \d+ instance types were excluded|Ignoring pod, pod anti-affinity is not supported|"
+    r"no (?:dynamic )?(?:nodepools|provisioners) found")
+_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
+_FIELD = re.compile(r'"(?P<name>message|msg|error|pod|time|ts|level|logger)"\s*:\s*"')
+_POD_OBJECT = re.compile(r'"Pod"\s*:\s*\{\s*"name"\s*:\s*"(?P<name>[^"]*)"\s*,\s*"namespace"\s*:\s*"(?P<ns>[^"]*)"')
+_POD_OBJECT2 = re.compile(r'"Pod"\s*:\s*\{\s*"namespace"\s*:\s*"(?P<ns>[^"]*)"\s*,\s*"name"\s*:\s*"(?P<name>[^"]*)"')
+_DESCRIBE_NAME = re.compile(r"^Name:\s+(\S+)\s*$")
+_DESCRIBE_NS = re.compile(r"^Namespace:\s+(\S+)\s*$")
+_MAX_DECODE_TRIES = 8
+
+
+def _string_at(text: str, start: int) -> str:
+    """A JSON string's value from just after its opening quote, tolerating a cut-off end."""
+    i = start
+    escaped = False
+    while i < len(text):
+        ch = text[i]
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == '"':
+            break
+        i += 1
+    raw = text[start:i]
+    try:
+        value = json.loads('"' + raw.rstrip("\\") + '"')
+        return value if isinstance(value, str) else raw
+    except ValueError:
+        return raw.replace('\\"', '"').replace("\\\\", "\\")
+
+
+def tolerant_fields(text: str) -> dict[str, Any]:
+    """The fields a cut-off or pasted-apart JSON object still holds."""
+    fields: dict[str, Any] = {}
+    for m in _FIELD.finditer(text):
+        fields.setdefault(m.group("name"), _string_at(text, m.end()))
+    pm = _POD_OBJECT.search(text) or _POD_OBJECT2.search(text)
+    if pm is not None:
+        fields["Pod"] = {"name": pm.group("name"), "namespace": pm.group("ns")}
+    return fields
+
+
+def _json_objects(text: str) -> tuple[dict[str, Any] | list[Any] | None, int, int]:
+    """The first JSON document holding a log record (or the trailing fields object), with its span."""
+    decoder = json.JSONDecoder()
+    trailing: tuple[dict[str, Any] | list[Any] | None, int, int] = (None, -1, -1)
+    pos = text.find("{")
+    if text.lstrip().startswith("["):
+        pos = text.find("[")
+    tries = 0
+    while pos != -1 and tries < _MAX_DECODE_TRIES:
+        tries += 1
+        try:
+            value, end = decoder.raw_decode(text, pos)
+        except ValueError:
+            pos = text.find('{"', pos + 1)
+            continue
+        if isinstance(value, list) or (isinstance(value, dict) and _is_record(value)):
+            return value, pos, end
+        if isinstance(value, dict) and not text[end:].strip():
+            trailing = (value, pos, end)
+            break
+        pos = text.find('{"', end if isinstance(value, dict) and end > pos else pos + 1)
+    return trailing
+
+
+_WRAPPERS = ("log", "line", "MESSAGE", "@message", "textPayload")  # fluent-bit, Loki JSON, journald, CloudWatch, GCP
+
+
+def _is_record(d: dict[str, Any]) -> bool:
+    return any(k in d for k in ("message", "msg", "error", "errorCauses", "items", "involvedObject", *_WRAPPERS))
+
+
+def _pod_of(d: dict[str, Any]) -> str | None:
+    pod = d.get("pod")
+    if isinstance(pod, str) and pod:
+        return pod
+    for key in ("Pod", "pod", "involvedObject"):
+        obj = d.get(key)
+        if isinstance(obj, dict) and obj.get("name"):
+            if key == "involvedObject" and str(obj.get("kind", "Pod")) != "Pod":
+                return None
+            ns = obj.get("namespace")
+            return f"{ns}/{obj['name']}" if ns else str(obj["name"])
+    return None
+
+
+def _time_of(d: dict[str, Any]) -> str | None:
+    for key in ("time", "ts", "timestamp", "lastTimestamp", "eventTime", "firstTimestamp"):
+        value = d.get(key)
+        if isinstance(value, str) and value:
+            return value
+        if isinstance(value, (int, float)) and key == "ts":
+            return str(value)
+    return None
+
+
+def _error_text(d: dict[str, Any]) -> str:
+    error = d.get("error")
+    if isinstance(error, str) and error:
+        return error
+    causes = d.get("errorCauses")
+    if isinstance(causes, list):
+        return "; ".join(str(c.get("error")) for c in causes if isinstance(c, dict) and c.get("error"))
+    return ""
+
+
+def _source_of(component: str) -> str | None:
+    c = component.lower()
+    if "autoscaler" in c:
+        return CLUSTER_AUTOSCALER
+    if "scheduler" in c:
+        return KUBE_SCHEDULER
+    if "karpenter" in c:
+        return KARPENTER
+    return None
+
+
+@lru_cache(maxsize=8192)
+def _karpenter(text: str) -> tuple[str | None, tuple[PoolReasons, ...], tuple[Reason, ...], tuple[str, ...], str | None]:
+    pod, pools, bare, unparsed, hint = K.parse_error(text)
+    worded = with_plain(Parsed(KARPENTER, "", "", pools=tuple(pools), reasons=tuple(bare)))
+    return pod, worded.pools, worded.reasons, tuple(unparsed), hint
+
+
+@lru_cache(maxsize=4096)
+def _kube(message: str) -> tuple[str, str, tuple[Reason, ...]] | None:
+    reasons = kube.parse_fit_error(message)
+    if reasons is not None:
+        return KUBE_SCHEDULER, "FailedScheduling", with_plain(Parsed(KUBE_SCHEDULER, "", "", reasons=tuple(reasons))).reasons
+    reasons = kube.parse_scale_up(message)
+    if reasons is not None:
+        return CLUSTER_AUTOSCALER, "NotTriggerScaleUp", with_plain(
+            Parsed(CLUSTER_AUTOSCALER, "", "", reasons=tuple(reasons))).reasons
+    return None
+
+
+def classify(message: str, *, pod: str | None = None, time: str | None = None, source: str | None = None,
+             event: str | None = None, json_message: str | None = None) -> Parsed | None:
+    """A message (the text of an error, event or log line) as what it says, or None."""
+    message = message.strip()
+    if not message:
+        return None
+    if source != KARPENTER:
+        kube_result = _kube(message)
+        if kube_result is not None:
+            src, ev, reasons = kube_result
+            return Parsed(src, event or ev, message, pod=pod, time=time, reasons=reasons)
+    nm = kube.NOMINATED.search(message)
+    if nm is not None:
+        return Parsed(KARPENTER, "Nominated", message, pod=pod, time=time, nominated=nm.group("target").strip())
+    am = _KARPENTER_ANCHOR.match(message) or _KARPENTER_ANCHOR.search(message)
+    if am is None:
+        return None
+    text = message[am.start():]
+    if "\\\"" in text:
+        text = text.replace('\\"', '"')
+    if text.startswith("Ignoring pod, pod anti-affinity is not supported"):
+        reason = Reason(UNSUPPORTED, "pod anti-affinity is not supported")
+        reason = replace(reason, plain=reason_plain(reason))
+        return Parsed(KARPENTER, event or "Log", message, dialect=K.V06, pod=pod, time=time, reasons=(reason,))
+    env_pod, pools, bare, unparsed, hint = _karpenter(text)
+    if not pools and not bare:
+        return None
+    dialect = hint
+    if json_message is not None and hint != K.V06:
+        if json_message.startswith("Could not schedule pod"):
+            dialect = K.V016 if hint == K.V016 else K.V032
+        elif json_message.lower().startswith("could not schedule pod") and hint in (K.V032, None):
+            dialect = K.V10
+    elif text.startswith("Could not schedule pod") and hint not in (K.V016, K.V06):
+        dialect = K.V032
+    if all(r.kind == EXCLUDED_TYPES for r in bare) and not pools:
+        dialect = K.V016 if hint == K.V016 else None
+    return Parsed(KARPENTER, event or ("FailedScheduling" if pools or bare else "Log"), message, dialect=dialect,
+                  pod=pod or env_pod, time=time, pools=pools, reasons=bare, unparsed=unparsed)
+
+
+class RecordParser:
+    """Parses records in order, remembering the pod a `kubectl describe pod` is about."""
+
+    def __init__(self) -> None:
+        self.describe_name: str | None = None
+        self.describe_ns: str | None = None
+
+    def _describe_pod(self) -> str | None:
+        if self.describe_name is None:
+            return None
+        return f"{self.describe_ns}/{self.describe_name}" if self.describe_ns else self.describe_name
+
+    def parse(self, text: str) -> list[Parsed]:
+        first = text.lstrip()
+        if first.startswith(("Name:", "Namespace:")):
+            if (m := _DESCRIBE_NAME.match(first)) is not None:
+                self.describe_name, self.describe_ns = m.group(1), None
+            elif (m := _DESCRIBE_NS.match(first)) is not None:
+                self.describe_ns = m.group(1)
+            return []
+        if '{""' in text:  # CSV export (CloudWatch, spreadsheets): quotes doubled
+            text = text.replace('""', '"')
+        if "{" in text or '"error"' in text or '"message"' in text:
+            parsed = self._parse_json(text)
+            if parsed is not None:
+                return parsed
+        return self._parse_text(text)
+
+    def _parse_text(self, text: str) -> list[Parsed]:
+        line = text.strip()
+        m = kube.DESCRIBE_EVENT.match(line)
+        if m is not None:
+            result = classify(m.group("msg"), pod=self._describe_pod(), source=_source_of(m.group("source")),
+                              event=m.group("reason"))
+            return [result] if result else []
+        m = kube.GET_EVENT.match(line)
+        if m is not None:
+            obj = m.group("object")
+            if obj.lower().startswith("pod/"):
+                name = obj.split("/", 1)[1]
+                pod = f"{m.group('ns')}/{name}" if m.group("ns") else name
+            else:
+                pod = None
+            result = classify(m.group("msg"), pod=pod, event=m.group("reason"))
+            return [result] if result else []
+        pod = None
+        if (cm := kube.CA_OBJECT.search(line)) is not None:
+            pod = f"{cm.group('ns')}/{cm.group('name')}" if cm.group("ns") else cm.group("name")
+        elif (km := kube.KLOG_POD.search(line)) is not None:
+            pod = km.group("pod") or km.group("bare")
+        tm = _TIME.search(line[:64])
+        message = line
+        if line.startswith('"') and line.endswith('"') and len(line) > 1:
+            message = _string_at(line, 1)
+        result = classify(message, pod=pod, time=tm.group(0) if tm else None)
+        return [result] if result else []
+
+    def _parse_json(self, text: str) -> list[Parsed] | None:
+        value, start, end = _json_objects(text)
+        if isinstance(value, list):
+            out: list[Parsed] = []
+            for entry in value:
+                if isinstance(entry, dict):
+                    out.extend(self._from_dict(entry))
+            return out
+        if isinstance(value, dict) and _is_record(value):
+            if "items" in value and isinstance(value["items"], list):
+                items: list[Parsed] = []
+                for entry in value["items"]:
+                    if isinstance(entry, dict):
+                        items.extend(self._from_dict(entry))
+                return items
+            return self._from_dict(value)
+        if isinstance(value, dict):
+            # console line: message, then a trailing fields object
+            head = text[:start]
+            pod = _pod_of(value)
+            tm = _TIME.search(head[:64])
+            result = classify(head, pod=pod, time=tm.group(0) if tm else None)
+            return [result] if result else []
+        if _FIELD.search(text) is not None:
+            fields = tolerant_fields(text)
+            if fields.get("message") or fields.get("msg") or fields.get("error"):
+                return self._from_dict(fields)
+        return None
+
+    def _from_dict(self, d: dict[str, Any]) -> list[Parsed]:
+        for wrapper in _WRAPPERS:
+            inner = d.get(wrapper)
+            if isinstance(inner, str) and not any(k in d for k in ("message", "msg", "error")):
+                return self.parse(inner)
+            if isinstance(inner, dict) and _is_record(inner):
+                return self._from_dict(inner)
+        message = d.get("message") or d.get("msg") or ""
+        message = message if isinstance(message, str) else str(message)
+        error = _error_text(d)
+        pod = _pod_of(d)
+        time = _time_of(d)
+        source = None
+        src = d.get("source")
+        if isinstance(src, dict) and src.get("component"):
+            source = _source_of(str(src["component"]))
+        elif d.get("reportingComponent"):
+            source = _source_of(str(d["reportingComponent"]))
+        event = d.get("reason") if isinstance(d.get("reason"), str) and "involvedObject" in d else None
+        text = error or message
+        if error and message and not message.lower().startswith("could not schedule pod"):
+            text = message + ("; " + error if _KARPENTER_ANCHOR.search(error) else "")
+        result = classify(text, pod=pod, time=time, source=source, event=event, json_message=message or None)
+        if result is None and error and message:
+            result = classify(message, pod=pod, time=time, source=source, event=event)
+        return [result] if result else []

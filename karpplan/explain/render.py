@@ -1,0 +1,69 @@
+"""Renderers of an Explanation: json / yaml (the versioned document) and a rich table grouped by pod."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from karpplan.explain.report import Explanation
+from karpplan.explain.structure import Item
+from karpplan.render.documents import render_document
+
+KIND_STYLE = {
+    "taint": "magenta", "requirement-conflict": "yellow", "unknown-label": "bright_yellow",
+    "no-instance-type": "cyan", "limits": "red", "excluded-types": "red", "topology": "blue",
+    "volume": "green", "min-values": "bright_cyan", "unsupported": "bright_red", "node-filter": "white",
+}
+
+
+def render_text(explanation: Explanation, fmt: str) -> str:
+    return render_document(explanation.to_document(), fmt)
+
+
+def _rows(item: Item) -> list[tuple[str, str, str, str]]:
+    rows: list[tuple[str, str, str, str]] = []
+    for pool in item.parsed.pools:
+        for r in pool.reasons:
+            rows.append((pool.name, r.kind, r.key or "", r.plain))
+    for r in item.parsed.reasons:
+        rows.append((r.node_pool or "", r.kind, r.key or "", r.plain))
+    if not rows:
+        rows.append(("", item.parsed.event, "", item.plain))
+    return rows
+
+
+def render_table(explanation: Explanation, console: Console) -> None:
+    items = explanation.item_list()
+    by_pod: dict[str, list[Item]] = {}
+    for item in items:
+        by_pod.setdefault(item.parsed.pod or "(pod not named)", []).append(item)
+    for pod, pod_items in by_pod.items():
+        table = Table(title=Text(pod, style="bold"), title_justify="left", show_lines=False, expand=False)
+        table.add_column("line", justify="right", no_wrap=True)
+        table.add_column("source", no_wrap=True)
+        table.add_column("pool", no_wrap=True)
+        table.add_column("reason", no_wrap=True)
+        table.add_column("key")
+        seen: set[tuple[str, str, str]] = set()
+        for item in pod_items:
+            lines = f"{item.line}" + (f" (x{item.count})" if item.count > 1 else "")
+            source = item.parsed.source + (f" {item.parsed.dialect}" if item.parsed.dialect else "")
+            for pool, kind, key, _ in _rows(item):
+                if (pool, kind, key) in seen:
+                    continue
+                seen.add((pool, kind, key))
+                table.add_row(lines, source, pool, Text(kind, style=KIND_STYLE.get(kind, "")), key)
+                lines, source = "", ""
+        console.print(table)
+        for item in pod_items:
+            console.print(Text(item.plain), soft_wrap=False)
+            for fix in item.fixes:
+                delta = f"{fix.hourly_cost_delta:+.4f} $/h"
+                console.print(Text(f"  fix: {fix.action} ({fix.file}:{fix.line}, {delta})", style="green"))
+            for note in item.fix_notes:
+                console.print(Text(f"  note: {note}", style="dim"))
+        console.print()
+    s = explanation.to_document()["summary"]
+    console.print(Text(f"{s['lines']} lines: {s['explained']} explained, {s['unrecognised']} unrecognised; "
+                       f"{s['items']} items for {s['pods']} pods", style="dim"))

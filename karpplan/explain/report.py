@@ -1,0 +1,133 @@
+"""The Explanation document: read a log as a stream, collapse repeated records, word each item.
+
+Memory is bounded by the number of distinct (pod, message) pairs (at most `MAX_ITEMS`; beyond that new
+ones are counted in `summary.dropped`), never by the size of the log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+
+from karpplan.explain.parse import RecordParser, worth_parsing
+from karpplan.explain.stream import Record, records
+from karpplan.explain.structure import Item, Parsed
+from karpplan.explain.wording import item_plain
+
+API_VERSION = "karpplan.io/v1alpha1"
+MAX_ITEMS = 100_000
+
+
+@dataclass
+class Explanation:
+    lines: int = 0
+    explained: int = 0
+    records: int = 0
+    dropped: int = 0
+    items: dict[tuple[object, ...], Item] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def unrecognised(self) -> int:
+        return self.lines - self.explained
+
+    def item_list(self) -> list[Item]:
+        return sorted(self.items.values(), key=lambda i: i.line)
+
+    def add(self, parsed: Parsed, record: Record) -> None:
+        key = parsed.signature()
+        item = self.items.get(key)
+        if item is not None:
+            item.count += 1
+            item.last_line = record.line
+            item.last_time = parsed.time
+            return
+        if len(self.items) >= MAX_ITEMS:
+            self.dropped += 1
+            return
+        self.items[key] = Item(parsed, record.line, last_line=record.line, last_time=parsed.time)
+
+    def merge(self, other: Explanation, line_offset: int) -> None:
+        """Another part of the same log (read in parallel), whose line numbers start after `line_offset`."""
+        self.lines += other.lines
+        self.explained += other.explained
+        self.records += other.records
+        self.dropped += other.dropped
+        for key, item in sorted(other.items.items(), key=lambda kv: kv[1].line):
+            item.line += line_offset
+            item.last_line += line_offset
+            mine = self.items.get(key)
+            if mine is not None:
+                mine.count += item.count
+                mine.last_line = item.last_line
+                mine.last_time = item.last_time
+            elif len(self.items) < MAX_ITEMS:
+                self.items[key] = item
+            else:
+                self.dropped += item.count
+
+    def finish(self) -> None:
+        for item in self.items.values():
+            item.plain = item_plain(item)
+
+    def to_document(self) -> dict[str, Any]:
+        items = self.item_list()
+        summary: dict[str, Any] = {"lines": self.lines, "explained": self.explained,
+                                   "unrecognised": self.unrecognised, "records": self.records,
+                                   "items": len(items), "pods": len({i.parsed.pod for i in items if i.parsed.pod})}
+        if self.dropped:
+            summary["dropped"] = self.dropped
+        doc: dict[str, Any] = {"apiVersion": API_VERSION, "kind": "Explanation", "summary": summary,
+                               "items": [i.to_document() for i in items]}
+        if self.notes:
+            doc["notes"] = list(self.notes)
+        return doc
+
+
+def explain_records(recs: Iterable[Record], explanation: Explanation | None = None) -> Explanation:
+    out = explanation if explanation is not None else Explanation()
+    parser = RecordParser()
+    for record in recs:
+        out.lines += record.lines
+        if record.lines == 1 and not worth_parsing(record.data):
+            continue
+        found = parser.parse(record.text)
+        if not found:
+            continue
+        out.records += 1
+        out.explained += record.lines
+        for parsed in found:
+            out.add(parsed, record)
+    return out
+
+
+def _counted(lines: Iterable[bytes], progress: Callable[[int], None] | None, every: int = 1 << 20) -> Iterator[bytes]:
+    if progress is None:
+        yield from lines
+        return
+    done = 0
+    mark = every
+    for line in lines:
+        done += len(line)
+        if done >= mark:
+            progress(done)
+            mark = done + every
+        yield line
+    progress(done)
+
+
+def explain_stream(stream: BinaryIO, progress: Callable[[int], None] | None = None) -> Explanation:
+    """Explain a whole log read line by line (bounded memory)."""
+    out = explain_records(records(_counted(stream, progress)))
+    out.finish()
+    return out
+
+
+def explain_text(text: str) -> Explanation:
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    out = explain_records(records(line.encode() for line in lines))
+    out.finish()
+    return out

@@ -1,0 +1,214 @@
+"""Typed reason items: what one failure line says, parsed into structure.
+
+A `Reason` is one clause of a scheduler's message (a taint not tolerated, a requirement conflict, ...);
+`PoolReasons` groups the clauses Karpenter tied to one NodePool or Provisioner; an `Item` is one
+recognised record (a log line, an event) with its pod, source, dialect and reasons. Items with the
+same pod and the same message are collapsed (`count`, `last_line`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+# reasons[].kind values of cli-contract.md
+TAINT = "taint"
+REQUIREMENT_CONFLICT = "requirement-conflict"
+UNKNOWN_LABEL = "unknown-label"
+NO_INSTANCE_TYPE = "no-instance-type"
+LIMITS = "limits"
+EXCLUDED_TYPES = "excluded-types"
+TOPOLOGY = "topology"
+VOLUME = "volume"
+MIN_VALUES = "min-values"
+UNSUPPORTED = "unsupported"
+NODE_FILTER = "node-filter"
+KINDS = (TAINT, REQUIREMENT_CONFLICT, UNKNOWN_LABEL, NO_INSTANCE_TYPE, LIMITS, EXCLUDED_TYPES, TOPOLOGY,
+         VOLUME, MIN_VALUES, UNSUPPORTED, NODE_FILTER)
+
+KARPENTER = "karpenter"
+KUBE_SCHEDULER = "kube-scheduler"
+CLUSTER_AUTOSCALER = "cluster-autoscaler"
+
+
+@dataclass(frozen=True)
+class ParsedRequirement:
+    """One `key Op [v1 v2]` of Karpenter's Requirements.String (bounds and minValues kept in `extra`)."""
+
+    key: str
+    operator: str
+    values: tuple[str, ...] = ()
+    extra: str = ""
+
+    def to_document(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {"key": self.key, "operator": self.operator}
+        if self.values:
+            doc["values"] = list(self.values)
+        if self.extra:
+            doc["extra"] = self.extra
+        return doc
+
+    def __str__(self) -> str:
+        text = f"{self.key} {self.operator}"
+        if self.values:
+            text += " [" + " ".join(self.values) + "]"
+        return text + (f" {self.extra}" if self.extra else "")
+
+
+@dataclass(frozen=True)
+class Reason:
+    """One parsed clause. Only the fields its kind uses are set."""
+
+    kind: str
+    text: str
+    key: str | None = None
+    value: str | None = None
+    effect: str | None = None
+    suggestion: str | None = None  # unknown-label: Karpenter's typo hint
+    pod_side: str | None = None  # requirement-conflict: what the pod asks for
+    pool_side: str | None = None  # requirement-conflict: what the pool offers
+    resources: Mapping[str, str] | None = None  # no-instance-type: what was asked for
+    requirements: tuple[ParsedRequirement, ...] = ()
+    cause: str | None = None  # no-instance-type: Karpenter's failure reason
+    constraint: str | None = None  # topology: topology spread | pod affinity | pod anti-affinity
+    counts: Mapping[str, int] | None = None  # topology: pods per domain; node-filter: nodes per reason
+    others: int | None = None  # topology: "and N other(s)"
+    pod_domains: str | None = None
+    node_domains: str | None = None
+    node_pool: str | None = None  # limits (and bare v1.5+ reasons naming their pool)
+    excluded: int | None = None  # excluded-types: N of M
+    total: int | None = None  # excluded-types: M; node-filter: nodes considered
+    truncated: bool = False
+    plain: str = ""
+
+    def signature(self) -> tuple[str, str]:
+        return self.kind, self.text
+
+    def to_document(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {"kind": self.kind}
+        for name, value in (("key", self.key), ("value", self.value), ("effect", self.effect),
+                            ("suggestion", self.suggestion), ("constraint", self.constraint),
+                            ("podRequirement", self.pod_side), ("poolRequirement", self.pool_side),
+                            ("cause", self.cause), ("nodePool", self.node_pool), ("excluded", self.excluded),
+                            ("total", self.total), ("others", self.others), ("podDomains", self.pod_domains),
+                            ("nodeDomains", self.node_domains)):
+            if value is not None:
+                doc[name] = value
+        if self.resources is not None:
+            doc["resources"] = dict(self.resources)
+        if self.requirements:
+            doc["requirements"] = [r.to_document() for r in self.requirements]
+        if self.counts is not None:
+            doc["counts"] = dict(self.counts)
+        if self.truncated:
+            doc["truncated"] = True
+        doc["text"] = self.text
+        doc["plain"] = self.plain
+        return doc
+
+
+@dataclass(frozen=True)
+class PoolReasons:
+    name: str
+    kind: str  # nodepool | provisioner
+    reasons: tuple[Reason, ...]
+    daemonset_overhead: Mapping[str, str] | None = None
+
+    def to_document(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {"name": self.name, "kind": self.kind}
+        if self.daemonset_overhead is not None:
+            doc["daemonsetOverhead"] = dict(self.daemonset_overhead)
+        doc["reasons"] = [r.to_document() for r in self.reasons]
+        return doc
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A change that makes the pod schedule, re-planned: where to make it and what it costs."""
+
+    action: str
+    file: str
+    line: int
+    hourly_cost_delta: float
+    object: str = ""
+    field: str = ""
+    intent: int = 0  # 0 keeps what the user asked for; higher gives more of it up
+    plain: str = ""
+
+    def to_document(self) -> dict[str, Any]:
+        return {"action": self.action, "object": self.object, "field": self.field, "file": self.file,
+                "line": self.line, "hourlyCostDelta": round(self.hourly_cost_delta, 6), "plain": self.plain}
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """What one record says, before collapsing and wording."""
+
+    source: str
+    event: str  # FailedScheduling | Nominated | NotTriggerScaleUp | Log
+    message: str
+    dialect: str | None = None
+    pod: str | None = None
+    time: str | None = None
+    pools: tuple[PoolReasons, ...] = ()
+    reasons: tuple[Reason, ...] = ()
+    unparsed: tuple[str, ...] = ()
+    nominated: str | None = None
+
+    def signature(self) -> tuple[object, ...]:
+        return (self.source, self.event, self.pod, self.dialect,
+                tuple((p.name, tuple(r.signature() for r in p.reasons)) for p in self.pools),
+                tuple(r.signature() for r in self.reasons), self.nominated)
+
+
+@dataclass
+class Item:
+    """A collapsed record: the first line it was seen on, how often, the last time."""
+
+    parsed: Parsed
+    line: int
+    count: int = 1
+    last_line: int = 0
+    last_time: str | None = None
+    plain: str = ""
+    workload: str | None = None
+    reproduced: bool | None = None
+    conflict: list[str] = field(default_factory=list)
+    fixes: list[Fix] = field(default_factory=list)
+    fix_notes: list[str] = field(default_factory=list)
+
+    def to_document(self) -> dict[str, Any]:
+        p = self.parsed
+        doc: dict[str, Any] = {"line": self.line, "source": p.source, "event": p.event}
+        if p.dialect is not None:
+            doc["dialect"] = p.dialect
+        doc["time"] = p.time
+        doc["pod"] = p.pod
+        if self.workload is not None:
+            doc["workload"] = self.workload
+        doc["count"] = self.count
+        if self.count > 1:
+            doc["lastLine"] = self.last_line
+            doc["lastTime"] = self.last_time
+        doc["nodePools"] = [pool.to_document() for pool in p.pools]
+        doc["reasons"] = [r.to_document() for r in p.reasons]
+        if p.nominated is not None:
+            doc["nominated"] = p.nominated
+        if p.unparsed:
+            doc["unparsed"] = list(p.unparsed)
+        doc["plain"] = self.plain
+        if self.reproduced is not None:
+            doc["reproduced"] = self.reproduced
+        if self.conflict:
+            doc["conflict"] = list(self.conflict)
+        doc["fixes"] = [f.to_document() for f in self.fixes]
+        if self.fix_notes:
+            doc["fixNotes"] = list(self.fix_notes)
+        return doc
+
+    def all_reasons(self) -> list[Reason]:
+        out = list(self.parsed.reasons)
+        for pool in self.parsed.pools:
+            out.extend(pool.reasons)
+        return out

@@ -1,0 +1,133 @@
+"""`karpplan explain`: the Explanation document of cli-contract.md, exit codes, and fixes on a realistic manifest."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from karpplan.cli.main import app
+
+runner = CliRunner()
+LOG = ('{"level":"ERROR","time":"2024-04-03T06:40:04.552Z","logger":"controller.provisioner","message":"Could not '
+       'schedule pod, incompatible with nodepool \\"default\\", daemonset overhead={\\"cpu\\":\\"675m\\"}, '
+       'incompatible requirements, label \\"nodegroup\\" does not have known values","pod":"payments/web-746d677b76-lghl4"}\n'
+       '{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"gpu-job-0","namespace":"ml"},'
+       '"error":"incompatible with nodepool \\"gpu\\", daemonset overhead={}, did not tolerate nvidia.com/gpu=true:NoSchedule"}\n')
+MANIFESTS = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: default
+spec:
+  template:
+    metadata:
+      labels:
+        team: web
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      taints:
+        - {key: nvidia.com/gpu, value: "true", effect: NoSchedule}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [g]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: payments
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      nodeSelector:
+        nodegroup: workers
+      containers:
+        - name: app
+          image: nginx
+          resources: {requests: {cpu: "1", memory: 1Gi}}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: gpu-job
+  namespace: ml
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: gpu-job}}
+  template:
+    metadata: {labels: {app: gpu-job}}
+    spec:
+      nodeSelector:
+        karpenter.k8s.aws/instance-category: g
+      containers:
+        - name: train
+          image: pytorch
+          resources: {requests: {cpu: "2", memory: 8Gi}}
+"""
+
+
+def _run(tmp_path: Path, log: str, *args: str) -> tuple[int, str]:
+    path = tmp_path / "log.txt"
+    path.write_text(log)
+    result = runner.invoke(app, ["explain", str(path), *args])
+    return result.exit_code, result.stdout
+
+
+def test_json_document_shape(tmp_path: Path) -> None:
+    code, out = _run(tmp_path, "noise\n" + LOG, "-o", "json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["apiVersion"] == "karpplan.io/v1alpha1" and doc["kind"] == "Explanation"
+    assert {k: doc["summary"][k] for k in ("lines", "explained", "unrecognised")} == {
+        "lines": 3, "explained": 2, "unrecognised": 1}
+    item = doc["items"][0]
+    assert {"line", "source", "dialect", "time", "pod", "nodePools", "reasons", "plain", "fixes"} <= set(item)
+    pool = item["nodePools"][0]
+    assert pool["name"] == "default" and pool["kind"] == "nodepool" and pool["daemonsetOverhead"] == {"cpu": "675m"}
+    assert pool["reasons"][0]["kind"] == "unknown-label" and pool["reasons"][0]["plain"]
+
+
+def test_yaml_and_table(tmp_path: Path) -> None:
+    code, out = _run(tmp_path, LOG, "-o", "yaml")
+    assert code == 0 and "kind: Explanation" in out
+    code, out = _run(tmp_path, LOG)
+    assert code == 0 and "payments/web-746d677b76-lghl4" in out and "unknown-label" in out
+
+
+def test_exit_codes(tmp_path: Path) -> None:
+    assert _run(tmp_path, "nothing to see\n", "-o", "json")[0] == 1
+    result = runner.invoke(app, ["explain", str(tmp_path / "missing.txt")])
+    assert result.exit_code == 2 and result.stdout == ""
+
+
+def test_fixes_with_manifests(tmp_path: Path) -> None:
+    manifests = tmp_path / "deploy.yaml"
+    manifests.write_text(MANIFESTS)
+    code, out = _run(tmp_path, LOG, "--manifests", str(manifests), "--region", "us-east-1", "-o", "json")
+    assert code == 0
+    web, gpu = json.loads(out)["items"]
+    assert web["workload"] == "Deployment/web" and web["reproduced"] is True
+    best = web["fixes"][0]
+    assert best["object"] == "NodePool/default" and best["line"] == 8  # spec.template.metadata.labels
+    assert isinstance(best["hourlyCostDelta"], float) and best["hourlyCostDelta"] > 0
+    assert any(f["line"] == 42 and "nodegroup" in f["action"] for f in web["fixes"])  # the nodeSelector entry
+    assert gpu["workload"] == "StatefulSet/gpu-job" and gpu["reproduced"] is True
+    tol = [f for f in gpu["fixes"] if "toleration" in f["action"]]
+    assert tol and tol[0]["line"] == 58 and tol[0]["hourlyCostDelta"] > 0  # the pod spec the toleration goes in
