@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 from karpplan.catalog import load_catalog
 from karpplan.model.build import load_inventory
 from karpplan.plan import Plan
-from karpplan.planner import PlanOptions, make_plan
+from karpplan.planner import Engine, PlanOptions, make_plan
 
 FAKE_CATALOG = """
 apiVersion: karpplan.io/v1alpha1
@@ -48,7 +53,7 @@ spec:
 """
 
 
-def plan_text(tmp_path: Path, manifests: str, *, catalog: str | None = FAKE_CATALOG, engine: str = "optimal",
+def plan_text(tmp_path: Path, manifests: str, *, catalog: str | None = FAKE_CATALOG, engine: Engine = "optimal",
               region: str | None = None, time_limit: float = 5.0) -> Plan:
     """Plan manifests (YAML text) against a catalog (YAML text, or the embedded one when None)."""
     path = tmp_path / "manifests.yaml"
@@ -117,3 +122,14 @@ spec:
   nodeName: {node}
   containers: [{{name: c, image: x, resources: {{requests: {{cpu: {cpu}, memory: 64Mi}}}}}}]
 """
+
+
+def plan_json(path: Path, *args: str, time_limit: str = "5") -> dict[str, Any]:
+    """`karpplan plan PATH -o json` in a real process (the JSON contract is what these tests read)."""
+    result = subprocess.run(
+        [sys.executable, "-m", "karpplan.cli.main", "plan", str(path), "-o", "json", "--time-limit", time_limit, *args],
+        capture_output=True, text=True, timeout=120, env={**os.environ, "NO_COLOR": "1"},
+    )
+    assert result.returncode in (0, 1), result.stderr
+    document: dict[str, Any] = json.loads(result.stdout)
+    return document

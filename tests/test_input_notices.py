@@ -3,27 +3,16 @@ its `file:line`, and karpplan reads it as Karpenter does."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 from karpplan.inputs.loader import parse_documents
 from karpplan.model.build import build_inventory
 
+from planner_helpers import plan_json
+
 MANIFEST = Path(__file__).parent / "data" / "manifests" / "static-and-v1-kubelet.yaml"
 
 
-def _plan(path: Path) -> dict[str, Any]:
-    result = subprocess.run(
-        [sys.executable, "-m", "karpplan.cli.main", "plan", str(path), "-o", "json", "--time-limit", "5"],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "NO_COLOR": "1"},
-    )
-    assert result.returncode in (0, 1), result.stderr
-    document: dict[str, Any] = json.loads(result.stdout)
-    return document
 
 
 def _line_of(text: str, needle: str) -> int:
@@ -31,7 +20,7 @@ def _line_of(text: str, needle: str) -> int:
 
 
 def test_v1_nodepool_kubelet_is_ignored_and_said() -> None:
-    plan = _plan(MANIFEST)
+    plan = plan_json(MANIFEST)
     text = MANIFEST.read_text()
     (warning,) = [w for w in plan["warnings"] if "spec.template.spec.kubelet" in w]
     assert warning.startswith(f"{MANIFEST}:{_line_of(text, 'kubelet:')}: NodePool general")
@@ -45,7 +34,7 @@ def test_v1beta1_nodepool_kubelet_still_applies(tmp_path: Path) -> None:
     text = MANIFEST.read_text().replace("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: general",
                                         "apiVersion: karpenter.sh/v1beta1\nkind: NodePool\nmetadata:\n  name: general")
     path.write_text(text)
-    plan = _plan(path)
+    plan = plan_json(path)
     assert not any("spec.template.spec.kubelet" in w for w in plan["warnings"])
     general = [n for n in plan["nodes"] if n["nodePool"] == "general"]
     assert all(int(n["allocatable"]["pods"]) == 8 for n in general)
@@ -53,7 +42,7 @@ def test_v1beta1_nodepool_kubelet_still_applies(tmp_path: Path) -> None:
 
 
 def test_static_nodepool_is_never_provisioned_for_pods_and_said() -> None:
-    plan = _plan(MANIFEST)
+    plan = plan_json(MANIFEST)
     assert not any(n["nodePool"] == "ingress-static" for n in plan["nodes"])
     (warning,) = [w for w in plan["warnings"] if "ingress-static" in w]
     assert "static (replicas: 2)" in warning

@@ -7,10 +7,6 @@ pods would pack onto far too few nodes.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,22 +17,16 @@ from hypothesis import strategies as st
 from karpplan.inputs.loader import parse_documents
 from karpplan.model.build import build_inventory
 
+from planner_helpers import plan_json
+
 MANIFEST = Path(__file__).parent / "data" / "manifests" / "limitrange-defaults.yaml"
 MIB = 2**20
 
 
-def _plan(path: Path) -> dict[str, Any]:
-    result = subprocess.run(
-        [sys.executable, "-m", "karpplan.cli.main", "plan", str(path), "-o", "json", "--time-limit", "5"],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "NO_COLOR": "1"},
-    )
-    assert result.returncode in (0, 1), result.stderr
-    document: dict[str, Any] = json.loads(result.stdout)
-    return document
 
 
 def test_pods_without_requests_get_the_namespaces_defaults() -> None:
-    requests = {(p["namespace"], p["name"]): p["requests"] for p in _plan(MANIFEST)["pods"]}
+    requests = {(p["namespace"], p["name"]): p["requests"] for p in plan_json(MANIFEST)["pods"]}
     deployment = [r for (ns, name), r in requests.items() if name.startswith("default-mem-demo-") and
                   ns == "default-mem-example" and r["memory"] == "256Mi"]
     assert len(deployment) == 4

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,17 +17,11 @@ from karpplan.model.overlays import NodeOverlay, PriceAdjustment
 from karpplan.model.requirements import Requirement, Requirements
 from karpplan.model.resources import Resources
 
+from planner_helpers import plan_json
+
 MANIFEST = Path(__file__).parent / "data" / "manifests" / "node-overlays.yaml"
 
 
-def _plan(path: Path) -> dict[str, Any]:
-    result = subprocess.run(
-        [sys.executable, "-m", "karpplan.cli.main", "plan", str(path), "-o", "json", "--time-limit", "5"],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "NO_COLOR": "1"},
-    )
-    assert result.returncode in (0, 1), result.stderr
-    document: dict[str, Any] = json.loads(result.stdout)
-    return document
 
 
 def _without(name: str, tmp_path: Path) -> Path:
@@ -44,7 +34,7 @@ def _without(name: str, tmp_path: Path) -> Path:
 
 
 def test_a_price_adjustment_steers_the_plan_and_is_in_its_cost(tmp_path: Path) -> None:
-    plan = _plan(MANIFEST)
+    plan = plan_json(MANIFEST)
     general = [n for n in plan["nodes"] if n["nodePool"] == "general"]
     assert general and all(n["labels"]["karpenter.k8s.aws/instance-family"] == "m7i" for n in general)
     linux = load_catalog("us-east-1").by_name()
@@ -54,17 +44,17 @@ def test_a_price_adjustment_steers_the_plan_and_is_in_its_cost(tmp_path: Path) -
     (note,) = [w for w in plan["warnings"] if "savings-plan-m7i" in w]
     assert note.startswith(f"{MANIFEST}:4: NodeOverlay savings-plan-m7i (weight 10)")
     # Without the overlay m7i is not the cheapest way to run the api pods.
-    plain = _plan(_without("savings-plan-m7i", tmp_path))
+    plain = plan_json(_without("savings-plan-m7i", tmp_path))
     assert not all(n["labels"]["karpenter.k8s.aws/instance-family"] == "m7i"
                    for n in plain["nodes"] if n["nodePool"] == "general")
 
 
 def test_overlay_capacity_lets_time_sliced_gpus_share_a_node(tmp_path: Path) -> None:
-    plan = _plan(MANIFEST)
+    plan = plan_json(MANIFEST)
     gpu = [n for n in plan["nodes"] if n["nodePool"] == "gpu"]
     assert len(gpu) == 1 and len(gpu[0]["pods"]) == 4
     assert gpu[0]["allocatable"]["nvidia.com/gpu"] == "4"
-    plain = _plan(_without("gpu-time-slicing", tmp_path))
+    plain = plan_json(_without("gpu-time-slicing", tmp_path))
     assert sum(1 for n in plain["nodes"] if n["nodePool"] == "gpu") >= 2
 
 

@@ -22,19 +22,13 @@ from karpplan.catalog.types import InstanceShape
 from karpplan.model.pools import BlockDevice, NodeStorage
 from karpplan.model.quantity import parse_quantity
 
+from planner_helpers import plan_json
+
 DATA = Path(__file__).parent / "data" / "manifests"
 GIB = 2**30
 SHAPE = InstanceShape(vcpu=4, memory_mib=16384, arch="amd64", eni_pods=58, local_storage_gb=237)
 
 
-def _plan(path: Path) -> dict[str, Any]:
-    result = subprocess.run(
-        [sys.executable, "-m", "karpplan.cli.main", "plan", str(path), "-o", "json", "--time-limit", "5"],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "NO_COLOR": "1"},
-    )
-    assert result.returncode in (0, 1), result.stderr
-    document: dict[str, Any] = json.loads(result.stdout)
-    return document
 
 
 def _bytes(text: str) -> int:
@@ -50,7 +44,7 @@ def _pods_by_node(plan: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
 
 
 def test_raid0_instance_store_is_the_nodes_ephemeral_storage() -> None:
-    plan = _plan(DATA / "instance-store-raid0.yaml")
+    plan = plan_json(DATA / "instance-store-raid0.yaml")
     assert plan["unschedulable"] == []
     placed = _pods_by_node(plan)
     assert sum(len(p) for p in placed.values()) == 3
@@ -66,13 +60,13 @@ def test_without_raid0_the_same_workload_cannot_be_placed(tmp_path: Path) -> Non
     text = (DATA / "instance-store-raid0.yaml").read_text().replace("  instanceStorePolicy: RAID0\n", "")
     path = tmp_path / "no-raid.yaml"
     path.write_text(text)
-    plan = _plan(path)
+    plan = plan_json(path)
     assert len(plan["unschedulable"]) == 3
     assert "ephemeral-storage" in json.dumps(plan["unschedulable"])
 
 
 def test_block_device_mappings_size_root_and_bottlerocket_data_volumes() -> None:
-    plan = _plan(DATA / "block-device-mappings.yaml")
+    plan = plan_json(DATA / "block-device-mappings.yaml")
     assert plan["unschedulable"] == []
     storage_by_pool = {n["nodePool"]: n["allocatable"]["ephemeral-storage"] for n in plan["nodes"]}
     # 100Gi root volume: 100 - 1 (kube-reserved) - 10 (nodefs.available 10%) = 89Gi.

@@ -7,10 +7,6 @@ applies: Linux on-demand + 0.046 USD per vCPU-hour, x86 only, not for t2/t3/t3a,
 from __future__ import annotations
 
 import csv
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,19 +15,14 @@ import pytest
 from karpplan.catalog import WINDOWS_LICENCE_USD_PER_VCPU_HOUR, instance_types_for, load_catalog
 from karpplan.catalog.types import ON_DEMAND
 
+from planner_helpers import plan_json
+
 MANIFEST = Path(__file__).parent / "data" / "manifests" / "windows2022.yaml"
 SHARED_PRICES = Path(__file__).resolve().parents[2] / "shared" / "data" / "ec2-prices-ondemand.csv"
 
 
 def _plan(path: Path, region: str = "us-east-1") -> dict[str, Any]:
-    result = subprocess.run(
-        [sys.executable, "-m", "karpplan.cli.main", "plan", str(path), "-o", "json", "--time-limit", "5",
-         "--region", region],
-        capture_output=True, text=True, timeout=120, env={**os.environ, "NO_COLOR": "1"},
-    )
-    assert result.returncode in (0, 1), result.stderr
-    document: dict[str, Any] = json.loads(result.stdout)
-    return document
+    return plan_json(path, "--region", region)
 
 
 def _linux_price(region: str, name: str) -> float:

@@ -9,49 +9,38 @@ Every problem (missing or unreadable file, file over the size limit, invalid YAM
 that is not a mapping...) becomes one `InputProblem` with `file:line`; all of them are collected and raised
 together as one `InputError`.
 
-YAML is built straight from the parser's event stream (libyaml's when available), not through PyYAML's
-composer: libyaml's composer recurses in C and crashes the interpreter on a few hundred thousand nesting
-levels, and building nodes first costs twice the time. Building from events never recurses, refuses
-nesting deeper than `MAX_DEPTH` as soon as it is seen, and counts what aliases would expand to without
-expanding them, so a billion-laughs document is refused after a few hundred bytes. The cyclic garbage
-collector is paused while a file is read: the data is acyclic and millions of fresh containers would
-otherwise trigger full collections over and over.
+YAML and JSON parsing (no recursion, depth and alias-bomb guards) is in `inputs/parsers.py`. The cyclic
+garbage collector is paused while a file is read.
 """
 
 from __future__ import annotations
 
 import bisect
-import gc
-import json
 import os
-import re
 import stat
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 import yaml
 
 from karpplan.errors import InputError, InputProblem, Origin
-from karpplan.inputs.origins import LineDict, LineList, SourceFloat
+from karpplan.inputs.origins import LineDict, LineList
+from karpplan.inputs.parsers import (
+    MAX_DEPTH,
+    LoadProblem,
+    parse_json,
+    parse_yaml,
+    source_comments,
+    without_gc,
+    yaml_problem,
+)
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
-MAX_DEPTH = 1000
-MAX_ALIAS_EXPANSION = 1_000_000
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 STDIN_NAME = "<stdin>"
-
-_BaseLoader: type[yaml.SafeLoader] | type[yaml.CSafeLoader]
-try:
-    _BaseLoader = yaml.CSafeLoader
-except AttributeError:  # PyYAML built without libyaml
-    _BaseLoader = yaml.SafeLoader
-
-_HELM_SOURCE = re.compile(r"^#\s*Source:\s*(\S.*?)\s*$", re.MULTILINE)
-# Plain decimal floats whose text can stand for the value (no YAML 1.1 underscores, sexagesimal, .inf).
-_PLAIN_FLOAT = re.compile(r"^[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$")
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,308 +83,6 @@ class Document:
 
     def __str__(self) -> str:
         return f"{self.kind or '(no kind)'}/{self.name or '(no name)'} at {self.origin}"
-
-
-class _LoadProblem(Exception):
-    """A problem that ends reading one file (raised inside the loader, turned into an `InputProblem`)."""
-
-    def __init__(self, line: int, message: str) -> None:
-        super().__init__(message)
-        self.line = line
-        self.message = message
-
-
-# ------------------------------------------------------------------------------------------ YAML construction
-class _EventSource(_BaseLoader):  # type: ignore[valid-type,misc]
-    """libyaml's (or PyYAML's) parser; only its event stream is used."""
-
-
-_TAG = "tag:yaml.org,2002:"
-_STR, _NULL, _BOOL, _INT, _FLOAT = _TAG + "str", _TAG + "null", _TAG + "bool", _TAG + "int", _TAG + "float"
-_TIMESTAMP, _MERGE_TAG = _TAG + "timestamp", _TAG + "merge"
-_IMPLICIT: dict[str, list[tuple[str, re.Pattern[str]]]] = _EventSource.yaml_implicit_resolvers
-_SAFE = yaml.constructor.SafeConstructor()
-_MERGE = object()  # the `<<` merge key
-
-
-def _key_text(key: object) -> str:
-    """Mapping keys as strings, the way sigs.k8s.io/yaml converts non-string YAML keys for JSON."""
-    if isinstance(key, str):
-        return key
-    if isinstance(key, bool):
-        return "true" if key else "false"
-    if key is None:
-        return "null"
-    if isinstance(key, int | float):
-        return repr(key) if isinstance(key, SourceFloat) else str(key)
-    raise ValueError("mapping keys must be scalars (strings)")
-
-
-def _resolve_plain(value: str) -> str:
-    """The implicit tag of a plain scalar (YAML 1.1 rules, as PyYAML resolves them)."""
-    for tag, pattern in _IMPLICIT.get(value[:1], ()):
-        if pattern.match(value):
-            return tag
-    return _STR
-
-
-def _scalar(event: yaml.ScalarEvent) -> object:
-    """A scalar as Kubernetes' YAML reader would see it."""
-    value: str = event.value
-    tag = event.tag
-    if tag is None or tag == "!":
-        if tag is None and event.implicit[0]:
-            tag = _resolve_plain(value)
-        else:
-            return value
-    if tag in (_STR, _TIMESTAMP):
-        # Timestamps are resolved only into time fields in Kubernetes; everywhere karpplan looks they are text.
-        return value
-    if tag == _NULL:
-        return None
-    if tag == _BOOL:
-        return _SAFE.bool_values[value.lower()]
-    if tag in (_INT, _FLOAT):
-        if ":" in value:  # YAML 1.1 sexagesimal (`12:30` would read as 750): Kubernetes keeps the text
-            return value
-        node = yaml.ScalarNode(tag, value)
-        if tag == _INT:
-            return int(_SAFE.construct_yaml_int(node))
-        number = float(_SAFE.construct_yaml_float(node))
-        return SourceFloat(number, value) if _PLAIN_FLOAT.match(value) else number
-    if tag == _MERGE_TAG:
-        return _MERGE
-    raise ValueError(f"could not determine a constructor for the tag {tag!r}")
-
-
-class _Collection:
-    """A mapping or sequence being read: its items so far and what it expands to."""
-
-    __slots__ = ("is_map", "line", "anchor", "items", "lines", "merges", "key", "key_line", "size")
-
-    def __init__(self, is_map: bool, line: int, anchor: str | None) -> None:
-        self.is_map = is_map
-        self.line = line
-        self.anchor = anchor
-        self.items: list[Any] = []
-        self.lines: list[int] = []
-        self.merges: list[LineDict] = []
-        self.key: object = None
-        self.key_line = 0
-        self.size = 1
-
-    def add(self, value: object, line: int, size: int) -> None:
-        self.size += size
-        if not self.is_map:
-            self.items.append(value)
-            self.lines.append(line)
-        elif self.key is None:
-            if isinstance(value, LineDict | LineList):
-                raise ValueError("mapping keys must be scalars (strings)")
-            self.key = _MERGE if value is _MERGE else _key_text(value)
-            self.key_line = line
-        else:
-            if self.key is _MERGE:
-                self._merge(value)
-            else:
-                self.items.append((self.key, value))
-                self.lines.append(self.key_line)
-            self.key = None
-
-    def _merge(self, value: object) -> None:
-        merged = value if isinstance(value, LineList) else [value]
-        for item in merged:
-            if not isinstance(item, LineDict):
-                raise ValueError("a merge key (<<) needs a mapping or a list of mappings")
-            self.merges.append(item)
-
-    def build(self) -> LineDict | LineList:
-        if not self.is_map:
-            built = LineList(self.items, line=self.line)
-            built.item_lines = self.lines
-            return built
-        mapping = LineDict(line=self.line)
-        # Merged keys first, earlier merges winning; then the mapping's own keys override them.
-        for merged in reversed(self.merges):
-            for key, value in merged.items():
-                mapping[key] = value
-                mapping.key_lines[key] = merged.key_lines.get(key, 0)
-        for (key, value), line in zip(self.items, self.lines, strict=True):
-            mapping[key] = value
-            mapping.key_lines[key] = line
-        return mapping
-
-
-def _parse_yaml(text: str) -> Iterator[tuple[int, int, object]]:
-    """(start line, end line, data) per YAML document (data None for empty documents).
-
-    Built straight from the parser's events: nothing recurses, nesting deeper than MAX_DEPTH is refused
-    as soon as it is seen, and so are aliases expanding to more than MAX_ALIAS_EXPANSION nodes (sizes of
-    anchored nodes are counted, never expanded).
-    """
-    source = _EventSource(text)
-    try:
-        stack: list[_Collection] = []
-        anchors: dict[str, tuple[object, int]] = {}
-        open_anchors: set[str] = set()
-        alias_extra = 0
-        root: object = None
-        start = end = 0
-        while True:
-            event = source.get_event()
-            kind = type(event)
-            line = event.start_mark.line + 1
-            if kind is yaml.ScalarEvent or kind is yaml.AliasEvent:
-                if kind is yaml.ScalarEvent:
-                    try:
-                        value = _scalar(event)
-                    except (ValueError, TypeError, KeyError) as exc:
-                        raise _LoadProblem(line, f"invalid YAML: {exc}") from exc
-                    size = 1
-                    if event.anchor is not None:
-                        anchors[event.anchor] = (value, 1)
-                else:
-                    name = event.anchor
-                    if name in open_anchors:
-                        raise _LoadProblem(line, f"alias *{name} refers to a node that contains it")
-                    if name not in anchors:
-                        raise _LoadProblem(line, f"invalid YAML: found undefined alias {name!r}")
-                    value, size = anchors[name]
-                    alias_extra += size - 1
-                    if alias_extra > MAX_ALIAS_EXPANSION:
-                        raise _LoadProblem(
-                            line,
-                            f"YAML aliases expand to more than {MAX_ALIAS_EXPANSION:,} nodes; refusing an alias bomb",
-                        )
-            elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
-                if len(stack) >= MAX_DEPTH:
-                    raise _LoadProblem(line, f"nested more than {MAX_DEPTH} levels deep")
-                if event.tag not in (None, "!", _TAG + "map", _TAG + "seq", _TAG + "omap"):
-                    raise _LoadProblem(line, f"invalid YAML: could not determine a constructor for the tag {event.tag!r}")
-                if not stack:
-                    start = line
-                if event.anchor is not None:
-                    open_anchors.add(event.anchor)
-                stack.append(_Collection(kind is yaml.MappingStartEvent, line, event.anchor))
-                continue
-            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-                done = stack.pop()
-                value, size, line = done.build(), done.size, done.line
-                if done.anchor is not None:
-                    open_anchors.discard(done.anchor)
-                    anchors[done.anchor] = (value, size)
-            elif kind is yaml.DocumentStartEvent:
-                anchors.clear()
-                alias_extra = 0
-                root, start = None, event.end_mark.line + 1
-                continue
-            elif kind is yaml.DocumentEndEvent:
-                yield start, end, root
-                continue
-            elif kind is yaml.StreamEndEvent:
-                return
-            else:
-                continue
-            if stack:
-                try:
-                    stack[-1].add(value, line, size)
-                except ValueError as exc:
-                    raise _LoadProblem(line, f"invalid YAML: {exc}") from exc
-            else:
-                root, end = value, event.end_mark.line + 1
-                if kind is not yaml.MappingEndEvent and kind is not yaml.SequenceEndEvent:
-                    start = line  # a collection's start was noted when it opened
-    finally:
-        source.dispose()
-
-
-def _source_comments(text: str) -> tuple[list[int], list[str]]:
-    lines: list[int] = []
-    sources: list[str] = []
-    for match in _HELM_SOURCE.finditer(text):
-        lines.append(text.count("\n", 0, match.start()) + 1)
-        sources.append(match.group(1))
-    return lines, sources
-
-
-def _yaml_problem(exc: yaml.YAMLError, text: str) -> _LoadProblem:
-    if isinstance(exc, yaml.MarkedYAMLError):
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else 0
-        detail = exc.problem or exc.context or "invalid YAML"
-        if exc.problem == "exceeded maximum nesting depth":
-            # PyYAML >= 6.0.3 stops deep flow collections in its scanner, before our own depth check sees them.
-            return _LoadProblem(line, f"nested more than {MAX_DEPTH} levels deep")
-        if exc.context and exc.problem:
-            detail = f"{exc.problem} ({exc.context})"
-        return _LoadProblem(line, f"invalid YAML: {detail}")
-    if isinstance(exc, yaml.reader.ReaderError):
-        line = text.count("\n", 0, exc.position) + 1
-        return _LoadProblem(line, f"invalid YAML: unacceptable character #x{exc.character:04x}")
-    return _LoadProblem(0, f"invalid YAML: {exc}")
-
-
-def _without_gc(documents: Iterator[tuple[int, int, object]]) -> Iterator[tuple[int, int, object]]:
-    """Run the document generator with the cyclic garbage collector paused (restored between documents)."""
-    while True:
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            item = next(documents, None)
-        finally:
-            if was_enabled:
-                gc.enable()
-        if item is None:
-            return
-        yield item
-
-
-def _from_json(value: object) -> object:
-    """JSON values as the YAML loader would have built them (no line numbers are known)."""
-    if isinstance(value, dict):
-        out = LineDict()
-        for key, item in value.items():
-            out[_key_text(key)] = _from_json(item)
-        return out
-    if isinstance(value, list):
-        items = LineList(_from_json(item) for item in value)
-        items.item_lines = [0] * len(items)
-        return items
-    return value
-
-
-_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}\n]')
-
-
-def _json_depth_problem(text: str) -> _LoadProblem | None:
-    """Nesting deeper than MAX_DEPTH, found by a scan that does not recurse (json.loads would)."""
-    depth = 0
-    line = 1
-    for match in _JSON_TOKENS.finditer(text):
-        token = match.group()
-        if token == "\n":
-            line += 1
-        elif token in "[{":
-            depth += 1
-            if depth > MAX_DEPTH:
-                return _LoadProblem(line, f"nested more than {MAX_DEPTH} levels deep")
-        elif token in "]}":
-            depth -= 1
-        else:
-            line += token.count("\n")
-    return None
-
-
-def _parse_json(text: str) -> object:
-    too_deep = _json_depth_problem(text)
-    if too_deep is not None:
-        raise too_deep
-    try:
-        return _from_json(json.loads(text, parse_float=lambda s: SourceFloat(float(s), s)))
-    except json.JSONDecodeError as exc:
-        raise _LoadProblem(exc.lineno, f"invalid JSON: {exc.msg}") from exc
-    except RecursionError as exc:  # nesting within MAX_DEPTH can still exceed a small interpreter stack
-        raise _LoadProblem(1, f"nested too deeply to read (the limit is {MAX_DEPTH} levels)") from exc
 
 
 # ------------------------------------------------------------------------------------------ documents
@@ -461,9 +148,9 @@ def parse_documents(text: str, file: str, *, json_fallback: bool | None = None) 
     if json_fallback is None:
         json_fallback = file.lower().endswith(".json")
     try:
-        source_lines, sources = _source_comments(text)
+        source_lines, sources = source_comments(text)
         previous_end = 0
-        for start, end, data in _without_gc(_parse_yaml(text)):
+        for start, end, data in without_gc(parse_yaml(text)):
             source: str | None = None
             # The last `# Source:` comment between the previous document and this one names its template.
             at = bisect.bisect_left(source_lines, start) - 1
@@ -471,14 +158,14 @@ def parse_documents(text: str, file: str, *, json_fallback: bool | None = None) 
                 source = sources[at]
             previous_end = end
             documents.extend(_documents_of(data, Origin(file, start), source, problems))
-    except (yaml.YAMLError, _LoadProblem) as exc:
-        problem = exc if isinstance(exc, _LoadProblem) else _yaml_problem(exc, text)
+    except (yaml.YAMLError, LoadProblem) as exc:
+        problem = exc if isinstance(exc, LoadProblem) else yaml_problem(exc, text)
         looks_like_json = text.lstrip()[:1] in ("{", "[")
         if isinstance(exc, yaml.YAMLError) and (json_fallback or looks_like_json):
             # Some valid JSON is not valid YAML 1.1 (tabs between tokens, for one).
             try:
-                recovered = _parse_json(text)
-            except _LoadProblem as json_exc:
+                recovered = parse_json(text)
+            except LoadProblem as json_exc:
                 if json_fallback:
                     problem = json_exc
             else:

@@ -89,6 +89,11 @@ def kind_of(value: object) -> str:
 
 
 # ------------------------------------------------------------------------------------------ fields
+def child_path(path: str, key: str) -> str:
+    """The field path of `key` under `path` (`spec` + `replicas` -> `spec.replicas`)."""
+    return f"{path}.{key}" if path else key
+
+
 @dataclass(frozen=True, slots=True)
 class Field:
     """One field of a document: value, path and line, plus where to put problems."""
@@ -113,15 +118,12 @@ class Field:
         """Set and not null (YAML `key:` and `key: null` read as absent, as in Kubernetes)."""
         return self.value is not None
 
-    def _child_path(self, key: str) -> str:
-        return f"{self.path}.{key}" if self.path else key
-
     def __getitem__(self, key: str) -> Field:
         value = self.value
         if isinstance(value, dict):
             line = value.key_lines.get(key, 0) if isinstance(value, LineDict) else 0
-            return Field(self.sink, self.base, self._child_path(key), value.get(key), line or self.line)
-        return Field(self.sink, self.base, self._child_path(key), None, self.line)
+            return Field(self.sink, self.base, child_path(self.path, key), value.get(key), line or self.line)
+        return Field(self.sink, self.base, child_path(self.path, key), None, self.line)
 
     def at_path(self, path: str) -> Field:
         """A dotted descendant (`spec.template.spec`)."""
@@ -172,7 +174,7 @@ class Field:
         out = []
         for key, item in value.items():
             line = value.key_lines.get(key, 0) if isinstance(value, LineDict) else 0
-            path = f"{self.path}[{key}]" if bracket_keys else self._child_path(key)
+            path = f"{self.path}[{key}]" if bracket_keys else child_path(self.path, key)
             out.append((key, Field(self.sink, self.base, path, item, line or self.line)))
         return out
 
