@@ -178,8 +178,8 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
                               tuple(t.as_dict() for t in option.taints), option.allocatable,
                               requested + option.daemon_overhead, option.daemon_overhead,
                               tuple(p.key for p in pods_here)))
-    for gi, pod in solution.unplaced:
-        unschedulable.append(UnschedulablePod(pod.key, pod.workload, tuple(reasons_for(problem, gi, pod, state))))
+    for group, pod in solution.unplaced:
+        unschedulable.append(UnschedulablePod(pod.key, pod.workload, tuple(reasons_for(problem, group, pod, state))))
     fargate_cost = 0.0
     region = catalog.region or DEFAULT_REGION
     zones = catalog.zones or (f"{region}a",)

@@ -38,9 +38,9 @@ def resource_violations(solution: Solution) -> list[str]:
     out = [v.message for v in capacity_violations(solution)]
     for node in solution.new_nodes:
         assert node.option is not None
-        for gi, _ in node.pods:
-            if node.option.index not in gi.option_ids:
-                out.append(f"{node.name}: {gi.template.namespace}/group {gi.index} may not use {node.option.instance_type.name}")
+        for group_info, _ in node.pods:
+            if node.option.index not in group_info.option_ids:
+                out.append(f"{node.name}: {group_info.template.namespace}/group {group_info.index} may not use {node.option.instance_type.name}")
     return out
 
 
@@ -54,12 +54,12 @@ def zone_level_view(problem: Problem, solution: Solution) -> tuple[dict[tuple[in
     for node in solution.new_nodes:
         assert node.option is not None
         where = (node.option.pool.name, node.option.zone, node.option.capacity_type)
-        for gi, pod in node.pods:
-            tpl = gi.template
+        for group_info, pod in node.pods:
+            pod_template = group_info.template
             for i, rule in enumerate(zonal_rules):
-                if rule.counts(tpl.namespace, tpl.labels):
+                if rule.counts(pod_template.namespace, pod_template.labels):
                     counts[(i, *where)] = counts.get((i, *where), 0) + 1
-            terms = [t for a in (topo.affinity.get(id(tpl)), topo.anti_affinity.get(id(tpl))) if a is not None
+            terms = [t for a in (topo.affinity.get(id(pod_template)), topo.anti_affinity.get(id(pod_template))) if a is not None
                      for t in a.terms]
             if any(t.key != HOSTNAME for t in terms):
                 zones[pod.key] = node.option.zone

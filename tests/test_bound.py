@@ -95,7 +95,7 @@ def bound_of(problem: Problem, required: dict[int, int] | None = None) -> FluidB
 
 
 def placed(solution: Solution) -> dict[int, int]:
-    counts: Counter[int] = Counter(gi.index for n in solution.nodes for gi, _ in n.pods)
+    counts: Counter[int] = Counter(group_info.index for n in solution.nodes for group_info, _ in n.pods)
     return dict(counts)
 
 

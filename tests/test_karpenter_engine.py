@@ -25,7 +25,7 @@ from karpplan.model.pods import Pod  # noqa: E402
 from karpplan.model.resources import LimitVector, Resources  # noqa: E402
 from karpplan.planner import make_problem  # noqa: E402
 from karpplan.scheduling.candidates import LaunchOption, check_pool, fits_limits, option_table  # noqa: E402
-from karpplan.scheduling.nodeclaim import Slot  # noqa: E402
+from karpplan.scheduling.nodeclaim import PlannedNode  # noqa: E402
 from karpplan.scheduling.preferences import Attempt  # noqa: E402
 from karpplan.scheduling.problem import PREFER_NO_SCHEDULE_TIER, GroupInfo, Problem  # noqa: E402
 from karpplan.scheduling.state import PlacementState  # noqa: E402
@@ -147,14 +147,14 @@ def problem(request: pytest.FixtureRequest, tmp_path: Path) -> Problem:
 
 
 # ------------------------------------------------------------------------------------------ options
-def _reference_evaluate(state: PlacementState, gi: GroupInfo, slot: Slot,
+def _reference_evaluate(state: PlacementState, group_info: GroupInfo, slot: PlannedNode,
                         attempt: Attempt) -> list[LaunchOption] | None:
     """The resource part of `evaluate` as plain per-option rules."""
-    tpl = gi.template
-    total = slot.requests + tpl.requests
-    options = [o for o in slot.options if o.index in gi.option_ids and total.fits_in(o.free)]
+    pod_template = group_info.template
+    total = slot.requests + pod_template.requests
+    options = [o for o in slot.options if o.index in group_info.option_ids and total.fits_in(o.free)]
     if not attempt.tolerate_prefer_no_schedule:
-        options = [o for o in options if gi.tier.get(o.index, 0) < PREFER_NO_SCHEDULE_TIER]
+        options = [o for o in options if group_info.tier.get(o.index, 0) < PREFER_NO_SCHEDULE_TIER]
     if attempt.node_preference is not None:
         term = attempt.node_preference.term
         options = [o for o in options if term.matches(o.labels, "")]
@@ -166,25 +166,25 @@ class CheckedSimulation(KarpenterSimulation):
 
     checked = 0
 
-    def place(self, gi: GroupInfo, pod: Pod) -> bool:
+    def place(self, group_info: GroupInfo, pod: Pod) -> bool:
         state = self.state
         assert self._order == sorted(self.claims, key=lambda s: len(s.members))
-        for attempt in self._attempts_for(gi):
-            blocked = set().union(*state.name_blocks(gi.template, attempt))
-            screen = state.affinity_screen(gi.template)
+        for attempt in self._attempts_for(group_info):
+            blocked = set().union(*state.name_blocks(group_info.template, attempt))
+            screen = state.affinity_screen(group_info.template)
             for slot in self.claims:
-                options, _ = state.evaluate(gi, slot, attempt)
-                rows = state.feasible(gi, slot, attempt)
+                options, _ = state.evaluate(group_info, slot, attempt)
+                rows = state.feasible(group_info, slot, attempt)
                 assert (options is None) == (rows is None)
                 if options is not None and rows is not None:
                     assert [o.index for o in options] == [state.table.options[r].index for r in rows.tolist()]
-                    assert gi.index not in slot.full_for and slot.name not in blocked
+                    assert group_info.index not in slot.full_for and slot.name not in blocked
                     assert all(not state.domain_values(slot, k).isdisjoint(a) for k, a in screen)
-                if _reference_evaluate(state, gi, slot, attempt) is None:
+                if _reference_evaluate(state, group_info, slot, attempt) is None:
                     assert options is None
                 assert [o.index for o in slot.options] == sorted(o.index for o in slot.options)
                 self.checked += 1
-        return super().place(gi, pod)
+        return super().place(group_info, pod)
 
 
 @pytest.mark.parametrize("exact", [False, True])
@@ -215,14 +215,14 @@ def test_option_table_matches_the_per_option_rules(tmp_path: Path) -> None:
 
 
 def test_check_pool_matches_the_per_option_rules(problem: Problem) -> None:
-    for gi in problem.groups:
-        tpl = gi.template
+    for group_info in problem.groups:
+        pod_template = group_info.template
         for pool in problem.pools:
             remaining, nodes_left = problem.limits[pool.name]
-            verdict = check_pool(tpl, pool, problem.options, remaining, nodes_left)
+            verdict = check_pool(pod_template, pool, problem.options, remaining, nodes_left)
             if not verdict.ok:
                 continue
-            expected = [o for o in problem.options if o.pool is pool and tpl.affinity.matches(o.labels)
-                        and tpl.requests.fits_in(o.free)
+            expected = [o for o in problem.options if o.pool is pool and pod_template.affinity.matches(o.labels)
+                        and pod_template.requests.fits_in(o.free)
                         and (remaining is None or fits_limits(o.capacity, remaining))]
             assert [o.index for o in verdict.options] == [o.index for o in expected]

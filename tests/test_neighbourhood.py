@@ -25,10 +25,10 @@ def one_pod_per_node(problem: Problem, solution: Solution, repacker: Repacker) -
     for node in solution.new_nodes:
         assert node.option is not None
         shape = repacker.shape(repacker.bucket_of(node.option))
-        for gi, pod in node.pods:
+        for group, pod in node.pods:
             option = next(o for o in shape.options
-                          if o.index in gi.option_ids and gi.template.requests.fits_in(o.free))
-            nodes.append(SolvedNode("", None, option, [(gi, pod)]))
+                          if o.index in group.option_ids and group.template.requests.fits_in(o.free))
+            nodes.append(SolvedNode("", None, option, [(group, pod)]))
     return repacker.renamed(solution, nodes)
 
 
@@ -70,7 +70,7 @@ def test_anti_affinity_pods_keep_a_node_each(tmp_path: Path) -> None:
     repacker = Repacker(problem)
     wasteful = one_pod_per_node(problem, solve_karpenter(problem)[0], repacker)
     better = NeighbourhoodSearch(repacker, seed=1, parallel=2).improve(wasteful, WorkClock(), 2.0)
-    anti_per_node = [sum(1 for gi, _ in n.pods if gi.template.labels.get("app") == "nginx") for n in better.new_nodes]
+    anti_per_node = [sum(1 for group, _ in n.pods if group.template.labels.get("app") == "nginx") for n in better.new_nodes]
     assert max(anti_per_node) == 1
     assert sum(anti_per_node) == 20  # the benchmark's n/5 hostname anti-affinity pods
     assert Counter(anti_per_node)[1] == 20

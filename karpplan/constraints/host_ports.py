@@ -40,8 +40,8 @@ class HostPortsKind(ConstraintKind):
         out: list[Violation] = []
         for view in node_views(solution):
             taken: list[HostPort] = list(view.solved.existing.host_ports) if view.solved.existing is not None else []
-            for gi, pod in view.pending:
-                ports = gi.template.host_ports
+            for group, pod in view.pending:
+                ports = group.template.host_ports
                 if any(p.conflicts(q) for p in ports for q in taken):
                     out.append(Violation(self.name, pod.key, view.name,
                                          f"{pod.key} on {view.name}: a host port is already in use"))

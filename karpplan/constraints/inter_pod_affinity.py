@@ -51,25 +51,25 @@ class _AffinityRows:
         topo = model.problem.topology
         ns_labels = model.problem.namespace_labels
         for g in model.groups:
-            tpl = g.template
-            anti = topo.anti_affinity.get(id(tpl))
+            pod_template = g.template
+            anti = topo.anti_affinity.get(id(pod_template))
             if anti is not None:
                 for term in anti.terms:
                     matched = [h for h in model.groups
                                if term.matches(h.template.namespace, h.template.labels, ns_labels)]
                     self.anti_term(g, term.key, matched)
-            aff = topo.affinity.get(id(tpl))
+            aff = topo.affinity.get(id(pod_template))
             if aff is not None:
                 partners = [h for h in model.groups if h is not g and all(
                     t.matches(h.template.namespace, h.template.labels, ns_labels) for t in aff.terms)]
                 for i, term in enumerate(aff.terms):
                     self.affinity_term(g, term.key, aff.existing[i], aff.self_match, partners)
-            for rule in topo.preferred_affinity.get(id(tpl), []):
+            for rule in topo.preferred_affinity.get(id(pod_template), []):
                 term = rule.terms[0]
                 partners = [h for h in model.groups if h is not g
                             and term.matches(h.template.namespace, h.template.labels, ns_labels)]
                 self.preferred_affinity_term(g, rule, partners)
-            for rule in topo.preferred_anti.get(id(tpl), []):
+            for rule in topo.preferred_anti.get(id(pod_template), []):
                 term = rule.terms[0]
                 matched = [h for h in model.groups if term.matches(h.template.namespace, h.template.labels, ns_labels)]
                 self.preferred_anti_term(g, rule, matched)
@@ -274,9 +274,9 @@ class InterPodAffinityKind(ConstraintKind):
         ns_labels = model.problem.namespace_labels
         existing = model.problem.existing
         for g in model.groups:
-            tpl = g.template
+            pod_template = g.template
             for term, value in topo.existing_anti:
-                if not term.matches(tpl.namespace, tpl.labels, ns_labels):
+                if not term.matches(pod_template.namespace, pod_template.labels, ns_labels):
                     continue
                 for e in g.existing_ok:
                     if existing[e].node.domain(term.key) == value:
@@ -284,7 +284,7 @@ class InterPodAffinityKind(ConstraintKind):
                 for o in model.group_options[g.index]:
                     if term.key != HOSTNAME and o.labels.get(term.key) == value:
                         model.banned_option.add((g.index, o.index))
-            anti = topo.anti_affinity.get(id(tpl))
+            anti = topo.anti_affinity.get(id(pod_template))
             if anti is not None:
                 for i, term in enumerate(anti.terms):
                     taken = {d for d, c in anti.existing[i].items() if c > 0}

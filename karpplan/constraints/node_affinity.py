@@ -41,8 +41,8 @@ class NodeAffinityKind(ConstraintKind):
     def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
         out: list[Violation] = []
         for view in node_views(solution):
-            for gi, pod in view.pending:
-                if not gi.template.affinity.matches(view.labels, view.name):
+            for group_info, pod in view.pending:
+                if not group_info.template.affinity.matches(view.labels, view.name):
                     out.append(Violation(self.name, pod.key, view.name,
                                          f"{pod.key} on {view.name}: node selector/affinity not satisfied"))
         return out

@@ -76,7 +76,7 @@ class ResourcesKind(ConstraintKind):
         for e, items in by_node.items():
             free = model.problem.existing[e].free
             for d in model.dims:
-                terms = [(v, gi.template.requests.get(d)) for gi, v in items if gi.template.requests.get(d)]
+                terms = [(v, group.template.requests.get(d)) for group, v in items if group.template.requests.get(d)]
                 if terms:
                     model.model.add(sum(c * v for v, c in terms) <= max(free.get(d), 0))
 
@@ -93,14 +93,14 @@ class ResourcesKind(ConstraintKind):
             nk = model.n[k]
             free = o.free
             for d in model.dims:
-                terms = [(v, gi.template.requests.get(d)) for gi, v in items if gi.template.requests.get(d)]
+                terms = [(v, group.template.requests.get(d)) for group, v in items if group.template.requests.get(d)]
                 if terms:
                     m.add(sum(c * v for v, c in terms) <= free.get(d) * nk)
-            for gi, v in items:
-                m.add(v <= floor_fit(gi.template.requests, free, gi.size) * nk)
+            for group, v in items:
+                m.add(v <= floor_fit(group.template.requests, free, group.size) * nk)
         for d in model.dims:
-            demand = [(gi.template.requests.get(d), gi.size - model.u[gi.index]) for gi in model.groups
-                      if gi.template.requests.get(d)]
+            demand = [(group.template.requests.get(d), group.size - model.u[group.index]) for group in model.groups
+                      if group.template.requests.get(d)]
             if not demand:
                 continue
             fixed = sum(max(model.problem.existing[e].free.get(d), 0) for e in {e for (_, e) in model.x})
@@ -123,8 +123,8 @@ def capacity_violations(solution: Solution) -> list[Violation]:
             assert node.option is not None
             room = node.option.allocatable - node.option.daemon_overhead
         used: dict[str, int] = defaultdict(int)
-        for gi, _ in view.pending:
-            for name, amount in gi.template.requests.items():
+        for group, _ in view.pending:
+            for name, amount in group.template.requests.items():
                 used[name] += amount
         for name, amount in sorted(used.items()):
             if amount > 0 and amount > room.get(name):

@@ -55,9 +55,9 @@ class TaintsKind(ConstraintKind):
     def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
         out: list[Violation] = []
         for view in node_views(solution):
-            for gi, pod in view.pending:
+            for group_info, pod in view.pending:
                 for taint in view.taints:
-                    if taint.effect in SCHEDULING_EFFECTS and not any(t.tolerates(taint) for t in gi.template.tolerations):
+                    if taint.effect in SCHEDULING_EFFECTS and not any(t.tolerates(taint) for t in group_info.template.tolerations):
                         out.append(Violation(self.name, pod.key, view.name,
                                              f"{pod.key} on {view.name}: untolerated taint {taint.kube_text()}"))
         return out

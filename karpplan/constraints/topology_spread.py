@@ -207,21 +207,21 @@ class TopologySpreadKind(ConstraintKind):
         views = node_views(solution)
         by_name = {v.name: v for v in views}
         out: list[Violation] = []
-        for gi in problem.groups:
-            tpl = gi.template
-            homes = {v.name for v in views for h, _ in v.pending if h is gi}
+        for group in problem.groups:
+            pod_template = group.template
+            homes = {v.name for v in views for h, _ in v.pending if h is group}
             if not homes:
                 continue
-            for c in tpl.spread:
+            for c in pod_template.spread:
                 if not c.hard:
                     continue
-                out.extend(self._check(tpl, c, homes, views, by_name))
+                out.extend(self._check(pod_template, c, homes, views, by_name))
         return out
 
-    def _check(self, tpl: PodTemplate, c: TopologySpreadConstraint, homes: set[str], views: list[NodeView],
+    def _check(self, pod_template: PodTemplate, c: TopologySpreadConstraint, homes: set[str], views: list[NodeView],
                by_name: dict[str, NodeView]) -> list[Violation]:
-        selector = c.selector_for(tpl.labels)
-        if selector is None or not selector.matches(tpl.labels):
+        selector = c.selector_for(pod_template.labels)
+        if selector is None or not selector.matches(pod_template.labels):
             return []
         key = c.topology_key
         eligible: dict[str, str] = {}
@@ -229,16 +229,16 @@ class TopologySpreadKind(ConstraintKind):
             domain = view.domain(key)
             if view.fargate or domain is None:
                 continue
-            if c.honors_affinity and not tpl.affinity.matches(view.labels, view.name):
+            if c.honors_affinity and not pod_template.affinity.matches(view.labels, view.name):
                 continue
-            if c.honors_taints and untolerated(tpl.tolerations, view.taints, SCHEDULING_EFFECTS):
+            if c.honors_taints and untolerated(pod_template.tolerations, view.taints, SCHEDULING_EFFECTS):
                 continue
             eligible[view.name] = domain
         counts: Counter[str] = Counter({d: 0 for d in eligible.values()})
         for view in views:
             if view.name in eligible:
                 for namespace, labels, _, _ in view.counted_pods():
-                    if namespace == tpl.namespace and selector.matches(labels):
+                    if namespace == pod_template.namespace and selector.matches(labels):
                         counts[eligible[view.name]] += 1
         if not counts:
             return []
@@ -248,7 +248,7 @@ class TopologySpreadKind(ConstraintKind):
             new_host = key == HOSTNAME and d in by_name and by_name[d].new
             limit = c.max_skew if new_host else minimum + c.max_skew
             if counts[d] > limit:
-                out.append(Violation(self.name, "", d, f"{tpl.namespace} spread on {key} maxSkew {c.max_skew}: "
+                out.append(Violation(self.name, "", d, f"{pod_template.namespace} spread on {key} maxSkew {c.max_skew}: "
                                                         f"domain {d} holds {counts[d]} > {limit} (min {minimum})", key))
         return out
 

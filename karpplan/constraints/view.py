@@ -51,7 +51,7 @@ class NodeView:
         """(namespace, labels, template of a pending pod or None for a bound one, pod) of every pod here."""
         out: list[tuple[str, Mapping[str, str], PodTemplate | None, Pod]] = [
             (p.namespace, p.labels, None, p) for p in self.bound]
-        out.extend((p.namespace, p.labels, gi.template, p) for gi, p in self.pending)
+        out.extend((p.namespace, p.labels, group.template, p) for group, p in self.pending)
         return out
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from karpplan.engines.result import SolvedNode, node_name
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.pods import Pod
-from karpplan.scheduling.nodeclaim import Slot
+from karpplan.scheduling.nodeclaim import PlannedNode
 from karpplan.scheduling.problem import GroupInfo, Problem
 from karpplan.scheduling.state import PlacementState
 
@@ -34,7 +34,7 @@ class Decoder:
             slot = self.state.slots[e]
             for _ in range(count):
                 self._force(groups[g], queues[g].pop(0), slot)
-        new_slots: list[Slot] = []
+        new_slots: list[PlannedNode] = []
         by_option: dict[int, list[tuple[GroupInfo, int]]] = defaultdict(list)
         for (g, k), count in self.values.y.items():
             if count:
@@ -48,21 +48,21 @@ class Decoder:
             # Most constrained groups first, larger pods first: first-fit decreasing with per-node rules.
             items.sort(key=lambda it: (-len(self._local_rules(it[0])), -it[0].template.requests.get("cpu"),
                                        -it[0].template.requests.get("memory")))
-            for gi, count in items:
+            for group_info, count in items:
                 for _ in range(count):
-                    pod = queues[gi.index].pop(0)
-                    target = self._best_slot(gi, slots)
+                    pod = queues[group_info.index].pop(0)
+                    target = self._best_slot(group_info, slots)
                     if target is None:
                         extra = self.state.new_slot(option.pool, [option])
-                        if self._fits(gi, extra):
+                        if self._fits(group_info, extra):
                             self.state.add_slot(extra)
                             slots.append(extra)
                             self.extra_nodes += 1
                             target = extra
                     if target is None:
-                        unplaced.append((gi, pod))
+                        unplaced.append((group_info, pod))
                         continue
-                    self._force(gi, pod, target)
+                    self._force(group_info, pod, target)
             new_slots.extend(slots)
         for group in groups:
             unplaced.extend((group, p) for p in queues[group.index])
@@ -77,28 +77,28 @@ class Decoder:
             nodes.append(SolvedNode(node_name(slot.options[0], ordinal), None, slot.options[0], list(slot.members)))
         return nodes, unplaced
 
-    def _local_rules(self, gi: GroupInfo) -> list[object]:
+    def _local_rules(self, group_info: GroupInfo) -> list[object]:
         topo = self.problem.topology
-        rules: list[object] = [r for r in topo.rules_for(gi.template) if r.hostname and r.hard]
-        anti = topo.anti_affinity.get(id(gi.template))
+        rules: list[object] = [r for r in topo.rules_for(group_info.template) if r.hostname and r.hard]
+        anti = topo.anti_affinity.get(id(group_info.template))
         if anti is not None:
             rules.extend(t for t in anti.terms if t.key == HOSTNAME)
         return rules
 
-    def _fits(self, gi: GroupInfo, slot: Slot) -> bool:
+    def _fits(self, group_info: GroupInfo, slot: PlannedNode) -> bool:
         option = slot.options[0]
-        if not (slot.requests + gi.template.requests).fits_in(option.free):
+        if not (slot.requests + group_info.template.requests).fits_in(option.free):
             return False
-        if gi.template.host_ports and any(p.conflicts(q) for p in gi.template.host_ports for q in slot.host_ports):
+        if group_info.template.host_ports and any(p.conflicts(q) for p in group_info.template.host_ports for q in slot.host_ports):
             return False
         ns_labels = self.problem.namespace_labels
-        tpl = gi.template
-        for rule in self.problem.topology.rules_for(tpl):
+        pod_template = group_info.template
+        for rule in self.problem.topology.rules_for(pod_template):
             if rule.hostname and rule.hard:
                 here = sum(1 for h, _ in slot.members if rule.counts(h.template.namespace, h.template.labels))
                 if here + (1 if rule.self_match else 0) > rule.max_skew:
                     return False
-        anti = self.problem.topology.anti_affinity.get(id(tpl))
+        anti = self.problem.topology.anti_affinity.get(id(pod_template))
         if anti is not None:
             for t in anti.terms:
                 if t.key == HOSTNAME and any(t.matches(h.template.namespace, h.template.labels, ns_labels)
@@ -106,27 +106,27 @@ class Decoder:
                     return False
         for h, _ in slot.members:
             other = self.problem.topology.anti_affinity.get(id(h.template))
-            if other is not None and any(t.key == HOSTNAME and t.matches(tpl.namespace, tpl.labels, ns_labels)
+            if other is not None and any(t.key == HOSTNAME and t.matches(pod_template.namespace, pod_template.labels, ns_labels)
                                          for t in other.terms):
                 return False
-        aff = self.problem.topology.affinity.get(id(tpl))
+        aff = self.problem.topology.affinity.get(id(pod_template))
         if aff is not None and any(t.key == HOSTNAME for t in aff.terms):
-            holders = [s for s in self.state.slots if any(h is gi for h, _ in s.members)]
+            holders = [s for s in self.state.slots if any(h is group_info for h, _ in s.members)]
             if holders and slot not in holders:
                 return False
         return True
 
-    def _best_slot(self, gi: GroupInfo, slots: Iterable[Slot]) -> Slot | None:
-        fitting = [s for s in slots if self._fits(gi, s)]
+    def _best_slot(self, group_info: GroupInfo, slots: Iterable[PlannedNode]) -> PlannedNode | None:
+        fitting = [s for s in slots if self._fits(group_info, s)]
         if not fitting:
             return None
-        if self._local_rules(gi):
+        if self._local_rules(group_info):
             # Spread hostname-constrained pods: the node with the fewest of this group's pods.
-            return min(fitting, key=lambda s: (sum(1 for h, _ in s.members if h is gi), s.index))
+            return min(fitting, key=lambda s: (sum(1 for h, _ in s.members if h is group_info), s.index))
         return fitting[0]
 
-    def _force(self, gi: GroupInfo, pod: Pod, slot: Slot) -> None:
-        self.state._commit(gi, pod, slot, slot.options)
+    def _force(self, group_info: GroupInfo, pod: Pod, slot: PlannedNode) -> None:
+        self.state._commit(group_info, pod, slot, slot.options)
 
 
 __all__ = ["Decoder"]

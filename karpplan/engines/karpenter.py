@@ -23,7 +23,7 @@ from karpplan.engines.result import Solution, SolvedNode, node_name
 from karpplan.model.pods import Pod
 from karpplan.model.resources import LimitVector, Resources
 from karpplan.scheduling.candidates import BoolArray, IndexArray, LaunchOption, PoolVerdict, fits_limits
-from karpplan.scheduling.nodeclaim import Slot
+from karpplan.scheduling.nodeclaim import PlannedNode
 from karpplan.scheduling.preferences import Attempt, template_attempts
 from karpplan.scheduling.problem import GroupInfo, Problem
 from karpplan.scheduling.state import PlacementState
@@ -38,9 +38,9 @@ class KarpenterSimulation:
         self.exact_limits = exact_limits
         self.state = PlacementState(problem)
         self.table = self.state.table
-        self.claims: list[Slot] = []
+        self.claims: list[PlannedNode] = []
         # The claims in the order pods try them: fewest pods first, then creation order (a stable sort).
-        self._order: list[Slot] = []
+        self._order: list[PlannedNode] = []
         self._order_keys: list[tuple[int, int]] = []
         self._created: dict[int, int] = {}  # id(claim) -> creation rank
         self._pool_claims: dict[int, int] = {}  # id(pool) -> claims opened
@@ -52,34 +52,34 @@ class KarpenterSimulation:
             self.nodes_left[pool.name] = nodes_left
         self.progress = progress
         self._attempts: dict[int, list[Attempt]] = {}
-        self._existing_order: dict[int, list[Slot]] = {}
+        self._existing_order: dict[int, list[PlannedNode]] = {}
         self._verdicts: dict[int, list[tuple[PoolVerdict, bool, IndexArray]]] = {}
         self._limit_masks: dict[str, tuple[Resources, BoolArray]] = {}
 
-    def _attempts_for(self, gi: GroupInfo) -> list[Attempt]:
-        if gi.index not in self._attempts:
-            self._attempts[gi.index] = template_attempts(gi.template, self.problem)
-        return self._attempts[gi.index]
+    def _attempts_for(self, group_info: GroupInfo) -> list[Attempt]:
+        if group_info.index not in self._attempts:
+            self._attempts[group_info.index] = template_attempts(group_info.template, self.problem)
+        return self._attempts[group_info.index]
 
-    def _existing_for(self, gi: GroupInfo) -> list[Slot]:
-        if gi.index not in self._existing_order:
-            slots = [self.state.slots[i] for i in gi.existing_ok]
-            self._existing_order[gi.index] = sorted(slots, key=lambda s: s.name)
-        return self._existing_order[gi.index]
+    def _existing_for(self, group_info: GroupInfo) -> list[PlannedNode]:
+        if group_info.index not in self._existing_order:
+            slots = [self.state.slots[i] for i in group_info.existing_ok]
+            self._existing_order[group_info.index] = sorted(slots, key=lambda s: s.name)
+        return self._existing_order[group_info.index]
 
-    def _verdicts_for(self, gi: GroupInfo) -> list[tuple[PoolVerdict, bool, IndexArray]]:
+    def _verdicts_for(self, group_info: GroupInfo) -> list[tuple[PoolVerdict, bool, IndexArray]]:
         """The pools the group may use (weight order): only as a last resort?, and options as rows."""
-        cached = self._verdicts.get(gi.index)
+        cached = self._verdicts.get(group_info.index)
         if cached is None:
             cached = []
-            for verdict in gi.verdicts:
+            for verdict in group_info.verdicts:
                 if not verdict.ok or not verdict.options:
                     continue
                 rows = verdict.rows_in(self.table)
                 # Only PreferNoSchedule-tier options: the pool waits for the attempt that tolerates them.
-                last_resort = not self.state.tier_mask(gi)[rows].any()
+                last_resort = not self.state.tier_mask(group_info)[rows].any()
                 cached.append((verdict, last_resort, rows))
-            self._verdicts[gi.index] = cached
+            self._verdicts[group_info.index] = cached
         return cached
 
     def _within(self, pool: str, remaining: Resources, rows: IndexArray) -> IndexArray:
@@ -91,18 +91,18 @@ class KarpenterSimulation:
             cached = self._limit_masks[pool] = (remaining, self.table.within_rows(remaining, self.table.all))
         return rows[cached[1][rows]]
 
-    def place(self, gi: GroupInfo, pod: Pod) -> bool:
+    def place(self, group_info: GroupInfo, pod: Pod) -> bool:
         state = self.state
-        for attempt in self._attempts_for(gi):
-            for slot in self._existing_for(gi):
-                if state.try_place(gi, pod, slot, attempt):
+        for attempt in self._attempts_for(group_info):
+            for slot in self._existing_for(group_info):
+                if state.try_place(group_info, pod, slot, attempt):
                     return True
             # Claims this pod fails on whatever their options (see PlacementState.feasible), and those it
             # found full, are skipped here: with many claims most pods pass over most of them.
-            blocks = state.name_blocks(gi.template, attempt)
-            screen = state.affinity_screen(gi.template)
-            group = gi.index
-            claims: list[Slot] = self._order
+            blocks = state.name_blocks(group_info.template, attempt)
+            screen = state.affinity_screen(group_info.template)
+            group = group_info.index
+            claims: list[PlannedNode] = self._order
             if blocks and sum(map(len, blocks)) * 2 >= len(claims):
                 # Most claims are blocked: filter them in one pass.
                 names = blocks[0] if len(blocks) == 1 else set().union(*blocks)
@@ -131,10 +131,10 @@ class KarpenterSimulation:
                             break
                     if excluded:
                         continue
-                if self._add_to_claim(gi, pod, slot, attempt):
+                if self._add_to_claim(group_info, pod, slot, attempt):
                     self._moved(slot)
                     return True
-            for verdict, last_resort, verdict_rows in self._verdicts_for(gi):
+            for verdict, last_resort, verdict_rows in self._verdicts_for(group_info):
                 pool = verdict.pool
                 if last_resort and not attempt.tolerate_prefer_no_schedule:
                     continue
@@ -152,7 +152,7 @@ class KarpenterSimulation:
                 if not len(rows):
                     continue
                 slot = state.new_slot_rows(pool, rows)
-                if state.try_place(gi, pod, slot, attempt):
+                if state.try_place(group_info, pod, slot, attempt):
                     state.add_slot(slot)
                     self._opened(slot)
                     if remaining is not None and not self.exact_limits:
@@ -163,7 +163,7 @@ class KarpenterSimulation:
                     return True
         return False
 
-    def _opened(self, slot: Slot) -> None:
+    def _opened(self, slot: PlannedNode) -> None:
         rank = len(self.claims)
         self.claims.append(slot)
         self._created[id(slot)] = rank
@@ -174,7 +174,7 @@ class KarpenterSimulation:
         self._order_keys.insert(at, key)
         self._order.insert(at, slot)
 
-    def _moved(self, slot: Slot) -> None:
+    def _moved(self, slot: PlannedNode) -> None:
         """A claim gained a pod: move it behind the claims with as many pods."""
         rank = self._created[id(slot)]
         at = bisect.bisect_left(self._order_keys, (len(slot.members) - 1, rank))
@@ -186,10 +186,10 @@ class KarpenterSimulation:
         self._order_keys.insert(at, key)
         self._order.insert(at, slot)
 
-    def _smallest(self, slot: Slot) -> LaunchOption:
+    def _smallest(self, slot: PlannedNode) -> LaunchOption:
         return self.state.smallest(slot)
 
-    def _left_after_claims(self, pool: str, remaining: Resources, skip: Slot | None,
+    def _left_after_claims(self, pool: str, remaining: Resources, skip: PlannedNode | None,
                            decided: dict[int, LaunchOption] | None = None) -> Resources:
         """Limits left once every other claim of the pool is charged (its decided or smallest option)."""
         left = dict(remaining.items())
@@ -200,13 +200,13 @@ class KarpenterSimulation:
                     left[key] -= charged.capacity.get(key)
         return LimitVector(left)
 
-    def _add_to_claim(self, gi: GroupInfo, pod: Pod, slot: Slot, attempt: Attempt) -> bool:
+    def _add_to_claim(self, group_info: GroupInfo, pod: Pod, slot: PlannedNode, attempt: Attempt) -> bool:
         """Add the pod to an open claim the caller screened (see `place`)."""
-        rows = self.state.feasible(gi, slot, attempt, screened=True)
+        rows = self.state.feasible(group_info, slot, attempt, screened=True)
         if rows is None:
             return False
         if not self.exact_limits or slot.pool is None or self.remaining[slot.pool.name] is None:
-            self.state.commit_rows(gi, pod, slot, rows)
+            self.state.commit_rows(group_info, pod, slot, rows)
             return True
         remaining = self.remaining[slot.pool.name]
         assert remaining is not None
@@ -214,35 +214,35 @@ class KarpenterSimulation:
         rows = rows[self.table.within_rows(left, rows)]
         if not len(rows):
             return False
-        self.state.commit_rows(gi, pod, slot, rows)
+        self.state.commit_rows(group_info, pod, slot, rows)
         return True
 
     def run(self, deadline: float | None = None) -> list[tuple[GroupInfo, Pod]]:
-        pods = [(gi, pod) for gi in self.problem.groups for pod in gi.group.pods]
+        pods = [(group_info, pod) for group_info in self.problem.groups for pod in group_info.group.pods]
         order = {id(p): i for i, (_, p) in enumerate(pods)}
         pods.sort(key=lambda gp: (-gp[1].requests.get("cpu"), -gp[1].requests.get("memory"), order[id(gp[1])]))
         queue = deque(pods)
         pushed_at: dict[int, int] = {}
         placed = 0
         while queue:
-            gi, pod = queue[0]
+            group_info, pod = queue[0]
             if pushed_at.get(id(pod)) == len(queue):
                 break  # a full pass without progress
             queue.popleft()
             if deadline is not None and time.monotonic() > deadline:
-                queue.appendleft((gi, pod))
+                queue.appendleft((group_info, pod))
                 break
-            if self.place(gi, pod):
+            if self.place(group_info, pod):
                 placed += 1
                 pushed_at.clear()
                 if self.progress is not None and placed % 500 == 0:
                     self.progress(placed, len(pods))
             else:
-                queue.append((gi, pod))
+                queue.append((group_info, pod))
                 pushed_at[id(pod)] = len(queue)
         return list(queue)
 
-    def _launch_choice(self, slot: Slot, decided: dict[int, LaunchOption]) -> LaunchOption:
+    def _launch_choice(self, slot: PlannedNode, decided: dict[int, LaunchOption]) -> LaunchOption:
         """The cheapest option still open (the fake provider's and CreateFleet's choice).
 
         With exact limits, a claim whose cheapest option would overrun its pool's limits launches its

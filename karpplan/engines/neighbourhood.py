@@ -288,15 +288,15 @@ class NeighbourhoodSearch:
             return known
         assert node.option is not None
         free = shape.free[shape.position[node.option.index]].astype(np.float64)
-        used = np.sum([self.repacker.requests[gi.index] for gi, _ in node.pods], axis=0) if node.pods \
+        used = np.sum([self.repacker.requests[group_info.index] for group_info, _ in node.pods], axis=0) if node.pods \
             else np.zeros(len(free))
         known = self._slacks[id(node)] = np.where(free > 0, (free - used) / np.maximum(free, 1.0), 1.0)
         return known
 
     def _movable(self, node: SolvedNode) -> bool:
         """Nodes with host ports or hostname pod affinity stay as they are."""
-        for gi, _ in node.pods:
-            rules = self.rules.by_group[gi.index]
+        for group_info, _ in node.pods:
+            rules = self.rules.by_group[group_info.index]
             if rules.pinned or rules.host_ports:
                 return False
         return True
@@ -315,11 +315,11 @@ class NeighbourhoodSearch:
         cache = self._mask_cache.setdefault(id(shape), {})
         for node in nodes:
             assert node.option is not None
-            for gi, pod in node.pods:
-                mask = self.repacker.pod_mask(shape, gi, node.option, cache)
-                key = (gi.index, mask.tobytes())
+            for group_info, pod in node.pods:
+                mask = self.repacker.pod_mask(shape, group_info, node.option, cache)
+                key = (group_info.index, mask.tobytes())
                 if key not in by_key:
-                    by_key[key] = _Kind(gi, mask, [])
+                    by_key[key] = _Kind(group_info, mask, [])
                 by_key[key].pods.append(pod)
         return list(by_key.values())
 

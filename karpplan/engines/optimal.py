@@ -255,17 +255,17 @@ class OptimalModel:
         for node in self.hint.nodes:
             if node.existing is not None:
                 e = existing_index[node.name]
-                for gi, _ in node.pods:
-                    xs[(gi.index, e)] += 1
+                for group_info, _ in node.pods:
+                    xs[(group_info.index, e)] += 1
             elif node.option is not None:
                 ns[node.option.index] += 1
-                for gi, _ in node.pods:
-                    ys[(gi.index, node.option.index)] += 1
+                for group_info, _ in node.pods:
+                    ys[(group_info.index, node.option.index)] += 1
         if any(key not in self.x for key in xs) or any(key not in self.y for key in ys):
             return  # the greedy plan uses a pruned option: let the solver start fresh
         unplaced: dict[int, int] = defaultdict(int)
-        for gi, _ in self.hint.unplaced:
-            unplaced[gi.index] += 1
+        for group_info, _ in self.hint.unplaced:
+            unplaced[group_info.index] += 1
         for key, v in self.x.items():
             self.model.add_hint(v, xs.get(key, 0))
         for key, v in self.y.items():

@@ -126,8 +126,8 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     # Bounds before the search: they depend only on how many pods of each group the plan places,
     # which the search keeps, so the search can then run to the deadline.
     placed: dict[int, int] = {g.index: g.size for g in problem.groups}
-    for gi, _ in best.unplaced:
-        placed[gi.index] -= 1
+    for group_info, _ in best.unplaced:
+        placed[group_info.index] -= 1
     with budget.phase("bound"):
         # The fluid LP is solved to optimality; its time limit is only the clock's wall guard.
         fluid = None if clock.past_wall() else fluid_lower_bound(problem, placed, time_limit=clock.wall_left(),

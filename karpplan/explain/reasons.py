@@ -15,29 +15,29 @@ from karpplan.model.pods import Pod
 from karpplan.model.resources import LimitVector, Resources
 from karpplan.scheduling.candidates import fits_limits
 from karpplan.scheduling.filters import aggregate_message
-from karpplan.scheduling.nodeclaim import Slot
+from karpplan.scheduling.nodeclaim import PlannedNode
 from karpplan.scheduling.preferences import Attempt
 from karpplan.scheduling.problem import GroupInfo, Problem
 from karpplan.scheduling.state import PlacementState
 
 
-def reasons_for(problem: Problem, gi: GroupInfo, pod: Pod, state: PlacementState) -> list[str]:
+def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementState) -> list[str]:
     reasons: list[str] = []
     relaxed = Attempt(None, (), True)
     nodes = [s for s in state.slots if s.existing is not None]
     if nodes:
         per_node: dict[str, list[str]] = {}
         for slot in nodes:
-            static = gi.existing_reasons.get(slot.name)
+            static = group.existing_reasons.get(slot.name)
             if static:
                 per_node[slot.name] = static
                 continue
-            _, why = state.evaluate(gi, slot, relaxed)
+            _, why = state.evaluate(group, slot, relaxed)
             per_node[slot.name] = [why or "node(s) were full once the plan's other pods were placed"]
         reasons.append(aggregate_message(len(nodes), per_node))
     if not problem.pools:
         reasons.append("no nodepools found: nothing can be launched")
-    for verdict in gi.verdicts:
+    for verdict in group.verdicts:
         pool = verdict.pool
         prefix = f'nodepool "{pool.name}": '
         if not verdict.ok:
@@ -45,7 +45,7 @@ def reasons_for(problem: Problem, gi: GroupInfo, pod: Pod, state: PlacementState
             continue
         remaining, nodes_left = problem.limits[pool.name]
         slot = state.new_slot(pool, list(verdict.options))
-        options, why = state.evaluate(gi, slot, relaxed)
+        options, why = state.evaluate(group, slot, relaxed)
         state.claims_created -= 1
         launched = [s for s in state.slots if s.new and s.pool is pool and s.members]
         if options is None:
@@ -60,12 +60,12 @@ def reasons_for(problem: Problem, gi: GroupInfo, pod: Pod, state: PlacementState
         else:
             reasons.append(prefix + "a node could be launched for this pod alone, but not together with the "
                            "plan's other pods (spread, affinity or limits across the batch)")
-    origin = gi.template.origin
+    origin = group.template.origin
     reasons.append(f"{pod.workload} is defined at {origin}")
     return reasons
 
 
-def _after(remaining: Resources, launched: Sequence[Slot]) -> Resources:
+def _after(remaining: Resources, launched: Sequence[PlannedNode]) -> Resources:
     """Limits left once the plan's new nodes of the pool are charged (largest open option each)."""
     left = dict(remaining.items())
     for slot in launched:

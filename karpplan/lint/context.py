@@ -113,9 +113,9 @@ class LintContext:
                 fargate.append((pod, profile))
         return PlannerView(make_problem(self.inventory, catalog, ec2), fargate, catalog)
 
-    def group_document(self, gi: GroupInfo) -> Document | None:
+    def group_document(self, group_info: GroupInfo) -> Document | None:
         """The group's document, None when the API server would reject it (validation findings)."""
-        doc = self.by_origin.get(gi.group.pods[0].origin)
+        doc = self.by_origin.get(group_info.group.pods[0].origin)
         invalid = self.cache.get("invalid")
         if doc is not None and isinstance(invalid, frozenset) and id(doc) in invalid:
             return None

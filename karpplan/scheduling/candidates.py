@@ -111,12 +111,12 @@ def daemon_overhead(daemonsets: Sequence[DaemonSet], labels: Mapping[str, str], 
     """
     total = Resources()
     for ds in daemonsets:
-        tpl = ds.template
-        if untolerated(tpl.tolerations, taints, SCHEDULING_EFFECTS):
+        pod_template = ds.template
+        if untolerated(pod_template.tolerations, taints, SCHEDULING_EFFECTS):
             continue
-        if not tpl.affinity.matches(labels, node_name):
+        if not pod_template.affinity.matches(labels, node_name):
             continue
-        total = total + tpl.requests
+        total = total + pod_template.requests
     return total
 
 

@@ -3,7 +3,7 @@ being built that keeps a *set* of possible launch options (instance types, zones
 pool), narrowed as pods join; the cheapest survivor is launched at the end.
 
 Internally a new node's options are an ascending array of rows of the problem's `OptionTable`, so
-narrowing is a vectorised mask; `Slot.options` gives them as `LaunchOption`s, in the same order.
+narrowing is a vectorised mask; `PlannedNode.options` gives them as `LaunchOption`s, in the same order.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from karpplan.scheduling.preferences import Attempt
 from karpplan.scheduling.problem import GroupInfo
 
 
-class Slot:
+class PlannedNode:
     """A node of the plan: an existing node, or a new node with its remaining launch options."""
 
     def __init__(self, index: int, name: str, existing: ExistingNodeInfo | None = None,
@@ -104,7 +104,7 @@ class Slot:
         return {v for o in opts if (v := o.labels.get(key)) is not None}
 
     def __repr__(self) -> str:
-        return f"Slot({self.index}, {self.name!r}, members={len(self.members)})"
+        return f"PlannedNode({self.index}, {self.name!r}, members={len(self.members)})"
 
     # ------------------------------------------------------------------------------ options as rows
     def rows(self) -> IndexArray:
@@ -162,13 +162,13 @@ class Slot:
         return values, missing
 
     # ------------------------------------------------------------------------------ resources
-    def room(self, gi: GroupInfo, attempt: Attempt, masks: OptionMasks, monotone: bool) -> IndexArray | None:
+    def room(self, group_info: GroupInfo, attempt: Attempt, masks: OptionMasks, monotone: bool) -> IndexArray | None:
         """The new node's options the group may use that still have room for one more pod of it
         (`monotone`: slots only fill up, so a resource failure is final)."""
-        if gi.index in self.full_for:
+        if group_info.index in self.full_for:
             return None
         rows = self.rows()
-        requests = gi.template.requests
+        requests = group_info.template.requests
         used = self.requests
         headroom = self.headroom
         for key, value in requests.items():
@@ -178,7 +178,7 @@ class Slot:
                     room = headroom[key] = self._extreme(key, True) - used.get(key)
                 if value > room and value + used.get(key) > 0:  # as `fits`: no option has room
                     if monotone:
-                        self.full_for.add(gi.index)
+                        self.full_for.add(group_info.index)
                     return None
         # `Resources.fits_in` of requests plus the pod's, per option; skipped for resources every
         # option has room for (the least free one does).
@@ -189,15 +189,15 @@ class Slot:
                 continue
             fits = self._free_column(key) >= total
             mask = fits if mask is None else mask & fits
-        if not masks.group_everywhere(gi):
-            usable = masks.group_mask(gi)[rows]
+        if not masks.group_everywhere(group_info):
+            usable = masks.group_mask(group_info)[rows]
             mask = usable if mask is None else mask & usable
         if mask is not None and not mask.any():
             if monotone:
-                self.full_for.add(gi.index)
+                self.full_for.add(group_info.index)
             return None
-        if not attempt.tolerate_prefer_no_schedule and not masks.tier_everywhere(gi):
-            preferred = masks.tier_mask(gi)[rows]
+        if not attempt.tolerate_prefer_no_schedule and not masks.tier_everywhere(group_info):
+            preferred = masks.tier_mask(group_info)[rows]
             mask = preferred if mask is None else mask & preferred
         if attempt.node_preference is not None:
             matching = self.table.term_mask(attempt.node_preference.term)[rows]

@@ -28,43 +28,43 @@ class OptionMasks:
         self._mask_ids: dict[Hashable, int] = {}
         self._domain_masks: dict[int, BoolArray] = {}  # rule uid -> mask
 
-    def group_mask(self, gi: GroupInfo) -> BoolArray:
+    def group_mask(self, group_info: GroupInfo) -> BoolArray:
         """Rows of the options the group may use."""
-        mask = self._group_masks.get(gi.index)
+        mask = self._group_masks.get(group_info.index)
         if mask is None:
-            if len(gi.option_ids) == self.table.size:
+            if len(group_info.option_ids) == self.table.size:
                 mask = np.ones(self.table.size, dtype=np.bool_)
             else:
                 mask = np.zeros(self.table.size, dtype=np.bool_)
-                mask[self.table.rows_of(gi.option_ids)] = True
-            self._group_masks[gi.index] = mask
+                mask[self.table.rows_of(group_info.option_ids)] = True
+            self._group_masks[group_info.index] = mask
         return mask
 
-    def tier_mask(self, gi: GroupInfo) -> BoolArray:
+    def tier_mask(self, group_info: GroupInfo) -> BoolArray:
         """Rows outside the PreferNoSchedule tier."""
-        mask = self._tier_masks.get(gi.index)
+        mask = self._tier_masks.get(group_info.index)
         if mask is None:
             mask = np.ones(self.table.size, dtype=np.bool_)
-            if max(gi.tier.values(), default=0) >= PREFER_NO_SCHEDULE_TIER:
-                last = [i for i, t in gi.tier.items() if t >= PREFER_NO_SCHEDULE_TIER]
+            if max(group_info.tier.values(), default=0) >= PREFER_NO_SCHEDULE_TIER:
+                last = [i for i, t in group_info.tier.items() if t >= PREFER_NO_SCHEDULE_TIER]
                 mask[self.table.rows_of(last)] = False
-            self._tier_masks[gi.index] = mask
+            self._tier_masks[group_info.index] = mask
         return mask
 
-    def group_everywhere(self, gi: GroupInfo) -> bool:
+    def group_everywhere(self, group_info: GroupInfo) -> bool:
         """Is `group_mask` true on every option?"""
-        key = ("group", gi.index)
+        key = ("group", group_info.index)
         hit = self._all_true.get(key)
         if hit is None:
-            hit = self._all_true[key] = bool(self.group_mask(gi).all())
+            hit = self._all_true[key] = bool(self.group_mask(group_info).all())
         return hit
 
-    def tier_everywhere(self, gi: GroupInfo) -> bool:
+    def tier_everywhere(self, group_info: GroupInfo) -> bool:
         """Is `tier_mask` true on every option?"""
-        key = ("tier", gi.index)
+        key = ("tier", group_info.index)
         hit = self._all_true.get(key)
         if hit is None:
-            hit = self._all_true[key] = bool(self.tier_mask(gi).all())
+            hit = self._all_true[key] = bool(self.tier_mask(group_info).all())
         return hit
 
     def rule_mask_id(self, rule: SpreadRule) -> int:

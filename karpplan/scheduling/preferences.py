@@ -38,7 +38,7 @@ class Attempt:
                 *(r.uid for r in self.pod_anti_affinity))
 
 
-def template_attempts(tpl: PodTemplate, problem: Problem) -> list[Attempt]:
+def template_attempts(pod_template: PodTemplate, problem: Problem) -> list[Attempt]:
     """Karpenter's preference relaxation, one step at a time (preferences.go order).
 
     The first attempt uses the first required node-affinity term (not the terms ORed) and enforces every
@@ -50,14 +50,14 @@ def template_attempts(tpl: PodTemplate, problem: Problem) -> list[Attempt]:
     order); last, PreferNoSchedule taints are tolerated when some NodePool has one.
     """
     topo = problem.topology
-    affinity = tuple(topo.preferred_affinity.get(id(tpl), ()))
-    anti = tuple(topo.preferred_anti.get(id(tpl), ()))
-    prefs = sorted(tpl.affinity.preferred, key=lambda p: -p.weight)
-    soft = tuple(r for r in topo.rules_for(tpl) if not r.hard)
+    affinity = tuple(topo.preferred_affinity.get(id(pod_template), ()))
+    anti = tuple(topo.preferred_anti.get(id(pod_template), ()))
+    prefs = sorted(pod_template.affinity.preferred, key=lambda p: -p.weight)
+    soft = tuple(r for r in topo.rules_for(pod_template) if not r.hard)
     node_steps = [Attempt(p, soft) for p in prefs]
     # removeTopologySpreadScheduleAnyway: the first ScheduleAnyway constraint of the list is overwritten by
     # the list's last one, and the list shortened.
-    spread = list(topo.rules_for(tpl))
+    spread = list(topo.rules_for(pod_template))
     while True:
         node_steps.append(Attempt(None, tuple(r for r in spread if not r.hard)))
         first_soft = next((i for i, r in enumerate(spread) if not r.hard), None)
@@ -71,7 +71,7 @@ def template_attempts(tpl: PodTemplate, problem: Problem) -> list[Attempt]:
     attempts += node_steps
     if any(t.effect == "PreferNoSchedule" for p in problem.pools for t in p.taints):
         attempts.append(Attempt(None, (), True))
-    terms = required_terms(tpl)
+    terms = required_terms(pod_template)
     if len(terms) > 1:
         # removeRequiredNodeAffinityTerm comes first: term[0], term[1], ... with every preference, then
         # the other relaxations on the last term.
@@ -80,10 +80,10 @@ def template_attempts(tpl: PodTemplate, problem: Problem) -> list[Attempt]:
     return attempts
 
 
-def required_terms(tpl: PodTemplate) -> list[NodeSelectorTerm]:
+def required_terms(pod_template: PodTemplate) -> list[NodeSelectorTerm]:
     """The required node-affinity terms Karpenter walks through, in order (empty and unreadable terms,
     which match no node, are left out as in `NodeAffinity.strict_alternatives`)."""
-    required = tpl.affinity.required
+    required = pod_template.affinity.required
     return [] if required is None else [t for t in required if not t.empty and t.valid]
 
 
@@ -96,18 +96,18 @@ class StrictRequirements:
         self._strict: dict[tuple[int, int], list[Requirements]] = {}
         self._pod_values: dict[tuple[int, int], frozenset[str] | None] = {}
 
-    def of(self, tpl: PodTemplate, attempt: Attempt | None) -> list[Requirements]:
+    def of(self, pod_template: PodTemplate, attempt: Attempt | None) -> list[Requirements]:
         """Karpenter's strict pod requirements (`NewStrictPodRequirements`) at this attempt: nodeSelector ∩
         the attempt's required node-affinity term; without one, nodeSelector ∩ each term, ORed (one entry
         for a pod with one term or none)."""
         term = None if attempt is None else attempt.node_term
-        key = (id(tpl), id(term))
+        key = (id(pod_template), id(term))
         hit = self._strict.get(key)
         if hit is None:
             if term is None:
-                hit = tpl.affinity.strict_alternatives()
+                hit = pod_template.affinity.strict_alternatives()
             else:
-                hit = [tpl.affinity.node_selector & term.requirements]
+                hit = [pod_template.affinity.node_selector & term.requirements]
             self._strict[key] = hit
         return hit
 

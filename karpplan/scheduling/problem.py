@@ -109,19 +109,19 @@ def build_problem(
     limits = {p.name: limits_remaining(p, inventory.nodes) for p in pools}
     infos: list[GroupInfo] = []
     for index, group in enumerate(groups):
-        tpl = group.template
+        pod_template = group.template
         ok: list[int] = []
         reasons: dict[str, list[str]] = {}
         for i, info in enumerate(existing):
             if info.node.is_fargate:
                 reasons[info.node.name] = ["node(s) are Fargate nodes, which run only their own pod"]
                 continue
-            r = static_reasons(tpl, info)
+            r = static_reasons(pod_template, info)
             if r:
                 reasons[info.node.name] = r
             else:
                 ok.append(i)
-        verdicts = [check_pool(tpl, p, options, *limits[p.name]) for p in pools]
+        verdicts = [check_pool(pod_template, p, options, *limits[p.name]) for p in pools]
         allowed = [v for v in verdicts if v.ok]
         # Karpenter tolerates PreferNoSchedule pool taints only as its last relaxation: such pools are
         # used only when no other pool fits, so they sit in a tier of their own behind every other.

@@ -30,7 +30,7 @@ from karpplan.scheduling.filters import (
     SPREAD_MISSING_LABEL,
     insufficient,
 )
-from karpplan.scheduling.nodeclaim import Slot
+from karpplan.scheduling.nodeclaim import PlannedNode
 from karpplan.scheduling.option_masks import OptionMasks, cheapest_with, codes_in, with_values
 from karpplan.scheduling.preferences import Attempt, StrictRequirements
 from karpplan.scheduling.problem import GroupInfo, Problem
@@ -46,8 +46,8 @@ class PlacementState:
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
         self.table = option_table(problem.options)
-        self.slots: list[Slot] = [
-            Slot(i, info.node.name, existing=info, host_ports=list(info.host_ports), table=self.table)
+        self.slots: list[PlannedNode] = [
+            PlannedNode(i, info.node.name, existing=info, host_ports=list(info.host_ports), table=self.table)
             for i, info in enumerate(problem.existing)
         ]
         self.masks = OptionMasks(self.table)
@@ -58,62 +58,62 @@ class PlacementState:
         self._monotone = all(v >= 0 for g in problem.groups for v in g.template.requests.values())
 
     # ---------------------------------------------------------------------------------- new nodes
-    def new_slot(self, pool: NodePool, options: list[LaunchOption]) -> Slot:
+    def new_slot(self, pool: NodePool, options: list[LaunchOption]) -> PlannedNode:
         self.claims_created += 1
-        slot = Slot(len(self.slots), f"{pool.name}-claim-{self.claims_created}", pool=pool, options=options,
+        slot = PlannedNode(len(self.slots), f"{pool.name}-claim-{self.claims_created}", pool=pool, options=options,
                     table=self.table)
         return slot
 
-    def new_slot_rows(self, pool: NodePool, rows: IndexArray) -> Slot:
+    def new_slot_rows(self, pool: NodePool, rows: IndexArray) -> PlannedNode:
         """`new_slot` with the options given as table rows (ascending)."""
         self.claims_created += 1
-        slot = Slot(len(self.slots), f"{pool.name}-claim-{self.claims_created}", pool=pool, table=self.table)
+        slot = PlannedNode(len(self.slots), f"{pool.name}-claim-{self.claims_created}", pool=pool, table=self.table)
         slot.narrow(rows)
         return slot
 
-    def add_slot(self, slot: Slot) -> None:
+    def add_slot(self, slot: PlannedNode) -> None:
         slot.index = len(self.slots)
         self.slots.append(slot)
 
-    def smallest(self, slot: Slot) -> LaunchOption:
+    def smallest(self, slot: PlannedNode) -> LaunchOption:
         """The option with the least capacity (cpu, memory, then price; first in order on ties)."""
         return slot.smallest()
 
-    def cheapest(self, slot: Slot) -> LaunchOption:
+    def cheapest(self, slot: PlannedNode) -> LaunchOption:
         """The option with the lowest price (then type, zone, capacity type; first in order on ties)."""
         return slot.cheapest()
 
-    def capacity_max(self, slot: Slot, key: str) -> int:
+    def capacity_max(self, slot: PlannedNode, key: str) -> int:
         """The largest limit capacity of `key` among the node's options."""
         return slot.capacity_max(key)
 
-    def tier_mask(self, gi: GroupInfo) -> BoolArray:
+    def tier_mask(self, group_info: GroupInfo) -> BoolArray:
         """Rows outside the PreferNoSchedule tier."""
-        return self.masks.tier_mask(gi)
+        return self.masks.tier_mask(group_info)
 
-    def domain_values(self, slot: Slot, key: str) -> set[str]:
+    def domain_values(self, slot: PlannedNode, key: str) -> set[str]:
         """The domain values a node may have for a key (cached for a new node's current options)."""
         return slot.domain_values(key)
 
     # ---------------------------------------------------------------------------------- checks
-    def affinity_screen(self, tpl: PodTemplate, attempt: Attempt | None = None) -> list[tuple[str, set[str]]]:
+    def affinity_screen(self, pod_template: PodTemplate, attempt: Attempt | None = None) -> list[tuple[str, set[str]]]:
         """See `TopologyCounts.affinity_screen`."""
-        return self.counts.affinity_screen(tpl, attempt)
+        return self.counts.affinity_screen(pod_template, attempt)
 
-    def name_blocks(self, tpl: PodTemplate, attempt: Attempt) -> list[set[str]]:
+    def name_blocks(self, pod_template: PodTemplate, attempt: Attempt) -> list[set[str]]:
         """See `TopologyCounts.name_blocks`."""
-        return self.counts.name_blocks(tpl, attempt)
+        return self.counts.name_blocks(pod_template, attempt)
 
-    def try_place(self, gi: GroupInfo, pod: Pod, slot: Slot, attempt: Attempt, commit: bool = True) -> bool:
+    def try_place(self, group_info: GroupInfo, pod: Pod, slot: PlannedNode, attempt: Attempt, commit: bool = True) -> bool:
         """Check every rule for `pod` on `slot`; on success narrow the slot and record counts."""
-        rows = self.feasible(gi, slot, attempt)
+        rows = self.feasible(group_info, slot, attempt)
         if rows is None:
             return False
         if commit:
-            self.commit_rows(gi, pod, slot, rows)
+            self.commit_rows(group_info, pod, slot, rows)
         return True
 
-    def feasible(self, gi: GroupInfo, slot: Slot, attempt: Attempt, screened: bool = False) -> IndexArray | None:
+    def feasible(self, group_info: GroupInfo, slot: PlannedNode, attempt: Attempt, screened: bool = False) -> IndexArray | None:
         """`evaluate` without the reason: the rows left (empty for existing nodes), or None.
 
         A new node is first screened (unless the caller did: `screened`) by rules whose failure does
@@ -122,28 +122,28 @@ class PlacementState:
         """
         if slot.existing is None and not screened:
             name = slot.name
-            if any(name in names for names in self.counts.name_blocks(gi.template, attempt)):
+            if any(name in names for names in self.counts.name_blocks(group_info.template, attempt)):
                 return None
-            for key, allowed in self.counts.affinity_screen(gi.template, attempt):
+            for key, allowed in self.counts.affinity_screen(group_info.template, attempt):
                 if slot.domain_values(key).isdisjoint(allowed):
                     return None
-        return self._evaluate(gi, slot, attempt, explain=False)[0]
+        return self._evaluate(group_info, slot, attempt, explain=False)[0]
 
-    def evaluate(self, gi: GroupInfo, slot: Slot, attempt: Attempt) -> tuple[list[LaunchOption] | None, str]:
-        """The slot's launch options left after adding one pod of `gi`, or None and the first failing rule."""
-        rows, why = self._evaluate(gi, slot, attempt)
+    def evaluate(self, group_info: GroupInfo, slot: PlannedNode, attempt: Attempt) -> tuple[list[LaunchOption] | None, str]:
+        """The slot's launch options left after adding one pod of `group_info`, or None and the first failing rule."""
+        rows, why = self._evaluate(group_info, slot, attempt)
         if rows is None:
             return None, why
         if slot.existing is not None:
             return slot.options, ""
         return self.table.rows(rows), ""
 
-    def _evaluate(self, gi: GroupInfo, slot: Slot, attempt: Attempt,
+    def _evaluate(self, group_info: GroupInfo, slot: PlannedNode, attempt: Attempt,
                   explain: bool = True) -> tuple[IndexArray | None, str]:
-        tpl = gi.template
+        pod_template = group_info.template
         if slot.existing is not None:
             free = slot.existing.free - slot.requests
-            short = tpl.requests.shortfalls(free)
+            short = pod_template.requests.shortfalls(free)
             if short:
                 return None, insufficient(short[0])
             if attempt.node_preference is not None and not attempt.node_preference.term.matches(
@@ -154,19 +154,19 @@ class PlacementState:
                 return None, NODE_AFFINITY
             rows = _NO_ROWS
         else:
-            narrowed = slot.room(gi, attempt, self.masks, self._monotone)
+            narrowed = slot.room(group_info, attempt, self.masks, self._monotone)
             if narrowed is None:
                 return None, "exceeds node resources"
             rows = narrowed
-        if tpl.host_ports and any(p.conflicts(q) for p in tpl.host_ports for q in slot.host_ports):
+        if pod_template.host_ports and any(p.conflicts(q) for p in pod_template.host_ports for q in slot.host_ports):
             return None, HOST_PORTS
-        for rule in self.counts.rules_for(tpl, attempt):
+        for rule in self.counts.rules_for(pod_template, attempt):
             spread = self._check_spread(rule, slot, rows, attempt)
             if spread is None:
                 return None, self.spread_reason(rule, slot, attempt) if explain else SPREAD
             rows = spread
-        aff = self.problem.topology.affinity.get(id(tpl))
-        strict = self.requirements.of(tpl, attempt) if aff is not None or attempt.pod_affinity else []
+        aff = self.problem.topology.affinity.get(id(pod_template))
+        strict = self.requirements.of(pod_template, attempt) if aff is not None or attempt.pod_affinity else []
         if aff is not None:
             affine = self._check_affinity(aff, slot, rows, strict)
             if affine is None:
@@ -177,7 +177,7 @@ class PlacementState:
             if affine is None:
                 return None, POD_AFFINITY
             rows = affine
-        anti = self.problem.topology.anti_affinity.get(id(tpl))
+        anti = self.problem.topology.anti_affinity.get(id(pod_template))
         for anti_rule in attempt.pod_anti_affinity if anti is None else (anti, *attempt.pod_anti_affinity):
             for i, anti_term in enumerate(anti_rule.terms):
                 kept = self._avoid(slot, rows, anti_term.key, self.counts.anti[(anti_rule.uid, i)])
@@ -185,14 +185,14 @@ class PlacementState:
                     return None, POD_ANTI_AFFINITY
                 rows = kept
         # Term by term (or merged: the same rows survive, the same nodes fail) as Karpenter.
-        for tid in self.counts.blocking_tids(tpl):
+        for tid in self.counts.blocking_tids(pod_template):
             kept = self._avoid(slot, rows, self.counts.blocking_key(tid), self.counts.merged[tid])
             if kept is None:
                 return None, EXISTING_ANTI_AFFINITY
             rows = kept
         return rows, ""
 
-    def spread_reason(self, rule: SpreadRule, slot: Slot, attempt: Attempt | None = None) -> str:
+    def spread_reason(self, rule: SpreadRule, slot: PlannedNode, attempt: Attempt | None = None) -> str:
         """kube-scheduler's reason on existing nodes; Karpenter's topology error on new ones."""
         if slot.existing is not None:
             if slot.name not in rule.existing_domains:
@@ -226,7 +226,7 @@ class PlacementState:
                 f"(nodeTaintsPolicy {policy}) and hold the minimum at {minimum}; "
                 "set nodeTaintsPolicy: Honor to leave them out")
 
-    def _check_spread(self, rule: SpreadRule, slot: Slot, rows: IndexArray, attempt: Attempt) -> IndexArray | None:
+    def _check_spread(self, rule: SpreadRule, slot: PlannedNode, rows: IndexArray, attempt: Attempt) -> IndexArray | None:
         counts = self.counts.spread[rule.uid]
         own = 1 if rule.self_match else 0
         if slot.existing is not None:
@@ -271,7 +271,7 @@ class PlacementState:
             return rows  # already collapsed there
         return with_values(self.table, rows, rule.key, (best,), True)
 
-    def _check_affinity(self, rule: AffinityRule, slot: Slot, rows: IndexArray,
+    def _check_affinity(self, rule: AffinityRule, slot: PlannedNode, rows: IndexArray,
                         strict: Sequence[Requirements]) -> IndexArray | None:
         for i, term in enumerate(rule.terms):
             counts = self.counts.affinity[(rule.uid, i)]
@@ -296,7 +296,7 @@ class PlacementState:
                     rows = with_values(self.table, rows, term.key, allowed, True)
         return rows
 
-    def _avoid(self, slot: Slot, rows: IndexArray, key: str, blocked: Mapping[str, int]) -> IndexArray | None:
+    def _avoid(self, slot: PlannedNode, rows: IndexArray, key: str, blocked: Mapping[str, int]) -> IndexArray | None:
         values = slot.values_in(key, rows)
         if not values:
             return rows  # a node without the key passes an anti-affinity term
@@ -311,24 +311,24 @@ class PlacementState:
     # ---------------------------------------------------------------------------------- recording
 
     # ---------------------------------------------------------------------------------- recording
-    def _commit(self, gi: GroupInfo, pod: Pod, slot: Slot, options: list[LaunchOption]) -> None:
+    def _commit(self, group_info: GroupInfo, pod: Pod, slot: PlannedNode, options: list[LaunchOption]) -> None:
         if slot.new:
             slot.options = options
-        self._record(gi, pod, slot)
+        self._record(group_info, pod, slot)
 
-    def commit_rows(self, gi: GroupInfo, pod: Pod, slot: Slot, rows: IndexArray) -> None:
+    def commit_rows(self, group_info: GroupInfo, pod: Pod, slot: PlannedNode, rows: IndexArray) -> None:
         """`_commit` with the options left given as rows (a subset of the node's, from `feasible`)."""
         if slot.new and len(rows) != len(slot.rows()):  # a subset of the same size is the same
             slot.narrow(rows)
-        self._record(gi, pod, slot)
+        self._record(group_info, pod, slot)
 
-    def _record(self, gi: GroupInfo, pod: Pod, slot: Slot) -> None:
-        tpl = gi.template
-        slot.requests = slot.requests + tpl.requests
+    def _record(self, group_info: GroupInfo, pod: Pod, slot: PlannedNode) -> None:
+        pod_template = group_info.template
+        slot.requests = slot.requests + pod_template.requests
         headroom = slot.headroom
-        for resource, amount in tpl.requests.items():
+        for resource, amount in pod_template.requests.items():
             if resource in headroom:
                 headroom[resource] -= amount  # still an upper bound: the options only narrowed
-        slot.members.append((gi, pod))
-        slot.host_ports.extend(tpl.host_ports)
-        self.counts.record(gi, slot)
+        slot.members.append((group_info, pod))
+        slot.host_ports.extend(pod_template.host_ports)
+        self.counts.record(group_info, slot)

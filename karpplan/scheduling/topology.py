@@ -240,18 +240,18 @@ def build_topology(
     preferred_anti: dict[int, list[AffinityRule]] = {}
     launch_cache: dict[tuple[str, tuple[Toleration, ...] | None], frozenset[str]] = {}
     uids = count()
-    for tpl in templates:
+    for pod_template in templates:
         rules = []
-        for c in tpl.spread:
-            selector = c.selector_for(tpl.labels)
-            existing = _eligible_existing(tpl, c, nodes)
+        for c in pod_template.spread:
+            selector = c.selector_for(pod_template.labels)
+            existing = _eligible_existing(pod_template, c, nodes)
             launch: frozenset[str] = frozenset()
             if c.topology_key != HOSTNAME:
-                launch = _launch_domains(c.topology_key, tpl.tolerations if c.honors_taints else None,
+                launch = _launch_domains(c.topology_key, pod_template.tolerations if c.honors_taints else None,
                                          options, launch_cache)
             base: Counter[str] = Counter()
-            rule = SpreadRule(tpl, c, selector, selector is not None and selector.matches(tpl.labels),
-                              existing, launch, base, pod_domain_values(tpl, c.topology_key), uid=next(uids))
+            rule = SpreadRule(pod_template, c, selector, selector is not None and selector.matches(pod_template.labels),
+                              existing, launch, base, pod_domain_values(pod_template, c.topology_key), uid=next(uids))
             for pod in counted:
                 assert pod.node_name is not None
                 domain = existing.get(pod.node_name)
@@ -259,16 +259,16 @@ def build_topology(
                     base[domain] += 1
             rules.append(rule)
         if rules:
-            spread[id(tpl)] = rules
-        for is_anti, spec in ((False, tpl.pod_affinity), (True, tpl.pod_anti_affinity)):
+            spread[id(pod_template)] = rules
+        for is_anti, spec in ((False, pod_template.pod_affinity), (True, pod_template.pod_anti_affinity)):
             if spec.required:
-                rule_a = _affinity_rule(tpl, spec.required, is_anti, 0, counted, node_by_name, namespace_labels,
+                rule_a = _affinity_rule(pod_template, spec.required, is_anti, 0, counted, node_by_name, namespace_labels,
                                         uids)
-                (anti if is_anti else affinity)[id(tpl)] = rule_a
+                (anti if is_anti else affinity)[id(pod_template)] = rule_a
             if spec.preferred:
                 heaviest_first = sorted(spec.preferred, key=lambda p: -p.weight)
-                (preferred_anti if is_anti else preferred_affinity)[id(tpl)] = [
-                    _affinity_rule(tpl, (p.term,), is_anti, p.weight, counted, node_by_name, namespace_labels, uids)
+                (preferred_anti if is_anti else preferred_affinity)[id(pod_template)] = [
+                    _affinity_rule(pod_template, (p.term,), is_anti, p.weight, counted, node_by_name, namespace_labels, uids)
                     for p in heaviest_first
                 ]
     existing_anti: list[tuple[AffinityTerm, str]] = []
@@ -282,13 +282,13 @@ def build_topology(
     return Topology(spread, affinity, anti, existing_anti, namespace_labels, preferred_affinity, preferred_anti)
 
 
-def _affinity_rule(tpl: PodTemplate, raw: Sequence[PodAffinityTerm], is_anti: bool, weight: int,
+def _affinity_rule(pod_template: PodTemplate, raw: Sequence[PodAffinityTerm], is_anti: bool, weight: int,
                    counted: Sequence[Pod], node_by_name: Mapping[str, ExistingNode],
                    namespace_labels: Mapping[str, Mapping[str, str]], uids: Iterator[int]) -> AffinityRule:
     """The rule of these terms of the template, with the bound pods each term counts per domain."""
-    terms = [AffinityTerm(t, t.selector_for(tpl.labels), tpl.namespace, uid=next(uids)) for t in raw]
-    self_checks = [t.matches(tpl.namespace, tpl.labels, namespace_labels) for t in terms]
-    rule = AffinityRule(tpl, terms, is_anti, any(self_checks) if is_anti else all(self_checks), weight=weight,
+    terms = [AffinityTerm(t, t.selector_for(pod_template.labels), pod_template.namespace, uid=next(uids)) for t in raw]
+    self_checks = [t.matches(pod_template.namespace, pod_template.labels, namespace_labels) for t in terms]
+    rule = AffinityRule(pod_template, terms, is_anti, any(self_checks) if is_anti else all(self_checks), weight=weight,
                         uid=next(uids))
     for t in terms:
         counts: Counter[str] = Counter()

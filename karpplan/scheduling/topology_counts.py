@@ -18,7 +18,7 @@ from itertools import count
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.pods import PodTemplate
 from karpplan.model.requirements import Requirements
-from karpplan.scheduling.nodeclaim import Slot
+from karpplan.scheduling.nodeclaim import PlannedNode
 from karpplan.scheduling.option_masks import OptionMasks
 from karpplan.scheduling.preferences import Attempt, StrictRequirements
 from karpplan.scheduling.problem import GroupInfo, Problem
@@ -53,7 +53,7 @@ class DomainCounts(Counter[str]):
 
 class TopologyCounts:
     def __init__(self, problem: Problem, masks: OptionMasks, requirements: StrictRequirements,
-                 slots: list[Slot]) -> None:
+                 slots: list[PlannedNode]) -> None:
         self.problem = problem
         self.masks = masks
         self.requirements = requirements
@@ -132,16 +132,16 @@ class TopologyCounts:
         self._raised: dict[int, list[tuple[SpreadRule, list[DomainCounts]]]] = {}
         self._affinity_record: dict[int, list[tuple[str, DomainCounts]]] = {}
         self._anti_record: dict[int, list[tuple[str, DomainCounts]]] = {}
-        for gi in problem.groups:
-            tpl = gi.template
-            raised = {sid for sid, r in spread_reps.items() if r.counts(tpl.namespace, tpl.labels)}
-            self._raises[gi.index] = [r for r, sid in zip(all_spread, spread_ids, strict=True) if sid in raised]
-            self._affinity_record[gi.index] = [
-                entry for tids, record in affinity_record.items() if all(self._matches(tid, tpl) for tid in tids)
+        for group_info in problem.groups:
+            pod_template = group_info.template
+            raised = {sid for sid, r in spread_reps.items() if r.counts(pod_template.namespace, pod_template.labels)}
+            self._raises[group_info.index] = [r for r, sid in zip(all_spread, spread_ids, strict=True) if sid in raised]
+            self._affinity_record[group_info.index] = [
+                entry for tids, record in affinity_record.items() if all(self._matches(tid, pod_template) for tid in tids)
                 for entry in record
             ]
-            self._anti_record[gi.index] = [
-                entry for tid, record in anti_record.items() if self._matches(tid, tpl) for entry in record
+            self._anti_record[group_info.index] = [
+                entry for tid, record in anti_record.items() if self._matches(tid, pod_template) for entry in record
             ]
 
     def _term_id(self, term: AffinityTerm) -> int:
@@ -151,13 +151,13 @@ class TopologyCounts:
             self._term_reps.setdefault(hit, term)
         return hit
 
-    def _matches(self, tid: int, tpl: PodTemplate) -> bool:
+    def _matches(self, tid: int, pod_template: PodTemplate) -> bool:
         """Does a pod of the template match the term with this id (`AffinityTerm.matches`)?"""
-        key = (tid, id(tpl))
+        key = (tid, id(pod_template))
         hit = self._term_matches.get(key)
         if hit is None:
             term = self._term_reps[tid]
-            hit = self._term_matches[key] = term.matches(tpl.namespace, tpl.labels, self.problem.namespace_labels)
+            hit = self._term_matches[key] = term.matches(pod_template.namespace, pod_template.labels, self.problem.namespace_labels)
         return hit
 
     def _merged_counts(self, term: AffinityTerm) -> DomainCounts:
@@ -168,27 +168,27 @@ class TopologyCounts:
             self._merged_tids.append(tid)
         return counts
 
-    def blocking_tids(self, tpl: PodTemplate) -> list[int]:
+    def blocking_tids(self, pod_template: PodTemplate) -> list[int]:
         """Ids of the blocking terms (anti-affinity of bound and placed pods) matching the template."""
-        checked, matching = self._blocking_for.get(id(tpl), (0, []))
+        checked, matching = self._blocking_for.get(id(pod_template), (0, []))
         if checked < len(self._merged_tids):
             matching = list(matching)
             for tid in self._merged_tids[checked:]:
-                if self._matches(tid, tpl):
+                if self._matches(tid, pod_template):
                     matching.append(tid)
-            self._blocking_for[id(tpl)] = (len(self._merged_tids), matching)
+            self._blocking_for[id(pod_template)] = (len(self._merged_tids), matching)
         return matching
 
     def blocking_key(self, tid: int) -> str:
         """The topology key of the blocking term with this id."""
         return self._term_reps[tid].key
 
-    def rules_for(self, tpl: PodTemplate, attempt: Attempt) -> list[SpreadRule]:
+    def rules_for(self, pod_template: PodTemplate, attempt: Attempt) -> list[SpreadRule]:
         """The spread rules a pod of the template must keep at this attempt: hard ones, then attempted soft ones."""
-        key = (id(tpl), tuple(r.uid for r in attempt.soft_spread))
+        key = (id(pod_template), tuple(r.uid for r in attempt.soft_spread))
         rules = self._rules.get(key)
         if rules is None:
-            rules = [r for r in self.problem.topology.rules_for(tpl) if r.hard] + list(attempt.soft_spread)
+            rules = [r for r in self.problem.topology.rules_for(pod_template) if r.hard] + list(attempt.soft_spread)
             self._rules[key] = rules
         return rules
 
@@ -205,7 +205,7 @@ class TopologyCounts:
             domains = self._attempt_domains[key] = list(rule.domains_within(pod_values))
         return domains
 
-    def slot_counts_for(self, rule: SpreadRule, slot: Slot) -> bool:
+    def slot_counts_for(self, rule: SpreadRule, slot: PlannedNode) -> bool:
         """Is the node an eligible domain of the rule (a new node: may it still be one)?"""
         if slot.existing is not None:
             return slot.name in rule.existing_domains
@@ -243,20 +243,20 @@ class TopologyCounts:
             return not any(n > 0 for n in counts.values())  # podDomains: key Exists
         return not any(n > 0 and any(r is not None and r.has(v) for r in reqs) for v, n in counts.items())
 
-    def affinity_screen(self, tpl: PodTemplate, attempt: Attempt | None = None) -> list[tuple[str, set[str]]]:
+    def affinity_screen(self, pod_template: PodTemplate, attempt: Attempt | None = None) -> list[tuple[str, set[str]]]:
         """(key, domains holding a pod it needs) per required affinity term of the template (and preferred
         one the attempt enforces) that no first pod may open: a new node with none of these domains among
         its options fails `_check_affinity` however it narrows. Without an attempt, a term is left out
         when a first pod may open a domain under any of the pod's required node-affinity terms."""
-        required = self.problem.topology.affinity.get(id(tpl))
+        required = self.problem.topology.affinity.get(id(pod_template))
         preferred = () if attempt is None else attempt.pod_affinity
         screen: list[tuple[str, set[str]]] = []
         if required is None and not preferred:
             return screen
         if attempt is None:
-            alternatives = [[alt] for alt in self.requirements.of(tpl, None)]
+            alternatives = [[alt] for alt in self.requirements.of(pod_template, None)]
         else:
-            alternatives = [self.requirements.of(tpl, attempt)]
+            alternatives = [self.requirements.of(pod_template, attempt)]
         for rule in preferred if required is None else (required, *preferred):
             for i, term in enumerate(rule.terms):
                 counts = self.affinity[(rule.uid, i)]
@@ -265,21 +265,21 @@ class TopologyCounts:
                 screen.append((term.key, {v for v, n in counts.items() if n > 0}))
         return screen
 
-    def name_blocks(self, tpl: PodTemplate, attempt: Attempt) -> list[set[str]]:
+    def name_blocks(self, pod_template: PodTemplate, attempt: Attempt) -> list[set[str]]:
         """Names of the new nodes a pod of the template fails on by their name alone, whatever their
         options: its hostname rules' counts over their limit (hard and attempted spread, where a new
         node is its own domain with minimum 0; anti-affinity; blocking terms of placed pods)."""
-        key = (id(tpl), attempt.topology_key)
-        blocking = self.blocking_tids(tpl)
+        key = (id(pod_template), attempt.topology_key)
+        blocking = self.blocking_tids(pod_template)
         cached = self._hostname_checks.get(key)
         if cached is not None and cached[0] == len(blocking):
             return cached[1]
         blocks: dict[tuple[int, int], set[str]] = {}  # (counts uid, limit) -> the domains over it
-        for rule in self.rules_for(tpl, attempt):
+        for rule in self.rules_for(pod_template, attempt):
             if rule.hostname:
                 counts, limit = self.spread[rule.uid], rule.max_skew - (1 if rule.self_match else 0)
                 blocks.setdefault((counts.uid, limit), counts.over(limit))
-        anti = self.problem.topology.anti_affinity.get(id(tpl))
+        anti = self.problem.topology.anti_affinity.get(id(pod_template))
         for anti_rule in attempt.pod_anti_affinity if anti is None else (anti, *attempt.pod_anti_affinity):
             for i, term in enumerate(anti_rule.terms):
                 if term.key == HOSTNAME:
@@ -293,12 +293,12 @@ class TopologyCounts:
         self._hostname_checks[key] = (len(blocking), distinct)
         return distinct
 
-    def record(self, gi: GroupInfo, slot: Slot) -> None:
+    def record(self, group_info: GroupInfo, slot: PlannedNode) -> None:
         """Count one more pod of the group on the node (its domains as far as they are decided)."""
-        tpl = gi.template
+        pod_template = group_info.template
         if slot.existing is not None:
             done: set[int] = set()
-            for spread in self._raises[gi.index]:
+            for spread in self._raises[group_info.index]:
                 counts = self.spread[spread.uid]
                 if counts.uid in done or not self.slot_counts_for(spread, slot):
                     continue
@@ -307,7 +307,7 @@ class TopologyCounts:
                 if domain is not None:
                     counts.bump(domain)
         else:
-            for spread, counters in self._raise_groups(gi):
+            for spread, counters in self._raise_groups(group_info):
                 if not self.slot_counts_for(spread, slot):
                     continue
                 values = slot.values_in(spread.key)
@@ -315,14 +315,14 @@ class TopologyCounts:
                     value = next(iter(values))
                     for counts in counters:
                         counts.bump(value)
-        for term_key, counts in self._affinity_record[gi.index]:
+        for term_key, counts in self._affinity_record[group_info.index]:
             values = slot.values_in(term_key)
             if len(values) == 1:
                 counts.bump(next(iter(values)))
-        for term_key, counts in self._anti_record[gi.index]:
+        for term_key, counts in self._anti_record[group_info.index]:
             for v in slot.values_in(term_key):
                 counts.bump(v)
-        anti = self.problem.topology.anti_affinity.get(id(tpl))
+        anti = self.problem.topology.anti_affinity.get(id(pod_template))
         if anti is not None:
             for i, term in enumerate(anti.terms):
                 key = (anti.uid, i)
@@ -335,21 +335,21 @@ class TopologyCounts:
                     blocked[v] += 1
                     merged.bump(v)
 
-    def _raise_groups(self, gi: GroupInfo) -> list[tuple[SpreadRule, list[DomainCounts]]]:
+    def _raise_groups(self, group_info: GroupInfo) -> list[tuple[SpreadRule, list[DomainCounts]]]:
         """The spread rules a group's pods count for, grouped by what decides that on a new node
         (their eligibility mask and key): one rule of each group, and the counts of all."""
-        groups = self._raised.get(gi.index)
+        groups = self._raised.get(group_info.index)
         if groups is None:
             by_key: dict[tuple[int, str], tuple[SpreadRule, list[DomainCounts]]] = {}
             seen: set[int] = set()
-            for spread in self._raises[gi.index]:
+            for spread in self._raises[group_info.index]:
                 counts = self.spread[spread.uid]
                 if counts.uid in seen:
                     continue  # shared by an earlier rule, which decides the same
                 seen.add(counts.uid)
                 key = (self.masks.rule_mask_id(spread), spread.key)
                 by_key.setdefault(key, (spread, []))[1].append(counts)
-            groups = self._raised[gi.index] = list(by_key.values())
+            groups = self._raised[group_info.index] = list(by_key.values())
         return groups
 
 

@@ -43,11 +43,11 @@ class BinFiller:
     def new_bin(self, allowed: BoolArray) -> Bin:
         return Bin(np.zeros(len(self.dims), dtype=np.int64), allowed)
 
-    def add(self, b: Bin, gi: GroupInfo, pod: Pod, mask: BoolArray) -> None:
-        b.used = b.used + self.requests[gi.index]
+    def add(self, b: Bin, group_info: GroupInfo, pod: Pod, mask: BoolArray) -> None:
+        b.used = b.used + self.requests[group_info.index]
         b.allowed = b.allowed & mask
-        b.members.append((gi, pod))
-        self.rules.record(b, self.rules.by_group[gi.index])
+        b.members.append((group_info, pod))
+        self.rules.record(b, self.rules.by_group[group_info.index])
 
     def owner_bins(self, bucket: BucketShape, pods: Sequence[MaskedPod], spread: bool = False
                    ) -> tuple[list[Bin], list[MaskedPod]]:
@@ -75,11 +75,11 @@ class BinFiller:
     def first_fit(self, bucket: BucketShape, bins: list[Bin], pods: Iterable[MaskedPod]) -> None:
         # Rejections are monotone (nodes only fill up), so each (group, mask) keeps a cursor.
         cursor: dict[tuple[int, int], int] = {}
-        for gi, pod, mask in pods:
-            rules = self.rules.by_group[gi.index]
-            ck = (gi.index, id(mask))
+        for group_info, pod, mask in pods:
+            rules = self.rules.by_group[group_info.index]
+            ck = (group_info.index, id(mask))
             i = cursor.get(ck, 0)
-            req = self.requests[gi.index]
+            req = self.requests[group_info.index]
             while i < len(bins):
                 b = bins[i]
                 if self.rules.accepts(b, rules):
@@ -90,14 +90,14 @@ class BinFiller:
             cursor[ck] = i
             if i == len(bins):
                 bins.append(self.new_bin(np.ones(len(bucket.options), dtype=np.bool_)))
-            self.add(bins[i], gi, pod, mask)
+            self.add(bins[i], group_info, pod, mask)
 
     def round_robin(self, bucket: BucketShape, bins: list[Bin], pods: Iterable[MaskedPod]) -> None:
         """Each pod into the next node (after the last one used, wrapping round) that takes it, or a new one."""
         start = 0
-        for gi, pod, mask in pods:
-            rules = self.rules.by_group[gi.index]
-            req = self.requests[gi.index]
+        for group_info, pod, mask in pods:
+            rules = self.rules.by_group[group_info.index]
+            req = self.requests[group_info.index]
             chosen = -1
             for step in range(len(bins)):
                 i = (start + step) % len(bins)
@@ -110,7 +110,7 @@ class BinFiller:
             if chosen < 0:
                 bins.append(self.new_bin(np.ones(len(bucket.options), dtype=np.bool_)))
                 chosen = len(bins) - 1
-            self.add(bins[chosen], gi, pod, mask)
+            self.add(bins[chosen], group_info, pod, mask)
             start = chosen + 1
 
     def size_key(self, bucket: BucketShape) -> Callable[[GroupInfo], tuple[float, int]]:
@@ -122,8 +122,8 @@ class BinFiller:
             if usable.any():
                 scale[j] = float(np.min(bucket.price[usable] / col[usable]))
 
-        def key(gi: GroupInfo) -> tuple[float, int]:
-            return (-float(np.max(self.requests[gi.index] * scale)), gi.index)
+        def key(group_info: GroupInfo) -> tuple[float, int]:
+            return (-float(np.max(self.requests[group_info.index] * scale)), group_info.index)
 
         return key
 

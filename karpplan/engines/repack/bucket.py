@@ -50,4 +50,4 @@ class BucketShape:
 
 
 def placed_pods(nodes: Iterable[SolvedNode]) -> list[PlacedPod]:
-    return [(gi, pod, n.option) for n in nodes if n.option is not None for gi, pod in n.pods]
+    return [(group, pod, n.option) for n in nodes if n.option is not None for group, pod in n.pods]

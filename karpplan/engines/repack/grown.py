@@ -34,10 +34,10 @@ class PodKinds:
         for members in self.pods:
             members.reverse()  # taken from the end
         dims = len(bucket.free[0]) if len(bucket.free) else 0
-        self.req = np.array([requests[gi.index] for gi, _ in self.keys], dtype=np.int64).reshape(len(self.keys), dims)
+        self.req = np.array([requests[group_info.index] for group_info, _ in self.keys], dtype=np.int64).reshape(len(self.keys), dims)
         self.count = np.array([len(m) for m in self.pods], dtype=np.int64)
         self.mask = np.array([m for _, m in self.keys], dtype=np.bool_).reshape(len(self.keys), len(bucket.options))
-        self.rules = [rulebook.by_group[gi.index] for gi, _ in self.keys]
+        self.rules = [rulebook.by_group[group_info.index] for group_info, _ in self.keys]
 
     def left(self) -> bool:
         return bool(self.count.sum() > 0)
@@ -81,8 +81,8 @@ def pack_grown(filler: BinFiller, bucket: BucketShape, pods: Sequence[MaskedPod]
             _fill_dot(filler, bucket, b, target, kinds)
         if not b.members:
             # Nothing fits the target option: the largest pod left gets a node of its own.
-            gi, pod, pmask = kinds.take(k)
-            filler.add(b, gi, pod, pmask)
+            group_info, pod, pmask = kinds.take(k)
+            filler.add(b, group_info, pod, pmask)
         bins.append(b)
     return filler.launch(bucket, bins)
 
@@ -120,8 +120,8 @@ def _fill_dot(filler: BinFiller, bucket: BucketShape, b: Bin, target: int, kinds
             if rules.matched and not filler.rules.accepts(b, rules):
                 blocked[k] = True
                 continue
-            gi, pod, pmask = kinds.take(int(k))
-            filler.add(b, gi, pod, pmask)
+            group_info, pod, pmask = kinds.take(int(k))
+            filler.add(b, group_info, pod, pmask)
             placed = True
             break
         if not placed:

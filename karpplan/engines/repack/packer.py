@@ -86,7 +86,7 @@ class Repacker:
             if node.option is None:
                 kept.append(node)
                 continue
-            if any(self.rules.by_group[gi.index].pinned for gi, _ in node.pods):
+            if any(self.rules.by_group[group_info.index].pinned for group_info, _ in node.pods):
                 kept.append(node)
             else:
                 buckets[self._bucket_of[node.option.index]].append(node)
@@ -150,23 +150,23 @@ class Repacker:
     def valid(self, node: SolvedNode) -> bool:
         """Does the node keep every hostname rule with its final counts (Karpenter's greedy may not)?"""
         trial = Bin(np.zeros(len(self.dims), dtype=np.int64), np.ones(0, dtype=np.bool_))
-        for gi, _ in node.pods:
-            rules = self.rules.by_group[gi.index]
+        for group_info, _ in node.pods:
+            rules = self.rules.by_group[group_info.index]
             if not self.rules.accepts(trial, rules):
                 return False
             self.rules.record(trial, rules)
         return True
 
     # ------------------------------------------------------------------------------------ packing
-    def pod_mask(self, bucket: BucketShape, gi: GroupInfo, origin: LaunchOption,
+    def pod_mask(self, bucket: BucketShape, group_info: GroupInfo, origin: LaunchOption,
                   cache: dict[tuple[int, tuple[int, ...]], BoolArray]) -> BoolArray:
         """Options of the bucket this pod may take: its group's, and every preference its old node met."""
-        met_at = tuple(i for i, p in enumerate(gi.template.affinity.preferred) if p.term.matches(origin.labels, ""))
-        cache_key = (gi.index, met_at)
+        met_at = tuple(i for i, p in enumerate(group_info.template.affinity.preferred) if p.term.matches(origin.labels, ""))
+        cache_key = (group_info.index, met_at)
         if cache_key in cache:
             return cache[cache_key]
-        met = [gi.template.affinity.preferred[i].term for i in met_at]
-        mask = np.array([o.index in gi.option_ids and all(t.matches(o.labels, "") for t in met)
+        met = [group_info.template.affinity.preferred[i].term for i in met_at]
+        mask = np.array([o.index in group_info.option_ids and all(t.matches(o.labels, "") for t in met)
                          for o in bucket.options], dtype=np.bool_)
         # Pods with equal masks share one array, so bulk packing can pool them.
         mask = self._interned.setdefault(mask.tobytes(), mask)
@@ -177,7 +177,7 @@ class Repacker:
         """The cheapest of the bucket's packings (slack then bulk, grown owners per share; all keep every per-node rule)."""
         cache: dict[tuple[int, tuple[int, ...]], BoolArray] = {}
         self._interned = {}  # masks are interned per bucket shape
-        pods: list[MaskedPod] = [(gi, pod, self.pod_mask(bucket, gi, origin, cache)) for gi, pod, origin in items]
+        pods: list[MaskedPod] = [(group_info, pod, self.pod_mask(bucket, group_info, origin, cache)) for group_info, pod, origin in items]
         packings = [pack_slack_then_bulk(self._filler, bucket, pods)] + \
             [pack_grown(self._filler, bucket, pods, share) for share in GROWN_SHARES]
         plans = [p for p in packings if p is not None]

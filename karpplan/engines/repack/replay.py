@@ -19,6 +19,6 @@ def state_for(problem: Problem, solution: Solution) -> PlacementState:
             slot = state.new_slot(node.option.pool, [node.option])
             state.add_slot(slot)
             options = [node.option]
-        for gi, pod in node.pods:
-            state._commit(gi, pod, slot, options)
+        for group, pod in node.pods:
+            state._commit(group, pod, slot, options)
     return state

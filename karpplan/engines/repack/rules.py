@@ -62,13 +62,13 @@ class Rulebook:
         spread_index = RuleIndex(spread)
         self.by_group: dict[int, GroupRules] = {}
         for g in groups:
-            tpl = g.template
-            owned = tuple(spread_ids[id(r)] for r in topo.rules_for(tpl) if r.hostname and r.hard)
-            matches = spread_index.matching(tpl.namespace, tpl.labels)
+            pod_template = g.template
+            owned = tuple(spread_ids[id(r)] for r in topo.rules_for(pod_template) if r.hostname and r.hard)
+            matches = spread_index.matching(pod_template.namespace, pod_template.labels)
             anti_owned = tuple(i for i, (owner, _) in enumerate(anti_terms) if owner == g.index)
             anti_matches = frozenset(i for i, (_, t) in enumerate(anti_terms)
-                                     if t.matches(tpl.namespace, tpl.labels, ns_labels))
-            self.by_group[g.index] = GroupRules(owned, matches, anti_owned, anti_matches, tuple(tpl.host_ports),
+                                     if t.matches(pod_template.namespace, pod_template.labels, ns_labels))
+            self.by_group[g.index] = GroupRules(owned, matches, anti_owned, anti_matches, tuple(pod_template.host_ports),
                                                 g.index in affine_owners or g.index in affine_matched)
         self.max_skew = [r.max_skew for r in spread]
 

@@ -39,17 +39,17 @@ def _fill_slack(filler: BinFiller, bucket: BucketShape, bins: list[Bin], pods: l
     launched = choice >= 0
     safe = np.where(launched, choice, 0)
     room = bucket.free[safe] - np.array([b.used for b in bins], dtype=np.int64)
-    for gi, pod, mask in pods:
-        req = filler.requests[gi.index]
-        rules = filler.rules.by_group[gi.index]
+    for group, pod, mask in pods:
+        req = filler.requests[group.index]
+        rules = filler.rules.by_group[group.index]
         fits = launched & mask[safe] & np.all(room >= req, axis=1)
         for i in np.flatnonzero(fits):
             if not rules.matched or filler.rules.accepts(bins[i], rules):
-                filler.add(bins[i], gi, pod, mask)
+                filler.add(bins[i], group, pod, mask)
                 room[i] -= req
                 break
         else:
-            rest.append((gi, pod, mask))
+            rest.append((group, pod, mask))
     return rest
 
 
@@ -64,7 +64,7 @@ def _bulk(filler: BinFiller, bucket: BucketShape, pods: list[MaskedPod]) -> list
     # Pods whose masks differ only by preferences share nodes when their masks intersect.
     for mid, items in by_mask.items():
         mask = masks[mid]
-        demand = np.sum([filler.requests[gi.index] for gi, _, _ in items], axis=0)
+        demand = np.sum([filler.requests[group.index] for group, _, _ in items], axis=0)
         target = bucket.most_efficient(mask, demand)
         if target < 0:
             return None
@@ -80,10 +80,10 @@ def _balanced_bins(filler: BinFiller, bucket: BucketShape, target: int, mask: Bo
     cpu = dims.index(CPU) if CPU in dims else None
     mem = dims.index(MEMORY) if MEMORY in dims else None
     # Two queues, largest first: pods heavier in CPU than the node's shape, and the others.
-    def heavy(gi: GroupInfo) -> bool:
+    def heavy(group: GroupInfo) -> bool:
         if cpu is None or mem is None or cap[cpu] <= 0 or cap[mem] <= 0:
             return True
-        r = filler.requests[gi.index]
+        r = filler.requests[group.index]
         return bool(r[cpu] / cap[cpu] >= r[mem] / cap[mem])
 
     queues = [[p for p in items if heavy(p[0])], [p for p in items if not heavy(p[0])]]
@@ -101,9 +101,9 @@ def _balanced_bins(filler: BinFiller, bucket: BucketShape, target: int, mask: Bo
                 queue = queues[q]
                 j = start[q]
                 while j < len(queue):
-                    gi, pod, pmask = queue[j]
-                    if np.all(b.used + filler.requests[gi.index] <= bucket.free[target]):
-                        filler.add(b, gi, pod, pmask)
+                    group, pod, pmask = queue[j]
+                    if np.all(b.used + filler.requests[group.index] <= bucket.free[target]):
+                        filler.add(b, group, pod, pmask)
                         queue.pop(j)
                         placed = True
                         break
@@ -116,7 +116,7 @@ def _balanced_bins(filler: BinFiller, bucket: BucketShape, target: int, mask: Bo
         if not b.members:
             # Nothing fits the target option alone: give the largest pod a node of its own.
             queue = queues[0] or queues[1]
-            gi, pod, pmask = queue.pop(0)
-            filler.add(b, gi, pod, pmask)
+            group, pod, pmask = queue.pop(0)
+            filler.add(b, group, pod, pmask)
         bins.append(b)
     return bins

@@ -98,8 +98,8 @@ class ZoneMix:
     @staticmethod
     def _group_fits_bucket(members: Sequence[tuple[BucketKey, PlacedPod]], shape: BucketShape) -> bool:
         """Every member's group may use some option of the bucket that holds one of its pods."""
-        for gi in {it[0].index: it[0] for _, it in members}.values():
-            if not any(o.index in gi.option_ids and gi.template.requests.fits_in(o.free) for o in shape.options):
+        for group_info in {it[0].index: it[0] for _, it in members}.values():
+            if not any(o.index in group_info.option_ids and group_info.template.requests.fits_in(o.free) for o in shape.options):
                 return False
         return True
 
@@ -113,17 +113,17 @@ class ZoneMix:
         zonal_index = RuleIndex(zonal_rules)
         out: dict[int, tuple[object, ...]] = {}
         for g in self.problem.groups:
-            tpl = g.template
+            pod_template = g.template
             if self.rules.by_group[g.index].pinned:
                 continue
             owns_zonal_affinity = any(
-                t.key != HOSTNAME for rule in (topo.affinity.get(id(tpl)), topo.anti_affinity.get(id(tpl)))
+                t.key != HOSTNAME for rule in (topo.affinity.get(id(pod_template)), topo.anti_affinity.get(id(pod_template)))
                 if rule is not None for t in rule.terms)
-            if owns_zonal_affinity or any(t.matches(tpl.namespace, tpl.labels, ns_labels) for t in zonal_terms):
+            if owns_zonal_affinity or any(t.matches(pod_template.namespace, pod_template.labels, ns_labels) for t in zonal_terms):
                 continue
-            counted = tuple(sorted(zonal_index.matching(tpl.namespace, tpl.labels)))
-            own = tuple(sorted(repr(r.signature()) for r in topo.rules_for(tpl) if not r.hostname))
-            out[g.index] = (counted, own, repr(tpl.affinity), frozenset(g.option_ids))
+            counted = tuple(sorted(zonal_index.matching(pod_template.namespace, pod_template.labels)))
+            own = tuple(sorted(repr(r.signature()) for r in topo.rules_for(pod_template) if not r.hostname))
+            out[g.index] = (counted, own, repr(pod_template.affinity), frozenset(g.option_ids))
         return out
 
 
@@ -150,7 +150,7 @@ class MixLP:
         inf = solver.infinity()
         keys = sorted(self.shapes, key=repr)
         dims = self.dims
-        fixed_demand = {k: np.sum([self.requests[gi.index] for gi, _, _ in self.fixed.get(k, [])], axis=0)
+        fixed_demand = {k: np.sum([self.requests[group_info.index] for group_info, _, _ in self.fixed.get(k, [])], axis=0)
                         if self.fixed.get(k) else np.zeros(dims, dtype=np.int64) for k in keys}
         terms: dict[BucketKey, list[list[Any]]] = {k: [[] for _ in range(dims)] for k in keys}
         variables: list[dict[int, dict[BucketKey, pywraplp.Variable]]] = []

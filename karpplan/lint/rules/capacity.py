@@ -31,10 +31,10 @@ def _spread_path(doc: Document, index: int, leaf: str = "") -> str:
 
 
 def _groups(ctx: LintContext) -> Iterator[tuple[GroupInfo, Document]]:
-    for gi in ctx.planner.problem.groups:
-        doc = ctx.group_document(gi)
+    for group_info in ctx.planner.problem.groups:
+        doc = ctx.group_document(group_info)
         if doc is not None:
-            yield gi, doc
+            yield group_info, doc
 
 
 def _known_keys(ctx: LintContext) -> frozenset[str]:
@@ -57,27 +57,27 @@ def _known_keys(ctx: LintContext) -> frozenset[str]:
     return out
 
 
-def _unknown_key_rules(ctx: LintContext, gi: GroupInfo) -> list[tuple[int, str]]:
+def _unknown_key_rules(ctx: LintContext, group_info: GroupInfo) -> list[tuple[int, str]]:
     known = _known_keys(ctx)
-    return [(i, c.topology_key) for i, c in enumerate(gi.template.spread)
+    return [(i, c.topology_key) for i, c in enumerate(group_info.template.spread)
             if c.hard and c.topology_key and c.topology_key not in known]
 
 
-def _cannot_launch(gi: GroupInfo, problem: SchedulingProblem) -> bool:
-    return not gi.existing_ok and not any(v.ok for v in gi.verdicts)
+def _cannot_launch(group_info: GroupInfo, problem: SchedulingProblem) -> bool:
+    return not group_info.existing_ok and not any(v.ok for v in group_info.verdicts)
 
 
 # ------------------------------------------------------------------------------------------ spread-key-unknown
 def _spread_key_unknown(ctx: LintContext) -> Iterator[Hit]:
     known = sorted(_known_keys(ctx))
-    for gi, doc in _groups(ctx):
-        for index, key in _unknown_key_rules(ctx, gi):
+    for group_info, doc in _groups(ctx):
+        for index, key in _unknown_key_rules(ctx, group_info):
             close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
             hint = f" (did you mean {close[0]}?)" if close else ""
             yield Hit(
                 doc, _spread_path(doc, index, "topologyKey"),
                 f"topologyKey {key!r} is a label no NodePool, Fargate profile or existing node provides{hint}: "
-                f"with whenUnsatisfiable DoNotSchedule no node qualifies and the {gi.size} pod(s) stay pending",
+                f"with whenUnsatisfiable DoNotSchedule no node qualifies and the {group_info.size} pod(s) stay pending",
                 f"use {close[0]}" if close else "use a label key nodes carry, e.g. topology.kubernetes.io/zone",
             )
 
@@ -90,15 +90,15 @@ def _short(values: Sequence[str], limit: int = 8) -> str:
 
 def _min_domains_unreachable(ctx: LintContext) -> Iterator[Hit]:
     problem = ctx.planner.problem
-    for gi, doc in _groups(ctx):
-        for rule in problem.topology.rules_for(gi.template):
+    for group_info, doc in _groups(ctx):
+        for rule in problem.topology.rules_for(group_info.template):
             c = rule.constraint
             if not rule.hard or c.min_domains is None or rule.hostname:
                 continue
             domains = sorted(rule.static_domains())
             if c.min_domains <= len(domains):
                 continue
-            index = gi.template.spread.index(c)
+            index = group_info.template.spread.index(c)
             yield Hit(
                 doc, _spread_path(doc, index, "minDomains"),
                 f"minDomains {c.min_domains} is above the {len(domains)} {c.topology_key} domain(s) the pods can "
@@ -110,19 +110,19 @@ def _min_domains_unreachable(ctx: LintContext) -> Iterator[Hit]:
 
 
 # ------------------------------------------------------------------------------------------ spread-caps-replicas
-def _placed(problem: SchedulingProblem, gi: GroupInfo, *, without_hard_spread: bool = False) -> int:
+def _placed(problem: SchedulingProblem, group_info: GroupInfo, *, without_hard_spread: bool = False) -> int:
     """How many of the group's pods the planner's Karpenter engine places with the group alone."""
     from karpplan.engines.karpenter import solve_karpenter
 
     topology = problem.topology
     if without_hard_spread:
-        soft = [r for r in topology.rules_for(gi.template) if not r.hard]
+        soft = [r for r in topology.rules_for(group_info.template) if not r.hard]
         spread = dict(topology.spread)
-        spread[id(gi.template)] = soft
+        spread[id(group_info.template)] = soft
         topology = dataclasses.replace(topology, spread=spread)
-    alone = dataclasses.replace(problem, groups=[gi], topology=topology)
+    alone = dataclasses.replace(problem, groups=[group_info], topology=topology)
     solution, _ = solve_karpenter(alone, exact_limits=True)  # limits as capacity, not the batch pessimism
-    return gi.size - len(solution.unplaced)
+    return group_info.size - len(solution.unplaced)
 
 
 def _limits_text(pools: Sequence[NodePool], problem: SchedulingProblem) -> str:
@@ -139,11 +139,11 @@ def _limits_text(pools: Sequence[NodePool], problem: SchedulingProblem) -> str:
     return " with " + " and ".join(parts) if parts else ""
 
 
-def _rule_text(rule: SpreadRule, gi: GroupInfo) -> str:
+def _rule_text(rule: SpreadRule, group_info: GroupInfo) -> str:
     if rule.hostname:
         return f"maxSkew {rule.max_skew} over nodes ({rule.key})"
     domains = sorted(rule.static_domains())
-    reachable = {o.labels.get(rule.key) for o in gi.options} | set(rule.existing_domains.values())
+    reachable = {o.labels.get(rule.key) for o in group_info.options} | set(rule.existing_domains.values())
     unreachable = [d for d in domains if d not in reachable]
     text = f"maxSkew {rule.max_skew} over {len(domains)} {rule.key} domain(s)"
     if rule.min_domains > len(domains):
@@ -153,48 +153,48 @@ def _rule_text(rule: SpreadRule, gi: GroupInfo) -> str:
     return text
 
 
-def _may_cap(problem: SchedulingProblem, gi: GroupInfo, rules: Sequence[SpreadRule]) -> bool:
+def _may_cap(problem: SchedulingProblem, group_info: GroupInfo, rules: Sequence[SpreadRule]) -> bool:
     """False when no cap is possible, so the engine need not run: every domain reachable, minDomains met,
     and no pool limit that could bind even with one node per pod."""
     for rule in rules:
         if rule.hostname:
             continue
         domains = rule.static_domains()
-        reachable = {o.labels.get(rule.key) for o in gi.options} | set(rule.existing_domains.values())
+        reachable = {o.labels.get(rule.key) for o in group_info.options} | set(rule.existing_domains.values())
         if rule.min_domains > len(domains) or not domains <= reachable:
             return True
-    for verdict in gi.verdicts:
+    for verdict in group_info.verdicts:
         if not verdict.ok:
             continue
         remaining, nodes_left = problem.limits[verdict.pool.name]
-        if nodes_left is not None and nodes_left < gi.size:
+        if nodes_left is not None and nodes_left < group_info.size:
             return True
         if remaining is not None:
             for key, left in remaining.items():
-                if left < gi.size * max((o.capacity.get(key) for o in verdict.options), default=0):
+                if left < group_info.size * max((o.capacity.get(key) for o in verdict.options), default=0):
                     return True
-    return any(r.hostname for r in rules) and bool(gi.existing_ok)
+    return any(r.hostname for r in rules) and bool(group_info.existing_ok)
 
 
 def _spread_caps_replicas(ctx: LintContext) -> Iterator[Hit]:
     problem = ctx.planner.problem
-    for gi, doc in _groups(ctx):
-        rules = [r for r in problem.topology.rules_for(gi.template) if r.hard and r.self_match]
-        if not rules or _unknown_key_rules(ctx, gi) or _cannot_launch(gi, problem):
+    for group_info, doc in _groups(ctx):
+        rules = [r for r in problem.topology.rules_for(group_info.template) if r.hard and r.self_match]
+        if not rules or _unknown_key_rules(ctx, group_info) or _cannot_launch(group_info, problem):
             continue
-        if not _may_cap(problem, gi, rules):
+        if not _may_cap(problem, group_info, rules):
             continue
-        placed = _placed(problem, gi)
-        if placed >= gi.size:
+        placed = _placed(problem, group_info)
+        if placed >= group_info.size:
             continue
-        if _placed(problem, gi, without_hard_spread=True) <= placed:
+        if _placed(problem, group_info, without_hard_spread=True) <= placed:
             continue  # not the spread: pool-limits-too-small / no-pool-can-launch say why
-        pools = [v.pool for v in gi.verdicts if v.ok]
-        why = " and ".join(_rule_text(r, gi) for r in rules)
-        index = gi.template.spread.index(rules[0].constraint)
+        pools = [v.pool for v in group_info.verdicts if v.ok]
+        why = " and ".join(_rule_text(r, group_info) for r in rules)
+        index = group_info.template.spread.index(rules[0].constraint)
         yield Hit(
             doc, _spread_path(doc, index),
-            f"{why}{_limits_text(pools, problem)} lets {placed} of {gi.size} replicas run",
+            f"{why}{_limits_text(pools, problem)} lets {placed} of {group_info.size} replicas run",
             "raise maxSkew, use ScheduleAnyway, or let the NodePools reach every domain (limits, zones, offerings)",
         )
 
@@ -228,15 +228,15 @@ def _no_pool_can_launch(ctx: LintContext) -> Iterator[Hit]:
 
     problem = ctx.planner.problem
     state: PlacementState | None = None
-    for gi, doc in _groups(ctx):
-        if not _cannot_launch(gi, problem):
+    for group_info, doc in _groups(ctx):
+        if not _cannot_launch(group_info, problem):
             continue
         state = state or PlacementState(problem)
-        reasons = reasons_for(problem, gi, gi.group.pods[0], state)[:-1]  # the last names the workload
-        kind = next((v.kind for v in gi.verdicts if not v.ok), "")
+        reasons = reasons_for(problem, group_info, group_info.group.pods[0], state)[:-1]  # the last names the workload
+        kind = next((v.kind for v in group_info.verdicts if not v.ok), "")
         yield Hit(
             doc, _blocking_field(doc, kind),
-            f"no NodePool, Fargate profile or existing node can take these {gi.size} pod(s): " + "; ".join(reasons),
+            f"no NodePool, Fargate profile or existing node can take these {group_info.size} pod(s): " + "; ".join(reasons),
             "loosen the pod's nodeSelector/affinity/tolerations/requests or add a NodePool that allows them",
         )
 
@@ -245,10 +245,10 @@ def _no_pool_can_launch(ctx: LintContext) -> Iterator[Hit]:
 def _pool_limits_too_small(ctx: LintContext) -> Iterator[Hit]:
     problem = ctx.planner.problem
     only: dict[str, list[GroupInfo]] = {}
-    for gi in problem.groups:
-        ok = [v for v in gi.verdicts if v.ok]
-        if not gi.existing_ok and len(ok) == 1:
-            only.setdefault(ok[0].pool.name, []).append(gi)
+    for group_info in problem.groups:
+        ok = [v for v in group_info.verdicts if v.ok]
+        if not group_info.existing_ok and len(ok) == 1:
+            only.setdefault(ok[0].pool.name, []).append(group_info)
     docs = {(d.origin.file, d.origin.line): d for d in ctx.documents}
     for pool in problem.pools:
         groups = only.get(pool.name)
@@ -256,9 +256,9 @@ def _pool_limits_too_small(ctx: LintContext) -> Iterator[Hit]:
         if not groups or (remaining is None and nodes_left is None):
             continue
         demand = Resources()
-        for gi in groups:
-            for _ in range(gi.size):
-                demand = demand + gi.template.requests
+        for group_info in groups:
+            for _ in range(group_info.size):
+                demand = demand + group_info.template.requests
         short: list[str] = []
         if remaining is not None:
             for key, left in remaining.items():
@@ -267,7 +267,7 @@ def _pool_limits_too_small(ctx: LintContext) -> Iterator[Hit]:
                     have = Resources({key: max(left, 0)}).formatted()[key]
                     short.append(f"{key}: the pods request {want}, the limits leave {have}")
         if nodes_left is not None:
-            options = [o for gi in groups for o in gi.options if o.pool is pool]
+            options = [o for group_info in groups for o in group_info.options if o.pool is pool]
             biggest = max((o.free.get("cpu") for o in options), default=0)
             cpu = demand.get("cpu")
             if biggest and cpu > max(nodes_left, 0) * biggest:
@@ -279,7 +279,7 @@ def _pool_limits_too_small(ctx: LintContext) -> Iterator[Hit]:
         doc = docs.get((pool.origin.file, pool.origin.line))
         if doc is None:
             continue
-        workloads = sorted({gi.group.workload for gi in groups})
+        workloads = sorted({group_info.group.workload for group_info in groups})
         yield Hit(
             doc, "spec.limits",
             f"NodePool {pool.name} limits cannot hold the pods only this pool can take "

@@ -26,12 +26,12 @@ def _fargate_incompatible(ctx: LintContext) -> Iterator[Hit]:
 
     seen: set[int] = set()
     for pod, profile in ctx.planner.fargate:
-        tpl = pod.template
+        pod_template = pod.template
         doc = ctx.by_origin.get(pod.origin)
-        if id(tpl) in seen or doc is None:
+        if id(pod_template) in seen or doc is None:
             continue
-        seen.add(id(tpl))
-        for path, why in tpl.fargate.refusals:
+        seen.add(id(pod_template))
+        for path, why in pod_template.fargate.refusals:
             yield Hit(doc, path, f"Fargate profile {profile.name!r} selects this pod but Fargate refuses "
                                  f"{path}: {why}; the pod does not fall back to EC2",
                       "drop the field, or keep the pod out of the profile's selectors")

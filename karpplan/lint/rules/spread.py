@@ -20,24 +20,24 @@ def _labels_text(labels: dict[str, str]) -> str:
 
 
 def _misses_own_pods(ctx: LintContext) -> Iterator[Hit]:
-    for doc, spec_path, tpl in templates(ctx):
-        for index, c in enumerate(tpl.spread):
-            selector = c.selector_for(tpl.labels)
-            if selector is None or selector.matches(tpl.labels):
+    for doc, spec_path, pod_template in templates(ctx):
+        for index, c in enumerate(pod_template.spread):
+            selector = c.selector_for(pod_template.labels)
+            if selector is None or selector.matches(pod_template.labels):
                 continue
             path = f"{spec_path}.topologySpreadConstraints[{index}].labelSelector"
             yield Hit(
                 doc, path,
                 f"the labelSelector ({selector}) does not select this workload's own pods "
-                f"(labels {_labels_text(dict(tpl.labels))}): the constraint counts other pods and does not "
+                f"(labels {_labels_text(dict(pod_template.labels))}): the constraint counts other pods and does not "
                 f"spread these",
                 "make the labelSelector match the pod template's labels",
             )
 
 
 def _selector_missing(ctx: LintContext) -> Iterator[Hit]:
-    for doc, spec_path, tpl in templates(ctx):
-        for index, c in enumerate(tpl.spread):
+    for doc, spec_path, pod_template in templates(ctx):
+        for index, c in enumerate(pod_template.spread):
             if c.label_selector is None:
                 yield Hit(
                     doc, f"{spec_path}.topologySpreadConstraints[{index}]",
