@@ -8,6 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from karpplan.cli.main import app
+from karpplan.lint.rules.examples import NODEPOOL
 
 runner = CliRunner()
 LOG = ('{"level":"ERROR","time":"2024-04-03T06:40:04.552Z","logger":"controller.provisioner","message":"Could not '
@@ -15,36 +16,13 @@ LOG = ('{"level":"ERROR","time":"2024-04-03T06:40:04.552Z","logger":"controller.
        'incompatible requirements, label \\"nodegroup\\" does not have known values","pod":"payments/web-746d677b76-lghl4"}\n'
        '{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"gpu-job-0","namespace":"ml"},'
        '"error":"incompatible with nodepool \\"gpu\\", daemonset overhead={}, did not tolerate nvidia.com/gpu=true:NoSchedule"}\n')
-MANIFESTS = """\
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata:
-  name: default
-spec:
-  template:
-    metadata:
-      labels:
-        team: web
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m]}
----
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata:
-  name: gpu
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      taints:
-        - {key: nvidia.com/gpu, value: "true", effect: NoSchedule}
-      requirements:
-        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [g]}
----
+# the lint examples' NodePool, twice: "default" (label team=web, categories c and m) and a tainted "gpu" pool
+_DEFAULT_POOL = NODEPOOL.replace("  template:\n    spec:\n", "  template:\n    metadata:\n      labels:\n        team: web\n    spec:\n").replace(
+    "values: [c, m, r]", "values: [c, m]")
+_GPU_POOL = NODEPOOL.replace("  name: default\n", "  name: gpu\n").replace(
+    "      requirements:\n", "      taints:\n        - {key: nvidia.com/gpu, value: \"true\", effect: NoSchedule}\n      requirements:\n"
+).replace("values: [c, m, r]", "values: [g]")
+MANIFESTS = _DEFAULT_POOL + _GPU_POOL + """\
 apiVersion: apps/v1
 kind: Deployment
 metadata:

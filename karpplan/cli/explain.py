@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
+from karpplan.cli.options import catalog_option, output_option, region_option
 from karpplan.cli.terminal import run_guarded, terminal_of
 from karpplan.errors import InputError, InputProblem, Origin
 
@@ -102,12 +103,9 @@ def explain(
         list[str] | None,
         typer.Option("--manifests", help="The user's manifests: reproduce the failure and propose fixes (repeatable)."),
     ] = None,
-    catalog: Annotated[
-        Path | None, typer.Option("--catalog", help="An InstanceCatalog file replacing the embedded AWS catalog.",
-                                  dir_okay=False)
-    ] = None,
-    region: Annotated[str | None, typer.Option("--region", help="Region of the embedded catalog.")] = None,
-    output: Annotated[ExplainFormat, typer.Option("-o", "--output", help="Output format.")] = ExplainFormat.table,
+    catalog: Annotated[Path | None, catalog_option("An InstanceCatalog file replacing the embedded AWS catalog.")] = None,
+    region: Annotated[str | None, region_option()] = None,
+    output: Annotated[ExplainFormat, output_option()] = ExplainFormat.table,
 ) -> None:
     """Explain Karpenter / kube-scheduler / cluster-autoscaler scheduling failures pasted from logs or events."""
     terminal = terminal_of(ctx)

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from karpplan.cli.options import catalog_option, output_option, region_option
 from karpplan.lint.config import UnknownRule, find_config
 from karpplan.lint.docs import explain_rule, list_rules
 from karpplan.lint.registry import resolve
@@ -53,12 +54,9 @@ def register(app: typer.Typer) -> None:
             list[str] | None,
             typer.Argument(metavar="PATH...", help="Manifest files, directories or - for stdin.", show_default=False),
         ] = None,
-        catalog: Annotated[
-            Path | None, typer.Option("--catalog", help="An InstanceCatalog replacing the embedded AWS catalog.",
-                                      dir_okay=False)
-        ] = None,
-        region: Annotated[str | None, typer.Option("--region", help="Region of the embedded catalog.")] = None,
-        output: Annotated[LintFormat, typer.Option("-o", "--output", help="Output format.")] = LintFormat.table,
+        catalog: Annotated[Path | None, catalog_option("An InstanceCatalog replacing the embedded AWS catalog.")] = None,
+        region: Annotated[str | None, region_option()] = None,
+        output: Annotated[LintFormat, output_option()] = LintFormat.table,
         select: Annotated[
             list[str] | None, typer.Option("--select", help="Only these rules (names or codes, comma-separated).")
         ] = None,

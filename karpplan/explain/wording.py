@@ -4,25 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from karpplan.explain.structure import (
-    CLUSTER_AUTOSCALER,
-    EXCLUDED_TYPES,
-    KUBE_SCHEDULER,
-    LIMITS,
-    MIN_VALUES,
-    NO_INSTANCE_TYPE,
-    NODE_FILTER,
-    REQUIREMENT_CONFLICT,
-    TAINT,
-    TOPOLOGY,
-    UNKNOWN_LABEL,
-    UNSUPPORTED,
-    VOLUME,
-    Item,
-    Parsed,
-    PoolReasons,
-    Reason,
-)
+from karpplan.explain import structure as reason_kind
+from karpplan.explain.structure import CLUSTER_AUTOSCALER, KUBE_SCHEDULER, Item, Parsed, PoolReasons, Reason
 
 _WELL_KNOWN_POOL_KEYS = ("karpenter.sh/nodepool", "karpenter.sh/provisioner-name")
 
@@ -44,7 +27,7 @@ def _taint_text(r: Reason) -> str:
 
 def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karpenter") -> str:
     where = _pool_name(pool)
-    if r.kind == TAINT:
+    if r.kind == reason_kind.TAINT:
         if source != "karpenter":
             return (f"some nodes carry the taint {_taint_text(r)} and the pod has no matching entry in "
                     "spec.tolerations; add one if the pod may run there.")
@@ -53,14 +36,14 @@ def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karp
                 f"for it; add a toleration (key: {r.key}, operator: {'Equal' if r.value else 'Exists'}"
                 f"{', value: ' + r.value if r.value else ''}, effect: {effect}) if the pod belongs there, "
                 f"or leave it out if the taint is meant to keep it away.")
-    if r.kind == UNKNOWN_LABEL:
+    if r.kind == reason_kind.UNKNOWN_LABEL:
         hint = (f' Karpenter suggests you meant "{r.suggestion}": check the spelling in nodeSelector / '
                 "nodeAffinity.") if r.suggestion else ""
         return (f'the pod selects on label "{r.key}" (spec.nodeSelector or spec.affinity.nodeAffinity), but no '
                 f"node {where} can launch carries that label: it is neither a well-known label nor in the pool's "
                 f"spec.template.metadata.labels or spec.template.spec.requirements. Add the label to the pool, "
                 f"or remove it from the pod's nodeSelector.{hint}")
-    if r.kind == REQUIREMENT_CONFLICT:
+    if r.kind == reason_kind.REQUIREMENT_CONFLICT:
         if r.key in _WELL_KNOWN_POOL_KEYS:
             return (f"the pod asks for {r.pod_side or 'a different pool'} but this is {where}"
                     f" ({r.pool_side or r.key}); that is expected when the pod pins another pool through "
@@ -71,7 +54,7 @@ def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karp
                     f"(spec.template.spec.requirements, key {r.key}); widen the pool's requirement or change "
                     "the pod's selector so the two overlap.")
         return f"the pod's node selector and {where}'s requirements do not overlap."
-    if r.kind == NO_INSTANCE_TYPE:
+    if r.kind == reason_kind.NO_INSTANCE_TYPE:
         asked = ", ".join(f"{k} {v}" for k, v in (r.resources or {}).items() if k != "pods")
         cause = f" ({r.cause})" if r.cause else ""
         reqs = [q for q in r.requirements if not q.key.startswith(("karpenter.sh/", "karpenter.k8s.aws/ec2nodeclass"))]
@@ -82,17 +65,17 @@ def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karp
                 + ". Lower the pod's resources.requests, or widen the pool's instance requirements "
                 "(instance-category, -family, -size, capacity-type, zones) so a large enough type with an "
                 "offering qualifies.")
-    if r.kind == LIMITS:
+    if r.kind == reason_kind.LIMITS:
         name = f'NodePool "{r.node_pool}"' if r.node_pool else where
         if "node limits" in r.text:
             return f"{name} has reached spec.limits.nodes; raise it or free nodes."
         return (f"{name} has reached its spec.limits (limits.cpu / limits.memory): every instance type it could "
                 "launch would exceed what is left. Raise the limits, or let another pool take the pod. "
                 "(Karpenter also says this when the pool's EC2NodeClass is missing or not ready.)")
-    if r.kind == EXCLUDED_TYPES:
+    if r.kind == reason_kind.EXCLUDED_TYPES:
         return (f"{r.excluded} of {r.total} instance types were left out because they would breach the pool's "
                 "spec.limits; raise limits.cpu / limits.memory if the larger types are wanted.")
-    if r.kind == TOPOLOGY:
+    if r.kind == reason_kind.TOPOLOGY:
         field = {"topology spread": "spec.topologySpreadConstraints",
                  "pod affinity": "spec.affinity.podAffinity",
                  "pod anti-affinity": "spec.affinity.podAntiAffinity"}.get(r.constraint or "", "the pod")
@@ -109,15 +92,15 @@ def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karp
             advice = ("placing the pod in any domain " + where + " can reach would break maxSkew; raise maxSkew, "
                       "set whenUnsatisfiable: ScheduleAnyway, or let the pool reach more domains (zones).")
         return f"{field} on {r.key}: {advice}{counts}"
-    if r.kind == VOLUME:
+    if r.kind == reason_kind.VOLUME:
         return ("the pod's volumes (PersistentVolumeClaims) are bound to a zone or node the pool cannot launch in; "
                 "check the volume's zone against the pool's topology.kubernetes.io/zone requirement.")
-    if r.kind == MIN_VALUES:
+    if r.kind == reason_kind.MIN_VALUES:
         return ("the pool's minValues (spec.template.spec.requirements[].minValues) asks for more distinct values "
                 "than the instance types left after filtering offer; lower minValues or widen the requirements.")
-    if r.kind == UNSUPPORTED:
+    if r.kind == reason_kind.UNSUPPORTED:
         return f"this Karpenter version does not support it ({r.text}); upgrade Karpenter or drop the constraint."
-    if r.kind == NODE_FILTER:
+    if r.kind == reason_kind.NODE_FILTER:
         parts = [f"{n} {why}" for why, n in (r.counts or {}).items()]
         nodes = f"of {r.total} nodes, " if r.total is not None else ""
         return "no existing node fits: " + nodes + "; ".join(parts) + "." if parts else r.text
@@ -152,11 +135,11 @@ def item_plain(item: Item) -> str:
         if not pool.reasons:
             sentences.append(f"{_pool_name(pool)}: the reason was cut off in the log.")
     for r in p.reasons:
-        if r.kind == TAINT and p.source != "karpenter":
+        if r.kind == reason_kind.TAINT and p.source != "karpenter":
             continue
         sentences.append(_capital(r.plain or reason_plain(r, None, p.source)))
     if p.source != "karpenter":
-        taints = [r for r in p.reasons if r.kind == TAINT]
+        taints = [r for r in p.reasons if r.kind == reason_kind.TAINT]
         if taints:
             sentences.append("Untolerated taints: " + ", ".join(_taint_text(t) for t in taints)
                              + "; add tolerations to spec.tolerations only if the pod may run on those nodes"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from dataclasses import field as dc_field
@@ -75,3 +76,19 @@ class Rule:
     fix: str
     check: Callable[[LintContext], Iterable[Hit]] = dc_field(compare=False, repr=False)
     needs_pools: bool = False  # runs only when the inputs hold NodePools, Fargate profiles or nodes
+
+
+Check = Callable[["LintContext"], Iterable[Hit]]
+
+
+def lint_rule(name: str, code: str, severity: Severity, *, fix: str, bad: str, good: str,
+         needs_pools: bool = False) -> Callable[[Check], Rule]:
+    """Declare a rule on its check: the check's docstring gives the summary (its first paragraph, one line)
+    and the rationale (the rest, its lines joined by single spaces)."""
+
+    def declare(check: Check) -> Rule:
+        summary, _, rationale = inspect.cleandoc(check.__doc__ or "").partition("\n\n")
+        return Rule(name=name, code=code, severity=severity, summary=summary, rationale=" ".join(rationale.split()),
+                    bad=bad, good=good, fix=fix, check=check, needs_pools=needs_pools)
+
+    return declare

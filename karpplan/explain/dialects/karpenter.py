@@ -12,22 +12,8 @@ import json
 import re
 from dataclasses import replace
 
-from karpplan.explain.structure import (
-    EXCLUDED_TYPES,
-    LIMITS,
-    MIN_VALUES,
-    NO_INSTANCE_TYPE,
-    NODE_FILTER,
-    REQUIREMENT_CONFLICT,
-    TAINT,
-    TOPOLOGY,
-    UNKNOWN_LABEL,
-    UNSUPPORTED,
-    VOLUME,
-    ParsedRequirement,
-    PoolReasons,
-    Reason,
-)
+from karpplan.explain import structure as reason_kind
+from karpplan.explain.structure import ParsedRequirement, PoolReasons, Reason
 
 V06 = "v0.6"
 V016 = "v0.16-v0.31"
@@ -136,7 +122,7 @@ def _topology(m: re.Match[str], clause: str) -> Reason:
     counts_text = counts_text.strip().removeprefix("map[").rstrip("])")
     others = _OTHERS.search(counts_text)
     counts = {k: int(v) for k, v in _COUNT.findall(_OTHERS.sub("", counts_text))}
-    return Reason(TOPOLOGY, clause, key=m.group("key").rstrip("…"), constraint=m.group("c"),
+    return Reason(reason_kind.TOPOLOGY, clause, key=m.group("key").rstrip("…"), constraint=m.group("c"),
                   counts=counts if m.group("rest") is not None else None,
                   others=int(others.group(1)) if others else None,
                   pod_domains=pod_domains, node_domains=node_domains)
@@ -156,42 +142,42 @@ def parse_reason(clause: str) -> Reason | None:
 def _parse_body(body: str, clause: str) -> Reason | None:
     if (m := _TAINT.match(body)) is not None:
         key, value, effect = parse_taint(m.group("v15") if m.group("v15") is not None else m.group("old"))
-        return Reason(TAINT, clause, key=key, value=value or None, effect=effect or None)
+        return Reason(reason_kind.TAINT, clause, key=key, value=value or None, effect=effect or None)
     if (m := _UNKNOWN_LABEL.match(body)) is not None:
-        return Reason(UNKNOWN_LABEL, clause, key=m.group("key"), suggestion=m.group("typo"))
+        return Reason(reason_kind.UNKNOWN_LABEL, clause, key=m.group("key"), suggestion=m.group("typo"))
     if (m := _CONFLICT_V06.match(body)) is not None and not body.startswith("incompatible requirements, key "):
-        return Reason(REQUIREMENT_CONFLICT, clause, key=m.group("key"), pod_side=m.group("a").strip(),
+        return Reason(reason_kind.REQUIREMENT_CONFLICT, clause, key=m.group("key"), pod_side=m.group("a").strip(),
                       pool_side=m.group("b").strip())
     if (m := _CONFLICT.match(body)) is not None:
         pool_side = _NODEPOOL_FIELD.sub("", m.group("b")).strip()
-        return Reason(REQUIREMENT_CONFLICT, clause, key=m.group("key"), pod_side=m.group("a").strip(),
+        return Reason(reason_kind.REQUIREMENT_CONFLICT, clause, key=m.group("key"), pod_side=m.group("a").strip(),
                       pool_side=pool_side)
     if body.startswith("incompatible requirements"):
-        return Reason(REQUIREMENT_CONFLICT, clause)
+        return Reason(reason_kind.REQUIREMENT_CONFLICT, clause)
     if (m := _OLD_NO_TYPE.match(body)) is not None:
-        return Reason(NO_INSTANCE_TYPE, clause, resources=parse_resources(m.group("res")),
+        return Reason(reason_kind.NO_INSTANCE_TYPE, clause, resources=parse_resources(m.group("res")),
                       requirements=parse_requirements(m.group("reqs") or ""), cause=m.group("cause"))
     if (m := _NEW_NO_TYPE.match(body)) is not None:
         res = m.group("res")
-        return Reason(NO_INSTANCE_TYPE, clause, resources=parse_resources(res) if res else None,
+        return Reason(reason_kind.NO_INSTANCE_TYPE, clause, resources=parse_resources(res) if res else None,
                       requirements=parse_requirements(m.group("reqs") or ""), cause=m.group("cause").strip())
     if (m := _LIMITS.match(body)) is not None:
-        return Reason(LIMITS, clause, node_pool=m.group("q") or m.group("n") or m.group("n2"))
+        return Reason(reason_kind.LIMITS, clause, node_pool=m.group("q") or m.group("n") or m.group("n2"))
     if (m := _EXCLUDED.search(body)) is not None:
-        return Reason(EXCLUDED_TYPES, clause, excluded=int(m.group("n")), total=int(m.group("m")))
+        return Reason(reason_kind.EXCLUDED_TYPES, clause, excluded=int(m.group("n")), total=int(m.group("m")))
     if (m := _TOPOLOGY.match(body)) is not None:
         return _topology(m, clause)
     if "minValues" in body:
-        return Reason(MIN_VALUES, clause)
+        return Reason(reason_kind.MIN_VALUES, clause)
     if "volume" in body:
-        return Reason(VOLUME, clause)
+        return Reason(reason_kind.VOLUME, clause)
     if "is not supported" in body:
-        return Reason(UNSUPPORTED, clause)
+        return Reason(reason_kind.UNSUPPORTED, clause)
     if re.match(r"^nodepool requirements filtered out all", body) or re.match(
             r"^no (?:dynamic )?(?:nodepools|provisioners) found", body):
-        return Reason(NO_INSTANCE_TYPE, clause, cause=body)
+        return Reason(reason_kind.NO_INSTANCE_TYPE, clause, cause=body)
     if body.startswith(("exceeds node resources", "checking host port usage")):
-        return Reason(NODE_FILTER, clause)
+        return Reason(reason_kind.NODE_FILTER, clause)
     return None
 
 
@@ -232,12 +218,12 @@ def parse_error(text: str) -> tuple[str | None, list[PoolReasons], list[Reason],
         bare.append(reason)
     result = [PoolReasons(name, kind, tuple(rs), overhead) for (kind, name), (overhead, rs) in pools.items()]
     if hint is None:
-        if "provisioner" in kinds or any("provisioner" in r.text for r in bare if r.kind in (LIMITS, EXCLUDED_TYPES)):
+        if "provisioner" in kinds or any("provisioner" in r.text for r in bare if r.kind in (reason_kind.LIMITS, reason_kind.EXCLUDED_TYPES)):
             hint = V016
         elif "did not tolerate taint (taint=" in text or "(NodePool=" in text:
             hint = V15
         elif "nodepool" in kinds:
             hint = V10
-        elif bare and not any(r.kind in (LIMITS, EXCLUDED_TYPES) for r in bare):
+        elif bare and not any(r.kind in (reason_kind.LIMITS, reason_kind.EXCLUDED_TYPES) for r in bare):
             hint = V15
     return pod, result, bare, unparsed, hint

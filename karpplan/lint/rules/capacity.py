@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 
 from karpplan.inputs.loader import Document
 from karpplan.lint.context import LintContext, pod_spec_path
-from karpplan.lint.core import Hit, Rule, Severity
+from karpplan.lint.core import Hit, Severity, lint_rule
 from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
 from karpplan.model.fargate import fargate_node_labels
 from karpplan.model.labels import HOSTNAME
@@ -67,8 +67,23 @@ def _cannot_launch(group_info: GroupInfo, problem: SchedulingProblem) -> bool:
     return not group_info.existing_ok and not any(v.ok for v in group_info.verdicts)
 
 
+_ZONED_POOL = NODEPOOL.replace(
+    "values: [c, m, r]}\n",
+    "values: [c, m, r]}\n        - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a, us-east-1b, us-west-2a]}\n")
+
+
 # ------------------------------------------------------------------------------------------ spread-key-unknown
-def _spread_key_unknown(ctx: LintContext) -> Iterator[Hit]:
+@lint_rule("spread-key-unknown", "KPL401", Severity.error, needs_pools=True,
+           fix="use a label key nodes carry, e.g. topology.kubernetes.io/zone",
+           bad=NODEPOOL + deployment(ZONE_SPREAD.replace("topology.kubernetes.io/zone", "kubernetes.io/zone")),
+           good=NODEPOOL + deployment(ZONE_SPREAD))
+def SPREAD_KEY_UNKNOWN(ctx: LintContext) -> Iterator[Hit]:
+    """A DoNotSchedule topologyKey that no NodePool, Fargate profile or existing node provides.
+
+    kube-scheduler only counts nodes that carry the topologyKey; with DoNotSchedule a node without it never
+    qualifies. A typo such as kubernetes.io/zone (for topology.kubernetes.io/zone) makes every pod of the
+    workload unschedulable, and the API server does not check it.
+    """
     known = sorted(_known_keys(ctx))
     for group_info, doc in _groups(ctx):
         for index, key in _unknown_key_rules(ctx, group_info):
@@ -88,7 +103,17 @@ def _short(values: Sequence[str], limit: int = 8) -> str:
     return shown + (f" and {len(values) - limit} more" if len(values) > limit else "")
 
 
-def _min_domains_unreachable(ctx: LintContext) -> Iterator[Hit]:
+@lint_rule("min-domains-unreachable", "KPL402", Severity.error, needs_pools=True,
+           fix="lower minDomains to the number of reachable domains",
+           bad=NODEPOOL + deployment(ZONE_SPREAD.replace("maxSkew: 1", "maxSkew: 1\n          minDomains: 12")),
+           good=NODEPOOL + deployment(ZONE_SPREAD.replace("maxSkew: 1", "maxSkew: 1\n          minDomains: 3")))
+def MIN_DOMAINS_UNREACHABLE(ctx: LintContext) -> Iterator[Hit]:
+    """minDomains above the number of domains the pods can reach.
+
+    While fewer than minDomains domains are eligible, kube-scheduler takes the global minimum as 0, so no
+    domain may hold more than maxSkew matching pods. The reachable domains are the planner's: NodePool
+    requirements x catalog offerings x existing nodes.
+    """
     problem = ctx.planner.problem
     for group_info, doc in _groups(ctx):
         for rule in problem.topology.rules_for(group_info.template):
@@ -176,7 +201,18 @@ def _may_cap(problem: SchedulingProblem, group_info: GroupInfo, rules: Sequence[
     return any(r.hostname for r in rules) and bool(group_info.existing_ok)
 
 
-def _spread_caps_replicas(ctx: LintContext) -> Iterator[Hit]:
+@lint_rule("spread-caps-replicas", "KPL403", Severity.error, needs_pools=True,
+           fix="raise maxSkew, use ScheduleAnyway, or let the NodePools reach every domain",
+           bad=_ZONED_POOL + deployment(ZONE_SPREAD, replicas=6),
+           good=_ZONED_POOL + deployment(ZONE_SPREAD.replace("DoNotSchedule", "ScheduleAnyway"), replicas=6))
+def SPREAD_CAPS_REPLICAS(ctx: LintContext) -> Iterator[Hit]:
+    """DoNotSchedule spread lets fewer pods run than the workload's replicas.
+
+    The planner's engine places the workload alone under its DoNotSchedule constraints, the reachable
+    domains and the NodePools' limits; when fewer replicas run than without the spread constraints, the
+    spread is what caps them (for example hostname spread with a node limit, or a zone a NodePool lists but
+    no offering serves).
+    """
     problem = ctx.planner.problem
     for group_info, doc in _groups(ctx):
         rules = [r for r in problem.topology.rules_for(group_info.template) if r.hard and r.self_match]
@@ -222,7 +258,17 @@ def _blocking_field(doc: Document, kind: str) -> str:
     return spec_path
 
 
-def _no_pool_can_launch(ctx: LintContext) -> Iterator[Hit]:
+@lint_rule("no-pool-can-launch", "KPL404", Severity.error, needs_pools=True,
+           fix="loosen the pod's constraints or add a NodePool that allows them",
+           bad=NODEPOOL + deployment("      nodeSelector: {karpenter.k8s.aws/instance-category: t}\n"),
+           good=NODEPOOL + deployment("      nodeSelector: {karpenter.k8s.aws/instance-category: m}\n"))
+def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
+    """A pod no NodePool, Fargate profile or existing node can take; says why for each pool.
+
+    Each NodePool is checked as Karpenter checks it (taints, requirements, instance types and offerings,
+    limits) and each existing node as kube-scheduler filters it; the reasons are the planner's, in the words
+    `karpplan explain` uses.
+    """
     from karpplan.explain.reasons import reasons_for
     from karpplan.scheduling.state import PlacementState
 
@@ -242,7 +288,18 @@ def _no_pool_can_launch(ctx: LintContext) -> Iterator[Hit]:
 
 
 # ------------------------------------------------------------------------------------------ pool limits
-def _pool_limits_too_small(ctx: LintContext) -> Iterator[Hit]:
+@lint_rule("pool-limits-too-small", "KPL405", Severity.warning, needs_pools=True,
+           fix="raise the NodePool's limits",
+           bad=NODEPOOL.replace("spec:\n  template:", "spec:\n  limits: {cpu: \"8\"}\n  template:") + deployment(
+               ZONE_SPREAD, replicas=3).replace("cpu: 500m", "cpu: \"3\""),
+           good=NODEPOOL.replace("spec:\n  template:", "spec:\n  limits: {cpu: \"64\"}\n  template:") + deployment(
+               ZONE_SPREAD, replicas=3).replace("cpu: 500m", "cpu: \"3\""))
+def POOL_LIMITS_TOO_SMALL(ctx: LintContext) -> Iterator[Hit]:
+    """NodePool limits cannot hold the pods that only that pool can take.
+
+    Karpenter stops launching when a NodePool's limits are reached. Pods that no other NodePool or node can
+    take then stay pending; the sum of their requests already exceeds what the limits allow.
+    """
     problem = ctx.planner.problem
     only: dict[str, list[GroupInfo]] = {}
     for group_info in problem.groups:
@@ -287,97 +344,6 @@ def _pool_limits_too_small(ctx: LintContext) -> Iterator[Hit]:
             "raise the NodePool's limits or let another NodePool take some of these pods",
         )
 
-
-_ZONED_POOL = NODEPOOL.replace(
-    "values: [c, m, r]}\n",
-    "values: [c, m, r]}\n        - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a, us-east-1b, us-west-2a]}\n")
-
-SPREAD_KEY_UNKNOWN = Rule(
-    name="spread-key-unknown",
-    code="KPL401",
-    severity=Severity.error,
-    summary="A DoNotSchedule topologyKey that no NodePool, Fargate profile or existing node provides.",
-    rationale=(
-        "kube-scheduler only counts nodes that carry the topologyKey; with DoNotSchedule a node without it "
-        "never qualifies. A typo such as kubernetes.io/zone (for topology.kubernetes.io/zone) makes every "
-        "pod of the workload unschedulable, and the API server does not check it."
-    ),
-    bad=NODEPOOL + deployment(ZONE_SPREAD.replace("topology.kubernetes.io/zone", "kubernetes.io/zone")),
-    good=NODEPOOL + deployment(ZONE_SPREAD),
-    fix="use a label key nodes carry, e.g. topology.kubernetes.io/zone",
-    check=_spread_key_unknown,
-    needs_pools=True,
-)
-
-MIN_DOMAINS_UNREACHABLE = Rule(
-    name="min-domains-unreachable",
-    code="KPL402",
-    severity=Severity.error,
-    summary="minDomains above the number of domains the pods can reach.",
-    rationale=(
-        "While fewer than minDomains domains are eligible, kube-scheduler takes the global minimum as 0, "
-        "so no domain may hold more than maxSkew matching pods. The reachable domains are the planner's: "
-        "NodePool requirements x catalog offerings x existing nodes."
-    ),
-    bad=NODEPOOL + deployment(ZONE_SPREAD.replace("maxSkew: 1", "maxSkew: 1\n          minDomains: 12")),
-    good=NODEPOOL + deployment(ZONE_SPREAD.replace("maxSkew: 1", "maxSkew: 1\n          minDomains: 3")),
-    fix="lower minDomains to the number of reachable domains",
-    check=_min_domains_unreachable,
-    needs_pools=True,
-)
-
-SPREAD_CAPS_REPLICAS = Rule(
-    name="spread-caps-replicas",
-    code="KPL403",
-    severity=Severity.error,
-    summary="DoNotSchedule spread lets fewer pods run than the workload's replicas.",
-    rationale=(
-        "The planner's engine places the workload alone under its DoNotSchedule constraints, the reachable "
-        "domains and the NodePools' limits; when fewer replicas run than without the spread constraints, "
-        "the spread is what caps them (for example hostname spread with a node limit, or a zone a NodePool "
-        "lists but no offering serves)."
-    ),
-    bad=_ZONED_POOL + deployment(ZONE_SPREAD, replicas=6),
-    good=_ZONED_POOL + deployment(ZONE_SPREAD.replace("DoNotSchedule", "ScheduleAnyway"), replicas=6),
-    fix="raise maxSkew, use ScheduleAnyway, or let the NodePools reach every domain",
-    check=_spread_caps_replicas,
-    needs_pools=True,
-)
-
-NO_POOL_CAN_LAUNCH = Rule(
-    name="no-pool-can-launch",
-    code="KPL404",
-    severity=Severity.error,
-    summary="A pod no NodePool, Fargate profile or existing node can take; says why for each pool.",
-    rationale=(
-        "Each NodePool is checked as Karpenter checks it (taints, requirements, instance types and "
-        "offerings, limits) and each existing node as kube-scheduler filters it; the reasons are the "
-        "planner's, in the words `karpplan explain` uses."
-    ),
-    bad=NODEPOOL + deployment("      nodeSelector: {karpenter.k8s.aws/instance-category: t}\n"),
-    good=NODEPOOL + deployment("      nodeSelector: {karpenter.k8s.aws/instance-category: m}\n"),
-    fix="loosen the pod's constraints or add a NodePool that allows them",
-    check=_no_pool_can_launch,
-    needs_pools=True,
-)
-
-POOL_LIMITS_TOO_SMALL = Rule(
-    name="pool-limits-too-small",
-    code="KPL405",
-    severity=Severity.warning,
-    summary="NodePool limits cannot hold the pods that only that pool can take.",
-    rationale=(
-        "Karpenter stops launching when a NodePool's limits are reached. Pods that no other NodePool or "
-        "node can take then stay pending; the sum of their requests already exceeds what the limits allow."
-    ),
-    bad=NODEPOOL.replace("spec:\n  template:", "spec:\n  limits: {cpu: \"8\"}\n  template:") + deployment(
-        ZONE_SPREAD, replicas=3).replace("cpu: 500m", "cpu: \"3\""),
-    good=NODEPOOL.replace("spec:\n  template:", "spec:\n  limits: {cpu: \"64\"}\n  template:") + deployment(
-        ZONE_SPREAD, replicas=3).replace("cpu: 500m", "cpu: \"3\""),
-    fix="raise the NodePool's limits",
-    check=_pool_limits_too_small,
-    needs_pools=True,
-)
 
 RULES = (SPREAD_KEY_UNKNOWN, MIN_DOMAINS_UNREACHABLE, SPREAD_CAPS_REPLICAS, NO_POOL_CAN_LAUNCH,
          POOL_LIMITS_TOO_SMALL)

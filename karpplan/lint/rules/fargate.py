@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from karpplan.lint.context import LintContext
-from karpplan.lint.core import Hit, Rule, Severity
+from karpplan.lint.core import Hit, Severity, lint_rule
 from karpplan.lint.rules.examples import deployment
 from karpplan.model.fargate import profile_for
 from karpplan.model.resources import CPU, MEMORY
@@ -21,7 +21,17 @@ fargateProfiles:
 """
 
 
-def _fargate_incompatible(ctx: LintContext) -> Iterator[Hit]:
+@lint_rule("fargate-incompatible", "KPL501", Severity.error, needs_pools=True,
+           fix="drop the refused field, or keep the pod out of the profile's selectors",
+           bad=_CLUSTER + deployment("      hostNetwork: true\n"),
+           good=_CLUSTER + deployment(""))
+def FARGATE_INCOMPATIBLE(ctx: LintContext) -> Iterator[Hit]:
+    """A pod a Fargate profile selects but Fargate refuses (DaemonSet, privileged, hostNetwork, ...).
+
+    A pod that matches a Fargate profile is scheduled by the Fargate scheduler only; it never falls back to
+    EC2. Fargate refuses DaemonSets, privileged containers, hostNetwork, hostPort, hostPath volumes,
+    non-amd64/linux selectors and pods too large for its sizes, so such pods stay pending.
+    """
     from karpplan.model.fargate import size_pod
 
     seen: set[int] = set()
@@ -48,22 +58,5 @@ def _fargate_incompatible(ctx: LintContext) -> Iterator[Hit]:
                                    "runs no DaemonSets: they run only on EC2 nodes",
                       "run the agent as a sidecar on Fargate, or keep the namespace/labels out of the profile")
 
-
-FARGATE_INCOMPATIBLE = Rule(
-    name="fargate-incompatible",
-    code="KPL501",
-    severity=Severity.error,
-    summary="A pod a Fargate profile selects but Fargate refuses (DaemonSet, privileged, hostNetwork, ...).",
-    rationale=(
-        "A pod that matches a Fargate profile is scheduled by the Fargate scheduler only; it never falls "
-        "back to EC2. Fargate refuses DaemonSets, privileged containers, hostNetwork, hostPort, hostPath "
-        "volumes, non-amd64/linux selectors and pods too large for its sizes, so such pods stay pending."
-    ),
-    bad=_CLUSTER + deployment("      hostNetwork: true\n"),
-    good=_CLUSTER + deployment(""),
-    fix="drop the refused field, or keep the pod out of the profile's selectors",
-    check=_fargate_incompatible,
-    needs_pools=True,
-)
 
 RULES = (FARGATE_INCOMPATIBLE,)

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from karpplan.inputs.origins import LineDict
 from karpplan.lint.context import LintContext, templates
-from karpplan.lint.core import Hit, Rule, Severity
+from karpplan.lint.core import Hit, Severity, lint_rule
 from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
 from karpplan.model.labels import HOSTNAME, ZONE
 
@@ -19,7 +19,17 @@ def _labels_text(labels: dict[str, str]) -> str:
     return ", ".join(f"{k}={v}" for k, v in sorted(shown.items())) or "(none)"
 
 
-def _misses_own_pods(ctx: LintContext) -> Iterator[Hit]:
+@lint_rule("spread-selector-misses-own-pods", "KPL201", Severity.warning,
+           fix="make the labelSelector match the pod template's labels",
+           bad=NODEPOOL + deployment(ZONE_SPREAD.replace("{matchLabels: {app: web}}", "{matchLabels: {app: frontend}}")),
+           good=NODEPOOL + deployment(ZONE_SPREAD))
+def SELECTOR_MISSES_OWN_PODS(ctx: LintContext) -> Iterator[Hit]:
+    """The spread labelSelector does not select the template's own labels.
+
+    A topologySpreadConstraint counts the pods its labelSelector selects. When the selector does not select
+    the workload's own pods (a copy-paste from another workload, a renamed label), the constraint balances
+    someone else's pods and this workload is not spread at all. The API server accepts it.
+    """
     for doc, spec_path, pod_template in templates(ctx):
         for index, c in enumerate(pod_template.spread):
             selector = c.selector_for(pod_template.labels)
@@ -35,7 +45,17 @@ def _misses_own_pods(ctx: LintContext) -> Iterator[Hit]:
             )
 
 
-def _selector_missing(ctx: LintContext) -> Iterator[Hit]:
+@lint_rule("spread-selector-missing", "KPL202", Severity.warning,
+           fix="add a labelSelector matching the pod template's labels",
+           bad=NODEPOOL + deployment(ZONE_SPREAD.replace("          labelSelector: {matchLabels: {app: web}}\n", "")),
+           good=NODEPOOL + deployment(ZONE_SPREAD))
+def SELECTOR_MISSING(ctx: LintContext) -> Iterator[Hit]:
+    """A spread constraint without labelSelector: it matches no pod, the constraint is a no-op.
+
+    kube-scheduler treats a null labelSelector as selecting nothing: every domain counts 0, so the
+    constraint never spreads anything (Karpenter before v0.33 treated it as match-all, so the two disagree).
+    Name the pods to spread.
+    """
     for doc, spec_path, pod_template in templates(ctx):
         for index, c in enumerate(pod_template.spread):
             if c.label_selector is None:
@@ -66,7 +86,17 @@ def _has_spread(spec: object) -> bool:
     return any(isinstance(t, dict) and t.get("topologyKey") in _SPREAD_KEYS for t in terms)
 
 
-def _replicas_without_spread(ctx: LintContext) -> Iterator[Hit]:
+@lint_rule("replicas-without-spread", "KPL301", Severity.warning,
+           fix="add a topologySpreadConstraint on topology.kubernetes.io/zone",
+           bad=NODEPOOL + deployment("", replicas=3),
+           good=NODEPOOL + deployment(ZONE_SPREAD, replicas=3))
+def REPLICAS_WITHOUT_SPREAD(ctx: LintContext) -> Iterator[Hit]:
+    """A workload with 2+ replicas and neither spread nor anti-affinity on hostname or zone.
+
+    Without a topologySpreadConstraint or pod anti-affinity on kubernetes.io/hostname or
+    topology.kubernetes.io/zone, the scheduler and Karpenter pack replicas where it is cheapest: one node or
+    zone failure takes all of them down.
+    """
     for doc, spec_path in ctx.pod_documents():
         if doc.kind not in _REPLICATED:
             continue
@@ -87,54 +117,5 @@ def _replicas_without_spread(ctx: LintContext) -> Iterator[Hit]:
         )
 
 
-
-SELECTOR_MISSES_OWN_PODS = Rule(
-    name="spread-selector-misses-own-pods",
-    code="KPL201",
-    severity=Severity.warning,
-    summary="The spread labelSelector does not select the template's own labels.",
-    rationale=(
-        "A topologySpreadConstraint counts the pods its labelSelector selects. When the selector does not "
-        "select the workload's own pods (a copy-paste from another workload, a renamed label), the "
-        "constraint balances someone else's pods and this workload is not spread at all. The API server "
-        "accepts it."
-    ),
-    bad=NODEPOOL + deployment(ZONE_SPREAD.replace("{matchLabels: {app: web}}", "{matchLabels: {app: frontend}}")),
-    good=NODEPOOL + deployment(ZONE_SPREAD),
-    fix="make the labelSelector match the pod template's labels",
-    check=_misses_own_pods,
-)
-
-SELECTOR_MISSING = Rule(
-    name="spread-selector-missing",
-    code="KPL202",
-    severity=Severity.warning,
-    summary="A spread constraint without labelSelector: it matches no pod, the constraint is a no-op.",
-    rationale=(
-        "kube-scheduler treats a null labelSelector as selecting nothing: every domain counts 0, so the "
-        "constraint never spreads anything (Karpenter before v0.33 treated it as match-all, so the two "
-        "disagree). Name the pods to spread."
-    ),
-    bad=NODEPOOL + deployment(ZONE_SPREAD.replace("          labelSelector: {matchLabels: {app: web}}\n", "")),
-    good=NODEPOOL + deployment(ZONE_SPREAD),
-    fix="add a labelSelector matching the pod template's labels",
-    check=_selector_missing,
-)
-
-REPLICAS_WITHOUT_SPREAD = Rule(
-    name="replicas-without-spread",
-    code="KPL301",
-    severity=Severity.warning,
-    summary="A workload with 2+ replicas and neither spread nor anti-affinity on hostname or zone.",
-    rationale=(
-        "Without a topologySpreadConstraint or pod anti-affinity on kubernetes.io/hostname or "
-        "topology.kubernetes.io/zone, the scheduler and Karpenter pack replicas where it is cheapest: one "
-        "node or zone failure takes all of them down."
-    ),
-    bad=NODEPOOL + deployment("", replicas=3),
-    good=NODEPOOL + deployment(ZONE_SPREAD, replicas=3),
-    fix="add a topologySpreadConstraint on topology.kubernetes.io/zone",
-    check=_replicas_without_spread,
-)
 
 RULES = (SELECTOR_MISSES_OWN_PODS, SELECTOR_MISSING, REPLICAS_WITHOUT_SPREAD)

@@ -4,14 +4,14 @@ by field path, plus node-affinity expressions (which the builder reads leniently
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from karpplan.errors import InputProblem
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict, LineList
 from karpplan.lint.context import LintContext
-from karpplan.lint.core import Hit, Rule, Severity
+from karpplan.lint.core import Hit, Severity, lint_rule
 from karpplan.lint.locate import locate
 from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
 from karpplan.model.build_fields import Field, is_qualified_name
@@ -182,89 +182,73 @@ def _affinity_fix(path: str) -> str:
     return "In/NotIn need values, Exists/DoesNotExist take none, Gt/Lt take exactly one integer"
 
 
-def _hits(rule: str) -> Callable[[LintContext], Iterable[Hit]]:
-    def check(ctx: LintContext) -> Iterable[Hit]:
-        return [c.hit for c in classify(ctx) if c.rule == rule]
-
-    return check
+def _owned(ctx: LintContext, rule_name: str) -> list[Hit]:
+    """The validation problems `rule_name` owns."""
+    return [c.hit for c in classify(ctx) if c.rule == rule_name]
 
 
-SPREAD_INVALID = Rule(
-    name="spread-invalid",
-    code="KPL101",
-    severity=Severity.error,
-    summary="A topologySpreadConstraint the API server rejects, with its message text.",
-    rationale=(
-        "kubectl apply fails with `<Kind> \"name\" is invalid: ...`: maxSkew below 1, minDomains below 1 or "
-        "with ScheduleAnyway, an empty topologyKey, a whenUnsatisfiable, nodeAffinityPolicy or "
-        "nodeTaintsPolicy outside its enum (case matters), two constraints with the same topologyKey and "
-        "whenUnsatisfiable, or matchLabelKeys naming a selector key or set without a labelSelector. The "
-        "finding carries the API server's own message and field path."
-    ),
-    bad=NODEPOOL + deployment(ZONE_SPREAD.replace("maxSkew: 1", "maxSkew: 0")),
-    good=NODEPOOL + deployment(ZONE_SPREAD),
-    fix="correct the field as the message says",
-    check=_hits("spread-invalid"),
-)
+@lint_rule("spread-invalid", "KPL101", Severity.error,
+           fix="correct the field as the message says",
+           bad=NODEPOOL + deployment(ZONE_SPREAD.replace("maxSkew: 1", "maxSkew: 0")),
+           good=NODEPOOL + deployment(ZONE_SPREAD))
+def SPREAD_INVALID(ctx: LintContext) -> Iterable[Hit]:
+    """A topologySpreadConstraint the API server rejects, with its message text.
 
-TOLERATION_INVALID = Rule(
-    name="toleration-invalid",
-    code="KPL102",
-    severity=Severity.error,
-    summary="A toleration the API server rejects (Exists with a value, bad operator or effect, ...).",
-    rationale=(
-        "The API server validates each toleration: `operator: Exists` takes no value, the operator is Equal "
-        "or Exists, the effect is NoSchedule, PreferNoSchedule or NoExecute, tolerationSeconds needs "
-        "effect NoExecute, an empty key needs Exists, and the key must be a qualified name."
-    ),
-    bad=NODEPOOL + deployment(
-        "      tolerations:\n        - {key: dedicated, operator: Exists, value: infra, effect: NoSchedule}\n"),
-    good=NODEPOOL + deployment("      tolerations:\n        - {key: dedicated, operator: Exists, effect: NoSchedule}\n"),
-    fix="drop the value of an Exists toleration, or use operator Equal",
-    check=_hits("toleration-invalid"),
-)
+    kubectl apply fails with `<Kind> "name" is invalid: ...`: maxSkew below 1, minDomains below 1 or with
+    ScheduleAnyway, an empty topologyKey, a whenUnsatisfiable, nodeAffinityPolicy or nodeTaintsPolicy
+    outside its enum (case matters), two constraints with the same topologyKey and whenUnsatisfiable, or
+    matchLabelKeys naming a selector key or set without a labelSelector. The finding carries the API
+    server's own message and field path.
+    """
+    return _owned(ctx, "spread-invalid")
 
-AFFINITY_INVALID = Rule(
-    name="affinity-invalid",
-    code="KPL103",
-    severity=Severity.error,
-    summary="A node or pod (anti-)affinity the API server rejects.",
-    rationale=(
-        "Required node affinity needs at least one nodeSelectorTerm; each expression needs a known operator "
-        "(In, NotIn, Exists, DoesNotExist, Gt, Lt), values for In/NotIn, none for Exists/DoesNotExist and "
-        "exactly one integer for Gt/Lt; preferred weights are 1..100; pod (anti-)affinity terms need a "
-        "topologyKey."
-    ),
-    bad=NODEPOOL + deployment(
-        "      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n"
-        "            nodeSelectorTerms:\n              - matchExpressions:\n"
-        "                  - {key: kubernetes.io/arch, operator: In}\n"),
-    good=NODEPOOL + deployment(
-        "      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n"
-        "            nodeSelectorTerms:\n              - matchExpressions:\n"
-        "                  - {key: kubernetes.io/arch, operator: In, values: [amd64]}\n"),
-    fix="correct the expression as the message says",
-    check=_hits("affinity-invalid"),
-)
+@lint_rule("toleration-invalid", "KPL102", Severity.error,
+           fix="drop the value of an Exists toleration, or use operator Equal",
+           bad=NODEPOOL + deployment(
+               "      tolerations:\n        - {key: dedicated, operator: Exists, value: infra, effect: NoSchedule}\n"),
+           good=NODEPOOL + deployment("      tolerations:\n        - {key: dedicated, operator: Exists, effect: NoSchedule}\n"))
+def TOLERATION_INVALID(ctx: LintContext) -> Iterable[Hit]:
+    """A toleration the API server rejects (Exists with a value, bad operator or effect, ...).
 
-SELECTOR_INVALID = Rule(
-    name="selector-invalid",
-    code="KPL104",
-    severity=Severity.error,
-    summary="A labelSelector (spread or pod affinity) the API server rejects.",
-    rationale=(
-        "matchExpressions in a labelSelector take In, NotIn, Exists or DoesNotExist; In/NotIn need values "
-        "and Exists/DoesNotExist take none. The API server rejects anything else, so the workload is "
-        "never created."
-    ),
-    bad=NODEPOOL + deployment(ZONE_SPREAD.replace(
-        "labelSelector: {matchLabels: {app: web}}",
-        "labelSelector: {matchExpressions: [{key: app, operator: Equals, values: [web]}]}")),
-    good=NODEPOOL + deployment(ZONE_SPREAD.replace(
-        "labelSelector: {matchLabels: {app: web}}",
-        "labelSelector: {matchExpressions: [{key: app, operator: In, values: [web]}]}")),
-    fix="use In, NotIn, Exists or DoesNotExist with values as the operator requires",
-    check=_hits("selector-invalid"),
-)
+    The API server validates each toleration: `operator: Exists` takes no value, the operator is Equal or
+    Exists, the effect is NoSchedule, PreferNoSchedule or NoExecute, tolerationSeconds needs effect
+    NoExecute, an empty key needs Exists, and the key must be a qualified name.
+    """
+    return _owned(ctx, "toleration-invalid")
+
+@lint_rule("affinity-invalid", "KPL103", Severity.error,
+           fix="correct the expression as the message says",
+           bad=NODEPOOL + deployment(
+               "      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n"
+               "            nodeSelectorTerms:\n              - matchExpressions:\n"
+               "                  - {key: kubernetes.io/arch, operator: In}\n"),
+           good=NODEPOOL + deployment(
+               "      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n"
+               "            nodeSelectorTerms:\n              - matchExpressions:\n"
+               "                  - {key: kubernetes.io/arch, operator: In, values: [amd64]}\n"))
+def AFFINITY_INVALID(ctx: LintContext) -> Iterable[Hit]:
+    """A node or pod (anti-)affinity the API server rejects.
+
+    Required node affinity needs at least one nodeSelectorTerm; each expression needs a known operator (In,
+    NotIn, Exists, DoesNotExist, Gt, Lt), values for In/NotIn, none for Exists/DoesNotExist and exactly one
+    integer for Gt/Lt; preferred weights are 1..100; pod (anti-)affinity terms need a topologyKey.
+    """
+    return _owned(ctx, "affinity-invalid")
+
+@lint_rule("selector-invalid", "KPL104", Severity.error,
+           fix="use In, NotIn, Exists or DoesNotExist with values as the operator requires",
+           bad=NODEPOOL + deployment(ZONE_SPREAD.replace(
+               "labelSelector: {matchLabels: {app: web}}",
+               "labelSelector: {matchExpressions: [{key: app, operator: Equals, values: [web]}]}")),
+           good=NODEPOOL + deployment(ZONE_SPREAD.replace(
+               "labelSelector: {matchLabels: {app: web}}",
+               "labelSelector: {matchExpressions: [{key: app, operator: In, values: [web]}]}")))
+def SELECTOR_INVALID(ctx: LintContext) -> Iterable[Hit]:
+    """A labelSelector (spread or pod affinity) the API server rejects.
+
+    matchExpressions in a labelSelector take In, NotIn, Exists or DoesNotExist; In/NotIn need values and
+    Exists/DoesNotExist take none. The API server rejects anything else, so the workload is never created.
+    """
+    return _owned(ctx, "selector-invalid")
 
 RULES = (SPREAD_INVALID, TOLERATION_INVALID, AFFINITY_INVALID, SELECTOR_INVALID)
