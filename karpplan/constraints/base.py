@@ -13,16 +13,17 @@ A kind module is the single home of one rule's semantics. The planner's parts it
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from karpplan.constraints.view import NodeView
     from karpplan.engines.optimal import OptimalModel
     from karpplan.engines.result import Solution
     from karpplan.model.pods import PodTemplate
     from karpplan.scheduling.filters import ExistingNodeInfo
-    from karpplan.scheduling.problem import Problem
+    from karpplan.scheduling.problem import GroupInfo, Problem
 
 
 @dataclass(frozen=True)
@@ -66,3 +67,15 @@ class ConstraintKind(ABC):
     @abstractmethod
     def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
         """Where the solution breaks the rule, checked from the plan's final state."""
+
+    def pods_at_fault(self, solution: Solution, fault: Callable[[NodeView, GroupInfo], str | None]) -> list[Violation]:
+        """One violation per pending pod whose node `fault` finds wrong for it (`fault` says what, or None)."""
+        from karpplan.constraints.view import node_views
+
+        out: list[Violation] = []
+        for view in node_views(solution):
+            for group_info, pod in view.pending:
+                what = fault(view, group_info)
+                if what is not None:
+                    out.append(Violation(self.name, pod.key, view.name, f"{pod.key} on {view.name}: {what}"))
+        return out

@@ -15,7 +15,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from karpplan.constraints.base import ConstraintKind, Violation
-from karpplan.constraints.view import node_views
 
 if TYPE_CHECKING:
     from karpplan.engines.optimal import OptimalModel
@@ -39,13 +38,8 @@ class NodeAffinityKind(ConstraintKind):
         del model
 
     def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
-        out: list[Violation] = []
-        for view in node_views(solution):
-            for group_info, pod in view.pending:
-                if not group_info.template.affinity.matches(view.labels, view.name):
-                    out.append(Violation(self.name, pod.key, view.name,
-                                         f"{pod.key} on {view.name}: node selector/affinity not satisfied"))
-        return out
+        return self.pods_at_fault(solution, lambda view, group: None if group.template.affinity.matches(
+            view.labels, view.name) else "node selector/affinity not satisfied")
 
 
 NODE_AFFINITY = NodeAffinityKind()

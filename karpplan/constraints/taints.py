@@ -16,15 +16,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from karpplan.constraints.base import ConstraintKind, Violation
-from karpplan.constraints.view import UNSCHEDULABLE_TAINT, node_views
+from karpplan.constraints.view import UNSCHEDULABLE_TAINT
 from karpplan.model.taints import SCHEDULING_EFFECTS, Taint, tolerates, untolerated
 
 if TYPE_CHECKING:
+    from karpplan.constraints.view import NodeView
     from karpplan.engines.optimal import OptimalModel
     from karpplan.engines.result import Solution
     from karpplan.model.pods import PodTemplate
     from karpplan.scheduling.filters import ExistingNodeInfo
-    from karpplan.scheduling.problem import Problem
+    from karpplan.scheduling.problem import GroupInfo, Problem
 
 
 class TaintsKind(ConstraintKind):
@@ -53,14 +54,11 @@ class TaintsKind(ConstraintKind):
         del model
 
     def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
-        out: list[Violation] = []
-        for view in node_views(solution):
-            for group_info, pod in view.pending:
-                for taint in view.taints:
-                    if taint.effect in SCHEDULING_EFFECTS and not any(t.tolerates(taint) for t in group_info.template.tolerations):
-                        out.append(Violation(self.name, pod.key, view.name,
-                                             f"{pod.key} on {view.name}: untolerated taint {taint.kube_text()}"))
-        return out
+        def untolerated_taint(view: NodeView, group: GroupInfo) -> str | None:
+            bad = untolerated(group.template.tolerations, view.taints, SCHEDULING_EFFECTS)
+            return f"untolerated taint {bad[0].kube_text()}" if bad else None
+
+        return self.pods_at_fault(solution, untolerated_taint)
 
 
 TAINTS = TaintsKind()
