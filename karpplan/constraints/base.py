@@ -47,9 +47,9 @@ class ConstraintKind(ABC):
     summary: str  # one line
     messages: Mapping[str, str]  # reason templates, `str.format` fields named by `reason`'s facts
 
-    def reason(self, key: str, **facts: object) -> str:
-        """The reason text `key` with these facts filled in."""
-        return self.messages[key].format(**facts)
+    def reason(self, message: str, /, **facts: object) -> str:
+        """The reason text named `message` with these facts filled in."""
+        return self.messages[message].format(**facts)
 
     def exclude(self, model: OptimalModel) -> None:
         """Placements the rule rules out before the model's variables exist (default: none)."""
@@ -59,6 +59,13 @@ class ConstraintKind(ABC):
     def filter_node(self, template: PodTemplate, info: ExistingNodeInfo) -> list[str]:
         """kube-scheduler's static filter for this pod on this existing node: the reasons it fails
         (empty: passes, or the rule is not a static filter)."""
+
+    def option_filter(self, template: PodTemplate) -> Callable[[Mapping[str, str]], str | None] | None:
+        """A static test of a launch option's node labels for this pod, for rules whose static part is not
+        a NodePool requirement: it returns why the option cannot take the pod, or None. (None instead of a
+        test, the default: every option passes.)"""
+        del template
+        return None
 
     @abstractmethod
     def add_to_model(self, model: OptimalModel) -> None:

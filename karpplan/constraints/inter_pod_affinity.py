@@ -2,8 +2,11 @@
 Karpenter's affinity topology groups). Affinity and anti-affinity share one module and one loop over
 the groups, so the model's rows keep their order.
 
-* Filter: none static: whether a node qualifies depends on where the plan's other pods go. The greedy
-  engine checks the rules per placement (`scheduling/state.py`), from `scheduling/topology.py`.
+* Filter: one part is static (kube-scheduler's `satisfyPodAffinity`): a node must carry the topology key
+  of every required affinity term, even for the first pod of a series that matches itself, so existing
+  nodes and launch options without it are left out (`filter_node`, `option_filter`). The rest depends on
+  where the plan's other pods go: the greedy engine checks it per placement (`scheduling/state.py`), from
+  `scheduling/topology.py`.
 * Model: required anti-affinity empties a domain of the pods its term matches (at most one self-matching
   pod per domain; on new nodes of one launch option, at most one per node); required affinity follows
   existing matches or opens one domain (all self-matching replicas then share it); the anti-affinity of
@@ -27,7 +30,7 @@ from karpplan.constraints.view import NodeView, node_views
 from karpplan.model.labels import HOSTNAME
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from karpplan.engines.optimal import OptimalModel
     from karpplan.engines.result import Solution
@@ -35,6 +38,15 @@ if TYPE_CHECKING:
     from karpplan.scheduling.filters import ExistingNodeInfo
     from karpplan.scheduling.problem import GroupInfo, Problem
     from karpplan.scheduling.topology import AffinityRule
+
+
+def required_affinity_keys(template: PodTemplate) -> tuple[str, ...]:
+    """The topology keys of a pod's required pod-affinity terms (hostname: every node has one)."""
+    return tuple(dict.fromkeys(t.topology_key for t in template.pod_affinity.required if t.topology_key != HOSTNAME))
+
+
+def _has_key(labels: Mapping[str, str], key: str) -> bool:
+    return key in labels
 
 
 class _AffinityRows:
@@ -259,14 +271,32 @@ class InterPodAffinityKind(ConstraintKind):
     summary = "required pod affinity joins matching pods' domains; required anti-affinity keeps them apart"
     messages = {
         "affinity": "node(s) didn't match pod affinity rules",
+        "no_domain": "unsatisfiable topology constraint for pod affinity, key={key} (no node of this NodePool "
+                     "carries the label {key}, so it has no domain to join)",
         "anti_affinity": "node(s) didn't match pod anti-affinity rules",
         "existing_anti_affinity": "node(s) didn't satisfy existing pods anti-affinity rules",
     }
 
     def filter_node(self, template: PodTemplate, info: ExistingNodeInfo) -> list[str]:
-        """Not a static filter: the rules depend on the plan's other pods (see the module docstring)."""
-        del template, info
+        """A node without the topology key of a required affinity term is no domain for it (the rest of the
+        rule depends on the plan's other pods, see the module docstring)."""
+        labels = info.node.labels
+        if any(not _has_key(labels, key) for key in required_affinity_keys(template)):
+            return [self.reason("affinity")]
         return []
+
+    def option_filter(self, template: PodTemplate) -> Callable[[Mapping[str, str]], str | None] | None:
+        """For launch options' labels: the first required affinity term's topology key they lack, worded as
+        Karpenter does (None: the pod has no such term)."""
+        keys = required_affinity_keys(template)
+        if not keys:
+            return None
+
+        def missing_key(labels: Mapping[str, str]) -> str | None:
+            key = next((k for k in keys if not _has_key(labels, k)), None)
+            return None if key is None else self.reason("no_domain", key=key)
+
+        return missing_key
 
     def exclude(self, model: OptimalModel) -> None:
         """Domains the anti-affinity of bound pods, or of the group itself against bound pods, closes."""

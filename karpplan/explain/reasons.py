@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from karpplan.constraints.pool_limits import POOL_LIMITS
+from karpplan.constraints.registry import REGISTRY
 from karpplan.model.pods import Pod
 from karpplan.model.resources import LimitVector, Resources
-from karpplan.scheduling.candidates import fits_limits
+from karpplan.scheduling.candidates import LaunchOption, fits_limits
 from karpplan.scheduling.filters import aggregate_message
 from karpplan.scheduling.nodeclaim import PlannedNode
 from karpplan.scheduling.preferences import Attempt
@@ -43,6 +44,10 @@ def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementSt
         if not verdict.ok:
             reasons.append(prefix + verdict.reason)
             continue
+        statically_out = _option_rejection(group, verdict.options)
+        if statically_out is not None:
+            reasons.append(prefix + statically_out)
+            continue
         remaining, nodes_left = problem.limits[pool.name]
         slot = state.new_slot(pool, list(verdict.options))
         options, why = state.evaluate(group, slot, relaxed)
@@ -63,6 +68,18 @@ def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementSt
     origin = group.template.origin
     reasons.append(f"{pod.workload} is defined at {origin}")
     return reasons
+
+
+def _option_rejection(group: GroupInfo, options: Sequence[LaunchOption]) -> str | None:
+    """Why a constraint kind's static option test leaves out every option of the pool (None: some pass)."""
+    if not options or any(o.index in group.option_ids for o in options):
+        return None
+    for kind in REGISTRY:
+        test = kind.option_filter(group.template)
+        why = test(options[0].labels) if test is not None else None
+        if why is not None:
+            return why
+    return None
 
 
 def _after(remaining: Resources, launched: Sequence[PlannedNode]) -> Resources:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from karpplan.catalog.types import Catalog, InstanceType
+from karpplan.constraints.registry import REGISTRY
 from karpplan.model.inventory import Inventory
 from karpplan.model.pods import DaemonSet, Pod, PodGroup, PodTemplate
 from karpplan.model.pools import NodePool, order_by_weight
@@ -130,8 +131,11 @@ def build_problem(
         tier_of = {w: t for t, w in enumerate(tiers)}
         group_options: list[LaunchOption] = []
         tier: dict[int, int] = {}
+        option_tests = [test for kind in REGISTRY if (test := kind.option_filter(pod_template)) is not None]
         for v in allowed:
             for o in v.options:
+                if option_tests and any(test(o.labels) is not None for test in option_tests):
+                    continue
                 group_options.append(o)
                 tier[o.index] = tier_of[v.pool.weight] + (PREFER_NO_SCHEDULE_TIER if v.prefer_no_schedule and last_resort else 0)
         infos.append(GroupInfo(index, group, ok, reasons, verdicts, group_options, tier,
