@@ -116,7 +116,7 @@ def solve(problem: Problem, options: PlanOptions,
 
     budget = TimeBudget(options.time_limit) if budget is None else budget
     with budget.phase("simulate"):
-        greedy, greedy_state = solve_karpenter(problem)
+        greedy, greedy_state = solve_karpenter(problem, time_limit=max(budget.limit - budget.elapsed(), 0.001))
     if options.engine == "karpenter":
         return greedy, greedy_state, greedy
     from karpplan.engines.optimiser import solve_optimal
@@ -178,8 +178,13 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
                               tuple(t.as_dict() for t in option.taints), option.allocatable,
                               requested + option.daemon_overhead, option.daemon_overhead,
                               tuple(p.key for p in pods_here)))
+    # A group's pods share their template, hence their reasons: work them out once per group and workload.
+    reasons_of: dict[tuple[int, str], tuple[str, ...]] = {}
     for group, pod in solution.unplaced:
-        unschedulable.append(UnschedulablePod(pod.key, pod.workload, tuple(reasons_for(problem, group, pod, state))))
+        key = (group.index, pod.workload)
+        if key not in reasons_of:
+            reasons_of[key] = tuple(reasons_for(problem, group, pod, state))
+        unschedulable.append(UnschedulablePod(pod.key, pod.workload, reasons_of[key]))
     fargate_cost = 0.0
     region = catalog.region or DEFAULT_REGION
     zones = catalog.zones or (f"{region}a",)

@@ -55,6 +55,7 @@ class KarpenterSimulation:
         self._existing_order: dict[int, list[PlannedNode]] = {}
         self._verdicts: dict[int, list[tuple[PoolVerdict, bool, IndexArray]]] = {}
         self._limit_masks: dict[str, tuple[Resources, BoolArray]] = {}
+        self.cut_short = False  # the deadline stopped the run before every pod was tried
 
     def _attempts_for(self, group_info: GroupInfo) -> list[Attempt]:
         if group_info.index not in self._attempts:
@@ -231,6 +232,7 @@ class KarpenterSimulation:
             queue.popleft()
             if deadline is not None and time.monotonic() > deadline:
                 queue.appendleft((group_info, pod))
+                self.cut_short = True
                 break
             if self.place(group_info, pod):
                 placed += 1
@@ -277,12 +279,45 @@ class KarpenterSimulation:
             if node.option is not None:
                 launched[node.option.pool.name] = launched.get(node.option.pool.name, 0) + 1
         over = any(left is not None and launched.get(pool, 0) > left for pool, left in self.nodes_left.items())
+        notes: list[str] = []
         if over:
-            notes = ["Karpenter checks limits.nodes only against nodes that existed before the batch; "
-                     "this plan launches past it, as Karpenter would"]
-        else:
-            notes = []
+            notes.append("Karpenter checks limits.nodes only against nodes that existed before the batch; "
+                         "this plan launches past it, as Karpenter would")
+        if self.cut_short:
+            notes.append(f"the Karpenter simulation reached the time limit with {len(unplaced)} pod(s) not "
+                         "placed yet; they are reported unschedulable, and a longer --time-limit lets it finish")
+        notes.extend(self._one_batch_notes(nodes, unplaced))
         return Solution("karpenter", nodes, unplaced, "heuristic", None, seconds, notes, over)
+
+    def _one_batch_notes(self, nodes: list[SolvedNode], unplaced: list[tuple[GroupInfo, Pod]]) -> list[str]:
+        """Say so when limits charged Karpenter's way (subtractMax) left pods for a later batch.
+
+        Within one provisioning batch Karpenter charges every new NodeClaim the capacity of its largest
+        candidate; the nodes it then launches are smaller, so the next batch finds room again. This
+        simulation runs one batch: pods it leaves for that reason would be launched later by Karpenter.
+        """
+        if not unplaced or self.exact_limits:
+            return []
+        notes = []
+        for pool in self.problem.pools:
+            pessimistic = self.remaining[pool.name]
+            limits, _ = self.problem.limits[pool.name]
+            if pessimistic is None or limits is None:
+                continue
+            used = Resources()
+            for node in nodes:
+                if node.option is not None and node.option.pool is pool:
+                    used = used + node.option.capacity
+            actual = LimitVector({k: v - used.get(k) for k, v in limits.items()})
+            if any(actual.get(k) > pessimistic.get(k) for k in limits):
+                left = ", ".join(f"{k}={v}" for k, v in actual.formatted().items())
+                notes.append(
+                    f"nodepool {pool.name!r}: this is Karpenter's first provisioning batch, which charges each new "
+                    f"node its largest candidate's capacity against limits; the launched nodes leave {left} under "
+                    f"the limits, so Karpenter would place more of the {len(unplaced)} waiting pod(s) in later "
+                    "batches (the optimal engine plans them all at once)"
+                )
+        return notes
 
 
 def solve_karpenter(problem: Problem, time_limit: float | None = None,
