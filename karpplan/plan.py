@@ -119,6 +119,19 @@ class UnschedulablePod:
 
 
 @dataclass(frozen=True)
+class IgnoredDocument:
+    """A document of the input the plan does not use, and why."""
+
+    kind: str
+    name: str
+    origin: str  # file:line
+    reason: str
+
+    def to_document(self) -> dict[str, Any]:
+        return {"kind": self.kind, "name": self.name, "origin": self.origin, "reason": self.reason}
+
+
+@dataclass(frozen=True)
 class Summary:
     pods: int
     scheduled: int
@@ -190,6 +203,7 @@ class Plan:
     pods: tuple[PlanPod, ...]
     unschedulable: tuple[UnschedulablePod, ...]
     warnings: tuple[str, ...] = field(default=())
+    ignored: tuple[IgnoredDocument, ...] = field(default=())
 
     @property
     def exit_code(self) -> int:
@@ -205,4 +219,5 @@ class Plan:
             "pods": [p.to_document() for p in self.pods],
             "unschedulable": [u.to_document() for u in self.unschedulable],
             "warnings": list(self.warnings),
+            "ignored": [i.to_document() for i in self.ignored],
         }

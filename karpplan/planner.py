@@ -31,7 +31,7 @@ from karpplan.model.fargate import (
 from karpplan.model.inventory import Inventory
 from karpplan.model.pods import Pod, group_pods
 from karpplan.model.resources import CPU, MEMORY, Resources
-from karpplan.plan import FargateInfo, Plan, PlanNode, PlanPod, Summary, UnschedulablePod
+from karpplan.plan import FargateInfo, IgnoredDocument, Plan, PlanNode, PlanPod, Summary, UnschedulablePod
 
 if TYPE_CHECKING:
     from karpplan.engines.result import Solution
@@ -243,7 +243,9 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     )
     warnings.extend(solution.notes)
     warnings.extend(str(notice) for notice in inventory.notices)
-    return Plan(summary, tuple(nodes), tuple(plan_pods), tuple(unschedulable), tuple(warnings))
+    ignored = tuple(IgnoredDocument(d.kind, d.name, d.origin, d.reason or "kind not read by karpplan")
+                    for d in inventory.skipped)
+    return Plan(summary, tuple(nodes), tuple(plan_pods), tuple(unschedulable), tuple(warnings), ignored)
 
 
 def _sum(items: object) -> Resources:

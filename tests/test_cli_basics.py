@@ -32,7 +32,7 @@ def test_quickstart_table() -> None:
     assert "13 pods: 13 pending in 3 groups" in out
     for name in ("Deployment/web", "Deployment/api", "StatefulSet/cache", "general", "log-agent"):
         assert name in out
-    assert err == "note: skipped 1 documents: Service (1); -v lists them\n"
+    assert err == "skipped 1 document: 1 Service; -v lists them\n"
 
 
 def test_verbose_lists_skipped_documents() -> None:
@@ -168,3 +168,18 @@ def test_defaults() -> None:
     assert (options.engine, options.time_limit, options.seed) == (ENGINES[0], 10.0, 0) == ("optimal", 10.0, 0)
     assert options.max_file_size == 50 * 1024 * 1024 and options.region is None
     assert DEFAULT_REGION == "us-east-1"
+
+
+def test_plan_says_what_it_skipped_and_lists_it_in_json(tmp_path: Path) -> None:
+    extra = tmp_path / "extra.yaml"
+    extra.write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app-config}\n---\n"
+        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\n"
+    )
+    code, out, err = invoke("plan", QUICKSTART, str(extra), "-o", "json", "--time-limit", "2")
+    assert code == 0
+    assert "skipped 3 documents: 1 ConfigMap, 1 HorizontalPodAutoscaler, 1 Service; -v lists them" in err
+    ignored = json.loads(out)["ignored"]
+    assert {(i["kind"], i["name"]) for i in ignored} == {
+        ("ConfigMap", "app-config"), ("HorizontalPodAutoscaler", "web"), ("Service", "web")}
+    assert all(i["origin"].count(":") == 1 and i["reason"] for i in ignored)

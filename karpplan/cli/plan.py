@@ -11,7 +11,7 @@ from dataclasses import replace
 from karpplan.cli.terminal import Terminal
 from karpplan.engines.effort import TimeBudget
 from karpplan.planner import PlanOptions, make_plan, read_catalog, read_inventory
-from karpplan.render.inventory import skipped_note
+from karpplan.render.inventory import skipped_lines, skipped_note
 
 
 def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
@@ -29,9 +29,13 @@ def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
             f"{len(inventory.nodes)} nodes from {len(options.paths)} path(s)",
             soft_wrap=False,
         )
-        note = skipped_note(inventory)
-        if note:
-            terminal.say(note, style="dim", soft_wrap=False)
+    # What was not read is always said (one line); -v lists it document by document.
+    note = skipped_note(inventory, listed=terminal.verbose > 0)
+    if note:
+        terminal.say(note, style="dim")
+        if terminal.verbose:
+            for line in skipped_lines(inventory):
+                terminal.say(line, style="dim")
     with budget.phase("catalog"):
         catalog = read_catalog(options, inventory)
     progress = status_line(terminal.stderr.file) if options.engine == "optimal" else None

@@ -460,10 +460,25 @@ def render_inventory(inventory: Inventory, console: Console, *, verbose: bool = 
         console.print(table)
 
 
-def skipped_note(inventory: Inventory) -> str | None:
-    """A one-line summary of skipped documents for stderr (None when nothing was skipped)."""
+def skipped_note(inventory: Inventory, *, listed: bool = False) -> str | None:
+    """One line for stderr: how many documents were skipped, by kind and why (None when none were):
+    `skipped 3 documents: 2 ConfigMap, 1 Deployment (its pods are in the input)`."""
     if not inventory.skipped:
         return None
-    counts = inventory.skipped_counts()
-    kinds = ", ".join(f"{kind} ({count})" for kind, count in sorted(counts.items()))
-    return f"note: skipped {len(inventory.skipped)} documents: {kinds}; -v lists them"
+    groups: dict[tuple[str, str], int] = {}
+    for skipped in inventory.skipped:
+        key = (skipped.kind, skipped.reason)
+        groups[key] = groups.get(key, 0) + 1
+    parts = [f"{count} {kind}" + (f" ({reason})" if reason else "") for (kind, reason), count in
+             sorted(groups.items(), key=lambda item: (-item[1], item[0]))]
+    count = len(inventory.skipped)
+    hint = "" if listed else "; -v lists them"
+    return f"skipped {count} document{'s' if count != 1 else ''}: {', '.join(parts)}{hint}"
+
+
+def skipped_lines(inventory: Inventory) -> list[str]:
+    """One line per skipped document, where it is and why (for -v)."""
+    return [
+        f"  {s.origin}: {s.kind}/{s.name or '-'}: {s.reason or 'kind not read by karpplan'}"
+        for s in inventory.skipped
+    ]
