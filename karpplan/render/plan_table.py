@@ -21,6 +21,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from karpplan.model.quantity import parse_quantity
 from karpplan.model.resources import CPU, MEMORY
 from karpplan.plan import Plan, PlanNode, PlanPod, Summary, UnschedulablePod
 
@@ -272,6 +273,16 @@ def _fargate_requested(node: PlanNode) -> str:
     return f"{cpu} CPU, {memory}"
 
 
+def readable_bytes(quantity: str) -> str:
+    """A memory quantity as a person reads it: `786432Ki` -> `768Mi`, `1395864371` -> `1.3Gi`."""
+    amount = parse_quantity(quantity).value()
+    if amount >= 2**30:
+        return f"{amount / 2**30:.1f}".rstrip("0").rstrip(".") + "Gi"
+    if amount >= 2**20:
+        return f"{amount / 2**20:.0f}Mi"
+    return quantity
+
+
 def _fargate_waste(node: PlanNode) -> Text:
     info = node.fargate
     assert info is not None
@@ -279,7 +290,7 @@ def _fargate_waste(node: PlanNode) -> Text:
     if info.waste_cpu and info.waste_cpu != "0":
         parts.append(f"+{info.waste_cpu} CPU")
     if info.waste_memory and info.waste_memory != "0":
-        parts.append(f"+{info.waste_memory}")
+        parts.append(f"+{readable_bytes(info.waste_memory)}")
     if not parts:
         return Text("none", style="dim")
     return Text(", ".join(parts), style="yellow")

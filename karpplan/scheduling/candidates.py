@@ -587,6 +587,12 @@ def instance_type_failure(template: PodTemplate, pool: NodePool, pool_options: S
     if len(overhead) > 1 or overhead.get("cpu") or overhead.get("memory"):
         hint += f" after daemonset overhead={overhead}"
     hint += f"; short of {', '.join(short)})" if short else ")"
+    # An extended resource (a GPU, a Neuron core, EFA...) that no instance type of the pool has at all is the
+    # answer, whatever the sizes: name it.
+    absent = [r for r in template.requests if "/" in r and not any(o.free.get(r) for o in matching)]
+    if absent:
+        hint += (f"; no instance type this NodePool allows offers {', '.join(sorted(absent))}: widen its "
+                 "requirements (instance-category, instance-family) to types that have it")
     return detail + hint
 
 

@@ -111,6 +111,8 @@ class SpreadRule:
     def describe_counts(self, counts: Mapping[str, int], domains: Sequence[str]) -> str:
         """Karpenter's `counts = a: 1, b: 0` with the domains sorted (25 at most)."""
         ordered = sorted(domains)
+        if not ordered:
+            return "no domain"
         shown = ", ".join(f"{d}: {counts.get(d, 0)}" for d in ordered[:25])
         if len(ordered) > 25:
             shown += f" and {len(ordered) - 25} other(s)"
