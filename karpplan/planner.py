@@ -142,6 +142,28 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions, budg
     return replace(plan, summary=summary)
 
 
+def _unmet_preferences(problem: Problem, solution: Solution, greedy: Solution) -> list[str]:
+    """Each preference (soft constraint) the plan does not honour, never silently: Karpenter would honour it
+    while it can, so say what a plan that honours it costs when the Karpenter simulation's does."""
+    from karpplan.constraints.registry import REGISTRY
+
+    unmet = [line for kind in REGISTRY for line in kind.unmet_preferences(problem, solution)]
+    if not unmet or solution is greedy:
+        return unmet
+    def which(line: str) -> str:  # the preference a line names, without what the plan did with it
+        return line.split(" is not honoured", 1)[0]
+
+    greedy_unmet = {which(line) for kind in REGISTRY for line in kind.unmet_preferences(problem, greedy)}
+    out = []
+    for line in unmet:
+        if which(line) not in greedy_unmet and not greedy.unplaced:
+            extra = greedy.cost - solution.cost
+            line += (f"; honouring it as Karpenter's plan does costs ${greedy.cost:.4f}/h"
+                     + (f" (+${extra:.4f}/h)" if extra > 0 else ""))
+        out.append(line)
+    return out
+
+
 def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, problem: Problem,
               fargate: list[FargatePlacement], solution: Solution, state: PlacementState, greedy: Solution,
               notes: Sequence[str] = ()) -> Plan:
@@ -242,6 +264,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
         estimated_prices=any(n.price_estimated for n in nodes), seed=options.seed,
     )
     warnings.extend(solution.notes)
+    warnings.extend(_unmet_preferences(problem, solution, greedy))
     warnings.extend(str(notice) for notice in inventory.notices)
     ignored = tuple(IgnoredDocument(d.kind, d.name, d.origin, d.reason or "kind not read by karpplan")
                     for d in inventory.skipped)

@@ -75,6 +75,11 @@ class ConstraintKind(ABC):
     def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
         """Where the solution breaks the rule, checked from the plan's final state."""
 
+    def unmet_preferences(self, problem: Problem, solution: Solution) -> list[str]:
+        """The rule's preferred (soft) forms the solution does not honour, one line each (default: none)."""
+        del problem, solution
+        return []
+
     def pods_at_fault(self, solution: Solution, fault: Callable[[NodeView, GroupInfo], str | None]) -> list[Violation]:
         """One violation per pending pod whose node `fault` finds wrong for it (`fault` says what, or None)."""
         from karpplan.constraints.view import node_views

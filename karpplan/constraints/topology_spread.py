@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ortools.sat.python import cp_model
@@ -220,6 +221,18 @@ class TopologySpreadKind(ConstraintKind):
 
     def _check(self, pod_template: PodTemplate, c: TopologySpreadConstraint, homes: set[str], views: list[NodeView],
                by_name: dict[str, NodeView]) -> list[Violation]:
+        found = self._skews(pod_template, c, homes, views, by_name, ())
+        return [Violation(self.name, "", d, f"{pod_template.namespace} spread on {c.topology_key} maxSkew "
+                                            f"{c.max_skew}: domain {d} holds {count} > {limit} (min {minimum})",
+                          c.topology_key)
+                for d, count, limit, minimum in found]
+
+    @staticmethod
+    def _skews(pod_template: PodTemplate, c: TopologySpreadConstraint, homes: set[str], views: list[NodeView],
+               by_name: dict[str, NodeView], more_domains: Iterable[str]) -> list[tuple[str, int, int, int]]:
+        """(domain, count, limit, global minimum) for each domain of the pod's nodes over its limit. The
+        domains are the eligible nodes' (kube-scheduler), plus `more_domains` (Karpenter's launchable
+        ones, empty until the plan uses them)."""
         selector = c.selector_for(pod_template.labels)
         if selector is None or not selector.matches(pod_template.labels):
             return []
@@ -234,7 +247,7 @@ class TopologySpreadKind(ConstraintKind):
             if c.honors_taints and untolerated(pod_template.tolerations, view.taints, SCHEDULING_EFFECTS):
                 continue
             eligible[view.name] = domain
-        counts: Counter[str] = Counter({d: 0 for d in eligible.values()})
+        counts: Counter[str] = Counter({d: 0 for d in [*eligible.values(), *more_domains]})
         for view in views:
             if view.name in eligible:
                 for namespace, labels, _, _ in view.counted_pods():
@@ -243,13 +256,37 @@ class TopologySpreadKind(ConstraintKind):
         if not counts:
             return []
         minimum = min(counts.values()) if len(counts) >= c.effective_min_domains else 0
-        out: list[Violation] = []
+        out: list[tuple[str, int, int, int]] = []
         for d in sorted({eligible[n] for n in homes if n in eligible}):
             new_host = key == HOSTNAME and d in by_name and by_name[d].new
             limit = c.max_skew if new_host else minimum + c.max_skew
             if counts[d] > limit:
-                out.append(Violation(self.name, "", d, f"{pod_template.namespace} spread on {key} maxSkew {c.max_skew}: "
-                                                        f"domain {d} holds {counts[d]} > {limit} (min {minimum})", key))
+                out.append((d, counts[d], limit, minimum))
+        return out
+
+    def unmet_preferences(self, problem: Problem, solution: Solution) -> list[str]:
+        """ScheduleAnyway spreads the plan does not honour. Karpenter treats them as required until it
+        cannot meet them, so its domains count here: every zone the pod could launch into, empty or not."""
+        views = node_views(solution)
+        by_name = {v.name: v for v in views}
+        out: list[str] = []
+        for group in problem.groups:
+            homes = {v.name for v in views for h, _ in v.pending if h is group}
+            if not homes:
+                continue
+            workload = group.group.pods[0].workload
+            for rule in problem.topology.rules_for(group.template):
+                c = rule.constraint
+                if c.hard:
+                    continue
+                more = () if rule.hostname else rule.static_domains()
+                skews = self._skews(group.template, c, homes, views, by_name, more)
+                if skews:
+                    worst = max(skews, key=lambda s: s[1] - s[2])
+                    out.append(
+                        f"{c.origin}: {workload}: preferred spread (ScheduleAnyway, maxSkew {c.max_skew} on {c.topology_key}) "
+                        f"is not honoured: {worst[0]} holds {worst[1]} matching pods, the emptiest domain {worst[3]}"
+                    )
         return out
 
 
