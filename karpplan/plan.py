@@ -113,9 +113,12 @@ class UnschedulablePod:
     pod: str
     workload: str
     reasons: tuple[str, ...]
+    # The smallest changes that make the workload schedule (`explain`'s Fix documents), when searched.
+    fixes: tuple[Mapping[str, object], ...] = ()
 
     def to_document(self) -> dict[str, Any]:
-        return {"pod": self.pod, "workload": self.workload, "reasons": list(self.reasons)}
+        return {"pod": self.pod, "workload": self.workload, "reasons": list(self.reasons),
+                "fixes": [dict(f) for f in self.fixes]}
 
 
 @dataclass(frozen=True)

@@ -149,7 +149,7 @@ def test_verbose_plan_prints_the_time_of_each_phase() -> None:
     assert code in (0, 1)
     (timing,) = [line for line in err.splitlines() if line.startswith("time: ")]
     assert [part.split()[0] for part in timing.removeprefix("time: ").split(", ")] == [
-        "parse", "catalog", "build", "simulate", "assemble", "render"]
+        "parse", "catalog", "build", "simulate", "assemble", "fixes", "render"]
 
 
 def test_engine_choices_come_from_the_planner() -> None:

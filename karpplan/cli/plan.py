@@ -17,6 +17,7 @@ from karpplan.render.inventory import skipped_lines, skipped_note
 def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
     """Load, plan, render. Raises InputError for bad input; returns the exit code of cli-contract.md."""
     from karpplan.engines.optimiser import status_line
+    from karpplan.explain.fixes import plan_with_fixes
     from karpplan.render.documents import render_document
     from karpplan.render.plan_table import render_table
 
@@ -43,6 +44,8 @@ def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
     if progress is not None:
         terminal.stderr.file.write("\r\x1b[2K")
         terminal.stderr.file.flush()
+    with budget.phase("fixes"):  # what explain --manifests would propose, in what is left of the time limit
+        plan = plan_with_fixes(plan, inventory, options.paths, catalog, budget.limit - budget.elapsed())
     with budget.phase("render"):
         if output in ("json", "yaml"):
             terminal.stdout.file.write(render_document(plan.to_document(), output))

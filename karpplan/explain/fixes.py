@@ -15,10 +15,13 @@ the smallest changes that make it schedule.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 
+from karpplan.catalog import DEFAULT_REGION
+from karpplan.catalog.types import Catalog
 from karpplan.errors import Origin
 from karpplan.explain.report import Explanation
 from karpplan.explain.structure import Fix, Item
@@ -340,9 +343,14 @@ def _drop_affinity(t: PodTemplate, attr: str, index: int) -> PodTemplate:
 
 # ------------------------------------------------------------------------------------ the driver
 class _Planner:
-    def __init__(self, catalog: object) -> None:
+    def __init__(self, catalog: object, deadline: float | None = None) -> None:
         self.catalog = catalog
         self.plans = 0
+        self.deadline = deadline  # time.monotonic() after which no more re-plans start
+
+    @property
+    def exhausted(self) -> bool:
+        return self.plans >= MAX_PLANS or (self.deadline is not None and time.monotonic() > self.deadline)
 
     def plan(self, inv: Inventory) -> Plan:
         from karpplan.planner import PlanOptions, make_plan
@@ -372,7 +380,7 @@ def _minimal_conflict(planner: _Planner, inv: Inventory, cands: Sequence[Candida
         return []  # relaxing every constraint does not help: the cause is elsewhere
     kept = list(keys)
     for k in list(keys):
-        if planner.plans >= MAX_PLANS:
+        if planner.exhausted:
             break
         trial = [x for x in kept if x != k]
         if fails(trial):
@@ -388,7 +396,7 @@ def reproduce_and_fix(explanation: Explanation, manifests: Sequence[str], *, cat
     inv = load_inventory(manifests)
     documents, _ = read_documents([m for m in manifests if m != "-"])
     locator = Locator(documents)
-    cat = load_catalog(region or inv.region or "us-east-1", catalog)
+    cat = load_catalog(region or inv.region or DEFAULT_REGION, catalog)
     planner = _Planner(cat)
     base = planner.plan(inv)
     base_cost = base.summary.hourly_cost
@@ -430,7 +438,7 @@ def _fix_one(planner: _Planner, inv: Inventory, base: Plan, base_cost: float, wo
     fixes: list[Fix] = []
     seen: set[tuple[str, str]] = set()
     for c in cands:
-        if planner.plans >= MAX_PLANS:
+        if planner.exhausted:
             break
         if (c.object, c.field) in seen and c.intent > 0:
             continue
@@ -442,8 +450,29 @@ def _fix_one(planner: _Planner, inv: Inventory, base: Plan, base_cost: float, wo
         fixes.append(Fix(c.action, c.origin.file, c.origin.line, delta, c.object, c.field, c.intent,
                          f"{c.action}: {c.origin} ({delta:+.4f} $/h)"))
     fixes.sort(key=lambda f: (f.intent, f.hourly_cost_delta, f.line))
-    conflict = _minimal_conflict(planner, inv, cands, workload, namespace) if planner.plans < MAX_PLANS else []
+    conflict = _minimal_conflict(planner, inv, cands, workload, namespace) if not planner.exhausted else []
     return True, conflict, fixes
+
+
+def plan_with_fixes(plan: Plan, inventory: Inventory, manifests: Sequence[str], catalog: Catalog,
+                    seconds: float) -> Plan:
+    """The plan with, for each unschedulable workload, the smallest fixes `explain --manifests` would
+    propose (the same search and wording), found within `seconds` of re-planning."""
+    if not plan.unschedulable:
+        return plan
+    documents, _ = read_documents([m for m in manifests if m != "-"])
+    locator = Locator(documents)
+    planner = _Planner(catalog, time.monotonic() + max(seconds, 0.0))
+    base = planner.plan(inventory)
+    found: dict[tuple[str, str], tuple[dict[str, object], ...]] = {}
+    for u in plan.unschedulable:
+        target = (u.workload, u.pod.split("/", 1)[0])
+        if target not in found:
+            found[target] = () if planner.exhausted else tuple(
+                f.to_document() for f in _fix_one(planner, inventory, base, base.summary.hourly_cost, *target,
+                                                  locator)[2])
+    return replace(plan, unschedulable=tuple(
+        replace(u, fixes=found[(u.workload, u.pod.split("/", 1)[0])]) for u in plan.unschedulable))
 
 
 def _fix_sentence(item: Item) -> str:
@@ -459,4 +488,4 @@ def _fix_sentence(item: Item) -> str:
     return text
 
 
-__all__ = ["reproduce_and_fix", "match_workload", "candidates", "NodeSelectorTerm"]
+__all__ = ["reproduce_and_fix", "plan_with_fixes", "match_workload", "candidates", "NodeSelectorTerm"]

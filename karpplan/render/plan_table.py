@@ -336,21 +336,26 @@ def _abbreviate_names(names: Sequence[str], limit: int = MAX_POD_NAMES_SHOWN) ->
     return ", ".join(names[: limit - 1]) + f" and {len(names) - limit + 1} more"
 
 
-def _reason_list(reasons: Sequence[str]) -> Table:
-    """One reason per line, wrapped with a hanging indent under its bullet."""
+def _reason_list(reasons: Sequence[str], fix: str = "") -> Table:
+    """One reason per line, wrapped with a hanging indent under its bullet; then the smallest fix."""
     grid = Table.grid(padding=(0, 1, 0, 0))
     grid.add_column(no_wrap=True)
     grid.add_column(overflow="fold")
     for reason in reasons or ("(no reason recorded)",):
         grid.add_row(Text("-"), Text(reason))
+    if fix:
+        grid.add_row(Text("fix", style="green"), Text(fix, style="green"))
     return grid
 
 
 def _unschedulable_table(unschedulable: Sequence[UnschedulablePod], layout: Layout) -> Table:
     """Pods of one workload that failed for the same reasons share one row (10 replicas, one explanation)."""
     groups: dict[tuple[str, tuple[str, ...]], list[str]] = {}
+    fixes: dict[tuple[str, tuple[str, ...]], str] = {}
     for item in unschedulable:
         groups.setdefault((item.workload, item.reasons), []).append(item.pod)
+        if item.fixes:
+            fixes[(item.workload, item.reasons)] = str(item.fixes[0].get("plain", ""))
     table = layout.table(Text(f"Unschedulable pods ({len(unschedulable)})", style="bold red"), show_lines=True)
     table.add_column("Pods", overflow="fold", min_width=12, max_width=max(16, layout.width // 4))
     table.add_column("Why", overflow="fold")
@@ -360,7 +365,7 @@ def _unschedulable_table(unschedulable: Sequence[UnschedulablePod], layout: Layo
             who.append(f"\n{workload}", style="dim")
         if len(pods) > 1:
             who.append(f"\n{len(pods)} pods", style="dim")
-        table.add_row(who, _reason_list(reasons))
+        table.add_row(who, _reason_list(reasons, fixes.get((workload, reasons), "")))
     return table
 
 
