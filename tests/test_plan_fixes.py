@@ -4,35 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from karpplan.lint.rules.examples import NODEPOOL, deployment
+
 from planner_helpers import plan_json
 
-TAINTED_POOL = """\
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: batch}
-spec:
-  template:
-    spec:
-      requirements:
-        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
-      taints:
-        - {key: dedicated, value: batch, effect: NoSchedule}
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: shop}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-        - name: web
-          image: public.ecr.aws/nginx/nginx:1.27
-          resources: {requests: {cpu: 500m, memory: 1Gi}}
-"""
+TAINT = "      taints:\n        - {key: dedicated, value: batch, effect: NoSchedule}\n"
+TAINTED_POOL = NODEPOOL.replace("      requirements:\n", TAINT + "      requirements:\n") + deployment("", replicas=2)
 
 
 def test_each_unschedulable_pod_carries_the_smallest_fix(tmp_path: Path) -> None:
@@ -43,12 +20,14 @@ def test_each_unschedulable_pod_carries_the_smallest_fix(tmp_path: Path) -> None
     for pod in plan["unschedulable"]:
         best = pod["fixes"][0]
         assert best["field"] == "spec.template.spec.tolerations"
-        assert best["file"] == str(path) and best["line"] == TAINTED_POOL.splitlines().index("    spec:", 20) + 1
+        lines = TAINTED_POOL.splitlines()
+        pod_spec = lines.index("    spec:", lines.index("kind: Deployment")) + 1
+        assert best["file"] == str(path) and best["line"] == pod_spec
         assert "dedicated" in best["action"] and best["hourlyCostDelta"] > 0
 
 
 def test_a_plan_without_unschedulable_pods_has_no_fixes(tmp_path: Path) -> None:
     path = tmp_path / "fine.yaml"
-    path.write_text(TAINTED_POOL.replace("      taints:\n        - {key: dedicated, value: batch, effect: NoSchedule}\n", ""))
+    path.write_text(TAINTED_POOL.replace(TAINT, ""))
     plan = plan_json(path)
     assert plan["unschedulable"] == []

@@ -5,22 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from karpplan.lint.rules.examples import NODEPOOL
 from karpplan.render.plan_table import readable_bytes
 from karpplan.scheduling.topology import SpreadRule
 
 from planner_helpers import plan_json
 
-GPU_TRAINER = """\
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      requirements:
-        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
----
+GPU_TRAINER = NODEPOOL + """\
 apiVersion: batch/v1
 kind: Job
 metadata: {name: finetune}
