@@ -30,13 +30,6 @@ def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
             f"{len(inventory.nodes)} nodes from {len(options.paths)} path(s)",
             soft_wrap=False,
         )
-    # What was not read is always said (one line); -v lists it document by document.
-    note = skipped_note(inventory, listed=terminal.verbose > 0)
-    if note:
-        terminal.say(note, style="dim")
-        if terminal.verbose:
-            for line in skipped_lines(inventory):
-                terminal.say(line, style="dim")
     with budget.phase("catalog"):
         catalog = read_catalog(options, inventory)
     progress = status_line(terminal.stderr.file) if options.engine == "optimal" else None
@@ -46,6 +39,13 @@ def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
         terminal.stderr.file.flush()
     with budget.phase("fixes"):  # what explain --manifests would propose, in what is left of the time limit
         plan = plan_with_fixes(plan, inventory, options.paths, catalog, budget.limit - budget.elapsed())
+    # What was not read is always said (one line, once the input is known to be good); -v lists it.
+    note = skipped_note(inventory, listed=terminal.verbose > 0)
+    if note:
+        terminal.say(note, style="dim")
+        if terminal.verbose:
+            for line in skipped_lines(inventory):
+                terminal.say(line, style="dim")
     with budget.phase("render"):
         if output in ("json", "yaml"):
             terminal.stdout.file.write(render_document(plan.to_document(), output))
