@@ -177,6 +177,12 @@ class TopologySpreadKind(ConstraintKind):
     messages = {
         "mismatch": "node(s) didn't match pod topology spread constraints",
         "missing_label": "node(s) didn't match pod topology spread constraints (missing required label)",
+        # Karpenter's topology error for a new NodeClaim, with the figures that decided it.
+        "unsatisfiable": "unsatisfiable topology constraint for topology spread, key={key} (counts = {counts}, "
+                         "podDomains = {pod_domains}, nodeDomains = {node_domains}; maxSkew {max_skew}, min "
+                         "{minimum}{min_domains})",
+        "fargate_minimum": "; existing Fargate node(s) {nodes} count as {key} domains (nodeTaintsPolicy {policy}) "
+                           "and hold the minimum at {minimum}; set nodeTaintsPolicy: Honor to leave them out",
     }
 
     def filter_node(self, template: PodTemplate, info: ExistingNodeInfo) -> list[str]:

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from karpplan.constraints.topology_spread import TOPOLOGY_SPREAD
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.pods import Pod, PodTemplate
 from karpplan.model.pools import NodePool
@@ -205,10 +206,10 @@ class PlacementState:
                        else f"{rule.key} Exists")
         node_values = sorted(slot.values(rule.key))
         node_domains = f"{rule.key} In [{' '.join(node_values)}]" if node_values else f"{rule.key} DoesNotExist"
-        text = (f"unsatisfiable topology constraint for topology spread, key={rule.key} "
-                f"(counts = {rule.describe_counts(counts, domains)}, podDomains = {pod_domains}, "
-                f"nodeDomains = {node_domains}; maxSkew {rule.max_skew}, min {self.counts.spread_min(rule, attempt)}"
-                + (f", minDomains {rule.min_domains}" if rule.constraint.min_domains else "") + ")")
+        text = TOPOLOGY_SPREAD.reason(
+            "unsatisfiable", key=rule.key, counts=rule.describe_counts(counts, domains), pod_domains=pod_domains,
+            node_domains=node_domains, max_skew=rule.max_skew, minimum=self.counts.spread_min(rule, attempt),
+            min_domains=f", minDomains {rule.min_domains}" if rule.constraint.min_domains else "")
         return text + self._fargate_domain_note(rule, counts, attempt)
 
     def _fargate_domain_note(self, rule: SpreadRule, counts: Counter[str], attempt: Attempt | None) -> str:
@@ -222,9 +223,8 @@ class PlacementState:
         if not holders:
             return ""
         policy = "Honor" if rule.constraint.honors_taints else "Ignore"
-        return (f"; existing Fargate node(s) {', '.join(holders[:5])} count as {rule.key} domains "
-                f"(nodeTaintsPolicy {policy}) and hold the minimum at {minimum}; "
-                "set nodeTaintsPolicy: Honor to leave them out")
+        return TOPOLOGY_SPREAD.reason("fargate_minimum", nodes=", ".join(holders[:5]), key=rule.key, policy=policy,
+                                      minimum=minimum)
 
     def _check_spread(self, rule: SpreadRule, slot: PlannedNode, rows: IndexArray, attempt: Attempt) -> IndexArray | None:
         counts = self.counts.spread[rule.uid]
