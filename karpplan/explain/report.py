@@ -71,15 +71,22 @@ class Explanation:
         for item in self.items.values():
             item.plain = item_plain(item)
 
-    def to_document(self) -> dict[str, Any]:
-        items = self.item_list()
+    def summary(self) -> dict[str, Any]:
+        pods = {i.parsed.pod for i in self.items.values() if i.parsed.pod}
         summary: dict[str, Any] = {"lines": self.lines, "explained": self.explained,
                                    "unrecognised": self.unrecognised, "records": self.records,
-                                   "items": len(items), "pods": len({i.parsed.pod for i in items if i.parsed.pod})}
+                                   "items": len(self.items), "pods": len(pods)}
         if self.dropped:
             summary["dropped"] = self.dropped
-        doc: dict[str, Any] = {"apiVersion": API_VERSION, "kind": "Explanation", "summary": summary,
-                               "items": [i.to_document() for i in items]}
+        return summary
+
+    def header(self) -> dict[str, Any]:
+        """The document without its items (render.write_document streams those one by one)."""
+        return {"apiVersion": API_VERSION, "kind": "Explanation", "summary": self.summary()}
+
+    def to_document(self) -> dict[str, Any]:
+        doc = self.header()
+        doc["items"] = [i.to_document() for i in self.item_list()]
         if self.notes:
             doc["notes"] = list(self.notes)
         return doc
