@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TextIO
+from typing import IO
 
 from rich.console import Console
 from rich.table import Table
@@ -28,7 +28,7 @@ def _indented(text: str, by: str) -> str:
     return by + text.replace("\n", "\n" + by)
 
 
-def write_document(explanation: Explanation, fmt: str, out: TextIO) -> None:
+def write_document(explanation: Explanation, fmt: str, out: IO[str]) -> None:
     """The same text as `render_text`, written item by item: the whole document is never built at once,
     so memory stays that of the items, whatever the size of their wording."""
     header = render_document(explanation.header(), fmt)
@@ -41,7 +41,7 @@ def write_document(explanation: Explanation, fmt: str, out: TextIO) -> None:
         if items:
             out.write("\n  ]")
         if explanation.notes:
-            out.write(',\n  "notes": ' + _indented(render_document(list(explanation.notes), "json")[:-1], "  ")[2:])
+            out.write(",\n" + render_document({"notes": list(explanation.notes)}, "json")[len("{\n"):-len("\n}\n")])
         out.write("\n}\n")
         return
     if fmt != "yaml":
