@@ -5,7 +5,10 @@
 The log mixes every dialect (v0.16 console, v0.32 JSON, v1.x JSON with a `kubectl logs --prefix`
 prefix, v1.5+ events, pretty-printed v1 JSON, describe Events, default-scheduler FitErrors,
 cluster-autoscaler) with ordinary INFO lines (about half of all lines), over 5,000 pod names.
-Prints wall seconds, MB/s and the peak RSS of the explain process (its workers included).
+Prints wall seconds, MB/s, the peak RSS of the largest explain process (main or worker, as getrusage
+reports it) and the peak of the summed PSS of the explain process and its workers (sampled every 50 ms;
+PSS splits the pages the forked workers share with the main process, so the sum is the real footprint).
+`--keep DIR` keeps the generated logs and reuses them on the next run.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -75,14 +79,48 @@ def generate(path: Path, size: int, seed: int = 42) -> int:
     return lines
 
 
-def run(path: Path, karpplan: str) -> tuple[float, float, str]:
+def _tree_pss_kb(pid: int) -> int:
+    """Summed PSS of `pid` and its children (Linux /proc), 0 once gone."""
+    total = 0
+    pids = [pid]
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            pids += [int(c) for c in f.read().split()]
+    except OSError:
+        return 0
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/smaps_rollup") as f:
+                for line in f:
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1])
+                        break
+        except OSError:
+            pass
+    return total
+
+
+def run(path: Path, karpplan: str, out: Path) -> tuple[float, float, float]:
+    """Wall seconds, peak RSS MB of the largest process, peak summed PSS MB of the process tree."""
     started = time.monotonic()
-    proc = subprocess.run([karpplan, "explain", str(path), "-o", "json"], capture_output=True, text=True)
+    with out.open("wb") as sink:
+        proc = subprocess.Popen([karpplan, "explain", str(path), "-o", "json"], stdout=sink, stderr=subprocess.PIPE)
+        peak = [0]
+
+        def sample() -> None:
+            while proc.poll() is None:
+                peak[0] = max(peak[0], _tree_pss_kb(proc.pid))
+                time.sleep(0.05)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        _, stderr = proc.communicate()
+        sampler.join()
     wall = time.monotonic() - started
     rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     if proc.returncode != 0:
-        raise SystemExit(f"explain failed ({proc.returncode}): {proc.stderr[-500:]}")
-    return wall, rss_mb, proc.stdout
+        raise SystemExit(f"explain failed ({proc.returncode}): {stderr.decode()[-500:]}")
+    return wall, rss_mb, peak[0] / 1024
 
 
 def main() -> int:
@@ -95,16 +133,23 @@ def main() -> int:
 
     directory = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="explain-bench-"))
     directory.mkdir(parents=True, exist_ok=True)
-    print("| log size | lines | generate s | explain s | MB/s | peak RSS MB | items | explained |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| log size | lines | generate s | explain s | MB/s | peak RSS MB | peak PSS MB (all processes) "
+          "| items | explained |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for mb in a.size_mb or [100]:
         path = directory / f"mixed-{mb}mb.log"
         t0 = time.monotonic()
-        lines = generate(path, mb << 20)
+        if not (a.keep and path.exists()):
+            generate(path, mb << 20)
         gen = time.monotonic() - t0
-        wall, rss, out = run(path, a.karpplan)
-        summary = json.loads(out)["summary"]
-        print(f"| {mb} MB | {lines:,} | {gen:.1f} | {wall:.1f} | {mb / wall:.1f} | {rss:.0f} | "
+        with path.open("rb") as f:
+            lines = sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 24), b""))
+        out = directory / f"mixed-{mb}mb.json"
+        wall, rss, pss = run(path, a.karpplan, out)
+        with out.open() as f:
+            summary = json.load(f)["summary"]
+        out.unlink()
+        print(f"| {mb} MB | {lines:,} | {gen:.1f} | {wall:.1f} | {mb / wall:.1f} | {rss:.0f} | {pss:.0f} | "
               f"{summary['items']:,} | {summary['explained']:,} |", flush=True)
         if not a.keep:
             path.unlink()

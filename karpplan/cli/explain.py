@@ -63,7 +63,7 @@ class _LazyProgress:
 
 def run_explain(options: ExplainOptions) -> int:
     from karpplan.explain.parallel import explain_file
-    from karpplan.explain.render import render_table, render_text
+    from karpplan.explain.render import render_table, write_document
     from karpplan.explain.report import explain_stream
 
     size: int | None = None
@@ -90,7 +90,7 @@ def run_explain(options: ExplainOptions) -> int:
 
         reproduce_and_fix(explanation, options.manifests, catalog=options.catalog, region=options.region)
     if options.output in ("json", "yaml"):
-        options.stdout.file.write(render_text(explanation, options.output))
+        write_document(explanation, options.output, options.stdout.file)
     else:
         render_table(explanation, options.stdout)
     return 0 if explanation.items else 1

@@ -1,9 +1,15 @@
 """Large logs read in parallel: the file is cut at line starts into one part per core, each part is
 explained on its own and the parts are merged in order (line numbers shifted by the lines before them).
-A record spanning a cut (pretty-printed JSON) is read as its two halves; cuts avoid indented lines."""
+A record spanning a cut (pretty-printed JSON) is read as its two halves; cuts avoid indented lines.
+
+One part per worker: each part's distinct items come back pickled and most of them repeat another part's,
+so more parts would only mean more copies unpickled (and memory fragmented) in the main process. The
+parent's objects are frozen out of the garbage collector before the fork so the workers do not copy
+their pages by collecting them."""
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -53,9 +59,10 @@ def explain_file(path: str, size: int, progress: Callable[[int], None] | None = 
     if size < PARALLEL_MIN_BYTES or workers < 2:
         with open(path, "rb") as f:
             return explain_stream(f, progress)
-    cuts = _cuts(path, size, workers * 4)
+    cuts = _cuts(path, size, workers)
     tasks = [(path, cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1) if cuts[i + 1] > cuts[i]]
     out = Explanation()
+    gc.freeze()  # the forked workers then leave the parent's objects (and their pages) alone
     with ProcessPoolExecutor(max_workers=workers) as pool:
         for (_, _, end), part in zip(tasks, pool.map(_part, tasks), strict=True):
             out.merge(part, out.lines)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import IO
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -19,6 +21,39 @@ KIND_STYLE = {
 
 def render_text(explanation: Explanation, fmt: str) -> str:
     return render_document(explanation.to_document(), fmt)
+
+
+def _indented(text: str, by: str) -> str:
+    """JSON text nested `by` deeper (JSON strings never hold a raw newline, so every line moves)."""
+    return by + text.replace("\n", "\n" + by)
+
+
+def write_document(explanation: Explanation, fmt: str, out: IO[str]) -> None:
+    """The same text as `render_text`, written item by item: the whole document is never built at once,
+    so memory stays that of the items, whatever the size of their wording."""
+    header = render_document(explanation.header(), fmt)
+    items = explanation.item_list()
+    if fmt == "json":
+        out.write(header[:-len("\n}\n")] + ',\n  "items": ' + ("[" if items else "[]"))
+        for n, item in enumerate(items):
+            text = render_document(item.to_document(), "json")[:-1]
+            out.write(("," if n else "") + "\n" + _indented(text, "    "))
+        if items:
+            out.write("\n  ]")
+        if explanation.notes:
+            out.write(",\n" + render_document({"notes": list(explanation.notes)}, "json")[len("{\n"):-len("\n}\n")])
+        out.write("\n}\n")
+        return
+    if fmt != "yaml":
+        raise ValueError(f"unknown document format {fmt!r}")
+    out.write(header)
+    if not items:
+        out.write("items: []\n")
+    for n, item in enumerate(items):
+        text = render_document({"items": [item.to_document()]}, "yaml")
+        out.write(text if n == 0 else text[len("items:\n"):])
+    if explanation.notes:
+        out.write(render_document({"notes": list(explanation.notes)}, "yaml"))
 
 
 def _rows(item: Item) -> list[tuple[str, str, str, str]]:
@@ -64,6 +99,6 @@ def render_table(explanation: Explanation, console: Console) -> None:
             for note in item.fix_notes:
                 console.print(Text(f"  note: {note}", style="dim"))
         console.print()
-    s = explanation.to_document()["summary"]
+    s = explanation.summary()
     console.print(Text(f"{s['lines']} lines: {s['explained']} explained, {s['unrecognised']} unrecognised; "
                        f"{s['items']} items for {s['pods']} pods", style="dim"))

@@ -7,12 +7,12 @@ ones are counted in `summary.dropped`), never by the size of the log.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
 from karpplan.explain.parse import RecordParser, worth_parsing
 from karpplan.explain.stream import Record, records
-from karpplan.explain.structure import Item, Parsed
+from karpplan.explain.structure import Item, Parsed, PoolReasons, Reason
 from karpplan.explain.wording import item_plain
 
 API_VERSION = "karpplan.io/v1alpha1"
@@ -27,6 +27,25 @@ class Explanation:
     dropped: int = 0
     items: dict[tuple[object, ...], Item] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # one shared object per distinct reason / pool: thousands of items repeat a handful of them
+    _shared: dict[object, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def _share(self, parsed: Parsed) -> Parsed:
+        """`parsed` with its reasons and pools replaced by equal objects already held, when there are."""
+        def reason(r: Reason) -> Reason:
+            shared: Reason = self._shared.setdefault(repr(r), r)
+            return shared
+
+        def pool(p: PoolReasons) -> PoolReasons:
+            reasons = tuple(reason(r) for r in p.reasons)
+            key = ("pool", p.name, p.kind, repr(p.daemonset_overhead), tuple(map(id, reasons)))
+            shared: PoolReasons | None = self._shared.get(key)
+            if shared is None:
+                shared = self._shared[key] = replace(p, reasons=reasons)
+            return shared
+
+        return replace(parsed, pools=tuple(pool(p) for p in parsed.pools),
+                       reasons=tuple(reason(r) for r in parsed.reasons))
 
     @property
     def unrecognised(self) -> int:
@@ -46,7 +65,7 @@ class Explanation:
         if len(self.items) >= MAX_ITEMS:
             self.dropped += 1
             return
-        self.items[key] = Item(parsed, record.line, last_line=record.line, last_time=parsed.time)
+        self.items[key] = Item(self._share(parsed), record.line, last_line=record.line, last_time=parsed.time)
 
     def merge(self, other: Explanation, line_offset: int) -> None:
         """Another part of the same log (read in parallel), whose line numbers start after `line_offset`."""
@@ -63,6 +82,7 @@ class Explanation:
                 mine.last_line = item.last_line
                 mine.last_time = item.last_time
             elif len(self.items) < MAX_ITEMS:
+                item.parsed = self._share(item.parsed)
                 self.items[key] = item
             else:
                 self.dropped += item.count
@@ -71,15 +91,22 @@ class Explanation:
         for item in self.items.values():
             item.plain = item_plain(item)
 
-    def to_document(self) -> dict[str, Any]:
-        items = self.item_list()
+    def summary(self) -> dict[str, Any]:
+        pods = {i.parsed.pod for i in self.items.values() if i.parsed.pod}
         summary: dict[str, Any] = {"lines": self.lines, "explained": self.explained,
                                    "unrecognised": self.unrecognised, "records": self.records,
-                                   "items": len(items), "pods": len({i.parsed.pod for i in items if i.parsed.pod})}
+                                   "items": len(self.items), "pods": len(pods)}
         if self.dropped:
             summary["dropped"] = self.dropped
-        doc: dict[str, Any] = {"apiVersion": API_VERSION, "kind": "Explanation", "summary": summary,
-                               "items": [i.to_document() for i in items]}
+        return summary
+
+    def header(self) -> dict[str, Any]:
+        """The document without its items (render.write_document streams those one by one)."""
+        return {"apiVersion": API_VERSION, "kind": "Explanation", "summary": self.summary()}
+
+    def to_document(self) -> dict[str, Any]:
+        doc = self.header()
+        doc["items"] = [i.to_document() for i in self.item_list()]
         if self.notes:
             doc["notes"] = list(self.notes)
         return doc
