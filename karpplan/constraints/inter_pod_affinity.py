@@ -23,14 +23,14 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from ortools.sat.python import cp_model
-
 from karpplan.constraints.base import ConstraintKind, Violation
 from karpplan.constraints.view import NodeView, node_views
 from karpplan.model.labels import HOSTNAME
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
+
+    from ortools.sat.python import cp_model
 
     from karpplan.engines.optimal import OptimalModel
     from karpplan.engines.result import Solution

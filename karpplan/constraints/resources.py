@@ -15,20 +15,19 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from ortools.sat.python import cp_model
-
 from karpplan.constraints.base import ConstraintKind, Violation
 from karpplan.constraints.view import node_views
 from karpplan.model.resources import Resources
 
 if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
+
     from karpplan.engines.optimal import OptimalModel
     from karpplan.engines.result import Solution
     from karpplan.model.pods import PodTemplate
     from karpplan.scheduling.filters import ExistingNodeInfo
     from karpplan.scheduling.problem import GroupInfo, Problem
 
-LinearExpr = cp_model.LinearExpr
 
 
 def floor_fit(requests: Resources, room: Resources, cap: int) -> int:
@@ -104,6 +103,8 @@ class ResourcesKind(ConstraintKind):
             if not demand:
                 continue
             fixed = sum(max(model.problem.existing[e].free.get(d), 0) for e in {e for (_, e) in model.x})
+            from ortools.sat.python.cp_model import LinearExpr  # OR-Tools only once a model is built
+
             supply = LinearExpr.weighted_sum([model.n[k] for k in by_option], [options[k].free.get(d) for k in by_option])
             m.add(sum(c * expr for c, expr in demand) <= supply + fixed)
 

@@ -20,14 +20,15 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from ortools.sat.python import cp_model
-
 from karpplan.constraints.base import ConstraintKind, Violation
 from karpplan.constraints.view import NodeView, node_views
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.taints import SCHEDULING_EFFECTS, untolerated
 
 if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
+    from ortools.sat.python.cp_model import LinearExpr
+
     from karpplan.engines.optimal import OptimalModel
     from karpplan.engines.result import Solution
     from karpplan.model.pods import PodTemplate, TopologySpreadConstraint
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     from karpplan.scheduling.problem import GroupInfo, Problem
     from karpplan.scheduling.topology import SpreadRule
 
-LinearExpr = cp_model.LinearExpr
 
 
 def spread_allowed_domains(rule: SpreadRule) -> set[str] | None:

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from karpplan.catalog.types import Catalog, InstanceType
-from karpplan.constraints.registry import REGISTRY
 from karpplan.model.inventory import Inventory
 from karpplan.model.pods import DaemonSet, Pod, PodGroup, PodTemplate
 from karpplan.model.pools import NodePool, order_by_weight
@@ -25,6 +25,9 @@ from karpplan.scheduling.candidates import (
 )
 from karpplan.scheduling.filters import ExistingNodeInfo, static_reasons
 from karpplan.scheduling.topology import Topology, build_topology
+
+if TYPE_CHECKING:
+    from karpplan.constraints.base import ConstraintKind
 
 PREFER_NO_SCHEDULE_TIER = 100
 
@@ -95,6 +98,14 @@ def _existing_infos(inventory: Inventory, daemonsets: Sequence[DaemonSet]) -> li
     return list(infos.values())
 
 
+def _registry() -> tuple[ConstraintKind, ...]:
+    # Imported when a problem is built: the kinds bring OR-Tools, which commands that never solve (explain,
+    # inventory) should not pay for at start-up.
+    from karpplan.constraints.registry import REGISTRY
+
+    return REGISTRY
+
+
 def build_problem(
     inventory: Inventory,
     catalog: Catalog,
@@ -131,7 +142,7 @@ def build_problem(
         tier_of = {w: t for t, w in enumerate(tiers)}
         group_options: list[LaunchOption] = []
         tier: dict[int, int] = {}
-        option_tests = [test for kind in REGISTRY if (test := kind.option_filter(pod_template)) is not None]
+        option_tests = [test for kind in _registry() if (test := kind.option_filter(pod_template)) is not None]
         for v in allowed:
             for o in v.options:
                 if option_tests and any(test(o.labels) is not None for test in option_tests):
