@@ -405,6 +405,22 @@ WARM_START_PAST_HOSTNAME_SKEW = (
     + _deployment("app-1", 3, "100m", _HOSTNAME_SPREAD).replace("memory: 64Mi", "memory: 256Mi")
 )
 
+# Found by hypothesis: the model packs four 1Gi pods of app-1 (zone spread) into pool-1's two small zone-b
+# nodes (all its limits.memory allows); whole pods fit one per node, the decoder left one out, and zone-a then
+# held one more than the zone spread allows.
+_ZONE_SPREAD = ("\n      topologySpreadConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, "
+                "whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: app-1}}}]")
+DECODER_DROP_BREAKS_ZONE_SPREAD = (
+    _pool("") + _pool("memory: 4Gi").replace("pool-0", "pool-1").replace("  limits:", "  weight: 1\n  limits:")
+    + _NODE_0.replace("small", "medium").replace('cpu: "2", memory: 2Gi, pods: "8"', 'cpu: "4", memory: 8Gi, pods: "16"')
+    .replace('cpu: 1900m, memory: 1748Mi, pods: "8"', 'cpu: 3900m, memory: 7892Mi, pods: "16"')
+    + _deployment("app-0", 3, "100m", _HOSTNAME_SPREAD.replace("app-1", "app-0")
+                  + "\n      affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 50, "
+                  "podAffinityTerm: {labelSelector: {matchLabels: {app: app-0}}, topologyKey: topology.kubernetes.io/zone}}]}}")
+    .replace("memory: 64Mi", "memory: 1Gi")
+    + _deployment("app-1", 7, "100m", _ZONE_SPREAD).replace("memory: 64Mi", "memory: 1Gi")
+)
+
 
 @settings(max_examples=30, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
@@ -413,6 +429,7 @@ WARM_START_PAST_HOSTNAME_SKEW = (
 @example(text=DECODER_DROPS_AFFINITY_PARTNER)
 @example(text=SPREAD_BESIDE_TAINTED_NEW_NODE)
 @example(text=WARM_START_PAST_HOSTNAME_SKEW)
+@example(text=DECODER_DROP_BREAKS_ZONE_SPREAD)
 def test_every_plan_of_every_engine_keeps_every_rule(tmp_path: Path, text: str) -> None:
     planned = plan_all(tmp_path, text)
     check(planned)

@@ -15,6 +15,7 @@ from karpplan.scheduling.problem import GroupInfo, Problem
 from karpplan.scheduling.state import PlacementState
 
 if TYPE_CHECKING:
+    from karpplan.engines.result import Solution
     from karpplan.engines.optimal import ModelValues, OptimalModel
 
 
@@ -109,7 +110,12 @@ class Decoder:
         from karpplan.verify import verify
 
         while True:
-            broken = {v.pod for v in verify(self.problem, Solution("optimal", nodes, unplaced, "")) if v.pod}
+            solution = Solution("optimal", nodes, unplaced, "")
+            broken: set[str] = set()
+            for v in verify(self.problem, solution):
+                culprit = v.pod or (_spread_culprit(solution, v.node, v.key) if v.kind == "topology-spread" else None)
+                if culprit:
+                    broken.add(culprit)
             if not broken:
                 break
             for node in nodes:
@@ -183,6 +189,22 @@ class Decoder:
 
     def _force(self, group_info: GroupInfo, pod: Pod, slot: PlannedNode) -> None:
         self.state._commit(group_info, pod, slot, slot.options)
+
+
+def _spread_culprit(solution: Solution, domain: str, key: str) -> str | None:
+    """A pending pod in `domain` of `key` that a hard spread rule on `key` counts (one of its own group
+    matches it): leaving it out lowers the domain's count. A spread violation names a domain, not a pod."""
+    from karpplan.constraints.view import node_views
+
+    for view in reversed(node_views(solution)):
+        if view.domain(key) != domain:
+            continue
+        for group_info, pod in reversed(view.pending):
+            for c in group_info.template.spread:
+                selector = c.selector_for(group_info.template.labels)
+                if c.hard and c.topology_key == key and selector is not None and selector.matches(pod.labels):
+                    return pod.key
+    return None
 
 
 __all__ = ["Decoder"]
