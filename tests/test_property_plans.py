@@ -9,10 +9,6 @@ match a Fargate profile are checked against the Fargate rules on the assembled p
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import textwrap
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,10 +23,11 @@ from karpplan.engines.result import Solution
 from karpplan.model.build import load_inventory
 from karpplan.model.fargate import profile_for
 from karpplan.model.inventory import Inventory
-from karpplan.model.quantity import parse_quantity
 from karpplan.planner import PlanOptions, make_plan, make_problem, solve
 from karpplan.scheduling.problem import Problem
 from karpplan.verify import Violation, verify
+
+from planner_helpers import plan_json
 
 ZONES = ("zone-a", "zone-b", "zone-c")
 TYPES = ("small", "medium", "large", "xlarge")
@@ -434,3 +431,78 @@ def test_every_plan_of_every_engine_keeps_every_rule(tmp_path: Path, text: str) 
     planned = plan_all(tmp_path, text)
     check(planned)
     check_fargate(planned)
+
+
+# ------------------------------------------------------------------------------------------- issue 14 item 1
+LIMITED_POOL = """
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [xlarge]}
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+  limits: {cpu: "100"}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: default-medium-1
+  labels: {kubernetes.io/hostname: default-medium-1, topology.kubernetes.io/zone: zone-a,
+           node.kubernetes.io/instance-type: medium, karpenter.sh/capacity-type: on-demand,
+           karpenter.sh/nodepool: default}
+status:
+  capacity: {cpu: "4", memory: 8Gi, pods: "16"}
+  allocatable: {cpu: 3900m, memory: 7892Mi, pods: "16"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: busy, labels: {app: busy}}
+spec:
+  nodeName: default-medium-1
+  containers: [{name: c, image: x, resources: {requests: {cpu: 3800m, memory: 1Gi}}}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec:
+  replicas: 60
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers:
+      - {name: app, image: nginx, resources: {requests: {cpu: 1500m, memory: 256Mi}}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: sidecar}
+spec:
+  replicas: 8
+  selector: {matchLabels: {app: sidecar}}
+  template:
+    metadata: {labels: {app: sidecar}}
+    spec:
+      containers:
+      - {name: app, image: nginx, resources: {requests: {cpu: 500m, memory: 256Mi}}}
+"""
+
+
+@pytest.mark.parametrize("engine", ["optimal", "karpenter"])
+def test_a_pools_cpu_limit_holds_its_existing_and_new_nodes(tmp_path: Path, engine: str) -> None:
+    """Issue 14 item 1: with `limits: {cpu: "100"}` and more demand than fits, the optimal engine's model
+    kept its node counts within the limit but its decoder opened a seventh 16-vCPU node when whole pods did
+    not fit the model's fluid packing (112 vCPU). The pool's existing node (4 vCPU) counts too."""
+    (tmp_path / "manifests.yaml").write_text(LIMITED_POOL)
+    (tmp_path / "catalog.yaml").write_text(CATALOG)
+    plan = plan_json(tmp_path / "manifests.yaml", "--catalog", str(tmp_path / "catalog.yaml"), "--engine", engine,
+                     time_limit="3")
+    pool_nodes = [n for n in plan["nodes"] if n["nodePool"] == "default"]
+    assert any(not n["new"] for n in pool_nodes)
+    capacity = sum(SHAPES[n["instanceType"]][0] for n in pool_nodes)
+    assert capacity <= 100, f"{engine}: the pool's nodes total {capacity} vCPU over limits.cpu 100"
+    assert plan["summary"]["unschedulable"] > 0  # more demand than the limit lets in
+    assert plan["summary"]["scheduled"] + plan["summary"]["unschedulable"] == 68

@@ -15,8 +15,8 @@ from karpplan.scheduling.problem import GroupInfo, Problem
 from karpplan.scheduling.state import PlacementState
 
 if TYPE_CHECKING:
-    from karpplan.engines.result import Solution
     from karpplan.engines.optimal import ModelValues, OptimalModel
+    from karpplan.engines.result import Solution
 
 
 class Decoder:
