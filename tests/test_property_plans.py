@@ -55,18 +55,35 @@ def fake_catalog() -> str:
 CATALOG = fake_catalog()
 
 
+@dataclass(frozen=True)
+class Flavour:
+    """The instance types and zones manifests name: the fake catalog's, or some of the embedded AWS one's."""
+
+    zones: tuple[str, ...]
+    shapes: dict[str, tuple[int, int, int]]  # instance type -> (cpu, memory Gi, pods) of an existing node
+
+    @property
+    def types(self) -> tuple[str, ...]:
+        return tuple(self.shapes)
+
+
+FAKE = Flavour(ZONES, {name: shape[:3] for name, shape in SHAPES.items()})
+AWS = Flavour(("us-east-1a", "us-east-1b", "us-east-1c"),
+              {"m5.large": (2, 8, 29), "m5.xlarge": (4, 16, 58), "c5.large": (2, 4, 29), "r5.large": (2, 16, 29)})
+
+
 # ------------------------------------------------------------------------------------------- generator
 def _subset(draw: st.DrawFn, values: tuple[str, ...]) -> list[str]:
     return sorted(draw(st.sets(st.sampled_from(values), min_size=1, max_size=len(values))))
 
 
 @st.composite
-def nodepool(draw: st.DrawFn, name: str) -> str:
+def nodepool(draw: st.DrawFn, name: str, flavour: Flavour) -> str:
     reqs: list[str] = []
     if draw(st.booleans()):
-        reqs.append(f"{{key: node.kubernetes.io/instance-type, operator: In, values: [{', '.join(_subset(draw, TYPES))}]}}")
+        reqs.append(f"{{key: node.kubernetes.io/instance-type, operator: In, values: [{', '.join(_subset(draw, flavour.types))}]}}")
     if draw(st.booleans()):
-        reqs.append(f"{{key: topology.kubernetes.io/zone, operator: In, values: [{', '.join(_subset(draw, ZONES))}]}}")
+        reqs.append(f"{{key: topology.kubernetes.io/zone, operator: In, values: [{', '.join(_subset(draw, flavour.zones))}]}}")
     if draw(st.booleans()):
         types = _subset(draw, ("on-demand", "spot"))
         reqs.append(f"{{key: karpenter.sh/capacity-type, operator: In, values: [{', '.join(types)}]}}")
@@ -99,10 +116,10 @@ spec:
 
 
 @st.composite
-def existing_node(draw: st.DrawFn, name: str, pools: list[str], apps: list[str]) -> str:
-    size = draw(st.sampled_from(TYPES))
-    cpu, mem, pods, _ = SHAPES[size]
-    zone = draw(st.sampled_from(ZONES))
+def existing_node(draw: st.DrawFn, name: str, pools: list[str], apps: list[str], flavour: Flavour) -> str:
+    size = draw(st.sampled_from(flavour.types))
+    cpu, mem, pods = flavour.shapes[size]
+    zone = draw(st.sampled_from(flavour.zones))
     labels = [f"kubernetes.io/hostname: {name}", f"topology.kubernetes.io/zone: {zone}",
               f"node.kubernetes.io/instance-type: {size}", "karpenter.sh/capacity-type: on-demand"]
     owner = draw(st.none() | st.sampled_from(pools))
@@ -117,7 +134,7 @@ metadata:
   labels: {{{', '.join(labels)}}}
 status:
   capacity: {{cpu: "{cpu}", memory: {mem}Gi, pods: "{pods}"}}
-  allocatable: {{cpu: {NODE_CPU_MILLI[size]}m, memory: {mem * 1024 - 300}Mi, pods: "{pods}"}}
+  allocatable: {{cpu: {cpu * 1000 - 100 * (1 + cpu // 4)}m, memory: {mem * 1024 - 300}Mi, pods: "{pods}"}}
 """
     for i in range(draw(st.integers(0, 3))):
         app = draw(st.sampled_from(apps))
@@ -217,12 +234,12 @@ fargateProfiles:
 
 
 @st.composite
-def manifests(draw: st.DrawFn) -> str:
+def manifests(draw: st.DrawFn, flavour: Flavour = FAKE) -> str:
     pools = [f"pool-{i}" for i in range(draw(st.integers(1, 3)))]
     apps = [f"app-{i}" for i in range(draw(st.integers(1, 4)))]
     fargate = draw(st.integers(0, 4)) == 0
-    text = "".join(draw(nodepool(p)) for p in pools)
-    text += "".join(draw(existing_node(f"node-{i}", pools, apps)) for i in range(draw(st.integers(0, 3))))
+    text = "".join(draw(nodepool(p, flavour)) for p in pools)
+    text += "".join(draw(existing_node(f"node-{i}", pools, apps, flavour)) for i in range(draw(st.integers(0, 3))))
     text += "".join(draw(deployment(a, pools, apps, fargate)) for a in apps)
     if fargate:
         text += FARGATE_PROFILE
@@ -429,6 +446,15 @@ DECODER_DROP_BREAKS_ZONE_SPREAD = (
 @example(text=DECODER_DROP_BREAKS_ZONE_SPREAD)
 def test_every_plan_of_every_engine_keeps_every_rule(tmp_path: Path, text: str) -> None:
     planned = plan_all(tmp_path, text)
+    check(planned)
+    check_fargate(planned)
+
+
+@settings(max_examples=8, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
+@given(text=manifests(AWS))
+def test_plans_on_the_embedded_aws_catalog_keep_every_rule(tmp_path: Path, text: str) -> None:
+    planned = plan_all(tmp_path, text, catalog_text=None, region="us-east-1")
     check(planned)
     check_fargate(planned)
 
