@@ -160,7 +160,10 @@ class _SpreadRows:
             m.add(minimum == 0)
         for e in eligible:
             m.add(minimum <= count[e])
-        new_nodes = [model.n[k] for k, _ in model.y_of[g.index] if rule.option_counts(model.option(k))]
+        # Any new node of the plan that is an eligible domain (inclusion policies), whichever group it was
+        # opened for, is a hostname domain holding none of g's pods: with nodeTaintsPolicy Ignore (the
+        # default) a node whose taint g does not tolerate counts too (kube-scheduler.md §2.2).
+        new_nodes = [n for k, n in model.n.items() if rule.option_counts(model.option(k))]
         if new_nodes:
             any_new = m.new_bool_var(f"anynew_g{g.index}")
             m.add(sum(new_nodes) == 0).only_enforce_if(any_new.Not())

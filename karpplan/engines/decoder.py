@@ -9,12 +9,14 @@ from typing import TYPE_CHECKING
 from karpplan.engines.result import SolvedNode, node_name
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.pods import Pod
+from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.nodeclaim import PlannedNode
 from karpplan.scheduling.problem import GroupInfo, Problem
 from karpplan.scheduling.state import PlacementState
 
 if TYPE_CHECKING:
     from karpplan.engines.optimal import ModelValues, OptimalModel
+    from karpplan.engines.result import Solution
 
 
 class Decoder:
@@ -26,6 +28,24 @@ class Decoder:
         self.values = values
         self.state = PlacementState(problem)
         self.extra_nodes = 0
+        self.dropped = 0  # pods the model placed that whole-pod packing could not
+        # What each pool's limits leave for nodes beyond the model's counts: the model keeps its counts
+        # within the limits (existing nodes of the pool counted in `Problem.limits`), so an extra node
+        # must fit in what those counts leave, or the plan overruns the NodePool's limits (issue 14).
+        self.left: dict[str, tuple[dict[str, int] | None, int | None]] = {}
+        for pool, (remaining, nodes_left) in problem.limits.items():
+            room = None if remaining is None else dict(remaining.items())
+            count = nodes_left
+            for k, n in values.n.items():
+                option = problem.options[k]
+                if option.pool.name != pool or not n:
+                    continue
+                if room is not None:
+                    for key in room:
+                        room[key] -= option.capacity.get(key) * n
+                if count is not None:
+                    count -= n
+            self.left[pool] = (room, count)
 
     def decode(self) -> tuple[list[SolvedNode], list[tuple[GroupInfo, Pod]]]:
         groups = self.problem.groups
@@ -54,13 +74,15 @@ class Decoder:
                     target = self._best_slot(group_info, slots)
                     if target is None:
                         extra = self.state.new_slot(option.pool, [option])
-                        if self._fits(group_info, extra):
+                        if self._within_limits(option) and self._fits(group_info, extra):
+                            self._charge_limits(option)
                             self.state.add_slot(extra)
                             slots.append(extra)
                             self.extra_nodes += 1
                             target = extra
                     if target is None:
                         unplaced.append((group_info, pod))
+                        self.dropped += 1
                         continue
                     self._force(group_info, pod, target)
             new_slots.extend(slots)
@@ -75,7 +97,47 @@ class Decoder:
                 continue
             ordinal += 1
             nodes.append(SolvedNode(node_name(slot.options[0], ordinal), None, slot.options[0], list(slot.members)))
+        if self.dropped:
+            return self._drop_broken(nodes, unplaced)
         return nodes, unplaced
+
+    def _drop_broken(self, nodes: list[SolvedNode], unplaced: list[tuple[GroupInfo, Pod]]
+                     ) -> tuple[list[SolvedNode], list[tuple[GroupInfo, Pod]]]:
+        """The model's rules hold for the pods it places; a pod the packing left out can take with it a rule
+        another pod relied on (a required pod affinity partner, a zone's share of a spread). Such pods are left
+        out too, as the verifier finds them, until the plan keeps every rule (issue 14: every plan valid)."""
+        from karpplan.engines.result import Solution
+        from karpplan.verify import verify
+
+        while True:
+            solution = Solution("optimal", nodes, unplaced, "")
+            broken: set[str] = set()
+            for v in verify(self.problem, solution):
+                culprit = v.pod or (_spread_culprit(solution, v.node, v.key) if v.kind == "topology-spread" else None)
+                if culprit:
+                    broken.add(culprit)
+            if not broken:
+                break
+            for node in nodes:
+                unplaced.extend(member for member in node.pods if member[1].key in broken)
+                node.pods = [member for member in node.pods if member[1].key not in broken]
+            nodes = [n for n in nodes if n.pods or not n.new]
+            self.dropped += len(broken)
+        return nodes, unplaced
+
+    def _within_limits(self, option: LaunchOption) -> bool:
+        """Does one more node of `option` keep its pool's limits (resources and limits.nodes)?"""
+        room, count = self.left[option.pool.name]
+        if count is not None and count < 1:
+            return False
+        return room is None or all(option.capacity.get(key) <= left for key, left in room.items())
+
+    def _charge_limits(self, option: LaunchOption) -> None:
+        room, count = self.left[option.pool.name]
+        if room is not None:
+            for key in room:
+                room[key] -= option.capacity.get(key)
+        self.left[option.pool.name] = (room, None if count is None else count - 1)
 
     def _local_rules(self, group_info: GroupInfo) -> list[object]:
         topo = self.problem.topology
@@ -127,6 +189,22 @@ class Decoder:
 
     def _force(self, group_info: GroupInfo, pod: Pod, slot: PlannedNode) -> None:
         self.state._commit(group_info, pod, slot, slot.options)
+
+
+def _spread_culprit(solution: Solution, domain: str, key: str) -> str | None:
+    """A pending pod in `domain` of `key` that a hard spread rule on `key` counts (one of its own group
+    matches it): leaving it out lowers the domain's count. A spread violation names a domain, not a pod."""
+    from karpplan.constraints.view import node_views
+
+    for view in reversed(node_views(solution)):
+        if view.domain(key) != domain:
+            continue
+        for group_info, pod in reversed(view.pending):
+            for c in group_info.template.spread:
+                selector = c.selector_for(group_info.template.labels)
+                if c.hard and c.topology_key == key and selector is not None and selector.matches(pod.labels):
+                    return pod.key
+    return None
 
 
 __all__ = ["Decoder"]

@@ -51,7 +51,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     decoded and re-packed; the better plan by (pods left out, cost, CP-SAT's on a tie, nodes) is kept;
     the fluid LP and configuration LP bounds run in reserves kept for them; neighbourhood search then
     improves the plan until the time limit. The result is never worse than the Karpenter simulation's
-    plan when that plan keeps the pools' limits.
+    plan when that plan keeps the pools' limits and, when CP-SAT found a plan, every rule the verifier checks.
     """
     from karpplan.engines.bound import fluid_lower_bound
     from karpplan.engines.karpenter import solve_karpenter
@@ -120,8 +120,18 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
         decoded_bound = model.cost_bound(cp_bound, values)
         if decoder.extra_nodes:
             notes.append(f"decoder opened {decoder.extra_nodes} node(s) beyond the model's fluid packing")
+    # A plan the verifier rejects loses to one it accepts: the warm start is Karpenter's greedy plan, which
+    # checks a spread rule only when placing a pod that carries it, so a node opened later for other pods
+    # can leave it past maxSkew once every pod is counted (issue 14: every plan of the optimal engine valid).
+    # Only checked when CP-SAT gave a plan to choose instead.
+    broken: dict[str, bool] = {}
+    if len(candidates) > 1:
+        from karpplan.verify import verify
+
+        broken = {source: bool(verify(problem, plan)) for plan, source in candidates}
     # Ties in cost go to CP-SAT's plan: its objective weighs the soft constraints, the warm start's does not.
-    best, source = min(candidates, key=lambda c: (len(c[0].unplaced), round(c[0].cost, 9), c[1] != "CP-SAT",
+    best, source = min(candidates, key=lambda c: (broken.get(c[1], False), len(c[0].unplaced), round(c[0].cost, 9),
+                                                  c[1] != "CP-SAT",
                                                   len(c[0].new_nodes)))
     # Bounds before the search: they depend only on how many pods of each group the plan places,
     # which the search keeps, so the search can then run to the deadline.
