@@ -37,3 +37,20 @@ def test_karpenter_honours_it_and_says_nothing() -> None:
     plan = plan_json(MANIFEST, "--engine", "karpenter")
     assert sorted(_zones(plan).values()) == [1, 1, 1, 1, 1, 1]
     assert not any("preferred spread" in w for w in plan["warnings"])
+
+
+def test_a_dropped_preferred_node_affinity_is_named_with_its_price() -> None:
+    manifest = MANIFEST.parent / "prefer-on-demand.yaml"
+    plan = plan_json(manifest)
+    capacity = {n["capacityType"] for n in plan["nodes"]}
+    warnings = [w for w in plan["warnings"] if "preferred node affinity" in w]
+    if capacity == {"on-demand"}:
+        assert warnings == []
+    else:
+        (warning,) = warnings
+        assert "Deployment/api: preferred node affinity (weight 50) is not honoured" in warning
+        assert "karpenter.sh/capacity-type In [on-demand]" in warning
+        assert "honouring it as Karpenter's plan does costs $" in warning
+    karpenter = plan_json(manifest, "--engine", "karpenter")
+    assert {n["capacityType"] for n in karpenter["nodes"]} == {"on-demand"}
+    assert not any("preferred node affinity" in w for w in karpenter["warnings"])

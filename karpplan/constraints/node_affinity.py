@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from karpplan.constraints.base import ConstraintKind, Violation
+from karpplan.constraints.view import node_views
 
 if TYPE_CHECKING:
     from karpplan.engines.optimal import OptimalModel
@@ -40,6 +41,33 @@ class NodeAffinityKind(ConstraintKind):
     def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
         return self.pods_at_fault(solution, lambda view, group: None if group.template.affinity.matches(
             view.labels, view.name) else "node selector/affinity not satisfied")
+
+
+    def unmet_preferences(self, problem: Problem, solution: Solution) -> list[str]:
+        """Workloads whose pods sit on nodes missing their heaviest preferred node-affinity term although
+        some node they may use has it (Karpenter tries that term first)."""
+        misses: dict[int, list[str]] = {}
+        for view in node_views(solution):
+            for group, pod in view.pending:
+                preferred = group.template.affinity.preferred
+                if not preferred:
+                    continue
+                best = max(preferred, key=lambda p: p.weight)
+                if not best.term.matches(view.labels, view.name):
+                    misses.setdefault(group.index, []).append(pod.key)
+        out: list[str] = []
+        for group in problem.groups:
+            pods = misses.get(group.index)
+            if not pods:
+                continue
+            best = max(group.template.affinity.preferred, key=lambda p: p.weight)
+            if not any(best.term.matches(o.labels, "") for o in group.options):
+                continue  # no node the pod may use has it: nothing to honour
+            out.append(
+                f"{best.term.origin}: {group.group.pods[0].workload}: preferred node affinity (weight "
+                f"{best.weight}) is not honoured for {len(pods)} of {group.size} pod(s): their nodes do not match "
+                f"{best.term.requirements}")
+        return out
 
 
 NODE_AFFINITY = NodeAffinityKind()
