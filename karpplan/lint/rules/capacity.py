@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 from collections.abc import Iterator, Sequence
+from typing import TypeVar
 
 from karpplan.inputs.loader import Document
 from karpplan.lint.context import LintContext, pod_spec_path
@@ -134,17 +135,28 @@ def MIN_DOMAINS_UNREACHABLE(ctx: LintContext) -> Iterator[Hit]:
             )
 
 
+_T = TypeVar("_T")
+
+
 # ------------------------------------------------------------------------------------------ spread-caps-replicas
 def _placed(problem: SchedulingProblem, group_info: GroupInfo, *, without_hard_spread: bool = False) -> int:
     """How many of the group's pods the planner's Karpenter engine places with the group alone."""
     from karpplan.engines.karpenter import solve_karpenter
 
     topology = problem.topology
+    own = id(group_info.template)
+
+    def only_own(rules: dict[int, _T]) -> dict[int, _T]:
+        return {own: rules[own]} if own in rules else {}
+
+    # The group alone: the other templates' rules would only be counted for nothing (they place no pod),
+    # and building their counts for every workload is most of lint's time on large repositories.
+    spread = only_own(topology.spread)
     if without_hard_spread:
-        soft = [r for r in topology.rules_for(group_info.template) if not r.hard]
-        spread = dict(topology.spread)
-        spread[id(group_info.template)] = soft
-        topology = dataclasses.replace(topology, spread=spread)
+        spread = {own: [r for r in topology.rules_for(group_info.template) if not r.hard]}
+    topology = dataclasses.replace(
+        topology, spread=spread, affinity=only_own(topology.affinity), anti_affinity=only_own(topology.anti_affinity),
+        preferred_affinity=only_own(topology.preferred_affinity), preferred_anti=only_own(topology.preferred_anti))
     alone = dataclasses.replace(problem, groups=[group_info], topology=topology)
     solution, _ = solve_karpenter(alone, exact_limits=True)  # limits as capacity, not the batch pessimism
     return group_info.size - len(solution.unplaced)
