@@ -76,8 +76,9 @@ def nodes_by_name(plan: Plan) -> dict[str, object]:
     return {n.name: n for n in plan.nodes}
 
 
-def deployment(name: str, replicas: int, cpu: str = "100m", extra: str = "", labels: str = "") -> str:
-    """A Deployment of `replicas` pods requesting `cpu` and 64Mi; `extra` is YAML appended to the pod spec
+def deployment(name: str, replicas: int, cpu: str = "100m", extra: str = "", labels: str = "",
+               memory: str = "64Mi") -> str:
+    """A Deployment of `replicas` pods requesting `cpu` and `memory`; `extra` is YAML appended to the pod spec
     (indented six spaces), `labels` extra pod labels (', key: value' pairs)."""
     return f"""
 ---
@@ -93,7 +94,7 @@ spec:
       containers:
       - name: app
         image: nginx
-        resources: {{requests: {{cpu: {cpu}, memory: 64Mi}}}}
+        resources: {{requests: {{cpu: "{cpu}", memory: {memory}}}}}
 {extra}"""
 
 

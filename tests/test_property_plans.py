@@ -27,6 +27,7 @@ from karpplan.planner import PlanOptions, make_plan, make_problem, solve
 from karpplan.scheduling.problem import Problem
 from karpplan.verify import Violation, verify
 
+from planner_helpers import deployment as deployment_yaml
 from planner_helpers import plan_json
 
 ZONES = ("zone-a", "zone-b", "zone-c")
@@ -161,7 +162,7 @@ def deployment(draw: st.DrawFn, name: str, pools: list[str], apps: list[str], fa
     cpu = draw(st.sampled_from(["100m", "250m", "500m", "1", "1500m", "3"]))
     memory = draw(st.sampled_from(["64Mi", "256Mi", "1Gi", "3Gi"]))
     spec: list[str] = []
-    labels = f"app: {name}"
+    labels = ""
     if fargate and draw(st.integers(0, 3)) == 0:
         labels += ", compute: fargate"
     if draw(st.integers(0, 2)) == 0:
@@ -204,22 +205,7 @@ def deployment(draw: st.DrawFn, name: str, pools: list[str], apps: list[str], fa
     if affinity:
         spec.append(f"affinity: {{{', '.join(affinity)}}}")
     extra = "".join(f"\n      {line}" for line in spec)
-    return f"""
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: {name}}}
-spec:
-  replicas: {replicas}
-  selector: {{matchLabels: {{app: {name}}}}}
-  template:
-    metadata: {{labels: {{{labels}}}}}
-    spec:
-      containers:
-      - name: app
-        image: nginx
-        resources: {{requests: {{cpu: "{cpu}", memory: {memory}}}}}{extra}
-"""
+    return deployment_yaml(name, replicas, cpu, extra, labels=labels, memory=memory)
 
 
 FARGATE_PROFILE = """
@@ -342,25 +328,6 @@ spec:
 """
 
 
-def _deployment(name: str, replicas: int, cpu: str, extra: str = "") -> str:
-    return f"""
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: {name}}}
-spec:
-  replicas: {replicas}
-  selector: {{matchLabels: {{app: {name}}}}}
-  template:
-    metadata: {{labels: {{app: {name}}}}}
-    spec:
-      containers:
-      - name: app
-        image: nginx
-        resources: {{requests: {{cpu: "{cpu}", memory: 64Mi}}}}{extra}
-"""
-
-
 # Found by hypothesis: the model's fluid packing fits 3.7 vCPU of pods in two small nodes (4Gi, all that
 # limits.memory allows), whole pods do not, and the decoder opened a third node past the limit.
 _TOLERATE = "\n      tolerations: [{key: dedicated, operator: Equal, value: pool-0, effect: NoSchedule}]"
@@ -368,10 +335,10 @@ _NEAR_APP_0 = ("\n      affinity: {podAffinity: {requiredDuringSchedulingIgnored
                "[{labelSelector: {matchLabels: {app: app-0}}, topologyKey: topology.kubernetes.io/zone}]}}")
 DECODER_PAST_MEMORY_LIMIT = (
     _pool("memory: 4Gi", "{key: dedicated, value: pool-0, effect: NoSchedule}")
-    + _deployment("app-0", 1, "100m", "\n      nodeSelector: {pool: pool-0}" + _TOLERATE)
-    + _deployment("app-1", 1, "500m", "\n      nodeSelector: {pool: pool-0}" + _TOLERATE + _NEAR_APP_0)
-    + _deployment("app-2", 1, "100m", "\n      nodeSelector: {pool: pool-0}" + _NEAR_APP_0)
-    + _deployment("app-3", 6, "500m", _TOLERATE + _NEAR_APP_0)
+    + deployment_yaml("app-0", 1, "100m", "\n      nodeSelector: {pool: pool-0}" + _TOLERATE)
+    + deployment_yaml("app-1", 1, "500m", "\n      nodeSelector: {pool: pool-0}" + _TOLERATE + _NEAR_APP_0)
+    + deployment_yaml("app-2", 1, "100m", "\n      nodeSelector: {pool: pool-0}" + _NEAR_APP_0)
+    + deployment_yaml("app-3", 6, "500m", _TOLERATE + _NEAR_APP_0)
 )
 
 # Found by hypothesis: within limits.cpu 4 the model packs app-1 (1.5 vCPU) next to one of app-2's
@@ -380,9 +347,9 @@ DECODER_PAST_MEMORY_LIMIT = (
 _ON_POOL_0 = "\n      nodeSelector: {pool: pool-0}"
 DECODER_DROPS_AFFINITY_PARTNER = (
     _pool('cpu: "4"')
-    + _deployment("app-0", 1, "100m", _ON_POOL_0 + _NEAR_APP_0.replace("app-0", "app-1"))
-    + _deployment("app-1", 1, "1500m", _ON_POOL_0)
-    + _deployment("app-2", 2, "500m", _ON_POOL_0 + "\n      affinity: {podAntiAffinity: "
+    + deployment_yaml("app-0", 1, "100m", _ON_POOL_0 + _NEAR_APP_0.replace("app-0", "app-1"))
+    + deployment_yaml("app-1", 1, "1500m", _ON_POOL_0)
+    + deployment_yaml("app-2", 2, "500m", _ON_POOL_0 + "\n      affinity: {podAntiAffinity: "
                   "{requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchLabels: {app: app-2}}, "
                   "topologyKey: kubernetes.io/hostname}]}}")
 )
@@ -407,16 +374,16 @@ _HOSTNAME_SPREAD = ("\n      topologySpreadConstraints: [{maxSkew: 1, topologyKe
 _TAINTED = "{key: dedicated, value: pool-0, effect: NoSchedule}"
 SPREAD_BESIDE_TAINTED_NEW_NODE = (
     _pool("", _TAINTED) + _pool("", _TAINTED.replace("pool-0", "pool-1")).replace("pool-0", "pool-1")
-    + _NODE_0 + _deployment("app-0", 1, "100m", _ON_POOL_0 + _TOLERATE + _NEAR_APP_0)
-    + _deployment("app-1", 2, "100m", _HOSTNAME_SPREAD + _NEAR_APP_0)
+    + _NODE_0 + deployment_yaml("app-0", 1, "100m", _ON_POOL_0 + _TOLERATE + _NEAR_APP_0)
+    + deployment_yaml("app-1", 2, "100m", _HOSTNAME_SPREAD + _NEAR_APP_0)
 )
 
 # Found by hypothesis: Karpenter's greedy order puts app-1's three replicas (hostname spread, maxSkew 1) on
 # node-0 before app-0 opens a new node, an empty hostname domain: skew 3 once every pod is counted. The
 # optimal engine chose that (re-packed) plan over CP-SAT's dearer valid one.
 WARM_START_PAST_HOSTNAME_SKEW = (
-    _pool("") + _NODE_0 + _deployment("app-0", 1, "100m", _ON_POOL_0 + _NEAR_APP_0)
-    + _deployment("app-1", 3, "100m", _HOSTNAME_SPREAD).replace("memory: 64Mi", "memory: 256Mi")
+    _pool("") + _NODE_0 + deployment_yaml("app-0", 1, "100m", _ON_POOL_0 + _NEAR_APP_0)
+    + deployment_yaml("app-1", 3, "100m", _HOSTNAME_SPREAD).replace("memory: 64Mi", "memory: 256Mi")
 )
 
 # Found by hypothesis: the model packs four 1Gi pods of app-1 (zone spread) into pool-1's two small zone-b
@@ -428,11 +395,11 @@ DECODER_DROP_BREAKS_ZONE_SPREAD = (
     _pool("") + _pool("memory: 4Gi").replace("pool-0", "pool-1").replace("  limits:", "  weight: 1\n  limits:")
     + _NODE_0.replace("small", "medium").replace('cpu: "2", memory: 2Gi, pods: "8"', 'cpu: "4", memory: 8Gi, pods: "16"')
     .replace('cpu: 1900m, memory: 1748Mi, pods: "8"', 'cpu: 3900m, memory: 7892Mi, pods: "16"')
-    + _deployment("app-0", 3, "100m", _HOSTNAME_SPREAD.replace("app-1", "app-0")
+    + deployment_yaml("app-0", 3, "100m", _HOSTNAME_SPREAD.replace("app-1", "app-0")
                   + "\n      affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 50, "
                   "podAffinityTerm: {labelSelector: {matchLabels: {app: app-0}}, topologyKey: topology.kubernetes.io/zone}}]}}")
     .replace("memory: 64Mi", "memory: 1Gi")
-    + _deployment("app-1", 7, "100m", _ZONE_SPREAD).replace("memory: 64Mi", "memory: 1Gi")
+    + deployment_yaml("app-1", 7, "100m", _ZONE_SPREAD).replace("memory: 64Mi", "memory: 1Gi")
 )
 
 
