@@ -70,11 +70,19 @@ def read_inventory(options: PlanOptions) -> Inventory:
 
 
 def read_catalog(options: PlanOptions, inventory: Inventory) -> Catalog:
+    """The catalog `options` name for this inventory (see `catalog_for`)."""
+    return catalog_for(inventory, options.region, options.catalog,
+                       allow_estimated_prices=options.allow_estimated_prices)
+
+
+def catalog_for(inventory: Inventory, region: str | None, catalog_file: str | None, *,
+                allow_estimated_prices: bool = False) -> Catalog:
     """`--catalog`, or the embedded catalog of `--region` (default: a ClusterConfig's region, else
-    DEFAULT_REGION). Raises InputError for a bad catalog or an unknown region."""
-    region = options.region or inventory.region or DEFAULT_REGION
-    return load_catalog(region, options.catalog, allow_estimated_prices=options.allow_estimated_prices,
-                        region_origin=None if options.region else inventory.region_origin)
+    DEFAULT_REGION; an unknown one is blamed on where it was written). Raises InputError for a bad catalog
+    or an unknown region. Every command that plans reads its catalog here."""
+    return load_catalog(region or inventory.region or DEFAULT_REGION, catalog_file,
+                        allow_estimated_prices=allow_estimated_prices,
+                        region_origin=None if region else inventory.region_origin)
 
 
 @dataclass
@@ -96,6 +104,23 @@ def _split_fargate(inventory: Inventory, profiles: Sequence[FargateProfile]) -> 
         reasons = [f"Fargate refuses {path}: {why}" for path, why in pod.template.fargate.refusals]
         fargate.append(FargatePlacement(pod, profile, reasons))
     return fargate, ec2
+
+
+@dataclass
+class Prepared:
+    """What every planning command builds before an engine runs: the catalog as NodeOverlays change it
+    (and their notes), the pods Fargate takes, and the scheduling problem of the rest."""
+
+    catalog: Catalog
+    notes: list[str]
+    fargate: list[FargatePlacement]
+    problem: Problem
+
+
+def prepare(inventory: Inventory, catalog: Catalog) -> Prepared:
+    catalog, notes = apply_node_overlays(catalog, inventory.overlays)
+    fargate, ec2_pods = _split_fargate(inventory, inventory.fargate_profiles)
+    return Prepared(catalog, notes, fargate, make_problem(inventory, catalog, ec2_pods))
 
 
 def make_problem(inventory: Inventory, catalog: Catalog, pods: Sequence[Pod]) -> Problem:
@@ -131,12 +156,12 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions, budg
     summary reports the wall seconds of every phase the budget has timed so far."""
     budget = TimeBudget(options.time_limit) if budget is None else budget
     with budget.phase("build"):
-        catalog, overlay_notes = apply_node_overlays(catalog, inventory.overlays)
-        fargate, ec2_pods = _split_fargate(inventory, inventory.fargate_profiles)
-        problem = make_problem(inventory, catalog, ec2_pods)
+        prepared = prepare(inventory, catalog)
+    problem = prepared.problem
     solution, state, greedy = solve(problem, options, budget)
     with budget.phase("assemble"):
-        plan = _assemble(inventory, catalog, options, problem, fargate, solution, state, greedy, overlay_notes)
+        plan = _assemble(inventory, prepared.catalog, options, problem, prepared.fargate, solution, state, greedy,
+                         prepared.notes)
     summary = replace(plan.summary, solve_seconds=budget.elapsed(), phases=budget.phases(),
                       time_limit=budget.limit if options.engine == "optimal" else None)
     return replace(plan, summary=summary)
@@ -147,16 +172,14 @@ def _unmet_preferences(problem: Problem, solution: Solution, greedy: Solution) -
     while it can, so say what a plan that honours it costs when the Karpenter simulation's does."""
     from karpplan.constraints.registry import REGISTRY
 
-    unmet = [line for kind in REGISTRY for line in kind.unmet_preferences(problem, solution)]
+    unmet = [u for kind in REGISTRY for u in kind.unmet_preferences(problem, solution)]
     if not unmet or solution is greedy:
-        return unmet
-    def which(line: str) -> str:  # the preference a line names, without what the plan did with it
-        return line.split(" is not honoured", 1)[0]
-
-    greedy_unmet = {which(line) for kind in REGISTRY for line in kind.unmet_preferences(problem, greedy)}
+        return [str(u) for u in unmet]
+    greedy_unmet = {u.preference for kind in REGISTRY for u in kind.unmet_preferences(problem, greedy)}
     out = []
-    for line in unmet:
-        if which(line) not in greedy_unmet and not greedy.unplaced:
+    for u in unmet:
+        line = str(u)
+        if u.preference not in greedy_unmet and not greedy.unplaced:
             extra = greedy.cost - solution.cost
             line += (f"; honouring it as Karpenter's plan does costs ${greedy.cost:.4f}/h"
                      + (f" (+${extra:.4f}/h)" if extra > 0 else ""))
@@ -266,7 +289,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     warnings.extend(solution.notes)
     warnings.extend(_unmet_preferences(problem, solution, greedy))
     warnings.extend(str(notice) for notice in inventory.notices)
-    ignored = tuple(IgnoredDocument(d.kind, d.name, d.origin, d.reason or "kind not read by karpplan")
+    ignored = tuple(IgnoredDocument(d.kind, d.name, d.origin, d.why)
                     for d in inventory.skipped)
     return Plan(summary, tuple(nodes), tuple(plan_pods), tuple(unschedulable), tuple(warnings), ignored)
 

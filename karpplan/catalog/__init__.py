@@ -21,7 +21,7 @@ from karpplan.catalog.prices import PriceRow, read_price_csv
 from karpplan.catalog.types import ON_DEMAND, RESERVED, SPOT, Catalog, InstanceShape, InstanceType, Offering
 from karpplan.catalog.user import load_user_catalog
 from karpplan.errors import InputError, Origin
-from karpplan.model.labels import OS, WINDOWS_BUILD
+from karpplan.model.labels import AWS_PREFIX, OS, WINDOWS_BUILD
 from karpplan.model.pools import KubeletConfig, NodeStorage
 
 __all__ = [
@@ -174,7 +174,7 @@ def windows_priced(it: InstanceType) -> bool:
     outside the burstable families the licence rule does not cover."""
     if it.shape is None:
         return True
-    family = it.labels.get("karpenter.k8s.aws/instance-family", it.name.split(".", 1)[0])
+    family = it.labels.get(AWS_PREFIX + "instance-family", it.name.split(".", 1)[0])
     return it.shape.arch == "amd64" and family not in NO_WINDOWS_ESTIMATE_FAMILIES
 
 

@@ -15,7 +15,8 @@ def _offering_labels(it: InstanceType, offering: Offering) -> dict[str, str]:
     return {**it.labels, ZONE: offering.zone, CAPACITY_TYPE: offering.capacity_type}
 
 
-def _overlaid(it: InstanceType, overlays: Sequence[NodeOverlay], touched: dict[str, int]) -> InstanceType:
+def _overlaid(it: InstanceType, overlays: Sequence[NodeOverlay], touched: dict[str, int],
+              types_matched: dict[str, int]) -> InstanceType:
     offerings: list[Offering] = []
     matched_any: list[NodeOverlay] = []
     for offering in it.offerings:
@@ -30,6 +31,8 @@ def _overlaid(it: InstanceType, overlays: Sequence[NodeOverlay], touched: dict[s
             continue
         touched[pricing.name] = touched.get(pricing.name, 0) + 1
         offerings.append(dataclasses.replace(offering, price=round(pricing.priced(offering.price), 6)))
+    for overlay in matched_any:
+        types_matched[overlay.name] = types_matched.get(overlay.name, 0) + 1
     extra: dict[str, int] = {}
     for overlay in matched_any:  # in precedence order: the first to name a resource decides it
         for name, amount in overlay.capacity.items():
@@ -46,14 +49,12 @@ def apply_node_overlays(catalog: Catalog, overlays: Sequence[NodeOverlay]) -> tu
     if not overlays:
         return catalog, []
     ordered = precedence(list(overlays))
-    touched: dict[str, int] = {}
-    types = tuple(_overlaid(it, ordered, touched) for it in catalog.instance_types)
+    touched: dict[str, int] = {}  # overlay -> offerings it prices
+    types_matched: dict[str, int] = {}  # overlay -> instance types it matches
+    types = tuple(_overlaid(it, ordered, touched, types_matched) for it in catalog.instance_types)
     notes: list[str] = []
     for overlay in ordered:
-        matched = sum(
-            1 for it in catalog.instance_types
-            if any(overlay.requirements.matches(_offering_labels(it, o)) for o in it.offerings)
-        )
+        matched = types_matched.get(overlay.name, 0)
         what = []
         if overlay.sets_price:
             change = f"price {overlay.price}" if overlay.price is not None else f"priceAdjustment {overlay.price_adjustment}"

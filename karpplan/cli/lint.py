@@ -4,18 +4,15 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
 from karpplan.cli.options import catalog_option, output_option, region_option
-from karpplan.lint.config import UnknownRule, find_config
-from karpplan.lint.docs import explain_rule, list_rules
-from karpplan.lint.registry import resolve
-from karpplan.lint.render import render_github, render_json, render_junit, render_table
-from karpplan.lint.run import LintOptions, lint
-from karpplan.lint.sarif import render_sarif
+
+if TYPE_CHECKING:  # the lint package (and the planner it reaches) loads when the command runs, not at start-up
+    from karpplan.lint.run import LintOptions
 
 
 class LintFormat(StrEnum):
@@ -28,6 +25,10 @@ class LintFormat(StrEnum):
 
 def run_lint(options: LintOptions, output: LintFormat, stdout: Console) -> int:
     """Lint and render; raises InputError for bad input (the error boundary prints it, exit 2)."""
+    from karpplan.lint.render import render_github, render_json, render_junit, render_table
+    from karpplan.lint.run import lint
+    from karpplan.lint.sarif import render_sarif
+
     report = lint(options)
     if output is LintFormat.table:
         render_table(report, stdout)
@@ -72,6 +73,11 @@ def register(app: typer.Typer) -> None:
         ] = "50Mi",
     ) -> None:
         """Check manifests for what the API server rejects and what can never schedule (CI-friendly)."""
+        from karpplan.lint.config import UnknownRule, find_config
+        from karpplan.lint.docs import explain_rule, list_rules
+        from karpplan.lint.registry import resolve
+        from karpplan.lint.run import LintOptions
+
         state = terminal_of(ctx)
         if list_rules_flag:
             state.stdout.file.write(list_rules())

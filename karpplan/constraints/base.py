@@ -40,6 +40,17 @@ class Violation:
         return f"{self.kind}: {self.message}"
 
 
+@dataclass(frozen=True)
+class UnmetPreference:
+    """A preference (soft constraint) a plan does not honour: which one, and what the plan did instead."""
+
+    preference: str  # where it is written and whose it is: the same for every plan of one problem
+    outcome: str
+
+    def __str__(self) -> str:
+        return f"{self.preference} is not honoured{self.outcome}"
+
+
 class ConstraintKind(ABC):
     """One kind of scheduling constraint."""
 
@@ -75,8 +86,8 @@ class ConstraintKind(ABC):
     def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
         """Where the solution breaks the rule, checked from the plan's final state."""
 
-    def unmet_preferences(self, problem: Problem, solution: Solution) -> list[str]:
-        """The rule's preferred (soft) forms the solution does not honour, one line each (default: none)."""
+    def unmet_preferences(self, problem: Problem, solution: Solution) -> list[UnmetPreference]:
+        """The rule's preferred (soft) forms the solution does not honour (default: none)."""
         del problem, solution
         return []
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from karpplan.constraints.base import ConstraintKind, Violation
+from karpplan.constraints.base import ConstraintKind, UnmetPreference, Violation
 from karpplan.constraints.view import node_views
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ class NodeAffinityKind(ConstraintKind):
             view.labels, view.name) else "node selector/affinity not satisfied")
 
 
-    def unmet_preferences(self, problem: Problem, solution: Solution) -> list[str]:
+    def unmet_preferences(self, problem: Problem, solution: Solution) -> list[UnmetPreference]:
         """Workloads whose pods sit on nodes missing their heaviest preferred node-affinity term although
         some node they may use has it (Karpenter tries that term first)."""
         misses: dict[int, list[str]] = {}
@@ -55,7 +55,7 @@ class NodeAffinityKind(ConstraintKind):
                 best = max(preferred, key=lambda p: p.weight)
                 if not best.term.matches(view.labels, view.name):
                     misses.setdefault(group.index, []).append(pod.key)
-        out: list[str] = []
+        out: list[UnmetPreference] = []
         for group in problem.groups:
             pods = misses.get(group.index)
             if not pods:
@@ -63,10 +63,9 @@ class NodeAffinityKind(ConstraintKind):
             best = max(group.template.affinity.preferred, key=lambda p: p.weight)
             if not any(best.term.matches(o.labels, "") for o in group.options):
                 continue  # no node the pod may use has it: nothing to honour
-            out.append(
-                f"{best.term.origin}: {group.group.pods[0].workload}: preferred node affinity (weight "
-                f"{best.weight}) is not honoured for {len(pods)} of {group.size} pod(s): their nodes do not match "
-                f"{best.term.requirements}")
+            out.append(UnmetPreference(
+                f"{best.term.origin}: {group.group.pods[0].workload}: preferred node affinity (weight {best.weight})",
+                f" for {len(pods)} of {group.size} pod(s): their nodes do not match {best.term.requirements}"))
         return out
 
 

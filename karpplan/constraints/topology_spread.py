@@ -20,7 +20,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from karpplan.constraints.base import ConstraintKind, Violation
+from karpplan.constraints.base import ConstraintKind, UnmetPreference, Violation
 from karpplan.constraints.view import NodeView, node_views
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.taints import SCHEDULING_EFFECTS, untolerated
@@ -273,12 +273,12 @@ class TopologySpreadKind(ConstraintKind):
                 out.append((d, counts[d], limit, minimum))
         return out
 
-    def unmet_preferences(self, problem: Problem, solution: Solution) -> list[str]:
+    def unmet_preferences(self, problem: Problem, solution: Solution) -> list[UnmetPreference]:
         """ScheduleAnyway spreads the plan does not honour. Karpenter treats them as required until it
         cannot meet them, so its domains count here: every zone the pod could launch into, empty or not."""
         views = node_views(solution)
         by_name = {v.name: v for v in views}
-        out: list[str] = []
+        out: list[UnmetPreference] = []
         for group in problem.groups:
             homes = {v.name for v in views for h, _ in v.pending if h is group}
             if not homes:
@@ -292,10 +292,10 @@ class TopologySpreadKind(ConstraintKind):
                 skews = self._skews(group.template, c, homes, views, by_name, more)
                 if skews:
                     worst = max(skews, key=lambda s: s[1] - s[2])
-                    out.append(
-                        f"{c.origin}: {workload}: preferred spread (ScheduleAnyway, maxSkew {c.max_skew} on {c.topology_key}) "
-                        f"is not honoured: {worst[0]} holds {worst[1]} matching pods, the emptiest domain {worst[3]}"
-                    )
+                    out.append(UnmetPreference(
+                        f"{c.origin}: {workload}: preferred spread (ScheduleAnyway, maxSkew {c.max_skew} on "
+                        f"{c.topology_key})",
+                        f": {worst[0]} holds {worst[1]} matching pods, the emptiest domain {worst[3]}"))
         return out
 
 

@@ -20,7 +20,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 
-from karpplan.catalog import DEFAULT_REGION
 from karpplan.catalog.types import Catalog
 from karpplan.errors import Origin
 from karpplan.explain.report import Explanation
@@ -390,13 +389,13 @@ def _minimal_conflict(planner: _Planner, inv: Inventory, cands: Sequence[Candida
 
 def reproduce_and_fix(explanation: Explanation, manifests: Sequence[str], *, catalog: str | None = None,
                       region: str | None = None) -> None:
-    from karpplan.catalog import load_catalog
     from karpplan.model.build import load_inventory
+    from karpplan.planner import catalog_for
 
     inv = load_inventory(manifests)
     documents, _ = read_documents([m for m in manifests if m != "-"])
     locator = Locator(documents)
-    cat = load_catalog(region or inv.region or DEFAULT_REGION, catalog)
+    cat = catalog_for(inv, region, catalog)
     planner = _Planner(cat)
     base = planner.plan(inv)
     base_cost = base.summary.hourly_cost

@@ -97,21 +97,11 @@ class LintContext:
 
     @cached_property
     def planner(self) -> PlannerView:
-        from karpplan.catalog.overlays import apply_node_overlays
-        from karpplan.model.fargate import profile_for
-        from karpplan.planner import make_problem
+        from karpplan.planner import prepare
 
-        catalog, _ = apply_node_overlays(self.catalog(), self.inventory.overlays)
-        profiles = self.inventory.fargate_profiles
-        fargate: list[tuple[Pod, FargateProfile]] = []
-        ec2: list[Pod] = []
-        for pod in self.inventory.pending:
-            profile = profile_for(profiles, pod.namespace, pod.labels) if profiles else None
-            if profile is None:
-                ec2.append(pod)
-            else:
-                fargate.append((pod, profile))
-        return PlannerView(make_problem(self.inventory, catalog, ec2), fargate, catalog)
+        prepared = prepare(self.inventory, self.catalog())
+        fargate = [(placement.pod, placement.profile) for placement in prepared.fargate]
+        return PlannerView(prepared.problem, fargate, prepared.catalog)
 
     def group_document(self, group_info: GroupInfo) -> Document | None:
         """The group's document, None when the API server would reject it (validation findings)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import sys
 from collections.abc import Sequence
@@ -19,8 +20,6 @@ from karpplan.lint.locate import column, key_of, locate
 from karpplan.lint.report import LintReport
 from karpplan.lint.rules.validation import classify
 from karpplan.model.build import build_inventory
-
-DEFAULT_REGION = "us-east-1"
 
 
 @dataclass(frozen=True)
@@ -79,10 +78,11 @@ def lint(options: LintOptions) -> LintReport:
     collected: list[InputProblem] = []
     inventory = build_inventory(documents, collect=collected)
 
-    def catalog() -> Catalog:
-        from karpplan.catalog import load_catalog
+    @functools.cache
+    def catalog() -> Catalog:  # read once, when a rule first needs it
+        from karpplan.planner import catalog_for
 
-        return load_catalog(options.region or inventory.region or DEFAULT_REGION, options.catalog)
+        return catalog_for(inventory, options.region, options.catalog)
 
     files = list(dict.fromkeys(d.origin.file for d in documents))
     ctx = LintContext(list(documents), inventory, collected, catalog, _texts(files, stdin_text))

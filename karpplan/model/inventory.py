@@ -21,6 +21,11 @@ class SkippedDocument:
     origin: str
     reason: str = ""  # empty: a kind karpplan does not read
 
+    @property
+    def why(self) -> str:
+        """The reason as a person reads it."""
+        return self.reason or "kind not read by karpplan"
+
 
 @dataclass(frozen=True)
 class InputNotice:
@@ -65,19 +70,20 @@ class Inventory:
         return tuple(fp for c in self.clusters for fp in c.fargate_profiles)
 
     @property
+    def _regional_cluster(self) -> ClusterConfig | None:
+        """The first ClusterConfig that names a region: the one that sets the plan's region."""
+        return next((c for c in self.clusters if c.region), None)
+
+    @property
     def region(self) -> str | None:
-        for c in self.clusters:
-            if c.region:
-                return c.region
-        return None
+        cluster = self._regional_cluster
+        return cluster.region if cluster else None
 
     @property
     def region_origin(self) -> Origin | None:
         """Where the region `region` returns is written (a ClusterConfig's metadata.region)."""
-        for c in self.clusters:
-            if c.region:
-                return c.region_origin
-        return None
+        cluster = self._regional_cluster
+        return cluster.region_origin if cluster else None
 
     @property
     def namespace_labels(self) -> Mapping[str, Mapping[str, str]]:

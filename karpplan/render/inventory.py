@@ -323,7 +323,7 @@ def inventory_document(inventory: Inventory) -> dict[str, Any]:
         ],
         "namespaces": [{"name": n.name, "labels": dict(n.labels)} for n in inventory.namespaces],
         "skipped": [
-            {"kind": s.kind, "name": s.name, "origin": s.origin, "reason": s.reason or "kind not read by karpplan"}
+            {"kind": s.kind, "name": s.name, "origin": s.origin, "reason": s.why}
             for s in inventory.skipped
         ],
     }
@@ -455,7 +455,7 @@ def render_inventory(inventory: Inventory, console: Console, *, verbose: bool = 
                 Text(skipped.kind),
                 Text(skipped.name or "-"),
                 Text(skipped.origin),
-                Text(skipped.reason or "kind not read by karpplan"),
+                Text(skipped.why),
             )
         console.print(table)
 
@@ -479,6 +479,6 @@ def skipped_note(inventory: Inventory, *, listed: bool = False) -> str | None:
 def skipped_lines(inventory: Inventory) -> list[str]:
     """One line per skipped document, where it is and why (for -v)."""
     return [
-        f"  {s.origin}: {s.kind}/{s.name or '-'}: {s.reason or 'kind not read by karpplan'}"
+        f"  {s.origin}: {s.kind}/{s.name or '-'}: {s.why}"
         for s in inventory.skipped
     ]
