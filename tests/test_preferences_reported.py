@@ -8,8 +8,8 @@ is written and what a plan that keeps it costs.
 from __future__ import annotations
 
 import collections
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from planner_helpers import plan_json
 
