@@ -264,9 +264,9 @@ class StaticPool:
         if self.running:
             head += f"; {self.running} of them are in the input"
         if not self.nodes:
-            if self.launch is None and self.running < self.wanted:
-                return head + "; no instance type of the catalog meets its requirements, so karpplan plans none"
-            return head + "; karpplan plans no more"
+            if self.running >= self.wanted:
+                return head + ("; karpplan plans no more" if self.running else "; that is none here")
+            return head + "; no instance type of the catalog meets its requirements, so karpplan plans none"
         o = self.launch
         assert o is not None
         count = f"{len(self.nodes)} more" if self.running else f"its {len(self.nodes)}"
