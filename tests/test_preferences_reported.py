@@ -108,3 +108,18 @@ def test_a_dropped_preferred_pod_anti_affinity_is_named_with_its_price() -> None
         f"[api]) is not honoured for 4 of 4 pod(s): {node['name']} holds 4 pod(s) it selects; honouring it as "
         f"Karpenter's plan does costs ${karpenter['summary']['hourlyCost']:.4f}/h "
         f"(+${karpenter['summary']['hourlyCost'] - plan['summary']['hourlyCost']:.4f}/h)")
+
+
+def test_a_free_preferred_hostname_anti_affinity_is_honoured(tmp_path: Path) -> None:
+    # Three API replicas of 1.5 vCPU: a node each (three 2-vCPU nodes) costs what packing does (a 4-vCPU
+    # node for two and a 2-vCPU one), so the plan keeps one replica per node and says nothing.
+    text = (MANIFEST.parent / "api-spread-over-hosts.yaml").read_text()
+    text = text.replace("replicas: 4", "replicas: 3").replace("cpu: 250m, memory: 512Mi", "cpu: 1500m, memory: 2Gi")
+    preferred, unpreferred = tmp_path / "api.yaml", tmp_path / "api-packed.yaml"
+    preferred.write_text(text)
+    unpreferred.write_text(_strip_affinity(text))
+    baseline = plan_json(unpreferred)
+    plan = plan_json(preferred)
+    assert plan["summary"]["hourlyCost"] == baseline["summary"]["hourlyCost"]
+    assert [len(n["pods"]) for n in plan["nodes"]] == [1, 1, 1]
+    assert not any("preferred pod" in w for w in plan["warnings"])
