@@ -398,8 +398,11 @@ class InterPodAffinityKind(ConstraintKind):
         topo = problem.topology
         ns_labels = problem.namespace_labels
         views = node_views(solution)
-        placed = [(view, p) for view in views if not view.fargate
-                  for p in [*view.bound, *(q for _, q in view.pending)]]
+        placed: dict[int, list[tuple[NodeView, Pod]]] = defaultdict(list)  # by template: one label set each
+        for view in views:
+            if not view.fargate:
+                for p in [*view.bound, *(q for _, q in view.pending)]:
+                    placed[id(p.template)].append((view, p))
         homes: dict[int, list[tuple[NodeView, Pod]]] = defaultdict(list)
         for view in views:
             for group, pod in view.pending:
@@ -443,7 +446,7 @@ class _Misses:
     pods: int = 0
     missed: list[tuple[NodeView, Pod]] = field(default_factory=list)
 
-    def where(self, placed: list[tuple[NodeView, Pod]], ns_labels: Mapping[str, Mapping[str, str]]) -> str:
+    def where(self, placed: Mapping[int, list[tuple[NodeView, Pod]]], ns_labels: Mapping[str, Mapping[str, str]]) -> str:
         """Where the term is missed: for anti-affinity the domain holding the most pods it selects, for
         affinity that no such pod shares the pods' domain (or that their nodes lack the key)."""
         term = self.rule.terms[0]
@@ -453,11 +456,7 @@ class _Misses:
                 return f": their nodes lack the label {key}"
             return f": no pod it selects shares their {key}"
         domains = {v.domain(key) for v, _ in self.missed}
-        held: dict[str, int] = defaultdict(int)
-        for v, q in placed:
-            d = v.domain(key)
-            if d is not None and d in domains and _selects(term, q, ns_labels):
-                held[d] += 1
+        held = {d: n for d, n in _held(term, placed, ns_labels).items() if d is not None and d in domains}
         worst = max(sorted(held), key=lambda d: held[d])
         return f": {worst} holds {held[worst]} pod(s) it selects"
 
@@ -480,23 +479,31 @@ def _closed(rule: AffinityRule, group: GroupInfo, problem: Problem) -> bool:
     return all(d is not None and taken.get(d, 0) > 0 for d in domains)
 
 
-def _missed(rule: AffinityRule, mine: list[tuple[NodeView, Pod]], placed: list[tuple[NodeView, Pod]],
+def _held(term: AffinityTerm, placed: Mapping[int, list[tuple[NodeView, Pod]]],
+          ns_labels: Mapping[str, Mapping[str, str]]) -> dict[str | None, int]:
+    """Domain of the term's key (None: a node without it) -> placed pods the term selects."""
+    held: dict[str | None, int] = defaultdict(int)
+    for pods in placed.values():
+        if _selects(term, pods[0][1], ns_labels):  # one template, one namespace and label set
+            for v, _ in pods:
+                held[v.domain(term.key)] += 1
+    return held
+
+
+def _missed(rule: AffinityRule, mine: list[tuple[NodeView, Pod]], placed: Mapping[int, list[tuple[NodeView, Pod]]],
             ns_labels: Mapping[str, Mapping[str, str]]) -> list[tuple[NodeView, Pod]] | None:
     """The group's placed pods (`mine`) that miss this preferred term in the plan, or None when no plan
     can meet it (an affinity term that selects no placed pod and not its owner)."""
     term = rule.terms[0]
     key = term.key
-    held: dict[str | None, int] = defaultdict(int)  # domain -> placed pods the term selects
-    for v, q in placed:
-        if _selects(term, q, ns_labels):
-            held[v.domain(key)] += 1
+    held = _held(term, placed, ns_labels)
     total = sum(held.values())
     if not rule.anti and not total and not rule.self_match:
         return None
     out: list[tuple[NodeView, Pod]] = []
+    me = 1 if _selects(term, mine[0][1], ns_labels) else 0  # the pod itself, if the term selects it
     for view, pod in mine:
         domain = view.domain(key)
-        me = 1 if _selects(term, pod, ns_labels) else 0  # the pod itself, if the term selects it
         if rule.anti:
             if domain is not None and held[domain] > me:
                 out.append((view, pod))
