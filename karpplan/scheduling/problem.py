@@ -20,13 +20,12 @@ from karpplan.model.taints import SCHEDULING_EFFECTS, untolerated
 from karpplan.scheduling.candidates import (
     LaunchOption,
     PoolVerdict,
-    StaticPool,
     build_launch_options,
     check_pool,
     limits_remaining,
-    static_pools,
 )
 from karpplan.scheduling.filters import ExistingNodeInfo, static_reasons
+from karpplan.scheduling.static_pools import StaticPool, static_pools
 from karpplan.scheduling.topology import Topology, build_topology
 
 if TYPE_CHECKING:
