@@ -437,7 +437,6 @@ def _matches(term: PodAffinityTerm, owner: Pod, other: Pod, ns_labels: Mapping[s
             and selector.matches(other.labels))
 
 
-
 @dataclass
 class _Misses:
     """The pods of one workload that miss one preferred term."""
