@@ -48,6 +48,7 @@ class PlanNode:
     daemon_requests: Resources
     pods: tuple[str, ...]
     fargate: FargateInfo | None = None
+    static: bool = False  # a node a static NodePool (spec.replicas) keeps, whatever is pending
 
     def to_document(self) -> dict[str, Any]:
         doc: dict[str, Any] = {
@@ -66,6 +67,7 @@ class PlanNode:
             "daemonSetRequests": self.daemon_requests.formatted(),
             "pods": list(self.pods),
             "fargate": None,
+            "static": self.static,
         }
         if self.fargate is not None:
             doc["fargate"] = {

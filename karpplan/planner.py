@@ -167,9 +167,10 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions, budg
     return replace(plan, summary=summary)
 
 
-def _unmet_preferences(problem: Problem, solution: Solution, greedy: Solution) -> list[str]:
+def _unmet_preferences(problem: Problem, solution: Solution, greedy: Solution, fixed: float = 0.0) -> list[str]:
     """Each preference (soft constraint) the plan does not honour, never silently: Karpenter would honour it
-    while it can, so say what a plan that honours it costs when the Karpenter simulation's does."""
+    while it can, so say what a plan that honours it costs when the Karpenter simulation's does (with
+    `fixed`, the static NodePools' nodes every plan pays for)."""
     from karpplan.constraints.registry import REGISTRY
 
     unmet = [u for kind in REGISTRY for u in kind.unmet_preferences(problem, solution)]
@@ -181,7 +182,7 @@ def _unmet_preferences(problem: Problem, solution: Solution, greedy: Solution) -
         line = str(u)
         if u.preference not in greedy_unmet and not greedy.unplaced:
             extra = greedy.cost - solution.cost
-            line += (f"; honouring it as Karpenter's plan does costs ${greedy.cost:.4f}/h"
+            line += (f"; honouring it as Karpenter's plan does costs ${greedy.cost + fixed:.4f}/h"
                      + (f" (+${extra:.4f}/h)" if extra > 0 else ""))
         out.append(line)
     return out
@@ -197,6 +198,8 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     placed: dict[str, str] = {}
     unschedulable: list[UnschedulablePod] = []
     warnings: list[str] = list(notes)
+    static_launch = {n.name: s.launch for s in problem.static if s.launch is not None for n in s.nodes}
+    static_cost = sum(launch.price for launch in static_launch.values())
     for solved in solution.nodes:
         pods_here = [p for _, p in solved.pods]
         for pod in pods_here:
@@ -207,11 +210,14 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
             names = tuple(p.key for p in solved.existing.bound) + tuple(p.key for p in pods_here)
             requested = _sum(p.requests for p in bound + pods_here)
             daemon = solved.existing.used - _sum(p.requests for p in bound)
-            nodes.append(PlanNode(node.name, False, node.labels.get(L.NODEPOOL) or node.labels.get(L.PROVISIONER_NAME),
+            launch = static_launch.get(node.name)  # a static NodePool's node to come: new, and paid for
+            nodes.append(PlanNode(node.name, launch is not None,
+                                  node.labels.get(L.NODEPOOL) or node.labels.get(L.PROVISIONER_NAME),
                                   node.labels.get(L.INSTANCE_TYPE), node.labels.get(L.ZONE),
-                                  node.labels.get(L.CAPACITY_TYPE), 0.0, False, dict(node.labels),
+                                  node.labels.get(L.CAPACITY_TYPE), 0.0 if launch is None else launch.price,
+                                  launch is not None and launch.price_estimated, dict(node.labels),
                                   tuple(t.as_dict() for t in node.taints), node.allocatable,
-                                  requested + daemon, daemon, names))
+                                  requested + daemon, daemon, names, static=launch is not None))
             continue
         option = solved.option
         assert option is not None
@@ -274,20 +280,21 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
         for p in inventory.pods if not p.terminal or p.bound
     ]
     pending = [p for p in inventory.pending]
-    cost = solution.cost + fargate_cost
-    lower = None if solution.lower_bound is None else solution.lower_bound + fargate_cost
+    cost = solution.cost + fargate_cost + static_cost
+    lower = None if solution.lower_bound is None else solution.lower_bound + fargate_cost + static_cost
     summary = Summary(
         pods=len(pending), scheduled=sum(1 for p in pending if p.key in placed),
         unschedulable=len(unschedulable), gated=len(inventory.gated), bound=len(inventory.bound),
         new_nodes=sum(1 for n in nodes if n.new), hourly_cost=cost, lower_bound=lower,
         engine=solution.engine, status=solution.status, solve_seconds=0.0,
-        region=region, catalog=catalog.name, karpenter_cost=greedy.cost + fargate_cost,
-        karpenter_new_nodes=len(greedy.new_nodes) + len(fargate) - sum(1 for f in fargate if f.reasons),
+        region=region, catalog=catalog.name, karpenter_cost=greedy.cost + fargate_cost + static_cost,
+        karpenter_new_nodes=len(greedy.new_nodes) + len(static_launch) + len(fargate) - sum(1 for f in fargate if f.reasons),
         karpenter_scheduled=len(pending) - len(greedy.unplaced) - sum(1 for f in fargate if f.reasons),
         estimated_prices=any(n.price_estimated for n in nodes), seed=options.seed,
     )
     warnings.extend(solution.notes)
-    warnings.extend(_unmet_preferences(problem, solution, greedy))
+    warnings.extend(_unmet_preferences(problem, solution, greedy, static_cost))
+    warnings.extend(s.describe() for s in problem.static)
     warnings.extend(str(notice) for notice in inventory.notices)
     ignored = tuple(IgnoredDocument(d.kind, d.name, d.origin, d.why)
                     for d in inventory.skipped)

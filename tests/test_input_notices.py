@@ -41,12 +41,15 @@ def test_v1beta1_nodepool_kubelet_still_applies(tmp_path: Path) -> None:
     assert sum(len(n["pods"]) for n in general) == 12 and len(general) >= 2
 
 
-def test_static_nodepool_is_never_provisioned_for_pods_and_said() -> None:
+def test_static_nodepool_nodes_are_planned_and_said() -> None:
+    # The static pool's two nodes are in the plan (tainted: the web pods stay on the general pool), and
+    # the warning at the NodePool says what is assumed about them (tests/test_static_nodepools.py).
     plan = plan_json(MANIFEST)
-    assert not any(n["nodePool"] == "ingress-static" for n in plan["nodes"])
+    static = [n for n in plan["nodes"] if n["nodePool"] == "ingress-static"]
+    assert len(static) == 2 and all(n["static"] and n["new"] and not n["pods"] for n in static)
     (warning,) = [w for w in plan["warnings"] if "ingress-static" in w]
     assert "static (replicas: 2)" in warning
-    assert warning.startswith(f"{MANIFEST}:{_line_of(MANIFEST.read_text(), 'replicas: 2')}:")
+    assert warning.startswith(f"{MANIFEST}:{_line_of(MANIFEST.read_text(), 'name: ingress-static') - 3}:")
 
 
 POOL = """\

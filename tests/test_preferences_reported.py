@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 from pathlib import Path
+from typing import Any
 
 from planner_helpers import plan_json
 
@@ -54,3 +55,71 @@ def test_a_dropped_preferred_node_affinity_is_named_with_its_price() -> None:
     karpenter = plan_json(manifest, "--engine", "karpenter")
     assert {n["capacityType"] for n in karpenter["nodes"]} == {"on-demand"}
     assert not any("preferred node affinity" in w for w in karpenter["warnings"])
+
+
+# ------------------------------------------------------------------------------------ preferred pod (anti-)affinity
+def _strip_affinity(text: str) -> str:
+    """The manifest without the web tier's `affinity:` block (what a plan costs with no preference)."""
+    start = text.index("      affinity:\n")
+    return text[:start] + text[text.index("      containers:\n", start):]
+
+
+def _zones_of(plan: dict[str, Any], prefix: str) -> collections.Counter[str]:
+    nodes = {n["name"]: n for n in plan["nodes"]}
+    return collections.Counter(nodes[p["node"]]["zone"] for p in plan["pods"]
+                               if p.get("node") and p["name"].startswith(prefix))
+
+
+def test_a_free_preferred_pod_affinity_is_honoured(tmp_path: Path) -> None:
+    # The web tier prefers the cache's zone (us-east-1c, the cache pool's only zone); any zone costs the
+    # web tier the same. Without the preference the plan takes the first zone; with it, the cache's, at
+    # the same price, and no warning.
+    manifest = MANIFEST.parent / "web-near-cache.yaml"
+    unpreferred = tmp_path / "web-anywhere.yaml"
+    unpreferred.write_text(_strip_affinity(manifest.read_text()))
+    baseline = plan_json(unpreferred)
+    assert _zones_of(baseline, "web-server") != collections.Counter({"us-east-1c": 6})
+    for engine in ("optimal", "karpenter"):
+        plan = plan_json(manifest, "--engine", engine)
+        assert plan["summary"]["scheduled"] == 7
+        assert _zones_of(plan, "redis-cache") == collections.Counter({"us-east-1c": 1})
+        assert _zones_of(plan, "web-server") == collections.Counter({"us-east-1c": 6})
+        assert not any("preferred pod" in w for w in plan["warnings"])
+        if engine == "optimal":
+            assert plan["summary"]["hourlyCost"] == baseline["summary"]["hourlyCost"]
+
+
+def test_a_dropped_preferred_pod_anti_affinity_is_named_with_its_price() -> None:
+    # One small API replica per node (preferred) costs four nodes; the optimal plan packs them onto one
+    # and says which term it dropped, for how many pods, and what Karpenter's plan, which keeps it, costs.
+    manifest = MANIFEST.parent / "api-spread-over-hosts.yaml"
+    karpenter = plan_json(manifest, "--engine", "karpenter")
+    assert karpenter["summary"]["newNodes"] == 4
+    assert not any("preferred pod" in w for w in karpenter["warnings"])
+    plan = plan_json(manifest)
+    assert plan["summary"]["scheduled"] == 4
+    assert plan["summary"]["hourlyCost"] < karpenter["summary"]["hourlyCost"]
+    (node,) = plan["nodes"]
+    line = manifest.read_text().splitlines().index("              podAffinityTerm:") + 1
+    (warning,) = [w for w in plan["warnings"] if "preferred pod" in w]
+    assert warning == (
+        f"{manifest}:{line}: Deployment/api: preferred pod anti-affinity (weight 1, topologyKey "
+        "kubernetes.io/hostname, selector app.kubernetes.io/instance In [payments], app.kubernetes.io/name In "
+        f"[api]) is not honoured for 4 of 4 pod(s): {node['name']} holds 4 pod(s) it selects; honouring it as "
+        f"Karpenter's plan does costs ${karpenter['summary']['hourlyCost']:.4f}/h "
+        f"(+${karpenter['summary']['hourlyCost'] - plan['summary']['hourlyCost']:.4f}/h)")
+
+
+def test_a_free_preferred_hostname_anti_affinity_is_honoured(tmp_path: Path) -> None:
+    # Three API replicas of 1.5 vCPU: a node each (three 2-vCPU nodes) costs what packing does (a 4-vCPU
+    # node for two and a 2-vCPU one), so the plan keeps one replica per node and says nothing.
+    text = (MANIFEST.parent / "api-spread-over-hosts.yaml").read_text()
+    text = text.replace("replicas: 4", "replicas: 3").replace("cpu: 250m, memory: 512Mi", "cpu: 1500m, memory: 2Gi")
+    preferred, unpreferred = tmp_path / "api.yaml", tmp_path / "api-packed.yaml"
+    preferred.write_text(text)
+    unpreferred.write_text(_strip_affinity(text))
+    baseline = plan_json(unpreferred)
+    plan = plan_json(preferred)
+    assert plan["summary"]["hourlyCost"] == baseline["summary"]["hourlyCost"]
+    assert [len(n["pods"]) for n in plan["nodes"]] == [1, 1, 1]
+    assert not any("preferred pod" in w for w in plan["warnings"])

@@ -170,6 +170,13 @@ def test_optimiser_puts_cost_before_a_preferred_zone_then_fills_that_zone_first(
     karpenter = plan_text(tmp_path, POOL + cluster + web, engine="karpenter")
     assert karpenter.summary.new_nodes == 1
     assert zones_of(karpenter, "web") == Counter({"zone-b": 2})
+    # The replica in zone-a misses the preference: the plan says so, and what Karpenter's plan costs.
+    (warning,) = [w for w in plan.warnings if "preferred pod" in w]
+    assert warning.endswith(": Deployment/web: preferred pod affinity (weight 50, topologyKey topology.kubernetes.io/zone, "
+                            "selector app In [db]) is not honoured for 1 of 2 pod(s): no pod it selects shares their "
+                            "topology.kubernetes.io/zone; honouring it as Karpenter's plan does costs $0.4000/h "
+                            "(+$0.4000/h)")
+    assert not any("preferred pod" in w for w in karpenter.warnings)
 
 
 @BOTH
@@ -183,6 +190,13 @@ def test_preferred_zone_and_hostname_terms_together(tmp_path: Path, engine: str)
     assert plan.summary.scheduled == 3
     assert zones_of(plan, "web") == Counter({"zone-b": 3})
     assert plan.summary.new_nodes == (1 if engine == "optimal" else 3)
+    dropped = [w.split(": ", 2)[2] for w in plan.warnings if "preferred pod" in w]
+    if engine == "karpenter":
+        assert dropped == []
+    else:  # the hostname term, for all three replicas on the one node
+        (warning,) = dropped
+        assert warning.startswith("preferred pod anti-affinity (weight 50, topologyKey kubernetes.io/hostname, "
+                                  "selector app In [web]) is not honoured for 3 of 3 pod(s): ")
 
 
 @BOTH
@@ -195,6 +209,8 @@ def test_preferred_terms_no_plan_can_meet_never_leave_pods_pending(tmp_path: Pat
     plan = plan_text(tmp_path, POOL + cluster + web, engine=engine)
     assert plan.exit_code == 0
     assert plan.summary.scheduled == 3 and not plan.unschedulable
+    # Nor are they reported as dropped: no plan could honour them.
+    assert not any("ghost" in w or "selector app In [x]" in w for w in plan.warnings)
 
 
 @BOTH
@@ -239,3 +255,23 @@ def test_optimiser_breaks_a_cost_tie_with_the_preference(tmp_path: Path) -> None
     plan = plan_text(tmp_path, POOL + deployment("web", 3, affinity=affinity))
     assert plan.summary.new_nodes == 3
     assert sorted(zones_of(plan, "web").values()) == [1, 1, 1]
+
+
+def test_a_self_affinity_split_over_two_free_nodes_is_reported_for_both_replicas(tmp_path: Path) -> None:
+    # Two replicas prefer each other's zone; two existing nodes in different zones have room for one each.
+    # Free beats together: the optimiser splits them, and both miss the term (neither finds the other in
+    # its zone). Karpenter keeps them together by launching a node, which the warning prices.
+    cluster = existing_node("node-a", "zone-a", cpu="1") + existing_node("node-b", "zone-b", cpu="1")
+    web = deployment("web", 2, cpu="1", affinity=preferred("podAffinity", (20, ZONE, "web")))
+    plan = plan_text(tmp_path, POOL + cluster + web)
+    assert plan.summary.new_nodes == 0
+    assert zones_of(plan, "web") == Counter({"zone-a": 1, "zone-b": 1})
+    (warning,) = [w for w in plan.warnings if "preferred pod" in w]
+    assert warning.endswith(": Deployment/web: preferred pod affinity (weight 20, topologyKey "
+                            "topology.kubernetes.io/zone, selector app In [web]) is not honoured for 2 of 2 pod(s): "
+                            "no pod it selects shares their topology.kubernetes.io/zone; honouring it as Karpenter's "
+                            "plan does costs $0.4000/h (+$0.4000/h)")
+    # One replica alone meets its own term (the first pod): nothing to report.
+    single = plan_text(tmp_path, POOL + cluster + deployment("web", 1, cpu="1",
+                                                             affinity=preferred("podAffinity", (20, ZONE, "web"))))
+    assert not any("preferred pod" in w for w in single.warnings)

@@ -12,6 +12,11 @@ the groups, so the model's rows keep their order.
   existing matches or opens one domain (all self-matching replicas then share it); the anti-affinity of
   bound pods and the domains already taken are excluded before the variables exist (`exclude`).
   Preferred terms are penalties of their weight per pod that misses them, never keeping a pod out.
+* Preferences: a preferred term the plan's final state does not meet, for some pod of a group, is an
+  `UnmetPreference` (`unmet_preferences`): affinity is met when the pod's domain holds another pod the
+  term selects (or nothing else anywhere does and the pod selects itself: the first pod); anti-affinity
+  when it holds none (a node without the key is no domain: met). A term no pod anywhere can meet
+  (affinity to a pod that does not exist) is left out.
 * Verifier: no pod shares a domain of an anti-affinity term's key with a pod the term matches (terms of
   bound pods included); each required affinity term of a placed pod is met in its node's domain by
   another pod matching all the pod's terms, unless none matches anywhere and the pod matches its own
@@ -21,9 +26,10 @@ the groups, so the model's rows keep their order.
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from karpplan.constraints.base import ConstraintKind, Violation
+from karpplan.constraints.base import ConstraintKind, UnmetPreference, Violation
 from karpplan.constraints.view import NodeView, node_views
 from karpplan.model.labels import HOSTNAME
 
@@ -37,7 +43,7 @@ if TYPE_CHECKING:
     from karpplan.model.pods import Pod, PodAffinityTerm, PodTemplate
     from karpplan.scheduling.filters import ExistingNodeInfo
     from karpplan.scheduling.problem import GroupInfo, Problem
-    from karpplan.scheduling.topology import AffinityRule
+    from karpplan.scheduling.topology import AffinityRule, AffinityTerm
 
 
 def required_affinity_keys(template: PodTemplate) -> tuple[str, ...]:
@@ -385,12 +391,139 @@ class InterPodAffinityKind(ConstraintKind):
                                      term.topology_key))
         return out
 
+    def unmet_preferences(self, problem: Problem, solution: Solution) -> list[UnmetPreference]:
+        """Each preferred pod (anti-)affinity term some pod of the plan misses (see the module docstring),
+        named by where it is written, its workload, weight, topology key and selector, with how many of
+        the workload's pods miss it and one domain where it is missed."""
+        topo = problem.topology
+        ns_labels = problem.namespace_labels
+        views = node_views(solution)
+        placed: dict[int, list[tuple[NodeView, Pod]]] = defaultdict(list)  # by template: one label set each
+        for view in views:
+            if not view.fargate:
+                for p in [*view.bound, *(q for _, q in view.pending)]:
+                    placed[id(p.template)].append((view, p))
+        homes: dict[int, list[tuple[NodeView, Pod]]] = defaultdict(list)
+        for view in views:
+            for group, pod in view.pending:
+                homes[group.index].append((view, pod))
+        found: dict[str, _Misses] = {}  # by preference, in the groups' order
+        for group in problem.groups:
+            mine = homes.get(group.index)
+            if not mine:
+                continue
+            workload = group.group.pods[0].workload
+            for rule in [*topo.preferred_affinity.get(id(group.template), []),
+                         *topo.preferred_anti.get(id(group.template), [])]:
+                missed = None if _closed(rule, group, problem) else _missed(rule, mine, placed, ns_labels)
+                if missed is None:
+                    continue  # no plan can meet it
+                preference = f"{rule.terms[0].term.origin}: {workload}: {_describe(rule)}"
+                misses = found.setdefault(preference, _Misses(rule))
+                misses.pods += group.size
+                misses.missed.extend(missed)
+        out: list[UnmetPreference] = []
+        for preference, misses in found.items():
+            if misses.missed:
+                out.append(UnmetPreference(
+                    preference, f" for {len(misses.missed)} of {misses.pods} pod(s){misses.where(placed, ns_labels)}"))
+        return out
+
 
 def _matches(term: PodAffinityTerm, owner: Pod, other: Pod, ns_labels: Mapping[str, Mapping[str, str]]) -> bool:
     """Does `owner`'s term select `other` (namespace scope and label selector)?"""
     selector = term.selector_for(owner.labels)
     return (selector is not None and term.namespace_in_scope(owner.namespace, other.namespace, ns_labels)
             and selector.matches(other.labels))
+
+
+@dataclass
+class _Misses:
+    """The pods of one workload that miss one preferred term."""
+
+    rule: AffinityRule
+    pods: int = 0
+    missed: list[tuple[NodeView, Pod]] = field(default_factory=list)
+
+    def where(self, placed: Mapping[int, list[tuple[NodeView, Pod]]], ns_labels: Mapping[str, Mapping[str, str]]) -> str:
+        """Where the term is missed: for anti-affinity the domain holding the most pods it selects, for
+        affinity that no such pod shares the pods' domain (or that their nodes lack the key)."""
+        term = self.rule.terms[0]
+        key = term.key
+        if not self.rule.anti:
+            if all(v.domain(key) is None for v, _ in self.missed):
+                return f": their nodes lack the label {key}"
+            return f": no pod it selects shares their {key}"
+        domains = {v.domain(key) for v, _ in self.missed}
+        held = {d: n for d, n in _held(term, placed, ns_labels).items() if d is not None and d in domains}
+        worst = max(sorted(held), key=lambda d: held[d])
+        return f": {worst} holds {held[worst]} pod(s) it selects"
+
+
+def _selects(term: AffinityTerm, pod: Pod, ns_labels: Mapping[str, Mapping[str, str]]) -> bool:
+    return term.matches(pod.namespace, pod.labels, ns_labels)
+
+
+def _closed(rule: AffinityRule, group: GroupInfo, problem: Problem) -> bool:
+    """Is every domain the group may use (its launch options' and usable existing nodes') already
+    holding a bound pod this preferred anti-affinity term selects? Then no plan can honour it."""
+    if not rule.anti:
+        return False
+    key = rule.terms[0].key
+    if key == HOSTNAME and group.options:
+        return False  # a new node is a domain of its own
+    taken = rule.existing[0]
+    domains = {o.labels.get(key) for o in group.options}
+    domains |= {problem.existing[e].node.domain(key) for e in group.existing_ok}
+    return all(d is not None and taken.get(d, 0) > 0 for d in domains)
+
+
+def _held(term: AffinityTerm, placed: Mapping[int, list[tuple[NodeView, Pod]]],
+          ns_labels: Mapping[str, Mapping[str, str]]) -> dict[str | None, int]:
+    """Domain of the term's key (None: a node without it) -> placed pods the term selects."""
+    held: dict[str | None, int] = defaultdict(int)
+    for pods in placed.values():
+        if _selects(term, pods[0][1], ns_labels):  # one template, one namespace and label set
+            for v, _ in pods:
+                held[v.domain(term.key)] += 1
+    return held
+
+
+def _missed(rule: AffinityRule, mine: list[tuple[NodeView, Pod]], placed: Mapping[int, list[tuple[NodeView, Pod]]],
+            ns_labels: Mapping[str, Mapping[str, str]]) -> list[tuple[NodeView, Pod]] | None:
+    """The group's placed pods (`mine`) that miss this preferred term in the plan, or None when no plan
+    can meet it (an affinity term that selects no placed pod and not its owner)."""
+    term = rule.terms[0]
+    key = term.key
+    held = _held(term, placed, ns_labels)
+    total = sum(held.values())
+    if not rule.anti and not total and not rule.self_match:
+        return None
+    out: list[tuple[NodeView, Pod]] = []
+    me = 1 if _selects(term, mine[0][1], ns_labels) else 0  # the pod itself, if the term selects it
+    for view, pod in mine:
+        domain = view.domain(key)
+        if rule.anti:
+            if domain is not None and held[domain] > me:
+                out.append((view, pod))
+        elif domain is None or held[domain] <= me and (total > me or not rule.self_match):
+            out.append((view, pod))
+    return out
+
+
+def _describe(rule: AffinityRule) -> str:
+    """`preferred pod anti-affinity (weight 100, topologyKey kubernetes.io/hostname, selector app In [web])`,
+    with the namespaces when the term names some."""
+    term = rule.terms[0]
+    raw = term.term
+    selector = "none" if term.selector is None else str(term.selector)
+    scope = ""
+    if raw.namespaces:
+        scope += f", namespaces {', '.join(sorted(raw.namespaces))}"
+    if raw.namespace_selector is not None:
+        scope += f", namespaceSelector {raw.namespace_selector}"
+    kind = "anti-affinity" if rule.anti else "affinity"
+    return f"preferred pod {kind} (weight {rule.weight}, topologyKey {term.key}, selector {selector}{scope})"
 
 
 INTER_POD_AFFINITY = InterPodAffinityKind()

@@ -177,7 +177,8 @@ def build_nodepool(doc: Document, root: Field, notices: list[InputNotice] | None
 
     What Karpenter itself drops or treats specially is kept out of the pool and told in `notices`: the
     v1beta1 `spec.template.spec.kubelet` in a v1 NodePool (not in the v1 schema, so the API server prunes
-    it), and `spec.replicas` (a static NodePool, never provisioned for pending pods).
+    it). `spec.replicas` makes a static NodePool: never provisioned for pending pods, its nodes are planned
+    (and said) by `scheduling/candidates.static_pools`.
     """
     notices = notices if notices is not None else []
     spec = root["spec"]
@@ -204,13 +205,6 @@ def build_nodepool(doc: Document, root: Field, notices: list[InputNotice] | None
     replicas = replicas_field.optional_integer()
     if replicas is not None and replicas < 0:
         replicas_field.invalid("must be greater than or equal to 0")
-    if replicas is not None:
-        notices.append(InputNotice(
-            str(replicas_field.origin),
-            f"NodePool {name} is static (replicas: {replicas}): Karpenter keeps {replicas} node(s) of it "
-            "whatever is pending and never launches it for pods, so karpplan plans no node from it; give "
-            "its running nodes as Node objects to let pods use them",
-        ))
     reqs = Requirements(
         [*requirements, *Requirements.from_labels({normalize_key(k): v for k, v in labels.items()}).values()]
     ).with_requirement(Requirement(NODEPOOL, frozenset([name])))

@@ -210,6 +210,8 @@ def _node_cell(node: PlanNode, pods_by_key: Mapping[str, PlanPod]) -> Text:
 
 
 def _marker(node: PlanNode) -> Text:
+    if node.static:  # a static NodePool's node: new, but there whatever is pending
+        return Text("STATIC", style="bold green")
     return Text("NEW", style="bold green") if node.new else Text("existing", style="dim")
 
 
@@ -225,7 +227,7 @@ def _nodes_table(zones: Mapping[str, Sequence[PlanNode]], pods_by_key: Mapping[s
     count = sum(len(nodes) for nodes in zones.values())
     table = layout.table(Text(f"Nodes ({count}) by zone", style="bold"))
     table.add_column("Node / workloads", overflow="fold", min_width=16)
-    table.add_column("", no_wrap=True)  # NEW / existing
+    table.add_column("", no_wrap=True)  # NEW / STATIC / existing
     if layout.wide:
         table.add_column("Pool", overflow="fold", max_width=14)
         table.add_column("Type", no_wrap=True)

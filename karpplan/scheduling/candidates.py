@@ -146,8 +146,9 @@ def build_launch_options(
     pending: Sequence[Pod],
     instance_types_for: object,
     node_labels: object,
+    *, static: bool = False,
 ) -> list[LaunchOption]:
-    """Every (pool, instance type, offering) the pools' requirements allow, priced and labelled."""
+    """Every (pool, instance type, offering) the dynamic (or, `static`, static) pools allow, priced and labelled."""
     from collections.abc import Callable
 
     from karpplan.catalog.nodelabels import absent_keys as absent_for
@@ -158,7 +159,7 @@ def build_launch_options(
     options: list[LaunchOption] = []
     region = catalog.region
     for pool in pools:
-        if pool.static:
+        if pool.static != static:
             continue  # Karpenter never provisions a static NodePool for pending pods
         node_class = _pool_node_class(pool, node_classes)
         kubelet = pool.kubelet

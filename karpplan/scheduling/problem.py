@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from karpplan.catalog.types import Catalog, InstanceType
 from karpplan.model.inventory import Inventory
+from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import DaemonSet, Pod, PodGroup, PodTemplate
 from karpplan.model.pools import NodePool, order_by_weight
 from karpplan.model.resources import Resources
@@ -24,6 +25,7 @@ from karpplan.scheduling.candidates import (
     limits_remaining,
 )
 from karpplan.scheduling.filters import ExistingNodeInfo, static_reasons
+from karpplan.scheduling.static_pools import StaticPool, static_pools
 from karpplan.scheduling.topology import Topology, build_topology
 
 if TYPE_CHECKING:
@@ -65,14 +67,18 @@ class Problem:
     limits: dict[str, tuple[Resources | None, int | None]]
     topology: Topology
     namespace_labels: Mapping[str, Mapping[str, str]]
+    # Static NodePools and the nodes Karpenter launches for them, which are among `existing` (after the
+    # input's nodes): they are there whatever is pending, so pods may use them like any node.
+    static: list[StaticPool] = field(default_factory=list)
 
     @property
     def pending_count(self) -> int:
         return sum(g.size for g in self.groups)
 
 
-def _existing_infos(inventory: Inventory, daemonsets: Sequence[DaemonSet]) -> list[ExistingNodeInfo]:
-    infos = {n.name: ExistingNodeInfo(n) for n in inventory.nodes}
+def _existing_infos(inventory: Inventory, nodes: Sequence[ExistingNode],
+                    daemonsets: Sequence[DaemonSet]) -> list[ExistingNodeInfo]:
+    infos = {n.name: ExistingNodeInfo(n) for n in nodes}
     ds_on_node: dict[str, set[str]] = {}
     for pod in inventory.pods:
         if pod.node_name is None or pod.node_name not in infos:
@@ -117,8 +123,11 @@ def build_problem(
     pending: list[Pod] = [p for g in groups for p in g.pods]
     options = build_launch_options(pools, inventory.nodeclasses, catalog, inventory.daemonsets, pending,
                                    instance_types_for, node_labels)
-    existing = _existing_infos(inventory, inventory.daemonsets)
-    limits = {p.name: limits_remaining(p, inventory.nodes) for p in pools}
+    static = static_pools(pools, inventory.nodeclasses, catalog, inventory.daemonsets, inventory.nodes,
+                          instance_types_for, node_labels)
+    nodes = [*inventory.nodes, *(n for s in static for n in s.nodes)]
+    existing = _existing_infos(inventory, nodes, inventory.daemonsets)
+    limits = {p.name: limits_remaining(p, nodes) for p in pools}
     infos: list[GroupInfo] = []
     for index, group in enumerate(groups):
         pod_template = group.template
@@ -151,7 +160,7 @@ def build_problem(
                 tier[o.index] = tier_of[v.pool.weight] + (PREFER_NO_SCHEDULE_TIER if v.prefer_no_schedule and last_resort else 0)
         infos.append(GroupInfo(index, group, ok, reasons, verdicts, group_options, tier,
                                frozenset(o.index for o in group_options)))
-    topology = build_topology([g.template for g in groups], inventory.nodes, inventory.bound, options,
+    topology = build_topology([g.template for g in groups], nodes, inventory.bound, options,
                               inventory.namespace_labels)
     return Problem(inventory, catalog, pools, infos, existing, options, limits, topology,
-                   inventory.namespace_labels)
+                   inventory.namespace_labels, static)
