@@ -158,7 +158,8 @@ def run_row(spec: RowSpec) -> dict[str, Any]:
         "load_s": load_s,
         "wall_s": wall_s,
         "peak_rss_mb": peak_rss_mb(),
-        "extras": {"instance_types": len(catalog.instance_types), "warnings": list(plan.warnings)},
+        "extras": {"instance_types": len(catalog.instance_types), "warnings": list(plan.warnings),
+                   "phases": {name: round(seconds, 3) for name, seconds in s.phases}},
     }
 
 
