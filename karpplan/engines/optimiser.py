@@ -11,7 +11,13 @@ from __future__ import annotations
 
 import time
 
-from karpplan.engines.effort import TimeBudget, WorkClock, model_build_seconds, pre_search_seconds
+from karpplan.engines.effort import (
+    TimeBudget,
+    WorkClock,
+    model_build_seconds,
+    post_search_seconds,
+    pre_search_seconds,
+)
 from karpplan.engines.optimal import MAX_MODEL_VARIABLES, Decoder, OptimalModel
 from karpplan.engines.progress import Phase, ProgressSink, ProgressTracker
 from karpplan.engines.result import Solution
@@ -73,8 +79,11 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     tracker.update(cost=greedy.cost, unplaced=len(greedy.unplaced))
     if budget.wall_guard:
         # However long what came before took, the optimiser keeps a small minimum, so a slow simulation
-        # still gets a re-packed plan and a bound.
-        clock.wall_deadline = max(budget.started + time_limit, start + min(MIN_OPTIMISER_SECONDS, time_limit)) - margin
+        # still gets a re-packed plan and a bound. What comes after it (replay, the plan) has its time kept.
+        soft = sum(1 for g in problem.groups for r in problem.topology.rules_for(g.template) if not r.hard)
+        tail = max(margin, post_search_seconds(problem.pending_count, soft))
+        clock.wall_deadline = max(budget.started + time_limit - tail,
+                                  start + min(MIN_OPTIMISER_SECONDS, time_limit) - margin)
     if ran_before:
         clock.charge(min(pre_search_seconds(problem.pending_count), max(deadline - MIN_OPTIMISER_SECONDS, 0.0)))
     hint = greedy
