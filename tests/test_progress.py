@@ -237,3 +237,11 @@ def test_live_panel_honours_no_color() -> None:
         console.print(progress_view(EVENTS[2], 3.1, 10.0, console))
         out = console.file.getvalue()  # type: ignore[attr-defined]
         assert ("\x1b[32m" in out or "\x1b[36m" in out) is coloured
+
+
+def test_a_seed_and_a_worker_count_give_the_same_plan(host_spread: str) -> None:
+    runs = [invoke("plan", host_spread, "--region", REGION, "--workers", "2", "--seed", "3", "-o", "json")
+            for _ in range(2)]
+    documents = [json.loads(out) for _, out, _ in runs]
+    assert [d["summary"]["seed"] for d in documents] == [3, 3]
+    assert documents[0]["nodes"] == documents[1]["nodes"] and documents[0]["pods"] == documents[1]["pods"]
