@@ -26,7 +26,8 @@ from karpplan.render.progress import LiveProgress, PhaseLines, event_line, progr
 from conftest import FIXTURES
 
 # The seed's host-spread example (../shared/cases/seed/02-host-spread-zone-only) with its hostname
-# constraint: 20 replicas, zone maxSkew 5 and hostname maxSkew 1, on ap-northeast-2 (CP-SAT proves it optimal in well under a second).
+# constraint: 20 replicas, zone maxSkew 5 and hostname maxSkew 1, on ap-northeast-2 (CP-SAT proves it
+# optimal in well under a second).
 HOST_SPREAD = """\
 apiVersion: karpenter.sh/v1alpha5
 kind: Provisioner

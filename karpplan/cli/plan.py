@@ -1,8 +1,8 @@
 """The work behind `karpplan plan`: options in, exit code out.
 
 Reads the inputs and the catalog, has the planner plan within one `TimeBudget` made from
-`--time-limit`, and renders. Every step is a named phase of that budget; `-v` prints their wall seconds. While the optimal engine
-runs, its progress goes to stderr (`render/progress.py`).
+`--time-limit`, and renders. Every step is a named phase of that budget; `-v` prints their wall seconds.
+While the optimal engine runs, its progress goes to stderr (`render/progress.py`).
 """
 
 from __future__ import annotations
