@@ -1,13 +1,16 @@
 """Run karpplan's scheduling benchmark and write `bench/results.md`.
 
     python bench/run.py [--quick] [--sizes 100,1000] [--catalogs synthetic,aws] [--engines karpenter,optimal]
+                        [--families diverse,generic,realistic,host-spread]
 
-Every row (catalog x pods x engine, plus a generic-pods-only row per size for the Karpenter engine) runs
+Every row (catalog x pods x engine, plus a generic-pods-only row per size for the Karpenter engine, a
+`realistic` row per size and engine on the aws catalog, and the seed's `host-spread` example once) runs
 in a fresh subprocess, so its peak RSS is its own and a slow row can be cut off by `--row-timeout`. A
 row generates its manifests (bench/workloads.py), writes them to a temporary directory, loads them with
 `load_inventory` (and the synthetic catalog with `load_catalog(catalog_file=...)`), then times
 `make_plan` (problem building, the Karpenter simulation, and for `optimal` re-packing, CP-SAT search and
-the lower bounds): that is "wall s"; loading is reported apart.
+the lower bounds): that is "wall s"; loading is reported apart. Every row is checked against its time
+limit: `limit` is PASS when wall s <= 1.05 x the limit (`--time-limit` is a promise).
 """
 
 from __future__ import annotations
@@ -33,7 +36,14 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from bench.workloads import CATALOGS, make_inputs, write_inputs  # noqa: E402
+from bench.workloads import (  # noqa: E402
+    CATALOGS,
+    FAMILIES,
+    HOST_SPREAD,
+    REALISTIC,
+    make_family_inputs,
+    write_inputs,
+)
 
 FULL_SIZES = (100, 1000, 5000, 10000)
 QUICK_SIZES = (100, 1000)
@@ -48,12 +58,13 @@ GAP_AT_1K, WALL_AT_1K = 0.01, 10.0
 GAP_AT_10K, WALL_AT_10K = 0.03, 60.0
 GENERIC_PODS_PER_SECOND = 2000.0
 GENERIC_TARGET_MIN_PODS = 1000  # as Karpenter's benchmark, small batches are setup-dominated
+LIMIT_TOLERANCE = 1.05  # a row's wall time may exceed its time limit by 5% at most
 
 
 @dataclass(frozen=True)
 class RowSpec:
     catalog: str
-    workload: str  # diverse | generic
+    workload: str  # diverse | generic | realistic | host-spread (bench/workloads.py FAMILIES)
     pods: int
     engine: str
     time_limit: float
@@ -92,6 +103,11 @@ class RowResult:
     def pods_per_s(self) -> float | None:
         return self.pods / self.wall_s if self.ok and self.wall_s > 0 else None
 
+    @property
+    def within_limit(self) -> bool | None:
+        """wall s <= 1.05 x the time limit (None for a row that did not finish)."""
+        return self.wall_s <= LIMIT_TOLERANCE * self.spec.time_limit if self.ok else None
+
 
 # ------------------------------------------------------------------------------------------ worker
 def peak_rss_mb() -> float:
@@ -107,12 +123,12 @@ def run_row(spec: RowSpec) -> dict[str, Any]:
     from karpplan.planner import PlanOptions, make_plan
 
     started = time.monotonic()
-    inputs = make_inputs(spec.catalog, spec.pods, spec.seed, generic_only=spec.workload == GENERIC,
-                         independent_selectors=spec.independent_selectors)
+    inputs = make_family_inputs(spec.workload, spec.catalog, spec.pods, spec.seed,
+                                independent_selectors=spec.independent_selectors)
     with tempfile.TemporaryDirectory(prefix="karpplan-bench-") as tmp:
         manifests, catalog_file = write_inputs(inputs, Path(tmp))
         inventory = load_inventory([str(manifests)])
-        catalog = load_catalog(None, str(catalog_file) if catalog_file else None)
+        catalog = load_catalog(inputs.region, str(catalog_file) if catalog_file else None)
     load_s = time.monotonic() - started
     options = PlanOptions(engine=spec.engine, time_limit=spec.time_limit, seed=spec.solver_seed,
                           workers=spec.workers)
@@ -142,7 +158,8 @@ def run_row(spec: RowSpec) -> dict[str, Any]:
         "load_s": load_s,
         "wall_s": wall_s,
         "peak_rss_mb": peak_rss_mb(),
-        "extras": {"instance_types": len(catalog.instance_types), "warnings": list(plan.warnings)},
+        "extras": {"instance_types": len(catalog.instance_types), "warnings": list(plan.warnings),
+                   "phases": {name: round(seconds, 3) for name, seconds in s.phases}},
     }
 
 
@@ -196,18 +213,35 @@ def time_limit_for(pods: int, small: float, large: float) -> float:
     return small if pods <= SMALL_LIMIT_UP_TO else large
 
 
+REAL_SIZES = (100, 1000, 10000)  # the realistic family's sizes (those of --sizes / --quick among them)
+
+
 def plan_rows(args: argparse.Namespace) -> list[RowSpec]:
     sizes = args.sizes or (QUICK_SIZES if args.quick else FULL_SIZES)
+    families = set(args.families) - (set() if args.generic else {GENERIC})
     rows: list[RowSpec] = []
+
+    def common(pods: int) -> dict[str, Any]:
+        return {"time_limit": time_limit_for(pods, args.time_limit_small, args.time_limit_large), "seed": args.seed,
+                "solver_seed": args.solver_seed, "workers": args.workers,
+                "independent_selectors": args.independent_selectors}
+
     for catalog in args.catalogs:
         for pods in sizes:
-            limit = time_limit_for(pods, args.time_limit_small, args.time_limit_large)
-            common = {"time_limit": limit, "seed": args.seed, "solver_seed": args.solver_seed,
-                      "workers": args.workers, "independent_selectors": args.independent_selectors}
+            if DIVERSE in families:
+                for engine in args.engines:
+                    rows.append(RowSpec(catalog, DIVERSE, pods, engine, **common(pods)))
+            if GENERIC in families and "karpenter" in args.engines:
+                rows.append(RowSpec(catalog, GENERIC, pods, "karpenter", **common(pods)))
+    # The real-world families run on the embedded catalog (their NodePools name AWS instance categories).
+    if "aws" in args.catalogs:
+        if REALISTIC in families:
+            for pods in args.sizes or (QUICK_SIZES if args.quick else REAL_SIZES):
+                for engine in args.engines:
+                    rows.append(RowSpec("aws", REALISTIC, pods, engine, **common(pods)))
+        if HOST_SPREAD in families:
             for engine in args.engines:
-                rows.append(RowSpec(catalog, DIVERSE, pods, engine, **common))
-            if args.generic and "karpenter" in args.engines:
-                rows.append(RowSpec(catalog, GENERIC, pods, "karpenter", **common))
+                rows.append(RowSpec("aws", HOST_SPREAD, 20, engine, **common(20)))
     if args.profile:
         Path(args.profile).mkdir(parents=True, exist_ok=True)
         rows = [RowSpec(**{**asdict(r), "profile": str(Path(args.profile) / (r.label.replace("/", "-") + ".prof"))})
@@ -242,8 +276,16 @@ def cost_ratio(results: Sequence[RowResult], row: RowResult) -> float | None:
     return row.cost / karpenter.cost
 
 
-HEADER = ("catalog", "workload", "pods", "engine", "deployments", "wall s", "pods/s", "cost $/h", "lower bound",
-          "gap", "opt/karp", "new nodes", "unsched", "peak RSS MB", "status")
+HEADER = ("catalog", "workload", "pods", "engine", "deployments", "wall s", "limit", "pods/s", "cost $/h",
+          "lower bound", "gap", "opt/karp", "new nodes", "unsched", "peak RSS MB", "status")
+
+
+def limit_text(row: RowResult) -> str:
+    """PASS / MISS: wall s within 1.05 x the time limit; the ratio when it misses."""
+    within = row.within_limit
+    if within is None:
+        return "—"
+    return "PASS" if within else f"MISS ({row.wall_s / row.spec.time_limit:.2f}x)"
 
 
 def table_rows(results: Sequence[RowResult]) -> list[tuple[str, ...]]:
@@ -253,7 +295,7 @@ def table_rows(results: Sequence[RowResult]) -> list[tuple[str, ...]]:
         engine = s.engine if s.engine != "optimal" else f"optimal ({s.time_limit:g} s)"
         if not r.ok:
             out.append((s.catalog, s.workload, f"{s.pods:,}", engine, "—", f"{r.wall_s:.1f}" if r.wall_s else "—",
-                        "—", "—", "—", "—", "—", "—", "—", "—", r.error))
+                        "—", "—", "—", "—", "—", "—", "—", "—", "—", r.error))
             continue
         lower, gap = r.lower_bound, r.gap
         lower_text = _money(lower)
@@ -266,7 +308,7 @@ def table_rows(results: Sequence[RowResult]) -> list[tuple[str, ...]]:
                 lower_text = f"{lower:,.4f} (optimal's)"
         ratio = cost_ratio(results, r)
         out.append((s.catalog, s.workload, f"{s.pods:,}", engine, str(r.deployments), f"{r.wall_s:.2f}",
-                     f"{r.pods_per_s:,.0f}" if r.pods_per_s is not None else "—", _money(r.cost), lower_text,
+                     limit_text(r), f"{r.pods_per_s:,.0f}" if r.pods_per_s is not None else "—", _money(r.cost), lower_text,
                      _pct(gap), f"{ratio:.4f}" if ratio is not None else "—", str(r.new_nodes),
                      str(r.unschedulable), f"{r.peak_rss_mb:,.0f}", r.status))
     return out
@@ -297,17 +339,19 @@ def check_targets(results: Sequence[RowResult]) -> list[TargetCheck]:
     verdicts: list[bool] = []
     notes: list[str] = []
     for r in results:
-        if r.spec.engine != "optimal" or r.spec.workload != DIVERSE:
+        if r.spec.engine != "optimal" or r.spec.workload == GENERIC:
             continue
         karpenter = _partner(results, r, "karpenter")
+        name = f"{r.spec.catalog} {r.spec.pods:,}" if r.spec.workload == DIVERSE else \
+            f"{r.spec.workload} {r.spec.pods:,}"
         if not r.ok or karpenter is None or r.cost is None or karpenter.cost is None:
-            notes.append(f"{r.spec.catalog} {r.spec.pods:,}: not measured ({r.error or 'no Karpenter row'})")
+            notes.append(f"{name}: not measured ({r.error or 'no Karpenter row'})")
             continue
         good = r.cost <= karpenter.cost + 1e-9 and r.unschedulable <= karpenter.unschedulable
         verdicts.append(good)
         # Equal cost because the engine fell back to the simulation's plan is a pass that proves little.
         fallback = " (Karpenter plan kept)" if "karpenter plan" in r.status.lower() else ""
-        notes.append(f"{r.spec.catalog} {r.spec.pods:,}: {r.cost:,.4f} vs {karpenter.cost:,.4f}"
+        notes.append(f"{name}: {r.cost:,.4f} vs {karpenter.cost:,.4f}"
                      + ("" if good else " (worse)") + fallback)
     checks.append(TargetCheck("optimal cost <= karpenter cost on every row", _verdict(verdicts), "; ".join(notes)))
     # 2./3. gap and wall time of the optimal engine at 1k and 10k pods.
@@ -335,6 +379,24 @@ def check_targets(results: Sequence[RowResult]) -> list[TargetCheck]:
         verdicts.append(rate is not None and rate >= GENERIC_PODS_PER_SECOND)
         notes.append(f"{r.spec.catalog} {r.spec.pods:,}: " + (f"{rate:,.0f} pods/s" if rate is not None else r.error))
     checks.append(TargetCheck(f"karpenter engine >= {GENERIC_PODS_PER_SECOND:,.0f} pods/s on generic pods",
+                              _verdict(verdicts), "; ".join(notes)))
+    # 5. --time-limit is a promise: every row's wall time within 5% of its limit.
+    verdicts, notes = [], []
+    for r in results:
+        within = r.within_limit
+        verdicts.append(bool(within))
+        if not within:
+            why = r.error if not r.ok else f"{r.wall_s:.2f} s of {r.spec.time_limit:g} s"
+            notes.append(f"{r.spec.label}: {why}")
+    checks.append(TargetCheck(f"wall <= {LIMIT_TOLERANCE:g} x time limit on every row", _verdict(verdicts),
+                              "; ".join(notes) or f"{len(verdicts)} rows"))
+    # 6. The seed's host-spread example is solved to proven optimality.
+    verdicts, notes = [], []
+    for r in results:
+        if r.spec.workload == HOST_SPREAD and r.spec.engine == "optimal":
+            verdicts.append(r.ok and r.status == "optimal")
+            notes.append(f"{r.status or r.error}, wall {r.wall_s:.2f} s, {_money(r.cost)} $/h")
+    checks.append(TargetCheck("host-spread example (20 replicas, zone maxSkew 5 + hostname maxSkew 1) optimal",
                               _verdict(verdicts), "; ".join(notes)))
     return checks
 
@@ -375,7 +437,11 @@ def report(results: Sequence[RowResult], args: argparse.Namespace, started: dt.d
         f"Workload (bench/workloads.py, seed {args.seed}): Karpenter's `makeDiversePods` — n/5 each of generic pods, zone "
         "spread (maxSkew 1), hostname spread (maxSkew 1), zone self-affinity, hostname anti-affinity (all "
         "`app=nginx`), CPU 100m–1500m, memory 100Mi–4Gi, label values a–g; identical pods folded into Deployments. "
-        "`generic` rows: all pods generic. Catalogs: `synthetic` = Karpenter's `fake.InstanceTypes(400)` as an "
+        "`generic` rows: all pods generic. `realistic` rows: Deployments of web, API, worker, cache, analytics, "
+        "payments and serverless archetypes with real requests and replica counts, four weighted NodePools with "
+        "limits (spot, on-demand, tainted memory and critical pools), a Fargate profile for one namespace, a "
+        "log-agent DaemonSet, zone/hostname spread and anti-affinity. `host-spread`: the seed's 20 replicas with "
+        "zone maxSkew 5 and hostname maxSkew 1 on ap-northeast-2. Catalogs: `synthetic` = Karpenter's `fake.InstanceTypes(400)` as an "
         "InstanceCatalog (Linux only, 5 offerings per type in 3 zones, price 0.1/vCPU + 0.1/GB); `aws` = embedded us-east-1, "
         "NodePool on-demand amd64 c/m/r generation > 2.",
         "",
@@ -384,7 +450,7 @@ def report(results: Sequence[RowResult], args: argparse.Namespace, started: dt.d
         "the optimal engine always runs the simulation first as its hint, and `--time-limit` covers all of it; its "
         "phases stop on a work clock of modelled seconds, so a row gives the same plan every run and may end before "
         "the limit; `clock-cut`: the wall clock stopped it first). "
-        "`pods/s` = pods / wall s. "
+        "`limit` = PASS when wall s <= 1.05 x the row's time limit. `pods/s` = pods / wall s. "
         "Each row is a fresh process; `peak RSS` is that process's. `lower bound` on a Karpenter row is the "
         "optimal row's bound for the same workload, and its `gap` is measured against it. `opt/karp` = optimal "
         "cost / Karpenter cost.",
@@ -418,6 +484,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--sizes", type=csv_ints, help="pod counts, e.g. 100,1000 (overrides --quick)")
     p.add_argument("--catalogs", type=csv_choice(CATALOGS), default=CATALOGS)
     p.add_argument("--engines", type=csv_choice(ENGINES), default=ENGINES)
+    p.add_argument("--families", type=csv_choice(FAMILIES), default=FAMILIES,
+                   help="workload families: diverse, generic (Karpenter engine), realistic and host-spread (aws catalog)")
     p.add_argument("--no-generic", dest="generic", action="store_false", help="skip the generic-pods rows")
     p.add_argument("--time-limit-small", type=float, default=10.0, help="optimal time limit up to 1,000 pods")
     p.add_argument("--time-limit-large", type=float, default=60.0, help="optimal time limit above 1,000 pods")

@@ -22,10 +22,22 @@ The synthetic catalog is Karpenter's `fake.InstanceTypes(400)`: type i has i+1 v
 10(i+1) pods, kube-reserved 100m/10Mi, spot offerings in test-zone-1/2 and on-demand in test-zone-1/2/3,
 every offering priced 0.1 per vCPU + 0.1 per 1e9 bytes of memory (karpenter-scheduler.md §13, §14).
 The fake types also list three operating systems; here they run Linux only (see `synthetic_catalog`).
+
+Two more families have a real cluster's shape rather than Karpenter's uniform draws (`make_family_inputs`):
+
+* ``realistic`` (`realistic_inputs`): Deployments of a few archetypes (web front ends, APIs, workers, caches,
+  memory-heavy analytics, critical payments, serverless functions) with the requests and replica counts
+  such services have, in several namespaces; four NodePools with weights and limits (spot first, on-demand
+  behind it, a tainted memory pool, a tainted on-demand pool for critical pods), a log-agent DaemonSet, and
+  an eksctl ClusterConfig whose Fargate profile takes the `serverless` namespace. Zone and hostname spread,
+  required and preferred hostname anti-affinity as such services use them.
+* ``host-spread`` (`host_spread_inputs`): the seed's example (20 replicas of 1 CPU / 256M, zone maxSkew 5)
+  with its hostname maxSkew 1 constraint restored, on ap-northeast-2.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -100,6 +112,7 @@ class BenchInputs:
     deployments: tuple[DeploymentSpec, ...]
     manifests: tuple[dict[str, Any], ...]  # NodePool, EC2NodeClass, Namespace, Deployments
     catalog_document: dict[str, Any] | None  # InstanceCatalog for "synthetic", None for the embedded catalog
+    region: str | None = None  # the embedded catalog's region (None: its default, us-east-1)
 
 
 # ------------------------------------------------------------------------------------------ drawing
@@ -333,3 +346,271 @@ def write_inputs(inputs: BenchInputs, directory: Path) -> tuple[Path, Path | Non
         catalog_path = directory / "catalog.yaml"
         catalog_path.write_text(to_yaml([inputs.catalog_document]))
     return manifests, catalog_path
+
+
+# ------------------------------------------------------------------------------------------ real-world shape
+REALISTIC = "realistic"
+HOST_SPREAD = "host-spread"
+FAMILIES = ("diverse", "generic", REALISTIC, HOST_SPREAD)
+REALISTIC_REGION = "us-east-1"
+HOST_SPREAD_REGION = "ap-northeast-2"
+HOST_SPREAD_PODS = 20
+FARGATE_NAMESPACE = "serverless"
+APP_LABEL = "app"
+
+
+@dataclass(frozen=True)
+class Archetype:
+    """A kind of service: where it runs, what it asks, how many replicas, how it is constrained."""
+
+    name: str
+    share: int  # relative number of Deployments
+    namespaces: tuple[str, ...]
+    cpu: tuple[str, ...]
+    memory: tuple[str, ...]
+    replicas: tuple[int, int]  # inclusive range, before scaling with the cluster's size
+    constraint: str  # none | zone-spread | zone-host-spread | host-anti | preferred-host-anti
+    node_selector: tuple[tuple[str, str], ...] = ()
+    toleration: tuple[str, str] | None = None  # (key, value), effect NoSchedule
+
+
+ARCHETYPES = (
+    Archetype("web", 20, ("storefront", "catalog"), ("250m", "500m"), ("256Mi", "512Mi"), (2, 10),
+              "zone-spread"),
+    Archetype("api", 25, ("storefront", "catalog", "accounts"), ("500m", "1"), ("512Mi", "1Gi", "2Gi"), (2, 6),
+              "preferred-host-anti"),
+    Archetype("worker", 20, ("ingest", "jobs"), ("1", "2"), ("1Gi", "2Gi", "4Gi"), (1, 15), "none"),
+    Archetype("cache", 8, ("storefront", "accounts"), ("500m", "1"), ("2Gi", "4Gi"), (3, 3), "host-anti"),
+    Archetype("analytics", 7, ("data",), ("1", "2"), ("8Gi", "16Gi"), (1, 4), "none",
+              node_selector=(("workload", "memory"),), toleration=("workload", "memory")),
+    Archetype("payments", 8, ("payments",), ("500m", "1"), ("1Gi", "2Gi"), (3, 6), "zone-host-spread",
+              node_selector=(("tier", "critical"),), toleration=("dedicated", "critical")),
+    Archetype("function", 12, (FARGATE_NAMESPACE,), ("250m", "500m", "1"), ("512Mi", "1Gi", "2Gi"), (1, 3),
+              "none"),
+)
+
+
+@dataclass(frozen=True)
+class RealisticDeployment:
+    name: str
+    namespace: str
+    archetype: Archetype
+    cpu: str
+    memory: str
+    replicas: int
+
+
+def replica_scale(pods: int) -> float:
+    """Larger clusters run more replicas per service (√(pods / 1,000), at least 1)."""
+    return max(1.0, math.sqrt(pods / 1000))
+
+
+def draw_realistic(pods: int, seed: int = 42) -> list[RealisticDeployment]:
+    """Deployments of the archetypes, drawn until they hold `pods` replicas (the last one trimmed)."""
+    rng = random.Random(seed)
+    scale = replica_scale(pods)
+    weights = [a.share for a in ARCHETYPES]
+    out: list[RealisticDeployment] = []
+    left = pods
+    while left > 0:
+        archetype = rng.choices(ARCHETYPES, weights)[0]
+        low, high = archetype.replicas
+        replicas = min(left, max(1, round(rng.randint(low, high) * scale)))
+        namespace = rng.choice(archetype.namespaces)
+        out.append(RealisticDeployment(f"{archetype.name}-{len(out):04d}", namespace, archetype,
+                                       rng.choice(archetype.cpu), rng.choice(archetype.memory), replicas))
+        left -= replicas
+    return out
+
+
+def _spread(key: str, app: str, when: str = "DoNotSchedule") -> dict[str, Any]:
+    return {"maxSkew": 1, "topologyKey": key, "whenUnsatisfiable": when,
+            "labelSelector": {"matchLabels": {APP_LABEL: app}}}
+
+
+def _realistic_constraints(d: RealisticDeployment) -> dict[str, Any]:
+    kind, app = d.archetype.constraint, d.name
+    term = {"topologyKey": HOSTNAME_KEY, "labelSelector": {"matchLabels": {APP_LABEL: app}}}
+    if kind == "zone-spread":
+        return {"topologySpreadConstraints": [_spread(ZONE_KEY, app), _spread(HOSTNAME_KEY, app, "ScheduleAnyway")]}
+    if kind == "zone-host-spread":
+        return {"topologySpreadConstraints": [_spread(ZONE_KEY, app), _spread(HOSTNAME_KEY, app)]}
+    if kind == "host-anti":
+        return {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}}
+    if kind == "preferred-host-anti":
+        return {"topologySpreadConstraints": [_spread(ZONE_KEY, app)],
+                "affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 100, "podAffinityTerm": term}]}}}
+    return {}
+
+
+def realistic_deployment_manifest(d: RealisticDeployment) -> dict[str, Any]:
+    labels = {APP_LABEL: d.name, NAME_LABEL: d.name, PART_OF_LABEL: d.namespace,
+              CLASS_LABEL: d.archetype.name}
+    container: dict[str, Any] = {
+        "name": d.archetype.name,
+        "image": f"registry.example.com/{d.namespace}/{d.archetype.name}:1.0",
+        "resources": {"requests": {"cpu": d.cpu, "memory": d.memory}, "limits": {"memory": d.memory}},
+    }
+    pod_spec: dict[str, Any] = {"containers": [container]}
+    if d.archetype.node_selector:
+        pod_spec["nodeSelector"] = dict(d.archetype.node_selector)
+    if d.archetype.toleration is not None:
+        key, value = d.archetype.toleration
+        pod_spec["tolerations"] = [{"key": key, "operator": "Equal", "value": value, "effect": "NoSchedule"}]
+    pod_spec.update(_realistic_constraints(d))
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": d.name, "namespace": d.namespace, "labels": {APP_LABEL: d.name}},
+        "spec": {"replicas": d.replicas, "selector": {"matchLabels": {APP_LABEL: d.name}},
+                 "template": {"metadata": {"labels": labels}, "spec": pod_spec}},
+    }
+
+
+def _millis(cpu: str) -> int:
+    return int(cpu[:-1]) if cpu.endswith("m") else int(cpu) * 1000
+
+
+POOL_CPUS = ("4", "8", "16", "32")  # sizes a platform team allows (no tiny nodes, no metal)
+
+
+def _pool(name: str, weight: int, capacity_types: Sequence[str], categories: Sequence[str], cpu_limit: int, *,
+          arch: Sequence[str] = ("amd64",), labels: Mapping[str, str] | None = None,
+          taint: tuple[str, str] | None = None) -> dict[str, Any]:
+    template: dict[str, Any] = {"spec": {
+        "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "default"},
+        "requirements": [
+            {"key": "karpenter.sh/capacity-type", "operator": "In", "values": list(capacity_types)},
+            {"key": "kubernetes.io/arch", "operator": "In", "values": list(arch)},
+            {"key": "karpenter.k8s.aws/instance-category", "operator": "In", "values": list(categories)},
+            {"key": "karpenter.k8s.aws/instance-generation", "operator": "Gt", "values": ["5"]},
+            {"key": "karpenter.k8s.aws/instance-cpu", "operator": "In", "values": list(POOL_CPUS)},
+        ],
+    }}
+    if labels:
+        template["metadata"] = {"labels": dict(labels)}
+    if taint is not None:
+        template["spec"]["taints"] = [{"key": taint[0], "value": taint[1], "effect": "NoSchedule"}]
+    return {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": name},
+            "spec": {"weight": weight, "template": template,
+                     "limits": {"cpu": str(cpu_limit), "memory": f"{cpu_limit * 8}Gi"}}}
+
+
+def realistic_pools(deployments: Sequence[RealisticDeployment]) -> list[dict[str, Any]]:
+    """Four NodePools of 4-32 vCPU types, with limits from the demand: spot first (weight 50, c/m/r, amd64
+    or arm64), on-demand behind it (weight 10), a memory pool (r) and a critical on-demand pool (m), both
+    tainted. Each limit leaves room for three times its pods' CPU, at least 64 vCPU; the tainted pools
+    (whose pods spread one per host) 32 vCPU per pod: Karpenter counts a node being launched at its
+    largest possible type, so a tighter limit strands pods."""
+    demand: dict[str, int] = {"general": 0, "memory": 0, "critical": 0}
+    pods: dict[str, int] = {"general": 0, "memory": 0, "critical": 0}
+    for d in deployments:
+        if d.namespace == FARGATE_NAMESPACE:
+            continue
+        pool = {"analytics": "memory", "payments": "critical"}.get(d.archetype.name, "general")
+        demand[pool] += _millis(d.cpu) * d.replicas
+        pods[pool] += d.replicas
+
+    def cores(millis: float, minimum: int) -> int:
+        return max(minimum, math.ceil(millis / 1000))
+
+    return [
+        _pool("spot", 50, ["spot"], ["c", "m", "r"], cores(3 * demand["general"], 64), arch=("amd64", "arm64")),
+        _pool("on-demand", 10, ["on-demand"], ["c", "m", "r"], cores(3 * demand["general"], 64)),
+        _pool("memory", 20, ["spot", "on-demand"], ["r"], cores(32_000 * pods["memory"], 64),
+              labels={"workload": "memory"}, taint=("workload", "memory")),
+        _pool("critical", 30, ["on-demand"], ["m"], cores(32_000 * pods["critical"], 64),
+              labels={"tier": "critical"}, taint=("dedicated", "critical")),
+    ]
+
+
+def _nodeclass() -> dict[str, Any]:
+    return {
+        "apiVersion": "karpenter.k8s.aws/v1",
+        "kind": "EC2NodeClass",
+        "metadata": {"name": "default"},
+        "spec": {
+            "role": "KarpenterNodeRole-bench",
+            "amiSelectorTerms": [{"alias": "al2023@latest"}],
+            "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "bench"}}],
+            "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "bench"}}],
+        },
+    }
+
+
+def _log_agent() -> dict[str, Any]:
+    return {
+        "apiVersion": "apps/v1", "kind": "DaemonSet",
+        "metadata": {"name": "log-agent", "namespace": "observability"},
+        "spec": {"selector": {"matchLabels": {APP_LABEL: "log-agent"}},
+                 "template": {"metadata": {"labels": {APP_LABEL: "log-agent"}}, "spec": {
+                     "tolerations": [{"operator": "Exists"}],
+                     "containers": [{"name": "agent", "image": "fluent/fluent-bit:3.1",
+                                     "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}}},
+    }
+
+
+def realistic_inputs(pods: int, seed: int = 42) -> BenchInputs:
+    """The `realistic` family's manifests for `pods` pods (embedded us-east-1 catalog)."""
+    deployments = draw_realistic(pods, seed)
+    namespaces = sorted({d.namespace for d in deployments} | {"observability"})
+    cluster = {
+        "apiVersion": "eksctl.io/v1alpha5", "kind": "ClusterConfig",
+        "metadata": {"name": "bench-realistic", "region": REALISTIC_REGION},
+        "fargateProfiles": [{"name": "serverless", "selectors": [{"namespace": FARGATE_NAMESPACE}]}],
+    }
+    manifests = [cluster, *realistic_pools(deployments), _nodeclass(),
+                 *({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n}} for n in namespaces),
+                 _log_agent(), *(realistic_deployment_manifest(d) for d in deployments)]
+    specs = tuple(DeploymentSpec(d.name, d.archetype.name, d.namespace, None, _millis(d.cpu), 0, d.replicas)
+                  for d in deployments)
+    return BenchInputs("aws", pods, specs, tuple(manifests), None, REALISTIC_REGION)
+
+
+def host_spread_manifests() -> list[dict[str, Any]]:
+    """../shared/cases/seed/02-host-spread-zone-only/manifests.yaml (the seed EKS-NodeLess-08 example, whose
+    hostname constraint that case removed), with the hostname maxSkew 1 constraint put back."""
+    selector = {"matchLabels": {"app": "host-spread"}}
+    return [
+        {"apiVersion": "karpenter.sh/v1alpha5", "kind": "Provisioner", "metadata": {"name": "default"},
+         "spec": {"consolidation": {"enabled": True},
+                  "requirements": [{"key": "karpenter.k8s.aws/instance-category", "operator": "In",
+                                    "values": ["t", "m", "c"]}],
+                  "providerRef": {"name": "default"}}},
+        {"apiVersion": "karpenter.k8s.aws/v1alpha1", "kind": "AWSNodeTemplate", "metadata": {"name": "default"},
+         "spec": {"subnetSelector": {"karpenter.sh/discovery": "myeks"},
+                  "securityGroupSelector": {"karpenter.sh/discovery": "myeks"}}},
+        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "host-spread"},
+         "spec": {"replicas": HOST_SPREAD_PODS, "selector": selector,
+                  "template": {"metadata": {"labels": {"app": "host-spread"}}, "spec": {
+                      "containers": [{"image": "public.ecr.aws/eks-distro/kubernetes/pause:3.2", "name": "host-spread",
+                                      "resources": {"requests": {"cpu": "1", "memory": "256M"}}}],
+                      "topologySpreadConstraints": [
+                          {"labelSelector": selector, "maxSkew": 5, "topologyKey": ZONE_KEY,
+                           "whenUnsatisfiable": "DoNotSchedule"},
+                          {"labelSelector": selector, "maxSkew": 1, "topologyKey": HOSTNAME_KEY,
+                           "whenUnsatisfiable": "DoNotSchedule"},
+                      ]}}}},
+    ]
+
+
+def host_spread_inputs() -> BenchInputs:
+    spec = DeploymentSpec("host-spread", HOST_SPREAD, "host-spread", "host-spread", 1000, 244, HOST_SPREAD_PODS)
+    return BenchInputs("aws", HOST_SPREAD_PODS, (spec,), tuple(host_spread_manifests()), None, HOST_SPREAD_REGION)
+
+
+def make_family_inputs(family: str, catalog: str, pods: int, seed: int = 42, *,
+                       independent_selectors: bool = False) -> BenchInputs:
+    """The inputs of one row of any family: `diverse` and `generic` on either catalog (`make_inputs`),
+    `realistic` and `host-spread` on the embedded catalog (`host-spread` has its own 20 pods)."""
+    if family in ("diverse", "generic"):
+        return make_inputs(catalog, pods, seed, generic_only=family == "generic",
+                           independent_selectors=independent_selectors)
+    if catalog != "aws":
+        raise ValueError(f"the {family} family runs on the aws catalog only")
+    if family == REALISTIC:
+        return realistic_inputs(pods, seed)
+    if family == HOST_SPREAD:
+        return host_spread_inputs()
+    raise ValueError(f"unknown family {family!r} (known: {', '.join(FAMILIES)})")

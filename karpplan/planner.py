@@ -9,7 +9,7 @@ down, whose named phases the plan reports.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, get_args
 
@@ -17,6 +17,7 @@ from karpplan.catalog import DEFAULT_REGION, load_catalog
 from karpplan.catalog.overlays import apply_node_overlays
 from karpplan.catalog.types import Catalog
 from karpplan.engines.effort import TimeBudget
+from karpplan.engines.progress import ProgressSink
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES
 from karpplan.model import labels as L
 from karpplan.model.build import load_inventory
@@ -56,7 +57,7 @@ class PlanOptions:
     max_file_size: int = DEFAULT_MAX_BYTES
     allow_estimated_prices: bool = False
     fargate_profiles: tuple[FargateProfile, ...] = ()  # `--fargate-profile`: added by `read_inventory`
-    progress: Callable[[str], None] | None = field(default=None, compare=False)
+    progress: ProgressSink | None = field(default=None, compare=False)  # the optimal engine's progress events
 
 
 def read_inventory(options: PlanOptions) -> Inventory:

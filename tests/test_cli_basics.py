@@ -123,13 +123,13 @@ def test_options_reach_the_plan(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cli_main, "run_plan", fake_run_plan)
     code, _, _ = invoke(
         "-v", "plan", "a.yaml", "b/", "--catalog", "cat.yaml", "--region", "eu-west-1", "--engine", "karpenter",
-        "--time-limit", "2.5", "--seed", "7", "-o", "yaml", "--max-file-size", "10Mi", "--allow-estimated-prices",
+        "--time-limit", "2.5", "--seed", "7", "--workers", "3", "-o", "yaml", "--max-file-size", "10Mi", "--allow-estimated-prices",
     )
     assert code == 1  # the command exits with what run_plan returns
     ((options, output, terminal),) = seen
     assert options.paths == ("a.yaml", "b/")
     assert (options.catalog, options.region, options.engine) == ("cat.yaml", "eu-west-1", "karpenter")
-    assert (options.time_limit, options.seed, output) == (2.5, 7, "yaml")
+    assert (options.time_limit, options.seed, options.workers, output) == (2.5, 7, 3, "yaml")
     assert options.max_file_size == 10 * 2**20 and options.allow_estimated_prices and terminal.verbose == 1
     assert options.fargate_profiles == ()
 
@@ -166,6 +166,7 @@ def test_defaults() -> None:
 
     options = PlanOptions(paths=("x",))
     assert (options.engine, options.time_limit, options.seed) == (ENGINES[0], 10.0, 0) == ("optimal", 10.0, 0)
+    assert options.workers == 0  # all available cores
     assert options.max_file_size == 50 * 1024 * 1024 and options.region is None
     assert DEFAULT_REGION == "us-east-1"
 

@@ -13,7 +13,13 @@ from typer.testing import CliRunner
 
 from karpplan.cli.main import app
 from karpplan.engines.bound import fluid_lower_bound
-from karpplan.engines.effort import TimeBudget, WorkClock, pre_search_seconds, table_seconds
+from karpplan.engines.effort import (
+    TimeBudget,
+    WorkClock,
+    post_search_seconds,
+    pre_search_seconds,
+    table_seconds,
+)
 from karpplan.engines.karpenter import solve_karpenter
 from karpplan.engines.optimiser import CLOCK_CUT_WARNING, solve_optimal
 from karpplan.engines.patterns import pattern_lower_bound
@@ -41,6 +47,17 @@ def test_the_clock_adds_what_it_is_charged_and_remembers_a_passed_wall_guard() -
 def test_modelled_costs_grow_with_the_work() -> None:
     assert pre_search_seconds(10_000) > pre_search_seconds(1_000) > pre_search_seconds(0) > 0
     assert table_seconds(1 << 16, 40, 60) > table_seconds(1 << 10, 40, 60) > table_seconds(1 << 10, 4, 4)
+
+
+def test_the_wall_guard_keeps_time_for_what_runs_after_the_optimiser(tmp_path: Path) -> None:
+    assert post_search_seconds(10_000, 100) > post_search_seconds(10_000, 0) > post_search_seconds(1_000, 0) > 0
+    problem = bench_problem(tmp_path, "synthetic", 100)
+    greedy, _ = solve_karpenter(problem)
+    budget = TimeBudget(1.0)
+    solve_optimal(problem, greedy, budget=budget, seed=0, workers=1)
+    assert budget.started is not None and budget.clock.wall_deadline is not None
+    kept = max(0.1, post_search_seconds(problem.pending_count, 0))  # the margin wins on a small problem
+    assert budget.clock.wall_deadline == pytest.approx(budget.started + 1.0 - kept)
 
 
 def test_the_budget_times_named_phases_and_its_limit_starts_with_planning() -> None:

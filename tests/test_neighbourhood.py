@@ -13,6 +13,7 @@ from karpplan.engines.effort import WorkClock
 from karpplan.engines.karpenter import solve_karpenter
 from karpplan.engines.neighbourhood import NeighbourhoodSearch
 from karpplan.engines.optimiser import solve_optimal
+from karpplan.engines.progress import Phase, ProgressEvent
 from karpplan.engines.repack import Repacker
 from karpplan.engines.result import Solution, SolvedNode
 from karpplan.model.resources import Resources
@@ -143,10 +144,13 @@ def test_the_same_seed_and_budget_give_the_same_plan_however_long_it_takes(tmp_p
 def test_a_large_problem_shows_live_progress_from_the_search(tmp_path: Path) -> None:
     problem = bench_problem(tmp_path, "synthetic", 100)
     greedy, _ = solve_karpenter(problem)
-    lines: list[str] = []
-    best, _ = solve_optimal(problem, greedy, time_limit=4.0, seed=0, workers=2, progress=lines.append,
+    events: list[ProgressEvent] = []
+    best, _ = solve_optimal(problem, greedy, time_limit=4.0, seed=0, workers=2, progress=events.append,
                             clock=WorkClock())
-    assert lines, "no progress line while searching"
-    last = lines[-1]
-    assert last.startswith(f"best {best.cost:.4f} bound ") and " gap " in last and "neighbourhood search" in last
+    searching = [e for e in events if e.phase is Phase.search and e.detail]
+    assert searching, "no progress event while searching"
+    last = searching[-1]
+    assert last.cost == pytest.approx(best.cost) and last.bound is not None and last.gap is not None
+    assert "neighbourhoods improved" in last.detail
+    assert events[-1].phase is Phase.done and events[-1].cost == pytest.approx(best.cost)
     assert best.cost < greedy.cost

@@ -131,6 +131,12 @@ def plan(
         float, typer.Option("--time-limit", min=0.0, help="Solver time limit in seconds.")
     ] = 10.0,
     seed: Annotated[int, typer.Option("--seed", help="Solver random seed.")] = 0,
+    workers: Annotated[
+        int,
+        typer.Option("--workers", min=0,
+                     help="Solver worker threads (0 = all available cores); a seed and a worker count give "
+                          "the same plan on every run."),
+    ] = 0,
     output: OutputOption = OutputFormat.table,
     max_file_size: MaxFileSizeOption = "50Mi",
     allow_estimated_prices: Annotated[
@@ -151,6 +157,7 @@ def plan(
         engine=engine,
         time_limit=time_limit,
         seed=seed,
+        workers=workers,
         max_file_size=parse_size(max_file_size),
         allow_estimated_prices=allow_estimated_prices,
         fargate_profiles=profiles,

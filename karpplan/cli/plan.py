@@ -2,6 +2,7 @@
 
 Reads the inputs and the catalog, has the planner plan within one `TimeBudget` made from
 `--time-limit`, and renders. Every step is a named phase of that budget; `-v` prints their wall seconds.
+While the optimal engine runs, its progress goes to stderr (`render/progress.py`).
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from karpplan.render.inventory import skipped_lines, skipped_note
 
 def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
     """Load, plan, render. Raises InputError for bad input; returns the exit code of cli-contract.md."""
-    from karpplan.engines.optimiser import status_line
     from karpplan.explain.fixes import plan_with_fixes
     from karpplan.render.documents import render_document
     from karpplan.render.plan_table import render_table
+    from karpplan.render.progress import progress_display
 
     budget = TimeBudget(options.time_limit)
     with budget.phase("parse"):
@@ -32,11 +33,14 @@ def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
         )
     with budget.phase("catalog"):
         catalog = read_catalog(options, inventory)
-    progress = status_line(terminal.stderr.file) if options.engine == "optimal" else None
-    plan = make_plan(inventory, catalog, replace(options, progress=progress), budget)
-    if progress is not None:
-        terminal.stderr.file.write("\r\x1b[2K")
-        terminal.stderr.file.flush()
+    # The optimal engine's progress on stderr: live on a terminal, a line per phase with -v, else nothing.
+    display = progress_display(terminal.stderr, terminal.verbose, options.time_limit) \
+        if options.engine == "optimal" else None
+    if display is None:
+        plan = make_plan(inventory, catalog, options, budget)
+    else:
+        with display:
+            plan = make_plan(inventory, catalog, replace(options, progress=display), budget)
     with budget.phase("fixes"):  # what explain --manifests would propose, in what is left of the time limit
         plan = plan_with_fixes(plan, inventory, options.paths, catalog, budget.limit - budget.elapsed())
     # What was not read is always said (one line, once the input is known to be good); -v lists it.

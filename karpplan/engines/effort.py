@@ -47,6 +47,14 @@ COLUMN_SECONDS = 2e-4  # repairing a pattern into a column, plus per class in it
 COLUMN_CLASS_SECONDS = 5e-6
 PRE_SEARCH_SECONDS = 0.8  # building the problem, the simulation and the re-packing, fixed part
 PRE_SEARCH_POD_SECONDS = 6e-4  # ... per pending pod
+# ---- the wall-clock tail after the optimiser (replaying the plan, assembling the Plan and its report of
+# unmet preferences), reserved before the time limit when the wall guard is set. Measured on a loaded
+# 2-core machine (bench rows of 10,000 pods: 2 s for the diverse rows, 5 s for the realistic one, whose
+# ScheduleAnyway spreads are each checked against every pod, in the plan and in Karpenter's): the guard is
+# for slow machines, so the reserve is too.
+POST_SEARCH_SECONDS = 0.05
+POST_SEARCH_POD_SECONDS = 2e-4  # per pending pod
+SOFT_SPREAD_POD_SECONDS = 2.5e-6  # per (preferred spread rule of a group, pending pod)
 
 
 @dataclass
@@ -180,5 +188,11 @@ def pre_search_seconds(pending_pods: int) -> float:
     return PRE_SEARCH_SECONDS + PRE_SEARCH_POD_SECONDS * pending_pods
 
 
-__all__ = ["UNLIMITED_PHASES", "TimeBudget", "WorkClock", "available_cores", "column_seconds", "cp_sat_seconds", "model_build_seconds", "pre_search_seconds",
-           "pricing_seconds", "screen_seconds", "simplex_seconds", "table_seconds"]
+def post_search_seconds(pending_pods: int, soft_spread_rules: int) -> float:
+    """Wall seconds to keep after the optimiser's phases for the plan's replay and assembly (a slow
+    machine's figure): per pending pod, and per pending pod for each preferred spread rule of a group."""
+    return POST_SEARCH_SECONDS + (POST_SEARCH_POD_SECONDS + SOFT_SPREAD_POD_SECONDS * soft_spread_rules) * pending_pods
+
+
+__all__ = ["UNLIMITED_PHASES", "TimeBudget", "WorkClock", "available_cores", "column_seconds", "cp_sat_seconds", "model_build_seconds", "post_search_seconds",
+           "pre_search_seconds", "pricing_seconds", "screen_seconds", "simplex_seconds", "table_seconds"]

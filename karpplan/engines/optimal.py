@@ -23,7 +23,6 @@ variables, the option pruning, the objective, the hint and the solve:
 
 from __future__ import annotations
 
-import time
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -290,9 +289,10 @@ class OptimalModel:
 
     # ------------------------------------------------------------------------------------ solving
     def solve(self, time_limit: float, seed: int, workers: int,
-              progress: Callable[[str], None] | None, clock: WorkClock | None = None) -> tuple[str, ModelValues | None, float]:
+              progress: IncumbentSink | None, clock: WorkClock | None = None) -> tuple[str, ModelValues | None, float]:
         """CP-SAT on the whole model for `time_limit` modelled seconds (a deterministic-time budget; the
-        clock's wall guard, if any, also stops it and is then recorded as a cut)."""
+        clock's wall guard, if any, also stops it and is then recorded as a cut). `progress` hears each
+        incumbent's (cost $/h, pods left out, lower bound $/h)."""
         clock = clock or WorkClock()
         solver = cp_model.CpSolver()
         solver.parameters.max_deterministic_time = max(time_limit, 0.05) * WHOLE_MODEL_DETERMINISTIC_PER_SECOND
@@ -332,16 +332,25 @@ class OptimalModel:
 
 
 class _Progress(cp_model.CpSolverSolutionCallback):
-    def __init__(self, owner: OptimalModel, sink: Callable[[str], None]) -> None:
+    """Each incumbent as (cost $/h of its new nodes, pods it leaves out, `cost_bound` of CP-SAT's bound)."""
+
+    def __init__(self, owner: OptimalModel, sink: IncumbentSink) -> None:
         super().__init__()
+        self.owner = owner
         self.sink = sink
-        self.start = time.monotonic()
+        self.tiered = [k for k in owner.y if owner.groups[k[0]].tier.get(k[1], 0)]
 
     def on_solution_callback(self) -> None:
-        best, bound = self.objective_value, self.best_objective_bound
-        gap = 0.0 if best <= 0 else max(0.0, (best - bound) / best)
-        self.sink(f"best {best / PRICE_SCALE:.4f} bound {bound / PRICE_SCALE:.4f} gap {gap:.1%} "
-                  f"{time.monotonic() - self.start:.1f}s")
+        owner = self.owner
+        n = {k: self.value(v) for k, v in owner.n.items()}
+        u = {k: self.value(v) for k, v in owner.u.items()}
+        y = {k: self.value(owner.y[k]) for k in self.tiered}
+        cost = sum(owner.option(k).price * count for k, count in n.items())
+        bound = owner.cost_bound(self.best_objective_bound, ModelValues({}, y, n, u))
+        self.sink(cost, sum(u.values()), bound)
+
+
+IncumbentSink = Callable[[float, int, float], None]
 
 
 __all__ = ["Decoder", "OptimalModel", "ModelValues"]

@@ -9,12 +9,17 @@ this module is the only place that decides when a phase stops. Each phase is tim
 
 from __future__ import annotations
 
-import sys
 import time
-from collections.abc import Callable
 
-from karpplan.engines.effort import TimeBudget, WorkClock, model_build_seconds, pre_search_seconds
+from karpplan.engines.effort import (
+    TimeBudget,
+    WorkClock,
+    model_build_seconds,
+    post_search_seconds,
+    pre_search_seconds,
+)
 from karpplan.engines.optimal import MAX_MODEL_VARIABLES, Decoder, OptimalModel
+from karpplan.engines.progress import Phase, ProgressSink, ProgressTracker
 from karpplan.engines.result import Solution
 from karpplan.scheduling.problem import Problem
 from karpplan.scheduling.state import PlacementState
@@ -33,7 +38,7 @@ BOUND_RESERVE_CAP_SECONDS = 15.0
 
 
 def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | None = None, time_limit: float = 10.0,
-                  seed: int = 0, workers: int = 0, progress: Callable[[str], None] | None = None,
+                  seed: int = 0, workers: int = 0, progress: ProgressSink | None = None,
                   clock: WorkClock | None = None) -> tuple[Solution, PlacementState]:
     """The cheapest plan found within the time limit in all (warm start, CP-SAT, re-packing, neighbourhood
     search), with the best valid lower bound.
@@ -52,6 +57,9 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     the fluid LP and configuration LP bounds run in reserves kept for them; neighbourhood search then
     improves the plan until the time limit. The result is never worse than the Karpenter simulation's
     plan when that plan keeps the pools' limits and, when CP-SAT found a plan, every rule the verifier checks.
+
+    `progress` hears the phases, the best plan and the best bound as they come (`progress.py`); it never
+    changes the plan.
     """
     from karpplan.engines.bound import fluid_lower_bound
     from karpplan.engines.karpenter import solve_karpenter
@@ -67,10 +75,15 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     ran_before = budget.started is not None
     if budget.started is None:
         budget.started = start
+    tracker = ProgressTracker(progress, time_limit, budget.started)
+    tracker.update(cost=greedy.cost, unplaced=len(greedy.unplaced))
     if budget.wall_guard:
         # However long what came before took, the optimiser keeps a small minimum, so a slow simulation
-        # still gets a re-packed plan and a bound.
-        clock.wall_deadline = max(budget.started + time_limit, start + min(MIN_OPTIMISER_SECONDS, time_limit)) - margin
+        # still gets a re-packed plan and a bound. What comes after it (replay, the plan) has its time kept.
+        soft = sum(1 for g in problem.groups for r in problem.topology.rules_for(g.template) if not r.hard)
+        tail = max(margin, post_search_seconds(problem.pending_count, soft))
+        clock.wall_deadline = max(budget.started + time_limit - tail,
+                                  start + min(MIN_OPTIMISER_SECONDS, time_limit) - margin)
     if ran_before:
         clock.charge(min(pre_search_seconds(problem.pending_count), max(deadline - MIN_OPTIMISER_SECONDS, 0.0)))
     hint = greedy
@@ -84,9 +97,11 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     repacker = Repacker(problem, clock)
     with budget.phase("repack"):
         warm = repacker.repack(hint)
+    tracker.update(cost=warm.cost, unplaced=len(warm.unplaced))
     candidates: list[tuple[Solution, str]] = [(warm, "warm start")]
     # Each bound gets up to a reserve; CP-SAT gets what is left after building its model, less the reserve.
     reserve = min(BOUND_RESERVE_CAP_SECONDS, BOUND_RESERVE_SHARE * time_limit)
+    tracker.enter(Phase.model)
     with budget.phase("model"):
         model = OptimalModel(problem, warm)
         # Dominance pruning takes about a second on large problems and rarely shrinks a model tenfold:
@@ -105,8 +120,14 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
         # A large model rarely finds a plan of its own: it gets a share, neighbourhood search the rest.
         cp_time = remaining * (CP_SAT_SHARE_LARGE if model.size_estimate() > LARGE_MODEL_VARIABLES else 1.0)
         if cp_time > 0.05 and not clock.past_wall():
+            tracker.enter(Phase.solve)
+
+            def incumbent(cost: float, unplaced: int, bound: float) -> None:
+                tracker.update(cost=cost, unplaced=unplaced, bound=bound if unplaced == 0 else None)
+
             with budget.phase("solve"):
-                status, values, cp_bound = model.solve(cp_time, seed, workers, progress, clock)
+                status, values, cp_bound = model.solve(cp_time, seed, workers,
+                                                       incumbent if progress is not None else None, clock)
     else:
         notes.append(f"large problem ({model.size_estimate():,} placement variables): CP-SAT re-solved small sets "
                      "of nodes only; the lower bound comes from the LP relaxations")
@@ -138,6 +159,8 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     placed: dict[int, int] = {g.index: g.size for g in problem.groups}
     for group_info, _ in best.unplaced:
         placed[group_info.index] -= 1
+    tracker.update(cost=best.cost, unplaced=len(best.unplaced))
+    tracker.enter(Phase.bound)
     with budget.phase("bound"):
         # The fluid LP is solved to optimality; its time limit is only the clock's wall guard.
         fluid = None if clock.past_wall() else fluid_lower_bound(problem, placed, time_limit=clock.wall_left(),
@@ -150,18 +173,15 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
             pattern = pattern_lower_bound(problem, placed, time_limit=pattern_budget, fluid=fluid, clock=clock)
             if pattern is not None:
                 bounds.append(pattern.cost)
+    tracker.update(bound=max(bounds) if bounds else None)
     proven = status == "optimal" or (bool(bounds) and best.cost - max(bounds) <= 1e-6)
     if not proven and clock.now() < deadline - margin and not clock.past_wall():
         search = NeighbourhoodSearch(repacker, seed, parallel=workers)
-        shown_bound = min(max(bounds), best.cost) if bounds else None
+        tracker.enter(Phase.search)
+        left_out = len(best.unplaced)
 
         def report(cost: float, tried: int, moves: int) -> None:
-            if progress is None:
-                return
-            gap = "" if shown_bound is None or cost <= 0 else \
-                f" bound {shown_bound:.4f} gap {max(cost - shown_bound, 0.0) / cost:.1%}"
-            progress(f"best {cost:.4f}{gap} {time.monotonic() - start:.1f}s "
-                     f"(neighbourhood search: {moves} of {tried} improved)")
+            tracker.update(cost=cost, unplaced=left_out, detail=f"{moves} of {tried} neighbourhoods improved")
 
         with budget.phase("search"):
             improved = search.improve(best, clock, deadline - margin, report=report)
@@ -185,21 +205,8 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     solution = Solution("optimal", best.nodes, best.unplaced, status, lower, time.monotonic() - start, notes)
     with budget.phase("replay"):
         state = state_for(problem, solution)
+    tracker.finish(solution.cost, len(solution.unplaced), lower)
     return solution, state
 
 
-def status_line(stream: object = sys.stderr) -> Callable[[str], None] | None:
-    """A live one-line status on stderr when it is a terminal."""
-    isatty = getattr(stream, "isatty", None)
-    if not callable(isatty) or not isatty():
-        return None
-
-    def show(text: str) -> None:
-        stream.write("\r\x1b[2K" + text)  # type: ignore[attr-defined]
-        stream.flush()  # type: ignore[attr-defined]
-
-    return show
-
-
-__all__ = ["CLOCK_CUT_WARNING", "MIN_OPTIMISER_SECONDS", "SEARCH_MARGIN_SHARE", "WORK_HEADROOM_SHARE", "solve_optimal",
-           "status_line"]
+__all__ = ["CLOCK_CUT_WARNING", "MIN_OPTIMISER_SECONDS", "SEARCH_MARGIN_SHARE", "WORK_HEADROOM_SHARE", "solve_optimal"]
