@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from karpplan.constraints.base import ConstraintKind, UnmetPreference, Violation
-from karpplan.constraints.view import NodeView, node_views
+from karpplan.constraints.view import PlanTally
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.taints import SCHEDULING_EFFECTS, untolerated
 
@@ -214,31 +214,43 @@ class TopologySpreadKind(ConstraintKind):
         _SpreadRows(model).add()
 
     def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
-        views = node_views(solution)
-        by_name = {v.name: v for v in views}
+        tally = PlanTally(solution)
         out: list[Violation] = []
         for group in problem.groups:
             pod_template = group.template
-            homes = {v.name for v in views for h, _ in v.pending if h is group}
-            if not homes:
-                continue
-            for c in pod_template.spread:
-                if not c.hard:
-                    continue
-                out.extend(self._check(pod_template, c, homes, views, by_name))
+            hard = [c for c in pod_template.spread if c.hard]
+            homes = tally.homes(group) if hard else set()
+            for c in hard if homes else ():
+                out.extend(self._check(pod_template, c, homes, tally))
         return out
 
-    def _check(self, pod_template: PodTemplate, c: TopologySpreadConstraint, homes: set[str], views: list[NodeView],
-               by_name: dict[str, NodeView]) -> list[Violation]:
-        found = self._skews(pod_template, c, homes, views, by_name, ())
+    def _check(self, pod_template: PodTemplate, c: TopologySpreadConstraint, homes: set[str],
+               tally: PlanTally) -> list[Violation]:
+        found = self._skews(pod_template, c, homes, tally, ())
         return [Violation(self.name, "", d, f"{pod_template.namespace} spread on {c.topology_key} maxSkew "
                                             f"{c.max_skew}: domain {d} holds {count} > {limit} (min {minimum})",
                           c.topology_key)
                 for d, count, limit, minimum in found]
 
     @staticmethod
-    def _skews(pod_template: PodTemplate, c: TopologySpreadConstraint, homes: set[str], views: list[NodeView],
-               by_name: dict[str, NodeView], more_domains: Iterable[str]) -> list[tuple[str, int, int, int]]:
+    def _eligible(pod_template: PodTemplate, c: TopologySpreadConstraint, tally: PlanTally) -> dict[int, str]:
+        """{index of the node in the tally: its domain} of the nodes the constraint counts for this pod
+        (nodes with the key, honouring nodeAffinityPolicy and nodeTaintsPolicy; Fargate never)."""
+        eligible: dict[int, str] = {}
+        for i, view in enumerate(tally.views):
+            domain = view.domain(c.topology_key)
+            if view.fargate or domain is None:
+                continue
+            if c.honors_affinity and not pod_template.affinity.matches(view.labels, view.name):
+                continue
+            if c.honors_taints and untolerated(pod_template.tolerations, view.taints, SCHEDULING_EFFECTS):
+                continue
+            eligible[i] = domain
+        return eligible
+
+    @classmethod
+    def _skews(cls, pod_template: PodTemplate, c: TopologySpreadConstraint, homes: set[str], tally: PlanTally,
+               more_domains: Iterable[str]) -> list[tuple[str, int, int, int]]:
         """(domain, count, limit, global minimum) for each domain of the pod's nodes over its limit. The
         domains are the eligible nodes' (kube-scheduler), plus `more_domains` (Karpenter's launchable
         ones, empty until the plan uses them)."""
@@ -246,28 +258,18 @@ class TopologySpreadKind(ConstraintKind):
         if selector is None or not selector.matches(pod_template.labels):
             return []
         key = c.topology_key
-        eligible: dict[str, str] = {}
-        for view in views:
-            domain = view.domain(key)
-            if view.fargate or domain is None:
-                continue
-            if c.honors_affinity and not pod_template.affinity.matches(view.labels, view.name):
-                continue
-            if c.honors_taints and untolerated(pod_template.tolerations, view.taints, SCHEDULING_EFFECTS):
-                continue
-            eligible[view.name] = domain
+        eligible = cls._eligible(pod_template, c, tally)
         counts: Counter[str] = Counter({d: 0 for d in [*eligible.values(), *more_domains]})
-        for view in views:
-            if view.name in eligible:
-                for namespace, labels, _, _ in view.counted_pods():
-                    if namespace == pod_template.namespace and selector.matches(labels):
-                        counts[eligible[view.name]] += 1
+        matching = tally.matching_counts(pod_template.namespace, selector)
+        for i, domain in eligible.items():
+            counts[domain] += matching[i]
         if not counts:
             return []
         minimum = min(counts.values()) if len(counts) >= c.effective_min_domains else 0
+        home_domains = {eligible[i] for i, view in enumerate(tally.views) if i in eligible and view.name in homes}
         out: list[tuple[str, int, int, int]] = []
-        for d in sorted({eligible[n] for n in homes if n in eligible}):
-            new_host = key == HOSTNAME and d in by_name and by_name[d].new
+        for d in sorted(home_domains):
+            new_host = key == HOSTNAME and d in tally.by_name and tally.by_name[d].new
             limit = c.max_skew if new_host else minimum + c.max_skew
             if counts[d] > limit:
                 out.append((d, counts[d], limit, minimum))
@@ -276,20 +278,21 @@ class TopologySpreadKind(ConstraintKind):
     def unmet_preferences(self, problem: Problem, solution: Solution) -> list[UnmetPreference]:
         """ScheduleAnyway spreads the plan does not honour. Karpenter treats them as required until it
         cannot meet them, so its domains count here: every zone the pod could launch into, empty or not."""
-        views = node_views(solution)
-        by_name = {v.name: v for v in views}
+        soft = [(group, [r for r in problem.topology.rules_for(group.template) if not r.constraint.hard])
+                for group in problem.groups]
+        if not any(rules for _, rules in soft):
+            return []
+        tally = PlanTally(solution)
         out: list[UnmetPreference] = []
-        for group in problem.groups:
-            homes = {v.name for v in views for h, _ in v.pending if h is group}
+        for group, rules in soft:
+            homes = tally.homes(group) if rules else set()
             if not homes:
                 continue
             workload = group.group.pods[0].workload
-            for rule in problem.topology.rules_for(group.template):
+            for rule in rules:
                 c = rule.constraint
-                if c.hard:
-                    continue
                 more = () if rule.hostname else rule.static_domains()
-                skews = self._skews(group.template, c, homes, views, by_name, more)
+                skews = self._skews(group.template, c, homes, tally, more)
                 if skews:
                     worst = max(skews, key=lambda s: s[1] - s[2])
                     out.append(UnmetPreference(

@@ -6,6 +6,7 @@ counts, so the kinds' `violations` judge what a cluster would actually hold.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -16,6 +17,7 @@ from karpplan.model.taints import NO_SCHEDULE, Taint
 if TYPE_CHECKING:
     from karpplan.engines.result import Solution, SolvedNode
     from karpplan.model.pods import Pod, PodTemplate
+    from karpplan.model.selectors import LabelSelector
     from karpplan.scheduling.problem import GroupInfo
 
 UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", NO_SCHEDULE)
@@ -69,3 +71,50 @@ def node_views(solution: Solution) -> list[NodeView]:
             labels = {**node.option.labels, HOSTNAME: node.name}
             views.append(NodeView(node, labels, tuple(node.option.taints), False, list(node.pods)))
     return views
+
+
+class PlanTally:
+    """The plan's nodes counted once for every question the spread checks ask of them.
+
+    The verifier and the unmet-preference report ask, for each group and rule, which nodes hold the group
+    and how many pods each node holds that a selector matches. Asked node by node and pod by pod that is
+    groups x rules x pods; here the pods of each node are tallied once by (namespace, labels), so a
+    selector is matched once per distinct label set, and each group's nodes are found in one pass.
+    """
+
+    def __init__(self, solution: Solution) -> None:
+        self.views = node_views(solution)
+        self.by_name = {v.name: v for v in self.views}
+        self._homes: dict[int, set[str]] = {}
+        self._label_sets: dict[tuple[str, tuple[tuple[str, str], ...]], Mapping[str, str]] = {}
+        self.tallies: list[Counter[tuple[str, tuple[tuple[str, str], ...]]]] = []
+        for view in self.views:
+            tally: Counter[tuple[str, tuple[tuple[str, str], ...]]] = Counter()
+            for namespace, labels, _, _ in view.counted_pods():
+                key = (namespace, tuple(sorted(labels.items())))
+                self._label_sets.setdefault(key, labels)
+                tally[key] += 1
+            self.tallies.append(tally)
+            for group, _ in view.pending:
+                self._homes.setdefault(id(group), set()).add(view.name)
+
+    def homes(self, group: GroupInfo) -> set[str]:
+        """The names of the nodes holding pods of the group."""
+        return self._homes.get(id(group), set())
+
+    def matching_counts(self, namespace: str, selector: LabelSelector) -> list[int]:
+        """For each node (in `views` order), its pods in `namespace` whose labels the selector matches."""
+        hits: dict[tuple[str, tuple[tuple[str, str], ...]], bool] = {}
+        out: list[int] = []
+        for tally in self.tallies:
+            total = 0
+            for key, count in tally.items():
+                if key[0] != namespace:
+                    continue
+                hit = hits.get(key)
+                if hit is None:
+                    hit = hits[key] = selector.matches(self._label_sets[key])
+                if hit:
+                    total += count
+            out.append(total)
+        return out
