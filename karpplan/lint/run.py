@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import io
 import sys
@@ -20,6 +21,8 @@ from karpplan.lint.locate import column, key_of, locate
 from karpplan.lint.report import LintReport
 from karpplan.lint.rules.validation import classify
 from karpplan.model.build import build_inventory
+from karpplan.model.cluster import ClusterConfig, FargateProfile
+from karpplan.model.inventory import Inventory
 
 
 @dataclass(frozen=True)
@@ -27,6 +30,7 @@ class LintOptions:
     paths: tuple[str, ...]
     catalog: str | None = None
     region: str | None = None
+    fargate_profiles: tuple[FargateProfile, ...] = ()  # `--fargate-profile`, as `plan` reads it
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     config: FileConfig = field(default_factory=FileConfig)
@@ -61,6 +65,15 @@ def to_finding(ctx: LintContext, rule: Rule, hit: Hit) -> Finding:
     )
 
 
+def with_fargate_profiles(inventory: Inventory, profiles: tuple[FargateProfile, ...]) -> Inventory:
+    """The `--fargate-profile` flags as one more ClusterConfig (named `cli`) after those in the manifests,
+    as `planner.read_inventory` adds them for `plan`: the satisfiability rules see the profiles plan sees."""
+    if not profiles:
+        return inventory
+    return dataclasses.replace(
+        inventory, clusters=(*inventory.clusters, ClusterConfig(name="cli", region=None, fargate_profiles=profiles)))
+
+
 def lint(options: LintOptions) -> LintReport:
     """Raises InputError for input no rule owns (unreadable files, problems outside the lint rules)."""
     rules = active_rules(options.select, options.ignore, options.config)
@@ -76,7 +89,7 @@ def lint(options: LintOptions) -> LintReport:
     if problems:
         raise InputError(problems)
     collected: list[InputProblem] = []
-    inventory = build_inventory(documents, collect=collected)
+    inventory = with_fargate_profiles(build_inventory(documents, collect=collected), options.fargate_profiles)
 
     @functools.cache
     def catalog() -> Catalog:  # read once, when a rule first needs it
