@@ -15,7 +15,7 @@ from karpplan.catalog.types import Catalog
 from karpplan.errors import InputError, InputProblem
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, STDIN_NAME, read_documents
 from karpplan.lint.config import FileConfig, active_rules, ignored_by_annotation
-from karpplan.lint.context import LintContext, object_name
+from karpplan.lint.context import LintContext, object_name, paused_gc
 from karpplan.lint.core import Finding, Hit, Rule
 from karpplan.lint.locate import column, key_of, locate
 from karpplan.lint.report import LintReport
@@ -89,7 +89,8 @@ def lint(options: LintOptions) -> LintReport:
     if problems:
         raise InputError(problems)
     collected: list[InputProblem] = []
-    inventory = with_fargate_profiles(build_inventory(documents, collect=collected), options.fargate_profiles)
+    with paused_gc():
+        inventory = with_fargate_profiles(build_inventory(documents, collect=collected), options.fargate_profiles)
 
     @functools.cache
     def catalog() -> Catalog:  # read once, when a rule first needs it
