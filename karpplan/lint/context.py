@@ -3,9 +3,7 @@ that need pools, the planner's own scheduling problem (built once, shared by eve
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -41,19 +39,6 @@ def object_name(doc: Document) -> str:
     if role in ("Pod", "workload", "DaemonSet") or (role is None and doc.metadata.get("namespace")):
         return f"{kind}/{doc.namespace}/{name}"
     return f"{kind}/{name}"
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """The cyclic garbage collector paused while long-lived objects are made (the inventory, the planner's
-    problem): it would rescan them again and again for no garbage (the loader pauses it while it parses)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 @dataclass
@@ -115,9 +100,7 @@ class LintContext:
     def planner(self) -> PlannerView:
         from karpplan.planner import prepare
 
-        catalog = self.catalog()
-        with paused_gc():  # ~60k launch options and their masks, all kept
-            prepared = prepare(self.inventory, catalog)
+        prepared = prepare(self.inventory, self.catalog())
         fargate = [(placement.pod, placement.profile) for placement in prepared.fargate]
         return PlannerView(prepared.problem, fargate, prepared.catalog)
 
