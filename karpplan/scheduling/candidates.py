@@ -8,7 +8,6 @@ the pool out (taints, requirements, resources, offerings, limits), so engines an
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +31,7 @@ from karpplan.model.taints import (
     Toleration,
     untolerated,
 )
+from karpplan.scheduling.label_values import by_label_values
 
 IndexArray = npt.NDArray[np.intp]
 BoolArray = npt.NDArray[np.bool_]
@@ -409,34 +409,7 @@ class OptionTable:
         """Rows whose labels the pod's node selector and required node affinity admit."""
         if affinity.required is None and not affinity.node_selector:
             return self._mask("all", None, lambda: np.ones(self.size, dtype=np.bool_))  # admits every option
-        return self._mask("affinity", affinity, lambda: self._by_label_values(affinity))
-
-    def _by_label_values(self, affinity: NodeAffinity) -> BoolArray:
-        """`affinity.matches` per row, asked once per distinct combination of the values of the label keys
-        the affinity reads (rows that agree on those keys get the same answer): thousands of options share
-        a handful of such combinations."""
-        keys = sorted(set(affinity.node_selector).union(*(t.requirements for t in affinity.required or ())))
-        if not keys:
-            return np.full(self.size, affinity.matches({}), dtype=np.bool_)
-        columns = [self.labels(key) for key in keys]
-        if math.prod(len(values) + 1 for _, values, _ in columns) > 2**62:  # more combinations than an int64 holds
-            return np.array([affinity.matches(o.labels) for o in self.options], dtype=np.bool_)
-        # One integer per row for its combination (code + 1 per key, 0 = absent, in mixed radix).
-        combined = np.zeros(self.size, dtype=np.int64)
-        stride = 1
-        for codes, values, _ in columns:
-            combined += (codes.astype(np.int64) + 1) * stride
-            stride *= len(values) + 1
-        distinct, inverse = np.unique(combined, return_inverse=True)
-        answers = np.zeros(len(distinct), dtype=np.bool_)
-        for i, number in enumerate(distinct.tolist()):
-            labels: dict[str, str] = {}
-            for key, (_, values, _) in zip(keys, columns, strict=True):
-                number, code = divmod(number, len(values) + 1)
-                if code:
-                    labels[key] = values[code - 1]
-            answers[i] = affinity.matches(labels)
-        return answers[inverse.reshape(-1)]
+        return self._mask("affinity", affinity, lambda: by_label_values(self, affinity))
 
     def term_mask(self, term: NodeSelectorTerm) -> BoolArray:
         """Rows matching one node selector term (a preferred affinity enforced as a requirement)."""
