@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from karpplan.cli.options import catalog_option, output_option, region_option
+from karpplan.cli.options import catalog_option, fargate_profile_option, output_option, region_option
 
 if TYPE_CHECKING:  # the lint package (and the planner it reaches) loads when the command runs, not at start-up
     from karpplan.lint.run import LintOptions
@@ -57,6 +57,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         catalog: Annotated[Path | None, catalog_option("An InstanceCatalog replacing the embedded AWS catalog.")] = None,
         region: Annotated[str | None, region_option()] = None,
+        fargate_profile: Annotated[list[str] | None, fargate_profile_option()] = None,
         output: Annotated[LintFormat, output_option()] = LintFormat.table,
         select: Annotated[
             list[str] | None, typer.Option("--select", help="Only these rules (names or codes, comma-separated).")
@@ -93,11 +94,12 @@ def register(app: typer.Typer) -> None:
             state.stderr.print("error: give at least one PATH (a file, a directory or - for stdin)", markup=False)
             raise typer.Exit(2)
         size = cli.parse_size(max_file_size)
+        profiles = cli.parse_profiles(fargate_profile)
 
         def body() -> int:
             options = LintOptions(
                 paths=tuple(paths or ()), catalog=str(catalog) if catalog is not None else None, region=region,
-                select=tuple(select or ()), ignore=tuple(ignore or ()), config=find_config(), max_file_size=size,
+                fargate_profiles=profiles, select=tuple(select or ()), ignore=tuple(ignore or ()), config=find_config(), max_file_size=size,
             )
             try:
                 return run_lint(options, output, state.stdout)

@@ -20,3 +20,11 @@ def region_option() -> Any:
 def output_option() -> Any:
     """`-o/--output FORMAT`: the output format (the choices are the command's enum)."""
     return typer.Option("-o", "--output", help="Output format.")
+
+
+def fargate_profile_option() -> Any:
+    """`--fargate-profile SELECTOR` (repeatable): a Fargate profile added to those of the manifests."""
+    return typer.Option(
+        "--fargate-profile",
+        help="A Fargate profile selector 'namespace=<pattern>[,<label>=<value>...]' (repeatable).",
+    )

@@ -10,6 +10,7 @@ from functools import cached_property
 from karpplan.catalog.types import Catalog
 from karpplan.errors import InputProblem, Origin
 from karpplan.inputs.loader import Document
+from karpplan.inputs.origins import LineDict
 from karpplan.model.build import role_of
 from karpplan.model.cluster import FargateProfile
 from karpplan.model.inventory import Inventory
@@ -113,12 +114,14 @@ class LintContext:
 
 
 def templates(ctx: LintContext) -> list[tuple[Document, str, PodTemplate]]:
-    """(document, pod spec path, template) per pod template the inventory holds, in input order."""
+    """(document, pod spec path, template) per pod template, in input order: those the inventory holds, and
+    those of workloads that expand to no pod (`replicas: 0`, a suspended Job or CronJob), which the API
+    server validates all the same."""
     cached = ctx.cache.get("templates")
     if isinstance(cached, list):
         return cached
     seen: set[int] = set()
-    out: list[tuple[Document, str, PodTemplate]] = []
+    found: dict[int, tuple[Document, str, PodTemplate]] = {}
     owners: list[tuple[Origin, PodTemplate]] = [(p.origin, p.template) for p in ctx.inventory.pods]
     owners += [(d.origin, d.template) for d in ctx.inventory.daemonsets]
     for origin, template in owners:
@@ -127,7 +130,43 @@ def templates(ctx: LintContext) -> list[tuple[Document, str, PodTemplate]]:
         seen.add(id(template))
         doc = ctx.by_origin.get(origin)
         spec_path = pod_spec_path(doc) if doc is not None else None
-        if doc is not None and spec_path is not None:
-            out.append((doc, spec_path, template))
+        if doc is not None and spec_path is not None and id(doc) not in found:
+            found[id(doc)] = (doc, spec_path, template)
+    # The builder reads a workload's template but makes pods only of its replicas; a document with problems
+    # is the validation rules' (and not in the inventory), a skipped one (its pods are in the input) is read
+    # through those pods.
+    rejected = {id(d) for p in ctx.problems if (d := ctx.document_at(p.origin)) is not None}
+    skipped = {s.origin for s in ctx.inventory.skipped}
+    out: list[tuple[Document, str, PodTemplate]] = []
+    for doc in ctx.documents:
+        entry = found.get(id(doc))
+        if entry is None and role_of(doc) == "workload" and id(doc) not in rejected and str(doc.origin) not in skipped:
+            entry = _unexpanded(doc)
+        if entry is not None:
+            out.append(entry)
     ctx.cache["templates"] = out
     return out
+
+
+def _unexpanded(doc: Document) -> tuple[Document, str, PodTemplate] | None:
+    """The template of a workload the builder accepted and expanded to no pod, built as the builder builds
+    it (same labels, with a Deployment's pod-template-hash, so matchLabelKeys selects the same)."""
+    from karpplan.model.build import template_hash
+    from karpplan.model.build_fields import Field
+    from karpplan.model.build_pods import PodContext, build_pod_template
+    from karpplan.model.labels import POD_TEMPLATE_HASH
+
+    spec_path = pod_spec_path(doc)
+    if spec_path is None or not isinstance(doc.body, LineDict):
+        return None
+    sink: list[InputProblem] = []
+    template = Field.root(doc.body, doc.origin, sink).at_path(spec_path.removesuffix(".spec"))
+    if not isinstance(template.value, dict):
+        return None
+    metadata = template["metadata"]
+    labels, annotations = metadata["labels"].string_map(), metadata["annotations"].string_map()
+    if doc.kind == "Deployment":
+        labels[POD_TEMPLATE_HASH] = template_hash(template.value)
+    pod_template = build_pod_template(template["spec"], namespace=doc.namespace, labels=labels,
+                                      annotations=annotations, origin=template.origin, context=PodContext())
+    return None if sink else (doc, spec_path, pod_template)

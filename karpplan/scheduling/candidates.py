@@ -31,6 +31,7 @@ from karpplan.model.taints import (
     Toleration,
     untolerated,
 )
+from karpplan.scheduling.label_values import by_label_values
 
 IndexArray = npt.NDArray[np.intp]
 BoolArray = npt.NDArray[np.bool_]
@@ -409,7 +410,7 @@ class OptionTable:
         """Rows whose labels the pod's node selector and required node affinity admit."""
         if affinity.required is None and not affinity.node_selector:
             return self._mask("all", None, lambda: np.ones(self.size, dtype=np.bool_))  # admits every option
-        return self._mask("affinity", affinity, lambda: [affinity.matches(o.labels) for o in self.options])
+        return self._mask("affinity", affinity, lambda: by_label_values(self, affinity))
 
     def term_mask(self, term: NodeSelectorTerm) -> BoolArray:
         """Rows matching one node selector term (a preferred affinity enforced as a requirement)."""

@@ -6,6 +6,7 @@ here changes while solving.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -112,6 +113,9 @@ def _registry() -> tuple[ConstraintKind, ...]:
     return REGISTRY
 
 
+_INDEX = operator.attrgetter("index")
+
+
 def build_problem(
     inventory: Inventory,
     catalog: Catalog,
@@ -153,13 +157,14 @@ def build_problem(
         tier: dict[int, int] = {}
         option_tests = [test for kind in _registry() if (test := kind.option_filter(pod_template)) is not None]
         for v in allowed:
-            for o in v.options:
-                if option_tests and any(test(o.labels) is not None for test in option_tests):
-                    continue
-                group_options.append(o)
-                tier[o.index] = tier_of[v.pool.weight] + (PREFER_NO_SCHEDULE_TIER if v.prefer_no_schedule and last_resort else 0)
+            kept = v.options
+            if option_tests:
+                kept = [o for o in kept if not any(test(o.labels) is not None for test in option_tests)]
+            group_options.extend(kept)
+            level = tier_of[v.pool.weight] + (PREFER_NO_SCHEDULE_TIER if v.prefer_no_schedule and last_resort else 0)
+            tier.update(dict.fromkeys(map(_INDEX, kept), level))  # C loops: thousands of options per group
         infos.append(GroupInfo(index, group, ok, reasons, verdicts, group_options, tier,
-                               frozenset(o.index for o in group_options)))
+                               frozenset(map(_INDEX, group_options))))
     topology = build_topology([g.template for g in groups], nodes, inventory.bound, options,
                               inventory.namespace_labels)
     return Problem(inventory, catalog, pools, infos, existing, options, limits, topology,

@@ -13,6 +13,8 @@ import difflib
 from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
+import numpy as np
+
 from karpplan.inputs.loader import Document
 from karpplan.lint.context import LintContext, pod_spec_path
 from karpplan.lint.core import Hit, Severity, lint_rule
@@ -21,6 +23,7 @@ from karpplan.model.fargate import fargate_node_labels
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.pools import NodePool
 from karpplan.model.resources import Resources
+from karpplan.scheduling.candidates import PoolVerdict
 from karpplan.scheduling.problem import GroupInfo
 from karpplan.scheduling.problem import Problem as SchedulingProblem
 from karpplan.scheduling.topology import SpreadRule
@@ -176,11 +179,37 @@ def _limits_text(pools: Sequence[NodePool], problem: SchedulingProblem) -> str:
     return " with " + " and ".join(parts) if parts else ""
 
 
-def _rule_text(rule: SpreadRule, group_info: GroupInfo) -> str:
+class _Reach:
+    """What a group's launch options reach, read from the planner's option table (vectorised: a group may
+    use thousands of options, and lint asks for every workload)."""
+
+    def __init__(self, problem: SchedulingProblem) -> None:
+        from karpplan.scheduling.candidates import option_table
+
+        self.table = option_table(problem.options)
+        self._domains: dict[tuple[frozenset[int], str], frozenset[str]] = {}
+
+    def domains(self, group_info: GroupInfo, key: str) -> frozenset[str]:
+        """The values of label `key` among the group's launch options."""
+        cache_key = (group_info.option_ids, key)
+        cached = self._domains.get(cache_key)
+        if cached is None:
+            codes, values, _ = self.table.labels(key)
+            present = np.unique(codes[self.table.rows_of(group_info.option_ids)])
+            cached = self._domains[cache_key] = frozenset(values[int(c)] for c in present if c >= 0)
+        return cached
+
+    def largest(self, verdict: PoolVerdict, key: str) -> int:
+        """The largest capacity of `key` among the verdict's options (0 when it has none)."""
+        rows = verdict.rows_in(self.table)
+        return int(self.table.column("capacity", key)[rows].max()) if len(rows) else 0
+
+
+def _rule_text(rule: SpreadRule, group_info: GroupInfo, reach: _Reach) -> str:
     if rule.hostname:
         return f"maxSkew {rule.max_skew} over nodes ({rule.key})"
     domains = sorted(rule.static_domains())
-    reachable = {o.labels.get(rule.key) for o in group_info.options} | set(rule.existing_domains.values())
+    reachable = reach.domains(group_info, rule.key) | set(rule.existing_domains.values())
     unreachable = [d for d in domains if d not in reachable]
     text = f"maxSkew {rule.max_skew} over {len(domains)} {rule.key} domain(s)"
     if rule.min_domains > len(domains):
@@ -190,14 +219,14 @@ def _rule_text(rule: SpreadRule, group_info: GroupInfo) -> str:
     return text
 
 
-def _may_cap(problem: SchedulingProblem, group_info: GroupInfo, rules: Sequence[SpreadRule]) -> bool:
+def _may_cap(problem: SchedulingProblem, group_info: GroupInfo, rules: Sequence[SpreadRule], reach: _Reach) -> bool:
     """False when no cap is possible, so the engine need not run: every domain reachable, minDomains met,
     and no pool limit that could bind even with one node per pod."""
     for rule in rules:
         if rule.hostname:
             continue
         domains = rule.static_domains()
-        reachable = {o.labels.get(rule.key) for o in group_info.options} | set(rule.existing_domains.values())
+        reachable = reach.domains(group_info, rule.key) | set(rule.existing_domains.values())
         if rule.min_domains > len(domains) or not domains <= reachable:
             return True
     for verdict in group_info.verdicts:
@@ -208,7 +237,7 @@ def _may_cap(problem: SchedulingProblem, group_info: GroupInfo, rules: Sequence[
             return True
         if remaining is not None:
             for key, left in remaining.items():
-                if left < group_info.size * max((o.capacity.get(key) for o in verdict.options), default=0):
+                if left < group_info.size * reach.largest(verdict, key):
                     return True
     return any(r.hostname for r in rules) and bool(group_info.existing_ok)
 
@@ -226,11 +255,13 @@ def SPREAD_CAPS_REPLICAS(ctx: LintContext) -> Iterator[Hit]:
     no offering serves).
     """
     problem = ctx.planner.problem
+    reach: _Reach | None = None
     for group_info, doc in _groups(ctx):
         rules = [r for r in problem.topology.rules_for(group_info.template) if r.hard and r.self_match]
         if not rules or _unknown_key_rules(ctx, group_info) or _cannot_launch(group_info, problem):
             continue
-        if not _may_cap(problem, group_info, rules):
+        reach = reach or _Reach(problem)
+        if not _may_cap(problem, group_info, rules, reach):
             continue
         placed = _placed(problem, group_info)
         if placed >= group_info.size:
@@ -238,7 +269,7 @@ def SPREAD_CAPS_REPLICAS(ctx: LintContext) -> Iterator[Hit]:
         if _placed(problem, group_info, without_hard_spread=True) <= placed:
             continue  # not the spread: pool-limits-too-small / no-pool-can-launch say why
         pools = [v.pool for v in group_info.verdicts if v.ok]
-        why = " and ".join(_rule_text(r, group_info) for r in rules)
+        why = " and ".join(_rule_text(r, group_info, reach) for r in rules)
         index = group_info.template.spread.index(rules[0].constraint)
         yield Hit(
             doc, _spread_path(doc, index),

@@ -1,0 +1,82 @@
+"""A workload with `replicas: 0` (or a suspended Job/CronJob) makes no pod, but the API server validates its
+template all the same: the rules that read the template still apply; the satisfiability rules, which count
+pods, have none to count."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+
+from karpplan.lint.core import Rule
+from karpplan.lint.registry import BY_NAME, RULES
+from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD
+from karpplan.lint.run import LintOptions, lint
+
+# The rules that read a pod template (the API server's validation, and what the selectors select).
+TEMPLATE_RULES = ("spread-invalid", "toleration-invalid", "affinity-invalid", "selector-invalid",
+                  "spread-selector-misses-own-pods", "spread-selector-missing")
+# The rules that count replicas or pods (nothing pending, nothing to count).
+COUNTING_RULES = tuple(r.name for r in RULES if r.name not in TEMPLATE_RULES)
+
+
+def findings(text: str) -> list[tuple[str, int]]:
+    return [(f.rule, f.line) for f in lint(LintOptions(paths=("-",), stdin=io.StringIO(text))).findings]
+
+
+def scaled_to_zero(text: str) -> str:
+    out = re.sub(r"(?m)^  replicas: \d+$", "  replicas: 0", text)
+    assert "  replicas: 0\n" in out
+    return out
+
+
+def test_every_rule_is_classified() -> None:
+    assert set(TEMPLATE_RULES) <= set(BY_NAME) and len(TEMPLATE_RULES) + len(COUNTING_RULES) == len(RULES)
+
+
+@pytest.mark.parametrize("rule", [BY_NAME[n] for n in TEMPLATE_RULES], ids=lambda r: r.name)
+def test_template_rules_apply_to_a_workload_scaled_to_zero(rule: Rule) -> None:
+    assert findings(scaled_to_zero(rule.bad)) == findings(rule.bad) != []
+    assert findings(scaled_to_zero(rule.good)) == []
+
+
+@pytest.mark.parametrize("rule", [BY_NAME[n] for n in COUNTING_RULES], ids=lambda r: r.name)
+def test_counting_rules_have_nothing_to_count(rule: Rule) -> None:
+    assert findings(rule.bad) != []
+    assert findings(scaled_to_zero(rule.bad)) == []
+
+
+def _cronjob(pod_spec: str, suspend: bool) -> str:
+    indented = "".join("    " + line + "\n" for line in pod_spec.splitlines())
+    return f"""\
+apiVersion: batch/v1
+kind: CronJob
+metadata: {{name: nightly}}
+spec:
+  schedule: "0 3 * * *"
+  suspend: {str(suspend).lower()}
+  jobTemplate:
+    spec:
+      template:
+        metadata: {{labels: {{app: nightly}}}}
+        spec:
+          restartPolicy: Never
+{indented}          containers:
+            - name: job
+              image: busybox
+              resources: {{requests: {{cpu: 100m, memory: 64Mi}}}}
+"""
+
+
+def test_a_suspended_cronjob_is_checked_like_a_running_one() -> None:
+    spread = ZONE_SPREAD.replace("{app: web}", "{app: other}")
+    running, suspended = (NODEPOOL + _cronjob(spread, s) for s in (False, True))
+    assert findings(suspended) == findings(running) == [("spread-selector-misses-own-pods", 29)]
+
+
+def test_match_label_keys_on_the_template_hash_selects_the_workload_scaled_to_zero() -> None:
+    spread = ZONE_SPREAD + "          matchLabelKeys: [pod-template-hash]\n"
+    text = BY_NAME["spread-selector-misses-own-pods"].good.replace(ZONE_SPREAD, spread)
+    assert text != BY_NAME["spread-selector-misses-own-pods"].good
+    assert findings(text) == findings(scaled_to_zero(text)) == []
