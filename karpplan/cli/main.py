@@ -20,6 +20,7 @@ import typer
 from karpplan import __version__
 from karpplan.catalog import DEFAULT_REGION
 from karpplan.cli.inventory import run_inventory
+from karpplan.cli.options import fargate_profile_option
 from karpplan.cli.plan import run_plan
 from karpplan.cli.terminal import Color, Terminal, make_consoles, run_guarded, terminal_of
 from karpplan.model.cluster import FargateProfile
@@ -100,13 +101,7 @@ MaxFileSizeOption = Annotated[
     str, typer.Option("--max-file-size", help="Largest input file accepted (bytes or a quantity like 50Mi).")
 ]
 VerboseOption = Annotated[int, typer.Option("-v", "--verbose", count=True, help="More detail (repeatable).")]
-FargateProfileOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--fargate-profile",
-        help="A Fargate profile selector 'namespace=<pattern>[,<label>=<value>...]' (repeatable).",
-    ),
-]
+FargateProfileOption = Annotated[list[str] | None, fargate_profile_option()]
 
 
 @app.command()
