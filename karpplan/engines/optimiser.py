@@ -155,7 +155,8 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
         if not (bounds and best.cost - max(bounds) <= 1e-6) and not clock.past_wall():
             # The zone-indexed one sees the zonal rules too; it declines at once where it cannot be stronger.
             zone_budget = max(min(reserve, deadline - clock.now() - margin), 0.3)
-            zone = zone_lower_bound(problem, placed, time_limit=zone_budget, clock=clock)
+            zone = zone_lower_bound(problem, placed, time_limit=zone_budget, floor=max(bounds, default=None),
+                                    clock=clock)
             if zone is not None:
                 sourced.append((zone.cost, "zone-lp"))
         bounds = [b for b, _ in sourced]

@@ -279,7 +279,9 @@ class ZoneGeneration:
         self.columns(w, (w, zeros_new, zeros_old), zeros_old, ub_new, ub_old, tables, START, any_gain=True)
         return self.now() - t0
 
-    def run(self) -> None:
+    def run(self, floor: float | None = None) -> None:
+        """Column generation until the certified bound meets the master, nothing improves the master, the
+        master cannot beat `floor` (a bound the caller has), or the time kept for certifying is reached."""
         pass_seconds = self.start()
         history: list[float] = []
         while self.now() + 2 * pass_seconds < self.stop:
@@ -290,6 +292,8 @@ class ZoneGeneration:
             self.iterations += 1
             if not artificial:
                 self.value = min(self.value, value)
+                if floor is not None and value <= floor * (1 + 1e-9):
+                    return  # the zone LP is no stronger than the caller's bound here
             if self.best >= self.value * (1 - GAP):
                 return
             history.append(value)
@@ -355,14 +359,15 @@ class ZoneGeneration:
 
 
 def zone_lower_bound(problem: Problem, required: Mapping[int, int] | None = None, time_limit: float = 5.0, *,
-                     progress: Callable[[str], None] | None = None, clock: WorkClock | None = None,
-                     force: bool = False) -> ZoneBound | None:
+                     floor: float | None = None, progress: Callable[[str], None] | None = None,
+                     clock: WorkClock | None = None, force: bool = False) -> ZoneBound | None:
     """A lower bound on the hourly cost of the new nodes of every plan placing exactly the required pods
     (default: every pod of every group that may go somewhere), from the zone-indexed configuration LP. None
     when it does not apply (no hard zone-spread rule, a group only partly required, a free option), when it
     provably equals the global configuration LP (interchangeable zones and enough nodes forced: see
     `zones.py`; `force` computes it anyway), or when no valid bound was found in time. time_limit is in
-    modelled seconds on `clock`, as in `pattern_lower_bound`."""
+    modelled seconds on `clock`, as in `pattern_lower_bound`; floor: the best bound the caller has (the search
+    stops once the master shows this one cannot beat it)."""
     start = time.monotonic()
     if clock is None:
         clock = WorkClock(wall_deadline=start + time_limit)
@@ -377,7 +382,9 @@ def zone_lower_bound(problem: Problem, required: Mapping[int, int] | None = None
     if zi is None or not len(zi.inst.price):
         return None
     gen = ZoneGeneration(zi, clock, deadline, progress)
-    gen.run()
+    gen.run(floor)
+    if floor is not None and gen.value <= floor * (1 + 1e-9):
+        return None
     gen.finish()
     if not math.isfinite(gen.best):
         return None
