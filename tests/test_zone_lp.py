@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from test_bound import deployment, placed, problem_of
+from test_render_plan import table_text
 
 from karpplan.engines.patterns import pattern_lower_bound, zone_lower_bound
 from karpplan.engines.patterns.zones import interchangeable, zone_instance
@@ -18,6 +20,8 @@ from karpplan.model.labels import HOSTNAME, ZONE
 from karpplan.planner import PlanOptions, solve
 from karpplan.scheduling.problem import Problem
 from karpplan.verify import verify
+
+from planner_helpers import POOL, plan_text
 
 ZONES = ("zone-a", "zone-b", "zone-c")
 
@@ -168,3 +172,19 @@ def test_never_above_a_verified_plan(seed: int) -> None:
         return
     assert result.cost <= plan.cost + 1e-9, (seed, result, plan.cost, plan.status)
     assert result.cost >= pattern_of(problem) * (1 - 1e-3) - 1e-9 or result.cost > 0
+
+
+# ---------------------------------------------------------------------------------------- the plan's summary
+def test_the_plan_names_its_binding_bound(tmp_path: Path) -> None:
+    docs = [zone_spread(deployment("web", 6, cpu="1", memory="1Gi"))]
+    manifests = "\n---\n".join([POOL, *(yaml.safe_dump(d) for d in docs)])
+    plan = plan_text(tmp_path, manifests, catalog=UNEVEN, time_limit=3.0)
+    s = plan.summary
+    assert s.lower_bound == pytest.approx(0.6, rel=1e-5)
+    assert s.bound_source in ("cp-sat", "zone-lp")
+    assert plan.to_document()["summary"]["boundSource"] == s.bound_source
+    text = table_text(plan)
+    assert f"({s.bound_source})" in next(line for line in text.splitlines() if "Lower bound" in line)
+    karpenter = plan_text(tmp_path, manifests, catalog=UNEVEN, engine="karpenter")
+    assert karpenter.summary.bound_source is None
+    assert karpenter.to_document()["summary"]["boundSource"] is None
