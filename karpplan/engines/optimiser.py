@@ -145,6 +145,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
         sourced = [(b, name) for b, name in ((decoded_bound if source.startswith("CP-SAT") else None, "cp-sat"),
                                              (fluid.cost if fluid is not None else None, "fluid-lp")) if b is not None]
         bounds = [b for b, _ in sourced]
+        pattern = None
         if not (bounds and best.cost - max(bounds) <= 1e-6):
             # The configuration LP sees whole pods per node, which the fluid LP does not.
             pattern_budget = max(min(reserve, deadline - clock.now() - margin), 0.3)
@@ -156,7 +157,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
             # The zone-indexed one sees the zonal rules too; it declines at once where it cannot be stronger.
             zone_budget = max(min(reserve, deadline - clock.now() - margin), 0.3)
             zone = zone_lower_bound(problem, placed, time_limit=zone_budget, floor=max(bounds, default=None),
-                                    clock=clock)
+                                    duals=pattern.duals if pattern is not None else None, clock=clock)
             if zone is not None:
                 sourced.append((zone.cost, "zone-lp"))
         bounds = [b for b, _ in sourced]

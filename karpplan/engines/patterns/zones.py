@@ -73,6 +73,7 @@ class ZoneInstance:
     old_zone: list[str]  # [E] the zone of each existing shape
     zones: int
     spread_rules: int
+    cover: list[tuple[int, list[int]]] = field(default_factory=list)  # per class: its cover row, its groups
 
     def node_const(self, tau: FloatArray, existing: bool) -> FloatArray:
         """[shapes] the value tau gives every pattern of each shape by its zone's node row."""
@@ -144,6 +145,7 @@ def zone_instance(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping
     class_index: dict[_Key, int] = {}
     class_demand: list[int] = []
     class_group: list[GroupInfo] = []
+    class_members: list[list[int]] = []
     class_rules: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
     for g in groups:
         counted = tuple(i for i, r in enumerate(rules) if g.index in r.counted)
@@ -155,8 +157,10 @@ def zone_instance(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping
         if c == len(class_demand):
             class_demand.append(0)
             class_group.append(g)
+            class_members.append([])
             class_rules.append((counted, owned))
         class_demand[c] += demand[g.index]
+        class_members[c].append(g.index)
     zc_index: dict[tuple[int, str], int] = {}
     zc_of: list[tuple[int, str]] = []
     key_of_class = list(class_index)
@@ -278,7 +282,7 @@ def zone_instance(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping
         if n >= 1:
             rows.node_row[z] = rows.add(1.0, "node")
     return ZoneInstance(inst, rows, shape_zone, [old_zone_of[k] for k in old_keys], len(set(shape_zone)),
-                        len(rules))
+                        len(rules), list(zip(cover, class_members, strict=True)))
 
 
 def _frontier(free: FloatArray, price: FloatArray, allowed: BoolArray) -> BoolArray:
