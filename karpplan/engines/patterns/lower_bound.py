@@ -26,7 +26,7 @@ class PatternBound:
     seconds: float
     # group index -> the value per pod of its class in the dual solution behind `cost` (pods of free classes
     # and groups without pods to place are left out): where the zone-indexed LP starts from
-    duals: dict[int, float] = field(default_factory=dict)
+    duals: dict[int, float] = field(default_factory=dict, compare=False)  # (not compared, nor hashed)
 
 
 def pattern_lower_bound(problem: Problem, required: Mapping[int, int] | None = None,
