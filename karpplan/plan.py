@@ -158,6 +158,8 @@ class Summary:
     seed: int = 0
     time_limit: float | None = None
     phases: tuple[tuple[str, float], ...] = ()  # (name, wall seconds) of each timed phase, in the order they ran
+    # The bound `lower_bound` is: "cp-sat", "fluid-lp", "configuration-lp" or "zone-lp" (the largest of them).
+    bound_source: str | None = None
 
     @property
     def gap(self) -> float | None:
@@ -184,6 +186,7 @@ class Summary:
             "monthlyCost": round(self.monthly_cost, 2),
             "lowerBound": None if self.lower_bound is None else round(self.lower_bound, 6),
             "gap": None if gap is None else round(gap, 6),
+            "boundSource": self.bound_source,
             "engine": self.engine,
             "status": self.status,
             "solveSeconds": round(self.solve_seconds, 3),

@@ -292,6 +292,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
         karpenter_new_nodes=len(greedy.new_nodes) + len(static_launch) + len(fargate) - sum(1 for f in fargate if f.reasons),
         karpenter_scheduled=len(pending) - len(greedy.unplaced) - sum(1 for f in fargate if f.reasons),
         estimated_prices=any(n.price_estimated for n in nodes), seed=options.seed,
+        bound_source=solution.bound_source if lower is not None else None,
     )
     warnings.extend(solution.notes)
     warnings.extend(_unmet_preferences(problem, solution, greedy, static_cost))

@@ -1,7 +1,7 @@
 """The optimiser: runs the optimal engine's phases inside one time limit and decides when each stops.
 
 Warm start (the Karpenter simulation, re-packed) -> whole-plan CP-SAT model -> decode -> re-pack ->
-lower bounds (fluid LP, configuration LP) -> neighbourhood search. Every phase reads the same work clock,
+lower bounds (fluid LP, configuration LP, zone-indexed configuration LP) -> neighbourhood search. Every phase reads the same work clock,
 owned by the run's `TimeBudget` (`effort.py`), so a seed and a time limit give the same plan on every run;
 this module is the only place that decides when a phase stops. Each phase is timed under its name
 (`simulate`, `repack`, `model`, `solve`, `decode`, `bound`, `search`, `replay`) on the budget.
@@ -33,7 +33,7 @@ CLOCK_CUT_WARNING = ("the time limit ran out before the search's modelled work b
                      "the reference karpplan's timings are modelled on), so it stopped early and a re-run may give a "
                      "different plan; a longer --time-limit gives the same plan every time")
 WORK_HEADROOM_SHARE = 0.15  # of the time limit: how far the modelled work may be off before the wall guard cuts
-BOUND_RESERVE_SHARE = 0.4  # of the time limit, for each lower bound (fluid LP, then configuration LP)
+BOUND_RESERVE_SHARE = 0.4  # of the time limit, for each lower bound (fluid LP, configuration LP, zone LP)
 BOUND_RESERVE_CAP_SECONDS = 15.0
 
 
@@ -64,7 +64,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     from karpplan.engines.bound import fluid_lower_bound
     from karpplan.engines.karpenter import solve_karpenter
     from karpplan.engines.neighbourhood import NeighbourhoodSearch
-    from karpplan.engines.patterns import pattern_lower_bound
+    from karpplan.engines.patterns import pattern_lower_bound, zone_lower_bound
     from karpplan.engines.repack import Repacker, state_for
 
     budget = TimeBudget.of(time_limit, clock) if budget is None else budget
@@ -165,14 +165,27 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
         # The fluid LP is solved to optimality; its time limit is only the clock's wall guard.
         fluid = None if clock.past_wall() else fluid_lower_bound(problem, placed, time_limit=clock.wall_left(),
                                                                  clock=clock)
-        bounds = [b for b in (decoded_bound if source.startswith("CP-SAT") else None,
-                              fluid.cost if fluid is not None else None) if b is not None]
+        sourced = [(b, name) for b, name in ((decoded_bound if source.startswith("CP-SAT") else None, "cp-sat"),
+                                             (fluid.cost if fluid is not None else None, "fluid-lp")) if b is not None]
+        bounds = [b for b, _ in sourced]
+        pattern = None
         if not (bounds and best.cost - max(bounds) <= 1e-6):
             # The configuration LP sees whole pods per node, which the fluid LP does not.
             pattern_budget = max(min(reserve, deadline - clock.now() - margin), 0.3)
             pattern = pattern_lower_bound(problem, placed, time_limit=pattern_budget, fluid=fluid, clock=clock)
             if pattern is not None:
-                bounds.append(pattern.cost)
+                sourced.append((pattern.cost, "configuration-lp"))
+        bounds = [b for b, _ in sourced]
+        if not (bounds and best.cost - max(bounds) <= 1e-6) and not clock.past_wall():
+            # The zone-indexed one sees the zonal rules too; it declines at once where it cannot be stronger.
+            zone_budget = max(min(reserve, deadline - clock.now() - margin), 0.3)
+            zone = zone_lower_bound(problem, placed, time_limit=zone_budget, floor=max(bounds, default=None),
+                                    duals=pattern.duals if pattern is not None else None, clock=clock)
+            if zone is not None:
+                sourced.append((zone.cost, "zone-lp"))
+        bounds = [b for b, _ in sourced]
+        # The binding bound: the largest, the first computed on a tie.
+        bound_source = max(sourced, key=lambda s: s[0])[1] if sourced else None
     tracker.update(bound=max(bounds) if bounds else None)
     proven = status == "optimal" or (bool(bounds) and best.cost - max(bounds) <= 1e-6)
     if not proven and clock.now() < deadline - margin and not clock.past_wall():
@@ -202,7 +215,8 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
         status = "feasible"
     elif status != "optimal" or (lower is not None and best.cost - lower > 1e-6):
         status = "feasible"
-    solution = Solution("optimal", best.nodes, best.unplaced, status, lower, time.monotonic() - start, notes)
+    solution = Solution("optimal", best.nodes, best.unplaced, status, lower, time.monotonic() - start, notes,
+                        bound_source=bound_source if lower is not None else None)
     with budget.phase("replay"):
         state = state_for(problem, solution)
     tracker.finish(solution.cost, len(solution.unplaced), lower)

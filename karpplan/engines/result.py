@@ -37,6 +37,8 @@ class Solution:
     notes: list[str] = field(default_factory=list)
     # Karpenter's batch can launch past `limits.nodes`; such a plan is a prediction, not a valid answer.
     exceeds_node_limits: bool = False
+    # Which bound `lower_bound` is: "cp-sat", "fluid-lp", "configuration-lp" or "zone-lp" (None: no bound).
+    bound_source: str | None = None
 
     @property
     def cost(self) -> float:

@@ -413,6 +413,8 @@ def _bound_line(summary: Summary) -> Text:
     gap = summary.gap
     if gap is not None:
         text.append(f", gap {format_percent(gap)}", style="green" if gap <= 1e-9 else "yellow")
+    if summary.bound_source is not None:
+        text.append(f" ({summary.bound_source})", style="dim")
     return text
 
 

@@ -69,9 +69,12 @@ The package, one concept per module:
 * `columns.py`: table patterns repaired into real columns;
 * `master.py`: the restricted master LP and the fluid-like starting duals;
 * `generation.py`: column generation and the certified bound;
-* `lower_bound.py`: `pattern_lower_bound`, the entry point.
+* `lower_bound.py`: `pattern_lower_bound`, the entry point;
+* `zones.py`, `zone_lp.py`: the zone-indexed configuration LP (classes per zone, the zonal rules as linking
+  rows) and `zone_lower_bound`, its certified bound, built on the same pricing code.
 """
 
 from karpplan.engines.patterns.lower_bound import PatternBound, pattern_lower_bound
+from karpplan.engines.patterns.zone_lp import ZoneBound, zone_lower_bound
 
-__all__ = ["PatternBound", "pattern_lower_bound"]
+__all__ = ["PatternBound", "ZoneBound", "pattern_lower_bound", "zone_lower_bound"]

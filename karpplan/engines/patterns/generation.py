@@ -56,6 +56,8 @@ class Generation:
         self.iterations = 0
         self.pass_seconds = 0.0
         self.last_pi: FloatArray | None = None
+        self.certified = -math.inf
+        self.best_dual: FloatArray | None = None
         self.guess = np.zeros(n)
         self.sigma = np.zeros(len(inst.dims))
         for c in range(n):
@@ -126,6 +128,9 @@ class Generation:
         total = float(pi @ inst.demand) - float(inst.old_count @ np.maximum(ub_old, 0.0))
         if theta <= 0:
             return (0.0 if total <= 0 else -math.inf), theta
+        if total / theta > self.certified:
+            # The dual solution behind the best bound (the zone-indexed LP starts from it).
+            self.certified, self.best_dual = total / theta, pi / theta
         return total / theta, theta
 
     def columns(self, pi: FloatArray, pi_m: FloatArray, mu: FloatArray, ub_new: FloatArray, ub_old: FloatArray,

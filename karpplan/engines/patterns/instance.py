@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -34,6 +34,7 @@ class Instance:
     old_free: FloatArray  # [E, D] shapes of existing nodes
     old_count: FloatArray  # [E]
     old_allowed: BoolArray  # [E, C]
+    class_of_group: dict[int, int] = field(default_factory=dict)  # group index -> its class (kept classes only)
 
 
 def pod_classes(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping[int, int]) -> Instance | None:
@@ -47,6 +48,7 @@ def pod_classes(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping[i
     index: dict[tuple[object, ...], int] = {}
     keys: list[tuple[frozenset[int], tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = []
     amounts: list[int] = []
+    class_of: dict[int, int] = {}
     for g in groups:
         options = g.option_ids or frozenset(o.index for o in g.options)
         key = (options, _usable_existing(problem, g), tuple(caps_of.get(g.index, ())),
@@ -56,6 +58,7 @@ def pod_classes(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping[i
             keys.append(key)
             amounts.append(0)
         amounts[i] += demand[g.index]
+        class_of[g.index] = i
     n_classes = len(keys)
     req = np.array([k[3] for k in keys], dtype=np.float64).reshape(n_classes, len(dims))
     # New-node options: one row per option any class may use.
@@ -115,7 +118,8 @@ def pod_classes(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping[i
         dims, req[kept], np.array(amounts, dtype=np.float64)[kept], cap_list,
         free[alive], price[alive], allowed[alive],
         np.array([k[0] for k in old_keys], dtype=np.float64).reshape(len(old_keys), len(dims)),
-        np.array([old[k] for k in old_keys], dtype=np.float64), old_allowed)
+        np.array([old[k] for k in old_keys], dtype=np.float64), old_allowed,
+        {g: int(remap[c]) for g, c in class_of.items() if remap[c] >= 0})
 
 
 def _undominated(free: FloatArray, price: FloatArray, allowed: BoolArray) -> BoolArray:

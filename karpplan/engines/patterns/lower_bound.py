@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from karpplan.engines.bound import MARGIN, FluidBound, _required
 from karpplan.engines.effort import WorkClock
@@ -24,6 +24,9 @@ class PatternBound:
     columns: int  # patterns in the master
     iterations: int  # master solves
     seconds: float
+    # group index -> the value per pod of its class in the dual solution behind `cost` (pods of free classes
+    # and groups without pods to place are left out): where the zone-indexed LP starts from
+    duals: dict[int, float] = field(default_factory=dict, compare=False)  # (not compared, nor hashed)
 
 
 def pattern_lower_bound(problem: Problem, required: Mapping[int, int] | None = None,
@@ -60,5 +63,7 @@ def pattern_lower_bound(problem: Problem, required: Mapping[int, int] | None = N
         return None
     best = max(gen.best, 0.0)
     cost = max(best - MARGIN * abs(best), 0.0)
+    dual = gen.best_dual
+    duals = {} if dual is None else {g: float(dual[c]) for g, c in inst.class_of_group.items()}
     return PatternBound(cost, gen.value, len(inst.demand), len(inst.price), gen.master.columns, gen.iterations,
-                        time.monotonic() - start)
+                        time.monotonic() - start, duals)

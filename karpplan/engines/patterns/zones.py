@@ -1,0 +1,336 @@
+"""The zone-indexed instance of the configuration LP (see `zone_lp.py`): pod classes split by zone, the
+shapes of each zone, and the rows that link the zones (the workload's zonal rules, as valid implied bounds).
+
+A *zone class* is a pod class (as in `instance.pod_classes`, also told apart by the zone-spread rules that
+count or own its groups) restricted to one zone: it may use the class's options in that zone and its usable
+existing nodes there. Its `demand` in the `Instance` is the most pods of it one node may hold (the class's
+demand); how many pods go to each zone is the LP's choice, under these rows (all `>=`):
+
+* cover: for every class, its zone classes together place its demand;
+* zone spread (every hard, self-matching spread constraint on the zone key, groups with equal signatures
+  sharing one rule `r`, domains D, maxSkew s, O owner pods that must be placed, base counts b): with m the
+  minimum over D of the counts (`count[d] = b[d] + pending pods counted in d`), a domain receiving an owner
+  holds at most m + s. For any d0 the owners in d0 number at most count[d0] and those in every other
+  receiving domain at most m + s <= count[d0] + s, so `O <= count[d0] + (|D| - 1) (count[d0] + s)`, i.e.
+  every domain holds `count[d] >= L = ceil((O - s (|D| - 1)) / |D|)`: the rows `pending in d >= L - b[d]`.
+  With a variable m >= 0 (a column of the LP, cost 0): `m - owners in d >= -s` (a receiving domain holds
+  at most m + s pods, owners among them; an empty one holds none) and `pending counted in d - m >= -b[d]`.
+  With fewer than minDomains domains m is 0: `- owners in d >= -s`. Counting every pod of a counted class
+  in d (also on nodes the rule's inclusion policies leave out) only relaxes these rows. Owners never go to
+  a zone outside D (the engines ban it), so their zone classes there are dropped.
+* nodes: a zone where some rule needs `L - b[d] >= 1` pods holds at least one node (new or existing),
+  whatever the LP's fractions say: `sum of the patterns in the zone >= 1`. Each pattern of the zone, even
+  an empty one, counts there.
+
+Zone self-affinity (a group in one zone, chosen by the plan) adds nothing to an LP: choosing a zone with
+variables zeta[z] (sum 1, pods in z <= size * zeta[z]) is met by zeta[z] = pods in z / size. It is left out.
+
+When the zones are interchangeable (every zone offers the same shapes at the same prices to the same
+classes, no existing node, every rule's domains are all the zones and no base counts), averaging an optimum
+of the global configuration LP over the zones is a point of this LP (the spread rows hold: `N / |D| >= L`
+for the N >= O pods a rule counts, as `L <= O / |D|` when s >= 1), so both LPs have the same optimum unless a
+node row bites, which it cannot when the per-node caps alone force a node per zone: `interchangeable`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from karpplan.engines.bound import _usable_existing, cap_sets
+from karpplan.engines.patterns.instance import BoolArray, FloatArray, Instance, IntArray
+from karpplan.model.labels import ZONE
+from karpplan.model.resources import CPU, MEMORY, PODS
+from karpplan.scheduling.problem import GroupInfo, Problem
+from karpplan.scheduling.topology import SpreadRule
+
+
+@dataclass
+class ZoneRows:
+    """The LP's rows: `sum_c coef * x_c (+ node counts) (+ m columns) >= rhs`."""
+
+    rhs: list[float] = field(default_factory=list)
+    of_class: list[list[tuple[int, float]]] = field(default_factory=list)  # [zone classes] (row, coef)
+    of_m: list[list[tuple[int, float]]] = field(default_factory=list)  # [m columns] (row, coef)
+    node_row: dict[str, int] = field(default_factory=dict)  # zone -> its node row
+    kinds: list[str] = field(default_factory=list)  # "cover", "low", "up", "min", "node"
+
+    def add(self, rhs: float, kind: str) -> int:
+        self.rhs.append(float(rhs))
+        self.kinds.append(kind)
+        return len(self.rhs) - 1
+
+
+@dataclass
+class ZoneInstance:
+    inst: Instance  # the zone classes, shapes and existing nodes, for the pricing code
+    rows: ZoneRows
+    shape_zone: list[str]  # [K] the zone of each new shape
+    old_zone: list[str]  # [E] the zone of each existing shape
+    zones: int
+    spread_rules: int
+    cover: list[tuple[int, list[int]]] = field(default_factory=list)  # per class: its cover row, its groups
+
+    def node_const(self, tau: FloatArray, existing: bool) -> FloatArray:
+        """[shapes] the value tau gives every pattern of each shape by its zone's node row."""
+        zones = self.old_zone if existing else self.shape_zone
+        out = np.zeros(len(zones))
+        for i, z in enumerate(zones):
+            r = self.rows.node_row.get(z)
+            if r is not None:
+                out[i] = tau[r]
+        return out
+
+    def class_values(self, tau: FloatArray) -> FloatArray:
+        """[zone classes] the value of one pod of each zone class under the row duals tau."""
+        return np.array([sum(tau[r] * a for r, a in rs) for rs in self.rows.of_class], dtype=np.float64)
+
+
+_Key = tuple[frozenset[int], tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+
+
+@dataclass
+class _Rule:
+    domains: frozenset[str]
+    skew: int
+    min_domains: int
+    base: dict[str, int]
+    counted: set[int] = field(default_factory=set)  # group indices
+    owners: set[int] = field(default_factory=set)
+
+
+def _zone_rules(problem: Problem, groups: Sequence[GroupInfo]) -> list[_Rule]:
+    """The hard, self-matching zone-spread rules of the groups, one per signature."""
+    out: dict[tuple[object, ...], _Rule] = {}
+    for g in groups:
+        for rule in problem.topology.rules_for(g.template):
+            if rule.key != ZONE or not rule.hard or not rule.self_match:
+                continue
+            sig = rule.signature()
+            r = out.get(sig)
+            if r is None:
+                r = out[sig] = _Rule(rule.static_domains(), rule.max_skew, rule.min_domains, dict(rule.base_counts))
+                r.counted = {h.index for h in groups if _counts(rule, h)}
+            r.owners.add(g.index)
+    return list(out.values())
+
+
+def _counts(rule: SpreadRule, h: GroupInfo) -> bool:
+    return rule.counts(h.template.namespace, h.template.labels)
+
+
+def _zone(labels: Mapping[str, str]) -> str:
+    return labels.get(ZONE, "")
+
+
+def zone_instance(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping[int, int]) -> ZoneInstance | None:
+    """The zone-indexed instance, or None when it cannot help or be built (a class with nowhere to go, a free
+    option, no zone-spread rule)."""
+    rules = _zone_rules(problem, groups)
+    if not rules:
+        return None
+    caps = cap_sets(problem, groups)
+    caps_of: dict[int, list[int]] = defaultdict(list)
+    for i, cap in enumerate(caps):
+        for mbr in cap.members:
+            caps_of[mbr].append(i)
+    present = {d for g in groups for d, v in g.template.requests.items() if v > 0}
+    dims = [d for d in (CPU, MEMORY, PODS) if d in present] + sorted(present - {CPU, MEMORY, PODS})
+    existing = problem.existing
+    # Classes (told apart by the rules that count and own them too), then their zone classes.
+    class_index: dict[_Key, int] = {}
+    class_demand: list[int] = []
+    class_group: list[GroupInfo] = []
+    class_members: list[list[int]] = []
+    class_rules: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+    for g in groups:
+        counted = tuple(i for i, r in enumerate(rules) if g.index in r.counted)
+        owned = tuple(i for i, r in enumerate(rules) if g.index in r.owners)
+        options = g.option_ids or frozenset(o.index for o in g.options)
+        key: _Key = (options, _usable_existing(problem, g), tuple(caps_of.get(g.index, ())),
+                     tuple(g.template.requests.get(d) for d in dims), counted, owned)
+        c = class_index.setdefault(key, len(class_demand))
+        if c == len(class_demand):
+            class_demand.append(0)
+            class_group.append(g)
+            class_members.append([])
+            class_rules.append((counted, owned))
+        class_demand[c] += demand[g.index]
+        class_members[c].append(g.index)
+    zc_index: dict[tuple[int, str], int] = {}
+    zc_of: list[tuple[int, str]] = []
+    key_of_class = list(class_index)
+    for c, key in enumerate(key_of_class):
+        owned = class_rules[c][1]
+        zones = {_zone(problem.options[k].labels) for k in key[0]} | {_zone(existing[e].node.labels) for e in key[1]}
+        for z in sorted(zones):
+            if any(z not in rules[i].domains for i in owned):
+                continue  # owners never leave their rule's domains
+            zc_index[(c, z)] = len(zc_of)
+            zc_of.append((c, z))
+    n_zc = len(zc_of)
+    req = np.array([[float(class_group[c].template.requests.get(d)) for d in dims] for c, _ in zc_of],
+                   dtype=np.float64).reshape(n_zc, len(dims))
+    zc_demand = np.array([float(class_demand[c]) for c, _ in zc_of], dtype=np.float64)
+    # New shapes: one row per option, the zone classes it may hold.
+    used = sorted({k for key in key_of_class for k in key[0]})
+    pos = {k: i for i, k in enumerate(used)}
+    option_zone = [_zone(problem.options[k].labels) for k in used]
+    by_set: dict[frozenset[int], dict[str, list[int]]] = {}
+    may = np.zeros((len(used), n_zc), dtype=np.bool_)
+    for c, key in enumerate(key_of_class):
+        split = by_set.get(key[0])
+        if split is None:
+            split = by_set[key[0]] = defaultdict(list)
+            for k in key[0]:
+                split[option_zone[pos[k]]].append(pos[k])
+        for z, rows_z in split.items():
+            zc = zc_index.get((c, z))
+            if zc is not None:
+                may[rows_z, zc] = True
+    free_all = np.array([[max(problem.options[k].free.get(d), 0) for d in dims] for k in used],
+                        dtype=np.float64).reshape(len(used), len(dims))
+    price_all = np.array([problem.options[k].price for k in used], dtype=np.float64)
+    may &= (req[None, :, :] <= free_all[:, None, :]).all(axis=2)
+    if (may[price_all <= 0].any()):
+        return None  # a free option: the bound of `instance.pod_classes` handles it
+    shape_of: dict[tuple[bytes, float, bytes], int] = {}
+    for r in np.nonzero(may.any(axis=1))[0].tolist():
+        shape_of.setdefault((free_all[r].tobytes(), float(price_all[r]), may[r].tobytes()), r)
+    reps = np.array(sorted(shape_of.values()), dtype=np.int64)
+    free, price, allowed = free_all[reps], price_all[reps], may[reps]
+    # Shapes of different zones hold different zone classes: dominance is a matter within each zone.
+    rep_zone = [option_zone[int(r)] for r in reps]
+    alive = np.zeros(len(reps), dtype=np.bool_)
+    for z in sorted(set(rep_zone)):
+        in_zone = np.array([i for i, zz in enumerate(rep_zone) if zz == z], dtype=np.int64)
+        alive[in_zone] = _frontier(free[in_zone], price[in_zone], allowed[in_zone])
+    shape_zone = [z for z, a in zip(rep_zone, alive.tolist(), strict=True) if a]
+    # Existing nodes, one shape per (room, zone classes).
+    old: dict[tuple[tuple[float, ...], tuple[int, ...]], int] = defaultdict(int)  # (room, zone classes) -> nodes
+    old_zone_of: dict[tuple[tuple[float, ...], tuple[int, ...]], str] = {}
+    users: dict[int, list[int]] = defaultdict(list)
+    for c, key in enumerate(key_of_class):
+        for e in key[1]:
+            zc = zc_index.get((c, _zone(existing[e].node.labels)))
+            if zc is not None:
+                users[e].append(zc)
+    for e, who in sorted(users.items()):
+        room = tuple(float(max(existing[e].free.get(d), 0)) for d in dims)
+        ok = tuple(zc for zc in who if all(r <= f for r, f in zip(req[zc], room, strict=True)))
+        if ok:
+            old[(room, ok)] += 1
+            old_zone_of[(room, ok)] = _zone(existing[e].node.labels)
+    old_keys = list(old)
+    old_allowed = np.zeros((len(old_keys), n_zc), dtype=np.bool_)
+    for i, (_, ok) in enumerate(old_keys):
+        old_allowed[i, list(ok)] = True
+    reachable = np.asarray(allowed[alive].any(axis=0) | old_allowed.any(axis=0), dtype=np.bool_).tolist()
+    if {c for zc, (c, _) in enumerate(zc_of) if reachable[zc]} != set(range(len(class_demand))):
+        return None  # some pods can go nowhere: no plan places them
+    cap_list: list[tuple[IntArray, int, bool]] = []
+    for i, cs in enumerate(caps):
+        in_cap = [zc for zc, (c, _) in enumerate(zc_of) if i in key_of_class[c][2]]
+        if in_cap:
+            cap_list.append((np.array(in_cap, dtype=np.int64), cs.per_node, cs.existing))
+    inst = Instance(dims, req, zc_demand, cap_list, free[alive], price[alive], allowed[alive],
+                    np.array([k[0] for k in old_keys], dtype=np.float64).reshape(len(old_keys), len(dims)),
+                    np.array([old[k] for k in old_keys], dtype=np.float64), old_allowed)
+    rows = ZoneRows(of_class=[[] for _ in range(n_zc)])
+    cover = [rows.add(d, "cover") for d in class_demand]
+    for zc, (c, _) in enumerate(zc_of):
+        rows.of_class[zc].append((cover[c], 1.0))
+    need: dict[str, float] = defaultdict(float)
+    for i, rule in enumerate(rules):
+        owners = sum(class_demand[c] for c in range(len(class_demand)) if i in class_rules[c][1])
+        counted_zc = [zc for zc, (c, _) in enumerate(zc_of) if i in class_rules[c][0]]
+        owning = [zc for zc, (c, _) in enumerate(zc_of) if i in class_rules[c][1]]
+        n_dom = len(rule.domains)
+        if not n_dom or not owners:
+            continue
+        with_min = n_dom >= rule.min_domains
+        m_col = -1
+        if with_min:
+            low = math.ceil((owners - rule.skew * (n_dom - 1)) / n_dom)
+            m_col = len(rows.of_m)
+            rows.of_m.append([])
+        for d in sorted(rule.domains):
+            base = rule.base.get(d, 0)
+            here = [zc for zc in counted_zc if zc_of[zc][1] == d]
+            mine = [zc for zc in owning if zc_of[zc][1] == d]
+            if with_min and low - base > 0:
+                r = rows.add(low - base, "low")
+                for zc in here:
+                    rows.of_class[zc].append((r, 1.0))
+                need[d] = max(need[d], low - base)
+            if mine:
+                r = rows.add(-rule.skew, "up")
+                for zc in mine:
+                    rows.of_class[zc].append((r, -1.0))
+                if m_col >= 0:
+                    rows.of_m[m_col].append((r, 1.0))
+            if m_col >= 0:
+                r = rows.add(-base, "min")
+                for zc in here:
+                    rows.of_class[zc].append((r, 1.0))
+                rows.of_m[m_col].append((r, -1.0))
+    for z, n in sorted(need.items()):
+        if n >= 1:
+            rows.node_row[z] = rows.add(1.0, "node")
+    return ZoneInstance(inst, rows, shape_zone, [old_zone_of[k] for k in old_keys], len(set(shape_zone)),
+                        len(rules), list(zip(cover, class_members, strict=True)))
+
+
+def _frontier(free: FloatArray, price: FloatArray, allowed: BoolArray) -> BoolArray:
+    """Shapes no other shape dominates (allows every class it allows, at least its room in every dimension,
+    no dearer; the inputs are distinct). Swept cheapest first, so a shape is only compared with the kept
+    ones: one dominated by a dropped shape is dominated by the kept shape that dominates that one."""
+    m = len(price)
+    packed = np.packbits(allowed, axis=1)
+    order = np.lexsort((-allowed.sum(axis=1), -free.sum(axis=1), price))
+    keep = np.zeros(m, dtype=np.bool_)
+    kept: list[int] = []
+    for k in order.tolist():
+        if kept:
+            idx = np.array(kept, dtype=np.int64)
+            dom = ((free[idx] >= free[k]).all(axis=1) & (price[idx] <= price[k])
+                   & ((packed[k] & ~packed[idx]) == 0).all(axis=1))
+            if dom.any():
+                continue
+        kept.append(k)
+        keep[k] = True
+    return keep
+
+
+def interchangeable(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping[int, int]) -> bool:
+    """The zone-indexed LP provably has the global configuration LP's optimum (see the module docstring):
+    no group may use an existing node, every rule spreads over every zone without base counts, every zone
+    offers the same shapes (room, price, and the sets of options each group may use among them: options
+    equal in these are one shape of the LP) and the per-node caps alone force at least one node per zone.
+    Checked on the problem, before the instance is built."""
+    if any(g.existing_ok for g in groups):
+        return False
+    sets = sorted({g.option_ids or frozenset(o.index for o in g.options) for g in groups}, key=sorted)
+    member: dict[int, list[int]] = defaultdict(list)
+    for i, ids in enumerate(sets):
+        for k in ids:
+            member[k].append(i)
+    per_zone: dict[str, set[tuple[object, ...]]] = defaultdict(set)
+    for k, which in member.items():
+        o = problem.options[k]
+        per_zone[_zone(o.labels)].add((o.price, tuple(sorted(o.free.items())), tuple(which)))
+    zones = sorted(per_zone)
+    if len(zones) < 2 or "" in zones or any(per_zone[z] != per_zone[zones[0]] for z in zones[1:]):
+        return False
+    if any(set(r.domains) != set(zones) or any(r.base.values()) for r in _zone_rules(problem, groups)):
+        return False
+    forced = max((math.ceil(sum(demand.get(m, 0) for m in c.members) / max(c.per_node, 1))
+                  for c in cap_sets(problem, groups)), default=0)
+    return forced >= len(zones)
+
+
+__all__ = ["ZoneInstance", "ZoneRows", "interchangeable", "zone_instance"]
