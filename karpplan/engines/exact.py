@@ -32,10 +32,12 @@ from karpplan.engines.effort import WHOLE_MODEL_DETERMINISTIC_PER_SECOND, WorkCl
 from karpplan.engines.optimal import PRICE_SCALE, ModelValues, OptimalModel
 from karpplan.engines.repack import Repacker
 from karpplan.engines.result import Solution, SolvedNode, node_name
+from karpplan.model.labels import ZONE, ZONE_ID
 from karpplan.model.pods import Pod
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.problem import GroupInfo, Problem
 
+ZONE_KEYS = frozenset({ZONE, ZONE_ID})
 MAX_EXACT_PODS = 300  # pending pods up to which the slot model is tried
 MAX_EXACT_ENTRIES = 120_000  # slot x option choices plus slot x group counts beyond which it is not built
 
@@ -88,10 +90,10 @@ class SlotModel(OptimalModel):
             self.bucket_options.append(options)
             self._bucket_slots.append(count)
             members = []
-            for g in groups:
-                mine = [o for o in options if o.index in self.allowed[g]]
+            for gi in groups:
+                mine = [o for o in options if o.index in self.allowed[gi]]
                 if mine:
-                    info = self.groups[g]
+                    info = self.groups[gi]
                     members.append((info, mine, max(floor_fit(info.template.requests, o.free, info.size) for o in mine)))
             self._bucket_groups.append(members)
             entries += count * (len(options) + len(members))
@@ -174,8 +176,37 @@ class SlotModel(OptimalModel):
                 load = [self.groups[g].template.requests.get("cpu") * v for g, v in self._slot_items(s)]
                 rank = sum((r + 1) * self.z[(s, o.index)] for r, o in enumerate(options))
                 keys.append(rank * big + sum(load))
-            for a, c in zip(keys, keys[1:]):
+            for a, c in zip(keys, keys[1:], strict=False):
                 m.add(a >= c)
+        # Interchangeable zones: sorted by the CPU their pods ask for, non-increasing.
+        for members in self._twin_buckets():
+            loads = [sum(self.groups[g].template.requests.get("cpu") * v for s in by_bucket[b]
+                         for g, v in self._slot_items(s)) for b in members]
+            for a, c in zip(loads, loads[1:], strict=False):
+                m.add(a >= c)
+
+    def _twin_buckets(self) -> list[list[int]]:
+        """Buckets that differ only by their zone, with the same options (types, prices, room) for the same
+        groups, on a problem without existing nodes: swapping their zones maps any plan onto another as
+        good (every zonal rule counts the same pods per domain, only under another name)."""
+        if self.problem.existing or not self.uniform:
+            return []
+        keys = [k for k in self.problem.topology.domain_keys() if k != ZONE]
+        if any(k in ZONE_KEYS for k in keys):
+            return []
+        zonal = [r for rules in self.problem.topology.spread.values() for r in rules if not r.hostname]
+        classes: dict[tuple[object, ...], list[int]] = defaultdict(list)
+        for b, options in enumerate(self.bucket_options):
+            o = options[0]
+            zone = o.zone
+            domains = tuple(zone in r.static_domains() for r in zonal)
+            signature = (o.pool.name, o.capacity_type, tuple(o.labels.get(k) for k in keys), domains,
+                         tuple((x.instance_type.name, x.price, tuple(x.free.get(d) for d in self.dims),
+                                tuple(sorted(x.capacity.items()))) for x in options),
+                         tuple((g.index, tuple(x.instance_type.name for x in mine)) for g, mine, _ in self._bucket_groups[b]),
+                         self._bucket_slots[b])
+            classes[signature].append(b)
+        return [members for members in classes.values() if len(members) > 1]
 
     def _slot_items(self, s: int) -> list[tuple[int, cp_model.IntVar]]:
         return self._slot_groups[s]
@@ -200,7 +231,7 @@ class SlotModel(OptimalModel):
         self.tier_penalty = 2 * price_unit
         self.unplaced_penalty = 2 * price_unit * (max_tier + 2)
         terms: list[tuple[cp_model.LinearExprT, int]] = []
-        for (s, k), v in self.z.items():
+        for (_, k), v in self.z.items():
             terms.append((v, int(round(self.problem.options[k].price * PRICE_SCALE)) + 1))
         for v in self.u.values():
             terms.append((v, self.unplaced_penalty))
@@ -241,10 +272,10 @@ class SlotModel(OptimalModel):
         bucket_of_option = {o.index: bucket_index[id(options[0])] for options in self.bucket_options for o in options}
         for node in nodes:
             assert node.option is not None
-            b = bucket_of_option.get(node.option.index)
-            if b is None or not free[b]:
+            found = bucket_of_option.get(node.option.index)
+            if found is None or not free[found]:
                 return  # the plan uses a pruned option or more nodes than the slots: start fresh
-            s = free[b].pop(0)
+            s = free[found].pop(0)
             zs.add((s, node.option.index))
             for group_info, _ in node.pods:
                 ys[(group_info.index, s)] += 1

@@ -12,12 +12,16 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from karpplan.engines.effort import TimeBudget, WorkClock, model_build_seconds, pre_search_seconds
 from karpplan.engines.optimal import MAX_MODEL_VARIABLES, Decoder, OptimalModel
 from karpplan.engines.result import Solution
 from karpplan.scheduling.problem import Problem
 from karpplan.scheduling.state import PlacementState
+
+if TYPE_CHECKING:
+    from karpplan.engines.repack import Repacker
 
 UNPRUNED_SKIP_FACTOR = 10  # beyond this many times the limit before pruning, the model is not even pruned
 LARGE_MODEL_VARIABLES = 5_000  # beyond this CP-SAT gets a share of the time, neighbourhood search the rest
@@ -30,6 +34,7 @@ CLOCK_CUT_WARNING = ("the time limit ran out before the search's modelled work b
 WORK_HEADROOM_SHARE = 0.15  # of the time limit: how far the modelled work may be off before the wall guard cuts
 BOUND_RESERVE_SHARE = 0.4  # of the time limit, for each lower bound (fluid LP, then configuration LP)
 BOUND_RESERVE_CAP_SECONDS = 15.0
+EXACT_SHARE = 0.6  # of what is left before the bounds' reserve, for the exact slot model of a small problem
 
 
 def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | None = None, time_limit: float = 10.0,
@@ -87,13 +92,17 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     candidates: list[tuple[Solution, str]] = [(warm, "warm start")]
     # Each bound gets up to a reserve; CP-SAT gets what is left after building its model, less the reserve.
     reserve = min(BOUND_RESERVE_CAP_SECONDS, BOUND_RESERVE_SHARE * time_limit)
+    exact_status, exact_plan, exact_bound = _solve_exact(problem, warm, repacker, budget, deadline - reserve, seed,
+                                                         workers, progress)
+    if exact_plan is not None:
+        candidates.append((exact_plan, "CP-SAT"))
     with budget.phase("model"):
         model = OptimalModel(problem, warm)
         # Dominance pruning takes about a second on large problems and rarely shrinks a model tenfold:
         # far beyond the limit, the whole-plan model is skipped without it.
         if model.size_estimate() <= UNPRUNED_SKIP_FACTOR * MAX_MODEL_VARIABLES:
             model.prune_options()
-        whole = model.pruned and model.size_estimate() <= MAX_MODEL_VARIABLES
+        whole = model.pruned and model.size_estimate() <= MAX_MODEL_VARIABLES and exact_status is None
         if whole:
             model.build()
             clock.charge(model_build_seconds(len(model.model.proto.variables) + len(model.model.proto.constraints)))
@@ -107,6 +116,8 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
         if cp_time > 0.05 and not clock.past_wall():
             with budget.phase("solve"):
                 status, values, cp_bound = model.solve(cp_time, seed, workers, progress, clock)
+    elif exact_status is not None:
+        status = exact_status
     else:
         notes.append(f"large problem ({model.size_estimate():,} placement variables): CP-SAT re-solved small sets "
                      "of nodes only; the lower bound comes from the LP relaxations")
@@ -142,7 +153,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
         # The fluid LP is solved to optimality; its time limit is only the clock's wall guard.
         fluid = None if clock.past_wall() else fluid_lower_bound(problem, placed, time_limit=clock.wall_left(),
                                                                  clock=clock)
-        bounds = [b for b in (decoded_bound if source.startswith("CP-SAT") else None,
+        bounds = [b for b in (decoded_bound if source.startswith("CP-SAT") else None, exact_bound,
                               fluid.cost if fluid is not None else None) if b is not None]
         if not (bounds and best.cost - max(bounds) <= 1e-6):
             # The configuration LP sees whole pods per node, which the fluid LP does not.
@@ -172,8 +183,8 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     lower = min(max(bounds), best.cost) if bounds else None
     if clock.cut:
         notes.append(CLOCK_CUT_WARNING)
-    if values is None:
-        if whole:
+    if values is None and exact_plan is None:
+        if whole or exact_status is not None:
             notes.append(f"CP-SAT found no whole plan of its own ({status}); the plan is the re-packed "
                          "Karpenter plan, improved by neighbourhood search")
         status = "feasible"
@@ -186,6 +197,40 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     with budget.phase("replay"):
         state = state_for(problem, solution)
     return solution, state
+
+
+def _solve_exact(problem: Problem, warm: Solution, repacker: Repacker, budget: TimeBudget, until: float, seed: int,
+                 workers: int, progress: Callable[[str], None] | None
+                 ) -> tuple[str | None, Solution | None, float | None]:
+    """The exact slot model (`exact.py`) on a small problem: (its status, or None when the problem is too
+    large for it; its plan; a lower bound on any plan placing every pod, when its plan does)."""
+    from karpplan.engines.exact import MAX_EXACT_ENTRIES, MAX_EXACT_PODS, SlotModel
+    from karpplan.verify import verify
+
+    clock = budget.clock
+    if problem.pending_count > MAX_EXACT_PODS or not problem.groups:
+        return None, None, None
+    with budget.phase("model"):
+        # A plan that places every pod and keeps every rule caps the nodes any cheaper plan has per bucket.
+        incumbent = warm.cost if not warm.unplaced and not verify(problem, warm) else -1.0
+        model = SlotModel(problem, warm, repacker, incumbent)
+        entries = model.plan_slots()
+        if entries > MAX_EXACT_ENTRIES or not model.uniform:
+            return None, None, None
+        model.build()
+        clock.charge(model_build_seconds(len(model.model.proto.variables) + len(model.model.proto.constraints)))
+    cp_time = (until - clock.now()) * EXACT_SHARE
+    if cp_time <= 0.05 or clock.past_wall():
+        return None, None, None
+    with budget.phase("solve"):
+        status, plan, bound = model.solve_exact(cp_time, seed, workers, progress, clock)
+    if plan is None:
+        return status, None, None
+    with budget.phase("repack"):
+        plan = repacker.renamed(plan, plan.nodes)
+    plan.status = status
+    full = not plan.unplaced and all(t == 0 for g in problem.groups for t in g.tier.values())
+    return status, plan, bound if full else None
 
 
 def status_line(stream: object = sys.stderr) -> Callable[[str], None] | None:
