@@ -95,14 +95,14 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     exact_status, exact_plan, exact_bound = _solve_exact(problem, warm, repacker, budget, deadline - reserve, seed,
                                                          workers, progress)
     if exact_plan is not None:
-        candidates.append((exact_plan, "CP-SAT"))
+        candidates.append((exact_plan, "CP-SAT (exact)"))
     with budget.phase("model"):
         model = OptimalModel(problem, warm)
         # Dominance pruning takes about a second on large problems and rarely shrinks a model tenfold:
         # far beyond the limit, the whole-plan model is skipped without it.
         if model.size_estimate() <= UNPRUNED_SKIP_FACTOR * MAX_MODEL_VARIABLES:
             model.prune_options()
-        whole = model.pruned and model.size_estimate() <= MAX_MODEL_VARIABLES and exact_status is None
+        whole = model.pruned and model.size_estimate() <= MAX_MODEL_VARIABLES and exact_status != "optimal"
         if whole:
             model.build()
             clock.charge(model_build_seconds(len(model.model.proto.variables) + len(model.model.proto.constraints)))
@@ -117,7 +117,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
             with budget.phase("solve"):
                 status, values, cp_bound = model.solve(cp_time, seed, workers, progress, clock)
     elif exact_status is not None:
-        status = exact_status
+        status = exact_status  # the exact model proved its plan optimal
     else:
         notes.append(f"large problem ({model.size_estimate():,} placement variables): CP-SAT re-solved small sets "
                      "of nodes only; the lower bound comes from the LP relaxations")
@@ -142,7 +142,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
         broken = {source: bool(verify(problem, plan)) for plan, source in candidates}
     # Ties in cost go to CP-SAT's plan: its objective weighs the soft constraints, the warm start's does not.
     best, source = min(candidates, key=lambda c: (broken.get(c[1], False), len(c[0].unplaced), round(c[0].cost, 9),
-                                                  c[1] != "CP-SAT",
+                                                  not c[1].startswith("CP-SAT"),
                                                   len(c[0].new_nodes)))
     # Bounds before the search: they depend only on how many pods of each group the plan places,
     # which the search keeps, so the search can then run to the deadline.
@@ -153,7 +153,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
         # The fluid LP is solved to optimality; its time limit is only the clock's wall guard.
         fluid = None if clock.past_wall() else fluid_lower_bound(problem, placed, time_limit=clock.wall_left(),
                                                                  clock=clock)
-        bounds = [b for b in (decoded_bound if source.startswith("CP-SAT") else None, exact_bound,
+        bounds = [b for b in (decoded_bound if source == "CP-SAT" else None, exact_bound,
                               fluid.cost if fluid is not None else None) if b is not None]
         if not (bounds and best.cost - max(bounds) <= 1e-6):
             # The configuration LP sees whole pods per node, which the fluid LP does not.
