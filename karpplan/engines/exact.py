@@ -343,9 +343,8 @@ class SlotModel(OptimalModel):
         for (g, e), count in sorted(values.x.items()):
             for _ in range(count):
                 by_existing[e].append((groups[g], queues[g].pop(0)))
-        for e, info in enumerate(self.problem.existing):
-            if by_existing.get(e):
-                nodes.append(SolvedNode(info.node.name, info, None, by_existing[e]))
+        for e, info in enumerate(self.problem.existing):  # every existing node, as the decoder lists them
+            nodes.append(SolvedNode(info.node.name, info, None, by_existing.get(e, [])))
         ordinal = 0
         for s in sorted(chosen):
             option = self.problem.options[chosen[s]]
