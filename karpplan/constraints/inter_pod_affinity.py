@@ -61,6 +61,7 @@ class _AffinityRows:
         # Exact slot model: groups that match one another's required affinity open one domain between them.
         self.joint = joint
         self.joint_opens: dict[tuple[str, tuple[int, ...]], tuple[list[cp_model.IntVar], int]] = {}
+        self.joint_existing: dict[tuple[str, tuple[int, ...]], Mapping[str, int]] = {}
 
     def add(self) -> None:
         model = self.owner
@@ -166,6 +167,7 @@ class _AffinityRows:
                 shared, cap = self.joint_opens.setdefault(clique, ([], 1))
                 shared.extend(opens)
                 self.joint_opens[clique] = (shared, 0 if anywhere else cap)
+                self.joint_existing[clique] = existing
         if key == HOSTNAME and self_match and not anywhere:
             # All replicas share one new node: at most one option holds them.
             holders = []
@@ -343,8 +345,26 @@ class InterPodAffinityKind(ConstraintKind):
         affinity (the first pod of all of them opens it; the verifier's rule on the final state)."""
         rows = _AffinityRows(model, joint=True)
         rows.add()
-        for opens, cap in rows.joint_opens.values():
-            model.model.add(sum(opens) <= cap)
+        m = model.model
+        for (key, clique), (opens, cap) in rows.joint_opens.items():
+            m.add(sum(opens) <= cap)
+            if key == HOSTNAME:
+                continue
+            # The verifier's rule: a domain holding pods of the clique holds another matching pod for each,
+            # unless the plan's only matching pod is that one.
+            existing = rows.joint_existing[(key, clique)]
+            per_domain: dict[str, list[cp_model.IntVar]] = defaultdict(list)
+            for g in clique:
+                for value, own in rows.domains_of(g, key).items():
+                    per_domain[value].extend(own)
+            solo = m.new_bool_var(f"solo_{key}_{clique[0]}")
+            everything = [v for own in per_domain.values() for v in own]
+            m.add(sum(everything) + sum(existing.values()) <= 1).only_enforce_if(solo)
+            big = sum(model.groups[g].size for g in clique)
+            for value, own in per_domain.items():
+                held = m.new_bool_var(f"held_{clique[0]}_{value}")
+                m.add(sum(own) <= big * held)
+                m.add(sum(own) + existing.get(value, 0) >= 2).only_enforce_if([held, solo.Not()])
 
     def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
         views = node_views(solution)
