@@ -308,6 +308,8 @@ class SlotModel(OptimalModel):
             kind.add_to_slot_model(self)
         self.add_objective()
         self.add_hint()
+        # Place every pod first: a plan leaving pods out is always feasible, and a poor start.
+        self.model.add_decision_strategy(list(self.u.values()), cp_model.CHOOSE_FIRST, cp_model.SELECT_MIN_VALUE)
 
     # ------------------------------------------------------------------------------------ solving
     def solve_exact(self, time_limit: float, seed: int, workers: int, progress: Callable[[str], None] | None,
