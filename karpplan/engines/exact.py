@@ -43,14 +43,19 @@ MAX_EXACT_PODS = 300  # pending pods up to which the slot model is tried
 # the seed host-spread case (1,140) and 10 bench pods on AWS (792) are proven optimal in a few seconds;
 # 20 bench pods on AWS (2,448) are not, and CP-SAT does not even find a plan placing every pod.
 MAX_EXACT_ENTRIES = 1_500
+MAX_REPAIR_ENTRIES = 20_000  # the same, for a slot model around a plan (a few slots per bucket)
 
 
 class SlotModel(OptimalModel):
     """Per-node model: slot variables in place of the aggregated ones (see the module docstring)."""
 
-    def __init__(self, problem: Problem, hint: Solution | None, repacker: Repacker, incumbent: float) -> None:
+    def __init__(self, problem: Problem, hint: Solution | None, repacker: Repacker, incumbent: float,
+                 extra_slots: int | None = None) -> None:
         super().__init__(problem, hint)
         self.repacker = repacker
+        # Not None: a neighbourhood of the hint, not a proof: each bucket gets the hint's nodes there plus
+        # this many slots, so CP-SAT's bound holds only for plans that fit them.
+        self.extra_slots = extra_slots
         # The cost of a plan placing every pod (negative: none known); no cheaper plan has more nodes in a
         # bucket than it pays for at the bucket's cheapest price.
         self.incumbent = incumbent
@@ -90,6 +95,10 @@ class SlotModel(OptimalModel):
             cheapest = options[0].price
             by_cost = int(self.incumbent / cheapest) if cheapest > 0 and self.incumbent >= 0 else pods
             count = max(min(pods, by_cost), 0)
+            if self.extra_slots is not None and self.hint is not None:
+                have = sum(1 for n in self.hint.nodes if n.option is not None
+                           and self.repacker.bucket_of(n.option) == self.repacker.bucket_of(options[0]))
+                count = min(count, have + self.extra_slots) if self.incumbent >= 0 else have + self.extra_slots
             self.bucket_options.append(options)
             self._bucket_slots.append(count)
             members = []
@@ -335,7 +344,8 @@ class SlotModel(OptimalModel):
                              {k: solver.value(v) for k, v in self.n.items()},
                              {k: solver.value(v) for k, v in self.u.items()})
         chosen = {s: k for (s, k), v in self.z.items() if solver.value(v)}
-        return name, self.decode(values, chosen), self.cost_bound(solver.best_objective_bound, values)
+        bound = self.cost_bound(solver.best_objective_bound, values) if self.extra_slots is None else 0.0
+        return name if self.extra_slots is None else "feasible", self.decode(values, chosen), bound
 
     def decode(self, values: ModelValues, chosen: dict[int, int]) -> Solution:
         groups = self.groups
@@ -365,4 +375,4 @@ class SlotModel(OptimalModel):
         return max(objective_bound - penalties - self.max_soft - nodes, 0.0) / PRICE_SCALE
 
 
-__all__ = ["MAX_EXACT_ENTRIES", "MAX_EXACT_PODS", "SlotModel"]
+__all__ = ["MAX_EXACT_ENTRIES", "MAX_EXACT_PODS", "MAX_REPAIR_ENTRIES", "SlotModel"]

@@ -35,6 +35,9 @@ WORK_HEADROOM_SHARE = 0.15  # of the time limit: how far the modelled work may b
 BOUND_RESERVE_SHARE = 0.4  # of the time limit, for each lower bound (fluid LP, then configuration LP)
 BOUND_RESERVE_CAP_SECONDS = 15.0
 EXACT_SHARE = 0.6  # of what is left before the bounds' reserve, for the exact slot model of a small problem
+REPAIR_EXTRA_SLOTS = 1  # slots per bucket beyond a broken warm start's nodes, when it is re-solved in the slot model
+REPAIR_SHARE = 1.0  # ... and the share of that time it gets
+MIN_REPAIR_SECONDS = 8.0  # modelled seconds below which it is not tried (at 100 diverse pods it finds nothing)
 
 
 def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | None = None, time_limit: float = 10.0,
@@ -95,7 +98,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     exact_status, exact_plan, exact_bound = _solve_exact(problem, warm, repacker, budget, deadline - reserve, seed,
                                                          workers, progress)
     if exact_plan is not None:
-        candidates.append((exact_plan, "CP-SAT (exact)"))
+        candidates.append((exact_plan, "CP-SAT (exact)" if exact_status is not None else "CP-SAT (slots)"))
     with budget.phase("model"):
         model = OptimalModel(problem, warm)
         # Dominance pruning takes about a second on large problems and rarely shrinks a model tenfold:
@@ -202,35 +205,49 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
 def _solve_exact(problem: Problem, warm: Solution, repacker: Repacker, budget: TimeBudget, until: float, seed: int,
                  workers: int, progress: Callable[[str], None] | None
                  ) -> tuple[str | None, Solution | None, float | None]:
-    """The exact slot model (`exact.py`) on a small problem: (its status, or None when the problem is too
-    large for it; its plan; a lower bound on any plan placing every pod, when its plan does)."""
-    from karpplan.engines.exact import MAX_EXACT_ENTRIES, MAX_EXACT_PODS, SlotModel
+    """The exact slot model (`exact.py`) on a small problem: (its status, or None when it could not prove
+    anything; its plan; a lower bound on any plan placing every pod, when its plan does).
+
+    Too large for a proof, a warm start the verifier rejects (Karpenter checks a spread rule only when
+    placing a pod that carries it) is re-solved in the slot model around it instead: its nodes per bucket
+    and `REPAIR_EXTRA_SLOTS` more, every rule exact, when it can have `MIN_REPAIR_SECONDS`. That plan is
+    kept when it places as many pods."""
+    from karpplan.engines.exact import MAX_EXACT_ENTRIES, MAX_EXACT_PODS, MAX_REPAIR_ENTRIES, SlotModel
     from karpplan.verify import verify
 
     clock = budget.clock
     if problem.pending_count > MAX_EXACT_PODS or not problem.groups:
         return None, None, None
     with budget.phase("model"):
+        broken = bool(verify(problem, warm))
         # A plan that places every pod and keeps every rule caps the nodes any cheaper plan has per bucket.
-        incumbent = warm.cost if not warm.unplaced and not verify(problem, warm) else -1.0
+        incumbent = warm.cost if not warm.unplaced and not broken else -1.0
         model = SlotModel(problem, warm, repacker, incumbent)
         entries = model.plan_slots()
-        if entries > MAX_EXACT_ENTRIES or not model.uniform:
+        if entries > MAX_EXACT_ENTRIES and broken and (until - clock.now()) * REPAIR_SHARE >= MIN_REPAIR_SECONDS:
+            model = SlotModel(problem, warm, repacker, incumbent, extra_slots=REPAIR_EXTRA_SLOTS)
+            entries = model.plan_slots()
+            if entries > MAX_REPAIR_ENTRIES:
+                return None, None, None
+        elif entries > MAX_EXACT_ENTRIES:
+            return None, None, None
+        if not model.uniform:
             return None, None, None
         model.build()
         clock.charge(model_build_seconds(len(model.model.proto.variables) + len(model.model.proto.constraints)))
-    cp_time = (until - clock.now()) * EXACT_SHARE
+    cp_time = (until - clock.now()) * (EXACT_SHARE if model.extra_slots is None else REPAIR_SHARE)
     if cp_time <= 0.05 or clock.past_wall():
         return None, None, None
     with budget.phase("solve"):
         status, plan, bound = model.solve_exact(cp_time, seed, workers, progress, clock)
-    if plan is None:
-        return status, None, None
+    repair = model.extra_slots is not None
+    if plan is None or (repair and len(plan.unplaced) > len(warm.unplaced)):
+        return None if repair else status, None, None
     with budget.phase("repack"):
         plan = repacker.renamed(plan, plan.nodes)
     plan.status = status
     full = not plan.unplaced and all(t == 0 for g in problem.groups for t in g.tier.values())
-    return status, plan, bound if full else None
+    return None if repair else status, plan, bound if full and not repair else None
 
 
 def status_line(stream: object = sys.stderr) -> Callable[[str], None] | None:
