@@ -115,14 +115,16 @@ class SlotModel(OptimalModel):
                      ) -> list[LaunchOption]:
         """The bucket's options no cheaper one (usable by the same groups) makes useless: a node holds at
         most what the bucket's pods ask for in all, so room beyond that is worth nothing. Pool limits
-        that a plan with a node per pod cannot reach are ignored, others must not be exceeded more."""
+        that a plan with a node per pending pod cannot reach are ignored; under the others the cheaper
+        option must not have more capacity either."""
         demand = {d: sum(self.groups[g].template.requests.get(d) * self.groups[g].size for g in groups)
                   for d in self.dims}
-        pods = sum(self.groups[g].size for g in groups)
         options = sorted(options, key=lambda o: (o.price, o.index))
-        limited = self.problem.limits[options[0].pool.name][0]
-        binding = [k for k in (limited or {}) if limited is not None
-                   and limited.get(k) < pods * max(o.capacity.get(k) for o in options)]
+        pool = options[0].pool.name
+        limited = self.problem.limits[pool][0]
+        # A limit binds when a plan of one node per pending pod, each of the pool's largest, could reach it.
+        binding = [k for k in (limited or {}) if limited is not None and limited.get(k) < self.problem.pending_count
+                   * max(o.capacity.get(k) for o in self.options if o.pool.name == pool)]
         front: list[LaunchOption] = []
         for o in options:
             need = {d: min(o.free.get(d), demand[d]) for d in self.dims}
