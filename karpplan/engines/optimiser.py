@@ -1,7 +1,8 @@
 """The optimiser: runs the optimal engine's phases inside one time limit and decides when each stops.
 
-Warm start (the Karpenter simulation, re-packed) -> whole-plan CP-SAT model -> decode -> re-pack ->
-lower bounds (fluid LP, configuration LP) -> neighbourhood search. Every phase reads the same work clock,
+Warm start (the Karpenter simulation, re-packed) -> on small problems, the exact slot model (`exact.py`:
+a broken warm start repaired, then a proof attempt) -> whole-plan CP-SAT model (unless proven) -> decode
+-> re-pack -> lower bounds (fluid LP, configuration LP) -> neighbourhood search. Every phase reads the same work clock,
 owned by the run's `TimeBudget` (`effort.py`), so a seed and a time limit give the same plan on every run;
 this module is the only place that decides when a phase stops. Each phase is timed under its name
 (`simulate`, `repack`, `model`, `solve`, `decode`, `bound`, `search`, `replay`) on the budget.
@@ -60,8 +61,9 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     when the budget's limit began, at least `MIN_OPTIMISER_SECONDS` from now, less the margin for the plan
     document) stops every phase if the machine is slower than the model, and the plan then says so.
 
-    Phases share the time limit: the Karpenter warm start (already run by the caller) is re-packed;
-    CP-SAT searches the whole-plan model from it (when the model is not too large) and its answer is
+    Phases share the time limit: the Karpenter warm start (already run by the caller) is re-packed; on a
+    small problem the exact slot model repairs it if the verifier rejects it and tries to prove a plan
+    optimal (its plan a candidate, CP-SAT's bound a lower bound); CP-SAT searches the whole-plan model (when the model is not too large) and its answer is
     decoded and re-packed; the better plan by (pods left out, cost, CP-SAT's on a tie, nodes) is kept;
     the fluid LP and configuration LP bounds run in reserves kept for them; neighbourhood search then
     improves the plan until the time limit. The result is never worse than the Karpenter simulation's
