@@ -4,7 +4,8 @@ A kind module is the single home of one rule's semantics. The planner's parts it
 (`karpplan.constraints.registry.REGISTRY`) instead of knowing the rules:
 
 * `filter_node`: kube-scheduler's static filter on an existing node (`scheduling/filters.py`);
-* `add_to_model`: the rule's rows in the CP-SAT model (`engines/optimal.py`, `OptimalModel.build`);
+* `add_to_model`: the rule's rows in the CP-SAT model (`engines/optimal.py`, `OptimalModel.build`), and
+  `add_to_slot_model` in the exact per-node model of small problems (`engines/exact.py`);
 * `violations`: the independent verifier (`karpplan/verify.py`), written from the Kubernetes and
   Karpenter semantics on the plan's final state, not from the engines' code paths;
 * `messages` / `reason`: the wording of plan reasons (kube-scheduler's and Karpenter's own words).
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from karpplan.constraints.view import NodeView
+    from karpplan.engines.exact import SlotModel
     from karpplan.engines.optimal import OptimalModel
     from karpplan.engines.result import Solution
     from karpplan.model.pods import PodTemplate
@@ -81,6 +83,11 @@ class ConstraintKind(ABC):
     @abstractmethod
     def add_to_model(self, model: OptimalModel) -> None:
         """Add the rule's rows to the CP-SAT model (after the variables, before the objective)."""
+
+    def add_to_slot_model(self, model: SlotModel) -> None:
+        """The rule's rows in the exact slot model (`engines/exact.py`), where each slot is a launch option
+        of which at most one node is launched; by default the same rows as `add_to_model`, exact per node."""
+        self.add_to_model(model)
 
     @abstractmethod
     def violations(self, problem: Problem, solution: Solution) -> list[Violation]:

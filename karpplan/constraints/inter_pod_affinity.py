@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
     from ortools.sat.python import cp_model
 
+    from karpplan.engines.exact import SlotModel
     from karpplan.engines.optimal import OptimalModel
     from karpplan.engines.result import Solution
     from karpplan.model.pods import Pod, PodAffinityTerm, PodTemplate
@@ -58,11 +59,15 @@ def _has_key(labels: Mapping[str, str], key: str) -> bool:
 class _AffinityRows:
     """The (anti-)affinity rows of one model, with the caches its terms share."""
 
-    def __init__(self, model: OptimalModel) -> None:
+    def __init__(self, model: OptimalModel, joint: bool = False) -> None:
         self.owner = model
         self.m = model.model
         self.anti_cliques: set[tuple[int, ...]] = set()
         self.soft_cache: dict[tuple[int, str], dict[str, list[cp_model.IntVar]]] = {}
+        # Exact slot model: groups that match one another's required affinity open one domain between them.
+        self.joint = joint
+        self.joint_opens: dict[tuple[str, tuple[int, ...]], tuple[list[cp_model.IntVar], int]] = {}
+        self.joint_existing: dict[tuple[str, tuple[int, ...]], Mapping[str, int]] = {}
 
     def add(self) -> None:
         model = self.owner
@@ -163,6 +168,12 @@ class _AffinityRows:
             opens.append(opener)
         if opens:
             m.add(sum(opens) <= (1 if self_match and not anywhere else 0))
+            if self.joint and self_match:
+                clique = (key, tuple(sorted({g.index, *(h.index for h in partners)})))
+                shared, cap = self.joint_opens.setdefault(clique, ([], 1))
+                shared.extend(opens)
+                self.joint_opens[clique] = (shared, 0 if anywhere else cap)
+                self.joint_existing[clique] = existing
         if key == HOSTNAME and self_match and not anywhere:
             # All replicas share one new node: at most one option holds them.
             holders = []
@@ -334,6 +345,32 @@ class InterPodAffinityKind(ConstraintKind):
 
     def add_to_model(self, model: OptimalModel) -> None:
         _AffinityRows(model).add()
+
+    def add_to_slot_model(self, model: SlotModel) -> None:
+        """The same rows, and one domain opened between groups whose pods match one another's required
+        affinity (the first pod of all of them opens it; the verifier's rule on the final state)."""
+        rows = _AffinityRows(model, joint=True)
+        rows.add()
+        m = model.model
+        for (key, clique), (opens, cap) in rows.joint_opens.items():
+            m.add(sum(opens) <= cap)
+            if key == HOSTNAME:
+                continue
+            # The verifier's rule: a domain holding pods of the clique holds another matching pod for each,
+            # unless the plan's only matching pod is that one.
+            existing = rows.joint_existing[(key, clique)]
+            per_domain: dict[str, list[cp_model.IntVar]] = defaultdict(list)
+            for g in clique:
+                for value, own in rows.domains_of(g, key).items():
+                    per_domain[value].extend(own)
+            solo = m.new_bool_var(f"solo_{key}_{clique[0]}")
+            everything = [v for own in per_domain.values() for v in own]
+            m.add(sum(everything) + sum(existing.values()) <= 1).only_enforce_if(solo)
+            big = sum(model.groups[g].size for g in clique)
+            for value, own in per_domain.items():
+                held = m.new_bool_var(f"held_{clique[0]}_{value}")
+                m.add(sum(own) <= big * held)
+                m.add(sum(own) + existing.get(value, 0) >= 2).only_enforce_if([held, solo.Not()])
 
     def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
         views = node_views(solution)

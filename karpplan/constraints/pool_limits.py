@@ -4,7 +4,8 @@ pool's existing nodes and the nodes the plan launches (Karpenter's limits check)
 * Filter: none on existing nodes (limits bound what a pool launches). Karpenter's per-pod check that a
   pool has room left for one more node lives in `scheduling/candidates.py` (`check_pool`, `fits_limits`).
 * Model: per pool, the capacity of the new nodes of its launch options within what the limits leave
-  after the existing nodes (`Problem.limits`), and their count within `limits.nodes`.
+  after the existing nodes (`Problem.limits`), and their count within `limits.nodes` (in the exact slot
+  model: of the options its slots launch).
 * Verifier: for every pool the plan launches nodes of, the capacity of its existing nodes (capacity, or
   allocatable when the node reports none) plus that of its new nodes stays within each limit, and the
   node count within `limits.nodes`.
@@ -18,6 +19,9 @@ from typing import TYPE_CHECKING
 from karpplan.constraints.base import ConstraintKind, Violation
 
 if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
+
+    from karpplan.engines.exact import SlotModel
     from karpplan.engines.optimal import OptimalModel
     from karpplan.engines.result import Solution
     from karpplan.model.pods import PodTemplate
@@ -54,6 +58,20 @@ class PoolLimitsKind(ConstraintKind):
             if remaining is not None:
                 for key, left in remaining.items():
                     model.model.add(sum(o.capacity.get(key) * model.n[o.index] for o in opts) <= max(left, 0))
+
+    def add_to_slot_model(self, model: SlotModel) -> None:
+        """The same limits over the options the slots launch."""
+        by_pool: dict[str, list[tuple[LaunchOption, cp_model.IntVar]]] = defaultdict(list)
+        for (_, k), z in model.z.items():
+            option = model.problem.options[k]
+            by_pool[option.pool.name].append((option, z))
+        for pool, chosen in by_pool.items():
+            remaining, nodes_left = model.problem.limits[pool]
+            if nodes_left is not None:
+                model.model.add(sum(z for _, z in chosen) <= max(nodes_left, 0))
+            if remaining is not None:
+                for key, left in remaining.items():
+                    model.model.add(sum(o.capacity.get(key) * z for o, z in chosen) <= max(left, 0))
 
     def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
         out: list[Violation] = []

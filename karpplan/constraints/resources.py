@@ -5,7 +5,8 @@
 * Model: every pending pod is placed or counted as left out (demand); existing nodes are single bins
   (exact rows); new nodes of one launch option are aggregated: the fluid row
   `sum_g r[g] y[g,k] <= A[k] n[k]`, whole pods per node `y[g,k] <= floor(A[k]/r[g]) n[k]`, and a
-  redundant total-capacity row. The decoder packs each option's pods into real nodes.
+  redundant total-capacity row. The decoder packs each option's pods into real nodes. In the exact
+  slot model each slot's pods fit the room of the option it launches (exact), plus the total row.
 * Verifier: on every node, the pending pods' requests fit in allocatable minus what bound pods and the
   DaemonSets take (a new node: the DaemonSets that would run on its instance type).
 """
@@ -22,6 +23,7 @@ from karpplan.model.resources import Resources
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
 
+    from karpplan.engines.exact import SlotModel
     from karpplan.engines.optimal import OptimalModel
     from karpplan.engines.result import Solution
     from karpplan.model.pods import PodTemplate
@@ -58,6 +60,36 @@ class ResourcesKind(ConstraintKind):
         self._demand(model)
         self._existing_capacity(model)
         self._new_capacity(model)
+
+    def add_to_slot_model(self, model: SlotModel) -> None:
+        self._demand(model)
+        self._existing_capacity(model)
+        self._slot_capacity(model)
+
+    @staticmethod
+    def _slot_capacity(model: SlotModel) -> None:
+        """Each slot holds its pods within the room of the option it launches (exact), and the redundant
+        total-capacity row."""
+        m = model.model
+        by_slot: dict[int, list[tuple[GroupInfo, cp_model.IntVar]]] = defaultdict(list)
+        for (g, s), v in model.y.items():
+            by_slot[s].append((model.groups[g], v))
+        choices: dict[int, list[tuple[int, cp_model.IntVar]]] = defaultdict(list)
+        for (s, k), z in model.z.items():
+            choices[s].append((k, z))
+        options = model.problem.options
+        for s, items in by_slot.items():
+            for d in model.dims:
+                terms = [(v, group.template.requests.get(d)) for group, v in items if group.template.requests.get(d)]
+                if terms:
+                    m.add(sum(c * v for v, c in terms) <= sum(options[k].free.get(d) * z for k, z in choices[s]))
+        for d in model.dims:
+            demand = [(group.template.requests.get(d), group.size - model.u[group.index]) for group in model.groups
+                      if group.template.requests.get(d)]
+            if demand:
+                fixed = sum(max(model.problem.existing[e].free.get(d), 0) for e in {e for (_, e) in model.x})
+                m.add(sum(c * expr for c, expr in demand)
+                      <= sum(options[k].free.get(d) * z for (_, k), z in model.z.items()) + fixed)
 
     @staticmethod
     def _demand(model: OptimalModel) -> None:

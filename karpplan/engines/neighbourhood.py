@@ -34,6 +34,7 @@ from karpplan.engines.effort import (
     available_cores,
     cp_sat_seconds,
     model_build_seconds,
+    simplex_seconds,
 )
 from karpplan.engines.repack import BoolArray, BucketShape, Repacker
 from karpplan.engines.result import Solution, SolvedNode
@@ -44,6 +45,8 @@ PRICE_SCALE = 1_000_000  # micro-dollars per hour: prices are exact to the catal
 NEIGHBOURHOOD_NODES = 4  # nodes per neighbourhood at first
 MAX_NEIGHBOURHOOD_NODES = 12  # grown by half each time every node has been tried
 MAX_SLOT_OPTIONS = 24  # options a slot may take, the most cost-efficient for the neighbourhood's mix
+REDUCED_COST_SEEDS = True  # some partners ranked by reduced cost at the bucket's LP dual prices
+REDUCED_COST_MIN_NODES = 20  # ... in buckets of at least this many nodes (measured: worse on the 100-pod rows)
 SUB_SOLVE_DETERMINISTIC_SECONDS = 0.05  # per sub-solve of NEIGHBOURHOOD_NODES nodes (scaled with size)
 
 
@@ -162,6 +165,7 @@ class NeighbourhoodSearch:
         self.size = NEIGHBOURHOOD_NODES
         self._mask_cache: dict[int, dict[tuple[int, tuple[int, ...]], BoolArray]] = {}  # per bucket shape
         self._slacks: dict[int, npt.NDArray[np.float64]] = {}  # per live node id
+        self._duals: dict[int, npt.NDArray[np.float64]] = {}  # per bucket shape id: LP dual price per dimension
         self.tried = 0
 
     # ------------------------------------------------------------------------------------ driver
@@ -185,6 +189,9 @@ class NeighbourhoodSearch:
         # Visit nodes most wasteful first; each visit re-solves it with a few of its bucket's nodes.
         # Disjoint neighbourhoods are solved side by side (CP-SAT releases the GIL) and applied in order.
         queue = _WasteQueue()
+        self._duals = {}
+        for key, nodes in buckets.items():
+            self._dual_prices(shapes[key], nodes, clock)
         for key, nodes in buckets.items():
             for n in nodes:
                 queue.push(key, n, self._waste(shapes[key], n))
@@ -278,6 +285,13 @@ class NeighbourhoodSearch:
         picked += complements
         chosen.update(id(n) for n in complements)
         rest = [n for n in others if id(n) not in chosen]
+        if REDUCED_COST_SEEDS and len(nodes) >= REDUCED_COST_MIN_NODES:
+            # Half the rest by reduced cost (nodes dearer than their pods' worth), half at random: in a
+            # large bucket random partners rarely meet the nodes worth re-packing.
+            dear = heapq.nlargest((wanted - len(picked) + 1) // 2, rest, key=lambda n: self._reduced_cost(shape, n))
+            picked += dear
+            chosen.update(id(n) for n in dear)
+            rest = [n for n in rest if id(n) not in chosen]
         picked += self.rng.sample(rest, min(wanted - len(picked), len(rest)))
         return picked
 
@@ -308,6 +322,52 @@ class NeighbourhoodSearch:
         if not positive.any():
             return 0.0
         return node.option.price * float(np.min(self._slack(shape, node)[positive]))
+
+    def _reduced_cost(self, shape: BucketShape, node: SolvedNode) -> float:
+        """Dollars of the node's price beyond what its pods are worth at the bucket's LP dual prices (what
+        the fluid packing of the bucket's pods pays per unit of each dimension); its waste when unknown."""
+        assert node.option is not None
+        duals = self._duals.get(id(shape))
+        if duals is None:
+            return self._waste(shape, node)
+        used = np.sum([self.repacker.requests[g.index] for g, _ in node.pods], axis=0) if node.pods \
+            else np.zeros(len(duals))
+        return node.option.price - float(np.dot(duals, used))
+
+    def _dual_prices(self, shape: BucketShape, nodes: Sequence[SolvedNode], clock: WorkClock
+                     ) -> npt.NDArray[np.float64] | None:
+        """Dual prices per dimension of the bucket's fluid LP (options bought fractionally to hold its
+        nodes' pods), keyed by the shape; None when the LP is not solved."""
+        from ortools.linear_solver import pywraplp
+
+        if not REDUCED_COST_SEEDS:
+            return None
+        demand = np.zeros(len(self.repacker.dims), dtype=np.float64)
+        for node in nodes:
+            for group_info, _ in node.pods:
+                demand += self.repacker.requests[group_info.index]
+        solver = pywraplp.Solver.CreateSolver("GLOP")
+        if solver is None or not demand.any():
+            return None
+        scale = np.maximum(demand, 1.0)  # rows in shares of the demand, for the solver's tolerances
+        n = [solver.NumVar(0.0, solver.infinity(), "") for _ in shape.options]
+        rows = []
+        for d in range(len(demand)):
+            row = solver.RowConstraint(1.0 if demand[d] > 0 else 0.0, solver.infinity(), "")
+            for i, v in enumerate(n):
+                row.SetCoefficient(v, float(shape.free[i][d]) / scale[d])
+            rows.append(row)
+        objective = solver.Objective()
+        for i, v in enumerate(n):
+            objective.SetCoefficient(v, float(shape.price[i]))
+        objective.SetMinimization()
+        status = solver.Solve()
+        clock.charge(simplex_seconds(solver.iterations(), len(rows)))
+        if status != pywraplp.Solver.OPTIMAL:
+            return None
+        duals = np.array([max(r.dual_value(), 0.0) for r in rows], dtype=np.float64) / scale
+        self._duals[id(shape)] = duals
+        return duals
 
     # ------------------------------------------------------------------------------------ sub-solve
     def _kinds(self, shape: BucketShape, nodes: Sequence[SolvedNode]) -> list[_Kind]:
