@@ -295,6 +295,7 @@ def _slot_plan(model: SlotModel, budget: TimeBudget, until: float, share: float,
                ) -> tuple[str | None, Solution | None, float]:
     """Build and solve a slot model with `share` of the work time left before `until`."""
     clock = budget.clock
+    tracker.enter(Phase.model, "exact slot model")
     with budget.phase("model"):
         model.build()
         clock.charge(model_build_seconds(len(model.model.proto.variables) + len(model.model.proto.constraints)))
@@ -302,7 +303,7 @@ def _slot_plan(model: SlotModel, budget: TimeBudget, until: float, share: float,
     if cp_time <= 0.05 or clock.past_wall():
         return None, None, 0.0
     with budget.phase("solve"):
-        tracker.enter(Phase.model, "exact slot model")
+        tracker.enter(Phase.solve, "exact slot model")
         status, plan, bound = model.solve_exact(cp_time, seed, workers, clock)
     if plan is None:
         return status, None, 0.0
