@@ -36,6 +36,7 @@ from karpplan.plan import FargateInfo, IgnoredDocument, Plan, PlanNode, PlanPod,
 
 if TYPE_CHECKING:
     from karpplan.engines.result import Solution
+    from karpplan.scheduling.candidates import LaunchOption
     from karpplan.scheduling.problem import Problem
     from karpplan.scheduling.state import PlacementState
 
@@ -131,12 +132,14 @@ def make_problem(inventory: Inventory, catalog: Catalog, pods: Sequence[Pod]) ->
     return build_problem(inventory, catalog, group_pods(pods), instance_types_for, node_labels)
 
 
-def solve(problem: Problem, options: PlanOptions,
-          budget: TimeBudget | None = None) -> tuple[Solution, PlacementState, Solution]:
+def solve(problem: Problem, options: PlanOptions, budget: TimeBudget | None = None,
+          fixed_cost: float = 0.0) -> tuple[Solution, PlacementState, Solution]:
     """Run the chosen engine; always run the Karpenter simulation (baseline and warm start).
 
     The time limit is `budget`'s (default: `options.time_limit` from now) and covers the simulation the
     optimiser starts from; the optimiser (`engines/optimiser.py`) decides when each of its phases stops.
+    `fixed_cost` (`fixed_hourly_cost`: static NodePools' nodes, Fargate pods) is added to the costs and bounds
+    `options.progress` hears, so they match the plan's.
     """
     from karpplan.engines.karpenter import solve_karpenter
 
@@ -148,7 +151,7 @@ def solve(problem: Problem, options: PlanOptions,
     from karpplan.engines.optimiser import solve_optimal
 
     best, state = solve_optimal(problem, greedy, budget=budget, seed=options.seed, workers=options.workers,
-                                progress=options.progress)
+                                progress=options.progress, fixed_cost=fixed_cost)
     return best, state, greedy
 
 
@@ -159,13 +162,35 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions, budg
     with budget.phase("build"):
         prepared = prepare(inventory, catalog)
     problem = prepared.problem
-    solution, state, greedy = solve(problem, options, budget)
+    solution, state, greedy = solve(problem, options, budget, fixed_hourly_cost(prepared))
     with budget.phase("assemble"):
         plan = _assemble(inventory, prepared.catalog, options, problem, prepared.fargate, solution, state, greedy,
                          prepared.notes)
     summary = replace(plan.summary, solve_seconds=budget.elapsed(), phases=budget.phases(),
                       time_limit=budget.limit if options.engine == "optimal" else None)
     return replace(plan, summary=summary)
+
+
+def _static_launches(problem: Problem) -> dict[str, LaunchOption]:
+    """The static NodePools' nodes to come, by node name, with what launching each costs."""
+    return {n.name: s.launch for s in problem.static if s.launch is not None for n in s.nodes}
+
+
+def _fargate_price(placement: FargatePlacement, region: str) -> float:
+    """$/h of a pod on Fargate: 0 when Fargate refuses it or cannot size it (the plan leaves it out) or has
+    no price for the region (the plan says so)."""
+    pod = placement.pod
+    size = size_pod(pod.requests.get(CPU), pod.requests.get(MEMORY))
+    if placement.reasons or size is None:
+        return 0.0
+    return fargate_hourly_price(size, region) or 0.0
+
+
+def fixed_hourly_cost(prepared: Prepared) -> float:
+    """$/h the plan pays whatever the engine chooses: the static NodePools' nodes and the Fargate pods."""
+    region = prepared.catalog.region or DEFAULT_REGION
+    return (sum(launch.price for launch in _static_launches(prepared.problem).values())
+            + sum(_fargate_price(fp, region) for fp in prepared.fargate))
 
 
 def _unmet_preferences(problem: Problem, solution: Solution, greedy: Solution, fixed: float = 0.0) -> list[str]:
@@ -199,7 +224,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     placed: dict[str, str] = {}
     unschedulable: list[UnschedulablePod] = []
     warnings: list[str] = list(notes)
-    static_launch = {n.name: s.launch for s in problem.static if s.launch is not None for n in s.nodes}
+    static_launch = _static_launches(problem)
     static_cost = sum(launch.price for launch in static_launch.values())
     for solved in solution.nodes:
         pods_here = [p for _, p in solved.pods]
