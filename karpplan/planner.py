@@ -196,7 +196,7 @@ def fixed_hourly_cost(prepared: Prepared) -> float:
 def _unmet_preferences(problem: Problem, solution: Solution, greedy: Solution, fixed: float = 0.0) -> list[str]:
     """Each preference (soft constraint) the plan does not honour, never silently: Karpenter would honour it
     while it can, so say what a plan that honours it costs when the Karpenter simulation's does (with
-    `fixed`, the static NodePools' nodes every plan pays for)."""
+    `fixed`, the static NodePools' nodes and the Fargate pods every plan pays for)."""
     from karpplan.constraints.registry import REGISTRY
 
     unmet = [u for kind in REGISTRY for u in kind.unmet_preferences(problem, solution)]
@@ -320,7 +320,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
         bound_source=solution.bound_source if lower is not None else None,
     )
     warnings.extend(solution.notes)
-    warnings.extend(_unmet_preferences(problem, solution, greedy, static_cost))
+    warnings.extend(_unmet_preferences(problem, solution, greedy, fargate_cost + static_cost))
     warnings.extend(s.describe() for s in problem.static)
     warnings.extend(str(notice) for notice in inventory.notices)
     ignored = tuple(IgnoredDocument(d.kind, d.name, d.origin, d.why)
