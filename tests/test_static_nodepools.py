@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from typer.testing import CliRunner
 
 from karpplan.catalog import load_catalog
@@ -167,3 +166,18 @@ def test_a_large_replica_count_capped_by_limits_nodes_is_planned(tmp_path: Path)
     path = _variant(tmp_path, "  replicas: 3\n", "  replicas: 50000\n")
     plan = plan_json(path)
     assert len(_static(plan)) == 20  # limits.nodes 20
+
+
+@pytest.mark.parametrize(("old", "new", "why"), [
+    ('values: ["us-east-1a"]', 'values: ["us-west-2a"]',
+     "the catalog offers the 1 instance type(s) its requirements allow in no zone and capacity type they allow"),
+    ('values: ["on-demand"]', 'values: ["reserved"]',
+     "the catalog offers the 1 instance type(s) its requirements allow in no zone and capacity type they allow"),
+    ('values: ["m5.2xlarge"]', 'values: ["m5.nonesuch"]', "no instance type of the catalog meets its requirements"),
+])
+def test_a_static_pool_without_a_launch_says_why(tmp_path: Path, old: str, new: str, why: str) -> None:
+    # m5.2xlarge exists; a zone outside the region or a capacity type nothing offers leaves it no offering.
+    plan = plan_json(_variant(tmp_path, old, new))
+    assert not _static(plan)
+    (warning,) = [w for w in plan["warnings"] if STATIC in w]
+    assert warning.endswith(f"; {why}, so karpplan plans none")
