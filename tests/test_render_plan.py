@@ -389,8 +389,10 @@ def test_names_are_printed_literally_not_as_markup() -> None:
     plan = sample_plan()
     node = replace(plan.nodes[0], name="[bold]odd[/bold]")
     items = (UnschedulablePod("default/[red]x", "Deployment/[red]x", ("[link]why",)),)
-    text = table_text(replace(plan, nodes=(node,), unschedulable=items))
+    warnings = ("m.yaml:27: Deployment/api: preferred pod anti-affinity (selector app In [api]) is not honoured",)
+    text = table_text(replace(plan, nodes=(node,), unschedulable=items, warnings=warnings), width=200)
     assert "[bold]odd[/bold]" in text and "default/[red]x" in text and "[link]why" in text
+    assert "(selector app In [api]) is not honoured" in text
 
 
 def test_ascii_console_gets_ascii_bars_and_borders() -> None:
