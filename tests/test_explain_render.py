@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 
 import pytest
-
 from rich.console import Console
 
 from karpplan.explain.render import render_table, render_text, write_document
