@@ -62,12 +62,18 @@ class PlanOptions:
 
 
 def read_inventory(options: PlanOptions) -> Inventory:
-    """The manifests at `options.paths`, with the `--fargate-profile` flags as one more ClusterConfig
-    (named `cli`) after those in the manifests. Raises InputError (file:line) for bad input."""
-    inventory = load_inventory(options.paths, max_bytes=options.max_file_size)
-    if not options.fargate_profiles:
+    """The manifests at `options.paths`, with the `--fargate-profile` flags added (`with_fargate_profiles`).
+    Raises InputError (file:line) for bad input."""
+    return with_fargate_profiles(load_inventory(options.paths, max_bytes=options.max_file_size),
+                                 options.fargate_profiles)
+
+
+def with_fargate_profiles(inventory: Inventory, profiles: Sequence[FargateProfile]) -> Inventory:
+    """The `--fargate-profile` flags as one more ClusterConfig (named `cli`) after those in the manifests:
+    every command (`plan`, `lint`, ...) sees the same profiles."""
+    if not profiles:
         return inventory
-    cli = ClusterConfig(name="cli", region=None, fargate_profiles=options.fargate_profiles)
+    cli = ClusterConfig(name="cli", region=None, fargate_profiles=tuple(profiles))
     return replace(inventory, clusters=(*inventory.clusters, cli))
 
 
