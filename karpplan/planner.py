@@ -36,6 +36,7 @@ from karpplan.plan import FargateInfo, IgnoredDocument, Plan, PlanNode, PlanPod,
 
 if TYPE_CHECKING:
     from karpplan.engines.result import Solution
+    from karpplan.scheduling.candidates import LaunchOption
     from karpplan.scheduling.problem import Problem
     from karpplan.scheduling.state import PlacementState
 
@@ -61,12 +62,18 @@ class PlanOptions:
 
 
 def read_inventory(options: PlanOptions) -> Inventory:
-    """The manifests at `options.paths`, with the `--fargate-profile` flags as one more ClusterConfig
-    (named `cli`) after those in the manifests. Raises InputError (file:line) for bad input."""
-    inventory = load_inventory(options.paths, max_bytes=options.max_file_size)
-    if not options.fargate_profiles:
+    """The manifests at `options.paths`, with the `--fargate-profile` flags added (`with_fargate_profiles`).
+    Raises InputError (file:line) for bad input."""
+    return with_fargate_profiles(load_inventory(options.paths, max_bytes=options.max_file_size),
+                                 options.fargate_profiles)
+
+
+def with_fargate_profiles(inventory: Inventory, profiles: Sequence[FargateProfile]) -> Inventory:
+    """The `--fargate-profile` flags as one more ClusterConfig (named `cli`) after those in the manifests:
+    every command (`plan`, `lint`, ...) sees the same profiles."""
+    if not profiles:
         return inventory
-    cli = ClusterConfig(name="cli", region=None, fargate_profiles=options.fargate_profiles)
+    cli = ClusterConfig(name="cli", region=None, fargate_profiles=tuple(profiles))
     return replace(inventory, clusters=(*inventory.clusters, cli))
 
 
@@ -131,12 +138,14 @@ def make_problem(inventory: Inventory, catalog: Catalog, pods: Sequence[Pod]) ->
     return build_problem(inventory, catalog, group_pods(pods), instance_types_for, node_labels)
 
 
-def solve(problem: Problem, options: PlanOptions,
-          budget: TimeBudget | None = None) -> tuple[Solution, PlacementState, Solution]:
+def solve(problem: Problem, options: PlanOptions, budget: TimeBudget | None = None,
+          fixed_cost: float = 0.0) -> tuple[Solution, PlacementState, Solution]:
     """Run the chosen engine; always run the Karpenter simulation (baseline and warm start).
 
     The time limit is `budget`'s (default: `options.time_limit` from now) and covers the simulation the
     optimiser starts from; the optimiser (`engines/optimiser.py`) decides when each of its phases stops.
+    `fixed_cost` (`fixed_hourly_cost`: static NodePools' nodes, Fargate pods) is added to the costs and bounds
+    `options.progress` hears, so they match the plan's.
     """
     from karpplan.engines.karpenter import solve_karpenter
 
@@ -148,7 +157,7 @@ def solve(problem: Problem, options: PlanOptions,
     from karpplan.engines.optimiser import solve_optimal
 
     best, state = solve_optimal(problem, greedy, budget=budget, seed=options.seed, workers=options.workers,
-                                progress=options.progress)
+                                progress=options.progress, fixed_cost=fixed_cost)
     return best, state, greedy
 
 
@@ -159,7 +168,7 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions, budg
     with budget.phase("build"):
         prepared = prepare(inventory, catalog)
     problem = prepared.problem
-    solution, state, greedy = solve(problem, options, budget)
+    solution, state, greedy = solve(problem, options, budget, fixed_hourly_cost(prepared))
     with budget.phase("assemble"):
         plan = _assemble(inventory, prepared.catalog, options, problem, prepared.fargate, solution, state, greedy,
                          prepared.notes)
@@ -168,10 +177,32 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions, budg
     return replace(plan, summary=summary)
 
 
+def _static_launches(problem: Problem) -> dict[str, LaunchOption]:
+    """The static NodePools' nodes to come, by node name, with what launching each costs."""
+    return {n.name: s.launch for s in problem.static if s.launch is not None for n in s.nodes}
+
+
+def _fargate_price(placement: FargatePlacement, region: str) -> float:
+    """$/h of a pod on Fargate: 0 when Fargate refuses it or cannot size it (the plan leaves it out) or has
+    no price for the region (the plan says so)."""
+    pod = placement.pod
+    size = size_pod(pod.requests.get(CPU), pod.requests.get(MEMORY))
+    if placement.reasons or size is None:
+        return 0.0
+    return fargate_hourly_price(size, region) or 0.0
+
+
+def fixed_hourly_cost(prepared: Prepared) -> float:
+    """$/h the plan pays whatever the engine chooses: the static NodePools' nodes and the Fargate pods."""
+    region = prepared.catalog.region or DEFAULT_REGION
+    return (sum(launch.price for launch in _static_launches(prepared.problem).values())
+            + sum(_fargate_price(fp, region) for fp in prepared.fargate))
+
+
 def _unmet_preferences(problem: Problem, solution: Solution, greedy: Solution, fixed: float = 0.0) -> list[str]:
     """Each preference (soft constraint) the plan does not honour, never silently: Karpenter would honour it
     while it can, so say what a plan that honours it costs when the Karpenter simulation's does (with
-    `fixed`, the static NodePools' nodes every plan pays for)."""
+    `fixed`, the static NodePools' nodes and the Fargate pods every plan pays for)."""
     from karpplan.constraints.registry import REGISTRY
 
     unmet = [u for kind in REGISTRY for u in kind.unmet_preferences(problem, solution)]
@@ -199,7 +230,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     placed: dict[str, str] = {}
     unschedulable: list[UnschedulablePod] = []
     warnings: list[str] = list(notes)
-    static_launch = {n.name: s.launch for s in problem.static if s.launch is not None for n in s.nodes}
+    static_launch = _static_launches(problem)
     static_cost = sum(launch.price for launch in static_launch.values())
     for solved in solution.nodes:
         pods_here = [p for _, p in solved.pods]
@@ -295,7 +326,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
         bound_source=solution.bound_source if lower is not None else None,
     )
     warnings.extend(solution.notes)
-    warnings.extend(_unmet_preferences(problem, solution, greedy, static_cost))
+    warnings.extend(_unmet_preferences(problem, solution, greedy, fargate_cost + static_cost))
     warnings.extend(s.describe() for s in problem.static)
     warnings.extend(str(notice) for notice in inventory.notices)
     ignored = tuple(IgnoredDocument(d.kind, d.name, d.origin, d.why)

@@ -184,3 +184,12 @@ def test_plan_says_what_it_skipped_and_lists_it_in_json(tmp_path: Path) -> None:
     assert {(i["kind"], i["name"]) for i in ignored} == {
         ("ConfigMap", "app-config"), ("HorizontalPodAutoscaler", "web"), ("Service", "web")}
     assert all(i["origin"].count(":") == 1 and i["reason"] for i in ignored)
+
+
+def test_workers_help_says_when_a_seed_gives_the_same_plan() -> None:
+    code, out, _ = invoke("plan", "--help", env={"COLUMNS": "300", "NO_COLOR": "1"})
+    assert code == 0
+    text = " ".join(line.strip(" │|") for line in out.splitlines())
+    text = " ".join(text.split())
+    assert ("a seed and a worker count give the same plan on every run, unless the time limit cuts the search "
+            "first (a warning says so)") in text

@@ -5,8 +5,9 @@ from __future__ import annotations
 import io
 
 import pytest
+from rich.console import Console
 
-from karpplan.explain.render import render_text, write_document
+from karpplan.explain.render import render_table, render_text, write_document
 from karpplan.explain.report import Explanation, explain_text
 
 LINES = [
@@ -39,3 +40,13 @@ def test_streamed_document_is_the_whole_document(fmt: str) -> None:
 def test_unknown_format() -> None:
     with pytest.raises(ValueError):
         write_document(Explanation(), "xml", io.StringIO())
+
+
+def test_the_table_prints_bracketed_names_literally() -> None:
+    # What the log quotes (here a NodePool name with brackets) is printed as written, never as Rich markup.
+    explanation = explain_text('Failed to schedule pod, incompatible with nodepool "np[bold]x[/bold]", '
+                               "did not tolerate k=v:NoSchedule\n")
+    console = Console(file=io.StringIO(), width=200, color_system=None)
+    render_table(explanation, console)
+    row = next(line for line in console.file.getvalue().splitlines() if "taint" in line)  # type: ignore[attr-defined]
+    assert "np[bold]x[/bold]" in row

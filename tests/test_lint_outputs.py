@@ -158,3 +158,27 @@ def test_docs_are_generated_from_the_registry() -> None:
     assert path.read_text(encoding="utf-8") == markdown(), "run scripts/gen_lint_docs.py"
 
 
+
+
+def test_the_table_prints_bracketed_text_literally(tmp_path: Path) -> None:
+    # Messages quote selectors ("app In [other]"): printed as written, never read as Rich markup.
+    path = tmp_path / "w.yaml"
+    path.write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: idle, namespace: shop}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: idle}}
+  template:
+    metadata: {labels: {app: idle}}
+    spec:
+      containers: [{name: c, image: x}]
+      topologySpreadConstraints:
+        - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule,
+           labelSelector: {matchLabels: {app: other}}}
+""")
+    result = runner.invoke(app, ["--color", "never", "lint", str(path), "--select", "spread-selector-misses-own-pods"],
+                           env={"COLUMNS": "400"})
+    assert "spread-selector-misses-own-pods KPL201" in result.stdout
+    assert "the labelSelector (app In [other]) does not select this workload's own pods" in result.stdout

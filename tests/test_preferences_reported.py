@@ -123,3 +123,25 @@ def test_a_free_preferred_hostname_anti_affinity_is_honoured(tmp_path: Path) -> 
     assert plan["summary"]["hourlyCost"] == baseline["summary"]["hourlyCost"]
     assert [len(n["pods"]) for n in plan["nodes"]] == [1, 1, 1]
     assert not any("preferred pod" in w for w in plan["warnings"])
+
+
+def test_the_price_of_honouring_a_preference_includes_the_fargate_pods(tmp_path: Path) -> None:
+    # The same API, and a batch pod a Fargate profile takes: every plan pays for the Fargate pod, so the
+    # price quoted for Karpenter's plan is the one its summary reports (Fargate included).
+    manifest = tmp_path / "api-and-batch.yaml"
+    manifest.write_text((MANIFEST.parent / "api-spread-over-hosts.yaml").read_text() + """\
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: report, namespace: batch}
+spec:
+  containers: [{name: c, image: x, resources: {requests: {cpu: "1", memory: 2Gi}}}]
+""")
+    plan = plan_json(manifest, "--fargate-profile", "namespace=batch")
+    assert plan["summary"]["scheduled"] == 5
+    assert any(n["capacityType"] == "fargate" for n in plan["nodes"])
+    karpenter = plan["summary"]["karpenter"]["hourlyCost"]
+    assert karpenter > plan["summary"]["hourlyCost"]
+    (warning,) = [w for w in plan["warnings"] if "preferred pod" in w]
+    assert warning.endswith(f"honouring it as Karpenter's plan does costs ${karpenter:.4f}/h "
+                            f"(+${karpenter - plan['summary']['hourlyCost']:.4f}/h)")

@@ -137,6 +137,16 @@ def test_the_tracker_keeps_the_best_plan_and_bound() -> None:
     silent.finish(1.0, 0, None)  # no sink, nothing to do
 
 
+def test_the_tracker_adds_the_fixed_cost_to_every_cost_and_bound() -> None:
+    events: list[ProgressEvent] = []
+    tracker = ProgressTracker(events.append, 10.0, offset=0.5)
+    tracker.update(cost=2.0)
+    tracker.update(bound=1.0)
+    tracker.update(bound=3.0)  # above the plan: shown as the plan's cost
+    tracker.finish(1.5, 0, 1.25)
+    assert [(e.cost, e.bound) for e in events] == [(2.5, None), (2.5, 1.5), (2.5, 2.5), (2.0, 1.75)]
+
+
 # ------------------------------------------------------------------------------------------ the CLI
 def invoke(*args: str, env: dict[str, str] | None = None) -> tuple[int, str, str]:
     result = CliRunner().invoke(app, list(args), env=env)
@@ -246,3 +256,76 @@ def test_a_seed_and_a_worker_count_give_the_same_plan(host_spread: str) -> None:
     documents = [json.loads(out) for _, out, _ in runs]
     assert [d["summary"]["seed"] for d in documents] == [3, 3]
     assert documents[0]["nodes"] == documents[1]["nodes"] and documents[0]["pods"] == documents[1]["pods"]
+
+
+# A static NodePool (two nodes Karpenter keeps whatever is pending) and a pod Fargate runs: the plan pays for
+# both, though the engine plans neither; what the progress shows must be what the plan reports.
+STATIC_AND_FARGATE = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: always-on}
+spec:
+  replicas: 2
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.k8s.aws/instance-category, operator: In, values: ["m"]}
+        - {key: karpenter.k8s.aws/instance-size, operator: In, values: ["large"]}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: general}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: ["on-demand"]}
+        - {key: karpenter.k8s.aws/instance-category, operator: In, values: ["c", "m"]}
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  role: R
+  amiSelectorTerms: [{alias: al2023@latest}]
+  subnetSelectorTerms: [{tags: {a: b}}]
+  securityGroupSelectorTerms: [{tags: {a: b}}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: shop}
+spec:
+  replicas: 6
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers: [{name: c, image: x, resources: {requests: {cpu: 500m, memory: 512Mi}}}]
+      topologySpreadConstraints:
+        - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule,
+           labelSelector: {matchLabels: {app: api}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: report, namespace: batch}
+spec:
+  containers: [{name: c, image: x, resources: {requests: {cpu: "1", memory: 2Gi}}}]
+"""
+
+
+def test_progress_costs_include_static_nodes_and_fargate_pods(tmp_path: Path) -> None:
+    path = tmp_path / "static.yaml"
+    path.write_text(STATIC_AND_FARGATE)
+    code, out, err = invoke("--color", "never", "-v", "plan", str(path), "--fargate-profile", "namespace=batch",
+                            "--workers", "1", "--time-limit", "5", "-o", "json")
+    assert code == 0, err
+    summary = json.loads(out)["summary"]
+    kinds = {n["capacityType"] for n in json.loads(out)["nodes"]}
+    assert "fargate" in kinds and summary["pods"] == 7 and summary["scheduled"] == 7
+    (done,) = [line for line in err.splitlines() if line.startswith("done: ")]
+    assert done.startswith(f"done: best ${summary['hourlyCost']:.4f}/h, bound ${summary['lowerBound']:.4f}/h, ")
+    lines = [line for line in err.splitlines() if ": best $" in line]
+    first = float(lines[0].split("$")[1].split("/")[0])
+    assert first >= summary["hourlyCost"] - 1e-4  # the warm start is a plan too: never below the plan's cost

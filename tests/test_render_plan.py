@@ -105,7 +105,7 @@ def sample_plan() -> Plan:
         pods=10, scheduled=8, unschedulable=2, gated=1, bound=2, new_nodes=3, hourly_cost=0.19879,
         lower_bound=0.18, engine="optimal", status="feasible", solve_seconds=1.234, region="us-east-1",
         catalog="aws-embedded", karpenter_cost=0.29479, karpenter_new_nodes=4, karpenter_scheduled=8,
-        estimated_prices=True, seed=7, time_limit=10.0,
+        estimated_prices=True, seed=7, time_limit=10.0, bound_source="configuration-lp",
         phases=(("parse", 0.0123), ("catalog", 0.2), ("build", 0.3), ("simulate", 0.04), ("assemble", 0.0014)),
     )
     warnings = ("jobs/report-0: a container limit exceeds its request; Fargate sizes from requests",)
@@ -345,6 +345,15 @@ def test_summary_shows_cost_pods_bound_gap_solver_and_karpenter_saving() -> None
     assert "optimal saves $0.0960/h (32.6%) vs Karpenter's greedy plan" in text
 
 
+@pytest.mark.parametrize(("source", "words"), [
+    ("cp-sat", "proven by CP-SAT"), ("fluid-lp", "from the LP relaxation"),
+    ("configuration-lp", "from the configuration LP"), ("zone-lp", "from the zone-by-zone configuration LP")])
+def test_the_bound_says_where_it_comes_from_in_words(source: str, words: str) -> None:
+    text = table_text(with_summary(sample_plan(), bound_source=source))
+    line = next(line for line in text.splitlines() if "Lower bound" in line)
+    assert f"$0.1800/h, gap 9.5% ({words})" in line and source not in line
+
+
 def test_summary_without_bound_or_difference() -> None:
     plan = with_summary(sample_plan(), lower_bound=None, karpenter_cost=0.19879)
     text = table_text(plan)
@@ -380,8 +389,10 @@ def test_names_are_printed_literally_not_as_markup() -> None:
     plan = sample_plan()
     node = replace(plan.nodes[0], name="[bold]odd[/bold]")
     items = (UnschedulablePod("default/[red]x", "Deployment/[red]x", ("[link]why",)),)
-    text = table_text(replace(plan, nodes=(node,), unschedulable=items))
+    warnings = ("m.yaml:27: Deployment/api: preferred pod anti-affinity (selector app In [api]) is not honoured",)
+    text = table_text(replace(plan, nodes=(node,), unschedulable=items, warnings=warnings), width=200)
     assert "[bold]odd[/bold]" in text and "default/[red]x" in text and "[link]why" in text
+    assert "(selector app In [api]) is not honoured" in text
 
 
 def test_ascii_console_gets_ascii_bars_and_borders() -> None:

@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 from karpplan.catalog import load_catalog
+from karpplan.cli.main import app
 from karpplan.engines.karpenter import solve_karpenter
 from karpplan.model.build import load_inventory
 from karpplan.planner import PlanOptions, make_problem, solve
@@ -146,3 +148,36 @@ status:
     assert "; 1 of them are in the input; karpplan plans 1 more (" in warning
     # The two static nodes still hold the six matchers (three 2-CPU pods each).
     assert plan["summary"]["scheduled"] == 4 + 6 and not plan["unschedulable"]
+
+
+def test_an_absurd_replica_count_is_refused_at_its_line(tmp_path: Path) -> None:
+    # Each static node is planned as a node: 50,000 of them would take minutes and gigabytes before
+    # planning began. The input is refused at the field, as a bad value is (exit 2, file:line).
+    path = _variant(tmp_path, "  replicas: 3\n", "  replicas: 50000\n")
+    path.write_text(path.read_text().replace("    nodes: 20\n", "    nodes: 60000\n", 1))
+    result = CliRunner().invoke(app, ["plan", str(path), "-o", "json"])
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    assert result.stderr.strip() == (f"{path}:9: spec.replicas: Invalid value: 50000: karpplan plans at most "
+                                     "10,000 nodes per static NodePool (min(replicas, limits.nodes))")
+
+
+def test_a_large_replica_count_capped_by_limits_nodes_is_planned(tmp_path: Path) -> None:
+    path = _variant(tmp_path, "  replicas: 3\n", "  replicas: 50000\n")
+    plan = plan_json(path)
+    assert len(_static(plan)) == 20  # limits.nodes 20
+
+
+@pytest.mark.parametrize(("old", "new", "why"), [
+    ('values: ["us-east-1a"]', 'values: ["us-west-2a"]',
+     "the catalog offers the 1 instance type(s) its requirements allow in no zone and capacity type they allow"),
+    ('values: ["on-demand"]', 'values: ["reserved"]',
+     "the catalog offers the 1 instance type(s) its requirements allow in no zone and capacity type they allow"),
+    ('values: ["m5.2xlarge"]', 'values: ["m5.nonesuch"]', "no instance type of the catalog meets its requirements"),
+])
+def test_a_static_pool_without_a_launch_says_why(tmp_path: Path, old: str, new: str, why: str) -> None:
+    # m5.2xlarge exists; a zone outside the region or a capacity type nothing offers leaves it no offering.
+    plan = plan_json(_variant(tmp_path, old, new))
+    assert not _static(plan)
+    (warning,) = [w for w in plan["warnings"] if STATIC in w]
+    assert warning.endswith(f"; {why}, so karpplan plans none")

@@ -107,6 +107,76 @@ def test_pods_counted_but_not_owning_the_rule_are_balanced_too() -> None:
     assert zone <= plan.cost + 1e-9
 
 
+def test_fewer_zones_than_min_domains_cap_every_zone_at_max_skew() -> None:
+    # Six 500m pods, maxSkew 2, minDomains 5 over three zones: the global minimum is 0, so every zone holds
+    # at most two of them, so exactly two: a small node in each zone, 0.1 + 0.2 + 0.3 (CP-SAT proves it).
+    doc = zone_spread(deployment("web", 6, cpu="500m"), 2)
+    doc["spec"]["template"]["spec"]["topologySpreadConstraints"][0]["minDomains"] = 5
+    problem = problem_of([doc], catalog=UNEVEN)
+    plan, _, _ = solve(problem, PlanOptions(engine="optimal", time_limit=3.0, workers=1))
+    assert plan.status == "optimal" and not plan.unplaced and not verify(problem, plan)
+    assert plan.cost == pytest.approx(0.6)
+    assert pattern_of(problem) == pytest.approx(0.15, rel=1e-4)
+    assert zone_of(problem) == pytest.approx(0.6, rel=1e-5)
+    g = problem.groups[0]
+    zi = zone_instance(problem, [g], {g.index: g.size})
+    assert zi is not None and sorted(zi.rows.node_row) == list(ZONES)
+
+
+def _with_min_domains(doc: dict[str, Any], min_domains: int) -> dict[str, Any]:
+    doc["spec"]["template"]["spec"]["topologySpreadConstraints"][-1]["minDomains"] = min_domains
+    return doc
+
+
+def _in_zones(doc: dict[str, Any], zones: Sequence[str]) -> dict[str, Any]:
+    doc["spec"]["template"]["spec"]["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [{"key": ZONE, "operator": "In", "values": list(zones)}]}]}}}
+    return doc
+
+
+def _existing(name: str, zone: str, labels: dict[str, str], pods: int) -> list[dict[str, Any]]:
+    """A running 2-CPU node in `zone` with `pods` bound 250m pods carrying `labels`."""
+    node = {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {HOSTNAME: name, ZONE: zone, "kubernetes.io/os": "linux",
+                                                  "kubernetes.io/arch": "amd64"}},
+            "status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "20"}}}
+    bound = [{"apiVersion": "v1", "kind": "Pod",
+              "metadata": {"name": f"{name}-{i}", "namespace": "default", "labels": labels},
+              "spec": {"nodeName": name, "containers": [{"name": "c", "image": "x",
+                                                         "resources": {"requests": {"cpu": "250m", "memory": "256Mi"}}}]},
+              "status": {"phase": "Running"}} for i in range(pods)]
+    return [node, *bound]
+
+
+# Small cases with fewer zones than minDomains, each with CP-SAT's proven optimum (cost, as it stands).
+MIN_DOMAINS_CASES: dict[str, tuple[list[dict[str, Any]], str]] = {
+    # two zones allowed, minDomains 3, maxSkew 1: one 1-CPU pod per zone, the dear zones' nodes.
+    "two-zones": ([_with_min_domains(_in_zones(zone_spread(deployment("web", 2, cpu="1")), ZONES[1:]), 3)], UNEVEN),
+    # bound pods of the rule in zone-a: its room there is 2 - 1, so zone-b and zone-c take the rest.
+    "base-counts": ([*_existing("old", "zone-a", {"app": "web"}, 1),
+                     _with_min_domains(zone_spread(deployment("web", 5, cpu="900m"), 2), 4)], UNEVEN),
+    # other pods counted by the rule (t=x) but not owning it, and a second deployment owning it too.
+    "counted": ([_with_min_domains(zone_spread(deployment("a", 3, cpu="500m", labels={"t": "x"}), 2,
+                                               selector={"t": "x"}), 4),
+                 _with_min_domains(zone_spread(deployment("b", 2, cpu="1500m", labels={"t": "x"}), 2,
+                                               selector={"t": "x"}), 4),
+                 deployment("c", 1, cpu="250m", labels={"t": "x"})], UNEVEN),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MIN_DOMAINS_CASES))
+def test_min_domains_rows_never_exceed_a_proven_optimum(case: str) -> None:
+    docs, catalog = MIN_DOMAINS_CASES[case]
+    problem = problem_of(docs, catalog=catalog)
+    plan, _, _ = solve(problem, PlanOptions(engine="optimal", time_limit=4.0, workers=1))
+    assert not plan.unplaced and not verify(problem, plan)
+    assert plan.status == "optimal", (case, plan.cost, plan.lower_bound, plan.bound_source)
+    result = zone_lower_bound(problem, placed(plan), time_limit=3.0, force=True)
+    assert result is not None
+    assert result.cost <= plan.cost + 1e-9, (case, result, plan.cost)
+    assert result.cost >= pattern_of(problem) * (1 - 1e-3) - 1e-9
+
+
 # ---------------------------------------------------------------------------------------- declines
 def test_interchangeable_zones_with_enough_forced_nodes_decline() -> None:
     # Equal zones and 6 anti-affinity pods (6 nodes >= 3 zones): averaging the global optimum over the zones
@@ -117,6 +187,29 @@ def test_interchangeable_zones_with_enough_forced_nodes_decline() -> None:
     assert interchangeable(problem, groups, {g.index: g.size for g in groups})
     assert zone_lower_bound(problem, time_limit=5.0) is None
     assert zone_of(problem, force=True) == pytest.approx(pattern_of(problem), rel=1e-3)
+
+
+def test_fractional_nodes_too_few_for_the_zones_do_not_decline() -> None:
+    # Equal zones and five 250m pods, at most two per node (hostname spread maxSkew 2): every plan needs
+    # ceil(5 / 2) = 3 nodes, but the global LP 2.5, fewer than the zones. The zone LP needs a node in each
+    # zone (5 pods over 3 zones, maxSkew 1): 0.30, CP-SAT's proven optimum, above the global LP's 0.25.
+    problem = problem_of([zone_spread(deployment("web", 5, cpu="250m", spread=(2, {"app": "web"})))], catalog=EVEN)
+    groups = problem.groups
+    assert not interchangeable(problem, groups, {g.index: g.size for g in groups})
+    assert pattern_of(problem) == pytest.approx(0.25, rel=1e-4)
+    assert zone_of(problem) == pytest.approx(0.3, rel=1e-5)
+    plan, _, _ = solve(problem, PlanOptions(engine="optimal", time_limit=3.0, workers=1))
+    assert plan.status == "optimal" and plan.cost == pytest.approx(0.3)
+
+
+def test_min_domains_above_the_zones_does_not_decline() -> None:
+    # As the declining case above, with maxSkew 2 and minDomains 4 over three zones: the global minimum is
+    # 0, so each zone holds at most two web pods, which averaging the global LP does not respect.
+    docs = [_with_min_domains(zone_spread(deployment("web", 6, cpu="500m"), 2), 4),
+            anti(deployment("db", 6, cpu="300m"), {"app": "db"})]
+    problem = problem_of(docs, catalog=EVEN)
+    groups = problem.groups
+    assert not interchangeable(problem, groups, {g.index: g.size for g in groups})
 
 
 def test_without_a_zone_spread_rule_there_is_nothing_to_add() -> None:
@@ -171,7 +264,8 @@ def test_never_above_a_verified_plan(seed: int) -> None:
         assert not any(r.key == ZONE for rules in problem.topology.spread.values() for r in rules if r.hard)
         return
     assert result.cost <= plan.cost + 1e-9, (seed, result, plan.cost, plan.status)
-    assert result.cost >= pattern_of(problem) * (1 - 1e-3) - 1e-9 or result.cost > 0
+    # The zone LP restricts the global one (summing its zones gives a global point): never below it.
+    assert result.cost >= pattern_of(problem) * (1 - 1e-3) - 1e-9, (seed, result, pattern_of(problem))
 
 
 # ---------------------------------------------------------------------------------------- the plan's summary
@@ -184,7 +278,8 @@ def test_the_plan_names_its_binding_bound(tmp_path: Path) -> None:
     assert s.bound_source in ("cp-sat", "zone-lp")
     assert plan.to_document()["summary"]["boundSource"] == s.bound_source
     text = table_text(plan)
-    assert f"({s.bound_source})" in next(line for line in text.splitlines() if "Lower bound" in line)
+    words = {"cp-sat": "(proven by CP-SAT)", "zone-lp": "(from the zone-by-zone configuration LP)"}[s.bound_source]
+    assert words in next(line for line in text.splitlines() if "Lower bound" in line)
     karpenter = plan_text(tmp_path, manifests, catalog=UNEVEN, engine="karpenter")
     assert karpenter.summary.bound_source is None
     assert karpenter.to_document()["summary"]["boundSource"] is None

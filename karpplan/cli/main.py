@@ -130,7 +130,8 @@ def plan(
         int,
         typer.Option("--workers", min=0,
                      help="Solver worker threads (0 = all available cores); a seed and a worker count give "
-                          "the same plan on every run."),
+                          "the same plan on every run, unless the time limit cuts the search first (a warning "
+                          "says so)."),
     ] = 0,
     output: OutputOption = OutputFormat.table,
     max_file_size: MaxFileSizeOption = "50Mi",

@@ -52,7 +52,7 @@ SMALL_REPAIR_SHARE = 0.8
 
 def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | None = None, time_limit: float = 10.0,
                   seed: int = 0, workers: int = 0, progress: ProgressSink | None = None,
-                  clock: WorkClock | None = None) -> tuple[Solution, PlacementState]:
+                  clock: WorkClock | None = None, fixed_cost: float = 0.0) -> tuple[Solution, PlacementState]:
     """The cheapest plan found within the time limit in all (warm start, CP-SAT, re-packing, neighbourhood
     search), with the best valid lower bound.
 
@@ -72,8 +72,9 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     improves the plan until the time limit. The result is never worse than the Karpenter simulation's
     plan when that plan keeps the pools' limits and, when CP-SAT found a plan, every rule the verifier checks.
 
-    `progress` hears the phases, the best plan and the best bound as they come (`progress.py`); it never
-    changes the plan.
+    `progress` hears the phases, the best plan and the best bound as they come (`progress.py`), each with
+    `fixed_cost` added (the plan's static NodePool nodes and Fargate pods, which the engine does not plan);
+    it never changes the plan.
     """
     from karpplan.engines.bound import fluid_lower_bound
     from karpplan.engines.karpenter import solve_karpenter
@@ -89,7 +90,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     ran_before = budget.started is not None
     if budget.started is None:
         budget.started = start
-    tracker = ProgressTracker(progress, time_limit, budget.started)
+    tracker = ProgressTracker(progress, time_limit, budget.started, fixed_cost)
     tracker.update(cost=greedy.cost, unplaced=len(greedy.unplaced))
     if budget.wall_guard:
         # However long what came before took, the optimiser keeps a small minimum, so a slow simulation

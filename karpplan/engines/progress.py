@@ -6,6 +6,10 @@ for a `ProgressSink` (the CLI's live display, `render/progress.py`, or a test's 
 order of `PHASES`, the best plan so far (fewest pods left out, then cheapest) and the best bound so far
 (never lower than an earlier one). The last event is `done`, with the plan the engine returns.
 
+The engine plans the EC2 nodes it may launch; the plan also pays for the nodes it does not choose (static
+NodePools' nodes, Fargate pods). The tracker's `offset` is that fixed cost: every event's cost and bound
+include it, so what a watcher reads is what the plan will report.
+
 Watching never changes the plan: the sink is called with what the engine already computed, and the
 engine never waits for it. It may be called from CP-SAT's search thread.
 """
@@ -63,11 +67,15 @@ ProgressSink = Callable[[ProgressEvent], None]
 class ProgressTracker:
     """Keeps the best plan and bound so far and tells the sink (nothing at all without one).
 
-    `started` is the `time.monotonic()` the limit began counting from (elapsed is measured from it)."""
+    `started` is the `time.monotonic()` the limit began counting from (elapsed is measured from it);
+    `offset` ($/h) is the plan's fixed cost outside the engine's (static NodePools' nodes, Fargate pods),
+    added to every event's cost and bound. The engine reports its own costs; the tracker keeps them."""
 
-    def __init__(self, sink: ProgressSink | None, limit: float, started: float | None = None) -> None:
+    def __init__(self, sink: ProgressSink | None, limit: float, started: float | None = None,
+                 offset: float = 0.0) -> None:
         self.sink = sink
         self.limit = limit
+        self.offset = offset
         self.started = time.monotonic() if started is None else started
         self.phase = PHASES[0]
         self.best: tuple[int, float] | None = None  # (pods left out, cost)
@@ -113,6 +121,10 @@ class ProgressTracker:
         assert self.sink is not None
         unplaced, cost = self.best if self.best is not None else (0, None)
         bound = self.bound if self.bound is None or cost is None else min(self.bound, cost)
+        if cost is not None:
+            cost += self.offset
+        if bound is not None:
+            bound += self.offset
         self.sink(ProgressEvent(self.phase, cost, bound, time.monotonic() - self.started, self.limit, unplaced,
                                 detail))
 

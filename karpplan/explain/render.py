@@ -88,7 +88,9 @@ def render_table(explanation: Explanation, console: Console) -> None:
                 if (pool, kind, key) in seen:
                     continue
                 seen.add((pool, kind, key))
-                table.add_row(lines, source, pool, Text(kind, style=KIND_STYLE.get(kind, "")), key)
+                # Text, never markup: pool names and keys are quoted from the log as written.
+                table.add_row(Text(lines), Text(source), Text(pool), Text(kind, style=KIND_STYLE.get(kind, "")),
+                              Text(key))
                 lines, source = "", ""
         console.print(table)
         for item in pod_items:

@@ -9,6 +9,7 @@ from xml.etree import ElementTree as ET
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from karpplan.lint.core import Finding, Severity
 from karpplan.lint.report import LintReport
@@ -27,7 +28,9 @@ def render_table(report: LintReport, console: Console) -> None:
             table.add_column(name, overflow="fold")
         for f in report.findings:
             where = f"{f.file}:{f.line}" + (f" ({f.source})" if f.source else "")
-            table.add_row(f"[{_STYLE[f.severity]}]{f.rule}[/] {f.code}", where, f.object, f.message, f.fix)
+            # Text, never markup: messages quote selectors and values ("app In [other]").
+            rule = Text(f.rule, style=_STYLE[f.severity]) + Text(f" {f.code}")
+            table.add_row(rule, Text(where), Text(f.object), Text(f.message), Text(f.fix))
         console.print(table)
     s = report.to_document()["summary"]
     assert isinstance(s, dict)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import gc
 import io
@@ -23,8 +22,7 @@ from karpplan.lint.locate import column, key_of, locate
 from karpplan.lint.report import LintReport
 from karpplan.lint.rules.validation import classify
 from karpplan.model.build import build_inventory
-from karpplan.model.cluster import ClusterConfig, FargateProfile
-from karpplan.model.inventory import Inventory
+from karpplan.model.cluster import FargateProfile
 
 
 @dataclass(frozen=True)
@@ -67,15 +65,6 @@ def to_finding(ctx: LintContext, rule: Rule, hit: Hit) -> Finding:
     )
 
 
-def with_fargate_profiles(inventory: Inventory, profiles: tuple[FargateProfile, ...]) -> Inventory:
-    """The `--fargate-profile` flags as one more ClusterConfig (named `cli`) after those in the manifests,
-    as `planner.read_inventory` adds them for `plan`: the satisfiability rules see the profiles plan sees."""
-    if not profiles:
-        return inventory
-    return dataclasses.replace(
-        inventory, clusters=(*inventory.clusters, ClusterConfig(name="cli", region=None, fargate_profiles=profiles)))
-
-
 @contextmanager
 def _paused_gc() -> Iterator[None]:
     """The cyclic garbage collector paused for one lint run. What a run makes (the inventory, the planner's
@@ -110,6 +99,8 @@ def _lint(options: LintOptions) -> LintReport:
     documents, problems = read_documents(options.paths, max_bytes=options.max_file_size, stdin=stdin)
     if problems:
         raise InputError(problems)
+    from karpplan.planner import with_fargate_profiles
+
     collected: list[InputProblem] = []
     inventory = with_fargate_profiles(build_inventory(documents, collect=collected), options.fargate_profiles)
 

@@ -406,6 +406,15 @@ def _cost_line(summary: Summary) -> Text:
     return text
 
 
+# Where the lower bound comes from (`Summary.bound_source`), in a platform engineer's words.
+BOUND_SOURCES = {
+    "cp-sat": "proven by CP-SAT",
+    "fluid-lp": "from the LP relaxation",
+    "configuration-lp": "from the configuration LP",
+    "zone-lp": "from the zone-by-zone configuration LP",
+}
+
+
 def _bound_line(summary: Summary) -> Text:
     if summary.lower_bound is None:
         return Text("none proven", style="dim")
@@ -414,7 +423,7 @@ def _bound_line(summary: Summary) -> Text:
     if gap is not None:
         text.append(f", gap {format_percent(gap)}", style="green" if gap <= 1e-9 else "yellow")
     if summary.bound_source is not None:
-        text.append(f" ({summary.bound_source})", style="dim")
+        text.append(f" ({BOUND_SOURCES.get(summary.bound_source, summary.bound_source)})", style="dim")
     return text
 
 

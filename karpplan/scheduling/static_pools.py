@@ -15,13 +15,14 @@ The nodes are then ordinary nodes for kube-scheduler and Karpenter: pending pods
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from karpplan.catalog.types import Catalog, InstanceType
 from karpplan.model import labels as L
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import DaemonSet
 from karpplan.model.pools import NodeClass, NodePool
+from karpplan.model.requirements import Requirements
 from karpplan.scheduling.candidates import LaunchOption, build_launch_options
 
 EXOTIC_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu", "aws.amazon.com/neuron", "aws.amazon.com/neuroncore",
@@ -40,6 +41,8 @@ class StaticPool:
     wanted: int  # min(replicas, limits.nodes): the node count Karpenter keeps
     types: int = 0  # instance types EC2 may choose from for these nodes
     zones: int = 0  # and zones
+    unoffered: int = 0  # without a launch: instance types its requirements allow, offered in no zone and
+    # capacity type they allow
 
     def describe(self) -> str:
         """The plan's warning: what is planned for the pool and what is assumed."""
@@ -53,6 +56,9 @@ class StaticPool:
         if not self.nodes:
             if self.running >= self.wanted:
                 return head + ("; karpplan plans no more" if self.running else "; that is none here")
+            if self.unoffered:
+                return head + (f"; the catalog offers the {self.unoffered} instance type(s) its requirements allow "
+                               "in no zone and capacity type they allow, so karpplan plans none")
             return head + "; no instance type of the catalog meets its requirements, so karpplan plans none"
         o = self.launch
         assert o is not None
@@ -118,6 +124,13 @@ def static_pools(pools: Sequence[NodePool], node_classes: Sequence[NodeClass], c
                     continue
                 planned.append(ExistingNode(name, {**launch.labels, L.HOSTNAME: name}, pool.taints,
                                             allocatable=it.allocatable, capacity=it.capacity, origin=pool.origin))
+        unoffered = 0
+        if launch is None and wanted > running:
+            # Is it the types, or only their offerings (zone, capacity type)?
+            loose = replace(pool, requirements=Requirements(
+                r for k, r in pool.requirements.items() if k not in (L.ZONE, L.CAPACITY_TYPE)))
+            unoffered = len({o.instance_type.name for o in build_launch_options(
+                [loose], node_classes, catalog, daemonsets, [], instance_types_for, node_labels, static=True)})
         out.append(StaticPool(pool, launch, tuple(planned), running, wanted,
-                              len({o.instance_type.name for o in choice}), len({o.zone for o in choice})))
+                              len({o.instance_type.name for o in choice}), len({o.zone for o in choice}), unoffered))
     return out

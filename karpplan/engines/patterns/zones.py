@@ -15,21 +15,30 @@ demand); how many pods go to each zone is the LP's choice, under these rows (all
   every domain holds `count[d] >= L = ceil((O - s (|D| - 1)) / |D|)`: the rows `pending in d >= L - b[d]`.
   With a variable m >= 0 (a column of the LP, cost 0): `m - owners in d >= -s` (a receiving domain holds
   at most m + s pods, owners among them; an empty one holds none) and `pending counted in d - m >= -b[d]`.
-  With fewer than minDomains domains m is 0: `- owners in d >= -s`. Counting every pod of a counted class
-  in d (also on nodes the rule's inclusion policies leave out) only relaxes these rows. Owners never go to
-  a zone outside D (the engines ban it), so their zone classes there are dropped.
-* nodes: a zone where some rule needs `L - b[d] >= 1` pods holds at least one node (new or existing),
-  whatever the LP's fractions say: `sum of the patterns in the zone >= 1`. Each pattern of the zone, even
-  an empty one, counts there.
+  Counting every pod of a counted class in d (also on nodes the rule's inclusion policies leave out) only
+  relaxes these rows. Owners never go to a zone outside D (the engines ban it), so their zone classes
+  there are dropped.
+* zone spread with fewer domains than minDomains: the minimum is 0, so a domain receiving an owner holds
+  at most s matching pods, its b[d] among them (owners are always counted where they run): every domain
+  holds at most `room[d] = max(s - b[d], 0)` owners, `- owners in d >= -room[d]`, so at least
+  `O - (sum of room[d'] over the other domains)`, `owners in d >= O - sum_{d' != d} room[d']` when that is
+  positive. When O exceeds the sum of room[d] no plan places every owner and the instance is not built.
+* nodes: a zone where some rule needs at least one pod (`L - b[d] >= 1`, or the owners a rule without
+  its minimum needs there) holds at least one node (new or existing), whatever the LP's fractions say:
+  `sum of the patterns in the zone >= 1`. Each pattern of the zone, even an empty one, counts there.
 
 Zone self-affinity (a group in one zone, chosen by the plan) adds nothing to an LP: choosing a zone with
 variables zeta[z] (sum 1, pods in z <= size * zeta[z]) is met by zeta[z] = pods in z / size. It is left out.
 
-When the zones are interchangeable (every zone offers the same shapes at the same prices to the same
-classes, no existing node, every rule's domains are all the zones and no base counts), averaging an optimum
-of the global configuration LP over the zones is a point of this LP (the spread rows hold: `N / |D| >= L`
-for the N >= O pods a rule counts, as `L <= O / |D|` when s >= 1), so both LPs have the same optimum unless a
-node row bites, which it cannot when the per-node caps alone force a node per zone: `interchangeable`.
+This LP is never below the global configuration LP (summing its zones gives a point of that one). When the
+zones are interchangeable (every zone offers the same shapes at the same prices to the same classes, no
+existing node, every rule's domains are all the zones, at least its minDomains of them, and no base counts),
+averaging an optimum of the global configuration LP over the zones is a point of this LP too: the cover rows
+hold, the spread rows hold (`N / |D| >= L` for the N >= O pods a rule counts, as `L <= floor(O / |D|)` when
+s >= 1; m = N / |D| meets the up and min rows), and the node rows hold when the global point has at least
+|Z| patterns in all, which it has when some cap set of P pods, at most c per node, has `P >= |Z| c` (every
+point has at least P / c patterns: fractional, not ceil(P / c)). Then both LPs have the same optimum and the
+zone LP is not needed: `interchangeable`. Otherwise it may be stronger, and it runs.
 """
 
 from __future__ import annotations
@@ -252,17 +261,18 @@ def zone_instance(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping
         n_dom = len(rule.domains)
         if not n_dom or not owners:
             continue
-        with_min = n_dom >= rule.min_domains
-        m_col = -1
-        if with_min:
-            low = math.ceil((owners - rule.skew * (n_dom - 1)) / n_dom)
-            m_col = len(rows.of_m)
-            rows.of_m.append([])
+        if n_dom < rule.min_domains:
+            if not _rows_without_minimum(rule, owners, rows, zc_of, owning, need):
+                return None  # no plan places every owner: nothing to bound
+            continue
+        low = math.ceil((owners - rule.skew * (n_dom - 1)) / n_dom)
+        m_col = len(rows.of_m)
+        rows.of_m.append([])
         for d in sorted(rule.domains):
             base = rule.base.get(d, 0)
             here = [zc for zc in counted_zc if zc_of[zc][1] == d]
             mine = [zc for zc in owning if zc_of[zc][1] == d]
-            if with_min and low - base > 0:
+            if low - base > 0:
                 r = rows.add(low - base, "low")
                 for zc in here:
                     rows.of_class[zc].append((r, 1.0))
@@ -271,18 +281,39 @@ def zone_instance(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping
                 r = rows.add(-rule.skew, "up")
                 for zc in mine:
                     rows.of_class[zc].append((r, -1.0))
-                if m_col >= 0:
-                    rows.of_m[m_col].append((r, 1.0))
-            if m_col >= 0:
-                r = rows.add(-base, "min")
-                for zc in here:
-                    rows.of_class[zc].append((r, 1.0))
-                rows.of_m[m_col].append((r, -1.0))
+                rows.of_m[m_col].append((r, 1.0))
+            r = rows.add(-base, "min")
+            for zc in here:
+                rows.of_class[zc].append((r, 1.0))
+            rows.of_m[m_col].append((r, -1.0))
     for z, n in sorted(need.items()):
         if n >= 1:
             rows.node_row[z] = rows.add(1.0, "node")
     return ZoneInstance(inst, rows, shape_zone, [old_zone_of[k] for k in old_keys], len(set(shape_zone)),
                         len(rules), list(zip(cover, class_members, strict=True)))
+
+
+def _rows_without_minimum(rule: _Rule, owners: int, rows: ZoneRows, zc_of: Sequence[tuple[int, str]],
+                          owning: Sequence[int], need: dict[str, float]) -> bool:
+    """The rows of a rule with fewer domains than its minDomains (see the module docstring), added to `rows`
+    (and the pods each domain needs to `need`); False when no plan places every owner."""
+    room = {d: max(rule.skew - rule.base.get(d, 0), 0) for d in rule.domains}
+    total = sum(room.values())
+    if owners > total:
+        return False
+    for d in sorted(rule.domains):
+        mine = [zc for zc in owning if zc_of[zc][1] == d]
+        low = owners - (total - room[d])
+        if low > 0:
+            r = rows.add(low, "low")
+            for zc in mine:
+                rows.of_class[zc].append((r, 1.0))
+            need[d] = max(need[d], low)
+        if mine:
+            r = rows.add(-room[d], "up")
+            for zc in mine:
+                rows.of_class[zc].append((r, -1.0))
+    return True
 
 
 def _frontier(free: FloatArray, price: FloatArray, allowed: BoolArray) -> BoolArray:
@@ -308,10 +339,11 @@ def _frontier(free: FloatArray, price: FloatArray, allowed: BoolArray) -> BoolAr
 
 def interchangeable(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping[int, int]) -> bool:
     """The zone-indexed LP provably has the global configuration LP's optimum (see the module docstring):
-    no group may use an existing node, every rule spreads over every zone without base counts, every zone
-    offers the same shapes (room, price, and the sets of options each group may use among them: options
-    equal in these are one shape of the LP) and the per-node caps alone force at least one node per zone.
-    Checked on the problem, before the instance is built."""
+    no group may use an existing node, every rule spreads over every zone (at least its minDomains) without
+    base counts, every zone offers the same shapes (room, price, and the sets of options each group may use
+    among them: options equal in these are one shape of the LP) and the per-node caps alone force at least
+    one node per zone in every point of the global LP (P pods at most c per node: P >= zones x c). Checked
+    on the problem, before the instance is built; False whenever the zone LP might be stronger."""
     if any(g.existing_ok for g in groups):
         return False
     sets = sorted({g.option_ids or frozenset(o.index for o in g.options) for g in groups}, key=sorted)
@@ -326,11 +358,13 @@ def interchangeable(problem: Problem, groups: Sequence[GroupInfo], demand: Mappi
     zones = sorted(per_zone)
     if len(zones) < 2 or "" in zones or any(per_zone[z] != per_zone[zones[0]] for z in zones[1:]):
         return False
-    if any(set(r.domains) != set(zones) or any(r.base.values()) for r in _zone_rules(problem, groups)):
+    if any(set(r.domains) != set(zones) or any(r.base.values()) or r.min_domains > len(zones)
+           for r in _zone_rules(problem, groups)):
         return False
-    forced = max((math.ceil(sum(demand.get(m, 0) for m in c.members) / max(c.per_node, 1))
-                  for c in cap_sets(problem, groups)), default=0)
-    return forced >= len(zones)
+    # The LP's node counts are fractional: a cap set of P pods, at most c per node, forces P / c nodes, not
+    # ceil(P / c).
+    return any(sum(demand.get(m, 0) for m in c.members) >= len(zones) * max(c.per_node, 1)
+               for c in cap_sets(problem, groups))
 
 
 __all__ = ["ZoneInstance", "ZoneRows", "interchangeable", "zone_instance"]
