@@ -74,6 +74,12 @@ class SlotModel(OptimalModel):
         if not self.pruned:
             self.prune_options()
         self._static_exclusions()
+        # Preferred pod (anti-)affinity and ScheduleAnyway spreads are weighed by the whole-plan model's
+        # domain rows, which a slot does not carry: such problems stay with that model.
+        topo = self.problem.topology
+        if any(topo.preferred_affinity.get(id(g.template)) or topo.preferred_anti.get(id(g.template))
+               or any(not rule.hard for rule in topo.rules_for(g.template)) for g in self.groups):
+            self.uniform = False
         usable: dict[int, set[int]] = defaultdict(set)
         for g in self.groups:
             allowed = {o.index for o in self.group_options[g.index] if (g.index, o.index) not in self.banned_option
