@@ -4,6 +4,7 @@ holds once every matching pod is counted, as the verifier (and the scenario chec
 from __future__ import annotations
 
 import sys
+import tempfile
 import textwrap
 from collections import Counter
 from pathlib import Path
@@ -92,7 +93,7 @@ def test_no_move_helps_the_plan_says_so(tmp_path: Path) -> None:
     assert zonal_violations(verify(problem, warm))
     repaired, moved = ZoneRepair(problem, repacker, WorkClock()).repair(warm)
     assert moved == 0 and repaired.placement() == warm.placement()
-    assert len(repaired.notes) == 1 and repaired.notes[0].startswith("zone repair: 1 zone spread violation(s) remain")
+    assert len(repaired.notes) == 1 and repaired.notes[0].startswith("zone repair: 1 domain(s) remain past")
 
 
 def test_a_valid_plan_is_returned_as_it_is(tmp_path: Path) -> None:
@@ -109,7 +110,7 @@ def test_the_optimal_engine_plans_the_benchmarks_diverse_pods_within_every_zone_
     from bench import workloads as w
 
     inputs = w.make_family_inputs("diverse", "aws", 100, 42)
-    with __import__("tempfile").TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp:
         manifests, _ = w.write_inputs(inputs, Path(tmp))
         problem = prepare(load_inventory([str(manifests)]), load_catalog(inputs.region, None)).problem
     greedy, _ = solve_karpenter(problem)

@@ -253,14 +253,10 @@ def _repair_zones(problem: Problem, best: Solution, source: str, repacker: Repac
                   ) -> tuple[Solution, str]:
     """The chosen plan, its pods moved between zones (`zone_repair.py`) when a hard spread on a key other
     than hostname is past its limit once every matching pod is counted; with its source's name."""
-    from karpplan.constraints.topology_spread import TOPOLOGY_SPREAD
-    from karpplan.engines.zone_repair import ZoneRepair, zonal_violations
+    from karpplan.engines.zone_repair import ZoneRepair
 
     with budget.phase("repair"):
-        repair = ZoneRepair(problem, repacker, budget.clock)
-        if not repair.rules or not zonal_violations(TOPOLOGY_SPREAD.violations(problem, best)):
-            return best, source
-        repaired, moved = repair.repair(best)
+        repaired, moved = ZoneRepair(problem, repacker, budget.clock).repair(best)
     if not moved:
         return repaired, source
     repaired.status = "feasible"
