@@ -3,7 +3,7 @@
 from typing import TYPE_CHECKING
 owned by the run's `TimeBudget` (`effort.py`), so a seed and a time limit give the same plan on every run;
 this module is the only place that decides when a phase stops. Each phase is timed under its name
-(`simulate`, `repack`, `model`, `solve`, `decode`, `bound`, `search`, `replay`) on the budget.
+(`simulate`, `repack`, `model`, `solve`, `decode`, `repair`, `bound`, `search`, `replay`) on the budget.
 """
 
 from __future__ import annotations
@@ -67,10 +67,13 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     Phases share the time limit: the Karpenter warm start (already run by the caller) is re-packed; on a
     small problem the exact slot model repairs it if the verifier rejects it and tries to prove a plan
     optimal (its plan a candidate, CP-SAT's bound a lower bound); CP-SAT searches the whole-plan model (when the model is not too large) and its answer is
-    decoded and re-packed; the better plan by (pods left out, cost, CP-SAT's on a tie, nodes) is kept;
+    decoded and re-packed; the better plan by (pods left out, cost, CP-SAT's on a tie, nodes) is kept,
+    its pods moved between zones when a zone spread is past maxSkew once every matching pod is counted
+    (`zone_repair.py`, which Karpenter's plan can be: it checks a spread only when placing a pod carrying it);
     the fluid LP and configuration LP bounds run in reserves kept for them; neighbourhood search then
     improves the plan until the time limit. The result is never worse than the Karpenter simulation's
-    plan when that plan keeps the pools' limits and, when CP-SAT found a plan, every rule the verifier checks.
+    plan when that plan keeps the pools' limits and every rule the verifier checks (a repaired plan may
+    cost more than Karpenter's invalid one).
 
     `progress` hears the phases, the best plan and the best bound as they come (`progress.py`); it never
     changes the plan.
