@@ -55,7 +55,7 @@ MAX_ROUNDS = 4  # move, re-pack and count again at most this many times
 # from (a guard: the moves keep every other rule by construction; on large plans the verifier is slow).
 SAFETY_VERIFY_PODS = 300
 # Modelled seconds (the reference machine's), charged to the work clock.
-REPAIR_CHECK_POD_SECONDS = 1e-5  # per pending pod: counting the zone spreads of the plan
+REPAIR_CHECK_POD_SECONDS = 5e-5  # per pending pod: counting the zone spreads of the plan
 REPAIR_CALL_SECONDS = 0.01  # per round
 REPAIR_POD_SECONDS = 4e-4  # per pending pod per round: the moves, re-packing the touched buckets, counting again
 REPAIR_TRY_SECONDS = 2e-5  # per move considered
