@@ -182,6 +182,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     best, source = _repair_zones(problem, best, source, repacker, budget)
     if source.endswith("zone repair"):
         status = "feasible"  # whatever CP-SAT proved was of the plan before the moves
+        tracker.best = None  # the cheaper plans shown so far broke a zone spread: the repaired one replaces them
     # Bounds before the search: they depend only on how many pods of each group the plan places,
     # which the search keeps, so the search can then run to the deadline.
     placed: dict[int, int] = {g.index: g.size for g in problem.groups}
