@@ -20,9 +20,12 @@ re-packer and the neighbourhood search keep every pod's zone, so they cannot fix
   pods is past its limit (the verifier's violations, weighed); the worst rule first, from its fullest
   domain into its emptiest ones.
 * The touched buckets (and the whole of a touched pool with limits) are then re-packed by the re-packer,
-  so the nodes stay cheap, and the verifier judges the plan. Rounds repeat until it accepts the plan or
-  no move helps; the plan with the fewest violations (the cheapest on a tie) is kept, and a plan still
-  breaking a zone spread says so in its notes.
+  so the nodes stay cheap, and the plan is counted afresh. Rounds repeat until no domain is past its
+  limit or no move helps; the plan with the least excess (the cheapest on a tie) is kept, and a plan
+  still breaking a zone spread says so in its notes. The moves keep every other rule by construction
+  (the group's own launch options, room, hostname rules through the re-packer's rulebook, pool limits);
+  up to `SAFETY_VERIFY_PODS` pods the whole verifier also compares the result with the plan it started
+  from (on large plans it takes far longer than the repair: ~28 s at 10,000 diverse pods).
 
 Deterministic: every choice is ordered by counts, names and indices. Its work is charged to the work
 clock at modelled rates, so the plan does not depend on the machine's speed.
