@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from plan_checks import bench_problem, hostname_violations, resource_violations
+from plan_checks import bench_problem, resource_violations
 from typer.testing import CliRunner
 
 from karpplan.cli.main import app
@@ -25,6 +25,8 @@ from karpplan.engines.optimiser import CLOCK_CUT_WARNING, solve_optimal
 from karpplan.engines.patterns import pattern_lower_bound
 from karpplan.engines.repack import Repacker
 from karpplan.engines.result import Solution
+from karpplan.engines.zone_repair import ZoneRepair
+from karpplan.verify import verify
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -122,8 +124,11 @@ def test_a_plan_cut_short_by_the_wall_clock_is_still_valid_and_says_a_rerun_may_
     assert clock.cut
     assert CLOCK_CUT_WARNING in best.notes
     assert not best.unplaced
-    assert best.cost <= Repacker(problem).repack(greedy).cost + 1e-9
-    assert resource_violations(best) == [] and hostname_violations(problem, best) == []
+    # The re-packed Karpenter plan breaks zone spread once every pod is counted; the zone repair's first
+    # round runs however late it is.
+    repacker = Repacker(problem)
+    assert best.cost <= ZoneRepair(problem, repacker).repair(repacker.repack(greedy))[0].cost + 1e-9
+    assert resource_violations(best) == [] and verify(problem, best) == []
 
 
 def test_the_cli_prints_the_same_plan_twice() -> None:

@@ -3,7 +3,7 @@
 from typing import TYPE_CHECKING
 owned by the run's `TimeBudget` (`effort.py`), so a seed and a time limit give the same plan on every run;
 this module is the only place that decides when a phase stops. Each phase is timed under its name
-(`simulate`, `repack`, `model`, `solve`, `decode`, `bound`, `search`, `replay`) on the budget.
+(`simulate`, `repack`, `model`, `solve`, `decode`, `repair`, `bound`, `search`, `replay`) on the budget.
 """
 
 from __future__ import annotations
@@ -67,10 +67,13 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     Phases share the time limit: the Karpenter warm start (already run by the caller) is re-packed; on a
     small problem the exact slot model repairs it if the verifier rejects it and tries to prove a plan
     optimal (its plan a candidate, CP-SAT's bound a lower bound); CP-SAT searches the whole-plan model (when the model is not too large) and its answer is
-    decoded and re-packed; the better plan by (pods left out, cost, CP-SAT's on a tie, nodes) is kept;
+    decoded and re-packed; the better plan by (pods left out, cost, CP-SAT's on a tie, nodes) is kept,
+    its pods moved between zones when a zone spread is past maxSkew once every matching pod is counted
+    (`zone_repair.py`, which Karpenter's plan can be: it checks a spread only when placing a pod carrying it);
     the fluid LP and configuration LP bounds run in reserves kept for them; neighbourhood search then
     improves the plan until the time limit. The result is never worse than the Karpenter simulation's
-    plan when that plan keeps the pools' limits and, when CP-SAT found a plan, every rule the verifier checks.
+    plan when that plan keeps the pools' limits and every rule the verifier checks (a repaired plan may
+    cost more than Karpenter's invalid one).
 
     `progress` hears the phases, the best plan and the best bound as they come (`progress.py`), each with
     `fixed_cost` added (the plan's static NodePool nodes and Fargate pods, which the engine does not plan);
@@ -175,6 +178,12 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     best, source = min(candidates, key=lambda c: (broken.get(c[1], False), len(c[0].unplaced), round(c[0].cost, 9),
                                                   not c[1].startswith("CP-SAT"),
                                                   len(c[0].new_nodes)))
+    # No candidate may still break a zone spread: pods move between zones until every one holds (the
+    # bounds and the neighbourhood search after this keep every pod's zone).
+    best, source = _repair_zones(problem, best, source, repacker, budget)
+    if source.endswith("zone repair"):
+        status = "feasible"  # whatever CP-SAT proved was of the plan before the moves
+        tracker.best = None  # the cheaper plans shown so far broke a zone spread: the repaired one replaces them
     # Bounds before the search: they depend only on how many pods of each group the plan places,
     # which the search keeps, so the search can then run to the deadline.
     placed: dict[int, int] = {g.index: g.size for g in problem.groups}
@@ -243,6 +252,20 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
         state = state_for(problem, solution)
     tracker.finish(solution.cost, len(solution.unplaced), lower)
     return solution, state
+
+
+def _repair_zones(problem: Problem, best: Solution, source: str, repacker: Repacker, budget: TimeBudget
+                  ) -> tuple[Solution, str]:
+    """The chosen plan, its pods moved between zones (`zone_repair.py`) when a hard spread on a key other
+    than hostname is past its limit once every matching pod is counted; with its source's name."""
+    from karpplan.engines.zone_repair import ZoneRepair
+
+    with budget.phase("repair"):
+        repaired, moved = ZoneRepair(problem, repacker, budget.clock).repair(best)
+    if not moved:
+        return repaired, source
+    repaired.status = "feasible"
+    return repaired, f"{source} + zone repair"
 
 
 def _solve_exact(problem: Problem, warm: Solution, repacker: Repacker, budget: TimeBudget, until: float, seed: int,
