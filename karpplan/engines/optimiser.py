@@ -1,6 +1,9 @@
 """The optimiser: runs the optimal engine's phases inside one time limit and decides when each stops.
 
-from typing import TYPE_CHECKING
+Warm start (the Karpenter simulation, re-packed) -> on small problems, the exact slot model (`exact.py`:
+a broken warm start repaired, then a proof attempt) -> whole-plan CP-SAT model (unless proven) -> decode
+-> re-pack -> zone repair (`zone_repair.py`: hard zone spread kept on the final counts) -> lower bounds
+(fluid LP, configuration LP, zone LP) -> neighbourhood search. Every phase reads the same work clock,
 owned by the run's `TimeBudget` (`effort.py`), so a seed and a time limit give the same plan on every run;
 this module is the only place that decides when a phase stops. Each phase is timed under its name
 (`simulate`, `repack`, `model`, `solve`, `decode`, `repair`, `bound`, `search`, `replay`) on the budget.
