@@ -4,9 +4,10 @@
     python bench/lint_bench.py                 # 100, 1,000 (the 100-file target), 10,000 objects, one process
     python bench/lint_bench.py 1000            # one size (100 files)
     python bench/lint_bench.py 1000 --profile /tmp/lint.prof   # a cProfile file of the last size's run
-Prints one Markdown table row per size (wall and CPU seconds of `lint()`, the load average when it ends);
-bench/results.md holds the recorded figures. The sizes run one after the other in the same process, as
-a CI job linting several trees would.
+Prints one Markdown table row per size (wall and CPU seconds of `lint()`, the process's peak resident
+memory so far, the load average when it ends); bench/results.md holds the recorded figures. The sizes
+run one after the other in the same process, as a CI job linting several trees would, so a row's peak
+memory is the largest of its own and the rows before it (run one size for its own figure).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import os
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -93,13 +95,15 @@ def main() -> None:
     parser.add_argument("--profile", metavar="FILE", help="write a cProfile file of the last row's lint()")
     args = parser.parse_args()
     sizes = [(n, 100) for n in args.sizes] or [(100, 10), (1_000, 100), (10_000, 100)]
-    print("| Deployments | files | NodePools | seconds | CPU seconds | load average | findings |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
+    print("| Deployments | files | NodePools | seconds | CPU seconds | peak MB | load average | findings |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for i, (objects, files) in enumerate(sizes):
         last = i == len(sizes) - 1
         seconds, cpu, findings = measure(objects, files, args.profile if last else None)
         load = os.getloadavg()[0]
-        print(f"| {objects:,} | {files} | 20 | {seconds:.2f} | {cpu:.2f} | {load:.1f} | {findings} |", flush=True)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kilobytes on Linux
+        print(f"| {objects:,} | {files} | 20 | {seconds:.2f} | {cpu:.2f} | {peak:,.0f} | {load:.1f} | {findings} |",
+              flush=True)
 
 
 if __name__ == "__main__":

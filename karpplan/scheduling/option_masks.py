@@ -7,7 +7,7 @@ eligibility agrees on every option share one mask id.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Mapping
 
 import numpy as np
 import numpy.typing as npt
@@ -20,9 +20,10 @@ from karpplan.scheduling.topology import SpreadRule
 class OptionMasks:
     def __init__(self, table: OptionTable) -> None:
         self.table = table
-        self._group_masks: dict[int, BoolArray] = {}
+        # Keyed by what they are made of, which groups often share (one mask each, not one per group)
+        self._group_masks: dict[frozenset[int], BoolArray] = {}
         self._all_true: dict[tuple[str, int], bool] = {}
-        self._tier_masks: dict[int, BoolArray] = {}
+        self._tier_masks: dict[int, tuple[Mapping[int, int], BoolArray]] = {}  # id(tier) -> (tier, mask)
         self.rule_masks: list[BoolArray] = []
         self._rule_mask_ids: dict[int, int] = {}  # rule uid -> index into rule_masks
         self._mask_ids: dict[Hashable, int] = {}
@@ -30,26 +31,27 @@ class OptionMasks:
 
     def group_mask(self, group_info: GroupInfo) -> BoolArray:
         """Rows of the options the group may use."""
-        mask = self._group_masks.get(group_info.index)
+        mask = self._group_masks.get(group_info.option_ids)
         if mask is None:
             if len(group_info.option_ids) == self.table.size:
                 mask = np.ones(self.table.size, dtype=np.bool_)
             else:
                 mask = np.zeros(self.table.size, dtype=np.bool_)
                 mask[self.table.rows_of(group_info.option_ids)] = True
-            self._group_masks[group_info.index] = mask
+            self._group_masks[group_info.option_ids] = mask
         return mask
 
     def tier_mask(self, group_info: GroupInfo) -> BoolArray:
         """Rows outside the PreferNoSchedule tier."""
-        mask = self._tier_masks.get(group_info.index)
-        if mask is None:
+        tier = group_info.tier
+        hit = self._tier_masks.get(id(tier))  # the entry keeps `tier` alive, so its id is not reused
+        if hit is None:
             mask = np.ones(self.table.size, dtype=np.bool_)
-            if max(group_info.tier.values(), default=0) >= PREFER_NO_SCHEDULE_TIER:
-                last = [i for i, t in group_info.tier.items() if t >= PREFER_NO_SCHEDULE_TIER]
+            if max(tier.values(), default=0) >= PREFER_NO_SCHEDULE_TIER:
+                last = [i for i, t in tier.items() if t >= PREFER_NO_SCHEDULE_TIER]
                 mask[self.table.rows_of(last)] = False
-            self._tier_masks[group_info.index] = mask
-        return mask
+            hit = self._tier_masks[id(tier)] = (tier, mask)
+        return hit[1]
 
     def group_everywhere(self, group_info: GroupInfo) -> bool:
         """Is `group_mask` true on every option?"""

@@ -44,8 +44,10 @@ class GroupInfo:
     existing_ok: list[int]  # indices into Problem.existing passing static filters
     existing_reasons: dict[str, list[str]]  # node name -> static failures
     verdicts: list[PoolVerdict]  # per pool, in weight order
-    options: list[LaunchOption]  # launch options the group may use
-    tier: dict[int, int] = field(default_factory=dict)  # option index -> pool preference tier (0 = best)
+    # What the group may use. Groups that may use the same pools' same options share these objects (and
+    # their allowed verdicts), so they are read-only: thousands of options, thousands of groups.
+    options: Sequence[LaunchOption]  # launch options the group may use
+    tier: Mapping[int, int] = field(default_factory=dict)  # option index -> pool preference tier (0 = best)
     option_ids: frozenset[int] = frozenset()  # indices of `options`
 
     @property
@@ -114,6 +116,50 @@ def _registry() -> tuple[ConstraintKind, ...]:
 
 
 _INDEX = operator.attrgetter("index")
+_Usable = tuple[list[LaunchOption], dict[int, int], frozenset[int]]
+OptionTest = Callable[[Mapping[str, str]], str | None]
+
+
+class _Shared:
+    """One object for equal allowed verdicts, and one (options, tier, option ids) for groups whose allowed
+    verdicts are the same objects at the same tiers: a repository's thousands of pod groups mostly use a
+    handful of pools in a handful of ways, and each usable set spans thousands of launch options."""
+
+    def __init__(self) -> None:
+        self._verdicts: dict[tuple[int, bool, int, bytes], PoolVerdict] = {}
+        self._usable: dict[tuple[tuple[int, int], ...], _Usable] = {}
+
+    def verdict(self, v: PoolVerdict) -> PoolVerdict:
+        """An allowed verdict equal to `v` (same pool, same rows of the same table) seen before, else `v`."""
+        if not v.ok or v.rows is None:
+            return v
+        return self._verdicts.setdefault((id(v.pool), v.prefer_no_schedule, id(v.table), v.rows.tobytes()), v)
+
+    def usable(self, verdicts: Sequence[PoolVerdict], option_tests: Sequence[OptionTest]) -> _Usable:
+        """The options a group with these verdicts may use, their tiers and their indices."""
+        allowed = [v for v in verdicts if v.ok]
+        # Karpenter tolerates PreferNoSchedule pool taints only as its last relaxation: such pools are
+        # used only when no other pool fits, so they sit in a tier of their own behind every other.
+        last_resort = any(not v.prefer_no_schedule for v in allowed)
+        tiers = sorted({v.pool.weight for v in allowed}, reverse=True)
+        tier_of = {w: t for t, w in enumerate(tiers)}
+        levels = [tier_of[v.pool.weight] + (PREFER_NO_SCHEDULE_TIER if v.prefer_no_schedule and last_resort else 0)
+                  for v in allowed]
+        key = tuple((id(v), level) for v, level in zip(allowed, levels, strict=True))
+        if not option_tests and key in self._usable:  # the verdicts are kept alive in _verdicts
+            return self._usable[key]
+        group_options: list[LaunchOption] = []
+        tier: dict[int, int] = {}
+        for v, level in zip(allowed, levels, strict=True):
+            kept = v.options
+            if option_tests:
+                kept = [o for o in kept if not any(test(o.labels) is not None for test in option_tests)]
+            group_options.extend(kept)
+            tier.update(dict.fromkeys(map(_INDEX, kept), level))  # C loops: thousands of options per group
+        usable = group_options, tier, frozenset(map(_INDEX, group_options))
+        if not option_tests:
+            self._usable[key] = usable
+        return usable
 
 
 def build_problem(
@@ -133,6 +179,7 @@ def build_problem(
     existing = _existing_infos(inventory, nodes, inventory.daemonsets)
     limits = {p.name: limits_remaining(p, nodes) for p in pools}
     infos: list[GroupInfo] = []
+    shared = _Shared()
     for index, group in enumerate(groups):
         pod_template = group.template
         ok: list[int] = []
@@ -146,25 +193,11 @@ def build_problem(
                 reasons[info.node.name] = r
             else:
                 ok.append(i)
-        verdicts = [check_pool(pod_template, p, options, *limits[p.name]) for p in pools]
-        allowed = [v for v in verdicts if v.ok]
-        # Karpenter tolerates PreferNoSchedule pool taints only as its last relaxation: such pools are
-        # used only when no other pool fits, so they sit in a tier of their own behind every other.
-        last_resort = any(not v.prefer_no_schedule for v in allowed)
-        tiers = sorted({v.pool.weight for v in allowed}, reverse=True)
-        tier_of = {w: t for t, w in enumerate(tiers)}
-        group_options: list[LaunchOption] = []
-        tier: dict[int, int] = {}
+        verdicts = [shared.verdict(check_pool(pod_template, p, options, *limits[p.name])) for p in pools]
         option_tests = [test for kind in _registry() if (test := kind.option_filter(pod_template)) is not None]
-        for v in allowed:
-            kept = v.options
-            if option_tests:
-                kept = [o for o in kept if not any(test(o.labels) is not None for test in option_tests)]
-            group_options.extend(kept)
-            level = tier_of[v.pool.weight] + (PREFER_NO_SCHEDULE_TIER if v.prefer_no_schedule and last_resort else 0)
-            tier.update(dict.fromkeys(map(_INDEX, kept), level))  # C loops: thousands of options per group
-        infos.append(GroupInfo(index, group, ok, reasons, verdicts, group_options, tier,
-                               frozenset(map(_INDEX, group_options))))
+        infos.append(GroupInfo(index, group, ok, reasons, verdicts, *shared.usable(verdicts, option_tests)))
+    topology = build_topology([g.template for g in groups], nodes, inventory.bound, options,
+                              inventory.namespace_labels)
     topology = build_topology([g.template for g in groups], nodes, inventory.bound, options,
                               inventory.namespace_labels)
     return Problem(inventory, catalog, pools, infos, existing, options, limits, topology,
