@@ -261,13 +261,7 @@ class SlotModel(OptimalModel):
                 self.max_soft += self.pref_of[(g, s)] * self.groups[g].size
             if cost:
                 terms.append((v, cost))
-        for (g, e), v in self.x.items():
-            node = self.problem.existing[e].node
-            weight = self._preference_penalty(self.groups[g], node.labels, node.name)
-            if weight:
-                terms.append((v, weight))
-        terms.extend(self.soft_terms)
-        self.model.minimize(sum(c * v for v, c in terms))
+        self._minimize_with_preferences(terms)
 
     def add_hint(self) -> None:
         """The hint's new nodes in the slots of their buckets, in the symmetry order."""

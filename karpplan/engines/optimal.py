@@ -226,6 +226,11 @@ class OptimalModel:
             cost = tier * self.tier_penalty + weight
             if cost:
                 terms.append((v, cost))
+        self._minimize_with_preferences(terms)
+
+    def _minimize_with_preferences(self, terms: list[tuple[cp_model.LinearExprT, int]]) -> None:
+        """Minimise `terms` plus the unmet preferred node affinity of pods on existing nodes and the kinds'
+        soft-constraint penalties (both models end their objective here)."""
         for (g, e), v in self.x.items():
             node = self.problem.existing[e].node
             weight = self._preference_penalty(self.groups[g], node.labels, node.name)
