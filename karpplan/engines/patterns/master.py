@@ -15,7 +15,36 @@ from karpplan.engines.effort import WorkClock, simplex_seconds
 from karpplan.engines.patterns.instance import FloatArray, Instance
 
 
-class Master:
+class GlopMaster:
+    """What the restricted masters (this one and the zone LP's) share: a GLOP model with covering `rows`,
+    existing-shape `old_rows`, artificial `buy` columns, solved on the work clock."""
+
+    solver: pywraplp.Solver
+    clock: WorkClock
+    rows: list[pywraplp.Constraint]
+    old_rows: list[pywraplp.Constraint]
+    buy: list[pywraplp.Variable]
+    objective: pywraplp.Objective
+
+    def solve_optimally(self) -> tuple[float, FloatArray, FloatArray, bool] | None:
+        """(value, row duals, existing-shape duals, artificial columns used), or None when GLOP did not
+        reach an optimum (the wall guard stopped it)."""
+        guard = self.clock.wall_left()
+        if guard != math.inf:
+            self.solver.SetTimeLimit(max(math.ceil(guard * 1000), 1))
+        began = time.monotonic()
+        status = self.solver.Solve()
+        self.clock.charge(simplex_seconds(self.solver.iterations(), len(self.rows) + len(self.old_rows)))
+        self.clock.record_stop(status == pywraplp.Solver.OPTIMAL, time.monotonic() - began, guard)
+        if status != pywraplp.Solver.OPTIMAL:
+            return None
+        tau = np.maximum(np.array([r.dual_value() for r in self.rows], dtype=np.float64), 0.0)
+        mu = np.array([r.dual_value() for r in self.old_rows], dtype=np.float64)
+        artificial = any(v.solution_value() > 1e-9 for v in self.buy)
+        return self.objective.Value(), tau, mu, artificial
+
+
+class Master(GlopMaster):
     """min sum price * y + big * sum buy  s.t.  for every row r (a set of classes):
     sum_p (pods of r in p) y_p + buy_r >= demand of r;  the patterns of an existing shape <= its node count.
     The artificial columns `buy` keep it feasible from the start."""
@@ -67,20 +96,12 @@ class Master:
     def solve(self) -> tuple[float, FloatArray, FloatArray, bool] | None:
         """(value, duals of the classes, duals of the existing rows, artificial columns used). Solved to
         optimality (a time limit would make the duals depend on the machine); the wall guard stops it."""
-        guard = self.clock.wall_left()
-        if guard != math.inf:
-            self.solver.SetTimeLimit(max(math.ceil(guard * 1000), 1))
-        began = time.monotonic()
-        status = self.solver.Solve()
-        self.clock.charge(simplex_seconds(self.solver.iterations(), len(self.rows) + len(self.old_rows)))
-        self.clock.record_stop(status == pywraplp.Solver.OPTIMAL, time.monotonic() - began, guard)
-        if status != pywraplp.Solver.OPTIMAL:
+        solved = self.solve_optimally()
+        if solved is None:
             return None
-        tau = np.maximum(np.array([r.dual_value() for r in self.rows], dtype=np.float64), 0.0)
-        mu = np.array([r.dual_value() for r in self.old_rows], dtype=np.float64)
-        artificial = any(v.solution_value() > 1e-9 for v in self.buy)
+        value, tau, mu, artificial = solved
         pi = np.array([sum(tau[r] for r in rs) for rs in self.rows_of], dtype=np.float64)
-        return self.objective.Value(), pi, mu, artificial
+        return value, pi, mu, artificial
 
 
 def dual_guess(inst: Instance) -> tuple[FloatArray, FloatArray]:

@@ -31,9 +31,9 @@ import numpy as np
 from ortools.linear_solver import pywraplp
 
 from karpplan.engines.bound import MARGIN, _required
-from karpplan.engines.effort import WorkClock, simplex_seconds
+from karpplan.engines.effort import WorkClock
 from karpplan.engines.patterns.instance import TOL, FloatArray
-from karpplan.engines.patterns.master import dual_guess
+from karpplan.engines.patterns.master import GlopMaster, dual_guess
 from karpplan.engines.patterns.pricing import Pricer
 from karpplan.engines.patterns.tables import Stage, backtrack
 from karpplan.engines.patterns.zones import ZoneInstance, interchangeable, zone_instance
@@ -62,7 +62,7 @@ class ZoneBound:
     seconds: float
 
 
-class ZoneMaster:
+class ZoneMaster(GlopMaster):
     """The restricted master (GLOP), kept feasible from the start by artificial columns on every row with a
     positive right-hand side."""
 
@@ -122,19 +122,7 @@ class ZoneMaster:
     def solve(self) -> tuple[float, FloatArray, FloatArray, bool] | None:
         """(value, row duals, existing-shape duals, artificial columns used); solved to optimality (the
         wall guard stops it)."""
-        guard = self.clock.wall_left()
-        if guard != math.inf:
-            self.solver.SetTimeLimit(max(math.ceil(guard * 1000), 1))
-        began = time.monotonic()
-        status = self.solver.Solve()
-        self.clock.charge(simplex_seconds(self.solver.iterations(), len(self.rows) + len(self.old_rows)))
-        self.clock.record_stop(status == pywraplp.Solver.OPTIMAL, time.monotonic() - began, guard)
-        if status != pywraplp.Solver.OPTIMAL:
-            return None
-        tau = np.maximum(np.array([r.dual_value() for r in self.rows], dtype=np.float64), 0.0)
-        mu = np.array([r.dual_value() for r in self.old_rows], dtype=np.float64)
-        artificial = any(v.solution_value() > 1e-9 for v in self.buy)
-        return self.objective.Value(), tau, mu, artificial
+        return self.solve_optimally()
 
 
 class ZoneGeneration:
