@@ -257,18 +257,7 @@ def nodepool_manifests(catalog: str) -> list[dict[str, Any]]:
             "limits": {"cpu": LIMIT_CPU, "memory": LIMIT_MEMORY},
         },
     }
-    nodeclass = {
-        "apiVersion": "karpenter.k8s.aws/v1",
-        "kind": "EC2NodeClass",
-        "metadata": {"name": "default"},
-        "spec": {
-            "role": "KarpenterNodeRole-bench",
-            "amiSelectorTerms": [{"alias": "al2023@latest"}],
-            "subnetSelectorTerms": [{"tags": {"karpenter.sh/discovery": "bench"}}],
-            "securityGroupSelectorTerms": [{"tags": {"karpenter.sh/discovery": "bench"}}],
-        },
-    }
-    return [nodepool, nodeclass]
+    return [nodepool, _nodeclass()]
 
 
 def fake_price(vcpu: int, memory_bytes: int) -> float:

@@ -28,7 +28,7 @@ from ortools.sat.python import cp_model
 
 from karpplan.constraints.registry import REGISTRY
 from karpplan.constraints.resources import floor_fit
-from karpplan.engines.effort import WHOLE_MODEL_DETERMINISTIC_PER_SECOND, WorkClock, available_cores
+from karpplan.engines.effort import WorkClock
 from karpplan.engines.optimal import PRICE_SCALE, ModelValues, OptimalModel
 from karpplan.engines.repack import Repacker
 from karpplan.engines.result import Solution, SolvedNode, node_name
@@ -325,17 +325,7 @@ class SlotModel(OptimalModel):
     # ------------------------------------------------------------------------------------ solving
     def solve_exact(self, time_limit: float, seed: int, workers: int, clock: WorkClock) -> tuple[str, Solution | None, float]:
         """(Status, the plan, a lower bound on the cost of any plan placing as many pods.)"""
-        solver = cp_model.CpSolver()
-        solver.parameters.max_deterministic_time = max(time_limit, 0.05) * WHOLE_MODEL_DETERMINISTIC_PER_SECOND
-        guard = clock.wall_left()
-        if guard != float("inf"):
-            solver.parameters.max_time_in_seconds = max(guard, 0.05)
-        solver.parameters.random_seed = seed
-        solver.parameters.num_workers = workers or available_cores()
-        solver.parameters.interleave_search = True
-        status = solver.solve(self.model)
-        clock.charge(solver.response_proto.deterministic_time / WHOLE_MODEL_DETERMINISTIC_PER_SECOND)
-        clock.record_stop(status == cp_model.OPTIMAL, solver.wall_time, solver.parameters.max_time_in_seconds)
+        solver, status = self.run_solver(time_limit, seed, workers, clock)
         name = {cp_model.OPTIMAL: "optimal", cp_model.FEASIBLE: "feasible"}.get(status, "unknown")
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return name, None, 0.0

@@ -299,22 +299,10 @@ class OptimalModel:
         clock's wall guard, if any, also stops it and is then recorded as a cut). `progress` hears each
         incumbent's (cost $/h, pods left out, lower bound $/h)."""
         clock = clock or WorkClock()
-        solver = cp_model.CpSolver()
-        solver.parameters.max_deterministic_time = max(time_limit, 0.05) * WHOLE_MODEL_DETERMINISTIC_PER_SECOND
-        guard = clock.wall_left()
-        if guard != float("inf"):
-            solver.parameters.max_time_in_seconds = max(guard, 0.05)
-        solver.parameters.random_seed = seed
-        solver.parameters.num_workers = workers or available_cores()
-        # Interleaved search keeps multi-worker runs reproducible for a given seed.
-        solver.parameters.interleave_search = True
-        if len(self.y) + len(self.x) > 2000:
-            # Probing dominates presolve on large aggregated models and can eat the whole time limit.
-            solver.parameters.cp_model_probing_level = 0
+        # Probing dominates presolve on large aggregated models and can eat the whole time limit.
+        probing_off = len(self.y) + len(self.x) > 2000
         callback = _Progress(self, progress) if progress is not None else None
-        status = solver.solve(self.model, callback) if callback is not None else solver.solve(self.model)
-        clock.charge(solver.response_proto.deterministic_time / WHOLE_MODEL_DETERMINISTIC_PER_SECOND)
-        clock.record_stop(status == cp_model.OPTIMAL, solver.wall_time, solver.parameters.max_time_in_seconds)
+        solver, status = self.run_solver(time_limit, seed, workers, clock, callback, probing_off=probing_off)
         name = {cp_model.OPTIMAL: "optimal", cp_model.FEASIBLE: "feasible",
                 cp_model.INFEASIBLE: "infeasible-model", cp_model.MODEL_INVALID: "invalid-model"}.get(status, "unknown")
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -326,6 +314,27 @@ class OptimalModel:
             {k: solver.value(v) for k, v in self.u.items()},
         )
         return name, values, solver.best_objective_bound
+
+    def run_solver(self, time_limit: float, seed: int, workers: int, clock: WorkClock,
+                   callback: cp_model.CpSolverSolutionCallback | None = None, *,
+                   probing_off: bool = False) -> tuple[cp_model.CpSolver, cp_model.CpSolverStatus]:
+        """CP-SAT on this model for `time_limit` modelled seconds (a deterministic-time budget, charged to
+        the clock; its wall guard, if any, also stops it and is recorded as a cut): (solver, status)."""
+        solver = cp_model.CpSolver()
+        solver.parameters.max_deterministic_time = max(time_limit, 0.05) * WHOLE_MODEL_DETERMINISTIC_PER_SECOND
+        guard = clock.wall_left()
+        if guard != float("inf"):
+            solver.parameters.max_time_in_seconds = max(guard, 0.05)
+        solver.parameters.random_seed = seed
+        solver.parameters.num_workers = workers or available_cores()
+        # Interleaved search keeps multi-worker runs reproducible for a given seed.
+        solver.parameters.interleave_search = True
+        if probing_off:
+            solver.parameters.cp_model_probing_level = 0
+        status = solver.solve(self.model, callback) if callback is not None else solver.solve(self.model)
+        clock.charge(solver.response_proto.deterministic_time / WHOLE_MODEL_DETERMINISTIC_PER_SECOND)
+        clock.record_stop(status == cp_model.OPTIMAL, solver.wall_time, solver.parameters.max_time_in_seconds)
+        return solver, status
 
     def cost_bound(self, objective_bound: float, values: ModelValues) -> float:
         """A lower bound on the hourly cost of any plan that places as many pods as this one."""

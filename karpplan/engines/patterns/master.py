@@ -26,6 +26,15 @@ class GlopMaster:
     buy: list[pywraplp.Variable]
     objective: pywraplp.Objective
 
+    def open_glop(self, clock: WorkClock) -> pywraplp.Solver:
+        """A fresh GLOP model on `clock`, as `self.solver`."""
+        self.clock = clock
+        solver = pywraplp.Solver.CreateSolver("GLOP")
+        if solver is None:
+            raise RuntimeError("GLOP is not available")
+        self.solver = solver
+        return solver
+
     def solve_optimally(self) -> tuple[float, FloatArray, FloatArray, bool] | None:
         """(value, row duals, existing-shape duals, artificial columns used), or None when GLOP did not
         reach an optimum (the wall guard stopped it)."""
@@ -52,11 +61,7 @@ class Master(GlopMaster):
     def __init__(self, inst: Instance, rows_of: list[list[int]], n_rows: int, clock: WorkClock) -> None:
         self.inst = inst
         self.rows_of = rows_of
-        self.clock = clock
-        solver = pywraplp.Solver.CreateSolver("GLOP")
-        if solver is None:
-            raise RuntimeError("GLOP is not available")
-        self.solver = solver
+        solver = self.open_glop(clock)
         inf = solver.infinity()
         amount = np.zeros(n_rows)
         for c, rs in enumerate(rows_of):

@@ -28,7 +28,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from ortools.linear_solver import pywraplp
 
 from karpplan.engines.bound import MARGIN, _required
 from karpplan.engines.effort import WorkClock
@@ -68,11 +67,7 @@ class ZoneMaster(GlopMaster):
 
     def __init__(self, zi: ZoneInstance, clock: WorkClock) -> None:
         self.zi = zi
-        self.clock = clock
-        solver = pywraplp.Solver.CreateSolver("GLOP")
-        if solver is None:
-            raise RuntimeError("GLOP is not available")
-        self.solver = solver
+        solver = self.open_glop(clock)
         inf = solver.infinity()
         inst = zi.inst
         self.rows = [solver.Constraint(b, inf) for b in zi.rows.rhs]
