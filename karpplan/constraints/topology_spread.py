@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from karpplan.constraints.base import ConstraintKind, UnmetPreference, Violation
 from karpplan.constraints.view import PlanTally
 from karpplan.model.labels import HOSTNAME
+from karpplan.model.selectors import LabelIndex
 from karpplan.model.taints import SCHEDULING_EFFECTS, untolerated
 
 if TYPE_CHECKING:
@@ -70,9 +71,15 @@ class _SpreadRows:
         topo = model.problem.topology
         raises: dict[int, list[GroupInfo]] = {}
         by_signature: dict[tuple[object, ...], list[GroupInfo]] = defaultdict(list)
+        # Groups by their labels, so a rule tests only the groups its selector may match (thousands of
+        # Deployments spreading over their own labels: not every group against every rule).
+        by_labels: LabelIndex[GroupInfo] = LabelIndex()
+        for h in model.groups:
+            by_labels.add(h, h.template.namespace, h.template.labels)
         for g in model.groups:
             for rule in topo.rules_for(g.template):
-                raises[id(rule)] = [h for h in model.groups if rule.counts(h.template.namespace, h.template.labels)]
+                raises[id(rule)] = [h for h in by_labels.candidates(rule.owner.namespace, rule.selector)
+                                    if rule.counts(h.template.namespace, h.template.labels)]
                 by_signature[rule.signature()].append(g)
         for g in model.groups:
             for rule in topo.rules_for(g.template):
@@ -235,7 +242,17 @@ class TopologySpreadKind(ConstraintKind):
     @staticmethod
     def _eligible(pod_template: PodTemplate, c: TopologySpreadConstraint, tally: PlanTally) -> dict[int, str]:
         """{index of the node in the tally: its domain} of the nodes the constraint counts for this pod
-        (nodes with the key, honouring nodeAffinityPolicy and nodeTaintsPolicy; Fargate never)."""
+        (nodes with the key, honouring nodeAffinityPolicy and nodeTaintsPolicy; Fargate never). Kept on
+        the tally per (key, node affinity, tolerations) it depends on: thousands of Deployments share a few."""
+        try:
+            memo_key: tuple[object, ...] | None = (
+                c.topology_key, pod_template.affinity if c.honors_affinity else None,
+                pod_template.tolerations if c.honors_taints else None)
+            hash(memo_key)
+        except TypeError:
+            memo_key = None
+        if memo_key is not None and memo_key in tally.eligible_memo:
+            return tally.eligible_memo[memo_key]
         eligible: dict[int, str] = {}
         for i, view in enumerate(tally.views):
             domain = view.domain(c.topology_key)
@@ -246,6 +263,8 @@ class TopologySpreadKind(ConstraintKind):
             if c.honors_taints and untolerated(pod_template.tolerations, view.taints, SCHEDULING_EFFECTS):
                 continue
             eligible[i] = domain
+        if memo_key is not None:
+            tally.eligible_memo[memo_key] = eligible
         return eligible
 
     @classmethod
@@ -266,7 +285,7 @@ class TopologySpreadKind(ConstraintKind):
         if not counts:
             return []
         minimum = min(counts.values()) if len(counts) >= c.effective_min_domains else 0
-        home_domains = {eligible[i] for i, view in enumerate(tally.views) if i in eligible and view.name in homes}
+        home_domains = {eligible[i] for i in (tally.position.get(name) for name in homes) if i is not None and i in eligible}
         out: list[tuple[str, int, int, int]] = []
         for d in sorted(home_domains):
             new_host = key == HOSTNAME and d in tally.by_name and tally.by_name[d].new

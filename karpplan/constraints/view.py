@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from karpplan.model.labels import HOSTNAME
+from karpplan.model.selectors import LabelIndex
 from karpplan.model.taints import NO_SCHEDULE, Taint
 
 if TYPE_CHECKING:
@@ -85,9 +86,15 @@ class PlanTally:
     def __init__(self, solution: Solution) -> None:
         self.views = node_views(solution)
         self.by_name = {v.name: v for v in self.views}
+        self.position = {v.name: i for i, v in enumerate(self.views)}
         self._homes: dict[int, set[str]] = {}
         self._label_sets: dict[tuple[str, tuple[tuple[str, str], ...]], Mapping[str, str]] = {}
         self.tallies: list[Counter[tuple[str, tuple[tuple[str, str], ...]]]] = []
+        # label set -> (node position, pods) of the nodes holding it; (namespace, key, value) -> label sets
+        self._where: dict[tuple[str, tuple[tuple[str, str], ...]], list[tuple[int, int]]] = {}
+        self._by_labels: LabelIndex[tuple[str, tuple[tuple[str, str], ...]]] | None = None
+        # The spread kind's eligible nodes per (key, node affinity, tolerations): see `_eligible` there
+        self.eligible_memo: dict[tuple[object, ...], dict[int, str]] = {}
         for view in self.views:
             tally: Counter[tuple[str, tuple[tuple[str, str], ...]]] = Counter()
             for namespace, labels, _, _ in view.counted_pods():
@@ -95,6 +102,8 @@ class PlanTally:
                 self._label_sets.setdefault(key, labels)
                 tally[key] += 1
             self.tallies.append(tally)
+            for key, n in tally.items():
+                self._where.setdefault(key, []).append((len(self.tallies) - 1, n))
             for group, _ in view.pending:
                 self._homes.setdefault(id(group), set()).add(view.name)
 
@@ -104,17 +113,18 @@ class PlanTally:
 
     def matching_counts(self, namespace: str, selector: LabelSelector) -> list[int]:
         """For each node (in `views` order), its pods in `namespace` whose labels the selector matches."""
-        hits: dict[tuple[str, tuple[tuple[str, str], ...]], bool] = {}
-        out: list[int] = []
-        for tally in self.tallies:
-            total = 0
-            for key, count in tally.items():
-                if key[0] != namespace:
-                    continue
-                hit = hits.get(key)
-                if hit is None:
-                    hit = hits[key] = selector.matches(self._label_sets[key])
-                if hit:
-                    total += count
-            out.append(total)
+        out = [0] * len(self.tallies)
+        for key in self._label_index().candidates(namespace, selector):
+            if selector.matches(self._label_sets[key]):
+                for position, count in self._where[key]:
+                    out[position] += count
         return out
+
+    def _label_index(self) -> LabelIndex[tuple[str, tuple[tuple[str, str], ...]]]:
+        """The distinct (namespace, labels) of the plan's pods, by label (`LabelIndex`), built on first use:
+        a selector is then tested only on the label sets holding a pair it requires."""
+        if self._by_labels is None:
+            self._by_labels = LabelIndex()
+            for key in self._where:
+                self._by_labels.add(key, key[0], self._label_sets[key])
+        return self._by_labels

@@ -295,11 +295,15 @@ class _FluidLP:
             for j, r in enumerate(limited_res):
                 capacity[i, j] = float(o.capacity.get(r))
                 res_limited[i, j] = remaining is not None and r in remaining
+        # Options share their class sets (one per pool and few more): the subset test runs on distinct sets.
+        # Only an option whose classes include all of another's can dominate it, so options are compared
+        # block by block: those of one class set against those of its supersets.
         dominated_by = np.zeros((m, m), dtype=np.bool_)
-        for lo in range(0, m, _CHUNK):
-            hi = min(lo + _CHUNK, m)
-            dominated_by[lo:hi] = _dominance(
-                lo, hi, member, capped, free, price, pool_id, node_limited, capacity, res_limited)
+        for rows, cols in superset_blocks(member)[1]:
+            for lo in range(0, len(rows), _CHUNK):
+                chunk = rows[lo:lo + _CHUNK]
+                dominated_by[np.ix_(chunk, cols)] = _dominance(
+                    chunk, cols, capped, free, price, pool_id, node_limited, capacity, res_limited)
         kept = np.ones(m, dtype=np.bool_)
         for i in range(m):
             if (dominated_by[i] & kept).any():
@@ -450,33 +454,61 @@ class _FluidLP:
         return float(np.dot(y, rhs) + loss.sum())
 
 
-def _dominance(lo: int, hi: int, member: BoolArray, capped: BoolArray, free: FloatArray, price: FloatArray,
-               pool_id: npt.NDArray[np.int64], node_limited: BoolArray, capacity: FloatArray,
+def distinct_rows(rows: BoolArray) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.uint8]]:
+    """The distinct rows of a boolean matrix, bit-packed in order of first appearance, and the index of
+    each row among them (hashing packed rows: `np.unique(axis=0)` sorts column by column, which takes
+    seconds on thousands of columns)."""
+    packed = np.packbits(rows, axis=1)
+    index: dict[bytes, int] = {}
+    pattern_of = np.fromiter((index.setdefault(row.tobytes(), len(index)) for row in packed), dtype=np.intp,
+                             count=len(packed))
+    firsts = np.zeros(len(index), dtype=np.intp)
+    firsts[pattern_of[::-1]] = np.arange(len(packed) - 1, -1, -1, dtype=np.intp)
+    return pattern_of, packed[firsts]
+
+
+def superset_blocks(member: BoolArray) -> tuple[npt.NDArray[np.intp],
+                                                list[tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]]]:
+    """The distinct rows of `member` (options x classes): the index of each option's row among them, and
+    for each distinct row (the options with that row, the options whose row includes it). Options share their class sets (one per pool and few more), so comparing
+    options only within these blocks skips the pairs no dominance test could pass."""
+    pattern_of, packed = distinct_rows(member)
+    order = np.argsort(pattern_of, kind="stable")
+    members = np.split(order, np.cumsum(np.bincount(pattern_of, minlength=len(packed)))[:-1])
+    blocks = []
+    for a in range(len(packed)):
+        within = np.nonzero(((packed[a][None, :] & ~packed) == 0).all(axis=1))[0]
+        blocks.append((members[a], np.sort(np.concatenate([members[b] for b in within]))))
+    return pattern_of, blocks
+
+
+def _dominance(rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp], capped: BoolArray, free: FloatArray,
+               price: FloatArray, pool_id: npt.NDArray[np.int64], node_limited: BoolArray, capacity: FloatArray,
                res_limited: BoolArray) -> BoolArray:
-    """dominated_by[i, j] for rows lo..hi: option j dominates option i (see the module docstring)."""
-    m = member.shape[0]
-    # Every class that may use i may use j.
-    superset = ~(member[lo:hi, None, :] & ~member[None, :, :]).any(axis=2)
-    fi = free[lo:hi, None, :]
-    fj = free[None, :, :]
+    """dominated_by[i, j] for i in rows, j in cols: option j dominates option i (see the module docstring);
+    every class that may use i may use each j (`superset_blocks`)."""
+    fi = free[rows][:, None, :]
+    fj = free[cols][None, :, :]
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(fi > 0, np.where(fj > 0, fi / fj, np.inf), 0.0)
-        t_lo = ratio.max(axis=2) if free.shape[1] else np.zeros((hi - lo, m))
-        t_lo = np.maximum(t_lo, np.where(capped[lo:hi], 1.0, 0.0)[:, None])
-        pi = price[lo:hi, None]
-        pj = price[None, :]
+        t_lo = ratio.max(axis=2) if free.shape[1] else np.zeros((len(rows), len(cols)))
+        t_lo = np.maximum(t_lo, np.where(capped[rows], 1.0, 0.0)[:, None])
+        pi = price[rows][:, None]
+        pj = price[cols][None, :]
         t_hi = np.where(pj > 0, pi / np.where(pj > 0, pj, 1.0), np.inf)
-        same = (pool_id[lo:hi, None] == pool_id[None, :]) & (pool_id[lo:hi, None] >= 0)
-        allowed = (pool_id[None, :] < 0) | same
+        pool_i = pool_id[rows][:, None]
+        pool_j = pool_id[cols][None, :]
+        same = (pool_i == pool_j) & (pool_i >= 0)
+        allowed = (pool_j < 0) | same
         if capacity.shape[1]:
-            ci = capacity[lo:hi, None, :]
-            cj = capacity[None, :, :]
-            cap_ratio = np.where(res_limited[lo:hi, None, :],
+            ci = capacity[rows][:, None, :]
+            cj = capacity[cols][None, :, :]
+            cap_ratio = np.where(res_limited[rows][:, None, :],
                                  np.where(cj > 0, ci / np.where(cj > 0, cj, 1.0), np.inf), np.inf).min(axis=2)
             t_hi = np.where(same, np.minimum(t_hi, cap_ratio), t_hi)
-        t_hi = np.where(same & node_limited[lo:hi, None], np.minimum(t_hi, 1.0), t_hi)
-    out: BoolArray = superset & allowed & np.isfinite(t_lo) & (t_lo <= t_hi)
-    out[np.arange(hi - lo), np.arange(lo, hi)] = False
+        t_hi = np.where(same & node_limited[rows][:, None], np.minimum(t_hi, 1.0), t_hi)
+    out: BoolArray = allowed & np.isfinite(t_lo) & (t_lo <= t_hi)
+    out &= rows[:, None] != cols[None, :]
     return out
 
 

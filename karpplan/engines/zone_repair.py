@@ -48,6 +48,7 @@ from karpplan.engines.repack.bucket import BucketKey, IntArray
 from karpplan.engines.result import Solution, SolvedNode
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.pods import Pod
+from karpplan.model.selectors import SelectorIndex
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.problem import GroupInfo, Problem
 from karpplan.scheduling.topology import SpreadRule
@@ -133,11 +134,18 @@ class ZoneRepair:
                                 if r.hard and r.hostname and r.self_match and r.existing_domains}.values())
         # Per group: (rule index, counts the group's pods, carries the rule) of every rule it touches.
         self.touches: dict[int, list[tuple[int, bool, bool]]] = {}
+        index: SelectorIndex[int] = SelectorIndex()  # the rules that may count a template, by their selectors
+        carried: dict[int, set[int]] = defaultdict(set)  # group -> the rules it carries
+        for i, (rule, owners) in enumerate(self.rules):
+            index.add(i, rule.owner.namespace, rule.selector)
+            for g_index in owners:
+                carried[g_index].add(i)
         for g in problem.groups:
             pt = g.template
-            self.touches[g.index] = [(i, rule.counts(pt.namespace, pt.labels), g.index in owners)
-                                     for i, (rule, owners) in enumerate(self.rules)
-                                     if rule.counts(pt.namespace, pt.labels) or g.index in owners]
+            counted = {i for i in index.candidates(pt.namespace, pt.labels)
+                       if self.rules[i][0].counts(pt.namespace, pt.labels)}
+            self.touches[g.index] = [(i, i in counted, g.index in self.rules[i][1])
+                                     for i in sorted(counted | carried[g.index])]
         zonal_own = {g.index: [r for r in topo.rules_for(g.template) if not r.hostname] for g in problem.groups}
         # 0: no zone rule; 1: preferred ones only; 2: a required one.
         self.rank = {g: (2 if any(r.hard for r in rs) else 1 if rs else 0) for g, rs in zonal_own.items()}
@@ -264,6 +272,10 @@ class _Round:
         self.nodes = [SolvedNode(n.name, n.existing, n.option, list(n.pods)) for n in plan.nodes]
         tally = PlanTally(plan)
         self.rules = [_Rule(rule, owners) for rule, owners in owner.rules]
+        on_nodes: dict[int, Counter[int]] = defaultdict(Counter)  # group index -> node position -> its pods
+        for k, n in enumerate(self.nodes):
+            for g, _ in n.pods:
+                on_nodes[g.index][k] += 1
         for r in self.rules:
             pt, c = r.rule.owner, r.rule.constraint
             selector = c.selector_for(pt.labels)
@@ -273,7 +285,11 @@ class _Round:
             r.counts = Counter({d: 0 for d in r.domain_of.values()})
             for k, d in r.domain_of.items():
                 r.counts[d] += matching[k]
-                r.homes[d] += sum(1 for g, _ in self.nodes[k].pods if g.index in r.owners)
+            for g_index in r.owners:
+                for k, pods in on_nodes.get(g_index, {}).items():
+                    home = r.domain_of.get(k)
+                    if home is not None:
+                        r.homes[home] += pods
         self.excess = [r.excess() for r in self.rules]
         self.bins: dict[int, Bin] = {}
         self.by_value: dict[tuple[str, str], list[int]] = defaultdict(list)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from karpplan.engines.bound import _usable_existing, cap_sets
+from karpplan.engines.bound import _usable_existing, cap_sets, superset_blocks
 from karpplan.model.resources import CPU, MEMORY, PODS
 from karpplan.scheduling.problem import GroupInfo, Problem
 
@@ -126,18 +126,17 @@ def _undominated(free: FloatArray, price: FloatArray, allowed: BoolArray) -> Boo
     """Shapes no other shape beats: k2 dominates k when it allows every class k allows, has at least k's
     room in every dimension and costs no more (ties: the first one stays)."""
     m = len(price)
-    packed = np.packbits(allowed, axis=1)
     alive = np.ones(m, dtype=np.bool_)
-    order = np.arange(m)
-    for lo in range(0, m, 64):
-        hi = min(lo + 64, m)
-        sub = ((packed[lo:hi, None, :] & ~packed[None, :, :]) == 0).all(axis=2)
-        room = (free[lo:hi, None, :] <= free[None, :, :]).all(axis=2)
-        cheaper = (price[None, :] < price[lo:hi, None]) | (
-            (price[None, :] == price[lo:hi, None]) & (
-                ~(free[lo:hi, None, :] == free[None, :, :]).all(axis=2) | (order[None, :] < order[lo:hi, None])
-                | ~(packed[lo:hi, None, :] == packed[None, :, :]).all(axis=2)))
-        dom = sub & room & cheaper
-        dom[np.arange(hi - lo), np.arange(lo, hi)] = False
-        alive[lo:hi] = ~dom.any(axis=1)
+    # Only a shape allowing every class another allows can dominate it: compared block by block.
+    pattern_of, blocks = superset_blocks(allowed)
+    for rows, cols in blocks:
+        for lo in range(0, len(rows), 64):
+            r = rows[lo:lo + 64]
+            room = (free[r][:, None, :] <= free[cols][None, :, :]).all(axis=2)
+            pr, pc = price[r][:, None], price[cols][None, :]
+            cheaper = (pc < pr) | ((pc == pr) & (
+                ~(free[r][:, None, :] == free[cols][None, :, :]).all(axis=2) | (cols[None, :] < r[:, None])
+                | (pattern_of[r][:, None] != pattern_of[cols][None, :])))
+            dom = room & cheaper & (r[:, None] != cols[None, :])
+            alive[r] = ~dom.any(axis=1)
     return alive

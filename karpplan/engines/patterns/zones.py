@@ -50,10 +50,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from karpplan.engines.bound import _usable_existing, cap_sets
+from karpplan.engines.bound import _usable_existing, cap_sets, distinct_rows
 from karpplan.engines.patterns.instance import BoolArray, FloatArray, Instance, IntArray
 from karpplan.model.labels import ZONE
 from karpplan.model.resources import CPU, MEMORY, PODS
+from karpplan.model.selectors import SelectorIndex
 from karpplan.scheduling.problem import GroupInfo, Problem
 from karpplan.scheduling.topology import SpreadRule
 
@@ -99,6 +100,10 @@ class ZoneInstance:
         return np.array([sum(tau[r] * a for r, a in rs) for rs in self.rows.of_class], dtype=np.float64)
 
 
+# Zone classes x options beyond which the instance is not built: building it is numpy work over this
+# many cells (a bound phase's seconds at 10,000 Deployments in 20 NodePools, where the global LP is as good).
+MAX_ZONE_ENTRIES = 4_000_000
+
 _Key = tuple[frozenset[int], tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 
 
@@ -115,6 +120,7 @@ class _Rule:
 def _zone_rules(problem: Problem, groups: Sequence[GroupInfo]) -> list[_Rule]:
     """The hard, self-matching zone-spread rules of the groups, one per signature."""
     out: dict[tuple[object, ...], _Rule] = {}
+    index: SelectorIndex[tuple[SpreadRule, _Rule]] = SelectorIndex()  # the rules that may count a template
     for g in groups:
         for rule in problem.topology.rules_for(g.template):
             if rule.key != ZONE or not rule.hard or not rule.self_match:
@@ -123,8 +129,12 @@ def _zone_rules(problem: Problem, groups: Sequence[GroupInfo]) -> list[_Rule]:
             r = out.get(sig)
             if r is None:
                 r = out[sig] = _Rule(rule.static_domains(), rule.max_skew, rule.min_domains, dict(rule.base_counts))
-                r.counted = {h.index for h in groups if _counts(rule, h)}
+                index.add((rule, r), rule.owner.namespace, rule.selector)
             r.owners.add(g.index)
+    for h in groups:
+        for rule, r in index.candidates(h.template.namespace, h.template.labels):
+            if _counts(rule, h):
+                r.counted.add(h.index)
     return list(out.values())
 
 
@@ -156,9 +166,16 @@ def zone_instance(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping
     class_group: list[GroupInfo] = []
     class_members: list[list[int]] = []
     class_rules: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+    counted_by: dict[int, list[int]] = defaultdict(list)  # group index -> the rules counting / owned by it
+    owned_by: dict[int, list[int]] = defaultdict(list)
+    for i, zone_rule in enumerate(rules):
+        for h in sorted(zone_rule.counted):
+            counted_by[h].append(i)
+        for h in sorted(zone_rule.owners):
+            owned_by[h].append(i)
     for g in groups:
-        counted = tuple(i for i, r in enumerate(rules) if g.index in r.counted)
-        owned = tuple(i for i, r in enumerate(rules) if g.index in r.owners)
+        counted = tuple(counted_by.get(g.index, ()))
+        owned = tuple(owned_by.get(g.index, ()))
         options = g.option_ids or frozenset(o.index for o in g.options)
         key: _Key = (options, _usable_existing(problem, g), tuple(caps_of.get(g.index, ())),
                      tuple(g.template.requests.get(d) for d in dims), counted, owned)
@@ -173,9 +190,13 @@ def zone_instance(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping
     zc_index: dict[tuple[int, str], int] = {}
     zc_of: list[tuple[int, str]] = []
     key_of_class = list(class_index)
+    zones_of_options: dict[frozenset[int], set[str]] = {}  # classes share option sets (one per pool, a few more)
     for c, key in enumerate(key_of_class):
         owned = class_rules[c][1]
-        zones = {_zone(problem.options[k].labels) for k in key[0]} | {_zone(existing[e].node.labels) for e in key[1]}
+        option_zones = zones_of_options.get(key[0])
+        if option_zones is None:
+            option_zones = zones_of_options[key[0]] = {_zone(problem.options[k].labels) for k in key[0]}
+        zones = option_zones | {_zone(existing[e].node.labels) for e in key[1]}
         for z in sorted(zones):
             if any(z not in rules[i].domains for i in owned):
                 continue  # owners never leave their rule's domains
@@ -187,6 +208,8 @@ def zone_instance(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping
     zc_demand = np.array([float(class_demand[c]) for c, _ in zc_of], dtype=np.float64)
     # New shapes: one row per option, the zone classes it may hold.
     used = sorted({k for key in key_of_class for k in key[0]})
+    if n_zc * len(used) > MAX_ZONE_ENTRIES:
+        return None  # too large to build in the time a bound has (and the global LP's bound still holds)
     pos = {k: i for i, k in enumerate(used)}
     option_zone = [_zone(problem.options[k].labels) for k in used]
     by_set: dict[frozenset[int], dict[str, list[int]]] = {}
@@ -242,8 +265,12 @@ def zone_instance(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping
     if {c for zc, (c, _) in enumerate(zc_of) if reachable[zc]} != set(range(len(class_demand))):
         return None  # some pods can go nowhere: no plan places them
     cap_list: list[tuple[IntArray, int, bool]] = []
+    zcs_in_cap: list[list[int]] = [[] for _ in caps]
+    for zc, (c, _) in enumerate(zc_of):
+        for i in key_of_class[c][2]:
+            zcs_in_cap[i].append(zc)
     for i, cs in enumerate(caps):
-        in_cap = [zc for zc, (c, _) in enumerate(zc_of) if i in key_of_class[c][2]]
+        in_cap = zcs_in_cap[i]
         if in_cap:
             cap_list.append((np.array(in_cap, dtype=np.int64), cs.per_node, cs.existing))
     inst = Instance(dims, req, zc_demand, cap_list, free[alive], price[alive], allowed[alive],
@@ -254,10 +281,22 @@ def zone_instance(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping
     for zc, (c, _) in enumerate(zc_of):
         rows.of_class[zc].append((cover[c], 1.0))
     need: dict[str, float] = defaultdict(float)
+    # Per rule: the demand of its owners, and the zone classes it counts and that own it (in zc order).
+    owner_demand = [0] * len(rules)
+    for c, (_, owned) in enumerate(class_rules):
+        for i in owned:
+            owner_demand[i] += class_demand[c]
+    counted_zcs: list[list[int]] = [[] for _ in rules]
+    owning_zcs: list[list[int]] = [[] for _ in rules]
+    for zc, (c, _) in enumerate(zc_of):
+        for i in class_rules[c][0]:
+            counted_zcs[i].append(zc)
+        for i in class_rules[c][1]:
+            owning_zcs[i].append(zc)
     for i, rule in enumerate(rules):
-        owners = sum(class_demand[c] for c in range(len(class_demand)) if i in class_rules[c][1])
-        counted_zc = [zc for zc, (c, _) in enumerate(zc_of) if i in class_rules[c][0]]
-        owning = [zc for zc, (c, _) in enumerate(zc_of) if i in class_rules[c][1]]
+        owners = owner_demand[i]
+        counted_zc = counted_zcs[i]
+        owning = owning_zcs[i]
         n_dom = len(rule.domains)
         if not n_dom or not owners:
             continue
@@ -321,7 +360,11 @@ def _frontier(free: FloatArray, price: FloatArray, allowed: BoolArray) -> BoolAr
     no dearer; the inputs are distinct). Swept cheapest first, so a shape is only compared with the kept
     ones: one dominated by a dropped shape is dominated by the kept shape that dominates that one."""
     m = len(price)
-    packed = np.packbits(allowed, axis=1)
+    # Shapes share their class sets: the subset test is made once per pair of distinct sets.
+    pattern_of, packed = distinct_rows(allowed)
+    within = np.zeros((len(packed), len(packed)), dtype=np.bool_)
+    for lo in range(0, len(packed), 64):
+        within[lo:lo + 64] = ((packed[lo:lo + 64, None, :] & ~packed[None, :, :]) == 0).all(axis=2)
     order = np.lexsort((-allowed.sum(axis=1), -free.sum(axis=1), price))
     keep = np.zeros(m, dtype=np.bool_)
     kept: list[int] = []
@@ -329,7 +372,7 @@ def _frontier(free: FloatArray, price: FloatArray, allowed: BoolArray) -> BoolAr
         if kept:
             idx = np.array(kept, dtype=np.int64)
             dom = ((free[idx] >= free[k]).all(axis=1) & (price[idx] <= price[k])
-                   & ((packed[k] & ~packed[idx]) == 0).all(axis=1))
+                   & within[pattern_of[k], pattern_of[idx]])
             if dom.any():
                 continue
         kept.append(k)

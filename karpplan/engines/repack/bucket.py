@@ -24,6 +24,7 @@ class BucketShape:
     def __init__(self, options: Sequence[LaunchOption], dims: Sequence[str]) -> None:
         self.options = sorted(options, key=lambda o: (o.price, o.instance_type.name, o.index))
         self.position = {o.index: i for i, o in enumerate(self.options)}
+        self.indices = np.array([o.index for o in self.options], dtype=np.intp)  # `LaunchOption.index` per row
         self.free = np.array([[o.free.get(d) for d in dims] for o in self.options], dtype=np.int64)
         self.price = np.array([o.price for o in self.options], dtype=np.float64)
 

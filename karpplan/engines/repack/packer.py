@@ -16,7 +16,8 @@ from karpplan.engines.repack.rules import Rulebook
 from karpplan.engines.repack.slack import pack_slack_then_bulk
 from karpplan.engines.repack.zone_mix import ZoneMix
 from karpplan.engines.result import Solution, SolvedNode, node_name
-from karpplan.scheduling.candidates import LaunchOption
+from karpplan.scheduling.candidates import LaunchOption, option_table
+from karpplan.scheduling.option_masks import OptionMasks
 from karpplan.scheduling.problem import GroupInfo, Problem
 from karpplan.scheduling.topology import SpreadRule
 
@@ -44,6 +45,19 @@ class Repacker:
         self._keys = problem.topology.domain_keys()
         self._policy_rules = self._instance_sensitive_rules()
         self._interned: dict[bytes, BoolArray] = {}  # see pod_mask
+        self._option_masks: dict[frozenset[int], BoolArray] = {}  # see _option_mask
+        # Which of those rules count each option as a domain, as one row of bits: rules sharing an
+        # eligibility mask (a thousand Deployments, a few nodeSelectors) are one column, read off the masks
+        # the placement state uses instead of testing every rule on every option.
+        self._eligibility: dict[int, bytes] = {}
+        if self._policy_rules:
+            table = option_table(problem.options)
+            masks = OptionMasks(table)
+            ids = sorted({masks.rule_mask_id(r) for r in self._policy_rules})
+            matrix = np.packbits(np.stack([masks.rule_masks[i] for i in ids], axis=1), axis=1)
+            rows = table.rows_of([o.index for o in problem.options])
+            self._eligibility = {o.index: matrix[row].tobytes() for o, row in zip(problem.options, rows.tolist(),
+                                                                                   strict=True)}
         # Every option's bucket, once: `repack` runs on several plans of the same problem.
         self._options_by_bucket: dict[BucketKey, list[LaunchOption]] = defaultdict(list)
         self._bucket_of: dict[int, BucketKey] = {}
@@ -74,9 +88,12 @@ class Repacker:
         return BucketShape(self._options_by_bucket[key], self.dims)
 
     def bucket_key(self, option: LaunchOption) -> BucketKey:
+        eligibility = self._eligibility.get(option.index)
+        if eligibility is None:
+            eligibility = bytes(np.packbits(np.array([r.option_counts(option) for r in self._policy_rules],
+                                                     dtype=np.bool_)))
         return (option.pool.name, option.zone, option.capacity_type,
-                tuple(option.labels.get(k) for k in self._keys),
-                tuple(r.option_counts(option) for r in self._policy_rules))
+                tuple(option.labels.get(k) for k in self._keys), eligibility)
 
     # ------------------------------------------------------------------------------------ entry point
     def repack(self, solution: Solution) -> Solution:
@@ -166,11 +183,22 @@ class Repacker:
         if cache_key in cache:
             return cache[cache_key]
         met = [group_info.template.affinity.preferred[i].term for i in met_at]
-        mask = np.array([o.index in group_info.option_ids and all(t.matches(o.labels, "") for t in met)
-                         for o in bucket.options], dtype=np.bool_)
+        mask = self._option_mask(group_info.option_ids)[bucket.indices]
+        if met:
+            mask = mask & np.array([all(t.matches(o.labels, "") for t in met) for o in bucket.options],
+                                   dtype=np.bool_)
         # Pods with equal masks share one array, so bulk packing can pool them.
         mask = self._interned.setdefault(mask.tobytes(), mask)
         cache[cache_key] = mask
+        return mask
+
+    def _option_mask(self, option_ids: frozenset[int]) -> BoolArray:
+        """The options (by `LaunchOption.index`) in the set, as a mask; groups share a few sets."""
+        mask = self._option_masks.get(option_ids)
+        if mask is None:
+            mask = np.zeros(len(self.problem.options), dtype=np.bool_)
+            mask[list(option_ids)] = True
+            self._option_masks[option_ids] = mask
         return mask
 
     def _pack_bucket(self, bucket: BucketShape, items: Sequence[PlacedPod]) -> list[SolvedNode] | None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.pods import HostPort
+from karpplan.model.selectors import SelectorIndex
 from karpplan.scheduling.problem import Problem
 from karpplan.scheduling.topology import SpreadRule
 
@@ -109,6 +110,12 @@ class RuleIndex:
             key = (r.owner.namespace, repr(r.selector))
             self.ids[key].append(i)
             self.sample.setdefault(key, r)
+        # ... and the distinct selectors by the labels they require (`SelectorIndex`): a template is tested
+        # against those that may select it, not all of them (thousands of Deployments, thousands of selectors).
+        self._index: SelectorIndex[tuple[str, str]] = SelectorIndex()
+        for key, r in self.sample.items():
+            self._index.add(key, r.owner.namespace, r.selector)
 
     def matching(self, namespace: str, labels: Mapping[str, str]) -> frozenset[int]:
-        return frozenset(i for key, r in self.sample.items() if r.counts(namespace, labels) for i in self.ids[key])
+        return frozenset(i for key in self._index.candidates(namespace, labels)
+                         if self.sample[key].counts(namespace, labels) for i in self.ids[key])
