@@ -118,7 +118,7 @@ def peak_rss_mb() -> float:
 def run_row(spec: RowSpec) -> dict[str, Any]:
     """Generate, load and plan one row in this process; return the figures as JSON-ready data."""
     from karpplan.catalog import load_catalog
-    from karpplan.engines.optimiser import CLOCK_CUT_WARNING
+    from karpplan.engines.optimiser import CLOCK_CUT_WARNING, TIME_LIMIT_SHORT_WARNING
     from karpplan.model.build import load_inventory
     from karpplan.planner import PlanOptions, make_plan
 
@@ -153,7 +153,8 @@ def run_row(spec: RowSpec) -> dict[str, Any]:
         "lower_bound": s.lower_bound,
         "gap": s.gap,
         # A plan the wall clock cut short (a machine slower than the work clock's model) may differ per run.
-        "status": s.status + (" (clock-cut)" if any(CLOCK_CUT_WARNING in w for w in plan.warnings) else ""),
+        "status": s.status + (" (clock-cut)" if any(CLOCK_CUT_WARNING in w or TIME_LIMIT_SHORT_WARNING in w
+                                                     for w in plan.warnings) else ""),
         "karpenter_cost": s.karpenter_cost,
         "load_s": load_s,
         "wall_s": wall_s,

@@ -181,3 +181,13 @@ def test_plan_tally_counts_selector_matches_as_brute_force_does(tmp_path: Path) 
             brute = [sum(1 for _, pod in node.pods if pod.namespace == namespace and selector.matches(pod.labels))
                      for node in solution.nodes]
             assert tally.matching_counts(namespace, selector) == brute
+
+
+def test_a_cut_after_a_long_build_names_the_limit_that_lets_the_optimiser_finish() -> None:
+    from karpplan.engines.optimiser import CLOCK_CUT_WARNING, TIME_LIMIT_SHORT_WARNING, _cut_note
+
+    note = _cut_note(7.4, 10.0)
+    assert note.startswith(TIME_LIMIT_SHORT_WARNING) and "7.4 s of the 10 s limit" in note
+    assert "--time-limit 30 or more" in note
+    # A cut with most of the limit left for the optimiser is the machine's speed, as before.
+    assert _cut_note(0.8, 10.0) == CLOCK_CUT_WARNING

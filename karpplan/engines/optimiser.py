@@ -11,6 +11,7 @@ this module is the only place that decides when a phase stops. Each phase is tim
 
 from __future__ import annotations
 
+import math
 import time
 from typing import TYPE_CHECKING
 
@@ -39,6 +40,9 @@ SEARCH_MARGIN_SHARE = 0.03  # of the time limit, left at its end for the plan's 
 CLOCK_CUT_WARNING = ("the time limit ran out before the search's modelled work budget (this machine is slower than "
                      "the reference karpplan's timings are modelled on), so it stopped early and a re-run may give a "
                      "different plan; a longer --time-limit gives the same plan every time")
+# When what ran before the optimiser took this share of the limit, a cut is the limit's fault, not the machine's.
+SHORT_LIMIT_SHARE = 0.5
+TIME_LIMIT_SHORT_WARNING = "the time limit is short for this many pods"
 WORK_HEADROOM_SHARE = 0.15  # of the time limit: how far the modelled work may be off before the wall guard cuts
 BOUND_RESERVE_SHARE = 0.4  # of the time limit, for each lower bound (fluid LP, configuration LP, zone LP)
 BOUND_RESERVE_CAP_SECONDS = 15.0
@@ -94,6 +98,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     margin = max(0.1, SEARCH_MARGIN_SHARE * time_limit)
     deadline = time_limit * (1 - WORK_HEADROOM_SHARE)  # on the work clock
     ran_before = budget.started is not None
+    before = start - budget.started if budget.started is not None else 0.0  # wall seconds of the limit used before
     if budget.started is None:
         budget.started = start
     tracker = ProgressTracker(progress, time_limit, budget.started, fixed_cost)
@@ -238,7 +243,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
             source = f"{source} + neighbourhood search"
     lower = min(max(bounds), best.cost) if bounds else None
     if clock.cut:
-        notes.append(CLOCK_CUT_WARNING)
+        notes.append(_cut_note(before, time_limit))
     if values is None and exact_plan is None:
         if whole or exact_status is not None:
             notes.append(f"CP-SAT found no whole plan of its own ({status}); the plan is the re-packed "
@@ -255,6 +260,19 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
         state = state_for(problem, solution)
     tracker.finish(solution.cost, len(solution.unplaced), lower)
     return solution, state
+
+
+def _cut_note(before: float, time_limit: float) -> str:
+    """Why the wall clock cut the search: a machine slower than the work clock's model, or (when what ran
+    before the optimiser, building the problem and the Karpenter simulation, took most of the limit) a limit
+    too short for the problem, with a limit that would let it finish."""
+    if time_limit > 0 and before >= SHORT_LIMIT_SHARE * time_limit:
+        enough = 10 * math.ceil(3 * before / 10)
+        return (f"{TIME_LIMIT_SHORT_WARNING}: building the problem and the Karpenter simulation took {before:.1f} s "
+                f"of the {time_limit:g} s limit, so the optimiser stopped early (its first re-packing runs however "
+                f"late it is, so the plan may take longer than the limit); --time-limit {enough} or more lets it "
+                "finish and gives the same plan on every run")
+    return CLOCK_CUT_WARNING
 
 
 def _repair_zones(problem: Problem, best: Solution, source: str, repacker: Repacker, budget: TimeBudget
@@ -341,4 +359,4 @@ def _slot_plan(model: SlotModel, budget: TimeBudget, until: float, share: float,
     return status, plan, bound
 
 
-__all__ = ["CLOCK_CUT_WARNING", "MIN_OPTIMISER_SECONDS", "SEARCH_MARGIN_SHARE", "WORK_HEADROOM_SHARE", "solve_optimal"]
+__all__ = ["CLOCK_CUT_WARNING", "TIME_LIMIT_SHORT_WARNING", "MIN_OPTIMISER_SECONDS", "SEARCH_MARGIN_SHARE", "WORK_HEADROOM_SHARE", "solve_optimal"]
