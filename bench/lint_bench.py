@@ -16,59 +16,26 @@ import argparse
 import cProfile
 import os
 import resource
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-from karpplan.lint.run import LintOptions, lint
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
 
-POOL = """\
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {{name: pool-{i}}}
-spec:
-  limits: {{cpu: "1000"}}
-  template:
-    metadata: {{labels: {{team: t{i}}}}}
-    spec:
-      nodeClassRef: {{group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}}
-      requirements:
-        - {{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}}
-        - {{key: karpenter.k8s.aws/instance-category, operator: In, values: [{cat}]}}
----
-"""
-DEPLOYMENT = """\
-apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: app-{i}, namespace: ns-{ns}}}
-spec:
-  replicas: {replicas}
-  selector: {{matchLabels: {{app: app-{i}}}}}
-  template:
-    metadata: {{labels: {{app: app-{i}}}}}
-    spec:
-      nodeSelector: {{team: t{team}}}
-      topologySpreadConstraints:
-        - {{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule,
-            labelSelector: {{matchLabels: {{app: app-{i}}}}}}}
-      containers:
-        - name: app
-          image: nginx
-          resources: {{requests: {{cpu: {cpu}m, memory: {mem}Mi}}}}
----
-"""
+from bench.workloads import many_deployment, many_deployment_pools, to_yaml  # noqa: E402
+from karpplan.lint.run import LintOptions, lint  # noqa: E402
 
 
 def write(root: Path, objects: int, files: int) -> None:
-    cats = ["c", "m", "r", "c, m", "m, r"]
-    (root / "pools.yaml").write_text("".join(POOL.format(i=i, cat=cats[i % 5]) for i in range(20)))
+    """The `many-deployments` bench family's tree (bench/workloads.py): its NodePools in pools.yaml, its
+    Deployments spread evenly over `files` files."""
+    (root / "pools.yaml").write_text(to_yaml(many_deployment_pools()))
     per_file = max(objects // files, 1)
     for f in range(files):
-        body = "".join(
-            DEPLOYMENT.format(i=i, ns=i % 7, replicas=1 + i % 3, team=i % 20, cpu=250 + 50 * (i % 5),
-                              mem=256 + 128 * (i % 4))
-            for i in range(f * per_file, (f + 1) * per_file)
-        )
+        body = to_yaml([many_deployment(i) for i in range(f * per_file, (f + 1) * per_file)])
         (root / f"apps-{f:03d}.yaml").write_text(body)
 
 

@@ -33,6 +33,8 @@ Two more families have a real cluster's shape rather than Karpenter's uniform dr
   required and preferred hostname anti-affinity as such services use them.
 * ``host-spread`` (`host_spread_inputs`): the seed's example (20 replicas of 1 CPU / 256M, zone maxSkew 5)
   with its hostname maxSkew 1 constraint restored, on ap-northeast-2.
+* ``many-deployments`` (`many_deployments_inputs`): thousands of small Deployments, each spreading over
+  zones by its own label, in 20 NodePools chosen by nodeSelector (the lint benchmark's tree, planned).
 """
 
 from __future__ import annotations
@@ -340,7 +342,9 @@ def write_inputs(inputs: BenchInputs, directory: Path) -> tuple[Path, Path | Non
 # ------------------------------------------------------------------------------------------ real-world shape
 REALISTIC = "realistic"
 HOST_SPREAD = "host-spread"
-FAMILIES = ("diverse", "generic", REALISTIC, HOST_SPREAD)
+MANY_DEPLOYMENTS = "many-deployments"
+MANY_POOLS = 20
+FAMILIES = ("diverse", "generic", REALISTIC, HOST_SPREAD, MANY_DEPLOYMENTS)
 REALISTIC_REGION = "us-east-1"
 HOST_SPREAD_REGION = "ap-northeast-2"
 HOST_SPREAD_PODS = 20
@@ -589,10 +593,53 @@ def host_spread_inputs() -> BenchInputs:
     return BenchInputs("aws", HOST_SPREAD_PODS, (spec,), tuple(host_spread_manifests()), None, HOST_SPREAD_REGION)
 
 
+def many_deployment_pools() -> list[dict[str, Any]]:
+    """`MANY_POOLS` NodePools, one per team (`team=t<i>` on its nodes), on-demand, over instance categories
+    c, m, r, c+m, m+r in turn, each limited to 1,000 vCPUs (the lint benchmark's tree)."""
+    categories = (["c"], ["m"], ["r"], ["c", "m"], ["m", "r"])
+    return [
+        {"apiVersion": "karpenter.sh/v1", "kind": "NodePool", "metadata": {"name": f"pool-{i}"},
+         "spec": {"limits": {"cpu": "1000"},
+                  "template": {"metadata": {"labels": {"team": f"t{i}"}},
+                               "spec": {"nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass",
+                                                         "name": "default"},
+                                        "requirements": [
+                                            {"key": "karpenter.sh/capacity-type", "operator": "In",
+                                             "values": ["on-demand"]},
+                                            {"key": "karpenter.k8s.aws/instance-category", "operator": "In",
+                                             "values": categories[i % len(categories)]}]}}}}
+        for i in range(MANY_POOLS)]
+
+
+def many_deployment(i: int) -> dict[str, Any]:
+    """Deployment `app-<i>`: 1-3 replicas of 250-450m / 256-640Mi in namespace ns-<i mod 7>, on team
+    t<i mod 20>'s pool, spread over zones (maxSkew 1) by its own `app` label, as a chart renders it."""
+    selector = {"matchLabels": {"app": f"app-{i}"}}
+    return {
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": f"app-{i}", "namespace": f"ns-{i % 7}"},
+        "spec": {"replicas": 1 + i % 3, "selector": selector,
+                 "template": {"metadata": {"labels": {"app": f"app-{i}"}}, "spec": {
+                     "nodeSelector": {"team": f"t{i % MANY_POOLS}"},
+                     "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": ZONE_KEY,
+                                                    "whenUnsatisfiable": "DoNotSchedule", "labelSelector": selector}],
+                     "containers": [{"name": "app", "image": "nginx", "resources": {"requests": {
+                         "cpu": f"{250 + 50 * (i % 5)}m", "memory": f"{256 + 128 * (i % 4)}Mi"}}}]}}}}
+
+
+def many_deployments_inputs(deployments: int) -> BenchInputs:
+    """The `many-deployments` family: a repository of charts, `deployments` Deployments each spreading over
+    its own label, in `MANY_POOLS` NodePools (what makes every selector question quadratic if asked naively)."""
+    manifests = [*many_deployment_pools(), *(many_deployment(i) for i in range(deployments))]
+    specs = tuple(DeploymentSpec(f"app-{i}", MANY_DEPLOYMENTS, f"ns-{i % 7}", f"app-{i}", 250 + 50 * (i % 5),
+                                 256 + 128 * (i % 4), 1 + i % 3) for i in range(deployments))
+    return BenchInputs("aws", sum(s.replicas for s in specs), specs, tuple(manifests), None, REALISTIC_REGION)
+
+
 def make_family_inputs(family: str, catalog: str, pods: int, seed: int = 42, *,
                        independent_selectors: bool = False) -> BenchInputs:
     """The inputs of one row of any family: `diverse` and `generic` on either catalog (`make_inputs`),
-    `realistic` and `host-spread` on the embedded catalog (`host-spread` has its own 20 pods)."""
+    `realistic`, `host-spread` and `many-deployments` on the embedded catalog (`host-spread` has its own 20
+    pods; `many-deployments` reads `pods` as its number of Deployments)."""
     if family in ("diverse", "generic"):
         return make_inputs(catalog, pods, seed, generic_only=family == "generic",
                            independent_selectors=independent_selectors)
@@ -602,4 +649,6 @@ def make_family_inputs(family: str, catalog: str, pods: int, seed: int = 42, *,
         return realistic_inputs(pods, seed)
     if family == HOST_SPREAD:
         return host_spread_inputs()
+    if family == MANY_DEPLOYMENTS:
+        return many_deployments_inputs(pods)  # sized in Deployments (about two pods each)
     raise ValueError(f"unknown family {family!r} (known: {', '.join(FAMILIES)})")

@@ -207,3 +207,19 @@ def test_families_dispatch() -> None:
         w.make_family_inputs("realistic", "synthetic", 50)
     with pytest.raises(ValueError):
         w.make_family_inputs("nope", "aws", 50)
+
+
+def test_the_many_deployments_family_is_the_lint_benchmarks_tree_planned() -> None:
+    inputs = w.make_family_inputs(w.MANY_DEPLOYMENTS, "aws", 40)
+    assert len(inputs.deployments) == 40 and inputs.pods == sum(1 + i % 3 for i in range(40))
+    inventory = _inventory(inputs)
+    assert len(inventory.pending) == inputs.pods
+    assert sorted(p.name for p in inventory.nodepools) == sorted(f"pool-{i}" for i in range(w.MANY_POOLS))
+    # Each Deployment spreads over zones by its own label and lands on its team's pool.
+    templates = {id(p.template): p.template for p in inventory.pending}.values()
+    assert len(templates) == 40
+    for t in templates:
+        (spread,) = t.spread
+        assert (spread.topology_key, spread.max_skew, spread.hard) == (w.ZONE_KEY, 1, True)
+        assert spread.label_selector is not None and spread.label_selector.matches(t.labels)
+        assert set(t.affinity.node_selector) == {"team"}
