@@ -381,7 +381,7 @@ def check_targets(results: Sequence[RowResult]) -> list[TargetCheck]:
             verdicts.append(good)
             notes.append(f"{r.spec.catalog}: gap {_pct(r.gap)}, wall {r.wall_s:.1f} s"
                          + (f" (time limit {r.spec.time_limit:g} s)" if r.spec.time_limit != wall_target else ""))
-        checks.append(TargetCheck(f"gap <= {gap_target:.0%} at {pods:,} pods within {wall_target:g} s",
+        checks.append(TargetCheck(f"gap <= {gap_target * 100:g}% at {pods:,} pods within {wall_target:g} s",
                                   _verdict(verdicts), "; ".join(notes)))
     # 4. Karpenter simulation throughput on generic pods.
     generic = [r for r in results if r.spec.workload == GENERIC and r.spec.engine == "karpenter"]

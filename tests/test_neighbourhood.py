@@ -154,3 +154,59 @@ def test_a_large_problem_shows_live_progress_from_the_search(tmp_path: Path) -> 
     assert "neighbourhoods improved" in last.detail
     assert events[-1].phase is Phase.done and events[-1].cost == pytest.approx(best.cost)
     assert best.cost < greedy.cost
+
+
+SPLIT_CATALOG = """
+apiVersion: karpplan.io/v1alpha1
+kind: InstanceCatalog
+metadata: {name: split}
+zones: [zone-a]
+instanceTypes:
+  - {name: s, arch: amd64, os: linux, capacity: {cpu: "1", memory: 4Gi, pods: "20"},
+     allocatable: {cpu: 950m, memory: 3Gi, pods: "20"}, offerings: [{zone: zone-a, capacityType: on-demand, price: 0.1}]}
+  - {name: m, arch: amd64, os: linux, capacity: {cpu: "4", memory: 16Gi, pods: "20"},
+     allocatable: {cpu: 3900m, memory: 14Gi, pods: "20"}, offerings: [{zone: zone-a, capacityType: on-demand, price: 0.4}]}
+  - {name: xl, arch: amd64, os: linux, capacity: {cpu: "8", memory: 32Gi, pods: "20"},
+     allocatable: {cpu: 7900m, memory: 30Gi, pods: "20"}, offerings: [{zone: zone-a, capacityType: on-demand, price: 0.79}]}
+"""
+
+
+def test_a_node_alone_in_its_bucket_just_past_a_smaller_size_is_split(tmp_path: Path) -> None:
+    from karpplan.catalog import load_catalog
+    from karpplan.model.build import load_inventory
+    from karpplan.planner import prepare
+
+    (tmp_path / "catalog.yaml").write_text(SPLIT_CATALOG)
+    (tmp_path / "apps.yaml").write_text("""
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements: []
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 5
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: nginx, resources: {requests: {cpu: 900m, memory: 512Mi}}}]
+""")
+    problem = prepare(load_inventory([str(tmp_path / "apps.yaml")]),
+                      load_catalog(None, str(tmp_path / "catalog.yaml"))).problem
+    repacker = Repacker(problem)
+    group = problem.groups[0]
+    xl = next(o for o in problem.options if o.instance_type.name == "xl")
+    # Every pod on one xl node (4.5 of its 7.9 CPUs): the bulk packing's choice, the most cost-efficient size.
+    alone = Solution("optimal", [SolvedNode("n", None, xl, [(group, p) for p in group.group.pods])], [], "feasible")
+    better = NeighbourhoodSearch(repacker, seed=0, parallel=1).improve(alone, WorkClock(), 1.0)
+    # Four pods fit an m (3.6 of 3.9 CPUs), the fifth an s: 0.5 $/h instead of 0.79.
+    assert sorted(n.option.instance_type.name for n in better.nodes if n.option is not None) == ["m", "s"]
+    assert better.cost == pytest.approx(0.5)
+    assert pods_of(better) == pods_of(alone) and resource_violations(better) == []

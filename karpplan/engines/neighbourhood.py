@@ -8,7 +8,9 @@ each kind it holds, under every per-node rule (resources, hard hostname spread b
 hostname anti-affinity both ways, and the pool's headroom under its limits). Neighbourhoods are drawn
 around the most wasteful nodes, with partners chosen for their waste, for room where the node has
 none, and at random; two disjoint ones are solved side by side; when every node has been tried, the
-neighbourhoods grow. The search runs until its budget on the work clock (`effort.py`) is spent: each
+neighbourhoods grow. Before that, a node alone in its bucket (many small NodePools over six zones leave
+such buckets everywhere) is re-solved once with an empty slot beside it, so it can split in two. The
+search runs until its budget on the work clock (`effort.py`) is spent: each
 sub-solve uses one worker and a deterministic time budget, and each batch is charged what it is modelled
 to take, so a given seed and budget (or number of sub-solves) always give the same plan.
 """
@@ -47,6 +49,11 @@ MAX_NEIGHBOURHOOD_NODES = 12  # grown by half each time every node has been trie
 MAX_SLOT_OPTIONS = 24  # options a slot may take, the most cost-efficient for the neighbourhood's mix
 REDUCED_COST_SEEDS = True  # some partners ranked by reduced cost at the bucket's LP dual prices
 REDUCED_COST_MIN_NODES = 20  # ... in buckets of at least this many nodes (measured: worse on the 100-pod rows)
+# Slots beyond the node of a bucket holding a single node: it may split in two (one just past a smaller size
+# becomes that size plus a small one). Many small NodePools over six zones leave such buckets everywhere.
+# Larger neighbourhoods get none: measured, a spare slot there slows each sub-solve more than splits gain
+# (synthetic diverse 1,000 pods: 231.03 -> 231.34 $/h with one).
+SPARE_SLOTS = 1
 SUB_SOLVE_DETERMINISTIC_SECONDS = 0.05  # per sub-solve of NEIGHBOURHOOD_NODES nodes (scaled with size)
 
 
@@ -161,6 +168,7 @@ class NeighbourhoodSearch:
         self.problem = repacker.problem
         self.rules = repacker.rules
         self.rng = random.Random(seed)
+        self.split_rng = random.Random(~seed)  # the split pass's own stream: the main loop's stays as it was
         self.moves = 0  # neighbourhoods that made the plan cheaper
         self.size = NEIGHBOURHOOD_NODES
         self._mask_cache: dict[int, dict[tuple[int, tuple[int, ...]], BoolArray]] = {}  # per bucket shape
@@ -196,6 +204,7 @@ class NeighbourhoodSearch:
             for n in nodes:
                 queue.push(key, n, self._waste(shapes[key], n))
         with ThreadPoolExecutor(max_workers=self.parallel) as pool:
+            cost -= self._split_singles(buckets, shapes, headroom, queue, pool, clock, until, max_tries, report, cost)
             while True:
                 budget = SUB_SOLVE_DETERMINISTIC_SECONDS * self.size / NEIGHBOURHOOD_NODES
                 # What is left on the work clock, in CP-SAT's deterministic seconds.
@@ -235,25 +244,67 @@ class NeighbourhoodSearch:
                     if better is None:
                         queue.park(key, picked[0], self._waste(shapes[key], picked[0]))
                         continue
-                    self.moves += 1
-                    pool_room = headroom.get(str(key[0]))
-                    if pool_room is not None:
-                        for name in pool_room:
-                            pool_room[name] -= (sum(_capacity(n, name) for n in better)
-                                                - sum(_capacity(n, name) for n in picked))
-                    ids = {id(n) for n in picked}
-                    buckets[key] = [n for n in buckets[key] if id(n) not in ids] + better
-                    for n in picked:
-                        queue.remove(n)
-                        self._slacks.pop(id(n), None)
-                    for n in better:
-                        queue.push(key, n, self._waste(shapes[key], n))
-                    cost -= sum(n.price for n in picked) - sum(n.price for n in better)
+                    cost -= self._apply(key, picked, better, buckets, shapes, headroom, queue)
                     if report is not None:
                         report(cost, self.tried, self.moves)
                 clock.charge(building + solving)
         nodes = kept + [n for ns in buckets.values() for n in ns]
         return self.repacker.renamed(solution, nodes)
+
+    def _apply(self, key: tuple[object, ...], picked: list[SolvedNode], better: list[SolvedNode],
+               buckets: dict[tuple[object, ...], list[SolvedNode]], shapes: dict[tuple[object, ...], BucketShape],
+               headroom: dict[str, dict[str, int]], queue: _WasteQueue) -> float:
+        """Put a neighbourhood's cheaper nodes in place of the picked ones; returns what it saves."""
+        self.moves += 1
+        pool_room = headroom.get(str(key[0]))
+        if pool_room is not None:
+            for name in pool_room:
+                pool_room[name] -= (sum(_capacity(n, name) for n in better) - sum(_capacity(n, name) for n in picked))
+        ids = {id(n) for n in picked}
+        buckets[key] = [n for n in buckets[key] if id(n) not in ids] + better
+        for n in picked:
+            queue.remove(n)
+            self._slacks.pop(id(n), None)
+        for n in better:
+            queue.push(key, n, self._waste(shapes[key], n))
+        return sum(n.price for n in picked) - sum(n.price for n in better)
+
+    def _split_singles(self, buckets: dict[tuple[object, ...], list[SolvedNode]],
+                       shapes: dict[tuple[object, ...], BucketShape], headroom: dict[str, dict[str, int]],
+                       queue: _WasteQueue, pool: ThreadPoolExecutor, clock: WorkClock, until: float,
+                       max_tries: int | None, report: Callable[[float, int, int], None] | None, cost: float) -> float:
+        """First, each node alone in its bucket (many small NodePools over six zones leave them everywhere),
+        most wasteful first, re-solved once with `SPARE_SLOTS` empty slots beside it: a node just past a
+        smaller size splits into that size plus a small one. Solved side by side like the main loop;
+        returns what it saved. The main loop never picks such nodes (it needs two in a bucket)."""
+        singles = sorted((key for key, nodes in buckets.items() if len(nodes) == 1),
+                         key=lambda key: -self._waste(shapes[key], buckets[key][0]))
+        saved = 0.0
+        for start in range(0, len(singles), self.parallel):
+            budget = min(SUB_SOLVE_DETERMINISTIC_SECONDS, (until - clock.now()) / CP_SAT_WALL_PER_DETERMINISTIC)
+            if budget < 0.02 or (max_tries is not None and self.tried >= max_tries) or clock.past_wall():
+                break
+            batch = []
+            building = 0.0
+            for key in singles[start:start + self.parallel]:
+                pool_room = headroom.get(str(key[0]))
+                share = None if pool_room is None else {k: v // self.parallel for k, v in pool_room.items()}
+                sub = self._prepare(shapes[key], buckets[key], share, alone=True)
+                building += SEARCH_STEP_SECONDS + model_build_seconds(len(sub.model.proto.variables)
+                                                                      + len(sub.model.proto.constraints))
+                batch.append((key, list(buckets[key]), pool.submit(sub.solve, budget,
+                                                                   self.split_rng.randrange(1 << 30))))
+            solving = 0.0
+            for key, picked, future in batch:
+                better, used = future.result()
+                solving = max(solving, cp_sat_seconds(used))
+                self.tried += 1
+                if better is not None:
+                    saved += self._apply(key, picked, better, buckets, shapes, headroom, queue)
+                    if report is not None:
+                        report(cost - saved, self.tried, self.moves)
+            clock.charge(building + solving)
+        return saved
 
     def _headroom(self, solution: Solution) -> dict[str, dict[str, int]]:
         """Per pool with resource limits: how much more capacity the plan's new nodes may add."""
@@ -408,14 +459,16 @@ class NeighbourhoodSearch:
             kept = sorted(sorted(kept, key=value, reverse=True)[:MAX_SLOT_OPTIONS])
         return kept
 
-    def _prepare(self, shape: BucketShape, nodes: Sequence[SolvedNode], headroom: dict[str, int] | None) -> _SubProblem:
-        """The nodes as a small exact model: an option per slot and pods of each kind per slot."""
+    def _prepare(self, shape: BucketShape, nodes: Sequence[SolvedNode], headroom: dict[str, int] | None,
+                 alone: bool = False) -> _SubProblem:
+        """The nodes as a small exact model: an option per slot and pods of each kind per slot (and
+        `SPARE_SLOTS` empty ones when the node is `alone` in its bucket)."""
         kinds = self._kinds(shape, nodes)
         old_price = sum(n.price for n in nodes)
         current = [shape.position[n.option.index] for n in nodes if n.option is not None]
         options = self._slot_options(shape, kinds, old_price)
         options = sorted(set(options) | set(current))
-        slots = len(nodes)
+        slots = len(nodes) + (SPARE_SLOTS if alone else 0)
         dims = len(self.repacker.dims)
         m = cp_model.CpModel()
         z = {(j, o): m.new_bool_var(f"z{j}_{o}") for j in range(slots) for o in options}
@@ -502,6 +555,11 @@ class NeighbourhoodSearch:
                 counts[where[id(pod)]] += 1
             for k in range(len(kinds)):
                 m.add_hint(x[j, k], counts.get(k, 0))
+        for j in range(len(order), len({j for j, _ in z})):  # the spare slots start empty
+            for o in options:
+                m.add_hint(z[j, o], False)
+            for k in range(len(kinds)):
+                m.add_hint(x[j, k], 0)
 
 
 def _capacity(node: SolvedNode, name: str) -> int:
