@@ -317,7 +317,7 @@ def table_rows(results: Sequence[RowResult]) -> list[tuple[str, ...]]:
                 gap = max(0.0, (r.cost - lower) / r.cost)
                 lower_text = f"{lower:,.4f} (optimal's)"
         ratio = cost_ratio(results, r)
-        out.append((s.catalog, s.workload, f"{s.pods:,}", engine, str(r.deployments), f"{r.wall_s:.2f}",
+        out.append((s.catalog, s.workload, f"{r.pods or s.pods:,}", engine, str(r.deployments), f"{r.wall_s:.2f}",
                      limit_text(r), f"{r.pods_per_s:,.0f}" if r.pods_per_s is not None else "—", _money(r.cost), lower_text,
                      _pct(gap), f"{ratio:.4f}" if ratio is not None else "—", str(r.new_nodes),
                      str(r.unschedulable), f"{r.peak_rss_mb:,.0f}", r.status))
