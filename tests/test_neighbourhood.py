@@ -19,6 +19,8 @@ from karpplan.engines.result import Solution, SolvedNode
 from karpplan.model.resources import Resources
 from karpplan.scheduling.problem import Problem
 
+from planner_helpers import POOL
+
 
 def one_pod_per_node(problem: Problem, solution: Solution, repacker: Repacker) -> Solution:
     """The plan with every pod on a node of its own, of the cheapest option of the same bucket."""
@@ -177,15 +179,7 @@ def test_a_node_alone_in_its_bucket_just_past_a_smaller_size_is_split(tmp_path: 
     from karpplan.planner import prepare
 
     (tmp_path / "catalog.yaml").write_text(SPLIT_CATALOG)
-    (tmp_path / "apps.yaml").write_text("""
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements: []
+    (tmp_path / "apps.yaml").write_text(POOL + """
 ---
 apiVersion: apps/v1
 kind: Deployment
