@@ -204,3 +204,34 @@ spec:
     assert sorted(n.option.instance_type.name for n in better.nodes if n.option is not None) == ["m", "s"]
     assert better.cost == pytest.approx(0.5)
     assert pods_of(better) == pods_of(alone) and resource_violations(better) == []
+
+
+def test_a_split_keeps_the_pools_node_limit(tmp_path: Path) -> None:
+    from karpplan.catalog import load_catalog
+    from karpplan.model.build import load_inventory
+    from karpplan.planner import prepare
+
+    (tmp_path / "catalog.yaml").write_text(SPLIT_CATALOG)
+    limited = POOL.replace("spec:\n  template:", "spec:\n  limits: {nodes: 1}\n  template:")
+    assert "nodes: 1" in limited
+    (tmp_path / "apps.yaml").write_text(limited + """
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 5
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: nginx, resources: {requests: {cpu: 900m, memory: 512Mi}}}]
+""")
+    problem = prepare(load_inventory([str(tmp_path / "apps.yaml")]),
+                      load_catalog(None, str(tmp_path / "catalog.yaml"))).problem
+    group = problem.groups[0]
+    xl = next(o for o in problem.options if o.instance_type.name == "xl")
+    alone = Solution("optimal", [SolvedNode("n", None, xl, [(group, p) for p in group.group.pods])], [], "feasible")
+    better = NeighbourhoodSearch(Repacker(problem), seed=0, parallel=1).improve(alone, WorkClock(), 1.0)
+    # One node at most: the xl stays (no single smaller type holds 4.5 CPUs).
+    assert [n.option.instance_type.name for n in better.nodes if n.option is not None] == ["xl"]

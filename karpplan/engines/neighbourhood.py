@@ -204,7 +204,8 @@ class NeighbourhoodSearch:
             for n in nodes:
                 queue.push(key, n, self._waste(shapes[key], n))
         with ThreadPoolExecutor(max_workers=self.parallel) as pool:
-            cost -= self._split_singles(buckets, shapes, headroom, queue, pool, clock, until, max_tries, report, cost)
+            cost -= self._split_singles(buckets, shapes, headroom, self._nodes_left(solution), queue, pool, clock,
+                                        until, max_tries, report, cost)
             while True:
                 budget = SUB_SOLVE_DETERMINISTIC_SECONDS * self.size / NEIGHBOURHOOD_NODES
                 # What is left on the work clock, in CP-SAT's deterministic seconds.
@@ -271,22 +272,33 @@ class NeighbourhoodSearch:
 
     def _split_singles(self, buckets: dict[tuple[object, ...], list[SolvedNode]],
                        shapes: dict[tuple[object, ...], BucketShape], headroom: dict[str, dict[str, int]],
-                       queue: _WasteQueue, pool: ThreadPoolExecutor, clock: WorkClock, until: float,
-                       max_tries: int | None, report: Callable[[float, int, int], None] | None, cost: float) -> float:
+                       nodes_left: dict[str, int], queue: _WasteQueue, pool: ThreadPoolExecutor, clock: WorkClock,
+                       until: float, max_tries: int | None, report: Callable[[float, int, int], None] | None,
+                       cost: float) -> float:
         """First, each node alone in its bucket (many small NodePools over six zones leave them everywhere),
         most wasteful first, re-solved once with `SPARE_SLOTS` empty slots beside it: a node just past a
         smaller size splits into that size plus a small one. Solved side by side like the main loop;
-        returns what it saved. The main loop never picks such nodes (it needs two in a bucket)."""
+        returns what it saved. The main loop never picks such nodes (it needs two in a bucket). A pool
+        with a node limit (`nodes_left`: nodes it may still add) lends each split one of its nodes while
+        it has one; a node whose pool has none left is not tried."""
         singles = sorted((key for key, nodes in buckets.items() if len(nodes) == 1),
                          key=lambda key: -self._waste(shapes[key], buckets[key][0]))
         saved = 0.0
-        for start in range(0, len(singles), self.parallel):
+        waiting = list(singles)
+        while waiting:
             budget = min(SUB_SOLVE_DETERMINISTIC_SECONDS, (until - clock.now()) / CP_SAT_WALL_PER_DETERMINISTIC)
             if budget < 0.02 or (max_tries is not None and self.tried >= max_tries) or clock.past_wall():
                 break
-            batch = []
+            batch: list[tuple[tuple[object, ...], list[SolvedNode], Future[tuple[list[SolvedNode] | None, float]]]] = []
             building = 0.0
-            for key in singles[start:start + self.parallel]:
+            width = self.parallel if max_tries is None else min(self.parallel, max_tries - self.tried)
+            while waiting and len(batch) < width:
+                key = waiting.pop(0)
+                pool_name = str(key[0])
+                if pool_name in nodes_left:
+                    if nodes_left[pool_name] < SPARE_SLOTS:
+                        continue
+                    nodes_left[pool_name] -= SPARE_SLOTS  # lent to this neighbourhood; what it leaves unused comes back
                 pool_room = headroom.get(str(key[0]))
                 share = None if pool_room is None else {k: v // self.parallel for k, v in pool_room.items()}
                 sub = self._prepare(shapes[key], buckets[key], share, alone=True)
@@ -299,12 +311,24 @@ class NeighbourhoodSearch:
                 better, used = future.result()
                 solving = max(solving, cp_sat_seconds(used))
                 self.tried += 1
+                added = 0 if better is None else len(better) - len(picked)
+                if str(key[0]) in nodes_left:
+                    nodes_left[str(key[0])] += SPARE_SLOTS - added
                 if better is not None:
                     saved += self._apply(key, picked, better, buckets, shapes, headroom, queue)
                     if report is not None:
                         report(cost - saved, self.tried, self.moves)
             clock.charge(building + solving)
         return saved
+
+    def _nodes_left(self, solution: Solution) -> dict[str, int]:
+        """Per pool with a node limit: how many more new nodes the plan may launch in it."""
+        out: dict[str, int] = {}
+        for pool, (_, left) in self.problem.limits.items():
+            if left is not None:
+                used = sum(1 for n in solution.new_nodes if n.option is not None and n.option.pool.name == pool)
+                out[pool] = max(left - used, 0)
+        return out
 
     def _headroom(self, solution: Solution) -> dict[str, dict[str, int]]:
         """Per pool with resource limits: how much more capacity the plan's new nodes may add."""

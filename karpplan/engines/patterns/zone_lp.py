@@ -380,7 +380,7 @@ def zone_lower_bound(problem: Problem, required: Mapping[int, int] | None = None
         return None  # the spread rows count every pod of a group: only plans placing them all are covered
     if not force and interchangeable(problem, groups, demand):
         return None
-    zi = zone_instance(problem, groups, demand)
+    zi = zone_instance(problem, groups, demand, force)
     if zi is None or not len(zi.inst.price):
         return None
     if len(zi.inst.demand) * len(zi.inst.price) > SIZE_LIMIT and not force:

@@ -146,9 +146,10 @@ def _zone(labels: Mapping[str, str]) -> str:
     return labels.get(ZONE, "")
 
 
-def zone_instance(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping[int, int]) -> ZoneInstance | None:
+def zone_instance(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping[int, int],
+                  force: bool = False) -> ZoneInstance | None:
     """The zone-indexed instance, or None when it cannot help or be built (a class with nowhere to go, a free
-    option, no zone-spread rule)."""
+    option, no zone-spread rule, or more than `MAX_ZONE_ENTRIES` cells unless `force`)."""
     rules = _zone_rules(problem, groups)
     if not rules:
         return None
@@ -208,7 +209,7 @@ def zone_instance(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping
     zc_demand = np.array([float(class_demand[c]) for c, _ in zc_of], dtype=np.float64)
     # New shapes: one row per option, the zone classes it may hold.
     used = sorted({k for key in key_of_class for k in key[0]})
-    if n_zc * len(used) > MAX_ZONE_ENTRIES:
+    if n_zc * len(used) > MAX_ZONE_ENTRIES and not force:
         return None  # too large to build in the time a bound has (and the global LP's bound still holds)
     pos = {k: i for i, k in enumerate(used)}
     option_zone = [_zone(problem.options[k].labels) for k in used]

@@ -50,15 +50,26 @@ class Repacker:
         # Which of those rules count each option as a domain, as one row of bits: rules sharing an
         # eligibility mask (a thousand Deployments, a few nodeSelectors) are one column, read off the masks
         # the placement state uses instead of testing every rule on every option.
-        self._eligibility: dict[int, bytes] = {}
+        # Columns in order of first appearance among the rules, so the keys sort as the per-rule tuples did.
+        self._eligibility: dict[int, tuple[bool, ...]] = {}
+        self._policy_reps: list[SpreadRule] = []  # one rule per distinct eligibility, in that order
         if self._policy_rules:
             table = option_table(problem.options)
             masks = OptionMasks(table)
-            ids = sorted({masks.rule_mask_id(r) for r in self._policy_rules})
-            matrix = np.packbits(np.stack([masks.rule_masks[i] for i in ids], axis=1), axis=1)
-            rows = table.rows_of([o.index for o in problem.options])
-            self._eligibility = {o.index: matrix[row].tobytes() for o, row in zip(problem.options, rows.tolist(),
-                                                                                   strict=True)}
+            first: dict[int, SpreadRule] = {}
+            for r in self._policy_rules:
+                first.setdefault(masks.rule_mask_id(r), r)
+            self._policy_reps = list(first.values())
+            matrix = np.stack([masks.rule_masks[i] for i in first], axis=1)
+            packed = np.packbits(matrix, axis=1)
+            rows = table.rows_of([o.index for o in problem.options]).tolist()
+            interned: dict[bytes, tuple[bool, ...]] = {}
+            for o, row in zip(problem.options, rows, strict=True):
+                bits = packed[row].tobytes()
+                value = interned.get(bits)
+                if value is None:
+                    value = interned[bits] = tuple(bool(v) for v in matrix[row])
+                self._eligibility[o.index] = value
         # Every option's bucket, once: `repack` runs on several plans of the same problem.
         self._options_by_bucket: dict[BucketKey, list[LaunchOption]] = defaultdict(list)
         self._bucket_of: dict[int, BucketKey] = {}
@@ -91,8 +102,7 @@ class Repacker:
     def bucket_key(self, option: LaunchOption) -> BucketKey:
         eligibility = self._eligibility.get(option.index)
         if eligibility is None:
-            eligibility = bytes(np.packbits(np.array([r.option_counts(option) for r in self._policy_rules],
-                                                     dtype=np.bool_)))
+            eligibility = tuple(r.option_counts(option) for r in self._policy_reps)
         return (option.pool.name, option.zone, option.capacity_type,
                 tuple(option.labels.get(k) for k in self._keys), eligibility)
 
