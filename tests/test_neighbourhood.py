@@ -173,13 +173,7 @@ instanceTypes:
 """
 
 
-def test_a_node_alone_in_its_bucket_just_past_a_smaller_size_is_split(tmp_path: Path) -> None:
-    from karpplan.catalog import load_catalog
-    from karpplan.model.build import load_inventory
-    from karpplan.planner import prepare
-
-    (tmp_path / "catalog.yaml").write_text(SPLIT_CATALOG)
-    (tmp_path / "apps.yaml").write_text(POOL + """
+WEB_FIVE = """
 ---
 apiVersion: apps/v1
 kind: Deployment
@@ -191,15 +185,29 @@ spec:
     metadata: {labels: {app: web}}
     spec:
       containers: [{name: web, image: nginx, resources: {requests: {cpu: 900m, memory: 512Mi}}}]
-""")
+"""
+
+
+def _one_xl_node(tmp_path: Path, pool: str) -> tuple[Problem, Solution]:
+    """Five 900m pods all on one xl node (4.5 of its 7.9 CPUs): the bulk packing's choice, the most
+    cost-efficient size, alone in its bucket (one zone)."""
+    from karpplan.catalog import load_catalog
+    from karpplan.model.build import load_inventory
+    from karpplan.planner import prepare
+
+    (tmp_path / "catalog.yaml").write_text(SPLIT_CATALOG)
+    (tmp_path / "apps.yaml").write_text(pool + WEB_FIVE)
     problem = prepare(load_inventory([str(tmp_path / "apps.yaml")]),
                       load_catalog(None, str(tmp_path / "catalog.yaml"))).problem
-    repacker = Repacker(problem)
     group = problem.groups[0]
     xl = next(o for o in problem.options if o.instance_type.name == "xl")
-    # Every pod on one xl node (4.5 of its 7.9 CPUs): the bulk packing's choice, the most cost-efficient size.
-    alone = Solution("optimal", [SolvedNode("n", None, xl, [(group, p) for p in group.group.pods])], [], "feasible")
-    better = NeighbourhoodSearch(repacker, seed=0, parallel=1).improve(alone, WorkClock(), 1.0)
+    return problem, Solution("optimal", [SolvedNode("n", None, xl, [(group, p) for p in group.group.pods])], [],
+                             "feasible")
+
+
+def test_a_node_alone_in_its_bucket_just_past_a_smaller_size_is_split(tmp_path: Path) -> None:
+    problem, alone = _one_xl_node(tmp_path, POOL)
+    better = NeighbourhoodSearch(Repacker(problem), seed=0, parallel=1).improve(alone, WorkClock(), 1.0)
     # Four pods fit an m (3.6 of 3.9 CPUs), the fifth an s: 0.5 $/h instead of 0.79.
     assert sorted(n.option.instance_type.name for n in better.nodes if n.option is not None) == ["m", "s"]
     assert better.cost == pytest.approx(0.5)
@@ -207,31 +215,9 @@ spec:
 
 
 def test_a_split_keeps_the_pools_node_limit(tmp_path: Path) -> None:
-    from karpplan.catalog import load_catalog
-    from karpplan.model.build import load_inventory
-    from karpplan.planner import prepare
-
-    (tmp_path / "catalog.yaml").write_text(SPLIT_CATALOG)
     limited = POOL.replace("spec:\n  template:", "spec:\n  limits: {nodes: 1}\n  template:")
     assert "nodes: 1" in limited
-    (tmp_path / "apps.yaml").write_text(limited + """
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 5
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers: [{name: web, image: nginx, resources: {requests: {cpu: 900m, memory: 512Mi}}}]
-""")
-    problem = prepare(load_inventory([str(tmp_path / "apps.yaml")]),
-                      load_catalog(None, str(tmp_path / "catalog.yaml"))).problem
-    group = problem.groups[0]
-    xl = next(o for o in problem.options if o.instance_type.name == "xl")
-    alone = Solution("optimal", [SolvedNode("n", None, xl, [(group, p) for p in group.group.pods])], [], "feasible")
+    problem, alone = _one_xl_node(tmp_path, limited)
     better = NeighbourhoodSearch(Repacker(problem), seed=0, parallel=1).improve(alone, WorkClock(), 1.0)
     # One node at most: the xl stays (no single smaller type holds 4.5 CPUs).
     assert [n.option.instance_type.name for n in better.nodes if n.option is not None] == ["xl"]
