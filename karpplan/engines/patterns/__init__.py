@@ -68,6 +68,8 @@ The package, one concept per module:
 * `pricing.py`: the bounds on the pricing problem (screening, tables, CP-SAT);
 * `columns.py`: table patterns repaired into real columns;
 * `master.py`: the restricted master LP and the fluid-like starting duals;
+* `driver.py`: what both column generations share (clocks, first columns, the master step and its
+  stopping tests, CP-SAT pricing of the most promising shapes, the bound's inputs and margin);
 * `generation.py`: column generation and the certified bound;
 * `lower_bound.py`: `pattern_lower_bound`, the entry point;
 * `zones.py`, `zone_lp.py`: the zone-indexed configuration LP (classes per zone, the zonal rules as linking

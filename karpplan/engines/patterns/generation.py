@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from functools import partial
 
 import numpy as np
 
 from karpplan.engines.effort import WorkClock
 from karpplan.engines.patterns.buckets import Bucket
+from karpplan.engines.patterns.driver import GAP, ColumnGeneration
 from karpplan.engines.patterns.instance import TOL, FloatArray, Instance
 from karpplan.engines.patterns.master import Master, dual_guess
-from karpplan.engines.patterns.pricing import Pricer
 from karpplan.engines.patterns.tables import Stage, backtrack
 
 BATCH = 8  # tables built per iteration once some have room for a column (the most promising first)
@@ -24,22 +25,17 @@ REFINED = 6  # shapes that get tables of their own per pass
 PASSES = 8  # passes over the tables of their own when certifying the last duals
 EXACT = 24  # shapes solved by CP-SAT, at most, to certify the last duals
 EXACT_LOOP = 3  # shapes solved by CP-SAT, at most, when the tables find no more columns
-EXACT_SECONDS = 0.2  # CP-SAT's time per shape
 RESERVE = 0.15  # share of the time limit kept for certifying the last duals
-GAP = 5e-5  # relative gap between the certified bound and the master at which the search stops
 
 
-class Generation:
+class Generation(ColumnGeneration):
     """Column generation on the aggregated master; every pricing pass certifies a bound."""
+
+    master: Master
 
     def __init__(self, inst: Instance, clock: WorkClock, deadline: float,
                  progress: Callable[[str], None] | None) -> None:
-        self.inst = inst
-        self.clock = clock
-        self.deadline = deadline  # on the work clock
-        self.stop = deadline - RESERVE * (deadline - clock.now())  # column generation ends here
-        self.progress = progress
-        self.pricer = Pricer(inst, clock)
+        super().__init__(inst, clock, deadline, RESERVE, progress)
         n = len(inst.demand)
         # Rows: classes that differ only by their cap sets share a row; every cap set has its own row.
         keys: dict[bytes, int] = {}
@@ -51,21 +47,13 @@ class Generation:
             for c in members:
                 rows_of[int(c)].append(len(keys) + i)
         self.master = Master(inst, rows_of, len(keys) + len(inst.caps), clock)
-        self.best = -math.inf
-        self.value = math.inf
-        self.iterations = 0
         self.pass_seconds = 0.0
         self.last_pi: FloatArray | None = None
         self.certified = -math.inf
         self.best_dual: FloatArray | None = None
         self.guess = np.zeros(n)
         self.sigma = np.zeros(len(inst.dims))
-        for c in range(n):
-            ks = np.nonzero(inst.allowed[:, c])[0]
-            if len(ks):
-                self.master.add(int(ks[np.argmin(inst.price[ks])]), False, {c: 1})
-            for e in np.nonzero(inst.old_allowed[:, c])[0]:
-                self.master.add(int(e), True, {c: 1})
+        self.add_single_class_columns()
 
     def scale(self, pi: FloatArray) -> FloatArray:
         """A typical value per unit of every dimension (the scale of the multipliers)."""
@@ -165,14 +153,6 @@ class Generation:
                 added += 1
         return added
 
-    def say(self, text: str) -> None:
-        if self.progress is not None:
-            self.progress(text)
-
-    def now(self) -> float:
-        """The work clock, or infinity once the wall-clock guard has passed (every phase then ends)."""
-        return math.inf if self.clock.past_wall() else self.clock.now()
-
     def start(self) -> None:
         """Multipliers from the fluid prices, then the tables' patterns at the fluid duals (a good first
         master) and their certified bound."""
@@ -204,18 +184,11 @@ class Generation:
         self.start()
         history: list[float] = []
         while self.now() + 2 * self.pass_seconds < self.stop:
-            solved = self.master.solve()
-            if solved is None:
+            stepped = self.master_step(fluid)
+            if stepped is None:
                 return
-            value, pi_m, mu, artificial = solved
-            self.iterations += 1
-            if not artificial:
-                self.value = min(self.value, value)
-                if fluid is not None and value <= fluid * (1 + 1e-9):
-                    return  # the configuration LP is no stronger than the fluid one here
+            value, pi_m, mu = stepped
             history.append(value)
-            if self.best >= self.value * (1 - GAP):
-                return
             tailing = len(history) > TAIL and history[-TAIL - 1] - value <= GAP * abs(value)
             # Early on, price between the master's duals and the fluid duals (Wentges smoothing).
             alpha = SMOOTH ** self.iterations
@@ -242,7 +215,8 @@ class Generation:
                     if added:
                         break
                 if not added:
-                    added = self.solve_exactly(pi_m, ub_new, EXACT_LOOP, self.stop, pi_m)
+                    added = self.exact_pricing(pi_m, ub_new, EXACT_LOOP, self.stop,
+                                               offer=partial(self.offer, pi=pi_m, pi_m=pi_m))
                 self.say(f"pattern LP: tables of their own / CP-SAT for {len(chosen)} shapes, {added} columns")
                 if not added:
                     return
@@ -296,26 +270,6 @@ class Generation:
         gain = sum(pi_m[c] * n for c, n in col.items())
         return int(gain > inst.price[k] * (1 + 1e-9) + TOL and self.master.add(k, False, col))
 
-    def solve_exactly(self, pi: FloatArray, ub_new: FloatArray, limit: int, deadline: float,
-                      pi_m: FloatArray | None = None) -> int:
-        """CP-SAT on the shapes with the highest bounds, one at a time while the highest is not solved yet:
-        their bounds into ub_new and, with pi_m, their best patterns offered to the master."""
-        inst, pricer = self.inst, self.pricer
-        added = 0
-        done: set[int] = set()
-        while len(done) < limit:
-            ratio = ub_new / inst.price
-            k = int(np.argmax(ratio))
-            left = deadline - self.now()
-            if k in done or left < 0.05 or (pi_m is not None and ratio[k] <= 1 + 1e-9):
-                break
-            done.add(k)
-            bound, x = pricer.exact(k, False, pi, min(EXACT_SECONDS, left / 3))
-            ub_new[k] = min(ub_new[k], bound)
-            if pi_m is not None and x:
-                added += self.offer(k, x, pi, pi_m)
-        return added
-
     def finish(self) -> None:
         """Certify the last duals: every table the bound needs, then tables of their own for the shapes that
         decide theta, their multipliers moving between passes while the bound rises, then CP-SAT."""
@@ -341,7 +295,7 @@ class Generation:
             if stale >= 2:
                 break
         if self.best < self.value * (1 - GAP):
-            self.solve_exactly(pi, ub_new, EXACT, self.deadline)
+            self.exact_pricing(pi, ub_new, EXACT, self.deadline)
             bound, theta = self.certify(pi, ub_new, ub_old)
             self.best = max(self.best, bound)
         self.say(f"pattern LP: certified {self.best:.4f} (theta {theta:.4f}) against a master of {self.value:.4f}")

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from karpplan.engines.bound import _usable_existing, cap_sets, superset_blocks
+from karpplan.engines.bound import _CapSet, _usable_existing, cap_sets, superset_blocks
 from karpplan.model.resources import CPU, MEMORY, PODS
 from karpplan.scheduling.problem import GroupInfo, Problem
 
@@ -37,7 +37,10 @@ class Instance:
     class_of_group: dict[int, int] = field(default_factory=dict)  # group index -> its class (kept classes only)
 
 
-def pod_classes(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping[int, int]) -> Instance | None:
+def caps_and_dims(problem: Problem, groups: Sequence[GroupInfo]
+                  ) -> tuple[list[_CapSet], dict[int, list[int]], list[str]]:
+    """The groups' per-node cap sets (`bound.cap_sets`), the indices of those each group is in, and the
+    dimensions the groups request (CPU, memory and pods first): what both LP instances are built on."""
     caps = cap_sets(problem, groups)
     caps_of: dict[int, list[int]] = defaultdict(list)
     for i, c in enumerate(caps):
@@ -45,6 +48,11 @@ def pod_classes(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping[i
             caps_of[m].append(i)
     present = {d for g in groups for d, v in g.template.requests.items() if v > 0}
     dims = [d for d in (CPU, MEMORY, PODS) if d in present] + sorted(present - {CPU, MEMORY, PODS})
+    return caps, caps_of, dims
+
+
+def pod_classes(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping[int, int]) -> Instance | None:
+    caps, caps_of, dims = caps_and_dims(problem, groups)
     index: dict[tuple[object, ...], int] = {}
     keys: list[tuple[frozenset[int], tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = []
     amounts: list[int] = []

@@ -8,8 +8,9 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from karpplan.engines.bound import MARGIN, FluidBound, _required
+from karpplan.engines.bound import FluidBound
 from karpplan.engines.effort import WorkClock
+from karpplan.engines.patterns.driver import BoundRun, margined
 from karpplan.engines.patterns.generation import Generation
 from karpplan.engines.patterns.instance import pod_classes
 from karpplan.scheduling.problem import Problem
@@ -42,12 +43,8 @@ def pattern_lower_bound(problem: Problem, required: Mapping[int, int] | None = N
     time_limit is in modelled seconds on `clock` (default: a fresh clock whose wall guard is the same
     number of real seconds away), so the bound does not depend on the machine's speed or load.
     """
-    start = time.monotonic()
-    if clock is None:
-        clock = WorkClock(wall_deadline=start + time_limit)
-    deadline = clock.now() + time_limit
-    demand = _required(problem, required)
-    groups = [g for g in problem.groups if demand.get(g.index, 0) > 0]
+    run = BoundRun.of(problem, required, time_limit, clock)
+    start, demand, groups = run.start, run.demand, run.groups
     if not groups:
         return PatternBound(0.0, 0.0, 0, 0, 0, 0, time.monotonic() - start)
     inst = pod_classes(problem, groups, demand)
@@ -56,13 +53,12 @@ def pattern_lower_bound(problem: Problem, required: Mapping[int, int] | None = N
     if not len(inst.demand) or not len(inst.price):
         # Nothing to buy (every class is free, or may only use existing nodes): 0 bounds every plan.
         return PatternBound(0.0, math.inf, len(inst.demand), len(inst.price), 0, 0, time.monotonic() - start)
-    gen = Generation(inst, clock, deadline, progress)
+    gen = Generation(inst, run.clock, run.deadline, progress)
     gen.run(fluid.cost if fluid is not None else None)
     gen.finish()
     if not math.isfinite(gen.best):
         return None
-    best = max(gen.best, 0.0)
-    cost = max(best - MARGIN * abs(best), 0.0)
+    cost = margined(gen.best)
     dual = gen.best_dual
     duals = {} if dual is None else {g: float(dual[c]) for g, c in inst.class_of_group.items()}
     return PatternBound(cost, gen.value, len(inst.demand), len(inst.price), gen.master.columns, gen.iterations,

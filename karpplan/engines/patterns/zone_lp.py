@@ -26,14 +26,14 @@ import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
-from karpplan.engines.bound import MARGIN, _required
 from karpplan.engines.effort import WorkClock
+from karpplan.engines.patterns.driver import GAP, BoundRun, ColumnGeneration, margined
 from karpplan.engines.patterns.instance import TOL, FloatArray
 from karpplan.engines.patterns.master import GlopMaster, dual_guess
-from karpplan.engines.patterns.pricing import Pricer
 from karpplan.engines.patterns.tables import Stage, backtrack
 from karpplan.engines.patterns.zones import ZoneInstance, interchangeable, zone_instance
 from karpplan.scheduling.problem import Problem
@@ -44,9 +44,7 @@ LIMIT = 80  # columns offered to the master per iteration
 START = 200  # columns at the fluid-like duals that make the first master
 SMOOTH = 0.6  # weight of the fluid-like duals in the prices, to the power of the iteration
 EXACT = 12  # shapes solved by CP-SAT, at most, to certify the last duals
-EXACT_SECONDS = 0.2  # CP-SAT's time per shape
 RESERVE = 0.2  # share of the time limit kept for certifying the last duals
-GAP = 5e-5  # relative gap between the certified bound and the master at which the search stops
 
 
 @dataclass(frozen=True)
@@ -120,22 +118,16 @@ class ZoneMaster(GlopMaster):
         return self.solve_optimally()
 
 
-class ZoneGeneration:
+class ZoneGeneration(ColumnGeneration):
     """Column generation on the zone master; every pricing pass certifies a bound."""
+
+    master: ZoneMaster
 
     def __init__(self, zi: ZoneInstance, clock: WorkClock, deadline: float,
                  progress: Callable[[str], None] | None, duals: Mapping[int, float] | None = None) -> None:
+        super().__init__(zi.inst, clock, deadline, RESERVE, progress)
         self.zi = zi
-        self.inst = zi.inst
-        self.clock = clock
-        self.deadline = deadline
-        self.stop = deadline - RESERVE * (deadline - clock.now())
-        self.progress = progress
-        self.pricer = Pricer(zi.inst, clock)
         self.master = ZoneMaster(zi, clock)
-        self.best = -math.inf
-        self.value = math.inf
-        self.iterations = 0
         self.last_tau: FloatArray | None = None
         inst = self.inst
         # Multipliers for the dimensions the tables do not hold: the fluid prices (any lam >= 0 is valid).
@@ -154,15 +146,7 @@ class ZoneGeneration:
                         self.guess_tau[r] = max(self.guess_tau[r], float(guess[zc]) * a)
         for b in self.pricer.buckets:
             b.lam[:] = np.where(b.held, 0.0, self.sigma)[None, :]
-        for c in range(len(inst.demand)):
-            ks = np.nonzero(inst.allowed[:, c])[0]
-            if len(ks):
-                self.master.add(int(ks[np.argmin(inst.price[ks])]), False, {c: 1})
-            for e in np.nonzero(inst.old_allowed[:, c])[0]:
-                self.master.add(int(e), True, {c: 1})
-
-    def now(self) -> float:
-        return math.inf if self.clock.past_wall() else self.clock.now()
+        self.add_single_class_columns()
 
     def project(self, tau: FloatArray) -> FloatArray:
         """tau with B^T tau <= 0: the rows that raise an m column scaled down to those that lower it."""
@@ -284,17 +268,10 @@ class ZoneGeneration:
         pass_seconds = self.start()
         history: list[float] = []
         while self.now() + 2 * pass_seconds < self.stop:
-            solved = self.master.solve()
-            if solved is None:
+            stepped = self.master_step(floor)
+            if stepped is None:
                 return
-            value, tau_m, mu, artificial = solved
-            self.iterations += 1
-            if not artificial:
-                self.value = min(self.value, value)
-                if floor is not None and value <= floor * (1 + 1e-9):
-                    return  # the zone LP is no stronger than the caller's bound here
-            if self.best >= self.value * (1 - GAP):
-                return
+            value, tau_m, mu = stepped
             history.append(value)
             t0 = self.now()
             alpha = SMOOTH ** self.iterations  # early on, price between the master's and the fluid duals
@@ -308,37 +285,23 @@ class ZoneGeneration:
             self.best = max(self.best, self.certify(tau, ub_new, ub_old))
             added = self.columns(w, gains, mu, ub_new, ub_old, tables)
             pass_seconds = max(0.5 * pass_seconds, self.now() - t0)
-            if self.progress is not None:
-                self.progress(f"zone LP {self.iterations}: master {value:.4f}, bound {self.best:.4f}, {added} columns")
+            self.say(f"zone LP {self.iterations}: master {value:.4f}, bound {self.best:.4f}, {added} columns")
             if not added and alpha < 1e-3:
-                added = self.solve_exactly(tau_m, gains[0], gains[1], ub_new.copy(), 3, self.stop,
-                                           offer=True)
+                w_m, const_m = gains[0], gains[1]
+                added = self.exact_pricing(w_m, ub_new.copy(), 3, self.stop, const_new=const_m,
+                                           offer=partial(self._offer, w=w_m, const_new=const_m))
                 if not added:
                     return
             if len(history) > 6 and history[-7] - value <= GAP * abs(value):
                 return
 
-    def solve_exactly(self, tau: FloatArray, w: FloatArray, const_new: FloatArray, ub_new: FloatArray, limit: int,
-                      deadline: float, offer: bool) -> int:
-        """CP-SAT on the new shapes with the highest bounds: their bounds into ub_new, their patterns offered."""
-        inst, pricer = self.inst, self.pricer
-        added = 0
-        done: set[int] = set()
-        while len(done) < limit:
-            ratio = ub_new / inst.price
-            k = int(np.argmax(ratio))
-            left = deadline - self.now()
-            if k in done or left < 0.05 or (offer and ratio[k] <= 1 + 1e-9):
-                break
-            done.add(k)
-            bound, x = pricer.exact(k, False, w, min(EXACT_SECONDS, left / 3))
-            ub_new[k] = min(ub_new[k], bound + float(const_new[k]))
-            if offer and x:
-                col = pricer.column(x, inst.free[k], inst.allowed[k], False, w)
-                gain = sum(w[c] * n for c, n in col.items()) + float(const_new[k])
-                if gain > inst.price[k] * (1 + 1e-9) + TOL and self.master.add(k, False, col):
-                    added += 1
-        return added
+    def _offer(self, k: int, x: Mapping[int, int], w: FloatArray, const_new: FloatArray) -> int:
+        """Repair x into a pattern of new shape k and add it if the zone classes' values w (and the node
+        rows' const_new) value it above its price."""
+        inst = self.inst
+        col = self.pricer.column(x, inst.free[k], inst.allowed[k], False, w)
+        gain = sum(w[c] * n for c, n in col.items()) + float(const_new[k])
+        return int(gain > inst.price[k] * (1 + 1e-9) + TOL and self.master.add(k, False, col))
 
     def finish(self) -> None:
         """Certify the last duals with every table that may raise theta, then CP-SAT on the shapes that
@@ -351,10 +314,9 @@ class ZoneGeneration:
         ub_new, ub_old, _ = self.bounds(w, const_new, const_old, None)
         self.best = max(self.best, self.certify(tau, ub_new, ub_old))
         if self.best < self.value * (1 - GAP):
-            self.solve_exactly(tau, w, const_new, ub_new, EXACT, self.deadline, offer=False)
+            self.exact_pricing(w, ub_new, EXACT, self.deadline, const_new=const_new)
             self.best = max(self.best, self.certify(tau, ub_new, ub_old))
-        if self.progress is not None:
-            self.progress(f"zone LP: certified {self.best:.4f} against a master of {self.value:.4f}")
+        self.say(f"zone LP: certified {self.best:.4f} against a master of {self.value:.4f}")
 
 
 def zone_lower_bound(problem: Problem, required: Mapping[int, int] | None = None, time_limit: float = 5.0, *,
@@ -370,12 +332,8 @@ def zone_lower_bound(problem: Problem, required: Mapping[int, int] | None = None
     after 40 modelled seconds, and its certified bound below the global one), or when no valid bound was found in time; `force` computes it in the last two cases. time_limit is in
     modelled seconds on `clock`, as in `pattern_lower_bound`; floor: the best bound the caller has (the search
     stops once the master shows this one cannot beat it); duals: `PatternBound.duals`, where the search starts."""
-    start = time.monotonic()
-    if clock is None:
-        clock = WorkClock(wall_deadline=start + time_limit)
-    deadline = clock.now() + time_limit
-    demand = _required(problem, required)
-    groups = [g for g in problem.groups if demand.get(g.index, 0) > 0]
+    run = BoundRun.of(problem, required, time_limit, clock)
+    demand, groups = run.demand, run.groups
     if not groups or any(demand.get(g.index, 0) != g.size for g in problem.groups):
         return None  # the spread rows count every pod of a group: only plans placing them all are covered
     if not force and interchangeable(problem, groups, demand):
@@ -385,17 +343,16 @@ def zone_lower_bound(problem: Problem, required: Mapping[int, int] | None = None
         return None
     if len(zi.inst.demand) * len(zi.inst.price) > SIZE_LIMIT and not force:
         return None  # it would not converge in a bound's reserve: its bound would stay below the global one
-    gen = ZoneGeneration(zi, clock, deadline, progress, duals)
+    gen = ZoneGeneration(zi, run.clock, run.deadline, progress, duals)
     gen.run(floor)
     if floor is not None and gen.value <= floor * (1 + 1e-9):
         return None
     gen.finish()
     if not math.isfinite(gen.best):
         return None
-    best = max(gen.best, 0.0)
-    cost = max(best - MARGIN * abs(best), 0.0)
+    cost = margined(gen.best)
     return ZoneBound(cost, gen.value, len(zi.inst.demand), len(zi.inst.price), len(zi.rows.rhs), gen.master.columns,
-                     gen.iterations, time.monotonic() - start)
+                     gen.iterations, time.monotonic() - run.start)
 
 
 __all__ = ["ZoneBound", "zone_lower_bound"]

@@ -51,9 +51,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from karpplan.engines.bound import _usable_existing, cap_sets, distinct_rows
-from karpplan.engines.patterns.instance import BoolArray, FloatArray, Instance, IntArray
+from karpplan.engines.patterns.instance import BoolArray, FloatArray, Instance, IntArray, caps_and_dims
 from karpplan.model.labels import ZONE
-from karpplan.model.resources import CPU, MEMORY, PODS
 from karpplan.model.selectors import SelectorIndex
 from karpplan.scheduling.problem import GroupInfo, Problem
 from karpplan.scheduling.topology import SpreadRule
@@ -153,13 +152,7 @@ def zone_instance(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping
     rules = _zone_rules(problem, groups)
     if not rules:
         return None
-    caps = cap_sets(problem, groups)
-    caps_of: dict[int, list[int]] = defaultdict(list)
-    for i, cap in enumerate(caps):
-        for mbr in cap.members:
-            caps_of[mbr].append(i)
-    present = {d for g in groups for d, v in g.template.requests.items() if v > 0}
-    dims = [d for d in (CPU, MEMORY, PODS) if d in present] + sorted(present - {CPU, MEMORY, PODS})
+    caps, caps_of, dims = caps_and_dims(problem, groups)
     existing = problem.existing
     # Classes (told apart by the rules that count and own them too), then their zone classes.
     class_index: dict[_Key, int] = {}
