@@ -54,8 +54,30 @@ def test_search_makes_a_wasteful_plan_much_cheaper_and_keeps_every_rule(tmp_path
     assert pods_of(better) == pods_of(wasteful)
     assert resource_violations(better) == []
     assert hostname_violations(problem, better) == []
-    # Nodes only change inside a bucket: no zone-level count moves.
-    assert zone_level_view(problem, better) == zone_level_view(problem, wasteful)
+
+
+@pytest.mark.parametrize("every", [0, 1])
+def test_bucket_neighbourhoods_keep_zone_counts_and_cross_zone_ones_keep_every_zone_rule(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, every: int) -> None:
+    from karpplan.engines import neighbourhood
+    from karpplan.engines.zone_repair import ZoneRepair
+    from karpplan.verify import verify
+
+    monkeypatch.setattr(neighbourhood, "CROSS_ZONE_EVERY", every)
+    problem = bench_problem(tmp_path, "aws", 100)
+    repacker = Repacker(problem)
+    start, _ = ZoneRepair(problem, repacker).repair(repacker.repack(solve_karpenter(problem)[0]))
+    assert verify(problem, start) == []
+    search = NeighbourhoodSearch(repacker, seed=1, parallel=2)
+    better = search.improve(start, WorkClock(), 2.0)
+    assert better.cost < start.cost and pods_of(better) == pods_of(start)
+    # The whole verifier: every zone spread still holds on the final counts, whatever moved.
+    assert verify(problem, better) == []
+    if every == 0:
+        # Bucket neighbourhoods alone never move a pod to another zone.
+        assert zone_level_view(problem, better) == zone_level_view(problem, start)
+    else:
+        assert zone_level_view(problem, better) != zone_level_view(problem, start)
 
 
 def test_search_never_makes_the_repacked_plan_dearer(tmp_path: Path) -> None:
@@ -221,3 +243,89 @@ def test_a_split_keeps_the_pools_node_limit(tmp_path: Path) -> None:
     better = NeighbourhoodSearch(Repacker(problem), seed=0, parallel=1).improve(alone, WorkClock(), 1.0)
     # One node at most: the xl stays (no single smaller type holds 4.5 CPUs).
     assert [n.option.instance_type.name for n in better.nodes if n.option is not None] == ["xl"]
+
+
+TWO_ZONES = SPLIT_CATALOG.replace("zones: [zone-a]", "zones: [zone-a, zone-b]").replace(
+    "offerings: [{zone: zone-a, capacityType: on-demand, price: 0.1}]",
+    "offerings: [{zone: zone-a, capacityType: on-demand, price: 0.1}, {zone: zone-b, capacityType: on-demand, price: 0.1}]")
+
+TWO_SMALL = """
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: nginx, resources: {requests: {cpu: 400m, memory: 512Mi}}}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: batch}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: batch}}
+  template:
+    metadata: {labels: {app: batch}}
+    spec:
+      containers: [{name: batch, image: busybox, resources: {requests: {cpu: 900m, memory: 512Mi}}}]
+"""
+
+ZONE_SPREAD = """      topologySpreadConstraints:
+        - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule,
+           labelSelector: {matchLabels: {app: web}}}
+"""
+
+
+def _one_web_pod_per_zone(tmp_path: Path, apps: str) -> tuple[Problem, Solution]:
+    """In each of two zones, a 400m web pod alone on an s node (0.95 CPU) and two 900m batch pods on
+    an s node each: one s could hold both web pods, 0.1 $/h less."""
+    from karpplan.catalog import load_catalog
+    from karpplan.model.build import load_inventory
+    from karpplan.planner import prepare
+
+    (tmp_path / "catalog.yaml").write_text(TWO_ZONES)
+    (tmp_path / "apps.yaml").write_text(POOL + apps)
+    problem = prepare(load_inventory([str(tmp_path / "apps.yaml")]),
+                      load_catalog(None, str(tmp_path / "catalog.yaml"))).problem
+    web, batch = sorted(problem.groups, key=lambda g: g.template.labels["app"] != "web")
+    small = {o.zone: o for o in problem.options if o.instance_type.name == "s"}
+    batch_pods = list(batch.group.pods)
+    nodes = []
+    for i, (zone, pod) in enumerate(zip(("zone-a", "zone-b"), web.group.pods, strict=True)):
+        nodes.append(SolvedNode(f"web{i}", None, small[zone], [(web, pod)]))
+        nodes += [SolvedNode(f"batch{i}{j}", None, small[zone], [(batch, batch_pods.pop())]) for j in range(2)]
+    return problem, Solution("optimal", nodes, [], "feasible")
+
+
+def test_pods_in_two_zones_share_a_node_when_no_zone_rule_keeps_them_apart(tmp_path: Path) -> None:
+    problem, apart = _one_web_pod_per_zone(tmp_path, TWO_SMALL)
+    better = NeighbourhoodSearch(Repacker(problem), seed=0, parallel=1).improve(apart, WorkClock(), 1.0)
+    assert len(better.new_nodes) == 5
+    assert better.cost == pytest.approx(0.5) and pods_of(better) == pods_of(apart)
+
+
+def test_a_zone_spread_keeps_pods_in_two_zones_apart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from karpplan.engines.zone_moves import ZoneLedger
+    from karpplan.verify import verify
+
+    # The model's zone rows keep the rule: the check after each move (`commit`) never has to refuse one.
+    verdicts: list[bool] = []
+    commit = ZoneLedger.commit
+    monkeypatch.setattr(ZoneLedger, "commit", lambda self, before, after: verdicts.append(
+        commit(self, before, after)) or verdicts[-1])
+
+    problem, apart = _one_web_pod_per_zone(tmp_path, TWO_SMALL.replace(
+        "    metadata: {labels: {app: web}}\n    spec:\n",
+        "    metadata: {labels: {app: web}}\n    spec:\n" + ZONE_SPREAD, 1))
+    assert problem.topology.spread and verify(problem, apart) == []
+    better = NeighbourhoodSearch(Repacker(problem), seed=0, parallel=1).improve(apart, WorkClock(), 1.0)
+    # Both web pods on one node would put 2 in one zone and 0 in the other, past maxSkew 1.
+    assert better.cost == pytest.approx(0.6) and verify(problem, better) == []
+    web_zones = sorted(n.option.zone for n in better.nodes if n.option is not None
+                       for g, _ in n.pods if g.template.labels["app"] == "web")
+    assert web_zones == ["zone-a", "zone-b"]
+    assert False not in verdicts

@@ -40,6 +40,7 @@ from karpplan.engines.effort import (
 )
 from karpplan.engines.repack import BoolArray, BucketShape, Repacker
 from karpplan.engines.result import Solution, SolvedNode
+from karpplan.engines.zone_moves import ZoneLedger
 from karpplan.model.pods import Pod
 from karpplan.scheduling.problem import GroupInfo
 
@@ -54,16 +55,30 @@ REDUCED_COST_MIN_NODES = 20  # ... in buckets of at least this many nodes (measu
 # Larger neighbourhoods get none: measured, a spare slot there slows each sub-solve more than splits gain
 # (synthetic diverse 1,000 pods: 231.03 -> 231.34 $/h with one).
 SPARE_SLOTS = 1
+# Every this many batches of neighbourhoods, one trades pods between two zones' buckets of a pool (0: never).
+CROSS_ZONE_EVERY = 4
+CROSS_ZONE_SHARE = 2  # nodes per side, in quarters of the neighbourhood size
 SUB_SOLVE_DETERMINISTIC_SECONDS = 0.05  # per sub-solve of NEIGHBOURHOOD_NODES nodes (scaled with size)
 
 
 @dataclass
 class _Kind:
-    """Pods of one group with one option mask inside a neighbourhood."""
+    """Pods of one group with one option mask per side inside a neighbourhood."""
 
     group: GroupInfo
-    mask: BoolArray
+    masks: list[BoolArray]  # per side: the side's options (by position in its shape) the pods may take
     pods: list[Pod]
+    origin: list[int]  # per side: how many of the pods come from its nodes
+
+
+@dataclass
+class _Side:
+    """One bucket's part of a neighbourhood: its nodes and how many slots it offers."""
+
+    key: tuple[object, ...]
+    shape: BucketShape
+    nodes: list[SolvedNode]
+    slots: int
 
 
 class _WasteQueue:
@@ -90,21 +105,34 @@ class _WasteQueue:
         self.parked.append((-waste, self.seq, key, node))
         self.seq += 1
 
+    def restore(self, entries: list[tuple[float, int, tuple[object, ...], SolvedNode]]) -> None:
+        """Put back the live nodes another kind of neighbourhood set aside."""
+        for entry in entries:
+            if id(entry[3]) in self.alive:
+                heapq.heappush(self.heap, entry)
+        entries.clear()
+
     def unpark(self) -> None:
         for entry in self.parked:
             if id(entry[3]) in self.alive:
                 heapq.heappush(self.heap, entry)
         self.parked = []
 
-    def pop(self, skip: set[int], usable: Callable[[tuple[object, ...]], bool]
+    def pop(self, skip: set[int], usable: Callable[[tuple[object, ...]], bool],
+            aside: list[tuple[float, int, tuple[object, ...], SolvedNode]] | None = None
             ) -> tuple[tuple[object, ...], SolvedNode] | None:
-        """The most wasteful live node not in `skip` whose bucket is `usable`."""
+        """The most wasteful live node not in `skip` whose bucket is `usable`; nodes whose bucket is not
+        are dropped, or put `aside` (for `restore`) when another kind of neighbourhood may use them."""
         deferred = []
         found: tuple[tuple[object, ...], SolvedNode] | None = None
         while self.heap:
             entry = heapq.heappop(self.heap)
             node = entry[3]
-            if id(node) not in self.alive or not usable(entry[2]):
+            if id(node) not in self.alive:
+                continue
+            if not usable(entry[2]):
+                if aside is not None:
+                    aside.append(entry)
                 continue
             if id(node) in skip:
                 deferred.append(entry)
@@ -121,10 +149,10 @@ class _SubProblem:
     """One neighbourhood's model, solved on a worker thread and decoded into nodes."""
 
     model: cp_model.CpModel
-    shape: BucketShape
+    sides: list[_Side]
     kinds: list[_Kind]
-    options: list[int]
-    slots: int
+    options: list[list[int]]  # per side
+    slot_side: list[int]  # per slot
     z: dict[tuple[int, int], cp_model.IntVar]
     x: dict[tuple[int, int], cp_model.IntVar]
     old_price: float
@@ -145,8 +173,9 @@ class _SubProblem:
     def _decode(self, solver: cp_model.CpSolver) -> list[SolvedNode] | None:
         out: list[SolvedNode] = []
         queues = [list(kind.pods) for kind in self.kinds]
-        for j in range(self.slots):
-            chosen = [o for o in self.options if solver.value(self.z[j, o])]
+        for j, side in enumerate(self.slot_side):
+            shape = self.sides[side].shape
+            chosen = [o for o in self.options[side] if solver.value(self.z[j, o])]
             members: list[tuple[GroupInfo, Pod]] = []
             for k, kind in enumerate(self.kinds):
                 for _ in range(solver.value(self.x[j, k])):
@@ -155,7 +184,7 @@ class _SubProblem:
                 if members:
                     return None
                 continue
-            out.append(SolvedNode("", None, self.shape.options[chosen[0]], members))
+            out.append(SolvedNode("", None, shape.options[chosen[0]], members))
         if sum(n.price for n in out) >= self.old_price - 1e-9:
             return None
         return out
@@ -169,6 +198,7 @@ class NeighbourhoodSearch:
         self.rules = repacker.rules
         self.rng = random.Random(seed)
         self.split_rng = random.Random(~seed)  # the split pass's own stream: the main loop's stays as it was
+        self.zone_rng = random.Random(seed ^ 0x5A5A)  # the cross-zone neighbourhoods' own stream
         self.moves = 0  # neighbourhoods that made the plan cheaper
         self.size = NEIGHBOURHOOD_NODES
         self._mask_cache: dict[int, dict[tuple[int, tuple[int, ...]], BoolArray]] = {}  # per bucket shape
@@ -203,6 +233,13 @@ class NeighbourhoodSearch:
         for key, nodes in buckets.items():
             for n in nodes:
                 queue.push(key, n, self._waste(shapes[key], n))
+        ledger = self._ledger(solution, buckets, clock)
+        batches = 0
+        bucket_dry = False  # every node tried at the largest size: only cross-zone neighbourhoods are left
+        cross_dry = False  # every node with a bucket to trade with tried at this size
+        # Nodes one kind of neighbourhood cannot seed, kept for the other kind.
+        bucket_aside: list[tuple[float, int, tuple[object, ...], SolvedNode]] = []
+        cross_aside: list[tuple[float, int, tuple[object, ...], SolvedNode]] = []
         with ThreadPoolExecutor(max_workers=self.parallel) as pool:
             cost -= self._split_singles(buckets, shapes, headroom, self._nodes_left(solution), queue, pool, clock,
                                         until, max_tries, report, cost)
@@ -212,40 +249,72 @@ class NeighbourhoodSearch:
                 budget = min(budget, (until - clock.now()) / CP_SAT_WALL_PER_DETERMINISTIC)
                 if budget < 0.02 or (max_tries is not None and self.tried >= max_tries) or clock.past_wall():
                     break
-                batch: list[tuple[tuple[object, ...], list[SolvedNode], Future[tuple[list[SolvedNode] | None, float]]]] = []
+                batch: list[tuple[list[_Side], Future[tuple[list[SolvedNode] | None, float]]]] = []
                 taken: set[int] = set()
                 building = 0.0  # modelled: neighbourhoods are chosen and built one after the other ...
+                # Every CROSS_ZONE_EVERY-th batch trades pods between two zones' buckets of one pool, and
+                # every batch does once no bucket has two nodes left to re-solve.
+                cross = ledger is not None and not cross_dry and \
+                    (bucket_dry or batches % CROSS_ZONE_EVERY == CROSS_ZONE_EVERY - 1)
+                batches += 1
+                queue.restore(bucket_aside if cross else cross_aside)
                 for _ in range(self.parallel if max_tries is None else min(self.parallel, max_tries - self.tried)):
-                    seed_node = queue.pop(taken, lambda key: len(buckets[key]) >= 2)
-                    if seed_node is None:
-                        break
-                    key, node = seed_node
-                    picked = [node] + self._partners(shapes[key], [n for n in buckets[key] if id(n) not in taken], node)
-                    taken.update(id(n) for n in picked)
-                    pool_room = headroom.get(str(key[0]))
+                    if cross:
+                        assert ledger is not None
+                        sides = self._cross_sides(ledger, buckets, shapes, queue, taken, cross_aside)
+                        if sides is None:
+                            break
+                    else:
+                        seed_node = queue.pop(taken, lambda key: len(buckets[key]) >= 2,
+                                              bucket_aside if ledger is not None else None)
+                        if seed_node is None:
+                            break
+                        key, node = seed_node
+                        picked = [node] + self._partners(shapes[key], [n for n in buckets[key] if id(n) not in taken],
+                                                         node)
+                        sides = [_Side(key, shapes[key], picked, len(picked))]
+                    taken.update(id(n) for side in sides for n in side.nodes)
+                    pool_room = headroom.get(str(sides[0].key[0]))
                     # Neighbourhoods of one batch share the pool's headroom evenly.
                     share = None if pool_room is None else {k: v // self.parallel for k, v in pool_room.items()}
                     # Submitted at once, so the next neighbourhood is built while this one is solved.
-                    sub = self._prepare(shapes[key], picked, share)
-                    building += (SEARCH_STEP_SECONDS + BUCKET_NODE_SECONDS * len(buckets[key])
+                    sub = self._prepare_sides(sides, share, ledger if cross else None)
+                    building += (SEARCH_STEP_SECONDS + sum(BUCKET_NODE_SECONDS * len(buckets[side.key]) for side in sides)
                                  + model_build_seconds(len(sub.model.proto.variables) + len(sub.model.proto.constraints)))
-                    batch.append((key, picked, pool.submit(sub.solve, budget, self.rng.randrange(1 << 30))))
+                    rng = self.zone_rng if cross else self.rng
+                    batch.append((sides, pool.submit(sub.solve, budget, rng.randrange(1 << 30))))
                 if not batch:
+                    if cross:
+                        cross_dry = True  # no node left to trade between zones at this size
+                        continue
                     # Every node has been tried at this size: larger neighbourhoods reach further.
                     if self.size >= MAX_NEIGHBOURHOOD_NODES:
-                        break
+                        if ledger is None or cross_dry:
+                            break
+                        bucket_dry = True  # cross-zone neighbourhoods may still find something
+                        continue
                     self.size = min(self.size * 3 // 2, MAX_NEIGHBOURHOOD_NODES)
                     queue.unpark()
+                    cross_dry = False
                     continue
                 solving = 0.0  # ... and solved side by side
-                for key, picked, future in batch:
+                for sides, future in batch:
                     better, used = future.result()
                     solving = max(solving, cp_sat_seconds(used))
                     self.tried += 1
+                    first = sides[0]
+                    picked = [n for side in sides for n in side.nodes]
+                    if better is not None and len(sides) > 1:
+                        assert ledger is not None
+                        if not ledger.commit(picked, better):
+                            better = None  # the counts moved under it (a neighbourhood solved beside it)
                     if better is None:
-                        queue.park(key, picked[0], self._waste(shapes[key], picked[0]))
+                        queue.park(first.key, first.nodes[0], self._waste(first.shape, first.nodes[0]))
                         continue
-                    cost -= self._apply(key, picked, better, buckets, shapes, headroom, queue)
+                    if len(sides) == 1:
+                        cost -= self._apply(first.key, picked, better, buckets, shapes, headroom, queue)
+                    else:
+                        cost -= self._apply_sides(sides, better, buckets, shapes, headroom, queue)
                     if report is not None:
                         report(cost, self.tried, self.moves)
                 clock.charge(building + solving)
@@ -269,6 +338,48 @@ class NeighbourhoodSearch:
         for n in better:
             queue.push(key, n, self._waste(shapes[key], n))
         return sum(n.price for n in picked) - sum(n.price for n in better)
+
+    def _apply_sides(self, sides: Sequence[_Side], better: list[SolvedNode],
+                     buckets: dict[tuple[object, ...], list[SolvedNode]], shapes: dict[tuple[object, ...], BucketShape],
+                     headroom: dict[str, dict[str, int]], queue: _WasteQueue) -> float:
+        """Put a cross-zone neighbourhood's nodes in place of the picked ones, each in its own bucket."""
+        saved = 0.0
+        for side in sides:
+            mine = [n for n in better if n.option is not None and self.repacker.bucket_of(n.option) == side.key]
+            saved += self._apply(side.key, side.nodes, mine, buckets, shapes, headroom, queue)
+        self.moves -= len(sides) - 1  # one move, applied per bucket
+        return saved
+
+    def _ledger(self, solution: Solution, buckets: dict[tuple[object, ...], list[SolvedNode]],
+                clock: WorkClock) -> ZoneLedger | None:
+        """The zonal rules' counts for cross-zone neighbourhoods, or None when no two buckets of a pool
+        differ only in zone (or cross-zone neighbourhoods are off)."""
+        if not CROSS_ZONE_EVERY or not any(k[0] == o[0] and k[2] == o[2] and k[4] == o[4] and k[1] != o[1]
+                                           for k in buckets for o in buckets):
+            return None
+        return ZoneLedger(self.repacker, solution, buckets, clock)
+
+    def _cross_sides(self, ledger: ZoneLedger, buckets: dict[tuple[object, ...], list[SolvedNode]],
+                     shapes: dict[tuple[object, ...], BucketShape], queue: _WasteQueue, taken: set[int],
+                     aside: list[tuple[float, int, tuple[object, ...], SolvedNode]]) -> list[_Side] | None:
+        """A cross-zone neighbourhood: the most wasteful node with a bucket in another zone to trade with,
+        half the neighbourhood from its bucket (the most wasteful first), half from one such bucket drawn
+        at random (the most wasteful node and random ones); None when no node has such a bucket."""
+        found = queue.pop(taken, lambda key: any(any(id(n) not in taken for n in buckets[o])
+                                                 for o in ledger.partners_of(key)), aside)
+        if found is None:
+            return None
+        key, node = found
+        half = max(self.size * CROSS_ZONE_SHARE // 4, 1)
+        mine = [n for n in buckets[key] if n is not node and id(n) not in taken]
+        picked = [node] + heapq.nlargest(min(half - 1, len(mine)), mine, key=lambda n: self._waste(shapes[key], n))
+        partners = [o for o in ledger.partners_of(key) if any(id(n) not in taken for n in buckets[o])]
+        other = partners[self.zone_rng.randrange(len(partners))]
+        theirs = [n for n in buckets[other] if id(n) not in taken]
+        first = max(theirs, key=lambda n: self._waste(shapes[other], n))
+        rest = [n for n in theirs if n is not first]
+        across = [first] + self.zone_rng.sample(rest, min(half - 1, len(rest)))
+        return [_Side(key, shapes[key], picked, len(picked)), _Side(other, shapes[other], across, len(across))]
 
     def _split_singles(self, buckets: dict[tuple[object, ...], list[SolvedNode]],
                        shapes: dict[tuple[object, ...], BucketShape], headroom: dict[str, dict[str, int]],
@@ -445,25 +556,34 @@ class NeighbourhoodSearch:
         return duals
 
     # ------------------------------------------------------------------------------------ sub-solve
-    def _kinds(self, shape: BucketShape, nodes: Sequence[SolvedNode]) -> list[_Kind]:
-        by_key: dict[tuple[int, bytes], _Kind] = {}
-        cache = self._mask_cache.setdefault(id(shape), {})
-        for node in nodes:
-            assert node.option is not None
-            for group_info, pod in node.pods:
-                mask = self.repacker.pod_mask(shape, group_info, node.option, cache)
-                key = (group_info.index, mask.tobytes())
-                if key not in by_key:
-                    by_key[key] = _Kind(group_info, mask, [])
-                by_key[key].pods.append(pod)
+    def _kinds(self, sides: Sequence[_Side], stay: frozenset[int] = frozenset()) -> list[_Kind]:
+        """The neighbourhood's pods by group and masks (one per side: its options the pod may take, with
+        every preference its old node met). Pods of the groups in `stay` keep their side."""
+        by_key: dict[tuple[object, ...], _Kind] = {}
+        caches = [self._mask_cache.setdefault(id(side.shape), {}) for side in sides]
+        for s, side in enumerate(sides):
+            for node in side.nodes:
+                assert node.option is not None
+                for group_info, pod in node.pods:
+                    masks = [self.repacker.pod_mask(other.shape, group_info, node.option, caches[t])
+                             if t == s or group_info.index not in stay
+                             else np.zeros(len(other.shape.options), dtype=np.bool_)
+                             for t, other in enumerate(sides)]
+                    key = (group_info.index, *(m.tobytes() for m in masks),
+                           s if group_info.index in stay else -1)
+                    kind = by_key.get(key)
+                    if kind is None:
+                        kind = by_key[key] = _Kind(group_info, masks, [], [0] * len(sides))
+                    kind.pods.append(pod)
+                    kind.origin[s] += 1
         return list(by_key.values())
 
-    def _slot_options(self, shape: BucketShape, kinds: Sequence[_Kind], spend: float) -> list[int]:
-        """Options a slot may take: some kind may use them, no dearer than the whole neighbourhood, and
-        not dominated (another as cheap with at least as much room)."""
+    def _slot_options(self, shape: BucketShape, kinds: Sequence[_Kind], side: int, spend: float) -> list[int]:
+        """Options a slot of the side may take: some kind may use them, no dearer than the whole
+        neighbourhood, and not dominated (another as cheap with at least as much room)."""
         usable = np.zeros(len(shape.options), dtype=np.bool_)
         for k in kinds:
-            usable |= k.mask
+            usable |= k.masks[side]
         candidates = np.flatnonzero(usable & (shape.price <= spend + 1e-9))  # sorted by price
         free = shape.free[candidates]
         # i is dominated by an earlier (no dearer) j with at least as much room in every dimension;
@@ -474,7 +594,8 @@ class NeighbourhoodSearch:
         kept = [int(i) for i in candidates[~dominated]]
         if len(kept) > MAX_SLOT_OPTIONS:
             # Keep the options that hold the neighbourhood's demand mix most cheaply.
-            demand = np.sum([self.repacker.requests[k.group.index] * len(k.pods) for k in kinds], axis=0)
+            demand = np.sum([self.repacker.requests[k.group.index] * len(k.pods) for k in kinds
+                             if k.origin[side] or k.masks[side].any()], axis=0)
             positive = demand > 0
 
             def value(i: int) -> float:
@@ -484,48 +605,73 @@ class NeighbourhoodSearch:
         return kept
 
     def _prepare(self, shape: BucketShape, nodes: Sequence[SolvedNode], headroom: dict[str, int] | None,
-                 alone: bool = False) -> _SubProblem:
+                 alone: bool = False, key: tuple[object, ...] = ()) -> _SubProblem:
         """The nodes as a small exact model: an option per slot and pods of each kind per slot (and
         `SPARE_SLOTS` empty ones when the node is `alone` in its bucket)."""
-        kinds = self._kinds(shape, nodes)
-        old_price = sum(n.price for n in nodes)
-        current = [shape.position[n.option.index] for n in nodes if n.option is not None]
-        options = self._slot_options(shape, kinds, old_price)
-        options = sorted(set(options) | set(current))
-        slots = len(nodes) + (SPARE_SLOTS if alone else 0)
+        side = _Side(key, shape, list(nodes), len(nodes) + (SPARE_SLOTS if alone else 0))
+        return self._prepare_sides([side], headroom)
+
+    def _prepare_sides(self, sides: Sequence[_Side], headroom: dict[str, int] | None,
+                       zones: ZoneLedger | None = None) -> _SubProblem:
+        """The sides' nodes as one small exact model: each side's slots take its bucket's options, pods of
+        a kind may go to any side its masks allow; with more than one side (buckets of one pool in
+        different zones) `zones` adds the zonal rules, and each side whose whole bucket is in the
+        neighbourhood keeps a node (an emptied zone would change the rules' domains)."""
+        stay = zones.stay if zones is not None else frozenset()
+        kinds = self._kinds(sides, stay)
+        old_price = sum(n.price for side in sides for n in side.nodes)
+        options: list[list[int]] = []
+        for s, side in enumerate(sides):
+            current = [side.shape.position[n.option.index] for n in side.nodes if n.option is not None]
+            options.append(sorted(set(self._slot_options(side.shape, kinds, s, old_price)) | set(current)))
+        slot_side = [s for s, side in enumerate(sides) for _ in range(side.slots)]
         dims = len(self.repacker.dims)
         m = cp_model.CpModel()
-        z = {(j, o): m.new_bool_var(f"z{j}_{o}") for j in range(slots) for o in options}
-        x = {(j, k): m.new_int_var(0, len(kind.pods), f"x{j}_{k}") for j in range(slots) for k, kind in enumerate(kinds)}
-        price = {o: round(float(shape.price[o]) * PRICE_SCALE) for o in options}
-        for j in range(slots):
-            m.add_at_most_one(z[j, o] for o in options)
+        z = {(j, o): m.new_bool_var(f"z{j}_{o}") for j, s in enumerate(slot_side) for o in options[s]}
+        x = {(j, k): m.new_int_var(0, len(kind.pods), f"x{j}_{k}") for j in range(len(slot_side))
+             for k, kind in enumerate(kinds)}
+        price = [{o: round(float(side.shape.price[o]) * PRICE_SCALE) for o in options[s]}
+                 for s, side in enumerate(sides)]
+        for j, s in enumerate(slot_side):
+            shape, opts = sides[s].shape, options[s]
+            m.add_at_most_one(z[j, o] for o in opts)
             for d in range(dims):
                 terms = [int(self.repacker.requests[kind.group.index][d]) * x[j, k] for k, kind in enumerate(kinds)
                          if self.repacker.requests[kind.group.index][d]]
                 if terms:
-                    m.add(sum(terms) <= sum(int(shape.free[o][d]) * z[j, o] for o in options))
+                    m.add(sum(terms) <= sum(int(shape.free[o][d]) * z[j, o] for o in opts))
             for k, kind in enumerate(kinds):
-                allowed = [z[j, o] for o in options if kind.mask[o]]
-                if len(allowed) < len(options):
+                allowed = [z[j, o] for o in opts if kind.masks[s][o]]
+                if len(allowed) < len(opts):
                     m.add(x[j, k] <= len(kind.pods) * sum(allowed))
             self._per_node_rules(m, kinds, {k: x[j, k] for k in range(len(kinds))}, f"s{j}")
         for k, kind in enumerate(kinds):
-            m.add(sum(x[j, k] for j in range(slots)) == len(kind.pods))
-        # Symmetry: slots ordered by price, dearest first.
-        spend = [sum(price[o] * z[j, o] for o in options) for j in range(slots)]
-        for j in range(slots - 1):
-            m.add(spend[j] >= spend[j + 1])
+            m.add(sum(x[j, k] for j in range(len(slot_side))) == len(kind.pods))
+        # Symmetry: each side's slots ordered by price, dearest first.
+        spend = [sum(price[s][o] * z[j, o] for o in options[s]) for j, s in enumerate(slot_side)]
+        for j in range(len(slot_side) - 1):
+            if slot_side[j] == slot_side[j + 1]:
+                m.add(spend[j] >= spend[j + 1])
         if headroom is not None:
             # Pool limits count capacity: the neighbourhood may add at most the pool's headroom.
             for name, room in headroom.items():
-                before = sum(_capacity(n, name) for n in nodes)
-                m.add(sum(int(shape.options[o].capacity.get(name)) * z[j, o] for j in range(slots) for o in options)
-                      <= before + room)
-        used = [sum(z[j, o] for o in options) for j in range(slots)]
-        m.minimize(sum(spend) * (slots + 1) + sum(used))
-        self._hint(m, shape, nodes, kinds, z, x, options)
-        return _SubProblem(m, shape, kinds, options, slots, z, x, old_price)
+                before = sum(_capacity(n, name) for side in sides for n in side.nodes)
+                m.add(sum(int(sides[s].shape.options[o].capacity.get(name)) * z[j, o]
+                          for j, s in enumerate(slot_side) for o in options[s]) <= before + room)
+        used = [sum(z[j, o] for o in options[s]) for j, s in enumerate(slot_side)]
+        if zones is not None and len(sides) > 1:
+            on_side = [[sum(x[j, k] for j, t in enumerate(slot_side) if t == s) for k in range(len(kinds))]
+                       for s in range(len(sides))]
+            zones.add_rows(m, [side.shape.options[0] for side in sides], kinds, on_side)
+            for s, side in enumerate(sides):
+                if zones.must_keep_a_node(side, side.shape.options[0]):
+                    m.add(sum(used[j] for j, t in enumerate(slot_side) if t == s) >= 1)
+        m.minimize(sum(spend) * (len(slot_side) + 1) + sum(used))
+        start = 0
+        for s, side in enumerate(sides):
+            self._hint(m, side, kinds, z, x, options[s], start)
+            start += side.slots
+        return _SubProblem(m, list(sides), kinds, options, slot_side, z, x, old_price)
 
     def _per_node_rules(self, m: cp_model.CpModel, kinds: Sequence[_Kind], x: dict[int, cp_model.IntVar],
                         name: str) -> None:
@@ -563,15 +709,15 @@ class NeighbourhoodSearch:
             self_matched = any(k in matched for k in owners)
             m.add(sum(x[k] for k in matched) <= (1 if self_matched else 0)).only_enforce_if(has_owner)
 
-    def _hint(self, m: cp_model.CpModel, shape: BucketShape, nodes: Sequence[SolvedNode], kinds: Sequence[_Kind],
-              z: dict[tuple[int, int], cp_model.IntVar], x: dict[tuple[int, int], cp_model.IntVar],
-              options: Sequence[int]) -> None:
-        """The current nodes, dearest first, as the solver's starting point."""
-        order = sorted(nodes, key=lambda n: -n.price)
+    def _hint(self, m: cp_model.CpModel, side: _Side, kinds: Sequence[_Kind], z: dict[tuple[int, int], cp_model.IntVar],
+              x: dict[tuple[int, int], cp_model.IntVar], options: Sequence[int], start: int) -> None:
+        """The side's current nodes, dearest first, in its slots from `start`, as the solver's starting point."""
+        order = sorted(side.nodes, key=lambda n: -n.price)
         where = {id(p): k for k, kind in enumerate(kinds) for p in kind.pods}
-        for j, node in enumerate(order):
+        for i, node in enumerate(order):
+            j = start + i
             assert node.option is not None
-            chosen = shape.position[node.option.index]
+            chosen = side.shape.position[node.option.index]
             for o in options:
                 m.add_hint(z[j, o], o == chosen)
             counts: dict[int, int] = defaultdict(int)
@@ -579,7 +725,7 @@ class NeighbourhoodSearch:
                 counts[where[id(pod)]] += 1
             for k in range(len(kinds)):
                 m.add_hint(x[j, k], counts.get(k, 0))
-        for j in range(len(order), len({j for j, _ in z})):  # the spare slots start empty
+        for j in range(start + len(order), start + side.slots):  # the spare slots start empty
             for o in options:
                 m.add_hint(z[j, o], False)
             for k in range(len(kinds)):

@@ -71,7 +71,7 @@ def zonal_violations(violations: list[Violation]) -> list[Violation]:
 
 
 @dataclass
-class _Rule:
+class RuleCounts:
     """One hard zone spread rule (all rules of its signature), its counts on the plan being repaired."""
 
     rule: SpreadRule  # a representative
@@ -172,6 +172,30 @@ class ZoneRepair:
             out.add(g.index)
         return out
 
+    def rule_counts(self, plan: Solution) -> list[RuleCounts]:
+        """Each rule's counts on the plan (nodes by their position in `plan.nodes`), as the verifier counts."""
+        tally = PlanTally(plan)
+        out = [RuleCounts(rule, owners) for rule, owners in self.rules]
+        on_nodes: dict[int, Counter[int]] = defaultdict(Counter)  # group index -> node position -> its pods
+        for k, n in enumerate(plan.nodes):
+            for g, _ in n.pods:
+                on_nodes[g.index][k] += 1
+        for r in out:
+            pt, c = r.rule.owner, r.rule.constraint
+            selector = c.selector_for(pt.labels)
+            assert selector is not None
+            r.domain_of = dict(TOPOLOGY_SPREAD._eligible(pt, c, tally))
+            matching = tally.matching_counts(pt.namespace, selector)
+            r.counts = Counter({d: 0 for d in r.domain_of.values()})
+            for k, d in r.domain_of.items():
+                r.counts[d] += matching[k]
+            for g_index in r.owners:
+                for k, pods in on_nodes.get(g_index, {}).items():
+                    home = r.domain_of.get(k)
+                    if home is not None:
+                        r.homes[home] += pods
+        return out
+
     def _charge(self, seconds: float) -> None:
         if self.clock is not None:
             self.clock.charge(seconds)
@@ -270,26 +294,7 @@ class _Round:
     def __init__(self, owner: ZoneRepair, plan: Solution) -> None:
         self.o = owner
         self.nodes = [SolvedNode(n.name, n.existing, n.option, list(n.pods)) for n in plan.nodes]
-        tally = PlanTally(plan)
-        self.rules = [_Rule(rule, owners) for rule, owners in owner.rules]
-        on_nodes: dict[int, Counter[int]] = defaultdict(Counter)  # group index -> node position -> its pods
-        for k, n in enumerate(self.nodes):
-            for g, _ in n.pods:
-                on_nodes[g.index][k] += 1
-        for r in self.rules:
-            pt, c = r.rule.owner, r.rule.constraint
-            selector = c.selector_for(pt.labels)
-            assert selector is not None
-            r.domain_of = dict(TOPOLOGY_SPREAD._eligible(pt, c, tally))
-            matching = tally.matching_counts(pt.namespace, selector)
-            r.counts = Counter({d: 0 for d in r.domain_of.values()})
-            for k, d in r.domain_of.items():
-                r.counts[d] += matching[k]
-            for g_index in r.owners:
-                for k, pods in on_nodes.get(g_index, {}).items():
-                    home = r.domain_of.get(k)
-                    if home is not None:
-                        r.homes[home] += pods
+        self.rules = owner.rule_counts(plan)
         self.excess = [r.excess() for r in self.rules]
         self.bins: dict[int, Bin] = {}
         self.by_value: dict[tuple[str, str], list[int]] = defaultdict(list)

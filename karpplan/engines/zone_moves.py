@@ -1,0 +1,213 @@
+"""Zone moves for the neighbourhood search: the zonal rules' counts, kept as pods change zone.
+
+The neighbourhood search re-solves a few nodes of one bucket, which keeps every pod's zone, so it cannot undo
+a plan's zone assignment: the re-packer and the zone repair leave pods of one rule spread as Karpenter (or the
+repair) put them, and a zone with a node a third full stays that way. A *cross-zone* neighbourhood takes nodes
+of two buckets that differ only in zone (same pool, capacity type and rule eligibility) and lets their pods
+move between the two, under the zonal rules this ledger writes:
+
+* Rules are the zone repair's (`zone_repair.py`): per hard, self-matching spread on a key other than
+  hostname, the pods its selector counts and the rule's own pods per eligible domain, as the verifier counts
+  them. A domain holding the rule's own pods may hold at most the global minimum plus maxSkew (the minimum
+  is 0 while fewer domains than minDomains exist). With every other domain fixed, that is linear in the
+  counts of the two sides, given whether each side holds an owner.
+* A rule already past its limit somewhere, or eligible on only one side, keeps both counts as they are
+  (pods may still swap zones one for one).
+* Pods that the zone repair would not move (pod affinity, zonal anti-affinity, host ports), and pods a
+  preferred or non-self-matching zonal spread owns or counts, keep their side.
+* A side whose whole bucket is in the neighbourhood keeps a node, so no rule loses a domain.
+
+Neighbourhoods are solved side by side, so each result is checked again against the counts as the ones
+applied before it left them, and dropped if it would put a domain past its limit (`commit`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from ortools.sat.python import cp_model
+
+from karpplan.engines.effort import WorkClock
+from karpplan.engines.repack import Repacker
+from karpplan.engines.repack.bucket import BucketKey
+from karpplan.engines.result import Solution, SolvedNode
+from karpplan.engines.zone_repair import REPAIR_CHECK_POD_SECONDS, RuleCounts, ZoneRepair
+from karpplan.model.selectors import SelectorIndex
+from karpplan.scheduling.candidates import LaunchOption
+from karpplan.scheduling.problem import GroupInfo
+from karpplan.scheduling.topology import SpreadRule
+
+if TYPE_CHECKING:
+    from ortools.sat.python.cp_model import LinearExprT
+
+
+class _KindLike(Protocol):
+    """What the ledger reads of a neighbourhood's pod kind."""
+
+    group: GroupInfo
+    origin: list[int]  # per side: how many of its pods come from that side's nodes
+
+
+class _SideLike(Protocol):
+    key: tuple[object, ...]
+    nodes: list[SolvedNode]
+
+
+class ZoneLedger:
+    """The zonal rules' counts on the plan the search holds (see the module's docstring)."""
+
+    def __init__(self, repacker: Repacker, solution: Solution, buckets: Mapping[BucketKey, list[SolvedNode]],
+                 clock: WorkClock | None = None) -> None:
+        problem = repacker.problem
+        if clock is not None:
+            clock.charge(REPAIR_CHECK_POD_SECONDS * problem.pending_count)
+        self.repair = ZoneRepair(problem, repacker)
+        self.rules: list[RuleCounts] = self.repair.rule_counts(solution)
+        self.buckets = buckets  # the search's own, kept current by it
+        self.stay = frozenset(self._staying())
+        # Buckets of one pool, capacity type and rule eligibility in other zones.
+        by_rest: dict[tuple[object, ...], list[BucketKey]] = defaultdict(list)
+        for key in buckets:
+            by_rest[_without_zone(key)].append(key)
+        self.twins = {key: [k for k in by_rest[_without_zone(key)] if k[1] != key[1]] for key in buckets}
+        self._domains: dict[tuple[int, int], str | None] = {}
+
+    def _staying(self) -> set[int]:
+        """Groups whose pods keep their zone: those the zone repair would not move, and those a zonal spread
+        it does not model (preferred, or not counting its own pods) owns or counts."""
+        problem = self.repair.problem
+        out = {g.index for g in problem.groups if g.index not in self.repair.movable}
+        covered = {r.signature() for r, _ in self.repair.rules}
+        index: SelectorIndex[int] = SelectorIndex()
+        others: list[SpreadRule] = []
+        for g in problem.groups:
+            for r in problem.topology.rules_for(g.template):
+                if not r.hostname and r.signature() not in covered:
+                    out.add(g.index)
+                    index.add(len(others), r.owner.namespace, r.selector)
+                    others.append(r)
+        if others:
+            for g in problem.groups:
+                pt = g.template
+                if any(others[i].counts(pt.namespace, pt.labels) for i in index.candidates(pt.namespace, pt.labels)):
+                    out.add(g.index)
+        return out
+
+    # ------------------------------------------------------------------------------------ choosing
+    def partners_of(self, key: BucketKey) -> list[BucketKey]:
+        """Buckets in other zones whose nodes may trade pods with this one's."""
+        return [k for k in self.twins.get(key, ()) if self.buckets.get(k)]
+
+    def must_keep_a_node(self, side: _SideLike, option: LaunchOption) -> bool:
+        """Whether the side's bucket is wholly in the neighbourhood and is a domain of some zonal rule
+        (emptied, it could take the domain away: the rule's minimum would change)."""
+        if len(self.buckets.get(side.key, ())) > len(side.nodes):
+            return False
+        return any(self._domain(i, option) is not None for i in range(len(self.rules)))
+
+    def _domain(self, i: int, option: LaunchOption) -> str | None:
+        key = (i, option.index)
+        if key not in self._domains:
+            self._domains[key] = self.rules[i].option_domain(option)
+        return self._domains[key]
+
+    # ------------------------------------------------------------------------------------ the model
+    def add_rows(self, m: cp_model.CpModel, side_options: Sequence[LaunchOption], kinds: Sequence[_KindLike],
+                 on_side: Sequence[Sequence[LinearExprT]]) -> None:
+        """Rows keeping every zonal rule within its limit when the kinds' pods split over two sides as
+        `on_side[side][kind]` says (the pods of all sides' nodes, from `kind.origin`)."""
+        assert len(side_options) == 2
+        counted: dict[int, list[int]] = defaultdict(list)
+        owned: dict[int, list[int]] = defaultdict(list)
+        for k, kind in enumerate(kinds):
+            for i, counts, owns in self.repair.touches[kind.group.index]:
+                if counts:
+                    counted[i].append(k)
+                if owns:
+                    owned[i].append(k)
+        for i in sorted(set(counted) | set(owned)):
+            r = self.rules[i]
+            a, b = (self._domain(i, o) for o in side_options)
+            if a == b:
+                continue
+            moved_c = sum(on_side[0][k] for k in counted[i])
+            base_c = sum(kinds[k].origin[0] for k in counted[i])
+            moved_o = sum(on_side[0][k] for k in owned[i])
+            base_o = sum(kinds[k].origin[0] for k in owned[i])
+            if a is None or b is None or a not in r.counts or b not in r.counts or r.excess() > 0:
+                if counted[i]:
+                    m.add(moved_c == base_c)
+                if owned[i]:
+                    m.add(moved_o == base_o)
+                continue
+            skew = r.rule.max_skew
+            count_a = r.counts[a] - base_c + moved_c
+            count_b = r.counts[b] + base_c - moved_c
+            homes_a = r.homes[a] - base_o + moved_o
+            homes_b = r.homes[b] + base_o - moved_o
+            others = [d for d in r.counts if d not in (a, b)]
+            zero_minimum = len(r.counts) < r.rule.min_domains
+            if not zero_minimum:
+                # Another domain holding owners may be at most one of these two's count plus maxSkew.
+                fullest = max((r.counts[d] for d in others if r.homes[d] > 0), default=None)
+                if fullest is not None:
+                    m.add(count_a >= fullest - skew)
+                    m.add(count_b >= fullest - skew)
+            least = min((r.counts[d] for d in others), default=None)
+            for count, homes, other, name in ((count_a, homes_a, count_b, "a"), (count_b, homes_b, count_a, "b")):
+                holds = m.new_bool_var(f"zone{i}{name}")  # the side holds some of the rule's own pods
+                m.add(homes == 0).only_enforce_if(holds.negated())
+                if zero_minimum:
+                    m.add(count <= skew).only_enforce_if(holds)
+                    continue
+                m.add(count <= other + skew).only_enforce_if(holds)
+                if least is not None:
+                    m.add(count <= least + skew).only_enforce_if(holds)
+
+    # ------------------------------------------------------------------------------------ after a move
+    def commit(self, before: Sequence[SolvedNode], after: Sequence[SolvedNode]) -> bool:
+        """Record the pods' new zones if no zonal rule ends past its limit (or further past it); else change
+        nothing and return False."""
+        moves: Counter[tuple[int, str | None]] = Counter()  # (group, zone) -> pods gained there (or lost)
+        sides: dict[str | None, LaunchOption] = {}  # an option of each zone: a side's nodes share its domains
+        for sign, nodes in ((-1, before), (1, after)):
+            for node in nodes:
+                assert node.option is not None
+                sides.setdefault(node.option.zone, node.option)
+                for group, _ in node.pods:
+                    moves[group.index, node.option.zone] += sign
+        shifts: list[tuple[RuleCounts, bool, bool, str, int]] = []
+        for (g_index, zone), n in moves.items():
+            if not n:
+                continue
+            option = sides[zone]
+            for i, counts, owns in self.repair.touches[g_index]:
+                d = self._domain(i, option)
+                if d is not None:
+                    shifts.append((self.rules[i], counts, owns, d, n))
+        touched = {id(r): r for r, *_ in shifts}
+        excess = {k: r.excess() for k, r in touched.items()}
+        for r, counts, owns, d, n in shifts:
+            _shift(r, counts, owns, d, n)
+        if any(r.excess() > excess[k] for k, r in touched.items()):
+            for r, counts, owns, d, n in shifts:
+                _shift(r, counts, owns, d, -n)
+            return False
+        return True
+
+
+def _shift(r: RuleCounts, counts: bool, owns: bool, domain: str, n: int) -> None:
+    if counts:
+        r.counts[domain] += n
+    if owns:
+        r.homes[domain] += n
+
+
+def _without_zone(key: BucketKey) -> tuple[object, ...]:
+    """A bucket key without its zone (pool, capacity type, rule eligibility)."""
+    return (key[0], key[2], key[4])
+
+
+__all__ = ["ZoneLedger"]
