@@ -329,3 +329,35 @@ def test_a_zone_spread_keeps_pods_in_two_zones_apart(tmp_path: Path, monkeypatch
                        for g, _ in n.pods if g.template.labels["app"] == "web")
     assert web_zones == ["zone-a", "zone-b"]
     assert False not in verdicts
+
+
+PREFERS_BATCH_ZONE = """      affinity:
+        podAffinity:
+          preferredDuringSchedulingIgnoredDuringExecution:
+            - weight: 50
+              podAffinityTerm: {topologyKey: topology.kubernetes.io/zone, labelSelector: {matchLabels: {app: batch}}}
+"""
+
+
+def test_pods_a_zone_preference_ties_keep_their_zone_in_cross_zone_neighbourhoods(tmp_path: Path) -> None:
+    from karpplan.engines.zone_moves import ZoneLedger
+
+    apps = TWO_SMALL.replace("    metadata: {labels: {app: web}}\n    spec:\n",
+                             "    metadata: {labels: {app: web}}\n    spec:\n" + PREFERS_BATCH_ZONE, 1)
+    problem, apart = _one_web_pod_per_zone(tmp_path, apps)
+    repacker = Repacker(problem)
+    buckets: dict[tuple[object, ...], list[SolvedNode]] = {}
+    for n in apart.new_nodes:
+        assert n.option is not None
+        buckets.setdefault(repacker.bucket_of(n.option), []).append(n)
+    ledger = ZoneLedger(repacker, apart, buckets)
+    # web prefers batch's zone and batch is what it prefers: moving either could break the preference.
+    assert ledger.stay == {g.index for g in problem.groups}
+    assert all(ledger.partners_of(key) for key in buckets)
+    plain_problem, plain = _one_web_pod_per_zone(tmp_path, TWO_SMALL)
+    plain_repacker = Repacker(plain_problem)
+    plain_buckets: dict[tuple[object, ...], list[SolvedNode]] = {}
+    for n in plain.new_nodes:
+        assert n.option is not None
+        plain_buckets.setdefault(plain_repacker.bucket_of(n.option), []).append(n)
+    assert ZoneLedger(plain_repacker, plain, plain_buckets).stay == frozenset()

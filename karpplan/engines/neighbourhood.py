@@ -9,7 +9,10 @@ hostname anti-affinity both ways, and the pool's headroom under its limits). Nei
 around the most wasteful nodes, with partners chosen for their waste, for room where the node has
 none, and at random; two disjoint ones are solved side by side; when every node has been tried, the
 neighbourhoods grow. Before that, a node alone in its bucket (many small NodePools over six zones leave
-such buckets everywhere) is re-solved once with an empty slot beside it, so it can split in two. The
+such buckets everywhere) is re-solved once with an empty slot beside it, so it can split in two. Every
+`CROSS_ZONE_EVERY`-th batch (and every batch once no bucket has two nodes left to try) is *cross-zone*:
+nodes of two buckets of one pool that differ only in zone, whose pods may change zone within the zonal
+spreads' limits (`zone_moves.py`), which undoes zone assignments that bucket neighbourhoods cannot. The
 search runs until its budget on the work clock (`effort.py`) is spent: each
 sub-solve uses one worker and a deterministic time budget, and each batch is charged what it is modelled
 to take, so a given seed and budget (or number of sub-solves) always give the same plan.
@@ -58,6 +61,12 @@ SPARE_SLOTS = 1
 # Every this many batches of neighbourhoods, one trades pods between two zones' buckets of a pool (0: never).
 CROSS_ZONE_EVERY = 4
 CROSS_ZONE_SHARE = 2  # nodes per side, in quarters of the neighbourhood size
+# Cross-zone neighbourhoods holding pods of more groups than this are skipped: measured on the bench's
+# many-deployments 10,000 row (175-500 groups on two pairs of large nodes), no sub-solve found anything in its
+# budget; at 1,000 Deployments (at most 50) they prove or improve in a few milliseconds.
+MAX_CROSS_ZONE_GROUPS = 120
+CROSS_ZONE_PATIENCE = 4  # cross-zone batches in a row finding nothing double the interval ...
+MAX_CROSS_ZONE_EVERY = 32  # ... up to this; one that finds something resets it
 SUB_SOLVE_DETERMINISTIC_SECONDS = 0.05  # per sub-solve of NEIGHBOURHOOD_NODES nodes (scaled with size)
 
 
@@ -234,9 +243,11 @@ class NeighbourhoodSearch:
             for n in nodes:
                 queue.push(key, n, self._waste(shapes[key], n))
         ledger = self._ledger(solution, buckets, clock)
-        batches = 0
+        batches = 0  # bucket batches since the last cross-zone one
+        cross_every, cross_misses = CROSS_ZONE_EVERY, 0  # cross-zone batches that found nothing space out
         bucket_dry = False  # every node tried at the largest size: only cross-zone neighbourhoods are left
         cross_dry = False  # every node with a bucket to trade with tried at this size
+        cross_tried: set[int] = set()  # nodes a cross-zone neighbourhood found nothing for at this size
         # Nodes one kind of neighbourhood cannot seed, kept for the other kind.
         bucket_aside: list[tuple[float, int, tuple[object, ...], SolvedNode]] = []
         cross_aside: list[tuple[float, int, tuple[object, ...], SolvedNode]] = []
@@ -254,16 +265,22 @@ class NeighbourhoodSearch:
                 building = 0.0  # modelled: neighbourhoods are chosen and built one after the other ...
                 # Every CROSS_ZONE_EVERY-th batch trades pods between two zones' buckets of one pool, and
                 # every batch does once no bucket has two nodes left to re-solve.
-                cross = ledger is not None and not cross_dry and \
-                    (bucket_dry or batches % CROSS_ZONE_EVERY == CROSS_ZONE_EVERY - 1)
-                batches += 1
+                cross = ledger is not None and not cross_dry and (bucket_dry or batches >= cross_every - 1)
+                batches = 0 if cross else batches + 1
                 queue.restore(bucket_aside if cross else cross_aside)
                 for _ in range(self.parallel if max_tries is None else min(self.parallel, max_tries - self.tried)):
                     if cross:
                         assert ledger is not None
-                        sides = self._cross_sides(ledger, buckets, shapes, queue, taken, cross_aside)
+                        sides = self._cross_sides(ledger, buckets, shapes, queue, taken, cross_tried, cross_aside)
                         if sides is None:
                             break
+                        seed = sides[0].nodes[0]
+                        if len({g.index for side in sides for n in side.nodes for g, _ in n.pods}) > MAX_CROSS_ZONE_GROUPS:
+                            # Too many kinds of pod to prove anything in a sub-solve's budget: back to the queue.
+                            cross_tried.add(id(seed))
+                            queue.push(sides[0].key, seed, self._waste(sides[0].shape, seed))
+                            building += SEARCH_STEP_SECONDS
+                            continue
                     else:
                         seed_node = queue.pop(taken, lambda key: len(buckets[key]) >= 2,
                                               bucket_aside if ledger is not None else None)
@@ -296,8 +313,10 @@ class NeighbourhoodSearch:
                     self.size = min(self.size * 3 // 2, MAX_NEIGHBOURHOOD_NODES)
                     queue.unpark()
                     cross_dry = False
+                    cross_tried.clear()
                     continue
                 solving = 0.0  # ... and solved side by side
+                moves_before = self.moves
                 for sides, future in batch:
                     better, used = future.result()
                     solving = max(solving, cp_sat_seconds(used))
@@ -309,7 +328,12 @@ class NeighbourhoodSearch:
                         if not ledger.commit(picked, better):
                             better = None  # the counts moved under it (a neighbourhood solved beside it)
                     if better is None:
-                        queue.park(first.key, first.nodes[0], self._waste(first.shape, first.nodes[0]))
+                        if len(sides) > 1:
+                            # Back for bucket neighbourhoods; cross-zone ones skip it until the sizes grow.
+                            cross_tried.add(id(first.nodes[0]))
+                            queue.push(first.key, first.nodes[0], self._waste(first.shape, first.nodes[0]))
+                        else:
+                            queue.park(first.key, first.nodes[0], self._waste(first.shape, first.nodes[0]))
                         continue
                     if len(sides) == 1:
                         cost -= self._apply(first.key, picked, better, buckets, shapes, headroom, queue)
@@ -318,6 +342,13 @@ class NeighbourhoodSearch:
                     if report is not None:
                         report(cost, self.tried, self.moves)
                 clock.charge(building + solving)
+                if cross:
+                    # Where zone trades keep failing (every pod's zone pinned by its spread), try them less often.
+                    cross_misses = 0 if self.moves > moves_before else cross_misses + 1
+                    if cross_misses >= CROSS_ZONE_PATIENCE:
+                        cross_every, cross_misses = min(cross_every * 2, MAX_CROSS_ZONE_EVERY), 0
+                    elif not cross_misses:
+                        cross_every = CROSS_ZONE_EVERY
         nodes = kept + [n for ns in buckets.values() for n in ns]
         return self.repacker.renamed(solution, nodes)
 
@@ -361,11 +392,14 @@ class NeighbourhoodSearch:
 
     def _cross_sides(self, ledger: ZoneLedger, buckets: dict[tuple[object, ...], list[SolvedNode]],
                      shapes: dict[tuple[object, ...], BucketShape], queue: _WasteQueue, taken: set[int],
-                     aside: list[tuple[float, int, tuple[object, ...], SolvedNode]]) -> list[_Side] | None:
+                     tried: set[int], aside: list[tuple[float, int, tuple[object, ...], SolvedNode]]
+                     ) -> list[_Side] | None:
         """A cross-zone neighbourhood: the most wasteful node with a bucket in another zone to trade with,
         half the neighbourhood from its bucket (the most wasteful first), half from one such bucket drawn
-        at random (the most wasteful node and random ones); None when no node has such a bucket."""
-        found = queue.pop(taken, lambda key: any(any(id(n) not in taken for n in buckets[o])
+        at random (the most wasteful node and random ones); None when no node has such a bucket. Nodes
+        `taken` by other neighbourhoods of the batch are left out; nodes already `tried` as a cross-zone
+        seed at this size are not seeds again (they may be partners)."""
+        found = queue.pop(taken | tried, lambda key: any(any(id(n) not in taken for n in buckets[o])
                                                  for o in ledger.partners_of(key)), aside)
         if found is None:
             return None

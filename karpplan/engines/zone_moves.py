@@ -13,9 +13,12 @@ move between the two, under the zonal rules this ledger writes:
   counts of the two sides, given whether each side holds an owner.
 * A rule already past its limit somewhere, or eligible on only one side, keeps both counts as they are
   (pods may still swap zones one for one).
-* Pods that the zone repair would not move (pod affinity, zonal anti-affinity, host ports), and pods a
-  preferred or non-self-matching zonal spread owns or counts, keep their side.
-* A side whose whole bucket is in the neighbourhood keeps a node, so no rule loses a domain.
+* Pods that the zone repair would not move (pod affinity, zonal anti-affinity, host ports), pods a
+  preferred or non-self-matching zonal spread owns or counts, and pods a preferred zonal pod (anti-)affinity
+  term owns or matches keep their side.
+* A side whose whole bucket is in the neighbourhood may be emptied: a modelled rule's domain it takes away
+  held 0 of its pods in the rows, so they were no laxer than the rule. It keeps a node only when a zonal
+  spread the rows leave out counts it as a domain.
 
 Neighbourhoods are solved side by side, so each result is checked again against the counts as the ones
 applied before it left them, and dropped if it would put a domain past its limit (`commit`).
@@ -34,6 +37,7 @@ from karpplan.engines.repack import Repacker
 from karpplan.engines.repack.bucket import BucketKey
 from karpplan.engines.result import Solution, SolvedNode
 from karpplan.engines.zone_repair import REPAIR_CHECK_POD_SECONDS, RuleCounts, ZoneRepair
+from karpplan.model.labels import HOSTNAME
 from karpplan.model.selectors import SelectorIndex
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.problem import GroupInfo
@@ -60,28 +64,56 @@ class ZoneLedger:
 
     def __init__(self, repacker: Repacker, solution: Solution, buckets: Mapping[BucketKey, list[SolvedNode]],
                  clock: WorkClock | None = None) -> None:
-        problem = repacker.problem
-        if clock is not None:
-            clock.charge(REPAIR_CHECK_POD_SECONDS * problem.pending_count)
-        self.repair = ZoneRepair(problem, repacker)
-        self.rules: list[RuleCounts] = self.repair.rule_counts(solution)
+        self.repacker = repacker
         self.buckets = buckets  # the search's own, kept current by it
-        self.stay = frozenset(self._staying())
         # Buckets of one pool, capacity type and rule eligibility in other zones.
         by_rest: dict[tuple[object, ...], list[BucketKey]] = defaultdict(list)
         for key in buckets:
             by_rest[_without_zone(key)].append(key)
         self.twins = {key: [k for k in by_rest[_without_zone(key)] if k[1] != key[1]] for key in buckets}
         self._domains: dict[tuple[int, int], str | None] = {}
+        # The counts are taken when the first cross-zone neighbourhood is built (on the plan the search
+        # started from: neighbourhoods of one bucket keep every zone's counts), and charged then.
+        self._start, self._clock = solution, clock
+        self._repair: ZoneRepair | None = None
+        self._rules: list[RuleCounts] = []
+        self._stay: frozenset[int] = frozenset()
+        self.unmodelled: list[SpreadRule] = []  # zonal spreads the rows leave out (their pods stay)
+
+    def _count(self) -> ZoneRepair:
+        if self._repair is None:
+            problem = self.repacker.problem
+            if self._clock is not None:
+                self._clock.charge(REPAIR_CHECK_POD_SECONDS * problem.pending_count)
+            self._repair = ZoneRepair(problem, self.repacker)
+            self._rules = self._repair.rule_counts(self._start)
+            self._stay = frozenset(self._staying())
+        return self._repair
+
+    @property
+    def repair(self) -> ZoneRepair:
+        return self._count()
+
+    @property
+    def rules(self) -> list[RuleCounts]:
+        self._count()
+        return self._rules
+
+    @property
+    def stay(self) -> frozenset[int]:
+        """Groups whose pods keep their side (see `_staying`)."""
+        self._count()
+        return self._stay
 
     def _staying(self) -> set[int]:
-        """Groups whose pods keep their zone: those the zone repair would not move, and those a zonal spread
-        it does not model (preferred, or not counting its own pods) owns or counts."""
+        """Groups whose pods keep their zone: those the zone repair would not move, those a zonal spread it
+        does not model (preferred, or not counting its own pods) owns or counts, and those a preferred pod
+        (anti-)affinity term on a key other than hostname owns or matches."""
         problem = self.repair.problem
         out = {g.index for g in problem.groups if g.index not in self.repair.movable}
         covered = {r.signature() for r, _ in self.repair.rules}
         index: SelectorIndex[int] = SelectorIndex()
-        others: list[SpreadRule] = []
+        others = self.unmodelled
         for g in problem.groups:
             for r in problem.topology.rules_for(g.template):
                 if not r.hostname and r.signature() not in covered:
@@ -93,6 +125,17 @@ class ZoneLedger:
                 pt = g.template
                 if any(others[i].counts(pt.namespace, pt.labels) for i in index.candidates(pt.namespace, pt.labels)):
                     out.add(g.index)
+        # Preferred pod (anti-)affinity on a zone: a move could break a preference the plan meets.
+        topo = problem.topology
+        preferred = [(owner, t) for rules in (topo.preferred_affinity, topo.preferred_anti)
+                     for owner, rs in rules.items() for r in rs for t in r.terms if t.key != HOSTNAME]
+        if preferred:
+            owners = {owner for owner, _ in preferred}
+            for g in problem.groups:
+                pt = g.template
+                if id(pt) in owners or any(t.matches(pt.namespace, pt.labels, problem.namespace_labels)
+                                           for _, t in preferred):
+                    out.add(g.index)
         return out
 
     # ------------------------------------------------------------------------------------ choosing
@@ -101,11 +144,14 @@ class ZoneLedger:
         return [k for k in self.twins.get(key, ()) if self.buckets.get(k)]
 
     def must_keep_a_node(self, side: _SideLike, option: LaunchOption) -> bool:
-        """Whether the side's bucket is wholly in the neighbourhood and is a domain of some zonal rule
-        (emptied, it could take the domain away: the rule's minimum would change)."""
+        """Whether the side's bucket is wholly in the neighbourhood and a domain of a zonal spread the
+        ledger does not model (emptied, it could take the domain away and change that rule's minimum).
+        The modelled rules need no such row: an emptied domain holds 0 of their pods in the rows, a
+        minimum no higher than the one without the domain, so the rows only get stricter."""
         if len(self.buckets.get(side.key, ())) > len(side.nodes):
             return False
-        return any(self._domain(i, option) is not None for i in range(len(self.rules)))
+        self._count()
+        return any(r.option_counts(option) for r in self.unmodelled)
 
     def _domain(self, i: int, option: LaunchOption) -> str | None:
         key = (i, option.index)
