@@ -247,7 +247,7 @@ class NeighbourhoodSearch:
         cross_every, cross_misses = CROSS_ZONE_EVERY, 0  # cross-zone batches that found nothing space out
         bucket_dry = False  # every node tried at the largest size: only cross-zone neighbourhoods are left
         cross_dry = False  # every node with a bucket to trade with tried at this size
-        cross_tried: set[int] = set()  # nodes a cross-zone neighbourhood found nothing for at this size
+        cross_tried: set[int] = set()  # nodes whose cross-zone neighbourhood had too many groups, at this size
         # Nodes one kind of neighbourhood cannot seed, kept for the other kind.
         bucket_aside: list[tuple[float, int, tuple[object, ...], SolvedNode]] = []
         cross_aside: list[tuple[float, int, tuple[object, ...], SolvedNode]] = []
@@ -328,12 +328,7 @@ class NeighbourhoodSearch:
                         if not ledger.commit(picked, better):
                             better = None  # the counts moved under it (a neighbourhood solved beside it)
                     if better is None:
-                        if len(sides) > 1:
-                            # Back for bucket neighbourhoods; cross-zone ones skip it until the sizes grow.
-                            cross_tried.add(id(first.nodes[0]))
-                            queue.push(first.key, first.nodes[0], self._waste(first.shape, first.nodes[0]))
-                        else:
-                            queue.park(first.key, first.nodes[0], self._waste(first.shape, first.nodes[0]))
+                        queue.park(first.key, first.nodes[0], self._waste(first.shape, first.nodes[0]))
                         continue
                     if len(sides) == 1:
                         cost -= self._apply(first.key, picked, better, buckets, shapes, headroom, queue)
