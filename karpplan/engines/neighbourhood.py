@@ -25,11 +25,9 @@ import random
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from ortools.sat.python import cp_model
 
 from karpplan.engines.effort import (
     BUCKET_NODE_SECONDS,
@@ -41,16 +39,13 @@ from karpplan.engines.effort import (
     model_build_seconds,
     simplex_seconds,
 )
-from karpplan.engines.repack import BoolArray, BucketShape, Repacker
+from karpplan.engines.neighbourhood_model import Side, SubProblemBuilder, node_capacity
+from karpplan.engines.repack import BucketShape, Repacker
 from karpplan.engines.result import Solution, SolvedNode
 from karpplan.engines.zone_moves import ZoneLedger
-from karpplan.model.pods import Pod
-from karpplan.scheduling.problem import GroupInfo
 
-PRICE_SCALE = 1_000_000  # micro-dollars per hour: prices are exact to the catalog's decimals
 NEIGHBOURHOOD_NODES = 4  # nodes per neighbourhood at first
 MAX_NEIGHBOURHOOD_NODES = 12  # grown by half each time every node has been tried
-MAX_SLOT_OPTIONS = 24  # options a slot may take, the most cost-efficient for the neighbourhood's mix
 REDUCED_COST_SEEDS = True  # some partners ranked by reduced cost at the bucket's LP dual prices
 REDUCED_COST_MIN_NODES = 20  # ... in buckets of at least this many nodes (measured: worse on the 100-pod rows)
 # Slots beyond the node of a bucket holding a single node: it may split in two (one just past a smaller size
@@ -68,26 +63,6 @@ MAX_CROSS_ZONE_GROUPS = 120
 CROSS_ZONE_PATIENCE = 4  # cross-zone batches in a row finding nothing double the interval ...
 MAX_CROSS_ZONE_EVERY = 32  # ... up to this; one that finds something resets it
 SUB_SOLVE_DETERMINISTIC_SECONDS = 0.05  # per sub-solve of NEIGHBOURHOOD_NODES nodes (scaled with size)
-
-
-@dataclass
-class _Kind:
-    """Pods of one group with one option mask per side inside a neighbourhood."""
-
-    group: GroupInfo
-    masks: list[BoolArray]  # per side: the side's options (by position in its shape) the pods may take
-    pods: list[Pod]
-    origin: list[int]  # per side: how many of the pods come from its nodes
-
-
-@dataclass
-class _Side:
-    """One bucket's part of a neighbourhood: its nodes and how many slots it offers."""
-
-    key: tuple[object, ...]
-    shape: BucketShape
-    nodes: list[SolvedNode]
-    slots: int
 
 
 class _WasteQueue:
@@ -153,52 +128,6 @@ class _WasteQueue:
         return found
 
 
-@dataclass
-class _SubProblem:
-    """One neighbourhood's model, solved on a worker thread and decoded into nodes."""
-
-    model: cp_model.CpModel
-    sides: list[_Side]
-    kinds: list[_Kind]
-    options: list[list[int]]  # per side
-    slot_side: list[int]  # per slot
-    z: dict[tuple[int, int], cp_model.IntVar]
-    x: dict[tuple[int, int], cp_model.IntVar]
-    old_price: float
-
-    def solve(self, budget: float, seed: int) -> tuple[list[SolvedNode] | None, float]:
-        """(The nodes re-solved, or None when CP-SAT finds nothing cheaper within the budget; the
-        deterministic time CP-SAT used.)"""
-        solver = cp_model.CpSolver()
-        solver.parameters.num_workers = 1
-        solver.parameters.max_deterministic_time = budget
-        solver.parameters.random_seed = seed
-        status = solver.solve(self.model)
-        used = solver.response_proto.deterministic_time
-        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            return None, used
-        return self._decode(solver), used
-
-    def _decode(self, solver: cp_model.CpSolver) -> list[SolvedNode] | None:
-        out: list[SolvedNode] = []
-        queues = [list(kind.pods) for kind in self.kinds]
-        for j, side in enumerate(self.slot_side):
-            shape = self.sides[side].shape
-            chosen = [o for o in self.options[side] if solver.value(self.z[j, o])]
-            members: list[tuple[GroupInfo, Pod]] = []
-            for k, kind in enumerate(self.kinds):
-                for _ in range(solver.value(self.x[j, k])):
-                    members.append((kind.group, queues[k].pop()))
-            if not chosen:
-                if members:
-                    return None
-                continue
-            out.append(SolvedNode("", None, shape.options[chosen[0]], members))
-        if sum(n.price for n in out) >= self.old_price - 1e-9:
-            return None
-        return out
-
-
 class NeighbourhoodSearch:
     def __init__(self, repacker: Repacker, seed: int = 0, parallel: int = 0) -> None:
         self.repacker = repacker
@@ -210,7 +139,7 @@ class NeighbourhoodSearch:
         self.zone_rng = random.Random(seed ^ 0x5A5A)  # the cross-zone neighbourhoods' own stream
         self.moves = 0  # neighbourhoods that made the plan cheaper
         self.size = NEIGHBOURHOOD_NODES
-        self._mask_cache: dict[int, dict[tuple[int, tuple[int, ...]], BoolArray]] = {}  # per bucket shape
+        self.builder = SubProblemBuilder(repacker)
         self._slacks: dict[int, npt.NDArray[np.float64]] = {}  # per live node id
         self._duals: dict[int, npt.NDArray[np.float64]] = {}  # per bucket shape id: LP dual price per dimension
         self.tried = 0
@@ -223,7 +152,8 @@ class NeighbourhoodSearch:
         `report` hears (cost, neighbourhoods tried, moves made) whenever the plan gets cheaper."""
         cost = solution.cost
         # Caches are keyed by object ids, which are only unique among live objects: start afresh.
-        self._mask_cache, self._slacks = {}, {}
+        self._slacks = {}
+        self.builder.reset()
         buckets: dict[tuple[object, ...], list[SolvedNode]] = defaultdict(list)
         kept: list[SolvedNode] = []
         for node in solution.nodes:
@@ -260,7 +190,7 @@ class NeighbourhoodSearch:
                 budget = min(budget, (until - clock.now()) / CP_SAT_WALL_PER_DETERMINISTIC)
                 if budget < 0.02 or (max_tries is not None and self.tried >= max_tries) or clock.past_wall():
                     break
-                batch: list[tuple[list[_Side], Future[tuple[list[SolvedNode] | None, float]]]] = []
+                batch: list[tuple[list[Side], Future[tuple[list[SolvedNode] | None, float]]]] = []
                 taken: set[int] = set()
                 building = 0.0  # modelled: neighbourhoods are chosen and built one after the other ...
                 # Every CROSS_ZONE_EVERY-th batch trades pods between two zones' buckets of one pool, and
@@ -289,13 +219,13 @@ class NeighbourhoodSearch:
                         key, node = seed_node
                         picked = [node] + self._partners(shapes[key], [n for n in buckets[key] if id(n) not in taken],
                                                          node)
-                        sides = [_Side(key, shapes[key], picked, len(picked))]
+                        sides = [Side(key, shapes[key], picked, len(picked))]
                     taken.update(id(n) for side in sides for n in side.nodes)
                     pool_room = headroom.get(str(sides[0].key[0]))
                     # Neighbourhoods of one batch share the pool's headroom evenly.
                     share = None if pool_room is None else {k: v // self.parallel for k, v in pool_room.items()}
                     # Submitted at once, so the next neighbourhood is built while this one is solved.
-                    sub = self._prepare_sides(sides, share, ledger if cross else None)
+                    sub = self.builder.prepare(sides, share, ledger if cross else None)
                     building += (SEARCH_STEP_SECONDS + sum(BUCKET_NODE_SECONDS * len(buckets[side.key]) for side in sides)
                                  + model_build_seconds(len(sub.model.proto.variables) + len(sub.model.proto.constraints)))
                     rng = self.zone_rng if cross else self.rng
@@ -355,7 +285,7 @@ class NeighbourhoodSearch:
         pool_room = headroom.get(str(key[0]))
         if pool_room is not None:
             for name in pool_room:
-                pool_room[name] -= (sum(_capacity(n, name) for n in better) - sum(_capacity(n, name) for n in picked))
+                pool_room[name] -= (sum(node_capacity(n, name) for n in better) - sum(node_capacity(n, name) for n in picked))
         ids = {id(n) for n in picked}
         buckets[key] = [n for n in buckets[key] if id(n) not in ids] + better
         for n in picked:
@@ -365,7 +295,7 @@ class NeighbourhoodSearch:
             queue.push(key, n, self._waste(shapes[key], n))
         return sum(n.price for n in picked) - sum(n.price for n in better)
 
-    def _apply_sides(self, sides: Sequence[_Side], better: list[SolvedNode],
+    def _apply_sides(self, sides: Sequence[Side], better: list[SolvedNode],
                      buckets: dict[tuple[object, ...], list[SolvedNode]], shapes: dict[tuple[object, ...], BucketShape],
                      headroom: dict[str, dict[str, int]], queue: _WasteQueue) -> float:
         """Put a cross-zone neighbourhood's nodes in place of the picked ones, each in its own bucket."""
@@ -388,7 +318,7 @@ class NeighbourhoodSearch:
     def _cross_sides(self, ledger: ZoneLedger, buckets: dict[tuple[object, ...], list[SolvedNode]],
                      shapes: dict[tuple[object, ...], BucketShape], queue: _WasteQueue, taken: set[int],
                      tried: set[int], aside: list[tuple[float, int, tuple[object, ...], SolvedNode]]
-                     ) -> list[_Side] | None:
+                     ) -> list[Side] | None:
         """A cross-zone neighbourhood: the most wasteful node with a bucket in another zone to trade with,
         half the neighbourhood from its bucket (the most wasteful first), half from one such bucket drawn
         at random (the most wasteful node and random ones); None when no node has such a bucket. Nodes
@@ -408,7 +338,7 @@ class NeighbourhoodSearch:
         first = max(theirs, key=lambda n: self._waste(shapes[other], n))
         rest = [n for n in theirs if n is not first]
         across = [first] + self.zone_rng.sample(rest, min(half - 1, len(rest)))
-        return [_Side(key, shapes[key], picked, len(picked)), _Side(other, shapes[other], across, len(across))]
+        return [Side(key, shapes[key], picked, len(picked)), Side(other, shapes[other], across, len(across))]
 
     def _split_singles(self, buckets: dict[tuple[object, ...], list[SolvedNode]],
                        shapes: dict[tuple[object, ...], BucketShape], headroom: dict[str, dict[str, int]],
@@ -441,7 +371,7 @@ class NeighbourhoodSearch:
                     nodes_left[pool_name] -= SPARE_SLOTS  # lent to this neighbourhood; what it leaves unused comes back
                 pool_room = headroom.get(str(key[0]))
                 share = None if pool_room is None else {k: v // self.parallel for k, v in pool_room.items()}
-                sub = self._prepare(shapes[key], buckets[key], share, alone=True)
+                sub = self.builder.prepare([Side(key, shapes[key], list(buckets[key]), len(buckets[key]) + SPARE_SLOTS)], share)
                 building += SEARCH_STEP_SECONDS + model_build_seconds(len(sub.model.proto.variables)
                                                                       + len(sub.model.proto.constraints))
                 batch.append((key, list(buckets[key]), pool.submit(sub.solve, budget,
@@ -480,7 +410,7 @@ class NeighbourhoodSearch:
             for node in solution.new_nodes:
                 if node.option is not None and node.option.pool.name == pool:
                     for name in room:
-                        room[name] -= _capacity(node, name)
+                        room[name] -= node_capacity(node, name)
             out[pool] = {name: max(v, 0) for name, v in room.items()}
         return out
 
@@ -585,184 +515,4 @@ class NeighbourhoodSearch:
         return duals
 
     # ------------------------------------------------------------------------------------ sub-solve
-    def _kinds(self, sides: Sequence[_Side], stay: frozenset[int] = frozenset()) -> list[_Kind]:
-        """The neighbourhood's pods by group and masks (one per side: its options the pod may take, with
-        every preference its old node met). Pods of the groups in `stay` keep their side."""
-        by_key: dict[tuple[object, ...], _Kind] = {}
-        caches = [self._mask_cache.setdefault(id(side.shape), {}) for side in sides]
-        for s, side in enumerate(sides):
-            for node in side.nodes:
-                assert node.option is not None
-                for group_info, pod in node.pods:
-                    masks = [self.repacker.pod_mask(other.shape, group_info, node.option, caches[t])
-                             if t == s or group_info.index not in stay
-                             else np.zeros(len(other.shape.options), dtype=np.bool_)
-                             for t, other in enumerate(sides)]
-                    key = (group_info.index, *(m.tobytes() for m in masks),
-                           s if group_info.index in stay else -1)
-                    kind = by_key.get(key)
-                    if kind is None:
-                        kind = by_key[key] = _Kind(group_info, masks, [], [0] * len(sides))
-                    kind.pods.append(pod)
-                    kind.origin[s] += 1
-        return list(by_key.values())
-
-    def _slot_options(self, shape: BucketShape, kinds: Sequence[_Kind], side: int, spend: float) -> list[int]:
-        """Options a slot of the side may take: some kind may use them, no dearer than the whole
-        neighbourhood, and not dominated (another as cheap with at least as much room)."""
-        usable = np.zeros(len(shape.options), dtype=np.bool_)
-        for k in kinds:
-            usable |= k.masks[side]
-        candidates = np.flatnonzero(usable & (shape.price <= spend + 1e-9))  # sorted by price
-        free = shape.free[candidates]
-        # i is dominated by an earlier (no dearer) j with at least as much room in every dimension;
-        # among identical options the first is kept.
-        covers = np.all(free[None, :, :] >= free[:, None, :], axis=2)  # [i, j]: j has room for i
-        earlier = np.tri(len(candidates), k=-1, dtype=np.bool_)
-        dominated = np.any(covers & earlier, axis=1)
-        kept = [int(i) for i in candidates[~dominated]]
-        if len(kept) > MAX_SLOT_OPTIONS:
-            # Keep the options that hold the neighbourhood's demand mix most cheaply.
-            demand = np.sum([self.repacker.requests[k.group.index] * len(k.pods) for k in kinds
-                             if k.origin[side] or k.masks[side].any()], axis=0)
-            positive = demand > 0
-
-            def value(i: int) -> float:
-                return float(np.min(shape.free[i][positive] / demand[positive])) / max(float(shape.price[i]), 1e-12)
-
-            kept = sorted(sorted(kept, key=value, reverse=True)[:MAX_SLOT_OPTIONS])
-        return kept
-
-    def _prepare(self, shape: BucketShape, nodes: Sequence[SolvedNode], headroom: dict[str, int] | None,
-                 alone: bool = False, key: tuple[object, ...] = ()) -> _SubProblem:
-        """The nodes as a small exact model: an option per slot and pods of each kind per slot (and
-        `SPARE_SLOTS` empty ones when the node is `alone` in its bucket)."""
-        side = _Side(key, shape, list(nodes), len(nodes) + (SPARE_SLOTS if alone else 0))
-        return self._prepare_sides([side], headroom)
-
-    def _prepare_sides(self, sides: Sequence[_Side], headroom: dict[str, int] | None,
-                       zones: ZoneLedger | None = None) -> _SubProblem:
-        """The sides' nodes as one small exact model: each side's slots take its bucket's options, pods of
-        a kind may go to any side its masks allow; with more than one side (buckets of one pool in
-        different zones) `zones` adds the zonal rules, and each side whose whole bucket is in the
-        neighbourhood keeps a node (an emptied zone would change the rules' domains)."""
-        stay = zones.stay if zones is not None else frozenset()
-        kinds = self._kinds(sides, stay)
-        old_price = sum(n.price for side in sides for n in side.nodes)
-        options: list[list[int]] = []
-        for s, side in enumerate(sides):
-            current = [side.shape.position[n.option.index] for n in side.nodes if n.option is not None]
-            options.append(sorted(set(self._slot_options(side.shape, kinds, s, old_price)) | set(current)))
-        slot_side = [s for s, side in enumerate(sides) for _ in range(side.slots)]
-        dims = len(self.repacker.dims)
-        m = cp_model.CpModel()
-        z = {(j, o): m.new_bool_var(f"z{j}_{o}") for j, s in enumerate(slot_side) for o in options[s]}
-        x = {(j, k): m.new_int_var(0, len(kind.pods), f"x{j}_{k}") for j in range(len(slot_side))
-             for k, kind in enumerate(kinds)}
-        price = [{o: round(float(side.shape.price[o]) * PRICE_SCALE) for o in options[s]}
-                 for s, side in enumerate(sides)]
-        for j, s in enumerate(slot_side):
-            shape, opts = sides[s].shape, options[s]
-            m.add_at_most_one(z[j, o] for o in opts)
-            for d in range(dims):
-                terms = [int(self.repacker.requests[kind.group.index][d]) * x[j, k] for k, kind in enumerate(kinds)
-                         if self.repacker.requests[kind.group.index][d]]
-                if terms:
-                    m.add(sum(terms) <= sum(int(shape.free[o][d]) * z[j, o] for o in opts))
-            for k, kind in enumerate(kinds):
-                allowed = [z[j, o] for o in opts if kind.masks[s][o]]
-                if len(allowed) < len(opts):
-                    m.add(x[j, k] <= len(kind.pods) * sum(allowed))
-            self._per_node_rules(m, kinds, {k: x[j, k] for k in range(len(kinds))}, f"s{j}")
-        for k, kind in enumerate(kinds):
-            m.add(sum(x[j, k] for j in range(len(slot_side))) == len(kind.pods))
-        # Symmetry: each side's slots ordered by price, dearest first.
-        spend = [sum(price[s][o] * z[j, o] for o in options[s]) for j, s in enumerate(slot_side)]
-        for j in range(len(slot_side) - 1):
-            if slot_side[j] == slot_side[j + 1]:
-                m.add(spend[j] >= spend[j + 1])
-        if headroom is not None:
-            # Pool limits count capacity: the neighbourhood may add at most the pool's headroom.
-            for name, room in headroom.items():
-                before = sum(_capacity(n, name) for side in sides for n in side.nodes)
-                m.add(sum(int(sides[s].shape.options[o].capacity.get(name)) * z[j, o]
-                          for j, s in enumerate(slot_side) for o in options[s]) <= before + room)
-        used = [sum(z[j, o] for o in options[s]) for j, s in enumerate(slot_side)]
-        if zones is not None and len(sides) > 1:
-            on_side = [[sum(x[j, k] for j, t in enumerate(slot_side) if t == s) for k in range(len(kinds))]
-                       for s in range(len(sides))]
-            zones.add_rows(m, [side.shape.options[0] for side in sides], kinds, on_side)
-            for s, side in enumerate(sides):
-                if zones.must_keep_a_node(side, side.shape.options[0]):
-                    m.add(sum(used[j] for j, t in enumerate(slot_side) if t == s) >= 1)
-        m.minimize(sum(spend) * (len(slot_side) + 1) + sum(used))
-        start = 0
-        for s, side in enumerate(sides):
-            self._hint(m, side, kinds, z, x, options[s], start)
-            start += side.slots
-        return _SubProblem(m, list(sides), kinds, options, slot_side, z, x, old_price)
-
-    def _per_node_rules(self, m: cp_model.CpModel, kinds: Sequence[_Kind], x: dict[int, cp_model.IntVar],
-                        name: str) -> None:
-        """Hard hostname spread by final counts and hostname anti-affinity, on one node."""
-        book = self.rules
-        by_rule_owners: dict[int, list[int]] = defaultdict(list)
-        by_rule_matched: dict[int, list[int]] = defaultdict(list)
-        by_term_owners: dict[int, list[int]] = defaultdict(list)
-        by_term_matched: dict[int, list[int]] = defaultdict(list)
-        for k, kind in enumerate(kinds):
-            rules = book.by_group[kind.group.index]
-            for rid in rules.spread_owned:
-                by_rule_owners[rid].append(k)
-            for rid in rules.spread_matches:
-                by_rule_matched[rid].append(k)
-            for tid in rules.anti_owned:
-                by_term_owners[tid].append(k)
-            for tid in rules.anti_matches:
-                by_term_matched[tid].append(k)
-        for rid, owners in by_rule_owners.items():
-            matched = by_rule_matched.get(rid, [])
-            if not matched:
-                continue
-            has_owner = m.new_bool_var(f"{name}_r{rid}")
-            m.add(sum(x[k] for k in owners) == 0).only_enforce_if(has_owner.negated())
-            m.add(sum(x[k] for k in matched) <= book.max_skew[rid]).only_enforce_if(has_owner)
-        for tid, owners in by_term_owners.items():
-            matched = by_term_matched.get(tid, [])
-            if not matched:
-                continue
-            has_owner = m.new_bool_var(f"{name}_t{tid}")
-            m.add(sum(x[k] for k in owners) == 0).only_enforce_if(has_owner.negated())
-            # An owner that matches its own term tolerates no other matching pod; one that does not
-            # tolerates no matching pod at all (other owners are fine).
-            self_matched = any(k in matched for k in owners)
-            m.add(sum(x[k] for k in matched) <= (1 if self_matched else 0)).only_enforce_if(has_owner)
-
-    def _hint(self, m: cp_model.CpModel, side: _Side, kinds: Sequence[_Kind], z: dict[tuple[int, int], cp_model.IntVar],
-              x: dict[tuple[int, int], cp_model.IntVar], options: Sequence[int], start: int) -> None:
-        """The side's current nodes, dearest first, in its slots from `start`, as the solver's starting point."""
-        order = sorted(side.nodes, key=lambda n: -n.price)
-        where = {id(p): k for k, kind in enumerate(kinds) for p in kind.pods}
-        for i, node in enumerate(order):
-            j = start + i
-            assert node.option is not None
-            chosen = side.shape.position[node.option.index]
-            for o in options:
-                m.add_hint(z[j, o], o == chosen)
-            counts: dict[int, int] = defaultdict(int)
-            for _, pod in node.pods:
-                counts[where[id(pod)]] += 1
-            for k in range(len(kinds)):
-                m.add_hint(x[j, k], counts.get(k, 0))
-        for j in range(start + len(order), start + side.slots):  # the spare slots start empty
-            for o in options:
-                m.add_hint(z[j, o], False)
-            for k in range(len(kinds)):
-                m.add_hint(x[j, k], 0)
-
-
-def _capacity(node: SolvedNode, name: str) -> int:
-    return int(node.option.capacity.get(name)) if node.option is not None else 0
-
-
 __all__ = ["NeighbourhoodSearch"]
