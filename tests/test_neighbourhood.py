@@ -339,25 +339,30 @@ PREFERS_BATCH_ZONE = """      affinity:
 """
 
 
-def test_pods_a_zone_preference_ties_keep_their_zone_in_cross_zone_neighbourhoods(tmp_path: Path) -> None:
-    from karpplan.engines.zone_moves import ZoneLedger
+def test_a_met_zone_preference_stays_met_when_another_zone_is_cheaper(tmp_path: Path) -> None:
+    from karpplan.catalog import load_catalog
+    from karpplan.model.build import load_inventory
+    from karpplan.planner import prepare
 
+    # web prefers the zone of batch, which is in zone-a. An s node costs 0.1 in zone-a and 0.09 in zone-b:
+    # the cheapest plan puts both web pods on one s in zone-b, which would break web-0's preference.
+    catalog = TWO_ZONES.replace("{zone: zone-b, capacityType: on-demand, price: 0.1}",
+                                "{zone: zone-b, capacityType: on-demand, price: 0.09}")
+    (tmp_path / "catalog.yaml").write_text(catalog)
     apps = TWO_SMALL.replace("    metadata: {labels: {app: web}}\n    spec:\n",
                              "    metadata: {labels: {app: web}}\n    spec:\n" + PREFERS_BATCH_ZONE, 1)
-    problem, apart = _one_web_pod_per_zone(tmp_path, apps)
-    repacker = Repacker(problem)
-    buckets: dict[tuple[object, ...], list[SolvedNode]] = {}
-    for n in apart.new_nodes:
-        assert n.option is not None
-        buckets.setdefault(repacker.bucket_of(n.option), []).append(n)
-    ledger = ZoneLedger(repacker, apart, buckets)
-    # web prefers batch's zone and batch is what it prefers: moving either could break the preference.
-    assert ledger.stay == {g.index for g in problem.groups}
-    assert all(ledger.partners_of(key) for key in buckets)
-    plain_problem, plain = _one_web_pod_per_zone(tmp_path, TWO_SMALL)
-    plain_repacker = Repacker(plain_problem)
-    plain_buckets: dict[tuple[object, ...], list[SolvedNode]] = {}
-    for n in plain.new_nodes:
-        assert n.option is not None
-        plain_buckets.setdefault(plain_repacker.bucket_of(n.option), []).append(n)
-    assert ZoneLedger(plain_repacker, plain, plain_buckets).stay == frozenset()
+    (tmp_path / "apps.yaml").write_text(POOL + apps)
+    problem = prepare(load_inventory([str(tmp_path / "apps.yaml")]),
+                      load_catalog(None, str(tmp_path / "catalog.yaml"))).problem
+    web, batch = sorted(problem.groups, key=lambda g: g.template.labels["app"] != "web")
+    small = {o.zone: o for o in problem.options if o.instance_type.name == "s"}
+    web_pods, batch_pods = list(web.group.pods), list(batch.group.pods)
+    nodes = [SolvedNode("web-a", None, small["zone-a"], [(web, web_pods[0])]),
+             SolvedNode("web-b", None, small["zone-b"], [(web, web_pods[1])])]
+    nodes += [SolvedNode(f"batch{i}", None, small["zone-a"], [(batch, pod)]) for i, pod in enumerate(batch_pods)]
+    start = Solution("optimal", nodes, [], "feasible")
+    better = NeighbourhoodSearch(Repacker(problem), seed=0, parallel=1).improve(start, WorkClock(), 1.0)
+    zone_of = {pod.key: n.option.zone for n in better.nodes if n.option is not None for _, pod in n.pods}
+    assert zone_of[web_pods[0].key] == "zone-a"
+    assert {zone_of[p.key] for p in batch_pods} == {"zone-a"}
+    assert pods_of(better) == pods_of(start)

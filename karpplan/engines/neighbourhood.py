@@ -177,7 +177,9 @@ class NeighbourhoodSearch:
         cross_every, cross_misses = CROSS_ZONE_EVERY, 0  # cross-zone batches that found nothing space out
         bucket_dry = False  # every node tried at the largest size: only cross-zone neighbourhoods are left
         cross_dry = False  # every node with a bucket to trade with tried at this size
-        cross_tried: set[int] = set()  # nodes whose cross-zone neighbourhood had too many groups, at this size
+        # Nodes whose cross-zone neighbourhood had too many groups, at this size, by id (the nodes are kept
+        # so that no node made later can reuse the id while it is here).
+        cross_tried: dict[int, SolvedNode] = {}
         # Nodes one kind of neighbourhood cannot seed, kept for the other kind.
         bucket_aside: list[tuple[float, int, tuple[object, ...], SolvedNode]] = []
         cross_aside: list[tuple[float, int, tuple[object, ...], SolvedNode]] = []
@@ -207,7 +209,7 @@ class NeighbourhoodSearch:
                         seed = sides[0].nodes[0]
                         if len({g.index for side in sides for n in side.nodes for g, _ in n.pods}) > MAX_CROSS_ZONE_GROUPS:
                             # Too many kinds of pod to prove anything in a sub-solve's budget: back to the queue.
-                            cross_tried.add(id(seed))
+                            cross_tried[id(seed)] = seed
                             queue.push(sides[0].key, seed, self._waste(sides[0].shape, seed))
                             building += SEARCH_STEP_SECONDS
                             continue
@@ -317,14 +319,14 @@ class NeighbourhoodSearch:
 
     def _cross_sides(self, ledger: ZoneLedger, buckets: dict[tuple[object, ...], list[SolvedNode]],
                      shapes: dict[tuple[object, ...], BucketShape], queue: _WasteQueue, taken: set[int],
-                     tried: set[int], aside: list[tuple[float, int, tuple[object, ...], SolvedNode]]
+                     tried: dict[int, SolvedNode], aside: list[tuple[float, int, tuple[object, ...], SolvedNode]]
                      ) -> list[Side] | None:
         """A cross-zone neighbourhood: the most wasteful node with a bucket in another zone to trade with,
         half the neighbourhood from its bucket (the most wasteful first), half from one such bucket drawn
         at random (the most wasteful node and random ones); None when no node has such a bucket. Nodes
         `taken` by other neighbourhoods of the batch are left out; nodes already `tried` as a cross-zone
         seed at this size are not seeds again (they may be partners)."""
-        found = queue.pop(taken | tried, lambda key: any(any(id(n) not in taken for n in buckets[o])
+        found = queue.pop(taken | tried.keys(), lambda key: any(any(id(n) not in taken for n in buckets[o])
                                                  for o in ledger.partners_of(key)), aside)
         if found is None:
             return None

@@ -41,7 +41,8 @@ from karpplan.model.labels import HOSTNAME
 from karpplan.model.selectors import SelectorIndex
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.problem import GroupInfo
-from karpplan.scheduling.topology import SpreadRule
+from karpplan.scheduling.topology import AffinityTerm, SpreadRule
+from karpplan.scheduling.topology_counts import own_namespace_only
 
 if TYPE_CHECKING:
     from ortools.sat.python.cp_model import LinearExprT
@@ -131,10 +132,13 @@ class ZoneLedger:
                      for owner, rs in rules.items() for r in rs for t in r.terms if t.key != HOSTNAME]
         if preferred:
             owners = {owner for owner, _ in preferred}
+            terms: SelectorIndex[AffinityTerm] = SelectorIndex()  # the terms that may match a template
+            for _, t in preferred:
+                terms.add(t, t.owner_namespace if own_namespace_only(t) else None, t.selector)
             for g in problem.groups:
                 pt = g.template
                 if id(pt) in owners or any(t.matches(pt.namespace, pt.labels, problem.namespace_labels)
-                                           for _, t in preferred):
+                                           for t in terms.candidates(pt.namespace, pt.labels)):
                     out.add(g.index)
         return out
 

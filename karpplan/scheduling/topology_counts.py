@@ -144,7 +144,7 @@ class TopologyCounts:
         term_index: SelectorIndex[int] = SelectorIndex()
         for tid, term in self._term_reps.items():
             # A term with a namespace selector or list may select pods of other namespaces: filed for all.
-            scoped = term.owner_namespace if _own_namespace_only(term) else None
+            scoped = term.owner_namespace if own_namespace_only(term) else None
             term_index.add(tid, scoped, term.selector)
         records_of_tid: dict[int, list[tuple[int, ...]]] = {}
         for tids in affinity_record:
@@ -387,7 +387,7 @@ def _spread_key(rule: SpreadRule) -> Hashable:
         return ("uid", rule.uid)
 
 
-def _own_namespace_only(term: AffinityTerm) -> bool:
+def own_namespace_only(term: AffinityTerm) -> bool:
     """Does the term select pods of its owner's namespace only (no namespaces, no namespace selector)?"""
     return not term.term.namespaces and term.term.namespace_selector is None
 
