@@ -210,17 +210,21 @@ spec:
 """
 
 
-def _one_xl_node(tmp_path: Path, pool: str) -> tuple[Problem, Solution]:
-    """Five 900m pods all on one xl node (4.5 of its 7.9 CPUs): the bulk packing's choice, the most
-    cost-efficient size, alone in its bucket (one zone)."""
+def _problem(tmp_path: Path, catalog: str, manifests: str) -> Problem:
+    """The problem of these manifests against this catalog (both YAML text)."""
     from karpplan.catalog import load_catalog
     from karpplan.model.build import load_inventory
     from karpplan.planner import prepare
 
-    (tmp_path / "catalog.yaml").write_text(SPLIT_CATALOG)
-    (tmp_path / "apps.yaml").write_text(pool + WEB_FIVE)
-    problem = prepare(load_inventory([str(tmp_path / "apps.yaml")]),
-                      load_catalog(None, str(tmp_path / "catalog.yaml"))).problem
+    (tmp_path / "catalog.yaml").write_text(catalog)
+    (tmp_path / "apps.yaml").write_text(manifests)
+    return prepare(load_inventory([str(tmp_path / "apps.yaml")]), load_catalog(None, str(tmp_path / "catalog.yaml"))).problem
+
+
+def _one_xl_node(tmp_path: Path, pool: str) -> tuple[Problem, Solution]:
+    """Five 900m pods all on one xl node (4.5 of its 7.9 CPUs): the bulk packing's choice, the most
+    cost-efficient size, alone in its bucket (one zone)."""
+    problem = _problem(tmp_path, SPLIT_CATALOG, pool + WEB_FIVE)
     group = problem.groups[0]
     xl = next(o for o in problem.options if o.instance_type.name == "xl")
     return problem, Solution("optimal", [SolvedNode("n", None, xl, [(group, p) for p in group.group.pods])], [],
@@ -249,30 +253,9 @@ TWO_ZONES = SPLIT_CATALOG.replace("zones: [zone-a]", "zones: [zone-a, zone-b]").
     "offerings: [{zone: zone-a, capacityType: on-demand, price: 0.1}]",
     "offerings: [{zone: zone-a, capacityType: on-demand, price: 0.1}, {zone: zone-b, capacityType: on-demand, price: 0.1}]")
 
-TWO_SMALL = """
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers: [{name: web, image: nginx, resources: {requests: {cpu: 400m, memory: 512Mi}}}]
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: batch}
-spec:
-  replicas: 4
-  selector: {matchLabels: {app: batch}}
-  template:
-    metadata: {labels: {app: batch}}
-    spec:
-      containers: [{name: batch, image: busybox, resources: {requests: {cpu: 900m, memory: 512Mi}}}]
-"""
+# Two 400m web pods and four 900m batch pods.
+TWO_SMALL = WEB_FIVE.replace("replicas: 5", "replicas: 2").replace("cpu: 900m", "cpu: 400m") + WEB_FIVE.replace(
+    "web", "batch").replace("replicas: 5", "replicas: 4").replace("image: nginx", "image: busybox")
 
 ZONE_SPREAD = """      topologySpreadConstraints:
         - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule,
@@ -283,14 +266,7 @@ ZONE_SPREAD = """      topologySpreadConstraints:
 def _one_web_pod_per_zone(tmp_path: Path, apps: str) -> tuple[Problem, Solution]:
     """In each of two zones, a 400m web pod alone on an s node (0.95 CPU) and two 900m batch pods on
     an s node each: one s could hold both web pods, 0.1 $/h less."""
-    from karpplan.catalog import load_catalog
-    from karpplan.model.build import load_inventory
-    from karpplan.planner import prepare
-
-    (tmp_path / "catalog.yaml").write_text(TWO_ZONES)
-    (tmp_path / "apps.yaml").write_text(POOL + apps)
-    problem = prepare(load_inventory([str(tmp_path / "apps.yaml")]),
-                      load_catalog(None, str(tmp_path / "catalog.yaml"))).problem
+    problem = _problem(tmp_path, TWO_ZONES, POOL + apps)
     web, batch = sorted(problem.groups, key=lambda g: g.template.labels["app"] != "web")
     small = {o.zone: o for o in problem.options if o.instance_type.name == "s"}
     batch_pods = list(batch.group.pods)
@@ -340,20 +316,13 @@ PREFERS_BATCH_ZONE = """      affinity:
 
 
 def test_a_met_zone_preference_stays_met_when_another_zone_is_cheaper(tmp_path: Path) -> None:
-    from karpplan.catalog import load_catalog
-    from karpplan.model.build import load_inventory
-    from karpplan.planner import prepare
-
     # web prefers the zone of batch, which is in zone-a. An s node costs 0.1 in zone-a and 0.09 in zone-b:
     # the cheapest plan puts both web pods on one s in zone-b, which would break web-0's preference.
     catalog = TWO_ZONES.replace("{zone: zone-b, capacityType: on-demand, price: 0.1}",
                                 "{zone: zone-b, capacityType: on-demand, price: 0.09}")
-    (tmp_path / "catalog.yaml").write_text(catalog)
     apps = TWO_SMALL.replace("    metadata: {labels: {app: web}}\n    spec:\n",
                              "    metadata: {labels: {app: web}}\n    spec:\n" + PREFERS_BATCH_ZONE, 1)
-    (tmp_path / "apps.yaml").write_text(POOL + apps)
-    problem = prepare(load_inventory([str(tmp_path / "apps.yaml")]),
-                      load_catalog(None, str(tmp_path / "catalog.yaml"))).problem
+    problem = _problem(tmp_path, catalog, POOL + apps)
     web, batch = sorted(problem.groups, key=lambda g: g.template.labels["app"] != "web")
     small = {o.zone: o for o in problem.options if o.instance_type.name == "s"}
     web_pods, batch_pods = list(web.group.pods), list(batch.group.pods)
