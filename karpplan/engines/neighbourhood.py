@@ -262,6 +262,7 @@ class NeighbourhoodSearch:
                     if better is None:
                         queue.park(first.key, first.nodes[0], self._waste(first.shape, first.nodes[0]))
                         continue
+                    self.moves += 1
                     if len(sides) == 1:
                         cost -= self._apply(first.key, picked, better, buckets, shapes, headroom, queue)
                     else:
@@ -283,7 +284,6 @@ class NeighbourhoodSearch:
                buckets: dict[tuple[object, ...], list[SolvedNode]], shapes: dict[tuple[object, ...], BucketShape],
                headroom: dict[str, dict[str, int]], queue: _WasteQueue) -> float:
         """Put a neighbourhood's cheaper nodes in place of the picked ones; returns what it saves."""
-        self.moves += 1
         pool_room = headroom.get(str(key[0]))
         if pool_room is not None:
             for name in pool_room:
@@ -305,17 +305,16 @@ class NeighbourhoodSearch:
         for side in sides:
             mine = [n for n in better if n.option is not None and self.repacker.bucket_of(n.option) == side.key]
             saved += self._apply(side.key, side.nodes, mine, buckets, shapes, headroom, queue)
-        self.moves -= len(sides) - 1  # one move, applied per bucket
         return saved
 
     def _ledger(self, solution: Solution, buckets: dict[tuple[object, ...], list[SolvedNode]],
                 clock: WorkClock) -> ZoneLedger | None:
         """The zonal rules' counts for cross-zone neighbourhoods, or None when no two buckets of a pool
         differ only in zone (or cross-zone neighbourhoods are off)."""
-        if not CROSS_ZONE_EVERY or not any(k[0] == o[0] and k[2] == o[2] and k[4] == o[4] and k[1] != o[1]
-                                           for k in buckets for o in buckets):
+        if not CROSS_ZONE_EVERY:
             return None
-        return ZoneLedger(self.repacker, solution, buckets, clock)
+        ledger = ZoneLedger(self.repacker, solution, buckets, clock)  # its counts are taken when first used
+        return ledger if any(ledger.twins.values()) else None
 
     def _cross_sides(self, ledger: ZoneLedger, buckets: dict[tuple[object, ...], list[SolvedNode]],
                      shapes: dict[tuple[object, ...], BucketShape], queue: _WasteQueue, taken: set[int],
@@ -326,15 +325,17 @@ class NeighbourhoodSearch:
         at random (the most wasteful node and random ones); None when no node has such a bucket. Nodes
         `taken` by other neighbourhoods of the batch are left out; nodes already `tried` as a cross-zone
         seed at this size are not seeds again (they may be partners)."""
-        found = queue.pop(taken | tried.keys(), lambda key: any(any(id(n) not in taken for n in buckets[o])
-                                                 for o in ledger.partners_of(key)), aside)
+        def open_partners(key: tuple[object, ...]) -> list[tuple[object, ...]]:
+            return [o for o in ledger.partners_of(key) if any(id(n) not in taken for n in buckets[o])]
+
+        found = queue.pop(taken | tried.keys(), lambda key: bool(open_partners(key)), aside)
         if found is None:
             return None
         key, node = found
         half = max(self.size * CROSS_ZONE_SHARE // 4, 1)
         mine = [n for n in buckets[key] if n is not node and id(n) not in taken]
         picked = [node] + heapq.nlargest(min(half - 1, len(mine)), mine, key=lambda n: self._waste(shapes[key], n))
-        partners = [o for o in ledger.partners_of(key) if any(id(n) not in taken for n in buckets[o])]
+        partners = open_partners(key)
         other = partners[self.zone_rng.randrange(len(partners))]
         theirs = [n for n in buckets[other] if id(n) not in taken]
         first = max(theirs, key=lambda n: self._waste(shapes[other], n))
@@ -387,6 +388,7 @@ class NeighbourhoodSearch:
                 if str(key[0]) in nodes_left:
                     nodes_left[str(key[0])] += SPARE_SLOTS - added
                 if better is not None:
+                    self.moves += 1
                     saved += self._apply(key, picked, better, buckets, shapes, headroom, queue)
                     if report is not None:
                         report(cost - saved, self.tried, self.moves)

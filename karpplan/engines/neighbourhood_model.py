@@ -11,7 +11,7 @@ nodes' price; the current nodes are its hint. `neighbourhood.py` chooses the nod
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -111,13 +111,13 @@ class SubProblemBuilder:
         every preference its old node met). Pods of the groups in `stay` keep their side."""
         by_key: dict[tuple[object, ...], Kind] = {}
         caches = [self._mask_cache.setdefault(id(side.shape), {}) for side in sides]
+        nowhere = [np.zeros(len(side.shape.options), dtype=np.bool_) for side in sides]  # masks of staying pods
         for s, side in enumerate(sides):
             for node in side.nodes:
                 assert node.option is not None
                 for group_info, pod in node.pods:
                     masks = [self.repacker.pod_mask(other.shape, group_info, node.option, caches[t])
-                             if t == s or group_info.index not in stay
-                             else np.zeros(len(other.shape.options), dtype=np.bool_)
+                             if t == s or group_info.index not in stay else nowhere[t]
                              for t, other in enumerate(sides)]
                     key = (group_info.index, *(m.tobytes() for m in masks),
                            s if group_info.index in stay else -1)
@@ -257,22 +257,15 @@ class SubProblemBuilder:
         """The side's current nodes, dearest first, in its slots from `start`, as the solver's starting point."""
         order = sorted(side.nodes, key=lambda n: -n.price)
         where = {id(p): k for k, kind in enumerate(kinds) for p in kind.pods}
-        for i, node in enumerate(order):
+        for i in range(side.slots):
             j = start + i
-            assert node.option is not None
-            chosen = side.shape.position[node.option.index]
+            node = order[i] if i < len(order) else None  # the spare slots start empty
+            chosen = side.shape.position[node.option.index] if node is not None and node.option is not None else -1
+            counts = Counter(where[id(pod)] for _, pod in node.pods) if node is not None else Counter[int]()
             for o in options:
                 m.add_hint(z[j, o], o == chosen)
-            counts: dict[int, int] = defaultdict(int)
-            for _, pod in node.pods:
-                counts[where[id(pod)]] += 1
             for k in range(len(kinds)):
-                m.add_hint(x[j, k], counts.get(k, 0))
-        for j in range(start + len(order), start + side.slots):  # the spare slots start empty
-            for o in options:
-                m.add_hint(z[j, o], False)
-            for k in range(len(kinds)):
-                m.add_hint(x[j, k], 0)
+                m.add_hint(x[j, k], counts[k])
 
 
 def node_capacity(node: SolvedNode, name: str) -> int:

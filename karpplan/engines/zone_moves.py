@@ -240,19 +240,12 @@ class ZoneLedger:
         touched = {id(r): r for r, *_ in shifts}
         excess = {k: r.excess() for k, r in touched.items()}
         for r, counts, owns, d, n in shifts:
-            _shift(r, counts, owns, d, n)
+            r.add(counts, owns, d, n)
         if any(r.excess() > excess[k] for k, r in touched.items()):
             for r, counts, owns, d, n in shifts:
-                _shift(r, counts, owns, d, -n)
+                r.add(counts, owns, d, -n)
             return False
         return True
-
-
-def _shift(r: RuleCounts, counts: bool, owns: bool, domain: str, n: int) -> None:
-    if counts:
-        r.counts[domain] += n
-    if owns:
-        r.homes[domain] += n
 
 
 def _without_zone(key: BucketKey) -> tuple[object, ...]:

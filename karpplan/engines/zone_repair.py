@@ -100,16 +100,18 @@ class RuleCounts:
         return option.labels.get(self.rule.key) if ok else None
 
     def shift(self, counted: bool, owned: bool, source: str | None, target: str | None) -> None:
+        """One pod leaves `source` for `target` (None: a node the rule does not count)."""
+        if source is not None:
+            self.add(counted, owned, source, -1)
+        if target is not None:
+            self.add(counted, owned, target, 1)
+
+    def add(self, counted: bool, owned: bool, domain: str, pods: int) -> None:
+        """`pods` more (or fewer) pods in the domain, counted by the rule and/or its own."""
         if counted:
-            if source is not None:
-                self.counts[source] -= 1
-            if target is not None:
-                self.counts[target] += 1
+            self.counts[domain] += pods
         if owned:
-            if source is not None:
-                self.homes[source] -= 1
-            if target is not None:
-                self.homes[target] += 1
+            self.homes[domain] += pods
 
 
 class ZoneRepair:
