@@ -3,7 +3,8 @@
 Warm start (the Karpenter simulation, re-packed) -> on small problems, the exact slot model (`exact.py`:
 a broken warm start repaired, then a proof attempt) -> whole-plan CP-SAT model (unless proven) -> decode
 -> re-pack -> zone repair (`zone_repair.py`: hard zone spread kept on the final counts) -> lower bounds
-(fluid LP, configuration LP, zone LP) -> neighbourhood search. Every phase reads the same work clock,
+(fluid LP, configuration LP, zone LP) -> neighbourhood search; with two workers or more the configuration
+and zone LPs run beside the search in a child process (`background_bound.py`). Every phase reads the same work clock,
 owned by the run's `TimeBudget` (`effort.py`), so a seed and a time limit give the same plan on every run;
 this module is the only place that decides when a phase stops. Each phase is timed under its name
 (`simulate`, `repack`, `model`, `solve`, `decode`, `repair`, `bound`, `search`, `replay`) on the budget.
@@ -13,11 +14,14 @@ from __future__ import annotations
 
 import math
 import time
+from functools import partial
 from typing import TYPE_CHECKING
 
+from karpplan.engines.background_bound import PROVEN_TOLERANCE, lp_bounds, start_background
 from karpplan.engines.effort import (
     TimeBudget,
     WorkClock,
+    available_cores,
     model_build_seconds,
     post_search_seconds,
     pre_search_seconds,
@@ -77,8 +81,9 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     decoded and re-packed; the better plan by (pods left out, cost, CP-SAT's on a tie, nodes) is kept,
     its pods moved between zones when a zone spread is past maxSkew once every matching pod is counted
     (`zone_repair.py`, which Karpenter's plan can be: it checks a spread only when placing a pod carrying it);
-    the fluid LP and configuration LP bounds run in reserves kept for them; neighbourhood search then
-    improves the plan until the time limit. The result is never worse than the Karpenter simulation's
+    the fluid LP and configuration LP bounds run in reserves kept for them (beside the search, on a core of
+    their own, when there are two workers or more); neighbourhood search improves the plan until the time
+    limit. The result is never worse than the Karpenter simulation's
     plan when that plan keeps the pools' limits and every rule the verifier checks (a repaired plan may
     cost more than Karpenter's invalid one).
 
@@ -89,7 +94,6 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     from karpplan.engines.bound import fluid_lower_bound
     from karpplan.engines.karpenter import solve_karpenter
     from karpplan.engines.neighbourhood import NeighbourhoodSearch
-    from karpplan.engines.patterns import pattern_lower_bound, zone_lower_bound
     from karpplan.engines.repack import Repacker, state_for
 
     budget = TimeBudget.of(time_limit, clock) if budget is None else budget
@@ -206,27 +210,20 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
         sourced = [(b, name) for b, name in ((decoded_bound if source == "CP-SAT" else None, "cp-sat"),
                                              (exact_bound, "cp-sat"),
                                              (fluid.cost if fluid is not None else None, "fluid-lp")) if b is not None]
-        bounds = [b for b, _ in sourced]
-        pattern = None
-        if not (bounds and best.cost - max(bounds) <= 1e-6):
-            # The configuration LP sees whole pods per node, which the fluid LP does not.
-            pattern_budget = max(min(reserve, deadline - clock.now() - margin), 0.3)
-            pattern = pattern_lower_bound(problem, placed, time_limit=pattern_budget, fluid=fluid, clock=clock)
-            if pattern is not None:
-                sourced.append((pattern.cost, "configuration-lp"))
-        bounds = [b for b, _ in sourced]
-        if not (bounds and best.cost - max(bounds) <= 1e-6) and not clock.past_wall():
-            # The zone-indexed one sees the zonal rules too; it declines at once where it cannot be stronger.
-            zone_budget = max(min(reserve, deadline - clock.now() - margin), 0.3)
-            zone = zone_lower_bound(problem, placed, time_limit=zone_budget, floor=max(bounds, default=None),
-                                    duals=pattern.duals if pattern is not None else None, clock=clock)
-            if zone is not None:
-                sourced.append((zone.cost, "zone-lp"))
-        bounds = [b for b, _ in sourced]
-        # The binding bound: the largest, the first computed on a tie.
-        bound_source = max(sourced, key=lambda s: s[0])[1] if sourced else None
+        known = [b for b, _ in sourced]
+        proven = status == "optimal" or (bool(known) and best.cost - max(known) <= PROVEN_TOLERANCE)
+        will_search = not proven and clock.now() < deadline - margin and not clock.past_wall()
+        lanes = workers or available_cores()
+        run_lps = partial(lp_bounds, problem, placed, fluid, known, reserve, deadline, margin, plan_cost=best.cost)
+        # With a core to spare the LPs run beside the search (`background_bound.py`); else before it, as their
+        # bounds may prove the plan optimal and spare the search.
+        background = (start_background(run_lps, clock, lanes, known, lambda b: tracker.update(bound=max(known + [b])))
+                      if will_search else None)
+        if background is None and not proven:
+            sourced += run_lps(clock)
+    bounds = [b for b, _ in sourced]
     tracker.update(bound=max(bounds) if bounds else None)
-    proven = status == "optimal" or (bool(bounds) and best.cost - max(bounds) <= 1e-6)
+    proven = status == "optimal" or (bool(bounds) and best.cost - max(bounds) <= PROVEN_TOLERANCE)
     if not proven and clock.now() < deadline - margin and not clock.past_wall():
         search = NeighbourhoodSearch(repacker, seed, parallel=workers)
         tracker.enter(Phase.search)
@@ -236,11 +233,22 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
             tracker.update(cost=cost, unplaced=left_out, detail=f"{moves} of {tried} neighbourhoods improved")
 
         with budget.phase("search"):
-            improved = search.improve(best, clock, deadline - margin, report=report)
+            improved = search.improve(best, clock, deadline - margin, report=report,
+                                      lanes=background.width if background is not None else None)
         if improved.cost < best.cost - 1e-9:
             best = Solution(best.engine, improved.nodes, best.unplaced, best.status, best.lower_bound,
                             best.solve_seconds, list(best.notes), best.exceeds_node_limits)
             source = f"{source} + neighbourhood search"
+    if background is not None:
+        with budget.phase("bound"):
+            sourced += background.finish()
+        if background.failure is not None:
+            notes.append("the configuration LP's lower bound failed, so the bound is the fluid LP's: "
+                         + background.failure.strip().splitlines()[-1])
+        bounds = [b for b, _ in sourced]
+        tracker.update(bound=max(bounds) if bounds else None)
+    # The binding bound: the largest, the first computed on a tie.
+    bound_source = max(sourced, key=lambda s: s[0])[1] if sourced else None
     lower = min(max(bounds), best.cost) if bounds else None
     if clock.cut:
         notes.append(_cut_note(before, time_limit))

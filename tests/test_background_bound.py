@@ -1,0 +1,101 @@
+"""The LP bounds beside the neighbourhood search (`engines/background_bound.py`): the search widens at a point
+of its own work clock, never of the wall clock, so a plan is the same however fast the bounds' process ran;
+the bounds are the ones computed before the search; a failed bounds' process costs the bound, not the plan."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from plan_checks import bench_problem, resource_violations
+
+from karpplan.engines import optimiser
+from karpplan.engines.background_bound import BackgroundBound, Sourced, fork_available
+from karpplan.engines.effort import WorkClock
+from karpplan.engines.karpenter import solve_karpenter
+from karpplan.engines.optimiser import solve_optimal
+from karpplan.verify import verify
+
+pytestmark = pytest.mark.skipif(not fork_available(), reason="the bounds run beside the search only where fork exists")
+
+
+def charging(seconds: float, bound: float, delay: float = 0.0) -> Callable[[WorkClock], Sourced]:
+    """A stand-in for the LP bounds: takes `delay` wall seconds, charges `seconds` of modelled work."""
+
+    def run(clock: WorkClock) -> Sourced:
+        time.sleep(delay)
+        clock.charge(seconds)
+        return [(bound, "configuration-lp")]
+
+    return run
+
+
+def test_the_search_widens_at_the_bounds_modelled_end_however_fast_they_ran() -> None:
+    clock = WorkClock()
+    clock.charge(2.0)
+    # A slow child (0.3 s of wall time for 3 modelled seconds): asked at modelled 5.5, the search waits
+    # for it rather than guessing, and widens, as it would had the child been instant.
+    slow = BackgroundBound(charging(3.0, 1.0, delay=0.3), clock, lanes=2, known=[])
+    assert slow.width(5.5, cost=9.0) == 2
+    assert slow.width(4.9, cost=9.0) == 1  # before 2 + 3 on the child's clock, one lane stays with the bounds
+    assert slow.finish() == [(1.0, "configuration-lp")]
+    # A fast child, asked early: one lane, though the child has long finished by the wall clock.
+    fast = BackgroundBound(charging(3.0, 1.0), clock, lanes=2, known=[])
+    time.sleep(0.2)
+    assert fast.width(2.5, cost=9.0) == 1
+    assert fast.width(5.0, cost=9.0) == 2
+    assert fast.finish() == [(1.0, "configuration-lp")]
+
+
+def test_the_search_stops_once_the_bounds_prove_the_plan_optimal() -> None:
+    heard: list[float] = []
+    background = BackgroundBound(charging(1.0, 10.0), WorkClock(), lanes=3, known=[4.0], on_bound=heard.append)
+    assert background.width(5.0, cost=10.0) == 0  # the configuration LP's 10.0 meets the plan's cost
+    assert background.width(5.0, cost=12.0) == 3
+    assert heard == [10.0]  # the live display hears the bound as soon as it is known
+    background.finish()
+
+
+def test_a_failed_or_killed_bounds_process_widens_the_search_and_says_why() -> None:
+    def fail(clock: WorkClock) -> Sourced:
+        raise ValueError("no columns")
+
+    failed = BackgroundBound(fail, WorkClock(), lanes=2, known=[])
+    assert failed.width(0.0, cost=1.0) == 2
+    assert failed.finish() == []
+    assert failed.failure is not None and "ValueError: no columns" in failed.failure
+
+    def die(clock: WorkClock) -> Sourced:
+        os._exit(3)
+
+    killed = BackgroundBound(die, WorkClock(), lanes=2, known=[])
+    assert killed.finish() == []
+    assert killed.failure is not None and "exit code 3" in killed.failure
+
+
+def test_the_bounds_beside_the_search_are_the_bounds_before_it(tmp_path: Path) -> None:
+    problem = bench_problem(tmp_path, "aws", 100)
+    greedy, _ = solve_karpenter(problem)
+    alone, _ = solve_optimal(problem, greedy, time_limit=4.0, seed=2, workers=1, clock=WorkClock())
+    beside, _ = solve_optimal(problem, greedy, time_limit=4.0, seed=2, workers=2, clock=WorkClock())
+    assert beside.lower_bound == alone.lower_bound and beside.bound_source == alone.bound_source == "configuration-lp"
+    for plan in (alone, beside):
+        assert not plan.unplaced and verify(problem, plan) == [] and resource_violations(plan) == []
+
+
+def test_a_plan_whose_bounds_process_fails_keeps_the_fluid_bound_and_a_note(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    problem = bench_problem(tmp_path, "synthetic", 100)
+    greedy, _ = solve_karpenter(problem)
+
+    def broken(*args: object, **kwargs: object) -> Sourced:
+        raise MemoryError("out of memory")
+
+    monkeypatch.setattr(optimiser, "lp_bounds", broken)
+    best, _ = solve_optimal(problem, greedy, time_limit=2.0, seed=0, workers=2, clock=WorkClock())
+    assert best.bound_source == "fluid-lp" and best.lower_bound is not None and best.lower_bound <= best.cost
+    assert any("lower bound failed" in n and "MemoryError: out of memory" in n for n in best.notes)
+    assert not best.unplaced and verify(problem, best) == []
