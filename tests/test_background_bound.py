@@ -1,6 +1,7 @@
-"""The LP bounds beside the neighbourhood search (`engines/background_bound.py`): the search widens at a point
-of its own work clock, never of the wall clock, so a plan is the same however fast the bounds' process ran;
-the bounds are the ones computed before the search; a failed bounds' process costs the bound, not the plan."""
+"""The LP bounds beside the neighbourhood search (`engines/background_bound.py`): the search gets its cores
+back at a point of its own work clock, never of the wall clock, so a plan is the same however fast the
+bounds' process ran; while it has fewer cores it takes the same steps, only charged longer; the bounds are
+the ones computed before the search; a failed bounds' process costs the bound, not the plan."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ from karpplan.engines import optimiser
 from karpplan.engines.background_bound import BackgroundBound, Sourced, fork_available
 from karpplan.engines.effort import WorkClock
 from karpplan.engines.karpenter import solve_karpenter
+from karpplan.engines.neighbourhood import NeighbourhoodSearch, side_by_side
 from karpplan.engines.optimiser import solve_optimal
+from karpplan.engines.repack import Repacker
 from karpplan.verify import verify
 
 pytestmark = pytest.mark.skipif(not fork_available(), reason="the bounds run beside the search only where fork exists")
@@ -33,38 +36,38 @@ def charging(seconds: float, bound: float, delay: float = 0.0) -> Callable[[Work
     return run
 
 
-def test_the_search_widens_at_the_bounds_modelled_end_however_fast_they_ran() -> None:
+def test_the_search_gets_its_cores_back_at_the_bounds_modelled_end_however_fast_they_ran() -> None:
     clock = WorkClock()
     clock.charge(2.0)
     # A slow child (0.3 s of wall time for 3 modelled seconds): asked at modelled 5.5, the search waits
-    # for it rather than guessing, and widens, as it would had the child been instant.
+    # for it rather than guessing, and has both cores, as it would had the child been instant.
     slow = BackgroundBound(charging(3.0, 1.0, delay=0.3), clock, lanes=2, known=[])
-    assert slow.width(5.5, cost=9.0) == 2
-    assert slow.width(4.9, cost=9.0) == 1  # before 2 + 3 on the child's clock, one lane stays with the bounds
+    assert slow.cores(5.5, cost=9.0) == 2
+    assert slow.cores(4.9, cost=9.0) == 1  # before 2 + 3 on the child's clock, one lane stays with the bounds
     assert slow.finish() == [(1.0, "configuration-lp")]
     # A fast child, asked early: one lane, though the child has long finished by the wall clock.
     fast = BackgroundBound(charging(3.0, 1.0), clock, lanes=2, known=[])
     time.sleep(0.2)
-    assert fast.width(2.5, cost=9.0) == 1
-    assert fast.width(5.0, cost=9.0) == 2
+    assert fast.cores(2.5, cost=9.0) == 1
+    assert fast.cores(5.0, cost=9.0) == 2
     assert fast.finish() == [(1.0, "configuration-lp")]
 
 
 def test_the_search_stops_once_the_bounds_prove_the_plan_optimal() -> None:
     heard: list[float] = []
     background = BackgroundBound(charging(1.0, 10.0), WorkClock(), lanes=3, known=[4.0], on_bound=heard.append)
-    assert background.width(5.0, cost=10.0) == 0  # the configuration LP's 10.0 meets the plan's cost
-    assert background.width(5.0, cost=12.0) == 3
+    assert background.cores(5.0, cost=10.0) == 0  # the configuration LP's 10.0 meets the plan's cost
+    assert background.cores(5.0, cost=12.0) == 3
     assert heard == [10.0]  # the live display hears the bound as soon as it is known
     background.finish()
 
 
-def test_a_failed_or_killed_bounds_process_widens_the_search_and_says_why() -> None:
+def test_a_failed_or_killed_bounds_process_gives_the_search_its_cores_and_says_why() -> None:
     def fail(clock: WorkClock) -> Sourced:
         raise ValueError("no columns")
 
     failed = BackgroundBound(fail, WorkClock(), lanes=2, known=[])
-    assert failed.width(0.0, cost=1.0) == 2
+    assert failed.cores(0.0, cost=1.0) == 2
     assert failed.finish() == []
     assert failed.failure is not None and "ValueError: no columns" in failed.failure
 
@@ -99,3 +102,21 @@ def test_a_plan_whose_bounds_process_fails_keeps_the_fluid_bound_and_a_note(tmp_
     assert best.bound_source == "fluid-lp" and best.lower_bound is not None and best.lower_bound <= best.cost
     assert any("lower bound failed" in n and "MemoryError: out of memory" in n for n in best.notes)
     assert not best.unplaced and verify(problem, best) == []
+
+
+def test_with_a_core_held_the_search_takes_the_same_steps_charged_as_on_fewer_cores(tmp_path: Path) -> None:
+    assert side_by_side([0.2, 0.3], cores=2) == 0.3 and side_by_side([0.2, 0.3], cores=1) == pytest.approx(0.5)
+    problem = bench_problem(tmp_path, "synthetic", 100)
+    greedy, _ = solve_karpenter(problem)
+    repacker = Repacker(problem)
+    warm = repacker.repack(greedy)
+    plans, charged = [], []
+    for cores in (None, lambda now, cost: 1):
+        clock = WorkClock()
+        search = NeighbourhoodSearch(repacker, seed=3, parallel=2)
+        plans.append(search.improve(warm, clock, until=1e9, max_tries=24, cores=cores))
+        charged.append(clock.now())
+    assert [sorted(p.key for _, p in n.pods) for n in plans[0].nodes] == [sorted(p.key for _, p in n.pods)
+                                                                          for n in plans[1].nodes]
+    assert plans[0].cost == plans[1].cost < warm.cost
+    assert charged[1] > charged[0]  # the same 24 sub-solves, two at a time on one core

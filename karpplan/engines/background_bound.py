@@ -4,16 +4,18 @@ Column generation is single-threaded (GLOP, numpy tables, CP-SAT on one shape at
 search, as it was, it left every other core idle for its whole reserve (measured on the bench's 2 cores:
 4.7 of 10 s at 1,000 diverse pods on AWS, 12 of 60 s at 10,000 realistic pods). Neither needs the other:
 the bounds depend only on how many pods of each group the plan places, which the search keeps. So with
-two workers or more the bounds run in a forked child process and the search starts at once, one lane
-narrower (one neighbourhood fewer per batch) until the bounds are done, then at full width.
+two workers or more the bounds run in a forked child process and the search starts at once. It solves the
+same batches it always does, but while the child holds a core each batch is charged as solved on one core
+fewer (its side-by-side solves partly one after the other), so the work clock's model of the machine stays
+true and the search's own steps are the ones it would take anyway, only sooner.
 
-Determinism (`--seed` gives the same plan for a given number of workers) holds because the switch to full
-width happens at a point of the *search's* work clock that depends on nothing but modelled time: the
+Determinism (`--seed` gives the same plan for a given number of workers) holds because the switch back to
+every core happens at a point of the *search's* work clock that depends on nothing but modelled time: the
 child's work clock runs on from the parent's at the fork and is published as it is charged, and the search
-widens at its first batch whose clock reading is at or past the child's final reading. When the search's
-clock gets ahead of the child's before the child has finished, the search waits for it (the child's model
-runs slow there); it never guesses. Once the bounds prove the plan optimal, the search stops: it could not
-have made the plan cheaper, so the plan is the same either way.
+has every core again from its first batch whose clock reading is at or past the child's final reading.
+When the search's clock gets ahead of the child's before the child has finished, the search waits for it
+(the child's model runs slow there); it never guesses. Once the bounds prove the plan optimal, the search
+stops: it could not have made the plan cheaper, so the plan is the same either way.
 
 A child that fails (killed, out of memory, an exception) leaves the fluid bound in place, and a note says so;
 only then may two runs differ.
@@ -24,6 +26,7 @@ from __future__ import annotations
 import gc
 import math
 import multiprocessing
+import sys
 import traceback
 from collections.abc import Callable, Mapping
 from ctypes import c_double
@@ -91,13 +94,15 @@ class _Outcome:
 
 
 def fork_available() -> bool:
-    return "fork" in multiprocessing.get_all_start_methods()
+    """Forking is safe only on Linux: macOS's system libraries may abort a forked child of a threaded
+    process, and Windows has no fork. Elsewhere the bounds run before the search, as with one worker."""
+    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
 
 
 class BackgroundBound:
-    """`run(clock)` (the LP bounds) in a forked child, and the width the search may use meanwhile.
+    """`run(clock)` (the LP bounds) in a forked child, and the cores the search has meanwhile.
 
-    `width(now, cost)`, asked by the search before each batch with its work clock and the plan's cost, is
+    `cores(now, cost)`, asked by the search before each batch with its work clock and the plan's cost, is
     `lanes - 1` while the child's bounds are not done at `now` (by the child's work clock), `lanes` after,
     and 0 once they prove `cost` optimal. `finish()` waits for the child and gives what it found."""
 
@@ -124,7 +129,7 @@ class BackgroundBound:
         send.close()  # the child holds the only writing end: a child that dies unheard shows as end of file
 
     # ------------------------------------------------------------------------------------ the search's view
-    def width(self, now: float, cost: float) -> int:
+    def cores(self, now: float, cost: float) -> int:
         outcome = self._outcome if self._outcome is not None else self._await(now)
         if outcome is None:
             return max(self.lanes - 1, 1)

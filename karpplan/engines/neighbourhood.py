@@ -65,6 +65,12 @@ MAX_CROSS_ZONE_EVERY = 32  # ... up to this; one that finds something resets it
 SUB_SOLVE_DETERMINISTIC_SECONDS = 0.05  # per sub-solve of NEIGHBOURHOOD_NODES nodes (scaled with size)
 
 
+def side_by_side(solves: Sequence[float], cores: int) -> float:
+    """Modelled wall time of a batch's solves run side by side on `cores` cores: the longest, or their
+    total shared out when there are more solves than cores (one core: one after the other)."""
+    return max(max(solves, default=0.0), sum(solves) / max(cores, 1))
+
+
 class _WasteQueue:
     """Nodes by waste, most first (ties in the order they came), with lazy deletion: a node replaced by
     a move is skipped when it surfaces; a node whose neighbourhood gave nothing is parked until the
@@ -143,19 +149,19 @@ class NeighbourhoodSearch:
         self._slacks: dict[int, npt.NDArray[np.float64]] = {}  # per live node id
         self._duals: dict[int, npt.NDArray[np.float64]] = {}  # per bucket shape id: LP dual price per dimension
         self.tried = 0
-        self._lanes: Callable[[float, float], int] | None = None
+        self._cores: Callable[[float, float], int] | None = None
 
     # ------------------------------------------------------------------------------------ driver
     def improve(self, solution: Solution, clock: WorkClock, until: float, max_tries: int | None = None,
                 report: Callable[[float, int, int], None] | None = None,
-                lanes: Callable[[float, float], int] | None = None) -> Solution:
+                cores: Callable[[float, float], int] | None = None) -> Solution:
         """The plan with neighbourhoods re-solved until the work clock reaches `until` (or its wall-clock
         guard passes) or after `max_tries` sub-solves; the same seed and budget give the same plan.
-        `report` hears (cost, neighbourhoods tried, moves made) whenever the plan gets cheaper. `lanes`
+        `report` hears (cost, neighbourhoods tried, moves made) whenever the plan gets cheaper. `cores`
         (default: always `parallel`), asked before each batch with the work clock and the plan's cost, is how
-        many neighbourhoods it solves side by side (another process may hold a core for a while), and 0 to
-        stop (the plan is proven optimal)."""
-        self._lanes = lanes
+        many cores the batch's side-by-side solves have (another process may hold one for a while: the batch
+        is then charged as solved on fewer), and 0 to stop (the plan is proven optimal)."""
+        self._cores = cores
         cost = solution.cost
         # Caches are keyed by object ids, which are only unique among live objects: start afresh.
         self._slacks = {}
@@ -198,8 +204,8 @@ class NeighbourhoodSearch:
                 budget = min(budget, (until - clock.now()) / CP_SAT_WALL_PER_DETERMINISTIC)
                 if budget < 0.02 or (max_tries is not None and self.tried >= max_tries) or clock.past_wall():
                     break
-                width = self._width(clock, cost)
-                if not width:
+                have = self._cores_now(clock, cost)
+                if not have:
                     break
                 batch: list[tuple[list[Side], Future[tuple[list[SolvedNode] | None, float]]]] = []
                 taken: set[int] = set()
@@ -209,7 +215,7 @@ class NeighbourhoodSearch:
                 cross = ledger is not None and not cross_dry and (bucket_dry or batches >= cross_every - 1)
                 batches = 0 if cross else batches + 1
                 queue.restore(bucket_aside if cross else cross_aside)
-                for _ in range(width if max_tries is None else min(width, max_tries - self.tried)):
+                for _ in range(self.parallel if max_tries is None else min(self.parallel, max_tries - self.tried)):
                     if cross:
                         assert ledger is not None
                         sides = self._cross_sides(ledger, buckets, shapes, queue, taken, cross_tried, cross_aside)
@@ -234,7 +240,7 @@ class NeighbourhoodSearch:
                     taken.update(id(n) for side in sides for n in side.nodes)
                     pool_room = headroom.get(str(sides[0].key[0]))
                     # Neighbourhoods of one batch share the pool's headroom evenly.
-                    share = None if pool_room is None else {k: v // width for k, v in pool_room.items()}
+                    share = None if pool_room is None else {k: v // self.parallel for k, v in pool_room.items()}
                     # Submitted at once, so the next neighbourhood is built while this one is solved.
                     sub = self.builder.prepare(sides, share, ledger if cross else None)
                     building += (SEARCH_STEP_SECONDS + sum(BUCKET_NODE_SECONDS * len(buckets[side.key]) for side in sides)
@@ -256,11 +262,11 @@ class NeighbourhoodSearch:
                     cross_dry = False
                     cross_tried.clear()
                     continue
-                solving = 0.0  # ... and solved side by side
+                solves: list[float] = []  # ... and solved side by side
                 moves_before = self.moves
                 for sides, future in batch:
                     better, used = future.result()
-                    solving = max(solving, cp_sat_seconds(used))
+                    solves.append(cp_sat_seconds(used))
                     self.tried += 1
                     first = sides[0]
                     picked = [n for side in sides for n in side.nodes]
@@ -278,7 +284,7 @@ class NeighbourhoodSearch:
                         cost -= self._apply_sides(sides, better, buckets, shapes, headroom, queue)
                     if report is not None:
                         report(cost, self.tried, self.moves)
-                clock.charge(building + solving)
+                clock.charge(building + side_by_side(solves, have))
                 if cross:
                     # Where zone trades keep failing (every pod's zone pinned by its spread), try them less often.
                     cross_misses = 0 if self.moves > moves_before else cross_misses + 1
@@ -371,12 +377,12 @@ class NeighbourhoodSearch:
             budget = min(SUB_SOLVE_DETERMINISTIC_SECONDS, (until - clock.now()) / CP_SAT_WALL_PER_DETERMINISTIC)
             if budget < 0.02 or (max_tries is not None and self.tried >= max_tries) or clock.past_wall():
                 break
-            lanes = self._width(clock, cost - saved)
-            if not lanes:
+            cores = self._cores_now(clock, cost - saved)
+            if not cores:
                 break
             batch: list[tuple[tuple[object, ...], list[SolvedNode], Future[tuple[list[SolvedNode] | None, float]]]] = []
             building = 0.0
-            width = lanes if max_tries is None else min(lanes, max_tries - self.tried)
+            width = self.parallel if max_tries is None else min(self.parallel, max_tries - self.tried)
             while waiting and len(batch) < width:
                 key = waiting.pop(0)
                 pool_name = str(key[0])
@@ -385,16 +391,16 @@ class NeighbourhoodSearch:
                         continue
                     nodes_left[pool_name] -= SPARE_SLOTS  # lent to this neighbourhood; what it leaves unused comes back
                 pool_room = headroom.get(str(key[0]))
-                share = None if pool_room is None else {k: v // lanes for k, v in pool_room.items()}
+                share = None if pool_room is None else {k: v // self.parallel for k, v in pool_room.items()}
                 sub = self.builder.prepare([Side(key, shapes[key], list(buckets[key]), len(buckets[key]) + SPARE_SLOTS)], share)
                 building += SEARCH_STEP_SECONDS + model_build_seconds(len(sub.model.proto.variables)
                                                                       + len(sub.model.proto.constraints))
                 batch.append((key, list(buckets[key]), pool.submit(sub.solve, budget,
                                                                    self.split_rng.randrange(1 << 30))))
-            solving = 0.0
+            solves: list[float] = []
             for key, picked, future in batch:
                 better, used = future.result()
-                solving = max(solving, cp_sat_seconds(used))
+                solves.append(cp_sat_seconds(used))
                 self.tried += 1
                 added = 0 if better is None else len(better) - len(picked)
                 if str(key[0]) in nodes_left:
@@ -404,12 +410,12 @@ class NeighbourhoodSearch:
                     saved += self._apply(key, picked, better, buckets, shapes, headroom, queue)
                     if report is not None:
                         report(cost - saved, self.tried, self.moves)
-            clock.charge(building + solving)
+            clock.charge(building + side_by_side(solves, cores))
         return saved
 
-    def _width(self, clock: WorkClock, cost: float) -> int:
-        """Neighbourhoods to solve side by side in the next batch (0: stop)."""
-        return self.parallel if self._lanes is None else min(self._lanes(clock.now(), cost), self.parallel)
+    def _cores_now(self, clock: WorkClock, cost: float) -> int:
+        """Cores the next batch's solves have (0: stop)."""
+        return self.parallel if self._cores is None else min(self._cores(clock.now(), cost), self.parallel)
 
     def _nodes_left(self, solution: Solution) -> dict[str, int]:
         """Per pool with a node limit: how many more new nodes the plan may launch in it."""

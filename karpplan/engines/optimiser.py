@@ -234,7 +234,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
 
         with budget.phase("search"):
             improved = search.improve(best, clock, deadline - margin, report=report,
-                                      lanes=background.width if background is not None else None)
+                                      cores=background.cores if background is not None else None)
         if improved.cost < best.cost - 1e-9:
             best = Solution(best.engine, improved.nodes, best.unplaced, best.status, best.lower_bound,
                             best.solve_seconds, list(best.notes), best.exceeds_node_limits)
