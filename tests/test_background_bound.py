@@ -36,47 +36,59 @@ def charging(seconds: float, bound: float, delay: float = 0.0) -> Callable[[Work
     return run
 
 
-def test_the_search_gets_its_cores_back_at_the_bounds_modelled_end_however_fast_they_ran() -> None:
+def test_the_search_knows_how_long_the_bounds_hold_a_core_by_their_clock_however_fast_they_ran() -> None:
     clock = WorkClock()
     clock.charge(2.0)
-    # A slow child (0.3 s of wall time for 3 modelled seconds): asked at modelled 5.5, the search waits
-    # for it rather than guessing, and has both cores, as it would had the child been instant.
-    slow = BackgroundBound(charging(3.0, 1.0, delay=0.3), clock, lanes=2, known=[])
-    assert slow.cores(5.5, cost=9.0) == 2
-    assert slow.cores(4.9, cost=9.0) == 1  # before 2 + 3 on the child's clock, one lane stays with the bounds
+    # A slow child (0.3 s of wall time for 3 modelled seconds): asked about [4, 6], the search waits for it
+    # rather than guessing, and hears 1 s (the child's clock ends at 2 + 3), as it would had it been instant.
+    slow = BackgroundBound(charging(3.0, 1.0, delay=0.3), clock, known=[])
+    assert slow.held(4.0, 6.0) == pytest.approx(1.0)
+    assert slow.held(5.5, 6.0) == 0.0 and slow.held(2.0, 4.0) == pytest.approx(2.0)
     assert slow.finish() == [(1.0, "configuration-lp")]
-    # A fast child, asked early: one lane, though the child has long finished by the wall clock.
-    fast = BackgroundBound(charging(3.0, 1.0), clock, lanes=2, known=[])
+    # A fast child, asked early: the whole span, though the child has long finished by the wall clock.
+    fast = BackgroundBound(charging(3.0, 1.0), clock, known=[])
     time.sleep(0.2)
-    assert fast.cores(2.5, cost=9.0) == 1
-    assert fast.cores(5.0, cost=9.0) == 2
+    assert fast.held(2.5, 3.0) == pytest.approx(0.5)
+    assert not fast.stop(2.5, cost=1.0)  # its bound is not known at 2.5 on its clock, so nothing stops yet
+    assert fast.stop(5.0, cost=1.0)
     assert fast.finish() == [(1.0, "configuration-lp")]
 
 
 def test_the_search_stops_once_the_bounds_prove_the_plan_optimal() -> None:
     heard: list[float] = []
-    background = BackgroundBound(charging(1.0, 10.0), WorkClock(), lanes=3, known=[4.0], on_bound=heard.append)
-    assert background.cores(5.0, cost=10.0) == 0  # the configuration LP's 10.0 meets the plan's cost
-    assert background.cores(5.0, cost=12.0) == 3
+    background = BackgroundBound(charging(1.0, 10.0), WorkClock(), known=[4.0], on_bound=heard.append)
+    assert background.stop(5.0, cost=10.0)  # the configuration LP's 10.0 meets the plan's cost
+    assert not background.stop(5.0, cost=12.0)
     assert heard == [10.0]  # the live display hears the bound as soon as it is known
     background.finish()
 
 
-def test_a_failed_or_killed_bounds_process_gives_the_search_its_cores_and_says_why() -> None:
+def test_a_failed_killed_or_hung_bounds_process_gives_the_search_its_core_and_says_why() -> None:
     def fail(clock: WorkClock) -> Sourced:
         raise ValueError("no columns")
 
-    failed = BackgroundBound(fail, WorkClock(), lanes=2, known=[])
-    assert failed.cores(0.0, cost=1.0) == 2
+    failed = BackgroundBound(fail, WorkClock(), known=[])
+    assert failed.held(0.0, 1.0) == 0.0
     assert failed.finish() == []
     assert failed.failure is not None and "ValueError: no columns" in failed.failure
 
     def die(clock: WorkClock) -> Sourced:
         os._exit(3)
 
-    killed = BackgroundBound(die, WorkClock(), lanes=2, known=[])
+    killed = BackgroundBound(die, WorkClock(), known=[])
     assert killed.finish() == []
     assert killed.failure is not None and "exit code 3" in killed.failure
+
+    def hang(clock: WorkClock) -> Sourced:
+        time.sleep(60)
+        return []
+
+    guard = WorkClock(wall_deadline=time.monotonic() + 0.2)
+    hung = BackgroundBound(hang, guard, known=[])
+    began = time.monotonic()
+    assert hung.finish() == [] and time.monotonic() - began < 5.0  # the wall guard plus a grace, not 60 s
+    assert hung.failure is not None and "did not finish" in hung.failure and guard.cut
+    assert not hung._process.is_alive()
 
 
 def test_the_bounds_beside_the_search_are_the_bounds_before_it(tmp_path: Path) -> None:
@@ -100,7 +112,7 @@ def test_a_plan_whose_bounds_process_fails_keeps_the_fluid_bound_and_a_note(tmp_
     monkeypatch.setattr(optimiser, "lp_bounds", broken)
     best, _ = solve_optimal(problem, greedy, time_limit=2.0, seed=0, workers=2, clock=WorkClock())
     assert best.bound_source == "fluid-lp" and best.lower_bound is not None and best.lower_bound <= best.cost
-    assert any("lower bound failed" in n and "MemoryError: out of memory" in n for n in best.notes)
+    assert any("gave no lower bound" in n and "MemoryError: out of memory" in n for n in best.notes)
     assert not best.unplaced and verify(problem, best) == []
 
 
@@ -110,13 +122,43 @@ def test_with_a_core_held_the_search_takes_the_same_steps_charged_as_on_fewer_co
     greedy, _ = solve_karpenter(problem)
     repacker = Repacker(problem)
     warm = repacker.repack(greedy)
+    class AlwaysHeld:
+        def held(self, start: float, end: float) -> float:
+            return end - start
+
+        def stop(self, now: float, cost: float) -> bool:
+            return False
+
+        def busy(self) -> bool:
+            return True
+
     plans, charged = [], []
-    for cores in (None, lambda now, cost: 1):
+    for core_share in (None, AlwaysHeld()):
         clock = WorkClock()
         search = NeighbourhoodSearch(repacker, seed=3, parallel=2)
-        plans.append(search.improve(warm, clock, until=1e9, max_tries=24, cores=cores))
+        plans.append(search.improve(warm, clock, until=1e9, max_tries=24, core_share=core_share))
         charged.append(clock.now())
     assert [sorted(p.key for _, p in n.pods) for n in plans[0].nodes] == [sorted(p.key for _, p in n.pods)
                                                                           for n in plans[1].nodes]
     assert plans[0].cost == plans[1].cost < warm.cost
     assert charged[1] > charged[0]  # the same 24 sub-solves, two at a time on one core
+
+
+def test_a_plan_is_the_same_however_slowly_its_bounds_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    problem = bench_problem(tmp_path, "aws", 100)
+    greedy, _ = solve_karpenter(problem)
+    real = optimiser.lp_bounds
+
+    def run() -> tuple[list[tuple[str, list[str]]], float | None]:
+        best, _ = solve_optimal(problem, greedy, time_limit=3.0, seed=1, workers=2, clock=WorkClock())
+        return [(n.option.instance_type.name if n.option else "", sorted(p.key for _, p in n.pods))
+                for n in best.nodes], best.lower_bound
+
+    quick = run()
+
+    def slow(*args: object, **kwargs: object) -> Sourced:
+        time.sleep(1.5)  # the bounds' process far behind the search, by the wall clock
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(optimiser, "lp_bounds", slow)
+    assert run() == quick

@@ -5,17 +5,16 @@ search, as it was, it left every other core idle for its whole reserve (measured
 4.7 of 10 s at 1,000 diverse pods on AWS, 12 of 60 s at 10,000 realistic pods). Neither needs the other:
 the bounds depend only on how many pods of each group the plan places, which the search keeps. So with
 two workers or more the bounds run in a forked child process and the search starts at once. It solves the
-same batches it always does, but while the child holds a core each batch is charged as solved on one core
-fewer (its side-by-side solves partly one after the other), so the work clock's model of the machine stays
-true and the search's own steps are the ones it would take anyway, only sooner.
+same batches it always does, but while the child holds a core their solves run one after the other and are
+charged so (a batch straddling the child's end pays that for its share of the overlap), so the work clock's
+model of the machine stays true and the search's own steps are the ones it would take anyway, only sooner.
 
-Determinism (`--seed` gives the same plan for a given number of workers) holds because the switch back to
-every core happens at a point of the *search's* work clock that depends on nothing but modelled time: the
-child's work clock runs on from the parent's at the fork and is published as it is charged, and the search
-has every core again from its first batch whose clock reading is at or past the child's final reading.
-When the search's clock gets ahead of the child's before the child has finished, the search waits for it
-(the child's model runs slow there); it never guesses. Once the bounds prove the plan optimal, the search
-stops: it could not have made the plan cheaper, so the plan is the same either way.
+Determinism (`--seed` gives the same plan for a given number of workers) holds because the search asks only
+about work clocks: the child's clock runs on from the parent's at the fork and is published as it is charged;
+`held(start, end)` is the overlap of a batch's span with the child's, and `stop(now, cost)` whether bounds
+done by `now` prove the plan optimal. When a question is ahead of the child's clock before the child has
+finished, the search waits for it (the child's model runs slow there); it never guesses. Stopping on a proof
+cannot change the plan: the search could not have made it cheaper.
 
 A child that fails (killed, out of memory, an exception) leaves the fluid bound in place, and a note says so;
 only then may two runs differ.
@@ -27,6 +26,7 @@ import gc
 import math
 import multiprocessing
 import sys
+import time
 import traceback
 from collections.abc import Callable, Mapping
 from ctypes import c_double
@@ -41,6 +41,7 @@ from karpplan.scheduling.problem import Problem
 Sourced = list[tuple[float, str]]  # (bound in $/h, which LP gave it)
 POLL_SECONDS = 0.002  # how long the search sleeps between looks at a child it must wait for
 FINISH_GRACE_SECONDS = 2.0  # how long past the wall guard the plan waits for the bounds before going without
+UNGUARDED_WAIT_SECONDS = 600.0  # ... and how long in all without a wall guard (library callers, tests)
 PROVEN_TOLERANCE = 1e-6  # a plan this close to a bound is proven optimal (as the optimiser counts it)
 
 
@@ -100,15 +101,17 @@ def fork_available() -> bool:
 
 
 class BackgroundBound:
-    """`run(clock)` (the LP bounds) in a forked child, and the cores the search has meanwhile.
+    """`run(clock)` (the LP bounds) in a forked child, and what the search needs to know meanwhile.
 
-    `cores(now, cost)`, asked by the search before each batch with its work clock and the plan's cost, is
-    `lanes - 1` while the child's bounds are not done at `now` (by the child's work clock), `lanes` after,
-    and 0 once they prove `cost` optimal. `finish()` waits for the child and gives what it found."""
+    The search asks, on its own work clock: `held(start, end)`, the modelled seconds of [start, end] during
+    which the child holds a core (the part of a batch to charge as solved on one core fewer), and
+    `stop(now, cost)`, whether the child's bounds, done by `now`, prove `cost` optimal. Both answers depend
+    on the child's modelled finishing time only: when the child's clock is behind the question and it has
+    not finished, they wait for it. `finish()` waits for the child and gives what it found; `close()`
+    ends a child still running (the plan failed or was interrupted)."""
 
-    def __init__(self, run: Callable[[WorkClock], Sourced], clock: WorkClock, lanes: int, known: list[float],
+    def __init__(self, run: Callable[[WorkClock], Sourced], clock: WorkClock, known: list[float],
                  on_bound: Callable[[float], None] | None = None) -> None:
-        self.lanes = lanes
         self.known = list(known)
         self.on_bound = on_bound
         self.clock = clock
@@ -119,47 +122,66 @@ class BackgroundBound:
         self._outcome: _Outcome | None = None
         self.failure: str | None = None
         self._process = ctx.Process(target=_child, args=(run, clock, self._shared, send), daemon=True)
-        # Frozen out of the collector, the parent's objects stay untouched in the child (no pages copied
-        # for their reference counts); the parent unfreezes them at once.
+        # Frozen out of the collector, the parent's objects are not written to by the child's collections
+        # (no pages copied for them); the parent unfreezes them at once.
         gc.freeze()
         try:
             self._process.start()
         finally:
             gc.unfreeze()
         send.close()  # the child holds the only writing end: a child that dies unheard shows as end of file
+        self._began = time.monotonic()
 
     # ------------------------------------------------------------------------------------ the search's view
-    def cores(self, now: float, cost: float) -> int:
-        outcome = self._outcome if self._outcome is not None else self._await(now)
-        if outcome is None:
-            return max(self.lanes - 1, 1)
-        bounds = self.known + [b for b, _ in outcome.sourced]
-        if bounds and cost - max(bounds) <= PROVEN_TOLERANCE:
-            return 0
-        return self.lanes if now >= outcome.spent else max(self.lanes - 1, 1)
+    def held(self, start: float, end: float) -> float:
+        """Modelled seconds of [start, end] (the search's clock) during which the child holds a core."""
+        outcome = self._known_by(end)
+        finished = math.inf if outcome is None else outcome.spent
+        return min(max(finished - start, 0.0), end - start)
 
-    def _await(self, now: float) -> _Outcome | None:
-        """The child's outcome if it finished at or before `now` on its work clock (waiting for it while
-        its clock is not past `now`), else None: the same answer whatever the machine's speed."""
-        while True:
+    def stop(self, now: float, cost: float) -> bool:
+        """Whether the bounds, done by `now` on the child's clock, prove `cost` optimal."""
+        outcome = self._known_by(now)
+        if outcome is None or now < outcome.spent:
+            return False
+        bounds = self.known + [b for b, _ in outcome.sourced]
+        return bool(bounds) and cost - max(bounds) <= PROVEN_TOLERANCE
+
+    def busy(self) -> bool:
+        """Whether the child still works, by the wall clock (for how the search runs its batches only)."""
+        return self._outcome is None and not self._receive.poll() and self._process.is_alive()
+
+    def _known_by(self, when: float) -> _Outcome | None:
+        """The child's outcome, or None if it is still working at `when` on its work clock; waits while it
+        is neither finished nor past `when`, so the answer is the same whatever the machine's speed. The
+        wall guard (or, without one, `UNGUARDED_WAIT_SECONDS`) ends the wait: the child then counts as
+        still working, and the search stops on the guard anyway."""
+        while self._outcome is None:
             if self._receive.poll():
                 return self._read()
-            if self._shared.value > now or self.clock.past_wall():
-                return None  # still working at `now` (or out of time: the search stops anyway)
-            if not self._process.is_alive() and not self._receive.poll():
+            if self._shared.value > when or self._out_of_time():
+                return None
+            if not self._process.is_alive():
                 return self._read()
             self._receive.poll(POLL_SECONDS)
+        return self._outcome
+
+    def _out_of_time(self) -> bool:
+        if self.clock.wall_deadline is not None:
+            return self.clock.past_wall()
+        return time.monotonic() - self._began > UNGUARDED_WAIT_SECONDS
 
     def _read(self) -> _Outcome:
+        outcome: _Outcome
         try:
-            outcome: _Outcome = self._receive.recv()
+            outcome = self._receive.recv()
         except (EOFError, OSError):
-            self._process.join()
+            self._process.join(FINISH_GRACE_SECONDS)
             outcome = _Outcome([], self._shared.value, False,
                                f"the lower bounds' process ended without a result (exit code {self._process.exitcode})")
         if outcome.error is not None:
             self.failure = outcome.error
-            outcome = _Outcome([], -math.inf, outcome.cut)  # widen at once: nothing is coming
+            outcome = _Outcome([], -math.inf, outcome.cut)  # nothing is coming: every core is the search's
         self._outcome = outcome
         if outcome.cut:
             self.clock.cut = True
@@ -168,17 +190,29 @@ class BackgroundBound:
         return outcome
 
     def finish(self) -> Sourced:
-        """Wait for the child; what it found (nothing if it failed or outlived the wall guard by
-        `FINISH_GRACE_SECONDS`: see `failure`)."""
+        """Wait for the child; what it found (nothing if it failed, or outlived the wall guard by
+        `FINISH_GRACE_SECONDS`, or ran `UNGUARDED_WAIT_SECONDS` without one: see `failure`)."""
         if self._outcome is None:
             left = self.clock.wall_left()
-            if not self._receive.poll(None if left == math.inf else max(left, 0.0) + FINISH_GRACE_SECONDS):
-                self._process.terminate()
+            wait = (UNGUARDED_WAIT_SECONDS - (time.monotonic() - self._began) if left == math.inf
+                    else left + FINISH_GRACE_SECONDS)
+            if self._receive.poll(max(wait, 0.0)):
+                self._read()
+            else:
                 self._outcome = _Outcome([], -math.inf, True)
+                self.clock.cut = True
                 self.failure = "the lower bounds' process did not finish within the time limit"
-        outcome = self._outcome if self._outcome is not None else self._read()
-        self._process.join()
-        return list(outcome.sourced)
+        self.close()
+        assert self._outcome is not None
+        return list(self._outcome.sourced)
+
+    def close(self) -> None:
+        """End the child if it still runs, and free the pipe."""
+        self._process.join(FINISH_GRACE_SECONDS if self._outcome is not None else 0.0)
+        if self._process.is_alive():
+            self._process.kill()
+            self._process.join()
+        self._receive.close()
 
 
 def _child(run: Callable[[WorkClock], Sourced], clock: WorkClock, shared: c_double,
@@ -186,10 +220,13 @@ def _child(run: Callable[[WorkClock], Sourced], clock: WorkClock, shared: c_doub
     child_clock = PublishedClock(clock, shared)
     try:
         outcome = _Outcome(run(child_clock), child_clock.spent, child_clock.cut)
-    except BaseException:  # reported to the parent, which keeps the fluid bound and says why
+    except BaseException:  # reported to the parent, which keeps the other bounds and says why
         outcome = _Outcome([], child_clock.spent, child_clock.cut, traceback.format_exc(limit=8))
-    send.send(outcome)
-    send.close()
+    try:
+        send.send(outcome)
+        send.close()
+    except OSError:
+        pass  # the parent is gone (killed or interrupted): nobody to tell
 
 
 def start_background(run: Callable[[WorkClock], Sourced], clock: WorkClock, lanes: int, known: list[float],
@@ -197,7 +234,7 @@ def start_background(run: Callable[[WorkClock], Sourced], clock: WorkClock, lane
     """A `BackgroundBound`, or None where it cannot help or run: fewer than two lanes, or no fork."""
     if lanes < 2 or not fork_available():
         return None
-    return BackgroundBound(run, clock, lanes, known, on_bound)
+    return BackgroundBound(run, clock, known, on_bound)
 
 
 __all__ = ["BackgroundBound", "PublishedClock", "Sourced", "fork_available", "lp_bounds", "start_background"]

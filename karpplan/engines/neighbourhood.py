@@ -25,6 +25,7 @@ import random
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -63,6 +64,23 @@ MAX_CROSS_ZONE_GROUPS = 120
 CROSS_ZONE_PATIENCE = 4  # cross-zone batches in a row finding nothing double the interval ...
 MAX_CROSS_ZONE_EVERY = 32  # ... up to this; one that finds something resets it
 SUB_SOLVE_DETERMINISTIC_SECONDS = 0.05  # per sub-solve of NEIGHBOURHOOD_NODES nodes (scaled with size)
+
+
+class CoreShare(Protocol):
+    """Another process holding one of the search's cores for a while (`background_bound.BackgroundBound`),
+    on the search's work clock."""
+
+    def held(self, start: float, end: float) -> float:
+        """Modelled seconds of [start, end] during which it holds the core."""
+        ...
+
+    def stop(self, now: float, cost: float) -> bool:
+        """Whether the search should stop at `now` (the plan, at `cost`, is proven optimal)."""
+        ...
+
+    def busy(self) -> bool:
+        """Whether it still runs, by the wall clock (only how batches run may depend on this)."""
+        ...
 
 
 def side_by_side(solves: Sequence[float], cores: int) -> float:
@@ -149,19 +167,16 @@ class NeighbourhoodSearch:
         self._slacks: dict[int, npt.NDArray[np.float64]] = {}  # per live node id
         self._duals: dict[int, npt.NDArray[np.float64]] = {}  # per bucket shape id: LP dual price per dimension
         self.tried = 0
-        self._cores: Callable[[float, float], int] | None = None
 
     # ------------------------------------------------------------------------------------ driver
     def improve(self, solution: Solution, clock: WorkClock, until: float, max_tries: int | None = None,
                 report: Callable[[float, int, int], None] | None = None,
-                cores: Callable[[float, float], int] | None = None) -> Solution:
+                core_share: CoreShare | None = None) -> Solution:
         """The plan with neighbourhoods re-solved until the work clock reaches `until` (or its wall-clock
         guard passes) or after `max_tries` sub-solves; the same seed and budget give the same plan.
-        `report` hears (cost, neighbourhoods tried, moves made) whenever the plan gets cheaper. `cores`
-        (default: always `parallel`), asked before each batch with the work clock and the plan's cost, is how
-        many cores the batch's side-by-side solves have (another process may hold one for a while: the batch
-        is then charged as solved on fewer), and 0 to stop (the plan is proven optimal)."""
-        self._cores = cores
+        `report` hears (cost, neighbourhoods tried, moves made) whenever the plan gets cheaper. `core_share`:
+        another process holding one of the cores for a while (the LP bounds); batches then take the same steps,
+        charged as solved on one core fewer, and the search stops once it proves the plan optimal."""
         cost = solution.cost
         # Caches are keyed by object ids, which are only unique among live objects: start afresh.
         self._slacks = {}
@@ -195,18 +210,25 @@ class NeighbourhoodSearch:
         # Nodes one kind of neighbourhood cannot seed, kept for the other kind.
         bucket_aside: list[tuple[float, int, tuple[object, ...], SolvedNode]] = []
         cross_aside: list[tuple[float, int, tuple[object, ...], SolvedNode]] = []
-        with ThreadPoolExecutor(max_workers=self.parallel) as pool:
-            cost -= self._split_singles(buckets, shapes, headroom, self._nodes_left(solution), queue, pool, clock,
-                                        until, max_tries, report, cost)
+        with ThreadPoolExecutor(max_workers=self.parallel) as wide, ThreadPoolExecutor(max_workers=1) as narrow:
+
+            def pool_now() -> ThreadPoolExecutor:
+                # While the other process still runs (by the wall clock), a batch's solves run one after the
+                # other, as they are charged, so it keeps its core: how a batch runs depends on the wall clock,
+                # never what it does.
+                return narrow if core_share is not None and core_share.busy() else wide
+
+            cost -= self._split_singles(buckets, shapes, headroom, self._nodes_left(solution), queue, pool_now,
+                                        clock, until, max_tries, report, cost, core_share)
             while True:
                 budget = SUB_SOLVE_DETERMINISTIC_SECONDS * self.size / NEIGHBOURHOOD_NODES
                 # What is left on the work clock, in CP-SAT's deterministic seconds.
                 budget = min(budget, (until - clock.now()) / CP_SAT_WALL_PER_DETERMINISTIC)
                 if budget < 0.02 or (max_tries is not None and self.tried >= max_tries) or clock.past_wall():
                     break
-                have = self._cores_now(clock, cost)
-                if not have:
+                if core_share is not None and core_share.stop(clock.now(), cost):
                     break
+                pool = pool_now()
                 batch: list[tuple[list[Side], Future[tuple[list[SolvedNode] | None, float]]]] = []
                 taken: set[int] = set()
                 building = 0.0  # modelled: neighbourhoods are chosen and built one after the other ...
@@ -284,7 +306,7 @@ class NeighbourhoodSearch:
                         cost -= self._apply_sides(sides, better, buckets, shapes, headroom, queue)
                     if report is not None:
                         report(cost, self.tried, self.moves)
-                clock.charge(building + side_by_side(solves, have))
+                self._charge(clock, building, solves, core_share)
                 if cross:
                     # Where zone trades keep failing (every pod's zone pinned by its spread), try them less often.
                     cross_misses = 0 if self.moves > moves_before else cross_misses + 1
@@ -360,9 +382,10 @@ class NeighbourhoodSearch:
 
     def _split_singles(self, buckets: dict[tuple[object, ...], list[SolvedNode]],
                        shapes: dict[tuple[object, ...], BucketShape], headroom: dict[str, dict[str, int]],
-                       nodes_left: dict[str, int], queue: _WasteQueue, pool: ThreadPoolExecutor, clock: WorkClock,
+                       nodes_left: dict[str, int], queue: _WasteQueue, pool_now: Callable[[], ThreadPoolExecutor],
+                       clock: WorkClock,
                        until: float, max_tries: int | None, report: Callable[[float, int, int], None] | None,
-                       cost: float) -> float:
+                       cost: float, core_share: CoreShare | None) -> float:
         """First, each node alone in its bucket (many small NodePools over six zones leave them everywhere),
         most wasteful first, re-solved once with `SPARE_SLOTS` empty slots beside it: a node just past a
         smaller size splits into that size plus a small one. Solved side by side like the main loop;
@@ -377,9 +400,9 @@ class NeighbourhoodSearch:
             budget = min(SUB_SOLVE_DETERMINISTIC_SECONDS, (until - clock.now()) / CP_SAT_WALL_PER_DETERMINISTIC)
             if budget < 0.02 or (max_tries is not None and self.tried >= max_tries) or clock.past_wall():
                 break
-            cores = self._cores_now(clock, cost - saved)
-            if not cores:
+            if core_share is not None and core_share.stop(clock.now(), cost - saved):
                 break
+            pool = pool_now()
             batch: list[tuple[tuple[object, ...], list[SolvedNode], Future[tuple[list[SolvedNode] | None, float]]]] = []
             building = 0.0
             width = self.parallel if max_tries is None else min(self.parallel, max_tries - self.tried)
@@ -410,12 +433,19 @@ class NeighbourhoodSearch:
                     saved += self._apply(key, picked, better, buckets, shapes, headroom, queue)
                     if report is not None:
                         report(cost - saved, self.tried, self.moves)
-            clock.charge(building + side_by_side(solves, cores))
+            self._charge(clock, building, solves, core_share)
         return saved
 
-    def _cores_now(self, clock: WorkClock, cost: float) -> int:
-        """Cores the next batch's solves have (0: stop)."""
-        return self.parallel if self._cores is None else min(self._cores(clock.now(), cost), self.parallel)
+    def _charge(self, clock: WorkClock, building: float, solves: list[float], core_share: CoreShare | None) -> None:
+        """Charge a batch: building, then its solves side by side on every core, or on one core fewer for the
+        part of the batch during which `core_share` holds one."""
+        full = building + side_by_side(solves, self.parallel)
+        if core_share is not None and self.parallel > 1:
+            fewer = building + side_by_side(solves, self.parallel - 1)
+            if fewer > full:
+                now = clock.now()
+                full += (fewer - full) * core_share.held(now, now + fewer) / fewer
+        clock.charge(full)
 
     def _nodes_left(self, solution: Solution) -> dict[str, int]:
         """Per pool with a node limit: how many more new nodes the plan may launch in it."""

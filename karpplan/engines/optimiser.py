@@ -219,8 +219,8 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
         # bounds may prove the plan optimal and spare the search.
         background = (start_background(run_lps, clock, lanes, known, lambda b: tracker.update(bound=max(known + [b])))
                       if will_search else None)
-        if background is None and not proven:
-            sourced += run_lps(clock)
+        if background is None:
+            sourced += run_lps(clock)  # (it skips each LP once the bounds prove the plan)
     bounds = [b for b, _ in sourced]
     tracker.update(bound=max(bounds) if bounds else None)
     proven = status == "optimal" or (bool(bounds) and best.cost - max(bounds) <= PROVEN_TOLERANCE)
@@ -233,8 +233,12 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
             tracker.update(cost=cost, unplaced=left_out, detail=f"{moves} of {tried} neighbourhoods improved")
 
         with budget.phase("search"):
-            improved = search.improve(best, clock, deadline - margin, report=report,
-                                      cores=background.cores if background is not None else None)
+            try:
+                improved = search.improve(best, clock, deadline - margin, report=report, core_share=background)
+            except BaseException:
+                if background is not None:
+                    background.close()  # an interrupted plan leaves no process behind
+                raise
         if improved.cost < best.cost - 1e-9:
             best = Solution(best.engine, improved.nodes, best.unplaced, best.status, best.lower_bound,
                             best.solve_seconds, list(best.notes), best.exceeds_node_limits)
@@ -243,7 +247,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
         with budget.phase("bound"):
             sourced += background.finish()
         if background.failure is not None:
-            notes.append("the configuration LP's lower bound failed, so the bound is the fluid LP's: "
+            notes.append("the configuration and zone LPs gave no lower bound, so the bound shown is from the others: "
                          + background.failure.strip().splitlines()[-1])
         bounds = [b for b, _ in sourced]
         tracker.update(bound=max(bounds) if bounds else None)
