@@ -68,6 +68,10 @@ class SubProblem:
         solver.parameters.num_workers = 1
         solver.parameters.max_deterministic_time = budget
         solver.parameters.random_seed = seed
+        # Sub-solves run side by side in threads: CP-SAT's own Ctrl-C handler, installed and removed by each
+        # solve, then races with the other's and aborts the process (`std::bad_function_call`) when Ctrl-C
+        # comes. Left to Python, Ctrl-C stops the search between sub-solves, and the CLI exits with 130.
+        solver.parameters.catch_sigint_signal = False
         status = solver.solve(self.model)
         used = solver.response_proto.deterministic_time
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
