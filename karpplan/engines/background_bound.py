@@ -16,8 +16,8 @@ done by `now` prove the plan optimal. When a question is ahead of the child's cl
 finished, the search waits for it (the child's model runs slow there); it never guesses. Stopping on a proof
 cannot change the plan: the search could not have made it cheaper.
 
-A child that fails (killed, out of memory, an exception) leaves the fluid bound in place, and a note says so;
-only then may two runs differ.
+A child that fails (killed, out of memory, an exception, hung past the wall guard) leaves the other bounds
+in place, and a note says so; only then may two runs differ.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import multiprocessing
 import sys
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from ctypes import c_double
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -45,6 +45,11 @@ UNGUARDED_WAIT_SECONDS = 600.0  # ... and how long in all without a wall guard (
 PROVEN_TOLERANCE = 1e-6  # a plan this close to a bound is proven optimal (as the optimiser counts it)
 
 
+def proves(bounds: Sequence[float], cost: float) -> bool:
+    """Whether these lower bounds prove a plan of `cost` optimal."""
+    return bool(bounds) and cost - max(bounds) <= PROVEN_TOLERANCE
+
+
 def lp_bounds(problem: Problem, placed: Mapping[int, int], fluid: FluidBound | None, known: list[float],
               reserve: float, deadline: float, margin: float, clock: WorkClock, plan_cost: float) -> Sourced:
     """The configuration LP's bound, then the zone-indexed LP's (each given up to `reserve` of the work clock
@@ -52,22 +57,20 @@ def lp_bounds(problem: Problem, placed: Mapping[int, int], fluid: FluidBound | N
     bounds so far (`known` and those found here) do not prove `plan_cost` optimal."""
     found: Sourced = []
 
-    def proven() -> bool:
-        bounds = known + [b for b, _ in found]
-        return bool(bounds) and plan_cost - max(bounds) <= PROVEN_TOLERANCE
+    def bounds() -> list[float]:
+        return known + [b for b, _ in found]
 
     pattern = None
-    if not proven():
+    if not proves(bounds(), plan_cost):
         # The configuration LP sees whole pods per node, which the fluid LP does not.
         budget = max(min(reserve, deadline - clock.now() - margin), 0.3)
         pattern = pattern_lower_bound(problem, placed, time_limit=budget, fluid=fluid, clock=clock)
         if pattern is not None:
             found.append((pattern.cost, "configuration-lp"))
-    if not proven() and not clock.past_wall():
+    if not proves(bounds(), plan_cost) and not clock.past_wall():
         # The zone-indexed one sees the zonal rules too; it declines at once where it cannot be stronger.
         budget = max(min(reserve, deadline - clock.now() - margin), 0.3)
-        bounds = known + [b for b, _ in found]
-        zone = zone_lower_bound(problem, placed, time_limit=budget, floor=max(bounds, default=None),
+        zone = zone_lower_bound(problem, placed, time_limit=budget, floor=max(bounds(), default=None),
                                 duals=pattern.duals if pattern is not None else None, clock=clock)
         if zone is not None:
             found.append((zone.cost, "zone-lp"))
@@ -144,8 +147,7 @@ class BackgroundBound:
         outcome = self._known_by(now)
         if outcome is None or now < outcome.spent:
             return False
-        bounds = self.known + [b for b, _ in outcome.sourced]
-        return bool(bounds) and cost - max(bounds) <= PROVEN_TOLERANCE
+        return proves(self.known + [b for b, _ in outcome.sourced], cost)
 
     def busy(self) -> bool:
         """Whether the child still works, by the wall clock (for how the search runs its batches only)."""
@@ -237,4 +239,4 @@ def start_background(run: Callable[[WorkClock], Sourced], clock: WorkClock, lane
     return BackgroundBound(run, clock, known, on_bound)
 
 
-__all__ = ["BackgroundBound", "PublishedClock", "Sourced", "fork_available", "lp_bounds", "start_background"]
+__all__ = ["BackgroundBound", "PublishedClock", "Sourced", "fork_available", "lp_bounds", "proves", "start_background"]

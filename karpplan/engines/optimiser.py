@@ -17,7 +17,7 @@ import time
 from functools import partial
 from typing import TYPE_CHECKING
 
-from karpplan.engines.background_bound import PROVEN_TOLERANCE, lp_bounds, start_background
+from karpplan.engines.background_bound import lp_bounds, proves, start_background
 from karpplan.engines.effort import (
     TimeBudget,
     WorkClock,
@@ -211,7 +211,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
                                              (exact_bound, "cp-sat"),
                                              (fluid.cost if fluid is not None else None, "fluid-lp")) if b is not None]
         known = [b for b, _ in sourced]
-        proven = status == "optimal" or (bool(known) and best.cost - max(known) <= PROVEN_TOLERANCE)
+        proven = status == "optimal" or proves(known, best.cost)
         will_search = not proven and clock.now() < deadline - margin and not clock.past_wall()
         lanes = workers or available_cores()
         run_lps = partial(lp_bounds, problem, placed, fluid, known, reserve, deadline, margin, plan_cost=best.cost)
@@ -223,7 +223,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
             sourced += run_lps(clock)  # (it skips each LP once the bounds prove the plan)
     bounds = [b for b, _ in sourced]
     tracker.update(bound=max(bounds) if bounds else None)
-    proven = status == "optimal" or (bool(bounds) and best.cost - max(bounds) <= PROVEN_TOLERANCE)
+    proven = status == "optimal" or proves(bounds, best.cost)
     if not proven and clock.now() < deadline - margin and not clock.past_wall():
         search = NeighbourhoodSearch(repacker, seed, parallel=workers)
         tracker.enter(Phase.search)
