@@ -36,6 +36,7 @@ from multiprocessing.connection import Connection
 from karpplan.engines.bound import FluidBound
 from karpplan.engines.effort import WorkClock
 from karpplan.engines.patterns import pattern_lower_bound, zone_lower_bound
+from karpplan.engines.patterns.mix import PatternMix
 from karpplan.scheduling.problem import Problem
 
 Sourced = list[tuple[float, str]]  # (bound in $/h, which LP gave it)
@@ -51,10 +52,12 @@ def proves(bounds: Sequence[float], cost: float) -> bool:
 
 
 def lp_bounds(problem: Problem, placed: Mapping[int, int], fluid: FluidBound | None, known: list[float],
-              reserve: float, deadline: float, margin: float, clock: WorkClock, plan_cost: float) -> Sourced:
+              reserve: float, deadline: float, margin: float, clock: WorkClock, plan_cost: float,
+              on_mix: Callable[[PatternMix], None] | None = None) -> Sourced:
     """The configuration LP's bound, then the zone-indexed LP's (each given up to `reserve` of the work clock
     before `deadline` less `margin`), for the plans that place `placed`; each is tried only while the
-    bounds so far (`known` and those found here) do not prove `plan_cost` optimal."""
+    bounds so far (`known` and those found here) do not prove `plan_cost` optimal. `on_mix` hears the
+    configuration LP's own plan (`PatternMix`), when it asks for it and the LP ran."""
     found: Sourced = []
 
     def bounds() -> list[float]:
@@ -64,9 +67,12 @@ def lp_bounds(problem: Problem, placed: Mapping[int, int], fluid: FluidBound | N
     if not proves(bounds(), plan_cost):
         # The configuration LP sees whole pods per node, which the fluid LP does not.
         budget = max(min(reserve, deadline - clock.now() - margin), 0.3)
-        pattern = pattern_lower_bound(problem, placed, time_limit=budget, fluid=fluid, clock=clock)
+        pattern = pattern_lower_bound(problem, placed, time_limit=budget, fluid=fluid, clock=clock,
+                                      want_mix=on_mix is not None)
         if pattern is not None:
             found.append((pattern.cost, "configuration-lp"))
+            if on_mix is not None and pattern.mix is not None:
+                on_mix(pattern.mix)
     if not proves(bounds(), plan_cost) and not clock.past_wall():
         # The zone-indexed one sees the zonal rules too; it declines at once where it cannot be stronger.
         budget = max(min(reserve, deadline - clock.now() - margin), 0.3)

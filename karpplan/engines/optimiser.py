@@ -26,7 +26,9 @@ from karpplan.engines.effort import (
     post_search_seconds,
     pre_search_seconds,
 )
+from karpplan.engines.lp_rounding import ROUNDING_MIN_PODS, LpRounding, rounding_applies
 from karpplan.engines.optimal import MAX_MODEL_VARIABLES, Decoder, OptimalModel
+from karpplan.engines.patterns.mix import PatternMix
 from karpplan.engines.progress import Phase, ProgressSink, ProgressTracker
 from karpplan.engines.result import Solution
 from karpplan.scheduling.problem import Problem
@@ -82,8 +84,9 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     its pods moved between zones when a zone spread is past maxSkew once every matching pod is counted
     (`zone_repair.py`, which Karpenter's plan can be: it checks a spread only when placing a pod carrying it);
     the fluid LP and configuration LP bounds run in reserves kept for them (beside the search, on a core of
-    their own, when there are two workers or more); neighbourhood search improves the plan until the time
-    limit. The result is never worse than the Karpenter simulation's
+    their own, when there are two workers or more); on a large plan the LP may leave out nothing the rounding
+    cannot put back (`lp_rounding.py`), and then it runs first and its optimum, rounded into a plan, replaces
+    the plan when cheaper; neighbourhood search improves the plan until the time limit. The result is never worse than the Karpenter simulation's
     plan when that plan keeps the pools' limits and every rule the verifier checks (a repaired plan may
     cost more than Karpenter's invalid one).
 
@@ -214,13 +217,27 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
         proven = status == "optimal" or proves(known, best.cost)
         will_search = not proven and clock.now() < deadline - margin and not clock.past_wall()
         lanes = workers or available_cores()
-        run_lps = partial(lp_bounds, problem, placed, fluid, known, reserve, deadline, margin, plan_cost=best.cost)
+        # A large plan starts the search from the configuration LP's optimum, rounded (`lp_rounding.py`), when
+        # the LP leaves out nothing the rounding cannot put back: the LP then runs first, the search after.
+        rounding = (will_search and problem.pending_count >= ROUNDING_MIN_PODS
+                    and rounding_applies(problem, repacker))
+        mixes: list[PatternMix] = []
+        run_lps = partial(lp_bounds, problem, placed, fluid, known, reserve, deadline, margin, plan_cost=best.cost,
+                          on_mix=mixes.append if rounding else None)
         # With a core to spare the LPs run beside the search (`background_bound.py`); else before it, as their
         # bounds may prove the plan optimal and spare the search.
         background = (start_background(run_lps, clock, lanes, known, lambda b: tracker.update(bound=max(known + [b])))
-                      if will_search else None)
+                      if will_search and not rounding else None)
         if background is None:
             sourced += run_lps(clock)  # (it skips each LP once the bounds prove the plan)
+    if mixes and not clock.past_wall():
+        with budget.phase("round"):
+            rounded = LpRounding(problem, repacker, mixes[0], clock).round(best)
+        if rounded is not None and rounded.cost < best.cost - 1e-9:
+            best = Solution(best.engine, rounded.nodes, best.unplaced, "feasible", best.lower_bound, best.solve_seconds,
+                            list(best.notes), best.exceeds_node_limits)
+            source = "configuration LP, rounded"
+            tracker.update(cost=best.cost, unplaced=len(best.unplaced))
     bounds = [b for b, _ in sourced]
     tracker.update(bound=max(bounds) if bounds else None)
     proven = status == "optimal" or proves(bounds, best.cost)

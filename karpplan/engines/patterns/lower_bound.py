@@ -13,6 +13,7 @@ from karpplan.engines.effort import WorkClock
 from karpplan.engines.patterns.driver import BoundRun, margined
 from karpplan.engines.patterns.generation import Generation
 from karpplan.engines.patterns.instance import pod_classes
+from karpplan.engines.patterns.mix import PatternMix
 from karpplan.scheduling.problem import Problem
 
 
@@ -28,12 +29,14 @@ class PatternBound:
     # group index -> the value per pod of its class in the dual solution behind `cost` (pods of free classes
     # and groups without pods to place are left out): where the zone-indexed LP starts from
     duals: dict[int, float] = field(default_factory=dict, compare=False)  # (not compared, nor hashed)
+    # With `want_mix`: the last master's optimum over every column priced, for `lp_rounding` (None if none).
+    mix: PatternMix | None = field(default=None, compare=False)
 
 
 def pattern_lower_bound(problem: Problem, required: Mapping[int, int] | None = None,
                         time_limit: float = 5.0, fluid: FluidBound | None = None, *,
                         progress: Callable[[str], None] | None = None,
-                        clock: WorkClock | None = None) -> PatternBound | None:
+                        clock: WorkClock | None = None, want_mix: bool = False) -> PatternBound | None:
     """A lower bound on the hourly cost of the new nodes of every plan placing the required pods, from
     the configuration LP (see the package docstring). required: group index -> pods of that group that
     must be placed (default: every pod of every group with a usable existing node or launch option), as
@@ -41,7 +44,8 @@ def pattern_lower_bound(problem: Problem, required: Mapping[int, int] | None = N
     clear that this bound cannot beat it. NodePool limits are relaxed. None when no valid bound was found
     in time (or no plan can place the required pods); callers take the larger of this and the fluid bound.
     time_limit is in modelled seconds on `clock` (default: a fresh clock whose wall guard is the same
-    number of real seconds away), so the bound does not depend on the machine's speed or load.
+    number of real seconds away), so the bound does not depend on the machine's speed or load. want_mix:
+    also report the LP's own plan (`PatternBound.mix`), which `lp_rounding` rounds into a plan.
     """
     run = BoundRun.of(problem, required, time_limit, clock)
     start, demand, groups = run.start, run.demand, run.groups
@@ -61,5 +65,7 @@ def pattern_lower_bound(problem: Problem, required: Mapping[int, int] | None = N
     cost = margined(gen.best)
     dual = gen.best_dual
     duals = {} if dual is None else {g: float(dual[c]) for g, c in inst.class_of_group.items()}
+    columns = gen.master.mixture() if want_mix else None
+    mix = PatternMix.of(inst, gen.master.rows_of, columns) if columns is not None else None
     return PatternBound(cost, gen.value, len(inst.demand), len(inst.price), gen.master.columns, gen.iterations,
-                        time.monotonic() - start, duals)
+                        time.monotonic() - start, duals, mix)

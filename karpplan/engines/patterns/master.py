@@ -78,6 +78,8 @@ class Master(GlopMaster):
             self.objective.SetCoefficient(b, big)
         self.seen: set[tuple[int, bool, tuple[tuple[int, int], ...]]] = set()
         self.columns = 0
+        # New-node columns as (shape, pods per class, variable): the LP's own plan, for `mixture`.
+        self.patterns: list[tuple[int, tuple[tuple[int, int], ...], pywraplp.Variable]] = []
 
     def add(self, shape: int, existing: bool, x: Mapping[int, int]) -> bool:
         key = (shape, existing, tuple(sorted((c, n) for c, n in x.items() if n > 0)))
@@ -89,6 +91,7 @@ class Master(GlopMaster):
             self.old_rows[shape].SetCoefficient(var, 1.0)
         else:
             self.objective.SetCoefficient(var, float(self.inst.price[shape]))
+            self.patterns.append((shape, key[2], var))
         coef: dict[int, int] = defaultdict(int)
         for c, n in key[2]:
             for r in self.rows_of[c]:
@@ -97,6 +100,15 @@ class Master(GlopMaster):
             self.rows[r].SetCoefficient(var, float(n))
         self.columns += 1
         return True
+
+    def mixture(self) -> list[tuple[int, tuple[tuple[int, int], ...], float]] | None:
+        """Every new-node column (shape, pods per class) with its value in the master's optimum over all
+        columns so far (solved again: columns priced after the last solve are in it), or None when GLOP did not
+        reach an optimum or the optimum still buys an artificial column."""
+        solved = self.solve_optimally()
+        if solved is None or solved[3]:
+            return None
+        return [(shape, counts, float(var.solution_value())) for shape, counts, var in self.patterns]
 
     def solve(self) -> tuple[float, FloatArray, FloatArray, bool] | None:
         """(value, duals of the classes, duals of the existing rows, artificial columns used). Solved to

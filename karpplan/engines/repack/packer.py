@@ -78,6 +78,16 @@ class Repacker:
             self._bucket_of[o.index] = key
             self._options_by_bucket[key].append(o)
 
+    @property
+    def filler(self) -> BinFiller:
+        """What puts pods into nodes under every per-node rule (shared with the LP rounding)."""
+        return self._filler
+
+    @property
+    def instance_sensitive(self) -> bool:
+        """Whether some zone spread's domains depend on the instance type (its node affinity or taint policy)."""
+        return bool(self._policy_rules)
+
     # ------------------------------------------------------------------------------------ buckets
     def _instance_sensitive_rules(self) -> list[SpreadRule]:
         """Non-hostname spread rules whose domain eligibility could differ between instance types."""

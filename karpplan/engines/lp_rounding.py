@@ -1,0 +1,395 @@
+"""A plan rounded from the configuration LP's optimum, for large plans where the greedy start is far above it.
+
+On the bench's aws diverse 10,000 pods, the configuration LP is 272.70 $/h and converges in about 17
+modelled seconds; the re-packed Karpenter plan the search starts from costs 286.87, and 44 s of
+neighbourhood search bring it to 281.40 (278.72 after 209 s). Rounding every column of the LP's optimum up
+costs 277.25, zones ignored. This module turns that rounding into a valid plan (283.63 as built; the row's
+search then ends at 277.29 in its 60 s, docs/design-notes/optimiser.md):
+
+1. **Nodes.** Each column of the master's last optimum (a *pattern*: one node of one shape holding whole pods
+   of each class) is rounded up, so every row of the master stays covered. The nodes, dearest first, are
+   dealt to the zones, each to the one furthest below its share of the pods (an even share, plus the pods
+   of the zonal pod-affinity clusters homed there), each launching an option of the pattern's shape (room
+   and price) in its zone.
+2. **Pods the per-node caps count first** (owners of hostname anti-affinity and spread). The master covers
+   *rows*, not classes: classes of the same requests and options share a row and every cap set has a row of
+   its own, so a pattern may hold a capped pod of a size the cap set does not need. Per cap set, a min-cost
+   flow sends its pods, by size, to nodes with a slot of that size and none of the cap yet (the node's own
+   slot of that cap first); what the flow cannot place takes any node with the room whose rules allow it.
+3. **The other pods** fill the slots left, size by size, each slot taking the group that the zone spreads
+   counting it have fewest of in the node's zone (pods in a zonal pod affinity go to their cluster's home
+   zone only).
+4. **Left over** pods go to a node of the zone (home zone, or the one their spreads have fewest in) with the
+   room, or to a new node of the group's cheapest option there.
+5. Every node launches the cheapest option of its bucket that holds it, and the zone repair moves pods
+   until every zone spread holds (a check only, when the dealing kept them).
+
+Every pod joins a node through the re-packer's `BinFiller` (requests, hostname rules both ways, host ports)
+and only onto options its group may use. It applies where the LP's relaxations are all it leaves out: no
+existing node the pods may use (the LP's existing columns are not rounded), one pool tier (weights would be
+broken), no zonal anti-affinity, no hostname pod affinity, and no zone spread whose domains depend on the
+instance type. A rounded plan that still breaks a zone spread or a pool limit is dropped.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from ortools.graph.python import min_cost_flow
+
+from karpplan.engines.effort import WorkClock
+from karpplan.engines.patterns.mix import PatternMix
+from karpplan.engines.repack import Repacker
+from karpplan.engines.repack.bins import Bin
+from karpplan.engines.repack.bucket import BucketKey, BucketShape, IntArray
+from karpplan.engines.result import Solution, SolvedNode
+from karpplan.engines.zone_repair import ZoneRepair
+from karpplan.model.labels import HOSTNAME
+from karpplan.model.pods import Pod
+from karpplan.scheduling.candidates import LaunchOption
+from karpplan.scheduling.problem import GroupInfo, Problem
+
+ROUNDING_MIN_PODS = 5_000  # pending pods from which the optimiser rounds the LP (measured: no gain at 1,000)
+ROUND_POD_SECONDS = 4e-4  # modelled seconds per pending pod: dealing, the flows, the fill (re-pack charged apart)
+VALUE_TOL = 1e-7  # a column value this far above an integer rounds down
+
+
+@dataclass
+class _Node:
+    option: LaunchOption
+    bin: Bin
+    room: IntArray  # the option's room in the re-packer's dimensions
+    slots: Counter[int]  # master row -> pods of it the pattern holds, not yet filled
+    cap_slots: dict[int, Counter[int]] = field(default_factory=dict)  # cap row -> row -> capped pods there
+
+
+def rounding_applies(problem: Problem, repacker: Repacker) -> bool:
+    """Whether the LP's relaxations leave out nothing the rounding cannot put back (module docstring)."""
+    topo = problem.topology
+    if any(g.existing_ok or any(g.tier.values()) for g in problem.groups):
+        return False
+    if any(repacker.rules.by_group[g.index].pinned for g in problem.groups) or repacker.instance_sensitive:
+        return False
+    if any(t.key != HOSTNAME for rule in topo.anti_affinity.values() for t in rule.terms):
+        return False
+    if any(t.key != HOSTNAME for t, _ in topo.existing_anti):
+        return False
+    # Pod affinity: zonal only, and to no bound pod (a cluster's home zone would have to be theirs).
+    return not any(t.key == HOSTNAME for rule in topo.affinity.values() for t in rule.terms) and \
+        not any(sum(c.values()) for rule in topo.affinity.values() for c in rule.existing)
+
+
+class LpRounding:
+    """Rounds the configuration LP's optimum into a plan of one problem (see the module docstring)."""
+
+    def __init__(self, problem: Problem, repacker: Repacker, mix: PatternMix, clock: WorkClock | None = None) -> None:
+        self.problem = problem
+        self.repacker = repacker
+        self.mix = mix
+        self.clock = clock
+        self.rules = repacker.rules
+        self.filler = repacker.filler
+        self.requests = repacker.requests
+        self.zones = sorted({o.zone for o in problem.options})
+        self.repair = ZoneRepair(problem, repacker, clock)
+        # Per group: the zone spread rules counting its pods (as the zone repair counts them).
+        self.counted_by = {g: [i for i, counted, _ in touches if counted] for g, touches in self.repair.touches.items()}
+        self.counts: dict[int, Counter[str]] = defaultdict(Counter)  # rule -> zone -> pods placed so far
+        self.home = self._home_zones()  # None: a cluster no zone serves whole
+        self._shapes: dict[BucketKey, BucketShape] = {}  # the buckets' options, built when first needed
+
+    # ------------------------------------------------------------------------------------ entry point
+    def round(self, plan: Solution) -> Solution | None:
+        """A plan placing the pods `plan` places, from the LP's optimum; None if none valid was found."""
+        mix = self.mix
+        if self.home is None:
+            return None
+        left_out = {id(pod) for _, pod in plan.unplaced}
+        pods: dict[int, list[Pod]] = {}
+        groups: list[GroupInfo] = []
+        for g in self.problem.groups:
+            mine = [p for p in g.group.pods if id(p) not in left_out]
+            if not mine:
+                continue
+            if g.index not in mix.class_of_group:
+                return None  # a class the LP did not price (free, or on existing nodes only)
+            pods[g.index] = mine[::-1]  # popped from the end: replica order
+            groups.append(g)
+        if self.clock is not None:
+            self.clock.charge(ROUND_POD_SECONDS * sum(len(p) for p in pods.values()))
+        nodes = self._deal(pods)
+        if nodes is None:
+            return None
+        self._capped(groups, pods, nodes)
+        self._uncapped(groups, pods, nodes)
+        extra = self._left_over(groups, pods, nodes)
+        if extra is None:
+            return None
+        built = [self._right_sized(n) for n in nodes + extra if n.bin.members]
+        rounded = self.repacker.renamed(plan, built)
+        repaired, _ = self.repair.repair(rounded)
+        if any(r.excess() for r in self.repair.rule_counts(repaired)) or not self._within_limits(repaired):
+            return None
+        return repaired
+
+    # ------------------------------------------------------------------------------------ steps
+    def _deal(self, pods: dict[int, list[Pod]]) -> list[_Node] | None:
+        """A node per rounded column, dearest first, each to the zone with its shape whose pods so far are
+        furthest below its share (an even share of all pods, plus the zonal affinity clusters homed there)."""
+        mix, dims = self.mix, self.repacker.dims
+        by_shape: dict[tuple[tuple[float, ...], float, str], LaunchOption] = {}
+        for o in self.problem.options:
+            key = (tuple(float(max(o.free.get(d), 0)) for d in mix.dims), float(o.price), o.zone)
+            by_shape.setdefault(key, o)
+        homed: Counter[str] = Counter()
+        for g_index, mine in pods.items():
+            if self.home is not None and g_index in self.home:
+                homed[self.home[g_index]] += len(mine)
+        even = (sum(len(mine) for mine in pods.values()) - sum(homed.values())) / len(self.zones)
+        share = {z: max(even + homed[z], 1.0) for z in self.zones}
+        dealt: Counter[str] = Counter()
+        order = sorted(range(len(mix.columns)), key=lambda j: (-mix.columns[j].price, j))
+        nodes: list[_Node] = []
+        for j in order:
+            col = mix.columns[j]
+            size = sum(k for _, k in col.counts)
+            for _ in range(math.ceil(col.value - VALUE_TOL)):
+                offered = [(z, by_shape[(col.room, col.price, z)]) for z in self.zones
+                           if (col.room, col.price, z) in by_shape]
+                if not offered:
+                    return None
+                zone, option = min(offered, key=lambda zo: ((dealt[zo[0]] + size) / share[zo[0]], zo[0]))
+                dealt[zone] += size
+                node = _Node(option, self.filler.new_bin(np.ones(1, dtype=np.bool_)),
+                             np.array([option.free.get(d) for d in dims], dtype=np.int64), Counter())
+                for c, k in col.counts:
+                    rows = mix.rows_of[c]
+                    node.slots[rows[0]] += k
+                    for cap in rows[1:]:
+                        node.cap_slots.setdefault(cap, Counter())[rows[0]] += k
+                nodes.append(node)
+        return nodes
+
+    def _capped(self, groups: Sequence[GroupInfo], pods: dict[int, list[Pod]], nodes: list[_Node]) -> None:
+        """Pods of each cap set (anti-affinity cliques first) by a min-cost flow from sizes to nodes, one per
+        node; what it leaves onto any node with the room that takes it."""
+        mix = self.mix
+        by_cap: dict[int, list[GroupInfo]] = defaultdict(list)
+        for g in groups:
+            caps = mix.rows_of[mix.class_of_group[g.index]][1:]
+            if caps:
+                by_cap[caps[0]].append(g)
+        order = sorted(by_cap, key=lambda cap: (-max(len(self.rules.by_group[g.index].anti_owned)
+                                                    for g in by_cap[cap]), cap))
+        for cap in order:
+            self._flow(cap, by_cap[cap], pods, nodes)
+        for cap in order:
+            # Nodes that kept a slot for this cap first, then those with most room.
+            ranked = sorted(nodes, key=lambda n: (0 if sum(n.cap_slots.get(cap, Counter()).values()) else 1,
+                                                  -int((n.room - n.bin.used).min())))
+            for g in by_cap[cap]:
+                row = self._row(g)
+                for n in ranked:
+                    if not pods[g.index]:
+                        break
+                    if self._fits(g, n):
+                        self._place(g, pods, n, row if n.slots[row] > 0 else max(n.slots, key=lambda r: n.slots[r]))
+
+    def _flow(self, cap: int, members: list[GroupInfo], pods: dict[int, list[Pod]], nodes: list[_Node]) -> None:
+        by_row: dict[int, list[GroupInfo]] = defaultdict(list)
+        for g in members:
+            if pods[g.index]:
+                by_row[self._row(g)].append(g)
+        if not by_row:
+            return
+        rows = sorted(by_row)
+        flow = min_cost_flow.SimpleMinCostFlow()
+        source, sink = 0, 1
+        row_node = {r: 2 + i for i, r in enumerate(rows)}
+        first = 2 + len(rows)
+        total = 0
+        for r in rows:
+            supply = sum(len(pods[g.index]) for g in by_row[r])
+            total += supply
+            flow.add_arc_with_capacity_and_unit_cost(source, row_node[r], supply, 0)
+        probe = by_row[rows[0]][0]
+        arcs: list[tuple[int, int, int]] = []
+        for i, n in enumerate(nodes):
+            if not self.rules.accepts(n.bin, self.rules.by_group[probe.index]):
+                continue  # already holds a pod of this cap (or one its owners refuse)
+            flow.add_arc_with_capacity_and_unit_cost(first + i, sink, 1, 0)
+            own = n.cap_slots.get(cap, Counter())
+            for r in rows:
+                if n.slots[r] > 0 and any(self._zone_ok(g, n) for g in by_row[r]):
+                    cost = 0 if own[r] > 0 else 1 if own else 2
+                    arcs.append((flow.add_arc_with_capacity_and_unit_cost(row_node[r], first + i, 1, cost), r, i))
+        flow.set_node_supply(source, total)
+        flow.set_node_supply(sink, -total)
+        if flow.solve_max_flow_with_min_cost() != flow.OPTIMAL:
+            return
+        for arc, r, i in arcs:
+            if flow.flow(arc) <= 0:
+                continue
+            n = nodes[i]
+            for g in by_row[r]:
+                if pods[g.index] and self._fits(g, n):
+                    kept = n.cap_slots.get(cap)
+                    if kept is not None and kept[r] > 0:
+                        kept[r] -= 1
+                    self._place(g, pods, n, r)
+                    break
+
+    def _uncapped(self, groups: Sequence[GroupInfo], pods: dict[int, list[Pod]], nodes: list[_Node]) -> None:
+        """The other pods into the slots left, each slot taking the group its zone spreads need most there."""
+        mix = self.mix
+        by_row: dict[int, list[GroupInfo]] = defaultdict(list)
+        for g in groups:
+            if len(mix.rows_of[mix.class_of_group[g.index]]) == 1:
+                by_row[self._row(g)].append(g)
+        for n in nodes:
+            for r in sorted(n.slots):
+                while n.slots[r] > 0:
+                    fitting = [g for g in by_row.get(r, ()) if pods[g.index] and self._fits(g, n)]
+                    if not fitting:
+                        break
+                    g = min(fitting, key=lambda g: (self._crowding(g, n.option.zone), -len(pods[g.index]), g.index))
+                    self._place(g, pods, n, r)
+
+    def _left_over(self, groups: Sequence[GroupInfo], pods: dict[int, list[Pod]], nodes: list[_Node]
+                   ) -> list[_Node] | None:
+        """Every pod still unplaced onto a node of its best zone with the room, else a new node there."""
+        extra: list[_Node] = []
+        dims = self.repacker.dims
+        for g in groups:
+            if not pods[g.index]:
+                continue
+            req = self.requests[g.index]
+            holding = [o for o in g.options if all(o.free.get(d) >= v for d, v in zip(dims, req, strict=True))]
+            while pods[g.index]:
+                zones = [self.home[g.index]] if self.home and g.index in self.home else \
+                    sorted(self.zones, key=lambda z: (self._crowding(g, z), z))
+                target = None
+                for zone in zones:
+                    target = next((n for n in nodes + extra if n.option.zone == zone and self._fits(g, n)), None)
+                    if target is not None:
+                        break
+                if target is None:
+                    fitting = [o for o in holding if o.zone in zones]
+                    if not fitting:
+                        return None
+                    option = min(fitting, key=lambda o: (zones.index(o.zone), o.price, o.index))
+                    target = _Node(option, self.filler.new_bin(np.ones(1, dtype=np.bool_)),
+                                   np.array([option.free.get(d) for d in dims], dtype=np.int64), Counter())
+                    extra.append(target)
+                self._place(g, pods, target, None)
+        return extra
+
+    # ------------------------------------------------------------------------------------ helpers
+    def _row(self, g: GroupInfo) -> int:
+        return self.mix.rows_of[self.mix.class_of_group[g.index]][0]
+
+    def _zone_ok(self, g: GroupInfo, n: _Node) -> bool:
+        home = self.home.get(g.index) if self.home is not None else None
+        return (home is None or home == n.option.zone) and n.option.index in g.option_ids
+
+    def _fits(self, g: GroupInfo, n: _Node) -> bool:
+        return (self._zone_ok(g, n) and bool((n.bin.used + self.requests[g.index] <= n.room).all())
+                and self.rules.accepts(n.bin, self.rules.by_group[g.index]))
+
+    def _crowding(self, g: GroupInfo, zone: str) -> int:
+        """How far `zone` is ahead of the emptiest zone in the zone spreads counting `g` (the least: where its
+        pods are most needed)."""
+        total = 0
+        for i in self.counted_by.get(g.index, ()):
+            counts = self.counts[i]
+            total += counts[zone] - min(counts[z] for z in self.zones)
+        return total
+
+    def _right_sized(self, n: _Node) -> SolvedNode:
+        """The node as the cheapest option of its bucket that holds its pods and that they all may use."""
+        key = self.repacker.bucket_of(n.option)
+        shape = self._shapes.get(key)
+        if shape is None:
+            shape = self._shapes[key] = self.repacker.shape(key)
+        groups = {g.index: g for g, _ in n.bin.members}
+        option = n.option
+        for i in np.flatnonzero((shape.free >= n.bin.used).all(axis=1)):
+            candidate = shape.options[int(i)]
+            if candidate.price >= option.price:
+                break  # sorted by price: nothing cheaper holds it
+            if all(candidate.index in g.option_ids for g in groups.values()):
+                option = candidate
+                break
+        return SolvedNode("", None, option, list(n.bin.members))
+
+    def _place(self, g: GroupInfo, pods: dict[int, list[Pod]], n: _Node, row: int | None) -> None:
+        self.filler.add(n.bin, g, pods[g.index].pop(), np.ones(1, dtype=np.bool_))
+        if row is not None and n.slots[row] > 0:
+            n.slots[row] -= 1
+        for i in self.counted_by.get(g.index, ()):
+            self.counts[i][n.option.zone] += 1
+
+    def _home_zones(self) -> dict[int, str] | None:
+        """Groups in a zonal pod affinity (the owner and the groups its terms select, joined into clusters):
+        each cluster's zone, dealt to the zones holding fewest such pods (one every group of it may use)."""
+        problem = self.problem
+        parent = {g.index: g.index for g in problem.groups}
+
+        def find(i: int) -> int:
+            while parent[i] != i:
+                parent[i] = parent[parent[i]]
+                i = parent[i]
+            return i
+
+        by_template = {id(g.template): g for g in problem.groups}
+        clustered: set[int] = set()
+        for key, rule in problem.topology.affinity.items():
+            owner = by_template.get(key)
+            if owner is None:
+                continue
+            clustered.add(owner.index)
+            for g in problem.groups:
+                pt = g.template
+                if all(t.matches(pt.namespace, pt.labels, problem.namespace_labels) for t in rule.terms):
+                    clustered.add(g.index)
+                    parent[find(g.index)] = find(owner.index)
+        clusters: dict[int, list[GroupInfo]] = defaultdict(list)
+        for g in problem.groups:
+            if g.index in clustered:
+                clusters[find(g.index)].append(g)
+        load: Counter[str] = Counter({z: 0 for z in self.zones})
+        home: dict[int, str] = {}
+        for members in sorted(clusters.values(), key=lambda ms: (-sum(g.size for g in ms), ms[0].index)):
+            usable = [z for z in self.zones if all(any(o.zone == z for o in g.options) for g in members)]
+            if not usable:
+                return None
+            zone = min(usable, key=lambda z: (load[z], z))
+            load[zone] += sum(g.size for g in members)
+            for g in members:
+                home[g.index] = zone
+        return home
+
+    def _within_limits(self, plan: Solution) -> bool:
+        """Whether the plan's new nodes keep every pool's limits (the LP relaxes them)."""
+        nodes: Counter[str] = Counter()
+        totals: dict[str, Counter[str]] = defaultdict(Counter)
+        for n in plan.new_nodes:
+            assert n.option is not None
+            pool = n.option.pool.name
+            nodes[pool] += 1
+            for k, v in n.option.capacity.items():
+                totals[pool][k] += v
+        for pool, count in nodes.items():
+            remaining, nodes_left = self.problem.limits[pool]
+            if nodes_left is not None and count > nodes_left:
+                return False
+            if remaining is not None and any(totals[pool].get(k, 0) > v for k, v in remaining.items()):
+                return False
+        return True
+
+
+__all__ = ["ROUNDING_MIN_PODS", "LpRounding", "rounding_applies"]
