@@ -5,6 +5,8 @@ the LP leaves out nothing the rounding can put back."""
 from __future__ import annotations
 
 import copy
+import textwrap
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +22,13 @@ from karpplan.engines.lp_rounding import LpRounding, rounding_applies
 from karpplan.engines.optimiser import solve_optimal
 from karpplan.engines.patterns import pattern_lower_bound
 from karpplan.engines.repack import Repacker
+from karpplan.engines.result import Solution
 from karpplan.model.build import load_inventory
 from karpplan.planner import make_problem
 from karpplan.scheduling.problem import Problem
 from karpplan.verify import verify
+
+from planner_helpers import FAKE_CATALOG, POOL, bound_pod, deployment, existing_node
 
 
 def test_the_rounded_lp_places_the_same_pods_keeps_every_rule_and_costs_close_to_the_lp(tmp_path: Path) -> None:
@@ -41,6 +46,36 @@ def test_the_rounded_lp_places_the_same_pods_keeps_every_rule_and_costs_close_to
     assert sorted(rounded.placement()) == sorted(start.placement())
     assert all(node.new for node in rounded.nodes)
     assert bound.cost - 1e-6 <= rounded.cost <= 1.05 * bound.lp_value
+
+
+ZONE_SPREAD = """
+      topologySpreadConstraints:
+      - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule,
+         labelSelector: {matchLabels: {app: web}}}"""
+
+
+def test_a_rounded_plan_keeps_the_existing_nodes_and_counts_their_pods_in_the_zone_spreads(tmp_path: Path) -> None:
+    # A full node in zone-a already runs a `web` pod: the 30 new ones must leave zone-a one short.
+    manifests = POOL + existing_node("full", "zone-a") + bound_pod("web-old", "web", "full") + \
+        deployment("web", 30, cpu="300m", memory="256Mi", extra=ZONE_SPREAD)
+    path = tmp_path / "manifests.yaml"
+    path.write_text(textwrap.dedent(manifests))
+    catalog = tmp_path / "catalog.yaml"
+    catalog.write_text(textwrap.dedent(FAKE_CATALOG))
+    inventory = load_inventory([str(path)])
+    problem = make_problem(inventory, load_catalog(None, str(catalog)), list(inventory.pending))
+    repacker = Repacker(problem, WorkClock())
+    start = repacker.repack(solve_karpenter(problem)[0])
+    assert rounding_applies(problem, repacker) and problem.existing
+    bound = pattern_lower_bound(problem, None, time_limit=5.0, clock=WorkClock(), want_mix=True)
+    assert bound is not None and bound.mix is not None
+    rounded = LpRounding(problem, repacker, bound.mix, WorkClock()).round(start)
+    assert rounded is not None
+    assert [n.name for n in rounded.nodes if not n.new] == ["full"]
+    assert verify(problem, rounded) == []
+    web = Counter(n.option.zone for n in rounded.new_nodes for _ in n.pods if n.option is not None)
+    web["zone-a"] += 1  # the bound pod
+    assert sum(web.values()) == 31 and max(web.values()) - min(web.values()) <= 1
 
 
 def _problem(tmp_path: Path, edit: Any = None, pools: list[dict[str, Any]] | None = None) -> Problem:
@@ -93,6 +128,14 @@ def test_a_large_plan_starts_from_the_rounded_lp_and_is_the_same_on_every_run(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     problem = bench_problem(tmp_path, "synthetic", 600)
     monkeypatch.setattr(optimiser, "ROUNDING_MIN_PODS", 500)  # the bench's 5,000 pods take a minute
+    rounded: list[Solution | None] = []
+    original = LpRounding.round
+
+    def heard(self: LpRounding, plan: Solution) -> Solution | None:
+        rounded.append(original(self, plan))
+        return rounded[-1]
+
+    monkeypatch.setattr(LpRounding, "round", heard)
     plans = []
     for _ in range(2):
         greedy, _ = solve_karpenter(problem)
@@ -102,3 +145,6 @@ def test_a_large_plan_starts_from_the_rounded_lp_and_is_the_same_on_every_run(
         assert "round" in dict(budget.phases())
         assert verify(problem, plan) == []
     assert plans[0].cost == plans[1].cost and plans[0].placement() == plans[1].placement()
+    # The rounded plan is cheaper than the re-packed Karpenter plan, so the search started from it.
+    start = Repacker(problem, WorkClock()).repack(solve_karpenter(problem)[0])
+    assert len(rounded) == 2 and rounded[0] is not None and plans[0].cost <= rounded[0].cost < start.cost

@@ -25,10 +25,14 @@ search then ends at 277.29 in its 60 s, docs/design-notes/optimiser.md):
    until every zone spread holds (a check only, when the dealing kept them).
 
 Every pod joins a node through the re-packer's `BinFiller` (requests, hostname rules both ways, host ports)
-and only onto options its group may use. It applies where the LP's relaxations are all it leaves out: no
-existing node the pods may use (the LP's existing columns are not rounded), one pool tier (weights would be
-broken), no zonal anti-affinity, no hostname pod affinity, and no zone spread whose domains depend on the
-instance type. A rounded plan that still breaks a zone spread or a pool limit is dropped.
+and only onto options its group may use; existing nodes stay as they were, their pods counted in the
+spreads. It applies where the LP's relaxations are all it leaves out (`rounding_applies`): no existing node
+the pending pods may use (the LP's existing columns are not rounded), one pool tier (weights would be
+broken), zonal rules on the zone key only (hard spreads over their own pods, zone affinity to no bound pod,
+no zonal anti-affinity), no hostname pod affinity, no zone spread whose domains depend on the instance type,
+and no preference the re-packer and the search keep (preferred node affinity, soft zone spreads, preferred
+zonal pod (anti-)affinity). A rounded plan that still breaks a zone spread or a pool limit is dropped, and so
+is the rounding when the wall-clock guard passes during it.
 """
 
 from __future__ import annotations
@@ -47,8 +51,8 @@ from karpplan.engines.repack import Repacker
 from karpplan.engines.repack.bins import Bin
 from karpplan.engines.repack.bucket import BucketKey, BucketShape, IntArray
 from karpplan.engines.result import Solution, SolvedNode
-from karpplan.engines.zone_repair import ZoneRepair
-from karpplan.model.labels import HOSTNAME
+from karpplan.engines.zone_repair import REPAIR_CHECK_POD_SECONDS, ZoneRepair
+from karpplan.model.labels import HOSTNAME, ZONE
 from karpplan.model.pods import Pod
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.problem import GroupInfo, Problem
@@ -74,12 +78,24 @@ def rounding_applies(problem: Problem, repacker: Repacker) -> bool:
         return False
     if any(repacker.rules.by_group[g.index].pinned for g in problem.groups) or repacker.instance_sensitive:
         return False
+    # Zonal rules: only those the dealing and the zone repair keep (hard zone spreads over the pods of their
+    # own selector, required zone affinity to no bound pod), and no preference the re-packer and the search
+    # would keep and the rounding would not see (preferred node affinity, soft zone spreads, preferred zonal
+    # pod (anti-)affinity).
+    for g in problem.groups:
+        if g.template.affinity.preferred:
+            return False
+        for rule in topo.rules_for(g.template):
+            if not rule.hostname and (rule.key != ZONE or not rule.hard or not rule.self_match):
+                return False
     if any(t.key != HOSTNAME for rule in topo.anti_affinity.values() for t in rule.terms):
         return False
     if any(t.key != HOSTNAME for t, _ in topo.existing_anti):
         return False
-    # Pod affinity: zonal only, and to no bound pod (a cluster's home zone would have to be theirs).
-    return not any(t.key == HOSTNAME for rule in topo.affinity.values() for t in rule.terms) and \
+    for rules in (*topo.preferred_affinity.values(), *topo.preferred_anti.values()):
+        if any(t.key != HOSTNAME for rule in rules for t in rule.terms):
+            return False
+    return all(t.key == ZONE for rule in topo.affinity.values() for t in rule.terms) and \
         not any(sum(c.values()) for rule in topo.affinity.values() for c in rule.existing)
 
 
@@ -119,18 +135,27 @@ class LpRounding:
                 return None  # a class the LP did not price (free, or on existing nodes only)
             pods[g.index] = mine[::-1]  # popped from the end: replica order
             groups.append(g)
+        placed = sum(len(p) for p in pods.values())
         if self.clock is not None:
-            self.clock.charge(ROUND_POD_SECONDS * sum(len(p) for p in pods.values()))
+            self.clock.charge((ROUND_POD_SECONDS + REPAIR_CHECK_POD_SECONDS) * placed)
+        # Existing nodes stay as they are (no pending pod may use them), and their pods count in the spreads.
+        kept = [n for n in plan.nodes if n.option is None]
+        for i, rule in enumerate(self.repair.rule_counts(Solution(plan.engine, kept, [], "feasible"))):
+            self.counts[i].update(rule.counts)
         nodes = self._deal(pods)
         if nodes is None:
             return None
         self._capped(groups, pods, nodes)
+        if self._late():
+            return None
         self._uncapped(groups, pods, nodes)
+        if self._late():
+            return None
         extra = self._left_over(groups, pods, nodes)
-        if extra is None:
+        if extra is None or self._late():
             return None
         built = [self._right_sized(n) for n in nodes + extra if n.bin.members]
-        rounded = self.repacker.renamed(plan, built)
+        rounded = self.repacker.renamed(plan, kept + built)
         repaired, _ = self.repair.repair(rounded)
         if any(r.excess() for r in self.repair.rule_counts(repaired)) or not self._within_limits(repaired):
             return None
@@ -251,6 +276,8 @@ class LpRounding:
             if len(mix.rows_of[mix.class_of_group[g.index]]) == 1:
                 by_row[self._row(g)].append(g)
         for n in nodes:
+            if self._late():
+                return
             for r in sorted(n.slots):
                 while n.slots[r] > 0:
                     fitting = [g for g in by_row.get(r, ()) if pods[g.index] and self._fits(g, n)]
@@ -267,6 +294,8 @@ class LpRounding:
         for g in groups:
             if not pods[g.index]:
                 continue
+            if self._late():
+                return None
             req = self.requests[g.index]
             holding = [o for o in g.options if all(o.free.get(d) >= v for d, v in zip(dims, req, strict=True))]
             while pods[g.index]:
@@ -289,6 +318,14 @@ class LpRounding:
         return extra
 
     # ------------------------------------------------------------------------------------ helpers
+    def _late(self) -> bool:
+        """Past the wall-clock guard (the machine is slower than the model): the rounding gives up, and says so
+        on the clock."""
+        if self.clock is not None and self.clock.past_wall():
+            self.clock.cut = True
+            return True
+        return False
+
     def _row(self, g: GroupInfo) -> int:
         return self.mix.rows_of[self.mix.class_of_group[g.index]][0]
 

@@ -230,7 +230,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
                       if will_search and not rounding else None)
         if background is None:
             sourced += run_lps(clock)  # (it skips each LP once the bounds prove the plan)
-    if mixes and not clock.past_wall():
+    if mixes and not clock.past_wall() and not proves([b for b, _ in sourced], best.cost):
         with budget.phase("round"):
             rounded = LpRounding(problem, repacker, mixes[0], clock).round(best)
         if rounded is not None and rounded.cost < best.cost - 1e-9:
