@@ -74,7 +74,10 @@ class _Node:
 def rounding_applies(problem: Problem, repacker: Repacker) -> bool:
     """Whether the LP's relaxations leave out nothing the rounding cannot put back (module docstring)."""
     topo = problem.topology
-    if any(g.existing_ok or any(g.tier.values()) for g in problem.groups):
+    if any(g.existing_ok for g in problem.groups):
+        return False
+    # Groups of the same pools share one tier map: each is read once.
+    if any(any(tiers.values()) for tiers in {id(g.tier): g.tier for g in problem.groups}.values()):
         return False
     if any(repacker.rules.by_group[g.index].pinned for g in problem.groups) or repacker.instance_sensitive:
         return False
