@@ -4,7 +4,7 @@ On the bench's aws diverse 10,000 pods, the configuration LP is 272.70 $/h and c
 modelled seconds; the re-packed Karpenter plan the search starts from costs 286.87, and 44 s of
 neighbourhood search bring it to 281.40 (278.72 after 209 s). Rounding every column of the LP's optimum up
 costs 277.25, zones ignored. This module turns that rounding into a valid plan (283.63 as built; the row's
-search then ends at 277.29 in its 60 s, docs/design-notes/optimiser.md):
+search then ends at 277.31 in its 60 s, docs/design-notes/optimiser.md):
 
 1. **Nodes.** Each column of the master's last optimum (a *pattern*: one node of one shape holding whole pods
    of each class) is rounded up, so every row of the master stays covered. The nodes, dearest first, are
