@@ -41,10 +41,12 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 
 import numpy as np
 from ortools.graph.python import min_cost_flow
 
+from karpplan.constraints.pool_limits import POOL_LIMITS
 from karpplan.engines.effort import WorkClock
 from karpplan.engines.patterns.mix import PatternMix
 from karpplan.engines.repack import Repacker
@@ -160,7 +162,8 @@ class LpRounding:
         built = [self._right_sized(n) for n in nodes + extra if n.bin.members]
         rounded = self.repacker.renamed(plan, kept + built)
         repaired, _ = self.repair.repair(rounded)
-        if any(r.excess() for r in self.repair.rule_counts(repaired)) or not self._within_limits(repaired):
+        # The LP relaxes NodePool limits: a plan past one is dropped (the verifier's own count of them).
+        if any(r.excess() for r in self.repair.rule_counts(repaired)) or POOL_LIMITS.violations(self.problem, repaired):
             return None
         return repaired
 
@@ -168,7 +171,7 @@ class LpRounding:
     def _deal(self, pods: dict[int, list[Pod]]) -> list[_Node] | None:
         """A node per rounded column, dearest first, each to the zone with its shape whose pods so far are
         furthest below its share (an even share of all pods, plus the zonal affinity clusters homed there)."""
-        mix, dims = self.mix, self.repacker.dims
+        mix = self.mix
         by_shape: dict[tuple[tuple[float, ...], float, str], LaunchOption] = {}
         for o in self.problem.options:
             key = (tuple(float(max(o.free.get(d), 0)) for d in mix.dims), float(o.price), o.zone)
@@ -192,8 +195,7 @@ class LpRounding:
                     return None
                 zone, option = min(offered, key=lambda zo: ((dealt[zo[0]] + size) / share[zo[0]], zo[0]))
                 dealt[zone] += size
-                node = _Node(option, self.filler.new_bin(np.ones(1, dtype=np.bool_)),
-                             np.array([option.free.get(d) for d in dims], dtype=np.int64), Counter())
+                node = self._node(option)
                 for c, k in col.counts:
                     rows = mix.rows_of[c]
                     node.slots[rows[0]] += k
@@ -306,7 +308,7 @@ class LpRounding:
                     sorted(self.zones, key=lambda z: (self._crowding(g, z), z))
                 target = None
                 for zone in zones:
-                    target = next((n for n in nodes + extra if n.option.zone == zone and self._fits(g, n)), None)
+                    target = next((n for n in chain(nodes, extra) if n.option.zone == zone and self._fits(g, n)), None)
                     if target is not None:
                         break
                 if target is None:
@@ -314,8 +316,7 @@ class LpRounding:
                     if not fitting:
                         return None
                     option = min(fitting, key=lambda o: (zones.index(o.zone), o.price, o.index))
-                    target = _Node(option, self.filler.new_bin(np.ones(1, dtype=np.bool_)),
-                                   np.array([option.free.get(d) for d in dims], dtype=np.int64), Counter())
+                    target = self._node(option)
                     extra.append(target)
                 self._place(g, pods, target, None)
         return extra
@@ -328,6 +329,11 @@ class LpRounding:
             self.clock.cut = True
             return True
         return False
+
+    def _node(self, option: LaunchOption) -> _Node:
+        """An empty node of `option`."""
+        room = np.array([option.free.get(d) for d in self.repacker.dims], dtype=np.int64)
+        return _Node(option, self.filler.new_bin(np.ones(1, dtype=np.bool_)), room, Counter())
 
     def _row(self, g: GroupInfo) -> int:
         return self.mix.rows_of[self.mix.class_of_group[g.index]][0]
@@ -355,15 +361,11 @@ class LpRounding:
         shape = self._shapes.get(key)
         if shape is None:
             shape = self._shapes[key] = self.repacker.shape(key)
-        groups = {g.index: g for g, _ in n.bin.members}
-        option = n.option
-        for i in np.flatnonzero((shape.free >= n.bin.used).all(axis=1)):
-            candidate = shape.options[int(i)]
-            if candidate.price >= option.price:
-                break  # sorted by price: nothing cheaper holds it
-            if all(candidate.index in g.option_ids for g in groups.values()):
-                option = candidate
-                break
+        allowed = np.ones(len(shape.options), dtype=np.bool_)
+        for ids in {id(g.option_ids): g.option_ids for g, _ in n.bin.members}.values():
+            allowed &= self.repacker.option_mask(ids)[shape.indices]
+        choice = shape.cheapest(n.bin.used, allowed)
+        option = n.option if choice < 0 or shape.options[choice].price >= n.option.price else shape.options[choice]
         return SolvedNode("", None, option, list(n.bin.members))
 
     def _place(self, g: GroupInfo, pods: dict[int, list[Pod]], n: _Node, row: int | None) -> None:
@@ -412,24 +414,5 @@ class LpRounding:
             for g in members:
                 home[g.index] = zone
         return home
-
-    def _within_limits(self, plan: Solution) -> bool:
-        """Whether the plan's new nodes keep every pool's limits (the LP relaxes them)."""
-        nodes: Counter[str] = Counter()
-        totals: dict[str, Counter[str]] = defaultdict(Counter)
-        for n in plan.new_nodes:
-            assert n.option is not None
-            pool = n.option.pool.name
-            nodes[pool] += 1
-            for k, v in n.option.capacity.items():
-                totals[pool][k] += v
-        for pool, count in nodes.items():
-            remaining, nodes_left = self.problem.limits[pool]
-            if nodes_left is not None and count > nodes_left:
-                return False
-            if remaining is not None and any(totals[pool].get(k, 0) > v for k, v in remaining.items()):
-                return False
-        return True
-
 
 __all__ = ["ROUNDING_MIN_PODS", "LpRounding", "rounding_applies"]

@@ -7,7 +7,7 @@ a broken warm start repaired, then a proof attempt) -> whole-plan CP-SAT model (
 and zone LPs run beside the search in a child process (`background_bound.py`). Every phase reads the same work clock,
 owned by the run's `TimeBudget` (`effort.py`), so a seed and a time limit give the same plan on every run;
 this module is the only place that decides when a phase stops. Each phase is timed under its name
-(`simulate`, `repack`, `model`, `solve`, `decode`, `repair`, `bound`, `search`, `replay`) on the budget.
+(`simulate`, `repack`, `model`, `solve`, `decode`, `repair`, `bound`, `round`, `search`, `replay`) on the budget.
 """
 
 from __future__ import annotations
@@ -230,7 +230,8 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
                       if will_search and not rounding else None)
         if background is None:
             sourced += run_lps(clock)  # (it skips each LP once the bounds prove the plan)
-    if mixes and not clock.past_wall() and not proves([b for b, _ in sourced], best.cost):
+    bounds = [b for b, _ in sourced]
+    if mixes and not clock.past_wall() and not proves(bounds, best.cost):
         with budget.phase("round"):
             rounded = LpRounding(problem, repacker, mixes[0], clock).round(best)
         if rounded is not None and rounded.cost < best.cost - 1e-9:
@@ -238,7 +239,6 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
                             list(best.notes), best.exceeds_node_limits)
             source = "configuration LP, rounded"
             tracker.update(cost=best.cost, unplaced=len(best.unplaced))
-    bounds = [b for b, _ in sourced]
     tracker.update(bound=max(bounds) if bounds else None)
     proven = status == "optimal" or proves(bounds, best.cost)
     if not proven and clock.now() < deadline - margin and not clock.past_wall():

@@ -46,7 +46,7 @@ class Repacker:
         self._keys = problem.topology.domain_keys()
         self._policy_rules = self._instance_sensitive_rules()
         self._interned: dict[bytes, BoolArray] = {}  # see pod_mask
-        self._option_masks: dict[frozenset[int], BoolArray] = {}  # see _option_mask
+        self._option_masks: dict[frozenset[int], BoolArray] = {}  # see option_mask
         # Which of those rules count each option as a domain, as one row of bits: rules sharing an
         # eligibility mask (a thousand Deployments, a few nodeSelectors) are one column, read off the masks
         # the placement state uses instead of testing every rule on every option.
@@ -212,7 +212,7 @@ class Repacker:
         if cache_key in cache:
             return cache[cache_key]
         met = [group_info.template.affinity.preferred[i].term for i in met_at]
-        mask = self._option_mask(group_info.option_ids)[bucket.indices]
+        mask = self.option_mask(group_info.option_ids)[bucket.indices]
         if met:
             mask = mask & np.array([all(t.matches(o.labels, "") for t in met) for o in bucket.options],
                                    dtype=np.bool_)
@@ -221,7 +221,7 @@ class Repacker:
         cache[cache_key] = mask
         return mask
 
-    def _option_mask(self, option_ids: frozenset[int]) -> BoolArray:
+    def option_mask(self, option_ids: frozenset[int]) -> BoolArray:
         """The options (by `LaunchOption.index`) in the set, as a mask; groups share a few sets."""
         mask = self._option_masks.get(option_ids)
         if mask is None:
