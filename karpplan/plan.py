@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from karpplan.model.resources import PODS, Resources
 
@@ -136,6 +136,39 @@ class IgnoredDocument:
         return {"kind": self.kind, "name": self.name, "origin": self.origin, "reason": self.reason}
 
 
+PreferencePolicy = Literal["honour", "drop"]
+PREFERENCE_POLICIES: tuple[PreferencePolicy, ...] = get_args(PreferencePolicy)  # the first is the default
+
+
+@dataclass(frozen=True)
+class PreferenceOutcome:
+    """What the plan did with the pods' preferences: the summary's `preferences`."""
+
+    policy: PreferencePolicy
+    kept: int = 0  # preferences made required (honour)
+    relaxed: int = 0  # preferences Karpenter could not keep for some pod: left as preferences
+    honoured_cost: float | None = None  # drop: $/h of the plan that keeps them (None: not planned)
+
+    def to_document(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {"policy": self.policy, "kept": self.kept, "relaxed": self.relaxed}
+        if self.honoured_cost is not None:
+            doc["honouredHourlyCost"] = round(self.honoured_cost, 6)
+        return doc
+
+    def describe(self, hourly_cost: float) -> str:
+        """One plain line for the table."""
+        if self.policy == "drop":
+            line = "preferences dropped (--preferences drop): the plan ignores preferred spreads and affinities"
+            if self.honoured_cost is not None:
+                saved = self.honoured_cost - hourly_cost
+                line += (f"; the plan that keeps them as Karpenter would costs ${self.honoured_cost:.4f}/h"
+                         + (f", so dropping them saves ${saved:.4f}/h" if saved > 1e-9 else ", no more"))
+            return line
+        line = (f"preferences honoured as Karpenter does: {self.kept} kept"
+                + (f", {self.relaxed} relaxed where Karpenter could not keep them" if self.relaxed else ""))
+        return line + "; --preferences drop plans without them"
+
+
 @dataclass(frozen=True)
 class Summary:
     pods: int
@@ -160,6 +193,7 @@ class Summary:
     phases: tuple[tuple[str, float], ...] = ()  # (name, wall seconds) of each timed phase, in the order they ran
     # The bound `lower_bound` is: "cp-sat", "fluid-lp", "configuration-lp" or "zone-lp" (the largest of them).
     bound_source: str | None = None
+    preferences: PreferenceOutcome | None = None  # what the optimal plan did with preferences (None: none)
 
     @property
     def gap(self) -> float | None:
@@ -201,6 +235,7 @@ class Summary:
                 "newNodes": self.karpenter_new_nodes,
                 "scheduled": self.karpenter_scheduled,
             },
+            "preferences": None if self.preferences is None else self.preferences.to_document(),
         }
 
 

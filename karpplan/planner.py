@@ -32,7 +32,18 @@ from karpplan.model.fargate import (
 from karpplan.model.inventory import Inventory
 from karpplan.model.pods import Pod, group_pods
 from karpplan.model.resources import CPU, MEMORY, Resources
-from karpplan.plan import FargateInfo, IgnoredDocument, Plan, PlanNode, PlanPod, Summary, UnschedulablePod
+from karpplan.plan import (
+    PREFERENCE_POLICIES,
+    FargateInfo,
+    IgnoredDocument,
+    Plan,
+    PlanNode,
+    PlanPod,
+    PreferenceOutcome,
+    PreferencePolicy,
+    Summary,
+    UnschedulablePod,
+)
 
 if TYPE_CHECKING:
     from karpplan.engines.result import Solution
@@ -58,6 +69,7 @@ class PlanOptions:
     max_file_size: int = DEFAULT_MAX_BYTES
     allow_estimated_prices: bool = False
     fargate_profiles: tuple[FargateProfile, ...] = ()  # `--fargate-profile`: added by `read_inventory`
+    preferences: PreferencePolicy = PREFERENCE_POLICIES[0]  # `--preferences` (preference_policy.py)
     progress: ProgressSink | None = field(default=None, compare=False)  # the optimal engine's progress events
 
 
@@ -139,8 +151,9 @@ def make_problem(inventory: Inventory, catalog: Catalog, pods: Sequence[Pod]) ->
 
 
 def solve(problem: Problem, options: PlanOptions, budget: TimeBudget | None = None,
-          fixed_cost: float = 0.0) -> tuple[Solution, PlacementState, Solution]:
-    """Run the chosen engine; always run the Karpenter simulation (baseline and warm start).
+          fixed_cost: float = 0.0, greedy: Solution | None = None) -> tuple[Solution, PlacementState, Solution]:
+    """Run the chosen engine; always run the Karpenter simulation (baseline and warm start), unless
+    `greedy` is that simulation's result already.
 
     The time limit is `budget`'s (default: `options.time_limit` from now) and covers the simulation the
     optimiser starts from; the optimiser (`engines/optimiser.py`) decides when each of its phases stops.
@@ -150,10 +163,11 @@ def solve(problem: Problem, options: PlanOptions, budget: TimeBudget | None = No
     from karpplan.engines.karpenter import solve_karpenter
 
     budget = TimeBudget(options.time_limit) if budget is None else budget
-    with budget.phase("simulate"):
-        greedy, greedy_state = solve_karpenter(problem, time_limit=max(budget.limit - budget.elapsed(), 0.001))
-    if options.engine == "karpenter":
-        return greedy, greedy_state, greedy
+    if greedy is None:
+        with budget.phase("simulate"):
+            greedy, greedy_state = solve_karpenter(problem, time_limit=max(budget.limit - budget.elapsed(), 0.001))
+        if options.engine == "karpenter":
+            return greedy, greedy_state, greedy
     from karpplan.engines.optimiser import solve_optimal
 
     best, state = solve_optimal(problem, greedy, budget=budget, seed=options.seed, workers=options.workers,
@@ -161,19 +175,60 @@ def solve(problem: Problem, options: PlanOptions, budget: TimeBudget | None = No
     return best, state, greedy
 
 
+def _with_kept_preferences(inventory: Inventory, catalog: Catalog, prepared: Prepared, budget: TimeBudget
+                           ) -> tuple[Inventory, Prepared, Solution | None, PreferenceOutcome]:
+    """`--preferences honour`: the inventory and problem with the preferences Karpenter keeps made
+    required (preference_policy.py), with the Karpenter simulation of that problem; unchanged (and no
+    simulation) when nothing is kept."""
+    from karpplan.engines.karpenter import solve_karpenter
+    from karpplan.model.enforced_preferences import enforce_preferences
+    from karpplan.preference_policy import kept_by_karpenter
+
+    with budget.phase("simulate"):
+        greedy, _ = solve_karpenter(prepared.problem, time_limit=max(budget.limit - budget.elapsed(), 0.001))
+    kept, relaxed = kept_by_karpenter(prepared.problem, greedy)
+    if not kept:
+        return inventory, prepared, greedy, PreferenceOutcome("honour", 0, relaxed)
+    with budget.phase("build"):
+        pods, count = enforce_preferences(inventory.pods, kept)
+        enforced = replace(inventory, pods=pods)
+        again = prepare(enforced, catalog)
+    with budget.phase("simulate"):
+        greedy_again, _ = solve_karpenter(again.problem, time_limit=max(budget.limit - budget.elapsed(), 0.001))
+    if len(greedy_again.unplaced) > len(greedy.unplaced):
+        return inventory, prepared, greedy, PreferenceOutcome("honour", 0, relaxed + count)
+    return enforced, again, greedy_again, PreferenceOutcome("honour", count, relaxed)
+
+
 def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions, budget: TimeBudget | None = None) -> Plan:
     """Plan the inventory's pending pods within `budget` (default: `options.time_limit`); the plan's
-    summary reports the wall seconds of every phase the budget has timed so far."""
+    summary reports the wall seconds of every phase the budget has timed so far.
+
+    With the optimal engine and pods that carry preferences, `options.preferences` decides what becomes
+    of them (preference_policy.py); under `drop` the plan that keeps them is planned first, in half of
+    the time limit, so the summary can say what dropping them saves, and the plan itself in the rest."""
+    from karpplan.preference_policy import has_preferences
+
     budget = TimeBudget(options.time_limit) if budget is None else budget
+    outcome: PreferenceOutcome | None = None
+    preferences = options.engine == "optimal" and has_preferences(inventory.pending)
+    if preferences and options.preferences == "drop":
+        half = options.time_limit / 2
+        kept = make_plan(inventory, catalog, replace(options, preferences="honour", time_limit=half, progress=None))
+        budget.limit = max(budget.limit - half, 0.0)
+        outcome = PreferenceOutcome("drop", honoured_cost=kept.summary.hourly_cost)
     with budget.phase("build"):
         prepared = prepare(inventory, catalog)
+    greedy: Solution | None = None
+    if preferences and options.preferences == "honour":
+        inventory, prepared, greedy, outcome = _with_kept_preferences(inventory, catalog, prepared, budget)
     problem = prepared.problem
-    solution, state, greedy = solve(problem, options, budget, fixed_hourly_cost(prepared))
+    solution, state, greedy = solve(problem, options, budget, fixed_hourly_cost(prepared), greedy)
     with budget.phase("assemble"):
         plan = _assemble(inventory, prepared.catalog, options, problem, prepared.fargate, solution, state, greedy,
                          prepared.notes)
     summary = replace(plan.summary, solve_seconds=budget.elapsed(), phases=budget.phases(),
-                      time_limit=budget.limit if options.engine == "optimal" else None)
+                      time_limit=budget.limit if options.engine == "optimal" else None, preferences=outcome)
     return replace(plan, summary=summary)
 
 

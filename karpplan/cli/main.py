@@ -26,6 +26,7 @@ from karpplan.cli.terminal import Color, Terminal, make_consoles, run_guarded, t
 from karpplan.model.cluster import FargateProfile
 from karpplan.model.fargate import parse_profile_flag
 from karpplan.model.quantity import QuantityError, parse_quantity
+from karpplan.plan import PREFERENCE_POLICIES, PreferencePolicy
 from karpplan.planner import Engine, PlanOptions
 
 app = typer.Typer(
@@ -140,6 +141,13 @@ def plan(
         typer.Option("--allow-estimated-prices", help="Plan with estimated prices where the catalog has none."),
     ] = False,
     fargate_profile: FargateProfileOption = None,
+    preferences: Annotated[
+        PreferencePolicy,
+        typer.Option("--preferences",
+                     help="honour: keep every preference (ScheduleAnyway spread, preferred affinity) Karpenter "
+                          "would keep, relaxing only those it must; drop: plan without them and say what "
+                          "that saves (each plan then gets half of --time-limit)."),
+    ] = PREFERENCE_POLICIES[0],
     verbose: VerboseOption = 0,
 ) -> None:
     """Plan the nodes (and Fargate pods) that the pending pods in PATH... need."""
@@ -157,6 +165,7 @@ def plan(
         max_file_size=parse_size(max_file_size),
         allow_estimated_prices=allow_estimated_prices,
         fargate_profiles=profiles,
+        preferences=preferences,
     )
     run_guarded(lambda: run_plan(options, output.value, terminal), terminal)
 

@@ -53,6 +53,9 @@ class UnmetPreference:
         return f"{self.preference} is not honoured{self.outcome}"
 
 
+KeptPreference = tuple[int, int]  # (group index, id() of the TopologySpreadConstraint or term kept)
+
+
 class ConstraintKind(ABC):
     """One kind of scheduling constraint."""
 
@@ -97,6 +100,13 @@ class ConstraintKind(ABC):
         """The rule's preferred (soft) forms the solution does not honour (default: none)."""
         del problem, solution
         return []
+
+    def kept_preferences(self, problem: Problem, solution: Solution) -> set[KeptPreference]:
+        """The rule's preferred forms the solution honours for every placed pod of a group, as
+        (group index, id of the preference's model object): what `--preferences honour` enforces
+        (default: none). A preference no plan can meet is never kept."""
+        del problem, solution
+        return set()
 
     def pods_at_fault(self, solution: Solution, fault: Callable[[NodeView, GroupInfo], str | None]) -> list[Violation]:
         """One violation per pending pod whose node `fault` finds wrong for it (`fault` says what, or None)."""

@@ -29,7 +29,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from karpplan.constraints.base import ConstraintKind, UnmetPreference, Violation
+from karpplan.constraints.base import ConstraintKind, KeptPreference, UnmetPreference, Violation
 from karpplan.constraints.view import NodeView, node_views
 from karpplan.model.labels import HOSTNAME
 
@@ -45,6 +45,8 @@ if TYPE_CHECKING:
     from karpplan.scheduling.filters import ExistingNodeInfo
     from karpplan.scheduling.problem import GroupInfo, Problem
     from karpplan.scheduling.topology import AffinityRule, AffinityTerm
+
+    _Placed = dict[int, list[tuple[NodeView, Pod]]]  # id(template) -> the plan's pods of it, with their nodes
 
 
 def required_affinity_keys(template: PodTemplate) -> tuple[str, ...]:
@@ -428,14 +430,15 @@ class InterPodAffinityKind(ConstraintKind):
                                      term.topology_key))
         return out
 
-    def unmet_preferences(self, problem: Problem, solution: Solution) -> list[UnmetPreference]:
-        """Each preferred pod (anti-)affinity term some pod of the plan misses (see the module docstring),
-        named by where it is written, its workload, weight, topology key and selector, with how many of
-        the workload's pods miss it and one domain where it is missed."""
+    def _preference_outcomes(self, problem: Problem, solution: Solution
+                             ) -> tuple[_Placed, list[tuple[GroupInfo, AffinityRule, list[tuple[NodeView, Pod]]]]]:
+        """The plan's pods by template, and each preferred pod (anti-)affinity term of a group with placed
+        pods that some plan can meet, with the group's pods that miss it in this plan (empty: honoured; see
+        the module docstring)."""
         topo = problem.topology
         ns_labels = problem.namespace_labels
         views = node_views(solution)
-        placed: dict[int, list[tuple[NodeView, Pod]]] = defaultdict(list)  # by template: one label set each
+        placed: _Placed = defaultdict(list)  # by template: one label set each
         for view in views:
             if not view.fargate:
                 for p in [*view.bound, *(q for _, q in view.pending)]:
@@ -444,27 +447,37 @@ class InterPodAffinityKind(ConstraintKind):
         for view in views:
             for group, pod in view.pending:
                 homes[group.index].append((view, pod))
-        found: dict[str, _Misses] = {}  # by preference, in the groups' order
+        outcomes = []
         for group in problem.groups:
             mine = homes.get(group.index)
             if not mine:
                 continue
-            workload = group.group.pods[0].workload
             for rule in [*topo.preferred_affinity.get(id(group.template), []),
                          *topo.preferred_anti.get(id(group.template), [])]:
                 missed = None if _closed(rule, group, problem) else _missed(rule, mine, placed, ns_labels)
-                if missed is None:
-                    continue  # no plan can meet it
-                preference = f"{rule.terms[0].term.origin}: {workload}: {_describe(rule)}"
-                misses = found.setdefault(preference, _Misses(rule))
-                misses.pods += group.size
-                misses.missed.extend(missed)
-        out: list[UnmetPreference] = []
-        for preference, misses in found.items():
-            if misses.missed:
-                out.append(UnmetPreference(
-                    preference, f" for {len(misses.missed)} of {misses.pods} pod(s){misses.where(placed, ns_labels)}"))
-        return out
+                if missed is not None:  # None: no plan can meet it
+                    outcomes.append((group, rule, missed))
+        return placed, outcomes
+
+    def unmet_preferences(self, problem: Problem, solution: Solution) -> list[UnmetPreference]:
+        """Each preferred pod (anti-)affinity term some pod of the plan misses, named by where it is written,
+        its workload, weight, topology key and selector, with how many of the workload's pods miss it and
+        one domain where it is missed."""
+        found: dict[str, _Misses] = {}  # by preference, in the groups' order
+        placed, outcomes = self._preference_outcomes(problem, solution)
+        for group, rule, missed in outcomes:
+            workload = group.group.pods[0].workload
+            preference = f"{rule.terms[0].term.origin}: {workload}: {_describe(rule)}"
+            misses = found.setdefault(preference, _Misses(rule))
+            misses.pods += group.size
+            misses.missed.extend(missed)
+        ns_labels = problem.namespace_labels
+        return [UnmetPreference(preference, f" for {len(m.missed)} of {m.pods} pod(s){m.where(placed, ns_labels)}")
+                for preference, m in found.items() if m.missed]
+
+    def kept_preferences(self, problem: Problem, solution: Solution) -> set[KeptPreference]:
+        return {(group.index, id(rule.terms[0].term))
+                for group, rule, missed in self._preference_outcomes(problem, solution)[1] if not missed}
 
 
 def _matches(term: PodAffinityTerm, owner: Pod, other: Pod, ns_labels: Mapping[str, Mapping[str, str]]) -> bool:

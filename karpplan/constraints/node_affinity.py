@@ -12,17 +12,19 @@ requirements on a NodePool's launch options).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from karpplan.constraints.base import ConstraintKind, UnmetPreference, Violation
+from karpplan.constraints.base import ConstraintKind, KeptPreference, UnmetPreference, Violation
 from karpplan.constraints.view import node_views
 
 if TYPE_CHECKING:
     from karpplan.engines.optimal import OptimalModel
     from karpplan.engines.result import Solution
     from karpplan.model.pods import PodTemplate
+    from karpplan.model.selectors import PreferredTerm
     from karpplan.scheduling.filters import ExistingNodeInfo
-    from karpplan.scheduling.problem import Problem
+    from karpplan.scheduling.problem import GroupInfo, Problem
 
 
 class NodeAffinityKind(ConstraintKind):
@@ -43,30 +45,40 @@ class NodeAffinityKind(ConstraintKind):
             view.labels, view.name) else "node selector/affinity not satisfied")
 
 
-    def unmet_preferences(self, problem: Problem, solution: Solution) -> list[UnmetPreference]:
-        """Workloads whose pods sit on nodes missing their heaviest preferred node-affinity term although
-        some node they may use has it (Karpenter tries that term first)."""
+    def _preference_outcomes(self, problem: Problem, solution: Solution
+                             ) -> Iterator[tuple[GroupInfo, PreferredTerm, list[str]]]:
+        """Each group with placed pods and a preferred node-affinity term some node it may use has: its
+        heaviest term (Karpenter tries that one first) and the pods whose nodes miss it (empty: honoured)."""
         misses: dict[int, list[str]] = {}
+        placed: set[int] = set()
         for view in node_views(solution):
             for group, pod in view.pending:
                 preferred = group.template.affinity.preferred
                 if not preferred:
                     continue
+                placed.add(group.index)
                 best = max(preferred, key=lambda p: p.weight)
                 if not best.term.matches(view.labels, view.name):
                     misses.setdefault(group.index, []).append(pod.key)
-        out: list[UnmetPreference] = []
         for group in problem.groups:
-            pods = misses.get(group.index)
-            if not pods:
+            if group.index not in placed:
                 continue
             best = max(group.template.affinity.preferred, key=lambda p: p.weight)
             if not any(best.term.matches(o.labels, "") for o in group.options):
                 continue  # no node the pod may use has it: nothing to honour
-            out.append(UnmetPreference(
-                f"{best.term.origin}: {group.group.pods[0].workload}: preferred node affinity (weight {best.weight})",
-                f" for {len(pods)} of {group.size} pod(s): their nodes do not match {best.term.requirements}"))
-        return out
+            yield group, best, misses.get(group.index, [])
+
+    def unmet_preferences(self, problem: Problem, solution: Solution) -> list[UnmetPreference]:
+        """Workloads whose pods sit on nodes missing their heaviest preferred node-affinity term although
+        some node they may use has it."""
+        return [UnmetPreference(
+            f"{best.term.origin}: {group.group.pods[0].workload}: preferred node affinity (weight {best.weight})",
+            f" for {len(pods)} of {group.size} pod(s): their nodes do not match {best.term.requirements}")
+            for group, best, pods in self._preference_outcomes(problem, solution) if pods]
+
+    def kept_preferences(self, problem: Problem, solution: Solution) -> set[KeptPreference]:
+        return {(group.index, id(best)) for group, best, pods in self._preference_outcomes(problem, solution)
+                if not pods}
 
 
 NODE_AFFINITY = NodeAffinityKind()

@@ -17,10 +17,10 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from karpplan.constraints.base import ConstraintKind, UnmetPreference, Violation
+from karpplan.constraints.base import ConstraintKind, KeptPreference, UnmetPreference, Violation
 from karpplan.constraints.view import PlanTally
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.selectors import LabelIndex
@@ -294,31 +294,39 @@ class TopologySpreadKind(ConstraintKind):
                 out.append((d, counts[d], limit, minimum))
         return out
 
-    def unmet_preferences(self, problem: Problem, solution: Solution) -> list[UnmetPreference]:
-        """ScheduleAnyway spreads the plan does not honour. Karpenter treats them as required until it
-        cannot meet them, so its domains count here: every zone the pod could launch into, empty or not."""
+    def _soft_outcomes(self, problem: Problem, solution: Solution
+                       ) -> Iterator[tuple[GroupInfo, TopologySpreadConstraint, list[tuple[str, int, int, int]]]]:
+        """Each ScheduleAnyway spread of a group with placed pods, with the domains where the plan breaks
+        it (empty: honoured). Karpenter treats them as required until it cannot meet them, so its domains
+        count here: every zone the pod could launch into, empty or not."""
         soft = [(group, [r for r in problem.topology.rules_for(group.template) if not r.constraint.hard])
                 for group in problem.groups]
         if not any(rules for _, rules in soft):
-            return []
+            return
         tally = PlanTally(solution)
-        out: list[UnmetPreference] = []
         for group, rules in soft:
             homes = tally.homes(group) if rules else set()
             if not homes:
                 continue
-            workload = group.group.pods[0].workload
             for rule in rules:
                 c = rule.constraint
                 more = () if rule.hostname else rule.static_domains()
-                skews = self._skews(group.template, c, homes, tally, more)
-                if skews:
-                    worst = max(skews, key=lambda s: s[1] - s[2])
-                    out.append(UnmetPreference(
-                        f"{c.origin}: {workload}: preferred spread (ScheduleAnyway, maxSkew {c.max_skew} on "
-                        f"{c.topology_key})",
-                        f": {worst[0]} holds {worst[1]} matching pods, the emptiest domain {worst[3]}"))
+                yield group, c, self._skews(group.template, c, homes, tally, more)
+
+    def unmet_preferences(self, problem: Problem, solution: Solution) -> list[UnmetPreference]:
+        """ScheduleAnyway spreads the plan does not honour (`_soft_outcomes`)."""
+        out: list[UnmetPreference] = []
+        for group, c, skews in self._soft_outcomes(problem, solution):
+            if skews:
+                worst = max(skews, key=lambda s: s[1] - s[2])
+                out.append(UnmetPreference(
+                    f"{c.origin}: {group.group.pods[0].workload}: preferred spread (ScheduleAnyway, maxSkew "
+                    f"{c.max_skew} on {c.topology_key})",
+                    f": {worst[0]} holds {worst[1]} matching pods, the emptiest domain {worst[3]}"))
         return out
+
+    def kept_preferences(self, problem: Problem, solution: Solution) -> set[KeptPreference]:
+        return {(group.index, id(c)) for group, c, skews in self._soft_outcomes(problem, solution) if not skews}
 
 
 TOPOLOGY_SPREAD = TopologySpreadKind()

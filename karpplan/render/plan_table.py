@@ -455,6 +455,8 @@ def _karpenter_line(summary: Summary) -> Text | None:
     if difference > 0:
         text.append(f"\n{summary.engine} saves {format_hourly(difference)}/h{share} vs Karpenter's greedy plan",
                     style="bold green")
+        if summary.preferences is not None and summary.preferences.policy == "drop":
+            text.append(", which keeps the preferences this plan drops", style="yellow")
     else:
         text.append(f"\n{summary.engine} costs {format_hourly(-difference)}/h{share} more than Karpenter's greedy plan",
                     style="yellow")
@@ -480,6 +482,8 @@ def _summary_panel(plan: Plan) -> Panel:
     karpenter = _karpenter_line(summary)
     if karpenter is not None:
         grid.add_row("Karpenter", karpenter)
+    if summary.preferences is not None:
+        grid.add_row("Preferences", Text(summary.preferences.describe(summary.hourly_cost)))
     grid.add_row("Catalog", Text(f"{summary.catalog}, region {summary.region}"))
     return Panel(grid, title=Text("Plan summary", style="bold"), title_align="left", expand=False)
 
