@@ -181,12 +181,15 @@ def _with_kept_preferences(inventory: Inventory, catalog: Catalog, prepared: Pre
     required (preference_policy.py), with the Karpenter simulation of that problem; unchanged (and no
     simulation) when nothing is kept."""
     from karpplan.engines.karpenter import solve_karpenter
+    from karpplan.engines.optimiser import within_limits
     from karpplan.model.enforced_preferences import enforce_preferences
     from karpplan.preference_policy import kept_by_karpenter
 
     with budget.phase("simulate"):
         greedy, _ = solve_karpenter(prepared.problem, time_limit=max(budget.limit - budget.elapsed(), 0.001))
-    kept, relaxed = kept_by_karpenter(prepared.problem, greedy)
+    # What Karpenter keeps on a plan that keeps the NodePools' limits: where its batch would launch past
+    # limits.nodes, the plan cannot, and the pods beyond the limit relax their preferences.
+    kept, relaxed = kept_by_karpenter(prepared.problem, within_limits(prepared.problem, greedy, budget))
     if not kept:
         return inventory, prepared, greedy, PreferenceOutcome("honour", 0, relaxed)
     with budget.phase("build"):

@@ -63,6 +63,22 @@ SMALL_REPAIR_ENTRIES = 2_500
 SMALL_REPAIR_SHARE = 0.8
 
 
+def within_limits(problem: Problem, greedy: Solution, budget: TimeBudget) -> Solution:
+    """The Karpenter simulation's plan, or one that keeps the NodePools' limits when it does not.
+
+    Karpenter's limit accounting is pessimistic (and lax on limits.nodes); a simulation that charges
+    limits exactly gives a valid, often fuller, plan: the solver's start, and the plan whose kept
+    preferences `--preferences honour` enforces."""
+    from karpplan.engines.karpenter import solve_karpenter  # imported where used, as in solve_optimal
+
+    if greedy.exceeds_node_limits or (greedy.unplaced and any(r is not None for r, _ in problem.limits.values())):
+        with budget.phase("simulate"):
+            exact, _ = solve_karpenter(problem, exact_limits=True)
+        if (len(exact.unplaced), exact.cost) < (len(greedy.unplaced), greedy.cost) or greedy.exceeds_node_limits:
+            return exact
+    return greedy
+
+
 def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | None = None, time_limit: float = 10.0,
                   seed: int = 0, workers: int = 0, progress: ProgressSink | None = None,
                   clock: WorkClock | None = None, fixed_cost: float = 0.0) -> tuple[Solution, PlacementState]:
@@ -119,14 +135,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
                                   start + min(MIN_OPTIMISER_SECONDS, time_limit) - margin)
     if ran_before:
         clock.charge(min(pre_search_seconds(problem.pending_count), max(deadline - MIN_OPTIMISER_SECONDS, 0.0)))
-    hint = greedy
-    if greedy.exceeds_node_limits or (greedy.unplaced and any(r is not None for r, _ in problem.limits.values())):
-        # Karpenter's limit accounting is pessimistic (and lax on limits.nodes); a simulation that
-        # charges limits exactly gives the solver a valid, often fuller, starting plan.
-        with budget.phase("simulate"):
-            exact, _ = solve_karpenter(problem, exact_limits=True)
-        if (len(exact.unplaced), exact.cost) < (len(greedy.unplaced), greedy.cost) or greedy.exceeds_node_limits:
-            hint = exact
+    hint = within_limits(problem, greedy, budget)
     repacker = Repacker(problem, clock)
     with budget.phase("repack"):
         warm = repacker.repack(hint)

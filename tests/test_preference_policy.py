@@ -1,0 +1,115 @@
+"""`--preferences honour|drop` (issue 24, item 1): by default the optimal plan keeps every preference that
+Karpenter keeps, so its saving is quoted like for like; `drop` plans without them and says what that saves.
+
+The shape is karpenter-blueprints' `ha-az-nodes` (ScheduleAnyway spreads on hostname and zone): Karpenter
+launches a node per replica, so an honest plan does too, instead of one big node for every replica.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections import Counter
+from pathlib import Path
+
+from planner_helpers import FAKE_CATALOG, POOL, deployment
+
+from karpplan.catalog import load_catalog
+from karpplan.model.build import load_inventory
+from karpplan.model.enforced_preferences import enforce_preferences
+from karpplan.model.pods import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
+from karpplan.plan import Plan, PreferencePolicy
+from karpplan.planner import PlanOptions, make_plan
+
+SPREADS = """\
+      topologySpreadConstraints:
+      - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway,
+         labelSelector: {matchLabels: {app: ha}}}
+      - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: ScheduleAnyway,
+         labelSelector: {matchLabels: {app: ha}}}
+"""
+HA = POOL + deployment("ha", 6, cpu="500m", extra=SPREADS)
+
+
+def _plan(tmp_path: Path, manifests: str, preferences: PreferencePolicy = "honour", engine: str = "optimal") -> Plan:
+    path = tmp_path / "manifests.yaml"
+    path.write_text(textwrap.dedent(manifests))
+    catalog = tmp_path / "catalog.yaml"
+    catalog.write_text(textwrap.dedent(FAKE_CATALOG))
+    inventory = load_inventory([str(path)])
+    options = PlanOptions(engine=engine, time_limit=5.0, preferences=preferences)  # type: ignore[arg-type]
+    return make_plan(inventory, load_catalog(None, str(catalog)), options)
+
+
+def _pods_per_node(plan: Plan) -> Counter[str]:
+    return Counter(p.node for p in plan.pods if p.node)
+
+
+def test_honour_keeps_the_spreads_karpenter_keeps(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, HA)
+    karpenter = _plan(tmp_path, HA, engine="karpenter")
+    assert set(_pods_per_node(plan).values()) == {1}, "one replica per node, as Karpenter launches them"
+    zones = Counter(n.zone for n in plan.nodes if n.new)
+    assert sorted(zones.values()) == [2, 2, 2]
+    assert plan.summary.hourly_cost == karpenter.summary.hourly_cost
+    assert plan.summary.preferences is not None
+    assert plan.summary.preferences.to_document() == {"policy": "honour", "kept": 2, "relaxed": 0}
+    assert not any("is not honoured" in w for w in plan.warnings)
+
+
+def test_drop_plans_without_them_and_says_what_that_saves(tmp_path: Path) -> None:
+    honour = _plan(tmp_path, HA)
+    drop = _plan(tmp_path, HA, "drop")
+    assert drop.summary.hourly_cost < honour.summary.hourly_cost
+    assert max(_pods_per_node(drop).values()) > 1
+    outcome = drop.summary.preferences
+    assert outcome is not None and outcome.policy == "drop"
+    assert outcome.honoured_cost == honour.summary.hourly_cost
+    assert "dropping them saves $" in outcome.describe(drop.summary.hourly_cost)
+    assert drop.to_document()["summary"]["preferences"]["honouredHourlyCost"] == round(honour.summary.hourly_cost, 6)
+
+
+def test_a_preference_karpenter_must_relax_stays_a_preference(tmp_path: Path) -> None:
+    # Two nodes at most: Karpenter relaxes the hostname spread for the third and fourth replica, so
+    # must the plan, or it would leave them out.
+    limited = POOL.replace("      requirements: []", "      requirements: []\n  limits: {nodes: 2}")
+    plan = _plan(tmp_path, limited + deployment("ha", 4, cpu="500m", extra=SPREADS))
+    assert plan.summary.scheduled == 4 and not plan.unschedulable
+    assert plan.summary.preferences is not None and plan.summary.preferences.relaxed >= 1
+
+
+def test_no_preferences_no_policy_line(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, POOL + deployment("plain", 3))
+    assert plan.summary.preferences is None
+    assert plan.to_document()["summary"]["preferences"] is None
+
+
+def test_kept_preferences_become_their_required_forms(tmp_path: Path) -> None:
+    anti = """\
+      affinity:
+        nodeAffinity:
+          preferredDuringSchedulingIgnoredDuringExecution:
+          - weight: 50
+            preference: {matchExpressions: [{key: disk, operator: In, values: [ssd]}]}
+        podAntiAffinity:
+          preferredDuringSchedulingIgnoredDuringExecution:
+          - weight: 100
+            podAffinityTerm:
+              topologyKey: kubernetes.io/hostname
+              labelSelector: {matchLabels: {app: ha}}
+""" + SPREADS
+    path = tmp_path / "m.yaml"
+    path.write_text(textwrap.dedent(deployment("ha", 2, extra=anti)))
+    pods = load_inventory([str(path)]).pods
+    template = pods[0].template
+    node_pref = template.affinity.preferred[0]
+    anti_term = template.pod_anti_affinity.preferred[0].term
+    zone_spread = template.spread[1]
+    kept = {id(template): {id(node_pref), id(anti_term), id(zone_spread)}}
+    enforced, count = enforce_preferences(pods, kept)
+    assert count == 3
+    new = enforced[0].template
+    assert enforced[1].template is new, "replicas keep sharing one template (one group)"
+    assert [c.when_unsatisfiable for c in new.spread] == [SCHEDULE_ANYWAY, DO_NOT_SCHEDULE]
+    assert new.pod_anti_affinity.required == (anti_term,) and not new.pod_anti_affinity.preferred
+    assert new.affinity.node_selector.matches({"disk": "ssd"}) and not new.affinity.node_selector.matches({})
+    assert not new.affinity.preferred
