@@ -11,14 +11,14 @@ import textwrap
 from collections import Counter
 from pathlib import Path
 
-from planner_helpers import FAKE_CATALOG, POOL, deployment
-
 from karpplan.catalog import load_catalog
 from karpplan.model.build import load_inventory
 from karpplan.model.enforced_preferences import enforce_preferences
 from karpplan.model.pods import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY
 from karpplan.plan import Plan, PreferencePolicy
 from karpplan.planner import PlanOptions, make_plan
+
+from planner_helpers import FAKE_CATALOG, POOL, deployment
 
 SPREADS = """\
       topologySpreadConstraints:

@@ -111,7 +111,6 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     it never changes the plan.
     """
     from karpplan.engines.bound import fluid_lower_bound
-    from karpplan.engines.karpenter import solve_karpenter
     from karpplan.engines.neighbourhood import NeighbourhoodSearch
     from karpplan.engines.repack import Repacker, state_for
 
