@@ -12,7 +12,7 @@ from typing import Any
 
 from karpplan.catalog import load_catalog
 from karpplan.model.build import load_inventory
-from karpplan.plan import Plan
+from karpplan.plan import Plan, PreferencePolicy
 from karpplan.planner import Engine, PlanOptions, make_plan
 
 FAKE_CATALOG = """
@@ -54,7 +54,7 @@ spec:
 
 
 def plan_text(tmp_path: Path, manifests: str, *, catalog: str | None = FAKE_CATALOG, engine: Engine = "optimal",
-              region: str | None = None, time_limit: float = 5.0) -> Plan:
+              region: str | None = None, time_limit: float = 5.0, preferences: PreferencePolicy = "honour") -> Plan:
     """Plan manifests (YAML text) against a catalog (YAML text, or the embedded one when None)."""
     path = tmp_path / "manifests.yaml"
     path.write_text(textwrap.dedent(manifests))
@@ -65,7 +65,7 @@ def plan_text(tmp_path: Path, manifests: str, *, catalog: str | None = FAKE_CATA
         catalog_file = str(catalog_path)
     inventory = load_inventory([str(path)])
     cat = load_catalog(region or inventory.region, catalog_file)
-    return make_plan(inventory, cat, PlanOptions(engine=engine, time_limit=time_limit))
+    return make_plan(inventory, cat, PlanOptions(engine=engine, time_limit=time_limit, preferences=preferences))
 
 
 def node_of(plan: Plan, pod_key: str) -> str | None:

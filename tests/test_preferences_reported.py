@@ -90,13 +90,18 @@ def test_a_free_preferred_pod_affinity_is_honoured(tmp_path: Path) -> None:
 
 
 def test_a_dropped_preferred_pod_anti_affinity_is_named_with_its_price() -> None:
-    # One small API replica per node (preferred) costs four nodes; the optimal plan packs them onto one
+    # One small API replica per node (preferred) costs four nodes; a plan that drops it packs them onto one
     # and says which term it dropped, for how many pods, and what Karpenter's plan, which keeps it, costs.
     manifest = MANIFEST.parent / "api-spread-over-hosts.yaml"
     karpenter = plan_json(manifest, "--engine", "karpenter")
     assert karpenter["summary"]["newNodes"] == 4
     assert not any("preferred pod" in w for w in karpenter["warnings"])
-    plan = plan_json(manifest)
+    honoured = plan_json(manifest)  # the default keeps it, as Karpenter does: like for like
+    assert honoured["summary"]["hourlyCost"] == karpenter["summary"]["hourlyCost"]
+    assert honoured["summary"]["preferences"] == {"policy": "honour", "kept": 1, "relaxed": 0}
+    assert not any("preferred pod" in w for w in honoured["warnings"])
+    plan = plan_json(manifest, "--preferences", "drop")
+    assert plan["summary"]["preferences"]["honouredHourlyCost"] == karpenter["summary"]["hourlyCost"]
     assert plan["summary"]["scheduled"] == 4
     assert plan["summary"]["hourlyCost"] < karpenter["summary"]["hourlyCost"]
     (node,) = plan["nodes"]
@@ -137,7 +142,7 @@ metadata: {name: report, namespace: batch}
 spec:
   containers: [{name: c, image: x, resources: {requests: {cpu: "1", memory: 2Gi}}}]
 """)
-    plan = plan_json(manifest, "--fargate-profile", "namespace=batch")
+    plan = plan_json(manifest, "--fargate-profile", "namespace=batch", "--preferences", "drop")
     assert plan["summary"]["scheduled"] == 5
     assert any(n["capacityType"] == "fargate" for n in plan["nodes"])
     karpenter = plan["summary"]["karpenter"]["hourlyCost"]

@@ -84,9 +84,13 @@ def test_karpenter_launches_a_node_for_a_preferred_anti_affinity_existing_nodes_
 @pytest.mark.parametrize("key", [HOST, ZONE])
 def test_optimiser_keeps_a_preferred_anti_affinity_on_existing_nodes_and_spreads_there(
         tmp_path: Path, key: str) -> None:
-    # Cost first: no new node. Then the preference: 2/1 over the two nodes (zones) rather than 3/0.
+    # Dropping preferences, cost first: no new node. Then the preference: 2/1 over the two nodes (zones)
+    # rather than 3/0. (Honouring them, the plan launches a node as Karpenter does.)
     web = deployment("web", 3, affinity=preferred("podAntiAffinity", (50, key, "web")))
-    plan = plan_text(tmp_path, POOL + EXISTING_ROOM + web)
+    honoured = plan_text(tmp_path, POOL + EXISTING_ROOM + web)
+    karpenter = plan_text(tmp_path, POOL + EXISTING_ROOM + web, engine="karpenter")
+    assert honoured.summary.hourly_cost == karpenter.summary.hourly_cost > 0
+    plan = plan_text(tmp_path, POOL + EXISTING_ROOM + web, preferences="drop")
     assert plan.summary.new_nodes == 0 and plan.summary.hourly_cost == 0
     assert sorted(nodes_of(plan, "web").values()) == [1, 2]
 
@@ -164,7 +168,7 @@ def test_optimiser_puts_cost_before_a_preferred_zone_then_fills_that_zone_first(
     cluster = (existing_node("node-1", "zone-a", cpu="2") + existing_node("node-2", "zone-b", cpu="1")
                + existing_node("db-node", "zone-b") + bound_pod("db", "db", "db-node"))
     web = deployment("web", 2, cpu="1", affinity=preferred("podAffinity", (50, ZONE, "db")))
-    plan = plan_text(tmp_path, POOL + cluster + web)
+    plan = plan_text(tmp_path, POOL + cluster + web, preferences="drop")
     assert plan.summary.new_nodes == 0
     assert zones_of(plan, "web") == Counter({"zone-a": 1, "zone-b": 1})
     karpenter = plan_text(tmp_path, POOL + cluster + web, engine="karpenter")
@@ -181,12 +185,12 @@ def test_optimiser_puts_cost_before_a_preferred_zone_then_fills_that_zone_first(
 
 @BOTH
 def test_preferred_zone_and_hostname_terms_together(tmp_path: Path, engine: str) -> None:
-    # Near `db` (zone-b) and one replica per node. Karpenter launches a node per replica in zone-b; the
-    # optimiser packs them onto one node (cost first) and keeps the zone the affinity term prefers.
+    # Near `db` (zone-b) and one replica per node. Karpenter launches a node per replica in zone-b; a plan
+    # that drops preferences packs them onto one node (cost first) and keeps the zone the affinity term prefers.
     cluster = existing_node("db-node", "zone-b") + bound_pod("db", "db", "db-node")
     web = deployment("web", 3, affinity=preferred("podAffinity", (50, ZONE, "db"))
                      + preferred("podAntiAffinity", (50, HOST, "web")))
-    plan = plan_text(tmp_path, POOL + cluster + web, engine=engine)
+    plan = plan_text(tmp_path, POOL + cluster + web, engine=engine, preferences="drop")
     assert plan.summary.scheduled == 3
     assert zones_of(plan, "web") == Counter({"zone-b": 3})
     assert plan.summary.new_nodes == (1 if engine == "optimal" else 3)
@@ -263,7 +267,7 @@ def test_a_self_affinity_split_over_two_free_nodes_is_reported_for_both_replicas
     # its zone). Karpenter keeps them together by launching a node, which the warning prices.
     cluster = existing_node("node-a", "zone-a", cpu="1") + existing_node("node-b", "zone-b", cpu="1")
     web = deployment("web", 2, cpu="1", affinity=preferred("podAffinity", (20, ZONE, "web")))
-    plan = plan_text(tmp_path, POOL + cluster + web)
+    plan = plan_text(tmp_path, POOL + cluster + web, preferences="drop")
     assert plan.summary.new_nodes == 0
     assert zones_of(plan, "web") == Counter({"zone-a": 1, "zone-b": 1})
     (warning,) = [w for w in plan.warnings if "preferred pod" in w]
