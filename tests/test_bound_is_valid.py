@@ -160,7 +160,7 @@ def exhaustive_optimum(problem: Problem) -> float | None:
             cost = sum(o.price for o in options)
             if best is not None and cost >= best - 1e-9:
                 continue
-            nodes = [SolvedNode(f"exhaustive-{i}", None, o, list(b)) for i, (o, b) in enumerate(zip(options, blocks))]
+            nodes = [SolvedNode(f"exhaustive-{i}", None, o, list(b)) for i, (o, b) in enumerate(zip(options, blocks, strict=True))]
             plan = Solution("exhaustive", nodes, [], "optimal")
             if not verify(problem, plan) and not TOPOLOGY_SPREAD.launch_violations(problem, plan):
                 best = cost
