@@ -160,6 +160,8 @@ class Summary:
     phases: tuple[tuple[str, float], ...] = ()  # (name, wall seconds) of each timed phase, in the order they ran
     # The bound `lower_bound` is: "cp-sat", "fluid-lp", "configuration-lp" or "zone-lp" (the largest of them).
     bound_source: str | None = None
+    zones: tuple[str, ...] = ()  # the cluster's zones new nodes may launch in
+    zones_source: str = ""  # where they came from (`Catalog.zones_source`)
 
     @property
     def gap(self) -> float | None:
@@ -196,6 +198,8 @@ class Summary:
             "region": self.region,
             "catalog": self.catalog,
             "estimatedPrices": self.estimated_prices,
+            "zones": list(self.zones),
+            "zonesSource": self.zones_source,
             "karpenter": None if self.karpenter_cost is None else {
                 "hourlyCost": round(self.karpenter_cost, 6),
                 "newNodes": self.karpenter_new_nodes,

@@ -58,6 +58,7 @@ class PlanOptions:
     max_file_size: int = DEFAULT_MAX_BYTES
     allow_estimated_prices: bool = False
     fargate_profiles: tuple[FargateProfile, ...] = ()  # `--fargate-profile`: added by `read_inventory`
+    zones: tuple[str, ...] = ()  # `--zones`: the cluster's zones (`catalog/zones.py`); empty: from the input
     progress: ProgressSink | None = field(default=None, compare=False)  # the optimal engine's progress events
 
 
@@ -80,17 +81,21 @@ def with_fargate_profiles(inventory: Inventory, profiles: Sequence[FargateProfil
 def read_catalog(options: PlanOptions, inventory: Inventory) -> Catalog:
     """The catalog `options` name for this inventory (see `catalog_for`)."""
     return catalog_for(inventory, options.region, options.catalog,
-                       allow_estimated_prices=options.allow_estimated_prices)
+                       allow_estimated_prices=options.allow_estimated_prices, zones=options.zones)
 
 
 def catalog_for(inventory: Inventory, region: str | None, catalog_file: str | None, *,
-                allow_estimated_prices: bool = False) -> Catalog:
+                allow_estimated_prices: bool = False, zones: Sequence[str] = ()) -> Catalog:
     """`--catalog`, or the embedded catalog of `--region` (default: a ClusterConfig's region, else
-    DEFAULT_REGION; an unknown one is blamed on where it was written). Raises InputError for a bad catalog
-    or an unknown region. Every command that plans reads its catalog here."""
-    return load_catalog(region or inventory.region or DEFAULT_REGION, catalog_file,
-                        allow_estimated_prices=allow_estimated_prices,
-                        region_origin=None if region else inventory.region_origin)
+    DEFAULT_REGION; an unknown one is blamed on where it was written), narrowed to the cluster's zones
+    (`--zones`, else what the input says: `catalog/zones.py`). Raises InputError for a bad catalog, an
+    unknown region or a zone outside it. Every command that plans reads its catalog here."""
+    from karpplan.catalog.zones import with_cluster_zones
+
+    catalog = load_catalog(region or inventory.region or DEFAULT_REGION, catalog_file,
+                           allow_estimated_prices=allow_estimated_prices,
+                           region_origin=None if region else inventory.region_origin)
+    return with_cluster_zones(catalog, inventory, zones)
 
 
 @dataclass
@@ -224,6 +229,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
               fargate: list[FargatePlacement], solution: Solution, state: PlacementState, greedy: Solution,
               notes: Sequence[str] = ()) -> Plan:
     """The Plan of a solution (its summary's timings are the caller's to fill in)."""
+    from karpplan.catalog.zones import zones_warning
     from karpplan.explain.reasons import reasons_for
 
     nodes: list[PlanNode] = []
@@ -324,8 +330,12 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
         karpenter_scheduled=len(pending) - len(greedy.unplaced) - sum(1 for f in fargate if f.reasons),
         estimated_prices=any(n.price_estimated for n in nodes), seed=options.seed,
         bound_source=solution.bound_source if lower is not None else None,
+        zones=catalog.zones, zones_source=catalog.zones_source,
     )
     warnings.extend(solution.notes)
+    zones_note = zones_warning(catalog) if problem.groups else None
+    if zones_note:
+        warnings.append(zones_note)
     warnings.extend(_unmet_preferences(problem, solution, greedy, fargate_cost + static_cost))
     warnings.extend(s.describe() for s in problem.static)
     warnings.extend(str(notice) for notice in inventory.notices)

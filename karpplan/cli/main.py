@@ -19,8 +19,9 @@ import typer
 
 from karpplan import __version__
 from karpplan.catalog import DEFAULT_REGION
+from karpplan.catalog.zones import parse_zones
 from karpplan.cli.inventory import run_inventory
-from karpplan.cli.options import fargate_profile_option
+from karpplan.cli.options import fargate_profile_option, zones_option
 from karpplan.cli.plan import run_plan
 from karpplan.cli.terminal import Color, Terminal, make_consoles, run_guarded, terminal_of
 from karpplan.model.cluster import FargateProfile
@@ -140,6 +141,7 @@ def plan(
         typer.Option("--allow-estimated-prices", help="Plan with estimated prices where the catalog has none."),
     ] = False,
     fargate_profile: FargateProfileOption = None,
+    zones: Annotated[list[str] | None, zones_option()] = None,
     verbose: VerboseOption = 0,
 ) -> None:
     """Plan the nodes (and Fargate pods) that the pending pods in PATH... need."""
@@ -157,6 +159,7 @@ def plan(
         max_file_size=parse_size(max_file_size),
         allow_estimated_prices=allow_estimated_prices,
         fargate_profiles=profiles,
+        zones=parse_zones(zones),
     )
     run_guarded(lambda: run_plan(options, output.value, terminal), terminal)
 

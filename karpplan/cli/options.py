@@ -28,3 +28,13 @@ def fargate_profile_option() -> Any:
         "--fargate-profile",
         help="A Fargate profile selector 'namespace=<pattern>[,<label>=<value>...]' (repeatable).",
     )
+
+
+def zones_option() -> Any:
+    """`--zones a,b,c` (repeatable): the cluster's zones, which new nodes may launch in."""
+    return typer.Option(
+        "--zones",
+        help="The cluster's zones, comma-separated (e.g. us-east-1a,us-east-1b): new nodes launch only there "
+             "and zone spreads count exactly these (default: from a ClusterConfig, EC2NodeClass status or "
+             "existing nodes, else every zone of the region).",
+    )
