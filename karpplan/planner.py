@@ -32,6 +32,7 @@ from karpplan.model.fargate import (
 from karpplan.model.inventory import Inventory
 from karpplan.model.pods import Pod, group_pods
 from karpplan.model.resources import CPU, MEMORY, Resources
+from karpplan.model.scale import ScaleOptions
 from karpplan.plan import FargateInfo, IgnoredDocument, Plan, PlanNode, PlanPod, Summary, UnschedulablePod
 
 if TYPE_CHECKING:
@@ -59,13 +60,14 @@ class PlanOptions:
     allow_estimated_prices: bool = False
     fargate_profiles: tuple[FargateProfile, ...] = ()  # `--fargate-profile`: added by `read_inventory`
     zones: tuple[str, ...] = ()  # `--zones`: the cluster's zones (`catalog/zones.py`); empty: from the input
+    scale: ScaleOptions = ScaleOptions()  # `--replicas`, `--scale`, `--hpa` (`model/scale.py`)
     progress: ProgressSink | None = field(default=None, compare=False)  # the optimal engine's progress events
 
 
 def read_inventory(options: PlanOptions) -> Inventory:
     """The manifests at `options.paths`, with the `--fargate-profile` flags added (`with_fargate_profiles`).
     Raises InputError (file:line) for bad input."""
-    return with_fargate_profiles(load_inventory(options.paths, max_bytes=options.max_file_size),
+    return with_fargate_profiles(load_inventory(options.paths, max_bytes=options.max_file_size, scale=options.scale),
                                  options.fargate_profiles)
 
 

@@ -21,12 +21,20 @@ from karpplan import __version__
 from karpplan.catalog import DEFAULT_REGION
 from karpplan.catalog.zones import parse_zones
 from karpplan.cli.inventory import run_inventory
-from karpplan.cli.options import fargate_profile_option, zones_option
+from karpplan.cli.options import (
+    fargate_profile_option,
+    hpa_option,
+    replicas_option,
+    scale_option,
+    zones_option,
+)
 from karpplan.cli.plan import run_plan
 from karpplan.cli.terminal import Color, Terminal, make_consoles, run_guarded, terminal_of
+from karpplan.model.build import MAX_REPLICAS
 from karpplan.model.cluster import FargateProfile
 from karpplan.model.fargate import parse_profile_flag
 from karpplan.model.quantity import QuantityError, parse_quantity
+from karpplan.model.scale import parse_scale_flags
 from karpplan.planner import Engine, PlanOptions
 
 app = typer.Typer(
@@ -36,6 +44,12 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+class HpaChoice(StrEnum):
+    current = "current"
+    min = "min"
+    max = "max"
 
 
 class OutputFormat(StrEnum):
@@ -142,6 +156,9 @@ def plan(
     ] = False,
     fargate_profile: FargateProfileOption = None,
     zones: Annotated[list[str] | None, zones_option()] = None,
+    replicas: Annotated[list[str] | None, replicas_option()] = None,
+    scale: Annotated[float | None, scale_option()] = None,
+    hpa: Annotated[HpaChoice, hpa_option()] = HpaChoice.current,
     verbose: VerboseOption = 0,
 ) -> None:
     """Plan the nodes (and Fargate pods) that the pending pods in PATH... need."""
@@ -161,7 +178,12 @@ def plan(
         fargate_profiles=profiles,
         zones=parse_zones(zones),
     )
-    run_guarded(lambda: run_plan(options, output.value, terminal), terminal)
+
+    def body() -> int:  # flags that are bad input (exit 2, one line) rather than usage errors
+        return run_plan(replace(options, scale=parse_scale_flags(replicas, scale, hpa.value, MAX_REPLICAS)),
+                        output.value, terminal)
+
+    run_guarded(body, terminal)
 
 
 @app.command()
