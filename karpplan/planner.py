@@ -133,7 +133,11 @@ class Prepared:
 
 
 def prepare(inventory: Inventory, catalog: Catalog) -> Prepared:
+    from karpplan.scheduling.node_groups import with_node_groups
+
     catalog, notes = apply_node_overlays(catalog, inventory.overlays)
+    inventory, group_notes = with_node_groups(inventory, catalog)  # eksctl node groups: existing nodes
+    notes = [*notes, *group_notes]
     fargate, ec2_pods = _split_fargate(inventory, inventory.fargate_profiles)
     return Prepared(catalog, notes, fargate, make_problem(inventory, catalog, ec2_pods))
 
@@ -254,7 +258,8 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
             nodes.append(PlanNode(node.name, launch is not None,
                                   node.labels.get(L.NODEPOOL) or node.labels.get(L.PROVISIONER_NAME),
                                   node.labels.get(L.INSTANCE_TYPE), node.labels.get(L.ZONE),
-                                  node.labels.get(L.CAPACITY_TYPE), 0.0 if launch is None else launch.price,
+                                  node.labels.get(L.CAPACITY_TYPE) or node.capacity_type,
+                                  (node.hourly_price or 0.0) if launch is None else launch.price,
                                   launch is not None and launch.price_estimated, dict(node.labels),
                                   tuple(t.as_dict() for t in node.taints), node.allocatable,
                                   requested + daemon, daemon, names, static=launch is not None))

@@ -77,7 +77,8 @@ def cluster_zones(inventory: Inventory, catalog: Catalog, flag: Sequence[str] = 
             raise InputError(found)
         named = set(cluster.availability_zones) | {z for g in cluster.node_groups for z in g.availability_zones}
         if named:
-            where = cluster.zones_origin if cluster.availability_zones else cluster.origin
+            where = (str(cluster.zones_origin) if cluster.availability_zones
+                     else f"{cluster.origin} (its node groups' availabilityZones)")
             return ClusterZones(tuple(z for z in ordered if z in named), f"ClusterConfig {where}")
     subnets = {z for nc in inventory.nodeclasses for z in nc.zones if z in ordered}
     if subnets:

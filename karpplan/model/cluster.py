@@ -38,6 +38,7 @@ class NodeGroup:
     origin: Origin = field(default=UNKNOWN, compare=False)
     type_origin: Origin = field(default=UNKNOWN, compare=False)  # where the instance type is written
     zones_origin: Origin = field(default=UNKNOWN, compare=False)
+    unresolved: str = ""  # why the instance type cannot be known offline (a launch template, instanceSelector)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import math
 
 from karpplan.model.build_fields import Field
 from karpplan.model.cluster import NodeGroup
+from karpplan.model.labels import OS
 from karpplan.model.taints import EFFECTS, Taint
 
 DEFAULT_NODE_TYPE = "m5.large"  # eksctl's DefaultNodeType
@@ -90,11 +91,19 @@ def build_node_group(group: Field, cluster: str, *, managed: bool) -> NodeGroup:
     listed = group["instanceTypes"] if managed else group["instancesDistribution"]["instanceTypes"]
     if (not instance_type or instance_type == "mixed") and listed.string_list():
         instance_type, type_field = listed.string_list()[0], listed
+    unresolved = ""
     if not instance_type:
+        template, selector = group["launchTemplate"], group["instanceSelector"]
+        if managed and template.present:
+            unresolved = f"its instance type is the one launch template {template['id'].string() or template['name'].string()} sets"
+        elif isinstance(selector.value, dict) and selector.value:
+            unresolved = "eksctl picks its instance types by instanceSelector when it creates the group"
         instance_type = DEFAULT_NODE_TYPE
     desired = _desired(group)
     labels = {**group["labels"].string_map(), CLUSTER_NAME_LABEL: cluster, NODEGROUP_NAME_LABEL: name}
     spot = _spot_count(group, managed, desired)
+    if group["amiFamily"].string().startswith("Windows"):
+        labels[OS] = "windows"
     if managed:
         labels[EKS_NODEGROUP_LABEL] = name
         labels[EKS_CAPACITY_TYPE_LABEL] = "SPOT" if spot else "ON_DEMAND"
@@ -103,7 +112,7 @@ def build_node_group(group: Field, cluster: str, *, managed: bool) -> NodeGroup:
         name=name, managed=managed, instance_type=instance_type, desired=desired, labels=labels,
         taints=node_group_taints(group["taints"]), availability_zones=tuple(zones.string_list()), spot=spot,
         origin=group.origin, type_origin=type_field.origin if type_field.present else group.origin,
-        zones_origin=zones.origin,
+        zones_origin=zones.origin, unresolved=unresolved,
     )
 
 
