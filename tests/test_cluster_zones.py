@@ -173,3 +173,14 @@ def test_lint_explain_and_catalog_take_zones(tmp_path: Path) -> None:
     code, out, _ = _run("catalog", "--zones", "us-east-1a", "-o", "json", "--limit", "1")
     assert code == 0 and json.loads(out)["catalog"]["zones"] == ["us-east-1a"]
     assert json.loads(out)["catalog"]["zonesSource"] == "--zones"
+
+
+def test_a_zone_a_pending_pod_requires_joins_the_existing_nodes_zones(tmp_path: Path) -> None:
+    pinned = POOL.replace("    spec:\n      topologySpreadConstraints:",
+                          "    spec:\n      nodeSelector: {topology.kubernetes.io/zone: us-east-1b}\n"
+                          "      topologySpreadConstraints:")
+    code, plan, _ = _plan(_write(tmp_path, "m.yaml", NODE, pinned))
+    assert code == 0
+    assert plan["summary"]["zones"] == ["us-east-1b", "us-east-1d"]
+    assert plan["summary"]["zonesSource"] == "existing nodes and the zones pending pods require"
+    assert set(_new_zones(plan)) == {"us-east-1b"}
