@@ -235,7 +235,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
               fargate: list[FargatePlacement], solution: Solution, state: PlacementState, greedy: Solution,
               notes: Sequence[str] = ()) -> Plan:
     """The Plan of a solution (its summary's timings are the caller's to fill in)."""
-    from karpplan.catalog.zones import zones_warning
+    from karpplan.catalog.zones import outside_zones_reason, zones_warning
     from karpplan.explain.reasons import reasons_for
 
     nodes: list[PlanNode] = []
@@ -279,7 +279,8 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     for group, pod in solution.unplaced:
         key = (group.index, pod.workload)
         if key not in reasons_of:
-            reasons_of[key] = tuple(reasons_for(problem, group, pod, state))
+            outside = outside_zones_reason(pod.template, catalog)
+            reasons_of[key] = tuple(reasons_for(problem, group, pod, state)) + ((outside,) if outside else ())
         unschedulable.append(UnschedulablePod(pod.key, pod.workload, reasons_of[key]))
     fargate_cost = 0.0
     region = catalog.region or DEFAULT_REGION

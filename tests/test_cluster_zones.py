@@ -184,3 +184,13 @@ def test_a_zone_a_pending_pod_requires_joins_the_existing_nodes_zones(tmp_path: 
     assert plan["summary"]["zones"] == ["us-east-1b", "us-east-1d"]
     assert plan["summary"]["zonesSource"] == "existing nodes and the zones pending pods require"
     assert set(_new_zones(plan)) == {"us-east-1b"}
+
+
+def test_a_pod_pinned_outside_the_clusters_zones_is_told_so(tmp_path: Path) -> None:
+    pinned = POOL.replace("    spec:\n      topologySpreadConstraints:",
+                          "    spec:\n      nodeSelector: {topology.kubernetes.io/zone: us-east-1e}\n"
+                          "      topologySpreadConstraints:")
+    code, plan, _ = _plan(_write(tmp_path, "m.yaml", pinned), "--zones", "us-east-1a,us-east-1b")
+    assert code == 1
+    assert ("the pod requires zone us-east-1e, which is not one of the cluster's zones (us-east-1a, us-east-1b; "
+            "from --zones)") in plan["unschedulable"][0]["reasons"]

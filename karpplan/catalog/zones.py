@@ -28,6 +28,7 @@ from karpplan.catalog.types import Catalog
 from karpplan.errors import InputError, InputProblem, Origin
 from karpplan.model import labels as L
 from karpplan.model.inventory import Inventory
+from karpplan.model.pods import PodTemplate
 
 ZONES_FLAG = "--zones"
 ASSUMED = "assumed"
@@ -136,6 +137,24 @@ def narrowed(catalog: Catalog, zones: ClusterZones) -> Catalog:
 def with_cluster_zones(catalog: Catalog, inventory: Inventory, flag: Sequence[str] = ()) -> Catalog:
     """`catalog` narrowed to the cluster's zones, `zones_source` saying where they came from."""
     return narrowed(catalog, cluster_zones(inventory, catalog, flag))
+
+
+def outside_zones_reason(template: PodTemplate, catalog: Catalog) -> str | None:
+    """Why a pod whose required zones are all outside the cluster's cannot run, in plain words (else None)."""
+    if not catalog.zones_source:
+        return None
+    wanted: set[str] = set()
+    for alternative in template.affinity.strict_alternatives():
+        requirement = alternative.get(L.ZONE)
+        values = requirement.finite_values() if requirement is not None else None
+        if values is None:
+            return None
+        wanted |= values
+    if not wanted or wanted & set(catalog.zones):
+        return None
+    source = "assumed" if catalog.zones_source.startswith(ASSUMED) else f"from {catalog.zones_source}"
+    return (f"the pod requires zone {', '.join(sorted(wanted))}, which is not one of the cluster's zones "
+            f"({', '.join(catalog.zones)}; {source})")
 
 
 def zones_warning(catalog: Catalog) -> str | None:
