@@ -154,3 +154,45 @@ def test_a_launch_template_groups_type_is_said_not_guessed(tmp_path: Path) -> No
     assert any(w.endswith("node group from-template: its instance type is the one launch template lt-1234 sets, "
                           "which karpplan cannot read offline, so its 2 node(s) are left out of the plan; set "
                           "instanceType to plan them") for w in plan["warnings"])
+
+
+LINTED = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      nodeSelector: {role: web}
+      topologySpreadConstraints:
+        - maxSkew: 1
+          topologyKey: alpha.eksctl.io/nodegroup-name
+          whenUnsatisfiable: DoNotSchedule
+          labelSelector: {matchLabels: {app: web}}
+      containers: [{name: c, image: nginx, resources: {requests: {cpu: 500m, memory: 1Gi}}}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: gpu}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: gpu}}
+  template:
+    metadata: {labels: {app: gpu}}
+    spec:
+      nodeSelector: {role: gpu}
+      containers: [{name: c, image: nginx, resources: {requests: {cpu: 500m, memory: 1Gi}}}]
+"""
+
+
+def test_lint_counts_node_groups_as_capacity(tmp_path: Path) -> None:
+    path = tmp_path / "cluster.yaml"
+    path.write_text(CLUSTER + "---\n" + LINTED)
+    result = CliRunner().invoke(app, ["lint", str(path), "-o", "json"])
+    findings = [(f["rule"], f["object"]) for f in json.loads(result.stdout)["findings"]]
+    # web fits ng1-public and spreads over a key its nodes carry; nothing has role=gpu
+    assert findings == [("no-pool-can-launch", "Deployment/default/gpu")]
+    assert result.exit_code == 1
