@@ -111,6 +111,9 @@ def test_every_workload_at_zero_replicas_is_said_with_the_option(tmp_path: Path)
     zero = [w for w in plan["warnings"] if "0 replicas" in w]
     assert zero == [f"{path}:16: every workload in the input has 0 replicas (workloads: default/Deployment/inflate), "
                     "so there is no pod to plan; to plan some, give a count, e.g. --replicas default/inflate=3"]
+    scaled = _plan(path, "--scale", "10")
+    assert any(w.endswith("--replicas default/inflate=3 (--scale multiplies, and 0 stays 0)")
+               for w in scaled["warnings"])
 
 
 def test_replicas_flag_plans_that_many(tmp_path: Path) -> None:

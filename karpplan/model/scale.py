@@ -184,7 +184,8 @@ class Scaler:
             namespace, _, workload = name.partition(" ")
             example = f"{namespace}/{workload.partition('/')[2]}=3"
             out.append((origin, f"every workload in the input has 0 replicas ({_known(self.workloads)}), so there is "
-                                f"no pod to plan; to plan some, give a count, e.g. {REPLICAS_FLAG} {example}"))
+                                f"no pod to plan; to plan some, give a count, e.g. {REPLICAS_FLAG} {example}"
+                                + (f" ({SCALE_FLAG} multiplies, and 0 stays 0)" if self.options.factor else "")))
         return out
 
 
