@@ -152,7 +152,7 @@ def test_a_launch_template_groups_type_is_said_not_guessed(tmp_path: Path) -> No
     _, plan, _ = _plan(tmp_path, cluster, APPS)
     assert "from-template" not in _by_group(plan)
     assert any(w.endswith("node group from-template: its instance type is the one launch template lt-1234 sets, "
-                          "which karpplan cannot read offline, so its 2 node(s) are left out of the plan; set "
+                          "which karpplan cannot know offline, so its 2 node(s) are left out of the plan; set "
                           "instanceType to plan them") for w in plan["warnings"])
 
 
@@ -196,3 +196,13 @@ def test_lint_counts_node_groups_as_capacity(tmp_path: Path) -> None:
     # web fits ng1-public and spreads over a key its nodes carry; nothing has role=gpu
     assert findings == [("no-pool-can-launch", "Deployment/default/gpu")]
     assert result.exit_code == 1
+
+
+def test_of_several_listed_types_the_first_the_catalog_holds_is_planned(tmp_path: Path) -> None:
+    cluster = CLUSTER.replace('instanceTypes: ["c5.large", "c5a.large"]\n    desiredCapacity: 1',
+                              'instanceTypes: ["c1.huge", "c5a.large"]\n    desiredCapacity: 1')
+    _, plan, _ = _plan(tmp_path, cluster, APPS)
+    assert [n["instanceType"] for n in _by_group(plan)["mng-spot"]] == ["c5a.large"]
+    assert any("mng-spot: 1 spot c5a.large node(s)" in w and w.endswith(
+        "it lists 2 types and EC2 picks among them: karpplan plans the first the catalog holds (c5a.large)")
+        for w in plan["warnings"])

@@ -39,6 +39,7 @@ class NodeGroup:
     type_origin: Origin = field(default=UNKNOWN, compare=False)  # where the instance type is written
     zones_origin: Origin = field(default=UNKNOWN, compare=False)
     unresolved: str = ""  # why the instance type cannot be known offline (a launch template, instanceSelector)
+    listed: tuple[str, ...] = ()  # every type the group lists (`instanceTypes`), `instance_type` first
 
 
 @dataclass(frozen=True)

@@ -89,8 +89,9 @@ def build_node_group(group: Field, cluster: str, *, managed: bool) -> NodeGroup:
     type_field = group["instanceType"]
     instance_type = type_field.string()
     listed = group["instanceTypes"] if managed else group["instancesDistribution"]["instanceTypes"]
-    if (not instance_type or instance_type == "mixed") and listed.string_list():
-        instance_type, type_field = listed.string_list()[0], listed
+    types = listed.string_list()
+    if (not instance_type or instance_type == "mixed") and types:
+        instance_type, type_field = types[0], listed
     unresolved = ""
     if not instance_type:
         template, selector = group["launchTemplate"], group["instanceSelector"]
@@ -112,7 +113,7 @@ def build_node_group(group: Field, cluster: str, *, managed: bool) -> NodeGroup:
         name=name, managed=managed, instance_type=instance_type, desired=desired, labels=labels,
         taints=node_group_taints(group["taints"]), availability_zones=tuple(zones.string_list()), spot=spot,
         origin=group.origin, type_origin=type_field.origin if type_field.present else group.origin,
-        zones_origin=zones.origin, unresolved=unresolved,
+        zones_origin=zones.origin, unresolved=unresolved, listed=tuple(types) if types[:1] == [instance_type] else (),
     )
 
 

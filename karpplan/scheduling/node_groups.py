@@ -60,14 +60,18 @@ def _group_nodes(group: NodeGroup, it: InstanceType, zones: tuple[str, ...], reg
 def _describe(group: NodeGroup, nodes: list[ExistingNode], zones: tuple[str, ...]) -> str:
     kind = "managed node group" if group.managed else "node group"
     priced = [n.hourly_price for n in nodes if n.hourly_price is not None]
-    what = f"{len(nodes)} {group.instance_type} node(s)"
+    type_name = nodes[0].labels.get(L.INSTANCE_TYPE, group.instance_type) if nodes else group.instance_type
+    what = f"{len(nodes)} {type_name} node(s)"
     if group.spot:
-        what = (f"{len(nodes)} spot {group.instance_type} node(s)" if group.spot >= len(nodes)
+        what = (f"{len(nodes)} spot {type_name} node(s)" if group.spot >= len(nodes)
                 else f"{what} ({group.spot} of them spot)")
     text = (f"{group.origin}: eksctl {kind} {group.name}: {what} in {', '.join(zones)}, running already: "
             "planned as existing nodes pending pods may use")
     if priced:
         text += f", ${sum(priced):.4f}/h together (already paid for, not in the plan's cost)"
+    if len(group.listed) > 1:
+        text += (f"; it lists {len(group.listed)} types and EC2 picks among them: karpplan plans the first the "
+                 f"catalog holds ({type_name})")
     return text
 
 
@@ -79,16 +83,18 @@ def node_group_nodes(inventory: Inventory, catalog: Catalog) -> NodeGroupNodes:
     notes: list[str] = []
     for cluster in inventory.clusters:
         for group in cluster.node_groups:
-            it = types.get(group.instance_type)
+            # Of several listed types EC2 picks; karpplan plans with the first the catalog holds.
+            it = next((types[t] for t in group.listed or (group.instance_type,) if t in types), None)
             if group.unresolved and group.desired:
                 notes.append(f"{group.origin}: node group {group.name}: {group.unresolved}, which karpplan cannot "
-                             f"read offline, so its {group.desired} node(s) are left out of the plan; set "
+                             f"know offline, so its {group.desired} node(s) are left out of the plan; set "
                              "instanceType to plan them")
                 continue
             if it is None:
-                notes.append(f"{group.type_origin}: node group {group.name}: instance type {group.instance_type} is "
-                             f"not in the catalog ({catalog.name}), so its {group.desired} node(s) are left out of "
-                             "the plan")
+                named = ", ".join(group.listed or (group.instance_type,))
+                notes.append(f"{group.type_origin}: node group {group.name}: instance type {named} "
+                             f"{'are' if len(group.listed) > 1 else 'is'} not in the catalog ({catalog.name}), so its "
+                             f"{group.desired} node(s) are left out of the plan")
                 continue
             if not group.desired:
                 continue
