@@ -194,3 +194,23 @@ def test_a_pod_pinned_outside_the_clusters_zones_is_told_so(tmp_path: Path) -> N
     assert code == 1
     assert ("the pod requires zone us-east-1e, which is not one of the cluster's zones (us-east-1a, us-east-1b; "
             "from --zones)") in plan["unschedulable"][0]["reasons"]
+
+
+def test_an_existing_vpcs_subnets_give_the_zones(tmp_path: Path) -> None:
+    cluster = """\
+apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata: {name: cluster-4, region: eu-north-1}
+vpc:
+  id: "vpc-0dd338ecf29863c55"
+  subnets:
+    private:
+      eu-north-1a: {id: "subnet-0b2512f8c6ae9bf30"}
+      my-subnet: {id: "subnet-08cb9a2ed60394ce3", az: eu-north-1b}
+"""
+    path = _write(tmp_path, "m.yaml", cluster, POOL)
+    code, plan, _ = _plan(path)
+    assert code == 0
+    assert plan["summary"]["zones"] == ["eu-north-1a", "eu-north-1b"]
+    assert plan["summary"]["zonesSource"] == f"ClusterConfig {path}:6 (vpc.subnets)"
+    assert _pod_zones(plan) == ["eu-north-1a"] * 3 + ["eu-north-1b"] * 3

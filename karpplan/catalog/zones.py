@@ -6,8 +6,8 @@ requirements and those offerings allow (`scheduling/topology.py`). A catalog hol
 region; narrowing its offerings to the cluster's zones gives both. The zones are, first that says:
 
 1. `--zones a,b,c` (each must be a zone of the catalog, else bad input naming the catalog's zones);
-2. an eksctl ClusterConfig's `availabilityZones` with its node groups' `availabilityZones` (a zone outside
-   the region is bad input at its line);
+2. an eksctl ClusterConfig's `availabilityZones`, its existing VPC's subnets' zones (`vpc.subnets`) and its
+   node groups' `availabilityZones` (a zone outside the region is bad input at its line);
 3. the `status.subnets[].zone` of the input's EC2NodeClasses (what Karpenter resolved its
    subnetSelectorTerms to; the selector terms alone cannot give zones offline);
 4. the zones of existing Nodes, with those pending pods require (their volumes' zones, their own node
@@ -79,9 +79,12 @@ def cluster_zones(inventory: Inventory, catalog: Catalog, flag: Sequence[str] = 
         if found:
             raise InputError(found)
         named = set(cluster.availability_zones) | {z for g in cluster.node_groups for z in g.availability_zones}
-        if named:
+        subnets = {z for z in cluster.subnet_zones if z in ordered}  # keys that are no zone name: eksctl's to resolve
+        if named or subnets:
             where = (str(cluster.zones_origin) if cluster.availability_zones
+                     else f"{cluster.subnets_origin} (vpc.subnets)" if subnets
                      else f"{cluster.origin} (its node groups' availabilityZones)")
+            named |= subnets
             return ClusterZones(tuple(z for z in ordered if z in named), f"ClusterConfig {where}")
     subnets = {z for nc in inventory.nodeclasses for z in nc.zones if z in ordered}
     if subnets:

@@ -6,7 +6,7 @@ from karpplan.inputs.loader import Document
 from karpplan.model.build_fields import Field
 from karpplan.model.build_pools import resource_list, taints
 from karpplan.model.cluster import ClusterConfig, FargateProfile, FargateSelector, Namespace, RuntimeClass
-from karpplan.model.eksctl import node_groups
+from karpplan.model.eksctl import node_groups, subnet_zones
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.resources import Resources
 
@@ -81,6 +81,8 @@ def build_cluster_config(doc: Document, root: Field) -> ClusterConfig:
         region_origin=metadata["region"].origin,
         node_groups=node_groups(root, doc.name),
         zones_origin=root["availabilityZones"].origin,
+        subnet_zones=subnet_zones(root),
+        subnets_origin=root["vpc"]["subnets"].origin,
     )
 
 

@@ -52,6 +52,9 @@ class ClusterConfig:
     region_origin: Origin = field(default=UNKNOWN, compare=False)  # where metadata.region is written
     node_groups: tuple[NodeGroup, ...] = ()
     zones_origin: Origin = field(default=UNKNOWN, compare=False)  # where availabilityZones is written
+    # The zones of `vpc.subnets.private` / `public` (an existing VPC's subnets, keyed by zone or with `az`)
+    subnet_zones: tuple[str, ...] = ()
+    subnets_origin: Origin = field(default=UNKNOWN, compare=False)
 
 
 @dataclass(frozen=True)

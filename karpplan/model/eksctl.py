@@ -117,6 +117,15 @@ def build_node_group(group: Field, cluster: str, *, managed: bool) -> NodeGroup:
     )
 
 
+def subnet_zones(root: Field) -> tuple[str, ...]:
+    """The zones of `vpc.subnets.private` and `public`: each subnet's `az`, else its key (eksctl keys them by
+    zone name; a key that is no zone name is left to the caller to recognise)."""
+    subnets = root["vpc"]["subnets"]
+    zones = (entry["az"].optional_string() or key
+             for kind in ("private", "public") for key, entry in subnets[kind].entries())
+    return tuple(dict.fromkeys(zones))
+
+
 def node_groups(root: Field, cluster: str) -> tuple[NodeGroup, ...]:
     """Every `nodeGroups` and `managedNodeGroups` entry of a ClusterConfig, in that order."""
     return tuple(build_node_group(g, cluster, managed=managed)
