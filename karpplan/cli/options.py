@@ -34,6 +34,7 @@ def zones_option() -> Any:
     """`--zones a,b,c` (repeatable): the cluster's zones, which new nodes may launch in."""
     return typer.Option(
         "--zones",
+        metavar="ZONE,...",
         help="The cluster's zones, comma-separated (e.g. us-east-1a,us-east-1b): new nodes launch only there "
              "and zone spreads count exactly these (default: from a ClusterConfig, EC2NodeClass status or "
              "existing nodes, else every zone of the region).",
@@ -44,6 +45,7 @@ def replicas_option() -> Any:
     """`--replicas NAMESPACE/NAME=N` (repeatable): a workload's replica count, what-if."""
     return typer.Option(
         "--replicas",
+        metavar="NAMESPACE/NAME=N",
         help="Plan a workload with N replicas: NAMESPACE/NAME=N, or NAMESPACE/KIND/NAME=N when a name is shared "
              "(repeatable).",
     )
@@ -51,7 +53,7 @@ def replicas_option() -> Any:
 
 def scale_option() -> Any:
     """`--scale FACTOR`: every workload's replicas multiplied, rounded up."""
-    return typer.Option("--scale", help="Multiply every workload's replicas by FACTOR (rounded up), e.g. 2 or 0.5.")
+    return typer.Option("--scale", metavar="FACTOR", help="Multiply every workload's replicas by FACTOR (rounded up), e.g. 2 or 0.5.")
 
 
 def hpa_option() -> Any:
