@@ -249,7 +249,7 @@ class _Builder:
             elif role == "HorizontalPodAutoscaler":
                 autoscaler = build_hpa(doc.namespace, self._name(doc), root)
                 if not sink:
-                    self.scaler.autoscalers.append(autoscaler)
+                    self.scaler.add(autoscaler)
             elif role == "LimitRange":
                 defaults = build_limit_range(root)
                 if not sink:

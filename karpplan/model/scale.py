@@ -130,6 +130,12 @@ class Scaler:
     scaled: set[int] = field(default_factory=set)  # ids of the autoscalers that found their workload
     workloads: list[tuple[str, int, Origin]] = field(default_factory=list)  # `ns Kind/name`, count, where
     changed: list[tuple[Origin, str]] = field(default_factory=list)  # counts an autoscaler changed, said
+    by_target: dict[tuple[str, str, str], Autoscaler] = field(default_factory=dict)  # the first per workload
+
+    def add(self, autoscaler: Autoscaler) -> None:
+        self.autoscalers.append(autoscaler)
+        key = (autoscaler.namespace, autoscaler.target_kind, autoscaler.target_name)
+        self.by_target.setdefault(key, autoscaler)
 
     def count(self, namespace: str, kind: str, name: str, declared: int, origin: Origin) -> int:
         explicit = [o for o in self.options.replicas if o.matches(namespace, kind, name)]
@@ -139,8 +145,7 @@ class Scaler:
             count = explicit[-1].count
         else:
             count = declared
-            hpa = next((a for a in self.autoscalers if a.namespace == namespace and a.target_kind == kind
-                        and a.target_name == name), None)
+            hpa = self.by_target.get((namespace, kind, name))
             if hpa is not None:
                 self.scaled.add(id(hpa))
                 count = {"min": hpa.min_replicas, "max": hpa.max_replicas}.get(
