@@ -194,6 +194,8 @@ class Summary:
     # The bound `lower_bound` is: "cp-sat", "fluid-lp", "configuration-lp" or "zone-lp" (the largest of them).
     bound_source: str | None = None
     preferences: PreferenceOutcome | None = None  # what the optimal plan did with preferences (None: none)
+    zones: tuple[str, ...] = ()  # the cluster's zones new nodes may launch in
+    zones_source: str = ""  # where they came from (`Catalog.zones_source`)
 
     @property
     def gap(self) -> float | None:
@@ -230,6 +232,8 @@ class Summary:
             "region": self.region,
             "catalog": self.catalog,
             "estimatedPrices": self.estimated_prices,
+            "zones": list(self.zones),
+            "zonesSource": self.zones_source,
             "karpenter": None if self.karpenter_cost is None else {
                 "hourlyCost": round(self.karpenter_cost, 6),
                 "newNodes": self.karpenter_new_nodes,

@@ -32,6 +32,7 @@ from karpplan.model.fargate import (
 from karpplan.model.inventory import Inventory
 from karpplan.model.pods import Pod, group_pods
 from karpplan.model.resources import CPU, MEMORY, Resources
+from karpplan.model.scale import ScaleOptions
 from karpplan.plan import (
     PREFERENCE_POLICIES,
     FargateInfo,
@@ -70,13 +71,15 @@ class PlanOptions:
     allow_estimated_prices: bool = False
     fargate_profiles: tuple[FargateProfile, ...] = ()  # `--fargate-profile`: added by `read_inventory`
     preferences: PreferencePolicy = PREFERENCE_POLICIES[0]  # `--preferences` (preference_policy.py)
+    zones: tuple[str, ...] = ()  # `--zones`: the cluster's zones (`catalog/zones.py`); empty: from the input
+    scale: ScaleOptions = ScaleOptions()  # `--replicas`, `--scale`, `--hpa` (`model/scale.py`)
     progress: ProgressSink | None = field(default=None, compare=False)  # the optimal engine's progress events
 
 
 def read_inventory(options: PlanOptions) -> Inventory:
     """The manifests at `options.paths`, with the `--fargate-profile` flags added (`with_fargate_profiles`).
     Raises InputError (file:line) for bad input."""
-    return with_fargate_profiles(load_inventory(options.paths, max_bytes=options.max_file_size),
+    return with_fargate_profiles(load_inventory(options.paths, max_bytes=options.max_file_size, scale=options.scale),
                                  options.fargate_profiles)
 
 
@@ -92,17 +95,21 @@ def with_fargate_profiles(inventory: Inventory, profiles: Sequence[FargateProfil
 def read_catalog(options: PlanOptions, inventory: Inventory) -> Catalog:
     """The catalog `options` name for this inventory (see `catalog_for`)."""
     return catalog_for(inventory, options.region, options.catalog,
-                       allow_estimated_prices=options.allow_estimated_prices)
+                       allow_estimated_prices=options.allow_estimated_prices, zones=options.zones)
 
 
 def catalog_for(inventory: Inventory, region: str | None, catalog_file: str | None, *,
-                allow_estimated_prices: bool = False) -> Catalog:
+                allow_estimated_prices: bool = False, zones: Sequence[str] = ()) -> Catalog:
     """`--catalog`, or the embedded catalog of `--region` (default: a ClusterConfig's region, else
-    DEFAULT_REGION; an unknown one is blamed on where it was written). Raises InputError for a bad catalog
-    or an unknown region. Every command that plans reads its catalog here."""
-    return load_catalog(region or inventory.region or DEFAULT_REGION, catalog_file,
-                        allow_estimated_prices=allow_estimated_prices,
-                        region_origin=None if region else inventory.region_origin)
+    DEFAULT_REGION; an unknown one is blamed on where it was written), narrowed to the cluster's zones
+    (`--zones`, else what the input says: `catalog/zones.py`). Raises InputError for a bad catalog, an
+    unknown region or a zone outside it. Every command that plans reads its catalog here."""
+    from karpplan.catalog.zones import with_cluster_zones
+
+    catalog = load_catalog(region or inventory.region or DEFAULT_REGION, catalog_file,
+                           allow_estimated_prices=allow_estimated_prices,
+                           region_origin=None if region else inventory.region_origin)
+    return with_cluster_zones(catalog, inventory, zones)
 
 
 @dataclass
@@ -138,7 +145,11 @@ class Prepared:
 
 
 def prepare(inventory: Inventory, catalog: Catalog) -> Prepared:
+    from karpplan.scheduling.node_groups import with_node_groups
+
     catalog, notes = apply_node_overlays(catalog, inventory.overlays)
+    inventory, group_notes = with_node_groups(inventory, catalog)  # eksctl node groups: existing nodes
+    notes = [*notes, *group_notes]
     fargate, ec2_pods = _split_fargate(inventory, inventory.fargate_profiles)
     return Prepared(catalog, notes, fargate, make_problem(inventory, catalog, ec2_pods))
 
@@ -282,6 +293,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
               fargate: list[FargatePlacement], solution: Solution, state: PlacementState, greedy: Solution,
               notes: Sequence[str] = ()) -> Plan:
     """The Plan of a solution (its summary's timings are the caller's to fill in)."""
+    from karpplan.catalog.zones import outside_zones_reason, zones_warning
     from karpplan.explain.reasons import reasons_for
 
     nodes: list[PlanNode] = []
@@ -304,7 +316,8 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
             nodes.append(PlanNode(node.name, launch is not None,
                                   node.labels.get(L.NODEPOOL) or node.labels.get(L.PROVISIONER_NAME),
                                   node.labels.get(L.INSTANCE_TYPE), node.labels.get(L.ZONE),
-                                  node.labels.get(L.CAPACITY_TYPE), 0.0 if launch is None else launch.price,
+                                  node.labels.get(L.CAPACITY_TYPE) or node.capacity_type,
+                                  (node.hourly_price or 0.0) if launch is None else launch.price,
                                   launch is not None and launch.price_estimated, dict(node.labels),
                                   tuple(t.as_dict() for t in node.taints), node.allocatable,
                                   requested + daemon, daemon, names, static=launch is not None))
@@ -324,7 +337,8 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     for group, pod in solution.unplaced:
         key = (group.index, pod.workload)
         if key not in reasons_of:
-            reasons_of[key] = tuple(reasons_for(problem, group, pod, state))
+            outside = outside_zones_reason(pod.template, catalog)
+            reasons_of[key] = tuple(reasons_for(problem, group, pod, state)) + ((outside,) if outside else ())
         unschedulable.append(UnschedulablePod(pod.key, pod.workload, reasons_of[key]))
     fargate_cost = 0.0
     region = catalog.region or DEFAULT_REGION
@@ -382,8 +396,12 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
         karpenter_scheduled=len(pending) - len(greedy.unplaced) - sum(1 for f in fargate if f.reasons),
         estimated_prices=any(n.price_estimated for n in nodes), seed=options.seed,
         bound_source=solution.bound_source if lower is not None else None,
+        zones=catalog.zones, zones_source=catalog.zones_source,
     )
     warnings.extend(solution.notes)
+    zones_note = zones_warning(catalog) if problem.groups else None
+    if zones_note:
+        warnings.append(zones_note)
     warnings.extend(_unmet_preferences(problem, solution, greedy, fargate_cost + static_cost))
     warnings.extend(s.describe() for s in problem.static)
     warnings.extend(str(notice) for notice in inventory.notices)

@@ -175,14 +175,14 @@ def test_plan_says_what_it_skipped_and_lists_it_in_json(tmp_path: Path) -> None:
     extra = tmp_path / "extra.yaml"
     extra.write_text(
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app-config}\n---\n"
-        "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\n"
+        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\n"
     )
     code, out, err = invoke("plan", QUICKSTART, str(extra), "-o", "json", "--time-limit", "2")
     assert code == 0
-    assert "skipped 3 documents: 1 ConfigMap, 1 HorizontalPodAutoscaler, 1 Service; -v lists them" in err
+    assert "skipped 3 documents: 1 ConfigMap, 1 Ingress, 1 Service; -v lists them" in err
     ignored = json.loads(out)["ignored"]
     assert {(i["kind"], i["name"]) for i in ignored} == {
-        ("ConfigMap", "app-config"), ("HorizontalPodAutoscaler", "web"), ("Service", "web")}
+        ("ConfigMap", "app-config"), ("Ingress", "web"), ("Service", "web")}
     assert all(i["origin"].count(":") == 1 and i["reason"] for i in ignored)
 
 

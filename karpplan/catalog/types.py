@@ -82,6 +82,9 @@ class Catalog:
     sources: Mapping[str, str] = field(default_factory=dict)
     estimated_prices: bool = False
     embedded: bool = True  # False for a user's InstanceCatalog (--catalog)
+    # Where `zones` came from when narrowed to the cluster's (`catalog/zones.py`): "--zones", "ClusterConfig
+    # file:line", "EC2NodeClass file:line", "existing nodes", or "assumed: every zone of <region>".
+    zones_source: str = ""
 
     def by_name(self) -> dict[str, InstanceType]:
         return {it.name: it for it in self.instance_types}

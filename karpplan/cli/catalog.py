@@ -25,6 +25,7 @@ from karpplan.catalog import instance_types_for, load_catalog
 from karpplan.catalog.selector import Selection, select
 from karpplan.catalog.types import ON_DEMAND, SPOT, Catalog
 from karpplan.catalog.user import catalog_document
+from karpplan.cli.options import zones_option
 from karpplan.cli.terminal import run_guarded, terminal_of
 from karpplan.errors import InputError, Origin
 from karpplan.model.pools import KubeletConfig, NodeClass, NodePool
@@ -210,6 +211,7 @@ def _info(catalog: Catalog) -> dict[str, Any]:
         "kind": "embedded" if catalog.embedded else "user",
         "region": catalog.region,
         "zones": list(catalog.zones),
+        **({"zonesSource": catalog.zones_source} if catalog.zones_source else {}),
         "instanceTypes": len(catalog.instance_types),
         "offered": offered,
         "estimatedPrices": any(o.estimated for it in catalog.instance_types for o in it.offerings),
@@ -258,14 +260,18 @@ def catalog(
     output: Annotated[str, typer.Option("-o", "--output", help="table, json or yaml.")] = "table",
     info: Annotated[bool, typer.Option("--info", help="Show where the catalog's figures come from.")] = False,
     limit: Annotated[int | None, typer.Option("--limit", help="Show at most N types.", min=1)] = None,
+    zones: Annotated[list[str] | None, zones_option()] = None,
 ) -> None:
     if ctx.invoked_subcommand is not None:
         return
+    from karpplan.catalog.zones import parse_zones
+
+    cluster_zones = parse_zones(zones)
     paths: list[str] = list(ctx.meta.get(_PATHS_KEY, []))
 
     def body() -> int:
         _list(paths, region, catalog_file, allow_estimated_prices, spot_prices, nodepool, cpu, memory, request or [],
-              output, info, limit)
+              output, info, limit, cluster_zones)
         return 0
 
     run_guarded(body, terminal_of(ctx))
@@ -273,7 +279,7 @@ def catalog(
 
 def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, allow_estimated_prices: bool,
           spot_prices: str | None, nodepool: str | None, cpu: str | None, memory: str | None, request: Sequence[str],
-          output: str, info: bool, limit: int | None) -> None:
+          output: str, info: bool, limit: int | None, zones: Sequence[str] = ()) -> None:
     if output not in ("table", "json", "yaml"):
         raise InputError.at(Origin("-o"), f"expected table, json or yaml, got {output!r}")
     if nodepool is not None and not paths:
@@ -284,6 +290,7 @@ def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, al
     pool: NodePool | None = None
     daemonsets: tuple[Any, ...] = ()
     node_class: NodeClass | None = None
+    inventory = None
     if paths:
         from karpplan.model.build import load_inventory
 
@@ -295,6 +302,11 @@ def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, al
     loaded = load_catalog(
         region, catalog_file, allow_estimated_prices=allow_estimated_prices, spot_prices_file=spot_prices
     )
+    if zones or inventory is not None:  # the cluster's zones (`--zones`, or what the manifests say)
+        from karpplan.catalog.zones import with_cluster_zones
+        from karpplan.model.inventory import Inventory
+
+        loaded = with_cluster_zones(loaded, inventory or Inventory(), zones)
     if info:
         _print_info(loaded, output)
         return

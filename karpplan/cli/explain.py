@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
-from karpplan.cli.options import catalog_option, output_option, region_option
+from karpplan.cli.options import catalog_option, output_option, region_option, zones_option
 from karpplan.cli.terminal import run_guarded, terminal_of
 from karpplan.errors import InputError, InputProblem, Origin
 
@@ -30,6 +30,7 @@ class ExplainOptions:
     manifests: tuple[str, ...] = ()
     catalog: str | None = None
     region: str | None = None
+    zones: tuple[str, ...] = ()  # `--zones`
     output: str = "table"
     stdout: Console = field(default_factory=Console)
     stderr: Console = field(default_factory=lambda: Console(stderr=True))
@@ -88,7 +89,8 @@ def run_explain(options: ExplainOptions) -> int:
     if options.manifests:
         from karpplan.explain.fixes import reproduce_and_fix
 
-        reproduce_and_fix(explanation, options.manifests, catalog=options.catalog, region=options.region)
+        reproduce_and_fix(explanation, options.manifests, catalog=options.catalog, region=options.region,
+                          zones=options.zones)
     if options.output in ("json", "yaml"):
         write_document(explanation, options.output, options.stdout.file)
     else:
@@ -105,13 +107,17 @@ def explain(
     ] = None,
     catalog: Annotated[Path | None, catalog_option("An InstanceCatalog file replacing the embedded AWS catalog.")] = None,
     region: Annotated[str | None, region_option()] = None,
+    zones: Annotated[list[str] | None, zones_option()] = None,
     output: Annotated[ExplainFormat, output_option()] = ExplainFormat.table,
 ) -> None:
     """Explain Karpenter / kube-scheduler / cluster-autoscaler scheduling failures pasted from logs or events."""
+    from karpplan.catalog.zones import parse_zones
+
     terminal = terminal_of(ctx)
     stdout, stderr = terminal.stdout, terminal.stderr
     options = ExplainOptions(log=log, manifests=tuple(manifests or ()), catalog=str(catalog) if catalog else None,
-                             region=region, output=output.value, stdout=stdout, stderr=stderr)
+                             region=region, zones=parse_zones(zones), output=output.value, stdout=stdout,
+                             stderr=stderr)
     run_guarded(lambda: _explain_or_refuse(options), terminal)
 
 

@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
-from karpplan.cli.options import catalog_option, fargate_profile_option, output_option, region_option
+from karpplan.cli.options import (
+    catalog_option,
+    fargate_profile_option,
+    output_option,
+    region_option,
+    zones_option,
+)
 
 if TYPE_CHECKING:  # the lint package (and the planner it reaches) loads when the command runs, not at start-up
     from karpplan.lint.run import LintOptions
@@ -57,6 +63,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         catalog: Annotated[Path | None, catalog_option("An InstanceCatalog replacing the embedded AWS catalog.")] = None,
         region: Annotated[str | None, region_option()] = None,
+        zones: Annotated[list[str] | None, zones_option()] = None,
         fargate_profile: Annotated[list[str] | None, fargate_profile_option()] = None,
         output: Annotated[LintFormat, output_option()] = LintFormat.table,
         select: Annotated[
@@ -74,6 +81,7 @@ def register(app: typer.Typer) -> None:
         ] = "50Mi",
     ) -> None:
         """Check manifests for what the API server rejects and what can never schedule (CI-friendly)."""
+        from karpplan.catalog.zones import parse_zones
         from karpplan.lint.config import UnknownRule, find_config
         from karpplan.lint.docs import explain_rule, list_rules
         from karpplan.lint.registry import resolve
@@ -99,7 +107,7 @@ def register(app: typer.Typer) -> None:
         def body() -> int:
             options = LintOptions(
                 paths=tuple(paths or ()), catalog=str(catalog) if catalog is not None else None, region=region,
-                fargate_profiles=profiles, select=tuple(select or ()), ignore=tuple(ignore or ()), config=find_config(), max_file_size=size,
+                fargate_profiles=profiles, zones=parse_zones(zones), select=tuple(select or ()), ignore=tuple(ignore or ()), config=find_config(), max_file_size=size,
             )
             try:
                 return run_lint(options, output, state.stdout)

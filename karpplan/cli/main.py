@@ -19,13 +19,22 @@ import typer
 
 from karpplan import __version__
 from karpplan.catalog import DEFAULT_REGION
+from karpplan.catalog.zones import parse_zones
 from karpplan.cli.inventory import run_inventory
-from karpplan.cli.options import fargate_profile_option
+from karpplan.cli.options import (
+    fargate_profile_option,
+    hpa_option,
+    replicas_option,
+    scale_option,
+    zones_option,
+)
 from karpplan.cli.plan import run_plan
 from karpplan.cli.terminal import Color, Terminal, make_consoles, run_guarded, terminal_of
+from karpplan.model.build import MAX_REPLICAS
 from karpplan.model.cluster import FargateProfile
 from karpplan.model.fargate import parse_profile_flag
 from karpplan.model.quantity import QuantityError, parse_quantity
+from karpplan.model.scale import parse_scale_flags
 from karpplan.plan import PREFERENCE_POLICIES, PreferencePolicy
 from karpplan.planner import Engine, PlanOptions
 
@@ -36,6 +45,12 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+class HpaChoice(StrEnum):
+    current = "current"
+    min = "min"
+    max = "max"
 
 
 class OutputFormat(StrEnum):
@@ -148,6 +163,10 @@ def plan(
                           "would keep, relaxing only those it must; drop: plan without them and say what "
                           "that saves (each plan then gets half of --time-limit)."),
     ] = PREFERENCE_POLICIES[0],
+    zones: Annotated[list[str] | None, zones_option()] = None,
+    replicas: Annotated[list[str] | None, replicas_option()] = None,
+    scale: Annotated[float | None, scale_option()] = None,
+    hpa: Annotated[HpaChoice, hpa_option()] = HpaChoice.current,
     verbose: VerboseOption = 0,
 ) -> None:
     """Plan the nodes (and Fargate pods) that the pending pods in PATH... need."""
@@ -166,8 +185,14 @@ def plan(
         allow_estimated_prices=allow_estimated_prices,
         fargate_profiles=profiles,
         preferences=preferences,
+        zones=parse_zones(zones),
     )
-    run_guarded(lambda: run_plan(options, output.value, terminal), terminal)
+
+    def body() -> int:  # flags that are bad input (exit 2, one line) rather than usage errors
+        return run_plan(replace(options, scale=parse_scale_flags(replicas, scale, hpa.value, MAX_REPLICAS)),
+                        output.value, terminal)
+
+    run_guarded(body, terminal)
 
 
 @app.command()

@@ -28,3 +28,38 @@ def fargate_profile_option() -> Any:
         "--fargate-profile",
         help="A Fargate profile selector 'namespace=<pattern>[,<label>=<value>...]' (repeatable).",
     )
+
+
+def zones_option() -> Any:
+    """`--zones a,b,c` (repeatable): the cluster's zones, which new nodes may launch in."""
+    return typer.Option(
+        "--zones",
+        metavar="ZONE,...",
+        help="The cluster's zones, comma-separated (e.g. us-east-1a,us-east-1b): new nodes launch only there "
+             "and zone spreads count exactly these (default: from a ClusterConfig, EC2NodeClass status or "
+             "existing nodes, else every zone of the region).",
+    )
+
+
+def replicas_option() -> Any:
+    """`--replicas NAMESPACE/NAME=N` (repeatable): a workload's replica count, what-if."""
+    return typer.Option(
+        "--replicas",
+        metavar="NAMESPACE/NAME=N",
+        help="Plan a workload with N replicas: NAMESPACE/NAME=N, or NAMESPACE/KIND/NAME=N when a name is shared "
+             "(repeatable).",
+    )
+
+
+def scale_option() -> Any:
+    """`--scale FACTOR`: every workload's replicas multiplied, rounded up."""
+    return typer.Option("--scale", metavar="FACTOR", help="Multiply every workload's replicas by FACTOR (rounded up), e.g. 2 or 0.5.")
+
+
+def hpa_option() -> Any:
+    """`--hpa min|max|current`: which replica count a HorizontalPodAutoscaler's workload is planned with."""
+    return typer.Option(
+        "--hpa",
+        help="Workloads with a HorizontalPodAutoscaler: plan its minReplicas (min), maxReplicas (max) or "
+             "their own replicas kept within those (current).",
+    )

@@ -388,14 +388,14 @@ def _minimal_conflict(planner: _Planner, inv: Inventory, cands: Sequence[Candida
 
 
 def reproduce_and_fix(explanation: Explanation, manifests: Sequence[str], *, catalog: str | None = None,
-                      region: str | None = None) -> None:
+                      region: str | None = None, zones: Sequence[str] = ()) -> None:
     from karpplan.model.build import load_inventory
     from karpplan.planner import catalog_for
 
     inv = load_inventory(manifests)
     documents, _ = read_documents([m for m in manifests if m != "-"])
     locator = Locator(documents)
-    cat = catalog_for(inv, region, catalog)
+    cat = catalog_for(inv, region, catalog, zones=zones)
     planner = _Planner(cat)
     base = planner.plan(inv)
     base_cost = base.summary.hourly_cost

@@ -92,9 +92,9 @@ class LintContext:
     # ----------------------------------------------------------------------------------- planner
     @property
     def has_capacity(self) -> bool:
-        """Pools, Fargate profiles or nodes: what the satisfiability rules need."""
+        """Pools, Fargate profiles or nodes (eksctl node groups' too): what the satisfiability rules need."""
         inv = self.inventory
-        return bool(inv.nodepools or inv.fargate_profiles or inv.nodes)
+        return bool(inv.nodepools or inv.fargate_profiles or inv.nodes or any(c.node_groups for c in inv.clusters))
 
     @cached_property
     def planner(self) -> PlannerView:

@@ -31,6 +31,7 @@ class LintOptions:
     catalog: str | None = None
     region: str | None = None
     fargate_profiles: tuple[FargateProfile, ...] = ()  # `--fargate-profile`, as `plan` reads it
+    zones: tuple[str, ...] = ()  # `--zones`, as `plan` reads it
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     config: FileConfig = field(default_factory=FileConfig)
@@ -108,7 +109,7 @@ def _lint(options: LintOptions) -> LintReport:
     def catalog() -> Catalog:  # read once, when a rule first needs it
         from karpplan.planner import catalog_for
 
-        return catalog_for(inventory, options.region, options.catalog)
+        return catalog_for(inventory, options.region, options.catalog, zones=options.zones)
 
     files = list(dict.fromkeys(d.origin.file for d in documents))
     ctx = LintContext(list(documents), inventory, collected, catalog, _texts(files, stdin_text))
@@ -116,7 +117,7 @@ def _lint(options: LintOptions) -> LintReport:
     unowned = ctx.cache.get("unowned")
     if isinstance(unowned, list) and unowned:
         raise InputError(unowned)
-    if options.catalog or ctx.has_capacity:
+    if options.catalog or options.zones or ctx.has_capacity:
         catalog()  # a bad --catalog or --region is bad input even when no rule needs it
     findings: list[Finding] = []
     ignored = {id(d): ignored_by_annotation(d) for d in documents}

@@ -52,6 +52,7 @@ from karpplan.model.nodes import ExistingNode
 from karpplan.model.overlays import NodeOverlay
 from karpplan.model.pods import DaemonSet, Pod
 from karpplan.model.pools import NodeClass, NodePool
+from karpplan.model.scale import ScaleOptions, Scaler, build_hpa
 from karpplan.model.storage import PersistentVolume, PersistentVolumeClaim, Storage, StorageClass
 
 MAX_REPLICAS = 100_000
@@ -88,6 +89,7 @@ _KINDS: dict[tuple[str, str], str] = {
     ("", "PersistentVolumeClaim"): "PersistentVolumeClaim",
     ("", "PersistentVolume"): "PersistentVolume",
     ("storage.k8s.io", "StorageClass"): "StorageClass",
+    ("autoscaling", "HorizontalPodAutoscaler"): "HorizontalPodAutoscaler",
 }
 _KINDS_WITHOUT_GROUP = {kind: role for (_, kind), role in _KINDS.items()}
 _CLUSTER_SCOPED = frozenset(
@@ -199,8 +201,10 @@ def _container_defaults(limit_ranges: dict[str, list[tuple[str, dict[str, int]]]
 
 # ------------------------------------------------------------------------------------------ builder
 class _Builder:
-    def __init__(self, documents: Sequence[Document], collect: list[InputProblem] | None = None) -> None:
+    def __init__(self, documents: Sequence[Document], collect: list[InputProblem] | None = None,
+                 scale: ScaleOptions | None = None) -> None:
         self.documents = documents
+        self.scaler = Scaler(scale or ScaleOptions())
         self.collect = collect
         self.problems: list[InputProblem] = []
         self.pods: list[Pod] = []
@@ -225,7 +229,7 @@ class _Builder:
         default_priority = 0
         runtime: dict[str, RuntimeClass] = {}
         limit_ranges: dict[str, list[tuple[str, dict[str, int]]]] = {}
-        first_pass = ("RuntimeClass", "PriorityClass", "Namespace", "LimitRange")
+        first_pass = ("RuntimeClass", "PriorityClass", "Namespace", "LimitRange", "HorizontalPodAutoscaler")
         for doc in self.documents:
             role = role_of(doc)
             if role not in first_pass:
@@ -242,6 +246,10 @@ class _Builder:
                 if not sink:
                     priorities[doc.name] = value
                     default_priority = value if global_default else default_priority
+            elif role == "HorizontalPodAutoscaler":
+                autoscaler = build_hpa(doc.namespace, self._name(doc), root)
+                if not sink:
+                    self.scaler.add(autoscaler)
             elif role == "LimitRange":
                 defaults = build_limit_range(root)
                 if not sink:
@@ -261,6 +269,9 @@ class _Builder:
             elif role not in first_pass and role not in _STORAGE_ROLES:
                 self._document(doc, role)
         self.notices.extend(node_class_notices(self.nodepools, self.nodeclasses))
+        self.scaler.check()
+        nothing_pending = not any(not p.bound and not p.terminal for p in self.pods)
+        self.notices.extend(InputNotice(str(origin), text) for origin, text in self.scaler.notices(nothing_pending))
         if self.problems:
             # Fields read by several rules (containers: requests, host ports) report a bad shape once.
             if self.collect is None:
@@ -447,6 +458,10 @@ class _Builder:
         else:
             template = spec["template"]
             count = self._replicas(spec["replicas"], 1)
+        count = self.scaler.count(doc.namespace, kind, name, count, spec["replicas"].origin)
+        if count > MAX_REPLICAS:
+            spec["replicas"].invalid(f"scaled to {count:,}: karpplan plans at most {MAX_REPLICAS:,} replicas per workload")
+            return
         if not template.present:
             template.required("a pod template is required")
         template.is_mapping()
@@ -508,17 +523,19 @@ class _Builder:
 
 
 # ------------------------------------------------------------------------------------------ API
-def build_inventory(documents: Sequence[Document], *, collect: list[InputProblem] | None = None) -> Inventory:
+def build_inventory(documents: Sequence[Document], *, collect: list[InputProblem] | None = None,
+                    scale: ScaleOptions | None = None) -> Inventory:
     """Type every document; raises InputError with every problem (each with `file:line`).
 
     With `collect` (lint), the problems are appended to it instead and the inventory holds the documents
     that had none.
     """
-    return _Builder(documents, collect).build()
+    return _Builder(documents, collect, scale).build()
 
 
 def load_inventory(
-    paths: Sequence[str], *, max_bytes: int = DEFAULT_MAX_BYTES, stdin: TextIO | None = None
+    paths: Sequence[str], *, max_bytes: int = DEFAULT_MAX_BYTES, stdin: TextIO | None = None,
+    scale: ScaleOptions | None = None,
 ) -> Inventory:
     """Read `paths` (files, directories, `-`) and build the inventory.
 
@@ -527,7 +544,7 @@ def load_inventory(
     """
     documents, problems = read_documents(paths, max_bytes=max_bytes, stdin=stdin)
     try:
-        inventory = build_inventory(documents)
+        inventory = build_inventory(documents, scale=scale)
     except InputError as exc:
         problems.extend(exc.problems)
     if problems:

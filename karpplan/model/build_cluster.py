@@ -6,6 +6,7 @@ from karpplan.inputs.loader import Document
 from karpplan.model.build_fields import Field
 from karpplan.model.build_pools import resource_list, taints
 from karpplan.model.cluster import ClusterConfig, FargateProfile, FargateSelector, Namespace, RuntimeClass
+from karpplan.model.eksctl import node_groups, subnet_zones
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.resources import Resources
 
@@ -55,7 +56,7 @@ def build_priority_class(root: Field) -> tuple[int, bool]:
 
 
 def build_cluster_config(doc: Document, root: Field) -> ClusterConfig:
-    """eksctl.io/v1alpha5 ClusterConfig: name, region, zones and Fargate profiles."""
+    """eksctl.io/v1alpha5 ClusterConfig: name, region, zones, node groups (`model/eksctl.py`) and Fargate profiles."""
     metadata = root["metadata"]
     profiles = []
     for item in root["fargateProfiles"].mappings():
@@ -78,6 +79,10 @@ def build_cluster_config(doc: Document, root: Field) -> ClusterConfig:
         fargate_profiles=tuple(profiles),
         origin=doc.origin,
         region_origin=metadata["region"].origin,
+        node_groups=node_groups(root, doc.name),
+        zones_origin=root["availabilityZones"].origin,
+        subnet_zones=subnet_zones(root),
+        subnets_origin=root["vpc"]["subnets"].origin,
     )
 
 

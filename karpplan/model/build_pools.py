@@ -307,7 +307,17 @@ def build_nodeclass(doc: Document, root: Field) -> NodeClass:
         kubelet=kubelet_config(spec["kubelet"]),
         storage=_node_storage(spec),
         origin=doc.origin,
+        zones=_subnet_zones(root["status"]),
     )
+
+
+def _subnet_zones(status: Field) -> tuple[str, ...]:
+    """The zones of `status.subnets[]` (what the Karpenter controller resolved its subnetSelectorTerms to),
+    in order, once each; empty when the input holds no status."""
+    if not isinstance(status.value, dict):
+        return ()
+    zones = (s["zone"].optional_string() for s in status["subnets"].mappings())
+    return tuple(dict.fromkeys(z for z in zones if z))
 
 
 def _node_storage(spec: Field) -> NodeStorage:

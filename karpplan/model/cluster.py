@@ -1,4 +1,4 @@
-"""Cluster-level inputs: eksctl ClusterConfig (region, zones, Fargate profiles), RuntimeClasses, namespaces."""
+"""Cluster-level inputs: eksctl ClusterConfig (region, zones, node groups, Fargate profiles), RuntimeClasses, namespaces."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from karpplan.errors import UNKNOWN, Origin
 from karpplan.model.resources import Resources
+from karpplan.model.taints import Taint
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,25 @@ class FargateProfile:
 
 
 @dataclass(frozen=True)
+class NodeGroup:
+    """An eksctl `nodeGroups` / `managedNodeGroups` entry as the nodes it keeps (`model/eksctl.py`)."""
+
+    name: str
+    managed: bool
+    instance_type: str
+    desired: int  # desiredCapacity, or eksctl's default
+    labels: Mapping[str, str] = field(default_factory=dict)
+    taints: tuple[Taint, ...] = ()
+    availability_zones: tuple[str, ...] = ()
+    spot: int = 0  # how many of the `desired` nodes are spot (managed `spot: true`, instancesDistribution)
+    origin: Origin = field(default=UNKNOWN, compare=False)
+    type_origin: Origin = field(default=UNKNOWN, compare=False)  # where the instance type is written
+    zones_origin: Origin = field(default=UNKNOWN, compare=False)
+    unresolved: str = ""  # why the instance type cannot be known offline (a launch template, instanceSelector)
+    listed: tuple[str, ...] = ()  # every type the group lists (`instanceTypes`), `instance_type` first
+
+
+@dataclass(frozen=True)
 class ClusterConfig:
     name: str
     region: str | None
@@ -30,6 +50,11 @@ class ClusterConfig:
     fargate_profiles: tuple[FargateProfile, ...] = ()
     origin: Origin = field(default=UNKNOWN, compare=False)
     region_origin: Origin = field(default=UNKNOWN, compare=False)  # where metadata.region is written
+    node_groups: tuple[NodeGroup, ...] = ()
+    zones_origin: Origin = field(default=UNKNOWN, compare=False)  # where availabilityZones is written
+    # The zones of `vpc.subnets.private` / `public` (an existing VPC's subnets, keyed by zone or with `az`)
+    subnet_zones: tuple[str, ...] = ()
+    subnets_origin: Origin = field(default=UNKNOWN, compare=False)
 
 
 @dataclass(frozen=True)

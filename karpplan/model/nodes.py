@@ -20,6 +20,10 @@ class ExistingNode:
     allocatable: Resources = Resources()
     capacity: Resources = Resources()
     origin: Origin = field(default=UNKNOWN, compare=False)
+    # What the node costs and how it is bought, when karpplan knows (an eksctl node group's nodes); a Node
+    # read from the input leaves both unset (its labels may say the capacity type).
+    hourly_price: float | None = field(default=None, compare=False)
+    capacity_type: str | None = field(default=None, compare=False)
 
     @property
     def is_fargate(self) -> bool:

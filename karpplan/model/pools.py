@@ -69,6 +69,7 @@ class NodeClass:
     kubelet: KubeletConfig | None = None
     storage: NodeStorage = NodeStorage()
     origin: Origin = field(default=UNKNOWN, compare=False)
+    zones: tuple[str, ...] = ()  # status.subnets[].zone: the zones its subnets are in, when the input says
 
 
 @dataclass(frozen=True)

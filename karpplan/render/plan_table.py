@@ -465,6 +465,17 @@ def _karpenter_line(summary: Summary) -> Text | None:
     return text
 
 
+def zones_line(zones: Sequence[str], source: str) -> Text:
+    """`us-east-1a, us-east-1b (from --zones)`, plainly: where the zones came from, or that they were assumed."""
+    text = Text(", ".join(zones))
+    if source.startswith("assumed"):
+        text.append(" (assumed: nothing in the input says which zones the cluster has; narrow with --zones)",
+                    style="yellow")
+    elif source:
+        text.append(f" (from {source})", style="dim")
+    return text
+
+
 def _summary_panel(plan: Plan) -> Panel:
     summary = plan.summary
     fargate = sum(1 for n in plan.nodes if n.new and n.fargate is not None)
@@ -485,6 +496,8 @@ def _summary_panel(plan: Plan) -> Panel:
     if summary.preferences is not None:
         grid.add_row("Preferences", Text(summary.preferences.describe(summary.hourly_cost)))
     grid.add_row("Catalog", Text(f"{summary.catalog}, region {summary.region}"))
+    if summary.zones:
+        grid.add_row("Zones", zones_line(summary.zones, summary.zones_source))
     return Panel(grid, title=Text("Plan summary", style="bold"), title_align="left", expand=False)
 
 

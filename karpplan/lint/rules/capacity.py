@@ -52,7 +52,7 @@ def _known_keys(ctx: LintContext) -> frozenset[str]:
     for pool in problem.pools:
         keys.update(pool.requirements)
         keys.update(pool.labels)
-    for node in ctx.inventory.nodes:
+    for node in problem.inventory.nodes:  # the input's nodes and eksctl node groups' (`prepare`)
         keys.update(node.labels)
     if ctx.inventory.fargate_profiles:
         keys.update(fargate_node_labels("zone", "region", "node", "profile"))
