@@ -160,6 +160,15 @@ class Summary:
     phases: tuple[tuple[str, float], ...] = ()  # (name, wall seconds) of each timed phase, in the order they ran
     # The bound `lower_bound` is: "cp-sat", "fluid-lp", "configuration-lp" or "zone-lp" (the largest of them).
     bound_source: str | None = None
+    # Provisioning batches Karpenter needed for its plan (`karpenter_*`), and for this plan when its engine is
+    # the Karpenter simulation.
+    karpenter_batches: int | None = None
+    batches: int | None = None
+
+    @property
+    def like_for_like(self) -> bool:
+        """Do this plan and Karpenter's schedule as many pods, so that their costs compare the same thing?"""
+        return self.karpenter_scheduled is None or self.karpenter_scheduled == self.scheduled
 
     @property
     def gap(self) -> float | None:
@@ -200,7 +209,10 @@ class Summary:
                 "hourlyCost": round(self.karpenter_cost, 6),
                 "newNodes": self.karpenter_new_nodes,
                 "scheduled": self.karpenter_scheduled,
+                "batches": self.karpenter_batches,
+                "likeForLike": self.like_for_like,
             },
+            "batches": self.batches,
         }
 
 
