@@ -16,6 +16,7 @@ from test_render_plan import sample_plan, table_text, with_summary
 
 import karpplan.explain.reasons as reasons_module
 from karpplan.catalog import load_catalog
+from karpplan.engines import karpenter_batches
 from karpplan.engines.karpenter import KarpenterSimulation, solve_karpenter
 from karpplan.model.build import load_inventory
 from karpplan.planner import PlanOptions, make_plan, prepare
@@ -97,6 +98,7 @@ spec:
 
 
 def _problem(tmp_path: Path, manifests: str, catalog: str | None = FAKE_CATALOG) -> Problem:
+    tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / "manifests.yaml"
     path.write_text(manifests)
     catalog_file = None
@@ -188,20 +190,43 @@ def test_nothing_placed_is_no_batch(tmp_path: Path) -> None:
     assert plan.summary.scheduled == 0 and plan.summary.batches == 0
 
 
-def test_a_pod_following_an_undecided_zone_joins_the_launched_node_next_batch(tmp_path: Path) -> None:
-    # Zone affinity to a pod whose claim has no zone yet fails in that batch; once the claim is a node, the
-    # next batch places the follower, on the launched node first (Karpenter's "pod affinity with zone
-    # topology (unconstrained target)").
-    manifests = POOL + deployment("db", 1, cpu="1") + deployment("web", 1, cpu="500m", extra="""
+FOLLOWER = POOL + deployment("db", 1, cpu="1") + deployment("web", 1, cpu="500m", extra="""
       affinity:
         podAffinity:
           requiredDuringSchedulingIgnoredDuringExecution:
             - {labelSelector: {matchLabels: {app: db}}, topologyKey: topology.kubernetes.io/zone}
 """)
-    plan = plan_text(tmp_path, manifests, engine="karpenter")
+
+
+def test_a_pod_following_an_undecided_zone_joins_the_launched_node_next_batch(tmp_path: Path) -> None:
+    # Zone affinity to a pod whose claim has no zone yet fails in that batch; once the claim is a node, the
+    # next batch places the follower, on the launched node first (Karpenter's "pod affinity with zone
+    # topology (unconstrained target)").
+    plan = plan_text(tmp_path, FOLLOWER, engine="karpenter")
     assert plan.summary.scheduled == 2 and plan.summary.batches == 2
     (node,) = plan.nodes
     assert sorted(node.pods) == ["default/db-0", "default/web-0"]
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_skipping_the_recount_between_batches_changes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             exact: bool) -> None:
+    # Topology counts are recorded again between batches only when a claim counted pods with its zone still
+    # open; otherwise the state goes on. Both must give the very same plan.
+    problems = [_problem(tmp_path / "a", PROVISIONER_50, None), _problem(tmp_path / "b", MANIFEST.read_text(), None),
+                _problem(tmp_path / "c", _capped("{cpu: 8}", 6)), _problem(tmp_path / "d", FOLLOWER)]
+
+    def plans() -> list[tuple[object, ...]]:
+        out = []
+        for problem in problems:
+            solution, _ = solve_karpenter(problem, exact_limits=exact)
+            out.append((solution.batches, [(n.name, sorted(p.key for _, p in n.pods)) for n in solution.nodes]))
+        return out
+
+    watched = plans()
+    monkeypatch.setattr(karpenter_batches.RecountWatch, "needed", lambda self, state: True)
+    assert plans() == watched
+    assert any(batches > 1 for batches, _ in watched)
 
 
 # ------------------------------------------------------------------------------------------ warm start

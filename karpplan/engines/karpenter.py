@@ -19,11 +19,12 @@ batch NodePool resource limits are charged pessimistically (largest candidate, `
 from __future__ import annotations
 
 import bisect
+import operator
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
-from karpplan.engines.karpenter_batches import Launched, PoolLedger, relaunch
+from karpplan.engines.karpenter_batches import Launched, PoolLedger, RecountWatch, relaunch
 from karpplan.engines.result import Solution, SolvedNode, node_name
 from karpplan.model.pods import Pod
 from karpplan.model.resources import LimitVector, Resources
@@ -32,6 +33,8 @@ from karpplan.scheduling.nodeclaim import PlannedNode
 from karpplan.scheduling.preferences import Attempt, template_attempts
 from karpplan.scheduling.problem import GroupInfo, Problem
 from karpplan.scheduling.state import PlacementState
+
+_INDEX = operator.attrgetter("index")
 
 
 class KarpenterSimulation:
@@ -44,6 +47,7 @@ class KarpenterSimulation:
         self.state = PlacementState(problem)
         self.table = self.state.table
         self.ledger = PoolLedger(problem)
+        self._watch = RecountWatch(problem)
         self.launched: list[Launched] = []  # the claims earlier batches launched, in launch order
         self.batches = 0  # provisioning batches that placed a pod
         self.progress = progress
@@ -68,8 +72,10 @@ class KarpenterSimulation:
             self.remaining[pool.name] = self.ledger.remaining(pool.name)
             self.nodes_left[pool.name] = self.ledger.nodes_left(pool.name)
         self._existing_order: dict[int, list[PlannedNode]] = {}
+        self._watch.dirty = False
         # Launched nodes are state nodes too, tried after the existing ones (initialised first, as Karpenter).
         self._launched_slots = [item.slot for item in self.launched]
+        self._launched_names = {slot.name: slot for slot in self._launched_slots}
 
     def _attempts_for(self, group_info: GroupInfo) -> list[Attempt]:
         if group_info.index not in self._attempts:
@@ -108,49 +114,21 @@ class KarpenterSimulation:
 
     def place(self, group_info: GroupInfo, pod: Pod) -> bool:
         state = self.state
-        group = group_info.index
         for attempt in self._attempts_for(group_info):
             for slot in self._existing_for(group_info):
                 if state.try_place(group_info, pod, slot, attempt):
                     return True
-            for slot in self._launched_slots:
-                if group not in slot.full_for and state.try_place(group_info, pod, slot, attempt):
-                    return True
-            # Claims this pod fails on whatever their options (see PlacementState.feasible), and those it
-            # found full, are skipped here: with many claims most pods pass over most of them.
-            blocks = state.name_blocks(group_info.template, attempt)
-            screen = state.affinity_screen(group_info.template)
-            claims: list[PlannedNode] = self._order
-            if blocks and sum(map(len, blocks)) * 2 >= len(claims):
-                # Most claims are blocked: filter them in one pass.
-                names = blocks[0] if len(blocks) == 1 else set().union(*blocks)
-                claims = [s for s in claims if s.name not in names]
-                blocks = []
-            for slot in claims:
-                if group in slot.full_for:
-                    continue
-                if blocks:
-                    name = slot.name
-                    excluded = False
-                    for names in blocks:
-                        if name in names:
-                            excluded = True
-                            break
-                    if excluded:
-                        continue
-                if screen:
-                    excluded = False
-                    for key, allowed in screen:
-                        values = slot.domains.get(key)
-                        if values is None:
-                            values = state.domain_values(slot, key)
-                        if values.isdisjoint(allowed):
-                            excluded = True
-                            break
-                    if excluded:
-                        continue
+            if self._launched_slots:
+                # Nodes earlier batches launched: already charged against limits, so no limit check here.
+                for slot in self._screened(group_info, attempt, self._launched_slots, self._launched_names):
+                    rows = state.feasible(group_info, slot, attempt, screened=True)
+                    if rows is not None:
+                        state.commit_rows(group_info, pod, slot, rows)
+                        return True
+            for slot in self._screened(group_info, attempt, self._order):
                 if self._add_to_claim(group_info, pod, slot, attempt):
                     self._moved(slot)
+                    self._watch.placed_on(slot)
                     return True
             for verdict, last_resort, verdict_rows in self._verdicts_for(group_info):
                 pool = verdict.pool
@@ -173,6 +151,7 @@ class KarpenterSimulation:
                 if state.try_place(group_info, pod, slot, attempt):
                     state.add_slot(slot)
                     self._opened(slot)
+                    self._watch.placed_on(slot)
                     if remaining is not None and not self.exact_limits:
                         # Karpenter's subtractMax: charge the largest candidate's capacity.
                         self.remaining[pool.name] = LimitVector({
@@ -180,6 +159,49 @@ class KarpenterSimulation:
                         })
                     return True
         return False
+
+    def _screened(self, group_info: GroupInfo, attempt: Attempt, slots: list[PlannedNode],
+                  by_name: dict[str, PlannedNode] | None = None) -> Iterator[PlannedNode]:
+        """The new nodes of `slots` (in order) the pod may fit: those it fails on whatever their options
+        (see PlacementState.feasible), and those it found full, are skipped; with many nodes most pods pass
+        over most of them. `by_name`: the same nodes by name, in order (a set difference then screens
+        names). Stop iterating once a node is changed."""
+        state = self.state
+        group = group_info.index
+        blocks = state.name_blocks(group_info.template, attempt)
+        screen = state.affinity_screen(group_info.template)
+        if blocks and sum(map(len, blocks)) * 2 >= len(slots):
+            # Most nodes are blocked: filter them in one pass.
+            names = blocks[0] if len(blocks) == 1 else set().union(*blocks)
+            if by_name is not None:
+                slots = sorted((by_name[n] for n in by_name.keys() - names), key=_INDEX)
+            else:
+                slots = [s for s in slots if s.name not in names]
+            blocks = []
+        for slot in slots:
+            if group in slot.full_for:
+                continue
+            if blocks:
+                name = slot.name
+                excluded = False
+                for names in blocks:
+                    if name in names:
+                        excluded = True
+                        break
+                if excluded:
+                    continue
+            if screen:
+                excluded = False
+                for key, allowed in screen:
+                    values = slot.domains.get(key)
+                    if values is None:
+                        values = state.domain_values(slot, key)
+                    if values.isdisjoint(allowed):
+                        excluded = True
+                        break
+                if excluded:
+                    continue
+            yield slot
 
     def _opened(self, slot: PlannedNode) -> None:
         rank = len(self.claims)
@@ -253,7 +275,8 @@ class KarpenterSimulation:
                 break
             # The next batch: a new scheduler over the pods still pending, in Karpenter's order.
             pending.sort(key=lambda gp: rank[id(gp[1])])
-            self.state = relaunch(self.problem, self.state, self.launched)
+            if self._watch.needed(self.state):
+                self.state = relaunch(self.problem, self.state, self.launched)
             self._start_batch()
         return pending
 

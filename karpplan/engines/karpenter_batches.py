@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from karpplan.model.labels import HOSTNAME
 from karpplan.model.resources import LimitVector, Resources
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.nodeclaim import PlannedNode
@@ -67,6 +68,48 @@ class PoolLedger:
 
     def launched(self, pool: str) -> int:
         return self._count.get(pool, 0)
+
+
+class RecountWatch:
+    """Does the next batch need its topology counts recorded again (`relaunch`)?
+
+    Only when a pod was counted on a claim whose domain was still open on a key some topology rule
+    uses (or where a spread rule counts only some of a claim's options): there the launched node
+    counts it differently. A claim collapsed to one zone (a zone spread does that at its first pod) or
+    rules on hostnames only leave the counts as they are, and the state goes on as it is.
+    """
+
+    def __init__(self, problem: Problem) -> None:
+        topo = problem.topology
+        keys = {r.key for rules in topo.spread.values() for r in rules}
+        rules = [*topo.affinity.values(), *topo.anti_affinity.values(),
+                 *(r for rs in topo.preferred_affinity.values() for r in rs),
+                 *(r for rs in topo.preferred_anti.values() for r in rs)]
+        for rule in rules:
+            keys |= {t.key for t in rule.terms}
+        keys |= {t.key for t, _ in topo.existing_anti}
+        keys.discard(HOSTNAME)
+        self._keys = sorted(keys)
+        self._problem = problem
+        self._partial: bool | None = None
+        self.dirty = False
+
+    def placed_on(self, slot: PlannedNode) -> None:
+        """A pod was counted on this new node, with the domains its options leave open."""
+        if self.dirty:
+            return
+        for key in self._keys:
+            values, missing = slot.present(key)
+            if len(values) > 1 or (missing and values):
+                self.dirty = True
+                return
+
+    def needed(self, state: PlacementState) -> bool:
+        if self._partial is None:
+            masks = state.masks
+            self._partial = any(not masks.mask_everywhere(masks.rule_mask_id(r))
+                                for rules in self._problem.topology.spread.values() for r in rules)
+        return self.dirty or self._partial
 
 
 def relaunch(problem: Problem, old: PlacementState, launched: list[Launched]) -> PlacementState:
