@@ -196,6 +196,15 @@ class Summary:
     preferences: PreferenceOutcome | None = None  # what the optimal plan did with preferences (None: none)
     zones: tuple[str, ...] = ()  # the cluster's zones new nodes may launch in
     zones_source: str = ""  # where they came from (`Catalog.zones_source`)
+    # Provisioning batches Karpenter needed for its plan (`karpenter_*`), and for this plan when its engine is
+    # the Karpenter simulation.
+    karpenter_batches: int | None = None
+    batches: int | None = None
+
+    @property
+    def like_for_like(self) -> bool:
+        """Do this plan and Karpenter's schedule as many pods, so that their costs compare the same thing?"""
+        return self.karpenter_scheduled is None or self.karpenter_scheduled == self.scheduled
 
     @property
     def gap(self) -> float | None:
@@ -238,8 +247,11 @@ class Summary:
                 "hourlyCost": round(self.karpenter_cost, 6),
                 "newNodes": self.karpenter_new_nodes,
                 "scheduled": self.karpenter_scheduled,
+                "batches": self.karpenter_batches,
+                "likeForLike": self.like_for_like,
             },
             "preferences": None if self.preferences is None else self.preferences.to_document(),
+            "batches": self.batches,
         }
 
 

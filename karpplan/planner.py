@@ -394,6 +394,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
         region=region, catalog=catalog.name, karpenter_cost=greedy.cost + fargate_cost + static_cost,
         karpenter_new_nodes=len(greedy.new_nodes) + len(static_launch) + len(fargate) - sum(1 for f in fargate if f.reasons),
         karpenter_scheduled=len(pending) - len(greedy.unplaced) - sum(1 for f in fargate if f.reasons),
+        karpenter_batches=greedy.batches, batches=solution.batches if options.engine == "karpenter" else None,
         estimated_prices=any(n.price_estimated for n in nodes), seed=options.seed,
         bound_source=solution.bound_source if lower is not None else None,
         zones=catalog.zones, zones_source=catalog.zones_source,

@@ -5,20 +5,26 @@ then the open NodeClaims with the fewest pods, then a new NodeClaim per NodePool
 keeps every launch option that still fits and absorbs pods until none does; at the end it launches its
 cheapest option. Required node-affinity terms are tried one at a time (term[0] first) and preferences
 are first enforced, then both are relaxed in Karpenter's order (`template_attempts`); a pod that still
-fails is requeued, and the loop stops after a full pass without progress.
+fails is requeued, and a batch stops after a full pass without progress.
 
-Deliberate limits, as in Karpenter: no backtracking, zones of open claims are committed late, NodePool
-resource limits are charged pessimistically (largest candidate) and `limits.nodes` is only checked against
-nodes that existed before the batch.
+Batches follow until one places nothing (`karpenter_batches.py`): the batch's claims are launched (the
+cheapest option each), NodePool limits are charged with the launched nodes' capacity, and the pods left
+are tried on the launched nodes (after the existing ones) before new claims.
+
+Deliberate limits, as in Karpenter: no backtracking, zones of open claims are committed late, within a
+batch NodePool resource limits are charged pessimistically (largest candidate, `subtractMax`) and
+`limits.nodes` is only checked against nodes that existed when the batch started.
 """
 
 from __future__ import annotations
 
 import bisect
+import operator
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
+from karpplan.engines.karpenter_batches import Launched, PoolLedger, RecountWatch, relaunch
 from karpplan.engines.result import Solution, SolvedNode, node_name
 from karpplan.model.pods import Pod
 from karpplan.model.resources import LimitVector, Resources
@@ -27,6 +33,8 @@ from karpplan.scheduling.nodeclaim import PlannedNode
 from karpplan.scheduling.preferences import Attempt, template_attempts
 from karpplan.scheduling.problem import GroupInfo, Problem
 from karpplan.scheduling.state import PlacementState
+
+_INDEX = operator.attrgetter("index")
 
 
 class KarpenterSimulation:
@@ -38,6 +46,20 @@ class KarpenterSimulation:
         self.exact_limits = exact_limits
         self.state = PlacementState(problem)
         self.table = self.state.table
+        self.ledger = PoolLedger(problem)
+        self._watch = RecountWatch(problem)
+        self.launched: list[Launched] = []  # the claims earlier batches launched, in launch order
+        self.batches = 0  # provisioning batches that placed a pod
+        self.progress = progress
+        self._attempts: dict[int, list[Attempt]] = {}
+        self._verdicts: dict[int, list[tuple[PoolVerdict, bool, IndexArray]]] = {}
+        self._limit_masks: dict[str, tuple[Resources, BoolArray]] = {}
+        self.cut_short = False  # the deadline stopped the run before every pod was tried
+        self._placed = 0
+        self._start_batch()
+
+    def _start_batch(self) -> None:
+        """A new scheduler: no claims yet, the limits left after the launched nodes (`NewScheduler`)."""
         self.claims: list[PlannedNode] = []
         # The claims in the order pods try them: fewest pods first, then creation order (a stable sort).
         self._order: list[PlannedNode] = []
@@ -46,16 +68,14 @@ class KarpenterSimulation:
         self._pool_claims: dict[int, int] = {}  # id(pool) -> claims opened
         self.remaining: dict[str, Resources | None] = {}
         self.nodes_left: dict[str, int | None] = {}
-        for pool in problem.pools:
-            remaining, nodes_left = problem.limits[pool.name]
-            self.remaining[pool.name] = remaining
-            self.nodes_left[pool.name] = nodes_left
-        self.progress = progress
-        self._attempts: dict[int, list[Attempt]] = {}
+        for pool in self.problem.pools:
+            self.remaining[pool.name] = self.ledger.remaining(pool.name)
+            self.nodes_left[pool.name] = self.ledger.nodes_left(pool.name)
         self._existing_order: dict[int, list[PlannedNode]] = {}
-        self._verdicts: dict[int, list[tuple[PoolVerdict, bool, IndexArray]]] = {}
-        self._limit_masks: dict[str, tuple[Resources, BoolArray]] = {}
-        self.cut_short = False  # the deadline stopped the run before every pod was tried
+        self._watch.dirty = False
+        # Launched nodes are state nodes too, tried after the existing ones (initialised first, as Karpenter).
+        self._launched_slots = [item.slot for item in self.launched]
+        self._launched_names = {slot.name: slot for slot in self._launched_slots}
 
     def _attempts_for(self, group_info: GroupInfo) -> list[Attempt]:
         if group_info.index not in self._attempts:
@@ -98,42 +118,17 @@ class KarpenterSimulation:
             for slot in self._existing_for(group_info):
                 if state.try_place(group_info, pod, slot, attempt):
                     return True
-            # Claims this pod fails on whatever their options (see PlacementState.feasible), and those it
-            # found full, are skipped here: with many claims most pods pass over most of them.
-            blocks = state.name_blocks(group_info.template, attempt)
-            screen = state.affinity_screen(group_info.template)
-            group = group_info.index
-            claims: list[PlannedNode] = self._order
-            if blocks and sum(map(len, blocks)) * 2 >= len(claims):
-                # Most claims are blocked: filter them in one pass.
-                names = blocks[0] if len(blocks) == 1 else set().union(*blocks)
-                claims = [s for s in claims if s.name not in names]
-                blocks = []
-            for slot in claims:
-                if group in slot.full_for:
-                    continue
-                if blocks:
-                    name = slot.name
-                    excluded = False
-                    for names in blocks:
-                        if name in names:
-                            excluded = True
-                            break
-                    if excluded:
-                        continue
-                if screen:
-                    excluded = False
-                    for key, allowed in screen:
-                        values = slot.domains.get(key)
-                        if values is None:
-                            values = state.domain_values(slot, key)
-                        if values.isdisjoint(allowed):
-                            excluded = True
-                            break
-                    if excluded:
-                        continue
+            if self._launched_slots:
+                # Nodes earlier batches launched: already charged against limits, so no limit check here.
+                for slot in self._screened(group_info, attempt, self._launched_slots, self._launched_names):
+                    rows = state.feasible(group_info, slot, attempt, screened=True)
+                    if rows is not None:
+                        state.commit_rows(group_info, pod, slot, rows)
+                        return True
+            for slot in self._screened(group_info, attempt, self._order):
                 if self._add_to_claim(group_info, pod, slot, attempt):
                     self._moved(slot)
+                    self._watch.placed_on(slot)
                     return True
             for verdict, last_resort, verdict_rows in self._verdicts_for(group_info):
                 pool = verdict.pool
@@ -156,6 +151,7 @@ class KarpenterSimulation:
                 if state.try_place(group_info, pod, slot, attempt):
                     state.add_slot(slot)
                     self._opened(slot)
+                    self._watch.placed_on(slot)
                     if remaining is not None and not self.exact_limits:
                         # Karpenter's subtractMax: charge the largest candidate's capacity.
                         self.remaining[pool.name] = LimitVector({
@@ -163,6 +159,49 @@ class KarpenterSimulation:
                         })
                     return True
         return False
+
+    def _screened(self, group_info: GroupInfo, attempt: Attempt, slots: list[PlannedNode],
+                  by_name: dict[str, PlannedNode] | None = None) -> Iterator[PlannedNode]:
+        """The new nodes of `slots` (in order) the pod may fit: those it fails on whatever their options
+        (see PlacementState.feasible), and those it found full, are skipped; with many nodes most pods pass
+        over most of them. `by_name`: the same nodes by name, in order (a set difference then screens
+        names). Stop iterating once a node is changed."""
+        state = self.state
+        group = group_info.index
+        blocks = state.name_blocks(group_info.template, attempt)
+        screen = state.affinity_screen(group_info.template)
+        if blocks and sum(map(len, blocks)) * 2 >= len(slots):
+            # Most nodes are blocked: filter them in one pass.
+            names = blocks[0] if len(blocks) == 1 else set().union(*blocks)
+            if by_name is not None:
+                slots = sorted((by_name[n] for n in by_name.keys() - names), key=_INDEX)
+            else:
+                slots = [s for s in slots if s.name not in names]
+            blocks = []
+        for slot in slots:
+            if group in slot.full_for:
+                continue
+            if blocks:
+                name = slot.name
+                excluded = False
+                for names in blocks:
+                    if name in names:
+                        excluded = True
+                        break
+                if excluded:
+                    continue
+            if screen:
+                excluded = False
+                for key, allowed in screen:
+                    values = slot.domains.get(key)
+                    if values is None:
+                        values = state.domain_values(slot, key)
+                    if values.isdisjoint(allowed):
+                        excluded = True
+                        break
+                if excluded:
+                    continue
+            yield slot
 
     def _opened(self, slot: PlannedNode) -> None:
         rank = len(self.claims)
@@ -219,12 +258,33 @@ class KarpenterSimulation:
         return True
 
     def run(self, deadline: float | None = None) -> list[tuple[GroupInfo, Pod]]:
+        """Provisioning batches until one places nothing (or the deadline); the pods left, in queue order."""
         pods = [(group_info, pod) for group_info in self.problem.groups for pod in group_info.group.pods]
         order = {id(p): i for i, (_, p) in enumerate(pods)}
         pods.sort(key=lambda gp: (-gp[1].requests.get("cpu"), -gp[1].requests.get("memory"), order[id(gp[1])]))
+        rank = {id(p): i for i, (_, p) in enumerate(pods)}
+        pending = pods
+        while pending:
+            left = self._batch(pending, deadline)
+            if len(left) == len(pending):
+                break  # a batch that places nothing: Karpenter would launch nothing more
+            self.batches += 1
+            self._launch()
+            pending = left
+            if self.cut_short or not pending:
+                break
+            # The next batch: a new scheduler over the pods still pending, in Karpenter's order.
+            pending.sort(key=lambda gp: rank[id(gp[1])])
+            if self._watch.needed(self.state):
+                self.state = relaunch(self.problem, self.state, self.launched)
+            self._start_batch()
+        return pending
+
+    def _batch(self, pods: list[tuple[GroupInfo, Pod]], deadline: float | None) -> list[tuple[GroupInfo, Pod]]:
+        """One provisioning batch (`Scheduler.Solve`): the pods it could not place, in queue order."""
         queue = deque(pods)
         pushed_at: dict[int, int] = {}
-        placed = 0
+        total = self.problem.pending_count
         while queue:
             group_info, pod = queue[0]
             if pushed_at.get(id(pod)) == len(queue):
@@ -235,14 +295,28 @@ class KarpenterSimulation:
                 self.cut_short = True
                 break
             if self.place(group_info, pod):
-                placed += 1
+                self._placed += 1
                 pushed_at.clear()
-                if self.progress is not None and placed % 500 == 0:
-                    self.progress(placed, len(pods))
+                if self.progress is not None and self._placed % 500 == 0:
+                    self.progress(self._placed, total)
             else:
                 queue.append((group_info, pod))
                 pushed_at[id(pod)] = len(queue)
         return list(queue)
+
+    def _launch(self) -> None:
+        """Launch the batch's claims (each as its `_launch_choice`) and charge their pools' limits."""
+        chosen: dict[int, LaunchOption] = {}
+        for slot in self.claims:
+            if slot.members:
+                chosen[id(slot)] = self._launch_choice(slot, chosen)
+        for slot in self.claims:
+            if not slot.members:
+                continue
+            option = chosen[id(slot)]
+            slot.narrow(self.table.indices([option]))
+            self.launched.append(Launched(slot, option, self.batches))
+            self.ledger.charge(option)
 
     def _launch_choice(self, slot: PlannedNode, decided: dict[int, LaunchOption]) -> LaunchOption:
         """The cheapest option still open (the fake provider's and CreateFleet's choice).
@@ -263,61 +337,18 @@ class KarpenterSimulation:
         nodes: list[SolvedNode] = []
         for slot in self.state.slots[: len(self.problem.existing)]:
             nodes.append(SolvedNode(slot.name, slot.existing, None, list(slot.members)))
-        ordinal = 0
-        chosen: dict[int, LaunchOption] = {}
-        for slot in self.claims:
-            if slot.members:
-                chosen[id(slot)] = self._launch_choice(slot, chosen)
-        for slot in self.claims:
-            if not slot.members:
-                continue
-            ordinal += 1
-            option = chosen[id(slot)]
-            nodes.append(SolvedNode(node_name(option, ordinal), None, option, list(slot.members)))
-        launched: dict[str, int] = {}
-        for node in nodes:
-            if node.option is not None:
-                launched[node.option.pool.name] = launched.get(node.option.pool.name, 0) + 1
-        over = any(left is not None and launched.get(pool, 0) > left for pool, left in self.nodes_left.items())
+        for ordinal, item in enumerate(self.launched, start=1):
+            nodes.append(SolvedNode(node_name(item.option, ordinal), None, item.option, list(item.slot.members)))
+        over = any(left is not None and self.ledger.launched(pool.name) > left
+                   for pool in self.problem.pools for left in (self.problem.limits[pool.name][1],))
         notes: list[str] = []
         if over:
-            notes.append("Karpenter checks limits.nodes only against nodes that existed before the batch; "
-                         "this plan launches past it, as Karpenter would")
+            notes.append("Karpenter checks limits.nodes only against nodes that existed when a provisioning batch "
+                         "started; this plan launches past it, as Karpenter would")
         if self.cut_short:
             notes.append(f"the Karpenter simulation reached the time limit with {len(unplaced)} pod(s) not "
                          "placed yet; they are reported unschedulable, and a longer --time-limit lets it finish")
-        notes.extend(self._one_batch_notes(nodes, unplaced))
-        return Solution("karpenter", nodes, unplaced, "heuristic", None, seconds, notes, over)
-
-    def _one_batch_notes(self, nodes: list[SolvedNode], unplaced: list[tuple[GroupInfo, Pod]]) -> list[str]:
-        """Say so when limits charged Karpenter's way (subtractMax) left pods for a later batch.
-
-        Within one provisioning batch Karpenter charges every new NodeClaim the capacity of its largest
-        candidate; the nodes it then launches are smaller, so the next batch finds room again. This
-        simulation runs one batch: pods it leaves for that reason would be launched later by Karpenter.
-        """
-        if not unplaced or self.exact_limits:
-            return []
-        notes = []
-        for pool in self.problem.pools:
-            pessimistic = self.remaining[pool.name]
-            limits, _ = self.problem.limits[pool.name]
-            if pessimistic is None or limits is None:
-                continue
-            used = Resources()
-            for node in nodes:
-                if node.option is not None and node.option.pool is pool:
-                    used = used + node.option.capacity
-            actual = LimitVector({k: v - used.get(k) for k, v in limits.items()})
-            if any(actual.get(k) > pessimistic.get(k) for k in limits):
-                left = ", ".join(f"{k}={v}" for k, v in actual.formatted().items())
-                notes.append(
-                    f"nodepool {pool.name!r}: this is Karpenter's first provisioning batch, which charges each new "
-                    f"node its largest candidate's capacity against limits; the launched nodes leave {left} under "
-                    f"the limits, so Karpenter would place more of the {len(unplaced)} waiting pod(s) in later "
-                    "batches (the optimal engine plans them all at once)"
-                )
-        return notes
+        return Solution("karpenter", nodes, unplaced, "heuristic", None, seconds, notes, over, batches=self.batches)
 
 
 def solve_karpenter(problem: Problem, time_limit: float | None = None,

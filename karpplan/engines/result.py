@@ -39,6 +39,8 @@ class Solution:
     exceeds_node_limits: bool = False
     # Which bound `lower_bound` is: "cp-sat", "fluid-lp", "configuration-lp" or "zone-lp" (None: no bound).
     bound_source: str | None = None
+    # Provisioning batches the Karpenter simulation needed (None: another engine's plan).
+    batches: int | None = None
 
     @property
     def cost(self) -> float:

@@ -428,7 +428,10 @@ def _bound_line(summary: Summary) -> Text:
 
 
 def _solver_line(summary: Summary) -> Text:
-    text = Text(f"{summary.engine} engine, status {summary.status}, {summary.solve_seconds:.2f}s")
+    text = Text(f"{summary.engine} engine")
+    if summary.batches:
+        text.append(f" in {_count(summary.batches, 'provisioning batch', 'provisioning batches')}")
+    text.append(f", status {summary.status}, {summary.solve_seconds:.2f}s")
     details = []
     if summary.time_limit is not None:
         details.append(f"time limit {summary.time_limit:g}s")
@@ -437,16 +440,39 @@ def _solver_line(summary: Summary) -> Text:
     return text
 
 
+def _count(n: int, one: str, many: str | None = None) -> str:
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
+def _karpenter_reach(summary: Summary) -> str:
+    """What Karpenter's plan places, on how many new nodes, in how many provisioning batches."""
+    nodes = summary.karpenter_new_nodes
+    if summary.karpenter_scheduled is None:
+        return "" if nodes is None else _count(nodes, "new node")
+    scheduled = summary.karpenter_scheduled
+    pods = f"{scheduled} of {summary.pods} pods" if scheduled != summary.pods else _count(scheduled, "pod")
+    text = pods if nodes is None else f"{pods} on {_count(nodes, 'new node')}"
+    if summary.karpenter_batches:
+        text += f" in {_count(summary.karpenter_batches, 'provisioning batch', 'provisioning batches')}"
+    return text
+
+
 def _karpenter_line(summary: Summary) -> Text | None:
-    """Karpenter's greedy plan next to this one, and the saving when the costs differ."""
+    """Karpenter's greedy plan next to this one, and the saving when both schedule as many pods (otherwise
+    the costs compare different things, and the line says so instead of quoting a saving)."""
     if summary.karpenter_cost is None or summary.engine == "karpenter":
         return None
     greedy = summary.karpenter_cost
     text = Text(f"{format_hourly(greedy)}/h")
-    if summary.karpenter_new_nodes is not None:
-        text.append(f", {summary.karpenter_new_nodes} new nodes")
-    if summary.karpenter_scheduled is not None:
-        text.append(f", {summary.karpenter_scheduled} scheduled")
+    reach = _karpenter_reach(summary)
+    if reach:
+        text.append(f", {reach}")
+    if not summary.like_for_like and summary.karpenter_scheduled is not None:
+        more = summary.scheduled - summary.karpenter_scheduled
+        first, second = (summary.engine, "Karpenter") if more > 0 else ("Karpenter", summary.engine)
+        text.append(f"\nnot like for like: {first} schedules {_count(abs(more), 'pod')} more than {second}, "
+                    "so no saving is quoted", style="yellow")
+        return text
     difference = greedy - summary.hourly_cost
     if round(difference, 6) == 0:
         text.append("; same cost as this plan", style="dim")
@@ -460,8 +486,6 @@ def _karpenter_line(summary: Summary) -> Text | None:
     else:
         text.append(f"\n{summary.engine} costs {format_hourly(-difference)}/h{share} more than Karpenter's greedy plan",
                     style="yellow")
-        if summary.karpenter_scheduled is not None and summary.karpenter_scheduled < summary.scheduled:
-            text.append(f" and schedules {summary.scheduled - summary.karpenter_scheduled} more pods", style="yellow")
     return text
 
 
