@@ -85,6 +85,9 @@ def run_explain(options: ExplainOptions) -> int:
         progress.stop()
         if stream is not sys.stdin.buffer:
             stream.close()
+    from karpplan.explain.enrich import catalog_loader, enrich
+
+    enrich(explanation, catalog_loader(options.region, options.catalog))
     if options.manifests:
         from karpplan.explain.fixes import reproduce_and_fix
 

@@ -9,8 +9,8 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
+from karpplan.explain.dialects import fargate, kube
 from karpplan.explain.dialects import karpenter as K
-from karpplan.explain.dialects import kube
 from karpplan.explain.structure import (
     CLUSTER_AUTOSCALER,
     EXCLUDED_TYPES,
@@ -27,7 +27,8 @@ from karpplan.explain.wording import reason_plain, with_plain
 TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"scale-up", b"incompatible", b"did not tolerate",
                  b"no instance type", b"should schedule on", b"topology constraint", b"limits", b"excluded because",
                  b"does not have known values", b"minValues", b"not supported", b"filtered out all", b'"error"',
-                 b"Name:", b"Namespace:", b"nodepools found", b"provisioners found", b"exceeds node resources")
+                 b"Name:", b"Namespace:", b"nodepools found", b"provisioners found", b"exceeds node resources",
+                 b"Fargate", b"predicate ")
 
 
 def worth_parsing(line: bytes) -> bool:
@@ -39,7 +40,7 @@ TRIGGER = re.compile(
     rb"schedule pod|nodes are available|scale-up|incompatible with|did not tolerate|no instance type|"
     rb"should schedule on|topology constraint|incompatible requirements|exceed(?:s)? (?:provisioner )?limits|"
     rb"limits have been exhausted|excluded because|does not have known values|minValues|not supported|"
-    rb"filtered out all|\"error\"|^Name:|^Namespace:")
+    rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|predicate ")
 _KARPENTER_ANCHOR = re.compile(
     r"(?:Could not|could not|Failed to|Unable to) schedule pod\b|incompatible with (?:nodepool|provisioner)\b|"
     r"compatible with nodepool \"|did not tolerate |no instance type |unsatisfiable topology constraint|"
@@ -181,6 +182,9 @@ def _kube(message: str) -> tuple[str, str, tuple[Reason, ...]] | None:
     if reasons is not None:
         return CLUSTER_AUTOSCALER, "NotTriggerScaleUp", with_plain(
             Parsed(CLUSTER_AUTOSCALER, "", "", reasons=tuple(reasons))).reasons
+    reasons = fargate.parse(message)
+    if reasons is not None:
+        return fargate.SOURCE, "FailedScheduling", with_plain(Parsed(fargate.SOURCE, "", "", reasons=tuple(reasons))).reasons
     return None
 
 
@@ -195,6 +199,12 @@ def classify(message: str, *, pod: str | None = None, time: str | None = None, s
         if kube_result is not None:
             src, ev, reasons = kube_result
             return Parsed(src, event or ev, message, pod=pod, time=time, reasons=reasons)
+        predicate = kube.parse_predicate(message)
+        if predicate is not None:
+            named, found = predicate
+            worded = with_plain(Parsed(CLUSTER_AUTOSCALER, "", "", reasons=tuple(found))).reasons
+            return Parsed(CLUSTER_AUTOSCALER, event or "NotTriggerScaleUp", message, pod=pod or named, time=time,
+                          reasons=worded)
     nm = kube.NOMINATED.search(message)
     if nm is not None:
         return Parsed(KARPENTER, "Nominated", message, pod=pod, time=time, nominated=nm.group("target").strip())
@@ -221,6 +231,8 @@ def classify(message: str, *, pod: str | None = None, time: str | None = None, s
         dialect = K.V032
     if all(r.kind == EXCLUDED_TYPES for r in bare) and not pools:
         dialect = K.V016 if hint == K.V016 else None
+    if bare and dialect in (K.V06, K.V016):  # bare reasons name Provisioner fields in these dialects
+        bare = with_plain(Parsed(KARPENTER, "", "", dialect=dialect, reasons=bare)).reasons
     return Parsed(KARPENTER, event or ("FailedScheduling" if pools or bare else "Log"), message, dialect=dialect,
                   pod=pod or env_pod, time=time, pools=pools, reasons=bare, unparsed=unparsed)
 

@@ -177,6 +177,7 @@ class Item:
     conflict: list[str] = field(default_factory=list)
     fixes: list[Fix] = field(default_factory=list)
     fix_notes: list[str] = field(default_factory=list)
+    advice: list[str] = field(default_factory=list)  # what the catalog and the manifests add to the wording
 
     def to_document(self) -> dict[str, Any]:
         p = self.parsed

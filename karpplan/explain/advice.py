@@ -1,0 +1,194 @@
+"""Advice from the instance-type catalog for "no instance type ..." reasons, with or without manifests.
+
+Karpenter prints what it asked for (resources with DaemonSet overhead, the requirements) but not why no
+type qualified. The catalog can tell the cases apart, and each has a different fix:
+
+- an extended resource no type offers (a device-plugin resource such as github.com/fuse), or offers only
+  outside the requirements (GPUs, Neuron, pod ENIs): name the resource and how to get it;
+- a requirement that alone empties the type list (a zone the region lacks, `zone DoesNotExist`, a family
+  that does not exist): name it and the types that would qualify if it were widened, with their price;
+- a request above the allocatable of the largest allowed type: then, and only then, lower the requests,
+  naming the type and both figures;
+- otherwise allowed types do fit: the size is not the cause (limits, offerings, capacity errors are).
+Requirements are quoted whole, as Karpenter printed them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from karpplan.catalog.types import Catalog, InstanceType
+from karpplan.explain.structure import NO_INSTANCE_TYPE, ParsedRequirement, Reason
+from karpplan.model.quantity import QuantityError, format_resource
+from karpplan.model.requirements import Requirement
+from karpplan.model.resources import CPU, EPHEMERAL, MEMORY, PODS, Resources
+
+ZONE = "topology.kubernetes.io/zone"
+CAPACITY_TYPE = "karpenter.sh/capacity-type"
+_STANDARD = (CPU, MEMORY, PODS, EPHEMERAL)
+_TRUNCATED = re.compile(r"^(?:and|\d+|others?|…|\.\.\.)$")
+_BOUND = re.compile(r"^(?P<op>[<>])(?P<n>-?\d+)")
+
+# how to get an extended resource onto a node, by name prefix
+_HOW_TO_GET = (
+    ("vpc.amazonaws.com/pod-eni",
+     "vpc.amazonaws.com/pod-eni is what security groups for pods request: it needs ENABLE_POD_ENI=true on the VPC "
+     "CNI (aws-node), the AmazonEKSVPCResourceController policy on the cluster role, and a Nitro type that supports "
+     "trunk ENIs (most m5/c5/r5 and newer; not t-family)"),
+    ("vpc.amazonaws.com/efa", "EFA devices come only with EFA-capable types (e.g. p4d, p5, c5n, hpc) and the EFA device plugin"),
+    ("nvidia.com/gpu", "GPUs come with GPU instance families (g and p categories); the pool's requirements must allow "
+                       "them and the NVIDIA device plugin must run on those nodes"),
+    ("amd.com/gpu", "AMD GPUs come with g4ad-family types and the AMD device plugin"),
+    ("aws.amazon.com/neuron", "Neuron devices come with inf and trn families and the Neuron device plugin"),
+    ("hugepages-", "huge pages exist only once the kubelet pre-allocates them (node class user data), so no instance "
+                   "type reports them before the node is up and Karpenter cannot launch a node for them"),
+)
+
+
+@dataclass(frozen=True)
+class Ask:
+    """The reason's requirements as the catalog can judge them."""
+
+    type_reqs: tuple[Requirement, ...]
+    zones: Requirement | None
+    capacity: Requirement | None
+    skipped: tuple[str, ...]  # requirements the log cut short (values "... and 4 others"): not judged
+
+
+def _requirement(q: ParsedRequirement) -> Requirement | None:
+    values = [v for v in q.values if not _TRUNCATED.match(v)]
+    if len(values) != len(q.values):
+        return None
+    bound = _BOUND.match(q.extra.strip()) if q.extra else None
+    try:
+        if bound is not None and q.operator == "Exists":
+            return Requirement.of(q.key, "Gt" if bound.group("op") == ">" else "Lt", [bound.group("n")])
+        return Requirement.of(q.key, q.operator, values)
+    except ValueError:
+        return None
+
+
+def ask_of(reqs: Sequence[ParsedRequirement], catalog: Catalog) -> Ask:
+    known_keys = {k for t in catalog.instance_types for k in t.labels}
+    type_reqs: list[Requirement] = []
+    zones = capacity = None
+    skipped: list[str] = []
+    for q in reqs:
+        req = _requirement(q)
+        if req is None:
+            skipped.append(str(q))
+        elif q.key == ZONE:
+            zones = req
+        elif q.key == CAPACITY_TYPE:
+            capacity = req
+        elif q.key in known_keys:
+            type_reqs.append(req)
+    return Ask(tuple(type_reqs), zones, capacity, tuple(skipped))
+
+
+def _offered(t: InstanceType, zones: Requirement | None, capacity: Requirement | None) -> list[float]:
+    return [o.price for o in t.offerings
+            if (zones is None or zones.matches({ZONE: o.zone})) and (capacity is None or capacity.matches({CAPACITY_TYPE: o.capacity_type}))]
+
+
+def allowed(catalog: Catalog, ask: Ask, drop: str | None = None) -> list[tuple[InstanceType, float]]:
+    """Types the requirements allow with an offering they allow, each with its cheapest such price."""
+    out: list[tuple[InstanceType, float]] = []
+    for t in catalog.instance_types:
+        if any(r.key != drop and not r.matches(t.labels) for r in ask.type_reqs):
+            continue
+        prices = _offered(t, None if drop == ZONE else ask.zones, None if drop == CAPACITY_TYPE else ask.capacity)
+        if prices:
+            out.append((t, min(prices)))
+    return out
+
+
+def _fmt(name: str, amount: int) -> str:
+    return format_resource(name, amount)
+
+
+def _listed(types: Sequence[tuple[InstanceType, float]], n: int = 4) -> str:
+    best = sorted(types, key=lambda tp: (tp[1], tp[0].name))[:n]
+    return ", ".join(f"{t.name} (${p:.4f}/h)" for t, p in best)
+
+
+def _extended(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, float]]) -> list[str]:
+    out: list[str] = []
+    for name, amount in asked.items():
+        if name in _STANDARD or amount <= 0:
+            continue
+        how = next((text for prefix, text in _HOW_TO_GET if name.startswith(prefix)), None)
+        offering = [(t, t.cheapest_price) for t in catalog.instance_types if t.allocatable.get(name) >= amount]
+        in_reqs = [(t, p) for t, p in ok if t.allocatable.get(name) >= amount]
+        if not offering:
+            out.append(f"The pod asks for {_fmt(name, amount)} of {name}, and no instance type in the {catalog.region} "
+                       f"catalog reports that resource: no node Karpenter could launch has it, so no instance type "
+                       f"qualifies whatever its CPU and memory - the pod's size is not the problem."
+                       + (f" {how[:1].upper() + how[1:]}." if how else
+                          " A resource a device plugin advertises only once the node runs is unknown to Karpenter "
+                          "before launch (it supports only resources the instance types report): run such pods on "
+                          "nodes that already advertise it (a node group with the device plugin), or drop the "
+                          "request from the pod's resources."))
+        elif not in_reqs:
+            out.append(f"The pod asks for {_fmt(name, amount)} of {name}; no type the requirements allow offers it, "
+                       f"though these would: {_listed(offering)}." + (f" {how[:1].upper() + how[1:]}." if how else ""))
+    return out
+
+
+def _emptying(catalog: Catalog, ask: Ask, fits: Callable[[InstanceType], bool]) -> str | None:
+    keys = [r.key for r in ask.type_reqs] + ([ZONE] if ask.zones else []) + ([CAPACITY_TYPE] if ask.capacity else [])
+    for key in keys:
+        widened = [(t, p) for t, p in allowed(catalog, ask, drop=key) if fits(t)]
+        if widened:
+            current = next((r for r in (*ask.type_reqs, ask.zones, ask.capacity) if r is not None and r.key == key), None)
+            return (f"The requirement {current} alone leaves no instance type with an offering that fits; if it were "
+                    f"widened these would qualify: {_listed(widened)}.")
+    return None
+
+
+def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str) -> list[str]:
+    """Sentences the catalog adds to a no-instance-type reason (empty when it has nothing to add)."""
+    if reason.kind != NO_INSTANCE_TYPE or not reason.resources:
+        return []
+    try:
+        asked = Resources.parse(dict(reason.resources))
+    except (QuantityError, ValueError, TypeError):
+        return []
+    ask = ask_of(reason.requirements, catalog)
+    ok = allowed(catalog, ask)
+    extended = _extended(asked, catalog, ok)
+    if extended:
+        return extended
+    standard = Resources({k: v for k, v in asked.items() if k in (CPU, MEMORY)})
+
+    def fits(t: InstanceType) -> bool:
+        return standard.fits_in(t.allocatable)
+
+    if not ok:
+        emptying = _emptying(catalog, ask, fits)
+        return [emptying] if emptying else [
+            f"No instance type in the {catalog.region} catalog satisfies these requirements with an offering; check "
+            f"each one against the types you expect ({pool_fields})."]
+    fitting = [(t, p) for t, p in ok if fits(t)]
+    if fitting:
+        cheapest = min(fitting, key=lambda tp: (tp[1], tp[0].name))[0]
+        return [f"Instance types the requirements allow do fit the pod (e.g. {_listed(fitting, 3)}; {cheapest.name} "
+                f"has {_fmt(CPU, cheapest.allocatable.get(CPU))} CPU / {_fmt(MEMORY, cheapest.allocatable.get(MEMORY))} "
+                "allocatable), so the pod's size is not the cause. When Karpenter says this although such types "
+                f"exist, look at the pool's limits first ({limits_field}: the types that fit would exceed what its "
+                "nodes have not used yet - Karpenter logs 'N out of M instance types were excluded because they would "
+                "breach limits' just before), then at offerings (zones / capacity type without capacity, recent "
+                "insufficient-capacity errors)."]
+    largest = max(ok, key=lambda tp: (tp[0].allocatable.get(CPU), tp[0].allocatable.get(MEMORY)))[0]
+    short = [k for k in (CPU, MEMORY) if standard.get(k) > largest.allocatable.get(k)]
+    if not short:
+        largest = max(ok, key=lambda tp: (tp[0].allocatable.get(MEMORY), tp[0].allocatable.get(CPU)))[0]
+        short = [k for k in (CPU, MEMORY) if standard.get(k) > largest.allocatable.get(k)]
+    figures = ", ".join(f"{k} {_fmt(k, standard.get(k))} > {_fmt(k, largest.allocatable.get(k))}" for k in short)
+    wider = [(t, t.cheapest_price) for t in catalog.instance_types if fits(t) and t.offerings]
+    return [f"The pod is too big for every type the requirements allow: the largest, {largest.name}, has less "
+            f"allocatable than the pod asks for with DaemonSet overhead ({figures}). Lower the pod's resources.requests "
+            f"below that, or widen {pool_fields} to larger types"
+            + (f" (e.g. {_listed(wider, 3)})." if wider else ".")]
