@@ -164,7 +164,7 @@ def _conflict_plain(r: Reason, where: str, f: PoolFields) -> str:
                 "that in-flight node, so Karpenter did not add the pod to it. This alone is transient; if the pod stays "
                 "Pending it is pinned to one host - a local PersistentVolume bound to a node that is gone, or "
                 "pod affinity on kubernetes.io/hostname - so check the pod's PVs (spec.nodeAffinity) first.")
-    empty = pod_side.endswith("DoesNotExist") or pod_side.endswith("In []") or pod_side.endswith("In [ ]")
+    empty = _empty_side(pod_side)
     if r.key == _ZONE and empty:
         return (f"the pod can run in no zone at all ({pod_side}): Karpenter intersected the zones of the pod's bound "
                 "PersistentVolumes with its nodeSelector / node affinity and nothing was left (an empty zone set is "
@@ -183,6 +183,14 @@ def _conflict_plain(r: Reason, where: str, f: PoolFields) -> str:
                 f"but {where} only allows {pool_side or 'other values'} ({f.requirements}, key {r.key}); if the pod "
                 "belongs to this pool, widen the pool's requirement or change the pod's selector so the two overlap.")
     return f"the pod's node selector and {where}'s requirements do not overlap."
+
+
+def _empty_side(side: str) -> bool:
+    return side.endswith(("DoesNotExist", "In []", "In [ ]"))
+
+
+def _no_zone(r: Reason) -> bool:
+    return r.kind == reason_kind.REQUIREMENT_CONFLICT and r.key == _ZONE and _empty_side(r.pod_side or "")
 
 
 def _topology_plain(r: Reason, where: str, source: str) -> str:
@@ -318,11 +326,17 @@ def item_plain(item: Item) -> str:
     if p.event == "Nominated":
         return f"{who}: Karpenter found room for it and nominated {p.nominated}; it should bind once that node is ready."
     sentences: list[str] = [_header(p, who)]
+    no_zone = [(r, pool) for pool in p.pools for r in pool.reasons if _no_zone(r)]
     for pool in p.pools:
         for r in pool.reasons:
+            if len(no_zone) > 1 and _no_zone(r):
+                continue
             sentences.append(capital(r.plain or reason_plain(r, pool, p.source, p.dialect)))
         if not pool.reasons:
             sentences.append(f"{_pool_name(pool)}: the reason was cut off in the log.")
+    if len(no_zone) > 1:  # the same empty zone set against every pool: say it once, for all of them
+        names = ", ".join(_pool_name(pool) for _, pool in no_zone)
+        sentences.append(capital(_conflict_plain(no_zone[0][0], names, fields_of(no_zone[0][1], p.dialect))))
     grouped = _ordinary_taints(p.reasons)
     if p.source == "karpenter" and len(grouped) < 2:
         grouped = []
