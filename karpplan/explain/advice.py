@@ -34,15 +34,16 @@ _BOUND = re.compile(r"^(?P<op>[<>])(?P<n>-?\d+)")
 # how to get an extended resource onto a node, by name prefix
 _HOW_TO_GET = (
     ("vpc.amazonaws.com/pod-eni",
-     "vpc.amazonaws.com/pod-eni is what security groups for pods request: it needs ENABLE_POD_ENI=true on the VPC "
-     "CNI (aws-node), the AmazonEKSVPCResourceController policy on the cluster role, and a Nitro type that supports "
-     "trunk ENIs (most m5/c5/r5 and newer; not t-family)"),
+     "Security groups for pods request vpc.amazonaws.com/pod-eni: nodes offer it only with ENABLE_POD_ENI=true "
+     "on the VPC CNI (aws-node), on types the VPC resource controller supports (a family it does not list yet never "
+     "offers it, so the pool must allow supported ones), and Karpenter up to v0.31 counts it only with its setting "
+     "aws.enablePodENI=true"),
     ("vpc.amazonaws.com/efa", "EFA devices come only with EFA-capable types (e.g. p4d, p5, c5n, hpc) and the EFA device plugin"),
     ("nvidia.com/gpu", "GPUs come with GPU instance families (g and p categories); the pool's requirements must allow "
                        "them and the NVIDIA device plugin must run on those nodes"),
     ("amd.com/gpu", "AMD GPUs come with g4ad-family types and the AMD device plugin"),
     ("aws.amazon.com/neuron", "Neuron devices come with inf and trn families and the Neuron device plugin"),
-    ("hugepages-", "huge pages exist only once the kubelet pre-allocates them (node class user data), so no instance "
+    ("hugepages-", "Huge pages exist only once the kubelet pre-allocates them (node class user data), so no instance "
                    "type reports them before the node is up and Karpenter cannot launch a node for them"),
 )
 
@@ -114,27 +115,38 @@ def _listed(types: Sequence[tuple[InstanceType, float]], n: int = 4) -> str:
     return ", ".join(f"{t.name} (${p:.4f}/h)" for t, p in best)
 
 
-def _extended(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, float]]) -> list[str]:
+def _how(name: str) -> str | None:
+    text = next((text for prefix, text in _HOW_TO_GET if name.startswith(prefix)), None)
+    return text + "." if text else None
+
+
+def _extended(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, float]],
+              known: bool) -> tuple[list[str], bool]:
+    """Sentences about the extended resources the pod asks for, and whether one of them is the whole cause."""
     out: list[str] = []
     for name, amount in asked.items():
         if name in _STANDARD or amount <= 0:
             continue
-        how = next((text for prefix, text in _HOW_TO_GET if name.startswith(prefix)), None)
+        how = _how(name)
         offering = [(t, t.cheapest_price) for t in catalog.instance_types if t.allocatable.get(name) >= amount]
         in_reqs = [(t, p) for t, p in ok if t.allocatable.get(name) >= amount]
         if not offering:
             out.append(f"The pod asks for {_fmt(name, amount)} of {name}, and no instance type in the {catalog.region} "
                        f"catalog reports that resource: no node Karpenter could launch has it, so no instance type "
-                       f"qualifies whatever its CPU and memory - the pod's size is not the problem."
-                       + (f" {how[:1].upper() + how[1:]}." if how else
-                          " A resource a device plugin advertises only once the node runs is unknown to Karpenter "
-                          "before launch (it supports only resources the instance types report): run such pods on "
-                          "nodes that already advertise it (a node group with the device plugin), or drop the "
+                       f"qualifies whatever its CPU and memory - the pod's size is not the problem. "
+                       + (how or "A resource a device plugin advertises only once the node runs is unknown to "
+                          "Karpenter before launch (it supports only resources the instance types report): run such "
+                          "pods on nodes that already advertise it (a node group with the device plugin), or drop the "
                           "request from the pod's resources."))
-        elif not in_reqs:
+            return out, True
+        if known and not in_reqs:
             out.append(f"The pod asks for {_fmt(name, amount)} of {name}; no type the requirements allow offers it, "
-                       f"though these would: {_listed(offering)}." + (f" {how[:1].upper() + how[1:]}." if how else ""))
-    return out
+                       f"though these would: {_listed(offering)}." + (f" {how}" if how else ""))
+            return out, True
+        if how is not None:
+            out.append(f"The pod asks for {_fmt(name, amount)} of {name}, which only {len(offering)} of the "
+                       f"{len(catalog.instance_types)} types in the catalog offer. {how}")
+    return out, False
 
 
 def _emptying(catalog: Catalog, ask: Ask, fits: Callable[[InstanceType], bool]) -> str | None:
@@ -153,42 +165,55 @@ def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str
     if reason.kind != NO_INSTANCE_TYPE or not reason.resources:
         return []
     try:
-        asked = Resources.parse(dict(reason.resources))
+        asked = Resources.parse({k: v for k, v in reason.resources.items() if k != PODS})
     except (QuantityError, ValueError, TypeError):
         return []
     ask = ask_of(reason.requirements, catalog)
+    known = bool(reason.requirements)
     ok = allowed(catalog, ask)
-    extended = _extended(asked, catalog, ok)
-    if extended:
-        return extended
-    standard = Resources({k: v for k, v in asked.items() if k in (CPU, MEMORY)})
+    out, decided = _extended(asked, catalog, ok, known)
+    if decided:
+        return out
 
     def fits(t: InstanceType) -> bool:
-        return standard.fits_in(t.allocatable)
+        return asked.fits_in(t.allocatable)
 
     if not ok:
         emptying = _emptying(catalog, ask, fits)
-        return [emptying] if emptying else [
-            f"No instance type in the {catalog.region} catalog satisfies these requirements with an offering; check "
-            f"each one against the types you expect ({pool_fields})."]
+        return out + [emptying or f"No instance type in the {catalog.region} catalog satisfies these requirements "
+                      f"with an offering; check each one against the types you expect ({pool_fields})."]
     fitting = [(t, p) for t, p in ok if fits(t)]
+    if fitting and not known:
+        return out + [f"The log does not show the pool's requirements, so the catalog cannot check them; types that "
+                      f"fit this pod exist (e.g. {_listed(fitting, 3)}): check that {pool_fields} allows one of them, "
+                      f"then the pool's limits ({limits_field})."]
     if fitting:
         cheapest = min(fitting, key=lambda tp: (tp[1], tp[0].name))[0]
-        return [f"Instance types the requirements allow do fit the pod (e.g. {_listed(fitting, 3)}; {cheapest.name} "
-                f"has {_fmt(CPU, cheapest.allocatable.get(CPU))} CPU / {_fmt(MEMORY, cheapest.allocatable.get(MEMORY))} "
-                "allocatable), so the pod's size is not the cause. When Karpenter says this although such types "
-                f"exist, look at the pool's limits first ({limits_field}: the types that fit would exceed what its "
-                "nodes have not used yet - Karpenter logs 'N out of M instance types were excluded because they would "
-                "breach limits' just before), then at offerings (zones / capacity type without capacity, recent "
-                "insufficient-capacity errors)."]
-    largest = max(ok, key=lambda tp: (tp[0].allocatable.get(CPU), tp[0].allocatable.get(MEMORY)))[0]
-    short = [k for k in (CPU, MEMORY) if standard.get(k) > largest.allocatable.get(k)]
-    if not short:
-        largest = max(ok, key=lambda tp: (tp[0].allocatable.get(MEMORY), tp[0].allocatable.get(CPU)))[0]
-        short = [k for k in (CPU, MEMORY) if standard.get(k) > largest.allocatable.get(k)]
-    figures = ", ".join(f"{k} {_fmt(k, standard.get(k))} > {_fmt(k, largest.allocatable.get(k))}" for k in short)
+        return out + [
+            f"Instance types the requirements allow do fit the pod (e.g. {_listed(fitting, 3)}; {cheapest.name} "
+            f"has {_fmt(CPU, cheapest.allocatable.get(CPU))} CPU / {_fmt(MEMORY, cheapest.allocatable.get(MEMORY))} "
+            "allocatable), so the pod's size is not the cause. When Karpenter says this although such types "
+            f"exist, look at the pool's limits first ({limits_field}: the types that fit would exceed what its "
+            "nodes have not used yet - Karpenter logs 'N out of M instance types were excluded because they would "
+            "breach limits' just before), then at offerings (zones / capacity type without capacity, recent "
+            "insufficient-capacity errors)."]
+    return out + [_too_big(asked, catalog, ok, pool_fields, known, fits)]
+
+
+def _too_big(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, float]], pool_fields: str,
+             known: bool, fits: Callable[[InstanceType], bool]) -> str:
+    standard = [k for k in (CPU, MEMORY) if asked.get(k)]
+    short_of: dict[str, InstanceType] = {}
+    for k in standard:
+        biggest = max(ok, key=lambda tp: (tp[0].allocatable.get(k), tp[0].name))[0]
+        if asked.get(k) > biggest.allocatable.get(k):
+            short_of[k] = biggest
+    if not short_of:  # each resource fits some type, but no type holds both
+        biggest = max(ok, key=lambda tp: (tp[0].allocatable.get(CPU), tp[0].allocatable.get(MEMORY)))[0]
+        short_of = {k: biggest for k in standard if asked.get(k) > biggest.allocatable.get(k)}
+    figures = "; ".join(f"{k}: the pod asks for {_fmt(k, asked.get(k))} with DaemonSet overhead, the largest allowed "
+                        f"type, {t.name}, has {_fmt(k, t.allocatable.get(k))} allocatable" for k, t in short_of.items())
     wider = [(t, t.cheapest_price) for t in catalog.instance_types if fits(t) and t.offerings]
-    return [f"The pod is too big for every type the requirements allow: the largest, {largest.name}, has less "
-            f"allocatable than the pod asks for with DaemonSet overhead ({figures}). Lower the pod's resources.requests "
-            f"below that, or widen {pool_fields} to larger types"
-            + (f" (e.g. {_listed(wider, 3)})." if wider else ".")]
+    scope = "every type the requirements allow" if known else f"every type in the {catalog.region} catalog"
+    return (f"The pod is too big for {scope} ({figures}). Lower the pod's resources.requests below that"
+            + (f", or widen {pool_fields} to larger types (e.g. {_listed(wider, 3)})." if wider and known else "."))

@@ -11,19 +11,19 @@
 
 from __future__ import annotations
 
-# taint key -> who removes it and when
+# taint key -> (who removes it, when)
 STARTUP_TAINTS = {
-    "node.kubernetes.io/not-ready": "the node lifecycle controller, once the kubelet reports the node Ready",
-    "node.kubernetes.io/unreachable": "the node lifecycle controller, once the node's kubelet reports again",
-    "node.kubernetes.io/network-unavailable": "the CNI / route controller, once the node's network is set up",
-    "node.cloudprovider.kubernetes.io/uninitialized": "the cloud controller manager, once it has initialised the node",
-    "karpenter.sh/unregistered": "Karpenter, once the node has registered and been matched to its NodeClaim",
-    "karpenter.sh/not-ready": "Karpenter, once the node it launched is Ready (Karpenter v0.x)",
-    "node.kubernetes.io/not-schedulable": "whoever cordoned the node (kubectl uncordon), or its removal",
-    "node.kubernetes.io/unschedulable": "whoever cordoned the node (kubectl uncordon), or its removal",
-    "node.cilium.io/agent-not-ready": "the Cilium agent, once it runs on the node",
-    "ebs.csi.aws.com/agent-not-ready": "the EBS CSI node driver, once it runs on the node",
-    "efs.csi.aws.com/agent-not-ready": "the EFS CSI node driver, once it runs on the node",
+    "node.kubernetes.io/not-ready": ("the node lifecycle controller", "once the kubelet reports the node Ready"),
+    "node.kubernetes.io/unreachable": ("the node lifecycle controller",
+                                       "once the node's kubelet reports again (a node that never does must be replaced)"),
+    "node.kubernetes.io/network-unavailable": ("the CNI / route controller", "once the node's network is set up"),
+    "node.cloudprovider.kubernetes.io/uninitialized": ("the cloud controller manager", "once it has initialised the node"),
+    "karpenter.sh/unregistered": ("Karpenter", "once the node has registered and been matched to its NodeClaim"),
+    "karpenter.sh/not-ready": ("Karpenter", "once the node it launched is Ready (Karpenter v0.x)"),
+    "node.kubernetes.io/unschedulable": ("whoever cordoned the node", "on kubectl uncordon, or when the node goes"),
+    "node.cilium.io/agent-not-ready": ("the Cilium agent", "once it runs on the node"),
+    "ebs.csi.aws.com/agent-not-ready": ("the EBS CSI node driver", "once it runs on the node"),
+    "efs.csi.aws.com/agent-not-ready": ("the EFS CSI node driver", "once it runs on the node"),
 }
 DISRUPTION_TAINTS = {
     "karpenter.sh/disrupted": "Karpenter is removing the node (consolidation, drift or expiry)",
@@ -48,8 +48,8 @@ NODE_GROUP_LABELS = {
 }
 
 
-def transient_taint(key: str | None) -> str | None:
-    """Who removes this taint (startup taints), or None."""
+def transient_taint(key: str | None) -> tuple[str, str] | None:
+    """Who removes this taint and when (startup taints), or None."""
     return STARTUP_TAINTS.get(key or "")
 
 

@@ -108,6 +108,8 @@ def _json_objects(text: str) -> tuple[dict[str, Any] | list[Any] | None, int, in
         if isinstance(value, list) or (isinstance(value, dict) and _is_record(value)):
             return value, pos, end
         if isinstance(value, dict) and not text[end:].strip():
+            if text[:pos].rstrip().endswith(("=", "resources")):  # `resources={...}` ends the message itself
+                break
             trailing = (value, pos, end)
             break
         pos = text.find('{"', end if isinstance(value, dict) and end > pos else pos + 1)

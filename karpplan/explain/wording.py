@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from karpplan.explain import known
@@ -56,10 +57,11 @@ def _startup_taint(r: Reason, nodes: str) -> str | None:
     """The wording for a taint that its owner removes by itself, or None for an ordinary taint."""
     owner = known.transient_taint(r.key)
     if owner is not None:
-        return (f"{nodes} still carry the startup taint {r.key}, which {owner} removes by itself: this is "
-                "transient, do not add a toleration for it. The pod lands once the taint is gone; if it stays on a "
-                "node that has been Ready for minutes, the component that should remove it is failing (check the "
-                "node's conditions and events, the CNI / aws-node pods and the Karpenter or cloud-controller logs).")
+        who, when = owner
+        return (f"{nodes} still carry the taint {r.key}, which {who} removes by itself {when}: it is transient, so do "
+                "not add a toleration for it. The pod lands once the taint is gone; if it stays on a node that has "
+                "been up for minutes, the component that should remove it is failing (check the node's conditions and "
+                "events, the CNI / aws-node pods and the Karpenter or cloud-controller logs).")
     why = known.disruption_taint(r.key)
     if why is not None:
         return (f"{nodes} carry {r.key}: {why}, so no new pod may land there; this is expected and transient, "
@@ -253,24 +255,45 @@ def fargate_plain(r: Reason) -> str:
         return (f"{r.text}: Fargate is not offered in a zone of the profile's subnets; give the Fargate profile "
                 "private subnets in supported zones only.")
     where = f" ({r.key})" if r.key else ""
+    volumes = (" Fargate mounts only EFS volumes (a statically provisioned PV bound to the claim): EBS, hostPath, "
+               "CSI inline and claims still waiting for a volume are refused."
+               if "volume" in r.text and ("not bound" in r.text or "volume Type" in r.text) else "")
     return (f"a Fargate profile selects this pod but Fargate refuses {r.text}{where}; the pod does not fall back to "
             "EC2. Drop the field, or keep the pod out of the profile's selectors (its namespace and labels) so it "
-            "runs on EC2 nodes (a node group or a Karpenter NodePool).")
+            f"runs on EC2 nodes (a node group or a Karpenter NodePool).{volumes}")
 
 
 def _node_filter_plain(r: Reason, source: str) -> str:
     counts = r.counts or {}
     if source == "cluster-autoscaler":
-        parts = [f"{n} {_as_groups(why)}" for why, n in counts.items()]
+        hints = _group_hints(counts)
         if r.cause and r.cause.startswith("node group "):
-            return f"{r.cause} cannot take the pod: " + "; ".join(parts) + "." if parts else r.text
+            return f"{r.cause} cannot take the pod: {'; '.join(counts) or r.text}." + hints
+        parts = [f"{n} {_as_groups(why)}" for why, n in counts.items()]
         head = "of the node groups cluster-autoscaler could grow, "
         if r.cause:
             head = f"cluster-autoscaler says {r.cause}; " + head
-        return head + "; ".join(parts) + "." if parts else r.text
+        return (head + "; ".join(parts) + "." if parts else r.text) + hints
     parts = [f"{n} {why}" for why, n in counts.items()]
     nodes = f"of {r.total} nodes, " if r.total is not None else ""
     return "no existing node fits: " + nodes + "; ".join(parts) + "." if parts else r.text
+
+
+def _group_hints(counts: Mapping[str, int]) -> str:
+    out = ""
+    for why in counts:
+        name = why.removeprefix("Insufficient ").strip() if why.startswith("Insufficient ") else None
+        if name is None:
+            continue
+        if "/" in name:
+            out += (f" The node group's template node offers no {name}: cluster-autoscaler knows an extended resource "
+                    "of a group only from a running node or, for a group at zero nodes, from the autoscaling group tag "
+                    f"k8s.io/cluster-autoscaler/node-template/resources/{name}; use a group whose instance type has it "
+                    "and add that tag.")
+        else:
+            out += (f" {name}: the node group's instance type is too small for the pod's requests (after "
+                    "DaemonSets); use a group with a larger instance type, or lower the requests.")
+    return out
 
 
 def _as_groups(why: str) -> str:
@@ -346,6 +369,11 @@ def item_plain(item: Item) -> str:
         sentences.append(capital(r.plain or reason_plain(r, None, p.source, p.dialect)))
     if grouped:
         sentences.append(_grouped_taints(p, grouped))
+    refused = [r for r in p.reasons if r.cause == "Pod not supported on Fargate"]
+    if len(refused) > 1:
+        sentences = [x for x in sentences if x not in {capital(r.plain) for r in refused}]
+        sentences.append(capital(fargate_plain(replace(
+            refused[0], text="; ".join(r.text + (f" ({r.key})" if r.key else "") for r in refused), key=None))))
     sentences.extend(item.advice)
     if p.unparsed:
         sentences.append("Not understood: " + "; ".join(u[:160] for u in p.unparsed) + ".")
