@@ -28,7 +28,9 @@ from karpplan.model.resources import CPU, EPHEMERAL, MEMORY, PODS, Resources
 ZONE = "topology.kubernetes.io/zone"
 CAPACITY_TYPE = "karpenter.sh/capacity-type"
 _STANDARD = (CPU, MEMORY, PODS, EPHEMERAL)
-_TRUNCATED = re.compile(r"^(?:and|\d+|others?|…|\.\.\.)$")
+# vendors whose device resources Karpenter's AWS provider reports on the types that have them
+_VENDOR_PREFIXES = ("nvidia.com/", "amd.com/", "aws.amazon.com/neuron", "habana.ai/", "vpc.amazonaws.com/")
+_TRUNCATED = re.compile(r"\band \d+ others?\b|…|\.\.\.")  # Karpenter's cut value list: `[c d g and 4 others]`
 _BOUND = re.compile(r"^(?P<op>[<>])(?P<n>-?\d+)")
 
 # how to get an extended resource onto a node, by name prefix
@@ -43,6 +45,7 @@ _HOW_TO_GET = (
                        "them and the NVIDIA device plugin must run on those nodes"),
     ("amd.com/gpu", "AMD GPUs come with g4ad-family types and the AMD device plugin"),
     ("aws.amazon.com/neuron", "Neuron devices come with inf and trn families and the Neuron device plugin"),
+    ("habana.ai/gaudi", "Gaudi accelerators come only with dl1 types and the Habana device plugin"),
     ("hugepages-", "Huge pages exist only once the kubelet pre-allocates them (node class user data), so no instance "
                    "type reports them before the node is up and Karpenter cannot launch a node for them"),
 )
@@ -59,8 +62,8 @@ class Ask:
 
 
 def _requirement(q: ParsedRequirement) -> Requirement | None:
-    values = [v for v in q.values if not _TRUNCATED.match(v)]
-    if len(values) != len(q.values):
+    values = list(q.values)
+    if _TRUNCATED.search(" ".join(values)):
         return None
     bound = _BOUND.match(q.extra.strip()) if q.extra else None
     try:
@@ -107,6 +110,9 @@ def allowed(catalog: Catalog, ask: Ask, drop: str | None = None) -> list[tuple[I
 
 
 def _fmt(name: str, amount: int) -> str:
+    if name in (MEMORY, EPHEMERAL) or name.startswith("hugepages-"):
+        mib = amount / (1 << 20)
+        return f"{mib / 1024:.1f}Gi" if mib >= 10240 and mib % 1024 else (f"{mib:.0f}Mi" if mib % 1024 else f"{mib / 1024:.0f}Gi")
     return format_resource(name, amount)
 
 
@@ -124,12 +130,18 @@ def _extended(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, f
               known: bool) -> tuple[list[str], bool]:
     """Sentences about the extended resources the pod asks for, and whether one of them is the whole cause."""
     out: list[str] = []
-    for name, amount in asked.items():
-        if name in _STANDARD or amount <= 0:
-            continue
+    # huge pages first (no type ever reports them), then unknown resources, then vendor devices
+    names = sorted((n for n, a in asked.items() if n not in _STANDARD and a > 0),
+                   key=lambda n: (not n.startswith("hugepages-"), n.startswith(_VENDOR_PREFIXES), n))
+    for name in names:
+        amount = asked.get(name)
         how = _how(name)
         offering = [(t, t.cheapest_price) for t in catalog.instance_types if t.allocatable.get(name) >= amount]
         in_reqs = [(t, p) for t, p in ok if t.allocatable.get(name) >= amount]
+        if not offering and name.startswith(_VENDOR_PREFIXES):
+            out.append(f"The pod asks for {_fmt(name, amount)} of {name}; the {catalog.region} catalog has no type "
+                       "reporting it, so karpplan cannot check which allowed types offer it." + (f" {how}" if how else ""))
+            continue
         if not offering:
             out.append(f"The pod asks for {_fmt(name, amount)} of {name}, and no instance type in the {catalog.region} "
                        f"catalog reports that resource: no node Karpenter could launch has it, so no instance type "
@@ -214,6 +226,10 @@ def _too_big(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, fl
     figures = "; ".join(f"{k}: the pod asks for {_fmt(k, asked.get(k))} with DaemonSet overhead, the largest allowed "
                         f"type, {t.name}, has {_fmt(k, t.allocatable.get(k))} allocatable" for k, t in short_of.items())
     wider = [(t, t.cheapest_price) for t in catalog.instance_types if fits(t) and t.offerings]
+    overhead = [f"{t.name} has {_fmt(k, t.capacity.get(k))} {k}, but Karpenter subtracts kube-reserved, the eviction "
+                "threshold and its VM memory overhead estimate (VM_MEMORY_OVERHEAD_PERCENT, 7.5% by default) before "
+                "comparing" for k, t in short_of.items() if asked.get(k) <= t.capacity.get(k)]
     scope = "every type the requirements allow" if known else f"every type in the {catalog.region} catalog"
-    return (f"The pod is too big for {scope} ({figures}). Lower the pod's resources.requests below that"
+    return (f"The pod is too big for {scope} ({figures})." + (f" {'; '.join(overhead)}." if overhead else "")
+            + " Lower the pod's resources.requests below that"
             + (f", or widen {pool_fields} to larger types (e.g. {_listed(wider, 3)})." if wider and known else "."))
