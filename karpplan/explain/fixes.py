@@ -224,6 +224,9 @@ def candidates(inv: Inventory, workload: str, namespace: str, locator: Locator) 
         field = f"spec.template.spec.nodeSelector.{key}" if in_selector else \
             "spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
         value = req.any_value()
+        # a pool that already carries what the pod selects is the one it targets: relabelling another one
+        # re-routes the pod, which gives up more than fixing the targeted pool
+        targeted = any(key in p.requirements and not p.requirements[key].intersect(req).is_empty() for p in pools)
         for pool in pools:
             if key not in pool.requirements and key not in wk and value is not None and not req.complement:
                 pdoc = locator.find(pool.kind, pool.name)
@@ -233,7 +236,7 @@ def candidates(inv: Inventory, workload: str, namespace: str, locator: Locator) 
                 out.append(Candidate(
                     f'add the label {key}: {value} to {pool.kind} "{pool.name}" ({labels_field}) so '
                     f"its nodes carry what the pod's {'nodeSelector' if in_selector else 'nodeAffinity'} asks for",
-                    f"{pool.kind}/{pool.name}", labels_field, porigin, 0,
+                    f"{pool.kind}/{pool.name}", labels_field, porigin, 2 if targeted else 0,
                     _with_pool(pool.name, partial(_add_label, key=key, value=value)),
                     f"{pool.kind} {pool.name} has no label {key}"))
             elif key in pool.requirements and pool.requirements[key].intersect(req).is_empty():
