@@ -51,9 +51,22 @@ def _without_foreign_zones(reason: Reason, catalog: Catalog) -> Reason:
     return replace(reason, requirements=reqs) if len(reqs) != len(reason.requirements) else reason
 
 
-def _advised(reason: Reason, pool: PoolReasons | None, dialect: str | None, load: CatalogFor) -> Reason:
+Advised = dict[tuple[object, ...], Reason | PoolReasons]
+
+
+def _advised(reason: Reason, pool: PoolReasons | None, dialect: str | None, load: CatalogFor,
+             done: Advised) -> Reason:
     if reason.kind != NO_INSTANCE_TYPE or not reason.resources:
         return reason
+    # thousands of items of a long log repeat a handful of reasons: judge each once
+    key = (reason.text, pool.name if pool else None, pool.kind if pool else None, dialect)
+    found = done.get(key)
+    if not isinstance(found, Reason):
+        found = done[key] = _judge(reason, pool, dialect, load)
+    return found
+
+
+def _judge(reason: Reason, pool: PoolReasons | None, dialect: str | None, load: CatalogFor) -> Reason:
     catalog = load(_zone_region(reason))
     if catalog is None:
         return reason
@@ -62,16 +75,29 @@ def _advised(reason: Reason, pool: PoolReasons | None, dialect: str | None, load
     return replace(reason, plain=capital(no_type_plain(reason, pool, f, tuple(advice)))) if advice else reason
 
 
-def enrich_item(item: Item, load: CatalogFor) -> None:
+def _advised_pool(pool: PoolReasons, dialect: str | None, load: CatalogFor, done: Advised) -> PoolReasons:
+    """Items share their pools (report.Explanation._share): each shared pool is re-worded once."""
+    key = ("pool", id(pool), dialect)
+    found = done.get(key)
+    if not isinstance(found, PoolReasons):
+        reasons = tuple(_advised(r, pool, dialect, load, done) for r in pool.reasons)
+        found = done[key] = pool if reasons == pool.reasons else replace(pool, reasons=reasons)
+    return found
+
+
+def enrich_item(item: Item, load: CatalogFor, done: Advised | None = None) -> None:
     p = item.parsed
-    pools = tuple(replace(pool, reasons=tuple(_advised(r, pool, p.dialect, load) for r in pool.reasons))
-                  for pool in p.pools)
-    reasons = tuple(_advised(r, None, p.dialect, load) for r in p.reasons)
+    done = {} if done is None else done
+    if not any(r.kind == NO_INSTANCE_TYPE for r in item.all_reasons()):
+        return
+    pools = tuple(_advised_pool(pool, p.dialect, load, done) for pool in p.pools)
+    reasons = tuple(_advised(r, None, p.dialect, load, done) for r in p.reasons)
     if pools != p.pools or reasons != p.reasons:
         item.parsed = replace(p, pools=pools, reasons=reasons)
         item.plain = item_plain(item)
 
 
 def enrich(explanation: Explanation, load: CatalogFor) -> None:
+    done: Advised = {}
     for item in explanation.item_list():
-        enrich_item(item, load)
+        enrich_item(item, load, done)

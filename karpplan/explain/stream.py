@@ -85,7 +85,7 @@ def _opening_prefix(line: bytes) -> bytes | None:
 def _wrapped(pending: Record, line: bytes) -> bool:
     """Whether `line` continues `pending`: a message explain reads, left unfinished, and a line that starts no
     record of its own (checked in that order of cost; most lines of a log start a record)."""
-    if pending.lines >= MAX_WRAPPED_LINES or not line.strip() or _RECORD_START.match(line):
+    if pending.lines >= MAX_WRAPPED_LINES or _RECORD_START.match(line) or not line.strip():
         return False
     data = pending.data
     if not any(t in data for t in _TRIGGERS):

@@ -47,6 +47,8 @@ def _field_of(refusal: str) -> str | None:
 
 def parse(message: str) -> list[Reason] | None:
     """The refusals a fargate-scheduler message lists, or None when it is not one."""
+    if "Fargate" not in message:
+        return None
     m = NOT_SUPPORTED.search(message)
     if m is not None:
         rest = m.group("rest").strip().rstrip(")").strip()

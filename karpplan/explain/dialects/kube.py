@@ -83,6 +83,8 @@ def parse_scale_up(message: str) -> list[Reason] | None:
 
 def parse_predicate(message: str) -> tuple[str, list[Reason]] | None:
     """cluster-autoscaler's `Pod P can't be scheduled on GROUP, predicate checking error: ...` line."""
+    if "predicate " not in message:
+        return None
     m = PREDICATE.search(message)
     if m is None:
         return None
