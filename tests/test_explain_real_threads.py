@@ -110,6 +110,18 @@ THREADS = {
         "nvidia.com/gpu; debugInfo=",
         {"node-filter"}, ("Node group 0d530c5a-b9ca-42ba-b5fb-6078e309667c/small", "node-template/resources/nvidia.com/gpu"),
         ("predicateName", "debugInfo")),
+    # the same clause for several Provisioners: said once, naming them all (the thread pasted 9 of them)
+    "same-label-many-provisioners": Thread(
+        "https://github.com/kubernetes-sigs/karpenter/issues/2304",
+        '2025-06-12T06:58:42.083Z\tERROR\tcontroller.provisioner\tCould not schedule pod, incompatible with provisioner '
+        '"karpenter-dev-provisioner-helper", daemonset overhead={"cpu":"736m","memory":"1452Mi","pods":"11"}, '
+        'incompatible requirements, label "project" does not have known values; incompatible with provisioner '
+        '"karpenter-dev-provisioner-primary", daemonset overhead={"cpu":"736m","memory":"1452Mi","pods":"11"}, '
+        'incompatible requirements, label "project" does not have known values\t{"commit": "30fa8f3-dirty", "pod": '
+        '"upgrade-eks-123/upgrade-test-deployment-7858cbd888-9c7cq"}',
+        {"unknown-label"}, ('each of Provisioners "karpenter-dev-provisioner-helper" and '
+                            '"karpenter-dev-provisioner-primary"', "spec.labels"),
+        ("spec.template",)),
     # a node that stopped reporting: not a toleration to add
     "unreachable-taint": Thread(
         "https://github.com/hystax/optscale/issues/568",
@@ -136,5 +148,6 @@ def test_thread(name: str, load: CatalogFor) -> None:
     told = item.plain
     for words in thread.says:
         assert words in told, (thread.url, words, told)
+    assert max(told.count(s) for s in told.split(". ") if len(s) > 20) == 1, told  # nothing said twice
     for words in thread.never:
         assert words.lower() not in told.lower(), (thread.url, words, told)

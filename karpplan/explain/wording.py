@@ -44,6 +44,12 @@ def _pool_name(pool: PoolReasons | None) -> str:
     return f'{"Provisioner" if pool.kind == "provisioner" else "NodePool"} "{pool.name}"'
 
 
+def _pools_named(pools: list[PoolReasons]) -> str:
+    kind = "Provisioners" if pools[0].kind == "provisioner" else "NodePools"
+    names = [f'"{p.name}"' for p in pools]
+    return f"each of {kind} " + (", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0])
+
+
 def _taint_text(r: Reason) -> str:
     text = r.key or "?"
     if r.value:
@@ -70,8 +76,9 @@ def _startup_taint(r: Reason, nodes: str) -> str | None:
 
 
 def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karpenter",
-                 dialect: str | None = None) -> str:
-    where = _pool_name(pool)
+                 dialect: str | None = None, where: str | None = None) -> str:
+    """One reason in plain words; `where` names the pool(s) when one sentence stands for several pools."""
+    where = where or _pool_name(pool)
     f = fields_of(pool, dialect)
     if r.kind == reason_kind.TAINT:
         if source != "karpenter":
@@ -98,10 +105,10 @@ def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karp
                 "nodeAffinity.") if r.suggestion else ""
         renamed = (" (Karpenter v1 renamed karpenter.sh/provisioner-name to karpenter.sh/nodepool.)"
                    if r.key == "karpenter.sh/provisioner-name" and f is NODEPOOL_FIELDS else "")
-        return (f'the pod selects on label "{r.key}" (spec.nodeSelector or spec.affinity.nodeAffinity), but no '
-                f"node {where} can launch carries that label: it is neither a well-known label nor in the pool's "
-                f"{f.labels} or {f.requirements}. If the pod belongs to this pool, add the label there; otherwise "
-                f"this pool is simply not meant for the pod.{hint}{renamed}")
+        return (f'the pod selects on label "{r.key}" (spec.nodeSelector or spec.affinity.nodeAffinity), but {where} '
+                f"launches no node carrying that label: it is neither a well-known label nor in the pool's "
+                f"{f.labels} or {f.requirements}. If the pod belongs to such a pool, add the label there; otherwise "
+                f"the pool is simply not meant for the pod.{hint}{renamed}")
     if r.kind == reason_kind.REQUIREMENT_CONFLICT:
         return _conflict_plain(r, where, f)
     if r.kind == reason_kind.NO_INSTANCE_TYPE:
@@ -350,9 +357,21 @@ def item_plain(item: Item) -> str:
         return f"{who}: Karpenter found room for it and nominated {p.nominated}; it should bind once that node is ready."
     sentences: list[str] = [_header(p, who)]
     no_zone = [(r, pool) for pool in p.pools for r in pool.reasons if _no_zone(r)]
+    same: dict[tuple[str, str], list[PoolReasons]] = {}
+    for pool in p.pools:
+        for r in pool.reasons:
+            if r.kind != reason_kind.NO_INSTANCE_TYPE and not _no_zone(r):
+                same.setdefault((r.kind, r.text), []).append(pool)
+    said: set[tuple[str, str]] = set()
     for pool in p.pools:
         for r in pool.reasons:
             if len(no_zone) > 1 and _no_zone(r):
+                continue
+            pools = same.get((r.kind, r.text), [])
+            if len(pools) > 1:  # the same clause for several pools: one sentence naming them all
+                if (r.kind, r.text) not in said:
+                    said.add((r.kind, r.text))
+                    sentences.append(capital(reason_plain(r, pool, p.source, p.dialect, where=_pools_named(pools))))
                 continue
             sentences.append(capital(r.plain or reason_plain(r, pool, p.source, p.dialect)))
         if not pool.reasons:
