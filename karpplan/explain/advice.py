@@ -167,9 +167,23 @@ def _emptying(catalog: Catalog, ask: Ask, fits: Callable[[InstanceType], bool]) 
         widened = [(t, p) for t, p in allowed(catalog, ask, drop=key) if fits(t)]
         if widened:
             current = next((r for r in (*ask.type_reqs, ask.zones, ask.capacity) if r is not None and r.key == key), None)
-            return (f"The requirement {current} alone leaves no instance type with an offering that fits; if it were "
-                    f"widened these would qualify: {_listed(widened)}.")
+            zones = f" ({catalog.region} has the zones {', '.join(catalog.zones)})" if key == ZONE else ""
+            return (f"The requirement {current} alone leaves no instance type with an offering that fits{zones}; if it "
+                    f"were widened these would qualify: {_listed(widened)}.")
     return None
+
+
+def _matching_nothing(catalog: Catalog, ask: Ask, pool_fields: str) -> str:
+    """The requirements that on their own match no type (or no offering) of the catalog."""
+    alone: list[str] = [str(r) for r in ask.type_reqs if not any(r.matches(t.labels) for t in catalog.instance_types)]
+    if ask.zones is not None and not any(ask.zones.matches({ZONE: z}) for z in catalog.zones):
+        alone.append(f"{ask.zones} ({catalog.region} has the zones {', '.join(catalog.zones)})")
+    if alone:
+        return (f"Each of these requirements alone matches nothing in the {catalog.region} catalog: {'; '.join(alone)}. "
+                f"Check them in {pool_fields} and the pod's selectors (a type newer than karpplan's catalog shows up "
+                "here too).")
+    return (f"No instance type in the {catalog.region} catalog satisfies these requirements together with an offering; "
+            f"check them against the types you expect ({pool_fields}).")
 
 
 def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str) -> list[str]:
@@ -192,8 +206,7 @@ def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str
 
     if not ok:
         emptying = _emptying(catalog, ask, fits)
-        return out + [emptying or f"No instance type in the {catalog.region} catalog satisfies these requirements "
-                      f"with an offering; check each one against the types you expect ({pool_fields})."]
+        return out + [emptying or _matching_nothing(catalog, ask, pool_fields)]
     fitting = [(t, p) for t, p in ok if fits(t)]
     if fitting and not known:
         return out + [f"The log does not show the pool's requirements, so the catalog cannot check them; types that "

@@ -45,9 +45,12 @@ def _zone_region(reason: Reason) -> str | None:
 
 
 def _without_foreign_zones(reason: Reason, catalog: Catalog) -> Reason:
-    """Zones the catalog does not know (another region, a fake provider) are not judged."""
+    """Zones of another region or a fake provider are not judged; an unknown zone of the catalog's region is."""
+    def foreign(zone: str) -> bool:
+        return zone not in catalog.zones and not zone.startswith(catalog.region)
+
     reqs = tuple(q for q in reason.requirements
-                 if q.key != ZONE or q.operator != "In" or all(z in catalog.zones for z in q.values))
+                 if q.key != ZONE or q.operator != "In" or not any(foreign(z) for z in q.values))
     return replace(reason, requirements=reqs) if len(reqs) != len(reason.requirements) else reason
 
 

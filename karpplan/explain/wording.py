@@ -38,9 +38,9 @@ def fields_of(pool: PoolReasons | None, dialect: str | None = None) -> PoolField
 _PROVISIONER_DIALECTS = ("v0.6", "v0.16-v0.31")
 
 
-def _pool_name(pool: PoolReasons | None) -> str:
+def _pool_name(pool: PoolReasons | None, dialect: str | None = None) -> str:
     if pool is None:
-        return "a NodePool"
+        return "a Provisioner" if dialect in _PROVISIONER_DIALECTS else "a NodePool"
     return f'{"Provisioner" if pool.kind == "provisioner" else "NodePool"} "{pool.name}"'
 
 
@@ -78,7 +78,7 @@ def _startup_taint(r: Reason, nodes: str) -> str | None:
 def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karpenter",
                  dialect: str | None = None, where: str | None = None) -> str:
     """One reason in plain words; `where` names the pool(s) when one sentence stands for several pools."""
-    where = where or _pool_name(pool)
+    where = where or _pool_name(pool, dialect)
     f = fields_of(pool, dialect)
     if r.kind == reason_kind.TAINT:
         if source != "karpenter":
@@ -115,6 +115,9 @@ def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karp
         return no_type_plain(r, pool, f)
     if r.kind == reason_kind.LIMITS:
         if source == "cluster-autoscaler":
+            if "group" not in r.text:
+                return (f"{r.text}: the cluster as a whole is at cluster-autoscaler's limit (--max-nodes-total, "
+                        "--cores-total or --memory-total); raise that flag or free capacity.")
             return ("the node groups this pod would fit are already at their maximum size ('max node group size "
                     "reached'): raise the max size of such a node group (the autoscaling group's MaxSize, the "
                     "managed node group's maxSize, or the node pool's autoscaling maximum) so cluster-autoscaler "
@@ -216,17 +219,18 @@ def _topology_plain(r: Reason, where: str, source: str) -> str:
         return f"{r.text}: placing the pod on those nodes would break maxSkew of its {field}."
     counts = ""
     if r.counts:
-        counts = "; pods per domain now: " + ", ".join(f"{k}={v}" for k, v in list(r.counts.items())[:6])
+        counts = " (pods per domain now: " + ", ".join(f"{k}={v}" for k, v in list(r.counts.items())[:6]) + ")"
     if r.constraint == "pod affinity":
-        advice = ("no domain that " + where + " can reach holds a matching pod; a new node never does, so "
-                  "the pod waits until a matching pod runs in a reachable domain. Relax "
+        advice = ("no domain that " + where + " can reach holds a matching pod" + counts + "; a new node never does, "
+                  "so the pod waits until a matching pod runs in a reachable domain. Relax "
                   "requiredDuringScheduling to preferred, or let the pool reach the domain of the pods it follows.")
     elif r.constraint == "pod anti-affinity":
-        advice = "every reachable domain already holds a pod it must avoid; add domains (zones, nodes) or relax the term."
+        advice = ("every reachable domain already holds a pod it must avoid" + counts + "; add domains (zones, nodes) "
+                  "or relax the term.")
     else:
-        advice = ("placing the pod in any domain " + where + " can reach would break maxSkew; raise maxSkew, "
-                  "set whenUnsatisfiable: ScheduleAnyway, or let the pool reach more domains (zones).")
-    return f"{field} on {r.key}: {advice}{counts}"
+        advice = ("placing the pod in any domain " + where + " can reach would break maxSkew" + counts + "; raise "
+                  "maxSkew, set whenUnsatisfiable: ScheduleAnyway, or let the pool reach more domains (zones).")
+    return f"the pod's {field} on {r.key}: {advice}"
 
 
 def volume_plain(text: str, f: PoolFields = NODEPOOL_FIELDS) -> str:
@@ -289,6 +293,12 @@ def _node_filter_plain(r: Reason, source: str) -> str:
 def _group_hints(counts: Mapping[str, int]) -> str:
     out = ""
     for why in counts:
+        if "backoff" in why:
+            out += (" A node group in backoff had a scale-up fail recently (no capacity for its instance type, a "
+                    "quota, a launch template or subnet error): its autoscaling group's activity history says which; "
+                    "it is retried after the backoff.")
+        elif "not ready for scale-up" in why:
+            out += " A node group not ready for scale-up is still settling a previous change; this is transient."
         name = why.removeprefix("Insufficient ").strip() if why.startswith("Insufficient ") else None
         if name is None:
             continue
