@@ -80,7 +80,19 @@ THREADS = {
              "[amd64], kubernetes.io/os In [linux], topology.kubernetes.io/zone In [eu-west-1a] (no instance type which "
              "had enough resources and the required offering met the scheduling requirements)") + '"}',
         {"no-instance-type"}, ("m6a.2xlarge", "allocatable", "VM_MEMORY_OVERHEAD_PERCENT", "Lower the pod's")),
-    # a zone the pod's affinity empties: the requirement is named, with types that would qualify
+    # tzneal: EBS volumes in three zones; one zone requirement per volume, empty intersection = DoesNotExist
+    "zone-does-not-exist-volumes": Thread(
+        "https://github.com/aws/karpenter-provider-aws/issues/4192",
+        'karpenter-f8c94f455-w6gw5 controller 2023-07-03T21:13:23.572Z\tERROR\tcontroller.provisioner\tCould not '
+        'schedule pod, incompatible with provisioner "default", no instance type satisfied resources {"cpu":"2",'
+        '"memory":"6Gi","pods":"1"} and requirements karpenter.sh/provisioner-name In [default], kubernetes.io/os In '
+        "[linux], kubernetes.io/arch In [amd64], karpenter.k8s.aws/instance-category In [c m r], "
+        "topology.kubernetes.io/zone DoesNotExist, karpenter.k8s.aws/instance-generation Exists >2, "
+        "karpenter.sh/capacity-type In [on-demand spot] (no instance type met the scheduling requirements or had a "
+        'required offering){"commit": "698f22f-dirty", "pod": "xxx/xxx"}',
+        {"no-instance-type"}, ("PersistentVolume", "WaitForFirstConsumer", "empty set of zones"),
+        (_LOWER, "would qualify", "spec.template")),
+    # the same empty zone set, v1 dialect (listed with #4192 in issue 25)
     "zone-does-not-exist-requirement": Thread(
         "https://github.com/kubernetes-sigs/karpenter/issues/2438",
         '{"error":"no instance type met the scheduling requirements or had a required offering, requirements=coder In '
@@ -88,7 +100,7 @@ THREADS = {
         "NotIn [t], karpenter.k8s.aws/instance-cpu Exists >4, karpenter.sh/capacity-type In [on-demand spot], "
         "karpenter.sh/nodepool In [coder-workspace], kubernetes.io/arch In [amd64], kubernetes.io/os In [linux], "
         'topology.kubernetes.io/zone DoesNotExist, resources={\\"cpu\\":\\"4180m\\",\\"memory\\":\\"6264Mi\\",\\"pods\\":\\"7\\"}"}]}',
-        {"no-instance-type"}, ("topology.kubernetes.io/zone DoesNotExist alone", "would qualify"), (_LOWER,)),
+        {"no-instance-type"}, ("empty set of zones", "PersistentVolume"), (_LOWER, "would qualify")),
     # fargate-scheduler: privileged container and an s3fs (FUSE) volume
     "fargate-privileged-volume": Thread(
         "https://github.com/freegroup/kube-s3/issues/14",

@@ -173,6 +173,16 @@ def _emptying(catalog: Catalog, ask: Ask, fits: Callable[[InstanceType], bool]) 
     return None
 
 
+def _no_zone_left(q: ParsedRequirement) -> str:
+    return (f"{q} among these requirements is an empty set of zones, not a requirement to widen: Karpenter adds a zone "
+            "requirement for each PersistentVolume the pod has bound (and for its own zone selector) and prints "
+            "their empty intersection this way - typically EBS volumes in different zones, or a volume in a zone the "
+            "pod or the pool excludes. No instance type can help: keep the pod's volumes in one zone (recreate the odd "
+            "one out from a snapshot, or delete its claim so it is provisioned again), and use a StorageClass with "
+            "volumeBindingMode: WaitForFirstConsumer so new volumes are made where the pod lands "
+            "(kubectl get pv -o wide shows each volume's zone).")
+
+
 def _matching_nothing(catalog: Catalog, ask: Ask, pool_fields: str) -> str:
     """The requirements that on their own match no type (or no offering) of the catalog."""
     alone: list[str] = [str(r) for r in ask.type_reqs if not any(r.matches(t.labels) for t in catalog.instance_types)]
@@ -194,6 +204,10 @@ def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str
         asked = Resources.parse({k: v for k, v in reason.resources.items() if k != PODS})
     except (QuantityError, ValueError, TypeError):
         return []
+    empty = next((q for q in reason.requirements if q.key == ZONE and (q.operator == "DoesNotExist" or (
+        q.operator == "In" and not q.values))), None)
+    if empty is not None:
+        return [_no_zone_left(empty)]
     ask = ask_of(reason.requirements, catalog)
     known = bool(reason.requirements)
     ok = allowed(catalog, ask)
