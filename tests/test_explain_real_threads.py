@@ -134,6 +134,12 @@ THREADS = {
         {"unknown-label"}, ('each of Provisioners "karpenter-dev-provisioner-helper" and '
                             '"karpenter-dev-provisioner-primary"', "spec.labels"),
         ("spec.template",)),
+    # v0.15 restricted the Provisioner label in pod selectors (the reporter quotes it next to the v0.16 error)
+    "restricted-label-v015": Thread(
+        "https://github.com/aws/karpenter-provider-aws/issues/2383",
+        "\tcontroller.provisioning\tIgnoring pod, label karpenter.sh/provisioner-name is restricted; specify a well "
+        "known label",
+        {"unsupported"}, ("restricted", "v0.16", "spec.labels"), (_LOWER, "spec.template")),
     # a node that stopped reporting: not a toleration to add
     "unreachable-taint": Thread(
         "https://github.com/hystax/optscale/issues/568",

@@ -28,7 +28,7 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"scale-up", b"incompa
                  b"no instance type", b"should schedule on", b"topology constraint", b"limits", b"excluded because",
                  b"does not have known values", b"minValues", b"not supported", b"filtered out all", b'"error"',
                  b"Name:", b"Namespace:", b"nodepools found", b"provisioners found", b"exceeds node resources",
-                 b"Fargate", b"predicate ")
+                 b"Fargate", b"predicate ", b"Ignoring pod")
 
 
 def worth_parsing(line: bytes) -> bool:
@@ -40,7 +40,7 @@ TRIGGER = re.compile(
     rb"schedule pod|nodes are available|scale-up|incompatible with|did not tolerate|no instance type|"
     rb"should schedule on|topology constraint|incompatible requirements|exceed(?:s)? (?:provisioner )?limits|"
     rb"limits have been exhausted|excluded because|does not have known values|minValues|not supported|"
-    rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|predicate ")
+    rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|predicate |Ignoring pod")
 _KARPENTER_ANCHOR = re.compile(
     r"(?:Could not|could not|Failed to|Unable to) schedule pod\b|incompatible with (?:nodepool|provisioner)\b|"
     r"compatible with nodepool \"|did not tolerate |no instance type |unsatisfiable topology constraint|"
@@ -48,7 +48,9 @@ _KARPENTER_ANCHOR = re.compile(
     r"label \"[^\"]*\" does not have known values|pod didn['’]t schedule because NodePool|"
     r"incompatible volume requirements|nodepool requirements filtered out|"
     r"\d+ out of \d+ instance types were excluded|Ignoring pod, pod anti-affinity is not supported|"
+    r"Ignoring pod, label \S+ is restricted|"
     r"no (?:dynamic )?(?:nodepools|provisioners) found")
+_RESTRICTED = re.compile(r"Ignoring pod, label (?P<key>\S+) is restricted")  # v0.1x, before scheduling
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 _FIELD = re.compile(r'"(?P<name>message|msg|error|pod|time|ts|level|logger)"\s*:\s*"')
 _POD_OBJECT = re.compile(r'"Pod"\s*:\s*\{\s*"name"\s*:\s*"(?P<name>[^"]*)"\s*,\s*"namespace"\s*:\s*"(?P<ns>[^"]*)"')
@@ -220,6 +222,11 @@ def classify(message: str, *, pod: str | None = None, time: str | None = None, s
         reason = Reason(UNSUPPORTED, "pod anti-affinity is not supported")
         reason = replace(reason, plain=reason_plain(reason))
         return Parsed(KARPENTER, event or "Log", message, dialect=K.V06, pod=pod, time=time, reasons=(reason,))
+    if (rm := _RESTRICTED.match(text)) is not None:
+        reason = Reason(UNSUPPORTED, text.removeprefix("Ignoring pod, ").strip(), key=rm.group("key"),
+                        cause="restricted label")
+        reason = replace(reason, plain=reason_plain(reason, dialect=K.V016))
+        return Parsed(KARPENTER, event or "Log", message, dialect=K.V016, pod=pod, time=time, reasons=(reason,))
     env_pod, pools, bare, unparsed, hint = _karpenter(text)
     if not pools and not bare:
         return None

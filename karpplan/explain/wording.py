@@ -142,6 +142,12 @@ def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karp
     if r.kind == reason_kind.UNSUPPORTED:
         if source == fargate.SOURCE:
             return fargate_plain(r)
+        if r.cause == "restricted label":
+            return (f"Karpenter ignores the pod because it selects on {r.key}, a label in a domain Karpenter restricts "
+                    "(karpenter.sh/..., kubernetes.io/... other than the well-known labels): it never launches a node "
+                    "for such a pod. Select on a well-known label, or on a label of your own that the Provisioner sets "
+                    f"({f.labels} or {f.requirements}); Karpenter v0.15 also restricted karpenter.sh/provisioner-name, "
+                    "which v0.16 allows again.")
         return f"this Karpenter version does not support it ({r.text}); upgrade Karpenter or drop the constraint."
     if r.kind == reason_kind.NODE_FILTER:
         return _node_filter_plain(r, source)
