@@ -121,6 +121,11 @@ def _listed(types: Sequence[tuple[InstanceType, float]], n: int = 4) -> str:
     return ", ".join(f"{t.name} (${p:.4f}/h)" for t, p in best)
 
 
+def how_to_get(name: str) -> str | None:
+    """How a node comes to offer an extended resource, when karpplan knows."""
+    return _how(name)
+
+
 def _how(name: str) -> str | None:
     text = next((text for prefix, text in _HOW_TO_GET if name.startswith(prefix)), None)
     return text + "." if text else None

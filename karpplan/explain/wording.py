@@ -293,7 +293,22 @@ def _node_filter_plain(r: Reason, source: str) -> str:
         return (head + "; ".join(parts) + "." if parts else r.text) + hints
     parts = [f"{n} {why}" for why, n in counts.items()]
     nodes = f"of {r.total} nodes, " if r.total is not None else ""
-    return "no existing node fits: " + nodes + "; ".join(parts) + "." if parts else r.text
+    return ("no existing node fits: " + nodes + "; ".join(parts) + "." if parts else r.text) + _device_hints(counts)
+
+
+def _device_hints(counts: Mapping[str, int]) -> str:
+    """What an `Insufficient <extended resource>` on existing nodes usually means."""
+    from karpplan.explain.advice import how_to_get
+
+    out = ""
+    for why in counts:
+        name = why.removeprefix("Insufficient ").strip() if why.startswith("Insufficient ") else ""
+        if "/" in name or name.startswith("hugepages-"):
+            how = how_to_get(name)
+            out += (f" No node has {name} free: a node advertises it only when its device plugin (or controller) has "
+                    "registered it, so a new node of the right type must come up and be ready first."
+                    + (f" {how}" if how else ""))
+    return out
 
 
 def _group_hints(counts: Mapping[str, int]) -> str:
