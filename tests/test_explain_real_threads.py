@@ -169,3 +169,13 @@ def test_thread(name: str, load: CatalogFor) -> None:
     assert max(told.count(s) for s in told.split(". ") if len(s) > 20) == 1, told  # nothing said twice
     for words in thread.never:
         assert words.lower() not in told.lower(), (thread.url, words, told)
+
+
+def test_retries_of_one_pod_are_one_item() -> None:
+    """kube-scheduler retries a pod and its counts drift (5 nodes, then 6): the same reason, told once."""
+    line = ("  Warning  FailedScheduling  {age}  default-scheduler  0/{n} nodes are available: {k} Insufficient cpu, "
+            "3 node(s) didn't match Pod's node affinity/selector.")
+    text = "\n".join(line.format(age=a, n=n, k=n - 3) for a, n in (("5m", 5), ("1m", 6), ("10s", 7))) + "\n"
+    (item,) = explain_text(text).item_list()
+    assert item.count == 3 and (item.line, item.last_line) == (1, 3)
+    assert item.plain.count("No existing node fits") == 1

@@ -461,7 +461,7 @@ def reproduce_and_fix(explanation: Explanation, manifests: Sequence[str], *, cat
 def _volumes(item: Item, planner: _Planner, inv: Inventory, base_cost: float, workload: str, namespace: str,
              locator: Locator) -> None:
     """The pod's volumes, zones and binding modes from the manifests; fixes on the volumes when they share no zone."""
-    from karpplan.explain.volumes import sentences, volume_facts, volume_fixes
+    from karpplan.explain.volumes import common_zones, sentences, volume_facts, volume_fixes
 
     kind, _, name = workload.partition("/")
     doc = locator.find(kind, name, namespace)
@@ -469,6 +469,9 @@ def _volumes(item: Item, planner: _Planner, inv: Inventory, base_cost: float, wo
     facts = volume_facts(locator.documents, doc, namespace, pod_name) if doc is not None else []
     if not facts:
         return
+    about_zones = any(r.kind == "volume" or r.key == L.ZONE or L.ZONE in r.text for r in item.all_reasons())
+    if not about_zones and common_zones(facts) != frozenset() and not any(f.immediate for f in facts):
+        return  # the volumes are fine and the log is about something else
     item.advice.extend(s for s in sentences(facts) if s not in item.advice)
 
     def pin(zone: str) -> float | None:

@@ -82,7 +82,13 @@ class Reason:
     truncated: bool = False
     plain: str = ""
 
-    def signature(self) -> tuple[str, str]:
+    def signature(self) -> tuple[object, ...]:
+        """What makes two reasons the same reason for one pod: per-node counts and topology counts change from
+        one retry to the next and are not part of it (the item keeps the first wording and counts repeats)."""
+        if self.kind == NODE_FILTER:
+            return self.kind, self.cause, tuple(self.counts or ())
+        if self.kind == TOPOLOGY:
+            return self.kind, self.constraint, self.key, self.node_domains
         return self.kind, self.text
 
     def to_document(self) -> dict[str, Any]:
