@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from karpplan.cli.main import app
@@ -109,3 +110,42 @@ def test_fixes_with_manifests(tmp_path: Path) -> None:
     assert gpu["workload"] == "StatefulSet/gpu-job" and gpu["reproduced"] is True
     tol = [f for f in gpu["fixes"] if "toleration" in f["action"]]
     assert tol and tol[0]["line"] == 58 and tol[0]["hourlyCostDelta"] > 0  # the pod spec the toleration goes in
+
+
+def test_manifests_in_several_paths_as_the_readme_writes_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """README: `karpplan explain - --manifests deploy/ pools/` (the second path follows --manifests)."""
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "pools").mkdir()
+    pools, _, workloads = MANIFESTS.partition("apiVersion: apps/v1")
+    (tmp_path / "pools" / "pools.yaml").write_text(pools)
+    (tmp_path / "deploy" / "apps.yaml").write_text("apiVersion: apps/v1" + workloads)
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["explain", "-", "--manifests", "deploy/", "pools/", "--region", "us-east-1",
+                                 "-o", "json"], input=LOG)
+    assert result.exit_code == 0, result.output
+    web = json.loads(result.stdout)["items"][0]
+    assert web["workload"] == "Deployment/web" and web["fixes"][0]["file"].startswith("pools/")
+
+
+def test_unrecognised_lines_listed_and_counted(tmp_path: Path) -> None:
+    code, out = _run(tmp_path, "INFO starting controller\n\n" + LOG + "some other line\n", "-o", "json")
+    doc = json.loads(out)
+    assert code == 0 and doc["summary"]["unrecognised"] == 3
+    assert doc["unrecognised"] == [{"line": 1, "text": "INFO starting controller"},
+                                   {"line": 5, "text": "some other line"}]  # blank lines are counted, not listed
+    code, out = _run(tmp_path, "INFO starting controller\n" + LOG)
+    assert "1 unrecognised" in out and "unrecognised lines: 1" in out
+
+
+def test_wrapped_message_is_one_record(tmp_path: Path) -> None:
+    """A message a terminal wrapped (aws/karpenter-provider-aws#3315 pasted it over three lines)."""
+    wrapped = ('Failed to schedule pod, incompatible with provisioner "gaudi", no instance type satisfied resources\n'
+               '{"cpu":"24","habana.ai/gaudi":"8","hugepages-2Mi":"21000Mi","pods":"1"}\n'
+               "and requirements kubernetes.io/os In [linux], node.kubernetes.io/instance-type In [dl1.24xlarge]\n")
+    code, out = _run(tmp_path, wrapped, "-o", "json")
+    doc = json.loads(out)
+    assert code == 0 and doc["summary"]["explained"] == 3 and doc["summary"]["unrecognised"] == 0
+    (item,) = doc["items"]
+    reason = item["nodePools"][0]["reasons"][0]
+    assert reason["resources"]["hugepages-2Mi"] == "21000Mi" and reason["requirements"][1]["values"] == ["dl1.24xlarge"]
+    assert "hugepages-2Mi" in item["plain"] and "Lower the pod" not in item["plain"]

@@ -89,7 +89,7 @@ REAL_LINES = [
          'karpenter', None, 'Nominated', None, {}),
     Real('FIT', 'https://github.com/kubernetes-sigs/karpenter/issues/932', 'kubectl describe Events (default-scheduler FitError)',
          "  Warning  FailedScheduling  77s (x3 over 4m14s)  default-scheduler  0/8 nodes are available: 1 Insufficient memory, 1 node(s) didn't find available persistent volumes to bind, 2 node(s) had untolerated taint {eks.amazonaws.com/compute-type: fargate}, 4 node(s) had untolerated taint {im-a-sparklike: true}. preemption: 0/8 nodes are available: 1 No preemption victims found for incoming pod, 7 Preemption is not helpful for scheduling..",
-         'kube-scheduler', None, 'FailedScheduling', None, {'': ['node-filter', 'taint', 'taint']}),
+         'kube-scheduler', None, 'FailedScheduling', None, {'': ['node-filter', 'taint', 'taint', 'volume']}),
 ]
 
 

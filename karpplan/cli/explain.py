@@ -86,6 +86,9 @@ def run_explain(options: ExplainOptions) -> int:
         progress.stop()
         if stream is not sys.stdin.buffer:
             stream.close()
+    from karpplan.explain.enrich import catalog_loader, enrich
+
+    enrich(explanation, catalog_loader(options.region, options.catalog))
     if options.manifests:
         from karpplan.explain.fixes import reproduce_and_fix
 
@@ -100,7 +103,11 @@ def run_explain(options: ExplainOptions) -> int:
 
 def explain(
     ctx: typer.Context,
-    log: Annotated[str, typer.Argument(metavar="[LOG|-]", help="A log, events or describe output; - for stdin.")] = "-",
+    paths: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="[LOG|-]", help="A log, events or describe output; - for stdin. After --manifests, "
+                                               "further paths are more manifests (--manifests deploy/ pools/)."),
+    ] = None,
     manifests: Annotated[
         list[str] | None,
         typer.Option("--manifests", help="The user's manifests: reproduce the failure and propose fixes (repeatable)."),
@@ -115,10 +122,32 @@ def explain(
 
     terminal = terminal_of(ctx)
     stdout, stderr = terminal.stdout, terminal.stderr
-    options = ExplainOptions(log=log, manifests=tuple(manifests or ()), catalog=str(catalog) if catalog else None,
+    log, more = split_paths(list(paths or ()), bool(manifests))
+    options = ExplainOptions(log=log, manifests=(*(manifests or ()), *more), catalog=str(catalog) if catalog else None,
                              region=region, zones=parse_zones(zones), output=output.value, stdout=stdout,
                              stderr=stderr)
     run_guarded(lambda: _explain_or_refuse(options), terminal)
+
+
+def split_paths(paths: list[str], has_manifests: bool) -> tuple[str, list[str]]:
+    """The log and the extra manifest paths among the positional arguments.
+
+    `--manifests deploy/ pools/` leaves `pools/` positional (an option takes one value): with --manifests, a
+    directory or a YAML/JSON file is a manifest path, and the one other path (or `-`) is the log.
+    """
+    if not has_manifests or len(paths) <= 1:
+        if len(paths) > 1:
+            raise typer.BadParameter(f"one log at a time (got {len(paths)}: {' '.join(paths)})")
+        return (paths[0] if paths else "-"), []
+    logs = [p for p in paths if not _manifest_like(p)]
+    more = [p for p in paths if _manifest_like(p)]
+    if len(logs) > 1:
+        raise typer.BadParameter(f"one log at a time (got {len(logs)}: {' '.join(logs)})")
+    return (logs[0] if logs else "-"), more
+
+
+def _manifest_like(path: str) -> bool:
+    return path != "-" and (Path(path).is_dir() or path.endswith((".yaml", ".yml", ".json")))
 
 
 def _explain_or_refuse(options: ExplainOptions) -> int:

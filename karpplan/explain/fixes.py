@@ -147,6 +147,26 @@ def _drop_selector_key(key: str) -> Callable[[PodTemplate], PodTemplate]:
     return change
 
 
+def _own_keys(doc: Document | None, spec: Sequence[str]) -> set[str] | None:
+    """The node label keys the pod's own nodeSelector and required node affinity name (None: unknown)."""
+    if doc is None:
+        return None
+    node, _ = _walk(doc.body, spec)
+    if not isinstance(node, dict):
+        return None
+    def sub(d: object, key: str) -> object:
+        return d.get(key) if isinstance(d, dict) else None
+
+    selector = sub(node, "nodeSelector")
+    keys: set[str] = set(selector) if isinstance(selector, dict) else set()
+    required = sub(sub(sub(node, "affinity"), "nodeAffinity"), "requiredDuringSchedulingIgnoredDuringExecution")
+    for term in (required.get("nodeSelectorTerms") or []) if isinstance(required, dict) else []:
+        for expr in (term.get("matchExpressions") or []) if isinstance(term, dict) else []:
+            if isinstance(expr, dict) and isinstance(expr.get("key"), str):
+                keys.add(expr["key"])
+    return keys
+
+
 def _pod_requirements(t: PodTemplate) -> Requirements:
     alts = t.affinity.strict_alternatives()
     return alts[0] if alts else t.affinity.node_selector
@@ -193,7 +213,10 @@ def candidates(inv: Inventory, workload: str, namespace: str, locator: Locator) 
     pools = [p for p in inv.nodepools if not p.static]
     # nodeSelector / required node affinity keys
     reqs = _pod_requirements(t)
+    own = _own_keys(doc, spec)
     for key, req in reqs.items():
+        if own is not None and key not in own:
+            continue  # the requirement comes from the pod's volumes: their fixes are the volumes' (volumes.py)
         sel_path = (*spec, "nodeSelector", key)
         aff_path = (*spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
         in_selector = key in t.affinity.node_selector
@@ -201,15 +224,19 @@ def candidates(inv: Inventory, workload: str, namespace: str, locator: Locator) 
         field = f"spec.template.spec.nodeSelector.{key}" if in_selector else \
             "spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
         value = req.any_value()
+        # a pool that already carries what the pod selects is the one it targets: relabelling another one
+        # re-routes the pod, which gives up more than fixing the targeted pool
+        targeted = any(key in p.requirements and not p.requirements[key].intersect(req).is_empty() for p in pools)
         for pool in pools:
             if key not in pool.requirements and key not in wk and value is not None and not req.complement:
                 pdoc = locator.find(pool.kind, pool.name)
                 porigin = locator.at(pdoc, pool.origin, ("spec", "template", "metadata", "labels"),
                                      ("spec", "labels"), ("spec", "template"))
+                labels_field = "spec.labels" if pool.kind == "Provisioner" else "spec.template.metadata.labels"
                 out.append(Candidate(
-                    f'add the label {key}: {value} to {pool.kind} "{pool.name}" (spec.template.metadata.labels) so '
+                    f'add the label {key}: {value} to {pool.kind} "{pool.name}" ({labels_field}) so '
                     f"its nodes carry what the pod's {'nodeSelector' if in_selector else 'nodeAffinity'} asks for",
-                    f"{pool.kind}/{pool.name}", "spec.template.metadata.labels", porigin, 0,
+                    f"{pool.kind}/{pool.name}", labels_field, porigin, 2 if targeted else 0,
                     _with_pool(pool.name, partial(_add_label, key=key, value=value)),
                     f"{pool.kind} {pool.name} has no label {key}"))
             elif key in pool.requirements and pool.requirements[key].intersect(req).is_empty():
@@ -224,7 +251,8 @@ def candidates(inv: Inventory, workload: str, namespace: str, locator: Locator) 
                 widened = _widen(preq, req)
                 out.append(Candidate(
                     f'widen {pool.kind} "{pool.name}" requirement {key} ({preq}) to also allow {req}',
-                    f"{pool.kind}/{pool.name}", f"spec.template.spec.requirements[{key}]", porigin, 1,
+                    f"{pool.kind}/{pool.name}",
+                    f"{'spec' if pool.kind == 'Provisioner' else 'spec.template.spec'}.requirements[{key}]", porigin, 1,
                     _with_pool(pool.name, partial(_set_requirement, key=key, requirement=widened)),
                     f"{pool.kind} {pool.name} requires {preq}"))
         out.append(Candidate(
@@ -363,7 +391,7 @@ def _minimal_conflict(planner: _Planner, inv: Inventory, cands: Sequence[Candida
     """Deletion filter: relax everything but a shrinking set; keep a constraint only when it is needed to fail."""
     groups: dict[str, list[Candidate]] = {}
     for c in cands:
-        if c.intent >= 2 or c.field.startswith("spec.template.metadata.labels") or "requirements[" in c.field:
+        if c.intent >= 2 or c.field.endswith(".labels") or "requirements[" in c.field:
             groups.setdefault(c.conflict, []).append(c)
     keys = list(groups)
     if not keys or len(keys) > 12:
@@ -419,14 +447,47 @@ def reproduce_and_fix(explanation: Explanation, manifests: Sequence[str], *, cat
         item.reproduced = reproduced
         item.conflict = list(conflict)
         item.fixes = list(fixes)
+        _volumes(item, planner, inv, base_cost, workload, namespace, locator)
         if not reproduced:
             item.fix_notes.append(f"with these manifests {workload} schedules: the failure is not reproduced "
                                   "(the cluster may differ: existing nodes, limits already used, other pods)")
-        elif not fixes:
+        elif not item.fixes:
             item.fix_notes.append("no single change among the candidates makes it schedule")
         from karpplan.explain.wording import item_plain
 
         item.plain = item_plain(item) + _fix_sentence(item)
+
+
+def _volumes(item: Item, planner: _Planner, inv: Inventory, base_cost: float, workload: str, namespace: str,
+             locator: Locator) -> None:
+    """The pod's volumes, zones and binding modes from the manifests; fixes on the volumes when they share no zone."""
+    from karpplan.explain.volumes import common_zones, sentences, volume_facts, volume_fixes
+
+    kind, _, name = workload.partition("/")
+    doc = locator.find(kind, name, namespace)
+    pod_name = (item.parsed.pod or "").rpartition("/")[2] or name
+    facts = volume_facts(locator.documents, doc, namespace, pod_name) if doc is not None else []
+    if not facts:
+        return
+    about_zones = any(r.kind == "volume" or r.key == L.ZONE or L.ZONE in r.text for r in item.all_reasons())
+    if not about_zones and common_zones(facts) != frozenset() and not any(f.immediate for f in facts):
+        return  # the volumes are fine and the log is about something else
+    item.advice.extend(s for s in sentences(facts) if s not in item.advice)
+
+    def pin(zone: str) -> float | None:
+        def change(t: PodTemplate) -> PodTemplate:
+            t = _drop_selector_key(L.ZONE)(t)
+            aff = t.affinity
+            return replace(t, affinity=replace(aff, node_selector=aff.node_selector.with_requirement(
+                Requirement(L.ZONE, frozenset([zone])))))
+        if planner.exhausted:
+            return None
+        plan = planner.plan(_with_template(workload, namespace, change)(inv))
+        return None if _unschedulable(plan, workload, namespace) else plan.summary.hourly_cost - base_cost
+
+    moves = volume_fixes(facts, pin)
+    if moves:
+        item.fixes = moves + [f for f in item.fixes if f not in moves]
 
 
 def _fix_one(planner: _Planner, inv: Inventory, base: Plan, base_cost: float, workload: str, namespace: str,

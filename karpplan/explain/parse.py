@@ -9,8 +9,8 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
+from karpplan.explain.dialects import fargate, kube
 from karpplan.explain.dialects import karpenter as K
-from karpplan.explain.dialects import kube
 from karpplan.explain.structure import (
     CLUSTER_AUTOSCALER,
     EXCLUDED_TYPES,
@@ -27,7 +27,8 @@ from karpplan.explain.wording import reason_plain, with_plain
 TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"scale-up", b"incompatible", b"did not tolerate",
                  b"no instance type", b"should schedule on", b"topology constraint", b"limits", b"excluded because",
                  b"does not have known values", b"minValues", b"not supported", b"filtered out all", b'"error"',
-                 b"Name:", b"Namespace:", b"nodepools found", b"provisioners found", b"exceeds node resources")
+                 b"Name:", b"Namespace:", b"nodepools found", b"provisioners found", b"exceeds node resources",
+                 b"Fargate", b"predicate ", b"Ignoring pod")
 
 
 def worth_parsing(line: bytes) -> bool:
@@ -39,7 +40,7 @@ TRIGGER = re.compile(
     rb"schedule pod|nodes are available|scale-up|incompatible with|did not tolerate|no instance type|"
     rb"should schedule on|topology constraint|incompatible requirements|exceed(?:s)? (?:provisioner )?limits|"
     rb"limits have been exhausted|excluded because|does not have known values|minValues|not supported|"
-    rb"filtered out all|\"error\"|^Name:|^Namespace:")
+    rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|predicate |Ignoring pod")
 _KARPENTER_ANCHOR = re.compile(
     r"(?:Could not|could not|Failed to|Unable to) schedule pod\b|incompatible with (?:nodepool|provisioner)\b|"
     r"compatible with nodepool \"|did not tolerate |no instance type |unsatisfiable topology constraint|"
@@ -47,7 +48,9 @@ _KARPENTER_ANCHOR = re.compile(
     r"label \"[^\"]*\" does not have known values|pod didn['’]t schedule because NodePool|"
     r"incompatible volume requirements|nodepool requirements filtered out|"
     r"\d+ out of \d+ instance types were excluded|Ignoring pod, pod anti-affinity is not supported|"
+    r"Ignoring pod, label \S+ is restricted|"
     r"no (?:dynamic )?(?:nodepools|provisioners) found")
+_RESTRICTED = re.compile(r"Ignoring pod, label (?P<key>\S+) is restricted")  # v0.1x, before scheduling
 _TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 _FIELD = re.compile(r'"(?P<name>message|msg|error|pod|time|ts|level|logger)"\s*:\s*"')
 _POD_OBJECT = re.compile(r'"Pod"\s*:\s*\{\s*"name"\s*:\s*"(?P<name>[^"]*)"\s*,\s*"namespace"\s*:\s*"(?P<ns>[^"]*)"')
@@ -107,6 +110,8 @@ def _json_objects(text: str) -> tuple[dict[str, Any] | list[Any] | None, int, in
         if isinstance(value, list) or (isinstance(value, dict) and _is_record(value)):
             return value, pos, end
         if isinstance(value, dict) and not text[end:].strip():
+            if text[:pos].rstrip().endswith(("=", "resources")):  # `resources={...}` ends the message itself
+                break
             trailing = (value, pos, end)
             break
         pos = text.find('{"', end if isinstance(value, dict) and end > pos else pos + 1)
@@ -181,6 +186,9 @@ def _kube(message: str) -> tuple[str, str, tuple[Reason, ...]] | None:
     if reasons is not None:
         return CLUSTER_AUTOSCALER, "NotTriggerScaleUp", with_plain(
             Parsed(CLUSTER_AUTOSCALER, "", "", reasons=tuple(reasons))).reasons
+    reasons = fargate.parse(message)
+    if reasons is not None:
+        return fargate.SOURCE, "FailedScheduling", with_plain(Parsed(fargate.SOURCE, "", "", reasons=tuple(reasons))).reasons
     return None
 
 
@@ -195,6 +203,12 @@ def classify(message: str, *, pod: str | None = None, time: str | None = None, s
         if kube_result is not None:
             src, ev, reasons = kube_result
             return Parsed(src, event or ev, message, pod=pod, time=time, reasons=reasons)
+        predicate = kube.parse_predicate(message)
+        if predicate is not None:
+            named, found = predicate
+            worded = with_plain(Parsed(CLUSTER_AUTOSCALER, "", "", reasons=tuple(found))).reasons
+            return Parsed(CLUSTER_AUTOSCALER, event or "NotTriggerScaleUp", message, pod=pod or named, time=time,
+                          reasons=worded)
     nm = kube.NOMINATED.search(message)
     if nm is not None:
         return Parsed(KARPENTER, "Nominated", message, pod=pod, time=time, nominated=nm.group("target").strip())
@@ -208,6 +222,11 @@ def classify(message: str, *, pod: str | None = None, time: str | None = None, s
         reason = Reason(UNSUPPORTED, "pod anti-affinity is not supported")
         reason = replace(reason, plain=reason_plain(reason))
         return Parsed(KARPENTER, event or "Log", message, dialect=K.V06, pod=pod, time=time, reasons=(reason,))
+    if (rm := _RESTRICTED.match(text)) is not None:
+        reason = Reason(UNSUPPORTED, text.removeprefix("Ignoring pod, ").strip(), key=rm.group("key"),
+                        cause="restricted label")
+        reason = replace(reason, plain=reason_plain(reason, dialect=K.V016))
+        return Parsed(KARPENTER, event or "Log", message, dialect=K.V016, pod=pod, time=time, reasons=(reason,))
     env_pod, pools, bare, unparsed, hint = _karpenter(text)
     if not pools and not bare:
         return None
@@ -221,6 +240,8 @@ def classify(message: str, *, pod: str | None = None, time: str | None = None, s
         dialect = K.V032
     if all(r.kind == EXCLUDED_TYPES for r in bare) and not pools:
         dialect = K.V016 if hint == K.V016 else None
+    if bare and dialect in (K.V06, K.V016):  # bare reasons name Provisioner fields in these dialects
+        bare = with_plain(Parsed(KARPENTER, "", "", dialect=dialect, reasons=bare)).reasons
     return Parsed(KARPENTER, event or ("FailedScheduling" if pools or bare else "Log"), message, dialect=dialect,
                   pod=pod or env_pod, time=time, pools=pools, reasons=bare, unparsed=unparsed)
 

@@ -40,6 +40,7 @@ def write_document(explanation: Explanation, fmt: str, out: IO[str]) -> None:
             out.write(("," if n else "") + "\n" + _indented(text, "    "))
         if items:
             out.write("\n  ]")
+        out.write(",\n" + render_document({"unrecognised": explanation.unrecognised_document()}, "json")[len("{\n"):-len("\n}\n")])
         if explanation.notes:
             out.write(",\n" + render_document({"notes": list(explanation.notes)}, "json")[len("{\n"):-len("\n}\n")])
         out.write("\n}\n")
@@ -52,6 +53,7 @@ def write_document(explanation: Explanation, fmt: str, out: IO[str]) -> None:
     for n, item in enumerate(items):
         text = render_document({"items": [item.to_document()]}, "yaml")
         out.write(text if n == 0 else text[len("items:\n"):])
+    out.write(render_document({"unrecognised": explanation.unrecognised_document()}, "yaml"))
     if explanation.notes:
         out.write(render_document({"notes": list(explanation.notes)}, "yaml"))
 
@@ -104,3 +106,10 @@ def render_table(explanation: Explanation, console: Console) -> None:
     s = explanation.summary()
     console.print(Text(f"{s['lines']} lines: {s['explained']} explained, {s['unrecognised']} unrecognised; "
                        f"{s['items']} items for {s['pods']} pods", style="dim"))
+    listed = explanation.unrecognised_lines
+    if listed:
+        first = ", ".join(str(line) for line, _ in listed[:8]) + (", ..." if len(listed) > 8 else "")
+        console.print(Text(f"unrecognised lines: {first} (-o json lists them). explain reads Karpenter controller lines "
+                           "and events, kube-scheduler FailedScheduling, cluster-autoscaler NotTriggerScaleUp and "
+                           "fargate-scheduler events; other lines (INFO logs, blank lines, headers) are skipped.",
+                           style="dim"))

@@ -17,6 +17,8 @@ from karpplan.explain.wording import item_plain
 
 API_VERSION = "karpplan.io/v1alpha1"
 MAX_ITEMS = 100_000
+MAX_UNRECOGNISED_LISTED = 50  # the first ones are listed (line and text); all are counted
+MAX_UNRECOGNISED_TEXT = 300
 
 
 @dataclass
@@ -27,6 +29,7 @@ class Explanation:
     dropped: int = 0
     items: dict[tuple[object, ...], Item] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    unrecognised_lines: list[tuple[int, str]] = field(default_factory=list)  # (line, text), the first ones
     # one shared object per distinct reason / pool: thousands of items repeat a handful of them
     _shared: dict[object, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -73,6 +76,8 @@ class Explanation:
         self.explained += other.explained
         self.records += other.records
         self.dropped += other.dropped
+        room = MAX_UNRECOGNISED_LISTED - len(self.unrecognised_lines)
+        self.unrecognised_lines.extend((line + line_offset, text) for line, text in other.unrecognised_lines[:max(room, 0)])
         for key, item in sorted(other.items.items(), key=lambda kv: kv[1].line):
             item.line += line_offset
             item.last_line += line_offset
@@ -104,9 +109,18 @@ class Explanation:
         """The document without its items (render.write_document streams those one by one)."""
         return {"apiVersion": API_VERSION, "kind": "Explanation", "summary": self.summary()}
 
+    def unrecognised_document(self) -> list[dict[str, Any]]:
+        return [{"line": line, "text": text} for line, text in self.unrecognised_lines]
+
+    def note_unrecognised(self, line: int, data: bytes) -> None:
+        if len(self.unrecognised_lines) < MAX_UNRECOGNISED_LISTED and data.strip():
+            text = data[:MAX_UNRECOGNISED_TEXT * 4].decode("utf-8", "replace").strip()
+            self.unrecognised_lines.append((line, text[:MAX_UNRECOGNISED_TEXT]))
+
     def to_document(self) -> dict[str, Any]:
         doc = self.header()
         doc["items"] = [i.to_document() for i in self.item_list()]
+        doc["unrecognised"] = self.unrecognised_document()
         if self.notes:
             doc["notes"] = list(self.notes)
         return doc
@@ -118,15 +132,24 @@ def explain_records(recs: Iterable[Record], explanation: Explanation | None = No
     for record in recs:
         out.lines += record.lines
         if record.lines == 1 and not worth_parsing(record.data):
+            if len(out.unrecognised_lines) < MAX_UNRECOGNISED_LISTED:
+                out.note_unrecognised(record.line, record.data)
             continue
         found = parser.parse(record.text)
         if not found:
+            if len(out.unrecognised_lines) < MAX_UNRECOGNISED_LISTED and not _context_line(record.data):
+                out.note_unrecognised(record.line, record.data)
             continue
         out.records += 1
         out.explained += record.lines
         for parsed in found:
             out.add(parsed, record)
     return out
+
+
+def _context_line(data: bytes) -> bool:
+    """`kubectl describe pod` header lines the parser reads for context (the pod's name and namespace)."""
+    return data.lstrip().startswith((b"Name:", b"Namespace:"))
 
 
 def _counted(lines: Iterable[bytes], progress: Callable[[int], None] | None, every: int = 1 << 20) -> Iterator[bytes]:

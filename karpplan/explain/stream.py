@@ -22,6 +22,17 @@ _CLAUSE_START = re.compile(
     rb"no instance type |unsatisfiable topology constraint |all available instance types exceed |"
     rb"node limits have been exhausted |label \")")
 _OPENING = re.compile(rb"^(?P<prefix>.*?)(?P<open>[{\[])\s*$")
+# A terminal or a paste wraps long messages: a line that starts none of the records a log holds continues the
+# message before it, when that message is one explain reads and is visibly unfinished.
+_RECORD_START = re.compile(
+    rb'^\s*(?:\{\s*"(?:level|time|ts|msg|message|log|severity|@timestamp|timestamp|kind|apiVersion|error|items|'
+    rb'caller|logger|L|T|M)"|\{\s*$|\[|\d{4}-\d\d-\d\d|[IWEF]\d{4} |\d+[smhd]\s|<unknown>|(?:Normal|Warning)\s|Type\s|Name:|'
+    rb"Namespace:|Events:|-{3}|#|(?:DEBUG|INFO|WARN|ERROR)\b|(?:[a-z0-9][-a-z0-9.]*\s+)?\S+\s+(?:Normal|Warning)\s)")
+_CONTINUES = re.compile(rb"^\s*(?:and requirements|requirements=|resources=|\{\\?\"|\(no instance type|daemonset "
+                        rb"overhead|key [\w./-]+,|\d+ (?:node|Insufficient|Too many))")
+_LOWER_WORD = re.compile(rb"^\s*(?:[a-z][\w./-]*(?:\s|$)|[\])}])")
+_TRIGGERS = (b"schedule pod", b"nodes are available", b"scale-up", b"incompatible", b"Fargate", b"no instance type")
+MAX_WRAPPED_LINES = 20
 
 
 @dataclass(frozen=True)
@@ -71,6 +82,25 @@ def _opening_prefix(line: bytes) -> bytes | None:
     return prefix if depth > 0 else None
 
 
+def _wrapped(pending: Record, line: bytes) -> bool:
+    """Whether `line` continues `pending`: a message explain reads, left unfinished, and a line that starts no
+    record of its own (checked in that order of cost; most lines of a log start a record)."""
+    if pending.lines >= MAX_WRAPPED_LINES or _RECORD_START.match(line) or not line.strip():
+        return False
+    data = pending.data
+    if not any(t in data for t in _TRIGGERS):
+        return False
+    if b'{"' in data[:64] or data.lstrip().startswith(b"{"):  # a JSON record: only an unclosed one continues
+        depth, in_string = depth_change(data)
+        return depth > 0 or in_string
+    tail = data.rstrip()
+    if tail.endswith((b",", b"=", b":", b" and")):
+        return True
+    if _CONTINUES.match(line) is not None:
+        return True
+    return not tail.endswith((b".", b'"', b"}", b")")) and _LOWER_WORD.match(line) is not None
+
+
 def records(lines: Iterable[bytes]) -> Iterator[Record]:
     """Logical records from physical lines (with or without their line endings)."""
     pending: Record | None = None
@@ -83,6 +113,9 @@ def records(lines: Iterable[bytes]) -> Iterator[Record]:
             tail = pending.data.rstrip()
             if tail.endswith((b";", b';"')) and _CLAUSE_START.match(line):
                 pending = Record(pending.line, pending.lines + 1, pending.data + b"\n" + line)
+                continue
+            if _wrapped(pending, line):
+                pending = Record(pending.line, pending.lines + 1, pending.data + b" " + line.strip())
                 continue
             yield pending
             pending = None

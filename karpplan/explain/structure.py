@@ -82,7 +82,13 @@ class Reason:
     truncated: bool = False
     plain: str = ""
 
-    def signature(self) -> tuple[str, str]:
+    def signature(self) -> tuple[object, ...]:
+        """What makes two reasons the same reason for one pod: per-node counts and topology counts change from
+        one retry to the next and are not part of it (the item keeps the first wording and counts repeats)."""
+        if self.kind == NODE_FILTER:
+            return self.kind, self.cause, tuple(self.counts or ())
+        if self.kind == TOPOLOGY:
+            return self.kind, self.constraint, self.key, self.node_domains
         return self.kind, self.text
 
     def to_document(self) -> dict[str, Any]:
@@ -177,6 +183,7 @@ class Item:
     conflict: list[str] = field(default_factory=list)
     fixes: list[Fix] = field(default_factory=list)
     fix_notes: list[str] = field(default_factory=list)
+    advice: list[str] = field(default_factory=list)  # what the catalog and the manifests add to the wording
 
     def to_document(self) -> dict[str, Any]:
         p = self.parsed

@@ -2,18 +2,52 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
+from karpplan.explain import known
 from karpplan.explain import structure as reason_kind
+from karpplan.explain.dialects import fargate
 from karpplan.explain.structure import CLUSTER_AUTOSCALER, KUBE_SCHEDULER, Item, Parsed, PoolReasons, Reason
 
 _WELL_KNOWN_POOL_KEYS = ("karpenter.sh/nodepool", "karpenter.sh/provisioner-name")
+_ZONE = "topology.kubernetes.io/zone"
+_HOSTNAME = "kubernetes.io/hostname"
 
 
-def _pool_name(pool: PoolReasons | None) -> str:
+@dataclass(frozen=True)
+class PoolFields:
+    """Where a pool kind keeps what a reason is about (a Provisioner has no template)."""
+
+    requirements: str
+    labels: str
+    taints: str
+    limits: str
+
+
+NODEPOOL_FIELDS = PoolFields("spec.template.spec.requirements", "spec.template.metadata.labels",
+                             "spec.template.spec.taints", "spec.limits")
+PROVISIONER_FIELDS = PoolFields("spec.requirements", "spec.labels", "spec.taints", "spec.limits.resources")
+
+
+def fields_of(pool: PoolReasons | None, dialect: str | None = None) -> PoolFields:
+    kind = pool.kind if pool is not None else ("provisioner" if dialect in _PROVISIONER_DIALECTS else "nodepool")
+    return PROVISIONER_FIELDS if kind == "provisioner" else NODEPOOL_FIELDS
+
+
+_PROVISIONER_DIALECTS = ("v0.6", "v0.16-v0.31")
+
+
+def _pool_name(pool: PoolReasons | None, dialect: str | None = None) -> str:
     if pool is None:
-        return "a NodePool"
+        return "a Provisioner" if dialect in _PROVISIONER_DIALECTS else "a NodePool"
     return f'{"Provisioner" if pool.kind == "provisioner" else "NodePool"} "{pool.name}"'
+
+
+def _pools_named(pools: list[PoolReasons]) -> str:
+    kind = "Provisioners" if pools[0].kind == "provisioner" else "NodePools"
+    names = [f'"{p.name}"' for p in pools]
+    return f"each of {kind} " + (", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0])
 
 
 def _taint_text(r: Reason) -> str:
@@ -25,93 +59,324 @@ def _taint_text(r: Reason) -> str:
     return text
 
 
-def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karpenter") -> str:
-    where = _pool_name(pool)
+def _startup_taint(r: Reason, nodes: str) -> str | None:
+    """The wording for a taint that its owner removes by itself, or None for an ordinary taint."""
+    owner = known.transient_taint(r.key)
+    if owner is not None:
+        who, when = owner
+        return (f"{nodes} still carry the taint {r.key}, which {who} removes by itself {when}: it is transient, so do "
+                "not add a toleration for it. The pod lands once the taint is gone; if it stays on a node that has "
+                "been up for minutes, the component that should remove it is failing (check the node's conditions and "
+                "events, the CNI / aws-node pods and the Karpenter or cloud-controller logs).")
+    why = known.disruption_taint(r.key)
+    if why is not None:
+        return (f"{nodes} carry {r.key}: {why}, so no new pod may land there; this is expected and transient, "
+                "do not tolerate it.")
+    return None
+
+
+def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karpenter",
+                 dialect: str | None = None, where: str | None = None) -> str:
+    """One reason in plain words; `where` names the pool(s) when one sentence stands for several pools."""
+    where = where or _pool_name(pool, dialect)
+    f = fields_of(pool, dialect)
     if r.kind == reason_kind.TAINT:
         if source != "karpenter":
-            return (f"some nodes carry the taint {_taint_text(r)} and the pod has no matching entry in "
-                    "spec.tolerations; add one if the pod may run there.")
+            return _startup_taint(r, "some nodes") or (
+                f"some nodes carry the taint {_taint_text(r)} and the pod has no matching entry in "
+                "spec.tolerations; add one only if the pod may run there.")
+        startup = _startup_taint(r, f"the nodes of {where}" if pool else "the nodes")
+        if startup is not None:
+            return startup
         effect = r.effect or "NoSchedule"
-        return (f"{where} taints its nodes with {_taint_text(r)} and the pod's spec.tolerations has no entry "
-                f"for it; add a toleration (key: {r.key}, operator: {'Equal' if r.value else 'Exists'}"
+        return (f"{where} taints its nodes with {_taint_text(r)} ({f.taints}) and the pod's spec.tolerations has no "
+                f"entry for it; add a toleration (key: {r.key}, operator: {'Equal' if r.value else 'Exists'}"
                 f"{', value: ' + r.value if r.value else ''}, effect: {effect}) if the pod belongs there, "
                 f"or leave it out if the taint is meant to keep it away.")
     if r.kind == reason_kind.UNKNOWN_LABEL:
+        capacity = known.node_group_capacity(r.key)
+        if capacity is not None:
+            return (f'the pod selects on "{r.key}", a label only nodes of {capacity} carry (node group / '
+                    f"profile capacity, not Karpenter's): no node {where} can launch ever has it, so this pool is "
+                    "not meant for the pod and Karpenter logging it is expected. The pod belongs on that node group: "
+                    "if it stays Pending, look at the node group (its size and max size, its scaling), not at the "
+                    "Karpenter pool.")
         hint = (f' Karpenter suggests you meant "{r.suggestion}": check the spelling in nodeSelector / '
                 "nodeAffinity.") if r.suggestion else ""
-        return (f'the pod selects on label "{r.key}" (spec.nodeSelector or spec.affinity.nodeAffinity), but no '
-                f"node {where} can launch carries that label: it is neither a well-known label nor in the pool's "
-                f"spec.template.metadata.labels or spec.template.spec.requirements. Add the label to the pool, "
-                f"or remove it from the pod's nodeSelector.{hint}")
+        renamed = (" (Karpenter v1 renamed karpenter.sh/provisioner-name to karpenter.sh/nodepool.)"
+                   if r.key == "karpenter.sh/provisioner-name" and f is NODEPOOL_FIELDS else "")
+        return (f'the pod selects on label "{r.key}" (spec.nodeSelector or spec.affinity.nodeAffinity), but {where} '
+                f"launches no node carrying that label: it is neither a well-known label nor in the pool's "
+                f"{f.labels} or {f.requirements}. If the pod belongs to such a pool, add the label there; otherwise "
+                f"the pool is simply not meant for the pod.{hint}{renamed}")
     if r.kind == reason_kind.REQUIREMENT_CONFLICT:
-        if r.key in _WELL_KNOWN_POOL_KEYS:
-            return (f"the pod asks for {r.pod_side or 'a different pool'} but this is {where}"
-                    f" ({r.pool_side or r.key}); that is expected when the pod pins another pool through "
-                    f"nodeSelector / nodeAffinity on {r.key}.")
-        if r.key:
-            return (f"the pod requires {r.pod_side or r.key} (spec.nodeSelector or "
-                    f"spec.affinity.nodeAffinity) but {where} only allows {r.pool_side or 'other values'} "
-                    f"(spec.template.spec.requirements, key {r.key}); widen the pool's requirement or change "
-                    "the pod's selector so the two overlap.")
-        return f"the pod's node selector and {where}'s requirements do not overlap."
+        return _conflict_plain(r, where, f)
     if r.kind == reason_kind.NO_INSTANCE_TYPE:
-        asked = ", ".join(f"{k} {v}" for k, v in (r.resources or {}).items() if k != "pods")
-        cause = f" ({r.cause})" if r.cause else ""
-        reqs = [q for q in r.requirements if not q.key.startswith(("karpenter.sh/", "karpenter.k8s.aws/ec2nodeclass"))]
-        narrow = ", ".join(str(q) for q in reqs[:6])
-        return (f"no instance type {where} may launch fits the pod{cause}"
-                + (f": it asks for {asked} (with DaemonSet overhead)" if asked else "")
-                + (f" under the requirements {narrow}" if narrow else "")
-                + ". Lower the pod's resources.requests, or widen the pool's instance requirements "
-                "(instance-category, -family, -size, capacity-type, zones) so a large enough type with an "
-                "offering qualifies.")
+        return no_type_plain(r, pool, f)
     if r.kind == reason_kind.LIMITS:
-        name = f'NodePool "{r.node_pool}"' if r.node_pool else where
+        if source == "cluster-autoscaler":
+            if "group" not in r.text:
+                return (f"{r.text}: the cluster as a whole is at cluster-autoscaler's limit (--max-nodes-total, "
+                        "--cores-total or --memory-total); raise that flag or free capacity.")
+            return ("the node groups this pod would fit are already at their maximum size ('max node group size "
+                    "reached'): raise the max size of such a node group (the autoscaling group's MaxSize, the "
+                    "managed node group's maxSize, or the node pool's autoscaling maximum) so cluster-autoscaler "
+                    "may add a node.")
+        kind_name = "Provisioner" if f is PROVISIONER_FIELDS else "NodePool"
+        name = f'{kind_name} "{r.node_pool}"' if r.node_pool else where
         if "node limits" in r.text:
-            return f"{name} has reached spec.limits.nodes; raise it or free nodes."
-        return (f"{name} has reached its spec.limits (limits.cpu / limits.memory): every instance type it could "
-                "launch would exceed what is left. Raise the limits, or let another pool take the pod. "
-                "(Karpenter also says this when the pool's EC2NodeClass is missing or not ready.)")
+            return f"{name} has reached its limit on nodes ({f.limits}); raise it or free nodes."
+        return (f"{name} has reached its {f.limits} (cpu / memory): every instance type it could launch would exceed "
+                "what is left. Raise the limits, or let another pool take the pod. (Karpenter also says this when "
+                "the pool's node class is missing or not ready.)")
     if r.kind == reason_kind.EXCLUDED_TYPES:
         return (f"{r.excluded} of {r.total} instance types were left out because they would breach the pool's "
-                "spec.limits; raise limits.cpu / limits.memory if the larger types are wanted.")
+                f"{f.limits}; raise its cpu / memory limits if the larger types are wanted.")
     if r.kind == reason_kind.TOPOLOGY:
-        field = {"topology spread": "spec.topologySpreadConstraints",
-                 "pod affinity": "spec.affinity.podAffinity",
-                 "pod anti-affinity": "spec.affinity.podAntiAffinity"}.get(r.constraint or "", "the pod")
-        counts = ""
-        if r.counts:
-            counts = "; pods per domain now: " + ", ".join(f"{k}={v}" for k, v in list(r.counts.items())[:6])
-        if r.constraint == "pod affinity":
-            advice = ("no domain that " + where + " can reach holds a matching pod; a new node never does, so "
-                      "the pod waits until a matching pod runs in a reachable domain. Relax "
-                      "requiredDuringScheduling to preferred, or let the pool reach the domain of the pods it follows.")
-        elif r.constraint == "pod anti-affinity":
-            advice = "every reachable domain already holds a pod it must avoid; add domains (zones, nodes) or relax the term."
-        else:
-            advice = ("placing the pod in any domain " + where + " can reach would break maxSkew; raise maxSkew, "
-                      "set whenUnsatisfiable: ScheduleAnyway, or let the pool reach more domains (zones).")
-        return f"{field} on {r.key}: {advice}{counts}"
+        return _topology_plain(r, where, source)
     if r.kind == reason_kind.VOLUME:
-        return ("the pod's volumes (PersistentVolumeClaims) are bound to a zone or node the pool cannot launch in; "
-                "check the volume's zone against the pool's topology.kubernetes.io/zone requirement.")
+        return volume_plain(r.text, f)
     if r.kind == reason_kind.MIN_VALUES:
-        return ("the pool's minValues (spec.template.spec.requirements[].minValues) asks for more distinct values "
-                "than the instance types left after filtering offer; lower minValues or widen the requirements.")
+        return (f"the pool's minValues ({f.requirements}[].minValues) asks for more distinct values than the "
+                "instance types left after filtering offer; lower minValues or widen the requirements.")
     if r.kind == reason_kind.UNSUPPORTED:
+        if source == fargate.SOURCE:
+            return fargate_plain(r)
+        if r.cause == "restricted label":
+            return (f"Karpenter ignores the pod because it selects on {r.key}, a label in a domain Karpenter restricts "
+                    "(karpenter.sh/..., kubernetes.io/... other than the well-known labels): it never launches a node "
+                    "for such a pod. Select on a well-known label, or on a label of your own that the Provisioner sets "
+                    f"({f.labels} or {f.requirements}); Karpenter v0.15 also restricted karpenter.sh/provisioner-name, "
+                    "which v0.16 allows again.")
         return f"this Karpenter version does not support it ({r.text}); upgrade Karpenter or drop the constraint."
     if r.kind == reason_kind.NODE_FILTER:
-        parts = [f"{n} {why}" for why, n in (r.counts or {}).items()]
-        nodes = f"of {r.total} nodes, " if r.total is not None else ""
-        return "no existing node fits: " + nodes + "; ".join(parts) + "." if parts else r.text
+        return _node_filter_plain(r, source)
     return r.text
 
 
+def no_type_plain(r: Reason, pool: PoolReasons | None, f: PoolFields, advice: tuple[str, ...] = ()) -> str:
+    """Karpenter's "no instance type" clause with what it asked for, then the catalog's advice (or what to check)."""
+    asked = ", ".join(f"{k} {v}" for k, v in (r.resources or {}).items() if k != "pods")
+    cause = f" ({r.cause})" if r.cause else ""
+    reqs = ", ".join(str(q) for q in r.requirements)
+    head = (f"no instance type {_pool_name(pool)} may launch fits the pod{cause}"
+            + (f": it asks for {asked} (with DaemonSet overhead)" if asked else "")
+            + (f" under the requirements {reqs}" if reqs else "") + ".")
+    if advice:
+        return head + " " + " ".join(advice)
+    return (head + " Whether the pod is too big, asks for a resource no allowed type offers, or the requirements "
+            f"leave no type with an offering decides the fix: compare the request with the largest type "
+            f"{f.requirements} allows, and check the pool's limits ({f.limits}).")
+
+
+def _conflict_plain(r: Reason, where: str, f: PoolFields) -> str:
+    pod_side = r.pod_side or ""
+    pool_side = r.pool_side or ""
+    if r.key in _WELL_KNOWN_POOL_KEYS:
+        return (f"the pod asks for {pod_side or 'a different pool'} but this is {where}"
+                f" ({pool_side or r.key}); that is expected when the pod pins another pool through "
+                f"nodeSelector / nodeAffinity on {r.key}.")
+    if known.PLACEHOLDER in pod_side + pool_side:
+        return (f"{known.PLACEHOLDER}... is the hostname Karpenter gives a NodeClaim it is still launching (not a node "
+                f"yet, and not a fault of {where}): the pod's {r.key} requirement ({pod_side or r.key}) does not admit "
+                "that in-flight node, so Karpenter did not add the pod to it. This alone is transient; if the pod stays "
+                "Pending it is pinned to one host - a local PersistentVolume bound to a node that is gone, or "
+                "pod affinity on kubernetes.io/hostname - so check the pod's PVs (spec.nodeAffinity) first.")
+    empty = _empty_side(pod_side)
+    if r.key == _ZONE and empty:
+        return (f"the pod can run in no zone at all ({pod_side}): Karpenter intersected the zones of the pod's bound "
+                "PersistentVolumes with its nodeSelector / node affinity and nothing was left (an empty zone set is "
+                "printed as DoesNotExist). Typically two volumes of the pod sit in different zones, or a volume's zone "
+                f"is not one the pod selects. Widening {where} cannot help: fix the volumes (kubectl get pv -o wide "
+                "shows each volume's zone): recreate one in the other's zone (e.g. from a snapshot) or delete the "
+                "stale PVC so it is provisioned again, and use a StorageClass with volumeBindingMode: "
+                "WaitForFirstConsumer so new volumes follow the pod.")
+    if r.key == _HOSTNAME and empty:
+        return (f"the pod can run on no host ({pod_side}): its kubernetes.io/hostname requirements (a local "
+                "PersistentVolume's node, pod affinity) leave no node; check the pod's PVs for a node that is gone.")
+    if r.key:
+        zone_hint = (" (a pod's zone requirement can also come from the zone of a bound PersistentVolume)"
+                     if r.key == _ZONE else "")
+        return (f"the pod requires {pod_side or r.key} (spec.nodeSelector or spec.affinity.nodeAffinity){zone_hint} "
+                f"but {where} only allows {pool_side or 'other values'} ({f.requirements}, key {r.key}); if the pod "
+                "belongs to this pool, widen the pool's requirement or change the pod's selector so the two overlap.")
+    return f"the pod's node selector and {where}'s requirements do not overlap."
+
+
+def _empty_side(side: str) -> bool:
+    return side.endswith(("DoesNotExist", "In []", "In [ ]"))
+
+
+def _no_zone(r: Reason) -> bool:
+    return r.kind == reason_kind.REQUIREMENT_CONFLICT and r.key == _ZONE and _empty_side(r.pod_side or "")
+
+
+def _topology_plain(r: Reason, where: str, source: str) -> str:
+    field = {"topology spread": "spec.topologySpreadConstraints",
+             "pod affinity": "spec.affinity.podAffinity",
+             "pod anti-affinity": "spec.affinity.podAntiAffinity"}.get(r.constraint or "", "the pod")
+    if source != "karpenter":
+        if r.constraint == "pod anti-affinity":
+            return (f"{r.text}: those nodes already run a pod this pod's required {field} (or that pod's own "
+                    "anti-affinity) keeps it away from - often another replica of the same workload; it needs "
+                    "another node or zone.")
+        if r.constraint == "pod affinity":
+            return f"{r.text}: no pod the pod's required {field} asks to run next to runs on those nodes."
+        return f"{r.text}: placing the pod on those nodes would break maxSkew of its {field}."
+    counts = ""
+    if r.counts:
+        counts = " (pods per domain now: " + ", ".join(f"{k}={v}" for k, v in list(r.counts.items())[:6]) + ")"
+    if r.constraint == "pod affinity":
+        advice = ("no domain that " + where + " can reach holds a matching pod" + counts + "; a new node never does, "
+                  "so the pod waits until a matching pod runs in a reachable domain. Relax "
+                  "requiredDuringScheduling to preferred, or let the pool reach the domain of the pods it follows.")
+    elif r.constraint == "pod anti-affinity":
+        advice = ("every reachable domain already holds a pod it must avoid" + counts + "; add domains (zones, nodes) "
+                  "or relax the term.")
+    else:
+        advice = ("placing the pod in any domain " + where + " can reach would break maxSkew" + counts + "; raise "
+                  "maxSkew, set whenUnsatisfiable: ScheduleAnyway, or let the pool reach more domains (zones).")
+    return f"the pod's {field} on {r.key}: {advice}"
+
+
+def volume_plain(text: str, f: PoolFields = NODEPOOL_FIELDS) -> str:
+    low = text.lower()
+    if "node affinity conflict" in low or "volume zone" in low:
+        return (f"{text}: the pod's PersistentVolume is pinned (its spec.nodeAffinity) to a zone or node these nodes "
+                "are not in, and a volume never moves. The pod needs a node in the volume's zone: let a node group or "
+                f"NodePool launch there ({f.requirements} on topology.kubernetes.io/zone, and a subnet in that zone), "
+                "or recreate the volume where your nodes are. kubectl get pv -o wide shows the zone; new volumes follow "
+                "the pod with a StorageClass of volumeBindingMode: WaitForFirstConsumer.")
+    if "unbound immediate" in low:
+        return (f"{text}: the pod's PersistentVolumeClaim is not bound yet and its StorageClass binds Immediately, so "
+                "the scheduler waits for the volume. Check kubectl describe pvc: a StorageClass that does not exist, a "
+                "provisioner / CSI driver that is not installed (e.g. ebs.csi.aws.com) or lacks IAM permissions keeps "
+                "it Pending. Use volumeBindingMode: WaitForFirstConsumer so the volume is made in the pod's zone.")
+    if "available persistent volumes to bind" in low:
+        return (f"{text}: the pod's claim is unbound and no existing PersistentVolume matches it on those nodes "
+                "(storageClassName, size, access modes, or the PV's node affinity); provision one, or give the claim a "
+                "StorageClass that can create it.")
+    if "max volume count" in low:
+        return f"{text}: those nodes already have as many volumes attached as their instance type allows."
+    return (f"{text}: the pod's volumes (PersistentVolumeClaims) tie it to a zone or node the pool cannot launch in; "
+            f"compare each volume's zone (kubectl get pv -o wide) with the pool's {f.requirements} on "
+            "topology.kubernetes.io/zone.")
+
+
+def fargate_plain(r: Reason) -> str:
+    if r.cause == "Misconfigured Fargate Profile":
+        return (f"the Fargate profile{' ' + r.value if r.value else ''} is blocked for new pods ({r.text}): fix the "
+                "profile itself - its pod execution role must exist and trust eks-fargate-pods.amazonaws.com (and be "
+                "in the cluster's auth config), and its subnets must be private ones in zones Fargate supports.")
+    if r.cause == "zone":
+        return (f"{r.text}: Fargate is not offered in a zone of the profile's subnets; give the Fargate profile "
+                "private subnets in supported zones only.")
+    where = f" ({r.key})" if r.key else ""
+    volumes = (" Fargate mounts only EFS volumes (a statically provisioned PV bound to the claim): EBS, hostPath, "
+               "CSI inline and claims still waiting for a volume are refused."
+               if "volume" in r.text and ("not bound" in r.text or "volume Type" in r.text) else "")
+    return (f"a Fargate profile selects this pod but Fargate refuses {r.text}{where}; the pod does not fall back to "
+            "EC2. Drop the field, or keep the pod out of the profile's selectors (its namespace and labels) so it "
+            f"runs on EC2 nodes (a node group or a Karpenter NodePool).{volumes}")
+
+
+def _node_filter_plain(r: Reason, source: str) -> str:
+    counts = r.counts or {}
+    if source == "cluster-autoscaler":
+        hints = _group_hints(counts)
+        if r.cause and r.cause.startswith("node group "):
+            return f"{r.cause} cannot take the pod: {'; '.join(counts) or r.text}." + hints
+        parts = [f"{n} {_as_groups(why)}" for why, n in counts.items()]
+        head = "of the node groups cluster-autoscaler could grow, "
+        if r.cause:
+            head = f"cluster-autoscaler says {r.cause}; " + head
+        return (head + "; ".join(parts) + "." if parts else r.text) + hints
+    parts = [f"{n} {why}" for why, n in counts.items()]
+    nodes = f"of {r.total} nodes, " if r.total is not None else ""
+    return ("no existing node fits: " + nodes + "; ".join(parts) + "." if parts else r.text) + _device_hints(counts)
+
+
+def _device_hints(counts: Mapping[str, int]) -> str:
+    """What an `Insufficient <extended resource>` on existing nodes usually means."""
+    from karpplan.explain.advice import how_to_get
+
+    out = ""
+    for why in counts:
+        name = why.removeprefix("Insufficient ").strip() if why.startswith("Insufficient ") else ""
+        if "/" in name or name.startswith("hugepages-"):
+            how = how_to_get(name)
+            out += (f" No node has {name} free: a node advertises it only when its device plugin (or controller) has "
+                    "registered it, so a new node of the right type must come up and be ready first."
+                    + (f" {how}" if how else ""))
+    return out
+
+
+def _group_hints(counts: Mapping[str, int]) -> str:
+    out = ""
+    for why in counts:
+        if "backoff" in why:
+            out += (" A node group in backoff had a scale-up fail recently (no capacity for its instance type, a "
+                    "quota, a launch template or subnet error): its autoscaling group's activity history says which; "
+                    "it is retried after the backoff.")
+        elif "not ready for scale-up" in why:
+            out += " A node group not ready for scale-up is still settling a previous change; this is transient."
+        name = why.removeprefix("Insufficient ").strip() if why.startswith("Insufficient ") else None
+        if name is None:
+            continue
+        if "/" in name:
+            out += (f" The node group's template node offers no {name}: cluster-autoscaler knows an extended resource "
+                    "of a group only from a running node or, for a group at zero nodes, from the autoscaling group tag "
+                    f"k8s.io/cluster-autoscaler/node-template/resources/{name}; use a group whose instance type has it "
+                    "and add that tag.")
+        else:
+            out += (f" {name}: the node group's instance type is too small for the pod's requests (after "
+                    "DaemonSets); use a group with a larger instance type, or lower the requests.")
+    return out
+
+
+def _as_groups(why: str) -> str:
+    """cluster-autoscaler counts node groups (their template nodes), though its words say node(s)."""
+    return why.replace("node(s)", "node group(s)").replace("nodes", "node groups")
+
+
 def with_plain(parsed: Parsed) -> Parsed:
-    pools = tuple(replace(p, reasons=tuple(replace(r, plain=reason_plain(r, p, parsed.source)) for r in p.reasons))
-                  for p in parsed.pools)
-    reasons = tuple(replace(r, plain=reason_plain(r, None, parsed.source)) for r in parsed.reasons)
-    return replace(parsed, pools=pools, reasons=reasons)
+    def word(r: Reason, pool: PoolReasons | None) -> Reason:
+        return replace(r, plain=reason_plain(r, pool, parsed.source, parsed.dialect))
+
+    pools = tuple(replace(p, reasons=tuple(word(r, p) for r in p.reasons)) for p in parsed.pools)
+    return replace(parsed, pools=pools, reasons=tuple(word(r, None) for r in parsed.reasons))
+
+
+def _header(p: Parsed, who: str) -> str:
+    if p.source == KUBE_SCHEDULER:
+        return f"{who} could not be placed on any existing node (kube-scheduler)."
+    if p.source == CLUSTER_AUTOSCALER:
+        if any(r.kind == reason_kind.LIMITS for r in p.reasons):
+            return f"{who} did not make cluster-autoscaler add a node."
+        return f"{who} did not make cluster-autoscaler add a node: no node group's template node would take it."
+    if p.source == fargate.SOURCE:
+        return f"{who} was not scheduled by the EKS Fargate scheduler (fargate-scheduler)."
+    return f"{who} could not be scheduled by Karpenter" + (f" ({p.dialect} log)" if p.dialect else "") + "."
+
+
+def _ordinary_taints(reasons: tuple[Reason, ...]) -> list[Reason]:
+    return [r for r in reasons if r.kind == reason_kind.TAINT and known.transient_taint(r.key) is None
+            and known.disruption_taint(r.key) is None]
+
+
+def _grouped_taints(p: Parsed, taints: list[Reason]) -> str:
+    listed = ", ".join(_taint_text(t) for t in taints)
+    if p.source != "karpenter":
+        return ("Untolerated taints: " + listed + "; add tolerations to spec.tolerations only if the pod may run on "
+                "those nodes"
+                + (" (eks.amazonaws.com/compute-type=fargate marks Fargate nodes: a Fargate profile, not a toleration, "
+                   "puts a pod there)" if any("fargate" in (t.value or "") + (t.key or "") for t in taints) else "")
+                + ".")
+    f = fields_of(None, p.dialect)
+    return (f"The pod tolerates none of the {len(taints)} distinct taints on the pools Karpenter checked: {listed} "
+            f"({f.taints}; this Karpenter version prints one clause per pool without naming it). Each such pool is "
+            "reserved for pods that tolerate its taint: add a toleration only for the pool the pod belongs to; if none "
+            "of them is meant for it, it needs a pool without a taint it cannot tolerate.")
 
 
 def item_plain(item: Item) -> str:
@@ -121,37 +386,51 @@ def item_plain(item: Item) -> str:
         who += f" ({item.workload})"
     if p.event == "Nominated":
         return f"{who}: Karpenter found room for it and nominated {p.nominated}; it should bind once that node is ready."
-    sentences: list[str] = []
-    if p.source == KUBE_SCHEDULER:
-        sentences.append(f"{who} could not be placed on any existing node (kube-scheduler).")
-    elif p.source == CLUSTER_AUTOSCALER:
-        sentences.append(f"{who} did not make cluster-autoscaler add a node: no node group's template node would take it.")
-    else:
-        sentences.append(f"{who} could not be scheduled by Karpenter"
-                         + (f" ({p.dialect} log)" if p.dialect else "") + ".")
+    sentences: list[str] = [_header(p, who)]
+    no_zone = [(r, pool) for pool in p.pools for r in pool.reasons if _no_zone(r)]
+    same: dict[tuple[str, str], list[PoolReasons]] = {}
     for pool in p.pools:
         for r in pool.reasons:
-            sentences.append(_capital(r.plain or reason_plain(r, pool)))
+            if r.kind != reason_kind.NO_INSTANCE_TYPE and not _no_zone(r):
+                same.setdefault((r.kind, r.text), []).append(pool)
+    said: set[tuple[str, str]] = set()
+    for pool in p.pools:
+        for r in pool.reasons:
+            if len(no_zone) > 1 and _no_zone(r):
+                continue
+            pools = same.get((r.kind, r.text), [])
+            if len(pools) > 1:  # the same clause for several pools: one sentence naming them all
+                if (r.kind, r.text) not in said:
+                    said.add((r.kind, r.text))
+                    sentences.append(capital(reason_plain(r, pool, p.source, p.dialect, where=_pools_named(pools))))
+                continue
+            sentences.append(capital(r.plain or reason_plain(r, pool, p.source, p.dialect)))
         if not pool.reasons:
             sentences.append(f"{_pool_name(pool)}: the reason was cut off in the log.")
+    if len(no_zone) > 1:  # the same empty zone set against every pool: say it once, for all of them
+        names = ", ".join(_pool_name(pool) for _, pool in no_zone)
+        sentences.append(capital(_conflict_plain(no_zone[0][0], names, fields_of(no_zone[0][1], p.dialect))))
+    grouped = _ordinary_taints(p.reasons)
+    if p.source == "karpenter" and len(grouped) < 2:
+        grouped = []
     for r in p.reasons:
-        if r.kind == reason_kind.TAINT and p.source != "karpenter":
+        if r in grouped:
             continue
-        sentences.append(_capital(r.plain or reason_plain(r, None, p.source)))
-    if p.source != "karpenter":
-        taints = [r for r in p.reasons if r.kind == reason_kind.TAINT]
-        if taints:
-            sentences.append("Untolerated taints: " + ", ".join(_taint_text(t) for t in taints)
-                             + "; add tolerations to spec.tolerations only if the pod may run on those nodes"
-                             + (" (eks.amazonaws.com/compute-type=fargate marks Fargate nodes: a Fargate profile, not a toleration, puts a pod there)"
-                                if any("fargate" in (t.value or "") or "fargate" in (t.key or "") for t in taints) else "")
-                             + ".")
+        sentences.append(capital(r.plain or reason_plain(r, None, p.source, p.dialect)))
+    if grouped:
+        sentences.append(_grouped_taints(p, grouped))
+    refused = [r for r in p.reasons if r.cause == "Pod not supported on Fargate"]
+    if len(refused) > 1:
+        sentences = [x for x in sentences if x not in {capital(r.plain) for r in refused}]
+        sentences.append(capital(fargate_plain(replace(
+            refused[0], text="; ".join(r.text + (f" ({r.key})" if r.key else "") for r in refused), key=None))))
+    sentences.extend(item.advice)
     if p.unparsed:
         sentences.append("Not understood: " + "; ".join(u[:160] for u in p.unparsed) + ".")
     if item.count > 1:
         sentences.append(f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)")
-    return " ".join(sentences)
+    return " ".join(dict.fromkeys(sentences))
 
 
-def _capital(text: str) -> str:
+def capital(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text

@@ -24,7 +24,10 @@ V15 = "v1.5+"
 _ELLIPSIS = re.compile(r"\s*(?:…|\.\.\.)\s*$")
 _ENVELOPE = re.compile(
     r"^\s*(?:(?:Could not|could not|Failed to) schedule pod(?:,\s*|\s*$)|Unable to schedule pod (?P<pod>\S+?),\s*)"
+    r"(?P<matched>matched \d+/\d+ provisioners?,?\s*)?"
 )
+# v0.9-v0.15: `matched 0/N provisioners, tried provisioner/X: <reason>; tried provisioner/Y: <reason>`
+_TRIED = re.compile(r"^\s*tried (?P<kind>provisioner|nodepool)/(?P<name>[^:\s]+):\s*")
 _POOL = re.compile(
     r'^\s*(?:(?P<compat>compatible)|incompatible) with (?P<kind>nodepool|provisioner) "(?P<name>[^"]*)"'
     r"(?: but failed to add pod while adhering to reservation fallback policy)?"
@@ -194,16 +197,19 @@ def parse_error(text: str) -> tuple[str | None, list[PoolReasons], list[Reason],
     bare: list[Reason] = []
     unparsed: list[str] = []
     kinds: set[str] = set()
+    if m is not None and m.group("matched"):
+        hint = V016
     for clause in split_clauses(text):
-        pm = _POOL.match(clause)
+        pm = _POOL.match(clause) or _TRIED.match(clause)
         if pm is not None:
             kind = pm.group("kind")
             kinds.add(kind)
-            overhead = parse_resources(pm.group("overhead")) if pm.group("overhead") else None
+            overhead_text = pm.groupdict().get("overhead")
+            overhead = parse_resources(overhead_text) if overhead_text else None
             body = clause[pm.end():]
             reason = parse_reason(body) if body.strip() else None
             entry = pools.setdefault((kind, pm.group("name")), (overhead, []))
-            if reason is not None:
+            if reason is not None and reason not in entry[1]:
                 entry[1].append(reason)
             elif body.strip() and not _ELLIPSIS.search(body):
                 unparsed.append(clause)
@@ -215,6 +221,8 @@ def parse_error(text: str) -> tuple[str | None, list[PoolReasons], list[Reason],
             continue
         if reason.node_pool is None and (nm := _NODEPOOL_FIELD.search(clause)) is not None:
             reason = replace(reason, node_pool=nm.group("n"))
+        if reason in bare:  # v1.5+ prints one clause per NodePool without its name: say each once
+            continue
         bare.append(reason)
     result = [PoolReasons(name, kind, tuple(rs), overhead) for (kind, name), (overhead, rs) in pools.items()]
     if hint is None:

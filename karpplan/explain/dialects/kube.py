@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from karpplan.explain.dialects.karpenter import parse_taint
-from karpplan.explain.structure import NODE_FILTER, TAINT, Reason
+from karpplan.explain.structure import LIMITS, NODE_FILTER, TAINT, TOPOLOGY, VOLUME, Reason
 
 FIT = re.compile(r"(?P<n>\d+)/(?P<m>\d+) nodes are available(?::\s*(?P<rest>.*))?", re.S)
 SCALE_UP = re.compile(r"pod didn['’]t trigger scale-up(?: \((?P<why>[^)]*)\))?:?\s*(?P<rest>.*)", re.S)
@@ -27,6 +27,22 @@ GET_EVENT = re.compile(
 KLOG = re.compile(r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w.-]+:\d+\] ")
 CA_OBJECT = re.compile(r'Kind:"Pod", Namespace:"(?P<ns>[^"]*)", Name:"(?P<name>[^"]*)"')
 KLOG_POD = re.compile(r'\bpod="(?P<pod>[^"]+)"|\bpod=(?P<bare>[\w.-]+/[\w.-]+)')
+# cluster-autoscaler's verbose per-node-group line (scale_up.go / orchestrator.go)
+PREDICATE = re.compile(
+    r"Pod (?P<pod>\S+) can't be scheduled on (?P<group>[^,\s]+), predicate (?:checking error|failed): (?P<why>.*)$", re.S)
+# A FitError's list ends at the first sentence end; what follows (`no new claims to deallocate`, the
+# preemption report) is another sentence, not a per-node reason.
+_SENTENCE_END = re.compile(r"\.(?:\s|$)")
+# per-node reasons that are really about the pod's own constraints, as contract kinds
+_TOPOLOGY_WHY = (
+    (re.compile(r"anti-affinity", re.I), "pod anti-affinity"),
+    (re.compile(r"pod affinity|affinity/anti-affinity", re.I), "pod affinity"),
+    (re.compile(r"topology spread", re.I), "topology spread"),
+)
+_VOLUME_WHY = re.compile(r"volume node affinity conflict|persistent ?volumes? to bind|unbound immediate "
+                         r"PersistentVolumeClaims|volume zone|max volume count|volume(?:s)? (?:are|is) already|"
+                         r"persistentvolumeclaim", re.I)
+_GROUP_MAX = re.compile(r"max node group size reached|max (?:cluster|total) (?:cpu|memory|nodes?|cores)", re.I)
 
 
 def _entries(rest: str) -> dict[str, int]:
@@ -44,11 +60,14 @@ def parse_fit_error(message: str) -> list[Reason] | None:
     m = FIT.search(message)
     if m is None:
         return None
-    rest = (m.group("rest") or "").split(". preemption:", 1)[0].split(" preemption:", 1)[0]
+    rest = (m.group("rest") or "").split(" preemption:", 1)[0]
+    end = _SENTENCE_END.search(rest)
+    if end is not None:
+        rest = rest[:end.start()]
     counts = _entries(rest)
-    text = message[m.start():].split(" preemption:", 1)[0].rstrip(". ")
-    reasons = [Reason(NODE_FILTER, text, counts=counts, total=int(m.group("m")))]
-    reasons.extend(_taints(counts))
+    text = (message[m.start():m.start("rest")] + rest) if m.group("rest") is not None else message[m.start():]
+    reasons = [Reason(NODE_FILTER, text.rstrip(". "), counts=counts, total=int(m.group("m")))]
+    reasons.extend(derived(counts))
     return reasons
 
 
@@ -58,8 +77,42 @@ def parse_scale_up(message: str) -> list[Reason] | None:
         return None
     counts = _entries(m.group("rest") or "")
     reasons = [Reason(NODE_FILTER, message[m.start():].strip(), counts=counts, cause=m.group("why"))]
-    reasons.extend(_taints(counts))
+    reasons.extend(derived(counts))
     return reasons
+
+
+def parse_predicate(message: str) -> tuple[str, list[Reason]] | None:
+    """cluster-autoscaler's `Pod P can't be scheduled on GROUP, predicate checking error: ...` line."""
+    if "predicate " not in message:
+        return None
+    m = PREDICATE.search(message)
+    if m is None:
+        return None
+    why = m.group("why").strip()
+    # `<reason>; predicateName=X; reasons: <r1>, <r2>; debugInfo=...`, or the older `... predicate mismatch, reason: <r>`
+    listed = re.search(r"reasons?: (?P<r>.*?)(?:; debugInfo=.*)?$", why, re.S)
+    parts = [p.strip() for p in (listed.group("r") if listed else why.split(";", 1)[0]).split(", ") if p.strip()]
+    counts = {p: 1 for p in parts} if parts else {why: 1}
+    text = message[m.start():].split("; debugInfo=", 1)[0].strip()
+    reasons = [Reason(NODE_FILTER, text, counts=counts, cause=f"node group {m.group('group')}")]
+    reasons.extend(derived(counts))
+    return m.group("pod"), reasons
+
+
+def derived(counts: dict[str, int]) -> list[Reason]:
+    """The typed reasons a per-node count list holds: taints, topology, volumes, node groups at their max."""
+    out = _taints(counts)
+    for why in counts:
+        if _VOLUME_WHY.search(why):
+            out.append(Reason(VOLUME, why))
+        elif _GROUP_MAX.search(why):
+            out.append(Reason(LIMITS, why))
+        else:
+            for pattern, constraint in _TOPOLOGY_WHY:
+                if pattern.search(why):
+                    out.append(Reason(TOPOLOGY, why, constraint=constraint))
+                    break
+    return out
 
 
 def _taints(counts: dict[str, int]) -> list[Reason]:

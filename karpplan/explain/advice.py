@@ -1,0 +1,267 @@
+"""Advice from the instance-type catalog for "no instance type ..." reasons, with or without manifests.
+
+Karpenter prints what it asked for (resources with DaemonSet overhead, the requirements) but not why no
+type qualified. The catalog can tell the cases apart, and each has a different fix:
+
+- an extended resource no type offers (a device-plugin resource such as github.com/fuse), or offers only
+  outside the requirements (GPUs, Neuron, pod ENIs): name the resource and how to get it;
+- a requirement that alone empties the type list (a zone the region lacks, `zone DoesNotExist`, a family
+  that does not exist): name it and the types that would qualify if it were widened, with their price;
+- a request above the allocatable of the largest allowed type: then, and only then, lower the requests,
+  naming the type and both figures;
+- otherwise allowed types do fit: the size is not the cause (limits, offerings, capacity errors are).
+Requirements are quoted whole, as Karpenter printed them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from karpplan.catalog.types import Catalog, InstanceType
+from karpplan.explain.structure import NO_INSTANCE_TYPE, ParsedRequirement, Reason
+from karpplan.model.quantity import QuantityError, format_resource
+from karpplan.model.requirements import Requirement
+from karpplan.model.resources import CPU, EPHEMERAL, MEMORY, PODS, Resources
+
+ZONE = "topology.kubernetes.io/zone"
+CAPACITY_TYPE = "karpenter.sh/capacity-type"
+_STANDARD = (CPU, MEMORY, PODS, EPHEMERAL)
+# vendors whose device resources Karpenter's AWS provider reports on the types that have them
+_VENDOR_PREFIXES = ("nvidia.com/", "amd.com/", "aws.amazon.com/neuron", "habana.ai/", "vpc.amazonaws.com/")
+_TRUNCATED = re.compile(r"\band \d+ others?\b|…|\.\.\.")  # Karpenter's cut value list: `[c d g and 4 others]`
+_BOUND = re.compile(r"^(?P<op>[<>])(?P<n>-?\d+)")
+
+# how to get an extended resource onto a node, by name prefix
+_HOW_TO_GET = (
+    ("vpc.amazonaws.com/pod-eni",
+     "Security groups for pods request vpc.amazonaws.com/pod-eni: nodes offer it only with ENABLE_POD_ENI=true "
+     "on the VPC CNI (aws-node), on types the VPC resource controller supports (a family it does not list yet never "
+     "offers it, so the pool must allow supported ones), and Karpenter up to v0.31 counts it only with its setting "
+     "aws.enablePodENI=true"),
+    ("vpc.amazonaws.com/efa", "EFA devices come only with EFA-capable types (e.g. p4d, p5, c5n, hpc) and the EFA device plugin"),
+    ("nvidia.com/gpu", "GPUs come with GPU instance families (g and p categories); the pool's requirements must allow "
+                       "them and the NVIDIA device plugin must run on those nodes"),
+    ("amd.com/gpu", "AMD GPUs come with g4ad-family types and the AMD device plugin"),
+    ("aws.amazon.com/neuron", "Neuron devices come with inf and trn families and the Neuron device plugin"),
+    ("habana.ai/gaudi", "Gaudi accelerators come only with dl1 types and the Habana device plugin"),
+    ("hugepages-", "Huge pages exist only once the kubelet pre-allocates them (node class user data), so no instance "
+                   "type reports them before the node is up and Karpenter cannot launch a node for them"),
+)
+
+
+@dataclass(frozen=True)
+class Ask:
+    """The reason's requirements as the catalog can judge them."""
+
+    type_reqs: tuple[Requirement, ...]
+    zones: Requirement | None
+    capacity: Requirement | None
+    skipped: tuple[str, ...]  # requirements the log cut short (values "... and 4 others"): not judged
+
+
+def _requirement(q: ParsedRequirement) -> Requirement | None:
+    values = list(q.values)
+    if _TRUNCATED.search(" ".join(values)):
+        return None
+    bound = _BOUND.match(q.extra.strip()) if q.extra else None
+    try:
+        if bound is not None and q.operator == "Exists":
+            return Requirement.of(q.key, "Gt" if bound.group("op") == ">" else "Lt", [bound.group("n")])
+        return Requirement.of(q.key, q.operator, values)
+    except ValueError:
+        return None
+
+
+def ask_of(reqs: Sequence[ParsedRequirement], catalog: Catalog) -> Ask:
+    known_keys = {k for t in catalog.instance_types for k in t.labels}
+    type_reqs: list[Requirement] = []
+    zones = capacity = None
+    skipped: list[str] = []
+    for q in reqs:
+        req = _requirement(q)
+        if req is None:
+            skipped.append(str(q))
+        elif q.key == ZONE:
+            zones = req
+        elif q.key == CAPACITY_TYPE:
+            capacity = req
+        elif q.key in known_keys:
+            type_reqs.append(req)
+    return Ask(tuple(type_reqs), zones, capacity, tuple(skipped))
+
+
+def _offered(t: InstanceType, zones: Requirement | None, capacity: Requirement | None) -> list[float]:
+    return [o.price for o in t.offerings
+            if (zones is None or zones.matches({ZONE: o.zone})) and (capacity is None or capacity.matches({CAPACITY_TYPE: o.capacity_type}))]
+
+
+def allowed(catalog: Catalog, ask: Ask, drop: str | None = None) -> list[tuple[InstanceType, float]]:
+    """Types the requirements allow with an offering they allow, each with its cheapest such price."""
+    out: list[tuple[InstanceType, float]] = []
+    for t in catalog.instance_types:
+        if any(r.key != drop and not r.matches(t.labels) for r in ask.type_reqs):
+            continue
+        prices = _offered(t, None if drop == ZONE else ask.zones, None if drop == CAPACITY_TYPE else ask.capacity)
+        if prices:
+            out.append((t, min(prices)))
+    return out
+
+
+def _fmt(name: str, amount: int) -> str:
+    if name in (MEMORY, EPHEMERAL) or name.startswith("hugepages-"):
+        mib = amount / (1 << 20)
+        return f"{mib / 1024:.1f}Gi" if mib >= 10240 and mib % 1024 else (f"{mib:.0f}Mi" if mib % 1024 else f"{mib / 1024:.0f}Gi")
+    return format_resource(name, amount)
+
+
+def _listed(types: Sequence[tuple[InstanceType, float]], n: int = 4) -> str:
+    best = sorted(types, key=lambda tp: (tp[1], tp[0].name))[:n]
+    return ", ".join(f"{t.name} (${p:.4f}/h)" for t, p in best)
+
+
+def how_to_get(name: str) -> str | None:
+    """How a node comes to offer an extended resource, when karpplan knows."""
+    return _how(name)
+
+
+def _how(name: str) -> str | None:
+    text = next((text for prefix, text in _HOW_TO_GET if name.startswith(prefix)), None)
+    return text + "." if text else None
+
+
+def _extended(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, float]],
+              known: bool) -> tuple[list[str], bool]:
+    """Sentences about the extended resources the pod asks for, and whether one of them is the whole cause."""
+    out: list[str] = []
+    # huge pages first (no type ever reports them), then unknown resources, then vendor devices
+    names = sorted((n for n, a in asked.items() if n not in _STANDARD and a > 0),
+                   key=lambda n: (not n.startswith("hugepages-"), n.startswith(_VENDOR_PREFIXES), n))
+    for name in names:
+        amount = asked.get(name)
+        how = _how(name)
+        offering = [(t, t.cheapest_price) for t in catalog.instance_types if t.allocatable.get(name) >= amount]
+        in_reqs = [(t, p) for t, p in ok if t.allocatable.get(name) >= amount]
+        if not offering and name.startswith(_VENDOR_PREFIXES):
+            out.append(f"The pod asks for {_fmt(name, amount)} of {name}; the {catalog.region} catalog has no type "
+                       "reporting it, so karpplan cannot check which allowed types offer it." + (f" {how}" if how else ""))
+            continue
+        if not offering:
+            out.append(f"The pod asks for {_fmt(name, amount)} of {name}, and no instance type in the {catalog.region} "
+                       f"catalog reports that resource: no node Karpenter could launch has it, so no instance type "
+                       f"qualifies whatever its CPU and memory - the pod's size is not the problem. "
+                       + (how or "A resource a device plugin advertises only once the node runs is unknown to "
+                          "Karpenter before launch (it supports only resources the instance types report): run such "
+                          "pods on nodes that already advertise it (a node group with the device plugin), or drop the "
+                          "request from the pod's resources."))
+            return out, True
+        if known and not in_reqs:
+            out.append(f"The pod asks for {_fmt(name, amount)} of {name}; no type the requirements allow offers it, "
+                       f"though these would: {_listed(offering)}." + (f" {how}" if how else ""))
+            return out, True
+        if how is not None:
+            out.append(f"The pod asks for {_fmt(name, amount)} of {name}, which only {len(offering)} of the "
+                       f"{len(catalog.instance_types)} types in the catalog offer. {how}")
+    return out, False
+
+
+def _emptying(catalog: Catalog, ask: Ask, fits: Callable[[InstanceType], bool]) -> str | None:
+    keys = [r.key for r in ask.type_reqs] + ([ZONE] if ask.zones else []) + ([CAPACITY_TYPE] if ask.capacity else [])
+    for key in keys:
+        widened = [(t, p) for t, p in allowed(catalog, ask, drop=key) if fits(t)]
+        if widened:
+            current = next((r for r in (*ask.type_reqs, ask.zones, ask.capacity) if r is not None and r.key == key), None)
+            zones = f" ({catalog.region} has the zones {', '.join(catalog.zones)})" if key == ZONE else ""
+            return (f"The requirement {current} alone leaves no instance type with an offering that fits{zones}; if it "
+                    f"were widened these would qualify: {_listed(widened)}.")
+    return None
+
+
+def _no_zone_left(q: ParsedRequirement) -> str:
+    return (f"{q} among these requirements is an empty set of zones, not a requirement to widen: Karpenter adds a zone "
+            "requirement for each PersistentVolume the pod has bound (and for its own zone selector) and prints "
+            "their empty intersection this way - typically EBS volumes in different zones, or a volume in a zone the "
+            "pod or the pool excludes. No instance type can help: keep the pod's volumes in one zone (recreate the odd "
+            "one out from a snapshot, or delete its claim so it is provisioned again), and use a StorageClass with "
+            "volumeBindingMode: WaitForFirstConsumer so new volumes are made where the pod lands "
+            "(kubectl get pv -o wide shows each volume's zone).")
+
+
+def _matching_nothing(catalog: Catalog, ask: Ask, pool_fields: str) -> str:
+    """The requirements that on their own match no type (or no offering) of the catalog."""
+    alone: list[str] = [str(r) for r in ask.type_reqs if not any(r.matches(t.labels) for t in catalog.instance_types)]
+    if ask.zones is not None and not any(ask.zones.matches({ZONE: z}) for z in catalog.zones):
+        alone.append(f"{ask.zones} ({catalog.region} has the zones {', '.join(catalog.zones)})")
+    if alone:
+        return (f"Each of these requirements alone matches nothing in the {catalog.region} catalog: {'; '.join(alone)}. "
+                f"Check them in {pool_fields} and the pod's selectors (a type newer than karpplan's catalog shows up "
+                "here too).")
+    return (f"No instance type in the {catalog.region} catalog satisfies these requirements together with an offering; "
+            f"check them against the types you expect ({pool_fields}).")
+
+
+def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str) -> list[str]:
+    """Sentences the catalog adds to a no-instance-type reason (empty when it has nothing to add)."""
+    if reason.kind != NO_INSTANCE_TYPE or not reason.resources:
+        return []
+    try:
+        asked = Resources.parse({k: v for k, v in reason.resources.items() if k != PODS})
+    except (QuantityError, ValueError, TypeError):
+        return []
+    empty = next((q for q in reason.requirements if q.key == ZONE and (q.operator == "DoesNotExist" or (
+        q.operator == "In" and not q.values))), None)
+    if empty is not None:
+        return [_no_zone_left(empty)]
+    ask = ask_of(reason.requirements, catalog)
+    known = bool(reason.requirements)
+    ok = allowed(catalog, ask)
+    out, decided = _extended(asked, catalog, ok, known)
+    if decided:
+        return out
+
+    def fits(t: InstanceType) -> bool:
+        return asked.fits_in(t.allocatable)
+
+    if not ok:
+        emptying = _emptying(catalog, ask, fits)
+        return out + [emptying or _matching_nothing(catalog, ask, pool_fields)]
+    fitting = [(t, p) for t, p in ok if fits(t)]
+    if fitting and not known:
+        return out + [f"The log does not show the pool's requirements, so the catalog cannot check them; types that "
+                      f"fit this pod exist (e.g. {_listed(fitting, 3)}): check that {pool_fields} allows one of them, "
+                      f"then the pool's limits ({limits_field})."]
+    if fitting:
+        cheapest = min(fitting, key=lambda tp: (tp[1], tp[0].name))[0]
+        return out + [
+            f"Instance types the requirements allow do fit the pod (e.g. {_listed(fitting, 3)}; {cheapest.name} "
+            f"has {_fmt(CPU, cheapest.allocatable.get(CPU))} CPU / {_fmt(MEMORY, cheapest.allocatable.get(MEMORY))} "
+            "allocatable), so the pod's size is not the cause. When Karpenter says this although such types "
+            f"exist, look at the pool's limits first ({limits_field}: the types that fit would exceed what its "
+            "nodes have not used yet - Karpenter logs 'N out of M instance types were excluded because they would "
+            "breach limits' just before), then at offerings (zones / capacity type without capacity, recent "
+            "insufficient-capacity errors)."]
+    return out + [_too_big(asked, catalog, ok, pool_fields, known, fits)]
+
+
+def _too_big(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, float]], pool_fields: str,
+             known: bool, fits: Callable[[InstanceType], bool]) -> str:
+    standard = [k for k in (CPU, MEMORY) if asked.get(k)]
+    short_of: dict[str, InstanceType] = {}
+    for k in standard:
+        biggest = max(ok, key=lambda tp: (tp[0].allocatable.get(k), tp[0].name))[0]
+        if asked.get(k) > biggest.allocatable.get(k):
+            short_of[k] = biggest
+    if not short_of:  # each resource fits some type, but no type holds both
+        biggest = max(ok, key=lambda tp: (tp[0].allocatable.get(CPU), tp[0].allocatable.get(MEMORY)))[0]
+        short_of = {k: biggest for k in standard if asked.get(k) > biggest.allocatable.get(k)}
+    figures = "; ".join(f"{k}: the pod asks for {_fmt(k, asked.get(k))} with DaemonSet overhead, the largest allowed "
+                        f"type, {t.name}, has {_fmt(k, t.allocatable.get(k))} allocatable" for k, t in short_of.items())
+    wider = [(t, t.cheapest_price) for t in catalog.instance_types if fits(t) and t.offerings]
+    overhead = [f"{t.name} has {_fmt(k, t.capacity.get(k))} {k}, but Karpenter subtracts kube-reserved, the eviction "
+                "threshold and its VM memory overhead estimate (VM_MEMORY_OVERHEAD_PERCENT, 7.5% by default) before "
+                "comparing" for k, t in short_of.items() if asked.get(k) <= t.capacity.get(k)]
+    scope = "every type the requirements allow" if known else f"every type in the {catalog.region} catalog"
+    return (f"The pod is too big for {scope} ({figures})." + (f" {'; '.join(overhead)}." if overhead else "")
+            + " Lower the pod's resources.requests below that"
+            + (f", or widen {pool_fields} to larger types (e.g. {_listed(wider, 3)})." if wider and known else "."))

@@ -1,0 +1,106 @@
+"""After the log is read: what the instance-type catalog adds to each item's wording.
+
+The catalog is loaded only when some item needs it (a "no instance type" reason with its resources), for
+the region the user named, else the region the reason's zones belong to, else the default region.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from functools import lru_cache
+
+from karpplan.catalog.types import Catalog
+from karpplan.errors import InputError
+from karpplan.explain.advice import ZONE, advise
+from karpplan.explain.report import Explanation
+from karpplan.explain.structure import NO_INSTANCE_TYPE, Item, PoolReasons, Reason
+from karpplan.explain.wording import capital, fields_of, item_plain, no_type_plain
+
+CatalogFor = Callable[[str | None], Catalog | None]
+
+
+def catalog_loader(region: str | None, catalog_file: str | None) -> CatalogFor:
+    """A loader: the user's catalog, else the embedded one of `region`, else of the zones' region."""
+    @lru_cache(maxsize=8)
+    def load(zone_region: str | None) -> Catalog | None:
+        from karpplan.catalog import load_catalog
+        from karpplan.catalog.embedded import regions
+
+        if catalog_file is None and region is None and zone_region is not None and zone_region not in regions():
+            zone_region = None
+        try:
+            return load_catalog(region or zone_region, catalog_file)
+        except InputError:
+            return None
+    return load
+
+
+def _zone_region(reason: Reason) -> str | None:
+    for q in reason.requirements:
+        if q.key == ZONE and q.values:
+            zone = q.values[0]
+            return zone[:-1] if zone[-1:].isalpha() and zone[-2:-1].isdigit() else None
+    return None
+
+
+def _without_foreign_zones(reason: Reason, catalog: Catalog) -> Reason:
+    """Zones of another region or a fake provider are not judged; an unknown zone of the catalog's region is."""
+    def foreign(zone: str) -> bool:
+        return zone not in catalog.zones and not zone.startswith(catalog.region)
+
+    reqs = tuple(q for q in reason.requirements
+                 if q.key != ZONE or q.operator != "In" or not any(foreign(z) for z in q.values))
+    return replace(reason, requirements=reqs) if len(reqs) != len(reason.requirements) else reason
+
+
+Advised = dict[tuple[object, ...], Reason | PoolReasons]
+
+
+def _advised(reason: Reason, pool: PoolReasons | None, dialect: str | None, load: CatalogFor,
+             done: Advised) -> Reason:
+    if reason.kind != NO_INSTANCE_TYPE or not reason.resources:
+        return reason
+    # thousands of items of a long log repeat a handful of reasons: judge each once
+    key = (reason.text, pool.name if pool else None, pool.kind if pool else None, dialect)
+    found = done.get(key)
+    if not isinstance(found, Reason):
+        found = done[key] = _judge(reason, pool, dialect, load)
+    return found
+
+
+def _judge(reason: Reason, pool: PoolReasons | None, dialect: str | None, load: CatalogFor) -> Reason:
+    catalog = load(_zone_region(reason))
+    if catalog is None:
+        return reason
+    f = fields_of(pool, dialect)
+    advice = advise(_without_foreign_zones(reason, catalog), catalog, f.requirements, f.limits)
+    return replace(reason, plain=capital(no_type_plain(reason, pool, f, tuple(advice)))) if advice else reason
+
+
+def _advised_pool(pool: PoolReasons, dialect: str | None, load: CatalogFor, done: Advised) -> PoolReasons:
+    """Items share their pools (report.Explanation._share): each shared pool is re-worded once."""
+    key = ("pool", id(pool), dialect)
+    found = done.get(key)
+    if not isinstance(found, PoolReasons):
+        reasons = tuple(_advised(r, pool, dialect, load, done) for r in pool.reasons)
+        found = done[key] = pool if reasons == pool.reasons else replace(pool, reasons=reasons)
+    return found
+
+
+def enrich_item(item: Item, load: CatalogFor, done: Advised | None = None) -> None:
+    p = item.parsed
+    done = {} if done is None else done
+    if not any(r.kind == NO_INSTANCE_TYPE for r in item.all_reasons()):
+        return
+    pools = tuple(_advised_pool(pool, p.dialect, load, done) for pool in p.pools)
+    reasons = tuple(_advised(r, None, p.dialect, load, done) for r in p.reasons)
+    if pools != p.pools or reasons != p.reasons:
+        item.parsed = replace(p, pools=pools, reasons=reasons)
+        item.plain = item_plain(item)
+
+
+def enrich(explanation: Explanation, load: CatalogFor) -> None:
+    done: Advised = {}
+    for item in explanation.item_list():
+        enrich_item(item, load, done)

@@ -1,0 +1,61 @@
+"""What some well-known names in a scheduling message mean, so that they are not misread as the user's fault.
+
+- Startup taints: put on a node by the kubelet, the cloud controller or Karpenter while it starts, and
+  removed by them once it is ready / registered / initialised. A pod must not tolerate them: the answer
+  is to wait, and when one stays on a Ready node, to find out why its owner did not remove it.
+- Disruption taints: Karpenter taints a node it is about to remove; pods are meant to go elsewhere.
+- `hostname-placeholder-…`: the hostname Karpenter gives a NodeClaim it is still launching.
+- Node-group labels: labels only EKS managed node groups (or eksctl, or Fargate) put on their nodes;
+  a Karpenter node never carries them, so a pod selecting one is meant for that capacity, not Karpenter's.
+"""
+
+from __future__ import annotations
+
+# taint key -> (who removes it, when)
+STARTUP_TAINTS = {
+    "node.kubernetes.io/not-ready": ("the node lifecycle controller", "once the kubelet reports the node Ready"),
+    "node.kubernetes.io/unreachable": ("the node lifecycle controller",
+                                       "once the node's kubelet reports again (a node that never does must be replaced)"),
+    "node.kubernetes.io/network-unavailable": ("the CNI / route controller", "once the node's network is set up"),
+    "node.cloudprovider.kubernetes.io/uninitialized": ("the cloud controller manager", "once it has initialised the node"),
+    "karpenter.sh/unregistered": ("Karpenter", "once the node has registered and been matched to its NodeClaim"),
+    "karpenter.sh/not-ready": ("Karpenter", "once the node it launched is Ready (Karpenter v0.x)"),
+    "node.kubernetes.io/unschedulable": ("whoever cordoned the node", "on kubectl uncordon, or when the node goes"),
+    "node.cilium.io/agent-not-ready": ("the Cilium agent", "once it runs on the node"),
+    "ebs.csi.aws.com/agent-not-ready": ("the EBS CSI node driver", "once it runs on the node"),
+    "efs.csi.aws.com/agent-not-ready": ("the EFS CSI node driver", "once it runs on the node"),
+}
+DISRUPTION_TAINTS = {
+    "karpenter.sh/disrupted": "Karpenter is removing the node (consolidation, drift or expiry)",
+    "karpenter.sh/disruption": "Karpenter is removing the node (consolidation, drift or expiry)",
+    "node.kubernetes.io/out-of-service": "the node was marked out of service",
+    "ToBeDeletedByClusterAutoscaler": "cluster-autoscaler is removing the node",
+    "DeletionCandidateOfClusterAutoscaler": "cluster-autoscaler may remove the node soon",
+}
+
+PLACEHOLDER = "hostname-placeholder-"
+
+# label key -> the capacity whose nodes carry it (never a Karpenter node)
+NODE_GROUP_LABELS = {
+    "eks.amazonaws.com/nodegroup": "an EKS managed node group",
+    "eks.amazonaws.com/nodegroup-image": "an EKS managed node group",
+    "eks.amazonaws.com/capacityType": "an EKS managed node group",
+    "alpha.eksctl.io/nodegroup-name": "an eksctl node group",
+    "alpha.eksctl.io/cluster-name": "an eksctl node group",
+    "eks.amazonaws.com/fargate-profile": "a Fargate profile",
+    "cloud.google.com/gke-nodepool": "a GKE node pool",
+    "kubernetes.azure.com/agentpool": "an AKS node pool",
+}
+
+
+def transient_taint(key: str | None) -> tuple[str, str] | None:
+    """Who removes this taint and when (startup taints), or None."""
+    return STARTUP_TAINTS.get(key or "")
+
+
+def disruption_taint(key: str | None) -> str | None:
+    return DISRUPTION_TAINTS.get(key or "")
+
+
+def node_group_capacity(key: str | None) -> str | None:
+    return NODE_GROUP_LABELS.get(key or "")
