@@ -16,9 +16,9 @@ def lint_text(text: str) -> list[tuple[str, int]]:
 
 
 def test_registry_is_complete_and_unique() -> None:
-    assert len(RULES) == 13
-    assert len({r.name for r in RULES}) == 13
-    assert len({r.code for r in RULES}) == 13
+    assert len(RULES) == 15
+    assert len({r.name for r in RULES}) == 15
+    assert len({r.code for r in RULES}) == 15
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.name)

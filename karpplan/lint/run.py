@@ -16,10 +16,10 @@ from karpplan.catalog.types import Catalog
 from karpplan.errors import InputError, InputProblem
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, STDIN_NAME, read_documents
 from karpplan.lint.config import FileConfig, active_rules, ignored_by_annotation
-from karpplan.lint.context import LintContext, object_name
+from karpplan.lint.context import LintContext, object_name, templates
 from karpplan.lint.core import Finding, Hit, Rule
 from karpplan.lint.locate import column, key_of, locate
-from karpplan.lint.report import LintReport
+from karpplan.lint.report import LintReport, Skip
 from karpplan.lint.rules.validation import classify
 from karpplan.model.build import build_inventory
 from karpplan.model.cluster import FargateProfile
@@ -120,8 +120,11 @@ def _lint(options: LintOptions) -> LintReport:
         catalog()  # a bad --catalog or --region is bad input even when no rule needs it
     findings: list[Finding] = []
     ignored = {id(d): ignored_by_annotation(d) for d in documents}
+    no_capacity = "" if ctx.has_capacity else _no_capacity_reason(ctx)
     for rule in rules:
         if rule.needs_pools and not ctx.has_capacity:
+            if no_capacity:
+                ctx.skipped.append(Skip(rule.name, no_capacity))
             continue
         for hit in rule.check(ctx):
             if rule.name in ignored.get(id(hit.doc), frozenset()):
@@ -129,4 +132,15 @@ def _lint(options: LintOptions) -> LintReport:
             findings.append(to_finding(ctx, rule, hit))
     unique = sorted(dict.fromkeys(findings))
     return LintReport(len(files), len(documents), tuple(unique), tuple(rules),
-                      tuple(object_name(d) for d in documents))
+                      tuple(object_name(d) for d in documents), tuple(dict.fromkeys(ctx.skipped)))
+
+
+def _no_capacity_reason(ctx: LintContext) -> str:
+    """Why the rules that need pools cannot judge (empty when there is no pod template to judge either)."""
+    count = len(templates(ctx))
+    if not count:
+        return ""
+    return (f"the input holds no NodePool, Provisioner, Fargate profile or Node, so nothing to check its "
+            f"{count} pod template(s) against: add the NodePools (and their EC2NodeClasses), "
+            "an eksctl ClusterConfig with fargateProfiles or --fargate-profile, or the cluster's nodes "
+            "(kubectl get nodes -o yaml)")

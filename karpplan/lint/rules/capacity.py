@@ -16,9 +16,11 @@ from typing import TypeVar
 import numpy as np
 
 from karpplan.inputs.loader import Document
-from karpplan.lint.context import LintContext, pod_spec_path
+from karpplan.lint.context import LintContext, object_name, pod_spec_path
 from karpplan.lint.core import Hit, Severity, lint_rule
+from karpplan.lint.report import Skip
 from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
+from karpplan.lint.rules.placeholders import unrendered_documents
 from karpplan.model.fargate import fargate_node_labels
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.pools import NodePool
@@ -34,11 +36,24 @@ def _spread_path(doc: Document, index: int, leaf: str = "") -> str:
     return f"{base}.{leaf}" if leaf else base
 
 
-def _groups(ctx: LintContext) -> Iterator[tuple[GroupInfo, Document]]:
+def _groups(ctx: LintContext, rule: str) -> Iterator[tuple[GroupInfo, Document]]:
+    """The groups a capacity rule judges: not those the API server rejects (validation findings), nor those
+    whose scheduling fields, or whose NodePools' requirements, hold unrendered placeholders (listed as
+    skipped: the verdict would be about the placeholder's literal text)."""
+    unrendered = unrendered_documents(ctx)
+    unrendered_pools = {pool.name for pool in ctx.planner.problem.pools
+                        if (d := ctx.by_origin.get(pool.origin)) is not None and id(d) in unrendered}
     for group_info in ctx.planner.problem.groups:
         doc = ctx.group_document(group_info)
-        if doc is not None:
-            yield group_info, doc
+        if doc is None:
+            continue
+        pools = sorted({v.pool.name for v in group_info.verdicts} & unrendered_pools)
+        if id(doc) in unrendered or pools:
+            where = f"NodePool {', '.join(pools)}" if pools else "its nodeSelector, affinity, tolerations or spread"
+            ctx.skipped.append(Skip(rule, f"unrendered placeholders in {where} (unrendered-placeholder): "
+                                          "render the manifests to check these pods", object_name(doc)))
+            continue
+        yield group_info, doc
 
 
 def _known_keys(ctx: LintContext) -> frozenset[str]:
@@ -89,7 +104,7 @@ def SPREAD_KEY_UNKNOWN(ctx: LintContext) -> Iterator[Hit]:
     workload unschedulable, and the API server does not check it.
     """
     known = sorted(_known_keys(ctx))
-    for group_info, doc in _groups(ctx):
+    for group_info, doc in _groups(ctx, "spread-key-unknown"):
         for index, key in _unknown_key_rules(ctx, group_info):
             close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
             hint = f" (did you mean {close[0]}?)" if close else ""
@@ -119,7 +134,7 @@ def MIN_DOMAINS_UNREACHABLE(ctx: LintContext) -> Iterator[Hit]:
     requirements x catalog offerings x existing nodes.
     """
     problem = ctx.planner.problem
-    for group_info, doc in _groups(ctx):
+    for group_info, doc in _groups(ctx, "min-domains-unreachable"):
         for rule in problem.topology.rules_for(group_info.template):
             c = rule.constraint
             if not rule.hard or c.min_domains is None or rule.hostname:
@@ -256,7 +271,7 @@ def SPREAD_CAPS_REPLICAS(ctx: LintContext) -> Iterator[Hit]:
     """
     problem = ctx.planner.problem
     reach: _Reach | None = None
-    for group_info, doc in _groups(ctx):
+    for group_info, doc in _groups(ctx, "spread-caps-replicas"):
         rules = [r for r in problem.topology.rules_for(group_info.template) if r.hard and r.self_match]
         if not rules or _unknown_key_rules(ctx, group_info) or _cannot_launch(group_info, problem):
             continue
@@ -317,7 +332,7 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
 
     problem = ctx.planner.problem
     state: PlacementState | None = None
-    for group_info, doc in _groups(ctx):
+    for group_info, doc in _groups(ctx, "no-pool-can-launch"):
         if not _cannot_launch(group_info, problem):
             continue
         state = state or PlacementState(problem)
