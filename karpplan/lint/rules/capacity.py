@@ -19,6 +19,7 @@ from karpplan.inputs.loader import Document
 from karpplan.lint.context import LintContext, object_name, pod_spec_path
 from karpplan.lint.core import Hit, Severity, lint_rule
 from karpplan.lint.report import Skip
+from karpplan.lint.rules.blame import blamed_field
 from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
 from karpplan.lint.rules.placeholders import unrendered_documents
 from karpplan.model.fargate import fargate_node_labels
@@ -338,8 +339,9 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
         state = state or PlacementState(problem)
         reasons = reasons_for(problem, group_info, group_info.group.pods[0], state)[:-1]  # the last names the workload
         kind = next((v.kind for v in group_info.verdicts if not v.ok), "")
+        field = blamed_field(doc, pod_spec_path(doc) or "spec", group_info.template, group_info.verdicts, problem)
         yield Hit(
-            doc, _blocking_field(doc, kind),
+            doc, field or _blocking_field(doc, kind),
             f"no NodePool, Fargate profile or existing node can take these {group_info.size} pod(s): " + "; ".join(reasons),
             "loosen the pod's nodeSelector/affinity/tolerations/requests or add a NodePool that allows them",
         )
