@@ -159,26 +159,31 @@ _T = TypeVar("_T")
 
 # ------------------------------------------------------------------------------------------ spread-caps-replicas
 def _placed(problem: SchedulingProblem, group_info: GroupInfo, *, without_hard_spread: bool = False) -> int:
-    """How many of the group's pods the planner's Karpenter engine places with the group alone."""
+    """How many of the group's pods the planner's Karpenter engine places with the group and the pending
+    groups its spread constraints count (what `plan` places beside them), and no other."""
     from karpplan.engines.karpenter import solve_karpenter
 
     topology = problem.topology
     own = id(group_info.template)
+    rules = topology.rules_for(group_info.template)
+    groups = [g for g in problem.groups if g is group_info or any(
+        r.hard and r.counts(g.template.namespace, g.template.labels) for r in rules)]
+    kept = {id(g.template) for g in groups}
 
-    def only_own(rules: dict[int, _T]) -> dict[int, _T]:
-        return {own: rules[own]} if own in rules else {}
+    def only_kept(by_template: dict[int, _T]) -> dict[int, _T]:
+        return {k: v for k, v in by_template.items() if k in kept}
 
-    # The group alone: the other templates' rules would only be counted for nothing (they place no pod),
-    # and building their counts for every workload is most of lint's time on large repositories.
-    spread = only_own(topology.spread)
+    # The other templates' rules would only be counted for nothing (they place no pod), and building their
+    # counts for every workload is most of lint's time on large repositories.
+    spread = only_kept(topology.spread)
     if without_hard_spread:
-        spread = {own: [r for r in topology.rules_for(group_info.template) if not r.hard]}
+        spread[own] = [r for r in rules if not r.hard]
     topology = dataclasses.replace(
-        topology, spread=spread, affinity=only_own(topology.affinity), anti_affinity=only_own(topology.anti_affinity),
-        preferred_affinity=only_own(topology.preferred_affinity), preferred_anti=only_own(topology.preferred_anti))
-    alone = dataclasses.replace(problem, groups=[group_info], topology=topology)
+        topology, spread=spread, affinity=only_kept(topology.affinity), anti_affinity=only_kept(topology.anti_affinity),
+        preferred_affinity=only_kept(topology.preferred_affinity), preferred_anti=only_kept(topology.preferred_anti))
+    alone = dataclasses.replace(problem, groups=groups, topology=topology)
     solution, _ = solve_karpenter(alone, exact_limits=True)  # limits as capacity, not the batch pessimism
-    return group_info.size - len(solution.unplaced)
+    return group_info.size - sum(1 for g, _ in solution.unplaced if g is group_info)
 
 
 def _limits_text(pools: Sequence[NodePool], problem: SchedulingProblem) -> str:
@@ -221,29 +226,45 @@ class _Reach:
         return int(self.table.column("capacity", key)[rows].max()) if len(rows) else 0
 
 
-def _rule_text(rule: SpreadRule, group_info: GroupInfo, reach: _Reach) -> str:
+def _usable_domains(problem: SchedulingProblem, group_info: GroupInfo, rule: SpreadRule) -> set[str]:
+    """The rule's domains of the existing nodes the group's pods may use (kube-scheduler's static filters)."""
+    names = {problem.existing[i].node.name for i in group_info.existing_ok}
+    return {domain for name, domain in rule.existing_domains.items() if name in names}
+
+
+def _rule_text(problem: SchedulingProblem, rule: SpreadRule, group_info: GroupInfo, reach: _Reach) -> str:
     if rule.hostname:
         return f"maxSkew {rule.max_skew} over nodes ({rule.key})"
     domains = sorted(rule.static_domains())
-    reachable = reach.domains(group_info, rule.key) | set(rule.existing_domains.values())
+    reachable = reach.domains(group_info, rule.key) | _usable_domains(problem, group_info, rule)
     unreachable = [d for d in domains if d not in reachable]
     text = f"maxSkew {rule.max_skew} over {len(domains)} {rule.key} domain(s)"
     if rule.min_domains > len(domains):
         text += f" (minDomains {rule.min_domains})"
     if unreachable:
         text += f" of which {_short(unreachable)} has no node or offering these pods can use"
+        # A domain only because of existing nodes these pods cannot use: the inclusion policies count it.
+        held = sorted(name for name, domain in rule.existing_domains.items() if domain in unreachable)
+        if held:
+            why = group_info.existing_reasons.get(held[0], [])
+            policy = "nodeTaintsPolicy Ignore" if not rule.constraint.honors_taints else "nodeTaintsPolicy Honor"
+            text += (f" (it counts as a domain because of existing node(s) {_short(held, 3)}"
+                     + (f", which these pods cannot use: {why[0]}" if why else "")
+                     + f"; {policy} and nodeAffinityPolicy "
+                     + ("Honor" if rule.constraint.honors_affinity else "Ignore") + " decide which nodes count)")
     return text
 
 
 def _may_cap(problem: SchedulingProblem, group_info: GroupInfo, rules: Sequence[SpreadRule], reach: _Reach) -> bool:
-    """False when no cap is possible, so the engine need not run: every domain reachable, minDomains met,
-    and no pool limit that could bind even with one node per pod."""
+    """False when no cap is possible, so the engine need not run: every domain one new nodes can reach,
+    minDomains met, and no pool limit that could bind even with one node per pod. A domain only existing
+    nodes bring may cap (a tainted node counts under nodeTaintsPolicy Ignore, a full one holds nothing):
+    the engine decides, as `plan` would."""
     for rule in rules:
         if rule.hostname:
             continue
         domains = rule.static_domains()
-        reachable = reach.domains(group_info, rule.key) | set(rule.existing_domains.values())
-        if rule.min_domains > len(domains) or not domains <= reachable:
+        if rule.min_domains > len(domains) or not domains <= reach.domains(group_info, rule.key):
             return True
     for verdict in group_info.verdicts:
         if not verdict.ok:
@@ -285,7 +306,7 @@ def SPREAD_CAPS_REPLICAS(ctx: LintContext) -> Iterator[Hit]:
         if _placed(problem, group_info, without_hard_spread=True) <= placed:
             continue  # not the spread: pool-limits-too-small / no-pool-can-launch say why
         pools = [v.pool for v in group_info.verdicts if v.ok]
-        why = " and ".join(_rule_text(r, group_info, reach) for r in rules)
+        why = " and ".join(_rule_text(problem, r, group_info, reach) for r in rules)
         index = group_info.template.spread.index(rules[0].constraint)
         yield Hit(
             doc, _spread_path(doc, index),
