@@ -262,3 +262,75 @@ def test_a_nodeclassref_to_a_class_not_in_the_input_is_reported_when_classes_are
 def test_pools_without_any_node_class_are_not_a_finding() -> None:
     # Linting NodePools without their EC2NodeClasses is common: what `plan` assumes for them is not a finding.
     assert found(lint_text(NODEPOOL + deployment(""))) == []
+
+
+# aws/karpenter-provider-aws website/content/en/docs/getting-started/getting-started-with-karpenter/scripts/
+# step02-create-cluster-fargate.sh: the ClusterConfig of its heredoc, unrendered (abridged).
+GETTING_STARTED_CLUSTER = """\
+apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: ${CLUSTER_NAME}
+  region: ${AWS_DEFAULT_REGION}
+  version: "${K8S_VERSION}"
+  tags:
+    karpenter.sh/discovery: ${CLUSTER_NAME}
+fargateProfiles:
+- name: karpenter
+  selectors:
+  - namespace: "${KARPENTER_NAMESPACE}"
+"""
+
+
+def test_an_unrendered_region_is_a_finding_not_bad_input() -> None:
+    # Before: exit 2, "metadata.region: unknown region '${AWS_DEFAULT_REGION}'".
+    text = GETTING_STARTED_CLUSTER + "---\n" + INFLATE.replace("replicas: 0", "replicas: 1")
+    report = lint_text(text)
+    assert [(f.rule, f.field) for f in report.findings] == [
+        ("unrendered-placeholder", "metadata.name"), ("unrendered-placeholder", "metadata.region"),
+        ("unrendered-placeholder", "fargateProfiles[0].selectors[0].namespace")]
+    assert {s.rule for s in report.skipped} == CAPACITY_RULES
+    assert all("${AWS_DEFAULT_REGION}" in s.reason and "--region" in s.reason for s in report.skipped)
+    with_region = lint(LintOptions(paths=("-",), stdin=io.StringIO(text), region="us-west-2"))
+    # With --region the capacity rules run: only the Karpenter namespace goes to Fargate, nothing runs inflate.
+    assert with_region.skipped == ()
+    assert [f.rule for f in with_region.findings][3:] == ["no-pool-can-launch"]
+
+
+# aws/karpenter-provider-aws examples/v1/windows-custom-userdata.yaml (abridged): the group is written with
+# its version ("karpenter.k8s.aws/v1"), which is no AWS node class group (the CRD's pattern is ^[^/]*$).
+WINDOWS_POOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: windows2022
+spec:
+  template:
+    spec:
+      requirements:
+        - key: kubernetes.io/os
+          operator: In
+          values: ["windows"]
+      nodeClassRef:
+        group: karpenter.k8s.aws/v1
+        kind: EC2NodeClass
+        name: windows2022
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: windows2022
+spec:
+  amiFamily: Windows2022
+  role: "KarpenterNodeRole-demo"
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+  amiSelectorTerms: [{alias: windows2022@latest}]
+"""
+
+
+def test_a_versioned_node_class_group_is_reported_at_the_reference() -> None:
+    report = lint_text(WINDOWS_POOL)
+    (finding,) = report.findings
+    assert finding.rule == "input-read-differently" and finding.line == line_of(WINDOWS_POOL, "nodeClassRef:")
+    assert "karpenter.k8s.aws/v1" in finding.message and "not an AWS node class" in finding.message

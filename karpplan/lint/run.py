@@ -20,6 +20,7 @@ from karpplan.lint.context import LintContext, object_name, templates
 from karpplan.lint.core import Finding, Hit, Rule
 from karpplan.lint.locate import column, key_of, locate
 from karpplan.lint.report import LintReport, Skip
+from karpplan.lint.rules.placeholders import placeholder_in
 from karpplan.lint.rules.validation import classify
 from karpplan.model.build import build_inventory
 from karpplan.model.cluster import FargateProfile
@@ -116,13 +117,18 @@ def _lint(options: LintOptions) -> LintReport:
     unowned = ctx.cache.get("unowned")
     if isinstance(unowned, list) and unowned:
         raise InputError(unowned)
-    if options.catalog or ctx.has_capacity:
+    region = inventory.region if not (options.region or options.catalog) else None
+    unrendered_region = placeholder_in(region)
+    if (options.catalog or ctx.has_capacity) and not unrendered_region:
         catalog()  # a bad --catalog or --region is bad input even when no rule needs it
     findings: list[Finding] = []
     ignored = {id(d): ignored_by_annotation(d) for d in documents}
     no_capacity = "" if ctx.has_capacity else _no_capacity_reason(ctx)
+    if ctx.has_capacity and unrendered_region and templates(ctx):
+        no_capacity = (f"the ClusterConfig's metadata.region is the unrendered placeholder {unrendered_region} "
+                       "(unrendered-placeholder), so no catalog to check against: render it or pass --region")
     for rule in rules:
-        if rule.needs_pools and not ctx.has_capacity:
+        if rule.needs_pools and (not ctx.has_capacity or unrendered_region):
             if no_capacity:
                 ctx.skipped.append(Skip(rule.name, no_capacity))
             continue
@@ -140,7 +146,7 @@ def _no_capacity_reason(ctx: LintContext) -> str:
     count = len(templates(ctx))
     if not count:
         return ""
-    return (f"the input holds no NodePool, Provisioner, Fargate profile or Node, so nothing to check its "
+    return (f"the input holds no NodePool, Provisioner, Fargate profile or Node, so nothing to check the "
             f"{count} pod template(s) against: add the NodePools (and their EC2NodeClasses), "
             "an eksctl ClusterConfig with fargateProfiles or --fargate-profile, or the cluster's nodes "
             "(kubectl get nodes -o yaml)")

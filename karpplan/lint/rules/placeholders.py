@@ -52,6 +52,12 @@ _KIND_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
 _DECIDING = frozenset({_NODES, _PODS, _TAINTS, _POOL})
 
 
+def placeholder_in(text: str | None) -> str | None:
+    """The first placeholder written in `text` (None when there is none)."""
+    match = _PLACEHOLDER.search(text or "")
+    return match.group(0) if match else None
+
+
 @dataclass(frozen=True)
 class Placeholder:
     doc: Document
