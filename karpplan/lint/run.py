@@ -61,7 +61,7 @@ def to_finding(ctx: LintContext, rule: Rule, hit: Hit) -> Finding:
     lines = ctx.texts.get(hit.doc.origin.file, [])
     return Finding(
         file=hit.doc.origin.file, line=line, column=column(lines, line, key), rule=rule.name, code=rule.code,
-        severity=rule.severity, object=object_name(hit.doc), field=hit.path, message=hit.message,
+        severity=hit.severity or rule.severity, object=object_name(hit.doc), field=hit.path, message=hit.message,
         fix=hit.fix or rule.fix, source=hit.doc.source,
     )
 
