@@ -278,3 +278,30 @@ def test_what_karpplan_assumes_for_input_not_given_is_info() -> None:
         "  template:\n", 1)
     notes = [f for f in lint_text(claim).findings if f.rule == "input-read-differently"]
     assert notes and all(f.severity.value == "info" for f in notes)
+
+
+# eksctl-io/eksctl examples/31-override-bootstrap-command-unmanaged-nodegroup.yaml (abridged): the bootstrap
+# script's shell ${NODE_LABELS} is not a placeholder of a selecting field; a node group's zone would be.
+EKSCTL_BOOTSTRAP = """\
+apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata:
+  name: override-unmanaged-nodegroup-bootstrap
+  region: us-west-2
+nodeGroups:
+  - name: ng-1
+    minSize: 1
+    maxSize: 2
+    overrideBootstrapCommand: |
+      #!/bin/bash
+      source /var/lib/cloud/scripts/eksctl/bootstrap.helper.sh
+      /etc/eks/bootstrap.sh override-unmanaged-nodegroup-bootstrap --kubelet-extra-args "--node-labels=${NODE_LABELS}"
+"""
+
+
+def test_eksctl_bootstrap_scripts_are_not_placeholders_but_node_group_zones_are() -> None:
+    assert found(lint_text(EKSCTL_BOOTSTRAP)) == []
+    zoned = EKSCTL_BOOTSTRAP.replace("    minSize: 1\n", '    availabilityZones: ["${AZ_1}"]\n    minSize: 1\n')
+    report = lint_text(zoned)
+    assert [(f.rule, f.field) for f in report.findings] == [
+        ("unrendered-placeholder", "nodeGroups[0].availabilityZones[0]")]

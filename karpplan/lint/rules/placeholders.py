@@ -46,8 +46,11 @@ _KIND_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
                   ("spec.podSecurityGroupSelectorTerms", _DISCOVERY)),
     "NodeOverlay": (("spec.requirements", _POOL),),
     "ClusterConfig": (("metadata.name", _EKSCTL), ("metadata.region", _EKSCTL), ("availabilityZones", _EKSCTL),
-                      ("fargateProfiles", _EKSCTL), ("managedNodeGroups", _EKSCTL), ("nodeGroups", _EKSCTL)),
+                      ("fargateProfiles", _EKSCTL)),
 }
+# eksctl node groups: what decides where and which nodes run, not their bootstrap scripts (shell ${...}).
+_NODE_GROUP_FIELDS = ("availabilityZones", "subnets", "labels", "taints", "instanceType", "instanceTypes",
+                      "instanceSelector")
 # Fields whose placeholders change what the planner's checks would find (pods' node selection, pools).
 _DECIDING = frozenset({_NODES, _PODS, _TAINTS, _POOL})
 
@@ -68,7 +71,13 @@ class Placeholder:
 
 
 def _child(node: object, part: str) -> object:
-    return node.get(part) if isinstance(node, dict) else None
+    """`node[part]`, with `name[i]` for a list item."""
+    name, bracket, index = part.partition("[")
+    child = node.get(name) if isinstance(node, dict) else None
+    if bracket and isinstance(child, list) and index.rstrip("]").isdigit():
+        i = int(index.rstrip("]"))
+        return child[i] if i < len(child) else None
+    return child if not bracket else None
 
 
 def _segment(key: str) -> str:
@@ -99,6 +108,12 @@ def _fields(ctx: LintContext) -> Iterator[tuple[Document, str, str]]:
     for doc in ctx.documents:
         for field, consequence in _KIND_FIELDS.get(doc.kind, ()):
             yield doc, field, consequence
+        if doc.kind == "ClusterConfig":
+            for key in ("managedNodeGroups", "nodeGroups"):
+                groups = _child(doc.body, key)
+                for i in range(len(groups) if isinstance(groups, list) else 0):
+                    for field in _NODE_GROUP_FIELDS:
+                        yield doc, f"{key}[{i}].{field}", _EKSCTL
 
 
 def placeholders(ctx: LintContext) -> list[Placeholder]:
