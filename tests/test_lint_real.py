@@ -305,3 +305,14 @@ def test_eksctl_bootstrap_scripts_are_not_placeholders_but_node_group_zones_are(
     report = lint_text(zoned)
     assert [(f.rule, f.field) for f in report.findings] == [
         ("unrendered-placeholder", "nodeGroups[0].availabilityZones[0]")]
+
+
+def test_junit_keeps_info_findings_out_of_failures() -> None:
+    from xml.etree import ElementTree as ET
+
+    from karpplan.lint.render import render_junit
+
+    root = ET.fromstring(render_junit(lint_text(NODEPOOL + deployment(""))))
+    assert root.get("failures") == "0"
+    (pool,) = [c for c in root.findall(".//testcase") if c.get("name") == "NodePool/default"]
+    assert "input-read-differently" in (pool.findtext("system-out") or "")
