@@ -20,7 +20,20 @@ from karpplan.lint.render import render_github, render_junit
 from karpplan.lint.run import LintOptions, lint
 from karpplan.lint.sarif import render_sarif
 
-BAD = BY_NAME["spread-invalid"].bad
+# The rule's bad example with the EC2NodeClass its NodePool names (without it, what karpplan assumes for the
+# pool's node class is an info finding of input-read-differently).
+NODE_CLASS = """\
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: default}
+spec:
+  role: KarpenterNodeRole-demo
+  amiSelectorTerms: [{alias: al2023@latest}]
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+"""
+BAD = BY_NAME["spread-invalid"].bad + NODE_CLASS
 runner = CliRunner()
 
 
@@ -42,7 +55,7 @@ def test_json_report_and_exit_codes(tmp_path: Path) -> None:
     line = BAD.splitlines()[finding["line"] - 1]
     assert line[finding["column"] - 1:].startswith("maxSkew")
     good = tmp_path / "good.yaml"
-    good.write_text(BY_NAME["spread-invalid"].good)
+    good.write_text(BY_NAME["spread-invalid"].good + NODE_CLASS)
     assert run(str(good), "-o", "json")[0] == 0
     broken = tmp_path / "broken.yaml"
     broken.write_text("a: [\n")
@@ -115,7 +128,7 @@ def test_junit_one_testcase_per_object() -> None:
     report = lint(LintOptions(paths=("-",), stdin=io.StringIO(BAD)))
     root = ET.fromstring(render_junit(report))
     cases = root.findall(".//testcase")
-    assert len(cases) == 2
+    assert len(cases) == 3
     assert sum(len(c.findall("failure")) for c in cases) == 1
 
 

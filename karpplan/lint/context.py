@@ -11,6 +11,7 @@ from karpplan.catalog.types import Catalog
 from karpplan.errors import InputProblem, Origin
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict
+from karpplan.lint.report import Skip
 from karpplan.model.build import role_of
 from karpplan.model.cluster import FargateProfile
 from karpplan.model.inventory import Inventory
@@ -58,6 +59,7 @@ class LintContext:
     catalog: Callable[[], Catalog]
     texts: dict[str, list[str]] = field(default_factory=dict)
     cache: dict[str, object] = field(default_factory=dict)  # results several rules share
+    skipped: list[Skip] = field(default_factory=list)  # what a rule could not judge, and why
 
     # ----------------------------------------------------------------------------------- documents
     @cached_property

@@ -25,7 +25,8 @@ class Severity(StrEnum):
 class Hit:
     """One thing a check found: the document, the Kubernetes field path of the offending field, the message.
 
-    `line` overrides the line found by walking `path` (validation problems carry the builder's own line).
+    `line` overrides the line found by walking `path` (validation problems carry the builder's own line);
+    `severity` overrides the rule's (a rule whose findings differ in weight: the model's notices).
     """
 
     doc: Document
@@ -33,6 +34,7 @@ class Hit:
     message: str
     fix: str = ""
     line: int = 0
+    severity: Severity | None = None
 
 
 @dataclass(frozen=True, order=True)

@@ -80,3 +80,38 @@ def key_of(path: str) -> str:
         inner = path[path.rfind("[") + 1:-1]
         return "" if inner.isdigit() else inner
     return path.rsplit(".", 1)[-1] if "." in path else path
+
+
+def _segment(key: str) -> str:
+    return f"[{key}]" if "." in key or "/" in key else f".{key}"
+
+
+def _depth(path: str) -> int:
+    """How many keys and indices deep a path is (dots inside bracketed keys do not count)."""
+    inside: list[str] = re.findall(r"\[([^\]]*)\]", path)
+    return path.count(".") + path.count("[") - sum(key.count(".") for key in inside)
+
+
+def path_at(doc: Document, line: int) -> str:
+    """The field path of the outermost key or list item written on `line` (the other direction of `locate`);
+    empty when the line is the document's start or holds no field."""
+    if line == doc.origin.line:
+        return ""
+    best = ""
+    depth = 1 << 30
+    stack: list[tuple[object, str]] = [(doc.body, "")]
+    while stack:
+        node, prefix = stack.pop()
+        if isinstance(node, LineDict):
+            for key, value in node.items():
+                path = prefix + _segment(str(key))
+                if node.key_lines.get(key, 0) == line and _depth(path) < depth:
+                    best, depth = path, _depth(path)
+                stack.append((value, path))
+        elif isinstance(node, LineList):
+            for index, value in enumerate(node):
+                path = f"{prefix}[{index}]"
+                if index < len(node.item_lines) and node.item_lines[index] == line and _depth(path) < depth:
+                    best, depth = path, _depth(path)
+                stack.append((value, path))
+    return best.removeprefix(".")

@@ -36,7 +36,23 @@ def render_table(report: LintReport, console: Console) -> None:
     assert isinstance(s, dict)
     console.print(
         f"{s['files']} file(s), {s['objects']} object(s): {s['error']} error(s), {s['warning']} warning(s), "
-        f"{s['info']} info", markup=False, highlight=False)
+        f"{s['info']} info" + (f"; {len({k.rule for k in report.skipped})} rule(s) skipped" if report.skipped else ""),
+        markup=False, highlight=False)
+    for line in skipped_lines(report):
+        console.print(line, markup=False, highlight=False)
+
+
+def skipped_lines(report: LintReport) -> list[str]:
+    """One line per reason: the rules (or rules on one object) that could not judge, so that "0 errors"
+    never hides them."""
+    by_reason: dict[tuple[str, str], list[str]] = {}
+    for skip in report.skipped:
+        by_reason.setdefault((skip.object, skip.reason), []).append(skip.rule)
+    lines = []
+    for (obj, reason), rules in by_reason.items():
+        names = ", ".join(dict.fromkeys(rules))
+        lines.append(f"skipped {names}" + (f" on {obj}" if obj else "") + f": {reason}")
+    return lines
 
 
 # ------------------------------------------------------------------------------------------ GitHub
@@ -70,6 +86,9 @@ def markdown_summary(report: LintReport) -> str:
         f"{s['info']} info",
         "",
     ]
+    lines += [f"- {_cell(line)}" for line in skipped_lines(report)]
+    if report.skipped:
+        lines.append("")
     if report.findings:
         lines += ["| severity | rule | location | object | message | fix |", "|---|---|---|---|---|---|"]
         lines += [
@@ -94,17 +113,22 @@ def render_github(report: LintReport, environ: Mapping[str, str] | None = None) 
 def render_junit(report: LintReport) -> str:
     """One testcase per object, one failure per finding (objects without findings pass)."""
     by_object: dict[str, list[Finding]] = {name: [] for name in report.object_names}
-    for f in report.findings:
-        by_object.setdefault(f.object, []).append(f)
+    notes: dict[str, list[Finding]] = {}
+    for f in report.findings:  # info findings are notes (system-out), not failures
+        (notes if f.severity is Severity.info else by_object).setdefault(f.object, []).append(f)
+        by_object.setdefault(f.object, [])
     failures = sum(len(v) for v in by_object.values())
     suites = ET.Element("testsuites", name="karpplan lint", tests=str(len(by_object)), failures=str(failures))
     suite = ET.SubElement(suites, "testsuite", name="karpplan lint", tests=str(len(by_object)),
                           failures=str(failures), errors="0", skipped="0")
     for name, found in by_object.items():
-        file = found[0].file if found else ""
+        file = found[0].file if found else (notes[name][0].file if notes.get(name) else "")
         case = ET.SubElement(suite, "testcase", name=name, classname="karpplan.lint", file=file)
         for f in found:
             failure = ET.SubElement(case, "failure", message=f"{f.rule}: {f.message}", type=f.severity.value)
             failure.text = f"{f.file}:{f.line}:{f.column}: {f.rule} ({f.code}) {f.field}\n{f.message}\nfix: {f.fix}"
+        if notes.get(name):
+            out = ET.SubElement(case, "system-out")
+            out.text = "\n".join(f"{f.file}:{f.line}:{f.column}: {f.rule} ({f.code}) {f.message}" for f in notes[name])
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"

@@ -10,12 +10,28 @@ API_VERSION = "karpplan.io/v1alpha1"
 
 
 @dataclass(frozen=True)
+class Skip:
+    """A rule that could not judge the input (or one object of it), and why: never a silent "0 errors"."""
+
+    rule: str
+    reason: str
+    object: str = ""  # empty: the rule did not run at all
+
+    def as_dict(self) -> dict[str, str]:
+        out = {"rule": self.rule, "reason": self.reason}
+        if self.object:
+            out["object"] = self.object
+        return out
+
+
+@dataclass(frozen=True)
 class LintReport:
     files: int
     objects: int
     findings: tuple[Finding, ...]
     rules: tuple[Rule, ...]  # the rules that ran
     object_names: tuple[str, ...] = ()  # every object linted (JUnit lists one testcase each)
+    skipped: tuple[Skip, ...] = ()  # rules (or rules on one object) that could not judge
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity is severity)
@@ -31,7 +47,7 @@ class LintReport:
             "summary": {
                 "files": self.files, "objects": self.objects, "findings": len(self.findings),
                 "error": self.count(Severity.error), "warning": self.count(Severity.warning),
-                "info": self.count(Severity.info),
+                "info": self.count(Severity.info), "skipped": [s.as_dict() for s in self.skipped],
             },
             "findings": [f.as_dict() for f in self.findings],
         }

@@ -16,10 +16,11 @@ from karpplan.catalog.types import Catalog
 from karpplan.errors import InputError, InputProblem
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, STDIN_NAME, read_documents
 from karpplan.lint.config import FileConfig, active_rules, ignored_by_annotation
-from karpplan.lint.context import LintContext, object_name
+from karpplan.lint.context import LintContext, object_name, templates
 from karpplan.lint.core import Finding, Hit, Rule
 from karpplan.lint.locate import column, key_of, locate
-from karpplan.lint.report import LintReport
+from karpplan.lint.report import LintReport, Skip
+from karpplan.lint.rules.placeholders import placeholder_in
 from karpplan.lint.rules.validation import classify
 from karpplan.model.build import build_inventory
 from karpplan.model.cluster import FargateProfile
@@ -61,7 +62,7 @@ def to_finding(ctx: LintContext, rule: Rule, hit: Hit) -> Finding:
     lines = ctx.texts.get(hit.doc.origin.file, [])
     return Finding(
         file=hit.doc.origin.file, line=line, column=column(lines, line, key), rule=rule.name, code=rule.code,
-        severity=rule.severity, object=object_name(hit.doc), field=hit.path, message=hit.message,
+        severity=hit.severity or rule.severity, object=object_name(hit.doc), field=hit.path, message=hit.message,
         fix=hit.fix or rule.fix, source=hit.doc.source,
     )
 
@@ -117,12 +118,20 @@ def _lint(options: LintOptions) -> LintReport:
     unowned = ctx.cache.get("unowned")
     if isinstance(unowned, list) and unowned:
         raise InputError(unowned)
-    if options.catalog or options.zones or ctx.has_capacity:
+    region = inventory.region if not (options.region or options.catalog) else None
+    unrendered_region = placeholder_in(region)
+    if (options.catalog or options.zones or ctx.has_capacity) and not unrendered_region:
         catalog()  # a bad --catalog or --region is bad input even when no rule needs it
     findings: list[Finding] = []
     ignored = {id(d): ignored_by_annotation(d) for d in documents}
+    no_capacity = "" if ctx.has_capacity else _no_capacity_reason(ctx)
+    if ctx.has_capacity and unrendered_region and templates(ctx):
+        no_capacity = (f"the ClusterConfig's metadata.region is the unrendered placeholder {unrendered_region} "
+                       "(unrendered-placeholder), so no catalog to check against: render it or pass --region")
     for rule in rules:
-        if rule.needs_pools and not ctx.has_capacity:
+        if rule.needs_pools and (not ctx.has_capacity or unrendered_region):
+            if no_capacity:
+                ctx.skipped.append(Skip(rule.name, no_capacity))
             continue
         for hit in rule.check(ctx):
             if rule.name in ignored.get(id(hit.doc), frozenset()):
@@ -130,4 +139,15 @@ def _lint(options: LintOptions) -> LintReport:
             findings.append(to_finding(ctx, rule, hit))
     unique = sorted(dict.fromkeys(findings))
     return LintReport(len(files), len(documents), tuple(unique), tuple(rules),
-                      tuple(object_name(d) for d in documents))
+                      tuple(object_name(d) for d in documents), tuple(dict.fromkeys(ctx.skipped)))
+
+
+def _no_capacity_reason(ctx: LintContext) -> str:
+    """Why the rules that need pools cannot judge (empty when there is no pod template to judge either)."""
+    count = len(templates(ctx))
+    if not count:
+        return ""
+    return (f"the input holds no NodePool, Provisioner, Fargate profile or Node, so nothing to check the "
+            f"{count} pod template(s) against: add the NodePools (and their EC2NodeClasses), "
+            "an eksctl ClusterConfig with fargateProfiles or --fargate-profile, or the cluster's nodes "
+            "(kubectl get nodes -o yaml)")

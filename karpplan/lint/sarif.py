@@ -78,6 +78,14 @@ def render_sarif(report: LintReport) -> str:
                 "informationUri": INFORMATION_URI, "rules": [_rule(r) for r in rules],
             }},
             "results": [_result(f, index) for f in report.findings],
+            "invocations": [{
+                "executionSuccessful": True,
+                "toolExecutionNotifications": [
+                    {"level": "note", "message": {"text": (f"skipped on {s.object}: " if s.object else "skipped: ") + s.reason},
+                     "descriptor": {"id": s.rule}}
+                    for s in report.skipped
+                ],
+            }],
             "columnKind": "unicodeCodePoints",
         }],
     }

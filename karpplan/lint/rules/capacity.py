@@ -16,9 +16,12 @@ from typing import TypeVar
 import numpy as np
 
 from karpplan.inputs.loader import Document
-from karpplan.lint.context import LintContext, pod_spec_path
+from karpplan.lint.context import LintContext, object_name, pod_spec_path
 from karpplan.lint.core import Hit, Severity, lint_rule
+from karpplan.lint.report import Skip
+from karpplan.lint.rules.blame import blamed_field
 from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
+from karpplan.lint.rules.placeholders import unrendered_documents
 from karpplan.model.fargate import fargate_node_labels
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.pools import NodePool
@@ -34,11 +37,24 @@ def _spread_path(doc: Document, index: int, leaf: str = "") -> str:
     return f"{base}.{leaf}" if leaf else base
 
 
-def _groups(ctx: LintContext) -> Iterator[tuple[GroupInfo, Document]]:
+def _groups(ctx: LintContext, rule: str) -> Iterator[tuple[GroupInfo, Document]]:
+    """The groups a capacity rule judges: not those the API server rejects (validation findings), nor those
+    whose scheduling fields, or whose NodePools' requirements, hold unrendered placeholders (listed as
+    skipped: the verdict would be about the placeholder's literal text)."""
+    unrendered = unrendered_documents(ctx)
+    unrendered_pools = {pool.name for pool in ctx.planner.problem.pools
+                        if (d := ctx.by_origin.get(pool.origin)) is not None and id(d) in unrendered}
     for group_info in ctx.planner.problem.groups:
         doc = ctx.group_document(group_info)
-        if doc is not None:
-            yield group_info, doc
+        if doc is None:
+            continue
+        pools = sorted({v.pool.name for v in group_info.verdicts} & unrendered_pools)
+        if id(doc) in unrendered or pools:
+            where = f"NodePool {', '.join(pools)}" if pools else "its nodeSelector, affinity, tolerations or spread"
+            ctx.skipped.append(Skip(rule, f"unrendered placeholders in {where} (unrendered-placeholder): "
+                                          "render the manifests to check these pods", object_name(doc)))
+            continue
+        yield group_info, doc
 
 
 def _known_keys(ctx: LintContext) -> frozenset[str]:
@@ -89,7 +105,7 @@ def SPREAD_KEY_UNKNOWN(ctx: LintContext) -> Iterator[Hit]:
     workload unschedulable, and the API server does not check it.
     """
     known = sorted(_known_keys(ctx))
-    for group_info, doc in _groups(ctx):
+    for group_info, doc in _groups(ctx, "spread-key-unknown"):
         for index, key in _unknown_key_rules(ctx, group_info):
             close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
             hint = f" (did you mean {close[0]}?)" if close else ""
@@ -119,7 +135,7 @@ def MIN_DOMAINS_UNREACHABLE(ctx: LintContext) -> Iterator[Hit]:
     requirements x catalog offerings x existing nodes.
     """
     problem = ctx.planner.problem
-    for group_info, doc in _groups(ctx):
+    for group_info, doc in _groups(ctx, "min-domains-unreachable"):
         for rule in problem.topology.rules_for(group_info.template):
             c = rule.constraint
             if not rule.hard or c.min_domains is None or rule.hostname:
@@ -143,26 +159,31 @@ _T = TypeVar("_T")
 
 # ------------------------------------------------------------------------------------------ spread-caps-replicas
 def _placed(problem: SchedulingProblem, group_info: GroupInfo, *, without_hard_spread: bool = False) -> int:
-    """How many of the group's pods the planner's Karpenter engine places with the group alone."""
+    """How many of the group's pods the planner's Karpenter engine places with the group and the pending
+    groups its spread constraints count (what `plan` places beside them), and no other."""
     from karpplan.engines.karpenter import solve_karpenter
 
     topology = problem.topology
     own = id(group_info.template)
+    rules = topology.rules_for(group_info.template)
+    groups = [g for g in problem.groups if g is group_info or any(
+        r.hard and r.counts(g.template.namespace, g.template.labels) for r in rules)]
+    kept = {id(g.template) for g in groups}
 
-    def only_own(rules: dict[int, _T]) -> dict[int, _T]:
-        return {own: rules[own]} if own in rules else {}
+    def only_kept(by_template: dict[int, _T]) -> dict[int, _T]:
+        return {k: v for k, v in by_template.items() if k in kept}
 
-    # The group alone: the other templates' rules would only be counted for nothing (they place no pod),
-    # and building their counts for every workload is most of lint's time on large repositories.
-    spread = only_own(topology.spread)
+    # The other templates' rules would only be counted for nothing (they place no pod), and building their
+    # counts for every workload is most of lint's time on large repositories.
+    spread = only_kept(topology.spread)
     if without_hard_spread:
-        spread = {own: [r for r in topology.rules_for(group_info.template) if not r.hard]}
+        spread[own] = [r for r in rules if not r.hard]
     topology = dataclasses.replace(
-        topology, spread=spread, affinity=only_own(topology.affinity), anti_affinity=only_own(topology.anti_affinity),
-        preferred_affinity=only_own(topology.preferred_affinity), preferred_anti=only_own(topology.preferred_anti))
-    alone = dataclasses.replace(problem, groups=[group_info], topology=topology)
+        topology, spread=spread, affinity=only_kept(topology.affinity), anti_affinity=only_kept(topology.anti_affinity),
+        preferred_affinity=only_kept(topology.preferred_affinity), preferred_anti=only_kept(topology.preferred_anti))
+    alone = dataclasses.replace(problem, groups=groups, topology=topology)
     solution, _ = solve_karpenter(alone, exact_limits=True)  # limits as capacity, not the batch pessimism
-    return group_info.size - len(solution.unplaced)
+    return group_info.size - sum(1 for g, _ in solution.unplaced if g is group_info)
 
 
 def _limits_text(pools: Sequence[NodePool], problem: SchedulingProblem) -> str:
@@ -205,29 +226,45 @@ class _Reach:
         return int(self.table.column("capacity", key)[rows].max()) if len(rows) else 0
 
 
-def _rule_text(rule: SpreadRule, group_info: GroupInfo, reach: _Reach) -> str:
+def _usable_domains(problem: SchedulingProblem, group_info: GroupInfo, rule: SpreadRule) -> set[str]:
+    """The rule's domains of the existing nodes the group's pods may use (kube-scheduler's static filters)."""
+    names = {problem.existing[i].node.name for i in group_info.existing_ok}
+    return {domain for name, domain in rule.existing_domains.items() if name in names}
+
+
+def _rule_text(problem: SchedulingProblem, rule: SpreadRule, group_info: GroupInfo, reach: _Reach) -> str:
     if rule.hostname:
         return f"maxSkew {rule.max_skew} over nodes ({rule.key})"
     domains = sorted(rule.static_domains())
-    reachable = reach.domains(group_info, rule.key) | set(rule.existing_domains.values())
+    reachable = reach.domains(group_info, rule.key) | _usable_domains(problem, group_info, rule)
     unreachable = [d for d in domains if d not in reachable]
     text = f"maxSkew {rule.max_skew} over {len(domains)} {rule.key} domain(s)"
     if rule.min_domains > len(domains):
         text += f" (minDomains {rule.min_domains})"
     if unreachable:
         text += f" of which {_short(unreachable)} has no node or offering these pods can use"
+        # A domain only because of existing nodes these pods cannot use: the inclusion policies count it.
+        held = sorted(name for name, domain in rule.existing_domains.items() if domain in unreachable)
+        if held:
+            why = group_info.existing_reasons.get(held[0], [])
+            policy = "nodeTaintsPolicy Ignore" if not rule.constraint.honors_taints else "nodeTaintsPolicy Honor"
+            text += (f" (it counts as a domain because of existing node(s) {_short(held, 3)}"
+                     + (f", which these pods cannot use: {why[0]}" if why else "")
+                     + f"; {policy} and nodeAffinityPolicy "
+                     + ("Honor" if rule.constraint.honors_affinity else "Ignore") + " decide which nodes count)")
     return text
 
 
 def _may_cap(problem: SchedulingProblem, group_info: GroupInfo, rules: Sequence[SpreadRule], reach: _Reach) -> bool:
-    """False when no cap is possible, so the engine need not run: every domain reachable, minDomains met,
-    and no pool limit that could bind even with one node per pod."""
+    """False when no cap is possible, so the engine need not run: every domain one new nodes can reach,
+    minDomains met, and no pool limit that could bind even with one node per pod. A domain only existing
+    nodes bring may cap (a tainted node counts under nodeTaintsPolicy Ignore, a full one holds nothing):
+    the engine decides, as `plan` would."""
     for rule in rules:
         if rule.hostname:
             continue
         domains = rule.static_domains()
-        reachable = reach.domains(group_info, rule.key) | set(rule.existing_domains.values())
-        if rule.min_domains > len(domains) or not domains <= reachable:
+        if rule.min_domains > len(domains) or not domains <= reach.domains(group_info, rule.key):
             return True
     for verdict in group_info.verdicts:
         if not verdict.ok:
@@ -256,7 +293,7 @@ def SPREAD_CAPS_REPLICAS(ctx: LintContext) -> Iterator[Hit]:
     """
     problem = ctx.planner.problem
     reach: _Reach | None = None
-    for group_info, doc in _groups(ctx):
+    for group_info, doc in _groups(ctx, "spread-caps-replicas"):
         rules = [r for r in problem.topology.rules_for(group_info.template) if r.hard and r.self_match]
         if not rules or _unknown_key_rules(ctx, group_info) or _cannot_launch(group_info, problem):
             continue
@@ -269,7 +306,7 @@ def SPREAD_CAPS_REPLICAS(ctx: LintContext) -> Iterator[Hit]:
         if _placed(problem, group_info, without_hard_spread=True) <= placed:
             continue  # not the spread: pool-limits-too-small / no-pool-can-launch say why
         pools = [v.pool for v in group_info.verdicts if v.ok]
-        why = " and ".join(_rule_text(r, group_info, reach) for r in rules)
+        why = " and ".join(_rule_text(problem, r, group_info, reach) for r in rules)
         index = group_info.template.spread.index(rules[0].constraint)
         yield Hit(
             doc, _spread_path(doc, index),
@@ -317,14 +354,15 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
 
     problem = ctx.planner.problem
     state: PlacementState | None = None
-    for group_info, doc in _groups(ctx):
+    for group_info, doc in _groups(ctx, "no-pool-can-launch"):
         if not _cannot_launch(group_info, problem):
             continue
         state = state or PlacementState(problem)
         reasons = reasons_for(problem, group_info, group_info.group.pods[0], state)[:-1]  # the last names the workload
         kind = next((v.kind for v in group_info.verdicts if not v.ok), "")
+        field = blamed_field(doc, pod_spec_path(doc) or "spec", group_info.template, group_info.verdicts, problem)
         yield Hit(
-            doc, _blocking_field(doc, kind),
+            doc, field or _blocking_field(doc, kind),
             f"no NodePool, Fargate profile or existing node can take these {group_info.size} pod(s): " + "; ".join(reasons),
             "loosen the pod's nodeSelector/affinity/tolerations/requests or add a NodePool that allows them",
         )

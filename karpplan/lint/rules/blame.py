@@ -1,0 +1,149 @@
+"""Which field of a pod, as written, makes a NodePool refuse it: the nodeSelector entry or node-affinity
+expression whose requirement no option of the pool meets, the container request no instance type holds, the
+tolerations a taint needs. The verdicts are the planner's (`check_pool`); this only finds their field."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from karpplan.inputs.loader import Document
+from karpplan.model.labels import WELL_KNOWN, normalize_key
+from karpplan.model.pods import PodTemplate
+from karpplan.model.quantity import QuantityError, parse_quantity
+from karpplan.model.requirements import Requirement, Requirements
+from karpplan.model.selectors import NodeAffinity
+from karpplan.scheduling.candidates import PoolVerdict, option_table
+from karpplan.scheduling.problem import Problem
+
+_REQUIRED = "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms"
+
+
+@dataclass(frozen=True)
+class Written:
+    """One pod-side node requirement as written: its field path and what it requires."""
+
+    path: str
+    requirement: Requirement
+    term: int | None  # the required node-affinity term (ORed); None: nodeSelector (ANDed with every term)
+
+
+def _at(node: object, dotted: str) -> object:
+    for part in dotted.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+def written_requirements(doc: Document, spec_path: str) -> list[Written]:
+    """The nodeSelector entries and required node-affinity expressions of the pod spec, in order."""
+    spec = _at(doc.body, spec_path)
+    out: list[Written] = []
+    selector = _at(spec, "nodeSelector")
+    if isinstance(selector, dict):
+        for key, value in selector.items():
+            out.append(Written(f"{spec_path}.nodeSelector[{key}]",
+                               Requirement.of(normalize_key(str(key)), "In", [value]), None))
+    terms = _at(spec, _REQUIRED)
+    for t, term in enumerate(terms if isinstance(terms, list) else []):
+        expressions = term.get("matchExpressions") if isinstance(term, dict) else None
+        for e, expression in enumerate(expressions if isinstance(expressions, list) else []):
+            if not isinstance(expression, dict):
+                continue
+            values = expression.get("values")
+            try:
+                requirement = Requirement.of(normalize_key(str(expression.get("key", ""))),
+                                             str(expression.get("operator", "")),
+                                             values if isinstance(values, list) else [])
+            except ValueError:
+                continue  # affinity-invalid says what is wrong with it
+            out.append(Written(f"{spec_path}.{_REQUIRED}[{t}].matchExpressions[{e}]", requirement, t))
+    return out
+
+
+def _refuses(requirement: Requirement, pool_side: Requirements) -> bool:
+    """Karpenter's per-key check: the intersection is empty, or a custom key the pool never defines."""
+    theirs = pool_side.get(requirement.key)
+    if theirs is not None:
+        return requirement.intersect(theirs).is_empty()
+    return requirement.key not in WELL_KNOWN and not requirement.absent_ok
+
+
+def _requirement_field(written: Sequence[Written], verdict: PoolVerdict) -> str | None:
+    """The first written requirement the pool's requirements refuse (nodeSelector entries first: they
+    apply to every term)."""
+    for item in sorted(written, key=lambda w: w.term is not None):
+        if _refuses(item.requirement, verdict.pool.requirements):
+            return item.path
+    return None
+
+
+def _offering_field(written: Sequence[Written], verdict: PoolVerdict, problem: Problem) -> str | None:
+    """The first written requirement that alone excludes every launch option of the pool (an instance type,
+    zone or capacity type no offering of the pool has)."""
+    table = option_table(problem.options)
+    rows = table.pool_rows(verdict.pool)
+    for item in sorted(written, key=lambda w: w.term is not None):
+        alone = NodeAffinity(node_selector=Requirements([item.requirement]))
+        if not table.affinity_mask(alone)[rows].any():
+            return item.path
+    return None
+
+
+def _amount(raw: object) -> Fraction:
+    try:
+        return parse_quantity(raw).amount
+    except (QuantityError, TypeError, ValueError):
+        return Fraction(0)
+
+
+def _resource_field(doc: Document, spec_path: str, template: PodTemplate, verdict: PoolVerdict,
+                    problem: Problem) -> str | None:
+    """The container request (or limit standing for it) of the resource no matching instance type holds."""
+    table = option_table(problem.options)
+    rows = table.pool_rows(verdict.pool)
+    matching = rows[table.affinity_mask(template.affinity)[rows]]
+    if not len(matching):
+        return None
+    largest = max(table.rows(matching), key=lambda o: (o.free.get("cpu"), o.free.get("memory")))
+    short = template.requests.shortfalls(largest.free)
+    spec = _at(doc.body, spec_path)
+    best: tuple[Fraction, str] | None = None
+    for resource in short:
+        for group in ("containers", "initContainers"):
+            containers = _at(spec, group)
+            for i, container in enumerate(containers if isinstance(containers, list) else []):
+                for kind in ("requests", "limits"):
+                    amounts = _at(container, f"resources.{kind}")
+                    if isinstance(amounts, dict) and resource in amounts:
+                        amount = _amount(amounts[resource])
+                        if best is None or amount > best[0]:
+                            best = (amount, f"{spec_path}.{group}[{i}].resources.{kind}[{resource}]")
+                        break
+        if best is not None:
+            return best[1]
+    return None
+
+
+def _verdict_field(doc: Document, spec_path: str, template: PodTemplate, verdict: PoolVerdict,
+                   written: Sequence[Written], problem: Problem) -> str | None:
+    if verdict.kind == "taint":
+        return f"{spec_path}.tolerations" if isinstance(_at(doc.body, f"{spec_path}.tolerations"), list) else spec_path
+    if verdict.kind == "requirements":
+        return _requirement_field(written, verdict)
+    if verdict.kind == "resources":
+        return _offering_field(written, verdict, problem) or _resource_field(doc, spec_path, template, verdict, problem)
+    return None
+
+
+def blamed_field(doc: Document, spec_path: str, template: PodTemplate, verdicts: Sequence[PoolVerdict],
+                 problem: Problem) -> str | None:
+    """The field that refuses the most NodePools (the first pool's on a tie); None when none is found."""
+    written = written_requirements(doc, spec_path)
+    fields = [f for v in verdicts if not v.ok
+              if (f := _verdict_field(doc, spec_path, template, v, written, problem)) is not None]
+    if not fields:
+        return None
+    counts = Counter(fields)
+    return max(dict.fromkeys(fields), key=lambda f: counts[f])

@@ -1,0 +1,74 @@
+"""What the model reads differently from how it is written (its `InputNotice`s, the warnings `plan` prints about
+the manifests), reported at their file:line. The notices are the model's: nothing here decides what is one."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from karpplan.errors import Origin
+from karpplan.lint.context import LintContext
+from karpplan.lint.core import Hit, Severity, lint_rule
+from karpplan.lint.locate import locate, path_at
+from karpplan.lint.rules.examples import NODEPOOL
+
+_CLASS_REFS = ("spec.template.spec.nodeClassRef", "spec.providerRef")
+# Where a notice is about what the cluster will do with a pool or node class as written (a warning); elsewhere
+# (claims, volumes) it is what karpplan assumes for input it was not given (info).
+_ASSUMED_FIX = "nothing to change in this manifest; add what the message names to the input to lint against it"
+_NODE_KINDS = frozenset({"NodePool", "Provisioner", "EC2NodeClass", "AWSNodeTemplate", "NodeClass", "NodeOverlay"})
+
+
+def _origin(text: str) -> Origin:
+    """`file:line` (as `Origin.__str__` writes it) back into an Origin; a bare file name has line 0."""
+    file, _, line = text.rpartition(":")
+    if file and line.isdigit():
+        return Origin(file, int(line))
+    return Origin(text, 0)
+
+
+_NODE_CLASS = """\
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: default
+spec:
+  role: KarpenterNodeRole-demo
+  amiSelectorTerms: [{alias: al2023@latest}]
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+"""
+
+
+@lint_rule("input-read-differently", "KPL601", Severity.warning,
+           fix="change the manifest so that it means what it says (the message tells how Karpenter reads it)",
+           bad=NODEPOOL.replace("      requirements:\n", "      kubelet: {maxPods: 110}\n      requirements:\n") + _NODE_CLASS,
+           good=NODEPOOL + _NODE_CLASS + "  kubelet: {maxPods: 110}\n")
+def INPUT_READ_DIFFERENTLY(ctx: LintContext) -> Iterator[Hit]:
+    """A field the API server or Karpenter reads differently from how it is written (what `plan` warns about).
+
+    The same notices `karpplan plan` prints among its warnings, at the line they are about. Warnings: what
+    a NodePool or node class says that the cluster will not do, such as a v1beta1 `kubelet` block in a v1
+    NodePool (not in the v1 schema, so the API server drops it: it belongs in the EC2NodeClass), a
+    nodeClassRef to a node class the input does not hold while it holds others (Karpenter launches nothing
+    from that pool until it exists) or to a group that is not an AWS node class. Info: what karpplan
+    assumes for input it was not given, such as the node class defaults when the input holds no node class
+    at all, or the zone of a claim whose StorageClass or volume is not in the input.
+    """
+    pool_starts = {(p.origin.file, p.origin.line) for p in ctx.inventory.nodepools}
+    for notice in ctx.inventory.notices:
+        origin = _origin(notice.origin)
+        doc = ctx.document_at(origin)
+        if doc is None:
+            continue
+        assumed = doc.kind not in _NODE_KINDS
+        if (origin.file, origin.line) in pool_starts:
+            # A notice about a pool as a whole is about its node class: shown at the reference to it.
+            assumed = assumed or not ctx.inventory.nodeclasses
+            ref = next((path for path in _CLASS_REFS if locate(doc, path)[1] == path.rsplit(".", 1)[-1]), "")
+            yield Hit(doc, ref, notice.message, _ASSUMED_FIX if assumed else "", severity=Severity.info if assumed else None)
+            continue
+        yield Hit(doc, path_at(doc, origin.line), notice.message, _ASSUMED_FIX if assumed else "",
+                  line=origin.line or doc.origin.line, severity=Severity.info if assumed else None)
+
+
+RULES = (INPUT_READ_DIFFERENTLY,)
