@@ -225,6 +225,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
               notes: Sequence[str] = ()) -> Plan:
     """The Plan of a solution (its summary's timings are the caller's to fill in)."""
     from karpplan.explain.reasons import reasons_for
+    from karpplan.plan_volumes import volume_reasons
 
     nodes: list[PlanNode] = []
     placed: dict[str, str] = {}
@@ -266,7 +267,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     for group, pod in solution.unplaced:
         key = (group.index, pod.workload)
         if key not in reasons_of:
-            reasons_of[key] = tuple(reasons_for(problem, group, pod, state))
+            reasons_of[key] = volume_reasons(group.template, reasons_for(problem, group, pod, state))
         unschedulable.append(UnschedulablePod(pod.key, pod.workload, reasons_of[key]))
     fargate_cost = 0.0
     region = catalog.region or DEFAULT_REGION
