@@ -160,6 +160,9 @@ class Summary:
     phases: tuple[tuple[str, float], ...] = ()  # (name, wall seconds) of each timed phase, in the order they ran
     # The bound `lower_bound` is: "cp-sat", "fluid-lp", "configuration-lp" or "zone-lp" (the largest of them).
     bound_source: str | None = None
+    # Where spot prices come from ("estimated: 0.4 x on-demand", "file:<path>", "catalog:<name>").
+    spot_prices: str = ""
+    fargate_prices: str | None = None  # the Fargate rates and their source, when the plan runs Fargate pods
 
     @property
     def gap(self) -> float | None:
@@ -196,6 +199,8 @@ class Summary:
             "region": self.region,
             "catalog": self.catalog,
             "estimatedPrices": self.estimated_prices,
+            "spotPrices": self.spot_prices or None,
+            "fargatePrices": self.fargate_prices,
             "karpenter": None if self.karpenter_cost is None else {
                 "hourlyCost": round(self.karpenter_cost, 6),
                 "newNodes": self.karpenter_new_nodes,

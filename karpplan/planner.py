@@ -13,11 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, get_args
 
-from karpplan.catalog import DEFAULT_REGION, load_catalog
+from karpplan.catalog import DEFAULT_REGION, DEFAULT_SPOT_FACTOR, SPOT, load_catalog
 from karpplan.catalog.overlays import apply_node_overlays
 from karpplan.catalog.types import Catalog
 from karpplan.engines.effort import TimeBudget
 from karpplan.engines.progress import ProgressSink
+from karpplan.errors import InputError, Origin
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES
 from karpplan.model import labels as L
 from karpplan.model.build import load_inventory
@@ -29,6 +30,7 @@ from karpplan.model.fargate import (
     profile_for,
     size_pod,
 )
+from karpplan.model.fargate_prices import FargatePrice, fargate_rate, missing_rate_message
 from karpplan.model.inventory import Inventory
 from karpplan.model.pods import Pod, group_pods
 from karpplan.model.resources import CPU, MEMORY, Resources
@@ -58,6 +60,8 @@ class PlanOptions:
     max_file_size: int = DEFAULT_MAX_BYTES
     allow_estimated_prices: bool = False
     fargate_profiles: tuple[FargateProfile, ...] = ()  # `--fargate-profile`: added by `read_inventory`
+    fargate_prices: FargatePrice | None = None  # `--fargate-prices`: replaces the region's known Fargate rate
+    spot_prices: str | None = None  # `--spot-prices FILE`: describe-spot-price-history JSON or a price CSV
     progress: ProgressSink | None = field(default=None, compare=False)  # the optimal engine's progress events
 
 
@@ -80,16 +84,16 @@ def with_fargate_profiles(inventory: Inventory, profiles: Sequence[FargateProfil
 def read_catalog(options: PlanOptions, inventory: Inventory) -> Catalog:
     """The catalog `options` name for this inventory (see `catalog_for`)."""
     return catalog_for(inventory, options.region, options.catalog,
-                       allow_estimated_prices=options.allow_estimated_prices)
+                       allow_estimated_prices=options.allow_estimated_prices, spot_prices_file=options.spot_prices)
 
 
 def catalog_for(inventory: Inventory, region: str | None, catalog_file: str | None, *,
-                allow_estimated_prices: bool = False) -> Catalog:
+                allow_estimated_prices: bool = False, spot_prices_file: str | None = None) -> Catalog:
     """`--catalog`, or the embedded catalog of `--region` (default: a ClusterConfig's region, else
     DEFAULT_REGION; an unknown one is blamed on where it was written). Raises InputError for a bad catalog
     or an unknown region. Every command that plans reads its catalog here."""
     return load_catalog(region or inventory.region or DEFAULT_REGION, catalog_file,
-                        allow_estimated_prices=allow_estimated_prices,
+                        allow_estimated_prices=allow_estimated_prices, spot_prices_file=spot_prices_file,
                         region_origin=None if region else inventory.region_origin)
 
 
@@ -168,7 +172,7 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions, budg
     with budget.phase("build"):
         prepared = prepare(inventory, catalog)
     problem = prepared.problem
-    solution, state, greedy = solve(problem, options, budget, fixed_hourly_cost(prepared))
+    solution, state, greedy = solve(problem, options, budget, fixed_hourly_cost(prepared, options.fargate_prices))
     with budget.phase("assemble"):
         plan = _assemble(inventory, prepared.catalog, options, problem, prepared.fargate, solution, state, greedy,
                          prepared.notes)
@@ -182,21 +186,25 @@ def _static_launches(problem: Problem) -> dict[str, LaunchOption]:
     return {n.name: s.launch for s in problem.static if s.launch is not None for n in s.nodes}
 
 
-def _fargate_price(placement: FargatePlacement, region: str) -> float:
-    """$/h of a pod on Fargate: 0 when Fargate refuses it or cannot size it (the plan leaves it out) or has
-    no price for the region (the plan says so)."""
+def _fargate_price(placement: FargatePlacement, region: str, rate: FargatePrice | None) -> float:
+    """$/h of a pod on Fargate: 0 when Fargate refuses it or cannot size it (the plan leaves it out).
+    Raises InputError when the region has no known rate and none is supplied: never a silent $0."""
     pod = placement.pod
     size = size_pod(pod.requests.get(CPU), pod.requests.get(MEMORY))
     if placement.reasons or size is None:
         return 0.0
-    return fargate_hourly_price(size, region) or 0.0
+    price = fargate_hourly_price(size, region, rate)
+    if price is None:
+        raise InputError.at(Origin("--region"), missing_rate_message(region))
+    return price
 
 
-def fixed_hourly_cost(prepared: Prepared) -> float:
-    """$/h the plan pays whatever the engine chooses: the static NodePools' nodes and the Fargate pods."""
+def fixed_hourly_cost(prepared: Prepared, fargate_prices: FargatePrice | None = None) -> float:
+    """$/h the plan pays whatever the engine chooses: the static NodePools' nodes and the Fargate pods
+    (`fargate_prices`: `--fargate-prices`, else the region's known rate)."""
     region = prepared.catalog.region or DEFAULT_REGION
     return (sum(launch.price for launch in _static_launches(prepared.problem).values())
-            + sum(_fargate_price(fp, region) for fp in prepared.fargate))
+            + sum(_fargate_price(fp, region, fargate_prices) for fp in prepared.fargate))
 
 
 def _unmet_preferences(problem: Problem, solution: Solution, greedy: Solution, fixed: float = 0.0) -> list[str]:
@@ -282,10 +290,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
             unschedulable.append(UnschedulablePod(pod.key, pod.workload, tuple(fp.reasons)))
             continue
         assert size is not None
-        price = fargate_hourly_price(size, region)
-        if price is None:
-            warnings.append(f"no Fargate price for region {region}; {pod.key} is counted at $0")
-            price = 0.0
+        price = _fargate_price(fp, region, options.fargate_prices)
         name = f"fargate-{region}-{pod.namespace}-{pod.name}"
         zone = zones[i % len(zones)]
         labels = fargate_node_labels(zone, region, name, fp.profile.name)
@@ -325,6 +330,8 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
         karpenter_scheduled=len(pending) - len(greedy.unplaced) - sum(1 for f in fargate if f.reasons),
         estimated_prices=any(n.price_estimated for n in nodes), seed=options.seed,
         bound_source=solution.bound_source if lower is not None else None,
+        spot_prices=spot_price_source(catalog, options.spot_prices),
+        fargate_prices=None if fargate_cost == 0 else _fargate_rate_text(region, options.fargate_prices),
     )
     warnings.extend(solution.notes)
     warnings.extend(_unmet_preferences(problem, solution, greedy, fargate_cost + static_cost))
@@ -333,6 +340,22 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     ignored = tuple(IgnoredDocument(d.kind, d.name, d.origin, d.why)
                     for d in inventory.skipped)
     return Plan(summary, tuple(nodes), tuple(plan_pods), tuple(unschedulable), tuple(warnings), ignored)
+
+
+def spot_price_source(catalog: Catalog, spot_prices_file: str | None) -> str:
+    """Where the plan's spot prices come from, in plain words (`summary.spotPrices`)."""
+    estimated = any(o.capacity_type == SPOT and o.estimated for it in catalog.instance_types for o in it.offerings)
+    if spot_prices_file:
+        others = f"; types it does not name estimated: {DEFAULT_SPOT_FACTOR:g} x on-demand" if estimated else ""
+        return f"file:{spot_prices_file}{others}"
+    if catalog.embedded or estimated:
+        return f"estimated: {DEFAULT_SPOT_FACTOR:g} x on-demand"
+    return f"catalog:{catalog.name}"
+
+
+def _fargate_rate_text(region: str, supplied: FargatePrice | None) -> str | None:
+    rate = fargate_rate(region, supplied)
+    return None if rate is None else rate.describe()
 
 
 def _sum(items: object) -> Resources:

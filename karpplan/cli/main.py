@@ -25,6 +25,7 @@ from karpplan.cli.plan import run_plan
 from karpplan.cli.terminal import Color, Terminal, make_consoles, run_guarded, terminal_of
 from karpplan.model.cluster import FargateProfile
 from karpplan.model.fargate import parse_profile_flag
+from karpplan.model.fargate_prices import FargatePrice, parse_fargate_prices
 from karpplan.model.quantity import QuantityError, parse_quantity
 from karpplan.planner import Engine, PlanOptions
 
@@ -88,6 +89,16 @@ def parse_profiles(flags: list[str] | None) -> tuple[FargateProfile, ...]:
     return tuple(profiles)
 
 
+def parse_rates(text: str | None) -> FargatePrice | None:
+    """`--fargate-prices cpu=USD,memory=USD`, a usage error when malformed."""
+    if text is None:
+        return None
+    try:
+        return parse_fargate_prices(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--fargate-prices") from exc
+
+
 PathsArgument = Annotated[
     list[str],
     typer.Argument(
@@ -140,6 +151,18 @@ def plan(
         typer.Option("--allow-estimated-prices", help="Plan with estimated prices where the catalog has none."),
     ] = False,
     fargate_profile: FargateProfileOption = None,
+    fargate_prices: Annotated[
+        str | None,
+        typer.Option("--fargate-prices", metavar="cpu=USD,memory=USD",
+                     help="Fargate rates per vCPU-hour and per GB-hour, for a region without a known rate "
+                          "(or to replace it)."),
+    ] = None,
+    spot_prices: Annotated[
+        str | None,
+        typer.Option("--spot-prices", metavar="FILE",
+                     help="Real spot prices: `aws ec2 describe-spot-price-history` JSON, or a CSV "
+                          "region,instance_type,usd_per_hour[,capacity_type][,zone]. Default: 0.4 x on-demand."),
+    ] = None,
     verbose: VerboseOption = 0,
 ) -> None:
     """Plan the nodes (and Fargate pods) that the pending pods in PATH... need."""
@@ -157,6 +180,8 @@ def plan(
         max_file_size=parse_size(max_file_size),
         allow_estimated_prices=allow_estimated_prices,
         fargate_profiles=profiles,
+        fargate_prices=parse_rates(fargate_prices),
+        spot_prices=spot_prices,
     )
     run_guarded(lambda: run_plan(options, output.value, terminal), terminal)
 

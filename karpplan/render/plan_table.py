@@ -463,6 +463,26 @@ def _karpenter_line(summary: Summary) -> Text | None:
     return text
 
 
+def _prices_line(plan: Plan) -> Text | None:
+    """Where the prices that matter to this plan come from: spot (when it launches spot or was given real
+    spot prices) and Fargate (when it runs Fargate pods), in plain words."""
+    summary = plan.summary
+    lines: list[str] = []
+    source = summary.spot_prices
+    spot = any(n.new and n.capacity_type == "spot" for n in plan.nodes)
+    if source.startswith("estimated: ") and spot:
+        rule = source.removeprefix("estimated: ")
+        lines.append(f"spot estimated as {rule} (real ones: --spot-prices FILE)")
+    elif source.startswith("file:"):
+        path, _, others = source.removeprefix("file:").partition("; ")
+        lines.append(f"spot from {path}" + (f"; {others.replace(': ', ' as ')}" if others else ""))
+    if summary.fargate_prices:
+        rate, _, source = summary.fargate_prices.partition(" (")
+        where = "--fargate-prices" if "--fargate-prices" in source else "sources: karpplan catalog --info"
+        lines.append(f"Fargate {rate} ({where})")
+    return Text("\n".join(lines)) if lines else None
+
+
 def _summary_panel(plan: Plan) -> Panel:
     summary = plan.summary
     fargate = sum(1 for n in plan.nodes if n.new and n.fargate is not None)
@@ -481,6 +501,9 @@ def _summary_panel(plan: Plan) -> Panel:
     if karpenter is not None:
         grid.add_row("Karpenter", karpenter)
     grid.add_row("Catalog", Text(f"{summary.catalog}, region {summary.region}"))
+    prices = _prices_line(plan)
+    if prices is not None:
+        grid.add_row("Prices", prices)
     return Panel(grid, title=Text("Plan summary", style="bold"), title_align="left", expand=False)
 
 
