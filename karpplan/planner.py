@@ -9,7 +9,7 @@ down, whose named phases the plan reports.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, get_args
 
@@ -32,6 +32,7 @@ from karpplan.model.fargate import (
 )
 from karpplan.model.fargate_prices import FargatePrice, fargate_rate, missing_rate_message
 from karpplan.model.inventory import Inventory
+from karpplan.model.missing_requests import unrequested_warning
 from karpplan.model.pods import Pod, group_pods
 from karpplan.model.resources import CPU, MEMORY, Resources
 from karpplan.plan import FargateInfo, IgnoredDocument, Plan, PlanNode, PlanPod, Summary, UnschedulablePod
@@ -62,13 +63,16 @@ class PlanOptions:
     fargate_profiles: tuple[FargateProfile, ...] = ()  # `--fargate-profile`: added by `read_inventory`
     fargate_prices: FargatePrice | None = None  # `--fargate-prices`: replaces the region's known Fargate rate
     spot_prices: str | None = None  # `--spot-prices FILE`: describe-spot-price-history JSON or a price CSV
+    # `--default-requests`: requests for containers that set none (a namespace's LimitRange defaults win)
+    default_requests: Mapping[str, int] | None = field(default=None, compare=False)
     progress: ProgressSink | None = field(default=None, compare=False)  # the optimal engine's progress events
 
 
 def read_inventory(options: PlanOptions) -> Inventory:
     """The manifests at `options.paths`, with the `--fargate-profile` flags added (`with_fargate_profiles`).
     Raises InputError (file:line) for bad input."""
-    return with_fargate_profiles(load_inventory(options.paths, max_bytes=options.max_file_size),
+    return with_fargate_profiles(load_inventory(options.paths, max_bytes=options.max_file_size,
+                                                default_requests=options.default_requests),
                                  options.fargate_profiles)
 
 
@@ -333,6 +337,9 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
         spot_prices=spot_price_source(catalog, options.spot_prices),
         fargate_prices=None if fargate_cost == 0 else _fargate_rate_text(region, options.fargate_prices),
     )
+    unrequested = unrequested_warning(pending, options.default_requests)
+    if unrequested is not None:
+        warnings.append(unrequested)
     warnings.extend(solution.notes)
     warnings.extend(_unmet_preferences(problem, solution, greedy, fargate_cost + static_cost))
     warnings.extend(s.describe() for s in problem.static)

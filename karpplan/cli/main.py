@@ -26,6 +26,7 @@ from karpplan.cli.terminal import Color, Terminal, make_consoles, run_guarded, t
 from karpplan.model.cluster import FargateProfile
 from karpplan.model.fargate import parse_profile_flag
 from karpplan.model.fargate_prices import FargatePrice, parse_fargate_prices
+from karpplan.model.missing_requests import parse_default_requests
 from karpplan.model.quantity import QuantityError, parse_quantity
 from karpplan.planner import Engine, PlanOptions
 
@@ -99,6 +100,16 @@ def parse_rates(text: str | None) -> FargatePrice | None:
         raise typer.BadParameter(str(exc), param_hint="--fargate-prices") from exc
 
 
+def parse_defaults(text: str | None) -> dict[str, int] | None:
+    """`--default-requests cpu=100m,memory=128Mi`, a usage error when malformed."""
+    if text is None:
+        return None
+    try:
+        return parse_default_requests(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--default-requests") from exc
+
+
 PathsArgument = Annotated[
     list[str],
     typer.Argument(
@@ -163,6 +174,13 @@ def plan(
                      help="Real spot prices: `aws ec2 describe-spot-price-history` JSON, or a CSV "
                           "region,instance_type,usd_per_hour[,capacity_type][,zone]. Default: 0.4 x on-demand."),
     ] = None,
+    default_requests: Annotated[
+        str | None,
+        typer.Option("--default-requests", metavar="cpu=Q,memory=Q",
+                     help="Requests for containers that set none, e.g. cpu=100m,memory=128Mi (a namespace's "
+                          "LimitRange defaults win). Default: such containers count as zero, as in "
+                          "kube-scheduler."),
+    ] = None,
     verbose: VerboseOption = 0,
 ) -> None:
     """Plan the nodes (and Fargate pods) that the pending pods in PATH... need."""
@@ -182,6 +200,7 @@ def plan(
         fargate_profiles=profiles,
         fargate_prices=parse_rates(fargate_prices),
         spot_prices=spot_prices,
+        default_requests=parse_defaults(default_requests),
     )
     run_guarded(lambda: run_plan(options, output.value, terminal), terminal)
 

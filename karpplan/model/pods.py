@@ -151,6 +151,7 @@ class PodTemplate:
     fargate: FargateTraits = FargateTraits()
     origin: Origin = field(default=UNKNOWN, compare=False)
     volumes: VolumeZones = VolumeZones()  # the zones its volumes allow (model/volume_zones.py)
+    unrequested: tuple[str, ...] = ()  # containers with no CPU and no memory request (counted as zero)
 
     def __hash__(self) -> int:
         return id(self)
