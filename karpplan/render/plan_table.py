@@ -24,6 +24,7 @@ from rich.text import Text
 from karpplan.model.quantity import parse_quantity
 from karpplan.model.resources import CPU, MEMORY
 from karpplan.plan import Plan, PlanNode, PlanPod, Summary, UnschedulablePod
+from karpplan.render.names import name_budget, short_node_name
 
 BAR_WIDTH = 8
 MAX_WORKLOADS_SHOWN = 4  # per node; the rest are summarised as "+N more"
@@ -169,6 +170,7 @@ class Layout:
 class _Footnotes:
     estimated: bool = False
     placed_on_existing: bool = False
+    shortened: bool = False  # a node name was shortened to fit (render/names.py)
 
     def lines(self) -> list[Text]:
         out = []
@@ -177,6 +179,9 @@ class _Footnotes:
                             style="dim"))
         if self.placed_on_existing:
             out.append(Text(f"{PLACED_ON_EXISTING_MARK} pods this plan places on an existing node", style="dim"))
+        if self.shortened:
+            out.append(Text("node names shortened to fit (zone, EC2 domain left out); -o json has them whole",
+                            style="dim"))
         return out
 
 
@@ -187,6 +192,11 @@ def _zones(nodes: Iterable[PlanNode]) -> dict[str, list[PlanNode]]:
     for node in nodes:
         by_zone.setdefault(node.zone or NO_ZONE, []).append(node)
     return {zone: sorted(by_zone[zone], key=lambda n: n.new) for zone in sorted(by_zone)}
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 new node`, `2 new nodes`."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _zone_cells(zone: str, nodes: Sequence[PlanNode]) -> tuple[Text, Text, Text]:
@@ -200,9 +210,13 @@ def _zone_cells(zone: str, nodes: Sequence[PlanNode]) -> tuple[Text, Text, Text]
     return Text(f"{zone} ({count})", style="bold underline"), cost, pods
 
 
-def _node_cell(node: PlanNode, pods_by_key: Mapping[str, PlanPod]) -> Text:
-    """The name with the workloads under it: one flexible column lets the others stay on one line."""
-    cell = Text(node.name)
+def _node_cell(node: PlanNode, pods_by_key: Mapping[str, PlanPod], layout: Layout, notes: _Footnotes) -> Text:
+    """The name (shortened to fit whole) with the workloads under it: one flexible column lets the others
+    stay on one line."""
+    name = short_node_name(node.name, node.zone, name_budget(layout.width, layout.wide),
+                           ascii_only=layout.table_box is SIMPLE_HEAD_ASCII)
+    notes.shortened |= name != node.name
+    cell = Text(name)
     workloads = node_workloads(node, pods_by_key)
     if workloads:
         cell.append("\n  " + workloads, style="dim")
@@ -260,7 +274,7 @@ def _nodes_table(zones: Mapping[str, Sequence[PlanNode]], pods_by_key: Mapping[s
                 launch = (Text(f"{node.node_pool or '-'}\n{node.instance_type or '-'}\n{node.capacity_type or '-'}"),)
                 usage = (Text("cpu ").append_text(cpu).append("\nmem ").append_text(memory),)
             table.add_row(
-                _node_cell(node, pods_by_key), _marker(node), *launch, node_price_text(node), *usage,
+                _node_cell(node, pods_by_key, layout, notes), _marker(node), *launch, node_price_text(node), *usage,
                 Text(str(len(node.pods))),
                 end_section=position == len(nodes) - 1 and index < len(zones) - 1,
             )
@@ -301,12 +315,12 @@ def _fargate_waste(node: PlanNode) -> Text:
 def _fargate_section(nodes: Sequence[PlanNode], layout: Layout, notes: _Footnotes) -> Group:
     """One row per Fargate pod; each hint is printed whole under the table (too long for a column)."""
     table = layout.table(Text(f"Fargate pods ({len(nodes)})", style="bold"))
-    table.add_column("Pod", overflow="fold", min_width=8)
+    table.add_column("Pod", no_wrap=True, overflow="ellipsis", max_width=30)  # whole names; the rest wrap
     table.add_column("Profile", overflow="fold", min_width=7, max_width=16)
-    table.add_column("Zone", overflow="fold")
-    table.add_column("Size", overflow="fold")
-    table.add_column("Requested", overflow="fold")
-    table.add_column("Rounding waste", overflow="fold")
+    table.add_column("Zone", no_wrap=True)
+    table.add_column("Size", overflow="fold", max_width=11)
+    table.add_column("Requested", overflow="fold", max_width=16)
+    table.add_column("Rounding waste", overflow="fold", max_width=16)
     table.add_column("$/h", justify="right", no_wrap=True)
     hints = Table.grid(padding=(0, 1, 0, 0))
     hints.add_column(no_wrap=True)
@@ -444,7 +458,7 @@ def _karpenter_line(summary: Summary) -> Text | None:
     greedy = summary.karpenter_cost
     text = Text(f"{format_hourly(greedy)}/h")
     if summary.karpenter_new_nodes is not None:
-        text.append(f", {summary.karpenter_new_nodes} new nodes")
+        text.append(f", {plural(summary.karpenter_new_nodes, 'new node')}")
     if summary.karpenter_scheduled is not None:
         text.append(f", {summary.karpenter_scheduled} scheduled")
     difference = greedy - summary.hourly_cost
@@ -459,7 +473,8 @@ def _karpenter_line(summary: Summary) -> Text | None:
         text.append(f"\n{summary.engine} costs {format_hourly(-difference)}/h{share} more than Karpenter's greedy plan",
                     style="yellow")
         if summary.karpenter_scheduled is not None and summary.karpenter_scheduled < summary.scheduled:
-            text.append(f" and schedules {summary.scheduled - summary.karpenter_scheduled} more pods", style="yellow")
+            more = summary.scheduled - summary.karpenter_scheduled
+            text.append(f" and schedules {more} more pod{'s' if more != 1 else ''}", style="yellow")
     return text
 
 
