@@ -279,7 +279,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     for group, pod in solution.unplaced:
         key = (group.index, pod.workload)
         if key not in reasons_of:
-            reasons_of[key] = volume_reasons(group.template, reasons_for(problem, group, pod, state))
+            reasons_of[key] = volume_reasons(group.template, reasons_for(problem, group, pod, state), catalog.zones)
         unschedulable.append(UnschedulablePod(pod.key, pod.workload, reasons_of[key]))
     fargate_cost = 0.0
     region = catalog.region or DEFAULT_REGION
