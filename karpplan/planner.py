@@ -61,7 +61,7 @@ class PlanOptions:
     max_file_size: int = DEFAULT_MAX_BYTES
     allow_estimated_prices: bool = False
     fargate_profiles: tuple[FargateProfile, ...] = ()  # `--fargate-profile`: added by `read_inventory`
-    fargate_prices: FargatePrice | None = None  # `--fargate-prices`: replaces the region's known Fargate rate
+    fargate_prices: FargatePrice | None = None  # `--fargate-prices`: replaces the region's rate (`read_catalog`)
     spot_prices: str | None = None  # `--spot-prices FILE`: describe-spot-price-history JSON or a price CSV
     # `--default-requests`: requests for containers that set none (a namespace's LimitRange defaults win)
     default_requests: Mapping[str, int] | None = field(default=None, compare=False)
@@ -86,9 +86,11 @@ def with_fargate_profiles(inventory: Inventory, profiles: Sequence[FargateProfil
 
 
 def read_catalog(options: PlanOptions, inventory: Inventory) -> Catalog:
-    """The catalog `options` name for this inventory (see `catalog_for`)."""
-    return catalog_for(inventory, options.region, options.catalog,
-                       allow_estimated_prices=options.allow_estimated_prices, spot_prices_file=options.spot_prices)
+    """The catalog `options` name for this inventory (see `catalog_for`), carrying `--fargate-prices` so that
+    every plan made with it (the fixes' re-plans too) prices Fargate alike."""
+    catalog = catalog_for(inventory, options.region, options.catalog,
+                          allow_estimated_prices=options.allow_estimated_prices, spot_prices_file=options.spot_prices)
+    return catalog if options.fargate_prices is None else replace(catalog, fargate_price=options.fargate_prices)
 
 
 def catalog_for(inventory: Inventory, region: str | None, catalog_file: str | None, *,
@@ -176,7 +178,7 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions, budg
     with budget.phase("build"):
         prepared = prepare(inventory, catalog)
     problem = prepared.problem
-    solution, state, greedy = solve(problem, options, budget, fixed_hourly_cost(prepared, options.fargate_prices))
+    solution, state, greedy = solve(problem, options, budget, fixed_hourly_cost(prepared))
     with budget.phase("assemble"):
         plan = _assemble(inventory, prepared.catalog, options, problem, prepared.fargate, solution, state, greedy,
                          prepared.notes)
@@ -203,12 +205,12 @@ def _fargate_price(placement: FargatePlacement, region: str, rate: FargatePrice 
     return price
 
 
-def fixed_hourly_cost(prepared: Prepared, fargate_prices: FargatePrice | None = None) -> float:
-    """$/h the plan pays whatever the engine chooses: the static NodePools' nodes and the Fargate pods
-    (`fargate_prices`: `--fargate-prices`, else the region's known rate)."""
+def fixed_hourly_cost(prepared: Prepared) -> float:
+    """$/h the plan pays whatever the engine chooses: the static NodePools' nodes and the Fargate pods (at the
+    catalog's `--fargate-prices`, else the region's known rate)."""
     region = prepared.catalog.region or DEFAULT_REGION
     return (sum(launch.price for launch in _static_launches(prepared.problem).values())
-            + sum(_fargate_price(fp, region, fargate_prices) for fp in prepared.fargate))
+            + sum(_fargate_price(fp, region, prepared.catalog.fargate_price) for fp in prepared.fargate))
 
 
 def _unmet_preferences(problem: Problem, solution: Solution, greedy: Solution, fixed: float = 0.0) -> list[str]:
@@ -294,7 +296,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
             unschedulable.append(UnschedulablePod(pod.key, pod.workload, tuple(fp.reasons)))
             continue
         assert size is not None
-        price = _fargate_price(fp, region, options.fargate_prices)
+        price = _fargate_price(fp, region, catalog.fargate_price)
         name = f"fargate-{region}-{pod.namespace}-{pod.name}"
         zone = zones[i % len(zones)]
         labels = fargate_node_labels(zone, region, name, fp.profile.name)
@@ -335,7 +337,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
         estimated_prices=any(n.price_estimated for n in nodes), seed=options.seed,
         bound_source=solution.bound_source if lower is not None else None,
         spot_prices=spot_price_source(catalog, options.spot_prices),
-        fargate_prices=None if fargate_cost == 0 else _fargate_rate_text(region, options.fargate_prices),
+        fargate_prices=None if fargate_cost == 0 else _fargate_rate_text(region, catalog.fargate_price),
     )
     unrequested = unrequested_warning(pending, options.default_requests)
     if unrequested is not None:

@@ -177,3 +177,24 @@ def test_a_spot_price_file_that_does_not_parse_is_exit_2_at_its_line(spot: Path,
     other.write_text('{"InstanceTypes": []}\n')
     result = _run("plan", str(spot), "--spot-prices", str(other))
     assert result.returncode == 2 and "describe-spot-price-history" in result.stderr
+
+
+def test_supplied_fargate_prices_also_price_the_fixes_replans(fargate: Path, tmp_path: Path) -> None:
+    """A plan with an unschedulable pod searches fixes by re-planning: those plans use the supplied rate too."""
+    huge = tmp_path / "huge.yaml"
+    huge.write_text("""\
+apiVersion: v1
+kind: Pod
+metadata: {name: huge, namespace: other}
+spec:
+  containers:
+    - name: app
+      image: nginx
+      resources: {requests: {cpu: "4"}}
+""")
+    result = _run("plan", str(fargate), str(huge), "--region", "ap-northeast-3", "--fargate-prices",
+                  "cpu=0.06,memory=0.006", "-o", "json", "--time-limit", "2")
+    assert result.returncode == 1, result.stderr  # the pod has no NodePool; the plan is still made
+    plan = json.loads(result.stdout)
+    assert [u["pod"] for u in plan["unschedulable"]] == ["other/huge"]
+    assert plan["summary"]["hourlyCost"] == pytest.approx(2 * (0.5 * 0.06 + 0.006))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from karpplan.model.fargate_prices import FargatePrice
 from karpplan.model.resources import Resources
 
 ON_DEMAND = "on-demand"
@@ -82,6 +83,8 @@ class Catalog:
     sources: Mapping[str, str] = field(default_factory=dict)
     estimated_prices: bool = False
     embedded: bool = True  # False for a user's InstanceCatalog (--catalog)
+    # `--fargate-prices`: the Fargate rate to plan with instead of the region's (model/fargate_prices.py)
+    fargate_price: FargatePrice | None = None
 
     def by_name(self) -> dict[str, InstanceType]:
         return {it.name: it for it in self.instance_types}
