@@ -111,3 +111,16 @@ def test_plain_rewrites_pydantic_wording() -> None:
         "Invalid value for '--x': 'a' is not one of 'b'."
     assert plain("Input should be less than or equal to 5") == "must be 5 or less"
     assert plain("Input should be a valid integer, unable to parse string as an integer") == "expects a whole number"
+
+
+def test_long_unschedulable_pod_names_are_whole_or_shortened_never_broken() -> None:
+    plan = sample_plan()
+    long_pod = "monitoring/prometheus-kube-prometheus-stack-prometheus-0"
+    medium_pod = "observability/grafana-agent-0"
+    failed = (replace(plan.unschedulable[0], pod=long_pod, workload="StatefulSet/prometheus"),
+              replace(plan.unschedulable[0], pod=medium_pod, workload="StatefulSet/grafana-agent"))
+    text = table_text(replace(plan, unschedulable=failed), width=80)
+    assert re.search(rf"^{re.escape(medium_pod)}\s", text, re.M)  # 29 characters: whole on one line
+    assert long_pod not in text
+    shown = re.search(r"^(monitoring/\S+)\s", text, re.M)
+    assert shown is not None and "…" in shown.group(1) and shown.group(1).endswith("etheus-0")

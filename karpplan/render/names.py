@@ -30,6 +30,11 @@ def short_node_name(name: str, zone: str | None, budget: int, *, ascii_only: boo
     if zone and f"-{zone}-" in name:
         name = name.replace(f"-{zone}-", "-", 1)
     name = _EC2_DNS.sub("", name)
+    return short_name(name, budget, ascii_only=ascii_only)
+
+
+def short_name(name: str, budget: int, *, ascii_only: bool = False) -> str:
+    """`name` whole if it fits in `budget` characters, else its head and tail around an ellipsis."""
     if len(name) <= budget:
         return name
     mark = "~" if ascii_only else "…"

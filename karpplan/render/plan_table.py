@@ -24,7 +24,7 @@ from rich.text import Text
 from karpplan.model.quantity import parse_quantity
 from karpplan.model.resources import CPU, MEMORY
 from karpplan.plan import Plan, PlanNode, PlanPod, Summary, UnschedulablePod
-from karpplan.render.names import name_budget, short_node_name
+from karpplan.render.names import name_budget, short_name, short_node_name
 
 BAR_WIDTH = 8
 MAX_WORKLOADS_SHOWN = 4  # per node; the rest are summarised as "+N more"
@@ -373,10 +373,15 @@ def _unschedulable_table(unschedulable: Sequence[UnschedulablePod], layout: Layo
         if item.fixes:
             fixes[(item.workload, item.reasons)] = str(item.fixes[0].get("plain", ""))
     table = layout.table(Text(f"Unschedulable pods ({len(unschedulable)})", style="bold red"), show_lines=True)
-    table.add_column("Pods", overflow="fold", min_width=12, max_width=max(16, layout.width // 4))
+    # Pod names whole where they fit (up to 2/5 of the width), else shortened in the middle, never broken.
+    longest = max((len(p) + 1 for pods in groups.values() for p in pods), default=12)
+    width = max(16, layout.width // 4, min(longest, layout.width * 2 // 5))
+    ascii_only = layout.table_box is SIMPLE_HEAD_ASCII
+    table.add_column("Pods", overflow="fold", min_width=12, max_width=width)
     table.add_column("Why", overflow="fold")
     for (workload, reasons), pods in groups.items():
-        who = Text(_abbreviate_names(pods), style="bold")
+        shown = [short_name(p, width - 1, ascii_only=ascii_only) for p in pods]
+        who = Text(_abbreviate_names(shown), style="bold")
         if workload:
             who.append(f"\n{workload}", style="dim")
         if len(pods) > 1:
