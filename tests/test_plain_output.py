@@ -124,3 +124,11 @@ def test_long_unschedulable_pod_names_are_whole_or_shortened_never_broken() -> N
     assert long_pod not in text
     shown = re.search(r"^(monitoring/\S+)\s", text, re.M)
     assert shown is not None and "…" in shown.group(1) and shown.group(1).endswith("etheus-0")
+
+
+def test_inventory_keeps_label_keys_whole_at_80_columns() -> None:
+    result = _cli("inventory", str(ROOT / "fixtures" / "quickstart"))
+    assert result.returncode == 0
+    assert "topology.kubernetes.io/zone" in result.stdout
+    assert "kubernetes.io/hostname" in result.stdout
+    assert all(len(line) <= 80 for line in result.stdout.splitlines())
