@@ -205,6 +205,9 @@ class Summary:
     def like_for_like(self) -> bool:
         """Do this plan and Karpenter's schedule as many pods, so that their costs compare the same thing?"""
         return self.karpenter_scheduled is None or self.karpenter_scheduled == self.scheduled
+    # Where spot prices come from ("estimated: 0.4 x on-demand", "file:<path>", "catalog:<name>").
+    spot_prices: str = ""
+    fargate_prices: str | None = None  # the Fargate rates and their source, when the plan runs Fargate pods
 
     @property
     def gap(self) -> float | None:
@@ -243,6 +246,8 @@ class Summary:
             "estimatedPrices": self.estimated_prices,
             "zones": list(self.zones),
             "zonesSource": self.zones_source,
+            "spotPrices": self.spot_prices or None,
+            "fargatePrices": self.fargate_prices,
             "karpenter": None if self.karpenter_cost is None else {
                 "hourlyCost": round(self.karpenter_cost, 6),
                 "newNodes": self.karpenter_new_nodes,

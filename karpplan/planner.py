@@ -9,15 +9,16 @@ down, whose named phases the plan reports.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, get_args
 
-from karpplan.catalog import DEFAULT_REGION, load_catalog
+from karpplan.catalog import DEFAULT_REGION, DEFAULT_SPOT_FACTOR, SPOT, load_catalog
 from karpplan.catalog.overlays import apply_node_overlays
 from karpplan.catalog.types import Catalog
 from karpplan.engines.effort import TimeBudget
 from karpplan.engines.progress import ProgressSink
+from karpplan.errors import InputError, Origin
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES
 from karpplan.model import labels as L
 from karpplan.model.build import load_inventory
@@ -29,7 +30,9 @@ from karpplan.model.fargate import (
     profile_for,
     size_pod,
 )
+from karpplan.model.fargate_prices import FargatePrice, fargate_rate, missing_rate_message
 from karpplan.model.inventory import Inventory
+from karpplan.model.missing_requests import unrequested_warning
 from karpplan.model.pods import Pod, group_pods
 from karpplan.model.resources import CPU, MEMORY, Resources
 from karpplan.model.scale import ScaleOptions
@@ -73,13 +76,18 @@ class PlanOptions:
     preferences: PreferencePolicy = PREFERENCE_POLICIES[0]  # `--preferences` (preference_policy.py)
     zones: tuple[str, ...] = ()  # `--zones`: the cluster's zones (`catalog/zones.py`); empty: from the input
     scale: ScaleOptions = ScaleOptions()  # `--replicas`, `--scale`, `--hpa` (`model/scale.py`)
+    fargate_prices: FargatePrice | None = None  # `--fargate-prices`: replaces the region's rate (`read_catalog`)
+    spot_prices: str | None = None  # `--spot-prices FILE`: describe-spot-price-history JSON or a price CSV
+    # `--default-requests`: requests for containers that set none (a namespace's LimitRange defaults win)
+    default_requests: Mapping[str, int] | None = field(default=None, compare=False)
     progress: ProgressSink | None = field(default=None, compare=False)  # the optimal engine's progress events
 
 
 def read_inventory(options: PlanOptions) -> Inventory:
     """The manifests at `options.paths`, with the `--fargate-profile` flags added (`with_fargate_profiles`).
     Raises InputError (file:line) for bad input."""
-    return with_fargate_profiles(load_inventory(options.paths, max_bytes=options.max_file_size, scale=options.scale),
+    return with_fargate_profiles(load_inventory(options.paths, max_bytes=options.max_file_size, scale=options.scale,
+                                                default_requests=options.default_requests),
                                  options.fargate_profiles)
 
 
@@ -93,21 +101,25 @@ def with_fargate_profiles(inventory: Inventory, profiles: Sequence[FargateProfil
 
 
 def read_catalog(options: PlanOptions, inventory: Inventory) -> Catalog:
-    """The catalog `options` name for this inventory (see `catalog_for`)."""
-    return catalog_for(inventory, options.region, options.catalog,
-                       allow_estimated_prices=options.allow_estimated_prices, zones=options.zones)
+    """The catalog `options` name for this inventory (see `catalog_for`), carrying `--fargate-prices` so that
+    every plan made with it (the fixes' re-plans too) prices Fargate alike."""
+    catalog = catalog_for(inventory, options.region, options.catalog,
+                          allow_estimated_prices=options.allow_estimated_prices, zones=options.zones,
+                          spot_prices_file=options.spot_prices)
+    return catalog if options.fargate_prices is None else replace(catalog, fargate_price=options.fargate_prices)
 
 
 def catalog_for(inventory: Inventory, region: str | None, catalog_file: str | None, *,
-                allow_estimated_prices: bool = False, zones: Sequence[str] = ()) -> Catalog:
+                allow_estimated_prices: bool = False, zones: Sequence[str] = (),
+                spot_prices_file: str | None = None) -> Catalog:
     """`--catalog`, or the embedded catalog of `--region` (default: a ClusterConfig's region, else
-    DEFAULT_REGION; an unknown one is blamed on where it was written), narrowed to the cluster's zones
-    (`--zones`, else what the input says: `catalog/zones.py`). Raises InputError for a bad catalog, an
-    unknown region or a zone outside it. Every command that plans reads its catalog here."""
+    DEFAULT_REGION; an unknown one is blamed on where it was written), with `--spot-prices`, narrowed to the
+    cluster's zones (`--zones`, else what the input says: `catalog/zones.py`). Raises InputError for a bad
+    catalog, an unknown region or a zone outside it. Every command that plans reads its catalog here."""
     from karpplan.catalog.zones import with_cluster_zones
 
     catalog = load_catalog(region or inventory.region or DEFAULT_REGION, catalog_file,
-                           allow_estimated_prices=allow_estimated_prices,
+                           allow_estimated_prices=allow_estimated_prices, spot_prices_file=spot_prices_file,
                            region_origin=None if region else inventory.region_origin)
     return with_cluster_zones(catalog, inventory, zones)
 
@@ -251,21 +263,25 @@ def _static_launches(problem: Problem) -> dict[str, LaunchOption]:
     return {n.name: s.launch for s in problem.static if s.launch is not None for n in s.nodes}
 
 
-def _fargate_price(placement: FargatePlacement, region: str) -> float:
-    """$/h of a pod on Fargate: 0 when Fargate refuses it or cannot size it (the plan leaves it out) or has
-    no price for the region (the plan says so)."""
+def _fargate_price(placement: FargatePlacement, region: str, rate: FargatePrice | None) -> float:
+    """$/h of a pod on Fargate: 0 when Fargate refuses it or cannot size it (the plan leaves it out).
+    Raises InputError when the region has no known rate and none is supplied: never a silent $0."""
     pod = placement.pod
     size = size_pod(pod.requests.get(CPU), pod.requests.get(MEMORY))
     if placement.reasons or size is None:
         return 0.0
-    return fargate_hourly_price(size, region) or 0.0
+    price = fargate_hourly_price(size, region, rate)
+    if price is None:
+        raise InputError.at(Origin("--region"), missing_rate_message(region))
+    return price
 
 
 def fixed_hourly_cost(prepared: Prepared) -> float:
-    """$/h the plan pays whatever the engine chooses: the static NodePools' nodes and the Fargate pods."""
+    """$/h the plan pays whatever the engine chooses: the static NodePools' nodes and the Fargate pods (at the
+    catalog's `--fargate-prices`, else the region's known rate)."""
     region = prepared.catalog.region or DEFAULT_REGION
     return (sum(launch.price for launch in _static_launches(prepared.problem).values())
-            + sum(_fargate_price(fp, region) for fp in prepared.fargate))
+            + sum(_fargate_price(fp, region, prepared.catalog.fargate_price) for fp in prepared.fargate))
 
 
 def _unmet_preferences(problem: Problem, solution: Solution, greedy: Solution, fixed: float = 0.0) -> list[str]:
@@ -295,6 +311,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     """The Plan of a solution (its summary's timings are the caller's to fill in)."""
     from karpplan.catalog.zones import outside_zones_reason, zones_warning
     from karpplan.explain.reasons import reasons_for
+    from karpplan.plan_volumes import volume_reasons
 
     nodes: list[PlanNode] = []
     placed: dict[str, str] = {}
@@ -338,7 +355,8 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
         key = (group.index, pod.workload)
         if key not in reasons_of:
             outside = outside_zones_reason(pod.template, catalog)
-            reasons_of[key] = tuple(reasons_for(problem, group, pod, state)) + ((outside,) if outside else ())
+            reasons_of[key] = (volume_reasons(group.template, reasons_for(problem, group, pod, state), catalog.zones)
+                               + ((outside,) if outside else ()))
         unschedulable.append(UnschedulablePod(pod.key, pod.workload, reasons_of[key]))
     fargate_cost = 0.0
     region = catalog.region or DEFAULT_REGION
@@ -353,10 +371,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
             unschedulable.append(UnschedulablePod(pod.key, pod.workload, tuple(fp.reasons)))
             continue
         assert size is not None
-        price = fargate_hourly_price(size, region)
-        if price is None:
-            warnings.append(f"no Fargate price for region {region}; {pod.key} is counted at $0")
-            price = 0.0
+        price = _fargate_price(fp, region, catalog.fargate_price)
         name = f"fargate-{region}-{pod.namespace}-{pod.name}"
         zone = zones[i % len(zones)]
         labels = fargate_node_labels(zone, region, name, fp.profile.name)
@@ -398,7 +413,12 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
         estimated_prices=any(n.price_estimated for n in nodes), seed=options.seed,
         bound_source=solution.bound_source if lower is not None else None,
         zones=catalog.zones, zones_source=catalog.zones_source,
+        spot_prices=spot_price_source(catalog, options.spot_prices),
+        fargate_prices=None if fargate_cost == 0 else _fargate_rate_text(region, catalog.fargate_price),
     )
+    unrequested = unrequested_warning(pending, options.default_requests)
+    if unrequested is not None:
+        warnings.append(unrequested)
     warnings.extend(solution.notes)
     zones_note = zones_warning(catalog) if problem.groups else None
     if zones_note:
@@ -409,6 +429,22 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     ignored = tuple(IgnoredDocument(d.kind, d.name, d.origin, d.why)
                     for d in inventory.skipped)
     return Plan(summary, tuple(nodes), tuple(plan_pods), tuple(unschedulable), tuple(warnings), ignored)
+
+
+def spot_price_source(catalog: Catalog, spot_prices_file: str | None) -> str:
+    """Where the plan's spot prices come from, in plain words (`summary.spotPrices`)."""
+    estimated = any(o.capacity_type == SPOT and o.estimated for it in catalog.instance_types for o in it.offerings)
+    if spot_prices_file:
+        others = f"; types it does not name estimated: {DEFAULT_SPOT_FACTOR:g} x on-demand" if estimated else ""
+        return f"file:{spot_prices_file}{others}"
+    if catalog.embedded or estimated:
+        return f"estimated: {DEFAULT_SPOT_FACTOR:g} x on-demand"
+    return f"catalog:{catalog.name}"
+
+
+def _fargate_rate_text(region: str, supplied: FargatePrice | None) -> str | None:
+    rate = fargate_rate(region, supplied)
+    return None if rate is None else rate.describe()
 
 
 def _sum(items: object) -> Resources:

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from karpplan.catalog import regions
 from karpplan.model.cluster import FargateProfile, FargateSelector
 from karpplan.model.fargate import (
     FARGATE_NODE_TAINT,
-    FARGATE_PRICES,
     FARGATE_SIZES,
     FargateSize,
     fargate_hourly_price,
@@ -22,6 +22,7 @@ from karpplan.model.fargate import (
     profile_for,
     size_pod,
 )
+from karpplan.model.fargate_prices import FARGATE_PRICES
 from karpplan.model.quantity import parse_quantity
 from karpplan.model.taints import Toleration
 
@@ -190,7 +191,9 @@ def test_hourly_prices() -> None:
     assert fargate_hourly_price(FargateSize(250, 512), "us-east-1") == pytest.approx(0.0123425, abs=1e-12)
     assert fargate_hourly_price(half, "us-west-2") == fargate_hourly_price(half, "eu-west-1")
     assert fargate_hourly_price(half, "mars-north-1") is None
-    assert set(FARGATE_PRICES) == {"us-east-1", "us-west-2", "eu-west-1", "ap-northeast-2"}
+    # Every region of the embedded catalog has a rate, but Osaka (no published rate found): never $0.
+    assert set(regions()) - set(FARGATE_PRICES) == {"ap-northeast-3"}
+    assert fargate_hourly_price(half, "ap-northeast-1") == pytest.approx(0.5 * 0.05056 + 0.00553, abs=1e-12)
 
 
 # ------------------------------------------------------------------------------------------- traits

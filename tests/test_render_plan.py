@@ -107,6 +107,7 @@ def sample_plan() -> Plan:
         catalog="aws-embedded", karpenter_cost=0.29479, karpenter_new_nodes=4, karpenter_scheduled=8,
         karpenter_batches=1,
         estimated_prices=True, seed=7, time_limit=10.0, bound_source="configuration-lp",
+        spot_prices="estimated: 0.4 x on-demand",
         phases=(("parse", 0.0123), ("catalog", 0.2), ("build", 0.3), ("simulate", 0.04), ("assemble", 0.0014)),
     )
     warnings = ("jobs/report-0: a container limit exceeds its request; Fargate sizes from requests",)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from karpplan.catalog import allocatable
 from karpplan.catalog.embedded import DEFAULT_REGION, DEFAULT_SPOT_FACTOR, embedded_catalog, regions
 from karpplan.catalog.nodelabels import instance_requirements, node_labels
-from karpplan.catalog.prices import PriceRow, read_price_csv
+from karpplan.catalog.prices import PriceRow
 from karpplan.catalog.types import ON_DEMAND, RESERVED, SPOT, Catalog, InstanceShape, InstanceType, Offering
 from karpplan.catalog.user import load_user_catalog
 from karpplan.errors import InputError, Origin
@@ -65,13 +65,16 @@ def load_catalog(
     """The catalog to plan with: a user's InstanceCatalog (`--catalog`) or the embedded AWS one.
 
     `region` None means us-east-1 for the embedded catalog; for a user catalog it is informational.
-    `spot_prices_file` is a price CSV (region,instance_type,usd_per_hour[,capacity_type][,zone]) whose
-    rows default to spot; they replace the estimated spot offerings of the types they name.
+    `spot_prices_file` is `aws ec2 describe-spot-price-history` JSON, or a price CSV
+    (region,instance_type,usd_per_hour[,capacity_type][,zone]) whose rows default to spot; they replace the
+    estimated spot offerings of the types they name.
     Raises InputError (file:line) for a malformed catalog or price list, or an unknown region.
     """
     rows: list[PriceRow] = []
     if spot_prices_file:
-        rows = read_price_csv(spot_prices_file, default_capacity_type=SPOT)
+        from karpplan.catalog.aws_import import read_spot_price_file
+
+        rows = read_spot_price_file(spot_prices_file)
     if catalog_file:
         catalog = load_user_catalog(catalog_file, region=region)
         return apply_price_rows(catalog, rows, label=spot_prices_file) if rows else catalog

@@ -335,6 +335,21 @@ def _read_one(path: str, inputs: ImportInputs) -> None:
             )
 
 
+def read_spot_price_file(path: str) -> list[PriceRow]:
+    """`--spot-prices FILE`: `aws ec2 describe-spot-price-history` output (JSON or YAML, the latest Linux/UNIX
+    price per type and zone) or a price CSV whose rows default to spot. Raises InputError (file:line)."""
+    if path.lower().endswith(".csv"):
+        return read_price_csv(path, default_capacity_type=SPOT)
+    inputs = ImportInputs()
+    for doc in load_documents([path]):
+        history = doc.body.get("SpotPriceHistory")
+        if not isinstance(history, list):
+            raise InputError.at(doc.origin, "not a spot price list: expected the JSON of `aws ec2 "
+                                "describe-spot-price-history` (SpotPriceHistory) or a .csv price list")
+        inputs.add_spot_history(history, doc.origin)
+    return inputs.prices
+
+
 def build_catalog(
     inputs: ImportInputs,
     *,

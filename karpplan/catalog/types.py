@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from karpplan.model.fargate_prices import FargatePrice
 from karpplan.model.resources import Resources
 
 ON_DEMAND = "on-demand"
@@ -85,6 +86,8 @@ class Catalog:
     # Where `zones` came from when narrowed to the cluster's (`catalog/zones.py`): "--zones", "ClusterConfig
     # file:line", "EC2NodeClass file:line", "existing nodes", or "assumed: every zone of <region>".
     zones_source: str = ""
+    # `--fargate-prices`: the Fargate rate to plan with instead of the region's (model/fargate_prices.py)
+    fargate_price: FargatePrice | None = None
 
     def by_name(self) -> dict[str, InstanceType]:
         return {it.name: it for it in self.instance_types}

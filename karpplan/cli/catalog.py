@@ -28,6 +28,7 @@ from karpplan.catalog.user import catalog_document
 from karpplan.cli.options import zones_option
 from karpplan.cli.terminal import run_guarded, terminal_of
 from karpplan.errors import InputError, Origin
+from karpplan.model.fargate_prices import FARGATE_PRICES, FLAG_FORMAT
 from karpplan.model.pools import KubeletConfig, NodeClass, NodePool
 from karpplan.model.quantity import QuantityError, format_resource, parse_quantity
 from karpplan.model.resources import CPU, MEMORY, PODS, Resources, amount_of
@@ -204,8 +205,18 @@ def _selection_dict(s: Selection) -> dict[str, Any]:
     }
 
 
+def _fargate_source(region: str | None) -> str:
+    """The Fargate rate of the region and where it comes from, or how to supply one."""
+    rate = FARGATE_PRICES.get(region or "")
+    if rate is None:
+        return f"no known rate for {region or 'this catalog'}: plans with Fargate pods need {FLAG_FORMAT}"
+    return rate.describe()
+
+
 def _info(catalog: Catalog) -> dict[str, Any]:
     offered = sum(1 for it in catalog.instance_types if it.offerings)
+    sources = dict(catalog.sources)
+    sources["Fargate prices"] = _fargate_source(catalog.region)
     return {
         "name": catalog.name,
         "kind": "embedded" if catalog.embedded else "user",
@@ -215,7 +226,7 @@ def _info(catalog: Catalog) -> dict[str, Any]:
         "instanceTypes": len(catalog.instance_types),
         "offered": offered,
         "estimatedPrices": any(o.estimated for it in catalog.instance_types for o in it.offerings),
-        "sources": dict(catalog.sources),
+        "sources": sources,
     }
 
 
@@ -245,7 +256,9 @@ def catalog(
     spot_prices: Annotated[
         str | None,
         typer.Option(
-            "--spot-prices", help="Price CSV region,instance_type,usd_per_hour[,capacity_type][,zone]."
+            "--spot-prices", metavar="FILE",
+            help="Real spot prices: `aws ec2 describe-spot-price-history` JSON, or a CSV "
+                 "region,instance_type,usd_per_hour[,capacity_type][,zone]."
         ),
     ] = None,
     nodepool: Annotated[

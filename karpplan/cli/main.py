@@ -30,9 +30,12 @@ from karpplan.cli.options import (
 )
 from karpplan.cli.plan import run_plan
 from karpplan.cli.terminal import Color, Terminal, make_consoles, run_guarded, terminal_of
+from karpplan.cli.usage import plain
 from karpplan.model.build import MAX_REPLICAS
 from karpplan.model.cluster import FargateProfile
 from karpplan.model.fargate import parse_profile_flag
+from karpplan.model.fargate_prices import FargatePrice, parse_fargate_prices
+from karpplan.model.missing_requests import parse_default_requests
 from karpplan.model.quantity import QuantityError, parse_quantity
 from karpplan.model.scale import parse_scale_flags
 from karpplan.plan import PREFERENCE_POLICIES, PreferencePolicy
@@ -43,6 +46,7 @@ app = typer.Typer(
     help="Offline capacity planner for Kubernetes on AWS: Karpenter NodePools, Fargate, topology spread.",
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
+    rich_markup_mode=None,  # plain click help: whole option names at 80 columns, no truncated cells
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -104,6 +108,26 @@ def parse_profiles(flags: list[str] | None) -> tuple[FargateProfile, ...]:
     return tuple(profiles)
 
 
+def parse_rates(text: str | None) -> FargatePrice | None:
+    """`--fargate-prices cpu=USD,memory=USD`, a usage error when malformed."""
+    if text is None:
+        return None
+    try:
+        return parse_fargate_prices(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--fargate-prices") from exc
+
+
+def parse_defaults(text: str | None) -> dict[str, int] | None:
+    """`--default-requests cpu=100m,memory=128Mi`, a usage error when malformed."""
+    if text is None:
+        return None
+    try:
+        return parse_default_requests(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--default-requests") from exc
+
+
 PathsArgument = Annotated[
     list[str],
     typer.Argument(
@@ -114,7 +138,8 @@ PathsArgument = Annotated[
 ]
 OutputOption = Annotated[OutputFormat, typer.Option("-o", "--output", help="Output format.")]
 MaxFileSizeOption = Annotated[
-    str, typer.Option("--max-file-size", help="Largest input file accepted (bytes or a quantity like 50Mi).")
+    str, typer.Option("--max-file-size", metavar="SIZE",
+                      help="Largest input file accepted (bytes or a quantity like 50Mi).")
 ]
 VerboseOption = Annotated[int, typer.Option("-v", "--verbose", count=True, help="More detail (repeatable).")]
 FargateProfileOption = Annotated[list[str] | None, fargate_profile_option()]
@@ -126,12 +151,13 @@ def plan(
     paths: PathsArgument,
     catalog: Annotated[
         Path | None,
-        typer.Option("--catalog", help="An InstanceCatalog file replacing the embedded AWS catalog.", dir_okay=False),
+        typer.Option("--catalog", metavar="FILE", help="An InstanceCatalog file replacing the embedded AWS catalog.",
+                     dir_okay=False),
     ] = None,
     region: Annotated[
         str | None,
         typer.Option(
-            "--region",
+            "--region", metavar="REGION",
             help=f"Region of the embedded catalog (default: a ClusterConfig's region, else {DEFAULT_REGION}).",
         ),
     ] = None,
@@ -139,12 +165,12 @@ def plan(
         Engine, typer.Option("--engine", help="optimal (CP-SAT) or karpenter (greedy simulation).")
     ] = "optimal",
     time_limit: Annotated[
-        float, typer.Option("--time-limit", min=0.0, help="Solver time limit in seconds.")
+        float, typer.Option("--time-limit", min=0.0, metavar="SECONDS", help="Solver time limit in seconds.")
     ] = 10.0,
-    seed: Annotated[int, typer.Option("--seed", help="Solver random seed.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="Solver random seed.")] = 0,
     workers: Annotated[
         int,
-        typer.Option("--workers", min=0,
+        typer.Option("--workers", min=0, metavar="N",
                      help="Solver worker threads (0 = all available cores); a seed and a worker count give "
                           "the same plan on every run, unless the time limit cuts the search first (a warning "
                           "says so)."),
@@ -167,6 +193,25 @@ def plan(
     replicas: Annotated[list[str] | None, replicas_option()] = None,
     scale: Annotated[float | None, scale_option()] = None,
     hpa: Annotated[HpaChoice, hpa_option()] = HpaChoice.current,
+    fargate_prices: Annotated[
+        str | None,
+        typer.Option("--fargate-prices", metavar="cpu=USD,memory=USD",
+                     help="Fargate rates per vCPU-hour and per GB-hour, for a region without a known rate "
+                          "(or to replace it)."),
+    ] = None,
+    spot_prices: Annotated[
+        str | None,
+        typer.Option("--spot-prices", metavar="FILE",
+                     help="Real spot prices: the JSON that aws ec2 describe-spot-price-history prints, or a "
+                          "price CSV (docs/catalog.md). Default: 0.4 x on-demand, marked estimated."),
+    ] = None,
+    default_requests: Annotated[
+        str | None,
+        typer.Option("--default-requests", metavar="cpu=Q,memory=Q",
+                     help="Requests for containers that set none, e.g. cpu=100m,memory=128Mi (a namespace's "
+                          "LimitRange defaults win). Default: such containers count as zero, as the Kubernetes "
+                          "scheduler counts them."),
+    ] = None,
     verbose: VerboseOption = 0,
 ) -> None:
     """Plan the nodes (and Fargate pods) that the pending pods in PATH... need."""
@@ -186,6 +231,9 @@ def plan(
         fargate_profiles=profiles,
         preferences=preferences,
         zones=parse_zones(zones),
+        fargate_prices=parse_rates(fargate_prices),
+        spot_prices=spot_prices,
+        default_requests=parse_defaults(default_requests),
     )
 
     def body() -> int:  # flags that are bad input (exit 2, one line) rather than usage errors
@@ -225,16 +273,28 @@ def _register_commands() -> None:
 _register_commands()
 
 
+# click's ClickException (typer vendors click in some versions): the base of every usage error.
+_USAGE_ERROR: type[Exception] = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
 def main() -> None:
     """Console-script entry (`karpplan`, and `kubectl-karpplan` as a kubectl plugin)."""
     prog_name = "kubectl karpplan" if Path(sys.argv[0]).name.startswith("kubectl-") else "karpplan"
     try:
-        app(prog_name=prog_name)
+        code = app(prog_name=prog_name, standalone_mode=False)
+    except _USAGE_ERROR as error:  # a usage error: typer's own display, in plain words, exit 2
+        error.message = plain(str(getattr(error, "message", "")))  # type: ignore[attr-defined]
+        error.show()  # type: ignore[attr-defined]
+        sys.exit(getattr(error, "exit_code", 2))
+    except typer.Abort:
+        print("Aborted.", file=sys.stderr)
+        sys.exit(1)
     except BrokenPipeError:
         # `karpplan plan ... | head`: the reader left; say nothing more and exit quietly.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(0)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ def output_option() -> Any:
 def fargate_profile_option() -> Any:
     """`--fargate-profile SELECTOR` (repeatable): a Fargate profile added to those of the manifests."""
     return typer.Option(
-        "--fargate-profile",
+        "--fargate-profile", metavar="SELECTOR",
         help="A Fargate profile selector 'namespace=<pattern>[,<label>=<value>...]' (repeatable).",
     )
 

@@ -18,6 +18,7 @@ from karpplan.render.inventory import skipped_lines, skipped_note
 def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
     """Load, plan, render. Raises InputError for bad input; returns the exit code of cli-contract.md."""
     from karpplan.explain.fixes import plan_with_fixes
+    from karpplan.plan_volumes import with_volume_fixes
     from karpplan.render.documents import render_document
     from karpplan.render.plan_table import render_table
     from karpplan.render.progress import progress_display
@@ -43,6 +44,7 @@ def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
             plan = make_plan(inventory, catalog, replace(options, progress=display), budget)
     with budget.phase("fixes"):  # what explain --manifests would propose, in what is left of the time limit
         plan = plan_with_fixes(plan, inventory, options.paths, catalog, budget.limit - budget.elapsed())
+        plan = with_volume_fixes(plan, inventory)
     # What was not read is always said (one line, once the input is known to be good); -v lists it.
     note = skipped_note(inventory, listed=terminal.verbose > 0)
     if note:

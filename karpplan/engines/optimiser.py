@@ -43,9 +43,9 @@ LARGE_MODEL_VARIABLES = 5_000  # beyond this CP-SAT gets a share of the time, ne
 CP_SAT_SHARE_LARGE = 0.25
 MIN_OPTIMISER_SECONDS = 1.0  # what the optimiser keeps when the simulation used up the time limit
 SEARCH_MARGIN_SHARE = 0.03  # of the time limit, left at its end for the plan's replay and document
-CLOCK_CUT_WARNING = ("the time limit ran out before the search's modelled work budget (this machine is slower than "
-                     "the reference karpplan's timings are modelled on), so it stopped early and a re-run may give a "
-                     "different plan; a longer --time-limit gives the same plan every time")
+CLOCK_CUT_WARNING = ("the time limit ran out before the search finished (this machine is slower than the one "
+                     "karpplan's timings assume), so it stopped early and a re-run may give a different plan; a "
+                     "longer --time-limit gives the same plan every time")
 # When what ran before the optimiser took this share of the limit, a cut is the limit's fault, not the machine's.
 SHORT_LIMIT_SHARE = 0.5
 TIME_LIMIT_SHORT_WARNING = "the time limit is short for this many pods"
@@ -176,8 +176,9 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     elif exact_status is not None:
         status = exact_status  # the exact model proved its plan optimal
     else:
-        notes.append(f"large problem ({model.size_estimate():,} placement variables): CP-SAT re-solved small sets "
-                     "of nodes only; the lower bound comes from the LP relaxations")
+        notes.append(f"a large plan ({model.size_estimate():,} ways to place pods on nodes): the optimiser improved "
+                     "it a few nodes at a time instead of all at once, so it is not proven cheapest; the lower "
+                     "bound and gap in the summary say how far from the cheapest it can be at most")
     if values is not None:
         with budget.phase("decode"):
             decoder = Decoder(problem, model, values)
@@ -187,7 +188,8 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
         candidates.append((decoded, "CP-SAT"))
         decoded_bound = model.cost_bound(cp_bound, values)
         if decoder.extra_nodes:
-            notes.append(f"decoder opened {decoder.extra_nodes} node(s) beyond the model's fluid packing")
+            notes.append(f"fitting whole pods needed {decoder.extra_nodes} more node(s) than the optimiser's first "
+                         "estimate; the plan and its cost include them")
     # A plan the verifier rejects loses to one it accepts: the warm start is Karpenter's greedy plan, which
     # checks a spread rule only when placing a pod that carries it, so a node opened later for other pods
     # can leave it past maxSkew once every pod is counted (issue 14: every plan of the optimal engine valid).
@@ -272,8 +274,9 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
         with budget.phase("bound"):
             sourced += background.finish()
         if background.failure is not None:
-            notes.append("the configuration and zone LPs gave no lower bound, so the bound shown is from the others: "
-                         + background.failure.strip().splitlines()[-1])
+            notes.append("the tightest lower bound could not be computed, so the gap shown is against a weaker one "
+                         "and the plan may be closer to the cheapest than it says (gave no lower bound: "
+                         + background.failure.strip().splitlines()[-1] + ")")
         bounds = [b for b, _ in sourced]
         tracker.update(bound=max(bounds) if bounds else None)
     # The binding bound: the largest, the first computed on a tie.
@@ -283,11 +286,13 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
         notes.append(_cut_note(before, time_limit))
     if values is None and exact_plan is None:
         if whole or exact_status is not None:
-            notes.append(f"CP-SAT found no whole plan of its own ({status}); the plan is the re-packed "
-                         "Karpenter plan, improved by neighbourhood search")
+            notes.append("the optimiser found no complete plan of its own in the time limit; the plan shown is "
+                         "Karpenter's, with its pods packed tighter and improved a few nodes at a time "
+                         "(a longer --time-limit may find a cheaper one)")
         status = "feasible"
     elif not source.startswith("CP-SAT"):
-        notes.append("the re-packed Karpenter plan was at least as good as CP-SAT's; it is shown")
+        notes.append("Karpenter's plan with its pods packed tighter was at least as cheap as the optimiser's own; "
+                     "it is shown")
         status = "feasible"
     elif status != "optimal" or (lower is not None and best.cost - lower > 1e-6):
         status = "feasible"
@@ -306,9 +311,9 @@ def _cut_note(before: float, time_limit: float) -> str:
     if time_limit > 0 and before >= SHORT_LIMIT_SHARE * time_limit:
         enough = 10 * math.ceil(3 * before / 10)
         return (f"{TIME_LIMIT_SHORT_WARNING}: building the problem and the Karpenter simulation took {before:.1f} s "
-                f"of the {time_limit:g} s limit, so the optimiser stopped early (its first re-packing runs however "
-                f"late it is, so the plan may take longer than the limit); --time-limit {enough} or more lets it "
-                "finish and gives the same plan on every run")
+                f"of the {time_limit:g} s limit, so the optimiser stopped early (its first pass runs however late it "
+                f"is, so planning may take longer than the limit); --time-limit {enough} or more lets it finish and "
+                "gives the same plan on every run")
     return CLOCK_CUT_WARNING
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO, TypeVar
 
@@ -202,7 +202,8 @@ def _container_defaults(limit_ranges: dict[str, list[tuple[str, dict[str, int]]]
 # ------------------------------------------------------------------------------------------ builder
 class _Builder:
     def __init__(self, documents: Sequence[Document], collect: list[InputProblem] | None = None,
-                 scale: ScaleOptions | None = None) -> None:
+                 scale: ScaleOptions | None = None, default_requests: Mapping[str, int] | None = None) -> None:
+        self.default_requests = dict(default_requests or {})
         self.documents = documents
         self.scaler = Scaler(scale or ScaleOptions())
         self.collect = collect
@@ -259,7 +260,8 @@ class _Builder:
                 if not sink:
                     self.namespaces.append(namespace)
             self.problems.extend(sink)
-        self.context = PodContext(runtime, priorities, default_priority, _container_defaults(limit_ranges))
+        self.context = PodContext(runtime, priorities, default_priority, _container_defaults(limit_ranges),
+                                  self.default_requests)
         self.materialised = _Materialised.scan(self.documents)
         self.volumes = VolumeTemplates(self._storage())
         for doc in self.documents:
@@ -524,18 +526,19 @@ class _Builder:
 
 # ------------------------------------------------------------------------------------------ API
 def build_inventory(documents: Sequence[Document], *, collect: list[InputProblem] | None = None,
-                    scale: ScaleOptions | None = None) -> Inventory:
+                    scale: ScaleOptions | None = None, default_requests: Mapping[str, int] | None = None) -> Inventory:
     """Type every document; raises InputError with every problem (each with `file:line`).
 
     With `collect` (lint), the problems are appended to it instead and the inventory holds the documents
-    that had none.
+    that had none. `default_requests` (`--default-requests`): requests for containers that set none of a
+    resource, below a LimitRange's defaults.
     """
-    return _Builder(documents, collect, scale).build()
+    return _Builder(documents, collect, scale, default_requests).build()
 
 
 def load_inventory(
     paths: Sequence[str], *, max_bytes: int = DEFAULT_MAX_BYTES, stdin: TextIO | None = None,
-    scale: ScaleOptions | None = None,
+    scale: ScaleOptions | None = None, default_requests: Mapping[str, int] | None = None,
 ) -> Inventory:
     """Read `paths` (files, directories, `-`) and build the inventory.
 
@@ -544,7 +547,7 @@ def load_inventory(
     """
     documents, problems = read_documents(paths, max_bytes=max_bytes, stdin=stdin)
     try:
-        inventory = build_inventory(documents, scale=scale)
+        inventory = build_inventory(documents, scale=scale, default_requests=default_requests)
     except InputError as exc:
         problems.extend(exc.problems)
     if problems:

@@ -55,6 +55,15 @@ class PodContext:
     default_priority: int = 0
     # namespace -> the requests its LimitRanges give a container that sets neither request nor limit
     container_defaults: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    # `--default-requests`: what a container that sets no request (nor limit) of a resource gets, below LimitRanges
+    default_requests: Mapping[str, int] = field(default_factory=dict)
+
+    def defaults_for(self, namespace: str, admitted: bool) -> dict[str, int] | None:
+        """A container's defaults: the namespace's LimitRange ones (not yet admitted pods only) over
+        `--default-requests`; None when there are none."""
+        limit_range = {} if admitted else dict(self.container_defaults.get(namespace) or {})
+        merged = {**self.default_requests, **limit_range}
+        return merged or None
 
 
 # ------------------------------------------------------------------------------------------ resources
@@ -103,6 +112,27 @@ def container_requests(container: Field, defaults: Mapping[str, int] | None = No
     merged.update({name: q for name, (q, _) in requests.items()})
     own = {name: amount_of(name, q) for name, q in merged.items()}
     return {**(defaults or {}), **own}
+
+
+def unrequested_containers(spec: object, limit_range: Mapping[str, int] | None) -> tuple[str, ...]:
+    """The app and sidecar containers that set no CPU and no memory request (nor a limit, which would default
+    it) and get none from a LimitRange: kube-scheduler counts them as zero."""
+    if not isinstance(spec, Mapping) or any(k in (limit_range or {}) for k in (CPU, MEMORY)):
+        return ()
+    out: list[str] = []
+    for kind in ("initContainers", "containers"):
+        for index, container in enumerate(spec.get(kind) or ()):
+            if not isinstance(container, Mapping):
+                continue
+            if kind == "initContainers" and container.get("restartPolicy") != "Always":
+                continue  # a run-to-completion init container only raises the peak
+            resources = container.get("resources")
+            resources = resources if isinstance(resources, Mapping) else {}
+            sections = [resources.get(k) for k in ("requests", "limits")]
+            if not any(isinstance(s, Mapping) and (CPU in s or MEMORY in s) for s in sections):
+                name = container.get("name")
+                out.append(name if isinstance(name, str) and name else f"{kind}[{index}]")
+    return tuple(out)
 
 
 def _add(into: dict[str, int], extra: Mapping[str, int]) -> None:
@@ -500,7 +530,9 @@ def build_pod_template(
     return PodTemplate(
         namespace=namespace,
         labels=dict(labels),
-        requests=effective_requests(spec, context, None if admitted else context.container_defaults.get(namespace)),
+        requests=effective_requests(spec, context, context.defaults_for(namespace, admitted)),
+        unrequested=unrequested_containers(
+            spec.value, None if admitted else context.container_defaults.get(namespace)),
         affinity=node_affinity(spec),
         tolerations=tolerations(spec),
         spread=spread_constraints(spec),

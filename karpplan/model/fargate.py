@@ -11,10 +11,10 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from types import MappingProxyType
 from typing import Any
 
 from karpplan.model.cluster import FargateProfile, FargateSelector
+from karpplan.model.fargate_prices import FargatePrice, fargate_rate
 from karpplan.model.labels import ARCH, COMPUTE_TYPE, FARGATE_PROFILE, HOSTNAME, OS, REGION, ZONE
 from karpplan.model.pods import FargateTraits
 from karpplan.model.quantity import QuantityError, format_bytes, parse_quantity
@@ -304,28 +304,10 @@ def size_pod(cpu_millis: int, memory_bytes: int) -> FargateSize | None:
 
 
 # --------------------------------------------------------------------------------------------- prices
-@dataclass(frozen=True)
-class FargatePrice:
-    """On-Demand Linux/x86 rates in USD (EKS Fargate has no Arm and no Spot)."""
-
-    per_vcpu_hour: Decimal
-    per_gb_hour: Decimal
-
-
-# fargate.md §3. us-east-1, us-west-2 and eu-west-1 share one rate; Seoul is dearer.
-FARGATE_PRICES: Mapping[str, FargatePrice] = MappingProxyType(
-    {
-        "us-east-1": FargatePrice(Decimal("0.04048"), Decimal("0.004445")),
-        "us-west-2": FargatePrice(Decimal("0.04048"), Decimal("0.004445")),
-        "eu-west-1": FargatePrice(Decimal("0.04048"), Decimal("0.004445")),
-        "ap-northeast-2": FargatePrice(Decimal("0.04656"), Decimal("0.00511")),
-    }
-)
-
-
-def fargate_hourly_price(size: FargateSize, region: str) -> float | None:
-    """USD per hour for a pod of this size (vCPU × rate + GB × rate); None for a region without prices."""
-    price = FARGATE_PRICES.get(region)
+def fargate_hourly_price(size: FargateSize, region: str, rate: FargatePrice | None = None) -> float | None:
+    """USD per hour for a pod of this size (vCPU × rate + GB × rate) at `rate`, else the region's known rate
+    (model/fargate_prices.py); None when neither is known."""
+    price = fargate_rate(region, rate)
     if price is None:
         return None
     vcpus = Decimal(size.cpu_millis) / 1000

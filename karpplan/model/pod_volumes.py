@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from karpplan.errors import Origin
 from karpplan.model.inventory import InputNotice
 from karpplan.model.labels import HOSTNAME, ZONE
 from karpplan.model.pods import PodTemplate
@@ -34,6 +35,7 @@ from karpplan.model.storage import (
     Storage,
     StorageClass,
 )
+from karpplan.model.volume_zones import VolumeZone, VolumeZones, term_origin, term_zones
 
 # Where a claim came from.
 IN_INPUTS = "inputs"  # a PersistentVolumeClaim document
@@ -67,11 +69,13 @@ class VolumePlacement:
     refusals: tuple[tuple[str, str], ...] = ()
     terms: tuple[tuple[NodeSelectorTerm, ...], ...] = ()
     notes: tuple[InputNotice, ...] = ()  # what is unknown or assumed, at the claim's file:line
+    zones: tuple[VolumeZone, ...] = ()  # the zonal claims, named for messages
 
     @property
     def key(self) -> tuple[object, ...]:
-        """What decides the pod's template (notes don't)."""
-        return self.refusals, self.terms
+        """What decides the pod's template (notes don't; the claims' names only when they conflict, so that
+        the message names the pod's own volumes)."""
+        return self.refusals, self.terms, self.zones if VolumeZones(self.zones).conflict else ()
 
     @property
     def empty(self) -> bool:
@@ -108,6 +112,7 @@ class _Resolved:
     refusal: str | None = None
     terms: tuple[NodeSelectorTerm, ...] = ()
     notes: tuple[str, ...] = ()
+    zone: VolumeZone | None = None  # the claim's zones, when its volume is zonal
 
 
 def _class_of(claim: PersistentVolumeClaim, storage: Storage) -> tuple[StorageClass | None, str]:
@@ -146,7 +151,9 @@ def _resolve(use: ClaimUse, storage: Storage, owner: str) -> _Resolved:
             # StatefulSet claims are named by their template, so that replicas can share a template.
             pv = "" if use.label else f" {volume.name}"
             refusal = f"{subject} bound to invalid PV{pv} with CSI Driver: {driver} ({what})"
-        return _Resolved(refusal, _volume_terms(volume))
+        terms = _volume_terms(volume)
+        return _Resolved(refusal, terms, zone=_zone_of(subject, f"PV {volume.name}", terms,
+                                                       term_origin(volume.node_affinity or (), volume.origin)))
     if claim.volume_name:
         return _Resolved(
             notes=(f"{where} is bound to PV {claim.volume_name}, which is not in the inputs: "
@@ -184,7 +191,14 @@ def _resolve(use: ClaimUse, storage: Storage, owner: str) -> _Resolved:
         limit = " beyond the class's allowedTopologies" if storage_class.allowed_topologies else ""
         notes = (f"{where} uses StorageClass {storage_class.name} with volumeBindingMode Immediate and has no PV in "
                  f"the inputs: its volume's zone is unknown, so it adds no zone constraint{limit}",)
-    return _Resolved(refusal, storage_class.allowed_topologies, notes)
+    topologies = storage_class.allowed_topologies
+    return _Resolved(refusal, topologies, notes, _zone_of(subject, f"StorageClass {storage_class.name}", topologies,
+                                                         term_origin(topologies, storage_class.origin)))
+
+
+def _zone_of(subject: str, source: str, terms: tuple[NodeSelectorTerm, ...], origin: Origin) -> VolumeZone | None:
+    zones = term_zones(terms) if terms else None
+    return None if zones is None else VolumeZone(subject, source, zones, origin)
 
 
 def place_claims(uses: Sequence[ClaimUse], storage: Storage, owner: str) -> VolumePlacement:
@@ -192,14 +206,17 @@ def place_claims(uses: Sequence[ClaimUse], storage: Storage, owner: str) -> Volu
     refusals: list[tuple[str, str]] = []
     terms: list[tuple[NodeSelectorTerm, ...]] = []
     notes: list[InputNotice] = []
+    zones: list[VolumeZone] = []
     for use in uses:
         resolved = _resolve(use, storage, owner)
+        if resolved.zone is not None:
+            zones.append(resolved.zone)
         if resolved.refusal is not None and not use.refused_already:
             refusals.append((use.path, f"volumes not supported: {use.volume} not supported because: {resolved.refusal}"))
         if resolved.terms:
             terms.append(resolved.terms)
         notes.extend(InputNotice(str(use.claim.origin), note) for note in resolved.notes)
-    return VolumePlacement(tuple(refusals), tuple(terms), tuple(dict.fromkeys(notes)))
+    return VolumePlacement(tuple(refusals), tuple(terms), tuple(dict.fromkeys(notes)), tuple(zones))
 
 
 # ------------------------------------------------------------------------------------------ templates
@@ -218,4 +235,7 @@ def with_volumes(template: PodTemplate, placement: VolumePlacement) -> PodTempla
             required = tuple(_and(own, volume) for own in affinity.required for volume in alternatives)
         affinity = replace(affinity, required=required)
     fargate = replace(template.fargate, refusals=template.fargate.refusals + placement.refusals)
-    return replace(template, affinity=affinity, fargate=fargate)
+    own = template.affinity
+    own_zone_rule = ZONE in own.node_selector or any(ZONE in t.requirements for t in own.required or ())
+    volumes = VolumeZones(placement.zones, own_zone_rule) if placement.zones else template.volumes
+    return replace(template, affinity=affinity, fargate=fargate, volumes=volumes)

@@ -15,6 +15,7 @@ from karpplan.model.requirements import Requirement
 from karpplan.model.resources import Resources
 from karpplan.model.selectors import LabelSelector, NodeAffinity, selector_matches
 from karpplan.model.taints import Toleration
+from karpplan.model.volume_zones import VolumeZones
 
 DO_NOT_SCHEDULE = "DoNotSchedule"
 SCHEDULE_ANYWAY = "ScheduleAnyway"
@@ -149,6 +150,8 @@ class PodTemplate:
     priority: int = 0
     fargate: FargateTraits = FargateTraits()
     origin: Origin = field(default=UNKNOWN, compare=False)
+    volumes: VolumeZones = VolumeZones()  # the zones its volumes allow (model/volume_zones.py)
+    unrequested: tuple[str, ...] = ()  # containers with no CPU and no memory request (counted as zero)
 
     def __hash__(self) -> int:
         return id(self)

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 import yaml
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -343,18 +344,20 @@ def _resources_text(resources: Mapping[str, str]) -> str:
 
 
 def _pending_table(groups: list[PodGroup], *, fargate: bool) -> Table:
-    table = Table(title="Pending pods", title_justify="left", show_lines=True)
+    # Light borders and one request per line leave the constraints room to keep label keys whole at 80 columns.
+    table = Table(title="Pending pods", title_justify="left", show_lines=True, box=box.SIMPLE_HEAD,
+                  show_edge=False, pad_edge=False, collapse_padding=True)
     table.add_column("Workload", overflow="fold")
     table.add_column("Namespace")
     table.add_column("Pods", justify="right")
-    table.add_column("Requests per pod", overflow="fold")
+    table.add_column("Requests\n(per pod)", overflow="fold", max_width=16)
     table.add_column("Constraints", overflow="fold")
     for group in groups:
         table.add_row(
             Text(group.workload),
             Text(group.template.namespace),
             str(group.size),
-            Text(_resources_text(group.template.requests.formatted())),
+            Text("\n".join(f"{k}={v}" for k, v in group.template.requests.formatted().items())),
             Text("\n".join(constraint_lines(group.template, fargate=fargate)) or "-"),
         )
     return table

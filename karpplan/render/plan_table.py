@@ -24,6 +24,7 @@ from rich.text import Text
 from karpplan.model.quantity import parse_quantity
 from karpplan.model.resources import CPU, MEMORY
 from karpplan.plan import Plan, PlanNode, PlanPod, Summary, UnschedulablePod
+from karpplan.render.names import name_budget, short_name, short_node_name
 
 BAR_WIDTH = 8
 MAX_WORKLOADS_SHOWN = 4  # per node; the rest are summarised as "+N more"
@@ -169,6 +170,7 @@ class Layout:
 class _Footnotes:
     estimated: bool = False
     placed_on_existing: bool = False
+    shortened: bool = False  # a node name was shortened to fit (render/names.py)
 
     def lines(self) -> list[Text]:
         out = []
@@ -177,6 +179,9 @@ class _Footnotes:
                             style="dim"))
         if self.placed_on_existing:
             out.append(Text(f"{PLACED_ON_EXISTING_MARK} pods this plan places on an existing node", style="dim"))
+        if self.shortened:
+            out.append(Text("node names shortened to fit (zone, EC2 domain left out); -o json has them whole",
+                            style="dim"))
         return out
 
 
@@ -187,6 +192,11 @@ def _zones(nodes: Iterable[PlanNode]) -> dict[str, list[PlanNode]]:
     for node in nodes:
         by_zone.setdefault(node.zone or NO_ZONE, []).append(node)
     return {zone: sorted(by_zone[zone], key=lambda n: n.new) for zone in sorted(by_zone)}
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """`1 new node`, `2 new nodes` (`nouns` where adding an s is wrong: `provisioning batches`)."""
+    return f"{count} {noun if count == 1 else (nouns or noun + 's')}"
 
 
 def _zone_cells(zone: str, nodes: Sequence[PlanNode]) -> tuple[Text, Text, Text]:
@@ -200,9 +210,13 @@ def _zone_cells(zone: str, nodes: Sequence[PlanNode]) -> tuple[Text, Text, Text]
     return Text(f"{zone} ({count})", style="bold underline"), cost, pods
 
 
-def _node_cell(node: PlanNode, pods_by_key: Mapping[str, PlanPod]) -> Text:
-    """The name with the workloads under it: one flexible column lets the others stay on one line."""
-    cell = Text(node.name)
+def _node_cell(node: PlanNode, pods_by_key: Mapping[str, PlanPod], layout: Layout, notes: _Footnotes) -> Text:
+    """The name (shortened to fit whole) with the workloads under it: one flexible column lets the others
+    stay on one line."""
+    name = short_node_name(node.name, node.zone, name_budget(layout.width, layout.wide),
+                           ascii_only=layout.table_box is SIMPLE_HEAD_ASCII)
+    notes.shortened |= name != node.name
+    cell = Text(name)
     workloads = node_workloads(node, pods_by_key)
     if workloads:
         cell.append("\n  " + workloads, style="dim")
@@ -260,7 +274,7 @@ def _nodes_table(zones: Mapping[str, Sequence[PlanNode]], pods_by_key: Mapping[s
                 launch = (Text(f"{node.node_pool or '-'}\n{node.instance_type or '-'}\n{node.capacity_type or '-'}"),)
                 usage = (Text("cpu ").append_text(cpu).append("\nmem ").append_text(memory),)
             table.add_row(
-                _node_cell(node, pods_by_key), _marker(node), *launch, node_price_text(node), *usage,
+                _node_cell(node, pods_by_key, layout, notes), _marker(node), *launch, node_price_text(node), *usage,
                 Text(str(len(node.pods))),
                 end_section=position == len(nodes) - 1 and index < len(zones) - 1,
             )
@@ -301,12 +315,12 @@ def _fargate_waste(node: PlanNode) -> Text:
 def _fargate_section(nodes: Sequence[PlanNode], layout: Layout, notes: _Footnotes) -> Group:
     """One row per Fargate pod; each hint is printed whole under the table (too long for a column)."""
     table = layout.table(Text(f"Fargate pods ({len(nodes)})", style="bold"))
-    table.add_column("Pod", overflow="fold", min_width=8)
+    table.add_column("Pod", no_wrap=True, overflow="ellipsis", max_width=30)  # whole names; the rest wrap
     table.add_column("Profile", overflow="fold", min_width=7, max_width=16)
-    table.add_column("Zone", overflow="fold")
-    table.add_column("Size", overflow="fold")
-    table.add_column("Requested", overflow="fold")
-    table.add_column("Rounding waste", overflow="fold")
+    table.add_column("Zone", no_wrap=True)
+    table.add_column("Size", overflow="fold", max_width=11)
+    table.add_column("Requested", overflow="fold", max_width=16)
+    table.add_column("Rounding waste", overflow="fold", max_width=16)
     table.add_column("$/h", justify="right", no_wrap=True)
     hints = Table.grid(padding=(0, 1, 0, 0))
     hints.add_column(no_wrap=True)
@@ -359,10 +373,15 @@ def _unschedulable_table(unschedulable: Sequence[UnschedulablePod], layout: Layo
         if item.fixes:
             fixes[(item.workload, item.reasons)] = str(item.fixes[0].get("plain", ""))
     table = layout.table(Text(f"Unschedulable pods ({len(unschedulable)})", style="bold red"), show_lines=True)
-    table.add_column("Pods", overflow="fold", min_width=12, max_width=max(16, layout.width // 4))
+    # Pod names whole where they fit (up to 2/5 of the width), else shortened in the middle, never broken.
+    longest = max((len(p) + 1 for pods in groups.values() for p in pods), default=12)
+    width = max(16, layout.width // 4, min(longest, layout.width * 2 // 5))
+    ascii_only = layout.table_box is SIMPLE_HEAD_ASCII
+    table.add_column("Pods", overflow="fold", min_width=12, max_width=width)
     table.add_column("Why", overflow="fold")
     for (workload, reasons), pods in groups.items():
-        who = Text(_abbreviate_names(pods), style="bold")
+        shown = [short_name(p, width - 1, ascii_only=ascii_only) for p in pods]
+        who = Text(_abbreviate_names(shown), style="bold")
         if workload:
             who.append(f"\n{workload}", style="dim")
         if len(pods) > 1:
@@ -430,7 +449,7 @@ def _bound_line(summary: Summary) -> Text:
 def _solver_line(summary: Summary) -> Text:
     text = Text(f"{summary.engine} engine")
     if summary.batches:
-        text.append(f" in {_count(summary.batches, 'provisioning batch', 'provisioning batches')}")
+        text.append(f" in {plural(summary.batches, 'provisioning batch', 'provisioning batches')}")
     text.append(f", status {summary.status}, {summary.solve_seconds:.2f}s")
     details = []
     if summary.time_limit is not None:
@@ -440,20 +459,16 @@ def _solver_line(summary: Summary) -> Text:
     return text
 
 
-def _count(n: int, one: str, many: str | None = None) -> str:
-    return f"{n} {one if n == 1 else (many or one + 's')}"
-
-
 def _karpenter_reach(summary: Summary) -> str:
     """What Karpenter's plan places, on how many new nodes, in how many provisioning batches."""
     nodes = summary.karpenter_new_nodes
     if summary.karpenter_scheduled is None:
-        return "" if nodes is None else _count(nodes, "new node")
+        return "" if nodes is None else plural(nodes, "new node")
     scheduled = summary.karpenter_scheduled
-    pods = f"{scheduled} of {summary.pods} pods" if scheduled != summary.pods else _count(scheduled, "pod")
-    text = pods if nodes is None else f"{pods} on {_count(nodes, 'new node')}"
+    pods = f"{scheduled} of {summary.pods} pods" if scheduled != summary.pods else plural(scheduled, "pod")
+    text = pods if nodes is None else f"{pods} on {plural(nodes, 'new node')}"
     if summary.karpenter_batches:
-        text += f" in {_count(summary.karpenter_batches, 'provisioning batch', 'provisioning batches')}"
+        text += f" in {plural(summary.karpenter_batches, 'provisioning batch', 'provisioning batches')}"
     return text
 
 
@@ -470,7 +485,7 @@ def _karpenter_line(summary: Summary) -> Text | None:
     if not summary.like_for_like and summary.karpenter_scheduled is not None:
         more = summary.scheduled - summary.karpenter_scheduled
         first, second = (summary.engine, "Karpenter") if more > 0 else ("Karpenter", summary.engine)
-        text.append(f"\nnot like for like: {first} schedules {_count(abs(more), 'pod')} more than {second}, "
+        text.append(f"\nnot like for like: {first} schedules {plural(abs(more), 'pod')} more than {second}, "
                     "so no saving is quoted", style="yellow")
         return text
     difference = greedy - summary.hourly_cost
@@ -500,6 +515,26 @@ def zones_line(zones: Sequence[str], source: str) -> Text:
     return text
 
 
+def _prices_line(plan: Plan) -> Text | None:
+    """Where the prices that matter to this plan come from: spot (when it launches spot or was given real
+    spot prices) and Fargate (when it runs Fargate pods), in plain words."""
+    summary = plan.summary
+    lines: list[str] = []
+    source = summary.spot_prices
+    spot = any(n.new and n.capacity_type == "spot" for n in plan.nodes)
+    if source.startswith("estimated: ") and spot:
+        rule = source.removeprefix("estimated: ")
+        lines.append(f"spot estimated as {rule} (real ones: --spot-prices FILE)")
+    elif source.startswith("file:"):
+        path, _, others = source.removeprefix("file:").partition("; ")
+        lines.append(f"spot from {path}" + (f"; {others.replace(': ', ' as ')}" if others else ""))
+    if summary.fargate_prices:
+        rate, _, source = summary.fargate_prices.partition(" (")
+        where = "--fargate-prices" if "--fargate-prices" in source else "sources: karpplan catalog --info"
+        lines.append(f"Fargate {rate} ({where})")
+    return Text("\n".join(lines)) if lines else None
+
+
 def _summary_panel(plan: Plan) -> Panel:
     summary = plan.summary
     fargate = sum(1 for n in plan.nodes if n.new and n.fargate is not None)
@@ -522,6 +557,9 @@ def _summary_panel(plan: Plan) -> Panel:
     grid.add_row("Catalog", Text(f"{summary.catalog}, region {summary.region}"))
     if summary.zones:
         grid.add_row("Zones", zones_line(summary.zones, summary.zones_source))
+    prices = _prices_line(plan)
+    if prices is not None:
+        grid.add_row("Prices", prices)
     return Panel(grid, title=Text("Plan summary", style="bold"), title_align="left", expand=False)
 
 

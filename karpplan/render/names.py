@@ -1,0 +1,43 @@
+"""Node names that fit their column whole: a table never breaks a name in the middle of a word.
+
+A planned node's name repeats its zone (`default-m5-large-us-east-1a-1`), and the table already heads each
+zone's section with it; an existing node's EC2 DNS name ends in the same suffix on every node. So a name too
+long for its column first loses those, then its middle (head and tail, which tell nodes apart, are kept).
+`-o json` always has the whole name.
+"""
+
+from __future__ import annotations
+
+import re
+
+# ip-10-0-1-5.ec2.internal, ip-10-0-1-5.us-west-2.compute.internal
+_EC2_DNS = re.compile(r"\.(?:ec2|[a-z]{2}(?:-gov)?-[a-z]+-\d\.compute)\.internal$")
+# Columns beside the name in the node table: at 80 columns the name gets 22, at 120 (wide) 36.
+NARROW_OTHER_COLUMNS = 58
+WIDE_OTHER_COLUMNS = 84
+MIN_NAME_WIDTH = 16
+
+
+def name_budget(width: int, wide: bool) -> int:
+    """How many characters the node-name column can show on a console `width` wide."""
+    return max(MIN_NAME_WIDTH, width - (WIDE_OTHER_COLUMNS if wide else NARROW_OTHER_COLUMNS))
+
+
+def short_node_name(name: str, zone: str | None, budget: int, *, ascii_only: bool = False) -> str:
+    """`name` if it fits in `budget` characters, else the shortest readable form that does."""
+    if len(name) <= budget:
+        return name
+    if zone and f"-{zone}-" in name:
+        name = name.replace(f"-{zone}-", "-", 1)
+    name = _EC2_DNS.sub("", name)
+    return short_name(name, budget, ascii_only=ascii_only)
+
+
+def short_name(name: str, budget: int, *, ascii_only: bool = False) -> str:
+    """`name` whole if it fits in `budget` characters, else its head and tail around an ellipsis."""
+    if len(name) <= budget:
+        return name
+    mark = "~" if ascii_only else "…"
+    tail = min(8, (budget - len(mark)) // 2)
+    head = budget - len(mark) - tail
+    return name[:head] + mark + name[-tail:]
