@@ -17,37 +17,32 @@ from dataclasses import dataclass
 
 from rich import box
 from rich.console import Console, Group, RenderableType
-from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from karpplan.model.quantity import parse_quantity
 from karpplan.model.resources import CPU, MEMORY
-from karpplan.plan import Plan, PlanNode, PlanPod, Summary, UnschedulablePod
+from karpplan.plan import Plan, PlanNode, PlanPod, UnschedulablePod
+from karpplan.render.formatting import (
+    ESTIMATED_MARK,
+    abbreviate_counts,
+    format_hourly,
+    format_monthly,
+    format_percent,
+    plural,
+    workload_counts,
+    workload_label,
+)
 from karpplan.render.names import name_budget, short_name, short_node_name
+from karpplan.render.plan_summary import summary_panel
 
 BAR_WIDTH = 8
-MAX_WORKLOADS_SHOWN = 4  # per node; the rest are summarised as "+N more"
 MAX_POD_NAMES_SHOWN = 4  # per group of unschedulable pods sharing the same reasons
-ESTIMATED_MARK = "~"
 PLACED_ON_EXISTING_MARK = "+"
 NO_ZONE = "(no zone)"
 
 
 # ------------------------------------------------------------------------------------------ formatting
-def format_hourly(price: float) -> str:
-    """Dollars per hour to 4 decimals: small instance prices ($0.0042/h) differ in the fourth digit."""
-    return f"${price:,.4f}"
-
-
-def format_monthly(price: float) -> str:
-    return f"${price:,.2f}"
-
-
-def format_percent(fraction: float) -> str:
-    return f"{fraction * 100:.1f}%"
-
-
 def node_price_text(node: PlanNode) -> Text:
     """The hourly price, `~`-marked when estimated; `-` for an existing node the plan does not pay for."""
     if not node.new and node.hourly_price == 0:
@@ -90,32 +85,6 @@ def utilisation_bar(used: int, total: int, glyphs: BarGlyphs, *, width: int = BA
 
 
 # ------------------------------------------------------------------------------------------ workloads
-def workload_label(pod_key: str, pods_by_key: Mapping[str, PlanPod]) -> str:
-    """`web` for Deployment/web in namespace default, `kube-system/coredns` elsewhere; the pod key if unknown."""
-    pod = pods_by_key.get(pod_key)
-    if pod is None:
-        return pod_key
-    name = pod.workload.split("/", 1)[-1] if pod.workload else pod.name
-    return name if pod.namespace == "default" else f"{pod.namespace}/{name}"
-
-
-def workload_counts(labels: Iterable[str]) -> list[tuple[str, int]]:
-    """Each label with how often it occurs, most frequent first, then by name (stable, readable)."""
-    counts: dict[str, int] = {}
-    for label in labels:
-        counts[label] = counts.get(label, 0) + 1
-    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-
-
-def abbreviate_counts(counts: Sequence[tuple[str, int]], limit: int = MAX_WORKLOADS_SHOWN) -> str:
-    """`web x3, api x2, worker, +2 more` (a count of 1 is left out)."""
-    shown = [name if n == 1 else f"{name} x{n}" for name, n in counts[:limit]]
-    hidden = len(counts) - limit
-    if hidden > 0:
-        shown.append(f"+{hidden} more")
-    return ", ".join(shown)
-
-
 def node_workloads(node: PlanNode, pods_by_key: Mapping[str, PlanPod]) -> str:
     """The node's pods as workloads with counts; on an existing node, what this plan adds is `+`-marked."""
     if node.new:
@@ -192,11 +161,6 @@ def _zones(nodes: Iterable[PlanNode]) -> dict[str, list[PlanNode]]:
     for node in nodes:
         by_zone.setdefault(node.zone or NO_ZONE, []).append(node)
     return {zone: sorted(by_zone[zone], key=lambda n: n.new) for zone in sorted(by_zone)}
-
-
-def plural(count: int, noun: str, nouns: str | None = None) -> str:
-    """`1 new node`, `2 new nodes` (`nouns` where adding an s is wrong: `provisioning batches`)."""
-    return f"{count} {noun if count == 1 else (nouns or noun + 's')}"
 
 
 def _zone_cells(zone: str, nodes: Sequence[PlanNode]) -> tuple[Text, Text, Text]:
@@ -399,170 +363,6 @@ def _warnings(warnings: Sequence[str]) -> Group:
     return Group(Text(f"Warnings ({len(warnings)})", style="bold yellow"), grid)
 
 
-# ------------------------------------------------------------------------------------------ summary
-def _pods_line(summary: Summary, pods: Sequence[PlanPod]) -> Text:
-    text = Text(f"{summary.pods} pending: ")
-    text.append(f"{summary.scheduled} scheduled", style="green")
-    text.append(", ")
-    text.append(f"{summary.unschedulable} unschedulable", style="bold red" if summary.unschedulable else "")
-    extra = []
-    if summary.gated:
-        gated = abbreviate_counts(workload_counts(
-            workload_label(p.key, {p.key: p}) for p in pods if p.gated))
-        extra.append(f"{summary.gated} gated (not scheduled: {gated})" if gated else f"{summary.gated} gated")
-    if summary.bound:
-        extra.append(f"{summary.bound} already bound")
-    if extra:
-        text.append("; " + ", ".join(extra))
-    return text
-
-
-def _cost_line(summary: Summary) -> Text:
-    text = Text(f"{format_hourly(summary.hourly_cost)}/h", style="bold")
-    text.append(f"  ({format_monthly(summary.monthly_cost)}/month)")
-    if summary.estimated_prices:
-        text.append(f"  {ESTIMATED_MARK} includes estimated prices", style="yellow")
-    return text
-
-
-# Where the lower bound comes from (`Summary.bound_source`), in a platform engineer's words.
-BOUND_SOURCES = {
-    "cp-sat": "proven by CP-SAT",
-    "fluid-lp": "from the LP relaxation",
-    "configuration-lp": "from the configuration LP",
-    "zone-lp": "from the zone-by-zone configuration LP",
-}
-
-
-def _bound_line(summary: Summary) -> Text:
-    if summary.lower_bound is None:
-        return Text("none proven", style="dim")
-    text = Text(f"{format_hourly(summary.lower_bound)}/h")
-    gap = summary.gap
-    if gap is not None:
-        text.append(f", gap {format_percent(gap)}", style="green" if gap <= 1e-9 else "yellow")
-    if summary.bound_source is not None:
-        text.append(f" ({BOUND_SOURCES.get(summary.bound_source, summary.bound_source)})", style="dim")
-    return text
-
-
-def _solver_line(summary: Summary) -> Text:
-    text = Text(f"{summary.engine} engine")
-    if summary.batches:
-        text.append(f" in {plural(summary.batches, 'provisioning batch', 'provisioning batches')}")
-    text.append(f", status {summary.status}, {summary.solve_seconds:.2f}s")
-    details = []
-    if summary.time_limit is not None:
-        details.append(f"time limit {summary.time_limit:g}s")
-    details.append(f"seed {summary.seed}")
-    text.append(f" ({', '.join(details)})", style="dim")
-    return text
-
-
-def _karpenter_reach(summary: Summary) -> str:
-    """What Karpenter's plan places, on how many new nodes, in how many provisioning batches."""
-    nodes = summary.karpenter_new_nodes
-    if summary.karpenter_scheduled is None:
-        return "" if nodes is None else plural(nodes, "new node")
-    scheduled = summary.karpenter_scheduled
-    pods = f"{scheduled} of {summary.pods} pods" if scheduled != summary.pods else plural(scheduled, "pod")
-    text = pods if nodes is None else f"{pods} on {plural(nodes, 'new node')}"
-    if summary.karpenter_batches:
-        text += f" in {plural(summary.karpenter_batches, 'provisioning batch', 'provisioning batches')}"
-    return text
-
-
-def _karpenter_line(summary: Summary) -> Text | None:
-    """Karpenter's greedy plan next to this one, and the saving when both schedule as many pods (otherwise
-    the costs compare different things, and the line says so instead of quoting a saving)."""
-    if summary.karpenter_cost is None or summary.engine == "karpenter":
-        return None
-    greedy = summary.karpenter_cost
-    text = Text(f"{format_hourly(greedy)}/h")
-    reach = _karpenter_reach(summary)
-    if reach:
-        text.append(f", {reach}")
-    if not summary.like_for_like and summary.karpenter_scheduled is not None:
-        more = summary.scheduled - summary.karpenter_scheduled
-        first, second = (summary.engine, "Karpenter") if more > 0 else ("Karpenter", summary.engine)
-        text.append(f"\nnot like for like: {first} schedules {plural(abs(more), 'pod')} more than {second}, "
-                    "so no saving is quoted", style="yellow")
-        return text
-    difference = greedy - summary.hourly_cost
-    if round(difference, 6) == 0:
-        text.append("; same cost as this plan", style="dim")
-        return text
-    share = f" ({format_percent(abs(difference) / greedy)})" if greedy > 0 else ""
-    if difference > 0:
-        text.append(f"\n{summary.engine} saves {format_hourly(difference)}/h{share} vs Karpenter's greedy plan",
-                    style="bold green")
-        if summary.preferences is not None and summary.preferences.policy == "drop":
-            text.append(", which keeps the preferences this plan drops", style="yellow")
-    else:
-        text.append(f"\n{summary.engine} costs {format_hourly(-difference)}/h{share} more than Karpenter's greedy plan",
-                    style="yellow")
-    return text
-
-
-def zones_line(zones: Sequence[str], source: str) -> Text:
-    """`us-east-1a, us-east-1b (from --zones)`, plainly: where the zones came from, or that they were assumed."""
-    text = Text(", ".join(zones))
-    if source.startswith("assumed"):
-        text.append(" (assumed: nothing in the input says which zones the cluster has; narrow with --zones)",
-                    style="yellow")
-    elif source:
-        text.append(f" (from {source})", style="dim")
-    return text
-
-
-def _prices_line(plan: Plan) -> Text | None:
-    """Where the prices that matter to this plan come from: spot (when it launches spot or was given real
-    spot prices) and Fargate (when it runs Fargate pods), in plain words."""
-    summary = plan.summary
-    lines: list[str] = []
-    source = summary.spot_prices
-    spot = any(n.new and n.capacity_type == "spot" for n in plan.nodes)
-    if source.startswith("estimated: ") and spot:
-        rule = source.removeprefix("estimated: ")
-        lines.append(f"spot estimated as {rule} (real ones: --spot-prices FILE)")
-    elif source.startswith("file:"):
-        path, _, others = source.removeprefix("file:").partition("; ")
-        lines.append(f"spot from {path}" + (f"; {others.replace(': ', ' as ')}" if others else ""))
-    if summary.fargate_prices:
-        rate, _, source = summary.fargate_prices.partition(" (")
-        where = "--fargate-prices" if "--fargate-prices" in source else "sources: karpplan catalog --info"
-        lines.append(f"Fargate {rate} ({where})")
-    return Text("\n".join(lines)) if lines else None
-
-
-def _summary_panel(plan: Plan) -> Panel:
-    summary = plan.summary
-    fargate = sum(1 for n in plan.nodes if n.new and n.fargate is not None)
-    grid = Table.grid(padding=(0, 2, 0, 0))
-    grid.add_column(style="bold", no_wrap=True)
-    grid.add_column(overflow="fold")
-    grid.add_row("Cost", _cost_line(summary))
-    new_nodes = Text(str(summary.new_nodes))
-    if fargate:
-        new_nodes.append(f" ({summary.new_nodes - fargate} EC2, {fargate} Fargate)")
-    grid.add_row("New nodes", new_nodes)
-    grid.add_row("Pods", _pods_line(summary, plan.pods))
-    grid.add_row("Lower bound", _bound_line(summary))
-    grid.add_row("Solver", _solver_line(summary))
-    karpenter = _karpenter_line(summary)
-    if karpenter is not None:
-        grid.add_row("Karpenter", karpenter)
-    if summary.preferences is not None:
-        grid.add_row("Preferences", Text(summary.preferences.describe(summary.hourly_cost)))
-    grid.add_row("Catalog", Text(f"{summary.catalog}, region {summary.region}"))
-    if summary.zones:
-        grid.add_row("Zones", zones_line(summary.zones, summary.zones_source))
-    prices = _prices_line(plan)
-    if prices is not None:
-        grid.add_row("Prices", prices)
-    return Panel(grid, title=Text("Plan summary", style="bold"), title_align="left", expand=False)
-
-
 # ------------------------------------------------------------------------------------------ entry point
 def render_table(plan: Plan, console: Console) -> None:
     """Print the plan for a person: zones, Fargate, unschedulable pods, warnings, then the summary."""
@@ -585,7 +385,7 @@ def render_table(plan: Plan, console: Console) -> None:
         sections.append(_unschedulable_table(plan.unschedulable, layout))
     if plan.warnings:
         sections.append(_warnings(plan.warnings))
-    sections.append(_summary_panel(plan))
+    sections.append(summary_panel(plan))
     for i, section in enumerate(sections):
         if i:
             console.print()
@@ -601,6 +401,8 @@ __all__ = [
     "bar_glyphs",
     "format_hourly",
     "format_monthly",
+    "format_percent",
+    "plural",
     "render_table",
     "utilisation_bar",
     "workload_counts",
