@@ -182,8 +182,20 @@ def test_a_zone_a_pending_pod_requires_joins_the_existing_nodes_zones(tmp_path: 
     code, plan, _ = _plan(_write(tmp_path, "m.yaml", NODE, pinned))
     assert code == 0
     assert plan["summary"]["zones"] == ["us-east-1b", "us-east-1d"]
-    assert plan["summary"]["zonesSource"] == "existing nodes and the zones pending pods require"
+    assert plan["summary"]["zonesSource"] == "existing nodes and the zones pending pods and NodePools name"
     assert set(_new_zones(plan)) == {"us-east-1b"}
+
+
+def test_a_zone_a_nodepool_names_joins_the_existing_nodes_zones(tmp_path: Path) -> None:
+    # A NodePool that launches only in us-east-1a and us-east-1b says the cluster has subnets there, even
+    # when the one node given runs elsewhere: its pods are planned there, not left out on a guess.
+    zoned = POOL.replace("      requirements:\n", "      requirements:\n        - {key: topology.kubernetes.io/zone, "
+                                                 "operator: In, values: [us-east-1a, us-east-1b]}\n", 1)
+    assert zoned != POOL
+    code, plan, _ = _plan(_write(tmp_path, "m.yaml", NODE, zoned))
+    assert code == 0
+    assert plan["summary"]["zones"] == ["us-east-1a", "us-east-1b", "us-east-1d"]
+    assert set(_new_zones(plan)) <= {"us-east-1a", "us-east-1b"}
 
 
 def test_a_pod_pinned_outside_the_clusters_zones_is_told_so(tmp_path: Path) -> None:

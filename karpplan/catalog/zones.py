@@ -11,8 +11,8 @@ region; narrowing its offerings to the cluster's zones gives both. The zones are
 3. the `status.subnets[].zone` of the input's EC2NodeClasses (what Karpenter resolved its
    subnetSelectorTerms to; the selector terms alone cannot give zones offline);
 4. the zones of existing Nodes, with those pending pods require (their volumes' zones, their own node
-   affinity), as nodes show where the cluster runs, not every zone it has (embedded catalog only: a user's
-   InstanceCatalog lists its own zones);
+   affinity) and those NodePools name in their requirements, as nodes show where the cluster runs, not
+   every zone it has (embedded catalog only: a user's InstanceCatalog lists its own zones);
 5. else every zone of the catalog: for the embedded catalog an assumption, which the plan says.
 
 A NodePool's zone requirement narrows what that pool launches; it is not the cluster's zones.
@@ -94,12 +94,22 @@ def cluster_zones(inventory: Inventory, catalog: Catalog, flag: Sequence[str] = 
         seen = {n.labels.get(L.ZONE) for n in inventory.nodes}
         if seen & set(ordered):
             # Nodes show where the cluster runs now, not every zone it has: a zone a pending pod requires (its
-            # bound volume's, its own affinity's) is one too, rather than a pod left out on a guess.
-            extra = _required_zones(inventory) & set(ordered) - seen
-            source = "existing nodes" + (" and the zones pending pods require" if extra else "")
+            # bound volume's, its own affinity's) is one too, rather than a pod left out on a guess, and so is
+            # a zone a NodePool names (Karpenter launches there only where the cluster has a subnet).
+            extra = (_required_zones(inventory) | _pool_zones(inventory)) & set(ordered) - seen
+            source = "existing nodes" + (" and the zones pending pods and NodePools name" if extra else "")
             return ClusterZones(tuple(z for z in ordered if z in seen or z in extra), source)
         return ClusterZones(ordered, f"{ASSUMED}: every zone of {catalog.region}")
     return ClusterZones(ordered, f"catalog {catalog.name}" if catalog.name else "catalog")
+
+
+def _pool_zones(inventory: Inventory) -> set[str]:
+    """Zones some NodePool's requirements name (`topology.kubernetes.io/zone In [...]`)."""
+    zones: set[str] = set()
+    for pool in inventory.nodepools:
+        requirement = pool.requirements.get(L.ZONE)
+        zones |= (requirement.finite_values() or set()) if requirement is not None else set()
+    return zones
 
 
 def _required_zones(inventory: Inventory) -> set[str]:
