@@ -425,7 +425,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
         warnings.append(zones_note)
     warnings.extend(_unmet_preferences(problem, solution, greedy, fargate_cost + static_cost))
     warnings.extend(s.describe() for s in problem.static)
-    warnings.extend(str(notice) for notice in inventory.notices)
+    warnings.extend(str(notice) for notice in (*inventory.notices, *inventory.scale_notes))
     ignored = tuple(IgnoredDocument(d.kind, d.name, d.origin, d.why)
                     for d in inventory.skipped)
     return Plan(summary, tuple(nodes), tuple(plan_pods), tuple(unschedulable), tuple(warnings), ignored)

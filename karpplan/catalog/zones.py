@@ -54,8 +54,17 @@ def _where(catalog: Catalog) -> str:
     return f"region {catalog.region}" if catalog.embedded or not catalog.name else f"catalog {catalog.name}"
 
 
+# Unrendered template placeholders (`${AZ_1}`, `<<AZ>>`, `{{ .Values.zone }}`) name no zone: lint reports them
+# (unrendered-placeholder) and the zones are read as if they were not written.
+_UNRENDERED = ("${", "<<", "{{")
+
+
+def _rendered(zones: Iterable[str]) -> list[str]:
+    return [z for z in zones if not any(mark in z for mark in _UNRENDERED)]
+
+
 def _outside(zones: Sequence[str], catalog: Catalog, origin: Origin, what: str) -> InputProblem | None:
-    bad = [z for z in zones if z not in catalog.zones]
+    bad = [z for z in _rendered(zones) if z not in catalog.zones]
     if not bad:
         return None
     names = ", ".join(bad)
@@ -78,7 +87,8 @@ def cluster_zones(inventory: Inventory, catalog: Catalog, flag: Sequence[str] = 
         found = [p for p in problems if p is not None]
         if found:
             raise InputError(found)
-        named = set(cluster.availability_zones) | {z for g in cluster.node_groups for z in g.availability_zones}
+        named = set(_rendered(cluster.availability_zones)) | {z for g in cluster.node_groups
+                                                              for z in _rendered(g.availability_zones)}
         subnets = {z for z in cluster.subnet_zones if z in ordered}  # keys that are no zone name: eksctl's to resolve
         if named or subnets:
             where = (str(cluster.zones_origin) if cluster.availability_zones

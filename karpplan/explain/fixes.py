@@ -215,8 +215,9 @@ def candidates(inv: Inventory, workload: str, namespace: str, locator: Locator) 
     reqs = _pod_requirements(t)
     own = _own_keys(doc, spec)
     for key, req in reqs.items():
-        if own is not None and key not in own:
-            continue  # the requirement comes from the pod's volumes: their fixes are the volumes' (volumes.py)
+        # A requirement the pod did not write comes from its volumes: the fixes on the pod's side are the
+        # volumes' (volumes.py); a pool that excludes the volumes' zone may still be widened.
+        written = own is None or key in own
         sel_path = (*spec, "nodeSelector", key)
         aff_path = (*spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
         in_selector = key in t.affinity.node_selector
@@ -228,7 +229,7 @@ def candidates(inv: Inventory, workload: str, namespace: str, locator: Locator) 
         # re-routes the pod, which gives up more than fixing the targeted pool
         targeted = any(key in p.requirements and not p.requirements[key].intersect(req).is_empty() for p in pools)
         for pool in pools:
-            if key not in pool.requirements and key not in wk and value is not None and not req.complement:
+            if written and key not in pool.requirements and key not in wk and value is not None and not req.complement:
                 pdoc = locator.find(pool.kind, pool.name)
                 porigin = locator.at(pdoc, pool.origin, ("spec", "template", "metadata", "labels"),
                                      ("spec", "labels"), ("spec", "template"))
@@ -255,6 +256,8 @@ def candidates(inv: Inventory, workload: str, namespace: str, locator: Locator) 
                     f"{'spec' if pool.kind == 'Provisioner' else 'spec.template.spec'}.requirements[{key}]", porigin, 1,
                     _with_pool(pool.name, partial(_set_requirement, key=key, requirement=widened)),
                     f"{pool.kind} {pool.name} requires {preq}"))
+        if not written:
+            continue
         out.append(Candidate(
             f"remove {key} from the pod's {'nodeSelector' if in_selector else 'required node affinity'} "
             f"(it asks for {req})", obj, field, where, 2,

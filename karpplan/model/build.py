@@ -273,7 +273,7 @@ class _Builder:
         self.notices.extend(node_class_notices(self.nodepools, self.nodeclasses))
         self.scaler.check()
         nothing_pending = not any(not p.bound and not p.terminal for p in self.pods)
-        self.notices.extend(InputNotice(str(origin), text) for origin, text in self.scaler.notices(nothing_pending))
+        scale_notes = tuple(InputNotice(str(origin), text) for origin, text in self.scaler.notices(nothing_pending))
         if self.problems:
             # Fields read by several rules (containers: requests, host ports) report a bad shape once.
             if self.collect is None:
@@ -290,6 +290,7 @@ class _Builder:
             namespaces=tuple(self.namespaces),
             skipped=tuple(self.skipped),
             notices=(*self.notices, *self.volumes.notices),
+            scale_notes=scale_notes,
             overlays=tuple(self.overlays),
         )
 

@@ -51,6 +51,9 @@ class Inventory:
     namespaces: tuple[Namespace, ...] = ()
     skipped: tuple[SkippedDocument, ...] = ()
     notices: tuple[InputNotice, ...] = ()
+    # What the what-if counts did (an HPA that changed a count, an HPA without its workload, every workload
+    # at 0 replicas): the plan says them; they are about what is planned, not about how the manifests read.
+    scale_notes: tuple[InputNotice, ...] = ()
     overlays: tuple[NodeOverlay, ...] = ()
 
     @property
