@@ -146,17 +146,23 @@ class PreferenceOutcome:
 
     policy: PreferencePolicy
     kept: int = 0  # preferences made required (honour)
-    relaxed: int = 0  # preferences Karpenter could not keep for some pod: left as preferences
+    # Preferences Karpenter could not keep for some pod (left as preferences), each as where it is written,
+    # whose it is and what it asks (`UnmetPreference.preference`), with what Karpenter's plan did instead.
+    relaxed: tuple[str, ...] = ()
+    # Kept by Karpenter's plan, yet not made required: with them required its simulation placed fewer pods.
+    not_enforced: int = 0
     honoured_cost: float | None = None  # drop: $/h of the plan that keeps them (None: not planned)
 
     def to_document(self) -> dict[str, Any]:
-        doc: dict[str, Any] = {"policy": self.policy, "kept": self.kept, "relaxed": self.relaxed}
+        doc: dict[str, Any] = {"policy": self.policy, "kept": self.kept,
+                               "relaxed": len(self.relaxed) + self.not_enforced,
+                               "relaxedPreferences": list(self.relaxed)}
         if self.honoured_cost is not None:
             doc["honouredHourlyCost"] = round(self.honoured_cost, 6)
         return doc
 
     def describe(self, hourly_cost: float) -> str:
-        """One plain line for the table."""
+        """Plain lines for the table: the policy, and each preference Karpenter relaxed."""
         if self.policy == "drop":
             line = "preferences dropped (--preferences drop): the plan ignores preferred spreads and affinities"
             if self.honoured_cost is not None:
@@ -164,9 +170,15 @@ class PreferenceOutcome:
                 line += (f"; the plan that keeps them as Karpenter would costs ${self.honoured_cost:.4f}/h"
                          + (f", so dropping them saves ${saved:.4f}/h" if saved > 1e-9 else ", no more"))
             return line
-        line = (f"preferences honoured as Karpenter does: {self.kept} kept"
-                + (f", {self.relaxed} relaxed where Karpenter could not keep them" if self.relaxed else ""))
-        return line + "; --preferences drop plans without them"
+        relaxed = len(self.relaxed) + self.not_enforced
+        line = (f"honoured as Karpenter does: {self.kept} kept"
+                + (f", {relaxed} relaxed where Karpenter could not keep them" if relaxed else "")
+                + "; --preferences drop plans without them")
+        lines = [line, *(f"relaxed: {r}" for r in self.relaxed)]
+        if self.not_enforced:
+            lines.append(f"relaxed: {self.not_enforced} more that Karpenter's plan keeps, as making them required "
+                         "left pods out")
+        return "\n".join(lines)
 
 
 @dataclass(frozen=True)

@@ -222,7 +222,7 @@ def _with_kept_preferences(inventory: Inventory, catalog: Catalog, prepared: Pre
     with budget.phase("simulate"):
         greedy_again, _ = solve_karpenter(again.problem, time_limit=max(budget.limit - budget.elapsed(), 0.001))
     if len(greedy_again.unplaced) > len(greedy.unplaced):
-        return inventory, prepared, greedy, PreferenceOutcome("honour", 0, relaxed + count)
+        return inventory, prepared, greedy, PreferenceOutcome("honour", 0, relaxed, not_enforced=count)
     return enforced, again, greedy_again, PreferenceOutcome("honour", count, relaxed)
 
 
@@ -399,6 +399,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
         for p in inventory.pods if not p.terminal or p.bound
     ]
     pending = [p for p in inventory.pending]
+    karpenter = bool(inventory.nodepools)
     cost = solution.cost + fargate_cost + static_cost
     lower = None if solution.lower_bound is None else solution.lower_bound + fargate_cost + static_cost
     summary = Summary(
@@ -406,10 +407,16 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
         unschedulable=len(unschedulable), gated=len(inventory.gated), bound=len(inventory.bound),
         new_nodes=sum(1 for n in nodes if n.new), hourly_cost=cost, lower_bound=lower,
         engine=solution.engine, status=solution.status, solve_seconds=0.0,
-        region=region, catalog=catalog.name, karpenter_cost=greedy.cost + fargate_cost + static_cost,
-        karpenter_new_nodes=len(greedy.new_nodes) + len(static_launch) + len(fargate) - sum(1 for f in fargate if f.reasons),
-        karpenter_scheduled=len(pending) - len(greedy.unplaced) - sum(1 for f in fargate if f.reasons),
-        karpenter_batches=greedy.batches, batches=solution.batches if options.engine == "karpenter" else None,
+        region=region, catalog=catalog.name,
+        # Karpenter's plan, where the input has a NodePool for it to launch from (with none, a Fargate- or
+        # node-group-only cluster, there is no Karpenter to compare with).
+        karpenter_cost=greedy.cost + fargate_cost + static_cost if karpenter else None,
+        karpenter_new_nodes=(len(greedy.new_nodes) + len(static_launch) + len(fargate)
+                             - sum(1 for f in fargate if f.reasons)) if karpenter else None,
+        karpenter_scheduled=(len(pending) - len(greedy.unplaced) - sum(1 for f in fargate if f.reasons)
+                             if karpenter else None),
+        karpenter_batches=greedy.batches if karpenter else None,
+        batches=solution.batches if options.engine == "karpenter" else None,
         estimated_prices=any(n.price_estimated for n in nodes), seed=options.seed,
         bound_source=solution.bound_source if lower is not None else None,
         zones=catalog.zones, zones_source=catalog.zones_source,

@@ -33,14 +33,14 @@ def has_preferences(pods: Iterable[Pod]) -> bool:
     return False
 
 
-def kept_by_karpenter(problem: Problem, greedy: Solution) -> tuple[dict[int, set[int]], int]:
+def kept_by_karpenter(problem: Problem, greedy: Solution) -> tuple[dict[int, set[int]], tuple[str, ...]]:
     """id(template) -> the ids of the preferences Karpenter's plan `greedy` kept for every pod of the
-    workload (workloads it placed whole), and how many preferences it left unmet."""
+    workload (workloads it placed whole), and the preferences it left unmet, with what it did instead."""
     partial = {group.index for group, _ in greedy.unplaced}
     kept: dict[int, set[int]] = {}
     for kind in REGISTRY:
         for group_index, preference in kind.kept_preferences(problem, greedy):
             if group_index not in partial:
                 kept.setdefault(id(problem.groups[group_index].template), set()).add(preference)
-    relaxed = sum(len(kind.unmet_preferences(problem, greedy)) for kind in REGISTRY)
+    relaxed = tuple(str(u) for kind in REGISTRY for u in kind.unmet_preferences(problem, greedy))
     return kept, relaxed

@@ -52,7 +52,7 @@ def test_honour_keeps_the_spreads_karpenter_keeps(tmp_path: Path) -> None:
     assert sorted(zones.values()) == [2, 2, 2]
     assert plan.summary.hourly_cost == karpenter.summary.hourly_cost
     assert plan.summary.preferences is not None
-    assert plan.summary.preferences.to_document() == {"policy": "honour", "kept": 2, "relaxed": 0}
+    assert plan.summary.preferences.to_document() == {"policy": "honour", "kept": 2, "relaxed": 0, "relaxedPreferences": []}
     assert not any("is not honoured" in w for w in plan.warnings)
 
 
@@ -74,7 +74,10 @@ def test_a_preference_karpenter_must_relax_stays_a_preference(tmp_path: Path) ->
     limited = POOL.replace("      requirements: []", "      requirements: []\n  limits: {nodes: 2}")
     plan = _plan(tmp_path, limited + deployment("ha", 4, cpu="500m", extra=SPREADS))
     assert plan.summary.scheduled == 4 and not plan.unschedulable
-    assert plan.summary.preferences is not None and plan.summary.preferences.relaxed >= 1
+    outcome = plan.summary.preferences
+    assert outcome is not None and outcome.relaxed, "the relaxed preference is named"
+    assert all("Deployment/ha: preferred spread (ScheduleAnyway" in r for r in outcome.relaxed)
+    assert "relaxed: " in outcome.describe(plan.summary.hourly_cost)
 
 
 def test_no_preferences_no_policy_line(tmp_path: Path) -> None:
@@ -113,3 +116,27 @@ def test_kept_preferences_become_their_required_forms(tmp_path: Path) -> None:
     assert new.pod_anti_affinity.required == (anti_term,) and not new.pod_anti_affinity.preferred
     assert new.affinity.node_selector.matches({"disk": "ssd"}) and not new.affinity.node_selector.matches({})
     assert not new.affinity.preferred
+
+
+def test_a_cluster_without_nodepools_has_no_karpenter_baseline(tmp_path: Path) -> None:
+    # Pods on an existing node only: no NodePool, so no Karpenter plan to compare with (not "Karpenter: 0").
+    node = """
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: node-1
+  labels: {kubernetes.io/hostname: node-1, topology.kubernetes.io/zone: zone-a}
+status:
+  allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+"""
+    plan = _plan(tmp_path, node + deployment("web", 2))
+    assert plan.summary.scheduled == 2
+    assert plan.summary.karpenter_cost is None
+    assert plan.to_document()["summary"]["karpenter"] is None
+
+
+def test_a_relaxed_hostname_spread_says_a_new_node_is_the_emptiest_domain(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, HA, "drop")
+    spread = [w for w in plan.warnings if "preferred spread" in w and "kubernetes.io/hostname" in w]
+    assert spread and all("the emptiest domain a new node, 0" in w for w in spread)

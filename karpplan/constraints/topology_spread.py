@@ -328,11 +328,13 @@ class TopologySpreadKind(ConstraintKind):
         out: list[UnmetPreference] = []
         for group, c, skews in self._soft_outcomes(problem, solution):
             if skews:
-                worst = max(skews, key=lambda s: s[1] - s[2])
+                domain, count, limit, minimum = max(skews, key=lambda s: s[1] - s[2])
+                # A new node is a hostname domain of its own, holding 0 (Karpenter's rule): the bound is maxSkew.
+                emptiest = "a new node, 0" if c.topology_key == HOSTNAME and limit == c.max_skew else str(minimum)
                 out.append(UnmetPreference(
                     f"{c.origin}: {group.group.pods[0].workload}: preferred spread (ScheduleAnyway, maxSkew "
                     f"{c.max_skew} on {c.topology_key})",
-                    f": {worst[0]} holds {worst[1]} matching pods, the emptiest domain {worst[3]}"))
+                    f": {domain} holds {count} matching pods, the emptiest domain {emptiest}"))
         return out
 
     def kept_preferences(self, problem: Problem, solution: Solution) -> set[KeptPreference]:
