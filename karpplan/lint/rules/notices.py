@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from karpplan.errors import Origin
+from karpplan.inputs.loader import Document
 from karpplan.lint.context import LintContext
 from karpplan.lint.core import Hit, Severity, lint_rule
 from karpplan.lint.locate import locate, path_at
@@ -24,6 +25,13 @@ def _origin(text: str) -> Origin:
     if file and line.isdigit():
         return Origin(file, int(line))
     return Origin(text, 0)
+
+
+def _zero_replicas_notice(ctx: LintContext, doc: Document, origin: Origin) -> bool:
+    """The model's notice at a workload's `spec.replicas: 0` (that `plan` has no pod of it to plan, and how to
+    give it some): lint judges the template of a workload scaled to 0 all the same (`LintContext.planner`),
+    and says so in the capacity findings, so the notice's advice is plan's, not lint's."""
+    return id(doc) in ctx.scaled_to_zero and locate(doc, "spec.replicas") == (origin.line, "replicas")
 
 
 _NODE_CLASS = """\
@@ -58,7 +66,7 @@ def INPUT_READ_DIFFERENTLY(ctx: LintContext) -> Iterator[Hit]:
     for notice in ctx.inventory.notices:
         origin = _origin(notice.origin)
         doc = ctx.document_at(origin)
-        if doc is None:
+        if doc is None or _zero_replicas_notice(ctx, doc, origin):
             continue
         assumed = doc.kind not in _NODE_KINDS
         if (origin.file, origin.line) in pool_starts:
