@@ -1,6 +1,8 @@
-"""A workload with `replicas: 0` (or a suspended Job/CronJob) makes no pod, but the API server validates its
-template all the same: the rules that read the template still apply; the satisfiability rules, which count
-pods, have none to count."""
+"""A workload with `replicas: 0` (or a suspended Job/CronJob) makes no pod now, but the API server validates its
+template all the same and it is a template that will be scaled up (an HPA's scale-from-zero, upstream examples
+shipped at 0): the rules that read the template still apply, and so do the capacity rules that ask whether
+anything can launch its pod (judged as one replica, and the message says the workload has 0 replicas now);
+the rules about replica counts have nothing to count."""
 
 from __future__ import annotations
 
@@ -17,10 +19,12 @@ from karpplan.lint.run import LintOptions, lint
 # The rules that read a pod template (the API server's validation, and what the selectors select).
 TEMPLATE_RULES = ("spread-invalid", "toleration-invalid", "affinity-invalid", "selector-invalid",
                   "spread-selector-misses-own-pods", "spread-selector-missing", "unrendered-placeholder")
+# The capacity rules that ask "can any pool, profile or node launch this pod": judged as one replica.
+LAUNCH_RULES = ("spread-key-unknown", "min-domains-unreachable", "no-pool-can-launch", "fargate-incompatible")
 # The rules about NodePools and node classes only (their examples hold no workload).
 POOL_RULES = ("input-read-differently",)
 # The rules that count replicas or pods (nothing pending, nothing to count).
-COUNTING_RULES = tuple(r.name for r in RULES if r.name not in TEMPLATE_RULES + POOL_RULES)
+COUNTING_RULES = tuple(r.name for r in RULES if r.name not in TEMPLATE_RULES + LAUNCH_RULES + POOL_RULES)
 
 
 def findings(text: str) -> list[tuple[str, int]]:
@@ -36,13 +40,24 @@ def scaled_to_zero(text: str) -> str:
 
 
 def test_every_rule_is_classified() -> None:
-    assert set(TEMPLATE_RULES) <= set(BY_NAME) and len(TEMPLATE_RULES) + len(POOL_RULES) + len(COUNTING_RULES) == len(RULES)
+    assert set(TEMPLATE_RULES + LAUNCH_RULES) <= set(BY_NAME)
+    assert len(TEMPLATE_RULES) + len(LAUNCH_RULES) + len(POOL_RULES) + len(COUNTING_RULES) == len(RULES)
+    assert set(COUNTING_RULES) == {"spread-caps-replicas", "pool-limits-too-small", "replicas-without-spread"}
 
 
 @pytest.mark.parametrize("rule", [BY_NAME[n] for n in TEMPLATE_RULES], ids=lambda r: r.name)
 def test_template_rules_apply_to_a_workload_scaled_to_zero(rule: Rule) -> None:
     assert findings(scaled_to_zero(rule.bad)) == findings(rule.bad) != []
     assert findings(scaled_to_zero(rule.good)) == []
+
+
+@pytest.mark.parametrize("rule", [BY_NAME[n] for n in LAUNCH_RULES], ids=lambda r: r.name)
+def test_launch_rules_judge_the_template_of_a_workload_scaled_to_zero(rule: Rule) -> None:
+    assert findings(scaled_to_zero(rule.bad)) == findings(rule.bad) != []
+    assert findings(scaled_to_zero(rule.good)) == []
+    report = lint(LintOptions(paths=("-",), stdin=io.StringIO(scaled_to_zero(rule.bad))))
+    messages = [f.message for f in report.findings if f.rule == rule.name]
+    assert messages and all("has 0 replicas now" in m for m in messages)
 
 
 @pytest.mark.parametrize("rule", [BY_NAME[n] for n in COUNTING_RULES], ids=lambda r: r.name)

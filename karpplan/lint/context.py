@@ -99,10 +99,33 @@ class LintContext:
         return bool(inv.nodepools or inv.fargate_profiles or inv.nodes or any(c.node_groups for c in inv.clusters))
 
     @cached_property
+    def scaled_to_zero(self) -> frozenset[int]:
+        """ids of the workload documents that make no pod now (`replicas: 0`, suspended): the planner's view
+        holds one replica of each, which the capacity rules judge and the counting rules leave out."""
+        expanded = {p.origin for p in self.inventory.pods}
+        return frozenset(id(doc) for doc, _, _ in templates(self)
+                         if role_of(doc) == "workload" and doc.origin not in expanded)
+
+    def zero_replicas_note(self, doc: Document) -> str:
+        """What a capacity finding on a workload scaled to 0 adds (empty for the others)."""
+        if id(doc) not in self.scaled_to_zero:
+            return ""
+        return (f" ({doc.kind} {doc.name or '(no name)'} has 0 replicas now; its pod template is judged as "
+                "one replica, as it will be when scaled up)")
+
+    @cached_property
     def planner(self) -> PlannerView:
+        import dataclasses
+
+        from karpplan.lint.scaled import one_replica_pods
         from karpplan.planner import prepare
 
-        prepared = prepare(self.inventory, self.catalog())
+        zero = [d for d in self.documents if id(d) in self.scaled_to_zero]
+        inventory = self.inventory
+        extra = one_replica_pods(self.documents, zero)
+        if extra:
+            inventory = dataclasses.replace(inventory, pods=(*inventory.pods, *extra))
+        prepared = prepare(inventory, self.catalog())
         fargate = [(placement.pod, placement.profile) for placement in prepared.fargate]
         return PlannerView(prepared.problem, fargate, prepared.catalog)
 

@@ -8,12 +8,12 @@ from collections.abc import Mapping
 from xml.etree import ElementTree as ET
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from karpplan.lint.core import Finding, Severity
 from karpplan.lint.report import LintReport
 
+_INDENT = 4
 _STYLE = {Severity.error: "red", Severity.warning: "yellow", Severity.info: "blue"}
 
 
@@ -22,24 +22,37 @@ def render_json(report: LintReport) -> str:
 
 
 def render_table(report: LintReport, console: Console) -> None:
-    if report.findings:
-        table = Table(show_lines=False, expand=False)
-        for name in ("rule", "file:line", "object", "message", "fix"):
-            table.add_column(name, overflow="fold")
-        for f in report.findings:
-            where = f"{f.file}:{f.line}" + (f" ({f.source})" if f.source else "")
-            # Text, never markup: messages quote selectors and values ("app In [other]").
-            rule = Text(f.rule, style=_STYLE[f.severity]) + Text(f" {f.code}")
-            table.add_row(rule, Text(where), Text(f.object), Text(f.message), Text(f.fix))
-        console.print(table)
+    """A block per finding, readable at any width (80 columns too): `file:line  severity  rule CODE` on one
+    line, then, indented and wrapped on spaces, the object, the message and the fix; a blank line after."""
+    for f in report.findings:
+        where = Text(f"{f.file}:{f.line}" + (f" ({f.source})" if f.source else ""))
+        # Text, never markup: messages quote selectors and values ("app In [other]").
+        what = Text(f.severity.value, style=_STYLE[f.severity]) + Text(f"  {f.rule} {f.code}")
+        header = where + Text("  ") + what
+        if header.cell_len <= console.width:
+            _print_wrapped(console, header, 0)
+        else:  # a long path: the path alone (folded if need be), then what was found
+            _print_wrapped(console, where, 0)
+            _print_wrapped(console, what, _INDENT)
+        for text in (Text(f.object, style="bold"), Text(f.message), Text(f"fix: {f.fix}") if f.fix else None):
+            if text is not None:
+                _print_wrapped(console, text, _INDENT)
+        console.print()
     s = report.to_document()["summary"]
     assert isinstance(s, dict)
-    console.print(
+    _print_wrapped(console, Text(
         f"{s['files']} file(s), {s['objects']} object(s): {s['error']} error(s), {s['warning']} warning(s), "
-        f"{s['info']} info" + (f"; {len({k.rule for k in report.skipped})} rule(s) skipped" if report.skipped else ""),
-        markup=False, highlight=False)
+        f"{s['info']} info" + (f"; {len({k.rule for k in report.skipped})} rule(s) skipped" if report.skipped else "")), 0)
     for line in skipped_lines(report):
-        console.print(line, markup=False, highlight=False)
+        _print_wrapped(console, Text(line), 0)
+
+
+def _print_wrapped(console: Console, text: Text, indent: int) -> None:
+    """`text` wrapped on spaces to the console's width less `indent` (a word longer than that folded), each
+    line indented, no trailing spaces."""
+    for line in text.wrap(console, max(console.width - indent, 20), overflow="fold"):
+        line.rstrip()
+        console.print(Text(" " * indent) + line, soft_wrap=True, highlight=False)
 
 
 def skipped_lines(report: LintReport) -> list[str]:

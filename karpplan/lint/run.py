@@ -24,6 +24,7 @@ from karpplan.lint.rules.placeholders import placeholder_in
 from karpplan.lint.rules.validation import classify
 from karpplan.model.build import build_inventory
 from karpplan.model.cluster import FargateProfile
+from karpplan.model.inventory import Inventory
 
 
 @dataclass(frozen=True)
@@ -118,16 +119,14 @@ def _lint(options: LintOptions) -> LintReport:
     unowned = ctx.cache.get("unowned")
     if isinstance(unowned, list) and unowned:
         raise InputError(unowned)
-    region = inventory.region if not (options.region or options.catalog) else None
-    unrendered_region = placeholder_in(region)
+    unrendered_region = _unrendered_cluster(inventory, options)
     if (options.catalog or options.zones or ctx.has_capacity) and not unrendered_region:
         catalog()  # a bad --catalog or --region is bad input even when no rule needs it
     findings: list[Finding] = []
     ignored = {id(d): ignored_by_annotation(d) for d in documents}
     no_capacity = "" if ctx.has_capacity else _no_capacity_reason(ctx)
     if ctx.has_capacity and unrendered_region and templates(ctx):
-        no_capacity = (f"the ClusterConfig's metadata.region is the unrendered placeholder {unrendered_region} "
-                       "(unrendered-placeholder), so no catalog to check against: render it or pass --region")
+        no_capacity = unrendered_region
     for rule in rules:
         if rule.needs_pools and (not ctx.has_capacity or unrendered_region):
             if no_capacity:
@@ -140,6 +139,25 @@ def _lint(options: LintOptions) -> LintReport:
     unique = sorted(dict.fromkeys(findings))
     return LintReport(len(files), len(documents), tuple(unique), tuple(rules),
                       tuple(object_name(d) for d in documents), tuple(dict.fromkeys(ctx.skipped)))
+
+
+def _unrendered_cluster(inventory: Inventory, options: LintOptions) -> str:
+    """Why there is no catalog to check against when the ClusterConfig's region or zones are unrendered
+    placeholders (unrendered-placeholder reports them; the catalog would refuse them as bad input)."""
+    region = inventory.region if not (options.region or options.catalog) else None
+    found = placeholder_in(region)
+    if found:
+        return (f"the ClusterConfig's metadata.region is the unrendered placeholder {found} "
+                "(unrendered-placeholder), so no catalog to check against: render it or pass --region")
+    if options.zones:
+        return ""
+    for cluster in inventory.clusters:
+        zones = [*cluster.availability_zones, *(z for g in cluster.node_groups for z in g.availability_zones)]
+        found = next((p for z in zones if (p := placeholder_in(z))), None)
+        if found:
+            return (f"the ClusterConfig's availabilityZones hold the unrendered placeholder {found} "
+                    "(unrendered-placeholder), so the cluster's zones are unknown: render it or pass --zones")
+    return ""
 
 
 def _no_capacity_reason(ctx: LintContext) -> str:

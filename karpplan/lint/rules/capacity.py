@@ -18,10 +18,12 @@ import numpy as np
 from karpplan.inputs.loader import Document
 from karpplan.lint.context import LintContext, object_name, pod_spec_path
 from karpplan.lint.core import Hit, Severity, lint_rule
+from karpplan.lint.locate import path_at
 from karpplan.lint.report import Skip
 from karpplan.lint.rules.blame import blamed_field
 from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
-from karpplan.lint.rules.placeholders import unrendered_documents
+from karpplan.lint.rules.placeholders import unrendered_documents, unrendered_volume_documents
+from karpplan.lint.rules.volume_blame import blamed_volume
 from karpplan.model.fargate import fargate_node_labels
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.pools import NodePool
@@ -37,20 +39,25 @@ def _spread_path(doc: Document, index: int, leaf: str = "") -> str:
     return f"{base}.{leaf}" if leaf else base
 
 
-def _groups(ctx: LintContext, rule: str) -> Iterator[tuple[GroupInfo, Document]]:
+def _groups(ctx: LintContext, rule: str, *, counting: bool = False) -> Iterator[tuple[GroupInfo, Document]]:
     """The groups a capacity rule judges: not those the API server rejects (validation findings), nor those
     whose scheduling fields, or whose NodePools' requirements, hold unrendered placeholders (listed as
-    skipped: the verdict would be about the placeholder's literal text)."""
-    unrendered = unrendered_documents(ctx)
+    skipped: the verdict would be about the placeholder's literal text). A workload scaled to 0 is one
+    replica here (`LintContext.planner`); `counting` rules, which judge the real replica count, leave it out."""
+    unrendered, unrendered_volumes = unrendered_documents(ctx), unrendered_volume_documents(ctx)
     unrendered_pools = {pool.name for pool in ctx.planner.problem.pools
                         if (d := ctx.by_origin.get(pool.origin)) is not None and id(d) in unrendered}
     for group_info in ctx.planner.problem.groups:
         doc = ctx.group_document(group_info)
-        if doc is None:
+        if doc is None or (counting and id(doc) in ctx.scaled_to_zero):
             continue
         pools = sorted({v.pool.name for v in group_info.verdicts} & unrendered_pools)
-        if id(doc) in unrendered or pools:
-            where = f"NodePool {', '.join(pools)}" if pools else "its nodeSelector, affinity, tolerations or spread"
+        volumes = [c for c in group_info.template.volumes.claims
+                   if (d := ctx.document_at(c.origin)) is not None and id(d) in unrendered_volumes]
+        if id(doc) in unrendered or pools or volumes:
+            where = (f"NodePool {', '.join(pools)}" if pools
+                     else "its nodeSelector, affinity, tolerations or spread" if id(doc) in unrendered
+                     else "its volumes' zones: " + ", ".join(f"{c.subject} ({c.source} at {c.origin})" for c in volumes))
             ctx.skipped.append(Skip(rule, f"unrendered placeholders in {where} (unrendered-placeholder): "
                                           "render the manifests to check these pods", object_name(doc)))
             continue
@@ -87,6 +94,16 @@ def _cannot_launch(group_info: GroupInfo, problem: SchedulingProblem) -> bool:
     return not group_info.existing_ok and not any(v.ok for v in group_info.verdicts)
 
 
+def _scaled_templates(ctx: LintContext) -> frozenset[int]:
+    """ids of the templates of the one replica the planner's view holds of each workload scaled to 0."""
+    out = set()
+    for group_info in ctx.planner.problem.groups:
+        doc = ctx.by_origin.get(group_info.group.pods[0].origin)
+        if doc is not None and id(doc) in ctx.scaled_to_zero:
+            out.add(id(group_info.template))
+    return frozenset(out)
+
+
 _ZONED_POOL = NODEPOOL.replace(
     "values: [c, m, r]}\n",
     "values: [c, m, r]}\n        - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a, us-east-1b, us-west-2a]}\n")
@@ -112,7 +129,8 @@ def SPREAD_KEY_UNKNOWN(ctx: LintContext) -> Iterator[Hit]:
             yield Hit(
                 doc, _spread_path(doc, index, "topologyKey"),
                 f"topologyKey {key!r} is a label no NodePool, Fargate profile or existing node provides{hint}: "
-                f"with whenUnsatisfiable DoNotSchedule no node qualifies and the {group_info.size} pod(s) stay pending",
+                f"with whenUnsatisfiable DoNotSchedule no node qualifies and the {group_info.size} pod(s) stay pending"
+                + ctx.zero_replicas_note(doc),
                 f"use {close[0]}" if close else "use a label key nodes carry, e.g. topology.kubernetes.io/zone",
             )
 
@@ -149,7 +167,7 @@ def MIN_DOMAINS_UNREACHABLE(ctx: LintContext) -> Iterator[Hit]:
                 f"minDomains {c.min_domains} is above the {len(domains)} {c.topology_key} domain(s) the pods can "
                 f"reach ({_short(domains) or 'none'}; NodePool requirements x catalog offerings x existing nodes): "
                 f"the global minimum stays 0, so at most {len(domains)} x maxSkew {c.max_skew} = "
-                f"{len(domains) * c.max_skew} pod(s) can run",
+                f"{len(domains) * c.max_skew} pod(s) can run" + ctx.zero_replicas_note(doc),
                 f"lower minDomains to {len(domains)} or let the NodePools reach more domains",
             )
 
@@ -158,16 +176,18 @@ _T = TypeVar("_T")
 
 
 # ------------------------------------------------------------------------------------------ spread-caps-replicas
-def _placed(problem: SchedulingProblem, group_info: GroupInfo, *, without_hard_spread: bool = False) -> int:
+def _placed(problem: SchedulingProblem, group_info: GroupInfo, scaled: frozenset[int], *,
+            without_hard_spread: bool = False) -> int:
     """How many of the group's pods the planner's Karpenter engine places with the group and the pending
-    groups its spread constraints count (what `plan` places beside them), and no other."""
+    groups its spread constraints count (what `plan` places beside them), and no other; not the one replica
+    of a workload scaled to 0 (`scaled`: their templates' ids), which `plan` would not place."""
     from karpplan.engines.karpenter import solve_karpenter
 
     topology = problem.topology
     own = id(group_info.template)
     rules = topology.rules_for(group_info.template)
-    groups = [g for g in problem.groups if g is group_info or any(
-        r.hard and r.counts(g.template.namespace, g.template.labels) for r in rules)]
+    groups = [g for g in problem.groups if g is group_info or (id(g.template) not in scaled and any(
+        r.hard and r.counts(g.template.namespace, g.template.labels) for r in rules))]
     kept = {id(g.template) for g in groups}
 
     def only_kept(by_template: dict[int, _T]) -> dict[int, _T]:
@@ -293,17 +313,18 @@ def SPREAD_CAPS_REPLICAS(ctx: LintContext) -> Iterator[Hit]:
     """
     problem = ctx.planner.problem
     reach: _Reach | None = None
-    for group_info, doc in _groups(ctx, "spread-caps-replicas"):
+    scaled = _scaled_templates(ctx)
+    for group_info, doc in _groups(ctx, "spread-caps-replicas", counting=True):
         rules = [r for r in problem.topology.rules_for(group_info.template) if r.hard and r.self_match]
         if not rules or _unknown_key_rules(ctx, group_info) or _cannot_launch(group_info, problem):
             continue
         reach = reach or _Reach(problem)
         if not _may_cap(problem, group_info, rules, reach):
             continue
-        placed = _placed(problem, group_info)
+        placed = _placed(problem, group_info, scaled)
         if placed >= group_info.size:
             continue
-        if _placed(problem, group_info, without_hard_spread=True) <= placed:
+        if _placed(problem, group_info, scaled, without_hard_spread=True) <= placed:
             continue  # not the spread: pool-limits-too-small / no-pool-can-launch say why
         pools = [v.pool for v in group_info.verdicts if v.ok]
         why = " and ".join(_rule_text(problem, r, group_info, reach) for r in rules)
@@ -350,6 +371,9 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
     `karpplan explain` uses.
     """
     from karpplan.explain.reasons import reasons_for
+    from karpplan.lint.config import (
+        ignored_by_annotation,  # config reads the registry, which reads this module
+    )
     from karpplan.scheduling.state import PlacementState
 
     problem = ctx.planner.problem
@@ -359,11 +383,22 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
             continue
         state = state or PlacementState(problem)
         reasons = reasons_for(problem, group_info, group_info.group.pods[0], state)[:-1]  # the last names the workload
+        message = (f"no NodePool, Fargate profile or existing node can take these {group_info.size} pod(s)"
+                   f"{ctx.zero_replicas_note(doc)}: " + "; ".join(reasons))
+        volume = blamed_volume(group_info.template, group_info.verdicts, problem)
+        volume_doc = ctx.document_at(volume.origin) if volume is not None and volume.origin.line else None
+        if volume is not None and volume_doc is not None:
+            if "no-pool-can-launch" in ignored_by_annotation(doc):
+                continue  # the workload's own annotation still silences it where it is reported
+            yield Hit(volume_doc, path_at(volume_doc, volume.origin.line),
+                      f"{object_name(doc)}: {message} (the zone is its volumes': {volume.describe()})",
+                      f"the pods' volumes decide their zone: let {volume.source} allow a zone the NodePools "
+                      "launch in (or add a NodePool for its zones)", line=volume.origin.line)
+            continue
         kind = next((v.kind for v in group_info.verdicts if not v.ok), "")
         field = blamed_field(doc, pod_spec_path(doc) or "spec", group_info.template, group_info.verdicts, problem)
         yield Hit(
-            doc, field or _blocking_field(doc, kind),
-            f"no NodePool, Fargate profile or existing node can take these {group_info.size} pod(s): " + "; ".join(reasons),
+            doc, field or _blocking_field(doc, kind), message,
             "loosen the pod's nodeSelector/affinity/tolerations/requests or add a NodePool that allows them",
         )
 
@@ -383,7 +418,10 @@ def POOL_LIMITS_TOO_SMALL(ctx: LintContext) -> Iterator[Hit]:
     """
     problem = ctx.planner.problem
     only: dict[str, list[GroupInfo]] = {}
+    scaled = _scaled_templates(ctx)
     for group_info in problem.groups:
+        if id(group_info.template) in scaled:
+            continue  # 0 replicas now: nothing to hold
         ok = [v for v in group_info.verdicts if v.ok]
         if not group_info.existing_ok and len(ok) == 1:
             only.setdefault(ok[0].pool.name, []).append(group_info)

@@ -43,11 +43,12 @@ def FARGATE_INCOMPATIBLE(ctx: LintContext) -> Iterator[Hit]:
         seen.add(id(pod_template))
         for path, why in pod_template.fargate.refusals:
             yield Hit(doc, path, f"Fargate profile {profile.name!r} selects this pod but Fargate refuses "
-                                 f"{path}: {why}; the pod does not fall back to EC2",
+                                 f"{path}: {why}; the pod does not fall back to EC2" + ctx.zero_replicas_note(doc),
                       "drop the field, or keep the pod out of the profile's selectors")
         if size_pod(pod.requests.get(CPU), pod.requests.get(MEMORY)) is None:
             yield Hit(doc, "spec", f"Fargate profile {profile.name!r} selects this pod but cannot size it: "
-                                   f"{pod.requests.formatted()} plus 256Mi exceeds 16 vCPU / 120 GB",
+                                   f"{pod.requests.formatted()} plus 256Mi exceeds 16 vCPU / 120 GB"
+                                   + ctx.zero_replicas_note(doc),
                       "lower the requests or keep the pod out of the profile's selectors")
     profiles = ctx.inventory.fargate_profiles
     for ds in ctx.inventory.daemonsets if profiles else ():

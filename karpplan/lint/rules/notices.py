@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from karpplan.errors import Origin
+from karpplan.inputs.loader import Document
 from karpplan.lint.context import LintContext
 from karpplan.lint.core import Hit, Severity, lint_rule
 from karpplan.lint.locate import locate, path_at
@@ -24,6 +25,30 @@ def _origin(text: str) -> Origin:
     if file and line.isdigit():
         return Origin(file, int(line))
     return Origin(text, 0)
+
+
+def _zero_replicas_notice(ctx: LintContext, doc: Document, origin: Origin) -> bool:
+    """The model's notice at a workload's `spec.replicas: 0` (that `plan` has no pod of it to plan, and how to
+    give it some): lint judges the template of a workload scaled to 0 all the same (`LintContext.planner`),
+    and says so in the capacity findings, so the notice's advice is plan's, not lint's."""
+    return id(doc) in ctx.scaled_to_zero and locate(doc, "spec.replicas") == (origin.line, "replicas")
+
+
+# Karpenter v0.33.0+ "only supports Karpenter v1beta1 APIs and will not work with existing Provisioner,
+# AWSNodeTemplate or Machine alpha APIs" (aws/karpenter-provider-aws upgrade guide); v1.x serves karpenter.sh/v1.
+_ALPHA = {("karpenter.sh", "Provisioner"): "a karpenter.sh/v1 NodePool",
+          ("karpenter.k8s.aws", "AWSNodeTemplate"): "a karpenter.k8s.aws/v1 EC2NodeClass"}
+
+
+def _alpha_apis(ctx: LintContext) -> Iterator[Hit]:
+    for doc in ctx.documents:
+        successor = _ALPHA.get((doc.group, doc.kind))
+        if successor is None or not doc.api_version.endswith(("/v1alpha5", "/v1alpha1")):
+            continue
+        yield Hit(doc, "apiVersion",
+                  f"{doc.api_version} {doc.kind} is not served by Karpenter since v0.33 (nor by v1.x): applied to "
+                  f"such a cluster it is refused, and karpplan plans it as v0.27 did; migrate to {successor}",
+                  f"migrate to {successor}")
 
 
 _NODE_CLASS = """\
@@ -52,13 +77,16 @@ def INPUT_READ_DIFFERENTLY(ctx: LintContext) -> Iterator[Hit]:
     nodeClassRef to a node class the input does not hold while it holds others (Karpenter launches nothing
     from that pool until it exists) or to a group that is not an AWS node class. Info: what karpplan
     assumes for input it was not given, such as the node class defaults when the input holds no node class
-    at all, or the zone of a claim whose StorageClass or volume is not in the input.
+    at all, or the zone of a claim whose StorageClass or volume is not in the input. A karpenter.sh/v1alpha5
+    Provisioner (or karpenter.k8s.aws/v1alpha1 AWSNodeTemplate) is a warning too: karpplan plans it as v0.27
+    did, but Karpenter has not served the alpha APIs since v0.33, nor does any v1 release.
     """
+    yield from _alpha_apis(ctx)
     pool_starts = {(p.origin.file, p.origin.line) for p in ctx.inventory.nodepools}
     for notice in ctx.inventory.notices:
         origin = _origin(notice.origin)
         doc = ctx.document_at(origin)
-        if doc is None:
+        if doc is None or _zero_replicas_notice(ctx, doc, origin):
             continue
         assumed = doc.kind not in _NODE_KINDS
         if (origin.file, origin.line) in pool_starts:

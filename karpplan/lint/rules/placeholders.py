@@ -23,6 +23,8 @@ _POOL = "the NodePool's nodes would carry (or require) the literal text, so the 
 _DISCOVERY = "Karpenter discovers nothing matching it and launches no node from this node class"
 _ROLE = "no IAM role or instance profile has that name: Karpenter cannot launch nodes from this node class"
 _EKSCTL = "eksctl reads it literally"
+_VOLUME = ("no node is in that zone, so no pod using a volume of it can be scheduled (kube-scheduler's "
+           "VolumeBinding/VolumeZone filters and Karpenter admit only nodes in the volume's zones)")
 
 # Per kind: (field path, consequence); every string key and value under the field is checked.
 _POD_FIELDS = (
@@ -45,6 +47,8 @@ _KIND_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
                   ("spec.securityGroupSelectorTerms", _DISCOVERY), ("spec.podSubnetSelectorTerms", _DISCOVERY),
                   ("spec.podSecurityGroupSelectorTerms", _DISCOVERY)),
     "NodeOverlay": (("spec.requirements", _POOL),),
+    "StorageClass": (("allowedTopologies", _VOLUME),),
+    "PersistentVolume": (("spec.nodeAffinity", _VOLUME),),
     "ClusterConfig": (("metadata.name", _EKSCTL), ("metadata.region", _EKSCTL), ("availabilityZones", _EKSCTL),
                       ("fargateProfiles", _EKSCTL)),
 }
@@ -140,6 +144,12 @@ def unrendered_documents(ctx: LintContext) -> frozenset[int]:
     return frozenset(id(p.doc) for p in placeholders(ctx) if p.consequence in _DECIDING)
 
 
+def unrendered_volume_documents(ctx: LintContext) -> frozenset[int]:
+    """ids of the StorageClasses and PersistentVolumes with a placeholder in the zones they allow (the literal
+    may not even survive as a zone: a PV's term with an invalid label value admits nothing)."""
+    return frozenset(id(p.doc) for p in placeholders(ctx) if p.consequence == _VOLUME)
+
+
 def _fix(placeholder: str) -> str:
     if placeholder.startswith("<<"):
         return f"replace {placeholder} with your cluster's value before applying"
@@ -162,9 +172,10 @@ def UNRENDERED_PLACEHOLDER(ctx: LintContext) -> Iterator[Hit]:
     subnet, security group or AMI is discovered, no IAM role has that name, no node carries the label. The
     rule reads the fields that select (requirements, nodeSelector, affinity, topology keys and selectors,
     tolerations, NodePool labels and taints, node class selector terms, role and instance profile, eksctl
-    zones, node groups and Fargate selectors), not free text such as userData or images. While a workload's
-    or NodePool's scheduling fields hold placeholders, the capacity rules do not judge those pods (their
-    verdict would be about the placeholder): the report lists them as skipped.
+    zones, node groups and Fargate selectors, StorageClass allowedTopologies and PersistentVolume nodeAffinity),
+    not free text such as userData or images. While a workload's
+    or NodePool's scheduling fields, or its volumes' zones, hold placeholders, the capacity rules do not judge
+    those pods (their verdict would be about the placeholder): the report lists them as skipped.
     """
     for p in placeholders(ctx):
         yield Hit(p.doc, p.path,
