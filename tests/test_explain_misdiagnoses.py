@@ -166,3 +166,58 @@ def test_placeholder_for_an_in_flight_nodeclaim_stays_transient() -> None:
             'kubernetes.io/hostname In [hostname-placeholder-1234]"}')
     plain = _by_pod(_explained(bare))["a/web-0"]
     assert "This alone is transient" in plain
+
+
+# https://github.com/kubernetes/autoscaler/issues/1291 (a StatefulSet's pod; the node group was at 0 nodes)
+CA_PREDICATE_AND_EVENT = (
+    "auto-scaler-aws-cluster-autoscaler-5f78688568-6q4hn aws-cluster-autoscaler I1002 11:03:26.503432       1 "
+    "utils.go:196] Pod myapp-server-0 can't be scheduled on nodes.prod.example.com, predicate failed: "
+    "GeneralPredicates predicate mismatch, cannot put production/myapp-server-0 on "
+    "template-node-for-nodes.prod.example.com-7085033211816415489, reason: node(s) didn't match node selector\n"
+    "auto-scaler-aws-cluster-autoscaler-5f78688568-6q4hn aws-cluster-autoscaler I1002 11:03:26.504202       1 "
+    'factory.go:33] Event(v1.ObjectReference{Kind:"Pod", Namespace:"production", Name:"myapp-server-0", '
+    'UID:"7a8d1128-c62b-11e8-9f1f-066d51fa4852", APIVersion:"v1", ResourceVersion:"6206696", FieldPath:""}): '
+    "type: 'Normal' reason: 'NotTriggerScaleUp' pod didn't trigger scale-up (it wouldn't fit if a new node is "
+    "added): 1 node(s) didn't match node selector\n")
+
+
+def test_one_pod_named_with_and_without_its_namespace_is_one_pod() -> None:
+    out = _explained(CA_PREDICATE_AND_EVENT)
+    assert {i.parsed.pod for i in out.item_list()} == {"production/myapp-server-0"}
+    assert out.summary()["pods"] == 1
+
+
+def test_bare_name_shared_by_two_namespaces_stays_bare() -> None:
+    events = "".join(f"{ns}   2m   Normal   NotTriggerScaleUp   pod/myapp-server-0   pod didn't trigger scale-up "
+                     "(it wouldn't fit if a new node is added): 1 node(s) didn't match node selector\n"
+                     for ns in ("production", "staging"))
+    out = _explained(CA_PREDICATE_AND_EVENT.split("\n")[0] + "\n" + events)
+    assert {"production/myapp-server-0", "staging/myapp-server-0"} <= {i.parsed.pod for i in out.item_list()}
+    assert "myapp-server-0" in {i.parsed.pod for i in out.item_list()}
+
+
+def test_selector_mismatch_on_node_groups_names_the_template_tags() -> None:
+    plain = _by_pod(_explained(CA_PREDICATE_AND_EVENT))["production/myapp-server-0"]
+    assert "k8s.io/cluster-autoscaler/node-template/label/" in plain and "managed node group" in plain
+
+
+def test_selector_mismatch_beside_groups_at_max_size_is_not_about_templates() -> None:
+    # https://github.com/kubernetes/autoscaler/issues/5692: the pod's own groups are at their max size
+    out = _explained("pod didn't trigger scale-up: 12 node(s) didn't match Pod's node affinity/selector, "
+                     "3 max node group size reached.")
+    plain = out.item_list()[0].plain
+    assert "maximum size" in plain and "node-template/label" not in plain
+
+
+def test_a_custom_scheduler_is_named_not_called_kube_scheduler() -> None:
+    from dataclasses import replace
+
+    from karpplan.explain.wording import item_plain
+
+    item = _explained("  Warning  FailedScheduling  3m  prod-user-scheduler  0/3 nodes are available: 3 Insufficient "
+                      "memory.").item_list()[0]
+    assert item.parsed.source == "kube-scheduler"  # the contract's source stays
+    item.parsed = replace(item.parsed, scheduler="prod-user-scheduler")
+    assert "the scheduler prod-user-scheduler" in item_plain(item)
+    item.parsed = replace(item.parsed, scheduler="default-scheduler")
+    assert "(kube-scheduler)" in item_plain(item)

@@ -542,9 +542,10 @@ def _fix_sentence(item: Item) -> str:
         return " With the manifests given, the workload schedules: the failure is not reproduced."
     if not item.fixes:
         return ""
-    best = item.fixes[0]
-    text = f" Reproduced with the manifests. Smallest fix: {best.action} at {best.file}:{best.line}"
-    text += f" ({best.hourly_cost_delta:+.4f} $/h)."
+    # the fixes themselves are listed once, under the paragraph (table) or in `fixes` (JSON / YAML)
+    n = len(item.fixes)
+    text = (" Reproduced with the manifests: " + ("one change makes" if n == 1 else f"{n} changes each make")
+            + " it schedule (the fixes, smallest first, with file:line and cost).")
     if item.conflict:
         text += " Conflicting constraints: " + "; ".join(item.conflict) + "."
     return text

@@ -97,6 +97,33 @@ def _behind(r: Reason, errors: list[NodeClassError]) -> NodeClassError | None:
     return (same or unnamed)[0] if same or unnamed else None
 
 
+def merge_pod_names(explanation: Explanation) -> None:
+    """A pod named without its namespace on one line (cluster-autoscaler's predicate lines, klog) and with it on
+    another (its events) is one pod: the bare name takes the namespace when exactly one namespaced pod has it."""
+    named: dict[str, set[str]] = {}
+    for item in explanation.items.values():
+        full_name = item.parsed.pod or ""
+        if "/" in full_name:
+            named.setdefault(full_name.rpartition("/")[2], set()).add(full_name)
+    merged: dict[tuple[object, ...], Item] = {}
+    for key, item in list(explanation.items.items()):
+        pod = item.parsed.pod
+        full = named.get(pod or "", set()) if pod and "/" not in pod else set()
+        if len(full) == 1:
+            item.parsed = replace(item.parsed, pod=next(iter(full)))
+            key = item.parsed.signature()
+        mine = merged.get(key)
+        if mine is None:
+            merged[key] = item
+            continue
+        mine.count += item.count
+        mine.line, mine.last_line = min(mine.line, item.line), max(mine.last_line, item.last_line)
+    if len(merged) != len(explanation.items) or any(a is not b for a, b in zip(merged, explanation.items, strict=True)):
+        explanation.items = merged
+        for item in merged.values():
+            item.plain = item_plain(item)
+
+
 def link_node_classes(explanation: Explanation) -> None:
     errors = _node_class_items(explanation)
     if not errors:

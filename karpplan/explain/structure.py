@@ -161,6 +161,7 @@ class Parsed:
     reasons: tuple[Reason, ...] = ()
     unparsed: tuple[str, ...] = ()
     nominated: str | None = None
+    scheduler: str | None = None  # kube-scheduler source: the scheduler's own name when not default-scheduler
 
     def signature(self) -> tuple[object, ...]:
         return (self.source, self.event, self.pod, self.dialect,

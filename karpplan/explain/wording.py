@@ -14,6 +14,7 @@ from karpplan.explain.structure import CLUSTER_AUTOSCALER, KUBE_SCHEDULER, Item,
 _WELL_KNOWN_POOL_KEYS = ("karpenter.sh/nodepool", "karpenter.sh/provisioner-name")
 _ZONE = "topology.kubernetes.io/zone"
 _HOSTNAME = "kubernetes.io/hostname"
+_SELECTOR_MISMATCH = re.compile(r"didn't match (?:Pod's )?node (?:affinity|selector)", re.I)
 
 
 @dataclass(frozen=True)
@@ -364,6 +365,16 @@ def _device_hints(counts: Mapping[str, int]) -> str:
 
 def _group_hints(counts: Mapping[str, int]) -> str:
     out = ""
+    if counts and all(_SELECTOR_MISMATCH.search(why) for why in counts):  # no group is the pod's: templates
+        out += (" cluster-autoscaler judges a node group by a template node: a running node of the group, or, for a "
+                "group at zero nodes, one it builds from the autoscaling group's tags - "
+                "k8s.io/cluster-autoscaler/node-template/label/<key>: <value> for each label and "
+                "k8s.io/cluster-autoscaler/node-template/taint/<key>: <value>:<effect> for each taint. Labels set only "
+                "by the node's bootstrap (kubelet --node-labels, user data) are unknown to it until a node runs, so a "
+                "group scaled to 0 never matches the pod's nodeSelector / node affinity: tag the autoscaling group of "
+                "the group the pod belongs on with every label the pod selects (for an EKS managed node group, set "
+                "them as the node group's Kubernetes labels / taints, which cluster-autoscaler reads with "
+                "eks:DescribeNodegroup).")
     for why in counts:
         if "backoff" in why:
             out += (" A node group in backoff had a scale-up fail recently (no capacity for its instance type, a "
@@ -400,6 +411,9 @@ def with_plain(parsed: Parsed) -> Parsed:
 
 def _header(p: Parsed, who: str) -> str:
     if p.source == KUBE_SCHEDULER:
+        if p.scheduler and p.scheduler not in ("default-scheduler", KUBE_SCHEDULER):
+            return (f"{who} could not be placed on any existing node by the scheduler {p.scheduler} (the pod's "
+                    "spec.schedulerName, a scheduler other than the cluster's default-scheduler).")
         return f"{who} could not be placed on any existing node (kube-scheduler)."
     if p.source == CLUSTER_AUTOSCALER:
         if any(r.kind == reason_kind.LIMITS for r in p.reasons):
