@@ -221,3 +221,24 @@ def test_a_custom_scheduler_is_named_not_called_kube_scheduler() -> None:
     assert "the scheduler prod-user-scheduler" in item_plain(item)
     item.parsed = replace(item.parsed, scheduler="default-scheduler")
     assert "(kube-scheduler)" in item_plain(item)
+
+
+def test_instance_types_unresolved_for_a_cut_off_cause_still_explain_the_limits_message() -> None:
+    # Karpenter v1 logs the cause in a trailing "error" field, which a paste (or explain's line cut) may lose
+    log = ('{"level":"ERROR","time":"2025-01-10T10:00:00.000Z","logger":"controller","message":"skipping, unable to '
+           'resolve instance types","commit":"abc","controller":"provisioner","NodePool":{"name":"default"}}\n'
+           + NODECLASS_MISSING.split("\n")[3] + "\n")
+    out = _explained(log)
+    plain = _by_pod(out)["podname/model-d4dnm"]
+    assert "Do not raise spec.limits" in plain and "nodeClassRef" in plain
+    assert "does not exist" not in plain and "is not Ready." not in plain  # the log does not say which
+    pool_item = next(i for i in out.item_list() if i.parsed.pod is None)
+    assert pool_item.parsed.reasons[0].cause == nodeclass.UNRESOLVED
+
+
+def test_a_rejection_of_another_pod_leaves_the_nomination_alone() -> None:
+    log = ("default   1m   Warning   FailedScheduling   pod/web-1   0/3 nodes are available: 3 node(s) had volume node "
+           "affinity conflict.\n"
+           "default   1m   Normal   Nominated   pod/api-0   Pod should schedule on: nodeclaim/default-x, node/ip-1\n")
+    plain = _by_pod(_explained(log))["default/api-0"]
+    assert "binds once" in plain and "keeps rejecting" not in plain

@@ -41,6 +41,11 @@ def node_class_plain(e: NodeClassError) -> str:
         state = (f"its node class {named} does not exist. Create it (kubectl get {kind.lower()}; apply the "
                  f"{kind} your NodePool names), or point the NodePool's spec.template.spec.nodeClassRef (name, and "
                  "group / kind matching the installed CRDs) at one that exists")
+    elif e.state == nodeclass.UNRESOLVED:
+        where = f"kubectl get nodepool {e.pool} -o yaml" if e.pool else "the NodePool's YAML"
+        state = ("the log does not show why (the error is cut off or names another cause); most often its node class "
+                 f"is missing or not Ready: {where} names it in spec.template.spec.nodeClassRef, and kubectl describe "
+                 "on that node class shows whether it exists and which condition fails")
     else:
         state = (f"{named} is not Ready. kubectl describe {kind.lower() if e.kind else 'ec2nodeclass'} shows the "
                  "failing condition (subnets or security groups its selectors find, the AMI, the node role / "
@@ -160,7 +165,7 @@ def _seconds(a: str | None, b: str | None) -> float | None:
 def _rejections(explanation: Explanation, pod: str | None) -> list[Item]:
     pods = {i.parsed.pod for i in explanation.items.values()}
     return [i for i in explanation.items.values() if i.parsed.source == KUBE_SCHEDULER and i.parsed.event !=
-            "Nominated" and (i.parsed.pod == pod or len(pods) == 1 or pod is None or i.parsed.pod is None)]
+            "Nominated" and (i.parsed.pod == pod or len(pods) == 1)]
 
 
 def link_nominations(explanation: Explanation) -> None:

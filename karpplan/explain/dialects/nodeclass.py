@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 MISSING = "node class not found"  # also the reason's `cause`
 NOT_READY = "node class not ready"
-CAUSES = (MISSING, NOT_READY)
+UNRESOLVED = "instance types not resolved"  # the cause was cut off (or is another one)
+CAUSES = (MISSING, NOT_READY, UNRESOLVED)
 
 TRIGGERS = ("resolving node class", "NodeClassNotReady", "nodeclass not ready", "node class not ready",
             "unable to resolve instance types", "ignoring nodepool, not ready")
@@ -32,7 +33,7 @@ _POOL_TEXT = re.compile(r"\b(?:nodepool|NodePool)[=/ ]\\?\"?(?P<pool>[a-z0-9][-a
 
 @dataclass(frozen=True)
 class NodeClassError:
-    state: str  # MISSING | NOT_READY
+    state: str  # MISSING | NOT_READY | UNRESOLVED
     pool: str | None
     kind: str | None  # the node class resource as logged, e.g. EC2NodeClass
     name: str | None
@@ -65,5 +66,5 @@ def parse(line: str) -> NodeClassError | None:
         return NodeClassError(NOT_READY, pool, _kind(named.group("res")) if named else None,
                               named.group("name") if named else None, error)
     if "unable to resolve instance types" in text:  # cause cut off or another one: still no instance types
-        return NodeClassError(NOT_READY, pool, None, None, error)
+        return NodeClassError(UNRESOLVED, pool, None, None, error)
     return None
