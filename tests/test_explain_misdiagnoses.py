@@ -242,3 +242,23 @@ def test_a_rejection_of_another_pod_leaves_the_nomination_alone() -> None:
            "default   1m   Normal   Nominated   pod/api-0   Pod should schedule on: nodeclaim/default-x, node/ip-1\n")
     plain = _by_pod(_explained(log))["default/api-0"]
     assert "binds once" in plain and "keeps rejecting" not in plain
+
+
+def test_a_nomination_whose_event_age_shows_minutes_of_repeats_is_not_reassurance() -> None:
+    # https://github.com/kubernetes-sigs/karpenter/issues/932: `108s (x12 over 24m)`; the Age column is read by
+    # the describe grammar (parse.py) into Parsed.age
+    from dataclasses import replace
+
+    from karpplan.explain.related import link_nominations
+
+    out = explain_text("  Normal   Nominated  108s (x12 over 24m)  karpenter  Pod should schedule on: "
+                       "nodeclaim/default-cvkcv, node/ip-10-199-71-41.ec2.internal")
+    item = out.item_list()[0]
+    item.parsed = replace(item.parsed, age="108s (x12 over 24m)")
+    link_nominations(out)
+    assert "12 times over 24 minutes" in item.plain and "binds once" not in item.plain
+    assert item.count == 1  # the record was seen once; the event's own count is in the sentence
+    item.parsed = replace(item.parsed, age="5s (x2 over 40s)")
+    item.plain = "unchanged"
+    link_nominations(out)
+    assert item.plain == "unchanged"  # a retry within two minutes is a node on its way

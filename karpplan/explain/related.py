@@ -162,6 +162,19 @@ def _seconds(a: str | None, b: str | None) -> float | None:
     return None
 
 
+_AGE_REPEATS = re.compile(r"\(x(?P<n>\d+) over (?P<d>[\dhms.]+)\)")
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)([hms])")
+
+
+def _repeats(age: str | None) -> tuple[int, float | None]:
+    """(times, seconds) from kubectl's event age `18s (x6 over 10m)`; (1, None) when it shows no repetition."""
+    m = _AGE_REPEATS.search(age or "")
+    if m is None:
+        return 1, None
+    seconds = sum(float(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in _DURATION.findall(m.group("d")))
+    return int(m.group("n")), seconds
+
+
 def _rejections(explanation: Explanation, pod: str | None) -> list[Item]:
     pods = {i.parsed.pod for i in explanation.items.values()}
     return [i for i in explanation.items.values() if i.parsed.source == KUBE_SCHEDULER and i.parsed.event !=
@@ -175,6 +188,10 @@ def link_nominations(explanation: Explanation) -> None:
             continue
         rejected = _rejections(explanation, p.pod)
         span = _seconds(p.time, item.last_time) if item.count > 1 else None
+        repeats = item.count
+        times, over = _repeats(p.age)
+        if times > 1 and over is not None and over > (span or 0):
+            repeats, span = max(item.count, times), over
         if not rejected and (span is None or span <= REPEATED_SECONDS):
             continue
         who = f"Pod {p.pod}" if p.pod else "The pod"
@@ -186,7 +203,7 @@ def link_nominations(explanation: Explanation) -> None:
                           f"(line {rejected[0].line}), so the nominated node cannot take it and waiting will not help: "
                           f"fix the cause of the rejection. {why}").strip()
         else:
-            item.plain = (f"{who}: Karpenter nominated {p.nominated} again and again ({item.count} times over "
+            item.plain = (f"{who}: Karpenter nominated {p.nominated} again and again ({repeats} times over "
                           f"{int((span or 0) // 60)} minutes): a node that is ready but never gets the pod cannot take "
                           "it. Look at the pod's FailedScheduling events from the scheduler (kubectl describe pod): "
                           "its reason - often a volume in another zone (volume node affinity conflict), a taint or a "
