@@ -101,6 +101,11 @@ def enrich_item(item: Item, load: CatalogFor, done: Advised | None = None) -> No
 
 
 def enrich(explanation: Explanation, load: CatalogFor) -> None:
+    from karpplan.explain.related import link_node_classes, link_nominations, merge_pod_names
+
+    merge_pod_names(explanation)
+    link_node_classes(explanation)
+    link_nominations(explanation)
     done: Advised = {}
     for item in explanation.item_list():
         enrich_item(item, load, done)

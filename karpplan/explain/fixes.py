@@ -22,6 +22,7 @@ from functools import partial
 
 from karpplan.catalog.types import Catalog
 from karpplan.errors import Origin
+from karpplan.explain.dialects.nodeclass import CAUSES as NODE_CLASS_CAUSES
 from karpplan.explain.report import Explanation
 from karpplan.explain.structure import Fix, Item
 from karpplan.inputs.loader import Document, read_documents
@@ -433,8 +434,9 @@ def reproduce_and_fix(explanation: Explanation, manifests: Sequence[str], *, cat
     done: dict[tuple[str, str], tuple[bool, list[str], list[Fix]]] = {}
     unschedulable = sorted({(u.workload, u.pod.split("/", 1)[0]) for u in base.unschedulable})
     for item in explanation.item_list():
-        if item.parsed.event == "Nominated":
-            continue
+        if item.parsed.event == "Nominated" or (item.parsed.pod is None and item.parsed.reasons and all(
+                r.cause in NODE_CLASS_CAUSES for r in item.parsed.reasons)):
+            continue  # a nomination, or a pool's node-class error: no workload of the manifests to fix
         target = match_workload(item.parsed.pod, inv)
         if target is None and item.parsed.pod is None and len(unschedulable) == 1:
             target = unschedulable[0]
@@ -543,9 +545,10 @@ def _fix_sentence(item: Item) -> str:
         return " With the manifests given, the workload schedules: the failure is not reproduced."
     if not item.fixes:
         return ""
-    best = item.fixes[0]
-    text = f" Reproduced with the manifests. Smallest fix: {best.action} at {best.file}:{best.line}"
-    text += f" ({best.hourly_cost_delta:+.4f} $/h)."
+    # the fixes themselves are listed once, under the paragraph (table) or in `fixes` (JSON / YAML)
+    n = len(item.fixes)
+    text = (" Reproduced with the manifests: " + ("one change makes" if n == 1 else f"{n} changes each make")
+            + " it schedule (the fixes, smallest first, with file:line and cost).")
     if item.conflict:
         text += " Conflicting constraints: " + "; ".join(item.conflict) + "."
     return text

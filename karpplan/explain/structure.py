@@ -161,6 +161,8 @@ class Parsed:
     reasons: tuple[Reason, ...] = ()
     unparsed: tuple[str, ...] = ()
     nominated: str | None = None
+    scheduler: str | None = None  # kube-scheduler source: the scheduler's own name when not default-scheduler
+    age: str | None = None  # a describe Events row's Age as printed, e.g. "18s (x6 over 10m)" (not in signature)
 
     def signature(self) -> tuple[object, ...]:
         return (self.source, self.event, self.pod, self.dialect,

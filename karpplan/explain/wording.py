@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from karpplan.explain import known
 from karpplan.explain import structure as reason_kind
-from karpplan.explain.dialects import fargate
+from karpplan.explain.dialects import fargate, nodeclass
 from karpplan.explain.structure import CLUSTER_AUTOSCALER, KUBE_SCHEDULER, Item, Parsed, PoolReasons, Reason
 
 _WELL_KNOWN_POOL_KEYS = ("karpenter.sh/nodepool", "karpenter.sh/provisioner-name")
 _ZONE = "topology.kubernetes.io/zone"
 _HOSTNAME = "kubernetes.io/hostname"
+_SELECTOR_MISMATCH = re.compile(r"didn't match (?:Pod's )?node (?:affinity|selector)", re.I)
 
 
 @dataclass(frozen=True)
@@ -110,7 +112,7 @@ def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karp
                 f"{f.labels} or {f.requirements}. If the pod belongs to such a pool, add the label there; otherwise "
                 f"the pool is simply not meant for the pod.{hint}{renamed}")
     if r.kind == reason_kind.REQUIREMENT_CONFLICT:
-        return _conflict_plain(r, where, f)
+        return _conflict_plain(r, where, f, in_pool=pool is not None)
     if r.kind == reason_kind.NO_INSTANCE_TYPE:
         return no_type_plain(r, pool, f)
     if r.kind == reason_kind.LIMITS:
@@ -169,13 +171,30 @@ def no_type_plain(r: Reason, pool: PoolReasons | None, f: PoolFields, advice: tu
             f"{f.requirements} allows, and check the pool's limits ({f.limits}).")
 
 
-def _conflict_plain(r: Reason, where: str, f: PoolFields) -> str:
+def _placeholder_pinned_plain(r: Reason, where: str, pod_side: str) -> str:
+    """A pool's template check against the hostname placeholder: it fails the same way on every attempt."""
+    empty = _empty_side(pod_side)
+    what = (f"the pod's {r.key} requirements leave no host at all ({pod_side}: an empty intersection)" if empty
+            else f"the pod requires {pod_side or r.key}, one particular host")
+    return (f"the pod is pinned to a host: {what}, so it can never match a new node of {where} "
+            f"({known.PLACEHOLDER}... stands for the hostname of the node the pool would launch). This is Karpenter's "
+            "NodePool template check and it fails the same way on every attempt: it is not transient. The pin comes "
+            "from a local PersistentVolume bound to a node (its spec.nodeAffinity on kubernetes.io/hostname; local / "
+            "hostPath storage such as local-path or OpenEBS LocalPV), or from the pod's own nodeSelector / node "
+            "affinity or pod affinity on kubernetes.io/hostname. Check the pod's claims (kubectl get pvc, then "
+            "kubectl get pv -o yaml for nodeAffinity): when that node is gone the pod can never run until the claim "
+            "is deleted and provisioned again (the data on it is lost), or a node with that name comes back.")
+
+
+def _conflict_plain(r: Reason, where: str, f: PoolFields, in_pool: bool = False) -> str:
     pod_side = r.pod_side or ""
     pool_side = r.pool_side or ""
     if r.key in _WELL_KNOWN_POOL_KEYS:
         return (f"the pod asks for {pod_side or 'a different pool'} but this is {where}"
                 f" ({pool_side or r.key}); that is expected when the pod pins another pool through "
                 f"nodeSelector / nodeAffinity on {r.key}.")
+    if known.PLACEHOLDER in pod_side + pool_side and (in_pool or _empty_side(pod_side)):
+        return _placeholder_pinned_plain(r, where, pod_side)
     if known.PLACEHOLDER in pod_side + pool_side:
         return (f"{known.PLACEHOLDER}... is the hostname Karpenter gives a NodeClaim it is still launching (not a node "
                 f"yet, and not a fault of {where}): the pod's {r.key} requirement ({pod_side or r.key}) does not admit "
@@ -234,9 +253,42 @@ def _topology_plain(r: Reason, where: str, source: str) -> str:
         advice = ("every reachable domain already holds a pod it must avoid" + counts + "; add domains (zones, nodes) "
                   "or relax the term.")
     else:
+        pinned = pinned_domains(r)
+        if pinned is not None:
+            return _pinned_spread_plain(r, field, pinned, counts)
         advice = ("placing the pod in any domain " + where + " can reach would break maxSkew" + counts + "; raise "
                   "maxSkew, set whenUnsatisfiable: ScheduleAnyway, or let the pool reach more domains (zones).")
     return f"the pod's {field} on {r.key}: {advice}"
+
+
+def _domain_values(text: str | None, key: str | None) -> tuple[str, ...] | None:
+    """The values of `<key> In [a b]` (None for Exists, DoesNotExist or anything else)."""
+    if not text or not key:
+        return None
+    m = re.match(re.escape(key) + r" In \[(?P<v>[^\]]*)\]", text.strip())
+    return tuple(m.group("v").split()) if m is not None else None
+
+
+def pinned_domains(r: Reason) -> tuple[str, ...] | None:
+    """The domains a topology-spread pod is itself restricted to, when they are fewer than the domains the
+    spread counts (Karpenter's podDomains: the pod's own node selector / affinity and its bound volumes)."""
+    pod = _domain_values(r.pod_domains, r.key)
+    if not pod:
+        return None
+    known = set(r.counts or {}) | set(_domain_values(r.node_domains, r.key) or ())
+    return pod if set(pod) < known or (r.others and len(pod) < len(known) + r.others) else None
+
+
+def _pinned_spread_plain(r: Reason, field: str, pinned: tuple[str, ...], counts: str) -> str:
+    volume = (" - most often a PersistentVolume it has bound there (an EBS volume never leaves its zone; "
+              "kubectl get pv -o wide shows each volume's zone)" if r.key == _ZONE else "")
+    return (f"the pod's {field} on {r.key} cannot be met, and widening the pool cannot help: the pod itself may only "
+            f"run in {', '.join(pinned)} (Karpenter's podDomains), fewer domains than the spread counts{counts}. "
+            f"Something on the pod restricts it{volume}, or its own nodeSelector / required node affinity on {r.key}. "
+            "Placing it there would break maxSkew (or minDomains, which counts the domains the pod cannot reach). "
+            "Fix the restriction: move or recreate the volume so the replicas' volumes spread like the constraint "
+            "wants, drop the pod's own pin, or relax the constraint (lower minDomains, raise maxSkew, or "
+            "whenUnsatisfiable: ScheduleAnyway).")
 
 
 def volume_plain(text: str, f: PoolFields = NODEPOOL_FIELDS) -> str:
@@ -313,6 +365,16 @@ def _device_hints(counts: Mapping[str, int]) -> str:
 
 def _group_hints(counts: Mapping[str, int]) -> str:
     out = ""
+    if counts and all(_SELECTOR_MISMATCH.search(why) for why in counts):  # no group is the pod's: templates
+        out += (" cluster-autoscaler judges a node group by a template node: a running node of the group, or, for a "
+                "group at zero nodes, one it builds from the autoscaling group's tags - "
+                "k8s.io/cluster-autoscaler/node-template/label/<key>: <value> for each label and "
+                "k8s.io/cluster-autoscaler/node-template/taint/<key>: <value>:<effect> for each taint. Labels set only "
+                "by the node's bootstrap (kubelet --node-labels, user data) are unknown to it until a node runs, so a "
+                "group scaled to 0 never matches the pod's nodeSelector / node affinity: tag the autoscaling group of "
+                "the group the pod belongs on with every label the pod selects (for an EKS managed node group, set "
+                "them as the node group's Kubernetes labels / taints, which cluster-autoscaler reads with "
+                "eks:DescribeNodegroup).")
     for why in counts:
         if "backoff" in why:
             out += (" A node group in backoff had a scale-up fail recently (no capacity for its instance type, a "
@@ -349,6 +411,9 @@ def with_plain(parsed: Parsed) -> Parsed:
 
 def _header(p: Parsed, who: str) -> str:
     if p.source == KUBE_SCHEDULER:
+        if p.scheduler and p.scheduler not in ("default-scheduler", KUBE_SCHEDULER):
+            return (f"{who} could not be placed on any existing node by the scheduler {p.scheduler} (the pod's "
+                    "spec.schedulerName, a scheduler other than the cluster's default-scheduler).")
         return f"{who} could not be placed on any existing node (kube-scheduler)."
     if p.source == CLUSTER_AUTOSCALER:
         if any(r.kind == reason_kind.LIMITS for r in p.reasons):
@@ -385,7 +450,12 @@ def item_plain(item: Item) -> str:
     if item.workload:
         who += f" ({item.workload})"
     if p.event == "Nominated":
-        return f"{who}: Karpenter found room for it and nominated {p.nominated}; it should bind once that node is ready."
+        return (f"{who}: Karpenter found room for it and nominated {p.nominated}; it binds once that node is ready. "
+                "If the nomination repeats for minutes (kubectl describe shows 'xN over M'), that node cannot take the "
+                "pod: the scheduler's FailedScheduling event for the pod says why (often a volume in another zone).")
+    if not p.pod and p.reasons and all(r.cause in nodeclass.CAUSES for r in p.reasons):  # a pool's error, no pod
+        return " ".join([*dict.fromkeys(capital(r.plain) for r in p.reasons),
+                         *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])
     sentences: list[str] = [_header(p, who)]
     no_zone = [(r, pool) for pool in p.pools for r in pool.reasons if _no_zone(r)]
     same: dict[tuple[str, str], list[PoolReasons]] = {}

@@ -1,0 +1,70 @@
+"""Karpenter's node-class resolution errors: a NodePool whose node class (EC2NodeClass, AKSNodeClass, ...) is
+missing or not ready resolves no instance types, so it can launch nothing.
+
+    skipping, unable to resolve instance types, resolving node class, EC2NodeClass.karpenter.k8s.aws "default" not found
+    listing instance types for default, resolving node class, ec2nodeclasses.karpenter.k8s.aws "default" not found
+    ... NodeClassNotReady ... / nodeclass not ready / ignoring nodepool, not ready
+
+Karpenter then reports every pod for that pool as "all available instance types exceed limits" (no instance
+type is left, which its limits check reads as all of them exceeding the limits: kubernetes-sigs/karpenter#1165).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+MISSING = "node class not found"  # also the reason's `cause`
+NOT_READY = "node class not ready"
+UNRESOLVED = "instance types not resolved"  # the cause was cut off (or is another one)
+CAUSES = (MISSING, NOT_READY, UNRESOLVED)
+
+TRIGGERS = ("resolving node class", "NodeClassNotReady", "nodeclass not ready", "node class not ready",
+            "unable to resolve instance types", "ignoring nodepool, not ready")
+_NOT_FOUND = re.compile(r"(?P<res>[A-Za-z0-9]*[Nn]ode[Cc]lass(?:es)?)(?:\.[\w.-]+)? \\?\"(?P<name>[^\"\\]+)\\?\" not found")
+_NOT_READY = re.compile(r"NodeClassNotReady|node ?class (?:is )?not ready|ignoring nodepool, not ready", re.I)
+_NODE_CLASS_NAMED = re.compile(r"(?P<res>[A-Za-z0-9]*[Nn]ode[Cc]lass(?:es)?)(?:\.[\w.-]+)?[ /]\\?\"?(?P<name>[a-z0-9][-a-z0-9.]*)")
+_END = re.compile(r'\t|\s\{|","|"\}|"$')
+_LISTING = re.compile(r"listing instance types for (?P<pool>[a-z0-9][-a-z0-9.]*),")
+_POOL_FIELD = re.compile(r"\\?\"(?:nodepool|NodePool|nodePool|provisioner)\\?\"\s*:\s*(?:\{\s*\\?\"name\\?\"\s*:\s*)?\\?\""
+                         r"(?P<pool>[^\"\\]+)")
+_POOL_TEXT = re.compile(r"\b(?:nodepool|NodePool)[=/ ]\\?\"?(?P<pool>[a-z0-9][-a-z0-9.]*)")
+
+
+@dataclass(frozen=True)
+class NodeClassError:
+    state: str  # MISSING | NOT_READY | UNRESOLVED
+    pool: str | None
+    kind: str | None  # the node class resource as logged, e.g. EC2NodeClass
+    name: str | None
+    text: str  # the error, from "resolving node class" / "unable to resolve" on
+
+
+def _kind(resource: str) -> str:
+    """`ec2nodeclasses` -> `EC2NodeClass`; a Kind stays as it is."""
+    if resource[:1].isupper():
+        return resource
+    base = resource.removesuffix("es") if resource.endswith("classes") else resource
+    head = base[: -len("nodeclass")]
+    return (head.upper() if len(head) <= 3 else head.capitalize()) + "NodeClass"
+
+
+def parse(line: str) -> NodeClassError | None:
+    """The node-class error a log line (console or JSON, any envelope) reports, or None."""
+    if not any(t in line for t in TRIGGERS):
+        return None
+    text = line.replace('\\"', '"')
+    start = min((i for i in (text.find(t) for t in TRIGGERS) if i >= 0), default=0)
+    error = _END.split(text[start:], 1)[0].rstrip('"').strip()
+    pool = None
+    if (m := _LISTING.search(text)) is not None or (m := _POOL_FIELD.search(line)) is not None or (m := _POOL_FIELD.search(text)) is not None or (m := _POOL_TEXT.search(text[:start])) is not None:
+        pool = m.group("pool")
+    if (m := _NOT_FOUND.search(text)) is not None:
+        return NodeClassError(MISSING, pool, _kind(m.group("res")), m.group("name"), error)
+    if _NOT_READY.search(text) is not None:
+        named = _NODE_CLASS_NAMED.search(text[start:])
+        return NodeClassError(NOT_READY, pool, _kind(named.group("res")) if named else None,
+                              named.group("name") if named else None, error)
+    if "unable to resolve instance types" in text:  # cause cut off or another one: still no instance types
+        return NodeClassError(UNRESOLVED, pool, None, None, error)
+    return None

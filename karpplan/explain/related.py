@@ -1,0 +1,212 @@
+"""What one record says about another, once the whole log is read.
+
+- Node classes: a NodePool whose node class is missing or not ready resolves no instance types, and
+  Karpenter then reports its pods as "all available instance types exceed limits" (kubernetes-sigs/karpenter
+  #1165). The node-class error lines become items of their own, and a limits reason for the same pool is
+  worded as the side effect it is, with the node-class fix first.
+- Nominations: Karpenter's `Pod should schedule on ...` is reassuring only once; beside a kube-scheduler
+  rejection of the same pod, or repeated over minutes, the nominated node cannot take the pod.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import datetime
+
+from karpplan.explain.dialects import nodeclass
+from karpplan.explain.dialects.nodeclass import NodeClassError
+from karpplan.explain.report import Explanation
+from karpplan.explain.structure import (
+    KARPENTER,
+    KUBE_SCHEDULER,
+    LIMITS,
+    NO_INSTANCE_TYPE,
+    NODE_FILTER,
+    Item,
+    Parsed,
+    Reason,
+)
+from karpplan.explain.wording import capital, item_plain
+
+_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
+REPEATED_SECONDS = 120  # a nomination still repeated after this long is not a node on its way
+
+
+def node_class_plain(e: NodeClassError) -> str:
+    pool = f'NodePool "{e.pool}"' if e.pool else "a NodePool"
+    kind = e.kind or "node class"
+    named = f'{kind} "{e.name}"' if e.name else f"its {kind}"
+    if e.state == nodeclass.MISSING:
+        state = (f"its node class {named} does not exist. Create it (kubectl get {kind.lower()}; apply the "
+                 f"{kind} your NodePool names), or point the NodePool's spec.template.spec.nodeClassRef (name, and "
+                 "group / kind matching the installed CRDs) at one that exists")
+    elif e.state == nodeclass.UNRESOLVED:
+        where = f"kubectl get nodepool {e.pool} -o yaml" if e.pool else "the NodePool's YAML"
+        state = ("the log does not show why (the error is cut off or names another cause); most often its node class "
+                 f"is missing or not Ready: {where} names it in spec.template.spec.nodeClassRef, and kubectl describe "
+                 "on that node class shows whether it exists and which condition fails")
+    else:
+        state = (f"{named} is not Ready. kubectl describe {kind.lower() if e.kind else 'ec2nodeclass'} shows the "
+                 "failing condition (subnets or security groups its selectors find, the AMI, the node role / "
+                 "instance profile, or the controller's IAM permissions); fix that and the pool resumes")
+    return (f"Karpenter resolves no instance types for {pool} ({e.text}): {state}. Until then the pool launches "
+            "nothing, and Karpenter reports its pods as 'all available instance types exceed limits' - a side effect, "
+            "not the pool's limits (kubernetes-sigs/karpenter#1165).")
+
+
+def _limits_plain(r: Reason, e: NodeClassError) -> str:
+    pool = r.node_pool or e.pool
+    return (f'NodePool "{pool}" is not really at its limits. '
+            + node_class_plain(replace(e, pool=pool)) + " Do not raise spec.limits for this.")
+
+
+def _node_class_items(explanation: Explanation) -> list[NodeClassError]:
+    """Turn the node-class error lines among the unrecognised ones into items; all node-class errors seen."""
+    found: list[NodeClassError] = []
+    kept: list[tuple[int, str]] = []
+    for line, text in explanation.unrecognised_lines:
+        e = nodeclass.parse(text)
+        if e is None:
+            kept.append((line, text))
+            continue
+        found.append(e)
+        tm = _TIME.search(text)
+        reason = Reason(NO_INSTANCE_TYPE, e.text, cause=e.state, node_pool=e.pool, plain=capital(node_class_plain(e)))
+        parsed = Parsed(KARPENTER, "Log", e.text, time=tm.group(0) if tm else None, reasons=(reason,))
+        key = parsed.signature()
+        item = explanation.items.get(key)
+        if item is None:
+            item = explanation.items[key] = Item(parsed, line, last_line=line, last_time=parsed.time)
+        else:
+            item.count += 1
+            item.last_line = line
+            item.last_time = parsed.time
+        item.plain = item_plain(item)
+        explanation.explained += 1
+    explanation.unrecognised_lines = kept
+    for item in explanation.items.values():
+        for r in item.parsed.reasons:
+            if r.kind == NO_INSTANCE_TYPE and r.cause in nodeclass.CAUSES and item.parsed.pod is None:
+                e = nodeclass.parse(r.text)
+                if e is not None and e not in found:
+                    found.append(replace(e, pool=e.pool or r.node_pool))
+    return found
+
+
+def _behind(r: Reason, errors: list[NodeClassError]) -> NodeClassError | None:
+    if r.kind != LIMITS or "node limits" in r.text:
+        return None
+    same = [e for e in errors if e.pool == r.node_pool]
+    unnamed = [e for e in errors if e.pool is None or r.node_pool is None]
+    return (same or unnamed)[0] if same or unnamed else None
+
+
+def merge_pod_names(explanation: Explanation) -> None:
+    """A pod named without its namespace on one line (cluster-autoscaler's predicate lines, klog) and with it on
+    another (its events) is one pod: the bare name takes the namespace when exactly one namespaced pod has it."""
+    named: dict[str, set[str]] = {}
+    for item in explanation.items.values():
+        full_name = item.parsed.pod or ""
+        if "/" in full_name:
+            named.setdefault(full_name.rpartition("/")[2], set()).add(full_name)
+    merged: dict[tuple[object, ...], Item] = {}
+    for key, item in list(explanation.items.items()):
+        pod = item.parsed.pod
+        full = named.get(pod or "", set()) if pod and "/" not in pod else set()
+        if len(full) == 1:
+            item.parsed = replace(item.parsed, pod=next(iter(full)))
+            key = item.parsed.signature()
+        mine = merged.get(key)
+        if mine is None:
+            merged[key] = item
+            continue
+        mine.count += item.count
+        mine.line, mine.last_line = min(mine.line, item.line), max(mine.last_line, item.last_line)
+    if len(merged) != len(explanation.items) or any(a is not b for a, b in zip(merged, explanation.items, strict=True)):
+        explanation.items = merged
+        for item in merged.values():
+            item.plain = item_plain(item)
+
+
+def link_node_classes(explanation: Explanation) -> None:
+    errors = _node_class_items(explanation)
+    if not errors:
+        return
+    for item in explanation.items.values():
+        p = item.parsed
+        changed = False
+
+        def reword(r: Reason) -> Reason:
+            nonlocal changed
+            e = _behind(r, errors)
+            if e is None:
+                return r
+            changed = True
+            return replace(r, plain=capital(_limits_plain(r, e)))
+
+        reasons = tuple(reword(r) for r in p.reasons)
+        pools = tuple(replace(pool, reasons=tuple(reword(r) for r in pool.reasons)) for pool in p.pools)
+        if changed:
+            item.parsed = replace(p, reasons=reasons, pools=pools)
+            item.plain = item_plain(item)
+
+
+def _seconds(a: str | None, b: str | None) -> float | None:
+    try:
+        if a and b:
+            return abs((datetime.fromisoformat(b.replace("Z", "+00:00")) -
+                        datetime.fromisoformat(a.replace("Z", "+00:00"))).total_seconds())
+    except ValueError:
+        return None
+    return None
+
+
+_AGE_REPEATS = re.compile(r"\(x(?P<n>\d+) over (?P<d>[\dhms.]+)\)")
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)([hms])")
+
+
+def _repeats(age: str | None) -> tuple[int, float | None]:
+    """(times, seconds) from kubectl's event age `18s (x6 over 10m)`; (1, None) when it shows no repetition."""
+    m = _AGE_REPEATS.search(age or "")
+    if m is None:
+        return 1, None
+    seconds = sum(float(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in _DURATION.findall(m.group("d")))
+    return int(m.group("n")), seconds
+
+
+def _rejections(explanation: Explanation, pod: str | None) -> list[Item]:
+    pods = {i.parsed.pod for i in explanation.items.values()}
+    return [i for i in explanation.items.values() if i.parsed.source == KUBE_SCHEDULER and i.parsed.event !=
+            "Nominated" and (i.parsed.pod == pod or len(pods) == 1)]
+
+
+def link_nominations(explanation: Explanation) -> None:
+    for item in explanation.items.values():
+        p = item.parsed
+        if p.event != "Nominated":
+            continue
+        rejected = _rejections(explanation, p.pod)
+        span = _seconds(p.time, item.last_time) if item.count > 1 else None
+        repeats = item.count
+        times, over = _repeats(p.age)
+        if times > 1 and over is not None and over > (span or 0):
+            repeats, span = max(item.count, times), over
+        if not rejected and (span is None or span <= REPEATED_SECONDS):
+            continue
+        who = f"Pod {p.pod}" if p.pod else "The pod"
+        if rejected:
+            said = [r for i in rejected for r in i.parsed.reasons if r.plain]
+            typed = [r for r in said if r.kind != NODE_FILTER] or said  # the volume / taint / topology, when named
+            why = " ".join(dict.fromkeys(capital(r.plain) for r in typed))
+            item.plain = (f"{who}: Karpenter nominated {p.nominated}, but kube-scheduler keeps rejecting the pod "
+                          f"(line {rejected[0].line}), so the nominated node cannot take it and waiting will not help: "
+                          f"fix the cause of the rejection. {why}").strip()
+        else:
+            item.plain = (f"{who}: Karpenter nominated {p.nominated} again and again ({repeats} times over "
+                          f"{int((span or 0) // 60)} minutes): a node that is ready but never gets the pod cannot take "
+                          "it. Look at the pod's FailedScheduling events from the scheduler (kubectl describe pod): "
+                          "its reason - often a volume in another zone (volume node affinity conflict), a taint or a "
+                          "full node - is the cause to fix.")
+        if item.count > 1:
+            item.plain += f" (Seen {item.count} times, lines {item.line}-{item.last_line}.)"
