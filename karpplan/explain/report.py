@@ -6,12 +6,12 @@ ones are counted in `summary.dropped`), never by the size of the log.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
 from karpplan.explain.parse import RecordParser, worth_parsing
-from karpplan.explain.stream import Record, records
+from karpplan.explain.stream import Record, block_lines, records
 from karpplan.explain.structure import Item, Parsed, PoolReasons, Reason
 from karpplan.explain.wording import item_plain
 
@@ -152,24 +152,9 @@ def _context_line(data: bytes) -> bool:
     return data.lstrip().startswith((b"Name:", b"Namespace:"))
 
 
-def _counted(lines: Iterable[bytes], progress: Callable[[int], None] | None, every: int = 1 << 20) -> Iterator[bytes]:
-    if progress is None:
-        yield from lines
-        return
-    done = 0
-    mark = every
-    for line in lines:
-        done += len(line)
-        if done >= mark:
-            progress(done)
-            mark = done + every
-        yield line
-    progress(done)
-
-
 def explain_stream(stream: BinaryIO, progress: Callable[[int], None] | None = None) -> Explanation:
     """Explain a whole log read line by line (bounded memory)."""
-    out = explain_records(records(_counted(stream, progress)))
+    out = explain_records(records(block_lines(stream, progress=progress)))
     out.finish()
     return out
 
