@@ -58,6 +58,7 @@ def explain_file(path: str, size: int, progress: Callable[[int], None] | None = 
             out.merge(part, out.lines)
             if progress is not None:
                 progress(end)
+    out._same.clear()
     out.finish()
     return out
 

@@ -186,6 +186,10 @@ def _karpenter(text: str) -> tuple[str | None, tuple[PoolReasons, ...], tuple[Re
 
 @lru_cache(maxsize=4096)
 def _kube(message: str) -> tuple[str, str, tuple[Reason, ...]] | None:
+    if kube.FIT.search(message) is None and (m := kube.SCALE_UP.search(message)) is not None and m.start() > 0:
+        # parse_scale_up reads from its match on (and no FitError comes first): the same answer for the text from
+        # there, which repeats where a klog line's head (time, pod) does not
+        return _kube(message[m.start():])
     reasons = kube.parse_fit_error(message)
     if reasons is not None:
         return KUBE_SCHEDULER, "FailedScheduling", with_plain(Parsed(KUBE_SCHEDULER, "", "", reasons=tuple(reasons))).reasons
