@@ -5,10 +5,11 @@
 The log mixes every dialect (v0.16 console, v0.32 JSON, v1.x JSON with a `kubectl logs --prefix`
 prefix, v1.5+ events, pretty-printed v1 JSON, describe Events, default-scheduler FitErrors,
 cluster-autoscaler) with ordinary INFO lines (about half of all lines), over 5,000 pod names.
-Prints wall seconds, MB/s, the peak RSS of the largest explain process (main or worker, as getrusage
+Prints wall seconds, MB/s, CPU seconds (user + system of explain and its workers: what the run costs
+whatever else holds the cores), the peak RSS of the largest explain process (main or worker, as getrusage
 reports it) and the peak of the summed PSS of the explain process and its workers (sampled every 50 ms;
 PSS splits the pages the forked workers share with the main process, so the sum is the real footprint).
-`--keep DIR` keeps the generated logs and reuses them on the next run.
+`--keep DIR` keeps the generated logs (reused on the next run) and the last run's JSON output beside them.
 """
 
 from __future__ import annotations
@@ -100,8 +101,15 @@ def _tree_pss_kb(pid: int) -> int:
     return total
 
 
-def run(path: Path, karpplan: str, out: Path) -> tuple[float, float, float]:
-    """Wall seconds, peak RSS MB of the largest process, peak summed PSS MB of the process tree."""
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(path: Path, karpplan: str, out: Path) -> tuple[float, float, float, float]:
+    """Wall seconds, CPU seconds (user + system, workers included), peak RSS MB of the largest process, peak
+    summed PSS MB of the process tree."""
+    cpu_before = _children_cpu()
     started = time.monotonic()
     with out.open("wb") as sink:
         proc = subprocess.Popen([karpplan, "explain", str(path), "-o", "json"], stdout=sink, stderr=subprocess.PIPE)
@@ -117,10 +125,11 @@ def run(path: Path, karpplan: str, out: Path) -> tuple[float, float, float]:
         _, stderr = proc.communicate()
         sampler.join()
     wall = time.monotonic() - started
+    cpu = _children_cpu() - cpu_before
     rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     if proc.returncode != 0:
         raise SystemExit(f"explain failed ({proc.returncode}): {stderr.decode()[-500:]}")
-    return wall, rss_mb, peak[0] / 1024
+    return wall, cpu, rss_mb, peak[0] / 1024
 
 
 def main() -> int:
@@ -133,9 +142,9 @@ def main() -> int:
 
     directory = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="explain-bench-"))
     directory.mkdir(parents=True, exist_ok=True)
-    print("| log size | lines | generate s | explain s | MB/s | peak RSS MB | peak PSS MB (all processes) "
+    print("| log size | lines | generate s | explain s | MB/s | CPU s | peak RSS MB | peak PSS MB (all processes) "
           "| items | explained |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for mb in a.size_mb or [100]:
         path = directory / f"mixed-{mb}mb.log"
         t0 = time.monotonic()
@@ -145,11 +154,12 @@ def main() -> int:
         with path.open("rb") as f:
             lines = sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 24), b""))
         out = directory / f"mixed-{mb}mb.json"
-        wall, rss, pss = run(path, a.karpplan, out)
+        wall, cpu, rss, pss = run(path, a.karpplan, out)
         with out.open() as f:
             summary = json.load(f)["summary"]
-        out.unlink()
-        print(f"| {mb} MB | {lines:,} | {gen:.1f} | {wall:.1f} | {mb / wall:.1f} | {rss:.0f} | {pss:.0f} | "
+        if not a.keep:
+            out.unlink()
+        print(f"| {mb} MB | {lines:,} | {gen:.1f} | {wall:.1f} | {mb / wall:.1f} | {cpu:.1f} | {rss:.0f} | {pss:.0f} | "
               f"{summary['items']:,} | {summary['explained']:,} |", flush=True)
         if not a.keep:
             path.unlink()

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 
-from karpplan.explain.report import Explanation, _counted, explain_records, explain_stream
-from karpplan.explain.stream import records
+from karpplan.explain.report import Explanation, explain_records, explain_stream
+from karpplan.explain.stream import block_lines, records
 
 PARALLEL_MIN_BYTES = 64 << 20
 
@@ -36,21 +36,11 @@ def _cuts(path: str, size: int, parts: int) -> list[int]:
     return cuts
 
 
-def _lines(path: str, start: int, end: int) -> Iterator[bytes]:
-    with open(path, "rb") as f:
-        f.seek(start)
-        pos = start
-        while pos < end:
-            line = f.readline()
-            if not line:
-                break
-            pos += len(line)
-            yield line
-
-
 def _part(args: tuple[str, int, int]) -> Explanation:
     path, start, end = args
-    return explain_records(records(_lines(path, start, end)))
+    with open(path, "rb") as f:
+        f.seek(start)
+        return explain_records(records(block_lines(f, limit=end - start)))
 
 
 def explain_file(path: str, size: int, progress: Callable[[int], None] | None = None,
@@ -68,8 +58,9 @@ def explain_file(path: str, size: int, progress: Callable[[int], None] | None = 
             out.merge(part, out.lines)
             if progress is not None:
                 progress(end)
+    out._same.clear()
     out.finish()
     return out
 
 
-__all__ = ["explain_file", "_counted"]
+__all__ = ["explain_file"]

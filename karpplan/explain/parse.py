@@ -31,9 +31,13 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"scale-up", b"incompa
                  b"Fargate", b"predicate ", b"Ignoring pod")
 
 
+_ANY_TRIGGER_WORD = re.compile(b"|".join(re.escape(word) for word in TRIGGER_WORDS))
+
+
 def worth_parsing(line: bytes) -> bool:
-    """A cheap test (substring scans, no regex) that a line may hold something the grammars read."""
-    return any(word in line for word in TRIGGER_WORDS)
+    """A cheap test that a line may hold something the grammars read: one of TRIGGER_WORDS in it (one search
+    for them all, faster than a substring scan per word)."""
+    return _ANY_TRIGGER_WORD.search(line) is not None
 
 
 TRIGGER = re.compile(
@@ -92,9 +96,12 @@ def tolerant_fields(text: str) -> dict[str, Any]:
     return fields
 
 
+_DECODER = json.JSONDecoder()
+
+
 def _json_objects(text: str) -> tuple[dict[str, Any] | list[Any] | None, int, int]:
     """The first JSON document holding a log record (or the trailing fields object), with its span."""
-    decoder = json.JSONDecoder()
+    decoder = _DECODER
     trailing: tuple[dict[str, Any] | list[Any] | None, int, int] = (None, -1, -1)
     pos = text.find("{")
     if text.lstrip().startswith("["):
@@ -179,6 +186,10 @@ def _karpenter(text: str) -> tuple[str | None, tuple[PoolReasons, ...], tuple[Re
 
 @lru_cache(maxsize=4096)
 def _kube(message: str) -> tuple[str, str, tuple[Reason, ...]] | None:
+    if kube.FIT.search(message) is None and (m := kube.SCALE_UP.search(message)) is not None and m.start() > 0:
+        # parse_scale_up reads from its match on (and no FitError comes first): the same answer for the text from
+        # there, which repeats where a klog line's head (time, pod) does not
+        return _kube(message[m.start():])
     reasons = kube.parse_fit_error(message)
     if reasons is not None:
         return KUBE_SCHEDULER, "FailedScheduling", with_plain(Parsed(KUBE_SCHEDULER, "", "", reasons=tuple(reasons))).reasons
@@ -194,7 +205,31 @@ def _kube(message: str) -> tuple[str, str, tuple[Reason, ...]] | None:
 
 def classify(message: str, *, pod: str | None = None, time: str | None = None, source: str | None = None,
              event: str | None = None, json_message: str | None = None) -> Parsed | None:
-    """A message (the text of an error, event or log line) as what it says, or None."""
+    """A message (the text of an error, event or log line) as what it says, or None.
+
+    A log repeats a few messages for many pods: what a message says is worked out once (`_classified`, which
+    leaves the pod and time out) and each record gets a copy with its own pod and time."""
+    found = _classified(message, source, event, json_message)
+    if found is None:
+        return None
+    template, pod_from_message = found
+    parsed: Parsed = object.__new__(Parsed)  # a copy of the frozen template, cheaper than dataclasses.replace
+    parsed.__dict__.update(template.__dict__)
+    parsed.__dict__["pod"] = (pod or template.pod) if pod_from_message else pod
+    parsed.__dict__["time"] = time
+    return parsed
+
+
+@lru_cache(maxsize=4096)
+def _classified(message: str, source: str | None, event: str | None,
+                json_message: str | None) -> tuple[Parsed, bool] | None:
+    """What `message` says, without a time and with the pod it names itself, if any, and whether that pod only
+    stands in for a missing one (`pod or named`; else the record's own pod, even None, is the one)."""
+    return _classify(message, source=source, event=event, json_message=json_message)
+
+
+def _classify(message: str, *, source: str | None, event: str | None,
+              json_message: str | None) -> tuple[Parsed, bool] | None:
     message = message.strip()
     if not message:
         return None
@@ -202,16 +237,16 @@ def classify(message: str, *, pod: str | None = None, time: str | None = None, s
         kube_result = _kube(message)
         if kube_result is not None:
             src, ev, reasons = kube_result
-            return Parsed(src, event or ev, message, pod=pod, time=time, reasons=reasons)
+            return Parsed(src, event or ev, message, reasons=reasons), False
         predicate = kube.parse_predicate(message)
         if predicate is not None:
             named, found = predicate
             worded = with_plain(Parsed(CLUSTER_AUTOSCALER, "", "", reasons=tuple(found))).reasons
-            return Parsed(CLUSTER_AUTOSCALER, event or "NotTriggerScaleUp", message, pod=pod or named, time=time,
-                          reasons=worded)
+            return Parsed(CLUSTER_AUTOSCALER, event or "NotTriggerScaleUp", message, pod=named,
+                          reasons=worded), True
     nm = kube.NOMINATED.search(message)
     if nm is not None:
-        return Parsed(KARPENTER, "Nominated", message, pod=pod, time=time, nominated=nm.group("target").strip())
+        return Parsed(KARPENTER, "Nominated", message, nominated=nm.group("target").strip()), False
     am = _KARPENTER_ANCHOR.match(message) or _KARPENTER_ANCHOR.search(message)
     if am is None:
         return None
@@ -221,12 +256,12 @@ def classify(message: str, *, pod: str | None = None, time: str | None = None, s
     if text.startswith("Ignoring pod, pod anti-affinity is not supported"):
         reason = Reason(UNSUPPORTED, "pod anti-affinity is not supported")
         reason = replace(reason, plain=reason_plain(reason))
-        return Parsed(KARPENTER, event or "Log", message, dialect=K.V06, pod=pod, time=time, reasons=(reason,))
+        return Parsed(KARPENTER, event or "Log", message, dialect=K.V06, reasons=(reason,)), False
     if (rm := _RESTRICTED.match(text)) is not None:
         reason = Reason(UNSUPPORTED, text.removeprefix("Ignoring pod, ").strip(), key=rm.group("key"),
                         cause="restricted label")
         reason = replace(reason, plain=reason_plain(reason, dialect=K.V016))
-        return Parsed(KARPENTER, event or "Log", message, dialect=K.V016, pod=pod, time=time, reasons=(reason,))
+        return Parsed(KARPENTER, event or "Log", message, dialect=K.V016, reasons=(reason,)), False
     env_pod, pools, bare, unparsed, hint = _karpenter(text)
     if not pools and not bare:
         return None
@@ -243,7 +278,7 @@ def classify(message: str, *, pod: str | None = None, time: str | None = None, s
     if bare and dialect in (K.V06, K.V016):  # bare reasons name Provisioner fields in these dialects
         bare = with_plain(Parsed(KARPENTER, "", "", dialect=dialect, reasons=bare)).reasons
     return Parsed(KARPENTER, event or ("FailedScheduling" if pools or bare else "Log"), message, dialect=dialect,
-                  pod=pod or env_pod, time=time, pools=pools, reasons=bare, unparsed=unparsed)
+                  pod=env_pod, pools=pools, reasons=bare, unparsed=unparsed), True
 
 
 class RecordParser:

