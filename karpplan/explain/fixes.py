@@ -24,7 +24,7 @@ from karpplan.catalog.types import Catalog
 from karpplan.errors import Origin
 from karpplan.explain.dialects.nodeclass import CAUSES as NODE_CLASS_CAUSES
 from karpplan.explain.report import Explanation
-from karpplan.explain.structure import Fix, Item
+from karpplan.explain.structure import Fix, Item, signed_hourly
 from karpplan.inputs.loader import Document, read_documents
 from karpplan.inputs.origins import LineDict, LineList
 from karpplan.model import labels as L
@@ -513,7 +513,7 @@ def _fix_one(planner: _Planner, inv: Inventory, base: Plan, base_cost: float, wo
         seen.add((c.object, c.field))
         delta = plan.summary.hourly_cost - base_cost
         fixes.append(Fix(c.action, c.origin.file, c.origin.line, delta, c.object, c.field, c.intent,
-                         f"{c.action}: {c.origin} ({delta:+.4f} $/h)"))
+                         f"{c.action}: {c.origin} ({signed_hourly(delta)})"))
     fixes.sort(key=lambda f: (f.intent, f.hourly_cost_delta, f.line))
     conflict = _minimal_conflict(planner, inv, cands, workload, namespace) if not planner.exhausted else []
     return True, conflict, fixes

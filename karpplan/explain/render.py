@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from karpplan.explain.report import Explanation
-from karpplan.explain.structure import Item
+from karpplan.explain.structure import Item, signed_hourly
 from karpplan.render.documents import render_document
 
 KIND_STYLE = {
@@ -118,11 +118,15 @@ def _rows(item: Item) -> list[tuple[str, str, str, str]]:
     return rows
 
 
+def _plural(count: object, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def render_table(explanation: Explanation, console: Console) -> None:
     items = explanation.item_list()
     by_pod: dict[str, list[Item]] = {}
     for item in items:
-        by_pod.setdefault(item.parsed.pod or "(pod not named)", []).append(item)
+        by_pod.setdefault(item.parsed.pod or "(no pod named in the log)", []).append(item)
     for pod, pod_items in by_pod.items():
         table = Table(title=Text(pod, style="bold"), title_justify="left", show_lines=False, expand=False)
         table.add_column("line", justify="right", no_wrap=True)
@@ -146,14 +150,16 @@ def render_table(explanation: Explanation, console: Console) -> None:
         for item in pod_items:
             console.print(Text(item.plain), soft_wrap=False)
             for fix in item.fixes:
-                delta = f"{fix.hourly_cost_delta:+.4f} $/h"
+                delta = signed_hourly(fix.hourly_cost_delta)
                 console.print(Text(f"  fix: {fix.action} ({fix.file}:{fix.line}, {delta})", style="green"))
             for note in item.fix_notes:
                 console.print(Text(f"  note: {note}", style="dim"))
         console.print()
     s = explanation.summary()
-    console.print(Text(f"{s['lines']} lines: {s['explained']} explained, {s['unrecognised']} unrecognised; "
-                       f"{s['items']} items for {s['pods']} pods", style="dim"))
+    pods = s["pods"]
+    told = f"{_plural(s['items'], 'item')}" + (f" for {_plural(pods, 'pod')}" if pods else " (no pod named)")
+    console.print(Text(f"{s['lines']} lines: {s['explained']} explained, {s['unrecognised']} unrecognised; {told}",
+                       style="dim"))
     listed = explanation.unrecognised_lines
     if listed:
         first = ", ".join(str(line) for line, _ in listed[:8]) + (", ..." if len(listed) > 8 else "")

@@ -129,6 +129,11 @@ class PoolReasons:
         return doc
 
 
+def signed_hourly(delta: float) -> str:
+    """A cost change as people read it: `+$0.0960/h`, `-$0.0120/h`."""
+    return f"{'+' if delta >= 0 else '-'}${abs(delta):.4f}/h"
+
+
 @dataclass(frozen=True)
 class Fix:
     """A change that makes the pod schedule, re-planned: where to make it and what it costs."""

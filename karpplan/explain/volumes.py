@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from karpplan.errors import Origin
-from karpplan.explain.structure import Fix
+from karpplan.explain.structure import Fix, signed_hourly
 from karpplan.inputs.loader import Document
 from karpplan.model.build_fields import Field
 from karpplan.model.build_storage import (
@@ -178,5 +178,5 @@ def volume_fixes(facts: Sequence[VolumeFact], pin: Callable[[str], float | None]
                   f"spec.nodeAffinity at {zone}")
         where = fact.volume_origin
         fixes.append(Fix(action, where.file, where.line, delta, f"PersistentVolume/{fact.volume}", "spec.nodeAffinity",
-                         0, f"{action}: {where} ({delta:+.4f} $/h)"))
+                         0, f"{action}: {where} ({signed_hourly(delta)})"))
     return fixes
