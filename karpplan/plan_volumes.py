@@ -20,20 +20,16 @@ from karpplan.plan import Plan, UnschedulablePod
 _REQUIRED_AFFINITY = "spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
 
 
-def volume_reasons(template: PodTemplate, reasons: Sequence[str], zones: Sequence[str] = ()) -> tuple[str, ...]:
+def volume_reasons(template: PodTemplate, reasons: Sequence[str]) -> tuple[str, ...]:
     """`reasons` for an unplaced pod with its volumes' zones said first; a conflict alone replaces the
-    scheduler's wording (which would read as `zone In []`), keeping where the workload is defined. `zones`:
-    the catalog's, to say when the volumes allow none of them (a placeholder or another region's zone)."""
+    scheduler's wording (which would read as `zone In []`), keeping where the workload is defined. Zones
+    outside the cluster's (a placeholder, another region's) are said by `catalog.zones.outside_zones_reason`."""
     volumes = template.volumes
     if not volumes.claims:
         return tuple(reasons)
     if volumes.conflict:
         return (volumes.reason(), *reasons[-1:])
-    reason = volumes.reason()
-    allowed = volumes.allowed or frozenset()
-    if zones and allowed and not allowed & set(zones):
-        reason += f"; no such zone in the catalog's region (its zones: {', '.join(zones)})"
-    return (reason, *reasons)
+    return (volumes.reason(), *reasons)
 
 
 def _volume_fix(template: PodTemplate) -> dict[str, object]:

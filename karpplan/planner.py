@@ -25,6 +25,7 @@ from karpplan.model.build import load_inventory
 from karpplan.model.cluster import ClusterConfig, FargateProfile
 from karpplan.model.fargate import (
     FARGATE_NODE_TAINT,
+    FargateSize,
     fargate_hourly_price,
     fargate_node_labels,
     profile_for,
@@ -270,6 +271,11 @@ def _fargate_price(placement: FargatePlacement, region: str, rate: FargatePrice 
     size = size_pod(pod.requests.get(CPU), pod.requests.get(MEMORY))
     if placement.reasons or size is None:
         return 0.0
+    return _fargate_hourly(size, region, rate)
+
+
+def _fargate_hourly(size: FargateSize, region: str, rate: FargatePrice | None) -> float:
+    """$/h of a Fargate size in the region: the supplied rate, else the region's; InputError without one."""
     price = fargate_hourly_price(size, region, rate)
     if price is None:
         raise InputError.at(Origin("--region"), missing_rate_message(region))
@@ -355,7 +361,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
         key = (group.index, pod.workload)
         if key not in reasons_of:
             outside = outside_zones_reason(pod.template, catalog)
-            reasons_of[key] = (volume_reasons(group.template, reasons_for(problem, group, pod, state), catalog.zones)
+            reasons_of[key] = (volume_reasons(group.template, reasons_for(problem, group, pod, state))
                                + ((outside,) if outside else ()))
         unschedulable.append(UnschedulablePod(pod.key, pod.workload, reasons_of[key]))
     fargate_cost = 0.0
@@ -371,7 +377,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
             unschedulable.append(UnschedulablePod(pod.key, pod.workload, tuple(fp.reasons)))
             continue
         assert size is not None
-        price = _fargate_price(fp, region, catalog.fargate_price)
+        price = _fargate_hourly(size, region, catalog.fargate_price)
         name = f"fargate-{region}-{pod.namespace}-{pod.name}"
         zone = zones[i % len(zones)]
         labels = fargate_node_labels(zone, region, name, fp.profile.name)

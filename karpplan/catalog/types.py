@@ -13,6 +13,14 @@ SPOT = "spot"
 RESERVED = "reserved"
 
 
+ZONES_ASSUMED = "assumed"  # how `Catalog.zones_source` starts when no input said which zones the cluster has
+
+
+def zones_assumed(source: str) -> bool:
+    """Does this zones source (`Catalog.zones_source`, `summary.zonesSource`) say the zones were assumed?"""
+    return source.startswith(ZONES_ASSUMED)
+
+
 @dataclass(frozen=True)
 class Offering:
     """Where and how an instance type can be bought, and at what hourly price (USD)."""
@@ -88,6 +96,11 @@ class Catalog:
     zones_source: str = ""
     # `--fargate-prices`: the Fargate rate to plan with instead of the region's (model/fargate_prices.py)
     fargate_price: FargatePrice | None = None
+
+    @property
+    def zones_assumed(self) -> bool:
+        """Nothing in the input said which zones the cluster has: every zone of the region was assumed."""
+        return zones_assumed(self.zones_source)
 
     def by_name(self) -> dict[str, InstanceType]:
         return {it.name: it for it in self.instance_types}

@@ -24,24 +24,20 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from karpplan.catalog.types import Catalog
+from karpplan.catalog.types import ZONES_ASSUMED, Catalog
 from karpplan.errors import InputError, InputProblem, Origin
+from karpplan.inputs.placeholders import placeholder_in
 from karpplan.model import labels as L
 from karpplan.model.inventory import Inventory
 from karpplan.model.pods import PodTemplate
 
 ZONES_FLAG = "--zones"
-ASSUMED = "assumed"
 
 
 @dataclass(frozen=True)
 class ClusterZones:
     zones: tuple[str, ...]
     source: str  # see Catalog.zones_source
-
-    @property
-    def assumed(self) -> bool:
-        return self.source.startswith(ASSUMED)
 
 
 def parse_zones(values: Iterable[str] | None) -> tuple[str, ...]:
@@ -54,13 +50,10 @@ def _where(catalog: Catalog) -> str:
     return f"region {catalog.region}" if catalog.embedded or not catalog.name else f"catalog {catalog.name}"
 
 
-# Unrendered template placeholders (`${AZ_1}`, `<<AZ>>`, `{{ .Values.zone }}`) name no zone: lint reports them
-# (unrendered-placeholder) and the zones are read as if they were not written.
-_UNRENDERED = ("${", "<<", "{{")
-
-
 def _rendered(zones: Iterable[str]) -> list[str]:
-    return [z for z in zones if not any(mark in z for mark in _UNRENDERED)]
+    """The zones without unrendered placeholders (`${AZ_1}`): those name no zone; lint reports them
+    (unrendered-placeholder) and here they are read as if they were not written."""
+    return [z for z in zones if placeholder_in(z) is None]
 
 
 def _outside(zones: Sequence[str], catalog: Catalog, origin: Origin, what: str) -> InputProblem | None:
@@ -109,7 +102,7 @@ def cluster_zones(inventory: Inventory, catalog: Catalog, flag: Sequence[str] = 
             extra = (_required_zones(inventory) | _pool_zones(inventory)) & set(ordered) - seen
             source = "existing nodes" + (" and the zones pending pods and NodePools name" if extra else "")
             return ClusterZones(tuple(z for z in ordered if z in seen or z in extra), source)
-        return ClusterZones(ordered, f"{ASSUMED}: every zone of {catalog.region}")
+        return ClusterZones(ordered, f"{ZONES_ASSUMED}: every zone of {catalog.region}")
     return ClusterZones(ordered, f"catalog {catalog.name}" if catalog.name else "catalog")
 
 
@@ -175,14 +168,14 @@ def outside_zones_reason(template: PodTemplate, catalog: Catalog) -> str | None:
         wanted |= values
     if not wanted or wanted & set(catalog.zones):
         return None
-    source = "assumed" if catalog.zones_source.startswith(ASSUMED) else f"from {catalog.zones_source}"
+    source = "assumed" if catalog.zones_assumed else f"from {catalog.zones_source}"
     return (f"the pod requires zone {', '.join(sorted(wanted))}, which is not one of the cluster's zones "
             f"({', '.join(catalog.zones)}; {source})")
 
 
 def zones_warning(catalog: Catalog) -> str | None:
     """One line when the zones were assumed: what was assumed and how to narrow it."""
-    if not catalog.zones_source.startswith(ASSUMED):
+    if not catalog.zones_assumed:
         return None
     example = ",".join(catalog.zones[:3])
     return (f"zones: nothing in the input says which zones the cluster has, so karpplan assumed every zone of "

@@ -21,12 +21,11 @@ from dataclasses import dataclass
 
 from karpplan.catalog.types import Catalog, InstanceType
 from karpplan.explain.structure import NO_INSTANCE_TYPE, ParsedRequirement, Reason
+from karpplan.model.labels import CAPACITY_TYPE, ZONE
 from karpplan.model.quantity import QuantityError, format_resource
 from karpplan.model.requirements import Requirement
 from karpplan.model.resources import CPU, EPHEMERAL, MEMORY, PODS, Resources
 
-ZONE = "topology.kubernetes.io/zone"
-CAPACITY_TYPE = "karpenter.sh/capacity-type"
 _STANDARD = (CPU, MEMORY, PODS, EPHEMERAL)
 # vendors whose device resources Karpenter's AWS provider reports on the types that have them
 _VENDOR_PREFIXES = ("nvidia.com/", "amd.com/", "aws.amazon.com/neuron", "habana.ai/", "vpc.amazonaws.com/")
@@ -123,10 +122,6 @@ def _listed(types: Sequence[tuple[InstanceType, float]], n: int = 4) -> str:
 
 def how_to_get(name: str) -> str | None:
     """How a node comes to offer an extended resource, when karpplan knows."""
-    return _how(name)
-
-
-def _how(name: str) -> str | None:
     text = next((text for prefix, text in _HOW_TO_GET if name.startswith(prefix)), None)
     return text + "." if text else None
 
@@ -140,7 +135,7 @@ def _extended(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, f
                    key=lambda n: (not n.startswith("hugepages-"), n.startswith(_VENDOR_PREFIXES), n))
     for name in names:
         amount = asked.get(name)
-        how = _how(name)
+        how = how_to_get(name)
         offering = [(t, t.cheapest_price) for t in catalog.instance_types if t.allocatable.get(name) >= amount]
         in_reqs = [(t, p) for t, p in ok if t.allocatable.get(name) >= amount]
         if not offering and name.startswith(_VENDOR_PREFIXES):

@@ -12,10 +12,11 @@ from functools import lru_cache
 
 from karpplan.catalog.types import Catalog
 from karpplan.errors import InputError
-from karpplan.explain.advice import ZONE, advise
+from karpplan.explain.advice import advise
 from karpplan.explain.report import Explanation
 from karpplan.explain.structure import NO_INSTANCE_TYPE, Item, PoolReasons, Reason
 from karpplan.explain.wording import capital, fields_of, item_plain, no_type_plain
+from karpplan.model.labels import ZONE
 
 CatalogFor = Callable[[str | None], Catalog | None]
 

@@ -25,6 +25,7 @@ from karpplan.errors import Origin
 from karpplan.explain.dialects.nodeclass import CAUSES as NODE_CLASS_CAUSES
 from karpplan.explain.report import Explanation
 from karpplan.explain.structure import Fix, Item, signed_hourly
+from karpplan.explain.wording import NODEPOOL_FIELDS, PROVISIONER_FIELDS
 from karpplan.inputs.loader import Document, read_documents
 from karpplan.inputs.origins import LineDict, LineList
 from karpplan.model import labels as L
@@ -230,15 +231,15 @@ def candidates(inv: Inventory, workload: str, namespace: str, locator: Locator) 
         # re-routes the pod, which gives up more than fixing the targeted pool
         targeted = any(key in p.requirements and not p.requirements[key].intersect(req).is_empty() for p in pools)
         for pool in pools:
+            fields = PROVISIONER_FIELDS if pool.kind == "Provisioner" else NODEPOOL_FIELDS
             if written and key not in pool.requirements and key not in wk and value is not None and not req.complement:
                 pdoc = locator.find(pool.kind, pool.name)
                 porigin = locator.at(pdoc, pool.origin, ("spec", "template", "metadata", "labels"),
                                      ("spec", "labels"), ("spec", "template"))
-                labels_field = "spec.labels" if pool.kind == "Provisioner" else "spec.template.metadata.labels"
                 out.append(Candidate(
-                    f'add the label {key}: {value} to {pool.kind} "{pool.name}" ({labels_field}) so '
+                    f'add the label {key}: {value} to {pool.kind} "{pool.name}" ({fields.labels}) so '
                     f"its nodes carry what the pod's {'nodeSelector' if in_selector else 'nodeAffinity'} asks for",
-                    f"{pool.kind}/{pool.name}", labels_field, porigin, 2 if targeted else 0,
+                    f"{pool.kind}/{pool.name}", fields.labels, porigin, 2 if targeted else 0,
                     _with_pool(pool.name, partial(_add_label, key=key, value=value)),
                     f"{pool.kind} {pool.name} has no label {key}"))
             elif key in pool.requirements and pool.requirements[key].intersect(req).is_empty():
@@ -254,7 +255,7 @@ def candidates(inv: Inventory, workload: str, namespace: str, locator: Locator) 
                 out.append(Candidate(
                     f'widen {pool.kind} "{pool.name}" requirement {key} ({preq}) to also allow {req}',
                     f"{pool.kind}/{pool.name}",
-                    f"{'spec' if pool.kind == 'Provisioner' else 'spec.template.spec'}.requirements[{key}]", porigin, 1,
+                    f"{fields.requirements}[{key}]", porigin, 1,
                     _with_pool(pool.name, partial(_set_requirement, key=key, requirement=widened)),
                     f"{pool.kind} {pool.name} requires {preq}"))
         if not written:

@@ -55,7 +55,7 @@ _KARPENTER_ANCHOR = re.compile(
     r"Ignoring pod, label \S+ is restricted|"
     r"no (?:dynamic )?(?:nodepools|provisioners) found")
 _RESTRICTED = re.compile(r"Ignoring pod, label (?P<key>\S+) is restricted")  # v0.1x, before scheduling
-_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
+TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 _FIELD = re.compile(r'"(?P<name>message|msg|error|pod|time|ts|level|logger)"\s*:\s*"')
 _POD_OBJECT = re.compile(r'"Pod"\s*:\s*\{\s*"name"\s*:\s*"(?P<name>[^"]*)"\s*,\s*"namespace"\s*:\s*"(?P<ns>[^"]*)"')
 _POD_OBJECT2 = re.compile(r'"Pod"\s*:\s*\{\s*"namespace"\s*:\s*"(?P<ns>[^"]*)"\s*,\s*"name"\s*:\s*"(?P<name>[^"]*)"')
@@ -331,7 +331,7 @@ class RecordParser:
             pod = f"{cm.group('ns')}/{cm.group('name')}" if cm.group("ns") else cm.group("name")
         elif (km := kube.KLOG_POD.search(line)) is not None:
             pod = km.group("pod") or km.group("bare")
-        tm = _TIME.search(line[:64])
+        tm = TIMESTAMP.search(line[:64])
         message = line
         if line.startswith('"') and line.endswith('"') and len(line) > 1:
             message = _string_at(line, 1)
@@ -358,7 +358,7 @@ class RecordParser:
             # console line: message, then a trailing fields object
             head = text[:start]
             pod = _pod_of(value)
-            tm = _TIME.search(head[:64])
+            tm = TIMESTAMP.search(head[:64])
             result = classify(head, pod=pod, time=tm.group(0) if tm else None)
             return [result] if result else []
         if _FIELD.search(text) is not None:

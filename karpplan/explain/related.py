@@ -16,6 +16,7 @@ from datetime import datetime
 
 from karpplan.explain.dialects import nodeclass
 from karpplan.explain.dialects.nodeclass import NodeClassError
+from karpplan.explain.parse import TIMESTAMP
 from karpplan.explain.report import Explanation
 from karpplan.explain.structure import (
     KARPENTER,
@@ -29,7 +30,6 @@ from karpplan.explain.structure import (
 )
 from karpplan.explain.wording import capital, item_plain
 
-_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 REPEATED_SECONDS = 120  # a nomination still repeated after this long is not a node on its way
 
 
@@ -71,7 +71,7 @@ def _node_class_items(explanation: Explanation) -> list[NodeClassError]:
             kept.append((line, text))
             continue
         found.append(e)
-        tm = _TIME.search(text)
+        tm = TIMESTAMP.search(text)
         reason = Reason(NO_INSTANCE_TYPE, e.text, cause=e.state, node_pool=e.pool, plain=capital(node_class_plain(e)))
         parsed = Parsed(KARPENTER, "Log", e.text, time=tm.group(0) if tm else None, reasons=(reason,))
         key = parsed.signature()

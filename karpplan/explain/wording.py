@@ -9,10 +9,11 @@ from dataclasses import dataclass, replace
 from karpplan.explain import known
 from karpplan.explain import structure as reason_kind
 from karpplan.explain.dialects import fargate, nodeclass
+from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.structure import CLUSTER_AUTOSCALER, KUBE_SCHEDULER, Item, Parsed, PoolReasons, Reason
+from karpplan.model.labels import ZONE
 
 _WELL_KNOWN_POOL_KEYS = ("karpenter.sh/nodepool", "karpenter.sh/provisioner-name")
-_ZONE = "topology.kubernetes.io/zone"
 _HOSTNAME = "kubernetes.io/hostname"
 _SELECTOR_MISMATCH = re.compile(r"didn't match (?:Pod's )?node (?:affinity|selector)", re.I)
 
@@ -37,7 +38,7 @@ def fields_of(pool: PoolReasons | None, dialect: str | None = None) -> PoolField
     return PROVISIONER_FIELDS if kind == "provisioner" else NODEPOOL_FIELDS
 
 
-_PROVISIONER_DIALECTS = ("v0.6", "v0.16-v0.31")
+_PROVISIONER_DIALECTS = (K.V06, K.V016)
 
 
 def _pool_name(pool: PoolReasons | None, dialect: str | None = None) -> str:
@@ -202,7 +203,7 @@ def _conflict_plain(r: Reason, where: str, f: PoolFields, in_pool: bool = False)
                 "Pending it is pinned to one host - a local PersistentVolume bound to a node that is gone, or "
                 "pod affinity on kubernetes.io/hostname - so check the pod's PVs (spec.nodeAffinity) first.")
     empty = _empty_side(pod_side)
-    if r.key == _ZONE and empty:
+    if r.key == ZONE and empty:
         return (f"the pod can run in no zone at all ({pod_side}): Karpenter intersected the zones of the pod's bound "
                 "PersistentVolumes with its nodeSelector / node affinity and nothing was left (an empty zone set is "
                 "printed as DoesNotExist). Typically two volumes of the pod sit in different zones, or a volume's zone "
@@ -215,7 +216,7 @@ def _conflict_plain(r: Reason, where: str, f: PoolFields, in_pool: bool = False)
                 "PersistentVolume's node, pod affinity) leave no node; check the pod's PVs for a node that is gone.")
     if r.key:
         zone_hint = (" (a pod's zone requirement can also come from the zone of a bound PersistentVolume)"
-                     if r.key == _ZONE else "")
+                     if r.key == ZONE else "")
         return (f"the pod requires {pod_side or r.key} (spec.nodeSelector or spec.affinity.nodeAffinity){zone_hint} "
                 f"but {where} only allows {pool_side or 'other values'} ({f.requirements}, key {r.key}); if the pod "
                 "belongs to this pool, widen the pool's requirement or change the pod's selector so the two overlap.")
@@ -227,7 +228,7 @@ def _empty_side(side: str) -> bool:
 
 
 def _no_zone(r: Reason) -> bool:
-    return r.kind == reason_kind.REQUIREMENT_CONFLICT and r.key == _ZONE and _empty_side(r.pod_side or "")
+    return r.kind == reason_kind.REQUIREMENT_CONFLICT and r.key == ZONE and _empty_side(r.pod_side or "")
 
 
 def _topology_plain(r: Reason, where: str, source: str) -> str:
@@ -281,7 +282,7 @@ def pinned_domains(r: Reason) -> tuple[str, ...] | None:
 
 def _pinned_spread_plain(r: Reason, field: str, pinned: tuple[str, ...], counts: str) -> str:
     volume = (" - most often a PersistentVolume it has bound there (an EBS volume never leaves its zone; "
-              "kubectl get pv -o wide shows each volume's zone)" if r.key == _ZONE else "")
+              "kubectl get pv -o wide shows each volume's zone)" if r.key == ZONE else "")
     return (f"the pod's {field} on {r.key} cannot be met, and widening the pool cannot help: the pod itself may only "
             f"run in {', '.join(pinned)} (Karpenter's podDomains), fewer domains than the spread counts{counts}. "
             f"Something on the pod restricts it{volume}, or its own nodeSelector / required node affinity on {r.key}. "

@@ -82,7 +82,8 @@ def key_of(path: str) -> str:
     return path.rsplit(".", 1)[-1] if "." in path else path
 
 
-def _segment(key: str) -> str:
+def path_segment(key: str) -> str:
+    """A map key as a field path segment: `.name`, or `[kubernetes.io/arch]` for keys with dots or slashes."""
     return f"[{key}]" if "." in key or "/" in key else f".{key}"
 
 
@@ -104,7 +105,7 @@ def path_at(doc: Document, line: int) -> str:
         node, prefix = stack.pop()
         if isinstance(node, LineDict):
             for key, value in node.items():
-                path = prefix + _segment(str(key))
+                path = prefix + path_segment(str(key))
                 if node.key_lines.get(key, 0) == line and _depth(path) < depth:
                     best, depth = path, _depth(path)
                 stack.append((value, path))

@@ -15,12 +15,12 @@ from typing import TextIO
 from karpplan.catalog.types import Catalog
 from karpplan.errors import InputError, InputProblem
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, STDIN_NAME, read_documents
+from karpplan.inputs.placeholders import placeholder_in
 from karpplan.lint.config import FileConfig, active_rules, ignored_by_annotation
 from karpplan.lint.context import LintContext, object_name, templates
 from karpplan.lint.core import Finding, Hit, Rule
 from karpplan.lint.locate import column, key_of, locate
 from karpplan.lint.report import LintReport, Skip
-from karpplan.lint.rules.placeholders import placeholder_in
 from karpplan.lint.rules.validation import classify
 from karpplan.model.build import build_inventory
 from karpplan.model.cluster import FargateProfile

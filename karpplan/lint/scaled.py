@@ -12,20 +12,13 @@ from collections.abc import Sequence
 
 from karpplan.errors import InputError, InputProblem
 from karpplan.inputs.loader import Document
-from karpplan.model.build import build_inventory, role_of
+from karpplan.model.build import build_inventory, document_name, role_of
 from karpplan.model.pods import Pod
 from karpplan.model.scale import ReplicaOverride, ScaleOptions
 
 # The kinds whose documents make pods; the others (pools, storage, namespaces, HPAs ...) are built again as
 # they are, so the one replica sees what the real pods see.
 _POD_ROLES = frozenset({"workload", "Pod", "DaemonSet"})
-
-
-def _name(doc: Document) -> str:
-    if doc.name:
-        return doc.name
-    generated = doc.metadata.get("generateName")
-    return generated.rstrip("-") or generated if isinstance(generated, str) else ""
 
 
 def one_replica_pods(documents: Sequence[Document], scaled_to_zero: Sequence[Document]) -> tuple[Pod, ...]:
@@ -35,7 +28,7 @@ def one_replica_pods(documents: Sequence[Document], scaled_to_zero: Sequence[Doc
         return ()
     wanted = {id(d) for d in scaled_to_zero}
     subset = [d for d in documents if role_of(d) not in _POD_ROLES or id(d) in wanted]
-    overrides = tuple(ReplicaOverride(d.namespace, d.kind.lower(), _name(d), 1, f"{d.namespace}/{d.kind}/{_name(d)}=1")
+    overrides = tuple(ReplicaOverride(d.namespace, d.kind.lower(), document_name(d), 1, f"{d.namespace}/{d.kind}/{document_name(d)}=1")
                       for d in scaled_to_zero)
     ignored: list[InputProblem] = []
     try:

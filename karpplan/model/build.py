@@ -199,6 +199,14 @@ def _container_defaults(limit_ranges: dict[str, list[tuple[str, dict[str, int]]]
     return out
 
 
+def document_name(doc: Document) -> str:
+    """A document's name, or its `generateName` without the trailing dash (what a created object starts as)."""
+    if doc.name:
+        return doc.name
+    generated = doc.metadata.get("generateName")
+    return generated.rstrip("-") or generated if isinstance(generated, str) else ""
+
+
 # ------------------------------------------------------------------------------------------ builder
 class _Builder:
     def __init__(self, documents: Sequence[Document], collect: list[InputProblem] | None = None,
@@ -248,7 +256,7 @@ class _Builder:
                     priorities[doc.name] = value
                     default_priority = value if global_default else default_priority
             elif role == "HorizontalPodAutoscaler":
-                autoscaler = build_hpa(doc.namespace, self._name(doc), root)
+                autoscaler = build_hpa(doc.namespace, document_name(doc), root)
                 if not sink:
                     self.scaler.add(autoscaler)
             elif role == "LimitRange":
@@ -273,7 +281,7 @@ class _Builder:
         self.notices.extend(node_class_notices(self.nodepools, self.nodeclasses))
         self.scaler.check()
         nothing_pending = not any(not p.bound and not p.terminal for p in self.pods)
-        scale_notes = tuple(InputNotice(str(origin), text) for origin, text in self.scaler.notices(nothing_pending))
+        scale_notes = tuple(InputNotice(origin, text) for origin, text in self.scaler.notices(nothing_pending))
         if self.problems:
             # Fields read by several rules (containers: requests, host ports) report a bad shape once.
             if self.collect is None:
@@ -331,20 +339,13 @@ class _Builder:
             metadata["generateName"].string()
             if role not in _CLUSTER_SCOPED:
                 metadata["namespace"].string()
-        key = (doc.kind, "" if role in _CLUSTER_SCOPED else doc.namespace, self._name(doc))
+        key = (doc.kind, "" if role in _CLUSTER_SCOPED else doc.namespace, document_name(doc))
         if not sink and key[2]:
             first = self.seen.setdefault(key, doc)
             if first is not doc:
                 where = f"{key[1]}/{key[2]}" if key[1] else key[2]
                 root.error(f"{doc.kind} {where} is defined twice (first at {first.origin})")
         return root
-
-    @staticmethod
-    def _name(doc: Document) -> str:
-        if doc.name:
-            return doc.name
-        generated = doc.metadata.get("generateName")
-        return generated.rstrip("-") or generated if isinstance(generated, str) else ""
 
     def _document(self, doc: Document, role: str) -> None:
         sink: list[InputProblem] = []
@@ -379,7 +380,7 @@ class _Builder:
         labels, annotations = self._metadata_maps(metadata)
         owner = self._owner(metadata["ownerReferences"])
         node_name = spec["nodeName"].string() or None
-        name = self._name(doc)
+        name = document_name(doc)
         if owner is not None and owner.startswith("DaemonSet/") and node_name is None:
             self.skipped.append(
                 SkippedDocument("Pod", name, str(doc.origin), "pending DaemonSet pod (Karpenter ignores these)")
@@ -446,7 +447,7 @@ class _Builder:
         return parallelism if completions is None else min(parallelism, completions)
 
     def _workload(self, doc: Document, root: Field, sink: list[InputProblem]) -> None:
-        kind, name = doc.kind, self._name(doc)
+        kind, name = doc.kind, document_name(doc)
         spec = root["spec"]
         if not spec.present:
             spec.required("spec is required")
@@ -522,7 +523,7 @@ class _Builder:
             context=self.context,
         )
         if not sink:
-            self.daemonsets.append(DaemonSet(self._name(doc), doc.namespace, pod_template, doc.origin))
+            self.daemonsets.append(DaemonSet(document_name(doc), doc.namespace, pod_template, doc.origin))
 
 
 # ------------------------------------------------------------------------------------------ API

@@ -200,7 +200,7 @@ def build_nodepool(doc: Document, root: Field, notices: list[InputNotice] | None
     if doc.api_version == V1 and kubelet_field.present:
         kubelet = None
         notices.append(InputNotice(
-            str(kubelet_field.origin),
+            kubelet_field.origin,
             f"NodePool {name}: spec.template.spec.kubelet is not part of {V1} (it moved to EC2NodeClass "
             "spec.kubelet); the API server drops it, so Karpenter and karpplan ignore it",
         ))
@@ -362,7 +362,7 @@ def node_class_notices(pools: Sequence[NodePool], classes: Sequence[NodeClass]) 
         if (ref.group, ref.kind) not in AWS_NODE_CLASS_KINDS:
             group = f" ({ref.group})" if ref.group else ""
             notices.append(InputNotice(
-                str(pool.origin),
+                pool.origin,
                 f"{pool.kind} {pool.name}: nodeClassRef {ref.kind}/{ref.name}{group} is not an AWS node class; "
                 "karpplan launches the catalog's instance types for it as if it were an EC2NodeClass with "
                 "the defaults",
@@ -374,7 +374,7 @@ def node_class_notices(pools: Sequence[NodePool], classes: Sequence[NodeClass]) 
             ref = pool.node_class_ref
             assert ref is not None
             notices.append(InputNotice(
-                str(pool.origin),
+                pool.origin,
                 f"{pool.kind} {pool.name}: nodeClassRef {ref.kind}/{ref.name} is not in the input (Karpenter "
                 "launches nothing from this pool until it exists); planned with the node class defaults "
                 "(AL2023, 20Gi root volume, default kubelet)",
@@ -382,7 +382,7 @@ def node_class_notices(pools: Sequence[NodePool], classes: Sequence[NodeClass]) 
     elif missing:
         listed = ", ".join(sorted({p.node_class_ref.name for p in missing if p.node_class_ref}))
         notices.append(InputNotice(
-            str(missing[0].origin),
+            missing[0].origin,
             f"no node class in the input (nodeClassRef {listed}): node pools are planned with the node class "
             "defaults (AL2023, 20Gi root volume, default kubelet); add the EC2NodeClass for exact allocatable",
         ))

@@ -32,7 +32,7 @@ class InputNotice:
     """Something in the input that karpplan reads differently from how it is written, or not at all,
     in a way that can change the plan: always reported (plan warnings), never silent."""
 
-    origin: str  # file:line
+    origin: Origin  # where it is written
     message: str
 
     def __str__(self) -> str:

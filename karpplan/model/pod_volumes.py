@@ -215,7 +215,7 @@ def place_claims(uses: Sequence[ClaimUse], storage: Storage, owner: str) -> Volu
             refusals.append((use.path, f"volumes not supported: {use.volume} not supported because: {resolved.refusal}"))
         if resolved.terms:
             terms.append(resolved.terms)
-        notes.extend(InputNotice(str(use.claim.origin), note) for note in resolved.notes)
+        notes.extend(InputNotice(use.claim.origin, note) for note in resolved.notes)
     return VolumePlacement(tuple(refusals), tuple(terms), tuple(dict.fromkeys(notes)), tuple(zones))
 
 

@@ -9,6 +9,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from karpplan.catalog.types import zones_assumed
 from karpplan.plan import Plan, PlanPod, Summary
 from karpplan.render.formatting import (
     ESTIMATED_MARK,
@@ -129,7 +130,7 @@ def _karpenter_line(summary: Summary) -> Text | None:
 def zones_line(zones: Sequence[str], source: str) -> Text:
     """`us-east-1a, us-east-1b (from --zones)`, plainly: where the zones came from, or that they were assumed."""
     text = Text(", ".join(zones))
-    if source.startswith("assumed"):
+    if zones_assumed(source):
         text.append(" (assumed: nothing in the input says which zones the cluster has; narrow with --zones)",
                     style="yellow")
     elif source:

@@ -19,14 +19,6 @@ _ASSUMED_FIX = "nothing to change in this manifest; add what the message names t
 _NODE_KINDS = frozenset({"NodePool", "Provisioner", "EC2NodeClass", "AWSNodeTemplate", "NodeClass", "NodeOverlay"})
 
 
-def _origin(text: str) -> Origin:
-    """`file:line` (as `Origin.__str__` writes it) back into an Origin; a bare file name has line 0."""
-    file, _, line = text.rpartition(":")
-    if file and line.isdigit():
-        return Origin(file, int(line))
-    return Origin(text, 0)
-
-
 def _zero_replicas_notice(ctx: LintContext, doc: Document, origin: Origin) -> bool:
     """The model's notice at a workload's `spec.replicas: 0` (that `plan` has no pod of it to plan, and how to
     give it some): lint judges the template of a workload scaled to 0 all the same (`LintContext.planner`),
@@ -84,7 +76,7 @@ def INPUT_READ_DIFFERENTLY(ctx: LintContext) -> Iterator[Hit]:
     yield from _alpha_apis(ctx)
     pool_starts = {(p.origin.file, p.origin.line) for p in ctx.inventory.nodepools}
     for notice in ctx.inventory.notices:
-        origin = _origin(notice.origin)
+        origin = notice.origin
         doc = ctx.document_at(origin)
         if doc is None or _zero_replicas_notice(ctx, doc, origin):
             continue

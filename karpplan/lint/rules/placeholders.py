@@ -3,18 +3,16 @@ select nodes, pods, subnets, security groups, AMIs or roles: applied as written 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict, LineList
+from karpplan.inputs.placeholders import PLACEHOLDER
 from karpplan.lint.context import LintContext
 from karpplan.lint.core import Hit, Severity, lint_rule
+from karpplan.lint.locate import path_segment
 from karpplan.lint.rules.examples import NODEPOOL, deployment
-
-# Blueprint style (aws-samples/karpenter-blueprints), envsubst/shell/Terraform style, Helm/Go templates.
-_PLACEHOLDER = re.compile(r"<<\s*[^<>\n]+?\s*>>|\$\{[^{}\s]+\}|\{\{.*?\}\}")
 
 _NODES = "no node carries that value, so the pods it applies to stay pending"
 _PODS = "it names a label or domain no pod or node has, so the constraint does not do what it says"
@@ -59,12 +57,6 @@ _NODE_GROUP_FIELDS = ("availabilityZones", "subnets", "labels", "taints", "insta
 _DECIDING = frozenset({_NODES, _PODS, _TAINTS, _POOL})
 
 
-def placeholder_in(text: str | None) -> str | None:
-    """The first placeholder written in `text` (None when there is none)."""
-    match = _PLACEHOLDER.search(text or "")
-    return match.group(0) if match else None
-
-
 @dataclass(frozen=True)
 class Placeholder:
     doc: Document
@@ -84,10 +76,6 @@ def _child(node: object, part: str) -> object:
     return child if not bracket else None
 
 
-def _segment(key: str) -> str:
-    return f"[{key}]" if "." in key or "/" in key else f".{key}"
-
-
 def _walk(node: object, path: str) -> Iterator[tuple[str, str]]:
     """(path, text) of every string key and scalar under `node`."""
     stack: list[tuple[object, str]] = [(node, path)]
@@ -95,9 +83,9 @@ def _walk(node: object, path: str) -> Iterator[tuple[str, str]]:
         item, where = stack.pop()
         if isinstance(item, LineDict | dict):
             for key, value in reversed(list(item.items())):
-                child = where + _segment(str(key))
+                child = where + path_segment(str(key))
                 stack.append((value, child))
-                if isinstance(key, str) and _PLACEHOLDER.search(key):
+                if isinstance(key, str) and PLACEHOLDER.search(key):
                     stack.append((key, child))
         elif isinstance(item, LineList | list):
             stack.extend((value, f"{where}[{i}]") for i, value in reversed(list(enumerate(item))))
@@ -133,7 +121,7 @@ def placeholders(ctx: LintContext) -> list[Placeholder]:
         if node is None:
             continue
         for path, text in _walk(node, field):
-            for match in _PLACEHOLDER.finditer(text):
+            for match in PLACEHOLDER.finditer(text):
                 out.append(Placeholder(doc, path, text, match.group(0), consequence))
     ctx.cache["placeholders"] = out
     return out
