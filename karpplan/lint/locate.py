@@ -82,6 +82,13 @@ def key_of(path: str) -> str:
     return path.rsplit(".", 1)[-1] if "." in path else path
 
 
+def value_at(node: object, dotted: str) -> object:
+    """What a dotted path of map keys (`spec.template.spec`) reaches in a document body, or None."""
+    for part in dotted.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
 def path_segment(key: str) -> str:
     """A map key as a field path segment: `.name`, or `[kubernetes.io/arch]` for keys with dots or slashes."""
     return f"[{key}]" if "." in key or "/" in key else f".{key}"

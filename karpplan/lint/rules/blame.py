@@ -10,8 +10,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from karpplan.inputs.loader import Document
+from karpplan.lint.locate import value_at
 from karpplan.model.labels import WELL_KNOWN, normalize_key
 from karpplan.model.pods import PodTemplate
+from karpplan.model.pools import NodePool
 from karpplan.model.quantity import QuantityError, parse_quantity
 from karpplan.model.requirements import Requirement, Requirements
 from karpplan.model.selectors import NodeAffinity
@@ -30,22 +32,16 @@ class Written:
     term: int | None  # the required node-affinity term (ORed); None: nodeSelector (ANDed with every term)
 
 
-def _at(node: object, dotted: str) -> object:
-    for part in dotted.split("."):
-        node = node.get(part) if isinstance(node, dict) else None
-    return node
-
-
 def written_requirements(doc: Document, spec_path: str) -> list[Written]:
     """The nodeSelector entries and required node-affinity expressions of the pod spec, in order."""
-    spec = _at(doc.body, spec_path)
+    spec = value_at(doc.body, spec_path)
     out: list[Written] = []
-    selector = _at(spec, "nodeSelector")
+    selector = value_at(spec, "nodeSelector")
     if isinstance(selector, dict):
         for key, value in selector.items():
             out.append(Written(f"{spec_path}.nodeSelector[{key}]",
                                Requirement.of(normalize_key(str(key)), "In", [value]), None))
-    terms = _at(spec, _REQUIRED)
+    terms = value_at(spec, _REQUIRED)
     for t, term in enumerate(terms if isinstance(terms, list) else []):
         expressions = term.get("matchExpressions") if isinstance(term, dict) else None
         for e, expression in enumerate(expressions if isinstance(expressions, list) else []):
@@ -79,14 +75,18 @@ def _requirement_field(written: Sequence[Written], verdict: PoolVerdict) -> str 
     return None
 
 
-def _offering_field(written: Sequence[Written], verdict: PoolVerdict, problem: Problem) -> str | None:
-    """The first written requirement that alone excludes every launch option of the pool (an instance type,
-    zone or capacity type no offering of the pool has)."""
+def excludes(requirement: Requirement, pools: Sequence[NodePool], problem: Problem) -> bool:
+    """Does this requirement alone leave no launch option in any of these pools (an instance type, zone or
+    capacity type none of their offerings has)?"""
     table = option_table(problem.options)
-    rows = table.pool_rows(verdict.pool)
+    mask = table.affinity_mask(NodeAffinity(node_selector=Requirements([requirement])))
+    return not any(mask[table.pool_rows(pool)].any() for pool in pools)
+
+
+def _offering_field(written: Sequence[Written], verdict: PoolVerdict, problem: Problem) -> str | None:
+    """The first written requirement that alone excludes every launch option of the pool."""
     for item in sorted(written, key=lambda w: w.term is not None):
-        alone = NodeAffinity(node_selector=Requirements([item.requirement]))
-        if not table.affinity_mask(alone)[rows].any():
+        if excludes(item.requirement, [verdict.pool], problem):
             return item.path
     return None
 
@@ -108,14 +108,14 @@ def _resource_field(doc: Document, spec_path: str, template: PodTemplate, verdic
         return None
     largest = max(table.rows(matching), key=lambda o: (o.free.get("cpu"), o.free.get("memory")))
     short = template.requests.shortfalls(largest.free)
-    spec = _at(doc.body, spec_path)
+    spec = value_at(doc.body, spec_path)
     best: tuple[Fraction, str] | None = None
     for resource in short:
         for group in ("containers", "initContainers"):
-            containers = _at(spec, group)
+            containers = value_at(spec, group)
             for i, container in enumerate(containers if isinstance(containers, list) else []):
                 for kind in ("requests", "limits"):
-                    amounts = _at(container, f"resources.{kind}")
+                    amounts = value_at(container, f"resources.{kind}")
                     if isinstance(amounts, dict) and resource in amounts:
                         amount = _amount(amounts[resource])
                         if best is None or amount > best[0]:
@@ -129,7 +129,7 @@ def _resource_field(doc: Document, spec_path: str, template: PodTemplate, verdic
 def _verdict_field(doc: Document, spec_path: str, template: PodTemplate, verdict: PoolVerdict,
                    written: Sequence[Written], problem: Problem) -> str | None:
     if verdict.kind == "taint":
-        return f"{spec_path}.tolerations" if isinstance(_at(doc.body, f"{spec_path}.tolerations"), list) else spec_path
+        return f"{spec_path}.tolerations" if isinstance(value_at(doc.body, f"{spec_path}.tolerations"), list) else spec_path
     if verdict.kind == "requirements":
         return _requirement_field(written, verdict)
     if verdict.kind == "resources":

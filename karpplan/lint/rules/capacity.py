@@ -18,7 +18,7 @@ import numpy as np
 from karpplan.inputs.loader import Document
 from karpplan.lint.context import LintContext, object_name, pod_spec_path
 from karpplan.lint.core import Hit, Severity, lint_rule
-from karpplan.lint.locate import path_at
+from karpplan.lint.locate import path_at, value_at
 from karpplan.lint.report import Skip
 from karpplan.lint.rules.blame import blamed_field
 from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
@@ -339,9 +339,7 @@ def SPREAD_CAPS_REPLICAS(ctx: LintContext) -> Iterator[Hit]:
 # ------------------------------------------------------------------------------------------ no-pool-can-launch
 def _blocking_field(doc: Document, kind: str) -> str:
     spec_path = pod_spec_path(doc) or "spec"
-    node: object = doc.body
-    for part in spec_path.split("."):
-        node = node.get(part) if isinstance(node, dict) else None
+    node = value_at(doc.body, spec_path)
     spec = node if isinstance(node, dict) else {}
     if kind == "taint" and spec.get("tolerations") is not None:
         return f"{spec_path}.tolerations"

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from karpplan.inputs.origins import LineDict
 from karpplan.lint.context import LintContext, templates
 from karpplan.lint.core import Hit, Severity, lint_rule
+from karpplan.lint.locate import value_at
 from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
 from karpplan.model.labels import HOSTNAME, ZONE
 
@@ -104,10 +105,7 @@ def REPLICAS_WITHOUT_SPREAD(ctx: LintContext) -> Iterator[Hit]:
         replicas = spec.get("replicas", 1) if isinstance(spec, LineDict) else 1
         if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 2:
             continue
-        node: object = doc.body
-        for part in spec_path.split("."):
-            node = node.get(part) if isinstance(node, dict) else None
-        if _has_spread(node):
+        if _has_spread(value_at(doc.body, spec_path)):
             continue
         yield Hit(
             doc, "spec.replicas",

@@ -6,22 +6,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from karpplan.lint.rules.blame import excludes
 from karpplan.model.labels import ZONE
 from karpplan.model.pods import PodTemplate
-from karpplan.model.requirements import Requirement, Requirements
-from karpplan.model.selectors import NodeAffinity
+from karpplan.model.requirements import Requirement
 from karpplan.model.volume_zones import VolumeZone
-from karpplan.scheduling.candidates import PoolVerdict, option_table
+from karpplan.scheduling.candidates import PoolVerdict
 from karpplan.scheduling.problem import Problem
 
 
 def _refused_by(zones: frozenset[str], verdicts: Sequence[PoolVerdict], problem: Problem) -> bool:
     """True when these zones alone leave no launch option in any of the refusing pools."""
-    if not zones:
-        return True
-    table = option_table(problem.options)
-    alone = table.affinity_mask(NodeAffinity(node_selector=Requirements([Requirement.of(ZONE, "In", sorted(zones))])))
-    return all(not alone[table.pool_rows(v.pool)].any() for v in verdicts)
+    return not zones or excludes(Requirement.of(ZONE, "In", sorted(zones)), [v.pool for v in verdicts], problem)
 
 
 def blamed_volume(template: PodTemplate, verdicts: Sequence[PoolVerdict], problem: Problem) -> VolumeZone | None:
