@@ -8,7 +8,7 @@ NodeClaim template adds it, and for Provisioners the AWS v0.27 webhook defaults.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from karpplan.inputs.loader import Document
 from karpplan.model.build_fields import Field
@@ -85,15 +85,18 @@ def resource_list(f: Field) -> Resources | None:
     return Resources(amounts)
 
 
-def taints(f: Field) -> tuple[Taint, ...]:
+def taints(f: Field, aliases: Mapping[str, str] | None = None) -> tuple[Taint, ...]:
+    """A list of `{key, value, effect}` taints; `aliases`: other spellings of the effects (the EKS API's
+    `NO_SCHEDULE` for eksctl's managed node groups)."""
     out = []
     for item in f.mappings():
         key = item["key"].string()
         if not key:
             item["key"].required("taint key is required")
-        effect = item["effect"].string()
+        written = item["effect"].string()
+        effect = aliases.get(written, written) if aliases else written
         if effect not in EFFECTS:
-            item["effect"].unsupported(EFFECTS, effect)
+            item["effect"].unsupported(EFFECTS, written)
         out.append(Taint(key, item["value"].string(), effect))
     return tuple(out)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 
 from karpplan.model.build_fields import Field
+from karpplan.model.build_pools import taints
 from karpplan.model.cluster import NodeGroup
 from karpplan.model.labels import OS
 from karpplan.model.taints import EFFECTS, Taint
@@ -44,12 +45,7 @@ def node_group_taints(f: Field) -> tuple[Taint, ...]:
             value, _, effect = item.string().rpartition(":")
             out.append(Taint(key, value, _effect(item, effect)))
         return tuple(out)
-    for item in f.mappings():
-        key = item["key"].string()
-        if not key:
-            item["key"].required("taint key is required")
-        out.append(Taint(key, item["value"].string(), _effect(item["effect"], item["effect"].string())))
-    return tuple(out)
+    return taints(f, _EKS_EFFECTS)
 
 
 def _desired(group: Field) -> int:
