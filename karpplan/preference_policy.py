@@ -38,9 +38,11 @@ def kept_by_karpenter(problem: Problem, greedy: Solution) -> tuple[dict[int, set
     workload (workloads it placed whole), and the preferences it left unmet, with what it did instead."""
     partial = {group.index for group, _ in greedy.unplaced}
     kept: dict[int, set[int]] = {}
+    relaxed: list[str] = []
     for kind in REGISTRY:
-        for group_index, preference in kind.kept_preferences(problem, greedy):
+        honoured, unmet = kind.preferences(problem, greedy)
+        for group_index, preference in honoured:
             if group_index not in partial:
                 kept.setdefault(id(problem.groups[group_index].template), set()).add(preference)
-    relaxed = tuple(str(u) for kind in REGISTRY for u in kind.unmet_preferences(problem, greedy))
-    return kept, relaxed
+        relaxed.extend(str(u) for u in unmet)
+    return kept, tuple(relaxed)

@@ -101,12 +101,12 @@ class ConstraintKind(ABC):
         del problem, solution
         return []
 
-    def kept_preferences(self, problem: Problem, solution: Solution) -> set[KeptPreference]:
-        """The rule's preferred forms the solution honours for every placed pod of a group, as
-        (group index, id of the preference's model object): what `--preferences honour` enforces
-        (default: none). A preference no plan can meet is never kept."""
-        del problem, solution
-        return set()
+    def preferences(self, problem: Problem, solution: Solution) -> tuple[set[KeptPreference], list[UnmetPreference]]:
+        """Both sides from one reading of the plan: the rule's preferred forms the solution honours for every
+        placed pod of a group, as (group index, id of the preference's model object), what `--preferences
+        honour` enforces; and `unmet_preferences`. A preference no plan can meet is neither (default: none
+        kept)."""
+        return set(), self.unmet_preferences(problem, solution)
 
     def pods_at_fault(self, solution: Solution, fault: Callable[[NodeView, GroupInfo], str | None]) -> list[Violation]:
         """One violation per pending pod whose node `fault` finds wrong for it (`fault` says what, or None)."""

@@ -463,8 +463,12 @@ class InterPodAffinityKind(ConstraintKind):
         """Each preferred pod (anti-)affinity term some pod of the plan misses, named by where it is written,
         its workload, weight, topology key and selector, with how many of the workload's pods miss it and
         one domain where it is missed."""
+        return self.preferences(problem, solution)[1]
+
+    def preferences(self, problem: Problem, solution: Solution) -> tuple[set[KeptPreference], list[UnmetPreference]]:
         found: dict[str, _Misses] = {}  # by preference, in the groups' order
         placed, outcomes = self._preference_outcomes(problem, solution)
+        kept = {(group.index, id(rule.terms[0].term)) for group, rule, missed in outcomes if not missed}
         for group, rule, missed in outcomes:
             workload = group.group.pods[0].workload
             preference = f"{rule.terms[0].term.origin}: {workload}: {_describe(rule)}"
@@ -472,12 +476,9 @@ class InterPodAffinityKind(ConstraintKind):
             misses.pods += group.size
             misses.missed.extend(missed)
         ns_labels = problem.namespace_labels
-        return [UnmetPreference(preference, f" for {len(m.missed)} of {m.pods} pod(s){m.where(placed, ns_labels)}")
-                for preference, m in found.items() if m.missed]
-
-    def kept_preferences(self, problem: Problem, solution: Solution) -> set[KeptPreference]:
-        return {(group.index, id(rule.terms[0].term))
-                for group, rule, missed in self._preference_outcomes(problem, solution)[1] if not missed}
+        return kept, [UnmetPreference(preference, f" for {len(m.missed)} of {m.pods} pod(s)"
+                                                  f"{m.where(placed, ns_labels)}")
+                      for preference, m in found.items() if m.missed]
 
 
 def _matches(term: PodAffinityTerm, owner: Pod, other: Pod, ns_labels: Mapping[str, Mapping[str, str]]) -> bool:

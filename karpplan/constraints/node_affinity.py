@@ -71,14 +71,16 @@ class NodeAffinityKind(ConstraintKind):
     def unmet_preferences(self, problem: Problem, solution: Solution) -> list[UnmetPreference]:
         """Workloads whose pods sit on nodes missing their heaviest preferred node-affinity term although
         some node they may use has it."""
-        return [UnmetPreference(
-            f"{best.term.origin}: {group.group.pods[0].workload}: preferred node affinity (weight {best.weight})",
-            f" for {len(pods)} of {group.size} pod(s): their nodes do not match {best.term.requirements}")
-            for group, best, pods in self._preference_outcomes(problem, solution) if pods]
+        return self.preferences(problem, solution)[1]
 
-    def kept_preferences(self, problem: Problem, solution: Solution) -> set[KeptPreference]:
-        return {(group.index, id(best)) for group, best, pods in self._preference_outcomes(problem, solution)
-                if not pods}
+    def preferences(self, problem: Problem, solution: Solution) -> tuple[set[KeptPreference], list[UnmetPreference]]:
+        outcomes = list(self._preference_outcomes(problem, solution))
+        return ({(group.index, id(best)) for group, best, pods in outcomes if not pods},
+                [UnmetPreference(f"{best.term.origin}: {group.group.pods[0].workload}: preferred node affinity "
+                                 f"(weight {best.weight})",
+                                 f" for {len(pods)} of {group.size} pod(s): their nodes do not match "
+                                 f"{best.term.requirements}")
+                 for group, best, pods in outcomes if pods])
 
 
 NODE_AFFINITY = NodeAffinityKind()

@@ -325,9 +325,15 @@ class TopologySpreadKind(ConstraintKind):
 
     def unmet_preferences(self, problem: Problem, solution: Solution) -> list[UnmetPreference]:
         """ScheduleAnyway spreads the plan does not honour (`_soft_outcomes`)."""
+        return self.preferences(problem, solution)[1]
+
+    def preferences(self, problem: Problem, solution: Solution) -> tuple[set[KeptPreference], list[UnmetPreference]]:
+        kept: set[KeptPreference] = set()
         out: list[UnmetPreference] = []
         for group, c, skews in self._soft_outcomes(problem, solution):
-            if skews:
+            if not skews:
+                kept.add((group.index, id(c)))
+            else:
                 domain, count, limit, minimum = max(skews, key=lambda s: s[1] - s[2])
                 # A new node is a hostname domain of its own, holding 0 (Karpenter's rule): the bound is maxSkew.
                 emptiest = "a new node, 0" if c.topology_key == HOSTNAME and limit == c.max_skew else str(minimum)
@@ -335,10 +341,7 @@ class TopologySpreadKind(ConstraintKind):
                     f"{c.origin}: {group.group.pods[0].workload}: preferred spread (ScheduleAnyway, maxSkew "
                     f"{c.max_skew} on {c.topology_key})",
                     f": {domain} holds {count} matching pods, the emptiest domain {emptiest}"))
-        return out
-
-    def kept_preferences(self, problem: Problem, solution: Solution) -> set[KeptPreference]:
-        return {(group.index, id(c)) for group, c, skews in self._soft_outcomes(problem, solution) if not skews}
+        return kept, out
 
 
 TOPOLOGY_SPREAD = TopologySpreadKind()

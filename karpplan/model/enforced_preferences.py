@@ -4,7 +4,7 @@ Karpenter's provisioning enforces every preference of a pod (ScheduleAnyway spre
 (anti-)affinity, the heaviest preferred node-affinity term) as a requirement and relaxes one only for a pod
 that cannot schedule with it (`scheduling/preferences.py`). So the cluster a user gets honours every
 preference its pods could keep. The planner asks the Karpenter simulation which preferences each workload
-kept (`ConstraintKind.kept_preferences`) and plans with exactly those made required, here: a template's
+kept (`ConstraintKind.preferences`) and plans with exactly those made required, here: a template's
 kept preferences become their required forms, the rest stay preferences.
 
 What each kept preference becomes:
