@@ -63,6 +63,13 @@ class OutputFormat(StrEnum):
     yaml = "yaml"
 
 
+class PlanFormat(StrEnum):
+    table = "table"
+    json = "json"
+    yaml = "yaml"
+    html = "html"  # one self-contained page (render/html/)
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"karpplan {__version__}")
@@ -175,7 +182,8 @@ def plan(
                           "the same plan on every run, unless the time limit cuts the search first (a warning "
                           "says so)."),
     ] = 0,
-    output: OutputOption = OutputFormat.table,
+    output: Annotated[PlanFormat, typer.Option("-o", "--output", help="Output format (html: one self-contained "
+                                               "page, to stdout).")] = PlanFormat.table,
     max_file_size: MaxFileSizeOption = "50Mi",
     allow_estimated_prices: Annotated[
         bool,

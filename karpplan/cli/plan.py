@@ -7,12 +7,35 @@ While the optimal engine runs, its progress goes to stderr (`render/progress.py`
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 from karpplan.cli.terminal import Terminal
 from karpplan.engines.effort import TimeBudget
 from karpplan.planner import PlanOptions, make_plan, read_catalog, read_inventory
 from karpplan.render.inventory import skipped_lines, skipped_note
+
+
+def lint_for_report(options: PlanOptions) -> tuple[Mapping[str, Any] | None, str]:
+    """The LintReport document of the plan's own input for the HTML report, or None and why not.
+
+    Lint reads its files again, so stdin (already read by the plan) cannot be linted; a lint that cannot
+    judge the input leaves the report without findings rather than failing a plan that succeeded."""
+    from karpplan.errors import InputError
+    from karpplan.lint.config import UnknownRule, find_config
+    from karpplan.lint.run import LintOptions, lint
+
+    if "-" in options.paths:
+        return None, "Lint was not run: the input came from stdin; run karpplan lint on the files."
+    lint_options = LintOptions(
+        paths=options.paths, catalog=options.catalog, region=options.region, fargate_profiles=options.fargate_profiles,
+        zones=options.zones, config=find_config(), max_file_size=options.max_file_size,
+    )
+    try:
+        return lint(lint_options).to_document(), ""
+    except (InputError, UnknownRule) as exc:
+        return None, f"Lint could not run on this input: {exc}"
 
 
 def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
@@ -53,7 +76,12 @@ def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
             for line in skipped_lines(inventory):
                 terminal.say(line, style="dim")
     with budget.phase("render"):
-        if output in ("json", "yaml"):
+        if output == "html":
+            from karpplan.render.html import render_html
+
+            report, why = lint_for_report(options)
+            terminal.stdout.file.write(render_html(plan.to_document(), lint=report, lint_note=why))
+        elif output in ("json", "yaml"):
             terminal.stdout.file.write(render_document(plan.to_document(), output))
         else:
             render_table(plan, terminal.stdout)

@@ -1,0 +1,170 @@
+"""`plan -o html`: the Plan document (cli-contract.md) as one self-contained page.
+
+`render_html` reads only the JSON document (never the `Plan` object), so whatever holds a Plan document
+(a saved `plan -o json`, one side of `diff`) renders the same. Sections: the totals, Karpenter's plan beside
+this one, nodes by zone with CPU and memory bars, cost by workload and NodePool, unschedulable pods with
+reasons and fixes, lint findings on the same input, and the plan's warnings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from karpplan.plan import HOURS_PER_MONTH
+from karpplan.render.formatting import format_hourly, format_monthly, plural
+from karpplan.render.html.costs import costs_section
+from karpplan.render.html.findings import lint_section, unschedulable_section
+from karpplan.render.html.nodes import nodes_section
+from karpplan.render.html.page import cost_bars, esc, hourly, monthly, number, page, percent, section
+
+DASH = "\u2014"  # an unknown value
+
+# Where the lower bound comes from (`summary.boundSource`), as the table's summary panel says it.
+BOUND_SOURCES = {
+    "cp-sat": "proven by CP-SAT",
+    "fluid-lp": "from the LP relaxation",
+    "configuration-lp": "from the configuration LP",
+    "zone-lp": "from the zone-by-zone configuration LP",
+}
+
+
+def _summary(document: Mapping[str, Any]) -> Mapping[str, Any]:
+    raw = document.get("summary")
+    return raw if isinstance(raw, Mapping) else {}
+
+
+def dollars(value: object, fmt: Callable[[float], str]) -> str:
+    amount = number(value)
+    return DASH if amount is None else fmt(amount)
+
+
+def _total(label: str, value: str, key: str, note: str = "") -> str:
+    small = f"<small>{esc(note)}</small>" if note else ""
+    return f'<div><dt>{esc(label)}</dt><dd data-total="{esc(key)}">{esc(value)}{small}</dd></div>'
+
+
+def _bound(summary: Mapping[str, Any]) -> tuple[str, str]:
+    bound = summary.get("lowerBound")
+    if number(bound) is None:
+        return "none proven", ""
+    source = summary.get("boundSource")
+    return hourly(bound), BOUND_SOURCES.get(str(source), str(source)) if source else ""
+
+
+def _header(summary: Mapping[str, Any]) -> str:
+    pods = summary.get("pods", 0)
+    unschedulable = number(summary.get("unschedulable")) or 0
+    placed = f"{summary.get('scheduled', 0)} of {pods}"
+    extras = []
+    if summary.get("gated"):
+        extras.append(f"{summary.get('gated')} gated")
+    if summary.get("bound"):
+        extras.append(f"{summary.get('bound')} already bound")
+    bound, source = _bound(summary)
+    status = str(summary.get("status") or "")
+    engine = str(summary.get("engine") or "")
+    seconds = number(summary.get("solveSeconds"))
+    totals = "".join([
+        _total("Cost per hour", dollars(summary.get("hourlyCost"), format_hourly), "hourlyCost",
+               "includes estimated prices" if summary.get("estimatedPrices") else ""),
+        _total("Cost per month", dollars(summary.get("monthlyCost"), format_monthly), "monthlyCost",
+               f"{HOURS_PER_MONTH} hours"),
+        _total("Status", status, "status", f"{engine} engine" + (f", {seconds:.2f}s" if seconds is not None else "")),
+        _total("Lower bound", bound.removesuffix("/h"), "lowerBound", source),
+        _total("Gap", percent(summary.get("gap")), "gap", "to the lower bound"),
+        _total("New nodes", str(summary.get("newNodes", 0)), "newNodes"),
+        _total("Pods placed", placed, "scheduled", ", ".join(extras)),
+        _total("Unschedulable", str(int(unschedulable)), "unschedulable",
+               "pods no node can take" if unschedulable else "every pending pod is placed"),
+    ])
+    where = ", ".join(str(x) for x in (summary.get("region"), summary.get("catalog")) if x)
+    subtitle = f"{plural(int(number(pods) or 0), 'pod')} planned" + (f" in {where}" if where else "")
+    verdict = ('<p class="bad"><strong>Some pods cannot be scheduled</strong> (see below).</p>' if unschedulable
+               else "")
+    return (f'<header><h1>karpplan plan</h1><p class="muted">{esc(subtitle)}</p>{verdict}'
+            f'<dl class="totals" aria-label="Totals">{totals}</dl></header>')
+
+
+def _panel(title: str, rows: list[tuple[str, str]], side: str) -> str:
+    items = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in rows)
+    return f'<div class="panel" data-plan="{esc(side)}"><h3>{esc(title)}</h3><dl>{items}</dl></div>'
+
+
+def _verdict(summary: Mapping[str, Any], karpenter: Mapping[str, Any]) -> str:
+    """The saving over Karpenter's plan, or why none is quoted (the two place different numbers of pods)."""
+    mine = number(summary.get("hourlyCost")) or 0.0
+    greedy = number(karpenter.get("hourlyCost")) or 0.0
+    engine = str(summary.get("engine") or "this plan")
+    if karpenter.get("likeForLike") is False:
+        theirs = number(karpenter.get("scheduled")) or 0
+        more = (number(summary.get("scheduled")) or 0) - theirs
+        first, second = (engine, "Karpenter") if more > 0 else ("Karpenter", engine)
+        return (f'<p class="warn">Not like for like: {esc(first)} schedules {esc(plural(int(abs(more)), "pod"))} '
+                f"more than {esc(second)}, so no saving is quoted.</p>")
+    difference = greedy - mine
+    if round(difference, 6) == 0:
+        return '<p class="muted">Same cost as Karpenter\'s plan.</p>'
+    share = f" ({percent(abs(difference) / greedy)})" if greedy > 0 else ""
+    if difference > 0:
+        return (f'<p class="ok"><strong>{esc(engine)} saves {esc(hourly(difference))}{esc(share)}, '
+                f"{esc(monthly(difference * HOURS_PER_MONTH))}</strong> against Karpenter's plan.</p>")
+    return (f'<p class="warn">{esc(engine)} costs {esc(hourly(-difference))}{esc(share)} more than '
+            "Karpenter's plan.</p>")
+
+
+def compare_section(summary: Mapping[str, Any]) -> str:
+    """This plan beside Karpenter's (greedy) plan of the same input: nodes, pods and cost."""
+    karpenter = summary.get("karpenter")
+    engine = str(summary.get("engine") or "")
+    mine = [("Cost per hour", hourly(summary.get("hourlyCost"))), ("Cost per month", monthly(summary.get("monthlyCost"))),
+            ("New nodes", str(summary.get("newNodes", DASH))),
+            ("Pods placed", f"{summary.get('scheduled', 0)} of {summary.get('pods', 0)}")]
+    title = "This plan (Karpenter's provisioning, simulated)" if engine == "karpenter" else f"This plan ({engine})"
+    if not isinstance(karpenter, Mapping):
+        note = ("This plan is Karpenter's own." if engine == "karpenter"
+                else "The plan document carries no Karpenter plan to compare with.")
+        return section("compare", "Karpenter's plan and this one",
+                       f'<div class="compare">{_panel(title, mine, engine or "plan")}</div><p class="muted">{esc(note)}</p>')
+    greedy = number(karpenter.get("hourlyCost"))
+    theirs = [("Cost per hour", hourly(greedy)),
+              ("Cost per month", monthly(None if greedy is None else greedy * HOURS_PER_MONTH)),
+              ("New nodes", str(karpenter.get("newNodes", DASH))),
+              ("Pods placed", f"{karpenter.get('scheduled')} of {summary.get('pods', 0)}"
+               if karpenter.get("scheduled") is not None else DASH)]
+    if karpenter.get("batches"):
+        theirs.append(("Provisioning batches", str(karpenter.get("batches"))))
+    chart = cost_bars([(f"{engine} (this plan)", number(summary.get("hourlyCost")) or 0.0, "bar-opt"),
+                       ("Karpenter", greedy or 0.0, "bar-karp")], "Cost per hour: this plan and Karpenter's")
+    body = (f'<div class="compare">{_panel(title, mine, engine or "plan")}'
+            f"{_panel('Karpenter (greedy provisioning, simulated)', theirs, 'karpenter')}</div>"
+            + _verdict(summary, karpenter) + chart)
+    return section("compare", "Karpenter's plan and this one", body)
+
+
+def _warnings(document: Mapping[str, Any]) -> str:
+    warnings = [w for w in document.get("warnings") or [] if isinstance(w, str)]
+    if not warnings:
+        return ""
+    return section("warnings", "Warnings", "<ul>" + "".join(f"<li>{esc(w)}</li>" for w in warnings) + "</ul>")
+
+
+def render_html(document: Mapping[str, Any], *, lint: Mapping[str, Any] | None = None, lint_note: str = "",
+                title: str = "karpplan plan") -> str:
+    """The Plan `document` as one HTML page; `lint` is the LintReport document of the same input (or None,
+    with `lint_note` saying why)."""
+    summary = _summary(document)
+    cost = hourly(summary.get("hourlyCost"))
+    body = "".join([
+        _header(summary),
+        compare_section(summary),
+        nodes_section(document),
+        costs_section(document),
+        unschedulable_section([u for u in document.get("unschedulable") or [] if isinstance(u, Mapping)]),
+        lint_section(lint, lint_note),
+        _warnings(document),
+    ])
+    return page(f"{title}: {cost}", body)
+
+
+__all__ = ["compare_section", "render_html"]
