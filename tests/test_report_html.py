@@ -131,9 +131,12 @@ def test_karpenter_plan_beside_this_one_with_the_saving() -> None:
 
 def test_a_karpenter_engine_plan_says_it_is_karpenter_s_own() -> None:
     document = golden_plan()
-    document["summary"]["engine"], document["summary"]["karpenter"] = "karpenter", None
-    text = parse(render_html(document)).find_all("section", id="compare")[0].text()
-    assert "This plan is Karpenter's own." in text
+    document["summary"]["engine"] = "karpenter"
+    document["summary"]["karpenter"] = {"hourlyCost": document["summary"]["hourlyCost"], "newNodes": 3,
+                                        "scheduled": 8, "batches": 1, "likeForLike": True}
+    section = parse(render_html(document)).find_all("section", id="compare")[0]
+    assert "This plan is Karpenter's own" in section.text()
+    assert [p.attrs["data-plan"] for p in section.with_attr("data-plan")] == ["karpenter"], "one panel, not two"
 
 
 def test_costs_object_is_rendered_by_workload_namespace_and_pool() -> None:
@@ -310,3 +313,18 @@ def test_plan_o_html_bad_input_is_one_line_and_no_page(tmp_path: Path) -> None:
     result = karpplan("plan", str(tmp_path / "bad.yaml"), "-o", "html")
     assert result.returncode == 2 and result.stdout == ""
     assert "bad.yaml:" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_unschedulable_pods_of_one_workload_and_reason_share_a_row() -> None:
+    document = golden_plan()
+    reason = ["0/3 nodes are available: 3 Insufficient cpu."]
+    document["unschedulable"] = [{"pod": f"default/big-{i}", "workload": "Deployment/big", "reasons": reason,
+                                  "fixes": []} for i in range(8)]
+    document["unschedulable"].append({"pod": "default/other-0", "workload": "Deployment/other",
+                                      "reasons": reason, "fixes": []})
+    section = parse(render_html(document)).find_all("section", id="unschedulable")[0]
+    rows = [r.text() for r in section.find_all("tr")][1:]
+    assert len(rows) == 2
+    assert rows[0].startswith("default/big-0 default/big-1 default/big-2 default/big-3 default/big-4 "
+                              "+3 more, 8 pods in all Deployment/big")
+    assert "Unschedulable pods (9)" in section.text()

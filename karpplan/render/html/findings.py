@@ -36,7 +36,7 @@ def findings_table(findings: Sequence[Mapping[str, Any]], caption: str = "") -> 
             f'<span class="mono">{esc(f.get("rule"))}</span> <span class="muted">{esc(f.get("code"))}</span>',
             f'<span class="mono">{esc(where(f))}</span>', esc(f.get("object")), message,
         ])
-    return table(["Severity", "Rule", "Where", "Object", "Finding"], rows, caption=caption)
+    return table(["Severity", "Rule", "Where", "Object", "Finding"], rows, caption=caption, css="findings")
 
 
 def lint_section(lint: Mapping[str, Any] | None, note: str = "") -> str:
@@ -86,9 +86,10 @@ def _groups(items: Sequence[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]
 
 def _pods_cell(group: Sequence[Mapping[str, Any]]) -> str:
     names = [str(item.get("pod")) for item in group]
-    shown = ", ".join(names[:MAX_PODS_SHOWN]) + (f", +{len(names) - MAX_PODS_SHOWN} more" if len(names) > MAX_PODS_SHOWN else "")
-    count = f'<div class="muted">{len(names)} pods</div>' if len(names) > 1 else ""
-    return f'<span class="mono">{esc(shown)}</span>{count}'
+    shown = "".join(f'<div class="mono">{esc(name)}</div>' for name in names[:MAX_PODS_SHOWN])
+    hidden = len(names) - MAX_PODS_SHOWN
+    more = f'<div class="muted">+{hidden} more, {len(names)} pods in all</div>' if hidden > 0 else ""
+    return shown + more
 
 
 def unschedulable_section(items: Sequence[Mapping[str, Any]]) -> str:
@@ -106,7 +107,7 @@ def unschedulable_section(items: Sequence[Mapping[str, Any]]) -> str:
             f'<ul class="fixes">{fixes}</ul>' if fixes else '<span class="muted">none found</span>',
         ])
     return section("unschedulable", f"Unschedulable pods ({len(items)})",
-                   table(["Pods", "Workload", "Why", "Fixes (smallest first)"], rows))
+                   table(["Pods", "Workload", "Why", "Fixes (smallest first)"], rows, css="unschedulable"))
 
 
 __all__ = ["findings_table", "lint_section", "unschedulable_section", "where"]

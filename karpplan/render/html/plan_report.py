@@ -121,9 +121,9 @@ def compare_section(summary: Mapping[str, Any]) -> str:
             ("New nodes", str(summary.get("newNodes", DASH))),
             ("Pods placed", f"{summary.get('scheduled', 0)} of {summary.get('pods', 0)}")]
     title = "This plan (Karpenter's provisioning, simulated)" if engine == "karpenter" else f"This plan ({engine})"
-    if not isinstance(karpenter, Mapping):
-        note = ("This plan is Karpenter's own." if engine == "karpenter"
-                else "The plan document carries no Karpenter plan to compare with.")
+    if engine == "karpenter" or not isinstance(karpenter, Mapping):
+        note = ("This plan is Karpenter's own; plan without --engine karpenter to see the optimal plan beside it."
+                if engine == "karpenter" else "The plan document carries no Karpenter plan to compare with.")
         return section("compare", "Karpenter's plan and this one",
                        f'<div class="compare">{_panel(title, mine, engine or "plan")}</div><p class="muted">{esc(note)}</p>')
     greedy = number(karpenter.get("hourlyCost"))
@@ -134,8 +134,9 @@ def compare_section(summary: Mapping[str, Any]) -> str:
                if karpenter.get("scheduled") is not None else DASH)]
     if karpenter.get("batches"):
         theirs.append(("Provisioning batches", str(karpenter.get("batches"))))
-    chart = cost_bars([(f"{engine} (this plan)", number(summary.get("hourlyCost")) or 0.0, "bar-opt"),
-                       ("Karpenter", greedy or 0.0, "bar-karp")], "Cost per hour: this plan and Karpenter's")
+    costs = [(f"{engine} (this plan)", number(summary.get("hourlyCost")) or 0.0, "bar-opt"),
+             ("Karpenter", greedy or 0.0, "bar-karp")]
+    chart = cost_bars(costs, "Cost per hour: this plan and Karpenter's") if any(c for _, c, _ in costs) else ""
     body = (f'<div class="compare">{_panel(title, mine, engine or "plan")}'
             f"{_panel('Karpenter (greedy provisioning, simulated)', theirs, 'karpenter')}</div>"
             + _verdict(summary, karpenter) + chart)

@@ -52,6 +52,12 @@ table.nodes th:nth-child(3) { width: 11%; } table.nodes th:nth-child(4) { width:
 table.nodes th:nth-child(5) { width: 10%; } table.nodes th:nth-child(6) { width: 9%; }
 table.nodes th:nth-child(7), table.nodes th:nth-child(8) { width: 13%; }
 @media (max-width: 800px) { table.nodes { table-layout: auto; } }
+table.unschedulable, table.findings { table-layout: fixed; }
+table.unschedulable th:nth-child(1) { width: 24%; } table.unschedulable th:nth-child(2) { width: 16%; }
+table.unschedulable th:nth-child(3) { width: 32%; }
+table.findings th:nth-child(1) { width: 9%; } table.findings th:nth-child(2) { width: 17%; }
+table.findings th:nth-child(3) { width: 22%; } table.findings th:nth-child(4) { width: 17%; }
+td { overflow-wrap: break-word; }
 .node-name { font-weight: 600; word-break: break-all; }
 .workloads { color: var(--muted); font-size: .85rem; }
 .tag { display: inline-block; font-size: .75rem; padding: 0 .4rem; border-radius: 999px;
