@@ -47,8 +47,8 @@ thead th { font-size: .85rem; color: var(--muted); font-weight: 600; border-bott
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tbody tr:hover { background: var(--card); }
 table.nodes { table-layout: fixed; }
-table.nodes th:nth-child(1) { width: 28%; } table.nodes th:nth-child(2) { width: 7%; }
-table.nodes th:nth-child(3) { width: 11%; } table.nodes th:nth-child(4) { width: 9%; }
+table.nodes th:nth-child(1) { width: 27%; } table.nodes th:nth-child(2) { width: 7%; }
+table.nodes th:nth-child(3) { width: 10%; } table.nodes th:nth-child(4) { width: 11%; }
 table.nodes th:nth-child(5) { width: 10%; } table.nodes th:nth-child(6) { width: 9%; }
 table.nodes th:nth-child(7), table.nodes th:nth-child(8) { width: 13%; }
 @media (max-width: 800px) { table.nodes { table-layout: auto; } }
