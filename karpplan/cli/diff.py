@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -84,6 +85,7 @@ def register(app: typer.Typer) -> None:
         max_file_size: Annotated[
             str, typer.Option("--max-file-size", help="Largest input file accepted (bytes or a quantity like 50Mi).")
         ] = "50Mi",
+        verbose: Annotated[int, typer.Option("-v", "--verbose", count=True, help="More detail (repeatable).")] = 0,
     ) -> None:
         """Compare the plans (cost, nodes, unschedulable pods, lint) of two versions of the manifests."""
         from karpplan.catalog.zones import parse_zones
@@ -91,7 +93,7 @@ def register(app: typer.Typer) -> None:
         from karpplan.diff.run import diff_git, diff_paths
         from karpplan.diff.side import SideOptions
 
-        terminal = terminal_of(ctx)
+        terminal = replace(terminal_of(ctx), verbose=terminal_of(ctx).verbose + verbose)
         if git is None and len(paths) != 2:
             terminal.say("error: give BASE and HEAD (two files or directories), or --git REF PATH...")
             raise typer.Exit(2)
