@@ -141,3 +141,49 @@ def test_costs_add_up_to_the_plans_cost_on_every_case(case: Path) -> None:
             pytest.approx(total, abs=1e-6)
     assert sum(p["hourlyCost"] for p in costs.to_document()["nodePools"]) == pytest.approx(total, abs=1e-6)
     assert all(w.hourly_micros >= 0 for w in costs.workloads)
+
+
+CLUSTER = """\
+apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata: {name: demo, region: us-east-1}
+availabilityZones: [us-east-1a, us-east-1b]
+fargateProfiles:
+  - name: serverless
+    selectors: [{namespace: serverless}]
+"""
+
+EXISTING = """\
+apiVersion: v1
+kind: Node
+metadata:
+  name: old-1
+  labels: {topology.kubernetes.io/zone: us-east-1a, kubernetes.io/hostname: old-1,
+           node.kubernetes.io/instance-type: m5.large, kubernetes.io/os: linux, kubernetes.io/arch: amd64}
+status:
+  allocatable: {cpu: 1930m, memory: 6903Mi, pods: "29"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: legacy, namespace: shop}
+spec:
+  nodeName: old-1
+  containers: [{name: c, image: x, resources: {requests: {cpu: 500m, memory: 1Gi}}}]
+"""
+
+
+def test_a_fargate_pod_pays_its_own_price_and_existing_nodes_are_not_charged(tmp_path: Path) -> None:
+    manifest = tmp_path / "all.yaml"
+    manifest.write_text("---\n".join([CLUSTER, POOL, _deployment("fn", "serverless", 1, "1", "2Gi"),
+                                      _deployment("web", "shop", 1, "1", "1Gi"), EXISTING]))
+    out = subprocess.run([sys.executable, "-m", "karpplan", "plan", str(manifest), "--engine", "karpenter",
+                          "-o", "json"], capture_output=True, text=True, timeout=120)
+    doc = json.loads(out.stdout)
+    fargate = next(n for n in doc["nodes"] if n["capacityType"] == "fargate")
+    workloads = {w["workload"]: w for w in doc["costs"]["workloads"]}
+    assert workloads["Deployment/serverless/fn"]["hourlyCost"] == fargate["hourlyPrice"]
+    pools = {p["nodePool"]: p for p in doc["costs"]["nodePools"]}
+    assert pools["fargate:serverless"]["idleHourlyCost"] == 0
+    # The pod bound to the existing node costs nothing here, as the plan's cost does not count that node.
+    assert workloads["Pod/shop/legacy"]["hourlyCost"] == 0 and workloads["Pod/shop/legacy"]["pods"] == 1
+    assert doc["costs"]["hourlyCost"] == doc["summary"]["hourlyCost"]
