@@ -137,7 +137,7 @@ def render_markdown(diff: PlanDiff) -> str:
     lines += [*_summary_table(diff), ""]
     changed = diff.changed_workloads
     lines += [f"### Workloads ({len(changed)} changed or costing differently)", "", *_workloads_table(changed), ""]
-    pools = [p for p in diff.pools if p.change != "unchanged" or p.delta_micros or p.nodes_base != p.nodes_head]
+    pools = diff.changed_pools
     if pools:
         lines += [f"### NodePools ({len(pools)})", "", *_pools_table(pools), ""]
     if diff.newly_unschedulable:
@@ -148,6 +148,9 @@ def render_markdown(diff: PlanDiff) -> str:
     if diff.lint_fixed:
         lines += [f"### Lint findings fixed ({len(diff.lint_fixed)})", "", *_findings_table(diff.lint_fixed), ""]
     region = diff.head.get("region") or diff.base.get("region")
-    lines += [f"<sub>Planned with the {diff.engine} engine in {region}; monthly = hourly × {HOURS_PER_MONTH} h. "
-              f"Cost per workload: {cell(RULE)}.</sub>", ""]
+    estimated = diff.head.get("estimatedPrices") or diff.base.get("estimatedPrices")
+    spot = diff.head.get("spotPrices") or diff.base.get("spotPrices")
+    spot_note = f" Some prices are estimates (spot prices {cell(spot)})." if estimated and spot else ""
+    lines += [f"<sub>Planned with the {diff.engine} engine in {region}; monthly = hourly × {HOURS_PER_MONTH} h."
+              f"{spot_note} Cost per workload: {cell(RULE)}.</sub>", ""]
     return "\n".join(lines)

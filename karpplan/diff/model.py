@@ -135,6 +135,11 @@ class PlanDiff:
     def changed_workloads(self) -> tuple[WorkloadChange, ...]:
         return tuple(w for w in self.workloads if w.change in CHANGED or w.delta_micros)
 
+    @property
+    def changed_pools(self) -> tuple[PoolChange, ...]:
+        return tuple(p for p in self.pools
+                     if p.change in CHANGED or p.delta_micros or p.nodes_base != p.nodes_head)
+
     def to_document(self) -> dict[str, Any]:
         return {
             "apiVersion": API_VERSION,

@@ -49,6 +49,16 @@ def render_table(diff: PlanDiff, console: Console) -> None:
                           signed_monthly(w.delta_micros))
         console.print()
         console.print(table)
+    pools = diff.changed_pools
+    if pools:
+        table = _table(console, f"NodePools ({len(pools)} changed or costing differently)")
+        for column in ("NodePool", "Change", "New nodes", "BASE $/mo", "HEAD $/mo", "Change $/mo"):
+            table.add_column(column, overflow="fold", justify="left" if column in ("NodePool", "Change") else "right")
+        for p in pools[:MAX_ROWS]:
+            table.add_row(Text(p.name), p.change, f"{p.nodes_base} -> {p.nodes_head}", monthly(p.base_micros),
+                          monthly(p.head_micros), signed_monthly(p.delta_micros))
+        console.print()
+        console.print(table)
     if diff.newly_unschedulable:
         console.print()
         say(Text(f"Newly unschedulable pods ({len(diff.newly_unschedulable)})", style="bold red"))
