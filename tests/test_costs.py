@@ -187,3 +187,12 @@ def test_a_fargate_pod_pays_its_own_price_and_existing_nodes_are_not_charged(tmp
     # The pod bound to the existing node costs nothing here, as the plan's cost does not count that node.
     assert workloads["Pod/shop/legacy"]["hourlyCost"] == 0 and workloads["Pod/shop/legacy"]["pods"] == 1
     assert doc["costs"]["hourlyCost"] == doc["summary"]["hourlyCost"]
+
+
+def test_yaml_carries_the_same_costs(tmp_path: Path) -> None:
+    manifest = tmp_path / "all.yaml"
+    manifest.write_text("---\n".join([POOL, _deployment("web", "shop", 2, "1", "1Gi"), DAEMONSET]))
+    _, costs = _plan_costs(manifest, "--region", "us-east-1")
+    out = subprocess.run([sys.executable, "-m", "karpplan", "plan", str(manifest), "--engine", "karpenter",
+                          "--region", "us-east-1", "-o", "yaml"], capture_output=True, text=True, timeout=120)
+    assert yaml.safe_load(out.stdout)["costs"] == costs

@@ -131,3 +131,23 @@ def test_github_output_annotates_files_and_writes_the_step_summary(tmp_path: Pat
     assert any(line.startswith(f"::error file={head_file},line=") and "no-pool-can-launch" in line for line in lines)
     assert lines[-1].startswith("::notice title=karpplan diff::karpplan diff: -$140.16/month")
     assert summary.read_text().startswith("## karpplan diff: -$140.16/month")
+
+
+def test_table_shows_the_delta_the_changed_workloads_and_pools(tmp_path: Path) -> None:
+    write(tmp_path / "base" / "all.yaml", pool("m5.large"), deployment("web", 2))
+    write(tmp_path / "head" / "all.yaml", pool("m5.xlarge"), deployment("web", 3))
+    out = karpplan("diff", "base", "head", "--region", "us-east-1", cwd=tmp_path)
+    assert out.returncode == 0 and out.stderr == ""
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("karpplan diff: +$")
+    assert any(line.split()[:3] == ["Deployment/shop/web", "changed", "2"] for line in lines), out.stdout
+    assert any(line.split()[:2] == ["default", "changed"] for line in lines), out.stdout
+
+
+def test_yaml_is_the_json_document(tmp_path: Path) -> None:
+    import yaml
+
+    write(tmp_path / "base" / "all.yaml", pool(), deployment("web", 2))
+    write(tmp_path / "head" / "all.yaml", pool(), deployment("web", 3))
+    as_yaml = karpplan("diff", "base", "head", "--region", "us-east-1", "-o", "yaml", cwd=tmp_path)
+    assert yaml.safe_load(as_yaml.stdout) == _diff(tmp_path)[1]
