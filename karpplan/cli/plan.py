@@ -40,9 +40,10 @@ def lint_for_report(options: PlanOptions) -> tuple[Mapping[str, Any] | None, str
 
 def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
     """Load, plan, render. Raises InputError for bad input; returns the exit code of cli-contract.md."""
+    from karpplan.costs import plan_costs
     from karpplan.explain.fixes import plan_with_fixes
     from karpplan.plan_volumes import with_volume_fixes
-    from karpplan.render.documents import render_document
+    from karpplan.render.documents import plan_document, render_document
     from karpplan.render.plan_table import render_table
     from karpplan.render.progress import progress_display
 
@@ -76,15 +77,16 @@ def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
             for line in skipped_lines(inventory):
                 terminal.say(line, style="dim")
     with budget.phase("render"):
+        costs = plan_costs(plan, inventory.daemonsets)
         if output == "html":
             from karpplan.render.html import render_html
 
             report, why = lint_for_report(options)
-            terminal.stdout.file.write(render_html(plan.to_document(), lint=report, lint_note=why))
+            terminal.stdout.file.write(render_html(plan_document(plan, costs), lint=report, lint_note=why))
         elif output in ("json", "yaml"):
-            terminal.stdout.file.write(render_document(plan.to_document(), output))
+            terminal.stdout.file.write(render_document(plan_document(plan, costs), output))
         else:
-            render_table(plan, terminal.stdout)
+            render_table(plan, terminal.stdout, costs)
     if terminal.verbose:
         timings = ", ".join(f"{name} {seconds:.2f}s" for name, seconds in budget.phases())
         terminal.say(f"time: {timings}", style="dim")

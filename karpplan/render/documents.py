@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from karpplan.costs import Costs
 from karpplan.plan import Plan
 
 DOCUMENT_FORMATS = ("json", "yaml")
@@ -76,6 +77,14 @@ def render_document(document: Mapping[str, Any], fmt: str) -> str:
     raise ValueError(f"unknown document format {fmt!r}; expected one of {', '.join(DOCUMENT_FORMATS)}")
 
 
+def plan_document(plan: Plan, costs: Costs | None = None) -> dict[str, Any]:
+    """The Plan document, with `costs` (cost per workload, namespace and NodePool) after its contract's keys."""
+    document = plan.to_document()
+    if costs is not None:
+        document["costs"] = costs.to_document()
+    return document
+
+
 def render_json(plan: Plan) -> str:
     """The Plan document of cli-contract.md as JSON."""
     return render_document(plan.to_document(), "json")
@@ -86,4 +95,4 @@ def render_yaml(plan: Plan) -> str:
     return render_document(plan.to_document(), "yaml")
 
 
-__all__ = ["DOCUMENT_FORMATS", "render_document", "render_json", "render_yaml"]
+__all__ = ["DOCUMENT_FORMATS", "plan_document", "render_document", "render_json", "render_yaml"]

@@ -20,9 +20,11 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from karpplan.costs import Costs
 from karpplan.model.quantity import parse_quantity
 from karpplan.model.resources import CPU, MEMORY
 from karpplan.plan import Plan, PlanNode, PlanPod, UnschedulablePod
+from karpplan.render.costs_table import costs_section
 from karpplan.render.formatting import (
     ESTIMATED_MARK,
     abbreviate_counts,
@@ -364,8 +366,9 @@ def _warnings(warnings: Sequence[str]) -> Group:
 
 
 # ------------------------------------------------------------------------------------------ entry point
-def render_table(plan: Plan, console: Console) -> None:
-    """Print the plan for a person: zones, Fargate, unschedulable pods, warnings, then the summary."""
+def render_table(plan: Plan, console: Console, costs: Costs | None = None) -> None:
+    """Print the plan for a person: zones, Fargate, unschedulable pods, warnings, the costliest workloads
+    (with `costs`), then the summary."""
     pods_by_key = {p.key: p for p in plan.pods}
     layout = Layout.for_console(console)
     notes = _Footnotes()
@@ -385,6 +388,9 @@ def render_table(plan: Plan, console: Console) -> None:
         sections.append(_unschedulable_table(plan.unschedulable, layout))
     if plan.warnings:
         sections.append(_warnings(plan.warnings))
+    by_workload = None if costs is None else costs_section(costs, ascii_only=layout.table_box is SIMPLE_HEAD_ASCII)
+    if by_workload is not None:
+        sections.append(by_workload)
     sections.append(summary_panel(plan))
     for i, section in enumerate(sections):
         if i:

@@ -1,0 +1,118 @@
+"""`karpplan diff`: a thin command over `karpplan.diff` (option parsing, output, exit code)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from karpplan.cli.options import catalog_option, output_option, region_option, zones_option
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from karpplan.diff.model import PlanDiff
+
+
+class DiffFormat(StrEnum):
+    table = "table"
+    json = "json"
+    yaml = "yaml"
+    markdown = "markdown"
+    github = "github"
+    html = "html"
+
+
+class DiffEngine(StrEnum):
+    karpenter = "karpenter"
+    optimal = "optimal"
+
+
+def render(diff: PlanDiff, output: DiffFormat, stdout: Console) -> None:
+    from karpplan.diff.github import render_github
+    from karpplan.diff.markdown import render_markdown
+    from karpplan.diff.table import render_table
+    from karpplan.render.documents import render_document
+
+    if output is DiffFormat.table:
+        render_table(diff, stdout)
+        return
+    if output in (DiffFormat.json, DiffFormat.yaml):
+        text = render_document(diff.to_document(), output.value)
+    elif output is DiffFormat.html:
+        from karpplan.render.html import render_diff_html
+
+        text = render_diff_html(diff.to_document())
+    else:
+        text = render_markdown(diff) if output is DiffFormat.markdown else render_github(diff)
+    stdout.file.write(text)
+    stdout.file.flush()
+
+
+def register(app: typer.Typer) -> None:
+    from karpplan.cli import main as cli
+    from karpplan.cli.terminal import run_guarded, terminal_of
+
+    @app.command("diff")
+    def diff_command(
+        ctx: typer.Context,
+        paths: Annotated[
+            list[str],
+            typer.Argument(metavar="BASE HEAD | PATH...",
+                           help="BASE and HEAD (files or directories); with --git, the PATHs to compare.",
+                           show_default=False),
+        ],
+        git: Annotated[
+            str | None,
+            typer.Option("--git", metavar="REF",
+                         help="Compare PATH... at git revision REF (read without a checkout) with the working tree."),
+        ] = None,
+        catalog: Annotated[Path | None, catalog_option("An InstanceCatalog replacing the embedded AWS catalog.")] = None,
+        region: Annotated[str | None, region_option()] = None,
+        zones: Annotated[list[str] | None, zones_option()] = None,
+        engine: Annotated[
+            DiffEngine, typer.Option("--engine", help="karpenter (what the cluster will launch; deterministic) or "
+                                                      "optimal (CP-SAT, same seed and limit on both sides).")
+        ] = DiffEngine.karpenter,
+        time_limit: Annotated[
+            float, typer.Option("--time-limit", min=0.0, metavar="SECONDS", help="Optimal engine: limit per side.")
+        ] = 10.0,
+        seed: Annotated[int, typer.Option("--seed", metavar="N", help="Optimal engine: solver seed.")] = 0,
+        output: Annotated[DiffFormat, output_option()] = DiffFormat.table,
+        fail_on_increase: Annotated[
+            float | None,
+            typer.Option("--fail-on-increase", min=0.0, metavar="PERCENT",
+                         help="Exit 1 when HEAD costs more than PERCENT percent above BASE."),
+        ] = None,
+        max_file_size: Annotated[
+            str, typer.Option("--max-file-size", help="Largest input file accepted (bytes or a quantity like 50Mi).")
+        ] = "50Mi",
+        verbose: Annotated[int, typer.Option("-v", "--verbose", count=True, help="More detail (repeatable).")] = 0,
+    ) -> None:
+        """Compare the plans (cost, nodes, unschedulable pods, lint) of two versions of the manifests."""
+        from karpplan.catalog.zones import parse_zones
+        from karpplan.diff.progress import DiffProgress
+        from karpplan.diff.run import diff_git, diff_paths
+        from karpplan.diff.side import SideOptions
+
+        terminal = replace(terminal_of(ctx), verbose=terminal_of(ctx).verbose + verbose)
+        if git is None and len(paths) != 2:
+            terminal.say("error: give BASE and HEAD (two files or directories), or --git REF PATH...")
+            raise typer.Exit(2)
+        options = SideOptions(region=region, catalog=str(catalog) if catalog is not None else None,
+                              zones=parse_zones(zones), engine=engine.value, time_limit=time_limit, seed=seed,
+                              max_file_size=cli.parse_size(max_file_size))
+        progress = DiffProgress(terminal.stderr, terminal.verbose, engine.value, time_limit)
+
+        def body() -> int:
+            if git is not None:
+                diff = diff_git(git, paths, options, fail_on_increase=fail_on_increase, progress=progress)
+            else:
+                diff = diff_paths(paths[:1], paths[1:], options, fail_on_increase=fail_on_increase, progress=progress)
+            render(diff, output, terminal.stdout)
+            return diff.exit_code
+
+        run_guarded(body, terminal)

@@ -1,0 +1,184 @@
+"""Two planned sides compared: workloads and pools matched by identity, pods HEAD newly leaves out, lint
+findings new and fixed, the cost delta, and whether the diff fails the check (`Gate`).
+
+- A workload is `added` or `removed` when only one side defines it (or has pods of it), `changed` when
+  its document differs (`definitions.py`) or, for all but DaemonSets, its pod count does (a what-if, an
+  HPA), else `unchanged`, whatever its cost does: a NodePool change moves the cost of unchanged workloads.
+- A pool is compared the same way by name; Fargate profiles' pseudo-pools (`fargate:<profile>`) by cost.
+- A pod is newly unschedulable when HEAD leaves it unschedulable and BASE did not: BASE placed it, or
+  BASE did not have it (a replica or a workload the change adds).
+- Lint findings are matched by rule, object and field (their lines move with every edit above them), then
+  by message where one field has several.
+- Exit 1 (`Gate`) when a pod is newly unschedulable, when HEAD adds lint errors, or when the cost grows
+  by more than `--fail-on-increase` percent.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from karpplan.costs.apportion import MICRO
+from karpplan.costs.showback import PoolCost, WorkloadCost, workload_key
+from karpplan.diff.definitions import Definition
+from karpplan.diff.model import Change, Gate, NewlyUnschedulable, PlanDiff, PoolChange, WorkloadChange
+from karpplan.diff.side import Side
+from karpplan.lint.core import Finding
+from karpplan.plan import Plan
+
+TIMINGS = ("solveSeconds", "phases")  # vary from run to run: not in a diff
+
+
+def _change(in_base: bool, in_head: bool, differs: bool) -> Change:
+    if not in_base:
+        return "added"
+    if not in_head:
+        return "removed"
+    return "changed" if differs else "unchanged"
+
+
+def _pod_counts(plan: Plan) -> Counter[str]:
+    return Counter(workload_key(p.workload, p.namespace) for p in plan.pods)
+
+
+def _where(head: Definition | None, base: Definition | None, relabel: Callable[[str], str]) -> tuple[str, int]:
+    if head is not None:
+        return head.file, head.line
+    if base is not None:
+        return relabel(base.file), base.line
+    return "", 0
+
+
+def _workloads(base: Side, head: Side) -> tuple[WorkloadChange, ...]:
+    costs: tuple[dict[str, WorkloadCost], dict[str, WorkloadCost]] = (
+        {w.workload: w for w in base.costs.workloads}, {w.workload: w for w in head.costs.workloads})
+    defs = (base.definitions.workloads, head.definitions.workloads)
+    counts = (_pod_counts(base.plan), _pod_counts(head.plan))
+    out = []
+    for key in sorted(set(costs[0]) | set(costs[1]) | set(defs[0]) | set(defs[1])):
+        present = [key in costs[i] or key in defs[i] for i in (0, 1)]
+        daemonset = key.startswith("DaemonSet/")
+        pods = [(costs[i][key].pods if key in costs[i] else 0) if daemonset else counts[i][key] for i in (0, 1)]
+        d_base, d_head = defs[0].get(key), defs[1].get(key)
+        differs = (d_base is not None and d_head is not None and d_base.digest != d_head.digest) or \
+            (not daemonset and pods[0] != pods[1])
+        micros = [costs[i][key].hourly_micros if key in costs[i] else 0 for i in (0, 1)]
+        namespace = key.split("/")[1] if key.count("/") >= 2 else ""
+        file, line = _where(d_head, d_base, base.relabel)
+        out.append(WorkloadChange(key, namespace, _change(present[0], present[1], differs), pods[0], pods[1],
+                                  micros[0], micros[1], file, line))
+    return tuple(sorted(out, key=lambda w: (-abs(w.delta_micros), w.workload)))
+
+
+def _pools(base: Side, head: Side) -> tuple[PoolChange, ...]:
+    costs: tuple[dict[str, PoolCost], dict[str, PoolCost]] = (
+        {p.node_pool: p for p in base.costs.pools}, {p.node_pool: p for p in head.costs.pools})
+    defs = (base.definitions.pools, head.definitions.pools)
+    out = []
+    for name in sorted(set(costs[0]) | set(costs[1]) | set(defs[0]) | set(defs[1])):
+        present = [name in costs[i] or name in defs[i] for i in (0, 1)]
+        c_base, c_head = costs[0].get(name), costs[1].get(name)
+        d_base, d_head = defs[0].get(name), defs[1].get(name)
+        micros = [0 if c is None else c.hourly_micros for c in (c_base, c_head)]
+        if d_base is not None and d_head is not None:
+            differs = d_base.digest != d_head.digest
+        else:
+            differs = d_base is None and d_head is None and micros[0] != micros[1]
+        file, line = _where(d_head, d_base, base.relabel)
+        out.append(PoolChange(name, _change(present[0], present[1], differs),
+                              0 if c_base is None else c_base.nodes, 0 if c_head is None else c_head.nodes,
+                              micros[0], micros[1], 0 if c_base is None else c_base.idle_micros,
+                              0 if c_head is None else c_head.idle_micros, file, line))
+    return tuple(out)
+
+
+def _newly_unschedulable(base: Side, head: Side) -> tuple[NewlyUnschedulable, ...]:
+    was_unschedulable = {u.pod for u in base.plan.unschedulable}
+    placed = {p.key for p in base.plan.pods if p.node is not None}
+    out = []
+    for item in head.plan.unschedulable:
+        if item.pod in was_unschedulable:
+            continue
+        workload = workload_key(item.workload, item.pod.split("/", 1)[0])
+        where = head.definitions.workloads.get(workload)
+        out.append(NewlyUnschedulable(item.pod, workload, tuple(head.relabel(r) for r in item.reasons),
+                                      item.pod in placed, where.file if where else "", where.line if where else 0))
+    return tuple(sorted(out, key=lambda u: u.pod))
+
+
+def _finding(f: Finding, relabel: Callable[[str], str]) -> dict[str, Any]:
+    doc = f.as_dict()
+    doc["file"] = relabel(f.file)
+    doc["message"] = relabel(f.message)
+    return doc
+
+
+def _unmatched(ours: Sequence[Finding], theirs: Sequence[Finding]) -> list[Finding]:
+    """Our findings that theirs do not have: matched whole first, then by rule, object and field."""
+    exact = Counter((f.rule, f.object, f.field, f.message) for f in theirs)
+    left = []
+    for f in ours:
+        key = (f.rule, f.object, f.field, f.message)
+        if exact[key] > 0:
+            exact[key] -= 1
+        else:
+            left.append(f)
+    loose = Counter((rule, obj, field) for (rule, obj, field, _), n in exact.items() for _ in range(n))
+    out = []
+    for f in left:
+        key3 = (f.rule, f.object, f.field)
+        if loose[key3] > 0:
+            loose[key3] -= 1
+        else:
+            out.append(f)
+    return out
+
+
+def _gate(diff_micros: tuple[int, int], newly: Sequence[NewlyUnschedulable], new_errors: int,
+          fail_on_increase: float | None) -> Gate:
+    base, head = diff_micros
+    increase = None if base <= 0 else (head - base) * 100.0 / base
+    reasons = []
+    exceeded = False
+    if newly:
+        reasons.append(f"{len(newly)} pod{'s' if len(newly) != 1 else ''} HEAD leaves unschedulable "
+                       "(placed by BASE, or added by the change)")
+    if new_errors:
+        reasons.append(f"{new_errors} new lint error{'s' if new_errors != 1 else ''}")
+    if fail_on_increase is not None and head > base:
+        exceeded = increase is None or increase > fail_on_increase + 1e-9
+        if increase is None:
+            reasons.append(f"the cost grows from $0/h to ${head / MICRO:.4f}/h (--fail-on-increase {fail_on_increase:g})")
+        elif exceeded:
+            reasons.append(f"the cost grows by {increase:.1f}%, more than --fail-on-increase {fail_on_increase:g}%")
+    return Gate(fail_on_increase, increase, tuple(reasons), exceeded)
+
+
+def _summary(side: Side) -> dict[str, Any]:
+    doc = {k: v for k, v in side.plan.summary.to_document().items() if k not in TIMINGS}
+    doc["paths"] = [side.relabel(p) for p in side.paths]
+    doc["lintFindings"] = len(side.findings)
+    return doc
+
+
+def _order(f: Mapping[str, Any]) -> tuple[str, int, int, str]:
+    return (str(f["file"]), int(f["line"]), int(f["column"]), str(f["rule"]))
+
+
+def compare(base: Side, head: Side, *, engine: str, fail_on_increase: float | None = None) -> PlanDiff:
+    newly = _newly_unschedulable(base, head)
+    lint_new = _unmatched(head.findings, base.findings)
+    lint_fixed = _unmatched(base.findings, head.findings)
+    micros = (base.costs.hourly_micros, head.costs.hourly_micros)
+    new_errors = sum(1 for f in lint_new if f.severity.value == "error")
+    return PlanDiff(
+        engine=engine, base=_summary(base), head=_summary(head), base_micros=micros[0], head_micros=micros[1],
+        new_nodes_delta=head.plan.summary.new_nodes - base.plan.summary.new_nodes,
+        unschedulable_delta=head.plan.summary.unschedulable - base.plan.summary.unschedulable,
+        workloads=_workloads(base, head), pools=_pools(base, head), newly_unschedulable=newly,
+        lint_new=tuple(sorted((_finding(f, head.relabel) for f in lint_new), key=_order)),
+        lint_fixed=tuple(sorted((_finding(f, base.relabel) for f in lint_fixed), key=_order)),
+        gate=_gate(micros, newly, new_errors, fail_on_increase),
+        notes=(*base.notes, *head.notes),
+    )

@@ -1,0 +1,93 @@
+"""What each side of a diff defines: its workloads and NodePools by identity, with a digest of how each is
+written and where (`file:line`), so that the two sides can be matched and told apart.
+
+A workload is matched by kind, namespace and name (`Deployment/shop/web`), a pool by name. Two definitions
+are the same when their documents are, ignoring what the API server writes (`status`, `resourceVersion`,
+`managedFields`, ...) and key order: a reformatted file changes nothing. A NodePool's definition includes the
+node class it references, whose changes change what the pool launches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from karpplan.inputs.loader import Document
+from karpplan.model.build import document_name, role_of
+
+WORKLOAD_ROLES = ("workload", "DaemonSet", "Pod")
+POOL_ROLES = ("NodePool", "Provisioner")
+KEPT_METADATA = ("name", "generateName", "namespace", "labels", "annotations")
+SERVER_ANNOTATIONS = ("kubectl.kubernetes.io/last-applied-configuration", "deployment.kubernetes.io/revision")
+
+
+@dataclass(frozen=True)
+class Definition:
+    key: str  # `Kind/namespace/name` for a workload, the name for a pool
+    digest: str
+    file: str
+    line: int
+
+
+def _written(body: Mapping[str, Any]) -> dict[str, Any]:
+    """The document as its author wrote it: without status and the metadata the API server fills in."""
+    out = {k: v for k, v in body.items() if k != "status"}
+    metadata = body.get("metadata")
+    if isinstance(metadata, Mapping):
+        kept = {k: v for k, v in metadata.items() if k in KEPT_METADATA}
+        annotations = kept.get("annotations")
+        if isinstance(annotations, Mapping):
+            kept["annotations"] = {k: v for k, v in annotations.items() if k not in SERVER_ANNOTATIONS}
+        out["metadata"] = kept
+    return out
+
+
+def digest(*bodies: Mapping[str, Any]) -> str:
+    text = json.dumps([_written(b) for b in bodies], sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _node_class_name(body: Mapping[str, Any]) -> str | None:
+    spec = body.get("spec")
+    if not isinstance(spec, Mapping):
+        return None
+    template = spec.get("template")
+    template_spec = template.get("spec") if isinstance(template, Mapping) else None
+    for ref in ((template_spec or {}).get("nodeClassRef") if isinstance(template_spec, Mapping) else None,
+                spec.get("providerRef")):
+        if isinstance(ref, Mapping) and isinstance(ref.get("name"), str):
+            return str(ref["name"])
+    return None
+
+
+def _owned(body: Mapping[str, Any]) -> bool:
+    """A pod a controller made (a cluster dump's replica): its workload is the controller, not the pod."""
+    metadata = body.get("metadata")
+    return isinstance(metadata, Mapping) and bool(metadata.get("ownerReferences"))
+
+
+@dataclass(frozen=True)
+class Definitions:
+    workloads: Mapping[str, Definition]
+    pools: Mapping[str, Definition]
+
+
+def definitions(documents: Sequence[Document]) -> Definitions:
+    """The workloads and pools `documents` define (the first definition of a key wins, as the planner reads)."""
+    classes = {document_name(d): d for d in documents if role_of(d) == "NodeClass"}
+    workloads: dict[str, Definition] = {}
+    pools: dict[str, Definition] = {}
+    for doc in documents:
+        role = role_of(doc)
+        name = document_name(doc)
+        if role in WORKLOAD_ROLES and not (role == "Pod" and _owned(doc.body)):
+            key = f"{doc.kind}/{doc.namespace}/{name}"
+            workloads.setdefault(key, Definition(key, digest(doc.body), doc.origin.file, doc.origin.line))
+        elif role in POOL_ROLES:
+            node_class = classes.get(_node_class_name(doc.body) or "")
+            bodies = (doc.body,) if node_class is None else (doc.body, node_class.body)
+            pools.setdefault(name, Definition(name, digest(*bodies), doc.origin.file, doc.origin.line))
+    return Definitions(workloads, pools)

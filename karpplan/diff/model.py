@@ -1,0 +1,158 @@
+"""The PlanDiff: what a manifest change does to the plan, as plain facts renderers show without deciding.
+
+`to_document()` is the versioned JSON/YAML document (apiVersion karpplan.io/v1alpha1, kind PlanDiff) that
+CI jobs and tests read. It holds nothing that varies between runs (no timings, no temporary paths) and
+every list in a fixed order, so the same inputs give byte-identical documents; amounts are kept in
+micro-dollars (`costs/apportion.py`) so that identical sides give a delta of exactly zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from karpplan.costs.apportion import dollars
+from karpplan.costs.showback import monthly
+from karpplan.plan import API_VERSION
+
+Change = Literal["added", "removed", "changed", "unchanged"]
+CHANGED: tuple[Change, ...] = ("added", "removed", "changed")
+
+
+@dataclass(frozen=True)
+class WorkloadChange:
+    workload: str  # `Kind/namespace/name`
+    namespace: str
+    change: Change
+    pods_base: int
+    pods_head: int
+    base_micros: int
+    head_micros: int
+    file: str  # HEAD's definition (BASE's for a removed workload); "" when neither side writes it
+    line: int
+
+    @property
+    def delta_micros(self) -> int:
+        return self.head_micros - self.base_micros
+
+    def to_document(self) -> dict[str, Any]:
+        return {
+            "workload": self.workload, "namespace": self.namespace, "change": self.change,
+            "podsBase": self.pods_base, "podsHead": self.pods_head,
+            "hourlyCostBase": dollars(self.base_micros), "hourlyCostHead": dollars(self.head_micros),
+            "hourlyCostDelta": dollars(self.delta_micros), "monthlyCostDelta": monthly(self.delta_micros),
+            "file": self.file or None, "line": self.line or None,
+        }
+
+
+@dataclass(frozen=True)
+class PoolChange:
+    name: str
+    change: Change
+    nodes_base: int
+    nodes_head: int
+    base_micros: int
+    head_micros: int
+    idle_base_micros: int
+    idle_head_micros: int
+    file: str
+    line: int
+
+    @property
+    def delta_micros(self) -> int:
+        return self.head_micros - self.base_micros
+
+    def to_document(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "change": self.change, "nodesBase": self.nodes_base, "nodesHead": self.nodes_head,
+            "hourlyCostBase": dollars(self.base_micros), "hourlyCostHead": dollars(self.head_micros),
+            "hourlyCostDelta": dollars(self.delta_micros), "monthlyCostDelta": monthly(self.delta_micros),
+            "idleHourlyCostBase": dollars(self.idle_base_micros), "idleHourlyCostHead": dollars(self.idle_head_micros),
+            "file": self.file or None, "line": self.line or None,
+        }
+
+
+@dataclass(frozen=True)
+class NewlyUnschedulable:
+    pod: str  # namespace/name
+    workload: str  # `Kind/namespace/name`
+    reasons: tuple[str, ...]
+    placed_in_base: bool  # False: BASE did not have the pod (an added workload or replica)
+    file: str
+    line: int
+
+    def to_document(self) -> dict[str, Any]:
+        return {"pod": self.pod, "workload": self.workload, "reasons": list(self.reasons),
+                "placedInBase": self.placed_in_base, "file": self.file or None, "line": self.line or None}
+
+
+@dataclass(frozen=True)
+class Gate:
+    """Why the diff fails a check (exit 1), if it does."""
+
+    fail_on_increase: float | None  # `--fail-on-increase PERCENT`
+    increase_percent: float | None  # HEAD's cost over BASE's, in percent (None: BASE costs nothing)
+    reasons: tuple[str, ...]
+    cost_exceeded: bool = False  # the cost grew by more than `fail_on_increase`
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.reasons else 0
+
+    def to_document(self) -> dict[str, Any]:
+        return {"exitCode": self.exit_code, "reasons": list(self.reasons),
+                "failOnIncreasePercent": self.fail_on_increase, "costExceeded": self.cost_exceeded,
+                "increasePercent": None if self.increase_percent is None else round(self.increase_percent, 4)}
+
+
+@dataclass(frozen=True)
+class PlanDiff:
+    engine: str
+    base: Mapping[str, Any]  # each side's plan summary, without its timings
+    head: Mapping[str, Any]
+    base_micros: int
+    head_micros: int
+    new_nodes_delta: int
+    unschedulable_delta: int
+    workloads: tuple[WorkloadChange, ...]
+    pools: tuple[PoolChange, ...]
+    newly_unschedulable: tuple[NewlyUnschedulable, ...]
+    lint_new: tuple[Mapping[str, Any], ...]  # lint findings as `lint -o json` writes them
+    lint_fixed: tuple[Mapping[str, Any], ...]
+    gate: Gate
+    notes: tuple[str, ...] = ()  # e.g. a side that is empty because the revision lacks a PATH
+
+    @property
+    def delta_micros(self) -> int:
+        return self.head_micros - self.base_micros
+
+    @property
+    def exit_code(self) -> int:
+        return self.gate.exit_code
+
+    @property
+    def changed_workloads(self) -> tuple[WorkloadChange, ...]:
+        return tuple(w for w in self.workloads if w.change in CHANGED or w.delta_micros)
+
+    @property
+    def changed_pools(self) -> tuple[PoolChange, ...]:
+        return tuple(p for p in self.pools
+                     if p.change in CHANGED or p.delta_micros or p.nodes_base != p.nodes_head)
+
+    def to_document(self) -> dict[str, Any]:
+        return {
+            "apiVersion": API_VERSION,
+            "kind": "PlanDiff",
+            "engine": self.engine,
+            "base": dict(self.base),
+            "head": dict(self.head),
+            "delta": {"hourlyCost": dollars(self.delta_micros), "monthlyCost": monthly(self.delta_micros),
+                      "newNodes": self.new_nodes_delta, "unschedulable": self.unschedulable_delta},
+            "workloads": [w.to_document() for w in self.workloads],
+            "pools": [p.to_document() for p in self.pools],
+            "newlyUnschedulable": [u.to_document() for u in self.newly_unschedulable],
+            "lint": {"new": [dict(f) for f in self.lint_new], "fixed": [dict(f) for f in self.lint_fixed]},
+            "gate": self.gate.to_document(),
+            "notes": list(self.notes),
+        }

@@ -1,0 +1,69 @@
+"""`karpplan diff`: the two sides read (from paths, or BASE from a git revision), planned alike, compared.
+
+`diff_paths(BASE, HEAD)` compares two files or directories; `diff_git(REF, PATHS)` compares PATHS at REF
+with the working tree (`git_tree.py`). A PATH one side does not have makes that side empty there, said in
+the diff's notes; a PATH neither side has, like a missing BASE or HEAD, is bad input (exit 2).
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from karpplan.diff.compare import compare
+from karpplan.diff.git_tree import snapshot
+from karpplan.diff.model import PlanDiff
+from karpplan.diff.progress import DiffProgress
+from karpplan.diff.side import Side, SideOptions, plan_side
+from karpplan.errors import InputError, InputProblem, Origin
+
+
+def _missing(paths: Sequence[str], side: str) -> list[InputProblem]:
+    return [InputProblem(Origin(p), f"{side} {p} does not exist") for p in paths if p != "-" and not Path(p).exists()]
+
+
+def _side(name: str, paths: Sequence[str], options: SideOptions, progress: DiffProgress | None,
+          relabel: Callable[[str], str] | None = None, notes: Sequence[str] = ()) -> Side:
+    started = time.monotonic()
+    if progress is None:
+        return plan_side(name, paths, options, relabel=relabel, notes=notes)
+    shown = [relabel(p) for p in paths] if relabel else list(paths)
+    with progress.side(name, shown) as sink:
+        side = plan_side(name, paths, options, relabel=relabel, notes=notes, progress=sink)
+    progress.done(name, side.plan, started)
+    return side
+
+
+def diff_paths(base: Sequence[str], head: Sequence[str], options: SideOptions, *,
+               fail_on_increase: float | None = None, progress: DiffProgress | None = None) -> PlanDiff:
+    """BASE against HEAD (files or directories); InputError when either is missing or bad."""
+    problems = _missing(base, "BASE") + _missing(head, "HEAD")
+    if problems:
+        raise InputError(problems)
+    before = _side("base", base, options, progress)
+    after = _side("head", head, options, progress)
+    return compare(before, after, engine=options.engine, fail_on_increase=fail_on_increase)
+
+
+def diff_git(ref: str, paths: Sequence[str], options: SideOptions, *, fail_on_increase: float | None = None,
+             progress: DiffProgress | None = None, cwd: Path | None = None) -> PlanDiff:
+    """PATHS at git revision REF against the working tree; InputError outside a repository, for a REF git does
+    not know, or for a PATH that neither REF nor the working tree has."""
+    root = Path.cwd() if cwd is None else cwd
+    with tempfile.TemporaryDirectory(prefix="karpplan-diff-") as tmp:
+        snap = snapshot(ref, paths, Path(tmp), root)
+        in_tree = [p for p in paths if (root / p).exists()]
+        gone = [p for p in snap.absent if p not in in_tree]
+        if gone:
+            raise InputError([InputProblem(Origin(p), f"{p} exists neither at {ref} nor in the working tree")
+                              for p in gone])
+        base_notes = [f"{p} does not exist at {ref}: BASE is empty there (everything in it is added)"
+                      for p in snap.absent]
+        head_notes = [f"{p} does not exist in the working tree: HEAD is empty there (everything in it is removed)"
+                      for p in paths if p not in in_tree]
+        before = _side(f"base ({ref})", snap.paths, options, progress, snap.relabel, base_notes)
+    after = _side("head (working tree)", [str(root / p) if cwd is not None else p for p in in_tree], options,
+                  progress, notes=head_notes)
+    return compare(before, after, engine=options.engine, fail_on_increase=fail_on_increase)

@@ -1,0 +1,95 @@
+"""One side of a diff (BASE or HEAD): its manifests read once, planned, costed and linted.
+
+Both sides are planned with the same options (engine, seed, time limit, region, catalog, zones), so that
+what differs between them is what the manifests change. Lint runs through its library API on the same
+paths. A side with no paths (a PATH the git revision does not have) is empty: no pods, no nodes, no cost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from karpplan.costs import Costs, plan_costs
+from karpplan.diff.definitions import Definitions, definitions
+from karpplan.engines.progress import ProgressSink
+from karpplan.errors import InputError, InputProblem, Origin
+from karpplan.inputs.loader import read_documents
+from karpplan.lint.core import Finding
+from karpplan.model.build import build_inventory
+from karpplan.model.inventory import Inventory
+from karpplan.plan import Plan
+from karpplan.planner import Engine, PlanOptions, make_plan, read_catalog
+
+
+@dataclass(frozen=True)
+class SideOptions:
+    """What both sides are planned with (the `diff` command's flags)."""
+
+    region: str | None = None
+    catalog: str | None = None
+    zones: tuple[str, ...] = ()
+    engine: Engine = "karpenter"
+    time_limit: float = 10.0
+    seed: int = 0
+    max_file_size: int = 50 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Side:
+    name: str  # "base" or "head"
+    paths: tuple[str, ...]
+    plan: Plan
+    costs: Costs
+    definitions: Definitions
+    findings: tuple[Finding, ...]
+    relabel: Callable[[str], str]  # a path as read -> as the user named it (--git's BASE lives in a temp dir)
+    notes: tuple[str, ...] = ()  # e.g. a PATH the revision does not have
+
+
+def _same(text: str) -> str:
+    return text
+
+
+def _relabelled(error: InputError, relabel: Callable[[str], str]) -> InputError:
+    return InputError([InputProblem(Origin(relabel(p.origin.file), p.origin.line), relabel(p.message))
+                       for p in error.problems])
+
+
+def _inventory(paths: Sequence[str], options: SideOptions) -> tuple[Inventory, Definitions]:
+    if not paths:
+        return Inventory(), Definitions({}, {})
+    documents, problems = read_documents(paths, max_bytes=options.max_file_size)
+    if problems:
+        raise InputError(problems)
+    return build_inventory(documents), definitions(documents)
+
+
+def _lint(paths: Sequence[str], options: SideOptions) -> tuple[Finding, ...]:
+    from karpplan.lint.config import find_config
+    from karpplan.lint.run import LintOptions, lint
+
+    if not paths:
+        return ()
+    report = lint(LintOptions(paths=tuple(paths), catalog=options.catalog, region=options.region,
+                              zones=options.zones, config=find_config(), max_file_size=options.max_file_size))
+    return report.findings
+
+
+def plan_side(name: str, paths: Sequence[str], options: SideOptions, *,
+              relabel: Callable[[str], str] | None = None, notes: Sequence[str] = (),
+              progress: ProgressSink | None = None) -> Side:
+    """Read, plan, cost and lint one side; InputError (named as the user named the files) for bad input."""
+    relabel = _same if relabel is None else relabel
+    try:
+        inventory, defined = _inventory(paths, options)
+        plan_options = PlanOptions(paths=tuple(paths), catalog=options.catalog, region=options.region,
+                                   engine=options.engine, time_limit=options.time_limit, seed=options.seed,
+                                   zones=options.zones, max_file_size=options.max_file_size)
+        catalog = read_catalog(plan_options, inventory)
+        plan = make_plan(inventory, catalog, replace(plan_options, progress=progress))
+        findings = _lint(paths, options)
+    except InputError as error:
+        raise _relabelled(error, relabel) from None
+    return Side(name, tuple(paths), plan, plan_costs(plan, inventory.daemonsets), defined, findings, relabel,
+                tuple(notes))

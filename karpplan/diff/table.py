@@ -1,0 +1,76 @@
+"""A PlanDiff for people at a terminal: the cost change in one line, the two sides, what changed, pods the
+change leaves unschedulable and lint's new findings. Presentation only: every figure is the PlanDiff's.
+"""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from karpplan.diff.markdown import headline, hourly, monthly, signed_count, signed_hourly, signed_monthly
+from karpplan.diff.model import PlanDiff
+
+MAX_ROWS = 30
+
+
+def _table(console: Console, title: str) -> Table:
+    return Table(title=Text(title, style="bold"), title_justify="left", show_edge=False, pad_edge=False,
+                 collapse_padding=True, box=box.ASCII2 if console.options.ascii_only else box.SIMPLE_HEAD)
+
+
+def render_table(diff: PlanDiff, console: Console) -> None:
+    def say(text: Text) -> None:
+        console.print(text, highlight=False, emoji=False)
+
+    style = "bold red" if diff.delta_micros > 0 else ("bold green" if diff.delta_micros < 0 else "bold")
+    say(Text(headline(diff), style=style))
+    for note in diff.notes:
+        say(Text(note, style="yellow"))
+    sides = _table(console, "BASE and HEAD")
+    for column in ("", "BASE", "HEAD", "Change"):
+        sides.add_column(column, justify="right" if column else "left")
+    sides.add_row("$/month", monthly(diff.base_micros), monthly(diff.head_micros), signed_monthly(diff.delta_micros))
+    sides.add_row("$/hour", hourly(diff.base_micros), hourly(diff.head_micros), signed_hourly(diff.delta_micros))
+    sides.add_row("new nodes", str(diff.base["newNodes"]), str(diff.head["newNodes"]), signed_count(diff.new_nodes_delta))
+    sides.add_row("unschedulable", str(diff.base["unschedulable"]), str(diff.head["unschedulable"]),
+                  signed_count(diff.unschedulable_delta))
+    console.print()
+    console.print(sides)
+    changed = diff.changed_workloads
+    if changed:
+        table = _table(console, f"Workloads ({len(changed)} changed or costing differently)")
+        for column in ("Workload", "Change", "Pods", "BASE $/mo", "HEAD $/mo", "Change $/mo"):
+            table.add_column(column, overflow="fold", justify="left" if column in ("Workload", "Change") else "right")
+        for w in changed[:MAX_ROWS]:
+            pods = str(w.pods_head) if w.pods_base == w.pods_head else f"{w.pods_base} -> {w.pods_head}"
+            table.add_row(Text(w.workload), w.change, pods, monthly(w.base_micros), monthly(w.head_micros),
+                          signed_monthly(w.delta_micros))
+        console.print()
+        console.print(table)
+    pools = diff.changed_pools
+    if pools:
+        table = _table(console, f"NodePools ({len(pools)} changed or costing differently)")
+        for column in ("NodePool", "Change", "New nodes", "BASE $/mo", "HEAD $/mo", "Change $/mo"):
+            table.add_column(column, overflow="fold", justify="left" if column in ("NodePool", "Change") else "right")
+        for p in pools[:MAX_ROWS]:
+            table.add_row(Text(p.name), p.change, f"{p.nodes_base} -> {p.nodes_head}", monthly(p.base_micros),
+                          monthly(p.head_micros), signed_monthly(p.delta_micros))
+        console.print()
+        console.print(table)
+    if diff.newly_unschedulable:
+        console.print()
+        say(Text(f"Newly unschedulable pods ({len(diff.newly_unschedulable)})", style="bold red"))
+        for pod in diff.newly_unschedulable[:MAX_ROWS]:
+            say(Text(f"{pod.pod} ({pod.workload}): " + "; ".join(pod.reasons)))
+    if diff.lint_new:
+        console.print()
+        say(Text(f"New lint findings ({len(diff.lint_new)})", style="bold yellow"))
+        for f in diff.lint_new[:MAX_ROWS]:
+            say(Text(f"{f['file']}:{f['line']}: {f['severity']} {f['rule']}: {f['object']}: {f['message']}"))
+    if diff.lint_fixed:
+        say(Text(f"{len(diff.lint_fixed)} lint finding(s) fixed", style="green"))
+    if diff.gate.reasons:
+        console.print()
+        say(Text("fails the check: " + "; ".join(diff.gate.reasons), style="bold red"))

@@ -1,0 +1,47 @@
+"""The plan's cost by workload for people: the top workloads, the idle rest, and the rule behind them.
+
+Every number comes from `costs.Costs` (the same figures as `plan -o json`'s `costs`); this module only
+chooses how many lines to show.
+"""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from karpplan.costs import Costs
+from karpplan.costs.apportion import dollars
+from karpplan.costs.showback import monthly
+from karpplan.render.formatting import format_hourly, format_monthly, format_percent
+
+TOP_WORKLOADS = 5
+
+
+def costs_section(costs: Costs, *, top: int = TOP_WORKLOADS, ascii_only: bool = False) -> RenderableType | None:
+    """The `top` costliest workloads and the idle capacity, or None when the plan costs nothing."""
+    if costs.hourly_micros <= 0:
+        return None
+    shown = [w for w in costs.workloads if w.hourly_micros > 0][:top]
+    paid = sum(1 for w in costs.workloads if w.hourly_micros > 0)
+    title = f"Cost by workload (top {len(shown)} of {paid})" if paid > len(shown) else "Cost by workload"
+    table = Table(title=Text(title, style="bold"), title_justify="left", show_edge=False, pad_edge=False,
+                  collapse_padding=True, box=box.ASCII2 if ascii_only else box.SIMPLE_HEAD)
+    table.add_column("Workload", overflow="fold")
+    table.add_column("Pods", justify="right")
+    table.add_column("$/hour", justify="right")
+    table.add_column("$/month", justify="right")
+    table.add_column("Share", justify="right")
+    for w in shown:
+        table.add_row(Text(w.workload), Text(str(w.pods)), Text(format_hourly(w.hourly_cost)),
+                      Text(format_monthly(monthly(w.hourly_micros))),
+                      Text(format_percent(w.hourly_micros / costs.hourly_micros)))
+    idle = costs.idle_micros
+    if idle > 0:
+        table.add_row(Text("idle (requested by no pod)", style="dim"), Text(""),
+                      Text(format_hourly(dollars(idle)), style="dim"), Text(format_monthly(monthly(idle)), style="dim"),
+                      Text(format_percent(idle / costs.hourly_micros), style="dim"))
+    rule = Text("Split by the larger of each pod's CPU and memory share of its node; -o json has every "
+                "workload, namespace and NodePool.", style="dim")
+    return Group(table, rule)
