@@ -5,6 +5,10 @@
 `PlanOptions` is everything a plan is asked (the `plan` command's flags, or a library caller's); the run's
 time is kept by one `TimeBudget` (`engines/effort.py`), made from `time_limit` by the caller and handed
 down, whose named phases the plan reports.
+
+The scheduler and the engines are imported where a plan is made (the imports marked `lazy`): reading the
+inputs (`PlanOptions`, `read_inventory`, `read_catalog`), which every command and the CLI's start-up do,
+goes without them (about 0.2 s), and OR-Tools (another 0.45 s) loads only when the optimal engine runs.
 """
 
 from __future__ import annotations
@@ -13,9 +17,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, get_args
 
-from karpplan.catalog import DEFAULT_REGION, DEFAULT_SPOT_FACTOR, SPOT, load_catalog
+from karpplan.catalog import (
+    DEFAULT_REGION,
+    DEFAULT_SPOT_FACTOR,
+    SPOT,
+    instance_types_for,
+    load_catalog,
+    node_labels,
+)
 from karpplan.catalog.overlays import apply_node_overlays
 from karpplan.catalog.types import Catalog
+from karpplan.catalog.zones import outside_zones_reason, with_cluster_zones, zones_warning
 from karpplan.engines.effort import TimeBudget
 from karpplan.engines.progress import ProgressSink
 from karpplan.errors import InputError, Origin
@@ -23,6 +35,7 @@ from karpplan.inputs.loader import DEFAULT_MAX_BYTES
 from karpplan.model import labels as L
 from karpplan.model.build import load_inventory
 from karpplan.model.cluster import ClusterConfig, FargateProfile
+from karpplan.model.enforced_preferences import enforce_preferences
 from karpplan.model.fargate import (
     FARGATE_NODE_TAINT,
     FargateSize,
@@ -49,12 +62,13 @@ from karpplan.plan import (
     Summary,
     UnschedulablePod,
 )
+from karpplan.plan_volumes import volume_reasons
 
 if TYPE_CHECKING:
-    from karpplan.engines.result import Solution
-    from karpplan.scheduling.candidates import LaunchOption
-    from karpplan.scheduling.problem import Problem
-    from karpplan.scheduling.state import PlacementState
+    from karpplan.engines.result import Solution  # lazy: start-up, see the docstring
+    from karpplan.scheduling.candidates import LaunchOption  # lazy: start-up, see the docstring
+    from karpplan.scheduling.problem import Problem  # lazy: start-up, see the docstring
+    from karpplan.scheduling.state import PlacementState  # lazy: start-up, see the docstring
 
 Engine = Literal["optimal", "karpenter"]  # `--engine`: CP-SAT, or the Karpenter simulation
 ENGINES: tuple[Engine, ...] = get_args(Engine)  # the first is the default
@@ -117,8 +131,6 @@ def catalog_for(inventory: Inventory, region: str | None, catalog_file: str | No
     DEFAULT_REGION; an unknown one is blamed on where it was written), with `--spot-prices`, narrowed to the
     cluster's zones (`--zones`, else what the input says: `catalog/zones.py`). Raises InputError for a bad
     catalog, an unknown region or a zone outside it. Every command that plans reads its catalog here."""
-    from karpplan.catalog.zones import with_cluster_zones
-
     catalog = load_catalog(region or inventory.region or DEFAULT_REGION, catalog_file,
                            allow_estimated_prices=allow_estimated_prices, spot_prices_file=spot_prices_file,
                            region_origin=None if region else inventory.region_origin)
@@ -158,7 +170,7 @@ class Prepared:
 
 
 def prepare(inventory: Inventory, catalog: Catalog) -> Prepared:
-    from karpplan.scheduling.node_groups import with_node_groups
+    from karpplan.scheduling.node_groups import with_node_groups  # lazy: start-up, see the docstring
 
     catalog, notes = apply_node_overlays(catalog, inventory.overlays)
     inventory, group_notes = with_node_groups(inventory, catalog)  # eksctl node groups: existing nodes
@@ -168,8 +180,7 @@ def prepare(inventory: Inventory, catalog: Catalog) -> Prepared:
 
 
 def make_problem(inventory: Inventory, catalog: Catalog, pods: Sequence[Pod]) -> Problem:
-    from karpplan.catalog import instance_types_for, node_labels
-    from karpplan.scheduling.problem import build_problem
+    from karpplan.scheduling.problem import build_problem  # lazy: start-up, see the docstring
 
     return build_problem(inventory, catalog, group_pods(pods), instance_types_for, node_labels)
 
@@ -184,7 +195,7 @@ def solve(problem: Problem, options: PlanOptions, budget: TimeBudget | None = No
     `fixed_cost` (`fixed_hourly_cost`: static NodePools' nodes, Fargate pods) is added to the costs and bounds
     `options.progress` hears, so they match the plan's.
     """
-    from karpplan.engines.karpenter import solve_karpenter
+    from karpplan.engines.karpenter import solve_karpenter  # lazy: start-up, see the docstring
 
     budget = TimeBudget(options.time_limit) if budget is None else budget
     if greedy is None:
@@ -192,7 +203,7 @@ def solve(problem: Problem, options: PlanOptions, budget: TimeBudget | None = No
             greedy, greedy_state = solve_karpenter(problem, time_limit=max(budget.limit - budget.elapsed(), 0.001))
         if options.engine == "karpenter":
             return greedy, greedy_state, greedy
-    from karpplan.engines.optimiser import solve_optimal
+    from karpplan.engines.optimiser import solve_optimal  # lazy: OR-Tools, see the docstring
 
     best, state = solve_optimal(problem, greedy, budget=budget, seed=options.seed, workers=options.workers,
                                 progress=options.progress, fixed_cost=fixed_cost)
@@ -204,10 +215,9 @@ def _with_kept_preferences(inventory: Inventory, catalog: Catalog, prepared: Pre
     """`--preferences honour`: the inventory and problem with the preferences Karpenter keeps made
     required (preference_policy.py), with the Karpenter simulation of that problem; unchanged (and no
     simulation) when nothing is kept."""
-    from karpplan.engines.karpenter import solve_karpenter
-    from karpplan.engines.optimiser import within_limits
-    from karpplan.model.enforced_preferences import enforce_preferences
-    from karpplan.preference_policy import kept_by_karpenter
+    from karpplan.engines.karpenter import solve_karpenter  # lazy: start-up, see the docstring
+    from karpplan.engines.optimiser import within_limits  # lazy: OR-Tools, see the docstring
+    from karpplan.preference_policy import kept_by_karpenter  # lazy: start-up, see the docstring
 
     with budget.phase("simulate"):
         greedy, _ = solve_karpenter(prepared.problem, time_limit=max(budget.limit - budget.elapsed(), 0.001))
@@ -234,7 +244,7 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions, budg
     With the optimal engine and pods that carry preferences, `options.preferences` decides what becomes
     of them (preference_policy.py); under `drop` the plan that keeps them is planned first, in half of
     the time limit, so the summary can say what dropping them saves, and the plan itself in the rest."""
-    from karpplan.preference_policy import has_preferences
+    from karpplan.preference_policy import has_preferences  # lazy: start-up, see the docstring
 
     budget = TimeBudget(options.time_limit) if budget is None else budget
     outcome: PreferenceOutcome | None = None
@@ -294,7 +304,7 @@ def _unmet_preferences(problem: Problem, solution: Solution, greedy: Solution, f
     """Each preference (soft constraint) the plan does not honour, never silently: Karpenter would honour it
     while it can, so say what a plan that honours it costs when the Karpenter simulation's does (with
     `fixed`, the static NodePools' nodes and the Fargate pods every plan pays for)."""
-    from karpplan.constraints.registry import REGISTRY
+    from karpplan.constraints.registry import REGISTRY  # lazy: start-up, see the docstring
 
     unmet = [u for kind in REGISTRY for u in kind.unmet_preferences(problem, solution)]
     if not unmet or solution is greedy:
@@ -315,9 +325,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
               fargate: list[FargatePlacement], solution: Solution, state: PlacementState, greedy: Solution,
               notes: Sequence[str] = ()) -> Plan:
     """The Plan of a solution (its summary's timings are the caller's to fill in)."""
-    from karpplan.catalog.zones import outside_zones_reason, zones_warning
-    from karpplan.explain.reasons import reasons_for
-    from karpplan.plan_volumes import volume_reasons
+    from karpplan.plan_reasons import reasons_for  # lazy: start-up, see the docstring
 
     nodes: list[PlanNode] = []
     placed: dict[str, str] = {}

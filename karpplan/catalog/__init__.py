@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from karpplan.catalog import allocatable
+from karpplan.catalog.aws_import import read_spot_price_file
 from karpplan.catalog.embedded import DEFAULT_REGION, DEFAULT_SPOT_FACTOR, embedded_catalog, regions
 from karpplan.catalog.nodelabels import instance_requirements, node_labels
 from karpplan.catalog.prices import PriceRow
@@ -72,8 +73,6 @@ def load_catalog(
     """
     rows: list[PriceRow] = []
     if spot_prices_file:
-        from karpplan.catalog.aws_import import read_spot_price_file
-
         rows = read_spot_price_file(spot_prices_file)
     if catalog_file:
         catalog = load_user_catalog(catalog_file, region=region)

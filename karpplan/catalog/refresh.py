@@ -25,7 +25,7 @@ _ORIGIN = Origin("aws")
 
 def _session(profile: str | None) -> Any:
     try:
-        import boto3
+        import boto3  # lazy: an optional extra (karpplan[aws]), needed by `catalog refresh` only
     except ImportError as exc:  # the optional extra is not installed
         raise InputError.at(
             Origin("catalog refresh"), "boto3 is not installed; install it with: pip install 'karpplan[aws]'"

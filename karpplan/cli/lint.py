@@ -9,15 +9,19 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from karpplan.catalog.zones import parse_zones
 from karpplan.cli.options import (
     catalog_option,
     fargate_profile_option,
     output_option,
+    parse_profiles,
+    parse_size,
     region_option,
     zones_option,
 )
+from karpplan.cli.terminal import run_guarded, terminal_of
 
-if TYPE_CHECKING:  # the lint package (and the planner it reaches) loads when the command runs, not at start-up
+if TYPE_CHECKING:  # the lint package (its rules load the scheduler and numpy) loads when the command runs
     from karpplan.lint.run import LintOptions
 
 
@@ -31,6 +35,7 @@ class LintFormat(StrEnum):
 
 def run_lint(options: LintOptions, output: LintFormat, stdout: Console) -> int:
     """Lint and render; raises InputError for bad input (the error boundary prints it, exit 2)."""
+    # lazy: the lint rules load the scheduler and numpy; the CLI starts (and the other commands run) without them
     from karpplan.lint.render import render_github, render_json, render_junit, render_table
     from karpplan.lint.run import lint
     from karpplan.lint.sarif import render_sarif
@@ -51,9 +56,6 @@ def run_lint(options: LintOptions, output: LintFormat, stdout: Console) -> int:
 
 
 def register(app: typer.Typer) -> None:
-    from karpplan.cli import main as cli
-    from karpplan.cli.terminal import run_guarded, terminal_of
-
     @app.command("lint")
     def lint_command(
         ctx: typer.Context,
@@ -81,7 +83,7 @@ def register(app: typer.Typer) -> None:
         ] = "50Mi",
     ) -> None:
         """Check manifests for what the API server rejects and what can never schedule (CI-friendly)."""
-        from karpplan.catalog.zones import parse_zones
+        # lazy: the lint rules load the scheduler and numpy; the CLI starts (and the other commands run) without them
         from karpplan.lint.config import UnknownRule, find_config
         from karpplan.lint.docs import explain_rule, list_rules
         from karpplan.lint.registry import resolve
@@ -101,8 +103,8 @@ def register(app: typer.Typer) -> None:
         if not paths:
             state.stderr.print("error: give at least one PATH (a file, a directory or - for stdin)", markup=False)
             raise typer.Exit(2)
-        size = cli.parse_size(max_file_size)
-        profiles = cli.parse_profiles(fargate_profile)
+        size = parse_size(max_file_size)
+        profiles = parse_profiles(fargate_profile)
 
         def body() -> int:
             options = LintOptions(

@@ -20,10 +20,13 @@ import typer
 from karpplan import __version__
 from karpplan.catalog import DEFAULT_REGION
 from karpplan.catalog.zones import parse_zones
+from karpplan.cli import catalog, explain, lint
 from karpplan.cli.inventory import run_inventory
 from karpplan.cli.options import (
     fargate_profile_option,
     hpa_option,
+    parse_profiles,
+    parse_size,
     replicas_option,
     scale_option,
     zones_option,
@@ -32,11 +35,8 @@ from karpplan.cli.plan import run_plan
 from karpplan.cli.terminal import Color, Terminal, make_consoles, run_guarded, terminal_of
 from karpplan.cli.usage import plain
 from karpplan.model.build import MAX_REPLICAS
-from karpplan.model.cluster import FargateProfile
-from karpplan.model.fargate import parse_profile_flag
 from karpplan.model.fargate_prices import FargatePrice, parse_fargate_prices
 from karpplan.model.missing_requests import parse_default_requests
-from karpplan.model.quantity import QuantityError, parse_quantity
 from karpplan.model.scale import parse_scale_flags
 from karpplan.plan import PREFERENCE_POLICIES, PreferencePolicy
 from karpplan.planner import Engine, PlanOptions
@@ -84,28 +84,6 @@ def _global_options(
     """Offline capacity planner for Kubernetes on AWS."""
     stdout, stderr = make_consoles(color)
     ctx.obj = Terminal(color=color, verbose=verbose, stdout=stdout, stderr=stderr)
-
-
-def parse_size(text: str) -> int:
-    """`--max-file-size`: a byte count or Kubernetes quantity (`50Mi`, `100M`)."""
-    try:
-        size = parse_quantity(text).value()
-    except QuantityError as exc:
-        raise typer.BadParameter(f"{text!r} is not a size ({exc}); use bytes or a quantity like 50Mi") from exc
-    if size <= 0:
-        raise typer.BadParameter("must be greater than zero")
-    return size
-
-
-def parse_profiles(flags: list[str] | None) -> tuple[FargateProfile, ...]:
-    """`--fargate-profile` flags as profiles `cli-1`, `cli-2`..., a usage error when malformed."""
-    profiles = []
-    for index, text in enumerate(flags or [], start=1):
-        try:
-            profiles.append(parse_profile_flag(text, index))
-        except ValueError as exc:
-            raise typer.BadParameter(str(exc), param_hint="--fargate-profile") from exc
-    return tuple(profiles)
 
 
 def parse_rates(text: str | None) -> FargatePrice | None:
@@ -262,9 +240,7 @@ def inventory(
 
 
 def _register_commands() -> None:
-    """The commands that live in modules of their own (imported here, after `app` exists)."""
-    from karpplan.cli import catalog, explain, lint
-
+    """The commands that live in modules of their own."""
     app.add_typer(catalog.catalog_app, name="catalog")
     lint.register(app)
     app.command(name="explain")(explain.explain)

@@ -11,17 +11,18 @@ from dataclasses import replace
 
 from karpplan.cli.terminal import Terminal
 from karpplan.engines.effort import TimeBudget
+from karpplan.plan_volumes import with_volume_fixes
 from karpplan.planner import PlanOptions, make_plan, read_catalog, read_inventory
+from karpplan.render.documents import render_document
 from karpplan.render.inventory import skipped_lines, skipped_note
+from karpplan.render.plan_table import render_table
+from karpplan.render.progress import progress_display
 
 
 def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
     """Load, plan, render. Raises InputError for bad input; returns the exit code of cli-contract.md."""
+    # lazy: the explain package (its log grammars) loads when a plan is made, not at every start-up of the CLI
     from karpplan.explain.fixes import plan_with_fixes
-    from karpplan.plan_volumes import with_volume_fixes
-    from karpplan.render.documents import render_document
-    from karpplan.render.plan_table import render_table
-    from karpplan.render.progress import progress_display
 
     budget = TimeBudget(options.time_limit)
     with budget.phase("parse"):
