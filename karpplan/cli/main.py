@@ -21,7 +21,7 @@ from karpplan import __version__
 from karpplan.catalog import DEFAULT_REGION
 from karpplan.catalog.zones import parse_zones
 from karpplan.cli import catalog, explain, lint
-from karpplan.cli.inventory import run_inventory
+from karpplan.cli.inventory_command import run_inventory
 from karpplan.cli.options import (
     fargate_profile_option,
     hpa_option,

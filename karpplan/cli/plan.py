@@ -2,7 +2,7 @@
 
 Reads the inputs and the catalog, has the planner plan within one `TimeBudget` made from
 `--time-limit`, and renders. Every step is a named phase of that budget; `-v` prints their wall seconds.
-While the optimal engine runs, its progress goes to stderr (`render/progress.py`).
+While the optimal engine runs, its progress goes to stderr (`render/progress_display.py`).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from karpplan.engines.effort import TimeBudget
 from karpplan.plan_volumes import with_volume_fixes
 from karpplan.planner import PlanOptions, make_plan, read_catalog, read_inventory
 from karpplan.render.documents import render_document
-from karpplan.render.inventory import skipped_lines, skipped_note
+from karpplan.render.inventory_view import skipped_lines, skipped_note
 from karpplan.render.plan_table import render_table
-from karpplan.render.progress import progress_display
+from karpplan.render.progress_display import progress_display
 
 
 def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
