@@ -65,10 +65,10 @@ from karpplan.plan import (
 from karpplan.plan_volumes import volume_reasons
 
 if TYPE_CHECKING:
-    from karpplan.engines.result import Solution  # lazy: start-up, see the docstring
-    from karpplan.scheduling.candidates import LaunchOption  # lazy: start-up, see the docstring
-    from karpplan.scheduling.problem import Problem  # lazy: start-up, see the docstring
-    from karpplan.scheduling.state import PlacementState  # lazy: start-up, see the docstring
+    from karpplan.engines.result import Solution
+    from karpplan.scheduling.candidates import LaunchOption
+    from karpplan.scheduling.problem import Problem
+    from karpplan.scheduling.state import PlacementState
 
 Engine = Literal["optimal", "karpenter"]  # `--engine`: CP-SAT, or the Karpenter simulation
 ENGINES: tuple[Engine, ...] = get_args(Engine)  # the first is the default
