@@ -325,14 +325,43 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
               fargate: list[FargatePlacement], solution: Solution, state: PlacementState, greedy: Solution,
               notes: Sequence[str] = ()) -> Plan:
     """The Plan of a solution (its summary's timings are the caller's to fill in)."""
-    from karpplan.plan_reasons import reasons_for  # lazy: start-up, see the docstring
+    static_launch = _static_launches(problem)
+    nodes, placed = _ec2_nodes(solution, static_launch)
+    unschedulable = _unschedulable(problem, solution, state, catalog)
+    on_fargate = _on_fargate(fargate, catalog)
+    nodes += on_fargate.nodes
+    placed.update(on_fargate.placed)
+    unschedulable += on_fargate.unschedulable
+    plan_pods = [
+        PlanPod(p.name, p.namespace, p.workload, p.node_name if p.bound else placed.get(p.key), p.bound,
+                p.gated and not p.bound, dict(p.labels), p.requests, str(p.origin))
+        for p in inventory.pods if not p.terminal or p.bound
+    ]
+    static_cost = sum(launch.price for launch in static_launch.values())
+    summary = _summary(inventory, catalog, options, nodes, placed, len(unschedulable), solution, greedy,
+                       (on_fargate.cost, static_cost), len(static_launch), fargate)
+    warnings = [*notes, *on_fargate.warnings]
+    unrequested = unrequested_warning(inventory.pending, options.default_requests)
+    if unrequested is not None:
+        warnings.append(unrequested)
+    warnings.extend(solution.notes)
+    zones_note = zones_warning(catalog) if problem.groups else None
+    if zones_note:
+        warnings.append(zones_note)
+    warnings.extend(_unmet_preferences(problem, solution, greedy, on_fargate.cost + static_cost))
+    warnings.extend(s.describe() for s in problem.static)
+    warnings.extend(str(notice) for notice in (*inventory.notices, *inventory.scale_notes))
+    ignored = tuple(IgnoredDocument(d.kind, d.name, d.origin, d.why)
+                    for d in inventory.skipped)
+    return Plan(summary, tuple(nodes), tuple(plan_pods), tuple(unschedulable), tuple(warnings), ignored)
 
+
+def _ec2_nodes(solution: Solution, static_launch: Mapping[str, LaunchOption]
+               ) -> tuple[list[PlanNode], dict[str, str]]:
+    """The solution's nodes (new, and existing ones with the pods placed on them), and the node of each
+    placed pod by pod key."""
     nodes: list[PlanNode] = []
     placed: dict[str, str] = {}
-    unschedulable: list[UnschedulablePod] = []
-    warnings: list[str] = list(notes)
-    static_launch = _static_launches(problem)
-    static_cost = sum(launch.price for launch in static_launch.values())
     for solved in solution.nodes:
         pods_here = [p for _, p in solved.pods]
         for pod in pods_here:
@@ -363,8 +392,18 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
                               tuple(t.as_dict() for t in option.taints), option.allocatable,
                               requested + option.daemon_overhead, option.daemon_overhead,
                               tuple(p.key for p in pods_here)))
+    return nodes, placed
+
+
+def _unschedulable(problem: Problem, solution: Solution, state: PlacementState, catalog: Catalog
+                   ) -> list[UnschedulablePod]:
+    """The pods the solution leaves unplaced, each with the reasons kube-scheduler and Karpenter would give
+    (its volumes' and the cluster's zones too)."""
+    from karpplan.plan_reasons import reasons_for  # lazy: start-up, see the docstring
+
     # A group's pods share their template, hence their reasons: work them out once per group and workload.
     reasons_of: dict[tuple[int, str], tuple[str, ...]] = {}
+    unschedulable: list[UnschedulablePod] = []
     for group, pod in solution.unplaced:
         key = (group.index, pod.workload)
         if key not in reasons_of:
@@ -372,7 +411,24 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
             reasons_of[key] = (volume_reasons(group.template, reasons_for(problem, group, pod, state))
                                + ((outside,) if outside else ()))
         unschedulable.append(UnschedulablePod(pod.key, pod.workload, reasons_of[key]))
-    fargate_cost = 0.0
+    return unschedulable
+
+
+@dataclass
+class _OnFargate:
+    """The plan's part on Fargate: a node per pod it runs, the pods it refuses, and what they cost."""
+
+    nodes: list[PlanNode] = field(default_factory=list)
+    placed: dict[str, str] = field(default_factory=dict)
+    unschedulable: list[UnschedulablePod] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    cost: float = 0.0
+
+
+def _on_fargate(fargate: Sequence[FargatePlacement], catalog: Catalog) -> _OnFargate:
+    """The pods Fargate takes, each on a node of its own sized as Fargate sizes it (zones dealt in turn), or
+    unschedulable with why (Fargate never falls back to EC2)."""
+    out = _OnFargate()
     region = catalog.region or DEFAULT_REGION
     zones = catalog.zones or (f"{region}a",)
     for i, fp in enumerate(fargate):
@@ -382,53 +438,62 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
             fp.reasons.append(f"Fargate cannot size the pod: {pod.requests.formatted()} plus 256Mi exceeds 16 vCPU / 120 GB")
         if fp.reasons:
             fp.reasons.append(f"the pod matches Fargate profile {fp.profile.name!r}, so it does not fall back to EC2")
-            unschedulable.append(UnschedulablePod(pod.key, pod.workload, tuple(fp.reasons)))
+            out.unschedulable.append(UnschedulablePod(pod.key, pod.workload, tuple(fp.reasons)))
             continue
         assert size is not None
         price = _fargate_hourly(size, region, catalog.fargate_price)
         name = f"fargate-{region}-{pod.namespace}-{pod.name}"
         zone = zones[i % len(zones)]
-        labels = fargate_node_labels(zone, region, name, fp.profile.name)
-        waste = size.rounding_waste(pod.requests.get(CPU), pod.requests.get(MEMORY))
-        hint = ""
-        spare = waste.formatted()
-        growth = " and ".join(f"{spare[k]} {label}" for k, label in ((CPU, "CPU"), (MEMORY, "memory")) if k in spare)
-        if growth:
-            hint = f"requests could grow by {growth} at no extra cost (billed for {size.capacity_provisioned})"
-        asked = pod.requests.formatted()
-        info = FargateInfo(size.cpu_text, size.memory_text, size.capacity_provisioned, fp.profile.name,
-                           requested_cpu=asked.get(CPU, "0"), requested_memory=asked.get(MEMORY, "0"),
-                           waste_cpu=waste.formatted().get(CPU, "0"), waste_memory=waste.formatted().get(MEMORY, "0"),
-                           hint=hint)
         if pod.template.fargate.limit_exceeds_requests:
-            warnings.append(f"{pod.key}: a container limit exceeds its request; Fargate sizes from requests")
-        nodes.append(PlanNode(name, True, None, None, zone, "fargate", price, False, labels,
-                              (FARGATE_NODE_TAINT.as_dict(),), size.resources, pod.requests, Resources(),
-                              (pod.key,), info))
-        placed[pod.key] = name
-        fargate_cost += price
-    plan_pods = [
-        PlanPod(p.name, p.namespace, p.workload, p.node_name if p.bound else placed.get(p.key), p.bound,
-                p.gated and not p.bound, dict(p.labels), p.requests, str(p.origin))
-        for p in inventory.pods if not p.terminal or p.bound
-    ]
-    pending = [p for p in inventory.pending]
+            out.warnings.append(f"{pod.key}: a container limit exceeds its request; Fargate sizes from requests")
+        out.nodes.append(PlanNode(name, True, None, None, zone, "fargate", price, False,
+                                  fargate_node_labels(zone, region, name, fp.profile.name),
+                                  (FARGATE_NODE_TAINT.as_dict(),), size.resources, pod.requests, Resources(),
+                                  (pod.key,), _fargate_info(fp, size)))
+        out.placed[pod.key] = name
+        out.cost += price
+    return out
+
+
+def _fargate_info(fp: FargatePlacement, size: FargateSize) -> FargateInfo:
+    """What a Fargate pod is billed for against what it asks, and how far its requests could grow for free."""
+    pod = fp.pod
+    waste = size.rounding_waste(pod.requests.get(CPU), pod.requests.get(MEMORY))
+    hint = ""
+    spare = waste.formatted()
+    growth = " and ".join(f"{spare[k]} {label}" for k, label in ((CPU, "CPU"), (MEMORY, "memory")) if k in spare)
+    if growth:
+        hint = f"requests could grow by {growth} at no extra cost (billed for {size.capacity_provisioned})"
+    asked = pod.requests.formatted()
+    return FargateInfo(size.cpu_text, size.memory_text, size.capacity_provisioned, fp.profile.name,
+                       requested_cpu=asked.get(CPU, "0"), requested_memory=asked.get(MEMORY, "0"),
+                       waste_cpu=waste.formatted().get(CPU, "0"), waste_memory=waste.formatted().get(MEMORY, "0"),
+                       hint=hint)
+
+
+def _summary(inventory: Inventory, catalog: Catalog, options: PlanOptions, nodes: Sequence[PlanNode],
+             placed: Mapping[str, str], unschedulable: int, solution: Solution, greedy: Solution,
+             fixed: tuple[float, float], static_nodes: int, fargate: Sequence[FargatePlacement]) -> Summary:
+    """The plan's summary: counts, cost and bound (with `fixed`, what every plan pays for the Fargate pods and
+    the static NodePools' nodes), and Karpenter's plan beside it."""
+    fargate_cost, static_cost = fixed
+    pending = inventory.pending
+    region = catalog.region or DEFAULT_REGION
     karpenter = bool(inventory.nodepools)
-    cost = solution.cost + fargate_cost + static_cost
+    refused = sum(1 for f in fargate if f.reasons)
     lower = None if solution.lower_bound is None else solution.lower_bound + fargate_cost + static_cost
-    summary = Summary(
+    return Summary(
         pods=len(pending), scheduled=sum(1 for p in pending if p.key in placed),
-        unschedulable=len(unschedulable), gated=len(inventory.gated), bound=len(inventory.bound),
-        new_nodes=sum(1 for n in nodes if n.new), hourly_cost=cost, lower_bound=lower,
+        unschedulable=unschedulable, gated=len(inventory.gated), bound=len(inventory.bound),
+        new_nodes=sum(1 for n in nodes if n.new), hourly_cost=solution.cost + fargate_cost + static_cost,
+        lower_bound=lower,
         engine=solution.engine, status=solution.status, solve_seconds=0.0,
         region=region, catalog=catalog.name,
         # Karpenter's plan, where the input has a NodePool for it to launch from (with none, a Fargate- or
         # node-group-only cluster, there is no Karpenter to compare with).
         karpenter_cost=greedy.cost + fargate_cost + static_cost if karpenter else None,
-        karpenter_new_nodes=(len(greedy.new_nodes) + len(static_launch) + len(fargate)
-                             - sum(1 for f in fargate if f.reasons)) if karpenter else None,
-        karpenter_scheduled=(len(pending) - len(greedy.unplaced) - sum(1 for f in fargate if f.reasons)
-                             if karpenter else None),
+        karpenter_new_nodes=(len(greedy.new_nodes) + static_nodes + len(fargate) - refused) if karpenter else None,
+        karpenter_scheduled=len(pending) - len(greedy.unplaced) - refused if karpenter else None,
         karpenter_batches=greedy.batches if karpenter else None,
         batches=solution.batches if options.engine == "karpenter" else None,
         estimated_prices=any(n.price_estimated for n in nodes), seed=options.seed,
@@ -437,19 +502,6 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
         spot_prices=spot_price_source(catalog, options.spot_prices),
         fargate_prices=None if fargate_cost == 0 else _fargate_rate_text(region, catalog.fargate_price),
     )
-    unrequested = unrequested_warning(pending, options.default_requests)
-    if unrequested is not None:
-        warnings.append(unrequested)
-    warnings.extend(solution.notes)
-    zones_note = zones_warning(catalog) if problem.groups else None
-    if zones_note:
-        warnings.append(zones_note)
-    warnings.extend(_unmet_preferences(problem, solution, greedy, fargate_cost + static_cost))
-    warnings.extend(s.describe() for s in problem.static)
-    warnings.extend(str(notice) for notice in (*inventory.notices, *inventory.scale_notes))
-    ignored = tuple(IgnoredDocument(d.kind, d.name, d.origin, d.why)
-                    for d in inventory.skipped)
-    return Plan(summary, tuple(nodes), tuple(plan_pods), tuple(unschedulable), tuple(warnings), ignored)
 
 
 def spot_price_source(catalog: Catalog, spot_prices_file: str | None) -> str:

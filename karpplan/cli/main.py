@@ -123,73 +123,94 @@ VerboseOption = Annotated[int, typer.Option("-v", "--verbose", count=True, help=
 FargateProfileOption = Annotated[list[str] | None, fargate_profile_option()]
 
 
+CatalogOption = Annotated[
+    Path | None,
+    typer.Option("--catalog", metavar="FILE", help="An InstanceCatalog file replacing the embedded AWS catalog.",
+                 dir_okay=False),
+]
+
+RegionOption = Annotated[
+    str | None,
+    typer.Option(
+        "--region", metavar="REGION",
+        help=f"Region of the embedded catalog (default: a ClusterConfig's region, else {DEFAULT_REGION}).",
+    ),
+]
+
+EngineOption = Annotated[
+    Engine, typer.Option("--engine", help="optimal (CP-SAT) or karpenter (greedy simulation).")
+]
+
+TimeLimitOption = Annotated[
+    float, typer.Option("--time-limit", min=0.0, metavar="SECONDS", help="Solver time limit in seconds.")
+]
+
+WorkersOption = Annotated[
+    int,
+    typer.Option("--workers", min=0, metavar="N",
+                 help="Solver worker threads (0 = all available cores); a seed and a worker count give "
+                      "the same plan on every run, unless the time limit cuts the search first (a warning "
+                      "says so)."),
+]
+
+AllowEstimatedPricesOption = Annotated[
+    bool,
+    typer.Option("--allow-estimated-prices", help="Plan with estimated prices where the catalog has none."),
+]
+
+PreferencesOption = Annotated[
+    PreferencePolicy,
+    typer.Option("--preferences",
+                 help="honour: keep every preference (ScheduleAnyway spread, preferred affinity) Karpenter "
+                      "would keep, relaxing only those it must; drop: plan without them and say what "
+                      "that saves (each plan then gets half of --time-limit)."),
+]
+
+FargatePricesOption = Annotated[
+    str | None,
+    typer.Option("--fargate-prices", metavar="cpu=USD,memory=USD",
+                 help="Fargate rates per vCPU-hour and per GB-hour, for a region without a known rate "
+                      "(or to replace it)."),
+]
+
+SpotPricesOption = Annotated[
+    str | None,
+    typer.Option("--spot-prices", metavar="FILE",
+                 help="Real spot prices: the JSON that aws ec2 describe-spot-price-history prints, or a "
+                      "price CSV (docs/catalog.md). Default: 0.4 x on-demand, marked estimated."),
+]
+
+DefaultRequestsOption = Annotated[
+    str | None,
+    typer.Option("--default-requests", metavar="cpu=Q,memory=Q",
+                 help="Requests for containers that set none, e.g. cpu=100m,memory=128Mi (a namespace's "
+                      "LimitRange defaults win). Default: such containers count as zero, as the Kubernetes "
+                      "scheduler counts them."),
+]
+
+
 @app.command()
 def plan(
     ctx: typer.Context,
     paths: PathsArgument,
-    catalog: Annotated[
-        Path | None,
-        typer.Option("--catalog", metavar="FILE", help="An InstanceCatalog file replacing the embedded AWS catalog.",
-                     dir_okay=False),
-    ] = None,
-    region: Annotated[
-        str | None,
-        typer.Option(
-            "--region", metavar="REGION",
-            help=f"Region of the embedded catalog (default: a ClusterConfig's region, else {DEFAULT_REGION}).",
-        ),
-    ] = None,
-    engine: Annotated[
-        Engine, typer.Option("--engine", help="optimal (CP-SAT) or karpenter (greedy simulation).")
-    ] = "optimal",
-    time_limit: Annotated[
-        float, typer.Option("--time-limit", min=0.0, metavar="SECONDS", help="Solver time limit in seconds.")
-    ] = 10.0,
+    catalog: CatalogOption = None,
+    region: RegionOption = None,
+    engine: EngineOption = "optimal",
+    time_limit: TimeLimitOption = 10.0,
     seed: Annotated[int, typer.Option("--seed", metavar="N", help="Solver random seed.")] = 0,
-    workers: Annotated[
-        int,
-        typer.Option("--workers", min=0, metavar="N",
-                     help="Solver worker threads (0 = all available cores); a seed and a worker count give "
-                          "the same plan on every run, unless the time limit cuts the search first (a warning "
-                          "says so)."),
-    ] = 0,
+    workers: WorkersOption = 0,
     output: OutputOption = OutputFormat.table,
     max_file_size: MaxFileSizeOption = "50Mi",
-    allow_estimated_prices: Annotated[
-        bool,
-        typer.Option("--allow-estimated-prices", help="Plan with estimated prices where the catalog has none."),
-    ] = False,
+    allow_estimated_prices: AllowEstimatedPricesOption = False,
     fargate_profile: FargateProfileOption = None,
-    preferences: Annotated[
-        PreferencePolicy,
-        typer.Option("--preferences",
-                     help="honour: keep every preference (ScheduleAnyway spread, preferred affinity) Karpenter "
-                          "would keep, relaxing only those it must; drop: plan without them and say what "
-                          "that saves (each plan then gets half of --time-limit)."),
-    ] = PREFERENCE_POLICIES[0],
+    preferences: PreferencesOption = PREFERENCE_POLICIES[0],
     zones: Annotated[list[str] | None, zones_option()] = None,
     replicas: Annotated[list[str] | None, replicas_option()] = None,
     scale: Annotated[float | None, scale_option()] = None,
     hpa: Annotated[HpaChoice, hpa_option()] = HpaChoice.current,
-    fargate_prices: Annotated[
-        str | None,
-        typer.Option("--fargate-prices", metavar="cpu=USD,memory=USD",
-                     help="Fargate rates per vCPU-hour and per GB-hour, for a region without a known rate "
-                          "(or to replace it)."),
-    ] = None,
-    spot_prices: Annotated[
-        str | None,
-        typer.Option("--spot-prices", metavar="FILE",
-                     help="Real spot prices: the JSON that aws ec2 describe-spot-price-history prints, or a "
-                          "price CSV (docs/catalog.md). Default: 0.4 x on-demand, marked estimated."),
-    ] = None,
-    default_requests: Annotated[
-        str | None,
-        typer.Option("--default-requests", metavar="cpu=Q,memory=Q",
-                     help="Requests for containers that set none, e.g. cpu=100m,memory=128Mi (a namespace's "
-                          "LimitRange defaults win). Default: such containers count as zero, as the Kubernetes "
-                          "scheduler counts them."),
-    ] = None,
+    fargate_prices: FargatePricesOption = None,
+    spot_prices: SpotPricesOption = None,
+    default_requests: DefaultRequestsOption = None,
     verbose: VerboseOption = 0,
 ) -> None:
     """Plan the nodes (and Fargate pods) that the pending pods in PATH... need."""
