@@ -4,8 +4,11 @@ each command's logic in importable modules (the CLI modules stay thin)."""
 from __future__ import annotations
 
 import ast
+import importlib.util
+import re
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -285,3 +288,42 @@ def test_the_long_function_exceptions_are_still_long() -> None:
 def test_function_lengths_are_measured() -> None:
     assert FUNCTION_LENGTHS["planner.py:make_plan"] > 10
     assert any(name.startswith("scheduling/state.py:PlacementState.") for name in FUNCTION_LENGTHS)
+
+
+# ------------------------------------------------------------------------------------------ docs/architecture.md
+ROOT = PACKAGE.parent
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+
+def _generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("gen_architecture", ROOT / "scripts" / "gen_architecture.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_module_says_what_it_is() -> None:
+    assert _generator().missing_docstrings() == []
+
+
+def test_the_modules_table_is_the_docstrings() -> None:
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    assert _generator().render(text) == text, "docs/architecture.md is stale: run python scripts/gen_architecture.py"
+    assert "| `planner.py` | The planning pipeline" in text  # a row is a module's first sentence
+
+
+def _exists(reference: str) -> bool:
+    """A path the map names: under karpplan/, the repository or docs/, or a module's bare file name."""
+    if any(Path(base, reference).exists() for base in (PACKAGE, ROOT, ROOT / "docs")):
+        return True
+    return "/" not in reference and any(m.name == reference for m in MODULES)
+
+
+def test_the_map_names_no_file_that_is_not_there() -> None:
+    """Every file the architecture map names (`engines/optimiser.py`, `scripts/...`, links) exists: no dead
+    references (files outside the repository, `../shared/...`, and the `<kind>` placeholder aside)."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    references = set(re.findall(r"`([\w./-]+\.(?:py|md))`", text)) | set(re.findall(r"\]\(([\w./-]+\.md)\)", text))
+    dead = sorted(r for r in references if not r.startswith("../") and not _exists(r))
+    assert len(references) > 20 and dead == []
