@@ -221,6 +221,34 @@ def test_the_graph_counts_function_local_and_type_checking_imports() -> None:
     assert "karpplan.catalog.allocatable" in graph["karpplan.catalog"]  # `from karpplan.catalog import allocatable`
 
 
+# The stages in the order data flows (README, docs/architecture.md): a module imports only from its own
+# stage or the stages before it. Modules of a stage not listed here are not checked: give a new package its
+# place. scheduling/ and constraints/ share a stage until house-core settles which of them comes first.
+STAGES: tuple[tuple[str, ...], ...] = (
+    ("__init__", "errors"), ("inputs",), ("model",), ("catalog",), ("scheduling", "constraints"),
+    ("engines", "verify"),  # the engines check their plans with the verifier, which reads an engine's Solution
+    ("preference_policy", "plan", "plan_reasons", "plan_volumes", "planner"), ("render",), ("lint",), ("explain",),
+    ("cli", "__main__"),
+)
+
+
+def _stage(module: str) -> int | None:
+    top = module.split(".")[1] if "." in module else "__init__"
+    return next((i for i, names in enumerate(STAGES) if top in names), None)
+
+
+def test_no_module_reaches_back_up() -> None:
+    """Data flows one way: no stage imports a later one (an engine never imports the planner, the planner
+    never imports explain); house-core's temporary edges aside."""
+    back = [
+        f"{imp.module}:{imp.line} imports {target}"
+        for imp in IMPORTS for target in imp.targets
+        if (imp.module.removeprefix("karpplan."), target.removeprefix("karpplan.")) not in HOUSE_CORE_CYCLE_EDGES
+        and (here := _stage(imp.module)) is not None and (there := _stage(target)) is not None and there > here
+    ]
+    assert back == []
+
+
 def test_a_function_local_import_says_why() -> None:
     """An import inside a function hides a dependency (and often a circle): it stays only where a comment on
     it, or above its block of imports, says why (start-up time of the CLI, an optional extra)."""
