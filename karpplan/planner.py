@@ -5,6 +5,10 @@
 `PlanOptions` is everything a plan is asked (the `plan` command's flags, or a library caller's); the run's
 time is kept by one `TimeBudget` (`engines/effort.py`), made from `time_limit` by the caller and handed
 down, whose named phases the plan reports.
+
+The scheduler and the engines are imported where a plan is made (the imports marked `lazy`): reading the
+inputs (`PlanOptions`, `read_inventory`, `read_catalog`), which every command and the CLI's start-up do,
+goes without them (about 0.2 s), and OR-Tools (another 0.45 s) loads only when the optimal engine runs.
 """
 
 from __future__ import annotations
@@ -13,9 +17,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, get_args
 
-from karpplan.catalog import DEFAULT_REGION, DEFAULT_SPOT_FACTOR, SPOT, load_catalog
+from karpplan.catalog import (
+    DEFAULT_REGION,
+    DEFAULT_SPOT_FACTOR,
+    SPOT,
+    instance_types_for,
+    load_catalog,
+    node_labels,
+)
 from karpplan.catalog.overlays import apply_node_overlays
 from karpplan.catalog.types import Catalog
+from karpplan.catalog.zones import outside_zones_reason, with_cluster_zones, zones_warning
 from karpplan.engines.effort import TimeBudget
 from karpplan.engines.progress import ProgressSink
 from karpplan.errors import InputError, Origin
@@ -23,6 +35,7 @@ from karpplan.inputs.loader import DEFAULT_MAX_BYTES
 from karpplan.model import labels as L
 from karpplan.model.build import load_inventory
 from karpplan.model.cluster import ClusterConfig, FargateProfile
+from karpplan.model.enforced_preferences import enforce_preferences
 from karpplan.model.fargate import (
     FARGATE_NODE_TAINT,
     FargateSize,
@@ -49,6 +62,7 @@ from karpplan.plan import (
     Summary,
     UnschedulablePod,
 )
+from karpplan.plan_volumes import volume_reasons
 
 if TYPE_CHECKING:
     from karpplan.engines.result import Solution
@@ -117,8 +131,6 @@ def catalog_for(inventory: Inventory, region: str | None, catalog_file: str | No
     DEFAULT_REGION; an unknown one is blamed on where it was written), with `--spot-prices`, narrowed to the
     cluster's zones (`--zones`, else what the input says: `catalog/zones.py`). Raises InputError for a bad
     catalog, an unknown region or a zone outside it. Every command that plans reads its catalog here."""
-    from karpplan.catalog.zones import with_cluster_zones
-
     catalog = load_catalog(region or inventory.region or DEFAULT_REGION, catalog_file,
                            allow_estimated_prices=allow_estimated_prices, spot_prices_file=spot_prices_file,
                            region_origin=None if region else inventory.region_origin)
@@ -158,7 +170,7 @@ class Prepared:
 
 
 def prepare(inventory: Inventory, catalog: Catalog) -> Prepared:
-    from karpplan.scheduling.node_groups import with_node_groups
+    from karpplan.scheduling.node_groups import with_node_groups  # lazy: start-up, see the docstring
 
     catalog, notes = apply_node_overlays(catalog, inventory.overlays)
     inventory, group_notes = with_node_groups(inventory, catalog)  # eksctl node groups: existing nodes
@@ -168,8 +180,7 @@ def prepare(inventory: Inventory, catalog: Catalog) -> Prepared:
 
 
 def make_problem(inventory: Inventory, catalog: Catalog, pods: Sequence[Pod]) -> Problem:
-    from karpplan.catalog import instance_types_for, node_labels
-    from karpplan.scheduling.problem import build_problem
+    from karpplan.scheduling.problem import build_problem  # lazy: start-up, see the docstring
 
     return build_problem(inventory, catalog, group_pods(pods), instance_types_for, node_labels)
 
@@ -184,7 +195,7 @@ def solve(problem: Problem, options: PlanOptions, budget: TimeBudget | None = No
     `fixed_cost` (`fixed_hourly_cost`: static NodePools' nodes, Fargate pods) is added to the costs and bounds
     `options.progress` hears, so they match the plan's.
     """
-    from karpplan.engines.karpenter import solve_karpenter
+    from karpplan.engines.karpenter import solve_karpenter  # lazy: start-up, see the docstring
 
     budget = TimeBudget(options.time_limit) if budget is None else budget
     if greedy is None:
@@ -192,7 +203,7 @@ def solve(problem: Problem, options: PlanOptions, budget: TimeBudget | None = No
             greedy, greedy_state = solve_karpenter(problem, time_limit=max(budget.limit - budget.elapsed(), 0.001))
         if options.engine == "karpenter":
             return greedy, greedy_state, greedy
-    from karpplan.engines.optimiser import solve_optimal
+    from karpplan.engines.optimiser import solve_optimal  # lazy: OR-Tools, see the docstring
 
     best, state = solve_optimal(problem, greedy, budget=budget, seed=options.seed, workers=options.workers,
                                 progress=options.progress, fixed_cost=fixed_cost)
@@ -204,10 +215,9 @@ def _with_kept_preferences(inventory: Inventory, catalog: Catalog, prepared: Pre
     """`--preferences honour`: the inventory and problem with the preferences Karpenter keeps made
     required (preference_policy.py), with the Karpenter simulation of that problem; unchanged (and no
     simulation) when nothing is kept."""
-    from karpplan.engines.karpenter import solve_karpenter
-    from karpplan.engines.optimiser import within_limits
-    from karpplan.model.enforced_preferences import enforce_preferences
-    from karpplan.preference_policy import kept_by_karpenter
+    from karpplan.engines.karpenter import solve_karpenter  # lazy: start-up, see the docstring
+    from karpplan.engines.optimiser import within_limits  # lazy: OR-Tools, see the docstring
+    from karpplan.preference_policy import kept_by_karpenter  # lazy: start-up, see the docstring
 
     with budget.phase("simulate"):
         greedy, _ = solve_karpenter(prepared.problem, time_limit=max(budget.limit - budget.elapsed(), 0.001))
@@ -234,7 +244,7 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions, budg
     With the optimal engine and pods that carry preferences, `options.preferences` decides what becomes
     of them (preference_policy.py); under `drop` the plan that keeps them is planned first, in half of
     the time limit, so the summary can say what dropping them saves, and the plan itself in the rest."""
-    from karpplan.preference_policy import has_preferences
+    from karpplan.preference_policy import has_preferences  # lazy: start-up, see the docstring
 
     budget = TimeBudget(options.time_limit) if budget is None else budget
     outcome: PreferenceOutcome | None = None
@@ -294,7 +304,7 @@ def _unmet_preferences(problem: Problem, solution: Solution, greedy: Solution, f
     """Each preference (soft constraint) the plan does not honour, never silently: Karpenter would honour it
     while it can, so say what a plan that honours it costs when the Karpenter simulation's does (with
     `fixed`, the static NodePools' nodes and the Fargate pods every plan pays for)."""
-    from karpplan.constraints.registry import REGISTRY
+    from karpplan.constraints.registry import REGISTRY  # lazy: start-up, see the docstring
 
     unmet = [u for kind in REGISTRY for u in kind.unmet_preferences(problem, solution)]
     if not unmet or solution is greedy:
@@ -315,16 +325,43 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
               fargate: list[FargatePlacement], solution: Solution, state: PlacementState, greedy: Solution,
               notes: Sequence[str] = ()) -> Plan:
     """The Plan of a solution (its summary's timings are the caller's to fill in)."""
-    from karpplan.catalog.zones import outside_zones_reason, zones_warning
-    from karpplan.explain.reasons import reasons_for
-    from karpplan.plan_volumes import volume_reasons
+    static_launch = _static_launches(problem)
+    nodes, placed = _ec2_nodes(solution, static_launch)
+    unschedulable = _unschedulable(problem, solution, state, catalog)
+    on_fargate = _on_fargate(fargate, catalog)
+    nodes += on_fargate.nodes
+    placed.update(on_fargate.placed)
+    unschedulable += on_fargate.unschedulable
+    plan_pods = [
+        PlanPod(p.name, p.namespace, p.workload, p.node_name if p.bound else placed.get(p.key), p.bound,
+                p.gated and not p.bound, dict(p.labels), p.requests, str(p.origin))
+        for p in inventory.pods if not p.terminal or p.bound
+    ]
+    static_cost = sum(launch.price for launch in static_launch.values())
+    summary = _summary(inventory, catalog, options, nodes, placed, len(unschedulable), solution, greedy,
+                       (on_fargate.cost, static_cost), len(static_launch), fargate)
+    warnings = [*notes, *on_fargate.warnings]
+    unrequested = unrequested_warning(inventory.pending, options.default_requests)
+    if unrequested is not None:
+        warnings.append(unrequested)
+    warnings.extend(solution.notes)
+    zones_note = zones_warning(catalog) if problem.groups else None
+    if zones_note:
+        warnings.append(zones_note)
+    warnings.extend(_unmet_preferences(problem, solution, greedy, on_fargate.cost + static_cost))
+    warnings.extend(s.describe() for s in problem.static)
+    warnings.extend(str(notice) for notice in (*inventory.notices, *inventory.scale_notes))
+    ignored = tuple(IgnoredDocument(d.kind, d.name, d.origin, d.why)
+                    for d in inventory.skipped)
+    return Plan(summary, tuple(nodes), tuple(plan_pods), tuple(unschedulable), tuple(warnings), ignored)
 
+
+def _ec2_nodes(solution: Solution, static_launch: Mapping[str, LaunchOption]
+               ) -> tuple[list[PlanNode], dict[str, str]]:
+    """The solution's nodes (new, and existing ones with the pods placed on them), and the node of each
+    placed pod by pod key."""
     nodes: list[PlanNode] = []
     placed: dict[str, str] = {}
-    unschedulable: list[UnschedulablePod] = []
-    warnings: list[str] = list(notes)
-    static_launch = _static_launches(problem)
-    static_cost = sum(launch.price for launch in static_launch.values())
     for solved in solution.nodes:
         pods_here = [p for _, p in solved.pods]
         for pod in pods_here:
@@ -355,8 +392,18 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
                               tuple(t.as_dict() for t in option.taints), option.allocatable,
                               requested + option.daemon_overhead, option.daemon_overhead,
                               tuple(p.key for p in pods_here)))
+    return nodes, placed
+
+
+def _unschedulable(problem: Problem, solution: Solution, state: PlacementState, catalog: Catalog
+                   ) -> list[UnschedulablePod]:
+    """The pods the solution leaves unplaced, each with the reasons kube-scheduler and Karpenter would give
+    (its volumes' and the cluster's zones too)."""
+    from karpplan.plan_reasons import reasons_for  # lazy: start-up, see the docstring
+
     # A group's pods share their template, hence their reasons: work them out once per group and workload.
     reasons_of: dict[tuple[int, str], tuple[str, ...]] = {}
+    unschedulable: list[UnschedulablePod] = []
     for group, pod in solution.unplaced:
         key = (group.index, pod.workload)
         if key not in reasons_of:
@@ -364,7 +411,24 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
             reasons_of[key] = (volume_reasons(group.template, reasons_for(problem, group, pod, state))
                                + ((outside,) if outside else ()))
         unschedulable.append(UnschedulablePod(pod.key, pod.workload, reasons_of[key]))
-    fargate_cost = 0.0
+    return unschedulable
+
+
+@dataclass
+class _OnFargate:
+    """The plan's part on Fargate: a node per pod it runs, the pods it refuses, and what they cost."""
+
+    nodes: list[PlanNode] = field(default_factory=list)
+    placed: dict[str, str] = field(default_factory=dict)
+    unschedulable: list[UnschedulablePod] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    cost: float = 0.0
+
+
+def _on_fargate(fargate: Sequence[FargatePlacement], catalog: Catalog) -> _OnFargate:
+    """The pods Fargate takes, each on a node of its own sized as Fargate sizes it (zones dealt in turn), or
+    unschedulable with why (Fargate never falls back to EC2)."""
+    out = _OnFargate()
     region = catalog.region or DEFAULT_REGION
     zones = catalog.zones or (f"{region}a",)
     for i, fp in enumerate(fargate):
@@ -374,53 +438,62 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
             fp.reasons.append(f"Fargate cannot size the pod: {pod.requests.formatted()} plus 256Mi exceeds 16 vCPU / 120 GB")
         if fp.reasons:
             fp.reasons.append(f"the pod matches Fargate profile {fp.profile.name!r}, so it does not fall back to EC2")
-            unschedulable.append(UnschedulablePod(pod.key, pod.workload, tuple(fp.reasons)))
+            out.unschedulable.append(UnschedulablePod(pod.key, pod.workload, tuple(fp.reasons)))
             continue
         assert size is not None
         price = _fargate_hourly(size, region, catalog.fargate_price)
         name = f"fargate-{region}-{pod.namespace}-{pod.name}"
         zone = zones[i % len(zones)]
-        labels = fargate_node_labels(zone, region, name, fp.profile.name)
-        waste = size.rounding_waste(pod.requests.get(CPU), pod.requests.get(MEMORY))
-        hint = ""
-        spare = waste.formatted()
-        growth = " and ".join(f"{spare[k]} {label}" for k, label in ((CPU, "CPU"), (MEMORY, "memory")) if k in spare)
-        if growth:
-            hint = f"requests could grow by {growth} at no extra cost (billed for {size.capacity_provisioned})"
-        asked = pod.requests.formatted()
-        info = FargateInfo(size.cpu_text, size.memory_text, size.capacity_provisioned, fp.profile.name,
-                           requested_cpu=asked.get(CPU, "0"), requested_memory=asked.get(MEMORY, "0"),
-                           waste_cpu=waste.formatted().get(CPU, "0"), waste_memory=waste.formatted().get(MEMORY, "0"),
-                           hint=hint)
         if pod.template.fargate.limit_exceeds_requests:
-            warnings.append(f"{pod.key}: a container limit exceeds its request; Fargate sizes from requests")
-        nodes.append(PlanNode(name, True, None, None, zone, "fargate", price, False, labels,
-                              (FARGATE_NODE_TAINT.as_dict(),), size.resources, pod.requests, Resources(),
-                              (pod.key,), info))
-        placed[pod.key] = name
-        fargate_cost += price
-    plan_pods = [
-        PlanPod(p.name, p.namespace, p.workload, p.node_name if p.bound else placed.get(p.key), p.bound,
-                p.gated and not p.bound, dict(p.labels), p.requests, str(p.origin))
-        for p in inventory.pods if not p.terminal or p.bound
-    ]
-    pending = [p for p in inventory.pending]
+            out.warnings.append(f"{pod.key}: a container limit exceeds its request; Fargate sizes from requests")
+        out.nodes.append(PlanNode(name, True, None, None, zone, "fargate", price, False,
+                                  fargate_node_labels(zone, region, name, fp.profile.name),
+                                  (FARGATE_NODE_TAINT.as_dict(),), size.resources, pod.requests, Resources(),
+                                  (pod.key,), _fargate_info(fp, size)))
+        out.placed[pod.key] = name
+        out.cost += price
+    return out
+
+
+def _fargate_info(fp: FargatePlacement, size: FargateSize) -> FargateInfo:
+    """What a Fargate pod is billed for against what it asks, and how far its requests could grow for free."""
+    pod = fp.pod
+    waste = size.rounding_waste(pod.requests.get(CPU), pod.requests.get(MEMORY))
+    hint = ""
+    spare = waste.formatted()
+    growth = " and ".join(f"{spare[k]} {label}" for k, label in ((CPU, "CPU"), (MEMORY, "memory")) if k in spare)
+    if growth:
+        hint = f"requests could grow by {growth} at no extra cost (billed for {size.capacity_provisioned})"
+    asked = pod.requests.formatted()
+    return FargateInfo(size.cpu_text, size.memory_text, size.capacity_provisioned, fp.profile.name,
+                       requested_cpu=asked.get(CPU, "0"), requested_memory=asked.get(MEMORY, "0"),
+                       waste_cpu=waste.formatted().get(CPU, "0"), waste_memory=waste.formatted().get(MEMORY, "0"),
+                       hint=hint)
+
+
+def _summary(inventory: Inventory, catalog: Catalog, options: PlanOptions, nodes: Sequence[PlanNode],
+             placed: Mapping[str, str], unschedulable: int, solution: Solution, greedy: Solution,
+             fixed: tuple[float, float], static_nodes: int, fargate: Sequence[FargatePlacement]) -> Summary:
+    """The plan's summary: counts, cost and bound (with `fixed`, what every plan pays for the Fargate pods and
+    the static NodePools' nodes), and Karpenter's plan beside it."""
+    fargate_cost, static_cost = fixed
+    pending = inventory.pending
+    region = catalog.region or DEFAULT_REGION
     karpenter = bool(inventory.nodepools)
-    cost = solution.cost + fargate_cost + static_cost
+    refused = sum(1 for f in fargate if f.reasons)
     lower = None if solution.lower_bound is None else solution.lower_bound + fargate_cost + static_cost
-    summary = Summary(
+    return Summary(
         pods=len(pending), scheduled=sum(1 for p in pending if p.key in placed),
-        unschedulable=len(unschedulable), gated=len(inventory.gated), bound=len(inventory.bound),
-        new_nodes=sum(1 for n in nodes if n.new), hourly_cost=cost, lower_bound=lower,
+        unschedulable=unschedulable, gated=len(inventory.gated), bound=len(inventory.bound),
+        new_nodes=sum(1 for n in nodes if n.new), hourly_cost=solution.cost + fargate_cost + static_cost,
+        lower_bound=lower,
         engine=solution.engine, status=solution.status, solve_seconds=0.0,
         region=region, catalog=catalog.name,
         # Karpenter's plan, where the input has a NodePool for it to launch from (with none, a Fargate- or
         # node-group-only cluster, there is no Karpenter to compare with).
         karpenter_cost=greedy.cost + fargate_cost + static_cost if karpenter else None,
-        karpenter_new_nodes=(len(greedy.new_nodes) + len(static_launch) + len(fargate)
-                             - sum(1 for f in fargate if f.reasons)) if karpenter else None,
-        karpenter_scheduled=(len(pending) - len(greedy.unplaced) - sum(1 for f in fargate if f.reasons)
-                             if karpenter else None),
+        karpenter_new_nodes=(len(greedy.new_nodes) + static_nodes + len(fargate) - refused) if karpenter else None,
+        karpenter_scheduled=len(pending) - len(greedy.unplaced) - refused if karpenter else None,
         karpenter_batches=greedy.batches if karpenter else None,
         batches=solution.batches if options.engine == "karpenter" else None,
         estimated_prices=any(n.price_estimated for n in nodes), seed=options.seed,
@@ -429,19 +502,6 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
         spot_prices=spot_price_source(catalog, options.spot_prices),
         fargate_prices=None if fargate_cost == 0 else _fargate_rate_text(region, catalog.fargate_price),
     )
-    unrequested = unrequested_warning(pending, options.default_requests)
-    if unrequested is not None:
-        warnings.append(unrequested)
-    warnings.extend(solution.notes)
-    zones_note = zones_warning(catalog) if problem.groups else None
-    if zones_note:
-        warnings.append(zones_note)
-    warnings.extend(_unmet_preferences(problem, solution, greedy, fargate_cost + static_cost))
-    warnings.extend(s.describe() for s in problem.static)
-    warnings.extend(str(notice) for notice in (*inventory.notices, *inventory.scale_notes))
-    ignored = tuple(IgnoredDocument(d.kind, d.name, d.origin, d.why)
-                    for d in inventory.skipped)
-    return Plan(summary, tuple(nodes), tuple(plan_pods), tuple(unschedulable), tuple(warnings), ignored)
 
 
 def spot_price_source(catalog: Catalog, spot_prices_file: str | None) -> str:

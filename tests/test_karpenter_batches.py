@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from test_render_plan import sample_plan, table_text, with_summary
 
-import karpplan.explain.reasons as reasons_module
+import karpplan.plan_reasons as reasons_module
 from karpplan.catalog import load_catalog
 from karpplan.engines import karpenter_batches
 from karpplan.engines.karpenter import KarpenterSimulation, solve_karpenter

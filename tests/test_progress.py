@@ -16,12 +16,18 @@ from test_render_plan import check_golden
 from typer.testing import CliRunner
 
 from karpplan.catalog import load_catalog
+from karpplan.cli import plan as cli_plan
 from karpplan.cli.main import app
 from karpplan.engines.progress import PHASES, Phase, ProgressEvent, ProgressTracker
 from karpplan.model.build import load_inventory
 from karpplan.planner import PlanOptions, make_plan
-from karpplan.render import progress as render_progress
-from karpplan.render.progress import LiveProgress, PhaseLines, event_line, progress_display, progress_view
+from karpplan.render.progress_display import (
+    LiveProgress,
+    PhaseLines,
+    event_line,
+    progress_display,
+    progress_view,
+)
 
 from conftest import FIXTURES
 
@@ -179,7 +185,7 @@ def test_the_live_panel_leaves_stdout_a_clean_document(host_spread: str, monkeyp
         shown.append(display)
         return display
 
-    monkeypatch.setattr(render_progress, "progress_display", live)
+    monkeypatch.setattr(cli_plan, "progress_display", live)  # the display `plan` shows
     code, out, _ = invoke("plan", host_spread, "--region", REGION, "-o", "json")
     assert code == 0
     assert json.loads(out)["summary"]["status"] == "optimal" and "\x1b" not in out

@@ -15,9 +15,10 @@ import dataclasses
 from collections.abc import Sequence
 
 from karpplan.catalog import allocatable
+from karpplan.catalog.aws_import import read_spot_price_file
 from karpplan.catalog.embedded import DEFAULT_REGION, DEFAULT_SPOT_FACTOR, embedded_catalog, regions
 from karpplan.catalog.nodelabels import instance_requirements, node_labels
-from karpplan.catalog.prices import PriceRow
+from karpplan.catalog.prices import PriceRow, zone_price
 from karpplan.catalog.types import ON_DEMAND, RESERVED, SPOT, Catalog, InstanceShape, InstanceType, Offering
 from karpplan.catalog.user import load_user_catalog
 from karpplan.errors import InputError, Origin
@@ -72,8 +73,6 @@ def load_catalog(
     """
     rows: list[PriceRow] = []
     if spot_prices_file:
-        from karpplan.catalog.aws_import import read_spot_price_file
-
         rows = read_spot_price_file(spot_prices_file)
     if catalog_file:
         catalog = load_user_catalog(catalog_file, region=region)
@@ -109,7 +108,7 @@ def apply_price_rows(catalog: Catalog, rows: Sequence[PriceRow], *, label: str |
         kept = [o for o in it.offerings if o.capacity_type not in prices]
         for capacity_type, by_zone in prices.items():
             for zone in catalog.zones:
-                price = by_zone.get(zone, by_zone.get(None))
+                price = zone_price(by_zone, zone)
                 if price is not None:
                     kept.append(Offering(zone, capacity_type, price, False))
         types.append(dataclasses.replace(it, offerings=tuple(kept)))

@@ -26,10 +26,13 @@ from karpplan.catalog.embedded import DEFAULT_SPOT_FACTOR, embedded_data
 from karpplan.catalog.nodelabels import aws_labels
 from karpplan.catalog.prices import (
     PriceRow,
+    ZonePrices,
     is_pricing_document,
+    listed_prices,
     parse_price,
     pricing_products,
     read_price_csv,
+    spot_offerings,
 )
 from karpplan.catalog.types import ON_DEMAND, SPOT, Catalog, InstanceShape, InstanceType, Offering
 from karpplan.errors import InputError, InputProblem, Origin
@@ -95,6 +98,22 @@ def ec2_type(info: Mapping[str, Any], origin: Origin) -> Ec2Type | None:
     if not arches:
         return None  # i386-only, mac: not a Kubernetes node Karpenter launches
     arch = _ARCH[arches[0]]
+    vcpu, memory, eni_pods = _sizes(info, name, origin)
+    values = _label_values(info, name, vcpu, memory)
+    extended = _devices(info, name, values)
+    labels, absent = aws_labels(name=name, arch=arch, os="linux", values=values)
+    storage = info.get("InstanceStorageInfo")
+    local_gb = _int(storage.get("TotalSizeInGB")) if isinstance(storage, Mapping) else None
+    shape = InstanceShape(vcpu=vcpu, memory_mib=memory, arch=arch, eni_pods=eni_pods, local_storage_gb=local_gb or 0)
+    usage = tuple(
+        u for u in (info.get("SupportedUsageClasses") or [ON_DEMAND, SPOT]) if u in (ON_DEMAND, SPOT)
+    )
+    return Ec2Type(name, arch, shape, labels, absent, extended, usage, origin)
+
+
+def _sizes(info: Mapping[str, Any], name: str, origin: Origin) -> tuple[int, int, int]:
+    """vCPUs, memory (MiB) and the ENI-limited pod count (of the default network card's interfaces); every
+    type has them, so InputError when one is missing or not an integer."""
     vcpu = _int(_get(info, "VCpuInfo", "DefaultVCpus"))
     memory = _int(_get(info, "MemoryInfo", "SizeInMiB"))
     ips = _int(_get(info, "NetworkInfo", "Ipv4AddressesPerInterface"))
@@ -118,8 +137,12 @@ def ec2_type(info: Mapping[str, Any], origin: Origin) -> Ec2Type | None:
     ]
     if missing or vcpu is None or memory is None or enis is None or ips is None:
         raise InputError.at(origin, f"{name}: missing or non-integer {', '.join(missing)}")
-    eni_pods = allocatable.eni_limited_pods(enis, ips)
+    return vcpu, memory, allocatable.eni_limited_pods(enis, ips)
 
+
+def _label_values(info: Mapping[str, Any], name: str, vcpu: int, memory: int) -> dict[str, object | None]:
+    """The values of the `karpenter.k8s.aws/instance-*` labels that every type has (category, family, size,
+    CPU, memory, bandwidths, hypervisor, local NVMe); the devices' labels are `_devices`'."""
     family, size = name.split(".", 1)
     match = _CATEGORY_GENERATION.match(name)
     manufacturer = str(_get(info, "ProcessorInfo", "Manufacturer") or "")
@@ -132,12 +155,18 @@ def ec2_type(info: Mapping[str, Any], origin: Origin) -> Ec2Type | None:
         "instance-cpu-manufacturer": _CPU_MANUFACTURER.get(manufacturer.lower(), lower_kabob(manufacturer)),
         "instance-memory": memory,
         "instance-ebs-bandwidth": _int(_get(info, "EbsInfo", "EbsOptimizedInfo", "MaximumBandwidthInMbps")),
-        "instance-network-bandwidth": _network_mbps(name, cards),
+        "instance-network-bandwidth": _network_mbps(name, _get(info, "NetworkInfo", "NetworkCards") or []),
         "instance-hypervisor": info.get("Hypervisor") or None,
     }
     storage = info.get("InstanceStorageInfo")
     if isinstance(storage, Mapping) and storage.get("NvmeSupport") != "unsupported":
         values["instance-local-nvme"] = _int(storage.get("TotalSizeInGB"))
+    return values
+
+
+def _devices(info: Mapping[str, Any], name: str, values: dict[str, object | None]) -> dict[str, int]:
+    """The type's extended resources (GPUs, Neuron devices and cores, EFA, branch ENIs), with the GPU and
+    accelerator labels added to `values` where the type has one kind of each."""
     extended: dict[str, int] = {}
     gpus = _get(info, "GpuInfo", "Gpus") or []
     for gpu in gpus:
@@ -178,14 +207,7 @@ def ec2_type(info: Mapping[str, Any], origin: Origin) -> Ec2Type | None:
     pod_eni = _embedded_extended(name).get("vpc.amazonaws.com/pod-eni")
     if pod_eni:
         extended["vpc.amazonaws.com/pod-eni"] = pod_eni
-
-    labels, absent = aws_labels(name=name, arch=arch, os="linux", values=values)
-    local_gb = _int(storage.get("TotalSizeInGB")) if isinstance(storage, Mapping) else None
-    shape = InstanceShape(vcpu=vcpu, memory_mib=memory, arch=arch, eni_pods=eni_pods, local_storage_gb=local_gb or 0)
-    usage = tuple(
-        u for u in (info.get("SupportedUsageClasses") or [ON_DEMAND, SPOT]) if u in (ON_DEMAND, SPOT)
-    )
-    return Ec2Type(name, arch, shape, labels, absent, extended, usage, origin)
+    return extended
 
 
 def _network_mbps(name: str, cards: Sequence[Any]) -> int | None:
@@ -367,35 +389,9 @@ def build_catalog(
     """
     if not inputs.types:
         raise InputError.at(Origin("catalog import"), "no describe-instance-types output among the inputs")
-    region = region or _guess_region(inputs)
-    if region is None:
-        raise InputError.at(
-            Origin("catalog import"),
-            "cannot tell the region: give --region or offerings by availability zone",
-        )
-    data = embedded_data()
-    region_zones = {z for zones in inputs.offerings.values() for z in zones if _region_of(z) == region}
-    if not inputs.offerings:
-        if region not in data.regions:
-            raise InputError.at(
-                Origin("catalog import"),
-                f"no describe-instance-type-offerings output and no zones known for {region}",
-            )
-        region_zones = set(data.regions[region])
-    zones = tuple(sorted(region_zones))
-
-    on_demand: dict[str, float] = {}
-    spot: dict[str, dict[str | None, float]] = {}
-    for row in inputs.prices:
-        if row.region != region:
-            continue
-        if row.capacity_type == ON_DEMAND:
-            on_demand[row.instance_type] = row.price
-        elif row.capacity_type == SPOT:
-            spot.setdefault(row.instance_type, {})[row.zone] = row.price
-    embedded_prices = data.prices.get(region, {})
-
-    notes: list[str] = []
+    region, zones = _region_and_zones(inputs, region)
+    on_demand, spot = listed_prices(inputs.prices, region)
+    embedded_prices = embedded_data().prices.get(region, {})
     unpriced: list[str] = []
     from_embedded = 0
     types: list[InstanceType] = []
@@ -407,18 +403,7 @@ def build_catalog(
         if price is None and it.name in embedded_prices:
             price = embedded_prices[it.name][0]
             from_embedded += 1
-        offerings: list[Offering] = []
-        if price is not None and ON_DEMAND in it.usage_classes:
-            offerings.extend(Offering(z, ON_DEMAND, price) for z in type_zones)
-        if SPOT in it.usage_classes:
-            real = spot.get(it.name)
-            for z in type_zones:
-                if real is not None:
-                    value = real.get(z, real.get(None))
-                    if value is not None:
-                        offerings.append(Offering(z, SPOT, value))
-                elif price is not None:
-                    offerings.append(Offering(z, SPOT, round(price * spot_factor, 6), True))
+        offerings = _offerings(it, type_zones, price, spot.get(it.name), spot_factor)
         if not offerings:
             unpriced.append(it.name)
             continue
@@ -434,15 +419,7 @@ def build_catalog(
                 absent_label_keys=it.absent,
             )
         )
-    if from_embedded:
-        notes.append(f"{from_embedded} on-demand prices taken from the embedded catalog ({region})")
-    if unpriced:
-        shown = ", ".join(unpriced[:10]) + (f" and {len(unpriced) - 10} more" if len(unpriced) > 10 else "")
-        notes.append(f"{len(unpriced)} types left out: no price in {region} ({shown})")
-    if inputs.skipped:
-        notes.append(f"{len(inputs.skipped)} types skipped: no amd64/arm64 architecture")
-    if not spot:
-        notes.append(f"spot prices estimated at {spot_factor:g} × on-demand (marked estimated)")
+    notes = _import_notes(inputs, region, from_embedded, unpriced, bool(spot), spot_factor)
     catalog = Catalog(
         name=name or f"aws-{region}-import",
         region=region,
@@ -453,6 +430,55 @@ def build_catalog(
         embedded=False,
     )
     return catalog, notes
+
+
+def _region_and_zones(inputs: ImportInputs, region: str | None) -> tuple[str, tuple[str, ...]]:
+    """The catalog's region (`--region`, else the offerings' zones') and its zones: the offerings', else
+    the embedded catalog's for the region. InputError when neither is known."""
+    region = region or _guess_region(inputs)
+    if region is None:
+        raise InputError.at(
+            Origin("catalog import"),
+            "cannot tell the region: give --region or offerings by availability zone",
+        )
+    data = embedded_data()
+    region_zones = {z for zones in inputs.offerings.values() for z in zones if _region_of(z) == region}
+    if not inputs.offerings:
+        if region not in data.regions:
+            raise InputError.at(
+                Origin("catalog import"),
+                f"no describe-instance-type-offerings output and no zones known for {region}",
+            )
+        region_zones = set(data.regions[region])
+    return region, tuple(sorted(region_zones))
+
+
+def _offerings(it: Ec2Type, zones: Sequence[str], price: float | None, listed_spot: ZonePrices | None,
+               spot_factor: float) -> list[Offering]:
+    """A type's offerings in its zones, each only where its usage classes allow: on-demand at `price`, spot
+    as `spot_offerings` prices it."""
+    offerings: list[Offering] = []
+    if price is not None and ON_DEMAND in it.usage_classes:
+        offerings.extend(Offering(z, ON_DEMAND, price) for z in zones)
+    if SPOT in it.usage_classes:
+        offerings.extend(spot_offerings(zones, listed_spot, price, spot_factor))
+    return offerings
+
+
+def _import_notes(inputs: ImportInputs, region: str, from_embedded: int, unpriced: Sequence[str], real_spot: bool,
+                  spot_factor: float) -> list[str]:
+    """What the import left out or estimated, in plain words."""
+    notes: list[str] = []
+    if from_embedded:
+        notes.append(f"{from_embedded} on-demand prices taken from the embedded catalog ({region})")
+    if unpriced:
+        shown = ", ".join(unpriced[:10]) + (f" and {len(unpriced) - 10} more" if len(unpriced) > 10 else "")
+        notes.append(f"{len(unpriced)} types left out: no price in {region} ({shown})")
+    if inputs.skipped:
+        notes.append(f"{len(inputs.skipped)} types skipped: no amd64/arm64 architecture")
+    if not real_spot:
+        notes.append(f"spot prices estimated at {spot_factor:g} × on-demand (marked estimated)")
+    return notes
 
 
 def _guess_region(inputs: ImportInputs) -> str | None:

@@ -20,8 +20,8 @@ from typing import Any
 
 from karpplan.catalog import allocatable
 from karpplan.catalog.nodelabels import aws_labels
-from karpplan.catalog.prices import PriceRow
-from karpplan.catalog.types import ON_DEMAND, SPOT, Catalog, InstanceShape, InstanceType, Offering
+from karpplan.catalog.prices import PriceRow, listed_prices, spot_offerings
+from karpplan.catalog.types import ON_DEMAND, Catalog, InstanceShape, InstanceType, Offering
 from karpplan.errors import InputError, Origin
 from karpplan.model.resources import Resources
 
@@ -158,6 +158,27 @@ def embedded_catalog(
     return _build(region, allow_estimated_prices, tuple(spot_prices), spot_factor, spot_prices_label)
 
 
+def _sources(data: EmbeddedData, region: str, estimated_count: int | None) -> dict[str, str]:
+    """Where the region's catalog comes from: the data's sources, the on-demand prices' (per price source,
+    with its date), and how many were estimated from the base region (None: no estimates allowed)."""
+    regional = data.prices.get(region, {})
+    sources = dict(data.sources)
+    by_source: dict[str, int] = {}
+    for _, source in regional.values():
+        by_source[source] = by_source.get(source, 0) + 1
+    sources["on-demand prices"] = "; ".join(
+        f"{data.price_source_names.get(key, key)}, as of {data.price_sources[region].get(key, '?')} ({count} types)"
+        for key, count in sorted(by_source.items())
+    )
+    if estimated_count is not None:
+        ratio = data.median_ratio.get(region, 1.0)
+        sources["estimated on-demand prices"] = (
+            f"{estimated_count} types priced as {data.base_region} × {ratio:g} "
+            f"(median {region}/{data.base_region} price ratio)"
+        )
+    return sources
+
+
 def _build(
     region: str,
     allow_estimated: bool,
@@ -170,17 +191,8 @@ def _build(
     regional = data.prices.get(region, {})
     base_prices = data.prices.get(data.base_region, {})
     ratio = data.median_ratio.get(region, 1.0)
-
-    # Real spot prices: type -> zone (None = every zone) -> price, for this region only.
-    real_spot: dict[str, dict[str | None, float]] = {}
-    for row in spot_rows:
-        if row.region == region and row.capacity_type == SPOT:
-            real_spot.setdefault(row.instance_type, {})[row.zone] = row.price
-    # A price list may also carry on-demand rows, which replace the embedded figure.
-    real_on_demand = {
-        r.instance_type: r.price for r in spot_rows if r.region == region and r.capacity_type == ON_DEMAND
-    }
-
+    # A price list's spot rows, and its on-demand rows, which replace the embedded figure.
+    real_on_demand, real_spot = listed_prices(spot_rows, region)
     out: list[InstanceType] = []
     estimated_count = 0
     for base in data.types:
@@ -196,15 +208,7 @@ def _build(
             estimated_count += 1
         if on_demand is not None:
             offerings.extend(Offering(z, ON_DEMAND, on_demand, od_estimated) for z in zones)
-        spot_by_zone = real_spot.get(base.name)
-        if spot_by_zone is not None:
-            for z in zones:
-                price = spot_by_zone.get(z, spot_by_zone.get(None))
-                if price is not None:
-                    offerings.append(Offering(z, SPOT, price, False))
-        elif on_demand is not None:
-            spot = round(on_demand * spot_factor, 6)
-            offerings.extend(Offering(z, SPOT, spot, True) for z in zones)
+        offerings.extend(spot_offerings(zones, real_spot.get(base.name), on_demand, spot_factor))
         if not offerings:
             continue  # not sold in this region as far as the data knows
         out.append(
@@ -218,20 +222,7 @@ def _build(
                 absent_label_keys=base.absent,
             )
         )
-
-    sources = dict(data.sources)
-    by_source: dict[str, int] = {}
-    for _, source in regional.values():
-        by_source[source] = by_source.get(source, 0) + 1
-    sources["on-demand prices"] = "; ".join(
-        f"{data.price_source_names.get(key, key)}, as of {data.price_sources[region].get(key, '?')} ({count} types)"
-        for key, count in sorted(by_source.items())
-    )
-    if allow_estimated:
-        sources["estimated on-demand prices"] = (
-            f"{estimated_count} types priced as {data.base_region} × {ratio:g} "
-            f"(median {region}/{data.base_region} price ratio)"
-        )
+    sources = _sources(data, region, estimated_count if allow_estimated else None)
     spot_note = f"estimated at {spot_factor:g} × on-demand"
     if spot_rows:
         spot_note = f"{spot_label or 'price list'} for {len(real_spot)} types; others {spot_note}"

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from karpplan.catalog.types import ON_DEMAND, RESERVED, SPOT
+from karpplan.catalog.types import ON_DEMAND, RESERVED, SPOT, Offering
 from karpplan.errors import InputError, InputProblem, Origin
 
 CAPACITY_TYPES = (ON_DEMAND, SPOT, RESERVED)
@@ -183,3 +183,36 @@ def index_prices(rows: Iterable[PriceRow]) -> dict[tuple[str, str], list[PriceRo
     for row in rows:
         out.setdefault((row.region, row.instance_type), []).insert(0, row)
     return out
+
+
+ZonePrices = Mapping[str | None, float]  # a type's prices by zone; None: every zone of the region
+
+
+def listed_prices(rows: Iterable[PriceRow], region: str) -> tuple[dict[str, float], dict[str, dict[str | None, float]]]:
+    """A price list's figures for one region: on-demand by type (a later row wins), spot by type and zone."""
+    on_demand: dict[str, float] = {}
+    spot: dict[str, dict[str | None, float]] = {}
+    for row in rows:
+        if row.region != region:
+            continue
+        if row.capacity_type == ON_DEMAND:
+            on_demand[row.instance_type] = row.price
+        elif row.capacity_type == SPOT:
+            spot.setdefault(row.instance_type, {})[row.zone] = row.price
+    return on_demand, spot
+
+
+def zone_price(prices: ZonePrices, zone: str) -> float | None:
+    """The price of `zone`, else the price for every zone, else None."""
+    return prices.get(zone, prices.get(None))
+
+
+def spot_offerings(zones: Iterable[str], listed: ZonePrices | None, on_demand: float | None,
+                   spot_factor: float) -> list[Offering]:
+    """A type's spot offerings: the listed prices where the price list names the type (in the zones it
+    prices), else `spot_factor` x on-demand in every zone, marked estimated (none without either)."""
+    if listed is not None:
+        return [Offering(z, SPOT, price, False) for z in zones if (price := zone_price(listed, z)) is not None]
+    if on_demand is None:
+        return []
+    return [Offering(z, SPOT, round(on_demand * spot_factor, 6), True) for z in zones]

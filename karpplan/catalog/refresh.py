@@ -10,7 +10,9 @@ and converts the answers with the same code as `catalog import`.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
+from collections.abc import Callable
 from typing import Any
 
 from karpplan.catalog.aws_import import ImportInputs, build_catalog
@@ -25,7 +27,7 @@ _ORIGIN = Origin("aws")
 
 def _session(profile: str | None) -> Any:
     try:
-        import boto3
+        import boto3  # lazy: an optional extra (karpplan[aws]), needed by `catalog refresh` only
     except ImportError as exc:  # the optional extra is not installed
         raise InputError.at(
             Origin("catalog refresh"), "boto3 is not installed; install it with: pip install 'karpplan[aws]'"
@@ -61,52 +63,8 @@ def refresh_catalog(
         session = _session(profile)
         ec2 = ec2 or session.client("ec2", region_name=region)
         pricing = pricing or session.client("pricing", region_name=PRICING_REGION)
-    inputs = ImportInputs()
-    step = "DescribeInstanceTypes"
-    try:
-        inputs.add_instance_types(_pages(ec2.describe_instance_types, "InstanceTypes"), _ORIGIN)
-        step = "DescribeInstanceTypeOfferings"
-        inputs.add_offerings(
-            _pages(
-                ec2.describe_instance_type_offerings,
-                "InstanceTypeOfferings",
-                LocationType="availability-zone",
-            ),
-            _ORIGIN,
-        )
-        step = "DescribeSpotPriceHistory"
-        inputs.add_spot_history(
-            _pages(
-                ec2.describe_spot_price_history,
-                "SpotPriceHistory",
-                ProductDescriptions=["Linux/UNIX"],
-                StartTime=now or datetime.datetime.now(datetime.UTC),
-            ),
-            _ORIGIN,
-        )
-        step = "GetProducts"
-        filters = [
-            {"Type": "TERM_MATCH", "Field": field, "Value": value}
-            for field, value in (
-                ("regionCode", region),
-                ("operatingSystem", "Linux"),
-                ("tenancy", "Shared"),
-                ("preInstalledSw", "NA"),
-                ("capacitystatus", "Used"),
-            )
-        ]
-        price_list = _pages(
-            pricing.get_products,
-            "PriceList",
-            ServiceCode="AmazonEC2",
-            Filters=filters,
-            FormatVersion="aws_v1",
-        )
-        inputs.prices.extend(pricing_products({"PriceList": price_list}, _ORIGIN))
-    except InputError:
-        raise
-    except Exception as exc:  # botocore ClientError, NoCredentialsError, EndpointConnectionError, ...
-        raise InputError.at(Origin(f"aws {step}"), f"{type(exc).__name__}: {exc}") from exc
+    now = now or datetime.datetime.now(datetime.UTC)
+    inputs = _query(ec2, pricing, region, now)
     inputs.sources.extend(
         [
             f"EC2 DescribeInstanceTypes/DescribeInstanceTypeOfferings/DescribeSpotPriceHistory in {region}",
@@ -114,15 +72,43 @@ def refresh_catalog(
         ]
     )
     catalog, notes = build_catalog(inputs, region=region, name=f"aws-{region}")
-    stamp = (now or datetime.datetime.now(datetime.UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    sources = dict(catalog.sources)
-    sources["refreshed"] = stamp
-    return Catalog(
-        name=catalog.name,
-        region=catalog.region,
-        zones=catalog.zones,
-        instance_types=catalog.instance_types,
-        sources=sources,
-        estimated_prices=catalog.estimated_prices,
-        embedded=False,
-    ), notes
+    sources = {**catalog.sources, "refreshed": now.strftime("%Y-%m-%dT%H:%M:%SZ")}
+    return dataclasses.replace(catalog, sources=sources, embedded=False), notes
+
+
+def _query(ec2: Any, pricing: Any, region: str, now: datetime.datetime) -> ImportInputs:
+    """What `catalog import` reads from files, asked of EC2 and the Pricing API: instance types, their
+    offerings by zone, spot price history and Linux on-demand prices. An AWS error (no credentials, access
+    denied, throttling) becomes an InputError naming the call that failed."""
+    inputs = ImportInputs()
+    filters = [
+        {"Type": "TERM_MATCH", "Field": field, "Value": value}
+        for field, value in (
+            ("regionCode", region),
+            ("operatingSystem", "Linux"),
+            ("tenancy", "Shared"),
+            ("preInstalledSw", "NA"),
+            ("capacitystatus", "Used"),
+        )
+    ]
+    calls: tuple[tuple[str, Callable[[], None]], ...] = (
+        ("DescribeInstanceTypes", lambda: inputs.add_instance_types(
+            _pages(ec2.describe_instance_types, "InstanceTypes"), _ORIGIN)),
+        ("DescribeInstanceTypeOfferings", lambda: inputs.add_offerings(
+            _pages(ec2.describe_instance_type_offerings, "InstanceTypeOfferings", LocationType="availability-zone"),
+            _ORIGIN)),
+        ("DescribeSpotPriceHistory", lambda: inputs.add_spot_history(
+            _pages(ec2.describe_spot_price_history, "SpotPriceHistory", ProductDescriptions=["Linux/UNIX"],
+                   StartTime=now), _ORIGIN)),
+        ("GetProducts", lambda: inputs.prices.extend(pricing_products({"PriceList": _pages(
+            pricing.get_products, "PriceList", ServiceCode="AmazonEC2", Filters=filters, FormatVersion="aws_v1",
+        )}, _ORIGIN))),
+    )
+    for step, call in calls:
+        try:
+            call()
+        except InputError:
+            raise
+        except Exception as exc:  # botocore ClientError, NoCredentialsError, EndpointConnectionError, ...
+            raise InputError.at(Origin(f"aws {step}"), f"{type(exc).__name__}: {exc}") from exc
+    return inputs

@@ -1,4 +1,5 @@
-"""What can be launched: instance types, their offerings, and the catalog that holds them."""
+"""The catalog's data: `InstanceType`s with their `InstanceShape` (the EC2 facts) and `Offering`s (zone, capacity
+type, price), and the `Catalog` that holds them with where its figures come from."""
 
 from __future__ import annotations
 

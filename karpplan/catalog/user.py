@@ -204,7 +204,33 @@ def _instance_type(
         where = f"instanceType {name}"
     arch = r.string(entry, "arch", where) or "amd64"
     os_values = _os_values(r, entry, where)
+    labels = _labels(r, entry, where, name, arch, os_values)
+    capacity = r.resources(entry, "capacity", where)
+    given_allocatable = r.resources(entry, "allocatable", where)
+    shape = _shape(r, entry, where, capacity, arch)
+    offerings = _offerings(r, entry, where, zones)
+    if len(r.problems) > before or name is None:
+        return None
+    sizes = _sizes(r, entry, where, capacity, given_allocatable, shape)
+    if sizes is None or len(r.problems) > before:
+        return None
+    capacity, alloc, shape, derived = sizes
+    return InstanceType(
+        name=name,
+        labels=dict(sorted(labels.items())),
+        capacity=capacity,
+        allocatable=alloc,
+        offerings=offerings,
+        shape=shape,
+        os_values=os_values,
+        allocatable_derived=derived,
+    )
 
+
+def _labels(r: _Reader, entry: Mapping[str, Any], where: str, name: str | None, arch: str,
+            os_values: tuple[str, ...]) -> dict[str, str]:
+    """The type's labels as written (keys in Karpenter's spelling), with its name, arch and OS set; a label
+    that contradicts them is a problem."""
     labels: dict[str, str] = {}
     raw_labels = r.mapping(entry, "labels", where)
     for key, value in (raw_labels or {}).items():
@@ -227,15 +253,15 @@ def _instance_type(
         labels[OS] = os_values[0]
     else:
         labels.pop(OS, None)
+    return labels
 
-    capacity = r.resources(entry, "capacity", where)
-    given_allocatable = r.resources(entry, "allocatable", where)
-    shape = _shape(r, entry, where, capacity, arch)
-    offerings = _offerings(r, entry, where, zones)
-    if len(r.problems) > before or name is None:
-        return None
 
-    derived = False
+def _sizes(r: _Reader, entry: Mapping[str, Any], where: str, capacity: Resources | None,
+           given_allocatable: Resources | None, shape: InstanceShape | None
+           ) -> tuple[Resources, Resources, InstanceShape | None, bool] | None:
+    """Capacity, allocatable, shape and whether allocatable was derived: the given allocatable (completed),
+    else computed from the aws facts (`shape`) as Karpenter does, else derived from capacity; None (a
+    problem) with none of them."""
     if given_allocatable is not None:
         capacity = capacity if capacity is not None else given_allocatable
         alloc = _complete_allocatable(given_allocatable, capacity)
@@ -244,8 +270,8 @@ def _instance_type(
                 r.fail(entry.get("allocatable"), resource,
                        f"{where}.allocatable.{resource}: {alloc.formatted()[resource]} exceeds capacity "
                        f"{capacity.formatted().get(resource, '0')}")  # fmt: skip
-        shape = None
-    elif shape is not None:
+        return capacity, alloc, None, False
+    if shape is not None:
         node = allocatable.compute(shape, None, None, _extended(capacity))
         for resource in allocatable.CORE_RESOURCES:
             if (
@@ -256,25 +282,12 @@ def _instance_type(
                 r.fail(entry.get("capacity"), resource,
                        f"{where}.capacity.{resource}: {capacity.formatted()[resource]} disagrees with "
                        f"{node.capacity.formatted().get(resource, '0')} computed from aws")  # fmt: skip
-        capacity, alloc = node.capacity, node.allocatable
-    elif capacity is not None:
+        return node.capacity, node.allocatable, shape, False
+    if capacity is not None:
         node = allocatable.derive_from_capacity(capacity)
-        capacity, alloc, derived = node.capacity, node.allocatable, True
-    else:
-        r.fail(entry, None, f"{where}: give capacity, allocatable, or aws facts")
-        return None
-    if len(r.problems) > before:
-        return None
-    return InstanceType(
-        name=name,
-        labels=dict(sorted(labels.items())),
-        capacity=capacity,
-        allocatable=alloc,
-        offerings=offerings,
-        shape=shape,
-        os_values=os_values,
-        allocatable_derived=derived,
-    )
+        return node.capacity, node.allocatable, None, True
+    r.fail(entry, None, f"{where}: give capacity, allocatable, or aws facts")
+    return None
 
 
 def _extended(capacity: Resources | None) -> dict[str, int]:

@@ -22,13 +22,18 @@ import yaml
 from typer.core import TyperGroup
 
 from karpplan.catalog import instance_types_for, load_catalog
+from karpplan.catalog.aws_import import build_catalog, read_import_files
+from karpplan.catalog.refresh import refresh_catalog
 from karpplan.catalog.selector import Selection, select
 from karpplan.catalog.types import ON_DEMAND, SPOT, Catalog
 from karpplan.catalog.user import catalog_document
+from karpplan.catalog.zones import parse_zones, with_cluster_zones
 from karpplan.cli.options import zones_option
 from karpplan.cli.terminal import run_guarded, terminal_of
 from karpplan.errors import InputError, Origin
+from karpplan.model.build import load_inventory
 from karpplan.model.fargate_prices import FARGATE_PRICES, FLAG_FORMAT
+from karpplan.model.inventory import Inventory
 from karpplan.model.pools import KubeletConfig, NodeClass, NodePool
 from karpplan.model.quantity import QuantityError, format_resource, parse_quantity
 from karpplan.model.resources import CPU, MEMORY, PODS, Resources, amount_of
@@ -277,8 +282,6 @@ def catalog(
 ) -> None:
     if ctx.invoked_subcommand is not None:
         return
-    from karpplan.catalog.zones import parse_zones
-
     cluster_zones = parse_zones(zones)
     paths: list[str] = list(ctx.meta.get(_PATHS_KEY, []))
 
@@ -305,8 +308,6 @@ def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, al
     node_class: NodeClass | None = None
     inventory = None
     if paths:
-        from karpplan.model.build import load_inventory
-
         inventory = load_inventory(paths)
         pool = _pick_pool(inventory.nodepools, nodepool, paths)
         daemonsets = inventory.daemonsets
@@ -316,9 +317,6 @@ def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, al
         region, catalog_file, allow_estimated_prices=allow_estimated_prices, spot_prices_file=spot_prices
     )
     if zones or inventory is not None:  # the cluster's zones (`--zones`, or what the manifests say)
-        from karpplan.catalog.zones import with_cluster_zones
-        from karpplan.model.inventory import Inventory
-
         loaded = with_cluster_zones(loaded, inventory or Inventory(), zones)
     if info:
         _print_info(loaded, output)
@@ -429,8 +427,6 @@ def import_command(
     name: Annotated[str | None, typer.Option("--name", help="metadata.name of the catalog.")] = None,
 ) -> None:
     """Build an InstanceCatalog from describe-instance-types, describe-instance-type-offerings and prices."""
-    from karpplan.catalog.aws_import import build_catalog, read_import_files
-
     _build_and_write(ctx, lambda: build_catalog(read_import_files(files), region=region, name=name), output)
 
 
@@ -444,6 +440,4 @@ def refresh_command(
     ] = None,
 ) -> None:
     """Query EC2 and the Pricing API with your AWS credentials and write a catalog (needs the aws extra)."""
-    from karpplan.catalog.refresh import refresh_catalog
-
     _build_and_write(ctx, lambda: refresh_catalog(region, profile=profile), output)

@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NamedTuple
 
 import typer
 
-from karpplan.cli.options import catalog_option, output_option, region_option, zones_option
+from karpplan.cli.options import catalog_option, output_option, parse_size, region_option, zones_option
+from karpplan.cli.terminal import Terminal, run_guarded, terminal_of
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -32,6 +33,7 @@ class DiffEngine(StrEnum):
 
 
 def render(diff: PlanDiff, output: DiffFormat, stdout: Console) -> None:
+    # lazy: the renderers load only when a diff is made, not at every start-up of the CLI
     from karpplan.diff.github import render_github
     from karpplan.diff.markdown import render_markdown
     from karpplan.diff.table import render_table
@@ -43,7 +45,7 @@ def render(diff: PlanDiff, output: DiffFormat, stdout: Console) -> None:
     if output in (DiffFormat.json, DiffFormat.yaml):
         text = render_document(diff.to_document(), output.value)
     elif output is DiffFormat.html:
-        from karpplan.render.html import render_diff_html
+        from karpplan.render.html import render_diff_html  # lazy: only an HTML page needs the page builder
 
         text = render_diff_html(diff.to_document())
     else:
@@ -53,9 +55,6 @@ def render(diff: PlanDiff, output: DiffFormat, stdout: Console) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    from karpplan.cli import main as cli
-    from karpplan.cli.terminal import run_guarded, terminal_of
-
     @app.command("diff")
     def diff_command(
         ctx: typer.Context,
@@ -93,26 +92,46 @@ def register(app: typer.Typer) -> None:
         verbose: Annotated[int, typer.Option("-v", "--verbose", count=True, help="More detail (repeatable).")] = 0,
     ) -> None:
         """Compare the plans (cost, nodes, unschedulable pods, lint) of two versions of the manifests."""
-        from karpplan.catalog.zones import parse_zones
-        from karpplan.diff.progress import DiffProgress
-        from karpplan.diff.run import diff_git, diff_paths
-        from karpplan.diff.side import SideOptions
-
         terminal = replace(terminal_of(ctx), verbose=terminal_of(ctx).verbose + verbose)
         if git is None and len(paths) != 2:
             terminal.say("error: give BASE and HEAD (two files or directories), or --git REF PATH...")
             raise typer.Exit(2)
-        options = SideOptions(region=region, catalog=str(catalog) if catalog is not None else None,
-                              zones=parse_zones(zones), engine=engine.value, time_limit=time_limit, seed=seed,
-                              max_file_size=cli.parse_size(max_file_size))
-        progress = DiffProgress(terminal.stderr, terminal.verbose, engine.value, time_limit)
+        _run(terminal, paths, git, _Side(region, catalog, zones, engine, time_limit, seed, max_file_size), output,
+             fail_on_increase)
 
-        def body() -> int:
-            if git is not None:
-                diff = diff_git(git, paths, options, fail_on_increase=fail_on_increase, progress=progress)
-            else:
-                diff = diff_paths(paths[:1], paths[1:], options, fail_on_increase=fail_on_increase, progress=progress)
-            render(diff, output, terminal.stdout)
-            return diff.exit_code
 
-        run_guarded(body, terminal)
+class _Side(NamedTuple):
+    """The options both sides are planned with, as given on the command line."""
+
+    region: str | None
+    catalog: Path | None
+    zones: list[str] | None
+    engine: DiffEngine
+    time_limit: float
+    seed: int
+    max_file_size: str
+
+
+def _run(terminal: Terminal, paths: list[str], git: str | None, side: _Side, output: DiffFormat,
+         fail_on_increase: float | None) -> None:
+    """Plan both sides, compare, render; exit with the diff's code (run_guarded turns bad input into exit 2)."""
+    # lazy: the planner, lint and the engines load only when a diff runs, not at every start-up of the CLI
+    from karpplan.catalog.zones import parse_zones
+    from karpplan.diff.progress import DiffProgress
+    from karpplan.diff.run import diff_git, diff_paths
+    from karpplan.diff.side import SideOptions
+
+    options = SideOptions(region=side.region, catalog=str(side.catalog) if side.catalog is not None else None,
+                          zones=parse_zones(side.zones), engine=side.engine.value, time_limit=side.time_limit,
+                          seed=side.seed, max_file_size=parse_size(side.max_file_size))
+    progress = DiffProgress(terminal.stderr, terminal.verbose, side.engine.value, side.time_limit)
+
+    def body() -> int:
+        if git is not None:
+            diff = diff_git(git, paths, options, fail_on_increase=fail_on_increase, progress=progress)
+        else:
+            diff = diff_paths(paths[:1], paths[1:], options, fail_on_increase=fail_on_increase, progress=progress)
+        render(diff, output, terminal.stdout)
+        return diff.exit_code
+
+    run_guarded(body, terminal)

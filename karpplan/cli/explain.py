@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
+from karpplan.catalog.zones import parse_zones
 from karpplan.cli.options import catalog_option, output_option, region_option, zones_option
 from karpplan.cli.terminal import run_guarded, terminal_of
 from karpplan.errors import InputError, InputProblem, Origin
@@ -63,6 +64,9 @@ class _LazyProgress:
 
 
 def run_explain(options: ExplainOptions) -> int:
+    # lazy: the explain package (its log grammars) loads when `explain` runs, not at every start-up of the CLI
+    from karpplan.explain.enrich import catalog_loader, enrich
+    from karpplan.explain.fixes import reproduce_and_fix
     from karpplan.explain.parallel import explain_file
     from karpplan.explain.render import render_table, write_document
     from karpplan.explain.report import explain_stream
@@ -86,12 +90,8 @@ def run_explain(options: ExplainOptions) -> int:
         progress.stop()
         if stream is not sys.stdin.buffer:
             stream.close()
-    from karpplan.explain.enrich import catalog_loader, enrich
-
     enrich(explanation, catalog_loader(options.region, options.catalog))
     if options.manifests:
-        from karpplan.explain.fixes import reproduce_and_fix
-
         reproduce_and_fix(explanation, options.manifests, catalog=options.catalog, region=options.region,
                           zones=options.zones)
     if options.output in ("json", "yaml"):
@@ -118,8 +118,6 @@ def explain(
     output: Annotated[ExplainFormat, output_option()] = ExplainFormat.table,
 ) -> None:
     """Explain Karpenter / kube-scheduler / cluster-autoscaler scheduling failures pasted from logs or events."""
-    from karpplan.catalog.zones import parse_zones
-
     terminal = terminal_of(ctx)
     stdout, stderr = terminal.stdout, terminal.stderr
     log, more = split_paths(list(paths or ()), bool(manifests))

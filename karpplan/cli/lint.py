@@ -9,15 +9,19 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from karpplan.catalog.zones import parse_zones
 from karpplan.cli.options import (
     catalog_option,
     fargate_profile_option,
     output_option,
+    parse_profiles,
+    parse_size,
     region_option,
     zones_option,
 )
+from karpplan.cli.terminal import Terminal, run_guarded, terminal_of
 
-if TYPE_CHECKING:  # the lint package (and the planner it reaches) loads when the command runs, not at start-up
+if TYPE_CHECKING:  # the lint package (its rules load the scheduler and numpy) loads when the command runs
     from karpplan.lint.run import LintOptions
 
 
@@ -31,6 +35,7 @@ class LintFormat(StrEnum):
 
 def run_lint(options: LintOptions, output: LintFormat, stdout: Console) -> int:
     """Lint and render; raises InputError for bad input (the error boundary prints it, exit 2)."""
+    # lazy: the lint rules load the scheduler and numpy; the CLI starts (and the other commands run) without them
     from karpplan.lint.render import render_github, render_json, render_junit, render_table
     from karpplan.lint.run import lint
     from karpplan.lint.sarif import render_sarif
@@ -51,68 +56,85 @@ def run_lint(options: LintOptions, output: LintFormat, stdout: Console) -> int:
 
 
 def register(app: typer.Typer) -> None:
-    from karpplan.cli import main as cli
-    from karpplan.cli.terminal import run_guarded, terminal_of
+    """`karpplan lint` on the command line's app."""
+    app.command("lint")(lint_command)
 
-    @app.command("lint")
-    def lint_command(
-        ctx: typer.Context,
-        paths: Annotated[
-            list[str] | None,
-            typer.Argument(metavar="PATH...", help="Manifest files, directories or - for stdin.", show_default=False),
-        ] = None,
-        catalog: Annotated[Path | None, catalog_option("An InstanceCatalog replacing the embedded AWS catalog.")] = None,
-        region: Annotated[str | None, region_option()] = None,
-        zones: Annotated[list[str] | None, zones_option()] = None,
-        fargate_profile: Annotated[list[str] | None, fargate_profile_option()] = None,
-        output: Annotated[LintFormat, output_option()] = LintFormat.table,
-        select: Annotated[
-            list[str] | None, typer.Option("--select", help="Only these rules (names or codes, comma-separated).")
-        ] = None,
-        ignore: Annotated[
-            list[str] | None, typer.Option("--ignore", help="Skip these rules (names or codes, comma-separated).")
-        ] = None,
-        list_rules_flag: Annotated[bool, typer.Option("--list-rules", help="List the rules and exit.")] = False,
-        explain: Annotated[
-            str | None, typer.Option("--explain-rule", help="Explain one rule (name or code) and exit.")
-        ] = None,
-        max_file_size: Annotated[
-            str, typer.Option("--max-file-size", help="Largest input file accepted (bytes or a quantity like 50Mi).")
-        ] = "50Mi",
-    ) -> None:
-        """Check manifests for what the API server rejects and what can never schedule (CI-friendly)."""
-        from karpplan.catalog.zones import parse_zones
-        from karpplan.lint.config import UnknownRule, find_config
-        from karpplan.lint.docs import explain_rule, list_rules
-        from karpplan.lint.registry import resolve
-        from karpplan.lint.run import LintOptions
 
-        state = terminal_of(ctx)
-        if list_rules_flag:
-            state.stdout.file.write(list_rules())
-            raise typer.Exit(0)
-        if explain is not None:
-            rule = resolve(explain)
-            if rule is None:
-                state.stderr.print(f"error: unknown rule {explain!r} (see --list-rules)", markup=False)
-                raise typer.Exit(2)
-            state.stdout.file.write(explain_rule(rule))
-            raise typer.Exit(0)
-        if not paths:
-            state.stderr.print("error: give at least one PATH (a file, a directory or - for stdin)", markup=False)
+PathsArgument = Annotated[
+    list[str] | None,
+    typer.Argument(metavar="PATH...", help="Manifest files, directories or - for stdin.", show_default=False),
+]
+SelectOption = Annotated[
+    list[str] | None, typer.Option("--select", help="Only these rules (names or codes, comma-separated).")
+]
+IgnoreOption = Annotated[
+    list[str] | None, typer.Option("--ignore", help="Skip these rules (names or codes, comma-separated).")
+]
+ListRulesOption = Annotated[bool, typer.Option("--list-rules", help="List the rules and exit.")]
+ExplainRuleOption = Annotated[
+    str | None, typer.Option("--explain-rule", help="Explain one rule (name or code) and exit.")
+]
+MaxFileSizeOption = Annotated[
+    str, typer.Option("--max-file-size", help="Largest input file accepted (bytes or a quantity like 50Mi).")
+]
+
+
+def lint_command(
+    ctx: typer.Context,
+    paths: PathsArgument = None,
+    catalog: Annotated[Path | None, catalog_option("An InstanceCatalog replacing the embedded AWS catalog.")] = None,
+    region: Annotated[str | None, region_option()] = None,
+    zones: Annotated[list[str] | None, zones_option()] = None,
+    fargate_profile: Annotated[list[str] | None, fargate_profile_option()] = None,
+    output: Annotated[LintFormat, output_option()] = LintFormat.table,
+    select: SelectOption = None,
+    ignore: IgnoreOption = None,
+    list_rules_flag: ListRulesOption = False,
+    explain: ExplainRuleOption = None,
+    max_file_size: MaxFileSizeOption = "50Mi",
+) -> None:
+    """Check manifests for what the API server rejects and what can never schedule (CI-friendly)."""
+    # lazy: the lint rules load the scheduler and numpy; the CLI starts (and the other commands run) without them
+    from karpplan.lint.config import UnknownRule, find_config
+    from karpplan.lint.run import LintOptions
+
+    state = terminal_of(ctx)
+    _rule_docs(list_rules_flag, explain, state)
+    if not paths:
+        state.stderr.print("error: give at least one PATH (a file, a directory or - for stdin)", markup=False)
+        raise typer.Exit(2)
+    size = parse_size(max_file_size)
+    profiles = parse_profiles(fargate_profile)
+
+    def body() -> int:
+        options = LintOptions(
+            paths=tuple(paths or ()), catalog=str(catalog) if catalog is not None else None, region=region,
+            fargate_profiles=profiles, zones=parse_zones(zones), select=tuple(select or ()),
+            ignore=tuple(ignore or ()), config=find_config(), max_file_size=size,
+        )
+        try:
+            return run_lint(options, output, state.stdout)
+        except UnknownRule as exc:
+            state.stderr.print(f"error: {exc}", markup=False, highlight=False)
+            return 2
+
+    run_guarded(body, state)
+
+
+def _rule_docs(list_rules_flag: bool, name: str | None, state: Terminal) -> None:
+    """`--list-rules` and `--explain-rule NAME`: the rules' documentation on stdout, then exit (2 for a rule
+    that does not exist); nothing without either."""
+    # lazy: the lint rules load the scheduler and numpy; the CLI starts (and the other commands run) without them
+    from karpplan.lint.docs import explain_rule, list_rules
+    from karpplan.lint.registry import resolve
+
+    if list_rules_flag:
+        state.stdout.file.write(list_rules())
+        raise typer.Exit(0)
+    if name is not None:
+        rule = resolve(name)
+        if rule is None:
+            state.stderr.print(f"error: unknown rule {name!r} (see --list-rules)", markup=False)
             raise typer.Exit(2)
-        size = cli.parse_size(max_file_size)
-        profiles = cli.parse_profiles(fargate_profile)
-
-        def body() -> int:
-            options = LintOptions(
-                paths=tuple(paths or ()), catalog=str(catalog) if catalog is not None else None, region=region,
-                fargate_profiles=profiles, zones=parse_zones(zones), select=tuple(select or ()), ignore=tuple(ignore or ()), config=find_config(), max_file_size=size,
-            )
-            try:
-                return run_lint(options, output, state.stdout)
-            except UnknownRule as exc:
-                state.stderr.print(f"error: {exc}", markup=False, highlight=False)
-                return 2
-
-        run_guarded(body, state)
+        state.stdout.file.write(explain_rule(rule))
+        raise typer.Exit(0)

@@ -20,10 +20,13 @@ import typer
 from karpplan import __version__
 from karpplan.catalog import DEFAULT_REGION
 from karpplan.catalog.zones import parse_zones
-from karpplan.cli.inventory import run_inventory
+from karpplan.cli import catalog, diff, explain, lint
+from karpplan.cli.inventory_command import run_inventory
 from karpplan.cli.options import (
     fargate_profile_option,
     hpa_option,
+    parse_profiles,
+    parse_size,
     replicas_option,
     scale_option,
     zones_option,
@@ -32,11 +35,8 @@ from karpplan.cli.plan import run_plan
 from karpplan.cli.terminal import Color, Terminal, make_consoles, run_guarded, terminal_of
 from karpplan.cli.usage import plain
 from karpplan.model.build import MAX_REPLICAS
-from karpplan.model.cluster import FargateProfile
-from karpplan.model.fargate import parse_profile_flag
 from karpplan.model.fargate_prices import FargatePrice, parse_fargate_prices
 from karpplan.model.missing_requests import parse_default_requests
-from karpplan.model.quantity import QuantityError, parse_quantity
 from karpplan.model.scale import parse_scale_flags
 from karpplan.plan import PREFERENCE_POLICIES, PreferencePolicy
 from karpplan.planner import Engine, PlanOptions
@@ -93,28 +93,6 @@ def _global_options(
     ctx.obj = Terminal(color=color, verbose=verbose, stdout=stdout, stderr=stderr)
 
 
-def parse_size(text: str) -> int:
-    """`--max-file-size`: a byte count or Kubernetes quantity (`50Mi`, `100M`)."""
-    try:
-        size = parse_quantity(text).value()
-    except QuantityError as exc:
-        raise typer.BadParameter(f"{text!r} is not a size ({exc}); use bytes or a quantity like 50Mi") from exc
-    if size <= 0:
-        raise typer.BadParameter("must be greater than zero")
-    return size
-
-
-def parse_profiles(flags: list[str] | None) -> tuple[FargateProfile, ...]:
-    """`--fargate-profile` flags as profiles `cli-1`, `cli-2`..., a usage error when malformed."""
-    profiles = []
-    for index, text in enumerate(flags or [], start=1):
-        try:
-            profiles.append(parse_profile_flag(text, index))
-        except ValueError as exc:
-            raise typer.BadParameter(str(exc), param_hint="--fargate-profile") from exc
-    return tuple(profiles)
-
-
 def parse_rates(text: str | None) -> FargatePrice | None:
     """`--fargate-prices cpu=USD,memory=USD`, a usage error when malformed."""
     if text is None:
@@ -144,6 +122,9 @@ PathsArgument = Annotated[
     ),
 ]
 OutputOption = Annotated[OutputFormat, typer.Option("-o", "--output", help="Output format.")]
+PlanOutputOption = Annotated[
+    PlanFormat, typer.Option("-o", "--output", help="Output format (html: one self-contained page, to stdout).")
+]
 MaxFileSizeOption = Annotated[
     str, typer.Option("--max-file-size", metavar="SIZE",
                       help="Largest input file accepted (bytes or a quantity like 50Mi).")
@@ -152,74 +133,94 @@ VerboseOption = Annotated[int, typer.Option("-v", "--verbose", count=True, help=
 FargateProfileOption = Annotated[list[str] | None, fargate_profile_option()]
 
 
+CatalogOption = Annotated[
+    Path | None,
+    typer.Option("--catalog", metavar="FILE", help="An InstanceCatalog file replacing the embedded AWS catalog.",
+                 dir_okay=False),
+]
+
+RegionOption = Annotated[
+    str | None,
+    typer.Option(
+        "--region", metavar="REGION",
+        help=f"Region of the embedded catalog (default: a ClusterConfig's region, else {DEFAULT_REGION}).",
+    ),
+]
+
+EngineOption = Annotated[
+    Engine, typer.Option("--engine", help="optimal (CP-SAT) or karpenter (greedy simulation).")
+]
+
+TimeLimitOption = Annotated[
+    float, typer.Option("--time-limit", min=0.0, metavar="SECONDS", help="Solver time limit in seconds.")
+]
+
+WorkersOption = Annotated[
+    int,
+    typer.Option("--workers", min=0, metavar="N",
+                 help="Solver worker threads (0 = all available cores); a seed and a worker count give "
+                      "the same plan on every run, unless the time limit cuts the search first (a warning "
+                      "says so)."),
+]
+
+AllowEstimatedPricesOption = Annotated[
+    bool,
+    typer.Option("--allow-estimated-prices", help="Plan with estimated prices where the catalog has none."),
+]
+
+PreferencesOption = Annotated[
+    PreferencePolicy,
+    typer.Option("--preferences",
+                 help="honour: keep every preference (ScheduleAnyway spread, preferred affinity) Karpenter "
+                      "would keep, relaxing only those it must; drop: plan without them and say what "
+                      "that saves (each plan then gets half of --time-limit)."),
+]
+
+FargatePricesOption = Annotated[
+    str | None,
+    typer.Option("--fargate-prices", metavar="cpu=USD,memory=USD",
+                 help="Fargate rates per vCPU-hour and per GB-hour, for a region without a known rate "
+                      "(or to replace it)."),
+]
+
+SpotPricesOption = Annotated[
+    str | None,
+    typer.Option("--spot-prices", metavar="FILE",
+                 help="Real spot prices: the JSON that aws ec2 describe-spot-price-history prints, or a "
+                      "price CSV (docs/catalog.md). Default: 0.4 x on-demand, marked estimated."),
+]
+
+DefaultRequestsOption = Annotated[
+    str | None,
+    typer.Option("--default-requests", metavar="cpu=Q,memory=Q",
+                 help="Requests for containers that set none, e.g. cpu=100m,memory=128Mi (a namespace's "
+                      "LimitRange defaults win). Default: such containers count as zero, as the Kubernetes "
+                      "scheduler counts them."),
+]
+
+
 @app.command()
 def plan(
     ctx: typer.Context,
     paths: PathsArgument,
-    catalog: Annotated[
-        Path | None,
-        typer.Option("--catalog", metavar="FILE", help="An InstanceCatalog file replacing the embedded AWS catalog.",
-                     dir_okay=False),
-    ] = None,
-    region: Annotated[
-        str | None,
-        typer.Option(
-            "--region", metavar="REGION",
-            help=f"Region of the embedded catalog (default: a ClusterConfig's region, else {DEFAULT_REGION}).",
-        ),
-    ] = None,
-    engine: Annotated[
-        Engine, typer.Option("--engine", help="optimal (CP-SAT) or karpenter (greedy simulation).")
-    ] = "optimal",
-    time_limit: Annotated[
-        float, typer.Option("--time-limit", min=0.0, metavar="SECONDS", help="Solver time limit in seconds.")
-    ] = 10.0,
+    catalog: CatalogOption = None,
+    region: RegionOption = None,
+    engine: EngineOption = "optimal",
+    time_limit: TimeLimitOption = 10.0,
     seed: Annotated[int, typer.Option("--seed", metavar="N", help="Solver random seed.")] = 0,
-    workers: Annotated[
-        int,
-        typer.Option("--workers", min=0, metavar="N",
-                     help="Solver worker threads (0 = all available cores); a seed and a worker count give "
-                          "the same plan on every run, unless the time limit cuts the search first (a warning "
-                          "says so)."),
-    ] = 0,
-    output: Annotated[PlanFormat, typer.Option("-o", "--output", help="Output format (html: one self-contained "
-                                               "page, to stdout).")] = PlanFormat.table,
+    workers: WorkersOption = 0,
+    output: PlanOutputOption = PlanFormat.table,
     max_file_size: MaxFileSizeOption = "50Mi",
-    allow_estimated_prices: Annotated[
-        bool,
-        typer.Option("--allow-estimated-prices", help="Plan with estimated prices where the catalog has none."),
-    ] = False,
+    allow_estimated_prices: AllowEstimatedPricesOption = False,
     fargate_profile: FargateProfileOption = None,
-    preferences: Annotated[
-        PreferencePolicy,
-        typer.Option("--preferences",
-                     help="honour: keep every preference (ScheduleAnyway spread, preferred affinity) Karpenter "
-                          "would keep, relaxing only those it must; drop: plan without them and say what "
-                          "that saves (each plan then gets half of --time-limit)."),
-    ] = PREFERENCE_POLICIES[0],
+    preferences: PreferencesOption = PREFERENCE_POLICIES[0],
     zones: Annotated[list[str] | None, zones_option()] = None,
     replicas: Annotated[list[str] | None, replicas_option()] = None,
     scale: Annotated[float | None, scale_option()] = None,
     hpa: Annotated[HpaChoice, hpa_option()] = HpaChoice.current,
-    fargate_prices: Annotated[
-        str | None,
-        typer.Option("--fargate-prices", metavar="cpu=USD,memory=USD",
-                     help="Fargate rates per vCPU-hour and per GB-hour, for a region without a known rate "
-                          "(or to replace it)."),
-    ] = None,
-    spot_prices: Annotated[
-        str | None,
-        typer.Option("--spot-prices", metavar="FILE",
-                     help="Real spot prices: the JSON that aws ec2 describe-spot-price-history prints, or a "
-                          "price CSV (docs/catalog.md). Default: 0.4 x on-demand, marked estimated."),
-    ] = None,
-    default_requests: Annotated[
-        str | None,
-        typer.Option("--default-requests", metavar="cpu=Q,memory=Q",
-                     help="Requests for containers that set none, e.g. cpu=100m,memory=128Mi (a namespace's "
-                          "LimitRange defaults win). Default: such containers count as zero, as the Kubernetes "
-                          "scheduler counts them."),
-    ] = None,
+    fargate_prices: FargatePricesOption = None,
+    spot_prices: SpotPricesOption = None,
+    default_requests: DefaultRequestsOption = None,
     verbose: VerboseOption = 0,
 ) -> None:
     """Plan the nodes (and Fargate pods) that the pending pods in PATH... need."""
@@ -270,9 +271,7 @@ def inventory(
 
 
 def _register_commands() -> None:
-    """The commands that live in modules of their own (imported here, after `app` exists)."""
-    from karpplan.cli import catalog, diff, explain, lint
-
+    """The commands that live in modules of their own."""
     app.add_typer(catalog.catalog_app, name="catalog")
     lint.register(app)
     diff.register(app)

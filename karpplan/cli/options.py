@@ -1,10 +1,15 @@
-"""Option declarations several commands share (same flags, same help): one definition each."""
+"""Option declarations several commands share (same flags, same help) and the parsing of their values: one
+definition each."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import typer
+
+from karpplan.model.cluster import FargateProfile
+from karpplan.model.fargate import parse_profile_flag
+from karpplan.model.quantity import QuantityError, parse_quantity
 
 
 def catalog_option(help_text: str) -> Any:
@@ -63,3 +68,25 @@ def hpa_option() -> Any:
         help="Workloads with a HorizontalPodAutoscaler: plan its minReplicas (min), maxReplicas (max) or "
              "their own replicas kept within those (current).",
     )
+
+
+def parse_size(text: str) -> int:
+    """`--max-file-size`: a byte count or Kubernetes quantity (`50Mi`, `100M`)."""
+    try:
+        size = parse_quantity(text).value()
+    except QuantityError as exc:
+        raise typer.BadParameter(f"{text!r} is not a size ({exc}); use bytes or a quantity like 50Mi") from exc
+    if size <= 0:
+        raise typer.BadParameter("must be greater than zero")
+    return size
+
+
+def parse_profiles(flags: list[str] | None) -> tuple[FargateProfile, ...]:
+    """`--fargate-profile` flags as profiles `cli-1`, `cli-2`..., a usage error when malformed."""
+    profiles = []
+    for index, text in enumerate(flags or [], start=1):
+        try:
+            profiles.append(parse_profile_flag(text, index))
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--fargate-profile") from exc
+    return tuple(profiles)

@@ -2,7 +2,7 @@
 
 Reads the inputs and the catalog, has the planner plan within one `TimeBudget` made from
 `--time-limit`, and renders. Every step is a named phase of that budget; `-v` prints their wall seconds.
-While the optimal engine runs, its progress goes to stderr (`render/progress.py`).
+While the optimal engine runs, its progress goes to stderr (`render/progress_display.py`).
 """
 
 from __future__ import annotations
@@ -12,9 +12,14 @@ from dataclasses import replace
 from typing import Any
 
 from karpplan.cli.terminal import Terminal
+from karpplan.costs import plan_costs
 from karpplan.engines.effort import TimeBudget
+from karpplan.plan_volumes import with_volume_fixes
 from karpplan.planner import PlanOptions, make_plan, read_catalog, read_inventory
-from karpplan.render.inventory import skipped_lines, skipped_note
+from karpplan.render.documents import plan_document, render_document
+from karpplan.render.inventory_view import skipped_lines, skipped_note
+from karpplan.render.plan_table import render_table
+from karpplan.render.progress_display import progress_display
 
 
 def lint_for_report(options: PlanOptions) -> tuple[Mapping[str, Any] | None, str]:
@@ -22,6 +27,7 @@ def lint_for_report(options: PlanOptions) -> tuple[Mapping[str, Any] | None, str
 
     Lint reads its files again, so stdin (already read by the plan) cannot be linted; a lint that cannot
     judge the input leaves the report without findings rather than failing a plan that succeeded."""
+    # lazy: the lint rules (the scheduler, numpy) load only for an HTML report, not for every plan
     from karpplan.errors import InputError
     from karpplan.lint.config import UnknownRule, find_config
     from karpplan.lint.run import LintOptions, lint
@@ -40,12 +46,8 @@ def lint_for_report(options: PlanOptions) -> tuple[Mapping[str, Any] | None, str
 
 def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
     """Load, plan, render. Raises InputError for bad input; returns the exit code of cli-contract.md."""
-    from karpplan.costs import plan_costs
+    # lazy: the explain package (its log grammars) loads when a plan is made, not at every start-up of the CLI
     from karpplan.explain.fixes import plan_with_fixes
-    from karpplan.plan_volumes import with_volume_fixes
-    from karpplan.render.documents import plan_document, render_document
-    from karpplan.render.plan_table import render_table
-    from karpplan.render.progress import progress_display
 
     budget = TimeBudget(options.time_limit)
     with budget.phase("parse"):
@@ -79,7 +81,7 @@ def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
     with budget.phase("render"):
         costs = plan_costs(plan, inventory.daemonsets)
         if output == "html":
-            from karpplan.render.html import render_html
+            from karpplan.render.html import render_html  # lazy: only an HTML report needs the page builder
 
             report, why = lint_for_report(options)
             terminal.stdout.file.write(render_html(plan_document(plan, costs), lint=report, lint_note=why))

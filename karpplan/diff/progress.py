@@ -1,5 +1,5 @@
 """Progress of a diff on stderr, side by side: what is being planned and what it came to, and the optimal
-engine's own progress (`render/progress.py`) while each side is solved.
+engine's own progress (`render/progress_display.py`) while each side is solved.
 
 On a terminal or with `-v` a line per side; the optimal engine's live panel on a terminal, its phase lines
 with `-v`; nothing otherwise (a CI log gets the result, not the chatter). stdout is never written.
@@ -16,7 +16,7 @@ from rich.console import Console
 from karpplan.engines.progress import ProgressSink
 from karpplan.plan import Plan
 from karpplan.render.formatting import format_hourly
-from karpplan.render.progress import progress_display
+from karpplan.render.progress_display import progress_display
 
 
 class DiffProgress:

@@ -15,7 +15,9 @@ from karpplan.diff.definitions import Definitions, definitions
 from karpplan.engines.progress import ProgressSink
 from karpplan.errors import InputError, InputProblem, Origin
 from karpplan.inputs.loader import read_documents
+from karpplan.lint.config import find_config
 from karpplan.lint.core import Finding
+from karpplan.lint.run import LintOptions, lint
 from karpplan.model.build import build_inventory
 from karpplan.model.inventory import Inventory
 from karpplan.plan import Plan
@@ -66,9 +68,6 @@ def _inventory(paths: Sequence[str], options: SideOptions) -> tuple[Inventory, D
 
 
 def _lint(paths: Sequence[str], options: SideOptions) -> tuple[Finding, ...]:
-    from karpplan.lint.config import find_config
-    from karpplan.lint.run import LintOptions, lint
-
     if not paths:
         return ()
     report = lint(LintOptions(paths=tuple(paths), catalog=options.catalog, region=options.region,

@@ -2,7 +2,7 @@
 
 The optimiser (`optimiser.py`) reports through a `ProgressTracker`: the phase it is in, each plan it holds
 (cost and pods left out) and each lower bound it proves. The tracker turns these into `ProgressEvent`s
-for a `ProgressSink` (the CLI's live display, `render/progress.py`, or a test's list): phases in the
+for a `ProgressSink` (the CLI's live display, `render/progress_display.py`, or a test's list): phases in the
 order of `PHASES`, the best plan so far (fewest pods left out, then cheapest) and the best bound so far
 (never lower than an earlier one). The last event is `done`, with the plan the engine returns.
 

@@ -10,9 +10,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
 
+from karpplan.catalog import load_catalog
+from karpplan.catalog.embedded import regions
 from karpplan.catalog.types import Catalog
 from karpplan.errors import InputError
 from karpplan.explain.advice import advise
+from karpplan.explain.related import link_node_classes, link_nominations, merge_pod_names
 from karpplan.explain.report import Explanation
 from karpplan.explain.structure import NO_INSTANCE_TYPE, Item, PoolReasons, Reason
 from karpplan.explain.wording import capital, fields_of, item_plain, no_type_plain
@@ -25,9 +28,6 @@ def catalog_loader(region: str | None, catalog_file: str | None) -> CatalogFor:
     """A loader: the user's catalog, else the embedded one of `region`, else of the zones' region."""
     @lru_cache(maxsize=8)
     def load(zone_region: str | None) -> Catalog | None:
-        from karpplan.catalog import load_catalog
-        from karpplan.catalog.embedded import regions
-
         if catalog_file is None and region is None and zone_region is not None and zone_region not in regions():
             zone_region = None
         try:
@@ -102,8 +102,6 @@ def enrich_item(item: Item, load: CatalogFor, done: Advised | None = None) -> No
 
 
 def enrich(explanation: Explanation, load: CatalogFor) -> None:
-    from karpplan.explain.related import link_node_classes, link_nominations, merge_pod_names
-
     merge_pod_names(explanation)
     link_node_classes(explanation)
     link_nominations(explanation)

@@ -25,10 +25,12 @@ from karpplan.errors import Origin
 from karpplan.explain.dialects.nodeclass import CAUSES as NODE_CLASS_CAUSES
 from karpplan.explain.report import Explanation
 from karpplan.explain.structure import Fix, Item, signed_hourly
-from karpplan.explain.wording import NODEPOOL_FIELDS, PROVISIONER_FIELDS
+from karpplan.explain.volumes import common_zones, sentences, volume_facts, volume_fixes
+from karpplan.explain.wording import NODEPOOL_FIELDS, PROVISIONER_FIELDS, item_plain
 from karpplan.inputs.loader import Document, read_documents
 from karpplan.inputs.origins import LineDict, LineList
 from karpplan.model import labels as L
+from karpplan.model.build import load_inventory
 from karpplan.model.inventory import Inventory
 from karpplan.model.pods import SCHEDULE_ANYWAY, Pod, PodAffinity, PodTemplate
 from karpplan.model.pools import NodePool
@@ -36,6 +38,7 @@ from karpplan.model.requirements import Requirement, Requirements
 from karpplan.model.selectors import NodeSelectorTerm
 from karpplan.model.taints import ALL_EFFECTS, Toleration, untolerated
 from karpplan.plan import Plan
+from karpplan.planner import PlanOptions, catalog_for, make_plan
 
 Apply = Callable[[Inventory], Inventory]
 MAX_PLANS = 40
@@ -385,8 +388,6 @@ class _Planner:
         return self.plans >= MAX_PLANS or (self.deadline is not None and time.monotonic() > self.deadline)
 
     def plan(self, inv: Inventory) -> Plan:
-        from karpplan.planner import PlanOptions, make_plan
-
         self.plans += 1
         return make_plan(inv, self.catalog, PlanOptions(engine="karpenter"))  # type: ignore[arg-type]
 
@@ -422,9 +423,6 @@ def _minimal_conflict(planner: _Planner, inv: Inventory, cands: Sequence[Candida
 
 def reproduce_and_fix(explanation: Explanation, manifests: Sequence[str], *, catalog: str | None = None,
                       region: str | None = None, zones: Sequence[str] = ()) -> None:
-    from karpplan.model.build import load_inventory
-    from karpplan.planner import catalog_for
-
     inv = load_inventory(manifests)
     documents, _ = read_documents([m for m in manifests if m != "-"])
     locator = Locator(documents)
@@ -459,16 +457,12 @@ def reproduce_and_fix(explanation: Explanation, manifests: Sequence[str], *, cat
                                   "(the cluster may differ: existing nodes, limits already used, other pods)")
         elif not item.fixes:
             item.fix_notes.append("no single change among the candidates makes it schedule")
-        from karpplan.explain.wording import item_plain
-
         item.plain = item_plain(item) + _fix_sentence(item)
 
 
 def _volumes(item: Item, planner: _Planner, inv: Inventory, base_cost: float, workload: str, namespace: str,
              locator: Locator) -> None:
     """The pod's volumes, zones and binding modes from the manifests; fixes on the volumes when they share no zone."""
-    from karpplan.explain.volumes import common_zones, sentences, volume_facts, volume_fixes
-
     kind, _, name = workload.partition("/")
     doc = locator.find(kind, name, namespace)
     pod_name = (item.parsed.pod or "").rpartition("/")[2] or name

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 
 from karpplan.explain import known
 from karpplan.explain import structure as reason_kind
+from karpplan.explain.advice import how_to_get
 from karpplan.explain.dialects import fargate, nodeclass
 from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.structure import CLUSTER_AUTOSCALER, KUBE_SCHEDULER, Item, Parsed, PoolReasons, Reason
@@ -351,8 +352,6 @@ def _node_filter_plain(r: Reason, source: str) -> str:
 
 def _device_hints(counts: Mapping[str, int]) -> str:
     """What an `Insufficient <extended resource>` on existing nodes usually means."""
-    from karpplan.explain.advice import how_to_get
-
     out = ""
     for why in counts:
         name = why.removeprefix("Insufficient ").strip() if why.startswith("Insufficient ") else ""

@@ -7,12 +7,16 @@ them as ordinary dicts and lists; code that reports a problem asks `line_of(node
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from karpplan.errors import Origin
 
-if TYPE_CHECKING:
-    from karpplan.inputs.loader import Document
+
+class Located(Protocol):
+    """Anything read from a file that knows where it starts (a loader's `Document`)."""
+
+    @property
+    def origin(self) -> Origin: ...
 
 
 class LineDict(dict[str, Any]):
@@ -72,7 +76,7 @@ def line_of(node: object, key: object = None) -> int | None:
     return None
 
 
-def origin_of(where: Document | Origin | str, node: object = None, key: object = None) -> Origin:
+def origin_of(where: Located | Origin | str, node: object = None, key: object = None) -> Origin:
     """The most precise origin known for `node[key]`: its line, else the node's line, else `where`'s."""
     if isinstance(where, Origin):
         base = where

@@ -164,6 +164,68 @@ class _Collection:
         return mapping
 
 
+class _Anchors:
+    """The anchors of one YAML document as its events are read: each anchored node with its size (nodes it
+    expands to), the anchors still open (a collection being read), and how far aliases have expanded."""
+
+    __slots__ = ("nodes", "open", "alias_extra")
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, tuple[object, int]] = {}
+        self.open: set[str] = set()
+        self.alias_extra = 0
+
+    def new_document(self) -> None:
+        self.nodes.clear()
+        self.alias_extra = 0
+
+    def alias(self, name: str, line: int) -> tuple[object, int]:
+        """The anchored node `*name` stands for, with its size; refuses a node inside itself, an unknown
+        anchor and expansion past MAX_ALIAS_EXPANSION (the alias bomb)."""
+        if name in self.open:
+            raise LoadProblem(line, f"alias *{name} refers to a node that contains it")
+        if name not in self.nodes:
+            raise LoadProblem(line, f"invalid YAML: found undefined alias {name!r}")
+        value, size = self.nodes[name]
+        self.alias_extra += size - 1
+        if self.alias_extra > MAX_ALIAS_EXPANSION:
+            raise LoadProblem(
+                line, f"YAML aliases expand to more than {MAX_ALIAS_EXPANSION:,} nodes; refusing an alias bomb"
+            )
+        return value, size
+
+
+def _scalar_node(event: Any, line: int, anchors: _Anchors) -> object:
+    try:
+        value = _scalar(event)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise LoadProblem(line, f"invalid YAML: {exc}") from exc
+    if event.anchor is not None:
+        anchors.nodes[event.anchor] = (value, 1)
+    return value
+
+
+def _open(event: Any, line: int, stack: list[_Collection], anchors: _Anchors) -> None:
+    """A mapping or sequence starts: refused nested past MAX_DEPTH or with a tag YAML's safe loader refuses."""
+    if len(stack) >= MAX_DEPTH:
+        raise LoadProblem(line, f"nested more than {MAX_DEPTH} levels deep")
+    if event.tag not in (None, "!", _TAG + "map", _TAG + "seq", _TAG + "omap"):
+        raise LoadProblem(line, f"invalid YAML: could not determine a constructor for the tag {event.tag!r}")
+    if event.anchor is not None:
+        anchors.open.add(event.anchor)
+    stack.append(_Collection(type(event) is yaml.MappingStartEvent, line, event.anchor))
+
+
+def _close(stack: list[_Collection], anchors: _Anchors) -> tuple[object, int, int]:
+    """The collection that ends, built: (value, size, line it started on)."""
+    done = stack.pop()
+    value = done.build()
+    if done.anchor is not None:
+        anchors.open.discard(done.anchor)
+        anchors.nodes[done.anchor] = (value, done.size)
+    return value, done.size, done.line
+
+
 def parse_yaml(text: str) -> Iterator[tuple[int, int, object]]:
     """(start line, end line, data) per YAML document (data None for empty documents).
 
@@ -172,59 +234,28 @@ def parse_yaml(text: str) -> Iterator[tuple[int, int, object]]:
     anchored nodes are counted, never expanded).
     """
     source = _EventSource(text)
+    stack: list[_Collection] = []
+    anchors = _Anchors()
+    root: object = None
+    start = end = 0
     try:
-        stack: list[_Collection] = []
-        anchors: dict[str, tuple[object, int]] = {}
-        open_anchors: set[str] = set()
-        alias_extra = 0
-        root: object = None
-        start = end = 0
         while True:
             event = source.get_event()
             kind = type(event)
             line = event.start_mark.line + 1
-            if kind is yaml.ScalarEvent or kind is yaml.AliasEvent:
-                if kind is yaml.ScalarEvent:
-                    try:
-                        value = _scalar(event)
-                    except (ValueError, TypeError, KeyError) as exc:
-                        raise LoadProblem(line, f"invalid YAML: {exc}") from exc
-                    size = 1
-                    if event.anchor is not None:
-                        anchors[event.anchor] = (value, 1)
-                else:
-                    name = event.anchor
-                    if name in open_anchors:
-                        raise LoadProblem(line, f"alias *{name} refers to a node that contains it")
-                    if name not in anchors:
-                        raise LoadProblem(line, f"invalid YAML: found undefined alias {name!r}")
-                    value, size = anchors[name]
-                    alias_extra += size - 1
-                    if alias_extra > MAX_ALIAS_EXPANSION:
-                        raise LoadProblem(
-                            line,
-                            f"YAML aliases expand to more than {MAX_ALIAS_EXPANSION:,} nodes; refusing an alias bomb",
-                        )
+            if kind is yaml.ScalarEvent:
+                value, size = _scalar_node(event, line, anchors), 1
+            elif kind is yaml.AliasEvent:
+                value, size = anchors.alias(event.anchor, line)
             elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
-                if len(stack) >= MAX_DEPTH:
-                    raise LoadProblem(line, f"nested more than {MAX_DEPTH} levels deep")
-                if event.tag not in (None, "!", _TAG + "map", _TAG + "seq", _TAG + "omap"):
-                    raise LoadProblem(line, f"invalid YAML: could not determine a constructor for the tag {event.tag!r}")
                 if not stack:
                     start = line
-                if event.anchor is not None:
-                    open_anchors.add(event.anchor)
-                stack.append(_Collection(kind is yaml.MappingStartEvent, line, event.anchor))
+                _open(event, line, stack, anchors)
                 continue
             elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-                done = stack.pop()
-                value, size, line = done.build(), done.size, done.line
-                if done.anchor is not None:
-                    open_anchors.discard(done.anchor)
-                    anchors[done.anchor] = (value, size)
+                value, size, line = _close(stack, anchors)
             elif kind is yaml.DocumentStartEvent:
-                anchors.clear()
-                alias_extra = 0
+                anchors.new_document()
                 root, start = None, event.end_mark.line + 1
                 continue
             elif kind is yaml.DocumentEndEvent:

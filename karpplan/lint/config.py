@@ -12,19 +12,14 @@ import yaml
 from karpplan.errors import InputError, Origin
 from karpplan.inputs.loader import Document
 from karpplan.lint.core import Rule
+from karpplan.lint.ignores import annotated_names, silences, split_names
 from karpplan.lint.registry import RULES, resolve
 
 CONFIG_NAME = ".karpplan.yaml"
-IGNORE_ANNOTATION = "karpplan.io/lint-ignore"
 
 
 class UnknownRule(ValueError):
     """A rule name or code that is not in the registry (a usage error)."""
-
-
-def split_names(values: Iterable[str]) -> list[str]:
-    """`a,b` and repeated flags alike, blanks dropped."""
-    return [part.strip() for value in values for part in value.split(",") if part.strip()]
 
 
 def rules_named(names: Iterable[str], where: str) -> list[Rule]:
@@ -90,16 +85,6 @@ def active_rules(select: Sequence[str], ignore: Sequence[str], config: FileConfi
 
 def ignored_by_annotation(doc: Document) -> frozenset[str]:
     """Rule names the object's `karpplan.io/lint-ignore` annotation names (`all` for every rule)."""
-    annotations = doc.metadata.get("annotations")
-    text = annotations.get(IGNORE_ANNOTATION) if isinstance(annotations, dict) else None
-    if not isinstance(text, str):
+    if not annotated_names(doc):
         return frozenset()
-    out: set[str] = set()
-    for name in split_names([text]):
-        if name == "all":
-            out.update(r.name for r in RULES)
-            continue
-        rule = resolve(name)
-        if rule is not None:
-            out.add(rule.name)
-    return frozenset(out)
+    return frozenset(r.name for r in RULES if silences(doc, r))

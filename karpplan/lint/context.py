@@ -3,6 +3,7 @@ that need pools, the planner's own scheduling problem (built once, shared by eve
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -11,11 +12,16 @@ from karpplan.catalog.types import Catalog
 from karpplan.errors import InputProblem, Origin
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict
-from karpplan.lint.report import Skip
-from karpplan.model.build import role_of
+from karpplan.lint.scaled import one_replica_pods
+from karpplan.lint.skip import Skip
+from karpplan.model.build import role_of, template_hash
+from karpplan.model.build_fields import Field
+from karpplan.model.build_pods import PodContext, build_pod_template
 from karpplan.model.cluster import FargateProfile
 from karpplan.model.inventory import Inventory
+from karpplan.model.labels import POD_TEMPLATE_HASH
 from karpplan.model.pods import Pod, PodTemplate
+from karpplan.planner import prepare
 from karpplan.scheduling.problem import GroupInfo
 from karpplan.scheduling.problem import Problem as SchedulingProblem
 
@@ -115,11 +121,6 @@ class LintContext:
 
     @cached_property
     def planner(self) -> PlannerView:
-        import dataclasses
-
-        from karpplan.lint.scaled import one_replica_pods
-        from karpplan.planner import prepare
-
         zero = [d for d in self.documents if id(d) in self.scaled_to_zero]
         inventory = self.inventory
         extra = one_replica_pods(self.documents, zero)
@@ -176,11 +177,6 @@ def templates(ctx: LintContext) -> list[tuple[Document, str, PodTemplate]]:
 def _unexpanded(doc: Document) -> tuple[Document, str, PodTemplate] | None:
     """The template of a workload the builder accepted and expanded to no pod, built as the builder builds
     it (same labels, with a Deployment's pod-template-hash, so matchLabelKeys selects the same)."""
-    from karpplan.model.build import template_hash
-    from karpplan.model.build_fields import Field
-    from karpplan.model.build_pods import PodContext, build_pod_template
-    from karpplan.model.labels import POD_TEMPLATE_HASH
-
     spec_path = pod_spec_path(doc)
     if spec_path is None or not isinstance(doc.body, LineDict):
         return None

@@ -79,6 +79,10 @@ class Rule:
     check: Callable[[LintContext], Iterable[Hit]] = dc_field(compare=False, repr=False)
     needs_pools: bool = False  # runs only when the inputs hold NodePools, Fargate profiles or nodes
 
+    def answers_to(self, name: str) -> bool:
+        """Whether `name` names this rule: its name, or its code in any case."""
+        return name == self.name or name.upper() == self.code
+
 
 Check = Callable[["LintContext"], Iterable[Hit]]
 

@@ -20,11 +20,13 @@ from karpplan.lint.config import FileConfig, active_rules, ignored_by_annotation
 from karpplan.lint.context import LintContext, object_name, templates
 from karpplan.lint.core import Finding, Hit, Rule
 from karpplan.lint.locate import column, key_of, locate
-from karpplan.lint.report import LintReport, Skip
+from karpplan.lint.report import LintReport
 from karpplan.lint.rules.validation import classify
+from karpplan.lint.skip import Skip
 from karpplan.model.build import build_inventory
 from karpplan.model.cluster import FargateProfile
 from karpplan.model.inventory import Inventory
+from karpplan.planner import catalog_for, with_fargate_profiles
 
 
 @dataclass(frozen=True)
@@ -102,15 +104,11 @@ def _lint(options: LintOptions) -> LintReport:
     documents, problems = read_documents(options.paths, max_bytes=options.max_file_size, stdin=stdin)
     if problems:
         raise InputError(problems)
-    from karpplan.planner import with_fargate_profiles
-
     collected: list[InputProblem] = []
     inventory = with_fargate_profiles(build_inventory(documents, collect=collected), options.fargate_profiles)
 
     @functools.cache
     def catalog() -> Catalog:  # read once, when a rule first needs it
-        from karpplan.planner import catalog_for
-
         return catalog_for(inventory, options.region, options.catalog, zones=options.zones)
 
     files = list(dict.fromkeys(d.origin.file for d in documents))

@@ -99,6 +99,7 @@ _CLUSTER_SCOPED = frozenset(
     }
     | {"PersistentVolume", "StorageClass"}
 )
+_FIRST_PASS = ("RuntimeClass", "PriorityClass", "Namespace", "LimitRange", "HorizontalPodAutoscaler")  # read first
 _STORAGE_ROLES = ("StorageClass", "PersistentVolume", "PersistentVolumeClaim")
 
 
@@ -234,14 +235,49 @@ class _Builder:
 
     # ----------------------------------------------------------------------------------- driver
     def build(self) -> Inventory:
+        self.context = self._first_pass()
+        self.materialised = _Materialised.scan(self.documents)
+        self.volumes = VolumeTemplates(self._storage())
+        for doc in self.documents:
+            role = role_of(doc)
+            if role is None:
+                self.skipped.append(SkippedDocument(doc.kind or "(no kind)", doc.name, str(doc.origin)))
+            elif role not in _FIRST_PASS and role not in _STORAGE_ROLES:
+                self._document(doc, role)
+        self.notices.extend(node_class_notices(self.nodepools, self.nodeclasses))
+        self.scaler.check()
+        nothing_pending = not any(not p.bound and not p.terminal for p in self.pods)
+        scale_notes = tuple(InputNotice(origin, text) for origin, text in self.scaler.notices(nothing_pending))
+        if self.problems:
+            # Fields read by several rules (containers: requests, host ports) report a bad shape once.
+            if self.collect is None:
+                raise InputError(dict.fromkeys(self.problems))
+            self.collect.extend(dict.fromkeys(self.problems))
+        return Inventory(
+            pods=tuple(self.pods),
+            daemonsets=tuple(self.daemonsets),
+            nodes=tuple(self.nodes),
+            nodepools=tuple(self.nodepools),
+            nodeclasses=tuple(self.nodeclasses),
+            clusters=tuple(self.clusters),
+            runtime_classes=tuple(self.runtime_classes),
+            namespaces=tuple(self.namespaces),
+            skipped=tuple(self.skipped),
+            notices=(*self.notices, *self.volumes.notices),
+            scale_notes=scale_notes,
+            overlays=tuple(self.overlays),
+        )
+
+    def _first_pass(self) -> PodContext:
+        """The kinds pods are read against (RuntimeClasses, PriorityClasses, Namespaces, LimitRanges,
+        HorizontalPodAutoscalers), read before any pod: the context every pod is built in."""
         priorities: dict[str, int] = {}
         default_priority = 0
         runtime: dict[str, RuntimeClass] = {}
         limit_ranges: dict[str, list[tuple[str, dict[str, int]]]] = {}
-        first_pass = ("RuntimeClass", "PriorityClass", "Namespace", "LimitRange", "HorizontalPodAutoscaler")
         for doc in self.documents:
             role = role_of(doc)
-            if role not in first_pass:
+            if role not in _FIRST_PASS:
                 continue
             sink: list[InputProblem] = []
             root = self._root(doc, role, sink)
@@ -268,39 +304,8 @@ class _Builder:
                 if not sink:
                     self.namespaces.append(namespace)
             self.problems.extend(sink)
-        self.context = PodContext(runtime, priorities, default_priority, _container_defaults(limit_ranges),
-                                  self.default_requests)
-        self.materialised = _Materialised.scan(self.documents)
-        self.volumes = VolumeTemplates(self._storage())
-        for doc in self.documents:
-            role = role_of(doc)
-            if role is None:
-                self.skipped.append(SkippedDocument(doc.kind or "(no kind)", doc.name, str(doc.origin)))
-            elif role not in first_pass and role not in _STORAGE_ROLES:
-                self._document(doc, role)
-        self.notices.extend(node_class_notices(self.nodepools, self.nodeclasses))
-        self.scaler.check()
-        nothing_pending = not any(not p.bound and not p.terminal for p in self.pods)
-        scale_notes = tuple(InputNotice(origin, text) for origin, text in self.scaler.notices(nothing_pending))
-        if self.problems:
-            # Fields read by several rules (containers: requests, host ports) report a bad shape once.
-            if self.collect is None:
-                raise InputError(dict.fromkeys(self.problems))
-            self.collect.extend(dict.fromkeys(self.problems))
-        return Inventory(
-            pods=tuple(self.pods),
-            daemonsets=tuple(self.daemonsets),
-            nodes=tuple(self.nodes),
-            nodepools=tuple(self.nodepools),
-            nodeclasses=tuple(self.nodeclasses),
-            clusters=tuple(self.clusters),
-            runtime_classes=tuple(self.runtime_classes),
-            namespaces=tuple(self.namespaces),
-            skipped=tuple(self.skipped),
-            notices=(*self.notices, *self.volumes.notices),
-            scale_notes=scale_notes,
-            overlays=tuple(self.overlays),
-        )
+        return PodContext(runtime, priorities, default_priority, _container_defaults(limit_ranges),
+                          self.default_requests)
 
     def _storage(self) -> Storage:
         """StorageClasses, PVs and PVCs, read before any pod (pods name them, in any order)."""

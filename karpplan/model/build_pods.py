@@ -359,65 +359,70 @@ def spread_constraints(spec: Field) -> tuple[TopologySpreadConstraint, ...]:
     """topologySpreadConstraints validated in §9.1's order, with its messages."""
     items = spec["topologySpreadConstraints"].mappings()
     pairs = [(c["topologyKey"].value, c["whenUnsatisfiable"].value) for c in items]
-    out = []
-    for index, c in enumerate(items):
-        max_skew_field = c["maxSkew"]
-        parsed_skew = max_skew_field.optional_integer()
-        max_skew = parsed_skew or 0
-        if max_skew <= 0 and (parsed_skew is not None or not max_skew_field.present):
-            max_skew_field.invalid("must be greater than zero", max_skew)
-        topology_key = c["topologyKey"].string()
-        if not topology_key:
-            c["topologyKey"].required("can not be empty")
-        when = c["whenUnsatisfiable"].string()
-        if when not in WHEN_UNSATISFIABLE:
-            c["whenUnsatisfiable"].unsupported(WHEN_UNSATISFIABLE, when)
-        if pairs[index] in pairs[index + 1 :] and topology_key and when:
-            c.error(
-                f'Duplicate value: "{{{topology_key}, {when}}}"',
-                path=f"{c.path}.{{topologyKey, whenUnsatisfiable}}",
-            )
-        min_domains_field = c["minDomains"]
-        min_domains = min_domains_field.optional_integer()
-        if min_domains is not None:
-            if min_domains <= 0:
-                min_domains_field.invalid("must be greater than zero")
-            if when != DO_NOT_SCHEDULE:
-                min_domains_field.invalid(
-                    f"can only use minDomains if whenUnsatisfiable={DO_NOT_SCHEDULE}, not {when}"
-                )
-        policies = []
-        for name in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
-            policy = c[name].optional_string()
-            if policy is not None and policy not in POLICIES:
-                c[name].unsupported(POLICIES)
-            policies.append(policy)
-        selector_field = c["labelSelector"]
-        selector = parse_label_selector(selector_field)
-        match_label_keys = c["matchLabelKeys"].string_list()
-        if match_label_keys and selector is None:
-            c["matchLabelKeys"].forbidden("must not be specified when labelSelector is not set")
-        elif match_label_keys:
-            in_selector = _selector_keys(selector_field)
-            for position, key in enumerate(match_label_keys):
-                if key in in_selector:
-                    c["matchLabelKeys"].renamed(f"{c.path}.matchLabelKeys[{position}]").invalid(
-                        "exists in both matchLabelKeys and labelSelector", key
-                    )
-        out.append(
-            TopologySpreadConstraint(
-                max_skew=max_skew,
-                topology_key=topology_key,
-                when_unsatisfiable=when,
-                label_selector=selector,
-                min_domains=min_domains,
-                node_affinity_policy=policies[0],
-                node_taints_policy=policies[1],
-                match_label_keys=tuple(match_label_keys),
-                origin=c.origin,
-            )
+    return tuple(_spread_constraint(c, pairs[index] in pairs[index + 1 :]) for index, c in enumerate(items))
+
+
+def _spread_constraint(c: Field, duplicated: bool) -> TopologySpreadConstraint:
+    """One constraint, its fields validated in §9.1's order (`duplicated`: a later one has the same
+    topologyKey and whenUnsatisfiable)."""
+    max_skew_field = c["maxSkew"]
+    parsed_skew = max_skew_field.optional_integer()
+    max_skew = parsed_skew or 0
+    if max_skew <= 0 and (parsed_skew is not None or not max_skew_field.present):
+        max_skew_field.invalid("must be greater than zero", max_skew)
+    topology_key = c["topologyKey"].string()
+    if not topology_key:
+        c["topologyKey"].required("can not be empty")
+    when = c["whenUnsatisfiable"].string()
+    if when not in WHEN_UNSATISFIABLE:
+        c["whenUnsatisfiable"].unsupported(WHEN_UNSATISFIABLE, when)
+    if duplicated and topology_key and when:
+        c.error(
+            f'Duplicate value: "{{{topology_key}, {when}}}"',
+            path=f"{c.path}.{{topologyKey, whenUnsatisfiable}}",
         )
-    return tuple(out)
+    min_domains_field = c["minDomains"]
+    min_domains = min_domains_field.optional_integer()
+    if min_domains is not None:
+        if min_domains <= 0:
+            min_domains_field.invalid("must be greater than zero")
+        if when != DO_NOT_SCHEDULE:
+            min_domains_field.invalid(
+                f"can only use minDomains if whenUnsatisfiable={DO_NOT_SCHEDULE}, not {when}"
+            )
+    policies = []
+    for name in ("nodeAffinityPolicy", "nodeTaintsPolicy"):
+        policy = c[name].optional_string()
+        if policy is not None and policy not in POLICIES:
+            c[name].unsupported(POLICIES)
+        policies.append(policy)
+    selector = parse_label_selector(c["labelSelector"])
+    return TopologySpreadConstraint(
+        max_skew=max_skew,
+        topology_key=topology_key,
+        when_unsatisfiable=when,
+        label_selector=selector,
+        min_domains=min_domains,
+        node_affinity_policy=policies[0],
+        node_taints_policy=policies[1],
+        match_label_keys=_match_label_keys(c, selector is not None),
+        origin=c.origin,
+    )
+
+
+def _match_label_keys(c: Field, has_selector: bool) -> tuple[str, ...]:
+    """matchLabelKeys: only beside a labelSelector, and none of its keys in that selector."""
+    match_label_keys = c["matchLabelKeys"].string_list()
+    if match_label_keys and not has_selector:
+        c["matchLabelKeys"].forbidden("must not be specified when labelSelector is not set")
+    elif match_label_keys:
+        in_selector = _selector_keys(c["labelSelector"])
+        for position, key in enumerate(match_label_keys):
+            if key in in_selector:
+                c["matchLabelKeys"].renamed(f"{c.path}.matchLabelKeys[{position}]").invalid(
+                    "exists in both matchLabelKeys and labelSelector", key
+                )
+    return tuple(match_label_keys)
 
 
 # ------------------------------------------------------------------------------------------ pod affinity

@@ -130,6 +130,8 @@ def _assumed_backend(name: str) -> str:
 
 
 def _resolve(use: ClaimUse, storage: Storage, owner: str) -> _Resolved:
+    """What a pod's claim means for it: whether Fargate refuses it, the nodes (zones) its volume allows, and
+    what is not known (notes)."""
     claim = use.claim
     subject = use.subject
     where = f"{subject} ({owner})"
@@ -143,17 +145,7 @@ def _resolve(use: ClaimUse, storage: Storage, owner: str) -> _Resolved:
         )
     volume = storage.volume_for(claim)
     if volume is not None:
-        backend = volume.backend
-        driver = volume.driver or "an unknown volume source"
-        refusal = None
-        if backend not in _FARGATE_MOUNTS:
-            what = "EBS volumes can't be mounted on Fargate" if backend == EBS else _ONLY_EFS
-            # StatefulSet claims are named by their template, so that replicas can share a template.
-            pv = "" if use.label else f" {volume.name}"
-            refusal = f"{subject} bound to invalid PV{pv} with CSI Driver: {driver} ({what})"
-        terms = _volume_terms(volume)
-        return _Resolved(refusal, terms, zone=_zone_of(subject, f"PV {volume.name}", terms,
-                                                       term_origin(volume.node_affinity or (), volume.origin)))
+        return _bound(use, volume)
     if claim.volume_name:
         return _Resolved(
             notes=(f"{where} is bound to PV {claim.volume_name}, which is not in the inputs: "
@@ -167,19 +159,45 @@ def _resolve(use: ClaimUse, storage: Storage, owner: str) -> _Resolved:
                    "its zone is unknown, so it adds no zone constraint",),
         )
     if storage_class is None:
-        if class_name:
-            backend = EBS if class_name == EKS_BUILT_IN_CLASS else _assumed_backend(class_name)
-            assumed = f"uses StorageClass {class_name}, which is not in the inputs (assumed {backend})"
-            note = f"{where} {assumed}: its allowed zones are unknown, so it adds no zone constraint"
-        else:
-            backend = EBS
-            assumed = ("names no StorageClass and no StorageClass in the inputs is marked default "
-                       "(assumed EKS's gp2, which is EBS)")
-            note = f"{where} {assumed}: gp2 allows every zone, so it adds no zone constraint"
-        refusal = None
-        if backend not in _FARGATE_MOUNTS:
-            refusal = f"{subject} {assumed}: EBS volumes can't be mounted on Fargate"
-        return _Resolved(refusal, notes=(note,))
+        return _unknown_class(subject, where, class_name)
+    return _provisioned(subject, where, storage_class)
+
+
+def _bound(use: ClaimUse, volume: PersistentVolume) -> _Resolved:
+    """A claim bound to a PV of the inputs: the PV's node affinity, and its driver for Fargate."""
+    refusal = None
+    if volume.backend not in _FARGATE_MOUNTS:
+        what = "EBS volumes can't be mounted on Fargate" if volume.backend == EBS else _ONLY_EFS
+        # StatefulSet claims are named by their template, so that replicas can share a template.
+        pv = "" if use.label else f" {volume.name}"
+        driver = volume.driver or "an unknown volume source"
+        refusal = f"{use.subject} bound to invalid PV{pv} with CSI Driver: {driver} ({what})"
+    terms = _volume_terms(volume)
+    return _Resolved(refusal, terms, zone=_zone_of(use.subject, f"PV {volume.name}", terms,
+                                                   term_origin(volume.node_affinity or (), volume.origin)))
+
+
+def _unknown_class(subject: str, where: str, class_name: str) -> _Resolved:
+    """A claim of a StorageClass the inputs lack (`class_name`), or of none when no class is the default:
+    no zone constraint, its backend assumed from the name (EKS's gp2 without one)."""
+    if class_name:
+        backend = EBS if class_name == EKS_BUILT_IN_CLASS else _assumed_backend(class_name)
+        assumed = f"uses StorageClass {class_name}, which is not in the inputs (assumed {backend})"
+        note = f"{where} {assumed}: its allowed zones are unknown, so it adds no zone constraint"
+    else:
+        backend = EBS
+        assumed = ("names no StorageClass and no StorageClass in the inputs is marked default "
+                   "(assumed EKS's gp2, which is EBS)")
+        note = f"{where} {assumed}: gp2 allows every zone, so it adds no zone constraint"
+    refusal = None
+    if backend not in _FARGATE_MOUNTS:
+        refusal = f"{subject} {assumed}: EBS volumes can't be mounted on Fargate"
+    return _Resolved(refusal, notes=(note,))
+
+
+def _provisioned(subject: str, where: str, storage_class: StorageClass) -> _Resolved:
+    """A claim its StorageClass (in the inputs) will provision: the class's allowedTopologies, and its
+    provisioner for Fargate."""
     refusal = None
     if storage_class.backend not in _FARGATE_MOUNTS:
         what = "EBS volumes can't be mounted on Fargate" if storage_class.backend == EBS else _ONLY_EFS

@@ -2,7 +2,7 @@
 
 Nothing here models scheduling again: the reachable domains are the planner's spread rules
 (`scheduling.topology`), the pool verdicts are `scheduling.candidates.check_pool`'s (via `make_problem`),
-the reasons are `explain.reasons.reasons_for`'s, and replica counts come from running the planner's
+the reasons are `plan_reasons.reasons_for`'s, and replica counts come from running the planner's
 Karpenter engine on the workload alone.
 """
 
@@ -15,22 +15,26 @@ from typing import TypeVar
 
 import numpy as np
 
+from karpplan.engines.karpenter import solve_karpenter
 from karpplan.inputs.loader import Document
 from karpplan.lint.context import LintContext, object_name, pod_spec_path
 from karpplan.lint.core import Hit, Severity, lint_rule
+from karpplan.lint.ignores import silences
 from karpplan.lint.locate import path_at, value_at
-from karpplan.lint.report import Skip
 from karpplan.lint.rules.blame import blamed_field
 from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
 from karpplan.lint.rules.placeholders import unrendered_documents, unrendered_volume_documents
 from karpplan.lint.rules.volume_blame import blamed_volume
+from karpplan.lint.skip import Skip
 from karpplan.model.fargate import fargate_node_labels
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.pools import NodePool
 from karpplan.model.resources import Resources
-from karpplan.scheduling.candidates import PoolVerdict
+from karpplan.plan_reasons import reasons_for
+from karpplan.scheduling.candidates import PoolVerdict, option_table
 from karpplan.scheduling.problem import GroupInfo
 from karpplan.scheduling.problem import Problem as SchedulingProblem
+from karpplan.scheduling.state import PlacementState
 from karpplan.scheduling.topology import SpreadRule
 
 
@@ -181,8 +185,6 @@ def _placed(problem: SchedulingProblem, group_info: GroupInfo, scaled: frozenset
     """How many of the group's pods the planner's Karpenter engine places with the group and the pending
     groups its spread constraints count (what `plan` places beside them), and no other; not the one replica
     of a workload scaled to 0 (`scaled`: their templates' ids), which `plan` would not place."""
-    from karpplan.engines.karpenter import solve_karpenter
-
     topology = problem.topology
     own = id(group_info.template)
     rules = topology.rules_for(group_info.template)
@@ -225,8 +227,6 @@ class _Reach:
     use thousands of options, and lint asks for every workload)."""
 
     def __init__(self, problem: SchedulingProblem) -> None:
-        from karpplan.scheduling.candidates import option_table
-
         self.table = option_table(problem.options)
         self._domains: dict[tuple[frozenset[int], str], frozenset[str]] = {}
 
@@ -368,12 +368,6 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
     limits) and each existing node as kube-scheduler filters it; the reasons are the planner's, in the words
     `karpplan explain` uses.
     """
-    from karpplan.explain.reasons import reasons_for
-    from karpplan.lint.config import (
-        ignored_by_annotation,  # config reads the registry, which reads this module
-    )
-    from karpplan.scheduling.state import PlacementState
-
     problem = ctx.planner.problem
     state: PlacementState | None = None
     for group_info, doc in _groups(ctx, "no-pool-can-launch"):
@@ -386,7 +380,7 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
         volume = blamed_volume(group_info.template, group_info.verdicts, problem)
         volume_doc = ctx.document_at(volume.origin) if volume is not None and volume.origin.line else None
         if volume is not None and volume_doc is not None:
-            if "no-pool-can-launch" in ignored_by_annotation(doc):
+            if silences(doc, NO_POOL_CAN_LAUNCH):
                 continue  # the workload's own annotation still silences it where it is reported
             yield Hit(volume_doc, path_at(volume_doc, volume.origin.line),
                       f"{object_name(doc)}: {message} (the zone is its volumes': {volume.describe()})",

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from karpplan.lint.context import LintContext
 from karpplan.lint.core import Hit, Severity, lint_rule
 from karpplan.lint.rules.examples import deployment
-from karpplan.model.fargate import profile_for
+from karpplan.model.fargate import profile_for, size_pod
 from karpplan.model.resources import CPU, MEMORY
 
 _CLUSTER = """\
@@ -32,8 +32,6 @@ def FARGATE_INCOMPATIBLE(ctx: LintContext) -> Iterator[Hit]:
     EC2. Fargate refuses DaemonSets, privileged containers, hostNetwork, hostPort, hostPath volumes,
     non-amd64/linux selectors and pods too large for its sizes, so such pods stay pending.
     """
-    from karpplan.model.fargate import size_pod
-
     seen: set[int] = set()
     for pod, profile in ctx.planner.fargate:
         pod_template = pod.template

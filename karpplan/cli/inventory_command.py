@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from karpplan.cli.terminal import Terminal
 from karpplan.planner import PlanOptions, read_inventory
-from karpplan.render.inventory import dump_json, dump_yaml, inventory_document, render_inventory, skipped_note
+from karpplan.render.inventory_view import (
+    dump_json,
+    dump_yaml,
+    inventory_document,
+    render_inventory,
+    skipped_note,
+)
 
 
 def run_inventory(options: PlanOptions, output: str, terminal: Terminal) -> int:

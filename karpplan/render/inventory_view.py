@@ -19,6 +19,7 @@ from rich.text import Text
 from karpplan.model.inventory import Inventory
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import (
+    Pod,
     PodAffinity,
     PodAffinityTerm,
     PodGroup,
@@ -284,22 +285,7 @@ def inventory_document(inventory: Inventory) -> dict[str, Any]:
             "region": inventory.region,
         },
         "pending": [_group_document(g) for g in groups],
-        "pods": [
-            {
-                "name": p.name,
-                "namespace": p.namespace,
-                "workload": p.workload,
-                "node": p.node_name,
-                "bound": p.bound,
-                "gated": p.gated,
-                "terminating": p.terminating,
-                "terminal": p.terminal,
-                "owner": p.owner,
-                "labels": dict(p.labels),
-                "requests": p.requests.formatted(),
-            }
-            for p in inventory.pods
-        ],
+        "pods": [_pod_document(p) for p in inventory.pods],
         "nodePools": [_pool_document(p) for p in inventory.nodepools],
         "nodeClasses": [_nodeclass_document(c) for c in inventory.nodeclasses],
         "nodes": [_node_document(n) for n in inventory.nodes],
@@ -327,6 +313,22 @@ def inventory_document(inventory: Inventory) -> dict[str, Any]:
             {"kind": s.kind, "name": s.name, "origin": s.origin, "reason": s.why}
             for s in inventory.skipped
         ],
+    }
+
+
+def _pod_document(p: Pod) -> dict[str, Any]:
+    return {
+        "name": p.name,
+        "namespace": p.namespace,
+        "workload": p.workload,
+        "node": p.node_name,
+        "bound": p.bound,
+        "gated": p.gated,
+        "terminating": p.terminating,
+        "terminal": p.terminal,
+        "owner": p.owner,
+        "labels": dict(p.labels),
+        "requests": p.requests.formatted(),
     }
 
 
