@@ -54,6 +54,8 @@ CASES: dict[str, tuple[str | None, str]] = {
     "list-items": ("apiVersion: v1\nkind: List\nitems:\n- 42\n", ":4: items[0]: is a number, not a mapping (a Kubernetes object)"),
     "deep": ("[" * 100_000 + "]" * 100_000, ":1: nested more than 1000 levels deep"),
     "binary": ("kind: Pod\x00\x01", ":1: invalid YAML: unacceptable character #x0000"),
+    "containers-number": ("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: 3}\n",
+                          ":4: spec.containers: Invalid value: 3: must be a list, not a number"),
 }
 
 

@@ -121,7 +121,8 @@ def unrequested_containers(spec: object, limit_range: Mapping[str, int] | None) 
         return ()
     out: list[str] = []
     for kind in ("initContainers", "containers"):
-        for index, container in enumerate(spec.get(kind) or ()):
+        listed = spec.get(kind)
+        for index, container in enumerate(listed if isinstance(listed, list) else ()):  # else: reported by the view
             if not isinstance(container, Mapping):
                 continue
             if kind == "initContainers" and container.get("restartPolicy") != "Always":
