@@ -169,7 +169,7 @@ def prepare(inventory: Inventory, catalog: Catalog) -> Prepared:
 
 def make_problem(inventory: Inventory, catalog: Catalog, pods: Sequence[Pod]) -> Problem:
     from karpplan.catalog import instance_types_for, node_labels
-    from karpplan.scheduling.problem import build_problem
+    from karpplan.scheduling.build_problem import build_problem
 
     return build_problem(inventory, catalog, group_pods(pods), instance_types_for, node_labels)
 

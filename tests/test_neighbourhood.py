@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from plan_checks import bench_problem, hostname_violations, resource_violations, zone_level_view
 
+from karpplan.constraints.pool_headroom import Headroom
 from karpplan.engines.effort import WorkClock
 from karpplan.engines.karpenter import solve_karpenter
 from karpplan.engines.neighbourhood import NeighbourhoodSearch
@@ -126,7 +127,7 @@ def test_a_pool_at_its_limits_gets_no_more_capacity(tmp_path: Path) -> None:
 
     # The pool's limits are exactly what the plan launches: no headroom in CPU or memory.
     at_limit = Resources({name: capacity(wasteful, name) for name in ("cpu", "memory")})
-    problem.limits["default"] = (at_limit, None)
+    problem.headroom["default"] = Headroom(at_limit, None)
     better = NeighbourhoodSearch(repacker, seed=2, parallel=2).improve(wasteful, WorkClock(), 2.0)
     assert better.cost < wasteful.cost
     assert capacity(better, "cpu") <= at_limit.get("cpu")

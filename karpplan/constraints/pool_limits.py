@@ -2,9 +2,9 @@
 pool's existing nodes and the nodes the plan launches (Karpenter's limits check).
 
 * Filter: none on existing nodes (limits bound what a pool launches). Karpenter's per-pod check that a
-  pool has room left for one more node lives in `scheduling/candidates.py` (`check_pool`, `fits_limits`).
+  pool has room left for one more node lives in `scheduling/candidates.py` (`check_pool`), and how limits count in `pool_headroom.py`.
 * Model: per pool, the capacity of the new nodes of its launch options within what the limits leave
-  after the existing nodes (`Problem.limits`), and their count within `limits.nodes` (in the exact slot
+  after the existing nodes (`Problem.headroom`), and their count within `limits.nodes` (in the exact slot
   model: of the options its slots launch).
 * Verifier: for every pool the plan launches nodes of, the capacity of its existing nodes (capacity, or
   allocatable when the node reports none) plus that of its new nodes stays within each limit, and the
@@ -16,17 +16,15 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from karpplan.constraints.base import ConstraintKind, Violation
+from karpplan.constraints.base import ConstraintKind, CountsModel, SlotCountsModel, Violation
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
 
-    from karpplan.engines.exact import SlotModel
-    from karpplan.engines.optimal import OptimalModel
-    from karpplan.engines.result import Solution
+    from karpplan.constraints.view import SolvedPlan
     from karpplan.model.pods import PodTemplate
     from karpplan.scheduling.candidates import LaunchOption
-    from karpplan.scheduling.filters import ExistingNodeInfo
+    from karpplan.scheduling.existing_nodes import ExistingNodeInfo
     from karpplan.scheduling.problem import Problem
 
 
@@ -45,35 +43,35 @@ class PoolLimitsKind(ConstraintKind):
         del template, info
         return []
 
-    def add_to_model(self, model: OptimalModel) -> None:
+    def add_to_model(self, model: CountsModel) -> None:
         """NodePool limits against capacity; `limits.nodes` exactly."""
         by_pool: dict[str, list[LaunchOption]] = defaultdict(list)
         for o in model.options:
             if o.index in model.n:
                 by_pool[o.pool.name].append(o)
         for pool, opts in by_pool.items():
-            remaining, nodes_left = model.problem.limits[pool]
+            remaining, nodes_left = model.problem.headroom[pool]
             if nodes_left is not None:
                 model.model.add(sum(model.n[o.index] for o in opts) <= max(nodes_left, 0))
             if remaining is not None:
                 for key, left in remaining.items():
                     model.model.add(sum(o.capacity.get(key) * model.n[o.index] for o in opts) <= max(left, 0))
 
-    def add_to_slot_model(self, model: SlotModel) -> None:
+    def add_to_slot_model(self, model: SlotCountsModel) -> None:
         """The same limits over the options the slots launch."""
         by_pool: dict[str, list[tuple[LaunchOption, cp_model.IntVar]]] = defaultdict(list)
         for (_, k), z in model.z.items():
             option = model.problem.options[k]
             by_pool[option.pool.name].append((option, z))
         for pool, chosen in by_pool.items():
-            remaining, nodes_left = model.problem.limits[pool]
+            remaining, nodes_left = model.problem.headroom[pool]
             if nodes_left is not None:
                 model.model.add(sum(z for _, z in chosen) <= max(nodes_left, 0))
             if remaining is not None:
                 for key, left in remaining.items():
                     model.model.add(sum(o.capacity.get(key) * z for o, z in chosen) <= max(left, 0))
 
-    def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
+    def violations(self, problem: Problem, solution: SolvedPlan) -> list[Violation]:
         out: list[Violation] = []
         for pool in problem.pools:
             launched = [n.option for n in solution.new_nodes if n.option is not None and n.option.pool.name == pool.name]

@@ -450,24 +450,24 @@ class NeighbourhoodSearch:
     def _nodes_left(self, solution: Solution) -> dict[str, int]:
         """Per pool with a node limit: how many more new nodes the plan may launch in it."""
         out: dict[str, int] = {}
-        for pool, (_, left) in self.problem.limits.items():
-            if left is not None:
+        for pool, headroom in self.problem.headroom.items():
+            if headroom.nodes is not None:
                 used = sum(1 for n in solution.new_nodes if n.option is not None and n.option.pool.name == pool)
-                out[pool] = max(left - used, 0)
+                left = headroom.charged({}, used).nodes_room()
+                assert left is not None
+                out[pool] = left
         return out
 
     def _headroom(self, solution: Solution) -> dict[str, dict[str, int]]:
         """Per pool with resource limits: how much more capacity the plan's new nodes may add."""
         out: dict[str, dict[str, int]] = {}
-        for pool, (remaining, _) in self.problem.limits.items():
-            if remaining is None:
+        for pool, headroom in self.problem.headroom.items():
+            if headroom.resources is None:
                 continue
-            room = dict(remaining.items())
-            for node in solution.new_nodes:
-                if node.option is not None and node.option.pool.name == pool:
-                    for name in room:
-                        room[name] -= node_capacity(node, name)
-            out[pool] = {name: max(v, 0) for name, v in room.items()}
+            used = {name: sum(node_capacity(node, name) for node in solution.new_nodes
+                              if node.option is not None and node.option.pool.name == pool)
+                    for name in headroom.resources}
+            out[pool] = headroom.charged(used, 0).room()
         return out
 
     def _partners(self, shape: BucketShape, nodes: Sequence[SolvedNode], node: SolvedNode) -> list[SolvedNode]:

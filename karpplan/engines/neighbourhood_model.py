@@ -244,7 +244,7 @@ class SubProblemBuilder:
                 continue
             has_owner = m.new_bool_var(f"{name}_r{rid}")
             m.add(sum(x[k] for k in owners) == 0).only_enforce_if(has_owner.negated())
-            m.add(sum(x[k] for k in matched) <= book.max_skew[rid]).only_enforce_if(has_owner)
+            m.add(sum(x[k] for k in matched) <= book.node_cap[rid]).only_enforce_if(has_owner)
         for tid, owners in by_term_owners.items():
             matched = by_term_matched.get(tid, [])
             if not matched:

@@ -71,7 +71,7 @@ def within_limits(problem: Problem, greedy: Solution, budget: TimeBudget) -> Sol
     preferences `--preferences honour` enforces."""
     from karpplan.engines.karpenter import solve_karpenter  # imported where used, as in solve_optimal
 
-    if greedy.exceeds_node_limits or (greedy.unplaced and any(r is not None for r, _ in problem.limits.values())):
+    if greedy.exceeds_node_limits or (greedy.unplaced and any(h.resources is not None for h in problem.headroom.values())):
         with budget.phase("simulate"):
             exact, _ = solve_karpenter(problem, exact_limits=True)
         if (len(exact.unplaced), exact.cost) < (len(greedy.unplaced), greedy.cost) or greedy.exceeds_node_limits:

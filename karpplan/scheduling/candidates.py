@@ -17,11 +17,10 @@ import numpy.typing as npt
 
 from karpplan.catalog.types import Catalog, InstanceType
 from karpplan.model import labels as L
-from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import DaemonSet, Pod, PodTemplate
 from karpplan.model.pools import NodeClass, NodePool
 from karpplan.model.requirements import Requirement, Requirements
-from karpplan.model.resources import LimitVector, Resources
+from karpplan.model.resources import Resources
 from karpplan.model.selectors import NodeAffinity, NodeSelectorTerm
 from karpplan.model.taints import (
     ALL_EFFECTS,
@@ -434,7 +433,7 @@ class OptionTable:
         return self._mask("present", key, lambda: self.labels(key)[0] >= 0)
 
     def within_limits(self, remaining: Resources) -> BoolArray:
-        """Rows whose capacity fits the limits left (`fits_limits`)."""
+        """Rows whose capacity fits the limits left (`constraints/pool_headroom.capacity_fits`)."""
         items = tuple(remaining.items())
 
         def build() -> BoolArray:
@@ -550,26 +549,6 @@ def check_pool(template: PodTemplate, pool: NodePool, options: Sequence[LaunchOp
         fitting = within
     return PoolVerdict(pool, True, options=table.shared_rows(fitting), prefer_no_schedule=bool(bad), rows=fitting,
                        table=table)
-
-
-def fits_limits(capacity: Resources, remaining: Resources) -> bool:
-    """Only resources named in the limits are limited."""
-    return all(capacity.get(k) <= v for k, v in remaining.items())
-
-
-def limits_remaining(pool: NodePool, nodes: Sequence[ExistingNode]) -> tuple[Resources | None, int | None]:
-    """What the pool may still launch: limits minus capacity of nodes it already owns."""
-    used = Resources()
-    count = 0
-    for node in nodes:
-        if node.labels.get(pool.pool_label_key) == pool.name:
-            used = used + (node.capacity if len(node.capacity) else node.allocatable)
-            count += 1
-    remaining = None
-    if pool.limits is not None:
-        remaining = LimitVector({k: v - used.get(k) for k, v in pool.limits.items()})
-    nodes_left = None if pool.node_limit is None else pool.node_limit - count
-    return remaining, nodes_left
 
 
 def instance_type_failure(template: PodTemplate, pool: NodePool, pool_options: Sequence[LaunchOption],

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from itertools import count
 
+from karpplan.constraints.spread_counts import domain_minimum, node_cap
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.pods import PodTemplate
 from karpplan.model.requirements import Requirements
@@ -249,9 +250,7 @@ class TopologyCounts:
             domains = [s.name for s in self.slots if self.slot_counts_for(rule, s)]
         else:
             domains = self.domains(rule, self.requirements.pod_values(rule, attempt))
-        if len(domains) < rule.min_domains or not domains:
-            return 0
-        return min(counts.get(d, 0) for d in domains)
+        return domain_minimum(rule, counts, domains)
 
     def opens(self, rule: AffinityRule, i: int, strict: Sequence[Requirements]) -> bool:
         """May a pod with these strict requirements (ORed) open a domain for term `i` of the rule?
@@ -303,7 +302,7 @@ class TopologyCounts:
         blocks: dict[tuple[int, int], set[str]] = {}  # (counts uid, limit) -> the domains over it
         for rule in self.rules_for(pod_template, attempt):
             if rule.hostname:
-                counts, limit = self.spread[rule.uid], rule.max_skew - (1 if rule.self_match else 0)
+                counts, limit = self.spread[rule.uid], node_cap(rule) - (1 if rule.self_match else 0)
                 blocks.setdefault((counts.uid, limit), counts.over(limit))
         anti = self.problem.topology.anti_affinity.get(id(pod_template))
         for anti_rule in attempt.pod_anti_affinity if anti is None else (anti, *attempt.pod_anti_affinity):

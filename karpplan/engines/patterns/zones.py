@@ -43,13 +43,13 @@ zone LP is not needed: `interchangeable`. Otherwise it may be stronger, and it r
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from karpplan.constraints.spread_counts import Skew, least_domain_count, minimum_pinned, skew_limit
 from karpplan.engines.bound import _usable_existing, cap_sets, distinct_rows
 from karpplan.engines.patterns.instance import BoolArray, FloatArray, Instance, IntArray, caps_and_dims
 from karpplan.model.labels import ZONE
@@ -109,8 +109,7 @@ _Key = tuple[frozenset[int], tuple[int, ...], tuple[int, ...], tuple[int, ...], 
 @dataclass
 class _Rule:
     domains: frozenset[str]
-    skew: int
-    min_domains: int
+    spread: Skew  # how the rule counts (`constraints/spread_counts.py`)
     base: dict[str, int]
     counted: set[int] = field(default_factory=set)  # group indices
     owners: set[int] = field(default_factory=set)
@@ -127,7 +126,7 @@ def _zone_rules(problem: Problem, groups: Sequence[GroupInfo]) -> list[_Rule]:
             sig = rule.signature()
             r = out.get(sig)
             if r is None:
-                r = out[sig] = _Rule(rule.static_domains(), rule.max_skew, rule.min_domains, dict(rule.base_counts))
+                r = out[sig] = _Rule(rule.static_domains(), rule, dict(rule.base_counts))
                 index.add((rule, r), rule.owner.namespace, rule.selector)
             r.owners.add(g.index)
     for h in groups:
@@ -294,11 +293,11 @@ def zone_instance(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping
         n_dom = len(rule.domains)
         if not n_dom or not owners:
             continue
-        if n_dom < rule.min_domains:
+        if minimum_pinned(rule.spread, n_dom):
             if not _rows_without_minimum(rule, owners, rows, zc_of, owning, need):
                 return None  # no plan places every owner: nothing to bound
             continue
-        low = math.ceil((owners - rule.skew * (n_dom - 1)) / n_dom)
+        low = least_domain_count(rule.spread, owners, n_dom)
         m_col = len(rows.of_m)
         rows.of_m.append([])
         for d in sorted(rule.domains):
@@ -311,7 +310,7 @@ def zone_instance(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping
                     rows.of_class[zc].append((r, 1.0))
                 need[d] = max(need[d], low - base)
             if mine:
-                r = rows.add(-rule.skew, "up")
+                r = rows.add(-skew_limit(rule.spread, 0), "up")
                 for zc in mine:
                     rows.of_class[zc].append((r, -1.0))
                 rows.of_m[m_col].append((r, 1.0))
@@ -330,7 +329,7 @@ def _rows_without_minimum(rule: _Rule, owners: int, rows: ZoneRows, zc_of: Seque
                           owning: Sequence[int], need: dict[str, float]) -> bool:
     """The rows of a rule with fewer domains than its minDomains (see the module docstring), added to `rows`
     (and the pods each domain needs to `need`); False when no plan places every owner."""
-    room = {d: max(rule.skew - rule.base.get(d, 0), 0) for d in rule.domains}
+    room = {d: max(skew_limit(rule.spread, 0) - rule.base.get(d, 0), 0) for d in rule.domains}
     total = sum(room.values())
     if owners > total:
         return False
@@ -395,7 +394,7 @@ def interchangeable(problem: Problem, groups: Sequence[GroupInfo], demand: Mappi
     zones = sorted(per_zone)
     if len(zones) < 2 or "" in zones or any(per_zone[z] != per_zone[zones[0]] for z in zones[1:]):
         return False
-    if any(set(r.domains) != set(zones) or any(r.base.values()) or r.min_domains > len(zones)
+    if any(set(r.domains) != set(zones) or any(r.base.values()) or minimum_pinned(r.spread, len(zones))
            for r in _zone_rules(problem, groups)):
         return False
     # The LP's node counts are fractional: a cap set of P pods, at most c per node, forces P / c nodes, not
