@@ -383,11 +383,17 @@ class _FluidLP:
             self._row(-inf, bin_free[b][d], entries)
         for (_, b), entries in old_cap_rows.items():
             self._row(-inf, float(len(self.bin_nodes[b])), entries)
+        self._limit_rows(options)
+
+    def _limit_rows(self, options: Mapping[int, LaunchOption]) -> None:
+        """NodePool limits: per pool, its headroom's `limits.nodes` over the node counts and each limited
+        resource over the nodes' capacity (scaled to the largest option's)."""
+        inf = math.inf
         by_pool: dict[str, list[int]] = defaultdict(list)
-        for k in kept:
+        for k in self.kept:
             by_pool[options[k].pool.name].append(k)
         for pool, ks in by_pool.items():
-            remaining, nodes_left = problem.headroom.get(pool, UNLIMITED)
+            remaining, nodes_left = self.problem.headroom.get(pool, UNLIMITED)
             if nodes_left is not None:
                 self._row(-inf, float(max(nodes_left, 0)), [(self.n_col[k], 1.0) for k in ks])
             if remaining is not None:

@@ -151,178 +151,233 @@ def zone_instance(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping
     rules = _zone_rules(problem, groups)
     if not rules:
         return None
-    caps, caps_of, dims = caps_and_dims(problem, groups)
-    existing = problem.existing
-    # Classes (told apart by the rules that count and own them too), then their zone classes.
-    class_index: dict[_Key, int] = {}
-    class_demand: list[int] = []
-    class_group: list[GroupInfo] = []
-    class_members: list[list[int]] = []
-    class_rules: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
-    counted_by: dict[int, list[int]] = defaultdict(list)  # group index -> the rules counting / owned by it
-    owned_by: dict[int, list[int]] = defaultdict(list)
-    for i, zone_rule in enumerate(rules):
-        for h in sorted(zone_rule.counted):
-            counted_by[h].append(i)
-        for h in sorted(zone_rule.owners):
-            owned_by[h].append(i)
-    for g in groups:
-        counted = tuple(counted_by.get(g.index, ()))
-        owned = tuple(owned_by.get(g.index, ()))
-        options = g.option_ids or frozenset(o.index for o in g.options)
-        key: _Key = (options, _usable_existing(problem, g), tuple(caps_of.get(g.index, ())),
-                     tuple(g.template.requests.get(d) for d in dims), counted, owned)
-        c = class_index.setdefault(key, len(class_demand))
-        if c == len(class_demand):
-            class_demand.append(0)
-            class_group.append(g)
-            class_members.append([])
-            class_rules.append((counted, owned))
-        class_demand[c] += demand[g.index]
-        class_members[c].append(g.index)
-    zc_index: dict[tuple[int, str], int] = {}
-    zc_of: list[tuple[int, str]] = []
-    key_of_class = list(class_index)
-    zones_of_options: dict[frozenset[int], set[str]] = {}  # classes share option sets (one per pool, a few more)
-    for c, key in enumerate(key_of_class):
-        owned = class_rules[c][1]
-        option_zones = zones_of_options.get(key[0])
-        if option_zones is None:
-            option_zones = zones_of_options[key[0]] = {_zone(problem.options[k].labels) for k in key[0]}
-        zones = option_zones | {_zone(existing[e].node.labels) for e in key[1]}
-        for z in sorted(zones):
-            if any(z not in rules[i].domains for i in owned):
-                continue  # owners never leave their rule's domains
-            zc_index[(c, z)] = len(zc_of)
-            zc_of.append((c, z))
-    n_zc = len(zc_of)
-    req = np.array([[float(class_group[c].template.requests.get(d)) for d in dims] for c, _ in zc_of],
-                   dtype=np.float64).reshape(n_zc, len(dims))
-    zc_demand = np.array([float(class_demand[c]) for c, _ in zc_of], dtype=np.float64)
-    # New shapes: one row per option, the zone classes it may hold.
-    used = sorted({k for key in key_of_class for k in key[0]})
-    if n_zc * len(used) > MAX_ZONE_ENTRIES and not force:
+    build = _ZoneBuild(problem, groups, demand, rules)
+    build.classes()
+    build.zone_classes()
+    if build.n_zc * len(build.used) > MAX_ZONE_ENTRIES and not force:
         return None  # too large to build in the time a bound has (and the global LP's bound still holds)
-    pos = {k: i for i, k in enumerate(used)}
-    option_zone = [_zone(problem.options[k].labels) for k in used]
-    by_set: dict[frozenset[int], dict[str, list[int]]] = {}
-    may = np.zeros((len(used), n_zc), dtype=np.bool_)
-    for c, key in enumerate(key_of_class):
-        split = by_set.get(key[0])
-        if split is None:
-            split = by_set[key[0]] = defaultdict(list)
-            for k in key[0]:
-                split[option_zone[pos[k]]].append(pos[k])
-        for z, rows_z in split.items():
-            zc = zc_index.get((c, z))
-            if zc is not None:
-                may[rows_z, zc] = True
-    free_all = np.array([[max(problem.options[k].free.get(d), 0) for d in dims] for k in used],
-                        dtype=np.float64).reshape(len(used), len(dims))
-    price_all = np.array([problem.options[k].price for k in used], dtype=np.float64)
-    may &= (req[None, :, :] <= free_all[:, None, :]).all(axis=2)
-    if (may[price_all <= 0].any()):
+    if not build.new_shapes():
         return None  # a free option: the bound of `instance.pod_classes` handles it
-    shape_of: dict[tuple[bytes, float, bytes], int] = {}
-    for r in np.nonzero(may.any(axis=1))[0].tolist():
-        shape_of.setdefault((free_all[r].tobytes(), float(price_all[r]), may[r].tobytes()), r)
-    reps = np.array(sorted(shape_of.values()), dtype=np.int64)
-    free, price, allowed = free_all[reps], price_all[reps], may[reps]
-    # Shapes of different zones hold different zone classes: dominance is a matter within each zone.
-    rep_zone = [option_zone[int(r)] for r in reps]
-    alive = np.zeros(len(reps), dtype=np.bool_)
-    for z in sorted(set(rep_zone)):
-        in_zone = np.array([i for i, zz in enumerate(rep_zone) if zz == z], dtype=np.int64)
-        alive[in_zone] = _frontier(free[in_zone], price[in_zone], allowed[in_zone])
-    shape_zone = [z for z, a in zip(rep_zone, alive.tolist(), strict=True) if a]
-    # Existing nodes, one shape per (room, zone classes).
-    old: dict[tuple[tuple[float, ...], tuple[int, ...]], int] = defaultdict(int)  # (room, zone classes) -> nodes
-    old_zone_of: dict[tuple[tuple[float, ...], tuple[int, ...]], str] = {}
-    users: dict[int, list[int]] = defaultdict(list)
-    for c, key in enumerate(key_of_class):
-        for e in key[1]:
-            zc = zc_index.get((c, _zone(existing[e].node.labels)))
-            if zc is not None:
-                users[e].append(zc)
-    for e, who in sorted(users.items()):
-        room = tuple(float(max(existing[e].free.get(d), 0)) for d in dims)
-        ok = tuple(zc for zc in who if all(r <= f for r, f in zip(req[zc], room, strict=True)))
-        if ok:
-            old[(room, ok)] += 1
-            old_zone_of[(room, ok)] = _zone(existing[e].node.labels)
-    old_keys = list(old)
-    old_allowed = np.zeros((len(old_keys), n_zc), dtype=np.bool_)
-    for i, (_, ok) in enumerate(old_keys):
-        old_allowed[i, list(ok)] = True
-    reachable = np.asarray(allowed[alive].any(axis=0) | old_allowed.any(axis=0), dtype=np.bool_).tolist()
-    if {c for zc, (c, _) in enumerate(zc_of) if reachable[zc]} != set(range(len(class_demand))):
+    build.old_shapes()
+    if not build.reachable():
         return None  # some pods can go nowhere: no plan places them
-    cap_list: list[tuple[IntArray, int, bool]] = []
-    zcs_in_cap: list[list[int]] = [[] for _ in caps]
-    for zc, (c, _) in enumerate(zc_of):
-        for i in key_of_class[c][2]:
-            zcs_in_cap[i].append(zc)
-    for i, cs in enumerate(caps):
-        in_cap = zcs_in_cap[i]
-        if in_cap:
-            cap_list.append((np.array(in_cap, dtype=np.int64), cs.per_node, cs.existing))
-    inst = Instance(dims, req, zc_demand, cap_list, free[alive], price[alive], allowed[alive],
-                    np.array([k[0] for k in old_keys], dtype=np.float64).reshape(len(old_keys), len(dims)),
-                    np.array([old[k] for k in old_keys], dtype=np.float64), old_allowed)
-    rows = ZoneRows(of_class=[[] for _ in range(n_zc)])
-    cover = [rows.add(d, "cover") for d in class_demand]
-    for zc, (c, _) in enumerate(zc_of):
-        rows.of_class[zc].append((cover[c], 1.0))
-    need: dict[str, float] = defaultdict(float)
-    # Per rule: the demand of its owners, and the zone classes it counts and that own it (in zc order).
-    owner_demand = [0] * len(rules)
-    for c, (_, owned) in enumerate(class_rules):
-        for i in owned:
-            owner_demand[i] += class_demand[c]
-    counted_zcs: list[list[int]] = [[] for _ in rules]
-    owning_zcs: list[list[int]] = [[] for _ in rules]
-    for zc, (c, _) in enumerate(zc_of):
-        for i in class_rules[c][0]:
-            counted_zcs[i].append(zc)
-        for i in class_rules[c][1]:
-            owning_zcs[i].append(zc)
-    for i, rule in enumerate(rules):
-        owners = owner_demand[i]
-        counted_zc = counted_zcs[i]
-        owning = owning_zcs[i]
-        n_dom = len(rule.domains)
-        if not n_dom or not owners:
-            continue
-        if minimum_pinned(rule.spread, n_dom):
-            if not _rows_without_minimum(rule, owners, rows, zc_of, owning, need):
-                return None  # no plan places every owner: nothing to bound
-            continue
-        low = least_domain_count(rule.spread, owners, n_dom)
-        m_col = len(rows.of_m)
-        rows.of_m.append([])
-        for d in sorted(rule.domains):
-            base = rule.base.get(d, 0)
-            here = [zc for zc in counted_zc if zc_of[zc][1] == d]
-            mine = [zc for zc in owning if zc_of[zc][1] == d]
-            if low - base > 0:
-                r = rows.add(low - base, "low")
-                for zc in here:
-                    rows.of_class[zc].append((r, 1.0))
-                need[d] = max(need[d], low - base)
-            if mine:
-                r = rows.add(-skew_limit(rule.spread, 0), "up")
-                for zc in mine:
-                    rows.of_class[zc].append((r, -1.0))
-                rows.of_m[m_col].append((r, 1.0))
-            r = rows.add(-base, "min")
+    inst = build.instance()
+    rows = build.rule_rows()
+    if rows is None:
+        return None  # no plan places every owner: nothing to bound
+    return ZoneInstance(inst, rows, build.shape_zone, [build.old_zone_of[k] for k in build.old_keys],
+                        len(set(build.shape_zone)), len(rules), list(zip(build.cover, build.class_members, strict=True)))
+
+
+class _ZoneBuild:
+    """The zone-indexed instance built in named steps: pod classes, their zone classes, new and existing
+    shapes, the cap sets, and each zone rule's linking rows."""
+
+    def __init__(self, problem: Problem, groups: Sequence[GroupInfo], demand: Mapping[int, int],
+                 rules: list[_Rule]) -> None:
+        self.problem, self.groups, self.demand, self.rules = problem, groups, demand, rules
+        self.caps, self.caps_of, self.dims = caps_and_dims(problem, groups)
+        self.existing = problem.existing
+
+    def classes(self) -> None:
+        """Pod classes, told apart by the rules that count and own them too."""
+        problem, rules, dims = self.problem, self.rules, self.dims
+        self.class_index: dict[_Key, int] = {}
+        self.class_demand: list[int] = []
+        self.class_group: list[GroupInfo] = []
+        self.class_members: list[list[int]] = []
+        self.class_rules: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+        counted_by: dict[int, list[int]] = defaultdict(list)  # group index -> the rules counting / owned by it
+        owned_by: dict[int, list[int]] = defaultdict(list)
+        for i, zone_rule in enumerate(rules):
+            for h in sorted(zone_rule.counted):
+                counted_by[h].append(i)
+            for h in sorted(zone_rule.owners):
+                owned_by[h].append(i)
+        for g in self.groups:
+            counted = tuple(counted_by.get(g.index, ()))
+            owned = tuple(owned_by.get(g.index, ()))
+            options = g.option_ids or frozenset(o.index for o in g.options)
+            key: _Key = (options, _usable_existing(problem, g), tuple(self.caps_of.get(g.index, ())),
+                         tuple(g.template.requests.get(d) for d in dims), counted, owned)
+            c = self.class_index.setdefault(key, len(self.class_demand))
+            if c == len(self.class_demand):
+                self.class_demand.append(0)
+                self.class_group.append(g)
+                self.class_members.append([])
+                self.class_rules.append((counted, owned))
+            self.class_demand[c] += self.demand[g.index]
+            self.class_members[c].append(g.index)
+
+    def zone_classes(self) -> None:
+        """Each class in each zone it may use (owners never leave their rule's domains)."""
+        problem, existing = self.problem, self.existing
+        self.zc_index: dict[tuple[int, str], int] = {}
+        self.zc_of: list[tuple[int, str]] = []
+        self.key_of_class = list(self.class_index)
+        zones_of_options: dict[frozenset[int], set[str]] = {}  # classes share option sets (one per pool, a few more)
+        for c, key in enumerate(self.key_of_class):
+            owned = self.class_rules[c][1]
+            option_zones = zones_of_options.get(key[0])
+            if option_zones is None:
+                option_zones = zones_of_options[key[0]] = {_zone(problem.options[k].labels) for k in key[0]}
+            zones = option_zones | {_zone(existing[e].node.labels) for e in key[1]}
+            for z in sorted(zones):
+                if any(z not in self.rules[i].domains for i in owned):
+                    continue  # owners never leave their rule's domains
+                self.zc_index[(c, z)] = len(self.zc_of)
+                self.zc_of.append((c, z))
+        self.n_zc = n_zc = len(self.zc_of)
+        self.req = np.array([[float(self.class_group[c].template.requests.get(d)) for d in self.dims]
+                             for c, _ in self.zc_of], dtype=np.float64).reshape(n_zc, len(self.dims))
+        self.zc_demand = np.array([float(self.class_demand[c]) for c, _ in self.zc_of], dtype=np.float64)
+        self.used = sorted({k for key in self.key_of_class for k in key[0]})
+
+    def new_shapes(self) -> bool:
+        """New shapes: one row per option, the zone classes it may hold, the dominated ones dropped within
+        each zone. False when an option is free."""
+        problem, used, dims = self.problem, self.used, self.dims
+        pos = {k: i for i, k in enumerate(used)}
+        option_zone = [_zone(problem.options[k].labels) for k in used]
+        by_set: dict[frozenset[int], dict[str, list[int]]] = {}
+        may = np.zeros((len(used), self.n_zc), dtype=np.bool_)
+        for c, key in enumerate(self.key_of_class):
+            split = by_set.get(key[0])
+            if split is None:
+                split = by_set[key[0]] = defaultdict(list)
+                for k in key[0]:
+                    split[option_zone[pos[k]]].append(pos[k])
+            for z, rows_z in split.items():
+                zc = self.zc_index.get((c, z))
+                if zc is not None:
+                    may[rows_z, zc] = True
+        free_all = np.array([[max(problem.options[k].free.get(d), 0) for d in dims] for k in used],
+                            dtype=np.float64).reshape(len(used), len(dims))
+        price_all = np.array([problem.options[k].price for k in used], dtype=np.float64)
+        may &= (self.req[None, :, :] <= free_all[:, None, :]).all(axis=2)
+        if (may[price_all <= 0].any()):
+            return False
+        shape_of: dict[tuple[bytes, float, bytes], int] = {}
+        for r in np.nonzero(may.any(axis=1))[0].tolist():
+            shape_of.setdefault((free_all[r].tobytes(), float(price_all[r]), may[r].tobytes()), r)
+        reps = np.array(sorted(shape_of.values()), dtype=np.int64)
+        self.free, self.price, self.allowed = free_all[reps], price_all[reps], may[reps]
+        # Shapes of different zones hold different zone classes: dominance is a matter within each zone.
+        rep_zone = [option_zone[int(r)] for r in reps]
+        self.alive = np.zeros(len(reps), dtype=np.bool_)
+        for z in sorted(set(rep_zone)):
+            in_zone = np.array([i for i, zz in enumerate(rep_zone) if zz == z], dtype=np.int64)
+            self.alive[in_zone] = _frontier(self.free[in_zone], self.price[in_zone], self.allowed[in_zone])
+        self.shape_zone = [z for z, a in zip(rep_zone, self.alive.tolist(), strict=True) if a]
+        return True
+
+    def old_shapes(self) -> None:
+        """Existing nodes, one shape per (room, zone classes)."""
+        existing, dims = self.existing, self.dims
+        self.old: dict[tuple[tuple[float, ...], tuple[int, ...]], int] = defaultdict(int)  # (room, zcs) -> nodes
+        self.old_zone_of: dict[tuple[tuple[float, ...], tuple[int, ...]], str] = {}
+        users: dict[int, list[int]] = defaultdict(list)
+        for c, key in enumerate(self.key_of_class):
+            for e in key[1]:
+                zc = self.zc_index.get((c, _zone(existing[e].node.labels)))
+                if zc is not None:
+                    users[e].append(zc)
+        for e, who in sorted(users.items()):
+            room = tuple(float(max(existing[e].free.get(d), 0)) for d in dims)
+            ok = tuple(zc for zc in who if all(r <= f for r, f in zip(self.req[zc], room, strict=True)))
+            if ok:
+                self.old[(room, ok)] += 1
+                self.old_zone_of[(room, ok)] = _zone(existing[e].node.labels)
+        self.old_keys = list(self.old)
+        self.old_allowed = np.zeros((len(self.old_keys), self.n_zc), dtype=np.bool_)
+        for i, (_, ok) in enumerate(self.old_keys):
+            self.old_allowed[i, list(ok)] = True
+
+    def reachable(self) -> bool:
+        """Can every class go somewhere (a new shape or an existing node)?"""
+        reachable = np.asarray(self.allowed[self.alive].any(axis=0) | self.old_allowed.any(axis=0),
+                               dtype=np.bool_).tolist()
+        return {c for zc, (c, _) in enumerate(self.zc_of) if reachable[zc]} == set(range(len(self.class_demand)))
+
+    def instance(self) -> Instance:
+        """The LP instance over zone classes, with the cap sets."""
+        cap_list: list[tuple[IntArray, int, bool]] = []
+        zcs_in_cap: list[list[int]] = [[] for _ in self.caps]
+        for zc, (c, _) in enumerate(self.zc_of):
+            for i in self.key_of_class[c][2]:
+                zcs_in_cap[i].append(zc)
+        for i, cs in enumerate(self.caps):
+            in_cap = zcs_in_cap[i]
+            if in_cap:
+                cap_list.append((np.array(in_cap, dtype=np.int64), cs.per_node, cs.existing))
+        alive, old_keys, dims = self.alive, self.old_keys, self.dims
+        return Instance(dims, self.req, self.zc_demand, cap_list, self.free[alive], self.price[alive],
+                        self.allowed[alive],
+                        np.array([k[0] for k in old_keys], dtype=np.float64).reshape(len(old_keys), len(dims)),
+                        np.array([self.old[k] for k in old_keys], dtype=np.float64), self.old_allowed)
+
+    def rule_rows(self) -> ZoneRows | None:
+        """The cover rows, and each zone rule's rows linking its domains' counts (None: no plan places every
+        owner of a rule)."""
+        zc_of, class_demand = self.zc_of, self.class_demand
+        rows = ZoneRows(of_class=[[] for _ in range(self.n_zc)])
+        self.cover = [rows.add(d, "cover") for d in class_demand]
+        for zc, (c, _) in enumerate(zc_of):
+            rows.of_class[zc].append((self.cover[c], 1.0))
+        need: dict[str, float] = defaultdict(float)
+        # Per rule: the demand of its owners, and the zone classes it counts and that own it (in zc order).
+        owner_demand = [0] * len(self.rules)
+        for c, (_, owned) in enumerate(self.class_rules):
+            for i in owned:
+                owner_demand[i] += class_demand[c]
+        counted_zcs: list[list[int]] = [[] for _ in self.rules]
+        owning_zcs: list[list[int]] = [[] for _ in self.rules]
+        for zc, (c, _) in enumerate(zc_of):
+            for i in self.class_rules[c][0]:
+                counted_zcs[i].append(zc)
+            for i in self.class_rules[c][1]:
+                owning_zcs[i].append(zc)
+        for i, rule in enumerate(self.rules):
+            owners = owner_demand[i]
+            n_dom = len(rule.domains)
+            if not n_dom or not owners:
+                continue
+            if minimum_pinned(rule.spread, n_dom):
+                if not _rows_without_minimum(rule, owners, rows, zc_of, owning_zcs[i], need):
+                    return None
+                continue
+            _rows_with_minimum(rule, owners, rows, zc_of, counted_zcs[i], owning_zcs[i], need)
+        for z, n in sorted(need.items()):
+            if n >= 1:
+                rows.node_row[z] = rows.add(1.0, "node")
+        return rows
+
+
+def _rows_with_minimum(rule: _Rule, owners: int, rows: ZoneRows, zc_of: Sequence[tuple[int, str]],
+                       counted_zc: Sequence[int], owning: Sequence[int], need: dict[str, float]) -> None:
+    """The rows of a rule with its minDomains met: every domain at least the floor `least_domain_count`
+    forces, a domain holding owners at most the minimum plus maxSkew (the minimum a column of its own)."""
+    low = least_domain_count(rule.spread, owners, len(rule.domains))
+    m_col = len(rows.of_m)
+    rows.of_m.append([])
+    for d in sorted(rule.domains):
+        base = rule.base.get(d, 0)
+        here = [zc for zc in counted_zc if zc_of[zc][1] == d]
+        mine = [zc for zc in owning if zc_of[zc][1] == d]
+        if low - base > 0:
+            r = rows.add(low - base, "low")
             for zc in here:
                 rows.of_class[zc].append((r, 1.0))
-            rows.of_m[m_col].append((r, -1.0))
-    for z, n in sorted(need.items()):
-        if n >= 1:
-            rows.node_row[z] = rows.add(1.0, "node")
-    return ZoneInstance(inst, rows, shape_zone, [old_zone_of[k] for k in old_keys], len(set(shape_zone)),
-                        len(rules), list(zip(cover, class_members, strict=True)))
+            need[d] = max(need[d], low - base)
+        if mine:
+            r = rows.add(-skew_limit(rule.spread, 0), "up")
+            for zc in mine:
+                rows.of_class[zc].append((r, -1.0))
+            rows.of_m[m_col].append((r, 1.0))
+        r = rows.add(-base, "min")
+        for zc in here:
+            rows.of_class[zc].append((r, 1.0))
+        rows.of_m[m_col].append((r, -1.0))
 
 
 def _rows_without_minimum(rule: _Rule, owners: int, rows: ZoneRows, zc_of: Sequence[tuple[int, str]],
