@@ -17,7 +17,7 @@ from karpplan.catalog import DEFAULT_REGION, DEFAULT_SPOT_FACTOR, SPOT, load_cat
 from karpplan.catalog.overlays import apply_node_overlays
 from karpplan.catalog.types import Catalog
 from karpplan.engines.effort import TimeBudget
-from karpplan.engines.progress import ProgressSink
+from karpplan.engines.optimiser_progress import ProgressSink
 from karpplan.errors import InputError, Origin
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES
 from karpplan.model import labels as L
@@ -184,7 +184,7 @@ def solve(problem: Problem, options: PlanOptions, budget: TimeBudget | None = No
     `fixed_cost` (`fixed_hourly_cost`: static NodePools' nodes, Fargate pods) is added to the costs and bounds
     `options.progress` hears, so they match the plan's.
     """
-    from karpplan.engines.karpenter import solve_karpenter
+    from karpplan.engines.karpenter_simulation import solve_karpenter
 
     budget = TimeBudget(options.time_limit) if budget is None else budget
     if greedy is None:
@@ -204,7 +204,7 @@ def _with_kept_preferences(inventory: Inventory, catalog: Catalog, prepared: Pre
     """`--preferences honour`: the inventory and problem with the preferences Karpenter keeps made
     required (preference_policy.py), with the Karpenter simulation of that problem; unchanged (and no
     simulation) when nothing is kept."""
-    from karpplan.engines.karpenter import solve_karpenter
+    from karpplan.engines.karpenter_simulation import solve_karpenter
     from karpplan.engines.optimiser import within_limits
     from karpplan.model.enforced_preferences import enforce_preferences
     from karpplan.preference_policy import kept_by_karpenter

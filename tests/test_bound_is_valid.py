@@ -28,7 +28,7 @@ from karpplan.catalog import load_catalog
 from karpplan.constraints.topology_spread import TOPOLOGY_SPREAD
 from karpplan.engines.bound import fluid_lower_bound
 from karpplan.engines.effort import WorkClock
-from karpplan.engines.karpenter import solve_karpenter
+from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.engines.neighbourhood import NeighbourhoodSearch
 from karpplan.engines.patterns.lower_bound import pattern_lower_bound
 from karpplan.engines.patterns.zone_lp import zone_lower_bound

@@ -20,7 +20,7 @@ if str(REPO) not in sys.path:
 from bench import workloads as w  # noqa: E402
 from karpplan.catalog import load_catalog  # noqa: E402
 from karpplan.constraints.pool_headroom import capacity_fits as fits_limits  # noqa: E402
-from karpplan.engines.karpenter import KarpenterSimulation  # noqa: E402
+from karpplan.engines.karpenter_simulation import KarpenterSimulation  # noqa: E402
 from karpplan.model.build import load_inventory  # noqa: E402
 from karpplan.model.pods import Pod  # noqa: E402
 from karpplan.model.resources import LimitVector, Resources  # noqa: E402

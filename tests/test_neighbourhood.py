@@ -11,10 +11,10 @@ from plan_checks import bench_problem, hostname_violations, resource_violations,
 
 from karpplan.constraints.pool_headroom import Headroom
 from karpplan.engines.effort import WorkClock
-from karpplan.engines.karpenter import solve_karpenter
+from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.engines.neighbourhood import NeighbourhoodSearch
 from karpplan.engines.optimiser import solve_optimal
-from karpplan.engines.progress import Phase, ProgressEvent
+from karpplan.engines.optimiser_progress import Phase, ProgressEvent
 from karpplan.engines.repack import Repacker
 from karpplan.engines.result import Solution, SolvedNode
 from karpplan.model.resources import Resources

@@ -3,7 +3,7 @@ and protocol on overlapping host IPs.
 
 * Filter: an existing node whose bound pods already use a port the pod asks for.
 * Model: no rows (the counts model does not see ports); the decoder keeps clashing pods apart on new
-  nodes (`engines/decoder.py`, `Decoder._fits`) and the greedy engine checks them per placement.
+  nodes (`engines/cpsat/decoder.py`, `Decoder._fits`) and the greedy engine checks them per placement.
 * Verifier: no two pods of a node, pending or bound, claim conflicting host ports.
 """
 

@@ -31,6 +31,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from karpplan.engines.cpsat.neighbourhood_model import Side, SubProblemBuilder, node_capacity
 from karpplan.engines.effort import (
     BUCKET_NODE_SECONDS,
     CP_SAT_WALL_PER_DETERMINISTIC,
@@ -41,7 +42,6 @@ from karpplan.engines.effort import (
     model_build_seconds,
     simplex_seconds,
 )
-from karpplan.engines.neighbourhood_model import Side, SubProblemBuilder, node_capacity
 from karpplan.engines.repack import BucketShape, Repacker
 from karpplan.engines.result import Solution, SolvedNode
 from karpplan.engines.waste_queue import Entry, WasteQueue

@@ -18,7 +18,8 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from karpplan.engines.background_bound import BackgroundBound, lp_bounds, proves, start_background
-from karpplan.engines.decoder import ModelValues
+from karpplan.engines.cpsat.decoder import ModelValues
+from karpplan.engines.cpsat.optimal import MAX_MODEL_VARIABLES, Decoder, OptimalModel
 from karpplan.engines.effort import (
     TimeBudget,
     WorkClock,
@@ -28,15 +29,14 @@ from karpplan.engines.effort import (
     pre_search_seconds,
 )
 from karpplan.engines.lp_rounding import ROUNDING_MIN_PODS, LpRounding, rounding_applies
-from karpplan.engines.optimal import MAX_MODEL_VARIABLES, Decoder, OptimalModel
+from karpplan.engines.optimiser_progress import Phase, ProgressSink, ProgressTracker
 from karpplan.engines.patterns.mix import PatternMix
-from karpplan.engines.progress import Phase, ProgressSink, ProgressTracker
 from karpplan.engines.result import Solution
 from karpplan.scheduling.problem import Problem
 from karpplan.scheduling.state import PlacementState
 
 if TYPE_CHECKING:
-    from karpplan.engines.exact import SlotModel
+    from karpplan.engines.cpsat.exact import SlotModel
     from karpplan.engines.repack import Repacker
 
 UNPRUNED_SKIP_FACTOR = 10  # beyond this many times the limit before pruning, the model is not even pruned
@@ -70,7 +70,9 @@ def within_limits(problem: Problem, greedy: Solution, budget: TimeBudget) -> Sol
     Karpenter's limit accounting is pessimistic (and lax on limits.nodes); a simulation that charges
     limits exactly gives a valid, often fuller, plan: the solver's start, and the plan whose kept
     preferences `--preferences honour` enforces."""
-    from karpplan.engines.karpenter import solve_karpenter  # imported where used, as in solve_optimal
+    from karpplan.engines.karpenter_simulation import (
+        solve_karpenter,  # imported where used, as in solve_optimal
+    )
 
     if greedy.exceeds_node_limits or (greedy.unplaced and any(h.resources is not None for h in problem.headroom.values())):
         with budget.phase("simulate"):
@@ -107,7 +109,7 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     plan when that plan keeps the pools' limits and every rule the verifier checks (a repaired plan may
     cost more than Karpenter's invalid one).
 
-    `progress` hears the phases, the best plan and the best bound as they come (`progress.py`), each with
+    `progress` hears the phases, the best plan and the best bound as they come (`optimiser_progress.py`), each with
     `fixed_cost` added (the plan's static NodePool nodes and Fargate pods, which the engine does not plan);
     it never changes the plan.
     """
@@ -423,7 +425,7 @@ def _solve_exact(problem: Problem, warm: Solution, repacker: Repacker, budget: T
     it) is first re-solved in the slot model around it: its nodes per bucket and `REPAIR_EXTRA_SLOTS` more,
     every rule exact, when that model is small or can have `MIN_REPAIR_SECONDS`. Its plan, kept when it
     places as many pods, is the exact model's hint and, placing every pod, caps its slots."""
-    from karpplan.engines.exact import MAX_EXACT_ENTRIES, MAX_EXACT_PODS, MAX_REPAIR_ENTRIES, SlotModel
+    from karpplan.engines.cpsat.exact import MAX_EXACT_ENTRIES, MAX_EXACT_PODS, MAX_REPAIR_ENTRIES, SlotModel
     from karpplan.verify import verify
 
     clock = budget.clock

@@ -181,7 +181,7 @@ def _placed(problem: SchedulingProblem, group_info: GroupInfo, scaled: frozenset
     """How many of the group's pods the planner's Karpenter engine places with the group and the pending
     groups its spread constraints count (what `plan` places beside them), and no other; not the one replica
     of a workload scaled to 0 (`scaled`: their templates' ids), which `plan` would not place."""
-    from karpplan.engines.karpenter import solve_karpenter
+    from karpplan.engines.karpenter_simulation import solve_karpenter
 
     topology = problem.topology
     own = id(group_info.template)

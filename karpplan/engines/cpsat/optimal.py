@@ -30,7 +30,7 @@ from ortools.sat.python import cp_model
 
 from karpplan.constraints.registry import REGISTRY
 from karpplan.constraints.resources import floor_fit
-from karpplan.engines.decoder import Decoder, ModelValues
+from karpplan.engines.cpsat.decoder import Decoder, ModelValues
 from karpplan.engines.effort import (
     WHOLE_MODEL_DETERMINISTIC_PER_SECOND,
     WorkClock,

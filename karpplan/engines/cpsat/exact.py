@@ -28,8 +28,8 @@ from ortools.sat.python import cp_model
 
 from karpplan.constraints.registry import REGISTRY
 from karpplan.constraints.resources import floor_fit
+from karpplan.engines.cpsat.optimal import PRICE_SCALE, ModelValues, OptimalModel
 from karpplan.engines.effort import WorkClock
-from karpplan.engines.optimal import PRICE_SCALE, ModelValues, OptimalModel
 from karpplan.engines.repack import Repacker
 from karpplan.engines.result import Solution, SolvedNode, node_name
 from karpplan.model.labels import ZONE, ZONE_ID
