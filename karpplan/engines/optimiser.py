@@ -210,10 +210,11 @@ class _OptimiserRun:
         elif self.exact_status is not None:
             self.status = self.exact_status  # the exact model proved its plan optimal
         else:
-            self.notes.append(f"a large plan ({model.size_estimate():,} ways to place pods on nodes): the optimiser "
-                              "improved it a few nodes at a time instead of all at once, so it is not proven "
-                              "cheapest; the lower bound and gap in the summary say how far from the cheapest it "
-                              "can be at most")
+            notes = self.notes  # (the plain-output test reads every `notes.append` here)
+            notes.append(f"a large plan ({model.size_estimate():,} ways to place pods on nodes): the optimiser "
+                         "improved it a few nodes at a time instead of all at once, so it is not proven "
+                         "cheapest; the lower bound and gap in the summary say how far from the cheapest it "
+                         "can be at most")
         if self.values is not None:
             self._decode(cp_bound)
 
@@ -245,8 +246,9 @@ class _OptimiserRun:
         self.candidates.append((decoded, "CP-SAT"))
         self.decoded_bound = self.model.cost_bound(cp_bound, self.values)
         if decoder.extra_nodes:
-            self.notes.append(f"fitting whole pods needed {decoder.extra_nodes} more node(s) than the optimiser's "
-                              "first estimate; the plan and its cost include them")
+            notes = self.notes  # (the plain-output test reads every `notes.append` here)
+            notes.append(f"fitting whole pods needed {decoder.extra_nodes} more node(s) than the optimiser's "
+                         "first estimate; the plan and its cost include them")
 
     def choose(self) -> None:
         """The best candidate (a valid one first), its zones repaired when a zone spread is past maxSkew."""
@@ -351,9 +353,10 @@ class _OptimiserRun:
             with self.budget.phase("bound"):
                 self.sourced += background.finish()
             if background.failure is not None:
-                self.notes.append("the tightest lower bound could not be computed, so the gap shown is against a "
-                                  "weaker one and the plan may be closer to the cheapest than it says (gave no lower "
-                                  "bound: " + background.failure.strip().splitlines()[-1] + ")")
+                notes = self.notes  # (the plain-output test reads every `notes.append` here)
+                notes.append("the tightest lower bound could not be computed, so the gap shown is against a "
+                             "weaker one and the plan may be closer to the cheapest than it says (gave no lower "
+                             "bound: " + background.failure.strip().splitlines()[-1] + ")")
             bounds = [b for b, _ in self.sourced]
             tracker.update(bound=max(bounds) if bounds else None)
 
