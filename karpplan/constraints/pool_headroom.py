@@ -86,11 +86,6 @@ def owned_by(pool: NodePool, nodes: Iterable[ExistingNode]) -> list[ExistingNode
     return [n for n in nodes if n.labels.get(pool.pool_label_key) == pool.name]
 
 
-def limited_pool(pool: NodePool) -> bool:
-    """Has the pool any limit (resources or `limits.nodes`)?"""
-    return pool.limits is not None or pool.node_limit is not None
-
-
 def pool_headroom(pool: NodePool, nodes: Iterable[ExistingNode]) -> Headroom:
     """What the pool may still launch: its limits less the capacity and the number of the nodes it owns."""
     owned = owned_by(pool, nodes)
@@ -102,9 +97,10 @@ def pool_headroom(pool: NodePool, nodes: Iterable[ExistingNode]) -> Headroom:
 
 
 def full_limits(pool: NodePool) -> Headroom:
-    """The pool's limits as a headroom with nothing used (for the verifier's own count)."""
+    """The pool's limits as a headroom with nothing used: the verifier charges it the pool's existing nodes and
+    the plan's, counted from the plan alone."""
     return Headroom(pool.limits, pool.node_limit)
 
 
-__all__ = ["NODES", "UNLIMITED", "Headroom", "capacity_fits", "full_limits", "limited_pool", "node_capacity",
+__all__ = ["NODES", "UNLIMITED", "Headroom", "capacity_fits", "full_limits", "node_capacity",
            "owned_by", "pool_headroom"]

@@ -17,6 +17,8 @@ from collections import defaultdict
 from typing import TYPE_CHECKING
 
 from karpplan.constraints.base import ConstraintKind, CountsModel, SlotCountsModel, Violation
+from karpplan.constraints.pool_headroom import NODES, full_limits, node_capacity, owned_by
+from karpplan.model.resources import Resources
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
@@ -75,27 +77,22 @@ class PoolLimitsKind(ConstraintKind):
         out: list[Violation] = []
         for pool in problem.pools:
             launched = [n.option for n in solution.new_nodes if n.option is not None and n.option.pool.name == pool.name]
-            if not launched or (pool.limits is None and pool.node_limit is None):
+            limits = full_limits(pool)
+            if not launched or not limits.limited:
                 continue
-            used: dict[str, int] = defaultdict(int)
-            count = 0
-            for info in problem.existing:
-                node = info.node
-                if node.labels.get(pool.pool_label_key) == pool.name:
-                    count += 1
-                    for key, amount in (node.capacity if len(node.capacity) else node.allocatable).items():
-                        used[key] += amount
-            for option in launched:
-                count += 1
-                for key, amount in option.capacity.items():
-                    used[key] += amount
-            if pool.node_limit is not None and count > pool.node_limit:
-                out.append(Violation(self.name, "", pool.name,
-                                     f"NodePool {pool.name}: {count} nodes over limits.nodes {pool.node_limit}"))
-            for key, limit in (pool.limits or {}).items():
-                if used[key] > limit:
-                    out.append(Violation(self.name, "", pool.name,
-                                         f"NodePool {pool.name}: {key} {used[key]} over limits.{key} {limit}"))
+            owned = owned_by(pool, (info.node for info in problem.existing))
+            used = Resources()
+            for capacity in [*(node_capacity(node) for node in owned), *(o.capacity for o in launched)]:
+                used = used + capacity
+            count = len(owned) + len(launched)
+            for key, over in limits.excess(used, count).items():
+                if over <= 0:
+                    continue
+                if key == NODES:
+                    text = f"NodePool {pool.name}: {count} nodes over limits.nodes {limits.nodes}"
+                else:
+                    text = f"NodePool {pool.name}: {key} {used.get(key)} over limits.{key} {used.get(key) - over}"
+                out.append(Violation(self.name, "", pool.name, text))
         return out
 
 
