@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from karpplan.constraints.pool_headroom import capacity_fits as fits_limits
 from karpplan.constraints.pool_limits import POOL_LIMITS
 from karpplan.constraints.registry import REGISTRY
 from karpplan.model.pods import Pod
 from karpplan.model.resources import LimitVector, Resources
-from karpplan.scheduling.candidates import LaunchOption, fits_limits
+from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.filters import aggregate_message
 from karpplan.scheduling.nodeclaim import PlannedNode
 from karpplan.scheduling.preferences import Attempt
@@ -48,7 +49,7 @@ def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementSt
         if statically_out is not None:
             reasons.append(prefix + statically_out)
             continue
-        remaining, nodes_left = problem.limits[pool.name]
+        remaining, nodes_left = problem.headroom[pool.name]
         slot = state.new_slot(pool, list(verdict.options))
         options, why = state.evaluate(group, slot, relaxed)
         state.claims_created -= 1

@@ -29,7 +29,7 @@ from karpplan.catalog.overlays import apply_node_overlays
 from karpplan.catalog.types import Catalog
 from karpplan.catalog.zones import outside_zones_reason, with_cluster_zones, zones_warning
 from karpplan.engines.effort import TimeBudget
-from karpplan.engines.progress import ProgressSink
+from karpplan.engines.optimiser_progress import ProgressSink
 from karpplan.errors import InputError, Origin
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES
 from karpplan.model import labels as L
@@ -180,7 +180,7 @@ def prepare(inventory: Inventory, catalog: Catalog) -> Prepared:
 
 
 def make_problem(inventory: Inventory, catalog: Catalog, pods: Sequence[Pod]) -> Problem:
-    from karpplan.scheduling.problem import build_problem  # lazy: start-up, see the docstring
+    from karpplan.scheduling.build_problem import build_problem  # lazy: start-up, see the docstring
 
     return build_problem(inventory, catalog, group_pods(pods), instance_types_for, node_labels)
 
@@ -195,7 +195,7 @@ def solve(problem: Problem, options: PlanOptions, budget: TimeBudget | None = No
     `fixed_cost` (`fixed_hourly_cost`: static NodePools' nodes, Fargate pods) is added to the costs and bounds
     `options.progress` hears, so they match the plan's.
     """
-    from karpplan.engines.karpenter import solve_karpenter  # lazy: start-up, see the docstring
+    from karpplan.engines.karpenter_simulation import solve_karpenter  # lazy: start-up, see the docstring
 
     budget = TimeBudget(options.time_limit) if budget is None else budget
     if greedy is None:
@@ -215,7 +215,7 @@ def _with_kept_preferences(inventory: Inventory, catalog: Catalog, prepared: Pre
     """`--preferences honour`: the inventory and problem with the preferences Karpenter keeps made
     required (preference_policy.py), with the Karpenter simulation of that problem; unchanged (and no
     simulation) when nothing is kept."""
-    from karpplan.engines.karpenter import solve_karpenter  # lazy: start-up, see the docstring
+    from karpplan.engines.karpenter_simulation import solve_karpenter  # lazy: start-up, see the docstring
     from karpplan.engines.optimiser import within_limits  # lazy: OR-Tools, see the docstring
     from karpplan.preference_policy import kept_by_karpenter  # lazy: start-up, see the docstring
 

@@ -16,7 +16,7 @@ from plan_checks import bench_problem, resource_violations
 from karpplan.engines import optimiser
 from karpplan.engines.background_bound import BackgroundBound, Sourced, fork_available
 from karpplan.engines.effort import WorkClock
-from karpplan.engines.karpenter import solve_karpenter
+from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.engines.neighbourhood import NeighbourhoodSearch, side_by_side
 from karpplan.engines.optimiser import solve_optimal
 from karpplan.engines.repack import Repacker

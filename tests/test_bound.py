@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from karpplan.catalog.user import parse_catalog
 from karpplan.engines.bound import FluidBound, fluid_lower_bound
-from karpplan.engines.karpenter import solve_karpenter
+from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.engines.result import Solution
 from karpplan.inputs.loader import parse_documents
 from karpplan.model.labels import HOSTNAME

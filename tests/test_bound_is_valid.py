@@ -1,4 +1,4 @@
-"""Property: the optimal engine's lower bound never exceeds the true optimum, and no plan beats it.
+"""Property: the lower bounds never exceed the true optimum, no plan beats it, and every engine's plan is valid.
 
 A wrong bound is worse than a weak one: "proven optimal" and every gap the plan reports rest on it. On tiny
 random problems (two to four pods of one or two Deployments, hostname or zone anti-affinity and spreads,
@@ -7,6 +7,11 @@ only by the independent verifier (`karpplan.verify`) and, for zone spreads, by K
 a pod could launch into, as the engines plan; `TopologySpreadKind.launch_violations`): every partition of the
 pods into nodes, every launch option per node. The engine's plan may not cost less than that (the engines and the verifier agree on the
 rules), its bound may not exceed it, and a plan it calls optimal must cost exactly that.
+
+Every engine is held to the same promise on the same problems: the Karpenter simulation's plan, its re-packing
+and the neighbourhood search's improvement of it pass the verifier whenever they place every pod (within
+the NodePool limits), and no bound (fluid LP, configuration LP, zone LP) is above the exhaustive optimum or
+the cost of any such plan that also keeps Karpenter's domains.
 """
 
 from __future__ import annotations
@@ -21,6 +26,13 @@ from hypothesis import strategies as st
 
 from karpplan.catalog import load_catalog
 from karpplan.constraints.topology_spread import TOPOLOGY_SPREAD
+from karpplan.engines.bound import fluid_lower_bound
+from karpplan.engines.effort import WorkClock
+from karpplan.engines.karpenter_simulation import solve_karpenter
+from karpplan.engines.neighbourhood import NeighbourhoodSearch
+from karpplan.engines.patterns.lower_bound import pattern_lower_bound
+from karpplan.engines.patterns.zone_lp import zone_lower_bound
+from karpplan.engines.repack import Repacker
 from karpplan.engines.result import Solution, SolvedNode
 from karpplan.model.build import load_inventory
 from karpplan.model.pods import Pod
@@ -186,3 +198,57 @@ def test_the_bound_never_exceeds_the_exhaustive_optimum(tmp_path: Path, text: st
             assert abs(plan.cost - optimum) < 1e-6, f"'optimal' at {plan.cost}, the optimum is {optimum}"
     if plan.lower_bound is not None:
         assert plan.lower_bound <= optimum + 1e-6, f"bound {plan.lower_bound} above the optimum {optimum}:\n{text}"
+
+
+def _problem(tmp_path: Path, text: str) -> Problem:
+    (tmp_path / "m.yaml").write_text(text)
+    (tmp_path / "c.yaml").write_text(CATALOG)
+    inventory = load_inventory([str(tmp_path / "m.yaml")])
+    return make_problem(inventory, load_catalog(None, str(tmp_path / "c.yaml")), inventory.pending)
+
+
+def engine_plans(problem: Problem) -> dict[str, Solution]:
+    """Each engine's plan of the problem: the Karpenter simulation, its re-packing and the neighbourhood search
+    from there (a few sub-solves). The optimal engine's plan is held to the same in the test above."""
+    karpenter, _ = solve_karpenter(problem)
+    repacker = Repacker(problem)
+    repacked = repacker.repack(karpenter)
+    improved = NeighbourhoodSearch(repacker, seed=1, parallel=1).improve(repacked, WorkClock(), 1.0, max_tries=12)
+    return {"karpenter": karpenter, "repack": repacked, "neighbourhood": improved}
+
+
+def lower_bounds(problem: Problem) -> dict[str, float]:
+    """Every lower bound the optimiser may report, where it applies."""
+    out: dict[str, float] = {}
+    fluid = fluid_lower_bound(problem)
+    if fluid is not None:
+        out["fluid-lp"] = fluid.cost
+    pattern = pattern_lower_bound(problem, fluid=fluid)
+    if pattern is not None:
+        out["configuration-lp"] = pattern.cost
+    zone = zone_lower_bound(problem, force=True)
+    if zone is not None:
+        out["zone-lp"] = zone.cost
+    return out
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=tiny_problems())
+def test_every_engine_plan_is_valid_and_no_bound_is_above_one(tmp_path: Path, text: str) -> None:
+    problem = _problem(tmp_path, text)
+    optimum = exhaustive_optimum(problem)
+    kept: dict[str, float] = {}  # cost of each complete, valid plan that keeps Karpenter's domains
+    for engine, plan in engine_plans(problem).items():
+        if plan.unplaced or plan.exceeds_node_limits:
+            continue
+        assert verify(problem, plan) == [], f"{engine}'s plan breaks a rule:\n{text}"
+        if optimum is not None:
+            assert plan.cost >= optimum - 1e-6, f"{engine}'s plan ({plan.cost}) is below the optimum ({optimum})"
+        if not TOPOLOGY_SPREAD.launch_violations(problem, plan):
+            kept[engine] = plan.cost
+    if optimum is None:
+        return
+    for name, bound in lower_bounds(problem).items():
+        assert bound <= optimum + 1e-6, f"{name} bound {bound} above the optimum {optimum}:\n{text}"
+        for engine, cost in kept.items():
+            assert bound <= cost + 1e-6, f"{name} bound {bound} above {engine}'s valid plan ({cost}):\n{text}"

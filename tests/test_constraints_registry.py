@@ -15,8 +15,8 @@ import pytest
 from karpplan.catalog import load_catalog
 from karpplan.constraints.base import ConstraintKind
 from karpplan.constraints.registry import REGISTRY, STATIC_FILTERS
-from karpplan.engines import optimal
-from karpplan.engines.optimal import OptimalModel
+from karpplan.engines.cpsat import optimal
+from karpplan.engines.cpsat.optimal import OptimalModel
 from karpplan.engines.result import Solution, SolvedNode
 from karpplan.model.build import load_inventory
 from karpplan.planner import PlanOptions, make_problem, solve

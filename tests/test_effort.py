@@ -20,7 +20,7 @@ from karpplan.engines.effort import (
     pre_search_seconds,
     table_seconds,
 )
-from karpplan.engines.karpenter import solve_karpenter
+from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.engines.optimiser import CLOCK_CUT_WARNING, solve_optimal
 from karpplan.engines.patterns import pattern_lower_bound
 from karpplan.engines.repack import Repacker

@@ -1,4 +1,4 @@
-"""The exact slot model (engines/exact.py): small problems proven optimal, every plan valid."""
+"""The exact slot model (engines/cpsat/exact.py): small problems proven optimal, every plan valid."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from karpplan.catalog import load_catalog
 from karpplan.engines.effort import WorkClock
-from karpplan.engines.karpenter import solve_karpenter
+from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.engines.optimiser import solve_optimal
 from karpplan.model.build import load_inventory
 from karpplan.planner import prepare

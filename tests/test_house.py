@@ -152,59 +152,8 @@ def _cycle(graph: dict[str, set[str]]) -> list[str]:
     return []
 
 
-# Temporary: the circles through constraints/, scheduling/ and engines/ that branch house-core (issue 26 item 2)
-# is taking apart; removed when house-core lands. Each edge is (importer, imported) without the `karpplan.`.
-HOUSE_CORE_CYCLE_EDGES = frozenset({
-    ("constraints.base", "engines.exact"),
-    ("constraints.base", "engines.optimal"),
-    ("constraints.base", "engines.result"),
-    ("constraints.base", "scheduling.filters"),
-    ("constraints.base", "scheduling.problem"),
-    ("constraints.host_ports", "engines.optimal"),
-    ("constraints.host_ports", "engines.result"),
-    ("constraints.host_ports", "scheduling.filters"),
-    ("constraints.host_ports", "scheduling.problem"),
-    ("constraints.inter_pod_affinity", "engines.exact"),
-    ("constraints.inter_pod_affinity", "engines.optimal"),
-    ("constraints.inter_pod_affinity", "engines.result"),
-    ("constraints.inter_pod_affinity", "scheduling.filters"),
-    ("constraints.inter_pod_affinity", "scheduling.problem"),
-    ("constraints.node_affinity", "engines.optimal"),
-    ("constraints.node_affinity", "engines.result"),
-    ("constraints.node_affinity", "scheduling.filters"),
-    ("constraints.node_affinity", "scheduling.problem"),
-    ("constraints.pool_limits", "engines.exact"),
-    ("constraints.pool_limits", "engines.optimal"),
-    ("constraints.pool_limits", "engines.result"),
-    ("constraints.pool_limits", "scheduling.filters"),
-    ("constraints.pool_limits", "scheduling.problem"),
-    ("constraints.resources", "engines.exact"),
-    ("constraints.resources", "engines.optimal"),
-    ("constraints.resources", "engines.result"),
-    ("constraints.resources", "scheduling.filters"),
-    ("constraints.resources", "scheduling.problem"),
-    ("constraints.taints", "engines.optimal"),
-    ("constraints.taints", "engines.result"),
-    ("constraints.taints", "scheduling.filters"),
-    ("constraints.taints", "scheduling.problem"),
-    ("constraints.topology_spread", "engines.optimal"),
-    ("constraints.topology_spread", "engines.result"),
-    ("constraints.topology_spread", "scheduling.filters"),
-    ("constraints.topology_spread", "scheduling.problem"),
-    ("constraints.view", "engines.result"),
-    ("constraints.view", "scheduling.problem"),
-    ("engines.decoder", "engines.optimal"),
-    ("engines.repack.rules", "engines.repack.bins"),
-    ("scheduling.label_values", "scheduling.candidates"),
-})
-# Temporary as well: the function-local imports of house-core's directories are that branch's to hoist or explain.
-HOUSE_CORE_DIRS = ("karpplan.constraints.", "karpplan.engines.", "karpplan.scheduling.", "karpplan.verify")
-
-
 def test_the_import_graph_has_no_cycle() -> None:
     graph = _graph(IMPORTS)
-    for importer, imported in HOUSE_CORE_CYCLE_EDGES:
-        graph[f"karpplan.{importer}"].discard(f"karpplan.{imported}")
     cycle = _cycle(graph)
     assert cycle == [], "an import cycle: " + " -> ".join(cycle) + " (data flows one way: README's layers)"
 
@@ -240,12 +189,11 @@ def _stage(module: str) -> int | None:
 
 def test_no_module_reaches_back_up() -> None:
     """Data flows one way: no stage imports a later one (an engine never imports the planner, the planner
-    never imports explain); house-core's temporary edges aside."""
+    never imports explain); """
     back = [
         f"{imp.module}:{imp.line} imports {target}"
         for imp in IMPORTS for target in imp.targets
-        if (imp.module.removeprefix("karpplan."), target.removeprefix("karpplan.")) not in HOUSE_CORE_CYCLE_EDGES
-        and (here := _stage(imp.module)) is not None and (there := _stage(target)) is not None and there > here
+        if (here := _stage(imp.module)) is not None and (there := _stage(target)) is not None and there > here
     ]
     assert back == []
 
@@ -254,7 +202,7 @@ def test_a_function_local_import_says_why() -> None:
     """An import inside a function hides a dependency (and often a circle): it stays only where a comment on
     it, or above its block of imports, says why (start-up time of the CLI, an optional extra)."""
     silent = [f"{i.module}:{i.line}" for i in IMPORTS
-              if i.local and not i.commented and not i.module.startswith(HOUSE_CORE_DIRS)]
+              if i.local and not i.commented]
     assert silent == []
 
 
@@ -264,16 +212,6 @@ MAX_FUNCTION_LINES = 60
 LONG_FUNCTIONS: dict[str, str] = {}
 # Temporary: functions other branches are splitting now; each entry goes when its branch lands.
 BEING_SPLIT = {
-    "engines/bound.py:_FluidLP.build": "split on branch house-core",
-    "engines/neighbourhood.py:NeighbourhoodSearch.improve": "split on branch house-core",
-    "engines/neighbourhood_model.py:SubProblemBuilder.prepare": "split on branch house-core",
-    "engines/optimiser.py:solve_optimal": "split on branch house-core",
-    "engines/patterns/buckets.py:shared_buckets": "split on branch house-core",
-    "engines/patterns/columns.py:ColumnRepair.column": "split on branch house-core",
-    "engines/patterns/instance.py:pod_classes": "split on branch house-core",
-    "engines/patterns/zones.py:zone_instance": "split on branch house-core",
-    "scheduling/candidates.py:build_launch_options": "split on branch house-core",
-    "scheduling/topology_counts.py:TopologyCounts.__init__": "split on branch house-core",
     "explain/fixes.py:candidates": "explain branch",
     "explain/wording.py:reason_plain": "explain branch",
 }

@@ -18,7 +18,7 @@ import signal, sys, tempfile, threading, time
 from pathlib import Path
 from plan_checks import bench_problem
 from karpplan.engines.effort import WorkClock
-from karpplan.engines.karpenter import solve_karpenter
+from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.engines.neighbourhood import NeighbourhoodSearch
 from karpplan.engines.repack import Repacker
 

@@ -17,7 +17,7 @@ from test_render_plan import sample_plan, table_text, with_summary
 import karpplan.plan_reasons as reasons_module
 from karpplan.catalog import load_catalog
 from karpplan.engines import karpenter_batches
-from karpplan.engines.karpenter import KarpenterSimulation, solve_karpenter
+from karpplan.engines.karpenter_simulation import KarpenterSimulation, solve_karpenter
 from karpplan.model.build import load_inventory
 from karpplan.planner import PlanOptions, make_plan, prepare
 from karpplan.scheduling.problem import Problem

@@ -19,12 +19,13 @@ if str(REPO) not in sys.path:
 
 from bench import workloads as w  # noqa: E402
 from karpplan.catalog import load_catalog  # noqa: E402
-from karpplan.engines.karpenter import KarpenterSimulation  # noqa: E402
+from karpplan.constraints.pool_headroom import capacity_fits as fits_limits  # noqa: E402
+from karpplan.engines.karpenter_simulation import KarpenterSimulation  # noqa: E402
 from karpplan.model.build import load_inventory  # noqa: E402
 from karpplan.model.pods import Pod  # noqa: E402
 from karpplan.model.resources import LimitVector, Resources  # noqa: E402
 from karpplan.planner import make_problem  # noqa: E402
-from karpplan.scheduling.candidates import LaunchOption, check_pool, fits_limits, option_table  # noqa: E402
+from karpplan.scheduling.candidates import LaunchOption, check_pool, option_table  # noqa: E402
 from karpplan.scheduling.nodeclaim import PlannedNode  # noqa: E402
 from karpplan.scheduling.preferences import Attempt  # noqa: E402
 from karpplan.scheduling.problem import PREFER_NO_SCHEDULE_TIER, GroupInfo, Problem  # noqa: E402
@@ -218,7 +219,7 @@ def test_check_pool_matches_the_per_option_rules(problem: Problem) -> None:
     for group_info in problem.groups:
         pod_template = group_info.template
         for pool in problem.pools:
-            remaining, nodes_left = problem.limits[pool.name]
+            remaining, nodes_left = problem.headroom[pool.name]
             verdict = check_pool(pod_template, pool, problem.options, remaining, nodes_left)
             if not verdict.ok:
                 continue

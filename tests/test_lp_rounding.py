@@ -17,7 +17,7 @@ from bench.workloads import make_inputs, nodepool_manifests, to_yaml
 from karpplan.catalog import load_catalog
 from karpplan.engines import optimiser
 from karpplan.engines.effort import TimeBudget, WorkClock
-from karpplan.engines.karpenter import solve_karpenter
+from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.engines.lp_rounding import LpRounding, rounding_applies
 from karpplan.engines.optimiser import solve_optimal
 from karpplan.engines.patterns import pattern_lower_bound

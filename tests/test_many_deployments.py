@@ -147,7 +147,7 @@ def test_a_plan_of_many_deployments_tests_each_template_against_its_own_selector
 
 def test_many_deployments_plan_is_valid_with_both_engines(tmp_path: Path) -> None:
     from karpplan.catalog import load_catalog
-    from karpplan.engines.karpenter import solve_karpenter
+    from karpplan.engines.karpenter_simulation import solve_karpenter
     from karpplan.model.build import load_inventory
     from karpplan.planner import PlanOptions, make_plan, prepare
 
@@ -164,7 +164,7 @@ def test_many_deployments_plan_is_valid_with_both_engines(tmp_path: Path) -> Non
 
 def test_plan_tally_counts_selector_matches_as_brute_force_does(tmp_path: Path) -> None:
     from karpplan.catalog import load_catalog
-    from karpplan.engines.karpenter import solve_karpenter
+    from karpplan.engines.karpenter_simulation import solve_karpenter
     from karpplan.model.build import load_inventory
     from karpplan.planner import prepare
 

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from plan_checks import bench_problem, hostname_violations, resource_violations, zone_level_view
 
+from karpplan.constraints.pool_headroom import Headroom
 from karpplan.engines.effort import WorkClock
-from karpplan.engines.karpenter import solve_karpenter
+from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.engines.neighbourhood import NeighbourhoodSearch
 from karpplan.engines.optimiser import solve_optimal
-from karpplan.engines.progress import Phase, ProgressEvent
+from karpplan.engines.optimiser_progress import Phase, ProgressEvent
 from karpplan.engines.repack import Repacker
 from karpplan.engines.result import Solution, SolvedNode
 from karpplan.model.resources import Resources
@@ -126,7 +127,7 @@ def test_a_pool_at_its_limits_gets_no_more_capacity(tmp_path: Path) -> None:
 
     # The pool's limits are exactly what the plan launches: no headroom in CPU or memory.
     at_limit = Resources({name: capacity(wasteful, name) for name in ("cpu", "memory")})
-    problem.limits["default"] = (at_limit, None)
+    problem.headroom["default"] = Headroom(at_limit, None)
     better = NeighbourhoodSearch(repacker, seed=2, parallel=2).improve(wasteful, WorkClock(), 2.0)
     assert better.cost < wasteful.cost
     assert capacity(better, "cpu") <= at_limit.get("cpu")

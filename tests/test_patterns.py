@@ -21,7 +21,7 @@ from test_bound import (
 )
 
 from karpplan.engines.bound import fluid_lower_bound
-from karpplan.engines.karpenter import solve_karpenter
+from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.engines.patterns import PatternBound, pattern_lower_bound
 from karpplan.scheduling.problem import Problem
 

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from karpplan.catalog import load_catalog
 from karpplan.cli import plan as cli_plan
 from karpplan.cli.main import app
-from karpplan.engines.progress import PHASES, Phase, ProgressEvent, ProgressTracker
+from karpplan.engines.optimiser_progress import PHASES, Phase, ProgressEvent, ProgressTracker
 from karpplan.model.build import load_inventory
 from karpplan.planner import PlanOptions, make_plan
 from karpplan.render.progress_display import (

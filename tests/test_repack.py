@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from plan_checks import bench_problem, hostname_violations, resource_violations, zone_level_view
 
-from karpplan.engines.karpenter import solve_karpenter
+from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.engines.optimiser import solve_optimal
 from karpplan.engines.repack import Repacker, repack, state_for
 from karpplan.verify import verify

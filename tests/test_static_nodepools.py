@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from karpplan.catalog import load_catalog
 from karpplan.cli.main import app
-from karpplan.engines.karpenter import solve_karpenter
+from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.model.build import load_inventory
 from karpplan.planner import PlanOptions, make_problem, solve
 from karpplan.verify import verify

@@ -1,4 +1,4 @@
-"""The zone-indexed configuration LP bound (karpplan/engines/patterns/zones.py, zone_lp.py): never above a
+"""The zone-indexed configuration LP bound (karpplan/engines/patterns/zone_instance.py, zone_lp.py): never above a
 real plan's cost, equal to the optimum where it is known by hand, stronger than the global configuration LP
 where zone spread forces pods into zones, and declining where the zones are interchangeable."""
 
@@ -15,7 +15,7 @@ from test_bound import deployment, placed, problem_of
 from test_render_plan import table_text
 
 from karpplan.engines.patterns import pattern_lower_bound, zone_lower_bound
-from karpplan.engines.patterns.zones import interchangeable, zone_instance
+from karpplan.engines.patterns.zone_instance import interchangeable, zone_instance
 from karpplan.model.labels import HOSTNAME, ZONE
 from karpplan.planner import PlanOptions, solve
 from karpplan.scheduling.problem import Problem

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from karpplan.catalog import load_catalog
 from karpplan.engines.effort import WorkClock
-from karpplan.engines.karpenter import solve_karpenter
+from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.engines.optimiser import solve_optimal
 from karpplan.engines.repack import Repacker
 from karpplan.engines.result import Solution

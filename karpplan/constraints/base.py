@@ -4,8 +4,10 @@ A kind module is the single home of one rule's semantics. The planner's parts it
 (`karpplan.constraints.registry.REGISTRY`) instead of knowing the rules:
 
 * `filter_node`: kube-scheduler's static filter on an existing node (`scheduling/filters.py`);
-* `add_to_model`: the rule's rows in the CP-SAT model (`engines/optimal.py`, `OptimalModel.build`), and
-  `add_to_slot_model` in the exact per-node model of small problems (`engines/exact.py`);
+* `add_to_model`: the rule's rows in a CP-SAT model over pod counts, read and written through the
+  `CountsModel` interface defined here (the engines' `OptimalModel` implements it), and
+  `add_to_slot_model` in the exact per-node model of small problems (`SlotCountsModel`, the engines'
+  `SlotModel`); the kinds never import the engines;
 * `violations`: the independent verifier (`karpplan/verify.py`), written from the Kubernetes and
   Karpenter semantics on the plan's final state, not from the engines' code paths;
 * `messages` / `reason`: the wording of plan reasons (kube-scheduler's and Karpenter's own words).
@@ -16,16 +18,64 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
+
+from karpplan.constraints.view import node_views
 
 if TYPE_CHECKING:
-    from karpplan.constraints.view import NodeView
-    from karpplan.engines.exact import SlotModel
-    from karpplan.engines.optimal import OptimalModel
-    from karpplan.engines.result import Solution
+    from ortools.sat.python import cp_model
+
+    from karpplan.constraints.view import NodeView, SolvedPlan
     from karpplan.model.pods import PodTemplate
-    from karpplan.scheduling.filters import ExistingNodeInfo
+    from karpplan.scheduling.candidates import LaunchOption
+    from karpplan.scheduling.existing_nodes import ExistingNodeInfo
     from karpplan.scheduling.problem import GroupInfo, Problem
+    from karpplan.scheduling.topology import SpreadRule
+
+
+class CountsModel(Protocol):
+    """What a kind's rows read and write of a CP-SAT model over pod counts (the engines implement it).
+
+    `y[g,k]` pods of group g on new nodes of launch option k, `n[k]` nodes of option k, `x[g,e]` pods of g
+    on existing node e, `u[g]` pods of g left out; `y_of[g]` / `x_of[g]` the same per group as (k or e,
+    variable). Soft rows add (slack, weight) to `soft_terms` and their largest penalty to `max_soft`;
+    `exclude` adds the placements a rule rules out before the variables exist to the banned sets.
+    """
+
+    problem: Problem
+    model: cp_model.CpModel
+    groups: list[GroupInfo]
+    dims: list[str]
+    options: list[LaunchOption]
+    group_options: dict[int, list[LaunchOption]]
+    x: dict[tuple[int, int], cp_model.IntVar]
+    y: dict[tuple[int, int], cp_model.IntVar]
+    n: dict[int, cp_model.IntVar]
+    u: dict[int, cp_model.IntVar]
+    x_of: dict[int, list[tuple[int, cp_model.IntVar]]]
+    y_of: dict[int, list[tuple[int, cp_model.IntVar]]]
+    soft_terms: list[tuple[cp_model.LinearExprT, int]]
+    max_soft: int
+    banned_existing: set[tuple[int, int]]
+    banned_option: set[tuple[int, int]]
+
+    def placed_in(self, group: int, key: str, value: str, rule: SpreadRule | None = None) -> list[cp_model.IntVar]:
+        """Variables placing pods of `group` in domain `value` of `key` (counted by `rule` when given)."""
+
+    def domain_map(self, group: int, key: str, rule: SpreadRule | None) -> dict[str, list[cp_model.IntVar]]:
+        """`placed_in` for every value of `key` at once."""
+
+    def option(self, index: int) -> LaunchOption:
+        """The launch option with this index."""
+
+    def cap_per_node(self, members: list[GroupInfo], cap: int) -> None:
+        """At most `cap` pods of these groups on each new node of every option."""
+
+
+class SlotCountsModel(CountsModel, Protocol):
+    """The exact slot model: each slot launches at most one node, `z[s,k]` when slot s launches option k."""
+
+    z: dict[tuple[int, int], cp_model.IntVar]
 
 
 @dataclass(frozen=True)
@@ -67,7 +117,7 @@ class ConstraintKind(ABC):
         """The reason text named `message` with these facts filled in."""
         return self.messages[message].format(**facts)
 
-    def exclude(self, model: OptimalModel) -> None:
+    def exclude(self, model: CountsModel) -> None:
         """Placements the rule rules out before the model's variables exist (default: none)."""
         del model
 
@@ -84,33 +134,32 @@ class ConstraintKind(ABC):
         return None
 
     @abstractmethod
-    def add_to_model(self, model: OptimalModel) -> None:
+    def add_to_model(self, model: CountsModel) -> None:
         """Add the rule's rows to the CP-SAT model (after the variables, before the objective)."""
 
-    def add_to_slot_model(self, model: SlotModel) -> None:
-        """The rule's rows in the exact slot model (`engines/exact.py`), where each slot is a launch option
+    def add_to_slot_model(self, model: SlotCountsModel) -> None:
+        """The rule's rows in the exact slot model where each slot is a launch option
         of which at most one node is launched; by default the same rows as `add_to_model`, exact per node."""
         self.add_to_model(model)
 
     @abstractmethod
-    def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
+    def violations(self, problem: Problem, solution: SolvedPlan) -> list[Violation]:
         """Where the solution breaks the rule, checked from the plan's final state."""
 
-    def unmet_preferences(self, problem: Problem, solution: Solution) -> list[UnmetPreference]:
+    def unmet_preferences(self, problem: Problem, solution: SolvedPlan) -> list[UnmetPreference]:
         """The rule's preferred (soft) forms the solution does not honour (default: none)."""
         del problem, solution
         return []
 
-    def preferences(self, problem: Problem, solution: Solution) -> tuple[set[KeptPreference], list[UnmetPreference]]:
+    def preferences(self, problem: Problem, solution: SolvedPlan) -> tuple[set[KeptPreference], list[UnmetPreference]]:
         """Both sides from one reading of the plan: the rule's preferred forms the solution honours for every
         placed pod of a group, as (group index, id of the preference's model object), what `--preferences
         honour` enforces; and `unmet_preferences`. A preference no plan can meet is neither (default: none
         kept)."""
         return set(), self.unmet_preferences(problem, solution)
 
-    def pods_at_fault(self, solution: Solution, fault: Callable[[NodeView, GroupInfo], str | None]) -> list[Violation]:
+    def pods_at_fault(self, solution: SolvedPlan, fault: Callable[[NodeView, GroupInfo], str | None]) -> list[Violation]:
         """One violation per pending pod whose node `fault` finds wrong for it (`fault` says what, or None)."""
-        from karpplan.constraints.view import node_views
 
         out: list[Violation] = []
         for view in node_views(solution):

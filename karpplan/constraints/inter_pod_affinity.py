@@ -29,7 +29,14 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from karpplan.constraints.base import ConstraintKind, KeptPreference, UnmetPreference, Violation
+from karpplan.constraints.base import (
+    ConstraintKind,
+    CountsModel,
+    KeptPreference,
+    SlotCountsModel,
+    UnmetPreference,
+    Violation,
+)
 from karpplan.constraints.view import NodeView, node_views
 from karpplan.model.labels import HOSTNAME
 
@@ -38,11 +45,9 @@ if TYPE_CHECKING:
 
     from ortools.sat.python import cp_model
 
-    from karpplan.engines.exact import SlotModel
-    from karpplan.engines.optimal import OptimalModel
-    from karpplan.engines.result import Solution
+    from karpplan.constraints.view import SolvedPlan
     from karpplan.model.pods import Pod, PodAffinityTerm, PodTemplate
-    from karpplan.scheduling.filters import ExistingNodeInfo
+    from karpplan.scheduling.existing_nodes import ExistingNodeInfo
     from karpplan.scheduling.problem import GroupInfo, Problem
     from karpplan.scheduling.topology import AffinityRule, AffinityTerm
 
@@ -61,7 +66,7 @@ def _has_key(labels: Mapping[str, str], key: str) -> bool:
 class _AffinityRows:
     """The (anti-)affinity rows of one model, with the caches its terms share."""
 
-    def __init__(self, model: OptimalModel, joint: bool = False) -> None:
+    def __init__(self, model: CountsModel, joint: bool = False) -> None:
         self.owner = model
         self.m = model.model
         self.anti_cliques: set[tuple[int, ...]] = set()
@@ -317,7 +322,7 @@ class InterPodAffinityKind(ConstraintKind):
 
         return missing_key
 
-    def exclude(self, model: OptimalModel) -> None:
+    def exclude(self, model: CountsModel) -> None:
         """Domains the anti-affinity of bound pods, or of the group itself against bound pods, closes."""
         topo = model.problem.topology
         ns_labels = model.problem.namespace_labels
@@ -345,10 +350,10 @@ class InterPodAffinityKind(ConstraintKind):
                             if o.labels.get(term.key) in taken:
                                 model.banned_option.add((g.index, o.index))
 
-    def add_to_model(self, model: OptimalModel) -> None:
+    def add_to_model(self, model: CountsModel) -> None:
         _AffinityRows(model).add()
 
-    def add_to_slot_model(self, model: SlotModel) -> None:
+    def add_to_slot_model(self, model: SlotCountsModel) -> None:
         """The same rows, and one domain opened between groups whose pods match one another's required
         affinity (the first pod of all of them opens it; the verifier's rule on the final state)."""
         rows = _AffinityRows(model, joint=True)
@@ -374,7 +379,7 @@ class InterPodAffinityKind(ConstraintKind):
                 m.add(sum(own) <= big * held)
                 m.add(sum(own) + existing.get(value, 0) >= 2).only_enforce_if([held, solo.Not()])
 
-    def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
+    def violations(self, problem: Problem, solution: SolvedPlan) -> list[Violation]:
         views = node_views(solution)
         placed: list[tuple[NodeView, Pod, bool]] = []  # (node, pod, pending)
         for view in views:
@@ -430,7 +435,7 @@ class InterPodAffinityKind(ConstraintKind):
                                      term.topology_key))
         return out
 
-    def _preference_outcomes(self, problem: Problem, solution: Solution
+    def _preference_outcomes(self, problem: Problem, solution: SolvedPlan
                              ) -> tuple[_Placed, list[tuple[GroupInfo, AffinityRule, list[tuple[NodeView, Pod]]]]]:
         """The plan's pods by template, and each preferred pod (anti-)affinity term of a group with placed
         pods that some plan can meet, with the group's pods that miss it in this plan (empty: honoured; see
@@ -459,13 +464,13 @@ class InterPodAffinityKind(ConstraintKind):
                     outcomes.append((group, rule, missed))
         return placed, outcomes
 
-    def unmet_preferences(self, problem: Problem, solution: Solution) -> list[UnmetPreference]:
+    def unmet_preferences(self, problem: Problem, solution: SolvedPlan) -> list[UnmetPreference]:
         """Each preferred pod (anti-)affinity term some pod of the plan misses, named by where it is written,
         its workload, weight, topology key and selector, with how many of the workload's pods miss it and
         one domain where it is missed."""
         return self.preferences(problem, solution)[1]
 
-    def preferences(self, problem: Problem, solution: Solution) -> tuple[set[KeptPreference], list[UnmetPreference]]:
+    def preferences(self, problem: Problem, solution: SolvedPlan) -> tuple[set[KeptPreference], list[UnmetPreference]]:
         found: dict[str, _Misses] = {}  # by preference, in the groups' order
         placed, outcomes = self._preference_outcomes(problem, solution)
         kept = {(group.index, id(rule.terms[0].term)) for group, rule, missed in outcomes if not missed}

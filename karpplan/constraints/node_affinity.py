@@ -15,15 +15,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from karpplan.constraints.base import ConstraintKind, KeptPreference, UnmetPreference, Violation
+from karpplan.constraints.base import ConstraintKind, CountsModel, KeptPreference, UnmetPreference, Violation
 from karpplan.constraints.view import node_views
 
 if TYPE_CHECKING:
-    from karpplan.engines.optimal import OptimalModel
-    from karpplan.engines.result import Solution
+    from karpplan.constraints.view import SolvedPlan
     from karpplan.model.pods import PodTemplate
     from karpplan.model.selectors import PreferredTerm
-    from karpplan.scheduling.filters import ExistingNodeInfo
+    from karpplan.scheduling.existing_nodes import ExistingNodeInfo
     from karpplan.scheduling.problem import GroupInfo, Problem
 
 
@@ -36,16 +35,16 @@ class NodeAffinityKind(ConstraintKind):
         node = info.node
         return [] if template.affinity.matches(node.labels, node.name) else [self.reason("mismatch")]
 
-    def add_to_model(self, model: OptimalModel) -> None:
+    def add_to_model(self, model: CountsModel) -> None:
         """No rows: the static filters leave non-matching nodes and launch options out of the variables."""
         del model
 
-    def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
+    def violations(self, problem: Problem, solution: SolvedPlan) -> list[Violation]:
         return self.pods_at_fault(solution, lambda view, group: None if group.template.affinity.matches(
             view.labels, view.name) else "node selector/affinity not satisfied")
 
 
-    def _preference_outcomes(self, problem: Problem, solution: Solution
+    def _preference_outcomes(self, problem: Problem, solution: SolvedPlan
                              ) -> Iterator[tuple[GroupInfo, PreferredTerm, list[str]]]:
         """Each group with placed pods and a preferred node-affinity term some node it may use has: its
         heaviest term (Karpenter tries that one first) and the pods whose nodes miss it (empty: honoured)."""
@@ -68,12 +67,12 @@ class NodeAffinityKind(ConstraintKind):
                 continue  # no node the pod may use has it: nothing to honour
             yield group, best, misses.get(group.index, [])
 
-    def unmet_preferences(self, problem: Problem, solution: Solution) -> list[UnmetPreference]:
+    def unmet_preferences(self, problem: Problem, solution: SolvedPlan) -> list[UnmetPreference]:
         """Workloads whose pods sit on nodes missing their heaviest preferred node-affinity term although
         some node they may use has it."""
         return self.preferences(problem, solution)[1]
 
-    def preferences(self, problem: Problem, solution: Solution) -> tuple[set[KeptPreference], list[UnmetPreference]]:
+    def preferences(self, problem: Problem, solution: SolvedPlan) -> tuple[set[KeptPreference], list[UnmetPreference]]:
         outcomes = list(self._preference_outcomes(problem, solution))
         return ({(group.index, id(best)) for group, best, pods in outcomes if not pods},
                 [UnmetPreference(f"{best.term.origin}: {group.group.pods[0].workload}: preferred node affinity "

@@ -16,18 +16,16 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from karpplan.constraints.base import ConstraintKind, Violation
+from karpplan.constraints.base import ConstraintKind, CountsModel, SlotCountsModel, Violation
 from karpplan.constraints.view import node_views
 from karpplan.model.resources import Resources
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
 
-    from karpplan.engines.exact import SlotModel
-    from karpplan.engines.optimal import OptimalModel
-    from karpplan.engines.result import Solution
+    from karpplan.constraints.view import SolvedPlan
     from karpplan.model.pods import PodTemplate
-    from karpplan.scheduling.filters import ExistingNodeInfo
+    from karpplan.scheduling.existing_nodes import ExistingNodeInfo
     from karpplan.scheduling.problem import GroupInfo, Problem
 
 
@@ -56,18 +54,18 @@ class ResourcesKind(ConstraintKind):
     def filter_node(self, template: PodTemplate, info: ExistingNodeInfo) -> list[str]:
         return [self.insufficient(r) for r in template.requests.shortfalls(info.free)]
 
-    def add_to_model(self, model: OptimalModel) -> None:
+    def add_to_model(self, model: CountsModel) -> None:
         self._demand(model)
         self._existing_capacity(model)
         self._new_capacity(model)
 
-    def add_to_slot_model(self, model: SlotModel) -> None:
+    def add_to_slot_model(self, model: SlotCountsModel) -> None:
         self._demand(model)
         self._existing_capacity(model)
         self._slot_capacity(model)
 
     @staticmethod
-    def _slot_capacity(model: SlotModel) -> None:
+    def _slot_capacity(model: SlotCountsModel) -> None:
         """Each slot holds its pods within the room of the option it launches (exact), and the redundant
         total-capacity row."""
         m = model.model
@@ -92,14 +90,14 @@ class ResourcesKind(ConstraintKind):
                       <= sum(options[k].free.get(d) * z for (_, k), z in model.z.items()) + fixed)
 
     @staticmethod
-    def _demand(model: OptimalModel) -> None:
+    def _demand(model: CountsModel) -> None:
         """Every pending pod is placed somewhere or counted as left out."""
         for g in model.groups:
             parts = [v for _, v in model.y_of[g.index]] + [v for _, v in model.x_of[g.index]]
             model.model.add(sum(parts) + model.u[g.index] == g.size)
 
     @staticmethod
-    def _existing_capacity(model: OptimalModel) -> None:
+    def _existing_capacity(model: CountsModel) -> None:
         """Existing nodes are single bins: these rows are exact."""
         by_node: dict[int, list[tuple[GroupInfo, cp_model.IntVar]]] = defaultdict(list)
         for (g, e), v in model.x.items():
@@ -112,7 +110,7 @@ class ResourcesKind(ConstraintKind):
                     model.model.add(sum(c * v for v, c in terms) <= max(free.get(d), 0))
 
     @staticmethod
-    def _new_capacity(model: OptimalModel) -> None:
+    def _new_capacity(model: CountsModel) -> None:
         """Fluid capacity per launch option, whole pods per node, and the redundant total row."""
         m = model.model
         by_option: dict[int, list[tuple[GroupInfo, cp_model.IntVar]]] = defaultdict(list)
@@ -140,12 +138,12 @@ class ResourcesKind(ConstraintKind):
             supply = LinearExpr.weighted_sum([model.n[k] for k in by_option], [options[k].free.get(d) for k in by_option])
             m.add(sum(c * expr for c, expr in demand) <= supply + fixed)
 
-    def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
+    def violations(self, problem: Problem, solution: SolvedPlan) -> list[Violation]:
         del problem
         return capacity_violations(solution)
 
 
-def capacity_violations(solution: Solution) -> list[Violation]:
+def capacity_violations(solution: SolvedPlan) -> list[Violation]:
     """Nodes whose pending pods' requests exceed what is left of their allocatable."""
     out: list[Violation] = []
     for view in node_views(solution):

@@ -15,16 +15,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from karpplan.constraints.base import ConstraintKind, Violation
+from karpplan.constraints.base import ConstraintKind, CountsModel, Violation
 from karpplan.constraints.view import UNSCHEDULABLE_TAINT
 from karpplan.model.taints import SCHEDULING_EFFECTS, Taint, tolerates, untolerated
 
 if TYPE_CHECKING:
-    from karpplan.constraints.view import NodeView
-    from karpplan.engines.optimal import OptimalModel
-    from karpplan.engines.result import Solution
+    from karpplan.constraints.view import NodeView, SolvedPlan
     from karpplan.model.pods import PodTemplate
-    from karpplan.scheduling.filters import ExistingNodeInfo
+    from karpplan.scheduling.existing_nodes import ExistingNodeInfo
     from karpplan.scheduling.problem import GroupInfo, Problem
 
 
@@ -49,11 +47,11 @@ class TaintsKind(ConstraintKind):
             reasons.append(self.untolerated_taint_reason(bad[0]))
         return reasons
 
-    def add_to_model(self, model: OptimalModel) -> None:
+    def add_to_model(self, model: CountsModel) -> None:
         """No rows: the static filters leave untolerated nodes and NodePools out of the variables."""
         del model
 
-    def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
+    def violations(self, problem: Problem, solution: SolvedPlan) -> list[Violation]:
         def untolerated_taint(view: NodeView, group: GroupInfo) -> str | None:
             bad = untolerated(group.template.tolerations, view.taints, SCHEDULING_EFFECTS)
             return f"untolerated taint {bad[0].kube_text()}" if bad else None

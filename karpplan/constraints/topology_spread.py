@@ -20,20 +20,27 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from karpplan.constraints.base import ConstraintKind, KeptPreference, UnmetPreference, Violation
+from karpplan.constraints.base import ConstraintKind, CountsModel, KeptPreference, UnmetPreference, Violation
+from karpplan.constraints.spread_counts import (
+    constraint_skew,
+    global_minimum,
+    minimum_pinned,
+    next_domains,
+    node_cap,
+    policies_count,
+    skew_limit,
+)
 from karpplan.constraints.view import PlanTally
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.selectors import LabelIndex
-from karpplan.model.taints import SCHEDULING_EFFECTS, untolerated
 
 if TYPE_CHECKING:
     from ortools.sat.python import cp_model
     from ortools.sat.python.cp_model import LinearExpr
 
-    from karpplan.engines.optimal import OptimalModel
-    from karpplan.engines.result import Solution
+    from karpplan.constraints.view import SolvedPlan
     from karpplan.model.pods import PodTemplate, TopologySpreadConstraint
-    from karpplan.scheduling.filters import ExistingNodeInfo
+    from karpplan.scheduling.existing_nodes import ExistingNodeInfo
     from karpplan.scheduling.problem import GroupInfo, Problem
     from karpplan.scheduling.topology import SpreadRule
 
@@ -44,23 +51,17 @@ def spread_allowed_domains(rule: SpreadRule) -> set[str] | None:
     if rule.hostname:
         if rule.self_match:
             return None
-        counts = rule.base_counts
-        host_domains = list(rule.existing_domains.values())
-        minimum = (min((counts.get(d, 0) for d in host_domains), default=0)
-                   if len(host_domains) >= rule.min_domains else 0)
-        return {d for d in host_domains if counts.get(d, 0) - minimum <= rule.max_skew} | {"<new>"}
+        return next_domains(rule, rule.base_counts, list(rule.existing_domains.values()), 0) | {"<new>"}
     domains = rule.static_domains()
     if rule.self_match:
         return set(domains)
-    counts = rule.base_counts
-    minimum = min((counts.get(d, 0) for d in domains), default=0) if len(domains) >= rule.min_domains else 0
-    return {d for d in domains if counts.get(d, 0) - minimum <= rule.max_skew}
+    return next_domains(rule, rule.base_counts, domains, 0)
 
 
 class _SpreadRows:
     """The spread rows of one model, with what groups sharing a constraint share."""
 
-    def __init__(self, model: OptimalModel) -> None:
+    def __init__(self, model: CountsModel) -> None:
         self.owner = model
         self.m = model.model
         self.zonal_cache: dict[tuple[object, ...], tuple[dict[str, LinearExpr | int], cp_model.IntVar, int]] = {}
@@ -104,7 +105,7 @@ class _SpreadRows:
                     v for h in raisers for v in model.placed_in(h.index, rule.key, d, rule))
             big = sum(h.size for h in raisers) + max(rule.base_counts.values(), default=0) + 1
             minimum = m.new_int_var(0, big, f"min_g{g.index}_{rule.key}")
-            if len(domains) < rule.min_domains:
+            if minimum_pinned(rule, len(domains)):
                 m.add(minimum == 0)
             else:
                 for d in domains:
@@ -119,10 +120,10 @@ class _SpreadRows:
             receives = m.new_bool_var(f"recv_g{g.index}_{d}")
             m.add(sum(own) <= g.size * receives)
             if rule.hard:
-                m.add(counts[d] <= minimum + rule.max_skew).only_enforce_if(receives)
+                m.add(counts[d] <= skew_limit(rule, minimum)).only_enforce_if(receives)
             else:
                 slack = m.new_int_var(0, big, f"slack_g{g.index}_{d}")
-                m.add(counts[d] <= minimum + rule.max_skew + slack).only_enforce_if(receives)
+                m.add(counts[d] <= skew_limit(rule, minimum) + slack).only_enforce_if(receives)
                 model.soft_terms.append((slack, 10))
                 model.max_soft += 10 * big
 
@@ -136,17 +137,17 @@ class _SpreadRows:
             signature = rule.signature()
             if signature not in self.shared_caps:
                 self.shared_caps.add(signature)
-                model.cap_per_node(raisers, rule.max_skew)
+                model.cap_per_node(raisers, node_cap(rule))
         else:
             for k, v in model.y_of[g.index]:
                 matching = [model.y[(h.index, k)] for h in raisers if (h.index, k) in model.y]
                 receives = m.new_bool_var(f"hrecv_g{g.index}_k{k}")
                 m.add(v <= g.size * receives)
                 if rule.hard:
-                    m.add(sum(matching) <= rule.max_skew * model.n[k]).only_enforce_if(receives)
+                    m.add(sum(matching) <= node_cap(rule) * model.n[k]).only_enforce_if(receives)
                 else:
                     slack = m.new_int_var(0, big, f"hslack_g{g.index}_k{k}")
-                    m.add(sum(matching) <= rule.max_skew * model.n[k] + slack).only_enforce_if(receives)
+                    m.add(sum(matching) <= node_cap(rule) * model.n[k] + slack).only_enforce_if(receives)
                     model.soft_terms.append((slack, 10))
                     model.max_soft += 10 * big
         if not rule.self_match or not rule.hard:
@@ -163,7 +164,7 @@ class _SpreadRows:
             name = existing[e].node.name
             count[e] = rule.base_counts.get(name, 0) + sum(model.x[(h.index, e)] for h in raisers if (h.index, e) in model.x)
         minimum = m.new_int_var(0, big, f"hmin_g{g.index}")
-        if len(eligible) < rule.min_domains:
+        if minimum_pinned(rule, len(eligible)):
             m.add(minimum == 0)
         for e in eligible:
             m.add(minimum <= count[e])
@@ -178,7 +179,7 @@ class _SpreadRows:
         for e in own_nodes:
             receives = m.new_bool_var(f"erecv_g{g.index}_e{e}")
             m.add(model.x[(g.index, e)] <= g.size * receives)
-            m.add(count[e] <= minimum + rule.max_skew).only_enforce_if(receives)
+            m.add(count[e] <= skew_limit(rule, minimum)).only_enforce_if(receives)
 
 
 class TopologySpreadKind(ConstraintKind):
@@ -195,13 +196,19 @@ class TopologySpreadKind(ConstraintKind):
                            "and hold the minimum at {minimum}; set nodeTaintsPolicy: Honor to leave them out",
     }
 
+    def unsatisfiable(self, rule: SpreadRule, counts: str, pod_domains: str, node_domains: str, minimum: int) -> str:
+        """Karpenter's topology error for a new NodeClaim, with the rule's maxSkew and minDomains."""
+        min_domains = f", minDomains {rule.min_domains}" if rule.constraint.min_domains else ""
+        return self.reason("unsatisfiable", key=rule.key, counts=counts, pod_domains=pod_domains,
+                           node_domains=node_domains, max_skew=rule.max_skew, minimum=minimum, min_domains=min_domains)
+
     def filter_node(self, template: PodTemplate, info: ExistingNodeInfo) -> list[str]:
         for c in template.hard_spread:
             if c.topology_key not in info.node.labels and c.topology_key != HOSTNAME:
                 return [self.reason("missing_label")]
         return []
 
-    def exclude(self, model: OptimalModel) -> None:
+    def exclude(self, model: CountsModel) -> None:
         """Placements into domains a hard rule never admits (unmatched or already too full)."""
         topo = model.problem.topology
         for g in model.groups:
@@ -217,20 +224,20 @@ class TopologySpreadKind(ConstraintKind):
                     if not rule.option_counts(o) or not rule.hostname and (allowed is None or o.labels.get(rule.key) not in allowed):
                         model.banned_option.add((g.index, o.index))
 
-    def add_to_model(self, model: OptimalModel) -> None:
+    def add_to_model(self, model: CountsModel) -> None:
         _SpreadRows(model).add()
 
-    def violations(self, problem: Problem, solution: Solution) -> list[Violation]:
+    def violations(self, problem: Problem, solution: SolvedPlan) -> list[Violation]:
         return self._hard_skews(problem, solution, launch_domains=False)
 
-    def launch_violations(self, problem: Problem, solution: Solution) -> list[Violation]:
+    def launch_violations(self, problem: Problem, solution: SolvedPlan) -> list[Violation]:
         """`violations` over Karpenter's domains: every zone a pod could launch into counts, empty or not.
         The engines plan new nodes so (Karpenter would not launch a plan that leaves a launchable zone
         empty past maxSkew), while the verifier judges the final state as kube-scheduler does, where a
         zone without nodes is no domain; tests that search plans exhaustively judge them by both."""
         return self._hard_skews(problem, solution, launch_domains=True)
 
-    def _hard_skews(self, problem: Problem, solution: Solution, launch_domains: bool) -> list[Violation]:
+    def _hard_skews(self, problem: Problem, solution: SolvedPlan, launch_domains: bool) -> list[Violation]:
         tally = PlanTally(solution)
         out: list[Violation] = []
         for group in problem.groups:
@@ -250,7 +257,7 @@ class TopologySpreadKind(ConstraintKind):
                 for d, count, limit, minimum in found]
 
     @staticmethod
-    def _eligible(pod_template: PodTemplate, c: TopologySpreadConstraint, tally: PlanTally) -> dict[int, str]:
+    def eligible(pod_template: PodTemplate, c: TopologySpreadConstraint, tally: PlanTally) -> dict[int, str]:
         """{index of the node in the tally: its domain} of the nodes the constraint counts for this pod
         (nodes with the key, honouring nodeAffinityPolicy and nodeTaintsPolicy; Fargate never). Kept on
         the tally per (key, node affinity, tolerations) it depends on: thousands of Deployments share a few."""
@@ -268,9 +275,7 @@ class TopologySpreadKind(ConstraintKind):
             domain = view.domain(c.topology_key)
             if view.fargate or domain is None:
                 continue
-            if c.honors_affinity and not pod_template.affinity.matches(view.labels, view.name):
-                continue
-            if c.honors_taints and untolerated(pod_template.tolerations, view.taints, SCHEDULING_EFFECTS):
+            if not policies_count(c, pod_template, view.labels, view.taints, view.name):
                 continue
             eligible[i] = domain
         if memo_key is not None:
@@ -287,24 +292,25 @@ class TopologySpreadKind(ConstraintKind):
         if selector is None or not selector.matches(pod_template.labels):
             return []
         key = c.topology_key
-        eligible = cls._eligible(pod_template, c, tally)
+        eligible = cls.eligible(pod_template, c, tally)
         counts: Counter[str] = Counter({d: 0 for d in [*eligible.values(), *more_domains]})
         matching = tally.matching_counts(pod_template.namespace, selector)
         for i, domain in eligible.items():
             counts[domain] += matching[i]
         if not counts:
             return []
-        minimum = min(counts.values()) if len(counts) >= c.effective_min_domains else 0
+        skew = constraint_skew(c)
+        minimum = global_minimum(skew, list(counts.values()))
         home_domains = {eligible[i] for i in (tally.position.get(name) for name in homes) if i is not None and i in eligible}
         out: list[tuple[str, int, int, int]] = []
         for d in sorted(home_domains):
             new_host = key == HOSTNAME and d in tally.by_name and tally.by_name[d].new
-            limit = c.max_skew if new_host else minimum + c.max_skew
+            limit = node_cap(skew) if new_host else skew_limit(skew, minimum)
             if counts[d] > limit:
                 out.append((d, counts[d], limit, minimum))
         return out
 
-    def _soft_outcomes(self, problem: Problem, solution: Solution
+    def _soft_outcomes(self, problem: Problem, solution: SolvedPlan
                        ) -> Iterator[tuple[GroupInfo, TopologySpreadConstraint, list[tuple[str, int, int, int]]]]:
         """Each ScheduleAnyway spread of a group with placed pods, with the domains where the plan breaks
         it (empty: honoured). Karpenter treats them as required until it cannot meet them, so its domains
@@ -323,11 +329,11 @@ class TopologySpreadKind(ConstraintKind):
                 more = () if rule.hostname else rule.static_domains()
                 yield group, c, self._skews(group.template, c, homes, tally, more)
 
-    def unmet_preferences(self, problem: Problem, solution: Solution) -> list[UnmetPreference]:
+    def unmet_preferences(self, problem: Problem, solution: SolvedPlan) -> list[UnmetPreference]:
         """ScheduleAnyway spreads the plan does not honour (`_soft_outcomes`)."""
         return self.preferences(problem, solution)[1]
 
-    def preferences(self, problem: Problem, solution: Solution) -> tuple[set[KeptPreference], list[UnmetPreference]]:
+    def preferences(self, problem: Problem, solution: SolvedPlan) -> tuple[set[KeptPreference], list[UnmetPreference]]:
         kept: set[KeptPreference] = set()
         out: list[UnmetPreference] = []
         for group, c, skews in self._soft_outcomes(problem, solution):
@@ -336,7 +342,7 @@ class TopologySpreadKind(ConstraintKind):
             else:
                 domain, count, limit, minimum = max(skews, key=lambda s: s[1] - s[2])
                 # A new node is a hostname domain of its own, holding 0 (Karpenter's rule): the bound is maxSkew.
-                emptiest = "a new node, 0" if c.topology_key == HOSTNAME and limit == c.max_skew else str(minimum)
+                emptiest = "a new node, 0" if c.topology_key == HOSTNAME and limit == node_cap(constraint_skew(c)) else str(minimum)
                 out.append(UnmetPreference(
                     f"{c.origin}: {group.group.pods[0].workload}: preferred spread (ScheduleAnyway, maxSkew "
                     f"{c.max_skew} on {c.topology_key})",

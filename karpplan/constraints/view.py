@@ -7,28 +7,59 @@ counts, so the kinds' `violations` judge what a cluster would actually hold.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.selectors import LabelIndex
 from karpplan.model.taints import NO_SCHEDULE, Taint
 
 if TYPE_CHECKING:
-    from karpplan.engines.result import Solution, SolvedNode
     from karpplan.model.pods import Pod, PodTemplate
     from karpplan.model.selectors import LabelSelector
+    from karpplan.scheduling.candidates import LaunchOption
+    from karpplan.scheduling.existing_nodes import ExistingNodeInfo
     from karpplan.scheduling.problem import GroupInfo
 
 UNSCHEDULABLE_TAINT = Taint("node.kubernetes.io/unschedulable", "", NO_SCHEDULE)
 
 
+
+class SolvedPlanNode(Protocol):
+    """What the kinds read of one node of a plan (the engines' `SolvedNode`): existing or launched, and its
+    pending pods."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def existing(self) -> ExistingNodeInfo | None: ...
+
+    @property
+    def option(self) -> LaunchOption | None: ...
+
+    @property
+    def pods(self) -> Sequence[tuple[GroupInfo, Pod]]: ...
+
+    @property
+    def new(self) -> bool: ...
+
+
+class SolvedPlan(Protocol):
+    """What the kinds read of a plan (the engines' `SolvedPlan`): its nodes, the launched ones apart."""
+
+    @property
+    def nodes(self) -> Sequence[SolvedPlanNode]: ...
+
+    @property
+    def new_nodes(self) -> Sequence[SolvedPlanNode]: ...
+
 @dataclass
 class NodeView:
     """One node of the plan: existing or new, with the pods the plan puts there and those bound to it."""
 
-    solved: SolvedNode
+    solved: SolvedPlanNode
     labels: Mapping[str, str]
     taints: tuple[Taint, ...]
     fargate: bool
@@ -58,7 +89,7 @@ class NodeView:
         return out
 
 
-def node_views(solution: Solution) -> list[NodeView]:
+def node_views(solution: SolvedPlan) -> list[NodeView]:
     """Every node of the solution, in order."""
     views: list[NodeView] = []
     for node in solution.nodes:
@@ -83,7 +114,7 @@ class PlanTally:
     selector is matched once per distinct label set, and each group's nodes are found in one pass.
     """
 
-    def __init__(self, solution: Solution) -> None:
+    def __init__(self, solution: SolvedPlan) -> None:
         self.views = node_views(solution)
         self.by_name = {v.name: v for v in self.views}
         self.position = {v.name: i for i, v in enumerate(self.views)}
@@ -93,7 +124,7 @@ class PlanTally:
         # label set -> (node position, pods) of the nodes holding it; (namespace, key, value) -> label sets
         self._where: dict[tuple[str, tuple[tuple[str, str], ...]], list[tuple[int, int]]] = {}
         self._by_labels: LabelIndex[tuple[str, tuple[tuple[str, str], ...]]] | None = None
-        # The spread kind's eligible nodes per (key, node affinity, tolerations): see `_eligible` there
+        # The spread kind's eligible nodes per (key, node affinity, tolerations): see `eligible` there
         self.eligible_memo: dict[tuple[object, ...], dict[int, str]] = {}
         for view in self.views:
             tally: Counter[tuple[str, tuple[tuple[str, str], ...]]] = Counter()

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 
 from rich.console import Console
 
-from karpplan.engines.progress import ProgressSink
+from karpplan.engines.optimiser_progress import ProgressSink
 from karpplan.plan import Plan
 from karpplan.render.formatting import format_hourly
 from karpplan.render.progress_display import progress_display

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from karpplan.costs import Costs, plan_costs
 from karpplan.diff.definitions import Definitions, definitions
-from karpplan.engines.progress import ProgressSink
+from karpplan.engines.optimiser_progress import ProgressSink
 from karpplan.errors import InputError, InputProblem, Origin
 from karpplan.inputs.loader import read_documents
 from karpplan.lint.config import find_config

@@ -46,6 +46,8 @@ import numpy as np
 import numpy.typing as npt
 from ortools.linear_solver import pywraplp
 
+from karpplan.constraints.pool_headroom import UNLIMITED
+from karpplan.constraints.spread_counts import node_cap
 from karpplan.engines.effort import WorkClock, simplex_seconds
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.resources import PODS
@@ -148,7 +150,7 @@ def cap_sets(problem: Problem, groups: Sequence[GroupInfo]) -> list[_CapSet]:
     for g in groups:
         for r in topo.rules_for(g.template):
             if r.hard and r.hostname and r.selector is not None and r.selector.matches(g.template.labels):
-                spread[(g.template.namespace, r.selector, r.max_skew)].add(g.index)
+                spread[(g.template.namespace, r.selector, node_cap(r))].add(g.index)
     for (_, _, skew), owners_ in spread.items():
         if skew > 0:
             out[(frozenset(owners_), skew, False)] = None
@@ -261,7 +263,7 @@ class _FluidLP:
         reps: dict[tuple[object, ...], int] = {}
         for k, who in users.items():
             o = problem.options[k]
-            remaining, nodes_left = problem.limits.get(o.pool.name, (None, None))
+            remaining, nodes_left = problem.headroom.get(o.pool.name, UNLIMITED)
             limited = remaining is not None or nodes_left is not None
             key = (tuple(who), o.price, tuple(o.free.get(d) for d in dims),
                    o.pool.name if limited else None,
@@ -281,13 +283,13 @@ class _FluidLP:
         free = np.array([[float(o.free.get(d)) for d in dims] for o in opts], dtype=np.float64).reshape(m, len(dims))
         price = np.array([o.price for o in opts], dtype=np.float64)
         pools = sorted({o.pool.name for o in opts})
-        limited_res = sorted({r for p in pools for r in (problem.limits.get(p, (None, None))[0] or {})})
+        limited_res = sorted({r for p in pools for r in (problem.headroom.get(p, UNLIMITED).resources or {})})
         pool_id = np.full(m, -1, dtype=np.int64)
         node_limited = np.zeros(m, dtype=np.bool_)
         capacity = np.zeros((m, len(limited_res)), dtype=np.float64)
         res_limited = np.zeros((m, len(limited_res)), dtype=np.bool_)
         for i, o in enumerate(opts):
-            remaining, nodes_left = problem.limits.get(o.pool.name, (None, None))
+            remaining, nodes_left = problem.headroom.get(o.pool.name, UNLIMITED)
             if remaining is None and nodes_left is None:
                 continue
             pool_id[i] = pools.index(o.pool.name)
@@ -381,11 +383,17 @@ class _FluidLP:
             self._row(-inf, bin_free[b][d], entries)
         for (_, b), entries in old_cap_rows.items():
             self._row(-inf, float(len(self.bin_nodes[b])), entries)
+        self._limit_rows(options)
+
+    def _limit_rows(self, options: Mapping[int, LaunchOption]) -> None:
+        """NodePool limits: per pool, its headroom's `limits.nodes` over the node counts and each limited
+        resource over the nodes' capacity (scaled to the largest option's)."""
+        inf = math.inf
         by_pool: dict[str, list[int]] = defaultdict(list)
-        for k in kept:
+        for k in self.kept:
             by_pool[options[k].pool.name].append(k)
         for pool, ks in by_pool.items():
-            remaining, nodes_left = problem.limits.get(pool, (None, None))
+            remaining, nodes_left = self.problem.headroom.get(pool, UNLIMITED)
             if nodes_left is not None:
                 self._row(-inf, float(max(nodes_left, 0)), [(self.n_col[k], 1.0) for k in ks])
             if remaining is not None:

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from karpplan.constraints.pool_headroom import Headroom
 from karpplan.model.labels import HOSTNAME
-from karpplan.model.resources import LimitVector, Resources
+from karpplan.model.resources import Resources
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.nodeclaim import PlannedNode
 from karpplan.scheduling.problem import Problem
@@ -41,12 +42,12 @@ class Launched:
 class PoolLedger:
     """Each NodePool's limits left once its launched nodes are charged with their real capacity.
 
-    `problem.limits` already holds the limits less the nodes the pool owned before planning; this adds
+    `problem.headroom` already holds the limits less the nodes the pool owned before planning; this adds
     the nodes the simulation launched, one `nodes` each (Karpenter: `StateNode.Capacity` counts 1 node).
     """
 
     def __init__(self, problem: Problem) -> None:
-        self._base = problem.limits
+        self._base = problem.headroom
         self._used: dict[str, Resources] = {}
         self._count: dict[str, int] = {}
 
@@ -55,16 +56,14 @@ class PoolLedger:
         self._used[name] = self._used.get(name, Resources()) + option.capacity
         self._count[name] = self._count.get(name, 0) + 1
 
+    def headroom(self, pool: str) -> Headroom:
+        return self._base[pool].charged(self._used.get(pool, Resources()), self._count.get(pool, 0))
+
     def remaining(self, pool: str) -> Resources | None:
-        base, _ = self._base[pool]
-        if base is None:
-            return None
-        used = self._used.get(pool, Resources())
-        return LimitVector({k: v - used.get(k) for k, v in base.items()})
+        return self.headroom(pool).resources
 
     def nodes_left(self, pool: str) -> int | None:
-        _, base = self._base[pool]
-        return None if base is None else base - self._count.get(pool, 0)
+        return self.headroom(pool).nodes
 
     def launched(self, pool: str) -> int:
         return self._count.get(pool, 0)

@@ -25,11 +25,13 @@ import random
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
+from karpplan.engines.cpsat.neighbourhood_model import Side, SubProblemBuilder, node_capacity
 from karpplan.engines.effort import (
     BUCKET_NODE_SECONDS,
     CP_SAT_WALL_PER_DETERMINISTIC,
@@ -40,9 +42,9 @@ from karpplan.engines.effort import (
     model_build_seconds,
     simplex_seconds,
 )
-from karpplan.engines.neighbourhood_model import Side, SubProblemBuilder, node_capacity
 from karpplan.engines.repack import BucketShape, Repacker
 from karpplan.engines.result import Solution, SolvedNode
+from karpplan.engines.waste_queue import Entry, WasteQueue
 from karpplan.engines.zone_moves import ZoneLedger
 
 NEIGHBOURHOOD_NODES = 4  # nodes per neighbourhood at first
@@ -89,67 +91,28 @@ def side_by_side(solves: Sequence[float], cores: int) -> float:
     return max(max(solves, default=0.0), sum(solves) / max(cores, 1))
 
 
-class _WasteQueue:
-    """Nodes by waste, most first (ties in the order they came), with lazy deletion: a node replaced by
-    a move is skipped when it surfaces; a node whose neighbourhood gave nothing is parked until the
-    neighbourhoods grow."""
+@dataclass
+class _Run:
+    """The search's state between batches (`NeighbourhoodSearch.improve`)."""
 
-    def __init__(self) -> None:
-        self.heap: list[tuple[float, int, tuple[object, ...], SolvedNode]] = []
-        self.alive: set[int] = set()
-        self.parked: list[tuple[float, int, tuple[object, ...], SolvedNode]] = []
-        self.seq = 0
-
-    def push(self, key: tuple[object, ...], node: SolvedNode, waste: float) -> None:
-        self.alive.add(id(node))
-        if waste > 1e-9:  # a node without waste is never a seed (it may still be a partner)
-            heapq.heappush(self.heap, (-waste, self.seq, key, node))
-            self.seq += 1
-
-    def remove(self, node: SolvedNode) -> None:
-        self.alive.discard(id(node))
-
-    def park(self, key: tuple[object, ...], node: SolvedNode, waste: float) -> None:
-        self.parked.append((-waste, self.seq, key, node))
-        self.seq += 1
-
-    def restore(self, entries: list[tuple[float, int, tuple[object, ...], SolvedNode]]) -> None:
-        """Put back the live nodes another kind of neighbourhood set aside."""
-        for entry in entries:
-            if id(entry[3]) in self.alive:
-                heapq.heappush(self.heap, entry)
-        entries.clear()
-
-    def unpark(self) -> None:
-        for entry in self.parked:
-            if id(entry[3]) in self.alive:
-                heapq.heappush(self.heap, entry)
-        self.parked = []
-
-    def pop(self, skip: set[int], usable: Callable[[tuple[object, ...]], bool],
-            aside: list[tuple[float, int, tuple[object, ...], SolvedNode]] | None = None
-            ) -> tuple[tuple[object, ...], SolvedNode] | None:
-        """The most wasteful live node not in `skip` whose bucket is `usable`; nodes whose bucket is not
-        are dropped, or put `aside` (for `restore`) when another kind of neighbourhood may use them."""
-        deferred = []
-        found: tuple[tuple[object, ...], SolvedNode] | None = None
-        while self.heap:
-            entry = heapq.heappop(self.heap)
-            node = entry[3]
-            if id(node) not in self.alive:
-                continue
-            if not usable(entry[2]):
-                if aside is not None:
-                    aside.append(entry)
-                continue
-            if id(node) in skip:
-                deferred.append(entry)
-                continue
-            found = (entry[2], node)
-            break
-        for entry in deferred:
-            heapq.heappush(self.heap, entry)
-        return found
+    cost: float
+    kept: list[SolvedNode]  # nodes no neighbourhood touches
+    buckets: dict[tuple[object, ...], list[SolvedNode]]
+    shapes: dict[tuple[object, ...], BucketShape]
+    headroom: dict[str, dict[str, int]]
+    queue: WasteQueue
+    ledger: ZoneLedger | None
+    batches: int = 0  # bucket batches since the last cross-zone one
+    cross_every: int = CROSS_ZONE_EVERY  # cross-zone batches that found nothing space out
+    cross_misses: int = 0
+    bucket_dry: bool = False  # every node tried at the largest size: only cross-zone neighbourhoods are left
+    cross_dry: bool = False  # every node with a bucket to trade with tried at this size
+    # Nodes whose cross-zone neighbourhood had too many groups, at this size, by id (the nodes are kept so that
+    # no node made later can reuse the id while it is here).
+    cross_tried: dict[int, SolvedNode] = field(default_factory=dict)
+    # Nodes one kind of neighbourhood cannot seed, kept for the other kind.
+    bucket_aside: list[Entry] = field(default_factory=list)
+    cross_aside: list[Entry] = field(default_factory=list)
 
 
 class NeighbourhoodSearch:
@@ -177,7 +140,32 @@ class NeighbourhoodSearch:
         `report` hears (cost, neighbourhoods tried, moves made) whenever the plan gets cheaper. `core_share`:
         another process holding one of the cores for a while (the LP bounds); batches then take the same steps,
         charged as solved on one core fewer, and the search stops once it proves the plan optimal."""
-        cost = solution.cost
+        run = self._start(solution, clock)
+        with ThreadPoolExecutor(max_workers=self.parallel) as wide, ThreadPoolExecutor(max_workers=1) as narrow:
+
+            def pool_now() -> ThreadPoolExecutor:
+                # While the other process still runs (by the wall clock), a batch's solves run one after the
+                # other, as they are charged, so it keeps its core: how a batch runs depends on the wall clock,
+                # never what it does.
+                return narrow if core_share is not None and core_share.busy() else wide
+
+            run.cost -= self._split_singles(run.buckets, run.shapes, run.headroom, self._nodes_left(solution), run.queue,
+                                            pool_now, clock, until, max_tries, report, run.cost, core_share)
+            while True:
+                budget = SUB_SOLVE_DETERMINISTIC_SECONDS * self.size / NEIGHBOURHOOD_NODES
+                # What is left on the work clock, in CP-SAT's deterministic seconds.
+                budget = min(budget, (until - clock.now()) / CP_SAT_WALL_PER_DETERMINISTIC)
+                if budget < 0.02 or (max_tries is not None and self.tried >= max_tries) or clock.past_wall():
+                    break
+                if core_share is not None and core_share.stop(clock.now(), run.cost):
+                    break
+                if not self._batch(run, pool_now(), budget, clock, max_tries, report, core_share):
+                    break
+        nodes = run.kept + [n for ns in run.buckets.values() for n in ns]
+        return self.repacker.renamed(solution, nodes)
+
+    def _start(self, solution: Solution, clock: WorkClock) -> _Run:
+        """The plan's movable nodes by bucket, the pools' headroom, the seeds queued by waste, the zone ledger."""
         # Caches are keyed by object ids, which are only unique among live objects: start afresh.
         self._slacks = {}
         self.builder.reset()
@@ -192,134 +180,127 @@ class NeighbourhoodSearch:
         headroom = self._headroom(solution)
         # Visit nodes most wasteful first; each visit re-solves it with a few of its bucket's nodes.
         # Disjoint neighbourhoods are solved side by side (CP-SAT releases the GIL) and applied in order.
-        queue = _WasteQueue()
+        queue = WasteQueue()
         self._duals = {}
         for key, nodes in buckets.items():
             self._dual_prices(shapes[key], nodes, clock)
         for key, nodes in buckets.items():
             for n in nodes:
                 queue.push(key, n, self._waste(shapes[key], n))
-        ledger = self._ledger(solution, buckets, clock)
-        batches = 0  # bucket batches since the last cross-zone one
-        cross_every, cross_misses = CROSS_ZONE_EVERY, 0  # cross-zone batches that found nothing space out
-        bucket_dry = False  # every node tried at the largest size: only cross-zone neighbourhoods are left
-        cross_dry = False  # every node with a bucket to trade with tried at this size
-        # Nodes whose cross-zone neighbourhood had too many groups, at this size, by id (the nodes are kept
-        # so that no node made later can reuse the id while it is here).
-        cross_tried: dict[int, SolvedNode] = {}
-        # Nodes one kind of neighbourhood cannot seed, kept for the other kind.
-        bucket_aside: list[tuple[float, int, tuple[object, ...], SolvedNode]] = []
-        cross_aside: list[tuple[float, int, tuple[object, ...], SolvedNode]] = []
-        with ThreadPoolExecutor(max_workers=self.parallel) as wide, ThreadPoolExecutor(max_workers=1) as narrow:
+        return _Run(solution.cost, kept, buckets, shapes, headroom, queue, self._ledger(solution, buckets, clock))
 
-            def pool_now() -> ThreadPoolExecutor:
-                # While the other process still runs (by the wall clock), a batch's solves run one after the
-                # other, as they are charged, so it keeps its core: how a batch runs depends on the wall clock,
-                # never what it does.
-                return narrow if core_share is not None and core_share.busy() else wide
+    def _batch(self, run: _Run, pool: ThreadPoolExecutor, budget: float, clock: WorkClock, max_tries: int | None,
+               report: Callable[[float, int, int], None] | None, core_share: CoreShare | None) -> bool:
+        """One batch: neighbourhoods built one after the other, solved side by side, applied in order. Every
+        CROSS_ZONE_EVERY-th batch trades pods between two zones' buckets of one pool, and every batch does once no
+        bucket has two nodes left to re-solve. False when nothing is left to try."""
+        cross = run.ledger is not None and not run.cross_dry and (run.bucket_dry or run.batches >= run.cross_every - 1)
+        run.batches = 0 if cross else run.batches + 1
+        run.queue.restore(run.bucket_aside if cross else run.cross_aside)
+        batch, building = self._build_batch(run, cross, pool, budget, max_tries)
+        if not batch:
+            return self._widen(run, cross)
+        moves_before = self.moves
+        solves = self._apply_batch(run, batch, report)
+        self._charge(clock, building, solves, core_share)
+        if cross:
+            # Where zone trades keep failing (every pod's zone pinned by its spread), try them less often.
+            run.cross_misses = 0 if self.moves > moves_before else run.cross_misses + 1
+            if run.cross_misses >= CROSS_ZONE_PATIENCE:
+                run.cross_every, run.cross_misses = min(run.cross_every * 2, MAX_CROSS_ZONE_EVERY), 0
+            elif not run.cross_misses:
+                run.cross_every = CROSS_ZONE_EVERY
+        return True
 
-            cost -= self._split_singles(buckets, shapes, headroom, self._nodes_left(solution), queue, pool_now,
-                                        clock, until, max_tries, report, cost, core_share)
-            while True:
-                budget = SUB_SOLVE_DETERMINISTIC_SECONDS * self.size / NEIGHBOURHOOD_NODES
-                # What is left on the work clock, in CP-SAT's deterministic seconds.
-                budget = min(budget, (until - clock.now()) / CP_SAT_WALL_PER_DETERMINISTIC)
-                if budget < 0.02 or (max_tries is not None and self.tried >= max_tries) or clock.past_wall():
+    def _build_batch(self, run: _Run, cross: bool, pool: ThreadPoolExecutor, budget: float, max_tries: int | None
+                     ) -> tuple[list[tuple[list[Side], Future[tuple[list[SolvedNode] | None, float]]]], float]:
+        """The batch's neighbourhoods, each submitted as soon as it is built, and the modelled time building
+        them took."""
+        batch: list[tuple[list[Side], Future[tuple[list[SolvedNode] | None, float]]]] = []
+        taken: set[int] = set()
+        building = 0.0  # modelled: neighbourhoods are chosen and built one after the other ...
+        for _ in range(self.parallel if max_tries is None else min(self.parallel, max_tries - self.tried)):
+            if cross:
+                assert run.ledger is not None
+                sides = self._cross_sides(run.ledger, run.buckets, run.shapes, run.queue, taken, run.cross_tried,
+                                          run.cross_aside)
+                if sides is None:
                     break
-                if core_share is not None and core_share.stop(clock.now(), cost):
-                    break
-                pool = pool_now()
-                batch: list[tuple[list[Side], Future[tuple[list[SolvedNode] | None, float]]]] = []
-                taken: set[int] = set()
-                building = 0.0  # modelled: neighbourhoods are chosen and built one after the other ...
-                # Every CROSS_ZONE_EVERY-th batch trades pods between two zones' buckets of one pool, and
-                # every batch does once no bucket has two nodes left to re-solve.
-                cross = ledger is not None and not cross_dry and (bucket_dry or batches >= cross_every - 1)
-                batches = 0 if cross else batches + 1
-                queue.restore(bucket_aside if cross else cross_aside)
-                for _ in range(self.parallel if max_tries is None else min(self.parallel, max_tries - self.tried)):
-                    if cross:
-                        assert ledger is not None
-                        sides = self._cross_sides(ledger, buckets, shapes, queue, taken, cross_tried, cross_aside)
-                        if sides is None:
-                            break
-                        seed = sides[0].nodes[0]
-                        if len({g.index for side in sides for n in side.nodes for g, _ in n.pods}) > MAX_CROSS_ZONE_GROUPS:
-                            # Too many kinds of pod to prove anything in a sub-solve's budget: back to the queue.
-                            cross_tried[id(seed)] = seed
-                            queue.push(sides[0].key, seed, self._waste(sides[0].shape, seed))
-                            building += SEARCH_STEP_SECONDS
-                            continue
-                    else:
-                        seed_node = queue.pop(taken, lambda key: len(buckets[key]) >= 2,
-                                              bucket_aside if ledger is not None else None)
-                        if seed_node is None:
-                            break
-                        key, node = seed_node
-                        picked = [node] + self._partners(shapes[key], [n for n in buckets[key] if id(n) not in taken],
-                                                         node)
-                        sides = [Side(key, shapes[key], picked, len(picked))]
-                    taken.update(id(n) for side in sides for n in side.nodes)
-                    pool_room = headroom.get(str(sides[0].key[0]))
-                    # Neighbourhoods of one batch share the pool's headroom evenly.
-                    share = None if pool_room is None else {k: v // self.parallel for k, v in pool_room.items()}
-                    # Submitted at once, so the next neighbourhood is built while this one is solved.
-                    sub = self.builder.prepare(sides, share, ledger if cross else None)
-                    building += (SEARCH_STEP_SECONDS + sum(BUCKET_NODE_SECONDS * len(buckets[side.key]) for side in sides)
-                                 + model_build_seconds(len(sub.model.proto.variables) + len(sub.model.proto.constraints)))
-                    rng = self.zone_rng if cross else self.rng
-                    batch.append((sides, pool.submit(sub.solve, budget, rng.randrange(1 << 30))))
-                if not batch:
-                    if cross:
-                        cross_dry = True  # no node left to trade between zones at this size
-                        continue
-                    # Every node has been tried at this size: larger neighbourhoods reach further.
-                    if self.size >= MAX_NEIGHBOURHOOD_NODES:
-                        if ledger is None or cross_dry:
-                            break
-                        bucket_dry = True  # cross-zone neighbourhoods may still find something
-                        continue
-                    self.size = min(self.size * 3 // 2, MAX_NEIGHBOURHOOD_NODES)
-                    queue.unpark()
-                    cross_dry = False
-                    cross_tried.clear()
+                seed = sides[0].nodes[0]
+                if len({g.index for side in sides for n in side.nodes for g, _ in n.pods}) > MAX_CROSS_ZONE_GROUPS:
+                    # Too many kinds of pod to prove anything in a sub-solve's budget: back to the queue.
+                    run.cross_tried[id(seed)] = seed
+                    run.queue.push(sides[0].key, seed, self._waste(sides[0].shape, seed))
+                    building += SEARCH_STEP_SECONDS
                     continue
-                solves: list[float] = []  # ... and solved side by side
-                moves_before = self.moves
-                for sides, future in batch:
-                    better, used = future.result()
-                    solves.append(cp_sat_seconds(used))
-                    self.tried += 1
-                    first = sides[0]
-                    picked = [n for side in sides for n in side.nodes]
-                    if better is not None and len(sides) > 1:
-                        assert ledger is not None
-                        if not ledger.commit(picked, better):
-                            better = None  # the counts moved under it (a neighbourhood solved beside it)
-                    if better is None:
-                        queue.park(first.key, first.nodes[0], self._waste(first.shape, first.nodes[0]))
-                        continue
-                    self.moves += 1
-                    if len(sides) == 1:
-                        cost -= self._apply(first.key, picked, better, buckets, shapes, headroom, queue)
-                    else:
-                        cost -= self._apply_sides(sides, better, buckets, shapes, headroom, queue)
-                    if report is not None:
-                        report(cost, self.tried, self.moves)
-                self._charge(clock, building, solves, core_share)
-                if cross:
-                    # Where zone trades keep failing (every pod's zone pinned by its spread), try them less often.
-                    cross_misses = 0 if self.moves > moves_before else cross_misses + 1
-                    if cross_misses >= CROSS_ZONE_PATIENCE:
-                        cross_every, cross_misses = min(cross_every * 2, MAX_CROSS_ZONE_EVERY), 0
-                    elif not cross_misses:
-                        cross_every = CROSS_ZONE_EVERY
-        nodes = kept + [n for ns in buckets.values() for n in ns]
-        return self.repacker.renamed(solution, nodes)
+            else:
+                seed_node = run.queue.pop(taken, lambda key: len(run.buckets[key]) >= 2,
+                                          run.bucket_aside if run.ledger is not None else None)
+                if seed_node is None:
+                    break
+                key, node = seed_node
+                picked = [node] + self._partners(run.shapes[key], [n for n in run.buckets[key] if id(n) not in taken],
+                                                 node)
+                sides = [Side(key, run.shapes[key], picked, len(picked))]
+            taken.update(id(n) for side in sides for n in side.nodes)
+            pool_room = run.headroom.get(str(sides[0].key[0]))
+            # Neighbourhoods of one batch share the pool's headroom evenly.
+            share = None if pool_room is None else {k: v // self.parallel for k, v in pool_room.items()}
+            # Submitted at once, so the next neighbourhood is built while this one is solved.
+            sub = self.builder.prepare(sides, share, run.ledger if cross else None)
+            building += (SEARCH_STEP_SECONDS + sum(BUCKET_NODE_SECONDS * len(run.buckets[side.key]) for side in sides)
+                         + model_build_seconds(len(sub.model.proto.variables) + len(sub.model.proto.constraints)))
+            rng = self.zone_rng if cross else self.rng
+            batch.append((sides, pool.submit(sub.solve, budget, rng.randrange(1 << 30))))
+        return batch, building
+
+    def _widen(self, run: _Run, cross: bool) -> bool:
+        """No neighbourhood left to build: cross-zone ones are done at this size, or every node was tried at
+        this size and larger neighbourhoods reach further. False when nothing is left to try."""
+        if cross:
+            run.cross_dry = True  # no node left to trade between zones at this size
+            return True
+        if self.size >= MAX_NEIGHBOURHOOD_NODES:
+            if run.ledger is None or run.cross_dry:
+                return False
+            run.bucket_dry = True  # cross-zone neighbourhoods may still find something
+            return True
+        self.size = min(self.size * 3 // 2, MAX_NEIGHBOURHOOD_NODES)
+        run.queue.unpark()
+        run.cross_dry = False
+        run.cross_tried.clear()
+        return True
+
+    def _apply_batch(self, run: _Run, batch: list[tuple[list[Side], Future[tuple[list[SolvedNode] | None, float]]]],
+                     report: Callable[[float, int, int], None] | None) -> list[float]:
+        """The batch's answers applied in order (a cross-zone one only if the zone counts still allow it); the
+        modelled seconds of each solve."""
+        solves: list[float] = []  # ... and solved side by side
+        for sides, future in batch:
+            better, used = future.result()
+            solves.append(cp_sat_seconds(used))
+            self.tried += 1
+            first = sides[0]
+            picked = [n for side in sides for n in side.nodes]
+            if better is not None and len(sides) > 1:
+                assert run.ledger is not None
+                if not run.ledger.commit(picked, better):
+                    better = None  # the counts moved under it (a neighbourhood solved beside it)
+            if better is None:
+                run.queue.park(first.key, first.nodes[0], self._waste(first.shape, first.nodes[0]))
+                continue
+            self.moves += 1
+            if len(sides) == 1:
+                run.cost -= self._apply(first.key, picked, better, run.buckets, run.shapes, run.headroom, run.queue)
+            else:
+                run.cost -= self._apply_sides(sides, better, run.buckets, run.shapes, run.headroom, run.queue)
+            if report is not None:
+                report(run.cost, self.tried, self.moves)
+        return solves
 
     def _apply(self, key: tuple[object, ...], picked: list[SolvedNode], better: list[SolvedNode],
                buckets: dict[tuple[object, ...], list[SolvedNode]], shapes: dict[tuple[object, ...], BucketShape],
-               headroom: dict[str, dict[str, int]], queue: _WasteQueue) -> float:
+               headroom: dict[str, dict[str, int]], queue: WasteQueue) -> float:
         """Put a neighbourhood's cheaper nodes in place of the picked ones; returns what it saves."""
         pool_room = headroom.get(str(key[0]))
         if pool_room is not None:
@@ -336,7 +317,7 @@ class NeighbourhoodSearch:
 
     def _apply_sides(self, sides: Sequence[Side], better: list[SolvedNode],
                      buckets: dict[tuple[object, ...], list[SolvedNode]], shapes: dict[tuple[object, ...], BucketShape],
-                     headroom: dict[str, dict[str, int]], queue: _WasteQueue) -> float:
+                     headroom: dict[str, dict[str, int]], queue: WasteQueue) -> float:
         """Put a cross-zone neighbourhood's nodes in place of the picked ones, each in its own bucket."""
         saved = 0.0
         for side in sides:
@@ -354,7 +335,7 @@ class NeighbourhoodSearch:
         return ledger if any(ledger.twins.values()) else None
 
     def _cross_sides(self, ledger: ZoneLedger, buckets: dict[tuple[object, ...], list[SolvedNode]],
-                     shapes: dict[tuple[object, ...], BucketShape], queue: _WasteQueue, taken: set[int],
+                     shapes: dict[tuple[object, ...], BucketShape], queue: WasteQueue, taken: set[int],
                      tried: dict[int, SolvedNode], aside: list[tuple[float, int, tuple[object, ...], SolvedNode]]
                      ) -> list[Side] | None:
         """A cross-zone neighbourhood: the most wasteful node with a bucket in another zone to trade with,
@@ -382,7 +363,7 @@ class NeighbourhoodSearch:
 
     def _split_singles(self, buckets: dict[tuple[object, ...], list[SolvedNode]],
                        shapes: dict[tuple[object, ...], BucketShape], headroom: dict[str, dict[str, int]],
-                       nodes_left: dict[str, int], queue: _WasteQueue, pool_now: Callable[[], ThreadPoolExecutor],
+                       nodes_left: dict[str, int], queue: WasteQueue, pool_now: Callable[[], ThreadPoolExecutor],
                        clock: WorkClock,
                        until: float, max_tries: int | None, report: Callable[[float, int, int], None] | None,
                        cost: float, core_share: CoreShare | None) -> float:
@@ -450,24 +431,24 @@ class NeighbourhoodSearch:
     def _nodes_left(self, solution: Solution) -> dict[str, int]:
         """Per pool with a node limit: how many more new nodes the plan may launch in it."""
         out: dict[str, int] = {}
-        for pool, (_, left) in self.problem.limits.items():
-            if left is not None:
+        for pool, headroom in self.problem.headroom.items():
+            if headroom.nodes is not None:
                 used = sum(1 for n in solution.new_nodes if n.option is not None and n.option.pool.name == pool)
-                out[pool] = max(left - used, 0)
+                left = headroom.charged({}, used).nodes_room()
+                assert left is not None
+                out[pool] = left
         return out
 
     def _headroom(self, solution: Solution) -> dict[str, dict[str, int]]:
         """Per pool with resource limits: how much more capacity the plan's new nodes may add."""
         out: dict[str, dict[str, int]] = {}
-        for pool, (remaining, _) in self.problem.limits.items():
-            if remaining is None:
+        for pool, headroom in self.problem.headroom.items():
+            if headroom.resources is None:
                 continue
-            room = dict(remaining.items())
-            for node in solution.new_nodes:
-                if node.option is not None and node.option.pool.name == pool:
-                    for name in room:
-                        room[name] -= node_capacity(node, name)
-            out[pool] = {name: max(v, 0) for name, v in room.items()}
+            used = {name: sum(node_capacity(node, name) for node in solution.new_nodes
+                              if node.option is not None and node.option.pool.name == pool)
+                    for name in headroom.resources}
+            out[pool] = headroom.charged(used, 0).room()
         return out
 
     def _partners(self, shape: BucketShape, nodes: Sequence[SolvedNode], node: SolvedNode) -> list[SolvedNode]:
@@ -539,7 +520,7 @@ class NeighbourhoodSearch:
                      ) -> npt.NDArray[np.float64] | None:
         """Dual prices per dimension of the bucket's fluid LP (options bought fractionally to hold its
         nodes' pods), keyed by the shape; None when the LP is not solved."""
-        from ortools.linear_solver import pywraplp
+        from ortools.linear_solver import pywraplp  # lazy: the LP solver loads only when seeds are priced
 
         if not REDUCED_COST_SEEDS:
             return None

@@ -17,7 +17,10 @@ import time
 from functools import partial
 from typing import TYPE_CHECKING
 
-from karpplan.engines.background_bound import lp_bounds, proves, start_background
+from karpplan.engines.background_bound import BackgroundBound, lp_bounds, proves, start_background
+from karpplan.engines.cpsat.decoder import ModelValues
+from karpplan.engines.cpsat.exact import MAX_EXACT_ENTRIES, MAX_EXACT_PODS, MAX_REPAIR_ENTRIES, SlotModel
+from karpplan.engines.cpsat.optimal import MAX_MODEL_VARIABLES, Decoder, OptimalModel
 from karpplan.engines.effort import (
     TimeBudget,
     WorkClock,
@@ -27,15 +30,18 @@ from karpplan.engines.effort import (
     pre_search_seconds,
 )
 from karpplan.engines.lp_rounding import ROUNDING_MIN_PODS, LpRounding, rounding_applies
-from karpplan.engines.optimal import MAX_MODEL_VARIABLES, Decoder, OptimalModel
+from karpplan.engines.neighbourhood import NeighbourhoodSearch
+from karpplan.engines.optimiser_progress import Phase, ProgressSink, ProgressTracker
 from karpplan.engines.patterns.mix import PatternMix
-from karpplan.engines.progress import Phase, ProgressSink, ProgressTracker
+from karpplan.engines.repack import Repacker, state_for
 from karpplan.engines.result import Solution
+from karpplan.engines.zone_repair import ZoneRepair
 from karpplan.scheduling.problem import Problem
 from karpplan.scheduling.state import PlacementState
+from karpplan.verify import verify
 
 if TYPE_CHECKING:
-    from karpplan.engines.exact import SlotModel
+    from karpplan.engines.cpsat.exact import SlotModel
     from karpplan.engines.repack import Repacker
 
 UNPRUNED_SKIP_FACTOR = 10  # beyond this many times the limit before pruning, the model is not even pruned
@@ -69,9 +75,11 @@ def within_limits(problem: Problem, greedy: Solution, budget: TimeBudget) -> Sol
     Karpenter's limit accounting is pessimistic (and lax on limits.nodes); a simulation that charges
     limits exactly gives a valid, often fuller, plan: the solver's start, and the plan whose kept
     preferences `--preferences honour` enforces."""
-    from karpplan.engines.karpenter import solve_karpenter  # imported where used, as in solve_optimal
+    from karpplan.engines.karpenter_simulation import (
+        solve_karpenter,  # imported where used, as in solve_optimal
+    )
 
-    if greedy.exceeds_node_limits or (greedy.unplaced and any(r is not None for r, _ in problem.limits.values())):
+    if greedy.exceeds_node_limits or (greedy.unplaced and any(h.resources is not None for h in problem.headroom.values())):
         with budget.phase("simulate"):
             exact, _ = solve_karpenter(problem, exact_limits=True)
         if (len(exact.unplaced), exact.cost) < (len(greedy.unplaced), greedy.cost) or greedy.exceeds_node_limits:
@@ -106,202 +114,282 @@ def solve_optimal(problem: Problem, greedy: Solution, *, budget: TimeBudget | No
     plan when that plan keeps the pools' limits and every rule the verifier checks (a repaired plan may
     cost more than Karpenter's invalid one).
 
-    `progress` hears the phases, the best plan and the best bound as they come (`progress.py`), each with
+    `progress` hears the phases, the best plan and the best bound as they come (`optimiser_progress.py`), each with
     `fixed_cost` added (the plan's static NodePool nodes and Fargate pods, which the engine does not plan);
     it never changes the plan.
     """
-    from karpplan.engines.bound import fluid_lower_bound
-    from karpplan.engines.neighbourhood import NeighbourhoodSearch
-    from karpplan.engines.repack import Repacker, state_for
-
     budget = TimeBudget.of(time_limit, clock) if budget is None else budget
-    time_limit, clock = budget.limit, budget.clock
-    start = time.monotonic()
-    margin = max(0.1, SEARCH_MARGIN_SHARE * time_limit)
-    deadline = time_limit * (1 - WORK_HEADROOM_SHARE)  # on the work clock
-    ran_before = budget.started is not None
-    before = start - budget.started if budget.started is not None else 0.0  # wall seconds of the limit used before
-    if budget.started is None:
-        budget.started = start
-    tracker = ProgressTracker(progress, time_limit, budget.started, fixed_cost)
-    tracker.update(cost=greedy.cost, unplaced=len(greedy.unplaced))
-    if budget.wall_guard:
-        # However long what came before took, the optimiser keeps a small minimum, so a slow simulation
-        # still gets a re-packed plan and a bound. What comes after it (replay, the plan) has its time kept.
-        soft = sum(1 for g in problem.groups for r in problem.topology.rules_for(g.template) if not r.hard)
-        tail = max(margin, post_search_seconds(problem.pending_count, soft))
-        clock.wall_deadline = max(budget.started + time_limit - tail,
-                                  start + min(MIN_OPTIMISER_SECONDS, time_limit) - margin)
-    if ran_before:
-        clock.charge(min(pre_search_seconds(problem.pending_count), max(deadline - MIN_OPTIMISER_SECONDS, 0.0)))
-    hint = within_limits(problem, greedy, budget)
-    repacker = Repacker(problem, clock)
-    with budget.phase("repack"):
-        warm = repacker.repack(hint)
-    tracker.update(cost=warm.cost, unplaced=len(warm.unplaced))
-    candidates: list[tuple[Solution, str]] = [(warm, "warm start")]
-    # Each bound gets up to a reserve; CP-SAT gets what is left after building its model, less the reserve.
-    reserve = min(BOUND_RESERVE_CAP_SECONDS, BOUND_RESERVE_SHARE * time_limit)
-    exact_status, exact_plan, exact_bound = _solve_exact(problem, warm, repacker, budget, deadline - reserve, seed,
-                                                         workers, tracker)
-    if exact_plan is not None:
-        candidates.append((exact_plan, "CP-SAT (exact)" if exact_status is not None else "CP-SAT (slots)"))
-    tracker.enter(Phase.model)
-    with budget.phase("model"):
-        model = OptimalModel(problem, warm)
-        # Dominance pruning takes about a second on large problems and rarely shrinks a model tenfold:
-        # far beyond the limit, the whole-plan model is skipped without it.
-        if model.size_estimate() <= UNPRUNED_SKIP_FACTOR * MAX_MODEL_VARIABLES:
-            model.prune_options()
-        whole = model.pruned and model.size_estimate() <= MAX_MODEL_VARIABLES and exact_status != "optimal"
-        if whole:
-            model.build()
-            clock.charge(model_build_seconds(len(model.model.proto.variables) + len(model.model.proto.constraints)))
-    status, values, cp_bound = ("unknown", None, 0.0)
-    notes: list[str] = []
-    decoded_bound: float | None = None
-    if whole:
-        remaining = deadline - clock.now() - reserve
+    run = _OptimiserRun(problem, budget, seed, workers, progress, fixed_cost)
+    run.warm_start(greedy)
+    run.exact()
+    run.whole_model()
+    run.choose()
+    run.bounds()
+    run.round()
+    run.search()
+    return run.finish()
+
+
+class _OptimiserRun:
+    """One run of the optimiser's phases (`solve_optimal`), each a named step over the plans and bounds so far."""
+
+    def __init__(self, problem: Problem, budget: TimeBudget, seed: int, workers: int, progress: ProgressSink | None,
+                 fixed_cost: float) -> None:
+        self.problem, self.budget, self.seed, self.workers = problem, budget, seed, workers
+        self.time_limit, self.clock = budget.limit, budget.clock
+        self.start = time.monotonic()
+        self.margin = max(0.1, SEARCH_MARGIN_SHARE * self.time_limit)
+        self.deadline = self.time_limit * (1 - WORK_HEADROOM_SHARE)  # on the work clock
+        self.ran_before = budget.started is not None
+        # wall seconds of the limit used before
+        self.before = self.start - budget.started if budget.started is not None else 0.0
+        if budget.started is None:
+            budget.started = self.start
+        self.progress = progress
+        self.tracker = ProgressTracker(progress, self.time_limit, budget.started, fixed_cost)
+        # Each bound gets up to a reserve; CP-SAT gets what is left after building its model, less the reserve.
+        self.reserve = min(BOUND_RESERVE_CAP_SECONDS, BOUND_RESERVE_SHARE * self.time_limit)
+        self.candidates: list[tuple[Solution, str]] = []
+        self.notes: list[str] = []
+        self.status = "unknown"
+        self.values: ModelValues | None = None
+        self.decoded_bound: float | None = None
+        self.exact_status: str | None = None
+        self.exact_plan: Solution | None = None
+        self.exact_bound: float | None = None
+        self.whole = False
+        self.sourced: list[tuple[float, str]] = []
+        self.mixes: list[PatternMix] = []
+        self.background: BackgroundBound | None = None
+
+    def warm_start(self, greedy: Solution) -> None:
+        """The wall guard set, the time before charged, and the simulation's plan re-packed: the first candidate."""
+
+        problem, budget, clock = self.problem, self.budget, self.clock
+        self.tracker.update(cost=greedy.cost, unplaced=len(greedy.unplaced))
+        if budget.wall_guard:
+            # However long what came before took, the optimiser keeps a small minimum, so a slow simulation
+            # still gets a re-packed plan and a bound. What comes after it (replay, the plan) has its time kept.
+            soft = sum(1 for g in problem.groups for r in problem.topology.rules_for(g.template) if not r.hard)
+            tail = max(self.margin, post_search_seconds(problem.pending_count, soft))
+            assert budget.started is not None
+            clock.wall_deadline = max(budget.started + self.time_limit - tail,
+                                      self.start + min(MIN_OPTIMISER_SECONDS, self.time_limit) - self.margin)
+        if self.ran_before:
+            clock.charge(min(pre_search_seconds(problem.pending_count),
+                             max(self.deadline - MIN_OPTIMISER_SECONDS, 0.0)))
+        hint = within_limits(problem, greedy, budget)
+        self.repacker = Repacker(problem, clock)
+        with budget.phase("repack"):
+            self.warm = self.repacker.repack(hint)
+        self.tracker.update(cost=self.warm.cost, unplaced=len(self.warm.unplaced))
+        self.candidates.append((self.warm, "warm start"))
+
+    def exact(self) -> None:
+        """On a small problem, the exact slot model: a repaired warm start, a proof, a bound."""
+        self.exact_status, self.exact_plan, self.exact_bound = _solve_exact(
+            self.problem, self.warm, self.repacker, self.budget, self.deadline - self.reserve, self.seed,
+            self.workers, self.tracker)
+        if self.exact_plan is not None:
+            self.candidates.append((self.exact_plan,
+                                    "CP-SAT (exact)" if self.exact_status is not None else "CP-SAT (slots)"))
+
+    def whole_model(self) -> None:
+        """The whole-plan CP-SAT model, when not too large and not proven already: solved, decoded, re-packed."""
+        budget, clock = self.budget, self.clock
+        self.tracker.enter(Phase.model)
+        with budget.phase("model"):
+            self.model = model = OptimalModel(self.problem, self.warm)
+            # Dominance pruning takes about a second on large problems and rarely shrinks a model tenfold:
+            # far beyond the limit, the whole-plan model is skipped without it.
+            if model.size_estimate() <= UNPRUNED_SKIP_FACTOR * MAX_MODEL_VARIABLES:
+                model.prune_options()
+            self.whole = model.pruned and model.size_estimate() <= MAX_MODEL_VARIABLES and self.exact_status != "optimal"
+            if self.whole:
+                model.build()
+                clock.charge(model_build_seconds(len(model.model.proto.variables) + len(model.model.proto.constraints)))
+        cp_bound = 0.0
+        if self.whole:
+            cp_bound = self._solve_whole()
+        elif self.exact_status is not None:
+            self.status = self.exact_status  # the exact model proved its plan optimal
+        else:
+            notes = self.notes  # (the plain-output test reads every `notes.append` here)
+            notes.append(f"a large plan ({model.size_estimate():,} ways to place pods on nodes): the optimiser "
+                         "improved it a few nodes at a time instead of all at once, so it is not proven "
+                         "cheapest; the lower bound and gap in the summary say how far from the cheapest it "
+                         "can be at most")
+        if self.values is not None:
+            self._decode(cp_bound)
+
+    def _solve_whole(self) -> float:
+        """CP-SAT on the whole-plan model with the time left before the bounds' reserve: its bound."""
+        clock, model, tracker = self.clock, self.model, self.tracker
+        remaining = self.deadline - clock.now() - self.reserve
         # A large model rarely finds a plan of its own: it gets a share, neighbourhood search the rest.
         cp_time = remaining * (CP_SAT_SHARE_LARGE if model.size_estimate() > LARGE_MODEL_VARIABLES else 1.0)
-        if cp_time > 0.05 and not clock.past_wall():
-            tracker.enter(Phase.solve)
+        if cp_time <= 0.05 or clock.past_wall():
+            return 0.0
+        tracker.enter(Phase.solve)
 
-            def incumbent(cost: float, unplaced: int, bound: float) -> None:
-                tracker.update(cost=cost, unplaced=unplaced, bound=bound if unplaced == 0 else None)
+        def incumbent(cost: float, unplaced: int, bound: float) -> None:
+            tracker.update(cost=cost, unplaced=unplaced, bound=bound if unplaced == 0 else None)
 
-            with budget.phase("solve"):
-                status, values, cp_bound = model.solve(cp_time, seed, workers,
-                                                       incumbent if progress is not None else None, clock)
-    elif exact_status is not None:
-        status = exact_status  # the exact model proved its plan optimal
-    else:
-        notes.append(f"a large plan ({model.size_estimate():,} ways to place pods on nodes): the optimiser improved "
-                     "it a few nodes at a time instead of all at once, so it is not proven cheapest; the lower "
-                     "bound and gap in the summary say how far from the cheapest it can be at most")
-    if values is not None:
-        with budget.phase("decode"):
-            decoder = Decoder(problem, model, values)
+        with self.budget.phase("solve"):
+            self.status, self.values, cp_bound = model.solve(
+                cp_time, self.seed, self.workers, incumbent if self.progress is not None else None, clock)
+        return cp_bound
+
+    def _decode(self, cp_bound: float) -> None:
+        assert self.values is not None
+        with self.budget.phase("decode"):
+            decoder = Decoder(self.problem, self.model, self.values)
             nodes, unplaced = decoder.decode()
-        with budget.phase("repack"):
-            decoded = repacker.repack(Solution("optimal", nodes, unplaced, status))
-        candidates.append((decoded, "CP-SAT"))
-        decoded_bound = model.cost_bound(cp_bound, values)
+        with self.budget.phase("repack"):
+            decoded = self.repacker.repack(Solution("optimal", nodes, unplaced, self.status))
+        self.candidates.append((decoded, "CP-SAT"))
+        self.decoded_bound = self.model.cost_bound(cp_bound, self.values)
         if decoder.extra_nodes:
-            notes.append(f"fitting whole pods needed {decoder.extra_nodes} more node(s) than the optimiser's first "
-                         "estimate; the plan and its cost include them")
-    # A plan the verifier rejects loses to one it accepts: the warm start is Karpenter's greedy plan, which
-    # checks a spread rule only when placing a pod that carries it, so a node opened later for other pods
-    # can leave it past maxSkew once every pod is counted (issue 14: every plan of the optimal engine valid).
-    # Only checked when CP-SAT gave a plan to choose instead.
-    broken: dict[str, bool] = {}
-    if len(candidates) > 1:
-        from karpplan.verify import verify
+            notes = self.notes  # (the plain-output test reads every `notes.append` here)
+            notes.append(f"fitting whole pods needed {decoder.extra_nodes} more node(s) than the optimiser's "
+                         "first estimate; the plan and its cost include them")
 
-        broken = {source: bool(verify(problem, plan)) for plan, source in candidates}
-    # Ties in cost go to CP-SAT's plan: its objective weighs the soft constraints, the warm start's does not.
-    best, source = min(candidates, key=lambda c: (broken.get(c[1], False), len(c[0].unplaced), round(c[0].cost, 9),
-                                                  not c[1].startswith("CP-SAT"),
-                                                  len(c[0].new_nodes)))
-    # No candidate may still break a zone spread: pods move between zones until every one holds (the
-    # bounds and the neighbourhood search after this keep every pod's zone).
-    best, source = _repair_zones(problem, best, source, repacker, budget)
-    if source.endswith("zone repair"):
-        status = "feasible"  # whatever CP-SAT proved was of the plan before the moves
-        tracker.best = None  # the cheaper plans shown so far broke a zone spread: the repaired one replaces them
-    # Bounds before the search: they depend only on how many pods of each group the plan places,
-    # which the search keeps, so the search can then run to the deadline.
-    placed: dict[int, int] = {g.index: g.size for g in problem.groups}
-    for group_info, _ in best.unplaced:
-        placed[group_info.index] -= 1
-    tracker.update(cost=best.cost, unplaced=len(best.unplaced))
-    tracker.enter(Phase.bound)
-    with budget.phase("bound"):
-        # The fluid LP is solved to optimality; its time limit is only the clock's wall guard.
-        fluid = None if clock.past_wall() else fluid_lower_bound(problem, placed, time_limit=clock.wall_left(),
-                                                                 clock=clock)
-        sourced = [(b, name) for b, name in ((decoded_bound if source == "CP-SAT" else None, "cp-sat"),
-                                             (exact_bound, "cp-sat"),
-                                             (fluid.cost if fluid is not None else None, "fluid-lp")) if b is not None]
-        known = [b for b, _ in sourced]
-        proven = status == "optimal" or proves(known, best.cost)
-        will_search = not proven and clock.now() < deadline - margin and not clock.past_wall()
-        lanes = workers or available_cores()
-        # A large plan starts the search from the configuration LP's optimum, rounded (`lp_rounding.py`), when
-        # the LP leaves out nothing the rounding cannot put back: the LP then runs first, the search after.
-        rounding = (will_search and problem.pending_count >= ROUNDING_MIN_PODS
-                    and rounding_applies(problem, repacker))
-        mixes: list[PatternMix] = []
-        run_lps = partial(lp_bounds, problem, placed, fluid, known, reserve, deadline, margin, plan_cost=best.cost,
-                          on_mix=mixes.append if rounding else None)
-        # With a core to spare the LPs run beside the search (`background_bound.py`); else before it, as their
-        # bounds may prove the plan optimal and spare the search.
-        background = (start_background(run_lps, clock, lanes, known, lambda b: tracker.update(bound=max(known + [b])))
-                      if will_search and not rounding else None)
-        if background is None:
-            sourced += run_lps(clock)  # (it skips each LP once the bounds prove the plan)
-    bounds = [b for b, _ in sourced]
-    if mixes and not clock.past_wall() and not proves(bounds, best.cost):
-        with budget.phase("round"):
-            rounded = LpRounding(problem, repacker, mixes[0], clock).round(best)
-        if rounded is not None and rounded.cost < best.cost - 1e-9:
-            best = Solution(best.engine, rounded.nodes, best.unplaced, "feasible", best.lower_bound, best.solve_seconds,
-                            list(best.notes), best.exceeds_node_limits)
-            source = "configuration LP, rounded"
-            tracker.update(cost=best.cost, unplaced=len(best.unplaced))
-    tracker.update(bound=max(bounds) if bounds else None)
-    proven = status == "optimal" or proves(bounds, best.cost)
-    if not proven and clock.now() < deadline - margin and not clock.past_wall():
-        search = NeighbourhoodSearch(repacker, seed, parallel=workers)
-        tracker.enter(Phase.search)
-        left_out = len(best.unplaced)
+    def choose(self) -> None:
+        """The best candidate (a valid one first), its zones repaired when a zone spread is past maxSkew."""
+        # A plan the verifier rejects loses to one it accepts: the warm start is Karpenter's greedy plan, which
+        # checks a spread rule only when placing a pod that carries it, so a node opened later for other pods
+        # can leave it past maxSkew once every pod is counted (issue 14: every plan of the optimal engine valid).
+        # Only checked when CP-SAT gave a plan to choose instead.
+        broken: dict[str, bool] = {}
+        if len(self.candidates) > 1:
 
-        def report(cost: float, tried: int, moves: int) -> None:
-            tracker.update(cost=cost, unplaced=left_out, detail=f"{moves} of {tried} neighbourhoods improved")
+            broken = {source: bool(verify(self.problem, plan)) for plan, source in self.candidates}
+        # Ties in cost go to CP-SAT's plan: its objective weighs the soft constraints, the warm start's does not.
+        best, source = min(self.candidates, key=lambda c: (broken.get(c[1], False), len(c[0].unplaced),
+                                                           round(c[0].cost, 9), not c[1].startswith("CP-SAT"),
+                                                           len(c[0].new_nodes)))
+        # No candidate may still break a zone spread: pods move between zones until every one holds (the
+        # bounds and the neighbourhood search after this keep every pod's zone).
+        self.best, self.source = _repair_zones(self.problem, best, source, self.repacker, self.budget)
+        if self.source.endswith("zone repair"):
+            self.status = "feasible"  # whatever CP-SAT proved was of the plan before the moves
+            self.tracker.best = None  # the cheaper plans shown so far broke a zone spread: the repaired one replaces them
 
-        with budget.phase("search"):
-            try:
-                improved = search.improve(best, clock, deadline - margin, report=report, core_share=background)
-            except BaseException:
-                if background is not None:
-                    background.close()  # an interrupted plan leaves no process behind
-                raise
-        if improved.cost < best.cost - 1e-9:
-            best = Solution(best.engine, improved.nodes, best.unplaced, best.status, best.lower_bound,
-                            best.solve_seconds, list(best.notes), best.exceeds_node_limits)
-            source = f"{source} + neighbourhood search"
-    if background is not None:
-        with budget.phase("bound"):
-            sourced += background.finish()
-        if background.failure is not None:
-            notes.append("the tightest lower bound could not be computed, so the gap shown is against a weaker one "
-                         "and the plan may be closer to the cheapest than it says (gave no lower bound: "
-                         + background.failure.strip().splitlines()[-1] + ")")
-        bounds = [b for b, _ in sourced]
-        tracker.update(bound=max(bounds) if bounds else None)
-    # The binding bound: the largest, the first computed on a tie.
-    bound_source = max(sourced, key=lambda s: s[0])[1] if sourced else None
-    lower = min(max(bounds), best.cost) if bounds else None
-    if clock.cut:
-        notes.append(_cut_note(before, time_limit))
-    if values is None and exact_plan is None:
-        if whole or exact_status is not None:
-            notes.append("the optimiser found no complete plan of its own in the time limit; the plan shown is "
-                         "Karpenter's, with its pods packed tighter and improved a few nodes at a time "
-                         "(a longer --time-limit may find a cheaper one)")
-        status = "feasible"
-    elif not source.startswith("CP-SAT"):
-        notes.append("Karpenter's plan with its pods packed tighter was at least as cheap as the optimiser's own; "
-                     "it is shown")
-        status = "feasible"
-    elif status != "optimal" or (lower is not None and best.cost - lower > 1e-6):
-        status = "feasible"
-    solution = Solution("optimal", best.nodes, best.unplaced, status, lower, time.monotonic() - start, notes,
-                        bound_source=bound_source if lower is not None else None)
-    with budget.phase("replay"):
-        state = state_for(problem, solution)
-    tracker.finish(solution.cost, len(solution.unplaced), lower)
-    return solution, state
+    def bounds(self) -> None:
+        """The lower bounds: CP-SAT's and the fluid LP's, then the LPs before the search or beside it."""
+        # Bounds before the search: they depend only on how many pods of each group the plan places,
+        # which the search keeps, so the search can then run to the deadline.
+        from karpplan.engines.bound import fluid_lower_bound
+
+        problem, clock, best = self.problem, self.clock, self.best
+        placed: dict[int, int] = {g.index: g.size for g in problem.groups}
+        for group_info, _ in best.unplaced:
+            placed[group_info.index] -= 1
+        self.tracker.update(cost=best.cost, unplaced=len(best.unplaced))
+        self.tracker.enter(Phase.bound)
+        with self.budget.phase("bound"):
+            # The fluid LP is solved to optimality; its time limit is only the clock's wall guard.
+            fluid = None if clock.past_wall() else fluid_lower_bound(problem, placed, time_limit=clock.wall_left(),
+                                                                     clock=clock)
+            self.sourced = [(b, name) for b, name in (
+                (self.decoded_bound if self.source == "CP-SAT" else None, "cp-sat"), (self.exact_bound, "cp-sat"),
+                (fluid.cost if fluid is not None else None, "fluid-lp")) if b is not None]
+            known = [b for b, _ in self.sourced]
+            proven = self.status == "optimal" or proves(known, best.cost)
+            will_search = not proven and clock.now() < self.deadline - self.margin and not clock.past_wall()
+            lanes = self.workers or available_cores()
+            # A large plan starts the search from the configuration LP's optimum, rounded (`lp_rounding.py`), when
+            # the LP leaves out nothing the rounding cannot put back: the LP then runs first, the search after.
+            rounding = (will_search and problem.pending_count >= ROUNDING_MIN_PODS
+                        and rounding_applies(problem, self.repacker))
+            run_lps = partial(lp_bounds, problem, placed, fluid, known, self.reserve, self.deadline, self.margin,
+                              plan_cost=best.cost, on_mix=self.mixes.append if rounding else None)
+            # With a core to spare the LPs run beside the search (`background_bound.py`); else before it, as their
+            # bounds may prove the plan optimal and spare the search.
+            self.background = (start_background(run_lps, clock, lanes, known,
+                                                lambda b: self.tracker.update(bound=max(known + [b])))
+                               if will_search and not rounding else None)
+            if self.background is None:
+                self.sourced += run_lps(clock)  # (it skips each LP once the bounds prove the plan)
+
+    def round(self) -> None:
+        """On a large plan, the configuration LP's optimum rounded into a plan, kept when cheaper."""
+        bounds = [b for b, _ in self.sourced]
+        best = self.best
+        if self.mixes and not self.clock.past_wall() and not proves(bounds, best.cost):
+            with self.budget.phase("round"):
+                rounded = LpRounding(self.problem, self.repacker, self.mixes[0], self.clock).round(best)
+            if rounded is not None and rounded.cost < best.cost - 1e-9:
+                self.best = Solution(best.engine, rounded.nodes, best.unplaced, "feasible", best.lower_bound,
+                                     best.solve_seconds, list(best.notes), best.exceeds_node_limits)
+                self.source = "configuration LP, rounded"
+                self.tracker.update(cost=self.best.cost, unplaced=len(self.best.unplaced))
+        self.tracker.update(bound=max(bounds) if bounds else None)
+
+    def search(self) -> None:
+        """Neighbourhood search until the deadline, unless the bounds prove the plan; the background LPs' bounds."""
+
+        clock, best, background, tracker = self.clock, self.best, self.background, self.tracker
+        proven = self.status == "optimal" or proves([b for b, _ in self.sourced], best.cost)
+        if not proven and clock.now() < self.deadline - self.margin and not clock.past_wall():
+            search = NeighbourhoodSearch(self.repacker, self.seed, parallel=self.workers)
+            tracker.enter(Phase.search)
+            left_out = len(best.unplaced)
+
+            def report(cost: float, tried: int, moves: int) -> None:
+                tracker.update(cost=cost, unplaced=left_out, detail=f"{moves} of {tried} neighbourhoods improved")
+
+            with self.budget.phase("search"):
+                try:
+                    improved = search.improve(best, clock, self.deadline - self.margin, report=report,
+                                              core_share=background)
+                except BaseException:
+                    if background is not None:
+                        background.close()  # an interrupted plan leaves no process behind
+                    raise
+            if improved.cost < best.cost - 1e-9:
+                self.best = Solution(best.engine, improved.nodes, best.unplaced, best.status, best.lower_bound,
+                                     best.solve_seconds, list(best.notes), best.exceeds_node_limits)
+                self.source = f"{self.source} + neighbourhood search"
+        if background is not None:
+            with self.budget.phase("bound"):
+                self.sourced += background.finish()
+            if background.failure is not None:
+                notes = self.notes  # (the plain-output test reads every `notes.append` here)
+                notes.append("the tightest lower bound could not be computed, so the gap shown is against a "
+                             "weaker one and the plan may be closer to the cheapest than it says (gave no lower "
+                             "bound: " + background.failure.strip().splitlines()[-1] + ")")
+            bounds = [b for b, _ in self.sourced]
+            tracker.update(bound=max(bounds) if bounds else None)
+
+    def finish(self) -> tuple[Solution, PlacementState]:
+        """The plan with its binding bound, status and notes, and its placement state replayed."""
+
+        best, notes, status = self.best, self.notes, self.status
+        bounds = [b for b, _ in self.sourced]
+        # The binding bound: the largest, the first computed on a tie.
+        bound_source = max(self.sourced, key=lambda s: s[0])[1] if self.sourced else None
+        lower = min(max(bounds), best.cost) if bounds else None
+        if self.clock.cut:
+            notes.append(_cut_note(self.before, self.time_limit))
+        if self.values is None and self.exact_plan is None:
+            if self.whole or self.exact_status is not None:
+                notes.append("the optimiser found no complete plan of its own in the time limit; the plan shown is "
+                             "Karpenter's, with its pods packed tighter and improved a few nodes at a time "
+                             "(a longer --time-limit may find a cheaper one)")
+            status = "feasible"
+        elif not self.source.startswith("CP-SAT"):
+            notes.append("Karpenter's plan with its pods packed tighter was at least as cheap as the optimiser's own; "
+                         "it is shown")
+            status = "feasible"
+        elif status != "optimal" or (lower is not None and best.cost - lower > 1e-6):
+            status = "feasible"
+        solution = Solution("optimal", best.nodes, best.unplaced, status, lower, time.monotonic() - self.start, notes,
+                            bound_source=bound_source if lower is not None else None)
+        with self.budget.phase("replay"):
+            state = state_for(self.problem, solution)
+        self.tracker.finish(solution.cost, len(solution.unplaced), lower)
+        return solution, state
 
 
 def _cut_note(before: float, time_limit: float) -> str:
@@ -321,7 +409,6 @@ def _repair_zones(problem: Problem, best: Solution, source: str, repacker: Repac
                   ) -> tuple[Solution, str]:
     """The chosen plan, its pods moved between zones (`zone_repair.py`) when a hard spread on a key other
     than hostname is past its limit once every matching pod is counted; with its source's name."""
-    from karpplan.engines.zone_repair import ZoneRepair
 
     with budget.phase("repair"):
         repaired, moved = ZoneRepair(problem, repacker, budget.clock).repair(best)
@@ -341,8 +428,6 @@ def _solve_exact(problem: Problem, warm: Solution, repacker: Repacker, budget: T
     it) is first re-solved in the slot model around it: its nodes per bucket and `REPAIR_EXTRA_SLOTS` more,
     every rule exact, when that model is small or can have `MIN_REPAIR_SECONDS`. Its plan, kept when it
     places as many pods, is the exact model's hint and, placing every pod, caps its slots."""
-    from karpplan.engines.exact import MAX_EXACT_ENTRIES, MAX_EXACT_PODS, MAX_REPAIR_ENTRIES, SlotModel
-    from karpplan.verify import verify
 
     clock = budget.clock
     if problem.pending_count > MAX_EXACT_PODS or not problem.groups:

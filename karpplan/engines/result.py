@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from karpplan.model.pods import Pod
 from karpplan.scheduling.candidates import LaunchOption
-from karpplan.scheduling.filters import ExistingNodeInfo
+from karpplan.scheduling.existing_nodes import ExistingNodeInfo
 from karpplan.scheduling.problem import GroupInfo
 
 

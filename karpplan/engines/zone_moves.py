@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ortools.sat.python import cp_model
 
+from karpplan.constraints.spread_counts import minimum_pinned, skew_limit
 from karpplan.engines.effort import WorkClock
 from karpplan.engines.repack import Repacker
 from karpplan.engines.repack.bucket import BucketKey
@@ -192,29 +193,28 @@ class ZoneLedger:
                 if owned[i]:
                     m.add(moved_o == base_o)
                 continue
-            skew = r.rule.max_skew
             count_a = r.counts[a] - base_c + moved_c
             count_b = r.counts[b] + base_c - moved_c
             homes_a = r.homes[a] - base_o + moved_o
             homes_b = r.homes[b] + base_o - moved_o
             others = [d for d in r.counts if d not in (a, b)]
-            zero_minimum = len(r.counts) < r.rule.min_domains
+            zero_minimum = minimum_pinned(r.rule, len(r.counts))
             if not zero_minimum:
                 # Another domain holding owners may be at most one of these two's count plus maxSkew.
                 fullest = max((r.counts[d] for d in others if r.homes[d] > 0), default=None)
                 if fullest is not None:
-                    m.add(count_a >= fullest - skew)
-                    m.add(count_b >= fullest - skew)
+                    m.add(fullest <= skew_limit(r.rule, count_a))
+                    m.add(fullest <= skew_limit(r.rule, count_b))
             least = min((r.counts[d] for d in others), default=None)
             for count, homes, other, name in ((count_a, homes_a, count_b, "a"), (count_b, homes_b, count_a, "b")):
                 holds = m.new_bool_var(f"zone{i}{name}")  # the side holds some of the rule's own pods
                 m.add(homes == 0).only_enforce_if(holds.negated())
                 if zero_minimum:
-                    m.add(count <= skew).only_enforce_if(holds)
+                    m.add(count <= skew_limit(r.rule, 0)).only_enforce_if(holds)
                     continue
-                m.add(count <= other + skew).only_enforce_if(holds)
+                m.add(count <= skew_limit(r.rule, other)).only_enforce_if(holds)
                 if least is not None:
-                    m.add(count <= least + skew).only_enforce_if(holds)
+                    m.add(count <= skew_limit(r.rule, least)).only_enforce_if(holds)
 
     # ------------------------------------------------------------------------------------ after a move
     def commit(self, before: Sequence[SolvedNode], after: Sequence[SolvedNode]) -> bool:

@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from karpplan.constraints.pool_headroom import UNLIMITED
+from karpplan.constraints.spread_counts import global_minimum, max_skew_of, skew_limit
 from karpplan.constraints.topology_spread import TOPOLOGY_SPREAD
 from karpplan.constraints.view import PlanTally
 from karpplan.engines.effort import WorkClock
@@ -81,9 +83,12 @@ class RuleCounts:
     homes: Counter[str] = field(default_factory=Counter)  # the owners' pods per domain
     eligible_options: dict[int, bool] = field(default_factory=dict)
 
+    def minimum(self) -> int:
+        """The global minimum over the eligible domains (`spread_counts.global_minimum`)."""
+        return global_minimum(self.rule, list(self.counts.values()))
+
     def limit(self) -> int:
-        minimum = min(self.counts.values()) if len(self.counts) >= self.rule.min_domains else 0
-        return minimum + self.rule.max_skew
+        return skew_limit(self.rule, self.minimum())
 
     def excess(self) -> int:
         """How far the domains holding the rule's own pods are past the limit, in all."""
@@ -186,7 +191,7 @@ class ZoneRepair:
             pt, c = r.rule.owner, r.rule.constraint
             selector = c.selector_for(pt.labels)
             assert selector is not None
-            r.domain_of = dict(TOPOLOGY_SPREAD._eligible(pt, c, tally))
+            r.domain_of = dict(TOPOLOGY_SPREAD.eligible(pt, c, tally))
             matching = tally.matching_counts(pt.namespace, selector)
             r.counts = Counter({d: 0 for d in r.domain_of.values()})
             for k, d in r.domain_of.items():
@@ -244,7 +249,7 @@ class ZoneRepair:
 
     def _repacked(self, plan: Solution, nodes: list[SolvedNode], touched: set[int]) -> Solution:
         """The plan with the touched buckets (whole pools where limits apply) re-packed."""
-        limited = {pool for pool, (left, count) in self.problem.limits.items() if left is not None or count is not None}
+        limited = {pool for pool, headroom in self.problem.headroom.items() if headroom.limited}
         buckets: set[BucketKey] = set()
         pools: set[str] = set()
         for k in touched:
@@ -316,10 +321,10 @@ class _Round:
         """Each domain holding a rule's own pods past its limit, as the verifier words it."""
         out = []
         for r in self.rules:
-            limit = r.limit()
+            minimum, limit = r.minimum(), r.limit()
             for d in sorted(d for d, h in r.homes.items() if h > 0 and r.counts[d] > limit):
-                out.append(f"{r.rule.owner.namespace} spread on {r.rule.key} maxSkew {r.rule.max_skew}: domain {d} "
-                           f"holds {r.counts[d]} > {limit} (min {limit - r.rule.max_skew})")
+                out.append(f"{r.rule.owner.namespace} spread on {r.rule.key} maxSkew {max_skew_of(r.rule)}: domain "
+                           f"{d} holds {r.counts[d]} > {limit} (min {minimum})")
         return out
 
     def _index(self, k: int, option: LaunchOption) -> None:
@@ -427,14 +432,9 @@ class _Round:
         return False
 
     def _within_limits(self, option: LaunchOption) -> bool:
-        left, count = self.o.problem.limits.get(option.pool.name, (None, None))
         pool = option.pool.name
-        if count is not None and self.pool_nodes[pool] + 1 > count:
-            return False
-        if left is not None:
-            used = self.pool_capacity[pool]
-            return all(used[name] + option.capacity.get(name) <= amount for name, amount in left.items())
-        return True
+        headroom = self.o.problem.headroom.get(pool, UNLIMITED)
+        return headroom.charged(self.pool_capacity[pool], self.pool_nodes[pool]).admits(option.capacity)
 
     def _bin(self, t: int) -> Bin:
         b = self.bins.get(t)

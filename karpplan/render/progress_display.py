@@ -1,7 +1,7 @@
 """The optimal engine's progress for people, on stderr: a live panel on a terminal, one line per phase with -v
 elsewhere, nothing otherwise. stdout is never written (the plan document goes there).
 
-The engine reports typed events (`engines/progress.py`: phase, best cost, lower bound, elapsed of the
+The engine reports typed events (`engines/optimiser_progress.py`: phase, best cost, lower bound, elapsed of the
 limit); this module only presents them. The live view shows the phase, the best plan's cost, the bound,
 the gap and the time used of `--time-limit`; it redraws a few times a second (elapsed keeps moving between
 events) and vanishes when the plan is done. Colours follow the stderr console (`--color`, NO_COLOR).
@@ -17,7 +17,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from karpplan.engines.progress import ProgressEvent
+from karpplan.engines.optimiser_progress import ProgressEvent
 from karpplan.render.plan_table import bar_glyphs, format_hourly, format_percent
 
 TIME_BAR_WIDTH = 20

@@ -8,20 +8,20 @@ the pool out (taints, requirements, resources, offerings, limits), so engines an
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from karpplan.catalog.nodelabels import absent_keys as absent_for
 from karpplan.catalog.types import Catalog, InstanceType
 from karpplan.model import labels as L
-from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import DaemonSet, Pod, PodTemplate
 from karpplan.model.pools import NodeClass, NodePool
 from karpplan.model.requirements import Requirement, Requirements
-from karpplan.model.resources import LimitVector, Resources
+from karpplan.model.resources import Resources
 from karpplan.model.selectors import NodeAffinity, NodeSelectorTerm
 from karpplan.model.taints import (
     ALL_EFFECTS,
@@ -150,15 +150,10 @@ def build_launch_options(
     *, static: bool = False,
 ) -> list[LaunchOption]:
     """Every (pool, instance type, offering) the dynamic (or, `static`, static) pools allow, priced and labelled."""
-    from collections.abc import Callable
-
-    from karpplan.catalog.nodelabels import absent_keys as absent_for
-
     types_for: Callable[..., tuple[InstanceType, ...]] = instance_types_for  # type: ignore[assignment]
     labels_for: Callable[..., dict[str, str]] = node_labels  # type: ignore[assignment]
     pod_values = pod_requirement_values(pending)
     options: list[LaunchOption] = []
-    region = catalog.region
     for pool in pools:
         if pool.static != static:
             continue  # Karpenter never provisions a static NodePool for pending pods
@@ -168,61 +163,68 @@ def build_launch_options(
             kubelet = node_class.kubelet.merged(pool.kubelet) if pool.kubelet else node_class.kubelet
         ami_family = node_class.ami_family if node_class is not None else None
         storage = node_class.storage if node_class is not None else None
-        variants = _custom_label_values(pool, pod_values)
-        # Requirements on keys an offering does not set can be checked once per instance type.
-        per_offering = {L.OS, L.ZONE, L.CAPACITY_TYPE, pool.pool_label_key, L.REGION, L.COMPUTE_TYPE,
-                        L.EC2NODECLASS, *pool.labels, *(k for v in variants for k in v)}
-        per_type = [(k, r) for k, r in pool.requirements.items() if k not in per_offering]
-        offering_reqs = [(k, r) for k, r in pool.requirements.items() if k in per_offering]
-        room: dict[tuple[int, Resources], Resources] = {}
-        for it in types_for(catalog, kubelet, ami_family, storage):
-            base = dict(labels_for(it, auto_mode=pool.auto_mode))
-            absent = absent_for(it, auto_mode=pool.auto_mode)
-            if not _allows(per_type, base, absent):
-                continue
-            for offering in it.offerings:
-                for os_value in it.os_values if not pool.auto_mode else ("linux",):
-                    for variant in variants:
-                        labels = dict(base)
-                        if not pool.auto_mode:
-                            labels[L.OS] = os_value
-                        labels.update({
-                            L.ZONE: offering.zone,
-                            L.CAPACITY_TYPE: offering.capacity_type,
-                            pool.pool_label_key: pool.name,
-                        })
-                        if region:
-                            labels[L.REGION] = region
-                        if pool.auto_mode:
-                            labels[L.COMPUTE_TYPE] = "auto"
-                        if pool.node_class_ref is not None and not pool.auto_mode and pool.kind == "NodePool":
-                            labels[L.EC2NODECLASS] = pool.node_class_ref.name
-                        labels.update(pool.labels)
-                        labels.update(variant)
-                        if not _allows(offering_reqs, labels, absent):  # per_type passed above
-                            continue
-                        overhead = daemon_overhead(daemonsets, labels, pool.taints)
-                        free = room.get((id(it), overhead))
-                        if free is None:
-                            free = room[(id(it), overhead)] = room_for_pods(it.allocatable, overhead)
-                        options.append(
-                            LaunchOption(
-                                index=len(options),
-                                pool=pool,
-                                instance_type=it,
-                                zone=offering.zone,
-                                capacity_type=offering.capacity_type,
-                                price=offering.price,
-                                price_estimated=offering.estimated,
-                                labels=labels,
-                                taints=pool.taints,
-                                allocatable=it.allocatable,
-                                daemon_overhead=overhead,
-                                capacity=it.capacity,
-                                free=free,
-                            )
-                        )
+        types = types_for(catalog, kubelet, ami_family, storage)
+        _pool_options(pool, types, labels_for, catalog.region, _custom_label_values(pool, pod_values), daemonsets,
+                      options)
     return options
+
+
+def _pool_options(pool: NodePool, types: Sequence[InstanceType], labels_for: Callable[..., dict[str, str]],
+                  region: str | None, variants: Sequence[Mapping[str, str]], daemonsets: Sequence[DaemonSet],
+                  options: list[LaunchOption]) -> None:
+    """The pool's launch options, appended to `options`: one per instance type, offering, OS and variant of
+    the custom label values pods ask for, that the pool's requirements allow."""
+
+    # Requirements on keys an offering does not set can be checked once per instance type.
+    per_offering = {L.OS, L.ZONE, L.CAPACITY_TYPE, pool.pool_label_key, L.REGION, L.COMPUTE_TYPE,
+                    L.EC2NODECLASS, *pool.labels, *(k for v in variants for k in v)}
+    per_type = [(k, r) for k, r in pool.requirements.items() if k not in per_offering]
+    offering_reqs = [(k, r) for k, r in pool.requirements.items() if k in per_offering]
+    room: dict[tuple[int, Resources], Resources] = {}
+    for it in types:
+        base = dict(labels_for(it, auto_mode=pool.auto_mode))
+        absent = absent_for(it, auto_mode=pool.auto_mode)
+        if not _allows(per_type, base, absent):
+            continue
+        for offering in it.offerings:
+            for os_value in it.os_values if not pool.auto_mode else ("linux",):
+                for variant in variants:
+                    labels = _offering_labels(pool, base, os_value, offering.zone, offering.capacity_type, region,
+                                              variant)
+                    if not _allows(offering_reqs, labels, absent):  # per_type passed above
+                        continue
+                    overhead = daemon_overhead(daemonsets, labels, pool.taints)
+                    free = room.get((id(it), overhead))
+                    if free is None:
+                        free = room[(id(it), overhead)] = room_for_pods(it.allocatable, overhead)
+                    options.append(LaunchOption(
+                        index=len(options), pool=pool, instance_type=it, zone=offering.zone,
+                        capacity_type=offering.capacity_type, price=offering.price,
+                        price_estimated=offering.estimated, labels=labels, taints=pool.taints,
+                        allocatable=it.allocatable, daemon_overhead=overhead, capacity=it.capacity, free=free))
+
+
+def _offering_labels(pool: NodePool, base: Mapping[str, str], os_value: str, zone: str, capacity_type: str,
+                     region: str | None, variant: Mapping[str, str]) -> dict[str, str]:
+    """The labels a node of this offering gets: the instance type's, its OS, zone, capacity type, pool, region,
+    node class, then the pool's own labels and the variant's."""
+    labels = dict(base)
+    if not pool.auto_mode:
+        labels[L.OS] = os_value
+    labels.update({
+        L.ZONE: zone,
+        L.CAPACITY_TYPE: capacity_type,
+        pool.pool_label_key: pool.name,
+    })
+    if region:
+        labels[L.REGION] = region
+    if pool.auto_mode:
+        labels[L.COMPUTE_TYPE] = "auto"
+    if pool.node_class_ref is not None and not pool.auto_mode and pool.kind == "NodePool":
+        labels[L.EC2NODECLASS] = pool.node_class_ref.name
+    labels.update(pool.labels)
+    labels.update(variant)
+    return labels
 
 
 def room_for_pods(allocatable: Resources, overhead: Resources) -> Resources:
@@ -434,7 +436,7 @@ class OptionTable:
         return self._mask("present", key, lambda: self.labels(key)[0] >= 0)
 
     def within_limits(self, remaining: Resources) -> BoolArray:
-        """Rows whose capacity fits the limits left (`fits_limits`)."""
+        """Rows whose capacity fits the limits left (`constraints/pool_headroom.capacity_fits`)."""
         items = tuple(remaining.items())
 
         def build() -> BoolArray:
@@ -550,26 +552,6 @@ def check_pool(template: PodTemplate, pool: NodePool, options: Sequence[LaunchOp
         fitting = within
     return PoolVerdict(pool, True, options=table.shared_rows(fitting), prefer_no_schedule=bool(bad), rows=fitting,
                        table=table)
-
-
-def fits_limits(capacity: Resources, remaining: Resources) -> bool:
-    """Only resources named in the limits are limited."""
-    return all(capacity.get(k) <= v for k, v in remaining.items())
-
-
-def limits_remaining(pool: NodePool, nodes: Sequence[ExistingNode]) -> tuple[Resources | None, int | None]:
-    """What the pool may still launch: limits minus capacity of nodes it already owns."""
-    used = Resources()
-    count = 0
-    for node in nodes:
-        if node.labels.get(pool.pool_label_key) == pool.name:
-            used = used + (node.capacity if len(node.capacity) else node.allocatable)
-            count += 1
-    remaining = None
-    if pool.limits is not None:
-        remaining = LimitVector({k: v - used.get(k) for k, v in pool.limits.items()})
-    nodes_left = None if pool.node_limit is None else pool.node_limit - count
-    return remaining, nodes_left
 
 
 def instance_type_failure(template: PodTemplate, pool: NodePool, pool_options: Sequence[LaunchOption],

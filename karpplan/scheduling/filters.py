@@ -9,7 +9,6 @@ topology spread and inter-pod affinity also depend on the rest of the plan and l
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from karpplan.constraints.host_ports import HOST_PORTS as _HOST_PORTS_KIND
 from karpplan.constraints.inter_pod_affinity import INTER_POD_AFFINITY as _INTER_POD_AFFINITY
@@ -18,10 +17,9 @@ from karpplan.constraints.registry import STATIC_FILTERS
 from karpplan.constraints.resources import RESOURCES as _RESOURCES
 from karpplan.constraints.taints import TAINTS as _TAINTS
 from karpplan.constraints.topology_spread import TOPOLOGY_SPREAD as _TOPOLOGY_SPREAD
-from karpplan.model.nodes import ExistingNode
-from karpplan.model.pods import HostPort, Pod, PodTemplate
-from karpplan.model.resources import Resources
+from karpplan.model.pods import PodTemplate
 from karpplan.model.taints import SCHEDULING_EFFECTS, Taint, Toleration, untolerated
+from karpplan.scheduling.existing_nodes import ExistingNodeInfo
 
 UNSCHEDULABLE = _TAINTS.reason("unschedulable")
 NODE_AFFINITY = _NODE_AFFINITY_KIND.reason("mismatch")
@@ -40,20 +38,6 @@ def untolerated_taint_reason(taint: Taint) -> str:
 
 def insufficient(resource: str) -> str:
     return _RESOURCES.insufficient(resource)
-
-
-@dataclass
-class ExistingNodeInfo:
-    """An existing node with what is already on it."""
-
-    node: ExistingNode
-    bound: list[Pod] = field(default_factory=list)
-    used: Resources = Resources()  # requests of bound pods + DaemonSet pods still to come
-    host_ports: list[HostPort] = field(default_factory=list)
-
-    @property
-    def free(self) -> Resources:
-        return self.node.allocatable - self.used
 
 
 def static_reasons(template: PodTemplate, info: ExistingNodeInfo) -> list[str]:

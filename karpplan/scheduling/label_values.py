@@ -8,18 +8,33 @@ share a handful of combinations, and a pool's selector is checked against each o
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
 from karpplan.model.selectors import NodeAffinity
 
-if TYPE_CHECKING:
-    from karpplan.scheduling.candidates import OptionTable
+
+class _Labelled(Protocol):
+    @property
+    def labels(self) -> Mapping[str, str]: ...
 
 
-def by_label_values(table: OptionTable, affinity: NodeAffinity) -> npt.NDArray[np.bool_]:
+class LabelColumns(Protocol):
+    """What the mask reads of the option table (`candidates.OptionTable`): its rows and a label column."""
+
+    @property
+    def size(self) -> int: ...
+
+    @property
+    def options(self) -> Sequence[_Labelled]: ...
+
+    def labels(self, key: str) -> tuple[npt.NDArray[np.int32], list[str], dict[str, int]]: ...
+
+
+def by_label_values(table: LabelColumns, affinity: NodeAffinity) -> npt.NDArray[np.bool_]:
     """`affinity.matches(option.labels)` for every row of `table`."""
     keys = sorted(set(affinity.node_selector).union(*(t.requirements for t in affinity.required or ())))
     if not keys:

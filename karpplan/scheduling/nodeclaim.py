@@ -19,7 +19,7 @@ from karpplan.model.pods import HostPort, Pod
 from karpplan.model.pools import NodePool
 from karpplan.model.resources import EMPTY, Resources
 from karpplan.scheduling.candidates import BoolArray, IndexArray, LaunchOption, OptionTable
-from karpplan.scheduling.filters import ExistingNodeInfo
+from karpplan.scheduling.existing_nodes import ExistingNodeInfo
 from karpplan.scheduling.option_masks import OptionMasks
 from karpplan.scheduling.preferences import Attempt
 from karpplan.scheduling.problem import GroupInfo

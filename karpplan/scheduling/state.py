@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from karpplan.constraints.port_conflicts import ports_clash
+from karpplan.constraints.spread_counts import admits, node_cap
 from karpplan.constraints.topology_spread import TOPOLOGY_SPREAD
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.pods import Pod, PodTemplate
@@ -159,7 +161,7 @@ class PlacementState:
             if narrowed is None:
                 return None, "exceeds node resources"
             rows = narrowed
-        if pod_template.host_ports and any(p.conflicts(q) for p in pod_template.host_ports for q in slot.host_ports):
+        if ports_clash(pod_template.host_ports, slot.host_ports):
             return None, HOST_PORTS
         for rule in self.counts.rules_for(pod_template, attempt):
             spread = self._check_spread(rule, slot, rows, attempt)
@@ -206,10 +208,8 @@ class PlacementState:
                        else f"{rule.key} Exists")
         node_values = sorted(slot.values(rule.key))
         node_domains = f"{rule.key} In [{' '.join(node_values)}]" if node_values else f"{rule.key} DoesNotExist"
-        text = TOPOLOGY_SPREAD.reason(
-            "unsatisfiable", key=rule.key, counts=rule.describe_counts(counts, domains), pod_domains=pod_domains,
-            node_domains=node_domains, max_skew=rule.max_skew, minimum=self.counts.spread_min(rule, attempt),
-            min_domains=f", minDomains {rule.min_domains}" if rule.constraint.min_domains else "")
+        text = TOPOLOGY_SPREAD.unsatisfiable(rule, rule.describe_counts(counts, domains), pod_domains, node_domains,
+                                             self.counts.spread_min(rule, attempt))
         return text + self._fargate_domain_note(rule, counts, attempt)
 
     def _fargate_domain_note(self, rule: SpreadRule, counts: Counter[str], attempt: Attempt | None) -> str:
@@ -236,10 +236,10 @@ class PlacementState:
             pod_values = self.requirements.pod_values(rule, attempt)
             if pod_values is not None and domain not in pod_values:
                 return None
-            return rows if counts.get(domain, 0) + own - self.counts.spread_min(rule, attempt) <= rule.max_skew else None
+            return rows if admits(rule, counts.get(domain, 0) + own, self.counts.spread_min(rule, attempt)) else None
         if rule.hostname:
             # Karpenter: a new node is always a fresh domain, so the global minimum is 0.
-            if counts.get(slot.name, 0) + own > rule.max_skew:
+            if counts.get(slot.name, 0) + own > node_cap(rule):
                 return None
             mask_id = self.masks.rule_mask_id(rule)
             if not self.masks.mask_everywhere(mask_id):
@@ -257,7 +257,7 @@ class PlacementState:
         for code in domain_codes:
             value = names[code]
             count = counts.get(value, 0)
-            if count + own - minimum <= rule.max_skew:
+            if admits(rule, count + own, minimum):
                 allowed[value] = count
         if not allowed:
             return None

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import count
 
+from karpplan.constraints.spread_counts import policies_count
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import Pod, PodAffinityTerm, PodTemplate, TopologySpreadConstraint
@@ -83,9 +84,7 @@ class SpreadRule:
 
     def option_counts(self, option: LaunchOption) -> bool:
         """Is a new node of this option an eligible domain (inclusion policies)?"""
-        if self.constraint.honors_taints and untolerated(self.owner.tolerations, option.taints, SCHEDULING_EFFECTS):
-            return False
-        if self.constraint.honors_affinity and not self.owner.affinity.matches(option.labels):
+        if not policies_count(self.constraint, self.owner, option.labels, option.taints):
             return False
         return self.key in option.labels or self.hostname
 
@@ -187,9 +186,7 @@ def _eligible_existing(template: PodTemplate, constraint: TopologySpreadConstrai
         # kube-scheduler: the node must carry every topology key of the pod's hard constraints.
         if any(k not in node.labels and k != HOSTNAME for k in keys):
             continue
-        if constraint.honors_affinity and not template.affinity.matches(node.labels, node.name):
-            continue
-        if constraint.honors_taints and untolerated(template.tolerations, node.taints, SCHEDULING_EFFECTS):
+        if not policies_count(constraint, template, node.labels, node.taints, node.name):
             continue
         value = node.domain(constraint.topology_key)
         if value is not None:

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from itertools import count
 
+from karpplan.constraints.spread_counts import domain_minimum, node_cap
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.pods import PodTemplate
 from karpplan.model.requirements import Requirements
@@ -59,7 +60,6 @@ class TopologyCounts:
         self.masks = masks
         self.requirements = requirements
         self.slots = slots  # the plan's nodes (shared with the state, which adds to it)
-        topo = problem.topology
         self._uids = count()
         self._static_domains: dict[int, list[str]] = {}
         self._attempt_domains: dict[tuple[int, frozenset[str] | None], list[str]] = {}
@@ -70,36 +70,51 @@ class TopologyCounts:
         self._interned: dict[Hashable, int] = {}
         self._term_reps: dict[int, AffinityTerm] = {}
         self._term_matches: dict[tuple[int, int], bool] = {}
+        shared: dict[Hashable, DomainCounts] = {}  # counts of equal rules and terms, by what makes them equal
+        spread = self._spread_counts(shared)
+        affinity_record, anti_record = self._term_counts(shared)
+        self._blocking_counts()
+        self._records(spread, affinity_record, anti_record)
 
-        all_spread = [r for rules in topo.spread.values() for r in rules]
+    def _spread_counts(self, shared: dict[Hashable, DomainCounts]
+                       ) -> tuple[list[SpreadRule], list[int], dict[int, SpreadRule]]:
+        """One `DomainCounts` per distinct spread rule (same pods, domains and start): every rule, its id
+        (equal ids count the same pods), one rule per id."""
+        all_spread = [r for rules in self.problem.topology.spread.values() for r in rules]
         spread_ids: list[int] = []
         spread_reps: dict[int, SpreadRule] = {}  # one rule per id: equal ids count the same pods
         interned: dict[Hashable, int] = {}
-        shared: dict[Hashable, DomainCounts] = {}
         self.spread: dict[int, DomainCounts] = {}  # rule uid -> counts
         for r in all_spread:
             sid = interned.setdefault(_spread_key(r), len(interned))
             spread_ids.append(sid)
             spread_reps.setdefault(sid, r)
-            key: Hashable = ("spread", sid, r.key, masks.rule_mask_id(r), frozenset(r.existing_domains.items()),
+            key: Hashable = ("spread", sid, r.key, self.masks.rule_mask_id(r), frozenset(r.existing_domains.items()),
                              frozenset(r.base_counts.items()))
             counts = shared.get(key)
             if counts is None:
                 counts = shared[key] = DomainCounts(next(self._uids), r.base_counts)
             self.spread[r.uid] = counts
+        return all_spread, spread_ids, spread_reps
+
+    def _term_counts(self, shared: dict[Hashable, DomainCounts]
+                     ) -> tuple[dict[tuple[int, ...], list[tuple[str, DomainCounts]]],
+                                dict[int, list[tuple[str, DomainCounts]]]]:
+        """Counts per (anti-)affinity term, preferred or not (Karpenter keeps a topology group for every term
+        and counts every pod it selects); per term ids, the distinct (key, counts) a matching pod is
+        recorded in."""
+        topo = self.problem.topology
         self.affinity: dict[tuple[int, int], DomainCounts] = {}  # (rule uid, term index) -> counts
         self.anti: dict[tuple[int, int], DomainCounts] = {}
-        # Per term ids: the distinct (key, counts) a matching pod is recorded in.
         affinity_record: dict[tuple[int, ...], list[tuple[str, DomainCounts]]] = {}
         anti_record: dict[int, list[tuple[str, DomainCounts]]] = {}
         preferred_affinity = [r for rules in topo.preferred_affinity.values() for r in rules]
         preferred_anti = [r for rules in topo.preferred_anti.values() for r in rules]
-        # Karpenter keeps a topology group for every term, preferred or not, and counts every pod it selects.
         for rule in [*topo.affinity.values(), *preferred_affinity]:
             tids = tuple(self._term_id(t) for t in rule.terms)
             record = affinity_record.setdefault(tids, [])
             for i, c in enumerate(rule.existing):
-                key = ("affinity", tids, i, frozenset(c.items()))
+                key: Hashable = ("affinity", tids, i, frozenset(c.items()))
                 counts = shared.get(key)
                 if counts is None:
                     counts = shared[key] = DomainCounts(next(self._uids), c)
@@ -114,7 +129,11 @@ class TopologyCounts:
                     counts = shared[key] = DomainCounts(next(self._uids), c)
                     anti_record.setdefault(tid, []).append((rule.terms[i].key, counts))
                 self.anti[(rule.uid, i)] = counts
-        # Inverse anti-affinity: terms of bound or placed pods, with the domains they hold.
+        return affinity_record, anti_record
+
+    def _blocking_counts(self) -> None:
+        """Inverse anti-affinity: terms of bound or placed pods, with the domains they hold."""
+        topo = self.problem.topology
         self.blocking: list[tuple[AffinityTerm, Counter[str]]] = []
         for term, value in topo.existing_anti:
             self.blocking.append((term, Counter({value: 1})))
@@ -128,13 +147,18 @@ class TopologyCounts:
         # Per template: how many merged blocking terms were checked, and the ids of those matching it.
         self._blocking_for: dict[int, tuple[int, list[int]]] = {}
 
-        # What a pod of each group is recorded in.
+    def _records(self, spread: tuple[list[SpreadRule], list[int], dict[int, SpreadRule]],
+                 affinity_record: dict[tuple[int, ...], list[tuple[str, DomainCounts]]],
+                 anti_record: dict[int, list[tuple[str, DomainCounts]]]) -> None:
+        """What a pod of each group is recorded in: the spread rules it raises, the affinity and anti-affinity
+        counts of the terms it matches. Selectors are indexed by the labels they require, so a template is
+        tested only against the rules and terms that may select it (10,000 Deployments spreading over their
+        own labels are 10,000 selectors)."""
+        all_spread, spread_ids, spread_reps = spread
         self._raises: dict[int, list[SpreadRule]] = {}
         self._raised: dict[int, list[tuple[SpreadRule, list[DomainCounts]]]] = {}
         self._affinity_record: dict[int, list[tuple[str, DomainCounts]]] = {}
         self._anti_record: dict[int, list[tuple[str, DomainCounts]]] = {}
-        # Selectors indexed by the labels they require, so a template is tested only against the rules and
-        # terms that may select it (10,000 Deployments spreading over their own labels are 10,000 selectors).
         spread_index: SelectorIndex[int] = SelectorIndex()
         for sid, r in spread_reps.items():
             spread_index.add(sid, r.owner.namespace, r.selector)
@@ -152,7 +176,7 @@ class TopologyCounts:
                 records_of_tid.setdefault(tid, []).append(tids)
         record_order = {tids: i for i, tids in enumerate(affinity_record)}
         anti_order = {tid: i for i, tid in enumerate(anti_record)}
-        for group_info in problem.groups:
+        for group_info in self.problem.groups:
             pod_template = group_info.template
             namespace, labels = pod_template.namespace, pod_template.labels
             raised = sorted(sid for sid in spread_index.candidates(namespace, labels)
@@ -249,9 +273,7 @@ class TopologyCounts:
             domains = [s.name for s in self.slots if self.slot_counts_for(rule, s)]
         else:
             domains = self.domains(rule, self.requirements.pod_values(rule, attempt))
-        if len(domains) < rule.min_domains or not domains:
-            return 0
-        return min(counts.get(d, 0) for d in domains)
+        return domain_minimum(rule, counts, domains)
 
     def opens(self, rule: AffinityRule, i: int, strict: Sequence[Requirements]) -> bool:
         """May a pod with these strict requirements (ORed) open a domain for term `i` of the rule?
@@ -303,7 +325,7 @@ class TopologyCounts:
         blocks: dict[tuple[int, int], set[str]] = {}  # (counts uid, limit) -> the domains over it
         for rule in self.rules_for(pod_template, attempt):
             if rule.hostname:
-                counts, limit = self.spread[rule.uid], rule.max_skew - (1 if rule.self_match else 0)
+                counts, limit = self.spread[rule.uid], node_cap(rule) - (1 if rule.self_match else 0)
                 blocks.setdefault((counts.uid, limit), counts.over(limit))
         anti = self.problem.topology.anti_affinity.get(id(pod_template))
         for anti_rule in attempt.pod_anti_affinity if anti is None else (anti, *attempt.pod_anti_affinity):

@@ -73,7 +73,7 @@ The package, one concept per module:
 * `generation.py`: column generation and the certified bound;
 * `lower_bound.py`: `pattern_lower_bound`, the entry point;
 * `mix.py`: the LP's own plan (the master's columns and their values), which `engines/lp_rounding.py` rounds;
-* `zones.py`, `zone_lp.py`: the zone-indexed configuration LP (classes per zone, the zonal rules as linking
+* `zone_instance.py`, `zone_lp.py`: the zone-indexed configuration LP (classes per zone, the zonal rules as linking
   rows) and `zone_lower_bound`, its certified bound, built on the same pricing code.
 """
 

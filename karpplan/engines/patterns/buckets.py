@@ -93,6 +93,14 @@ def shared_buckets(inst: Instance, free: FloatArray, allowed: BoolArray, existin
             out.append(_new_bucket(rows, free, allowed, existing, gcds, dims, grids,
                                    np.zeros(len(rows), dtype=np.int64)))
             start = end
+    out.extend(_stacked_buckets(large, free, allowed, existing, gcds, first, loose, profile))
+    return out
+
+
+def _stacked_buckets(large: IntArray, free: FloatArray, allowed: BoolArray, existing: bool, gcds: list[int],
+                     first: int, loose: BoolArray, profile: IntArray) -> list[Bucket]:
+    """Large shapes stacked in runs of similar size (within STACK of the run's first) over the first dimension."""
+    out: list[Bucket] = []
     ordered = large[np.argsort(free[large, first], kind="stable")].tolist()
     start = 0
     while start < len(ordered):

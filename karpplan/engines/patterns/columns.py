@@ -4,12 +4,12 @@ pods of a cap set) repaired into a real pattern of a shape, then filled greedily
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from karpplan.engines.patterns.caps import NodeCaps
-from karpplan.engines.patterns.instance import TOL, BoolArray, FloatArray, Instance
+from karpplan.engines.patterns.instance import TOL, BoolArray, FloatArray, Instance, IntArray
 
 
 class ColumnRepair:
@@ -62,9 +62,17 @@ class ColumnRepair:
                     break
                 n = min(out[c], math.ceil(-left[d_worst] / rows[c][d_worst]))
                 self._drop(out, c, n, left, cap_left, class_caps)
+        self._fill(out, left, cap_left, room, allowed, pi, caps, class_caps)
+        return out
+
+    def _fill(self, out: dict[int, int], left: list[float], cap_left: dict[int, int], room: FloatArray,
+              allowed: BoolArray, pi: FloatArray, caps: Sequence[tuple[IntArray, int]],
+              class_caps: Sequence[Sequence[int]]) -> None:
+        """The room left in `out` filled greedily: classes by value per room, most first, within demand and caps."""
+        rows, demand, n_dims = self.req_rows, self.demand_int, len(room)
         cand = np.nonzero(allowed & (pi > TOL))[0]
         if not len(cand):
-            return out
+            return
         safe = np.where(room > 0, room, 1.0)
         req = self.inst.req
         size = (req[cand] / safe).max(axis=1)
@@ -92,7 +100,6 @@ class ColumnRepair:
                 left[d] -= n * r[d]
             for s in class_caps[c]:
                 cap_left[s] = cap_left.get(s, caps[s][1]) - n
-        return out
 
     def _drop(self, out: dict[int, int], c: int, n: int, left: list[float], cap_left: dict[int, int],
               class_caps: list[list[int]]) -> None:

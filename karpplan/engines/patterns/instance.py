@@ -51,10 +51,16 @@ def caps_and_dims(problem: Problem, groups: Sequence[GroupInfo]
     return caps, caps_of, dims
 
 
-def pod_classes(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping[int, int]) -> Instance | None:
-    caps, caps_of, dims = caps_and_dims(problem, groups)
+_ClassKey = tuple[frozenset[int], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+
+
+def _classes(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping[int, int],
+             caps_of: Mapping[int, Sequence[int]], dims: Sequence[str]
+             ) -> tuple[list[_ClassKey], list[int], dict[int, int]]:
+    """Pod classes: groups with the same options, existing nodes, cap sets and requests are one class. Each
+    class's key and demand, and each group's class."""
     index: dict[tuple[object, ...], int] = {}
-    keys: list[tuple[frozenset[int], tuple[int, ...], tuple[int, ...], tuple[int, ...]]] = []
+    keys: list[_ClassKey] = []
     amounts: list[int] = []
     class_of: dict[int, int] = {}
     for g in groups:
@@ -67,6 +73,28 @@ def pod_classes(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping[i
             amounts.append(0)
         amounts[i] += demand[g.index]
         class_of[g.index] = i
+    return keys, amounts, class_of
+
+
+def _old_shapes(problem: Problem, keys: Sequence[_ClassKey], req: FloatArray, keep: BoolArray, dims: Sequence[str]
+                ) -> dict[tuple[tuple[float, ...], tuple[int, ...]], int]:
+    """Existing nodes as shapes: (room, the kept classes that fit) -> how many nodes."""
+    users: dict[int, list[int]] = defaultdict(list)
+    for ci, key in enumerate(keys):
+        for e in key[1]:
+            users[e].append(ci)
+    old: dict[tuple[tuple[float, ...], tuple[int, ...]], int] = defaultdict(int)
+    for e, who in users.items():
+        room = tuple(float(max(problem.existing[e].free.get(d), 0)) for d in dims)
+        ok = tuple(c for c in who if keep[c] and all(r <= f for r, f in zip(req[c], room, strict=True)))
+        if ok:
+            old[(room, ok)] += 1
+    return old
+
+
+def pod_classes(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping[int, int]) -> Instance | None:
+    caps, caps_of, dims = caps_and_dims(problem, groups)
+    keys, amounts, class_of = _classes(problem, groups, demand, caps_of, dims)
     n_classes = len(keys)
     req = np.array([k[3] for k in keys], dtype=np.float64).reshape(n_classes, len(dims))
     # New-node options: one row per option any class may use.
@@ -83,17 +111,7 @@ def pod_classes(problem: Problem, groups: Sequence[GroupInfo], demand: Mapping[i
     # A class that fits an option of price 0 costs nothing: unbounded free nodes hold it.
     free_classes = np.asarray(may[opt_price <= 0].any(axis=0), dtype=np.bool_)
     keep = np.logical_not(free_classes)
-    # Existing nodes.
-    users: dict[int, list[int]] = defaultdict(list)
-    for ci, key in enumerate(keys):
-        for e in key[1]:
-            users[e].append(ci)
-    old: dict[tuple[tuple[float, ...], tuple[int, ...]], int] = defaultdict(int)
-    for e, who in users.items():
-        room = tuple(float(max(problem.existing[e].free.get(d), 0)) for d in dims)
-        ok = tuple(c for c in who if keep[c] and all(r <= f for r, f in zip(req[c], room, strict=True)))
-        if ok:
-            old[(room, ok)] += 1
+    old = _old_shapes(problem, keys, req, keep, dims)
     kept = np.nonzero(keep)[0]
     remap = np.full(n_classes, -1, dtype=np.int64)
     remap[kept] = np.arange(len(kept))

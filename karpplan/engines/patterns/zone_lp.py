@@ -1,5 +1,5 @@
 """The zone-indexed configuration LP bound: the configuration LP of the package with pod classes split by
-zone, patterns per (shape, zone), and the zonal rules as linking rows (`zones.py`), by column generation.
+zone, patterns per (shape, zone), and the zonal rules as linking rows (`zone_instance.py`), by column generation.
 
     min sum_p price_p y_p   s.t.  sum_p A[r, p] y_p + sum_s B[r, s] m_s >= b_r  (every row r),
                                   y_p <= count_e (patterns of existing node shape e), y, m >= 0
@@ -35,7 +35,7 @@ from karpplan.engines.patterns.driver import GAP, BoundRun, ColumnGeneration, ma
 from karpplan.engines.patterns.instance import TOL, FloatArray
 from karpplan.engines.patterns.master import GlopMaster, dual_guess
 from karpplan.engines.patterns.tables import Stage, backtrack
-from karpplan.engines.patterns.zones import ZoneInstance, interchangeable, zone_instance
+from karpplan.engines.patterns.zone_instance import ZoneInstance, interchangeable, zone_instance
 from karpplan.scheduling.problem import Problem
 
 SIZE_LIMIT = 150_000  # zone classes x new shapes beyond which the LP is not tried (see `zone_lower_bound`)
@@ -327,7 +327,7 @@ def zone_lower_bound(problem: Problem, required: Mapping[int, int] | None = None
     (default: every pod of every group that may go somewhere), from the zone-indexed configuration LP. None
     when it does not apply (no hard zone-spread rule, a group only partly required, a free option), when it
     provably equals the global configuration LP (interchangeable zones and enough nodes forced: see
-    `zones.py`), when it is too large to converge in a bound's reserve (more than SIZE_LIMIT zone classes x
+    `zone_instance.py`), when it is too large to converge in a bound's reserve (more than SIZE_LIMIT zone classes x
     shapes: on the aws 100-pod row, 279k, its master was still above the global LP's, 2.6850 against 2.6717,
     after 40 modelled seconds, and its certified bound below the global one), or when no valid bound was found in time; `force` computes it in the last two cases. time_limit is in
     modelled seconds on `clock`, as in `pattern_lower_bound`; floor: the best bound the caller has (the search

@@ -168,8 +168,8 @@ class Repacker:
         """Keep a pool's original nodes when the re-packed ones would overrun a limit the original kept."""
         pools = {o.pool.name for nodes in original.values() for n in nodes if (o := n.option) is not None}
         for pool in pools:
-            remaining, nodes_left = self.problem.limits[pool]
-            if remaining is None and nodes_left is None:
+            headroom = self.problem.headroom[pool]
+            if not headroom.limited:
                 continue
 
             def usage(which: dict[BucketKey, list[SolvedNode]], pool: str = pool) -> tuple[int, dict[str, int]]:
@@ -184,10 +184,9 @@ class Repacker:
 
             count, totals = usage(chosen)
             old_count, old_totals = usage(original)
-            over = nodes_left is not None and count > nodes_left and count > old_count
-            if remaining is not None:
-                over = over or any(totals.get(k, 0) > left and totals.get(k, 0) > old_totals.get(k, 0)
-                                   for k, left in remaining.items())
+            # Past a limit, and further past it than the original plan went.
+            before = headroom.excess(old_totals, old_count)
+            over = any(v > before[k] for k, v in headroom.excess(totals, count).items())
             if over:
                 for key in chosen:
                     if key[0] == pool:

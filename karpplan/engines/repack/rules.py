@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from karpplan.constraints.port_conflicts import ports_clash
+from karpplan.constraints.spread_counts import node_cap
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.pods import HostPort
 from karpplan.model.selectors import SelectorIndex
@@ -14,8 +16,19 @@ from karpplan.scheduling.problem import Problem
 from karpplan.scheduling.topology import SpreadRule
 
 if TYPE_CHECKING:
-    from karpplan.engines.repack.bins import Bin
+    from collections import Counter
 
+
+
+class RuleCounts(Protocol):
+    """What the rulebook reads and records of a node (`bins.Bin`): per rule id, the matching pods it holds
+    and whether pods owning the rule are there; the host ports taken."""
+
+    spread_count: Counter[int]
+    spread_owned: set[int]
+    anti_count: Counter[int]
+    anti_owned: set[int]
+    ports: list[HostPort]
 
 @dataclass(frozen=True)
 class GroupRules:
@@ -71,25 +84,25 @@ class Rulebook:
                                      if t.matches(pod_template.namespace, pod_template.labels, ns_labels))
             self.by_group[g.index] = GroupRules(owned, matches, anti_owned, anti_matches, tuple(pod_template.host_ports),
                                                 g.index in affine_owners or g.index in affine_matched)
-        self.max_skew = [r.max_skew for r in spread]
+        self.node_cap = [node_cap(r) for r in spread]  # hostname spreads: the most matching pods per node
 
-    def accepts(self, node: Bin, rules: GroupRules) -> bool:
+    def accepts(self, node: RuleCounts, rules: GroupRules) -> bool:
         """May one more pod with these rules join the node (final counts, both directions)?"""
         for rid in rules.spread_owned:
-            if node.spread_count[rid] + (1 if rid in rules.spread_matches else 0) > self.max_skew[rid]:
+            if node.spread_count[rid] + (1 if rid in rules.spread_matches else 0) > self.node_cap[rid]:
                 return False
         for rid in rules.spread_matches:
-            if rid in node.spread_owned and node.spread_count[rid] + 1 > self.max_skew[rid]:
+            if rid in node.spread_owned and node.spread_count[rid] + 1 > self.node_cap[rid]:
                 return False
         for tid in rules.anti_owned:
             if node.anti_count[tid]:
                 return False
         if rules.anti_matches and not rules.anti_matches.isdisjoint(node.anti_owned):
             return False
-        return not (rules.host_ports and any(p.conflicts(q) for p in rules.host_ports for q in node.ports))
+        return not ports_clash(rules.host_ports, node.ports)
 
     @staticmethod
-    def record(node: Bin, rules: GroupRules) -> None:
+    def record(node: RuleCounts, rules: GroupRules) -> None:
         node.spread_owned.update(rules.spread_owned)
         for rid in rules.spread_matches:
             node.spread_count[rid] += 1

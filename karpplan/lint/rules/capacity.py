@@ -15,7 +15,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from karpplan.engines.karpenter import solve_karpenter
+from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.inputs.loader import Document
 from karpplan.lint.context import LintContext, object_name, pod_spec_path
 from karpplan.lint.core import Hit, Severity, lint_rule
@@ -211,7 +211,7 @@ def _placed(problem: SchedulingProblem, group_info: GroupInfo, scaled: frozenset
 def _limits_text(pools: Sequence[NodePool], problem: SchedulingProblem) -> str:
     parts = []
     for pool in pools:
-        remaining, nodes_left = problem.limits[pool.name]
+        remaining, nodes_left = problem.headroom[pool.name]
         limits = []
         if nodes_left is not None:
             limits.append(f"nodes: {nodes_left}")
@@ -289,7 +289,7 @@ def _may_cap(problem: SchedulingProblem, group_info: GroupInfo, rules: Sequence[
     for verdict in group_info.verdicts:
         if not verdict.ok:
             continue
-        remaining, nodes_left = problem.limits[verdict.pool.name]
+        remaining, nodes_left = problem.headroom[verdict.pool.name]
         if nodes_left is not None and nodes_left < group_info.size:
             return True
         if remaining is not None:
@@ -420,7 +420,7 @@ def POOL_LIMITS_TOO_SMALL(ctx: LintContext) -> Iterator[Hit]:
     docs = {(d.origin.file, d.origin.line): d for d in ctx.documents}
     for pool in problem.pools:
         groups = only.get(pool.name)
-        remaining, nodes_left = problem.limits[pool.name]
+        remaining, nodes_left = problem.headroom[pool.name]
         if not groups or (remaining is None and nodes_left is None):
             continue
         demand = Resources()

@@ -25,13 +25,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
 from karpplan.constraints.registry import REGISTRY
 from karpplan.constraints.resources import floor_fit
-from karpplan.engines.decoder import Decoder
+from karpplan.engines.cpsat.decoder import Decoder, ModelValues
 from karpplan.engines.effort import (
     WHOLE_MODEL_DETERMINISTIC_PER_SECOND,
     WorkClock,
@@ -48,15 +47,6 @@ MAX_MODEL_VARIABLES = 40_000  # placement variables beyond which the whole-plan 
 LinearExpr = cp_model.LinearExpr
 
 
-@dataclass
-class ModelValues:
-    """A CP-SAT solution's counts: pods per (group, existing node) `x`, per (group, option) `y`, nodes per
-    option `n`, pods left out per group `u`."""
-
-    x: dict[tuple[int, int], int]
-    y: dict[tuple[int, int], int]
-    n: dict[int, int]
-    u: dict[int, int]
 
 
 class OptimalModel:
@@ -96,7 +86,7 @@ class OptimalModel:
             classes[(o.pool.name, o.zone, o.capacity_type, label_key, tiers)].append(o)
         kept: list[LaunchOption] = []
         for members in classes.values():
-            limited = self.problem.limits[members[0].pool.name][0]
+            limited = self.problem.headroom[members[0].pool.name].resources
             limited_keys = list(limited) if limited is not None else []
             members.sort(key=lambda o: (o.price, o.instance_type.name))
             front: list[LaunchOption] = []

@@ -24,11 +24,12 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 
+from karpplan.constraints.pool_headroom import Headroom, capacity_fits
 from karpplan.engines.karpenter_batches import Launched, PoolLedger, RecountWatch, relaunch
 from karpplan.engines.result import Solution, SolvedNode, node_name
 from karpplan.model.pods import Pod
-from karpplan.model.resources import LimitVector, Resources
-from karpplan.scheduling.candidates import BoolArray, IndexArray, LaunchOption, PoolVerdict, fits_limits
+from karpplan.model.resources import Resources
+from karpplan.scheduling.candidates import BoolArray, IndexArray, LaunchOption, PoolVerdict
 from karpplan.scheduling.nodeclaim import PlannedNode
 from karpplan.scheduling.preferences import Attempt, template_attempts
 from karpplan.scheduling.problem import GroupInfo, Problem
@@ -154,9 +155,8 @@ class KarpenterSimulation:
                     self._watch.placed_on(slot)
                     if remaining is not None and not self.exact_limits:
                         # Karpenter's subtractMax: charge the largest candidate's capacity.
-                        self.remaining[pool.name] = LimitVector({
-                            k: v - state.capacity_max(slot, k) for k, v in remaining.items()
-                        })
+                        self.remaining[pool.name] = Headroom(remaining, None).charged(
+                            {k: state.capacity_max(slot, k) for k in remaining}, 0).resources
                     return True
         return False
 
@@ -232,13 +232,13 @@ class KarpenterSimulation:
     def _left_after_claims(self, pool: str, remaining: Resources, skip: PlannedNode | None,
                            decided: dict[int, LaunchOption] | None = None) -> Resources:
         """Limits left once every other claim of the pool is charged (its decided or smallest option)."""
-        left = dict(remaining.items())
+        used = Resources()
         for claim in self.claims:
             if claim.pool is not None and claim.pool.name == pool and claim is not skip and claim.members:
-                charged = (decided or {}).get(id(claim)) or self._smallest(claim)
-                for key in left:
-                    left[key] -= charged.capacity.get(key)
-        return LimitVector(left)
+                used = used + ((decided or {}).get(id(claim)) or self._smallest(claim)).capacity
+        left = Headroom(remaining, None).charged(used, 0).resources
+        assert left is not None
+        return left
 
     def _add_to_claim(self, group_info: GroupInfo, pod: Pod, slot: PlannedNode, attempt: Attempt) -> bool:
         """Add the pod to an open claim the caller screened (see `place`)."""
@@ -331,7 +331,7 @@ class KarpenterSimulation:
         if remaining is None:
             return cheapest
         left = self._left_after_claims(slot.pool.name, remaining, slot, decided)
-        return cheapest if fits_limits(cheapest.capacity, left) else self._smallest(slot)
+        return cheapest if capacity_fits(cheapest.capacity, left) else self._smallest(slot)
 
     def solution(self, unplaced: list[tuple[GroupInfo, Pod]], seconds: float) -> Solution:
         nodes: list[SolvedNode] = []
@@ -340,7 +340,7 @@ class KarpenterSimulation:
         for ordinal, item in enumerate(self.launched, start=1):
             nodes.append(SolvedNode(node_name(item.option, ordinal), None, item.option, list(item.slot.members)))
         over = any(left is not None and self.ledger.launched(pool.name) > left
-                   for pool in self.problem.pools for left in (self.problem.limits[pool.name][1],))
+                   for pool in self.problem.pools for left in (self.problem.headroom[pool.name].nodes,))
         notes: list[str] = []
         if over:
             notes.append("Karpenter checks limits.nodes only against nodes that existed when a provisioning batch "

@@ -4,25 +4,44 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from karpplan.engines.result import SolvedNode, node_name
+from karpplan.constraints.pool_headroom import Headroom
+from karpplan.constraints.port_conflicts import ports_clash
+from karpplan.constraints.spread_counts import node_cap
+from karpplan.constraints.view import node_views
+from karpplan.engines.result import Solution, SolvedNode, node_name
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.pods import Pod
+from karpplan.model.resources import Resources
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.nodeclaim import PlannedNode
 from karpplan.scheduling.problem import GroupInfo, Problem
 from karpplan.scheduling.state import PlacementState
+from karpplan.verify import verify
 
 if TYPE_CHECKING:
-    from karpplan.engines.optimal import ModelValues, OptimalModel
+    from karpplan.constraints.base import CountsModel
     from karpplan.engines.result import Solution
+
+
+
+@dataclass
+class ModelValues:
+    """A CP-SAT solution's counts: pods per (group, existing node) `x`, per (group, option) `y`, nodes per
+    option `n`, pods left out per group `u`."""
+
+    x: dict[tuple[int, int], int]
+    y: dict[tuple[int, int], int]
+    n: dict[int, int]
+    u: dict[int, int]
 
 
 class Decoder:
     """Turns counts into nodes: existing placements as given, each option's pods packed into its nodes."""
 
-    def __init__(self, problem: Problem, model: OptimalModel, values: ModelValues) -> None:
+    def __init__(self, problem: Problem, model: CountsModel, values: ModelValues) -> None:
         self.problem = problem
         self.model = model
         self.values = values
@@ -30,22 +49,18 @@ class Decoder:
         self.extra_nodes = 0
         self.dropped = 0  # pods the model placed that whole-pod packing could not
         # What each pool's limits leave for nodes beyond the model's counts: the model keeps its counts
-        # within the limits (existing nodes of the pool counted in `Problem.limits`), so an extra node
+        # within the limits (existing nodes of the pool counted in `Problem.headroom`), so an extra node
         # must fit in what those counts leave, or the plan overruns the NodePool's limits (issue 14).
-        self.left: dict[str, tuple[dict[str, int] | None, int | None]] = {}
-        for pool, (remaining, nodes_left) in problem.limits.items():
-            room = None if remaining is None else dict(remaining.items())
-            count = nodes_left
+        self.left: dict[str, Headroom] = {}
+        for pool, headroom in problem.headroom.items():
+            used = Resources()
+            count = 0
             for k, n in values.n.items():
                 option = problem.options[k]
-                if option.pool.name != pool or not n:
-                    continue
-                if room is not None:
-                    for key in room:
-                        room[key] -= option.capacity.get(key) * n
-                if count is not None:
-                    count -= n
-            self.left[pool] = (room, count)
+                if option.pool.name == pool and n:
+                    used = used + option.capacity.scaled(n)
+                    count += n
+            self.left[pool] = headroom.charged(used, count)
 
     def decode(self) -> tuple[list[SolvedNode], list[tuple[GroupInfo, Pod]]]:
         groups = self.problem.groups
@@ -106,8 +121,6 @@ class Decoder:
         """The model's rules hold for the pods it places; a pod the packing left out can take with it a rule
         another pod relied on (a required pod affinity partner, a zone's share of a spread). Such pods are left
         out too, as the verifier finds them, until the plan keeps every rule (issue 14: every plan valid)."""
-        from karpplan.engines.result import Solution
-        from karpplan.verify import verify
 
         while True:
             solution = Solution("optimal", nodes, unplaced, "")
@@ -127,17 +140,10 @@ class Decoder:
 
     def _within_limits(self, option: LaunchOption) -> bool:
         """Does one more node of `option` keep its pool's limits (resources and limits.nodes)?"""
-        room, count = self.left[option.pool.name]
-        if count is not None and count < 1:
-            return False
-        return room is None or all(option.capacity.get(key) <= left for key, left in room.items())
+        return self.left[option.pool.name].admits(option.capacity)
 
     def _charge_limits(self, option: LaunchOption) -> None:
-        room, count = self.left[option.pool.name]
-        if room is not None:
-            for key in room:
-                room[key] -= option.capacity.get(key)
-        self.left[option.pool.name] = (room, None if count is None else count - 1)
+        self.left[option.pool.name] = self.left[option.pool.name].charged(option.capacity, 1)
 
     def _local_rules(self, group_info: GroupInfo) -> list[object]:
         topo = self.problem.topology
@@ -151,14 +157,14 @@ class Decoder:
         option = slot.options[0]
         if not (slot.requests + group_info.template.requests).fits_in(option.free):
             return False
-        if group_info.template.host_ports and any(p.conflicts(q) for p in group_info.template.host_ports for q in slot.host_ports):
+        if ports_clash(group_info.template.host_ports, slot.host_ports):
             return False
         ns_labels = self.problem.namespace_labels
         pod_template = group_info.template
         for rule in self.problem.topology.rules_for(pod_template):
             if rule.hostname and rule.hard:
                 here = sum(1 for h, _ in slot.members if rule.counts(h.template.namespace, h.template.labels))
-                if here + (1 if rule.self_match else 0) > rule.max_skew:
+                if here + (1 if rule.self_match else 0) > node_cap(rule):
                     return False
         anti = self.problem.topology.anti_affinity.get(id(pod_template))
         if anti is not None:
@@ -194,7 +200,6 @@ class Decoder:
 def _spread_culprit(solution: Solution, domain: str, key: str) -> str | None:
     """A pending pod in `domain` of `key` that a hard spread rule on `key` counts (one of its own group
     matches it): leaving it out lowers the domain's count. A spread violation names a domain, not a pod."""
-    from karpplan.constraints.view import node_views
 
     for view in reversed(node_views(solution)):
         if view.domain(key) != domain:

@@ -172,7 +172,6 @@ class SubProblemBuilder:
             current = [side.shape.position[n.option.index] for n in side.nodes if n.option is not None]
             options.append(sorted(set(self._slot_options(side.shape, kinds, s, old_price)) | set(current)))
         slot_side = [s for s, side in enumerate(sides) for _ in range(side.slots)]
-        dims = len(self.repacker.dims)
         m = cp_model.CpModel()
         z = {(j, o): m.new_bool_var(f"z{j}_{o}") for j, s in enumerate(slot_side) for o in options[s]}
         x = {(j, k): m.new_int_var(0, len(kind.pods), f"x{j}_{k}") for j in range(len(slot_side))
@@ -180,18 +179,7 @@ class SubProblemBuilder:
         price = [{o: round(float(side.shape.price[o]) * PRICE_SCALE) for o in options[s]}
                  for s, side in enumerate(sides)]
         for j, s in enumerate(slot_side):
-            shape, opts = sides[s].shape, options[s]
-            m.add_at_most_one(z[j, o] for o in opts)
-            for d in range(dims):
-                terms = [int(self.repacker.requests[kind.group.index][d]) * x[j, k] for k, kind in enumerate(kinds)
-                         if self.repacker.requests[kind.group.index][d]]
-                if terms:
-                    m.add(sum(terms) <= sum(int(shape.free[o][d]) * z[j, o] for o in opts))
-            for k, kind in enumerate(kinds):
-                allowed = [z[j, o] for o in opts if kind.masks[s][o]]
-                if len(allowed) < len(opts):
-                    m.add(x[j, k] <= len(kind.pods) * sum(allowed))
-            self._per_node_rules(m, kinds, {k: x[j, k] for k in range(len(kinds))}, f"s{j}")
+            self._slot_rows(m, j, sides[s].shape, s, options[s], kinds, z, x)
         for k, kind in enumerate(kinds):
             m.add(sum(x[j, k] for j in range(len(slot_side))) == len(kind.pods))
         # Symmetry: each side's slots ordered by price, dearest first.
@@ -220,6 +208,23 @@ class SubProblemBuilder:
             start += side.slots
         return SubProblem(m, list(sides), kinds, options, slot_side, z, x, old_price)
 
+    def _slot_rows(self, m: cp_model.CpModel, j: int, shape: BucketShape, s: int, opts: Sequence[int],
+                   kinds: Sequence[Kind], z: dict[tuple[int, int], cp_model.IntVar],
+                   x: dict[tuple[int, int], cp_model.IntVar]) -> None:
+        """Slot j of side s: at most one option launched, its pods within the option's room and masks, and
+        the per-node rules."""
+        m.add_at_most_one(z[j, o] for o in opts)
+        for d in range(len(self.repacker.dims)):
+            terms = [int(self.repacker.requests[kind.group.index][d]) * x[j, k] for k, kind in enumerate(kinds)
+                     if self.repacker.requests[kind.group.index][d]]
+            if terms:
+                m.add(sum(terms) <= sum(int(shape.free[o][d]) * z[j, o] for o in opts))
+        for k, kind in enumerate(kinds):
+            allowed = [z[j, o] for o in opts if kind.masks[s][o]]
+            if len(allowed) < len(opts):
+                m.add(x[j, k] <= len(kind.pods) * sum(allowed))
+        self._per_node_rules(m, kinds, {k: x[j, k] for k in range(len(kinds))}, f"s{j}")
+
     def _per_node_rules(self, m: cp_model.CpModel, kinds: Sequence[Kind], x: dict[int, cp_model.IntVar],
                         name: str) -> None:
         """Hard hostname spread by final counts and hostname anti-affinity, on one node."""
@@ -244,7 +249,7 @@ class SubProblemBuilder:
                 continue
             has_owner = m.new_bool_var(f"{name}_r{rid}")
             m.add(sum(x[k] for k in owners) == 0).only_enforce_if(has_owner.negated())
-            m.add(sum(x[k] for k in matched) <= book.max_skew[rid]).only_enforce_if(has_owner)
+            m.add(sum(x[k] for k in matched) <= book.node_cap[rid]).only_enforce_if(has_owner)
         for tid, owners in by_term_owners.items():
             matched = by_term_matched.get(tid, [])
             if not matched:

@@ -28,8 +28,8 @@ from ortools.sat.python import cp_model
 
 from karpplan.constraints.registry import REGISTRY
 from karpplan.constraints.resources import floor_fit
+from karpplan.engines.cpsat.optimal import PRICE_SCALE, ModelValues, OptimalModel
 from karpplan.engines.effort import WorkClock
-from karpplan.engines.optimal import PRICE_SCALE, ModelValues, OptimalModel
 from karpplan.engines.repack import Repacker
 from karpplan.engines.result import Solution, SolvedNode, node_name
 from karpplan.model.labels import ZONE, ZONE_ID
@@ -127,7 +127,7 @@ class SlotModel(OptimalModel):
                   for d in self.dims}
         options = sorted(options, key=lambda o: (o.price, o.index))
         pool = options[0].pool.name
-        limited = self.problem.limits[pool][0]
+        limited = self.problem.headroom[pool].resources
         # A limit binds when a plan of one node per pending pod, each of the pool's largest, could reach it.
         binding = [k for k in (limited or {}) if limited is not None and limited.get(k) < self.problem.pending_count
                    * max(o.capacity.get(k) for o in self.options if o.pool.name == pool)]

@@ -1,0 +1,151 @@
+"""Building the scheduling `Problem` from the inventory and the catalog: existing nodes with what they hold,
+launch options, each group's static verdicts (the registry's filters and option tests), pool headroom, topology.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from karpplan.catalog.types import Catalog, InstanceType
+from karpplan.constraints.pool_headroom import pool_headroom
+from karpplan.model.inventory import Inventory
+from karpplan.model.nodes import ExistingNode
+from karpplan.model.pods import DaemonSet, Pod, PodGroup
+from karpplan.model.pools import order_by_weight
+from karpplan.model.taints import SCHEDULING_EFFECTS, untolerated
+from karpplan.scheduling.candidates import LaunchOption, PoolVerdict, build_launch_options, check_pool
+from karpplan.scheduling.existing_nodes import ExistingNodeInfo
+from karpplan.scheduling.filters import static_reasons
+from karpplan.scheduling.problem import PREFER_NO_SCHEDULE_TIER, GroupInfo, Problem
+from karpplan.scheduling.static_pools import static_pools
+from karpplan.scheduling.topology import build_topology
+
+if TYPE_CHECKING:
+    from karpplan.constraints.base import ConstraintKind
+
+
+def _existing_infos(inventory: Inventory, nodes: Sequence[ExistingNode],
+                    daemonsets: Sequence[DaemonSet]) -> list[ExistingNodeInfo]:
+    infos = {n.name: ExistingNodeInfo(n) for n in nodes}
+    ds_on_node: dict[str, set[str]] = {}
+    for pod in inventory.pods:
+        if pod.node_name is None or pod.node_name not in infos:
+            continue
+        info = infos[pod.node_name]
+        info.bound.append(pod)
+        if pod.occupies_resources:
+            info.used = info.used + pod.requests
+            info.host_ports.extend(pod.template.host_ports)
+        if pod.owner and pod.owner.startswith("DaemonSet/"):
+            ds_on_node.setdefault(pod.node_name, set()).add(f"{pod.namespace}/{pod.owner.split('/', 1)[1]}")
+    for info in infos.values():
+        node = info.node
+        present = ds_on_node.get(node.name, set())
+        for ds in daemonsets:
+            if f"{ds.namespace}/{ds.name}" in present:
+                continue
+            if untolerated(ds.template.tolerations, node.taints, SCHEDULING_EFFECTS):
+                continue
+            if not ds.template.affinity.matches(node.labels, node.name) or node.is_fargate:
+                continue
+            info.used = info.used + ds.template.requests
+    return list(infos.values())
+
+
+def _registry() -> tuple[ConstraintKind, ...]:
+    # Imported when a problem is built: the kinds bring OR-Tools, which commands that never solve (explain,
+    # inventory) should not pay for at start-up.
+    from karpplan.constraints.registry import REGISTRY
+
+    return REGISTRY
+
+
+_INDEX = operator.attrgetter("index")
+_Usable = tuple[list[LaunchOption], dict[int, int], frozenset[int]]
+OptionTest = Callable[[Mapping[str, str]], str | None]
+
+
+class _Shared:
+    """One object for equal allowed verdicts, and one (options, tier, option ids) for groups whose allowed
+    verdicts are the same objects at the same tiers: a repository's thousands of pod groups mostly use a
+    handful of pools in a handful of ways, and each usable set spans thousands of launch options."""
+
+    def __init__(self) -> None:
+        self._verdicts: dict[tuple[int, bool, int, bytes], PoolVerdict] = {}
+        self._usable: dict[tuple[tuple[int, int], ...], _Usable] = {}
+
+    def verdict(self, v: PoolVerdict) -> PoolVerdict:
+        """An allowed verdict equal to `v` (same pool, same rows of the same table) seen before, else `v`."""
+        if not v.ok or v.rows is None:
+            return v
+        return self._verdicts.setdefault((id(v.pool), v.prefer_no_schedule, id(v.table), v.rows.tobytes()), v)
+
+    def usable(self, verdicts: Sequence[PoolVerdict], option_tests: Sequence[OptionTest]) -> _Usable:
+        """The options a group with these verdicts may use, their tiers and their indices."""
+        allowed = [v for v in verdicts if v.ok]
+        # Karpenter tolerates PreferNoSchedule pool taints only as its last relaxation: such pools are
+        # used only when no other pool fits, so they sit in a tier of their own behind every other.
+        last_resort = any(not v.prefer_no_schedule for v in allowed)
+        tiers = sorted({v.pool.weight for v in allowed}, reverse=True)
+        tier_of = {w: t for t, w in enumerate(tiers)}
+        levels = [tier_of[v.pool.weight] + (PREFER_NO_SCHEDULE_TIER if v.prefer_no_schedule and last_resort else 0)
+                  for v in allowed]
+        key = tuple((id(v), level) for v, level in zip(allowed, levels, strict=True))
+        if not option_tests and key in self._usable:  # the verdicts are kept alive in _verdicts
+            return self._usable[key]
+        group_options: list[LaunchOption] = []
+        tier: dict[int, int] = {}
+        for v, level in zip(allowed, levels, strict=True):
+            kept = v.options
+            if option_tests:
+                kept = [o for o in kept if not any(test(o.labels) is not None for test in option_tests)]
+            group_options.extend(kept)
+            tier.update(dict.fromkeys(map(_INDEX, kept), level))  # C loops: thousands of options per group
+        usable = group_options, tier, frozenset(map(_INDEX, group_options))
+        if not option_tests:
+            self._usable[key] = usable
+        return usable
+
+
+def build_problem(
+    inventory: Inventory,
+    catalog: Catalog,
+    groups: Sequence[PodGroup],
+    instance_types_for: Callable[..., tuple[InstanceType, ...]],
+    node_labels: Callable[..., dict[str, str]],
+) -> Problem:
+    pools = order_by_weight(list(inventory.nodepools))
+    pending: list[Pod] = [p for g in groups for p in g.pods]
+    options = build_launch_options(pools, inventory.nodeclasses, catalog, inventory.daemonsets, pending,
+                                   instance_types_for, node_labels)
+    static = static_pools(pools, inventory.nodeclasses, catalog, inventory.daemonsets, inventory.nodes,
+                          instance_types_for, node_labels)
+    nodes = [*inventory.nodes, *(n for s in static for n in s.nodes)]
+    existing = _existing_infos(inventory, nodes, inventory.daemonsets)
+    headroom = {p.name: pool_headroom(p, nodes) for p in pools}
+    infos: list[GroupInfo] = []
+    shared = _Shared()
+    for index, group in enumerate(groups):
+        pod_template = group.template
+        ok: list[int] = []
+        reasons: dict[str, list[str]] = {}
+        for i, info in enumerate(existing):
+            if info.node.is_fargate:
+                reasons[info.node.name] = ["node(s) are Fargate nodes, which run only their own pod"]
+                continue
+            r = static_reasons(pod_template, info)
+            if r:
+                reasons[info.node.name] = r
+            else:
+                ok.append(i)
+        verdicts = [shared.verdict(check_pool(pod_template, p, options, *headroom[p.name])) for p in pools]
+        option_tests = [test for kind in _registry() if (test := kind.option_filter(pod_template)) is not None]
+        infos.append(GroupInfo(index, group, ok, reasons, verdicts, *shared.usable(verdicts, option_tests)))
+    topology = build_topology([g.template for g in groups], nodes, inventory.bound, options,
+                              inventory.namespace_labels)
+    topology = build_topology([g.template for g in groups], nodes, inventory.bound, options,
+                              inventory.namespace_labels)
+    return Problem(inventory, catalog, pools, infos, existing, options, headroom, topology,
+                   inventory.namespace_labels, static)
