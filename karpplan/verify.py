@@ -4,7 +4,7 @@
 breaks, judged on the plan's final state (what each node would hold, bound pods included) from the
 Kubernetes and Karpenter semantics, not from the engines' own bookkeeping: resources, taints, node
 affinity, host ports, NodePool limits, topology spread and inter-pod (anti-)affinity. An empty list is a
-plan the cluster would accept. Its rules mirror the scenario checker (`cases/check.py`), which verifies
+plan the cluster would accept. Its rules mirror the scenario checker (`../shared/cases/check.py`), which verifies
 the plan's JSON from the manifests.
 """
 
