@@ -5,46 +5,70 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from karpplan.explain.dialects import fargate, kube
+from karpplan.explain.dialects import fargate, kube, nodeclass
 from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.structure import (
     CLUSTER_AUTOSCALER,
     EXCLUDED_TYPES,
     KARPENTER,
     KUBE_SCHEDULER,
+    NO_INSTANCE_TYPE,
     UNSUPPORTED,
     Parsed,
     PoolReasons,
     Reason,
 )
-from karpplan.explain.wording import reason_plain, with_plain
+from karpplan.explain.wording import capital, reason_plain, with_plain
 
 # Anything worth a full parse contains one of these (bytes, for the fast path over huge logs).
 TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"scale-up", b"incompatible", b"did not tolerate",
                  b"no instance type", b"should schedule on", b"topology constraint", b"limits", b"excluded because",
                  b"does not have known values", b"minValues", b"not supported", b"filtered out all", b'"error"',
                  b"Name:", b"Namespace:", b"nodepools found", b"provisioners found", b"exceeds node resources",
-                 b"Fargate", b"predicate ", b"Ignoring pod")
+                 b"Fargate", b"predicate ", b"Ignoring pod",
+                 # node-class errors (a pool that resolves no instance types): dialects/nodeclass.py
+                 b"resolving node class", b"unable to resolve instance types", b"NodeClassNotReady",
+                 b"ignoring nodepool, not ready", b"nodeclass not ready", b"node class not ready")
 
 
 _ANY_TRIGGER_WORD = re.compile(b"|".join(re.escape(word) for word in TRIGGER_WORDS))
 
 
-def worth_parsing(line: bytes) -> bool:
-    """A cheap test that a line may hold something the grammars read: one of TRIGGER_WORDS in it (one search
-    for them all, faster than a substring scan per word)."""
+def any_trigger_word(line: bytes) -> bool:
+    """Whether one of TRIGGER_WORDS is in `line` (one regex search for them all: the pure-Python way)."""
     return _ANY_TRIGGER_WORD.search(line) is not None
+
+
+def _trigger_test() -> Callable[[bytes], bool]:
+    """`any_trigger_word`, by an Aho-Corasick automaton (ahocorasick-rs, 4x faster than the regex over a log's
+    lines) when that wheel is installed, else by the regex: a missing wheel never breaks explain."""
+    try:
+        from ahocorasick_rs import MATCHKIND_LEFTMOST_FIRST, BytesAhoCorasick
+    except ImportError:  # pragma: no cover - the wheel is a dependency; this is the fallback
+        return any_trigger_word
+    find = BytesAhoCorasick(list(TRIGGER_WORDS), matchkind=MATCHKIND_LEFTMOST_FIRST).find_matches_as_indexes
+
+    def native(line: bytes) -> bool:
+        return bool(find(line))
+
+    return native
+
+
+worth_parsing = _trigger_test()
+"""A cheap test that a line may hold something the grammars read: one of TRIGGER_WORDS in it."""
 
 
 TRIGGER = re.compile(
     rb"schedule pod|nodes are available|scale-up|incompatible with|did not tolerate|no instance type|"
     rb"should schedule on|topology constraint|incompatible requirements|exceed(?:s)? (?:provisioner )?limits|"
     rb"limits have been exhausted|excluded because|does not have known values|minValues|not supported|"
-    rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|predicate |Ignoring pod")
+    rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|predicate |Ignoring pod|resolving node class|"
+    rb"unable to resolve instance types|NodeClassNotReady|ignoring nodepool, not ready")
 _KARPENTER_ANCHOR = re.compile(
     r"(?:Could not|could not|Failed to|Unable to) schedule pod\b|incompatible with (?:nodepool|provisioner)\b|"
     r"compatible with nodepool \"|did not tolerate |no instance type |unsatisfiable topology constraint|"
@@ -281,12 +305,24 @@ def _classify(message: str, *, source: str | None, event: str | None,
                   pod=env_pod, pools=pools, reasons=bare, unparsed=unparsed), True
 
 
+def _node_class(e: nodeclass.NodeClassError, text: str) -> Parsed:
+    """A NodePool whose node class is missing or not ready: a pool's error, no pod's (related.py words the
+    'exceed limits' of its pods as the side effect)."""
+    reason = Reason(NO_INSTANCE_TYPE, e.text, cause=e.state, node_pool=e.pool, plain=capital(nodeclass.plain(e)))
+    tm = TIMESTAMP.search(text)
+    return Parsed(KARPENTER, "Log", e.text, time=tm.group(0) if tm else None, reasons=(reason,))
+
+
 class RecordParser:
     """Parses records in order, remembering the pod a `kubectl describe pod` is about."""
 
     def __init__(self) -> None:
         self.describe_name: str | None = None
         self.describe_ns: str | None = None
+
+    def state(self) -> tuple[str | None, str | None]:
+        """What the parser remembers from earlier records (a line's answer depends on it)."""
+        return self.describe_name, self.describe_ns
 
     def _describe_pod(self) -> str | None:
         if self.describe_name is None:
@@ -301,6 +337,8 @@ class RecordParser:
             elif (m := _DESCRIBE_NS.match(first)) is not None:
                 self.describe_ns = m.group(1)
             return []
+        if any(t in text for t in nodeclass.TRIGGERS) and (e := nodeclass.parse(text)) is not None:
+            return [_node_class(e, text)]  # the whole record: the pool and the cause may stand in other fields
         if '{""' in text:  # CSV export (CloudWatch, spreadsheets): quotes doubled
             text = text.replace('""', '"')
         if "{" in text or '"error"' in text or '"message"' in text:

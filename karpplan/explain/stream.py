@@ -77,10 +77,13 @@ class Record(NamedTuple):
 
 
 _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKET = re.compile(rb"[{}\[\]]")
 
 
 def depth_change(data: bytes, in_string: bool = False) -> tuple[int, bool]:
     """Net `{[` minus `}]` outside JSON strings, and whether the line ends inside a string."""
+    if not in_string and _BRACKET.search(data) is None and b"\\" not in data:
+        return 0, data.count(b'"') % 2 == 1  # no bracket, no escape: quotes alone open and close strings
     if not in_string:
         # Whole strings taken out left to right; when no quote is left, none was left open and the brackets
         # that remain are the ones outside strings (else the byte loop below decides).

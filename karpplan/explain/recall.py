@@ -1,0 +1,83 @@
+"""What a log line said, remembered: a log repeats the same few lines for many pods, differing only in their
+timestamp, so a one-line record is looked up by its bytes with its timestamp cut out before it is decoded
+and parsed again.
+
+A remembered answer is the parser's own for the first line of that shape; a later line gets a copy with its
+own timestamp wherever the first line's stood. Only answers that provably depend on the timestamp in just
+that way are kept: the timestamp occurs once in the line, near its start, and every answer's time is
+either that timestamp or none. The parser's state (the pod a `kubectl describe` is about) is part of the key.
+"""
+
+from __future__ import annotations
+
+import re
+
+from karpplan.explain.structure import Parsed
+
+_TIMESTAMP = re.compile(rb"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
+HEAD_BYTES = 200  # where a log line's timestamp stands (after a `kubectl logs --prefix` / tailer prefix)
+MAX_ENTRIES = 50_000  # forgotten all at once beyond this (a log of distinct lines then costs one lookup more)
+_MARK = b"\x00"
+
+
+class Remembered:
+    """The answers for one shape of line: Parsed templates, each with whether its time is the line's."""
+
+    __slots__ = ("answers", "signatures")
+
+    def __init__(self, answers: list[tuple[Parsed, bool]], signatures: list[tuple[object, ...]]) -> None:
+        self.answers = answers
+        self.signatures = signatures
+
+
+class Recall:
+    def __init__(self, enabled: bool = True) -> None:
+        self._known: dict[tuple[bytes, object], Remembered] = {}
+        self._enabled = enabled
+
+    @staticmethod
+    def key(data: bytes, state: object) -> tuple[tuple[bytes, object], str | None]:
+        """The line's shape (its bytes with its timestamp cut out) and the timestamp."""
+        m = _TIMESTAMP.search(data, 0, HEAD_BYTES)
+        if m is None:
+            return (data, state), None
+        ts = m.group(0)
+        if data.count(ts) != 1 or _MARK in data:
+            return (data, state), None  # remembered as the whole line only: the same line, the same answer
+        return (data[:m.start()] + _MARK + data[m.end():], state), ts.decode("ascii")
+
+    def get(self, key: tuple[bytes, object]) -> Remembered | None:
+        return self._known.get(key)
+
+    def remember(self, key: tuple[bytes, object], ts: str | None, found: list[Parsed]) -> Remembered | None:
+        """Keep what the parser said about a line of this shape (None when its answer does not carry over)."""
+        answers: list[tuple[Parsed, bool]] = []
+        for parsed in found:
+            if ts is None or parsed.time is None:  # no timestamp cut out: the same line, the same answer
+                answers.append((parsed, False))
+            elif parsed.time == ts:
+                answers.append((parsed, True))
+            else:
+                return None
+        if not self._enabled:
+            return None
+        if len(self._known) >= MAX_ENTRIES:
+            self._known.clear()
+        entry = Remembered(answers, [p.signature() for p in found])
+        self._known[key] = entry
+        return entry
+
+    @staticmethod
+    def recalled(entry: Remembered, ts: str | None) -> list[Parsed]:
+        """The remembered answers for a line with timestamp `ts`."""
+        out: list[Parsed] = []
+        for template, timed in entry.answers:
+            if not timed or ts == template.time:
+                out.append(template)
+                continue
+            parsed: Parsed = object.__new__(Parsed)  # a copy of the frozen template, cheaper than replace
+            parsed.__dict__.update(template.__dict__)
+            parsed.__dict__["time"] = ts
+            parsed.__dict__["message"] = template.message.replace(template.time or "", ts or "")
+            out.append(parsed)
+        return out
