@@ -15,7 +15,7 @@ from types import MappingProxyType
 
 import pytest
 
-from karpplan.explain import parse, report, stream
+from karpplan.explain import parse, recall, report, stream
 from karpplan.explain.parse import TRIGGER_WORDS, worth_parsing
 from karpplan.explain.render import json_text, write_document
 from karpplan.explain.report import Explanation, explain_records, explain_stream, explain_text
@@ -99,9 +99,13 @@ def _retimed(text: str, shift: int) -> str:
     return "\n".join(line(n, s) for n, s in enumerate(text.split("\n")))
 
 
-def test_each_log_reads_the_same_when_its_lines_come_again_at_other_times() -> None:
+@pytest.mark.parametrize("room", [recall.MAX_ENTRIES, 4])
+def test_each_log_reads_the_same_when_its_lines_come_again_at_other_times(room: int,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """The recall answers a line by an earlier line of the same shape (only its timestamp differs): each
-    item keeps its own first and last time and line, its count, and the same wording as a fresh parse."""
+    item keeps its own first and last time and line, its count, and the same wording as a fresh parse (also
+    when it has room for only a few shapes and forgets the older ones)."""
+    monkeypatch.setattr(recall, "MAX_ENTRIES", room)
     for text in CORPUS:
         twice = text + "\n" + _retimed(text, 7) + "\n" + _retimed(text, 31)
         remembered = explain_text(twice)

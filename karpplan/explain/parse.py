@@ -228,8 +228,11 @@ def _kube(message: str) -> tuple[str, str, tuple[Reason, ...]] | None:
 
 
 def classify(message: str, *, pod: str | None = None, time: str | None = None, source: str | None = None,
-             event: str | None = None, json_message: str | None = None) -> Parsed | None:
-    """A message (the text of an error, event or log line) as what it says, or None.
+             event: str | None = None, json_message: str | None = None, age: str | None = None,
+             reporter: str | None = None) -> Parsed | None:
+    """A message (the text of an error, event or log line) as what it says, or None. `age` and `reporter` are
+    an event row's Age (`18s (x6 over 10m)`) and the component that reported it; a kube-scheduler reporter is
+    the scheduler that rejected the pod (default-scheduler, or the pod's own spec.schedulerName).
 
     A log repeats a few messages for many pods: what a message says is worked out once (`_classified`, which
     leaves the pod and time out) and each record gets a copy with its own pod and time."""
@@ -241,6 +244,10 @@ def classify(message: str, *, pod: str | None = None, time: str | None = None, s
     parsed.__dict__.update(template.__dict__)
     parsed.__dict__["pod"] = (pod or template.pod) if pod_from_message else pod
     parsed.__dict__["time"] = time
+    if age is not None:
+        parsed.__dict__["age"] = age
+    if reporter is not None and template.source == KUBE_SCHEDULER:
+        parsed.__dict__["scheduler"] = reporter
     return parsed
 
 
@@ -351,8 +358,9 @@ class RecordParser:
         line = text.strip()
         m = kube.DESCRIBE_EVENT.match(line)
         if m is not None:
-            result = classify(m.group("msg"), pod=self._describe_pod(), source=_source_of(m.group("source")),
-                              event=m.group("reason"))
+            component = m.group("source")
+            result = classify(m.group("msg"), pod=self._describe_pod(), source=_source_of(component),
+                              event=m.group("reason"), age=m.group("age"), reporter=component)
             return [result] if result else []
         m = kube.GET_EVENT.match(line)
         if m is not None:

@@ -11,13 +11,14 @@ either that timestamp or none. The parser's state (the pod a `kubectl describe` 
 from __future__ import annotations
 
 import re
+from hashlib import blake2b
+from itertools import islice
 
 from karpplan.explain.structure import Parsed
 
 _TIMESTAMP = re.compile(rb"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 HEAD_BYTES = 200  # where a log line's timestamp stands (after a `kubectl logs --prefix` / tailer prefix)
-MAX_ENTRIES = 50_000  # forgotten all at once beyond this (a log of distinct lines then costs one lookup more)
-_MARK = b"\x00"
+MAX_ENTRIES = 32_768  # ~13 MB of shapes; beyond it the older half is forgotten
 
 
 class Remembered:
@@ -32,24 +33,29 @@ class Remembered:
 
 class Recall:
     def __init__(self, enabled: bool = True) -> None:
-        self._known: dict[tuple[bytes, object], Remembered] = {}
+        self._known: dict[tuple[bytes, int, object], Remembered] = {}
         self._enabled = enabled
+        self._parts: dict[tuple[object, ...], tuple[object, ...]] = {}
 
     @staticmethod
-    def key(data: bytes, state: object) -> tuple[tuple[bytes, object], str | None]:
-        """The line's shape (its bytes with its timestamp cut out) and the timestamp."""
+    def key(data: bytes, state: object) -> tuple[tuple[bytes, int, object], str | None]:
+        """The line's shape (a 128-bit digest of its bytes with its timestamp cut out, and where that stood:
+        a digest, not the bytes, so that tens of thousands of shapes stay a few MB) and the timestamp."""
         m = _TIMESTAMP.search(data, 0, HEAD_BYTES)
         if m is None:
-            return (data, state), None
+            return (blake2b(data, digest_size=16).digest(), -1, state), None
         ts = m.group(0)
-        if data.count(ts) != 1 or _MARK in data:
-            return (data, state), None  # remembered as the whole line only: the same line, the same answer
-        return (data[:m.start()] + _MARK + data[m.end():], state), ts.decode("ascii")
+        if data.count(ts) != 1:
+            # remembered as the whole line only: the same line, the same answer
+            return (blake2b(data, digest_size=16).digest(), -1, state), None
+        digest = blake2b(memoryview(data)[:m.start()], digest_size=16)
+        digest.update(memoryview(data)[m.end():])
+        return (digest.digest(), m.start(), state), ts.decode("ascii")
 
-    def get(self, key: tuple[bytes, object]) -> Remembered | None:
+    def get(self, key: tuple[bytes, int, object]) -> Remembered | None:
         return self._known.get(key)
 
-    def remember(self, key: tuple[bytes, object], ts: str | None, found: list[Parsed]) -> Remembered | None:
+    def remember(self, key: tuple[bytes, int, object], ts: str | None, found: list[Parsed]) -> Remembered | None:
         """Keep what the parser said about a line of this shape (None when its answer does not carry over)."""
         answers: list[tuple[Parsed, bool]] = []
         for parsed in found:
@@ -61,11 +67,20 @@ class Recall:
                 return None
         if not self._enabled:
             return None
-        if len(self._known) >= MAX_ENTRIES:
-            self._known.clear()
-        entry = Remembered(answers, [p.signature() for p in found])
+        if len(self._known) >= MAX_ENTRIES:  # the older half goes: a log's current shapes stay
+            for old in list(islice(self._known, MAX_ENTRIES // 2)):
+                del self._known[old]
+            if len(self._parts) >= MAX_ENTRIES:
+                self._parts.clear()
+        entry = Remembered(answers, [self._interned(p.signature()) for p in found])
         self._known[key] = entry
         return entry
+
+    def _interned(self, signature: tuple[object, ...]) -> tuple[object, ...]:
+        """`signature` with its pools' and reasons' parts shared with the equal ones of other shapes (a shape
+        differs from many others only by its pod)."""
+        parts = self._parts
+        return tuple(parts.setdefault(part, part) if isinstance(part, tuple) else part for part in signature)
 
     @staticmethod
     def recalled(entry: Remembered, ts: str | None) -> list[Parsed]:

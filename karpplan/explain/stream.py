@@ -33,6 +33,7 @@ _CONTINUES = re.compile(rb"^\s*(?:and requirements|requirements=|resources=|\{\\
 _LOWER_WORD = re.compile(rb"^\s*(?:[a-z][\w./-]*(?:\s|$)|[\])}])")
 _TRIGGERS = (b"schedule pod", b"nodes are available", b"scale-up", b"incompatible", b"Fargate", b"no instance type")
 MAX_WRAPPED_LINES = 20
+MIN_PREFIX = 6  # shorter first words (`and`, `key`) may well begin a continuation
 BLOCK_BYTES = 1 << 20
 
 
@@ -124,6 +125,13 @@ def _opening_prefix(line: bytes) -> bytes | None:
     return prefix if depth > 0 else None
 
 
+def _same_head(data: bytes, line: bytes) -> bool:
+    """Whether `line` starts with the word `data` starts with: a log tailer's prefix (stern's `pod container`,
+    a file name), which starts each record and never a wrapped message's continuation."""
+    head = data.split(None, 1)[:1]
+    return bool(head) and len(head[0]) >= MIN_PREFIX and line.split(None, 1)[:1] == head
+
+
 def _wrapped(pending: Record, line: bytes) -> bool:
     """Whether `line` continues `pending`: a message explain reads, left unfinished, and a line that starts no
     record of its own (checked in that order of cost; most lines of a log start a record)."""
@@ -131,6 +139,8 @@ def _wrapped(pending: Record, line: bytes) -> bool:
         return False
     data = pending.data
     if not any(t in data for t in _TRIGGERS):
+        return False
+    if _same_head(data, line):
         return False
     if b'{"' in data[:64] or data.lstrip().startswith(b"{"):  # a JSON record: only an unclosed one continues
         depth, in_string = depth_change(data)
