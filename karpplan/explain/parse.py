@@ -10,7 +10,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from karpplan.explain.dialects import fargate, kube, nodeclass
+from karpplan.explain.dialects import disruption, fargate, kube, nodeclass
 from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.structure import (
     CLUSTER_AUTOSCALER,
@@ -33,7 +33,9 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"scale-up", b"incompa
                  b"Fargate", b"predicate ", b"Ignoring pod",
                  # node-class errors (a pool that resolves no instance types): dialects/nodeclass.py
                  b"resolving node class", b"unable to resolve instance types", b"NodeClassNotReady",
-                 b"ignoring nodepool, not ready", b"nodeclass not ready", b"node class not ready")
+                 b"ignoring nodepool, not ready", b"nodeclass not ready", b"node class not ready",
+                 # why a node is not consolidated or disrupted, and disruptions under way: dialects/disruption.py
+                 *(t.encode() for t in disruption.TRIGGERS))
 
 
 _ANY_TRIGGER_WORD = re.compile(b"|".join(re.escape(word) for word in TRIGGER_WORDS))
@@ -244,6 +246,8 @@ def classify(message: str, *, pod: str | None = None, time: str | None = None, s
     parsed.__dict__.update(template.__dict__)
     parsed.__dict__["pod"] = (pod or template.pod) if pod_from_message else pod
     parsed.__dict__["time"] = time
+    if template.event in disruption.EVENTS:  # the record's object is a node (`kubectl describe node`), not a pod
+        parsed.__dict__["pod"] = None
     if age is not None:
         parsed.__dict__["age"] = age
     if reporter is not None and template.source == KUBE_SCHEDULER:
@@ -264,6 +268,9 @@ def _classify(message: str, *, source: str | None, event: str | None,
     message = message.strip()
     if not message:
         return None
+    if (event in disruption.EVENTS or disruption.mentioned(message)) and (
+            disrupted := disruption.parse(message, event)) is not None:
+        return Parsed(KARPENTER, disrupted[0], disrupted[1]), False  # a node's, not a pod's: classify drops the pod
     if source != KARPENTER:
         kube_result = _kube(message)
         if kube_result is not None:
@@ -420,11 +427,13 @@ class RecordParser:
                 return self.parse(inner)
             if isinstance(inner, dict) and _is_record(inner):
                 return self._from_dict(inner)
-        message = d.get("message") or d.get("msg") or ""
+        message = d.get("message") or d.get("msg") or d.get("eventMessage") or ""  # eventMessage: Datadog's events
         message = message if isinstance(message, str) else str(message)
         error = _error_text(d)
         pod = _pod_of(d)
         time = _time_of(d)
+        if (disrupting := disruption.from_fields(message, d)) is not None:  # v1.x: reason, decision beside it
+            return [Parsed(KARPENTER, disruption.DISRUPTING, disrupting, time=time)]
         source = None
         src = d.get("source")
         if isinstance(src, dict) and src.get("component"):

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 from karpplan.explain import known
 from karpplan.explain import structure as reason_kind
-from karpplan.explain.dialects import fargate, nodeclass
+from karpplan.explain.dialects import disruption, fargate, nodeclass
 from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.structure import CLUSTER_AUTOSCALER, KUBE_SCHEDULER, Item, Parsed, PoolReasons, Reason
 from karpplan.model.labels import ZONE
@@ -454,6 +454,9 @@ def item_plain(item: Item) -> str:
         return (f"{who}: Karpenter found room for it and nominated {p.nominated}; it binds once that node is ready. "
                 "If the nomination repeats for minutes (kubectl describe shows 'xN over M'), that node cannot take the "
                 "pod: the scheduler's FailedScheduling event for the pod says why (often a volume in another zone).")
+    if p.event in disruption.EVENTS:  # a node kept or removed, no pod: the message says which and why
+        return " ".join([capital(disruption.plain(p.message)),
+                         *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])
     if not p.pod and p.reasons and all(r.cause in nodeclass.CAUSES for r in p.reasons):  # a pool's error, no pod
         return " ".join([*dict.fromkeys(capital(r.plain) for r in p.reasons),
                          *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])
