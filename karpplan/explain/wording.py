@@ -157,13 +157,16 @@ def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karp
     return r.text
 
 
-def no_type_plain(r: Reason, pool: PoolReasons | None, f: PoolFields, advice: tuple[str, ...] = ()) -> str:
-    """Karpenter's "no instance type" clause with what it asked for, then the catalog's advice (or what to check)."""
-    asked = ", ".join(f"{k} {v}" for k, v in (r.resources or {}).items() if k != "pods")
+def no_type_plain(r: Reason, pool: PoolReasons | None, f: PoolFields, advice: tuple[str, ...] = (),
+                  only: str | None = None) -> str:
+    """Karpenter's "no instance type" clause with what it asked for, then the catalog's advice (or what to check).
+    `only` is the one resource that is the whole cause (an extended resource no allowed type offers): the only
+    one quoted then, the pod's CPU and memory being beside the point."""
+    asked = ", ".join(f"{k} {v}" for k, v in (r.resources or {}).items() if k != "pods" and (only is None or k == only))
     cause = f" ({r.cause})" if r.cause else ""
     reqs = ", ".join(str(q) for q in r.requirements)
     head = (f"no instance type {_pool_name(pool)} may launch fits the pod{cause}"
-            + (f": it asks for {asked} (with DaemonSet overhead)" if asked else "")
+            + (f": it asks for {asked}" + ("" if only else " (with DaemonSet overhead)") if asked else "")
             + (f" under the requirements {reqs}" if reqs else "") + ".")
     if advice:
         return head + " " + " ".join(advice)
