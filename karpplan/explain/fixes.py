@@ -18,7 +18,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
+from functools import cached_property, partial
 
 from karpplan.catalog.types import Catalog
 from karpplan.errors import Origin
@@ -34,6 +34,7 @@ from karpplan.model.pods import SCHEDULE_ANYWAY, Pod, PodAffinity, PodTemplate
 from karpplan.model.pools import NodePool
 from karpplan.model.requirements import Requirement, Requirements
 from karpplan.model.selectors import NodeSelectorTerm
+from karpplan.model.storage import Storage
 from karpplan.model.taints import ALL_EFFECTS, Toleration, untolerated
 from karpplan.plan import Plan
 
@@ -79,6 +80,13 @@ class Locator:
 
     def __init__(self, documents: Sequence[Document]) -> None:
         self.documents = documents
+
+    @cached_property
+    def storage(self) -> Storage:
+        """The StorageClasses, PersistentVolumes and claims of the manifests, read once for all items."""
+        from karpplan.explain.volumes import storage_of
+
+        return storage_of(self.documents)
 
     def find(self, kind: str, name: str, namespace: str | None = None) -> Document | None:
         for doc in self.documents:
@@ -472,7 +480,7 @@ def _volumes(item: Item, planner: _Planner, inv: Inventory, base_cost: float, wo
     kind, _, name = workload.partition("/")
     doc = locator.find(kind, name, namespace)
     pod_name = (item.parsed.pod or "").rpartition("/")[2] or name
-    facts = volume_facts(locator.documents, doc, namespace, pod_name) if doc is not None else []
+    facts = volume_facts(locator.documents, doc, namespace, pod_name, locator.storage) if doc is not None else []
     if not facts:
         return
     about_zones = any(r.kind == "volume" or r.key == L.ZONE or L.ZONE in r.text for r in item.all_reasons())
