@@ -162,8 +162,10 @@ def records(lines: Iterable[bytes]) -> Iterator[Record]:
         number += 1
         line = raw.rstrip(b"\r\n")
         if pending is not None:
-            tail = pending.data.rstrip()
-            if tail.endswith((b";", b';"')) and _CLAUSE_START.match(line):
+            data = pending.data
+            end = data[-2:]  # (the record's end, blanks aside: most records end in none, and the copy is saved)
+            if (end[-1:] == b";" or end == b';"' or end[-1:].isspace() and data.rstrip().endswith((b";", b';"'))) \
+                    and _CLAUSE_START.match(line):
                 pending = Record(pending.line, pending.lines + 1, pending.data + b"\n" + line)
                 continue
             if _wrapped(pending, line):
@@ -171,7 +173,9 @@ def records(lines: Iterable[bytes]) -> Iterator[Record]:
                 continue
             yield pending
             pending = None
-        last = line.rstrip()[-1:]  # _opening_prefix's first test, inline: most lines open nothing
+        last = line[-1:]  # _opening_prefix's first test, inline: most lines open nothing
+        if last.isspace():
+            last = line.rstrip()[-1:]
         prefix = _opening_prefix(line) if last == b"{" or last == b"[" else None
         if prefix is None:
             pending = Record(number, 1, line)
