@@ -133,3 +133,9 @@ def test_disruption_items_keep_the_contract_shape() -> None:
     for item in doc["items"]:
         assert item["source"] == "karpenter" and item["pod"] is None
         assert item["reasons"] == [] and item["nodePools"] == [] and item["plain"]
+
+
+def test_an_event_text_of_another_version_is_still_the_nodes_not_a_pods() -> None:
+    [item] = _explained("  Normal  Unconsolidatable  5m  karpenter  Node has a custom reason to stay").item_list()
+    assert item.parsed.event == "Unconsolidatable" and item.parsed.pod is None
+    assert "Node has a custom reason to stay" in item.plain and "not about placing a pod" in item.plain

@@ -246,6 +246,8 @@ def parse(message: str, event: str | None = None) -> tuple[str, str] | None:
             if event not in (UNCONSOLIDATABLE, BLOCKED):  # a message pasted without its event
                 event = BLOCKED if text != message.strip().strip('"') or pattern in _BLOCKING else UNCONSOLIDATABLE
             return event, text[found.start():].strip()
+    if event in (UNCONSOLIDATABLE, BLOCKED) and text:  # a text of another version: still the node's, not a pod's
+        return event, text
     return None
 
 
@@ -274,7 +276,9 @@ def plain(text: str) -> str:
     for pattern, word in _RULES:
         if (found := pattern.search(text)) is not None:
             return word(found)
-    return text
+    return (f"Karpenter keeps this node for now: {text.rstrip('.')}. This is about removing the node "
+            "(consolidation or another voluntary disruption), not about placing a pod; kubectl describe nodeclaim "
+            "and the NodePool's spec.disruption show what it waits for.")
 
 
 def mentioned(message: str) -> bool:
