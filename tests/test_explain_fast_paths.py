@@ -181,3 +181,11 @@ def test_item_json_is_what_the_standard_encoder_writes() -> None:
            "e": "\u00fcber \"quoted\" \\ \n\t\u2028", "f": True, "g": False, "h": None, 3: -7}
     assert json_text(odd) == render_document(odd, "json")[:-1]
     assert json.loads(json_text(odd))["a"][2] is None
+
+
+def test_a_repeated_describe_row_belongs_to_the_pod_described_above_it() -> None:
+    """The recall keys a line with the parser's state: the same Events row under another `Name:` is another pod's."""
+    row = "  Warning  FailedScheduling  16s   default-scheduler  0/3 nodes are available: 3 Insufficient cpu."
+    log = "\n".join(["Name:         web-1", "Namespace:    shop", "Events:", row, "Name:         web-2",
+                     "Namespace:    shop", "Events:", row, "Name:         web-1", "Namespace:    shop", row])
+    assert [(i.parsed.pod, i.count) for i in explain_text(log).item_list()] == [("shop/web-1", 2), ("shop/web-2", 1)]
