@@ -158,6 +158,7 @@ def records(lines: Iterable[bytes]) -> Iterator[Record]:
     pending: Record | None = None
     number = 0
     it = iter(lines)
+    starts_record = _RECORD_START.match  # most lines start a record: tested here before _wrapped is called
     for raw in it:
         number += 1
         line = raw.rstrip(b"\r\n")
@@ -168,7 +169,7 @@ def records(lines: Iterable[bytes]) -> Iterator[Record]:
                     and _CLAUSE_START.match(line):
                 pending = Record(pending.line, pending.lines + 1, pending.data + b"\n" + line)
                 continue
-            if _wrapped(pending, line):
+            if starts_record(line) is None and _wrapped(pending, line):
                 pending = Record(pending.line, pending.lines + 1, pending.data + b" " + line.strip())
                 continue
             yield pending
