@@ -50,9 +50,8 @@ class Recall:
         if data.count(ts) != 1:
             # remembered as the whole line only: the same line, the same answer
             return (blake2b(data, digest_size=16).digest(), -1, state), None
-        digest = blake2b(memoryview(data)[:m.start()], digest_size=16)
-        digest.update(memoryview(data)[m.end():])
-        return (digest.digest(), m.start(), state), ts.decode("ascii")
+        start = m.start()
+        return (blake2b(data[:start] + data[m.end():], digest_size=16).digest(), start, state), ts.decode("ascii")
 
     def get(self, key: tuple[bytes, int, object]) -> Remembered | None:
         return self._known.get(key)
