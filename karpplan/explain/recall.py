@@ -84,16 +84,12 @@ class Recall:
         return tuple(parts.setdefault(part, part) if isinstance(part, tuple) else part for part in signature)
 
     @staticmethod
-    def recalled(entry: Remembered, ts: str | None) -> list[Parsed]:
-        """The remembered answers for a line with timestamp `ts`."""
-        out: list[Parsed] = []
-        for template, timed in entry.answers:
-            if not timed or ts == template.time:
-                out.append(template)
-                continue
-            parsed: Parsed = object.__new__(Parsed)  # a copy of the frozen template, cheaper than replace
-            parsed.__dict__.update(template.__dict__)
-            parsed.__dict__["time"] = ts
-            parsed.__dict__["message"] = template.message.replace(template.time or "", ts or "")
-            out.append(parsed)
-        return out
+    def recalled(template: Parsed, timed: bool, ts: str | None) -> Parsed:
+        """A remembered answer for a line with timestamp `ts`."""
+        if not timed or ts == template.time:
+            return template
+        parsed: Parsed = object.__new__(Parsed)  # a copy of the frozen template, cheaper than replace
+        parsed.__dict__.update(template.__dict__)
+        parsed.__dict__["time"] = ts
+        parsed.__dict__["message"] = template.message.replace(template.time or "", ts or "")
+        return parsed

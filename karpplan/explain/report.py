@@ -71,6 +71,16 @@ class Explanation:
     def item_list(self) -> list[Item]:
         return sorted(self.items.values(), key=lambda i: i.line)
 
+    def again(self, signature: tuple[object, ...], line: int, time: str | None) -> bool:
+        """Count one more record of the item with this signature, if there is one (what `add` does for it)."""
+        item = self.items.get(signature)
+        if item is None:
+            return False
+        item.count += 1
+        item.last_line = line
+        item.last_time = time
+        return True
+
     def add(self, parsed: Parsed, record: Record, signature: tuple[object, ...] | None = None) -> None:
         key = parsed.signature() if signature is None else signature
         item = self.items.get(key)
@@ -157,15 +167,22 @@ def explain_records(recs: Iterable[Record], explanation: Explanation | None = No
         state = parser.state()
         key, ts = recall.key(record.data, state)
         entry = recall.get(key)
+        if entry is not None and entry.answers:  # items seen again are counted; only new ones need a Parsed
+            out.records += 1
+            out.explained += record.lines
+            for (template, timed), known in zip(entry.answers, entry.signatures, strict=True):
+                if not out.again(known, record.line, ts if timed else template.time):
+                    out.add(Recall.recalled(template, timed, ts), record, known)
+            continue
         if entry is None:
             found = parser.parse(record.text)
             signatures: Sequence[tuple[object, ...] | None] = [None] * len(found)
             if parser.state() == state:  # a record that changes the parser's state is read every time
                 entry = recall.remember(key, ts, found)
+                if entry is not None:
+                    signatures = entry.signatures
         else:
-            found = recall.recalled(entry, ts)
-        if entry is not None:
-            signatures = entry.signatures
+            found = []
         if not found:
             if len(out.unrecognised_lines) < MAX_UNRECOGNISED_LISTED and not _context_line(record.data):
                 out.note_unrecognised(record.line, record.data)
