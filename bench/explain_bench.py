@@ -6,7 +6,8 @@ The log mixes every dialect (v0.16 console, v0.32 JSON, v1.x JSON with a `kubect
 prefix, v1.5+ events, pretty-printed v1 JSON, describe Events, default-scheduler FitErrors,
 cluster-autoscaler) with ordinary INFO lines (about half of all lines), over 5,000 pod names.
 Prints wall seconds, MB/s, CPU seconds (user + system of explain and its workers: what the run costs
-whatever else holds the cores), the peak RSS of the largest explain process (main or worker, as getrusage
+whatever else holds the cores) and MB per CPU second (the rate that does not depend on who else holds the
+cores of a shared machine; wall MB/s is at most that times the cores explain gets), the peak RSS of the largest explain process (main or worker, as getrusage
 reports it) and the peak of the summed PSS of the explain process and its workers (sampled every 50 ms;
 PSS splits the pages the forked workers share with the main process, so the sum is the real footprint).
 `--keep DIR` keeps the generated logs (reused on the next run) and the last run's JSON output beside them.
@@ -142,9 +143,9 @@ def main() -> int:
 
     directory = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="explain-bench-"))
     directory.mkdir(parents=True, exist_ok=True)
-    print("| log size | lines | generate s | explain s | MB/s | CPU s | peak RSS MB | peak PSS MB (all processes) "
-          "| items | explained |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| log size | lines | generate s | explain s | MB/s | CPU s | MB per CPU s | peak RSS MB | "
+          "peak PSS MB (all processes) | items | explained |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for mb in a.size_mb or [100]:
         path = directory / f"mixed-{mb}mb.log"
         t0 = time.monotonic()
@@ -159,7 +160,8 @@ def main() -> int:
             summary = json.load(f)["summary"]
         if not a.keep:
             out.unlink()
-        print(f"| {mb} MB | {lines:,} | {gen:.1f} | {wall:.1f} | {mb / wall:.1f} | {cpu:.1f} | {rss:.0f} | {pss:.0f} | "
+        print(f"| {mb} MB | {lines:,} | {gen:.1f} | {wall:.1f} | {mb / wall:.1f} | {cpu:.1f} | {mb / cpu:.1f} | "
+              f"{rss:.0f} | {pss:.0f} | "
               f"{summary['items']:,} | {summary['explained']:,} |", flush=True)
         if not a.keep:
             path.unlink()

@@ -1,5 +1,6 @@
-"""explain's fast paths say exactly what the plain paths say: the block reader, the one-search trigger test,
-the per-message memo of classify and the item JSON writer, run over every log and message the explain tests
+"""explain's fast paths say exactly what the plain paths say: the block reader, the one-search trigger test
+(native and pure Python), the per-message memo of classify, the per-line-shape recall of whole records and the
+item JSON writer, run over every log and message the explain tests
 hold and every explain case log (a user sees the same document, to the byte, only sooner)."""
 
 from __future__ import annotations
@@ -7,13 +8,14 @@ from __future__ import annotations
 import ast
 import io
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from types import MappingProxyType
 
 import pytest
 
-from karpplan.explain import parse, stream
+from karpplan.explain import parse, recall, report, stream
 from karpplan.explain.parse import TRIGGER_WORDS, worth_parsing
 from karpplan.explain.render import json_text, write_document
 from karpplan.explain.report import Explanation, explain_records, explain_stream, explain_text
@@ -56,7 +58,7 @@ def _reference(text: str) -> Explanation:
     lines = text.split("\n")
     if text.endswith("\n"):
         lines.pop()
-    out = explain_records(_uncached(records(line.encode() for line in lines)))
+    out = explain_records(_uncached(records(line.encode() for line in lines)), remember=False)
     out.finish()
     return out
 
@@ -78,6 +80,46 @@ def test_the_one_search_trigger_test_is_the_substring_test() -> None:
     lines += [b"", b"Name: x", b"ame: x", b"schedule po", b"nodes are availabl", b"scale-u", b"Fargat"]
     for line in lines:
         assert worth_parsing(line) == any(w in line for w in TRIGGER_WORDS), line
+        assert parse.any_trigger_word(line) == any(w in line for w in TRIGGER_WORDS), line  # without the wheel
+
+
+def test_explain_reads_the_same_without_the_native_prefilter(monkeypatch: pytest.MonkeyPatch) -> None:
+    native = explain_text(CORPUS_TEXT)
+    monkeypatch.setattr(report, "worth_parsing", parse.any_trigger_word)
+    assert _document(explain_text(CORPUS_TEXT)) == _document(native)
+
+
+_STAMP = re.compile(r"(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}):(\d{2})")
+
+
+def _retimed(text: str, shift: int) -> str:
+    """`text` with every timestamp's seconds moved, differently on each line (what a log's repeats look like)."""
+    def line(n: int, s: str) -> str:
+        return _STAMP.sub(lambda m: f"{m.group(1)}:{(int(m.group(2)) + shift + n) % 60:02d}", s)
+    return "\n".join(line(n, s) for n, s in enumerate(text.split("\n")))
+
+
+@pytest.mark.parametrize("room", [recall.MAX_ENTRIES, 4])
+def test_each_log_reads_the_same_when_its_lines_come_again_at_other_times(room: int,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recall answers a line by an earlier line of the same shape (only its timestamp differs): each
+    item keeps its own first and last time and line, its count, and the same wording as a fresh parse (also
+    when it has room for only a few shapes and forgets the older ones)."""
+    monkeypatch.setattr(recall, "MAX_ENTRIES", room)
+    for text in CORPUS:
+        twice = text + "\n" + _retimed(text, 7) + "\n" + _retimed(text, 31)
+        remembered = explain_text(twice)
+        assert _document(remembered) == _document(_reference(twice)), text[:200]
+
+
+def test_a_repeated_line_gets_its_own_time_from_the_recall() -> None:
+    line = ('{"level":"ERROR","time":"2024-04-03T06:00:0%d.000Z","logger":"controller","message":"could not schedule '
+            'pod","Pod":{"name":"web-1","namespace":"shop"},"error":"incompatible with nodepool \\"default\\", did not '
+            'tolerate dedicated=infra:NoSchedule"}')
+    out = explain_text("\n".join(line % i for i in (1, 2, 3)))
+    [item] = out.item_list()
+    assert (item.count, item.parsed.time, item.last_time, item.last_line) == (
+        3, "2024-04-03T06:00:01.000Z", "2024-04-03T06:00:03.000Z", 3)
 
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
@@ -139,3 +181,11 @@ def test_item_json_is_what_the_standard_encoder_writes() -> None:
            "e": "\u00fcber \"quoted\" \\ \n\t\u2028", "f": True, "g": False, "h": None, 3: -7}
     assert json_text(odd) == render_document(odd, "json")[:-1]
     assert json.loads(json_text(odd))["a"][2] is None
+
+
+def test_a_repeated_describe_row_belongs_to_the_pod_described_above_it() -> None:
+    """The recall keys a line with the parser's state: the same Events row under another `Name:` is another pod's."""
+    row = "  Warning  FailedScheduling  16s   default-scheduler  0/3 nodes are available: 3 Insufficient cpu."
+    log = "\n".join(["Name:         web-1", "Namespace:    shop", "Events:", row, "Name:         web-2",
+                     "Namespace:    shop", "Events:", row, "Name:         web-1", "Namespace:    shop", row])
+    assert [(i.parsed.pod, i.count) for i in explain_text(log).item_list()] == [("shop/web-1", 2), ("shop/web-2", 1)]

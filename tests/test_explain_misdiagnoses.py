@@ -217,9 +217,12 @@ def test_a_custom_scheduler_is_named_not_called_kube_scheduler() -> None:
     item = _explained("  Warning  FailedScheduling  3m  prod-user-scheduler  0/3 nodes are available: 3 Insufficient "
                       "memory.").item_list()[0]
     assert item.parsed.source == "kube-scheduler"  # the contract's source stays
-    item.parsed = replace(item.parsed, scheduler="prod-user-scheduler")
-    assert "the scheduler prod-user-scheduler" in item_plain(item)
-    item.parsed = replace(item.parsed, scheduler="default-scheduler")
+    assert item.parsed.scheduler == "prod-user-scheduler"  # read from the describe row's From column
+    assert "the scheduler prod-user-scheduler" in item.plain
+    default = _explained("  Warning  FailedScheduling  3m  default-scheduler  0/3 nodes are available: 3 Insufficient "
+                         "memory.").item_list()[0]
+    assert default.parsed.scheduler == "default-scheduler" and "(kube-scheduler)" in default.plain
+    item.parsed = replace(item.parsed, scheduler=None)
     assert "(kube-scheduler)" in item_plain(item)
 
 
@@ -254,7 +257,7 @@ def test_a_nomination_whose_event_age_shows_minutes_of_repeats_is_not_reassuranc
     out = explain_text("  Normal   Nominated  108s (x12 over 24m)  karpenter  Pod should schedule on: "
                        "nodeclaim/default-cvkcv, node/ip-10-199-71-41.ec2.internal")
     item = out.item_list()[0]
-    item.parsed = replace(item.parsed, age="108s (x12 over 24m)")
+    assert item.parsed.age == "108s (x12 over 24m)"  # read from the describe row's Age column
     link_nominations(out)
     assert "12 times over 24 minutes" in item.plain and "binds once" not in item.plain
     assert item.count == 1  # the record was seen once; the event's own count is in the sentence

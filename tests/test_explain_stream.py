@@ -45,3 +45,27 @@ def test_truncated_line_never_crashes_and_split_line_counts(split: int) -> None:
 def test_depth_change_respects_strings() -> None:
     assert depth_change(b'{"a": "}{[", "b": [1, 2') == (2, False)
     assert depth_change(b'"unterminated {') == (0, True)
+    assert depth_change(b'  "level": "ERROR",') == (0, False)  # no bracket: quotes alone decide
+    assert depth_change(b'  "message": "could not') == (0, True)
+
+
+# cluster-autoscaler's event lines as `stern` prints them (`pod container` before each line): the first has no
+# final period, the next starts with a lowercase word - yet it is the next record, not the first one's wrap
+CA_STERN = ("cluster-autoscaler-6d8b9c7f5-x2x9q cluster-autoscaler I0910 18:42:3{n}.914842       1 event.go:281] "
+            'Event(v1.ObjectReference{{Kind:"Pod", Namespace:"shop", Name:"web-{n}", UID:"bb{n}"}}): type: \'Normal\' '
+            "reason: 'NotTriggerScaleUp' pod didn't trigger scale-up: 1 node(s) didn't match Pod's node "
+            "affinity/selector, 2 max node group size reached")
+
+
+def test_two_prefixed_autoscaler_events_in_a_row_are_two_records() -> None:
+    log = "\n".join(CA_STERN.format(n=n) for n in (1, 2, 3))
+    assert [r.lines for r in records(line.encode() for line in log.split("\n"))] == [1, 1, 1]
+    explanation = explain_text(log)
+    assert {i.parsed.pod for i in explanation.item_list()} == {"shop/web-1", "shop/web-2", "shop/web-3"}
+    assert explanation.records == 3
+
+
+def test_a_wrapped_message_still_continues_on_its_next_line() -> None:
+    log = ("0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: infra}, 2 node(s) didn't match\n"
+           "node affinity/selector.")
+    assert [r.lines for r in records(line.encode() for line in log.split("\n"))] == [2]

@@ -127,8 +127,8 @@ def how_to_get(name: str) -> str | None:
 
 
 def _extended(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, float]],
-              known: bool) -> tuple[list[str], bool]:
-    """Sentences about the extended resources the pod asks for, and whether one of them is the whole cause."""
+              known: bool) -> tuple[list[str], str | None]:
+    """Sentences about the extended resources the pod asks for, and the one that is the whole cause, if any."""
     out: list[str] = []
     # huge pages first (no type ever reports them), then unknown resources, then vendor devices
     names = sorted((n for n, a in asked.items() if n not in _STANDARD and a > 0),
@@ -150,15 +150,15 @@ def _extended(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, f
                           "Karpenter before launch (it supports only resources the instance types report): run such "
                           "pods on nodes that already advertise it (a node group with the device plugin), or drop the "
                           "request from the pod's resources."))
-            return out, True
+            return out, name
         if known and not in_reqs:
             out.append(f"The pod asks for {_fmt(name, amount)} of {name}; no type the requirements allow offers it, "
                        f"though these would: {_listed(offering)}." + (f" {how}" if how else ""))
-            return out, True
+            return out, name
         if how is not None:
             out.append(f"The pod asks for {_fmt(name, amount)} of {name}, which only {len(offering)} of the "
                        f"{len(catalog.instance_types)} types in the catalog offer. {how}")
-    return out, False
+    return out, None
 
 
 def _emptying(catalog: Catalog, ask: Ask, fits: Callable[[InstanceType], bool]) -> str | None:
@@ -196,36 +196,37 @@ def _matching_nothing(catalog: Catalog, ask: Ask, pool_fields: str) -> str:
             f"check them against the types you expect ({pool_fields}).")
 
 
-def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str) -> list[str]:
-    """Sentences the catalog adds to a no-instance-type reason (empty when it has nothing to add)."""
+def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str) -> tuple[list[str], str | None]:
+    """Sentences the catalog adds to a no-instance-type reason (empty when it has nothing to add), and the one
+    resource that alone is the cause (an extended resource no allowed type offers), if so."""
     if reason.kind != NO_INSTANCE_TYPE or not reason.resources:
-        return []
+        return [], None
     try:
         asked = Resources.parse({k: v for k, v in reason.resources.items() if k != PODS})
     except (QuantityError, ValueError, TypeError):
-        return []
+        return [], None
     empty = next((q for q in reason.requirements if q.key == ZONE and (q.operator == "DoesNotExist" or (
         q.operator == "In" and not q.values))), None)
     if empty is not None:
-        return [_no_zone_left(empty)]
+        return [_no_zone_left(empty)], None
     ask = ask_of(reason.requirements, catalog)
     known = bool(reason.requirements)
     ok = allowed(catalog, ask)
     out, decided = _extended(asked, catalog, ok, known)
     if decided:
-        return out
+        return out, decided
 
     def fits(t: InstanceType) -> bool:
         return asked.fits_in(t.allocatable)
 
     if not ok:
         emptying = _emptying(catalog, ask, fits)
-        return out + [emptying or _matching_nothing(catalog, ask, pool_fields)]
+        return out + [emptying or _matching_nothing(catalog, ask, pool_fields)], None
     fitting = [(t, p) for t, p in ok if fits(t)]
     if fitting and not known:
         return out + [f"The log does not show the pool's requirements, so the catalog cannot check them; types that "
                       f"fit this pod exist (e.g. {_listed(fitting, 3)}): check that {pool_fields} allows one of them, "
-                      f"then the pool's limits ({limits_field})."]
+                      f"then the pool's limits ({limits_field})."], None
     if fitting:
         cheapest = min(fitting, key=lambda tp: (tp[1], tp[0].name))[0]
         return out + [
@@ -235,8 +236,8 @@ def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str
             f"exist, look at the pool's limits first ({limits_field}: the types that fit would exceed what its "
             "nodes have not used yet - Karpenter logs 'N out of M instance types were excluded because they would "
             "breach limits' just before), then at offerings (zones / capacity type without capacity, recent "
-            "insufficient-capacity errors)."]
-    return out + [_too_big(asked, catalog, ok, pool_fields, known, fits)]
+            "insufficient-capacity errors)."], None
+    return out + [_too_big(asked, catalog, ok, pool_fields, known, fits)], None
 
 
 def _too_big(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, float]], pool_fields: str,

@@ -75,8 +75,8 @@ def _judge(reason: Reason, pool: PoolReasons | None, dialect: str | None, load: 
     if catalog is None:
         return reason
     f = fields_of(pool, dialect)
-    advice = advise(_without_foreign_zones(reason, catalog), catalog, f.requirements, f.limits)
-    return replace(reason, plain=capital(no_type_plain(reason, pool, f, tuple(advice)))) if advice else reason
+    advice, cause = advise(_without_foreign_zones(reason, catalog), catalog, f.requirements, f.limits)
+    return replace(reason, plain=capital(no_type_plain(reason, pool, f, tuple(advice), only=cause))) if advice else reason
 
 
 def _advised_pool(pool: PoolReasons, dialect: str | None, load: CatalogFor, done: Advised) -> PoolReasons:

@@ -18,14 +18,14 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
+from functools import cached_property, partial
 
 from karpplan.catalog.types import Catalog
 from karpplan.errors import Origin
 from karpplan.explain.dialects.nodeclass import CAUSES as NODE_CLASS_CAUSES
 from karpplan.explain.report import Explanation
 from karpplan.explain.structure import Fix, Item, signed_hourly
-from karpplan.explain.volumes import common_zones, sentences, volume_facts, volume_fixes
+from karpplan.explain.volumes import common_zones, sentences, storage_of, volume_facts, volume_fixes
 from karpplan.explain.wording import NODEPOOL_FIELDS, PROVISIONER_FIELDS, item_plain
 from karpplan.inputs.loader import Document, read_documents
 from karpplan.inputs.origins import LineDict, LineList
@@ -36,6 +36,7 @@ from karpplan.model.pods import SCHEDULE_ANYWAY, Pod, PodAffinity, PodTemplate
 from karpplan.model.pools import NodePool
 from karpplan.model.requirements import Requirement, Requirements
 from karpplan.model.selectors import NodeSelectorTerm
+from karpplan.model.storage import Storage
 from karpplan.model.taints import ALL_EFFECTS, Toleration, untolerated
 from karpplan.plan import Plan
 from karpplan.planner import PlanOptions, catalog_for, make_plan
@@ -82,6 +83,11 @@ class Locator:
 
     def __init__(self, documents: Sequence[Document]) -> None:
         self.documents = documents
+
+    @cached_property
+    def storage(self) -> Storage:
+        """The StorageClasses, PersistentVolumes and claims of the manifests, read once for all items."""
+        return storage_of(self.documents)
 
     def find(self, kind: str, name: str, namespace: str | None = None) -> Document | None:
         for doc in self.documents:
@@ -466,7 +472,7 @@ def _volumes(item: Item, planner: _Planner, inv: Inventory, base_cost: float, wo
     kind, _, name = workload.partition("/")
     doc = locator.find(kind, name, namespace)
     pod_name = (item.parsed.pod or "").rpartition("/")[2] or name
-    facts = volume_facts(locator.documents, doc, namespace, pod_name) if doc is not None else []
+    facts = volume_facts(locator.documents, doc, namespace, pod_name, locator.storage) if doc is not None else []
     if not facts:
         return
     about_zones = any(r.kind == "volume" or r.key == L.ZONE or L.ZONE in r.text for r in item.all_reasons())

@@ -5,46 +5,72 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from karpplan.explain.dialects import fargate, kube
+from karpplan.explain.dialects import disruption, fargate, kube, nodeclass
 from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.structure import (
     CLUSTER_AUTOSCALER,
     EXCLUDED_TYPES,
     KARPENTER,
     KUBE_SCHEDULER,
+    NO_INSTANCE_TYPE,
     UNSUPPORTED,
     Parsed,
     PoolReasons,
     Reason,
 )
-from karpplan.explain.wording import reason_plain, with_plain
+from karpplan.explain.wording import capital, reason_plain, with_plain
 
 # Anything worth a full parse contains one of these (bytes, for the fast path over huge logs).
 TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"scale-up", b"incompatible", b"did not tolerate",
                  b"no instance type", b"should schedule on", b"topology constraint", b"limits", b"excluded because",
                  b"does not have known values", b"minValues", b"not supported", b"filtered out all", b'"error"',
                  b"Name:", b"Namespace:", b"nodepools found", b"provisioners found", b"exceeds node resources",
-                 b"Fargate", b"predicate ", b"Ignoring pod")
+                 b"Fargate", b"predicate ", b"Ignoring pod",
+                 # node-class errors (a pool that resolves no instance types): dialects/nodeclass.py
+                 b"resolving node class", b"unable to resolve instance types", b"NodeClassNotReady",
+                 b"ignoring nodepool, not ready", b"nodeclass not ready", b"node class not ready",
+                 # why a node is not consolidated or disrupted, and disruptions under way: dialects/disruption.py
+                 *(t.encode() for t in disruption.TRIGGERS))
 
 
 _ANY_TRIGGER_WORD = re.compile(b"|".join(re.escape(word) for word in TRIGGER_WORDS))
 
 
-def worth_parsing(line: bytes) -> bool:
-    """A cheap test that a line may hold something the grammars read: one of TRIGGER_WORDS in it (one search
-    for them all, faster than a substring scan per word)."""
+def any_trigger_word(line: bytes) -> bool:
+    """Whether one of TRIGGER_WORDS is in `line` (one regex search for them all: the pure-Python way)."""
     return _ANY_TRIGGER_WORD.search(line) is not None
+
+
+def _trigger_test() -> Callable[[bytes], bool]:
+    """`any_trigger_word`, by an Aho-Corasick automaton (ahocorasick-rs, 4x faster than the regex over a log's
+    lines) when that wheel is installed, else by the regex: a missing wheel never breaks explain."""
+    try:  # local: an optional native wheel, with the regex as the fallback
+        from ahocorasick_rs import MATCHKIND_LEFTMOST_FIRST, BytesAhoCorasick
+    except ImportError:  # pragma: no cover - the wheel is a dependency; this is the fallback
+        return any_trigger_word
+    find = BytesAhoCorasick(list(TRIGGER_WORDS), matchkind=MATCHKIND_LEFTMOST_FIRST).find_matches_as_indexes
+
+    def native(line: bytes) -> bool:
+        return bool(find(line))
+
+    return native
+
+
+worth_parsing = _trigger_test()
+"""A cheap test that a line may hold something the grammars read: one of TRIGGER_WORDS in it."""
 
 
 TRIGGER = re.compile(
     rb"schedule pod|nodes are available|scale-up|incompatible with|did not tolerate|no instance type|"
     rb"should schedule on|topology constraint|incompatible requirements|exceed(?:s)? (?:provisioner )?limits|"
     rb"limits have been exhausted|excluded because|does not have known values|minValues|not supported|"
-    rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|predicate |Ignoring pod")
+    rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|predicate |Ignoring pod|resolving node class|"
+    rb"unable to resolve instance types|NodeClassNotReady|ignoring nodepool, not ready")
 _KARPENTER_ANCHOR = re.compile(
     r"(?:Could not|could not|Failed to|Unable to) schedule pod\b|incompatible with (?:nodepool|provisioner)\b|"
     r"compatible with nodepool \"|did not tolerate |no instance type |unsatisfiable topology constraint|"
@@ -204,8 +230,11 @@ def _kube(message: str) -> tuple[str, str, tuple[Reason, ...]] | None:
 
 
 def classify(message: str, *, pod: str | None = None, time: str | None = None, source: str | None = None,
-             event: str | None = None, json_message: str | None = None) -> Parsed | None:
-    """A message (the text of an error, event or log line) as what it says, or None.
+             event: str | None = None, json_message: str | None = None, age: str | None = None,
+             reporter: str | None = None) -> Parsed | None:
+    """A message (the text of an error, event or log line) as what it says, or None. `age` and `reporter` are
+    an event row's Age (`18s (x6 over 10m)`) and the component that reported it; a kube-scheduler reporter is
+    the scheduler that rejected the pod (default-scheduler, or the pod's own spec.schedulerName).
 
     A log repeats a few messages for many pods: what a message says is worked out once (`_classified`, which
     leaves the pod and time out) and each record gets a copy with its own pod and time."""
@@ -217,6 +246,12 @@ def classify(message: str, *, pod: str | None = None, time: str | None = None, s
     parsed.__dict__.update(template.__dict__)
     parsed.__dict__["pod"] = (pod or template.pod) if pod_from_message else pod
     parsed.__dict__["time"] = time
+    if template.event in disruption.EVENTS:  # the record's object is a node (`kubectl describe node`), not a pod
+        parsed.__dict__["pod"] = None
+    if age is not None:
+        parsed.__dict__["age"] = age
+    if reporter is not None and template.source == KUBE_SCHEDULER:
+        parsed.__dict__["scheduler"] = reporter
     return parsed
 
 
@@ -233,6 +268,9 @@ def _classify(message: str, *, source: str | None, event: str | None,
     message = message.strip()
     if not message:
         return None
+    if (event in disruption.EVENTS or disruption.mentioned(message)) and (
+            disrupted := disruption.parse(message, event)) is not None:
+        return Parsed(KARPENTER, disrupted[0], disrupted[1]), False  # a node's, not a pod's: classify drops the pod
     if source != KARPENTER:
         kube_result = _kube(message)
         if kube_result is not None:
@@ -281,12 +319,24 @@ def _classify(message: str, *, source: str | None, event: str | None,
                   pod=env_pod, pools=pools, reasons=bare, unparsed=unparsed), True
 
 
+def _node_class(e: nodeclass.NodeClassError, text: str) -> Parsed:
+    """A NodePool whose node class is missing or not ready: a pool's error, no pod's (related.py words the
+    'exceed limits' of its pods as the side effect)."""
+    reason = Reason(NO_INSTANCE_TYPE, e.text, cause=e.state, node_pool=e.pool, plain=capital(nodeclass.plain(e)))
+    tm = TIMESTAMP.search(text)
+    return Parsed(KARPENTER, "Log", e.text, time=tm.group(0) if tm else None, reasons=(reason,))
+
+
 class RecordParser:
     """Parses records in order, remembering the pod a `kubectl describe pod` is about."""
 
     def __init__(self) -> None:
         self.describe_name: str | None = None
         self.describe_ns: str | None = None
+
+    def state(self) -> tuple[str | None, str | None]:
+        """What the parser remembers from earlier records (a line's answer depends on it)."""
+        return self.describe_name, self.describe_ns
 
     def _describe_pod(self) -> str | None:
         if self.describe_name is None:
@@ -301,6 +351,8 @@ class RecordParser:
             elif (m := _DESCRIBE_NS.match(first)) is not None:
                 self.describe_ns = m.group(1)
             return []
+        if any(t in text for t in nodeclass.TRIGGERS) and (e := nodeclass.parse(text)) is not None:
+            return [_node_class(e, text)]  # the whole record: the pool and the cause may stand in other fields
         if '{""' in text:  # CSV export (CloudWatch, spreadsheets): quotes doubled
             text = text.replace('""', '"')
         if "{" in text or '"error"' in text or '"message"' in text:
@@ -313,8 +365,9 @@ class RecordParser:
         line = text.strip()
         m = kube.DESCRIBE_EVENT.match(line)
         if m is not None:
-            result = classify(m.group("msg"), pod=self._describe_pod(), source=_source_of(m.group("source")),
-                              event=m.group("reason"))
+            component = m.group("source")
+            result = classify(m.group("msg"), pod=self._describe_pod(), source=_source_of(component),
+                              event=m.group("reason"), age=m.group("age"), reporter=component)
             return [result] if result else []
         m = kube.GET_EVENT.match(line)
         if m is not None:
@@ -374,11 +427,13 @@ class RecordParser:
                 return self.parse(inner)
             if isinstance(inner, dict) and _is_record(inner):
                 return self._from_dict(inner)
-        message = d.get("message") or d.get("msg") or ""
+        message = d.get("message") or d.get("msg") or d.get("eventMessage") or ""  # eventMessage: Datadog's events
         message = message if isinstance(message, str) else str(message)
         error = _error_text(d)
         pod = _pod_of(d)
         time = _time_of(d)
+        if (disrupting := disruption.from_fields(message, d)) is not None:  # v1.x: reason, decision beside it
+            return [Parsed(KARPENTER, disruption.DISRUPTING, disrupting, time=time)]
         source = None
         src = d.get("source")
         if isinstance(src, dict) and src.get("component"):

@@ -16,43 +16,19 @@ from datetime import datetime
 
 from karpplan.explain.dialects import nodeclass
 from karpplan.explain.dialects.nodeclass import NodeClassError
-from karpplan.explain.parse import TIMESTAMP
+from karpplan.explain.dialects.nodeclass import plain as node_class_plain
 from karpplan.explain.report import Explanation
 from karpplan.explain.structure import (
-    KARPENTER,
     KUBE_SCHEDULER,
     LIMITS,
     NO_INSTANCE_TYPE,
     NODE_FILTER,
     Item,
-    Parsed,
     Reason,
 )
 from karpplan.explain.wording import capital, item_plain
 
 REPEATED_SECONDS = 120  # a nomination still repeated after this long is not a node on its way
-
-
-def node_class_plain(e: NodeClassError) -> str:
-    pool = f'NodePool "{e.pool}"' if e.pool else "a NodePool"
-    kind = e.kind or "node class"
-    named = f'{kind} "{e.name}"' if e.name else f"its {kind}"
-    if e.state == nodeclass.MISSING:
-        state = (f"its node class {named} does not exist. Create it (kubectl get {kind.lower()}; apply the "
-                 f"{kind} your NodePool names), or point the NodePool's spec.template.spec.nodeClassRef (name, and "
-                 "group / kind matching the installed CRDs) at one that exists")
-    elif e.state == nodeclass.UNRESOLVED:
-        where = f"kubectl get nodepool {e.pool} -o yaml" if e.pool else "the NodePool's YAML"
-        state = ("the log does not show why (the error is cut off or names another cause); most often its node class "
-                 f"is missing or not Ready: {where} names it in spec.template.spec.nodeClassRef, and kubectl describe "
-                 "on that node class shows whether it exists and which condition fails")
-    else:
-        state = (f"{named} is not Ready. kubectl describe {kind.lower() if e.kind else 'ec2nodeclass'} shows the "
-                 "failing condition (subnets or security groups its selectors find, the AMI, the node role / "
-                 "instance profile, or the controller's IAM permissions); fix that and the pool resumes")
-    return (f"Karpenter resolves no instance types for {pool} ({e.text}): {state}. Until then the pool launches "
-            "nothing, and Karpenter reports its pods as 'all available instance types exceed limits' - a side effect, "
-            "not the pool's limits (kubernetes-sigs/karpenter#1165).")
 
 
 def _limits_plain(r: Reason, e: NodeClassError) -> str:
@@ -61,36 +37,17 @@ def _limits_plain(r: Reason, e: NodeClassError) -> str:
             + node_class_plain(replace(e, pool=pool)) + " Do not raise spec.limits for this.")
 
 
-def _node_class_items(explanation: Explanation) -> list[NodeClassError]:
-    """Turn the node-class error lines among the unrecognised ones into items; all node-class errors seen."""
+def _node_class_errors(explanation: Explanation) -> list[NodeClassError]:
+    """The node-class errors the log reports (parse.py reads their lines as items of their own)."""
     found: list[NodeClassError] = []
-    kept: list[tuple[int, str]] = []
-    for line, text in explanation.unrecognised_lines:
-        e = nodeclass.parse(text)
-        if e is None:
-            kept.append((line, text))
-            continue
-        found.append(e)
-        tm = TIMESTAMP.search(text)
-        reason = Reason(NO_INSTANCE_TYPE, e.text, cause=e.state, node_pool=e.pool, plain=capital(node_class_plain(e)))
-        parsed = Parsed(KARPENTER, "Log", e.text, time=tm.group(0) if tm else None, reasons=(reason,))
-        key = parsed.signature()
-        item = explanation.items.get(key)
-        if item is None:
-            item = explanation.items[key] = Item(parsed, line, last_line=line, last_time=parsed.time)
-        else:
-            item.count += 1
-            item.last_line = line
-            item.last_time = parsed.time
-        item.plain = item_plain(item)
-        explanation.explained += 1
-    explanation.unrecognised_lines = kept
     for item in explanation.items.values():
         for r in item.parsed.reasons:
             if r.kind == NO_INSTANCE_TYPE and r.cause in nodeclass.CAUSES and item.parsed.pod is None:
                 e = nodeclass.parse(r.text)
-                if e is not None and e not in found:
-                    found.append(replace(e, pool=e.pool or r.node_pool))
+                if e is not None:
+                    e = replace(e, pool=e.pool or r.node_pool)
+                    if e not in found:
+                        found.append(e)
     return found
 
 
@@ -130,7 +87,7 @@ def merge_pod_names(explanation: Explanation) -> None:
 
 
 def link_node_classes(explanation: Explanation) -> None:
-    errors = _node_class_items(explanation)
+    errors = _node_class_errors(explanation)
     if not errors:
         return
     for item in explanation.items.values():

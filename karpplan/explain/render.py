@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from karpplan.explain.report import Explanation
-from karpplan.explain.structure import Item, signed_hourly
+from karpplan.explain.structure import Item, PoolReasons, Reason, signed_hourly
 from karpplan.render.documents import render_document
 
 KIND_STYLE = {
@@ -26,6 +26,32 @@ def render_text(explanation: Explanation, fmt: str) -> str:
     return render_document(explanation.to_document(), fmt)
 
 
+class _Encoded(str):
+    """JSON text already encoded at its level, written as it is."""
+
+
+class _SharedText:
+    """The JSON text of the pools and reasons items share (a log's thousands of items repeat a handful of
+    them, one object each: report.Explanation._share), encoded once per object."""
+
+    def __init__(self) -> None:
+        self._texts: dict[int, tuple[object, _Encoded]] = {}
+
+    def of(self, obj: PoolReasons | Reason, level: int) -> _Encoded:
+        known = self._texts.get(id(obj))
+        if known is None or known[0] is not obj:
+            known = self._texts[id(obj)] = (obj, _Encoded(json_text(obj.to_document(), level)))
+        return known[1]
+
+
+def _item_json(item: Item, shared: _SharedText) -> str:
+    """`json_text(item.to_document(), 2)`, its pools and reasons from `shared`."""
+    doc = item.to_document()
+    doc["nodePools"] = [shared.of(pool, 4) for pool in item.parsed.pools]
+    doc["reasons"] = [shared.of(r, 4) for r in item.parsed.reasons]
+    return json_text(doc, 2)
+
+
 def _encode_json(value: Any, level: int, out: list[str]) -> None:
     """`value` as `json.dumps(indent=2, ensure_ascii=False)` writes it nested `level` deep, appended to `out`.
 
@@ -33,7 +59,7 @@ def _encode_json(value: Any, level: int, out: list[str]) -> None:
     times faster than the standard library's indenting encoder, which is pure Python: a 1 GB log's 25,000
     items took seconds to write."""
     if isinstance(value, str):
-        out.append(encode_basestring(value))
+        out.append(value if type(value) is _Encoded else encode_basestring(value))
     elif value is None:
         out.append("null")
     elif value is True:
@@ -84,8 +110,9 @@ def write_document(explanation: Explanation, fmt: str, out: IO[str]) -> None:
     items = explanation.item_list()
     if fmt == "json":
         out.write(header[:-len("\n}\n")] + ',\n  "items": ' + ("[" if items else "[]"))
+        shared = _SharedText()
         for n, item in enumerate(items):
-            out.write(("," if n else "") + "\n    " + json_text(item.to_document(), 2))
+            out.write(("," if n else "") + "\n    " + _item_json(item, shared))
         if items:
             out.write("\n  ]")
         out.write(",\n" + render_document({"unrecognised": explanation.unrecognised_document()}, "json")[len("{\n"):-len("\n}\n")])

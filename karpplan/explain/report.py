@@ -6,11 +6,12 @@ ones are counted in `summary.dropped`), never by the size of the log.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
 from karpplan.explain.parse import RecordParser, worth_parsing
+from karpplan.explain.recall import Recall
 from karpplan.explain.stream import Record, block_lines, records
 from karpplan.explain.structure import Item, Parsed, PoolReasons, Reason
 from karpplan.explain.wording import item_plain
@@ -70,8 +71,18 @@ class Explanation:
     def item_list(self) -> list[Item]:
         return sorted(self.items.values(), key=lambda i: i.line)
 
-    def add(self, parsed: Parsed, record: Record) -> None:
-        key = parsed.signature()
+    def again(self, signature: tuple[object, ...], line: int, time: str | None) -> bool:
+        """Count one more record of the item with this signature, if there is one (what `add` does for it)."""
+        item = self.items.get(signature)
+        if item is None:
+            return False
+        item.count += 1
+        item.last_line = line
+        item.last_time = time
+        return True
+
+    def add(self, parsed: Parsed, record: Record, signature: tuple[object, ...] | None = None) -> None:
+        key = parsed.signature() if signature is None else signature
         item = self.items.get(key)
         if item is not None:
             item.count += 1
@@ -139,24 +150,47 @@ class Explanation:
         return doc
 
 
-def explain_records(recs: Iterable[Record], explanation: Explanation | None = None) -> Explanation:
+def explain_records(recs: Iterable[Record], explanation: Explanation | None = None, *,
+                    remember: bool = True) -> Explanation:
+    """Explain records in order; `remember=False` parses every record afresh (the plain path the tests
+    hold the remembered one to)."""
     out = explanation if explanation is not None else Explanation()
     parser = RecordParser()
+    recall = Recall(enabled=remember)
     for record in recs:
         out.lines += record.lines
         if record.lines == 1 and not worth_parsing(record.data):
             if len(out.unrecognised_lines) < MAX_UNRECOGNISED_LISTED:
                 out.note_unrecognised(record.line, record.data)
             continue
-        found = parser.parse(record.text)
+        # a record of a shape seen before (only its timestamp differs) says what that one said
+        state = parser.state()
+        key, ts = recall.key(record.data, state)
+        entry = recall.get(key)
+        if entry is not None and entry.answers:  # items seen again are counted; only new ones need a Parsed
+            out.records += 1
+            out.explained += record.lines
+            for (template, timed), known in zip(entry.answers, entry.signatures, strict=True):
+                if not out.again(known, record.line, ts if timed else template.time):
+                    out.add(Recall.recalled(template, timed, ts), record, known)
+            continue
+        if entry is None:
+            found = parser.parse(record.text)
+            signatures: Sequence[tuple[object, ...] | None] = [None] * len(found)
+            if parser.state() == state:  # a record that changes the parser's state is read every time
+                entry = recall.remember(key, ts, found)
+                if entry is not None:
+                    signatures = entry.signatures
+        else:
+            found = []
         if not found:
             if len(out.unrecognised_lines) < MAX_UNRECOGNISED_LISTED and not _context_line(record.data):
                 out.note_unrecognised(record.line, record.data)
             continue
         out.records += 1
         out.explained += record.lines
-        for parsed in found:
-            out.add(parsed, record)
+        for parsed, signature in zip(found, signatures, strict=True):
+            out.add(parsed, record, signature)
     out._same.clear()
     return out
 

@@ -33,6 +33,7 @@ _CONTINUES = re.compile(rb"^\s*(?:and requirements|requirements=|resources=|\{\\
 _LOWER_WORD = re.compile(rb"^\s*(?:[a-z][\w./-]*(?:\s|$)|[\])}])")
 _TRIGGERS = (b"schedule pod", b"nodes are available", b"scale-up", b"incompatible", b"Fargate", b"no instance type")
 MAX_WRAPPED_LINES = 20
+MIN_PREFIX = 6  # shorter first words (`and`, `key`) may well begin a continuation
 BLOCK_BYTES = 1 << 20
 
 
@@ -77,10 +78,13 @@ class Record(NamedTuple):
 
 
 _JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_BRACKET = re.compile(rb"[{}\[\]]")
 
 
 def depth_change(data: bytes, in_string: bool = False) -> tuple[int, bool]:
     """Net `{[` minus `}]` outside JSON strings, and whether the line ends inside a string."""
+    if not in_string and _BRACKET.search(data) is None and b"\\" not in data:
+        return 0, data.count(b'"') % 2 == 1  # no bracket, no escape: quotes alone open and close strings
     if not in_string:
         # Whole strings taken out left to right; when no quote is left, none was left open and the brackets
         # that remain are the ones outside strings (else the byte loop below decides).
@@ -121,6 +125,13 @@ def _opening_prefix(line: bytes) -> bytes | None:
     return prefix if depth > 0 else None
 
 
+def _same_head(data: bytes, line: bytes) -> bool:
+    """Whether `line` starts with the word `data` starts with: a log tailer's prefix (stern's `pod container`,
+    a file name), which starts each record and never a wrapped message's continuation."""
+    head = data.split(None, 1)[:1]
+    return bool(head) and len(head[0]) >= MIN_PREFIX and line.split(None, 1)[:1] == head
+
+
 def _wrapped(pending: Record, line: bytes) -> bool:
     """Whether `line` continues `pending`: a message explain reads, left unfinished, and a line that starts no
     record of its own (checked in that order of cost; most lines of a log start a record)."""
@@ -128,6 +139,8 @@ def _wrapped(pending: Record, line: bytes) -> bool:
         return False
     data = pending.data
     if not any(t in data for t in _TRIGGERS):
+        return False
+    if _same_head(data, line):
         return False
     if b'{"' in data[:64] or data.lstrip().startswith(b"{"):  # a JSON record: only an unclosed one continues
         depth, in_string = depth_change(data)
@@ -145,20 +158,25 @@ def records(lines: Iterable[bytes]) -> Iterator[Record]:
     pending: Record | None = None
     number = 0
     it = iter(lines)
+    starts_record = _RECORD_START.match  # most lines start a record: tested here before _wrapped is called
     for raw in it:
         number += 1
         line = raw.rstrip(b"\r\n")
         if pending is not None:
-            tail = pending.data.rstrip()
-            if tail.endswith((b";", b';"')) and _CLAUSE_START.match(line):
+            data = pending.data
+            end = data[-2:]  # (the record's end, blanks aside: most records end in none, and the copy is saved)
+            if (end[-1:] == b";" or end == b';"' or end[-1:].isspace() and data.rstrip().endswith((b";", b';"'))) \
+                    and _CLAUSE_START.match(line):
                 pending = Record(pending.line, pending.lines + 1, pending.data + b"\n" + line)
                 continue
-            if _wrapped(pending, line):
+            if starts_record(line) is None and _wrapped(pending, line):
                 pending = Record(pending.line, pending.lines + 1, pending.data + b" " + line.strip())
                 continue
             yield pending
             pending = None
-        last = line.rstrip()[-1:]  # _opening_prefix's first test, inline: most lines open nothing
+        last = line[-1:]  # _opening_prefix's first test, inline: most lines open nothing
+        if last.isspace():
+            last = line.rstrip()[-1:]
         prefix = _opening_prefix(line) if last == b"{" or last == b"[" else None
         if prefix is None:
             pending = Record(number, 1, line)

@@ -27,6 +27,10 @@ NODE_FILTER = "node-filter"
 KINDS = (TAINT, REQUIREMENT_CONFLICT, UNKNOWN_LABEL, NO_INSTANCE_TYPE, LIMITS, EXCLUDED_TYPES, TOPOLOGY,
          VOLUME, MIN_VALUES, UNSUPPORTED, NODE_FILTER)
 
+# events about removing nodes rather than placing pods (dialects/disruption.py): no pod, no reasons; the item is
+# its message, from its cause on
+DISRUPTION_EVENTS = ("Unconsolidatable", "DisruptionBlocked", "Disrupting")
+
 KARPENTER = "karpenter"
 KUBE_SCHEDULER = "kube-scheduler"
 CLUSTER_AUTOSCALER = "cluster-autoscaler"
@@ -172,7 +176,8 @@ class Parsed:
     def signature(self) -> tuple[object, ...]:
         return (self.source, self.event, self.pod, self.dialect,
                 tuple((p.name, tuple(r.signature() for r in p.reasons)) for p in self.pools),
-                tuple(r.signature() for r in self.reasons), self.nominated)
+                tuple(r.signature() for r in self.reasons), self.nominated,
+                self.message if self.event in DISRUPTION_EVENTS else None)
 
 
 @dataclass

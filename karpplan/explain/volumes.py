@@ -110,8 +110,10 @@ def _node_affinity_origin(documents: Sequence[Document], volume: PersistentVolum
 
 
 def volume_facts(documents: Sequence[Document], workload_doc: Document, namespace: str,
-                 pod_name: str) -> list[VolumeFact]:
-    storage = storage_of(documents)
+                 pod_name: str, storage: Storage | None = None) -> list[VolumeFact]:
+    """The pod's claims and their volumes; `storage` is `storage_of(documents)` when the caller holds it (read
+    once for a log's items, not once per item)."""
+    storage = storage_of(documents) if storage is None else storage
     facts: list[VolumeFact] = []
     for name in _claim_names(workload_doc, pod_name):
         claim = storage.claims.get((namespace, name))

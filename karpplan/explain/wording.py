@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from karpplan.explain import known
 from karpplan.explain import structure as reason_kind
 from karpplan.explain.advice import how_to_get
-from karpplan.explain.dialects import fargate, nodeclass
+from karpplan.explain.dialects import disruption, fargate, nodeclass
 from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.structure import CLUSTER_AUTOSCALER, KUBE_SCHEDULER, Item, Parsed, PoolReasons, Reason
 from karpplan.model.labels import ZONE
@@ -158,13 +158,16 @@ def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karp
     return r.text
 
 
-def no_type_plain(r: Reason, pool: PoolReasons | None, f: PoolFields, advice: tuple[str, ...] = ()) -> str:
-    """Karpenter's "no instance type" clause with what it asked for, then the catalog's advice (or what to check)."""
-    asked = ", ".join(f"{k} {v}" for k, v in (r.resources or {}).items() if k != "pods")
+def no_type_plain(r: Reason, pool: PoolReasons | None, f: PoolFields, advice: tuple[str, ...] = (),
+                  only: str | None = None) -> str:
+    """Karpenter's "no instance type" clause with what it asked for, then the catalog's advice (or what to check).
+    `only` is the one resource that is the whole cause (an extended resource no allowed type offers): the only
+    one quoted then, the pod's CPU and memory being beside the point."""
+    asked = ", ".join(f"{k} {v}" for k, v in (r.resources or {}).items() if k != "pods" and (only is None or k == only))
     cause = f" ({r.cause})" if r.cause else ""
     reqs = ", ".join(str(q) for q in r.requirements)
     head = (f"no instance type {_pool_name(pool)} may launch fits the pod{cause}"
-            + (f": it asks for {asked} (with DaemonSet overhead)" if asked else "")
+            + (f": it asks for {asked}" + ("" if only else " (with DaemonSet overhead)") if asked else "")
             + (f" under the requirements {reqs}" if reqs else "") + ".")
     if advice:
         return head + " " + " ".join(advice)
@@ -453,6 +456,9 @@ def item_plain(item: Item) -> str:
         return (f"{who}: Karpenter found room for it and nominated {p.nominated}; it binds once that node is ready. "
                 "If the nomination repeats for minutes (kubectl describe shows 'xN over M'), that node cannot take the "
                 "pod: the scheduler's FailedScheduling event for the pod says why (often a volume in another zone).")
+    if p.event in disruption.EVENTS:  # a node kept or removed, no pod: the message says which and why
+        return " ".join([capital(disruption.plain(p.message)),
+                         *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])
     if not p.pod and p.reasons and all(r.cause in nodeclass.CAUSES for r in p.reasons):  # a pool's error, no pod
         return " ".join([*dict.fromkeys(capital(r.plain) for r in p.reasons),
                          *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])

@@ -68,3 +68,26 @@ def parse(line: str) -> NodeClassError | None:
     if "unable to resolve instance types" in text:  # cause cut off or another one: still no instance types
         return NodeClassError(UNRESOLVED, pool, None, None, error)
     return None
+
+
+def plain(e: NodeClassError) -> str:
+    """What the error means for the pool and its pods, and the fix (the caller capitalises)."""
+    pool = f'NodePool "{e.pool}"' if e.pool else "a NodePool"
+    kind = e.kind or "node class"
+    named = f'{kind} "{e.name}"' if e.name else f"its {kind}"
+    if e.state == MISSING:
+        state = (f"its node class {named} does not exist. Create it (kubectl get {kind.lower()}; apply the "
+                 f"{kind} your NodePool names), or point the NodePool's spec.template.spec.nodeClassRef (name, and "
+                 "group / kind matching the installed CRDs) at one that exists")
+    elif e.state == UNRESOLVED:
+        where = f"kubectl get nodepool {e.pool} -o yaml" if e.pool else "the NodePool's YAML"
+        state = ("the log does not show why (the error is cut off or names another cause); most often its node class "
+                 f"is missing or not Ready: {where} names it in spec.template.spec.nodeClassRef, and kubectl describe "
+                 "on that node class shows whether it exists and which condition fails")
+    else:
+        state = (f"{named} is not Ready. kubectl describe {kind.lower() if e.kind else 'ec2nodeclass'} shows the "
+                 "failing condition (subnets or security groups its selectors find, the AMI, the node role / "
+                 "instance profile, or the controller's IAM permissions); fix that and the pool resumes")
+    return (f"Karpenter resolves no instance types for {pool} ({e.text}): {state}. Until then the pool launches "
+            "nothing, and Karpenter reports its pods as 'all available instance types exceed limits' - a side effect, "
+            "not the pool's limits (kubernetes-sigs/karpenter#1165).")

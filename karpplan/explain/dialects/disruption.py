@@ -1,0 +1,285 @@
+"""Karpenter's disruption messages: why a node is not consolidated (`Unconsolidatable` events), why it may not be
+disrupted at all (`DisruptionBlocked` events), and the log lines of a disruption under way, v0.2x to v1.x.
+
+    Normal  Unconsolidatable   13m (x86 over 23h)  karpenter  Can't replace with a cheaper node
+    Normal  DisruptionBlocked  26s                 karpenter  Pdb "default/nginx-test-pdb" prevents pod evictions
+    3m13s  Normal  DisruptionBlocked  node/ip-10-52-162-231...  Pdb prevents pod evictions (PodDisruptionBudget=kube-system/x)
+    Cannot disrupt Node: Pod "default/cdp-2ekr" has "karpenter.sh/do-not-disrupt" annotation     (v0.3x prefix)
+    No allowed disruptions for disruption reason Underutilized due to blocking budget           (NodePool event)
+    disrupting node(s) {"reason": "underutilized", "decision": "delete", ...}                      (v1.1+ log)
+    disrupting nodeclaim(s) via delete, terminating 1 nodes (3 pods) ip-.../m5.large/spot        (v1.0 log)
+    disrupting via consolidation delete, terminating 1 candidates ip-.../m5.large/spot           (v0.32-v0.37)
+    deprovisioning via consolidation delete, ... / Consolidating via Delete, ...                 (v0.2x)
+
+The texts are kubernetes-sigs/karpenter's pkg/controllers/disruption (consolidation.go, emptiness.go, types.go,
+events/events.go) and pkg/controllers/state/statenode.go; each is answered with what it means and its smallest
+fix. `parse` returns the message from its cause on (the `Cannot disrupt Node:` / `NodeClaim:` prefix and node
+names dropped), so the same cause on many nodes is one item; `plain` words that text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from karpplan.explain.structure import DISRUPTION_EVENTS
+
+EVENTS = DISRUPTION_EVENTS
+UNCONSOLIDATABLE, BLOCKED, DISRUPTING = EVENTS
+
+TRIGGERS = ("Unconsolidatable", "DisruptionBlocked", "isrupting ", "Consolidating via", "eprovisioning via",
+            "prevents pod evictions", "do-not-disrupt", "do-not-consolidate", "nominated for a pending pod",
+            "without creating", "cheaper", "SpotToSpotConsolidation", "pods would schedule", "blocking budget",
+            "consolidation disabled", "consolidation policy WhenEmpty", "Cannot disrupt", "Cannot deprovision")
+_PREFIX = re.compile(r"^(?:Cannot (?:disrupt|deprovision) (?:Node|NodeClaim|Machine): )", re.I)
+_S = r"(?:state )?"
+_DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
+
+
+def _pdb(m: re.Match[str]) -> str:
+    name = (m.group("pdb") or "").strip("[] ")
+    pdb = f'PodDisruptionBudget "{name}"' if name else "a PodDisruptionBudget"
+    ns, _, short = name.rpartition("/")
+    look = f"kubectl get pdb -n {ns} {short}" if ns else "kubectl get pdb -A"
+    return (f"{pdb} allows no eviction right now, so Karpenter will not voluntarily disrupt (consolidate, drift, "
+            f"expire) this node: {look} shows ALLOWED DISRUPTIONS 0 (its minAvailable equals the healthy pods, or "
+            "maxUnavailable is 0, or pods it covers are not Ready). Smallest fix: let the budget allow one eviction "
+            "(maxUnavailable: 1, or minAvailable below the replica count) or run one more replica; a single-replica "
+            "workload with minAvailable: 1 can never be moved.")
+
+
+def _pdbs(m: re.Match[str]) -> str:
+    return (f"Pods on this node are covered by more than one PodDisruptionBudget ({m.group('pdb').strip('[] ')}), "
+            "and the eviction API refuses to evict a pod that several budgets select, so Karpenter cannot drain the "
+            "node. Smallest fix: make the budgets' selectors disjoint, so each pod has at most one.")
+
+
+def _pod_annotation(m: re.Match[str]) -> str:
+    pod = m.group("pod")
+    return (f'Pod "{pod}" carries the {_DO_NOT_DISRUPT}: "true" annotation, so Karpenter will not voluntarily '
+            "disrupt (consolidate, drift, expire) the node it runs on while it runs. That is its purpose (jobs that "
+            "must finish); if the pod may be moved, remove the annotation (kubectl annotate pod -n NAMESPACE NAME "
+            f"{_DO_NOT_DISRUPT}-, and from the workload's pod template). The NodePool's "
+            "spec.template.spec.terminationGracePeriod bounds how long such a pod can hold a node.")
+
+
+def _node_annotation(m: re.Match[str]) -> str:
+    key = m.group("key") or _DO_NOT_DISRUPT
+    return (f'The node (or its NodeClaim) carries the "{key}" annotation, so Karpenter never disrupts it '
+            f"voluntarily. If it should be consolidated again: kubectl annotate node NODE {key}-.")
+
+
+def _nominated(_: re.Match[str]) -> str:
+    return ("Karpenter keeps this node because a pending pod is nominated to it (the scheduler is about to bind "
+            "the pod there). This is transient and needs no fix; if it repeats for long, that pod never lands: its "
+            "FailedScheduling events (kubectl describe pod) say why.")
+
+
+def _initializing(_: re.Match[str]) -> str:
+    return ("The node is not initialized yet (it is still starting: registered, but not Ready or its startup taints "
+            "and extended resources not settled), and Karpenter disrupts only initialized nodes. Transient; if it "
+            "persists, kubectl describe nodeclaim shows which condition (Initialized) never became True - often a "
+            "device plugin that never advertises its GPUs, or a startup taint nothing removes.")
+
+
+def _deleting(_: re.Match[str]) -> str:
+    return ("The node is already being deleted (or marked for deletion), so no other disruption is started for it. "
+            "Nothing to fix; if it stays, its drain is blocked (a PodDisruptionBudget or a pod that does not "
+            "terminate).")
+
+
+def _not_managed(_: re.Match[str]) -> str:
+    return ("The node is not a Karpenter node it can disrupt (no NodeClaim, or no karpenter.sh/nodepool label), "
+            "so consolidation leaves it alone. Nodes of managed node groups or self-managed groups are scaled by "
+            "their own group, not by Karpenter.")
+
+
+def _creates(m: re.Match[str]) -> str:
+    n = m.group("n")
+    return (f"Removing this node would need {n} new nodes for its pods (they do not fit on the other nodes), and "
+            "consolidation replaces at most one node by one cheaper node: so the node stays. Nothing is broken. To "
+            "let it go, make room elsewhere for its pods (right-size their requests, loosen pod anti-affinity or "
+            "topology spread that forces them apart) or accept it.")
+
+
+def _no_cheaper(_: re.Match[str]) -> str:
+    return ("No instance type the NodePool allows is cheaper than this node and still holds its pods, so "
+            "consolidation keeps it (it is already the cheapest fit). If you expected a smaller node, widen the "
+            "NodePool's requirements (more instance families and sizes, or the spot capacity type) or lower the "
+            "pods' requests.")
+
+
+def _spot_disabled(_: re.Match[str]) -> str:
+    return ("A spot node is only replaced by a cheaper spot node when the SpotToSpotConsolidation feature gate is "
+            "on, and it is off (the default), so this spot node is never consolidated by replacement (it can still "
+            "be deleted when its pods fit elsewhere). Smallest fix: enable the gate (Helm value "
+            "settings.featureGates.spotToSpotConsolidation=true, or --feature-gates SpotToSpotConsolidation=true).")
+
+
+def _spot_options(m: re.Match[str]) -> str:
+    return (f"Spot-to-spot consolidation needs at least {m.group('need')} cheaper spot instance types to choose from "
+            f"(so the replacement is not the next to be interrupted) and the NodePool allows only {m.group('got')}. "
+            "Smallest fix: widen the NodePool's instance-type requirements (more families, generations and sizes).")
+
+
+def _would_not_schedule(m: re.Match[str]) -> str:
+    pods = m.group("rest").strip()
+    return ("Some pods on this node would fit on no other node if it were removed, so consolidation keeps it: "
+            f"{pods}. Smallest fix: the cause named for each pod (its requests, node selector, affinity, topology "
+            "spread or volume zone) - or add capacity those pods can use.")
+
+
+def _budget(m: re.Match[str]) -> str:
+    reason = m.group("reason")
+    which = f" for disruption reason {reason}" if reason else ""
+    return (f"The NodePool's disruption budget allows no disruption right now{which} (a budget of nodes: \"0\", or "
+            "a schedule window that is active now, or as many nodes already disrupting as the budget allows). "
+            "Smallest fix: raise spec.disruption.budgets (e.g. nodes: \"10%\") or narrow its schedule/duration, or "
+            "wait for the window to pass.")
+
+
+def _disabled(m: re.Match[str]) -> str:
+    pool = m.group("pool")
+    if m.group("nonempty"):
+        return (f'NodePool "{pool}" consolidates only empty nodes (consolidationPolicy WhenEmpty), and this node is '
+                "not empty. Smallest fix: spec.disruption.consolidationPolicy: WhenEmptyOrUnderutilized (v1; "
+                "WhenUnderutilized before v1) if under-used nodes should be consolidated too.")
+    return (f'NodePool "{pool}" has consolidation turned off (spec.disruption.consolidateAfter: Never, or v0.3x '
+            "consolidation.enabled: false). Smallest fix: set consolidateAfter to a duration (e.g. 30s) if its "
+            "nodes should be consolidated.")
+
+
+def _type_unknown(m: re.Match[str]) -> str:
+    return (f"Karpenter no longer knows the node's instance type {m.group('what')} (it left the NodePool's "
+            "requirements or the cloud provider's offerings), so it cannot price a replacement. Drift replaces such "
+            "nodes; or delete the node to have it replaced.")
+
+
+def _missing_label(m: re.Match[str]) -> str:
+    return (f"The node lacks the label {m.group('what')} Karpenter needs to price and place a replacement "
+            "(labels set by Karpenter were removed, or the node was not launched by it). Restore the label or "
+            "replace the node.")
+
+
+def _pool_gone(m: re.Match[str]) -> str:
+    return (f"The node's NodePool {m.group('what') or m.group('what2')} no longer exists, so Karpenter has no disruption settings for "
+            "it. Recreate the NodePool, or delete the node (kubectl delete nodeclaim) to move its pods.")
+
+
+def _price(m: re.Match[str]) -> str:
+    return (f"Karpenter could not compare prices for a replacement ({m.group('rest').strip()}); consolidation "
+            "skips the node. Usually transient (pricing data not loaded); if it persists, check the controller's "
+            "pricing errors.")
+
+
+def _min_values(m: re.Match[str]) -> str:
+    return (f"A replacement would break the NodePool's minValues ({m.group('rest').strip()}): too few instance "
+            "types would remain to choose from. Lower minValues or widen the requirements.")
+
+
+def _buffer(m: re.Match[str]) -> str:
+    return (f"Node {m.group('what')} holds buffer (placeholder) pods kept for headroom, so emptiness "
+            "consolidation leaves it.")
+
+
+def _disrupting(how: str) -> str:
+    return (f"Karpenter is removing nodes on purpose ({how or 'a disruption'}): a voluntary disruption "
+            "(consolidation of empty or under-used nodes, drift from the NodePool/NodeClass, or expiry) that drains "
+            "them respecting PodDisruptionBudgets. Not a fault. To keep a pod's node: annotate the pod "
+            f'{_DO_NOT_DISRUPT}: "true"; to slow or time-box disruption: the NodePool\'s spec.disruption.budgets '
+            "and consolidateAfter.")
+
+
+_RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = tuple(
+    (re.compile(pattern, re.I), word) for pattern, word in (
+        (r"\bpdb \"(?P<pdb>[^\"]+)\" prevents pod evictions", _pdb),
+        (r"\bpdb prevents pod evictions(?: \(PodDisruptionBudget=(?P<pdb>[^)]*)\))?", _pdb),
+        (r"eviction does not support multiple PDBs(?: \(PodDisruptionBudget\(s\)=(?P<pdb>[^)]*)\))?", _pdbs),
+        (r"\bpod \"(?P<pod>[^\"]+)\" has \"?karpenter\.sh/do-not-(?:disrupt|evict)\"? annotation", _pod_annotation),
+        (r"\bpod has \"karpenter\.sh/do-not-disrupt\" annotation \(Pod=(?P<pod>[^)]+)\)", _pod_annotation),
+        (r"disruption is blocked through the \"(?P<key>[^\"]+)\" annotation", _node_annotation),
+        (r"(?P<key>karpenter\.sh/do-not-consolidate) annotation exists", _node_annotation),
+        (_S + r"node is nominated for a pending pod", _nominated),
+        (_S + r"node isn'?t initialized", _initializing),
+        (_S + r"node is (?:deleting or )?marked for deletion|candidate is (?:already being|deleting)", _deleting),
+        (r"node isn'?t managed by karpenter|nodeclaim does not have an associated node|" + _S +
+         r"node doesn'?t (?:contain both a node and a nodeclaim|have the Karpenter owner label)", _not_managed),
+        (r"can'?t remove without creating (?P<n>\d+) candidates?", _creates),
+        (r"can'?t replace (?:spot node )?with a cheaper (?:spot )?node", _no_cheaper),
+        (r"SpotToSpotConsolidation is disabled|can'?t replace a spot node with a spot node", _spot_disabled),
+        (r"SpotToSpotConsolidation requires (?P<need>\d+) cheaper instance type options.*?got (?P<got>\d+)", _spot_options),
+        (r"not all pods would schedule,(?P<rest>.*)$", _would_not_schedule),
+        (r"no allowed disruptions(?: for disruption reason (?P<reason>\w+))? due to blocking budget", _budget),
+        (r"NodePool \"(?P<pool>[^\"]+)\" has (?P<nonempty>non-empty )?consolidation disabled", _disabled),
+        (r"NodePool \"(?P<pool>[^\"]+)\" has consolidation policy WhenEmpty(?P<nonempty>, but node is not empty)", _disabled),
+        (r"instance type (?P<what>\"[^\"]*\") (?:not found|can'?t be resolved)", _type_unknown),
+        (r"node (?:does not|doesn'?t) have (?:required )?label (?P<what>\"[^\"]*\"|\(label=[^)]*\))", _missing_label),
+        (r"(?:owning )?nodepool (?P<what>\"[^\"]*\"|\(NodePool=[^)]*\)) (?:not found|can'?t be resolved)|"
+         r"nodepool not found (?P<what2>\(NodePool=[^)]*\))", _pool_gone),
+        (r"filtering by price:(?P<rest>.*)$", _price),
+        (r"minValues requirement is not met for(?P<rest>.*)$", _min_values),
+        (r"node (?P<what>\"[^\"]*\") has buffer pods", _buffer),
+    ))
+# what DisruptionBlocked events say (a node's or its pods' state), the others being Unconsolidatable ones
+_BLOCKING = frozenset(p for p, word in _RULES if word in (_pdb, _pdbs, _pod_annotation, _node_annotation, _nominated,
+                                                          _initializing, _deleting, _not_managed, _budget, _pool_gone))
+# the log of a disruption under way, newest first; what follows the match (node names) is left out of the item
+_DISRUPTING = re.compile(
+    r"(?:^|(?<=\s))(?:disrupting node\(s\)|disrupting nodeclaim\(s\) via (?P<decision>\w+)|"
+    r"(?:disrupting|deprovisioning) via (?P<method>[\w-]+) (?P<decision2>\w+)|Consolidating via (?P<decision3>\w+)|"
+    r"Disrupting (?:Node|NodeClaim): (?P<reason>\w+(?:/\w+)?))", re.I)
+
+
+def _cause(message: str) -> str:
+    return _PREFIX.sub("", message.strip().strip('"'), count=1).strip()
+
+
+def parse(message: str, event: str | None = None) -> tuple[str, str] | None:
+    """(event, text) for a disruption message: the event it belongs to (Unconsolidatable, DisruptionBlocked or
+    Disrupting) and its text from the cause on, which `plain` words; None for anything else."""
+    text = _cause(message)
+    if (m := _DISRUPTING.search(text)) is not None:
+        return DISRUPTING, _disrupting_key(m, "")
+    for pattern, _ in _RULES:
+        if (found := pattern.search(text)) is not None:
+            if event not in (UNCONSOLIDATABLE, BLOCKED):  # a message pasted without its event
+                event = BLOCKED if text != message.strip().strip('"') or pattern in _BLOCKING else UNCONSOLIDATABLE
+            return event, text[found.start():].strip()
+    if event in (UNCONSOLIDATABLE, BLOCKED) and text:  # a text of another version: still the node's, not a pod's
+        return event, text
+    return None
+
+
+def _disrupting_key(m: re.Match[str], reason: str = "", decision: str = "") -> str:
+    decision = m.group("decision") or m.group("decision2") or m.group("decision3") or decision
+    method = m.group("method") or ("consolidation" if m.group("decision3") else "")
+    words = " ".join(w.lower() for w in (method, decision) if w)
+    reason = reason or m.group("reason") or ""
+    return "disrupting node(s)" + (f" via {words}" if words else "") + (f", reason {reason.lower()}" if reason else "")
+
+
+def from_fields(message: str, fields: Mapping[str, Any]) -> str | None:
+    """The text of a JSON `disrupting ...` log line, with the reason and decision v1.x logs beside the message,
+    or None when the message is not one."""
+    m = _DISRUPTING.match(message.strip())
+    if m is None:
+        return None
+    reason, decision = fields.get("reason"), fields.get("decision")
+    return _disrupting_key(m, reason if isinstance(reason, str) else "", decision if isinstance(decision, str) else "")
+
+
+def plain(text: str) -> str:
+    """What a disruption text (as `parse` returns it) means, and its smallest fix."""
+    if text.startswith("disrupting node(s)"):
+        return _disrupting(text.removeprefix("disrupting node(s)").removeprefix(" via ").strip())
+    for pattern, word in _RULES:
+        if (found := pattern.search(text)) is not None:
+            return word(found)
+    return (f"Karpenter keeps this node for now: {text.rstrip('.')}. This is about removing the node "
+            "(consolidation or another voluntary disruption), not about placing a pod; kubectl describe nodeclaim "
+            "and the NodePool's spec.disruption show what it waits for.")
+
+
+def mentioned(message: str) -> bool:
+    return any(t in message for t in TRIGGERS)
