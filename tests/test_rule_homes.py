@@ -32,13 +32,13 @@ RULE_READS: dict[str, tuple[re.Pattern[str], dict[str, str]]] = {
         "scheduling/topology.py": "SpreadRule exposes its constraint's maxSkew (the `Skew` the cores read)",
         "render/inventory_view.py": "shows the manifest's maxSkew",
         "explain/fixes.py": "a fix rewrites the manifest's maxSkew (+1)",
-        "lint/rules/capacity.py": "lint's wording of a spread (owned by lint; to route through spread_counts)",
+        "lint/rules/capacity.py": "quotes the manifest's maxSkew in a finding; the counting asks spread_counts",
     }),
     "min_domains": (re.compile(r"\.min_domains\b"), {
         "model/pods.py": "TopologySpreadConstraint.effective_min_domains: 1 when the manifest has none",
         "scheduling/topology.py": "SpreadRule exposes minDomains in effect (the `Skew` the cores read)",
         "render/inventory_view.py": "shows the manifest's minDomains",
-        "lint/rules/capacity.py": "lint's minDomains check (owned by lint; to route through spread_counts)",
+        "lint/rules/capacity.py": "whether the manifest sets minDomains, and its value quoted; the counting asks spread_counts",
     }),
     "pool limits": (re.compile(r"\.(limits|node_limit)\b"), {
         "scheduling/static_pools.py": "static pools: limits.nodes caps the replicas Karpenter keeps, not headroom",

@@ -73,6 +73,12 @@ def minimum_pinned(rule: Skew, n_domains: int) -> bool:
     return n_domains < max(rule.min_domains, 1)
 
 
+def most_pods_while_pinned(rule: Skew, n_domains: int) -> int:
+    """How many matching pods the domains can hold while the global minimum is pinned at 0 (`minimum_pinned`):
+    maxSkew in each."""
+    return n_domains * rule.max_skew
+
+
 def global_minimum(rule: Skew, counts: Collection[int]) -> int:
     """The global minimum over the eligible domains' counts (`domainMinCount`): 0 below minDomains."""
     if minimum_pinned(rule, len(counts)):

@@ -15,6 +15,8 @@ from typing import TypeVar
 
 import numpy as np
 
+from karpplan.constraints.pool_headroom import NODES
+from karpplan.constraints.spread_counts import minimum_pinned, most_pods_while_pinned
 from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.inputs.loader import Document
 from karpplan.lint.context import LintContext, object_name, pod_spec_path
@@ -163,7 +165,7 @@ def MIN_DOMAINS_UNREACHABLE(ctx: LintContext) -> Iterator[Hit]:
             if not rule.hard or c.min_domains is None or rule.hostname:
                 continue
             domains = sorted(rule.static_domains())
-            if c.min_domains <= len(domains):
+            if not minimum_pinned(rule, len(domains)):
                 continue
             index = group_info.template.spread.index(c)
             yield Hit(
@@ -171,7 +173,7 @@ def MIN_DOMAINS_UNREACHABLE(ctx: LintContext) -> Iterator[Hit]:
                 f"minDomains {c.min_domains} is above the {len(domains)} {c.topology_key} domain(s) the pods can "
                 f"reach ({_short(domains) or 'none'}; NodePool requirements x catalog offerings x existing nodes): "
                 f"the global minimum stays 0, so at most {len(domains)} x maxSkew {c.max_skew} = "
-                f"{len(domains) * c.max_skew} pod(s) can run" + ctx.zero_replicas_note(doc),
+                f"{most_pods_while_pinned(rule, len(domains))} pod(s) can run" + ctx.zero_replicas_note(doc),
                 f"lower minDomains to {len(domains)} or let the NodePools reach more domains",
             )
 
@@ -259,7 +261,7 @@ def _rule_text(problem: SchedulingProblem, rule: SpreadRule, group_info: GroupIn
     reachable = reach.domains(group_info, rule.key) | _usable_domains(problem, group_info, rule)
     unreachable = [d for d in domains if d not in reachable]
     text = f"maxSkew {rule.max_skew} over {len(domains)} {rule.key} domain(s)"
-    if rule.min_domains > len(domains):
+    if minimum_pinned(rule, len(domains)):
         text += f" (minDomains {rule.min_domains})"
     if unreachable:
         text += f" of which {_short(unreachable)} has no node or offering these pods can use"
@@ -284,7 +286,7 @@ def _may_cap(problem: SchedulingProblem, group_info: GroupInfo, rules: Sequence[
         if rule.hostname:
             continue
         domains = rule.static_domains()
-        if rule.min_domains > len(domains) or not domains <= reach.domains(group_info, rule.key):
+        if minimum_pinned(rule, len(domains)) or not domains <= reach.domains(group_info, rule.key):
             return True
     for verdict in group_info.verdicts:
         if not verdict.ok:
@@ -428,12 +430,13 @@ def POOL_LIMITS_TOO_SMALL(ctx: LintContext) -> Iterator[Hit]:
             for _ in range(group_info.size):
                 demand = demand + group_info.template.requests
         short: list[str] = []
-        if remaining is not None:
-            for key, left in remaining.items():
-                if demand.get(key) > left:
-                    want = Resources({key: demand.get(key)}).formatted()[key]
-                    have = Resources({key: max(left, 0)}).formatted()[key]
-                    short.append(f"{key}: the pods request {want}, the limits leave {have}")
+        headroom = problem.headroom[pool.name]
+        room = headroom.room()
+        for key, beyond in headroom.excess(demand, 0).items():  # nodes are judged below, by the largest node
+            if key != NODES and beyond > 0:
+                want = Resources({key: demand.get(key)}).formatted()[key]
+                have = Resources({key: room[key]}).formatted()[key]
+                short.append(f"{key}: the pods request {want}, the limits leave {have}")
         if nodes_left is not None:
             options = [o for group_info in groups for o in group_info.options if o.pool is pool]
             biggest = max((o.free.get("cpu") for o in options), default=0)
