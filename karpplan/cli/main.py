@@ -263,10 +263,11 @@ def inventory(
 
 def _register_commands() -> None:
     """The commands that live in modules of their own (imported here, after `app` exists)."""
-    from karpplan.cli import catalog, explain, lint
+    from karpplan.cli import catalog, consolidate, explain, lint
 
     app.add_typer(catalog.catalog_app, name="catalog")
     lint.register(app)
+    consolidate.register(app)
     app.command(name="explain")(explain.explain)
 
 
