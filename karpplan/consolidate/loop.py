@@ -103,15 +103,16 @@ def _execute(state: ClusterState, cmd: Command) -> Action:
 
 
 def one_pass(state: ClusterState, spot_to_spot: bool, verdicts: dict[str, str],
-             remembered: dict[str, str], full: bool, try_multi: bool) -> Command | None:
-    """The first command of a pass (Emptiness, multi-node, single-node), or None."""
+             remembered: dict[str, str], full: bool, try_multi: bool) -> tuple[Command | None, bool]:
+    """The first command of a pass (Emptiness, multi-node, single-node), or None; and whether multi-node
+    consolidation was tried and found nothing."""
     candidates = candidates_of(state, verdicts)
     cmd = emptiness(candidates, _budgets(state, EMPTY), verdicts)
     if cmd is not None:
-        return cmd
+        return cmd, False
     considered = underutilized(candidates, verdicts)
     if not considered:
-        return None
+        return None, False
     evaluator = _evaluator(state, considered)
     budgets = _budgets(state, UNDERUTILIZED)
 
@@ -121,13 +122,13 @@ def one_pass(state: ClusterState, spot_to_spot: bool, verdicts: dict[str, str],
     if try_multi:
         cmd = multi_node(considered, budgets, evaluator, sim, spot_to_spot)
         if cmd is not None:
-            return cmd
+            return cmd, False
     single_verdicts: dict[str, str] = {}
     cmd = single_node(considered, budgets, evaluator, sim, spot_to_spot, single_verdicts,
                       None if full else remembered)
     verdicts.update(single_verdicts)
     remembered.update({k: v for k, v in single_verdicts.items() if not v.startswith(BUDGET_PREFIX)})
-    return cmd
+    return cmd, try_multi
 
 
 def steady_state(state: ClusterState, spot_to_spot: bool = False, max_passes: int | None = None) -> SteadyState:
@@ -140,7 +141,7 @@ def steady_state(state: ClusterState, spot_to_spot: bool = False, max_passes: in
     while result.passes < limit:
         result.passes += 1
         verdicts: dict[str, str] = {}
-        cmd = one_pass(state, spot_to_spot, verdicts, remembered, full, full or multi_works)
+        cmd, multi_failed = one_pass(state, spot_to_spot, verdicts, remembered, full, full or multi_works)
         if cmd is None:
             result.verdicts = verdicts
             if full:
@@ -148,7 +149,7 @@ def steady_state(state: ClusterState, spot_to_spot: bool = False, max_passes: in
             full = True
             remembered.clear()
             continue
-        multi_works = cmd.method == "multi"
+        multi_works = not multi_failed
         full = False
         for c in cmd.candidates:
             remembered.pop(c.name, None)

@@ -54,8 +54,8 @@ def optimal_repack(state: ClusterState, karpenter_cost: float, time_limit: float
     plan = make_plan(inventory, state.catalog, PlanOptions(time_limit=time_limit), TimeBudget(time_limit))
     summary = plan.summary
     if plan.unschedulable:
-        note = (f"the optimal re-pack leaves {len(plan.unschedulable)} pod(s) without a node (their NodePools no "
-                "longer offer what they run on): Karpenter's steady state is quoted instead")
+        note = (f"the optimal re-pack leaves {len(plan.unschedulable)} pod(s) without a node (they fit nowhere but where they run, "
+                "or their NodePools no longer offer it): Karpenter's steady state is quoted instead")
         return Repack(karpenter_cost, min(karpenter_cost, fixed_cost), "karpenter", note)
     cost = fixed_cost + summary.hourly_cost
     bound = fixed_cost + (summary.lower_bound if summary.lower_bound is not None else 0.0)
