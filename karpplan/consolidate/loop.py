@@ -3,10 +3,8 @@
 Each pass builds the candidates of the cluster as it now is, the budgets of each NodePool (per reason:
 Emptiness counts against `Empty`, the others against `Underutilized`), and runs Emptiness, multi-node and
 single-node consolidation; the first command found is executed (its pods bound where the simulation put
-them, its replacement launched) and the next pass starts. Karpenter re-evaluates every candidate on every
-pass; to stay fast on large clusters a single-node failure is remembered while commands keep coming, and
-the last pass is always a full one with nothing remembered: the steady state is a state where no method
-finds a command.
+them, its replacement launched) and the next pass starts, until a pass finds nothing: the steady state.
+What cannot have changed since an earlier pass is not simulated again (`Memory`).
 """
 
 from __future__ import annotations
@@ -102,56 +100,74 @@ def _execute(state: ClusterState, cmd: Command) -> Action:
                   {k: v for k, v in placed.items() if k in {p.key for p in outcome.moving}}, evicted)
 
 
-def one_pass(state: ClusterState, spot_to_spot: bool, verdicts: dict[str, str],
-             remembered: dict[str, str], full: bool, try_multi: bool) -> tuple[Command | None, bool]:
-    """The first command of a pass (Emptiness, multi-node, single-node), or None; and whether multi-node
-    consolidation was tried and found nothing."""
+@dataclass
+class Memory:
+    """What earlier passes learnt that still holds: a candidate's single-node failure stays true while its
+    pods are the same and no replacement has added capacity since (deleting nodes only takes room away);
+    the same for multi-node consolidation as a whole. Karpenter re-evaluates everything each pass; this
+    keeps the same answers without re-simulating what cannot have changed."""
+
+    epoch: int = 0  # replacements launched so far
+    failures: dict[str, tuple[str, int, tuple[str, ...]]] = field(default_factory=dict)
+    multi_failed: int | None = None  # the epoch multi-node consolidation last found nothing in
+
+    def known(self, state: ClusterState) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for name, (reason, epoch, pods) in self.failures.items():
+            if epoch == self.epoch and pods == _pods(state, name):
+                out[name] = reason
+        return out
+
+    def learn(self, state: ClusterState, verdicts: dict[str, str]) -> None:
+        for name, reason in verdicts.items():
+            if not reason.startswith(BUDGET_PREFIX):
+                self.failures[name] = (reason, self.epoch, _pods(state, name))
+
+
+def _pods(state: ClusterState, name: str) -> tuple[str, ...]:
+    return tuple(sorted(p.key for p in state.pods_on.get(name, [])))
+
+
+def one_pass(state: ClusterState, spot_to_spot: bool, verdicts: dict[str, str], memory: Memory) -> Command | None:
+    """The first command of a pass (Emptiness, multi-node, single-node), or None."""
     candidates = candidates_of(state, verdicts)
     cmd = emptiness(candidates, _budgets(state, EMPTY), verdicts)
     if cmd is not None:
-        return cmd, False
+        return cmd
     considered = underutilized(candidates, verdicts)
     if not considered:
-        return None, False
+        return None
     evaluator = _evaluator(state, considered)
     budgets = _budgets(state, UNDERUTILIZED)
 
     def sim(batch: Sequence[Candidate]) -> Outcome:
         return simulate(state, batch)
 
-    if try_multi:
+    if memory.multi_failed != memory.epoch:
         cmd = multi_node(considered, budgets, evaluator, sim, spot_to_spot)
         if cmd is not None:
-            return cmd, False
+            return cmd
+        memory.multi_failed = memory.epoch
     single_verdicts: dict[str, str] = {}
-    cmd = single_node(considered, budgets, evaluator, sim, spot_to_spot, single_verdicts,
-                      None if full else remembered)
+    cmd = single_node(considered, budgets, evaluator, sim, spot_to_spot, single_verdicts, memory.known(state))
     verdicts.update(single_verdicts)
-    remembered.update({k: v for k, v in single_verdicts.items() if not v.startswith(BUDGET_PREFIX)})
-    return cmd, try_multi
+    memory.learn(state, single_verdicts)
+    return cmd
 
 
 def steady_state(state: ClusterState, spot_to_spot: bool = False, max_passes: int | None = None) -> SteadyState:
     """Consolidate until no method finds a command (or `max_passes`)."""
     result = SteadyState(state)
     limit = max_passes if max_passes is not None else 3 * len(state.nodes) + 10
-    remembered: dict[str, str] = {}
-    full = True  # the first pass, and the last, remember nothing
-    multi_works = True
+    memory = Memory()
     while result.passes < limit:
         result.passes += 1
         verdicts: dict[str, str] = {}
-        cmd, multi_failed = one_pass(state, spot_to_spot, verdicts, remembered, full, full or multi_works)
+        cmd = one_pass(state, spot_to_spot, verdicts, memory)
         if cmd is None:
             result.verdicts = verdicts
-            if full:
-                break
-            full = True
-            remembered.clear()
-            continue
-        multi_works = not multi_failed
-        full = False
-        for c in cmd.candidates:
-            remembered.pop(c.name, None)
+            break
         result.actions.append(_execute(state, cmd))
+        if cmd.replacement is not None:
+            memory.epoch += 1
     return result

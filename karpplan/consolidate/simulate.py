@@ -76,10 +76,31 @@ def _flexibility(solved: SolvedNode, options: Sequence[LaunchOption]) -> list[La
     return kept
 
 
+def receivers(state: ClusterState, leaving: set[str], pods: Sequence[Pod]) -> set[str]:
+    """The nodes left with room for at least one of `pods` (the others cannot take any: leaving them out of
+    the placement, not of topology, only saves work)."""
+    shapes = {tuple(sorted(p.requests.items())) for p in pods}
+    wanted = [Resources(dict(s)) for s in shapes]
+    out: set[str] = set()
+    for n in state.nodes:
+        if n.name in leaving or n.node.unschedulable:
+            continue
+        used = Resources()
+        for p in state.pods_on[n.name]:
+            if p.occupies_resources:
+                used = used + p.requests
+        free = n.node.allocatable - used
+        if any(w.fits_in(free) for w in wanted):
+            out.add(n.name)
+    return out
+
+
 def simulate(state: ClusterState, candidates: Sequence[Candidate]) -> Outcome:
     """Re-schedule the candidates' pods on the rest of the cluster (one provisioning run)."""
+    from karpplan.catalog import instance_types_for, node_labels
     from karpplan.engines.karpenter import solve_karpenter
-    from karpplan.planner import make_problem
+    from karpplan.model.pods import group_pods
+    from karpplan.scheduling.problem import build_problem
 
     leaving = {c.node.name for c in candidates}
     moving = [replace(p, node_name=None) for c in candidates for p in c.moving]
@@ -89,7 +110,9 @@ def simulate(state: ClusterState, candidates: Sequence[Candidate]) -> Outcome:
     outcome = Outcome(moving)
     if not moving:
         return outcome
-    problem = make_problem(inventory, state.catalog, moving + state.pending)
+    problem = build_problem(inventory, state.catalog, group_pods(moving + state.pending), instance_types_for,
+                            node_labels, launch_options=state.launch_options(),
+                            receivers=receivers(state, leaving, moving + state.pending))
     solution, _ = solve_karpenter(problem, max_batches=1)
     moving_keys = {p.key for p in moving}
     for solved in solution.nodes:

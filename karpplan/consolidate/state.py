@@ -39,6 +39,20 @@ class ClusterState:
     pdbs: list[Budget]
     launched: int = 0
     gone: list[Pod] = field(default_factory=list)  # bare pods evicted for good
+    _options: list[LaunchOption] | None = None
+
+    def launch_options(self) -> list[LaunchOption]:
+        """Every NodePool's launch options, built once (with every pod's custom label values) for all runs."""
+        if self._options is None:
+            from karpplan.catalog import instance_types_for, node_labels
+            from karpplan.model.pools import order_by_weight
+            from karpplan.scheduling.candidates import build_launch_options
+
+            pods = [p for ps in self.pods_on.values() for p in ps] + self.pending
+            self._options = build_launch_options(order_by_weight(list(self.inventory.nodepools)),
+                                                 self.inventory.nodeclasses, self.catalog, self.inventory.daemonsets,
+                                                 pods, instance_types_for, node_labels)
+        return self._options
 
     @classmethod
     def of(cls, snapshot: Snapshot, catalog: Catalog) -> ClusterState:

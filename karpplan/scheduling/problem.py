@@ -7,7 +7,7 @@ here changes while solving.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -168,15 +168,22 @@ def build_problem(
     groups: Sequence[PodGroup],
     instance_types_for: Callable[..., tuple[InstanceType, ...]],
     node_labels: Callable[..., dict[str, str]],
+    *,
+    launch_options: list[LaunchOption] | None = None,
+    receivers: Collection[str] | None = None,
 ) -> Problem:
+    """The problem of placing `groups`. `launch_options`: options built before for these pools (every
+    pod's custom label values included), reused as they are; `receivers`: the only existing nodes pods may
+    be placed on (the others still count for topology and limits), None for all."""
     pools = order_by_weight(list(inventory.nodepools))
     pending: list[Pod] = [p for g in groups for p in g.pods]
-    options = build_launch_options(pools, inventory.nodeclasses, catalog, inventory.daemonsets, pending,
-                                   instance_types_for, node_labels)
+    options = launch_options if launch_options is not None else build_launch_options(
+        pools, inventory.nodeclasses, catalog, inventory.daemonsets, pending, instance_types_for, node_labels)
     static = static_pools(pools, inventory.nodeclasses, catalog, inventory.daemonsets, inventory.nodes,
                           instance_types_for, node_labels)
     nodes = [*inventory.nodes, *(n for s in static for n in s.nodes)]
-    existing = _existing_infos(inventory, nodes, inventory.daemonsets)
+    existing = _existing_infos(inventory, nodes if receivers is None else
+                               [n for n in nodes if n.name in receivers], inventory.daemonsets)
     limits = {p.name: limits_remaining(p, nodes) for p in pools}
     infos: list[GroupInfo] = []
     shared = _Shared()
