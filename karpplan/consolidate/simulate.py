@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from karpplan.consolidate.relevance import relevant_pods
+from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import Pod
 from karpplan.model.resources import Resources
 from karpplan.scheduling.candidates import LaunchOption
@@ -68,7 +70,7 @@ def _flexibility(solved: SolvedNode, options: Sequence[LaunchOption]) -> list[La
             continue
         if not all(o.index in g.option_ids for g in groups.values()):
             continue
-        if (requests + o.daemon_overhead).fits_in(o.allocatable):
+        if requests.fits_in(o.free):
             kept.append(o)
     if chosen not in kept:
         kept.append(chosen)
@@ -79,20 +81,27 @@ def _flexibility(solved: SolvedNode, options: Sequence[LaunchOption]) -> list[La
 def receivers(state: ClusterState, leaving: set[str], pods: Sequence[Pod]) -> set[str]:
     """The nodes left with room for at least one of `pods` (the others cannot take any: leaving them out of
     the placement, not of topology, only saves work)."""
-    shapes = {tuple(sorted(p.requests.items())) for p in pods}
-    wanted = [Resources(dict(s)) for s in shapes]
-    out: set[str] = set()
-    for n in state.nodes:
-        if n.name in leaving or n.node.unschedulable:
-            continue
-        used = Resources()
+    wanted = [Resources(dict(s)) for s in {tuple(sorted(p.requests.items())) for p in pods}]
+    return {n.name for n in state.nodes if n.name not in leaving and not n.node.unschedulable
+            and any(w.fits_in(n.node.allocatable - state.used(n.name)) for w in wanted)}
+
+
+def _folded(state: ClusterState, leaving: set[str], moving: Sequence[Pod]) -> tuple[list[ExistingNode], list[Pod]]:
+    """The nodes left, each shrunk by the bound pods the placement need not see, and the pods it must."""
+    staying = [n for n in state.nodes if n.name not in leaving]
+    bound = [p for n in staying for p in state.pods_on[n.name]]
+    keep = relevant_pods(bound, moving)
+    nodes: list[ExistingNode] = []
+    pods: list[Pod] = []
+    for n in staying:
+        folded = state.used(n.name)
         for p in state.pods_on[n.name]:
-            if p.occupies_resources:
-                used = used + p.requests
-        free = n.node.allocatable - used
-        if any(w.fits_in(free) for w in wanted):
-            out.add(n.name)
-    return out
+            if id(p) in keep:
+                pods.append(p)
+                if p.occupies_resources:
+                    folded = folded - p.requests
+        nodes.append(replace(n.node, allocatable=n.node.allocatable - folded) if any(folded.values()) else n.node)
+    return nodes, pods
 
 
 def simulate(state: ClusterState, candidates: Sequence[Candidate]) -> Outcome:
@@ -104,12 +113,11 @@ def simulate(state: ClusterState, candidates: Sequence[Candidate]) -> Outcome:
 
     leaving = {c.node.name for c in candidates}
     moving = [replace(p, node_name=None) for c in candidates for p in c.moving]
-    pods = [p for n in state.nodes if n.name not in leaving for p in state.pods_on[n.name]]
-    inventory = replace(state.inventory, nodes=tuple(n.node for n in state.nodes if n.name not in leaving),
-                        pods=tuple(pods + moving + state.pending))
     outcome = Outcome(moving)
     if not moving:
         return outcome
+    nodes, pods = _folded(state, leaving, moving + state.pending)
+    inventory = replace(state.inventory, nodes=tuple(nodes), pods=tuple(pods + moving + state.pending))
     problem = build_problem(inventory, state.catalog, group_pods(moving + state.pending), instance_types_for,
                             node_labels, launch_options=state.launch_options(),
                             receivers=receivers(state, leaving, moving + state.pending))

@@ -19,6 +19,7 @@ from karpplan.model.inventory import Inventory
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import Pod
 from karpplan.model.pools import NodePool
+from karpplan.model.resources import Resources
 from karpplan.scheduling.candidates import LaunchOption
 
 
@@ -40,6 +41,17 @@ class ClusterState:
     launched: int = 0
     gone: list[Pod] = field(default_factory=list)  # bare pods evicted for good
     _options: list[LaunchOption] | None = None
+    _used: dict[str, Resources] = field(default_factory=dict)
+
+    def used(self, name: str) -> Resources:
+        """Requests of the pods bound to the node (kept until its pods change)."""
+        if name not in self._used:
+            total = Resources()
+            for p in self.pods_on.get(name, []):
+                if p.occupies_resources:
+                    total = total + p.requests
+            self._used[name] = total
+        return self._used[name]
 
     def launch_options(self) -> list[LaunchOption]:
         """Every NodePool's launch options, built once (with every pod's custom label values) for all runs."""
@@ -104,5 +116,6 @@ class ClusterState:
             if dest is None or dest not in self.pods_on:
                 continue
             self.pods_on[dest].append(replace(pod, node_name=dest))
+            self._used.pop(dest, None)
         self.gone.extend(evicted)
         return evicted

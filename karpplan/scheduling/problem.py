@@ -205,7 +205,5 @@ def build_problem(
         infos.append(GroupInfo(index, group, ok, reasons, verdicts, *shared.usable(verdicts, option_tests)))
     topology = build_topology([g.template for g in groups], nodes, inventory.bound, options,
                               inventory.namespace_labels)
-    topology = build_topology([g.template for g in groups], nodes, inventory.bound, options,
-                              inventory.namespace_labels)
     return Problem(inventory, catalog, pools, infos, existing, options, limits, topology,
                    inventory.namespace_labels, static)
