@@ -102,6 +102,7 @@ def main() -> int:
     ap.add_argument("--keep", type=float, default=0.7, help="share of the replicas kept after the scale-down")
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--optimal", type=float, default=20.0, help="time limit of the optimal re-pack (s)")
+    ap.add_argument("--limit", type=float, default=600.0, help="stop the steady state after this many seconds")
     ap.add_argument("--out", type=Path, default=None, help="keep the snapshot in this directory")
     a = ap.parse_args()
     from karpplan.consolidate.loop import steady_state
@@ -122,7 +123,7 @@ def main() -> int:
         current = state.cost
         initial = ClusterState.of(snap, state.catalog)
         start = time.monotonic()
-        result = steady_state(state)
+        result = steady_state(state, time_limit=a.limit)
         steady_s = time.monotonic() - start
         karpenter = current - sum(x.savings for x in result.actions)
         start = time.monotonic()
@@ -132,7 +133,7 @@ def main() -> int:
     for x in result.actions:
         methods[x.method] = methods.get(x.method, 0) + 1
     print(f"read: {read_s:.1f}s")
-    print(f"steady state: {steady_s:.1f}s, {result.passes} passes, {len(result.actions)} actions {methods}, "
+    print(f"steady state{'' if result.complete else ' NOT REACHED (time limit)'}: {steady_s:.1f}s, {result.passes} passes, {len(result.actions)} actions {methods}, "
           f"{len(state.nodes)} nodes left")
     print(f"cost $/h: now {current:.4f}, Karpenter steady state {karpenter:.4f}, optimal {repack.cost:.4f} "
           f"(bound {repack.lower_bound:.4f}, {repack.status}, {optimal_s:.1f}s), opt/steady "

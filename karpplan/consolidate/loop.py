@@ -9,6 +9,7 @@ What cannot have changed since an earlier pass is not simulated again (`Memory`)
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -43,6 +44,7 @@ class SteadyState:
     actions: list[Action] = field(default_factory=list)
     verdicts: dict[str, str] = field(default_factory=dict)  # node name -> why it stays
     passes: int = 0
+    complete: bool = True  # False: stopped by the pass or time limit before a pass found nothing
 
 
 def candidates_of(state: ClusterState, verdicts: dict[str, str]) -> list[Candidate]:
@@ -155,12 +157,17 @@ def one_pass(state: ClusterState, spot_to_spot: bool, verdicts: dict[str, str], 
     return cmd
 
 
-def steady_state(state: ClusterState, spot_to_spot: bool = False, max_passes: int | None = None) -> SteadyState:
-    """Consolidate until no method finds a command (or `max_passes`)."""
+def steady_state(state: ClusterState, spot_to_spot: bool = False, max_passes: int | None = None,
+                 time_limit: float | None = None) -> SteadyState:
+    """Consolidate until no method finds a command (or `max_passes`, or `time_limit` seconds)."""
     result = SteadyState(state)
     limit = max_passes if max_passes is not None else 3 * len(state.nodes) + 10
+    deadline = None if time_limit is None else time.monotonic() + time_limit
     memory = Memory()
-    while result.passes < limit:
+    while True:
+        if result.passes >= limit or (deadline is not None and time.monotonic() > deadline):
+            result.complete = False
+            break
         result.passes += 1
         verdicts: dict[str, str] = {}
         cmd = one_pass(state, spot_to_spot, verdicts, memory)
