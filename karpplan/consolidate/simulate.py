@@ -120,7 +120,8 @@ def simulate(state: ClusterState, candidates: Sequence[Candidate]) -> Outcome:
     inventory = replace(state.inventory, nodes=tuple(nodes), pods=tuple(pods + moving + state.pending))
     problem = build_problem(inventory, state.catalog, group_pods(moving + state.pending), instance_types_for,
                             node_labels, launch_options=state.launch_options(),
-                            receivers=receivers(state, leaving, moving + state.pending))
+                            receivers=receivers(state, leaving, moving + state.pending),
+                            static_filter=state.static_reasons)
     solution, _ = solve_karpenter(problem, max_batches=1)
     moving_keys = {p.key for p in moving}
     for solved in solution.nodes:

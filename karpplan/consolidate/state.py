@@ -17,10 +17,11 @@ from karpplan.consolidate.snapshot import SimNode, Snapshot
 from karpplan.model import labels as L
 from karpplan.model.inventory import Inventory
 from karpplan.model.nodes import ExistingNode
-from karpplan.model.pods import Pod
+from karpplan.model.pods import Pod, PodTemplate
 from karpplan.model.pools import NodePool
 from karpplan.model.resources import Resources
 from karpplan.scheduling.candidates import LaunchOption
+from karpplan.scheduling.filters import ExistingNodeInfo
 
 
 def is_bare(pod: Pod) -> bool:
@@ -42,6 +43,19 @@ class ClusterState:
     gone: list[Pod] = field(default_factory=list)  # bare pods evicted for good
     _options: list[LaunchOption] | None = None
     _used: dict[str, Resources] = field(default_factory=dict)
+    _versions: dict[str, int] = field(default_factory=dict)  # node -> times its pods changed
+    _static: dict[tuple[int, str, int], list[str]] = field(default_factory=dict)
+
+    def static_reasons(self, template: PodTemplate, info: ExistingNodeInfo) -> list[str]:
+        """kube-scheduler's static filters of the template on the node, kept until the node's pods change.
+        Sound because a simulation keeps every bound pod the template's own rules match (`relevance.py`)."""
+        from karpplan.scheduling.filters import static_reasons
+
+        key = (id(template), info.node.name, self._versions.get(info.node.name, 0))
+        found = self._static.get(key)
+        if found is None:
+            found = self._static[key] = static_reasons(template, info)
+        return found
 
     def used(self, name: str) -> Resources:
         """Requests of the pods bound to the node (kept until its pods change)."""
@@ -117,5 +131,6 @@ class ClusterState:
                 continue
             self.pods_on[dest].append(replace(pod, node_name=dest))
             self._used.pop(dest, None)
+            self._versions[dest] = self._versions.get(dest, 0) + 1
         self.gone.extend(evicted)
         return evicted

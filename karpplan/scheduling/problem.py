@@ -171,10 +171,12 @@ def build_problem(
     *,
     launch_options: list[LaunchOption] | None = None,
     receivers: Collection[str] | None = None,
+    static_filter: Callable[[PodTemplate, ExistingNodeInfo], list[str]] = static_reasons,
 ) -> Problem:
     """The problem of placing `groups`. `launch_options`: options built before for these pools (every
     pod's custom label values included), reused as they are; `receivers`: the only existing nodes pods may
-    be placed on (the others still count for topology and limits), None for all."""
+    be placed on (the others still count for topology and limits), None for all; `static_filter`:
+    `static_reasons` or a caller's cache of it."""
     pools = order_by_weight(list(inventory.nodepools))
     pending: list[Pod] = [p for g in groups for p in g.pods]
     options = launch_options if launch_options is not None else build_launch_options(
@@ -195,7 +197,7 @@ def build_problem(
             if info.node.is_fargate:
                 reasons[info.node.name] = ["node(s) are Fargate nodes, which run only their own pod"]
                 continue
-            r = static_reasons(pod_template, info)
+            r = static_filter(pod_template, info)
             if r:
                 reasons[info.node.name] = r
             else:
