@@ -104,26 +104,31 @@ def _execute(state: ClusterState, cmd: Command) -> Action:
 
 @dataclass
 class Memory:
-    """What earlier passes learnt that still holds: a candidate's single-node failure stays true while its
-    pods are the same and no replacement has added capacity since (deleting nodes only takes room away);
-    the same for multi-node consolidation as a whole. Karpenter re-evaluates everything each pass; this
-    keeps the same answers without re-simulating what cannot have changed."""
+    """What earlier passes learnt that still holds. A candidate's single-node failure stays true while its
+    pods are the same and no replacement has since come up with room for one of them (deleting nodes only
+    takes room away); multi-node consolidation's, until a replacement comes up at all. Karpenter
+    re-evaluates everything each pass; this keeps the same answers without re-simulating what cannot have
+    changed."""
 
     epoch: int = 0  # replacements launched so far
-    failures: dict[str, tuple[str, int, tuple[str, ...]]] = field(default_factory=dict)
+    failures: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     multi_failed: int | None = None  # the epoch multi-node consolidation last found nothing in
 
     def known(self, state: ClusterState) -> dict[str, str]:
-        out: dict[str, str] = {}
-        for name, (reason, epoch, pods) in self.failures.items():
-            if epoch == self.epoch and pods == _pods(state, name):
-                out[name] = reason
-        return out
+        return {name: reason for name, (reason, pods) in self.failures.items() if pods == _pods(state, name)}
 
     def learn(self, state: ClusterState, verdicts: dict[str, str]) -> None:
         for name, reason in verdicts.items():
             if not reason.startswith(BUDGET_PREFIX):
-                self.failures[name] = (reason, self.epoch, _pods(state, name))
+                self.failures[name] = (reason, _pods(state, name))
+
+    def launched(self, state: ClusterState, node: SimNode) -> None:
+        """A replacement came up: forget the failures of candidates with a pod that fits its room."""
+        self.epoch += 1
+        room = node.node.allocatable - state.used(node.name)
+        for name in list(self.failures):
+            if any(p.requests.fits_in(room) for p in state.pods_on.get(name, [])):
+                del self.failures[name]
 
 
 def _pods(state: ClusterState, name: str) -> tuple[str, ...]:
@@ -174,7 +179,8 @@ def steady_state(state: ClusterState, spot_to_spot: bool = False, max_passes: in
         if cmd is None:
             result.verdicts = verdicts
             break
-        result.actions.append(_execute(state, cmd))
-        if cmd.replacement is not None:
-            memory.epoch += 1
+        action = _execute(state, cmd)
+        result.actions.append(action)
+        if action.replacement is not None:
+            memory.launched(state, action.replacement)
     return result
