@@ -267,3 +267,36 @@ def test_a_pdb_blocks_only_when_it_allows_no_eviction(tmp_path: Path, allowed: i
     assert ("a" not in removed(report)) is kept
     if kept:
         assert reason(report, "a") == "Pdb prevents pod evictions (PodDisruptionBudget=[default/web])"
+
+
+def test_remembering_failures_reaches_the_same_steady_state_as_re_simulating_everything(tmp_path: Path) -> None:
+    # loop.Memory skips simulations that cannot have changed; Karpenter re-simulates every pass.
+    import random
+
+    from karpplan.consolidate.loop import steady_state
+    from karpplan.consolidate.run import read
+
+    rng = random.Random(7)
+    types = ("m5.large", "m5.xlarge", "m5.2xlarge", "c5.xlarge", "c5.2xlarge")
+    docs: list[dict[str, Any]] = []
+    for i in range(10):
+        itype = rng.choice(types)
+        docs.append(node(f"n{i}", itype=itype, zone=ZONES[i % 3]))
+        cpu = int(load_catalog("us-east-1", None).by_name()[itype].allocatable.get("cpu"))
+        used = 0
+        for j in range(rng.randint(0, 5)):
+            want = rng.choice((100, 250, 500, 1000))
+            if used + want > cpu * rng.uniform(0.3, 0.9):
+                break
+            used += want
+            app = rng.choice(("api", "web", "worker"))
+            docs.append(pod(f"p{i}-{j}", f"n{i}", cpu=f"{want}m", memory="256Mi", labels={"app": app},
+                            owner=f"ReplicaSet/{app}"))
+    path = write(tmp_path, *docs, pools=(nodepool(families=("m5", "c5"), budgets=[{"nodes": "30%"}]),))
+    options = ConsolidateOptions(paths=(str(path),), region="us-east-1")
+    fast = steady_state(read(options)[1])
+    slow = steady_state(read(options)[1], remember=False)
+    assert fast.actions, "the snapshot should leave Karpenter something to do"
+    assert [(a.method, [n.name for n in a.nodes]) for a in fast.actions] == \
+        [(a.method, [n.name for n in a.nodes]) for a in slow.actions]
+    assert fast.verdicts == slow.verdicts

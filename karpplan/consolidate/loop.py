@@ -113,8 +113,11 @@ class Memory:
     epoch: int = 0  # replacements launched so far
     failures: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
     multi_failed: int | None = None  # the epoch multi-node consolidation last found nothing in
+    enabled: bool = True  # False: re-simulate everything every pass, as Karpenter does
 
     def known(self, state: ClusterState) -> dict[str, str]:
+        if not self.enabled:
+            return {}
         return {name: reason for name, (reason, pods) in self.failures.items() if pods == _pods(state, name)}
 
     def learn(self, state: ClusterState, verdicts: dict[str, str]) -> None:
@@ -154,7 +157,7 @@ def one_pass(state: ClusterState, spot_to_spot: bool, verdicts: dict[str, str], 
         cmd = multi_node(considered, budgets, evaluator, sim, spot_to_spot)
         if cmd is not None:
             return cmd
-        memory.multi_failed = memory.epoch
+        memory.multi_failed = memory.epoch if memory.enabled else None
     single_verdicts: dict[str, str] = {}
     cmd = single_node(considered, budgets, evaluator, sim, spot_to_spot, single_verdicts, memory.known(state))
     verdicts.update(single_verdicts)
@@ -163,12 +166,13 @@ def one_pass(state: ClusterState, spot_to_spot: bool, verdicts: dict[str, str], 
 
 
 def steady_state(state: ClusterState, spot_to_spot: bool = False, max_passes: int | None = None,
-                 time_limit: float | None = None) -> SteadyState:
-    """Consolidate until no method finds a command (or `max_passes`, or `time_limit` seconds)."""
+                 time_limit: float | None = None, remember: bool = True) -> SteadyState:
+    """Consolidate until no method finds a command (or `max_passes`, or `time_limit` seconds).
+    `remember=False`: every pass simulates every candidate again (`Memory`), slower, the same answer."""
     result = SteadyState(state)
     limit = max_passes if max_passes is not None else 3 * len(state.nodes) + 10
     deadline = None if time_limit is None else time.monotonic() + time_limit
-    memory = Memory()
+    memory = Memory(enabled=remember)
     while True:
         if result.passes >= limit or (deadline is not None and time.monotonic() > deadline):
             result.complete = False

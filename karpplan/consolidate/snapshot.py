@@ -15,7 +15,6 @@ from typing import TextIO
 
 from karpplan.catalog.types import Catalog
 from karpplan.consolidate.budgets import (
-    BALANCED,
     DEFAULT_BUDGET,
     POLICIES,
     WHEN_UNDERUTILIZED,
@@ -133,7 +132,7 @@ def _disruption(doc: Document) -> Disruption:
                                       b["schedule"].optional_string(), b["duration"].optional_string(), b.origin))
     else:
         budgets.append(NodeBudget(DEFAULT_BUDGET))
-    return Disruption(doc.name, policy if policy != "" else BALANCED, after, tuple(budgets), doc.origin)
+    return Disruption(doc.name, policy, after, tuple(budgets), doc.origin)
 
 
 def _pdb(doc: Document) -> Budget:
