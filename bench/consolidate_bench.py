@@ -1,6 +1,6 @@
 """Benchmark of `karpplan consolidate`: a realistic cluster snapshot consolidated to its steady state.
 
-    python bench/consolidate_bench.py [--pods 28000] [--keep 0.7] [--seed 42] [--out DIR] [--optimal S]
+    python bench/consolidate_bench.py [--pods 33000] [--keep 0.6] [--seed 42] [--out DIR] [--optimal S]
 
 The snapshot is made the way a real cluster gets into one: the `realistic` family's Deployments
 (bench/workloads.py: web front ends, APIs, workers, caches, analytics, payments; four NodePools; a log-agent
@@ -98,8 +98,8 @@ def _peak_mib() -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--pods", type=int, default=28000, help="replicas provisioned before the scale-down")
-    ap.add_argument("--keep", type=float, default=0.7, help="share of the replicas kept after the scale-down")
+    ap.add_argument("--pods", type=int, default=33000, help="replicas provisioned before the scale-down")
+    ap.add_argument("--keep", type=float, default=0.6, help="share of the replicas kept after the scale-down")
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--optimal", type=float, default=20.0, help="time limit of the optimal re-pack (s)")
     ap.add_argument("--limit", type=float, default=600.0, help="stop the steady state after this many seconds")

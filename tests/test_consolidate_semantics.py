@@ -300,3 +300,18 @@ def test_remembering_failures_reaches_the_same_steady_state_as_re_simulating_eve
     assert [(a.method, [n.name for n in a.nodes]) for a in fast.actions] == \
         [(a.method, [n.name for n in a.nodes]) for a in slow.actions]
     assert fast.verdicts == slow.verdicts
+
+
+def test_a_replacement_keeps_the_zone_a_zonal_spread_needs(tmp_path: Path) -> None:
+    # consolidation_test.go It("can replace node maintaining zonal topology spread")
+    spread = {"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+                                             "whenUnsatisfiable": "DoNotSchedule",
+                                             "labelSelector": {"matchLabels": {"app": "web"}}}]}
+    docs = (node("a", zone="us-east-1a"), node("b", itype="m5.2xlarge", zone="us-east-1b"),
+            node("c", zone="us-east-1c"),
+            *(pod(f"w{z}", n, cpu="1000m", spec=spread) for z, n in (("a", "a"), ("b", "b"), ("c", "c"))))
+    report = run(write(tmp_path, *docs))
+    assert removed(report) == {"b": ("single", "replace")}
+    replacement = report.actions[0].replacement
+    assert replacement is not None and replacement.zone == "us-east-1b"
+    assert replacement.instance_type == "m5.large"
