@@ -105,3 +105,18 @@ def test_unreadable_input_exits_2_without_a_traceback(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert result.stdout == "" and "Traceback" not in result.stderr
     assert f"{bad}:" in result.stderr
+
+
+def test_node_says_which_pod_blocks_it_and_where_the_pods_would_go_were_it_drained(tmp_path: Path) -> None:
+    guarded = pod("etl", "ip-10-0-1-1.ec2.internal", cpu="300m", owner="Job/etl", labels={"app": "etl"},
+                  annotations={"karpenter.sh/do-not-disrupt": "true"})
+    path = write(tmp_path, node("ip-10-0-1-1.ec2.internal"), node("ip-10-0-2-2.ec2.internal", zone="us-east-1b"),
+                 guarded, pod("w", "ip-10-0-2-2.ec2.internal", cpu="300m"))
+    result = invoke(str(path), "--region", "us-east-1", "--node", "ip-10-0-1-1.ec2.internal", "-o", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["candidate"] == 'Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/etl)'
+    [fate] = doc["pods"]
+    assert fate["workload"] == "Job/etl"
+    assert fate["outcome"] == ('blocks the node: "karpenter.sh/do-not-disrupt" annotation; were the node '
+                               "drained, it would move to node ip-10-0-2-2.ec2.internal")

@@ -99,6 +99,26 @@ def blocked_by_pods(pods: list[Pod], limits: Limits) -> str | None:
     return None
 
 
+def pod_blocker(pod: Pod, limits: Limits) -> str | None:
+    """What about this pod keeps its node from being disrupted, in plain words (None: nothing)."""
+    if is_active(pod) and do_not_disrupt(pod):
+        return f'blocks the node: "{DO_NOT_DISRUPT}" annotation'
+    if is_evictable(pod):
+        keys = limits.blocking(pod)
+        if len(keys) > 1:
+            return f"blocks the node: under {len(keys)} PodDisruptionBudgets ({', '.join(keys)}), eviction refused"
+        if keys:
+            return f"blocks the node: PodDisruptionBudget {keys[0]} allows no eviction now"
+    return None
+
+
+def drained(node: SimNode, pods: list[Pod], pool: NodePool, disruption: dict[str, Disruption]) -> Candidate:
+    """The node as if nothing blocked it (to show where its pods would go were it drained)."""
+    moving = [p for p in pods if is_reschedulable(p)]
+    cost = PER_NODE_COST + sum(max(0.0, eviction_cost(p)) for p in moving)
+    return Candidate(node, pool, disruption.get(pool.name) or Disruption(pool.name), pods, moving, node.cost, cost)
+
+
 def new_candidate(node: SimNode, pods: list[Pod], pools: dict[str, NodePool], disruption: dict[str, Disruption],
                   limits: Limits) -> Candidate | str:
     """The node as a disruption candidate, or why it is none (Karpenter's wording, as a sentence)."""
@@ -112,10 +132,7 @@ def new_candidate(node: SimNode, pods: list[Pod], pools: dict[str, NodePool], di
     blocked = blocked_by_pods(pods, limits)
     if blocked is not None:
         return blocked
-    moving = [p for p in pods if is_reschedulable(p)]
-    cost = PER_NODE_COST + sum(max(0.0, eviction_cost(p)) for p in moving)
-    settings = disruption.get(pool.name) or Disruption(pool.name)
-    return Candidate(node, pool, settings, pods, moving, node.cost, cost)
+    return drained(node, pods, pool, disruption)
 
 
 def consolidation_refusal(c: Candidate, gate: str) -> str | None:

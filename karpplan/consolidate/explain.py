@@ -7,9 +7,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from karpplan.consolidate.candidates import Candidate, consolidation_refusal, do_not_disrupt, new_candidate
+from karpplan.consolidate.candidates import (
+    Candidate,
+    consolidation_refusal,
+    drained,
+    new_candidate,
+    pod_blocker,
+)
 from karpplan.consolidate.decide import Command, decide
 from karpplan.consolidate.loop import steady_state
+from karpplan.consolidate.pdb import Limits
 from karpplan.consolidate.report import API_VERSION
 from karpplan.consolidate.run import ConsolidateOptions, read, verdicts
 from karpplan.consolidate.simulate import simulate
@@ -53,12 +60,10 @@ def _fate_without_move(pod: Pod, blocked: str | None) -> str:
         return "DaemonSet pod: needs no rescheduling, goes with the node"
     if is_mirror(pod):
         return "mirror (static) pod: needs no rescheduling, goes with the node"
-    if do_not_disrupt(pod):
-        return 'blocks the node: "karpenter.sh/do-not-disrupt" annotation'
     return blocked or "stays: the node is not disrupted"
 
 
-def _fates(state: ClusterState, c: Candidate) -> tuple[list[PodFate], Command | str]:
+def _fates(state: ClusterState, c: Candidate, limits: Limits) -> tuple[list[PodFate], Command | str]:
     outcome = simulate(state, [c])
     claims = {p.key: claim for claim in outcome.claims for p in claim.pods}
     errors = {p.key: why for p, why in outcome.errors}
@@ -75,9 +80,12 @@ def _fates(state: ClusterState, c: Candidate) -> tuple[list[PodFate], Command | 
             where = f"cannot move: {errors[pod.key]}"
         else:
             where = _fate_without_move(pod, None)
+        blocker = pod_blocker(pod, limits)
+        if blocker is not None:
+            where = f"{blocker}; were the node drained, it {where}" if where.startswith("would") else blocker
         if is_bare(pod) and (pod.key in outcome.placed or pod.key in claims):
             where += "; a bare pod: evicted, nothing recreates it"
-        fates.append(PodFate(pod.key, pod.workload, where))
+        fates.append(PodFate(pod.key, pod.owner or pod.workload, where))
     return fates, decide("single", [c], outcome, False)
 
 
@@ -88,18 +96,23 @@ def explain_node(options: ConsolidateOptions, name: str) -> Explanation:
         raise InputError.at(Origin("--node"), f"node {name!r} is not in the snapshot "
                             f"({len(state.nodes)} node(s) read)")
     pods = state.pods_on.get(name, [])
-    c = new_candidate(node, pods, dict(state.pools), dict(state.disruption), state.pdb_limits())
-    if isinstance(c, str):
-        fates = [PodFate(p.key, p.workload, _fate_without_move(p, None)) for p in pods]
-        candidate, decision = c, c
+    limits = state.pdb_limits()
+    c = new_candidate(node, pods, dict(state.pools), dict(state.disruption), limits)
+    pool = state.pools.get(node.pool or "")
+    if isinstance(c, str) and pool is not None:
+        fates, _ = _fates(state, drained(node, pods, pool, dict(state.disruption)), limits)
+        candidate, decision = c, f"not considered: {c}"
+    elif isinstance(c, str):
+        fates = [PodFate(p.key, p.owner or p.workload, _fate_without_move(p, None)) for p in pods]
+        candidate, decision = c, f"not considered: {c}"
     else:
         refusal = consolidation_refusal(c, "underutilized")
         candidate = refusal if refusal else "yes"
         if c.empty:
-            fates = [PodFate(p.key, p.workload, _fate_without_move(p, None)) for p in pods]
+            fates = [PodFate(p.key, p.owner or p.workload, _fate_without_move(p, None)) for p in pods]
             decision = "empty: Emptiness deletes it (budget permitting)" if refusal == "" else candidate
         else:
-            fates, cmd = _fates(state, c)
+            fates, cmd = _fates(state, c, limits)
             if isinstance(cmd, str):
                 decision = cmd
             elif cmd.replacement is not None:

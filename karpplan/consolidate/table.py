@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from karpplan.consolidate.explain import Explanation
 from karpplan.consolidate.report import Report
@@ -56,9 +57,12 @@ def render_report(report: Report, out: Console) -> None:
 
 def render_explanation(e: Explanation, out: Console) -> None:
     out.print(f"Node {e.node} ({e.instance_type or 'unknown type'}, {_money(e.price)})", markup=False)
-    out.print(f"  candidate:    {e.candidate}", markup=False)
-    out.print(f"  single-node:  {e.decision}", markup=False)
-    out.print(f"  steady state: {e.steady_state}", markup=False)
+    head = Table.grid(padding=(0, 1))
+    head.add_column(no_wrap=True)
+    head.add_column(overflow="fold", ratio=1)
+    for label, text in (("candidate:", e.candidate), ("single-node:", e.decision), ("steady state:", e.steady_state)):
+        head.add_row(f"  {label}", Text(text))
+    out.print(head)
     pods = Table(title="Pods", title_justify="left")
     pods.add_column("pod", overflow="fold")
     pods.add_column("workload", overflow="fold")
