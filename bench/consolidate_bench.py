@@ -101,7 +101,7 @@ def main() -> int:
     ap.add_argument("--pods", type=int, default=33000, help="replicas provisioned before the scale-down")
     ap.add_argument("--keep", type=float, default=0.6, help="share of the replicas kept after the scale-down")
     ap.add_argument("--seed", type=int, default=42)
-    ap.add_argument("--optimal", type=float, default=20.0, help="time limit of the optimal re-pack (s)")
+    ap.add_argument("--optimal", type=float, default=20.0, help="time limit of the optimal re-pack (s); 0: skip it")
     ap.add_argument("--limit", type=float, default=600.0, help="stop the steady state after this many seconds")
     ap.add_argument("--out", type=Path, default=None, help="keep the snapshot in this directory")
     a = ap.parse_args()
@@ -116,28 +116,28 @@ def main() -> int:
         start = time.monotonic()
         path, nodes, pods = snapshot(a.pods, a.keep, a.seed, directory)
         print(f"snapshot: {nodes} nodes, {pods} pods (+{nodes} DaemonSet pods), generated in "
-              f"{time.monotonic() - start:.1f}s, {path.stat().st_size / 2**20:.1f} MiB")
+              f"{time.monotonic() - start:.1f}s, {path.stat().st_size / 2**20:.1f} MiB", flush=True)
         start = time.monotonic()
         snap, state = read(ConsolidateOptions(paths=(str(path),)))
-        read_s = time.monotonic() - start
+        print(f"read: {time.monotonic() - start:.1f}s", flush=True)
         current = state.cost
         initial = ClusterState.of(snap, state.catalog)
         start = time.monotonic()
         result = steady_state(state, time_limit=a.limit)
         steady_s = time.monotonic() - start
         karpenter = current - sum(x.savings for x in result.actions)
-        start = time.monotonic()
-        repack = optimal_repack(initial, karpenter, a.optimal)
-        optimal_s = time.monotonic() - start
-    methods: dict[str, int] = {}
-    for x in result.actions:
-        methods[x.method] = methods.get(x.method, 0) + 1
-    print(f"read: {read_s:.1f}s")
-    print(f"steady state{'' if result.complete else ' NOT REACHED (time limit)'}: {steady_s:.1f}s, {result.passes} passes, {len(result.actions)} actions {methods}, "
-          f"{len(state.nodes)} nodes left")
-    print(f"cost $/h: now {current:.4f}, Karpenter steady state {karpenter:.4f}, optimal {repack.cost:.4f} "
-          f"(bound {repack.lower_bound:.4f}, {repack.status}, {optimal_s:.1f}s), opt/steady "
-          f"{repack.cost / karpenter if karpenter else 1:.3f}")
+        methods: dict[str, int] = {}
+        for x in result.actions:
+            methods[x.method] = methods.get(x.method, 0) + 1
+        print(f"steady state{'' if result.complete else ' NOT REACHED (time limit)'}: {steady_s:.1f}s, "
+              f"{result.passes} passes, {len(result.actions)} actions {methods}, {len(state.nodes)} nodes left; "
+              f"$/h now {current:.4f}, steady state {karpenter:.4f}; peak RSS {_peak_mib():.0f} MiB", flush=True)
+        if a.optimal > 0:
+            start = time.monotonic()
+            repack = optimal_repack(initial, karpenter, a.optimal)
+            print(f"optimal re-pack: {repack.cost:.4f} $/h (bound {repack.lower_bound:.4f}, {repack.status}, "
+                  f"{time.monotonic() - start:.1f}s), opt/steady {repack.cost / karpenter if karpenter else 1:.3f}",
+                  flush=True)
     print(f"peak RSS: {_peak_mib():.0f} MiB")
     return 0
 
