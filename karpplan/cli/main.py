@@ -20,7 +20,7 @@ import typer
 from karpplan import __version__
 from karpplan.catalog import DEFAULT_REGION
 from karpplan.catalog.zones import parse_zones
-from karpplan.cli import catalog, diff, explain, lint
+from karpplan.cli import catalog, consolidate, diff, explain, lint
 from karpplan.cli.inventory_command import run_inventory
 from karpplan.cli.options import (
     fargate_profile_option,
@@ -275,6 +275,7 @@ def _register_commands() -> None:
     app.add_typer(catalog.catalog_app, name="catalog")
     lint.register(app)
     diff.register(app)
+    consolidate.register(app)
     app.command(name="explain")(explain.explain)
 
 

@@ -257,8 +257,9 @@ class KarpenterSimulation:
         self.state.commit_rows(group_info, pod, slot, rows)
         return True
 
-    def run(self, deadline: float | None = None) -> list[tuple[GroupInfo, Pod]]:
-        """Provisioning batches until one places nothing (or the deadline); the pods left, in queue order."""
+    def run(self, deadline: float | None = None, max_batches: int | None = None) -> list[tuple[GroupInfo, Pod]]:
+        """Provisioning batches until one places nothing (or the deadline, or `max_batches`: 1 is one
+        `Scheduler.Solve`, as disruption's `SimulateScheduling`); the pods left, in queue order."""
         pods = [(group_info, pod) for group_info in self.problem.groups for pod in group_info.group.pods]
         order = {id(p): i for i, (_, p) in enumerate(pods)}
         pods.sort(key=lambda gp: (-gp[1].requests.get("cpu"), -gp[1].requests.get("memory"), order[id(gp[1])]))
@@ -271,7 +272,7 @@ class KarpenterSimulation:
             self.batches += 1
             self._launch()
             pending = left
-            if self.cut_short or not pending:
+            if self.cut_short or not pending or (max_batches is not None and self.batches >= max_batches):
                 break
             # The next batch: a new scheduler over the pods still pending, in Karpenter's order.
             pending.sort(key=lambda gp: rank[id(gp[1])])
@@ -353,9 +354,9 @@ class KarpenterSimulation:
 
 def solve_karpenter(problem: Problem, time_limit: float | None = None,
                     progress: Callable[[int, int], None] | None = None,
-                    exact_limits: bool = False) -> tuple[Solution, PlacementState]:
+                    exact_limits: bool = False, max_batches: int | None = None) -> tuple[Solution, PlacementState]:
     start = time.monotonic()
     sim = KarpenterSimulation(problem, progress, exact_limits)
     deadline = start + time_limit if time_limit else None
-    unplaced = sim.run(deadline)
+    unplaced = sim.run(deadline, max_batches)
     return sim.solution(unplaced, time.monotonic() - start), sim.state

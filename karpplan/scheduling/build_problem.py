@@ -5,14 +5,14 @@ launch options, each group's static verdicts (the registry's filters and option 
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from karpplan.catalog.types import Catalog, InstanceType
 from karpplan.constraints.pool_headroom import pool_headroom
 from karpplan.model.inventory import Inventory
 from karpplan.model.nodes import ExistingNode
-from karpplan.model.pods import DaemonSet, Pod, PodGroup
+from karpplan.model.pods import DaemonSet, Pod, PodGroup, PodTemplate
 from karpplan.model.pools import order_by_weight
 from karpplan.model.taints import SCHEDULING_EFFECTS, untolerated
 from karpplan.scheduling.candidates import LaunchOption, PoolVerdict, build_launch_options, check_pool
@@ -115,15 +115,24 @@ def build_problem(
     groups: Sequence[PodGroup],
     instance_types_for: Callable[..., tuple[InstanceType, ...]],
     node_labels: Callable[..., dict[str, str]],
+    *,
+    launch_options: list[LaunchOption] | None = None,
+    receivers: Collection[str] | None = None,
+    static_filter: Callable[[PodTemplate, ExistingNodeInfo], list[str]] = static_reasons,
 ) -> Problem:
+    """The problem of placing `groups`. `launch_options`: options built before for these pools (every
+    pod's custom label values included), reused as they are; `receivers`: the only existing nodes pods may
+    be placed on (the others still count for topology and limits), None for all; `static_filter`:
+    `static_reasons` or a caller's cache of it."""
     pools = order_by_weight(list(inventory.nodepools))
     pending: list[Pod] = [p for g in groups for p in g.pods]
-    options = build_launch_options(pools, inventory.nodeclasses, catalog, inventory.daemonsets, pending,
-                                   instance_types_for, node_labels)
+    options = launch_options if launch_options is not None else build_launch_options(
+        pools, inventory.nodeclasses, catalog, inventory.daemonsets, pending, instance_types_for, node_labels)
     static = static_pools(pools, inventory.nodeclasses, catalog, inventory.daemonsets, inventory.nodes,
                           instance_types_for, node_labels)
     nodes = [*inventory.nodes, *(n for s in static for n in s.nodes)]
-    existing = _existing_infos(inventory, nodes, inventory.daemonsets)
+    existing = _existing_infos(inventory, nodes if receivers is None else
+                               [n for n in nodes if n.name in receivers], inventory.daemonsets)
     headroom = {p.name: pool_headroom(p, nodes) for p in pools}
     infos: list[GroupInfo] = []
     shared = _Shared()
@@ -135,7 +144,7 @@ def build_problem(
             if info.node.is_fargate:
                 reasons[info.node.name] = ["node(s) are Fargate nodes, which run only their own pod"]
                 continue
-            r = static_reasons(pod_template, info)
+            r = static_filter(pod_template, info)
             if r:
                 reasons[info.node.name] = r
             else:
@@ -143,8 +152,6 @@ def build_problem(
         verdicts = [shared.verdict(check_pool(pod_template, p, options, *headroom[p.name])) for p in pools]
         option_tests = [test for kind in _registry() if (test := kind.option_filter(pod_template)) is not None]
         infos.append(GroupInfo(index, group, ok, reasons, verdicts, *shared.usable(verdicts, option_tests)))
-    topology = build_topology([g.template for g in groups], nodes, inventory.bound, options,
-                              inventory.namespace_labels)
     topology = build_topology([g.template for g in groups], nodes, inventory.bound, options,
                               inventory.namespace_labels)
     return Problem(inventory, catalog, pools, infos, existing, options, headroom, topology,

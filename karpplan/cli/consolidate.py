@@ -1,0 +1,90 @@
+"""`karpplan consolidate`: a thin command over `karpplan.consolidate` (options, output, exit code)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from karpplan.cli.options import catalog_option, output_option, parse_size, region_option, zones_option
+from karpplan.cli.terminal import Terminal, run_guarded, terminal_of
+
+if TYPE_CHECKING:
+    from karpplan.consolidate.run import ConsolidateOptions
+
+
+class ConsolidateFormat(StrEnum):
+    table = "table"
+    json = "json"
+    yaml = "yaml"
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("consolidate")
+    def consolidate_command(
+        ctx: typer.Context,
+        paths: Annotated[
+            list[str],
+            typer.Argument(metavar="PATH...", show_default=False,
+                           help="A cluster snapshot (kubectl get nodes,pods,pdb,daemonsets -A -o yaml) with its "
+                                "NodePools and EC2NodeClasses: files, directories or - for stdin."),
+        ],
+        catalog: Annotated[Path | None, catalog_option("An InstanceCatalog replacing the embedded AWS catalog.")] = None,
+        region: Annotated[str | None, region_option()] = None,
+        zones: Annotated[list[str] | None, zones_option()] = None,
+        spot_to_spot: Annotated[
+            bool, typer.Option("--spot-to-spot",
+                               help="Karpenter's SpotToSpotConsolidation feature gate (off by default, as in "
+                                    "Karpenter): spot nodes may be replaced by cheaper spot nodes.")
+        ] = False,
+        node: Annotated[
+            str | None, typer.Option("--node", metavar="NAME",
+                                     help="Explain one node in full: each pod, where it would go, or what stops it.")
+        ] = None,
+        time_limit: Annotated[
+            float, typer.Option("--time-limit", min=0.0, metavar="SECONDS",
+                                help="Time limit of the optimal re-pack.")
+        ] = 5.0,
+        output: Annotated[ConsolidateFormat, output_option()] = ConsolidateFormat.table,
+        max_file_size: Annotated[
+            str, typer.Option("--max-file-size", help="Largest input file accepted (bytes or a quantity like 50Mi).")
+        ] = "50Mi",
+    ) -> None:
+        """What Karpenter's consolidation would do to a running cluster, node by node, and why not."""
+        # lazy: the consolidation package (the scheduler, OR-Tools) loads only when this command runs
+        from karpplan.catalog.zones import parse_zones
+        from karpplan.consolidate.run import ConsolidateOptions
+
+        terminal = terminal_of(ctx)
+        options = ConsolidateOptions(tuple(paths), region, str(catalog) if catalog is not None else None,
+                                     parse_zones(zones), spot_to_spot, time_limit, parse_size(max_file_size))
+        run_guarded(lambda: _run(options, node, output, terminal), terminal)
+
+
+def _run(options: ConsolidateOptions, node: str | None, output: ConsolidateFormat, terminal: Terminal) -> int:
+    """Simulate, render; the exit code of the report (or of the one node's explanation)."""
+    # lazy: the consolidation package (the scheduler, OR-Tools) loads only when this command runs
+    from karpplan.consolidate.explain import explain_node
+    from karpplan.consolidate.run import consolidate
+    from karpplan.consolidate.table import render_explanation, render_report
+    from karpplan.render.documents import render_document
+
+    if node is not None:
+        explanation = explain_node(options, node)
+        for line in explanation.warnings:
+            terminal.say(line)
+        if output is ConsolidateFormat.table:
+            render_explanation(explanation, terminal.stdout)
+        else:
+            terminal.stdout.file.write(render_document(explanation.to_document(), output.value))
+        return explanation.exit_code
+    report = consolidate(options)
+    for line in report.warnings:
+        terminal.say(line)
+    if output is ConsolidateFormat.table:
+        render_report(report, terminal.stdout)
+    else:
+        terminal.stdout.file.write(render_document(report.to_document(), output.value))
+    return report.exit_code

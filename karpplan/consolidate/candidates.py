@@ -1,0 +1,158 @@
+"""Which nodes may be disrupted, and why not, in Karpenter's words (`NewCandidate` in disruption/types.go,
+`ValidateNodeDisruptable` / `ValidatePodsDisruptable` in state/statenode.go, `utils/pod`, `utils/disruption`).
+
+A candidate carries its price (the offering of its type, zone and capacity type), its pods, the pods that
+must be rescheduled (not DaemonSet or mirror pods) and `RescheduleDisruptionCost` (1 per node plus each such
+pod's eviction cost); it is empty when that cost is the node's 1 alone. Candidates are ordered by price over
+that cost, the highest first (`sortCandidates`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from dataclasses import dataclass
+
+from karpplan.consolidate.budgets import Disruption
+from karpplan.consolidate.pdb import Limits, tolerates_disrupted
+from karpplan.consolidate.snapshot import DO_NOT_DISRUPT, SimNode, is_daemon, is_mirror
+from karpplan.model.pods import Pod
+from karpplan.model.pools import NodePool
+
+PER_NODE_COST = 1.0  # PerNodeBaseDisruptionCost
+DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
+_DURATION = re.compile(r"^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$")
+
+
+def is_active(pod: Pod) -> bool:
+    return not pod.terminal and not pod.terminating
+
+
+def is_reschedulable(pod: Pod) -> bool:
+    """`IsReschedulable`: active (or a terminating StatefulSet pod), not a DaemonSet's, not a mirror pod."""
+    stateful = bool(pod.owner and pod.owner.startswith("StatefulSet/"))
+    return (is_active(pod) or (stateful and pod.terminating)) and not is_daemon(pod) and not is_mirror(pod)
+
+
+def do_not_disrupt(pod: Pod) -> bool:
+    """`IsDoNotDisruptActive`: "true", or a duration (karpplan has no clock: assumed not yet elapsed)."""
+    value = pod.template.annotations.get(DO_NOT_DISRUPT)
+    if value is None:
+        return False
+    return value == "true" or bool(_DURATION.match(value))
+
+
+def is_evictable(pod: Pod) -> bool:
+    """`IsEvictable`: what PDBs are checked for."""
+    return (is_active(pod) and not tolerates_disrupted(pod.template.tolerations) and not is_mirror(pod)
+            and not do_not_disrupt(pod))
+
+
+def eviction_cost(pod: Pod) -> float:
+    """`EvictionCost`: 1, plus pod-deletion-cost / 2^27, plus priority / 2^25, clamped to [-10, 10]."""
+    cost = 1.0
+    raw = pod.template.annotations.get(DELETION_COST)
+    if raw is not None:
+        with contextlib.suppress(ValueError):
+            cost += float(raw) / 2**27
+    cost += pod.template.priority / 2**25
+    return min(max(cost, -10.0), 10.0)
+
+
+@dataclass
+class Candidate:
+    node: SimNode
+    pool: NodePool
+    disruption: Disruption
+    pods: list[Pod]
+    moving: list[Pod]  # reschedulable pods: the ones a command must place elsewhere
+    price: float
+    cost: float  # RescheduleDisruptionCost
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+    @property
+    def empty(self) -> bool:
+        return self.cost <= PER_NODE_COST
+
+    @property
+    def ratio(self) -> float:
+        """`SavingsRatio`: price over disruption cost."""
+        return self.price / self.cost
+
+
+def blocked_by_pods(pods: list[Pod], limits: Limits) -> str | None:
+    """`ValidatePodsDisruptable`: a do-not-disrupt pod, then a PDB that allows no eviction."""
+    for pod in pods:
+        if is_active(pod) and do_not_disrupt(pod):
+            return f'Pod has "{DO_NOT_DISRUPT}" annotation (Pod={pod.key})'
+    for pod in pods:
+        if not is_evictable(pod):
+            continue
+        keys = limits.blocking(pod)
+        if len(keys) > 1:
+            return f"Eviction does not support multiple PDBs (PodDisruptionBudget(s)=[{' '.join(keys)}])"
+        if keys:
+            return f"Pdb prevents pod evictions (PodDisruptionBudget=[{keys[0]}])"
+    return None
+
+
+def pod_blocker(pod: Pod, limits: Limits) -> str | None:
+    """What about this pod keeps its node from being disrupted, in plain words (None: nothing)."""
+    if is_active(pod) and do_not_disrupt(pod):
+        return f'blocks the node: "{DO_NOT_DISRUPT}" annotation'
+    if is_evictable(pod):
+        keys = limits.blocking(pod)
+        if len(keys) > 1:
+            return f"blocks the node: under {len(keys)} PodDisruptionBudgets ({', '.join(keys)}), eviction refused"
+        if keys:
+            return f"blocks the node: PodDisruptionBudget {keys[0]} allows no eviction now"
+    return None
+
+
+def drained(node: SimNode, pods: list[Pod], pool: NodePool, disruption: dict[str, Disruption]) -> Candidate:
+    """The node as if nothing blocked it (to show where its pods would go were it drained)."""
+    moving = [p for p in pods if is_reschedulable(p)]
+    cost = PER_NODE_COST + sum(max(0.0, eviction_cost(p)) for p in moving)
+    return Candidate(node, pool, disruption.get(pool.name) or Disruption(pool.name), pods, moving, node.cost, cost)
+
+
+def new_candidate(node: SimNode, pods: list[Pod], pools: dict[str, NodePool], disruption: dict[str, Disruption],
+                  limits: Limits) -> Candidate | str:
+    """The node as a disruption candidate, or why it is none (Karpenter's wording, as a sentence)."""
+    if node.pool is None:
+        return "Node isn't managed by karpenter"
+    if node.annotations.get(DO_NOT_DISRUPT) == "true":
+        return f'Disruption is blocked through the "{DO_NOT_DISRUPT}" annotation'
+    pool = pools.get(node.pool)
+    if pool is None:
+        return f"NodePool not found (NodePool={node.pool})"
+    blocked = blocked_by_pods(pods, limits)
+    if blocked is not None:
+        return blocked
+    return drained(node, pods, pool, disruption)
+
+
+def consolidation_refusal(c: Candidate, gate: str) -> str | None:
+    """`ShouldDisrupt` of the consolidation methods (`gate`: "empty" for Emptiness, else "underutilized").
+    None: the method may consider the node; "": it may not, and Karpenter says nothing."""
+    if c.pool.static:
+        return "NodePool is static: Karpenter does not consolidate its nodes"
+    if gate != "empty":
+        if c.node.price is None:
+            return f"Instance Type {c.node.instance_type or ''!r} not found".replace("'", '"')
+        if c.node.capacity_type is None:
+            return 'Node does not have label "karpenter.sh/capacity-type"'
+        if c.node.zone is None:
+            return 'Node does not have label "topology.kubernetes.io/zone"'
+    if not c.disruption.enabled:
+        return f'NodePool "{c.pool.name}" has consolidation disabled'
+    if gate == "empty":
+        return None if c.empty else ""
+    if c.empty:
+        return ""  # Emptiness's to take
+    if c.disruption.policy == "WhenEmpty":
+        return f'NodePool "{c.pool.name}" has consolidation policy WhenEmpty, but node is not empty'
+    return None

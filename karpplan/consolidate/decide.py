@@ -1,0 +1,105 @@
+"""Delete or replace: Karpenter's `computeConsolidation` and its price rule (disruption/consolidation.go).
+
+All pods placed on the nodes left: delete. One new NodeClaim: replace, with the instance types whose
+cheapest offering costs less than the candidates together (`RemoveInstanceTypeOptionsByPriceAndMinValues`);
+an on-demand candidate whose NodePool allows spot is replaced by spot. Spot candidates replaced by spot need
+the SpotToSpotConsolidation gate, and a single spot node needs 15 cheaper types (it launches among the 15
+cheapest). Multi-node commands also drop every type not cheaper than a candidate's own type
+(`filterOutSameInstanceType`). The replacement launched is the cheapest offering left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from karpplan.consolidate.candidates import Candidate
+from karpplan.consolidate.simulate import Outcome
+from karpplan.scheduling.candidates import LaunchOption
+
+SPOT = "spot"
+MIN_SPOT_TO_SPOT_TYPES = 15  # MinInstanceTypesForSpotToSpotConsolidation
+
+
+@dataclass
+class Command:
+    method: str  # emptiness | multi | single
+    candidates: list[Candidate]
+    outcome: Outcome | None = None
+    replacement: LaunchOption | None = None
+    options: list[LaunchOption] = field(default_factory=list)  # the instance types sent for launch
+
+    @property
+    def decision(self) -> str:
+        return "replace" if self.replacement is not None else "delete"
+
+    @property
+    def source_cost(self) -> float:
+        return sum(c.price for c in self.candidates)
+
+    @property
+    def savings(self) -> float:
+        return self.source_cost - (self.replacement.price if self.replacement is not None else 0.0)
+
+
+def _by_type(options: Sequence[LaunchOption]) -> dict[str, float]:
+    """Each instance type's cheapest offering among `options`."""
+    prices: dict[str, float] = {}
+    for o in options:
+        name = o.instance_type.name
+        prices[name] = min(prices.get(name, o.price), o.price)
+    return prices
+
+
+def _cheaper(options: Sequence[LaunchOption], limit: float) -> list[LaunchOption]:
+    """The options of the types whose cheapest offering costs less than `limit`."""
+    prices = _by_type(options)
+    return [o for o in options if prices[o.instance_type.name] < limit]
+
+
+def _launch(options: list[LaunchOption], chosen: LaunchOption) -> LaunchOption:
+    """The offering launched: the simulation's own choice when it survived the filters, else the cheapest."""
+    return chosen if chosen in options else min(options, key=lambda o: (o.price, o.instance_type.name, o.zone))
+
+
+def decide(method: str, candidates: list[Candidate], outcome: Outcome, spot_to_spot: bool) -> Command | str:
+    """The command for these candidates, or why there is none (Karpenter's event text)."""
+    if outcome.errors:
+        return outcome.error_text()
+    if not outcome.claims:
+        return Command(method, candidates, outcome)
+    if len(outcome.claims) != 1:
+        return f"Can't remove without creating {len(outcome.claims)} candidates"
+    claim = outcome.claims[0]
+    price = sum(c.price for c in candidates)
+    options = claim.options
+    all_spot = all(c.node.capacity_type == SPOT for c in candidates)
+    if all_spot and any(o.capacity_type == SPOT for o in options):
+        if not spot_to_spot:
+            return "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node"
+        spot = _cheaper([o for o in options if o.capacity_type == SPOT], price)
+        if not spot:
+            return "Can't replace with a cheaper node"
+        if len(candidates) == 1:
+            types = sorted(_by_type(spot).items(), key=lambda kv: (kv[1], kv[0]))
+            if len(types) < MIN_SPOT_TO_SPOT_TYPES:
+                return (f"SpotToSpotConsolidation requires {MIN_SPOT_TO_SPOT_TYPES} cheaper instance type options "
+                        f"than the current candidate to consolidate, got {len(types)}")
+            first = {name for name, _ in types[:MIN_SPOT_TO_SPOT_TYPES]}
+            spot = [o for o in spot if o.instance_type.name in first]
+        return Command(method, candidates, outcome, _launch(spot, claim.chosen), spot)
+    cheaper = _cheaper(options, price)
+    if not cheaper:
+        return "Can't replace with a cheaper node"
+    if any(o.capacity_type == SPOT for o in cheaper) and any(o.capacity_type != SPOT for o in cheaper):
+        cheaper = [o for o in cheaper if o.capacity_type == SPOT]  # OD -> [OD, spot]: launch spot only
+    if method == "multi":
+        own: dict[str | None, float] = {}
+        for c in candidates:
+            own[c.node.instance_type] = min(own.get(c.node.instance_type, c.price), c.price)
+        present = [own[t] for t in _by_type(cheaper) if t in own]
+        if present:
+            cheaper = _cheaper(cheaper, min(present))
+        if not cheaper:
+            return "Can't replace with a cheaper node"
+    return Command(method, candidates, outcome, _launch(cheaper, claim.chosen), cheaper)

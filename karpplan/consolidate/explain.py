@@ -1,0 +1,129 @@
+"""`--node NAME`: one node in full, as the snapshot stands: can Karpenter disrupt it, where each of its pods
+would go if single-node consolidation took it (a node left, a new NodeClaim), or what stops it; then what
+the steady state makes of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from karpplan.consolidate.candidates import (
+    Candidate,
+    consolidation_refusal,
+    drained,
+    new_candidate,
+    pod_blocker,
+)
+from karpplan.consolidate.decide import Command, decide
+from karpplan.consolidate.loop import steady_state
+from karpplan.consolidate.pdb import Limits
+from karpplan.consolidate.report import API_VERSION
+from karpplan.consolidate.run import ConsolidateOptions, read, verdicts
+from karpplan.consolidate.simulate import simulate
+from karpplan.consolidate.snapshot import is_daemon, is_mirror
+from karpplan.consolidate.state import ClusterState, is_bare
+from karpplan.errors import InputError, Origin
+from karpplan.model.pods import Pod
+
+
+@dataclass(frozen=True)
+class PodFate:
+    pod: str
+    workload: str
+    outcome: str
+
+
+@dataclass
+class Explanation:
+    node: str
+    instance_type: str | None
+    price: float
+    candidate: str  # "yes", or why the node is no candidate
+    pods: list[PodFate]
+    decision: str  # what single-node consolidation would do now, or why not
+    steady_state: str  # what the steady state makes of the node
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return 0
+
+    def to_document(self) -> dict[str, Any]:
+        return {"apiVersion": API_VERSION, "kind": "ConsolidationExplanation", "node": self.node,
+                "instanceType": self.instance_type, "hourlyCost": round(self.price, 6),
+                "candidate": self.candidate, "decision": self.decision, "steadyState": self.steady_state,
+                "pods": [{"name": f.pod, "workload": f.workload, "outcome": f.outcome} for f in self.pods]}
+
+
+def _fate_without_move(pod: Pod, blocked: str | None) -> str:
+    if is_daemon(pod):
+        return "DaemonSet pod: needs no rescheduling, goes with the node"
+    if is_mirror(pod):
+        return "mirror (static) pod: needs no rescheduling, goes with the node"
+    return blocked or "stays: the node is not disrupted"
+
+
+def _fates(state: ClusterState, c: Candidate, limits: Limits) -> tuple[list[PodFate], Command | str]:
+    outcome = simulate(state, [c])
+    claims = {p.key: claim for claim in outcome.claims for p in claim.pods}
+    errors = {p.key: why for p, why in outcome.errors}
+    fates: list[PodFate] = []
+    for pod in c.pods:
+        if pod.key in outcome.placed:
+            where = f"would move to node {outcome.placed[pod.key]}"
+        elif pod.key in claims:
+            claim = claims[pod.key]
+            types = list(dict.fromkeys(o.instance_type.name for o in claim.options))
+            where = (f"would need a new NodeClaim of NodePool {claim.chosen.pool.name} (cheapest "
+                     f"{claim.chosen.instance_type.name} ${claim.chosen.price:.4f}/h, {len(types)} type(s) fit)")
+        elif pod.key in errors:
+            where = f"cannot move: {errors[pod.key]}"
+        else:
+            where = _fate_without_move(pod, None)
+        blocker = pod_blocker(pod, limits)
+        if blocker is not None:
+            where = f"{blocker}; were the node drained, it {where}" if where.startswith("would") else blocker
+        if is_bare(pod) and (pod.key in outcome.placed or pod.key in claims):
+            where += "; a bare pod: evicted, nothing recreates it"
+        fates.append(PodFate(pod.key, pod.owner or pod.workload, where))
+    return fates, decide("single", [c], outcome, False)
+
+
+def explain_node(options: ConsolidateOptions, name: str) -> Explanation:
+    snapshot, state = read(options)
+    node = next((n for n in state.nodes if n.name == name), None)
+    if node is None:
+        raise InputError.at(Origin("--node"), f"node {name!r} is not in the snapshot "
+                            f"({len(state.nodes)} node(s) read)")
+    pods = state.pods_on.get(name, [])
+    limits = state.pdb_limits()
+    c = new_candidate(node, pods, dict(state.pools), dict(state.disruption), limits)
+    pool = state.pools.get(node.pool or "")
+    if isinstance(c, str) and pool is not None:
+        fates, _ = _fates(state, drained(node, pods, pool, dict(state.disruption)), limits)
+        candidate, decision = c, f"not considered: {c}"
+    elif isinstance(c, str):
+        fates = [PodFate(p.key, p.owner or p.workload, _fate_without_move(p, None)) for p in pods]
+        candidate, decision = c, f"not considered: {c}"
+    else:
+        refusal = consolidation_refusal(c, "underutilized")
+        candidate = refusal if refusal else "yes"
+        if c.empty:
+            fates = [PodFate(p.key, p.owner or p.workload, _fate_without_move(p, None)) for p in pods]
+            decision = "empty: Emptiness deletes it (budget permitting)" if refusal == "" else candidate
+        else:
+            fates, cmd = _fates(state, c, limits)
+            if isinstance(cmd, str):
+                decision = cmd
+            elif cmd.replacement is not None:
+                decision = (f"replace with {cmd.replacement.instance_type.name} ({cmd.replacement.zone}, "
+                            f"{cmd.replacement.capacity_type}, ${cmd.replacement.price:.4f}/h), saving "
+                            f"${cmd.savings:.4f}/h")
+            else:
+                decision = f"delete, saving ${cmd.savings:.4f}/h"
+            if refusal:
+                decision = f"{refusal} (if it could: {decision})"
+    result = steady_state(ClusterState.of(snapshot, state.catalog), options.spot_to_spot)
+    final = next((v.reason for v in verdicts(result, snapshot) if v.node.name == name), "")
+    return Explanation(name, node.instance_type, node.cost, candidate, fates, decision, final,
+                       list(snapshot.warnings))

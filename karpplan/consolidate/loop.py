@@ -1,0 +1,190 @@
+"""The steady state: disruption passes until none finds a command.
+
+Each pass builds the candidates of the cluster as it now is, the budgets of each NodePool (per reason:
+Emptiness counts against `Empty`, the others against `Underutilized`), and runs Emptiness, multi-node and
+single-node consolidation; the first command found is executed (its pods bound where the simulation put
+them, its replacement launched) and the next pass starts, until a pass finds nothing: the steady state.
+What cannot have changed since an earlier pass is not simulated again (`Memory`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from karpplan.consolidate.balanced import Evaluator, pool_totals
+from karpplan.consolidate.budgets import BALANCED, BUDGET_PREFIX, EMPTY, UNDERUTILIZED
+from karpplan.consolidate.candidates import Candidate, new_candidate
+from karpplan.consolidate.decide import Command
+from karpplan.consolidate.methods import emptiness, multi_node, single_node, underutilized
+from karpplan.consolidate.simulate import Outcome, simulate
+from karpplan.consolidate.snapshot import SimNode
+from karpplan.consolidate.state import ClusterState
+from karpplan.model.pods import Pod
+
+
+@dataclass
+class Action:
+    """An executed command."""
+
+    method: str
+    decision: str
+    nodes: list[SimNode]
+    replacement: SimNode | None
+    savings: float
+    options: list[str]  # instance types the replacement could launch as (cheapest first)
+    moves: dict[str, str]  # pod key -> where it went
+    evicted: list[Pod]  # bare pods evicted for good
+
+
+@dataclass
+class SteadyState:
+    state: ClusterState
+    actions: list[Action] = field(default_factory=list)
+    verdicts: dict[str, str] = field(default_factory=dict)  # node name -> why it stays
+    passes: int = 0
+    complete: bool = True  # False: stopped by the pass or time limit before a pass found nothing
+
+
+def candidates_of(state: ClusterState, verdicts: dict[str, str]) -> list[Candidate]:
+    limits = state.pdb_limits()
+    out: list[Candidate] = []
+    pools = dict(state.pools)
+    disruption = dict(state.disruption)
+    for node in state.nodes:
+        c = new_candidate(node, state.pods_on.get(node.name, []), pools, disruption, limits)
+        if isinstance(c, str):
+            verdicts[node.name] = c
+        else:
+            out.append(c)
+    return out
+
+
+def _budgets(state: ClusterState, reason: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for name in state.pools:
+        settings = state.disruption.get(name)
+        total = state.pool_size(name)
+        out[name] = settings.allowed(total, reason) if settings is not None else -(-total // 10)
+    return out
+
+
+def _evaluator(state: ClusterState, candidates: Sequence[Candidate]) -> Evaluator:
+    balanced = [c for c in candidates if c.disruption.policy == BALANCED]
+    if not balanced:
+        return Evaluator({})
+    names = {c.name for c in candidates}
+    costs: dict[str, float] = {}
+    others: dict[str, float] = {}
+    for n in state.nodes:
+        if n.pool is None:
+            continue
+        costs[n.pool] = costs.get(n.pool, 0.0) + n.cost
+        if n.name not in names:
+            others[n.pool] = others.get(n.pool, 0.0) + 1.0 + len(state.pods_on.get(n.name, []))
+    return Evaluator(pool_totals(balanced, others, costs))
+
+
+def _execute(state: ClusterState, cmd: Command) -> Action:
+    outcome = cmd.outcome or Outcome([])
+    placed = dict(outcome.placed)
+    replacement: SimNode | None = None
+    if cmd.replacement is not None:
+        replacement = state.launch(cmd.replacement)
+        for claim in outcome.claims:
+            for pod in claim.pods:
+                placed.setdefault(pod.key, replacement.name)
+    names = {c.name for c in cmd.candidates}
+    evicted = state.remove(names, placed, outcome.moving)
+    types = list(dict.fromkeys(o.instance_type.name for o in cmd.options))
+    return Action(cmd.method, cmd.decision, [c.node for c in cmd.candidates], replacement, cmd.savings, types,
+                  {k: v for k, v in placed.items() if k in {p.key for p in outcome.moving}}, evicted)
+
+
+@dataclass
+class Memory:
+    """What earlier passes learnt that still holds. A candidate's single-node failure stays true while its
+    pods are the same and no replacement has since come up with room for one of them (deleting nodes only
+    takes room away); multi-node consolidation's, until a replacement comes up at all. Karpenter
+    re-evaluates everything each pass; this keeps the same answers without re-simulating what cannot have
+    changed."""
+
+    epoch: int = 0  # replacements launched so far
+    failures: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    multi_failed: int | None = None  # the epoch multi-node consolidation last found nothing in
+    enabled: bool = True  # False: re-simulate everything every pass, as Karpenter does
+
+    def known(self, state: ClusterState) -> dict[str, str]:
+        if not self.enabled:
+            return {}
+        return {name: reason for name, (reason, pods) in self.failures.items() if pods == _pods(state, name)}
+
+    def learn(self, state: ClusterState, verdicts: dict[str, str]) -> None:
+        for name, reason in verdicts.items():
+            if not reason.startswith(BUDGET_PREFIX):
+                self.failures[name] = (reason, _pods(state, name))
+
+    def launched(self, state: ClusterState, node: SimNode) -> None:
+        """A replacement came up: forget the failures of candidates with a pod that fits its room."""
+        self.epoch += 1
+        room = node.node.allocatable - state.used(node.name)
+        for name in list(self.failures):
+            if any(p.requests.fits_in(room) for p in state.pods_on.get(name, [])):
+                del self.failures[name]
+
+
+def _pods(state: ClusterState, name: str) -> tuple[str, ...]:
+    return tuple(sorted(p.key for p in state.pods_on.get(name, [])))
+
+
+def one_pass(state: ClusterState, spot_to_spot: bool, verdicts: dict[str, str], memory: Memory) -> Command | None:
+    """The first command of a pass (Emptiness, multi-node, single-node), or None."""
+    candidates = candidates_of(state, verdicts)
+    cmd = emptiness(candidates, _budgets(state, EMPTY), verdicts)
+    if cmd is not None:
+        return cmd
+    considered = underutilized(candidates, verdicts)
+    if not considered:
+        return None
+    evaluator = _evaluator(state, considered)
+    budgets = _budgets(state, UNDERUTILIZED)
+
+    def sim(batch: Sequence[Candidate]) -> Outcome:
+        return simulate(state, batch)
+
+    if memory.multi_failed != memory.epoch:
+        cmd = multi_node(considered, budgets, evaluator, sim, spot_to_spot)
+        if cmd is not None:
+            return cmd
+        memory.multi_failed = memory.epoch if memory.enabled else None
+    single_verdicts: dict[str, str] = {}
+    cmd = single_node(considered, budgets, evaluator, sim, spot_to_spot, single_verdicts, memory.known(state))
+    verdicts.update(single_verdicts)
+    memory.learn(state, single_verdicts)
+    return cmd
+
+
+def steady_state(state: ClusterState, spot_to_spot: bool = False, max_passes: int | None = None,
+                 time_limit: float | None = None, remember: bool = True) -> SteadyState:
+    """Consolidate until no method finds a command (or `max_passes`, or `time_limit` seconds).
+    `remember=False`: every pass simulates every candidate again (`Memory`), slower, the same answer."""
+    result = SteadyState(state)
+    limit = max_passes if max_passes is not None else 3 * len(state.nodes) + 10
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    memory = Memory(enabled=remember)
+    while True:
+        if result.passes >= limit or (deadline is not None and time.monotonic() > deadline):
+            result.complete = False
+            break
+        result.passes += 1
+        verdicts: dict[str, str] = {}
+        cmd = one_pass(state, spot_to_spot, verdicts, memory)
+        if cmd is None:
+            result.verdicts = verdicts
+            break
+        action = _execute(state, cmd)
+        result.actions.append(action)
+        if action.replacement is not None:
+            memory.launched(state, action.replacement)
+    return result

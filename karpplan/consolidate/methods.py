@@ -1,0 +1,115 @@
+"""The three consolidation methods, in the order the disruption controller runs them: Emptiness, then
+multi-node, then single-node consolidation (emptiness.go, multinodeconsolidation.go,
+singlenodeconsolidation.go). Each takes the pass's candidates and budgets and returns its first command, or
+None; why a node was passed over is written to `verdicts` in Karpenter's wording.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from karpplan.consolidate.balanced import Evaluator
+from karpplan.consolidate.budgets import EMPTY, UNDERUTILIZED, blocking_budget_message
+from karpplan.consolidate.candidates import Candidate, consolidation_refusal
+from karpplan.consolidate.decide import Command, decide
+from karpplan.consolidate.simulate import Outcome
+
+MAX_PARALLEL = 100  # multi-node consolidation batches at most 100 candidates
+Simulator = Callable[[Sequence[Candidate]], Outcome]
+
+
+def by_ratio(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """`sortCandidates`: price over disruption cost, highest first (stable on the input order)."""
+    return sorted(candidates, key=lambda c: -c.ratio)
+
+
+def emptiness(candidates: Sequence[Candidate], budgets: dict[str, int], verdicts: dict[str, str]) -> Command | None:
+    """Every empty candidate the budgets allow, in one command (deleted, nothing to move)."""
+    chosen: list[Candidate] = []
+    for c in by_ratio(candidates):
+        if consolidation_refusal(c, "empty") is not None:
+            continue
+        if budgets.get(c.pool.name, 0) <= 0:
+            verdicts[c.name] = blocking_budget_message(EMPTY)
+            continue
+        chosen.append(c)
+        budgets[c.pool.name] -= 1
+    return Command("emptiness", chosen) if chosen else None
+
+
+def underutilized(candidates: Sequence[Candidate], verdicts: dict[str, str]) -> list[Candidate]:
+    """The candidates consolidation may consider (`consolidation.ShouldDisrupt`), by ratio."""
+    kept = []
+    for c in by_ratio(candidates):
+        refusal = consolidation_refusal(c, UNDERUTILIZED)
+        if refusal is None:
+            kept.append(c)
+        elif refusal:
+            verdicts[c.name] = refusal
+    return kept
+
+
+def multi_node(candidates: Sequence[Candidate], budgets: dict[str, int], evaluator: Evaluator,
+               simulate: Simulator, spot_to_spot: bool) -> Command | None:
+    """`firstNConsolidationOption`: binary search for the longest prefix one command can remove."""
+    batchable: list[Candidate] = []
+    left = dict(budgets)
+    for c in candidates:
+        if left.get(c.pool.name, 0) <= 0:
+            continue
+        batchable.append(c)
+        left[c.pool.name] -= 1
+    if len(batchable) < 2:
+        return None
+    low, high = 1, min(len(batchable), MAX_PARALLEL)
+    if len(batchable) <= high:
+        high = len(batchable) - 1
+    best: Command | None = None
+    while low <= high:
+        mid = (low + high) // 2
+        batch = batchable[: mid + 1]
+        cmd = decide("multi", list(batch), simulate(batch), spot_to_spot)
+        if isinstance(cmd, Command) and evaluator.refusal(cmd) is None:
+            best = cmd
+            low = mid + 1
+        else:
+            high = mid - 1
+    return best
+
+
+def round_robin(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """`shuffleCandidates`: one candidate of each NodePool in turn (pools in name order)."""
+    pools: dict[str, list[Candidate]] = {}
+    for c in candidates:
+        pools.setdefault(c.pool.name, []).append(c)
+    names = sorted(pools)
+    longest = max((len(v) for v in pools.values()), default=0)
+    return [pools[n][i] for i in range(longest) for n in names if i < len(pools[n])]
+
+
+def single_node(candidates: Sequence[Candidate], budgets: dict[str, int], evaluator: Evaluator,
+                simulate: Simulator, spot_to_spot: bool, verdicts: dict[str, str],
+                skip: dict[str, str] | None = None) -> Command | None:
+    """The first candidate one command can remove alone. `skip`: candidates known to fail (their reason),
+    not simulated again in this pass."""
+    for c in round_robin(candidates):
+        if budgets.get(c.pool.name, 0) <= 0:
+            verdicts[c.name] = blocking_budget_message(UNDERUTILIZED)
+            continue
+        if skip is not None and c.name in skip:
+            verdicts[c.name] = skip[c.name]
+            continue
+        low = evaluator.can_pass(c)
+        if low is not None:
+            verdicts[c.name] = f"Consolidation rejected by Balanced policy of NodePool {c.pool.name!r}: {low}"
+            continue
+        cmd = decide("single", [c], simulate([c]), spot_to_spot)
+        if isinstance(cmd, str):
+            verdicts[c.name] = cmd
+            continue
+        refusal = evaluator.refusal(cmd)
+        if refusal is not None:
+            verdicts[c.name] = refusal
+            continue
+        return cmd
+    return None

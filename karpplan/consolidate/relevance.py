@@ -1,0 +1,53 @@
+"""Which bound pods a simulation must see one by one, and which it may fold into their node's size.
+
+A bound pod matters to where the moving pods can go through its requests, and through topology only when a
+moving pod's spread or (anti-)affinity selector matches it, when its own required anti-affinity may repel a
+moving pod, when it holds host ports, or when it is a DaemonSet's (whose absence would count its overhead).
+Every other bound pod is folded into its node: the node is offered with that much less allocatable. The
+placement is the same; the topology built for it counts a few pods instead of the whole cluster's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from karpplan.consolidate.snapshot import is_daemon
+from karpplan.model.pods import Pod, PodTemplate
+from karpplan.model.selectors import LabelSelector, required_pairs, selector_matches
+
+
+def rule_selectors(templates: Iterable[PodTemplate]) -> list[LabelSelector]:
+    """Every selector of the templates' spread and pod (anti-)affinity rules (namespaces ignored: more pods
+    kept, never fewer)."""
+    out: list[LabelSelector] = []
+    for t in templates:
+        for c in t.spread:
+            s = c.selector_for(t.labels)
+            if s is not None:
+                out.append(s)
+        for aff in (t.pod_affinity, t.pod_anti_affinity):
+            for term in (*aff.required, *(w.term for w in aff.preferred)):
+                s = term.selector_for(t.labels)
+                if s is not None:
+                    out.append(s)
+    return out
+
+
+def relevant_pods(pods: Sequence[Pod], moving: Sequence[Pod]) -> set[int]:
+    """ids of the `pods` the placement of `moving` must see (see the module's docstring)."""
+    keep: set[int] = set()
+    by_pair: dict[tuple[str, str], list[Pod]] = {}
+    for p in pods:
+        if p.template.host_ports or is_daemon(p) or p.template.pod_anti_affinity.required:
+            keep.add(id(p))
+        for pair in p.labels.items():
+            by_pair.setdefault(pair, []).append(p)
+    templates = {id(p.template): p.template for p in moving}
+    for selector in rule_selectors(templates.values()):
+        pairs = required_pairs(selector)
+        if pairs is None:
+            found: Iterable[Pod] = pods
+        else:
+            found = [p for pair in pairs for p in by_pair.get(pair, ())]
+        keep.update(id(p) for p in found if selector_matches(selector, p.labels))
+    return keep

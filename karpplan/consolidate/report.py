@@ -1,0 +1,113 @@
+"""The ConsolidationReport: what Karpenter would do, node by node, and what it costs (versioned document).
+
+    {"apiVersion": "karpplan.io/v1alpha1", "kind": "ConsolidationReport",
+     "actions": [{"method", "decision", "nodes", "replacements": [{"name", "instanceType", "zone",
+                  "capacityType", "hourlyCost", "instanceTypeOptions"}], "savingsPerHour", "evictedPods"}],
+     "nodes": [{"name", "consolidatable", "reason", ...}],
+     "summary": {"currentHourlyCost", "karpenterHourlyCost", "optimalHourlyCost", "lowerBound", ...},
+     "warnings": [...]}
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from karpplan.consolidate.loop import Action
+from karpplan.consolidate.snapshot import SimNode
+
+API_VERSION = "karpplan.io/v1alpha1"
+KIND = "ConsolidationReport"
+METHOD_WORDS = {"emptiness": "emptiness", "multi": "multi-node consolidation", "single": "single-node consolidation"}
+
+
+@dataclass(frozen=True)
+class NodeVerdict:
+    node: SimNode
+    consolidatable: bool
+    reason: str
+    removed_by: int | None = None  # 1-based action number
+
+
+@dataclass(frozen=True)
+class Summary:
+    current: float
+    karpenter: float
+    optimal: float
+    lower_bound: float
+    optimal_status: str
+    region: str
+    passes: int
+    spot_to_spot: bool
+    optimal_note: str | None = None
+
+    @property
+    def gap(self) -> float:
+        return 0.0 if self.optimal <= 0 else max(self.optimal - self.lower_bound, 0.0) / self.optimal
+
+
+@dataclass
+class Report:
+    actions: list[Action]
+    nodes: list[NodeVerdict]
+    summary: Summary
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        """0: consolidated as it is; 1: Karpenter would act (savings to be had)."""
+        return 1 if self.actions else 0
+
+    def to_document(self) -> dict[str, Any]:
+        return {
+            "apiVersion": API_VERSION,
+            "kind": KIND,
+            "actions": [_action(a) for a in self.actions],
+            "nodes": [_node(v) for v in self.nodes],
+            "summary": {
+                "currentHourlyCost": round(self.summary.current, 6),
+                "karpenterHourlyCost": round(self.summary.karpenter, 6),
+                "optimalHourlyCost": round(self.summary.optimal, 6),
+                "lowerBound": round(self.summary.lower_bound, 6),
+                "gap": round(self.summary.gap, 6),
+                "optimalStatus": self.summary.optimal_status,
+                **({"optimalNote": self.summary.optimal_note} if self.summary.optimal_note else {}),
+                "passes": self.summary.passes,
+                "spotToSpotConsolidation": self.summary.spot_to_spot,
+                "region": self.summary.region,
+            },
+            "warnings": list(self.warnings),
+        }
+
+
+def _money(value: float) -> float:
+    return round(value, 6)
+
+
+def _action(a: Action) -> dict[str, Any]:
+    replacements = []
+    if a.replacement is not None:
+        r = a.replacement
+        replacements.append({"name": r.name, "instanceType": r.instance_type, "zone": r.zone,
+                             "capacityType": r.capacity_type, "hourlyCost": _money(r.cost),
+                             "instanceTypeOptions": a.options})
+    return {"method": a.method, "decision": a.decision, "nodes": [n.name for n in a.nodes],
+            "replacements": replacements, "savingsPerHour": _money(a.savings),
+            "evictedPods": [p.key for p in a.evicted]}
+
+
+def _node(v: NodeVerdict) -> dict[str, Any]:
+    n = v.node
+    return {"name": n.name, "nodePool": n.pool, "instanceType": n.instance_type, "zone": n.zone,
+            "capacityType": n.capacity_type, "hourlyCost": _money(n.cost), "replacement": n.replacement,
+            "consolidatable": v.consolidatable, "reason": v.reason,
+            **({"removedByAction": v.removed_by} if v.removed_by is not None else {})}
+
+
+def removal_reason(a: Action, number: int) -> str:
+    """Why a removed node goes, in a sentence."""
+    how = METHOD_WORDS.get(a.method, a.method)
+    if a.replacement is not None:
+        return (f"Replaced by {a.replacement.instance_type} {a.replacement.name} through {how} "
+                f"(action {number}, saves ${a.savings:.4f}/h)")
+    return f"Deleted through {how} (action {number}, saves ${a.savings:.4f}/h)"

@@ -1,0 +1,144 @@
+"""Karpenter's `SimulateScheduling` for a set of candidates, run by karpplan's Karpenter engine.
+
+The candidates' nodes leave the cluster; their pods that must be rescheduled (`IsReschedulable`, minus the
+pods a PDB fully blocks) become pending beside the pods already pending, and one run of the provisioning
+simulation (`engines/karpenter.py`, the engine `plan` uses) places them on the nodes left (as `plan`
+treats existing Nodes) or on new NodeClaims. The run's new claims are what a command would launch; each
+claim's instance-type flexibility (every launch option of its NodePool that holds all its pods) is what
+Karpenter's price rule filters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from karpplan.catalog import instance_types_for, node_labels
+from karpplan.consolidate.relevance import relevant_pods
+from karpplan.engines.karpenter_simulation import solve_karpenter
+from karpplan.model.nodes import ExistingNode
+from karpplan.model.pods import Pod, group_pods
+from karpplan.model.resources import Resources
+from karpplan.plan_reasons import reasons_for
+from karpplan.scheduling.build_problem import build_problem
+from karpplan.scheduling.candidates import LaunchOption
+from karpplan.scheduling.state import PlacementState
+
+if TYPE_CHECKING:
+    from karpplan.consolidate.candidates import Candidate
+    from karpplan.consolidate.state import ClusterState
+    from karpplan.engines.result import SolvedNode
+
+_ZONAL = ("topology.kubernetes.io/zone", "topology.k8s.aws/zone-id", "failure-domain.beta.kubernetes.io/zone")
+
+
+@dataclass
+class NewClaim:
+    """A NodeClaim the simulation would launch: the engine's choice and the options that hold its pods."""
+
+    chosen: LaunchOption
+    pods: list[Pod]
+    options: list[LaunchOption] = field(default_factory=list)  # cheapest first
+
+
+@dataclass
+class Outcome:
+    """What re-scheduling the candidates' pods gives."""
+
+    moving: list[Pod]  # the candidates' pods that must find a new home
+    placed: dict[str, str] = field(default_factory=dict)  # pod key -> existing node name
+    claims: list[NewClaim] = field(default_factory=list)
+    errors: list[tuple[Pod, str]] = field(default_factory=list)  # moving pods that would not schedule
+
+    def error_text(self) -> str:
+        """`Results.NonPendingPodSchedulingErrors`, as a sentence (at most 5 pods named)."""
+        shown = [f"{pod.key} => {why}" for pod, why in self.errors[:5]]
+        more = f" and {len(self.errors) - 5} other(s)" if len(self.errors) > 5 else ""
+        return "Not all pods would schedule, " + "; ".join(shown) + more
+
+
+def _flexibility(solved: SolvedNode, options: Sequence[LaunchOption]) -> list[LaunchOption]:
+    """Every option of the claim's NodePool that all its pods may use and that holds them all."""
+    chosen = solved.option
+    assert chosen is not None
+    groups = {id(g): g for g, _ in solved.pods}
+    requests = Resources()
+    for _, pod in solved.pods:
+        requests = requests + pod.requests
+    zonal = any(c.topology_key in _ZONAL for g in groups.values() for c in g.template.hard_spread) or any(
+        t.topology_key in _ZONAL for g in groups.values()
+        for t in (*g.template.pod_affinity.required, *g.template.pod_anti_affinity.required))
+    kept = []
+    for o in options:
+        if o.pool is not chosen.pool or (zonal and o.zone != chosen.zone):
+            continue
+        if not all(o.index in g.option_ids for g in groups.values()):
+            continue
+        if requests.fits_in(o.free):
+            kept.append(o)
+    if chosen not in kept:
+        kept.append(chosen)
+    kept.sort(key=lambda o: (o.price, o.instance_type.name, o.zone, o.capacity_type))
+    return kept
+
+
+def receivers(state: ClusterState, leaving: set[str], pods: Sequence[Pod]) -> set[str]:
+    """The nodes left with room for at least one of `pods` (the others cannot take any: leaving them out of
+    the placement, not of topology, only saves work)."""
+    wanted = [Resources(dict(s)) for s in {tuple(sorted(p.requests.items())) for p in pods}]
+    return {n.name for n in state.nodes if n.name not in leaving and not n.node.unschedulable
+            and any(w.fits_in(n.node.allocatable - state.used(n.name)) for w in wanted)}
+
+
+def _folded(state: ClusterState, leaving: set[str], moving: Sequence[Pod]) -> tuple[list[ExistingNode], list[Pod]]:
+    """The nodes left, each shrunk by the bound pods the placement need not see, and the pods it must."""
+    staying = [n for n in state.nodes if n.name not in leaving]
+    bound = [p for n in staying for p in state.pods_on[n.name]]
+    keep = relevant_pods(bound, moving)
+    nodes: list[ExistingNode] = []
+    pods: list[Pod] = []
+    for n in staying:
+        folded = state.used(n.name)
+        for p in state.pods_on[n.name]:
+            if id(p) in keep:
+                pods.append(p)
+                if p.occupies_resources:
+                    folded = folded - p.requests
+        nodes.append(replace(n.node, allocatable=n.node.allocatable - folded) if any(folded.values()) else n.node)
+    return nodes, pods
+
+
+def simulate(state: ClusterState, candidates: Sequence[Candidate]) -> Outcome:
+    """Re-schedule the candidates' pods on the rest of the cluster (one provisioning run)."""
+
+    leaving = {c.node.name for c in candidates}
+    moving = [replace(p, node_name=None) for c in candidates for p in c.moving]
+    outcome = Outcome(moving)
+    if not moving:
+        return outcome
+    nodes, pods = _folded(state, leaving, moving + state.pending)
+    inventory = replace(state.inventory, nodes=tuple(nodes), pods=tuple(pods + moving + state.pending))
+    problem = build_problem(inventory, state.catalog, group_pods(moving + state.pending), instance_types_for,
+                            node_labels, launch_options=state.launch_options(),
+                            receivers=receivers(state, leaving, moving + state.pending),
+                            static_filter=state.static_reasons)
+    solution, _ = solve_karpenter(problem, max_batches=1)
+    moving_keys = {p.key for p in moving}
+    for solved in solution.nodes:
+        mine = [p for _, p in solved.pods if p.key in moving_keys]
+        if solved.existing is not None:
+            for p in mine:
+                outcome.placed[p.key] = solved.name
+        elif solved.pods:
+            assert solved.option is not None
+            outcome.claims.append(NewClaim(solved.option, [p for _, p in solved.pods],
+                                           _flexibility(solved, problem.options)))
+    unplaced = [(g, p) for g, p in solution.unplaced if p.key in moving_keys]
+    if unplaced:
+
+        placement = PlacementState(problem)
+        for group, pod in unplaced:
+            reasons = reasons_for(problem, group, pod, placement)
+            outcome.errors.append((pod, reasons[0] if reasons else "no node or NodePool fits it"))
+    return outcome

@@ -1,0 +1,195 @@
+"""A cluster snapshot as the disruption controller sees it: nodes with what runs on them, pending pods,
+PodDisruptionBudgets and each NodePool's disruption settings.
+
+Reads `kubectl get nodes,pods,pdb,daemonsets -A -o yaml` plus NodePools and EC2NodeClasses (files,
+directories, `-`). The typed model comes from `model/build.py` (the same reading `plan` does); what the
+model does not keep (Node annotations, PDBs, `spec.disruption`) is read here from the same documents.
+Input that cannot be simulated as written is a `file:line: message` warning, never dropped silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from karpplan.catalog.types import Catalog
+from karpplan.consolidate.budgets import (
+    DEFAULT_BUDGET,
+    POLICIES,
+    WHEN_UNDERUTILIZED,
+    Disruption,
+    NodeBudget,
+)
+from karpplan.consolidate.pdb import Budget
+from karpplan.errors import InputError
+from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document, read_documents
+from karpplan.model import labels as L
+from karpplan.model.build_fields import Field
+from karpplan.model.build_pods import parse_label_selector
+from karpplan.model.inventory import Inventory
+from karpplan.model.nodes import ExistingNode
+from karpplan.model.pods import Pod
+
+DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
+MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
+
+
+@dataclass(frozen=True)
+class SimNode:
+    """A node of the simulated cluster: one of the snapshot's, or a replacement a command launched."""
+
+    node: ExistingNode
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    price: float | None = None  # the catalog's offering price; None: the type (or offering) is unknown
+    replacement: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.node.name
+
+    @property
+    def pool(self) -> str | None:
+        return self.node.labels.get(L.NODEPOOL)
+
+    @property
+    def instance_type(self) -> str | None:
+        return self.node.labels.get(L.INSTANCE_TYPE)
+
+    @property
+    def zone(self) -> str | None:
+        return self.node.labels.get(L.ZONE)
+
+    @property
+    def capacity_type(self) -> str | None:
+        return self.node.labels.get(L.CAPACITY_TYPE) or self.node.capacity_type
+
+    @property
+    def cost(self) -> float:
+        return self.price or 0.0
+
+
+@dataclass
+class Snapshot:
+    inventory: Inventory
+    nodes: list[SimNode]
+    pods_on: dict[str, list[Pod]]  # node name -> pods bound there (DaemonSet and mirror pods included)
+    pending: list[Pod]  # pods waiting for a node (Karpenter simulates them; their failures do not count)
+    pdbs: list[Budget]
+    disruption: dict[str, Disruption]  # NodePool name -> spec.disruption
+    warnings: list[str] = field(default_factory=list)
+
+
+def is_daemon(pod: Pod) -> bool:
+    return bool(pod.owner and pod.owner.startswith("DaemonSet/"))
+
+
+def is_mirror(pod: Pod) -> bool:
+    """A static pod's mirror (owned by its Node): never rescheduled, never evicted."""
+    return bool(pod.owner and pod.owner.startswith("Node/")) or MIRROR_ANNOTATION in pod.template.annotations
+
+
+def offering_price(catalog: Catalog, instance_type: str | None, zone: str | None,
+                   capacity_type: str | None) -> float | None:
+    """The node's price: its type's offering in its zone and capacity type (`resolveNodePrice`)."""
+    it = catalog.by_name().get(instance_type or "")
+    if it is None:
+        return None
+    wanted = capacity_type or "on-demand"
+    prices = [o.price for o in it.offerings if o.capacity_type == wanted and (zone is None or o.zone == zone)]
+    if not prices and zone is not None:  # a zone the catalog does not list: the type's price in the region
+        prices = [o.price for o in it.offerings if o.capacity_type == wanted]
+    return min(prices) if prices else None
+
+
+def read_documents_or_fail(paths: Sequence[str], max_bytes: int = DEFAULT_MAX_BYTES,
+                           stdin: TextIO | None = None) -> list[Document]:
+    """Every document in `paths`; InputError (exit 2) when any file cannot be read."""
+    documents, problems = read_documents(paths, max_bytes=max_bytes, stdin=stdin)
+    if problems:
+        raise InputError(problems)
+    return documents
+
+
+def _disruption(doc: Document) -> Disruption:
+    root = Field.root(doc.body, doc.origin, [])
+    spec = root["spec"]["disruption"]
+    policy = spec["consolidationPolicy"].string(WHEN_UNDERUTILIZED)
+    if policy == "WhenUnderutilized":  # v1beta1's name for it
+        policy = WHEN_UNDERUTILIZED
+    if policy not in POLICIES:
+        policy = WHEN_UNDERUTILIZED
+    after_field = spec["consolidateAfter"]
+    after: str | None = after_field.string("0s") if after_field.present else "0s"
+    if after == "Never":
+        after = None
+    budgets: list[NodeBudget] = []
+    if spec["budgets"].present:
+        for b in spec["budgets"].mappings():
+            reasons = b["reasons"].string_list() if b["reasons"].present else None
+            nodes = b["nodes"].string(DEFAULT_BUDGET) if b["nodes"].present else DEFAULT_BUDGET
+            budgets.append(NodeBudget(str(nodes), tuple(reasons) if reasons is not None else None,
+                                      b["schedule"].optional_string(), b["duration"].optional_string(), b.origin))
+    else:
+        budgets.append(NodeBudget(DEFAULT_BUDGET))
+    return Disruption(doc.name, policy, after, tuple(budgets), doc.origin)
+
+
+def _pdb(doc: Document) -> Budget:
+    root = Field.root(doc.body, doc.origin, [])
+    spec, status = root["spec"], root["status"]
+    allowed = status["disruptionsAllowed"].optional_integer() if status["disruptionsAllowed"].present else None
+    min_av = spec["minAvailable"].value if spec["minAvailable"].present else None
+    max_un = spec["maxUnavailable"].value if spec["maxUnavailable"].present else None
+    return Budget(doc.namespace, doc.name, parse_label_selector(spec["selector"]), allowed,
+                  None if min_av is None else str(min_av), None if max_un is None else str(max_un), doc.origin)
+
+
+def _annotations(doc: Document) -> dict[str, str]:
+    raw = doc.metadata.get("annotations")
+    return {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
+
+
+def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: Catalog) -> Snapshot:
+    """The simulated cluster at the snapshot, with a warning for each thing it cannot simulate as written."""
+    warnings: list[str] = []
+    node_annotations = {d.name: _annotations(d) for d in documents if d.kind == "Node"}
+    disruption = {d.name: _disruption(d) for d in documents
+                  if d.kind == "NodePool" and d.group == "karpenter.sh"}
+    pdbs = [_pdb(d) for d in documents if d.kind == "PodDisruptionBudget"]
+    nodes: list[SimNode] = []
+    for node in inventory.nodes:
+        labels = node.labels
+        if L.INSTANCE_TYPE not in labels:
+            warnings.append(f"{node.origin}: node {node.name} has no {L.INSTANCE_TYPE} label: Karpenter cannot "
+                            "price it, so it is never consolidated (its pods may still move onto it)")
+        price = offering_price(catalog, labels.get(L.INSTANCE_TYPE), labels.get(L.ZONE), labels.get(L.CAPACITY_TYPE))
+        if price is None and L.INSTANCE_TYPE in labels:
+            warnings.append(f"{node.origin}: node {node.name}: instance type {labels[L.INSTANCE_TYPE]!r} has no "
+                            f"{labels.get(L.CAPACITY_TYPE) or 'on-demand'} offering in the catalog: priced $0, "
+                            "never consolidated")
+        nodes.append(SimNode(node, node_annotations.get(node.name, {}), price))
+    names = {n.name for n in nodes}
+    pods_on: dict[str, list[Pod]] = {n.name: [] for n in nodes}
+    pending: list[Pod] = []
+    for pod in inventory.pods:
+        if pod.terminal:
+            continue
+        if pod.node_name is None:
+            if not pod.gated:
+                pending.append(pod)
+            continue
+        if pod.node_name not in names:
+            warnings.append(f"{pod.origin}: pod {pod.key} is bound to node {pod.node_name}, which is not in the "
+                            "snapshot: left out of the simulation")
+            continue
+        pods_on[pod.node_name].append(pod)
+    everyone = [p for ps in pods_on.values() for p in ps] + pending
+    for pdb in pdbs:
+        if not any(pdb.selects(p) for p in everyone):
+            warnings.append(f"{pdb.origin}: PodDisruptionBudget {pdb.key} selects no pod in the snapshot")
+    for d in disruption.values():
+        for b in d.scheduled:
+            warnings.append(f"{b.origin}: NodePool {d.pool}: budget nodes={b.nodes} has schedule {b.schedule!r}: "
+                            "assumed active now")
+    return Snapshot(inventory, nodes, pods_on, pending, pdbs, disruption, warnings)

@@ -1,0 +1,134 @@
+"""The simulated cluster between commands: its nodes, the pods bound to each, the pods still pending.
+
+A command removes its candidates' nodes, binds each moved pod where the simulation placed it (a node left,
+or the replacement it launches, which joins the cluster under a name of its own and may itself be
+consolidated later); a bare pod (no controller) is evicted and never comes back, and the command says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from karpplan.catalog import instance_types_for, node_labels
+from karpplan.catalog.types import Catalog
+from karpplan.consolidate.budgets import Disruption
+from karpplan.consolidate.pdb import Budget, Limits
+from karpplan.consolidate.snapshot import SimNode, Snapshot
+from karpplan.model import labels as L
+from karpplan.model.inventory import Inventory
+from karpplan.model.nodes import ExistingNode
+from karpplan.model.pods import Pod, PodTemplate
+from karpplan.model.pools import NodePool, order_by_weight
+from karpplan.model.resources import Resources
+from karpplan.scheduling.candidates import LaunchOption, build_launch_options
+from karpplan.scheduling.existing_nodes import ExistingNodeInfo
+from karpplan.scheduling.filters import static_reasons
+
+
+def is_bare(pod: Pod) -> bool:
+    """No controller owns it: evicted, nothing recreates it."""
+    return pod.owner is None
+
+
+@dataclass
+class ClusterState:
+    inventory: Inventory
+    catalog: Catalog
+    nodes: list[SimNode]
+    pods_on: dict[str, list[Pod]]
+    pending: list[Pod]
+    pools: Mapping[str, NodePool]
+    disruption: Mapping[str, Disruption]
+    pdbs: list[Budget]
+    launched: int = 0
+    gone: list[Pod] = field(default_factory=list)  # bare pods evicted for good
+    _options: list[LaunchOption] | None = None
+    _used: dict[str, Resources] = field(default_factory=dict)
+    _versions: dict[str, int] = field(default_factory=dict)  # node -> times its pods changed
+    _static: dict[tuple[int, str, int], list[str]] = field(default_factory=dict)
+
+    def static_reasons(self, template: PodTemplate, info: ExistingNodeInfo) -> list[str]:
+        """kube-scheduler's static filters of the template on the node, kept until the node's pods change.
+        Sound because a simulation keeps every bound pod the template's own rules match (`relevance.py`)."""
+
+        key = (id(template), info.node.name, self._versions.get(info.node.name, 0))
+        found = self._static.get(key)
+        if found is None:
+            found = self._static[key] = static_reasons(template, info)
+        return found
+
+    def used(self, name: str) -> Resources:
+        """Requests of the pods bound to the node (kept until its pods change)."""
+        if name not in self._used:
+            total = Resources()
+            for p in self.pods_on.get(name, []):
+                if p.occupies_resources:
+                    total = total + p.requests
+            self._used[name] = total
+        return self._used[name]
+
+    def launch_options(self) -> list[LaunchOption]:
+        """Every NodePool's launch options, built once (with every pod's custom label values) for all runs."""
+        if self._options is None:
+
+            pods = [p for ps in self.pods_on.values() for p in ps] + self.pending
+            self._options = build_launch_options(order_by_weight(list(self.inventory.nodepools)),
+                                                 self.inventory.nodeclasses, self.catalog, self.inventory.daemonsets,
+                                                 pods, instance_types_for, node_labels)
+        return self._options
+
+    @classmethod
+    def of(cls, snapshot: Snapshot, catalog: Catalog) -> ClusterState:
+        pools = {p.name: p for p in snapshot.inventory.nodepools}
+        return cls(snapshot.inventory, catalog, list(snapshot.nodes),
+                   {k: list(v) for k, v in snapshot.pods_on.items()}, list(snapshot.pending), pools,
+                   snapshot.disruption, snapshot.pdbs)
+
+    def node(self, name: str) -> SimNode:
+        return next(n for n in self.nodes if n.name == name)
+
+    def pool_size(self, pool: str) -> int:
+        """The NodePool's nodes (what budget percentages are taken of)."""
+        return sum(1 for n in self.nodes if n.pool == pool)
+
+    def pdb_limits(self) -> Limits:
+        bound = [p for ps in self.pods_on.values() for p in ps]
+        return Limits(self.pdbs, bound + self.pending)
+
+    @property
+    def cost(self) -> float:
+        return sum(n.cost for n in self.nodes)
+
+    def launch(self, option: LaunchOption) -> SimNode:
+        """A replacement node for `option`, named like `plan`'s new nodes, joining the cluster."""
+        self.launched += 1
+        it = option.instance_type.name.replace(".", "-")
+        name = f"{option.pool.name}-{it}-{option.zone}-{self.launched}".lower()
+        labels = dict(option.labels)
+        labels[L.HOSTNAME] = name
+        labels.setdefault(L.INSTANCE_TYPE, option.instance_type.name)
+        node = ExistingNode(name, labels, option.taints, allocatable=option.allocatable, capacity=option.capacity,
+                            hourly_price=option.price, capacity_type=option.capacity_type)
+        sim = SimNode(node, {}, option.price, replacement=True)
+        self.nodes.append(sim)
+        self.pods_on[name] = []
+        return sim
+
+    def remove(self, names: set[str], placed: Mapping[str, str], moving: list[Pod]) -> list[Pod]:
+        """Remove nodes; bind the moving pods where `placed` says (pod key -> node); the bare pods evicted."""
+        evicted = [p for p in moving if is_bare(p)]
+        self.nodes = [n for n in self.nodes if n.name not in names]
+        for name in names:
+            self.pods_on.pop(name, None)
+        for pod in moving:
+            if is_bare(pod):
+                continue
+            dest = placed.get(pod.key)
+            if dest is None or dest not in self.pods_on:
+                continue
+            self.pods_on[dest].append(replace(pod, node_name=dest))
+            self._used.pop(dest, None)
+            self._versions[dest] = self._versions.get(dest, 0) + 1
+        self.gone.extend(evicted)
+        return evicted

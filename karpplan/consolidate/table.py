@@ -1,0 +1,72 @@
+"""The ConsolidationReport and a node's explanation as tables (rich), readable at 100 columns."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from karpplan.consolidate.explain import Explanation
+from karpplan.consolidate.report import Report
+
+
+def _money(value: float) -> str:
+    return f"${value:.4f}/h"
+
+
+def render_report(report: Report, out: Console) -> None:
+    nodes = Table(title="Nodes", title_justify="left", expand=False)
+    nodes.add_column("node", overflow="fold", max_width=34)
+    nodes.add_column("type", no_wrap=True)
+    nodes.add_column("$/h", justify="right", no_wrap=True)
+    nodes.add_column("verdict", no_wrap=True)
+    nodes.add_column("reason", overflow="fold", ratio=1)
+    for v in report.nodes:
+        n = v.node
+        kind = f"{n.instance_type or '?'}" + (" spot" if n.capacity_type == "spot" else "")
+        verdict = ("replaced" if v.removed_by is not None and report.actions[v.removed_by - 1].replacement
+                   else "deleted" if v.removed_by is not None else "kept")
+        nodes.add_row(n.name + (" (new)" if n.replacement else ""), kind, f"{n.cost:.4f}", verdict, v.reason)
+    out.print(nodes)
+    if report.actions:
+        actions = Table(title="Actions, in order", title_justify="left")
+        actions.add_column("#", justify="right")
+        actions.add_column("method", no_wrap=True)
+        actions.add_column("decision", no_wrap=True)
+        actions.add_column("nodes", overflow="fold")
+        actions.add_column("replacement", overflow="fold")
+        actions.add_column("saves", justify="right", no_wrap=True)
+        for i, a in enumerate(report.actions, start=1):
+            repl = "" if a.replacement is None else (
+                f"{a.replacement.instance_type} {a.replacement.zone} {a.replacement.capacity_type} "
+                f"({len(a.options)} type(s) fit)")
+            actions.add_row(str(i), a.method, a.decision, ", ".join(n.name for n in a.nodes), repl,
+                            _money(a.savings))
+        out.print(actions)
+    else:
+        out.print("No consolidation applies: Karpenter would leave this cluster as it is.")
+    s = report.summary
+    out.print(f"Cost now:                       {_money(s.current)}")
+    out.print(f"After Karpenter consolidation:  {_money(s.karpenter)}  ({len(report.actions)} action(s), "
+              f"{s.current - s.karpenter:.4f} saved)")
+    out.print(f"After an optimal re-pack:       {_money(s.optimal)}  (lower bound {_money(s.lower_bound)}, "
+              f"gap {s.gap * 100:.1f}%, {s.optimal_status})")
+    if s.optimal_note:
+        out.print(f"  {s.optimal_note}", style="dim")
+
+
+def render_explanation(e: Explanation, out: Console) -> None:
+    out.print(f"Node {e.node} ({e.instance_type or 'unknown type'}, {_money(e.price)})", markup=False)
+    head = Table.grid(padding=(0, 1))
+    head.add_column(no_wrap=True)
+    head.add_column(overflow="fold", ratio=1)
+    for label, text in (("candidate:", e.candidate), ("single-node:", e.decision), ("steady state:", e.steady_state)):
+        head.add_row(f"  {label}", Text(text))
+    out.print(head)
+    pods = Table(title="Pods", title_justify="left")
+    pods.add_column("pod", overflow="fold")
+    pods.add_column("workload", overflow="fold")
+    pods.add_column("where it would go, or what stops it", overflow="fold", ratio=1)
+    for f in e.pods:
+        pods.add_row(f.pod, f.workload, f.outcome)
+    out.print(pods)

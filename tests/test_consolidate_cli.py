@@ -1,0 +1,122 @@
+"""`karpplan consolidate` as a person runs it: the table at 100 columns (golden file
+tests/golden/consolidate-table-100.txt, UPDATE_GOLDEN=1 rewrites it), JSON from stdin, `--node`, and bad
+input: a warning with file:line for what cannot be simulated as written, exit 2 only when nothing can be
+read."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from test_consolidate_semantics import node, nodepool, pod, write
+from typer.testing import CliRunner
+
+from karpplan.cli.main import app
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+CASES = Path("/work/shared/cases/consolidate")
+runner = CliRunner()
+
+
+def _snapshot(tmp_path: Path) -> Path:
+    return write(tmp_path, node("ip-10-0-1-1.ec2.internal"), node("ip-10-0-2-2.ec2.internal", zone="us-east-1b"),
+                 node("ip-10-0-3-3.ec2.internal", itype="m5.2xlarge", zone="us-east-1c"),
+                 pod("web-1", "ip-10-0-1-1.ec2.internal", cpu="700m"),
+                 pod("web-2", "ip-10-0-3-3.ec2.internal", cpu="700m"),
+                 pod("shell", "ip-10-0-3-3.ec2.internal", cpu="100m", owner=None, labels={"run": "shell"}),
+                 pools=(nodepool(families=("m5", "c5"), budgets=[{"nodes": "100%"}]),))
+
+
+def invoke(*args: str, stdin: str | None = None, columns: int = 100):  # type: ignore[no-untyped-def]
+    return runner.invoke(app, ["--color", "never", "consolidate", *args], input=stdin,
+                         env={"COLUMNS": str(columns)})
+
+
+def test_the_table_reads_at_100_columns_and_matches_the_golden_file(tmp_path: Path) -> None:
+    result = invoke(str(_snapshot(tmp_path)), "--region", "us-east-1", "--time-limit", "2")
+    assert result.exit_code == 1, result.output
+    lines = result.stdout.splitlines()
+    assert all(len(line) <= 100 for line in lines)
+    text = result.stdout
+    assert "Cost now:" in text and "After Karpenter consolidation:" in text and "After an optimal re-pack:" in text
+    path = GOLDEN / "consolidate-table-100.txt"
+    if os.environ.get("UPDATE_GOLDEN"):
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+
+
+def test_json_from_stdin_and_the_bare_pod_is_said_to_be_gone(tmp_path: Path) -> None:
+    text = _snapshot(tmp_path).read_text()
+    result = invoke("-", "--region", "us-east-1", "-o", "json", "--time-limit", "2", stdin=text)
+    assert result.exit_code == 1, result.output
+    report = json.loads(result.stdout)
+    assert report["apiVersion"] == "karpplan.io/v1alpha1" and report["kind"] == "ConsolidationReport"
+    evicted = [p for a in report["actions"] for p in a["evictedPods"]]
+    assert evicted == ["default/shell"]
+    assert "bare pod default/shell (no controller) is evicted" in result.stderr
+    summary = report["summary"]
+    assert summary["optimalHourlyCost"] <= summary["karpenterHourlyCost"] <= summary["currentHourlyCost"]
+    names = {n["name"] for n in report["nodes"]}
+    for a in report["actions"]:
+        assert all(r["name"] in names for r in a["replacements"])
+
+
+def test_node_explains_each_pod(tmp_path: Path) -> None:
+    result = invoke(str(_snapshot(tmp_path)), "--region", "us-east-1", "--node", "ip-10-0-3-3.ec2.internal",
+                    "-o", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    fates = {p["name"]: p["outcome"] for p in doc["pods"]}
+    assert fates["default/web-2"].startswith("would ")
+    assert "a bare pod: evicted, nothing recreates it" in fates["default/shell"]
+    assert doc["candidate"] == "yes"
+
+
+def test_node_not_in_the_snapshot_is_bad_input(tmp_path: Path) -> None:
+    result = invoke(str(_snapshot(tmp_path)), "--node", "nope")
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert "--node: node 'nope' is not in the snapshot" in result.stderr
+
+
+def test_what_cannot_be_simulated_is_a_warning_with_its_line(tmp_path: Path) -> None:
+    unlabelled = node("mystery")
+    del unlabelled["metadata"]["labels"]["node.kubernetes.io/instance-type"]
+    path = write(tmp_path, node("a"), unlabelled, pod("w", "a", cpu="200m"), pod("lost", "gone-node"),
+                 {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "nothing"},
+                  "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "absent"}}}})
+    result = invoke(str(path), "--region", "us-east-1", "-o", "json", "--time-limit", "1")
+    assert result.exit_code in (0, 1), result.output
+    err = result.stderr
+    lines = {line.split(": ", 1)[1] for line in err.splitlines() if line.startswith(f"{path}:")}
+    assert any(line.startswith("node mystery has no node.kubernetes.io/instance-type label") for line in lines)
+    assert any(line.startswith("pod default/lost is bound to node gone-node, which is not in the snapshot")
+               for line in lines)
+    assert "PodDisruptionBudget default/nothing selects no pod in the snapshot" in lines
+    report = json.loads(result.stdout)
+    assert {n["name"] for n in report["nodes"]} == {"a", "mystery"}
+
+
+def test_unreadable_input_exits_2_without_a_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("kind: Node\nmetadata: {name: [unclosed\n")
+    result = invoke(str(bad))
+    assert result.exit_code == 2
+    assert result.stdout == "" and "Traceback" not in result.stderr
+    assert f"{bad}:" in result.stderr
+
+
+def test_node_says_which_pod_blocks_it_and_where_the_pods_would_go_were_it_drained(tmp_path: Path) -> None:
+    guarded = pod("etl", "ip-10-0-1-1.ec2.internal", cpu="300m", owner="Job/etl", labels={"app": "etl"},
+                  annotations={"karpenter.sh/do-not-disrupt": "true"})
+    path = write(tmp_path, node("ip-10-0-1-1.ec2.internal"), node("ip-10-0-2-2.ec2.internal", zone="us-east-1b"),
+                 guarded, pod("w", "ip-10-0-2-2.ec2.internal", cpu="300m"))
+    result = invoke(str(path), "--region", "us-east-1", "--node", "ip-10-0-1-1.ec2.internal", "-o", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["candidate"] == 'Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/etl)'
+    [fate] = doc["pods"]
+    assert fate["workload"] == "Job/etl"
+    assert fate["outcome"] == ('blocks the node: "karpenter.sh/do-not-disrupt" annotation; were the node '
+                               "drained, it would move to node ip-10-0-2-2.ec2.internal")
