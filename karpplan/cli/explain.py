@@ -65,11 +65,13 @@ class _LazyProgress:
 
 def run_explain(options: ExplainOptions) -> int:
     # lazy: the explain package (its log grammars) loads when `explain` runs, not at every start-up of the CLI
+    from karpplan.cli.explain_consolidation import consolidation_simulator
     from karpplan.explain.enrich import catalog_loader, enrich
     from karpplan.explain.fixes import reproduce_and_fix
     from karpplan.explain.parallel import explain_file
     from karpplan.explain.render import render_table, write_document
     from karpplan.explain.report import explain_stream
+    from karpplan.explain.simulation import simulate_items
 
     size: int | None = None
     if options.log == "-":
@@ -94,6 +96,8 @@ def run_explain(options: ExplainOptions) -> int:
     if options.manifests:
         reproduce_and_fix(explanation, options.manifests, catalog=options.catalog, region=options.region,
                           zones=options.zones)
+        simulate_items(explanation, consolidation_simulator(options.manifests, catalog=options.catalog,
+                                                            region=options.region, zones=options.zones))
     if options.output in ("json", "yaml"):
         write_document(explanation, options.output, options.stdout.file)
     else:

@@ -172,6 +172,14 @@ def _pod_of(d: dict[str, Any]) -> str | None:
     return None
 
 
+def _node_of(d: dict[str, Any]) -> str | None:
+    """The node an event is about (`involvedObject` of kind Node)."""
+    obj = d.get("involvedObject")
+    if isinstance(obj, dict) and obj.get("kind") == "Node" and isinstance(obj.get("name"), str):
+        return str(obj["name"])
+    return None
+
+
 def _time_of(d: dict[str, Any]) -> str | None:
     for key in ("time", "ts", "timestamp", "lastTimestamp", "eventTime", "firstTimestamp"):
         value = d.get(key)
@@ -231,7 +239,7 @@ def _kube(message: str) -> tuple[str, str, tuple[Reason, ...]] | None:
 
 def classify(message: str, *, pod: str | None = None, time: str | None = None, source: str | None = None,
              event: str | None = None, json_message: str | None = None, age: str | None = None,
-             reporter: str | None = None) -> Parsed | None:
+             reporter: str | None = None, node: str | None = None) -> Parsed | None:
     """A message (the text of an error, event or log line) as what it says, or None. `age` and `reporter` are
     an event row's Age (`18s (x6 over 10m)`) and the component that reported it; a kube-scheduler reporter is
     the scheduler that rejected the pod (default-scheduler, or the pod's own spec.schedulerName).
@@ -248,6 +256,8 @@ def classify(message: str, *, pod: str | None = None, time: str | None = None, s
     parsed.__dict__["time"] = time
     if template.event in disruption.EVENTS:  # the record's object is a node (`kubectl describe node`), not a pod
         parsed.__dict__["pod"] = None
+        # the node it is about: the record's object (`node`), else those a `disrupting ...` log line names
+        parsed.__dict__["nodes"] = (node,) if node else disruption.nodes_in(message)
     if age is not None:
         parsed.__dict__["age"] = age
     if reporter is not None and template.source == KUBE_SCHEDULER:
@@ -367,7 +377,8 @@ class RecordParser:
         if m is not None:
             component = m.group("source")
             result = classify(m.group("msg"), pod=self._describe_pod(), source=_source_of(component),
-                              event=m.group("reason"), age=m.group("age"), reporter=component)
+                              event=m.group("reason"), age=m.group("age"), reporter=component,
+                              node=self.describe_name if self.describe_ns is None else None)  # describe node
             return [result] if result else []
         m = kube.GET_EVENT.match(line)
         if m is not None:
@@ -377,7 +388,9 @@ class RecordParser:
                 pod = f"{m.group('ns')}/{name}" if m.group("ns") else name
             else:
                 pod = None
-            result = classify(m.group("msg"), pod=pod, event=m.group("reason"))
+            kind, _, name = obj.partition("/")
+            result = classify(m.group("msg"), pod=pod, event=m.group("reason"),
+                              node=name if kind.lower() == "node" else None)
             return [result] if result else []
         pod = None
         if (cm := kube.CA_OBJECT.search(line)) is not None:
@@ -433,7 +446,8 @@ class RecordParser:
         pod = _pod_of(d)
         time = _time_of(d)
         if (disrupting := disruption.from_fields(message, d)) is not None:  # v1.x: reason, decision beside it
-            return [Parsed(KARPENTER, disruption.DISRUPTING, disrupting, time=time)]
+            return [Parsed(KARPENTER, disruption.DISRUPTING, disrupting, time=time,
+                           nodes=disruption.nodes_of_fields(d) or disruption.nodes_in(message))]
         source = None
         src = d.get("source")
         if isinstance(src, dict) and src.get("component"):
@@ -444,7 +458,8 @@ class RecordParser:
         text = error or message
         if error and message and not message.lower().startswith("could not schedule pod"):
             text = message + ("; " + error if _KARPENTER_ANCHOR.search(error) else "")
-        result = classify(text, pod=pod, time=time, source=source, event=event, json_message=message or None)
+        result = classify(text, pod=pod, time=time, source=source, event=event, json_message=message or None,
+                          node=_node_of(d))
         if result is None and error and message:
             result = classify(message, pod=pod, time=time, source=source, event=event)
         return [result] if result else []

@@ -181,6 +181,9 @@ def render_table(explanation: Explanation, console: Console) -> None:
                 console.print(Text(f"  fix: {fix.action} ({fix.file}:{fix.line}, {delta})", style="green"))
             for note in item.fix_notes:
                 console.print(Text(f"  note: {note}", style="dim"))
+            for simulated in item.simulations:
+                for line in simulated.lines():
+                    console.print(Text(f"  {line}", style="cyan"), soft_wrap=False)
         console.print()
     s = explanation.summary()
     pods = s["pods"]

@@ -71,7 +71,7 @@ class Explanation:
     def item_list(self) -> list[Item]:
         return sorted(self.items.values(), key=lambda i: i.line)
 
-    def again(self, signature: tuple[object, ...], line: int, time: str | None) -> bool:
+    def again(self, signature: tuple[object, ...], line: int, time: str | None, nodes: tuple[str, ...] = ()) -> bool:
         """Count one more record of the item with this signature, if there is one (what `add` does for it)."""
         item = self.items.get(signature)
         if item is None:
@@ -79,6 +79,8 @@ class Explanation:
         item.count += 1
         item.last_line = line
         item.last_time = time
+        if nodes:
+            item.note_nodes(nodes)
         return True
 
     def add(self, parsed: Parsed, record: Record, signature: tuple[object, ...] | None = None) -> None:
@@ -88,11 +90,15 @@ class Explanation:
             item.count += 1
             item.last_line = record.line
             item.last_time = parsed.time
+            if parsed.nodes:
+                item.note_nodes(parsed.nodes)
             return
         if len(self.items) >= MAX_ITEMS:
             self.dropped += 1
             return
-        self.items[key] = Item(self._share(parsed), record.line, last_line=record.line, last_time=parsed.time)
+        item = self.items[key] = Item(self._share(parsed), record.line, last_line=record.line, last_time=parsed.time)
+        if parsed.nodes:
+            item.note_nodes(parsed.nodes)
 
     def merge(self, other: Explanation, line_offset: int) -> None:
         """Another part of the same log (read in parallel), whose line numbers start after `line_offset`."""
@@ -110,6 +116,7 @@ class Explanation:
                 mine.count += item.count
                 mine.last_line = item.last_line
                 mine.last_time = item.last_time
+                mine.note_nodes(tuple(item.nodes))
             elif len(self.items) < MAX_ITEMS:
                 item.parsed = self._share(item.parsed)
                 self.items[key] = item
@@ -171,7 +178,7 @@ def explain_records(recs: Iterable[Record], explanation: Explanation | None = No
             out.records += 1
             out.explained += record.lines
             for (template, timed), known in zip(entry.answers, entry.signatures, strict=True):
-                if not out.again(known, record.line, ts if timed else template.time):
+                if not out.again(known, record.line, ts if timed else template.time, template.nodes):
                     out.add(Recall.recalled(template, timed, ts), record, known)
             continue
         if entry is None:

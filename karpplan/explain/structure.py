@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 # reasons[].kind values of cli-contract.md
 TAINT = "taint"
@@ -172,12 +172,24 @@ class Parsed:
     nominated: str | None = None
     scheduler: str | None = None  # kube-scheduler source: the scheduler's own name when not default-scheduler
     age: str | None = None  # a describe Events row's Age as printed, e.g. "18s (x6 over 10m)" (not in signature)
+    nodes: tuple[str, ...] = ()  # disruption messages: the node(s) the record is about (not in signature)
 
     def signature(self) -> tuple[object, ...]:
         return (self.source, self.event, self.pod, self.dialect,
                 tuple((p.name, tuple(r.signature() for r in p.reasons)) for p in self.pools),
                 tuple(r.signature() for r in self.reasons), self.nominated,
                 self.message if self.event in DISRUPTION_EVENTS else None)
+
+
+MAX_ITEM_NODES = 50  # an item's node names kept (one cause on a whole cluster's nodes is still one item)
+
+
+class Simulated(Protocol):
+    """What `--manifests` attaches to a disruption item per node (explain/simulation.py's NodeSimulation)."""
+
+    def to_document(self) -> dict[str, Any]: ...
+
+    def lines(self) -> list[str]: ...
 
 
 @dataclass
@@ -196,6 +208,14 @@ class Item:
     fixes: list[Fix] = field(default_factory=list)
     fix_notes: list[str] = field(default_factory=list)
     advice: list[str] = field(default_factory=list)  # what the catalog and the manifests add to the wording
+    nodes: list[str] = field(default_factory=list)  # disruption items: the distinct nodes their records name
+    simulations: list[Simulated] = field(default_factory=list)  # --manifests: the consolidation simulation's verdicts
+
+    def note_nodes(self, nodes: tuple[str, ...]) -> None:
+        """Remember the nodes a record of this item names (the first MAX_ITEM_NODES distinct ones)."""
+        for node in nodes:
+            if node not in self.nodes and len(self.nodes) < MAX_ITEM_NODES:
+                self.nodes.append(node)
 
     def to_document(self) -> dict[str, Any]:
         p = self.parsed
@@ -224,6 +244,10 @@ class Item:
         doc["fixes"] = [f.to_document() for f in self.fixes]
         if self.fix_notes:
             doc["fixNotes"] = list(self.fix_notes)
+        if self.nodes:
+            doc["nodes"] = list(self.nodes)
+        if self.simulations:
+            doc["simulations"] = [s.to_document() for s in self.simulations]
         return doc
 
     def all_reasons(self) -> list[Reason]:

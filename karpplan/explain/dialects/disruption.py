@@ -281,5 +281,33 @@ def plain(text: str) -> str:
             "and the NodePool's spec.disruption show what it waits for.")
 
 
+# the nodes a `disrupting ...` log line names: `terminating 2 nodes (5 pods) ip-a/m5.large/spot, ip-b/c5.xlarge/on-demand`
+_TERMINATING = re.compile(r"\bterminating \d+ (?:nodes|nodeclaims|candidates|machines)(?: \(\d+ pods?\))?\s+(?P<list>[^\t{]+)",
+                          re.I)
+_NODE_ENTRY = re.compile(r"^(?P<name>[\w.-]+)/[\w.-]+/[\w-]+$")
+
+
+def nodes_in(message: str) -> tuple[str, ...]:
+    """The node names of a `disrupting ...` / `Consolidating via ...` log line (each `name/type/capacity`)."""
+    m = _TERMINATING.search(message)
+    if m is None:
+        return ()
+    head = m.group("list").split("; ")[0].split(" and replacing")[0]
+    return tuple(e.group("name") for part in head.split(",")
+                 if (e := _NODE_ENTRY.match(part.strip().strip("\"'\t"))) is not None)
+
+
+def nodes_of_fields(fields: Mapping[str, Any]) -> tuple[str, ...]:
+    """The node names of a v1.1+ JSON `disrupting node(s)` line: `"disrupted-nodes": [{"Node": {"name": ...}}]`."""
+    out: list[str] = []
+    entries = fields.get("disrupted-nodes")
+    for entry in entries if isinstance(entries, list) else ():
+        node = entry.get("Node") if isinstance(entry, dict) else None
+        name = node.get("name") if isinstance(node, dict) else None
+        if isinstance(name, str) and name:
+            out.append(name)
+    return tuple(out)
+
+
 def mentioned(message: str) -> bool:
     return any(t in message for t in TRIGGERS)
