@@ -13,11 +13,13 @@ from typing import Any
 
 import pytest
 import yaml
-from test_explain_disruption import GET_EVENTS, JSON_EVENT
+from rich.console import Console
+from test_explain_disruption import DESCRIBE_NODE, GET_EVENTS, JSON_EVENT
 from typer.testing import CliRunner
 
 from karpplan.cli.explain_consolidation import consolidation_simulator
 from karpplan.cli.main import app
+from karpplan.explain.render import render_table
 from karpplan.explain.report import explain_text
 from karpplan.explain.simulation import simulate_items
 
@@ -162,3 +164,32 @@ def test_without_manifests_the_items_only_name_their_nodes() -> None:
     doc = explain_text(GET_EVENTS).to_document()
     assert doc["items"][0]["nodes"] == [PDB_NODE, ABSENT_NODE]
     assert all("simulations" not in i for i in doc["items"])
+
+
+def test_describe_node_events_are_simulated_for_the_node_of_the_header(snapshot: Path) -> None:
+    out = explain_text(f"Name:               {PDB_NODE}\nRoles:              <none>\n" + DESCRIBE_NODE)
+    assert [i.nodes for i in out.item_list()] == [[PDB_NODE], [PDB_NODE]]
+    simulate_items(out, consolidation_simulator([str(snapshot)], catalog=None, region="eu-central-1", zones=()))
+    cheaper = out.item_list()[0].simulations[0].to_document()
+    assert cheaper["consolidatable"] is False and "kube-system/ebs-csi-controller" in cheaper["reason"]
+    console = Console(width=200, record=True)
+    render_table(out, console)
+    text = console.export_text()
+    # both events are the one node's: its account is printed once, the second item points to it
+    assert text.count(f"simulation: node {PDB_NODE}: Karpenter keeps it") == 2
+    assert text.count("blocking pod kube-system/ebs-csi-controller-5c8b9-abcde") == 1 and "(its pods: above)" in text
+
+
+@pytest.mark.parametrize(("line", "nodes"), [
+    # v0.2x console, replace: the replacement's types follow the node
+    ("2023-03-01T10:00:00.000Z\tINFO\tcontroller.consolidation\tConsolidating via Replace, terminating 1 nodes "
+     "ip-192-168-1-1.ec2.internal/m5.xlarge/on-demand and replacing with node of types m5.large, c5.large",
+     ["ip-192-168-1-1.ec2.internal"]),
+    # v1.0 JSON, two nodes
+    ('{"level":"INFO","time":"2024-08-01T10:00:00.000Z","logger":"controller","message":"disrupting nodeclaim(s) via '
+     'delete, terminating 2 nodes (3 pods) ip-10-0-1-2.ec2.internal/m5.large/spot, ip-10-0-1-3.ec2.internal/m5.large/'
+     'on-demand","commit":"5bdf9c3","reason":"empty"}', ["ip-10-0-1-2.ec2.internal", "ip-10-0-1-3.ec2.internal"]),
+])
+def test_disruption_log_lines_name_every_node_they_terminate(line: str, nodes: list[str]) -> None:
+    [item] = explain_text(line).item_list()
+    assert item.parsed.event == "Disrupting" and item.nodes == nodes

@@ -152,6 +152,7 @@ def _plural(count: object, noun: str) -> str:
 def render_table(explanation: Explanation, console: Console) -> None:
     items = explanation.item_list()
     by_pod: dict[str, list[Item]] = {}
+    shown: set[str] = set()  # nodes whose simulation is printed in full (several items may name one node)
     for item in items:
         by_pod.setdefault(item.parsed.pod or "(no pod named in the log)", []).append(item)
     for pod, pod_items in by_pod.items():
@@ -182,8 +183,9 @@ def render_table(explanation: Explanation, console: Console) -> None:
             for note in item.fix_notes:
                 console.print(Text(f"  note: {note}", style="dim"))
             for simulated in item.simulations:
-                for line in simulated.lines():
+                for line in simulated.lines(again=simulated.node in shown):
                     console.print(Text(f"  {line}", style="cyan"), soft_wrap=False)
+                shown.add(simulated.node)
         console.print()
     s = explanation.summary()
     pods = s["pods"]

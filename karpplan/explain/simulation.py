@@ -60,12 +60,14 @@ class NodeSimulation:
             doc["reason"] = self.reason
         return doc
 
-    def lines(self) -> list[str]:
-        """The table's few lines under the item."""
+    def lines(self, again: bool = False) -> list[str]:
+        """The table's few lines under the item (`again`: the node's account is above, under another item)."""
         if not self.in_snapshot:
             return [f"simulation: node {self.node}: {self.reason}"]
         verdict = "Karpenter would consolidate it" if self.consolidatable else "Karpenter keeps it"
-        out = [f"simulation: node {self.node}: {verdict}: {self.reason}"]
+        out = [f"simulation: node {self.node}: {verdict}: {self.reason}" + (" (its pods: above)" if again else "")]
+        if again:
+            return out
         if self.decision and self.reason not in self.decision:
             out.append(f"  single-node consolidation now: {self.decision}")
         for p in self.blocking:
