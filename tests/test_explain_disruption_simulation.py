@@ -193,3 +193,11 @@ def test_describe_node_events_are_simulated_for_the_node_of_the_header(snapshot:
 def test_disruption_log_lines_name_every_node_they_terminate(line: str, nodes: list[str]) -> None:
     [item] = explain_text(line).item_list()
     assert item.parsed.event == "Disrupting" and item.nodes == nodes
+
+
+def test_parts_of_a_log_read_in_parallel_keep_every_node_named() -> None:
+    first, second = GET_EVENTS.splitlines()[1:3]  # the PDB's two nodes, one in each part
+    out = explain_text(first + "\n")
+    out.merge(explain_text(second + "\n"), out.lines)
+    [item] = out.item_list()
+    assert item.count == 2 and item.nodes == [PDB_NODE, ABSENT_NODE]
