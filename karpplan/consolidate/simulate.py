@@ -15,7 +15,6 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from karpplan.catalog import instance_types_for, node_labels
-from karpplan.consolidate.relevance import relevant_pods
 from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import Pod, group_pods
@@ -94,18 +93,13 @@ def receivers(state: ClusterState, leaving: set[str], pods: Sequence[Pod]) -> se
 def _folded(state: ClusterState, leaving: set[str], moving: Sequence[Pod]) -> tuple[list[ExistingNode], list[Pod]]:
     """The nodes left, each shrunk by the bound pods the placement need not see, and the pods it must."""
     staying = [n for n in state.nodes if n.name not in leaving]
-    bound = [p for n in staying for p in state.pods_on[n.name]]
-    keep = relevant_pods(bound, moving)
+    keep = state.bound_index().relevant(moving)
     nodes: list[ExistingNode] = []
     pods: list[Pod] = []
     for n in staying:
-        folded = state.used(n.name)
-        for p in state.pods_on[n.name]:
-            if id(p) in keep:
-                pods.append(p)
-                if p.occupies_resources:
-                    folded = folded - p.requests
-        nodes.append(replace(n.node, allocatable=n.node.allocatable - folded) if any(folded.values()) else n.node)
+        kept = [p for p in state.pods_on[n.name] if id(p) in keep]
+        pods.extend(kept)
+        nodes.append(state.folded(n, kept))
     return nodes, pods
 
 
