@@ -30,7 +30,7 @@ _Outcome = tuple[float, float | None, str, int]  # hourly cost, lower bound, sta
 
 def wall_limit(time_limit: float) -> float:
     """Seconds the whole re-pack (problem build, warm start, search, plan) may take."""
-    return max(4 * time_limit, 60.0)
+    return max(10 * time_limit, 120.0)
 
 
 @dataclass(frozen=True)

@@ -68,11 +68,13 @@ def _flexibility(solved: SolvedNode, options: Sequence[LaunchOption]) -> list[La
     zonal = any(c.topology_key in _ZONAL for g in groups.values() for c in g.template.hard_spread) or any(
         t.topology_key in _ZONAL for g in groups.values()
         for t in (*g.template.pod_affinity.required, *g.template.pod_anti_affinity.required))
+    distinct = list({id(g.option_ids): g.option_ids for g in groups.values()}.values())
+    allowed = distinct[0].intersection(*distinct[1:])  # the options every group may use
     kept = []
     for o in options:
         if o.pool is not chosen.pool or (zonal and o.zone != chosen.zone):
             continue
-        if not all(o.index in g.option_ids for g in groups.values()):
+        if o.index not in allowed:
             continue
         if requests.fits_in(o.free):
             kept.append(o)
@@ -87,7 +89,7 @@ def receivers(state: ClusterState, leaving: set[str], pods: Sequence[Pod]) -> se
     the placement, not of topology, only saves work)."""
     wanted = [Resources(dict(s)) for s in {tuple(sorted(p.requests.items())) for p in pods}]
     return {n.name for n in state.nodes if n.name not in leaving and not n.node.unschedulable
-            and any(w.fits_in(n.node.allocatable - state.used(n.name)) for w in wanted)}
+            and any(w.fits_in(state.room(n)) for w in wanted)}
 
 
 def _folded(state: ClusterState, leaving: set[str], moving: Sequence[Pod]) -> tuple[list[ExistingNode], list[Pod]]:

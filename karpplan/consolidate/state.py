@@ -49,6 +49,7 @@ class ClusterState:
     _versions: dict[str, int] = field(default_factory=dict)  # node -> times its pods changed
     _static: dict[tuple[str, str, int], list[str]] = field(default_factory=dict)
     _shapes: dict[int, tuple[PodTemplate, str]] = field(default_factory=dict)
+    _room: dict[tuple[str, int], Resources] = field(default_factory=dict)
     _index: BoundIndex | None = None  # the bound pods indexed, until a command changes them
     _folded: dict[tuple[str, int, tuple[int, ...]], ExistingNode] = field(default_factory=dict)
 
@@ -100,6 +101,14 @@ class ClusterState:
                     total = total + p.requests
             self._used[name] = total
         return self._used[name]
+
+    def room(self, sim: SimNode) -> Resources:
+        """The node's allocatable less its bound pods' requests (kept until its pods change)."""
+        key = (sim.name, self._versions.get(sim.name, 0))
+        found = self._room.get(key)
+        if found is None:
+            found = self._room[key] = sim.node.allocatable - self.used(sim.name)
+        return found
 
     def launch_options(self) -> list[LaunchOption]:
         """Every NodePool's launch options, built once (with every pod's custom label values) for all runs."""
