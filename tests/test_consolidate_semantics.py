@@ -315,3 +315,20 @@ def test_a_replacement_keeps_the_zone_a_zonal_spread_needs(tmp_path: Path) -> No
     replacement = report.actions[0].replacement
     assert replacement is not None and replacement.zone == "us-east-1b"
     assert replacement.instance_type == "m5.large"
+
+
+def test_an_optimal_repack_that_cannot_finish_in_time_quotes_the_steady_state_and_says_so(tmp_path: Path) -> None:
+    from karpplan.consolidate.optimal import optimal_repack
+    from karpplan.consolidate.run import read
+
+    # two half-used m5.xlarge nodes: one m5.xlarge holds every pod
+    path = write(tmp_path, node("a", "m5.xlarge"), node("b", "m5.xlarge"),
+                 *(pod(f"w{i}", "a" if i < 2 else "b", cpu="900m") for i in range(4)))
+    _, state = read(ConsolidateOptions(paths=(str(path),), region="us-east-1"))
+    one_node = state.cost / 2
+    finished = optimal_repack(state, state.cost, 2.0)
+    assert finished.cost == pytest.approx(one_node) and finished.note is None
+    stopped = optimal_repack(state, state.cost, 2.0, wall=0.0)
+    assert stopped.cost == state.cost and stopped.status == "karpenter"
+    assert stopped.lower_bound == 0.0  # every node may move: nothing is known to stay
+    assert stopped.note is not None and "did not finish within 0s" in stopped.note

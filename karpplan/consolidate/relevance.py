@@ -35,19 +35,37 @@ def rule_selectors(templates: Iterable[PodTemplate]) -> list[LabelSelector]:
 
 def relevant_pods(pods: Sequence[Pod], moving: Sequence[Pod]) -> set[int]:
     """ids of the `pods` the placement of `moving` must see (see the module's docstring)."""
-    keep: set[int] = set()
-    by_pair: dict[tuple[str, str], list[Pod]] = {}
-    for p in pods:
-        if p.template.host_ports or is_daemon(p) or p.template.pod_anti_affinity.required:
-            keep.add(id(p))
-        for pair in p.labels.items():
-            by_pair.setdefault(pair, []).append(p)
-    templates = {id(p.template): p.template for p in moving}
-    for selector in rule_selectors(templates.values()):
-        pairs = required_pairs(selector)
-        if pairs is None:
-            found: Iterable[Pod] = pods
-        else:
-            found = [p for pair in pairs for p in by_pair.get(pair, ())]
-        keep.update(id(p) for p in found if selector_matches(selector, p.labels))
-    return keep
+    return BoundIndex(pods).relevant(moving)
+
+
+class BoundIndex:
+    """The bound pods indexed once for many simulations: those always kept, those holding each label pair,
+    and the pods each selector (by its text) matches. Valid while the pods bound do not change; asked about
+    a subset of them (the nodes left by a simulation) the answer for that subset is the same."""
+
+    def __init__(self, pods: Sequence[Pod]) -> None:
+        self.pods = pods
+        self.always: set[int] = set()
+        self.by_pair: dict[tuple[str, str], list[Pod]] = {}
+        self.matched: dict[str, set[int]] = {}
+        for p in pods:
+            if p.template.host_ports or is_daemon(p) or p.template.pod_anti_affinity.required:
+                self.always.add(id(p))
+            for pair in p.labels.items():
+                self.by_pair.setdefault(pair, []).append(p)
+
+    def _matching(self, selector: LabelSelector) -> set[int]:
+        text = repr(selector)
+        found = self.matched.get(text)
+        if found is None:
+            pairs = required_pairs(selector)
+            pool: Iterable[Pod] = self.pods if pairs is None else [p for pair in pairs for p in self.by_pair.get(pair, ())]
+            found = self.matched[text] = {id(p) for p in pool if selector_matches(selector, p.labels)}
+        return found
+
+    def relevant(self, moving: Sequence[Pod]) -> set[int]:
+        keep = set(self.always)
+        templates = {id(p.template): p.template for p in moving}
+        for selector in rule_selectors(templates.values()):
+            keep |= self._matching(selector)
+        return keep

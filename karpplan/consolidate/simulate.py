@@ -15,7 +15,6 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from karpplan.catalog import instance_types_for, node_labels
-from karpplan.consolidate.relevance import relevant_pods
 from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import Pod, group_pods
@@ -69,11 +68,13 @@ def _flexibility(solved: SolvedNode, options: Sequence[LaunchOption]) -> list[La
     zonal = any(c.topology_key in _ZONAL for g in groups.values() for c in g.template.hard_spread) or any(
         t.topology_key in _ZONAL for g in groups.values()
         for t in (*g.template.pod_affinity.required, *g.template.pod_anti_affinity.required))
+    distinct = list({id(g.option_ids): g.option_ids for g in groups.values()}.values())
+    allowed = distinct[0].intersection(*distinct[1:])  # the options every group may use
     kept = []
     for o in options:
         if o.pool is not chosen.pool or (zonal and o.zone != chosen.zone):
             continue
-        if not all(o.index in g.option_ids for g in groups.values()):
+        if o.index not in allowed:
             continue
         if requests.fits_in(o.free):
             kept.append(o)
@@ -88,24 +89,19 @@ def receivers(state: ClusterState, leaving: set[str], pods: Sequence[Pod]) -> se
     the placement, not of topology, only saves work)."""
     wanted = [Resources(dict(s)) for s in {tuple(sorted(p.requests.items())) for p in pods}]
     return {n.name for n in state.nodes if n.name not in leaving and not n.node.unschedulable
-            and any(w.fits_in(n.node.allocatable - state.used(n.name)) for w in wanted)}
+            and any(w.fits_in(state.room(n)) for w in wanted)}
 
 
 def _folded(state: ClusterState, leaving: set[str], moving: Sequence[Pod]) -> tuple[list[ExistingNode], list[Pod]]:
     """The nodes left, each shrunk by the bound pods the placement need not see, and the pods it must."""
     staying = [n for n in state.nodes if n.name not in leaving]
-    bound = [p for n in staying for p in state.pods_on[n.name]]
-    keep = relevant_pods(bound, moving)
+    keep = state.bound_index().relevant(moving)
     nodes: list[ExistingNode] = []
     pods: list[Pod] = []
     for n in staying:
-        folded = state.used(n.name)
-        for p in state.pods_on[n.name]:
-            if id(p) in keep:
-                pods.append(p)
-                if p.occupies_resources:
-                    folded = folded - p.requests
-        nodes.append(replace(n.node, allocatable=n.node.allocatable - folded) if any(folded.values()) else n.node)
+        kept = [p for p in state.pods_on[n.name] if id(p) in keep]
+        pods.extend(kept)
+        nodes.append(state.folded(n, kept))
     return nodes, pods
 
 

@@ -8,12 +8,13 @@ consolidated later); a bare pod (no controller) is evicted and never comes back,
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 from karpplan.catalog import instance_types_for, node_labels
 from karpplan.catalog.types import Catalog
 from karpplan.consolidate.budgets import Disruption
 from karpplan.consolidate.pdb import Budget, Limits
+from karpplan.consolidate.relevance import BoundIndex
 from karpplan.consolidate.snapshot import SimNode, Snapshot
 from karpplan.model import labels as L
 from karpplan.model.inventory import Inventory
@@ -46,13 +47,46 @@ class ClusterState:
     _options: list[LaunchOption] | None = None
     _used: dict[str, Resources] = field(default_factory=dict)
     _versions: dict[str, int] = field(default_factory=dict)  # node -> times its pods changed
-    _static: dict[tuple[int, str, int], list[str]] = field(default_factory=dict)
+    _static: dict[tuple[str, str, int], list[str]] = field(default_factory=dict)
+    _shapes: dict[int, tuple[PodTemplate, str]] = field(default_factory=dict)
+    _room: dict[tuple[str, int], Resources] = field(default_factory=dict)
+    _index: BoundIndex | None = None  # the bound pods indexed, until a command changes them
+    _folded: dict[tuple[str, int, tuple[int, ...]], ExistingNode] = field(default_factory=dict)
+
+    def bound_index(self) -> BoundIndex:
+        """Every bound pod indexed for `relevance` (rebuilt after a command)."""
+        if self._index is None:
+            self._index = BoundIndex([p for ps in self.pods_on.values() for p in ps])
+        return self._index
+
+    def folded(self, sim: SimNode, kept: list[Pod]) -> ExistingNode:
+        """The node shrunk by its bound pods but `kept` (those a simulation sees one by one)."""
+        key = (sim.name, self._versions.get(sim.name, 0), tuple(id(p) for p in kept))
+        found = self._folded.get(key)
+        if found is None:
+            folded = self.used(sim.name)
+            for p in kept:
+                if p.occupies_resources:
+                    folded = folded - p.requests
+            found = replace(sim.node, allocatable=sim.node.allocatable - folded) if any(folded.values()) else sim.node
+            self._folded[key] = found
+        return found
+
+    def shape(self, template: PodTemplate) -> str:
+        """The template's content, everything but where it was read (a snapshot's pods each have a template
+        of their own; replicas of one workload have the same shape). The template is kept with it, so its id
+        is never reused while remembered."""
+        found = self._shapes.get(id(template))
+        if found is None:
+            text = repr([(f.name, getattr(template, f.name)) for f in fields(template) if f.name != "origin"])
+            found = self._shapes[id(template)] = (template, text)
+        return found[1]
 
     def static_reasons(self, template: PodTemplate, info: ExistingNodeInfo) -> list[str]:
-        """kube-scheduler's static filters of the template on the node, kept until the node's pods change.
-        Sound because a simulation keeps every bound pod the template's own rules match (`relevance.py`)."""
+        """kube-scheduler's static filters of the template on the node, kept until the node's pods change,
+        shared by templates of one shape. Sound because a simulation keeps every bound pod the template's own rules match (`relevance.py`)."""
 
-        key = (id(template), info.node.name, self._versions.get(info.node.name, 0))
+        key = (self.shape(template), info.node.name, self._versions.get(info.node.name, 0))
         found = self._static.get(key)
         if found is None:
             found = self._static[key] = static_reasons(template, info)
@@ -67,6 +101,14 @@ class ClusterState:
                     total = total + p.requests
             self._used[name] = total
         return self._used[name]
+
+    def room(self, sim: SimNode) -> Resources:
+        """The node's allocatable less its bound pods' requests (kept until its pods change)."""
+        key = (sim.name, self._versions.get(sim.name, 0))
+        found = self._room.get(key)
+        if found is None:
+            found = self._room[key] = sim.node.allocatable - self.used(sim.name)
+        return found
 
     def launch_options(self) -> list[LaunchOption]:
         """Every NodePool's launch options, built once (with every pod's custom label values) for all runs."""
@@ -113,6 +155,7 @@ class ClusterState:
         sim = SimNode(node, {}, option.price, replacement=True)
         self.nodes.append(sim)
         self.pods_on[name] = []
+        self._index = None
         return sim
 
     def remove(self, names: set[str], placed: Mapping[str, str], moving: list[Pod]) -> list[Pod]:
@@ -131,4 +174,5 @@ class ClusterState:
             self._used.pop(dest, None)
             self._versions[dest] = self._versions.get(dest, 0) + 1
         self.gone.extend(evicted)
+        self._index = None
         return evicted
