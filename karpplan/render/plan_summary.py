@@ -187,7 +187,7 @@ def _karpenter_line(summary: Summary) -> Text | None:
     reach = _karpenter_reach(summary)
     if reach:
         text.append(f", {reach}")
-    text.append("; ")
+    text.append("\n")
     text.append_text(_steady_text(summary))
     if not _not_like_for_like(summary, text):
         text.append("\n")
