@@ -71,9 +71,11 @@ if TYPE_CHECKING:
     from karpplan.scheduling.problem import Problem
     from karpplan.scheduling.state import PlacementState
 
-# The share of the time limit kept for consolidating Karpenter's plan to its steady state (the optimal
-# engine stops that much earlier; the Karpenter simulation leaves the rest of the limit anyway).
-STEADY_STATE_SHARE = 0.25
+# The share of the time limit kept for consolidating Karpenter's plan to its steady state: the optimal engine
+# stops that much earlier (the Karpenter simulation leaves the rest of the limit anyway), and consolidation
+# gets at least STEADY_STATE_FLOOR of the limit even when the phases before it overran theirs.
+STEADY_STATE_SHARE = 0.1
+STEADY_STATE_FLOOR = 0.25
 
 
 @dataclass(frozen=True)
@@ -296,8 +298,8 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions, budg
                          prepared.notes)
     steady = plan.summary.karpenter_steady
     if hook is not None and plan.summary.karpenter_cost is not None:
-        # Its share at least, even when the phases before it overran theirs; what is left if more.
-        share = max(budget.limit - budget.elapsed(), STEADY_STATE_SHARE * budget.limit)
+        # STEADY_STATE_FLOOR of the limit at least, what is left of it if more.
+        share = max(budget.limit - budget.elapsed(), STEADY_STATE_FLOOR * budget.limit)
         with budget.phase("steady-state"):
             steady = hook(SteadyStateRequest(inventory, prepared.catalog, greedy, options.paths,
                                              options.max_file_size, share,
