@@ -191,6 +191,9 @@ class SteadyState:
     actions: int | None = None  # consolidation commands executed to get there
     note: str | None = None  # why it was not computed, or what the figure includes beyond the launch
     asked: bool = True  # False: the plan's caller did not ask for it (a library caller, a re-plan)
+    # $/h of nodes that were running before the plan and consolidation removes (the plans keep them): the
+    # steady state is then below the launch by more than the launch's own nodes, possibly below today's bill.
+    existing_removed: float = 0.0
 
     @property
     def computed(self) -> bool:
@@ -204,6 +207,7 @@ class SteadyState:
             "steadyStateNodes": self.nodes,
             "steadyStateActions": self.actions,
             "steadyStateNote": self.note,
+            "steadyStateExistingRemovedHourlyCost": round(self.existing_removed, 6),
         }
 
 

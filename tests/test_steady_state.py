@@ -76,6 +76,37 @@ spec:
       containers: [{name: web, image: nginx, resources: {requests: {cpu: 700m, memory: 1Gi}}}]
 """
 
+# A node of the NodePool running before the plan, tainted for a cache whose one pod tolerates the taint but
+# does not need it: the plan launches beside it, consolidation moves the cache pod onto the new node.
+UNDER_USED_NODE = """
+apiVersion: v1
+kind: Node
+metadata:
+  name: ip-10-0-1-9.ec2.internal
+  labels:
+    kubernetes.io/hostname: ip-10-0-1-9.ec2.internal
+    karpenter.sh/nodepool: default
+    karpenter.sh/capacity-type: on-demand
+    node.kubernetes.io/instance-type: m5.2xlarge
+    topology.kubernetes.io/zone: us-east-1a
+spec:
+  taints: [{key: team, value: cache, effect: NoSchedule}]
+status:
+  allocatable: {cpu: 7910m, memory: 30Gi, pods: "58"}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: cache-7d9f-abc
+  namespace: default
+  labels: {app: cache}
+  ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: cache-7d9f, uid: x, controller: true}]
+spec:
+  nodeName: ip-10-0-1-9.ec2.internal
+  tolerations: [{key: team, operator: Equal, value: cache, effect: NoSchedule}]
+  containers: [{name: c, image: redis, resources: {requests: {cpu: 200m, memory: 256Mi}}}]
+"""
+
 
 def manifests(tmp_path: Path, policy: str = "WhenEmptyOrUnderutilized") -> Path:
     (tmp_path / "pool.yaml").write_text(POOL.format(policy=policy))
@@ -193,3 +224,28 @@ def test_a_steady_state_not_computed_is_said_and_the_launch_is_the_baseline() ->
     assert "consolidates to" not in text
     doc = plan.summary.to_document()["karpenter"]
     assert doc["steadyStateHourlyCost"] is None and doc["steadyStateNote"] == note
+
+
+def test_removing_existing_nodes_is_said_and_a_bill_below_today_is_not_a_negative_price() -> None:
+    """Consolidation may remove nodes running before the plan (the plans keep them): the steady state then
+    falls below the launch by more than the launch costs; the summary says so in words, never `$-0.2140/h`."""
+    steady = SteadyState(-0.214, 1, 1, "includes $0.3840/h of existing nodes consolidation removes (n1), which the "
+                         "plans keep", existing_removed=0.384)
+    plan = with_summary(sample_plan(), karpenter_cost=0.17, hourly_cost=0.17, karpenter_steady=steady)
+    text = " ".join(table_text(plan, width=200).split())
+    assert "consolidates to 1 node (1 consolidation command), $0.2140/h below what the nodes running now cost" in text
+    assert "optimal $0.1700/h costs $0.3840/h more than Karpenter's steady state, which also removes existing " \
+           "nodes this plan keeps" in text
+    assert "$-" not in text
+    assert plan.summary.to_document()["karpenter"]["steadyStateExistingRemovedHourlyCost"] == 0.384
+
+
+def test_the_adapter_says_which_existing_nodes_consolidation_removes(tmp_path: Path) -> None:
+    path = manifests(tmp_path)
+    (path / "node.yaml").write_text(UNDER_USED_NODE)
+    req = request(path)
+    steady = steady_state_of(req)
+    assert steady.hourly_cost is not None and steady.existing_removed > 0
+    assert steady.note is not None and "ip-10-0-1-9.ec2.internal" in steady.note
+    # every command saves: the steady state is below the launch by the existing nodes' price at least
+    assert steady.hourly_cost <= req.launch_cost - steady.existing_removed + 1e-9

@@ -77,7 +77,8 @@ def figures(result: Consolidated, request: SteadyStateRequest, new: set[str]) ->
     if evicted:
         notes.append(f"consolidation evicts {len(evicted)} bare pod(s) for good ({', '.join(evicted[:3])}"
                      + (", ..." if len(evicted) > 3 else "") + "): nothing recreates them")
-    return SteadyState(request.launch_cost - savings, nodes, len(result.actions), "; ".join(notes) or None)
+    return SteadyState(request.launch_cost - savings, nodes, len(result.actions), "; ".join(notes) or None,
+                       existing_removed=sum(n.cost for n in existing))
 
 
 def steady_state_of(request: SteadyStateRequest) -> SteadyState:

@@ -101,11 +101,15 @@ def _steady_text(summary: Summary) -> Text:
     steady = summary.karpenter_steady
     if steady.hourly_cost is None:
         return Text(f"steady state {steady.note or 'not computed'}", style="yellow")
-    text = Text(f"consolidates to {format_hourly(steady.hourly_cost)}/h")
-    if steady.nodes is not None:
-        text.append(f" on {plural(steady.nodes, 'node')}")
     actions = steady.actions or 0
-    text.append(f" ({plural(actions, 'consolidation command')})" if actions else " (nothing to consolidate)")
+    how = f" ({plural(actions, 'consolidation command')})" if actions else " (nothing to consolidate)"
+    nodes = "" if steady.nodes is None else f" on {plural(steady.nodes, 'node')}"
+    if steady.hourly_cost < 0:  # it removes more of the nodes running now than the plan launches
+        to = "" if steady.nodes is None else f" to {plural(steady.nodes, 'node')}"
+        text = Text(f"consolidates{to}{how}, {format_hourly(-steady.hourly_cost)}/h below what the nodes running "
+                    "now cost")
+    else:
+        text = Text(f"consolidates to {format_hourly(steady.hourly_cost)}/h{nodes}{how}")
     if steady.note:
         text.append(f"\n{steady.note}", style="dim")
     return text
@@ -129,6 +133,8 @@ def _saving_text(summary: Summary) -> Text:
             text.append(", which keeps the preferences this plan drops", style="yellow")
         return text
     text = Text(f"{mine} costs {format_hourly(-difference)}/h{share} more than {against}", style="yellow")
+    if summary.karpenter_steady.existing_removed > 0 and steady is not None:
+        text.append(", which also removes existing nodes this plan keeps", style="yellow")
     launch_saving = summary.karpenter_cost - summary.hourly_cost
     if steady is not None and launch_saving > 1e-9:
         text.append(f" (it saves {format_hourly(launch_saving)}/h against the launch)", style="yellow")
