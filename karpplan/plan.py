@@ -182,6 +182,39 @@ class PreferenceOutcome:
 
 
 @dataclass(frozen=True)
+class SteadyState:
+    """Karpenter's plan after its disruption controller consolidated it: the steady state the cluster settles
+    in (`summary.karpenter.steadyState*`). `hourly_cost` None: not computed, and `note` says why."""
+
+    hourly_cost: float | None
+    nodes: int | None = None  # the plan's nodes left (launched, replacements, static, Fargate), as `newNodes`
+    actions: int | None = None  # consolidation commands executed to get there
+    note: str | None = None  # why it was not computed, or what the figure includes beyond the launch
+    asked: bool = True  # False: the plan's caller did not ask for it (a library caller, a re-plan)
+    # $/h of nodes that were running before the plan and consolidation removes (the plans keep them): the
+    # steady state is then below the launch by more than the launch's own nodes, possibly below today's bill.
+    existing_removed: float = 0.0
+
+    @property
+    def computed(self) -> bool:
+        return self.hourly_cost is not None
+
+    def to_document(self) -> dict[str, Any]:
+        cost = self.hourly_cost
+        return {
+            "steadyStateHourlyCost": None if cost is None else round(cost, 6),
+            "steadyStateMonthlyCost": None if cost is None else round(cost * HOURS_PER_MONTH, 2),
+            "steadyStateNodes": self.nodes,
+            "steadyStateActions": self.actions,
+            "steadyStateNote": self.note,
+            "steadyStateExistingRemovedHourlyCost": round(self.existing_removed, 6),
+        }
+
+
+NOT_ASKED = SteadyState(None, note="not computed: the steady state was not asked for", asked=False)
+
+
+@dataclass(frozen=True)
 class Summary:
     pods: int
     scheduled: int
@@ -212,6 +245,8 @@ class Summary:
     # the Karpenter simulation.
     karpenter_batches: int | None = None
     batches: int | None = None
+    # Karpenter's plan once consolidated (`SteadyState`); the saving is quoted against it when computed.
+    karpenter_steady: SteadyState = NOT_ASKED
 
     @property
     def like_for_like(self) -> bool:
@@ -232,6 +267,15 @@ class Summary:
     @property
     def monthly_cost(self) -> float:
         return self.hourly_cost * HOURS_PER_MONTH
+
+    @property
+    def baseline_cost(self) -> float | None:
+        """What this plan's saving is quoted against: Karpenter's steady state when computed (the honest
+        baseline: a cluster run by Karpenter consolidates), else its launch."""
+        if self.karpenter_cost is None:
+            return None
+        steady = self.karpenter_steady.hourly_cost
+        return self.karpenter_cost if steady is None else steady
 
     def to_document(self) -> dict[str, Any]:
         gap = self.gap
@@ -266,6 +310,7 @@ class Summary:
                 "scheduled": self.karpenter_scheduled,
                 "batches": self.karpenter_batches,
                 "likeForLike": self.like_for_like,
+                **self.karpenter_steady.to_document(),
             },
             "preferences": None if self.preferences is None else self.preferences.to_document(),
             "batches": self.batches,

@@ -13,7 +13,7 @@ goes without them (about 0.2 s), and OR-Tools (another 0.45 s) loads only when t
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, get_args
 
@@ -59,6 +59,7 @@ from karpplan.plan import (
     PlanPod,
     PreferenceOutcome,
     PreferencePolicy,
+    SteadyState,
     Summary,
     UnschedulablePod,
 )
@@ -69,6 +70,29 @@ if TYPE_CHECKING:
     from karpplan.scheduling.candidates import LaunchOption
     from karpplan.scheduling.problem import Problem
     from karpplan.scheduling.state import PlacementState
+
+# The share of the time limit kept for consolidating Karpenter's plan to its steady state: the optimal engine
+# stops that much earlier (the Karpenter simulation leaves the rest of the limit anyway), and consolidation
+# gets at least STEADY_STATE_FLOOR of the limit even when the phases before it overran theirs.
+STEADY_STATE_SHARE = 0.1
+STEADY_STATE_FLOOR = 0.25
+
+
+@dataclass(frozen=True)
+class SteadyStateRequest:
+    """Karpenter's provisioning plan, handed to the consolidation simulation (`PlanOptions.steady_state`)."""
+
+    inventory: Inventory
+    catalog: Catalog  # with the NodeOverlays applied
+    solution: Solution  # the Karpenter simulation's plan over all batches
+    paths: tuple[str, ...]  # where the NodePools' disruption settings and the PDBs are read from
+    max_file_size: int
+    time_limit: float  # seconds; when they run out the steady state is not computed
+    launch_cost: float  # $/h of Karpenter's plan, Fargate pods and static NodePools' nodes included
+    launch_nodes: int  # its new nodes, counted as `summary.karpenter.newNodes`
+
+
+SteadyStateHook = Callable[[SteadyStateRequest], SteadyState]
 
 Engine = Literal["optimal", "karpenter"]  # `--engine`: CP-SAT, or the Karpenter simulation
 ENGINES: tuple[Engine, ...] = get_args(Engine)  # the first is the default
@@ -96,6 +120,9 @@ class PlanOptions:
     # `--default-requests`: requests for containers that set none (a namespace's LimitRange defaults win)
     default_requests: Mapping[str, int] | None = field(default=None, compare=False)
     progress: ProgressSink | None = field(default=None, compare=False)  # the optimal engine's progress events
+    # Consolidates Karpenter's plan to its steady state (`consolidate/from_plan.py`; the planner cannot import
+    # the consolidation, a later stage, so the caller hands it in). None: the steady state is not computed.
+    steady_state: SteadyStateHook | None = field(default=None, compare=False)
 
 
 def read_inventory(options: PlanOptions) -> Inventory:
@@ -251,7 +278,8 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions, budg
     preferences = options.engine == "optimal" and has_preferences(inventory.pending)
     if preferences and options.preferences == "drop":
         half = options.time_limit / 2
-        kept = make_plan(inventory, catalog, replace(options, preferences="honour", time_limit=half, progress=None))
+        kept = make_plan(inventory, catalog, replace(options, preferences="honour", time_limit=half, progress=None,
+                                                     steady_state=None))
         budget.limit = max(budget.limit - half, 0.0)
         outcome = PreferenceOutcome("drop", honoured_cost=kept.summary.hourly_cost)
     with budget.phase("build"):
@@ -260,12 +288,25 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions, budg
     if preferences and options.preferences == "honour":
         inventory, prepared, greedy, outcome = _with_kept_preferences(inventory, catalog, prepared, budget)
     problem = prepared.problem
+    hook = options.steady_state if inventory.nodepools else None
+    reserve = STEADY_STATE_SHARE * budget.limit if hook is not None and options.engine == "optimal" else 0.0
+    budget.limit -= reserve
     solution, state, greedy = solve(problem, options, budget, fixed_hourly_cost(prepared), greedy)
+    budget.limit += reserve
     with budget.phase("assemble"):
         plan = _assemble(inventory, prepared.catalog, options, problem, prepared.fargate, solution, state, greedy,
                          prepared.notes)
+    steady = plan.summary.karpenter_steady
+    if hook is not None and plan.summary.karpenter_cost is not None:
+        # STEADY_STATE_FLOOR of the limit at least, what is left of it if more.
+        share = max(budget.limit - budget.elapsed(), STEADY_STATE_FLOOR * budget.limit)
+        with budget.phase("steady-state"):
+            steady = hook(SteadyStateRequest(inventory, prepared.catalog, greedy, options.paths,
+                                             options.max_file_size, share,
+                                             plan.summary.karpenter_cost, plan.summary.karpenter_new_nodes or 0))
     summary = replace(plan.summary, solve_seconds=budget.elapsed(), phases=budget.phases(),
-                      time_limit=budget.limit if options.engine == "optimal" else None, preferences=outcome)
+                      time_limit=budget.limit if options.engine == "optimal" else None, preferences=outcome,
+                      karpenter_steady=steady)
     return replace(plan, summary=summary)
 
 

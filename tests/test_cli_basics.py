@@ -140,7 +140,7 @@ def test_plan_runs_end_to_end_on_the_quickstart() -> None:
     assert (document["kind"], document["summary"]["pods"]) == ("Plan", 13)
     assert code == (1 if document["summary"]["unschedulable"] else 0), err
     phases = [p["name"] for p in document["summary"]["phases"]]
-    assert phases == ["parse", "catalog", "build", "simulate", "assemble"]
+    assert phases == ["parse", "catalog", "build", "simulate", "assemble", "steady-state"]
     assert all(p["seconds"] >= 0 for p in document["summary"]["phases"])
 
 
@@ -149,7 +149,7 @@ def test_verbose_plan_prints_the_time_of_each_phase() -> None:
     assert code in (0, 1)
     (timing,) = [line for line in err.splitlines() if line.startswith("time: ")]
     assert [part.split()[0] for part in timing.removeprefix("time: ").split(", ")] == [
-        "parse", "catalog", "build", "simulate", "assemble", "fixes", "render"]
+        "parse", "catalog", "build", "simulate", "assemble", "steady-state", "fixes", "render"]
 
 
 def test_engine_choices_come_from_the_planner() -> None:

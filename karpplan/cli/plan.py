@@ -46,9 +46,12 @@ def lint_for_report(options: PlanOptions) -> tuple[Mapping[str, Any] | None, str
 
 def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
     """Load, plan, render. Raises InputError for bad input; returns the exit code of cli-contract.md."""
-    # lazy: the explain package (its log grammars) loads when a plan is made, not at every start-up of the CLI
+    # lazy: the explain package (its log grammars) and the consolidation load when a plan is made, not at every
+    # start-up of the CLI
+    from karpplan.consolidate.from_plan import steady_state_of
     from karpplan.explain.fixes import plan_with_fixes
 
+    options = replace(options, steady_state=steady_state_of)  # Karpenter's baseline is its steady state
     budget = TimeBudget(options.time_limit)
     with budget.phase("parse"):
         inventory = read_inventory(options)

@@ -95,21 +95,61 @@ def _karpenter_reach(summary: Summary) -> str:
     return text
 
 
-def _karpenter_line(summary: Summary) -> Text | None:
-    """Karpenter's greedy plan next to this one, and the saving when both schedule as many pods (otherwise
-    the costs compare different things, and the line says so instead of quoting a saving)."""
-    if summary.karpenter_cost is None or summary.engine == "karpenter":
-        return None
+def _steady_text(summary: Summary) -> Text:
+    """Where consolidation takes Karpenter's plan (`consolidates to $Y/h on K nodes (A commands)`), or why the
+    steady state was not computed."""
+    steady = summary.karpenter_steady
+    if steady.hourly_cost is None:
+        return Text(f"steady state {steady.note or 'not computed'}", style="yellow")
+    actions = steady.actions or 0
+    how = f" ({plural(actions, 'consolidation command')})" if actions else " (nothing to consolidate)"
+    nodes = "" if steady.nodes is None else f" on {plural(steady.nodes, 'node')}"
+    if steady.hourly_cost < 0:  # it removes more of the nodes running now than the plan launches
+        to = "" if steady.nodes is None else f" to {plural(steady.nodes, 'node')}"
+        text = Text(f"consolidates{to}{how}, {format_hourly(-steady.hourly_cost)}/h below what the nodes running "
+                    "now cost")
+    else:
+        text = Text(f"consolidates to {format_hourly(steady.hourly_cost)}/h{nodes}{how}")
+    if steady.note:
+        text.append(f"\n{steady.note}", style="dim")
+    return text
+
+
+def _saving_text(summary: Summary) -> Text:
+    """This plan against Karpenter's steady state (the honest baseline), or its launch when the steady state
+    was not computed; never dearer without saying so."""
+    steady = summary.karpenter_steady.hourly_cost
+    baseline = summary.baseline_cost
+    assert baseline is not None and summary.karpenter_cost is not None
+    against = "Karpenter's steady state" if steady is not None else "Karpenter's launch (greedy plan)"
+    difference = baseline - summary.hourly_cost
+    mine = f"{summary.engine} {format_hourly(summary.hourly_cost)}/h"
+    if round(difference, 6) == 0:
+        return Text(f"{mine}: same cost as {against}", style="dim")
+    share = f" ({format_percent(abs(difference) / baseline)})" if baseline > 0 else ""
+    if difference > 0:
+        text = Text(f"{mine} saves {format_hourly(difference)}/h{share} against {against}", style="bold green")
+        if summary.preferences is not None and summary.preferences.policy == "drop":
+            text.append(", which keeps the preferences this plan drops", style="yellow")
+        return text
+    text = Text(f"{mine} costs {format_hourly(-difference)}/h{share} more than {against}", style="yellow")
+    if summary.karpenter_steady.existing_removed > 0 and steady is not None:
+        text.append(", which also removes existing nodes this plan keeps", style="yellow")
+    launch_saving = summary.karpenter_cost - summary.hourly_cost
+    if steady is not None and launch_saving > 1e-9:
+        text.append(f" (it saves {format_hourly(launch_saving)}/h against the launch)", style="yellow")
+    return text
+
+
+def _greedy_line(summary: Summary) -> Text:
+    """Karpenter's greedy plan next to this one, when its steady state was not asked for (a library caller)."""
+    assert summary.karpenter_cost is not None
     greedy = summary.karpenter_cost
     text = Text(f"{format_hourly(greedy)}/h")
     reach = _karpenter_reach(summary)
     if reach:
         text.append(f", {reach}")
-    if not summary.like_for_like and summary.karpenter_scheduled is not None:
-        more = summary.scheduled - summary.karpenter_scheduled
-        first, second = (summary.engine, "Karpenter") if more > 0 else ("Karpenter", summary.engine)
-        text.append(f"\nnot like for like: {first} schedules {plural(abs(more), 'pod')} more than {second}, "
-                    "so no saving is quoted", style="yellow")
+    if _not_like_for_like(summary, text):
         return text
     difference = greedy - summary.hourly_cost
     if round(difference, 6) == 0:
@@ -124,6 +164,40 @@ def _karpenter_line(summary: Summary) -> Text | None:
     else:
         text.append(f"\n{summary.engine} costs {format_hourly(-difference)}/h{share} more than Karpenter's greedy plan",
                     style="yellow")
+    return text
+
+
+def _not_like_for_like(summary: Summary, text: Text) -> bool:
+    """When the plans schedule different numbers of pods, say so on `text` (no saving is quoted)."""
+    if summary.like_for_like or summary.karpenter_scheduled is None:
+        return False
+    more = summary.scheduled - summary.karpenter_scheduled
+    first, second = (summary.engine, "Karpenter") if more > 0 else ("Karpenter", summary.engine)
+    text.append(f"\nnot like for like: {first} schedules {plural(abs(more), 'pod')} more than {second}, "
+                "so no saving is quoted", style="yellow")
+    return True
+
+
+def _karpenter_line(summary: Summary) -> Text | None:
+    """Karpenter's plan next to this one: what it launches, what consolidation makes of it, and the saving
+    against that steady state when both schedule as many pods (otherwise the costs compare different things,
+    and the line says so instead of quoting a saving)."""
+    if summary.karpenter_cost is None:
+        return None
+    asked = summary.karpenter_steady.asked
+    if summary.engine == "karpenter":  # this plan is Karpenter's launch: only where consolidation takes it
+        return _steady_text(summary) if asked else None
+    if not asked:
+        return _greedy_line(summary)
+    text = Text(f"launches {format_hourly(summary.karpenter_cost)}/h")
+    reach = _karpenter_reach(summary)
+    if reach:
+        text.append(f", {reach}")
+    text.append("\n")
+    text.append_text(_steady_text(summary))
+    if not _not_like_for_like(summary, text):
+        text.append("\n")
+        text.append_text(_saving_text(summary))
     return text
 
 

@@ -1,0 +1,100 @@
+"""`plan`'s Karpenter baseline consolidated: the steady state a cluster run by Karpenter settles in.
+
+Karpenter's provisioning plan (the Karpenter simulation's Solution over all batches) becomes a simulated
+cluster: the existing nodes with their bound pods, the pods the plan placed on them, and every node it
+launches with its pods (named as the plan names them, labelled as the NodePool labels them); the pods it
+could not place stay pending. The NodePools' `spec.disruption` and the PodDisruptionBudgets are read from
+the same input (`snapshot.py`), and `loop.steady_state` consolidates within the time it is given. What it
+cannot compute honestly (input read from stdin, no time left) is said, never guessed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from karpplan.consolidate.loop import SteadyState as Consolidated
+from karpplan.consolidate.loop import steady_state
+from karpplan.consolidate.snapshot import SimNode, Snapshot, make_snapshot, read_documents_or_fail
+from karpplan.consolidate.state import ClusterState
+from karpplan.engines.result import Solution, SolvedNode
+from karpplan.errors import InputError
+from karpplan.model import labels as L
+from karpplan.model.nodes import ExistingNode
+from karpplan.plan import SteadyState
+from karpplan.planner import SteadyStateRequest
+
+STDIN = "not computed: the input came from stdin, and the NodePools' disruption settings are read from files"
+NO_PATHS = "not computed: no input files to read the NodePools' disruption settings from"
+OUT_OF_TIME = ("not computed: consolidation did not finish in its share of the time limit ({seconds:.1f}s, "
+               "{actions} commands simulated); raise --time-limit")
+UNREADABLE = "not computed: the input could not be read again ({problem})"
+
+
+def _launched_node(solved: SolvedNode) -> SimNode:
+    """A node the plan launches, as the cluster would have it: the NodePool's labels, the plan's name."""
+    option = solved.option
+    assert option is not None
+    labels = dict(option.labels)
+    labels[L.HOSTNAME] = solved.name
+    labels.setdefault(L.INSTANCE_TYPE, option.instance_type.name)
+    node = ExistingNode(solved.name, labels, option.taints, allocatable=option.allocatable, capacity=option.capacity,
+                        hourly_price=option.price, capacity_type=option.capacity_type)
+    return SimNode(node, {}, option.price)
+
+
+def launched(snapshot: Snapshot, solution: Solution) -> tuple[Snapshot, set[str]]:
+    """The snapshot once the plan is carried out (its pods bound where it placed them, its new nodes up, its
+    unplaced pods pending), and the names of the nodes it launched."""
+    nodes = list(snapshot.nodes)
+    pods_on = {name: list(pods) for name, pods in snapshot.pods_on.items()}
+    new = {s.name for s in solution.new_nodes}
+    for solved in solution.nodes:
+        if solved.name in new:
+            nodes.append(_launched_node(solved))
+            pods_on[solved.name] = []
+        elif solved.name not in pods_on:  # an eksctl node group's or a static NodePool's node: not a candidate
+            assert solved.existing is not None
+            node = solved.existing.node
+            nodes.append(SimNode(node, {}, node.hourly_price))
+            pods_on[solved.name] = list(solved.existing.bound)
+        pods_on[solved.name].extend(replace(pod, node_name=solved.name) for _, pod in solved.pods)
+    pending = [pod for _, pod in solution.unplaced]
+    return replace(snapshot, nodes=nodes, pods_on=pods_on, pending=pending), new
+
+
+def figures(result: Consolidated, request: SteadyStateRequest, new: set[str]) -> SteadyState:
+    """The steady state's cost, nodes and commands, with what the figure includes beyond the plan's nodes."""
+    savings = sum(a.savings for a in result.actions)
+    left = sum(1 for n in result.state.nodes if n.name in new or n.replacement)
+    nodes = request.launch_nodes - len(new) + left
+    notes = []
+    existing = [n for a in result.actions for n in a.nodes if n.name not in new and not n.replacement]
+    if existing:
+        names = ", ".join(n.name for n in existing[:3]) + (f" and {len(existing) - 3} more" if len(existing) > 3 else "")
+        notes.append(f"includes ${sum(n.cost for n in existing):.4f}/h of existing nodes consolidation removes "
+                     f"({names}), which the plans keep")
+    evicted = [p.key for a in result.actions for p in a.evicted]
+    if evicted:
+        notes.append(f"consolidation evicts {len(evicted)} bare pod(s) for good ({', '.join(evicted[:3])}"
+                     + (", ..." if len(evicted) > 3 else "") + "): nothing recreates them")
+    return SteadyState(request.launch_cost - savings, nodes, len(result.actions), "; ".join(notes) or None,
+                       existing_removed=sum(n.cost for n in existing))
+
+
+def steady_state_of(request: SteadyStateRequest) -> SteadyState:
+    """Karpenter's plan consolidated to its steady state, or why that was not computed (never a guess)."""
+    if not request.paths:
+        return SteadyState(None, note=NO_PATHS)
+    if "-" in request.paths:
+        return SteadyState(None, note=STDIN)
+    try:
+        documents = read_documents_or_fail(request.paths, request.max_file_size)
+    except InputError as exc:
+        return SteadyState(None, note=UNREADABLE.format(problem=str(exc).splitlines()[0] if str(exc) else "?"))
+    snapshot = make_snapshot(request.inventory, documents, request.catalog)
+    after_launch, new = launched(snapshot, request.solution)
+    result = steady_state(ClusterState.of(after_launch, request.catalog), time_limit=request.time_limit)
+    if not result.complete:
+        return SteadyState(None, actions=len(result.actions),
+                           note=OUT_OF_TIME.format(seconds=request.time_limit, actions=len(result.actions)))
+    return figures(result, request, new)
