@@ -31,7 +31,7 @@ RULE_READS: dict[str, tuple[re.Pattern[str], dict[str, str]]] = {
     "max_skew": (re.compile(r"\.max_skew\b"), {
         "scheduling/topology.py": "SpreadRule exposes its constraint's maxSkew (the `Skew` the cores read)",
         "render/inventory_view.py": "shows the manifest's maxSkew",
-        "explain/fixes.py": "a fix rewrites the manifest's maxSkew (+1)",
+        "explain/fix_candidates.py": "a fix rewrites the manifest's maxSkew (+1)",
         "lint/rules/capacity.py": "quotes the manifest's maxSkew in a finding; the counting asks spread_counts",
     }),
     "min_domains": (re.compile(r"\.min_domains\b"), {
@@ -43,7 +43,7 @@ RULE_READS: dict[str, tuple[re.Pattern[str], dict[str, str]]] = {
     "pool limits": (re.compile(r"\.(limits|node_limit)\b"), {
         "scheduling/static_pools.py": "static pools: limits.nodes caps the replicas Karpenter keeps, not headroom",
         "render/inventory_view.py": "shows the pool's limits",
-        "explain/fixes.py": "a fix rewrites the pool's spec.limits",
+        "explain/fix_candidates.py": "a fix rewrites the pool's spec.limits",
         "explain/wording.py": "PoolFields.limits is a field path in wording, not the pool's limits",
         "explain/enrich.py": "PoolFields.limits is a field path in wording, not the pool's limits",
         "explain/related.py": "the words 'spec.limits' in advice",

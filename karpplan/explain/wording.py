@@ -85,54 +85,15 @@ def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karp
     where = where or _pool_name(pool, dialect)
     f = fields_of(pool, dialect)
     if r.kind == reason_kind.TAINT:
-        if source != "karpenter":
-            return _startup_taint(r, "some nodes") or (
-                f"some nodes carry the taint {_taint_text(r)} and the pod has no matching entry in "
-                "spec.tolerations; add one only if the pod may run there.")
-        startup = _startup_taint(r, f"the nodes of {where}" if pool else "the nodes")
-        if startup is not None:
-            return startup
-        effect = r.effect or "NoSchedule"
-        return (f"{where} taints its nodes with {_taint_text(r)} ({f.taints}) and the pod's spec.tolerations has no "
-                f"entry for it; add a toleration (key: {r.key}, operator: {'Equal' if r.value else 'Exists'}"
-                f"{', value: ' + r.value if r.value else ''}, effect: {effect}) if the pod belongs there, "
-                f"or leave it out if the taint is meant to keep it away.")
+        return _taint_plain(r, where, f, source, in_pool=pool is not None)
     if r.kind == reason_kind.UNKNOWN_LABEL:
-        capacity = known.node_group_capacity(r.key)
-        if capacity is not None:
-            return (f'the pod selects on "{r.key}", a label only nodes of {capacity} carry (node group / '
-                    f"profile capacity, not Karpenter's): no node {where} can launch ever has it, so this pool is "
-                    "not meant for the pod and Karpenter logging it is expected. The pod belongs on that node group: "
-                    "if it stays Pending, look at the node group (its size and max size, its scaling), not at the "
-                    "Karpenter pool.")
-        hint = (f' Karpenter suggests you meant "{r.suggestion}": check the spelling in nodeSelector / '
-                "nodeAffinity.") if r.suggestion else ""
-        renamed = (" (Karpenter v1 renamed karpenter.sh/provisioner-name to karpenter.sh/nodepool.)"
-                   if r.key == "karpenter.sh/provisioner-name" and f is NODEPOOL_FIELDS else "")
-        return (f'the pod selects on label "{r.key}" (spec.nodeSelector or spec.affinity.nodeAffinity), but {where} '
-                f"launches no node carrying that label: it is neither a well-known label nor in the pool's "
-                f"{f.labels} or {f.requirements}. If the pod belongs to such a pool, add the label there; otherwise "
-                f"the pool is simply not meant for the pod.{hint}{renamed}")
+        return _unknown_label_plain(r, where, f)
     if r.kind == reason_kind.REQUIREMENT_CONFLICT:
         return _conflict_plain(r, where, f, in_pool=pool is not None)
     if r.kind == reason_kind.NO_INSTANCE_TYPE:
         return no_type_plain(r, pool, f)
     if r.kind == reason_kind.LIMITS:
-        if source == "cluster-autoscaler":
-            if "group" not in r.text:
-                return (f"{r.text}: the cluster as a whole is at cluster-autoscaler's limit (--max-nodes-total, "
-                        "--cores-total or --memory-total); raise that flag or free capacity.")
-            return ("the node groups this pod would fit are already at their maximum size ('max node group size "
-                    "reached'): raise the max size of such a node group (the autoscaling group's MaxSize, the "
-                    "managed node group's maxSize, or the node pool's autoscaling maximum) so cluster-autoscaler "
-                    "may add a node.")
-        kind_name = "Provisioner" if f is PROVISIONER_FIELDS else "NodePool"
-        name = f'{kind_name} "{r.node_pool}"' if r.node_pool else where
-        if "node limits" in r.text:
-            return f"{name} has reached its limit on nodes ({f.limits}); raise it or free nodes."
-        return (f"{name} has reached its {f.limits} (cpu / memory): every instance type it could launch would exceed "
-                "what is left. Raise the limits, or let another pool take the pod. (Karpenter also says this when "
-                "the pool's node class is missing or not ready.)")
+        return _limits_plain(r, where, f, source)
     if r.kind == reason_kind.EXCLUDED_TYPES:
         return (f"{r.excluded} of {r.total} instance types were left out because they would breach the pool's "
                 f"{f.limits}; raise its cpu / memory limits if the larger types are wanted.")
@@ -144,18 +105,81 @@ def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karp
         return (f"the pool's minValues ({f.requirements}[].minValues) asks for more distinct values than the "
                 "instance types left after filtering offer; lower minValues or widen the requirements.")
     if r.kind == reason_kind.UNSUPPORTED:
-        if source == fargate.SOURCE:
-            return fargate_plain(r)
-        if r.cause == "restricted label":
-            return (f"Karpenter ignores the pod because it selects on {r.key}, a label in a domain Karpenter restricts "
-                    "(karpenter.sh/..., kubernetes.io/... other than the well-known labels): it never launches a node "
-                    "for such a pod. Select on a well-known label, or on a label of your own that the Provisioner sets "
-                    f"({f.labels} or {f.requirements}); Karpenter v0.15 also restricted karpenter.sh/provisioner-name, "
-                    "which v0.16 allows again.")
-        return f"this Karpenter version does not support it ({r.text}); upgrade Karpenter or drop the constraint."
+        return _unsupported_plain(r, f, source)
     if r.kind == reason_kind.NODE_FILTER:
         return _node_filter_plain(r, source)
     return r.text
+
+
+def _taint_plain(r: Reason, where: str, f: PoolFields, source: str, *, in_pool: bool) -> str:
+    """An untolerated taint: a pool's (Karpenter names the pool and its field), or some nodes' (the scheduler's
+    and cluster-autoscaler's logs do not say whose); a start-up taint reads as a node not ready yet."""
+    if source != "karpenter":
+        return _startup_taint(r, "some nodes") or (
+            f"some nodes carry the taint {_taint_text(r)} and the pod has no matching entry in "
+            "spec.tolerations; add one only if the pod may run there.")
+    startup = _startup_taint(r, f"the nodes of {where}" if in_pool else "the nodes")
+    if startup is not None:
+        return startup
+    effect = r.effect or "NoSchedule"
+    return (f"{where} taints its nodes with {_taint_text(r)} ({f.taints}) and the pod's spec.tolerations has no "
+            f"entry for it; add a toleration (key: {r.key}, operator: {'Equal' if r.value else 'Exists'}"
+            f"{', value: ' + r.value if r.value else ''}, effect: {effect}) if the pod belongs there, "
+            f"or leave it out if the taint is meant to keep it away.")
+
+
+def _unknown_label_plain(r: Reason, where: str, f: PoolFields) -> str:
+    """A label the pool never puts on its nodes: a node group's own label (the pod is not this pool's), else
+    a label the pool could add, with Karpenter's spelling hint and the v1 rename of provisioner-name."""
+    capacity = known.node_group_capacity(r.key)
+    if capacity is not None:
+        return (f'the pod selects on "{r.key}", a label only nodes of {capacity} carry (node group / '
+                f"profile capacity, not Karpenter's): no node {where} can launch ever has it, so this pool is "
+                "not meant for the pod and Karpenter logging it is expected. The pod belongs on that node group: "
+                "if it stays Pending, look at the node group (its size and max size, its scaling), not at the "
+                "Karpenter pool.")
+    hint = (f' Karpenter suggests you meant "{r.suggestion}": check the spelling in nodeSelector / '
+            "nodeAffinity.") if r.suggestion else ""
+    renamed = (" (Karpenter v1 renamed karpenter.sh/provisioner-name to karpenter.sh/nodepool.)"
+               if r.key == "karpenter.sh/provisioner-name" and f is NODEPOOL_FIELDS else "")
+    return (f'the pod selects on label "{r.key}" (spec.nodeSelector or spec.affinity.nodeAffinity), but {where} '
+            f"launches no node carrying that label: it is neither a well-known label nor in the pool's "
+            f"{f.labels} or {f.requirements}. If the pod belongs to such a pool, add the label there; otherwise "
+            f"the pool is simply not meant for the pod.{hint}{renamed}")
+
+
+def _limits_plain(r: Reason, where: str, f: PoolFields, source: str) -> str:
+    """Limits reached: cluster-autoscaler's (the whole cluster's flags, or node groups at their max size), or
+    a Karpenter pool's on nodes or on cpu / memory."""
+    if source == "cluster-autoscaler":
+        if "group" not in r.text:
+            return (f"{r.text}: the cluster as a whole is at cluster-autoscaler's limit (--max-nodes-total, "
+                    "--cores-total or --memory-total); raise that flag or free capacity.")
+        return ("the node groups this pod would fit are already at their maximum size ('max node group size "
+                "reached'): raise the max size of such a node group (the autoscaling group's MaxSize, the "
+                "managed node group's maxSize, or the node pool's autoscaling maximum) so cluster-autoscaler "
+                "may add a node.")
+    kind_name = "Provisioner" if f is PROVISIONER_FIELDS else "NodePool"
+    name = f'{kind_name} "{r.node_pool}"' if r.node_pool else where
+    if "node limits" in r.text:
+        return f"{name} has reached its limit on nodes ({f.limits}); raise it or free nodes."
+    return (f"{name} has reached its {f.limits} (cpu / memory): every instance type it could launch would exceed "
+            "what is left. Raise the limits, or let another pool take the pod. (Karpenter also says this when "
+            "the pool's node class is missing or not ready.)")
+
+
+def _unsupported_plain(r: Reason, f: PoolFields, source: str) -> str:
+    """What the scheduler cannot do for the pod: Fargate's refusals, Karpenter's restricted label domains, or a
+    feature this Karpenter version lacks."""
+    if source == fargate.SOURCE:
+        return fargate_plain(r)
+    if r.cause == "restricted label":
+        return (f"Karpenter ignores the pod because it selects on {r.key}, a label in a domain Karpenter restricts "
+                "(karpenter.sh/..., kubernetes.io/... other than the well-known labels): it never launches a node "
+                "for such a pod. Select on a well-known label, or on a label of your own that the Provisioner sets "
+                f"({f.labels} or {f.requirements}); Karpenter v0.15 also restricted karpenter.sh/provisioner-name, "
+                "which v0.16 allows again.")
+    return f"this Karpenter version does not support it ({r.text}); upgrade Karpenter or drop the constraint."
 
 
 def no_type_plain(r: Reason, pool: PoolReasons | None, f: PoolFields, advice: tuple[str, ...] = (),
