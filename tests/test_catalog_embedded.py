@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import statistics
-import time
 from pathlib import Path
 
 import pytest
@@ -272,12 +271,22 @@ def test_invalid_kubelet_is_an_input_error() -> None:
         instance_types_for(load_catalog("us-east-1"), KubeletConfig(eviction_hard={"memory.available": "lots"}))
 
 
-def test_loading_a_region_is_fast() -> None:
-    best = float("inf")
-    for _ in range(3):
-        embedded_module.embedded_data.cache_clear()
-        embedded_module._cached.cache_clear()
-        start = time.perf_counter()
-        load_catalog("us-east-1")
-        best = min(best, time.perf_counter() - start)
-    assert best < 0.3
+def test_a_region_is_built_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every command asks for the catalog several times (plan, lint, fixes, the Karpenter line): the data
+    file is decoded once and a region's catalog built once, so the later asks cost nothing. (How long the
+    first load takes is a benchmark figure, not a test: a loaded CI machine would make it flaky.)"""
+    embedded_module.embedded_data.cache_clear()
+    embedded_module._cached.cache_clear()
+    reads = 0
+    real = embedded_module._read_raw
+
+    def counted() -> object:
+        nonlocal reads
+        reads += 1
+        return real()
+
+    monkeypatch.setattr(embedded_module, "_read_raw", counted)
+    first = load_catalog("us-east-1")
+    assert load_catalog("us-east-1") is first
+    load_catalog("eu-west-1")
+    assert reads == 1
