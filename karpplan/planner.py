@@ -207,6 +207,13 @@ def solve(problem: Problem, options: PlanOptions, budget: TimeBudget | None = No
 
     best, state = solve_optimal(problem, greedy, budget=budget, seed=options.seed, workers=options.workers,
                                 progress=options.progress, fixed_cost=fixed_cost)
+    if greedy.not_simulated:  # the clock cut the simulation: what the optimiser left of its pods is not simulated
+        from karpplan.engines.karpenter_simulation import cut_note  # lazy: start-up, see the docstring
+
+        left = frozenset(p.key for _, p in best.unplaced) & greedy.not_simulated
+        placed = problem.pending_count - len(greedy.unplaced)
+        best = replace(best, not_simulated=left,
+                       notes=[*best.notes, cut_note(len(left), placed, problem.pending_count)] if left else best.notes)
     return best, state, greedy
 
 
@@ -327,7 +334,10 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     """The Plan of a solution (its summary's timings are the caller's to fill in)."""
     static_launch = _static_launches(problem)
     nodes, placed = _ec2_nodes(solution, static_launch)
+    from karpplan.plan_reasons import not_simulated_pods  # lazy: start-up, see the docstring
+
     unschedulable = _unschedulable(problem, solution, state, catalog)
+    not_simulated = not_simulated_pods(solution)  # the pods the clock cut left undecided, never unschedulable
     on_fargate = _on_fargate(fargate, catalog)
     nodes += on_fargate.nodes
     placed.update(on_fargate.placed)
@@ -340,6 +350,8 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     static_cost = sum(launch.price for launch in static_launch.values())
     summary = _summary(inventory, catalog, options, nodes, placed, len(unschedulable), solution, greedy,
                        (on_fargate.cost, static_cost), len(static_launch), fargate)
+    summary = replace(summary, not_simulated=len(not_simulated),
+                      karpenter_not_simulated=len(greedy.not_simulated) if summary.karpenter_cost is not None else 0)
     warnings = [*notes, *on_fargate.warnings]
     unrequested = unrequested_warning(inventory.pending, options.default_requests)
     if unrequested is not None:
@@ -353,7 +365,8 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     warnings.extend(str(notice) for notice in (*inventory.notices, *inventory.scale_notes))
     ignored = tuple(IgnoredDocument(d.kind, d.name, d.origin, d.why)
                     for d in inventory.skipped)
-    return Plan(summary, tuple(nodes), tuple(plan_pods), tuple(unschedulable), tuple(warnings), ignored)
+    return Plan(summary, tuple(nodes), tuple(plan_pods), tuple(unschedulable), tuple(warnings), ignored,
+                not_simulated)
 
 
 def _ec2_nodes(solution: Solution, static_launch: Mapping[str, LaunchOption]
@@ -401,10 +414,13 @@ def _unschedulable(problem: Problem, solution: Solution, state: PlacementState, 
     (its volumes' and the cluster's zones too)."""
     from karpplan.plan_reasons import reasons_for  # lazy: start-up, see the docstring
 
+    not_simulated = solution.not_simulated
     # A group's pods share their template, hence their reasons: work them out once per group and workload.
     reasons_of: dict[tuple[int, str], tuple[str, ...]] = {}
     unschedulable: list[UnschedulablePod] = []
     for group, pod in solution.unplaced:
+        if pod.key in not_simulated:  # the clock cut: not simulated (`not_simulated_pods`), not unschedulable
+            continue
         key = (group.index, pod.workload)
         if key not in reasons_of:
             outside = outside_zones_reason(pod.template, catalog)

@@ -28,6 +28,9 @@ def _pods_line(summary: Summary, pods: Sequence[PlanPod]) -> Text:
     text.append(f"{summary.scheduled} scheduled", style="green")
     text.append(", ")
     text.append(f"{summary.unschedulable} unschedulable", style="bold red" if summary.unschedulable else "")
+    if summary.not_simulated:  # the time limit cut the plan: these are undecided, not unschedulable
+        text.append(", ")
+        text.append(f"{summary.not_simulated} not simulated (the time limit ran out)", style="bold yellow")
     extra = []
     if summary.gated:
         gated = abbreviate_counts(workload_counts(
