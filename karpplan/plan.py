@@ -236,6 +236,7 @@ class Summary:
     # Pending pods the time limit left undecided (`Plan.not_simulated`), this plan's and Karpenter's.
     not_simulated: int = 0
     karpenter_not_simulated: int = 0
+    time_limit_auto: bool = False  # `--time-limit auto` chose `time_limit` from the input's size
 
     @property
     def gap(self) -> float | None:
@@ -270,6 +271,7 @@ class Summary:
             "phases": [{"name": name, "seconds": round(seconds, 3)} for name, seconds in self.phases],
             "seed": self.seed,
             "timeLimit": self.time_limit,
+            "timeLimitAuto": self.time_limit_auto,
             "region": self.region,
             "catalog": self.catalog,
             "estimatedPrices": self.estimated_prices,

@@ -28,7 +28,7 @@ from karpplan.catalog import (
 from karpplan.catalog.overlays import apply_node_overlays
 from karpplan.catalog.types import Catalog
 from karpplan.catalog.zones import outside_zones_reason, with_cluster_zones, zones_warning
-from karpplan.engines.effort import TimeBudget
+from karpplan.engines.effort import TimeBudget, auto_time_limit
 from karpplan.engines.optimiser_progress import ProgressSink
 from karpplan.errors import InputError, Origin
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES
@@ -83,6 +83,7 @@ class PlanOptions:
     region: str | None = None  # None: a ClusterConfig's region, else the catalog's DEFAULT_REGION
     engine: Engine = ENGINES[0]
     time_limit: float = 10.0
+    time_limit_auto: bool = False  # `--time-limit auto`: `time_limit` is `fitted_time_limit`'s, from the input
     seed: int = 0
     workers: int = 0  # 0 = all cores
     max_file_size: int = DEFAULT_MAX_BYTES
@@ -113,6 +114,15 @@ def with_fargate_profiles(inventory: Inventory, profiles: Sequence[FargateProfil
         return inventory
     cli = ClusterConfig(name="cli", region=None, fargate_profiles=tuple(profiles))
     return replace(inventory, clusters=(*inventory.clusters, cli))
+
+
+def fitted_time_limit(options: PlanOptions, inventory: Inventory) -> PlanOptions:
+    """The options with an `auto` time limit fitted to the inventory's pending pods and pod groups
+    (`engines/effort.py auto_time_limit`); unchanged when the limit was given."""
+    if not options.time_limit_auto:
+        return options
+    pending = inventory.pending
+    return replace(options, time_limit=auto_time_limit(len(pending), len(group_pods(pending))))
 
 
 def read_catalog(options: PlanOptions, inventory: Inventory) -> Catalog:
@@ -272,7 +282,8 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions, budg
         plan = _assemble(inventory, prepared.catalog, options, problem, prepared.fargate, solution, state, greedy,
                          prepared.notes)
     summary = replace(plan.summary, solve_seconds=budget.elapsed(), phases=budget.phases(),
-                      time_limit=budget.limit if options.engine == "optimal" else None, preferences=outcome)
+                      time_limit=budget.limit, preferences=outcome,
+                      time_limit_auto=options.time_limit_auto)
     return replace(plan, summary=summary)
 
 

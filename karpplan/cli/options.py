@@ -90,3 +90,29 @@ def parse_profiles(flags: list[str] | None) -> tuple[FargateProfile, ...]:
         except ValueError as exc:
             raise typer.BadParameter(str(exc), param_hint="--fargate-profile") from exc
     return tuple(profiles)
+
+
+AUTO = "auto"
+
+
+def time_limit_option() -> Any:
+    """`--time-limit auto|SECONDS`: the plan's time limit; `auto` (the default) fits it to the input."""
+    return typer.Option(
+        "--time-limit", metavar="auto|SECONDS",
+        help="Time limit in seconds, or auto (default): 10 s up to about a thousand pending pods, more for "
+             "larger inputs (with the pods and pod groups, at most 300 s); the summary states the limit used.",
+    )
+
+
+def parse_time_limit(text: str) -> float | None:
+    """`--time-limit`: seconds (0 or more), or None for `auto`; a usage error otherwise."""
+    if text.strip().lower() == AUTO:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError as exc:
+        raise typer.BadParameter(f"{text!r} is not a number of seconds; use e.g. 30, or auto",
+                                 param_hint="--time-limit") from exc
+    if not seconds >= 0 or seconds == float("inf"):
+        raise typer.BadParameter("must be 0 or more seconds", param_hint="--time-limit")
+    return seconds

@@ -79,7 +79,7 @@ def _solver_line(summary: Summary) -> Text:
     text.append(f", status {summary.status}, {summary.solve_seconds:.2f}s")
     details = []
     if summary.time_limit is not None:
-        details.append(f"time limit {summary.time_limit:g}s")
+        details.append(("auto " if summary.time_limit_auto else "") + f"time limit {summary.time_limit:g}s")
     details.append(f"seed {summary.seed}")
     text.append(f" ({', '.join(details)})", style="dim")
     return text
