@@ -79,6 +79,12 @@ def auto_time_limit(pending_pods: int, pod_groups: int) -> float:
     return float(min(AUTO_TIME_LIMIT_MAX_SECONDS, max(AUTO_TIME_LIMIT_MIN_SECONDS, math.ceil(wanted))))
 
 
+# A cut blames the machine only when it ran the optimiser's work this many times slower than the model: a
+# wall guard that stops the search just before the work deadline is the limit running out, not a slow machine
+# (the guard sits about 14% beyond the work deadline, `WORK_HEADROOM_SHARE`, so any cut shows some slowdown).
+MACHINE_SLOWER_RATIO = 1.5
+
+
 @dataclass
 class WorkClock:
     """Modelled seconds spent so far (`now`), and the wall-clock guard (`wall_deadline`, a
@@ -94,6 +100,13 @@ class WorkClock:
     def charge(self, seconds: float) -> None:
         if seconds > 0:
             self.spent += seconds
+
+    def slowdown(self, wall_seconds: float, since: float = 0.0) -> float:
+        """Wall seconds per modelled second: `wall_seconds` against the modelled seconds charged since the
+        clock read `since` (infinite when none were). Above `MACHINE_SLOWER_RATIO` the machine really ran
+        the work slower than the reference; near 1 a cut is the limit's, not the machine's."""
+        modelled = self.spent - since
+        return wall_seconds / modelled if modelled > 0 else float("inf")
 
     def wall_left(self) -> float:
         """Wall seconds before the guard (infinite without one)."""
@@ -216,5 +229,5 @@ def post_search_seconds(pending_pods: int, soft_spread_rules: int) -> float:
     return POST_SEARCH_SECONDS + (POST_SEARCH_POD_SECONDS + SOFT_SPREAD_POD_SECONDS * soft_spread_rules) * pending_pods
 
 
-__all__ = ["UNLIMITED_PHASES", "TimeBudget", "WorkClock", "auto_time_limit", "available_cores", "column_seconds", "cp_sat_seconds", "model_build_seconds", "post_search_seconds",
+__all__ = ["MACHINE_SLOWER_RATIO", "UNLIMITED_PHASES", "TimeBudget", "WorkClock", "auto_time_limit", "available_cores", "column_seconds", "cp_sat_seconds", "model_build_seconds", "post_search_seconds",
            "pre_search_seconds", "pricing_seconds", "screen_seconds", "simplex_seconds", "table_seconds"]
