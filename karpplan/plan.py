@@ -237,6 +237,7 @@ class Summary:
     not_simulated: int = 0
     karpenter_not_simulated: int = 0
     time_limit_auto: bool = False  # `--time-limit auto` chose `time_limit` from the input's size
+    gap_cause: str | None = None  # a wide gap's likely cause, the plan or the bound (`gap_cause.py`)
 
     @property
     def gap(self) -> float | None:
@@ -265,6 +266,7 @@ class Summary:
             "lowerBound": None if self.lower_bound is None else round(self.lower_bound, 6),
             "gap": None if gap is None else round(gap, 6),
             "boundSource": self.bound_source,
+            "gapCause": self.gap_cause,
             "engine": self.engine,
             "status": self.status,
             "solveSeconds": round(self.solve_seconds, 3),

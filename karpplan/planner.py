@@ -361,13 +361,18 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     static_cost = sum(launch.price for launch in static_launch.values())
     summary = _summary(inventory, catalog, options, nodes, placed, len(unschedulable), solution, greedy,
                        (on_fargate.cost, static_cost), len(static_launch), fargate)
+    from karpplan.gap_cause import gap_cause  # lazy: start-up, see the docstring
+
     summary = replace(summary, not_simulated=len(not_simulated),
-                      karpenter_not_simulated=len(greedy.not_simulated) if summary.karpenter_cost is not None else 0)
+                      karpenter_not_simulated=len(greedy.not_simulated) if summary.karpenter_cost is not None else 0,
+                      gap_cause=gap_cause(problem, summary.status, summary.gap, summary.bound_source))
     warnings = [*notes, *on_fargate.warnings]
     unrequested = unrequested_warning(inventory.pending, options.default_requests)
     if unrequested is not None:
         warnings.append(unrequested)
     warnings.extend(solution.notes)
+    if summary.gap_cause:
+        warnings.append(summary.gap_cause)
     zones_note = zones_warning(catalog) if problem.groups else None
     if zones_note:
         warnings.append(zones_note)
