@@ -16,6 +16,7 @@ from karpplan.model.resources import PODS, Resources
 
 API_VERSION = "karpplan.io/v1alpha1"
 HOURS_PER_MONTH = 730
+EXIT_CUT = 3  # `plan`'s exit code when the time limit cut it before every pending pod was simulated
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,18 @@ class UnschedulablePod:
     def to_document(self) -> dict[str, Any]:
         return {"pod": self.pod, "workload": self.workload, "reasons": list(self.reasons),
                 "fixes": [dict(f) for f in self.fixes]}
+
+
+@dataclass(frozen=True)
+class NotSimulatedPod:
+    """A pending pod the time limit left undecided: never simulated, so neither placed nor unschedulable."""
+
+    pod: str
+    workload: str
+    reason: str
+
+    def to_document(self) -> dict[str, Any]:
+        return {"pod": self.pod, "workload": self.workload, "reason": self.reason}
 
 
 @dataclass(frozen=True)
@@ -255,6 +268,11 @@ class Summary:
     # Where spot prices come from ("estimated: 0.4 x on-demand", "file:<path>", "catalog:<name>").
     spot_prices: str = ""
     fargate_prices: str | None = None  # the Fargate rates and their source, when the plan runs Fargate pods
+    # Pending pods the time limit left undecided (`Plan.not_simulated`), this plan's and Karpenter's.
+    not_simulated: int = 0
+    karpenter_not_simulated: int = 0
+    time_limit_auto: bool = False  # `--time-limit auto` chose `time_limit` from the input's size
+    gap_cause: str | None = None  # a wide gap's likely cause, the plan or the bound (`gap_cause.py`)
 
     @property
     def gap(self) -> float | None:
@@ -283,6 +301,7 @@ class Summary:
             "pods": self.pods,
             "scheduled": self.scheduled,
             "unschedulable": self.unschedulable,
+            "notSimulated": self.not_simulated,
             "gated": self.gated,
             "bound": self.bound,
             "newNodes": self.new_nodes,
@@ -291,12 +310,14 @@ class Summary:
             "lowerBound": None if self.lower_bound is None else round(self.lower_bound, 6),
             "gap": None if gap is None else round(gap, 6),
             "boundSource": self.bound_source,
+            "gapCause": self.gap_cause,
             "engine": self.engine,
             "status": self.status,
             "solveSeconds": round(self.solve_seconds, 3),
             "phases": [{"name": name, "seconds": round(seconds, 3)} for name, seconds in self.phases],
             "seed": self.seed,
             "timeLimit": self.time_limit,
+            "timeLimitAuto": self.time_limit_auto,
             "region": self.region,
             "catalog": self.catalog,
             "estimatedPrices": self.estimated_prices,
@@ -309,6 +330,7 @@ class Summary:
                 "newNodes": self.karpenter_new_nodes,
                 "scheduled": self.karpenter_scheduled,
                 "batches": self.karpenter_batches,
+                "notSimulated": self.karpenter_not_simulated,
                 "likeForLike": self.like_for_like,
                 **self.karpenter_steady.to_document(),
             },
@@ -325,10 +347,15 @@ class Plan:
     unschedulable: tuple[UnschedulablePod, ...]
     warnings: tuple[str, ...] = field(default=())
     ignored: tuple[IgnoredDocument, ...] = field(default=())
+    # Pending pods the time limit left undecided (the Karpenter simulation was cut before it placed them).
+    not_simulated: tuple[NotSimulatedPod, ...] = field(default=())
 
     @property
     def exit_code(self) -> int:
-        """0 when every pending pod is placed, 1 when some are unschedulable (cli-contract.md)."""
+        """0 when every pending pod is placed, 1 when some are unschedulable (cli-contract.md), 3 when the time
+        limit cut the plan before every pod was simulated (`not_simulated`): a cut plan, whatever else."""
+        if self.not_simulated:
+            return EXIT_CUT
         return 1 if self.unschedulable else 0
 
     def to_document(self) -> dict[str, Any]:
@@ -341,4 +368,5 @@ class Plan:
             "unschedulable": [u.to_document() for u in self.unschedulable],
             "warnings": list(self.warnings),
             "ignored": [i.to_document() for i in self.ignored],
+            "notSimulated": [n.to_document() for n in self.not_simulated],
         }

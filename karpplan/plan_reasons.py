@@ -13,8 +13,11 @@ from collections.abc import Sequence
 from karpplan.constraints.pool_headroom import capacity_fits as fits_limits
 from karpplan.constraints.pool_limits import POOL_LIMITS
 from karpplan.constraints.registry import REGISTRY
+from karpplan.engines.karpenter_simulation import NOT_SIMULATED_REASON
+from karpplan.engines.result import Solution
 from karpplan.model.pods import Pod
 from karpplan.model.resources import LimitVector, Resources
+from karpplan.plan import NotSimulatedPod
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.filters import aggregate_message
 from karpplan.scheduling.nodeclaim import PlannedNode
@@ -69,6 +72,17 @@ def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementSt
     origin = group.template.origin
     reasons.append(f"{pod.workload} is defined at {origin}")
     return reasons
+
+
+def not_simulated_pods(solution: Solution) -> tuple[NotSimulatedPod, ...]:
+    """The pods the time limit left undecided: the Karpenter simulation was cut before it could place them
+    (and the optimiser, starting from it, did not place them either). Nothing is known against them, so
+    they carry no unschedulable reasons, only that the clock ran out."""
+    reason = (f"{NOT_SIMULATED_REASON} before the Karpenter simulation could place this pod"
+              + (" (nor did the optimiser, which starts from it)" if solution.engine == "optimal" else "")
+              + "; a longer --time-limit lets it finish")
+    return tuple(NotSimulatedPod(pod.key, pod.workload, reason)
+                 for _, pod in solution.unplaced if pod.key in solution.not_simulated)
 
 
 def _option_rejection(group: GroupInfo, options: Sequence[LaunchOption]) -> str | None:

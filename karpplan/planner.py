@@ -28,7 +28,7 @@ from karpplan.catalog import (
 from karpplan.catalog.overlays import apply_node_overlays
 from karpplan.catalog.types import Catalog
 from karpplan.catalog.zones import outside_zones_reason, with_cluster_zones, zones_warning
-from karpplan.engines.effort import TimeBudget
+from karpplan.engines.effort import TimeBudget, auto_time_limit
 from karpplan.engines.optimiser_progress import ProgressSink
 from karpplan.errors import InputError, Origin
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES
@@ -107,6 +107,7 @@ class PlanOptions:
     region: str | None = None  # None: a ClusterConfig's region, else the catalog's DEFAULT_REGION
     engine: Engine = ENGINES[0]
     time_limit: float = 10.0
+    time_limit_auto: bool = False  # `--time-limit auto`: `time_limit` is `fitted_time_limit`'s, from the input
     seed: int = 0
     workers: int = 0  # 0 = all cores
     max_file_size: int = DEFAULT_MAX_BYTES
@@ -140,6 +141,15 @@ def with_fargate_profiles(inventory: Inventory, profiles: Sequence[FargateProfil
         return inventory
     cli = ClusterConfig(name="cli", region=None, fargate_profiles=tuple(profiles))
     return replace(inventory, clusters=(*inventory.clusters, cli))
+
+
+def fitted_time_limit(options: PlanOptions, inventory: Inventory) -> PlanOptions:
+    """The options with an `auto` time limit fitted to the inventory's pending pods and pod groups
+    (`engines/effort.py auto_time_limit`); unchanged when the limit was given."""
+    if not options.time_limit_auto:
+        return options
+    pending = inventory.pending
+    return replace(options, time_limit=auto_time_limit(len(pending), len(group_pods(pending))))
 
 
 def read_catalog(options: PlanOptions, inventory: Inventory) -> Catalog:
@@ -234,6 +244,13 @@ def solve(problem: Problem, options: PlanOptions, budget: TimeBudget | None = No
 
     best, state = solve_optimal(problem, greedy, budget=budget, seed=options.seed, workers=options.workers,
                                 progress=options.progress, fixed_cost=fixed_cost)
+    if greedy.not_simulated:  # the clock cut the simulation: what the optimiser left of its pods is not simulated
+        from karpplan.engines.karpenter_simulation import cut_note  # lazy: start-up, see the docstring
+
+        left = frozenset(p.key for _, p in best.unplaced) & greedy.not_simulated
+        placed = problem.pending_count - len(greedy.unplaced)
+        best = replace(best, not_simulated=left,
+                       notes=[*best.notes, cut_note(len(left), placed, problem.pending_count)] if left else best.notes)
     return best, state, greedy
 
 
@@ -305,8 +322,8 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions, budg
                                              options.max_file_size, share,
                                              plan.summary.karpenter_cost, plan.summary.karpenter_new_nodes or 0))
     summary = replace(plan.summary, solve_seconds=budget.elapsed(), phases=budget.phases(),
-                      time_limit=budget.limit if options.engine == "optimal" else None, preferences=outcome,
-                      karpenter_steady=steady)
+                      time_limit=budget.limit, preferences=outcome,
+                      time_limit_auto=options.time_limit_auto, karpenter_steady=steady)
     return replace(plan, summary=summary)
 
 
@@ -368,7 +385,10 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     """The Plan of a solution (its summary's timings are the caller's to fill in)."""
     static_launch = _static_launches(problem)
     nodes, placed = _ec2_nodes(solution, static_launch)
+    from karpplan.plan_reasons import not_simulated_pods  # lazy: start-up, see the docstring
+
     unschedulable = _unschedulable(problem, solution, state, catalog)
+    not_simulated = not_simulated_pods(solution)  # the pods the clock cut left undecided, never unschedulable
     on_fargate = _on_fargate(fargate, catalog)
     nodes += on_fargate.nodes
     placed.update(on_fargate.placed)
@@ -381,11 +401,18 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     static_cost = sum(launch.price for launch in static_launch.values())
     summary = _summary(inventory, catalog, options, nodes, placed, len(unschedulable), solution, greedy,
                        (on_fargate.cost, static_cost), len(static_launch), fargate)
+    from karpplan.gap_cause import gap_cause  # lazy: start-up, see the docstring
+
+    summary = replace(summary, not_simulated=len(not_simulated),
+                      karpenter_not_simulated=len(greedy.not_simulated) if summary.karpenter_cost is not None else 0,
+                      gap_cause=gap_cause(problem, summary.status, summary.gap, summary.bound_source))
     warnings = [*notes, *on_fargate.warnings]
     unrequested = unrequested_warning(inventory.pending, options.default_requests)
     if unrequested is not None:
         warnings.append(unrequested)
     warnings.extend(solution.notes)
+    if summary.gap_cause:
+        warnings.append(summary.gap_cause)
     zones_note = zones_warning(catalog) if problem.groups else None
     if zones_note:
         warnings.append(zones_note)
@@ -394,7 +421,8 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     warnings.extend(str(notice) for notice in (*inventory.notices, *inventory.scale_notes))
     ignored = tuple(IgnoredDocument(d.kind, d.name, d.origin, d.why)
                     for d in inventory.skipped)
-    return Plan(summary, tuple(nodes), tuple(plan_pods), tuple(unschedulable), tuple(warnings), ignored)
+    return Plan(summary, tuple(nodes), tuple(plan_pods), tuple(unschedulable), tuple(warnings), ignored,
+                not_simulated)
 
 
 def _ec2_nodes(solution: Solution, static_launch: Mapping[str, LaunchOption]
@@ -442,10 +470,13 @@ def _unschedulable(problem: Problem, solution: Solution, state: PlacementState, 
     (its volumes' and the cluster's zones too)."""
     from karpplan.plan_reasons import reasons_for  # lazy: start-up, see the docstring
 
+    not_simulated = solution.not_simulated
     # A group's pods share their template, hence their reasons: work them out once per group and workload.
     reasons_of: dict[tuple[int, str], tuple[str, ...]] = {}
     unschedulable: list[UnschedulablePod] = []
     for group, pod in solution.unplaced:
+        if pod.key in not_simulated:  # the clock cut: not simulated (`not_simulated_pods`), not unschedulable
+            continue
         key = (group.index, pod.workload)
         if key not in reasons_of:
             outside = outside_zones_reason(pod.template, catalog)

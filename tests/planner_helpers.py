@@ -131,6 +131,6 @@ def plan_json(path: Path, *args: str, time_limit: str = "5") -> dict[str, Any]:
         [sys.executable, "-m", "karpplan.cli.main", "plan", str(path), "-o", "json", "--time-limit", time_limit, *args],
         capture_output=True, text=True, timeout=120, env={**os.environ, "NO_COLOR": "1"},
     )
-    assert result.returncode in (0, 1), result.stderr
+    assert result.returncode in (0, 1, 3), result.stderr  # 3: the time limit cut the plan
     document: dict[str, Any] = json.loads(result.stdout)
     return document

@@ -38,6 +38,7 @@ RULE_READS: dict[str, tuple[re.Pattern[str], dict[str, str]]] = {
         "model/pods.py": "TopologySpreadConstraint.effective_min_domains: 1 when the manifest has none",
         "scheduling/topology.py": "SpreadRule exposes minDomains in effect (the `Skew` the cores read)",
         "render/inventory_view.py": "shows the manifest's minDomains",
+        "gap_cause.py": "whether the manifest sets minDomains, to name it as a rule the bounds count weakly; counts nothing",
         "lint/rules/capacity.py": "whether the manifest sets minDomains, and its value quoted; the counting asks spread_counts",
     }),
     "pool limits": (re.compile(r"\.(limits|node_limit)\b"), {

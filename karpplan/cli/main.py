@@ -23,12 +23,15 @@ from karpplan.catalog.zones import parse_zones
 from karpplan.cli import catalog, consolidate, diff, explain, lint
 from karpplan.cli.inventory_command import run_inventory
 from karpplan.cli.options import (
+    AUTO,
     fargate_profile_option,
     hpa_option,
     parse_profiles,
     parse_size,
+    parse_time_limit,
     replicas_option,
     scale_option,
+    time_limit_option,
     zones_option,
 )
 from karpplan.cli.plan import run_plan
@@ -151,10 +154,6 @@ EngineOption = Annotated[
     Engine, typer.Option("--engine", help="optimal (CP-SAT) or karpenter (greedy simulation).")
 ]
 
-TimeLimitOption = Annotated[
-    float, typer.Option("--time-limit", min=0.0, metavar="SECONDS", help="Solver time limit in seconds.")
-]
-
 WorkersOption = Annotated[
     int,
     typer.Option("--workers", min=0, metavar="N",
@@ -206,7 +205,7 @@ def plan(
     catalog: CatalogOption = None,
     region: RegionOption = None,
     engine: EngineOption = "optimal",
-    time_limit: TimeLimitOption = 10.0,
+    time_limit: Annotated[str, time_limit_option()] = AUTO,
     seed: Annotated[int, typer.Option("--seed", metavar="N", help="Solver random seed.")] = 0,
     workers: WorkersOption = 0,
     output: PlanOutputOption = PlanFormat.table,
@@ -227,12 +226,15 @@ def plan(
     terminal = terminal_of(ctx)
     terminal = replace(terminal, verbose=terminal.verbose + verbose)
     profiles = parse_profiles(fargate_profile)
+    limit = parse_time_limit(time_limit)
     options = PlanOptions(
         paths=tuple(paths),
         catalog=str(catalog) if catalog is not None else None,
         region=region,
         engine=engine,
-        time_limit=time_limit,
+        # auto: PlanOptions' default until the input is read (`cli/plan.py` then fits it to the input)
+        time_limit=PlanOptions.time_limit if limit is None else limit,
+        time_limit_auto=limit is None,
         seed=seed,
         workers=workers,
         max_file_size=parse_size(max_file_size),

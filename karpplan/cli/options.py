@@ -90,3 +90,33 @@ def parse_profiles(flags: list[str] | None) -> tuple[FargateProfile, ...]:
         except ValueError as exc:
             raise typer.BadParameter(str(exc), param_hint="--fargate-profile") from exc
     return tuple(profiles)
+
+
+AUTO = "auto"
+
+
+def time_limit_option() -> Any:
+    """`--time-limit auto|SECONDS`: the plan's time limit; `auto` (the default) fits it to the input."""
+    return typer.Option(
+        "--time-limit", metavar="auto|SECONDS", callback=_checked_time_limit,
+        help="Time limit in seconds, or auto (default): 10 s up to about a thousand pending pods, more for "
+             "larger inputs (with the pods and pod groups, at most 300 s); the summary states the limit used.",
+    )
+
+
+def _checked_time_limit(text: str) -> str:
+    parse_time_limit(text)  # a usage error, named after the option, while the command line is parsed
+    return text
+
+
+def parse_time_limit(text: str) -> float | None:
+    """`--time-limit`: seconds (0 or more), or None for `auto`; a usage error otherwise."""
+    if text.strip().lower() == AUTO:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError as exc:
+        raise typer.BadParameter(f"expects a number of seconds or auto, not {text!r}") from exc
+    if not seconds >= 0 or seconds == float("inf"):
+        raise typer.BadParameter(f"must be 0 or more seconds, or auto, not {text!r}")
+    return seconds

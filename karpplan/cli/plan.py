@@ -15,7 +15,7 @@ from karpplan.cli.terminal import Terminal
 from karpplan.costs import plan_costs
 from karpplan.engines.effort import TimeBudget
 from karpplan.plan_volumes import with_volume_fixes
-from karpplan.planner import PlanOptions, make_plan, read_catalog, read_inventory
+from karpplan.planner import PlanOptions, fitted_time_limit, make_plan, read_catalog, read_inventory
 from karpplan.render.documents import plan_document, render_document
 from karpplan.render.inventory_view import skipped_lines, skipped_note
 from karpplan.render.plan_table import render_table
@@ -55,6 +55,8 @@ def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
     budget = TimeBudget(options.time_limit)
     with budget.phase("parse"):
         inventory = read_inventory(options)
+    options = fitted_time_limit(options, inventory)  # `--time-limit auto`: fitted to the input's size
+    budget.limit = options.time_limit
     if terminal.verbose:
         terminal.say(
             f"read {len(inventory.pods)} pods, {len(inventory.nodepools)} node pools, "

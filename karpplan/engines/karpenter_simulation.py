@@ -56,6 +56,9 @@ class KarpenterSimulation:
         self._verdicts: dict[int, list[tuple[PoolVerdict, bool, IndexArray]]] = {}
         self._limit_masks: dict[str, tuple[Resources, BoolArray]] = {}
         self.cut_short = False  # the deadline stopped the run before every pod was tried
+        # When cut: the pods left that some node could still take (`undecided`), which Karpenter would have
+        # gone on trying; they are not simulated, never unschedulable.
+        self.undecided: frozenset[str] = frozenset()
         self._placed = 0
         self._start_batch()
 
@@ -279,7 +282,14 @@ class KarpenterSimulation:
             if self._watch.needed(self.state):
                 self.state = relaunch(self.problem, self.state, self.launched)
             self._start_batch()
+        if self.cut_short:
+            self.undecided = frozenset(pod.key for group_info, pod in pending if self._could_go_somewhere(group_info))
         return pending
+
+    def _could_go_somewhere(self, group_info: GroupInfo) -> bool:
+        """Could some node take a pod of the group, before any other pod is counted? A pod no existing node
+        and no NodePool can take is unschedulable however long the simulation runs."""
+        return bool(group_info.existing_ok) or bool(self._verdicts_for(group_info))
 
     def _batch(self, pods: list[tuple[GroupInfo, Pod]], deadline: float | None) -> list[tuple[GroupInfo, Pod]]:
         """One provisioning batch (`Scheduler.Solve`): the pods it could not place, in queue order."""
@@ -346,10 +356,20 @@ class KarpenterSimulation:
         if over:
             notes.append("Karpenter checks limits.nodes only against nodes that existed when a provisioning batch "
                          "started; this plan launches past it, as Karpenter would")
-        if self.cut_short:
-            notes.append(f"the Karpenter simulation reached the time limit with {len(unplaced)} pod(s) not "
-                         "placed yet; they are reported unschedulable, and a longer --time-limit lets it finish")
-        return Solution("karpenter", nodes, unplaced, "heuristic", None, seconds, notes, over, batches=self.batches)
+        if self.undecided:
+            notes.append(cut_note(len(self.undecided), self._placed, self.problem.pending_count))
+        return Solution("karpenter", nodes, unplaced, "heuristic", None, seconds, notes, over, batches=self.batches,
+                        not_simulated=self.undecided)
+
+
+NOT_SIMULATED_REASON = "not simulated: the time limit ran out"
+
+
+def cut_note(left: int, placed: int, total: int) -> str:
+    """The plan's warning when the time limit cut the Karpenter simulation."""
+    return (f"{NOT_SIMULATED_REASON} after the Karpenter simulation had placed {placed:,} of {total:,} pending "
+            f"pods: {left:,} pod(s) were never simulated, so they are listed as not simulated, not as "
+            "unschedulable; a longer --time-limit lets it finish")
 
 
 def solve_karpenter(problem: Problem, time_limit: float | None = None,

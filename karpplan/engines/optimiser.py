@@ -22,6 +22,7 @@ from karpplan.engines.cpsat.decoder import ModelValues
 from karpplan.engines.cpsat.exact import MAX_EXACT_ENTRIES, MAX_EXACT_PODS, MAX_REPAIR_ENTRIES, SlotModel
 from karpplan.engines.cpsat.optimal import MAX_MODEL_VARIABLES, Decoder, OptimalModel
 from karpplan.engines.effort import (
+    MACHINE_SLOWER_RATIO,
     TimeBudget,
     WorkClock,
     available_cores,
@@ -52,6 +53,9 @@ SEARCH_MARGIN_SHARE = 0.03  # of the time limit, left at its end for the plan's 
 CLOCK_CUT_WARNING = ("the time limit ran out before the search finished (this machine is slower than the one "
                      "karpplan's timings assume), so it stopped early and a re-run may give a different plan; a "
                      "longer --time-limit gives the same plan every time")
+# When the optimiser's work ran about as fast as modelled (`effort.MACHINE_SLOWER_RATIO`), a cut is not the machine's.
+LIMIT_CUT_WARNING = ("the time limit ran out just before the search's own budget did, so it stopped a little early "
+                     "and a re-run may give a different plan; a longer --time-limit gives the same plan every time")
 # When what ran before the optimiser took this share of the limit, a cut is the limit's fault, not the machine's.
 SHORT_LIMIT_SHARE = 0.5
 TIME_LIMIT_SHORT_WARNING = "the time limit is short for this many pods"
@@ -153,6 +157,7 @@ class _OptimiserRun:
         self.notes: list[str] = []
         self.status = "unknown"
         self.values: ModelValues | None = None
+        self.spent_at_start = 0.0  # the work clock when the optimiser's own phases began
         self.decoded_bound: float | None = None
         self.exact_status: str | None = None
         self.exact_plan: Solution | None = None
@@ -178,6 +183,7 @@ class _OptimiserRun:
         if self.ran_before:
             clock.charge(min(pre_search_seconds(problem.pending_count),
                              max(self.deadline - MIN_OPTIMISER_SECONDS, 0.0)))
+        self.spent_at_start = clock.now()  # the optimiser's own work is charged from here (`_cut_note`)
         hint = within_limits(problem, greedy, budget)
         self.repacker = Repacker(problem, clock)
         with budget.phase("repack"):
@@ -371,7 +377,8 @@ class _OptimiserRun:
         bound_source = max(self.sourced, key=lambda s: s[0])[1] if self.sourced else None
         lower = min(max(bounds), best.cost) if bounds else None
         if self.clock.cut:
-            notes.append(_cut_note(self.before, self.time_limit))
+            notes.append(_cut_note(self.before, self.time_limit,
+                                   self.clock.slowdown(time.monotonic() - self.start, self.spent_at_start)))
         if self.values is None and self.exact_plan is None:
             if self.whole or self.exact_status is not None:
                 notes.append("the optimiser found no complete plan of its own in the time limit; the plan shown is "
@@ -392,7 +399,7 @@ class _OptimiserRun:
         return solution, state
 
 
-def _cut_note(before: float, time_limit: float) -> str:
+def _cut_note(before: float, time_limit: float, slowdown: float | None = None) -> str:
     """Why the wall clock cut the search: a machine slower than the work clock's model, or (when what ran
     before the optimiser, building the problem and the Karpenter simulation, took most of the limit) a limit
     too short for the problem, with a limit that would let it finish."""
@@ -402,6 +409,8 @@ def _cut_note(before: float, time_limit: float) -> str:
                 f"of the {time_limit:g} s limit, so the optimiser stopped early (its first pass runs however late it "
                 f"is, so planning may take longer than the limit); --time-limit {enough} or more lets it finish and "
                 "gives the same plan on every run")
+    if slowdown is not None and slowdown < MACHINE_SLOWER_RATIO:
+        return LIMIT_CUT_WARNING  # the work clock shows no slow machine: the limit simply ran out
     return CLOCK_CUT_WARNING
 
 
@@ -486,4 +495,4 @@ def _slot_plan(model: SlotModel, budget: TimeBudget, until: float, share: float,
     return status, plan, bound
 
 
-__all__ = ["CLOCK_CUT_WARNING", "TIME_LIMIT_SHORT_WARNING", "MIN_OPTIMISER_SECONDS", "SEARCH_MARGIN_SHARE", "WORK_HEADROOM_SHARE", "solve_optimal"]
+__all__ = ["CLOCK_CUT_WARNING", "LIMIT_CUT_WARNING", "TIME_LIMIT_SHORT_WARNING", "MIN_OPTIMISER_SECONDS", "SEARCH_MARGIN_SHARE", "WORK_HEADROOM_SHARE", "solve_optimal"]

@@ -41,6 +41,9 @@ class Solution:
     bound_source: str | None = None
     # Provisioning batches the Karpenter simulation needed (None: another engine's plan).
     batches: int | None = None
+    # Keys of the unplaced pods the time limit left undecided (the Karpenter simulation was cut before it
+    # could place them): not simulated, never unschedulable.
+    not_simulated: frozenset[str] = frozenset()
 
     @property
     def cost(self) -> float:

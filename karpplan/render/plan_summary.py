@@ -28,6 +28,9 @@ def _pods_line(summary: Summary, pods: Sequence[PlanPod]) -> Text:
     text.append(f"{summary.scheduled} scheduled", style="green")
     text.append(", ")
     text.append(f"{summary.unschedulable} unschedulable", style="bold red" if summary.unschedulable else "")
+    if summary.not_simulated:  # the time limit cut the plan: these are undecided, not unschedulable
+        text.append(", ")
+        text.append(f"{summary.not_simulated} not simulated (the time limit ran out)", style="bold yellow")
     extra = []
     if summary.gated:
         gated = abbreviate_counts(workload_counts(
@@ -76,7 +79,7 @@ def _solver_line(summary: Summary) -> Text:
     text.append(f", status {summary.status}, {summary.solve_seconds:.2f}s")
     details = []
     if summary.time_limit is not None:
-        details.append(f"time limit {summary.time_limit:g}s")
+        details.append(("auto " if summary.time_limit_auto else "") + f"time limit {summary.time_limit:g}s")
     details.append(f"seed {summary.seed}")
     text.append(f" ({', '.join(details)})", style="dim")
     return text

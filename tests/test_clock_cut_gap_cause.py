@@ -1,0 +1,66 @@
+"""A wide gap says plainly whether the plan or the bound is the likely cause, and never blames the machine
+(issue 29: a 2-pod hostname anti-affinity plan ended "gap 50%" with a warning that the machine was slow)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from karpplan.catalog import load_catalog
+from karpplan.gap_cause import gap_cause
+from karpplan.model.build import load_inventory
+from karpplan.planner import prepare
+from karpplan.scheduling.problem import Problem
+
+from planner_helpers import FAKE_CATALOG, POOL, deployment
+
+HOST_ANTI = """\
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - labelSelector: {matchLabels: {app: db}}
+            topologyKey: kubernetes.io/hostname
+"""
+MIN_DOMAINS = """\
+      topologySpreadConstraints:
+      - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, minDomains: 3,
+         labelSelector: {matchLabels: {app: db}}}
+"""
+
+
+def _problem(tmp_path: Path, manifests: str) -> Problem:
+    path = tmp_path / "manifests.yaml"
+    path.write_text(textwrap.dedent(manifests))
+    catalog = tmp_path / "catalog.yaml"
+    catalog.write_text(textwrap.dedent(FAKE_CATALOG))
+    return prepare(load_inventory([str(path)]), load_catalog(None, str(catalog))).problem
+
+
+def test_hostname_anti_affinity_blames_the_bound(tmp_path: Path) -> None:
+    problem = _problem(tmp_path, POOL + deployment("db", 2, extra=HOST_ANTI))
+    cause = gap_cause(problem, "feasible", 0.5, "configuration-lp")
+    assert cause is not None
+    assert cause.startswith("gap 50.0%: the bound is weak for hostname anti-affinity")
+    assert "the plan may be optimal" in cause and "machine" not in cause
+
+
+def test_min_domains_blames_the_bound(tmp_path: Path) -> None:
+    problem = _problem(tmp_path, POOL + deployment("db", 3, extra=MIN_DOMAINS))
+    cause = gap_cause(problem, "feasible", 0.5, "configuration-lp")
+    assert cause is not None and "weak for minDomains" in cause
+
+
+def test_plain_pods_under_the_configuration_lp_blame_the_plan(tmp_path: Path) -> None:
+    problem = _problem(tmp_path, POOL + deployment("web", 40, cpu="700m"))
+    cause = gap_cause(problem, "feasible", 0.12, "configuration-lp")
+    assert cause is not None and "the plan is the likely cause" in cause and "--time-limit" in cause
+    fluid = gap_cause(problem, "feasible", 0.12, "fluid-lp")
+    assert fluid is not None and "the bound is the likely cause" in fluid and "LP relaxation" in fluid
+    assert all("machine" not in text for text in (cause, fluid))
+
+
+def test_a_narrow_gap_or_a_proven_plan_needs_no_explaining(tmp_path: Path) -> None:
+    problem = _problem(tmp_path, POOL + deployment("db", 2, extra=HOST_ANTI))
+    assert gap_cause(problem, "feasible", 0.01, "configuration-lp") is None
+    assert gap_cause(problem, "optimal", 0.0, "cp-sat") is None
+    assert gap_cause(problem, "heuristic", None, None) is None
