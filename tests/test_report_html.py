@@ -129,6 +129,23 @@ def test_karpenter_plan_beside_this_one_with_the_saving() -> None:
     assert "no saving is quoted" in text and "saves" not in text
 
 
+def test_the_saving_is_quoted_against_karpenter_s_steady_state_when_it_was_computed() -> None:
+    """A cluster run by Karpenter consolidates: the page quotes the saving against where it settles."""
+    document = golden_plan()
+    summary = document["summary"]
+    summary["hourlyCost"], summary["engine"] = 0.1, "optimal"
+    summary["karpenter"] = {"hourlyCost": 0.15, "newNodes": 5, "scheduled": summary["scheduled"], "batches": 2,
+                            "likeForLike": True, "steadyStateHourlyCost": 0.12, "steadyStateNodes": 4}
+    root = parse(render_html(document))
+    compare = root.find_all("section", id="compare")[0].text()
+    assert "$0.1200/h on 4 nodes" in compare
+    assert "saves $0.0200/h (16.7%)" in compare and "steady state" in compare
+
+    summary["karpenter"].update(steadyStateHourlyCost=None, steadyStateNote="not computed: the input came from stdin")
+    compare = parse(render_html(document)).find_all("section", id="compare")[0].text()
+    assert "not computed: the input came from stdin" in compare and "saves $0.0500/h" in compare
+
+
 def test_a_karpenter_engine_plan_says_it_is_karpenter_s_own() -> None:
     document = golden_plan()
     document["summary"]["engine"] = "karpenter"

@@ -66,25 +66,19 @@ def register(app: typer.Typer) -> None:
 def _run(options: ConsolidateOptions, node: str | None, output: ConsolidateFormat, terminal: Terminal) -> int:
     """Simulate, render; the exit code of the report (or of the one node's explanation)."""
     # lazy: the consolidation package (the scheduler, OR-Tools) loads only when this command runs
-    from karpplan.consolidate.explain import explain_node
+    from karpplan.consolidate.explain import Explanation, explain_node
+    from karpplan.consolidate.report import Report
     from karpplan.consolidate.run import consolidate
     from karpplan.consolidate.table import render_explanation, render_report
     from karpplan.render.documents import render_document
 
-    if node is not None:
-        explanation = explain_node(options, node)
-        for line in explanation.warnings:
-            terminal.say(line)
-        if output is ConsolidateFormat.table:
-            render_explanation(explanation, terminal.stdout)
-        else:
-            terminal.stdout.file.write(render_document(explanation.to_document(), output.value))
-        return explanation.exit_code
-    report = consolidate(options)
-    for line in report.warnings:
+    result: Explanation | Report = explain_node(options, node) if node is not None else consolidate(options)
+    for line in result.warnings:
         terminal.say(line)
-    if output is ConsolidateFormat.table:
-        render_report(report, terminal.stdout)
+    if output is not ConsolidateFormat.table:
+        terminal.stdout.file.write(render_document(result.to_document(), output.value))
+    elif isinstance(result, Report):
+        render_report(result, terminal.stdout)
     else:
-        terminal.stdout.file.write(render_document(report.to_document(), output.value))
-    return report.exit_code
+        render_explanation(result, terminal.stdout)
+    return result.exit_code

@@ -94,7 +94,10 @@ def _panel(title: str, rows: list[tuple[str, str]], side: str) -> str:
 def _verdict(summary: Mapping[str, Any], karpenter: Mapping[str, Any]) -> str:
     """The saving over Karpenter's plan, or why none is quoted (the two place different numbers of pods)."""
     mine = number(summary.get("hourlyCost")) or 0.0
-    greedy = number(karpenter.get("hourlyCost")) or 0.0
+    steady = number(karpenter.get("steadyStateHourlyCost"))
+    # The honest baseline is what Karpenter's cluster settles at once it consolidates, when that was computed.
+    greedy = steady if steady is not None else number(karpenter.get("hourlyCost")) or 0.0
+    baseline = "Karpenter's steady state (after consolidation)" if steady is not None else "Karpenter's plan"
     engine = str(summary.get("engine") or "this plan")
     if karpenter.get("likeForLike") is False:
         theirs = number(karpenter.get("scheduled")) or 0
@@ -104,13 +107,13 @@ def _verdict(summary: Mapping[str, Any], karpenter: Mapping[str, Any]) -> str:
                 f"more than {esc(second)}, so no saving is quoted.</p>")
     difference = greedy - mine
     if round(difference, 6) == 0:
-        return '<p class="muted">Same cost as Karpenter\'s plan.</p>'
+        return f'<p class="muted">Same cost as {esc(baseline)}.</p>'
     share = f" ({percent(abs(difference) / greedy)})" if greedy > 0 else ""
     if difference > 0:
         return (f'<p class="ok"><strong>{esc(engine)} saves {esc(hourly(difference))}{esc(share)}, '
-                f"{esc(monthly(difference * HOURS_PER_MONTH))}</strong> against Karpenter's plan.</p>")
+                f"{esc(monthly(difference * HOURS_PER_MONTH))}</strong> against {esc(baseline)}.</p>")
     return (f'<p class="warn">{esc(engine)} costs {esc(hourly(-difference))}{esc(share)} more than '
-            "Karpenter's plan.</p>")
+            f"{esc(baseline)}.</p>")
 
 
 def compare_section(summary: Mapping[str, Any]) -> str:
@@ -134,8 +137,15 @@ def compare_section(summary: Mapping[str, Any]) -> str:
                if karpenter.get("scheduled") is not None else DASH)]
     if karpenter.get("batches"):
         theirs.append(("Provisioning batches", str(karpenter.get("batches"))))
+    steady = number(karpenter.get("steadyStateHourlyCost"))
+    if steady is not None:
+        theirs.append(("After consolidation", f"{hourly(steady)} on {karpenter.get('steadyStateNodes', DASH)} nodes"))
+    elif karpenter.get("steadyStateNote"):
+        theirs.append(("After consolidation", str(karpenter.get("steadyStateNote"))))
     costs = [(f"{engine} (this plan)", number(summary.get("hourlyCost")) or 0.0, "bar-opt"),
              ("Karpenter", greedy or 0.0, "bar-karp")]
+    if steady is not None:
+        costs.append(("Karpenter, consolidated", steady, "bar-karp"))
     chart = cost_bars(costs, "Cost per hour: this plan and Karpenter's") if any(c for _, c, _ in costs) else ""
     body = (f'<div class="compare">{_panel(title, mine, engine or "plan")}'
             f"{_panel('Karpenter (greedy provisioning, simulated)', theirs, 'karpenter')}</div>"
