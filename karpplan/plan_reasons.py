@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from karpplan.constraints.pool_headroom import capacity_fits as fits_limits
+from karpplan.constraints.pool_headroom import Headroom
 from karpplan.constraints.pool_limits import POOL_LIMITS
 from karpplan.constraints.registry import REGISTRY
 from karpplan.engines.karpenter_simulation import NOT_SIMULATED_REASON
 from karpplan.engines.result import Solution
 from karpplan.model.pods import Pod
-from karpplan.model.resources import LimitVector, Resources
 from karpplan.plan import NotSimulatedPod
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.filters import aggregate_message
@@ -52,19 +51,19 @@ def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementSt
         if statically_out is not None:
             reasons.append(prefix + statically_out)
             continue
-        remaining, nodes_left = problem.headroom[pool.name]
+        headroom = problem.headroom[pool.name]
         slot = state.new_slot(pool, list(verdict.options))
         options, why = state.evaluate(group, slot, relaxed)
         state.claims_created -= 1
         launched = [s for s in state.slots if s.new and s.pool is pool and s.members]
+        after = headroom.charged(_launched_capacity(headroom, launched), len(launched))
         if options is None:
             reasons.append(prefix + why)
-        elif nodes_left is not None and nodes_left - len(launched) <= 0:
-            reasons.append(prefix + POOL_LIMITS.reason("nodes_exhausted", pool=pool.name, allowed=nodes_left,
+        elif headroom.nodes is not None and after.nodes is not None and after.nodes <= 0:
+            reasons.append(prefix + POOL_LIMITS.reason("nodes_exhausted", pool=pool.name, allowed=headroom.nodes,
                                                        launched=len(launched)))
-        elif remaining is not None and not any(
-                fits_limits(o.capacity, _after(remaining, launched)) for o in options):
-            left = ", ".join(f"{k}={v}" for k, v in remaining.formatted().items())
+        elif headroom.resources is not None and not any(after.fits(o.capacity) for o in options):
+            left = ", ".join(f"{k}={v}" for k, v in headroom.resources.formatted().items())
             reasons.append(prefix + POOL_LIMITS.reason("exceeded", pool=pool.name, left=left))
         else:
             reasons.append(prefix + "a node could be launched for this pod alone, but not together with the "
@@ -97,10 +96,8 @@ def _option_rejection(group: GroupInfo, options: Sequence[LaunchOption]) -> str 
     return None
 
 
-def _after(remaining: Resources, launched: Sequence[PlannedNode]) -> Resources:
-    """Limits left once the plan's new nodes of the pool are charged (largest open option each)."""
-    left = dict(remaining.items())
-    for slot in launched:
-        for key in left:
-            left[key] -= max((o.capacity.get(key) for o in slot.options), default=0)
-    return LimitVector(left)
+def _launched_capacity(headroom: Headroom, launched: Sequence[PlannedNode]) -> dict[str, int]:
+    """What the plan's new nodes of the pool are charged with against its limits: each its largest open
+    option, per limited resource."""
+    return {key: sum(max((o.capacity.get(key) for o in slot.options), default=0) for slot in launched)
+            for key in (headroom.resources or {})}
