@@ -6,32 +6,24 @@ fails `--fail-on-increase`) with the cost change.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import Any
 
 from karpplan.diff.markdown import headline, render_markdown
 from karpplan.diff.model import PlanDiff
+from karpplan.render.github_actions import append_step_summary, workflow_command
 
 LEVELS = {"error": "error", "warning": "warning", "info": "notice"}
 
 
-def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def command(level: str, message: str, *, title: str, file: str = "", line: int = 0) -> str:
-    props = []
+    props: list[tuple[str, str | int]] = []
     if file:
-        props.append(f"file={escape_property(file)}")
+        props.append(("file", file))
         if line:
-            props.append(f"line={line}")
-    props.append(f"title={escape_property(title)}")
-    return f"::{level} {','.join(props)}::{escape_data(message)}"
+            props.append(("line", line))
+    props.append(("title", title))
+    return workflow_command(level, message, props)
 
 
 def _finding(f: Mapping[str, Any]) -> str:
@@ -61,9 +53,5 @@ def workflow_commands(diff: PlanDiff) -> list[str]:
 
 def render_github(diff: PlanDiff, environ: Mapping[str, str] | None = None) -> str:
     """Workflow commands on stdout; the Markdown comment appended to $GITHUB_STEP_SUMMARY when it is set."""
-    env = os.environ if environ is None else environ
-    summary_path = env.get("GITHUB_STEP_SUMMARY")
-    if summary_path:
-        with open(summary_path, "a", encoding="utf-8") as handle:
-            handle.write(render_markdown(diff))
+    append_step_summary(render_markdown(diff), environ)
     return "".join(line + "\n" for line in workflow_commands(diff))

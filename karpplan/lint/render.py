@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from xml.etree import ElementTree as ET
 
@@ -12,6 +11,7 @@ from rich.text import Text
 
 from karpplan.lint.core import Finding, Severity
 from karpplan.lint.report import LintReport
+from karpplan.render.github_actions import append_step_summary, workflow_command
 
 _INDENT = 4
 _STYLE = {Severity.error: "red", Severity.warning: "yellow", Severity.info: "blue"}
@@ -69,20 +69,11 @@ def skipped_lines(report: LintReport) -> list[str]:
 
 
 # ------------------------------------------------------------------------------------------ GitHub
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def _command(f: Finding) -> str:
     level = {Severity.error: "error", Severity.warning: "warning", Severity.info: "notice"}[f.severity]
-    props = (f"file={_escape_property(f.file)},line={f.line},col={f.column},"
-             f"title={_escape_property(f'{f.rule} ({f.code})')}")
     message = f"{f.object}: {f.message}" + (f" Fix: {f.fix}" if f.fix else "")
-    return f"::{level} {props}::{_escape_data(message)}"
+    return workflow_command(level, message, [("file", f.file), ("line", f.line), ("col", f.column),
+                                             ("title", f"{f.rule} ({f.code})")])
 
 
 def _cell(text: str) -> str:
@@ -114,11 +105,7 @@ def markdown_summary(report: LintReport) -> str:
 
 def render_github(report: LintReport, environ: Mapping[str, str] | None = None) -> str:
     """Workflow commands (one per finding); the Markdown summary is appended to $GITHUB_STEP_SUMMARY."""
-    env = os.environ if environ is None else environ
-    summary_path = env.get("GITHUB_STEP_SUMMARY")
-    if summary_path:
-        with open(summary_path, "a", encoding="utf-8") as handle:
-            handle.write(markdown_summary(report))
+    append_step_summary(markdown_summary(report), environ)
     return "".join(_command(f) + "\n" for f in report.findings)
 
 
