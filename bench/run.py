@@ -1,7 +1,7 @@
 """Run karpplan's scheduling benchmark and write `bench/results.md`.
 
     python bench/run.py [--quick] [--sizes 100,1000] [--catalogs synthetic,aws] [--engines karpenter,optimal]
-                        [--families diverse,generic,realistic,host-spread]
+                        [--families diverse,generic,realistic,host-spread,many-deployments,survey,large]
 
 Every row (catalog x pods x engine, plus a generic-pods-only row per size for the Karpenter engine, a
 `realistic` row per size and engine on the aws catalog, and the seed's `host-spread` example once) runs
@@ -11,6 +11,12 @@ row generates its manifests (bench/workloads.py), writes them to a temporary dir
 `make_plan` (problem building, the Karpenter simulation, and for `optimal` re-packing, CP-SAT search and
 the lower bounds): that is "wall s"; loading is reported apart. Every row is checked against its time
 limit: `limit` is PASS when wall s <= 1.05 x the limit (`--time-limit` is a promise).
+
+As `karpplan plan` does, every row but the generic ones also consolidates Karpenter's plan to its steady state
+(`summary.karpenter.steadyState*`, the consolidation simulation after the launch, inside the time limit): the
+Karpenter rows show its cost and seconds, the optimal rows opt/steady beside opt/karp (`--no-steady-state`
+leaves it out). The `survey` family plans every scenario case with the optimal engine (bench/proof_survey.py);
+the opt-in `large` family plans 50,000 realistic pods on both engines (issue 29).
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +42,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from bench import proof_survey  # noqa: E402
 from bench.workloads import (  # noqa: E402
     CATALOGS,
     FAMILIES,
@@ -46,6 +53,12 @@ from bench.workloads import (  # noqa: E402
     write_inputs,
 )
 
+SURVEY = "survey"  # bench/proof_survey.py: every plan scenario case with the optimal engine
+LARGE = "large"  # opt-in: the 50,000-pod realistic rows on both engines
+RUN_FAMILIES = (*FAMILIES, SURVEY, LARGE)
+DEFAULT_FAMILIES = (*FAMILIES, SURVEY)
+LARGE_PODS = 50000
+STEADY_PHASE = "steady-state"  # the plan's phase that consolidates Karpenter's plan (summary.phases)
 FULL_SIZES = (100, 1000, 5000, 10000)
 QUICK_SIZES = (100, 1000)
 ENGINES = ("karpenter", "optimal")
@@ -62,6 +75,9 @@ HOST_SPREAD_WALL = 2.0  # seconds to a proof of optimality
 GENERIC_PODS_PER_SECOND = 2000.0
 GENERIC_TARGET_MIN_PODS = 1000  # as Karpenter's benchmark, small batches are setup-dominated
 LIMIT_TOLERANCE = 1.05  # a row's wall time may exceed its time limit by 5% at most
+LARGE_PODS_PER_SECOND = 2000.0  # issue 29: the Karpenter engine on the 50,000-pod row
+LARGE_GAP = 0.03  # issue 29: the optimal engine's gap on the 50,000-pod row, inside its limit
+LARGE_PEAK_RSS_MB = 3 * 1024.0  # issue 29: peak memory at most 3 GB (RSS in MiB, as the table's column)
 
 
 @dataclass(frozen=True)
@@ -76,6 +92,9 @@ class RowSpec:
     workers: int = 0
     independent_selectors: bool = False
     profile: str | None = None  # write cProfile stats of make_plan here
+    time_limit_auto: bool = False  # `--time-limit auto`: the limit fitted to the input, as `plan` fits it
+    steady_state: bool = True  # consolidate Karpenter's plan to its steady state, as `plan` does
+    large: bool = False  # a row of the `large` family
 
     @property
     def label(self) -> str:
@@ -101,15 +120,33 @@ class RowResult:
     wall_s: float = 0.0
     peak_rss_mb: float = 0.0
     extras: dict[str, Any] = field(default_factory=dict)
+    time_limit: float | None = None  # the limit the plan ran under (an `auto` one resolved); None: the spec's
+    not_simulated: int = 0  # pending pods the clock left undecided (summary.notSimulated)
+    # Karpenter's plan consolidated to its steady state (summary.karpenter.steadyState*), and the seconds that
+    # took (the plan's steady-state phase, inside wall s); None: not asked, or not computed (`steady_note`).
+    steady_cost: float | None = None
+    steady_nodes: int | None = None
+    steady_note: str | None = None
+    steady_s: float | None = None
+
+    @property
+    def limit_s(self) -> float:
+        return self.spec.time_limit if self.time_limit is None else self.time_limit
+
+    @property
+    def provisioning_s(self) -> float:
+        """wall s without the steady state's seconds: what the engine took to plan the pods."""
+        return max(0.0, self.wall_s - (self.steady_s or 0.0))
 
     @property
     def pods_per_s(self) -> float | None:
-        return self.pods / self.wall_s if self.ok and self.wall_s > 0 else None
+        seconds = self.provisioning_s
+        return self.pods / seconds if self.ok and seconds > 0 else None
 
     @property
     def within_limit(self) -> bool | None:
         """wall s <= 1.05 x the time limit (None for a row that did not finish)."""
-        return self.wall_s <= LIMIT_TOLERANCE * self.spec.time_limit if self.ok else None
+        return self.wall_s <= LIMIT_TOLERANCE * self.limit_s if self.ok else None
 
 
 # ------------------------------------------------------------------------------------------ worker
@@ -118,34 +155,54 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+def steady_figures(summary_document: dict[str, Any]) -> dict[str, Any]:
+    """The steady state's figures from a plan's public summary (`karpplan plan -o json`'s `summary`): its cost,
+    nodes and note (`summary.karpenter.steadyState*`) and the seconds of its phase (None when it did not run)."""
+    karpenter = summary_document.get("karpenter") or {}
+    seconds = [float(p.get("seconds") or 0.0) for p in summary_document.get("phases") or []
+               if p.get("name") == STEADY_PHASE]
+    cost = karpenter.get("steadyStateHourlyCost")
+    nodes = karpenter.get("steadyStateNodes")
+    return {"steady_cost": float(cost) if isinstance(cost, int | float) else None,
+            "steady_nodes": nodes if isinstance(nodes, int) else None,
+            "steady_note": karpenter.get("steadyStateNote"),
+            "steady_s": sum(seconds) if seconds else None}
+
+
 def run_row(spec: RowSpec) -> dict[str, Any]:
     """Generate, load and plan one row in this process; return the figures as JSON-ready data."""
     from karpplan.catalog import load_catalog
+    from karpplan.consolidate.from_plan import steady_state_of
     from karpplan.engines.optimiser import CLOCK_CUT_WARNING, TIME_LIMIT_SHORT_WARNING
     from karpplan.model.build import load_inventory
-    from karpplan.planner import PlanOptions, make_plan
+    from karpplan.planner import PlanOptions, fitted_time_limit, make_plan
 
     started = time.monotonic()
     inputs = make_family_inputs(spec.workload, spec.catalog, spec.pods, spec.seed,
                                 independent_selectors=spec.independent_selectors)
+    # The manifests stay on disk while the row plans: the steady state reads the NodePools' disruption
+    # settings and the PDBs from them again, as `plan` does.
     with tempfile.TemporaryDirectory(prefix="karpplan-bench-") as tmp:
         manifests, catalog_file = write_inputs(inputs, Path(tmp))
         inventory = load_inventory([str(manifests)])
         catalog = load_catalog(inputs.region, str(catalog_file) if catalog_file else None)
-    load_s = time.monotonic() - started
-    options = PlanOptions(engine=spec.engine, time_limit=spec.time_limit, seed=spec.solver_seed,
-                          workers=spec.workers)
-    profiler = cProfile.Profile() if spec.profile else None
-    started = time.monotonic()
-    if profiler is not None:
-        profiler.enable()
-    plan = make_plan(inventory, catalog, options)
-    if profiler is not None:
-        profiler.disable()
-    wall_s = time.monotonic() - started
+        load_s = time.monotonic() - started
+        options = PlanOptions(paths=(str(manifests),), engine=spec.engine, time_limit=spec.time_limit,
+                              time_limit_auto=spec.time_limit_auto, seed=spec.solver_seed, workers=spec.workers,
+                              steady_state=steady_state_of if spec.steady_state else None)
+        options = fitted_time_limit(options, inventory)  # an `auto` limit, fitted as `plan` fits it
+        profiler = cProfile.Profile() if spec.profile else None
+        started = time.monotonic()
+        if profiler is not None:
+            profiler.enable()
+        plan = make_plan(inventory, catalog, options)
+        if profiler is not None:
+            profiler.disable()
+        wall_s = time.monotonic() - started
     if profiler is not None and spec.profile:
         profiler.dump_stats(spec.profile)
     s = plan.summary
+    document = s.to_document()
     return {
         "deployments": len(inputs.deployments),
         "pods": s.pods,
@@ -162,8 +219,12 @@ def run_row(spec: RowSpec) -> dict[str, Any]:
         "load_s": load_s,
         "wall_s": wall_s,
         "peak_rss_mb": peak_rss_mb(),
+        "time_limit": options.time_limit,
+        "not_simulated": int(document.get("notSimulated") or 0),
+        **steady_figures(document),
         "extras": {"instance_types": len(catalog.instance_types), "warnings": list(plan.warnings),
-                   "phases": {name: round(seconds, 3) for name, seconds in s.phases}},
+                   "phases": {name: round(seconds, 3) for name, seconds in s.phases},
+                   "karpenter": document.get("karpenter")},
     }
 
 
@@ -229,7 +290,7 @@ def plan_rows(args: argparse.Namespace) -> list[RowSpec]:
     def common(pods: int) -> dict[str, Any]:
         return {"time_limit": time_limit_for(pods, args.time_limit_small, args.time_limit_large), "seed": args.seed,
                 "solver_seed": args.solver_seed, "workers": args.workers,
-                "independent_selectors": args.independent_selectors}
+                "independent_selectors": args.independent_selectors, "steady_state": args.steady_state}
 
     for catalog in args.catalogs:
         for pods in sizes:
@@ -237,7 +298,8 @@ def plan_rows(args: argparse.Namespace) -> list[RowSpec]:
                 for engine in args.engines:
                     rows.append(RowSpec(catalog, DIVERSE, pods, engine, **common(pods)))
             if GENERIC in families and "karpenter" in args.engines:
-                rows.append(RowSpec(catalog, GENERIC, pods, "karpenter", **common(pods)))
+                # Throughput rows: nothing is compared with their steady state, so it is not computed.
+                rows.append(RowSpec(catalog, GENERIC, pods, "karpenter", **{**common(pods), "steady_state": False}))
     # The real-world families run on the embedded catalog (their NodePools name AWS instance categories).
     if "aws" in args.catalogs:
         if REALISTIC in families:
@@ -252,6 +314,18 @@ def plan_rows(args: argparse.Namespace) -> list[RowSpec]:
             for deployments in [n for n in (args.sizes or ((1000,) if args.quick else MANY_SIZES)) if n >= 1000] or [1000]:
                 for engine in args.engines:
                     rows.append(RowSpec("aws", MANY_DEPLOYMENTS, deployments, engine, **common(2 * deployments)))
+        if LARGE in families:
+            # Issue 29: 50,000 realistic pods on both engines, under the `auto` limit `plan` would fit to them
+            # unless --time-limit-huge names one.
+            huge = args.time_limit_huge
+            for engine in args.engines:
+                rows.append(RowSpec("aws", REALISTIC, args.large_pods, engine,
+                                    **{**common(args.large_pods), "time_limit": huge or 0.0,
+                                       "time_limit_auto": huge is None, "large": True}))
+    if args.karpenter_time_limit is not None:
+        # More time for the Karpenter rows only: their plan is the same, their steady state has longer to finish.
+        rows = [replace(r, time_limit=args.karpenter_time_limit, time_limit_auto=False) if r.engine == "karpenter"
+                else r for r in rows]
     if args.profile:
         Path(args.profile).mkdir(parents=True, exist_ok=True)
         rows = [RowSpec(**{**asdict(r), "profile": str(Path(args.profile) / (r.label.replace("/", "-") + ".prof"))})
@@ -286,8 +360,26 @@ def cost_ratio(results: Sequence[RowResult], row: RowResult) -> float | None:
     return row.cost / karpenter.cost
 
 
+def steady_baseline(results: Sequence[RowResult], row: RowResult) -> float | None:
+    """Karpenter's steady state for an optimal row's workload: the Karpenter row's, else the one the optimal
+    row's own plan quotes (the same simulation, run as its hint); None when neither was computed."""
+    karpenter = _partner(results, row, "karpenter")
+    if karpenter is not None and karpenter.steady_cost is not None:
+        return karpenter.steady_cost
+    return row.steady_cost
+
+
+def steady_ratio(results: Sequence[RowResult], row: RowResult) -> float | None:
+    """Optimal cost / Karpenter's steady-state cost (on the optimal row)."""
+    if row.spec.engine != "optimal" or not row.ok or row.cost is None:
+        return None
+    steady = steady_baseline(results, row)
+    return row.cost / steady if steady else None
+
+
 HEADER = ("catalog", "workload", "pods", "engine", "deployments", "wall s", "limit", "pods/s", "cost $/h",
-          "lower bound", "gap", "opt/karp", "new nodes", "unsched", "peak RSS MB", "status")
+          "lower bound", "gap", "steady $/h", "opt/karp", "opt/steady", "steady s", "new nodes", "unsched",
+          "peak RSS MB", "status")
 
 
 def limit_text(row: RowResult) -> str:
@@ -295,17 +387,35 @@ def limit_text(row: RowResult) -> str:
     within = row.within_limit
     if within is None:
         return "—"
-    return "PASS" if within else f"MISS ({row.wall_s / row.spec.time_limit:.2f}x)"
+    return "PASS" if within else f"MISS ({row.wall_s / row.limit_s:.2f}x)"
+
+
+def engine_text(row: RowResult) -> str:
+    s = row.spec
+    if s.engine != "optimal":
+        return s.engine
+    if s.time_limit_auto:
+        return f"optimal (auto {row.limit_s:g} s)" if row.time_limit is not None else "optimal (auto)"
+    return f"optimal ({s.time_limit:g} s)"
+
+
+def steady_text(row: RowResult) -> str:
+    """The steady state's cost on a Karpenter row; why there is none when it was asked and not computed."""
+    if row.spec.engine != "karpenter":
+        return "—"
+    if row.steady_cost is not None:
+        return _money(row.steady_cost)
+    return "not computed" if row.spec.steady_state and row.steady_note else "—"
 
 
 def table_rows(results: Sequence[RowResult]) -> list[tuple[str, ...]]:
     out: list[tuple[str, ...]] = []
     for r in results:
         s = r.spec
-        engine = s.engine if s.engine != "optimal" else f"optimal ({s.time_limit:g} s)"
+        engine = engine_text(r)
         if not r.ok:
             out.append((s.catalog, s.workload, f"{s.pods:,}", engine, "—", f"{r.wall_s:.1f}" if r.wall_s else "—",
-                        "—", "—", "—", "—", "—", "—", "—", "—", "—", r.error))
+                        *("—",) * (len(HEADER) - 7), r.error))
             continue
         lower, gap = r.lower_bound, r.gap
         lower_text = _money(lower)
@@ -317,10 +427,14 @@ def table_rows(results: Sequence[RowResult]) -> list[tuple[str, ...]]:
                 gap = max(0.0, (r.cost - lower) / r.cost)
                 lower_text = f"{lower:,.4f} (optimal's)"
         ratio = cost_ratio(results, r)
+        steady = steady_ratio(results, r)
+        status = r.status + (f" ({r.not_simulated:,} not simulated)" if r.not_simulated else "")
         out.append((s.catalog, s.workload, f"{r.pods or s.pods:,}", engine, str(r.deployments), f"{r.wall_s:.2f}",
                      limit_text(r), f"{r.pods_per_s:,.0f}" if r.pods_per_s is not None else "—", _money(r.cost), lower_text,
-                     _pct(gap), f"{ratio:.4f}" if ratio is not None else "—", str(r.new_nodes),
-                     str(r.unschedulable), f"{r.peak_rss_mb:,.0f}", r.status))
+                     _pct(gap), steady_text(r), f"{ratio:.4f}" if ratio is not None else "—",
+                     f"{steady:.4f}" if steady is not None else "—",
+                     f"{r.steady_s:.2f}" if r.steady_s is not None else "—", str(r.new_nodes),
+                     str(r.unschedulable), f"{r.peak_rss_mb:,.0f}", status))
     return out
 
 
@@ -343,7 +457,77 @@ def _verdict(checks: Sequence[bool]) -> str:
     return "PASS" if all(checks) else "MISS"
 
 
-def check_targets(results: Sequence[RowResult]) -> list[TargetCheck]:
+def _row_name(r: RowResult) -> str:
+    return f"{r.spec.catalog} {r.spec.pods:,}" if r.spec.workload == DIVERSE else f"{r.spec.workload} {r.spec.pods:,}"
+
+
+def _short(note: str | None, width: int = 120) -> str:
+    text = note or "steady state not computed"
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def steady_check(results: Sequence[RowResult]) -> TargetCheck:
+    """Optimal never dearer than Karpenter's steady state (with no more unschedulable pods than Karpenter)."""
+    verdicts: list[bool] = []
+    notes: list[str] = []
+    for r in results:
+        if r.spec.engine != "optimal" or r.spec.workload == GENERIC:
+            continue
+        karpenter = _partner(results, r, "karpenter")
+        steady = steady_baseline(results, r) if r.ok else None
+        if not r.ok or r.cost is None or steady is None:
+            why = r.error if not r.ok else _short(karpenter.steady_note if karpenter is not None
+                                                   and karpenter.steady_note else r.steady_note)
+            notes.append(f"{_row_name(r)}: not measured ({why})")
+            continue
+        good = r.cost <= steady + 1e-9 and (karpenter is None or r.unschedulable <= karpenter.unschedulable)
+        verdicts.append(good)
+        notes.append(f"{_row_name(r)}: {r.cost:,.4f} vs {steady:,.4f}" + ("" if good else " (dearer)"))
+    return TargetCheck("optimal cost <= Karpenter's steady-state cost on every row", _verdict(verdicts),
+                       "; ".join(notes))
+
+
+def large_checks(results: Sequence[RowResult]) -> list[TargetCheck]:
+    """Issue 29's large row: the Karpenter engine's throughput, the optimal engine's gap inside its limit, and
+    the peak memory of both."""
+    large = [r for r in results if r.spec.large]
+    verdicts: list[bool] = []
+    notes: list[str] = []
+    for r in large:
+        if r.spec.engine != "karpenter":
+            continue
+        rate = r.pods_per_s
+        verdicts.append(rate is not None and rate >= LARGE_PODS_PER_SECOND and r.not_simulated == 0)
+        if rate is None:
+            notes.append(f"{r.spec.pods:,} pods: {r.error or 'no time measured'}")
+            continue
+        steady = f", the steady state's {r.steady_s:.1f} s apart" if r.steady_s is not None else ""
+        cut = f", {r.not_simulated:,} pods not simulated" if r.not_simulated else ""
+        notes.append(f"{r.spec.pods:,} pods: {rate:,.0f} pods/s ({r.provisioning_s:.1f} s{steady}){cut}")
+    checks = [TargetCheck(f"karpenter engine >= {LARGE_PODS_PER_SECOND:,.0f} pods/s on the large realistic row, "
+                          "every pod simulated", _verdict(verdicts), "; ".join(notes))]
+    verdicts, notes = [], []
+    for r in large:
+        if r.spec.engine != "optimal":
+            continue
+        if not r.ok:
+            verdicts.append(False)
+            notes.append(f"{r.spec.pods:,} pods: {r.error}")
+            continue
+        verdicts.append(bool(r.within_limit) and r.gap is not None and r.gap <= LARGE_GAP)
+        notes.append(f"{r.spec.pods:,} pods: gap {_pct(r.gap)}, wall {r.wall_s:.1f} s of {r.limit_s:g} s, "
+                     f"{_money(r.cost)} $/h, {r.unschedulable} unschedulable")
+    checks.append(TargetCheck(f"optimal engine on the large realistic row within its time limit, gap <= "
+                              f"{LARGE_GAP * 100:g}%", _verdict(verdicts), "; ".join(notes)))
+    verdicts = [r.ok and r.peak_rss_mb <= LARGE_PEAK_RSS_MB for r in large]
+    notes = [f"{r.spec.engine}: " + (f"{r.peak_rss_mb:,.0f} MB" if r.ok else r.error) for r in large]
+    checks.append(TargetCheck(f"peak memory <= {LARGE_PEAK_RSS_MB / 1024:g} GB on the large realistic rows",
+                              _verdict(verdicts), "; ".join(notes)))
+    return checks
+
+
+def check_targets(results: Sequence[RowResult],
+                  survey: Sequence[proof_survey.SurveyResult] | None = None) -> list[TargetCheck]:
     checks: list[TargetCheck] = []
     # 1. optimal never worse than Karpenter (cost, with at least as many pods placed).
     verdicts: list[bool] = []
@@ -352,8 +536,7 @@ def check_targets(results: Sequence[RowResult]) -> list[TargetCheck]:
         if r.spec.engine != "optimal" or r.spec.workload == GENERIC:
             continue
         karpenter = _partner(results, r, "karpenter")
-        name = f"{r.spec.catalog} {r.spec.pods:,}" if r.spec.workload == DIVERSE else \
-            f"{r.spec.workload} {r.spec.pods:,}"
+        name = _row_name(r)
         if not r.ok or karpenter is None or r.cost is None or karpenter.cost is None:
             notes.append(f"{name}: not measured ({r.error or 'no Karpenter row'})")
             continue
@@ -364,6 +547,8 @@ def check_targets(results: Sequence[RowResult]) -> list[TargetCheck]:
         notes.append(f"{name}: {r.cost:,.4f} vs {karpenter.cost:,.4f}"
                      + ("" if good else " (worse)") + fallback)
     checks.append(TargetCheck("optimal cost <= karpenter cost on every row", _verdict(verdicts), "; ".join(notes)))
+    # 1b. ... nor dearer than Karpenter's steady state (issue 27).
+    checks.append(steady_check(results))
     # 2./3. gap and wall time of the optimal engine at 1k and 10k pods.
     for pods, gap_target, wall_target, catalogs in ((100, GAP_AT_100, WALL_AT_100, ("aws",)),
                                                     (1000, GAP_AT_1K, WALL_AT_1K, CATALOGS),
@@ -399,7 +584,7 @@ def check_targets(results: Sequence[RowResult]) -> list[TargetCheck]:
         within = r.within_limit
         verdicts.append(bool(within))
         if not within:
-            why = r.error if not r.ok else f"{r.wall_s:.2f} s of {r.spec.time_limit:g} s"
+            why = r.error if not r.ok else f"{r.wall_s:.2f} s of {r.limit_s:g} s"
             notes.append(f"{r.spec.label}: {why}")
     checks.append(TargetCheck(f"wall <= {LIMIT_TOLERANCE:g} x time limit on every row", _verdict(verdicts),
                               "; ".join(notes) or f"{len(verdicts)} rows"))
@@ -412,6 +597,12 @@ def check_targets(results: Sequence[RowResult]) -> list[TargetCheck]:
     checks.append(TargetCheck(f"host-spread example (20 replicas, zone maxSkew 5 + hostname maxSkew 1) proven "
                               f"optimal in < {HOST_SPREAD_WALL:g} s",
                               _verdict(verdicts), "; ".join(notes)))
+    # 7. The large realistic row (opt-in family), when it ran.
+    if any(r.spec.large for r in results):
+        checks += large_checks(results)
+    # 8. The proof survey, when it ran.
+    if survey is not None:
+        checks += [TargetCheck(target, _verdict(found), detail) for target, found, detail in proof_survey.checks(survey)]
     return checks
 
 
@@ -438,7 +629,8 @@ def machine_info() -> dict[str, str]:
             "os": f"{platform.system()} {platform.release()}", "commit": commit}
 
 
-def report(results: Sequence[RowResult], args: argparse.Namespace, started: dt.datetime, seconds: float) -> str:
+def report(results: Sequence[RowResult], args: argparse.Namespace, started: dt.datetime, seconds: float,
+           survey: Sequence[proof_survey.SurveyResult] | None = None) -> str:
     info = machine_info()
     command = "python bench/run.py " + " ".join(args.argv)
     lines = [
@@ -466,19 +658,31 @@ def report(results: Sequence[RowResult], args: argparse.Namespace, started: dt.d
         "the optimal engine always runs the simulation first as its hint, and `--time-limit` covers all of it; its "
         "phases stop on a work clock of modelled seconds, so a row gives the same plan every run and may end before "
         "the limit; `clock-cut`: the wall clock stopped it first). "
-        "`limit` = PASS when wall s <= 1.05 x the row's time limit. `pods/s` = pods / wall s. "
+        "`limit` = PASS when wall s <= 1.05 x the row's time limit. "
         "Each row is a fresh process; `peak RSS` is that process's. `lower bound` on a Karpenter row is the "
         "optimal row's bound for the same workload, and its `gap` is measured against it. `opt/karp` = optimal "
         "cost / Karpenter cost.",
+        "",
+        "As `karpplan plan` does, every row but the generic ones then consolidates Karpenter's plan to its steady "
+        "state (the consolidation simulation after the launch, `summary.karpenter.steadyState*`, inside the time "
+        "limit; the optimal engine keeps 10% of its limit for it): `steady $/h` is that cost on the Karpenter row "
+        "(`not computed` when its share of the limit ran out), `opt/steady` = optimal cost / that steady state "
+        "(the Karpenter row's, else the one the optimal row's own plan quotes), `steady s` the seconds the "
+        "steady state took in the row (inside `wall s`); `pods/s` = pods / (wall s − steady s), the engine's own "
+        "planning. A `large` row is the realistic workload at the size named, under the `auto` time limit "
+        "`plan` fits to it (the engine column names it) unless one was given."
+        + ("" if args.steady_state else " This run left the steady state out (`--no-steady-state`)."),
         "",
         markdown_table(results),
         "",
         "## Targets (2 cores)",
         "",
     ]
-    for check in check_targets(results):
+    for check in check_targets(results, survey):
         lines.append(f"- **{check.verdict}** — {check.target}: {check.detail or 'no rows'}")
     lines.append("")
+    if survey is not None:
+        lines += [proof_survey.markdown(survey, args.cases), ""]
     return "\n".join(lines)
 
 
@@ -500,11 +704,23 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--sizes", type=csv_ints, help="pod counts, e.g. 100,1000 (overrides --quick)")
     p.add_argument("--catalogs", type=csv_choice(CATALOGS), default=CATALOGS)
     p.add_argument("--engines", type=csv_choice(ENGINES), default=ENGINES)
-    p.add_argument("--families", type=csv_choice(FAMILIES), default=FAMILIES,
-                   help="workload families: diverse, generic (Karpenter engine), realistic and host-spread (aws catalog)")
+    p.add_argument("--families", type=csv_choice(RUN_FAMILIES), default=DEFAULT_FAMILIES,
+                   help="diverse, generic (Karpenter engine), realistic, host-spread, many-deployments (aws catalog), "
+                        "survey (every scenario case, optimal engine); opt-in: large (50,000 realistic pods)")
     p.add_argument("--no-generic", dest="generic", action="store_false", help="skip the generic-pods rows")
     p.add_argument("--time-limit-small", type=float, default=10.0, help="optimal time limit up to 1,000 pods")
     p.add_argument("--time-limit-large", type=float, default=60.0, help="optimal time limit above 1,000 pods")
+    p.add_argument("--time-limit-huge", type=float, default=None,
+                   help="time limit of the large rows (default: the auto limit plan fits to them)")
+    p.add_argument("--large-pods", type=int, default=LARGE_PODS, help="pods of the large rows (default 50,000)")
+    p.add_argument("--karpenter-time-limit", type=float, default=None,
+                   help="time limit of every Karpenter row (default: the optimal row's): more time for the steady state")
+    p.add_argument("--no-steady-state", dest="steady_state", action="store_false",
+                   help="do not consolidate Karpenter's plan to its steady state (plan does)")
+    p.add_argument("--cases", type=Path, default=proof_survey.DEFAULT_CASES,
+                   help="the survey's scenario cases (default ../shared/cases)")
+    p.add_argument("--survey-time-limit", type=float, default=None,
+                   help="the survey's time limit per case (default: the CLI's auto limit)")
     p.add_argument("--row-timeout", type=float, default=1800.0, help="seconds before a row is cut off")
     p.add_argument("--memory-limit-gb", type=float, default=8.0,
                    help="address-space cap per row (0 = none); a row over it is reported, not the machine starved")
@@ -521,6 +737,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     args = p.parse_args(argv)
     args.argv = list(argv)
     return args
+
+
+def survey_json(rows_json: Path) -> Path:
+    """Where the survey's JSON goes beside the rows' (`--json rows.json` -> `rows.survey.json`)."""
+    return rows_json.with_name(rows_json.stem + ".survey.json")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -540,7 +761,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"    {summary}", file=sys.stderr, flush=True)
         if args.json:
             args.json.write_text(json.dumps([{**asdict(r), "pods_per_s": r.pods_per_s} for r in results], indent=1))
-    text = report(results, args, started, time.monotonic() - clock)
+    survey: list[proof_survey.SurveyResult] | None = None
+    if SURVEY in args.families:
+        cases = proof_survey.discover(args.cases, time_limit=args.survey_time_limit)
+        survey = proof_survey.run_survey(cases, proof_survey.default_karpplan(), args.row_timeout)
+        if args.json:
+            survey_json(args.json).write_text(json.dumps(proof_survey.summary(survey), indent=1))
+    text = report(results, args, started, time.monotonic() - clock, survey)
     print(text)
     if args.write:
         args.output.write_text(text)
