@@ -239,9 +239,11 @@ def markdown(results: Sequence[SurveyResult], root: Path, command: str = "python
         "## Proof survey (issue 29): every plan scenario case, optimal engine",
         "",
         f"`{command}`: every plan case of `{root}` run as its FORMAT.md says (`karpplan plan ... --engine optimal "
-        "-o json`, the case's catalog, region and arguments, the default `auto` time limit), plus the README "
-        "quickstart, each in a fresh process. `wall s` is the whole process (start-up included), `plan s` the "
-        "plan's `solveSeconds`.",
+        "-o json`, the case's catalog, region and arguments, the default `auto` time limit)"
+        + (", and the README quickstart (`fixtures/quickstart`)" if any(r.case == QUICKSTART_NAME for r in results)
+           else "")
+        + ", each in a fresh process. `wall s` is the whole process (start-up included), `plan s` the plan's "
+        "`solveSeconds`.",
         "",
         f"**{figures['proven']} of {figures['cases']} proven optimal** ({_suite_counts(results)}); "
         f"{figures['cases'] - figures['planned']} without a plan.",

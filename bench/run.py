@@ -682,7 +682,7 @@ def report(results: Sequence[RowResult], args: argparse.Namespace, started: dt.d
         lines.append(f"- **{check.verdict}** — {check.target}: {check.detail or 'no rows'}")
     lines.append("")
     if survey is not None:
-        lines += [proof_survey.markdown(survey, args.cases), ""]
+        lines += [proof_survey.markdown(survey, args.cases, command.strip()), ""]
     return "\n".join(lines)
 
 
@@ -719,6 +719,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
                    help="do not consolidate Karpenter's plan to its steady state (plan does)")
     p.add_argument("--cases", type=Path, default=proof_survey.DEFAULT_CASES,
                    help="the survey's scenario cases (default ../shared/cases)")
+    p.add_argument("--survey-case", help="survey only the cases whose suite/name (or `quickstart`) contains this")
     p.add_argument("--survey-time-limit", type=float, default=None,
                    help="the survey's time limit per case (default: the CLI's auto limit)")
     p.add_argument("--row-timeout", type=float, default=1800.0, help="seconds before a row is cut off")
@@ -761,9 +762,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"    {summary}", file=sys.stderr, flush=True)
         if args.json:
             args.json.write_text(json.dumps([{**asdict(r), "pods_per_s": r.pods_per_s} for r in results], indent=1))
+    if args.json:
+        args.json.write_text(json.dumps([{**asdict(r), "pods_per_s": r.pods_per_s} for r in results], indent=1))
     survey: list[proof_survey.SurveyResult] | None = None
     if SURVEY in args.families:
-        cases = proof_survey.discover(args.cases, time_limit=args.survey_time_limit)
+        cases = proof_survey.discover(args.cases, only=args.survey_case, time_limit=args.survey_time_limit)
         survey = proof_survey.run_survey(cases, proof_survey.default_karpplan(), args.row_timeout)
         if args.json:
             survey_json(args.json).write_text(json.dumps(proof_survey.summary(survey), indent=1))
