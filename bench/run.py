@@ -392,11 +392,9 @@ def limit_text(row: RowResult) -> str:
 
 def engine_text(row: RowResult) -> str:
     s = row.spec
-    if s.engine != "optimal":
-        return s.engine
-    if s.time_limit_auto:
-        return f"optimal (auto {row.limit_s:g} s)" if row.time_limit is not None else "optimal (auto)"
-    return f"optimal ({s.time_limit:g} s)"
+    if s.time_limit_auto:  # the limit `plan` fitted to the input, on either engine
+        return f"{s.engine} (auto {row.limit_s:g} s)" if row.time_limit is not None else f"{s.engine} (auto)"
+    return s.engine if s.engine != "optimal" else f"optimal ({s.time_limit:g} s)"
 
 
 def steady_text(row: RowResult) -> str:

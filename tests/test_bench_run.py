@@ -140,6 +140,9 @@ def test_an_auto_limit_is_judged_and_shown_as_resolved() -> None:
     assert _table([row])[0]["engine"] == "optimal (auto 120 s)"
     late = _row("optimal", 1.0, time_limit_auto=True, limit=0.0, time_limit=120.0, wall_s=130.0)
     assert _table([late])[0]["limit"] == "MISS (1.08x)"
+    karpenter = _row("karpenter", 1.0, time_limit_auto=True, limit=0.0, time_limit=120.0, wall_s=30.0)
+    assert _table([karpenter])[0]["engine"] == "karpenter (auto 120 s)"
+    assert _table([_row("karpenter", 1.0)])[0]["engine"] == "karpenter"
 
 
 def test_large_targets_throughput_gap_and_memory() -> None:
