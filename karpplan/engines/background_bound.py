@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
 from karpplan.engines.bound import FluidBound
+from karpplan.engines.combinatorial_bound import with_lp_shares, zone_integer_bound
 from karpplan.engines.effort import WorkClock
 from karpplan.engines.patterns import pattern_lower_bound, zone_lower_bound
 from karpplan.engines.patterns.mix import PatternMix
@@ -73,6 +74,13 @@ def lp_bounds(problem: Problem, placed: Mapping[int, int], fluid: FluidBound | N
             found.append((pattern.cost, "configuration-lp"))
             if on_mix is not None and pattern.mix is not None:
                 on_mix(pattern.mix)
+            if not proves(bounds(), plan_cost) and not clock.past_wall():
+                # Whole nodes in every zone (`combinatorial_bound.py`) raise it where the LP's fractions are
+                # too cheap: the LP's duals price each component's pods, the rounding bounds their nodes.
+                whole = zone_integer_bound(problem, placed, clock)
+                raised = with_lp_shares(pattern.cost, pattern.duals, whole)
+                if raised > pattern.cost:
+                    found.append((raised, "configuration-lp"))
     if not proves(bounds(), plan_cost) and not clock.past_wall():
         # The zone-indexed one sees the zonal rules too; it declines at once where it cannot be stronger.
         budget = max(min(reserve, deadline - clock.now() - margin), 0.3)
