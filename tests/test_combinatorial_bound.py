@@ -111,6 +111,13 @@ def test_a_zone_spread_of_three_pods_buys_a_node_in_each_zone(tmp_path: Path) ->
     assert with_lp_shares(pattern.cost, pattern.duals, whole) == pytest.approx(0.155, rel=1e-5)
 
 
+def test_zone_anti_affinity_buys_a_node_in_each_zone(tmp_path: Path) -> None:
+    # Three 250m pods that repel each other by zone: one per zone, each on a node of its own.
+    problem = problem_of(tmp_path, pool("default") + deployment("db", 3, "250m", "zone-anti"))
+    assert zone_integer_bound(problem).cost == pytest.approx(0.155, rel=1e-5)
+    assert exhaustive_optimum(problem) == pytest.approx(0.155)
+
+
 def test_the_optimiser_reports_the_raised_bound_and_proves_the_plan(tmp_path: Path) -> None:
     problem = problem_of(tmp_path, pool("default") + deployment("web", 3, "600m", "zone-spread"))
     plan, _, _ = solve(problem, PlanOptions(engine="optimal", time_limit=5.0, workers=1))

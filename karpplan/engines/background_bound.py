@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
 from karpplan.engines.bound import FluidBound
-from karpplan.engines.combinatorial_bound import with_lp_shares, zone_integer_bound
+from karpplan.engines.combinatorial_bound import with_lp_shares, worth_rounding, zone_integer_bound
 from karpplan.engines.effort import WorkClock
 from karpplan.engines.patterns import pattern_lower_bound, zone_lower_bound
 from karpplan.engines.patterns.mix import PatternMix
@@ -74,7 +74,7 @@ def lp_bounds(problem: Problem, placed: Mapping[int, int], fluid: FluidBound | N
             found.append((pattern.cost, "configuration-lp"))
             if on_mix is not None and pattern.mix is not None:
                 on_mix(pattern.mix)
-            if not proves(bounds(), plan_cost) and not clock.past_wall():
+            if not proves(bounds(), plan_cost) and not clock.past_wall() and worth_rounding(problem):
                 # Whole nodes in every zone (`combinatorial_bound.py`) raise it where the LP's fractions are
                 # too cheap: the LP's duals price each component's pods, the rounding bounds their nodes.
                 whole = zone_integer_bound(problem, placed, clock)

@@ -13,8 +13,8 @@ its own. This module bounds that:
   match in all, base counts b) hold in zone z at most `floor(T/|D|) + s - b[z]` (the global minimum is at
   most the average; `s - b[z]` when fewer domains than minDomains pin it at 0) and nothing outside D or
   outside the zones of g's options; when only g's pods match, at least `least_domain_count` less b[z]
-  (`constraints/spread_counts.py`). So in each dimension d the component's demand in zone z lies in
-  [L_z, U_z].
+  (`constraints/spread_counts.py`); with its own required zone anti-affinity, at most one, and none where
+  a matching pod runs already. So in each dimension d the component's demand in zone z lies in [L_z, U_z].
 * Whole nodes. In dimension d, with a grain u, a zone's nodes hold at most `sum n_k ceil(free_k/u)` units,
   which must reach `ceil(D_z/u)`: F_z(y), the least cost of whole nodes of the zone's options covering y
   units, is an unbounded covering knapsack (dynamic programming). The cheapest split of the component's
@@ -49,6 +49,7 @@ from karpplan.scheduling.problem import GroupInfo, Problem
 from karpplan.scheduling.topology import SpreadRule
 
 FloatArray = npt.NDArray[np.float64]
+MAX_PODS = 5000  # larger plans skip the bound (`worth_rounding`)
 GRAIN = 1000  # units a component's demand is cut into, per dimension
 GROUP_ZONE_SECONDS = 3e-6  # the work clock's model: per (group, zone, dimension)
 OPTION_SECONDS = 4e-6  # ... per (launch option, dimension)
@@ -89,6 +90,13 @@ def zone_integer_bound(problem: Problem, required: Mapping[int, int] | None = No
         clock.charge(modelled_seconds(problem, groups))
     total = sum(c.cost for c in out)
     return CombinatorialBound(total, tuple(out), demand, time.monotonic() - start)
+
+
+def worth_rounding(problem: Problem) -> bool:
+    """Whether whole nodes per zone may still show in the bound: up to `MAX_PODS` pending pods (at 20,000 pods
+    of the bench's many-deployments row the rounding was far below the LP's price of every component, and
+    the dynamic programmes took seconds)."""
+    return problem.pending_count <= MAX_PODS
 
 
 def modelled_seconds(problem: Problem, groups: Sequence[GroupInfo]) -> float:
@@ -182,6 +190,14 @@ def _zone_range(g: GroupInfo, pods: int, zones: Sequence[str], own: frozenset[st
             most = skew_limit(rule, 0 if pinned else total // n) - b
             high[i] = min(high[i], max(most, 0))
             low[i] = max(low[i], floor - b)
+    topo = spans.problem.topology
+    anti = topo.anti_affinity.get(id(g.template))
+    for t, term in enumerate(anti.terms if anti is not None else ()):
+        # Its own required zone anti-affinity: one pod of g per zone, none where a matching pod runs already.
+        if term.key == ZONE and term.matches(g.template.namespace, g.template.labels, topo.namespace_labels):
+            taken = anti.existing[t] if anti is not None and t < len(anti.existing) else {}
+            for i, z in enumerate(zones):
+                high[i] = min(high[i], 0 if taken.get(z, 0) else 1)
     if any(lo > hi for lo, hi in zip(low, high, strict=True)) or sum(high) < pods:
         return None
     return low, high
@@ -292,4 +308,4 @@ def _add_zone(reach: FloatArray, cover: FloatArray, lo: int, hi: int, need: int)
     return out
 
 
-__all__ = ["CombinatorialBound", "ComponentBound", "components", "with_lp_shares", "zone_integer_bound"]
+__all__ = ["CombinatorialBound", "ComponentBound", "components", "with_lp_shares", "worth_rounding", "zone_integer_bound"]
