@@ -14,6 +14,7 @@ from test_bound_is_valid import RULES, engine_plans, exhaustive_optimum
 
 from karpplan.catalog import load_catalog
 from karpplan.constraints.topology_spread import TOPOLOGY_SPREAD
+from karpplan.engines.background_bound import component_floors
 from karpplan.engines.bound import fluid_lower_bound
 from karpplan.engines.combinatorial_bound import components, with_lp_shares, zone_integer_bound
 from karpplan.engines.effort import WorkClock
@@ -91,11 +92,13 @@ def problem_of(tmp_path: Path, manifests: str, zones: int = 3) -> Problem:
 
 
 def raised(problem: Problem) -> float | None:
-    """The configuration LP's bound raised by the whole-node bound, as the optimiser computes it."""
+    """The configuration LP's bound raised by the whole-node bound and each component's own fluid LP, as the
+    optimiser computes it (`background_bound.lp_bounds`)."""
     pattern = pattern_lower_bound(problem, fluid=fluid_lower_bound(problem))
     if pattern is None:
         return None
-    return with_lp_shares(pattern.cost, pattern.duals, zone_integer_bound(problem))
+    whole = zone_integer_bound(problem)
+    return with_lp_shares(pattern.cost, pattern.duals, whole, component_floors(problem, whole, WorkClock()))
 
 
 # ---------------------------------------------------------------------------------------- by hand
@@ -143,6 +146,18 @@ def test_without_a_zone_rule_the_rounding_is_of_the_whole_demand(tmp_path: Path)
     problem = problem_of(tmp_path, pool("default") + deployment("web", 5, "600m", "none"))
     whole = zone_integer_bound(problem)
     assert 0 < whole.cost <= 0.171 + 0.05 + 1e-9
+
+
+def test_a_components_own_bound_raises_the_lp_by_what_its_duals_miss(tmp_path: Path) -> None:
+    text = (pool("a", "a") + pool("b", "b") + deployment("web", 2, "600m", "zone-spread", "a")
+            + deployment("api", 2, "600m", "zone-spread", "b"))
+    whole = zone_integer_bound(problem_of(tmp_path, text))
+    first, second = whole.components
+    duals = {g: 0.01 for g in first.groups | second.groups}  # each component priced at 2 pods x 0.01
+    assert with_lp_shares(0.04, duals, whole) == pytest.approx(0.04 + (first.cost - 0.02) + (second.cost - 0.02))
+    # A floor above a component's whole-node bound counts instead of it; one below changes nothing.
+    assert with_lp_shares(0.04, duals, whole, [first.cost + 0.5, 0.0]) == pytest.approx(
+        0.04 + (first.cost + 0.5 - 0.02) + (second.cost - 0.02))
 
 
 def test_pods_that_may_use_existing_nodes_are_left_out(tmp_path: Path) -> None:

@@ -33,8 +33,13 @@ from ctypes import c_double
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
-from karpplan.engines.bound import FluidBound
-from karpplan.engines.combinatorial_bound import with_lp_shares, worth_rounding, zone_integer_bound
+from karpplan.engines.bound import FluidBound, fluid_lower_bound
+from karpplan.engines.combinatorial_bound import (
+    CombinatorialBound,
+    with_lp_shares,
+    worth_rounding,
+    zone_integer_bound,
+)
 from karpplan.engines.effort import WorkClock
 from karpplan.engines.patterns import pattern_lower_bound, zone_lower_bound
 from karpplan.engines.patterns.mix import PatternMix
@@ -78,7 +83,7 @@ def lp_bounds(problem: Problem, placed: Mapping[int, int], fluid: FluidBound | N
                 # Whole nodes in every zone (`combinatorial_bound.py`) raise it where the LP's fractions are
                 # too cheap: the LP's duals price each component's pods, the rounding bounds their nodes.
                 whole = zone_integer_bound(problem, placed, clock)
-                raised = with_lp_shares(pattern.cost, pattern.duals, whole)
+                raised = with_lp_shares(pattern.cost, pattern.duals, whole, component_floors(problem, whole, clock))
                 if raised > pattern.cost:
                     found.append((raised, "configuration-lp"))
     if not proves(bounds(), plan_cost) and not clock.past_wall():
@@ -89,6 +94,20 @@ def lp_bounds(problem: Problem, placed: Mapping[int, int], fluid: FluidBound | N
         if zone is not None:
             found.append((zone.cost, "zone-lp"))
     return found
+
+
+def component_floors(problem: Problem, whole: CombinatorialBound, clock: WorkClock) -> list[float]:
+    """Each component's own fluid LP bound (0 where it found none): the nodes of a component hold only its pods,
+    so the fluid LP of its pods alone bounds them, and per component it may beat the LP's duals."""
+    out = []
+    for comp in whole.components:
+        if clock.past_wall():
+            out.append(0.0)
+            continue
+        own = fluid_lower_bound(problem, {g: whole.demand[g] for g in comp.groups if g in whole.demand},
+                                time_limit=max(clock.wall_left(), 0.1), clock=clock)
+        out.append(own.cost if own is not None else 0.0)
+    return out
 
 
 class PublishedClock(WorkClock):

@@ -84,8 +84,7 @@ def zone_integer_bound(problem: Problem, required: Mapping[int, int] | None = No
         if any(g.existing_ok or not g.options for g in members):
             continue
         cost = _component_cost(problem, members, demand, spans)
-        if cost > 0:
-            out.append(ComponentBound(frozenset(g.index for g in members), cost))
+        out.append(ComponentBound(frozenset(g.index for g in members), cost))
     if clock is not None:
         clock.charge(modelled_seconds(problem, groups))
     total = sum(c.cost for c in out)
@@ -107,13 +106,16 @@ def modelled_seconds(problem: Problem, groups: Sequence[GroupInfo]) -> float:
                    + TABLE_SECONDS * zones * max(len({id(g.options) for g in groups}), 1))
 
 
-def with_lp_shares(lp_cost: float, duals: Mapping[int, float], bound: CombinatorialBound) -> float:
-    """The configuration LP's bound raised where a component's combinatorial bound beats the LP's price of
+def with_lp_shares(lp_cost: float, duals: Mapping[int, float], bound: CombinatorialBound,
+                   floors: Sequence[float] | None = None) -> float:
+    """The configuration LP's bound raised where a component's combinatorial bound (or its `floors` entry,
+    another valid bound of that component's nodes alone, such as its own fluid LP's) beats the LP's price of
     that component's pods (`duals`: group -> certified dual value per pod, `PatternBound.duals`)."""
     extra = 0.0
-    for comp in bound.components:
+    for i, comp in enumerate(bound.components):
         share = sum(bound.demand.get(g, 0) * max(duals.get(g, 0.0), 0.0) for g in comp.groups)
-        extra += max(comp.cost - share, 0.0)
+        best = max(comp.cost, floors[i] if floors is not None else 0.0)
+        extra += max(best - share, 0.0)
     return lp_cost + extra
 
 
