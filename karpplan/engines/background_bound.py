@@ -33,7 +33,7 @@ from ctypes import c_double
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
-from karpplan.engines.bound import FluidBound, fluid_lower_bound
+from karpplan.engines.bound import MARGIN, FluidBound, fluid_lower_bound
 from karpplan.engines.combinatorial_bound import (
     CombinatorialBound,
     with_lp_shares,
@@ -49,12 +49,15 @@ Sourced = list[tuple[float, str]]  # (bound in $/h, which LP gave it)
 POLL_SECONDS = 0.002  # how long the search sleeps between looks at a child it must wait for
 FINISH_GRACE_SECONDS = 2.0  # how long past the wall guard the plan waits for the bounds before going without
 UNGUARDED_WAIT_SECONDS = 600.0  # ... and how long in all without a wall guard (library callers, tests)
-PROVEN_TOLERANCE = 1e-6  # a plan this close to a bound is proven optimal (as the optimiser counts it)
+PROVEN_TOLERANCE = 1e-6  # a plan this close to a bound is proven optimal (as the optimiser counts it) ...
+PROVEN_RELATIVE = 3 * MARGIN  # ... or this share of its cost: the LP bounds are reported less MARGIN of themselves
 
 
 def proves(bounds: Sequence[float], cost: float) -> bool:
-    """Whether these lower bounds prove a plan of `cost` optimal."""
-    return bool(bounds) and cost - max(bounds) <= PROVEN_TOLERANCE
+    """Whether these lower bounds prove a plan of `cost` optimal: the LP bounds are certified less a relative
+    MARGIN, so a bound that meets a plan of a few dollars an hour sits more than 1e-6 below it; the relative
+    tolerance lets it stop the search (a cheaper plan it may miss is cheaper by at most 3 parts per million)."""
+    return bool(bounds) and cost - max(bounds) <= max(PROVEN_TOLERANCE, PROVEN_RELATIVE * abs(cost))
 
 
 def lp_bounds(problem: Problem, placed: Mapping[int, int], fluid: FluidBound | None, known: list[float],
