@@ -41,7 +41,7 @@ from karpplan.engines.combinatorial_bound import (
     zone_integer_bound,
 )
 from karpplan.engines.effort import WorkClock
-from karpplan.engines.patterns import pattern_lower_bound, zone_lower_bound
+from karpplan.engines.patterns import PatternBound, pattern_lower_bound, zone_lower_bound
 from karpplan.engines.patterns.mix import PatternMix
 from karpplan.scheduling.problem import Problem
 
@@ -85,8 +85,7 @@ def lp_bounds(problem: Problem, placed: Mapping[int, int], fluid: FluidBound | N
             if not proves(bounds(), plan_cost) and not clock.past_wall() and worth_rounding(problem):
                 # Whole nodes in every zone (`combinatorial_bound.py`) raise it where the LP's fractions are
                 # too cheap: the LP's duals price each component's pods, the rounding bounds their nodes.
-                whole = zone_integer_bound(problem, placed, clock)
-                raised = with_lp_shares(pattern.cost, pattern.duals, whole, component_floors(problem, whole, clock))
+                raised = _raised(problem, placed, pattern, clock)
                 if raised > pattern.cost:
                     found.append((raised, "configuration-lp"))
     if not proves(bounds(), plan_cost) and not clock.past_wall():
@@ -97,6 +96,16 @@ def lp_bounds(problem: Problem, placed: Mapping[int, int], fluid: FluidBound | N
         if zone is not None:
             found.append((zone.cost, "zone-lp"))
     return found
+
+
+def _raised(problem: Problem, placed: Mapping[int, int], pattern: PatternBound, clock: WorkClock) -> float:
+    """The configuration LP's bound raised per component (`with_lp_shares`); the LP's own if the raising fails
+    on an input it was not built for: the bounds already found are kept either way."""
+    try:
+        whole = zone_integer_bound(problem, placed, clock)
+        return with_lp_shares(pattern.cost, pattern.duals, whole, component_floors(problem, whole, clock))
+    except (ArithmeticError, ValueError, IndexError, KeyError):
+        return pattern.cost
 
 
 def component_floors(problem: Problem, whole: CombinatorialBound, clock: WorkClock) -> list[float]:
