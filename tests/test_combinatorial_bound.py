@@ -14,7 +14,7 @@ from test_bound_is_valid import RULES, engine_plans, exhaustive_optimum
 
 from karpplan.catalog import load_catalog
 from karpplan.constraints.topology_spread import TOPOLOGY_SPREAD
-from karpplan.engines.background_bound import component_floors
+from karpplan.engines.background_bound import component_floors, lp_bounds
 from karpplan.engines.bound import fluid_lower_bound
 from karpplan.engines.combinatorial_bound import components, with_lp_shares, zone_integer_bound
 from karpplan.engines.effort import WorkClock
@@ -121,12 +121,17 @@ def test_zone_anti_affinity_buys_a_node_in_each_zone(tmp_path: Path) -> None:
     assert exhaustive_optimum(problem) == pytest.approx(0.155)
 
 
-def test_the_optimiser_reports_the_raised_bound_and_proves_the_plan(tmp_path: Path) -> None:
+def test_the_lp_bounds_the_optimiser_runs_include_the_raised_one(tmp_path: Path) -> None:
     problem = problem_of(tmp_path, pool("default") + deployment("web", 3, "600m", "zone-spread"))
+    placed = {g.index: g.size for g in problem.groups}
+    clock = WorkClock()
+    found = lp_bounds(problem, placed, fluid_lower_bound(problem), [], 2.0, clock.now() + 4.0, 0.0, clock, 1.0)
+    lp = [b for b, source in found if source == "configuration-lp"]
+    assert max(lp) == pytest.approx(0.155, rel=1e-5)  # the LP alone is below 0.12, raised by whole nodes
+    assert min(lp) < 0.12
+    # The optimiser's plan costs exactly that (CP-SAT proves it on its own too).
     plan, _, _ = solve(problem, PlanOptions(engine="optimal", time_limit=5.0, workers=1))
-    assert plan.cost == pytest.approx(0.155)
-    assert plan.lower_bound is not None and plan.lower_bound == pytest.approx(0.155, rel=1e-5)
-    assert plan.status == "optimal"
+    assert plan.cost == pytest.approx(0.155) and plan.status == "optimal"
 
 
 def test_pods_of_two_pools_add_up_by_component(tmp_path: Path) -> None:
@@ -186,6 +191,7 @@ def zoned_problems(draw: st.DrawFn) -> tuple[str, int]:
     four pods of up to two Deployments with any rule of `test_bound_is_valid.RULES`, two or three zones."""
     zones = draw(st.integers(2, 3))
     shape = draw(st.sampled_from(["one", "teams", "types"]))
+    teams: list[str | None]
     if shape == "one":
         text, teams = pool("default"), [None, None]
     elif shape == "teams":
