@@ -1,12 +1,21 @@
 """Why a plan's gap is wide, in plain words: is the plan or the bound the likely cause? (issue 29)
 
-The gap is how far from the cheapest plan this one can be at most, not how far it is. The lower bounds
-(`engines/bound.py`, the configuration LPs) treat node counts as fractions and ignore some rules: hostname
-anti-affinity and hostname spreads force a node per pod (per domain count), minDomains and zone
-anti-affinity force nodes per zone, NodePool weights force the dearer tiers first. With such rules a wide
-gap is most likely the bound's, and the plan may well be optimal; with only the fluid LP's bound (the
-configuration LP did not finish) it is the bound's too; otherwise the configuration LP is usually within
-a few percent of the cheapest plan, so the plan is the likely cause and more time may find a cheaper one.
+The gap is how far from the cheapest plan this one can be at most, not how far it is. What the lower bounds
+count decides whose a wide gap is likely to be:
+
+* Counted. A workload's own hostname anti-affinity and hostname spread (at most one, or maxSkew, of its
+  pods per node: the cap sets of `engines/bound.py` and the configuration LP's patterns); zone spreads
+  (whole nodes in every zone the spread forces, `engines/combinatorial_bound.py`, and the zone-indexed LP).
+  NodePool weights bound nothing: they order Karpenter's choice, but the optimal engine may take any pool,
+  so the cheapest plan, which the bound is a bound of, ignores them.
+* Relaxed. Hostname anti-affinity or hostname spreads that count other workloads' pods, zone anti-affinity
+  and minDomains (nodes per zone the LPs buy as fractions), required pod affinity. With such rules a wide
+  gap is most likely the bound's, and the plan may well be optimal.
+
+With only the fluid LP's bound (the configuration LP did not finish) the gap is likely the bound's too;
+otherwise the configuration LP is usually within a few percent of the cheapest plan, so the plan is the
+likely cause and more time may find a cheaper one (what was measured: docs/design-notes/optimiser.md,
+"Bounds (session 13)").
 The machine is never blamed here: a slow machine is said by the work clock's own note (`optimiser.py`).
 """
 
@@ -19,22 +28,26 @@ WIDE_GAP = 0.05  # a gap from this share of the cost is explained
 
 
 def weak_bound_rules(problem: Problem) -> list[str]:
-    """The rules of the problem that the lower bounds count weakly, in the user's words (sorted)."""
+    """The rules of the problem that the lower bounds relax, in the user's words (sorted)."""
     topo = problem.topology
     weak: set[str] = set()
     for rules in topo.spread.values():
         for rule in rules:
             if not rule.hard:
                 continue
-            if rule.hostname:
-                weak.add("hostname topology spread")
+            if rule.hostname and not rule.self_match:
+                weak.add("hostname topology spread across workloads")
             if rule.constraint.min_domains:
                 weak.add("minDomains")
     for anti in topo.anti_affinity.values():
+        owner = anti.owner
         for term in anti.terms:
-            weak.add("hostname anti-affinity" if term.key == HOSTNAME else "zone anti-affinity")
-    if len({pool.weight for pool in problem.pools}) > 1:
-        weak.add("NodePool weights")
+            if term.key != HOSTNAME:
+                weak.add("zone anti-affinity")
+            elif not term.matches(owner.namespace, owner.labels, topo.namespace_labels):
+                weak.add("hostname anti-affinity across workloads")
+    if topo.affinity:
+        weak.add("pod affinity")
     return sorted(weak)
 
 

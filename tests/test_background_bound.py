@@ -14,7 +14,8 @@ import pytest
 from plan_checks import bench_problem, resource_violations
 
 from karpplan.engines import optimiser
-from karpplan.engines.background_bound import BackgroundBound, Sourced, fork_available
+from karpplan.engines.background_bound import BackgroundBound, Sourced, fork_available, proves
+from karpplan.engines.bound import MARGIN
 from karpplan.engines.effort import WorkClock
 from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.engines.neighbourhood import NeighbourhoodSearch, side_by_side
@@ -162,3 +163,12 @@ def test_a_plan_is_the_same_however_slowly_its_bounds_run(tmp_path: Path, monkey
 
     monkeypatch.setattr(optimiser, "lp_bounds", slow)
     assert run() == quick
+
+
+def test_a_bound_that_meets_a_plan_less_its_margin_proves_it() -> None:
+    # The LP bounds are reported less MARGIN of themselves: one that meets a $50/h plan sits 5e-5 below it, and
+    # must still stop the search (issue 29: a plan whose bound equalled its cost ran the whole limit).
+    assert proves([50.0 * (1 - MARGIN)], 50.0)
+    assert proves([0.3 - 1e-6], 0.3)
+    assert not proves([50.0 * (1 - 1e-4)], 50.0)
+    assert not proves([], 50.0)

@@ -36,12 +36,30 @@ def _problem(tmp_path: Path, manifests: str) -> Problem:
     return prepare(load_inventory([str(path)]), load_catalog(None, str(catalog))).problem
 
 
-def test_hostname_anti_affinity_blames_the_bound(tmp_path: Path) -> None:
-    problem = _problem(tmp_path, POOL + deployment("db", 2, extra=HOST_ANTI))
+def test_anti_affinity_to_another_workload_blames_the_bound(tmp_path: Path) -> None:
+    # The bounds count a workload's own anti-affinity (one of its pods per node), not one against others'.
+    problem = _problem(tmp_path, POOL + deployment("db", 1) + deployment("cache", 2, extra=HOST_ANTI))
     cause = gap_cause(problem, "feasible", 0.5, "configuration-lp")
     assert cause is not None
-    assert cause.startswith("gap 50.0%: the bound is weak for hostname anti-affinity")
+    assert cause.startswith("gap 50.0%: the bound is weak for hostname anti-affinity across workloads")
     assert "the plan may be optimal" in cause and "machine" not in cause
+
+
+def test_a_workloads_own_anti_affinity_is_counted_so_the_plan_is_blamed(tmp_path: Path) -> None:
+    # One db pod per node is in the configuration LP's patterns: a wide gap there is the plan's.
+    problem = _problem(tmp_path, POOL + deployment("db", 2, extra=HOST_ANTI))
+    cause = gap_cause(problem, "feasible", 0.5, "configuration-lp")
+    assert cause is not None and "the plan is the likely cause" in cause and "weak" not in cause
+
+
+def test_nodepool_weights_are_not_a_weakness_of_the_bound(tmp_path: Path) -> None:
+    # The optimal engine may take any pool, so the cheapest plan (what the bound bounds) ignores weights.
+    heavy = POOL.replace("name: default", "name: preferred").replace("spec:\n  template:",
+                                                                        "spec:\n  weight: 50\n  template:")
+    problem = _problem(tmp_path, POOL + "---" + heavy + deployment("web", 40, cpu="700m"))
+    assert len({p.weight for p in problem.pools}) == 2
+    cause = gap_cause(problem, "feasible", 0.12, "configuration-lp")
+    assert cause is not None and "the plan is the likely cause" in cause and "weights" not in cause
 
 
 def test_min_domains_blames_the_bound(tmp_path: Path) -> None:

@@ -33,9 +33,15 @@ from ctypes import c_double
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
-from karpplan.engines.bound import FluidBound
+from karpplan.engines.bound import MARGIN, FluidBound, fluid_lower_bound
+from karpplan.engines.combinatorial_bound import (
+    CombinatorialBound,
+    with_lp_shares,
+    worth_rounding,
+    zone_integer_bound,
+)
 from karpplan.engines.effort import WorkClock
-from karpplan.engines.patterns import pattern_lower_bound, zone_lower_bound
+from karpplan.engines.patterns import PatternBound, pattern_lower_bound, zone_lower_bound
 from karpplan.engines.patterns.mix import PatternMix
 from karpplan.scheduling.problem import Problem
 
@@ -43,12 +49,15 @@ Sourced = list[tuple[float, str]]  # (bound in $/h, which LP gave it)
 POLL_SECONDS = 0.002  # how long the search sleeps between looks at a child it must wait for
 FINISH_GRACE_SECONDS = 2.0  # how long past the wall guard the plan waits for the bounds before going without
 UNGUARDED_WAIT_SECONDS = 600.0  # ... and how long in all without a wall guard (library callers, tests)
-PROVEN_TOLERANCE = 1e-6  # a plan this close to a bound is proven optimal (as the optimiser counts it)
+PROVEN_TOLERANCE = 1e-6  # a plan this close to a bound is proven optimal (as the optimiser counts it) ...
+PROVEN_RELATIVE = 3 * MARGIN  # ... or this share of its cost: the LP bounds are reported less MARGIN of themselves
 
 
 def proves(bounds: Sequence[float], cost: float) -> bool:
-    """Whether these lower bounds prove a plan of `cost` optimal."""
-    return bool(bounds) and cost - max(bounds) <= PROVEN_TOLERANCE
+    """Whether these lower bounds prove a plan of `cost` optimal: the LP bounds are certified less a relative
+    MARGIN, so a bound that meets a plan of a few dollars an hour sits more than 1e-6 below it; the relative
+    tolerance lets it stop the search (a cheaper plan it may miss is cheaper by at most 3 parts per million)."""
+    return bool(bounds) and cost - max(bounds) <= max(PROVEN_TOLERANCE, PROVEN_RELATIVE * abs(cost))
 
 
 def lp_bounds(problem: Problem, placed: Mapping[int, int], fluid: FluidBound | None, known: list[float],
@@ -73,6 +82,12 @@ def lp_bounds(problem: Problem, placed: Mapping[int, int], fluid: FluidBound | N
             found.append((pattern.cost, "configuration-lp"))
             if on_mix is not None and pattern.mix is not None:
                 on_mix(pattern.mix)
+            if not proves(bounds(), plan_cost) and not clock.past_wall() and worth_rounding(problem):
+                # Whole nodes in every zone (`combinatorial_bound.py`) raise it where the LP's fractions are
+                # too cheap: the LP's duals price each component's pods, the rounding bounds their nodes.
+                raised = _raised(problem, placed, pattern, clock)
+                if raised > pattern.cost:
+                    found.append((raised, "configuration-lp"))
     if not proves(bounds(), plan_cost) and not clock.past_wall():
         # The zone-indexed one sees the zonal rules too; it declines at once where it cannot be stronger.
         budget = max(min(reserve, deadline - clock.now() - margin), 0.3)
@@ -81,6 +96,30 @@ def lp_bounds(problem: Problem, placed: Mapping[int, int], fluid: FluidBound | N
         if zone is not None:
             found.append((zone.cost, "zone-lp"))
     return found
+
+
+def _raised(problem: Problem, placed: Mapping[int, int], pattern: PatternBound, clock: WorkClock) -> float:
+    """The configuration LP's bound raised per component (`with_lp_shares`); the LP's own if the raising fails
+    on an input it was not built for: the bounds already found are kept either way."""
+    try:
+        whole = zone_integer_bound(problem, placed, clock)
+        return with_lp_shares(pattern.cost, pattern.duals, whole, component_floors(problem, whole, clock))
+    except (ArithmeticError, ValueError, IndexError, KeyError):
+        return pattern.cost
+
+
+def component_floors(problem: Problem, whole: CombinatorialBound, clock: WorkClock) -> list[float]:
+    """Each component's own fluid LP bound (0 where it found none): the nodes of a component hold only its pods,
+    so the fluid LP of its pods alone bounds them, and per component it may beat the LP's duals."""
+    out = []
+    for comp in whole.components:
+        if clock.past_wall():
+            out.append(0.0)
+            continue
+        own = fluid_lower_bound(problem, {g: whole.demand[g] for g in comp.groups if g in whole.demand},
+                                time_limit=max(clock.wall_left(), 0.1), clock=clock)
+        out.append(own.cost if own is not None else 0.0)
+    return out
 
 
 class PublishedClock(WorkClock):
