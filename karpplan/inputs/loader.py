@@ -37,6 +37,7 @@ from karpplan.inputs.parsers import (
     without_gc,
     yaml_problem,
 )
+from karpplan.inputs.placeholders import helm_template_problem
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -174,7 +175,9 @@ def parse_documents(text: str, file: str, *, json_fallback: bool | None = None) 
                 if problems:
                     raise InputError(problems) from None
                 return documents
-        problems.append(InputProblem(Origin(file, problem.line), problem.message))
+        helm = helm_template_problem(text, file, problem.line)
+        problems.append(InputProblem(Origin(file, helm[0]), helm[1]) if helm else
+                        InputProblem(Origin(file, problem.line), problem.message))
     except RecursionError:
         problems.append(InputProblem(Origin(file, 0), f"nested too deeply (more than {MAX_DEPTH} levels)"))
     if problems:
