@@ -19,14 +19,12 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 from karpplan.catalog import (
     DEFAULT_REGION,
-    DEFAULT_SPOT_FACTOR,
-    SPOT,
     instance_types_for,
     load_catalog,
     node_labels,
 )
 from karpplan.catalog.overlays import apply_node_overlays
-from karpplan.catalog.prices import estimated_spot_note
+from karpplan.catalog.spot_prices import estimated_spot_note, spot_price_source
 from karpplan.catalog.types import Catalog
 from karpplan.catalog.zones import outside_zones_reason, with_cluster_zones, zones_warning
 from karpplan.engines.effort import TimeBudget, auto_time_limit
@@ -417,10 +415,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     zones_note = zones_warning(catalog) if problem.groups else None
     if zones_note:
         warnings.append(zones_note)
-    spot_note = estimated_spot_note(catalog, ((n.instance_type, n.capacity_type, n.price_estimated) for n in nodes
-                                              if n.new), options.spot_prices or f"the catalog ({catalog.name})")
-    if spot_note:
-        warnings.append(spot_note)
+    warnings.extend(estimated_spot_note(catalog, nodes, options.spot_prices))
     warnings.extend(_unmet_preferences(problem, solution, greedy, on_fargate.cost + static_cost))
     warnings.extend(s.describe() for s in problem.static)
     warnings.extend(str(notice) for notice in (*inventory.notices, *inventory.scale_notes))
@@ -579,17 +574,6 @@ def _summary(inventory: Inventory, catalog: Catalog, options: PlanOptions, nodes
         spot_prices=spot_price_source(catalog, options.spot_prices),
         fargate_prices=None if fargate_cost == 0 else _fargate_rate_text(region, catalog.fargate_price),
     )
-
-
-def spot_price_source(catalog: Catalog, spot_prices_file: str | None) -> str:
-    """Where the plan's spot prices come from, in plain words (`summary.spotPrices`)."""
-    estimated = any(o.capacity_type == SPOT and o.estimated for it in catalog.instance_types for o in it.offerings)
-    if spot_prices_file:
-        others = f"; types it does not name estimated: {DEFAULT_SPOT_FACTOR:g} x on-demand" if estimated else ""
-        return f"file:{spot_prices_file}{others}"
-    if catalog.embedded or estimated:
-        return f"estimated: {DEFAULT_SPOT_FACTOR:g} x on-demand"
-    return f"catalog:{catalog.name}"
 
 
 def _fargate_rate_text(region: str, supplied: FargatePrice | None) -> str | None:

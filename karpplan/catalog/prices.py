@@ -14,12 +14,11 @@ import csv
 import io
 import json
 import math
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from karpplan.catalog.types import ON_DEMAND, RESERVED, SPOT, Catalog, Offering
+from karpplan.catalog.types import ON_DEMAND, RESERVED, SPOT, Offering
 from karpplan.errors import InputError, InputProblem, Origin
 
 CAPACITY_TYPES = (ON_DEMAND, SPOT, RESERVED)
@@ -218,23 +217,3 @@ def spot_offerings(zones: Iterable[str], listed: ZonePrices | None, on_demand: f
         return []
     return [Offering(z, SPOT, round(on_demand * spot_factor, 6), True) for z in zones]
 
-
-def estimated_spot_note(catalog: Catalog, launched: Iterable[tuple[str | None, str | None, bool]],
-                        source: str) -> str | None:
-    """What the plan must say when an estimated spot price chose its type over types with published ones.
-
-    `launched` is (instance type, capacity type, price estimated) per new node. A spot price estimated from
-    on-demand is a guess; when `source` (a `--spot-prices` file, a catalog) gives real spot prices for some
-    types and the plan launches spot nodes of types it does not price, an estimate, not a published price,
-    decided the type: never silently. None when every spot node is published-priced, or none is."""
-    real = {it.name for it in catalog.instance_types
-            if any(o.capacity_type == SPOT and not o.estimated for o in it.offerings)}
-    guessed = Counter(t for t, capacity, estimated in launched if t and capacity == SPOT and estimated and t not in real)
-    if not real or not guessed:
-        return None
-    types = ", ".join(f"{t} x{n}" if n > 1 else t for t, n in sorted(guessed.items()))
-    count = sum(guessed.values())
-    return (f"{count} new spot node{'s' if count != 1 else ''} ({types}) {'are' if count != 1 else 'is'} priced by "
-            f"estimate: {source} gives published spot prices for {len(real)} other type{'s' if len(real) != 1 else ''} "
-            "but not for these, so an estimate, not a published price, chose them over those types; add their "
-            f"spot prices to {source}, or leave them out of the NodePool, to plan on published prices only")
