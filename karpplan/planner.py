@@ -19,13 +19,12 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 from karpplan.catalog import (
     DEFAULT_REGION,
-    DEFAULT_SPOT_FACTOR,
-    SPOT,
     instance_types_for,
     load_catalog,
     node_labels,
 )
 from karpplan.catalog.overlays import apply_node_overlays
+from karpplan.catalog.spot_prices import estimated_spot_note, spot_price_source
 from karpplan.catalog.types import Catalog
 from karpplan.catalog.zones import outside_zones_reason, with_cluster_zones, zones_warning
 from karpplan.engines.effort import TimeBudget, auto_time_limit
@@ -416,6 +415,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     zones_note = zones_warning(catalog) if problem.groups else None
     if zones_note:
         warnings.append(zones_note)
+    warnings.extend(estimated_spot_note(catalog, nodes, options.spot_prices))
     warnings.extend(_unmet_preferences(problem, solution, greedy, on_fargate.cost + static_cost))
     warnings.extend(s.describe() for s in problem.static)
     warnings.extend(str(notice) for notice in (*inventory.notices, *inventory.scale_notes))
@@ -447,7 +447,7 @@ def _ec2_nodes(solution: Solution, static_launch: Mapping[str, LaunchOption]
                                   node.labels.get(L.INSTANCE_TYPE), node.labels.get(L.ZONE),
                                   node.labels.get(L.CAPACITY_TYPE) or node.capacity_type,
                                   (node.hourly_price or 0.0) if launch is None else launch.price,
-                                  launch is not None and launch.price_estimated, dict(node.labels),
+                                  node.price_estimated if launch is None else launch.price_estimated, dict(node.labels),
                                   tuple(t.as_dict() for t in node.taints), node.allocatable,
                                   requested + daemon, daemon, names, static=launch is not None))
             continue
@@ -568,23 +568,12 @@ def _summary(inventory: Inventory, catalog: Catalog, options: PlanOptions, nodes
         karpenter_scheduled=len(pending) - len(greedy.unplaced) - refused if karpenter else None,
         karpenter_batches=greedy.batches if karpenter else None,
         batches=solution.batches if options.engine == "karpenter" else None,
-        estimated_prices=any(n.price_estimated for n in nodes), seed=options.seed,
+        estimated_prices=any(n.new and n.price_estimated for n in nodes), seed=options.seed,
         bound_source=solution.bound_source if lower is not None else None,
         zones=catalog.zones, zones_source=catalog.zones_source,
         spot_prices=spot_price_source(catalog, options.spot_prices),
         fargate_prices=None if fargate_cost == 0 else _fargate_rate_text(region, catalog.fargate_price),
     )
-
-
-def spot_price_source(catalog: Catalog, spot_prices_file: str | None) -> str:
-    """Where the plan's spot prices come from, in plain words (`summary.spotPrices`)."""
-    estimated = any(o.capacity_type == SPOT and o.estimated for it in catalog.instance_types for o in it.offerings)
-    if spot_prices_file:
-        others = f"; types it does not name estimated: {DEFAULT_SPOT_FACTOR:g} x on-demand" if estimated else ""
-        return f"file:{spot_prices_file}{others}"
-    if catalog.embedded or estimated:
-        return f"estimated: {DEFAULT_SPOT_FACTOR:g} x on-demand"
-    return f"catalog:{catalog.name}"
 
 
 def _fargate_rate_text(region: str, supplied: FargatePrice | None) -> str | None:

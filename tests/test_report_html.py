@@ -317,10 +317,11 @@ def test_plan_o_html_has_every_node_of_the_json_plan_and_the_lint_findings(tmp_p
     assert "replicas-without-spread" in lint.text() and "apps.yaml:" in lint.text()
 
 
-def test_plan_o_html_from_stdin_says_lint_was_not_run() -> None:
+def test_plan_o_html_from_stdin_lints_what_the_plan_read() -> None:
     result = karpplan("plan", "-", "--engine", "karpenter", "-o", "html", stdin=APPS)
     assert result.returncode == 1
-    assert "Lint was not run: the input came from stdin" in parse(result.stdout).find_all("section", id="lint")[0].text()
+    lint = parse(result.stdout).find_all("section", id="lint")[0].text()
+    assert "replicas-without-spread" in lint and "<stdin>:" in lint
 
 
 def test_plan_o_html_bad_input_is_one_line_and_no_page(tmp_path: Path) -> None:

@@ -133,10 +133,26 @@ def test_scale_multiplies_and_rounds_up_but_not_an_explicit_count(tmp_path: Path
 
 
 def test_a_replicas_name_that_matches_nothing_is_bad_input(tmp_path: Path) -> None:
-    code, out, err = _run(_write(tmp_path, POOL, INFLATE), "--replicas", "prod/inflate=3")
+    code, out, err = _run(_write(tmp_path, POOL, INFLATE), "--replicas", "prod/cache=3")
     assert code == 2 and out == ""
-    assert err.strip() == ("--replicas: 'prod/inflate=3' matches no workload in the input "
+    assert err.strip() == ("--replicas: 'prod/cache=3' matches no workload in the input "
                            "(workloads: default/Deployment/inflate)")
+
+
+def test_a_name_in_another_namespace_is_suggested_with_its_namespace(tmp_path: Path) -> None:
+    """A bare name means namespace default (as kubectl's); the workload of that name elsewhere is suggested."""
+    path = _write(tmp_path, POOL, INFLATE, WEB.format(kind="Deployment"))
+    code, out, err = _run(path, "--replicas", "web=3")
+    assert code == 2 and out == ""
+    assert err.strip() == ("--replicas: 'web=3' matches no workload in namespace default; did you mean "
+                           "--replicas shop/web=3?")
+    code, _, err = _run(path, "--replicas", "prod/deploy/inflate=2")
+    assert code == 2
+    assert err.strip().endswith("did you mean --replicas default/Deployment/inflate=2?")
+    path = _write(tmp_path, POOL, WEB.format(kind="Deployment"), WEB.format(kind="StatefulSet"))
+    code, _, err = _run(path, "--replicas", "web=3")
+    assert code == 2
+    assert err.strip().endswith("did you mean --replicas shop/Deployment/web=3 or --replicas shop/StatefulSet/web=3?")
 
 
 def test_a_shared_name_needs_its_kind(tmp_path: Path) -> None:

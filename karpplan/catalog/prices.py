@@ -216,3 +216,4 @@ def spot_offerings(zones: Iterable[str], listed: ZonePrices | None, on_demand: f
     if on_demand is None:
         return []
     return [Offering(z, SPOT, round(on_demand * spot_factor, 6), True) for z in zones]
+

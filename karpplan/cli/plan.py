@@ -7,41 +7,53 @@ While the optimal engine runs, its progress goes to stderr (`render/progress_dis
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from karpplan.cli.terminal import Terminal
 from karpplan.costs import plan_costs
 from karpplan.engines.effort import TimeBudget
+from karpplan.inputs.loader import Document
+from karpplan.model.build import read_input
+from karpplan.model.inventory import Inventory
 from karpplan.plan_volumes import with_volume_fixes
-from karpplan.planner import PlanOptions, fitted_time_limit, make_plan, read_catalog, read_inventory
+from karpplan.planner import PlanOptions, fitted_time_limit, make_plan, read_catalog, with_fargate_profiles
 from karpplan.render.documents import plan_document, render_document
 from karpplan.render.inventory_view import skipped_lines, skipped_note
 from karpplan.render.plan_table import render_table
 from karpplan.render.progress_display import progress_display
 
 
-def lint_for_report(options: PlanOptions) -> tuple[Mapping[str, Any] | None, str]:
+def lint_for_report(options: PlanOptions, documents: Sequence[Document], texts: Mapping[str, str]
+                    ) -> tuple[Mapping[str, Any] | None, str]:
     """The LintReport document of the plan's own input for the HTML report, or None and why not.
 
-    Lint reads its files again, so stdin (already read by the plan) cannot be linted; a lint that cannot
-    judge the input leaves the report without findings rather than failing a plan that succeeded."""
+    Lint takes the documents the plan read (`texts`: each file's text, for columns), so no file is read
+    twice and stdin is linted too; a lint that cannot judge the input leaves the report without findings
+    rather than failing a plan that succeeded."""
     # lazy: the lint rules (the scheduler, numpy) load only for an HTML report, not for every plan
     from karpplan.errors import InputError
     from karpplan.lint.config import UnknownRule, find_config
-    from karpplan.lint.run import LintOptions, lint
+    from karpplan.lint.run import LintOptions, lint_documents
 
-    if "-" in options.paths:
-        return None, "Lint was not run: the input came from stdin; run karpplan lint on the files."
     lint_options = LintOptions(
         paths=options.paths, catalog=options.catalog, region=options.region, fargate_profiles=options.fargate_profiles,
         zones=options.zones, config=find_config(), max_file_size=options.max_file_size,
     )
     try:
-        return lint(lint_options).to_document(), ""
+        return lint_documents(documents, texts, lint_options).to_document(), ""
     except (InputError, UnknownRule) as exc:
         return None, f"Lint could not run on this input: {exc}"
+
+
+def read_plan_input(options: PlanOptions, keep: bool) -> tuple[Inventory, list[Document], dict[str, str]]:
+    """The input read once: the inventory (`--fargate-profile` added, as `read_inventory`), and, when `keep`
+    (the HTML report lints them), the documents and each file's text; else those are let go."""
+    texts: dict[str, str] | None = {} if keep else None
+    inventory, documents = read_input(options.paths, max_bytes=options.max_file_size, scale=options.scale,
+                                      default_requests=options.default_requests, texts=texts)
+    return (with_fargate_profiles(inventory, options.fargate_profiles), documents if keep else [], texts or {})
 
 
 def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
@@ -54,7 +66,7 @@ def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
     options = replace(options, steady_state=steady_state_of)  # Karpenter's baseline is its steady state
     budget = TimeBudget(options.time_limit)
     with budget.phase("parse"):
-        inventory = read_inventory(options)
+        inventory, documents, texts = read_plan_input(options, keep=output == "html")
     options = fitted_time_limit(options, inventory)  # `--time-limit auto`: fitted to the input's size
     budget.limit = options.time_limit
     if terminal.verbose:
@@ -88,7 +100,7 @@ def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
         if output == "html":
             from karpplan.render.html import render_html  # lazy: only an HTML report needs the page builder
 
-            report, why = lint_for_report(options)
+            report, why = lint_for_report(options, documents, texts)
             terminal.stdout.file.write(render_html(plan_document(plan, costs), lint=report, lint_note=why))
         elif output in ("json", "yaml"):
             terminal.stdout.file.write(render_document(plan_document(plan, costs), output))

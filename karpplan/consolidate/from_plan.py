@@ -3,9 +3,11 @@
 Karpenter's provisioning plan (the Karpenter simulation's Solution over all batches) becomes a simulated
 cluster: the existing nodes with their bound pods, the pods the plan placed on them, and every node it
 launches with its pods (named as the plan names them, labelled as the NodePool labels them); the pods it
-could not place stay pending. The NodePools' `spec.disruption` and the PodDisruptionBudgets are read from
-the same input (`snapshot.py`), and `loop.steady_state` consolidates within the time it is given. What it
-cannot compute honestly (input read from stdin, no time left) is said, never guessed.
+could not place stay pending. The Node annotations, the NodePools' `spec.disruption` and the
+PodDisruptionBudgets come from the plan's own reading of the input (`Inventory.disruption_documents`, typed by
+`snapshot.py`): no file is read again, so input from stdin is consolidated too. `loop.steady_state`
+consolidates within the time it is given; what it cannot compute honestly (no time left) is said, never
+guessed.
 """
 
 from __future__ import annotations
@@ -14,20 +16,16 @@ from dataclasses import replace
 
 from karpplan.consolidate.loop import SteadyState as Consolidated
 from karpplan.consolidate.loop import steady_state
-from karpplan.consolidate.snapshot import SimNode, Snapshot, make_snapshot, read_documents_or_fail
+from karpplan.consolidate.snapshot import SimNode, Snapshot, make_snapshot
 from karpplan.consolidate.state import ClusterState
 from karpplan.engines.result import Solution, SolvedNode
-from karpplan.errors import InputError
 from karpplan.model import labels as L
 from karpplan.model.nodes import ExistingNode
 from karpplan.plan import SteadyState
 from karpplan.planner import SteadyStateRequest
 
-STDIN = "not computed: the input came from stdin, and the NodePools' disruption settings are read from files"
-NO_PATHS = "not computed: no input files to read the NodePools' disruption settings from"
 OUT_OF_TIME = ("not computed: consolidation did not finish in its share of the time limit ({seconds:.1f}s, "
                "{actions} commands simulated); raise --time-limit")
-UNREADABLE = "not computed: the input could not be read again ({problem})"
 
 
 def _launched_node(solved: SolvedNode) -> SimNode:
@@ -83,15 +81,8 @@ def figures(result: Consolidated, request: SteadyStateRequest, new: set[str]) ->
 
 def steady_state_of(request: SteadyStateRequest) -> SteadyState:
     """Karpenter's plan consolidated to its steady state, or why that was not computed (never a guess)."""
-    if not request.paths:
-        return SteadyState(None, note=NO_PATHS)
-    if "-" in request.paths:
-        return SteadyState(None, note=STDIN)
-    try:
-        documents = read_documents_or_fail(request.paths, request.max_file_size)
-    except InputError as exc:
-        return SteadyState(None, note=UNREADABLE.format(problem=str(exc).splitlines()[0] if str(exc) else "?"))
-    snapshot = make_snapshot(request.inventory, documents, request.catalog)
+    inventory = request.inventory
+    snapshot = make_snapshot(inventory, inventory.disruption_documents, request.catalog)
     after_launch, new = launched(snapshot, request.solution)
     result = steady_state(ClusterState.of(after_launch, request.catalog), time_limit=request.time_limit)
     if not result.complete:

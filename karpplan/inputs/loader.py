@@ -37,6 +37,7 @@ from karpplan.inputs.parsers import (
     without_gc,
     yaml_problem,
 )
+from karpplan.inputs.placeholders import helm_template_problem
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -174,7 +175,9 @@ def parse_documents(text: str, file: str, *, json_fallback: bool | None = None) 
                 if problems:
                     raise InputError(problems) from None
                 return documents
-        problems.append(InputProblem(Origin(file, problem.line), problem.message))
+        helm = helm_template_problem(text, file, problem.line)
+        problems.append(InputProblem(Origin(file, helm[0]), helm[1]) if helm else
+                        InputProblem(Origin(file, problem.line), problem.message))
     except RecursionError:
         problems.append(InputProblem(Origin(file, 0), f"nested too deeply (more than {MAX_DEPTH} levels)"))
     if problems:
@@ -276,18 +279,24 @@ def _expand_paths(paths: Sequence[str], problems: list[InputProblem]) -> list[tu
 
 
 def read_documents(
-    paths: Sequence[str], *, max_bytes: int = DEFAULT_MAX_BYTES, stdin: TextIO | None = None
+    paths: Sequence[str], *, max_bytes: int = DEFAULT_MAX_BYTES, stdin: TextIO | None = None,
+    texts: dict[str, str] | None = None,
 ) -> tuple[list[Document], list[InputProblem]]:
-    """Every document that could be read, and the problems with the rest (never raises InputError)."""
+    """Every document that could be read, and the problems with the rest (never raises InputError).
+
+    With `texts`, each file's text as parsed (newlines made `\n`) is kept there by its label (`<stdin>` for
+    `-`), so what reads the documents later (lint's columns) need not read a file again: stdin cannot be."""
     problems: list[InputProblem] = []
     documents: list[Document] = []
     for label, path in _expand_paths(paths, problems):
         try:
             if path is None:
                 text = _read_stdin(stdin if stdin is not None else sys.stdin, max_bytes)
-                documents.extend(parse_documents(text, label, json_fallback=False))
             else:
-                documents.extend(parse_documents(_read_file(path, label, max_bytes), label))
+                text = _read_file(path, label, max_bytes)
+            if texts is not None:
+                texts[label] = text
+            documents.extend(parse_documents(text, label, json_fallback=False if path is None else None))
         except InputError as exc:
             problems.extend(exc.problems)
         except MemoryError:

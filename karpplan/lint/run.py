@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import functools
 import gc
-import io
-import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TextIO
 
 from karpplan.catalog.types import Catalog
 from karpplan.errors import InputError, InputProblem
-from karpplan.inputs.loader import DEFAULT_MAX_BYTES, STDIN_NAME, read_documents
+from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document, read_documents
 from karpplan.inputs.placeholders import placeholder_in
 from karpplan.lint.config import FileConfig, active_rules, ignored_by_annotation
 from karpplan.lint.context import LintContext, object_name, templates
@@ -43,18 +40,9 @@ class LintOptions:
     stdin: TextIO | None = None
 
 
-def _texts(files: Sequence[str], stdin_text: str | None) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for name in files:
-        if name == STDIN_NAME:
-            out[name] = (stdin_text or "").split("\n")
-            continue
-        try:
-            text = Path(name).read_bytes().decode("utf-8-sig", errors="replace")
-        except OSError:
-            continue
-        out[name] = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return out
+def _lines(texts: Mapping[str, str]) -> dict[str, list[str]]:
+    """Each file's lines, for the findings' columns."""
+    return {name: text.split("\n") for name, text in texts.items()}
 
 
 def to_finding(ctx: LintContext, rule: Rule, hit: Hit) -> Finding:
@@ -87,23 +75,23 @@ def _paused_gc() -> Iterator[None]:
 
 def lint(options: LintOptions) -> LintReport:
     """Raises InputError for input no rule owns (unreadable files, problems outside the lint rules)."""
-    with _paused_gc():
-        return _lint(options)
-
-
-def _lint(options: LintOptions) -> LintReport:
-    rules = active_rules(options.select, options.ignore, options.config)
-    stdin_text: str | None = None
-    stdin: TextIO | None = options.stdin
-    if "-" in options.paths:
-        source = options.stdin if options.stdin is not None else sys.stdin
-        buffer = getattr(source, "buffer", None)
-        raw = buffer.read(options.max_file_size + 1) if buffer is not None else source.read(options.max_file_size + 1)
-        stdin_text = raw.decode("utf-8-sig", errors="replace") if isinstance(raw, bytes) else raw
-        stdin = io.StringIO(stdin_text)
-    documents, problems = read_documents(options.paths, max_bytes=options.max_file_size, stdin=stdin)
+    texts: dict[str, str] = {}
+    documents, problems = read_documents(options.paths, max_bytes=options.max_file_size, stdin=options.stdin,
+                                         texts=texts)
     if problems:
         raise InputError(problems)
+    return lint_documents(documents, texts, options)
+
+
+def lint_documents(documents: Sequence[Document], texts: Mapping[str, str], options: LintOptions) -> LintReport:
+    """Lint documents already read (`texts`: each file's text by name, for columns), as `lint` does the files
+    at `options.paths`: `plan -o html` lints its own reading of the input, stdin included."""
+    with _paused_gc():
+        return _lint(documents, texts, options)
+
+
+def _lint(documents: Sequence[Document], texts: Mapping[str, str], options: LintOptions) -> LintReport:
+    rules = active_rules(options.select, options.ignore, options.config)
     collected: list[InputProblem] = []
     inventory = with_fargate_profiles(build_inventory(documents, collect=collected), options.fargate_profiles)
 
@@ -112,7 +100,7 @@ def _lint(options: LintOptions) -> LintReport:
         return catalog_for(inventory, options.region, options.catalog, zones=options.zones)
 
     files = list(dict.fromkeys(d.origin.file for d in documents))
-    ctx = LintContext(list(documents), inventory, collected, catalog, _texts(files, stdin_text))
+    ctx = LintContext(list(documents), inventory, collected, catalog, _lines({f: texts.get(f, "") for f in files}))
     classify(ctx)
     unowned = ctx.cache.get("unowned")
     if isinstance(unowned, list) and unowned:

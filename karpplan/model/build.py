@@ -266,6 +266,7 @@ class _Builder:
             notices=(*self.notices, *self.volumes.notices),
             scale_notes=scale_notes,
             overlays=tuple(self.overlays),
+            disruption_documents=tuple(d for d in self.documents if read_by_disruption(d)),
         )
 
     def _first_pass(self) -> PodContext:
@@ -532,6 +533,12 @@ class _Builder:
 
 
 # ------------------------------------------------------------------------------------------ API
+def read_by_disruption(doc: Document) -> bool:
+    """A Node, a karpenter.sh NodePool or a PodDisruptionBudget: what the disruption simulation reads beyond
+    the typed model (`Inventory.disruption_documents`)."""
+    return doc.kind in ("Node", "PodDisruptionBudget") or (doc.kind == "NodePool" and doc.group == "karpenter.sh")
+
+
 def build_inventory(documents: Sequence[Document], *, collect: list[InputProblem] | None = None,
                     scale: ScaleOptions | None = None, default_requests: Mapping[str, int] | None = None) -> Inventory:
     """Type every document; raises InputError with every problem (each with `file:line`).
@@ -552,11 +559,21 @@ def load_inventory(
     Raises InputError with the problems of the files that could not be read followed by the problems of
     the documents that could.
     """
-    documents, problems = read_documents(paths, max_bytes=max_bytes, stdin=stdin)
+    return read_input(paths, max_bytes=max_bytes, stdin=stdin, scale=scale, default_requests=default_requests)[0]
+
+
+def read_input(
+    paths: Sequence[str], *, max_bytes: int = DEFAULT_MAX_BYTES, stdin: TextIO | None = None,
+    scale: ScaleOptions | None = None, default_requests: Mapping[str, int] | None = None,
+    texts: dict[str, str] | None = None,
+) -> tuple[Inventory, list[Document]]:
+    """`load_inventory`, with the documents it was built from (and, with `texts`, each file's text): what a
+    command that reads them again (the HTML report's lint) takes instead of reading a file twice."""
+    documents, problems = read_documents(paths, max_bytes=max_bytes, stdin=stdin, texts=texts)
     try:
         inventory = build_inventory(documents, scale=scale, default_requests=default_requests)
     except InputError as exc:
         problems.extend(exc.problems)
     if problems:
         raise InputError(problems)
-    return inventory
+    return inventory, documents

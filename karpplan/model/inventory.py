@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from karpplan.errors import Origin
+from karpplan.inputs.loader import Document
 from karpplan.model.cluster import ClusterConfig, FargateProfile, Namespace, RuntimeClass
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.overlays import NodeOverlay
@@ -55,6 +56,10 @@ class Inventory:
     # at 0 replicas): the plan says them; they are about what is planned, not about how the manifests read.
     scale_notes: tuple[InputNotice, ...] = ()
     overlays: tuple[NodeOverlay, ...] = ()
+    # The Nodes, karpenter.sh NodePools and PodDisruptionBudgets as the one parse read them: what the disruption
+    # simulation reads beyond the typed model (Node annotations such as karpenter.sh/do-not-disrupt, a pool's
+    # spec.disruption, the budgets), so `plan`'s steady state never reads a file again (stdin cannot be).
+    disruption_documents: tuple[Document, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def pending(self) -> tuple[Pod, ...]:

@@ -24,6 +24,7 @@ class ExistingNode:
     # read from the input leaves both unset (its labels may say the capacity type).
     hourly_price: float | None = field(default=None, compare=False)
     capacity_type: str | None = field(default=None, compare=False)
+    price_estimated: bool = field(default=False, compare=False)  # hourly_price is an estimate, not a published price
 
     @property
     def is_fargate(self) -> bool:

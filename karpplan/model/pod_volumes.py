@@ -9,8 +9,11 @@ Zones follow the kube-scheduler's VolumeBinding and VolumeZone filters (and Karp
 a bound PV's `spec.nodeAffinity.required` terms (hostname requirements of local volumes left out, as
 Karpenter does) and legacy zone labels; for a claim still to be provisioned, its StorageClass's
 `allowedTopologies`. They become extra required node-affinity terms on the pod's template, ANDed with
-the pod's own, so every engine honours them. Fargate mounts only EFS (`shared/data/fargate.md` §4): any
-other claim is a refusal, worded like the fargate-scheduler's `volumes not supported: ...` events.
+the pod's own, so every engine honours them. Of persistent volumes, a Fargate pod mounts Amazon EFS ones
+(statically provisioned), never EBS (`shared/data/fargate.md` §4, the EKS user guide's "Fargate storage"):
+any other claim is a refusal, worded like the fargate-scheduler's `volumes not supported: ...` events.
+Volumes without storage of their own (emptyDir, configMap, secret, projected, downwardAPI) and the pod's
+ephemeral storage are no refusal.
 """
 
 from __future__ import annotations
@@ -43,7 +46,15 @@ FROM_TEMPLATE = "template"  # to be created from a volumeClaimTemplate / ephemer
 MISSING = "missing"  # named by the pod but not in the inputs
 
 _FARGATE_MOUNTS = (EFS, NFS)
-_ONLY_EFS = "Fargate mounts only EFS volumes"
+# What Fargate mounts, in the EKS user guide's words ("Fargate storage": "A Pod running on Fargate automatically
+# mounts an Amazon EFS file system. You can't use dynamic persistent volume provisioning with Fargate nodes, but
+# you can use static provisioning."; "Use Amazon EBS storage": "You can't mount Amazon EBS volumes to Fargate
+# Pods."). Only persistent volumes are in question: emptyDir, configMap, secret and projected volumes and the
+# pod's ephemeral storage (20 GiB by default) are there on Fargate too.
+NO_EBS = "Amazon EBS volumes can't be mounted to Fargate Pods"
+ONLY_EFS = ("of persistent volumes, Fargate Pods mount Amazon EFS ones (statically provisioned) and no other "
+            "(emptyDir, configMap, secret and projected volumes and ephemeral storage are fine; EBS and hostPath "
+            "are not)")
 
 
 @dataclass(frozen=True)
@@ -140,7 +151,7 @@ def _resolve(use: ClaimUse, storage: Storage, owner: str) -> _Resolved:
         if _assumed_backend(claim.name) == EFS:
             return _Resolved(notes=(note,))
         return _Resolved(
-            refusal=f"{subject} is not in the inputs: assumed EBS (EKS's default gp2 class), which Fargate can't mount",
+            refusal=f"{subject} is not in the inputs: assumed EBS (EKS's default gp2 class): {NO_EBS}",
             notes=(note,),
         )
     volume = storage.volume_for(claim)
@@ -167,7 +178,7 @@ def _bound(use: ClaimUse, volume: PersistentVolume) -> _Resolved:
     """A claim bound to a PV of the inputs: the PV's node affinity, and its driver for Fargate."""
     refusal = None
     if volume.backend not in _FARGATE_MOUNTS:
-        what = "EBS volumes can't be mounted on Fargate" if volume.backend == EBS else _ONLY_EFS
+        what = NO_EBS if volume.backend == EBS else ONLY_EFS
         # StatefulSet claims are named by their template, so that replicas can share a template.
         pv = "" if use.label else f" {volume.name}"
         driver = volume.driver or "an unknown volume source"
@@ -191,7 +202,7 @@ def _unknown_class(subject: str, where: str, class_name: str) -> _Resolved:
         note = f"{where} {assumed}: gp2 allows every zone, so it adds no zone constraint"
     refusal = None
     if backend not in _FARGATE_MOUNTS:
-        refusal = f"{subject} {assumed}: EBS volumes can't be mounted on Fargate"
+        refusal = f"{subject} {assumed}: {NO_EBS}"
     return _Resolved(refusal, notes=(note,))
 
 
@@ -200,9 +211,9 @@ def _provisioned(subject: str, where: str, storage_class: StorageClass) -> _Reso
     provisioner for Fargate."""
     refusal = None
     if storage_class.backend not in _FARGATE_MOUNTS:
-        what = "EBS volumes can't be mounted on Fargate" if storage_class.backend == EBS else _ONLY_EFS
+        what = NO_EBS if storage_class.backend == EBS else ONLY_EFS
         if storage_class.backend == HOST:
-            what = "local volumes are tied to a node, and " + _ONLY_EFS
+            what = "local volumes are tied to a node, and " + ONLY_EFS
         refusal = f"{subject} uses StorageClass {storage_class.name} ({storage_class.provisioner}): {what}"
     notes: tuple[str, ...] = ()
     if not storage_class.waits_for_consumer and storage_class.backend != EFS:  # EFS is regional: no zone

@@ -167,8 +167,10 @@ class Scaler:
         for o in self.options.replicas:
             where = self.matched.get(o, [])
             if not where:
-                problems.append(InputProblem(Origin(REPLICAS_FLAG), f"{o.text!r} matches no workload in the input "
-                                             f"({_known(self.workloads)})"))
+                elsewhere = _elsewhere(o, self.workloads)
+                problems.append(InputProblem(Origin(REPLICAS_FLAG), (
+                    f"{o.text!r} matches no workload in namespace {o.namespace}; did you mean {elsewhere}?"
+                    if elsewhere else f"{o.text!r} matches no workload in the input ({_known(self.workloads)})")))
             elif len(set(where)) > 1:
                 first = where[0].split("/", 1)
                 problems.append(InputProblem(Origin(REPLICAS_FLAG),
@@ -192,6 +194,24 @@ class Scaler:
                                 f"no pod to plan; to plan some, give a count, e.g. {REPLICAS_FLAG} {example}"
                                 + (f" ({SCALE_FLAG} multiplies, and 0 stays 0)" if self.options.factor else "")))
         return out
+
+
+def _elsewhere(override: ReplicaOverride, workloads: Sequence[tuple[str, int, Origin]]) -> str:
+    """The flag as it would match the workloads of that name (and kind) in other namespaces: `shop/web=3`
+    for `web=3` (a bare name means namespace default) when web is only in shop; "" when there is none."""
+    found: dict[str, set[str]] = {}
+    for written, _, _ in workloads:
+        namespace, _, workload = written.partition(" ")
+        kind, _, name = workload.partition("/")
+        if name == override.name and (override.kind is None or kind.lower() == override.kind):
+            found.setdefault(namespace, set()).add(kind)
+    flags: list[str] = []
+    for ns, kinds in sorted(found.items()):
+        if override.kind or len(kinds) > 1:
+            flags.extend(f"{ns}/{kind}/{override.name}" for kind in sorted(kinds))
+        else:
+            flags.append(f"{ns}/{override.name}")
+    return " or ".join(f"{REPLICAS_FLAG} {flag}={override.count}" for flag in flags[:3])
 
 
 def _known(workloads: Sequence[tuple[str, int, Origin]], most: int = 5) -> str:

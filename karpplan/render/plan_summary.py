@@ -216,12 +216,13 @@ def zones_line(zones: Sequence[str], source: str) -> Text:
 
 
 def _prices_line(plan: Plan) -> Text | None:
-    """Where the prices that matter to this plan come from: spot (when it launches spot or was given real
-    spot prices) and Fargate (when it runs Fargate pods), in plain words."""
+    """Where the prices that matter to this plan come from: spot (when it launches or prices spot nodes, or
+    was given real spot prices) and Fargate (when it runs Fargate pods), in plain words."""
     summary = plan.summary
     lines: list[str] = []
     source = summary.spot_prices
-    spot = any(n.new and n.capacity_type == "spot" for n in plan.nodes)
+    # spot nodes it launches, or existing ones it prices (an eksctl node group's spot share)
+    spot = any(n.capacity_type == "spot" and (n.new or n.hourly_price) for n in plan.nodes)
     if source.startswith("estimated: ") and spot:
         rule = source.removeprefix("estimated: ")
         lines.append(f"spot estimated as {rule} (real ones: --spot-prices FILE)")

@@ -36,6 +36,7 @@ from karpplan.render.formatting import (
     workload_label,
 )
 from karpplan.render.names import name_budget, short_name, short_node_name
+from karpplan.render.node_rows import ASCII_GROUP_MARK, GROUP_MARK, NodeRow, names_range, node_rows
 from karpplan.render.plan_summary import summary_panel
 
 BAR_WIDTH = 8
@@ -142,6 +143,7 @@ class _Footnotes:
     estimated: bool = False
     placed_on_existing: bool = False
     shortened: bool = False  # a node name was shortened to fit (render/names.py)
+    grouped: str = ""  # the mark of a row of alike new nodes (render/node_rows.py), when the table has one
 
     def lines(self) -> list[Text]:
         out = []
@@ -150,6 +152,10 @@ class _Footnotes:
                             style="dim"))
         if self.placed_on_existing:
             out.append(Text(f"{PLACED_ON_EXISTING_MARK} pods this plan places on an existing node", style="dim"))
+        if self.grouped:
+            out.append(Text(f"{self.grouped}N  N alike new nodes in one row (same pool, type, zone, capacity type and "
+                            "workloads): price, bars and pods are each node's; -o json lists every node",
+                            style="dim"))
         if self.shortened:
             out.append(Text("node names shortened to fit (zone, EC2 domain left out); -o json has them whole",
                             style="dim"))
@@ -176,12 +182,13 @@ def _zone_cells(zone: str, nodes: Sequence[PlanNode]) -> tuple[Text, Text, Text]
     return Text(f"{zone} ({count})", style="bold underline"), cost, pods
 
 
-def _node_cell(node: PlanNode, pods_by_key: Mapping[str, PlanPod], layout: Layout, notes: _Footnotes) -> Text:
-    """The name (shortened to fit whole) with the workloads under it: one flexible column lets the others
-    stay on one line."""
-    name = short_node_name(node.name, node.zone, name_budget(layout.width, layout.wide),
+def _node_cell(row: NodeRow, pods_by_key: Mapping[str, PlanPod], layout: Layout, notes: _Footnotes) -> Text:
+    """The name (shortened to fit whole; a row of alike nodes names them as a range) with the workloads under
+    it: one flexible column lets the others stay on one line."""
+    node, whole = row.node, names_range(row.names)
+    name = short_node_name(whole, node.zone, name_budget(layout.width, layout.wide),
                            ascii_only=layout.table_box is SIMPLE_HEAD_ASCII)
-    notes.shortened |= name != node.name
+    notes.shortened |= name != whole
     cell = Text(name)
     workloads = node_workloads(node, pods_by_key)
     if workloads:
@@ -189,10 +196,16 @@ def _node_cell(node: PlanNode, pods_by_key: Mapping[str, PlanPod], layout: Layou
     return cell
 
 
-def _marker(node: PlanNode) -> Text:
+def _marker(row: NodeRow, layout: Layout, notes: _Footnotes) -> Text:
+    node = row.node
     if node.static:  # a static NodePool's node: new, but there whatever is pending
-        return Text("STATIC", style="bold green")
-    return Text("NEW", style="bold green") if node.new else Text("existing", style="dim")
+        text = Text("STATIC", style="bold green")
+    else:
+        text = Text("NEW", style="bold green") if node.new else Text("existing", style="dim")
+    if row.count > 1:
+        notes.grouped = ASCII_GROUP_MARK if layout.table_box is SIMPLE_HEAD_ASCII else GROUP_MARK
+        text.append(f" {notes.grouped}{row.count}", style="bold")
+    return text
 
 
 def _bars(node: PlanNode, glyphs: BarGlyphs) -> tuple[Text, Text]:
@@ -228,7 +241,9 @@ def _nodes_table(zones: Mapping[str, Sequence[PlanNode]], pods_by_key: Mapping[s
             table.add_row(name, blank, blank, blank, blank, cost, blank, blank, pods)
         else:
             table.add_row(name, blank, blank, cost, blank, pods)
-        for position, node in enumerate(nodes):
+        rows = node_rows(nodes, pods_by_key)
+        for position, row in enumerate(rows):
+            node = row.node
             notes.estimated |= node.price_estimated
             notes.placed_on_existing |= _adds_to_existing(node, pods_by_key)
             cpu, memory = _bars(node, layout.glyphs)
@@ -240,9 +255,9 @@ def _nodes_table(zones: Mapping[str, Sequence[PlanNode]], pods_by_key: Mapping[s
                 launch = (Text(f"{node.node_pool or '-'}\n{node.instance_type or '-'}\n{node.capacity_type or '-'}"),)
                 usage = (Text("cpu ").append_text(cpu).append("\nmem ").append_text(memory),)
             table.add_row(
-                _node_cell(node, pods_by_key, layout, notes), _marker(node), *launch, node_price_text(node), *usage,
-                Text(str(len(node.pods))),
-                end_section=position == len(nodes) - 1 and index < len(zones) - 1,
+                _node_cell(row, pods_by_key, layout, notes), _marker(row, layout, notes), *launch,
+                node_price_text(node), *usage, Text(str(len(node.pods))),
+                end_section=position == len(rows) - 1 and index < len(zones) - 1,
             )
     return table
 

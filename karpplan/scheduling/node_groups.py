@@ -31,11 +31,13 @@ class NodeGroupNodes:
     notes: tuple[str, ...]
 
 
-def _price(it: InstanceType, zone: str, capacity_type: str) -> float | None:
-    """The offering's price in that zone, else the type's cheapest of that capacity type anywhere."""
-    prices = [o for o in it.offerings if o.capacity_type == capacity_type]
-    here = [o.price for o in prices if o.zone == zone]
-    return min(here or [o.price for o in prices], default=None)
+def _price(it: InstanceType, zone: str, capacity_type: str) -> tuple[float | None, bool]:
+    """The offering's price in that zone, else the type's cheapest of that capacity type anywhere; a published
+    price before an estimated one, and whether the price is estimated."""
+    offerings = [o for o in it.offerings if o.capacity_type == capacity_type]
+    here = [o for o in offerings if o.zone == zone] or offerings
+    best = min(here, key=lambda o: (o.estimated, o.price), default=None)
+    return (None, False) if best is None else (best.price, best.estimated)
 
 
 def _group_nodes(group: NodeGroup, it: InstanceType, zones: tuple[str, ...], region: str,
@@ -51,9 +53,10 @@ def _group_nodes(group: NodeGroup, it: InstanceType, zones: tuple[str, ...], reg
             name += "-x"
         taken.add(name)
         labels = {**base, **group.labels, L.ZONE: zone, L.REGION: region, L.HOSTNAME: name}
+        price, estimated = _price(it, zone, capacity_type)
         nodes.append(ExistingNode(name, labels, group.taints, allocatable=it.allocatable, capacity=it.capacity,
-                                  origin=group.origin, hourly_price=_price(it, zone, capacity_type),
-                                  capacity_type=capacity_type))
+                                  origin=group.origin, hourly_price=price, capacity_type=capacity_type,
+                                  price_estimated=estimated))
     return nodes
 
 
@@ -68,7 +71,8 @@ def _describe(group: NodeGroup, nodes: list[ExistingNode], zones: tuple[str, ...
     text = (f"{group.origin}: eksctl {kind} {group.name}: {what} in {', '.join(zones)}, running already: "
             "planned as existing nodes pending pods may use")
     if priced:
-        text += f", ${sum(priced):.4f}/h together (already paid for, not in the plan's cost)"
+        guess = "~" if any(n.price_estimated for n in nodes) else ""  # the table's mark for an estimated price
+        text += f", {guess}${sum(priced):.4f}/h together (already paid for, not in the plan's cost)"
     if len(group.listed) > 1:
         text += (f"; it lists {len(group.listed)} types and EC2 picks among them: karpplan plans the first the "
                  f"catalog holds ({type_name})")
