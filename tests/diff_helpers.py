@@ -4,57 +4,23 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
-POOL = """\
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-        - {key: node.kubernetes.io/instance-type, operator: In, values: [%s]}
-        - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a]}
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata: {name: default}
-spec:
-  role: KarpenterNodeRole-demo
-  amiSelectorTerms: [{alias: al2023@latest}]
-  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
-  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
-"""
+import manifests
+from manifests import HOSTNAME, INSTANCE_TYPE, ON_DEMAND, ZONE, ec2nodeclass, nodepool
 
 
 def pool(instance_type: str = "m5.large") -> str:
-    return POOL % instance_type
+    """An on-demand NodePool of one instance type in us-east-1a, and its EC2NodeClass."""
+    requirements = {**ON_DEMAND, INSTANCE_TYPE: (instance_type,), ZONE: ("us-east-1a",)}
+    return "---\n".join([nodepool(requirements=requirements), ec2nodeclass()])
 
 
 def deployment(name: str, replicas: int, *, cpu: str = "1", zone: str | None = None, namespace: str = "shop") -> str:
-    selector = f"\n              nodeSelector: {{topology.kubernetes.io/zone: {zone}}}" if zone else ""
-    return textwrap.dedent(f"""\
-        apiVersion: apps/v1
-        kind: Deployment
-        metadata: {{name: {name}, namespace: {namespace}}}
-        spec:
-          replicas: {replicas}
-          selector: {{matchLabels: {{app: {name}}}}}
-          template:
-            metadata: {{labels: {{app: {name}}}}}
-            spec:
-              topologySpreadConstraints:
-                - {{maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway,
-                   labelSelector: {{matchLabels: {{app: {name}}}}}}}{selector}
-              containers:
-                - name: app
-                  image: public.ecr.aws/nginx/nginx:1.27
-                  resources: {{requests: {{cpu: "{cpu}", memory: 1Gi}}}}
-        """)
+    """`replicas` pods of `cpu` and 1Gi, spread over hosts (ScheduleAnyway), pinned to `zone` if given."""
+    return manifests.deployment(name, replicas, namespace=namespace, cpu=cpu, container="app",
+                                image="public.ecr.aws/nginx/nginx:1.27", spread=(HOSTNAME, "ScheduleAnyway"),
+                                zone=zone)
 
 
 def write(path: Path, *documents: str) -> Path:

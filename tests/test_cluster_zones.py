@@ -4,43 +4,25 @@ nodes, said when assumed, and the only zones new nodes launch in and zone spread
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from manifests import ON_DEMAND, ZONE, deployment, nodepool
 from typer.testing import CliRunner
 
 from karpplan.cli.main import app
 
-POOL = """\
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  replicas: 6
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      topologySpreadConstraints:
-        - maxSkew: 1
-          topologyKey: topology.kubernetes.io/zone
-          whenUnsatisfiable: DoNotSchedule
-          labelSelector: {matchLabels: {app: web}}
-      containers:
-        - name: c
-          image: nginx
-          resources: {requests: {cpu: "1", memory: 1Gi}}
-"""
+
+def _pool_and_web(*, pool_zones: Sequence[str] = (), pinned_to: str | None = None) -> str:
+    """An on-demand NodePool (launching only in `pool_zones` when given) and 6 replicas spread over zones
+    (DoNotSchedule), pinned to the zone `pinned_to` when given."""
+    requirements = {**ON_DEMAND, ZONE: pool_zones} if pool_zones else ON_DEMAND
+    return "---\n".join([nodepool(requirements=requirements),
+                         deployment("web", 6, spread=(ZONE, "DoNotSchedule"), zone=pinned_to)])
+
+
+POOL = _pool_and_web()
 CLUSTER = """\
 apiVersion: eksctl.io/v1alpha5
 kind: ClusterConfig
@@ -176,9 +158,7 @@ def test_lint_explain_and_catalog_take_zones(tmp_path: Path) -> None:
 
 
 def test_a_zone_a_pending_pod_requires_joins_the_existing_nodes_zones(tmp_path: Path) -> None:
-    pinned = POOL.replace("    spec:\n      topologySpreadConstraints:",
-                          "    spec:\n      nodeSelector: {topology.kubernetes.io/zone: us-east-1b}\n"
-                          "      topologySpreadConstraints:")
+    pinned = _pool_and_web(pinned_to="us-east-1b")
     code, plan, _ = _plan(_write(tmp_path, "m.yaml", NODE, pinned))
     assert code == 0
     assert plan["summary"]["zones"] == ["us-east-1b", "us-east-1d"]
@@ -189,9 +169,7 @@ def test_a_zone_a_pending_pod_requires_joins_the_existing_nodes_zones(tmp_path: 
 def test_a_zone_a_nodepool_names_joins_the_existing_nodes_zones(tmp_path: Path) -> None:
     # A NodePool that launches only in us-east-1a and us-east-1b says the cluster has subnets there, even
     # when the one node given runs elsewhere: its pods are planned there, not left out on a guess.
-    zoned = POOL.replace("      requirements:\n", "      requirements:\n        - {key: topology.kubernetes.io/zone, "
-                                                 "operator: In, values: [us-east-1a, us-east-1b]}\n", 1)
-    assert zoned != POOL
+    zoned = _pool_and_web(pool_zones=("us-east-1a", "us-east-1b"))
     code, plan, _ = _plan(_write(tmp_path, "m.yaml", NODE, zoned))
     assert code == 0
     assert plan["summary"]["zones"] == ["us-east-1a", "us-east-1b", "us-east-1d"]
@@ -199,9 +177,7 @@ def test_a_zone_a_nodepool_names_joins_the_existing_nodes_zones(tmp_path: Path) 
 
 
 def test_a_pod_pinned_outside_the_clusters_zones_is_told_so(tmp_path: Path) -> None:
-    pinned = POOL.replace("    spec:\n      topologySpreadConstraints:",
-                          "    spec:\n      nodeSelector: {topology.kubernetes.io/zone: us-east-1e}\n"
-                          "      topologySpreadConstraints:")
+    pinned = _pool_and_web(pinned_to="us-east-1e")
     code, plan, _ = _plan(_write(tmp_path, "m.yaml", pinned), "--zones", "us-east-1a,us-east-1b")
     assert code == 1
     assert ("the pod requires zone us-east-1e, which is not one of the cluster's zones (us-east-1a, us-east-1b; "

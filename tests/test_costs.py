@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 import yaml
+from manifests import INSTANCE_TYPE, ON_DEMAND, ZONE, deployment, nodepool
 
 from karpplan.costs import plan_costs
 from karpplan.costs.apportion import apportion
@@ -18,34 +18,8 @@ from karpplan.planner import PlanOptions, make_plan, read_catalog, read_inventor
 CASES = Path(__file__).resolve().parent.parent.parent / "shared" / "cases"
 PLAN_SUITES = ("kube", "karpenter", "fargate", "seed")
 
-POOL = """\
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.large]}
-        - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a]}
-"""
-
-
-def _deployment(name: str, namespace: str, replicas: int, cpu: str, memory: str) -> str:
-    return textwrap.dedent(f"""\
-        apiVersion: apps/v1
-        kind: Deployment
-        metadata: {{name: {name}, namespace: {namespace}}}
-        spec:
-          replicas: {replicas}
-          selector: {{matchLabels: {{app: {name}}}}}
-          template:
-            metadata: {{labels: {{app: {name}}}}}
-            spec:
-              containers: [{{name: c, image: x, resources: {{requests: {{cpu: "{cpu}", memory: {memory}}}}}}}]
-        """)
+# m5.large only (1930m CPU allocatable, $0.096/h in us-east-1), on demand, in one zone.
+POOL = nodepool(requirements={**ON_DEMAND, INSTANCE_TYPE: ("m5.large",), ZONE: ("us-east-1a",)})
 
 
 DAEMONSET = """\
@@ -73,7 +47,7 @@ def test_a_node_is_split_by_the_larger_share_and_the_rest_is_idle(tmp_path: Path
     # m5.large: 1930m CPU allocatable, $0.096/h. A 1-CPU pod takes 1/1.93 of it by CPU (its memory share is
     # smaller); the DaemonSet's 193m is a tenth of every node; the rest is the pool's idle.
     manifest = tmp_path / "all.yaml"
-    manifest.write_text("---\n".join([POOL, _deployment("web", "shop", 2, "1", "1Gi"), DAEMONSET]))
+    manifest.write_text("---\n".join([POOL, deployment("web", 2, namespace="shop"), DAEMONSET]))
     total, costs = _plan_costs(manifest, "--region", "us-east-1")
     assert total == pytest.approx(0.192)
     workloads = {w["workload"]: w for w in costs["workloads"]}  # type: ignore[attr-defined]
@@ -94,8 +68,8 @@ def test_shares_over_a_whole_node_are_scaled_to_it(tmp_path: Path) -> None:
     # One pod takes most of the CPU, the other most of the memory: their larger shares add up to more than the
     # node, so they are scaled down to it and nothing is idle.
     manifest = tmp_path / "all.yaml"
-    manifest.write_text("---\n".join([POOL, _deployment("cpu", "a", 1, "1500m", "500Mi"),
-                                      _deployment("mem", "b", 1, "300m", "6000Mi")]))
+    manifest.write_text("---\n".join([POOL, deployment("cpu", 1, namespace="a", cpu="1500m", memory="500Mi"),
+                                      deployment("mem", 1, namespace="b", cpu="300m", memory="6000Mi")]))
     total, costs = _plan_costs(manifest, "--region", "us-east-1")
     assert total == pytest.approx(0.096)
     assert costs["idleHourlyCost"] == 0
@@ -110,7 +84,7 @@ def test_apportioned_parts_add_up_to_the_rounded_total() -> None:
 
 def test_the_table_shows_the_costliest_workloads(tmp_path: Path) -> None:
     manifest = tmp_path / "all.yaml"
-    manifest.write_text("---\n".join([POOL, _deployment("web", "shop", 2, "1", "1Gi")]))
+    manifest.write_text("---\n".join([POOL, deployment("web", 2, namespace="shop")]))
     out = subprocess.run([sys.executable, "-m", "karpplan", "plan", str(manifest), "--engine", "karpenter",
                           "--region", "us-east-1"], capture_output=True, text=True, timeout=120)
     assert "Cost by workload" in out.stdout
@@ -174,8 +148,8 @@ spec:
 
 def test_a_fargate_pod_pays_its_own_price_and_existing_nodes_are_not_charged(tmp_path: Path) -> None:
     manifest = tmp_path / "all.yaml"
-    manifest.write_text("---\n".join([CLUSTER, POOL, _deployment("fn", "serverless", 1, "1", "2Gi"),
-                                      _deployment("web", "shop", 1, "1", "1Gi"), EXISTING]))
+    manifest.write_text("---\n".join([CLUSTER, POOL, deployment("fn", 1, namespace="serverless", memory="2Gi"),
+                                      deployment("web", 1, namespace="shop"), EXISTING]))
     out = subprocess.run([sys.executable, "-m", "karpplan", "plan", str(manifest), "--engine", "karpenter",
                           "-o", "json"], capture_output=True, text=True, timeout=120)
     doc = json.loads(out.stdout)
@@ -191,7 +165,7 @@ def test_a_fargate_pod_pays_its_own_price_and_existing_nodes_are_not_charged(tmp
 
 def test_yaml_carries_the_same_costs(tmp_path: Path) -> None:
     manifest = tmp_path / "all.yaml"
-    manifest.write_text("---\n".join([POOL, _deployment("web", "shop", 2, "1", "1Gi"), DAEMONSET]))
+    manifest.write_text("---\n".join([POOL, deployment("web", 2, namespace="shop"), DAEMONSET]))
     _, costs = _plan_costs(manifest, "--region", "us-east-1")
     out = subprocess.run([sys.executable, "-m", "karpplan", "plan", str(manifest), "--engine", "karpenter",
                           "--region", "us-east-1", "-o", "yaml"], capture_output=True, text=True, timeout=120)

@@ -101,20 +101,16 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert out.returncode == 2 and "BASE and HEAD" in out.stderr
 
 
-def test_markdown_comment_for_more_replicas(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("head", "code", "golden"), [
+    ((deployment("web", 4), deployment("api", 1)), 0, "diff-replicas.md"),  # more replicas, an added workload
+    ((deployment("web", 2, zone="us-east-1f"),), 1, "diff-unschedulable.md"),  # pinned where the pool is not
+], ids=["more-replicas", "newly-unschedulable"])
+def test_markdown_comment(tmp_path: Path, head: tuple[str, ...], code: int, golden: str) -> None:
     write(tmp_path / "base" / "all.yaml", pool(), deployment("web", 2))
-    write(tmp_path / "head" / "all.yaml", pool(), deployment("web", 4), deployment("api", 1))
+    write(tmp_path / "head" / "all.yaml", pool(), *head)
     out = karpplan("diff", "base", "head", "--region", "us-east-1", "-o", "markdown", cwd=tmp_path)
-    assert out.returncode == 0
-    check_golden("diff-replicas.md", out.stdout)
-
-
-def test_markdown_comment_for_newly_unschedulable_pods(tmp_path: Path) -> None:
-    write(tmp_path / "base" / "all.yaml", pool(), deployment("web", 2))
-    write(tmp_path / "head" / "all.yaml", pool(), deployment("web", 2, zone="us-east-1f"))
-    out = karpplan("diff", "base", "head", "--region", "us-east-1", "-o", "markdown", cwd=tmp_path)
-    assert out.returncode == 1
-    check_golden("diff-unschedulable.md", out.stdout)
+    assert out.returncode == code
+    check_golden(golden, out.stdout)
 
 
 def test_github_output_annotates_files_and_writes_the_step_summary(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from karpplan.cli.main import app
 from karpplan.lint.core import Severity
 from karpplan.lint.registry import BY_NAME
-from karpplan.lint.rules.examples import NODEPOOL, deployment
+from karpplan.lint.rules.examples import FARGATE_CLUSTER, NODEPOOL, deployment
 from karpplan.lint.run import LintOptions, lint
 from karpplan.model.fargate import parse_profile_flag
 
@@ -23,15 +23,7 @@ TAINTED = NODEPOOL.replace("      requirements:", "      taints: [{key: dedicate
                                                  "      requirements:")
 UNLAUNCHABLE = TAINTED + deployment("")
 CAPPED = BY_NAME["spread-caps-replicas"].bad
-CLUSTER = """\
-apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-fargateProfiles:
-  - name: apps
-    selectors: [{namespace: default}]
----
-"""
+CLUSTER = FARGATE_CLUSTER
 HOST_NETWORK = "      hostNetwork: true\n"
 
 

@@ -9,24 +9,13 @@ from pathlib import Path
 import pytest
 
 from karpplan.lint.core import Severity
+from karpplan.lint.rules.examples import NODEPOOL
 from karpplan.lint.run import LintOptions, lint
 from karpplan.planner import PlanOptions, make_plan, read_catalog, read_inventory
 
-ZONES_AB = """\
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata:
-  name: default
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
-        - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a, us-east-1b]}
----
-"""
+# The rules' example NodePool, launching in two zones only.
+ZONES_AB = NODEPOOL.removesuffix("---\n") + \
+    "        - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a, us-east-1b]}\n---\n"
 
 
 def node(name: str, zone: str, taint: bool) -> str:

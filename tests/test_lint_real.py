@@ -12,6 +12,7 @@ from karpplan.cli.main import app
 from karpplan.lint.core import Severity
 from karpplan.lint.registry import BY_NAME
 from karpplan.lint.report import LintReport
+from karpplan.lint.rules.examples import NODE_CLASS as EXAMPLE_NODE_CLASS
 from karpplan.lint.rules.examples import NODEPOOL, deployment
 from karpplan.lint.run import LintOptions, lint
 
@@ -227,18 +228,7 @@ def test_rendered_values_are_not_placeholders() -> None:
 
 
 # ------------------------------------------------------------------------------------------ the model's notices
-NODE_CLASS = """\
----
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata:
-  name: default
-spec:
-  role: KarpenterNodeRole-demo
-  amiSelectorTerms: [{alias: al2023@latest}]
-  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
-  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
-"""
+NODE_CLASS = "---\n" + EXAMPLE_NODE_CLASS
 
 
 def test_a_kubelet_block_on_a_v1_nodepool_is_reported_where_it_is() -> None:

@@ -14,11 +14,11 @@ import os
 import re
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
+from manifests import deployment, nodepool
 from report_html_helpers import node_rows, outline, parse, totals
 
 from karpplan.render.formatting import format_hourly, format_monthly
@@ -266,40 +266,18 @@ def test_diff_report_sides_deltas_workloads_pools_unschedulable_and_lint() -> No
 
 
 # ------------------------------------------------------------------------------------------ the command
-APPS = textwrap.dedent("""\
-    apiVersion: karpenter.sh/v1
-    kind: NodePool
-    metadata: {name: default}
-    spec:
-      template:
-        spec:
-          nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-          requirements:
-            - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-    ---
-    apiVersion: apps/v1
-    kind: Deployment
-    metadata: {name: web, namespace: default}
-    spec:
-      replicas: 3
-      selector: {matchLabels: {app: web}}
-      template:
-        metadata: {labels: {app: web}}
-        spec:
-          containers:
-            - name: c
-              image: nginx
-              resources: {requests: {cpu: 500m, memory: 512Mi}}
-    ---
-    apiVersion: v1
-    kind: Pod
-    metadata: {name: huge, namespace: default}
-    spec:
-      containers:
-        - name: c
-          image: x
-          resources: {requests: {cpu: "900", memory: 1Gi}}
-    """)
+HUGE = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: huge, namespace: default}
+spec:
+  containers:
+    - name: c
+      image: x
+      resources: {requests: {cpu: "900", memory: 1Gi}}
+"""
+# A NodePool, 3 replicas with no spread (a lint finding) and a pod too large for any instance type.
+APPS = "---\n".join([nodepool(), deployment("web", 3, namespace="default", cpu="500m", memory="512Mi"), HUGE])
 
 
 def test_plan_o_html_has_every_node_of_the_json_plan_and_the_lint_findings(tmp_path: Path) -> None:

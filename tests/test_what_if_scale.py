@@ -7,21 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from manifests import deployment, nodepool
 from typer.testing import CliRunner
 
 from karpplan.cli.main import app
 
-POOL = """\
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements:
-        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
-"""
+POOL = nodepool()
 # karpenter's getting-started `inflate`, as it ships: replicas 0.
 INFLATE = """\
 apiVersion: apps/v1
@@ -46,18 +37,6 @@ spec:
             requests:
               cpu: 1
 """
-WEB = """\
-apiVersion: apps/v1
-kind: {kind}
-metadata: {{name: web, namespace: shop}}
-spec:
-  replicas: 3
-  selector: {{matchLabels: {{app: web}}}}
-  template:
-    metadata: {{labels: {{app: web}}}}
-    spec:
-      containers: [{{name: c, image: nginx, resources: {{requests: {{cpu: 500m, memory: 512Mi}}}}}}]
-"""
 HPA_V2 = """\
 apiVersion: autoscaling/v2
 kind: HorizontalPodAutoscaler
@@ -80,6 +59,11 @@ spec:
   maxReplicas: 4
   targetCPUUtilizationPercentage: 80
 """
+
+
+def _web(kind: str = "Deployment") -> str:
+    """shop/web: 3 replicas of 500m and 512Mi."""
+    return deployment("web", 3, namespace="shop", kind=kind, cpu="500m", memory="512Mi")
 
 
 def _write(tmp_path: Path, *texts: str) -> str:
@@ -117,7 +101,7 @@ def test_every_workload_at_zero_replicas_is_said_with_the_option(tmp_path: Path)
 
 
 def test_replicas_flag_plans_that_many(tmp_path: Path) -> None:
-    plan = _plan(_write(tmp_path, POOL, INFLATE, WEB.format(kind="Deployment")), "--replicas", "default/inflate=4",
+    plan = _plan(_write(tmp_path, POOL, INFLATE, _web()), "--replicas", "default/inflate=4",
                  "--replicas", "shop/web=1")
     assert _names(plan) == ["default/inflate-0", "default/inflate-1", "default/inflate-2", "default/inflate-3",
                             "shop/web-0"]
@@ -126,7 +110,7 @@ def test_replicas_flag_plans_that_many(tmp_path: Path) -> None:
 
 
 def test_scale_multiplies_and_rounds_up_but_not_an_explicit_count(tmp_path: Path) -> None:
-    path = _write(tmp_path, POOL, INFLATE, WEB.format(kind="Deployment"))
+    path = _write(tmp_path, POOL, INFLATE, _web())
     assert len(_plan(path, "--scale", "2.5")["pods"]) == 8  # web 3 x 2.5 = 7.5 -> 8; inflate 0 stays 0
     plan = _plan(path, "--scale", "2", "--replicas", "default/inflate=1")
     assert _names(plan).count("default/inflate-0") == 1 and len(plan["pods"]) == 7
@@ -156,7 +140,7 @@ def test_a_name_in_another_namespace_is_suggested_with_its_namespace(tmp_path: P
 
 
 def test_a_shared_name_needs_its_kind(tmp_path: Path) -> None:
-    path = _write(tmp_path, POOL, WEB.format(kind="Deployment"), WEB.format(kind="StatefulSet"))
+    path = _write(tmp_path, POOL, _web(), _web("StatefulSet"))
     code, out, err = _run(path, "--replicas", "shop/web=2")
     assert code == 2 and out == ""
     assert "matches Deployment/web and StatefulSet/web; say which, e.g. shop/Deployment/web=2" in err
@@ -175,7 +159,7 @@ def test_malformed_replicas_and_scale_are_bad_input(tmp_path: Path) -> None:
 
 
 def test_hpa_picks_the_replica_count(tmp_path: Path) -> None:
-    path = _write(tmp_path, POOL, WEB.format(kind="Deployment"), HPA_V2)
+    path = _write(tmp_path, POOL, _web(), HPA_V2)
     current = _plan(path)
     assert len(current["pods"]) == 5  # replicas 3 kept within 5..12
     assert any("Deployment/web is planned with 5 replicas, not 3: HorizontalPodAutoscaler web" in w
@@ -186,7 +170,7 @@ def test_hpa_picks_the_replica_count(tmp_path: Path) -> None:
 
 
 def test_autoscaling_v1_hpa_and_one_without_its_workload(tmp_path: Path) -> None:
-    path = _write(tmp_path, POOL, WEB.format(kind="Deployment"), HPA_V1,
+    path = _write(tmp_path, POOL, _web(), HPA_V1,
                   HPA_V1.replace("name: web, namespace: shop", "name: api, namespace: shop")
                   .replace("kind: Deployment, name: web", "kind: Deployment, name: api"))
     plan = _plan(path)

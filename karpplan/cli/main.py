@@ -26,6 +26,7 @@ from karpplan.cli.options import (
     AUTO,
     fargate_profile_option,
     hpa_option,
+    parse_option,
     parse_profiles,
     parse_size,
     parse_time_limit,
@@ -98,22 +99,12 @@ def _global_options(
 
 def parse_rates(text: str | None) -> FargatePrice | None:
     """`--fargate-prices cpu=USD,memory=USD`, a usage error when malformed."""
-    if text is None:
-        return None
-    try:
-        return parse_fargate_prices(text)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--fargate-prices") from exc
+    return None if text is None else parse_option("--fargate-prices", parse_fargate_prices, text)
 
 
 def parse_defaults(text: str | None) -> dict[str, int] | None:
     """`--default-requests cpu=100m,memory=128Mi`, a usage error when malformed."""
-    if text is None:
-        return None
-    try:
-        return parse_default_requests(text)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--default-requests") from exc
+    return None if text is None else parse_option("--default-requests", parse_default_requests, text)
 
 
 PathsArgument = Annotated[

@@ -3,13 +3,17 @@ definition each."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from functools import partial
+from typing import Any, TypeVar
 
 import typer
 
 from karpplan.model.cluster import FargateProfile
 from karpplan.model.fargate import parse_profile_flag
 from karpplan.model.quantity import QuantityError, parse_quantity
+
+T = TypeVar("T")
 
 
 def catalog_option(help_text: str) -> Any:
@@ -81,15 +85,18 @@ def parse_size(text: str) -> int:
     return size
 
 
+def parse_option(option: str, parse: Callable[[str], T], text: str) -> T:
+    """`parse(text)`; the ValueError it raises on a malformed value is a usage error named after `option`."""
+    try:
+        return parse(text)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint=option) from exc
+
+
 def parse_profiles(flags: list[str] | None) -> tuple[FargateProfile, ...]:
     """`--fargate-profile` flags as profiles `cli-1`, `cli-2`..., a usage error when malformed."""
-    profiles = []
-    for index, text in enumerate(flags or [], start=1):
-        try:
-            profiles.append(parse_profile_flag(text, index))
-        except ValueError as exc:
-            raise typer.BadParameter(str(exc), param_hint="--fargate-profile") from exc
-    return tuple(profiles)
+    return tuple(parse_option("--fargate-profile", partial(parse_profile_flag, index=index), text)
+                 for index, text in enumerate(flags or [], start=1))
 
 
 AUTO = "auto"

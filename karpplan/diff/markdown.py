@@ -10,7 +10,7 @@ from typing import Any
 
 from karpplan.costs import RULE
 from karpplan.costs.apportion import MICRO
-from karpplan.diff.model import NewlyUnschedulable, PlanDiff, PoolChange, WorkloadChange
+from karpplan.diff.model import CostChange, NewlyUnschedulable, PlanDiff, PoolChange, WorkloadChange
 from karpplan.plan import HOURS_PER_MONTH
 
 MAX_ROWS = 50  # per table; the JSON document has every row
@@ -66,8 +66,7 @@ def _summary_table(diff: PlanDiff) -> list[str]:
     return [
         "| | BASE | HEAD | Change |",
         "|---|---:|---:|---:|",
-        f"| Cost per month | {monthly(diff.base_micros)} | {monthly(diff.head_micros)} | "
-        f"{signed_monthly(diff.delta_micros)} |",
+        _row("Cost per month", *cost_cells(diff)),
         f"| Cost per hour | {hourly(diff.base_micros)} | {hourly(diff.head_micros)} | "
         f"{signed_hourly(diff.delta_micros)} |",
         f"| New nodes | {base['newNodes']} | {head['newNodes']} | {signed_count(diff.new_nodes_delta)} |",
@@ -76,6 +75,15 @@ def _summary_table(diff: PlanDiff) -> list[str]:
         f"| Lint findings | {base['lintFindings']} | {head['lintFindings']} | "
         f"{len(diff.lint_new)} new, {len(diff.lint_fixed)} fixed |",
     ]
+
+
+def cost_cells(change: CostChange) -> tuple[str, str, str]:
+    """BASE's and HEAD's monthly cost and the signed change, as a workload's or a pool's row shows them."""
+    return monthly(change.base_micros), monthly(change.head_micros), signed_monthly(change.delta_micros)
+
+
+def _row(*cells: str) -> str:
+    return "| " + " | ".join(cells) + " |"
 
 
 def _capped(rows: Sequence[str], total: int) -> list[str]:
@@ -92,17 +100,15 @@ def _pods(w: WorkloadChange) -> str:
 def _workloads_table(workloads: Sequence[WorkloadChange]) -> list[str]:
     if not workloads:
         return ["No workload changed, and none costs more or less."]
-    rows = [f"| `{cell(w.workload)}` | {w.change} | {_pods(w)} | {monthly(w.base_micros)} | "
-            f"{monthly(w.head_micros)} | {signed_monthly(w.delta_micros)} | {_where(w.file, w.line)} |"
+    rows = [_row(f"`{cell(w.workload)}`", w.change, _pods(w), *cost_cells(w), _where(w.file, w.line))
             for w in workloads]
     return ["| Workload | Change | Pods | BASE $/month | HEAD $/month | Change $/month | Defined at |",
             "|---|---|---:|---:|---:|---:|---|", *_capped(rows, len(rows))]
 
 
 def _pools_table(pools: Sequence[PoolChange]) -> list[str]:
-    rows = [f"| `{cell(p.name)}` | {p.change} | {p.nodes_base} → {p.nodes_head} | {monthly(p.base_micros)} | "
-            f"{monthly(p.head_micros)} | {signed_monthly(p.delta_micros)} | {monthly(p.idle_head_micros)} |"
-            for p in pools]
+    rows = [_row(f"`{cell(p.name)}`", p.change, f"{p.nodes_base} → {p.nodes_head}", *cost_cells(p),
+                 monthly(p.idle_head_micros)) for p in pools]
     return ["| NodePool | Change | New nodes | BASE $/month | HEAD $/month | Change $/month | HEAD idle $/month |",
             "|---|---|---:|---:|---:|---:|---:|", *_capped(rows, len(rows))]
 
@@ -117,13 +123,13 @@ def _unschedulable_table(pods: Sequence[NewlyUnschedulable]) -> list[str]:
         names = ", ".join(f"`{cell(p.pod)}`" for p in members[:4]) + (
             f" and {len(members) - 4} more" if len(members) > 4 else "")
         why = "<br>".join(cell(r) for r in reasons) or "(no reason recorded)"
-        rows.append(f"| {names} | `{cell(workload)}` | {why} | {_where(members[0].file, members[0].line)} |")
+        rows.append(_row(names, f"`{cell(workload)}`", why, _where(members[0].file, members[0].line)))
     return ["| Pods | Workload | Why | Defined at |", "|---|---|---|---|", *_capped(rows, len(rows))]
 
 
 def _findings_table(findings: Sequence[Mapping[str, Any]]) -> list[str]:
-    rows = [f"| {f['severity']} | `{f['rule']}` | {_where(str(f['file']), int(f['line']))} | {cell(f['object'])} | "
-            f"{cell(f['message'])} |" for f in findings]
+    rows = [_row(str(f["severity"]), f"`{f['rule']}`", _where(str(f["file"]), int(f["line"])), cell(f["object"]),
+                 cell(f["message"])) for f in findings]
     return ["| Severity | Rule | Where | Object | Message |", "|---|---|---|---|---|", *_capped(rows, len(rows))]
 
 

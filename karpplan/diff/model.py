@@ -20,8 +20,30 @@ Change = Literal["added", "removed", "changed", "unchanged"]
 CHANGED: tuple[Change, ...] = ("added", "removed", "changed")
 
 
+class CostChange:
+    """An hourly cost on each side, in micro-dollars: a workload's, a pool's or the plan's (the dataclasses below
+    declare the two fields)."""
+
+    base_micros: int
+    head_micros: int
+
+    @property
+    def delta_micros(self) -> int:
+        return self.head_micros - self.base_micros
+
+    def costs_document(self) -> dict[str, Any]:
+        """Each side's hourly cost, the change, and that change per month."""
+        return {"hourlyCostBase": dollars(self.base_micros), "hourlyCostHead": dollars(self.head_micros),
+                "hourlyCostDelta": dollars(self.delta_micros), "monthlyCostDelta": monthly(self.delta_micros)}
+
+
+def _where(file: str, line: int) -> dict[str, Any]:
+    """Where the object is defined; null where no side writes it."""
+    return {"file": file or None, "line": line or None}
+
+
 @dataclass(frozen=True)
-class WorkloadChange:
+class WorkloadChange(CostChange):
     workload: str  # `Kind/namespace/name`
     namespace: str
     change: Change
@@ -32,22 +54,16 @@ class WorkloadChange:
     file: str  # HEAD's definition (BASE's for a removed workload); "" when neither side writes it
     line: int
 
-    @property
-    def delta_micros(self) -> int:
-        return self.head_micros - self.base_micros
-
     def to_document(self) -> dict[str, Any]:
         return {
             "workload": self.workload, "namespace": self.namespace, "change": self.change,
             "podsBase": self.pods_base, "podsHead": self.pods_head,
-            "hourlyCostBase": dollars(self.base_micros), "hourlyCostHead": dollars(self.head_micros),
-            "hourlyCostDelta": dollars(self.delta_micros), "monthlyCostDelta": monthly(self.delta_micros),
-            "file": self.file or None, "line": self.line or None,
+            **self.costs_document(), **_where(self.file, self.line),
         }
 
 
 @dataclass(frozen=True)
-class PoolChange:
+class PoolChange(CostChange):
     name: str
     change: Change
     nodes_base: int
@@ -59,17 +75,12 @@ class PoolChange:
     file: str
     line: int
 
-    @property
-    def delta_micros(self) -> int:
-        return self.head_micros - self.base_micros
-
     def to_document(self) -> dict[str, Any]:
         return {
             "name": self.name, "change": self.change, "nodesBase": self.nodes_base, "nodesHead": self.nodes_head,
-            "hourlyCostBase": dollars(self.base_micros), "hourlyCostHead": dollars(self.head_micros),
-            "hourlyCostDelta": dollars(self.delta_micros), "monthlyCostDelta": monthly(self.delta_micros),
+            **self.costs_document(),
             "idleHourlyCostBase": dollars(self.idle_base_micros), "idleHourlyCostHead": dollars(self.idle_head_micros),
-            "file": self.file or None, "line": self.line or None,
+            **_where(self.file, self.line),
         }
 
 
@@ -84,7 +95,7 @@ class NewlyUnschedulable:
 
     def to_document(self) -> dict[str, Any]:
         return {"pod": self.pod, "workload": self.workload, "reasons": list(self.reasons),
-                "placedInBase": self.placed_in_base, "file": self.file or None, "line": self.line or None}
+                "placedInBase": self.placed_in_base, **_where(self.file, self.line)}
 
 
 @dataclass(frozen=True)
@@ -107,7 +118,7 @@ class Gate:
 
 
 @dataclass(frozen=True)
-class PlanDiff:
+class PlanDiff(CostChange):
     engine: str
     base: Mapping[str, Any]  # each side's plan summary, without its timings
     head: Mapping[str, Any]
@@ -122,10 +133,6 @@ class PlanDiff:
     lint_fixed: tuple[Mapping[str, Any], ...]
     gate: Gate
     notes: tuple[str, ...] = ()  # e.g. a side that is empty because the revision lacks a PATH
-
-    @property
-    def delta_micros(self) -> int:
-        return self.head_micros - self.base_micros
 
     @property
     def exit_code(self) -> int:

@@ -9,8 +9,14 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from karpplan.diff.markdown import headline, hourly, monthly, signed_count, signed_hourly, signed_monthly
-from karpplan.diff.model import PlanDiff
+from karpplan.diff.markdown import (
+    cost_cells,
+    headline,
+    hourly,
+    signed_count,
+    signed_hourly,
+)
+from karpplan.diff.model import PlanDiff, WorkloadChange
 
 MAX_ROWS = 30
 
@@ -18,6 +24,21 @@ MAX_ROWS = 30
 def _table(console: Console, title: str) -> Table:
     return Table(title=Text(title, style="bold"), title_justify="left", show_edge=False, pad_edge=False,
                  collapse_padding=True, box=box.ASCII2 if console.options.ascii_only else box.SIMPLE_HEAD)
+
+
+def _pods(w: WorkloadChange) -> str:
+    return str(w.pods_head) if w.pods_base == w.pods_head else f"{w.pods_base} -> {w.pods_head}"
+
+
+def _print_changes(console: Console, title: str, names: tuple[str, str], rows: list[tuple[Text | str, ...]]) -> None:
+    """Workloads or pools: the name, its change, `names[1]` (pods, nodes), BASE's and HEAD's cost, the change."""
+    table = _table(console, title)
+    for column in (names[0], "Change", names[1], "BASE $/mo", "HEAD $/mo", "Change $/mo"):
+        table.add_column(column, overflow="fold", justify="left" if column in (names[0], "Change") else "right")
+    for row in rows:
+        table.add_row(*row)
+    console.print()
+    console.print(table)
 
 
 def render_table(diff: PlanDiff, console: Console) -> None:
@@ -31,7 +52,7 @@ def render_table(diff: PlanDiff, console: Console) -> None:
     sides = _table(console, "BASE and HEAD")
     for column in ("", "BASE", "HEAD", "Change"):
         sides.add_column(column, justify="right" if column else "left")
-    sides.add_row("$/month", monthly(diff.base_micros), monthly(diff.head_micros), signed_monthly(diff.delta_micros))
+    sides.add_row("$/month", *cost_cells(diff))
     sides.add_row("$/hour", hourly(diff.base_micros), hourly(diff.head_micros), signed_hourly(diff.delta_micros))
     sides.add_row("new nodes", str(diff.base["newNodes"]), str(diff.head["newNodes"]), signed_count(diff.new_nodes_delta))
     sides.add_row("unschedulable", str(diff.base["unschedulable"]), str(diff.head["unschedulable"]),
@@ -40,25 +61,13 @@ def render_table(diff: PlanDiff, console: Console) -> None:
     console.print(sides)
     changed = diff.changed_workloads
     if changed:
-        table = _table(console, f"Workloads ({len(changed)} changed or costing differently)")
-        for column in ("Workload", "Change", "Pods", "BASE $/mo", "HEAD $/mo", "Change $/mo"):
-            table.add_column(column, overflow="fold", justify="left" if column in ("Workload", "Change") else "right")
-        for w in changed[:MAX_ROWS]:
-            pods = str(w.pods_head) if w.pods_base == w.pods_head else f"{w.pods_base} -> {w.pods_head}"
-            table.add_row(Text(w.workload), w.change, pods, monthly(w.base_micros), monthly(w.head_micros),
-                          signed_monthly(w.delta_micros))
-        console.print()
-        console.print(table)
+        _print_changes(console, f"Workloads ({len(changed)} changed or costing differently)", ("Workload", "Pods"),
+                       [(Text(w.workload), w.change, _pods(w), *cost_cells(w)) for w in changed[:MAX_ROWS]])
     pools = diff.changed_pools
     if pools:
-        table = _table(console, f"NodePools ({len(pools)} changed or costing differently)")
-        for column in ("NodePool", "Change", "New nodes", "BASE $/mo", "HEAD $/mo", "Change $/mo"):
-            table.add_column(column, overflow="fold", justify="left" if column in ("NodePool", "Change") else "right")
-        for p in pools[:MAX_ROWS]:
-            table.add_row(Text(p.name), p.change, f"{p.nodes_base} -> {p.nodes_head}", monthly(p.base_micros),
-                          monthly(p.head_micros), signed_monthly(p.delta_micros))
-        console.print()
-        console.print(table)
+        _print_changes(console, f"NodePools ({len(pools)} changed or costing differently)", ("NodePool", "New nodes"),
+                       [(Text(p.name), p.change, f"{p.nodes_base} -> {p.nodes_head}", *cost_cells(p))
+                        for p in pools[:MAX_ROWS]])
     if diff.newly_unschedulable:
         console.print()
         say(Text(f"Newly unschedulable pods ({len(diff.newly_unschedulable)})", style="bold red"))

@@ -15,6 +15,30 @@ spec:
 ---
 """
 
+# The EC2NodeClass NODEPOOL refers to (no `---` before it: it follows a stream that ends with one).
+NODE_CLASS = """\
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: default
+spec:
+  role: KarpenterNodeRole-demo
+  amiSelectorTerms: [{alias: al2023@latest}]
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+"""
+
+# An eksctl ClusterConfig whose Fargate profile takes the examples' namespace, `default`.
+FARGATE_CLUSTER = """\
+apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata: {name: demo, region: us-east-1}
+fargateProfiles:
+  - name: apps
+    selectors: [{namespace: default}]
+---
+"""
+
 
 def deployment(pod_spec: str, *, name: str = "web", replicas: int = 1, labels: str = "{app: web}") -> str:
     """A Deployment whose pod spec is `pod_spec` (indented by 6 spaces already)."""

@@ -6,25 +6,15 @@ from collections.abc import Iterator
 
 from karpplan.lint.context import LintContext
 from karpplan.lint.core import Hit, Severity, lint_rule
-from karpplan.lint.rules.examples import deployment
+from karpplan.lint.rules.examples import FARGATE_CLUSTER, deployment
 from karpplan.model.fargate import profile_for, size_pod
 from karpplan.model.resources import CPU, MEMORY
-
-_CLUSTER = """\
-apiVersion: eksctl.io/v1alpha5
-kind: ClusterConfig
-metadata: {name: demo, region: us-east-1}
-fargateProfiles:
-  - name: apps
-    selectors: [{namespace: default}]
----
-"""
 
 
 @lint_rule("fargate-incompatible", "KPL501", Severity.error, needs_pools=True,
            fix="drop the refused field, or keep the pod out of the profile's selectors",
-           bad=_CLUSTER + deployment("      hostNetwork: true\n"),
-           good=_CLUSTER + deployment(""))
+           bad=FARGATE_CLUSTER + deployment("      hostNetwork: true\n"),
+           good=FARGATE_CLUSTER + deployment(""))
 def FARGATE_INCOMPATIBLE(ctx: LintContext) -> Iterator[Hit]:
     """A pod a Fargate profile selects but Fargate refuses (DaemonSet, privileged, hostNetwork, ...).
 

@@ -10,7 +10,7 @@ from karpplan.inputs.loader import Document
 from karpplan.lint.context import LintContext
 from karpplan.lint.core import Hit, Severity, lint_rule
 from karpplan.lint.locate import locate, path_at
-from karpplan.lint.rules.examples import NODEPOOL
+from karpplan.lint.rules.examples import NODE_CLASS, NODEPOOL
 
 _CLASS_REFS = ("spec.template.spec.nodeClassRef", "spec.providerRef")
 # Where a notice is about what the cluster will do with a pool or node class as written (a warning); elsewhere
@@ -43,23 +43,10 @@ def _alpha_apis(ctx: LintContext) -> Iterator[Hit]:
                   f"migrate to {successor}")
 
 
-_NODE_CLASS = """\
-apiVersion: karpenter.k8s.aws/v1
-kind: EC2NodeClass
-metadata:
-  name: default
-spec:
-  role: KarpenterNodeRole-demo
-  amiSelectorTerms: [{alias: al2023@latest}]
-  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
-  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
-"""
-
-
 @lint_rule("input-read-differently", "KPL601", Severity.warning,
            fix="change the manifest so that it means what it says (the message tells how Karpenter reads it)",
-           bad=NODEPOOL.replace("      requirements:\n", "      kubelet: {maxPods: 110}\n      requirements:\n") + _NODE_CLASS,
-           good=NODEPOOL + _NODE_CLASS + "  kubelet: {maxPods: 110}\n")
+           bad=NODEPOOL.replace("      requirements:\n", "      kubelet: {maxPods: 110}\n      requirements:\n") + NODE_CLASS,
+           good=NODEPOOL + NODE_CLASS + "  kubelet: {maxPods: 110}\n")
 def INPUT_READ_DIFFERENTLY(ctx: LintContext) -> Iterator[Hit]:
     """A field the API server or Karpenter reads differently from how it is written (what `plan` warns about).
 
