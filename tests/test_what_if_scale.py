@@ -125,7 +125,7 @@ def test_a_replicas_name_that_matches_nothing_is_bad_input(tmp_path: Path) -> No
 
 def test_a_name_in_another_namespace_is_suggested_with_its_namespace(tmp_path: Path) -> None:
     """A bare name means namespace default (as kubectl's); the workload of that name elsewhere is suggested."""
-    path = _write(tmp_path, POOL, INFLATE, WEB.format(kind="Deployment"))
+    path = _write(tmp_path, POOL, INFLATE, deployment("web", 3, namespace="shop", cpu="500m", memory="512Mi"))
     code, out, err = _run(path, "--replicas", "web=3")
     assert code == 2 and out == ""
     assert err.strip() == ("--replicas: 'web=3' matches no workload in namespace default; did you mean "
@@ -133,7 +133,7 @@ def test_a_name_in_another_namespace_is_suggested_with_its_namespace(tmp_path: P
     code, _, err = _run(path, "--replicas", "prod/deploy/inflate=2")
     assert code == 2
     assert err.strip().endswith("did you mean --replicas default/Deployment/inflate=2?")
-    path = _write(tmp_path, POOL, WEB.format(kind="Deployment"), WEB.format(kind="StatefulSet"))
+    path = _write(tmp_path, POOL, deployment("web", 3, namespace="shop", cpu="500m", memory="512Mi"), deployment("web", 3, namespace="shop", kind="StatefulSet", cpu="500m", memory="512Mi"))
     code, _, err = _run(path, "--replicas", "web=3")
     assert code == 2
     assert err.strip().endswith("did you mean --replicas shop/Deployment/web=3 or --replicas shop/StatefulSet/web=3?")
