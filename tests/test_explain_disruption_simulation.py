@@ -201,3 +201,48 @@ def test_parts_of_a_log_read_in_parallel_keep_every_node_named() -> None:
     out.merge(explain_text(second + "\n"), out.lines)
     [item] = out.item_list()
     assert item.count == 2 and item.nodes == [PDB_NODE, ABSENT_NODE]
+
+
+def test_blocking_pods_say_which_rule_and_which_pdb(snapshot: Path) -> None:
+    found = _simulated(GET_EVENTS + JSON_EVENT + "\n", snapshot)
+    [pdb_pod] = found[PDB_NODE]["blockingPods"]
+    assert pdb_pod["blocking"] == {"rule": "pdb", "podDisruptionBudgets": ["kube-system/ebs-csi-controller"]}
+    [annotated] = found[ANNOTATED_NODE]["blockingPods"]
+    assert annotated["blocking"] == {"rule": "do-not-disrupt", "podDisruptionBudgets": []}
+    # a pod that blocks nothing carries no blocking data
+    assert all("blocking" not in p for p in _simulated(DISRUPTING, snapshot)[IDLE_NODE]["pods"])
+
+
+def test_one_run_reads_and_consolidates_the_snapshot_once(snapshot: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import karpplan.cli.explain_consolidation as bound
+    import karpplan.consolidate.explain as node_explain
+
+    calls = {"steady": 0, "read": 0}
+    steady, read = bound.steady_state, bound.read_documents_or_fail
+
+    def counted_steady(*args: Any, **kwargs: Any) -> Any:
+        calls["steady"] += 1
+        return steady(*args, **kwargs)
+
+    def counted_read(*args: Any, **kwargs: Any) -> Any:
+        calls["read"] += 1
+        return read(*args, **kwargs)
+
+    monkeypatch.setattr(bound, "steady_state", counted_steady)
+    monkeypatch.setattr(node_explain, "steady_state", counted_steady)
+    monkeypatch.setattr(bound, "read_documents_or_fail", counted_read)
+    found = _simulated(GET_EVENTS + JSON_EVENT + "\n" + DISRUPTING + "\n", snapshot)
+    assert {n for n, s in found.items() if s["inSnapshot"]} == {PDB_NODE, ANNOTATED_NODE, IDLE_NODE}
+    assert calls == {"steady": 1, "read": 1}  # three nodes explained in full from one reading, one steady state
+
+
+def test_manifests_from_stdin_serve_every_node_named(snapshot: Path, tmp_path: Path) -> None:
+    log = tmp_path / "events.txt"
+    log.write_text(GET_EVENTS + JSON_EVENT + "\n" + DISRUPTING + "\n")
+    result = CliRunner().invoke(app, ["explain", str(log), "--manifests", "-", "--region", "eu-central-1",
+                                      "-o", "json"], input=snapshot.read_text())
+    assert result.exit_code == 0, result.output
+    sims = {s["node"]: s for i in json.loads(result.output)["items"] for s in i.get("simulations", [])}
+    assert sims[PDB_NODE]["blockingPods"][0]["name"] == "kube-system/ebs-csi-controller-5c8b9-abcde"
+    assert sims[ANNOTATED_NODE]["blockingPods"][0]["name"] == f"default/{ANNOTATED_POD}"
+    assert sims[IDLE_NODE]["consolidatable"] is True and sims[IDLE_NODE]["pods"][0]["outcome"].startswith("would move")

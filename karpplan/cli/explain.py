@@ -94,10 +94,11 @@ def run_explain(options: ExplainOptions) -> int:
             stream.close()
     enrich(explanation, catalog_loader(options.region, options.catalog))
     if options.manifests:
+        stdin = sys.stdin.read() if "-" in options.manifests else None  # read once, for both readers
         reproduce_and_fix(explanation, options.manifests, catalog=options.catalog, region=options.region,
-                          zones=options.zones)
+                          zones=options.zones, stdin=stdin)
         simulate_items(explanation, consolidation_simulator(options.manifests, catalog=options.catalog,
-                                                            region=options.region, zones=options.zones))
+                                                            region=options.region, zones=options.zones, stdin=stdin))
     if options.output in ("json", "yaml"):
         write_document(explanation, options.output, options.stdout.file)
     else:

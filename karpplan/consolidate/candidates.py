@@ -99,17 +99,46 @@ def blocked_by_pods(pods: list[Pod], limits: Limits) -> str | None:
     return None
 
 
-def pod_blocker(pod: Pod, limits: Limits) -> str | None:
-    """What about this pod keeps its node from being disrupted, in plain words (None: nothing)."""
+@dataclass(frozen=True)
+class Block:
+    """What about one pod keeps its node from being disrupted: the rule (`DO_NOT_DISRUPT_RULE`, `PDB_RULE`,
+    `PDBS_RULE`: two or more PDBs select it) and the PodDisruptionBudgets involved (namespace/name)."""
+
+    pod: str
+    rule: str
+    budgets: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        """In plain words."""
+        if self.rule == DO_NOT_DISRUPT_RULE:
+            return f'blocks the node: "{DO_NOT_DISRUPT}" annotation'
+        if self.rule == PDBS_RULE:
+            return (f"blocks the node: under {len(self.budgets)} PodDisruptionBudgets ({', '.join(self.budgets)}), "
+                    "eviction refused")
+        return f"blocks the node: PodDisruptionBudget {self.budgets[0]} allows no eviction now"
+
+
+DO_NOT_DISRUPT_RULE = "do-not-disrupt"
+PDB_RULE = "pdb"
+PDBS_RULE = "multiple-pdbs"
+
+
+def pod_block(pod: Pod, limits: Limits) -> Block | None:
+    """What about this pod keeps its node from being disrupted (None: nothing)."""
     if is_active(pod) and do_not_disrupt(pod):
-        return f'blocks the node: "{DO_NOT_DISRUPT}" annotation'
+        return Block(pod.key, DO_NOT_DISRUPT_RULE)
     if is_evictable(pod):
         keys = limits.blocking(pod)
-        if len(keys) > 1:
-            return f"blocks the node: under {len(keys)} PodDisruptionBudgets ({', '.join(keys)}), eviction refused"
         if keys:
-            return f"blocks the node: PodDisruptionBudget {keys[0]} allows no eviction now"
+            return Block(pod.key, PDBS_RULE if len(keys) > 1 else PDB_RULE, tuple(keys))
     return None
+
+
+def pod_blocker(pod: Pod, limits: Limits) -> str | None:
+    """What about this pod keeps its node from being disrupted, in plain words (None: nothing)."""
+    block = pod_block(pod, limits)
+    return None if block is None else block.text
 
 
 def drained(node: SimNode, pods: list[Pod], pool: NodePool, disruption: dict[str, Disruption]) -> Candidate:

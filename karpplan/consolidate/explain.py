@@ -8,19 +8,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from karpplan.consolidate.candidates import (
+    Block,
     Candidate,
     consolidation_refusal,
     drained,
     new_candidate,
-    pod_blocker,
+    pod_block,
 )
 from karpplan.consolidate.decide import Command, decide
-from karpplan.consolidate.loop import steady_state
+from karpplan.consolidate.loop import SteadyState, steady_state
 from karpplan.consolidate.pdb import Limits
 from karpplan.consolidate.report import API_VERSION
 from karpplan.consolidate.run import ConsolidateOptions, read, verdicts
 from karpplan.consolidate.simulate import simulate
-from karpplan.consolidate.snapshot import is_daemon, is_mirror
+from karpplan.consolidate.snapshot import Snapshot, is_daemon, is_mirror
 from karpplan.consolidate.state import ClusterState, is_bare
 from karpplan.errors import InputError, Origin
 from karpplan.model.pods import Pod
@@ -31,6 +32,13 @@ class PodFate:
     pod: str
     workload: str
     outcome: str
+    block: Block | None = None  # what about the pod keeps the node (which rule, which PDBs)
+
+    def to_document(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {"name": self.pod, "workload": self.workload, "outcome": self.outcome}
+        if self.block is not None:
+            doc["blocking"] = {"rule": self.block.rule, "podDisruptionBudgets": list(self.block.budgets)}
+        return doc
 
 
 @dataclass
@@ -52,7 +60,7 @@ class Explanation:
         return {"apiVersion": API_VERSION, "kind": "ConsolidationExplanation", "node": self.node,
                 "instanceType": self.instance_type, "hourlyCost": round(self.price, 6),
                 "candidate": self.candidate, "decision": self.decision, "steadyState": self.steady_state,
-                "pods": [{"name": f.pod, "workload": f.workload, "outcome": f.outcome} for f in self.pods]}
+                "pods": [f.to_document() for f in self.pods]}
 
 
 def _fate_without_move(pod: Pod, blocked: str | None) -> str:
@@ -80,17 +88,21 @@ def _fates(state: ClusterState, c: Candidate, limits: Limits) -> tuple[list[PodF
             where = f"cannot move: {errors[pod.key]}"
         else:
             where = _fate_without_move(pod, None)
-        blocker = pod_blocker(pod, limits)
-        if blocker is not None:
-            where = f"{blocker}; were the node drained, it {where}" if where.startswith("would") else blocker
+        block = pod_block(pod, limits)
+        if block is not None:
+            where = f"{block.text}; were the node drained, it {where}" if where.startswith("would") else block.text
         if is_bare(pod) and (pod.key in outcome.placed or pod.key in claims):
             where += "; a bare pod: evicted, nothing recreates it"
-        fates.append(PodFate(pod.key, pod.owner or pod.workload, where))
+        fates.append(PodFate(pod.key, pod.owner or pod.workload, where, block))
     return fates, decide("single", [c], outcome, False)
 
 
-def explain_node(options: ConsolidateOptions, name: str) -> Explanation:
-    snapshot, state = read(options)
+def explain_node(options: ConsolidateOptions, name: str, *, read_as: tuple[Snapshot, ClusterState] | None = None,
+                 steady: SteadyState | None = None) -> Explanation:
+    """The node in full. `read_as`: the snapshot and its state as `read(options)` gives them, already read
+    (the state as read: not consolidated); `steady`: its steady state, already computed (`steady_state` of
+    another `ClusterState.of` the snapshot). A caller explaining many nodes reads and consolidates once."""
+    snapshot, state = read_as if read_as is not None else read(options)
     node = next((n for n in state.nodes if n.name == name), None)
     if node is None:
         raise InputError.at(Origin("--node"), f"node {name!r} is not in the snapshot "
@@ -123,7 +135,8 @@ def explain_node(options: ConsolidateOptions, name: str) -> Explanation:
                 decision = f"delete, saving ${cmd.savings:.4f}/h"
             if refusal:
                 decision = f"{refusal} (if it could: {decision})"
-    result = steady_state(ClusterState.of(snapshot, state.catalog), options.spot_to_spot)
+    result = steady if steady is not None else steady_state(ClusterState.of(snapshot, state.catalog),
+                                                            options.spot_to_spot)
     final = next((v.reason for v in verdicts(result, snapshot) if v.node.name == name), "")
     return Explanation(name, node.instance_type, node.cost, candidate, fates, decision, final,
                        list(snapshot.warnings))

@@ -48,6 +48,7 @@ class BoundIndex:
         self.always: set[int] = set()
         self.by_pair: dict[tuple[str, str], list[Pod]] = {}
         self.matched: dict[str, set[int]] = {}
+        self._position: dict[int, int] | None = None
         for p in pods:
             if p.template.host_ports or is_daemon(p) or p.template.pod_anti_affinity.required:
                 self.always.add(id(p))
@@ -62,6 +63,16 @@ class BoundIndex:
             pool: Iterable[Pod] = self.pods if pairs is None else [p for pair in pairs for p in self.by_pair.get(pair, ())]
             found = self.matched[text] = {id(p) for p in pool if selector_matches(selector, p.labels)}
         return found
+
+    def by_node(self, keep: set[int]) -> dict[str, list[Pod]]:
+        """The pods of `keep` (ids of indexed pods) per node, each node's in indexed order."""
+        if self._position is None:
+            self._position = {id(p): i for i, p in enumerate(self.pods)}
+        out: dict[str, list[Pod]] = {}
+        for i in sorted(self._position[k] for k in keep):
+            pod = self.pods[i]
+            out.setdefault(pod.node_name or "", []).append(pod)
+        return out
 
     def relevant(self, moving: Sequence[Pod]) -> set[int]:
         keep = set(self.always)

@@ -3,6 +3,7 @@ optimally, and assemble the report (`ConsolidateOptions` in, `Report` out)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from karpplan.catalog.overlays import apply_node_overlays
@@ -11,7 +12,7 @@ from karpplan.consolidate.optimal import optimal_repack
 from karpplan.consolidate.report import NodeVerdict, Report, Summary, removal_reason
 from karpplan.consolidate.snapshot import Snapshot, make_snapshot, read_documents_or_fail
 from karpplan.consolidate.state import ClusterState
-from karpplan.inputs.loader import DEFAULT_MAX_BYTES
+from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document
 from karpplan.model.build import build_inventory
 from karpplan.planner import catalog_for
 
@@ -29,10 +30,12 @@ class ConsolidateOptions:
     max_file_size: int = DEFAULT_MAX_BYTES
 
 
-def read(options: ConsolidateOptions) -> tuple[Snapshot, ClusterState]:
-    """The snapshot and the cluster state to simulate; InputError (exit 2) for unreadable input."""
+def read(options: ConsolidateOptions, documents: Sequence[Document] | None = None) -> tuple[Snapshot, ClusterState]:
+    """The snapshot and the cluster state to simulate; InputError (exit 2) for unreadable input.
+    `documents`: the paths' documents, already read (stdin can be read only once)."""
 
-    documents = read_documents_or_fail(options.paths, options.max_file_size)
+    if documents is None:
+        documents = read_documents_or_fail(options.paths, options.max_file_size)
     inventory = build_inventory(documents)
     catalog = catalog_for(inventory, options.region, options.catalog, zones=options.zones)
     catalog, _ = apply_node_overlays(catalog, inventory.overlays)

@@ -95,11 +95,12 @@ def receivers(state: ClusterState, leaving: set[str], pods: Sequence[Pod]) -> se
 def _folded(state: ClusterState, leaving: set[str], moving: Sequence[Pod]) -> tuple[list[ExistingNode], list[Pod]]:
     """The nodes left, each shrunk by the bound pods the placement need not see, and the pods it must."""
     staying = [n for n in state.nodes if n.name not in leaving]
-    keep = state.bound_index().relevant(moving)
+    index = state.bound_index()
+    by_node = index.by_node(index.relevant(moving))
     nodes: list[ExistingNode] = []
     pods: list[Pod] = []
     for n in staying:
-        kept = [p for p in state.pods_on[n.name] if id(p) in keep]
+        kept = by_node.get(n.name, [])
         pods.extend(kept)
         nodes.append(state.folded(n, kept))
     return nodes, pods
@@ -118,7 +119,9 @@ def simulate(state: ClusterState, candidates: Sequence[Candidate]) -> Outcome:
     problem = build_problem(inventory, state.catalog, group_pods(moving + state.pending), instance_types_for,
                             node_labels, launch_options=state.launch_options(),
                             receivers=receivers(state, leaving, moving + state.pending),
-                            static_filter=state.static_reasons)
+                            static_filter=state.static_reasons, eligible_cache=state.eligible)
+    # Replicas share a template, so a group holds pods the queue had apart: they keep their listed order.
+    problem.queue_rank = {id(p): i for i, p in enumerate(moving + state.pending)}
     solution, _ = solve_karpenter(problem, max_batches=1)
     moving_keys = {p.key for p in moving}
     for solved in solution.nodes:

@@ -24,12 +24,31 @@ from karpplan.model.pools import NodePool, order_by_weight
 from karpplan.model.resources import Resources
 from karpplan.scheduling.candidates import LaunchOption, build_launch_options
 from karpplan.scheduling.existing_nodes import ExistingNodeInfo
-from karpplan.scheduling.filters import static_reasons
+from karpplan.scheduling.topology import EligibleCache
 
 
 def is_bare(pod: Pod) -> bool:
     """No controller owns it: evicted, nothing recreates it."""
     return pod.owner is None
+
+
+def shape_text(template: PodTemplate) -> str:
+    """The template's content, everything but where it was read."""
+    return repr([(f.name, getattr(template, f.name)) for f in fields(template) if f.name != "origin"])
+
+
+def share_templates(pods_on: Mapping[str, list[Pod]], pending: list[Pod]) -> tuple[dict[str, list[Pod]], list[Pod]]:
+    """The pods again, the replicas of one controller (ownerReference) and one shape sharing one template (a snapshot lists its pods
+    one by one, each with a template of its own). The scheduling problem groups pods by template, so a
+    simulation's work per group (static filters, topology rules, pool verdicts) is done once per shape, not
+    once per moving pod."""
+    seen: dict[tuple[str, str], PodTemplate] = {}
+
+    def one(pod: Pod) -> Pod:
+        template = seen.setdefault((pod.owner or pod.key, shape_text(pod.template)), pod.template)
+        return pod if template is pod.template else replace(pod, template=template)
+
+    return {name: [one(p) for p in ps] for name, ps in pods_on.items()}, [one(p) for p in pending]
 
 
 @dataclass
@@ -48,10 +67,12 @@ class ClusterState:
     _used: dict[str, Resources] = field(default_factory=dict)
     _versions: dict[str, int] = field(default_factory=dict)  # node -> times its pods changed
     _static: dict[tuple[str, str, int], list[str]] = field(default_factory=dict)
+    _fixed: dict[tuple[str, str], list[list[str]]] = field(default_factory=dict)  # per filter, as STATIC_FILTERS
     _shapes: dict[int, tuple[PodTemplate, str]] = field(default_factory=dict)
     _room: dict[tuple[str, int], Resources] = field(default_factory=dict)
     _index: BoundIndex | None = None  # the bound pods indexed, until a command changes them
     _folded: dict[tuple[str, int, tuple[int, ...]], ExistingNode] = field(default_factory=dict)
+    eligible: EligibleCache = field(default_factory=EligibleCache)  # spread domains (a node's labels never change)
 
     def bound_index(self) -> BoundIndex:
         """Every bound pod indexed for `relevance` (rebuilt after a command)."""
@@ -78,18 +99,29 @@ class ClusterState:
         is never reused while remembered."""
         found = self._shapes.get(id(template))
         if found is None:
-            text = repr([(f.name, getattr(template, f.name)) for f in fields(template) if f.name != "origin"])
-            found = self._shapes[id(template)] = (template, text)
+            found = self._shapes[id(template)] = (template, shape_text(template))
         return found[1]
 
     def static_reasons(self, template: PodTemplate, info: ExistingNodeInfo) -> list[str]:
         """kube-scheduler's static filters of the template on the node, kept until the node's pods change,
         shared by templates of one shape. Sound because a simulation keeps every bound pod the template's own rules match (`relevance.py`)."""
 
-        key = (self.shape(template), info.node.name, self._versions.get(info.node.name, 0))
+        shape = self.shape(template)
+        key = (shape, info.node.name, self._versions.get(info.node.name, 0))
         found = self._static.get(key)
         if found is None:
-            found = self._static[key] = static_reasons(template, info)
+            # Imported here, as build_problem does: the kinds bring OR-Tools, which explain should not pay for.
+            from karpplan.constraints.host_ports import HOST_PORTS
+            from karpplan.constraints.registry import STATIC_FILTERS
+            from karpplan.constraints.resources import RESOURCES
+
+            of_pods = (RESOURCES, HOST_PORTS)  # the filters that read the pods bound to the node
+            fixed = self._fixed.get((shape, info.node.name))
+            if fixed is None:  # the filters of the node's labels and taints, which never change under its name
+                fixed = self._fixed[(shape, info.node.name)] = [
+                    [] if kind in of_pods else kind.filter_node(template, info) for kind in STATIC_FILTERS]
+            found = self._static[key] = [r for kind, reasons in zip(STATIC_FILTERS, fixed, strict=True)
+                                         for r in (kind.filter_node(template, info) if kind in of_pods else reasons)]
         return found
 
     def used(self, name: str) -> Resources:
@@ -123,8 +155,8 @@ class ClusterState:
     @classmethod
     def of(cls, snapshot: Snapshot, catalog: Catalog) -> ClusterState:
         pools = {p.name: p for p in snapshot.inventory.nodepools}
-        return cls(snapshot.inventory, catalog, list(snapshot.nodes),
-                   {k: list(v) for k, v in snapshot.pods_on.items()}, list(snapshot.pending), pools,
+        pods_on, pending = share_templates(snapshot.pods_on, snapshot.pending)
+        return cls(snapshot.inventory, catalog, list(snapshot.nodes), pods_on, pending, pools,
                    snapshot.disruption, snapshot.pdbs)
 
     def node(self, name: str) -> SimNode:

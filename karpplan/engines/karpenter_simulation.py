@@ -264,7 +264,7 @@ class KarpenterSimulation:
         """Provisioning batches until one places nothing (or the deadline, or `max_batches`: 1 is one
         `Scheduler.Solve`, as disruption's `SimulateScheduling`); the pods left, in queue order."""
         pods = [(group_info, pod) for group_info in self.problem.groups for pod in group_info.group.pods]
-        order = {id(p): i for i, (_, p) in enumerate(pods)}
+        order = self.problem.queue_rank or {id(p): i for i, (_, p) in enumerate(pods)}
         pods.sort(key=lambda gp: (-gp[1].requests.get("cpu"), -gp[1].requests.get("memory"), order[id(gp[1])]))
         rank = {id(p): i for i, (_, p) in enumerate(pods)}
         pending = pods

@@ -14,6 +14,7 @@ the smallest changes that make it schedule.
 
 from __future__ import annotations
 
+import io
 import re
 import time
 from collections.abc import Sequence
@@ -128,8 +129,9 @@ def _minimal_conflict(planner: _Planner, inv: Inventory, cands: Sequence[Candida
 
 
 def reproduce_and_fix(explanation: Explanation, manifests: Sequence[str], *, catalog: str | None = None,
-                      region: str | None = None, zones: Sequence[str] = ()) -> None:
-    inv = load_inventory(manifests)
+                      region: str | None = None, zones: Sequence[str] = (), stdin: str | None = None) -> None:
+    """`stdin`: the text of `-` among `manifests`, read once by the caller."""
+    inv = load_inventory(manifests, stdin=None if stdin is None else io.StringIO(stdin))
     documents, _ = read_documents([m for m in manifests if m != "-"])
     locator = Locator(documents)
     cat = catalog_for(inv, region, catalog, zones=zones)

@@ -30,9 +30,16 @@ class PodOutcome:
     pod: str
     workload: str
     outcome: str
+    # When the pod keeps its node: the rule ("do-not-disrupt", "pdb", "multiple-pdbs") and the
+    # PodDisruptionBudgets (namespace/name) involved.
+    rule: str = ""
+    budgets: tuple[str, ...] = ()
 
     def to_document(self) -> dict[str, Any]:
-        return {"name": self.pod, "workload": self.workload, "outcome": self.outcome}
+        doc: dict[str, Any] = {"name": self.pod, "workload": self.workload, "outcome": self.outcome}
+        if self.rule:
+            doc["blocking"] = {"rule": self.rule, "podDisruptionBudgets": list(self.budgets)}
+        return doc
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from karpplan.scheduling.existing_nodes import ExistingNodeInfo
 from karpplan.scheduling.filters import static_reasons
 from karpplan.scheduling.problem import PREFER_NO_SCHEDULE_TIER, GroupInfo, Problem
 from karpplan.scheduling.static_pools import static_pools
-from karpplan.scheduling.topology import build_topology
+from karpplan.scheduling.topology import EligibleCache, build_topology
 
 if TYPE_CHECKING:
     from karpplan.constraints.base import ConstraintKind
@@ -119,11 +119,12 @@ def build_problem(
     launch_options: list[LaunchOption] | None = None,
     receivers: Collection[str] | None = None,
     static_filter: Callable[[PodTemplate, ExistingNodeInfo], list[str]] = static_reasons,
+    eligible_cache: EligibleCache | None = None,
 ) -> Problem:
     """The problem of placing `groups`. `launch_options`: options built before for these pools (every
     pod's custom label values included), reused as they are; `receivers`: the only existing nodes pods may
     be placed on (the others still count for topology and limits), None for all; `static_filter`:
-    `static_reasons` or a caller's cache of it."""
+    `static_reasons` or a caller's cache of it; `eligible_cache`: a caller's cache of spread domains."""
     pools = order_by_weight(list(inventory.nodepools))
     pending: list[Pod] = [p for g in groups for p in g.pods]
     options = launch_options if launch_options is not None else build_launch_options(
@@ -153,6 +154,6 @@ def build_problem(
         option_tests = [test for kind in _registry() if (test := kind.option_filter(pod_template)) is not None]
         infos.append(GroupInfo(index, group, ok, reasons, verdicts, *shared.usable(verdicts, option_tests)))
     topology = build_topology([g.template for g in groups], nodes, inventory.bound, options,
-                              inventory.namespace_labels)
+                              inventory.namespace_labels, eligible_cache)
     return Problem(inventory, catalog, pools, infos, existing, options, headroom, topology,
                    inventory.namespace_labels, static)

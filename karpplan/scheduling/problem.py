@@ -67,6 +67,9 @@ class Problem:
     # Static NodePools and the nodes Karpenter launches for them, which are among `existing` (after the
     # input's nodes): they are there whatever is pending, so pods may use them like any node.
     static: list[StaticPool] = field(default_factory=list)
+    # id(pod) -> its rank among pods of equal requests in the queue; None: the groups' order, then each
+    # group's pods in order (a caller whose groups fold pods it listed interleaved keeps its own order).
+    queue_rank: Mapping[int, int] | None = None
 
     @property
     def pending_count(self) -> int:

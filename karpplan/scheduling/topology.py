@@ -18,7 +18,7 @@ from karpplan.model.labels import HOSTNAME
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import Pod, PodAffinityTerm, PodTemplate, TopologySpreadConstraint
 from karpplan.model.requirements import Requirements
-from karpplan.model.selectors import LabelSelector
+from karpplan.model.selectors import LabelSelector, required_pairs
 from karpplan.model.taints import SCHEDULING_EFFECTS, Taint, Toleration, untolerated
 from karpplan.scheduling.candidates import LaunchOption
 
@@ -178,20 +178,75 @@ class Topology:
         return sorted(keys)
 
 
-def _eligible_existing(template: PodTemplate, constraint: TopologySpreadConstraint,
-                       nodes: Sequence[ExistingNode]) -> dict[str, str]:
+def _eligible_domain(template: PodTemplate, constraint: TopologySpreadConstraint, node: ExistingNode) -> str | None:
+    """The node's domain for the constraint, None when it is not an eligible domain."""
     keys = {c.topology_key for c in template.hard_spread} | {constraint.topology_key}
+    # kube-scheduler: the node must carry every topology key of the pod's hard constraints.
+    if any(k not in node.labels and k != HOSTNAME for k in keys):
+        return None
+    if not policies_count(constraint, template, node.labels, node.taints, node.name):
+        return None
+    return node.domain(constraint.topology_key)
+
+
+class EligibleCache:
+    """Each (template, spread constraint)'s verdict per node name, kept across the problems of one caller
+    whose nodes keep their labels and taints under one name (the consolidation simulation's). The templates
+    are kept with their verdicts, so their ids are never reused while remembered."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[int, int], tuple[PodTemplate, dict[str, str | None]]] = {}
+
+    def eligible(self, template: PodTemplate, constraint: TopologySpreadConstraint,
+                 nodes: Sequence[ExistingNode]) -> dict[str, str]:
+        entry = self._known.get((id(template), id(constraint)))
+        if entry is None:
+            entry = self._known[(id(template), id(constraint))] = (template, {})
+        known = entry[1]
+        out: dict[str, str] = {}
+        for node in nodes:
+            if node.name in known:
+                value = known[node.name]
+            else:
+                value = known[node.name] = _eligible_domain(template, constraint, node)
+            if value is not None:
+                out[node.name] = value
+        return out
+
+
+def _eligible_existing(template: PodTemplate, constraint: TopologySpreadConstraint,
+                       nodes: Sequence[ExistingNode], cache: EligibleCache | None = None) -> dict[str, str]:
+    if cache is not None:
+        return cache.eligible(template, constraint, nodes)
     out: dict[str, str] = {}
     for node in nodes:
-        # kube-scheduler: the node must carry every topology key of the pod's hard constraints.
-        if any(k not in node.labels and k != HOSTNAME for k in keys):
-            continue
-        if not policies_count(constraint, template, node.labels, node.taints, node.name):
-            continue
-        value = node.domain(constraint.topology_key)
+        value = _eligible_domain(template, constraint, node)
         if value is not None:
             out[node.name] = value
     return out
+
+
+def _by_pair(pods: Sequence[Pod]) -> dict[tuple[str, str], list[int]]:
+    """The positions of the pods holding each label pair."""
+    out: dict[tuple[str, str], list[int]] = {}
+    for i, pod in enumerate(pods):
+        for pair in pod.labels.items():
+            out.setdefault(pair, []).append(i)
+    return out
+
+
+def _may_match(selector: LabelSelector | None, pods: Sequence[Pod],
+               index: Mapping[tuple[str, str], list[int]]) -> Sequence[Pod]:
+    """The pods (in order) the selector may match: those holding a pair it requires, all when it requires
+    none; the caller still tests each."""
+    if selector is None:
+        return ()
+    pairs = required_pairs(selector)
+    if pairs is None:
+        return pods
+    if len(pairs) == 1:
+        return [pods[i] for i in index.get(pairs[0], ())]
+    return [pods[i] for i in sorted({i for pair in pairs for i in index.get(pair, ())})]
 
 
 def _launch_domains(key: str, tolerations: tuple[Toleration, ...] | None, options: Sequence[LaunchOption],
@@ -229,9 +284,12 @@ def build_topology(
     bound: Sequence[Pod],
     options: Sequence[LaunchOption],
     namespace_labels: Mapping[str, Mapping[str, str]],
+    eligible_cache: EligibleCache | None = None,
 ) -> Topology:
+    """The templates' rules over the nodes (`eligible_cache`: a caller's `EligibleCache`)."""
     node_by_name = {n.name: n for n in nodes}
     counted = [p for p in bound if p.counts_for_topology and p.node_name in node_by_name]
+    index = _by_pair(counted)
     spread: dict[int, list[SpreadRule]] = {}
     affinity: dict[int, AffinityRule] = {}
     anti: dict[int, AffinityRule] = {}
@@ -243,7 +301,7 @@ def build_topology(
         rules = []
         for c in pod_template.spread:
             selector = c.selector_for(pod_template.labels)
-            existing = _eligible_existing(pod_template, c, nodes)
+            existing = _eligible_existing(pod_template, c, nodes, eligible_cache)
             launch: frozenset[str] = frozenset()
             if c.topology_key != HOSTNAME:
                 launch = _launch_domains(c.topology_key, pod_template.tolerations if c.honors_taints else None,
@@ -251,7 +309,7 @@ def build_topology(
             base: Counter[str] = Counter()
             rule = SpreadRule(pod_template, c, selector, selector is not None and selector.matches(pod_template.labels),
                               existing, launch, base, pod_domain_values(pod_template, c.topology_key), uid=next(uids))
-            for pod in counted:
+            for pod in _may_match(selector, counted, index):
                 assert pod.node_name is not None
                 domain = existing.get(pod.node_name)
                 if domain is not None and rule.counts(pod.namespace, pod.labels):
@@ -261,13 +319,14 @@ def build_topology(
             spread[id(pod_template)] = rules
         for is_anti, spec in ((False, pod_template.pod_affinity), (True, pod_template.pod_anti_affinity)):
             if spec.required:
-                rule_a = _affinity_rule(pod_template, spec.required, is_anti, 0, counted, node_by_name, namespace_labels,
-                                        uids)
+                rule_a = _affinity_rule(pod_template, spec.required, is_anti, 0, (counted, index), node_by_name,
+                                        namespace_labels, uids)
                 (anti if is_anti else affinity)[id(pod_template)] = rule_a
             if spec.preferred:
                 heaviest_first = sorted(spec.preferred, key=lambda p: -p.weight)
                 (preferred_anti if is_anti else preferred_affinity)[id(pod_template)] = [
-                    _affinity_rule(pod_template, (p.term,), is_anti, p.weight, counted, node_by_name, namespace_labels, uids)
+                    _affinity_rule(pod_template, (p.term,), is_anti, p.weight, (counted, index), node_by_name,
+                                   namespace_labels, uids)
                     for p in heaviest_first
                 ]
     existing_anti: list[tuple[AffinityTerm, str]] = []
@@ -282,16 +341,20 @@ def build_topology(
 
 
 def _affinity_rule(pod_template: PodTemplate, raw: Sequence[PodAffinityTerm], is_anti: bool, weight: int,
-                   counted: Sequence[Pod], node_by_name: Mapping[str, ExistingNode],
+                   bound: tuple[Sequence[Pod], Mapping[tuple[str, str], list[int]]],
+                   node_by_name: Mapping[str, ExistingNode],
                    namespace_labels: Mapping[str, Mapping[str, str]], uids: Iterator[int]) -> AffinityRule:
-    """The rule of these terms of the template, with the bound pods each term counts per domain."""
+    """The rule of these terms of the template, with the bound pods (and their `_by_pair` index) each term
+    counts per domain."""
     terms = [AffinityTerm(t, t.selector_for(pod_template.labels), pod_template.namespace, uid=next(uids)) for t in raw]
     self_checks = [t.matches(pod_template.namespace, pod_template.labels, namespace_labels) for t in terms]
     rule = AffinityRule(pod_template, terms, is_anti, any(self_checks) if is_anti else all(self_checks), weight=weight,
                         uid=next(uids))
+    counted, index = bound
     for t in terms:
         counts: Counter[str] = Counter()
-        for pod in counted:
+        # Anti-affinity counts the pods this term matches; affinity those all terms match, among them the first's.
+        for pod in _may_match(t.selector if is_anti else terms[0].selector, counted, index):
             value = node_by_name[pod.node_name or ""].domain(t.key)
             if value is None:
                 continue
