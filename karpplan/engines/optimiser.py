@@ -154,6 +154,7 @@ class _OptimiserRun:
         self.exact_plan: Solution | None = None
         self.exact_bound: float | None = None
         self.small = ExactOutcome()
+        self.small_run: SmallPlanRun | None = None
         self.whole = False
         self.sourced: list[tuple[float, str]] = []
         self.mixes: list[PatternMix] = []
@@ -186,9 +187,9 @@ class _OptimiserRun:
     def exact(self) -> None:
         """On a small problem, the bounds on plans placing every pod, then (unless they prove the warm start)
         the exact slot model, stopped as soon as a plan meets them (`small_plans.py`)."""
-        self.small = small = solve_small(SmallPlanRun(
-            self.problem, self.warm, self.repacker, self.budget, self.reserve, self.deadline, self.margin, self.seed,
-            self.workers, self.tracker))
+        self.small_run = SmallPlanRun(self.problem, self.warm, self.repacker, self.budget, self.reserve, self.deadline,
+                                      self.margin, self.seed, self.workers, self.tracker)
+        self.small = small = solve_small(self.small_run)
         self.exact_status, self.exact_plan, self.exact_bound = small.status, small.plan, small.bound
         if small.proven is not None:
             self.exact_status = "optimal"
@@ -204,7 +205,10 @@ class _OptimiserRun:
             self.model = model = OptimalModel(self.problem, self.warm)
             # Dominance pruning takes about a second on large problems and rarely shrinks a model tenfold:
             # far beyond the limit, the whole-plan model is skipped without it.
-            if model.size_estimate() <= UNPRUNED_SKIP_FACTOR * MAX_MODEL_VARIABLES:
+            pruned = self.small_run.pruned if self.small_run is not None else None
+            if pruned is not None:  # the slot models pruned the same options already
+                model.options, model.group_options, model.pruned = list(pruned[0]), dict(pruned[1]), True
+            elif model.size_estimate() <= UNPRUNED_SKIP_FACTOR * MAX_MODEL_VARIABLES:
                 model.prune_options()
             self.whole = model.pruned and model.size_estimate() <= MAX_MODEL_VARIABLES and self.exact_status != "optimal"
             if self.whole:

@@ -21,6 +21,7 @@ from karpplan.engines.effort import TimeBudget, model_build_seconds
 from karpplan.engines.optimiser_progress import Phase, ProgressTracker
 from karpplan.engines.repack import Repacker
 from karpplan.engines.result import Solution
+from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.problem import Problem
 from karpplan.verify import verify
 
@@ -67,6 +68,19 @@ class SmallPlanRun:
     seed: int
     workers: int
     tracker: ProgressTracker
+    # The launch options left after dominance pruning (`OptimalModel.prune_options`, which reads only the
+    # problem), and each group's: pruned once, shared by every slot model and the whole-plan model.
+    pruned: tuple[list[LaunchOption], dict[int, list[LaunchOption]]] | None = None
+
+    def slot_model(self, hint: Solution, incumbent: float, extra_slots: int | None = None) -> SlotModel:
+        """A slot model of the problem, its options pruned once for all models."""
+        model = SlotModel(self.problem, hint, self.repacker, incumbent, extra_slots=extra_slots)
+        if self.pruned is None:
+            model.prune_options()
+            self.pruned = (model.options, model.group_options)
+        else:
+            model.options, model.group_options, model.pruned = list(self.pruned[0]), dict(self.pruned[1]), True
+        return model
 
 
 def solve_small(run: SmallPlanRun) -> ExactOutcome:
@@ -108,6 +122,7 @@ def early_bounds(run: SmallPlanRun, warm_valid: bool) -> tuple[Sourced, FluidBou
     bounds so far do not prove the warm start (when it is valid and places every pod)."""
     problem, clock = run.problem, run.budget.clock
     placed = {g.index: g.size for g in problem.groups}
+    run.tracker.enter(Phase.bound)
     with run.budget.phase("bound"):
         fluid = None if clock.past_wall() else fluid_lower_bound(problem, placed, time_limit=clock.wall_left(),
                                                                  clock=clock)
@@ -116,6 +131,8 @@ def early_bounds(run: SmallPlanRun, warm_valid: bool) -> tuple[Sourced, FluidBou
         if not clock.past_wall():
             sourced += lp_bounds(problem, placed, fluid, [b for b, _ in sourced], run.reserve, run.deadline,
                                  run.margin, clock, plan_cost=cost)
+    if sourced and not run.warm.unplaced:
+        run.tracker.update(bound=max(b for b, _ in sourced))
     return sourced, fluid
 
 
@@ -128,12 +145,12 @@ def solve_exact(run: SmallPlanRun, until: float, broken: bool, stop_at: float | 
     it) is first re-solved in the slot model around it: its nodes per bucket and `REPAIR_EXTRA_SLOTS` more,
     every rule exact, when that model is small or can have `MIN_REPAIR_SECONDS`. Its plan, kept when it
     places as many pods, is the exact model's hint and, placing every pod, caps its slots."""
-    problem, warm, repacker, budget = run.problem, run.warm, run.repacker, run.budget
+    problem, warm, budget = run.problem, run.warm, run.budget
     clock = budget.clock
     start, repaired = warm, None
     if broken:
         with budget.phase("model"):
-            model = SlotModel(problem, warm, repacker, -1.0, extra_slots=REPAIR_EXTRA_SLOTS)
+            model = run.slot_model(warm, -1.0, extra_slots=REPAIR_EXTRA_SLOTS)
             entries = model.plan_slots()
         small = entries <= SMALL_REPAIR_ENTRIES
         if model.uniform and entries <= MAX_REPAIR_ENTRIES and \
@@ -146,7 +163,7 @@ def solve_exact(run: SmallPlanRun, until: float, broken: bool, stop_at: float | 
     # A plan that places every pod and keeps every rule caps the nodes any cheaper plan has per bucket.
     incumbent = start.cost if not start.unplaced and start is not warm or not broken and not warm.unplaced else -1.0
     with budget.phase("model"):
-        model = SlotModel(problem, start, repacker, incumbent)
+        model = run.slot_model(start, incumbent)
         entries = model.plan_slots()
     if entries > MAX_EXACT_ENTRIES or not model.uniform:
         return None, repaired, None
