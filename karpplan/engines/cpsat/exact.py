@@ -28,6 +28,7 @@ from ortools.sat.python import cp_model
 
 from karpplan.constraints.registry import REGISTRY
 from karpplan.constraints.resources import floor_fit
+from karpplan.constraints.spread_counts import minimum_pinned, skew_limit
 from karpplan.engines.cpsat.optimal import PRICE_SCALE, ModelValues, OptimalModel
 from karpplan.engines.dominance import BucketKey, drop_dominated_buckets
 from karpplan.engines.effort import WorkClock
@@ -121,7 +122,7 @@ class SlotModel(OptimalModel):
             pods = sum(self.groups[g].size for g in groups)
             cheapest = options[0].price
             by_cost = int(self.incumbent / cheapest) if cheapest > 0 and self.incumbent >= 0 else pods
-            count = max(min(pods, by_cost), 0)
+            count = max(min(pods, by_cost, sum(self._zonal_cap(self.groups[g], options) for g in groups)), 0)
             if self.extra_slots is not None and self.hint is not None:
                 have = sum(1 for n in self.hint.nodes if n.option is not None
                            and self.repacker.bucket_of(n.option) == self.repacker.bucket_of(options[0]))
@@ -137,6 +138,26 @@ class SlotModel(OptimalModel):
             self._bucket_groups.append(members)
             entries += count * (len(options) + len(members))
         return entries
+
+    def _zonal_cap(self, g: GroupInfo, options: list[LaunchOption]) -> int:
+        """The most pods of `g` a bucket of these options can hold under g's hard zonal spreads: a domain that
+        receives one of its pods holds at most the rule's minimum plus maxSkew, and the minimum over the rule's
+        domains is at most the pods it counts over their number (0 while minDomains pins it). A plan never has
+        an empty new node, so the bucket never has more nodes than pods: the slots it needs."""
+        cap = g.size
+        topo = self.problem.topology
+        for rule in topo.rules_for(g.template):
+            if not rule.hard or rule.hostname or not rule.self_match:
+                continue
+            domains = rule.static_domains()
+            values = {o.labels.get(rule.key) for o in options}
+            if not domains or len(values) != 1 or not values <= domains or not all(rule.option_counts(o) for o in options):
+                continue
+            counted = sum(rule.base_counts.get(d, 0) for d in domains) + sum(
+                h.size for h in self.groups if rule.counts(h.template.namespace, h.template.labels))
+            minimum = 0 if minimum_pinned(rule, len(domains)) else counted // len(domains)
+            cap = min(cap, skew_limit(rule, minimum))
+        return cap
 
     def _dominates(self, usable: dict[int, set[int]]) -> Callable[[LaunchOption, LaunchOption], bool]:
         """Whether option f makes option o useless, wherever a node of o stands in a plan (`dominance.py`)."""
