@@ -91,15 +91,7 @@ def solve_small(run: SmallPlanRun) -> ExactOutcome:
         return out
     with budget.phase("model"):
         out.warm_valid = not verify(problem, warm)
-    out.early, out.fluid = early_bounds(run, out.warm_valid)
-    known = [b for b, _ in out.early]
-    if out.warm_valid and not warm.unplaced and proves(known, warm.cost):
-        out.proven = warm
-        return out
-    stop_at = max(known) if known else None
-    # The LP bounds hold for plans placing every pod, computed now: the reserve kept for them is the model's.
-    until = run.deadline - run.margin
-    out.status, out.plan, out.bound = solve_exact(run, until, not out.warm_valid, stop_at)
+    out.status, out.plan, out.bound = solve_exact(run, out)
     plan = out.plan
     if plan is None:
         return out
@@ -111,6 +103,7 @@ def solve_small(run: SmallPlanRun) -> ExactOutcome:
     valid = not verify(problem, plan)
     if not valid:
         out.status = "feasible"  # a plan the verifier rejects is no proof (its bound, of a laxer model, holds)
+    known = [b for b, _ in out.early or []]
     bounds = known + ([out.bound] if out.bound is not None and not plan.unplaced else [])
     if valid and not plan.unplaced and proves(bounds, plan.cost):
         out.proven = plan
@@ -136,19 +129,22 @@ def early_bounds(run: SmallPlanRun, warm_valid: bool) -> tuple[Sourced, FluidBou
     return sourced, fluid
 
 
-def solve_exact(run: SmallPlanRun, until: float, broken: bool, stop_at: float | None
-                ) -> tuple[str | None, Solution | None, float | None]:
+def solve_exact(run: SmallPlanRun, out: ExactOutcome) -> tuple[str | None, Solution | None, float | None]:
     """The exact slot model (`exact.py`) on a small problem: (its status, or None when it did not run;
     its plan, or a repaired warm start's; a lower bound on any plan leaving out as many pods as its plan).
 
     A warm start the verifier rejects (Karpenter checks a spread rule only when placing a pod that carries
     it) is first re-solved in the slot model around it: its nodes per bucket and `REPAIR_EXTRA_SLOTS` more,
     every rule exact, when that model is small or can have `MIN_REPAIR_SECONDS`. Its plan, kept when it
-    places as many pods, is the exact model's hint and, placing every pod, caps its slots."""
+    places as many pods, is the exact model's hint and, placing every pod, caps its slots. When the exact
+    model is small enough to run, the LP bounds come first (`out.early`): a valid warm start they meet is
+    proven (`out.proven`) and the model is not solved; else they stop its search. A problem too large for
+    the model keeps them for later, beside the search (`background_bound.py`)."""
     problem, warm, budget = run.problem, run.warm, run.budget
     clock = budget.clock
+    until = run.deadline - run.reserve
     start, repaired = warm, None
-    if broken:
+    if not out.warm_valid:
         with budget.phase("model"):
             model = run.slot_model(warm, -1.0, extra_slots=REPAIR_EXTRA_SLOTS)
             entries = model.plan_slots()
@@ -161,13 +157,19 @@ def solve_exact(run: SmallPlanRun, until: float, broken: bool, stop_at: float | 
             else:
                 repaired = None
     # A plan that places every pod and keeps every rule caps the nodes any cheaper plan has per bucket.
-    incumbent = start.cost if not start.unplaced and start is not warm or not broken and not warm.unplaced else -1.0
+    incumbent = start.cost if not start.unplaced and start is not warm or out.warm_valid and not warm.unplaced else -1.0
     with budget.phase("model"):
         model = run.slot_model(start, incumbent)
         entries = model.plan_slots()
     if entries > MAX_EXACT_ENTRIES or not model.uniform:
         return None, repaired, None
-    status, plan, bound = _slot_plan(run, model, until, EXACT_SHARE, stop_at)
+    out.early, out.fluid = early_bounds(run, out.warm_valid)
+    known = [b for b, _ in out.early]
+    if out.warm_valid and not warm.unplaced and proves(known, warm.cost):
+        out.proven = warm
+        return None, repaired, None
+    # The LP bounds hold for plans placing every pod, computed now: the reserve kept for them is the model's.
+    status, plan, bound = _slot_plan(run, model, run.deadline - run.margin, EXACT_SHARE, max(known) if known else None)
     if plan is None:
         return status, repaired, None
     tiered = any(t != 0 for g in problem.groups for t in g.tier.values())
