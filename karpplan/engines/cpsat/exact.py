@@ -36,6 +36,7 @@ from karpplan.engines.repack import Repacker
 from karpplan.engines.result import Solution, SolvedNode, node_name
 from karpplan.model.labels import ZONE, ZONE_ID
 from karpplan.model.pods import Pod
+from karpplan.model.selectors import LabelIndex
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.problem import GroupInfo, Problem
 
@@ -87,6 +88,8 @@ class SlotModel(OptimalModel):
         self.allowed: dict[int, set[int]] = {}  # group -> option indices it may use
         self.uniform = True  # tiers and preferences are the same for a group over a bucket's options
         self.replaced: dict[int, int] = {}  # option of a dropped bucket -> the option that stands in for it
+        self._counted: dict[int, int] = {}  # spread rule uid -> the pods it counts over its domains (`_zonal_cap`)
+        self._by_labels: LabelIndex[GroupInfo] | None = None
         self.tier_of: dict[tuple[int, int], int] = {}  # (group, slot) -> tier
         self.pref_of: dict[tuple[int, int], int] = {}
 
@@ -153,8 +156,16 @@ class SlotModel(OptimalModel):
             values = {o.labels.get(rule.key) for o in options}
             if not domains or len(values) != 1 or not values <= domains or not all(rule.option_counts(o) for o in options):
                 continue
-            counted = sum(rule.base_counts.get(d, 0) for d in domains) + sum(
-                h.size for h in self.groups if rule.counts(h.template.namespace, h.template.labels))
+            counted = self._counted.get(rule.uid)
+            if counted is None:
+                if self._by_labels is None:  # groups by their labels: a rule tests only those its selector may match
+                    self._by_labels = LabelIndex()
+                    for h in self.groups:
+                        self._by_labels.add(h, h.template.namespace, h.template.labels)
+                counted = sum(rule.base_counts.get(d, 0) for d in domains) + sum(
+                    h.size for h in self._by_labels.candidates(rule.owner.namespace, rule.selector)
+                    if rule.counts(h.template.namespace, h.template.labels))
+                self._counted[rule.uid] = counted
             minimum = 0 if minimum_pinned(rule, len(domains)) else counted // len(domains)
             cap = min(cap, skew_limit(rule, minimum))
         return cap
