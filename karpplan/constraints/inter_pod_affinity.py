@@ -130,6 +130,15 @@ class _AffinityRows:
                     receives = m.new_bool_var(f"arecv_g{g.index}_{value}")
                     m.add(sum(own) <= g.size * receives)
                     m.add(sum(theirs) == 0).only_enforce_if(receives)
+        if key == HOSTNAME and not selfish and others and self.joint:
+            # Slot model: each slot is one node, so a node holding this group holds none of the matched pods
+            # (the aggregated model leaves this per-node rule to its decoder).
+            for k, v in model.y_of[g.index]:
+                theirs = [model.y[(h.index, k)] for h in others if (h.index, k) in model.y]
+                if theirs:
+                    receives = m.new_bool_var(f"hxrecv_g{g.index}_k{k}")
+                    m.add(v <= g.size * receives)
+                    m.add(sum(theirs) == 0).only_enforce_if(receives)
         if key == HOSTNAME and selfish:
             clique = tuple(sorted(h.index for h in matched))
             if all(self.owns_matching_hostname_anti(h, matched) for h in matched):

@@ -18,8 +18,8 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from karpplan.engines.background_bound import BackgroundBound, lp_bounds, proves, start_background
+from karpplan.engines.bound import fluid_lower_bound
 from karpplan.engines.cpsat.decoder import ModelValues
-from karpplan.engines.cpsat.exact import MAX_EXACT_ENTRIES, MAX_EXACT_PODS, MAX_REPAIR_ENTRIES, SlotModel
 from karpplan.engines.cpsat.optimal import MAX_MODEL_VARIABLES, Decoder, OptimalModel
 from karpplan.engines.effort import (
     MACHINE_SLOWER_RATIO,
@@ -36,13 +36,13 @@ from karpplan.engines.optimiser_progress import Phase, ProgressSink, ProgressTra
 from karpplan.engines.patterns.mix import PatternMix
 from karpplan.engines.repack import Repacker, state_for
 from karpplan.engines.result import Solution
+from karpplan.engines.small_plans import ExactOutcome, SmallPlanRun, solve_small
 from karpplan.engines.zone_repair import ZoneRepair
 from karpplan.scheduling.problem import Problem
 from karpplan.scheduling.state import PlacementState
 from karpplan.verify import verify
 
 if TYPE_CHECKING:
-    from karpplan.engines.cpsat.exact import SlotModel
     from karpplan.engines.repack import Repacker
 
 UNPRUNED_SKIP_FACTOR = 10  # beyond this many times the limit before pruning, the model is not even pruned
@@ -62,15 +62,6 @@ TIME_LIMIT_SHORT_WARNING = "the time limit is short for this many pods"
 WORK_HEADROOM_SHARE = 0.15  # of the time limit: how far the modelled work may be off before the wall guard cuts
 BOUND_RESERVE_SHARE = 0.4  # of the time limit, for each lower bound (fluid LP, configuration LP, zone LP)
 BOUND_RESERVE_CAP_SECONDS = 15.0
-EXACT_SHARE = 0.6  # of what is left before the bounds' reserve, for the exact slot model of a small problem
-REPAIR_EXTRA_SLOTS = 1  # slots per bucket beyond a broken warm start's nodes, when it is re-solved in the slot model
-REPAIR_SHARE = 1.0  # ... and the share of that time it gets
-MIN_REPAIR_SECONDS = 8.0  # modelled seconds below which it is not tried (at 100 diverse pods it finds nothing)
-# ... unless its model is this small; it then gets this share, the proof the rest. Measured on bench diverse
-# pods (aws): 20, 30, 50 pods (600-1,400 entries) give valid plans placing every pod in 10 s where the
-# re-packed Karpenter plan broke zone spread; 100 pods (3,900) find none in the time left.
-SMALL_REPAIR_ENTRIES = 2_500
-SMALL_REPAIR_SHARE = 0.8
 
 
 def within_limits(problem: Problem, greedy: Solution, budget: TimeBudget) -> Solution:
@@ -162,6 +153,8 @@ class _OptimiserRun:
         self.exact_status: str | None = None
         self.exact_plan: Solution | None = None
         self.exact_bound: float | None = None
+        self.small = ExactOutcome()
+        self.small_run: SmallPlanRun | None = None
         self.whole = False
         self.sourced: list[tuple[float, str]] = []
         self.mixes: list[PatternMix] = []
@@ -192,10 +185,14 @@ class _OptimiserRun:
         self.candidates.append((self.warm, "warm start"))
 
     def exact(self) -> None:
-        """On a small problem, the exact slot model: a repaired warm start, a proof, a bound."""
-        self.exact_status, self.exact_plan, self.exact_bound = _solve_exact(
-            self.problem, self.warm, self.repacker, self.budget, self.deadline - self.reserve, self.seed,
-            self.workers, self.tracker)
+        """On a small problem, the bounds on plans placing every pod, then (unless they prove the warm start)
+        the exact slot model, stopped as soon as a plan meets them (`small_plans.py`)."""
+        self.small_run = SmallPlanRun(self.problem, self.warm, self.repacker, self.budget, self.reserve, self.deadline,
+                                      self.margin, self.seed, self.workers, self.tracker)
+        self.small = small = solve_small(self.small_run)
+        self.exact_status, self.exact_plan, self.exact_bound = small.status, small.plan, small.bound
+        if small.proven is not None:
+            self.exact_status = "optimal"
         if self.exact_plan is not None:
             self.candidates.append((self.exact_plan,
                                     "CP-SAT (exact)" if self.exact_status is not None else "CP-SAT (slots)"))
@@ -208,7 +205,10 @@ class _OptimiserRun:
             self.model = model = OptimalModel(self.problem, self.warm)
             # Dominance pruning takes about a second on large problems and rarely shrinks a model tenfold:
             # far beyond the limit, the whole-plan model is skipped without it.
-            if model.size_estimate() <= UNPRUNED_SKIP_FACTOR * MAX_MODEL_VARIABLES:
+            pruned = self.small_run.pruned if self.small_run is not None else None
+            if pruned is not None:  # the slot models pruned the same options already
+                model.options, model.group_options, model.pruned = list(pruned[0]), dict(pruned[1]), True
+            elif model.size_estimate() <= UNPRUNED_SKIP_FACTOR * MAX_MODEL_VARIABLES:
                 model.prune_options()
             self.whole = model.pruned and model.size_estimate() <= MAX_MODEL_VARIABLES and self.exact_status != "optimal"
             if self.whole:
@@ -285,7 +285,6 @@ class _OptimiserRun:
         """The lower bounds: CP-SAT's and the fluid LP's, then the LPs before the search or beside it."""
         # Bounds before the search: they depend only on how many pods of each group the plan places,
         # which the search keeps, so the search can then run to the deadline.
-        from karpplan.engines.bound import fluid_lower_bound
 
         problem, clock, best = self.problem, self.clock, self.best
         placed: dict[int, int] = {g.index: g.size for g in problem.groups}
@@ -295,11 +294,16 @@ class _OptimiserRun:
         self.tracker.enter(Phase.bound)
         with self.budget.phase("bound"):
             # The fluid LP is solved to optimality; its time limit is only the clock's wall guard.
-            fluid = None if clock.past_wall() else fluid_lower_bound(problem, placed, time_limit=clock.wall_left(),
-                                                                     clock=clock)
+            # A small plan placing every pod has its LP bounds already (`small_plans.early_bounds`).
+            early = self.small.early if not best.unplaced else None
+            fluid = self.small.fluid if early is not None else None if clock.past_wall() else fluid_lower_bound(
+                problem, placed, time_limit=clock.wall_left(), clock=clock)
+            # The exact model's bound holds for plans leaving out as many pods as its plan.
+            exact = self.exact_bound if len(best.unplaced) == self.small.bound_unplaced else None
             self.sourced = [(b, name) for b, name in (
-                (self.decoded_bound if self.source == "CP-SAT" else None, "cp-sat"), (self.exact_bound, "cp-sat"),
-                (fluid.cost if fluid is not None else None, "fluid-lp")) if b is not None]
+                (self.decoded_bound if self.source == "CP-SAT" else None, "cp-sat"), (exact, "cp-sat"),
+                (fluid.cost if fluid is not None and early is None else None, "fluid-lp")) if b is not None]
+            self.sourced += early or []
             known = [b for b, _ in self.sourced]
             proven = self.status == "optimal" or proves(known, best.cost)
             will_search = not proven and clock.now() < self.deadline - self.margin and not clock.past_wall()
@@ -314,8 +318,8 @@ class _OptimiserRun:
             # bounds may prove the plan optimal and spare the search.
             self.background = (start_background(run_lps, clock, lanes, known,
                                                 lambda b: self.tracker.update(bound=max(known + [b])))
-                               if will_search and not rounding else None)
-            if self.background is None:
+                               if will_search and not rounding and early is None else None)
+            if self.background is None and early is None:
                 self.sourced += run_lps(clock)  # (it skips each LP once the bounds prove the plan)
 
     def round(self) -> None:
@@ -379,7 +383,11 @@ class _OptimiserRun:
         if self.clock.cut:
             notes.append(_cut_note(self.before, self.time_limit,
                                    self.clock.slowdown(time.monotonic() - self.start, self.spent_at_start)))
-        if self.values is None and self.exact_plan is None:
+        # Proven: the bounds meet the cost, and no plan places more pods (none is left out, or CP-SAT proved it).
+        proven = proves(bounds, best.cost) and (not best.unplaced or status == "optimal")
+        if proven:
+            status = "optimal"
+        elif self.values is None and self.exact_plan is None:
             if self.whole or self.exact_status is not None:
                 notes.append("the optimiser found no complete plan of its own in the time limit; the plan shown is "
                              "Karpenter's, with its pods packed tighter and improved a few nodes at a time "
@@ -389,7 +397,7 @@ class _OptimiserRun:
             notes.append("Karpenter's plan with its pods packed tighter was at least as cheap as the optimiser's own; "
                          "it is shown")
             status = "feasible"
-        elif status != "optimal" or (lower is not None and best.cost - lower > 1e-6):
+        else:
             status = "feasible"
         solution = Solution("optimal", best.nodes, best.unplaced, status, lower, time.monotonic() - self.start, notes,
                             bound_source=bound_source if lower is not None else None)
@@ -425,74 +433,6 @@ def _repair_zones(problem: Problem, best: Solution, source: str, repacker: Repac
         return repaired, source
     repaired.status = "feasible"
     return repaired, f"{source} + zone repair"
-
-
-def _solve_exact(problem: Problem, warm: Solution, repacker: Repacker, budget: TimeBudget, until: float, seed: int,
-                 workers: int, tracker: ProgressTracker
-                 ) -> tuple[str | None, Solution | None, float | None]:
-    """The exact slot model (`exact.py`) on a small problem: (its status, or None when it did not run;
-    its plan, or a repaired warm start's; a lower bound on any plan placing every pod, when its plan does).
-
-    A warm start the verifier rejects (Karpenter checks a spread rule only when placing a pod that carries
-    it) is first re-solved in the slot model around it: its nodes per bucket and `REPAIR_EXTRA_SLOTS` more,
-    every rule exact, when that model is small or can have `MIN_REPAIR_SECONDS`. Its plan, kept when it
-    places as many pods, is the exact model's hint and, placing every pod, caps its slots."""
-
-    clock = budget.clock
-    if problem.pending_count > MAX_EXACT_PODS or not problem.groups:
-        return None, None, None
-    with budget.phase("model"):
-        broken = bool(verify(problem, warm))
-    start, repaired = warm, None
-    if broken:
-        with budget.phase("model"):
-            model = SlotModel(problem, warm, repacker, -1.0, extra_slots=REPAIR_EXTRA_SLOTS)
-            entries = model.plan_slots()
-        small = entries <= SMALL_REPAIR_ENTRIES
-        if model.uniform and entries <= MAX_REPAIR_ENTRIES and \
-                (small or (until - clock.now()) * REPAIR_SHARE >= MIN_REPAIR_SECONDS):
-            repaired = _slot_plan(model, budget, until, SMALL_REPAIR_SHARE if small else REPAIR_SHARE, seed, workers,
-                                  tracker, repacker)[1]
-            if repaired is not None and len(repaired.unplaced) <= len(warm.unplaced) and not verify(problem, repaired):
-                start = repaired
-            else:
-                repaired = None
-    # A plan that places every pod and keeps every rule caps the nodes any cheaper plan has per bucket.
-    incumbent = start.cost if not start.unplaced and start is not warm or not broken and not warm.unplaced else -1.0
-    with budget.phase("model"):
-        model = SlotModel(problem, start, repacker, incumbent)
-        entries = model.plan_slots()
-    if entries > MAX_EXACT_ENTRIES or not model.uniform:
-        return None, repaired, None
-    status, plan, bound = _slot_plan(model, budget, until, EXACT_SHARE, seed, workers, tracker, repacker)
-    if plan is None:
-        return status, repaired, None
-    full = not plan.unplaced and all(t == 0 for g in problem.groups for t in g.tier.values())
-    return status, plan, bound if full else None
-
-
-def _slot_plan(model: SlotModel, budget: TimeBudget, until: float, share: float, seed: int, workers: int,
-               tracker: ProgressTracker, repacker: Repacker
-               ) -> tuple[str | None, Solution | None, float]:
-    """Build and solve a slot model with `share` of the work time left before `until`."""
-    clock = budget.clock
-    tracker.enter(Phase.model, "exact slot model")
-    with budget.phase("model"):
-        model.build()
-        clock.charge(model_build_seconds(len(model.model.proto.variables) + len(model.model.proto.constraints)))
-    cp_time = (until - clock.now()) * share
-    if cp_time <= 0.05 or clock.past_wall():
-        return None, None, 0.0
-    with budget.phase("solve"):
-        tracker.enter(Phase.solve, "exact slot model")
-        status, plan, bound = model.solve_exact(cp_time, seed, workers, clock)
-    if plan is None:
-        return status, None, 0.0
-    tracker.update(cost=plan.cost, unplaced=len(plan.unplaced))
-    with budget.phase("repack"):
-        plan = repacker.renamed(plan, plan.nodes)
-    plan.status = status
-    return status, plan, bound
 
 
 __all__ = ["CLOCK_CUT_WARNING", "LIMIT_CUT_WARNING", "TIME_LIMIT_SHORT_WARNING", "MIN_OPTIMISER_SECONDS", "SEARCH_MARGIN_SHARE", "WORK_HEADROOM_SHARE", "solve_optimal"]

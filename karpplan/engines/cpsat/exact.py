@@ -22,18 +22,21 @@ capacity per dimension (resources) and, for every per-node cap, the number of no
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ortools.sat.python import cp_model
 
 from karpplan.constraints.registry import REGISTRY
 from karpplan.constraints.resources import floor_fit
+from karpplan.constraints.spread_counts import minimum_pinned, skew_limit
 from karpplan.engines.cpsat.optimal import PRICE_SCALE, ModelValues, OptimalModel
+from karpplan.engines.dominance import BucketKey, drop_dominated_buckets
 from karpplan.engines.effort import WorkClock
 from karpplan.engines.repack import Repacker
 from karpplan.engines.result import Solution, SolvedNode, node_name
 from karpplan.model.labels import ZONE, ZONE_ID
 from karpplan.model.pods import Pod
+from karpplan.model.selectors import LabelIndex
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.problem import GroupInfo, Problem
 
@@ -44,6 +47,25 @@ MAX_EXACT_PODS = 300  # pending pods up to which the slot model is tried
 # 20 bench pods on AWS (2,448) are not, and CP-SAT does not even find a plan placing every pod.
 MAX_EXACT_ENTRIES = 1_500
 MAX_REPAIR_ENTRIES = 20_000  # the same, for a slot model around a plan (a few slots per bucket)
+# Objective units per unit of PRICE_SCALE: prices weigh this much more than a preference's weight, so the
+# model is cheapest first, and its bound on the price is within (soft penalties + nodes) / COST_FIRST units.
+COST_FIRST = 1_000
+STOP_TOLERANCE = 1e-6  # $/h: a plan this close to a known lower bound is proven (`background_bound.proves`)
+
+
+class _StopAtBound(cp_model.CpSolverSolutionCallback):
+    """Stops CP-SAT at the first plan placing every pod whose price a known lower bound already meets."""
+
+    def __init__(self, model: SlotModel, bound: float) -> None:
+        super().__init__()
+        self.model, self.bound = model, bound
+
+    def on_solution_callback(self) -> None:
+        if any(self.value(v) for v in self.model.u.values()):
+            return
+        price = sum(self.model.problem.options[k].price for (_, k), v in self.model.z.items() if self.value(v))
+        if price - self.bound <= STOP_TOLERANCE:
+            self.stop_search()
 
 
 class SlotModel(OptimalModel):
@@ -65,6 +87,9 @@ class SlotModel(OptimalModel):
         self.z: dict[tuple[int, int], cp_model.IntVar] = {}  # (slot, option index): the slot launches it
         self.allowed: dict[int, set[int]] = {}  # group -> option indices it may use
         self.uniform = True  # tiers and preferences are the same for a group over a bucket's options
+        self.replaced: dict[int, int] = {}  # option of a dropped bucket -> the option that stands in for it
+        self._counted: dict[int, int] = {}  # spread rule uid -> the pods it counts over its domains (`_zonal_cap`)
+        self._by_labels: LabelIndex[GroupInfo] | None = None
         self.tier_of: dict[tuple[int, int], int] = {}  # (group, slot) -> tier
         self.pref_of: dict[tuple[int, int], int] = {}
 
@@ -74,12 +99,9 @@ class SlotModel(OptimalModel):
         if not self.pruned:
             self.prune_options()
         self._static_exclusions()
-        # Preferred pod (anti-)affinity and ScheduleAnyway spreads are weighed by the whole-plan model's
-        # domain rows, which a slot does not carry: such problems stay with that model.
-        topo = self.problem.topology
-        if any(topo.preferred_affinity.get(id(g.template)) or topo.preferred_anti.get(id(g.template))
-               or any(not rule.hard for rule in topo.rules_for(g.template)) for g in self.groups):
-            self.uniform = False
+        # Preferred pod (anti-)affinity and ScheduleAnyway spreads add their soft rows as in the whole-plan
+        # model (slack weighed in the objective); the price outweighs them (`COST_FIRST`), so the plan is
+        # the cheapest and, among the cheapest, the one that honours the most preferences.
         usable: dict[int, set[int]] = defaultdict(set)
         for g in self.groups:
             allowed = {o.index for o in self.group_options[g.index] if (g.index, o.index) not in self.banned_option
@@ -87,20 +109,23 @@ class SlotModel(OptimalModel):
             self.allowed[g.index] = allowed
             for k in allowed:
                 usable[k].add(g.index)
-        buckets: dict[object, list[LaunchOption]] = defaultdict(list)
+        buckets: dict[BucketKey, list[LaunchOption]] = defaultdict(list)
         for o in self.options:
             if o.index in usable:
                 buckets[self.repacker.bucket_of(o)].append(o)
+        fronts = {key: self._undominated(options, sorted(set().union(*(usable[o.index] for o in options))), usable)
+                  for key, options in buckets.items()}
+        if self.extra_slots is None:  # (a repair keeps the hint's buckets: its slots are counted there)
+            self.replaced = drop_dominated_buckets(fronts, self._dominates(usable))
         entries = 0
         self._bucket_slots: list[int] = []
         self._bucket_groups: list[list[tuple[GroupInfo, list[LaunchOption], int]]] = []
-        for options in buckets.values():
+        for options in fronts.values():
             groups = sorted(set().union(*(usable[o.index] for o in options)))
-            options = self._undominated(options, groups, usable)
             pods = sum(self.groups[g].size for g in groups)
             cheapest = options[0].price
             by_cost = int(self.incumbent / cheapest) if cheapest > 0 and self.incumbent >= 0 else pods
-            count = max(min(pods, by_cost), 0)
+            count = max(min(pods, by_cost, sum(self._zonal_cap(self.groups[g], options) for g in groups)), 0)
             if self.extra_slots is not None and self.hint is not None:
                 have = sum(1 for n in self.hint.nodes if n.option is not None
                            and self.repacker.bucket_of(n.option) == self.repacker.bucket_of(options[0]))
@@ -116,6 +141,49 @@ class SlotModel(OptimalModel):
             self._bucket_groups.append(members)
             entries += count * (len(options) + len(members))
         return entries
+
+    def _zonal_cap(self, g: GroupInfo, options: list[LaunchOption]) -> int:
+        """The most pods of `g` a bucket of these options can hold under g's hard zonal spreads: a domain that
+        receives one of its pods holds at most the rule's minimum plus maxSkew, and the minimum over the rule's
+        domains is at most the pods it counts over their number (0 while minDomains pins it). A plan never has
+        an empty new node, so the bucket never has more nodes than pods: the slots it needs."""
+        cap = g.size
+        topo = self.problem.topology
+        for rule in topo.rules_for(g.template):
+            if not rule.hard or rule.hostname or not rule.self_match:
+                continue
+            domains = rule.static_domains()
+            values = {o.labels.get(rule.key) for o in options}
+            if not domains or len(values) != 1 or not values <= domains or not all(rule.option_counts(o) for o in options):
+                continue
+            counted = self._counted.get(rule.uid)
+            if counted is None:
+                if self._by_labels is None:  # groups by their labels: a rule tests only those its selector may match
+                    self._by_labels = LabelIndex()
+                    for h in self.groups:
+                        self._by_labels.add(h, h.template.namespace, h.template.labels)
+                counted = sum(rule.base_counts.get(d, 0) for d in domains) + sum(
+                    h.size for h in self._by_labels.candidates(rule.owner.namespace, rule.selector)
+                    if rule.counts(h.template.namespace, h.template.labels))
+                self._counted[rule.uid] = counted
+            minimum = 0 if minimum_pinned(rule, len(domains)) else counted // len(domains)
+            cap = min(cap, skew_limit(rule, minimum))
+        return cap
+
+    def _dominates(self, usable: dict[int, set[int]]) -> Callable[[LaunchOption, LaunchOption], bool]:
+        """Whether option f makes option o useless, wherever a node of o stands in a plan (`dominance.py`)."""
+        limits = {name: list(h.resources) if h.resources is not None else [] for name, h in self.problem.headroom.items()}
+        costs = {(g.index, o.index): (g.tier.get(o.index, 0),
+                                      sum(p.weight for p in g.template.affinity.preferred if not p.term.matches(o.labels, "")))
+                 for g in self.groups for o in self.options if o.index in self.allowed[g.index]}
+
+        def dominates(f: LaunchOption, o: LaunchOption) -> bool:
+            return (f.price <= o.price and usable[f.index] >= usable[o.index]
+                    and all(f.free.get(d) >= o.free.get(d) for d in self.dims)
+                    and all(f.capacity.get(k) <= o.capacity.get(k) for k in limits[o.pool.name])
+                    and all(costs[(g, f.index)] <= costs[(g, o.index)] for g in usable[o.index]))
+
+        return dominates
 
     def _undominated(self, options: list[LaunchOption], groups: list[int], usable: dict[int, set[int]]
                      ) -> list[LaunchOption]:
@@ -246,13 +314,13 @@ class SlotModel(OptimalModel):
     # ------------------------------------------------------------------------------------ objective
     def add_objective(self) -> None:
         max_price = max((o.price for options in self.bucket_options for o in options), default=1.0)
-        price_unit = int(round(max_price * PRICE_SCALE)) + 1
+        price_unit = (int(round(max_price * PRICE_SCALE)) + 1) * COST_FIRST
         max_tier = max((t for g in self.groups for t in g.tier.values()), default=0)
         self.tier_penalty = 2 * price_unit
         self.unplaced_penalty = 2 * price_unit * (max_tier + 2)
         terms: list[tuple[cp_model.LinearExprT, int]] = []
         for (_, k), v in self.z.items():
-            terms.append((v, int(round(self.problem.options[k].price * PRICE_SCALE)) + 1))
+            terms.append((v, int(round(self.problem.options[k].price * PRICE_SCALE * COST_FIRST)) + 1))
         for v in self.u.values():
             terms.append((v, self.unplaced_penalty))
         for (g, s), v in self.y.items():
@@ -286,11 +354,12 @@ class SlotModel(OptimalModel):
         bucket_of_option = {o.index: bucket_index[id(options[0])] for options in self.bucket_options for o in options}
         for node in nodes:
             assert node.option is not None
-            found = bucket_of_option.get(node.option.index)
+            option_index = self.replaced.get(node.option.index, node.option.index)
+            found = bucket_of_option.get(option_index)
             if found is None or not free[found]:
                 return  # the plan uses a pruned option or more nodes than the slots: start fresh
             s = free[found].pop(0)
-            zs.add((s, node.option.index))
+            zs.add((s, option_index))
             for group_info, _ in node.pods:
                 ys[(group_info.index, s)] += 1
         if any(key not in self.x for key in xs) or any(key not in self.y for key in ys):
@@ -323,9 +392,14 @@ class SlotModel(OptimalModel):
         self.model.add_decision_strategy(list(self.u.values()), cp_model.CHOOSE_FIRST, cp_model.SELECT_MIN_VALUE)
 
     # ------------------------------------------------------------------------------------ solving
-    def solve_exact(self, time_limit: float, seed: int, workers: int, clock: WorkClock) -> tuple[str, Solution | None, float]:
-        """(Status, the plan, a lower bound on the cost of any plan placing as many pods.)"""
-        solver, status = self.run_solver(time_limit, seed, workers, clock)
+    def solve_exact(self, time_limit: float, seed: int, workers: int, clock: WorkClock,
+                    stop_at: float | None = None) -> tuple[str, Solution | None, float]:
+        """(Status, the plan, a lower bound on the cost of any plan placing as many pods.)
+
+        `stop_at`: a lower bound already known on plans placing every pod; the search stops at the first
+        plan placing every pod that costs no more (within `STOP_TOLERANCE`), which that bound proves."""
+        callback = _StopAtBound(self, stop_at) if stop_at is not None else None
+        solver, status = self.run_solver(time_limit, seed, workers, clock, callback)
         name = {cp_model.OPTIMAL: "optimal", cp_model.FEASIBLE: "feasible"}.get(status, "unknown")
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return name, None, 0.0
@@ -361,8 +435,9 @@ class SlotModel(OptimalModel):
     def cost_bound(self, objective_bound: float, values: ModelValues) -> float:
         penalties = self.unplaced_penalty * sum(values.u.values())
         penalties += sum(v * self.tier_of[(g, s)] * self.tier_penalty for (g, s), v in values.y.items())
-        nodes = sum(values.n.values())
-        return max(objective_bound - penalties - self.max_soft - nodes, 0.0) / PRICE_SCALE
+        # Every plan's node count is at most the slots', and its soft penalty at most `max_soft`.
+        slack = self.max_soft + len(self.n)
+        return max(objective_bound - penalties - slack, 0.0) / (PRICE_SCALE * COST_FIRST)
 
 
 __all__ = ["MAX_EXACT_ENTRIES", "MAX_EXACT_PODS", "MAX_REPAIR_ENTRIES", "SlotModel"]

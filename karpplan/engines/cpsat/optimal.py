@@ -31,6 +31,7 @@ from ortools.sat.python import cp_model
 from karpplan.constraints.registry import REGISTRY
 from karpplan.constraints.resources import floor_fit
 from karpplan.engines.cpsat.decoder import Decoder, ModelValues
+from karpplan.engines.dominance import pareto_front
 from karpplan.engines.effort import (
     WHOLE_MODEL_DETERMINISTIC_PER_SECOND,
     WorkClock,
@@ -88,17 +89,7 @@ class OptimalModel:
         for members in classes.values():
             limited = self.problem.headroom[members[0].pool.name].resources
             limited_keys = list(limited) if limited is not None else []
-            members.sort(key=lambda o: (o.price, o.instance_type.name))
-            front: list[LaunchOption] = []
-            for o in members:
-                free = o.free
-                dominated = any(
-                    all(f.free.get(d) >= free.get(d) for d in self.dims)
-                    and all(f.capacity.get(k) <= o.capacity.get(k) for k in limited_keys)
-                    for f in front
-                )
-                if not dominated:
-                    front.append(o)
+            front = pareto_front(members, self.dims, limited_keys)
             kept.extend(front)
         kept_ids = {o.index for o in kept}
         self.options = [o for o in self.problem.options if o.index in kept_ids]
