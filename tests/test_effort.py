@@ -22,7 +22,12 @@ from karpplan.engines.effort import (
     table_seconds,
 )
 from karpplan.engines.karpenter_simulation import solve_karpenter
-from karpplan.engines.optimiser import CLOCK_CUT_WARNING, solve_optimal
+from karpplan.engines.optimiser import (
+    CLOCK_CUT_WARNING,
+    LIMIT_CUT_WARNING,
+    TIME_LIMIT_SHORT_WARNING,
+    solve_optimal,
+)
 from karpplan.engines.patterns import pattern_lower_bound
 from karpplan.engines.repack import Repacker
 from karpplan.engines.result import Solution
@@ -139,8 +144,10 @@ def test_the_cli_prints_the_same_plan_twice() -> None:
         result = CliRunner().invoke(app, args)
         assert result.exit_code in (0, 1), result.output
         document = json.loads(result.stdout)
-        if CLOCK_CUT_WARNING in document["warnings"]:
-            pytest.skip("this machine is slower than the reference the work clock models; the wall clock cut the search")
+        # Any of the three wall-cut warnings says the plan may differ per run (a loaded or slow machine).
+        if any(w in (CLOCK_CUT_WARNING, LIMIT_CUT_WARNING) or w.startswith(TIME_LIMIT_SHORT_WARNING)
+               for w in document["warnings"]):
+            pytest.skip("the wall clock cut the search on this machine, so the plan may differ per run")
         for timing in ("solveSeconds", "phases"):  # wall seconds differ from run to run
             document["summary"].pop(timing)
         # A warning may quote measured seconds ("the Karpenter simulation took 1.6 s"): not part of the plan.
