@@ -138,7 +138,7 @@ def test_a_plan_cut_short_by_the_wall_clock_is_still_valid_and_says_a_rerun_may_
 
 
 def test_the_cli_prints_the_same_plan_twice() -> None:
-    args = ["plan", str(FIXTURES / "quickstart"), "-o", "json", "--time-limit", "3", "--seed", "11"]
+    args = ["plan", str(FIXTURES / "quickstart"), "-o", "json", "--time-limit", "20", "--seed", "11"]
     plans = []
     for _ in range(2):
         result = CliRunner().invoke(app, args)
