@@ -10,9 +10,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
-from karpplan.explain.parse import RecordParser, worth_parsing
+from karpplan.explain.parse import RecordParser, trigger_lines, worth_parsing
 from karpplan.explain.recall import Recall
-from karpplan.explain.stream import Record, block_lines, records
+from karpplan.explain.stream import Hit, Plain, Record, block_records, blocks, records
 from karpplan.explain.structure import Item, Parsed, PoolReasons, Reason
 from karpplan.explain.wording import item_plain
 
@@ -148,6 +148,14 @@ class Explanation:
             text = data[:MAX_UNRECOGNISED_TEXT * 4].decode("utf-8", "replace").strip()
             self.unrecognised_lines.append((line, text[:MAX_UNRECOGNISED_TEXT]))
 
+    def count_plain(self, run: Plain) -> None:
+        """A run of lines no trigger word is in: unrecognised (the first ones listed)."""
+        self.lines += run.lines
+        for k in range(run.lines):
+            if len(self.unrecognised_lines) >= MAX_UNRECOGNISED_LISTED:
+                break
+            self.note_unrecognised(run.line + k, run.block[run.start + k])
+
     def to_document(self) -> dict[str, Any]:
         doc = self.header()
         doc["items"] = [i.to_document() for i in self.item_list()]
@@ -157,45 +165,62 @@ class Explanation:
         return doc
 
 
-def explain_records(recs: Iterable[Record], explanation: Explanation | None = None, *,
+def explain_records(recs: Iterable[Record | Hit | Plain], explanation: Explanation | None = None, *,
                     remember: bool = True) -> Explanation:
-    """Explain records in order; `remember=False` parses every record afresh (the plain path the tests
-    hold the remembered one to)."""
+    """Explain records in order (and count `Plain` runs); `remember=False` parses every record afresh (the
+    plain path the tests hold the remembered one to)."""
     out = explanation if explanation is not None else Explanation()
     parser = RecordParser()
     recall = Recall(enabled=remember)
-    for record in recs:
-        out.lines += record.lines
-        if record.lines == 1 and not worth_parsing(record.data):
-            if len(out.unrecognised_lines) < MAX_UNRECOGNISED_LISTED:
-                out.note_unrecognised(record.line, record.data)
+    key_of, recalled, held = recall.key, recall.get, out.items.get
+    listed = out.unrecognised_lines
+    for rec in recs:
+        if isinstance(rec, Plain):
+            out.count_plain(rec)
             continue
+        if isinstance(rec, Hit):
+            data, line, span = rec.data, rec.line, 1
+        else:
+            data, line, span = rec.data, rec.line, rec.lines
+            if span == 1 and not worth_parsing(data):
+                out.lines += 1
+                out.note_unrecognised(line, data)  # (listed while there is room)
+                continue
+        out.lines += span
         # a record of a shape seen before (only its timestamp differs) says what that one said
-        state = parser.state()
-        key, ts = recall.key(record.data, state)
-        entry = recall.get(key)
+        state = parser.state
+        key, ts = key_of(data, state)
+        entry = recalled(key)
         if entry is not None and entry.answers:  # items seen again are counted; only new ones need a Parsed
             out.records += 1
-            out.explained += record.lines
-            for (template, timed), known in zip(entry.answers, entry.signatures, strict=True):
-                if not out.again(known, record.line, ts if timed else template.time, template.nodes):
-                    out.add(Recall.recalled(template, timed, ts), record, known)
+            out.explained += span
+            for known, timed, time, nodes, template in entry.counts:
+                item = held(known)
+                if item is None:
+                    out.add(Recall.recalled(template, timed, ts), Record(line, span, data), known)
+                    continue
+                item.count += 1
+                item.last_line = line
+                item.last_time = ts if timed else time
+                if nodes:
+                    item.note_nodes(nodes)
             continue
+        record = Record(line, span, data)
         if entry is None:
             found = parser.parse(record.text)
             signatures: Sequence[tuple[object, ...] | None] = [None] * len(found)
-            if parser.state() == state:  # a record that changes the parser's state is read every time
+            if parser.state == state:  # a record that changes the parser's state is read every time
                 entry = recall.remember(key, ts, found)
                 if entry is not None:
                     signatures = entry.signatures
         else:
             found = []
         if not found:
-            if len(out.unrecognised_lines) < MAX_UNRECOGNISED_LISTED and not _context_line(record.data):
-                out.note_unrecognised(record.line, record.data)
+            if len(listed) < MAX_UNRECOGNISED_LISTED and not _context_line(data):
+                out.note_unrecognised(line, data)
             continue
         out.records += 1
-        out.explained += record.lines
+        out.explained += span
         for parsed, signature in zip(found, signatures, strict=True):
             out.add(parsed, record, signature)
     out._same.clear()
@@ -207,9 +232,15 @@ def _context_line(data: bytes) -> bool:
     return data.lstrip().startswith((b"Name:", b"Namespace:"))
 
 
+def explain_blocks(stream: BinaryIO, limit: int | None = None,
+                   progress: Callable[[int], None] | None = None) -> Explanation:
+    """Explain a log (up to `limit` bytes of it) read a block at a time, in bounded memory (not finished)."""
+    return explain_records(block_records(blocks(stream, limit, progress), trigger_lines))
+
+
 def explain_stream(stream: BinaryIO, progress: Callable[[int], None] | None = None) -> Explanation:
-    """Explain a whole log read line by line (bounded memory)."""
-    out = explain_records(records(block_lines(stream, progress=progress)))
+    """Explain a whole log read a block at a time (bounded memory)."""
+    out = explain_blocks(stream, progress=progress)
     out.finish()
     return out
 
