@@ -58,7 +58,7 @@ def test_describe_node_events_say_why_the_node_stays() -> None:
 
 def test_one_item_per_cause_across_nodes() -> None:
     out = _explained(GET_EVENTS)
-    assert len(out.item_list()) == 4 and out.summary()["unrecognised"] == 1  # the header row
+    assert len(out.item_list()) == 4 and out.summary()["unrecognised"] == 0 and out.summary()["context"] == 1  # header
     pdb = out.item_list()[0]
     assert pdb.count == 2 and "kube-system/ebs-csi-controller" in pdb.plain and "(Seen 2 times" in pdb.plain
     plains = _plains(out)

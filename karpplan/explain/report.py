@@ -6,6 +6,7 @@ ones are counted in `summary.dropped`), never by the size of the log.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
@@ -28,6 +29,7 @@ class Explanation:
     explained: int = 0
     records: int = 0
     dropped: int = 0
+    context: int = 0  # `kubectl describe` structure read for context (Name:, Namespace:, the Events header rows)
     items: dict[tuple[object, ...], Item] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     unrecognised_lines: list[tuple[int, str]] = field(default_factory=list)  # (line, text), the first ones
@@ -66,7 +68,7 @@ class Explanation:
 
     @property
     def unrecognised(self) -> int:
-        return self.lines - self.explained
+        return self.lines - self.explained - self.context
 
     def item_list(self) -> list[Item]:
         return sorted(self.items.values(), key=lambda i: i.line)
@@ -106,6 +108,7 @@ class Explanation:
         self.explained += other.explained
         self.records += other.records
         self.dropped += other.dropped
+        self.context += other.context
         room = MAX_UNRECOGNISED_LISTED - len(self.unrecognised_lines)
         self.unrecognised_lines.extend((line + line_offset, text) for line, text in other.unrecognised_lines[:max(room, 0)])
         for key, item in sorted(other.items.items(), key=lambda kv: kv[1].line):
@@ -132,6 +135,8 @@ class Explanation:
         summary: dict[str, Any] = {"lines": self.lines, "explained": self.explained,
                                    "unrecognised": self.unrecognised, "records": self.records,
                                    "items": len(self.items), "pods": len(pods)}
+        if self.context:
+            summary["context"] = self.context
         if self.dropped:
             summary["dropped"] = self.dropped
         return summary
@@ -147,6 +152,13 @@ class Explanation:
         if len(self.unrecognised_lines) < MAX_UNRECOGNISED_LISTED and data.strip():
             text = data[:MAX_UNRECOGNISED_TEXT * 4].decode("utf-8", "replace").strip()
             self.unrecognised_lines.append((line, text[:MAX_UNRECOGNISED_TEXT]))
+
+    def not_explained(self, line: int, span: int, data: bytes) -> None:
+        """A record parsed to nothing: context (kubectl's framing lines) or unrecognised."""
+        if _context_line(data):
+            self.context += span
+        else:
+            self.note_unrecognised(line, data)
 
     def count_plain(self, run: Plain) -> None:
         """A run of lines no trigger word is in: unrecognised (the first ones listed)."""
@@ -173,7 +185,6 @@ def explain_records(recs: Iterable[Record | Hit | Plain], explanation: Explanati
     parser = RecordParser()
     recall = Recall(enabled=remember)
     key_of, recalled, held = recall.key, recall.get, out.items.get
-    listed = out.unrecognised_lines
     for rec in recs:
         if isinstance(rec, Plain):
             out.count_plain(rec)
@@ -216,8 +227,7 @@ def explain_records(recs: Iterable[Record | Hit | Plain], explanation: Explanati
         else:
             found = []
         if not found:
-            if len(listed) < MAX_UNRECOGNISED_LISTED and not _context_line(data):
-                out.note_unrecognised(line, data)
+            out.not_explained(line, span, data)
             continue
         out.records += 1
         out.explained += span
@@ -227,9 +237,17 @@ def explain_records(recs: Iterable[Record | Hit | Plain], explanation: Explanati
     return out
 
 
+# `kubectl describe`'s structure around the Events rows (describe.go: "Events:", then a header row and its rule,
+# or "Events:  <none>"), and `kubectl get events`'s header row
+_CONTEXT = re.compile(rb"\s*(?:Name:|Namespace:|Events:\s*(?:<none>\s*)?$|Type\s+Reason\s+Age\s+From\s+Message\s*$|"
+                      rb"-{4}\s+-{6}\s+-{3,}\s+-{4}\s+-{7}\s*$|(?:NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+"
+                      rb"(?:SUBOBJECT\s+)?(?:SOURCE\s+)?MESSAGE\b)")
+
+
 def _context_line(data: bytes) -> bool:
-    """`kubectl describe pod` header lines the parser reads for context (the pod's name and namespace)."""
-    return data.lstrip().startswith((b"Name:", b"Namespace:"))
+    """`kubectl describe` / `kubectl get events` lines that hold no event but frame them: the pod's name and namespace
+    (the parser reads them for context) and the Events section's header rows. Counted as context, not unrecognised."""
+    return _CONTEXT.match(data) is not None
 
 
 def explain_blocks(stream: BinaryIO, limit: int | None = None,
