@@ -6,6 +6,11 @@
 - A Karpenter error that a paste broke after `;` continues on the next line when that line starts a
   new clause (`incompatible with nodepool ...`).
 - Everything else is one record per line. Lines are bytes until a record needs text.
+
+A log is read a block of lines at a time (`blocks`, `block_records`): the lines no trigger word is in come out
+as `Plain` runs (counted, never looked at one by one) and a trigger line that stands alone as a `Hit`; only the
+lines that may join a neighbour (loose ends, JSON documents, possible wraps) go through `LineReader`, which is
+what `records` runs on every line.
 """
 
 from __future__ import annotations
