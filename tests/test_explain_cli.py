@@ -149,3 +149,18 @@ def test_wrapped_message_is_one_record(tmp_path: Path) -> None:
     reason = item["nodePools"][0]["reasons"][0]
     assert reason["resources"]["hugepages-2Mi"] == "21000Mi" and reason["requirements"][1]["values"] == ["dl1.24xlarge"]
     assert "hugepages-2Mi" in item["plain"] and "Lower the pod" not in item["plain"]
+
+
+def test_describe_headers_are_context_not_unrecognised(tmp_path: Path) -> None:
+    """`kubectl describe pod` pasted whole: its name, namespace and the Events header rows frame the events; only
+    the lines explain cannot read (Priority:) are unrecognised."""
+    describe = ("Name:         web-1\nNamespace:    shop\nPriority:     0\nEvents:\n"
+                "  Type     Reason            Age   From               Message\n"
+                "  ----     ------            ----  ----               -------\n"
+                "  Warning  FailedScheduling  16s   default-scheduler  0/3 nodes are available: 3 Insufficient cpu.\n")
+    code, out = _run(tmp_path, describe, "-o", "json")
+    doc = json.loads(out)
+    assert code == 0 and doc["summary"]["unrecognised"] == 1 and doc["summary"]["context"] == 5
+    assert doc["unrecognised"] == [{"line": 3, "text": "Priority:     0"}]
+    code, out = _run(tmp_path, describe)
+    assert "1 unrecognised, 5 kubectl headers" in out

@@ -179,7 +179,7 @@ def test_get_events_rows_and_nominated() -> None:
     first, second = explanation.item_list()
     assert first.parsed.pod == second.parsed.pod == "default/api-7d9f8b6c5d-x2x3z"
     assert second.parsed.event == "Nominated" and second.parsed.nominated == "nodeclaim/default-abcde"
-    assert explanation.unrecognised == 1
+    assert explanation.unrecognised == 0 and explanation.context == 1  # the header row frames the rows
 
 
 def test_repeated_lines_collapse() -> None:

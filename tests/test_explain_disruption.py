@@ -58,7 +58,7 @@ def test_describe_node_events_say_why_the_node_stays() -> None:
 
 def test_one_item_per_cause_across_nodes() -> None:
     out = _explained(GET_EVENTS)
-    assert len(out.item_list()) == 4 and out.summary()["unrecognised"] == 1  # the header row
+    assert len(out.item_list()) == 4 and out.summary()["unrecognised"] == 0 and out.summary()["context"] == 1  # header
     pdb = out.item_list()[0]
     assert pdb.count == 2 and "kube-system/ebs-csi-controller" in pdb.plain and "(Seen 2 times" in pdb.plain
     plains = _plains(out)
@@ -139,3 +139,16 @@ def test_an_event_text_of_another_version_is_still_the_nodes_not_a_pods() -> Non
     [item] = _explained("  Normal  Unconsolidatable  5m  karpenter  Node has a custom reason to stay").item_list()
     assert item.parsed.event == "Unconsolidatable" and item.parsed.pod is None
     assert "Node has a custom reason to stay" in item.plain and "not about placing a pod" in item.plain
+
+
+def test_pods_that_would_land_on_an_uninitialized_node_make_disruption_wait_not_fail() -> None:
+    """kubernetes-sigs/karpenter's simulation refuses a node that is not initialized yet (UninitializedNodeError,
+    `would schedule against uninitialized nodeclaim/..., node/...`): the pods fit; the node is still starting."""
+    row = ("21m  Normal  DisruptionBlocked  node/ip-10-0-130-142.ec2.internal  Not all pods would schedule, "
+           "monitoring/prom-b5977fcf8-n27gp => would schedule against uninitialized nodeclaim/main-amd64-zhfgv, "
+           "node/ip-10-0-130-84.ec2.internal shop/web-6cf-jcqdf => would schedule against uninitialized "
+           "nodeclaim/main-amd64-zhfgv, node/ip-10-0-130-84.ec2.internal")
+    [item] = _explained(row).item_list()
+    assert "nodeclaim/main-amd64-zhfgv, node/ip-10-0-130-84.ec2.internal," in item.plain
+    assert "monitoring/prom-b5977fcf8-n27gp, shop/web-6cf-jcqdf" in item.plain
+    assert "clears by itself" in item.plain and "would fit on no other node" not in item.plain

@@ -14,6 +14,8 @@ from pathlib import Path
 from types import MappingProxyType
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from karpplan.explain import parse, recall, report, stream
 from karpplan.explain.parse import TRIGGER_WORDS, worth_parsing
@@ -85,8 +87,69 @@ def test_the_one_search_trigger_test_is_the_substring_test() -> None:
 
 def test_explain_reads_the_same_without_the_native_prefilter(monkeypatch: pytest.MonkeyPatch) -> None:
     native = explain_text(CORPUS_TEXT)
+    streamed = _document(explain_stream(io.BytesIO(CORPUS_TEXT.encode())))
     monkeypatch.setattr(report, "worth_parsing", parse.any_trigger_word)
+    monkeypatch.setattr(report, "trigger_lines", parse.any_trigger_lines)
     assert _document(explain_text(CORPUS_TEXT)) == _document(native)
+    assert _document(explain_stream(io.BytesIO(CORPUS_TEXT.encode()))) == streamed == _document(native)
+
+
+def test_the_block_trigger_search_finds_the_lines_the_line_test_finds() -> None:
+    lines = [line.encode() for line in CORPUS_TEXT.split("\n")]
+    lines += [b"", b"Name: x", b"ame: x", b"schedule po", b"nodes are availabl", b"Fargat", b"Fargate Fargate"]
+    expected = [i for i, line in enumerate(lines) if any(w in line for w in TRIGGER_WORDS)]
+    assert parse.trigger_lines(lines) == parse.any_trigger_lines(lines) == expected
+    assert parse.trigger_lines([]) == [] and parse.trigger_lines([b""]) == []
+
+
+# lines that join their neighbours or open documents: a clause cut after `;`, a wrap, trailing blanks, a JSON
+# document (pretty-printed, behind a tailer prefix), a describe header; and noise that joins nothing
+_AWKWARD = [
+    'Could not schedule pod, incompatible with nodepool "a", did not tolerate x=y:NoSchedule;',
+    'incompatible with nodepool "b", no instance type satisfied resources {"cpu":"9"} and requirements',
+    "karpenter.sh/capacity-type In [spot]",
+    "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: infra}, 2 node(s) didn't match",
+    "node affinity/selector.",
+    "{", '  "level": "ERROR",', '  "message": "could not schedule pod",',
+    '  "Pod": {"name": "p", "namespace": "n"},', '  "error": "no instance type has enough resources, '
+    'resources={\\"cpu\\":\\"14\\"}"', "}",
+    "[pod/k/controller] {", '[pod/k/controller]   "message": "could not schedule pod",',
+    '[pod/k/controller]   "error": "incompatible with nodepool \\"x\\", did not tolerate a=b:NoSchedule"',
+    "[pod/k/controller] }",
+    "Name:         web-1", "Namespace:    shop", "Events:",
+    "  Warning  FailedScheduling  16s   default-scheduler  0/3 nodes are available: 3 Insufficient cpu.  ",
+    "2024-04-03T06:00:01Z INFO ordinary line", "plain words without a trigger", "", "   ", "trailing;",
+    'label "team" joins the line before', "[",
+    "2024-04-03T06:00:02Z INFO nothing to see {", "]",
+]
+
+
+_CORPUS_LINES = CORPUS_TEXT.split("\n")
+
+
+@settings(max_examples=200, deadline=None)
+@given(runs=st.lists(st.tuples(st.booleans(), st.integers(min_value=0, max_value=10**6),
+                               st.integers(min_value=1, max_value=6)), min_size=1, max_size=30),
+       block=st.integers(min_value=1, max_value=400), crlf=st.booleans())
+def test_any_mix_of_lines_reads_the_same_on_the_block_path(runs: list[tuple[bool, int, int]], block: int,
+                                                           crlf: bool) -> None:
+    """Whatever lines follow which (and wherever the blocks are cut), the block path's runs of plain lines and
+    lone trigger lines give the document the line-by-line path gives. The log is made of runs of consecutive
+    awkward lines and of consecutive corpus lines."""
+    lines: list[str] = []
+    for awkward, start, length in runs:
+        source = _AWKWARD if awkward else _CORPUS_LINES
+        lines += [source[(start + k) % len(source)] for k in range(length)]
+    text = ("\r\n" if crlf else "\n").join(lines)
+    stream.BLOCK_BYTES, saved = block, stream.BLOCK_BYTES
+    try:
+        fast = explain_stream(io.BytesIO(text.encode()))
+    finally:
+        stream.BLOCK_BYTES = saved
+    plain = explain_records(records(block_lines(io.BytesIO(text.encode()))))
+    plain.finish()
+    assert _document(fast) == _document(plain)
+    assert fast.unrecognised_lines == plain.unrecognised_lines
 
 
 _STAMP = re.compile(r"(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}):(\d{2})")

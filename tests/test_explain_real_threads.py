@@ -30,6 +30,22 @@ def _q(s: str) -> str:
 
 
 THREADS = {
+    # Karpenter v0.29.2: the pod named is a pending one that fits no provisioner; the simulation counted pending pods
+    # then, so it blocked the consolidation of every node (fixed in v0.30 by kubernetes-sigs/karpenter#458)
+    "consolidation-blocked-by-pending-pod": Thread(
+        "https://github.com/kubernetes-sigs/karpenter/issues/678",
+        'Normal   Unconsolidatable         8m58s              karpenter        not all pods would schedule, '
+        "fake-sample-service-usw2-dev2/fake-sample-service-deployment-7fb449d879-q95hj => incompatible with "
+        'provisioner "custom-provideref", daemonset overhead={"cpu":"490m","memory":"938304768","pods":"9"}, '
+        "incompatible requirements, key node.kubernetes.io/instancegroup, node.kubernetes.io/instancegroup In "
+        "[fake-sample-service-usw2-dev2-default] not in node.kubernetes.io/instancegroup In [knodes]; incompatible "
+        'with provisioner "fake-sample-service-usw2-dev2-default", daemonset overhead={"cpu":"490m","memory":'
+        '"938304768","pods":"9"}, no instance type satisfied resources {"cpu":"30490m","memory":"11675723008",'
+        '"pods":"10"} and requirements karpenter.k8s.aws/instance-category In [c m r], '
+        "karpenter.k8s.aws/instance-generation Exists >5, karpenter.sh/capacity-type In [on-demand]",
+        set(), ("Pending", "every node", "v0.30",
+                "kubectl get pod -n fake-sample-service-usw2-dev2 fake-sample-service-deployment-7fb449d879-q95hj"),
+        ("Some pods on this node", "consolidation keeps it")),
     # the reporter's fix: the 3 node groups the pod fits are at their max size
     "ca-max-node-group": Thread(
         "https://github.com/kubernetes/autoscaler/issues/5692",

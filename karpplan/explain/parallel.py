@@ -14,8 +14,7 @@ import os
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 
-from karpplan.explain.report import Explanation, explain_records, explain_stream
-from karpplan.explain.stream import block_lines, records
+from karpplan.explain.report import Explanation, explain_blocks, explain_stream
 
 PARALLEL_MIN_BYTES = 64 << 20
 
@@ -40,7 +39,7 @@ def _part(args: tuple[str, int, int]) -> Explanation:
     path, start, end = args
     with open(path, "rb") as f:
         f.seek(start)
-        return explain_records(records(block_lines(f, limit=end - start)))
+        return explain_blocks(f, limit=end - start)
 
 
 def explain_file(path: str, size: int, progress: Callable[[int], None] | None = None,

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import replace
 from functools import lru_cache
+from itertools import accumulate, compress, count, repeat
+from operator import add, itemgetter
 from typing import Any
 
 from karpplan.explain.dialects import disruption, fargate, kube, nodeclass
@@ -29,7 +32,7 @@ from karpplan.explain.wording import capital, reason_plain, with_plain
 TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"scale-up", b"incompatible", b"did not tolerate",
                  b"no instance type", b"should schedule on", b"topology constraint", b"limits", b"excluded because",
                  b"does not have known values", b"minValues", b"not supported", b"filtered out all", b'"error"',
-                 b"Name:", b"Namespace:", b"nodepools found", b"provisioners found", b"exceeds node resources",
+                 b"Name:", b"Namespace:", b"Events:", b"Type  ", b"----  ", b"LAST SEEN", b"nodepools found", b"provisioners found", b"exceeds node resources",
                  b"Fargate", b"predicate ", b"Ignoring pod",
                  # node-class errors (a pool that resolves no instance types): dialects/nodeclass.py
                  b"resolving node class", b"unable to resolve instance types", b"NodeClassNotReady",
@@ -46,23 +49,36 @@ def any_trigger_word(line: bytes) -> bool:
     return _ANY_TRIGGER_WORD.search(line) is not None
 
 
-def _trigger_test() -> Callable[[bytes], bool]:
-    """`any_trigger_word`, by an Aho-Corasick automaton (ahocorasick-rs, 4x faster than the regex over a log's
-    lines) when that wheel is installed, else by the regex: a missing wheel never breaks explain."""
+def any_trigger_lines(lines: list[bytes]) -> list[int]:
+    """The lines (ascending indexes) one of TRIGGER_WORDS is in (the regex, mapped in C)."""
+    return list(compress(count(), map(_ANY_TRIGGER_WORD.search, lines)))
+
+
+def _trigger_tests() -> tuple[Callable[[bytes], bool], Callable[[list[bytes]], list[int]]]:
+    """`any_trigger_word` and `any_trigger_lines`, by an Aho-Corasick automaton (ahocorasick-rs, 4x faster than
+    the regex over a log's lines) when that wheel is installed, else by the regex: a missing wheel never breaks
+    explain."""
     try:  # local: an optional native wheel, with the regex as the fallback
         from ahocorasick_rs import MATCHKIND_LEFTMOST_FIRST, BytesAhoCorasick
     except ImportError:  # pragma: no cover - the wheel is a dependency; this is the fallback
-        return any_trigger_word
+        return any_trigger_word, any_trigger_lines
     find = BytesAhoCorasick(list(TRIGGER_WORDS), matchkind=MATCHKIND_LEFTMOST_FIRST).find_matches_as_indexes
 
     def native(line: bytes) -> bool:
         return bool(find(line))
 
-    return native
+    def native_lines(lines: list[bytes]) -> list[int]:
+        # one search over the whole block (no trigger word holds a line end), each match's start placed among
+        # the lines' ends: all in C
+        ends = list(map(add, accumulate(map(len, lines)), count()))
+        return list(dict.fromkeys(map(bisect_right, repeat(ends), map(itemgetter(1), find(b"\n".join(lines))))))
+
+    return native, native_lines
 
 
-worth_parsing = _trigger_test()
-"""A cheap test that a line may hold something the grammars read: one of TRIGGER_WORDS in it."""
+worth_parsing, trigger_lines = _trigger_tests()
+"""A cheap test that a line may hold something the grammars read (one of TRIGGER_WORDS in it), and the lines
+of a block it passes."""
 
 
 TRIGGER = re.compile(
@@ -343,10 +359,8 @@ class RecordParser:
     def __init__(self) -> None:
         self.describe_name: str | None = None
         self.describe_ns: str | None = None
-
-    def state(self) -> tuple[str | None, str | None]:
+        self.state: tuple[str | None, str | None] = (None, None)
         """What the parser remembers from earlier records (a line's answer depends on it)."""
-        return self.describe_name, self.describe_ns
 
     def _describe_pod(self) -> str | None:
         if self.describe_name is None:
@@ -360,6 +374,7 @@ class RecordParser:
                 self.describe_name, self.describe_ns = m.group(1), None
             elif (m := _DESCRIBE_NS.match(first)) is not None:
                 self.describe_ns = m.group(1)
+            self.state = (self.describe_name, self.describe_ns)
             return []
         if any(t in text for t in nodeclass.TRIGGERS) and (e := nodeclass.parse(text)) is not None:
             return [_node_class(e, text)]  # the whole record: the pool and the cause may stand in other fields

@@ -6,12 +6,16 @@ A remembered answer is the parser's own for the first line of that shape; a late
 own timestamp wherever the first line's stood. Only answers that provably depend on the timestamp in just
 that way are kept: the timestamp occurs once in the line, near its start, and every answer's time is
 either that timestamp or none. The parser's state (the pod a `kubectl describe` is about) is part of the key.
+
+A shape is keyed by the 64-bit hash of its bytes and their length (kept instead of the bytes, so that tens of
+thousands of shapes stay a few MB; Python's bytes hash, which the dict would compute anyway, costs a fifth of a
+cryptographic digest). Two shapes of one length that share a hash would share an answer: among the at most
+MAX_ENTRIES shapes held, a new one does so with a chance under 2^-48 (SipHash, keyed anew in each process).
 """
 
 from __future__ import annotations
 
 import re
-from hashlib import blake2b
 from itertools import islice
 
 from karpplan.explain.structure import Parsed
@@ -23,40 +27,46 @@ HEAD_BYTES = 200  # where a log line's timestamp stands (after a `kubectl logs -
 MAX_ENTRIES = 32_768  # ~13 MB of shapes; beyond it the older half is forgotten
 
 
-class Remembered:
-    """The answers for one shape of line: Parsed templates, each with whether its time is the line's."""
+Key = tuple[int, int, int, object]
 
-    __slots__ = ("answers", "signatures")
+
+class Remembered:
+    """The answers for one shape of line: Parsed templates, each with whether its time is the line's; and for
+    each, what counting one more record of it takes (its item's signature, whether its time is the line's, its
+    own time, the nodes it names, the template)."""
+
+    __slots__ = ("answers", "signatures", "counts")
 
     def __init__(self, answers: list[tuple[Parsed, bool]], signatures: list[tuple[object, ...]]) -> None:
         self.answers = answers
         self.signatures = signatures
+        self.counts = [(signature, timed, template.time, template.nodes, template)
+                       for (template, timed), signature in zip(answers, signatures, strict=True)]
 
 
 class Recall:
     def __init__(self, enabled: bool = True) -> None:
-        self._known: dict[tuple[bytes, int, object], Remembered] = {}
+        self._known: dict[Key, Remembered] = {}
         self._enabled = enabled
         self._parts: dict[tuple[object, ...], tuple[object, ...]] = {}
 
     @staticmethod
-    def key(data: bytes, state: object) -> tuple[tuple[bytes, int, object], str | None]:
-        """The line's shape (a 128-bit digest of its bytes with its timestamp cut out, and where that stood:
-        a digest, not the bytes, so that tens of thousands of shapes stay a few MB) and the timestamp."""
+    def key(data: bytes, state: object) -> tuple[Key, str | None]:
+        """The line's shape (its bytes with its timestamp cut out, and where that stood) and the timestamp."""
         m = _TIMESTAMP.search(data, 0, HEAD_BYTES)
-        if m is None:
-            return (blake2b(data, digest_size=16).digest(), -1, state), None
-        ts = m.group(0)
-        if data.count(ts) != 1:
-            # remembered as the whole line only: the same line, the same answer
-            return (blake2b(data, digest_size=16).digest(), -1, state), None
-        start = m.start()
-        return (blake2b(data[:start] + data[m.end():], digest_size=16).digest(), start, state), ts.decode("ascii")
+        if m is not None:
+            start, end = m.span()
+            ts = data[start:end]
+            if data.count(ts) == 1:
+                cut = data[:start] + data[end:]
+                return (hash(cut), len(cut), start, state), ts.decode("ascii")
+        # no timestamp, or one that occurs again: remembered as the whole line only (the same line, the same answer)
+        return (hash(data), len(data), -1, state), None
 
-    def get(self, key: tuple[bytes, int, object]) -> Remembered | None:
+    def get(self, key: Key) -> Remembered | None:
         return self._known.get(key)
 
-    def remember(self, key: tuple[bytes, int, object], ts: str | None, found: list[Parsed]) -> Remembered | None:
+    def remember(self, key: Key, ts: str | None, found: list[Parsed]) -> Remembered | None:
         """Keep what the parser said about a line of this shape (None when its answer does not carry over)."""
         answers: list[tuple[Parsed, bool]] = []
         for parsed in found:

@@ -190,8 +190,9 @@ def render_table(explanation: Explanation, console: Console) -> None:
     s = explanation.summary()
     pods = s["pods"]
     told = f"{_plural(s['items'], 'item')}" + (f" for {_plural(pods, 'pod')}" if pods else " (no pod named)")
-    console.print(Text(f"{s['lines']} lines: {s['explained']} explained, {s['unrecognised']} unrecognised; {told}",
-                       style="dim"))
+    framing = f", {s['context']} kubectl headers (Name, Events)" if s.get("context") else ""
+    console.print(Text(f"{s['lines']} lines: {s['explained']} explained, {s['unrecognised']} unrecognised{framing}; "
+                       f"{told}", style="dim"))
     listed = explanation.unrecognised_lines
     if listed:
         first = ", ".join(str(line) for line, _ in listed[:8]) + (", ..." if len(listed) > 8 else "")

@@ -6,13 +6,14 @@ ones are counted in `summary.dropped`), never by the size of the log.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
-from karpplan.explain.parse import RecordParser, worth_parsing
+from karpplan.explain.parse import RecordParser, trigger_lines, worth_parsing
 from karpplan.explain.recall import Recall
-from karpplan.explain.stream import Record, block_lines, records
+from karpplan.explain.stream import Hit, Plain, Record, block_records, blocks, records
 from karpplan.explain.structure import Item, Parsed, PoolReasons, Reason
 from karpplan.explain.wording import item_plain
 
@@ -28,6 +29,7 @@ class Explanation:
     explained: int = 0
     records: int = 0
     dropped: int = 0
+    context: int = 0  # `kubectl describe` structure read for context (Name:, Namespace:, the Events header rows)
     items: dict[tuple[object, ...], Item] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     unrecognised_lines: list[tuple[int, str]] = field(default_factory=list)  # (line, text), the first ones
@@ -66,7 +68,7 @@ class Explanation:
 
     @property
     def unrecognised(self) -> int:
-        return self.lines - self.explained
+        return self.lines - self.explained - self.context
 
     def item_list(self) -> list[Item]:
         return sorted(self.items.values(), key=lambda i: i.line)
@@ -106,6 +108,7 @@ class Explanation:
         self.explained += other.explained
         self.records += other.records
         self.dropped += other.dropped
+        self.context += other.context
         room = MAX_UNRECOGNISED_LISTED - len(self.unrecognised_lines)
         self.unrecognised_lines.extend((line + line_offset, text) for line, text in other.unrecognised_lines[:max(room, 0)])
         for key, item in sorted(other.items.items(), key=lambda kv: kv[1].line):
@@ -132,6 +135,8 @@ class Explanation:
         summary: dict[str, Any] = {"lines": self.lines, "explained": self.explained,
                                    "unrecognised": self.unrecognised, "records": self.records,
                                    "items": len(self.items), "pods": len(pods)}
+        if self.context:
+            summary["context"] = self.context
         if self.dropped:
             summary["dropped"] = self.dropped
         return summary
@@ -148,6 +153,21 @@ class Explanation:
             text = data[:MAX_UNRECOGNISED_TEXT * 4].decode("utf-8", "replace").strip()
             self.unrecognised_lines.append((line, text[:MAX_UNRECOGNISED_TEXT]))
 
+    def not_explained(self, line: int, span: int, data: bytes) -> None:
+        """A record parsed to nothing: context (kubectl's framing lines) or unrecognised."""
+        if _context_line(data):
+            self.context += span
+        else:
+            self.note_unrecognised(line, data)
+
+    def count_plain(self, run: Plain) -> None:
+        """A run of lines no trigger word is in: unrecognised (the first ones listed)."""
+        self.lines += run.lines
+        for k in range(run.lines):
+            if len(self.unrecognised_lines) >= MAX_UNRECOGNISED_LISTED:
+                break
+            self.note_unrecognised(run.line + k, run.block[run.start + k])
+
     def to_document(self) -> dict[str, Any]:
         doc = self.header()
         doc["items"] = [i.to_document() for i in self.item_list()]
@@ -157,59 +177,88 @@ class Explanation:
         return doc
 
 
-def explain_records(recs: Iterable[Record], explanation: Explanation | None = None, *,
+def explain_records(recs: Iterable[Record | Hit | Plain], explanation: Explanation | None = None, *,
                     remember: bool = True) -> Explanation:
-    """Explain records in order; `remember=False` parses every record afresh (the plain path the tests
-    hold the remembered one to)."""
+    """Explain records in order (and count `Plain` runs); `remember=False` parses every record afresh (the
+    plain path the tests hold the remembered one to)."""
     out = explanation if explanation is not None else Explanation()
     parser = RecordParser()
     recall = Recall(enabled=remember)
-    for record in recs:
-        out.lines += record.lines
-        if record.lines == 1 and not worth_parsing(record.data):
-            if len(out.unrecognised_lines) < MAX_UNRECOGNISED_LISTED:
-                out.note_unrecognised(record.line, record.data)
+    key_of, recalled, held = recall.key, recall.get, out.items.get
+    for rec in recs:
+        if isinstance(rec, Plain):
+            out.count_plain(rec)
             continue
+        if isinstance(rec, Hit):
+            data, line, span = rec.data, rec.line, 1
+        else:
+            data, line, span = rec.data, rec.line, rec.lines
+            if span == 1 and not worth_parsing(data):
+                out.lines += 1
+                out.note_unrecognised(line, data)  # (listed while there is room)
+                continue
+        out.lines += span
         # a record of a shape seen before (only its timestamp differs) says what that one said
-        state = parser.state()
-        key, ts = recall.key(record.data, state)
-        entry = recall.get(key)
+        state = parser.state
+        key, ts = key_of(data, state)
+        entry = recalled(key)
         if entry is not None and entry.answers:  # items seen again are counted; only new ones need a Parsed
             out.records += 1
-            out.explained += record.lines
-            for (template, timed), known in zip(entry.answers, entry.signatures, strict=True):
-                if not out.again(known, record.line, ts if timed else template.time, template.nodes):
-                    out.add(Recall.recalled(template, timed, ts), record, known)
+            out.explained += span
+            for known, timed, time, nodes, template in entry.counts:
+                item = held(known)
+                if item is None:
+                    out.add(Recall.recalled(template, timed, ts), Record(line, span, data), known)
+                    continue
+                item.count += 1
+                item.last_line = line
+                item.last_time = ts if timed else time
+                if nodes:
+                    item.note_nodes(nodes)
             continue
+        record = Record(line, span, data)
         if entry is None:
             found = parser.parse(record.text)
             signatures: Sequence[tuple[object, ...] | None] = [None] * len(found)
-            if parser.state() == state:  # a record that changes the parser's state is read every time
+            if parser.state == state:  # a record that changes the parser's state is read every time
                 entry = recall.remember(key, ts, found)
                 if entry is not None:
                     signatures = entry.signatures
         else:
             found = []
         if not found:
-            if len(out.unrecognised_lines) < MAX_UNRECOGNISED_LISTED and not _context_line(record.data):
-                out.note_unrecognised(record.line, record.data)
+            out.not_explained(line, span, data)
             continue
         out.records += 1
-        out.explained += record.lines
+        out.explained += span
         for parsed, signature in zip(found, signatures, strict=True):
             out.add(parsed, record, signature)
     out._same.clear()
     return out
 
 
+# `kubectl describe`'s structure around the Events rows (describe.go: "Events:", then a header row and its rule,
+# or "Events:  <none>"), and `kubectl get events`'s header row
+_CONTEXT = re.compile(rb"\s*(?:Name:|Namespace:|Events:\s*(?:<none>\s*)?$|Type\s+Reason\s+Age\s+From\s+Message\s*$|"
+                      rb"-{4}\s+-{6}\s+-{3,}\s+-{4}\s+-{7}\s*$|(?:NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+"
+                      rb"(?:SUBOBJECT\s+)?(?:SOURCE\s+)?MESSAGE\b)")
+
+
 def _context_line(data: bytes) -> bool:
-    """`kubectl describe pod` header lines the parser reads for context (the pod's name and namespace)."""
-    return data.lstrip().startswith((b"Name:", b"Namespace:"))
+    """`kubectl describe` / `kubectl get events` lines that hold no event but frame them: the pod's name and namespace
+    (the parser reads them for context) and the Events section's header rows. Counted as context, not unrecognised."""
+    return _CONTEXT.match(data) is not None
+
+
+def explain_blocks(stream: BinaryIO, limit: int | None = None,
+                   progress: Callable[[int], None] | None = None) -> Explanation:
+    """Explain a log (up to `limit` bytes of it) read a block at a time, in bounded memory (not finished)."""
+    return explain_records(block_records(blocks(stream, limit, progress), trigger_lines))
 
 
 def explain_stream(stream: BinaryIO, progress: Callable[[int], None] | None = None) -> Explanation:
-    """Explain a whole log read line by line (bounded memory)."""
-    out = explain_records(records(block_lines(stream, progress=progress)))
+    """Explain a whole log read a block at a time (bounded memory)."""
+    out = explain_blocks(stream, progress=progress)
     out.finish()
     return out
 

@@ -6,12 +6,18 @@
 - A Karpenter error that a paste broke after `;` continues on the next line when that line starts a
   new clause (`incompatible with nodepool ...`).
 - Everything else is one record per line. Lines are bytes until a record needs text.
+
+A log is read a block of lines at a time (`blocks`, `block_records`): the lines no trigger word is in come out
+as `Plain` runs (counted, never looked at one by one) and a trigger line that stands alone as a `Hit`; only the
+lines that may join a neighbour (loose ends, JSON documents, possible wraps) go through `LineReader`, which is
+what `records` runs on every line.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import compress, repeat
 from typing import BinaryIO, NamedTuple
 
 MAX_RECORD_LINES = 100_000
@@ -37,10 +43,10 @@ MIN_PREFIX = 6  # shorter first words (`and`, `key`) may well begin a continuati
 BLOCK_BYTES = 1 << 20
 
 
-def block_lines(stream: BinaryIO, limit: int | None = None,
-                progress: Callable[[int], None] | None = None) -> Iterator[bytes]:
-    """The physical lines of a binary stream (without their `\\n`), up to `limit` bytes, read a block of whole
-    lines at a time (one split per block, not one read per line); `progress` hears the bytes read after each."""
+def blocks(stream: BinaryIO, limit: int | None = None,
+           progress: Callable[[int], None] | None = None) -> Iterator[list[bytes]]:
+    """The physical lines of a binary stream (without their `\\n`), up to `limit` bytes, a block of whole lines at
+    a time (one read and one split per block, not one per line); `progress` hears the bytes read after each."""
     carry = b""
     done = 0
     while True:
@@ -58,11 +64,18 @@ def block_lines(stream: BinaryIO, limit: int | None = None,
         lines.pop()  # after the last line end
         if progress is not None:
             progress(done)
-        yield from lines
+        yield lines
     if progress is not None:
         progress(done)
     if carry:
-        yield carry
+        yield [carry]
+
+
+def block_lines(stream: BinaryIO, limit: int | None = None,
+                progress: Callable[[int], None] | None = None) -> Iterator[bytes]:
+    """`blocks`, line by line."""
+    for lines in blocks(stream, limit, progress):
+        yield from lines
 
 
 class Record(NamedTuple):
@@ -83,8 +96,12 @@ _BRACKET = re.compile(rb"[{}\[\]]")
 
 def depth_change(data: bytes, in_string: bool = False) -> tuple[int, bool]:
     """Net `{[` minus `}]` outside JSON strings, and whether the line ends inside a string."""
-    if not in_string and _BRACKET.search(data) is None and b"\\" not in data:
-        return 0, data.count(b'"') % 2 == 1  # no bracket, no escape: quotes alone open and close strings
+    if b"\\" not in data:  # no escape: each quote opens or closes a string
+        if _BRACKET.search(data) is None:
+            return 0, in_string != (data.count(b'"') % 2 == 1)
+        outside = b"".join(data.split(b'"')[in_string::2])
+        return (outside.count(b"{") + outside.count(b"[") - outside.count(b"}") - outside.count(b"]"),
+                in_string != (data.count(b'"') % 2 == 1))
     if not in_string:
         # Whole strings taken out left to right; when no quote is left, none was left open and the brackets
         # that remain are the ones outside strings (else the byte loop below decides).
@@ -153,51 +170,205 @@ def _wrapped(pending: Record, line: bytes) -> bool:
     return not tail.endswith((b".", b'"', b"}", b")")) and _LOWER_WORD.match(line) is not None
 
 
-def records(lines: Iterable[bytes]) -> Iterator[Record]:
-    """Logical records from physical lines (with or without their line endings)."""
-    pending: Record | None = None
-    number = 0
-    it = iter(lines)
-    starts_record = _RECORD_START.match  # most lines start a record: tested here before _wrapped is called
-    for raw in it:
-        number += 1
+class LineReader:
+    """Physical lines fed one at a time, logical records out: `feed` returns the record a line completes (the one
+    before it, when the line starts a new one), `close` the last one."""
+
+    __slots__ = ("number", "pending", "open", "_prefix", "_first", "_parts", "_size", "_depth", "_in_string")
+
+    def __init__(self) -> None:
+        self.number = 0  # physical lines fed
+        self.pending: Record | None = None  # the record the last line belongs to, while it may still grow
+        self.open = False  # inside a pretty-printed JSON document
+        self._prefix = b""
+        self._first = 0
+        self._parts: list[bytes] = []
+        self._size = 0
+        self._depth = 0
+        self._in_string = False
+
+    @property
+    def settled(self) -> bool:
+        """Whether the next line's fate depends on no more than the last line: no JSON document is open and the
+        pending record (if any) is that one line."""
+        return not self.open and (self.pending is None or self.pending.lines == 1)
+
+    def feed(self, raw: bytes) -> Record | None:
+        if self.open:
+            self.json_lines((raw,), 0)
+            return None
+        self.number += 1
         line = raw.rstrip(b"\r\n")
+        done = pending = self.pending
         if pending is not None:
             data = pending.data
             end = data[-2:]  # (the record's end, blanks aside: most records end in none, and the copy is saved)
             if (end[-1:] == b";" or end == b';"' or end[-1:].isspace() and data.rstrip().endswith((b";", b';"'))) \
                     and _CLAUSE_START.match(line):
-                pending = Record(pending.line, pending.lines + 1, pending.data + b"\n" + line)
-                continue
-            if starts_record(line) is None and _wrapped(pending, line):
-                pending = Record(pending.line, pending.lines + 1, pending.data + b" " + line.strip())
-                continue
-            yield pending
-            pending = None
+                self.pending = Record(pending.line, pending.lines + 1, data + b"\n" + line)
+                return None
+            if _RECORD_START.match(line) is None and _wrapped(pending, line):
+                self.pending = Record(pending.line, pending.lines + 1, data + b" " + line.strip())
+                return None
         last = line[-1:]  # _opening_prefix's first test, inline: most lines open nothing
         if last.isspace():
             last = line.rstrip()[-1:]
         prefix = _opening_prefix(line) if last == b"{" or last == b"[" else None
         if prefix is None:
-            pending = Record(number, 1, line)
-            continue
-        first = number
-        parts = [line[len(prefix):]]
-        size = len(parts[0])
-        depth, in_string = depth_change(parts[0])
-        for raw2 in it:
-            number += 1
-            nxt = raw2.rstrip(b"\r\n")
-            if prefix and nxt.startswith(prefix):
-                nxt = nxt[len(prefix):]
-            parts.append(nxt)
-            size += len(nxt)
-            change, in_string = depth_change(nxt, in_string)
+            self.pending = Record(self.number, 1, line)
+            return done
+        self.pending = None
+        self.open = True
+        self._prefix = prefix
+        self._first = self.number
+        first = line[len(prefix):]
+        self._parts = [first]
+        self._size = len(first)
+        self._depth, self._in_string = depth_change(first)
+        return done
+
+    def json_lines(self, lines: Sequence[bytes], i: int) -> int:
+        """Read `lines[i:]` into the open JSON document until it closes (or the lines end); where it stopped."""
+        prefix = self._prefix
+        parts = self._parts
+        size, depth, in_string = self._size, self._depth, self._in_string
+        start = i
+        n = len(lines)
+        closed = False
+        while i < n:
+            line = lines[i].rstrip(b"\r\n")
+            i += 1
+            if prefix and line.startswith(prefix):
+                line = line[len(prefix):]
+            parts.append(line)
+            size += len(line)
+            change, in_string = depth_change(line, in_string)
             depth += change
-            if depth <= 0:
+            if depth <= 0 or len(parts) >= MAX_RECORD_LINES or size >= MAX_RECORD_BYTES:
+                closed = True
                 break
-            if len(parts) >= MAX_RECORD_LINES or size >= MAX_RECORD_BYTES:
+        self.number += i - start
+        self._size, self._depth, self._in_string = size, depth, in_string
+        if closed:
+            self._close_json()
+        return i
+
+    def _close_json(self) -> None:
+        self.pending = Record(self._first, len(self._parts), b"\n".join(self._parts))
+        self.open = False
+        self._parts = []
+
+    def close(self) -> Record | None:
+        """The last record (a JSON document the lines ended inside included)."""
+        if self.open:
+            self._close_json()
+        last, self.pending = self.pending, None
+        return last
+
+
+def records(lines: Iterable[bytes]) -> Iterator[Record]:
+    """Logical records from physical lines (with or without their line endings)."""
+    reader = LineReader()
+    feed = reader.feed
+    for raw in lines:
+        record = feed(raw)
+        if record is not None:
+            yield record
+    last = reader.close()
+    if last is not None:
+        yield last
+
+
+class Plain(NamedTuple):
+    """A run of one-line records that hold no trigger word: counted, never decoded (`block[start:start + lines]`)."""
+
+    line: int  # the first one's line, 1-based
+    lines: int  # how many
+    block: list[bytes]
+    start: int
+
+
+class Hit(NamedTuple):
+    """A one-line record known to hold a trigger word (a `Record` of one line, tested already)."""
+
+    line: int
+    data: bytes
+
+
+# A line that may join the line before it or the lines after it ends in one of these (a clause cut after `;`,
+# trailing blanks, a pretty-printed JSON document's opening bracket).
+_LOOSE_ENDS = (b";", b';"', b"{", b"[", b" ", b"\t", b"\r", b"\x0b", b"\x0c")
+
+
+def _marked(lines: list[bytes], hit: list[int]) -> tuple[list[int], set[int]]:
+    """The lines of a block that are not plain (ascending, then `len(lines)`), and among them those `LineReader`
+    must read itself: the first and the last line, a line with a loose end and the line after it, and a line
+    with a trigger word followed by one that starts no record (which may continue its message). The other
+    marked lines are one-line records with a trigger word; the unmarked ones, one-line records without."""
+    n = len(lines)
+    loose = list(compress(range(n), map(bytes.endswith, lines, repeat(_LOOSE_ENDS))))
+    reader = {0, n - 1, *loose}
+    reader.update(i + 1 for i in loose)
+    after = [i + 1 for i in hit if i + 1 < n]
+    for i, start in zip(after, map(_RECORD_START.match, map(lines.__getitem__, after)), strict=True):
+        if start is None:
+            reader.update((i - 1, i))
+    reader.discard(n)
+    reader.discard(-1)
+    marked = sorted(reader.union(hit))
+    marked.append(n)
+    return marked, reader
+
+
+def block_records(blocks: Iterable[list[bytes]],
+                  trigger_lines: Callable[[list[bytes]], list[int]]) -> Iterator[Record | Hit | Plain]:
+    """`records` over blocks of physical lines, most of them never looked at one by one: runs of lines with no
+    trigger word come as `Plain` runs, a line with one that stands alone as a `Hit`; only the lines `_marked`
+    leaves to `LineReader` (and the lines of a JSON document or a joined message) are read as `records` reads
+    them. `trigger_lines` names the lines of a block a trigger word is in (ascending)."""
+    reader = LineReader()
+    feed = reader.feed
+    for lines in blocks:
+        n = len(lines)
+        base = reader.number  # lines before this block
+        marked, needs_reader = _marked(lines, trigger_lines(lines))
+        i = 0
+        for j in marked:
+            if j < i:  # read with a JSON document
+                continue
+            while i < j and not reader.settled:  # after a JSON document or a joined record: line by line
+                if reader.open:
+                    i = reader.json_lines(lines, i)
+                    continue
+                record = feed(lines[i])
+                i += 1
+                if record is not None:
+                    yield record
+            if i > j:
+                continue
+            if i < j:
+                if reader.pending is not None:
+                    yield reader.pending
+                    reader.pending = None
+                yield Plain(base + i + 1, j - i, lines, i)
+            if j == n:
                 break
-        pending = Record(first, len(parts), b"\n".join(parts))
-    if pending is not None:
-        yield pending
+            pending = reader.pending
+            if j in needs_reader or reader.open or pending is not None and pending.lines > 1:
+                reader.number = base + j
+                record = feed(lines[j])
+                if record is not None:
+                    yield record
+                i = j + 1
+                if reader.open:
+                    i = reader.json_lines(lines, i)
+            else:
+                if pending is not None:
+                    yield pending
+                    reader.pending = None
+                yield Hit(base + j + 1, lines[j])
+                i = j + 1
+        reader.number = base + n
+    last = reader.close()
+    if last is not None:
+        yield last

@@ -123,10 +123,43 @@ def _spot_options(m: re.Match[str]) -> str:
             "Smallest fix: widen the NodePool's instance-type requirements (more families, generations and sizes).")
 
 
+# `ns/name => cause ` for each pod (scheduling.Results.NonPendingPodSchedulingErrors; `AllPodsScheduled` before v0.30)
+_POD_CAUSE = re.compile(r"(?:^|\s)(?P<pod>[a-z0-9][-a-z0-9.]*/[a-z0-9][-a-z0-9.]*) => ")
+_UNINITIALIZED = re.compile(r"would schedule against (?:a )?(?:uninitialized|non-initialized) (?P<what>[^\s,]+(?:, [^\s,]+)?)")
+
+
 def _would_not_schedule(m: re.Match[str]) -> str:
-    pods = m.group("rest").strip()
+    """Karpenter's consolidation simulation left pods without a place. Since v0.30 (kubernetes-sigs/karpenter#458)
+    the pods it names are never pods that were pending before the simulation; before, they could be - and then
+    one pod that fits nowhere blocked the consolidation of every node (aws/karpenter-provider-aws#4533). A pod
+    the simulation puts on a node still initializing (`UninitializedNodeError`) waits for that node."""
+    rest = m.group("rest").strip()
+    marks = list(_POD_CAUSE.finditer(rest))
+    pods = [mark.group("pod") for mark in marks]
+    causes = [rest[a.end():b.start() if b is not None else len(rest)].strip()
+              for a, b in zip(marks, [*marks[1:], None], strict=True)]
+    named = ", ".join(pods) or "some pods"
+    if causes and all(_UNINITIALIZED.match(c) for c in causes):
+        nodes = ", ".join(dict.fromkeys(n for c in causes if (u := _UNINITIALIZED.match(c))
+                                        for n in u.group("what").split(", ")))
+        return (f"Karpenter waits before disrupting this node: without it, {named} would move to {nodes}, which "
+                "Karpenter has launched but not yet initialized (Ready, startup taints gone, resources registered), "
+                "and Karpenter never counts on a node before it is initialized. This clears by itself once that node "
+                "initializes, usually within minutes; if it does not, look at why that node stays uninitialized "
+                "(kubectl describe node: NotReady, a startup taint no agent removes, a missing extended resource).")
+    if "provisioner" in rest.lower():  # v1alpha5 (Karpenter before v0.32): the named pod may be one pending already
+        one = len(pods) == 1
+        return (f"Karpenter's consolidation simulation finds no node for {named} ({rest}). "
+                f"If {'that pod is' if one else 'those pods are'} Pending in the cluster (kubectl get pod -n "
+                f"{pods[0].split('/')[0] if pods else 'NAMESPACE'} {pods[0].split('/')[1] if pods else 'NAME'}), "
+                f"{'it is' if one else 'they are'} what blocks consolidation: Karpenter before v0.30 counted pending "
+                "pods in the simulation, so a pod that fits nowhere blocks the consolidation of every node, not only "
+                "this one. Smallest fix: make that pod schedulable (the reason after its name: its requests, node "
+                "selector, affinity or the Provisioner it needs) or delete it; Karpenter v0.30+ no longer lets pending "
+                "pods block consolidation. Only a pod that runs on this node and fits nowhere else keeps this node for "
+                "its own sake.")
     return ("Some pods on this node would fit on no other node if it were removed, so consolidation keeps it: "
-            f"{pods}. Smallest fix: the cause named for each pod (its requests, node selector, affinity, topology "
+            f"{rest}. Smallest fix: the cause named for each pod (its requests, node selector, affinity, topology "
             "spread or volume zone) - or add capacity those pods can use.")
 
 
