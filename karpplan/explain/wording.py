@@ -353,8 +353,9 @@ def fargate_plain(r: Reason) -> str:
         return (f"{r.text}: Fargate is not offered in a zone of the profile's subnets; give the Fargate profile "
                 "private subnets in supported zones only.")
     where = f" ({r.key})" if r.key else ""
-    volumes = (" Fargate mounts only EFS volumes (a statically provisioned PV bound to the claim): EBS, hostPath, "
-               "CSI inline and claims still waiting for a volume are refused."
+    volumes = (" Of persistent volumes, Fargate Pods mount Amazon EFS ones only (a statically provisioned PV bound "
+               "to the claim); Amazon EBS volumes can't be mounted to Fargate Pods, and hostPath, CSI inline volumes and "
+               "claims still waiting for a volume are refused (emptyDir, configMap, secret and projected volumes are fine)."
                if "volume" in r.text and ("not bound" in r.text or "volume Type" in r.text) else "")
     return (f"a Fargate profile selects this pod but Fargate refuses {r.text}{where}; the pod does not fall back to "
             "EC2. Drop the field, or keep the pod out of the profile's selectors (its namespace and labels) so it "
