@@ -165,15 +165,29 @@ def solve_exact(run: SmallPlanRun, out: ExactOutcome) -> tuple[str | None, Solut
         return None, repaired, None
     out.early, out.fluid = early_bounds(run, out.warm_valid)
     known = [b for b, _ in out.early]
-    if out.warm_valid and not warm.unplaced and proves(known, warm.cost):
+    # With preferences to weigh, plans of the cheapest price differ in those they honour: the bounds prove the
+    # price only, so the model still runs, to its own end, to pick the cheapest plan that honours the most.
+    preferences = weighs_preferences(problem)
+    if out.warm_valid and not warm.unplaced and proves(known, warm.cost) and not preferences:
         out.proven = warm
         return None, repaired, None
     # The LP bounds hold for plans placing every pod, computed now: the reserve kept for them is the model's.
-    status, plan, bound = _slot_plan(run, model, run.deadline - run.margin, EXACT_SHARE, max(known) if known else None)
+    stop_at = max(known) if known and not preferences else None
+    status, plan, bound = _slot_plan(run, model, run.deadline - run.margin, EXACT_SHARE, stop_at)
     if plan is None:
         return status, repaired, None
     tiered = any(t != 0 for g in problem.groups for t in g.tier.values())
     return status, plan, None if tiered else bound
+
+
+def weighs_preferences(problem: Problem) -> bool:
+    """Whether plans of one price can differ in the preferences they honour: a ScheduleAnyway spread, a
+    preferred pod (anti-)affinity term or a preferred node-affinity term on a pending group (what the
+    optimiser did not make required, `preference_policy.py`)."""
+    topology = problem.topology
+    return any(not rule.hard for g in problem.groups for rule in topology.rules_for(g.template)) or any(
+        topology.preferred_affinity.get(id(g.template)) or topology.preferred_anti.get(id(g.template))
+        or g.template.affinity.preferred for g in problem.groups)
 
 
 def _slot_plan(run: SmallPlanRun, model: SlotModel, until: float, share: float, stop_at: float | None
