@@ -10,9 +10,9 @@ their pages by collecting them."""
 from __future__ import annotations
 
 import gc
+import multiprocessing
 import os
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 
 from karpplan.explain.report import Explanation, explain_blocks, explain_stream
 
@@ -52,8 +52,10 @@ def explain_file(path: str, size: int, progress: Callable[[int], None] | None = 
     tasks = [(path, cuts[i], cuts[i + 1]) for i in range(len(cuts) - 1) if cuts[i + 1] > cuts[i]]
     out = Explanation()
     gc.freeze()  # the forked workers then leave the parent's objects (and their pages) alone
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        for (_, _, end), part in zip(tasks, pool.map(_part, tasks), strict=True):
+    # A worker explains one part and exits (`maxtasksperchild=1`), so one that finished first does not keep its
+    # heap while the main process unpickles its part and the other workers run.
+    with multiprocessing.get_context("fork").Pool(processes=workers, maxtasksperchild=1) as pool:
+        for (_, _, end), part in zip(tasks, pool.imap(_part, tasks), strict=True):
             out.merge(part, out.lines)
             if progress is not None:
                 progress(end)
