@@ -84,8 +84,6 @@ class SteadyStateRequest:
     inventory: Inventory
     catalog: Catalog  # with the NodeOverlays applied
     solution: Solution  # the Karpenter simulation's plan over all batches
-    paths: tuple[str, ...]  # where the NodePools' disruption settings and the PDBs are read from
-    max_file_size: int
     time_limit: float  # seconds; when they run out the steady state is not computed
     launch_cost: float  # $/h of Karpenter's plan, Fargate pods and static NodePools' nodes included
     launch_nodes: int  # its new nodes, counted as `summary.karpenter.newNodes`
@@ -317,8 +315,7 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions, budg
         # STEADY_STATE_FLOOR of the limit at least, what is left of it if more.
         share = max(budget.limit - budget.elapsed(), STEADY_STATE_FLOOR * budget.limit)
         with budget.phase("steady-state"):
-            steady = hook(SteadyStateRequest(inventory, prepared.catalog, greedy, options.paths,
-                                             options.max_file_size, share,
+            steady = hook(SteadyStateRequest(inventory, prepared.catalog, greedy, share,
                                              plan.summary.karpenter_cost, plan.summary.karpenter_new_nodes or 0))
     summary = replace(plan.summary, solve_seconds=budget.elapsed(), phases=budget.phases(),
                       time_limit=budget.limit, preferences=outcome,

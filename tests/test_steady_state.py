@@ -8,13 +8,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 from test_render_plan import check_golden, sample_plan, table_text, with_summary
 
 from karpplan.consolidate.from_plan import launched, steady_state_of
-from karpplan.consolidate.snapshot import make_snapshot, read_documents_or_fail
+from karpplan.consolidate.snapshot import make_snapshot
 from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.model import labels as L
 from karpplan.plan import Plan, SteadyState
@@ -114,19 +113,18 @@ def manifests(tmp_path: Path, policy: str = "WhenEmptyOrUnderutilized") -> Path:
     return tmp_path
 
 
-def request(path: Path, time_limit: float = 30.0, paths: tuple[str, ...] | None = None) -> SteadyStateRequest:
+def request(path: Path, time_limit: float = 30.0) -> SteadyStateRequest:
     options = PlanOptions(paths=(str(path),), zones=("us-east-1a", "us-east-1b"))
     inventory = read_inventory(options)
     prepared = prepare(inventory, read_catalog(options, inventory))
     greedy, _ = solve_karpenter(prepared.problem)
-    return SteadyStateRequest(inventory, prepared.catalog, greedy, options.paths if paths is None else paths,
-                              options.max_file_size, time_limit, greedy.cost, len(greedy.new_nodes))
+    return SteadyStateRequest(inventory, prepared.catalog, greedy, time_limit, greedy.cost, len(greedy.new_nodes))
 
 
 # ------------------------------------------------------------------------------------------ the adapter
 def test_the_launched_cluster_has_the_plans_nodes_with_their_pods_and_pool(tmp_path: Path) -> None:
     req = request(manifests(tmp_path))
-    snapshot = make_snapshot(req.inventory, read_documents_or_fail(req.paths), req.catalog)
+    snapshot = make_snapshot(req.inventory, req.inventory.disruption_documents, req.catalog)
     after, new = launched(snapshot, req.solution)
     assert new == {n.name for n in req.solution.new_nodes} and len(new) == 2
     by_name = {n.name: n for n in after.nodes}
@@ -161,8 +159,7 @@ def test_the_steady_state_reads_no_file_again(tmp_path: Path) -> None:
     steady = steady_state_of(req)
     for path in tmp_path.iterdir():
         path.unlink()
-    for paths in ((str(tmp_path), "-"), ()):
-        assert steady_state_of(replace(req, paths=paths)) == steady
+    assert steady_state_of(req) == steady
 
 
 def test_no_time_left_says_not_computed(tmp_path: Path) -> None:
