@@ -152,3 +152,14 @@ def test_pods_that_would_land_on_an_uninitialized_node_make_disruption_wait_not_
     assert "nodeclaim/main-amd64-zhfgv, node/ip-10-0-130-84.ec2.internal," in item.plain
     assert "monitoring/prom-b5977fcf8-n27gp, shop/web-6cf-jcqdf" in item.plain
     assert "clears by itself" in item.plain and "would fit on no other node" not in item.plain
+
+
+def test_the_older_non_initialized_wording_names_the_node() -> None:
+    """Older Karpenter worded the same refusal `would schedule against a non-initialized node NAME`: the node's
+    name is read, not just the word `node`."""
+    row = ("  Normal  Unconsolidatable  4m (x12 over 64m)  karpenter  not all pods would schedule, "
+           "monitoring/prometheus-server-0 => would schedule against a non-initialized node "
+           "ip-10-0-12-34.eu-west-1.compute.internal")
+    [item] = _explained(row).item_list()
+    assert "node ip-10-0-12-34.eu-west-1.compute.internal, which" in item.plain
+    assert "clears by itself" in item.plain

@@ -125,7 +125,7 @@ def _spot_options(m: re.Match[str]) -> str:
 
 # `ns/name => cause ` for each pod (scheduling.Results.NonPendingPodSchedulingErrors; `AllPodsScheduled` before v0.30)
 _POD_CAUSE = re.compile(r"(?:^|\s)(?P<pod>[a-z0-9][-a-z0-9.]*/[a-z0-9][-a-z0-9.]*) => ")
-_UNINITIALIZED = re.compile(r"would schedule against (?:a )?(?:uninitialized|non-initialized) (?P<what>[^\s,]+(?:, [^\s,]+)?)")
+_UNINITIALIZED = re.compile(r"would schedule against (?:a )?(?:uninitialized|non-initialized) (?P<what>node [^\s,]+|[^\s,]+(?:, [^\s,]+)?)")
 
 
 def _would_not_schedule(m: re.Match[str]) -> str:
