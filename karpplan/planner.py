@@ -71,10 +71,12 @@ if TYPE_CHECKING:
     from karpplan.scheduling.state import PlacementState
 
 # The share of the time limit kept for consolidating Karpenter's plan to its steady state: the optimal engine
-# stops that much earlier (the Karpenter simulation leaves the rest of the limit anyway), and consolidation
-# gets at least STEADY_STATE_FLOOR of the limit even when the phases before it overran theirs.
+# stops that much earlier (the Karpenter simulation leaves the rest of the limit anyway). The steady state gets
+# what is left of the one limit, this share and whatever the engine did not use, and no more: when it runs
+# out, the steady state is said to be not computed (`consolidate/from_plan.py`), never quoted.
 STEADY_STATE_SHARE = 0.1
-STEADY_STATE_FLOOR = 0.25
+STEADY_STATE_AFTER_CUT = ("not computed: the time limit ran out before the Karpenter simulation had placed every pod, "
+                          "so its launch is not complete; raise --time-limit")
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,7 @@ class SteadyStateRequest:
     inventory: Inventory
     catalog: Catalog  # with the NodeOverlays applied
     solution: Solution  # the Karpenter simulation's plan over all batches
-    time_limit: float  # seconds; when they run out the steady state is not computed
+    time_limit: float  # seconds left of the plan's limit (0 or less: none); when they run out it is not computed
     launch_cost: float  # $/h of Karpenter's plan, Fargate pods and static NodePools' nodes included
     launch_nodes: int  # its new nodes, counted as `summary.karpenter.newNodes`
 
@@ -312,11 +314,12 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions, budg
                          prepared.notes)
     steady = plan.summary.karpenter_steady
     if hook is not None and plan.summary.karpenter_cost is not None:
-        # STEADY_STATE_FLOOR of the limit at least, what is left of it if more.
-        share = max(budget.limit - budget.elapsed(), STEADY_STATE_FLOOR * budget.limit)
-        with budget.phase("steady-state"):
-            steady = hook(SteadyStateRequest(inventory, prepared.catalog, greedy, share,
-                                             plan.summary.karpenter_cost, plan.summary.karpenter_new_nodes or 0))
+        if greedy.not_simulated:  # a launch the clock cut short is not one a cluster settles from
+            steady = SteadyState(None, note=STEADY_STATE_AFTER_CUT)
+        else:
+            with budget.phase("steady-state"):  # what is left of the one limit
+                steady = hook(SteadyStateRequest(inventory, prepared.catalog, greedy, budget.limit - budget.elapsed(),
+                                                 plan.summary.karpenter_cost, plan.summary.karpenter_new_nodes or 0))
     summary = replace(plan.summary, solve_seconds=budget.elapsed(), phases=budget.phases(),
                       time_limit=budget.limit, preferences=outcome,
                       time_limit_auto=options.time_limit_auto, karpenter_steady=steady)

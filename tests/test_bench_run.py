@@ -52,7 +52,7 @@ def test_steady_figures_read_the_public_summary() -> None:
 
 
 def test_a_steady_state_not_computed_keeps_its_reason_and_no_cost() -> None:
-    note = "not computed: consolidation did not finish in its share of the time limit"
+    note = "not computed: the time limit ran out after 3 consolidation commands"
     figures = run.steady_figures({"phases": [{"name": "steady-state", "seconds": 8.1}],
                                   "karpenter": {"steadyStateHourlyCost": None, "steadyStateNote": note}})
     assert figures["steady_cost"] is None and figures["steady_note"] == note and figures["steady_s"] == 8.1
@@ -81,7 +81,7 @@ def test_pods_per_second_leave_the_steady_state_out() -> None:
 
 
 def test_a_karpenter_row_whose_steady_state_ran_out_says_so() -> None:
-    row = _row("karpenter", 20.0, steady_note="not computed: consolidation did not finish", steady_s=8.0, wall_s=9.0)
+    row = _row("karpenter", 20.0, steady_note="not computed: the time limit ran out", steady_s=8.0, wall_s=9.0)
     assert _table([row])[0]["steady $/h"] == "not computed"
 
 
@@ -98,10 +98,10 @@ def test_optimal_dearer_than_the_steady_state_misses_the_target() -> None:
 
 
 def test_steady_state_target_not_run_when_no_steady_state_was_computed() -> None:
-    note = "not computed: consolidation did not finish in its share of the time limit"
+    note = "not computed: the time limit ran out after 3 consolidation commands"
     check = _check([_row("karpenter", 20.0, steady_note=note), _row("optimal", 17.0)], "steady-state")
     assert check.verdict == "NOT RUN"
-    assert "not measured (not computed: consolidation did not finish" in check.detail
+    assert "not measured (not computed: the time limit ran out" in check.detail
 
 
 # ------------------------------------------------------------------------------------------ rows and families

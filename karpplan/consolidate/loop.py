@@ -9,13 +9,13 @@ What cannot have changed since an earlier pass is not simulated again (`Memory`)
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from karpplan.consolidate.balanced import Evaluator, pool_totals
 from karpplan.consolidate.budgets import BALANCED, BUDGET_PREFIX, EMPTY, UNDERUTILIZED
 from karpplan.consolidate.candidates import Candidate, new_candidate
+from karpplan.consolidate.deadline import Deadline, OutOfTime
 from karpplan.consolidate.decide import Command
 from karpplan.consolidate.methods import emptiness, multi_node, single_node, underutilized
 from karpplan.consolidate.simulate import Outcome, simulate
@@ -138,8 +138,10 @@ def _pods(state: ClusterState, name: str) -> tuple[str, ...]:
     return tuple(sorted(p.key for p in state.pods_on.get(name, [])))
 
 
-def one_pass(state: ClusterState, spot_to_spot: bool, verdicts: dict[str, str], memory: Memory) -> Command | None:
-    """The first command of a pass (Emptiness, multi-node, single-node), or None."""
+def one_pass(state: ClusterState, spot_to_spot: bool, verdicts: dict[str, str], memory: Memory,
+             deadline: Deadline | None = None) -> Command | None:
+    """The first command of a pass (Emptiness, multi-node, single-node), or None. OutOfTime when `deadline`
+    leaves no time for the next simulation."""
     candidates = candidates_of(state, verdicts)
     cmd = emptiness(candidates, _budgets(state, EMPTY), verdicts)
     if cmd is not None:
@@ -151,7 +153,9 @@ def one_pass(state: ClusterState, spot_to_spot: bool, verdicts: dict[str, str], 
     budgets = _budgets(state, UNDERUTILIZED)
 
     def sim(batch: Sequence[Candidate]) -> Outcome:
-        return simulate(state, batch)
+        if deadline is None:
+            return simulate(state, batch)
+        return deadline.run(lambda: simulate(state, batch))
 
     if memory.multi_failed != memory.epoch:
         cmd = multi_node(considered, budgets, evaluator, sim, spot_to_spot)
@@ -167,19 +171,24 @@ def one_pass(state: ClusterState, spot_to_spot: bool, verdicts: dict[str, str], 
 
 def steady_state(state: ClusterState, spot_to_spot: bool = False, max_passes: int | None = None,
                  time_limit: float | None = None, remember: bool = True) -> SteadyState:
-    """Consolidate until no method finds a command (or `max_passes`, or `time_limit` seconds).
+    """Consolidate until no method finds a command (or `max_passes`, or `time_limit` seconds, checked before
+    every simulation: `deadline.py`).
     `remember=False`: every pass simulates every candidate again (`Memory`), slower, the same answer."""
     result = SteadyState(state)
     limit = max_passes if max_passes is not None else 3 * len(state.nodes) + 10
-    deadline = None if time_limit is None else time.monotonic() + time_limit
+    deadline = None if time_limit is None else Deadline.after(time_limit)
     memory = Memory(enabled=remember)
     while True:
-        if result.passes >= limit or (deadline is not None and time.monotonic() > deadline):
+        if result.passes >= limit or (deadline is not None and deadline.passed()):
             result.complete = False
             break
         result.passes += 1
         verdicts: dict[str, str] = {}
-        cmd = one_pass(state, spot_to_spot, verdicts, memory)
+        try:
+            cmd = one_pass(state, spot_to_spot, verdicts, memory, deadline)
+        except OutOfTime:  # checked before each simulation, so a pass does not run past the limit
+            result.complete = False
+            break
         if cmd is None:
             result.verdicts = verdicts
             break
