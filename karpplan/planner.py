@@ -27,7 +27,7 @@ from karpplan.catalog.overlays import apply_node_overlays
 from karpplan.catalog.spot_prices import estimated_spot_note, spot_price_source
 from karpplan.catalog.types import Catalog
 from karpplan.catalog.zones import outside_zones_reason, with_cluster_zones, zones_warning
-from karpplan.engines.effort import TimeBudget, auto_time_limit
+from karpplan.engines.effort import TimeBudget
 from karpplan.engines.optimiser_progress import ProgressSink
 from karpplan.errors import InputError, Origin
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES
@@ -63,6 +63,7 @@ from karpplan.plan import (
     UnschedulablePod,
 )
 from karpplan.plan_volumes import volume_reasons
+from karpplan.time_limit import auto_seconds
 
 if TYPE_CHECKING:
     from karpplan.engines.result import Solution
@@ -144,11 +145,10 @@ def with_fargate_profiles(inventory: Inventory, profiles: Sequence[FargateProfil
 
 def fitted_time_limit(options: PlanOptions, inventory: Inventory) -> PlanOptions:
     """The options with an `auto` time limit fitted to the inventory's pending pods and pod groups
-    (`engines/effort.py auto_time_limit`); unchanged when the limit was given."""
+    (`time_limit.py`, as `diff` and `consolidate` fit theirs); unchanged when the limit was given."""
     if not options.time_limit_auto:
         return options
-    pending = inventory.pending
-    return replace(options, time_limit=auto_time_limit(len(pending), len(group_pods(pending))))
+    return replace(options, time_limit=auto_seconds(inventory.pending))
 
 
 def read_catalog(options: PlanOptions, inventory: Inventory) -> Catalog:

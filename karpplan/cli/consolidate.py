@@ -8,11 +8,24 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from karpplan.cli.options import catalog_option, output_option, parse_size, region_option, zones_option
+from karpplan.cli.options import (
+    AUTO,
+    catalog_option,
+    output_option,
+    parse_size,
+    parse_time_limit,
+    region_option,
+    time_limit_option,
+    zones_option,
+)
 from karpplan.cli.terminal import Terminal, run_guarded, terminal_of
 
 if TYPE_CHECKING:
     from karpplan.consolidate.run import ConsolidateOptions
+
+
+TIME_LIMIT_HELP = ("Time limit in seconds of the whole simulation (consolidation, then the optimal re-pack), or auto "
+                   "(default): fitted to the pods that may move, as plan fits its own; the report states it.")
 
 
 class ConsolidateFormat(StrEnum):
@@ -43,10 +56,7 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option("--node", metavar="NAME",
                                      help="Explain one node in full: each pod, where it would go, or what stops it.")
         ] = None,
-        time_limit: Annotated[
-            float, typer.Option("--time-limit", min=0.0, metavar="SECONDS",
-                                help="Time limit of the optimal re-pack.")
-        ] = 5.0,
+        time_limit: Annotated[str, time_limit_option(TIME_LIMIT_HELP)] = AUTO,
         output: Annotated[ConsolidateFormat, output_option()] = ConsolidateFormat.table,
         max_file_size: Annotated[
             str, typer.Option("--max-file-size", help="Largest input file accepted (bytes or a quantity like 50Mi).")
@@ -59,7 +69,8 @@ def register(app: typer.Typer) -> None:
 
         terminal = terminal_of(ctx)
         options = ConsolidateOptions(tuple(paths), region, str(catalog) if catalog is not None else None,
-                                     parse_zones(zones), spot_to_spot, time_limit, parse_size(max_file_size))
+                                     parse_zones(zones), spot_to_spot, parse_time_limit(time_limit),
+                                     parse_size(max_file_size))
         run_guarded(lambda: _run(options, node, output, terminal), terminal)
 
 

@@ -102,13 +102,14 @@ def parse_profiles(flags: list[str] | None) -> tuple[FargateProfile, ...]:
 AUTO = "auto"
 
 
-def time_limit_option() -> Any:
-    """`--time-limit auto|SECONDS`: the plan's time limit; `auto` (the default) fits it to the input."""
-    return typer.Option(
-        "--time-limit", metavar="auto|SECONDS", callback=_checked_time_limit,
-        help="Time limit in seconds, or auto (default): 10 s up to about a thousand pending pods, more for "
-             "larger inputs (with the pods and pod groups, at most 300 s); the summary states the limit used.",
-    )
+TIME_LIMIT_HELP = ("Time limit in seconds, or auto (default): 10 s up to about a thousand pending pods, more for "
+                   "larger inputs (with the pods and pod groups, at most 300 s); the summary states the limit used.")
+
+
+def time_limit_option(help_text: str = TIME_LIMIT_HELP) -> Any:
+    """`--time-limit auto|SECONDS`: a command's time limit; `auto` (the default) fits it to the input
+    (`karpplan/time_limit.py`). `plan`, `diff` and `consolidate` declare it here, each wording its help."""
+    return typer.Option("--time-limit", metavar="auto|SECONDS", callback=_checked_time_limit, help=help_text)
 
 
 def _checked_time_limit(text: str) -> str:

@@ -19,7 +19,7 @@ from karpplan.consolidate.decide import Command, decide
 from karpplan.consolidate.loop import SteadyState, steady_state
 from karpplan.consolidate.pdb import Limits
 from karpplan.consolidate.report import API_VERSION
-from karpplan.consolidate.run import ConsolidateOptions, read, verdicts
+from karpplan.consolidate.run import ConsolidateOptions, read, time_limit_of, verdicts
 from karpplan.consolidate.simulate import simulate
 from karpplan.consolidate.snapshot import Snapshot, is_daemon, is_mirror
 from karpplan.consolidate.state import ClusterState, is_bare
@@ -136,7 +136,8 @@ def explain_node(options: ConsolidateOptions, name: str, *, read_as: tuple[Snaps
             if refusal:
                 decision = f"{refusal} (if it could: {decision})"
     result = steady if steady is not None else steady_state(ClusterState.of(snapshot, state.catalog),
-                                                            options.spot_to_spot)
+                                                            options.spot_to_spot,
+                                                            time_limit=time_limit_of(options, snapshot))
     final = next((v.reason for v in verdicts(result, snapshot) if v.node.name == name), "")
     return Explanation(name, node.instance_type, node.cost, candidate, fates, decision, final,
                        list(snapshot.warnings))

@@ -15,6 +15,7 @@ from typing import Any
 
 from karpplan.consolidate.loop import Action
 from karpplan.consolidate.snapshot import SimNode
+from karpplan.plan import EXIT_CUT
 
 API_VERSION = "karpplan.io/v1alpha1"
 KIND = "ConsolidationReport"
@@ -40,6 +41,10 @@ class Summary:
     passes: int
     spot_to_spot: bool
     optimal_note: str | None = None
+    time_limit: float | None = None  # the seconds the simulation kept (`--time-limit`), None: not said
+    time_limit_auto: bool = False  # `auto` fitted them to the snapshot
+    complete: bool = True  # False: the time limit cut consolidation before its steady state
+    karpenter_note: str | None = None  # what `karpenter` is when consolidation was cut
 
     @property
     def gap(self) -> float:
@@ -55,7 +60,10 @@ class Report:
 
     @property
     def exit_code(self) -> int:
-        """0: consolidated as it is; 1: Karpenter would act (savings to be had)."""
+        """0: consolidated as it is; 1: Karpenter would act (savings to be had); 3: the time limit cut the
+        simulation before its steady state (as `plan` exits when the limit cut it), whatever else."""
+        if not self.summary.complete:
+            return EXIT_CUT
         return 1 if self.actions else 0
 
     def to_document(self) -> dict[str, Any]:
@@ -75,6 +83,10 @@ class Report:
                 "passes": self.summary.passes,
                 "spotToSpotConsolidation": self.summary.spot_to_spot,
                 "region": self.summary.region,
+                "timeLimit": self.summary.time_limit,
+                "timeLimitAuto": self.summary.time_limit_auto,
+                "steadyStateComplete": self.summary.complete,
+                **({"karpenterNote": self.summary.karpenter_note} if self.summary.karpenter_note else {}),
             },
             "warnings": list(self.warnings),
         }

@@ -1,22 +1,38 @@
 """The library entry of `karpplan consolidate`: read the snapshot, consolidate to the steady state, re-pack
-optimally, and assemble the report (`ConsolidateOptions` in, `Report` out)."""
+optimally, and assemble the report (`ConsolidateOptions` in, `Report` out).
+
+The command keeps one time limit (`--time-limit auto|SECONDS`, `time_limit.py`: `auto` is fitted to the pods
+the simulation may move), counted from when the snapshot is read: consolidation to the steady state, what the
+report is about, takes what it needs of it but `REPACK_SHARE`, and the optimal re-pack gets what is left. When
+the limit cuts consolidation, the report says so: the actions found so far stand (Karpenter would take them, in
+that order), the nodes not reached are not decided, never "no command applies", and the command exits 3.
+"""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from karpplan.catalog.overlays import apply_node_overlays
+from karpplan.consolidate.candidates import is_reschedulable
 from karpplan.consolidate.loop import SteadyState, steady_state
-from karpplan.consolidate.optimal import optimal_repack
+from karpplan.consolidate.optimal import Repack, movable, optimal_repack
 from karpplan.consolidate.report import NodeVerdict, Report, Summary, removal_reason
 from karpplan.consolidate.snapshot import Snapshot, make_snapshot, read_documents_or_fail
 from karpplan.consolidate.state import ClusterState
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document
 from karpplan.model.build import build_inventory
 from karpplan.planner import catalog_for
+from karpplan.time_limit import TimeLimit
 
 FALLBACK_REASON = "No consolidation command applies to it"
+# The share of the limit kept for the optimal re-pack (it gets more when consolidation ends early), and the
+# least time worth starting it in (its process, problem and warm start); below it, it is not run.
+REPACK_SHARE = 0.25
+MIN_REPACK_SECONDS = 0.5
+# The re-pack's plan stops this share of its time before the process running it is stopped.
+REPACK_PLAN_SHARE = 0.9
 
 
 @dataclass(frozen=True)
@@ -26,8 +42,21 @@ class ConsolidateOptions:
     catalog: str | None = None
     zones: tuple[str, ...] = ()
     spot_to_spot: bool = False  # the SpotToSpotConsolidation feature gate
-    time_limit: float = 5.0  # the optimal re-pack's
+    time_limit: float | None = None  # seconds for the whole simulation; None: `auto`, fitted to the snapshot
     max_file_size: int = DEFAULT_MAX_BYTES
+
+
+def time_limit_of(options: ConsolidateOptions, snapshot: Snapshot) -> float:
+    """The seconds the simulation keeps: those given, else `auto` of the pods it may move (every pending pod
+    and every reschedulable pod bound to a node), as `plan` fits its limit to its pending pods."""
+    pods = [*snapshot.pending, *(p for pods in snapshot.pods_on.values() for p in pods if is_reschedulable(p))]
+    return TimeLimit(options.time_limit).fitted(pods)
+
+
+def not_decided(actions: int) -> str:
+    """A node's reason when the time limit cut consolidation before it was decided."""
+    return (f"Not decided: the time limit ran out after {actions} consolidation command(s), before a pass found "
+            "nothing more to do; raise --time-limit")
 
 
 def read(options: ConsolidateOptions, documents: Sequence[Document] | None = None) -> tuple[Snapshot, ClusterState]:
@@ -60,19 +89,47 @@ def verdicts(result: SteadyState, snapshot: Snapshot) -> list[NodeVerdict]:
         if number is not None:
             out.append(NodeVerdict(node, True, removal_reason(result.actions[number - 1], number), number))
         else:
-            out.append(NodeVerdict(node, False, result.verdicts.get(node.name, FALLBACK_REASON)))
+            fallback = FALLBACK_REASON if result.complete else not_decided(len(result.actions))
+            out.append(NodeVerdict(node, False, result.verdicts.get(node.name, fallback)))
     return out
+
+
+def _repack(initial: ClusterState, karpenter: float, seconds: float) -> Repack:
+    """The optimal re-pack in `seconds` (its process stopped then), or, with too little time to start it,
+    Karpenter's figure quoted and the nodes that cannot move as the bound, said."""
+    begin = time.monotonic()
+    if seconds < MIN_REPACK_SECONDS:
+        names = {c.name for c in movable(initial)}
+        fixed = sum(n.cost for n in initial.nodes if n.name not in names)
+        return Repack(karpenter, min(karpenter, fixed), "karpenter",
+                      "not computed: the time limit ran out before the optimal re-pack; Karpenter's figure is quoted "
+                      "instead, and the cost of the nodes that cannot move as the bound; raise --time-limit")
+    # lazy: OR-Tools loads here, in this process and inside the limit, so the re-pack's forked process does not
+    # spend its own time importing it (a second of a 2 s limit on a loaded machine); `explain` imports this module
+    # without it
+    import karpplan.engines.optimiser  # noqa: F401
+
+    return optimal_repack(initial, karpenter, REPACK_PLAN_SHARE * (seconds - (time.monotonic() - begin)),
+                          wall=seconds - (time.monotonic() - begin))
 
 
 def consolidate(options: ConsolidateOptions) -> Report:
     snapshot, state = read(options)
+    started = time.monotonic()  # the limit counts from here: reading the snapshot is outside it, as for `plan`
+    limit = time_limit_of(options, snapshot)
     current = state.cost
     initial = ClusterState.of(snapshot, state.catalog)
-    result = steady_state(state, options.spot_to_spot)
+    result = steady_state(state, options.spot_to_spot, time_limit=(1 - REPACK_SHARE) * limit - (time.monotonic() - started))
     karpenter = current - sum(a.savings for a in result.actions)
-    repack = optimal_repack(initial, karpenter, options.time_limit)
+    repack = _repack(initial, karpenter, limit - (time.monotonic() - started))
+    note = None if result.complete else (
+        f"the time limit ran out after {len(result.actions)} consolidation command(s): Karpenter would go on, so "
+        "the cost after Karpenter's consolidation is where these commands take the cluster, not its steady state; "
+        "raise --time-limit")
     summary = Summary(current, karpenter, repack.cost, repack.lower_bound, repack.status,
-                      state.catalog.region, result.passes, options.spot_to_spot, repack.note)
+                      state.catalog.region, result.passes, options.spot_to_spot, repack.note,
+                      time_limit=limit, time_limit_auto=options.time_limit is None, complete=result.complete,
+                      karpenter_note=note)
     warnings = list(snapshot.warnings)
     for i, a in enumerate(result.actions, start=1):
         for pod in a.evicted:

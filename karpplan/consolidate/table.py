@@ -49,10 +49,14 @@ def render_report(report: Report, out: Console) -> None:
     out.print(f"Cost now:                       {_money(s.current)}")
     out.print(f"After Karpenter consolidation:  {_money(s.karpenter)}  ({len(report.actions)} action(s), "
               f"{s.current - s.karpenter:.4f} saved)")
+    if s.karpenter_note:
+        out.print(f"  {s.karpenter_note}", style="yellow")
     out.print(f"After an optimal re-pack:       {_money(s.optimal)}  (lower bound {_money(s.lower_bound)}, "
               f"gap {s.gap * 100:.1f}%, {s.optimal_status})")
     if s.optimal_note:
         out.print(f"  {s.optimal_note}", style="dim")
+    if s.time_limit is not None:
+        out.print(("Auto time limit" if s.time_limit_auto else "Time limit") + f" {s.time_limit:g}s.", style="dim")
 
 
 def render_explanation(e: Explanation, out: Console) -> None:

@@ -1,0 +1,76 @@
+"""`consolidate --time-limit auto|SECONDS` (issue 27/29): one limit for the whole simulation, `auto` by default
+and fitted as `plan` fits its own (`karpplan/time_limit.py`), stated in the table and the JSON; when it cuts
+consolidation the report says so: the actions found stand, the nodes not reached are not decided (never "no
+command applies"), and the command exits 3, as a cut plan does."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from test_consolidate_cli import _snapshot, invoke
+
+from karpplan.consolidate.run import FALLBACK_REASON, ConsolidateOptions, read, time_limit_of
+from karpplan.engines.effort import auto_time_limit
+from karpplan.plan import EXIT_CUT
+from karpplan.time_limit import TimeLimit, auto_seconds
+
+
+def _json(tmp_path: Path, *args: str) -> tuple[int, dict[str, object]]:
+    result = invoke(str(_snapshot(tmp_path)), "--region", "us-east-1", *args, "-o", "json")
+    return result.exit_code, json.loads(result.stdout)
+
+
+def test_the_default_is_auto_and_stated() -> None:
+    assert TimeLimit().auto and TimeLimit().fitted() == 10.0
+    assert TimeLimit(3.0).fitted([]) == 3.0 and not TimeLimit(3.0).auto
+    assert TimeLimit().describe(57.0, "per side") == "auto time limit 57s per side"
+    assert TimeLimit(3.0).describe(3.0) == "time limit 3s"
+
+
+def test_json_states_the_limit_it_kept(tmp_path: Path) -> None:
+    code, doc = _json(tmp_path)
+    summary = doc["summary"]
+    assert isinstance(summary, dict)
+    assert code == 1 and (summary["timeLimit"], summary["timeLimitAuto"]) == (10.0, True)
+    assert summary["steadyStateComplete"] is True and "karpenterNote" not in summary
+    code, doc = _json(tmp_path, "--time-limit", "4")
+    summary = doc["summary"]
+    assert isinstance(summary, dict)
+    assert (summary["timeLimit"], summary["timeLimitAuto"]) == (4.0, False)
+
+
+def test_auto_is_fitted_to_the_pods_that_may_move(tmp_path: Path) -> None:
+    snapshot, _ = read(ConsolidateOptions(paths=(str(_snapshot(tmp_path)),), region="us-east-1"))
+    bound = [p for pods in snapshot.pods_on.values() for p in pods]
+    many = replace(snapshot, pending=[bound[0]] * 6_000)  # 6,000 replicas of one template: one pod group
+    assert time_limit_of(ConsolidateOptions(), many) == auto_seconds([*many.pending, *bound])
+    assert time_limit_of(ConsolidateOptions(), many) == auto_time_limit(6_000 + len(bound), 3) > 10
+    assert time_limit_of(ConsolidateOptions(time_limit=2.0), many) == 2.0
+
+
+def test_a_cut_simulation_says_so_node_by_node_and_exits_3(tmp_path: Path) -> None:
+    started = time.monotonic()
+    code, doc = _json(tmp_path, "--time-limit", "0")
+    assert time.monotonic() - started < 10  # nothing simulated, no re-pack started
+    assert code == EXIT_CUT
+    summary, nodes = doc["summary"], doc["nodes"]
+    assert isinstance(summary, dict) and isinstance(nodes, list)
+    assert summary["steadyStateComplete"] is False and doc["actions"] == []
+    assert "the time limit ran out after 0 consolidation command(s)" in str(summary["karpenterNote"])
+    assert summary["karpenterHourlyCost"] == summary["currentHourlyCost"]
+    assert "not computed: the time limit ran out before the optimal re-pack" in str(summary["optimalNote"])
+    for n in nodes:
+        assert not n["consolidatable"] and n["reason"].startswith("Not decided: the time limit ran out")
+        assert n["reason"] != FALLBACK_REASON
+
+
+def test_the_table_says_the_cut_and_the_limit(tmp_path: Path) -> None:
+    result = invoke(str(_snapshot(tmp_path)), "--region", "us-east-1", "--time-limit", "0")
+    text = " ".join(result.stdout.split())
+    assert result.exit_code == EXIT_CUT
+    assert "Karpenter would go on, so the cost after Karpenter's consolidation is where these commands take " \
+           "the cluster, not its steady state" in text
+    assert "Time limit 0s." in text and "Auto time limit" not in text
