@@ -9,13 +9,26 @@ from typing import TYPE_CHECKING, Annotated, NamedTuple
 
 import typer
 
-from karpplan.cli.options import catalog_option, output_option, parse_size, region_option, zones_option
+from karpplan.cli.options import (
+    AUTO,
+    catalog_option,
+    output_option,
+    parse_size,
+    parse_time_limit,
+    region_option,
+    time_limit_option,
+    zones_option,
+)
 from karpplan.cli.terminal import Terminal, run_guarded, terminal_of
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from karpplan.diff.model import PlanDiff
+
+
+TIME_LIMIT_HELP = ("Time limit in seconds per side, or auto (default): fitted to the larger side as plan fits its "
+                   "own (10 s up to about a thousand pending pods, more for larger inputs); the diff states it.")
 
 
 class DiffFormat(StrEnum):
@@ -76,9 +89,7 @@ def register(app: typer.Typer) -> None:
             DiffEngine, typer.Option("--engine", help="karpenter (what the cluster will launch; deterministic) or "
                                                       "optimal (CP-SAT, same seed and limit on both sides).")
         ] = DiffEngine.karpenter,
-        time_limit: Annotated[
-            float, typer.Option("--time-limit", min=0.0, metavar="SECONDS", help="Optimal engine: limit per side.")
-        ] = 10.0,
+        time_limit: Annotated[str, time_limit_option(TIME_LIMIT_HELP)] = AUTO,
         seed: Annotated[int, typer.Option("--seed", metavar="N", help="Optimal engine: solver seed.")] = 0,
         output: Annotated[DiffFormat, output_option()] = DiffFormat.table,
         fail_on_increase: Annotated[
@@ -107,7 +118,7 @@ class _Side(NamedTuple):
     catalog: Path | None
     zones: list[str] | None
     engine: DiffEngine
-    time_limit: float
+    time_limit: str  # `auto` or seconds, as given
     seed: int
     max_file_size: str
 
@@ -122,9 +133,10 @@ def _run(terminal: Terminal, paths: list[str], git: str | None, side: _Side, out
     from karpplan.diff.side import SideOptions
 
     options = SideOptions(region=side.region, catalog=str(side.catalog) if side.catalog is not None else None,
-                          zones=parse_zones(side.zones), engine=side.engine.value, time_limit=side.time_limit,
-                          seed=side.seed, max_file_size=parse_size(side.max_file_size))
-    progress = DiffProgress(terminal.stderr, terminal.verbose, side.engine.value, side.time_limit)
+                          zones=parse_zones(side.zones), engine=side.engine.value,
+                          time_limit=parse_time_limit(side.time_limit), seed=side.seed,
+                          max_file_size=parse_size(side.max_file_size))
+    progress = DiffProgress(terminal.stderr, terminal.verbose, side.engine.value)
 
     def body() -> int:
         if git is not None:

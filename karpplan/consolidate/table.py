@@ -8,6 +8,7 @@ from rich.text import Text
 
 from karpplan.consolidate.explain import Explanation
 from karpplan.consolidate.report import Report
+from karpplan.time_limit import TimeLimit
 
 
 def _money(value: float) -> str:
@@ -56,7 +57,8 @@ def render_report(report: Report, out: Console) -> None:
     if s.optimal_note:
         out.print(f"  {s.optimal_note}", style="dim")
     if s.time_limit is not None:
-        out.print(("Auto time limit" if s.time_limit_auto else "Time limit") + f" {s.time_limit:g}s.", style="dim")
+        said = TimeLimit(None if s.time_limit_auto else s.time_limit).describe(s.time_limit)
+        out.print(f"{said[0].upper()}{said[1:]}.", style="dim")
 
 
 def render_explanation(e: Explanation, out: Console) -> None:

@@ -10,7 +10,8 @@ findings new and fixed, the cost delta, and whether the diff fails the check (`G
 - Lint findings are matched by rule, object and field (their lines move with every edit above them), then
   by message where one field has several.
 - Exit 1 (`Gate`) when a pod is newly unschedulable, when HEAD adds lint errors, or when the cost grows
-  by more than `--fail-on-increase` percent.
+  by more than `--fail-on-increase` percent; exit 3 when the time limit cut either side's plan before every
+  pod was simulated (as `plan` exits then), whatever else: its cost is an unfinished plan's.
 """
 
 from __future__ import annotations
@@ -166,7 +167,16 @@ def _order(f: Mapping[str, Any]) -> tuple[str, int, int, str]:
     return (str(f["file"]), int(f["line"]), int(f["column"]), str(f["rule"]))
 
 
-def compare(base: Side, head: Side, *, engine: str, fail_on_increase: float | None = None) -> PlanDiff:
+def _cut_notes(base: Side, head: Side) -> tuple[str, ...]:
+    """A side the time limit cut before every pod was simulated, said: its cost is an unfinished plan's."""
+    return tuple(f"{label}'s plan was cut by the time limit: {side.plan.summary.not_simulated} pod(s) not simulated, "
+                 "so the costs compare an unfinished plan; raise --time-limit"
+                 for label, side in (("BASE", base), ("HEAD", head)) if side.plan.not_simulated)
+
+
+def compare(base: Side, head: Side, *, engine: str, fail_on_increase: float | None = None,
+            time_limit: tuple[float, bool] | None = None) -> PlanDiff:
+    """`time_limit`: the seconds each side was planned in, and whether `auto` chose them."""
     newly = _newly_unschedulable(base, head)
     lint_new = _unmatched(head.findings, base.findings)
     lint_fixed = _unmatched(base.findings, head.findings)
@@ -180,5 +190,8 @@ def compare(base: Side, head: Side, *, engine: str, fail_on_increase: float | No
         lint_new=tuple(sorted((_finding(f, head.relabel) for f in lint_new), key=_order)),
         lint_fixed=tuple(sorted((_finding(f, base.relabel) for f in lint_fixed), key=_order)),
         gate=_gate(micros, newly, new_errors, fail_on_increase),
-        notes=(*base.notes, *head.notes),
+        notes=(*base.notes, *head.notes, *_cut_notes(base, head)),
+        time_limit=None if time_limit is None else time_limit[0],
+        time_limit_auto=time_limit is not None and time_limit[1],
+        cut=bool(base.plan.not_simulated or head.plan.not_simulated),
     )

@@ -14,7 +14,8 @@ from typing import Any, Literal
 
 from karpplan.costs.apportion import dollars
 from karpplan.costs.showback import monthly
-from karpplan.plan import API_VERSION
+from karpplan.plan import API_VERSION, EXIT_CUT
+from karpplan.time_limit import TimeLimit
 
 Change = Literal["added", "removed", "changed", "unchanged"]
 CHANGED: tuple[Change, ...] = ("added", "removed", "changed")
@@ -133,10 +134,20 @@ class PlanDiff(CostChange):
     lint_fixed: tuple[Mapping[str, Any], ...]
     gate: Gate
     notes: tuple[str, ...] = ()  # e.g. a side that is empty because the revision lacks a PATH
+    time_limit: float | None = None  # seconds each side was planned in (`--time-limit`); None: not said
+    time_limit_auto: bool = False  # `auto` fitted them to the larger side
+    cut: bool = False  # the time limit cut a side's plan before every pod was simulated
 
     @property
     def exit_code(self) -> int:
-        return self.gate.exit_code
+        """The gate's (0 or 1), or 3 when a side's plan was cut (as `plan` exits), whatever else."""
+        return EXIT_CUT if self.cut else self.gate.exit_code
+
+    def describe_time_limit(self) -> str | None:
+        """`auto time limit 10s per side`, as the table and the comment say it (None: not said)."""
+        if self.time_limit is None:
+            return None
+        return TimeLimit(None if self.time_limit_auto else self.time_limit).describe(self.time_limit, "per side")
 
     @property
     def changed_workloads(self) -> tuple[WorkloadChange, ...]:
@@ -162,4 +173,6 @@ class PlanDiff(CostChange):
             "lint": {"new": [dict(f) for f in self.lint_new], "fixed": [dict(f) for f in self.lint_fixed]},
             "gate": self.gate.to_document(),
             "notes": list(self.notes),
+            "timeLimit": self.time_limit,
+            "timeLimitAuto": self.time_limit_auto,
         }

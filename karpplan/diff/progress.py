@@ -20,12 +20,11 @@ from karpplan.render.progress_display import progress_display
 
 
 class DiffProgress:
-    def __init__(self, console: Console, verbose: int, engine: str, time_limit: float) -> None:
+    def __init__(self, console: Console, verbose: int, engine: str) -> None:
         isatty = getattr(console.file, "isatty", None)
         self.console = console
         self.verbose = verbose
         self.engine = engine
-        self.time_limit = time_limit
         self.chatty = bool(verbose) or (callable(isatty) and bool(isatty()))
 
     def _say(self, text: str) -> None:
@@ -33,11 +32,11 @@ class DiffProgress:
             self.console.print(text, markup=False, highlight=False, emoji=False, style="dim")
 
     @contextmanager
-    def side(self, name: str, paths: Sequence[str]) -> Iterator[ProgressSink | None]:
-        """Around one side's planning: the line before, the engine's display during it."""
+    def side(self, name: str, paths: Sequence[str], time_limit: float) -> Iterator[ProgressSink | None]:
+        """Around one side's planning (in `time_limit` seconds): the line before, the engine's display during it."""
         where = ", ".join(paths) if paths else "(nothing)"
-        self._say(f"{name}: planning {where} with the {self.engine} engine")
-        display = progress_display(self.console, self.verbose, self.time_limit) if self.engine == "optimal" else None
+        self._say(f"{name}: planning {where} with the {self.engine} engine (time limit {time_limit:g}s)")
+        display = progress_display(self.console, self.verbose, time_limit) if self.engine == "optimal" else None
         if display is None:
             yield None
             return

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from karpplan.diff.compare import compare
 from karpplan.diff.git_tree import snapshot
 from karpplan.diff.model import PlanDiff
 from karpplan.diff.progress import DiffProgress
-from karpplan.diff.side import Side, SideOptions, plan_side
+from karpplan.diff.side import Side, SideInput, SideOptions, plan_side, read_side, side_time_limit
 from karpplan.errors import InputError, InputProblem, Origin
 
 
@@ -24,16 +24,21 @@ def _missing(paths: Sequence[str], side: str) -> list[InputProblem]:
     return [InputProblem(Origin(p), f"{side} {p} does not exist") for p in paths if p != "-" and not Path(p).exists()]
 
 
-def _side(name: str, paths: Sequence[str], options: SideOptions, progress: DiffProgress | None,
-          relabel: Callable[[str], str] | None = None, notes: Sequence[str] = ()) -> Side:
+def _plan(side: SideInput, options: SideOptions, seconds: float, progress: DiffProgress | None) -> Side:
     started = time.monotonic()
     if progress is None:
-        return plan_side(name, paths, options, relabel=relabel, notes=notes)
-    shown = [relabel(p) for p in paths] if relabel else list(paths)
-    with progress.side(name, shown) as sink:
-        side = plan_side(name, paths, options, relabel=relabel, notes=notes, progress=sink)
-    progress.done(name, side.plan, started)
-    return side
+        return plan_side(side, options, seconds)
+    shown = [side.relabel(p) for p in side.paths]
+    with progress.side(side.name, shown, seconds) as sink:
+        planned = plan_side(side, options, seconds, progress=sink)
+    progress.done(side.name, planned.plan, started)
+    return planned
+
+
+def _compare(before: Side, after: Side, options: SideOptions, seconds: float,
+             fail_on_increase: float | None) -> PlanDiff:
+    return compare(before, after, engine=options.engine, fail_on_increase=fail_on_increase,
+                   time_limit=(seconds, options.time_limit is None))
 
 
 def diff_paths(base: Sequence[str], head: Sequence[str], options: SideOptions, *,
@@ -42,9 +47,10 @@ def diff_paths(base: Sequence[str], head: Sequence[str], options: SideOptions, *
     problems = _missing(base, "BASE") + _missing(head, "HEAD")
     if problems:
         raise InputError(problems)
-    before = _side("base", base, options, progress)
-    after = _side("head", head, options, progress)
-    return compare(before, after, engine=options.engine, fail_on_increase=fail_on_increase)
+    sides = read_side("base", base, options), read_side("head", head, options)
+    seconds = side_time_limit(options, *sides)
+    before, after = (_plan(side, options, seconds, progress) for side in sides)
+    return _compare(before, after, options, seconds, fail_on_increase)
 
 
 def diff_git(ref: str, paths: Sequence[str], options: SideOptions, *, fail_on_increase: float | None = None,
@@ -63,7 +69,10 @@ def diff_git(ref: str, paths: Sequence[str], options: SideOptions, *, fail_on_in
                       for p in snap.absent]
         head_notes = [f"{p} does not exist in the working tree: HEAD is empty there (everything in it is removed)"
                       for p in paths if p not in in_tree]
-        before = _side(f"base ({ref})", snap.paths, options, progress, snap.relabel, base_notes)
-    after = _side("head (working tree)", [str(root / p) if cwd is not None else p for p in in_tree], options,
-                  progress, notes=head_notes)
-    return compare(before, after, engine=options.engine, fail_on_increase=fail_on_increase)
+        base_side = read_side(f"base ({ref})", snap.paths, options, relabel=snap.relabel, notes=base_notes)
+        head_side = read_side("head (working tree)", [str(root / p) if cwd is not None else p for p in in_tree],
+                              options, notes=head_notes)
+        seconds = side_time_limit(options, base_side, head_side)
+        before = _plan(base_side, options, seconds, progress)  # BASE's files live in `tmp`: lint reads them
+    after = _plan(head_side, options, seconds, progress)
+    return _compare(before, after, options, seconds, fail_on_increase)

@@ -1,8 +1,11 @@
-"""One side of a diff (BASE or HEAD): its manifests read once, planned, costed and linted.
+"""One side of a diff (BASE or HEAD): its manifests read once (`read_side`), planned, costed and linted
+(`plan_side`).
 
 Both sides are planned with the same options (engine, seed, time limit, region, catalog, zones), so that
-what differs between them is what the manifests change. Lint runs through its library API on the same
-paths. A side with no paths (a PATH the git revision does not have) is empty: no pods, no nodes, no cost.
+what differs between them is what the manifests change; the time limit (`--time-limit auto|SECONDS`, per
+side) is `auto` by default, fitted to the larger side's pending pods (`side_time_limit`, `time_limit.py`), so
+both sides are read before either is planned. Lint runs through its library API on the same paths. A side
+with no paths (a PATH the git revision does not have) is empty: no pods, no nodes, no cost.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from karpplan.model.build import build_inventory
 from karpplan.model.inventory import Inventory
 from karpplan.plan import Plan
 from karpplan.planner import Engine, PlanOptions, make_plan, read_catalog
+from karpplan.time_limit import TimeLimit
 
 
 @dataclass(frozen=True)
@@ -32,7 +36,7 @@ class SideOptions:
     catalog: str | None = None
     zones: tuple[str, ...] = ()
     engine: Engine = "karpenter"
-    time_limit: float = 10.0
+    time_limit: float | None = None  # seconds per side; None: `auto`, fitted to the larger side (`side_time_limit`)
     seed: int = 0
     max_file_size: int = 50 * 1024 * 1024
 
@@ -75,20 +79,48 @@ def _lint(paths: Sequence[str], options: SideOptions) -> tuple[Finding, ...]:
     return report.findings
 
 
-def plan_side(name: str, paths: Sequence[str], options: SideOptions, *,
-              relabel: Callable[[str], str] | None = None, notes: Sequence[str] = (),
-              progress: ProgressSink | None = None) -> Side:
-    """Read, plan, cost and lint one side; InputError (named as the user named the files) for bad input."""
+@dataclass(frozen=True)
+class SideInput:
+    """One side's manifests, read once: what `plan_side` plans, and what the time limit is fitted to."""
+
+    name: str  # "base" or "head"
+    paths: tuple[str, ...]
+    inventory: Inventory
+    definitions: Definitions
+    relabel: Callable[[str], str]
+    notes: tuple[str, ...] = ()
+
+
+def read_side(name: str, paths: Sequence[str], options: SideOptions, *,
+              relabel: Callable[[str], str] | None = None, notes: Sequence[str] = ()) -> SideInput:
+    """Read one side; InputError (named as the user named the files) for bad input."""
     relabel = _same if relabel is None else relabel
     try:
         inventory, defined = _inventory(paths, options)
-        plan_options = PlanOptions(paths=tuple(paths), catalog=options.catalog, region=options.region,
-                                   engine=options.engine, time_limit=options.time_limit, seed=options.seed,
-                                   zones=options.zones, max_file_size=options.max_file_size)
-        catalog = read_catalog(plan_options, inventory)
-        plan = make_plan(inventory, catalog, replace(plan_options, progress=progress))
-        findings = _lint(paths, options)
     except InputError as error:
         raise _relabelled(error, relabel) from None
-    return Side(name, tuple(paths), plan, plan_costs(plan, inventory.daemonsets), defined, findings, relabel,
-                tuple(notes))
+    return SideInput(name, tuple(paths), inventory, defined, relabel, tuple(notes))
+
+
+def side_time_limit(options: SideOptions, *sides: SideInput) -> float:
+    """Seconds each side is planned in: those given, else `auto` of the larger side's pending pods, so both
+    sides are planned alike."""
+    return TimeLimit(options.time_limit).fitted(*(side.inventory.pending for side in sides))
+
+
+def plan_side(side: SideInput, options: SideOptions, time_limit: float, *,
+              progress: ProgressSink | None = None) -> Side:
+    """Plan (within `time_limit` seconds), cost and lint one side; InputError (named as the user named the
+    files) for bad input."""
+    try:
+        plan_options = PlanOptions(paths=side.paths, catalog=options.catalog, region=options.region,
+                                   engine=options.engine, time_limit=time_limit,
+                                   time_limit_auto=options.time_limit is None, seed=options.seed,
+                                   zones=options.zones, max_file_size=options.max_file_size)
+        catalog = read_catalog(plan_options, side.inventory)
+        plan = make_plan(side.inventory, catalog, replace(plan_options, progress=progress))
+        findings = _lint(side.paths, options)
+    except InputError as error:
+        raise _relabelled(error, side.relabel) from None
+    return Side(side.name, side.paths, plan, plan_costs(plan, side.inventory.daemonsets), side.definitions, findings,
+                side.relabel, side.notes)

@@ -49,6 +49,9 @@ def render_table(diff: PlanDiff, console: Console) -> None:
     say(Text(headline(diff), style=style))
     for note in diff.notes:
         say(Text(note, style="yellow"))
+    limit = diff.describe_time_limit()
+    if limit:
+        say(Text(f"Planned with the {diff.engine} engine, {limit}.", style="dim"))
     sides = _table(console, "BASE and HEAD")
     for column in ("", "BASE", "HEAD", "Change"):
         sides.add_column(column, justify="right" if column else "left")
