@@ -104,3 +104,17 @@ def test_simulation_left_undecided_only_what_some_node_could_take(tmp_path: Path
     assert len(solution.unplaced) == MANY + 2
     assert len(solution.not_simulated) == MANY
     assert not any(key.split("/")[1].startswith("pinned") for key in solution.not_simulated)
+
+
+def test_a_cut_plan_under_pool_limits_is_not_simulated_again_past_the_limit(tmp_path: Path) -> None:
+    """A NodePool with limits made the optimal engine simulate a cut launch again, exactly and without a time
+    limit (`within_limits`): a 5,000-pod plan given 2 s took 22 s, and its cut went unsaid. The pods the clock
+    left are not simulated again: the plan stays cut."""
+    manifests, catalog = _files(tmp_path)
+    limited = Path(manifests).read_text().replace("requirements: []", "requirements: []\n  limits: {cpu: '100000'}")
+    Path(manifests).write_text(limited)
+    inventory = load_inventory([manifests])
+    assert any(pool.limits for pool in inventory.nodepools)
+    plan = make_plan(inventory, load_catalog(None, catalog), PlanOptions(engine="optimal", time_limit=0.0))
+    assert plan.exit_code == 3 and plan.summary.not_simulated > 0
+    assert plan.summary.karpenter_not_simulated == plan.summary.not_simulated

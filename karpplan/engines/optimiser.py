@@ -74,10 +74,15 @@ def within_limits(problem: Problem, greedy: Solution, budget: TimeBudget) -> Sol
         solve_karpenter,  # imported where used, as in solve_optimal
     )
 
-    if greedy.exceeds_node_limits or (greedy.unplaced and any(h.resources is not None for h in problem.headroom.values())):
+    # A simulation the clock cut left its pods for lack of time, not of limits: simulating again cannot place
+    # them in the time that is left, and would run past the limit. The exact run keeps what is left of it.
+    if greedy.exceeds_node_limits or (greedy.unplaced and not greedy.not_simulated
+                                      and any(h.resources is not None for h in problem.headroom.values())):
         with budget.phase("simulate"):
-            exact, _ = solve_karpenter(problem, exact_limits=True)
-        if (len(exact.unplaced), exact.cost) < (len(greedy.unplaced), greedy.cost) or greedy.exceeds_node_limits:
+            exact, _ = solve_karpenter(problem, exact_limits=True,
+                                       time_limit=max(budget.limit - budget.elapsed(), 0.001))
+        better = not exact.not_simulated and (len(exact.unplaced), exact.cost) < (len(greedy.unplaced), greedy.cost)
+        if better or greedy.exceeds_node_limits:
             return exact
     return greedy
 
