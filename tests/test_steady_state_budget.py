@@ -45,6 +45,15 @@ def test_a_simulation_that_would_end_past_the_deadline_is_not_started() -> None:
     assert not deadline.passed()  # stopped before the deadline, not after it
 
 
+def test_the_first_simulation_is_expected_to_take_what_the_caller_says() -> None:
+    """`plan` says its Karpenter simulation's time: a consolidation with less time than that starts nothing
+    (aws diverse 1,000: 0.9 s left, a first simulation of 1.2 s ran the plan to 1.08x its limit)."""
+    with pytest.raises(OutOfTime):
+        Deadline.after(0.5, first=1.0).start()
+    Deadline.after(0.5, first=0.2).start()
+    Deadline.after(0.5).start()  # unknown: it runs
+
+
 def test_no_time_at_all_starts_nothing() -> None:
     deadline = Deadline.after(-1.0)
     assert deadline.passed()
@@ -86,7 +95,7 @@ def test_a_cut_steady_state_says_how_far_it_got(tmp_path: Path, monkeypatch: pyt
     said as where consolidation had got to (Karpenter would go on)."""
     import karpplan.consolidate.from_plan as from_plan
 
-    def one_command(state: ClusterState, time_limit: float) -> object:
+    def one_command(state: ClusterState, time_limit: float, first_simulation: float) -> object:
         result = steady_state(state, max_passes=1)
         result.complete = False
         return result

@@ -4,8 +4,9 @@ A pass of the disruption controller runs many scheduling simulations (multi-node
 then single-node consolidation candidate after candidate), each a run of the Karpenter engine that may take a
 large part of a second on a thousand-node cluster. Checking the clock only between passes lets a pass run far
 past the time limit; so every simulation asks first (`Deadline.start`), and one that would not end before the
-deadline (it is expected to take as long as the longest of the last few) is not started: `OutOfTime` is raised,
-and the steady state is reported as cut, never as reached.
+deadline (it is expected to take as long as the longest of the last few, the first as long as the caller says:
+`plan` gives its Karpenter simulation's time) is not started: `OutOfTime` is raised, and the steady state is
+reported as cut, never as reached.
 """
 
 from __future__ import annotations
@@ -32,8 +33,12 @@ class Deadline:
     recent: deque[float] = field(default_factory=lambda: deque(maxlen=RECENT))
 
     @classmethod
-    def after(cls, seconds: float) -> Deadline:
-        return cls(time.monotonic() + max(seconds, 0.0))
+    def after(cls, seconds: float, first: float = 0.0) -> Deadline:
+        """`seconds` from now; `first`: what the first simulation is expected to take (0: unknown, it runs)."""
+        deadline = cls(time.monotonic() + max(seconds, 0.0))
+        if first > 0:
+            deadline.recent.append(first)
+        return deadline
 
     def expected(self) -> float:
         """Seconds the next simulation is expected to take: the longest of the recent ones (0 before any)."""

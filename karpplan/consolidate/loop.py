@@ -170,13 +170,14 @@ def one_pass(state: ClusterState, spot_to_spot: bool, verdicts: dict[str, str], 
 
 
 def steady_state(state: ClusterState, spot_to_spot: bool = False, max_passes: int | None = None,
-                 time_limit: float | None = None, remember: bool = True) -> SteadyState:
+                 time_limit: float | None = None, remember: bool = True, first_simulation: float = 0.0) -> SteadyState:
     """Consolidate until no method finds a command (or `max_passes`, or `time_limit` seconds, checked before
     every simulation: `deadline.py`).
-    `remember=False`: every pass simulates every candidate again (`Memory`), slower, the same answer."""
+    `remember=False`: every pass simulates every candidate again (`Memory`), slower, the same answer.
+    `first_simulation`: the seconds the first simulation is expected to take (0: unknown)."""
     result = SteadyState(state)
     limit = max_passes if max_passes is not None else 3 * len(state.nodes) + 10
-    deadline = None if time_limit is None else Deadline.after(time_limit)
+    deadline = None if time_limit is None else Deadline.after(time_limit, first_simulation)
     memory = Memory(enabled=remember)
     while True:
         if result.passes >= limit or (deadline is not None and deadline.passed()):
