@@ -29,6 +29,11 @@ from karpplan.planner import SteadyStateRequest
 # so far is not its steady state; it is said as what it is (where consolidation had got to), never quoted as the
 # baseline.
 OUT_OF_TIME = "not computed: the time limit ran out"
+# A consolidation simulation re-schedules part of the launch's pods onto the rest of its cluster (the nodes
+# left filtered one by one): the first, multi-node consolidation's largest batch, is expected to take up to
+# twice the launch's own simulation (aws diverse 1,000 pods: 1.2 s against 0.53 s on a loaded machine), so one
+# that cannot end in time is not started.
+FIRST_SIMULATION_FACTOR = 2.0
 
 
 def out_of_time_note(seconds: float, actions: int, reached: float | None) -> str:
@@ -101,10 +106,8 @@ def steady_state_of(request: SteadyStateRequest) -> SteadyState:
     snapshot = make_snapshot(inventory, inventory.disruption_documents, request.catalog)
     after_launch, new = launched(snapshot, request.solution)
     state = ClusterState.of(after_launch, request.catalog)
-    # A simulation of the consolidation re-schedules part of the launch's pods on its cluster: the launch's own
-    # simulation is what the first is expected to take, so one that cannot end in time is not started.
     result = steady_state(state, time_limit=request.time_limit - (time.monotonic() - started),
-                          first_simulation=request.solution.solve_seconds)
+                          first_simulation=FIRST_SIMULATION_FACTOR * request.solution.solve_seconds)
     if not result.complete:
         saved = sum(a.savings for a in result.actions)
         note = out_of_time_note(request.time_limit, len(result.actions), request.launch_cost - saved if saved else None)
