@@ -664,7 +664,7 @@ def report(results: Sequence[RowResult], args: argparse.Namespace, started: dt.d
         "As `karpplan plan` does, every row but the generic ones then consolidates Karpenter's plan to its steady "
         "state (the consolidation simulation after the launch, `summary.karpenter.steadyState*`, inside the time "
         "limit; the optimal engine keeps 10% of its limit for it): `steady $/h` is that cost on the Karpenter row "
-        "(`not computed` when its share of the limit ran out), `opt/steady` = optimal cost / that steady state "
+        "(`not computed` when what was left of the limit ran out), `opt/steady` = optimal cost / that steady state "
         "(the Karpenter row's, else the one the optimal row's own plan quotes), `steady s` the seconds the "
         "steady state took in the row (inside `wall s`); `pods/s` = pods / (wall s − steady s), the engine's own "
         "planning. A `large` row is the realistic workload at the size named, under the `auto` time limit "
