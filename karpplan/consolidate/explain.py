@@ -137,7 +137,7 @@ def explain_node(options: ConsolidateOptions, name: str, *, read_as: tuple[Snaps
                 decision = f"{refusal} (if it could: {decision})"
     result = steady if steady is not None else steady_state(ClusterState.of(snapshot, state.catalog),
                                                             options.spot_to_spot,
-                                                            time_limit=time_limit_of(options, snapshot))
+                                                            time_limit=time_limit_of(options, state))
     final = next((v.reason for v in verdicts(result, snapshot) if v.node.name == name), "")
     return Explanation(name, node.instance_type, node.cost, candidate, fates, decision, final,
                        list(snapshot.warnings))

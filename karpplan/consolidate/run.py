@@ -46,10 +46,12 @@ class ConsolidateOptions:
     max_file_size: int = DEFAULT_MAX_BYTES
 
 
-def time_limit_of(options: ConsolidateOptions, snapshot: Snapshot) -> float:
+def time_limit_of(options: ConsolidateOptions, state: ClusterState) -> float:
     """The seconds the simulation keeps: those given, else `auto` of the pods it may move (every pending pod
-    and every reschedulable pod bound to a node), as `plan` fits its limit to its pending pods."""
-    pods = [*snapshot.pending, *(p for pods in snapshot.pods_on.values() for p in pods if is_reschedulable(p))]
+    and every reschedulable pod bound to a node), as `plan` fits its limit to its pending pods. The state's
+    pods, whose replicas of one controller share a template (`share_templates`), so its pod groups are the
+    workloads, not one per pod as a snapshot lists them."""
+    pods = [*state.pending, *(p for pods in state.pods_on.values() for p in pods if is_reschedulable(p))]
     return TimeLimit(options.time_limit).fitted(pods)
 
 
@@ -116,7 +118,7 @@ def _repack(initial: ClusterState, karpenter: float, seconds: float) -> Repack:
 def consolidate(options: ConsolidateOptions) -> Report:
     snapshot, state = read(options)
     started = time.monotonic()  # the limit counts from here: reading the snapshot is outside it, as for `plan`
-    limit = time_limit_of(options, snapshot)
+    limit = time_limit_of(options, state)
     current = state.cost
     initial = ClusterState.of(snapshot, state.catalog)
     result = steady_state(state, options.spot_to_spot, time_limit=(1 - REPACK_SHARE) * limit - (time.monotonic() - started))
