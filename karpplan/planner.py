@@ -79,14 +79,14 @@ STEADY_STATE_SHARE = 0.1
 # Assembling the plan after a simulation the clock may cut (reasons, preferences, the Plan) takes about this long
 # per pending pod on a loaded 2-core machine (2.8 s at 50,000 pods): the simulation leaves it, at most half.
 ASSEMBLE_POD_SECONDS = 1e-4
+STEADY_STATE_AFTER_CUT = ("not computed: the time limit ran out before the Karpenter simulation had placed every pod, "
+                          "so its launch is not complete; raise --time-limit")
 
 
 def _simulation_seconds(problem: Problem, budget: TimeBudget) -> float:
     """The Karpenter simulation's time: what is left of the limit but the plan's assembly after it."""
     left = budget.limit - budget.elapsed()
     return max(left - min(ASSEMBLE_POD_SECONDS * problem.pending_count, left / 2), 0.001)
-STEADY_STATE_AFTER_CUT = ("not computed: the time limit ran out before the Karpenter simulation had placed every pod, "
-                          "so its launch is not complete; raise --time-limit")
 
 
 @dataclass(frozen=True)
