@@ -9,8 +9,9 @@ from dataclasses import dataclass, replace
 from karpplan.explain import known
 from karpplan.explain import structure as reason_kind
 from karpplan.explain.advice import how_to_get
-from karpplan.explain.dialects import disruption, fargate, nodeclass
+from karpplan.explain.dialects import disruption, fargate, launch, nodeclass
 from karpplan.explain.dialects import karpenter as K
+from karpplan.explain.node_hints import node_hints
 from karpplan.explain.structure import CLUSTER_AUTOSCALER, KUBE_SCHEDULER, Item, Parsed, PoolReasons, Reason
 from karpplan.model.labels import ZONE
 
@@ -338,7 +339,12 @@ def volume_plain(text: str, f: PoolFields = NODEPOOL_FIELDS) -> str:
                 "(storageClassName, size, access modes, or the PV's node affinity); provision one, or give the claim a "
                 "StorageClass that can create it.")
     if "max volume count" in low:
-        return f"{text}: those nodes already have as many volumes attached as their instance type allows."
+        return (f"{text}: those nodes already have as many volumes attached as they may (the CSI driver's per-node "
+                "limit in CSINode: the instance type's EBS attachment slots, shared with ENIs on Nitro types, or the "
+                "EBS CSI driver's --volume-attach-limit), so the pod needs a node with a free attachment - a new node, "
+                "not smaller requests. If Karpenter or cluster-autoscaler adds none, it is not counting that limit "
+                "(older Karpenter ignored --volume-attach-limit): spread such pods over more nodes (topology spread on "
+                "kubernetes.io/hostname) or use instance types with more attachment slots.")
     return (f"{text}: the pod's volumes (PersistentVolumeClaims) tie it to a zone or node the pool cannot launch in; "
             f"compare each volume's zone (kubectl get pv -o wide) with the pool's {f.requirements} on "
             "topology.kubernetes.io/zone.")
@@ -375,7 +381,10 @@ def _node_filter_plain(r: Reason, source: str) -> str:
         return (head + "; ".join(parts) + "." if parts else r.text) + hints
     parts = [f"{n} {why}" for why, n in counts.items()]
     nodes = f"of {r.total} nodes, " if r.total is not None else ""
-    return ("no existing node fits: " + nodes + "; ".join(parts) + "." if parts else r.text) + _device_hints(counts)
+    if not parts and r.total == 0:
+        return node_hints({r.text: 0}).strip()
+    return (("no existing node fits: " + nodes + "; ".join(parts) + "." if parts else r.text) + _device_hints(counts)
+            + node_hints(counts))
 
 
 def _device_hints(counts: Mapping[str, int]) -> str:
@@ -484,7 +493,7 @@ def item_plain(item: Item) -> str:
     if p.event in disruption.EVENTS:  # a node kept or removed, no pod: the message says which and why
         return " ".join([capital(disruption.plain(p.message)),
                          *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])
-    if not p.pod and p.reasons and all(r.cause in nodeclass.CAUSES for r in p.reasons):  # a pool's error, no pod
+    if not p.pod and p.reasons and all(r.cause in nodeclass.CAUSES + launch.CAUSES for r in p.reasons):  # no pod's
         return " ".join([*dict.fromkeys(capital(r.plain) for r in p.reasons),
                          *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])
     sentences: list[str] = [_header(p, who)]
