@@ -254,8 +254,28 @@ def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str
             f"exist, look at the pool's limits first ({limits_field}: the types that fit would exceed what its "
             "nodes have not used yet - Karpenter logs 'N out of M instance types were excluded because they would "
             "breach limits' just before), then at offerings (zones / capacity type without capacity, recent "
-            "insufficient-capacity errors)."], None
+            "insufficient-capacity errors)." + _zone_subnets(ask, limits_field)], None
     return out + [_too_big(asked, catalog, ok, pool_fields, known, fits)], None
+
+
+def _zone_subnets(ask: Ask, limits_field: str) -> str:
+    """A zone requirement narrows the offerings to zones the node class has subnets in: say so."""
+    if ask.zones is None or ask.zones.operator != "In":
+        return ""
+    node_class = "AWSNodeTemplate" if "provisioner" in limits_field or limits_field == "spec.limits.resources" \
+        else "EC2NodeClass"
+    return (f" With {ask.zones} among the requirements (the pod's selector, or the zone of a volume it has bound), an "
+            f"offering exists only where the {node_class}'s subnet selector finds a subnet in that zone: check that its "
+            "discovered subnets (its status, or Karpenter's 'discovered subnets' log line) include that zone.")
+
+
+def _nominal(t: InstanceType, name: str) -> int:
+    """The size EC2 sells (instance-memory in MiB, instance-cpu), before any overhead; else the capacity."""
+    label = {MEMORY: "karpenter.k8s.aws/instance-memory", CPU: "karpenter.k8s.aws/instance-cpu"}.get(name)
+    raw = t.labels.get(label or "")
+    if raw and raw.isdigit():
+        return int(raw) << 20 if name == MEMORY else int(raw) * 1000
+    return t.capacity.get(name)
 
 
 def _fits_but(asked: Resources, t: InstanceType, name: str) -> bool:
@@ -287,9 +307,9 @@ def _too_big(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, fl
     figures = "; ".join(f"{k}: the pod asks for {_fmt(k, asked.get(k))} with DaemonSet overhead, the largest allowed "
                         f"type, {t.name}, has {_fmt(k, t.allocatable.get(k))} allocatable" for k, t in short_of.items())
     wider = [(t, t.cheapest_price) for t in catalog.instance_types if fits(t) and t.offerings]
-    overhead = [f"{t.name} has {_fmt(k, t.capacity.get(k))} {k}, but Karpenter subtracts kube-reserved, the eviction "
+    overhead = [f"{t.name} has {_fmt(k, _nominal(t, k))} {k}, but Karpenter subtracts kube-reserved, the eviction "
                 "threshold and its VM memory overhead estimate (VM_MEMORY_OVERHEAD_PERCENT, 7.5% by default) before "
-                "comparing" for k, t in short_of.items() if asked.get(k) <= t.capacity.get(k)]
+                "comparing" for k, t in short_of.items() if asked.get(k) <= _nominal(t, k)]
     scope = "every type the requirements allow" if known else f"every type in the {catalog.region} catalog"
     return (f"The pod is too big for {scope} ({figures})." + (f" {'; '.join(overhead)}." if overhead else "")
             + " Lower the pod's resources.requests below that"

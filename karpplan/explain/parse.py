@@ -99,6 +99,7 @@ _KARPENTER_ANCHOR = re.compile(
     r"\d+ out of \d+ instance types were excluded|Ignoring pod, pod anti-affinity is not supported|"
     r"Ignoring pod, label \S+ is restricted|"
     r"no (?:dynamic )?(?:nodepools|provisioners) found")
+_BOX_BORDER = re.compile(r"(?m)^[ \t]*[\u2502\u2503][ \t]?|[ \t]*[\u2502\u2503][ \t]*$")
 _MD_LINK = re.compile(r"\[([^\]\[]+)\]\(https?://[^)\s]*\)")
 _RESTRICTED = re.compile(r"Ignoring pod, label (?P<key>\S+) is restricted")  # v0.1x, before scheduling
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
@@ -381,6 +382,8 @@ class RecordParser:
     def parse(self, text: str) -> list[Parsed]:
         if "](http" in text:  # GitHub turned a label key into a link: `[nvidia.com/gpu](http://nvidia.com/gpu)`
             text = _MD_LINK.sub(r"\g<1>", text)
+        if "\u2502" in text or "\u2503" in text:  # k9s' box: `│   Warning  FailedScheduling ...   │`
+            text = _BOX_BORDER.sub("", text)
         first = text.lstrip()
         if first.startswith(("Name:", "Namespace:")):
             if (m := _DESCRIBE_NAME.match(first)) is not None:

@@ -170,6 +170,30 @@ def _wrapped(pending: Record, line: bytes) -> bool:
     return not tail.endswith((b".", b'"', b"}", b")")) and _LOWER_WORD.match(line) is not None
 
 
+# The words of the messages explain reads: a terminal that wraps at a fixed width cuts one of them in two
+# (`incomp` / `atible with provisioner`), and the halves join without the space a wrap between words needs.
+_GRAMMAR_WORDS = frozenset(
+    b"incompatible provisioner provisioners nodepool nodepools requirements requirement tolerate satisfied resources "
+    b"instance topology constraint constraints daemonset overhead available kubernetes schedule unschedulable "
+    b"affinity selector preemption insufficient persistent volume volumes untolerated exceed limits "
+    b"capacity-type instance-type instance-category instance-family instance-generation topology.kubernetes.io/zone "
+    b"karpenter.sh/nodepool karpenter.sh/provisioner-name kubernetes.io/arch kubernetes.io/os".split())
+_TAIL_WORD = re.compile(rb"([\w./-]+)$")
+_HEAD_WORD = re.compile(rb"^([\w./-]+)")
+
+
+def _joint(data: bytes, line: bytes) -> bytes:
+    """What joins a wrapped line to the text before it: nothing when the wrap cut a grammar word in two, else a
+    space."""
+    tail, head = _TAIL_WORD.search(data), _HEAD_WORD.match(line.lstrip())
+    if tail is None or head is None or data[-1:].isspace():
+        return b" "
+    a, b = tail.group(1).lower(), head.group(1).lower()
+    whole = (a + b).rstrip(b",;:.")
+    return b"" if whole in _GRAMMAR_WORDS and a not in _GRAMMAR_WORDS and b.rstrip(b",;:.") not in _GRAMMAR_WORDS \
+        else b" "
+
+
 class LineReader:
     """Physical lines fed one at a time, logical records out: `feed` returns the record a line completes (the one
     before it, when the line starts a new one), `close` the last one."""
@@ -208,7 +232,7 @@ class LineReader:
                 self.pending = Record(pending.line, pending.lines + 1, data + b"\n" + line)
                 return None
             if _RECORD_START.match(line) is None and _wrapped(pending, line):
-                self.pending = Record(pending.line, pending.lines + 1, data + b" " + line.strip())
+                self.pending = Record(pending.line, pending.lines + 1, data + _joint(data, line) + line.strip())
                 return None
         last = line[-1:]  # _opening_prefix's first test, inline: most lines open nothing
         if last.isspace():

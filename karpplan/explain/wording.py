@@ -333,7 +333,8 @@ def volume_plain(text: str, f: PoolFields = NODEPOOL_FIELDS) -> str:
         return (f"{text}: the pod's PersistentVolumeClaim is not bound yet and its StorageClass binds Immediately, so "
                 "the scheduler waits for the volume. Check kubectl describe pvc: a StorageClass that does not exist, a "
                 "provisioner / CSI driver that is not installed (e.g. ebs.csi.aws.com) or lacks IAM permissions keeps "
-                "it Pending. Use volumeBindingMode: WaitForFirstConsumer so the volume is made in the pod's zone.")
+                "it Pending, and so does a claim that names no StorageClass in a cluster without a default one (EKS "
+                "clusters made on 1.30 or later no longer mark gp2 as the default) when no PersistentVolume matches it. Use volumeBindingMode: WaitForFirstConsumer so the volume is made in the pod's zone.")
     if "available persistent volumes to bind" in low:
         return (f"{text}: the pod's claim is unbound and no existing PersistentVolume matches it on those nodes "
                 "(storageClassName, size, access modes, or the PV's node affinity); provision one, or give the claim a "
