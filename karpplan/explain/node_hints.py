@@ -36,6 +36,15 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
+_SPREAD = re.compile(r"didn't match pod topology spread constraints", re.I)
+_TAINTED = re.compile(r"had (?:untolerated )?taint", re.I)
+_SPREAD_OVER_TAINTS = (
+    "Tainted nodes the pod may not use still count as domains of its topology spread (nodeTaintsPolicy: Ignore is "
+    "the default): if a domain holds only such nodes, its count stays at 0 and the skew can never be met elsewhere - "
+    "then set nodeTaintsPolicy: Honor on the constraint (nodeAffinityPolicy: Honor, the default, does the same for nodes "
+    "its node affinity excludes).")
+
+
 def node_hints(counts: Mapping[str, int]) -> str:
     """The sentences the per-node reasons in `counts` call for (each hint once), with a leading space; or ''."""
     out: list[str] = []
@@ -44,4 +53,6 @@ def node_hints(counts: Mapping[str, int]) -> str:
             if pattern.search(why.strip()) and hint not in out:
                 out.append(hint)
                 break
+    if any(_SPREAD.search(why) for why in counts) and any(_TAINTED.search(why) for why in counts):
+        out.append(_SPREAD_OVER_TAINTS)  # the spread's domains and the taints meet: the usual deadlock
     return "".join(" " + hint for hint in out)

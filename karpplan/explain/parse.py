@@ -37,6 +37,7 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"no nodes available",
                  # node-class errors (a pool that resolves no instance types): dialects/nodeclass.py
                  b"resolving node class", b"unable to resolve instance types", b"NodeClassNotReady",
                  b"ignoring nodepool, not ready", b"nodeclass not ready", b"node class not ready",
+                 b"no resolved instance types",
                  # EC2 launch failures of a NodeClaim: dialects/launch.py
                  *(t.encode() for t in launch.TRIGGERS),
                  # why a node is not consolidated or disrupted, and disruptions under way: dialects/disruption.py
@@ -88,7 +89,7 @@ TRIGGER = re.compile(
     rb"should schedule on|topology constraint|incompatible requirements|exceed(?:s)? (?:provisioner )?limits|"
     rb"limits have been exhausted|excluded because|does not have known values|minValues|not supported|"
     rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|predicate |Ignoring pod|resolving node class|"
-    rb"unable to resolve instance types|NodeClassNotReady|ignoring nodepool, not ready|"
+    rb"unable to resolve instance types|NodeClassNotReady|ignoring nodepool, not ready|no resolved instance types|"
     + b"|".join(re.escape(t.encode()) for t in launch.TRIGGERS))
 _KARPENTER_ANCHOR = re.compile(
     r"(?:Could not|could not|Failed to|Unable to) schedule pod\b|incompatible with (?:nodepool|provisioner)\b|"

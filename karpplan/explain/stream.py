@@ -35,7 +35,7 @@ _RECORD_START = re.compile(
     rb'caller|logger|L|T|M)"|\{\s*$|\[|\d{4}-\d\d-\d\d|[IWEF]\d{4} |\d+[smhd]\s|<unknown>|(?:Normal|Warning)\s|Type\s|Name:|'
     rb"Namespace:|Events:|-{3}|#|(?:DEBUG|INFO|WARN|ERROR)\b|(?:[a-z0-9][-a-z0-9.]*\s+)?\S+\s+(?:Normal|Warning)\s)")
 _CONTINUES = re.compile(rb"^\s*(?:and requirements|requirements=|resources=|\{\\?\"|\(no instance type|daemonset "
-                        rb"overhead|key [\w./-]+,|\d+ (?:node|Insufficient|Too many))")
+                        rb"overhead|key [\w./-]+,|\d+ (?:node|Insufficient|Too many)|preemption: \d+/\d+ nodes)")
 _LOWER_WORD = re.compile(rb"^\s*(?:[a-z][\w./-]*(?:\s|$)|[\])}])")
 _TRIGGERS = (b"schedule pod", b"nodes are available", b"scale-up", b"incompatible", b"Fargate", b"no instance type")
 MAX_WRAPPED_LINES = 20

@@ -110,7 +110,13 @@ def _no_cheaper(_: re.Match[str]) -> str:
             "pods' requests.")
 
 
-def _spot_disabled(_: re.Match[str]) -> str:
+def _spot_disabled(m: re.Match[str]) -> str:
+    if "SpotToSpotConsolidation" not in m.group(0) and "SpotToSpotConsolidation" not in m.string:
+        # the bare sentence is older than the gate (v0.34): those versions never replace spot with spot
+        return ("This Karpenter version (before v0.34) never replaces a spot node by another spot node, so this "
+                "spot node is consolidated only by deletion, when its pods fit on the other nodes. Replacing spot "
+                "with cheaper spot needs Karpenter v0.34 or later with the SpotToSpotConsolidation feature gate on "
+                "(Helm value settings.featureGates.spotToSpotConsolidation=true).")
     return ("A spot node is only replaced by a cheaper spot node when the SpotToSpotConsolidation feature gate is "
             "on, and it is off (the default), so this spot node is never consolidated by replacement (it can still "
             "be deleted when its pods fit elsewhere). Smallest fix: enable the gate (Helm value "
