@@ -64,11 +64,24 @@ def blocks(stream: BinaryIO, limit: int | None = None,
         lines.pop()  # after the last line end
         if progress is not None:
             progress(done)
-        yield lines
+        yield unquoted(lines)
     if progress is not None:
         progress(done)
     if carry:
-        yield [carry]
+        yield unquoted([carry])
+
+
+_QUOTE = re.compile(rb"^(?:[ \t]{0,3}>[ \t]?)+")
+QUOTE_PROBE = 256  # lines looked at: a paste is short and quoted throughout; a machine's log is never quoted
+
+
+def unquoted(lines: list[bytes]) -> list[bytes]:
+    """Lines pasted as a GitHub / e-mail quote (`> ` before each, nested `> > `) without the quote marks, so a
+    wrapped message still joins and a FitError still parses. Only a block one of whose first QUOTE_PROBE lines is
+    quoted is rewritten: scanning a huge log's every line for it would cost more than the rest of the reading."""
+    if not any(line[:4].lstrip()[:1] == b">" for line in lines[:QUOTE_PROBE]):
+        return lines
+    return [_QUOTE.sub(b"", line) for line in lines]
 
 
 def block_lines(stream: BinaryIO, limit: int | None = None,
