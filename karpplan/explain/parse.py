@@ -100,6 +100,7 @@ _KARPENTER_ANCHOR = re.compile(
     r"\d+ out of \d+ instance types were excluded|Ignoring pod, pod anti-affinity is not supported|"
     r"Ignoring pod, label \S+ is restricted|"
     r"no (?:dynamic )?(?:nodepools|provisioners) found")
+_QUOTED_LINES = re.compile(r"(?m)^(?:>[ \t]?)+")
 _BOX_BORDER = re.compile(r"(?m)^[ \t]*[\u2502\u2503][ \t]?|[ \t]*[\u2502\u2503][ \t]*$")
 _MD_LINK = re.compile(r"\[([^\]\[]+)\]\(https?://[^)\s]*\)")
 _RESTRICTED = re.compile(r"Ignoring pod, label (?P<key>\S+) is restricted")  # v0.1x, before scheduling
@@ -381,6 +382,8 @@ class RecordParser:
         return f"{self.describe_ns}/{self.describe_name}" if self.describe_ns else self.describe_name
 
     def parse(self, text: str) -> list[Parsed]:
+        if text[:1] == ">":  # a quoted paste (GitHub, e-mail): each line's `> ` marks
+            text = _QUOTED_LINES.sub("", text)
         if "](http" in text:  # GitHub turned a label key into a link: `[nvidia.com/gpu](http://nvidia.com/gpu)`
             text = _MD_LINK.sub(r"\g<1>", text)
         if "\u2502" in text or "\u2503" in text:  # k9s' box: `│   Warning  FailedScheduling ...   │`

@@ -13,7 +13,7 @@ from typing import Any, BinaryIO
 
 from karpplan.explain.parse import RecordParser, trigger_lines, worth_parsing
 from karpplan.explain.recall import Recall
-from karpplan.explain.stream import Hit, Plain, Record, block_records, blocks, records, unquoted
+from karpplan.explain.stream import Hit, Plain, Record, block_records, blocks, records
 from karpplan.explain.structure import Item, Parsed, PoolReasons, Reason
 from karpplan.explain.wording import item_plain
 
@@ -267,6 +267,6 @@ def explain_text(text: str) -> Explanation:
     lines = text.split("\n")
     if text.endswith("\n"):
         lines.pop()
-    out = explain_records(records(unquoted([line.encode() for line in lines])))
+    out = explain_records(records(line.encode() for line in lines))
     out.finish()
     return out

@@ -64,24 +64,14 @@ def blocks(stream: BinaryIO, limit: int | None = None,
         lines.pop()  # after the last line end
         if progress is not None:
             progress(done)
-        yield unquoted(lines)
+        yield lines
     if progress is not None:
         progress(done)
     if carry:
-        yield unquoted([carry])
+        yield [carry]
 
 
-_QUOTE = re.compile(rb"^(?:[ \t]{0,3}>[ \t]?)+")
-QUOTE_PROBE = 256  # lines looked at: a paste is short and quoted throughout; a machine's log is never quoted
-
-
-def unquoted(lines: list[bytes]) -> list[bytes]:
-    """Lines pasted as a GitHub / e-mail quote (`> ` before each, nested `> > `) without the quote marks, so a
-    wrapped message still joins and a FitError still parses. Only a block one of whose first QUOTE_PROBE lines is
-    quoted is rewritten: scanning a huge log's every line for it would cost more than the rest of the reading."""
-    if not any(line[:4].lstrip()[:1] == b">" for line in lines[:QUOTE_PROBE]):
-        return lines
-    return [_QUOTE.sub(b"", line) for line in lines]
+_QUOTE = re.compile(rb"^(?:>[ \t]?)+")  # a GitHub / e-mail quote's marks, nested ones too: `> > `
 
 
 def block_lines(stream: BinaryIO, limit: int | None = None,
@@ -239,13 +229,16 @@ class LineReader:
         done = pending = self.pending
         if pending is not None:
             data = pending.data
+            # a quoted paste (`> ` before each line): the next line is judged, and joined, without its marks (the
+            # parser reads the record's first line without them too); a line that starts a record keeps them
+            inner = _QUOTE.sub(b"", line) if line[:1] == b">" and data[:1] == b">" else line
             end = data[-2:]  # (the record's end, blanks aside: most records end in none, and the copy is saved)
             if (end[-1:] == b";" or end == b';"' or end[-1:].isspace() and data.rstrip().endswith((b";", b';"'))) \
-                    and _CLAUSE_START.match(line):
-                self.pending = Record(pending.line, pending.lines + 1, data + b"\n" + line)
+                    and _CLAUSE_START.match(inner):
+                self.pending = Record(pending.line, pending.lines + 1, data + b"\n" + inner)
                 return None
-            if _RECORD_START.match(line) is None and _wrapped(pending, line):
-                self.pending = Record(pending.line, pending.lines + 1, data + _joint(data, line) + line.strip())
+            if _RECORD_START.match(inner) is None and _wrapped(pending, inner):
+                self.pending = Record(pending.line, pending.lines + 1, data + _joint(data, inner) + inner.strip())
                 return None
         last = line[-1:]  # _opening_prefix's first test, inline: most lines open nothing
         if last.isspace():

@@ -213,7 +213,11 @@ def _placeholder_pinned_plain(r: Reason, where: str, pod_side: str) -> str:
             "hostPath storage such as local-path or OpenEBS LocalPV), or from the pod's own nodeSelector / node "
             "affinity or pod affinity on kubernetes.io/hostname. Check the pod's claims (kubectl get pvc, then "
             "kubectl get pv -o yaml for nodeAffinity): when that node is gone the pod can never run until the claim "
-            "is deleted and provisioned again (the data on it is lost), or a node with that name comes back.")
+            "is deleted and provisioned again (the data on it is lost), or a node with that name comes back. With "
+            "required pod affinity on kubernetes.io/hostname instead, the pod may only join the node its peers run on: "
+            "when that node is still starting it must wait for it (kube-scheduler says 'didn't match pod affinity "
+            "rules' meanwhile), and older Karpenter could leave it Pending even then (kubernetes-sigs/karpenter#270: "
+            "upgrade).")
 
 
 def _conflict_plain(r: Reason, where: str, f: PoolFields, in_pool: bool = False) -> str:
