@@ -254,6 +254,13 @@ PASTES = {
         "> Warning  FailedScheduling  default-scheduler\n> 0/12 nodes are available:\n>   3 node(s) had untolerated taint {node-role.kubernetes.io/control-plane},\n>   3 node(s) had untolerated taint {dedicated: tenant-a},\n>   6 node(s) didn't match pod topology spread constraints.\n> preemption: 0/12 nodes are available: 12 Preemption is not helpful for scheduling.\n",
         ['taint', 'topology'], ('nodeTaintsPolicy: Honor',),
         ('12 Preemption is not helpful', '>   3 node(s)')),
+    # the thread quotes the predicate clause only; the klog head around it (pod, node group) is cluster-autoscaler's
+    # orchestrator line, filled in with made-up names
+    'autoscaler-template-node-without-ephemeral-storage': Paste(
+        'https://github.com/kubernetes/autoscaler/issues/9637',
+        'I0514 10:21:03.101010       1 orchestrator.go:565] Pod build/runner-abc-0 can\'t be scheduled on oci-nodepool-ocid1, predicate checking error: predicate "NodeResourcesFit" didn\'t pass (predicateReasons=[Insufficient ephemeral-storage]; debugInfo=nodeName: "template-node-for-ocid1.nodepool.oc1-123")\n',
+        ['node-filter'], ('Insufficient ephemeral-storage: for a group at zero nodes', 'node-template/resources/ephemeral-storage'),
+        ("the node group's instance type is too small", 'predicateReasons=[')),
 }
 
 

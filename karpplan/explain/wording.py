@@ -427,7 +427,12 @@ def _group_hints(counts: Mapping[str, int]) -> str:
         name = why.removeprefix("Insufficient ").strip() if why.startswith("Insufficient ") else None
         if name is None:
             continue
-        if "/" in name:
+        if name == "ephemeral-storage":
+            out += (" Insufficient ephemeral-storage: for a group at zero nodes cluster-autoscaler builds the template node from "
+                    "the group's tags, and without k8s.io/cluster-autoscaler/node-template/resources/ephemeral-storage "
+                    "(on AWS; other providers have their own tag) it assumes none, so no pod that requests it triggers "
+                    "a scale-up from zero: add that tag with the node's disk size, or keep one node in the group.")
+        elif "/" in name:
             out += (f" The node group's template node offers no {name}: cluster-autoscaler knows an extended resource "
                     "of a group only from a running node or, for a group at zero nodes, from the autoscaling group tag "
                     f"k8s.io/cluster-autoscaler/node-template/resources/{name}; use a group whose instance type has it "

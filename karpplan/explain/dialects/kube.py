@@ -97,7 +97,7 @@ def parse_predicate(message: str) -> tuple[str, list[Reason]] | None:
         return None
     why = m.group("why").strip()
     # `<reason>; predicateName=X; reasons: <r1>, <r2>; debugInfo=...`, or the older `... predicate mismatch, reason: <r>`
-    listed = re.search(r"reasons?: (?P<r>.*?)(?:; debugInfo=.*)?$", why, re.S)
+    listed = re.search(r"(?:reasons?: |predicateReasons=\[)(?P<r>.*?)\]?\)?(?:; debugInfo=.*)?$", why, re.S)
     parts = [p.strip() for p in _split_outside_braces(listed.group("r") if listed else why.split(";", 1)[0]) if p.strip()]
     counts = {p: 1 for p in parts} if parts else {why: 1}
     text = message[m.start():].split("; debugInfo=", 1)[0].strip()
