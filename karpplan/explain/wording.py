@@ -407,7 +407,8 @@ def _device_hints(counts: Mapping[str, int]) -> str:
 
 def _group_hints(counts: Mapping[str, int]) -> str:
     out = ""
-    if counts and all(_SELECTOR_MISMATCH.search(why) for why in counts):  # no group is the pod's: templates
+    if any(_SELECTOR_MISMATCH.search(why) for why in counts) and all(
+            _SELECTOR_MISMATCH.search(why) or "taint" in why for why in counts):  # no group is the pod's: templates
         out += (" cluster-autoscaler judges a node group by a template node: a running node of the group, or, for a "
                 "group at zero nodes, one it builds from the autoscaling group's tags - "
                 "k8s.io/cluster-autoscaler/node-template/label/<key>: <value> for each label and "
@@ -416,7 +417,8 @@ def _group_hints(counts: Mapping[str, int]) -> str:
                 "group scaled to 0 never matches the pod's nodeSelector / node affinity: tag the autoscaling group of "
                 "the group the pod belongs on with every label the pod selects (for an EKS managed node group, set "
                 "them as the node group's Kubernetes labels / taints, which cluster-autoscaler reads with "
-                "eks:DescribeNodegroup).")
+                "eks:DescribeNodegroup). If the group the pod is meant for is not among them at all, it no longer "
+                "exists (a deleted node group leaves nothing to grow): recreate it, or change the pod's selector.")
     for why in counts:
         if "backoff" in why:
             out += (" A node group in backoff had a scale-up fail recently (no capacity for its instance type, a "
