@@ -98,7 +98,8 @@ PASTES = {
     'autoscaler-dedicated-taint-and-selector': Paste(
         'https://github.com/2i2c-org/infrastructure/issues/4165',
         "2024-05-30T19:20:55.211199Z [Warning] 0/1 nodes are available: 1 node(s) didn't match Pod's node affinity/selector. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling..\n2024-05-30T19:21:01Z [Normal] pod didn't trigger scale-up: 1 node(s) had untolerated taint {k8s.dask.org/dedicated: worker}, 8 node(s) didn't match Pod's node affinity/selector\n",
-        ['node-filter', 'taint'], ("8 node group(s) didn't match Pod's node affinity/selector", 'k8s.dask.org/dedicated=worker'),
+        ['node-filter', 'taint'], ("8 node group(s) didn't match Pod's node affinity/selector", 'k8s.dask.org/dedicated=worker',
+                                   'a deleted node group leaves nothing to grow'),
         ()),
     'autoscaler-markdown-linked-taints': Paste(
         'https://github.com/StatCan/aaw/issues/1297',
