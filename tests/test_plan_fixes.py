@@ -71,3 +71,29 @@ def test_explain_reads_its_manifests_once(tmp_path: Path, monkeypatch: pytest.Mo
     assert len(reads) == 1
     found = [f for item in explanation.item_list() for f in item.fixes]
     assert found and found[0].file == str(path)
+
+
+def test_a_plan_with_fixes_reads_its_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fixes of unschedulable pods point into the documents `plan` read: the file is read once, not again
+    for the fixes."""
+    from collections import Counter
+
+    from typer.testing import CliRunner
+
+    from karpplan.cli.main import app
+    from karpplan.inputs import loader
+
+    reads: Counter[str] = Counter()
+    real = loader._read_file
+
+    def counting(path: Path, label: str, max_bytes: int) -> str:
+        reads[label] += 1
+        return real(path, label, max_bytes)
+
+    monkeypatch.setattr(loader, "_read_file", counting)
+    path = tmp_path / "tainted.yaml"
+    path.write_text(TAINTED_POOL)
+    result = CliRunner().invoke(app, ["plan", str(path), "-o", "json", "--time-limit", "10"])
+    plan = json.loads(result.stdout)
+    assert plan["unschedulable"] and plan["unschedulable"][0]["fixes"]
+    assert reads == Counter({str(path): 1})
