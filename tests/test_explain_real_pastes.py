@@ -267,6 +267,12 @@ PASTES = {
         'I0514 10:21:03.101010       1 orchestrator.go:565] Pod build/runner-abc-0 can\'t be scheduled on oci-nodepool-ocid1, predicate checking error: predicate "NodeResourcesFit" didn\'t pass (predicateReasons=[Insufficient ephemeral-storage]; debugInfo=nodeName: "template-node-for-ocid1.nodepool.oc1-123")\n',
         ['node-filter'], ('Insufficient ephemeral-storage: for a group at zero nodes', 'node-template/resources/ephemeral-storage'),
         ("the node group's instance type is too small", 'predicateReasons=[')),
+    # the thread quotes the line with GitHub's `> ` and cut at its end
+    'quoted-cut-all-types-unavailable': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/5578',
+        '> {"level":"ERROR","time":"2024-02-06T09:05:23.566Z","logger":"controller.nodeclaim.lifecycle","message":"insufficient capacity, all requested instance type\n',
+        ['no-instance-type'], ('could not start', 'widen its requirements'),
+        ('lower the pod',)),
 }
 
 

@@ -97,6 +97,9 @@ def plain(e: LaunchError) -> str:
                 "NodePool's spec.limits so Karpenter stays under it. Nothing on the pod is wrong.")
     if e.cause == CAPACITY:
         where = (f" (no {e.instance_type} capacity in {e.zone})" if e.instance_type and e.zone else "")
+        if "all requested instance types were unavailable" in e.text:  # no CreateFleet call was made at all
+            where += (": every instance type and zone it allowed was already marked unavailable after recent "
+                      "insufficient-capacity errors, so Karpenter did not even ask EC2")
         return (f"{claim} could not start: EC2 had no capacity for the instance types and zones it allowed{where} "
                 "(InsufficientInstanceCapacity / UnfulfillableCapacity). Karpenter marks those offerings unavailable "
                 "for a few minutes and retries with the others, so this often clears on its own; when it keeps "
