@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 from karpplan.lint.rules.examples import NODEPOOL, deployment
 
@@ -31,3 +36,64 @@ def test_a_plan_without_unschedulable_pods_has_no_fixes(tmp_path: Path) -> None:
     path.write_text(TAINTED_POOL.replace(TAINT, ""))
     plan = plan_json(path)
     assert plan["unschedulable"] == []
+
+
+def test_fixes_of_a_plan_read_from_stdin_point_into_stdin() -> None:
+    """The fixes come from the documents `plan` read once (review of plan_with_fixes: it read the files again,
+    so input on stdin had no documents to point into): stdin's fix carries `<stdin>` and the line of the field."""
+    r = subprocess.run([sys.executable, "-m", "karpplan", "plan", "-", "-o", "json", "--time-limit", "10"],
+                       input=TAINTED_POOL, capture_output=True, text=True, check=False)
+    plan = json.loads(r.stdout)
+    best = plan["unschedulable"][0]["fixes"][0]
+    lines = TAINTED_POOL.splitlines()
+    assert best["file"] == "<stdin>" and best["line"] == lines.index("    spec:", lines.index("kind: Deployment")) + 1
+    assert best["field"] == "spec.template.spec.tolerations"
+
+
+def test_explain_reads_its_manifests_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """explain --manifests builds the inventory and the fixes' documents from one reading of the files."""
+    from karpplan.explain import fixes
+    from karpplan.explain.report import explain_text
+
+    path = tmp_path / "tainted.yaml"
+    path.write_text(TAINTED_POOL)
+    reads: list[object] = []
+    real = fixes.read_input
+
+    def counting(*args: object, **kwargs: object) -> object:
+        reads.append(args)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fixes, "read_input", counting)
+    explanation = explain_text('Failed to schedule pod, incompatible with nodepool "default", did not tolerate '
+                               'dedicated=batch:NoSchedule')
+    fixes.reproduce_and_fix(explanation, [str(path)])
+    assert len(reads) == 1
+    found = [f for item in explanation.item_list() for f in item.fixes]
+    assert found and found[0].file == str(path)
+
+
+def test_a_plan_with_fixes_reads_its_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fixes of unschedulable pods point into the documents `plan` read: the file is read once, not again
+    for the fixes."""
+    from collections import Counter
+
+    from typer.testing import CliRunner
+
+    from karpplan.cli.main import app
+    from karpplan.inputs import loader
+
+    reads: Counter[str] = Counter()
+    real = loader._read_file
+
+    def counting(path: Path, label: str, max_bytes: int) -> str:
+        reads[label] += 1
+        return real(path, label, max_bytes)
+
+    monkeypatch.setattr(loader, "_read_file", counting)
+    path = tmp_path / "tainted.yaml"
+    path.write_text(TAINTED_POOL)
+    result = CliRunner().invoke(app, ["plan", str(path), "-o", "json", "--time-limit", "10"])
+    plan = json.loads(result.stdout)
+    assert plan["unschedulable"] and plan["unschedulable"][0]["fixes"]
+    assert reads == Counter({str(path): 1})

@@ -49,11 +49,15 @@ def lint_for_report(options: PlanOptions, documents: Sequence[Document], texts: 
 
 def read_plan_input(options: PlanOptions, keep: bool) -> tuple[Inventory, list[Document], dict[str, str]]:
     """The input read once: the inventory (`--fargate-profile` added, as `read_inventory`), and, when `keep`
-    (the HTML report lints them), the documents and each file's text; else those are let go."""
+    (the HTML report lints them), the documents and each file's text; else only the documents the fixes of
+    unschedulable pods point into (`documents_for_fixes`)."""
+    # lazy: the explain package loads when a plan is made, not at every start-up of the CLI
+    from karpplan.explain.fixes import documents_for_fixes
     texts: dict[str, str] | None = {} if keep else None
     inventory, documents = read_input(options.paths, max_bytes=options.max_file_size, scale=options.scale,
                                       default_requests=options.default_requests, texts=texts)
-    return (with_fargate_profiles(inventory, options.fargate_profiles), documents if keep else [], texts or {})
+    return (with_fargate_profiles(inventory, options.fargate_profiles),
+            documents if keep else documents_for_fixes(documents), texts or {})
 
 
 def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
@@ -86,7 +90,7 @@ def run_plan(options: PlanOptions, output: str, terminal: Terminal) -> int:
         with display:
             plan = make_plan(inventory, catalog, replace(options, progress=display), budget)
     with budget.phase("fixes"):  # what explain --manifests would propose, in what is left of the time limit
-        plan = plan_with_fixes(plan, inventory, options.paths, catalog, budget.limit - budget.elapsed())
+        plan = plan_with_fixes(plan, inventory, documents, catalog, budget.limit - budget.elapsed())
         plan = with_volume_fixes(plan, inventory)
     # What was not read is always said (one line, once the input is known to be good); -v lists it.
     note = skipped_note(inventory, listed=terminal.verbose > 0)

@@ -73,12 +73,20 @@ def _requirement(q: ParsedRequirement) -> Requirement | None:
         return None
 
 
+# EKS Auto Mode's NodePools select instance types with eks.amazonaws.com/instance-* labels: the same attributes as
+# Karpenter's karpenter.k8s.aws/instance-* ones (category, family, generation, cpu, size, ...)
+_EKS_AUTO_PREFIX, _KARPENTER_AWS_PREFIX = "eks.amazonaws.com/instance-", "karpenter.k8s.aws/instance-"
+
+
 def ask_of(reqs: Sequence[ParsedRequirement], catalog: Catalog) -> Ask:
     known_keys = {k for t in catalog.instance_types for k in t.labels}
     type_reqs: list[Requirement] = []
     zones = capacity = None
     skipped: list[str] = []
     for q in reqs:
+        if q.key.startswith(_EKS_AUTO_PREFIX):
+            q = ParsedRequirement(_KARPENTER_AWS_PREFIX + q.key.removeprefix(_EKS_AUTO_PREFIX), q.operator, q.values,
+                                  q.extra)
         req = _requirement(q)
         if req is None:
             skipped.append(str(q))
@@ -150,6 +158,14 @@ def _extended(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, f
                           "Karpenter before launch (it supports only resources the instance types report): run such "
                           "pods on nodes that already advertise it (a node group with the device plugin), or drop the "
                           "request from the pod's resources."))
+            return out, name
+        fewer = [t for t, _ in ok if 0 < t.allocatable.get(name) < amount]
+        if known and not in_reqs and fewer:
+            most = max(fewer, key=lambda t: (t.allocatable.get(name), t.name))
+            out.append(f"The pod asks for {_fmt(name, amount)} of {name}, but the types the requirements allow offer "
+                       f"fewer ({', '.join(sorted({t.name for t in fewer})[:4])}; at most {_fmt(name, most.allocatable.get(name))}, "
+                       f"{most.name}): allow a larger type that has {_fmt(name, amount)}, e.g. {_listed(offering)}, or "
+                       f"request no more than {_fmt(name, most.allocatable.get(name))}." + (f" {how}" if how else ""))
             return out, name
         if known and not in_reqs:
             out.append(f"The pod asks for {_fmt(name, amount)} of {name}; no type the requirements allow offers it, "
@@ -223,6 +239,8 @@ def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str
         emptying = _emptying(catalog, ask, fits)
         return out + [emptying or _matching_nothing(catalog, ask, pool_fields)], None
     fitting = [(t, p) for t, p in ok if fits(t)]
+    if not fitting and asked.get(EPHEMERAL) and any(_fits_but(asked, t, EPHEMERAL) for t, _ in ok):
+        return out + [_ephemeral(asked)], None
     if fitting and not known:
         return out + [f"The log does not show the pool's requirements, so the catalog cannot check them; types that "
                       f"fit this pod exist (e.g. {_listed(fitting, 3)}): check that {pool_fields} allows one of them, "
@@ -236,8 +254,43 @@ def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str
             f"exist, look at the pool's limits first ({limits_field}: the types that fit would exceed what its "
             "nodes have not used yet - Karpenter logs 'N out of M instance types were excluded because they would "
             "breach limits' just before), then at offerings (zones / capacity type without capacity, recent "
-            "insufficient-capacity errors)."], None
+            "insufficient-capacity errors)." + _zone_subnets(ask, limits_field)], None
     return out + [_too_big(asked, catalog, ok, pool_fields, known, fits)], None
+
+
+def _zone_subnets(ask: Ask, limits_field: str) -> str:
+    """A zone requirement narrows the offerings to zones the node class has subnets in: say so."""
+    if ask.zones is None or ask.zones.operator != "In":
+        return ""
+    node_class = "AWSNodeTemplate" if "provisioner" in limits_field or limits_field == "spec.limits.resources" \
+        else "EC2NodeClass"
+    return (f" With {ask.zones} among the requirements (the pod's selector, or the zone of a volume it has bound), an "
+            f"offering exists only where the {node_class}'s subnet selector finds a subnet in that zone: check that its "
+            "discovered subnets (its status, or Karpenter's 'discovered subnets' log line) include that zone.")
+
+
+def _nominal(t: InstanceType, name: str) -> int:
+    """The size EC2 sells (instance-memory in MiB, instance-cpu), before any overhead; else the capacity."""
+    label = {MEMORY: "karpenter.k8s.aws/instance-memory", CPU: "karpenter.k8s.aws/instance-cpu"}.get(name)
+    raw = t.labels.get(label or "")
+    if raw and raw.isdigit():
+        return int(raw) << 20 if name == MEMORY else int(raw) * 1000
+    return t.capacity.get(name)
+
+
+def _fits_but(asked: Resources, t: InstanceType, name: str) -> bool:
+    """Whether `t` holds everything the pod asks for except `name`."""
+    return all(t.allocatable.get(k) >= a for k, a in asked.items() if k != name)
+
+
+def _ephemeral(asked: Resources) -> str:
+    return (f"The pod asks for {_fmt(EPHEMERAL, asked.get(EPHEMERAL))} of ephemeral-storage (with DaemonSet overhead), "
+            "and that is the request no type meets: a node's ephemeral-storage is its root volume, not a property of "
+            "the instance type - Karpenter takes it from the node class's blockDeviceMappings (20Gi when none is set; "
+            "spec.blockDeviceMappings of the EC2NodeClass / AWSNodeTemplate, on the AMI family's root device: /dev/xvda "
+            "for AL2 / AL2023, /dev/xvdb for Bottlerocket) or, with instanceStorePolicy: RAID0, from local NVMe. Raise "
+            "that volumeSize above the request plus the images and system use (Karpenter keeps some for the system), or "
+            "lower the pod's ephemeral-storage request; larger instance types alone do not help.")
 
 
 def _too_big(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, float]], pool_fields: str,
@@ -254,9 +307,9 @@ def _too_big(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, fl
     figures = "; ".join(f"{k}: the pod asks for {_fmt(k, asked.get(k))} with DaemonSet overhead, the largest allowed "
                         f"type, {t.name}, has {_fmt(k, t.allocatable.get(k))} allocatable" for k, t in short_of.items())
     wider = [(t, t.cheapest_price) for t in catalog.instance_types if fits(t) and t.offerings]
-    overhead = [f"{t.name} has {_fmt(k, t.capacity.get(k))} {k}, but Karpenter subtracts kube-reserved, the eviction "
+    overhead = [f"{t.name} has {_fmt(k, _nominal(t, k))} {k}, but Karpenter subtracts kube-reserved, the eviction "
                 "threshold and its VM memory overhead estimate (VM_MEMORY_OVERHEAD_PERCENT, 7.5% by default) before "
-                "comparing" for k, t in short_of.items() if asked.get(k) <= t.capacity.get(k)]
+                "comparing" for k, t in short_of.items() if asked.get(k) <= _nominal(t, k)]
     scope = "every type the requirements allow" if known else f"every type in the {catalog.region} catalog"
     return (f"The pod is too big for {scope} ({figures})." + (f" {'; '.join(overhead)}." if overhead else "")
             + " Lower the pod's resources.requests below that"

@@ -34,9 +34,9 @@ from karpplan.explain.report import Explanation
 from karpplan.explain.structure import Fix, Item, signed_hourly
 from karpplan.explain.volumes import common_zones, sentences, volume_facts, volume_fixes
 from karpplan.explain.wording import item_plain
-from karpplan.inputs.loader import read_documents
+from karpplan.inputs.loader import Document
 from karpplan.model import labels as L
-from karpplan.model.build import load_inventory
+from karpplan.model.build import read_input
 from karpplan.model.inventory import Inventory
 from karpplan.model.pods import PodTemplate
 from karpplan.model.requirements import Requirement
@@ -130,9 +130,9 @@ def _minimal_conflict(planner: _Planner, inv: Inventory, cands: Sequence[Candida
 
 def reproduce_and_fix(explanation: Explanation, manifests: Sequence[str], *, catalog: str | None = None,
                       region: str | None = None, zones: Sequence[str] = (), stdin: str | None = None) -> None:
-    """`stdin`: the text of `-` among `manifests`, read once by the caller."""
-    inv = load_inventory(manifests, stdin=None if stdin is None else io.StringIO(stdin))
-    documents, _ = read_documents([m for m in manifests if m != "-"])
+    """`stdin`: the text of `-` among `manifests`, read once by the caller. The manifests are read once: the
+    inventory and the documents the fixes point into (stdin's included) come from the same reading."""
+    inv, documents = read_input(manifests, stdin=None if stdin is None else io.StringIO(stdin))
     locator = Locator(documents)
     cat = catalog_for(inv, region, catalog, zones=zones)
     planner = _Planner(cat)
@@ -222,13 +222,24 @@ def _fix_one(planner: _Planner, inv: Inventory, base: Plan, base_cost: float, wo
     return True, conflict, fixes
 
 
-def plan_with_fixes(plan: Plan, inventory: Inventory, manifests: Sequence[str], catalog: Catalog,
+def documents_for_fixes(documents: Sequence[Document]) -> list[Document]:
+    """The documents `plan_with_fixes` points into, kept from `plan`'s one reading of its input: all but the Nodes
+    and the pods already bound to a node (the bulk of a cluster snapshot, which no fix changes)."""
+    return [d for d in documents if d.kind != "Node" and not (d.kind == "Pod" and _bound(d))]
+
+
+def _bound(doc: Document) -> bool:
+    spec = doc.body.get("spec")
+    return isinstance(spec, dict) and bool(spec.get("nodeName"))
+
+
+def plan_with_fixes(plan: Plan, inventory: Inventory, documents: Sequence[Document], catalog: Catalog,
                     seconds: float) -> Plan:
     """The plan with, for each unschedulable workload, the smallest fixes `explain --manifests` would
-    propose (the same search and wording), found within `seconds` of re-planning."""
+    propose (the same search and wording), found within `seconds` of re-planning. `documents` are those the plan
+    was read from (`documents_for_fixes`): no file is read again, so stdin input gets its fixes too."""
     if not plan.unschedulable:
         return plan
-    documents, _ = read_documents([m for m in manifests if m != "-"])
     locator = Locator(documents)
     planner = _Planner(catalog, time.monotonic() + max(seconds, 0.0))
     base = planner.plan(inventory)
@@ -257,4 +268,5 @@ def _fix_sentence(item: Item) -> str:
     return text
 
 
-__all__ = ["reproduce_and_fix", "plan_with_fixes", "match_workload", "candidates", "NodeSelectorTerm"]
+__all__ = ["reproduce_and_fix", "plan_with_fixes", "documents_for_fixes", "match_workload", "candidates",
+           "NodeSelectorTerm"]

@@ -31,6 +31,7 @@ DISRUPTION_TAINTS = {
     "node.kubernetes.io/out-of-service": "the node was marked out of service",
     "ToBeDeletedByClusterAutoscaler": "cluster-autoscaler is removing the node",
     "DeletionCandidateOfClusterAutoscaler": "cluster-autoscaler may remove the node soon",
+    "remediator.aks.microsoft.com/unschedulable": "AKS node auto-repair is remediating (reimaging) the node",
 }
 
 PLACEHOLDER = "hostname-placeholder-"

@@ -13,7 +13,7 @@ from itertools import accumulate, compress, count, repeat
 from operator import add, itemgetter
 from typing import Any
 
-from karpplan.explain.dialects import disruption, fargate, kube, nodeclass
+from karpplan.explain.dialects import disruption, fargate, kube, launch, nodeclass
 from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.structure import (
     CLUSTER_AUTOSCALER,
@@ -29,7 +29,7 @@ from karpplan.explain.structure import (
 from karpplan.explain.wording import capital, reason_plain, with_plain
 
 # Anything worth a full parse contains one of these (bytes, for the fast path over huge logs).
-TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"scale-up", b"incompatible", b"did not tolerate",
+TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"no nodes available", b"scale-up", b"incompatible", b"did not tolerate",
                  b"no instance type", b"should schedule on", b"topology constraint", b"limits", b"excluded because",
                  b"does not have known values", b"minValues", b"not supported", b"filtered out all", b'"error"',
                  b"Name:", b"Namespace:", b"Events:", b"Type  ", b"----  ", b"LAST SEEN", b"nodepools found", b"provisioners found", b"exceeds node resources",
@@ -37,6 +37,9 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"scale-up", b"incompa
                  # node-class errors (a pool that resolves no instance types): dialects/nodeclass.py
                  b"resolving node class", b"unable to resolve instance types", b"NodeClassNotReady",
                  b"ignoring nodepool, not ready", b"nodeclass not ready", b"node class not ready",
+                 b"no resolved instance types",
+                 # EC2 launch failures of a NodeClaim: dialects/launch.py
+                 *(t.encode() for t in launch.TRIGGERS),
                  # why a node is not consolidated or disrupted, and disruptions under way: dialects/disruption.py
                  *(t.encode() for t in disruption.TRIGGERS))
 
@@ -82,11 +85,12 @@ of a block it passes."""
 
 
 TRIGGER = re.compile(
-    rb"schedule pod|nodes are available|scale-up|incompatible with|did not tolerate|no instance type|"
+    rb"schedule pod|nodes are available|no nodes available|scale-up|incompatible with|did not tolerate|no instance type|"
     rb"should schedule on|topology constraint|incompatible requirements|exceed(?:s)? (?:provisioner )?limits|"
     rb"limits have been exhausted|excluded because|does not have known values|minValues|not supported|"
     rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|predicate |Ignoring pod|resolving node class|"
-    rb"unable to resolve instance types|NodeClassNotReady|ignoring nodepool, not ready")
+    rb"unable to resolve instance types|NodeClassNotReady|ignoring nodepool, not ready|no resolved instance types|"
+    + b"|".join(re.escape(t.encode()) for t in launch.TRIGGERS))
 _KARPENTER_ANCHOR = re.compile(
     r"(?:Could not|could not|Failed to|Unable to) schedule pod\b|incompatible with (?:nodepool|provisioner)\b|"
     r"compatible with nodepool \"|did not tolerate |no instance type |unsatisfiable topology constraint|"
@@ -96,6 +100,9 @@ _KARPENTER_ANCHOR = re.compile(
     r"\d+ out of \d+ instance types were excluded|Ignoring pod, pod anti-affinity is not supported|"
     r"Ignoring pod, label \S+ is restricted|"
     r"no (?:dynamic )?(?:nodepools|provisioners) found")
+_QUOTED_LINES = re.compile(r"(?m)^(?:>[ \t]?)+")
+_BOX_BORDER = re.compile(r"(?m)^[ \t]*[\u2502\u2503][ \t]?|[ \t]*[\u2502\u2503][ \t]*$")
+_MD_LINK = re.compile(r"\[([^\]\[]+)\]\(https?://[^)\s]*\)")
 _RESTRICTED = re.compile(r"Ignoring pod, label (?P<key>\S+) is restricted")  # v0.1x, before scheduling
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 _FIELD = re.compile(r'"(?P<name>message|msg|error|pod|time|ts|level|logger)"\s*:\s*"')
@@ -353,6 +360,13 @@ def _node_class(e: nodeclass.NodeClassError, text: str) -> Parsed:
     return Parsed(KARPENTER, "Log", e.text, time=tm.group(0) if tm else None, reasons=(reason,))
 
 
+def _launch_failed(e: launch.LaunchError, text: str) -> Parsed:
+    """EC2 would not start a NodeClaim's instance: a launch's error, no pod's."""
+    reason = Reason(NO_INSTANCE_TYPE, e.text, cause=e.cause, plain=launch.plain(e))
+    tm = TIMESTAMP.search(text)
+    return Parsed(KARPENTER, "Log", e.text, time=tm.group(0) if tm else None, reasons=(reason,))
+
+
 class RecordParser:
     """Parses records in order, remembering the pod a `kubectl describe pod` is about."""
 
@@ -368,6 +382,12 @@ class RecordParser:
         return f"{self.describe_ns}/{self.describe_name}" if self.describe_ns else self.describe_name
 
     def parse(self, text: str) -> list[Parsed]:
+        if text[:1] == ">":  # a quoted paste (GitHub, e-mail): each line's `> ` marks
+            text = _QUOTED_LINES.sub("", text)
+        if "](http" in text:  # GitHub turned a label key into a link: `[nvidia.com/gpu](http://nvidia.com/gpu)`
+            text = _MD_LINK.sub(r"\g<1>", text)
+        if "\u2502" in text or "\u2503" in text:  # k9s' box: `│   Warning  FailedScheduling ...   │`
+            text = _BOX_BORDER.sub("", text)
         first = text.lstrip()
         if first.startswith(("Name:", "Namespace:")):
             if (m := _DESCRIBE_NAME.match(first)) is not None:
@@ -378,6 +398,8 @@ class RecordParser:
             return []
         if any(t in text for t in nodeclass.TRIGGERS) and (e := nodeclass.parse(text)) is not None:
             return [_node_class(e, text)]  # the whole record: the pool and the cause may stand in other fields
+        if any(t in text for t in launch.TRIGGERS) and (le := launch.parse(text)) is not None:
+            return [_launch_failed(le, text)]
         if '{""' in text:  # CSV export (CloudWatch, spreadsheets): quotes doubled
             text = text.replace('""', '"')
         if "{" in text or '"error"' in text or '"message"' in text:

@@ -14,6 +14,7 @@ import re
 from dataclasses import replace
 from datetime import datetime
 
+from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.dialects import nodeclass
 from karpplan.explain.dialects.nodeclass import NodeClassError
 from karpplan.explain.dialects.nodeclass import plain as node_class_plain
@@ -31,10 +32,12 @@ from karpplan.explain.wording import capital, item_plain
 REPEATED_SECONDS = 120  # a nomination still repeated after this long is not a node on its way
 
 
-def _limits_plain(r: Reason, e: NodeClassError) -> str:
+def _limits_plain(r: Reason, e: NodeClassError, dialect: str | None) -> str:
     pool = r.node_pool or e.pool
-    return (f'NodePool "{pool}" is not really at its limits. '
-            + node_class_plain(replace(e, pool=pool)) + " Do not raise spec.limits for this.")
+    provisioner = dialect == K.V016 or e.provisioner  # a v0.2x Provisioner, its node template an AWSNodeTemplate
+    return (f'{"Provisioner" if provisioner else "NodePool"} "{pool}" is not really at its limits. '
+            + node_class_plain(replace(e, pool=pool, provisioner=provisioner))
+            + f" Do not raise {'spec.limits.resources' if provisioner else 'spec.limits'} for this.")
 
 
 def _node_class_errors(explanation: Explanation) -> list[NodeClassError]:
@@ -94,13 +97,13 @@ def link_node_classes(explanation: Explanation) -> None:
         p = item.parsed
         changed = False
 
-        def reword(r: Reason) -> Reason:
+        def reword(r: Reason, dialect: str | None = p.dialect) -> Reason:
             nonlocal changed
             e = _behind(r, errors)
             if e is None:
                 return r
             changed = True
-            return replace(r, plain=capital(_limits_plain(r, e)))
+            return replace(r, plain=capital(_limits_plain(r, e, dialect)))
 
         reasons = tuple(reword(r) for r in p.reasons)
         pools = tuple(replace(pool, reasons=tuple(reword(r) for r in pool.reasons)) for pool in p.pools)

@@ -35,7 +35,7 @@ _RECORD_START = re.compile(
     rb'caller|logger|L|T|M)"|\{\s*$|\[|\d{4}-\d\d-\d\d|[IWEF]\d{4} |\d+[smhd]\s|<unknown>|(?:Normal|Warning)\s|Type\s|Name:|'
     rb"Namespace:|Events:|-{3}|#|(?:DEBUG|INFO|WARN|ERROR)\b|(?:[a-z0-9][-a-z0-9.]*\s+)?\S+\s+(?:Normal|Warning)\s)")
 _CONTINUES = re.compile(rb"^\s*(?:and requirements|requirements=|resources=|\{\\?\"|\(no instance type|daemonset "
-                        rb"overhead|key [\w./-]+,|\d+ (?:node|Insufficient|Too many))")
+                        rb"overhead|key [\w./-]+,|\d+ (?:node|Insufficient|Too many)|preemption: \d+/\d+ nodes)")
 _LOWER_WORD = re.compile(rb"^\s*(?:[a-z][\w./-]*(?:\s|$)|[\])}])")
 _TRIGGERS = (b"schedule pod", b"nodes are available", b"scale-up", b"incompatible", b"Fargate", b"no instance type")
 MAX_WRAPPED_LINES = 20
@@ -69,6 +69,9 @@ def blocks(stream: BinaryIO, limit: int | None = None,
         progress(done)
     if carry:
         yield [carry]
+
+
+_QUOTE = re.compile(rb"^(?:>[ \t]?)+")  # a GitHub / e-mail quote's marks, nested ones too: `> > `
 
 
 def block_lines(stream: BinaryIO, limit: int | None = None,
@@ -170,6 +173,30 @@ def _wrapped(pending: Record, line: bytes) -> bool:
     return not tail.endswith((b".", b'"', b"}", b")")) and _LOWER_WORD.match(line) is not None
 
 
+# The words of the messages explain reads: a terminal that wraps at a fixed width cuts one of them in two
+# (`incomp` / `atible with provisioner`), and the halves join without the space a wrap between words needs.
+_GRAMMAR_WORDS = frozenset(
+    b"incompatible provisioner provisioners nodepool nodepools requirements requirement tolerate satisfied resources "
+    b"instance topology constraint constraints daemonset overhead available kubernetes schedule unschedulable "
+    b"affinity selector preemption insufficient persistent volume volumes untolerated exceed limits "
+    b"capacity-type instance-type instance-category instance-family instance-generation topology.kubernetes.io/zone "
+    b"karpenter.sh/nodepool karpenter.sh/provisioner-name kubernetes.io/arch kubernetes.io/os".split())
+_TAIL_WORD = re.compile(rb"([\w./-]+)$")
+_HEAD_WORD = re.compile(rb"^([\w./-]+)")
+
+
+def _joint(data: bytes, line: bytes) -> bytes:
+    """What joins a wrapped line to the text before it: nothing when the wrap cut a grammar word in two, else a
+    space."""
+    tail, head = _TAIL_WORD.search(data), _HEAD_WORD.match(line.lstrip())
+    if tail is None or head is None or data[-1:].isspace():
+        return b" "
+    a, b = tail.group(1).lower(), head.group(1).lower()
+    whole = (a + b).rstrip(b",;:.")
+    return b"" if whole in _GRAMMAR_WORDS and a not in _GRAMMAR_WORDS and b.rstrip(b",;:.") not in _GRAMMAR_WORDS \
+        else b" "
+
+
 class LineReader:
     """Physical lines fed one at a time, logical records out: `feed` returns the record a line completes (the one
     before it, when the line starts a new one), `close` the last one."""
@@ -202,13 +229,16 @@ class LineReader:
         done = pending = self.pending
         if pending is not None:
             data = pending.data
+            # a quoted paste (`> ` before each line): the next line is judged, and joined, without its marks (the
+            # parser reads the record's first line without them too); a line that starts a record keeps them
+            inner = _QUOTE.sub(b"", line) if line[:1] == b">" and data[:1] == b">" else line
             end = data[-2:]  # (the record's end, blanks aside: most records end in none, and the copy is saved)
             if (end[-1:] == b";" or end == b';"' or end[-1:].isspace() and data.rstrip().endswith((b";", b';"'))) \
-                    and _CLAUSE_START.match(line):
-                self.pending = Record(pending.line, pending.lines + 1, data + b"\n" + line)
+                    and _CLAUSE_START.match(inner):
+                self.pending = Record(pending.line, pending.lines + 1, data + b"\n" + inner)
                 return None
-            if _RECORD_START.match(line) is None and _wrapped(pending, line):
-                self.pending = Record(pending.line, pending.lines + 1, data + b" " + line.strip())
+            if _RECORD_START.match(inner) is None and _wrapped(pending, inner):
+                self.pending = Record(pending.line, pending.lines + 1, data + _joint(data, inner) + inner.strip())
                 return None
         last = line[-1:]  # _opening_prefix's first test, inline: most lines open nothing
         if last.isspace():

@@ -9,8 +9,9 @@ from dataclasses import dataclass, replace
 from karpplan.explain import known
 from karpplan.explain import structure as reason_kind
 from karpplan.explain.advice import how_to_get
-from karpplan.explain.dialects import disruption, fargate, nodeclass
+from karpplan.explain.dialects import disruption, fargate, launch, nodeclass
 from karpplan.explain.dialects import karpenter as K
+from karpplan.explain.node_hints import node_hints
 from karpplan.explain.structure import CLUSTER_AUTOSCALER, KUBE_SCHEDULER, Item, Parsed, PoolReasons, Reason
 from karpplan.model.labels import ZONE
 
@@ -212,7 +213,11 @@ def _placeholder_pinned_plain(r: Reason, where: str, pod_side: str) -> str:
             "hostPath storage such as local-path or OpenEBS LocalPV), or from the pod's own nodeSelector / node "
             "affinity or pod affinity on kubernetes.io/hostname. Check the pod's claims (kubectl get pvc, then "
             "kubectl get pv -o yaml for nodeAffinity): when that node is gone the pod can never run until the claim "
-            "is deleted and provisioned again (the data on it is lost), or a node with that name comes back.")
+            "is deleted and provisioned again (the data on it is lost), or a node with that name comes back. With "
+            "required pod affinity on kubernetes.io/hostname instead, the pod may only join the node its peers run on: "
+            "when that node is still starting it must wait for it (kube-scheduler says 'didn't match pod affinity "
+            "rules' meanwhile), and older Karpenter could leave it Pending even then (kubernetes-sigs/karpenter#270: "
+            "upgrade).")
 
 
 def _conflict_plain(r: Reason, where: str, f: PoolFields, in_pool: bool = False) -> str:
@@ -332,13 +337,19 @@ def volume_plain(text: str, f: PoolFields = NODEPOOL_FIELDS) -> str:
         return (f"{text}: the pod's PersistentVolumeClaim is not bound yet and its StorageClass binds Immediately, so "
                 "the scheduler waits for the volume. Check kubectl describe pvc: a StorageClass that does not exist, a "
                 "provisioner / CSI driver that is not installed (e.g. ebs.csi.aws.com) or lacks IAM permissions keeps "
-                "it Pending. Use volumeBindingMode: WaitForFirstConsumer so the volume is made in the pod's zone.")
+                "it Pending, and so does a claim that names no StorageClass in a cluster without a default one (EKS "
+                "clusters made on 1.30 or later no longer mark gp2 as the default) when no PersistentVolume matches it. Use volumeBindingMode: WaitForFirstConsumer so the volume is made in the pod's zone.")
     if "available persistent volumes to bind" in low:
         return (f"{text}: the pod's claim is unbound and no existing PersistentVolume matches it on those nodes "
                 "(storageClassName, size, access modes, or the PV's node affinity); provision one, or give the claim a "
                 "StorageClass that can create it.")
     if "max volume count" in low:
-        return f"{text}: those nodes already have as many volumes attached as their instance type allows."
+        return (f"{text}: those nodes already have as many volumes attached as they may (the CSI driver's per-node "
+                "limit in CSINode: the instance type's EBS attachment slots, shared with ENIs on Nitro types, or the "
+                "EBS CSI driver's --volume-attach-limit), so the pod needs a node with a free attachment - a new node, "
+                "not smaller requests. If Karpenter or cluster-autoscaler adds none, it is not counting that limit "
+                "(older Karpenter ignored --volume-attach-limit): spread such pods over more nodes (topology spread on "
+                "kubernetes.io/hostname) or use instance types with more attachment slots.")
     return (f"{text}: the pod's volumes (PersistentVolumeClaims) tie it to a zone or node the pool cannot launch in; "
             f"compare each volume's zone (kubectl get pv -o wide) with the pool's {f.requirements} on "
             "topology.kubernetes.io/zone.")
@@ -375,7 +386,10 @@ def _node_filter_plain(r: Reason, source: str) -> str:
         return (head + "; ".join(parts) + "." if parts else r.text) + hints
     parts = [f"{n} {why}" for why, n in counts.items()]
     nodes = f"of {r.total} nodes, " if r.total is not None else ""
-    return ("no existing node fits: " + nodes + "; ".join(parts) + "." if parts else r.text) + _device_hints(counts)
+    if not parts and r.total == 0:
+        return node_hints({r.text: 0}).strip()
+    return (("no existing node fits: " + nodes + "; ".join(parts) + "." if parts else r.text) + _device_hints(counts)
+            + node_hints(counts))
 
 
 def _device_hints(counts: Mapping[str, int]) -> str:
@@ -393,7 +407,8 @@ def _device_hints(counts: Mapping[str, int]) -> str:
 
 def _group_hints(counts: Mapping[str, int]) -> str:
     out = ""
-    if counts and all(_SELECTOR_MISMATCH.search(why) for why in counts):  # no group is the pod's: templates
+    if any(_SELECTOR_MISMATCH.search(why) for why in counts) and all(
+            _SELECTOR_MISMATCH.search(why) or "taint" in why for why in counts):  # no group is the pod's: templates
         out += (" cluster-autoscaler judges a node group by a template node: a running node of the group, or, for a "
                 "group at zero nodes, one it builds from the autoscaling group's tags - "
                 "k8s.io/cluster-autoscaler/node-template/label/<key>: <value> for each label and "
@@ -402,7 +417,8 @@ def _group_hints(counts: Mapping[str, int]) -> str:
                 "group scaled to 0 never matches the pod's nodeSelector / node affinity: tag the autoscaling group of "
                 "the group the pod belongs on with every label the pod selects (for an EKS managed node group, set "
                 "them as the node group's Kubernetes labels / taints, which cluster-autoscaler reads with "
-                "eks:DescribeNodegroup).")
+                "eks:DescribeNodegroup). If the group the pod is meant for is not among them at all, it no longer "
+                "exists (a deleted node group leaves nothing to grow): recreate it, or change the pod's selector.")
     for why in counts:
         if "backoff" in why:
             out += (" A node group in backoff had a scale-up fail recently (no capacity for its instance type, a "
@@ -413,7 +429,12 @@ def _group_hints(counts: Mapping[str, int]) -> str:
         name = why.removeprefix("Insufficient ").strip() if why.startswith("Insufficient ") else None
         if name is None:
             continue
-        if "/" in name:
+        if name == "ephemeral-storage":
+            out += (" Insufficient ephemeral-storage: for a group at zero nodes cluster-autoscaler builds the template node from "
+                    "the group's tags, and without k8s.io/cluster-autoscaler/node-template/resources/ephemeral-storage "
+                    "(on AWS; other providers have their own tag) it assumes none, so no pod that requests it triggers "
+                    "a scale-up from zero: add that tag with the node's disk size, or keep one node in the group.")
+        elif "/" in name:
             out += (f" The node group's template node offers no {name}: cluster-autoscaler knows an extended resource "
                     "of a group only from a running node or, for a group at zero nodes, from the autoscaling group tag "
                     f"k8s.io/cluster-autoscaler/node-template/resources/{name}; use a group whose instance type has it "
@@ -484,7 +505,7 @@ def item_plain(item: Item) -> str:
     if p.event in disruption.EVENTS:  # a node kept or removed, no pod: the message says which and why
         return " ".join([capital(disruption.plain(p.message)),
                          *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])
-    if not p.pod and p.reasons and all(r.cause in nodeclass.CAUSES for r in p.reasons):  # a pool's error, no pod
+    if not p.pod and p.reasons and all(r.cause in nodeclass.CAUSES + launch.CAUSES for r in p.reasons):  # no pod's
         return " ".join([*dict.fromkeys(capital(r.plain) for r in p.reasons),
                          *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])
     sentences: list[str] = [_header(p, who)]

@@ -32,13 +32,13 @@ TRIGGERS = ("Unconsolidatable", "DisruptionBlocked", "isrupting ", "Consolidatin
             "prevents pod evictions", "do-not-disrupt", "do-not-consolidate", "nominated for a pending pod",
             "without creating", "cheaper", "SpotToSpotConsolidation", "pods would schedule", "blocking budget",
             "consolidation disabled", "consolidation policy WhenEmpty", "Cannot disrupt", "Cannot deprovision")
-_PREFIX = re.compile(r"^(?:Cannot (?:disrupt|deprovision) (?:Node|NodeClaim|Machine): )", re.I)
+_PREFIX = re.compile(r"^(?:Cannot (?:disrupt|deprovision) (?:Node|NodeClaim|Machine)(?::| due to) )", re.I)
 _S = r"(?:state )?"
 _DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 
 
 def _pdb(m: re.Match[str]) -> str:
-    name = (m.group("pdb") or "").strip("[] ")
+    name = (m.group("pdb") or (m.groupdict().get("bare") or "")).strip("[] ")
     pdb = f'PodDisruptionBudget "{name}"' if name else "a PodDisruptionBudget"
     ns, _, short = name.rpartition("/")
     look = f"kubectl get pdb -n {ns} {short}" if ns else "kubectl get pdb -A"
@@ -110,7 +110,13 @@ def _no_cheaper(_: re.Match[str]) -> str:
             "pods' requests.")
 
 
-def _spot_disabled(_: re.Match[str]) -> str:
+def _spot_disabled(m: re.Match[str]) -> str:
+    if "SpotToSpotConsolidation" not in m.group(0) and "SpotToSpotConsolidation" not in m.string:
+        # the bare sentence is older than the gate (v0.34): those versions never replace spot with spot
+        return ("This Karpenter version (before v0.34) never replaces a spot node by another spot node, so this "
+                "spot node is consolidated only by deletion, when its pods fit on the other nodes. Replacing spot "
+                "with cheaper spot needs Karpenter v0.34 or later with the SpotToSpotConsolidation feature gate on "
+                "(Helm value settings.featureGates.spotToSpotConsolidation=true).")
     return ("A spot node is only replaced by a cheaper spot node when the SpotToSpotConsolidation feature gate is "
             "on, and it is off (the default), so this spot node is never consolidated by replacement (it can still "
             "be deleted when its pods fit elsewhere). Smallest fix: enable the gate (Helm value "
@@ -226,7 +232,7 @@ def _disrupting(how: str) -> str:
 
 _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = tuple(
     (re.compile(pattern, re.I), word) for pattern, word in (
-        (r"\bpdb \"(?P<pdb>[^\"]+)\" prevents pod evictions", _pdb),
+        (r"\bpdb (?:\"(?P<pdb>[^\"]+)\"|(?P<bare>[\w./-]+)) prevents pod evictions", _pdb),  # v0.2x: unquoted
         (r"\bpdb prevents pod evictions(?: \(PodDisruptionBudget=(?P<pdb>[^)]*)\))?", _pdb),
         (r"eviction does not support multiple PDBs(?: \(PodDisruptionBudget\(s\)=(?P<pdb>[^)]*)\))?", _pdbs),
         (r"\bpod \"(?P<pod>[^\"]+)\" has \"?karpenter\.sh/do-not-(?:disrupt|evict)\"? annotation", _pod_annotation),

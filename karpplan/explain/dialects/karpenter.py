@@ -199,8 +199,17 @@ def parse_error(text: str) -> tuple[str | None, list[PoolReasons], list[Reason],
     kinds: set[str] = set()
     if m is not None and m.group("matched"):
         hint = V016
+    last: tuple[str, str] | None = None  # the pool of the clause before
     for clause in split_clauses(text):
         pm = _POOL.match(clause) or _TRIED.match(clause)
+        # Karpenter joins a pool's several requirement conflicts with "; " too (`..., key role, ...; key
+        # topology.kubernetes.io/zone, ...`): the second one is still that pool's
+        if pm is None and last is not None and clause.lstrip().startswith("key ") and (
+                reason := parse_reason(clause)) is not None:
+            if reason not in pools[last][1]:
+                pools[last][1].append(reason)
+            continue
+        last = None
         if pm is not None:
             kind = pm.group("kind")
             kinds.add(kind)
@@ -208,7 +217,8 @@ def parse_error(text: str) -> tuple[str | None, list[PoolReasons], list[Reason],
             overhead = parse_resources(overhead_text) if overhead_text else None
             body = clause[pm.end():]
             reason = parse_reason(body) if body.strip() else None
-            entry = pools.setdefault((kind, pm.group("name")), (overhead, []))
+            last = (kind, pm.group("name"))
+            entry = pools.setdefault(last, (overhead, []))
             if reason is not None and reason not in entry[1]:
                 entry[1].append(reason)
             elif body.strip() and not _ELLIPSIS.search(body):
@@ -225,13 +235,17 @@ def parse_error(text: str) -> tuple[str | None, list[PoolReasons], list[Reason],
             continue
         bare.append(reason)
     result = [PoolReasons(name, kind, tuple(rs), overhead) for (kind, name), (overhead, rs) in pools.items()]
-    if hint is None:
-        if "provisioner" in kinds or any("provisioner" in r.text for r in bare if r.kind in (reason_kind.LIMITS, reason_kind.EXCLUDED_TYPES)):
-            hint = V016
-        elif "did not tolerate taint (taint=" in text or "(NodePool=" in text:
-            hint = V15
-        elif "nodepool" in kinds:
-            hint = V10
-        elif bare and not any(r.kind in (reason_kind.LIMITS, reason_kind.EXCLUDED_TYPES) for r in bare):
-            hint = V15
-    return pod, result, bare, unparsed, hint
+    return pod, result, bare, unparsed, hint if hint is not None else _dialect_hint(text, kinds, bare)
+
+
+def _dialect_hint(text: str, kinds: set[str], bare: list[Reason]) -> str | None:
+    """The dialect the words of a message show, when its envelope did not."""
+    if "provisioner" in kinds or any("provisioner" in r.text for r in bare if r.kind in (reason_kind.LIMITS, reason_kind.EXCLUDED_TYPES)):
+        return V016
+    if "did not tolerate taint (taint=" in text or "(NodePool=" in text:
+        return V15
+    if "nodepool" in kinds:
+        return V10
+    if bare and not any(r.kind in (reason_kind.LIMITS, reason_kind.EXCLUDED_TYPES) for r in bare):
+        return V15
+    return None

@@ -13,7 +13,12 @@ SCALE_UP = re.compile(r"pod didn['’]t trigger scale-up(?: \((?P<why>[^)]*)\))?
 NOMINATED = re.compile(r"Pod should schedule on:? (?P<target>.*)")
 _ENTRY_SPLIT = re.compile(r",\s+(?=\d+ )")
 _ENTRY = re.compile(r"^(?P<n>\d+) (?P<why>.+)$", re.S)
-_UNTOLERATED = re.compile(r"had untolerated taint \{(?P<kv>[^}]*)\}?")
+# `had untolerated taint {k: v}` (kube-scheduler 1.23+) and the older `had taint {k: v}, that the pod didn't tolerate`
+_UNTOLERATED = re.compile(r"had (?:untolerated )?taint \{(?P<kv>[^}]*)\}?")
+# cluster-autoscaler's predicate line prints the node's taints as Go structs
+_GO_TAINT = re.compile(r'Taint\{Key:"(?P<key>[^"]*)", Value:"(?P<value>[^"]*)", Effect:"(?P<effect>[^"]*)"')
+# `0/N nodes are available` with no node at all: the scheduler's own sentence
+NO_NODES = re.compile(r"\bno nodes available to schedule pods\b")
 _UNTOLERATED_NEW = re.compile(r"had untolerated taint\(s\)")
 
 # `kubectl describe pod` Events rows: Type  Reason  Age  From  Message
@@ -59,6 +64,8 @@ def parse_fit_error(message: str) -> list[Reason] | None:
     """kube-scheduler's per-node counts; the preemption tail is dropped. None when not a FitError."""
     m = FIT.search(message)
     if m is None:
+        if NO_NODES.search(message) is not None:  # a cluster with no node the scheduler may use at all
+            return [Reason(NODE_FILTER, "no nodes available to schedule pods", counts={}, total=0)]
         return None
     rest = (m.group("rest") or "").split(" preemption:", 1)[0]
     end = _SENTENCE_END.search(rest)
@@ -90,13 +97,28 @@ def parse_predicate(message: str) -> tuple[str, list[Reason]] | None:
         return None
     why = m.group("why").strip()
     # `<reason>; predicateName=X; reasons: <r1>, <r2>; debugInfo=...`, or the older `... predicate mismatch, reason: <r>`
-    listed = re.search(r"reasons?: (?P<r>.*?)(?:; debugInfo=.*)?$", why, re.S)
-    parts = [p.strip() for p in (listed.group("r") if listed else why.split(";", 1)[0]).split(", ") if p.strip()]
+    listed = re.search(r"(?:reasons?: |predicateReasons=\[)(?P<r>.*?)\]?\)?(?:; debugInfo=.*)?$", why, re.S)
+    parts = [p.strip() for p in _split_outside_braces(listed.group("r") if listed else why.split(";", 1)[0]) if p.strip()]
     counts = {p: 1 for p in parts} if parts else {why: 1}
     text = message[m.start():].split("; debugInfo=", 1)[0].strip()
     reasons = [Reason(NODE_FILTER, text, counts=counts, cause=f"node group {m.group('group')}")]
     reasons.extend(derived(counts))
     return m.group("pod"), reasons
+
+
+def _split_outside_braces(text: str) -> list[str]:
+    """`a, b{x, y}, c` -> [a, b{x, y}, c]: a reason list split at its commas, never inside a printed Go struct."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "{(":
+            depth += 1
+        elif ch in "})":
+            depth = max(0, depth - 1)
+        elif ch == "," and depth == 0 and text[i + 1:i + 2] == " ":
+            parts.append(text[start:i])
+            start = i + 2
+    parts.append(text[start:])
+    return parts
 
 
 def derived(counts: dict[str, int]) -> list[Reason]:
@@ -122,6 +144,9 @@ def _taints(counts: dict[str, int]) -> list[Reason]:
         if t is not None:
             key, _, value = t.group("kv").partition(":")
             out.append(Reason(TAINT, why, key=key.strip(), value=value.strip() or None))
+        elif (gs := _GO_TAINT.findall(why)):
+            for key, value, effect in dict.fromkeys(gs):
+                out.append(Reason(TAINT, f"{key}={value}:{effect}", key=key, value=value or None, effect=effect or None))
         elif "taint" in why and (t2 := re.search(r"taint \{?([^}\s]+)\}?", why)) is not None and not _UNTOLERATED_NEW.search(why):
             key, value, effect = parse_taint(t2.group(1))
             out.append(Reason(TAINT, why, key=key, value=value or None, effect=effect or None))

@@ -20,7 +20,7 @@ UNRESOLVED = "instance types not resolved"  # the cause was cut off (or is anoth
 CAUSES = (MISSING, NOT_READY, UNRESOLVED)
 
 TRIGGERS = ("resolving node class", "NodeClassNotReady", "nodeclass not ready", "node class not ready",
-            "unable to resolve instance types", "ignoring nodepool, not ready")
+            "unable to resolve instance types", "ignoring nodepool, not ready", "no resolved instance types")
 _NOT_FOUND = re.compile(r"(?P<res>[A-Za-z0-9]*[Nn]ode[Cc]lass(?:es)?)(?:\.[\w.-]+)? \\?\"(?P<name>[^\"\\]+)\\?\" not found")
 _NOT_READY = re.compile(r"NodeClassNotReady|node ?class (?:is )?not ready|ignoring nodepool, not ready", re.I)
 _NODE_CLASS_NAMED = re.compile(r"(?P<res>[A-Za-z0-9]*[Nn]ode[Cc]lass(?:es)?)(?:\.[\w.-]+)?[ /]\\?\"?(?P<name>[a-z0-9][-a-z0-9.]*)")
@@ -38,6 +38,7 @@ class NodeClassError:
     kind: str | None  # the node class resource as logged, e.g. EC2NodeClass
     name: str | None
     text: str  # the error, from "resolving node class" / "unable to resolve" on
+    provisioner: bool = False  # a v0.2x Provisioner's (its node template is an AWSNodeTemplate, via providerRef)
 
 
 def _kind(resource: str) -> str:
@@ -65,8 +66,9 @@ def parse(line: str) -> NodeClassError | None:
         named = _NODE_CLASS_NAMED.search(text[start:])
         return NodeClassError(NOT_READY, pool, _kind(named.group("res")) if named else None,
                               named.group("name") if named else None, error)
-    if "unable to resolve instance types" in text:  # cause cut off or another one: still no instance types
-        return NodeClassError(UNRESOLVED, pool, None, None, error)
+    if "unable to resolve instance types" in text or "no resolved instance types" in text:  # cause cut off or
+        # another one (v0.2x: `skipping, no resolved instance types found` for a Provisioner): still no types
+        return NodeClassError(UNRESOLVED, pool, None, None, error, provisioner='"provisioner"' in line.replace('\\"', '"'))
     return None
 
 
@@ -79,6 +81,11 @@ def plain(e: NodeClassError) -> str:
         state = (f"its node class {named} does not exist. Create it (kubectl get {kind.lower()}; apply the "
                  f"{kind} your NodePool names), or point the NodePool's spec.template.spec.nodeClassRef (name, and "
                  "group / kind matching the installed CRDs) at one that exists")
+    elif e.state == UNRESOLVED and e.provisioner:
+        pool = f'Provisioner "{e.pool}"' if e.pool else "a Provisioner"
+        state = ("the log does not say why; most often the AWSNodeTemplate its spec.providerRef names is missing, or "
+                 "its subnet / security group selectors find nothing (kubectl describe awsnodetemplate shows what it "
+                 "resolved), or no instance type is left once its requirements are applied")
     elif e.state == UNRESOLVED:
         where = f"kubectl get nodepool {e.pool} -o yaml" if e.pool else "the NodePool's YAML"
         state = ("the log does not show why (the error is cut off or names another cause); most often its node class "

@@ -1,0 +1,111 @@
+"""Karpenter's launch failures: the pod was scheduled onto a NodeClaim (Machine, node before v0.28), and EC2
+would not start the instance for it. Nothing is wrong with the pod; the cause is EC2 capacity, the account's
+quotas, or the node class's subnets / IAM / launch settings.
+
+    {"message":"failed launching nodeclaim", ..., "error":"insufficient capacity, all requested instance types were unavailable during launch"}
+    creating instance, insufficient capacity, with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient m7g.8xlarge capacity in the Availability Zone you requested (eu-west-1c). ...
+    launching nodeclaim, creating instance, with fleet error(s), InvalidParameterValue: ...
+    Launching node, creating cloud provider instance, with fleet error(s), UnfulfillableCapacity: ...     (v0.1x)
+    creating scheduler, getting instance types, no subnets matched selector map[karpenter.sh/discovery:demo]
+    no subnets exist given constraints [{map[karpenter.sh/discovery:xxx] }]
+    getting instance types, no subnets found via [{"Name":"tag-key","Values":[...]}]
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+CAPACITY = "insufficient capacity"  # also the reason's `cause`
+QUOTA = "quota exceeded"
+SUBNETS = "no subnets"
+REFUSED = "launch refused"
+CAUSES = (CAPACITY, QUOTA, SUBNETS, REFUSED)
+
+TRIGGERS = ("launching nodeclaim", "launching machine", "Launching node", "creating instance", "creating cloud provider "
+            "instance", "insufficient capacity", "InsufficientInstanceCapacity", "UnfulfillableCapacity",
+            "no subnets matched", "no subnets exist", "no subnets found", "VcpuLimitExceeded",
+            "MaxSpotInstanceCountExceeded", "InstanceLimitExceeded")
+_CAPACITY = re.compile(r"insufficient capacity|InsufficientInstanceCapacity|UnfulfillableCapacity|"
+                       r"InsufficientCapacityError|all requested instance types were unavailable", re.I)
+_QUOTA = re.compile(r"VcpuLimitExceeded|MaxSpotInstanceCountExceeded|InstanceLimitExceeded|"
+                    r"SpotMaxPriceTooLow")
+_SUBNETS = re.compile(r"no subnets (?:matched selector|exist given constraints|found via)\s*(?P<sel>(?:map)?\[.*?\](?:\s*\}\])?)?"
+                      r"(?=[;\"\t]|\s*\{|\s*$)", re.I)
+_SHORT = re.compile(r"We currently do not have sufficient (?P<type>\S+) capacity in the Availability Zone you requested "
+                    r"\((?P<zone>[^)]+)\)")
+_FLEET = re.compile(r"with fleet error\(s\), (?P<code>\w+): (?P<msg>[^;\"\t{]*)")
+_ANCHOR = re.compile(r"(?:failed )?launching (?:nodeclaim|machine)|Launching node|creating instance|creating cloud "
+                     r"provider instance|insufficient capacity|no subnets|creating scheduler", re.I)
+_END = re.compile(r'\t\{|","|"\}|"$|\s\{"commit')
+_NODECLAIM = re.compile(r'\\?"(?:NodeClaim|nodeclaim|Machine|machine)\\?"\s*:\s*(?:\{\s*\\?"name\\?"\s*:\s*)?\\?"(?P<name>[^"\\]+)')
+
+
+@dataclass(frozen=True)
+class LaunchError:
+    cause: str  # one of CAUSES
+    text: str  # the error, from its first words on
+    nodeclaim: str | None = None
+    instance_type: str | None = None
+    zone: str | None = None
+    selector: str | None = None
+    code: str | None = None
+    detail: str | None = None  # EC2's own words after the error code
+
+
+def parse(line: str) -> LaunchError | None:
+    """The launch failure a log line (console or JSON) reports, or None."""
+    if not any(t in line for t in TRIGGERS):
+        return None
+    text = line.replace('\\"', '"')
+    m = _ANCHOR.search(text)
+    if m is None:
+        return None
+    error = _END.split(text[m.start():], 1)[0].strip().rstrip('"').strip()
+    if (em := re.search(r'"error"\s*:\s*"(?P<e>[^"]*)', text)) is not None and len(em.group("e")) > 8:
+        error = em.group("e") if not error.startswith(("creating", "launching", "Launching")) else error
+    claim = _NODECLAIM.search(line)
+    short = _SHORT.search(text)
+    fleet = _FLEET.search(text)
+    code = fleet.group("code") if fleet else None
+    if (sm := _SUBNETS.search(text)) is not None:
+        return LaunchError(SUBNETS, error, claim.group("name") if claim else None,
+                           selector=(sm.group("sel") or "").strip() or None)
+    if _QUOTA.search(text):
+        return LaunchError(QUOTA, error, claim.group("name") if claim else None, code=code)
+    if _CAPACITY.search(text):
+        return LaunchError(CAPACITY, error, claim.group("name") if claim else None,
+                           short.group("type") if short else None, short.group("zone") if short else None, code=code)
+    if fleet is not None or "launching nodeclaim" in text.lower() or "launching machine" in text.lower():
+        return LaunchError(REFUSED, error, claim.group("name") if claim else None, code=code,
+                           detail=fleet.group("msg").strip() if fleet else None)
+    return None
+
+
+def plain(e: LaunchError) -> str:
+    """What the launch failure means and the smallest fix."""
+    claim = f"NodeClaim {e.nodeclaim}" if e.nodeclaim else "A NodeClaim Karpenter created for pending pods"
+    if e.cause == SUBNETS:
+        sel = f" ({e.selector})" if e.selector else ""
+        return (f"Karpenter can launch no node: the node class's subnet selector{sel} matches no subnet. Tag the "
+                "cluster's private subnets with exactly that tag key and value (e.g. karpenter.sh/discovery: "
+                "<cluster name>), or fix the selector - spec.subnetSelectorTerms of the EC2NodeClass "
+                "(spec.subnetSelector of an AWSNodeTemplate / Provisioner provider). Nothing on the pod is wrong.")
+    if e.cause == QUOTA:
+        return (f"{claim} could not start: EC2 refused it for the account's quota ({e.code or e.text}). Request a higher "
+                "EC2 quota (Service Quotas: Running On-Demand / All Spot Instance Requests, in vCPUs) or lower the "
+                "NodePool's spec.limits so Karpenter stays under it. Nothing on the pod is wrong.")
+    if e.cause == CAPACITY:
+        where = (f" (no {e.instance_type} capacity in {e.zone})" if e.instance_type and e.zone else "")
+        if "all requested instance types were unavailable" in e.text:  # no CreateFleet call was made at all
+            where += (": every instance type and zone it allowed was already marked unavailable after recent "
+                      "insufficient-capacity errors, so Karpenter did not even ask EC2")
+        return (f"{claim} could not start: EC2 had no capacity for the instance types and zones it allowed{where} "
+                "(InsufficientInstanceCapacity / UnfulfillableCapacity). Karpenter marks those offerings unavailable "
+                "for a few minutes and retries with the others, so this often clears on its own; when it keeps "
+                "failing, the NodePool allows too few choices - widen its requirements (more instance families, sizes "
+                "and generations, more zones with subnets, spot and on-demand). Nothing on the pod is wrong, and "
+                "lowering its requests only helps if it lets smaller types qualify.")
+    return (f"{claim} could not start: EC2 refused the launch ({f'{e.code}: {e.detail}' if e.code and e.detail else e.text}). That is "
+            "about the node class or the AWS account (the node IAM role and iam:PassRole, the launch template, AMI, "
+            "security groups, tags), not the pod; Karpenter retries, so a transient AWS error clears on its own.")

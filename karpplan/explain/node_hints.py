@@ -1,0 +1,58 @@
+"""What a kube-scheduler per-node reason means when it is about the node, not the pod's own constraints.
+
+kube-scheduler's FitError counts nodes per reason (`3 Too many pods, 1 node(s) were unschedulable, ...`). Taints,
+volumes and topology get their own typed reasons (dialects/kube.py); the reasons here say something about the
+nodes themselves - full of pods, cordoned, not candidates at all, absent - and each needs a sentence of its own,
+because the usual fix ("lower the requests", "add a toleration") is the wrong one for them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+# (pattern over one per-node reason, what it means): the first match words the reason, once per message
+_HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^Too many pods$|^Insufficient pods$", re.I),
+     "Too many pods: those nodes already run as many pods as they may (the kubelet's maxPods; on EKS it follows the "
+     "instance type's ENI / IP limit, e.g. 29 on an m5.large without prefix delegation), whatever CPU and memory is "
+     "left. Lowering the pod's requests does not help: it needs another node (or prefix delegation, or larger "
+     "instance types that allow more pods)."),
+    (re.compile(r"were unschedulable", re.I),
+     "Node(s) were unschedulable: those nodes are cordoned (spec.unschedulable - kubectl cordon / drain, or Karpenter "
+     "or cluster-autoscaler removing them) and take no new pods; this clears when they are uncordoned or gone, "
+     "nothing on the pod causes it."),
+    (re.compile(r"filtered out by the prefilter result", re.I),
+     "Node(s) filtered out by the prefilter result were never candidates: the pod may only go to the node(s) it names "
+     "before filtering - a DaemonSet pod targets exactly one node (node affinity on metadata.name), as does "
+     "spec.nodeName - so look at the reason the remaining node gives. A DaemonSet pod stays Pending when its node is "
+     "full, and DaemonSets do not run on Fargate nodes at all."),
+    (re.compile(r"no nodes available to schedule pods", re.I),
+     "No nodes available to schedule pods: the scheduler has no node to consider at all (none in the cluster, or "
+     "none it may use). With Karpenter or cluster-autoscaler a pending pod should bring one up - check that the "
+     "autoscaler runs and that a NodePool / node group fits the pod. On EKS Fargate, a pod that no Fargate profile "
+     "selected when it was created goes to default-scheduler and waits here: add a profile matching its namespace "
+     "and labels, then recreate the pod."),
+)
+
+
+_SPREAD = re.compile(r"didn't match pod topology spread constraints", re.I)
+_TAINTED = re.compile(r"had (?:untolerated )?taint", re.I)
+_SPREAD_OVER_TAINTS = (
+    "Tainted nodes the pod may not use still count as domains of its topology spread (nodeTaintsPolicy: Ignore is "
+    "the default): if a domain holds only such nodes, its count stays at 0 and the skew can never be met elsewhere - "
+    "then set nodeTaintsPolicy: Honor on the constraint (nodeAffinityPolicy: Honor, the default, does the same for nodes "
+    "its node affinity excludes).")
+
+
+def node_hints(counts: Mapping[str, int]) -> str:
+    """The sentences the per-node reasons in `counts` call for (each hint once), with a leading space; or ''."""
+    out: list[str] = []
+    for why in counts:
+        for pattern, hint in _HINTS:
+            if pattern.search(why.strip()) and hint not in out:
+                out.append(hint)
+                break
+    if any(_SPREAD.search(why) for why in counts) and any(_TAINTED.search(why) for why in counts):
+        out.append(_SPREAD_OVER_TAINTS)  # the spread's domains and the taints meet: the usual deadlock
+    return "".join(" " + hint for hint in out)
