@@ -38,6 +38,7 @@ from karpplan.model.build_pools import (
     build_nodepool,
     build_provisioner,
     node_class_notices,
+    pool_targeted_overlay_notices,
 )
 from karpplan.model.build_storage import (
     build_persistent_volume,
@@ -241,10 +242,13 @@ class _Builder:
         for doc in self.documents:
             role = role_of(doc)
             if role is None:
+                if read_by_disruption(doc):
+                    continue  # a PodDisruptionBudget: read by the disruption simulation, listed by the inventory
                 self.skipped.append(SkippedDocument(doc.kind or "(no kind)", doc.name, str(doc.origin)))
             elif role not in _FIRST_PASS and role not in _STORAGE_ROLES:
                 self._document(doc, role)
         self.notices.extend(node_class_notices(self.nodepools, self.nodeclasses))
+        self.notices.extend(pool_targeted_overlay_notices(self.overlays))
         self.scaler.check()
         nothing_pending = not any(not p.bound and not p.terminal for p in self.pods)
         scale_notes = tuple(InputNotice(origin, text) for origin, text in self.scaler.notices(nothing_pending))

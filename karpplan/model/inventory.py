@@ -101,5 +101,10 @@ class Inventory:
         """Pending pods grouped by shared template, in input order."""
         return group_pods(self.pending)
 
+    @property
+    def disruption_budgets(self) -> tuple[Document, ...]:
+        """The PodDisruptionBudgets: read by `plan`'s steady state and by `consolidate`, not skipped."""
+        return tuple(d for d in self.disruption_documents if d.kind == "PodDisruptionBudget")
+
     def skipped_counts(self) -> Counter[str]:
         return Counter(s.kind for s in self.skipped)

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from karpplan.inputs.loader import Document
 from karpplan.model.inventory import Inventory
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import (
@@ -281,6 +282,7 @@ def inventory_document(inventory: Inventory) -> dict[str, Any]:
             "nodePools": len(inventory.nodepools),
             "nodes": len(inventory.nodes),
             "daemonSets": len(inventory.daemonsets),
+            "podDisruptionBudgets": len(inventory.disruption_budgets),
             "skipped": len(inventory.skipped),
             "region": inventory.region,
         },
@@ -309,11 +311,24 @@ def inventory_document(inventory: Inventory) -> dict[str, Any]:
             {"name": r.name, "handler": r.handler, "overhead": r.overhead.formatted()} for r in inventory.runtime_classes
         ],
         "namespaces": [{"name": n.name, "labels": dict(n.labels)} for n in inventory.namespaces],
+        "podDisruptionBudgets": [_budget_document(d) for d in inventory.disruption_budgets],
         "skipped": [
             {"kind": s.kind, "name": s.name, "origin": s.origin, "reason": s.why}
             for s in inventory.skipped
         ],
     }
+
+
+def _budget_fields(doc: Document) -> dict[str, str]:
+    """`minAvailable` / `maxUnavailable` as written (an int or a percentage), the fields that are set."""
+    spec = doc.body.get("spec")
+    if not isinstance(spec, Mapping):
+        return {}
+    return {key: str(spec[key]) for key in ("minAvailable", "maxUnavailable") if spec.get(key) is not None}
+
+
+def _budget_document(doc: Document) -> dict[str, Any]:
+    return {"name": doc.name, "namespace": doc.namespace, **_budget_fields(doc), "origin": str(doc.origin)}
 
 
 def _pod_document(p: Pod) -> dict[str, Any]:
@@ -410,12 +425,14 @@ def render_inventory(inventory: Inventory, console: Console, *, verbose: bool = 
     """Rich tables of what was read; skipped documents only when verbose."""
     groups = inventory.pending_groups()
     pending = sum(g.size for g in groups)
+    budgets = inventory.disruption_budgets
     console.print(
         Text(
             f"{len(inventory.pods)} pods: {pending} pending in {len(groups)} groups, "
             f"{len(inventory.bound)} bound, {len(inventory.gated)} gated; "
             f"{len(inventory.nodepools)} node pools, {len(inventory.nodes)} existing nodes, "
             f"{len(inventory.daemonsets)} DaemonSets"
+            + (f", {len(budgets)} PodDisruptionBudgets" if budgets else "")
         )
     )
     if groups:
@@ -450,6 +467,14 @@ def render_inventory(inventory: Inventory, console: Console, *, verbose: bool = 
                 for s in profile.selectors
             ]
             table.add_row(Text(profile.name), Text("\n".join(selectors)))
+        console.print(table)
+    if budgets:
+        table = Table(title="PodDisruptionBudgets (read by the steady state and consolidate)", title_justify="left")
+        for name in ("Name", "Namespace", "Allows", "Where"):
+            table.add_column(name, overflow="fold")
+        for budget in budgets:
+            allows = " ".join(f"{k}={v}" for k, v in _budget_fields(budget).items())
+            table.add_row(Text(budget.name), Text(budget.namespace), Text(allows or "-"), Text(str(budget.origin)))
         console.print(table)
     if verbose and inventory.skipped:
         table = Table(title="Skipped documents", title_justify="left")

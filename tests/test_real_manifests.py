@@ -1,0 +1,58 @@
+"""`inventory`, `lint` and `plan` on trimmed copies of real public manifests (fixtures/real/, each with its URL).
+
+Each test is a regression: what the platform engineer who owns the source repository would have read wrong.
+"""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from karpplan.cli.main import app
+
+from conftest import FIXTURES
+
+REAL = FIXTURES / "real"
+
+
+def invoke(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, ["--color", "never", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+# https://github.com/aws-samples/karpenter-blueprints/blob/main/blueprints/node-overlay/node-overlay-targeted.yaml
+def test_pool_targeted_node_overlay_is_read_and_said_not_applied() -> None:
+    """The NodeOverlay CRD allows `karpenter.sh/nodepool` in requirements (it was refused with exit 2 as
+    "label is restricted"); karpplan applies overlays to the shared catalog, so it says this one is not applied."""
+    code, out, err = invoke("inventory", str(REAL / "node-overlay-targeted.yaml"), "-o", "json")
+    assert code == 0, err
+    code, out, err = invoke("plan", str(REAL / "node-overlay-targeted.yaml"), "--time-limit", "2", "-o", "json")
+    assert code == 0, err
+    warnings = "\n".join(json.loads(out)["warnings"])
+    assert "NodeOverlay team-alpha-prefer-latest-gen selects NodePools by karpenter.sh/nodepool In [team-alpha]" in warnings
+    assert "node-overlay-targeted.yaml:3: NodeOverlay team-alpha-prefer-latest-gen selects" in warnings
+
+
+def test_node_overlay_still_refuses_hostname() -> None:
+    text = (REAL / "node-overlay-targeted.yaml").read_text().replace("karpenter.sh/nodepool\n", "kubernetes.io/hostname\n", 1)
+    result = CliRunner().invoke(app, ["inventory", "-"], input=text)
+    assert result.exit_code == 2
+    assert "<stdin>:11: spec.requirements[0].key: Invalid value" in result.stderr and "restricted" in result.stderr
+
+
+def test_inventory_lists_pod_disruption_budgets_as_read() -> None:
+    """plan's steady state and consolidate read PDBs: the inventory lists them, never as "kind not read"."""
+    path = str(REAL / "node-overlay-targeted.yaml")
+    code, out, err = invoke("-v", "inventory", path)
+    assert code == 0
+    assert "1 PodDisruptionBudgets" in out and "minAvailable=1" in out
+    assert "PodDisruptionBudget" not in err and "Skipped documents" not in out
+    code, out, _ = invoke("inventory", path, "-o", "json")
+    document = json.loads(out)
+    assert document["summary"]["podDisruptionBudgets"] == 1 and document["summary"]["skipped"] == 0
+    (budget,) = document["podDisruptionBudgets"]
+    assert (budget["name"], budget["namespace"], budget["minAvailable"]) == ("workload-team-alpha", "default", "1")
+    assert budget["origin"].endswith("node-overlay-targeted.yaml:64")
+    code, out, err = invoke("plan", path, "--time-limit", "2", "-o", "json")
+    assert code == 0 and all(d["kind"] != "PodDisruptionBudget" for d in json.loads(out).get("ignored", []))
