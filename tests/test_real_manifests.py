@@ -56,3 +56,18 @@ def test_inventory_lists_pod_disruption_budgets_as_read() -> None:
     assert budget["origin"].endswith("node-overlay-targeted.yaml:64")
     code, out, err = invoke("plan", path, "--time-limit", "2", "-o", "json")
     assert code == 0 and all(d["kind"] != "PodDisruptionBudget" for d in json.loads(out).get("ignored", []))
+
+
+# https://github.com/aws/karpenter-provider-aws/blob/main/examples/v1/windows-custom-userdata.yaml
+def test_node_class_ref_group_with_a_version_is_refused_as_the_crd_does() -> None:
+    """`group: karpenter.k8s.aws/v1` was read as a foreign node class ("is not an AWS node class", planned with
+    defaults); the API server refuses it (`pattern: ^[^/]*$`), so plan and lint say so, at the line."""
+    path = str(REAL / "windows-nodeclassref-group.yaml")
+    for command in ("plan", "lint", "inventory"):
+        code, out, err = invoke(command, path)
+        assert code == 2 and out == ""
+        assert err.startswith(f"{path}:30: spec.template.spec.nodeClassRef.group: Invalid value: \"karpenter.k8s.aws/v1\": "
+                              "should match '^[^/]*$' (the API group without a version: 'karpenter.k8s.aws')")
+    fixed = (REAL / "windows-nodeclassref-group.yaml").read_text().replace("karpenter.k8s.aws/v1", "karpenter.k8s.aws")
+    result = CliRunner().invoke(app, ["inventory", "-o", "json", "-"], input=fixed)
+    assert result.exit_code == 0 and "not an AWS node class" not in result.stdout + result.stderr

@@ -244,7 +244,9 @@ class _Builder:
             if role is None:
                 if read_by_disruption(doc):
                     continue  # a PodDisruptionBudget: read by the disruption simulation, listed by the inventory
-                self.skipped.append(SkippedDocument(doc.kind or "(no kind)", doc.name, str(doc.origin)))
+                # No kind: not a Kubernetes object (an IAM policy, a values file beside the manifests).
+                reason = "" if doc.kind else "not a Kubernetes object"
+                self.skipped.append(SkippedDocument(doc.kind or "(no kind)", doc.name, str(doc.origin), reason))
             elif role not in _FIRST_PASS and role not in _STORAGE_ROLES:
                 self._document(doc, role)
         self.notices.extend(node_class_notices(self.nodepools, self.nodeclasses))

@@ -171,7 +171,12 @@ def _node_class_ref(f: Field, *, default_kind: str) -> NodeClassRef | None:
     name = f["name"].string()
     if not name:
         f["name"].required("name is required")
-    group = f["group"].string() or _group_of(f["apiVersion"].string()) or AWS_GROUP
+    written = f["group"].string()
+    if "/" in written:
+        # The CRD's `pattern: ^[^/]*$`: a group, not an apiVersion (`karpenter.k8s.aws/v1` is refused).
+        f["group"].invalid("should match '^[^/]*$' (the API group without a version: "
+                           f"{_group_of(written) or written!r})")
+    group = written or _group_of(f["apiVersion"].string()) or AWS_GROUP
     return NodeClassRef(group=group, kind=f["kind"].string() or default_kind, name=name)
 
 

@@ -66,4 +66,3 @@ class NodeOverlay:
 def precedence(overlays: tuple[NodeOverlay, ...] | list[NodeOverlay]) -> list[NodeOverlay]:
     """Higher weight first, ties in name order."""
     return sorted(overlays, key=lambda o: (-o.weight, o.name))
-
