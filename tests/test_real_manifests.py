@@ -71,3 +71,34 @@ def test_node_class_ref_group_with_a_version_is_refused_as_the_crd_does() -> Non
     fixed = (REAL / "windows-nodeclassref-group.yaml").read_text().replace("karpenter.k8s.aws/v1", "karpenter.k8s.aws")
     result = CliRunner().invoke(app, ["inventory", "-o", "json", "-"], input=fixed)
     assert result.exit_code == 0 and "not an AWS node class" not in result.stdout + result.stderr
+
+
+# https://github.com/eksctl-io/eksctl/blob/main/examples/08-spot-instances.yaml
+def test_eksctl_node_groups_are_listed_and_their_max_size_said() -> None:
+    """The inventory said "0 node pools, 0 existing nodes" for a ClusterConfig whose node group the plan places
+    pods on; and the plan called pods unschedulable ("Insufficient cpu") with no word that the group may grow to
+    maxSize 5, which karpplan does not simulate."""
+    path = str(REAL / "eksctl-spot-nodegroup.yaml")
+    code, out, _ = invoke("inventory", path)
+    assert code == 0
+    assert "1 eksctl node groups" in out and "eksctl node groups (planned as existing nodes)" in out
+    assert "ng-1" in out and "t3.small" in out and "max 5" in out
+    code, out, _ = invoke("inventory", path, "-o", "json")
+    (group,) = json.loads(out)["nodeGroups"]
+    assert (group["name"], group["instanceTypes"], group["nodes"], group["spot"], group["maxSize"]) == (
+        "ng-1", ["t3.small", "t3.medium"], 2, 1, 5)
+    code, out, _ = invoke("plan", path, "--time-limit", "2", "-o", "json")
+    document = json.loads(out)
+    assert code == 1 and len(document["unschedulable"]) > 0
+    assert (f"{path}:9: eksctl node group ng-1: planned as the 2 node(s) it keeps; its maxSize is 5, and growing it "
+            "(cluster-autoscaler) is not simulated") in "\n".join(document["warnings"])
+
+
+def test_what_karpplan_does_not_simulate_is_no_lint_finding() -> None:
+    """A valid pool-targeted NodeOverlay and a node group with room to grow are right as written: plan says what it
+    does not simulate, lint reports nothing about them (KPL601 would tell the owner to change a correct manifest)."""
+    for name in ("eksctl-spot-nodegroup.yaml", "node-overlay-targeted.yaml"):
+        code, out, err = invoke("lint", str(REAL / name), "-o", "json")
+        assert code in (0, 1) and err == "", err
+        messages = [f["message"] for f in json.loads(out)["findings"]]
+        assert not any("maxSize" in m or "NodeOverlay" in m for m in messages), messages

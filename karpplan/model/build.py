@@ -47,6 +47,7 @@ from karpplan.model.build_storage import (
 )
 from karpplan.model.build_volumes import VolumeTemplates
 from karpplan.model.cluster import ClusterConfig, Namespace, RuntimeClass
+from karpplan.model.eksctl import node_group_notices
 from karpplan.model.inventory import InputNotice, Inventory, SkippedDocument
 from karpplan.model.labels import POD_TEMPLATE_HASH
 from karpplan.model.nodes import ExistingNode
@@ -250,10 +251,12 @@ class _Builder:
             elif role not in _FIRST_PASS and role not in _STORAGE_ROLES:
                 self._document(doc, role)
         self.notices.extend(node_class_notices(self.nodepools, self.nodeclasses))
-        self.notices.extend(pool_targeted_overlay_notices(self.overlays))
         self.scaler.check()
         nothing_pending = not any(not p.bound and not p.terminal for p in self.pods)
-        scale_notes = tuple(InputNotice(origin, text) for origin, text in self.scaler.notices(nothing_pending))
+        # What karpplan does not simulate (an overlay per pool, a node group growing): the plan says it, lint
+        # does not (the manifest is right as written).
+        scale_notes = (*(InputNotice(origin, text) for origin, text in self.scaler.notices(nothing_pending)),
+                       *pool_targeted_overlay_notices(self.overlays), *node_group_notices(self.clusters))
         if self.problems:
             # Fields read by several rules (containers: requests, host ports) report a bad shape once.
             if self.collect is None:

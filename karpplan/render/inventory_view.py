@@ -17,6 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from karpplan.inputs.loader import Document
+from karpplan.model.cluster import NodeGroup
 from karpplan.model.inventory import Inventory
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import (
@@ -33,6 +34,8 @@ from karpplan.model.selectors import LabelSelector, NodeAffinity, NodeSelectorTe
 from karpplan.model.taints import Taint, Toleration
 
 API_VERSION = "karpplan.io/v1alpha1"
+# Labels eksctl and EKS put on every node group's nodes: in -o json, left out of the table.
+_EKSCTL_SET_LABELS = ("alpha.eksctl.io/", "eks.amazonaws.com/")
 
 
 # ------------------------------------------------------------------------------------------ describing
@@ -307,6 +310,7 @@ def inventory_document(inventory: Inventory) -> dict[str, Any]:
             }
             for p in inventory.fargate_profiles
         ],
+        "nodeGroups": [_node_group_document(g) for c in inventory.clusters for g in c.node_groups],
         "runtimeClasses": [
             {"name": r.name, "handler": r.handler, "overhead": r.overhead.formatted()} for r in inventory.runtime_classes
         ],
@@ -316,6 +320,22 @@ def inventory_document(inventory: Inventory) -> dict[str, Any]:
             {"kind": s.kind, "name": s.name, "origin": s.origin, "reason": s.why}
             for s in inventory.skipped
         ],
+    }
+
+
+def _node_group_document(group: NodeGroup) -> dict[str, Any]:
+    return {
+        "name": group.name,
+        "managed": group.managed,
+        "instanceType": group.instance_type,
+        "instanceTypes": list(group.listed),
+        "nodes": group.desired,
+        "spot": group.spot,
+        "maxSize": group.max_size,
+        "availabilityZones": list(group.availability_zones),
+        "labels": dict(group.labels),
+        "taints": _taints(group.taints),
+        "origin": str(group.origin),
     }
 
 
@@ -426,12 +446,14 @@ def render_inventory(inventory: Inventory, console: Console, *, verbose: bool = 
     groups = inventory.pending_groups()
     pending = sum(g.size for g in groups)
     budgets = inventory.disruption_budgets
+    groups_of_nodes = [g for c in inventory.clusters for g in c.node_groups]
     console.print(
         Text(
             f"{len(inventory.pods)} pods: {pending} pending in {len(groups)} groups, "
             f"{len(inventory.bound)} bound, {len(inventory.gated)} gated; "
             f"{len(inventory.nodepools)} node pools, {len(inventory.nodes)} existing nodes, "
             f"{len(inventory.daemonsets)} DaemonSets"
+            + (f", {len(groups_of_nodes)} eksctl node groups" if groups_of_nodes else "")
             + (f", {len(budgets)} PodDisruptionBudgets" if budgets else "")
         )
     )
@@ -467,6 +489,19 @@ def render_inventory(inventory: Inventory, console: Console, *, verbose: bool = 
                 for s in profile.selectors
             ]
             table.add_row(Text(profile.name), Text("\n".join(selectors)))
+        console.print(table)
+    if groups_of_nodes:
+        table = Table(title="eksctl node groups (planned as existing nodes)", title_justify="left")
+        for name in ("Name", "Type", "Nodes", "Zones", "Labels and taints"):
+            table.add_column(name, overflow="fold")
+        for group in groups_of_nodes:
+            nodes = f"{group.desired}" + (f" ({group.spot} spot)" if group.spot else "")
+            nodes += f", max {group.max_size}" if group.max_size is not None else ""
+            marks = [f"{k}={v}" for k, v in group.labels.items() if not k.startswith(_EKSCTL_SET_LABELS)]
+            marks += [str(t) for t in group.taints]
+            table.add_row(Text(group.name + (" (managed)" if group.managed else "")),
+                          Text(" ".join(group.listed) or group.instance_type), Text(nodes),
+                          Text(" ".join(group.availability_zones) or "cluster's"), Text("\n".join(marks)))
         console.print(table)
     if budgets:
         table = Table(title="PodDisruptionBudgets (read by the steady state and consolidate)", title_justify="left")
