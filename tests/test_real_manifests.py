@@ -102,3 +102,17 @@ def test_what_karpplan_does_not_simulate_is_no_lint_finding() -> None:
         assert code in (0, 1) and err == "", err
         messages = [f["message"] for f in json.loads(out)["findings"]]
         assert not any("maxSize" in m or "NodeOverlay" in m for m in messages), messages
+
+
+# https://github.com/eksctl-io/eksctl/blob/main/examples/28-instance-selector.yaml
+def test_lint_does_not_judge_against_node_groups_it_cannot_know() -> None:
+    """Node groups that pick their types by instanceSelector are left out of the plan (it says so); lint judged the
+    pods against nothing and reported no-pool-can-launch "no nodepools found" as an error (exit 1) for a cluster
+    whose node groups take them. Now the capacity rules are skipped, with the reason."""
+    code, out, err = invoke("lint", str(REAL / "eksctl-instance-selector.yaml"), "-o", "json")
+    assert code == 0, out
+    report = json.loads(out)
+    assert [f["rule"] for f in report["findings"]] == ["replicas-without-spread"]
+    reasons = {s["rule"]: s["reason"] for s in report["summary"]["skipped"]}
+    assert reasons["no-pool-can-launch"].startswith(
+        "the only capacity is eksctl node group(s) ng, mng, whose instance type cannot be known offline")
