@@ -116,3 +116,53 @@ def test_lint_does_not_judge_against_node_groups_it_cannot_know() -> None:
     reasons = {s["rule"]: s["reason"] for s in report["summary"]["skipped"]}
     assert reasons["no-pool-can-launch"].startswith(
         "the only capacity is eksctl node group(s) ng, mng, whose instance type cannot be known offline")
+
+
+# https://github.com/prometheus-operator/kube-prometheus/blob/main/manifests/setup/0alertmanagerConfigCustomResourceDefinition.yaml
+def test_a_plain_equals_sign_is_a_string_as_kubernetes_reads_it() -> None:
+    """kube-prometheus' CRDs list `enum: ['!=', =, =~, '!~']`: a plain `=` is YAML 1.1's `!!value` to PyYAML, and
+    the whole manifests/ directory was refused (exit 2, "could not determine a constructor"); kubectl reads "="."""
+    text = """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: alertmanagerconfigs.monitoring.coreos.com
+spec:
+  versions:
+  - name: v1alpha1
+    schema:
+      openAPIV3Schema:
+        properties:
+          matchType:
+            enum:
+            - '!='
+            - =
+            - =~
+            - '!~'
+            type: string
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: prometheus-operator
+  namespace: monitoring
+spec:
+  selector:
+    matchLabels: {app.kubernetes.io/name: prometheus-operator}
+  template:
+    metadata:
+      labels: {app.kubernetes.io/name: prometheus-operator}
+    spec:
+      containers:
+      - name: prometheus-operator
+        resources:
+          requests: {cpu: 100m, memory: 100Mi}
+      - name: kube-rbac-proxy
+        resources:
+          requests: {cpu: 10m, memory: 20Mi}
+"""
+    result = CliRunner().invoke(app, ["inventory", "-o", "json", "-"], input=text)
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["pending"][0]["template"]["requests"] == {"cpu": "110m", "memory": "120Mi", "pods": "1"}
+    assert [s["kind"] for s in document["skipped"]] == ["CustomResourceDefinition"]
