@@ -166,3 +166,14 @@ spec:
     document = json.loads(result.stdout)
     assert document["pending"][0]["template"]["requests"] == {"cpu": "110m", "memory": "120Mi", "pods": "1"}
     assert [s["kind"] for s in document["skipped"]] == ["CustomResourceDefinition"]
+
+
+# https://github.com/kubernetes/website/blob/main/content/en/examples/pods/topology-spread-constraints/two-constraints.yaml
+def test_spread_on_bare_zone_and_node_keys_names_the_well_known_labels() -> None:
+    """The docs' `zone` and `node` keys are labels Karpenter's nodes never carry: the fix named
+    topology.kubernetes.io/zone for both, also for `node`, which means kubernetes.io/hostname."""
+    code, out, err = invoke("lint", str(REAL / "website-two-constraints.yaml"), "-o", "json")
+    assert code == 1, err
+    fixes = {(f["line"], f["rule"]): f["fix"] for f in json.loads(out)["findings"] if f["rule"] == "spread-key-unknown"}
+    assert fixes == {(16, "spread-key-unknown"): "use topology.kubernetes.io/zone",
+                     (25, "spread-key-unknown"): "use kubernetes.io/hostname"}
