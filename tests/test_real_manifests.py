@@ -177,3 +177,17 @@ def test_spread_on_bare_zone_and_node_keys_names_the_well_known_labels() -> None
     fixes = {(f["line"], f["rule"]): f["fix"] for f in json.loads(out)["findings"] if f["rule"] == "spread-key-unknown"}
     assert fixes == {(16, "spread-key-unknown"): "use topology.kubernetes.io/zone",
                      (25, "spread-key-unknown"): "use kubernetes.io/hostname"}
+
+
+# https://github.com/linkerd/linkerd2/blob/main/charts/partials/templates/_affinity.tpl (see the fixture's header)
+def test_spread_on_the_deprecated_zone_alias_says_why_karpenter_cannot_place_it() -> None:
+    """`failure-domain.beta.kubernetes.io/zone`: "a label no NodePool provides (did you mean ...)" read as a typo;
+    the key is an alias Karpenter normalises in requirements but not in spread keys (kubernetes-sigs/karpenter#3307)."""
+    code, out, _ = invoke("lint", str(REAL / "linkerd-beta-zone-spread.yaml"), "-o", "json")
+    assert code == 1
+    (finding,) = [f for f in json.loads(out)["findings"] if f["rule"] == "spread-key-unknown"]
+    assert finding["line"] == 19 and finding["fix"] == "use topology.kubernetes.io/zone"
+    assert finding["message"].startswith("topologyKey 'failure-domain.beta.kubernetes.io/zone' is a deprecated alias of "
+                                         "topology.kubernetes.io/zone: Karpenter finds no domain for it")
+    code, out, _ = invoke("plan", str(REAL / "linkerd-beta-zone-spread.yaml"), "--time-limit", "2", "-o", "json")
+    assert code == 1 and len(json.loads(out)["unschedulable"]) == 3  # lint and plan agree

@@ -29,7 +29,7 @@ from karpplan.lint.rules.placeholders import unrendered_documents, unrendered_vo
 from karpplan.lint.rules.volume_blame import blamed_volume
 from karpplan.lint.skip import Skip
 from karpplan.model.fargate import fargate_node_labels
-from karpplan.model.labels import HOSTNAME
+from karpplan.model.labels import ALIASES, HOSTNAME
 from karpplan.model.pools import NodePool
 from karpplan.model.resources import Resources
 from karpplan.plan_reasons import reasons_for
@@ -142,6 +142,17 @@ def SPREAD_KEY_UNKNOWN(ctx: LintContext) -> Iterator[Hit]:
     known = sorted(_known_keys(ctx))
     for group_info, doc in _groups(ctx, "spread-key-unknown"):
         for index, key in _unknown_key_rules(ctx, group_info):
+            alias = ALIASES.get(key)
+            if alias is not None:
+                # Karpenter keys every requirement on the normalised label, and its spread domains too, but the
+                # spread keeps the key as written: no domain ever matches (kubernetes-sigs/karpenter#3307).
+                yield Hit(
+                    doc, _spread_path(doc, index, "topologyKey"),
+                    f"topologyKey {key!r} is a deprecated alias of {alias}: Karpenter finds no domain for it "
+                    "(\"unsatisfiable topology constraint for topology spread\"), so with whenUnsatisfiable "
+                    f"DoNotSchedule the {group_info.size} pod(s) stay pending" + ctx.zero_replicas_note(doc),
+                    f"use {alias}")
+                continue
             close = difflib.get_close_matches(key, known, n=1, cutoff=0.6) or _meant_by_name(key, known)
             hint = f" (did you mean {close[0]}?)" if close else ""
             yield Hit(
