@@ -191,3 +191,46 @@ def test_spread_on_the_deprecated_zone_alias_says_why_karpenter_cannot_place_it(
                                          "topology.kubernetes.io/zone: Karpenter finds no domain for it")
     code, out, _ = invoke("plan", str(REAL / "linkerd-beta-zone-spread.yaml"), "--time-limit", "2", "-o", "json")
     assert code == 1 and len(json.loads(out)["unschedulable"]) == 3  # lint and plan agree
+
+
+# https://github.com/argoproj/argo-rollouts/blob/master/examples/rollout-canary.yaml, rollout-template-ref.yaml
+def test_argo_rollouts_are_planned_like_deployments() -> None:
+    """A Rollout was skipped as "kind not read": its 5 replicas were missing from the plan. It is a Deployment's
+    replicas and template (an HPA may scale it); one whose template is another workload's (workloadRef) is
+    skipped, saying that its replicas are not planned."""
+    path = str(REAL / "argo-rollouts.yaml")
+    code, out, err = invoke("inventory", path, "-o", "json")
+    assert code == 0, err
+    document = json.loads(out)
+    (group,) = document["pending"]
+    assert (group["workload"], group["replicas"]) == ("Rollout/rollout-canary", 6)  # the HPA's minReplicas
+    assert group["template"]["requests"] == {"cpu": "250m", "memory": "256Mi", "pods": "1"}
+    (skipped,) = document["skipped"]
+    assert (skipped["kind"], skipped["name"]) == ("Rollout", "rollout-ref-deployment")
+    assert skipped["reason"] == "its 5 replica(s) run Deployment/rollout-ref-deployment's template (workloadRef): not planned"
+
+
+def test_replicasets_of_a_rollout_in_a_cluster_dump_are_not_planned_twice() -> None:
+    text = (REAL / "argo-rollouts.yaml").read_text() + """
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: rollout-canary-6b8d9c7f5
+  namespace: default
+  ownerReferences:
+  - {apiVersion: argoproj.io/v1alpha1, kind: Rollout, name: rollout-canary, controller: true}
+spec:
+  replicas: 5
+  selector: {matchLabels: {app: rollout-canary}}
+  template:
+    metadata: {labels: {app: rollout-canary}}
+    spec:
+      containers:
+      - {name: rollouts-demo, image: argoproj/rollouts-demo:blue, resources: {requests: {cpu: 250m}}}
+"""
+    result = CliRunner().invoke(app, ["inventory", "-o", "json", "-"], input=text)
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert [g["workload"] for g in document["pending"]] == ["Rollout/rollout-canary"]
+    assert "owned by Rollout/rollout-canary, planned instead" in [s["reason"] for s in document["skipped"]]

@@ -79,6 +79,7 @@ _KINDS: dict[tuple[str, str], str] = {
     ("extensions", "DaemonSet"): "DaemonSet",
     ("batch", "Job"): "workload",
     ("batch", "CronJob"): "workload",
+    ("argoproj.io", "Rollout"): "workload",  # Argo Rollouts: a Deployment's replicas and template
     ("karpenter.sh", "NodePool"): "NodePool",
     ("karpenter.sh", "Provisioner"): "Provisioner",
     ("karpenter.sh", "NodeOverlay"): "NodeOverlay",
@@ -159,7 +160,7 @@ class _Materialised:
     def scan(cls, documents: Sequence[Document]) -> _Materialised:
         found = cls()
         present = {(d.namespace, d.kind, d.name) for d in documents if role_of(d) == "workload"}
-        replicaset_owner: dict[tuple[str, str], str] = {}
+        replicaset_owner: dict[tuple[str, str], tuple[str, str]] = {}
         with_pods: set[tuple[str, str, str]] = set()
         for doc in documents:
             owner = _controller_of(doc.body)
@@ -177,15 +178,15 @@ class _Materialised:
                     found.add(doc.namespace, "Deployment", deployment, "its pods are in the input")
                 if kind == "Job" and (run := _CRONJOB_RUN.match(name)):
                     found.add(doc.namespace, "CronJob", run.group(1), "its pods are in the input")
-            elif doc.kind == "ReplicaSet" and kind == "Deployment":
-                replicaset_owner[(doc.namespace, doc.name)] = name
-                if (doc.namespace, "Deployment", name) in present:
-                    found.add(doc.namespace, "ReplicaSet", doc.name, f"owned by Deployment/{name}, planned instead")
+            elif doc.kind == "ReplicaSet" and kind in ("Deployment", "Rollout"):
+                replicaset_owner[(doc.namespace, doc.name)] = (kind, name)
+                if (doc.namespace, kind, name) in present:
+                    found.add(doc.namespace, "ReplicaSet", doc.name, f"owned by {kind}/{name}, planned instead")
             elif doc.kind == "Job" and kind == "CronJob":
                 found.add(doc.namespace, "CronJob", name, "its Jobs are in the input")
-        for (namespace, replicaset), deployment in replicaset_owner.items():
+        for (namespace, replicaset), (kind, deployment) in replicaset_owner.items():
             if (namespace, "ReplicaSet", replicaset) in with_pods:
-                found.add(namespace, "Deployment", deployment, "its pods are in the input")
+                found.add(namespace, kind, deployment, "its pods are in the input")
         return found
 
 
@@ -474,6 +475,8 @@ class _Builder:
         elif kind == "Job":
             template = spec["template"]
             count = self._job_pods(spec)
+        elif self._skipped_rollout(doc, spec):
+            return
         else:
             template = spec["template"]
             count = self._replicas(spec["replicas"], 1)
@@ -486,8 +489,7 @@ class _Builder:
         template.is_mapping()
         labels, annotations = self._metadata_maps(template["metadata"])
         if kind == "Deployment":
-            # The Deployment controller labels each revision's pods with a hash of the template;
-            # matchLabelKeys may name it, and all pending replicas of one revision share it.
+            # The revision's pods carry a hash of the template (matchLabelKeys may name it); replicas share it.
             labels[POD_TEMPLATE_HASH] = template_hash(template.value)
         pod_template = build_pod_template(
             template["spec"],
@@ -520,6 +522,16 @@ class _Builder:
             )
             for index in range(count)
         )
+
+    def _skipped_rollout(self, doc: Document, spec: Field) -> bool:
+        """An Argo Rollout running another workload's template (`workloadRef`): skipped, said why (True)."""
+        if doc.kind != "Rollout" or spec["template"].present or not spec["workloadRef"].present:
+            return False
+        ref = spec["workloadRef"]
+        reason = (f"its {self._replicas(spec['replicas'], 1)} replica(s) run {ref['kind'].string()}/"
+                  f"{ref['name'].string()}'s template (workloadRef): not planned")
+        self.skipped.append(SkippedDocument(doc.kind, document_name(doc), str(doc.origin), reason))
+        return True
 
     def _daemonset(self, doc: Document, root: Field, sink: list[InputProblem]) -> None:
         spec = root["spec"]

@@ -21,6 +21,7 @@ from karpplan.model.cluster import NodeGroup
 from karpplan.model.inventory import Inventory
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import (
+    DaemonSet,
     Pod,
     PodAffinity,
     PodAffinityTerm,
@@ -441,6 +442,47 @@ def _nodes_table(nodes: Iterable[ExistingNode], inventory: Inventory) -> Table:
     return table
 
 
+def _daemonsets_table(daemonsets: Iterable[DaemonSet]) -> Table:
+    table = Table(title="DaemonSets (per-node overhead)", title_justify="left")
+    for name in ("Name", "Namespace", "Requests per node", "Constraints"):
+        table.add_column(name, overflow="fold")
+    for daemonset in daemonsets:
+        table.add_row(
+            Text(daemonset.name),
+            Text(daemonset.namespace),
+            Text(_resources_text(daemonset.template.requests.formatted())),
+            Text("\n".join(constraint_lines(daemonset.template)) or "-"),
+        )
+    return table
+
+
+def _node_groups_table(groups: Iterable[NodeGroup]) -> Table:
+    """eksctl node groups: the nodes each keeps (spot share, maxSize), zones, and the labels and taints the
+    user wrote (eksctl's own labels are in -o json)."""
+    table = Table(title="eksctl node groups (planned as existing nodes)", title_justify="left")
+    for name in ("Name", "Type", "Nodes", "Zones", "Labels and taints"):
+        table.add_column(name, overflow="fold")
+    for group in groups:
+        nodes = f"{group.desired}" + (f" ({group.spot} spot)" if group.spot else "")
+        nodes += f", max {group.max_size}" if group.max_size is not None else ""
+        marks = [f"{k}={v}" for k, v in group.labels.items() if not k.startswith(_EKSCTL_SET_LABELS)]
+        marks += [str(t) for t in group.taints]
+        table.add_row(Text(group.name + (" (managed)" if group.managed else "")),
+                      Text(" ".join(group.listed) or group.instance_type), Text(nodes),
+                      Text(" ".join(group.availability_zones) or "cluster's"), Text("\n".join(marks)))
+    return table
+
+
+def _budgets_table(budgets: Iterable[Document]) -> Table:
+    table = Table(title="PodDisruptionBudgets (read by the steady state and consolidate)", title_justify="left")
+    for name in ("Name", "Namespace", "Allows", "Where"):
+        table.add_column(name, overflow="fold")
+    for budget in budgets:
+        allows = " ".join(f"{k}={v}" for k, v in _budget_fields(budget).items())
+        table.add_row(Text(budget.name), Text(budget.namespace), Text(allows or "-"), Text(str(budget.origin)))
+    return table
+
+
 def render_inventory(inventory: Inventory, console: Console, *, verbose: bool = False) -> None:
     """Rich tables of what was read; skipped documents only when verbose."""
     groups = inventory.pending_groups()
@@ -467,17 +509,7 @@ def render_inventory(inventory: Inventory, console: Console, *, verbose: bool = 
     if inventory.nodes:
         console.print(_nodes_table(inventory.nodes, inventory))
     if inventory.daemonsets:
-        table = Table(title="DaemonSets (per-node overhead)", title_justify="left")
-        for name in ("Name", "Namespace", "Requests per node", "Constraints"):
-            table.add_column(name, overflow="fold")
-        for daemonset in inventory.daemonsets:
-            table.add_row(
-                Text(daemonset.name),
-                Text(daemonset.namespace),
-                Text(_resources_text(daemonset.template.requests.formatted())),
-                Text("\n".join(constraint_lines(daemonset.template)) or "-"),
-            )
-        console.print(table)
+        console.print(_daemonsets_table(inventory.daemonsets))
     profiles = inventory.fargate_profiles
     if profiles:
         table = Table(title="Fargate profiles", title_justify="left")
@@ -491,26 +523,9 @@ def render_inventory(inventory: Inventory, console: Console, *, verbose: bool = 
             table.add_row(Text(profile.name), Text("\n".join(selectors)))
         console.print(table)
     if groups_of_nodes:
-        table = Table(title="eksctl node groups (planned as existing nodes)", title_justify="left")
-        for name in ("Name", "Type", "Nodes", "Zones", "Labels and taints"):
-            table.add_column(name, overflow="fold")
-        for group in groups_of_nodes:
-            nodes = f"{group.desired}" + (f" ({group.spot} spot)" if group.spot else "")
-            nodes += f", max {group.max_size}" if group.max_size is not None else ""
-            marks = [f"{k}={v}" for k, v in group.labels.items() if not k.startswith(_EKSCTL_SET_LABELS)]
-            marks += [str(t) for t in group.taints]
-            table.add_row(Text(group.name + (" (managed)" if group.managed else "")),
-                          Text(" ".join(group.listed) or group.instance_type), Text(nodes),
-                          Text(" ".join(group.availability_zones) or "cluster's"), Text("\n".join(marks)))
-        console.print(table)
+        console.print(_node_groups_table(groups_of_nodes))
     if budgets:
-        table = Table(title="PodDisruptionBudgets (read by the steady state and consolidate)", title_justify="left")
-        for name in ("Name", "Namespace", "Allows", "Where"):
-            table.add_column(name, overflow="fold")
-        for budget in budgets:
-            allows = " ".join(f"{k}={v}" for k, v in _budget_fields(budget).items())
-            table.add_row(Text(budget.name), Text(budget.namespace), Text(allows or "-"), Text(str(budget.origin)))
-        console.print(table)
+        console.print(_budgets_table(budgets))
     if verbose and inventory.skipped:
         table = Table(title="Skipped documents", title_justify="left")
         for name in ("Kind", "Name", "Where", "Why"):
