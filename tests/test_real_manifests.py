@@ -234,3 +234,12 @@ spec:
     document = json.loads(result.stdout)
     assert [g["workload"] for g in document["pending"]] == ["Rollout/rollout-canary"]
     assert "owned by Rollout/rollout-canary, planned instead" in [s["reason"] for s in document["skipped"]]
+
+
+def test_lint_reads_a_rollout_as_a_replicated_workload() -> None:
+    """A Rollout with 5 replicas and no spread is warned like a Deployment; one whose template is another
+    workload's (workloadRef) is not judged on a template it does not hold."""
+    code, out, _ = invoke("lint", str(REAL / "argo-rollouts.yaml"), "-o", "json")
+    assert code == 0
+    findings = [(f["rule"], f["object"], f["line"]) for f in json.loads(out)["findings"]]
+    assert findings == [("replicas-without-spread", "Rollout/default/rollout-canary", 8)]

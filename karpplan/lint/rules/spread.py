@@ -12,7 +12,7 @@ from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
 from karpplan.model.labels import HOSTNAME, ZONE
 
 _SPREAD_KEYS = frozenset({HOSTNAME, ZONE, "failure-domain.beta.kubernetes.io/zone", "topology.k8s.aws/zone-id"})
-_REPLICATED = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
+_REPLICATED = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController", "Rollout"})
 
 
 def _labels_text(labels: dict[str, str]) -> str:
@@ -105,7 +105,8 @@ def REPLICAS_WITHOUT_SPREAD(ctx: LintContext) -> Iterator[Hit]:
         replicas = spec.get("replicas", 1) if isinstance(spec, LineDict) else 1
         if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 2:
             continue
-        if _has_spread(value_at(doc.body, spec_path)):
+        pod_spec = value_at(doc.body, spec_path)
+        if pod_spec is None or _has_spread(pod_spec):  # None: the template is another's (a Rollout's workloadRef)
             continue
         yield Hit(
             doc, "spec.replicas",
