@@ -243,3 +243,14 @@ def test_lint_reads_a_rollout_as_a_replicated_workload() -> None:
     assert code == 0
     findings = [(f["rule"], f["object"], f["line"]) for f in json.loads(out)["findings"]]
     assert findings == [("replicas-without-spread", "Rollout/default/rollout-canary", 8)]
+
+
+# https://github.com/kubernetes/ingress-nginx/blob/main/charts/ingress-nginx/templates/controller-deployment.yaml
+def test_replicas_without_spread_counts_the_replicas_an_autoscaler_keeps() -> None:
+    """Charts leave spec.replicas out when an HPA scales the Deployment; the rule read 1 replica and said nothing
+    about 3 controller replicas (the HPA's minReplicas, which plan places) that may share one node."""
+    code, out, _ = invoke("lint", str(REAL / "ingress-nginx-autoscaled.yaml"), "-o", "json")
+    assert code == 0
+    (finding,) = json.loads(out)["findings"]
+    assert (finding["rule"], finding["object"]) == ("replicas-without-spread", "Deployment/ingress-nginx/ingress-nginx-controller")
+    assert finding["message"].startswith("3 replicas with neither a topologySpreadConstraint")
