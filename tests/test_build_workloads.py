@@ -170,7 +170,7 @@ def test_unknown_kinds_are_skipped_and_recorded(build: Build) -> None:
     assert [(s.kind, s.name, s.origin, s.reason) for s in inventory.skipped] == [
         ("Service", "web", "chart.yaml:2", ""),
         ("Deployment", "not-apps", "chart.yaml:6", ""),
-        ("(no kind)", "", "chart.yaml:10", ""),
+        ("(no kind)", "", "chart.yaml:10", "not a Kubernetes object"),
     ]
     assert inventory.skipped_counts()["Service"] == 1
 

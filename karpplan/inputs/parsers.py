@@ -50,7 +50,7 @@ class _EventSource(_BaseLoader):  # type: ignore[valid-type,misc]
 
 _TAG = "tag:yaml.org,2002:"
 _STR, _NULL, _BOOL, _INT, _FLOAT = _TAG + "str", _TAG + "null", _TAG + "bool", _TAG + "int", _TAG + "float"
-_TIMESTAMP, _MERGE_TAG = _TAG + "timestamp", _TAG + "merge"
+_TIMESTAMP, _MERGE_TAG, _VALUE = _TAG + "timestamp", _TAG + "merge", _TAG + "value"
 _IMPLICIT: dict[str, list[tuple[str, re.Pattern[str]]]] = _EventSource.yaml_implicit_resolvers
 _SAFE = yaml.constructor.SafeConstructor()
 _MERGE = object()  # the `<<` merge key
@@ -73,7 +73,9 @@ def _resolve_plain(value: str) -> str:
     """The implicit tag of a plain scalar (YAML 1.1 rules, as PyYAML resolves them)."""
     for tag, pattern in _IMPLICIT.get(value[:1], ()):
         if pattern.match(value):
-            return tag
+            # A plain `=` is YAML 1.1's `!!value` key type to PyYAML, which has no constructor for it; Kubernetes'
+            # reader keeps it as the string "=" (kube-prometheus CRDs list `enum: ['!=', =, =~, '!~']`).
+            return _STR if tag == _VALUE else tag
     return _STR
 
 

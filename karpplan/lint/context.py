@@ -102,7 +102,10 @@ class LintContext:
     def has_capacity(self) -> bool:
         """Pools, Fargate profiles or nodes (eksctl node groups' too): what the satisfiability rules need."""
         inv = self.inventory
-        return bool(inv.nodepools or inv.fargate_profiles or inv.nodes or any(c.node_groups for c in inv.clusters))
+        # A node group whose instance type is unknown offline (instanceSelector, a launch template) is left out
+        # of the plan, so it is no capacity to judge against.
+        return bool(inv.nodepools or inv.fargate_profiles or inv.nodes
+                    or any(not g.unresolved for c in inv.clusters for g in c.node_groups))
 
     @cached_property
     def scaled_to_zero(self) -> frozenset[int]:

@@ -151,6 +151,12 @@ def _no_capacity_reason(ctx: LintContext) -> str:
     count = len(templates(ctx))
     if not count:
         return ""
+    unresolved = [g for c in ctx.inventory.clusters for g in c.node_groups if g.unresolved]
+    if unresolved:
+        names = ", ".join(g.name for g in unresolved)
+        return (f"the only capacity is eksctl node group(s) {names}, whose instance type cannot be known offline "
+                f"({unresolved[0].unresolved}), so nothing to check the {count} pod template(s) against: set "
+                "instanceType on the node groups, or add the cluster's nodes (kubectl get nodes -o yaml)")
     return (f"the input holds no NodePool, Provisioner, Fargate profile or Node, so nothing to check the "
             f"{count} pod template(s) against: add the NodePools (and their EC2NodeClasses), "
             "an eksctl ClusterConfig with fargateProfiles or --fargate-profile, or the cluster's nodes "

@@ -38,6 +38,7 @@ from karpplan.model.build_pools import (
     build_nodepool,
     build_provisioner,
     node_class_notices,
+    pool_targeted_overlay_notices,
 )
 from karpplan.model.build_storage import (
     build_persistent_volume,
@@ -46,6 +47,7 @@ from karpplan.model.build_storage import (
 )
 from karpplan.model.build_volumes import VolumeTemplates
 from karpplan.model.cluster import ClusterConfig, Namespace, RuntimeClass
+from karpplan.model.eksctl import node_group_notices
 from karpplan.model.inventory import InputNotice, Inventory, SkippedDocument
 from karpplan.model.labels import POD_TEMPLATE_HASH
 from karpplan.model.nodes import ExistingNode
@@ -77,6 +79,7 @@ _KINDS: dict[tuple[str, str], str] = {
     ("extensions", "DaemonSet"): "DaemonSet",
     ("batch", "Job"): "workload",
     ("batch", "CronJob"): "workload",
+    ("argoproj.io", "Rollout"): "workload",  # Argo Rollouts: a Deployment's replicas and template
     ("karpenter.sh", "NodePool"): "NodePool",
     ("karpenter.sh", "Provisioner"): "Provisioner",
     ("karpenter.sh", "NodeOverlay"): "NodeOverlay",
@@ -157,7 +160,7 @@ class _Materialised:
     def scan(cls, documents: Sequence[Document]) -> _Materialised:
         found = cls()
         present = {(d.namespace, d.kind, d.name) for d in documents if role_of(d) == "workload"}
-        replicaset_owner: dict[tuple[str, str], str] = {}
+        replicaset_owner: dict[tuple[str, str], tuple[str, str]] = {}
         with_pods: set[tuple[str, str, str]] = set()
         for doc in documents:
             owner = _controller_of(doc.body)
@@ -175,15 +178,15 @@ class _Materialised:
                     found.add(doc.namespace, "Deployment", deployment, "its pods are in the input")
                 if kind == "Job" and (run := _CRONJOB_RUN.match(name)):
                     found.add(doc.namespace, "CronJob", run.group(1), "its pods are in the input")
-            elif doc.kind == "ReplicaSet" and kind == "Deployment":
-                replicaset_owner[(doc.namespace, doc.name)] = name
-                if (doc.namespace, "Deployment", name) in present:
-                    found.add(doc.namespace, "ReplicaSet", doc.name, f"owned by Deployment/{name}, planned instead")
+            elif doc.kind == "ReplicaSet" and kind in ("Deployment", "Rollout"):
+                replicaset_owner[(doc.namespace, doc.name)] = (kind, name)
+                if (doc.namespace, kind, name) in present:
+                    found.add(doc.namespace, "ReplicaSet", doc.name, f"owned by {kind}/{name}, planned instead")
             elif doc.kind == "Job" and kind == "CronJob":
                 found.add(doc.namespace, "CronJob", name, "its Jobs are in the input")
-        for (namespace, replicaset), deployment in replicaset_owner.items():
+        for (namespace, replicaset), (kind, deployment) in replicaset_owner.items():
             if (namespace, "ReplicaSet", replicaset) in with_pods:
-                found.add(namespace, "Deployment", deployment, "its pods are in the input")
+                found.add(namespace, kind, deployment, "its pods are in the input")
         return found
 
 
@@ -241,13 +244,20 @@ class _Builder:
         for doc in self.documents:
             role = role_of(doc)
             if role is None:
-                self.skipped.append(SkippedDocument(doc.kind or "(no kind)", doc.name, str(doc.origin)))
+                if read_by_disruption(doc):
+                    continue  # a PodDisruptionBudget: read by the disruption simulation, listed by the inventory
+                # No kind: not a Kubernetes object (an IAM policy, a values file beside the manifests).
+                reason = "" if doc.kind else "not a Kubernetes object"
+                self.skipped.append(SkippedDocument(doc.kind or "(no kind)", doc.name, str(doc.origin), reason))
             elif role not in _FIRST_PASS and role not in _STORAGE_ROLES:
                 self._document(doc, role)
         self.notices.extend(node_class_notices(self.nodepools, self.nodeclasses))
         self.scaler.check()
         nothing_pending = not any(not p.bound and not p.terminal for p in self.pods)
-        scale_notes = tuple(InputNotice(origin, text) for origin, text in self.scaler.notices(nothing_pending))
+        # What karpplan does not simulate (an overlay per pool, a node group growing): the plan says it, lint
+        # does not (the manifest is right as written).
+        scale_notes = (*(InputNotice(origin, text) for origin, text in self.scaler.notices(nothing_pending)),
+                       *pool_targeted_overlay_notices(self.overlays), *node_group_notices(self.clusters))
         if self.problems:
             # Fields read by several rules (containers: requests, host ports) report a bad shape once.
             if self.collect is None:
@@ -465,6 +475,8 @@ class _Builder:
         elif kind == "Job":
             template = spec["template"]
             count = self._job_pods(spec)
+        elif self._skipped_rollout(doc, spec):
+            return
         else:
             template = spec["template"]
             count = self._replicas(spec["replicas"], 1)
@@ -477,8 +489,7 @@ class _Builder:
         template.is_mapping()
         labels, annotations = self._metadata_maps(template["metadata"])
         if kind == "Deployment":
-            # The Deployment controller labels each revision's pods with a hash of the template;
-            # matchLabelKeys may name it, and all pending replicas of one revision share it.
+            # The revision's pods carry a hash of the template (matchLabelKeys may name it); replicas share it.
             labels[POD_TEMPLATE_HASH] = template_hash(template.value)
         pod_template = build_pod_template(
             template["spec"],
@@ -511,6 +522,16 @@ class _Builder:
             )
             for index in range(count)
         )
+
+    def _skipped_rollout(self, doc: Document, spec: Field) -> bool:
+        """An Argo Rollout running another workload's template (`workloadRef`): skipped, said why (True)."""
+        if doc.kind != "Rollout" or spec["template"].present or not spec["workloadRef"].present:
+            return False
+        ref = spec["workloadRef"]
+        reason = (f"its {self._replicas(spec['replicas'], 1)} replica(s) run {ref['kind'].string()}/"
+                  f"{ref['name'].string()}'s template (workloadRef): not planned")
+        self.skipped.append(SkippedDocument(doc.kind, document_name(doc), str(doc.origin), reason))
+        return True
 
     def _daemonset(self, doc: Document, root: Field, sink: list[InputProblem]) -> None:
         spec = root["spec"]

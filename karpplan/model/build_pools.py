@@ -101,8 +101,9 @@ def taints(f: Field, aliases: Mapping[str, str] | None = None) -> tuple[Taint, .
     return tuple(out)
 
 
-def node_requirements(f: Field) -> list[Requirement]:
-    """NodePool-side requirements: Karpenter's operators incl. Gte/Lte; `minValues` is ignored."""
+def node_requirements(f: Field, restricted: frozenset[str] = _RESTRICTED_REQUIREMENT_KEYS) -> list[Requirement]:
+    """NodePool-side requirements: Karpenter's operators incl. Gte/Lte; `minValues` is ignored. `restricted`:
+    the keys the CRD refuses (a NodeOverlay may name `karpenter.sh/nodepool`, a NodePool may not)."""
     out = []
     for item in f.mappings():
         key_field, operator_field = item["key"], item["operator"]
@@ -112,7 +113,7 @@ def node_requirements(f: Field) -> list[Requirement]:
         if not key:
             key_field.required("requirement key is required")
             continue
-        if key in _RESTRICTED_REQUIREMENT_KEYS:
+        if key in restricted:
             key_field.invalid("label is restricted (Karpenter sets it itself)")
             continue
         if operator not in OPERATORS:
@@ -170,7 +171,12 @@ def _node_class_ref(f: Field, *, default_kind: str) -> NodeClassRef | None:
     name = f["name"].string()
     if not name:
         f["name"].required("name is required")
-    group = f["group"].string() or _group_of(f["apiVersion"].string()) or AWS_GROUP
+    written = f["group"].string()
+    if "/" in written:
+        # The CRD's `pattern: ^[^/]*$`: a group, not an apiVersion (`karpenter.k8s.aws/v1` is refused).
+        f["group"].invalid("should match '^[^/]*$' (the API group without a version: "
+                           f"{_group_of(written) or written!r})")
+    group = written or _group_of(f["apiVersion"].string()) or AWS_GROUP
     return NodeClassRef(group=group, kind=f["kind"].string() or default_kind, name=name)
 
 
@@ -395,13 +401,16 @@ def node_class_notices(pools: Sequence[NodePool], classes: Sequence[NodeClass]) 
 
 # ------------------------------------------------------------------------------------------ overlays
 _OVERLAY_RESTRICTED_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage", "pods"})
+_OVERLAY_RESTRICTED_KEYS = frozenset({HOSTNAME, PROVISIONER_NAME})
 
 
 def build_node_overlay(doc: Document, root: Field) -> NodeOverlay:
     """A karpenter.sh/v1alpha1 NodeOverlay, validated as its CRD does."""
     spec = root["spec"]
     spec.is_mapping()
-    requirements = Requirements(node_requirements(spec["requirements"]))
+    # The NodeOverlay CRD refuses kubernetes.io/hostname only: it targets pools by karpenter.sh/nodepool
+    # (karpenter.sh_nodeoverlays.yaml: `self in ["karpenter.sh/capacity-type", "karpenter.sh/nodepool"] || ...`).
+    requirements = Requirements(node_requirements(spec["requirements"], _OVERLAY_RESTRICTED_KEYS))
     weight_field = spec["weight"]
     weight = weight_field.optional_integer() or 0
     if weight < 0:
@@ -436,3 +445,18 @@ def build_node_overlay(doc: Document, root: Field) -> NodeOverlay:
         capacity=capacity,
         origin=doc.origin,
     )
+
+
+def pool_targeted_overlay_notices(overlays: Sequence[NodeOverlay]) -> list[InputNotice]:
+    """A notice per overlay that selects NodePools by `karpenter.sh/nodepool`: Karpenter applies it to those
+    pools' instance types only; karpplan applies overlays to the one catalog every pool shares, where no
+    offering carries a pool name, so such an overlay changes nothing in the plan (said, never silent)."""
+    out = []
+    for overlay in overlays:
+        if NODEPOOL not in overlay.requirements:
+            continue
+        out.append(InputNotice(overlay.origin, (
+            f"NodeOverlay {overlay.name} selects NodePools by {overlay.requirements[NODEPOOL]}: karpplan applies "
+            "overlays to the instance types every pool shares, not per pool, so this overlay is not applied "
+            "(its prices and capacity are not in the plan)")))
+    return out

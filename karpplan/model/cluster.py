@@ -40,6 +40,7 @@ class NodeGroup:
     zones_origin: Origin = field(default=UNKNOWN, compare=False)
     unresolved: str = ""  # why the instance type cannot be known offline (a launch template, instanceSelector)
     listed: tuple[str, ...] = ()  # every type the group lists (`instanceTypes`), `instance_type` first
+    max_size: int | None = None  # maxSize: what cluster-autoscaler may grow the group to (not simulated)
 
 
 @dataclass(frozen=True)

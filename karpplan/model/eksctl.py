@@ -14,10 +14,12 @@ groups also accept the EKS API's `NO_SCHEDULE` spellings.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from karpplan.model.build_fields import Field
 from karpplan.model.build_pools import taints
-from karpplan.model.cluster import NodeGroup
+from karpplan.model.cluster import ClusterConfig, NodeGroup
+from karpplan.model.inventory import InputNotice
 from karpplan.model.labels import OS
 from karpplan.model.taints import EFFECTS, Taint
 
@@ -110,7 +112,25 @@ def build_node_group(group: Field, cluster: str, *, managed: bool) -> NodeGroup:
         taints=node_group_taints(group["taints"]), availability_zones=tuple(zones.string_list()), spot=spot,
         origin=group.origin, type_origin=type_field.origin if type_field.present else group.origin,
         zones_origin=zones.origin, unresolved=unresolved, listed=tuple(types) if types[:1] == [instance_type] else (),
+        max_size=group["maxSize"].optional_integer(),
     )
+
+
+def node_group_notices(clusters: Sequence[ClusterConfig]) -> list[InputNotice]:
+    """A notice per node group that may grow past the nodes it keeps (maxSize above desiredCapacity/minSize):
+    karpplan plans the nodes the group keeps, and does not simulate cluster-autoscaler growing it, so a pod that
+    does not fit them is reported unschedulable although the group could grow for it."""
+    out = []
+    for cluster in clusters:
+        for group in cluster.node_groups:
+            if group.max_size is None or group.max_size <= group.desired:
+                continue
+            out.append(InputNotice(group.origin, (
+                f"eksctl node group {group.name}: planned as the {group.desired} node(s) it keeps; its maxSize is "
+                f"{group.max_size}, and growing it (cluster-autoscaler) is not simulated: a pod that does not fit "
+                f"those {group.desired} is reported unschedulable, though the group could add up to "
+                f"{group.max_size - group.desired} node(s) for it")))
+    return out
 
 
 def subnet_zones(root: Field) -> tuple[str, ...]:

@@ -53,7 +53,8 @@ class Inventory:
     skipped: tuple[SkippedDocument, ...] = ()
     notices: tuple[InputNotice, ...] = ()
     # What the what-if counts did (an HPA that changed a count, an HPA without its workload, every workload
-    # at 0 replicas): the plan says them; they are about what is planned, not about how the manifests read.
+    # at 0 replicas) and what karpplan does not simulate (a pool-targeted NodeOverlay, a node group's growth
+    # to maxSize): the plan says them; they are about what is planned, not about how the manifests read.
     scale_notes: tuple[InputNotice, ...] = ()
     overlays: tuple[NodeOverlay, ...] = ()
     # The Nodes, karpenter.sh NodePools and PodDisruptionBudgets as the one parse read them: what the disruption
@@ -100,6 +101,11 @@ class Inventory:
     def pending_groups(self) -> list[PodGroup]:
         """Pending pods grouped by shared template, in input order."""
         return group_pods(self.pending)
+
+    @property
+    def disruption_budgets(self) -> tuple[Document, ...]:
+        """The PodDisruptionBudgets: read by `plan`'s steady state and by `consolidate`, not skipped."""
+        return tuple(d for d in self.disruption_documents if d.kind == "PodDisruptionBudget")
 
     def skipped_counts(self) -> Counter[str]:
         return Counter(s.kind for s in self.skipped)

@@ -16,9 +16,12 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from karpplan.inputs.loader import Document
+from karpplan.model.cluster import NodeGroup
 from karpplan.model.inventory import Inventory
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import (
+    DaemonSet,
     Pod,
     PodAffinity,
     PodAffinityTerm,
@@ -32,6 +35,8 @@ from karpplan.model.selectors import LabelSelector, NodeAffinity, NodeSelectorTe
 from karpplan.model.taints import Taint, Toleration
 
 API_VERSION = "karpplan.io/v1alpha1"
+# Labels eksctl and EKS put on every node group's nodes: in -o json, left out of the table.
+_EKSCTL_SET_LABELS = ("alpha.eksctl.io/", "eks.amazonaws.com/")
 
 
 # ------------------------------------------------------------------------------------------ describing
@@ -281,6 +286,7 @@ def inventory_document(inventory: Inventory) -> dict[str, Any]:
             "nodePools": len(inventory.nodepools),
             "nodes": len(inventory.nodes),
             "daemonSets": len(inventory.daemonsets),
+            "podDisruptionBudgets": len(inventory.disruption_budgets),
             "skipped": len(inventory.skipped),
             "region": inventory.region,
         },
@@ -305,15 +311,45 @@ def inventory_document(inventory: Inventory) -> dict[str, Any]:
             }
             for p in inventory.fargate_profiles
         ],
+        "nodeGroups": [_node_group_document(g) for c in inventory.clusters for g in c.node_groups],
         "runtimeClasses": [
             {"name": r.name, "handler": r.handler, "overhead": r.overhead.formatted()} for r in inventory.runtime_classes
         ],
         "namespaces": [{"name": n.name, "labels": dict(n.labels)} for n in inventory.namespaces],
+        "podDisruptionBudgets": [_budget_document(d) for d in inventory.disruption_budgets],
         "skipped": [
             {"kind": s.kind, "name": s.name, "origin": s.origin, "reason": s.why}
             for s in inventory.skipped
         ],
     }
+
+
+def _node_group_document(group: NodeGroup) -> dict[str, Any]:
+    return {
+        "name": group.name,
+        "managed": group.managed,
+        "instanceType": group.instance_type,
+        "instanceTypes": list(group.listed),
+        "nodes": group.desired,
+        "spot": group.spot,
+        "maxSize": group.max_size,
+        "availabilityZones": list(group.availability_zones),
+        "labels": dict(group.labels),
+        "taints": _taints(group.taints),
+        "origin": str(group.origin),
+    }
+
+
+def _budget_fields(doc: Document) -> dict[str, str]:
+    """`minAvailable` / `maxUnavailable` as written (an int or a percentage), the fields that are set."""
+    spec = doc.body.get("spec")
+    if not isinstance(spec, Mapping):
+        return {}
+    return {key: str(spec[key]) for key in ("minAvailable", "maxUnavailable") if spec.get(key) is not None}
+
+
+def _budget_document(doc: Document) -> dict[str, Any]:
+    return {"name": doc.name, "namespace": doc.namespace, **_budget_fields(doc), "origin": str(doc.origin)}
 
 
 def _pod_document(p: Pod) -> dict[str, Any]:
@@ -406,16 +442,61 @@ def _nodes_table(nodes: Iterable[ExistingNode], inventory: Inventory) -> Table:
     return table
 
 
+def _daemonsets_table(daemonsets: Iterable[DaemonSet]) -> Table:
+    table = Table(title="DaemonSets (per-node overhead)", title_justify="left")
+    for name in ("Name", "Namespace", "Requests per node", "Constraints"):
+        table.add_column(name, overflow="fold")
+    for daemonset in daemonsets:
+        table.add_row(
+            Text(daemonset.name),
+            Text(daemonset.namespace),
+            Text(_resources_text(daemonset.template.requests.formatted())),
+            Text("\n".join(constraint_lines(daemonset.template)) or "-"),
+        )
+    return table
+
+
+def _node_groups_table(groups: Iterable[NodeGroup]) -> Table:
+    """eksctl node groups: the nodes each keeps (spot share, maxSize), zones, and the labels and taints the
+    user wrote (eksctl's own labels are in -o json)."""
+    table = Table(title="eksctl node groups (planned as existing nodes)", title_justify="left")
+    for name in ("Name", "Type", "Nodes", "Zones", "Labels and taints"):
+        table.add_column(name, overflow="fold")
+    for group in groups:
+        nodes = f"{group.desired}" + (f" ({group.spot} spot)" if group.spot else "")
+        nodes += f", max {group.max_size}" if group.max_size is not None else ""
+        marks = [f"{k}={v}" for k, v in group.labels.items() if not k.startswith(_EKSCTL_SET_LABELS)]
+        marks += [str(t) for t in group.taints]
+        table.add_row(Text(group.name + (" (managed)" if group.managed else "")),
+                      Text(" ".join(group.listed) or group.instance_type), Text(nodes),
+                      Text(" ".join(group.availability_zones) or "cluster's"), Text("\n".join(marks)))
+    return table
+
+
+def _budgets_table(budgets: Iterable[Document]) -> Table:
+    table = Table(title="PodDisruptionBudgets (read by the steady state and consolidate)", title_justify="left")
+    for name in ("Name", "Namespace", "Allows", "Where"):
+        table.add_column(name, overflow="fold")
+    for budget in budgets:
+        allows = " ".join(f"{k}={v}" for k, v in _budget_fields(budget).items())
+        table.add_row(Text(budget.name), Text(budget.namespace), Text(allows or "-"), Text(str(budget.origin)))
+    return table
+
+
 def render_inventory(inventory: Inventory, console: Console, *, verbose: bool = False) -> None:
     """Rich tables of what was read; skipped documents only when verbose."""
     groups = inventory.pending_groups()
     pending = sum(g.size for g in groups)
+    budgets = inventory.disruption_budgets
+    groups_of_nodes = [g for c in inventory.clusters for g in c.node_groups]
     console.print(
         Text(
             f"{len(inventory.pods)} pods: {pending} pending in {len(groups)} groups, "
             f"{len(inventory.bound)} bound, {len(inventory.gated)} gated; "
             f"{len(inventory.nodepools)} node pools, {len(inventory.nodes)} existing nodes, "
             f"{len(inventory.daemonsets)} DaemonSets"
+            + (f", {len(groups_of_nodes)} eksctl node groups" if groups_of_nodes else "")
+            + (f", {len(budgets)} PodDisruptionBudgets" if budgets else "")
         )
     )
     if groups:
@@ -428,17 +509,7 @@ def render_inventory(inventory: Inventory, console: Console, *, verbose: bool = 
     if inventory.nodes:
         console.print(_nodes_table(inventory.nodes, inventory))
     if inventory.daemonsets:
-        table = Table(title="DaemonSets (per-node overhead)", title_justify="left")
-        for name in ("Name", "Namespace", "Requests per node", "Constraints"):
-            table.add_column(name, overflow="fold")
-        for daemonset in inventory.daemonsets:
-            table.add_row(
-                Text(daemonset.name),
-                Text(daemonset.namespace),
-                Text(_resources_text(daemonset.template.requests.formatted())),
-                Text("\n".join(constraint_lines(daemonset.template)) or "-"),
-            )
-        console.print(table)
+        console.print(_daemonsets_table(inventory.daemonsets))
     profiles = inventory.fargate_profiles
     if profiles:
         table = Table(title="Fargate profiles", title_justify="left")
@@ -451,6 +522,10 @@ def render_inventory(inventory: Inventory, console: Console, *, verbose: bool = 
             ]
             table.add_row(Text(profile.name), Text("\n".join(selectors)))
         console.print(table)
+    if groups_of_nodes:
+        console.print(_node_groups_table(groups_of_nodes))
+    if budgets:
+        console.print(_budgets_table(budgets))
     if verbose and inventory.skipped:
         table = Table(title="Skipped documents", title_justify="left")
         for name in ("Kind", "Name", "Where", "Why"):

@@ -29,7 +29,7 @@ from karpplan.lint.rules.placeholders import unrendered_documents, unrendered_vo
 from karpplan.lint.rules.volume_blame import blamed_volume
 from karpplan.lint.skip import Skip
 from karpplan.model.fargate import fargate_node_labels
-from karpplan.model.labels import HOSTNAME
+from karpplan.model.labels import ALIASES, HOSTNAME
 from karpplan.model.pools import NodePool
 from karpplan.model.resources import Resources
 from karpplan.plan_reasons import reasons_for
@@ -116,6 +116,18 @@ _ZONED_POOL = NODEPOOL.replace(
 
 
 # ------------------------------------------------------------------------------------------ spread-key-unknown
+# A bare key's name and the well-known label it means (kubernetes/website's topology spread examples use
+# `zone` and `node`, labels the reader is expected to have set by hand; Karpenter's nodes carry neither).
+_MEANT = (("zone", "topology.kubernetes.io/zone"), ("region", "topology.kubernetes.io/region"),
+          ("host", "kubernetes.io/hostname"), ("node", "kubernetes.io/hostname"))
+
+
+def _meant_by_name(key: str, known: Sequence[str]) -> list[str]:
+    """The well-known label a key's name points at (`zone`, `node`, `rack-zone`), if nodes carry it."""
+    name = key.rsplit("/", 1)[-1].lower()
+    return next(([label] for word, label in _MEANT if word in name and label in known), [])
+
+
 @lint_rule("spread-key-unknown", "KPL401", Severity.error, needs_pools=True,
            fix="use a label key nodes carry, e.g. topology.kubernetes.io/zone",
            bad=NODEPOOL + deployment(ZONE_SPREAD.replace("topology.kubernetes.io/zone", "kubernetes.io/zone")),
@@ -130,7 +142,18 @@ def SPREAD_KEY_UNKNOWN(ctx: LintContext) -> Iterator[Hit]:
     known = sorted(_known_keys(ctx))
     for group_info, doc in _groups(ctx, "spread-key-unknown"):
         for index, key in _unknown_key_rules(ctx, group_info):
-            close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+            alias = ALIASES.get(key)
+            if alias is not None:
+                # Karpenter keys every requirement on the normalised label, and its spread domains too, but the
+                # spread keeps the key as written: no domain ever matches (kubernetes-sigs/karpenter#3307).
+                yield Hit(
+                    doc, _spread_path(doc, index, "topologyKey"),
+                    f"topologyKey {key!r} is a deprecated alias of {alias}: Karpenter finds no domain for it "
+                    "(\"unsatisfiable topology constraint for topology spread\"), so with whenUnsatisfiable "
+                    f"DoNotSchedule the {group_info.size} pod(s) stay pending" + ctx.zero_replicas_note(doc),
+                    f"use {alias}")
+                continue
+            close = difflib.get_close_matches(key, known, n=1, cutoff=0.6) or _meant_by_name(key, known)
             hint = f" (did you mean {close[0]}?)" if close else ""
             yield Hit(
                 doc, _spread_path(doc, index, "topologyKey"),

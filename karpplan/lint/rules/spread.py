@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 
 from karpplan.inputs.origins import LineDict
@@ -12,7 +13,7 @@ from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
 from karpplan.model.labels import HOSTNAME, ZONE
 
 _SPREAD_KEYS = frozenset({HOSTNAME, ZONE, "failure-domain.beta.kubernetes.io/zone", "topology.k8s.aws/zone-id"})
-_REPLICATED = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController"})
+_REPLICATED = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController", "Rollout"})
 
 
 def _labels_text(labels: dict[str, str]) -> str:
@@ -98,14 +99,16 @@ def REPLICAS_WITHOUT_SPREAD(ctx: LintContext) -> Iterator[Hit]:
     topology.kubernetes.io/zone, the scheduler and Karpenter pack replicas where it is cheapest: one node or
     zone failure takes all of them down.
     """
+    planned = Counter(p.origin for p in ctx.inventory.pods)  # replicas as planned: a HorizontalPodAutoscaler's too
     for doc, spec_path in ctx.pod_documents():
         if doc.kind not in _REPLICATED:
             continue
         spec = doc.body.get("spec")
-        replicas = spec.get("replicas", 1) if isinstance(spec, LineDict) else 1
+        replicas = planned.get(doc.origin) or (spec.get("replicas", 1) if isinstance(spec, LineDict) else 1)
         if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 2:
             continue
-        if _has_spread(value_at(doc.body, spec_path)):
+        pod_spec = value_at(doc.body, spec_path)
+        if pod_spec is None or _has_spread(pod_spec):  # None: the template is another's (a Rollout's workloadRef)
             continue
         yield Hit(
             doc, "spec.replicas",
