@@ -48,6 +48,8 @@ RULE_READS: dict[str, tuple[re.Pattern[str], dict[str, str]]] = {
         "explain/wording.py": "PoolFields.limits is a field path in wording, not the pool's limits",
         "explain/enrich.py": "PoolFields.limits is a field path in wording, not the pool's limits",
         "explain/related.py": "the words 'spec.limits' in advice",
+        "explain/advice.py": "the field path 'spec.limits.resources' names the node class era in advice",
+        "explain/dialects/launch.py": "the words 'spec.limits' in a launch failure's advice",
         "lint/rules/capacity.py": "the field path 'spec.limits' of a finding",
     }),
     "conflicts(": (re.compile(r"\bconflicts\("), {
