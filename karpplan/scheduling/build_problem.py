@@ -13,7 +13,8 @@ from karpplan.constraints.pool_headroom import pool_headroom
 from karpplan.model.inventory import Inventory
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import DaemonSet, Pod, PodGroup, PodTemplate
-from karpplan.model.pools import order_by_weight
+from karpplan.model.pools import NodePool, order_by_weight
+from karpplan.model.resources import Resources
 from karpplan.model.taints import SCHEDULING_EFFECTS, untolerated
 from karpplan.scheduling.candidates import LaunchOption, PoolVerdict, build_launch_options, check_pool
 from karpplan.scheduling.existing_nodes import ExistingNodeInfo
@@ -65,6 +66,7 @@ def _registry() -> tuple[ConstraintKind, ...]:
 _INDEX = operator.attrgetter("index")
 _Usable = tuple[list[LaunchOption], dict[int, int], frozenset[int]]
 OptionTest = Callable[[Mapping[str, str]], str | None]
+PoolCheck = Callable[[PodTemplate, NodePool, Sequence[LaunchOption], Resources | None, int | None], PoolVerdict]
 
 
 class _Shared:
@@ -119,12 +121,16 @@ def build_problem(
     launch_options: list[LaunchOption] | None = None,
     receivers: Collection[str] | None = None,
     static_filter: Callable[[PodTemplate, ExistingNodeInfo], list[str]] = static_reasons,
+    static_filter_for: Callable[[PodTemplate], Callable[[ExistingNodeInfo], list[str]]] | None = None,
     eligible_cache: EligibleCache | None = None,
+    pool_check: PoolCheck = check_pool,
 ) -> Problem:
     """The problem of placing `groups`. `launch_options`: options built before for these pools (every
     pod's custom label values included), reused as they are; `receivers`: the only existing nodes pods may
     be placed on (the others still count for topology and limits), None for all; `static_filter`:
-    `static_reasons` or a caller's cache of it; `eligible_cache`: a caller's cache of spread domains."""
+    `static_reasons` or a caller's cache of it (`static_filter_for`: one per template, instead);
+    `eligible_cache`: a caller's cache of spread domains;
+    `pool_check`: `check_pool` or a caller's cache of it."""
     pools = order_by_weight(list(inventory.nodepools))
     pending: list[Pod] = [p for g in groups for p in g.pods]
     options = launch_options if launch_options is not None else build_launch_options(
@@ -141,16 +147,17 @@ def build_problem(
         pod_template = group.template
         ok: list[int] = []
         reasons: dict[str, list[str]] = {}
+        on_node = static_filter_for(pod_template) if static_filter_for is not None else None
         for i, info in enumerate(existing):
             if info.node.is_fargate:
                 reasons[info.node.name] = ["node(s) are Fargate nodes, which run only their own pod"]
                 continue
-            r = static_filter(pod_template, info)
+            r = on_node(info) if on_node is not None else static_filter(pod_template, info)
             if r:
                 reasons[info.node.name] = r
             else:
                 ok.append(i)
-        verdicts = [shared.verdict(check_pool(pod_template, p, options, *headroom[p.name])) for p in pools]
+        verdicts = [shared.verdict(pool_check(pod_template, p, options, *headroom[p.name])) for p in pools]
         option_tests = [test for kind in _registry() if (test := kind.option_filter(pod_template)) is not None]
         infos.append(GroupInfo(index, group, ok, reasons, verdicts, *shared.usable(verdicts, option_tests)))
     topology = build_topology([g.template for g in groups], nodes, inventory.bound, options,
