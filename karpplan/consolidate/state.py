@@ -44,6 +44,16 @@ def shape_text(template: PodTemplate) -> str:
     return repr([(f.name, getattr(template, f.name)) for f in fields(template) if f.name != "origin"])
 
 
+def filter_shape(template: PodTemplate) -> str:
+    """What kube-scheduler's static filters (`constraints.registry.STATIC_FILTERS`' `filter_node`) read of a
+    template: its tolerations (taints), node affinity, requests (resources), host ports, the topology keys of
+    its hard spread constraints and of its required pod-affinity terms. Templates alike in these, whatever
+    their labels and selectors, get the same verdict on a node (Deployments of one size and placement)."""
+    return repr((template.tolerations, template.affinity, template.requests, template.host_ports,
+                 tuple(c.topology_key for c in template.hard_spread),
+                 tuple(t.topology_key for t in template.pod_affinity.required)))
+
+
 def share_templates(pods_on: Mapping[str, list[Pod]], pending: list[Pod]) -> tuple[dict[str, list[Pod]], list[Pod]]:
     """The pods again, the replicas of one controller (ownerReference) and one shape sharing one template (a snapshot lists its pods
     one by one, each with a template of its own). The scheduling problem groups pods by template, so a
@@ -76,6 +86,7 @@ class ClusterState:
     # shape -> node -> (its version, the static filters' reasons, those of its labels and taints per filter)
     _static: dict[str, dict[str, tuple[int, list[str], list[list[str]]]]] = field(default_factory=dict)
     _shapes: dict[int, tuple[PodTemplate, str]] = field(default_factory=dict)
+    _filter_shapes: dict[int, tuple[PodTemplate, str]] = field(default_factory=dict)
     _room: dict[tuple[str, int], Resources] = field(default_factory=dict)
     # the pool and options are kept with the verdict, so their ids are never reused while remembered
     _pool_verdicts: dict[tuple[str, int, int, int | None],
@@ -118,6 +129,13 @@ class ClusterState:
             found = self._shapes[id(template)] = (template, shape_text(template))
         return found[1]
 
+    def filter_shape(self, template: PodTemplate) -> str:
+        """What the static filters read of the template (`filter_shape`), kept per template (kept with it)."""
+        found = self._filter_shapes.get(id(template))
+        if found is None:
+            found = self._filter_shapes[id(template)] = (template, filter_shape(template))
+        return found[1]
+
     def static_filter(self, template: PodTemplate) -> Callable[[ExistingNodeInfo], list[str]]:
         """kube-scheduler's static filters of the template, node by node: kept until the node's pods change,
         shared by templates of one shape. Sound because a simulation keeps every bound pod the template's own
@@ -128,7 +146,7 @@ class ClusterState:
         from karpplan.constraints.resources import RESOURCES
 
         of_pods = (RESOURCES, HOST_PORTS)  # the filters that read the pods bound to the node
-        known = self._static.setdefault(self.shape(template), {})
+        known = self._static.setdefault(self.filter_shape(template), {})
         versions = self._versions
 
         def reasons(info: ExistingNodeInfo) -> list[str]:
