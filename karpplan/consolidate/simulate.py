@@ -121,7 +121,7 @@ def simulate(state: ClusterState, candidates: Sequence[Candidate]) -> Outcome:
                             node_labels, launch_options=state.launch_options(),
                             receivers=receivers(state, leaving, moving + state.pending),
                             static_filter_for=state.static_filter, eligible_cache=state.eligible,
-                            pool_check=state.pool_verdict)
+                            pool_check=state.pool_verdict, shared=state.shared, option_tests_key=state.filter_shape)
     # Replicas share a template, so a group holds pods the queue had apart: they keep their listed order.
     problem.queue_rank = {id(p): i for i, p in enumerate(moving + state.pending)}
     solution, _ = solve_karpenter(problem, max_batches=1)

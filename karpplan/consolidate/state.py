@@ -23,6 +23,7 @@ from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import Pod, PodTemplate
 from karpplan.model.pools import NodePool, order_by_weight
 from karpplan.model.resources import Resources
+from karpplan.scheduling.build_problem import SharedVerdicts
 from karpplan.scheduling.candidates import (
     LaunchOption,
     PoolVerdict,
@@ -47,7 +48,8 @@ def shape_text(template: PodTemplate) -> str:
 def filter_shape(template: PodTemplate) -> str:
     """What kube-scheduler's static filters (`constraints.registry.STATIC_FILTERS`' `filter_node`) read of a
     template: its tolerations (taints), node affinity, requests (resources), host ports, the topology keys of
-    its hard spread constraints and of its required pod-affinity terms. Templates alike in these, whatever
+    its hard spread constraints and of its required pod-affinity terms (all the registry's `option_filter`s
+    read too). Templates alike in these, whatever
     their labels and selectors, get the same verdict on a node (Deployments of one size and placement)."""
     return repr((template.tolerations, template.affinity, template.requests, template.host_ports,
                  tuple(c.topology_key for c in template.hard_spread),
@@ -94,6 +96,8 @@ class ClusterState:
     _index: BoundIndex | None = None  # the bound pods indexed, until a command changes them
     _folded: dict[tuple[str, int, tuple[int, ...]], ExistingNode] = field(default_factory=dict)
     eligible: EligibleCache = field(default_factory=EligibleCache)  # spread domains (a node's labels never change)
+    # pool verdicts and the options of groups, shared by every problem over `launch_options()` (`build_problem`)
+    shared: SharedVerdicts = field(default_factory=SharedVerdicts)
     # node -> ((its version, the PDBs' allowed disruptions), its candidacy): kept by `loop.candidates_of`
     candidacy: dict[str, tuple[tuple[int, tuple[tuple[str, int], ...]], Candidate | str]] = field(default_factory=dict)
 
