@@ -69,3 +69,25 @@ def test_replicas_of_one_controller_share_one_template(bench_snapshot: tuple[Sna
     assert len(by_template) < len(folded) / 2  # replicas fold into far fewer groups
     assert all(len(owners) == 1 for owners in by_template.values())  # never across controllers
     assert [p.key for p in folded] == [p.key for p in pods]  # the same pods, in the same order
+
+
+def test_static_filters_shared_by_templates_alike_give_kube_schedulers_verdicts(
+        bench_snapshot: tuple[Snapshot, ClusterState]) -> None:
+    """Templates alike in what the static filters read share one verdict per node: every template of the
+    snapshot gets, on every node, exactly the reasons the filters give it uncached."""
+    from karpplan.scheduling.existing_nodes import ExistingNodeInfo
+    from karpplan.scheduling.filters import static_reasons
+
+    snap, read_state = bench_snapshot
+    state = ClusterState.of(snap, read_state.catalog)  # the fixture's state is consolidated by another test
+    templates = list({id(p.template): p.template for ps in state.pods_on.values() for p in ps}.values())
+    assert len({state.filter_shape(t) for t in templates}) < len(templates) / 3  # most share a filter shape
+    refused = 0
+    for template in templates:
+        cached = state.static_filter(template)
+        for node in state.nodes:
+            info = ExistingNodeInfo(node.node, used=state.used(node.name))
+            expected = static_reasons(template, info)
+            assert cached(info) == expected, (template.name, node.name)
+            refused += bool(expected)
+    assert refused  # some pods are refused by some nodes (full, tainted or without their labels)

@@ -48,12 +48,21 @@ class SteadyState:
 
 
 def candidates_of(state: ClusterState, verdicts: dict[str, str]) -> list[Candidate]:
+    """Every node's candidacy, kept per node until its pods or the PDBs' allowed disruptions change."""
     limits = state.pdb_limits()
+    allowed = tuple(sorted(limits.allowed.items()))
     out: list[Candidate] = []
     pools = dict(state.pools)
     disruption = dict(state.disruption)
+    known = state.candidacy
     for node in state.nodes:
-        c = new_candidate(node, state.pods_on.get(node.name, []), pools, disruption, limits)
+        key = (state.version(node.name), allowed)
+        found = known.get(node.name)
+        if found is not None and found[0] == key:
+            c = found[1]
+        else:
+            c = new_candidate(node, state.pods_on.get(node.name, []), pools, disruption, limits)
+            known[node.name] = (key, c)
         if isinstance(c, str):
             verdicts[node.name] = c
         else:

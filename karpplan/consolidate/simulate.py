@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from karpplan.catalog import instance_types_for, node_labels
 from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.model.nodes import ExistingNode
@@ -21,7 +23,7 @@ from karpplan.model.pods import Pod, group_pods
 from karpplan.model.resources import Resources
 from karpplan.plan_reasons import reasons_for
 from karpplan.scheduling.build_problem import build_problem
-from karpplan.scheduling.candidates import LaunchOption
+from karpplan.scheduling.candidates import LaunchOption, option_table
 from karpplan.scheduling.state import PlacementState
 
 if TYPE_CHECKING:
@@ -70,14 +72,13 @@ def _flexibility(solved: SolvedNode, options: Sequence[LaunchOption]) -> list[La
         for t in (*g.template.pod_affinity.required, *g.template.pod_anti_affinity.required))
     distinct = list({id(g.option_ids): g.option_ids for g in groups.values()}.values())
     allowed = distinct[0].intersection(*distinct[1:])  # the options every group may use
-    kept = []
-    for o in options:
-        if o.pool is not chosen.pool or (zonal and o.zone != chosen.zone):
-            continue
-        if o.index not in allowed:
-            continue
-        if requests.fits_in(o.free):
-            kept.append(o)
+    table = option_table(options)
+    mask = np.zeros(table.size, dtype=np.bool_)
+    mask[table.rows_of(allowed)] = True
+    rows = table.pool_rows(chosen.pool)
+    rows = rows[mask[rows]]
+    rows = rows[table.fits(requests, rows)]
+    kept = [o for o in table.rows(rows) if not zonal or o.zone == chosen.zone]
     if chosen not in kept:
         kept.append(chosen)
     kept.sort(key=lambda o: (o.price, o.instance_type.name, o.zone, o.capacity_type))
@@ -119,7 +120,8 @@ def simulate(state: ClusterState, candidates: Sequence[Candidate]) -> Outcome:
     problem = build_problem(inventory, state.catalog, group_pods(moving + state.pending), instance_types_for,
                             node_labels, launch_options=state.launch_options(),
                             receivers=receivers(state, leaving, moving + state.pending),
-                            static_filter=state.static_reasons, eligible_cache=state.eligible)
+                            static_filter_for=state.static_filter, eligible_cache=state.eligible,
+                            pool_check=state.pool_verdict, shared=state.shared, option_tests_key=state.filter_shape)
     # Replicas share a template, so a group holds pods the queue had apart: they keep their listed order.
     problem.queue_rank = {id(p): i for i, p in enumerate(moving + state.pending)}
     solution, _ = solve_karpenter(problem, max_batches=1)

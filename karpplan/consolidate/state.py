@@ -7,12 +7,13 @@ consolidated later); a bare pod (no controller) is evicted and never comes back,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 
 from karpplan.catalog import instance_types_for, node_labels
 from karpplan.catalog.types import Catalog
 from karpplan.consolidate.budgets import Disruption
+from karpplan.consolidate.candidates import Candidate
 from karpplan.consolidate.pdb import Budget, Limits
 from karpplan.consolidate.relevance import BoundIndex
 from karpplan.consolidate.snapshot import SimNode, Snapshot
@@ -22,7 +23,14 @@ from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import Pod, PodTemplate
 from karpplan.model.pools import NodePool, order_by_weight
 from karpplan.model.resources import Resources
-from karpplan.scheduling.candidates import LaunchOption, build_launch_options
+from karpplan.scheduling.build_problem import SharedVerdicts
+from karpplan.scheduling.candidates import (
+    LaunchOption,
+    PoolVerdict,
+    build_launch_options,
+    check_pool,
+    within_pool_limits,
+)
 from karpplan.scheduling.existing_nodes import ExistingNodeInfo
 from karpplan.scheduling.topology import EligibleCache
 
@@ -35,6 +43,17 @@ def is_bare(pod: Pod) -> bool:
 def shape_text(template: PodTemplate) -> str:
     """The template's content, everything but where it was read."""
     return repr([(f.name, getattr(template, f.name)) for f in fields(template) if f.name != "origin"])
+
+
+def filter_shape(template: PodTemplate) -> str:
+    """What kube-scheduler's static filters (`constraints.registry.STATIC_FILTERS`' `filter_node`) read of a
+    template: its tolerations (taints), node affinity, requests (resources), host ports, the topology keys of
+    its hard spread constraints and of its required pod-affinity terms (all the registry's `option_filter`s
+    read too). Templates alike in these, whatever
+    their labels and selectors, get the same verdict on a node (Deployments of one size and placement)."""
+    return repr((template.tolerations, template.affinity, template.requests, template.host_ports,
+                 tuple(c.topology_key for c in template.hard_spread),
+                 tuple(t.topology_key for t in template.pod_affinity.required)))
 
 
 def share_templates(pods_on: Mapping[str, list[Pod]], pending: list[Pod]) -> tuple[dict[str, list[Pod]], list[Pod]]:
@@ -66,13 +85,25 @@ class ClusterState:
     _options: list[LaunchOption] | None = None
     _used: dict[str, Resources] = field(default_factory=dict)
     _versions: dict[str, int] = field(default_factory=dict)  # node -> times its pods changed
-    _static: dict[tuple[str, str, int], list[str]] = field(default_factory=dict)
-    _fixed: dict[tuple[str, str], list[list[str]]] = field(default_factory=dict)  # per filter, as STATIC_FILTERS
+    # shape -> node -> (its version, the static filters' reasons, those of its labels and taints per filter)
+    _static: dict[str, dict[str, tuple[int, list[str], list[list[str]]]]] = field(default_factory=dict)
     _shapes: dict[int, tuple[PodTemplate, str]] = field(default_factory=dict)
+    _filter_shapes: dict[int, tuple[PodTemplate, str]] = field(default_factory=dict)
     _room: dict[tuple[str, int], Resources] = field(default_factory=dict)
+    # the pool and options are kept with the verdict, so their ids are never reused while remembered
+    _pool_verdicts: dict[tuple[str, int, int, int | None],
+                         tuple[NodePool, Sequence[LaunchOption], PoolVerdict]] = field(default_factory=dict)
     _index: BoundIndex | None = None  # the bound pods indexed, until a command changes them
     _folded: dict[tuple[str, int, tuple[int, ...]], ExistingNode] = field(default_factory=dict)
     eligible: EligibleCache = field(default_factory=EligibleCache)  # spread domains (a node's labels never change)
+    # pool verdicts and the options of groups, shared by every problem over `launch_options()` (`build_problem`)
+    shared: SharedVerdicts = field(default_factory=SharedVerdicts)
+    # node -> ((its version, the PDBs' allowed disruptions), its candidacy): kept by `loop.candidates_of`
+    candidacy: dict[str, tuple[tuple[int, tuple[tuple[str, int], ...]], Candidate | str]] = field(default_factory=dict)
+
+    def version(self, name: str) -> int:
+        """How many times the node's pods changed (a node's pods only change by a command)."""
+        return self._versions.get(name, 0)
 
     def bound_index(self) -> BoundIndex:
         """Every bound pod indexed for `relevance` (rebuilt after a command)."""
@@ -102,27 +133,52 @@ class ClusterState:
             found = self._shapes[id(template)] = (template, shape_text(template))
         return found[1]
 
-    def static_reasons(self, template: PodTemplate, info: ExistingNodeInfo) -> list[str]:
-        """kube-scheduler's static filters of the template on the node, kept until the node's pods change,
-        shared by templates of one shape. Sound because a simulation keeps every bound pod the template's own rules match (`relevance.py`)."""
-
-        shape = self.shape(template)
-        key = (shape, info.node.name, self._versions.get(info.node.name, 0))
-        found = self._static.get(key)
+    def filter_shape(self, template: PodTemplate) -> str:
+        """What the static filters read of the template (`filter_shape`), kept per template (kept with it)."""
+        found = self._filter_shapes.get(id(template))
         if found is None:
-            # Imported here, as build_problem does: the kinds bring OR-Tools, which explain should not pay for.
-            from karpplan.constraints.host_ports import HOST_PORTS
-            from karpplan.constraints.registry import STATIC_FILTERS
-            from karpplan.constraints.resources import RESOURCES
+            found = self._filter_shapes[id(template)] = (template, filter_shape(template))
+        return found[1]
 
-            of_pods = (RESOURCES, HOST_PORTS)  # the filters that read the pods bound to the node
-            fixed = self._fixed.get((shape, info.node.name))
-            if fixed is None:  # the filters of the node's labels and taints, which never change under its name
-                fixed = self._fixed[(shape, info.node.name)] = [
-                    [] if kind in of_pods else kind.filter_node(template, info) for kind in STATIC_FILTERS]
-            found = self._static[key] = [r for kind, reasons in zip(STATIC_FILTERS, fixed, strict=True)
-                                         for r in (kind.filter_node(template, info) if kind in of_pods else reasons)]
-        return found
+    def static_filter(self, template: PodTemplate) -> Callable[[ExistingNodeInfo], list[str]]:
+        """kube-scheduler's static filters of the template, node by node: kept until the node's pods change,
+        shared by templates of one shape. Sound because a simulation keeps every bound pod the template's own
+        rules match (`relevance.py`)."""
+        # Imported here, as build_problem does: the kinds bring OR-Tools, which explain should not pay for.
+        from karpplan.constraints.host_ports import HOST_PORTS
+        from karpplan.constraints.registry import STATIC_FILTERS
+        from karpplan.constraints.resources import RESOURCES
+
+        of_pods = (RESOURCES, HOST_PORTS)  # the filters that read the pods bound to the node
+        known = self._static.setdefault(self.filter_shape(template), {})
+        versions = self._versions
+
+        def reasons(info: ExistingNodeInfo) -> list[str]:
+            name = info.node.name
+            version = versions.get(name, 0)
+            found = known.get(name)
+            if found is not None and found[0] == version:
+                return found[1]
+            # The filters of the node's labels and taints never change under its name: kept for the run.
+            fixed = found[2] if found is not None else [
+                [] if kind in of_pods else kind.filter_node(template, info) for kind in STATIC_FILTERS]
+            out = [r for kind, rs in zip(STATIC_FILTERS, fixed, strict=True)
+                   for r in (kind.filter_node(template, info) if kind in of_pods else rs)]
+            known[name] = (version, out, fixed)
+            return out
+
+        return reasons
+
+    def pool_verdict(self, template: PodTemplate, pool: NodePool, options: Sequence[LaunchOption],
+                     remaining: Resources | None, nodes_left: int | None) -> PoolVerdict:
+        """`check_pool`, shared by templates of one shape and kept for the run but for the resource limits
+        (it reads the template's content, the pool, the options and `limits.nodes` left, all in the key);
+        the limits left, which change with the nodes a simulation removes, are applied last, as it does."""
+        key = (self.shape(template), id(pool), id(options), nodes_left)
+        found = self._pool_verdicts.get(key)
+        if found is None:
+            found = self._pool_verdicts[key] = (pool, options, check_pool(template, pool, options, None, nodes_left))
+        return found[2] if remaining is None else within_pool_limits(found[2], remaining)
 
     def used(self, name: str) -> Resources:
         """Requests of the pods bound to the node (kept until its pods change)."""

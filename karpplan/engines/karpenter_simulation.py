@@ -76,6 +76,8 @@ class KarpenterSimulation:
             self.remaining[pool.name] = self.ledger.remaining(pool.name)
             self.nodes_left[pool.name] = self.ledger.nodes_left(pool.name)
         self._existing_order: dict[int, list[PlannedNode]] = {}
+        self._existing_first: dict[int, int] = {}  # group -> its first existing node not known to be full
+        self._name_rank: list[int] | None = None  # per existing node, its rank by name
         self._watch.dirty = False
         # Launched nodes are state nodes too, tried after the existing ones (initialised first, as Karpenter).
         self._launched_slots = [item.slot for item in self.launched]
@@ -87,10 +89,18 @@ class KarpenterSimulation:
         return self._attempts[group_info.index]
 
     def _existing_for(self, group_info: GroupInfo) -> list[PlannedNode]:
-        if group_info.index not in self._existing_order:
-            slots = [self.state.slots[i] for i in group_info.existing_ok]
-            self._existing_order[group_info.index] = sorted(slots, key=lambda s: s.name)
-        return self._existing_order[group_info.index]
+        """The existing nodes the group passed the static filters on, in name order."""
+        found = self._existing_order.get(group_info.index)
+        if found is None:
+            if self._name_rank is None:
+                existing = self.state.slots[: len(self.problem.existing)]
+                self._name_rank = [0] * len(existing)
+                for rank, slot in enumerate(sorted(existing, key=lambda s: s.name)):
+                    self._name_rank[slot.index] = rank
+            slots = self.state.slots
+            found = self._existing_order[group_info.index] = [
+                slots[i] for i in sorted(group_info.existing_ok, key=self._name_rank.__getitem__)]
+        return found
 
     def _verdicts_for(self, group_info: GroupInfo) -> list[tuple[PoolVerdict, bool, IndexArray]]:
         """The pools the group may use (weight order): only as a last resort?, and options as rows."""
@@ -118,8 +128,17 @@ class KarpenterSimulation:
 
     def place(self, group_info: GroupInfo, pod: Pod) -> bool:
         state = self.state
+        existing = self._existing_for(group_info)
+        group = group_info.index
+        first = self._existing_first.get(group, 0)
+        while first < len(existing) and group in existing[first].full_for:
+            first += 1  # the leading nodes found full for the group stay full (PlacementState._evaluate)
+        self._existing_first[group] = first
         for attempt in self._attempts_for(group_info):
-            for slot in self._existing_for(group_info):
+            for i in range(first, len(existing)):
+                slot = existing[i]
+                if group in slot.full_for:
+                    continue
                 if state.try_place(group_info, pod, slot, attempt):
                     return True
             if self._launched_slots:

@@ -5,15 +5,16 @@ launch options, each group's static verdicts (the registry's filters and option 
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from karpplan.catalog.types import Catalog, InstanceType
-from karpplan.constraints.pool_headroom import pool_headroom
+from karpplan.constraints.pool_headroom import UNLIMITED, pool_headroom
 from karpplan.model.inventory import Inventory
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import DaemonSet, Pod, PodGroup, PodTemplate
-from karpplan.model.pools import order_by_weight
+from karpplan.model.pools import NodePool, order_by_weight
+from karpplan.model.resources import Resources
 from karpplan.model.taints import SCHEDULING_EFFECTS, untolerated
 from karpplan.scheduling.candidates import LaunchOption, PoolVerdict, build_launch_options, check_pool
 from karpplan.scheduling.existing_nodes import ExistingNodeInfo
@@ -65,6 +66,7 @@ def _registry() -> tuple[ConstraintKind, ...]:
 _INDEX = operator.attrgetter("index")
 _Usable = tuple[list[LaunchOption], dict[int, int], frozenset[int]]
 OptionTest = Callable[[Mapping[str, str]], str | None]
+PoolCheck = Callable[[PodTemplate, NodePool, Sequence[LaunchOption], Resources | None, int | None], PoolVerdict]
 
 
 class _Shared:
@@ -74,7 +76,7 @@ class _Shared:
 
     def __init__(self) -> None:
         self._verdicts: dict[tuple[int, bool, int, bytes], PoolVerdict] = {}
-        self._usable: dict[tuple[tuple[int, int], ...], _Usable] = {}
+        self._usable: dict[Hashable, _Usable] = {}
 
     def verdict(self, v: PoolVerdict) -> PoolVerdict:
         """An allowed verdict equal to `v` (same pool, same rows of the same table) seen before, else `v`."""
@@ -82,8 +84,10 @@ class _Shared:
             return v
         return self._verdicts.setdefault((id(v.pool), v.prefer_no_schedule, id(v.table), v.rows.tobytes()), v)
 
-    def usable(self, verdicts: Sequence[PoolVerdict], option_tests: Sequence[OptionTest]) -> _Usable:
-        """The options a group with these verdicts may use, their tiers and their indices."""
+    def usable(self, verdicts: Sequence[PoolVerdict], option_tests: Sequence[OptionTest],
+               tests_key: Hashable = None) -> _Usable:
+        """The options a group with these verdicts may use, their tiers and their indices. `tests_key`: what
+        the option tests read of the group's template (equal keys: equal tests), None when unknown."""
         allowed = [v for v in verdicts if v.ok]
         # Karpenter tolerates PreferNoSchedule pool taints only as its last relaxation: such pools are
         # used only when no other pool fits, so they sit in a tier of their own behind every other.
@@ -92,8 +96,11 @@ class _Shared:
         tier_of = {w: t for t, w in enumerate(tiers)}
         levels = [tier_of[v.pool.weight] + (PREFER_NO_SCHEDULE_TIER if v.prefer_no_schedule and last_resort else 0)
                   for v in allowed]
-        key = tuple((id(v), level) for v, level in zip(allowed, levels, strict=True))
-        if not option_tests and key in self._usable:  # the verdicts are kept alive in _verdicts
+        key: Hashable = tuple((id(v), level) for v, level in zip(allowed, levels, strict=True))
+        cached = not option_tests or tests_key is not None
+        if option_tests:
+            key = (key, tests_key)
+        if cached and key in self._usable:  # the verdicts are kept alive in _verdicts
             return self._usable[key]
         group_options: list[LaunchOption] = []
         tier: dict[int, int] = {}
@@ -104,9 +111,12 @@ class _Shared:
             group_options.extend(kept)
             tier.update(dict.fromkeys(map(_INDEX, kept), level))  # C loops: thousands of options per group
         usable = group_options, tier, frozenset(map(_INDEX, group_options))
-        if not option_tests:
+        if cached:
             self._usable[key] = usable
         return usable
+
+
+SharedVerdicts = _Shared  # kept by a caller across problems over the same options (`build_problem(shared=)`)
 
 
 def build_problem(
@@ -119,12 +129,20 @@ def build_problem(
     launch_options: list[LaunchOption] | None = None,
     receivers: Collection[str] | None = None,
     static_filter: Callable[[PodTemplate, ExistingNodeInfo], list[str]] = static_reasons,
+    static_filter_for: Callable[[PodTemplate], Callable[[ExistingNodeInfo], list[str]]] | None = None,
     eligible_cache: EligibleCache | None = None,
+    pool_check: PoolCheck = check_pool,
+    shared: SharedVerdicts | None = None,
+    option_tests_key: Callable[[PodTemplate], Hashable] | None = None,
 ) -> Problem:
     """The problem of placing `groups`. `launch_options`: options built before for these pools (every
     pod's custom label values included), reused as they are; `receivers`: the only existing nodes pods may
     be placed on (the others still count for topology and limits), None for all; `static_filter`:
-    `static_reasons` or a caller's cache of it; `eligible_cache`: a caller's cache of spread domains."""
+    `static_reasons` or a caller's cache of it (`static_filter_for`: one per template, instead);
+    `eligible_cache`: a caller's cache of spread domains;
+    `pool_check`: `check_pool` or a caller's cache of it; `shared`: a caller's `SharedVerdicts`, kept across
+    problems over the very same options; `option_tests_key`: what the registry's option filters read of a
+    template (lets `shared` keep the options of groups with option tests too)."""
     pools = order_by_weight(list(inventory.nodepools))
     pending: list[Pod] = [p for g in groups for p in g.pods]
     options = launch_options if launch_options is not None else build_launch_options(
@@ -134,25 +152,29 @@ def build_problem(
     nodes = [*inventory.nodes, *(n for s in static for n in s.nodes)]
     existing = _existing_infos(inventory, nodes if receivers is None else
                                [n for n in nodes if n.name in receivers], inventory.daemonsets)
-    headroom = {p.name: pool_headroom(p, nodes) for p in pools}
+    headroom = {p.name: pool_headroom(p, nodes) if p.limits is not None or p.node_limit is not None else UNLIMITED
+                for p in pools}
+    fargate = [info.node.is_fargate for info in existing]
     infos: list[GroupInfo] = []
-    shared = _Shared()
+    shared = shared if shared is not None else _Shared()
     for index, group in enumerate(groups):
         pod_template = group.template
         ok: list[int] = []
         reasons: dict[str, list[str]] = {}
+        on_node = static_filter_for(pod_template) if static_filter_for is not None else None
         for i, info in enumerate(existing):
-            if info.node.is_fargate:
+            if fargate[i]:
                 reasons[info.node.name] = ["node(s) are Fargate nodes, which run only their own pod"]
                 continue
-            r = static_filter(pod_template, info)
+            r = on_node(info) if on_node is not None else static_filter(pod_template, info)
             if r:
                 reasons[info.node.name] = r
             else:
                 ok.append(i)
-        verdicts = [shared.verdict(check_pool(pod_template, p, options, *headroom[p.name])) for p in pools]
+        verdicts = [shared.verdict(pool_check(pod_template, p, options, *headroom[p.name])) for p in pools]
         option_tests = [test for kind in _registry() if (test := kind.option_filter(pod_template)) is not None]
-        infos.append(GroupInfo(index, group, ok, reasons, verdicts, *shared.usable(verdicts, option_tests)))
+        tests_key = option_tests_key(pod_template) if option_tests and option_tests_key is not None else None
+        infos.append(GroupInfo(index, group, ok, reasons, verdicts, *shared.usable(verdicts, option_tests, tests_key)))
     topology = build_topology([g.template for g in groups], nodes, inventory.bound, options,
                               inventory.namespace_labels, eligible_cache)
     return Problem(inventory, catalog, pools, infos, existing, options, headroom, topology,

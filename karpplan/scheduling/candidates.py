@@ -545,13 +545,24 @@ def check_pool(template: PodTemplate, pool: NodePool, options: Sequence[LaunchOp
     if not len(matching) or not len(fitting):
         why = instance_type_failure(template, pool, table.rows(pool_rows), table.rows(matching), table.rows(fitting))
         return PoolVerdict(pool, False, why, "resources")
-    if remaining is not None:
-        within = fitting[table.within_limits(remaining)[fitting]]
-        if not len(within):
-            return PoolVerdict(pool, False, f"all available instance types exceed limits for nodepool (NodePool={pool.name})", "limits")
-        fitting = within
-    return PoolVerdict(pool, True, options=table.shared_rows(fitting), prefer_no_schedule=bool(bad), rows=fitting,
-                       table=table)
+    verdict = PoolVerdict(pool, True, options=table.shared_rows(fitting), prefer_no_schedule=bool(bad), rows=fitting,
+                          table=table)
+    return verdict if remaining is None else within_pool_limits(verdict, remaining)
+
+
+def within_pool_limits(verdict: PoolVerdict, remaining: Resources) -> PoolVerdict:
+    """`check_pool`'s last check, on its verdict without limits: the options within the limits left."""
+    if not verdict.ok:
+        return verdict
+    assert verdict.table is not None and verdict.rows is not None
+    table, fitting = verdict.table, verdict.rows
+    within = fitting[table.within_limits(remaining)[fitting]]
+    if not len(within):
+        return PoolVerdict(verdict.pool, False,
+                           f"all available instance types exceed limits for nodepool (NodePool={verdict.pool.name})",
+                           "limits")
+    return PoolVerdict(verdict.pool, True, options=table.shared_rows(within),
+                       prefer_no_schedule=verdict.prefer_no_schedule, rows=within, table=table)
 
 
 def instance_type_failure(template: PodTemplate, pool: NodePool, pool_options: Sequence[LaunchOption],

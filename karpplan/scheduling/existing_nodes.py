@@ -17,10 +17,15 @@ class ExistingNodeInfo:
     bound: list[Pod] = field(default_factory=list)
     used: Resources = Resources()  # requests of bound pods + DaemonSet pods still to come
     host_ports: list[HostPort] = field(default_factory=list)
+    _free: tuple[Resources, Resources] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def free(self) -> Resources:
-        return self.node.allocatable - self.used
+        """Allocatable less `used` (kept while `used`, an immutable value, is the same object)."""
+        cached = self._free
+        if cached is None or cached[0] is not self.used:
+            cached = self._free = (self.used, self.node.allocatable - self.used)
+        return cached[1]
 
 
 __all__ = ["ExistingNodeInfo"]

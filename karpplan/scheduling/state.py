@@ -145,9 +145,11 @@ class PlacementState:
                   explain: bool = True) -> tuple[IndexArray | None, str]:
         pod_template = group_info.template
         if slot.existing is not None:
-            free = slot.existing.free - slot.requests
+            free = slot.existing.free - slot.requests if slot.requests else slot.existing.free
             short = pod_template.requests.shortfalls(free)
             if short:
+                if self._monotone:  # the node only fills up: final for the group, whatever the attempt
+                    slot.full_for.add(group_info.index)
                 return None, insufficient(short[0])
             if attempt.node_preference is not None and not attempt.node_preference.term.matches(
                     slot.existing.node.labels, slot.name):

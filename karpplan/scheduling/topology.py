@@ -178,6 +178,9 @@ class Topology:
         return sorted(keys)
 
 
+LaunchCache = dict[tuple[str, tuple[Toleration, ...] | None], frozenset[str]]  # see `_launch_domains`
+
+
 def _eligible_domain(template: PodTemplate, constraint: TopologySpreadConstraint, node: ExistingNode) -> str | None:
     """The node's domain for the constraint, None when it is not an eligible domain."""
     keys = {c.topology_key for c in template.hard_spread} | {constraint.topology_key}
@@ -196,6 +199,13 @@ class EligibleCache:
 
     def __init__(self) -> None:
         self._known: dict[tuple[int, int], tuple[PodTemplate, dict[str, str | None]]] = {}
+        self._launch: tuple[Sequence[LaunchOption], LaunchCache] | None = None
+
+    def launch_cache(self, options: Sequence[LaunchOption]) -> LaunchCache:
+        """`_launch_domains`' cache, kept while the problems are built over the very same options."""
+        if self._launch is None or self._launch[0] is not options:
+            self._launch = (options, {})
+        return self._launch[1]
 
     def eligible(self, template: PodTemplate, constraint: TopologySpreadConstraint,
                  nodes: Sequence[ExistingNode]) -> dict[str, str]:
@@ -250,7 +260,7 @@ def _may_match(selector: LabelSelector | None, pods: Sequence[Pod],
 
 
 def _launch_domains(key: str, tolerations: tuple[Toleration, ...] | None, options: Sequence[LaunchOption],
-                    cache: dict[tuple[str, tuple[Toleration, ...] | None], frozenset[str]]) -> frozenset[str]:
+                    cache: LaunchCache) -> frozenset[str]:
     """Values of `key` new nodes can have: options' labels and pools' finite requirements (Karpenter's
     domain universe); with `tolerations`, only options whose taints they tolerate (nodeTaintsPolicy Honor)."""
     cached = cache.get((key, tolerations))
@@ -295,7 +305,7 @@ def build_topology(
     anti: dict[int, AffinityRule] = {}
     preferred_affinity: dict[int, list[AffinityRule]] = {}
     preferred_anti: dict[int, list[AffinityRule]] = {}
-    launch_cache: dict[tuple[str, tuple[Toleration, ...] | None], frozenset[str]] = {}
+    launch_cache: LaunchCache = {} if eligible_cache is None else eligible_cache.launch_cache(options)
     uids = count()
     for pod_template in templates:
         rules = []

@@ -89,7 +89,13 @@ class TopologyCounts:
             sid = interned.setdefault(_spread_key(r), len(interned))
             spread_ids.append(sid)
             spread_reps.setdefault(sid, r)
-            key: Hashable = ("spread", sid, r.key, self.masks.rule_mask_id(r), frozenset(r.existing_domains.items()),
+        rules_per_sid = Counter(spread_ids)
+        for r, sid in zip(all_spread, spread_ids, strict=True):
+            mask_id = self.masks.rule_mask_id(r)  # numbered in rule order, as always
+            if rules_per_sid[sid] == 1:  # no other rule can share its counts: skip the key (domains of every node)
+                self.spread[r.uid] = DomainCounts(next(self._uids), r.base_counts)
+                continue
+            key: Hashable = ("spread", sid, r.key, mask_id, frozenset(r.existing_domains.items()),
                              frozenset(r.base_counts.items()))
             counts = shared.get(key)
             if counts is None:
