@@ -87,7 +87,10 @@ def owned_by(pool: NodePool, nodes: Iterable[ExistingNode]) -> list[ExistingNode
 
 
 def pool_headroom(pool: NodePool, nodes: Iterable[ExistingNode]) -> Headroom:
-    """What the pool may still launch: its limits less the capacity and the number of the nodes it owns."""
+    """What the pool may still launch: its limits less the capacity and the number of the nodes it owns (a pool
+    without limits is UNLIMITED at once: no scan of the nodes)."""
+    if pool.limits is None and pool.node_limit is None:
+        return UNLIMITED
     owned = owned_by(pool, nodes)
     used = Resources()
     for node in owned:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from karpplan.catalog.types import Catalog, InstanceType
-from karpplan.constraints.pool_headroom import UNLIMITED, pool_headroom
+from karpplan.constraints.pool_headroom import pool_headroom
 from karpplan.model.inventory import Inventory
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import DaemonSet, Pod, PodGroup, PodTemplate
@@ -152,8 +152,7 @@ def build_problem(
     nodes = [*inventory.nodes, *(n for s in static for n in s.nodes)]
     existing = _existing_infos(inventory, nodes if receivers is None else
                                [n for n in nodes if n.name in receivers], inventory.daemonsets)
-    headroom = {p.name: pool_headroom(p, nodes) if p.limits is not None or p.node_limit is not None else UNLIMITED
-                for p in pools}
+    headroom = {p.name: pool_headroom(p, nodes) for p in pools}
     fargate = [info.node.is_fargate for info in existing]
     infos: list[GroupInfo] = []
     shared = shared if shared is not None else _Shared()
