@@ -105,6 +105,7 @@ class SlotModel(OptimalModel):
         self.pref_of: dict[tuple[int, int], int] = {}
         self.node_caps: list[tuple[frozenset[int], int]] = []  # (groups, cap) of `cap_per_node`
         self.contents: dict[int, tuple[list[int], dict[Content, cp_model.IntVar]]] = {}  # bucket -> (groups, choice)
+        self.built = False
 
     # ------------------------------------------------------------------------------------ slots
     def plan_slots(self) -> int:
@@ -212,10 +213,12 @@ class SlotModel(OptimalModel):
         # A limit binds when a plan of one node per pending pod, each of the pool's largest, could reach it.
         binding = [k for k in (limited or {}) if limited is not None and limited.get(k) < self.problem.pending_count
                    * max(o.capacity.get(k) for o in self.options if o.pool.name == pool)]
+        wanted = [demand[d] for d in self.dims]
+        free = {o.index: [o.free.get(d) for d in self.dims] for o in options}
         front: list[LaunchOption] = []
         for o in options:
-            need = {d: min(o.free.get(d), demand[d]) for d in self.dims}
-            if not any(all(f.free.get(d) >= need[d] for d in self.dims)
+            need = [min(a, b) for a, b in zip(free[o.index], wanted, strict=True)]
+            if not any(all(a >= b for a, b in zip(free[f.index], need, strict=True))
                        and all(f.capacity.get(k) <= o.capacity.get(k) for k in binding)
                        and usable[f.index] >= usable[o.index] for f in front):
                 front.append(o)
@@ -428,6 +431,7 @@ class SlotModel(OptimalModel):
                 m.add_hint(v, k == held)
 
     def build(self) -> None:
+        self.built = True
         if not self.bucket_options:
             self.plan_slots()
         self.add_variables()
