@@ -172,7 +172,10 @@ def solve_exact(run: SmallPlanRun, out: ExactOutcome) -> tuple[str | None, Solut
         return None, repaired, None
     if entries <= QUICK_ENTRIES:
         status, plan, bound = _slot_plan(run, model, run.deadline - run.margin, 1.0, None, quick=True)
-        if status == "optimal" and plan is not None:
+        # Kept when it is a proof: the verifier accepts the plan and it leaves out no pod the valid warm start
+        # places (else the model is not exact here, `solve_small`, and the LP bounds are wanted after all).
+        if status == "optimal" and plan is not None and not verify(problem, plan) and \
+                (not out.warm_valid or len(plan.unplaced) <= len(warm.unplaced)):
             if not plan.unplaced:
                 out.early = []  # proven by CP-SAT alone: the plan's report needs no LP bound
             tiered = any(t != 0 for g in problem.groups for t in g.tier.values())
