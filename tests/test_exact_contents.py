@@ -163,3 +163,20 @@ def test_two_self_affinity_terms_on_one_key_open_one_zone(tmp_path: Path) -> Non
     assert not plan.unplaced
     assert plan.cost == 0.0
     assert verify(problem, plan) == []
+
+
+def test_a_tiny_plan_under_nodepool_weights_keeps_its_lp_bound(tmp_path: Path) -> None:
+    """NodePool weights: the exact model's own bound weighs tiers, not prices, so a tiny plan is not proven by
+    one quick CP-SAT run alone: the LP bounds still run and the plan is reported optimal with its bound."""
+    weighted = POOL.replace("name: default}\nspec:", "name: heavy}\nspec:\n  weight: 50", 1)
+    text = POOL + "---\n" + weighted + _deployment("web", 3, "250m")
+    (tmp_path / "m.yaml").write_text(text)
+    (tmp_path / "c.yaml").write_text(CATALOG)
+    inventory = load_inventory([str(tmp_path / "m.yaml")])
+    problem = make_problem(inventory, load_catalog(None, str(tmp_path / "c.yaml")), inventory.pending)
+    assert any(t for g in problem.groups for t in g.tier.values()), "two pools of different weights: tiers"
+    greedy, _ = solve_karpenter(problem)
+    best, _ = solve_optimal(problem, greedy, time_limit=10.0, seed=0, workers=2, clock=WorkClock())
+    assert best.status == "optimal" and not best.unplaced
+    assert best.lower_bound is not None and best.cost - best.lower_bound <= 1e-6
+    assert {n.option.pool.name for n in best.nodes if n.option is not None} == {"heavy"}

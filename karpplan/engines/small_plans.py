@@ -170,7 +170,9 @@ def solve_exact(run: SmallPlanRun, out: ExactOutcome) -> tuple[str | None, Solut
         entries = model.plan_slots()
     if entries > MAX_EXACT_ENTRIES or not model.uniform:
         return None, repaired, None
-    if entries <= QUICK_ENTRIES:
+    tiered = any(t != 0 for g in problem.groups for t in g.tier.values())
+    # (NodePool weights: CP-SAT's bound is then no bound on the price, so the LP bounds are wanted first.)
+    if entries <= QUICK_ENTRIES and not tiered:
         status, plan, bound = _slot_plan(run, model, run.deadline - run.margin, 1.0, None, quick=True)
         # Kept when it is a proof: the verifier accepts the plan and it leaves out no pod the valid warm start
         # places (else the model is not exact here, `solve_small`, and the LP bounds are wanted after all).
@@ -178,8 +180,7 @@ def solve_exact(run: SmallPlanRun, out: ExactOutcome) -> tuple[str | None, Solut
                 (not out.warm_valid or len(plan.unplaced) <= len(warm.unplaced)):
             if not plan.unplaced:
                 out.early = []  # proven by CP-SAT alone: the plan's report needs no LP bound
-            tiered = any(t != 0 for g in problem.groups for t in g.tier.values())
-            return status, plan, None if tiered else bound
+            return status, plan, bound
     out.early, out.fluid = early_bounds(run, out.warm_valid)
     known = [b for b, _ in out.early]
     # With preferences to weigh, plans of the cheapest price differ in those they honour: the bounds prove the
@@ -193,7 +194,6 @@ def solve_exact(run: SmallPlanRun, out: ExactOutcome) -> tuple[str | None, Solut
     status, plan, bound = _slot_plan(run, model, run.deadline - run.margin, EXACT_SHARE, stop_at)
     if plan is None:
         return status, repaired, None
-    tiered = any(t != 0 for g in problem.groups for t in g.tier.values())
     return status, plan, None if tiered else bound
 
 
