@@ -7,7 +7,8 @@ A valid warm start that meets them is proven optimal and nothing else runs. Othe
 price meets them (`SlotModel.solve_exact(stop_at=...)`), instead of running on to prove with its own bound what
 the LPs already proved. A warm start the verifier rejects is first repaired in a slot model around it.
 The bounds are kept for the plan's report (`ExactOutcome.early`) when the chosen plan places every pod, so they
-are not computed twice.
+are not computed twice. A tiny model (`QUICK_ENTRIES`, no NodePool weights) is first solved by one CP-SAT worker
+for up to `QUICK_SECONDS`, before any LP: proven there (the README quickstart), no LP bound is computed at all.
 """
 
 from __future__ import annotations

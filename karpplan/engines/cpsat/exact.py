@@ -16,7 +16,10 @@ rows read an option's size or price per node (resources, pool limits) add rows o
 
 Symmetry breaking: slots of a bucket are sorted by (option rank, CPU load), non-increasing, so an empty
 slot comes last and two plans that differ by a permutation of nodes are one. Redundant rows: the total
-capacity per dimension (resources) and, for every per-node cap, the number of nodes it implies.
+capacity per dimension (resources) and, for every per-node cap, the number of nodes it implies; per bucket of
+few possible contents, the cheapest whole nodes of the content it holds (`bucket_contents.py`); per domain of a
+hard zone spread, the pods the spread forces there (`spread_floors.py`). These lift CP-SAT's LP from fractional
+nodes, and one worker then proves small models far faster than the portfolio (`_solve_single_first`).
 """
 
 from __future__ import annotations
