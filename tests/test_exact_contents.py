@@ -182,3 +182,11 @@ def test_a_tiny_plan_under_nodepool_weights_keeps_its_lp_bound(tmp_path: Path) -
     assert best.status == "optimal" and not best.unplaced
     assert best.lower_bound is not None and best.cost - best.lower_bound <= 1e-6
     assert {n.option.pool.name for n in best.nodes if n.option is not None} == {"heavy"}
+
+
+def test_a_bucket_of_many_pods_lists_no_contents() -> None:
+    """One group of 100 pods in a bucket: 101 contents, but 5,151 (content, node content) pairs for the DP,
+    past `MAX_PAIRS`: the bucket gets no content rows (the model stays exact without them) rather than seconds
+    of Python on a larger plan."""
+    assert content_costs([], [100], [], [], lambda o: 1) is None
+    assert content_costs([], [10, 10], [], [], lambda o: 1) is None  # 66 * 66 = 4,356 pairs

@@ -20,6 +20,9 @@ from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.problem import GroupInfo
 
 MAX_CONTENTS = 256  # contents of one bucket (the product of its groups' caps plus one) beyond which none are listed
+# ... and (content, node content) pairs the cheapest-cost DP visits, the product of (cap + 1)(cap + 2) / 2: one
+# group of 255 pods would take 32,896 (about 0.05 s of Python per bucket), so a bucket past this lists none.
+MAX_PAIRS = 4_096
 
 Content = tuple[int, ...]
 
@@ -28,13 +31,15 @@ def content_costs(members: Sequence[tuple[GroupInfo, Sequence[LaunchOption]]], c
                   dims: Sequence[str], node_caps: Sequence[tuple[frozenset[int], int]],
                   cost: Callable[[LaunchOption], int]) -> dict[Content, int] | None:
     """Each content (pods per member group, at most `caps`) that whole nodes of the members' options can
-    hold, with the least total `cost` of such nodes; None when the bucket has more than `MAX_CONTENTS`.
+    hold, with the least total `cost` of such nodes; None when the bucket has more than `MAX_CONTENTS` (or the
+    DP more than `MAX_PAIRS` pairs).
 
     `node_caps`: (group indices, cap): at most cap pods of those groups on one node."""
-    total = 1
+    total = pairs = 1
     for c in caps:
         total *= c + 1
-    if total > MAX_CONTENTS:
+        pairs *= (c + 1) * (c + 2) // 2
+    if total > MAX_CONTENTS or pairs > MAX_PAIRS:
         return None
     vectors: list[Content] = sorted(product(*(range(c + 1) for c in caps)), key=sum)
     single = {v: _node_cost(v, members, dims, node_caps, cost) for v in vectors if any(v)}
@@ -77,4 +82,4 @@ def _node_cost(content: Content, members: Sequence[tuple[GroupInfo, Sequence[Lau
     return found
 
 
-__all__ = ["MAX_CONTENTS", "Content", "content_costs"]
+__all__ = ["MAX_CONTENTS", "MAX_PAIRS", "Content", "content_costs"]
