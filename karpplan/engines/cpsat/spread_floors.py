@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from karpplan.constraints.spread_counts import minimum_pinned
+from karpplan.constraints.spread_counts import minimum_pinned, skew_limit
 
 if TYPE_CHECKING:
     from karpplan.engines.cpsat.optimal import OptimalModel
@@ -44,7 +44,8 @@ def add_spread_floors(model: OptimalModel) -> list[int]:
                                                             for h in raisers):
                 continue
             total = sum(h.size for h in raisers)
-            floor = -(-(total - (len(domains) - 1) * rule.max_skew) // len(domains))
+            # A domain above the minimum holds at most skew_limit(rule, its count) pods: maxSkew more than it.
+            floor = -(-(total - (len(domains) - 1) * skew_limit(rule, 0)) // len(domains))
             if floor <= 0:
                 continue
             unplaced = sum(model.u[h.index] for h in raisers)
