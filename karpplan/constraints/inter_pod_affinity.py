@@ -75,6 +75,7 @@ class _AffinityRows:
         self.joint = joint
         self.joint_opens: dict[tuple[str, tuple[int, ...]], tuple[list[cp_model.IntVar], int]] = {}
         self.joint_existing: dict[tuple[str, tuple[int, ...]], Mapping[str, int]] = {}
+        self.joint_first: dict[tuple[int, str], dict[str, cp_model.IntVar]] = {}  # (group, key) -> openers per domain
 
     def add(self) -> None:
         model = self.owner
@@ -167,7 +168,7 @@ class _AffinityRows:
         m, model = self.m, self.owner
         mine = self.domains_of(g.index, key)
         anywhere = any(c > 0 for c in existing.values())
-        opens: list[cp_model.IntVar] = []
+        opened: dict[str, cp_model.IntVar] = {}
         for value, own in mine.items():
             if existing.get(value, 0) > 0:
                 continue
@@ -181,13 +182,18 @@ class _AffinityRows:
                 m.add_bool_or([with_partner, opener]).only_enforce_if(receives)
             else:
                 m.add_implication(receives, opener)
-            opens.append(opener)
-        if opens:
-            m.add(sum(opens) <= (1 if self_match and not anywhere else 0))
-            if self.joint and self_match:
+            opened[value] = opener
+        if opened:
+            m.add(sum(opened.values()) <= (1 if self_match and not anywhere else 0))
+            first = self.joint_first.get((g.index, key))
+            if self.joint and self_match and first is not None:  # another term on the key: one opening for all
+                for value in opened.keys() & first.keys():
+                    m.add(opened[value] == first[value])
+            elif self.joint and self_match:
+                self.joint_first[(g.index, key)] = opened
                 clique = (key, tuple(sorted({g.index, *(h.index for h in partners)})))
                 shared, cap = self.joint_opens.setdefault(clique, ([], 1))
-                shared.extend(opens)
+                shared.extend(opened.values())
                 self.joint_opens[clique] = (shared, 0 if anywhere else cap)
                 self.joint_existing[clique] = existing
         if key == HOSTNAME and self_match and not anywhere:

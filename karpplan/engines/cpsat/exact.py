@@ -16,7 +16,10 @@ rows read an option's size or price per node (resources, pool limits) add rows o
 
 Symmetry breaking: slots of a bucket are sorted by (option rank, CPU load), non-increasing, so an empty
 slot comes last and two plans that differ by a permutation of nodes are one. Redundant rows: the total
-capacity per dimension (resources) and, for every per-node cap, the number of nodes it implies.
+capacity per dimension (resources) and, for every per-node cap, the number of nodes it implies; per bucket of
+few possible contents, the cheapest whole nodes of the content it holds (`bucket_contents.py`); per domain of a
+hard zone spread, the pods the spread forces there (`spread_floors.py`). These lift CP-SAT's LP from fractional
+nodes, and one worker then proves small models far faster than the portfolio (`_solve_single_first`).
 """
 
 from __future__ import annotations
@@ -29,9 +32,11 @@ from ortools.sat.python import cp_model
 from karpplan.constraints.registry import REGISTRY
 from karpplan.constraints.resources import floor_fit
 from karpplan.constraints.spread_counts import minimum_pinned, skew_limit
+from karpplan.engines.cpsat.bucket_contents import Content, content_costs
 from karpplan.engines.cpsat.optimal import PRICE_SCALE, ModelValues, OptimalModel
+from karpplan.engines.cpsat.spread_floors import add_spread_floors
 from karpplan.engines.dominance import BucketKey, drop_dominated_buckets
-from karpplan.engines.effort import WorkClock
+from karpplan.engines.effort import WHOLE_MODEL_DETERMINISTIC_PER_SECOND, WorkClock
 from karpplan.engines.repack import Repacker
 from karpplan.engines.result import Solution, SolvedNode, node_name
 from karpplan.model.labels import ZONE, ZONE_ID
@@ -50,6 +55,8 @@ MAX_REPAIR_ENTRIES = 20_000  # the same, for a slot model around a plan (a few s
 # Objective units per unit of PRICE_SCALE: prices weigh this much more than a preference's weight, so the
 # model is cheapest first, and its bound on the price is within (soft penalties + nodes) / COST_FIRST units.
 COST_FIRST = 1_000
+# The share of the exact model's time its first, single-worker search gets (`SlotModel._solve_single_first`).
+SINGLE_WORKER_SHARE = 0.3
 STOP_TOLERANCE = 1e-6  # $/h: a plan this close to a known lower bound is proven (`background_bound.proves`)
 
 
@@ -59,17 +66,24 @@ class _StopAtBound(cp_model.CpSolverSolutionCallback):
     def __init__(self, model: SlotModel, bound: float) -> None:
         super().__init__()
         self.model, self.bound = model, bound
+        self.stopped = False
 
     def on_solution_callback(self) -> None:
         if any(self.value(v) for v in self.model.u.values()):
             return
         price = sum(self.model.problem.options[k].price for (_, k), v in self.model.z.items() if self.value(v))
         if price - self.bound <= STOP_TOLERANCE:
+            self.stopped = True
             self.stop_search()
 
 
 class SlotModel(OptimalModel):
     """Per-node model: slot variables in place of the aggregated ones (see the module docstring)."""
+
+    # CP-SAT 9.15's presolve certifies wrong optima when a linear row meets an exactly-one (its
+    # ProcessAtMostOneAndLinear, gated by presolve_inclusion_work_limit; google/or-tools#5293): with the content
+    # rows it "proved" 0.1 $/h for a problem whose optimum is 0.09 (tests/test_exact_small_plans.py).
+    inclusion_presolve = False
 
     def __init__(self, problem: Problem, hint: Solution | None, repacker: Repacker, incumbent: float,
                  extra_slots: int | None = None) -> None:
@@ -92,6 +106,9 @@ class SlotModel(OptimalModel):
         self._by_labels: LabelIndex[GroupInfo] | None = None
         self.tier_of: dict[tuple[int, int], int] = {}  # (group, slot) -> tier
         self.pref_of: dict[tuple[int, int], int] = {}
+        self.node_caps: list[tuple[frozenset[int], int]] = []  # (groups, cap) of `cap_per_node`
+        self.contents: dict[int, tuple[list[int], dict[Content, cp_model.IntVar]]] = {}  # bucket -> (groups, choice)
+        self.built = False
 
     # ------------------------------------------------------------------------------------ slots
     def plan_slots(self) -> int:
@@ -199,10 +216,12 @@ class SlotModel(OptimalModel):
         # A limit binds when a plan of one node per pending pod, each of the pool's largest, could reach it.
         binding = [k for k in (limited or {}) if limited is not None and limited.get(k) < self.problem.pending_count
                    * max(o.capacity.get(k) for o in self.options if o.pool.name == pool)]
+        wanted = [demand[d] for d in self.dims]
+        free = {o.index: [o.free.get(d) for d in self.dims] for o in options}
         front: list[LaunchOption] = []
         for o in options:
-            need = {d: min(o.free.get(d), demand[d]) for d in self.dims}
-            if not any(all(f.free.get(d) >= need[d] for d in self.dims)
+            need = [min(a, b) for a, b in zip(free[o.index], wanted, strict=True)]
+            if not any(all(a >= b for a, b in zip(free[f.index], need, strict=True))
                        and all(f.capacity.get(k) <= o.capacity.get(k) for k in binding)
                        and usable[f.index] >= usable[o.index] for f in front):
                 front.append(o)
@@ -306,6 +325,7 @@ class SlotModel(OptimalModel):
     def cap_per_node(self, members: list[GroupInfo], cap: int) -> None:
         """At most `cap` pods of these groups on each slot, and the nodes that takes in all (redundant)."""
         super().cap_per_node(members, cap)
+        self.node_caps.append((frozenset(h.index for h in members), cap))
         items = [v for h in members for _, v in self.y_of[h.index]]
         slots = {s for h in members for s, _ in self.y_of[h.index]}
         if items:
@@ -320,7 +340,7 @@ class SlotModel(OptimalModel):
         self.unplaced_penalty = 2 * price_unit * (max_tier + 2)
         terms: list[tuple[cp_model.LinearExprT, int]] = []
         for (_, k), v in self.z.items():
-            terms.append((v, int(round(self.problem.options[k].price * PRICE_SCALE * COST_FIRST)) + 1))
+            terms.append((v, self._units(self.problem.options[k])))
         for v in self.u.values():
             terms.append((v, self.unplaced_penalty))
         for (g, s), v in self.y.items():
@@ -330,6 +350,32 @@ class SlotModel(OptimalModel):
             if cost:
                 terms.append((v, cost))
         self._minimize_with_preferences(terms)
+
+    @staticmethod
+    def _units(option: LaunchOption) -> int:
+        """A node's objective units: its price first, then one per node."""
+        return int(round(option.price * PRICE_SCALE * COST_FIRST)) + 1
+
+    def add_content_rows(self) -> None:
+        """Per bucket with few possible contents: one content chosen, its pods per group the slots', and the
+        bucket's node units at least that content's cheapest whole nodes (`bucket_contents.py`)."""
+        m = self.model
+        slots_of: dict[int, list[int]] = defaultdict(list)
+        for s, b in enumerate(self.slot_bucket):
+            slots_of[b].append(s)
+        for b, slots in slots_of.items():
+            members = self._bucket_groups[b]
+            caps = [min(g.size, cap * len(slots), self._zonal_cap(g, self.bucket_options[b])) for g, _, cap in members]
+            costs = content_costs([(g, mine) for g, mine, _ in members], caps, self.dims, self.node_caps, self._units)
+            if costs is None:
+                continue
+            choice = {k: m.new_bool_var(f"content_b{b}_{'_'.join(map(str, k))}") for k in costs}
+            m.add_exactly_one(choice.values())
+            for i, (g, _, _) in enumerate(members):
+                m.add(sum(self.y[(g.index, s)] for s in slots) == sum(k[i] * v for k, v in choice.items() if k[i]))
+            m.add(sum(self._units(o) * self.z[(s, o.index)] for s in slots for o in self.bucket_options[b])
+                  >= sum(c * v for k, v in choice.items() if (c := costs[k])))
+            self.contents[b] = ([g.index for g, _, _ in members], choice)
 
     def add_hint(self) -> None:
         """The hint's new nodes in the slots of their buckets, in the symmetry order."""
@@ -379,13 +425,23 @@ class SlotModel(OptimalModel):
             m.add_hint(v, s in used)
         for g, v in self.u.items():
             m.add_hint(v, unplaced.get(g, 0))
+        slots_of: dict[int, list[int]] = defaultdict(list)
+        for s, b in enumerate(self.slot_bucket):
+            slots_of[b].append(s)
+        for b, (groups, choice) in self.contents.items():
+            held = tuple(sum(ys.get((g, s), 0) for s in slots_of[b]) for g in groups)
+            for k, v in choice.items():
+                m.add_hint(v, k == held)
 
     def build(self) -> None:
+        self.built = True
         if not self.bucket_options:
             self.plan_slots()
         self.add_variables()
         for kind in REGISTRY:
             kind.add_to_slot_model(self)
+        add_spread_floors(self)
+        self.add_content_rows()
         self.add_objective()
         self.add_hint()
         # Place every pod first: a plan leaving pods out is always feasible, and a poor start.
@@ -399,7 +455,7 @@ class SlotModel(OptimalModel):
         `stop_at`: a lower bound already known on plans placing every pod; the search stops at the first
         plan placing every pod that costs no more (within `STOP_TOLERANCE`), which that bound proves."""
         callback = _StopAtBound(self, stop_at) if stop_at is not None else None
-        solver, status = self.run_solver(time_limit, seed, workers, clock, callback)
+        solver, status = self._solve_single_first(time_limit, seed, workers, clock, callback)
         name = {cp_model.OPTIMAL: "optimal", cp_model.FEASIBLE: "feasible"}.get(status, "unknown")
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return name, None, 0.0
@@ -410,6 +466,34 @@ class SlotModel(OptimalModel):
         chosen = {s: k for (s, k), v in self.z.items() if solver.value(v)}
         bound = self.cost_bound(solver.best_objective_bound, values) if self.extra_slots is None else 0.0
         return name if self.extra_slots is None else "feasible", self.decode(values, chosen), bound
+
+    def _solve_single_first(self, time_limit: float, seed: int, workers: int, clock: WorkClock,
+                            callback: _StopAtBound | None) -> tuple[cp_model.CpSolver, cp_model.CpSolverStatus]:
+        """One CP-SAT worker first, for `SINGLE_WORKER_SHARE` of the time; unless it proves its plan (or
+        stops at the known bound), the portfolio of `workers` gets the rest, from its plan.
+
+        On the small exact model one worker's LP-guided search is far cheaper than the portfolio: the
+        quickstart is proven in 0.3 deterministic seconds on one worker, 3.1 on two interleaved (which
+        spend their time in workers that neither improve the plan nor the bound)."""
+        if workers == 1 or self.extra_slots is not None:
+            return self.run_solver(time_limit, seed, workers, clock, callback)
+        first = time_limit * SINGLE_WORKER_SHARE
+        solver, status = self.run_solver(first, seed, 1, clock, callback)
+        if status == cp_model.OPTIMAL or callback is not None and callback.stopped:
+            return solver, status
+        spent = solver.response_proto.deterministic_time / WHOLE_MODEL_DETERMINISTIC_PER_SECOND
+        if status == cp_model.FEASIBLE:
+            m = self.model
+            m.clear_hints()  # type: ignore[no-untyped-call]
+            for i in range(len(m.proto.variables)):
+                v = m.get_int_var_from_proto_index(i)
+                m.add_hint(v, solver.value(v))
+        if time_limit - spent <= 0.05 or clock.past_wall():
+            return solver, status
+        again, status_again = self.run_solver(time_limit - spent, seed, workers, clock, callback)
+        if status_again in (cp_model.OPTIMAL, cp_model.FEASIBLE) or status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return again, status_again
+        return solver, status
 
     def decode(self, values: ModelValues, chosen: dict[int, int]) -> Solution:
         groups = self.groups

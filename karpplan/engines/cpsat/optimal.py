@@ -51,6 +51,8 @@ LinearExpr = cp_model.LinearExpr
 
 
 class OptimalModel:
+    inclusion_presolve = True  # CP-SAT's inclusion presolve (off in `SlotModel`: see there)
+
     def __init__(self, problem: Problem, hint: Solution | None) -> None:
         self.problem = problem
         self.hint = hint
@@ -312,6 +314,8 @@ class OptimalModel:
         solver.parameters.interleave_search = True
         if probing_off:
             solver.parameters.cp_model_probing_level = 0
+        if not self.inclusion_presolve:
+            solver.parameters.presolve_inclusion_work_limit = 0
         status = solver.solve(self.model, callback) if callback is not None else solver.solve(self.model)
         clock.charge(solver.response_proto.deterministic_time / WHOLE_MODEL_DETERMINISTIC_PER_SECOND)
         clock.record_stop(status == cp_model.OPTIMAL, solver.wall_time, solver.parameters.max_time_in_seconds)
