@@ -336,3 +336,47 @@ def test_a_met_zone_preference_stays_met_when_another_zone_is_cheaper(tmp_path: 
     assert zone_of[web_pods[0].key] == "zone-a"
     assert {zone_of[p.key] for p in batch_pods} == {"zone-a"}
     assert pods_of(better) == pods_of(start)
+
+
+TWO_POOLS = """
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: big}
+spec:
+  weight: 50
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [m]}]
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: small}
+spec:
+  weight: 10
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements: [{key: node.kubernetes.io/instance-type, operator: In, values: [s]}]
+"""
+
+
+@pytest.mark.parametrize("limit", [None, "cpu: \"4\""])
+def test_a_pod_moves_to_another_pools_node_in_its_zone_when_that_is_cheaper(tmp_path: Path, limit: str | None) -> None:
+    from karpplan.verify import verify
+
+    pools = TWO_POOLS if limit is None else TWO_POOLS.replace("  weight: 50\n", f"  weight: 50\n  limits: {{{limit}}}\n")
+    # Four 900m batch pods: three on an m of pool `big` (2.7 of 3.9 CPUs), one alone on an s of pool `small`.
+    problem = _problem(tmp_path, SPLIT_CATALOG, pools + WEB_FIVE.replace("replicas: 5", "replicas: 4"))
+    group = problem.groups[0]
+    pods = list(group.group.pods)
+    m = next(o for o in problem.options if o.pool.name == "big")
+    s = next(o for o in problem.options if o.pool.name == "small")
+    apart = Solution("optimal", [SolvedNode("m", None, m, [(group, p) for p in pods[:3]]),
+                                 SolvedNode("s", None, s, [(group, pods[3])])], [], "feasible")
+    better = NeighbourhoodSearch(Repacker(problem), seed=0, parallel=1).improve(apart, WorkClock(), 1.0)
+    # No neighbourhood of one bucket, nor of one pool over two zones, could empty the s: all four fit the m
+    # (3.6 of 3.9 CPUs, inside the pool's limit of 4 CPUs), 0.4 $/h instead of 0.5.
+    assert [(n.option.pool.name, len(n.pods)) for n in better.nodes if n.option is not None] == [("big", 4)]
+    assert better.cost == pytest.approx(0.4)
+    assert pods_of(better) == pods_of(apart) and verify(problem, better) == []

@@ -45,6 +45,11 @@ from karpplan.scheduling.problem import GroupInfo
 from karpplan.scheduling.topology import AffinityTerm, SpreadRule
 from karpplan.scheduling.topology_counts import own_namespace_only
 
+# Buckets of other pools (or capacity types) in the same zone are trading partners too: without them no
+# neighbourhood could move a pod off a pool the Karpenter plan chose (its weights put pods there that a
+# cheaper pool holds for less).
+CROSS_POOL = True
+
 if TYPE_CHECKING:
     from ortools.sat.python.cp_model import LinearExprT
 
@@ -72,7 +77,14 @@ class ZoneLedger:
         by_rest: dict[tuple[object, ...], list[BucketKey]] = defaultdict(list)
         for key in buckets:
             by_rest[_without_zone(key)].append(key)
-        self.twins = {key: [k for k in by_rest[_without_zone(key)] if k[1] != key[1]] for key in buckets}
+        # ... and buckets of other pools or capacity types in the same zone with the same domains and rule
+        # eligibility: pods trading between them change no zonal count (the rows below hold them anyway).
+        by_place: dict[tuple[object, ...], list[BucketKey]] = defaultdict(list)
+        if CROSS_POOL:
+            for key in buckets:
+                by_place[_place(key)].append(key)
+        self.twins = {key: [k for k in by_rest[_without_zone(key)] if k[1] != key[1]]
+                      + [k for k in by_place.get(_place(key), ()) if k != key] for key in buckets}
         self._domains: dict[tuple[int, int], str | None] = {}
         # The counts are taken when the first cross-zone neighbourhood is built (on the plan the search
         # started from: neighbourhoods of one bucket keep every zone's counts), and charged then.
@@ -145,7 +157,8 @@ class ZoneLedger:
 
     # ------------------------------------------------------------------------------------ choosing
     def partners_of(self, key: BucketKey) -> list[BucketKey]:
-        """Buckets in other zones whose nodes may trade pods with this one's."""
+        """Buckets whose nodes may trade pods with this one's: of its pool in other zones, and of other pools
+        or capacity types in its zone."""
         return [k for k in self.twins.get(key, ()) if self.buckets.get(k)]
 
     def must_keep_a_node(self, side: _SideLike, option: LaunchOption) -> bool:
@@ -246,6 +259,11 @@ class ZoneLedger:
                 r.add(counts, owns, d, -n)
             return False
         return True
+
+
+def _place(key: BucketKey) -> tuple[object, ...]:
+    """A bucket key without its pool and capacity type (zone, domain labels, rule eligibility)."""
+    return (key[1], key[3], key[4])
 
 
 def _without_zone(key: BucketKey) -> tuple[object, ...]:
