@@ -380,3 +380,33 @@ def test_a_pod_moves_to_another_pools_node_in_its_zone_when_that_is_cheaper(tmp_
     assert [(n.option.pool.name, len(n.pods)) for n in better.nodes if n.option is not None] == [("big", 4)]
     assert better.cost == pytest.approx(0.4)
     assert pods_of(better) == pods_of(apart) and verify(problem, better) == []
+
+
+def test_pods_moved_to_another_zone_may_need_a_node_more_there(tmp_path: Path) -> None:
+    from karpplan.verify import verify
+
+    # Nine 900m pods: three on an m in zone-a (room for one more), six on an xl in zone-b (5.4 of 7.9 CPUs).
+    catalog = SPLIT_CATALOG.replace("zones: [zone-a]", "zones: [zone-a, zone-b]").replace(
+        "offerings: [{zone: zone-a, capacityType: on-demand, price: 0.1}]",
+        "offerings: [{zone: zone-b, capacityType: on-demand, price: 0.1}]")
+    catalog = catalog.replace("offerings: [{zone: zone-a, capacityType: on-demand, price: 0.4}]",
+                              "offerings: [{zone: zone-a, capacityType: on-demand, price: 0.4}, "
+                              "{zone: zone-b, capacityType: on-demand, price: 0.4}]").replace(
+        "offerings: [{zone: zone-a, capacityType: on-demand, price: 0.79}]",
+        "offerings: [{zone: zone-b, capacityType: on-demand, price: 0.79}]")
+    problem = _problem(tmp_path, catalog, POOL + WEB_FIVE.replace("replicas: 5", "replicas: 9"))
+    group = problem.groups[0]
+    pods = list(group.group.pods)
+    m = next(o for o in problem.options if o.instance_type.name == "m" and o.zone == "zone-a")
+    xl = next(o for o in problem.options if o.instance_type.name == "xl" and o.zone == "zone-b")
+    start = Solution("optimal", [SolvedNode("a", None, m, [(group, p) for p in pods[:3]]),
+                                 SolvedNode("b", None, xl, [(group, p) for p in pods[3:]])], [], "feasible")
+    better = NeighbourhoodSearch(Repacker(problem), seed=0, parallel=1).improve(start, WorkClock(), 1.0)
+    # Neither node alone gets cheaper (six pods on two m cost 0.8 > 0.79), nor does any trade between the
+    # zones with a node a side (zone-a holds 1 to 4 pods on an m, zone-b the other 5 to 8 on the xl; the xl is
+    # offered in zone-b only, the s too). With a node more in zone-b: eight pods on the xl and one on an s,
+    # 0.89 instead of 1.19.
+    assert better.cost == pytest.approx(0.89)
+    assert sorted((n.option.zone, n.option.instance_type.name, len(n.pods)) for n in better.nodes
+                  if n.option is not None) == [("zone-b", "s", 1), ("zone-b", "xl", 8)]
+    assert pods_of(better) == pods_of(start) and verify(problem, better) == []

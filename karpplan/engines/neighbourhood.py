@@ -65,6 +65,7 @@ CROSS_ZONE_SHARE = 2  # nodes per side, in quarters of the neighbourhood size
 # many-deployments 10,000 row (175-500 groups on two pairs of large nodes), no sub-solve found anything in its
 # budget; at 1,000 Deployments (at most 50) they prove or improve in a few milliseconds.
 MAX_CROSS_ZONE_GROUPS = 120
+CROSS_SPARE_NODES = 2  # a cross-bucket side of at most this many nodes, its whole bucket, gets a spare slot
 CROSS_ZONE_PATIENCE = 4  # cross-zone batches in a row finding nothing double the interval ...
 MAX_CROSS_ZONE_EVERY = 32  # ... up to this; one that finds something resets it
 SUB_SOLVE_DETERMINISTIC_SECONDS = 0.05  # per sub-solve of NEIGHBOURHOOD_NODES nodes (scaled with size)
@@ -363,7 +364,19 @@ class NeighbourhoodSearch:
         first = max(theirs, key=lambda n: self._waste(shapes[other], n))
         rest = [n for n in theirs if n is not first]
         across = [first] + self.zone_rng.sample(rest, min(half - 1, len(rest)))
-        return [Side(key, shapes[key], picked, len(picked)), Side(other, shapes[other], across, len(across))]
+        return [Side(key, shapes[key], picked, self._slots(key, picked, buckets)),
+                Side(other, shapes[other], across, self._slots(other, across, buckets))]
+
+    def _slots(self, key: tuple[object, ...], nodes: list[SolvedNode],
+               buckets: dict[tuple[object, ...], list[SolvedNode]]) -> int:
+        """Slots of a cross-bucket side: its nodes, and `SPARE_SLOTS` more when they are its whole bucket and
+        at most CROSS_SPARE_NODES (pods coming from the other side may need a node more of a smaller size,
+        which no bucket neighbourhood of a node alone finds), unless its pool limits its nodes."""
+        room = self.problem.headroom.get(str(key[0]))
+        if len(nodes) > CROSS_SPARE_NODES or len(buckets[key]) > len(nodes) or (room is not None
+                                                                               and room.nodes is not None):
+            return len(nodes)
+        return len(nodes) + SPARE_SLOTS
 
     def _split_singles(self, buckets: dict[tuple[object, ...], list[SolvedNode]],
                        shapes: dict[tuple[object, ...], BucketShape], headroom: dict[str, dict[str, int]],
