@@ -410,3 +410,45 @@ def test_pods_moved_to_another_zone_may_need_a_node_more_there(tmp_path: Path) -
     assert sorted((n.option.zone, n.option.instance_type.name, len(n.pods)) for n in better.nodes
                   if n.option is not None) == [("zone-b", "s", 1), ("zone-b", "xl", 8)]
     assert pods_of(better) == pods_of(start) and verify(problem, better) == []
+
+
+THREE_ZONES_M = """
+apiVersion: karpplan.io/v1alpha1
+kind: InstanceCatalog
+metadata: {name: three-zones}
+zones: [zone-a, zone-b, zone-c]
+instanceTypes:
+  - {name: m, arch: amd64, os: linux, capacity: {cpu: "4", memory: 16Gi, pods: "20"},
+     allocatable: {cpu: 3900m, memory: 14Gi, pods: "20"},
+     offerings: [{zone: zone-a, capacityType: on-demand, price: 0.4}, {zone: zone-b, capacityType: on-demand, price: 0.4},
+                 {zone: zone-c, capacityType: on-demand, price: 0.4}]}
+"""
+
+
+@pytest.mark.parametrize("max_skew", [None, 1])
+def test_a_pool_of_a_few_nodes_over_three_zones_moves_pods_round_them_in_one_step(
+        tmp_path: Path, max_skew: int | None) -> None:
+    from karpplan.verify import verify
+
+    apps = WEB_FIVE.replace("replicas: 5", "replicas: 8")
+    if max_skew is not None:
+        apps = apps.replace("    metadata: {labels: {app: web}}\n    spec:\n",
+                            "    metadata: {labels: {app: web}}\n    spec:\n" + ZONE_SPREAD, 1)
+    problem = _problem(tmp_path, THREE_ZONES_M, POOL + apps)
+    group = problem.groups[0]
+    pods = list(group.group.pods)
+    m = {o.zone: o for o in problem.options}
+    # Eight 900m pods on an m in each zone, 3 + 3 + 2: an m holds four, so zone-a and zone-b have room for one
+    # more each. No trade between two zones empties a node; zone-c's two pods going one to each does.
+    start = Solution("optimal", [SolvedNode("a", None, m["zone-a"], [(group, p) for p in pods[:3]]),
+                                 SolvedNode("b", None, m["zone-b"], [(group, p) for p in pods[3:6]]),
+                                 SolvedNode("c", None, m["zone-c"], [(group, p) for p in pods[6:]])], [], "feasible")
+    assert verify(problem, start) == []
+    better = NeighbourhoodSearch(Repacker(problem), seed=0, parallel=1).improve(start, WorkClock(), 1.0)
+    assert pods_of(better) == pods_of(start) and verify(problem, better) == []
+    if max_skew is None:
+        assert better.cost == pytest.approx(0.8)
+        assert [len(n.pods) for n in better.nodes] == [4, 4]
+    else:
+        # A zone spread of maxSkew 1 forbids 4 + 4 + 0: the plan stays as it is.
+        assert better.cost == pytest.approx(1.2)

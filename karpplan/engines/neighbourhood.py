@@ -65,6 +65,11 @@ CROSS_ZONE_SHARE = 2  # nodes per side, in quarters of the neighbourhood size
 # many-deployments 10,000 row (175-500 groups on two pairs of large nodes), no sub-solve found anything in its
 # budget; at 1,000 Deployments (at most 50) they prove or improve in a few milliseconds.
 MAX_CROSS_ZONE_GROUPS = 120
+POOL_NODES = 8  # a pool with at most this many nodes over three zones or more is one cross-bucket neighbourhood
+# ... when they hold pods of at most this many groups: measured on many-deployments 2,000 (pools of 4 to 7 nodes
+# holding about 50 groups each), such neighbourhoods found less in their budget than trades between two zones
+# (31.32 $/h against 29.97); the critical pool of realistic 1,000 (6 nodes, 6 zones, 16 groups) got 3.80 -> 3.46.
+POOL_GROUPS = 30
 CROSS_SPARE_NODES = 2  # a cross-bucket side of at most this many nodes, its whole bucket, gets a spare slot
 CROSS_ZONE_PATIENCE = 4  # cross-zone batches in a row finding nothing double the interval ...
 MAX_CROSS_ZONE_EVERY = 32  # ... up to this; one that finds something resets it
@@ -359,6 +364,13 @@ class NeighbourhoodSearch:
         # Buckets of other pools in the seed's zone first: trading with them needs no zonal rows, and nothing
         # else moves a pod off the pool the Karpenter plan chose for it.
         here = [o for o in partners if o[1] == key[1]]
+        family = ledger.family_of(key)
+        if not here and len(family) > 2 and sum(len(buckets[k]) for k in family) <= POOL_NODES \
+                and not any(id(n) in taken for k in family for n in buckets[k]) \
+                and len({g.index for k in family for n in buckets[k] for g, _ in n.pods}) <= POOL_GROUPS:
+            # A pool with a few nodes over several zones: all of them at once, so pods may move round the
+            # zones in one step where no trade between two zones alone makes the plan cheaper.
+            return [Side(k, shapes[k], list(buckets[k]), self._slots(k, list(buckets[k]), buckets)) for k in family]
         other = (here or partners)[self.zone_rng.randrange(len(here or partners))]
         theirs = [n for n in buckets[other] if id(n) not in taken]
         first = max(theirs, key=lambda n: self._waste(shapes[other], n))
