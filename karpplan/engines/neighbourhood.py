@@ -363,7 +363,7 @@ class NeighbourhoodSearch:
         partners = open_partners(key)
         # Buckets of other pools in the seed's zone first: trading with them needs no zonal rows, and nothing
         # else moves a pod off the pool the Karpenter plan chose for it.
-        here = [o for o in partners if o[1] == key[1]]
+        here = [o for o in partners if o[1] == key[1] and self._may_take(node, shapes[o])]
         family = ledger.family_of(key)
         if not here and len(family) > 2 and sum(len(buckets[k]) for k in family) <= POOL_NODES \
                 and not any(id(n) in taken for k in family for n in buckets[k]) \
@@ -378,6 +378,10 @@ class NeighbourhoodSearch:
         across = [first] + self.zone_rng.sample(rest, min(half - 1, len(rest)))
         return [Side(key, shapes[key], picked, self._slots(key, picked, buckets)),
                 Side(other, shapes[other], across, self._slots(other, across, buckets))]
+
+    def _may_take(self, node: SolvedNode, shape: BucketShape) -> bool:
+        """Whether some pod of the node may go to a node of the bucket (another pool may refuse them all)."""
+        return any(self.repacker.option_mask(g.option_ids)[shape.indices].any() for g, _ in node.pods)
 
     def _slots(self, key: tuple[object, ...], nodes: list[SolvedNode],
                buckets: dict[tuple[object, ...], list[SolvedNode]]) -> int:

@@ -213,9 +213,12 @@ class ZoneLedger:
                     if owned[i]:
                         m.add(moved_o[s] == base_o[s])
                 continue
-            mine = sorted({d for d in domain if d is not None})
-            count = {d: r.counts[d] + sum(moved_c[s] - base_c[s] for s in sides if domain[s] == d) for d in mine}
-            homes = {d: r.homes[d] + sum(moved_o[s] - base_o[s] for s in sides if domain[s] == d) for d in mine}
+            mine = list(dict.fromkeys(d for d in domain if d is not None))  # in the sides' order
+            # The last domain's counts by what the others gain (the neighbourhood's pods stay in it).
+            count = {d: r.counts[d] + sum(moved_c[s] - base_c[s] for s in sides if domain[s] == d) for d in mine[:-1]}
+            count[mine[-1]] = r.counts[mine[-1]] - sum(moved_c[s] - base_c[s] for s in sides if domain[s] != mine[-1])
+            homes = {d: r.homes[d] + sum(moved_o[s] - base_o[s] for s in sides if domain[s] == d) for d in mine[:-1]}
+            homes[mine[-1]] = r.homes[mine[-1]] - sum(moved_o[s] - base_o[s] for s in sides if domain[s] != mine[-1])
             others = [d for d in r.counts if d not in count]
             zero_minimum = minimum_pinned(r.rule, len(r.counts))
             if not zero_minimum:
