@@ -121,6 +121,14 @@ def test_zone_anti_affinity_buys_a_node_in_each_zone(tmp_path: Path) -> None:
     assert exhaustive_optimum(problem) == pytest.approx(0.155)
 
 
+def test_hostname_anti_affinity_buys_a_node_per_pod_whatever_the_zones(tmp_path: Path) -> None:
+    # Three 250m pods that repel each other by hostname, no zone rule: their 750m fit one small node, but each
+    # needs a node of its own, the cheapest of any zone (zone-a's small, 0.05).
+    problem = problem_of(tmp_path, pool("default") + deployment("db", 3, "250m", "host-anti"))
+    assert zone_integer_bound(problem).cost == pytest.approx(0.15, rel=1e-5)
+    assert exhaustive_optimum(problem) == pytest.approx(0.15)
+
+
 def test_the_lp_bounds_the_optimiser_runs_include_the_raised_one(tmp_path: Path) -> None:
     problem = problem_of(tmp_path, pool("default") + deployment("web", 3, "600m", "zone-spread"))
     placed = {g.index: g.size for g in problem.groups}

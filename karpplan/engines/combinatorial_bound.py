@@ -20,8 +20,15 @@ its own. This module bounds that:
   units, is an unbounded covering knapsack (dynamic programming). The cheapest split of the component's
   demand over the zones within [L_z, U_z] (a second dynamic programme over the zones) bounds the
   component's cost in dimension d; the bound is the largest over the dimensions.
+* Counted nodes. A cap set (`bound.cap_sets`: hostname anti-affinity, hostname spread) holds at most
+  `per_node` of its pods on a node, so the component buys at least N = max ceil(pods / per_node) nodes.
+  In dimension d, the least cost of at least N whole nodes (any zone) holding the whole demand, on a grain
+  fine enough that N nodes' rounding stays within 0.1% of it (N whole nodes of the shapes a catalog sells
+  cannot hold an arbitrary fraction: with 10 nodes and 4-vCPU steps, 67 vCPU cost 72 vCPU's price), is
+  another bound of the component: G_n(y), n nodes covering y units, one layer per node up to N, the rest
+  the unbounded covering above.
 
-Everything above only relaxes (pools' limits, pod affinity, hostname rules and the coupling of dimensions
+Everything above only relaxes (pools' limits, pod affinity, hostname rules beyond the count of nodes and the coupling of dimensions
 are dropped), so the value is at most the cost of any plan placing the required pods. `with_lp_shares`
 adds it to the configuration LP's: the LP's certified duals price each component's pods (a valid bound of
 that component's cost), and a component whose combinatorial bound is higher raises the LP's bound by the
@@ -40,7 +47,7 @@ import numpy as np
 import numpy.typing as npt
 
 from karpplan.constraints.spread_counts import least_domain_count, minimum_pinned, skew_limit
-from karpplan.engines.bound import MARGIN, _required
+from karpplan.engines.bound import MARGIN, _required, cap_sets
 from karpplan.engines.effort import WorkClock
 from karpplan.model.labels import ZONE
 from karpplan.model.selectors import SelectorIndex
@@ -55,6 +62,10 @@ GROUP_ZONE_SECONDS = 3e-6  # the work clock's model: per (group, zone, dimension
 OPTION_SECONDS = 4e-6  # ... per (launch option, dimension)
 TABLE_SECONDS = 3e-3  # ... per (options list, zone, dimension): one covering table and one step of the split
 _EPS = 1e-9
+MAX_COUNTED_NODES = 64  # nodes counted one layer at a time at most (a layer is one pass over the table)
+COUNTED_LAYER_SECONDS = 1e-4  # the work clock's model: per layer of a node-counting programme
+COUNTED_GRAIN = 1000  # units per counted node ...
+MAX_COUNTED_CELLS = 400_000  # ... within this many cells of all the layers together
 
 
 @dataclass(frozen=True)
@@ -80,13 +91,15 @@ def zone_integer_bound(problem: Problem, required: Mapping[int, int] | None = No
     groups = [g for g in problem.groups if demand.get(g.index, 0) > 0]
     spans = _Spans(problem)
     out: list[ComponentBound] = []
+    counted = 0  # layers of the node-counting programmes
     for members in components(groups):
         if any(g.existing_ok or not g.options for g in members):
             continue
-        cost = _component_cost(problem, members, demand, spans)
+        cost, layers = _component_cost(problem, members, demand, spans)
+        counted += layers
         out.append(ComponentBound(frozenset(g.index for g in members), cost))
     if clock is not None:
-        clock.charge(modelled_seconds(problem, groups))
+        clock.charge(modelled_seconds(problem, groups) + COUNTED_LAYER_SECONDS * counted)
     total = sum(c.cost for c in out)
     return CombinatorialBound(total, tuple(out), demand, time.monotonic() - start)
 
@@ -206,7 +219,8 @@ def _zone_range(g: GroupInfo, pods: int, zones: Sequence[str], own: frozenset[st
 
 
 def _component_cost(problem: Problem, members: Sequence[GroupInfo], demand: Mapping[int, int],
-                    spans: _Spans) -> float:
+                    spans: _Spans) -> tuple[float, int]:
+    """The component's bound, and the layers its node-counting programmes took (for the work clock)."""
     lists = {id(g.options): g.options for g in members}
     options: dict[int, LaunchOption] = {}
     own: dict[int, frozenset[str]] = {}
@@ -219,7 +233,7 @@ def _component_cost(problem: Problem, members: Sequence[GroupInfo], demand: Mapp
     for g in members:
         r = _zone_range(g, demand[g.index], zones, own[id(g.options)], spans)
         if r is None:
-            return 0.0  # no plan: nothing to bound (the other bounds say what they say)
+            return 0.0, 0  # no plan: nothing to bound (the other bounds say what they say)
         ranges.append(r)
     dims = sorted({d for g in members for d, v in g.template.requests.items() if v > 0})
     opts = list(options.values())
@@ -228,12 +242,57 @@ def _component_cost(problem: Problem, members: Sequence[GroupInfo], demand: Mapp
     low = np.array([lo for lo, _ in ranges], dtype=np.float64).reshape(len(members), len(zones))
     high = np.array([hi for _, hi in ranges], dtype=np.float64).reshape(len(members), len(zones))
     pods = np.array([demand[g.index] for g in members], dtype=np.float64)
+    nodes = least_nodes(problem, members, demand)
     best = 0.0
     for d in dims:
         req = np.array([float(g.template.requests.get(d)) for g in members], dtype=np.float64)
         room = np.array([float(o.free.get(d)) for o in opts], dtype=np.float64)
-        best = max(best, _dimension_cost(float(req @ pods), req @ low, req @ high, zone_of, price, room))
-    return max(best - MARGIN * best, 0.0)
+        best = max(best, _dimension_cost(float(req @ pods), req @ low, req @ high, zone_of, price, room),
+                   _counted_cost(float(req @ pods), nodes, price, room))
+    return max(best - MARGIN * best, 0.0), (nodes * len(dims) if nodes > 1 else 0)
+
+
+def least_nodes(problem: Problem, members: Sequence[GroupInfo], demand: Mapping[int, int]) -> int:
+    """Nodes any plan buys for the component: a cap set (`bound.cap_sets`: hostname anti-affinity, hostname
+    spread) holds at most `per_node` of its pods on a node, and the component's nodes hold only its pods."""
+    inside = {g.index for g in members}
+    most = 0
+    for cap in cap_sets(problem, members):
+        pods = sum(demand.get(i, 0) for i in cap.members if i in inside)
+        most = max(most, -(-pods // cap.per_node))
+    return min(most, MAX_COUNTED_NODES)
+
+
+def _counted_cost(total: float, nodes: int, price: FloatArray, room: FloatArray) -> float:
+    """The least cost of at least `nodes` whole nodes (any zone) covering `total` in one dimension (units and
+    rounding as `_dimension_cost`): G_n(y), n nodes covering y, layer by layer up to `nodes`, the rest an
+    unbounded covering. 0 when it says nothing the whole-node cover alone does not."""
+    if total <= 0 or nodes <= 1:
+        return 0.0
+    # Each node's room is rounded up by less than a unit, so n nodes may gain n units: a grain of 1,000 units
+    # per node keeps that within 0.1% of the demand (as far as the cells allow).
+    unit = total / max(min(COUNTED_GRAIN * nodes, MAX_COUNTED_CELLS // nodes), GRAIN)
+    need = math.ceil(total / unit - 1e-6)
+    useful = room > 0
+    if not useful.any():
+        return 0.0
+    units = np.ceil(room[useful] / unit * (1 + _EPS) + _EPS).astype(np.int64)
+    cells: dict[int, float] = {}
+    for u, p in zip(units.tolist(), price[useful].tolist(), strict=True):
+        if p < cells.get(u, math.inf):
+            cells[u] = p
+    frontier: list[tuple[int, float]] = []  # no other node at least as large and no dearer
+    for u, p in sorted(cells.items(), key=lambda c: (-c[0], c[1])):
+        if not frontier or p < frontier[-1][1]:
+            frontier.append((u, p))
+    ys = np.arange(need + 1)
+    layer = np.where(ys == 0, 0.0, math.inf)  # G_0
+    for _ in range(nodes):
+        layer = np.min([p + layer[np.maximum(ys - u, 0)] for u, p in frontier], axis=0)
+    cover = _cover_costs(tuple(sorted(cells.items())), need)
+    # at least `nodes` nodes: `nodes` of them cover y, the others the rest
+    value = float(np.min(layer + cover[need - ys]))
+    return value if math.isfinite(value) else 0.0
 
 
 def _dimension_cost(total: float, lows: FloatArray, highs: FloatArray, zone_of: npt.NDArray[np.int64],

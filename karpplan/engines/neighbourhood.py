@@ -10,9 +10,11 @@ around the most wasteful nodes, with partners chosen for their waste, for room w
 none, and at random; two disjoint ones are solved side by side; when every node has been tried, the
 neighbourhoods grow. Before that, a node alone in its bucket (many small NodePools over six zones leave
 such buckets everywhere) is re-solved once with an empty slot beside it, so it can split in two. Every
-`CROSS_ZONE_EVERY`-th batch (and every batch once no bucket has two nodes left to try) is *cross-zone*:
+`CROSS_ZONE_EVERY`-th batch (and every batch once no bucket has two nodes left to try) is *cross-bucket*:
 nodes of two buckets of one pool that differ only in zone, whose pods may change zone within the zonal
-spreads' limits (`zone_moves.py`), which undoes zone assignments that bucket neighbourhoods cannot. The
+spreads' limits (`zone_moves.py`), which undoes zone assignments that bucket neighbourhoods cannot; or,
+first when there is one, of a bucket of another pool or capacity type in the seed's zone, which moves pods
+off the pool the Karpenter plan chose (its weights put pods on dear on-demand nodes a spot node holds). The
 search runs until its budget on the work clock (`effort.py`) is spent: each
 sub-solve uses one worker and a deterministic time budget, and each batch is charged what it is modelled
 to take, so a given seed and budget (or number of sub-solves) always give the same plan.
@@ -63,6 +65,12 @@ CROSS_ZONE_SHARE = 2  # nodes per side, in quarters of the neighbourhood size
 # many-deployments 10,000 row (175-500 groups on two pairs of large nodes), no sub-solve found anything in its
 # budget; at 1,000 Deployments (at most 50) they prove or improve in a few milliseconds.
 MAX_CROSS_ZONE_GROUPS = 120
+POOL_NODES = 8  # a pool with at most this many nodes over three zones or more is one cross-bucket neighbourhood
+# ... when they hold pods of at most this many groups: measured on many-deployments 2,000 (pools of 4 to 7 nodes
+# holding about 50 groups each), such neighbourhoods found less in their budget than trades between two zones
+# (31.32 $/h against 29.97); the critical pool of realistic 1,000 (6 nodes, 6 zones, 16 groups) got 3.80 -> 3.46.
+POOL_GROUPS = 30
+CROSS_SPARE_NODES = 2  # a cross-bucket side of at most this many nodes, its whole bucket, gets a spare slot
 CROSS_ZONE_PATIENCE = 4  # cross-zone batches in a row finding nothing double the interval ...
 MAX_CROSS_ZONE_EVERY = 32  # ... up to this; one that finds something resets it
 SUB_SOLVE_DETERMINISTIC_SECONDS = 0.05  # per sub-solve of NEIGHBOURHOOD_NODES nodes (scaled with size)
@@ -243,11 +251,10 @@ class NeighbourhoodSearch:
                                                  node)
                 sides = [Side(key, run.shapes[key], picked, len(picked))]
             taken.update(id(n) for side in sides for n in side.nodes)
-            pool_room = run.headroom.get(str(sides[0].key[0]))
-            # Neighbourhoods of one batch share the pool's headroom evenly.
-            share = None if pool_room is None else {k: v // self.parallel for k, v in pool_room.items()}
             # Submitted at once, so the next neighbourhood is built while this one is solved.
-            sub = self.builder.prepare(sides, share, run.ledger if cross else None)
+            # Sides in one zone (two pools) change no zonal count: no rows, and every pod may change sides.
+            zonal = cross and len({side.key[1] for side in sides}) > 1
+            sub = self.builder.prepare(sides, self._shares(run.headroom, sides), run.ledger if zonal else None)
             building += (SEARCH_STEP_SECONDS + sum(BUCKET_NODE_SECONDS * len(run.buckets[side.key]) for side in sides)
                          + model_build_seconds(len(sub.model.proto.variables) + len(sub.model.proto.constraints)))
             rng = self.zone_rng if cross else self.rng
@@ -354,12 +361,38 @@ class NeighbourhoodSearch:
         mine = [n for n in buckets[key] if n is not node and id(n) not in taken]
         picked = [node] + heapq.nlargest(min(half - 1, len(mine)), mine, key=lambda n: self._waste(shapes[key], n))
         partners = open_partners(key)
-        other = partners[self.zone_rng.randrange(len(partners))]
+        # Buckets of other pools in the seed's zone first: trading with them needs no zonal rows, and nothing
+        # else moves a pod off the pool the Karpenter plan chose for it.
+        here = [o for o in partners if o[1] == key[1] and self._may_take(node, shapes[o])]
+        family = ledger.family_of(key)
+        if not here and len(family) > 2 and sum(len(buckets[k]) for k in family) <= POOL_NODES \
+                and not any(id(n) in taken for k in family for n in buckets[k]) \
+                and len({g.index for k in family for n in buckets[k] for g, _ in n.pods}) <= POOL_GROUPS:
+            # A pool with a few nodes over several zones: all of them at once, so pods may move round the
+            # zones in one step where no trade between two zones alone makes the plan cheaper.
+            return [Side(k, shapes[k], list(buckets[k]), self._slots(k, list(buckets[k]), buckets)) for k in family]
+        other = (here or partners)[self.zone_rng.randrange(len(here or partners))]
         theirs = [n for n in buckets[other] if id(n) not in taken]
         first = max(theirs, key=lambda n: self._waste(shapes[other], n))
         rest = [n for n in theirs if n is not first]
         across = [first] + self.zone_rng.sample(rest, min(half - 1, len(rest)))
-        return [Side(key, shapes[key], picked, len(picked)), Side(other, shapes[other], across, len(across))]
+        return [Side(key, shapes[key], picked, self._slots(key, picked, buckets)),
+                Side(other, shapes[other], across, self._slots(other, across, buckets))]
+
+    def _may_take(self, node: SolvedNode, shape: BucketShape) -> bool:
+        """Whether some pod of the node may go to a node of the bucket (another pool may refuse them all)."""
+        return any(self.repacker.option_mask(g.option_ids)[shape.indices].any() for g, _ in node.pods)
+
+    def _slots(self, key: tuple[object, ...], nodes: list[SolvedNode],
+               buckets: dict[tuple[object, ...], list[SolvedNode]]) -> int:
+        """Slots of a cross-bucket side: its nodes, and `SPARE_SLOTS` more when they are its whole bucket and
+        at most CROSS_SPARE_NODES (pods coming from the other side may need a node more of a smaller size,
+        which no bucket neighbourhood of a node alone finds), unless its pool limits its nodes."""
+        room = self.problem.headroom.get(str(key[0]))
+        if len(nodes) > CROSS_SPARE_NODES or len(buckets[key]) > len(nodes) or (room is not None
+                                                                               and room.nodes is not None):
+            return len(nodes)
+        return len(nodes) + SPARE_SLOTS
 
     def _split_singles(self, buckets: dict[tuple[object, ...], list[SolvedNode]],
                        shapes: dict[tuple[object, ...], BucketShape], headroom: dict[str, dict[str, int]],
@@ -394,9 +427,8 @@ class NeighbourhoodSearch:
                     if nodes_left[pool_name] < SPARE_SLOTS:
                         continue
                     nodes_left[pool_name] -= SPARE_SLOTS  # lent to this neighbourhood; what it leaves unused comes back
-                pool_room = headroom.get(str(key[0]))
-                share = None if pool_room is None else {k: v // self.parallel for k, v in pool_room.items()}
-                sub = self.builder.prepare([Side(key, shapes[key], list(buckets[key]), len(buckets[key]) + SPARE_SLOTS)], share)
+                side = Side(key, shapes[key], list(buckets[key]), len(buckets[key]) + SPARE_SLOTS)
+                sub = self.builder.prepare([side], self._shares(headroom, [side]))
                 building += SEARCH_STEP_SECONDS + model_build_seconds(len(sub.model.proto.variables)
                                                                       + len(sub.model.proto.constraints))
                 batch.append((key, list(buckets[key]), pool.submit(sub.solve, budget,
@@ -427,6 +459,12 @@ class NeighbourhoodSearch:
                 now = clock.now()
                 full += (fewer - full) * core_share.held(now, now + fewer) / fewer
         clock.charge(full)
+
+    def _shares(self, headroom: dict[str, dict[str, int]], sides: Sequence[Side]) -> dict[str, dict[str, int]]:
+        """The headroom of the sides' pools that have limits; neighbourhoods of one batch share it evenly."""
+        pools = {str(side.key[0]) for side in sides}
+        return {pool: {k: v // self.parallel for k, v in room.items()} for pool, room in headroom.items()
+                if pool in pools}
 
     def _nodes_left(self, solution: Solution) -> dict[str, int]:
         """Per pool with a node limit: how many more new nodes the plan may launch in it."""

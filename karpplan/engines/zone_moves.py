@@ -45,6 +45,11 @@ from karpplan.scheduling.problem import GroupInfo
 from karpplan.scheduling.topology import AffinityTerm, SpreadRule
 from karpplan.scheduling.topology_counts import own_namespace_only
 
+# Buckets of other pools (or capacity types) in the same zone are trading partners too: without them no
+# neighbourhood could move a pod off a pool the Karpenter plan chose (its weights put pods there that a
+# cheaper pool holds for less).
+CROSS_POOL = True
+
 if TYPE_CHECKING:
     from ortools.sat.python.cp_model import LinearExprT
 
@@ -72,7 +77,15 @@ class ZoneLedger:
         by_rest: dict[tuple[object, ...], list[BucketKey]] = defaultdict(list)
         for key in buckets:
             by_rest[_without_zone(key)].append(key)
-        self.twins = {key: [k for k in by_rest[_without_zone(key)] if k[1] != key[1]] for key in buckets}
+        # ... and buckets of other pools or capacity types in the same zone with the same domains and rule
+        # eligibility: pods trading between them change no zonal count (the rows below hold them anyway).
+        by_place: dict[tuple[object, ...], list[BucketKey]] = defaultdict(list)
+        if CROSS_POOL:
+            for key in buckets:
+                by_place[_place(key)].append(key)
+        self.zone_twins = {key: [k for k in by_rest[_without_zone(key)] if k[1] != key[1]] for key in buckets}
+        self.twins = {key: self.zone_twins[key] + [k for k in by_place.get(_place(key), ()) if k != key]
+                      for key in buckets}
         self._domains: dict[tuple[int, int], str | None] = {}
         # The counts are taken when the first cross-zone neighbourhood is built (on the plan the search
         # started from: neighbourhoods of one bucket keep every zone's counts), and charged then.
@@ -145,8 +158,13 @@ class ZoneLedger:
 
     # ------------------------------------------------------------------------------------ choosing
     def partners_of(self, key: BucketKey) -> list[BucketKey]:
-        """Buckets in other zones whose nodes may trade pods with this one's."""
+        """Buckets whose nodes may trade pods with this one's: of its pool in other zones, and of other pools
+        or capacity types in its zone."""
         return [k for k in self.twins.get(key, ()) if self.buckets.get(k)]
+
+    def family_of(self, key: BucketKey) -> list[BucketKey]:
+        """The bucket and its pool's buckets in other zones that hold nodes."""
+        return [key] + [k for k in self.zone_twins.get(key, ()) if self.buckets.get(k)]
 
     def must_keep_a_node(self, side: _SideLike, option: LaunchOption) -> bool:
         """Whether the side's bucket is wholly in the neighbourhood and a domain of a zonal spread the
@@ -167,9 +185,9 @@ class ZoneLedger:
     # ------------------------------------------------------------------------------------ the model
     def add_rows(self, m: cp_model.CpModel, side_options: Sequence[LaunchOption], kinds: Sequence[_KindLike],
                  on_side: Sequence[Sequence[LinearExprT]]) -> None:
-        """Rows keeping every zonal rule within its limit when the kinds' pods split over two sides as
-        `on_side[side][kind]` says (the pods of all sides' nodes, from `kind.origin`)."""
-        assert len(side_options) == 2
+        """Rows keeping every zonal rule within its limit when the kinds' pods split over the sides as
+        `on_side[side][kind]` says (the pods of all sides' nodes, from `kind.origin`). Sides sharing a domain
+        of a rule are one domain of it; every other domain keeps its count."""
         counted: dict[int, list[int]] = defaultdict(list)
         owned: dict[int, list[int]] = defaultdict(list)
         for k, kind in enumerate(kinds):
@@ -178,43 +196,49 @@ class ZoneLedger:
                     counted[i].append(k)
                 if owns:
                     owned[i].append(k)
+        sides = range(len(side_options))
         for i in sorted(set(counted) | set(owned)):
             r = self.rules[i]
-            a, b = (self._domain(i, o) for o in side_options)
-            if a == b:
+            domain = [self._domain(i, o) for o in side_options]
+            if len(set(domain)) == 1:
                 continue
-            moved_c = sum(on_side[0][k] for k in counted[i])
-            base_c = sum(kinds[k].origin[0] for k in counted[i])
-            moved_o = sum(on_side[0][k] for k in owned[i])
-            base_o = sum(kinds[k].origin[0] for k in owned[i])
-            if a is None or b is None or a not in r.counts or b not in r.counts or r.excess() > 0:
-                if counted[i]:
-                    m.add(moved_c == base_c)
-                if owned[i]:
-                    m.add(moved_o == base_o)
+            moved_c = [sum(on_side[s][k] for k in counted[i]) for s in sides]
+            base_c = [sum(kinds[k].origin[s] for k in counted[i]) for s in sides]
+            moved_o = [sum(on_side[s][k] for k in owned[i]) for s in sides]
+            base_o = [sum(kinds[k].origin[s] for k in owned[i]) for s in sides]
+            if any(d is None or d not in r.counts for d in domain) or r.excess() > 0:
+                for s in sides:
+                    if counted[i]:
+                        m.add(moved_c[s] == base_c[s])
+                    if owned[i]:
+                        m.add(moved_o[s] == base_o[s])
                 continue
-            count_a = r.counts[a] - base_c + moved_c
-            count_b = r.counts[b] + base_c - moved_c
-            homes_a = r.homes[a] - base_o + moved_o
-            homes_b = r.homes[b] + base_o - moved_o
-            others = [d for d in r.counts if d not in (a, b)]
+            mine = list(dict.fromkeys(d for d in domain if d is not None))  # in the sides' order
+            # The last domain's counts by what the others gain (the neighbourhood's pods stay in it).
+            count = {d: r.counts[d] + sum(moved_c[s] - base_c[s] for s in sides if domain[s] == d) for d in mine[:-1]}
+            count[mine[-1]] = r.counts[mine[-1]] - sum(moved_c[s] - base_c[s] for s in sides if domain[s] != mine[-1])
+            homes = {d: r.homes[d] + sum(moved_o[s] - base_o[s] for s in sides if domain[s] == d) for d in mine[:-1]}
+            homes[mine[-1]] = r.homes[mine[-1]] - sum(moved_o[s] - base_o[s] for s in sides if domain[s] != mine[-1])
+            others = [d for d in r.counts if d not in count]
             zero_minimum = minimum_pinned(r.rule, len(r.counts))
             if not zero_minimum:
-                # Another domain holding owners may be at most one of these two's count plus maxSkew.
+                # Another domain holding owners may be at most any of these ones' count plus maxSkew.
                 fullest = max((r.counts[d] for d in others if r.homes[d] > 0), default=None)
                 if fullest is not None:
-                    m.add(fullest <= skew_limit(r.rule, count_a))
-                    m.add(fullest <= skew_limit(r.rule, count_b))
+                    for d in mine:
+                        m.add(fullest <= skew_limit(r.rule, count[d]))
             least = min((r.counts[d] for d in others), default=None)
-            for count, homes, other, name in ((count_a, homes_a, count_b, "a"), (count_b, homes_b, count_a, "b")):
-                holds = m.new_bool_var(f"zone{i}{name}")  # the side holds some of the rule's own pods
-                m.add(homes == 0).only_enforce_if(holds.negated())
+            for n, d in enumerate(mine):
+                holds = m.new_bool_var(f"zone{i}_{n}")  # the domain holds some of the rule's own pods
+                m.add(homes[d] == 0).only_enforce_if(holds.negated())
                 if zero_minimum:
-                    m.add(count <= skew_limit(r.rule, 0)).only_enforce_if(holds)
+                    m.add(count[d] <= skew_limit(r.rule, 0)).only_enforce_if(holds)
                     continue
-                m.add(count <= skew_limit(r.rule, other)).only_enforce_if(holds)
+                for e in mine:
+                    if e != d:
+                        m.add(count[d] <= skew_limit(r.rule, count[e])).only_enforce_if(holds)
                 if least is not None:
-                    m.add(count <= skew_limit(r.rule, least)).only_enforce_if(holds)
+                    m.add(count[d] <= skew_limit(r.rule, least)).only_enforce_if(holds)
 
     # ------------------------------------------------------------------------------------ after a move
     def commit(self, before: Sequence[SolvedNode], after: Sequence[SolvedNode]) -> bool:
@@ -246,6 +270,11 @@ class ZoneLedger:
                 r.add(counts, owns, d, -n)
             return False
         return True
+
+
+def _place(key: BucketKey) -> tuple[object, ...]:
+    """A bucket key without its pool and capacity type (zone, domain labels, rule eligibility)."""
+    return (key[1], key[3], key[4])
 
 
 def _without_zone(key: BucketKey) -> tuple[object, ...]:

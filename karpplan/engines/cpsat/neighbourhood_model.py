@@ -4,15 +4,16 @@ Each side is one bucket's part of the neighbourhood: its nodes and how many slot
 possible node: it takes at most one of the bucket's options). Pods are grouped into kinds (one group, one
 mask of allowed options per side, with every preference the pod's old node met), and the model says how
 many pods of each kind each slot holds, under every per-node rule (resources, hard hostname spread by final
-counts, hostname anti-affinity both ways) and the pool's headroom under its limits. With two sides (buckets
-of one pool in different zones) the zonal rules come from `zone_moves.ZoneLedger`. The model minimises the
+counts, hostname anti-affinity both ways) and each pool's headroom under its limits. With two sides (buckets
+of one pool in different zones, or of two pools in one zone) the zonal rules come from
+`zone_moves.ZoneLedger`. The model minimises the
 nodes' price; the current nodes are its hint. `neighbourhood.py` chooses the nodes and applies the result.
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -158,8 +159,8 @@ class SubProblemBuilder:
             kept = sorted(sorted(kept, key=value, reverse=True)[:MAX_SLOT_OPTIONS])
         return kept
 
-    def prepare(self, sides: Sequence[Side], headroom: dict[str, int] | None,
-                       zones: ZoneLedger | None = None) -> SubProblem:
+    def prepare(self, sides: Sequence[Side], headroom: Mapping[str, Mapping[str, int]],
+                zones: ZoneLedger | None = None) -> SubProblem:
         """The sides' nodes as one small exact model: each side's slots take its bucket's options, pods of
         a kind may go to any side its masks allow; with more than one side (buckets of one pool in
         different zones) `zones` adds the zonal rules, and each side whose whole bucket is in the
@@ -187,12 +188,13 @@ class SubProblemBuilder:
         for j in range(len(slot_side) - 1):
             if slot_side[j] == slot_side[j + 1]:
                 m.add(spend[j] >= spend[j + 1])
-        if headroom is not None:
-            # Pool limits count capacity: the neighbourhood may add at most the pool's headroom.
-            for name, room in headroom.items():
-                before = sum(node_capacity(n, name) for side in sides for n in side.nodes)
+        for pool, rooms in headroom.items():
+            # Pool limits count capacity: the neighbourhood may add at most each pool's headroom to it.
+            mine = [s for s, side in enumerate(sides) if str(side.key[0]) == pool]
+            for name, room in rooms.items():
+                before = sum(node_capacity(n, name) for s in mine for n in sides[s].nodes)
                 m.add(sum(int(sides[s].shape.options[o].capacity.get(name)) * z[j, o]
-                          for j, s in enumerate(slot_side) for o in options[s]) <= before + room)
+                          for j, s in enumerate(slot_side) if s in mine for o in options[s]) <= before + room)
         used = [sum(z[j, o] for o in options[s]) for j, s in enumerate(slot_side)]
         if zones is not None and len(sides) > 1:
             on_side = [[sum(x[j, k] for j, t in enumerate(slot_side) if t == s) for k in range(len(kinds))]
