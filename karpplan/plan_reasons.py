@@ -19,6 +19,7 @@ from karpplan.model.pods import Pod
 from karpplan.plan import NotSimulatedPod
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.filters import aggregate_message
+from karpplan.scheduling.node_groups import growable_groups, growth_reason
 from karpplan.scheduling.nodeclaim import PlannedNode
 from karpplan.scheduling.preferences import Attempt
 from karpplan.scheduling.problem import GroupInfo, Problem
@@ -40,7 +41,8 @@ def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementSt
             per_node[slot.name] = [why or "node(s) were full once the plan's other pods were placed"]
         reasons.append(aggregate_message(len(nodes), per_node))
     if not problem.pools:
-        reasons.append("no nodepools found: nothing can be launched")
+        growable = growable_groups(problem.inventory, pod.requests, group.existing_reasons)
+        reasons.append(growth_reason(growable) if growable else "no nodepools found: nothing can be launched")
     for verdict in group.verdicts:
         pool = verdict.pool
         prefix = f'nodepool "{pool.name}": '

@@ -92,6 +92,11 @@ def test_eksctl_node_groups_are_listed_and_their_max_size_said() -> None:
     assert code == 1 and len(document["unschedulable"]) > 0
     assert (f"{path}:9: eksctl node group ng-1: planned as the 2 node(s) it keeps; its maxSize is 5, and growing it "
             "(cluster-autoscaler) is not simulated") in "\n".join(document["warnings"])
+    # the pods that do not fit read "no nodepools found: nothing can be launched", though ng-1 may grow by 3
+    reasons = "\n".join(r for pod in document["unschedulable"] for r in pod["reasons"])
+    assert "nothing can be launched" not in reasons
+    assert ("eksctl node group ng-1 could add up to 3 node(s) for it, but its maxSize is 5, and growing it "
+            "(cluster-autoscaler) is not simulated") in reasons
 
 
 def test_what_karpplan_does_not_simulate_is_no_lint_finding() -> None:
