@@ -15,6 +15,7 @@ from karpplan.constraints.pool_limits import POOL_LIMITS
 from karpplan.constraints.registry import REGISTRY
 from karpplan.engines.karpenter_simulation import NOT_SIMULATED_REASON
 from karpplan.engines.result import Solution
+from karpplan.inputs.placeholders import PLACEHOLDER
 from karpplan.model.pods import Pod
 from karpplan.plan import NotSimulatedPod
 from karpplan.scheduling.candidates import LaunchOption
@@ -73,6 +74,16 @@ def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementSt
     origin = group.template.origin
     reasons.append(f"{pod.workload} is defined at {origin}")
     return reasons
+
+
+def with_placeholders_said(reasons: Sequence[str]) -> tuple[str, ...]:
+    """The reasons, led by one line per unrendered template placeholder they quote (`<<AVAILABILITY_ZONE>>` of a
+    blueprint, `${AZ}`, `{{ .Values.zone }}`): read as written it is no zone, label or name anything carries,
+    which is why the pod cannot be placed; filled in, it may be (lint's unrendered-placeholder says it too)."""
+    found = dict.fromkeys(m.group(0) for r in reasons for m in PLACEHOLDER.finditer(r))
+    said = tuple(f"{text} is an unrendered template placeholder, not a real value: nothing matches it as written; "
+                 "fill it in before applying, and plan again" for text in found)
+    return (*said, *reasons)
 
 
 def not_simulated_pods(solution: Solution) -> tuple[NotSimulatedPod, ...]:

@@ -477,7 +477,7 @@ def _unschedulable(problem: Problem, solution: Solution, state: PlacementState, 
                    ) -> list[UnschedulablePod]:
     """The pods the solution leaves unplaced, each with the reasons kube-scheduler and Karpenter would give
     (its volumes' and the cluster's zones too)."""
-    from karpplan.plan_reasons import reasons_for  # lazy: start-up, see the docstring
+    from karpplan.plan_reasons import reasons_for, with_placeholders_said  # lazy: start-up, see the docstring
 
     not_simulated = solution.not_simulated
     # A group's pods share their template, hence their reasons: work them out once per group and workload.
@@ -489,8 +489,8 @@ def _unschedulable(problem: Problem, solution: Solution, state: PlacementState, 
         key = (group.index, pod.workload)
         if key not in reasons_of:
             outside = outside_zones_reason(pod.template, catalog)
-            reasons_of[key] = (volume_reasons(group.template, reasons_for(problem, group, pod, state))
-                               + ((outside,) if outside else ()))
+            reasons_of[key] = with_placeholders_said(volume_reasons(group.template, reasons_for(
+                problem, group, pod, state)) + ((outside,) if outside else ()))
         unschedulable.append(UnschedulablePod(pod.key, pod.workload, reasons_of[key]))
     return unschedulable
 

@@ -259,3 +259,44 @@ def test_replicas_without_spread_counts_the_replicas_an_autoscaler_keeps() -> No
     (finding,) = json.loads(out)["findings"]
     assert (finding["rule"], finding["object"]) == ("replicas-without-spread", "Deployment/ingress-nginx/ingress-nginx-controller")
     assert finding["message"].startswith("3 replicas with neither a topologySpreadConstraint")
+
+
+# https://github.com/aws-samples/karpenter-blueprints/tree/main/blueprints/stateful
+def test_an_unrendered_zone_placeholder_is_said_to_be_one_in_the_reasons() -> None:
+    """The blueprint's StorageClass keeps `<<AVAILABILITY_ZONE>>` for the reader to fill in; the reasons quoted it
+    as a zone the volume keeps the pod in, and left the reader to work out that it is the blueprint's blank."""
+    code, out, err = invoke("plan", str(REAL / "blueprint-stateful-placeholder-zone.yaml"), "--time-limit", "2",
+                            "-o", "json")
+    assert code == 1, err
+    for pod in json.loads(out)["unschedulable"]:
+        assert pod["reasons"][0] == ("<<AVAILABILITY_ZONE>> is an unrendered template placeholder, not a real value: "
+                                     "nothing matches it as written; fill it in before applying, and plan again")
+        assert sum("unrendered template placeholder" in r for r in pod["reasons"]) == 1
+
+
+def test_a_placeholder_in_a_node_selector_is_said_to_be_one() -> None:
+    """envsubst style, in the label a NodePool must carry: the reason quoted `intent In [${INTENT}]` as a value."""
+    pool = (REAL / "blueprint-stateful-placeholder-zone.yaml").read_text().split("---")[-1]
+    web = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      nodeSelector: {intent: "${INTENT}"}
+      containers: [{name: c, image: nginx, resources: {requests: {cpu: "1"}}}]
+"""
+    result = CliRunner().invoke(app, ["plan", "-", "--time-limit", "2", "-o", "json"], input=pool + "---" + web)
+    assert result.exit_code == 1, result.stderr
+    reasons = json.loads(result.stdout)["unschedulable"][0]["reasons"]
+    assert reasons[0].startswith("${INTENT} is an unrendered template placeholder, not a real value")
+
+
+def test_reasons_without_a_placeholder_say_none() -> None:
+    code, out, _ = invoke("plan", str(REAL / "eksctl-spot-nodegroup.yaml"), "--time-limit", "2", "-o", "json")
+    assert code == 1
+    assert not any("placeholder" in r for pod in json.loads(out)["unschedulable"] for r in pod["reasons"])
