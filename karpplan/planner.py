@@ -394,6 +394,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     static_launch = _static_launches(problem)
     nodes, placed = _ec2_nodes(solution, static_launch)
     from karpplan.plan_reasons import not_simulated_pods  # lazy: start-up, see the docstring
+    from karpplan.scheduling.preferences import unhonourable_spreads
 
     unschedulable = _unschedulable(problem, solution, state, catalog)
     not_simulated = not_simulated_pods(solution)  # the pods the clock cut left undecided, never unschedulable
@@ -425,6 +426,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     if zones_note:
         warnings.append(zones_note)
     warnings.extend(estimated_spot_note(catalog, nodes, options.spot_prices))
+    warnings.extend(unhonourable_spreads(problem))  # relaxed before anything counts: in no plan's unmet ones
     warnings.extend(_unmet_preferences(problem, solution, greedy, on_fargate.cost + static_cost))
     warnings.extend(s.describe() for s in problem.static)
     warnings.extend(str(notice) for notice in (*inventory.notices, *inventory.scale_notes))

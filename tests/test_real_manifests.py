@@ -300,3 +300,32 @@ def test_reasons_without_a_placeholder_say_none() -> None:
     code, out, _ = invoke("plan", str(REAL / "eksctl-spot-nodegroup.yaml"), "--time-limit", "2", "-o", "json")
     assert code == 1
     assert not any("placeholder" in r for pod in json.loads(out)["unschedulable"] for r in pod["reasons"])
+
+
+# https://github.com/linkerd/linkerd2/blob/main/charts/partials/templates/_affinity.tpl: the chart's own spreads are
+# ScheduleAnyway
+def test_a_preferred_spread_on_the_deprecated_zone_alias_is_said_not_honoured() -> None:
+    """All 3 replicas landed in one zone and the plan said nothing: Karpenter finds no domain for the alias
+    (kubernetes-sigs/karpenter#3307) and relaxes the preference at once."""
+    text = (REAL / "linkerd-beta-zone-spread.yaml").read_text().replace("DoNotSchedule", "ScheduleAnyway")
+    result = CliRunner().invoke(app, ["plan", "-", "--time-limit", "2", "-o", "json"], input=text)
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(result.stdout)
+    (said,) = [w for w in document["warnings"] if "failure-domain.beta.kubernetes.io/zone" in w]
+    assert said == ("<stdin>:18: Deployment/linkerd-destination: preferred spread (ScheduleAnyway on "
+                    "failure-domain.beta.kubernetes.io/zone) is not honoured: topologyKey "
+                    "'failure-domain.beta.kubernetes.io/zone' is a deprecated alias of topology.kubernetes.io/zone: "
+                    "Karpenter finds no domain for it, so it is relaxed and the 3 pod(s) are placed as if it were not "
+                    "written (all may share one zone); use topology.kubernetes.io/zone")
+    fixed = text.replace("failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone")
+    result = CliRunner().invoke(app, ["plan", "-", "--time-limit", "2", "-o", "json"], input=fixed)
+    assert not any("is relaxed" in w for w in json.loads(result.stdout)["warnings"])
+
+
+def test_a_preferred_spread_on_a_key_no_node_carries_is_said_not_honoured() -> None:
+    text = (REAL / "linkerd-beta-zone-spread.yaml").read_text().replace("DoNotSchedule", "ScheduleAnyway").replace(
+        "failure-domain.beta.kubernetes.io/zone", "example.com/rack")
+    result = CliRunner().invoke(app, ["plan", "-", "--time-limit", "2", "-o", "json"], input=text)
+    (said,) = [w for w in json.loads(result.stdout)["warnings"] if "example.com/rack" in w]
+    assert ("topologyKey 'example.com/rack' is a label no NodePool, Fargate profile or existing node provides" in said
+            and "the 3 pod(s) are placed as if it were not written" in said)
