@@ -15,10 +15,12 @@ from karpplan.constraints.pool_limits import POOL_LIMITS
 from karpplan.constraints.registry import REGISTRY
 from karpplan.engines.karpenter_simulation import NOT_SIMULATED_REASON
 from karpplan.engines.result import Solution
+from karpplan.inputs.placeholders import PLACEHOLDER
 from karpplan.model.pods import Pod
 from karpplan.plan import NotSimulatedPod
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.filters import aggregate_message
+from karpplan.scheduling.node_groups import growable_groups, growth_reason
 from karpplan.scheduling.nodeclaim import PlannedNode
 from karpplan.scheduling.preferences import Attempt
 from karpplan.scheduling.problem import GroupInfo, Problem
@@ -40,7 +42,8 @@ def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementSt
             per_node[slot.name] = [why or "node(s) were full once the plan's other pods were placed"]
         reasons.append(aggregate_message(len(nodes), per_node))
     if not problem.pools:
-        reasons.append("no nodepools found: nothing can be launched")
+        growable = growable_groups(problem.inventory, pod.requests, group.existing_reasons)
+        reasons.append(growth_reason(growable) if growable else "no nodepools found: nothing can be launched")
     for verdict in group.verdicts:
         pool = verdict.pool
         prefix = f'nodepool "{pool.name}": '
@@ -71,6 +74,16 @@ def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementSt
     origin = group.template.origin
     reasons.append(f"{pod.workload} is defined at {origin}")
     return reasons
+
+
+def with_placeholders_said(reasons: Sequence[str]) -> tuple[str, ...]:
+    """The reasons, led by one line per unrendered template placeholder they quote (`<<AVAILABILITY_ZONE>>` of a
+    blueprint, `${AZ}`, `{{ .Values.zone }}`): read as written it is no zone, label or name anything carries,
+    which is why the pod cannot be placed; filled in, it may be (lint's unrendered-placeholder says it too)."""
+    found = dict.fromkeys(m.group(0) for r in reasons for m in PLACEHOLDER.finditer(r))
+    said = tuple(f"{text} is an unrendered template placeholder, not a real value: nothing matches it as written; "
+                 "fill it in before applying, and plan again" for text in found)
+    return (*said, *reasons)
 
 
 def not_simulated_pods(solution: Solution) -> tuple[NotSimulatedPod, ...]:

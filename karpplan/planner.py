@@ -394,6 +394,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     static_launch = _static_launches(problem)
     nodes, placed = _ec2_nodes(solution, static_launch)
     from karpplan.plan_reasons import not_simulated_pods  # lazy: start-up, see the docstring
+    from karpplan.scheduling.preferences import unhonourable_spreads
 
     unschedulable = _unschedulable(problem, solution, state, catalog)
     not_simulated = not_simulated_pods(solution)  # the pods the clock cut left undecided, never unschedulable
@@ -425,6 +426,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     if zones_note:
         warnings.append(zones_note)
     warnings.extend(estimated_spot_note(catalog, nodes, options.spot_prices))
+    warnings.extend(unhonourable_spreads(problem))  # relaxed before anything counts: in no plan's unmet ones
     warnings.extend(_unmet_preferences(problem, solution, greedy, on_fargate.cost + static_cost))
     warnings.extend(s.describe() for s in problem.static)
     warnings.extend(str(notice) for notice in (*inventory.notices, *inventory.scale_notes))
@@ -477,7 +479,7 @@ def _unschedulable(problem: Problem, solution: Solution, state: PlacementState, 
                    ) -> list[UnschedulablePod]:
     """The pods the solution leaves unplaced, each with the reasons kube-scheduler and Karpenter would give
     (its volumes' and the cluster's zones too)."""
-    from karpplan.plan_reasons import reasons_for  # lazy: start-up, see the docstring
+    from karpplan.plan_reasons import reasons_for, with_placeholders_said  # lazy: start-up, see the docstring
 
     not_simulated = solution.not_simulated
     # A group's pods share their template, hence their reasons: work them out once per group and workload.
@@ -489,8 +491,8 @@ def _unschedulable(problem: Problem, solution: Solution, state: PlacementState, 
         key = (group.index, pod.workload)
         if key not in reasons_of:
             outside = outside_zones_reason(pod.template, catalog)
-            reasons_of[key] = (volume_reasons(group.template, reasons_for(problem, group, pod, state))
-                               + ((outside,) if outside else ()))
+            reasons_of[key] = with_placeholders_said(volume_reasons(group.template, reasons_for(
+                problem, group, pod, state)) + ((outside,) if outside else ()))
         unschedulable.append(UnschedulablePod(pod.key, pod.workload, reasons_of[key]))
     return unschedulable
 

@@ -206,3 +206,56 @@ def test_of_several_listed_types_the_first_the_catalog_holds_is_planned(tmp_path
     assert any("mng-spot: 1 spot c5a.large node(s)" in w and w.endswith(
         "it lists 2 types and EC2 picks among them: karpplan plans the first the catalog holds (c5a.large)")
         for w in plan["warnings"])
+
+
+# https://github.com/eksctl-io/eksctl/blob/main/examples/15-managed-nodes.yaml (trimmed): a tainted group with
+# maxSize headroom and an untainted one at its maxSize
+GROWABLE = """\
+apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata: {name: cluster-15, region: us-west-2}
+managedNodeGroups:
+  - name: managed-ng-public
+    instanceType: m5.large
+    minSize: 2
+    desiredCapacity: 3
+    maxSize: 4
+    availabilityZones: ["us-west-2a", "us-west-2b"]
+    labels: {role: worker}
+    taints:
+    - {key: key1, value: value1, effect: NoSchedule}
+  - name: managed-ng-private
+    instanceType: m5.large
+    desiredCapacity: 2
+    maxSize: 2
+"""
+BIG = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 6
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      tolerations: [{key: key1, operator: Exists}]
+      containers: [{name: c, image: nginx, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+"""
+
+
+def test_a_pod_that_does_not_fit_names_the_node_groups_that_could_grow_for_it(tmp_path: Path) -> None:
+    """Pods beyond the groups' nodes read "no nodepools found: nothing can be launched", though a group they
+    tolerate may grow to its maxSize (cluster-autoscaler's, not simulated)."""
+    code, plan, err = _plan(tmp_path, GROWABLE, BIG)
+    assert code == 1, err
+    reasons = plan["unschedulable"][0]["reasons"]
+    assert ("no nodepools found, so Karpenter launches nothing; eksctl node group managed-ng-public could add up to "
+            "1 node(s) for it, but its maxSize is 4, and growing it (cluster-autoscaler) is not simulated") in reasons
+    assert not any("managed-ng-private could" in r for r in reasons)  # at its maxSize already
+
+
+def test_a_group_whose_taint_the_pod_does_not_tolerate_is_not_named(tmp_path: Path) -> None:
+    code, plan, err = _plan(tmp_path, GROWABLE, BIG.replace("      tolerations: [{key: key1, operator: Exists}]\n", ""))
+    assert code == 1, err
+    assert "no nodepools found: nothing can be launched" in plan["unschedulable"][0]["reasons"]

@@ -246,3 +246,26 @@ def test_manifests_from_stdin_serve_every_node_named(snapshot: Path, tmp_path: P
     assert sims[PDB_NODE]["blockingPods"][0]["name"] == "kube-system/ebs-csi-controller-5c8b9-abcde"
     assert sims[ANNOTATED_NODE]["blockingPods"][0]["name"] == f"default/{ANNOTATED_POD}"
     assert sims[IDLE_NODE]["consolidatable"] is True and sims[IDLE_NODE]["pods"][0]["outcome"].startswith("would move")
+
+
+def test_the_consolidation_steady_state_keeps_the_auto_time_limit(snapshot: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """explain --manifests ran the steady state with no limit: a large snapshot could run unbounded, where
+    `consolidate` on the same snapshot keeps its auto limit. A cut steady state is said in the verdict."""
+    from karpplan.cli import explain_consolidation
+    from karpplan.consolidate.run import ConsolidateOptions, read, time_limit_of
+
+    limits: list[float | None] = []
+    real = explain_consolidation.steady_state
+
+    def cut(state: Any, spot_to_spot: bool = False, **kwargs: Any) -> Any:
+        limits.append(kwargs.get("time_limit"))
+        return real(state, spot_to_spot, max_passes=0)  # stopped before its first pass: not complete
+
+    monkeypatch.setattr(explain_consolidation, "steady_state", cut)
+    found = _simulated(GET_EVENTS, snapshot)
+    _, state = read(ConsolidateOptions(paths=(str(snapshot),), region="eu-central-1"))
+    assert limits == [time_limit_of(ConsolidateOptions(), state)] and limits[0] is not None
+    assert found[PDB_NODE]["reason"].endswith(
+        f"(the auto time limit of {limits[0]:g}s ran out after 0 consolidation command(s), before the steady state: "
+        "Karpenter would go on)")

@@ -97,3 +97,48 @@ def test_a_plan_with_fixes_reads_its_file_once(tmp_path: Path, monkeypatch: pyte
     plan = json.loads(result.stdout)
     assert plan["unschedulable"] and plan["unschedulable"][0]["fixes"]
     assert reads == Counter({str(path): 1})
+
+
+def _tainted_plan(tmp_path: Path) -> tuple[object, ...]:
+    from karpplan.explain.fixes import documents_for_fixes
+    from karpplan.model.build import read_input
+    from karpplan.planner import PlanOptions, catalog_for, make_plan
+
+    path = tmp_path / "tainted.yaml"
+    path.write_text(TAINTED_POOL)
+    inventory, documents = read_input([str(path)])
+    catalog = catalog_for(inventory, None, None)
+    plan = make_plan(inventory, catalog, PlanOptions(engine="karpenter"))
+    return plan, inventory, documents_for_fixes(documents), catalog
+
+
+def test_no_time_left_for_fixes_skips_them_and_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the plan's limit used up, the fixes still ran a Karpenter re-plan of its own 10s before looking at
+    the clock: a plan could take its limit plus 10s."""
+    from karpplan.explain import fixes
+
+    plan, inventory, documents, catalog = _tainted_plan(tmp_path)
+    replans: list[float] = []
+    monkeypatch.setattr(fixes, "make_plan", lambda *a, **k: replans.append(1) or pytest.fail("re-planned"))
+    out = fixes.plan_with_fixes(plan, inventory, documents, catalog, 0.0)  # type: ignore[arg-type]
+    assert replans == [] and all(not u.fixes for u in out.unschedulable)
+    assert out.warnings[-1] == ("fixes not searched for the 1 unschedulable workload(s): the plan used its time "
+                                "limit, leaving none to re-plan with changes; a longer --time-limit lets karpplan "
+                                "propose them")
+
+
+def test_each_fix_replan_keeps_within_what_is_left(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from karpplan.explain import fixes
+
+    plan, inventory, documents, catalog = _tainted_plan(tmp_path)
+    limits: list[float] = []
+    real = fixes.make_plan
+
+    def recording(inv: object, cat: object, options: fixes.PlanOptions, *rest: object) -> object:
+        limits.append(options.time_limit)
+        return real(inv, cat, options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fixes, "make_plan", recording)
+    out = fixes.plan_with_fixes(plan, inventory, documents, catalog, 3.0)  # type: ignore[arg-type]
+    assert limits and all(limit <= 3.0 for limit in limits)
+    assert out.unschedulable[0].fixes  # the search still finds the toleration in that time

@@ -92,6 +92,11 @@ def test_eksctl_node_groups_are_listed_and_their_max_size_said() -> None:
     assert code == 1 and len(document["unschedulable"]) > 0
     assert (f"{path}:9: eksctl node group ng-1: planned as the 2 node(s) it keeps; its maxSize is 5, and growing it "
             "(cluster-autoscaler) is not simulated") in "\n".join(document["warnings"])
+    # the pods that do not fit read "no nodepools found: nothing can be launched", though ng-1 may grow by 3
+    reasons = "\n".join(r for pod in document["unschedulable"] for r in pod["reasons"])
+    assert "nothing can be launched" not in reasons
+    assert ("eksctl node group ng-1 could add up to 3 node(s) for it, but its maxSize is 5, and growing it "
+            "(cluster-autoscaler) is not simulated") in reasons
 
 
 def test_what_karpplan_does_not_simulate_is_no_lint_finding() -> None:
@@ -254,3 +259,73 @@ def test_replicas_without_spread_counts_the_replicas_an_autoscaler_keeps() -> No
     (finding,) = json.loads(out)["findings"]
     assert (finding["rule"], finding["object"]) == ("replicas-without-spread", "Deployment/ingress-nginx/ingress-nginx-controller")
     assert finding["message"].startswith("3 replicas with neither a topologySpreadConstraint")
+
+
+# https://github.com/aws-samples/karpenter-blueprints/tree/main/blueprints/stateful
+def test_an_unrendered_zone_placeholder_is_said_to_be_one_in_the_reasons() -> None:
+    """The blueprint's StorageClass keeps `<<AVAILABILITY_ZONE>>` for the reader to fill in; the reasons quoted it
+    as a zone the volume keeps the pod in, and left the reader to work out that it is the blueprint's blank."""
+    code, out, err = invoke("plan", str(REAL / "blueprint-stateful-placeholder-zone.yaml"), "--time-limit", "2",
+                            "-o", "json")
+    assert code == 1, err
+    for pod in json.loads(out)["unschedulable"]:
+        assert pod["reasons"][0] == ("<<AVAILABILITY_ZONE>> is an unrendered template placeholder, not a real value: "
+                                     "nothing matches it as written; fill it in before applying, and plan again")
+        assert sum("unrendered template placeholder" in r for r in pod["reasons"]) == 1
+
+
+def test_a_placeholder_in_a_node_selector_is_said_to_be_one() -> None:
+    """envsubst style, in the label a NodePool must carry: the reason quoted `intent In [${INTENT}]` as a value."""
+    pool = (REAL / "blueprint-stateful-placeholder-zone.yaml").read_text().split("---")[-1]
+    web = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      nodeSelector: {intent: "${INTENT}"}
+      containers: [{name: c, image: nginx, resources: {requests: {cpu: "1"}}}]
+"""
+    result = CliRunner().invoke(app, ["plan", "-", "--time-limit", "2", "-o", "json"], input=pool + "---" + web)
+    assert result.exit_code == 1, result.stderr
+    reasons = json.loads(result.stdout)["unschedulable"][0]["reasons"]
+    assert reasons[0].startswith("${INTENT} is an unrendered template placeholder, not a real value")
+
+
+def test_reasons_without_a_placeholder_say_none() -> None:
+    code, out, _ = invoke("plan", str(REAL / "eksctl-spot-nodegroup.yaml"), "--time-limit", "2", "-o", "json")
+    assert code == 1
+    assert not any("placeholder" in r for pod in json.loads(out)["unschedulable"] for r in pod["reasons"])
+
+
+# https://github.com/linkerd/linkerd2/blob/main/charts/partials/templates/_affinity.tpl: the chart's own spreads are
+# ScheduleAnyway
+def test_a_preferred_spread_on_the_deprecated_zone_alias_is_said_not_honoured() -> None:
+    """All 3 replicas landed in one zone and the plan said nothing: Karpenter finds no domain for the alias
+    (kubernetes-sigs/karpenter#3307) and relaxes the preference at once."""
+    text = (REAL / "linkerd-beta-zone-spread.yaml").read_text().replace("DoNotSchedule", "ScheduleAnyway")
+    result = CliRunner().invoke(app, ["plan", "-", "--time-limit", "2", "-o", "json"], input=text)
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(result.stdout)
+    (said,) = [w for w in document["warnings"] if "failure-domain.beta.kubernetes.io/zone" in w]
+    assert said == ("<stdin>:18: Deployment/linkerd-destination: preferred spread (ScheduleAnyway on "
+                    "failure-domain.beta.kubernetes.io/zone) is not honoured: topologyKey "
+                    "'failure-domain.beta.kubernetes.io/zone' is a deprecated alias of topology.kubernetes.io/zone: "
+                    "Karpenter finds no domain for it, so it is relaxed and the 3 pod(s) are placed as if it were not "
+                    "written (all may share one zone); use topology.kubernetes.io/zone")
+    fixed = text.replace("failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone")
+    result = CliRunner().invoke(app, ["plan", "-", "--time-limit", "2", "-o", "json"], input=fixed)
+    assert not any("is relaxed" in w for w in json.loads(result.stdout)["warnings"])
+
+
+def test_a_preferred_spread_on_a_key_no_node_carries_is_said_not_honoured() -> None:
+    text = (REAL / "linkerd-beta-zone-spread.yaml").read_text().replace("DoNotSchedule", "ScheduleAnyway").replace(
+        "failure-domain.beta.kubernetes.io/zone", "example.com/rack")
+    result = CliRunner().invoke(app, ["plan", "-", "--time-limit", "2", "-o", "json"], input=text)
+    (said,) = [w for w in json.loads(result.stdout)["warnings"] if "example.com/rack" in w]
+    assert ("topologyKey 'example.com/rack' is a label no NodePool, Fargate profile or existing node provides" in said
+            and "the 3 pod(s) are placed as if it were not written" in said)

@@ -288,6 +288,24 @@ def test_fargate_pods_show_size_waste_and_hint() -> None:
     assert "us-east-1a (2 nodes, 1 new)" in text
 
 
+def test_a_fargate_hint_shared_by_a_workloads_pods_is_said_once_with_their_count() -> None:
+    """Every replica of a workload is sized alike, so each printed the same hint line: 10 replicas, 10 lines."""
+    plan = sample_plan()
+    report = next(n for n in plan.nodes if n.fargate is not None)
+    more = tuple(replace(report, name=f"fargate-report-{i}", pods=(f"jobs/report-{i}",)) for i in (1, 2))
+    other = replace(report, name="fargate-etl-0", pods=("jobs/etl-0",),
+                    fargate=replace(report.fargate, hint="requests could grow by 1Gi memory at no extra cost"))
+    pods = (*plan.pods, *(pod(f"report-{i}", "Job/report", f"fargate-report-{i}", namespace="jobs") for i in (1, 2)),
+            pod("etl-0", "Job/etl", "fargate-etl-0", namespace="jobs"))
+    text = table_text(replace(plan, nodes=(*plan.nodes, *more, other), pods=pods))
+    hints = text.split("Hints", 1)[1].split("\n\n", 1)[0]
+    assert hints.count("requests could grow by 200m CPU") == 1
+    lines = [" ".join(line.split()) for line in hints.strip().splitlines()]
+    assert lines[0].startswith("jobs/report (3 pods): requests could grow by 200m CPU and 68Mi memory")
+    assert lines[1] == "jobs/etl-0: requests could grow by 1Gi memory at no extra cost"  # one pod: named as before
+    assert "jobs/report-1" not in hints
+
+
 def test_fargate_pod_without_waste_says_none_and_has_no_hint() -> None:
     plan = sample_plan()
     nodes = tuple(replace(n, fargate=replace(n.fargate, waste_cpu="0", waste_memory="0", hint=""))

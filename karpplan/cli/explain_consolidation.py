@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from karpplan.consolidate.explain import PodFate, explain_node
 from karpplan.consolidate.loop import steady_state
-from karpplan.consolidate.run import ConsolidateOptions, read, verdicts
+from karpplan.consolidate.run import ConsolidateOptions, read, time_limit_of, verdicts
 from karpplan.consolidate.snapshot import read_documents_or_fail
 from karpplan.consolidate.state import ClusterState
 from karpplan.errors import InputError
@@ -48,7 +48,12 @@ def consolidation_simulator(paths: Sequence[str], *, catalog: str | None, region
             return {n: not_simulated(n, said) for n in names}
         known = {n.name for n in snapshot.nodes}
         named = [n for n in names if n in known]
-        steady = steady_state(ClusterState.of(snapshot, state.catalog), spot_to_spot)  # `state` stays as read
+        # `consolidate`'s limit: `auto`, fitted to the pods that may move (time_limit.py); `state` stays as read
+        limit = time_limit_of(options, state)
+        steady = steady_state(ClusterState.of(snapshot, state.catalog), spot_to_spot, time_limit=limit)
+        cut = "" if steady.complete else (
+            f" (the auto time limit of {limit:g}s ran out after {len(steady.actions)} consolidation command(s), "
+            "before the steady state: Karpenter would go on)")
         final = {v.node.name: v for v in verdicts(steady, snapshot)}
         results: dict[str, NodeSimulation] = {}
         for name in names:
@@ -57,13 +62,14 @@ def consolidation_simulator(paths: Sequence[str], *, catalog: str | None, region
                 continue
             verdict = final[name]
             if name not in named[:MAX_DETAILED]:
-                results[name] = NodeSimulation(name, True, verdict.consolidatable, verdict.reason, detailed=False)
+                results[name] = NodeSimulation(name, True, verdict.consolidatable, verdict.reason + cut, detailed=False)
                 continue
             account = explain_node(options, name, read_as=(snapshot, state), steady=steady)
             pods = tuple(_outcome(f) for f in account.pods)
             reason = verdict.reason
             if not verdict.consolidatable and account.candidate != "yes":
                 reason = account.candidate  # why it is no candidate at all, as Karpenter's event says it
+            reason += cut
             results[name] = NodeSimulation(name, True, verdict.consolidatable, reason, account.decision,
                                            tuple(p for p in pods if p.rule), pods)
         return results

@@ -85,18 +85,31 @@ def _chain(fns: Sequence[Apply]) -> Apply:
 
 # ------------------------------------------------------------------------------------ the driver
 class _Planner:
+    """Karpenter re-plans, each within what is left before `deadline` (else the planner's default limit). A
+    re-plan the clock cut leaves pods undecided, which proves nothing: `cut` then stops the search."""
+
     def __init__(self, catalog: object, deadline: float | None = None) -> None:
         self.catalog = catalog
         self.plans = 0
         self.deadline = deadline  # time.monotonic() after which no more re-plans start
+        self.cut = False
+
+    @property
+    def out_of_time(self) -> bool:
+        return self.cut or (self.deadline is not None and time.monotonic() > self.deadline)
 
     @property
     def exhausted(self) -> bool:
-        return self.plans >= MAX_PLANS or (self.deadline is not None and time.monotonic() > self.deadline)
+        return self.plans >= MAX_PLANS or self.out_of_time
 
     def plan(self, inv: Inventory) -> Plan:
         self.plans += 1
-        return make_plan(inv, self.catalog, PlanOptions(engine="karpenter"))  # type: ignore[arg-type]
+        options = PlanOptions(engine="karpenter")
+        if self.deadline is not None:
+            options = replace(options, time_limit=min(options.time_limit, max(self.deadline - time.monotonic(), 0.0)))
+        plan = make_plan(inv, self.catalog, options)  # type: ignore[arg-type]
+        self.cut |= plan.summary.not_simulated > 0
+        return plan
 
 
 def _minimal_conflict(planner: _Planner, inv: Inventory, cands: Sequence[Candidate], workload: str,
@@ -112,7 +125,8 @@ def _minimal_conflict(planner: _Planner, inv: Inventory, cands: Sequence[Candida
 
     def fails(kept: Sequence[str]) -> bool:
         relax = [groups[k][-1].apply for k in keys if k not in kept]
-        return _unschedulable(planner.plan(_chain(relax)(inv)), workload, namespace)
+        plan = planner.plan(_chain(relax)(inv))
+        return planner.cut or _unschedulable(plan, workload, namespace)  # cut: undecided, keep the constraint
 
     if fails(keys) is False:  # pragma: no cover - the baseline failed, so this is the same plan
         return []
@@ -211,6 +225,8 @@ def _fix_one(planner: _Planner, inv: Inventory, base: Plan, base_cost: float, wo
         if (c.object, c.field) in seen and c.intent > 0:
             continue
         plan = planner.plan(c.apply(inv))
+        if planner.cut:  # the clock cut the re-plan: the workload's pods undecided, not placed
+            break
         if _unschedulable(plan, workload, namespace):
             continue
         seen.add((c.object, c.field))
@@ -240,18 +256,32 @@ def plan_with_fixes(plan: Plan, inventory: Inventory, documents: Sequence[Docume
     was read from (`documents_for_fixes`): no file is read again, so stdin input gets its fixes too."""
     if not plan.unschedulable:
         return plan
+    targets = list(dict.fromkeys((u.workload, u.pod.split("/", 1)[0]) for u in plan.unschedulable))
+    if seconds <= 0:
+        return replace(plan, warnings=(*plan.warnings, _no_time_for_fixes(len(targets), len(targets))))
     locator = Locator(documents)
-    planner = _Planner(catalog, time.monotonic() + max(seconds, 0.0))
+    planner = _Planner(catalog, time.monotonic() + seconds)
     base = planner.plan(inventory)
     found: dict[tuple[str, str], tuple[dict[str, object], ...]] = {}
-    for u in plan.unschedulable:
-        target = (u.workload, u.pod.split("/", 1)[0])
-        if target not in found:
-            found[target] = () if planner.exhausted else tuple(
-                f.to_document() for f in _fix_one(planner, inventory, base, base.summary.hourly_cost, *target,
-                                                  locator)[2])
-    return replace(plan, unschedulable=tuple(
+    unsearched = 0
+    for target in targets:
+        if planner.out_of_time:
+            unsearched += 1
+            found[target] = ()
+            continue
+        found[target] = () if planner.exhausted else tuple(
+            f.to_document() for f in _fix_one(planner, inventory, base, base.summary.hourly_cost, *target,
+                                              locator)[2])
+    warnings = (_no_time_for_fixes(unsearched, len(targets)),) if unsearched else ()
+    return replace(plan, warnings=(*plan.warnings, *warnings), unschedulable=tuple(
         replace(u, fixes=found[(u.workload, u.pod.split("/", 1)[0])]) for u in plan.unschedulable))
+
+
+def _no_time_for_fixes(unsearched: int, workloads: int) -> str:
+    """Why some unschedulable workloads carry no fixes: the plan's time limit left no time to re-plan for them."""
+    which = "the" if unsearched == workloads else f"{unsearched} of the"
+    return (f"fixes not searched for {which} {workloads} unschedulable workload(s): the plan used its time limit, "
+            "leaving none to re-plan with changes; a longer --time-limit lets karpplan propose them")
 
 
 def _fix_sentence(item: Item) -> str:

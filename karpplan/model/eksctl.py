@@ -126,11 +126,16 @@ def node_group_notices(clusters: Sequence[ClusterConfig]) -> list[InputNotice]:
             if group.max_size is None or group.max_size <= group.desired:
                 continue
             out.append(InputNotice(group.origin, (
-                f"eksctl node group {group.name}: planned as the {group.desired} node(s) it keeps; its maxSize is "
-                f"{group.max_size}, and growing it (cluster-autoscaler) is not simulated: a pod that does not fit "
-                f"those {group.desired} is reported unschedulable, though the group could add up to "
-                f"{group.max_size - group.desired} node(s) for it")))
+                f"eksctl node group {group.name}: planned as the {group.desired} node(s) it keeps; "
+                f"{growth_not_simulated(group)}: a pod that does not fit those {group.desired} is reported "
+                f"unschedulable, though the group could add up to {group.max_size - group.desired} node(s) for it")))
     return out
+
+
+def growth_not_simulated(group: NodeGroup) -> str:
+    """The one wording of what karpplan leaves to cluster-autoscaler: the plan's note on a group that may grow
+    and the unschedulable reason that names it both say it."""
+    return f"its maxSize is {group.max_size}, and growing it (cluster-autoscaler) is not simulated"
 
 
 def subnet_zones(root: Field) -> tuple[str, ...]:

@@ -293,8 +293,10 @@ def _fargate_waste(node: PlanNode) -> Text:
     return Text(", ".join(parts), style="yellow")
 
 
-def _fargate_section(nodes: Sequence[PlanNode], layout: Layout, notes: _Footnotes) -> Group:
-    """One row per Fargate pod; each hint is printed whole under the table (too long for a column)."""
+def _fargate_section(nodes: Sequence[PlanNode], pods_by_key: Mapping[str, PlanPod], layout: Layout,
+                     notes: _Footnotes) -> Group:
+    """One row per Fargate pod; each hint is printed whole under the table (too long for a column), once per
+    workload whose pods share it (replicas are sized alike), with how many pods it is."""
     table = layout.table(Text(f"Fargate pods ({len(nodes)})", style="bold"))
     table.add_column("Pod", no_wrap=True, overflow="ellipsis", max_width=30)  # whole names; the rest wrap
     table.add_column("Profile", overflow="fold", min_width=7, max_width=16)
@@ -306,6 +308,7 @@ def _fargate_section(nodes: Sequence[PlanNode], layout: Layout, notes: _Footnote
     hints = Table.grid(padding=(0, 1, 0, 0))
     hints.add_column(no_wrap=True)
     hints.add_column(overflow="fold")
+    hinted: dict[tuple[str, str], list[str]] = {}  # (workload, hint) -> its pods
     for node in nodes:
         info = node.fargate
         assert info is not None
@@ -321,7 +324,11 @@ def _fargate_section(nodes: Sequence[PlanNode], layout: Layout, notes: _Footnote
             node_price_text(node),
         )
         if info.hint:
-            hints.add_row(Text(f"{pods}:", style="bold"), Text(info.hint))
+            label = workload_label(node.pods[0], pods_by_key) if node.pods else pods
+            hinted.setdefault((label, info.hint), []).append(pods)
+    for (label, hint), named in hinted.items():
+        hints.add_row(Text(f"{named[0] if len(named) == 1 else f'{label} ({len(named)} pods)'}:", style="bold"),
+                      Text(hint))
     if hints.row_count:
         return Group(table, Text("Hints", style="bold"), hints)
     return Group(table)
@@ -393,7 +400,7 @@ def render_table(plan: Plan, console: Console, costs: Costs | None = None) -> No
     if ec2:
         sections.append(_nodes_table(_zones(ec2), pods_by_key, layout, notes))
     if fargate:
-        sections.append(_fargate_section(fargate, layout, notes))
+        sections.append(_fargate_section(fargate, pods_by_key, layout, notes))
     if not plan.nodes:
         sections.append(Text("No nodes: nothing was placed and no existing nodes were given.", style="dim"))
     footnotes = notes.lines()

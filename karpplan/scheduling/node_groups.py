@@ -11,13 +11,16 @@ instance type the catalog does not hold is left out, said at the line that names
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 
 from karpplan.catalog.types import ON_DEMAND, SPOT, Catalog, InstanceType
 from karpplan.model import labels as L
 from karpplan.model.cluster import NodeGroup
+from karpplan.model.eksctl import NODEGROUP_NAME_LABEL, growth_not_simulated
 from karpplan.model.inventory import Inventory
 from karpplan.model.nodes import ExistingNode
+from karpplan.model.resources import Resources
 
 _NODE_TYPE_LABELS = (L.INSTANCE_TYPE, L.ARCH, L.OS, "beta.kubernetes.io/instance-type", "beta.kubernetes.io/arch",
                      "beta.kubernetes.io/os")
@@ -115,3 +118,25 @@ def with_node_groups(inventory: Inventory, catalog: Catalog) -> tuple[Inventory,
         return inventory, ()
     groups = node_group_nodes(inventory, catalog)
     return replace(inventory, nodes=(*inventory.nodes, *groups.nodes)), groups.notes
+
+
+def growable_groups(inventory: Inventory, requests: Resources, ruled_out: Collection[str]) -> list[NodeGroup]:
+    """The node groups that could grow for a pod the plan leaves unschedulable: below their maxSize, and
+    with a node that takes the pod's requests whole and is not ruled out for it by labels or taints
+    (`ruled_out`: node names). A group that keeps no node cannot be judged by one, so it is counted."""
+    out = []
+    for cluster in inventory.clusters:
+        for group in cluster.node_groups:
+            if group.max_size is None or group.max_size <= group.desired:
+                continue
+            nodes = [n for n in inventory.nodes if n.labels.get(NODEGROUP_NAME_LABEL) == group.name]
+            if not nodes or any(n.name not in ruled_out and requests.fits_in(n.allocatable) for n in nodes):
+                out.append(group)
+    return out
+
+
+def growth_reason(groups: list[NodeGroup]) -> str:
+    """Why a pod no NodePool can launch for stays unschedulable although node groups could grow for it."""
+    named = "; ".join(f"eksctl node group {g.name} could add up to {(g.max_size or 0) - g.desired} node(s) for it, "
+                      f"but {growth_not_simulated(g)}" for g in groups)
+    return f"no nodepools found, so Karpenter launches nothing; {named}"

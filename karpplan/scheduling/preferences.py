@@ -1,12 +1,16 @@
 """Preferences and their relaxation (Karpenter's `preferences.go`): one `Attempt` per relaxation step of
-a pod, the ladder of steps (`template_attempts`), and the strict pod requirements and podDomains each
-step implies (`StrictRequirements`).
+a pod, the ladder of steps (`template_attempts`), the strict pod requirements and podDomains each
+step implies (`StrictRequirements`), and the ScheduleAnyway spreads no node can honour, relaxed at once
+(`unhonourable_spreads`).
 """
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, replace
 
+from karpplan.model.fargate import fargate_node_labels
+from karpplan.model.labels import ALIASES, HOSTNAME, REGION, ZONE
 from karpplan.model.pods import PodTemplate
 from karpplan.model.requirements import Requirements
 from karpplan.model.selectors import NodeSelectorTerm, PreferredTerm
@@ -121,3 +125,53 @@ class StrictRequirements:
         if key not in self._pod_values:
             self._pod_values[key] = domain_values(self.of(rule.owner, attempt), rule.key)
         return self._pod_values[key]
+
+
+def provided_keys(problem: Problem) -> frozenset[str]:
+    """The label keys some node may carry: the NodePools' launch options, requirements and labels, the existing
+    nodes' (eksctl node groups' too) and Fargate's, when a profile is given."""
+    keys: set[str] = {HOSTNAME}
+    for option in problem.options:
+        keys.update(option.labels)
+    for pool in problem.pools:
+        keys.update(pool.requirements)
+        keys.update(pool.labels)
+    for node in problem.inventory.nodes:
+        keys.update(node.labels)
+    if problem.inventory.fargate_profiles:
+        keys.update(fargate_node_labels("zone", "region", "node", "profile"))
+    return frozenset(keys)
+
+
+def unhonourable_spreads(problem: Problem) -> list[str]:
+    """A plan warning per ScheduleAnyway spread whose topologyKey no node provides: Karpenter finds no domain
+    for it and relaxes it before anything else counts, so the pods are placed as if it were not written (all
+    may share one zone). Lint's spread-key-unknown says the same of a DoNotSchedule one (its pods stay pending);
+    a deprecated alias (`failure-domain.beta.kubernetes.io/zone`) is one: Karpenter normalises it in
+    requirements, not in spread keys (kubernetes-sigs/karpenter#3307)."""
+    known: frozenset[str] | None = None
+    pods: dict[tuple[str, str, str], int] = {}
+    for group in problem.groups:
+        for c in group.template.spread:
+            if c.hard or not c.topology_key:
+                continue
+            known = provided_keys(problem) if known is None else known
+            if c.topology_key not in known:
+                where = (str(c.origin), group.group.pods[0].workload, c.topology_key)
+                pods[where] = pods.get(where, 0) + group.size
+    out = []
+    for (origin, workload, key), count in pods.items():
+        alias = ALIASES.get(key)
+        noun = {ZONE: "zone", REGION: "region"}.get(alias, "domain") if alias is not None else "domain"
+        if alias is not None:
+            why = f"topologyKey {key!r} is a deprecated alias of {alias}: Karpenter finds no domain for it"
+            fix = f"use {alias}"
+        else:
+            close = difflib.get_close_matches(key, sorted(known or ()), n=1, cutoff=0.6)
+            why = (f"topologyKey {key!r} is a label no NodePool, Fargate profile or existing node provides"
+                   + (f" (did you mean {close[0]}?)" if close else ""))
+            fix = f"use {close[0]}" if close else "use a label key nodes carry, e.g. topology.kubernetes.io/zone"
+        out.append(f"{origin}: {workload}: preferred spread (ScheduleAnyway on {key}) is not honoured: {why}, so "
+                   f"it is relaxed and the {count} pod(s) are placed as if it were not written (all may share one "
+                   f"{noun}); {fix}")
+    return out
