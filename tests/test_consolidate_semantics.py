@@ -332,3 +332,28 @@ def test_an_optimal_repack_that_cannot_finish_in_time_quotes_the_steady_state_an
     assert stopped.cost == state.cost and stopped.status == "karpenter"
     assert stopped.lower_bound == 0.0  # every node may move: nothing is known to stay
     assert stopped.note is not None and "did not finish within 0s" in stopped.note
+
+
+def test_the_optimal_repack_may_start_processes_of_its_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plan inside the re-pack forks its background bound on a machine with two cores or more; a daemonic
+    re-pack process may have no children, which turned `karpplan consolidate` into a traceback
+    ('daemonic processes are not allowed to have children')."""
+    import multiprocessing
+
+    from karpplan.consolidate import optimal
+    from karpplan.consolidate.run import read
+    from karpplan.engines.background_bound import fork_available
+
+    def plan_with_a_child(*_: object) -> tuple[float, float | None, str, int]:
+        assert fork_available()  # the plan would start its background bound here
+        child = multiprocessing.get_context("fork").Process(target=int)
+        child.start()
+        child.join()
+        return 0.1, 0.1, "optimal", 0
+
+    monkeypatch.setattr(optimal, "_plan", plan_with_a_child)
+    path = write(tmp_path, node("a", "m5.xlarge"), node("b", "m5.xlarge"),
+                 *(pod(f"w{i}", "a" if i < 2 else "b", cpu="900m") for i in range(4)))
+    _, state = read(ConsolidateOptions(paths=(str(path),), region="us-east-1"))
+    repack = optimal.optimal_repack(state, state.cost, 2.0)
+    assert repack.cost == pytest.approx(0.1) and repack.status == "optimal"

@@ -74,7 +74,9 @@ def _bounded(inventory: Inventory, catalog: Catalog, time_limit: float, wall: fl
     """The plan's outcome, or None when it has not finished within `wall` seconds (the process stopped)."""
     ctx = multiprocessing.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child, inventory, catalog, time_limit), daemon=True)
+    # Not daemonic: the plan inside starts processes of its own (its background bound), which a daemonic
+    # process may not; the `finally` below kills and reaps it whatever happens.
+    proc = ctx.Process(target=_child, args=(child, inventory, catalog, time_limit), daemon=False)
     proc.start()
     child.close()
     try:

@@ -144,8 +144,10 @@ class _Outcome:
 
 def fork_available() -> bool:
     """Forking is safe only on Linux: macOS's system libraries may abort a forked child of a threaded
-    process, and Windows has no fork. Elsewhere the bounds run before the search, as with one worker."""
-    return sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+    process, and Windows has no fork. Elsewhere the bounds run before the search, as with one worker, and so
+    they do in a daemonic process, which may have no children."""
+    return (sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
+            and not multiprocessing.current_process().daemon)
 
 
 class BackgroundBound:
