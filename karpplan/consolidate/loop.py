@@ -148,9 +148,9 @@ def _pods(state: ClusterState, name: str) -> tuple[str, ...]:
 
 
 def one_pass(state: ClusterState, spot_to_spot: bool, verdicts: dict[str, str], memory: Memory,
-             deadline: Deadline | None = None) -> Command | None:
+             deadline: Deadline | None = None, workers: int = 1) -> Command | None:
     """The first command of a pass (Emptiness, multi-node, single-node), or None. OutOfTime when `deadline`
-    leaves no time for the next simulation."""
+    leaves no time for the next simulation. `workers`: processes single-node consolidation may use."""
     candidates = candidates_of(state, verdicts)
     cmd = emptiness(candidates, _budgets(state, EMPTY), verdicts)
     if cmd is not None:
@@ -172,18 +172,23 @@ def one_pass(state: ClusterState, spot_to_spot: bool, verdicts: dict[str, str], 
             return cmd
         memory.multi_failed = memory.epoch if memory.enabled else None
     single_verdicts: dict[str, str] = {}
-    cmd = single_node(considered, budgets, evaluator, sim, spot_to_spot, single_verdicts, memory.known(state))
+    cmd = single_node(considered, budgets, evaluator, sim, spot_to_spot, single_verdicts, memory.known(state),
+                      workers, len(state.nodes))
     verdicts.update(single_verdicts)
     memory.learn(state, single_verdicts)
     return cmd
 
 
 def steady_state(state: ClusterState, spot_to_spot: bool = False, max_passes: int | None = None,
-                 time_limit: float | None = None, remember: bool = True, first_simulation: float = 0.0) -> SteadyState:
+                 time_limit: float | None = None, remember: bool = True, first_simulation: float = 0.0,
+                 workers: int = 1) -> SteadyState:
     """Consolidate until no method finds a command (or `max_passes`, or `time_limit` seconds, checked before
     every simulation: `deadline.py`).
     `remember=False`: every pass simulates every candidate again (`Memory`), slower, the same answer.
-    `first_simulation`: the seconds the first simulation is expected to take (0: unknown)."""
+    `first_simulation`: the seconds the first simulation is expected to take (0: unknown).
+    `workers`: processes single-node consolidation may use (`parallel.py`; `available_workers()`: every core
+    this process may run on), the same answer. One by default: two did not win on a loaded machine
+    (docs/consolidate.md, 2026-11-27)."""
     result = SteadyState(state)
     limit = max_passes if max_passes is not None else 3 * len(state.nodes) + 10
     deadline = None if time_limit is None else Deadline.after(time_limit, first_simulation)
@@ -195,7 +200,7 @@ def steady_state(state: ClusterState, spot_to_spot: bool = False, max_passes: in
         result.passes += 1
         verdicts: dict[str, str] = {}
         try:
-            cmd = one_pass(state, spot_to_spot, verdicts, memory, deadline)
+            cmd = one_pass(state, spot_to_spot, verdicts, memory, deadline, workers)
         except OutOfTime:  # checked before each simulation, so a pass does not run past the limit
             result.complete = False
             break

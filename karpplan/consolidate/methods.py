@@ -12,6 +12,7 @@ from karpplan.consolidate.balanced import Evaluator
 from karpplan.consolidate.budgets import EMPTY, UNDERUTILIZED, blocking_budget_message
 from karpplan.consolidate.candidates import Candidate, consolidation_refusal
 from karpplan.consolidate.decide import Command, decide
+from karpplan.consolidate.parallel import judged
 from karpplan.consolidate.simulate import Outcome
 
 MAX_PARALLEL = 100  # multi-node consolidation batches at most 100 candidates
@@ -89,27 +90,36 @@ def round_robin(candidates: Sequence[Candidate]) -> list[Candidate]:
 
 def single_node(candidates: Sequence[Candidate], budgets: dict[str, int], evaluator: Evaluator,
                 simulate: Simulator, spot_to_spot: bool, verdicts: dict[str, str],
-                skip: dict[str, str] | None = None) -> Command | None:
+                skip: dict[str, str] | None = None, workers: int = 1, nodes: int = 0) -> Command | None:
     """The first candidate one command can remove alone. `skip`: candidates known to fail (their reason),
-    not simulated again in this pass."""
+    not simulated again in this pass. `workers` > 1: the candidates to simulate are judged two at a time
+    (`parallel.py`; `nodes`, the cluster's size, says whether that pays), the same answer."""
+    order: list[tuple[Candidate, str | None]] = []
     for c in round_robin(candidates):
         if budgets.get(c.pool.name, 0) <= 0:
-            verdicts[c.name] = blocking_budget_message(UNDERUTILIZED)
-            continue
-        if skip is not None and c.name in skip:
-            verdicts[c.name] = skip[c.name]
-            continue
-        low = evaluator.can_pass(c)
-        if low is not None:
-            verdicts[c.name] = f"Consolidation rejected by Balanced policy of NodePool {c.pool.name!r}: {low}"
-            continue
+            order.append((c, blocking_budget_message(UNDERUTILIZED)))
+        elif skip is not None and c.name in skip:
+            order.append((c, skip[c.name]))
+        else:
+            low = evaluator.can_pass(c)
+            order.append((c, None if low is None else
+                          f"Consolidation rejected by Balanced policy of NodePool {c.pool.name!r}: {low}"))
+
+    def judge(c: Candidate) -> Command | str:
         cmd = decide("single", [c], simulate([c]), spot_to_spot)
         if isinstance(cmd, str):
-            verdicts[c.name] = cmd
-            continue
+            return cmd
         refusal = evaluator.refusal(cmd)
-        if refusal is not None:
-            verdicts[c.name] = refusal
-            continue
-        return cmd
-    return None
+        return cmd if refusal is None else refusal
+
+    results = judged([c for c, known in order if known is None], judge, workers, nodes)
+    try:
+        for c, known in order:
+            verdict = known if known is not None else next(results)
+            if isinstance(verdict, str):
+                verdicts[c.name] = verdict
+                continue
+            return verdict
+        return None
+    finally:
+        results.close()
