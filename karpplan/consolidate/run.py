@@ -21,6 +21,7 @@ from karpplan.consolidate.optimal import Repack, movable, optimal_repack
 from karpplan.consolidate.report import NodeVerdict, Report, Summary, removal_reason
 from karpplan.consolidate.snapshot import Snapshot, make_snapshot, read_documents_or_fail
 from karpplan.consolidate.state import ClusterState
+from karpplan.engines.effort import AUTO_TIME_LIMIT_MAX_SECONDS
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document
 from karpplan.model.build import build_inventory
 from karpplan.model.pods import Pod
@@ -38,6 +39,11 @@ REPACK_PLAN_SHARE = 0.9
 # of up to a hundred nodes onto the rest of the cluster and builds what later ones reuse (on a loaded machine,
 # 1.2 s at 1,000 pods, 2.8 s to 5 s at 4,505); one that cannot end in time is not started.
 FIRST_SIMULATION_POD_SECONDS = 1e-3
+# `auto` adds the consolidation simulation's own time to the re-pack's: passes times candidates, each pass
+# over the nodes left, so it grows with the square of the nodes. Measured on 2 cores (docs/consolidate.md,
+# 2026-11-27): 6e-5 s per node squared with both cores, 7.5e-5 with one; twice that leaves room for a
+# loaded machine (1,043 nodes: 109 s, of which a quiet machine needs 55).
+CONSOLIDATION_NODE_SQUARED_SECONDS = 1e-4
 
 
 @dataclass(frozen=True)
@@ -55,8 +61,15 @@ def time_limit_of(options: ConsolidateOptions, state: ClusterState) -> float:
     """The seconds the simulation keeps: those given, else `auto` of the pods it may move (every pending pod
     and every reschedulable pod bound to a node), as `plan` fits its limit to its pending pods. The state's
     pods, whose replicas of one controller share a template (`share_templates`), so its pod groups are the
-    workloads, not one per pod as a snapshot lists them."""
-    return TimeLimit(options.time_limit).fitted(_may_move(state))
+    workloads, not one per pod as a snapshot lists them. `auto` adds what consolidating that many nodes takes
+    (`CONSOLIDATION_NODE_SQUARED_SECONDS`), within the auto limit's ceiling, so that a large cluster's steady
+    state is computed under the default limit rather than cut."""
+    limit = TimeLimit(options.time_limit)
+    fitted = limit.fitted(_may_move(state))
+    if not limit.auto:
+        return fitted
+    simulation = round(CONSOLIDATION_NODE_SQUARED_SECONDS * len(state.nodes) ** 2)  # none under 71 nodes
+    return float(max(fitted, min(AUTO_TIME_LIMIT_MAX_SECONDS, fitted + simulation)))
 
 
 def _may_move(state: ClusterState) -> list[Pod]:
