@@ -28,12 +28,12 @@ from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
 from karpplan.lint.rules.placeholders import unrendered_documents, unrendered_volume_documents
 from karpplan.lint.rules.volume_blame import blamed_volume
 from karpplan.lint.skip import Skip
-from karpplan.model.fargate import fargate_node_labels
-from karpplan.model.labels import ALIASES, HOSTNAME
+from karpplan.model.labels import ALIASES
 from karpplan.model.pools import NodePool
 from karpplan.model.resources import Resources
 from karpplan.plan_reasons import reasons_for
 from karpplan.scheduling.candidates import PoolVerdict, option_table
+from karpplan.scheduling.preferences import provided_keys
 from karpplan.scheduling.problem import GroupInfo
 from karpplan.scheduling.problem import Problem as SchedulingProblem
 from karpplan.scheduling.state import PlacementState
@@ -71,21 +71,12 @@ def _groups(ctx: LintContext, rule: str, *, counting: bool = False) -> Iterator[
 
 
 def _known_keys(ctx: LintContext) -> frozenset[str]:
+    """The label keys some node may carry (`preferences.provided_keys`, which plan's warning on a preferred spread
+    asks too), once per lint run."""
     cached = ctx.cache.get("known_keys")
     if isinstance(cached, frozenset):
         return cached
-    problem = ctx.planner.problem
-    keys: set[str] = {HOSTNAME}
-    for option in problem.options:
-        keys.update(option.labels)
-    for pool in problem.pools:
-        keys.update(pool.requirements)
-        keys.update(pool.labels)
-    for node in problem.inventory.nodes:  # the input's nodes and eksctl node groups' (`prepare`)
-        keys.update(node.labels)
-    if ctx.inventory.fargate_profiles:
-        keys.update(fargate_node_labels("zone", "region", "node", "profile"))
-    out = frozenset(keys)
+    out = provided_keys(ctx.planner.problem)
     ctx.cache["known_keys"] = out
     return out
 
