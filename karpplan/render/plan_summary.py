@@ -21,6 +21,7 @@ from karpplan.render.formatting import (
     workload_counts,
     workload_label,
 )
+from karpplan.time_limit import TimeLimit
 
 
 def _pods_line(summary: Summary, pods: Sequence[PlanPod]) -> Text:
@@ -79,7 +80,8 @@ def _solver_line(summary: Summary) -> Text:
     text.append(f", status {summary.status}, {summary.solve_seconds:.2f}s")
     details = []
     if summary.time_limit is not None:
-        details.append(("auto " if summary.time_limit_auto else "") + f"time limit {summary.time_limit:g}s")
+        given = None if summary.time_limit_auto else summary.time_limit
+        details.append(TimeLimit(given).describe(summary.time_limit))
     details.append(f"seed {summary.seed}")
     text.append(f" ({', '.join(details)})", style="dim")
     return text
