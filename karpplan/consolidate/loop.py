@@ -18,10 +18,10 @@ from karpplan.consolidate.candidates import Candidate, new_candidate
 from karpplan.consolidate.deadline import Deadline, OutOfTime
 from karpplan.consolidate.decide import Command
 from karpplan.consolidate.methods import emptiness, multi_node, single_node, underutilized
-from karpplan.consolidate.parallel import available_workers
 from karpplan.consolidate.simulate import Outcome, simulate
 from karpplan.consolidate.snapshot import SimNode
 from karpplan.consolidate.state import ClusterState
+from karpplan.engines.effort import available_cores
 from karpplan.model.pods import Pod
 
 
@@ -188,9 +188,9 @@ def steady_state(state: ClusterState, spot_to_spot: bool = False, max_passes: in
     `remember=False`: every pass simulates every candidate again (`Memory`), slower, the same answer.
     `first_simulation`: the seconds the first simulation is expected to take (0: unknown).
     `workers`: processes single-node consolidation may use (`parallel.py`), the same answer; by default every
-    core this process may run on (`available_workers()`): on a quiet 2-core machine the 1,043-node bench
+    core this process may run on (`effort.available_cores()`): on a quiet 2-core machine the 1,043-node bench
     snapshot's steady state takes 55 s instead of 79 (docs/consolidate.md, 2026-11-27)."""
-    workers = available_workers() if workers is None else workers
+    workers = available_cores() if workers is None else workers
     result = SteadyState(state)
     limit = max_passes if max_passes is not None else 3 * len(state.nodes) + 10
     deadline = None if time_limit is None else Deadline.after(time_limit, first_simulation)

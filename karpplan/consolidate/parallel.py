@@ -49,14 +49,6 @@ def _native_threads() -> int:
 _BASELINE = _native_threads()
 
 
-def available_workers() -> int:
-    """The cores this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
-
-
 def fork_safe() -> bool:
     """No thread but the main one (and numpy's, started at import) is alive."""
     if threading.active_count() != 1 or not hasattr(os, "fork"):
@@ -137,4 +129,4 @@ def judged(todo: Sequence[T], judge: Callable[[T], R], workers: int, nodes: int)
         os.waitpid(pid, 0)
 
 
-__all__ = ["available_workers", "fork_safe", "judged"]
+__all__ = ["fork_safe", "judged"]
