@@ -141,6 +141,23 @@ def test_the_array_pareto_front_is_the_pairwise_one() -> None:
         assert [o.index for o in pareto_front(options, dims, limited)] == [o.index for o in expected]
 
 
+def test_the_pareto_front_of_a_catalog_sized_class_is_the_pairwise_one() -> None:
+    """Hundreds of options (one NodePool's class on the aws catalog has 835), many of one size and price: past a
+    chunk of the array comparison, and equal rows (the first kept) spread over it."""
+    rng = random.Random(11)
+    for n in (257, 600):
+        options = [_option(i, rng.choice([0.1, 0.2, 0.3, 0.4]), {"cpu": rng.choice([1, 2, 4, 8]),
+                                                                "memory": rng.choice([1, 2, 4, 8]), "pods": 5},
+                           {"cpu": rng.choice([1, 2])}) for i in range(n)]
+        dims, limited = ["cpu", "memory", "pods"], ["cpu"]
+        expected: list[Any] = []
+        for o in sorted(options, key=lambda o: (o.price, o.instance_type.name)):
+            if not any(all(f.free.get(d) >= o.free.get(d) for d in dims)
+                       and all(f.capacity.get(k) <= o.capacity.get(k) for k in limited) for f in expected):
+                expected.append(o)
+        assert [o.index for o in pareto_front(options, dims, limited)] == [o.index for o in expected]
+
+
 def test_a_plan_its_bound_already_proves_stops_at_once(tmp_path: Path) -> None:
     """20 pods, zone maxSkew 5 and hostname maxSkew 1: the configuration LP meets the re-packed Karpenter plan,
     so the plan is proven optimal without the slot model's search (it used to run the whole limit)."""

@@ -49,19 +49,24 @@ def pareto_front(members: Sequence[LaunchOption], dims: Sequence[str], limited: 
     order = sorted(members, key=lambda o: (o.price, o.instance_type.name))
     if not order:
         return []
-    free = np.array([[o.free.get(d) for d in dims] for o in order], dtype=np.int64).reshape(len(order), len(dims))
-    cap = np.array([[o.capacity.get(k) for k in limited] for o in order], dtype=np.int64).reshape(len(order), len(limited))
+    # Options with equal rows (a catalog has many types of one size): the first is kept, the rest are dominated
+    # by it, so only each row's first option is compared (`distinct`, in order).
+    first: dict[tuple[int, ...], int] = {}
+    for i, o in enumerate(order):
+        first.setdefault(tuple([o.free.get(d) for d in dims] + [o.capacity.get(k) for k in limited]), i)
+    distinct = list(first.values())
+    rows = np.array(list(first), dtype=np.int64).reshape(len(distinct), len(dims) + len(limited))
+    free, cap = rows[:, :len(dims)], rows[:, len(dims):]
     # Dominance is transitive, so "dominated by an earlier kept option" is "dominated by any earlier one".
-    n = len(order)
+    n = len(distinct)
     dominated = np.zeros(n, dtype=bool)
-    earlier = np.tri(n, k=-1, dtype=bool)  # [i, j]: j comes before i
     for lo in range(0, n, PARETO_CHUNK):
         hi = min(n, lo + PARETO_CHUNK)
-        room = np.all(free[None, :, :] >= free[lo:hi, None, :], axis=2)
-        cheaper = np.all(cap[None, :, :] <= cap[lo:hi, None, :], axis=2)
-        dominated[lo:hi] = np.any(room & cheaper & earlier[lo:hi], axis=1)
-    kept = [i for i in range(n) if not dominated[i]]
-    return [order[i] for i in kept]
+        room = np.all(free[None, :hi, :] >= free[lo:hi, None, :], axis=2)
+        cheaper = np.all(cap[None, :hi, :] <= cap[lo:hi, None, :], axis=2)
+        earlier = np.arange(hi)[None, :] < np.arange(lo, hi)[:, None]  # [i, j]: j comes before i
+        dominated[lo:hi] = np.any(room & cheaper & earlier, axis=1)
+    return [order[distinct[i]] for i in range(n) if not dominated[i]]
 
 
 def drop_dominated_buckets(fronts: MutableMapping[BucketKey, list[LaunchOption]],
