@@ -22,6 +22,7 @@ from karpplan.catalog import DEFAULT_REGION
 from karpplan.catalog.zones import parse_zones
 from karpplan.cli import catalog, consolidate, diff, explain, lint
 from karpplan.cli.inventory_command import run_inventory
+from karpplan.cli.lean_imports import install as install_lean_imports
 from karpplan.cli.options import (
     AUTO,
     fargate_profile_option,
@@ -44,6 +45,8 @@ from karpplan.model.missing_requests import parse_default_requests
 from karpplan.model.scale import parse_scale_flags
 from karpplan.plan import PREFERENCE_POLICIES, PreferencePolicy
 from karpplan.planner import Engine, PlanOptions
+
+install_lean_imports()  # CP-SAT without pandas (cli/lean_imports.py)
 
 app = typer.Typer(
     name="karpplan",
