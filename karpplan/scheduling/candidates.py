@@ -110,14 +110,14 @@ def daemon_overhead(daemonsets: Sequence[DaemonSet], labels: Mapping[str, str], 
     A DaemonSet runs where its pod tolerates the node's NoSchedule/NoExecute taints (PreferNoSchedule is
     tolerated automatically, as Karpenter does) and its node selector / required affinity matches.
     """
+    matched = [ds.template.requests for ds in daemonsets
+               if not untolerated(ds.template.tolerations, taints, SCHEDULING_EFFECTS)
+               and ds.template.affinity.matches(labels, node_name)]
+    if len(matched) == 1:  # (called per offering: 10,000 on the aws catalog, so no sum of one)
+        return matched[0]
     total = Resources()
-    for ds in daemonsets:
-        pod_template = ds.template
-        if untolerated(pod_template.tolerations, taints, SCHEDULING_EFFECTS):
-            continue
-        if not pod_template.affinity.matches(labels, node_name):
-            continue
-        total = total + pod_template.requests
+    for requests in matched:
+        total = total + requests
     return total
 
 
