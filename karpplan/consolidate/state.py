@@ -27,11 +27,11 @@ from karpplan.scheduling.build_problem import SharedVerdicts
 from karpplan.scheduling.candidates import (
     LaunchOption,
     PoolVerdict,
-    build_launch_options,
     check_pool,
     within_pool_limits,
 )
 from karpplan.scheduling.existing_nodes import ExistingNodeInfo
+from karpplan.scheduling.launch_memo import launch_options as memo_launch_options
 from karpplan.scheduling.topology import EligibleCache
 
 
@@ -203,9 +203,9 @@ class ClusterState:
         if self._options is None:
 
             pods = [p for ps in self.pods_on.values() for p in ps] + self.pending
-            self._options = build_launch_options(order_by_weight(list(self.inventory.nodepools)),
-                                                 self.inventory.nodeclasses, self.catalog, self.inventory.daemonsets,
-                                                 pods, instance_types_for, node_labels)
+            self._options = memo_launch_options(order_by_weight(list(self.inventory.nodepools)),
+                                                self.inventory.nodeclasses, self.catalog, self.inventory.daemonsets,
+                                                pods, instance_types_for, node_labels)
         return self._options
 
     @classmethod

@@ -16,9 +16,10 @@ from karpplan.model.pods import DaemonSet, Pod, PodGroup, PodTemplate
 from karpplan.model.pools import NodePool, order_by_weight
 from karpplan.model.resources import Resources
 from karpplan.model.taints import SCHEDULING_EFFECTS, untolerated
-from karpplan.scheduling.candidates import LaunchOption, PoolVerdict, build_launch_options, check_pool
+from karpplan.scheduling.candidates import LaunchOption, PoolVerdict, check_pool
 from karpplan.scheduling.existing_nodes import ExistingNodeInfo
 from karpplan.scheduling.filters import static_reasons
+from karpplan.scheduling.launch_memo import launch_options as memo_launch_options
 from karpplan.scheduling.problem import PREFER_NO_SCHEDULE_TIER, GroupInfo, Problem
 from karpplan.scheduling.static_pools import static_pools
 from karpplan.scheduling.topology import EligibleCache, build_topology
@@ -145,7 +146,7 @@ def build_problem(
     template (lets `shared` keep the options of groups with option tests too)."""
     pools = order_by_weight(list(inventory.nodepools))
     pending: list[Pod] = [p for g in groups for p in g.pods]
-    options = launch_options if launch_options is not None else build_launch_options(
+    options = launch_options if launch_options is not None else memo_launch_options(
         pools, inventory.nodeclasses, catalog, inventory.daemonsets, pending, instance_types_for, node_labels)
     static = static_pools(pools, inventory.nodeclasses, catalog, inventory.daemonsets, inventory.nodes,
                           instance_types_for, node_labels)
