@@ -219,8 +219,15 @@ class SlotModel(OptimalModel):
         wanted = [demand[d] for d in self.dims]
         free = {o.index: [o.free.get(d) for d in self.dims] for o in options}
         front: list[LaunchOption] = []
+        seen: set[tuple[object, ...]] = set()
         for o in options:
             need = [min(a, b) for a, b in zip(free[o.index], wanted, strict=True)]
+            # An option equal to an earlier one in all this reads (most, past the bucket's demand) is dominated by
+            # it, or by what dominates it: skipped without comparing.
+            key = (*need, *(o.capacity.get(k) for k in binding), frozenset(usable[o.index]))
+            if key in seen:
+                continue
+            seen.add(key)
             if not any(all(a >= b for a, b in zip(free[f.index], need, strict=True))
                        and all(f.capacity.get(k) <= o.capacity.get(k) for k in binding)
                        and usable[f.index] >= usable[o.index] for f in front):
