@@ -16,7 +16,7 @@ from karpplan.constraints.registry import REGISTRY
 from karpplan.engines.karpenter_simulation import NOT_SIMULATED_REASON
 from karpplan.engines.result import Solution
 from karpplan.inputs.placeholders import PLACEHOLDER
-from karpplan.model.pods import Pod
+from karpplan.model.pods import Pod, PodTemplate
 from karpplan.plan import NotSimulatedPod
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.filters import aggregate_message
@@ -76,11 +76,14 @@ def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementSt
     return reasons
 
 
-def with_placeholders_said(reasons: Sequence[str]) -> tuple[str, ...]:
+def with_placeholders_said(reasons: Sequence[str], template: PodTemplate | None = None) -> tuple[str, ...]:
     """The reasons, led by one line per unrendered template placeholder they quote (`<<AVAILABILITY_ZONE>>` of a
-    blueprint, `${AZ}`, `{{ .Values.zone }}`): read as written it is no zone, label or name anything carries,
+    blueprint, `${AZ}`, `{{ .Values.zone }}`) or the pod's `template` requires (Karpenter's `label "team" does
+    not have known values` quotes none): read as written it is no zone, label or name anything carries,
     which is why the pod cannot be placed; filled in, it may be (lint's unrendered-placeholder says it too)."""
-    found = dict.fromkeys(m.group(0) for r in reasons for m in PLACEHOLDER.finditer(r))
+    required = [v for alt in template.affinity.strict_alternatives() for r in alt.values() for v in sorted(r.values)
+                ] if template is not None else []
+    found = dict.fromkeys(m.group(0) for r in (*reasons, *required) for m in PLACEHOLDER.finditer(r))
     said = tuple(f"{text} is an unrendered template placeholder, not a real value: nothing matches it as written; "
                  "fill it in before applying, and plan again" for text in found)
     return (*said, *reasons)

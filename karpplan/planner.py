@@ -492,7 +492,7 @@ def _unschedulable(problem: Problem, solution: Solution, state: PlacementState, 
         if key not in reasons_of:
             outside = outside_zones_reason(pod.template, catalog)
             reasons_of[key] = with_placeholders_said(volume_reasons(group.template, reasons_for(
-                problem, group, pod, state)) + ((outside,) if outside else ()))
+                problem, group, pod, state)) + ((outside,) if outside else ()), pod.template)
         unschedulable.append(UnschedulablePod(pod.key, pod.workload, reasons_of[key]))
     return unschedulable
 

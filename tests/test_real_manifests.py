@@ -272,6 +272,8 @@ def test_an_unrendered_zone_placeholder_is_said_to_be_one_in_the_reasons() -> No
         assert pod["reasons"][0] == ("<<AVAILABILITY_ZONE>> is an unrendered template placeholder, not a real value: "
                                      "nothing matches it as written; fill it in before applying, and plan again")
         assert sum("unrendered template placeholder" in r for r in pod["reasons"]) == 1
+        # ... and only once: the placeholder is no zone of the cluster's either, which the first reason says
+        assert not any("not one of the cluster's zones" in r for r in pod["reasons"]), pod["reasons"]
 
 
 def test_a_placeholder_in_a_node_selector_is_said_to_be_one() -> None:
@@ -292,8 +294,38 @@ spec:
 """
     result = CliRunner().invoke(app, ["plan", "-", "--time-limit", "2", "-o", "json"], input=pool + "---" + web)
     assert result.exit_code == 1, result.stderr
-    reasons = json.loads(result.stdout)["unschedulable"][0]["reasons"]
-    assert reasons[0].startswith("${INTENT} is an unrendered template placeholder, not a real value")
+    pod = json.loads(result.stdout)["unschedulable"][0]
+    assert pod["reasons"][0].startswith("${INTENT} is an unrendered template placeholder, not a real value")
+    # The fix is rendering it, never writing the placeholder into the NodePool (widened, or as a label).
+    assert not any("${INTENT}" in fix["action"] and fix["object"].startswith("NodePool/") for fix in pod["fixes"])
+    assert pod["fixes"][0]["action"].startswith("render ${INTENT} in the pod's nodeSelector (intent): it is an "
+                                                "unrendered template placeholder, not a value")
+    assert pod["fixes"][0]["action"].endswith('NodePool "default" allows intent=apps')
+    assert (pod["fixes"][0]["field"], pod["fixes"][0]["line"]) == ("spec.template.spec.nodeSelector.intent", 27)
+
+
+def test_a_helm_placeholder_the_pool_lacks_is_never_proposed_as_its_label() -> None:
+    """`{{ .Values.team }}` on a key no pool has: adding the label `team: {{ .Values.team }}` to the pool would
+    make the placeholder a value; no fix may write it."""
+    pool = (REAL / "blueprint-stateful-placeholder-zone.yaml").read_text().split("---")[-1]
+    web = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      nodeSelector: {team: "{{ .Values.team }}"}
+      containers: [{name: c, image: nginx, resources: {requests: {cpu: "1"}}}]
+"""
+    result = CliRunner().invoke(app, ["plan", "-", "--time-limit", "2", "-o", "json"], input=pool + "---" + web)
+    assert result.exit_code == 1, result.stderr
+    pod = json.loads(result.stdout)["unschedulable"][0]
+    assert pod["reasons"][0].startswith("{{ .Values.team }} is an unrendered template placeholder")
+    assert not any(fix["object"].startswith("NodePool/") for fix in pod["fixes"]), pod["fixes"]
 
 
 def test_reasons_without_a_placeholder_say_none() -> None:
