@@ -217,7 +217,7 @@ class Prepared:
 def prepare(inventory: Inventory, catalog: Catalog) -> Prepared:
     from karpplan.scheduling.node_groups import with_node_groups  # lazy: start-up, see the docstring
 
-    catalog, notes = apply_node_overlays(catalog, inventory.overlays)
+    catalog, notes = apply_node_overlays(catalog, inventory.overlays, inventory.nodepools)
     inventory, group_notes = with_node_groups(inventory, catalog)  # eksctl node groups: existing nodes
     notes = [*notes, *group_notes]
     fargate, ec2_pods = _split_fargate(inventory, inventory.fargate_profiles)

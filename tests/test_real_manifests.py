@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from karpplan.cli.main import app
@@ -22,16 +23,39 @@ def invoke(*args: str) -> tuple[int, str, str]:
 
 
 # https://github.com/aws-samples/karpenter-blueprints/blob/main/blueprints/node-overlay/node-overlay-targeted.yaml
-def test_pool_targeted_node_overlay_is_read_and_said_not_applied() -> None:
+def test_pool_targeted_node_overlay_prices_its_pool_only() -> None:
     """The NodeOverlay CRD allows `karpenter.sh/nodepool` in requirements (it was refused with exit 2 as
-    "label is restricted"); karpplan applies overlays to the shared catalog, so it says this one is not applied."""
+    "label is restricted"). Karpenter applies it to that pool's instance types only: the blueprint's +45% on
+    generation 5 raises team-alpha's m5.large, and a second pool's m5.large keeps the catalog price."""
     code, out, err = invoke("inventory", str(REAL / "node-overlay-targeted.yaml"), "-o", "json")
     assert code == 0, err
-    code, out, err = invoke("plan", str(REAL / "node-overlay-targeted.yaml"), "--time-limit", "2", "-o", "json")
-    assert code == 0, err
-    warnings = "\n".join(json.loads(out)["warnings"])
-    assert "NodeOverlay team-alpha-prefer-latest-gen selects NodePools by karpenter.sh/nodepool In [team-alpha]" in warnings
-    assert "node-overlay-targeted.yaml:3: NodeOverlay team-alpha-prefer-latest-gen selects" in warnings
+    text = (REAL / "node-overlay-targeted.yaml").read_text()
+    beta = text.split("---")[1].replace("team-alpha", "team-beta")  # the same NodePool, under another name
+    pinned = """
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: POOL-app}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: POOL}}
+  template:
+    metadata: {labels: {app: POOL}}
+    spec:
+      nodeSelector: {karpenter.sh/nodepool: POOL, node.kubernetes.io/instance-type: m5.large}
+      containers: [{name: app, image: pause, resources: {requests: {cpu: "1"}}}]
+"""
+    manifests = text + "---" + beta + pinned.replace("POOL", "team-alpha") + pinned.replace("POOL", "team-beta")
+    result = CliRunner().invoke(app, ["plan", "-", "--time-limit", "5", "--zones", "us-east-1a", "-o", "json"],
+                                input=manifests)
+    assert result.exit_code == 0, result.stderr
+    plan = json.loads(result.stdout)
+    m5 = {n["nodePool"]: n["hourlyPrice"] for n in plan["nodes"] if n["instanceType"] == "m5.large"}
+    assert set(m5) == {"team-alpha", "team-beta"}, plan["nodes"]
+    assert m5["team-alpha"] == pytest.approx(m5["team-beta"] * 1.45, rel=1e-3)
+    warnings = "\n".join(plan["warnings"])
+    assert ("<stdin>:3: NodeOverlay team-alpha-prefer-latest-gen (weight 10) matches 178 instance type(s) of NodePool(s) "
+            "team-alpha only: priceAdjustment +45%") in warnings
 
 
 def test_node_overlay_still_refuses_hostname() -> None:

@@ -38,7 +38,6 @@ from karpplan.model.build_pools import (
     build_nodepool,
     build_provisioner,
     node_class_notices,
-    pool_targeted_overlay_notices,
 )
 from karpplan.model.build_storage import (
     build_persistent_volume,
@@ -121,10 +120,10 @@ class _Builder:
         self.notices.extend(node_class_notices(self.nodepools, self.nodeclasses))
         self.scaler.check()
         nothing_pending = not any(not p.bound and not p.terminal for p in self.pods)
-        # What karpplan does not simulate (an overlay per pool, a node group growing): the plan says it, lint
+        # What karpplan does not simulate (a node group growing): the plan says it, lint
         # does not (the manifest is right as written).
         scale_notes = (*(InputNotice(origin, text) for origin, text in self.scaler.notices(nothing_pending)),
-                       *pool_targeted_overlay_notices(self.overlays), *node_group_notices(self.clusters))
+                       *node_group_notices(self.clusters))
         if self.problems:
             # Fields read by several rules (containers: requests, host ports) report a bad shape once.
             if self.collect is None:
