@@ -385,3 +385,81 @@ def test_a_preferred_spread_on_a_key_no_node_carries_is_said_not_honoured() -> N
     (said,) = [w for w in json.loads(result.stdout)["warnings"] if "example.com/rack" in w]
     assert ("topologyKey 'example.com/rack' is a label no NodePool, Fargate profile or existing node provides" in said
             and "the 3 pod(s) are placed as if it were not written" in said)
+
+
+# https://github.com/prometheus-operator/kube-prometheus/blob/main/manifests/prometheus-prometheus.yaml,
+# alertmanager-alertmanager.yaml; prometheus-operator example/shards and example/storage
+def test_prometheus_operator_resources_are_planned_as_the_statefulsets_the_operator_creates() -> None:
+    """A Prometheus and an Alertmanager were skipped as "kind not read": their 5 pods were never planned. The
+    operator makes `prometheus-<name>` (one StatefulSet per shard) and `alertmanager-<name>`, each pod with a
+    config-reloader sidecar at 10m CPU / 50Mi, and an Alertmanager without a memory request gets 200Mi."""
+    code, out, err = invoke("inventory", str(REAL / "kube-prometheus-operator-resources.yaml"), "-o", "json")
+    assert code == 0, err
+    inventory = json.loads(out)
+    pending = {g["workload"]: g for g in inventory["pending"]}
+    assert {w: g["replicas"] for w, g in pending.items()} == {
+        "StatefulSet/prometheus-k8s": 2, "StatefulSet/alertmanager-main": 3, "StatefulSet/prometheus-prometheus": 2,
+        "StatefulSet/prometheus-prometheus-shard-1": 2, "StatefulSet/prometheus-persisted": 1}
+    k8s = pending["StatefulSet/prometheus-k8s"]["template"]
+    assert k8s["requests"] == {"cpu": "10m", "memory": "450Mi", "pods": "1"}  # 400Mi + the reloader's 50Mi
+    assert k8s["labels"]["prometheus"] == "k8s" and k8s["labels"]["operator.prometheus.io/shard"] == "0"
+    assert k8s["nodeAffinity"]["nodeSelector"] == ["kubernetes.io/os In [linux]"]
+    shard = pending["StatefulSet/prometheus-prometheus-shard-1"]["template"]["labels"]
+    assert shard["operator.prometheus.io/shard"] == "1"
+    assert pending["StatefulSet/alertmanager-main"]["template"]["requests"]["memory"] == "150Mi"  # 100Mi + 50Mi
+    assert inventory["skipped"] == []
+    assert [d["statefulSets"] for d in inventory["derived"]] == [
+        ["prometheus-k8s"], ["alertmanager-main"], ["prometheus-prometheus", "prometheus-prometheus-shard-1"],
+        ["prometheus-persisted"]]
+    code, out, err = invoke("inventory", str(REAL / "kube-prometheus-operator-resources.yaml"))
+    assert code == 0, err
+    flat = " ".join(out.split())
+    assert ("kube-prometheus-operator-resources.yaml:4: Prometheus monitoring/k8s: planned as StatefulSet "
+            "prometheus-k8s, as prometheus-operator creates them: 2 pod(s) of containers prometheus, "
+            "config-reloader") in flat
+
+
+def test_an_alertmanager_without_requests_gets_the_operators_200mi_and_its_spread_its_labels() -> None:
+    text = (REAL / "kube-prometheus-operator-resources.yaml").read_text().split("---")[1]
+    text = text.replace("""  resources:
+    limits:
+      cpu: 100m
+      memory: 100Mi
+    requests:
+      cpu: 4m
+      memory: 100Mi
+""", """  topologySpreadConstraints:
+  - maxSkew: 1
+    topologyKey: topology.kubernetes.io/zone
+    whenUnsatisfiable: DoNotSchedule
+    labelSelector: {matchLabels: {alertmanager: main}}
+""")
+    result = CliRunner().invoke(app, ["inventory", "-", "-o", "json"], input=text)
+    assert result.exit_code == 0, result.stderr
+    (group,) = json.loads(result.stdout)["pending"]
+    assert group["template"]["requests"] == {"cpu": "10m", "memory": "250Mi", "pods": "1"}
+    assert "topology.kubernetes.io/zone" in str(group["template"]["topologySpreadConstraints"])
+
+
+def test_a_cluster_dumps_statefulset_stands_for_its_prometheus() -> None:
+    """`kubectl get prometheus,statefulset -A -o yaml`: the operator's StatefulSet is in the input, and is planned
+    once, not again as derived from the Prometheus."""
+    text = (REAL / "kube-prometheus-operator-resources.yaml").read_text().split("---")[2]  # example/shards
+    statefulset = """
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: prometheus-prometheus, namespace: default}
+spec:
+  replicas: 2
+  selector: {matchLabels: {prometheus: prometheus}}
+  template:
+    metadata: {labels: {prometheus: prometheus}}
+    spec:
+      containers: [{name: prometheus, image: prometheus, resources: {requests: {cpu: 100m}}}]
+"""
+    result = CliRunner().invoke(app, ["inventory", "-", "-o", "json"], input=text + statefulset)
+    assert result.exit_code == 0, result.stderr
+    inventory = json.loads(result.stdout)
+    assert [g["workload"] for g in inventory["pending"]] == ["StatefulSet/prometheus-prometheus"]
+    assert inventory["derived"][0]["reason"] == "its StatefulSet is in the input"

@@ -56,6 +56,7 @@ from karpplan.model.nodes import ExistingNode
 from karpplan.model.overlays import NodeOverlay
 from karpplan.model.pods import DaemonSet, Pod
 from karpplan.model.pools import NodeClass, NodePool
+from karpplan.model.prometheus_operator import expand_operator_resources, is_operator_resource
 from karpplan.model.scale import ScaleOptions, Scaler, build_hpa
 from karpplan.model.storage import PersistentVolume, PersistentVolumeClaim, Storage, StorageClass
 
@@ -82,7 +83,8 @@ class _Builder:
     def __init__(self, documents: Sequence[Document], collect: list[InputProblem] | None = None,
                  scale: ScaleOptions | None = None, default_requests: Mapping[str, int] | None = None) -> None:
         self.default_requests = dict(default_requests or {})
-        self.documents = documents
+        # Operators' resources (a Prometheus) are followed by the workloads their operator creates for them.
+        self.documents, self.derived = expand_operator_resources(documents)
         self.scaler = Scaler(scale or ScaleOptions())
         self.collect = collect
         self.problems: list[InputProblem] = []
@@ -110,8 +112,8 @@ class _Builder:
         for doc in self.documents:
             role = role_of(doc)
             if role is None:
-                if read_by_disruption(doc):
-                    continue  # a PodDisruptionBudget: read by the disruption simulation, listed by the inventory
+                if read_by_disruption(doc) or (is_operator_resource(doc) and doc.name):
+                    continue  # a PodDisruptionBudget: read by the disruption simulation; a Prometheus: derived
                 # No kind: not a Kubernetes object (an IAM policy, a values file beside the manifests).
                 reason = "" if doc.kind else "not a Kubernetes object"
                 self.skipped.append(SkippedDocument(doc.kind or "(no kind)", doc.name, str(doc.origin), reason))
@@ -142,6 +144,7 @@ class _Builder:
             notices=(*self.notices, *self.volumes.notices),
             scale_notes=scale_notes,
             overlays=tuple(self.overlays),
+            derived=tuple(self.derived),
             disruption_documents=tuple(d for d in self.documents if read_by_disruption(d)),
         )
 
