@@ -82,7 +82,7 @@ def test_higher_weight_decides_the_price_and_capacity_merges() -> None:
     # other one a conflict, applying none of it.
     tied, tie_notes = apply_node_overlays(catalog, [_overlay("a", price=2.0), _overlay("b", price=1.0)])
     assert {o.price for o in tied.by_name()["m5.large"].offerings} == {1.0}
-    assert any("NodeOverlay a (weight 0) conflicts with another overlay of the same weight" in n for n in tie_notes)
+    assert any("NodeOverlay a (weight 0) conflicts with NodeOverlay b, of the same weight" in n for n in tie_notes)
     # Other types are untouched.
     assert overlaid.by_name()["m5.xlarge"] is catalog.by_name()["m5.xlarge"]
 

@@ -463,3 +463,21 @@ spec:
     inventory = json.loads(result.stdout)
     assert [g["workload"] for g in inventory["pending"]] == ["StatefulSet/prometheus-prometheus"]
     assert inventory["derived"][0]["reason"] == "its StatefulSet is in the input"
+
+
+# https://github.com/aws-samples/karpenter-blueprints/tree/main/blueprints/node-overlay: the blueprint's two
+# approaches (node-overlay-generation.yaml for every pool, node-overlay-targeted.yaml for team-alpha) applied together
+def test_same_weight_overlays_on_one_pools_offerings_conflict_as_in_karpenter() -> None:
+    """Karpenter evaluates overlays per NodePool: penalize-gen5 and team-alpha-prefer-latest-gen (both weight 10)
+    price team-alpha's generation-5 offerings, so the one earlier in the alphabet is rejected whole (Conflict);
+    penalize-gen6 and -gen7 touch no offering another weight-10 overlay prices, and apply to every pool."""
+    code, out, err = invoke("plan", str(REAL / "node-overlay-generation.yaml"), str(REAL / "node-overlay-targeted.yaml"),
+                            "--time-limit", "5", "--zones", "us-east-1a", "-o", "json")
+    assert code == 0, err
+    warnings = json.loads(out)["warnings"]
+    conflicts = [w for w in warnings if "conflicts with" in w]
+    assert len(conflicts) == 1, warnings
+    assert ("node-overlay-generation.yaml:14: NodeOverlay penalize-gen5 (weight 10) conflicts with NodeOverlay "
+            "team-alpha-prefer-latest-gen, of the same weight") in conflicts[0]
+    assert any("NodeOverlay penalize-gen6 (weight 10) matches" in w and "of NodePool(s) team-alpha:" in w
+               for w in warnings), warnings

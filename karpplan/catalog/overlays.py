@@ -33,30 +33,35 @@ _Context = tuple[str | None, Mapping[str, str]]  # (pool name, the labels its no
 class _Updates:
     """One pool's (or no pool's) overlay updates, per instance type: as Karpenter's instance type store."""
 
-    prices: dict[tuple[str, str, str], tuple[NodeOverlay, int]] = field(default_factory=dict)  # (type, zone, ct)
+    # (type, zone, capacity type) -> (the overlay deciding the price, the lowest weight so far, its overlay)
+    prices: dict[tuple[str, str, str], tuple[NodeOverlay, int, str]] = field(default_factory=dict)
     capacity: dict[str, dict[str, int]] = field(default_factory=dict)  # type -> resource -> amount
-    capacity_weight: dict[str, tuple[int, frozenset[str]]] = field(default_factory=dict)  # type -> lowest weight's
+    # type -> (the lowest weight so far, the resources that overlay names, its name)
+    capacity_weight: dict[str, tuple[int, frozenset[str], str]] = field(default_factory=dict)
 
-    def conflicts(self, it: InstanceType, offerings: Sequence[Offering], overlay: NodeOverlay) -> bool:
-        if overlay.sets_price and any(
-                (held := self.prices.get((it.name, o.zone, o.capacity_type))) is not None and held[1] == overlay.weight
-                for o in offerings):
-            return True
+    def conflict(self, it: InstanceType, offerings: Sequence[Offering], overlay: NodeOverlay) -> str | None:
+        """The overlay of the same weight this one conflicts with on this type, None when none."""
+        if overlay.sets_price:
+            for o in offerings:
+                held = self.prices.get((it.name, o.zone, o.capacity_type))
+                if held is not None and held[1] == overlay.weight:
+                    return held[2]
         lowest = self.capacity_weight.get(it.name)
-        return bool(overlay.capacity) and lowest is not None and lowest[0] == overlay.weight and \
-            bool(lowest[1] & set(overlay.capacity))
+        if overlay.capacity and lowest is not None and lowest[0] == overlay.weight and lowest[1] & set(overlay.capacity):
+            return lowest[2]
+        return None
 
     def store(self, it: InstanceType, offerings: Sequence[Offering], overlay: NodeOverlay) -> None:
         if overlay.sets_price:
             for o in offerings:
                 key = (it.name, o.zone, o.capacity_type)
                 held = self.prices.get(key)
-                self.prices[key] = (overlay if held is None else held[0], overlay.weight)
+                self.prices[key] = (overlay if held is None else held[0], overlay.weight, overlay.name)
         if overlay.capacity:
             merged = self.capacity.setdefault(it.name, {})
             for name, amount in overlay.capacity.items():
                 merged.setdefault(name, amount)
-            self.capacity_weight[it.name] = (overlay.weight, frozenset(overlay.capacity))
+            self.capacity_weight[it.name] = (overlay.weight, frozenset(overlay.capacity), overlay.name)
 
 
 def _matched(it: InstanceType, overlay: NodeOverlay, extra: Mapping[str, str]) -> list[Offering]:
@@ -96,11 +101,13 @@ def apply_node_overlays(catalog: Catalog, overlays: Sequence[NodeOverlay], pools
                    for _, extra in contexts]
         # Karpenter judges conflicts over the pools it evaluates; without pools, over the catalog itself.
         judged = range(1, len(contexts)) if pools else range(1)
-        if any(updates[i].conflicts(it, offerings, overlay) for i in judged for it, offerings in matched[i]):
+        other = next((name for i in judged for it, offerings in matched[i]
+                      if (name := updates[i].conflict(it, offerings, overlay)) is not None), None)
+        if other is not None:
             notes.append(f"{overlay.origin}: NodeOverlay {overlay.name} (weight {overlay.weight}) conflicts with "
-                         "another overlay of the same weight on the same offerings or resources: Karpenter marks it "
-                         "ValidationSucceeded=False (Conflict) and applies none of it, nor does the plan; give one "
-                         "of them another weight")
+                         f"NodeOverlay {other}, of the same weight, on the same offerings or resources: Karpenter "
+                         "takes the name later in the alphabet first, marks this one ValidationSucceeded=False "
+                         "(Conflict) and applies none of it, nor does the plan; give one of them another weight")
             continue
         for i, found in enumerate(matched):
             for it, offerings in found:
