@@ -481,3 +481,14 @@ def test_same_weight_overlays_on_one_pools_offerings_conflict_as_in_karpenter() 
             "team-alpha-prefer-latest-gen, of the same weight") in conflicts[0]
     assert any("NodeOverlay penalize-gen6 (weight 10) matches" in w and "of NodePool(s) team-alpha:" in w
                for w in warnings), warnings
+
+
+@pytest.mark.parametrize("spec", ["{podMetadata: {labels: x}}", "x", "{containers: x, initContainers: [1]}",
+                                  "{storage: {volumeClaimTemplate: {spec: x}}}", "{nodeSelector: {a: 1}}"])
+def test_a_misshapen_prometheus_never_shows_a_traceback(spec: str) -> None:
+    text = f"apiVersion: monitoring.coreos.com/v1\nkind: Prometheus\nmetadata: {{name: p}}\nspec: {spec}\n"
+    result = CliRunner().invoke(app, ["inventory", "-"], input=text)
+    assert result.exit_code in (0, 2) and result.exception is None or isinstance(result.exception, SystemExit)
+    assert "Traceback" not in result.stderr + result.stdout
+    if result.exit_code == 2:
+        assert result.stderr.startswith("<stdin>:") and result.stdout == ""

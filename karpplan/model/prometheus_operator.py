@@ -162,7 +162,8 @@ def _statefulset(doc: Document, spec: LineDict, name: str, replicas: int, labels
         pod_spec["topologySpreadConstraints"] = spread
         pod_spec.key_lines["topologySpreadConstraints"] = spread.line
     pod_metadata = spec.get("podMetadata")
-    pod_labels = dict(pod_metadata.get("labels") or {}) if isinstance(pod_metadata, dict) else {}
+    written = pod_metadata.get("labels") if isinstance(pod_metadata, dict) else None
+    pod_labels = dict(written) if isinstance(written, dict) else {}
     pod_labels.update(labels)
     sts_spec: dict[str, Any] = {
         "replicas": replicas,
