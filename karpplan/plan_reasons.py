@@ -16,6 +16,7 @@ from karpplan.constraints.registry import REGISTRY
 from karpplan.engines.karpenter_simulation import NOT_SIMULATED_REASON
 from karpplan.engines.result import Solution
 from karpplan.inputs.placeholders import PLACEHOLDER
+from karpplan.model import labels as L
 from karpplan.model.pods import Pod, PodTemplate
 from karpplan.plan import NotSimulatedPod
 from karpplan.scheduling.candidates import LaunchOption
@@ -87,6 +88,31 @@ def with_placeholders_said(reasons: Sequence[str], template: PodTemplate | None 
     said = tuple(f"{text} is an unrendered template placeholder, not a real value: nothing matches it as written; "
                  "fill it in before applying, and plan again" for text in found)
     return (*said, *reasons)
+
+
+def keeps_off_karpenter(template: PodTemplate) -> bool:
+    """Does the pod require `karpenter.sh/nodepool` (or v1beta1's provisioner-name) to be absent, as the Karpenter
+    chart's own controller does? Then no NodePool may take it, by design."""
+    return template.affinity.forbids(L.NODEPOOL) or template.affinity.forbids(L.PROVISIONER_NAME)
+
+
+KEEPS_OFF_KARPENTER = ("the pod keeps off the nodes Karpenter launches (its required node affinity says {key} "
+                       "DoesNotExist, as the Karpenter chart's own controller does): no NodePool may take it, by "
+                       "design, and removing that rule would let it run on the nodes Karpenter manages; ")
+_NOTHING_ELSE = ("it runs on a managed node group, a Fargate profile or existing nodes, none of them in the input: give "
+                 "them to karpplan (an eksctl ClusterConfig's managedNodeGroups, --fargate-profile, or kubectl get "
+                 "nodes -o yaml)")
+_OTHERS_FULL = "only the input's nodes, node groups or Fargate profiles may take it, and the next reasons say why they do not"
+
+
+def with_leading_notes(reasons: Sequence[str], template: PodTemplate, *, other_capacity: bool) -> tuple[str, ...]:
+    """`with_placeholders_said`, and first, for a pod that keeps off Karpenter's nodes, that it does by design
+    (`other_capacity`: the input holds nodes, node groups or Fargate profiles, which may take it)."""
+    said = with_placeholders_said(reasons, template)
+    if not keeps_off_karpenter(template):
+        return said
+    key = L.NODEPOOL if template.affinity.forbids(L.NODEPOOL) else L.PROVISIONER_NAME
+    return (KEEPS_OFF_KARPENTER.format(key=key) + (_OTHERS_FULL if other_capacity else _NOTHING_ELSE), *said)
 
 
 def not_simulated_pods(solution: Solution) -> tuple[NotSimulatedPod, ...]:

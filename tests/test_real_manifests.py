@@ -492,3 +492,41 @@ def test_a_misshapen_prometheus_never_shows_a_traceback(spec: str) -> None:
     assert "Traceback" not in result.stderr + result.stdout
     if result.exit_code == 2:
         assert result.stderr.startswith("<stdin>:") and result.stdout == ""
+
+
+# https://github.com/aws/karpenter-provider-aws/tree/main/charts/karpenter rendered with its default values
+def test_karpenters_own_controller_is_said_to_keep_off_karpenters_nodes_by_design() -> None:
+    """The chart keeps its controller off the nodes Karpenter launches (`karpenter.sh/nodepool DoesNotExist`).
+    The plan offered "remove karpenter.sh/nodepool from the pod's required node affinity" (the controller would
+    then run on nodes it may consolidate away) and lint called the chart an error; what is missing is the node
+    group it runs on."""
+    code, out, err = invoke("plan", str(REAL / "karpenter-chart-controller.yaml"), "--time-limit", "3", "-o", "json")
+    assert code == 1, err
+    for pod in json.loads(out)["unschedulable"]:
+        assert pod["reasons"][0].startswith("the pod keeps off the nodes Karpenter launches (its required node "
+                                            "affinity says karpenter.sh/nodepool DoesNotExist")
+        assert "none of them in the input" in pod["reasons"][0]
+        assert not any("karpenter.sh/nodepool" in fix["action"] for fix in pod["fixes"]), pod["fixes"]
+    code, out, err = invoke("lint", str(REAL / "karpenter-chart-controller.yaml"), "-o", "json")
+    findings = [f for f in json.loads(out)["findings"] if f["rule"] == "no-pool-can-launch"]
+    assert [f["severity"] for f in findings] == ["info"], findings
+    assert findings[0]["message"].startswith("these 2 pod(s) keep off the nodes Karpenter launches")
+    assert findings[0]["line"] == 80  # the affinity.nodeAffinity the chart writes
+
+
+def test_karpenters_controller_runs_on_the_node_group_of_the_eksctl_cluster() -> None:
+    """With the eksctl ClusterConfig that installs Karpenter (one managed node group of one node), one controller
+    replica runs there; the other is kept off that node by the chart's hostname anti-affinity, and no NodePool
+    may take it: said as such, not as a NodePool to fix."""
+    code, out, err = invoke("plan", str(REAL / "karpenter-chart-controller.yaml"),
+                            str(REAL / "eksctl-cluster-with-karpenter.yaml"), "--time-limit", "3", "-o", "json")
+    assert code == 1, err
+    plan = json.loads(out)
+    placed = [p for n in plan["nodes"] for p in n["pods"]]
+    assert len(placed) == 1, plan["nodes"]
+    (pod,) = plan["unschedulable"]
+    assert pod["reasons"][0].endswith("only the input's nodes, node groups or Fargate profiles may take it, and the "
+                                      "next reasons say why they do not")
+    code, out, err = invoke("lint", str(REAL / "karpenter-chart-controller.yaml"),
+                            str(REAL / "eksctl-cluster-with-karpenter.yaml"), "-o", "json")
+    assert not any(f["rule"] == "no-pool-can-launch" for f in json.loads(out)["findings"])

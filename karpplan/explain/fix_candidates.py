@@ -218,7 +218,8 @@ def _node_selection_fixes(w: _Workload, pools: Sequence[NodePool]) -> list[Candi
                 out.append(_add_label_fix(w.locator, pool, key, value, in_selector, 2 if targeted else 0))
             elif key in pool.requirements and pool.requirements[key].intersect(req).is_empty():
                 out.append(_widen_fix(w.locator, pool, key, req))
-        if written:
+        if written and not (key in (L.NODEPOOL, L.PROVISIONER_NAME) and req.absent_ok and not req.allows_values()):
+            # (`karpenter.sh/nodepool DoesNotExist` keeps the pod off Karpenter's nodes by design: never "fixed")
             out.append(_drop_selector_fix(w, key, req, in_selector))
     return out
 
