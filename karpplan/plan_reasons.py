@@ -105,10 +105,33 @@ _NOTHING_ELSE = ("it runs on a managed node group, a Fargate profile or existing
 _OTHERS_FULL = "only the input's nodes, node groups or Fargate profiles may take it, and the next reasons say why they do not"
 
 
+def control_plane_selector(template: PodTemplate) -> str | None:
+    """The requirement by which a pod selects control-plane nodes (`kubernetes.io/role In [control-plane]`),
+    when every alternative of its node selection has one; None otherwise."""
+    found: list[str] = []
+    for alternative in template.affinity.strict_alternatives():
+        marking = next((req for key, req in alternative.items() if L.marks_control_plane(key, req.finite_values())
+                        and not req.absent_ok), None)
+        if marking is None:
+            return None
+        found.append(str(marking))
+    return found[0] if found else None
+
+
+CONTROL_PLANE = ("the pod selects control-plane nodes ({requirement}): EKS runs the control plane itself, so no node "
+                 "of an EKS cluster carries that label, and giving it to a NodePool would pass Karpenter's nodes off "
+                 "as the control plane; the manifest is written for a self-managed control plane (kubeadm, kops): on "
+                 "EKS, remove that node selection (and the control-plane toleration)")
+
+
 def with_leading_notes(reasons: Sequence[str], template: PodTemplate, *, other_capacity: bool) -> tuple[str, ...]:
     """`with_placeholders_said`, and first, for a pod that keeps off Karpenter's nodes, that it does by design
-    (`other_capacity`: the input holds nodes, node groups or Fargate profiles, which may take it)."""
+    (`other_capacity`: the input holds nodes, node groups or Fargate profiles, which may take it); for a pod
+    that selects control-plane nodes, that EKS has none."""
     said = with_placeholders_said(reasons, template)
+    requirement = control_plane_selector(template)
+    if requirement is not None and not other_capacity:
+        said = (CONTROL_PLANE.format(requirement=requirement), *said)
     if not keeps_off_karpenter(template):
         return said
     key = L.NODEPOOL if template.affinity.forbids(L.NODEPOOL) else L.PROVISIONER_NAME

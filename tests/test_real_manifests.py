@@ -530,3 +530,20 @@ def test_karpenters_controller_runs_on_the_node_group_of_the_eksctl_cluster() ->
     code, out, err = invoke("lint", str(REAL / "karpenter-chart-controller.yaml"),
                             str(REAL / "eksctl-cluster-with-karpenter.yaml"), "-o", "json")
     assert not any(f["rule"] == "no-pool-can-launch" for f in json.loads(out)["findings"])
+
+
+# https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/cloudprovider/aws/examples/
+# cluster-autoscaler-run-on-control-plane.yaml
+def test_a_pod_for_control_plane_nodes_is_said_to_have_none_on_eks() -> None:
+    """The example pins cluster-autoscaler to control-plane nodes (`kubernetes.io/role: control-plane`). The fix
+    search offered to give the NodePool that label; on EKS no node is the control plane: say so, and the fix is
+    dropping the selection."""
+    code, out, err = invoke("plan", str(REAL / "cluster-autoscaler-run-on-control-plane.yaml"), "--time-limit", "3",
+                            "-o", "json")
+    assert code == 1, err
+    (pod,) = json.loads(out)["unschedulable"]
+    assert pod["reasons"][0].startswith("the pod selects control-plane nodes (kubernetes.io/role In [control-plane]): "
+                                        "EKS runs the control plane itself")
+    assert not any(fix["object"].startswith("NodePool/") for fix in pod["fixes"]), pod["fixes"]
+    assert [fix["action"] for fix in pod["fixes"]] == [
+        "remove kubernetes.io/role from the pod's nodeSelector (it asks for kubernetes.io/role In [control-plane])"]

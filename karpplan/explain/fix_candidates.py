@@ -214,7 +214,7 @@ def _node_selection_fixes(w: _Workload, pools: Sequence[NodePool]) -> list[Candi
                     out.extend(_render_fixes(w, pool, key, unrendered, in_selector))
                 continue
             if written and key not in pool.requirements and key not in L.WELL_KNOWN and value is not None \
-                    and not req.complement:
+                    and not req.complement and not L.marks_control_plane(key, req.finite_values()):
                 out.append(_add_label_fix(w.locator, pool, key, value, in_selector, 2 if targeted else 0))
             elif key in pool.requirements and pool.requirements[key].intersect(req).is_empty():
                 out.append(_widen_fix(w.locator, pool, key, req))
