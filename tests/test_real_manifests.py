@@ -547,3 +547,34 @@ def test_a_pod_for_control_plane_nodes_is_said_to_have_none_on_eks() -> None:
     assert not any(fix["object"].startswith("NodePool/") for fix in pod["fixes"]), pod["fixes"]
     assert [fix["action"] for fix in pod["fixes"]] == [
         "remove kubernetes.io/role from the pod's nodeSelector (it asks for kubernetes.io/role In [control-plane])"]
+
+
+# https://github.com/aws-ia/terraform-aws-eks-blueprints/blob/main/patterns/multi-node-vllm/lws.yaml
+def test_a_leader_worker_set_is_planned_as_its_leader_and_workers() -> None:
+    """The vLLM pattern's LeaderWorkerSet (one group of 4 GPU pods) was skipped as "kind not read"."""
+    code, out, err = invoke("inventory", str(REAL / "lws-multi-node-vllm.yaml"), "-o", "json")
+    assert code == 0, err
+    inventory = json.loads(out)
+    pending = {g["workload"]: g for g in inventory["pending"]}
+    assert {w: g["replicas"] for w, g in pending.items()} == {"StatefulSet/vllm": 1, "StatefulSet/vllm-workers": 3}
+    leader = pending["StatefulSet/vllm"]["template"]
+    assert leader["labels"]["role"] == "leader" and leader["labels"]["leaderworkerset.sigs.k8s.io/name"] == "vllm"
+    assert leader["requests"]["nvidia.com/gpu"] == "1"
+    assert inventory["derived"][0]["plain"] == (
+        "LeaderWorkerSet default/vllm: planned as the pods the LeaderWorkerSet controller creates: 1 group(s) of 4 "
+        "pod(s), a leader (leaderTemplate) and 3 worker(s) (workerTemplate) each")
+    assert [s["kind"] for s in inventory["skipped"]] == ["Service"]
+
+
+def test_a_leader_worker_sets_exclusive_topology_keeps_each_group_in_its_own_domain() -> None:
+    text = (REAL / "lws-multi-node-vllm.yaml").read_text().replace(
+        "  name: vllm\nspec:\n  replicas: 1\n",
+        "  name: vllm\n  annotations: {leaderworkerset.sigs.k8s.io/exclusive-topology: topology.kubernetes.io/zone}\n"
+        "spec:\n  replicas: 2\n")
+    result = CliRunner().invoke(app, ["inventory", "-", "-o", "json"], input=text)
+    assert result.exit_code == 0, result.stderr
+    pending = {g["workload"]: g for g in json.loads(result.stdout)["pending"]}
+    assert {w: g["replicas"] for w, g in pending.items()} == {
+        "StatefulSet/vllm-0-leader": 1, "StatefulSet/vllm-0": 3, "StatefulSet/vllm-1-leader": 1, "StatefulSet/vllm-1": 3}
+    template = json.dumps(pending["StatefulSet/vllm-1"]["template"])
+    assert "topology.kubernetes.io/zone" in template and "NotIn" in template

@@ -52,6 +52,7 @@ from karpplan.model.kinds import CLUSTER_SCOPED, FIRST_PASS, STORAGE_ROLES
 from karpplan.model.kinds import document_name as document_name  # re-exported: lint and diff read them here
 from karpplan.model.kinds import role_of as role_of
 from karpplan.model.labels import POD_TEMPLATE_HASH
+from karpplan.model.leader_worker_set import expand_leader_worker_sets, is_leader_worker_set
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.overlays import NodeOverlay
 from karpplan.model.pods import DaemonSet, Pod
@@ -84,7 +85,9 @@ class _Builder:
                  scale: ScaleOptions | None = None, default_requests: Mapping[str, int] | None = None) -> None:
         self.default_requests = dict(default_requests or {})
         # Operators' resources (a Prometheus) are followed by the workloads their operator creates for them.
-        self.documents, self.derived = expand_operator_resources(documents)
+        documents, self.derived = expand_operator_resources(documents)
+        self.documents, leader_worker_sets = expand_leader_worker_sets(documents)
+        self.derived.extend(leader_worker_sets)
         self.scaler = Scaler(scale or ScaleOptions())
         self.collect = collect
         self.problems: list[InputProblem] = []
@@ -112,7 +115,7 @@ class _Builder:
         for doc in self.documents:
             role = role_of(doc)
             if role is None:
-                if read_by_disruption(doc) or (is_operator_resource(doc) and doc.name):
+                if read_by_disruption(doc) or ((is_operator_resource(doc) or is_leader_worker_set(doc)) and doc.name):
                     continue  # a PodDisruptionBudget: read by the disruption simulation; a Prometheus: derived
                 # No kind: not a Kubernetes object (an IAM policy, a values file beside the manifests).
                 reason = "" if doc.kind else "not a Kubernetes object"

@@ -54,11 +54,14 @@ class DerivedWorkload:
     replicas: int  # per StatefulSet
     containers: tuple[str, ...]
     reason: str = ""  # not expanded: why (its StatefulSet is in the input)
+    plain: str = ""  # what was derived, in words, for a kind other than prometheus-operator's
 
     @property
     def text(self) -> str:
         if self.reason:
             return f"{self.kind} {self.namespace}/{self.name}: not derived, {self.reason}"
+        if self.plain:
+            return f"{self.kind} {self.namespace}/{self.name}: {self.plain}"
         many = len(self.statefulsets) > 1
         sets = (f"StatefulSets {', '.join(self.statefulsets)} (one per shard)" if many
                 else f"StatefulSet {self.statefulsets[0]}")
