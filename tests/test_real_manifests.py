@@ -578,3 +578,17 @@ def test_a_leader_worker_sets_exclusive_topology_keeps_each_group_in_its_own_dom
         "StatefulSet/vllm-0-leader": 1, "StatefulSet/vllm-0": 3, "StatefulSet/vllm-1-leader": 1, "StatefulSet/vllm-1": 3}
     template = json.dumps(pending["StatefulSet/vllm-1"]["template"])
     assert "topology.kubernetes.io/zone" in template and "NotIn" in template
+
+
+# https://github.com/prometheus-operator/prometheus-operator/blob/main/example/rbac/prometheus-agent/prometheus.yaml
+def test_a_prometheus_agent_is_planned_as_the_operators_statefulset_or_daemonset() -> None:
+    code, out, err = invoke("inventory", str(REAL / "prometheus-agent.yaml"), "-o", "json")
+    assert code == 0, err
+    (group,) = json.loads(out)["pending"]
+    assert (group["workload"], group["replicas"]) == ("StatefulSet/prom-agent-prometheus-agent", 2)
+    assert group["template"]["labels"]["app.kubernetes.io/name"] == "prometheus-agent"
+    daemon = (REAL / "prometheus-agent.yaml").read_text().replace("spec:\n", "spec:\n  mode: DaemonSet\n", 1)
+    result = CliRunner().invoke(app, ["inventory", "-", "-o", "json"], input=daemon)
+    assert result.exit_code == 0, result.stderr
+    inventory = json.loads(result.stdout)
+    assert inventory["pending"] == [] and [d["name"] for d in inventory["daemonSets"]] == ["prom-agent-prometheus-agent"]

@@ -1,11 +1,14 @@
-"""prometheus-operator's Prometheus and Alertmanager (monitoring.coreos.com/v1) read as the StatefulSets the
-operator creates for them, so their pods are planned (prometheus-operator pkg/prometheus/server/statefulset.go,
+"""prometheus-operator's Prometheus, PrometheusAgent and Alertmanager (monitoring.coreos.com) read as the
+StatefulSets the operator creates for them, so their pods are planned (prometheus-operator pkg/prometheus/server/statefulset.go,
 pkg/alertmanager/statefulset.go, pkg/prometheus/common.go).
 
 * Prometheus `<name>`: one StatefulSet per shard (`spec.shards`, default 1), `prometheus-<name>` and
   `prometheus-<name>-shard-<n>`, each of `spec.replicas` pods (default 1; negative reads as 1).
   Containers: `prometheus` (`spec.resources`), `config-reloader`, and `thanos-sidecar` (`spec.thanos.resources`)
   when `spec.thanos` is set; the init container `init-config-reloader`.
+* PrometheusAgent `<name>` (v1alpha1): as a Prometheus, named `prom-agent-<name>`, labelled
+  `app.kubernetes.io/name: prometheus-agent` (no `prometheus` label, no Thanos sidecar); `mode: DaemonSet` makes
+  it one DaemonSet instead.
 * Alertmanager `<name>`: the StatefulSet `alertmanager-<name>` of `spec.replicas` pods (default 1; negative
   reads as 0). Containers: `alertmanager` (`spec.resources`, a 200Mi memory request when none is set) and
   `config-reloader`; the init container `init-config-reloader`.
@@ -33,7 +36,7 @@ from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict, LineList
 
 GROUP = "monitoring.coreos.com"
-KINDS = ("Prometheus", "Alertmanager")
+KINDS = ("Prometheus", "PrometheusAgent", "Alertmanager")
 RELOADER_RESOURCES = {"requests": {"cpu": "10m", "memory": "50Mi"}, "limits": {"cpu": "10m", "memory": "50Mi"}}
 ALERTMANAGER_MEMORY = "200Mi"
 MANAGED_BY = {"app.kubernetes.io/managed-by": "prometheus-operator"}
@@ -193,27 +196,44 @@ def _lined(value: dict[str, Any], spec: LineDict, line: int) -> LineDict:
 
 
 def _prometheus(doc: Document, spec: LineDict) -> tuple[list[Document], DerivedWorkload]:
+    """A Prometheus, or a PrometheusAgent (`prom-agent-<name>`, no `prometheus` label nor Thanos sidecar; in
+    `mode: DaemonSet` one DaemonSet instead of StatefulSets)."""
     name = doc.name
+    agent = doc.kind == "PrometheusAgent"
+    prefix, app = ("prom-agent", "prometheus-agent") if agent else ("prometheus", "prometheus")
     replicas = _integer(spec.get("replicas"), 1)
     replicas = 1 if replicas < 0 else replicas
-    shards = max(_integer(spec.get("shards"), 1), 1)
+    daemon = agent and spec.get("mode") == "DaemonSet"
+    shards = 1 if daemon else max(_integer(spec.get("shards"), 1), 1)
     out: list[Document] = []
     names: list[str] = []
-    thanos = spec.get("thanos")
+    thanos = None if agent else spec.get("thanos")
     for shard in range(shards):
-        sts = f"prometheus-{name}" + (f"-shard-{shard}" if shard else "")
-        labels = {**MANAGED_BY, "app.kubernetes.io/name": "prometheus", "app.kubernetes.io/instance": name,
-                  "operator.prometheus.io/name": name, "prometheus": name, SHARD_LABEL: str(shard)}
+        sts = f"{prefix}-{name}" + (f"-shard-{shard}" if shard else "")
+        labels = {**MANAGED_BY, "app.kubernetes.io/name": app, "app.kubernetes.io/instance": name,
+                  "operator.prometheus.io/name": name, **({} if agent else {"prometheus": name}),
+                  **({} if daemon else {SHARD_LABEL: str(shard)})}
         line = _line(spec, "resources")
         containers = [_container("prometheus", spec.get("resources"), line),
                       _container("config-reloader", RELOADER_RESOURCES, line)]
         if isinstance(thanos, dict):
             containers.append(_container("thanos-sidecar", thanos.get("resources"), _line(spec, "thanos")))
         init = [_container("init-config-reloader", RELOADER_RESOURCES, line)]
-        out.append(_statefulset(doc, spec, sts, replicas, labels, containers, init))
+        made = _statefulset(doc, spec, sts, replicas, labels, containers, init)
+        if daemon:  # the operator's DaemonSet mode: one agent per node
+            made.body["kind"] = "DaemonSet"
+            for key in ("replicas", "volumeClaimTemplates"):
+                made.body["spec"].pop(key, None)
+        out.append(made)
         names.append(sts)
     shown = ("prometheus", "config-reloader", *(("thanos-sidecar",) if isinstance(thanos, dict) else ()))
-    return out, DerivedWorkload("Prometheus", name, doc.namespace, doc.origin, tuple(names), replicas, shown)
+    derived = DerivedWorkload(doc.kind, name, doc.namespace, doc.origin, tuple(names), replicas, shown)
+    if daemon:
+        derived = DerivedWorkload(doc.kind, name, doc.namespace, doc.origin, tuple(names), 0, shown, plain=(
+            f"planned as DaemonSet {names[0]}, as prometheus-operator creates it in mode DaemonSet: one pod per node "
+            "of containers prometheus, config-reloader (config-reloader at the operator's default 10m CPU, 50Mi "
+            "memory)"))
+    return out, derived
 
 
 def _alertmanager(doc: Document, spec: LineDict) -> tuple[list[Document], DerivedWorkload]:
@@ -252,8 +272,8 @@ def expand_operator_resources(documents: Sequence[Document]) -> tuple[list[Docum
         if not is_operator_resource(doc) or not doc.name:
             continue
         spec = spec if isinstance(spec, LineDict) else LineDict(line=doc.origin.line)
-        made, what = (_prometheus if doc.kind == "Prometheus" else _alertmanager)(doc, spec)
-        if any((doc.namespace, m.name) in present for m in made):
+        made, what = (_alertmanager if doc.kind == "Alertmanager" else _prometheus)(doc, spec)
+        if any((doc.namespace, m.name) in present for m in made if m.kind == "StatefulSet"):
             derived.append(DerivedWorkload(what.kind, what.name, what.namespace, what.origin, what.statefulsets,
                                            what.replicas, what.containers, "its StatefulSet is in the input"))
             continue
