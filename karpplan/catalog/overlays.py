@@ -65,9 +65,17 @@ class _Updates:
 
 
 def _matched(it: InstanceType, overlay: NodeOverlay, extra: Mapping[str, str]) -> list[Offering]:
-    """The instance type's offerings the overlay's requirements match, with the pool's labels."""
+    """The instance type's offerings the overlay's requirements match, with the pool's labels (the type's own
+    keys checked once, the offering's zone and capacity type per offering)."""
+    labels = {**it.labels, **extra}
+    per_offering = []
+    for key, requirement in overlay.requirements.items():
+        if key in (ZONE, CAPACITY_TYPE):
+            per_offering.append(requirement)
+        elif not requirement.matches(labels):
+            return []
     return [o for o in it.offerings
-            if overlay.requirements.matches({**it.labels, **extra, ZONE: o.zone, CAPACITY_TYPE: o.capacity_type})]
+            if all(r.matches({ZONE: o.zone, CAPACITY_TYPE: o.capacity_type}) for r in per_offering)]
 
 
 def _contexts(pools: Sequence[NodePool]) -> list[_Context]:
