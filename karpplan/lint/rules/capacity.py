@@ -382,7 +382,9 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
 
     Each NodePool is checked as Karpenter checks it (taints, requirements, instance types and offerings,
     limits) and each existing node as kube-scheduler filters it; the reasons are the planner's, in the words
-    `karpplan explain` uses.
+    `karpplan explain` uses. A pod that keeps off Karpenter's nodes by design (`karpenter.sh/nodepool
+    DoesNotExist`, as the Karpenter chart's controller) while the input holds no node group, Fargate profile or
+    node for it is an info finding: the manifest is right, what it runs on is not in the input.
     """
     problem = ctx.planner.problem
     state: PlacementState | None = None
