@@ -592,3 +592,25 @@ def test_a_prometheus_agent_is_planned_as_the_operators_statefulset_or_daemonset
     assert result.exit_code == 0, result.stderr
     inventory = json.loads(result.stdout)
     assert inventory["pending"] == [] and [d["name"] for d in inventory["daemonSets"]] == ["prom-agent-prometheus-agent"]
+
+
+def test_a_prometheus_whose_pods_are_in_a_cluster_dump_is_said_not_derived() -> None:
+    """`kubectl get prometheus,pods -A -o yaml`: the operator's pods stand for the Prometheus; the inventory said it
+    was planned as a StatefulSet that was in fact skipped."""
+    text = (REAL / "kube-prometheus-operator-resources.yaml").read_text().split("---")[0] + """---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: prometheus-k8s-0
+  namespace: monitoring
+  ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: prometheus-k8s, controller: true, uid: x}]
+spec:
+  nodeName: ip-10-0-0-1
+  containers: [{name: prometheus, image: p, resources: {requests: {memory: 400Mi}}}]
+"""
+    result = CliRunner().invoke(app, ["inventory", "-", "-o", "json"], input=text)
+    assert result.exit_code == 0, result.stderr
+    inventory = json.loads(result.stdout)
+    assert inventory["pending"] == []
+    assert inventory["derived"][0]["plain"] == ("Prometheus monitoring/k8s: not derived, its pods are in the input "
+                                                "(StatefulSet prometheus-k8s)")

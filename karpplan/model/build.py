@@ -14,6 +14,7 @@ controller is listed in `Inventory.skipped` with the reason.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import TextIO, TypeVar
 
 from karpplan.errors import InputError, InputProblem
@@ -57,7 +58,11 @@ from karpplan.model.nodes import ExistingNode
 from karpplan.model.overlays import NodeOverlay
 from karpplan.model.pods import DaemonSet, Pod
 from karpplan.model.pools import NodeClass, NodePool
-from karpplan.model.prometheus_operator import expand_operator_resources, is_operator_resource
+from karpplan.model.prometheus_operator import (
+    DerivedWorkload,
+    expand_operator_resources,
+    is_operator_resource,
+)
 from karpplan.model.scale import ScaleOptions, Scaler, build_hpa
 from karpplan.model.storage import PersistentVolume, PersistentVolumeClaim, Storage, StorageClass
 
@@ -123,6 +128,7 @@ class _Builder:
             elif role not in FIRST_PASS and role not in STORAGE_ROLES:
                 self._document(doc, role)
         self.notices.extend(node_class_notices(self.nodepools, self.nodeclasses))
+        self.derived = [self._derived_as_read(d) for d in self.derived]
         self.scaler.check()
         nothing_pending = not any(not p.bound and not p.terminal for p in self.pods)
         # What karpplan does not simulate (a node group growing): the plan says it, lint
@@ -253,6 +259,14 @@ class _Builder:
             handlers[role](doc, root, sink)
         # Rules run field group by field group; the user reads the file top to bottom.
         self.problems.extend(sorted(sink, key=lambda problem: problem.origin.line))
+
+    def _derived_as_read(self, derived: DerivedWorkload) -> DerivedWorkload:
+        """A derived workload whose StatefulSets were all skipped (a cluster dump holds their pods) says so."""
+        why = {(s.kind, s.name): s.reason for s in self.skipped if s.origin == str(derived.origin)}
+        reasons = [why.get(("StatefulSet", name)) for name in derived.statefulsets]
+        if derived.reason or not reasons or any(r is None for r in reasons):
+            return derived
+        return replace(derived, reason=f"{reasons[0]} (StatefulSet {', '.join(derived.statefulsets)})")
 
     @staticmethod
     def _keep(sink: list[InputProblem], into: list[_T], item: _T) -> None:
