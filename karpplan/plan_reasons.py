@@ -16,7 +16,8 @@ from karpplan.constraints.registry import REGISTRY
 from karpplan.engines.karpenter_simulation import NOT_SIMULATED_REASON
 from karpplan.engines.result import Solution
 from karpplan.inputs.placeholders import PLACEHOLDER
-from karpplan.model.pods import Pod
+from karpplan.model import labels as L
+from karpplan.model.pods import Pod, PodTemplate
 from karpplan.plan import NotSimulatedPod
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.filters import aggregate_message
@@ -76,14 +77,65 @@ def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementSt
     return reasons
 
 
-def with_placeholders_said(reasons: Sequence[str]) -> tuple[str, ...]:
+def with_placeholders_said(reasons: Sequence[str], template: PodTemplate | None = None) -> tuple[str, ...]:
     """The reasons, led by one line per unrendered template placeholder they quote (`<<AVAILABILITY_ZONE>>` of a
-    blueprint, `${AZ}`, `{{ .Values.zone }}`): read as written it is no zone, label or name anything carries,
+    blueprint, `${AZ}`, `{{ .Values.zone }}`) or the pod's `template` requires (Karpenter's `label "team" does
+    not have known values` quotes none): read as written it is no zone, label or name anything carries,
     which is why the pod cannot be placed; filled in, it may be (lint's unrendered-placeholder says it too)."""
-    found = dict.fromkeys(m.group(0) for r in reasons for m in PLACEHOLDER.finditer(r))
+    required = [v for alt in template.affinity.strict_alternatives() for r in alt.values() for v in sorted(r.values)
+                ] if template is not None else []
+    found = dict.fromkeys(m.group(0) for r in (*reasons, *required) for m in PLACEHOLDER.finditer(r))
     said = tuple(f"{text} is an unrendered template placeholder, not a real value: nothing matches it as written; "
                  "fill it in before applying, and plan again" for text in found)
     return (*said, *reasons)
+
+
+def keeps_off_karpenter(template: PodTemplate) -> bool:
+    """Does the pod require `karpenter.sh/nodepool` (or v1beta1's provisioner-name) to be absent, as the Karpenter
+    chart's own controller does? Then no NodePool may take it, by design."""
+    return template.affinity.forbids(L.NODEPOOL) or template.affinity.forbids(L.PROVISIONER_NAME)
+
+
+KEEPS_OFF_KARPENTER = ("the pod keeps off the nodes Karpenter launches (its required node affinity says {key} "
+                       "DoesNotExist, as the Karpenter chart's own controller does): no NodePool may take it, by "
+                       "design, and removing that rule would let it run on the nodes Karpenter manages; ")
+_NOTHING_ELSE = ("it runs on a managed node group, a Fargate profile or existing nodes, none of them in the input: give "
+                 "them to karpplan (an eksctl ClusterConfig's managedNodeGroups, --fargate-profile, or kubectl get "
+                 "nodes -o yaml)")
+_OTHERS_FULL = "only the input's nodes, node groups or Fargate profiles may take it, and the next reasons say why they do not"
+
+
+def control_plane_selector(template: PodTemplate) -> str | None:
+    """The requirement by which a pod selects control-plane nodes (`kubernetes.io/role In [control-plane]`),
+    when every alternative of its node selection has one; None otherwise."""
+    found: list[str] = []
+    for alternative in template.affinity.strict_alternatives():
+        marking = next((req for key, req in alternative.items() if L.marks_control_plane(key, req.finite_values())
+                        and not req.absent_ok), None)
+        if marking is None:
+            return None
+        found.append(str(marking))
+    return found[0] if found else None
+
+
+CONTROL_PLANE = ("the pod selects control-plane nodes ({requirement}): EKS runs the control plane itself, so no node "
+                 "of an EKS cluster carries that label, and giving it to a NodePool would pass Karpenter's nodes off "
+                 "as the control plane; the manifest is written for a self-managed control plane (kubeadm, kops): on "
+                 "EKS, remove that node selection (and the control-plane toleration)")
+
+
+def with_leading_notes(reasons: Sequence[str], template: PodTemplate, *, other_capacity: bool) -> tuple[str, ...]:
+    """`with_placeholders_said`, and first, for a pod that keeps off Karpenter's nodes, that it does by design
+    (`other_capacity`: the input holds nodes, node groups or Fargate profiles, which may take it); for a pod
+    that selects control-plane nodes, that EKS has none."""
+    said = with_placeholders_said(reasons, template)
+    requirement = control_plane_selector(template)
+    if requirement is not None and not other_capacity:
+        said = (CONTROL_PLANE.format(requirement=requirement), *said)
+    if not keeps_off_karpenter(template):
+        return said
+    key = L.NODEPOOL if template.affinity.forbids(L.NODEPOOL) else L.PROVISIONER_NAME
+    return (KEEPS_OFF_KARPENTER.format(key=key) + (_OTHERS_FULL if other_capacity else _NOTHING_ELSE), *said)
 
 
 def not_simulated_pods(solution: Solution) -> tuple[NotSimulatedPod, ...]:

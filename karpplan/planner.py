@@ -217,7 +217,7 @@ class Prepared:
 def prepare(inventory: Inventory, catalog: Catalog) -> Prepared:
     from karpplan.scheduling.node_groups import with_node_groups  # lazy: start-up, see the docstring
 
-    catalog, notes = apply_node_overlays(catalog, inventory.overlays)
+    catalog, notes = apply_node_overlays(catalog, inventory.overlays, inventory.nodepools)
     inventory, group_notes = with_node_groups(inventory, catalog)  # eksctl node groups: existing nodes
     notes = [*notes, *group_notes]
     fargate, ec2_pods = _split_fargate(inventory, inventory.fargate_profiles)
@@ -479,7 +479,7 @@ def _unschedulable(problem: Problem, solution: Solution, state: PlacementState, 
                    ) -> list[UnschedulablePod]:
     """The pods the solution leaves unplaced, each with the reasons kube-scheduler and Karpenter would give
     (its volumes' and the cluster's zones too)."""
-    from karpplan.plan_reasons import reasons_for, with_placeholders_said  # lazy: start-up, see the docstring
+    from karpplan.plan_reasons import reasons_for, with_leading_notes  # lazy: start-up, see the docstring
 
     not_simulated = solution.not_simulated
     # A group's pods share their template, hence their reasons: work them out once per group and workload.
@@ -491,8 +491,9 @@ def _unschedulable(problem: Problem, solution: Solution, state: PlacementState, 
         key = (group.index, pod.workload)
         if key not in reasons_of:
             outside = outside_zones_reason(pod.template, catalog)
-            reasons_of[key] = with_placeholders_said(volume_reasons(group.template, reasons_for(
-                problem, group, pod, state)) + ((outside,) if outside else ()))
+            reasons_of[key] = with_leading_notes(volume_reasons(group.template, reasons_for(
+                problem, group, pod, state)) + ((outside,) if outside else ()), pod.template,
+                other_capacity=bool(problem.existing or problem.inventory.fargate_profiles))
         unschedulable.append(UnschedulablePod(pod.key, pod.workload, reasons_of[key]))
     return unschedulable
 

@@ -78,9 +78,11 @@ def test_higher_weight_decides_the_price_and_capacity_merges() -> None:
     assert price == pytest.approx(base * 0.8)
     assert m5.allocatable["hugepages-2Mi"] == 50 * 2**20 and m5.allocatable["custom-device/gpu"] == 1
     assert len(notes) == 2
-    # Equal weights: name order decides.
-    tied, _ = apply_node_overlays(catalog, [_overlay("b", price=1.0), _overlay("a", price=2.0)])
-    assert {o.price for o in tied.by_name()["m5.large"].offerings} == {2.0}
+    # Equal weights on the same offerings: Karpenter takes the name later in the alphabet first and marks the
+    # other one a conflict, applying none of it.
+    tied, tie_notes = apply_node_overlays(catalog, [_overlay("a", price=2.0), _overlay("b", price=1.0)])
+    assert {o.price for o in tied.by_name()["m5.large"].offerings} == {1.0}
+    assert any("NodeOverlay a (weight 0) conflicts with NodeOverlay b, of the same weight" in n for n in tie_notes)
     # Other types are untouched.
     assert overlaid.by_name()["m5.xlarge"] is catalog.by_name()["m5.xlarge"]
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from karpplan.cli.main import app
@@ -22,16 +23,39 @@ def invoke(*args: str) -> tuple[int, str, str]:
 
 
 # https://github.com/aws-samples/karpenter-blueprints/blob/main/blueprints/node-overlay/node-overlay-targeted.yaml
-def test_pool_targeted_node_overlay_is_read_and_said_not_applied() -> None:
+def test_pool_targeted_node_overlay_prices_its_pool_only() -> None:
     """The NodeOverlay CRD allows `karpenter.sh/nodepool` in requirements (it was refused with exit 2 as
-    "label is restricted"); karpplan applies overlays to the shared catalog, so it says this one is not applied."""
+    "label is restricted"). Karpenter applies it to that pool's instance types only: the blueprint's +45% on
+    generation 5 raises team-alpha's m5.large, and a second pool's m5.large keeps the catalog price."""
     code, out, err = invoke("inventory", str(REAL / "node-overlay-targeted.yaml"), "-o", "json")
     assert code == 0, err
-    code, out, err = invoke("plan", str(REAL / "node-overlay-targeted.yaml"), "--time-limit", "2", "-o", "json")
-    assert code == 0, err
-    warnings = "\n".join(json.loads(out)["warnings"])
-    assert "NodeOverlay team-alpha-prefer-latest-gen selects NodePools by karpenter.sh/nodepool In [team-alpha]" in warnings
-    assert "node-overlay-targeted.yaml:3: NodeOverlay team-alpha-prefer-latest-gen selects" in warnings
+    text = (REAL / "node-overlay-targeted.yaml").read_text()
+    beta = text.split("---")[1].replace("team-alpha", "team-beta")  # the same NodePool, under another name
+    pinned = """
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: POOL-app}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: POOL}}
+  template:
+    metadata: {labels: {app: POOL}}
+    spec:
+      nodeSelector: {karpenter.sh/nodepool: POOL, node.kubernetes.io/instance-type: m5.large}
+      containers: [{name: app, image: pause, resources: {requests: {cpu: "1"}}}]
+"""
+    manifests = text + "---" + beta + pinned.replace("POOL", "team-alpha") + pinned.replace("POOL", "team-beta")
+    result = CliRunner().invoke(app, ["plan", "-", "--time-limit", "5", "--zones", "us-east-1a", "-o", "json"],
+                                input=manifests)
+    assert result.exit_code == 0, result.stderr
+    plan = json.loads(result.stdout)
+    m5 = {n["nodePool"]: n["hourlyPrice"] for n in plan["nodes"] if n["instanceType"] == "m5.large"}
+    assert set(m5) == {"team-alpha", "team-beta"}, plan["nodes"]
+    assert m5["team-alpha"] == pytest.approx(m5["team-beta"] * 1.45, rel=1e-3)
+    warnings = "\n".join(plan["warnings"])
+    assert ("<stdin>:3: NodeOverlay team-alpha-prefer-latest-gen (weight 10) matches 178 instance type(s) of NodePool(s) "
+            "team-alpha only: priceAdjustment +45%") in warnings
 
 
 def test_node_overlay_still_refuses_hostname() -> None:
@@ -272,6 +296,8 @@ def test_an_unrendered_zone_placeholder_is_said_to_be_one_in_the_reasons() -> No
         assert pod["reasons"][0] == ("<<AVAILABILITY_ZONE>> is an unrendered template placeholder, not a real value: "
                                      "nothing matches it as written; fill it in before applying, and plan again")
         assert sum("unrendered template placeholder" in r for r in pod["reasons"]) == 1
+        # ... and only once: the placeholder is no zone of the cluster's either, which the first reason says
+        assert not any("not one of the cluster's zones" in r for r in pod["reasons"]), pod["reasons"]
 
 
 def test_a_placeholder_in_a_node_selector_is_said_to_be_one() -> None:
@@ -292,8 +318,38 @@ spec:
 """
     result = CliRunner().invoke(app, ["plan", "-", "--time-limit", "2", "-o", "json"], input=pool + "---" + web)
     assert result.exit_code == 1, result.stderr
-    reasons = json.loads(result.stdout)["unschedulable"][0]["reasons"]
-    assert reasons[0].startswith("${INTENT} is an unrendered template placeholder, not a real value")
+    pod = json.loads(result.stdout)["unschedulable"][0]
+    assert pod["reasons"][0].startswith("${INTENT} is an unrendered template placeholder, not a real value")
+    # The fix is rendering it, never writing the placeholder into the NodePool (widened, or as a label).
+    assert not any("${INTENT}" in fix["action"] and fix["object"].startswith("NodePool/") for fix in pod["fixes"])
+    assert pod["fixes"][0]["action"].startswith("render ${INTENT} in the pod's nodeSelector (intent): it is an "
+                                                "unrendered template placeholder, not a value")
+    assert pod["fixes"][0]["action"].endswith('NodePool "default" allows intent=apps')
+    assert (pod["fixes"][0]["field"], pod["fixes"][0]["line"]) == ("spec.template.spec.nodeSelector.intent", 27)
+
+
+def test_a_helm_placeholder_the_pool_lacks_is_never_proposed_as_its_label() -> None:
+    """`{{ .Values.team }}` on a key no pool has: adding the label `team: {{ .Values.team }}` to the pool would
+    make the placeholder a value; no fix may write it."""
+    pool = (REAL / "blueprint-stateful-placeholder-zone.yaml").read_text().split("---")[-1]
+    web = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      nodeSelector: {team: "{{ .Values.team }}"}
+      containers: [{name: c, image: nginx, resources: {requests: {cpu: "1"}}}]
+"""
+    result = CliRunner().invoke(app, ["plan", "-", "--time-limit", "2", "-o", "json"], input=pool + "---" + web)
+    assert result.exit_code == 1, result.stderr
+    pod = json.loads(result.stdout)["unschedulable"][0]
+    assert pod["reasons"][0].startswith("{{ .Values.team }} is an unrendered template placeholder")
+    assert not any(fix["object"].startswith("NodePool/") for fix in pod["fixes"]), pod["fixes"]
 
 
 def test_reasons_without_a_placeholder_say_none() -> None:
@@ -329,3 +385,232 @@ def test_a_preferred_spread_on_a_key_no_node_carries_is_said_not_honoured() -> N
     (said,) = [w for w in json.loads(result.stdout)["warnings"] if "example.com/rack" in w]
     assert ("topologyKey 'example.com/rack' is a label no NodePool, Fargate profile or existing node provides" in said
             and "the 3 pod(s) are placed as if it were not written" in said)
+
+
+# https://github.com/prometheus-operator/kube-prometheus/blob/main/manifests/prometheus-prometheus.yaml,
+# alertmanager-alertmanager.yaml; prometheus-operator example/shards and example/storage
+def test_prometheus_operator_resources_are_planned_as_the_statefulsets_the_operator_creates() -> None:
+    """A Prometheus and an Alertmanager were skipped as "kind not read": their 5 pods were never planned. The
+    operator makes `prometheus-<name>` (one StatefulSet per shard) and `alertmanager-<name>`, each pod with a
+    config-reloader sidecar at 10m CPU / 50Mi, and an Alertmanager without a memory request gets 200Mi."""
+    code, out, err = invoke("inventory", str(REAL / "kube-prometheus-operator-resources.yaml"), "-o", "json")
+    assert code == 0, err
+    inventory = json.loads(out)
+    pending = {g["workload"]: g for g in inventory["pending"]}
+    assert {w: g["replicas"] for w, g in pending.items()} == {
+        "StatefulSet/prometheus-k8s": 2, "StatefulSet/alertmanager-main": 3, "StatefulSet/prometheus-prometheus": 2,
+        "StatefulSet/prometheus-prometheus-shard-1": 2, "StatefulSet/prometheus-persisted": 1}
+    k8s = pending["StatefulSet/prometheus-k8s"]["template"]
+    assert k8s["requests"] == {"cpu": "10m", "memory": "450Mi", "pods": "1"}  # 400Mi + the reloader's 50Mi
+    assert k8s["labels"]["prometheus"] == "k8s" and k8s["labels"]["operator.prometheus.io/shard"] == "0"
+    assert k8s["nodeAffinity"]["nodeSelector"] == ["kubernetes.io/os In [linux]"]
+    shard = pending["StatefulSet/prometheus-prometheus-shard-1"]["template"]["labels"]
+    assert shard["operator.prometheus.io/shard"] == "1"
+    assert pending["StatefulSet/alertmanager-main"]["template"]["requests"]["memory"] == "150Mi"  # 100Mi + 50Mi
+    assert inventory["skipped"] == []
+    assert [d["statefulSets"] for d in inventory["derived"]] == [
+        ["prometheus-k8s"], ["alertmanager-main"], ["prometheus-prometheus", "prometheus-prometheus-shard-1"],
+        ["prometheus-persisted"]]
+    code, out, err = invoke("inventory", str(REAL / "kube-prometheus-operator-resources.yaml"))
+    assert code == 0, err
+    flat = " ".join(out.split())
+    assert ("kube-prometheus-operator-resources.yaml:4: Prometheus monitoring/k8s: planned as StatefulSet "
+            "prometheus-k8s, as prometheus-operator creates them: 2 pod(s) of containers prometheus, "
+            "config-reloader") in flat
+
+
+def test_an_alertmanager_without_requests_gets_the_operators_200mi_and_its_spread_its_labels() -> None:
+    text = (REAL / "kube-prometheus-operator-resources.yaml").read_text().split("---")[1]
+    text = text.replace("""  resources:
+    limits:
+      cpu: 100m
+      memory: 100Mi
+    requests:
+      cpu: 4m
+      memory: 100Mi
+""", """  topologySpreadConstraints:
+  - maxSkew: 1
+    topologyKey: topology.kubernetes.io/zone
+    whenUnsatisfiable: DoNotSchedule
+    labelSelector: {matchLabels: {alertmanager: main}}
+""")
+    result = CliRunner().invoke(app, ["inventory", "-", "-o", "json"], input=text)
+    assert result.exit_code == 0, result.stderr
+    (group,) = json.loads(result.stdout)["pending"]
+    assert group["template"]["requests"] == {"cpu": "10m", "memory": "250Mi", "pods": "1"}
+    assert "topology.kubernetes.io/zone" in str(group["template"]["topologySpreadConstraints"])
+
+
+def test_a_cluster_dumps_statefulset_stands_for_its_prometheus() -> None:
+    """`kubectl get prometheus,statefulset -A -o yaml`: the operator's StatefulSet is in the input, and is planned
+    once, not again as derived from the Prometheus."""
+    text = (REAL / "kube-prometheus-operator-resources.yaml").read_text().split("---")[2]  # example/shards
+    statefulset = """
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: prometheus-prometheus, namespace: default}
+spec:
+  replicas: 2
+  selector: {matchLabels: {prometheus: prometheus}}
+  template:
+    metadata: {labels: {prometheus: prometheus}}
+    spec:
+      containers: [{name: prometheus, image: prometheus, resources: {requests: {cpu: 100m}}}]
+"""
+    result = CliRunner().invoke(app, ["inventory", "-", "-o", "json"], input=text + statefulset)
+    assert result.exit_code == 0, result.stderr
+    inventory = json.loads(result.stdout)
+    assert [g["workload"] for g in inventory["pending"]] == ["StatefulSet/prometheus-prometheus"]
+    assert inventory["derived"][0]["reason"] == "its StatefulSet is in the input"
+
+
+# https://github.com/aws-samples/karpenter-blueprints/tree/main/blueprints/node-overlay: the blueprint's two
+# approaches (node-overlay-generation.yaml for every pool, node-overlay-targeted.yaml for team-alpha) applied together
+def test_same_weight_overlays_on_one_pools_offerings_conflict_as_in_karpenter() -> None:
+    """Karpenter evaluates overlays per NodePool: penalize-gen5 and team-alpha-prefer-latest-gen (both weight 10)
+    price team-alpha's generation-5 offerings, so the one earlier in the alphabet is rejected whole (Conflict);
+    penalize-gen6 and -gen7 touch no offering another weight-10 overlay prices, and apply to every pool."""
+    code, out, err = invoke("plan", str(REAL / "node-overlay-generation.yaml"), str(REAL / "node-overlay-targeted.yaml"),
+                            "--time-limit", "5", "--zones", "us-east-1a", "-o", "json")
+    assert code == 0, err
+    warnings = json.loads(out)["warnings"]
+    conflicts = [w for w in warnings if "conflicts with" in w]
+    assert len(conflicts) == 1, warnings
+    assert ("node-overlay-generation.yaml:14: NodeOverlay penalize-gen5 (weight 10) conflicts with NodeOverlay "
+            "team-alpha-prefer-latest-gen, of the same weight") in conflicts[0]
+    assert any("NodeOverlay penalize-gen6 (weight 10) matches" in w and "of NodePool(s) team-alpha:" in w
+               for w in warnings), warnings
+
+
+@pytest.mark.parametrize("spec", ["{podMetadata: {labels: x}}", "x", "{containers: x, initContainers: [1]}",
+                                  "{storage: {volumeClaimTemplate: {spec: x}}}", "{nodeSelector: {a: 1}}"])
+def test_a_misshapen_prometheus_never_shows_a_traceback(spec: str) -> None:
+    text = f"apiVersion: monitoring.coreos.com/v1\nkind: Prometheus\nmetadata: {{name: p}}\nspec: {spec}\n"
+    result = CliRunner().invoke(app, ["inventory", "-"], input=text)
+    assert result.exit_code in (0, 2) and result.exception is None or isinstance(result.exception, SystemExit)
+    assert "Traceback" not in result.stderr + result.stdout
+    if result.exit_code == 2:
+        assert result.stderr.startswith("<stdin>:") and result.stdout == ""
+
+
+# https://github.com/aws/karpenter-provider-aws/tree/main/charts/karpenter rendered with its default values
+def test_karpenters_own_controller_is_said_to_keep_off_karpenters_nodes_by_design() -> None:
+    """The chart keeps its controller off the nodes Karpenter launches (`karpenter.sh/nodepool DoesNotExist`).
+    The plan offered "remove karpenter.sh/nodepool from the pod's required node affinity" (the controller would
+    then run on nodes it may consolidate away) and lint called the chart an error; what is missing is the node
+    group it runs on."""
+    code, out, err = invoke("plan", str(REAL / "karpenter-chart-controller.yaml"), "--time-limit", "3", "-o", "json")
+    assert code == 1, err
+    for pod in json.loads(out)["unschedulable"]:
+        assert pod["reasons"][0].startswith("the pod keeps off the nodes Karpenter launches (its required node "
+                                            "affinity says karpenter.sh/nodepool DoesNotExist")
+        assert "none of them in the input" in pod["reasons"][0]
+        assert not any("karpenter.sh/nodepool" in fix["action"] for fix in pod["fixes"]), pod["fixes"]
+    code, out, err = invoke("lint", str(REAL / "karpenter-chart-controller.yaml"), "-o", "json")
+    findings = [f for f in json.loads(out)["findings"] if f["rule"] == "no-pool-can-launch"]
+    assert [f["severity"] for f in findings] == ["info"], findings
+    assert findings[0]["message"].startswith("these 2 pod(s) keep off the nodes Karpenter launches")
+    assert findings[0]["line"] == 80  # the affinity.nodeAffinity the chart writes
+
+
+def test_karpenters_controller_runs_on_the_node_group_of_the_eksctl_cluster() -> None:
+    """With the eksctl ClusterConfig that installs Karpenter (one managed node group of one node), one controller
+    replica runs there; the other is kept off that node by the chart's hostname anti-affinity, and no NodePool
+    may take it: said as such, not as a NodePool to fix."""
+    code, out, err = invoke("plan", str(REAL / "karpenter-chart-controller.yaml"),
+                            str(REAL / "eksctl-cluster-with-karpenter.yaml"), "--time-limit", "3", "-o", "json")
+    assert code == 1, err
+    plan = json.loads(out)
+    placed = [p for n in plan["nodes"] for p in n["pods"]]
+    assert len(placed) == 1, plan["nodes"]
+    (pod,) = plan["unschedulable"]
+    assert pod["reasons"][0].endswith("only the input's nodes, node groups or Fargate profiles may take it, and the "
+                                      "next reasons say why they do not")
+    code, out, err = invoke("lint", str(REAL / "karpenter-chart-controller.yaml"),
+                            str(REAL / "eksctl-cluster-with-karpenter.yaml"), "-o", "json")
+    assert not any(f["rule"] == "no-pool-can-launch" for f in json.loads(out)["findings"])
+
+
+# https://github.com/kubernetes/autoscaler/blob/master/cluster-autoscaler/cloudprovider/aws/examples/
+# cluster-autoscaler-run-on-control-plane.yaml
+def test_a_pod_for_control_plane_nodes_is_said_to_have_none_on_eks() -> None:
+    """The example pins cluster-autoscaler to control-plane nodes (`kubernetes.io/role: control-plane`). The fix
+    search offered to give the NodePool that label; on EKS no node is the control plane: say so, and the fix is
+    dropping the selection."""
+    code, out, err = invoke("plan", str(REAL / "cluster-autoscaler-run-on-control-plane.yaml"), "--time-limit", "3",
+                            "-o", "json")
+    assert code == 1, err
+    (pod,) = json.loads(out)["unschedulable"]
+    assert pod["reasons"][0].startswith("the pod selects control-plane nodes (kubernetes.io/role In [control-plane]): "
+                                        "EKS runs the control plane itself")
+    assert not any(fix["object"].startswith("NodePool/") for fix in pod["fixes"]), pod["fixes"]
+    assert [fix["action"] for fix in pod["fixes"]] == [
+        "remove kubernetes.io/role from the pod's nodeSelector (it asks for kubernetes.io/role In [control-plane])"]
+
+
+# https://github.com/aws-ia/terraform-aws-eks-blueprints/blob/main/patterns/multi-node-vllm/lws.yaml
+def test_a_leader_worker_set_is_planned_as_its_leader_and_workers() -> None:
+    """The vLLM pattern's LeaderWorkerSet (one group of 4 GPU pods) was skipped as "kind not read"."""
+    code, out, err = invoke("inventory", str(REAL / "lws-multi-node-vllm.yaml"), "-o", "json")
+    assert code == 0, err
+    inventory = json.loads(out)
+    pending = {g["workload"]: g for g in inventory["pending"]}
+    assert {w: g["replicas"] for w, g in pending.items()} == {"StatefulSet/vllm": 1, "StatefulSet/vllm-workers": 3}
+    leader = pending["StatefulSet/vllm"]["template"]
+    assert leader["labels"]["role"] == "leader" and leader["labels"]["leaderworkerset.sigs.k8s.io/name"] == "vllm"
+    assert leader["requests"]["nvidia.com/gpu"] == "1"
+    assert inventory["derived"][0]["plain"] == (
+        "LeaderWorkerSet default/vllm: planned as the pods the LeaderWorkerSet controller creates: 1 group(s) of 4 "
+        "pod(s), a leader (leaderTemplate) and 3 worker(s) (workerTemplate) each")
+    assert [s["kind"] for s in inventory["skipped"]] == ["Service"]
+
+
+def test_a_leader_worker_sets_exclusive_topology_keeps_each_group_in_its_own_domain() -> None:
+    text = (REAL / "lws-multi-node-vllm.yaml").read_text().replace(
+        "  name: vllm\nspec:\n  replicas: 1\n",
+        "  name: vllm\n  annotations: {leaderworkerset.sigs.k8s.io/exclusive-topology: topology.kubernetes.io/zone}\n"
+        "spec:\n  replicas: 2\n")
+    result = CliRunner().invoke(app, ["inventory", "-", "-o", "json"], input=text)
+    assert result.exit_code == 0, result.stderr
+    pending = {g["workload"]: g for g in json.loads(result.stdout)["pending"]}
+    assert {w: g["replicas"] for w, g in pending.items()} == {
+        "StatefulSet/vllm-0-leader": 1, "StatefulSet/vllm-0": 3, "StatefulSet/vllm-1-leader": 1, "StatefulSet/vllm-1": 3}
+    template = json.dumps(pending["StatefulSet/vllm-1"]["template"])
+    assert "topology.kubernetes.io/zone" in template and "NotIn" in template
+
+
+# https://github.com/prometheus-operator/prometheus-operator/blob/main/example/rbac/prometheus-agent/prometheus.yaml
+def test_a_prometheus_agent_is_planned_as_the_operators_statefulset_or_daemonset() -> None:
+    code, out, err = invoke("inventory", str(REAL / "prometheus-agent.yaml"), "-o", "json")
+    assert code == 0, err
+    (group,) = json.loads(out)["pending"]
+    assert (group["workload"], group["replicas"]) == ("StatefulSet/prom-agent-prometheus-agent", 2)
+    assert group["template"]["labels"]["app.kubernetes.io/name"] == "prometheus-agent"
+    daemon = (REAL / "prometheus-agent.yaml").read_text().replace("spec:\n", "spec:\n  mode: DaemonSet\n", 1)
+    result = CliRunner().invoke(app, ["inventory", "-", "-o", "json"], input=daemon)
+    assert result.exit_code == 0, result.stderr
+    inventory = json.loads(result.stdout)
+    assert inventory["pending"] == [] and [d["name"] for d in inventory["daemonSets"]] == ["prom-agent-prometheus-agent"]
+
+
+def test_a_prometheus_whose_pods_are_in_a_cluster_dump_is_said_not_derived() -> None:
+    """`kubectl get prometheus,pods -A -o yaml`: the operator's pods stand for the Prometheus; the inventory said it
+    was planned as a StatefulSet that was in fact skipped."""
+    text = (REAL / "kube-prometheus-operator-resources.yaml").read_text().split("---")[0] + """---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: prometheus-k8s-0
+  namespace: monitoring
+  ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: prometheus-k8s, controller: true, uid: x}]
+spec:
+  nodeName: ip-10-0-0-1
+  containers: [{name: prometheus, image: p, resources: {requests: {memory: 400Mi}}}]
+"""
+    result = CliRunner().invoke(app, ["inventory", "-", "-o", "json"], input=text)
+    assert result.exit_code == 0, result.stderr
+    inventory = json.loads(result.stdout)
+    assert inventory["pending"] == []
+    assert inventory["derived"][0]["plain"] == ("Prometheus monitoring/k8s: not derived, its pods are in the input "
+                                                "(StatefulSet prometheus-k8s)")

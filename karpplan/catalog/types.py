@@ -97,6 +97,12 @@ class Catalog:
     zones_source: str = ""
     # `--fargate-prices`: the Fargate rate to plan with instead of the region's (model/fargate_prices.py)
     fargate_price: FargatePrice | None = None
+    # NodeOverlays select per NodePool (catalog/overlays.py): a pool's own catalog where its overlays differ
+    pool_catalogs: Mapping[str, Catalog] = field(default_factory=dict, compare=False, repr=False)
+
+    def for_pool(self, name: str) -> Catalog:
+        """The catalog the pool's launch options are built from: with the NodeOverlays that select it."""
+        return self.pool_catalogs.get(name, self)
 
     @property
     def zones_assumed(self) -> bool:

@@ -166,6 +166,9 @@ def outside_zones_reason(template: PodTemplate, catalog: Catalog) -> str | None:
         if values is None:
             return None
         wanted |= values
+    # A placeholder (`<<AVAILABILITY_ZONE>>`) is no zone anywhere: the reason that leads the list says so
+    # (`plan_reasons.with_placeholders_said`); saying it is not one of the cluster's too makes the point twice.
+    wanted = {zone for zone in wanted if placeholder_in(zone) is None}
     if not wanted or wanted & set(catalog.zones):
         return None
     source = "assumed" if catalog.zones_assumed else f"from {catalog.zones_source}"

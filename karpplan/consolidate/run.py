@@ -90,7 +90,7 @@ def read(options: ConsolidateOptions, documents: Sequence[Document] | None = Non
         documents = read_documents_or_fail(options.paths, options.max_file_size)
     inventory = build_inventory(documents)
     catalog = catalog_for(inventory, options.region, options.catalog, zones=options.zones)
-    catalog, _ = apply_node_overlays(catalog, inventory.overlays)
+    catalog, _ = apply_node_overlays(catalog, inventory.overlays, inventory.nodepools)
     snapshot = make_snapshot(inventory, documents, catalog)
     return snapshot, ClusterState.of(snapshot, catalog)
 

@@ -19,6 +19,7 @@ from karpplan.explain.volumes import storage_of
 from karpplan.explain.wording import NODEPOOL_FIELDS, PROVISIONER_FIELDS
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict, LineList
+from karpplan.inputs.placeholders import placeholder_in
 from karpplan.model import labels as L
 from karpplan.model.inventory import Inventory
 from karpplan.model.pods import SCHEDULE_ANYWAY, Pod, PodAffinity, PodTemplate
@@ -204,15 +205,53 @@ def _node_selection_fixes(w: _Workload, pools: Sequence[NodePool]) -> list[Candi
         # re-routes the pod, which gives up more than fixing the targeted pool
         targeted = any(key in p.requirements and not p.requirements[key].intersect(req).is_empty() for p in pools)
         value = req.any_value()
+        unrendered = _placeholder_of(req)
         for pool in pools:
+            if unrendered is not None or _placeholder_of(pool.requirements.get(key)) is not None:
+                # A placeholder is no value: never written into a pool (to widen, or as a label), and a pool
+                # still holding one is the manifest to render, not to widen.
+                if unrendered is not None and written:
+                    out.extend(_render_fixes(w, pool, key, unrendered, in_selector))
+                continue
             if written and key not in pool.requirements and key not in L.WELL_KNOWN and value is not None \
-                    and not req.complement:
+                    and not req.complement and not L.marks_control_plane(key, req.finite_values()):
                 out.append(_add_label_fix(w.locator, pool, key, value, in_selector, 2 if targeted else 0))
             elif key in pool.requirements and pool.requirements[key].intersect(req).is_empty():
                 out.append(_widen_fix(w.locator, pool, key, req))
-        if written:
+        if written and not (key in (L.NODEPOOL, L.PROVISIONER_NAME) and req.absent_ok and not req.allows_values()):
+            # (`karpenter.sh/nodepool DoesNotExist` keeps the pod off Karpenter's nodes by design: never "fixed")
             out.append(_drop_selector_fix(w, key, req, in_selector))
     return out
+
+
+def _placeholder_of(req: Requirement | None) -> str | None:
+    """The unrendered template placeholder among a requirement's values (`${INTENT}`), None when there is none."""
+    return None if req is None else next((p for v in sorted(req.values) if (p := placeholder_in(v))), None)
+
+
+def _render_fixes(w: _Workload, pool: NodePool, key: str, placeholder: str, in_selector: bool) -> list[Candidate]:
+    """The pod asks for an unrendered placeholder on `key`: the change is rendering it, to a value the pool
+    allows (each the pool's own values, none of them a placeholder); never the placeholder into the pool."""
+    preq = pool.requirements.get(key)
+    values = preq.finite_values() if preq is not None else None
+    out: list[Candidate] = []
+    for value in sorted(v for v in values or () if placeholder_in(v) is None)[:1]:
+        where = w.locator.at(w.doc, w.template.origin, (*w.spec, "nodeSelector", key) if in_selector else
+                             (*w.spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"))
+        field = f"spec.template.spec.nodeSelector.{key}" if in_selector else \
+            "spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+        out.append(Candidate(
+            f"render {placeholder} in the pod's {'nodeSelector' if in_selector else 'required node affinity'} "
+            f"({key}): it is an unrendered template placeholder, not a value, so no node carries it; "
+            f'{pool.kind} "{pool.name}" allows {key}={value}',
+            w.obj, field, where, 1, w.edit(partial(_pin, key=key, value=value)), f"{w.obj} requires {key} {placeholder}"))
+    return out
+
+
+def _pin(t: PodTemplate, *, key: str, value: str) -> PodTemplate:
+    t = drop_selector_key(key)(t)
+    return replace(t, affinity=replace(t.affinity, node_selector=t.affinity.node_selector.with_requirement(
+        Requirement(key, frozenset([value])))))
 
 
 def _add_label_fix(locator: Locator, pool: NodePool, key: str, value: str, in_selector: bool,

@@ -13,15 +13,12 @@ controller is listed in `Inventory.skipped` with the reason.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import replace
 from typing import TextIO, TypeVar
 
 from karpplan.errors import InputError, InputProblem
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document, read_documents
-from karpplan.inputs.origins import LineDict
 from karpplan.model.build_cluster import (
     build_cluster_config,
     build_limit_range,
@@ -31,6 +28,10 @@ from karpplan.model.build_cluster import (
     build_runtime_class,
 )
 from karpplan.model.build_fields import Field
+from karpplan.model.build_materialised import Materialised
+from karpplan.model.build_materialised import (
+    template_hash as template_hash,  # re-exported: lint reads it here
+)
 from karpplan.model.build_pods import PodContext, build_pod_template
 from karpplan.model.build_pools import (
     build_node_overlay,
@@ -38,7 +39,6 @@ from karpplan.model.build_pools import (
     build_nodepool,
     build_provisioner,
     node_class_notices,
-    pool_targeted_overlay_notices,
 )
 from karpplan.model.build_storage import (
     build_persistent_volume,
@@ -49,11 +49,20 @@ from karpplan.model.build_volumes import VolumeTemplates
 from karpplan.model.cluster import ClusterConfig, Namespace, RuntimeClass
 from karpplan.model.eksctl import node_group_notices
 from karpplan.model.inventory import InputNotice, Inventory, SkippedDocument
+from karpplan.model.kinds import CLUSTER_SCOPED, FIRST_PASS, STORAGE_ROLES
+from karpplan.model.kinds import document_name as document_name  # re-exported: lint and diff read them here
+from karpplan.model.kinds import role_of as role_of
 from karpplan.model.labels import POD_TEMPLATE_HASH
+from karpplan.model.leader_worker_set import expand_leader_worker_sets, is_leader_worker_set
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.overlays import NodeOverlay
 from karpplan.model.pods import DaemonSet, Pod
 from karpplan.model.pools import NodeClass, NodePool
+from karpplan.model.prometheus_operator import (
+    DerivedWorkload,
+    expand_operator_resources,
+    is_operator_resource,
+)
 from karpplan.model.scale import ScaleOptions, Scaler, build_hpa
 from karpplan.model.storage import PersistentVolume, PersistentVolumeClaim, Storage, StorageClass
 
@@ -61,134 +70,6 @@ MAX_REPLICAS = 100_000
 MAX_PODS = 1_000_000  # all workloads together: far beyond what one plan can use, well within memory
 _T = TypeVar("_T")
 _TERMINAL_PHASES = ("Succeeded", "Failed")
-_CRONJOB_RUN = re.compile(r"^(.+)-[0-9]+$")
-
-# (API group, kind) -> what it is. Legacy groups are accepted where old manifests still use them.
-_KINDS: dict[tuple[str, str], str] = {
-    ("", "Pod"): "Pod",
-    ("", "Node"): "Node",
-    ("", "Namespace"): "Namespace",
-    ("", "LimitRange"): "LimitRange",
-    ("", "ReplicationController"): "workload",
-    ("apps", "Deployment"): "workload",
-    ("apps", "StatefulSet"): "workload",
-    ("apps", "ReplicaSet"): "workload",
-    ("apps", "DaemonSet"): "DaemonSet",
-    ("extensions", "Deployment"): "workload",
-    ("extensions", "ReplicaSet"): "workload",
-    ("extensions", "DaemonSet"): "DaemonSet",
-    ("batch", "Job"): "workload",
-    ("batch", "CronJob"): "workload",
-    ("argoproj.io", "Rollout"): "workload",  # Argo Rollouts: a Deployment's replicas and template
-    ("karpenter.sh", "NodePool"): "NodePool",
-    ("karpenter.sh", "Provisioner"): "Provisioner",
-    ("karpenter.sh", "NodeOverlay"): "NodeOverlay",
-    ("karpenter.k8s.aws", "EC2NodeClass"): "NodeClass",
-    ("karpenter.k8s.aws", "AWSNodeTemplate"): "NodeClass",
-    ("eks.amazonaws.com", "NodeClass"): "NodeClass",
-    ("node.k8s.io", "RuntimeClass"): "RuntimeClass",
-    ("scheduling.k8s.io", "PriorityClass"): "PriorityClass",
-    ("eksctl.io", "ClusterConfig"): "ClusterConfig",
-    ("", "PersistentVolumeClaim"): "PersistentVolumeClaim",
-    ("", "PersistentVolume"): "PersistentVolume",
-    ("storage.k8s.io", "StorageClass"): "StorageClass",
-    ("autoscaling", "HorizontalPodAutoscaler"): "HorizontalPodAutoscaler",
-}
-_KINDS_WITHOUT_GROUP = {kind: role for (_, kind), role in _KINDS.items()}
-_CLUSTER_SCOPED = frozenset(
-    {
-        "Node", "Namespace", "NodePool", "Provisioner", "NodeOverlay", "NodeClass", "RuntimeClass", "PriorityClass",
-        "ClusterConfig",
-    }
-    | {"PersistentVolume", "StorageClass"}
-)
-_FIRST_PASS = ("RuntimeClass", "PriorityClass", "Namespace", "LimitRange", "HorizontalPodAutoscaler")  # read first
-_STORAGE_ROLES = ("StorageClass", "PersistentVolume", "PersistentVolumeClaim")
-
-
-def role_of(doc: Document) -> str | None:
-    """What karpplan reads a document as (None: a kind it skips)."""
-    if not doc.api_version:
-        return _KINDS_WITHOUT_GROUP.get(doc.kind)
-    return _KINDS.get((doc.group, doc.kind))
-
-
-# ------------------------------------------------------------------------------------------ helpers
-def _fnv32a(data: bytes) -> int:
-    value = 0x811C9DC5
-    for byte in data:
-        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
-    return value
-
-
-_SAFE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-
-
-def template_hash(template: object) -> str:
-    """A deterministic `pod-template-hash`: FNV-32a of the template, in Kubernetes' safe alphabet."""
-    digest = _fnv32a(json.dumps(template, sort_keys=True, default=str).encode())
-    return "".join(_SAFE_ALPHABET[b % len(_SAFE_ALPHABET)] for b in str(digest).encode())
-
-
-def _controller_of(body: LineDict) -> tuple[str, str] | None:
-    """(kind, name) of the ownerReference with `controller: true`, read leniently (validated later)."""
-    metadata = body.get("metadata")
-    refs = metadata.get("ownerReferences") if isinstance(metadata, dict) else None
-    if not isinstance(refs, list):
-        return None
-    for ref in refs:
-        if isinstance(ref, dict) and ref.get("controller") is True:
-            kind, name = ref.get("kind"), ref.get("name")
-            if isinstance(kind, str) and isinstance(name, str):
-                return kind, name
-    return None
-
-
-@dataclass
-class _Materialised:
-    """Controllers already represented in the input by their pods or child objects."""
-
-    controllers: dict[tuple[str, str, str], str] = field(default_factory=dict)
-
-    def add(self, namespace: str, kind: str, name: str, reason: str) -> None:
-        self.controllers.setdefault((namespace, kind, name), reason)
-
-    def reason(self, namespace: str, kind: str, name: str) -> str | None:
-        return self.controllers.get((namespace, kind, name))
-
-    @classmethod
-    def scan(cls, documents: Sequence[Document]) -> _Materialised:
-        found = cls()
-        present = {(d.namespace, d.kind, d.name) for d in documents if role_of(d) == "workload"}
-        replicaset_owner: dict[tuple[str, str], tuple[str, str]] = {}
-        with_pods: set[tuple[str, str, str]] = set()
-        for doc in documents:
-            owner = _controller_of(doc.body)
-            if owner is None:
-                continue
-            kind, name = owner
-            role = role_of(doc)
-            if role == "Pod":
-                found.add(doc.namespace, kind, name, "its pods are in the input")
-                with_pods.add((doc.namespace, kind, name))
-                labels = doc.metadata.get("labels")
-                hash_value = labels.get(POD_TEMPLATE_HASH) if isinstance(labels, dict) else None
-                if kind == "ReplicaSet" and isinstance(hash_value, str) and name.endswith("-" + hash_value):
-                    deployment = name[: -len(hash_value) - 1]
-                    found.add(doc.namespace, "Deployment", deployment, "its pods are in the input")
-                if kind == "Job" and (run := _CRONJOB_RUN.match(name)):
-                    found.add(doc.namespace, "CronJob", run.group(1), "its pods are in the input")
-            elif doc.kind == "ReplicaSet" and kind in ("Deployment", "Rollout"):
-                replicaset_owner[(doc.namespace, doc.name)] = (kind, name)
-                if (doc.namespace, kind, name) in present:
-                    found.add(doc.namespace, "ReplicaSet", doc.name, f"owned by {kind}/{name}, planned instead")
-            elif doc.kind == "Job" and kind == "CronJob":
-                found.add(doc.namespace, "CronJob", name, "its Jobs are in the input")
-        for (namespace, replicaset), (kind, deployment) in replicaset_owner.items():
-            if (namespace, "ReplicaSet", replicaset) in with_pods:
-                found.add(namespace, kind, deployment, "its pods are in the input")
-        return found
-
 
 def _container_defaults(limit_ranges: dict[str, list[tuple[str, dict[str, int]]]]) -> dict[str, dict[str, int]]:
     """Per namespace, what its LimitRanges give a container: each in name order (the API's list order), the
@@ -203,20 +84,15 @@ def _container_defaults(limit_ranges: dict[str, list[tuple[str, dict[str, int]]]
     return out
 
 
-def document_name(doc: Document) -> str:
-    """A document's name, or its `generateName` without the trailing dash (what a created object starts as)."""
-    if doc.name:
-        return doc.name
-    generated = doc.metadata.get("generateName")
-    return generated.rstrip("-") or generated if isinstance(generated, str) else ""
-
-
 # ------------------------------------------------------------------------------------------ builder
 class _Builder:
     def __init__(self, documents: Sequence[Document], collect: list[InputProblem] | None = None,
                  scale: ScaleOptions | None = None, default_requests: Mapping[str, int] | None = None) -> None:
         self.default_requests = dict(default_requests or {})
-        self.documents = documents
+        # Operators' resources (a Prometheus) are followed by the workloads their operator creates for them.
+        documents, self.derived = expand_operator_resources(documents)
+        self.documents, leader_worker_sets = expand_leader_worker_sets(documents)
+        self.derived.extend(leader_worker_sets)
         self.scaler = Scaler(scale or ScaleOptions())
         self.collect = collect
         self.problems: list[InputProblem] = []
@@ -232,32 +108,33 @@ class _Builder:
         self.skipped: list[SkippedDocument] = []
         self.notices: list[InputNotice] = []
         self.context = PodContext()
-        self.materialised = _Materialised()
+        self.materialised = Materialised()
         self.seen: dict[tuple[str, str, str], Document] = {}
         self.volumes = VolumeTemplates(Storage())
 
     # ----------------------------------------------------------------------------------- driver
     def build(self) -> Inventory:
         self.context = self._first_pass()
-        self.materialised = _Materialised.scan(self.documents)
+        self.materialised = Materialised.scan(self.documents)
         self.volumes = VolumeTemplates(self._storage())
         for doc in self.documents:
             role = role_of(doc)
             if role is None:
-                if read_by_disruption(doc):
-                    continue  # a PodDisruptionBudget: read by the disruption simulation, listed by the inventory
+                if read_by_disruption(doc) or ((is_operator_resource(doc) or is_leader_worker_set(doc)) and doc.name):
+                    continue  # a PodDisruptionBudget: read by the disruption simulation; a Prometheus: derived
                 # No kind: not a Kubernetes object (an IAM policy, a values file beside the manifests).
                 reason = "" if doc.kind else "not a Kubernetes object"
                 self.skipped.append(SkippedDocument(doc.kind or "(no kind)", doc.name, str(doc.origin), reason))
-            elif role not in _FIRST_PASS and role not in _STORAGE_ROLES:
+            elif role not in FIRST_PASS and role not in STORAGE_ROLES:
                 self._document(doc, role)
         self.notices.extend(node_class_notices(self.nodepools, self.nodeclasses))
+        self.derived = [self._derived_as_read(d) for d in self.derived]
         self.scaler.check()
         nothing_pending = not any(not p.bound and not p.terminal for p in self.pods)
-        # What karpplan does not simulate (an overlay per pool, a node group growing): the plan says it, lint
+        # What karpplan does not simulate (a node group growing): the plan says it, lint
         # does not (the manifest is right as written).
         scale_notes = (*(InputNotice(origin, text) for origin, text in self.scaler.notices(nothing_pending)),
-                       *pool_targeted_overlay_notices(self.overlays), *node_group_notices(self.clusters))
+                       *node_group_notices(self.clusters))
         if self.problems:
             # Fields read by several rules (containers: requests, host ports) report a bad shape once.
             if self.collect is None:
@@ -276,6 +153,7 @@ class _Builder:
             notices=(*self.notices, *self.volumes.notices),
             scale_notes=scale_notes,
             overlays=tuple(self.overlays),
+            derived=tuple(self.derived),
             disruption_documents=tuple(d for d in self.documents if read_by_disruption(d)),
         )
 
@@ -288,7 +166,7 @@ class _Builder:
         limit_ranges: dict[str, list[tuple[str, dict[str, int]]]] = {}
         for doc in self.documents:
             role = role_of(doc)
-            if role not in _FIRST_PASS:
+            if role not in FIRST_PASS:
                 continue
             sink: list[InputProblem] = []
             root = self._root(doc, role, sink)
@@ -325,7 +203,7 @@ class _Builder:
         claims: dict[tuple[str, str], PersistentVolumeClaim] = {}
         for doc in self.documents:
             role = role_of(doc)
-            if role not in _STORAGE_ROLES:
+            if role not in STORAGE_ROLES:
                 continue
             sink: list[InputProblem] = []
             root = self._root(doc, role, sink)
@@ -353,9 +231,9 @@ class _Builder:
             if unnamed or (name.present and not name.string()):
                 name.required("name or generateName is required")
             metadata["generateName"].string()
-            if role not in _CLUSTER_SCOPED:
+            if role not in CLUSTER_SCOPED:
                 metadata["namespace"].string()
-        key = (doc.kind, "" if role in _CLUSTER_SCOPED else doc.namespace, document_name(doc))
+        key = (doc.kind, "" if role in CLUSTER_SCOPED else doc.namespace, document_name(doc))
         if not sink and key[2]:
             first = self.seen.setdefault(key, doc)
             if first is not doc:
@@ -381,6 +259,14 @@ class _Builder:
             handlers[role](doc, root, sink)
         # Rules run field group by field group; the user reads the file top to bottom.
         self.problems.extend(sorted(sink, key=lambda problem: problem.origin.line))
+
+    def _derived_as_read(self, derived: DerivedWorkload) -> DerivedWorkload:
+        """A derived workload whose StatefulSets were all skipped (a cluster dump holds their pods) says so."""
+        why = {(s.kind, s.name): s.reason for s in self.skipped if s.origin == str(derived.origin)}
+        reasons = [why.get(("StatefulSet", name)) for name in derived.statefulsets]
+        if derived.reason or not reasons or any(r is None for r in reasons):
+            return derived
+        return replace(derived, reason=f"{reasons[0]} (StatefulSet {', '.join(derived.statefulsets)})")
 
     @staticmethod
     def _keep(sink: list[InputProblem], into: list[_T], item: _T) -> None:

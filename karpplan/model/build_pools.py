@@ -445,18 +445,3 @@ def build_node_overlay(doc: Document, root: Field) -> NodeOverlay:
         capacity=capacity,
         origin=doc.origin,
     )
-
-
-def pool_targeted_overlay_notices(overlays: Sequence[NodeOverlay]) -> list[InputNotice]:
-    """A notice per overlay that selects NodePools by `karpenter.sh/nodepool`: Karpenter applies it to those
-    pools' instance types only; karpplan applies overlays to the one catalog every pool shares, where no
-    offering carries a pool name, so such an overlay changes nothing in the plan (said, never silent)."""
-    out = []
-    for overlay in overlays:
-        if NODEPOOL not in overlay.requirements:
-            continue
-        out.append(InputNotice(overlay.origin, (
-            f"NodeOverlay {overlay.name} selects NodePools by {overlay.requirements[NODEPOOL]}: karpplan applies "
-            "overlays to the instance types every pool shares, not per pool, so this overlay is not applied "
-            "(its prices and capacity are not in the plan)")))
-    return out

@@ -13,6 +13,7 @@ from karpplan.model.nodes import ExistingNode
 from karpplan.model.overlays import NodeOverlay
 from karpplan.model.pods import DaemonSet, Pod, PodGroup, group_pods
 from karpplan.model.pools import NodeClass, NodePool
+from karpplan.model.prometheus_operator import DerivedWorkload
 
 
 @dataclass(frozen=True)
@@ -53,10 +54,12 @@ class Inventory:
     skipped: tuple[SkippedDocument, ...] = ()
     notices: tuple[InputNotice, ...] = ()
     # What the what-if counts did (an HPA that changed a count, an HPA without its workload, every workload
-    # at 0 replicas) and what karpplan does not simulate (a pool-targeted NodeOverlay, a node group's growth
+    # at 0 replicas) and what karpplan does not simulate (a node group's growth
     # to maxSize): the plan says them; they are about what is planned, not about how the manifests read.
     scale_notes: tuple[InputNotice, ...] = ()
     overlays: tuple[NodeOverlay, ...] = ()
+    # Operators' resources planned as the workloads their operator creates (a Prometheus as its StatefulSets)
+    derived: tuple[DerivedWorkload, ...] = ()
     # The Nodes, karpenter.sh NodePools and PodDisruptionBudgets as the one parse read them: what the disruption
     # simulation reads beyond the typed model (Node annotations such as karpenter.sh/do-not-disrupt, a pool's
     # spec.disruption, the budgets), so `plan`'s steady state never reads a file again (stdin cannot be).

@@ -74,3 +74,16 @@ ALIASES = {
 def normalize_key(key: str) -> str:
     """Map a deprecated alias to its current well-known key."""
     return ALIASES.get(key, key)
+
+# What marks a self-managed cluster's control-plane nodes (kubeadm, kops). EKS runs its control plane itself: no
+# node of an EKS cluster carries these, and a NodePool given them would pass its nodes off as the control plane.
+CONTROL_PLANE_ROLE_KEYS = ("node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master")
+ROLE = "kubernetes.io/role"
+CONTROL_PLANE_ROLES = frozenset({"control-plane", "master"})
+
+
+def marks_control_plane(key: str, values: frozenset[str] | None) -> bool:
+    """Does a pod's requirement on `key` (its allowed values, None: any) select control-plane nodes?"""
+    if key in CONTROL_PLANE_ROLE_KEYS:
+        return True
+    return key == ROLE and bool(values) and values is not None and values <= CONTROL_PLANE_ROLES

@@ -4,7 +4,8 @@ An overlay whose `requirements` match an offering (the instance type's labels pl
 capacity type) sets its price (`price`), or moves it (`priceAdjustment`: `+0.5`, `-10%`), and adds extended
 resources (`capacity`) to the instance type. Overlays apply by weight (higher first), ties by name; the
 first overlay with a price field decides the price, and capacity merges, the first overlay to name a
-resource deciding its amount (karpenter.sh/docs/concepts/nodeoverlays, "Conflict Resolution").
+resource deciding its amount (karpenter.sh/docs/concepts/nodeoverlays, "Conflict Resolution"). They apply per
+NodePool (`catalog/overlays.py`).
 """
 
 from __future__ import annotations
@@ -64,5 +65,5 @@ class NodeOverlay:
 
 
 def precedence(overlays: tuple[NodeOverlay, ...] | list[NodeOverlay]) -> list[NodeOverlay]:
-    """Higher weight first, ties in name order."""
-    return sorted(overlays, key=lambda o: (-o.weight, o.name))
+    """Karpenter's `OrderByWeight`: higher weight first, ties the name later in the alphabet first."""
+    return sorted(sorted(overlays, key=lambda o: o.name, reverse=True), key=lambda o: -o.weight)

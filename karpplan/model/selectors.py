@@ -148,6 +148,13 @@ class NodeAffinity:
             return [self.node_selector]
         return [self.node_selector & t.requirements for t in self.required if not t.empty and t.valid]
 
+    def forbids(self, key: str) -> bool:
+        """Does every alternative require `key` to be absent (`DoesNotExist`)? `karpenter.sh/nodepool`: the pod
+        keeps off every node Karpenter launches (the Karpenter chart's own controller does)."""
+        alternatives = self.strict_alternatives()
+        return bool(alternatives) and all(key in alt and alt[key].absent_ok and not alt[key].allows_values()
+                                          for alt in alternatives)
+
     def preference_score(self, labels: Mapping[str, str], node_name: str = "") -> int:
         return sum(p.weight for p in self.preferred if p.term.matches(labels, node_name))
 

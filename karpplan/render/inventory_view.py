@@ -30,6 +30,7 @@ from karpplan.model.pods import (
     TopologySpreadConstraint,
 )
 from karpplan.model.pools import KubeletConfig, NodeClass, NodePool
+from karpplan.model.prometheus_operator import DerivedWorkload
 from karpplan.model.resources import Resources
 from karpplan.model.selectors import LabelSelector, NodeAffinity, NodeSelectorTerm
 from karpplan.model.taints import Taint, Toleration
@@ -321,7 +322,16 @@ def inventory_document(inventory: Inventory) -> dict[str, Any]:
             {"kind": s.kind, "name": s.name, "origin": s.origin, "reason": s.why}
             for s in inventory.skipped
         ],
+        "derived": [_derived_document(d) for d in inventory.derived],
     }
+
+
+def _derived_document(derived: DerivedWorkload) -> dict[str, Any]:
+    """An operator's resource and the workloads planned for it (`model/prometheus_operator.py`)."""
+    return {"kind": derived.kind, "name": derived.name, "namespace": derived.namespace,
+            "statefulSets": [] if derived.reason else list(derived.statefulsets),
+            "replicas": derived.replicas, "containers": list(derived.containers), "origin": str(derived.origin),
+            "reason": derived.reason, "plain": derived.text}
 
 
 def _node_group_document(group: NodeGroup) -> dict[str, Any]:
@@ -526,6 +536,10 @@ def render_inventory(inventory: Inventory, console: Console, *, verbose: bool = 
         console.print(_node_groups_table(groups_of_nodes))
     if budgets:
         console.print(_budgets_table(budgets))
+    if inventory.derived:
+        console.print(Text("Derived from operators' resources (not written as workloads in the input):"))
+        for derived in inventory.derived:
+            console.print(Text(f"  {derived.origin}: {derived.text}"))
     if verbose and inventory.skipped:
         table = Table(title="Skipped documents", title_justify="left")
         for name in ("Kind", "Name", "Where", "Why"):

@@ -163,7 +163,7 @@ def build_launch_options(
             kubelet = node_class.kubelet.merged(pool.kubelet) if pool.kubelet else node_class.kubelet
         ami_family = node_class.ami_family if node_class is not None else None
         storage = node_class.storage if node_class is not None else None
-        types = types_for(catalog, kubelet, ami_family, storage)
+        types = types_for(catalog.for_pool(pool.name), kubelet, ami_family, storage)  # its NodeOverlays
         _pool_options(pool, types, labels_for, catalog.region, _custom_label_values(pool, pod_values), daemonsets,
                       options)
     return options

@@ -31,7 +31,7 @@ from karpplan.lint.skip import Skip
 from karpplan.model.labels import ALIASES
 from karpplan.model.pools import NodePool
 from karpplan.model.resources import Resources
-from karpplan.plan_reasons import reasons_for
+from karpplan.plan_reasons import keeps_off_karpenter, reasons_for
 from karpplan.scheduling.candidates import PoolVerdict, option_table
 from karpplan.scheduling.preferences import provided_keys
 from karpplan.scheduling.problem import GroupInfo
@@ -382,7 +382,9 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
 
     Each NodePool is checked as Karpenter checks it (taints, requirements, instance types and offerings,
     limits) and each existing node as kube-scheduler filters it; the reasons are the planner's, in the words
-    `karpplan explain` uses.
+    `karpplan explain` uses. A pod that keeps off Karpenter's nodes by design (`karpenter.sh/nodepool
+    DoesNotExist`, as the Karpenter chart's controller) while the input holds no node group, Fargate profile or
+    node for it is an info finding: the manifest is right, what it runs on is not in the input.
     """
     problem = ctx.planner.problem
     state: PlacementState | None = None
@@ -390,6 +392,16 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
         if not _cannot_launch(group_info, problem):
             continue
         state = state or PlacementState(problem)
+        if keeps_off_karpenter(group_info.template) and not problem.existing and not problem.inventory.fargate_profiles:
+            # Right as written (the Karpenter chart's own controller): what it runs on is not in the input.
+            yield Hit(doc, f"{pod_spec_path(doc) or 'spec'}.affinity.nodeAffinity",
+                      f"these {group_info.size} pod(s) keep off the nodes Karpenter launches (karpenter.sh/nodepool "
+                      "DoesNotExist, as the Karpenter chart's own controller does): no NodePool may take them, by "
+                      "design, and the input holds no node group, Fargate profile or node they could run on",
+                      "nothing to change in this manifest; add what it runs on to the input (an eksctl ClusterConfig "
+                      "with managedNodeGroups, --fargate-profile, or kubectl get nodes -o yaml) to check it",
+                      severity=Severity.info)
+            continue
         reasons = reasons_for(problem, group_info, group_info.group.pods[0], state)[:-1]  # the last names the workload
         message = (f"no NodePool, Fargate profile or existing node can take these {group_info.size} pod(s)"
                    f"{ctx.zero_replicas_note(doc)}: " + "; ".join(reasons))
