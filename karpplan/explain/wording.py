@@ -143,10 +143,11 @@ def _unknown_label_plain(r: Reason, where: str, f: PoolFields) -> str:
             "nodeAffinity.") if r.suggestion else ""
     renamed = (" (Karpenter v1 renamed karpenter.sh/provisioner-name to karpenter.sh/nodepool.)"
                if r.key == "karpenter.sh/provisioner-name" and f is NODEPOOL_FIELDS else "")
+    advice = known.restricted_label(r.key) or ("If the pod belongs to such a pool, add the label there; otherwise "
+                                               "the pool is simply not meant for the pod.")
     return (f'the pod selects on label "{r.key}" (spec.nodeSelector or spec.affinity.nodeAffinity), but {where} '
             f"launches no node carrying that label: it is neither a well-known label nor in the pool's "
-            f"{f.labels} or {f.requirements}. If the pod belongs to such a pool, add the label there; otherwise "
-            f"the pool is simply not meant for the pod.{hint}{renamed}")
+            f"{f.labels} or {f.requirements}. {advice}{hint}{renamed}")
 
 
 def _limits_plain(r: Reason, where: str, f: PoolFields, source: str) -> str:
@@ -269,6 +270,11 @@ def _topology_plain(r: Reason, where: str, source: str) -> str:
              "pod affinity": "spec.affinity.podAffinity",
              "pod anti-affinity": "spec.affinity.podAntiAffinity"}.get(r.constraint or "", "the pod")
     if source != "karpenter":
+        if "affinity/anti-affinity" in r.text:  # kube-scheduler's umbrella: it does not say which of the two
+            return (f"{r.text}: either the pod's required spec.affinity.podAffinity finds no pod it must run next "
+                    "to on those nodes, or anti-affinity keeps it away (its own spec.affinity.podAntiAffinity, or "
+                    "that of a pod already there - often another replica of the same workload); the pod's spec "
+                    "says which terms it has.")
         if r.constraint == "pod anti-affinity":
             return (f"{r.text}: those nodes already run a pod this pod's required {field} (or that pod's own "
                     "anti-affinity) keeps it away from - often another replica of the same workload; it needs "
@@ -367,7 +373,7 @@ def fargate_plain(r: Reason) -> str:
     volumes = (" Of persistent volumes, Fargate Pods mount Amazon EFS ones only (a statically provisioned PV bound "
                "to the claim); Amazon EBS volumes can't be mounted to Fargate Pods, and hostPath, CSI inline volumes and "
                "claims still waiting for a volume are refused (emptyDir, configMap, secret and projected volumes are fine)."
-               if "volume" in r.text and ("not bound" in r.text or "volume Type" in r.text) else "")
+               if r.text.lower().startswith("volume") else "")
     return (f"a Fargate profile selects this pod but Fargate refuses {r.text}{where}; the pod does not fall back to "
             "EC2. Drop the field, or keep the pod out of the profile's selectors (its namespace and labels) so it "
             f"runs on EC2 nodes (a node group or a Karpenter NodePool).{volumes}")
@@ -383,6 +389,11 @@ def _node_filter_plain(r: Reason, source: str) -> str:
         head = "of the node groups cluster-autoscaler could grow, "
         if r.cause:
             head = f"cluster-autoscaler says {r.cause}; " + head
+        if not parts and r.cause and "wouldn't fit" in r.cause:
+            return (r.text.rstrip(". ") + ". Cluster-autoscaler says the same when the node groups the pod would fit "
+                    "are all at their maximum size, so check the groups' max sizes first, then that one has an "
+                    "instance type large enough for the pod's requests (after DaemonSets) and the labels and "
+                    "tolerated taints it needs." + hints)
         return (head + "; ".join(parts) + "." if parts else r.text) + hints
     parts = [f"{n} {why}" for why, n in counts.items()]
     nodes = f"of {r.total} nodes, " if r.total is not None else ""
@@ -418,7 +429,9 @@ def _group_hints(counts: Mapping[str, int]) -> str:
                 "the group the pod belongs on with every label the pod selects (for an EKS managed node group, set "
                 "them as the node group's Kubernetes labels / taints, which cluster-autoscaler reads with "
                 "eks:DescribeNodegroup). If the group the pod is meant for is not among them at all, it no longer "
-                "exists (a deleted node group leaves nothing to grow): recreate it, or change the pod's selector.")
+                "exists (a deleted node group leaves nothing to grow: recreate it, or change the pod's selector), or "
+                "it is at its max size - cluster-autoscaler's log then says 'Skipping node group <name> - max size "
+                "reached' and judges only the other groups: raise that group's max size.")
     for why in counts:
         if "backoff" in why:
             out += (" A node group in backoff had a scale-up fail recently (no capacity for its instance type, a "

@@ -51,7 +51,8 @@ def parse(message: str) -> list[Reason] | None:
         return None
     m = NOT_SUPPORTED.search(message)
     if m is not None:
-        rest = m.group("rest").strip().rstrip(")").strip()
+        # the paste's own quoting (`...`, "...") closes after the last refusal; it is not part of it
+        rest = m.group("rest").strip().rstrip(")`'\"").strip()
         parts = [p.strip() for p in _SPLIT.split(rest) if p.strip()] or [rest]
         return [Reason(UNSUPPORTED, p, key=_field_of(p), cause="Pod not supported on Fargate") for p in parts]
     m = MISCONFIGURED.search(message)
