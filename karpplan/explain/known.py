@@ -62,27 +62,37 @@ def node_group_capacity(key: str | None) -> str | None:
     return NODE_GROUP_LABELS.get(key or "")
 
 
-# Karpenter keeps label domains the kubelet may not set on itself, and its own, out of a pool's labels and
-# requirements (apis RestrictedLabelDomains / LabelDomainExceptions); only its well-known labels are allowed there
+# Karpenter kept label domains the kubelet may not set on itself, and its own, out of a pool's labels and
+# requirements (apis RestrictedLabelDomains / LabelDomainExceptions), its well-known labels aside; releases from late
+# 2025 on (kubernetes-sigs/karpenter#2586) accept kubernetes.io and k8s.io ones, karpenter.sh stays reserved
 _RESTRICTED_DOMAINS = ("kubernetes.io", "k8s.io", "karpenter.sh")
 _DOMAIN_EXCEPTIONS = ("kops.k8s.io", "node.kubernetes.io", "node-restriction.kubernetes.io")
 _CONTROL_PLANE = ("node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master")
 
 
-def restricted_label(key: str | None) -> str | None:
-    """Why no pool can be given the label `key` (a sentence), or None when a pool may carry it."""
+def _under(domain: str, parents: tuple[str, ...]) -> bool:
+    return any(domain == d or domain.endswith("." + d) for d in parents)
+
+
+def restricted_label(key: str | None, *, v0: bool) -> str | None:
+    """Why a pool cannot simply be given the label `key` (a sentence), or None when it may carry it. `v0`: the log
+    is a Provisioner's (Karpenter v0.x), where the restriction certainly holds."""
     if not key or "/" not in key or key in ("karpenter.sh/provisioner-name", "karpenter.sh/nodepool"):
         return None
     domain = key.split("/", 1)[0]
-    if not any(domain == d or domain.endswith("." + d) for d in _RESTRICTED_DOMAINS) or any(
-            domain == d or domain.endswith("." + d) for d in _DOMAIN_EXCEPTIONS):
+    if not _under(domain, _RESTRICTED_DOMAINS) or _under(domain, _DOMAIN_EXCEPTIONS):
         return None
-    why = ("A pool may not simply be given it: Karpenter rejects labels under kubernetes.io, k8s.io and karpenter.sh "
-           "in a pool's labels and requirements (the kubelet may not set them on itself), except its well-known ones"
-           + (" - recent releases accept node-role.kubernetes.io, older ones (v0.x) do not" if domain ==
-              "node-role.kubernetes.io" else "") + ".")
+    if _under(domain, ("karpenter.sh",)):
+        why = "A pool may not be given it: Karpenter reserves labels under karpenter.sh for itself."
+    elif v0:
+        why = ("A Provisioner may not be given it: Karpenter v0.x rejects labels under kubernetes.io and k8s.io in a "
+               "pool's labels and requirements (the kubelet may not set them on itself), its well-known ones aside.")
+    else:
+        why = ("Whether a pool may be given it depends on the release: Karpenter rejected labels under kubernetes.io "
+               "and k8s.io in a pool's labels and requirements (its well-known ones aside) until late 2025, and "
+               "accepts them since (kubernetes-sigs/karpenter#2586).")
     if key in _CONTROL_PLANE:
-        return (why + f" {key} selects control-plane nodes, and EKS runs no control-plane node a pod can land on: "
-                "remove that selector (often a Helm chart's nodeSelector, affinity or tolerations default) from the "
-                "pod.")
-    return why + " Remove that selector from the pod, or select on a label of your own domain that the pool sets."
+        return (why + f" But {key} selects control-plane nodes, and EKS runs no control-plane node a pod can land "
+                "on: remove that selector (often a Helm chart's nodeSelector, affinity or tolerations default) from "
+                "the pod.")
+    return why + " Where it may not, remove that selector from the pod, or select on a label of your own domain."

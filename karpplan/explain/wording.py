@@ -143,7 +143,7 @@ def _unknown_label_plain(r: Reason, where: str, f: PoolFields) -> str:
             "nodeAffinity.") if r.suggestion else ""
     renamed = (" (Karpenter v1 renamed karpenter.sh/provisioner-name to karpenter.sh/nodepool.)"
                if r.key == "karpenter.sh/provisioner-name" and f is NODEPOOL_FIELDS else "")
-    advice = known.restricted_label(r.key) or ("If the pod belongs to such a pool, add the label there; otherwise "
+    advice = known.restricted_label(r.key, v0=f is not NODEPOOL_FIELDS) or ("If the pod belongs to such a pool, add the label there; otherwise "
                                                "the pool is simply not meant for the pod.")
     return (f'the pod selects on label "{r.key}" (spec.nodeSelector or spec.affinity.nodeAffinity), but {where} '
             f"launches no node carrying that label: it is neither a well-known label nor in the pool's "
@@ -349,6 +349,11 @@ def volume_plain(text: str, f: PoolFields = NODEPOOL_FIELDS) -> str:
         return (f"{text}: the pod's claim is unbound and no existing PersistentVolume matches it on those nodes "
                 "(storageClassName, size, access modes, or the PV's node affinity); provision one, or give the claim a "
                 "StorageClass that can create it.")
+    if "enough free storage" in low:
+        return (f"{text}: the claim's StorageClass belongs to a CSI driver that publishes storage capacity per node "
+                "(CSIStorageCapacity - local volumes such as LVM, ZFS or TopoLVM), and none of those nodes has room for "
+                "the size the claim requests: free or add space where the driver allocates (e.g. the volume group), "
+                "or request less.")
     if "max volume count" in low:
         return (f"{text}: those nodes already have as many volumes attached as they may (the CSI driver's per-node "
                 "limit in CSINode: the instance type's EBS attachment slots, shared with ENIs on Nitro types, or the "

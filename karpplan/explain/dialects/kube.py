@@ -40,7 +40,7 @@ PREDICATE = re.compile(r"(?:Pod (?P<pod>\S+) can't be scheduled on (?P<group>[^,
                        r"(?:checking error|failed): (?P<why>.*)$", re.S)  # pasted alone, from `predicate` on
 # A FitError's list ends at the first sentence end; what follows (`no new claims to deallocate`, the
 # preemption report) is another sentence, not a per-node reason.
-_SENTENCE_END = re.compile(r"\.(?:\s|$)")
+_SENTENCE_END = re.compile(r"\.(?:[\s*_`'\"]|$)")  # (a paste's markdown or quotes may close it: `bind.*`)
 # per-node reasons that are really about the pod's own constraints, as contract kinds
 _TOPOLOGY_WHY = (
     (re.compile(r"affinity/anti-affinity", re.I), "pod affinity"),  # the umbrella: either rule, see UMBRELLA
@@ -50,7 +50,7 @@ _TOPOLOGY_WHY = (
 )
 _VOLUME_WHY = re.compile(r"volume node affinity conflict|persistent ?volumes? to bind|unbound immediate "
                          r"PersistentVolumeClaims|volume zone|max volume count|volume(?:s)? (?:are|is) already|"
-                         r"persistentvolumeclaim", re.I)
+                         r"persistentvolumeclaim|enough free storage", re.I)
 _GROUP_MAX = re.compile(r"max node group size reached|max (?:cluster|total) (?:cpu|memory|nodes?|cores)", re.I)
 
 
