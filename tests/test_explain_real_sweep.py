@@ -318,6 +318,48 @@ PASTES = {
         "Events:\n  Type     Reason             Age    From                Message\n  ----     ------             ----   ----                -------\n  Warning  FailedScheduling   3m25s  default-scheduler   0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) were unschedulable. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.\n",
         {'node-filter'}, ('cordoned',),
         ()),
+    # EBS volumes cannot be mounted on Fargate; only EFS
+    'fargate-ebs-pv': Paste(
+        'https://github.com/kubernetes-sigs/aws-ebs-csi-driver/issues/810',
+        'Warning  FailedScheduling  58m   fargate-scheduler  Pod not supported on Fargate: volumes not supported: storage-volume not supported because: PVC prometheus-server bound to invalid PV pvc-a996c34f-eba8-45d1-9820-e5bc19ce325c with CSI Driver: ebs.csi.aws.com\n',
+        {'unsupported'}, ("Amazon EBS volumes can't be mounted to Fargate Pods",),
+        ()),
+    # the claim was bound right after; fargate-scheduler judged once; recreating the pod ran it
+    'fargate-pvc-not-bound-race': Paste(
+        'https://github.com/kubernetes-sigs/aws-efs-csi-driver/issues/793',
+        'the describe shows  `Warning  FailedScheduling  40s   fargate-scheduler  Pod not supported on Fargate: volumes not supported: efs-storage not supported because: PVC efs-storage-efs-app-sts1-0 not bound` but the pvc already created and bound\n',
+        {'unsupported'}, ('judges a pod once', 'delete the pod'),
+        ('but the pvc already created',)),
+    # claims not bound when the pod was judged (static EFS PVs)
+    'fargate-three-pvcs-not-bound': Paste(
+        'https://github.com/aws/aws-cdk/issues/23375',
+        'Events:\n  Type     Reason            Age    From               Message\n  ----     ------            ----   ----               -------\n  Warning  FailedScheduling  13m34s  fargate-scheduler  Pod not supported on Fargate: volumes not supported: gitlab-config not supported because: PVC config not bound, gitlab-logs not supported because: PVC logs not bound, gitlab-data not supported because: PVC data not bound\n',
+        {'unsupported'}, ('static EFS PersistentVolume', 'delete the pod'),
+        ()),
+    # dynamically provisioned volume: create EFS PV/PVC, or run on EC2 node group
+    'fargate-unknown-age-pvc': Paste(
+        'https://github.com/airbytehq/airbyte/issues/15470',
+        '```\n  Warning  FailedScheduling  <unknown>  fargate-scheduler  Pod not supported on Fargate: volumes not supported: data not supported because: PVC data-test-airbyte-postgresql-0 not bound\n\n```\n',
+        {'unsupported'}, ('Amazon EFS ones only', 'runs on EC2 nodes'),
+        ()),
+    # EBS-backed chart volumes on a Fargate-only cluster: use EC2 nodes
+    'fargate-etcd-pvc': Paste(
+        'https://github.com/milvus-io/milvus-helm/issues/389',
+        '`Pod not supported on Fargate: volumes not supported: data not supported because: PVC data-milvus-etcd-0 not bound`\n',
+        {'unsupported'}, ('runs on EC2 nodes',),
+        ('`',)),
+    # CSI inline volume (csi.cert-manager.io) is refused on Fargate
+    'fargate-csi-inline-volume': Paste(
+        'https://github.com/cert-manager/csi-driver/issues/267',
+        'Events:\n  Type     Reason            Age    From               Message\n  ----     ------            ----   ----               -------\n  Warning  FailedScheduling  3m40s  fargate-scheduler  Pod not supported on Fargate: volumes not supported: ca is of an unsupported volume Type\n',
+        {'unsupported'}, ('CSI inline volumes',),
+        ()),
+    # AWS had no capacity for the selected types; broadening requirements helped
+    'karpenter-offering-fragment-ice': Paste(
+        'https://github.com/kubernetes-sigs/karpenter/issues/1212',
+        'Maybe the error message in this instance is a little bit too vague: ``no instance type which had enough resources and the required offering met the scheduling requirements``\n',
+        {'no-instance-type'}, ('Allow more families or sizes',),
+        ('``',)),
 }
 
 # Not counted in the sweep (its thread is cited elsewhere): the same thread's other line, a label no v0.x

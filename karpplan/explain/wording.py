@@ -197,6 +197,8 @@ def no_type_plain(r: Reason, pool: PoolReasons | None, f: PoolFields, advice: tu
             + (f" under the requirements {reqs}" if reqs else "") + ".")
     if advice:
         return head + " " + " ".join(advice)
+    if (meaning := K.filter_meaning(r.cause)) is not None:
+        return head + " " + meaning
     return (head + " Whether the pod is too big, asks for a resource no allowed type offers, or the requirements "
             f"leave no type with an offering decides the fix: compare the request with the largest type "
             f"{f.requirements} allows, and check the pool's limits ({f.limits}).")
@@ -375,10 +377,7 @@ def fargate_plain(r: Reason) -> str:
         return (f"{r.text}: Fargate is not offered in a zone of the profile's subnets; give the Fargate profile "
                 "private subnets in supported zones only.")
     where = f" ({r.key})" if r.key else ""
-    volumes = (" Of persistent volumes, Fargate Pods mount Amazon EFS ones only (a statically provisioned PV bound "
-               "to the claim); Amazon EBS volumes can't be mounted to Fargate Pods, and hostPath, CSI inline volumes and "
-               "claims still waiting for a volume are refused (emptyDir, configMap, secret and projected volumes are fine)."
-               if r.text.lower().startswith("volume") else "")
+    volumes = fargate.volume_note(r.text)
     return (f"a Fargate profile selects this pod but Fargate refuses {r.text}{where}; the pod does not fall back to "
             "EC2. Drop the field, or keep the pod out of the profile's selectors (its namespace and labels) so it "
             f"runs on EC2 nodes (a node group or a Karpenter NodePool).{volumes}")
