@@ -360,6 +360,12 @@ PASTES = {
         'Maybe the error message in this instance is a little bit too vague: ``no instance type which had enough resources and the required offering met the scheduling requirements``\n',
         {'no-instance-type'}, ('Allow more families or sizes',),
         ('``',)),
+    # the cluster lacked the resources the tests need: adding them was the fix, not the policy
+    'preemption-policy-never-only': Paste(
+        'https://github.com/MinaProtocol/mina/issues/13862',
+        '**Error:** `Cannot schedule pods: not eligible due to preemptionPolicy=Never.` \n',
+        {'node-filter'}, ('only the preemption part', 'more capacity'),
+        ()),
 }
 
 # Not counted in the sweep (its thread is cited elsewhere): the same thread's other line, a label no v0.x

@@ -47,6 +47,12 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
      "before filtering - a DaemonSet pod targets exactly one node (node affinity on metadata.name), as does "
      "spec.nodeName - so look at the reason the remaining node gives. A DaemonSet pod stays Pending when its node is "
      "full, and DaemonSets do not run on Fargate nodes at all."),
+    (re.compile(r"preemptionPolicy=Never"),
+     "Not eligible due to preemptionPolicy=Never is only the preemption part of the scheduler's message: the pod's "
+     "PriorityClass has preemptionPolicy: Never, so it evicts no lower-priority pod to make room - which is not why "
+     "it does not fit. The reason is the part before 'preemption:' (0/N nodes are available: ...; kubectl describe "
+     "pod shows it whole): usually no node has room, and the fix is more capacity (a node group, NodePool or "
+     "cluster-autoscaler that can add a node the pod fits), not the policy."),
     (re.compile(r"no nodes available to schedule pods", re.I),
      "No nodes available to schedule pods: the scheduler has no node to consider at all (none in the cluster, or "
      "none it may use). With Karpenter or cluster-autoscaler a pending pod should bring one up - check that the "
