@@ -366,6 +366,12 @@ PASTES = {
         '**Error:** `Cannot schedule pods: not eligible due to preemptionPolicy=Never.` \n',
         {'node-filter'}, ('only the preemption part', 'more capacity'),
         ()),
+    # the spread's topologyKey names a label the node does not carry
+    'spread-missing-required-label': Paste(
+        'https://github.com/SREGym/SREGym/issues/854',
+        "```\nWarning  FailedScheduling  0/1 nodes are available: 1 node(s) didn't match pod topology spread constraints (missing required label).\n```\n",
+        {'topology'}, ('lack the label', 'topologyKey'),
+        ('would break maxSkew',)),
 }
 
 # Not counted in the sweep (its thread is cited elsewhere): the same thread's other line, a label no v0.x

@@ -277,6 +277,11 @@ def _topology_plain(r: Reason, where: str, source: str) -> str:
                     "to on those nodes, or anti-affinity keeps it away (its own spec.affinity.podAntiAffinity, or "
                     "that of a pod already there - often another replica of the same workload); the pod's spec "
                     "says which terms it has.")
+        if "missing required label" in r.text:
+            return (f"{r.text}: those nodes lack the label the constraint's topologyKey names, so they are in no "
+                    f"domain of its {field} and a DoNotSchedule constraint keeps the pod off them. Use a key every "
+                    "node carries (topology.kubernetes.io/zone, kubernetes.io/hostname - check the spelling), or "
+                    "label the nodes (the node group's or NodePool's labels) with it.")
         if r.constraint == "pod anti-affinity":
             return (f"{r.text}: those nodes already run a pod this pod's required {field} (or that pod's own "
                     "anti-affinity) keeps it away from - often another replica of the same workload; it needs "

@@ -28,7 +28,7 @@ _UNTOLERATED_NEW = re.compile(r"had untolerated taint\(s\)")
 
 # `kubectl describe pod` Events rows: Type  Reason  Age  From  Message
 DESCRIBE_EVENT = re.compile(
-    r"^\s*(?P<type>Normal|Warning)\s+(?P<reason>[A-Za-z]+)\s+(?P<age>\S+(?: \(x\d+ over \S+\))?)\s+"
+    r"^\s*(?P<type>Normal|Warning)\s+(?P<reason>[A-Za-z]+)\s+(?P<age>(?!\d+/\d+ nodes )\S+(?: \(x\d+ over \S+\))?)\s+"
     r"(?:(?P<source>(?!\d+/\d+ nodes )\S+(?:, \S+)?)\s+)?(?P<msg>\S.*)$")  # older kubectl: no From
 # `kubectl get events` rows: [NAMESPACE] LAST SEEN TYPE REASON OBJECT MESSAGE
 GET_EVENT = re.compile(
