@@ -124,7 +124,7 @@ PASTES = {
     'old-format-ephemeral-storage': Paste(
         'https://github.com/kubernetes/kubernetes/issues/63190',
         'No nodes are available that match all of the predicates: Insufficient ephemeral-storage (2), PodToleratesNodeTaints (3)\n',
-        {'node-filter'}, ('root volume', 'does not name the taint'),
+        {'node-filter'}, ('root volume', 'does not name the taints'),
         ()),
     # the job asked more ephemeral-storage than any node has (the requests were reverted)
     'ephemeral-storage-all-nodes-ca': Paste(
@@ -372,6 +372,42 @@ PASTES = {
         "```\nWarning  FailedScheduling  0/1 nodes are available: 1 node(s) didn't match pod topology spread constraints (missing required label).\n```\n",
         {'topology'}, ('lack the label', 'topologyKey'),
         ('would break maxSkew',)),
+    # the nodes were under disk pressure (the disk was full)
+    'disk-pressure-custom-scheduler': Paste(
+        'https://github.com/secretflow/kuscia/issues/236',
+        '  Warning  FailedScheduling  50s   kuscia-scheduler  0/2 nodes are available: failed to get task resource bob/ for pod. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod., can not find related task resource.\n  Warning  FailedScheduling  48s   kuscia-scheduler  0/2 nodes are available: 2 node(s) had untolerated taint {node.kubernetes.io/disk-pressure: }. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling., reject the pod secretflow-task-20240228161259-single-psi-0 even after PostFilter.\n',
+        {'taint'}, ('DiskPressure', 'Do not add a toleration'),
+        ('Untolerated taints: node.kubernetes.io/disk-pressure',)),
+    # the node disk was full (disk pressure)
+    'disk-pressure-yaml-status-wrapped': Paste(
+        'https://github.com/secretflow/kuscia/issues/45',
+        'status:\n  conditions:\n  - lastProbeTime: null\n    lastTransitionTime: "2023-07-27T06:13:00Z"\n    message: \'0/2 nodes are available: 2 node(s) had untolerated taint {node.kubernetes.io/disk-pressure:\n      }. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.,\n      reject the pod secretflow-task-20230727141300-single-psi-0 is unschedulable\n      even after PostFilter.\'\n    reason: Unschedulable\n    status: "False"\n    type: PodScheduled\n  phase: Pending\n',
+        {'taint'}, ('DiskPressure', 'Do not add a toleration'),
+        ('Untolerated taints: node.kubernetes.io/disk-pressure',)),
+    # CI runner disk full: disk pressure taint
+    'disk-pressure-yaml-old-taint': Paste(
+        'https://github.com/rootless-containers/usernetes/pull/155',
+        '```yaml\n  status:\n    conditions:\n    - lastProbeTime: null\n      lastTransitionTime: "2020-04-15T04:44:48Z"\n      message: \'0/1 nodes are available: 1 node(s) had taint {node.kubernetes.io/disk-pressure:\n        }, that the pod didn\'\'t tolerate.\'\n      reason: Unschedulable\n      status: "False"\n      type: PodScheduled\n```\n',
+        {'taint'}, ('DiskPressure', 'Do not add a toleration'),
+        ('Untolerated taints: node.kubernetes.io/disk-pressure',)),
+    # the node disk filled up (a larger disk was discussed)
+    'disk-pressure-describe': Paste(
+        'https://github.com/snowdrop/k8s-infra/issues/249',
+        "Pod was not started due to `Warning  FailedScheduling  4s    default-scheduler  0/1 nodes are available: 1 node(s) had taint {node.kubernetes.io/disk-pressure: }, that the pod didn't tolerate.`\n",
+        {'taint'}, ('DiskPressure', 'Do not add a toleration'),
+        ('Untolerated taints: node.kubernetes.io/disk-pressure',)),
+    # the single node ran out of disk
+    'disk-pressure-get-events': Paste(
+        'https://github.com/vsys-host/shkeeper.io/issues/92',
+        'cert-manager   26m         Warning   FailedScheduling       pod/cert-manager-776d69949d-5z7cd              0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/disk-pressure: }. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling..\nshkeeper       25m         Warning   FailedScheduling       pod/shkeeper-deployment-76c995f6bd-hb5pw       0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/disk-pressure: }. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling..\n',
+        {'taint'}, ('DiskPressure', 'Do not add a toleration'),
+        ('Untolerated taints: node.kubernetes.io/disk-pressure',)),
+    # a resource watchdog tainted the nodes for disk pressure (kubectl describe node showed the taint)
+    'unnamed-taints-dcos-disk': Paste(
+        'https://github.com/d2iq-archive/dcos-kubernetes-quickstart/issues/108',
+        "`Events:`\n ` Type     Reason            Age                    From               Message`\n`  ----     ------            ----                   ----               -------`\n`  Warning  FailedScheduling  4m41s (x156 over 49m)  default-scheduler  0/3 nodes are available: 3 node(s) had taints that the pod didn't tolerate.`\n",
+        {'node-filter'}, ('does not name the taints', 'kubectl describe node'),
+        ()),
 }
 
 # Not counted in the sweep (its thread is cited elsewhere): the same thread's other line, a label no v0.x

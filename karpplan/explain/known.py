@@ -49,6 +49,26 @@ NODE_GROUP_LABELS = {
 }
 
 
+# taints the node lifecycle controller keeps on a node while its kubelet reports a pressure condition
+PRESSURE_TAINTS = {
+    "node.kubernetes.io/disk-pressure": (
+        "DiskPressure: its root volume or image filesystem is nearly full (images, container logs, emptyDir data); "
+        "it clears once the kubelet has freed space (image garbage collection, evictions). Free the disk, or give "
+        "the nodes larger root volumes (the node group's disk size, the EC2NodeClass blockDeviceMappings)"),
+    "node.kubernetes.io/memory-pressure": (
+        "MemoryPressure: its pods use more memory than they request and the node is near its eviction threshold; it "
+        "clears once the kubelet has evicted enough. Set memory requests close to what the pods really use, so that "
+        "nodes are not packed past their memory"),
+    "node.kubernetes.io/pid-pressure": (
+        "PIDPressure: too many processes run on it; it clears once the kubelet has evicted enough. Find the pod "
+        "that forks without bound, or set the kubelet's podPidsLimit"),
+}
+
+
+def pressure_taint(key: str | None) -> str | None:
+    return PRESSURE_TAINTS.get(key or "")
+
+
 def transient_taint(key: str | None) -> tuple[str, str] | None:
     """Who removes this taint and when (startup taints), or None."""
     return STARTUP_TAINTS.get(key or "")

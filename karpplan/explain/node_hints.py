@@ -35,9 +35,10 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
      "CheckServiceAffinity (OpenShift's service affinity): the pod must run on nodes whose label (e.g. region or "
      "zone) has the same value as the nodes already running its service's pods; those nodes carry another value or "
      "none - give the nodes the same label values, or drop the serviceAffinity rule from the scheduler policy."),
-    (re.compile(r"had taints that the pod didn't tolerate", re.I),
-     "Node(s) had taints that the pod didn't tolerate: this older message does not name the taint - kubectl "
-     "describe node shows each node's Taints; add a toleration only if the pod may run on those nodes."),
+    (re.compile(r"had taints that the pod didn't tolerate|had untolerated taint\(s\)", re.I),
+     "This form of the message does not name the taints (node(s) had taints that the pod didn't tolerate / had "
+     "untolerated taint(s)): kubectl describe node shows each node's Taints; add a toleration only if the pod may "
+     "run on those nodes."),
     (re.compile(r"were unschedulable", re.I),
      "Node(s) were unschedulable: those nodes are cordoned (spec.unschedulable - kubectl cordon / drain, or Karpenter "
      "or cluster-autoscaler removing them) and take no new pods; this clears when they are uncordoned or gone, "

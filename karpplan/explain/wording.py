@@ -73,6 +73,9 @@ def _startup_taint(r: Reason, nodes: str) -> str | None:
                 "not add a toleration for it. The pod lands once the taint is gone; if it stays on a node that has "
                 "been up for minutes, the component that should remove it is failing (check the node's conditions and "
                 "events, the CNI / aws-node pods and the Karpenter or cloud-controller logs).")
+    if (pressure := known.pressure_taint(r.key)) is not None:
+        return (f"{nodes} carry {r.key}, kept there while the node's kubelet reports {pressure}. Do not add a "
+                "toleration for it: the node has no room for more pods until then.")
     why = known.disruption_taint(r.key)
     if why is not None:
         return (f"{nodes} carry {r.key}: {why}, so no new pod may land there; this is expected and transient, "
@@ -497,7 +500,7 @@ def _header(p: Parsed, who: str) -> str:
 
 def _ordinary_taints(reasons: tuple[Reason, ...]) -> list[Reason]:
     return [r for r in reasons if r.kind == reason_kind.TAINT and known.transient_taint(r.key) is None
-            and known.disruption_taint(r.key) is None]
+            and known.disruption_taint(r.key) is None and known.pressure_taint(r.key) is None]
 
 
 def _grouped_taints(p: Parsed, taints: list[Reason]) -> str:
