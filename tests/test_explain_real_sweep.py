@@ -389,7 +389,7 @@ PASTES = {
         'https://github.com/rootless-containers/usernetes/pull/155',
         '```yaml\n  status:\n    conditions:\n    - lastProbeTime: null\n      lastTransitionTime: "2020-04-15T04:44:48Z"\n      message: \'0/1 nodes are available: 1 node(s) had taint {node.kubernetes.io/disk-pressure:\n        }, that the pod didn\'\'t tolerate.\'\n      reason: Unschedulable\n      status: "False"\n      type: PodScheduled\n```\n',
         {'taint'}, ('DiskPressure', 'Do not add a toleration'),
-        ('Untolerated taints: node.kubernetes.io/disk-pressure',)),
+        ('Untolerated taints: node.kubernetes.io/disk-pressure', "didn''t")),
     # the node disk filled up (a larger disk was discussed)
     'disk-pressure-describe': Paste(
         'https://github.com/snowdrop/k8s-infra/issues/249',

@@ -68,6 +68,8 @@ def _entries(rest: str) -> dict[str, int]:
 
 def parse_fit_error(message: str) -> list[Reason] | None:
     """kube-scheduler's per-node counts; the preemption tail is dropped. None when not a FitError."""
+    if "''" in message:  # quoted in a YAML single-quoted scalar (a pod's status.conditions): `didn''t`
+        message = message.replace("''", "'")
     m = FIT.search(message)
     if m is None:
         if (old := old_fit_counts(message)) is not None:  # kube-scheduler 1.8-1.9 names the failed predicates
