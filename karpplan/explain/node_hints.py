@@ -31,6 +31,11 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
      "nodes unless the node group's disk size, its launch template or the EC2NodeClass blockDeviceMappings set "
      "more), not a property of the instance size. Lower the request, or give the nodes a larger root volume; "
      "larger instance types alone do not help."),
+    (re.compile(r"^Insufficient (?:cpu|memory)$", re.I),
+     "Insufficient cpu / memory counts requests, not use: those nodes have less CPU or memory left unrequested "
+     "(kubectl describe node, Allocated resources) than the pod requests, however idle they look. A new node is "
+     "what Karpenter or cluster-autoscaler adds for such a pod when it fits a type they may launch; their own "
+     "messages say why they did not."),
     (re.compile(r"didn't match service affinity", re.I),
      "CheckServiceAffinity (OpenShift's service affinity): the pod must run on nodes whose label (e.g. region or "
      "zone) has the same value as the nodes already running its service's pods; those nodes carry another value or "
