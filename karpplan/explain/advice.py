@@ -31,6 +31,8 @@ _STANDARD = (CPU, MEMORY, PODS, EPHEMERAL)
 _VENDOR_PREFIXES = ("nvidia.com/", "amd.com/", "aws.amazon.com/neuron", "habana.ai/", "vpc.amazonaws.com/")
 _TRUNCATED = re.compile(r"\band \d+ others?\b|…|\.\.\.")  # Karpenter's cut value list: `[c d g and 4 others]`
 _BOUND = re.compile(r"^(?P<op>[<>])(?P<n>-?\d+)")
+# an AWS Local Zone (us-west-2-lax-1a) or Wavelength Zone (us-east-1-wl1-bos-wlz-1) of its parent region
+LOCAL_ZONE = re.compile(r"^(?P<region>[a-z]{2}(?:-gov)?-[a-z]+-\d+)-(?:[a-z]{3}-\d[a-z]|wl\d-[a-z]+-wlz-\d)$")
 
 # how to get an extended resource onto a node, by name prefix
 _HOW_TO_GET = (
@@ -226,6 +228,9 @@ def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str
     if empty is not None:
         return [_no_zone_left(empty)], None
     ask = ask_of(reason.requirements, catalog)
+    local = _local_zones(ask, catalog)
+    if local:
+        return [local], None
     known = bool(reason.requirements)
     ok = allowed(catalog, ask)
     out, decided = _extended(asked, catalog, ok, known)
@@ -256,6 +261,21 @@ def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str
             "breach limits' just before), then at offerings (zones / capacity type without capacity, recent "
             "insufficient-capacity errors)." + _zone_subnets(ask, limits_field)], None
     return out + [_too_big(asked, catalog, ok, pool_fields, known, fits)], None
+
+
+def _local_zones(ask: Ask, catalog: Catalog) -> str:
+    """A zone requirement of Local / Wavelength Zones only: the catalog knows no offering there, AWS offers few."""
+    if ask.zones is None or ask.zones.operator != "In" or not ask.zones.values or not all(
+            LOCAL_ZONE.match(z) and z not in catalog.zones for z in ask.zones.values):
+        return ""
+    values = sorted(ask.zones.values)
+    zones = ", ".join(values)
+    return (f"{ask.zones} allows only {zones}, a Local Zone (or Wavelength Zone), not an Availability Zone: it "
+            "offers only a few instance types and sizes (often not every generation, and no spot for many), so "
+            "the types these requirements allow may simply not be offered there. List what is: aws ec2 "
+            "describe-instance-type-offerings --location-type availability-zone --filters "
+            f"Name=location,Values={values[0]}; allow those types in the pool, and check that the zone "
+            "is opted in and that the node class selects a subnet in it.")
 
 
 def _zone_subnets(ask: Ask, limits_field: str) -> str:

@@ -49,6 +49,26 @@ NODE_GROUP_LABELS = {
 }
 
 
+# taints the node lifecycle controller keeps on a node while its kubelet reports a pressure condition
+PRESSURE_TAINTS = {
+    "node.kubernetes.io/disk-pressure": (
+        "DiskPressure: its root volume or image filesystem is nearly full (images, container logs, emptyDir data); "
+        "it clears once the kubelet has freed space (image garbage collection, evictions). Free the disk, or give "
+        "the nodes larger root volumes (the node group's disk size, the EC2NodeClass blockDeviceMappings)"),
+    "node.kubernetes.io/memory-pressure": (
+        "MemoryPressure: its pods use more memory than they request and the node is near its eviction threshold; it "
+        "clears once the kubelet has evicted enough. Set memory requests close to what the pods really use, so that "
+        "nodes are not packed past their memory"),
+    "node.kubernetes.io/pid-pressure": (
+        "PIDPressure: too many processes run on it; it clears once the kubelet has evicted enough. Find the pod "
+        "that forks without bound, or set the kubelet's podPidsLimit"),
+}
+
+
+def pressure_taint(key: str | None) -> str | None:
+    return PRESSURE_TAINTS.get(key or "")
+
+
 def transient_taint(key: str | None) -> tuple[str, str] | None:
     """Who removes this taint and when (startup taints), or None."""
     return STARTUP_TAINTS.get(key or "")
@@ -60,3 +80,39 @@ def disruption_taint(key: str | None) -> str | None:
 
 def node_group_capacity(key: str | None) -> str | None:
     return NODE_GROUP_LABELS.get(key or "")
+
+
+# Karpenter kept label domains the kubelet may not set on itself, and its own, out of a pool's labels and
+# requirements (apis RestrictedLabelDomains / LabelDomainExceptions), its well-known labels aside; releases from late
+# 2025 on (kubernetes-sigs/karpenter#2586) accept kubernetes.io and k8s.io ones, karpenter.sh stays reserved
+_RESTRICTED_DOMAINS = ("kubernetes.io", "k8s.io", "karpenter.sh")
+_DOMAIN_EXCEPTIONS = ("kops.k8s.io", "node.kubernetes.io", "node-restriction.kubernetes.io")
+_CONTROL_PLANE = ("node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master")
+
+
+def _under(domain: str, parents: tuple[str, ...]) -> bool:
+    return any(domain == d or domain.endswith("." + d) for d in parents)
+
+
+def restricted_label(key: str | None, *, v0: bool) -> str | None:
+    """Why a pool cannot simply be given the label `key` (a sentence), or None when it may carry it. `v0`: the log
+    is a Provisioner's (Karpenter v0.x), where the restriction certainly holds."""
+    if not key or "/" not in key or key in ("karpenter.sh/provisioner-name", "karpenter.sh/nodepool"):
+        return None
+    domain = key.split("/", 1)[0]
+    if not _under(domain, _RESTRICTED_DOMAINS) or _under(domain, _DOMAIN_EXCEPTIONS):
+        return None
+    if _under(domain, ("karpenter.sh",)):
+        why = "A pool may not be given it: Karpenter reserves labels under karpenter.sh for itself."
+    elif v0:
+        why = ("A Provisioner may not be given it: Karpenter v0.x rejects labels under kubernetes.io and k8s.io in a "
+               "pool's labels and requirements (the kubelet may not set them on itself), its well-known ones aside.")
+    else:
+        why = ("Whether a pool may be given it depends on the release: Karpenter rejected labels under kubernetes.io "
+               "and k8s.io in a pool's labels and requirements (its well-known ones aside) until late 2025, and "
+               "accepts them since (kubernetes-sigs/karpenter#2586).")
+    if key in _CONTROL_PLANE:
+        return (why + f" But {key} selects control-plane nodes, and EKS runs no control-plane node a pod can land "
+                "on: remove that selector (often a Helm chart's nodeSelector, affinity or tolerations default) from "
+                "the pod.")
+    return why + " Where it may not, remove that selector from the pod, or select on a label of your own domain."

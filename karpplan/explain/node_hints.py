@@ -18,6 +18,32 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
      "instance type's ENI / IP limit, e.g. 29 on an m5.large without prefix delegation), whatever CPU and memory is "
      "left. Lowering the pod's requests does not help: it needs another node (or prefix delegation, or larger "
      "instance types that allow more pods)."),
+    (re.compile(r"didn't have free ports", re.I),
+     "Node(s) didn't have free ports: the pod asks for a host port (containers[].ports[].hostPort, or every "
+     "containerPort when it runs with hostNetwork: true) that another pod on those nodes already holds - often the "
+     "workload's own old replica during a rolling update, or a DaemonSet, ingress controller or k3s svclb pod on the "
+     "same port. A node takes one such pod per port, and a bigger node does not help: run at most one replica per "
+     "node (a rolling update with maxSurge: 0, or fewer replicas than nodes), free the port, or drop hostPort / "
+     "hostNetwork and expose the pod through a Service."),
+    (re.compile(r"^Insufficient ephemeral-storage$", re.I),
+     "Insufficient ephemeral-storage: the pod's ephemeral-storage requests exceed what those nodes have left, and a "
+     "node's ephemeral-storage is its root volume (kubectl describe node shows it under Allocatable; 20Gi on EKS "
+     "nodes unless the node group's disk size, its launch template or the EC2NodeClass blockDeviceMappings set "
+     "more), not a property of the instance size. Lower the request, or give the nodes a larger root volume; "
+     "larger instance types alone do not help."),
+    (re.compile(r"^Insufficient (?:cpu|memory)$", re.I),
+     "Insufficient cpu / memory counts requests, not use: those nodes have less CPU or memory left unrequested "
+     "(kubectl describe node, Allocated resources) than the pod requests, however idle they look. A new node is "
+     "what Karpenter or cluster-autoscaler adds for such a pod when it fits a type they may launch; their own "
+     "messages say why they did not."),
+    (re.compile(r"didn't match service affinity", re.I),
+     "CheckServiceAffinity (OpenShift's service affinity): the pod must run on nodes whose label (e.g. region or "
+     "zone) has the same value as the nodes already running its service's pods; those nodes carry another value or "
+     "none - give the nodes the same label values, or drop the serviceAffinity rule from the scheduler policy."),
+    (re.compile(r"had taints that the pod didn't tolerate|had untolerated taint\(s\)", re.I),
+     "This form of the message does not name the taints (node(s) had taints that the pod didn't tolerate / had "
+     "untolerated taint(s)): kubectl describe node shows each node's Taints; add a toleration only if the pod may "
+     "run on those nodes."),
     (re.compile(r"were unschedulable", re.I),
      "Node(s) were unschedulable: those nodes are cordoned (spec.unschedulable - kubectl cordon / drain, or Karpenter "
      "or cluster-autoscaler removing them) and take no new pods; this clears when they are uncordoned or gone, "
@@ -27,6 +53,12 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
      "before filtering - a DaemonSet pod targets exactly one node (node affinity on metadata.name), as does "
      "spec.nodeName - so look at the reason the remaining node gives. A DaemonSet pod stays Pending when its node is "
      "full, and DaemonSets do not run on Fargate nodes at all."),
+    (re.compile(r"preemptionPolicy=Never"),
+     "Not eligible due to preemptionPolicy=Never is only the preemption part of the scheduler's message: the pod's "
+     "PriorityClass has preemptionPolicy: Never, so it evicts no lower-priority pod to make room - which is not why "
+     "it does not fit. The reason is the part before 'preemption:' (0/N nodes are available: ...; kubectl describe "
+     "pod shows it whole): usually no node has room, and the fix is more capacity (a node group, NodePool or "
+     "cluster-autoscaler that can add a node the pod fits), not the policy."),
     (re.compile(r"no nodes available to schedule pods", re.I),
      "No nodes available to schedule pods: the scheduler has no node to consider at all (none in the cluster, or "
      "none it may use). With Karpenter or cluster-autoscaler a pending pod should bring one up - check that the "

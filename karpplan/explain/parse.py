@@ -33,7 +33,8 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"no nodes available",
                  b"no instance type", b"should schedule on", b"topology constraint", b"limits", b"excluded because",
                  b"does not have known values", b"minValues", b"not supported", b"filtered out all", b'"error"',
                  b"Name:", b"Namespace:", b"Events:", b"Type  ", b"----  ", b"LAST SEEN", b"nodepools found", b"provisioners found", b"exceeds node resources",
-                 b"Fargate", b"predicate ", b"Ignoring pod",
+                 b"Fargate", b"predicate ", b"Ignoring pod", b"node(s) had", b"node(s) didn't",
+                 b"preemptionPolicy=Never",
                  # node-class errors (a pool that resolves no instance types): dialects/nodeclass.py
                  b"resolving node class", b"unable to resolve instance types", b"NodeClassNotReady",
                  b"ignoring nodepool, not ready", b"nodeclass not ready", b"node class not ready",
@@ -88,7 +89,7 @@ TRIGGER = re.compile(
     rb"schedule pod|nodes are available|no nodes available|scale-up|incompatible with|did not tolerate|no instance type|"
     rb"should schedule on|topology constraint|incompatible requirements|exceed(?:s)? (?:provisioner )?limits|"
     rb"limits have been exhausted|excluded because|does not have known values|minValues|not supported|"
-    rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|predicate |Ignoring pod|resolving node class|"
+    rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|predicate |Ignoring pod|node\(s\) had|node\(s\) didn't|preemptionPolicy=Never|resolving node class|"
     rb"unable to resolve instance types|NodeClassNotReady|ignoring nodepool, not ready|no resolved instance types|"
     + b"|".join(re.escape(t.encode()) for t in launch.TRIGGERS))
 _KARPENTER_ANCHOR = re.compile(
@@ -413,7 +414,8 @@ class RecordParser:
         m = kube.DESCRIBE_EVENT.match(line)
         if m is not None:
             component = m.group("source")
-            result = classify(m.group("msg"), pod=self._describe_pod(), source=_source_of(component),
+            result = classify(m.group("msg"), pod=self._describe_pod(),
+                              source=_source_of(component) if component else None,
                               event=m.group("reason"), age=m.group("age"), reporter=component,
                               node=self.describe_name if self.describe_ns is None else None)  # describe node
             return [result] if result else []

@@ -36,6 +36,10 @@ _RECORD_START = re.compile(
     rb"Namespace:|Events:|-{3}|#|(?:DEBUG|INFO|WARN|ERROR)\b|(?:[a-z0-9][-a-z0-9.]*\s+)?\S+\s+(?:Normal|Warning)\s)")
 _CONTINUES = re.compile(rb"^\s*(?:and requirements|requirements=|resources=|\{\\?\"|\(no instance type|daemonset "
                         rb"overhead|key [\w./-]+,|\d+ (?:node|Insufficient|Too many)|preemption: \d+/\d+ nodes)")
+# `incompatible with provisioner "x"` with its reason on the next line: the clause's comma became the line break
+_POOL_HEAD_END = re.compile(rb'incompatible with (?:provisioner|nodepool) "[^"]*"\s*$')
+_POOL_REASON = re.compile(rb"^\s*(?:did not tolerate |incompatible requirements|no instance type |daemonset overhead|"
+                          rb"all available instance types |unsatisfiable topology )")
 _LOWER_WORD = re.compile(rb"^\s*(?:[a-z][\w./-]*(?:\s|$)|[\])}])")
 _TRIGGERS = (b"schedule pod", b"nodes are available", b"scale-up", b"incompatible", b"Fargate", b"no instance type")
 MAX_WRAPPED_LINES = 20
@@ -168,6 +172,8 @@ def _wrapped(pending: Record, line: bytes) -> bool:
     tail = data.rstrip()
     if tail.endswith((b",", b"=", b":", b" and")):
         return True
+    if tail.endswith(b'"') and _POOL_REASON.match(line) and _POOL_HEAD_END.search(tail):
+        return True
     if _CONTINUES.match(line) is not None:
         return True
     return not tail.endswith((b".", b'"', b"}", b")")) and _LOWER_WORD.match(line) is not None
@@ -188,6 +194,8 @@ _HEAD_WORD = re.compile(rb"^([\w./-]+)")
 def _joint(data: bytes, line: bytes) -> bytes:
     """What joins a wrapped line to the text before it: nothing when the wrap cut a grammar word in two, else a
     space."""
+    if data.endswith(b'"') and _POOL_REASON.match(line) and _POOL_HEAD_END.search(data):
+        return b", "
     tail, head = _TAIL_WORD.search(data), _HEAD_WORD.match(line.lstrip())
     if tail is None or head is None or data[-1:].isspace():
         return b" "

@@ -73,6 +73,9 @@ def _startup_taint(r: Reason, nodes: str) -> str | None:
                 "not add a toleration for it. The pod lands once the taint is gone; if it stays on a node that has "
                 "been up for minutes, the component that should remove it is failing (check the node's conditions and "
                 "events, the CNI / aws-node pods and the Karpenter or cloud-controller logs).")
+    if (pressure := known.pressure_taint(r.key)) is not None:
+        return (f"{nodes} carry {r.key}, kept there while the node's kubelet reports {pressure}. Do not add a "
+                "toleration for it: the node has no room for more pods until then.")
     why = known.disruption_taint(r.key)
     if why is not None:
         return (f"{nodes} carry {r.key}: {why}, so no new pod may land there; this is expected and transient, "
@@ -143,10 +146,11 @@ def _unknown_label_plain(r: Reason, where: str, f: PoolFields) -> str:
             "nodeAffinity.") if r.suggestion else ""
     renamed = (" (Karpenter v1 renamed karpenter.sh/provisioner-name to karpenter.sh/nodepool.)"
                if r.key == "karpenter.sh/provisioner-name" and f is NODEPOOL_FIELDS else "")
+    advice = known.restricted_label(r.key, v0=f is not NODEPOOL_FIELDS) or ("If the pod belongs to such a pool, add the label there; otherwise "
+                                               "the pool is simply not meant for the pod.")
     return (f'the pod selects on label "{r.key}" (spec.nodeSelector or spec.affinity.nodeAffinity), but {where} '
             f"launches no node carrying that label: it is neither a well-known label nor in the pool's "
-            f"{f.labels} or {f.requirements}. If the pod belongs to such a pool, add the label there; otherwise "
-            f"the pool is simply not meant for the pod.{hint}{renamed}")
+            f"{f.labels} or {f.requirements}. {advice}{hint}{renamed}")
 
 
 def _limits_plain(r: Reason, where: str, f: PoolFields, source: str) -> str:
@@ -196,6 +200,8 @@ def no_type_plain(r: Reason, pool: PoolReasons | None, f: PoolFields, advice: tu
             + (f" under the requirements {reqs}" if reqs else "") + ".")
     if advice:
         return head + " " + " ".join(advice)
+    if (meaning := K.filter_meaning(r.cause)) is not None:
+        return head + " " + meaning
     return (head + " Whether the pod is too big, asks for a resource no allowed type offers, or the requirements "
             f"leave no type with an offering decides the fix: compare the request with the largest type "
             f"{f.requirements} allows, and check the pool's limits ({f.limits}).")
@@ -269,6 +275,16 @@ def _topology_plain(r: Reason, where: str, source: str) -> str:
              "pod affinity": "spec.affinity.podAffinity",
              "pod anti-affinity": "spec.affinity.podAntiAffinity"}.get(r.constraint or "", "the pod")
     if source != "karpenter":
+        if "affinity/anti-affinity" in r.text:  # kube-scheduler's umbrella: it does not say which of the two
+            return (f"{r.text}: either the pod's required spec.affinity.podAffinity finds no pod it must run next "
+                    "to on those nodes, or anti-affinity keeps it away (its own spec.affinity.podAntiAffinity, or "
+                    "that of a pod already there - often another replica of the same workload); the pod's spec "
+                    "says which terms it has.")
+        if "missing required label" in r.text:
+            return (f"{r.text}: those nodes lack the label the constraint's topologyKey names, so they are in no "
+                    f"domain of its {field} and a DoNotSchedule constraint keeps the pod off them. Use a key every "
+                    "node carries (topology.kubernetes.io/zone, kubernetes.io/hostname - check the spelling), or "
+                    "label the nodes (the node group's or NodePool's labels) with it.")
         if r.constraint == "pod anti-affinity":
             return (f"{r.text}: those nodes already run a pod this pod's required {field} (or that pod's own "
                     "anti-affinity) keeps it away from - often another replica of the same workload; it needs "
@@ -343,6 +359,11 @@ def volume_plain(text: str, f: PoolFields = NODEPOOL_FIELDS) -> str:
         return (f"{text}: the pod's claim is unbound and no existing PersistentVolume matches it on those nodes "
                 "(storageClassName, size, access modes, or the PV's node affinity); provision one, or give the claim a "
                 "StorageClass that can create it.")
+    if "enough free storage" in low:
+        return (f"{text}: the claim's StorageClass belongs to a CSI driver that publishes storage capacity per node "
+                "(CSIStorageCapacity - local volumes such as LVM, ZFS or TopoLVM), and none of those nodes has room for "
+                "the size the claim requests: free or add space where the driver allocates (e.g. the volume group), "
+                "or request less.")
     if "max volume count" in low:
         return (f"{text}: those nodes already have as many volumes attached as they may (the CSI driver's per-node "
                 "limit in CSINode: the instance type's EBS attachment slots, shared with ENIs on Nitro types, or the "
@@ -364,10 +385,7 @@ def fargate_plain(r: Reason) -> str:
         return (f"{r.text}: Fargate is not offered in a zone of the profile's subnets; give the Fargate profile "
                 "private subnets in supported zones only.")
     where = f" ({r.key})" if r.key else ""
-    volumes = (" Of persistent volumes, Fargate Pods mount Amazon EFS ones only (a statically provisioned PV bound "
-               "to the claim); Amazon EBS volumes can't be mounted to Fargate Pods, and hostPath, CSI inline volumes and "
-               "claims still waiting for a volume are refused (emptyDir, configMap, secret and projected volumes are fine)."
-               if "volume" in r.text and ("not bound" in r.text or "volume Type" in r.text) else "")
+    volumes = fargate.volume_note(r.text)
     return (f"a Fargate profile selects this pod but Fargate refuses {r.text}{where}; the pod does not fall back to "
             "EC2. Drop the field, or keep the pod out of the profile's selectors (its namespace and labels) so it "
             f"runs on EC2 nodes (a node group or a Karpenter NodePool).{volumes}")
@@ -383,6 +401,11 @@ def _node_filter_plain(r: Reason, source: str) -> str:
         head = "of the node groups cluster-autoscaler could grow, "
         if r.cause:
             head = f"cluster-autoscaler says {r.cause}; " + head
+        if not parts and r.cause and "wouldn't fit" in r.cause:
+            return (r.text.rstrip(". ") + ". Cluster-autoscaler says the same when the node groups the pod would fit "
+                    "are all at their maximum size, so check the groups' max sizes first, then that one has an "
+                    "instance type large enough for the pod's requests (after DaemonSets) and the labels and "
+                    "tolerated taints it needs." + hints)
         return (head + "; ".join(parts) + "." if parts else r.text) + hints
     parts = [f"{n} {why}" for why, n in counts.items()]
     nodes = f"of {r.total} nodes, " if r.total is not None else ""
@@ -418,7 +441,9 @@ def _group_hints(counts: Mapping[str, int]) -> str:
                 "the group the pod belongs on with every label the pod selects (for an EKS managed node group, set "
                 "them as the node group's Kubernetes labels / taints, which cluster-autoscaler reads with "
                 "eks:DescribeNodegroup). If the group the pod is meant for is not among them at all, it no longer "
-                "exists (a deleted node group leaves nothing to grow): recreate it, or change the pod's selector.")
+                "exists (a deleted node group leaves nothing to grow: recreate it, or change the pod's selector), or "
+                "it is at its max size - cluster-autoscaler's log then says 'Skipping node group <name> - max size "
+                "reached' and judges only the other groups: raise that group's max size.")
     for why in counts:
         if "backoff" in why:
             out += (" A node group in backoff had a scale-up fail recently (no capacity for its instance type, a "
@@ -475,7 +500,7 @@ def _header(p: Parsed, who: str) -> str:
 
 def _ordinary_taints(reasons: tuple[Reason, ...]) -> list[Reason]:
     return [r for r in reasons if r.kind == reason_kind.TAINT and known.transient_taint(r.key) is None
-            and known.disruption_taint(r.key) is None]
+            and known.disruption_taint(r.key) is None and known.pressure_taint(r.key) is None]
 
 
 def _grouped_taints(p: Parsed, taints: list[Reason]) -> str:

@@ -51,7 +51,9 @@ def parse(message: str) -> list[Reason] | None:
         return None
     m = NOT_SUPPORTED.search(message)
     if m is not None:
-        rest = m.group("rest").strip().rstrip(")").strip()
+        # the paste's own quoting (`...`, "...") closes after the last refusal, and what follows a closing backtick
+        # is the user's prose (`...not bound` but the pvc is bound): neither is part of a refusal
+        rest = m.group("rest").split("`", 1)[0].strip().rstrip(")'\"").strip()
         parts = [p.strip() for p in _SPLIT.split(rest) if p.strip()] or [rest]
         return [Reason(UNSUPPORTED, p, key=_field_of(p), cause="Pod not supported on Fargate") for p in parts]
     m = MISCONFIGURED.search(message)
@@ -61,3 +63,18 @@ def parse(message: str) -> list[Reason] | None:
     if ZONE.search(message):
         return [Reason(UNSUPPORTED, message.strip(), cause="zone")]
     return None
+
+
+def volume_note(refusal: str) -> str:
+    """What Fargate mounts, after a refused volume (with a leading space), or ''."""
+    if not refusal.lower().startswith("volume"):
+        return ""
+    note = (" Of persistent volumes, Fargate Pods mount Amazon EFS ones only (a statically provisioned PV bound to the "
+            "claim); Amazon EBS volumes can't be mounted to Fargate Pods, and hostPath, CSI inline volumes and claims "
+            "still waiting for a volume are refused (emptyDir, configMap, secret and projected volumes are fine).")
+    if "not bound" in refusal:
+        note += (" fargate-scheduler judges a pod once, when it is created, and does not retry: if kubectl get pvc now "
+                 "shows the claim Bound (to an EFS volume), delete the pod so that its controller recreates it and it "
+                 "is judged again. A claim left to a StorageClass such as gp2 / gp3 (EBS) never binds for a Fargate "
+                 "pod: give it a static EFS PersistentVolume, or run the pod on EC2 nodes.")
+    return note

@@ -163,7 +163,8 @@ def _parse_body(body: str, clause: str) -> Reason | None:
     if (m := _NEW_NO_TYPE.match(body)) is not None:
         res = m.group("res")
         return Reason(reason_kind.NO_INSTANCE_TYPE, clause, resources=parse_resources(res) if res else None,
-                      requirements=parse_requirements(m.group("reqs") or ""), cause=m.group("cause").strip())
+                      requirements=parse_requirements(m.group("reqs") or ""),
+                      cause=m.group("cause").strip().rstrip("`'\"").strip())  # (a paste's closing quote)
     if (m := _LIMITS.match(body)) is not None:
         return Reason(reason_kind.LIMITS, clause, node_pool=m.group("q") or m.group("n") or m.group("n2"))
     if (m := _EXCLUDED.search(body)) is not None:
@@ -248,4 +249,30 @@ def _dialect_hint(text: str, kinds: set[str], bare: list[Reason]) -> str | None:
         return V10
     if bare and not any(r.kind in (reason_kind.LIMITS, reason_kind.EXCLUDED_TYPES) for r in bare):
         return V15
+    return None
+
+
+# Karpenter's InstanceTypeFilterError names which of three sets of instance types - those the requirements allow,
+# those large enough, those with an offering left - has no type in common with the others; what each means
+_FILTER_ERRORS = (
+    ("met the scheduling requirements and had enough resources, had a required offering",
+     "Types the requirements allow are large enough for the pod, but none of them has an offering left: no capacity "
+     "for them in the allowed zones and capacity types right now (Karpenter remembers an insufficient-capacity error "
+     "for a few minutes), or no subnet of the node class in those zones. Allow more instance types, zones or "
+     "capacity types, or wait for capacity."),
+    ("had enough resources and the required offering met the scheduling requirements",
+     "Types large enough for the pod and offered right now exist, but the requirements allow none of them: the types "
+     "they allow are either too small or have no offering left (e.g. AWS has no capacity for them at the moment). "
+     "Allow more families or sizes, so that Karpenter can pick a type that is both large enough and available."),
+    ("met the scheduling requirements and the required offering had the required resources",
+     "Types the requirements allow are offered, but none is large enough for the pod's requests (with DaemonSet "
+     "overhead): allow larger types, or lower the requests."),
+)
+
+
+def filter_meaning(cause: str | None) -> str | None:
+    """What Karpenter's `no instance type which ...` clause says about the three sets, or None."""
+    for words, meaning in _FILTER_ERRORS:
+        if cause and words in cause:
+            return meaning
     return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from karpplan.explain.dialects.karpenter import parse_taint
+from karpplan.explain.dialects.predicates import named, old_fit_counts
 from karpplan.explain.structure import LIMITS, NODE_FILTER, TAINT, TOPOLOGY, VOLUME, Reason
 
 FIT = re.compile(r"(?P<n>\d+)/(?P<m>\d+) nodes are available(?::\s*(?P<rest>.*))?", re.S)
@@ -18,13 +19,17 @@ _UNTOLERATED = re.compile(r"had (?:untolerated )?taint \{(?P<kv>[^}]*)\}?")
 # cluster-autoscaler's predicate line prints the node's taints as Go structs
 _GO_TAINT = re.compile(r'Taint\{Key:"(?P<key>[^"]*)", Value:"(?P<value>[^"]*)", Effect:"(?P<effect>[^"]*)"')
 # `0/N nodes are available` with no node at all: the scheduler's own sentence
+# the per-node list pasted without its `0/N nodes are available:` head (`1 Insufficient cpu, 1 node(s) had ...`)
+BARE_LIST = re.compile(r"^[\s`'\">]*(?P<rest>\d+ (?:node\(s\) |Insufficient |Too many pods)[^`]*?node\(s\) .*)$", re.S)
+# only the preemption half of a FitError pasted: what the pod may not do, not why it does not fit
+PREEMPTION_NEVER = re.compile(r"not eligible due to preemptionPolicy=Never")
 NO_NODES = re.compile(r"\bno nodes available to schedule pods\b")
 _UNTOLERATED_NEW = re.compile(r"had untolerated taint\(s\)")
 
 # `kubectl describe pod` Events rows: Type  Reason  Age  From  Message
 DESCRIBE_EVENT = re.compile(
-    r"^\s*(?P<type>Normal|Warning)\s+(?P<reason>[A-Za-z]+)\s+(?P<age>\S+(?: \(x\d+ over \S+\))?)\s+"
-    r"(?P<source>\S+(?:, \S+)?)\s+(?P<msg>\S.*)$")
+    r"^\s*(?P<type>Normal|Warning)\s+(?P<reason>[A-Za-z]+)\s+(?P<age>(?!\d+/\d+ nodes )\S+(?: \(x\d+ over \S+\))?)\s+"
+    r"(?:(?P<source>(?!\d+/\d+ nodes )\S+(?:, \S+)?)\s+)?(?P<msg>\S.*)$")  # older kubectl: no From
 # `kubectl get events` rows: [NAMESPACE] LAST SEEN TYPE REASON OBJECT MESSAGE
 GET_EVENT = re.compile(
     r"^\s*(?:(?P<ns>[a-z0-9][-a-z0-9.]*)\s+)?(?P<age>\S+)\s+(?P<type>Normal|Warning)\s+(?P<reason>[A-Za-z]+)\s+"
@@ -33,20 +38,21 @@ KLOG = re.compile(r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w.-]+:\d+\] ")
 CA_OBJECT = re.compile(r'Kind:"Pod", Namespace:"(?P<ns>[^"]*)", Name:"(?P<name>[^"]*)"')
 KLOG_POD = re.compile(r'\bpod="(?P<pod>[^"]+)"|\bpod=(?P<bare>[\w.-]+/[\w.-]+)')
 # cluster-autoscaler's verbose per-node-group line (scale_up.go / orchestrator.go)
-PREDICATE = re.compile(
-    r"Pod (?P<pod>\S+) can't be scheduled on (?P<group>[^,\s]+), predicate (?:checking error|failed): (?P<why>.*)$", re.S)
+PREDICATE = re.compile(r"(?:Pod (?P<pod>\S+) can't be scheduled on (?P<group>[^,\s]+), )?predicate "
+                       r"(?:checking error|failed): (?P<why>.*)$", re.S)  # pasted alone, from `predicate` on
 # A FitError's list ends at the first sentence end; what follows (`no new claims to deallocate`, the
 # preemption report) is another sentence, not a per-node reason.
-_SENTENCE_END = re.compile(r"\.(?:\s|$)")
+_SENTENCE_END = re.compile(r"\.(?:[\s*_`'\"]|$)")  # (a paste's markdown or quotes may close it: `bind.*`)
 # per-node reasons that are really about the pod's own constraints, as contract kinds
 _TOPOLOGY_WHY = (
+    (re.compile(r"affinity/anti-affinity", re.I), "pod affinity"),  # the umbrella: either rule, see UMBRELLA
     (re.compile(r"anti-affinity", re.I), "pod anti-affinity"),
     (re.compile(r"pod affinity|affinity/anti-affinity", re.I), "pod affinity"),
     (re.compile(r"topology spread", re.I), "topology spread"),
 )
 _VOLUME_WHY = re.compile(r"volume node affinity conflict|persistent ?volumes? to bind|unbound immediate "
                          r"PersistentVolumeClaims|volume zone|max volume count|volume(?:s)? (?:are|is) already|"
-                         r"persistentvolumeclaim", re.I)
+                         r"persistentvolumeclaim|enough free storage", re.I)
 _GROUP_MAX = re.compile(r"max node group size reached|max (?:cluster|total) (?:cpu|memory|nodes?|cores)", re.I)
 
 
@@ -55,15 +61,24 @@ def _entries(rest: str) -> dict[str, int]:
     for part in _ENTRY_SPLIT.split(rest.strip()):
         m = _ENTRY.match(part.strip().rstrip(".").strip())
         if m is not None:
-            why = m.group("why").strip()
+            why = named(m.group("why").strip())
             counts[why] = counts.get(why, 0) + int(m.group("n"))
     return counts
 
 
 def parse_fit_error(message: str) -> list[Reason] | None:
     """kube-scheduler's per-node counts; the preemption tail is dropped. None when not a FitError."""
+    if "''" in message:  # quoted in a YAML single-quoted scalar (a pod's status.conditions): `didn''t`
+        message = message.replace("''", "'")
     m = FIT.search(message)
     if m is None:
+        if (old := old_fit_counts(message)) is not None:  # kube-scheduler 1.8-1.9 names the failed predicates
+            return [Reason(NODE_FILTER, message.strip().rstrip(". "), counts=old), *derived(old)]
+        if (bare := BARE_LIST.match(message)) is not None and (listed := _entries(
+                _SENTENCE_END.split(bare.group("rest").rstrip("`'\" "), 1)[0])):
+            return [Reason(NODE_FILTER, bare.group("rest").rstrip("`'\" ."), counts=listed), *derived(listed)]
+        if PREEMPTION_NEVER.search(message) is not None:
+            return [Reason(NODE_FILTER, "not eligible due to preemptionPolicy=Never", counts={}, total=0)]
         if NO_NODES.search(message) is not None:  # a cluster with no node the scheduler may use at all
             return [Reason(NODE_FILTER, "no nodes available to schedule pods", counts={}, total=0)]
         return None
@@ -88,7 +103,7 @@ def parse_scale_up(message: str) -> list[Reason] | None:
     return reasons
 
 
-def parse_predicate(message: str) -> tuple[str, list[Reason]] | None:
+def parse_predicate(message: str) -> tuple[str | None, list[Reason]] | None:
     """cluster-autoscaler's `Pod P can't be scheduled on GROUP, predicate checking error: ...` line."""
     if "predicate " not in message:
         return None
@@ -101,7 +116,8 @@ def parse_predicate(message: str) -> tuple[str, list[Reason]] | None:
     parts = [p.strip() for p in _split_outside_braces(listed.group("r") if listed else why.split(";", 1)[0]) if p.strip()]
     counts = {p: 1 for p in parts} if parts else {why: 1}
     text = message[m.start():].split("; debugInfo=", 1)[0].strip()
-    reasons = [Reason(NODE_FILTER, text, counts=counts, cause=f"node group {m.group('group')}")]
+    group = m.group("group") or "(the pasted line does not name it)"
+    reasons = [Reason(NODE_FILTER, text, counts=counts, cause=f"node group {group}")]
     reasons.extend(derived(counts))
     return m.group("pod"), reasons
 
@@ -121,10 +137,18 @@ def _split_outside_braces(text: str) -> list[str]:
     return parts
 
 
+# kube-scheduler before 1.20 printed `didn't match pod affinity/anti-affinity` beside the rule that failed
+UMBRELLA = re.compile(r"didn't match pod affinity/anti-affinity", re.I)
+_SPECIFIC_AFFINITY = re.compile(r"pod (?:anti-)?affinity rules|existing pods anti-affinity", re.I)
+
+
 def derived(counts: dict[str, int]) -> list[Reason]:
     """The typed reasons a per-node count list holds: taints, topology, volumes, node groups at their max."""
     out = _taints(counts)
+    specific = any(_SPECIFIC_AFFINITY.search(why) for why in counts)
     for why in counts:
+        if specific and UMBRELLA.search(why):
+            continue  # the same nodes as the specific rule beside it, not a second reason
         if _VOLUME_WHY.search(why):
             out.append(Reason(VOLUME, why))
         elif _GROUP_MAX.search(why):

@@ -1,0 +1,59 @@
+"""kube-scheduler's predicate names, as its messages printed them before 1.11.
+
+`No nodes are available that match all of the predicates: Insufficient cpu (2), PodToleratesNodeTaints (3)`
+(1.8-1.9) and the early `0/3 nodes are available: 1 ExistingPodsAntiAffinityRulesNotMatch, 2 CheckServiceAffinity`
+name the failed predicate instead of saying what failed. Each name is read as the sentence later releases print
+for it, so the reason is typed and worded as that sentence is; the name stays in the text the user pasted.
+"""
+
+from __future__ import annotations
+
+import re
+
+# predicate name -> the per-node reason a current kube-scheduler prints for it
+MODERN = {
+    "MatchNodeSelector": "node(s) didn't match node selector",
+    "PodToleratesNodeTaints": "node(s) had taints that the pod didn't tolerate",
+    "PodToleratesNodeNoExecuteTaints": "node(s) had taints that the pod didn't tolerate",
+    "PodFitsHostPorts": "node(s) didn't have free ports for the requested pod ports",
+    "HostName": "node(s) didn't match the requested hostname",
+    "NoVolumeZoneConflict": "node(s) had no available volume zone",
+    "CheckVolumeBinding": "node(s) had volume node affinity conflict",
+    "NoDiskConflict": "node(s) had no available disk",
+    "MaxEBSVolumeCount": "node(s) exceed max volume count",
+    "MaxGCEPDVolumeCount": "node(s) exceed max volume count",
+    "MaxAzureDiskVolumeCount": "node(s) exceed max volume count",
+    "MaxCSIVolumeCountPred": "node(s) exceed max volume count",
+    "CheckNodeUnschedulable": "node(s) were unschedulable",
+    "CheckNodeCondition": "node(s) were not ready",
+    "CheckNodeMemoryPressure": "node(s) had memory pressure",
+    "CheckNodeDiskPressure": "node(s) had disk pressure",
+    "CheckNodePIDPressure": "node(s) had pid pressure",
+    "MatchInterPodAffinity": "node(s) didn't match pod affinity/anti-affinity",
+    "PodAffinityRulesNotMatch": "node(s) didn't match pod affinity rules",
+    "PodAntiAffinityRulesNotMatch": "node(s) didn't match pod anti-affinity rules",
+    "ExistingPodsAntiAffinityRulesNotMatch": "node(s) didn't satisfy existing pods anti-affinity rules",
+    "CheckServiceAffinity": "node(s) didn't match service affinity",
+}
+OLD_FIT = re.compile(r"No nodes are available that match all of the (?:following )?predicates:?\s*(?P<rest>.*)",
+                     re.S | re.I)
+_OLD_ENTRY = re.compile(r"(?P<why>[^,()]+?)\s*\((?P<n>\d+)\)")
+
+
+def named(why: str) -> str:
+    """`ExistingPodsAntiAffinityRulesNotMatch` -> `ExistingPodsAntiAffinityRulesNotMatch (node(s) didn't satisfy ...)`;
+    any other reason as it is."""
+    modern = MODERN.get(why.strip())
+    return f"{why.strip()} ({modern})" if modern else why
+
+
+def old_fit_counts(message: str) -> dict[str, int] | None:
+    """The per-node counts of a pre-1.10 `No nodes are available that match all of the predicates` message."""
+    m = OLD_FIT.search(message)
+    if m is None:
+        return None
+    counts: dict[str, int] = {}
+    for e in _OLD_ENTRY.finditer(m.group("rest")):
+        why = named(e.group("why").strip())
+        counts[why] = counts.get(why, 0) + int(e.group("n"))
+    return counts
