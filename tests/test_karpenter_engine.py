@@ -169,10 +169,12 @@ class CheckedSimulation(KarpenterSimulation):
 
     def place(self, group_info: GroupInfo, pod: Pod) -> bool:
         state = self.state
-        assert self._order == sorted(self.claims, key=lambda s: len(s.members))
+        # The claims tried: in Karpenter's order (fewest pods first, then creation), screened.
+        candidates = self._order.candidates(group_info)
+        assert candidates == [s for s in sorted(self.claims, key=lambda s: len(s.members)) if s in candidates]
         for attempt in self._attempts_for(group_info):
             blocked = set().union(*state.name_blocks(group_info.template, attempt))
-            screen = state.affinity_screen(group_info.template)
+            screen = state.affinity_screen(group_info.template) + state.spread_screen(group_info.template, attempt)
             for slot in self.claims:
                 options, _ = state.evaluate(group_info, slot, attempt)
                 rows = state.feasible(group_info, slot, attempt)
@@ -180,6 +182,7 @@ class CheckedSimulation(KarpenterSimulation):
                 if options is not None and rows is not None:
                     assert [o.index for o in options] == [state.table.options[r].index for r in rows.tolist()]
                     assert group_info.index not in slot.full_for and slot.name not in blocked
+                    assert slot in candidates  # the screens skip only claims the pod fails on
                     assert all(not state.domain_values(slot, k).isdisjoint(a) for k, a in screen)
                 if _reference_evaluate(state, group_info, slot, attempt) is None:
                     assert options is None
