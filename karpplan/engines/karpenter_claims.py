@@ -116,4 +116,4 @@ class ClaimOrder:
             hit = np.zeros(len(self._pool_index), dtype=np.bool_)
             hit[self._row_pool[self.table.rows_of(group_info.option_ids)]] = True
             self._pools_of[group_info.option_ids] = hit
-        return hit.copy()
+        return hit
