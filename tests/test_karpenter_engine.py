@@ -20,7 +20,8 @@ if str(REPO) not in sys.path:
 from bench import workloads as w  # noqa: E402
 from karpplan.catalog import load_catalog  # noqa: E402
 from karpplan.constraints.pool_headroom import capacity_fits as fits_limits  # noqa: E402
-from karpplan.engines.karpenter_simulation import KarpenterSimulation  # noqa: E402
+from karpplan.engines.karpenter_claims import ClaimOrder  # noqa: E402
+from karpplan.engines.karpenter_simulation import KarpenterSimulation, solve_karpenter  # noqa: E402
 from karpplan.model.build import load_inventory  # noqa: E402
 from karpplan.model.pods import Pod  # noqa: E402
 from karpplan.model.resources import LimitVector, Resources  # noqa: E402
@@ -169,10 +170,12 @@ class CheckedSimulation(KarpenterSimulation):
 
     def place(self, group_info: GroupInfo, pod: Pod) -> bool:
         state = self.state
-        assert self._order == sorted(self.claims, key=lambda s: len(s.members))
+        # The claims tried: in Karpenter's order (fewest pods first, then creation), screened.
+        candidates = self._order.candidates(group_info)
+        assert candidates == [s for s in sorted(self.claims, key=lambda s: len(s.members)) if s in candidates]
         for attempt in self._attempts_for(group_info):
             blocked = set().union(*state.name_blocks(group_info.template, attempt))
-            screen = state.affinity_screen(group_info.template)
+            screen = state.affinity_screen(group_info.template) + state.spread_screen(group_info.template, attempt)
             for slot in self.claims:
                 options, _ = state.evaluate(group_info, slot, attempt)
                 rows = state.feasible(group_info, slot, attempt)
@@ -180,6 +183,7 @@ class CheckedSimulation(KarpenterSimulation):
                 if options is not None and rows is not None:
                     assert [o.index for o in options] == [state.table.options[r].index for r in rows.tolist()]
                     assert group_info.index not in slot.full_for and slot.name not in blocked
+                    assert slot in candidates  # the screens skip only claims the pod fails on
                     assert all(not state.domain_values(slot, k).isdisjoint(a) for k, a in screen)
                 if _reference_evaluate(state, group_info, slot, attempt) is None:
                     assert options is None
@@ -227,3 +231,32 @@ def test_check_pool_matches_the_per_option_rules(problem: Problem) -> None:
                         and pod_template.requests.fits_in(o.free)
                         and (remaining is None or fits_limits(o.capacity, remaining))]
             assert [o.index for o in verdict.options] == [o.index for o in expected]
+
+
+def _plan_of(problem: Problem) -> list[tuple[str, str, list[str]]]:
+    solution, _ = solve_karpenter(problem)
+    return [(n.name, f"{n.option.instance_type.name} {n.option.zone}" if n.option else "", [p.key for _, p in n.pods])
+            for n in solution.nodes]
+
+
+def test_screening_claims_changes_no_placement(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Realistic Deployments (zone and hostname spreads, several pools): the plan with the claim screens
+    (resources, pool, zonal spread) is the plan of trying every open claim in Karpenter's order."""
+    inputs = w.realistic_inputs(600)
+    manifests, _ = w.write_inputs(inputs, tmp_path)
+    inventory = load_inventory([str(manifests)])
+    problem = make_problem(inventory, load_catalog(inputs.region, None), list(inventory.pending))
+    screened = _plan_of(problem)
+    calls = {"skipped": 0}
+
+    def every_claim(order: ClaimOrder, group_info: GroupInfo) -> list[PlannedNode]:
+        claims = sorted(order.claims, key=lambda s: len(s.members))
+        calls["skipped"] += len(claims) - len(screened_candidates(order, group_info))
+        return claims
+
+    screened_candidates = ClaimOrder.candidates
+    monkeypatch.setattr(ClaimOrder, "candidates", every_claim)
+    monkeypatch.setattr(PlacementState, "spread_screen", lambda self, template, attempt: [])
+    problem = make_problem(inventory, load_catalog(inputs.region, None), list(inventory.pending))
+    assert _plan_of(problem) == screened
+    assert calls["skipped"] > 0  # the screens did skip claims

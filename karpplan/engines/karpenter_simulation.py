@@ -18,7 +18,6 @@ batch NodePool resource limits are charged pessimistically (largest candidate, `
 
 from __future__ import annotations
 
-import bisect
 import operator
 import time
 from collections import deque
@@ -26,6 +25,7 @@ from collections.abc import Callable, Iterator
 
 from karpplan.constraints.pool_headroom import Headroom, capacity_fits
 from karpplan.engines.karpenter_batches import Launched, PoolLedger, RecountWatch, relaunch
+from karpplan.engines.karpenter_claims import ClaimOrder
 from karpplan.engines.result import Solution, SolvedNode, node_name
 from karpplan.model.pods import Pod
 from karpplan.model.resources import Resources
@@ -65,10 +65,8 @@ class KarpenterSimulation:
     def _start_batch(self) -> None:
         """A new scheduler: no claims yet, the limits left after the launched nodes (`NewScheduler`)."""
         self.claims: list[PlannedNode] = []
-        # The claims in the order pods try them: fewest pods first, then creation order (a stable sort).
-        self._order: list[PlannedNode] = []
-        self._order_keys: list[tuple[int, int]] = []
-        self._created: dict[int, int] = {}  # id(claim) -> creation rank
+        # The claims in the order pods try them (fewest pods first, then creation order), screened.
+        self._order = ClaimOrder(self.table, self.problem.groups, self.problem.pools, self.state.monotone)
         self._pool_claims: dict[int, int] = {}  # id(pool) -> claims opened
         self.remaining: dict[str, Resources | None] = {}
         self.nodes_left: dict[str, int | None] = {}
@@ -134,6 +132,7 @@ class KarpenterSimulation:
         while first < len(existing) and group in existing[first].full_for:
             first += 1  # the leading nodes found full for the group stay full (PlacementState._evaluate)
         self._existing_first[group] = first
+        claims: list[PlannedNode] | None = None  # the open claims the pod may fit, in order (asked once)
         for attempt in self._attempts_for(group_info):
             for i in range(first, len(existing)):
                 slot = existing[i]
@@ -148,9 +147,11 @@ class KarpenterSimulation:
                     if rows is not None:
                         state.commit_rows(group_info, pod, slot, rows)
                         return True
-            for slot in self._screened(group_info, attempt, self._order):
+            if claims is None:
+                claims = self._order.candidates(group_info)
+            for slot in self._screened(group_info, attempt, claims):
                 if self._add_to_claim(group_info, pod, slot, attempt):
-                    self._moved(slot)
+                    self._order.moved(slot, group_info.template.requests)
                     self._watch.placed_on(slot)
                     return True
             for verdict, last_resort, verdict_rows in self._verdicts_for(group_info):
@@ -185,13 +186,14 @@ class KarpenterSimulation:
     def _screened(self, group_info: GroupInfo, attempt: Attempt, slots: list[PlannedNode],
                   by_name: dict[str, PlannedNode] | None = None) -> Iterator[PlannedNode]:
         """The new nodes of `slots` (in order) the pod may fit: those it fails on whatever their options
-        (see PlacementState.feasible), and those it found full, are skipped; with many nodes most pods pass
+        (see PlacementState.feasible; a zonal spread's domains that may not take it, `spread_screen`), and
+        those it found full, are skipped; with many nodes most pods pass
         over most of them. `by_name`: the same nodes by name, in order (a set difference then screens
         names). Stop iterating once a node is changed."""
         state = self.state
         group = group_info.index
         blocks = state.name_blocks(group_info.template, attempt)
-        screen = state.affinity_screen(group_info.template)
+        screen = state.affinity_screen(group_info.template) + state.spread_screen(group_info.template, attempt)
         if blocks and sum(map(len, blocks)) * 2 >= len(slots):
             # Most nodes are blocked: filter them in one pass.
             names = blocks[0] if len(blocks) == 1 else set().union(*blocks)
@@ -226,27 +228,10 @@ class KarpenterSimulation:
             yield slot
 
     def _opened(self, slot: PlannedNode) -> None:
-        rank = len(self.claims)
         self.claims.append(slot)
-        self._created[id(slot)] = rank
         assert slot.pool is not None
         self._pool_claims[id(slot.pool)] = self._pool_claims.get(id(slot.pool), 0) + 1
-        key = (len(slot.members), rank)
-        at = bisect.bisect_left(self._order_keys, key)
-        self._order_keys.insert(at, key)
-        self._order.insert(at, slot)
-
-    def _moved(self, slot: PlannedNode) -> None:
-        """A claim gained a pod: move it behind the claims with as many pods."""
-        rank = self._created[id(slot)]
-        at = bisect.bisect_left(self._order_keys, (len(slot.members) - 1, rank))
-        assert self._order[at] is slot
-        del self._order_keys[at]
-        del self._order[at]
-        key = (len(slot.members), rank)
-        at = bisect.bisect_left(self._order_keys, key)
-        self._order_keys.insert(at, key)
-        self._order.insert(at, slot)
+        self._order.opened(slot)
 
     def _smallest(self, slot: PlannedNode) -> LaunchOption:
         return self.state.smallest(slot)

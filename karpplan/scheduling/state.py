@@ -60,6 +60,11 @@ class PlacementState:
         # Slots only fill up when every request is non-negative: then a resource failure is final.
         self._monotone = all(v >= 0 for g in problem.groups for v in g.template.requests.values())
 
+    @property
+    def monotone(self) -> bool:
+        """Do nodes only fill up (no request is negative)? Then a resource failure is final."""
+        return self._monotone
+
     # ---------------------------------------------------------------------------------- new nodes
     def new_slot(self, pool: NodePool, options: list[LaunchOption]) -> PlannedNode:
         self.claims_created += 1
@@ -102,6 +107,10 @@ class PlacementState:
     def affinity_screen(self, pod_template: PodTemplate, attempt: Attempt | None = None) -> list[tuple[str, set[str]]]:
         """See `TopologyCounts.affinity_screen`."""
         return self.counts.affinity_screen(pod_template, attempt)
+
+    def spread_screen(self, pod_template: PodTemplate, attempt: Attempt) -> list[tuple[str, set[str]]]:
+        """See `TopologyCounts.spread_screen`."""
+        return self.counts.spread_screen(pod_template, attempt)
 
     def name_blocks(self, pod_template: PodTemplate, attempt: Attempt) -> list[set[str]]:
         """See `TopologyCounts.name_blocks`."""

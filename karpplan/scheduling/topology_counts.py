@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from itertools import count
 
-from karpplan.constraints.spread_counts import domain_minimum, node_cap
+from karpplan.constraints.spread_counts import domain_minimum, node_cap, skew_limit
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.pods import PodTemplate
 from karpplan.model.requirements import Requirements
@@ -317,6 +317,22 @@ class TopologyCounts:
                 if any(self.opens(rule, i, strict) for strict in alternatives):
                     continue  # the first pod may open a domain
                 screen.append((term.key, {v for v, n in counts.items() if n > 0}))
+        return screen
+
+    def spread_screen(self, pod_template: PodTemplate, attempt: Attempt) -> list[tuple[str, set[str]]]:
+        """(key, domains a pod may take) per zonal (non-hostname) spread rule it keeps at this attempt, where
+        some domain may not take it: a new node with none of these domains among its options fails
+        `_check_spread` however it narrows (its eligible domains are among its options' values)."""
+        screen: list[tuple[str, set[str]]] = []
+        for rule in self.rules_for(pod_template, attempt):
+            if rule.hostname:
+                continue
+            counts = self.spread[rule.uid]
+            limit = skew_limit(rule, self.spread_min(rule, attempt)) - (1 if rule.self_match else 0)
+            if not any(n > limit for n in counts.values()):
+                continue  # every domain may take it
+            _, names, _ = self.masks.table.labels(rule.key)
+            screen.append((rule.key, {v for v in names if counts.get(v, 0) <= limit}))
         return screen
 
     def name_blocks(self, pod_template: PodTemplate, attempt: Attempt) -> list[set[str]]:
