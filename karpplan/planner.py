@@ -241,23 +241,31 @@ def solve(problem: Problem, options: PlanOptions, budget: TimeBudget | None = No
 def _with_kept_preferences(inventory: Inventory, catalog: Catalog, prepared: Prepared, budget: TimeBudget
                            ) -> tuple[Inventory, Prepared, Solution | None, PreferenceOutcome]:
     """`--preferences honour`: the inventory and problem with the preferences Karpenter keeps made
-    required (preference_policy.py), with the Karpenter simulation of that problem; unchanged (and no
-    simulation) when nothing is kept."""
+    required (preference_policy.py), with Karpenter's plan of that problem: its own plan carried over, or
+    (when it cannot be) the simulation run again; unchanged when nothing is kept."""
     from karpplan.engines.karpenter_simulation import solve_karpenter  # lazy: start-up, see the docstring
     from karpplan.engines.optimiser import within_limits  # lazy: OR-Tools, see the docstring
-    from karpplan.preference_policy import kept_by_karpenter  # lazy: start-up, see the docstring
+    from karpplan.preference_policy import (  # lazy: start-up, see the docstring
+        carried_over,
+        kept_by_karpenter,
+    )
 
     with budget.phase("simulate"):
         greedy, _ = solve_karpenter(prepared.problem, time_limit=_simulation_seconds(prepared.problem, budget))
     # What Karpenter keeps on a plan that keeps the NodePools' limits: where its batch would launch past
     # limits.nodes, the plan cannot, and the pods beyond the limit relax their preferences.
-    kept, relaxed = kept_by_karpenter(prepared.problem, within_limits(prepared.problem, greedy, budget))
+    hint = within_limits(prepared.problem, greedy, budget)
+    kept, relaxed = kept_by_karpenter(prepared.problem, hint)
     if not kept:
         return inventory, prepared, greedy, PreferenceOutcome("honour", 0, relaxed)
     with budget.phase("build"):
         pods, count = enforce_preferences(inventory.pods, kept)
         enforced = replace(inventory, pods=pods)
         again = prepare(enforced, catalog)
+        # Karpenter's plan keeps what it kept: carried over, it needs no second simulation (preference_policy.py).
+        carried = carried_over(greedy, again.problem) if hint is greedy and not greedy.not_simulated else None
+    if carried is not None:
+        return enforced, again, carried, PreferenceOutcome("honour", count, relaxed)
     with budget.phase("simulate"):
         greedy_again, _ = solve_karpenter(again.problem, time_limit=_simulation_seconds(again.problem, budget))
     if len(greedy_again.unplaced) > len(greedy.unplaced):
