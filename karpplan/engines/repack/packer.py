@@ -244,10 +244,12 @@ class Repacker:
         self._interned = {}  # masks are interned per bucket shape
         pods: list[MaskedPod] = [(group_info, pod, self.pod_mask(bucket, group_info, origin, cache)) for group_info, pod, origin in items]
         packings = [pack_slack_then_bulk(self._filler, bucket, pods)]
+        owners: tuple[list[Bin], list[MaskedPod]] | None = None  # the grown packings' owner nodes, placed once
         for share in GROWN_SHARES:  # the first packing is kept however late; the others only before the guard
             if self._past_wall():
                 break
-            packings.append(pack_grown(self._filler, bucket, pods, share))
+            owners = owners or self._filler.owner_bins(bucket, pods, spread=True)
+            packings.append(pack_grown(self._filler, bucket, pods, share, owners))
         plans = [p for p in packings if p is not None]
         if not plans:
             return None
