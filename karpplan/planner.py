@@ -263,7 +263,9 @@ def _with_kept_preferences(inventory: Inventory, catalog: Catalog, prepared: Pre
         enforced = replace(inventory, pods=pods)
         again = prepare(enforced, catalog)
         # Karpenter's plan keeps what it kept: carried over, it needs no second simulation (preference_policy.py).
-        carried = carried_over(greedy, again.problem) if hint is greedy and not greedy.not_simulated else None
+        # A plan the clock cut too: its pods not simulated stay so, where a second simulation, given less time
+        # still, would place fewer pods and be thrown away.
+        carried = carried_over(greedy, again.problem) if hint is greedy else None
     if carried is not None:
         return enforced, again, carried, PreferenceOutcome("honour", count, relaxed)
     with budget.phase("simulate"):
