@@ -29,29 +29,19 @@ from karpplan.catalog.types import Catalog
 from karpplan.catalog.zones import outside_zones_reason, with_cluster_zones, zones_warning
 from karpplan.engines.effort import TimeBudget
 from karpplan.engines.optimiser_progress import ProgressSink
-from karpplan.errors import InputError, Origin
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES
 from karpplan.model import labels as L
 from karpplan.model.build import load_inventory
 from karpplan.model.cluster import ClusterConfig, FargateProfile
 from karpplan.model.enforced_preferences import enforce_preferences
-from karpplan.model.fargate import (
-    FARGATE_NODE_TAINT,
-    FargateSize,
-    fargate_hourly_price,
-    fargate_node_labels,
-    profile_for,
-    size_pod,
-)
-from karpplan.model.fargate_prices import FargatePrice, fargate_rate, missing_rate_message
+from karpplan.model.fargate_prices import FargatePrice
 from karpplan.model.inventory import Inventory
 from karpplan.model.missing_requests import unrequested_warning
 from karpplan.model.pods import Pod, group_pods
-from karpplan.model.resources import CPU, MEMORY, Resources
+from karpplan.model.resources import Resources
 from karpplan.model.scale import ScaleOptions
 from karpplan.plan import (
     PREFERENCE_POLICIES,
-    FargateInfo,
     IgnoredDocument,
     Plan,
     PlanNode,
@@ -61,6 +51,13 @@ from karpplan.plan import (
     SteadyState,
     Summary,
     UnschedulablePod,
+)
+from karpplan.plan_fargate import (
+    FargatePlacement,
+    fargate_price,
+    fargate_rate_text,
+    on_fargate,
+    split_fargate,
 )
 from karpplan.plan_volumes import volume_reasons
 from karpplan.time_limit import auto_seconds
@@ -183,27 +180,6 @@ def catalog_for(inventory: Inventory, region: str | None, catalog_file: str | No
 
 
 @dataclass
-class FargatePlacement:
-    pod: Pod
-    profile: FargateProfile
-    reasons: list[str]
-
-
-def _split_fargate(inventory: Inventory, profiles: Sequence[FargateProfile]) -> tuple[list[FargatePlacement], list[Pod]]:
-    """Pods matching a Fargate profile run on Fargate (never falling back to EC2); the rest go to EC2."""
-    fargate: list[FargatePlacement] = []
-    ec2: list[Pod] = []
-    for pod in inventory.pending:
-        profile = profile_for(profiles, pod.namespace, pod.labels) if profiles else None
-        if profile is None:
-            ec2.append(pod)
-            continue
-        reasons = [f"Fargate refuses {path}: {why}" for path, why in pod.template.fargate.refusals]
-        fargate.append(FargatePlacement(pod, profile, reasons))
-    return fargate, ec2
-
-
-@dataclass
 class Prepared:
     """What every planning command builds before an engine runs: the catalog as NodeOverlays change it
     (and their notes), the pods Fargate takes, and the scheduling problem of the rest."""
@@ -220,7 +196,7 @@ def prepare(inventory: Inventory, catalog: Catalog) -> Prepared:
     catalog, notes = apply_node_overlays(catalog, inventory.overlays, inventory.nodepools)
     inventory, group_notes = with_node_groups(inventory, catalog)  # eksctl node groups: existing nodes
     notes = [*notes, *group_notes]
-    fargate, ec2_pods = _split_fargate(inventory, inventory.fargate_profiles)
+    fargate, ec2_pods = split_fargate(inventory, inventory.fargate_profiles)
     return Prepared(catalog, notes, fargate, make_problem(inventory, catalog, ec2_pods))
 
 
@@ -265,23 +241,33 @@ def solve(problem: Problem, options: PlanOptions, budget: TimeBudget | None = No
 def _with_kept_preferences(inventory: Inventory, catalog: Catalog, prepared: Prepared, budget: TimeBudget
                            ) -> tuple[Inventory, Prepared, Solution | None, PreferenceOutcome]:
     """`--preferences honour`: the inventory and problem with the preferences Karpenter keeps made
-    required (preference_policy.py), with the Karpenter simulation of that problem; unchanged (and no
-    simulation) when nothing is kept."""
+    required (preference_policy.py), with Karpenter's plan of that problem: its own plan carried over, or
+    (when it cannot be) the simulation run again; unchanged when nothing is kept."""
     from karpplan.engines.karpenter_simulation import solve_karpenter  # lazy: start-up, see the docstring
     from karpplan.engines.optimiser import within_limits  # lazy: OR-Tools, see the docstring
-    from karpplan.preference_policy import kept_by_karpenter  # lazy: start-up, see the docstring
+    from karpplan.preference_policy import (  # lazy: start-up, see the docstring
+        carried_over,
+        kept_by_karpenter,
+    )
 
     with budget.phase("simulate"):
         greedy, _ = solve_karpenter(prepared.problem, time_limit=_simulation_seconds(prepared.problem, budget))
     # What Karpenter keeps on a plan that keeps the NodePools' limits: where its batch would launch past
     # limits.nodes, the plan cannot, and the pods beyond the limit relax their preferences.
-    kept, relaxed = kept_by_karpenter(prepared.problem, within_limits(prepared.problem, greedy, budget))
+    hint = within_limits(prepared.problem, greedy, budget)
+    kept, relaxed = kept_by_karpenter(prepared.problem, hint)
     if not kept:
         return inventory, prepared, greedy, PreferenceOutcome("honour", 0, relaxed)
     with budget.phase("build"):
         pods, count = enforce_preferences(inventory.pods, kept)
         enforced = replace(inventory, pods=pods)
         again = prepare(enforced, catalog)
+        # Karpenter's plan keeps what it kept: carried over, it needs no second simulation (preference_policy.py).
+        # A plan the clock cut too: its pods not simulated stay so, where a second simulation, given less time
+        # still, would place fewer pods and be thrown away.
+        carried = carried_over(greedy, again.problem) if hint is greedy else None
+    if carried is not None:
+        return enforced, again, carried, PreferenceOutcome("honour", count, relaxed)
     with budget.phase("simulate"):
         greedy_again, _ = solve_karpenter(again.problem, time_limit=_simulation_seconds(again.problem, budget))
     if len(greedy_again.unplaced) > len(greedy.unplaced):
@@ -340,30 +326,12 @@ def _static_launches(problem: Problem) -> dict[str, LaunchOption]:
     return {n.name: s.launch for s in problem.static if s.launch is not None for n in s.nodes}
 
 
-def _fargate_price(placement: FargatePlacement, region: str, rate: FargatePrice | None) -> float:
-    """$/h of a pod on Fargate: 0 when Fargate refuses it or cannot size it (the plan leaves it out).
-    Raises InputError when the region has no known rate and none is supplied: never a silent $0."""
-    pod = placement.pod
-    size = size_pod(pod.requests.get(CPU), pod.requests.get(MEMORY))
-    if placement.reasons or size is None:
-        return 0.0
-    return _fargate_hourly(size, region, rate)
-
-
-def _fargate_hourly(size: FargateSize, region: str, rate: FargatePrice | None) -> float:
-    """$/h of a Fargate size in the region: the supplied rate, else the region's; InputError without one."""
-    price = fargate_hourly_price(size, region, rate)
-    if price is None:
-        raise InputError.at(Origin("--region"), missing_rate_message(region))
-    return price
-
-
 def fixed_hourly_cost(prepared: Prepared) -> float:
     """$/h the plan pays whatever the engine chooses: the static NodePools' nodes and the Fargate pods (at the
     catalog's `--fargate-prices`, else the region's known rate)."""
     region = prepared.catalog.region or DEFAULT_REGION
     return (sum(launch.price for launch in _static_launches(prepared.problem).values())
-            + sum(_fargate_price(fp, region, prepared.catalog.fargate_price) for fp in prepared.fargate))
+            + sum(fargate_price(fp, region, prepared.catalog.fargate_price) for fp in prepared.fargate))
 
 
 def _unmet_preferences(problem: Problem, solution: Solution, greedy: Solution, fixed: float = 0.0) -> list[str]:
@@ -398,10 +366,10 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
 
     unschedulable = _unschedulable(problem, solution, state, catalog)
     not_simulated = not_simulated_pods(solution)  # the pods the clock cut left undecided, never unschedulable
-    on_fargate = _on_fargate(fargate, catalog)
-    nodes += on_fargate.nodes
-    placed.update(on_fargate.placed)
-    unschedulable += on_fargate.unschedulable
+    ours = on_fargate(fargate, catalog)  # the pods Fargate runs or refuses
+    nodes += ours.nodes
+    placed.update(ours.placed)
+    unschedulable += ours.unschedulable
     plan_pods = [
         PlanPod(p.name, p.namespace, p.workload, p.node_name if p.bound else placed.get(p.key), p.bound,
                 p.gated and not p.bound, dict(p.labels), p.requests, str(p.origin))
@@ -409,13 +377,13 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     ]
     static_cost = sum(launch.price for launch in static_launch.values())
     summary = _summary(inventory, catalog, options, nodes, placed, len(unschedulable), solution, greedy,
-                       (on_fargate.cost, static_cost), len(static_launch), fargate)
+                       (ours.cost, static_cost), len(static_launch), fargate)
     from karpplan.gap_cause import gap_cause  # lazy: start-up, see the docstring
 
     summary = replace(summary, not_simulated=len(not_simulated),
                       karpenter_not_simulated=len(greedy.not_simulated) if summary.karpenter_cost is not None else 0,
                       gap_cause=gap_cause(problem, summary.status, summary.gap, summary.bound_source))
-    warnings = [*notes, *on_fargate.warnings]
+    warnings = [*notes, *ours.warnings]
     unrequested = unrequested_warning(inventory.pending, options.default_requests)
     if unrequested is not None:
         warnings.append(unrequested)
@@ -427,7 +395,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
         warnings.append(zones_note)
     warnings.extend(estimated_spot_note(catalog, nodes, options.spot_prices))
     warnings.extend(unhonourable_spreads(problem))  # relaxed before anything counts: in no plan's unmet ones
-    warnings.extend(_unmet_preferences(problem, solution, greedy, on_fargate.cost + static_cost))
+    warnings.extend(_unmet_preferences(problem, solution, greedy, ours.cost + static_cost))
     warnings.extend(s.describe() for s in problem.static)
     warnings.extend(str(notice) for notice in (*inventory.notices, *inventory.scale_notes))
     ignored = tuple(IgnoredDocument(d.kind, d.name, d.origin, d.why)
@@ -498,63 +466,6 @@ def _unschedulable(problem: Problem, solution: Solution, state: PlacementState, 
     return unschedulable
 
 
-@dataclass
-class _OnFargate:
-    """The plan's part on Fargate: a node per pod it runs, the pods it refuses, and what they cost."""
-
-    nodes: list[PlanNode] = field(default_factory=list)
-    placed: dict[str, str] = field(default_factory=dict)
-    unschedulable: list[UnschedulablePod] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    cost: float = 0.0
-
-
-def _on_fargate(fargate: Sequence[FargatePlacement], catalog: Catalog) -> _OnFargate:
-    """The pods Fargate takes, each on a node of its own sized as Fargate sizes it (zones dealt in turn), or
-    unschedulable with why (Fargate never falls back to EC2)."""
-    out = _OnFargate()
-    region = catalog.region or DEFAULT_REGION
-    zones = catalog.zones or (f"{region}a",)
-    for i, fp in enumerate(fargate):
-        pod = fp.pod
-        size = size_pod(pod.requests.get(CPU), pod.requests.get(MEMORY))
-        if size is None:
-            fp.reasons.append(f"Fargate cannot size the pod: {pod.requests.formatted()} plus 256Mi exceeds 16 vCPU / 120 GB")
-        if fp.reasons:
-            fp.reasons.append(f"the pod matches Fargate profile {fp.profile.name!r}, so it does not fall back to EC2")
-            out.unschedulable.append(UnschedulablePod(pod.key, pod.workload, tuple(fp.reasons)))
-            continue
-        assert size is not None
-        price = _fargate_hourly(size, region, catalog.fargate_price)
-        name = f"fargate-{region}-{pod.namespace}-{pod.name}"
-        zone = zones[i % len(zones)]
-        if pod.template.fargate.limit_exceeds_requests:
-            out.warnings.append(f"{pod.key}: a container limit exceeds its request; Fargate sizes from requests")
-        out.nodes.append(PlanNode(name, True, None, None, zone, "fargate", price, False,
-                                  fargate_node_labels(zone, region, name, fp.profile.name),
-                                  (FARGATE_NODE_TAINT.as_dict(),), size.resources, pod.requests, Resources(),
-                                  (pod.key,), _fargate_info(fp, size)))
-        out.placed[pod.key] = name
-        out.cost += price
-    return out
-
-
-def _fargate_info(fp: FargatePlacement, size: FargateSize) -> FargateInfo:
-    """What a Fargate pod is billed for against what it asks, and how far its requests could grow for free."""
-    pod = fp.pod
-    waste = size.rounding_waste(pod.requests.get(CPU), pod.requests.get(MEMORY))
-    hint = ""
-    spare = waste.formatted()
-    growth = " and ".join(f"{spare[k]} {label}" for k, label in ((CPU, "CPU"), (MEMORY, "memory")) if k in spare)
-    if growth:
-        hint = f"requests could grow by {growth} at no extra cost (billed for {size.capacity_provisioned})"
-    asked = pod.requests.formatted()
-    return FargateInfo(size.cpu_text, size.memory_text, size.capacity_provisioned, fp.profile.name,
-                       requested_cpu=asked.get(CPU, "0"), requested_memory=asked.get(MEMORY, "0"),
-                       waste_cpu=waste.formatted().get(CPU, "0"), waste_memory=waste.formatted().get(MEMORY, "0"),
-                       hint=hint)
-
-
 def _summary(inventory: Inventory, catalog: Catalog, options: PlanOptions, nodes: Sequence[PlanNode],
              placed: Mapping[str, str], unschedulable: int, solution: Solution, greedy: Solution,
              fixed: tuple[float, float], static_nodes: int, fargate: Sequence[FargatePlacement]) -> Summary:
@@ -584,13 +495,8 @@ def _summary(inventory: Inventory, catalog: Catalog, options: PlanOptions, nodes
         bound_source=solution.bound_source if lower is not None else None,
         zones=catalog.zones, zones_source=catalog.zones_source,
         spot_prices=spot_price_source(catalog, options.spot_prices),
-        fargate_prices=None if fargate_cost == 0 else _fargate_rate_text(region, catalog.fargate_price),
+        fargate_prices=None if fargate_cost == 0 else fargate_rate_text(region, catalog.fargate_price),
     )
-
-
-def _fargate_rate_text(region: str, supplied: FargatePrice | None) -> str | None:
-    rate = fargate_rate(region, supplied)
-    return None if rate is None else rate.describe()
 
 
 def _sum(items: object) -> Resources:

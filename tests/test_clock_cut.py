@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import json
 import textwrap
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from karpplan.catalog import load_catalog
@@ -118,3 +121,36 @@ def test_a_cut_plan_under_pool_limits_is_not_simulated_again_past_the_limit(tmp_
     plan = make_plan(inventory, load_catalog(None, catalog), PlanOptions(engine="optimal", time_limit=0.0))
     assert plan.exit_code == 3 and plan.summary.not_simulated > 0
     assert plan.summary.karpenter_not_simulated == plan.summary.not_simulated
+
+
+def test_cut_plan_honouring_preferences_simulates_once_and_keeps_the_cut(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under `--preferences honour` the cut simulation's plan is carried over: no second simulation (it would
+    have less time still), and the pods it never reached stay not simulated."""
+    import karpplan.engines.karpenter_simulation as simulation
+
+    runs: list[int] = []
+    real = simulation.solve_karpenter
+
+    def cut_after_ha(*args: Any, **kwargs: Any) -> Any:
+        # The clock cut the simulation once the `ha` replicas (the largest pods, placed first) were placed.
+        runs.append(1)
+        whole, state = real(*args, **{**kwargs, "time_limit": 60.0})
+        nodes = [replace(n, pods=[(g, p) for g, p in n.pods if p.workload == "Deployment/ha"]) for n in whole.nodes]
+        left = [(g, p) for n in whole.nodes for g, p in n.pods if p.workload != "Deployment/ha"]
+        return replace(whole, nodes=[n for n in nodes if n.pods], unplaced=[*whole.unplaced, *left],
+                       not_simulated=frozenset(p.key for _, p in left)), state
+
+    monkeypatch.setattr(simulation, "solve_karpenter", cut_after_ha)
+    spread = ("      topologySpreadConstraints:\n      - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, "
+              "whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: ha}}}\n")
+    _, catalog = _files(tmp_path)
+    manifests = tmp_path / "manifests.yaml"
+    manifests.write_text(textwrap.dedent(MANIFESTS + deployment("ha", 3, cpu="2", extra=spread)))
+    plan = make_plan(load_inventory([str(manifests)]), load_catalog(None, catalog),
+                     PlanOptions(engine="optimal", time_limit=0.0))
+    assert len(runs) == 1
+    assert plan.exit_code == 3 and plan.summary.not_simulated > 0
+    assert plan.summary.scheduled == 3 and plan.summary.not_simulated == MANY
+    assert {u.workload for u in plan.unschedulable} == {"Deployment/pinned"}
+    assert plan.summary.preferences is not None and plan.summary.preferences.kept == 1

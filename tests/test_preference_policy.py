@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import textwrap
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from karpplan.catalog import load_catalog
 from karpplan.model.build import load_inventory
@@ -140,3 +144,59 @@ def test_a_relaxed_hostname_spread_says_a_new_node_is_the_emptiest_domain(tmp_pa
     plan = _plan(tmp_path, HA, "drop")
     spread = [w for w in plan.warnings if "preferred spread" in w and "kubernetes.io/hostname" in w]
     assert spread and all("the emptiest domain a new node, 0" in w for w in spread)
+
+
+def test_honour_simulates_karpenter_once_and_quotes_its_own_plan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Karpenter's plan keeps every preference it kept, so it is already a plan of the problem with them
+    # required: carried over, not simulated again (half the simulation time of a large plan), and the
+    # baseline quoted beside the optimal plan is the very plan `--engine karpenter` shows.
+    import karpplan.engines.karpenter_simulation as simulation
+
+    runs: list[int] = []
+    real = simulation.solve_karpenter
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        runs.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(simulation, "solve_karpenter", counted)
+    manifests = HA + deployment("web", 5, cpu="700m")
+    plan = _plan(tmp_path, manifests)
+    assert len(runs) == 1
+    karpenter = _plan(tmp_path, manifests, engine="karpenter")
+    assert plan.summary.preferences is not None and plan.summary.preferences.kept == 2
+    assert plan.summary.karpenter_cost == karpenter.summary.hourly_cost
+    assert plan.summary.karpenter_new_nodes == karpenter.summary.new_nodes
+    assert plan.summary.karpenter_batches == karpenter.summary.batches
+    assert plan.summary.scheduled == 11 and plan.summary.hourly_cost <= karpenter.summary.hourly_cost
+
+
+def test_a_plan_is_carried_over_only_onto_nodes_the_enforced_pods_may_use(tmp_path: Path) -> None:
+    from karpplan.engines.karpenter_simulation import solve_karpenter
+    from karpplan.planner import prepare
+    from karpplan.preference_policy import carried_over
+    from karpplan.verify import verify
+
+    path = tmp_path / "m.yaml"
+    path.write_text(textwrap.dedent(HA))
+    inventory = load_inventory([str(path)])
+    catalog = tmp_path / "catalog.yaml"
+    catalog.write_text(textwrap.dedent(FAKE_CATALOG))
+    cat = load_catalog(None, str(catalog))
+    before = prepare(inventory, cat).problem
+    greedy, _ = solve_karpenter(before, time_limit=5.0)
+    template = inventory.pending[0].template
+    enforced, _ = enforce_preferences(inventory.pods, {id(template): {id(c) for c in template.spread}})
+    after = prepare(replace(inventory, pods=enforced), cat).problem
+    carried = carried_over(greedy, after)
+    assert carried is not None and not verify(after, carried)
+    assert [(n.name, n.option and n.option.key, [p.key for _, p in n.pods]) for n in carried.nodes] == \
+        [(n.name, n.option and n.option.key, [p.key for _, p in n.pods]) for n in greedy.nodes]
+    assert all(g is after.groups[g.index] for n in carried.nodes for g, _ in n.pods)
+    # A pod whose enforced node affinity rules out the zone Karpenter chose cannot be carried over.
+    zone = greedy.nodes[0].option.zone if greedy.nodes[0].option else ""
+    narrowed = textwrap.dedent(HA).replace("      topologySpreadConstraints:",
+                                           f"      nodeSelector: {{topology.kubernetes.io/zone: {zone}}}\n"
+                                           "      topologySpreadConstraints:")
+    path.write_text(narrowed)
+    assert carried_over(greedy, prepare(load_inventory([str(path)]), cat).problem) is None

@@ -251,7 +251,7 @@ def plan_all(tmp_path: Path, text: str, catalog_text: str | None = CATALOG, regi
     inventory = load_inventory([str(tmp_path / "manifests.yaml")])
     catalog = load_catalog(region or inventory.region, catalog_file)
     profiles = inventory.fargate_profiles
-    # Pods matching a Fargate profile run on Fargate only (planner._split_fargate); the engines get the rest.
+    # Pods matching a Fargate profile run on Fargate only (plan_fargate.split_fargate); the engines get the rest.
     ec2 = [p for p in inventory.pending if not (profiles and profile_for(profiles, p.namespace, p.labels))]
     problem = make_problem(inventory, catalog, ec2)
     solutions: dict[str, Solution] = {}

@@ -419,9 +419,8 @@ def _cut_note(before: float, time_limit: float, slowdown: float | None = None) -
     if time_limit > 0 and before >= SHORT_LIMIT_SHARE * time_limit:
         enough = 10 * math.ceil(3 * before / 10)
         return (f"{TIME_LIMIT_SHORT_WARNING}: building the problem and the Karpenter simulation took {before:.1f} s "
-                f"of the {time_limit:g} s limit, so the optimiser stopped early (its first pass runs however late it "
-                f"is, so planning may take longer than the limit); --time-limit {enough} or more lets it finish and "
-                "gives the same plan on every run")
+                f"of the {time_limit:g} s limit, so the optimiser stopped early; --time-limit {enough} or more lets it "
+                "finish and gives the same plan on every run")
     if slowdown is not None and slowdown < MACHINE_SLOWER_RATIO:
         return LIMIT_CUT_WARNING  # the work clock shows no slow machine: the limit simply ran out
     return CLOCK_CUT_WARNING

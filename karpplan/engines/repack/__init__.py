@@ -19,6 +19,8 @@ memory. The re-packer keeps every decision a zone-level rule can see and redoes 
 * A bucket keeps its original nodes when re-packing does not make it cheaper, and a pool keeps its
   original nodes when the re-packed ones would break its limits, so the result is never worse than the
   plan it started from and never less valid.
+* It keeps the run's time limit: once the work clock's wall guard passes, the buckets not yet re-packed
+  keep their nodes (unless one breaks a hostname rule) and the clock records a cut, which the plan says.
 
 Modules: `bucket` (a bucket's options as arrays), `rules` (the hostname rules a group carries and
 matches), `bins` (nodes being packed, first fit, owner placement, launch), `slack` and `grown` (the two

@@ -31,6 +31,11 @@ class Bin:
     ports: list[HostPort] = field(default_factory=list)
     choice: int = -1  # index of the cheapest bucket option holding the bin
 
+    def copy(self) -> Bin:
+        """The same node with its own counts (packings that start from the same owner nodes each grow a copy)."""
+        return Bin(self.used.copy(), self.allowed.copy(), list(self.members), Counter(self.spread_count),
+                   set(self.spread_owned), Counter(self.anti_count), set(self.anti_owned), list(self.ports), self.choice)
+
 
 class BinFiller:
     """Puts pods into bins, keeping each bin's requests, allowed options and hostname-rule counts."""

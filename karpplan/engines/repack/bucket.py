@@ -36,19 +36,21 @@ class BucketShape:
         return int(np.argmax(fits))
 
     def most_efficient(self, mask: BoolArray, demand: IntArray | npt.NDArray[np.float64]) -> int:
-        """The allowed option that holds the most of this demand mix per dollar, or -1."""
-        best, best_score = -1, 0.0
+        """The allowed option that holds the most of this demand mix per dollar (the cheapest on a tie), or -1."""
         positive = demand > 0
-        for i in np.flatnonzero(mask):
-            free = self.free[i]
-            if np.any(free[positive] <= 0):
-                continue
-            share = float(np.min(free[positive] / demand[positive]))
-            score = share / max(float(self.price[i]), 1e-12)
-            if score > best_score:
-                best, best_score = int(i), score
-        return best
-
+        rows = np.flatnonzero(mask)
+        if not rows.size:
+            return -1
+        if not positive.any():  # nothing asked: the cheapest allowed option holds it
+            return int(rows[0])
+        free = self.free[rows][:, positive]
+        usable = np.all(free > 0, axis=1)
+        if not usable.any():
+            return -1
+        share = np.min(free / demand[positive], axis=1)
+        score = np.where(usable, share / np.maximum(self.price[rows], 1e-12), 0.0)
+        best = int(np.argmax(score))
+        return int(rows[best]) if score[best] > 0 else -1
 
 def placed_pods(nodes: Iterable[SolvedNode]) -> list[PlacedPod]:
     return [(group, pod, n.option) for n in nodes if n.option is not None for group, pod in n.pods]

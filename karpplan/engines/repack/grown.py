@@ -56,7 +56,7 @@ class PodKinds:
 
 
 def pack_grown(filler: BinFiller, bucket: BucketShape, pods: Sequence[MaskedPod],
-               share: float = 1.0) -> list[SolvedNode] | None:
+               share: float = 1.0, owners: tuple[list[Bin], list[MaskedPod]] | None = None) -> list[SolvedNode] | None:
     """Owner nodes grown to share the other pods, then bulk nodes; each node filled by dot product.
 
     The nodes hostname rules force are paid for anyway, so the other pods ride on them first: each
@@ -64,8 +64,12 @@ def pack_grown(filler: BinFiller, bucket: BucketShape, pods: Sequence[MaskedPod]
     unplaced (the cheapest option that holds that much) and filled to that option's room, always taking the pod
     whose request vector best matches the room left (the dot-product rule of vector bin packing, so
     CPU and memory run out together). What is left goes to nodes of the most cost-efficient option.
+    `owners`: `filler.owner_bins(bucket, pods, spread=True)` computed already (its nodes are copied, never
+    changed): the packings of several shares place the owners once.
     """
-    bins, free = filler.owner_bins(bucket, pods, spread=True)
+    if owners is None:
+        owners = filler.owner_bins(bucket, pods, spread=True)
+    bins, free = [b.copy() for b in owners[0]], owners[1]
     kinds = PodKinds(free, filler.requests, bucket, filler.rules)
     for i, b in enumerate(bins):
         even = kinds.remaining_demand() / float(len(bins) - i)

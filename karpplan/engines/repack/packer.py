@@ -131,8 +131,13 @@ class Repacker:
         shapes = {key: self.shape(key) for key in buckets}
         chosen: dict[BucketKey, list[SolvedNode]] = {}
         began = time.monotonic()
-        # The first pass runs however late it is (it is most of what the optimiser gains over Karpenter).
+        # The first pass is most of what the optimiser gains over Karpenter, but it keeps the time limit too:
+        # once the wall guard has passed (a cut, `WorkClock.past_wall`), the buckets left keep their nodes,
+        # unless one breaks a hostname rule by its final counts (Karpenter's can): a plan must stay valid.
         for key, nodes in buckets.items():
+            if self._past_wall() and all(self.valid(n) for n in nodes):
+                chosen[key] = nodes
+                continue
             packed = self._pack_bucket(shapes[key], placed_pods(nodes))
             old = sum(n.price for n in nodes)
             new = sum(n.price for n in packed) if packed is not None else old
@@ -143,7 +148,7 @@ class Repacker:
         # CPU-heavy and memory-heavy pods matches its nodes' shape; kept when the whole plan is cheaper.
         # It costs about what the first pass did; skipped when the wall guard would fall first (a cut).
         first_pass = time.monotonic() - began
-        if self.clock is not None and self.clock.wall_left() < 1.5 * first_pass:
+        if self.clock is not None and (self.clock.cut or self.clock.wall_left() < 1.5 * first_pass):
             self.clock.cut = True
             moved = None
         else:
@@ -151,8 +156,8 @@ class Repacker:
         if moved is not None:
             alternative: dict[BucketKey, list[SolvedNode]] = {}
             for key, items in moved.items():
-                packed = self._pack_bucket(shapes[key], items) if items else []
-                if packed is None:
+                packed = self._pack_bucket(shapes[key], items) if items and not self._past_wall() else None if items else []
+                if packed is None:  # (or the guard passed: the first pass's plan stands)
                     break
                 alternative[key] = packed
             else:
@@ -162,6 +167,10 @@ class Repacker:
         self._respect_limits(buckets, chosen, kept)
         nodes = list(kept) + [n for key in buckets for n in chosen[key]]
         return self.renamed(solution, nodes)
+
+    def _past_wall(self) -> bool:
+        """Has the clock's wall guard passed (remembered as a cut)? Never without a clock."""
+        return self.clock is not None and self.clock.past_wall()
 
     def _respect_limits(self, original: dict[BucketKey, list[SolvedNode]],
                         chosen: dict[BucketKey, list[SolvedNode]], kept: list[SolvedNode]) -> None:
@@ -234,8 +243,13 @@ class Repacker:
         cache: dict[tuple[int, tuple[int, ...]], BoolArray] = {}
         self._interned = {}  # masks are interned per bucket shape
         pods: list[MaskedPod] = [(group_info, pod, self.pod_mask(bucket, group_info, origin, cache)) for group_info, pod, origin in items]
-        packings = [pack_slack_then_bulk(self._filler, bucket, pods)] + \
-            [pack_grown(self._filler, bucket, pods, share) for share in GROWN_SHARES]
+        packings = [pack_slack_then_bulk(self._filler, bucket, pods)]
+        owners: tuple[list[Bin], list[MaskedPod]] | None = None  # the grown packings' owner nodes, placed once
+        for share in GROWN_SHARES:  # the first packing is kept however late; the others only before the guard
+            if self._past_wall():
+                break
+            owners = owners or self._filler.owner_bins(bucket, pods, spread=True)
+            packings.append(pack_grown(self._filler, bucket, pods, share, owners))
         plans = [p for p in packings if p is not None]
         if not plans:
             return None
