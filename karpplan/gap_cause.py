@@ -58,8 +58,8 @@ def _affinity_relaxed(rule: AffinityRule) -> bool:
     must share a node (hostname) are split across nodes by the LPs, and a group that must join pods already
     running (or other workloads' pods) may be pinned to a dearer domain. A workload affine to its own pods in a
     zone only chooses a zone, as the LPs may: measured on the bench's aws diverse 100 (a fifth of the pods
-    zone-affine to their own Deployment), the best plan found keeping every zonal rule costs 0.5% more than the
-    best found without any, while the 10 s plan was 1.9% or more above the best (docs/design-notes/optimiser.md,
+    zone-affine to their own Deployment), the best plan found keeping every zonal rule costs 1.0% more than the
+    best packing found without any, while the 10 s plan was 1.9% or more above the best (docs/design-notes/optimiser.md,
     session 15)."""
     return (any(term.key == HOSTNAME for term in rule.terms) or not rule.self_match
             or any(rule.existing))
