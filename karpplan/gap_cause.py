@@ -65,8 +65,11 @@ def _affinity_relaxed(rule: AffinityRule) -> bool:
             or any(rule.existing))
 
 
-def gap_cause(problem: Problem, status: str, gap: float | None, bound_source: str | None) -> str | None:
-    """A plain line on a wide gap's likely cause (None when the gap is narrow, absent or the plan proven)."""
+def gap_cause(problem: Problem, status: str, gap: float | None, bound_source: str | None,
+              clock_cut: bool = False) -> str | None:
+    """A plain line on a wide gap's likely cause (None when the gap is narrow, absent or the plan proven).
+    `clock_cut`: the time limit stopped a phase before its share (`WorkClock.cut`), which may have been the
+    configuration LP's, so its bound is then no evidence that the plan is the cause."""
     if gap is None or gap < WIDE_GAP or status == "optimal":
         return None
     share = f"{gap:.1%}"
@@ -82,5 +85,8 @@ def gap_cause(problem: Problem, status: str, gap: float | None, bound_source: st
     if bound_source == "cp-sat":
         return (f"gap {share}: the bound is CP-SAT's from a search the time limit stopped, so either the plan or "
                 "the bound may be the cause; a longer --time-limit tightens both")
+    if clock_cut:
+        return (f"gap {share}: the time limit stopped planning before the bound's LPs and the search had their "
+                "share, so either the plan or the bound may be the cause; a longer --time-limit tightens both")
     return (f"gap {share}: the bound (the configuration LP) is usually within a few percent of the cheapest plan "
             "for pods like these, so the plan is the likely cause; a longer --time-limit may find a cheaper one")

@@ -306,7 +306,7 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions, budg
     budget.limit += reserve
     with budget.phase("assemble"):
         plan = _assemble(inventory, prepared.catalog, options, problem, prepared.fargate, solution, state, greedy,
-                         prepared.notes)
+                         prepared.notes, budget.clock.cut)
     steady = plan.summary.karpenter_steady
     if hook is not None and plan.summary.karpenter_cost is not None:
         if greedy.not_simulated:  # a launch the clock cut short is not one a cluster settles from
@@ -357,8 +357,9 @@ def _unmet_preferences(problem: Problem, solution: Solution, greedy: Solution, f
 
 def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, problem: Problem,
               fargate: list[FargatePlacement], solution: Solution, state: PlacementState, greedy: Solution,
-              notes: Sequence[str] = ()) -> Plan:
-    """The Plan of a solution (its summary's timings are the caller's to fill in)."""
+              notes: Sequence[str] = (), clock_cut: bool = False) -> Plan:
+    """The Plan of a solution (its summary's timings are the caller's to fill in); `clock_cut`: the time limit
+    stopped a phase before its share (`WorkClock.cut`)."""
     static_launch = _static_launches(problem)
     nodes, placed = _ec2_nodes(solution, static_launch)
     from karpplan.plan_reasons import not_simulated_pods  # lazy: start-up, see the docstring
@@ -382,7 +383,8 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
 
     summary = replace(summary, not_simulated=len(not_simulated),
                       karpenter_not_simulated=len(greedy.not_simulated) if summary.karpenter_cost is not None else 0,
-                      gap_cause=gap_cause(problem, summary.status, summary.gap, summary.bound_source))
+                      gap_cause=gap_cause(problem, summary.status, summary.gap, summary.bound_source,
+                                                  clock_cut))
     warnings = [*notes, *ours.warnings]
     unrequested = unrequested_warning(inventory.pending, options.default_requests)
     if unrequested is not None:

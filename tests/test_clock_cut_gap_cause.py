@@ -109,3 +109,13 @@ def test_pod_affinity_to_another_workload_or_on_the_hostname_blames_the_bound(tm
                       POOL + deployment("web", 3, extra=on_host)):
         cause = gap_cause(_problem(tmp_path, manifests), "feasible", 0.12, "configuration-lp")
         assert cause is not None and cause.startswith("gap 12.0%: the bound is weak for pod affinity")
+
+
+def test_a_plan_the_clock_cut_blames_neither_side_alone(tmp_path: Path) -> None:
+    # At 50,000 pods on a loaded machine the wall guard stopped the configuration LP early: its weak bound
+    # made a 14% gap that the old line put on the plan ("the plan is the likely cause").
+    problem = _problem(tmp_path, POOL + deployment("db", 2, extra=HOST_ANTI))
+    cause = gap_cause(problem, "feasible", 0.14, "configuration-lp", clock_cut=True)
+    assert cause is not None and cause.startswith("gap 14.0%: the time limit stopped planning")
+    assert "either the plan or the bound may be the cause" in cause and "plan is the likely cause" not in cause
+    assert "machine" not in cause
