@@ -133,7 +133,7 @@ class SubProblemBuilder:
                     kind.origin[s] += 1
         return list(by_key.values())
 
-    def _slot_options(self, shape: BucketShape, kinds: Sequence[Kind], side: int, spend: float) -> list[int]:
+    def slot_options(self, shape: BucketShape, kinds: Sequence[Kind], side: int, spend: float) -> list[int]:
         """Options a slot of the side may take: some kind may use them, no dearer than the whole
         neighbourhood, and not dominated (another as cheap with at least as much room)."""
         usable = np.zeros(len(shape.options), dtype=np.bool_)
@@ -171,7 +171,7 @@ class SubProblemBuilder:
         options: list[list[int]] = []
         for s, side in enumerate(sides):
             current = [side.shape.position[n.option.index] for n in side.nodes if n.option is not None]
-            options.append(sorted(set(self._slot_options(side.shape, kinds, s, old_price)) | set(current)))
+            options.append(sorted(set(self.slot_options(side.shape, kinds, s, old_price)) | set(current)))
         slot_side = [s for s, side in enumerate(sides) for _ in range(side.slots)]
         m = cp_model.CpModel()
         z = {(j, o): m.new_bool_var(f"z{j}_{o}") for j, s in enumerate(slot_side) for o in options[s]}
