@@ -14,10 +14,14 @@ second half.
 So the pool is solved in two steps, each a small CP-SAT model on one worker:
 
 1. **The split.** Per zone (a *side*: one bucket of the pool), how many pods of each kind it holds and how many
-   nodes of each option it launches, with the zone's pods fluid over its nodes (less an allowance per node for
-   whole pods, `PACKING_ALLOWANCE`), every zonal rule kept on the new counts (`ZoneLedger.add_rows`, as a
-   cross-zone neighbourhood keeps them) and the pool's limits. Its optimum, fluid within each zone, is no dearer
-   than the best plan with those zones; when it is not cheaper than the pool's nodes now, nothing is gained.
+   nodes of each option it launches (one option per size, `SIZE_OPTIONS`: the small sizes a zone's rest needs
+   are what the neighbourhoods' choice of the most cost-efficient options leaves out), with the zone's pods
+   fluid over its nodes and no more pods on a node than fit of the zone's smallest, every zonal rule kept on
+   the new counts (`ZoneLedger.add_rows`, as a cross-zone neighbourhood keeps them) and the pool's limits;
+   cheapest first, then fewest nodes. A split not cheaper than the pool's nodes now gains nothing. (Measured on
+   many-deployments 2,000: an allowance per node for whole pods, half the smallest pod, made the split miss
+   every cheaper one on pools whose nodes its pods fill to within 0.1 vCPU; two options per size made it
+   slower to find one.)
 2. **The packing.** The neighbourhood model (`cpsat/neighbourhood_model.py`: whole pods, every per-node rule) over
    the pool's nodes, each zone offered the split's node count plus a spare slot, with the split's counts of each
    group per zone fixed: the zones no longer interact, and the model is a few independent bucket packings.
@@ -28,14 +32,17 @@ it, `ZoneLedger.commit`). Both steps are deterministic for a seed and a determin
 
 from __future__ import annotations
 
-from collections import defaultdict
+import math
+from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 
+import numpy as np
+import numpy.typing as npt
 from ortools.sat.python import cp_model
 
 from karpplan.engines.cpsat.neighbourhood_model import PRICE_SCALE, Kind, Side, SubProblemBuilder
 from karpplan.engines.effort import cp_sat_seconds, model_build_seconds
-from karpplan.engines.repack import Repacker
+from karpplan.engines.repack import BucketShape, Repacker
 from karpplan.engines.repack.bucket import BucketKey
 from karpplan.engines.result import SolvedNode
 from karpplan.engines.zone_moves import ZoneLedger
@@ -43,8 +50,8 @@ from karpplan.engines.zone_moves import ZoneLedger
 POOL_NODES = 24  # a pool with at most this many movable nodes, over two zones or more, is re-solved whole
 POOL_KINDS = 200  # ... holding pods of at most this many kinds (the packing's model grows with kinds x slots)
 SPLIT_SHARE = 0.3  # of a pool's deterministic budget, for the split; the packing gets what the split left
-PACKING_ALLOWANCE = 0.5  # per node of the split: this share of the zone's largest pod request is not counted
 SPARE_SLOTS = 1  # slots per zone beyond the split's nodes, for what whole pods need more
+SIZE_OPTIONS = 1  # options of each size (vCPUs) the split may launch, the most cost-efficient for the pods' mix
 
 
 def pool_families(ledger: ZoneLedger, buckets: Mapping[BucketKey, list[SolvedNode]],
@@ -82,7 +89,7 @@ class PoolResolve:
         if split.counts is None:
             return None, used, building
         slotted = [Side(side.key, side.shape, side.nodes, split.nodes[s] + SPARE_SLOTS) for s, side in enumerate(sides)]
-        sub = self.builder.prepare(slotted, headroom, self.ledger)
+        sub = self.builder.prepare(slotted, headroom, self.ledger, split.options)
         m = sub.model
         for s in range(len(slotted)):
             slots = [j for j, t in enumerate(sub.slot_side) if t == s]
@@ -112,17 +119,26 @@ class PoolResolve:
         cost = []
         for s, side in enumerate(sides):
             shape = side.shape
-            options = self.builder.slot_options(shape, kinds, s, old_price)
-            n.append({o: m.new_int_var(0, total, f"n{s}_{o}") for o in options})
-            launched = sum(n[s].values())
+            now = Counter(shape.position[nd.option.index] for nd in side.nodes if nd.option is not None)
+            options = sorted(set(self._split_options(shape, kinds, s, old_price)) | set(now))
+            demand = np.sum([requests[kind.group.index] * len(kind.pods) for kind in kinds if kind.masks[s].any()],
+                            axis=0)
+            # No side needs more nodes of an option than hold every pod it may take.
+            n.append({o: m.new_int_var(0, min(total, _nodes_for(demand, shape.free[o])), f"n{s}_{o}") for o in options})
+            for o, v in n[s].items():
+                m.add_hint(v, now[o])  # the pool's nodes now: a split as dear as they are
             for d in dims:
-                biggest = max((int(requests[kind.group.index][d]) for kind in kinds if kind.masks[s].any()), default=0)
-                allowance = int(PACKING_ALLOWANCE * biggest)
                 held = sum(int(requests[kind.group.index][d]) * y[s][k] for k, kind in enumerate(kinds)
                            if requests[kind.group.index][d])
-                m.add(held + allowance * launched <= sum(int(shape.free[o][d]) * v for o, v in n[s].items()))
+                m.add(held <= sum(int(shape.free[o][d]) * v for o, v in n[s].items()))
+            # Whole pods: a node holds no more pods than fit of the side's smallest (per dimension).
+            least = [min((int(requests[kind.group.index][d]) for kind in kinds if kind.masks[s].any()), default=0)
+                     for d in dims]
+            most = {o: min((int(shape.free[o][d]) // least[d] for d in dims if least[d] > 0), default=total)
+                    for o in n[s]}
+            m.add(sum(y[s]) <= sum(most[o] * v for o, v in n[s].items()))
             if self.ledger.must_keep_a_node(side, shape.options[0]):
-                m.add(launched >= 1)
+                m.add(sum(n[s].values()) >= 1)
             cost += [round(float(shape.price[o]) * PRICE_SCALE) * v for o, v in n[s].items()]
             for k, kind in enumerate(kinds):
                 m.add_hint(y[s][k], kind.origin[s])
@@ -134,9 +150,9 @@ class PoolResolve:
                 m.add(sum(int(sides[s].shape.options[o].capacity.get(name)) * v for s in in_pool
                           for o, v in n[s].items()) <= before + room)
         self.ledger.add_rows(m, [side.shape.options[0] for side in sides], kinds, y)
-        # Only a split cheaper than the nodes now is worth packing.
-        m.add(sum(cost) <= round(old_price * PRICE_SCALE) - 1)
-        m.minimize(sum(cost))
+        # The cheapest split, and of those the one with the fewest nodes (the packing then has fewer slots to fill).
+        launched_all = [v for side_n in n for v in side_n.values()]
+        m.minimize(sum(cost) * (total + 1) + sum(launched_all))
         building = model_build_seconds(len(m.proto.variables) + len(m.proto.constraints))
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = 1
@@ -145,7 +161,9 @@ class PoolResolve:
         solver.parameters.catch_sigint_signal = False  # as the neighbourhoods' sub-solves (threads)
         status = solver.solve(m)
         used = solver.response_proto.deterministic_time
-        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        # Only a split cheaper than the nodes now is worth packing.
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE) or \
+                sum(solver.value(c) for c in cost) >= old_price * PRICE_SCALE - 0.5:
             return _Split(None, [], used, building)
         counts: list[dict[int, int]] = []
         for s in range(len(sides)):
@@ -154,15 +172,43 @@ class PoolResolve:
                 mine[kind.group.index] += solver.value(y[s][k])
             counts.append(dict(mine))
         nodes = [sum(solver.value(v) for v in n[s].values()) for s in range(len(sides))]
-        return _Split(counts, nodes, used, building)
+        chosen = [[o for o, v in n[s].items() if solver.value(v)] for s in range(len(sides))]
+        return _Split(counts, nodes, used, building, chosen)
+
+    def _split_options(self, shape: BucketShape, kinds: Sequence[Kind], side: int, spend: float) -> list[int]:
+        """Options the split may launch on a side: every size the side's pods may use, the `SIZE_OPTIONS` most
+        cost-efficient of each (by their room in the fullest dimension of the pods' mix). The neighbourhoods'
+        choice (the most cost-efficient options overall) leaves out the small sizes, which are what a zone's
+        rest needs."""
+        usable = np.zeros(len(shape.options), dtype=np.bool_)
+        for kind in kinds:
+            usable |= kind.masks[side]
+        demand = np.sum([self.repacker.requests[k.group.index] * len(k.pods) for k in kinds if k.masks[side].any()],
+                        axis=0)
+        positive = demand > 0
+        by_size: dict[int, list[tuple[float, int]]] = defaultdict(list)
+        for i in np.flatnonzero(usable & (shape.price <= spend + 1e-9)):
+            if not positive.any() or np.any(shape.free[i][positive] <= 0):
+                continue
+            value = float(np.min(shape.free[i][positive] / demand[positive])) / max(float(shape.price[i]), 1e-12)
+            by_size[int(shape.options[i].capacity.get("cpu"))].append((-value, int(i)))
+        return sorted(i for ranked in by_size.values() for _, i in sorted(ranked)[:SIZE_OPTIONS])
+
+
+def _nodes_for(demand: npt.NDArray[np.int64], free: npt.NDArray[np.int64]) -> int:
+    """How many nodes of this room hold the demand, whole nodes, fluid within them."""
+    need = [math.ceil(int(q) / int(f)) for q, f in zip(demand, free, strict=True) if q > 0 and f > 0]
+    return max(need, default=0)
 
 
 class _Split:
     """The split's answer: pods per group per side (None: no cheaper split found), nodes per side, CP-SAT's
     deterministic time and the modelled seconds building its model took."""
 
-    def __init__(self, counts: list[dict[int, int]] | None, nodes: list[int], used: float, building: float) -> None:
+    def __init__(self, counts: list[dict[int, int]] | None, nodes: list[int], used: float, building: float,
+                 options: list[list[int]] | None = None) -> None:
         self.counts, self.nodes, self.used, self.building = counts, nodes, used, building
+        self.options = options or []  # per side: the options the split launches
 
 
 def pool_seconds(used: float, building: float) -> float:
