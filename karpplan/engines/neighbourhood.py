@@ -27,12 +27,12 @@ import random
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 
+from karpplan.engines.bucket_duals import bucket_dual_prices
 from karpplan.engines.cpsat.neighbourhood_model import Side, SubProblemBuilder, node_capacity
 from karpplan.engines.effort import (
     BUCKET_NODE_SECONDS,
@@ -42,11 +42,12 @@ from karpplan.engines.effort import (
     available_cores,
     cp_sat_seconds,
     model_build_seconds,
-    simplex_seconds,
 )
+from karpplan.engines.pool_resolve import PoolResolve, pool_families, pool_seconds
 from karpplan.engines.repack import BucketShape, Repacker
 from karpplan.engines.result import Solution, SolvedNode
-from karpplan.engines.waste_queue import Entry, WasteQueue
+from karpplan.engines.search_run import CROSS_ZONE_EVERY, SearchRun  # (0: no cross-zone neighbourhoods)
+from karpplan.engines.waste_queue import WasteQueue
 from karpplan.engines.zone_moves import ZoneLedger
 
 NEIGHBOURHOOD_NODES = 4  # nodes per neighbourhood at first
@@ -58,8 +59,6 @@ REDUCED_COST_MIN_NODES = 20  # ... in buckets of at least this many nodes (measu
 # Larger neighbourhoods get none: measured, a spare slot there slows each sub-solve more than splits gain
 # (synthetic diverse 1,000 pods: 231.03 -> 231.34 $/h with one).
 SPARE_SLOTS = 1
-# Every this many batches of neighbourhoods, one trades pods between two zones' buckets of a pool (0: never).
-CROSS_ZONE_EVERY = 4
 CROSS_ZONE_SHARE = 2  # nodes per side, in quarters of the neighbourhood size
 # Cross-zone neighbourhoods holding pods of more groups than this are skipped: measured on the bench's
 # many-deployments 10,000 row (175-500 groups on two pairs of large nodes), no sub-solve found anything in its
@@ -74,6 +73,8 @@ CROSS_SPARE_NODES = 2  # a cross-bucket side of at most this many nodes, its who
 CROSS_ZONE_PATIENCE = 4  # cross-zone batches in a row finding nothing double the interval ...
 MAX_CROSS_ZONE_EVERY = 32  # ... up to this; one that finds something resets it
 SUB_SOLVE_DETERMINISTIC_SECONDS = 0.05  # per sub-solve of NEIGHBOURHOOD_NODES nodes (scaled with size)
+MAX_POOL_DETERMINISTIC = 5.0  # CP-SAT deterministic seconds per pool re-solved whole, at most ...
+MIN_POOL_DETERMINISTIC = 0.1  # ... and at least (less is not tried)
 
 
 class CoreShare(Protocol):
@@ -97,30 +98,6 @@ def side_by_side(solves: Sequence[float], cores: int) -> float:
     """Modelled wall time of a batch's solves run side by side on `cores` cores: the longest, or their
     total shared out when there are more solves than cores (one core: one after the other)."""
     return max(max(solves, default=0.0), sum(solves) / max(cores, 1))
-
-
-@dataclass
-class _Run:
-    """The search's state between batches (`NeighbourhoodSearch.improve`)."""
-
-    cost: float
-    kept: list[SolvedNode]  # nodes no neighbourhood touches
-    buckets: dict[tuple[object, ...], list[SolvedNode]]
-    shapes: dict[tuple[object, ...], BucketShape]
-    headroom: dict[str, dict[str, int]]
-    queue: WasteQueue
-    ledger: ZoneLedger | None
-    batches: int = 0  # bucket batches since the last cross-zone one
-    cross_every: int = CROSS_ZONE_EVERY  # cross-zone batches that found nothing space out
-    cross_misses: int = 0
-    bucket_dry: bool = False  # every node tried at the largest size: only cross-zone neighbourhoods are left
-    cross_dry: bool = False  # every node with a bucket to trade with tried at this size
-    # Nodes whose cross-zone neighbourhood had too many groups, at this size, by id (the nodes are kept so that
-    # no node made later can reuse the id while it is here).
-    cross_tried: dict[int, SolvedNode] = field(default_factory=dict)
-    # Nodes one kind of neighbourhood cannot seed, kept for the other kind.
-    bucket_aside: list[Entry] = field(default_factory=list)
-    cross_aside: list[Entry] = field(default_factory=list)
 
 
 class NeighbourhoodSearch:
@@ -168,11 +145,13 @@ class NeighbourhoodSearch:
                 if core_share is not None and core_share.stop(clock.now(), run.cost):
                     break
                 if not self._batch(run, pool_now(), budget, clock, max_tries, report, core_share):
+                    # Nothing left to try: pools of a few nodes over several zones, each re-solved whole.
+                    self._pool_pass(run, pool_now, clock, until, max_tries, report, core_share)
                     break
         nodes = run.kept + [n for ns in run.buckets.values() for n in ns]
         return self.repacker.renamed(solution, nodes)
 
-    def _start(self, solution: Solution, clock: WorkClock) -> _Run:
+    def _start(self, solution: Solution, clock: WorkClock) -> SearchRun:
         """The plan's movable nodes by bucket, the pools' headroom, the seeds queued by waste, the zone ledger."""
         # Caches are keyed by object ids, which are only unique among live objects: start afresh.
         self._slacks = {}
@@ -195,9 +174,9 @@ class NeighbourhoodSearch:
         for key, nodes in buckets.items():
             for n in nodes:
                 queue.push(key, n, self._waste(shapes[key], n))
-        return _Run(solution.cost, kept, buckets, shapes, headroom, queue, self._ledger(solution, buckets, clock))
+        return SearchRun(solution.cost, kept, buckets, shapes, headroom, queue, self._ledger(solution, buckets, clock))
 
-    def _batch(self, run: _Run, pool: ThreadPoolExecutor, budget: float, clock: WorkClock, max_tries: int | None,
+    def _batch(self, run: SearchRun, pool: ThreadPoolExecutor, budget: float, clock: WorkClock, max_tries: int | None,
                report: Callable[[float, int, int], None] | None, core_share: CoreShare | None) -> bool:
         """One batch: neighbourhoods built one after the other, solved side by side, applied in order. Every
         CROSS_ZONE_EVERY-th batch trades pods between two zones' buckets of one pool, and every batch does once no
@@ -220,7 +199,7 @@ class NeighbourhoodSearch:
                 run.cross_every = CROSS_ZONE_EVERY
         return True
 
-    def _build_batch(self, run: _Run, cross: bool, pool: ThreadPoolExecutor, budget: float, max_tries: int | None
+    def _build_batch(self, run: SearchRun, cross: bool, pool: ThreadPoolExecutor, budget: float, max_tries: int | None
                      ) -> tuple[list[tuple[list[Side], Future[tuple[list[SolvedNode] | None, float]]]], float]:
         """The batch's neighbourhoods, each submitted as soon as it is built, and the modelled time building
         them took."""
@@ -261,7 +240,43 @@ class NeighbourhoodSearch:
             batch.append((sides, pool.submit(sub.solve, budget, rng.randrange(1 << 30))))
         return batch, building
 
-    def _widen(self, run: _Run, cross: bool) -> bool:
+    def _pool_pass(self, run: SearchRun, pool_now: Callable[[], ThreadPoolExecutor], clock: WorkClock, until: float,
+                   max_tries: int | None, report: Callable[[float, int, int], None] | None,
+                   core_share: CoreShare | None) -> None:
+        """Each pool of a few nodes over several zones re-solved whole (`pool_resolve.py`), most wasteful first,
+        side by side, the time left shared out among those still to come."""
+        if run.ledger is None:
+            return
+        assert run.ledger.stay is not None  # the zone counts, taken here rather than on a worker
+        families = pool_families(run.ledger, run.buckets, lambda key, node: self._waste(run.shapes[key], node))
+        resolver = PoolResolve(self.builder, self.repacker, run.ledger)
+        while families:
+            left = (until - clock.now()) / CP_SAT_WALL_PER_DETERMINISTIC
+            budget = min(MAX_POOL_DETERMINISTIC, left * self.parallel / len(families))
+            if budget < MIN_POOL_DETERMINISTIC or (max_tries is not None and self.tried >= max_tries) \
+                    or clock.past_wall() or (core_share is not None and core_share.stop(clock.now(), run.cost)):
+                return
+            pool = pool_now()
+            batch = []
+            for family in families[:self.parallel]:
+                sides = [Side(k, run.shapes[k], list(run.buckets[k]), len(run.buckets[k])) for k in family]
+                batch.append((sides, pool.submit(resolver.solve, sides, self._shares(run.headroom, sides), budget,
+                                                 self.zone_rng.randrange(1 << 30))))
+            families = families[len(batch):]
+            solves: list[float] = []
+            for sides, future in batch:
+                better, used, building = future.result()
+                solves.append(pool_seconds(used, building))
+                self.tried += 1
+                if better is None or not run.ledger.commit([n for side in sides for n in side.nodes], better):
+                    continue
+                self.moves += 1
+                run.cost -= self._apply_sides(sides, better, run.buckets, run.shapes, run.headroom, run.queue)
+                if report is not None:
+                    report(run.cost, self.tried, self.moves)
+            self._charge(clock, 0.0, solves, core_share)
+
+    def _widen(self, run: SearchRun, cross: bool) -> bool:
         """No neighbourhood left to build: cross-zone ones are done at this size, or every node was tried at
         this size and larger neighbourhoods reach further. False when nothing is left to try."""
         if cross:
@@ -278,7 +293,7 @@ class NeighbourhoodSearch:
         run.cross_tried.clear()
         return True
 
-    def _apply_batch(self, run: _Run, batch: list[tuple[list[Side], Future[tuple[list[SolvedNode] | None, float]]]],
+    def _apply_batch(self, run: SearchRun, batch: list[tuple[list[Side], Future[tuple[list[SolvedNode] | None, float]]]],
                      report: Callable[[float, int, int], None] | None) -> list[float]:
         """The batch's answers applied in order (a cross-zone one only if the zone counts still allow it); the
         modelled seconds of each solve."""
@@ -554,40 +569,13 @@ class NeighbourhoodSearch:
             else np.zeros(len(duals))
         return node.option.price - float(np.dot(duals, used))
 
-    def _dual_prices(self, shape: BucketShape, nodes: Sequence[SolvedNode], clock: WorkClock
-                     ) -> npt.NDArray[np.float64] | None:
-        """Dual prices per dimension of the bucket's fluid LP (options bought fractionally to hold its
-        nodes' pods), keyed by the shape; None when the LP is not solved."""
-        from ortools.linear_solver import pywraplp  # lazy: the LP solver loads only when seeds are priced
-
+    def _dual_prices(self, shape: BucketShape, nodes: Sequence[SolvedNode], clock: WorkClock) -> None:
+        """The bucket's LP dual prices per dimension (`bucket_duals.py`), kept by shape when solved."""
         if not REDUCED_COST_SEEDS:
-            return None
-        demand = np.zeros(len(self.repacker.dims), dtype=np.float64)
-        for node in nodes:
-            for group_info, _ in node.pods:
-                demand += self.repacker.requests[group_info.index]
-        solver = pywraplp.Solver.CreateSolver("GLOP")
-        if solver is None or not demand.any():
-            return None
-        scale = np.maximum(demand, 1.0)  # rows in shares of the demand, for the solver's tolerances
-        n = [solver.NumVar(0.0, solver.infinity(), "") for _ in shape.options]
-        rows = []
-        for d in range(len(demand)):
-            row = solver.RowConstraint(1.0 if demand[d] > 0 else 0.0, solver.infinity(), "")
-            for i, v in enumerate(n):
-                row.SetCoefficient(v, float(shape.free[i][d]) / scale[d])
-            rows.append(row)
-        objective = solver.Objective()
-        for i, v in enumerate(n):
-            objective.SetCoefficient(v, float(shape.price[i]))
-        objective.SetMinimization()
-        status = solver.Solve()
-        clock.charge(simplex_seconds(solver.iterations(), len(rows)))
-        if status != pywraplp.Solver.OPTIMAL:
-            return None
-        duals = np.array([max(r.dual_value(), 0.0) for r in rows], dtype=np.float64) / scale
-        self._duals[id(shape)] = duals
-        return duals
+            return
+        duals = bucket_dual_prices(self.repacker, shape, nodes, clock)
+        if duals is not None:
+            self._duals[id(shape)] = duals
 
     # ------------------------------------------------------------------------------------ sub-solve
 __all__ = ["NeighbourhoodSearch"]

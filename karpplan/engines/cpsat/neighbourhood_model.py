@@ -133,7 +133,7 @@ class SubProblemBuilder:
                     kind.origin[s] += 1
         return list(by_key.values())
 
-    def _slot_options(self, shape: BucketShape, kinds: Sequence[Kind], side: int, spend: float) -> list[int]:
+    def slot_options(self, shape: BucketShape, kinds: Sequence[Kind], side: int, spend: float) -> list[int]:
         """Options a slot of the side may take: some kind may use them, no dearer than the whole
         neighbourhood, and not dominated (another as cheap with at least as much room)."""
         usable = np.zeros(len(shape.options), dtype=np.bool_)
@@ -160,18 +160,20 @@ class SubProblemBuilder:
         return kept
 
     def prepare(self, sides: Sequence[Side], headroom: Mapping[str, Mapping[str, int]],
-                zones: ZoneLedger | None = None) -> SubProblem:
+                zones: ZoneLedger | None = None, extra: Sequence[Sequence[int]] = ()) -> SubProblem:
         """The sides' nodes as one small exact model: each side's slots take its bucket's options, pods of
         a kind may go to any side its masks allow; with more than one side (buckets of one pool in
         different zones) `zones` adds the zonal rules, and each side whose whole bucket is in the
-        neighbourhood keeps a node (an emptied zone would change the rules' domains)."""
+        neighbourhood keeps a node (an emptied zone would change the rules' domains). `extra`: per side, options
+        (by position in its shape) its slots may take beyond those chosen for the neighbourhood's mix."""
         stay = zones.stay if zones is not None else frozenset()
         kinds = self.kinds(sides, stay)
         old_price = sum(n.price for side in sides for n in side.nodes)
         options: list[list[int]] = []
         for s, side in enumerate(sides):
             current = [side.shape.position[n.option.index] for n in side.nodes if n.option is not None]
-            options.append(sorted(set(self._slot_options(side.shape, kinds, s, old_price)) | set(current)))
+            more = set(extra[s]) if s < len(extra) else set()
+            options.append(sorted(set(self.slot_options(side.shape, kinds, s, old_price)) | set(current) | more))
         slot_side = [s for s, side in enumerate(sides) for _ in range(side.slots)]
         m = cp_model.CpModel()
         z = {(j, o): m.new_bool_var(f"z{j}_{o}") for j, s in enumerate(slot_side) for o in options[s]}
