@@ -142,13 +142,7 @@ class PoolResolve:
             cost += [round(float(shape.price[o]) * PRICE_SCALE) * v for o, v in n[s].items()]
             for k, kind in enumerate(kinds):
                 m.add_hint(y[s][k], kind.origin[s])
-        for pool, rooms in headroom.items():
-            in_pool = [s for s, side in enumerate(sides) if str(side.key[0]) == pool]
-            for name, room in rooms.items():
-                before = sum(int(nd.option.capacity.get(name)) for s in in_pool for nd in sides[s].nodes
-                             if nd.option is not None)
-                m.add(sum(int(sides[s].shape.options[o].capacity.get(name)) * v for s in in_pool
-                          for o, v in n[s].items()) <= before + room)
+        _limit_rows(m, sides, n, headroom)
         self.ledger.add_rows(m, [side.shape.options[0] for side in sides], kinds, y)
         # The cheapest split, and of those the one with the fewest nodes (the packing then has fewer slots to fill).
         launched_all = [v for side_n in n for v in side_n.values()]
@@ -165,15 +159,7 @@ class PoolResolve:
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE) or \
                 sum(solver.value(c) for c in cost) >= old_price * PRICE_SCALE - 0.5:
             return _Split(None, [], used, building)
-        counts: list[dict[int, int]] = []
-        for s in range(len(sides)):
-            mine: dict[int, int] = defaultdict(int)
-            for k, kind in enumerate(kinds):
-                mine[kind.group.index] += solver.value(y[s][k])
-            counts.append(dict(mine))
-        nodes = [sum(solver.value(v) for v in n[s].values()) for s in range(len(sides))]
-        chosen = [[o for o, v in n[s].items() if solver.value(v)] for s in range(len(sides))]
-        return _Split(counts, nodes, used, building, chosen)
+        return _read_split(solver, kinds, y, n, used, building)
 
     def _split_options(self, shape: BucketShape, kinds: Sequence[Kind], side: int, spend: float) -> list[int]:
         """Options the split may launch on a side: every size the side's pods may use, the `SIZE_OPTIONS` most
@@ -217,3 +203,30 @@ def pool_seconds(used: float, building: float) -> float:
 
 
 __all__ = ["POOL_NODES", "PoolResolve", "pool_families", "pool_seconds"]
+
+
+def _limit_rows(m: cp_model.CpModel, sides: Sequence[Side], n: Sequence[Mapping[int, cp_model.IntVar]],
+                headroom: Mapping[str, Mapping[str, int]]) -> None:
+    """The split's NodePool limits: a pool's sides launch no more of a limited resource than its nodes now
+    hold plus the pool's headroom."""
+    for pool, rooms in headroom.items():
+        in_pool = [s for s, side in enumerate(sides) if str(side.key[0]) == pool]
+        for name, room in rooms.items():
+            before = sum(int(nd.option.capacity.get(name)) for s in in_pool for nd in sides[s].nodes
+                         if nd.option is not None)
+            m.add(sum(int(sides[s].shape.options[o].capacity.get(name)) * v for s in in_pool
+                      for o, v in n[s].items()) <= before + room)
+
+
+def _read_split(solver: cp_model.CpSolver, kinds: Sequence[Kind], y: Sequence[Sequence[cp_model.IntVar]],
+                n: Sequence[Mapping[int, cp_model.IntVar]], used: float, building: float) -> _Split:
+    """The solved split: pods of each group per side, nodes per side and the options they launch."""
+    counts: list[dict[int, int]] = []
+    for s in range(len(n)):
+        mine: dict[int, int] = defaultdict(int)
+        for k, kind in enumerate(kinds):
+            mine[kind.group.index] += solver.value(y[s][k])
+        counts.append(dict(mine))
+    nodes = [sum(solver.value(v) for v in n[s].values()) for s in range(len(n))]
+    chosen = [[o for o, v in n[s].items() if solver.value(v)] for s in range(len(n))]
+    return _Split(counts, nodes, used, building, chosen)
