@@ -102,6 +102,9 @@ class ClusterState:
     # node -> ((its version, the PDBs' allowed disruptions), its candidacy): kept by `loop.candidates_of`
     candidacy: dict[str, tuple[tuple[int, tuple[tuple[str, int], ...]], Candidate | str]] = field(default_factory=dict)
 
+    def __repr__(self) -> str:  # the dataclass's would print every cache (gigabytes at scale)
+        return f"ClusterState({len(self.nodes)} nodes, {len(self.pending)} pending pods)"
+
     def version(self, name: str) -> int:
         """How many times the node's pods changed (a node's pods only change by a command)."""
         return self._versions.get(name, 0)
