@@ -110,3 +110,22 @@ def test_no_fork_while_another_thread_runs_nor_for_one_worker(monkeypatch: pytes
     assert len(list(parallel.judged(list(range(12)), _judge(None), workers=1, nodes=1000))) == 12
     assert len(list(parallel.judged(list(range(12)), _judge(None), workers=2, nodes=10))) == 12
     assert forks.count == 0
+
+
+def test_what_the_worker_noted_of_a_refused_candidate_reaches_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The steady state remembers where each failed simulation put its pods (consolidate/memory.py), the ones
+    # the worker simulated too.
+    forks = Forks(monkeypatch)
+    noted: dict[int, str] = {}
+    judge = _judge(None)
+
+    def noting(i: int) -> object:
+        noted[i] = f"trace {i} by {os.getpid()}"
+        return judge(i)
+
+    got = list(parallel.judged(list(range(12)), noting, workers=2, nodes=1000,
+                               notes=(noted.__getitem__, noted.__setitem__)))
+    assert got == [f"refused {i}" for i in range(12)]
+    assert forks.count == 1
+    assert sorted(noted) == list(range(12))
+    assert {i for i, note in noted.items() if not note.endswith(f"by {os.getpid()}")} == set(range(3, 12, 2))

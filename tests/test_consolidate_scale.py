@@ -6,6 +6,9 @@ replacement, savings, where each pod went) and every kept node's reason is compa
 tests/golden/consolidate-bench-1600.json, which was written by the code before the performance cuts
 (replicas sharing one template, cached spread domains and static filters, indexed topology counts).
 The golden file must not be rewritten to make a speed change pass: a difference is a changed simulation.
+Its kept reasons were rewritten once (session 15): 10 of the 36 read as an earlier pass had found them; they
+are now those a full re-simulation at the final state gives (as Karpenter re-simulates every pass), which the
+test checks too.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from karpplan.consolidate.loop import steady_state
+from karpplan.consolidate.loop import one_pass, steady_state
+from karpplan.consolidate.memory import Memory
 from karpplan.consolidate.run import ConsolidateOptions, read
 from karpplan.consolidate.snapshot import Snapshot
 from karpplan.consolidate.state import ClusterState, share_templates
@@ -38,6 +42,9 @@ def bench_snapshot(tmp_path_factory: pytest.TempPathFactory) -> tuple[Snapshot, 
 
 def _report(state: ClusterState) -> dict[str, Any]:
     result = steady_state(state)
+    now: dict[str, str] = {}
+    assert one_pass(state, False, now, Memory(enabled=False)) is None  # nothing left to do ...
+    assert now == result.verdicts  # ... for the reasons a full re-simulation gives
     return {"actions": [{"method": a.method, "decision": a.decision, "nodes": [n.name for n in a.nodes],
                          "replacement": a.replacement.name if a.replacement else None,
                          "savings": round(a.savings, 6), "moves": dict(sorted(a.moves.items()))}

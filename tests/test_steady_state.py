@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from test_render_plan import check_golden, sample_plan, table_text, with_summary
 
 from karpplan.consolidate.from_plan import launched, steady_state_of
@@ -249,3 +250,28 @@ def test_the_adapter_says_which_existing_nodes_consolidation_removes(tmp_path: P
     assert steady.note is not None and "ip-10-0-1-9.ec2.internal" in steady.note
     # every command saves: the steady state is below the launch by the existing nodes' price at least
     assert steady.hourly_cost <= req.launch_cost - steady.existing_removed + 1e-9
+
+
+def test_the_plans_launch_options_are_reused_to_the_same_steady_state(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Building every NodePool's launch options again was most of a small plan's steady state (the quickstart):
+    the plan's own are taken when its pods name the same requirement values, with the same figures."""
+    import dataclasses
+
+    import karpplan.consolidate.state as state_module
+
+    path = manifests(tmp_path)
+    options = PlanOptions(paths=(str(path),), zones=("us-east-1a", "us-east-1b"))
+    inventory = read_inventory(options)
+    prepared = prepare(inventory, read_catalog(options, inventory))
+    greedy, _ = solve_karpenter(prepared.problem)
+    req = SteadyStateRequest(inventory, prepared.catalog, greedy, 30.0, greedy.cost, len(greedy.new_nodes),
+                             prepared.problem.options)
+    built: list[int] = []
+    real = state_module.build_launch_options
+    monkeypatch.setattr(state_module, "build_launch_options", lambda *a, **k: built.append(1) or real(*a, **k))
+    reused = steady_state_of(req)
+    assert built == []
+    rebuilt = steady_state_of(dataclasses.replace(req, launch_options=None))
+    assert built == [1]
+    assert reused == rebuilt and reused.actions == 1

@@ -95,7 +95,7 @@ def test_a_cut_steady_state_says_how_far_it_got(tmp_path: Path, monkeypatch: pyt
     said as where consolidation had got to (Karpenter would go on)."""
     import karpplan.consolidate.from_plan as from_plan
 
-    def one_command(state: ClusterState, time_limit: float, first_simulation: float) -> object:
+    def one_command(state: ClusterState, time_limit: float, first_simulation: float, exact_reasons: bool) -> object:
         result = steady_state(state, max_passes=1)
         result.complete = False
         return result

@@ -13,10 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from karpplan.consolidate.balanced import Evaluator, pool_totals
-from karpplan.consolidate.budgets import BALANCED, BUDGET_PREFIX, EMPTY, UNDERUTILIZED
+from karpplan.consolidate.budgets import BALANCED, EMPTY, UNDERUTILIZED
 from karpplan.consolidate.candidates import Candidate, new_candidate
 from karpplan.consolidate.deadline import Deadline, OutOfTime
 from karpplan.consolidate.decide import Command
+from karpplan.consolidate.memory import Memory
 from karpplan.consolidate.methods import emptiness, multi_node, single_node, underutilized
 from karpplan.consolidate.simulate import Outcome, simulate
 from karpplan.consolidate.snapshot import SimNode
@@ -112,42 +113,6 @@ def _execute(state: ClusterState, cmd: Command) -> Action:
                   {k: v for k, v in placed.items() if k in {p.key for p in outcome.moving}}, evicted)
 
 
-@dataclass
-class Memory:
-    """What earlier passes learnt that still holds. A candidate's single-node failure stays true while its
-    pods are the same and no replacement has since come up with room for one of them (deleting nodes only
-    takes room away); multi-node consolidation's, until a replacement comes up at all. Karpenter
-    re-evaluates everything each pass; this keeps the same answers without re-simulating what cannot have
-    changed."""
-
-    epoch: int = 0  # replacements launched so far
-    failures: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
-    multi_failed: int | None = None  # the epoch multi-node consolidation last found nothing in
-    enabled: bool = True  # False: re-simulate everything every pass, as Karpenter does
-
-    def known(self, state: ClusterState) -> dict[str, str]:
-        if not self.enabled:
-            return {}
-        return {name: reason for name, (reason, pods) in self.failures.items() if pods == _pods(state, name)}
-
-    def learn(self, state: ClusterState, verdicts: dict[str, str]) -> None:
-        for name, reason in verdicts.items():
-            if not reason.startswith(BUDGET_PREFIX):
-                self.failures[name] = (reason, _pods(state, name))
-
-    def launched(self, state: ClusterState, node: SimNode) -> None:
-        """A replacement came up: forget the failures of candidates with a pod that fits its room."""
-        self.epoch += 1
-        room = node.node.allocatable - state.used(node.name)
-        for name in list(self.failures):
-            if any(p.requests.fits_in(room) for p in state.pods_on.get(name, [])):
-                del self.failures[name]
-
-
-def _pods(state: ClusterState, name: str) -> tuple[str, ...]:
-    return tuple(sorted(p.key for p in state.pods_on.get(name, [])))
-
-
 def one_pass(state: ClusterState, spot_to_spot: bool, verdicts: dict[str, str], memory: Memory,
              deadline: Deadline | None = None, workers: int = 1) -> Command | None:
     """The first command of a pass (Emptiness, multi-node, single-node), or None. OutOfTime when `deadline`
@@ -168,24 +133,30 @@ def one_pass(state: ClusterState, spot_to_spot: bool, verdicts: dict[str, str], 
         return deadline.run(lambda: simulate(state, batch))
 
     if memory.multi_failed != memory.epoch:
-        cmd = multi_node(considered, budgets, evaluator, sim, spot_to_spot)
+        memory.batches_asked()
+        cmd = multi_node(considered, budgets, evaluator, sim, spot_to_spot, lambda b: memory.batch_known(state, b),
+                         lambda b, outcome, why: memory.batch_failed(state, b, outcome, why))
         if cmd is not None:
             return cmd
         memory.multi_failed = memory.epoch if memory.enabled else None
     single_verdicts: dict[str, str] = {}
+    where: dict[str, dict[str, str | None]] = {}
     cmd = single_node(considered, budgets, evaluator, sim, spot_to_spot, single_verdicts, memory.known(state),
-                      workers, len(state.nodes))
+                      workers, len(state.nodes), where)
     verdicts.update(single_verdicts)
-    memory.learn(state, single_verdicts)
+    memory.learn(state, single_verdicts, where)
     return cmd
 
 
 def steady_state(state: ClusterState, spot_to_spot: bool = False, max_passes: int | None = None,
                  time_limit: float | None = None, remember: bool = True, first_simulation: float = 0.0,
-                 workers: int | None = None) -> SteadyState:
+                 workers: int | None = None, exact_reasons: bool = True) -> SteadyState:
     """Consolidate until no method finds a command (or `max_passes`, or `time_limit` seconds, checked before
     every simulation: `deadline.py`).
     `remember=False`: every pass simulates every candidate again (`Memory`), slower, the same answer.
+    `exact_reasons`: the last pass simulates again the candidates whose remembered failure a simulation now
+    might word otherwise (`Failure.worded_as_now`), so each kept node's reason is Karpenter's now (`plan`
+    quotes none).
     `first_simulation`: the seconds the first simulation is expected to take (0: unknown).
     `workers`: processes single-node consolidation may use (`parallel.py`), the same answer; by default every
     core this process may run on (`effort.available_cores()`): on a quiet 2-core machine the 1,043-node bench
@@ -203,6 +174,9 @@ def steady_state(state: ClusterState, spot_to_spot: bool = False, max_passes: in
         verdicts: dict[str, str] = {}
         try:
             cmd = one_pass(state, spot_to_spot, verdicts, memory, deadline, workers)
+            if cmd is None and exact_reasons and memory.forget_inexact(state, verdicts):
+                verdicts = {}
+                cmd = one_pass(state, spot_to_spot, verdicts, memory, deadline, workers)
         except OutOfTime:  # checked before each simulation, so a pass does not run past the limit
             result.complete = False
             break

@@ -51,8 +51,12 @@ def underutilized(candidates: Sequence[Candidate], verdicts: dict[str, str]) -> 
 
 
 def multi_node(candidates: Sequence[Candidate], budgets: dict[str, int], evaluator: Evaluator,
-               simulate: Simulator, spot_to_spot: bool) -> Command | None:
-    """`firstNConsolidationOption`: binary search for the longest prefix one command can remove."""
+               simulate: Simulator, spot_to_spot: bool,
+               remembered: Callable[[Sequence[Candidate]], str | None] | None = None,
+               failed: Callable[[Sequence[Candidate], Outcome, str], None] | None = None) -> Command | None:
+    """`firstNConsolidationOption`: binary search for the longest prefix one command can remove.
+    `remembered(batch)`: the batch's failure when known not to have changed (not simulated again);
+    `failed(batch, outcome, why)`: told of each batch whose simulation gave no command."""
     batchable: list[Candidate] = []
     left = dict(budgets)
     for c in candidates:
@@ -69,7 +73,12 @@ def multi_node(candidates: Sequence[Candidate], budgets: dict[str, int], evaluat
     while low <= high:
         mid = (low + high) // 2
         batch = batchable[: mid + 1]
-        cmd = decide("multi", list(batch), simulate(batch), spot_to_spot)
+        cmd: Command | str | None = remembered(batch) if remembered is not None else None
+        if cmd is None:
+            outcome = simulate(batch)
+            cmd = decide("multi", list(batch), outcome, spot_to_spot)
+            if isinstance(cmd, str) and failed is not None:
+                failed(batch, outcome, cmd)
         if isinstance(cmd, Command) and evaluator.refusal(cmd) is None:
             best = cmd
             low = mid + 1
@@ -90,10 +99,12 @@ def round_robin(candidates: Sequence[Candidate]) -> list[Candidate]:
 
 def single_node(candidates: Sequence[Candidate], budgets: dict[str, int], evaluator: Evaluator,
                 simulate: Simulator, spot_to_spot: bool, verdicts: dict[str, str],
-                skip: dict[str, str] | None = None, workers: int = 1, nodes: int = 0) -> Command | None:
+                skip: dict[str, str] | None = None, workers: int = 1, nodes: int = 0,
+                where: dict[str, dict[str, str | None]] | None = None) -> Command | None:
     """The first candidate one command can remove alone. `skip`: candidates known to fail (their reason),
     not simulated again in this pass. `workers` > 1: the candidates to simulate are judged two at a time
-    (`parallel.py`; `nodes`, the cluster's size, says whether that pays), the same answer."""
+    (`parallel.py`; `nodes`, the cluster's size, says whether that pays), the same answer. `where`: filled
+    with each simulated candidate that failed, where its simulation put each pod (`Outcome.where`)."""
     order: list[tuple[Candidate, str | None]] = []
     for c in round_robin(candidates):
         if budgets.get(c.pool.name, 0) <= 0:
@@ -106,13 +117,17 @@ def single_node(candidates: Sequence[Candidate], budgets: dict[str, int], evalua
                           f"Consolidation rejected by Balanced policy of NodePool {c.pool.name!r}: {low}"))
 
     def judge(c: Candidate) -> Command | str:
-        cmd = decide("single", [c], simulate([c]), spot_to_spot)
+        outcome = simulate([c])
+        cmd = decide("single", [c], outcome, spot_to_spot)
         if isinstance(cmd, str):
+            if where is not None:
+                where[c.name] = outcome.where
             return cmd
         refusal = evaluator.refusal(cmd)
         return cmd if refusal is None else refusal
 
-    results = judged([c for c, known in order if known is None], judge, workers, nodes)
+    notes = None if where is None else (lambda c: where.get(c.name), lambda c, w: where.__setitem__(c.name, w))
+    results = judged([c for c, known in order if known is None], judge, workers, nodes, notes)
     try:
         for c, known in order:
             verdict = known if known is not None else next(results)

@@ -57,23 +57,30 @@ def fork_safe() -> bool:
     return now != -1 and _BASELINE != -1 and now <= _BASELINE
 
 
-def _worker(todo: Sequence[T], judge: Callable[[T], object], out: BinaryIO) -> None:
+Notes = tuple[Callable[[T], object], Callable[[T, object], None]]  # what a worker's judge noted: (take, give)
+
+
+def _worker(todo: Sequence[T], judge: Callable[[T], object], out: BinaryIO,
+            note: Callable[[T], object] | None) -> None:
     for i in range(1, len(todo), 2):
         try:
             verdict = judge(todo[i])
         except BaseException:  # OutOfTime, or a fault: this process judges it again and sees the same
-            pickle.dump(FAILED, out)
+            pickle.dump((FAILED, None), out)
             return
-        pickle.dump(verdict if isinstance(verdict, str) else COMMAND, out)
+        refused = isinstance(verdict, str)
+        pickle.dump((verdict if refused else COMMAND, note(todo[i]) if refused and note is not None else None), out)
         out.flush()
-        if not isinstance(verdict, str):
+        if not refused:
             return
 
 
-def judged(todo: Sequence[T], judge: Callable[[T], R], workers: int, nodes: int) -> Generator[R | str, None, None]:
+def judged(todo: Sequence[T], judge: Callable[[T], R], workers: int, nodes: int,
+           notes: Notes[T] | None = None) -> Generator[R | str, None, None]:
     """`judge(c)` for each of `todo` in order (a refusal string, or anything else for a command): the first
     `HEAD` here, then every other one of the rest by a forked worker when `workers` > 1 and it pays. Close
-    the iterator (or leave it) once a command is seen: the worker is killed."""
+    the iterator (or leave it) once a command is seen: the worker is killed. `notes` (take, give): what the
+    worker's judge noted of a refused candidate, `take(c)` there, goes to `give(c, note)` here."""
     head = min(len(todo), HEAD)
     for c in todo[:head]:
         yield judge(c)
@@ -99,25 +106,26 @@ def judged(todo: Sequence[T], judge: Callable[[T], R], workers: int, nodes: int)
             os.close(read)
             gc.disable()
             with os.fdopen(write, "wb") as out:
-                _worker(todo, judge, out)
+                _worker(todo, judge, out, notes[0] if notes is not None else None)
         except BaseException:
             code = 1
         finally:
             os._exit(code)
     gc.unfreeze()
     os.close(write)
-    source = os.fdopen(read, "rb")
-    alive = True
+    source, alive = os.fdopen(read, "rb"), True
     try:
         for i, c in enumerate(todo):
             if i % 2 == 0 or not alive:
                 yield judge(c)
                 continue
             try:
-                sent = pickle.load(source)
+                sent, note = pickle.load(source)
             except (EOFError, pickle.UnpicklingError, OSError):
-                sent, alive = FAILED, False
+                sent, note, alive = FAILED, None, False
             if isinstance(sent, str) and sent != COMMAND:
+                if notes is not None and note is not None:
+                    notes[1](c, note)
                 yield sent
             else:  # a command (built here), or the worker failed on it
                 alive = alive and sent is not FAILED

@@ -34,6 +34,10 @@ if TYPE_CHECKING:
 _ZONAL = ("topology.kubernetes.io/zone", "topology.k8s.aws/zone-id", "failure-domain.beta.kubernetes.io/zone")
 
 
+NEW_CLAIM = None  # `Outcome.where` of a pod placed on a new NodeClaim
+NOWHERE = ""  # ... of a pod the simulation could not place (no node is named "")
+
+
 @dataclass
 class NewClaim:
     """A NodeClaim the simulation would launch: the engine's choice and the options that hold its pods."""
@@ -51,6 +55,8 @@ class Outcome:
     placed: dict[str, str] = field(default_factory=dict)  # pod key -> existing node name
     claims: list[NewClaim] = field(default_factory=list)
     errors: list[tuple[Pod, str]] = field(default_factory=list)  # moving pods that would not schedule
+    # every simulated pod (moving or pending) -> the existing node it went to, NEW_CLAIM or NOWHERE
+    where: dict[str, str | None] = field(default_factory=dict)
 
     def error_text(self) -> str:
         """`Results.NonPendingPodSchedulingErrors`, as a sentence (at most 5 pods named)."""
@@ -128,6 +134,8 @@ def simulate(state: ClusterState, candidates: Sequence[Candidate]) -> Outcome:
     moving_keys = {p.key for p in moving}
     for solved in solution.nodes:
         mine = [p for _, p in solved.pods if p.key in moving_keys]
+        for _, p in solved.pods:
+            outcome.where[p.key] = solved.name if solved.existing is not None else NEW_CLAIM
         if solved.existing is not None:
             for p in mine:
                 outcome.placed[p.key] = solved.name
@@ -135,6 +143,8 @@ def simulate(state: ClusterState, candidates: Sequence[Candidate]) -> Outcome:
             assert solved.option is not None
             outcome.claims.append(NewClaim(solved.option, [p for _, p in solved.pods],
                                            _flexibility(solved, problem.options)))
+    for _, p in solution.unplaced:
+        outcome.where[p.key] = NOWHERE
     unplaced = [(g, p) for g, p in solution.unplaced if p.key in moving_keys]
     if unplaced:
 
