@@ -96,7 +96,6 @@ class SteadyStateRequest:
     time_limit: float  # seconds left of the plan's limit (0 or less: none); when they run out it is not computed
     launch_cost: float  # $/h of Karpenter's plan, Fargate pods and static NodePools' nodes included
     launch_nodes: int  # its new nodes, counted as `summary.karpenter.newNodes`
-    launch_options: list[LaunchOption] | None = None  # the plan's own (its problem's), for consolidation to reuse
 
 
 SteadyStateHook = Callable[[SteadyStateRequest], SteadyState]
@@ -314,8 +313,7 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions, budg
         if not greedy.not_simulated:
             with budget.phase("steady-state"):  # what is left of the one limit
                 steady = hook(SteadyStateRequest(inventory, prepared.catalog, greedy, budget.limit - budget.elapsed(),
-                                                 plan.summary.karpenter_cost, plan.summary.karpenter_new_nodes or 0,
-                                                 problem.options))
+                                                 plan.summary.karpenter_cost, plan.summary.karpenter_new_nodes or 0))
     summary = replace(plan.summary, solve_seconds=budget.elapsed(), phases=budget.phases(),
                       time_limit=budget.limit, preferences=outcome,
                       time_limit_auto=options.time_limit_auto, karpenter_steady=steady)

@@ -143,16 +143,6 @@ def test_remembering_gives_karpenters_answer_on_zoned_clusters(tmp_path: Path, s
     assert _summary(fast) == _summary(slow)
 
 
-def test_plan_options_are_reused_only_for_the_same_requirement_values(tmp_path: Path) -> None:
-    docs = [node("n", "m5.large", "us-east-1a"), pod("free", "n"), pod("zoned", "n", spec=pinned("us-east-1a"))]
-    state = _state(write(tmp_path, *docs))
-    pods = state.pods_on["n"]
-    options = list(_state(write(tmp_path, *docs)).launch_options())
-    assert not state.reuse_launch_options(options, [p for p in pods if p.name == "free"])  # "us-east-1a" unasked
-    assert state.reuse_launch_options(options, list(reversed(pods)))
-    assert state.launch_options() is options
-
-
 def test_a_multi_node_batch_is_remembered_until_a_replacement_may_change_it(tmp_path: Path) -> None:
     docs = [node("a", "m5.xlarge", "us-east-1a"), pod("pa", "a", cpu="3000m", spec=pinned("us-east-1a")),
             node("b", "m5.xlarge", "us-east-1b"), pod("pb", "b", cpu="3000m", spec=pinned("us-east-1b"))]

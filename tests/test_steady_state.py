@@ -255,23 +255,21 @@ def test_the_adapter_says_which_existing_nodes_consolidation_removes(tmp_path: P
 def test_the_plans_launch_options_are_reused_to_the_same_steady_state(tmp_path: Path,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """Building every NodePool's launch options again was most of a small plan's steady state (the quickstart):
-    the plan's own are taken when its pods name the same requirement values, with the same figures."""
-    import dataclasses
-
-    import karpplan.consolidate.state as state_module
+    the options the plan built are taken from `scheduling/launch_memo.py`, with the same figures as built anew."""
+    import karpplan.scheduling.launch_memo as memo
 
     path = manifests(tmp_path)
     options = PlanOptions(paths=(str(path),), zones=("us-east-1a", "us-east-1b"))
     inventory = read_inventory(options)
     prepared = prepare(inventory, read_catalog(options, inventory))
     greedy, _ = solve_karpenter(prepared.problem)
-    req = SteadyStateRequest(inventory, prepared.catalog, greedy, 30.0, greedy.cost, len(greedy.new_nodes),
-                             prepared.problem.options)
+    req = SteadyStateRequest(inventory, prepared.catalog, greedy, 30.0, greedy.cost, len(greedy.new_nodes))
     built: list[int] = []
-    real = state_module.build_launch_options
-    monkeypatch.setattr(state_module, "build_launch_options", lambda *a, **k: built.append(1) or real(*a, **k))
+    real = memo.build_launch_options
+    monkeypatch.setattr(memo, "build_launch_options", lambda *a, **k: built.append(1) or real(*a, **k))
     reused = steady_state_of(req)
     assert built == []
-    rebuilt = steady_state_of(dataclasses.replace(req, launch_options=None))
+    monkeypatch.setattr(memo, "_memo", [])
+    rebuilt = steady_state_of(req)
     assert built == [1]
     assert reused == rebuilt and reused.actions == 1

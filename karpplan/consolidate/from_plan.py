@@ -106,9 +106,6 @@ def steady_state_of(request: SteadyStateRequest) -> SteadyState:
     snapshot = make_snapshot(inventory, inventory.disruption_documents, request.catalog)
     after_launch, new = launched(snapshot, request.solution)
     state = ClusterState.of(after_launch, request.catalog)
-    if request.launch_options is not None:
-        state.reuse_launch_options(request.launch_options,
-                                   [p for s in request.solution.nodes for _, p in s.pods] + after_launch.pending)
     result = steady_state(state, time_limit=request.time_limit - (time.monotonic() - started),
                           first_simulation=FIRST_SIMULATION_FACTOR * request.solution.solve_seconds,
                           exact_reasons=False)  # plan quotes no node's reason

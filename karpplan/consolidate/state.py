@@ -28,7 +28,6 @@ from karpplan.scheduling.candidates import (
     LaunchOption,
     PoolVerdict,
     check_pool,
-    pod_requirement_values,
     within_pool_limits,
 )
 from karpplan.scheduling.existing_nodes import ExistingNodeInfo
@@ -211,19 +210,6 @@ class ClusterState:
                                                 self.inventory.nodeclasses, self.catalog, self.inventory.daemonsets,
                                                 pods, instance_types_for, node_labels)
         return self._options
-
-    def reuse_launch_options(self, options: list[LaunchOption], built_for: Sequence[Pod]) -> bool:
-        """Take `options`, built before (`plan`'s own) over these NodePools, NodeClasses, catalog and
-        DaemonSets for `built_for`'s pods, when they are what `launch_options` would build: the only thing it
-        reads of the pods, the values their requirements name (`pod_requirement_values`), is the same.
-        Building them is most of a small cluster's consolidation."""
-        if self._options is not None:
-            return False
-        pods = [p for ps in self.pods_on.values() for p in ps] + self.pending
-        if pod_requirement_values(pods) != pod_requirement_values(built_for):
-            return False
-        self._options = options
-        return True
 
     @classmethod
     def of(cls, snapshot: Snapshot, catalog: Catalog) -> ClusterState:
