@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from karpplan.catalog import load_catalog
@@ -232,8 +232,55 @@ def lower_bounds(problem: Problem) -> dict[str, float]:
     return out
 
 
+# Found in CI (session 15): re-solving a pool whole (`pool_resolve.py`) launched a fourth node in a pool limited
+# to three nodes; its split counted resource limits only.
+NODE_LIMITED_POOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements: []
+  limits: {nodes: '3'}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: c, image: x, resources: {requests: {cpu: 600m, memory: 256Mi}}}
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: web}}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers:
+      - {name: c, image: x, resources: {requests: {cpu: 1500m, memory: 256Mi}}}
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {topologyKey: topology.kubernetes.io/zone, labelSelector: {matchLabels: {app: api}}}
+"""
+
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=tiny_problems())
+@example(text=NODE_LIMITED_POOL)
 def test_every_engine_plan_is_valid_and_no_bound_is_above_one(tmp_path: Path, text: str) -> None:
     problem = _problem(tmp_path, text)
     optimum = exhaustive_optimum(problem)

@@ -268,13 +268,21 @@ class NeighbourhoodSearch:
                 better, used, building = future.result()
                 solves.append(pool_seconds(used, building))
                 self.tried += 1
-                if better is None or not run.ledger.commit([n for side in sides for n in side.nodes], better):
+                if better is None or self._adds_limited_nodes(sides, better) \
+                        or not run.ledger.commit([n for side in sides for n in side.nodes], better):
                     continue
                 self.moves += 1
                 run.cost -= self._apply_sides(sides, better, run.buckets, run.shapes, run.headroom, run.queue)
                 if report is not None:
                     report(run.cost, self.tried, self.moves)
             self._charge(clock, 0.0, solves, core_share)
+
+    def _adds_limited_nodes(self, sides: Sequence[Side], better: Sequence[SolvedNode]) -> bool:
+        """Would a pool re-solved whole launch more nodes than it has, in a pool with a node limit? Its split
+        and packing count only resource limits (`run.headroom`), and its spare slots may add nodes."""
+        pools = {str(side.key[0]) for side in sides}
+        limited = any(self.problem.headroom[p].nodes is not None for p in pools if p in self.problem.headroom)
+        return limited and len(better) > sum(len(side.nodes) for side in sides)
 
     def _widen(self, run: SearchRun, cross: bool) -> bool:
         """No neighbourhood left to build: cross-zone ones are done at this size, or every node was tried at
