@@ -319,13 +319,21 @@ class TopologySpreadKind(ConstraintKind):
                 for group in problem.groups]
         if not any(rules for _, rules in soft):
             return
+        from karpplan.scheduling.preferences import provided_keys  # lazy: scheduling imports this registry
+
         tally = PlanTally(solution)
+        known = provided_keys(problem)
         for group, rules in soft:
             homes = tally.homes(group) if rules else set()
             if not homes:
                 continue
             for rule in rules:
                 c = rule.constraint
+                if c.topology_key not in known:
+                    # No node carries the key: Karpenter finds no domain and relaxes the spread before anything
+                    # counts (`preferences.unhonourable_spreads` says so), so it is neither kept nor unmet; kept,
+                    # `--preferences honour` would require it and no node could take its pods.
+                    continue
                 more = () if rule.hostname else rule.static_domains()
                 yield group, c, self._skews(group.template, c, homes, tally, more)
 

@@ -49,6 +49,7 @@ from karpplan.engines.result import Solution, SolvedNode
 from karpplan.engines.search_run import CROSS_ZONE_EVERY, SearchRun  # (0: no cross-zone neighbourhoods)
 from karpplan.engines.waste_queue import WasteQueue
 from karpplan.engines.zone_moves import ZoneLedger
+from karpplan.scheduling.problem import Problem
 
 NEIGHBOURHOOD_NODES = 4  # nodes per neighbourhood at first
 MAX_NEIGHBOURHOOD_NODES = 12  # grown by half each time every node has been tried
@@ -268,7 +269,7 @@ class NeighbourhoodSearch:
                 better, used, building = future.result()
                 solves.append(pool_seconds(used, building))
                 self.tried += 1
-                if better is None or self._adds_limited_nodes(sides, better) \
+                if better is None or _adds_limited_nodes(self.problem, sides, better) \
                         or not run.ledger.commit([n for side in sides for n in side.nodes], better):
                     continue
                 self.moves += 1
@@ -276,13 +277,6 @@ class NeighbourhoodSearch:
                 if report is not None:
                     report(run.cost, self.tried, self.moves)
             self._charge(clock, 0.0, solves, core_share)
-
-    def _adds_limited_nodes(self, sides: Sequence[Side], better: Sequence[SolvedNode]) -> bool:
-        """Would a pool re-solved whole launch more nodes than it has, in a pool with a node limit? Its split
-        and packing count only resource limits (`run.headroom`), and its spare slots may add nodes."""
-        pools = {str(side.key[0]) for side in sides}
-        limited = any(self.problem.headroom[p].nodes is not None for p in pools if p in self.problem.headroom)
-        return limited and len(better) > sum(len(side.nodes) for side in sides)
 
     def _widen(self, run: SearchRun, cross: bool) -> bool:
         """No neighbourhood left to build: cross-zone ones are done at this size, or every node was tried at
@@ -586,4 +580,14 @@ class NeighbourhoodSearch:
             self._duals[id(shape)] = duals
 
     # ------------------------------------------------------------------------------------ sub-solve
+
+
+def _adds_limited_nodes(problem: Problem, sides: Sequence[Side], better: Sequence[SolvedNode]) -> bool:
+    """Would a pool re-solved whole launch more nodes than it has, in a pool with a node limit? Its split
+    and packing count only resource limits (`run.headroom`), and its spare slots may add nodes."""
+    pools = {str(side.key[0]) for side in sides}
+    limited = any(problem.headroom[p].nodes is not None for p in pools if p in problem.headroom)
+    return limited and len(better) > sum(len(side.nodes) for side in sides)
+
+
 __all__ = ["NeighbourhoodSearch"]
