@@ -79,18 +79,19 @@ def _built(problem: Problem, incumbent: float = -1.0) -> SlotModel:
 
 
 def test_the_quickstart_is_proven_optimal_within_a_small_budget() -> None:
-    """The optimiser as `karpplan plan` runs it, on the work clock (deterministic): proven in about 0.65
-    modelled seconds (seeds 0-2: 0.63-0.78), where it took 8.1 before the content rows, the single-worker first
-    search and the quick proof before the LP bounds."""
+    """The optimiser as `karpplan plan` runs it, on the work clock: proven in about 0.6 modelled seconds, where it
+    took 8.1 before the content rows, the single-worker first search and the quick proof before the LP bounds.
+    One worker, so the measure is deterministic: with two, CP-SAT's portfolio and the bound beside it race, and
+    the modelled seconds vary with the machine's timing (0.44 to 4.4 seen in session 15; always proven)."""
     inventory = load_inventory([str(QUICKSTART)])
     problem = make_problem(inventory, load_catalog(inventory.region, None), list(inventory.pending))
     greedy, _ = solve_karpenter(problem)
     clock = WorkClock()
-    best, _ = solve_optimal(problem, greedy, time_limit=10.0, seed=0, workers=2, clock=clock)
+    best, _ = solve_optimal(problem, greedy, time_limit=10.0, seed=0, workers=1, clock=clock)
     assert best.status == "optimal" and not best.unplaced and verify(problem, best) == []
     assert best.cost == pytest.approx(0.16632, abs=1e-6)
     assert best.lower_bound is not None and best.cost - best.lower_bound <= 1e-6
-    assert clock.now() < 4.0, f"{clock.now():.2f} modelled seconds"
+    assert clock.now() < 2.0, f"{clock.now():.2f} modelled seconds"
 
 
 def test_a_content_costs_the_cheapest_whole_nodes_that_hold_it(tmp_path: Path) -> None:
