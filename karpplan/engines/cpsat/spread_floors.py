@@ -29,7 +29,7 @@ def add_spread_floors(model: OptimalModel) -> list[int]:
             if not rule.hard or rule.hostname or not rule.self_match or rule.signature() in done:
                 continue
             done.add(rule.signature())
-            domains = rule.static_domains()
+            domains = sorted(rule.static_domains())  # sorted: a frozenset's order changes with the hash seed
             if not domains or minimum_pinned(rule, len(domains)) or any(rule.base_counts.values()):
                 continue
             raisers = [h for h in model.groups if rule.counts(h.template.namespace, h.template.labels)]
