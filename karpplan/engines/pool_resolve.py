@@ -40,7 +40,13 @@ import numpy as np
 import numpy.typing as npt
 from ortools.sat.python import cp_model
 
-from karpplan.engines.cpsat.neighbourhood_model import PRICE_SCALE, Kind, Side, SubProblemBuilder
+from karpplan.engines.cpsat.neighbourhood_model import (
+    PRICE_SCALE,
+    Kind,
+    Side,
+    SubProblemBuilder,
+    add_pool_limit_rows,
+)
 from karpplan.engines.effort import cp_sat_seconds, model_build_seconds
 from karpplan.engines.repack import BucketShape, Repacker
 from karpplan.engines.repack.bucket import BucketKey
@@ -142,7 +148,7 @@ class PoolResolve:
             cost += [round(float(shape.price[o]) * PRICE_SCALE) * v for o, v in n[s].items()]
             for k, kind in enumerate(kinds):
                 m.add_hint(y[s][k], kind.origin[s])
-        _limit_rows(m, sides, n, headroom)
+        add_pool_limit_rows(m, sides, headroom, lambda s: n[s].items())
         self.ledger.add_rows(m, [side.shape.options[0] for side in sides], kinds, y)
         # The cheapest split, and of those the one with the fewest nodes (the packing then has fewer slots to fill).
         launched_all = [v for side_n in n for v in side_n.values()]
@@ -203,19 +209,6 @@ def pool_seconds(used: float, building: float) -> float:
 
 
 __all__ = ["POOL_NODES", "PoolResolve", "pool_families", "pool_seconds"]
-
-
-def _limit_rows(m: cp_model.CpModel, sides: Sequence[Side], n: Sequence[Mapping[int, cp_model.IntVar]],
-                headroom: Mapping[str, Mapping[str, int]]) -> None:
-    """The split's NodePool limits: a pool's sides launch no more of a limited resource than its nodes now
-    hold plus the pool's headroom."""
-    for pool, rooms in headroom.items():
-        in_pool = [s for s, side in enumerate(sides) if str(side.key[0]) == pool]
-        for name, room in rooms.items():
-            before = sum(int(nd.option.capacity.get(name)) for s in in_pool for nd in sides[s].nodes
-                         if nd.option is not None)
-            m.add(sum(int(sides[s].shape.options[o].capacity.get(name)) * v for s in in_pool
-                      for o, v in n[s].items()) <= before + room)
 
 
 def _read_split(solver: cp_model.CpSolver, kinds: Sequence[Kind], y: Sequence[Sequence[cp_model.IntVar]],

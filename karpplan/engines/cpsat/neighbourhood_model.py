@@ -13,7 +13,7 @@ nodes' price; the current nodes are its hint. `neighbourhood.py` chooses the nod
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -190,13 +190,8 @@ class SubProblemBuilder:
         for j in range(len(slot_side) - 1):
             if slot_side[j] == slot_side[j + 1]:
                 m.add(spend[j] >= spend[j + 1])
-        for pool, rooms in headroom.items():
-            # Pool limits count capacity: the neighbourhood may add at most each pool's headroom to it.
-            mine = [s for s, side in enumerate(sides) if str(side.key[0]) == pool]
-            for name, room in rooms.items():
-                before = sum(node_capacity(n, name) for s in mine for n in sides[s].nodes)
-                m.add(sum(int(sides[s].shape.options[o].capacity.get(name)) * z[j, o]
-                          for j, s in enumerate(slot_side) if s in mine for o in options[s]) <= before + room)
+        add_pool_limit_rows(m, sides, headroom,
+                            lambda s: [(o, z[j, o]) for j, t in enumerate(slot_side) if t == s for o in options[s]])
         used = [sum(z[j, o] for o in options[s]) for j, s in enumerate(slot_side)]
         if zones is not None and len(sides) > 1:
             on_side = [[sum(x[j, k] for j, t in enumerate(slot_side) if t == s) for k in range(len(kinds))]
@@ -281,8 +276,20 @@ class SubProblemBuilder:
                 m.add_hint(x[j, k], counts[k])
 
 
+def add_pool_limit_rows(m: cp_model.CpModel, sides: Sequence[Side], headroom: Mapping[str, Mapping[str, int]],
+                        launched: Callable[[int], Iterable[tuple[int, cp_model.IntVar]]]) -> None:
+    """NodePool limits count capacity: the sides of each limited pool may launch at most what its nodes on them
+    hold now plus the pool's headroom. `launched(s)`: side s's (option index, count of nodes launched) terms."""
+    for pool, rooms in headroom.items():
+        mine = [s for s, side in enumerate(sides) if str(side.key[0]) == pool]
+        for name, room in rooms.items():
+            before = sum(node_capacity(n, name) for s in mine for n in sides[s].nodes)
+            m.add(sum(int(sides[s].shape.options[o].capacity.get(name)) * v
+                      for s in mine for o, v in launched(s)) <= before + room)
+
+
 def node_capacity(node: SolvedNode, name: str) -> int:
     return int(node.option.capacity.get(name)) if node.option is not None else 0
 
 
-__all__ = ["Kind", "Side", "SubProblem", "SubProblemBuilder", "node_capacity"]
+__all__ = ["Kind", "Side", "SubProblem", "SubProblemBuilder", "add_pool_limit_rows", "node_capacity"]
