@@ -23,8 +23,8 @@ from karpplan.consolidate.snapshot import SimNode
 from karpplan.consolidate.state import ClusterState
 from karpplan.model.pods import Pod, PodTemplate
 from karpplan.model.resources import Resources
-from karpplan.model.taints import SCHEDULING_EFFECTS, untolerated
 from karpplan.scheduling.candidates import option_table
+from karpplan.scheduling.filters import fits_taints
 
 CHANGES, SAME, STILL_FAILS = "changes", "same", "still fails"  # `Failure.may_change`
 
@@ -33,7 +33,7 @@ def may_use(pod: Pod, node: SimNode, room: Resources) -> bool:
     """kube-scheduler's filters that read no other pod: the pod fits the node's `room`, tolerates its NoSchedule
     and NoExecute taints and matches its node selector and required node affinity. False: it cannot go there."""
     template = pod.template
-    return (pod.requests.fits_in(room) and not untolerated(template.tolerations, node.node.taints, SCHEDULING_EFFECTS)
+    return (pod.requests.fits_in(room) and fits_taints(template.tolerations, node.node.taints)
             and template.affinity.matches(node.node.labels, node.name))
 
 
