@@ -389,6 +389,8 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     if unrequested is not None:
         warnings.append(unrequested)
     warnings.extend(solution.notes)
+    if greedy.batch_note:
+        warnings.append(greedy.batch_note)
     if summary.gap_cause:
         warnings.append(summary.gap_cause)
     zones_note = zones_warning(catalog) if problem.groups else None

@@ -89,5 +89,5 @@ def carried_over(solution: Solution, problem: Problem) -> Solution | None:
         return None
     return Solution(solution.engine, nodes, unplaced, solution.status, solution.lower_bound, solution.solve_seconds,
                     list(solution.notes), solution.exceeds_node_limits, solution.bound_source, solution.batches,
-                    solution.not_simulated)
+                    solution.not_simulated, solution.batch_note)
 

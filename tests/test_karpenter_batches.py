@@ -299,3 +299,57 @@ def test_a_simulation_cut_by_the_time_limit_says_so() -> None:
     plan = plan_json(MANIFEST, "--engine", "karpenter", time_limit="0.001")
     assert any(w.startswith("not simulated: the time limit ran out") for w in plan["warnings"])
     assert plan["summary"]["notSimulated"] == len(plan["notSimulated"]) > 0
+
+
+# karpenter-blueprints' od-spot-split shape (aws-samples/karpenter-blueprints, blueprints/od-spot-split): a spot
+# NodePool with a custom `capacity-spread` key over four values, limits cpu 1k / memory 500Gi, and replicas spread
+# on that key. A new user read Karpenter's several batches as a simulation bug; the plan now says why.
+SPLIT_POOL = """
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: node-spot}
+spec:
+  LIMITS
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: capacity-spread, operator: In, values: ["2", "3", "4", "5"]}
+        - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+        - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
+        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}
+        - {key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ["2"]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: workload-split}
+spec:
+  replicas: 8
+  selector: {matchLabels: {app: workload-split}}
+  template:
+    metadata: {labels: {app: workload-split}}
+    spec:
+      containers:
+        - {name: app, image: pause, resources: {requests: {cpu: 512m, memory: 512Mi}}}
+      topologySpreadConstraints:
+        - {maxSkew: 1, topologyKey: capacity-spread, whenUnsatisfiable: DoNotSchedule,
+           labelSelector: {matchLabels: {app: workload-split}}}
+"""
+
+
+def test_the_plan_says_when_subtract_max_splits_karpenters_launch_into_batches(tmp_path: Path) -> None:
+    for sub in ("capped", "optimal", "free"):
+        (tmp_path / sub).mkdir()
+    capped = plan_text(tmp_path / "capped", SPLIT_POOL.replace("LIMITS", "limits: {cpu: 1k, memory: 500Gi}"),
+                       catalog=None, engine="karpenter")
+    assert capped.summary.scheduled == 8 and capped.summary.batches is not None and capped.summary.batches > 1
+    notes = [w for w in capped.warnings if "subtractMax" in w]
+    assert len(notes) == 1 and "NodePool node-spot" in notes[0] and "memory 500Gi" in notes[0]
+    # The optimal plan shows it too: it explains the baseline its saving is quoted against.
+    optimal = plan_text(tmp_path / "optimal", SPLIT_POOL.replace("LIMITS", "limits: {cpu: 1k, memory: 500Gi}"),
+                        catalog=None)
+    assert any("subtractMax" in w for w in optimal.warnings)
+    # Without limits one batch packs two replicas per value: four nodes, and nothing to explain.
+    free = plan_text(tmp_path / "free", SPLIT_POOL.replace("LIMITS", ""), catalog=None, engine="karpenter")
+    assert free.summary.batches == 1 and free.summary.new_nodes == 4
+    assert not any("subtractMax" in w for w in free.warnings)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import operator
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from karpplan.constraints.pool_headroom import Headroom, capacity_fits
 from karpplan.engines.karpenter_batches import Launched, PoolLedger, RecountWatch, relaunch
@@ -60,6 +60,9 @@ class KarpenterSimulation:
         # gone on trying; they are not simulated, never unschedulable.
         self.undecided: frozenset[str] = frozenset()
         self._placed = 0
+        # Pools whose in-batch subtractMax charges turned away a pod their limits at the batch's start would
+        # have let them launch for: why Karpenter needs another batch (`limit_stall_note`).
+        self.limit_stalled: dict[str, int] = {}
         self._start_batch()
 
     def _start_batch(self) -> None:
@@ -73,6 +76,7 @@ class KarpenterSimulation:
         for pool in self.problem.pools:
             self.remaining[pool.name] = self.ledger.remaining(pool.name)
             self.nodes_left[pool.name] = self.ledger.nodes_left(pool.name)
+        self._batch_remaining = dict(self.remaining)
         self._existing_order: dict[int, list[PlannedNode]] = {}
         self._existing_first: dict[int, int] = {}  # group -> its first existing node not known to be full
         self._name_rank: list[int] | None = None  # per existing node, its rank by name
@@ -170,6 +174,7 @@ class KarpenterSimulation:
                 if remaining is not None:
                     rows = self._within(pool.name, remaining, rows)
                 if not len(rows):
+                    self._note_stall(pool.name, verdict_rows)
                     continue
                 slot = state.new_slot_rows(pool, rows)
                 if state.try_place(group_info, pod, slot, attempt):
@@ -182,6 +187,15 @@ class KarpenterSimulation:
                             {k: state.capacity_max(slot, k) for k in remaining}, 0).resources
                     return True
         return False
+
+    def _note_stall(self, pool: str, rows: IndexArray) -> None:
+        """The pool's limits turned the pod away: count it as a stall when only this batch's subtractMax
+        charges did (the limits left at the batch's start had an option for it)."""
+        if self.exact_limits:
+            return
+        start = self._batch_remaining.get(pool)
+        if start is not None and self.remaining[pool] is not start and len(rows[self.table.within_rows(start, rows)]):
+            self.limit_stalled[pool] = self.limit_stalled.get(pool, 0) + 1
 
     def _screened(self, group_info: GroupInfo, attempt: Attempt, slots: list[PlannedNode],
                   by_name: dict[str, PlannedNode] | None = None) -> Iterator[PlannedNode]:
@@ -362,11 +376,33 @@ class KarpenterSimulation:
                          "started; this plan launches past it, as Karpenter would")
         if self.undecided:
             notes.append(cut_note(len(self.undecided), self._placed, self.problem.pending_count))
+        stalled = self.limit_stalled and self.batches > 1
         return Solution("karpenter", nodes, unplaced, "heuristic", None, seconds, notes, over, batches=self.batches,
-                        not_simulated=self.undecided)
+                        not_simulated=self.undecided,
+                        batch_note=limit_stall_note(self.problem, sorted(self.limit_stalled), self.batches)
+                        if stalled else None)
 
 
 NOT_SIMULATED_REASON = "not simulated: the time limit ran out"
+
+
+def limit_stall_note(problem: Problem, pools: Sequence[str], batches: int) -> str:
+    """Why Karpenter needs several batches: within a batch each new NodeClaim is charged against its
+    NodePool's limits at the largest instance type it could still become (`subtractMax`), so a pool whose
+    limits are far above the plan still stops opening NodeClaims after a few; the pods left wait for the
+    launched nodes and go to new nodes of the next batch, beside half-empty ones."""
+    limits = {pool.name: pool.limits for pool in problem.pools}
+    named = []
+    for name in pools:
+        pool_limits = limits.get(name)
+        shown = ", ".join(f"{k} {v}" for k, v in sorted(pool_limits.formatted().items())) if pool_limits else ""
+        named.append(f"{name} (limits {shown})" if shown else name)
+    which = "NodePool " + named[0] if len(named) == 1 else "NodePools " + ", ".join(named)
+    return (f"Karpenter needs {batches} provisioning batches here: within a batch it charges each new NodeClaim "
+            f"against {which} at the largest instance type the NodeClaim could still become (subtractMax), so a "
+            "batch stops opening NodeClaims before the limits are used; the pods left wait for the next batch "
+            "and land on new nodes beside half-filled ones. Raising the limits far above what the pool runs, or "
+            "removing them, lets one batch pack them")
 
 
 def cut_note(left: int, placed: int, total: int) -> str:

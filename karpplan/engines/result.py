@@ -44,6 +44,9 @@ class Solution:
     # Keys of the unplaced pods the time limit left undecided (the Karpenter simulation was cut before it
     # could place them): not simulated, never unschedulable.
     not_simulated: frozenset[str] = frozenset()
+    # Why the Karpenter simulation needed several batches, when its NodePool limits' pessimistic charging did it
+    # (`karpenter_simulation.limit_stall_note`): shown beside any engine's plan, since it explains Karpenter's.
+    batch_note: str | None = None
 
     @property
     def cost(self) -> float:
