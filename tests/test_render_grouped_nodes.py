@@ -99,3 +99,6 @@ def test_a_range_of_names_keeps_whole_numbers() -> None:
     assert names_range(["a-1", "a-2"]) == "a-1..2"
     assert names_range(["alpha", "zulu-node"]) == "alpha.."
     assert names_range(["only"]) == "only"
+    # Six nodes whose ordinals skip one (another row holds node 4) never read as 1..7.
+    assert names_range([f"spot-c7a-1a-{i}" for i in (1, 2, 3, 5, 6, 7)]) == "spot-c7a-1a-1..3,5..7"
+    assert names_range([f"p-{i}" for i in (1, 3, 5, 7, 9)]) == "p-1,3,5,…"

@@ -70,6 +70,21 @@ def names_range(names: Sequence[str]) -> str:
     common = os.path.commonprefix(list(names))
     while common and common[-1].isdigit():  # -10..19, not -10..9
         common = common[:-1]
+    tails = [name[len(common):] for name in names]
+    if len(common) >= len(first) // 2 and all(t.isdigit() for t in tails):
+        return common + _ordinal_runs(sorted(int(t) for t in tails))
     if len(common) >= len(first) // 2 and last[len(common):]:
         return f"{first}..{last[len(common):]}"
     return f"{first}.."
+
+
+def _ordinal_runs(ordinals: Sequence[int], shown: int = 3) -> str:
+    """`1..3,5..7`: the ordinals as runs, so a row of 6 nodes never reads `1..7` (at most `shown` runs, then ,…)."""
+    runs: list[list[int]] = []
+    for n in ordinals:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    text = [f"{a}" if a == b else f"{a}..{b}" for a, b in runs[:shown]]
+    return ",".join(text) + (",…" if len(runs) > shown else "")
