@@ -58,9 +58,12 @@ def kept_by_karpenter(problem: Problem, greedy: Solution) -> tuple[dict[int, set
 def carried_over(solution: Solution, problem: Problem) -> Solution | None:
     """`solution`, a plan of the same pods before their kept preferences were made required, as a plan of
     `problem` (those pods, those preferences required): the same nodes (by name, or by pool, instance type,
-    zone and capacity type) holding the same pods (by key), each one a node its group in `problem` may use.
+    zone, capacity type and labels) holding the same pods (by key), each one a node its group in `problem` may use.
     None when one cannot be carried over."""
-    options = {o.key: o for o in problem.options}
+    # An option is its pool, type, zone and capacity type *and* its labels: a NodePool requirement on a
+    # custom key with several values (karpenter-blueprints' `capacity-spread`) gives one option per value,
+    # and a node carried over keeps the value its spread counted it in.
+    options = {(o.key, frozenset(o.labels.items())): o for o in problem.options}
     existing = {info.node.name: (i, info) for i, info in enumerate(problem.existing)}
     groups = {pod.key: group for group in problem.groups for pod in group.group.pods}
     pods = {pod.key: pod for group in problem.groups for pod in group.group.pods}
@@ -79,7 +82,7 @@ def carried_over(solution: Solution, problem: Problem) -> Solution | None:
                 return None
             nodes.append(SolvedNode(node.name, info, None, [(groups[p.key], pods[p.key]) for _, p in node.pods]))
             continue
-        option = options.get(node.option.key)
+        option = options.get((node.option.key, frozenset(node.option.labels.items())))
         moved = [(groups[p.key], pods[p.key]) for _, p in node.pods if p.key in groups]
         if option is None or len(moved) != len(node.pods) or any(option.index not in g.option_ids for g, _ in moved):
             return None

@@ -200,3 +200,42 @@ def test_a_plan_is_carried_over_only_onto_nodes_the_enforced_pods_may_use(tmp_pa
                                            "      topologySpreadConstraints:")
     path.write_text(narrowed)
     assert carried_over(greedy, prepare(load_inventory([str(path)]), cat).problem) is None
+
+
+SPLIT_POOL = POOL.replace("requirements: []",
+                          'requirements: [{key: capacity-spread, operator: In, values: ["2", "3", "4", "5"]}]')
+SPLIT = SPLIT_POOL + deployment("split", 8, cpu="500m", extra="""\
+      topologySpreadConstraints:
+      - {maxSkew: 1, topologyKey: capacity-spread, whenUnsatisfiable: DoNotSchedule,
+         labelSelector: {matchLabels: {app: split}}}
+""") + deployment("ha", 3, cpu="500m", extra=SPREADS)
+
+
+def test_a_carried_over_node_keeps_its_custom_domain(tmp_path: Path) -> None:
+    # karpenter-blueprints' od-spot-split: a NodePool requirement on a custom key with several values gives one
+    # launch option per value. Carried over under --preferences honour, each node must keep the value its spread
+    # counted it in; before, every node took the last value's option, the plan broke the spread, and the zone
+    # repair that followed made the optimal plan dearer than Karpenter's.
+    from karpplan.engines.karpenter_simulation import solve_karpenter
+    from karpplan.planner import prepare
+    from karpplan.preference_policy import carried_over
+    from karpplan.verify import verify
+
+    path = tmp_path / "m.yaml"
+    path.write_text(textwrap.dedent(SPLIT))
+    inventory = load_inventory([str(path)])
+    catalog = tmp_path / "catalog.yaml"
+    catalog.write_text(textwrap.dedent(FAKE_CATALOG))
+    cat = load_catalog(None, str(catalog))
+    greedy, _ = solve_karpenter(prepare(inventory, cat).problem, time_limit=5.0)
+    ha = next(p for p in inventory.pending if p.key.startswith("default/ha")).template
+    enforced, _ = enforce_preferences(inventory.pods, {id(ha): {id(c) for c in ha.spread}})
+    after = prepare(replace(inventory, pods=enforced), cat).problem
+    carried = carried_over(greedy, after)
+    assert carried is not None and not verify(after, carried)
+    assert [n.option and n.option.labels.get("capacity-spread") for n in carried.nodes] == \
+        [n.option and n.option.labels.get("capacity-spread") for n in greedy.nodes]
+    assert len({n.option.labels.get("capacity-spread") for n in carried.nodes if n.option}) > 1
+    plan = _plan(tmp_path, SPLIT)
+    karpenter = _plan(tmp_path, SPLIT, engine="karpenter")
+    assert plan.summary.hourly_cost <= karpenter.summary.hourly_cost + 1e-9
