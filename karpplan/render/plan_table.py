@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from rich import box
 from rich.console import Console, Group, RenderableType
@@ -35,7 +36,7 @@ from karpplan.render.formatting import (
     workload_counts,
     workload_label,
 )
-from karpplan.render.names import name_budget, short_name, short_node_name
+from karpplan.render.names import MIN_NAME_WIDTH, name_budget, short_name, short_node_name
 from karpplan.render.node_rows import ASCII_GROUP_MARK, GROUP_MARK, NodeRow, names_range, node_rows
 from karpplan.render.plan_summary import summary_panel
 
@@ -143,6 +144,7 @@ class _Footnotes:
     estimated: bool = False
     placed_on_existing: bool = False
     shortened: bool = False  # a node name was shortened to fit (render/names.py)
+    shortened_pods: bool = False  # a Fargate pod's name was shortened to fit
     grouped: str = ""  # the mark of a row of alike new nodes (render/node_rows.py), when the table has one
 
     def lines(self) -> list[Text]:
@@ -159,6 +161,8 @@ class _Footnotes:
         if self.shortened:
             out.append(Text("node names shortened to fit (zone, EC2 domain left out); -o json has them whole",
                             style="dim"))
+        if self.shortened_pods:
+            out.append(Text("pod names shortened to fit; -o json has them whole", style="dim"))
         return out
 
 
@@ -293,18 +297,42 @@ def _fargate_waste(node: PlanNode) -> Text:
     return Text(", ".join(parts), style="yellow")
 
 
+# The Fargate table's columns (header, wraps at spaces); each gets an explicit width (`_fargate_widths`), as rich's
+# own shrinking cuts the price column or folds headers mid-word on an 80-column terminal.
+_FARGATE_COLUMNS = (("Pod", False), ("Profile", True), ("Zone", False), ("Size", True), ("Requested", True),
+                    ("Rounding waste", True), ("$/h", False))
+
+
+def _fargate_widths(nodes: Sequence[PlanNode], layout: Layout) -> list[int]:
+    """Each column as wide as its longest cell (headers count); when that is wider than the console, sizes and
+    requests wrap at their spaces, then the pod names lose their middle (never below MIN_NAME_WIDTH)."""
+    rows = [(", ".join(n.pods) or n.name, (n.fargate.profile if n.fargate else None) or "-", n.zone or "-",
+             n.fargate.capacity_provisioned if n.fargate else "", _fargate_requested(n), str(_fargate_waste(n)),
+             node_price_text(n).plain) for n in nodes]
+    headers = [h if h != "Rounding waste" or layout.wide else "Waste" for h, _ in _FARGATE_COLUMNS]
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
+    widths[0], widths[1] = min(widths[0], 30), min(widths[1], 16)
+    gaps = 2 * (len(widths) - 1)
+    for i in (3, 4, 5):  # wrapped: its longest word, at least its header
+        if sum(widths) + gaps > layout.width:
+            widths[i] = max([len(headers[i]), *(len(w) for r in rows for w in r[i].split())])
+    widths[0] = min(widths[0], max(MIN_NAME_WIDTH, layout.width - gaps - sum(widths[1:])))
+    return widths
+
+
 def _fargate_section(nodes: Sequence[PlanNode], pods_by_key: Mapping[str, PlanPod], layout: Layout,
                      notes: _Footnotes) -> Group:
     """One row per Fargate pod; each hint is printed whole under the table (too long for a column), once per
     workload whose pods share it (replicas are sized alike), with how many pods it is."""
     table = layout.table(Text(f"Fargate pods ({len(nodes)})", style="bold"))
-    table.add_column("Pod", no_wrap=True, overflow="ellipsis", max_width=30)  # whole names; the rest wrap
-    table.add_column("Profile", overflow="fold", min_width=7, max_width=16)
-    table.add_column("Zone", no_wrap=True)
-    table.add_column("Size", overflow="fold", max_width=11)
-    table.add_column("Requested", overflow="fold", max_width=16)
-    table.add_column("Rounding waste", overflow="fold", max_width=16)
-    table.add_column("$/h", justify="right", no_wrap=True)
+    widths = _fargate_widths(nodes, layout)
+    pod_width = widths[0]
+    for (header, wraps), width in zip(_FARGATE_COLUMNS, widths, strict=True):
+        if header == "Rounding waste" and not layout.wide:
+            header = "Waste"
+        justify: Literal["left", "right"] = "right" if header == "$/h" else "left"
+        table.add_column(header, width=width, no_wrap=not wraps, overflow="fold" if wraps else "ellipsis",
+                         justify=justify)
     hints = Table.grid(padding=(0, 1, 0, 0))
     hints.add_column(no_wrap=True)
     hints.add_column(overflow="fold")
@@ -314,8 +342,10 @@ def _fargate_section(nodes: Sequence[PlanNode], pods_by_key: Mapping[str, PlanPo
         assert info is not None
         notes.estimated |= node.price_estimated
         pods = ", ".join(node.pods) or node.name
+        shown = short_name(pods, pod_width, ascii_only=layout.table_box is SIMPLE_HEAD_ASCII)
+        notes.shortened_pods |= shown != pods
         table.add_row(
-            Text(pods),
+            Text(shown),
             Text(info.profile or "-"),
             Text(node.zone or "-"),
             Text(info.capacity_provisioned),
