@@ -193,3 +193,12 @@ def test_workers_help_says_when_a_seed_gives_the_same_plan() -> None:
     text = " ".join(text.split())
     assert ("a seed and a worker count give the same plan on every run, unless the time limit cuts the search "
             "first (a warning says so)") in text
+
+
+@pytest.mark.parametrize("command", ["plan", "lint", "explain", "consolidate", "diff", "inventory", "catalog"])
+def test_help_names_values_as_users_write_them_never_python_types(command: str) -> None:
+    # Typer 0.2x printed `PATH <list[str]>` and `--region <str>`; a new user read them as noise.
+    code, out, _ = invoke(command, "--help", env={"COLUMNS": "120", "NO_COLOR": "1"})
+    assert code == 0
+    for leak in ("<str>", "<list[", "<file>", "<int>", "<float>", "<path>", "{PATH...}", "[PATH...]"):
+        assert leak not in out, f"{command} --help shows {leak}"

@@ -249,7 +249,7 @@ def catalog(
         str | None, typer.Option("--region", help="Embedded catalog region (default us-east-1).")
     ] = None,
     catalog_file: Annotated[
-        str | None, typer.Option("--catalog", help="An InstanceCatalog file replacing the embedded catalog.")
+        str | None, typer.Option("--catalog", metavar="FILE", help="An InstanceCatalog file replacing the embedded catalog.")
     ] = None,
     allow_estimated_prices: Annotated[
         bool,

@@ -40,7 +40,7 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         paths: Annotated[
             list[str],
-            typer.Argument(metavar="PATH...", show_default=False,
+            typer.Argument(metavar="PATH", show_default=False,
                            help="A cluster snapshot (kubectl get nodes,pods,pdb,daemonsets -A -o yaml) with its "
                                 "NodePools and EC2NodeClasses: files, directories or - for stdin."),
         ],

@@ -110,7 +110,7 @@ def explain(
     ctx: typer.Context,
     paths: Annotated[
         list[str] | None,
-        typer.Argument(metavar="[LOG|-]", help="A log, events or describe output; - for stdin. After --manifests, "
+        typer.Argument(metavar="LOG", help="A log, events or describe output; - for stdin. After --manifests, "
                                                "further paths are more manifests (--manifests deploy/ pools/)."),
     ] = None,
     manifests: Annotated[

@@ -62,7 +62,7 @@ def register(app: typer.Typer) -> None:
 
 PathsArgument = Annotated[
     list[str] | None,
-    typer.Argument(metavar="PATH...", help="Manifest files, directories or - for stdin.", show_default=False),
+    typer.Argument(metavar="PATH", help="Manifest files, directories or - for stdin.", show_default=False),
 ]
 SelectOption = Annotated[
     list[str] | None, typer.Option("--select", help="Only these rules (names or codes, comma-separated).")

@@ -21,6 +21,7 @@ from karpplan import __version__
 from karpplan.catalog import DEFAULT_REGION
 from karpplan.catalog.zones import parse_zones
 from karpplan.cli import catalog, consolidate, diff, explain, lint
+from karpplan.cli.help_types import plain_help_types
 from karpplan.cli.inventory_command import run_inventory
 from karpplan.cli.lean_imports import install as install_lean_imports
 from karpplan.cli.options import (
@@ -47,6 +48,7 @@ from karpplan.plan import PREFERENCE_POLICIES, PreferencePolicy
 from karpplan.planner import Engine, PlanOptions
 
 install_lean_imports()  # CP-SAT without pandas (cli/lean_imports.py)
+plain_help_types()  # --region REGION, never --region <str> (cli/help_types.py)
 
 app = typer.Typer(
     name="karpplan",

@@ -18,7 +18,7 @@ T = TypeVar("T")
 
 def catalog_option(help_text: str) -> Any:
     """`--catalog FILE`: an InstanceCatalog replacing the embedded one (each command words its help)."""
-    return typer.Option("--catalog", help=help_text, dir_okay=False)
+    return typer.Option("--catalog", metavar="FILE", help=help_text, dir_okay=False)
 
 
 def region_option() -> Any:

@@ -23,7 +23,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 
-from karpplan.constraints.pool_headroom import Headroom, capacity_fits
+from karpplan.constraints.pool_headroom import Headroom, capacity_fits, full_limits
 from karpplan.engines.karpenter_batches import Launched, PoolLedger, RecountWatch, relaunch
 from karpplan.engines.karpenter_claims import ClaimOrder
 from karpplan.engines.result import Solution, SolvedNode, node_name
@@ -391,7 +391,7 @@ def limit_stall_note(problem: Problem, pools: Sequence[str], batches: int) -> st
     NodePool's limits at the largest instance type it could still become (`subtractMax`), so a pool whose
     limits are far above the plan still stops opening NodeClaims after a few; the pods left wait for the
     launched nodes and go to new nodes of the next batch, beside half-empty ones."""
-    limits = {pool.name: pool.limits for pool in problem.pools}
+    limits = {pool.name: full_limits(pool).resources for pool in problem.pools}
     named = []
     for name in pools:
         pool_limits = limits.get(name)
