@@ -183,6 +183,7 @@ class _OptimiserRun:
                              max(self.deadline - MIN_OPTIMISER_SECONDS, 0.0)))
         self.spent_at_start = clock.now()  # the optimiser's own work is charged from here (`_cut_note`)
         hint = within_limits(problem, greedy, budget)
+        self.hint = hint  # never bettered by a dearer plan (`choose`)
         self.repacker = Repacker(problem, clock)
         with budget.phase("repack"):
             self.warm = self.repacker.repack(hint)
@@ -282,6 +283,13 @@ class _OptimiserRun:
         # No candidate may still break a zone spread: pods move between zones until every one holds (the
         # bounds and the neighbourhood search after this keep every pod's zone).
         self.best, self.source = _repair_zones(self.problem, best, source, self.repacker, self.budget)
+        hint = self.hint
+        if (len(hint.unplaced), round(hint.cost, 9)) < (len(self.best.unplaced), round(self.best.cost, 9)) \
+                and not hint.not_simulated and not verify(self.problem, hint):
+            # Karpenter's own plan keeps every rule and is cheaper than what re-packing and repair made of it: the
+            # optimal engine never answers with a plan dearer than the baseline it is compared with.
+            self.best, self.source = hint, "Karpenter's plan"
+            self.status = "feasible"
         if self.source.endswith("zone repair"):
             self.status = "feasible"  # whatever CP-SAT proved was of the plan before the moves
             self.tracker.best = None  # the cheaper plans shown so far broke a zone spread: the repaired one replaces them
