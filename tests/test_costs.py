@@ -170,3 +170,36 @@ def test_yaml_carries_the_same_costs(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "karpplan", "plan", str(manifest), "--engine", "karpenter",
                           "--region", "us-east-1", "-o", "yaml"], capture_output=True, text=True, timeout=120)
     assert yaml.safe_load(out.stdout)["costs"] == costs
+
+
+def test_a_mostly_idle_plan_that_kept_preferences_says_where_to_look(tmp_path: Path) -> None:
+    # karpenter-blueprints' ha-az shape: small replicas with a preferred spread over hosts, kept as Karpenter keeps
+    # it, one per node: most of the plan is idle, and a new user could not tell why.
+    import io
+
+    from rich.console import Console
+
+    from karpplan.render.plan_table import render_table
+
+    from planner_helpers import FAKE_CATALOG, plan_text
+    from planner_helpers import POOL as HELPER_POOL
+    from planner_helpers import deployment as helper_deployment
+
+    def table_text(plan: object) -> str:
+        console = Console(record=True, width=120, color_system=None, file=io.StringIO())
+        render_table(plan, console, plan_costs(plan))  # type: ignore[arg-type]
+        return " ".join(console.export_text().split())
+
+    spread = """\
+      topologySpreadConstraints:
+      - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway,
+         labelSelector: {matchLabels: {app: ha}}}
+"""
+    manifests = HELPER_POOL + helper_deployment("ha", 6, cpu="100m", extra=spread)
+    (tmp_path / "honour").mkdir()
+    (tmp_path / "drop").mkdir()
+    honour = plan_text(tmp_path / "honour", manifests, catalog=FAKE_CATALOG)
+    text = table_text(honour)
+    assert "Idle is" in text and "--preferences drop plans without them" in text
+    dropped = plan_text(tmp_path / "drop", manifests, catalog=FAKE_CATALOG, preferences="drop")
+    assert "Idle is" not in table_text(dropped)

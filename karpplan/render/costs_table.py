@@ -19,8 +19,13 @@ from karpplan.render.formatting import format_hourly, format_monthly, format_per
 TOP_WORKLOADS = 5
 
 
-def costs_section(costs: Costs, *, top: int = TOP_WORKLOADS, ascii_only: bool = False) -> RenderableType | None:
-    """The `top` costliest workloads and the idle capacity, or None when the plan costs nothing."""
+IDLE_WORTH_A_WORD = 0.5  # an idle share above this is explained when the plan kept preferences
+
+
+def costs_section(costs: Costs, *, top: int = TOP_WORKLOADS, ascii_only: bool = False,
+                  kept_preferences: int = 0) -> RenderableType | None:
+    """The `top` costliest workloads and the idle capacity, or None when the plan costs nothing. With
+    `kept_preferences` (--preferences honour kept some) a mostly idle plan says where to look."""
     if costs.hourly_micros <= 0:
         return None
     shown = [w for w in costs.workloads if w.hourly_micros > 0][:top]
@@ -44,4 +49,11 @@ def costs_section(costs: Costs, *, top: int = TOP_WORKLOADS, ascii_only: bool = 
                       Text(format_percent(idle / costs.hourly_micros), style="dim"))
     rule = Text("Split by the larger of each pod's CPU and memory share of its node; -o json has every "
                 "workload, namespace and NodePool.", style="dim")
+    if kept_preferences and idle > IDLE_WORTH_A_WORD * costs.hourly_micros:
+        kept = "preference" if kept_preferences == 1 else "preferences"
+        why = Text(f"Idle is {format_percent(idle / costs.hourly_micros)} of the cost: the {kept_preferences} {kept} "
+                   "kept as Karpenter keeps them (a preferred spread over hosts, for example, puts one pod on "
+                   "each node) can leave nodes mostly empty; --preferences drop plans without them and says what "
+                   "they cost.", style="dim")
+        return Group(table, rule, why)
     return Group(table, rule)

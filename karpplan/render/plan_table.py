@@ -440,7 +440,9 @@ def render_table(plan: Plan, console: Console, costs: Costs | None = None) -> No
         sections.append(_unschedulable_table(plan.unschedulable, layout))
     if plan.warnings:
         sections.append(_warnings(plan.warnings))
-    by_workload = None if costs is None else costs_section(costs, ascii_only=layout.table_box is SIMPLE_HEAD_ASCII)
+    kept = plan.summary.preferences.kept if plan.summary.preferences is not None else 0
+    by_workload = None if costs is None else costs_section(costs, ascii_only=layout.table_box is SIMPLE_HEAD_ASCII,
+                                                           kept_preferences=kept)
     if by_workload is not None:
         sections.append(by_workload)
     sections.append(summary_panel(plan))
