@@ -163,7 +163,11 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
         if L.INSTANCE_TYPE not in labels:
             warnings.append(f"{node.origin}: node {node.name} has no {L.INSTANCE_TYPE} label: Karpenter cannot "
                             "price it, so it is never consolidated (its pods may still move onto it)")
-        price = offering_price(catalog, labels.get(L.INSTANCE_TYPE), labels.get(L.ZONE), labels.get(L.CAPACITY_TYPE))
+        # Karpenter prices a candidate from its NodePool's instance types (`NewCandidate` reads
+        # `instanceTypeMap[nodePool.Name]`), NodeOverlays that select that pool applied: its own catalog.
+        pool = labels.get(L.NODEPOOL)
+        priced_by = catalog if pool is None else catalog.for_pool(pool)
+        price = offering_price(priced_by, labels.get(L.INSTANCE_TYPE), labels.get(L.ZONE), labels.get(L.CAPACITY_TYPE))
         if price is None and L.INSTANCE_TYPE in labels:
             warnings.append(f"{node.origin}: node {node.name}: instance type {labels[L.INSTANCE_TYPE]!r} has no "
                             f"{labels.get(L.CAPACITY_TYPE) or 'on-demand'} offering in the catalog: priced $0, "
