@@ -132,19 +132,19 @@ def one_pass(state: ClusterState, spot_to_spot: bool, verdicts: dict[str, str], 
             return simulate(state, batch)
         return deadline.run(lambda: simulate(state, batch))
 
-    if memory.multi_failed != memory.epoch:
+    if not memory.multi_known(evaluator.totals):
         memory.batches_asked()
         cmd = multi_node(considered, budgets, evaluator, sim, spot_to_spot, lambda b: memory.batch_known(state, b),
                          lambda b, outcome, why: memory.batch_failed(state, b, outcome, why))
         if cmd is not None:
             return cmd
-        memory.multi_failed = memory.epoch if memory.enabled else None
+        memory.multi_found_nothing(evaluator.totals)
     single_verdicts: dict[str, str] = {}
     where: dict[str, dict[str, str | None]] = {}
-    cmd = single_node(considered, budgets, evaluator, sim, spot_to_spot, single_verdicts, memory.known(state),
-                      workers, len(state.nodes), where)
+    cmd = single_node(considered, budgets, evaluator, sim, spot_to_spot, single_verdicts,
+                      memory.known(state, evaluator.totals), workers, len(state.nodes), where)
     verdicts.update(single_verdicts)
-    memory.learn(state, single_verdicts, where)
+    memory.learn(state, single_verdicts, where, evaluator.totals)
     return cmd
 
 

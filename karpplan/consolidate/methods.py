@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from karpplan.consolidate.balanced import Evaluator
+from karpplan.consolidate.balanced import Evaluator, refusal_text
 from karpplan.consolidate.budgets import EMPTY, UNDERUTILIZED, blocking_budget_message
 from karpplan.consolidate.candidates import Candidate, consolidation_refusal
 from karpplan.consolidate.decide import Command, decide
@@ -113,8 +113,7 @@ def single_node(candidates: Sequence[Candidate], budgets: dict[str, int], evalua
             order.append((c, skip[c.name]))
         else:
             low = evaluator.can_pass(c)
-            order.append((c, None if low is None else
-                          f"Consolidation rejected by Balanced policy of NodePool {c.pool.name!r}: {low}"))
+            order.append((c, None if low is None else refusal_text(c.pool.name, low)))
 
     def judge(c: Candidate) -> Command | str:
         outcome = simulate([c])
