@@ -153,6 +153,8 @@ def new_candidate(node: SimNode, pods: list[Pod], pools: dict[str, NodePool], di
     """The node as a disruption candidate, or why it is none (Karpenter's wording, as a sentence)."""
     if node.pool is None:
         return "Node isn't managed by karpenter"
+    if node.deleting:
+        return "Node is deleting or marked for deletion"
     if node.annotations.get(DO_NOT_DISRUPT) == "true":
         return f'Disruption is blocked through the "{DO_NOT_DISRUPT}" annotation'
     pool = pools.get(node.pool)

@@ -5,7 +5,9 @@ pods a PDB fully blocks) become pending beside the pods already pending, and one
 simulation (`engines/karpenter.py`, the engine `plan` uses) places them on the nodes left (as `plan`
 treats existing Nodes) or on new NodeClaims. The run's new claims are what a command would launch; each
 claim's instance-type flexibility (every launch option of its NodePool that holds all its pods) is what
-Karpenter's price rule filters.
+Karpenter's price rule filters. Nodes being deleted (`SimNode.deleting`) take no pod, and their reschedulable
+pods are placed by every run too, as Karpenter's `SimulateScheduling` adds `deletingNodePods`: one that would not
+schedule blocks the command as the candidates' own pods do; they stay bound where they are.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from karpplan.catalog import instance_types_for, node_labels
+from karpplan.consolidate.candidates import is_reschedulable
 from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import Pod, group_pods
@@ -121,17 +124,23 @@ def simulate(state: ClusterState, candidates: Sequence[Candidate]) -> Outcome:
     outcome = Outcome(moving)
     if not moving:
         return outcome
-    nodes, pods = _folded(state, leaving, moving + state.pending)
-    inventory = replace(state.inventory, nodes=tuple(nodes), pods=tuple(pods + moving + state.pending))
-    problem = build_problem(inventory, state.catalog, group_pods(moving + state.pending), instance_types_for,
+    deleting = [n.name for n in state.nodes if n.deleting]
+    leaving.update(deleting)
+    evacuating = [replace(p, node_name=None) for name in deleting for p in state.pods_on.get(name, [])
+                  if is_reschedulable(p)]
+    others = evacuating + state.pending
+    nodes, pods = _folded(state, leaving, moving + others)
+    inventory = replace(state.inventory, nodes=tuple(nodes), pods=tuple(pods + moving + others))
+    problem = build_problem(inventory, state.catalog, group_pods(moving + others), instance_types_for,
                             node_labels, launch_options=state.launch_options(),
-                            receivers=receivers(state, leaving, moving + state.pending),
+                            receivers=receivers(state, leaving, moving + others),
                             static_filter_for=state.static_filter, eligible_cache=state.eligible,
                             pool_check=state.pool_verdict, shared=state.shared, option_tests_key=state.filter_shape)
     # Replicas share a template, so a group holds pods the queue had apart: they keep their listed order.
-    problem.queue_rank = {id(p): i for i, p in enumerate(moving + state.pending)}
+    problem.queue_rank = {id(p): i for i, p in enumerate(moving + others)}
     solution, _ = solve_karpenter(problem, max_batches=1)
     moving_keys = {p.key for p in moving}
+    blocking = moving_keys | {p.key for p in evacuating}
     for solved in solution.nodes:
         mine = [p for _, p in solved.pods if p.key in moving_keys]
         for _, p in solved.pods:
@@ -145,7 +154,7 @@ def simulate(state: ClusterState, candidates: Sequence[Candidate]) -> Outcome:
                                            _flexibility(solved, problem.options)))
     for _, p in solution.unplaced:
         outcome.where[p.key] = NOWHERE
-    unplaced = [(g, p) for g, p in solution.unplaced if p.key in moving_keys]
+    unplaced = [(g, p) for g, p in solution.unplaced if p.key in blocking]
     if unplaced:
 
         placement = PlacementState(problem)

@@ -33,6 +33,9 @@ from karpplan.model.pods import Pod
 
 DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
+# The taints Karpenter puts on a node it is disrupting: v1's `karpenter.sh/disrupted:NoSchedule`, v1beta1's
+# `karpenter.sh/disruption=disrupting:NoSchedule`.
+DISRUPTED_TAINTS = ("karpenter.sh/disrupted", "karpenter.sh/disruption")
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,8 @@ class SimNode:
     annotations: Mapping[str, str] = field(default_factory=dict)
     price: float | None = None  # the catalog's offering price; None: the type (or offering) is unknown
     replacement: bool = False
+    # being deleted (`metadata.deletionTimestamp`) or disrupted (Karpenter's taint): `MarkedForDeletion`
+    deleting: bool = False
 
     @property
     def name(self) -> str:
@@ -145,6 +150,15 @@ def _pdb(doc: Document) -> Budget:
                   None if min_av is None else str(min_av), None if max_un is None else str(max_un), doc.origin)
 
 
+def is_deleting(doc: Document) -> bool:
+    """The Node is being deleted, or Karpenter is disrupting it (its taint): `StateNode.MarkedForDeletion`."""
+    if doc.metadata.get("deletionTimestamp"):
+        return True
+    spec = doc.body.get("spec")
+    taints = spec.get("taints") if isinstance(spec, dict) else None
+    return isinstance(taints, list) and any(isinstance(t, dict) and t.get("key") in DISRUPTED_TAINTS for t in taints)
+
+
 def _annotations(doc: Document) -> dict[str, str]:
     raw = doc.metadata.get("annotations")
     return {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
@@ -154,6 +168,7 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
     """The simulated cluster at the snapshot, with a warning for each thing it cannot simulate as written."""
     warnings: list[str] = []
     node_annotations = {d.name: _annotations(d) for d in documents if d.kind == "Node"}
+    deleting = {d.name for d in documents if d.kind == "Node" and is_deleting(d)}
     disruption = {d.name: _disruption(d) for d in documents
                   if d.kind == "NodePool" and d.group == "karpenter.sh"}
     pdbs = [_pdb(d) for d in documents if d.kind == "PodDisruptionBudget"]
@@ -172,7 +187,7 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
             warnings.append(f"{node.origin}: node {node.name}: instance type {labels[L.INSTANCE_TYPE]!r} has no "
                             f"{labels.get(L.CAPACITY_TYPE) or 'on-demand'} offering in the catalog: priced $0, "
                             "never consolidated")
-        nodes.append(SimNode(node, node_annotations.get(node.name, {}), price))
+        nodes.append(SimNode(node, node_annotations.get(node.name, {}), price, deleting=node.name in deleting))
     names = {n.name for n in nodes}
     pods_on: dict[str, list[Pod]] = {n.name: [] for n in nodes}
     pending: list[Pod] = []
