@@ -52,6 +52,9 @@ class Disruption:
     consolidate_after: str | None = "0s"  # None: `Never`
     budgets: tuple[NodeBudget, ...] = (NodeBudget(DEFAULT_BUDGET),)
     origin: Origin = field(default=UNKNOWN, compare=False)
+    # The template's requirements' `minValues` (label key, least distinct values), read with the rest: what a
+    # replacement's price filter must leave (`RemoveInstanceTypeOptionsByPriceAndMinValues`, policy Strict).
+    min_values: tuple[tuple[str, int], ...] = ()
 
     @property
     def enabled(self) -> bool:

@@ -137,7 +137,14 @@ def _disruption(doc: Document) -> Disruption:
                                       b["schedule"].optional_string(), b["duration"].optional_string(), b.origin))
     else:
         budgets.append(NodeBudget(DEFAULT_BUDGET))
-    return Disruption(doc.name, policy, after, tuple(budgets), doc.origin)
+    min_values: list[tuple[str, int]] = []
+    requirements = root["spec"]["template"]["spec"]["requirements"]
+    if requirements.present:
+        for r in requirements.mappings():
+            least = r["minValues"].optional_integer() if r["minValues"].present else None
+            if least is not None and r["key"].present:
+                min_values.append((r["key"].string(""), least))
+    return Disruption(doc.name, policy, after, tuple(budgets), doc.origin, tuple(min_values))
 
 
 def _pdb(doc: Document) -> Budget:
