@@ -19,6 +19,7 @@ BALANCED = "Balanced"
 POLICIES = (WHEN_EMPTY, WHEN_UNDERUTILIZED, BALANCED)
 EMPTY = "Empty"  # the disruption reasons budgets name
 UNDERUTILIZED = "Underutilized"
+DRIFTED = "Drifted"
 DEFAULT_BUDGET = "10%"
 BUDGET_PREFIX = "No allowed disruptions"
 UNLIMITED = 2**31 - 1  # math.MaxInt32: no budget applies

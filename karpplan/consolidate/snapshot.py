@@ -48,6 +48,8 @@ class SimNode:
     replacement: bool = False
     # being deleted (`metadata.deletionTimestamp`) or disrupted (Karpenter's taint): `MarkedForDeletion`
     deleting: bool = False
+    # its NodeClaim's `Drifted` condition is True: when it turned so (`lastTransitionTime`, "" if not given)
+    drifted: str | None = None
 
     @property
     def name(self) -> str:
@@ -157,6 +159,30 @@ def _pdb(doc: Document) -> Budget:
                   None if min_av is None else str(min_av), None if max_un is None else str(max_un), doc.origin)
 
 
+def drifted_nodes(documents: Sequence[Document]) -> dict[str, str]:
+    """Node name -> when its NodeClaim turned `Drifted=True` (a NodeClaim names its node in `status.nodeName`,
+    or by `status.providerID`, the Node's `spec.providerID`)."""
+    by_provider: dict[str, str] = {}
+    for d in documents:
+        spec = d.body.get("spec") if d.kind == "Node" else None
+        if isinstance(spec, dict) and spec.get("providerID"):
+            by_provider[str(spec["providerID"])] = d.name
+    out: dict[str, str] = {}
+    for d in documents:
+        if d.kind != "NodeClaim" or d.group != "karpenter.sh":
+            continue
+        status = d.body.get("status")
+        if not isinstance(status, dict):
+            continue
+        conditions = status.get("conditions")
+        drifted = [c for c in conditions if isinstance(c, dict) and c.get("type") == "Drifted"
+                   and str(c.get("status")) == "True"] if isinstance(conditions, list) else []
+        name = status.get("nodeName") or by_provider.get(str(status.get("providerID")))
+        if drifted and name:
+            out[str(name)] = str(drifted[0].get("lastTransitionTime") or "")
+    return out
+
+
 def is_deleting(doc: Document) -> bool:
     """The Node is being deleted, or Karpenter is disrupting it (its taint): `StateNode.MarkedForDeletion`."""
     if doc.metadata.get("deletionTimestamp"):
@@ -176,6 +202,7 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
     warnings: list[str] = []
     node_annotations = {d.name: _annotations(d) for d in documents if d.kind == "Node"}
     deleting = {d.name for d in documents if d.kind == "Node" and is_deleting(d)}
+    drifted = drifted_nodes(documents)
     disruption = {d.name: _disruption(d) for d in documents
                   if d.kind == "NodePool" and d.group == "karpenter.sh"}
     pdbs = [_pdb(d) for d in documents if d.kind == "PodDisruptionBudget"]
@@ -194,7 +221,8 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
             warnings.append(f"{node.origin}: node {node.name}: instance type {labels[L.INSTANCE_TYPE]!r} has no "
                             f"{labels.get(L.CAPACITY_TYPE) or 'on-demand'} offering in the catalog: priced $0, "
                             "never consolidated")
-        nodes.append(SimNode(node, node_annotations.get(node.name, {}), price, deleting=node.name in deleting))
+        nodes.append(SimNode(node, node_annotations.get(node.name, {}), price, deleting=node.name in deleting,
+                             drifted=drifted.get(node.name)))
     names = {n.name for n in nodes}
     pods_on: dict[str, list[Pod]] = {n.name: [] for n in nodes}
     pending: list[Pod] = []
