@@ -46,3 +46,19 @@ def test_a_family_min_values_one_family_cannot_meet(tmp_path: Path) -> None:
     report = run(_snapshot(tmp_path, pool))
     assert "minValues requirement is not met for label(s) (label(s)=[karpenter.k8s.aws/instance-family])" in \
         reason(report, "big")
+
+
+def test_spot_to_spot_launches_among_as_many_types_as_min_values_take(tmp_path: Path) -> None:
+    # consolidation.go computeSpotToSpotConsolidation: with minValues on the NodePool, the launch keeps
+    # max(15, the cheapest types it takes to meet them) types, not 15
+    families = ("m5", "m5a", "m5d", "m6i", "m6a", "m7i", "c5", "c5a", "c5d", "c6i", "c6a", "c7i", "r5", "r5a",
+                "r6i", "r6a", "t3", "t3a")
+    docs = (node("s", itype="m5.4xlarge", capacity="spot"), pod("w", "s", cpu="300m"))
+    plain = nodepool(families=families, capacity=("spot",))
+    fifteen = run(write(tmp_path, *docs, pools=(plain,)), spot_to_spot=True)
+    assert len(fifteen.actions[0].options) == 15
+    wide = nodepool(families=families, capacity=("spot",))
+    wide["spec"]["template"]["spec"]["requirements"].append(
+        {"key": "node.kubernetes.io/instance-type", "operator": "Exists", "minValues": 20})
+    twenty = run(write(tmp_path, *docs, pools=(wide,)), spot_to_spot=True)
+    assert len(twenty.actions[0].options) == 20

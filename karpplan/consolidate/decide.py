@@ -4,8 +4,8 @@ All pods placed on the nodes left: delete. One new NodeClaim: replace, with the 
 cheapest offering costs less than the candidates together (`RemoveInstanceTypeOptionsByPriceAndMinValues`);
 an on-demand candidate whose NodePool allows spot is replaced by spot. Spot candidates replaced by spot need
 the SpotToSpotConsolidation gate, and a single spot node needs 15 cheaper types (it launches among the 15
-cheapest). Multi-node commands also drop every type not cheaper than a candidate's own type
-(`filterOutSameInstanceType`). A NodePool whose requirements carry `minValues` needs that many distinct values
+cheapest, or as many as the NodePool's `minValues` take when that is more). Multi-node commands also drop
+every type not cheaper than a candidate's own type (`filterOutSameInstanceType`). A NodePool whose requirements carry `minValues` needs that many distinct values
 of each such label among the types the price filter leaves, or there is no command ("Filtering by price:
 minValues requirement is not met ...", Karpenter's default Strict policy). The replacement launched is the
 cheapest offering left.
@@ -80,6 +80,24 @@ def min_values_unmet(options: Sequence[LaunchOption], min_values: Sequence[tuple
     return f"Filtering by price: minValues requirement is not met for label(s) (label(s)=[{' '.join(short)}])"
 
 
+def _types_for_min_values(names: Sequence[str], options: Sequence[LaunchOption],
+                          min_values: Sequence[tuple[str, int]]) -> int:
+    """How many of the types `names` (cheapest first) it takes to meet every `minValues` (`SatisfiesMinValues`'
+    count): spot-to-spot launches with that many when it exceeds 15. 0 without minValues."""
+    if not min_values:
+        return 0
+    of_type: dict[str, list[LaunchOption]] = {}
+    for o in options:
+        of_type.setdefault(o.instance_type.name, []).append(o)
+    seen: dict[str, set[str]] = {key: set() for key, _ in min_values}
+    for count, name in enumerate(names, start=1):
+        for key, _ in min_values:
+            seen[key].update(v for o in of_type.get(name, ()) if (v := _label(o, key)) is not None)
+        if all(len(seen[key]) >= least for key, least in min_values):
+            return count
+    return len(names)
+
+
 def _min_values(candidates: list[Candidate], claim_pool: str) -> tuple[tuple[str, int], ...]:
     """The replacement's NodePool's `minValues` (known when it is a candidate's pool, as it nearly always is)."""
     return next((c.disruption.min_values for c in candidates if c.pool.name == claim_pool), ())
@@ -117,7 +135,8 @@ def decide(method: str, candidates: list[Candidate], outcome: Outcome, spot_to_s
             if len(types) < MIN_SPOT_TO_SPOT_TYPES:
                 return (f"SpotToSpotConsolidation requires {MIN_SPOT_TO_SPOT_TYPES} cheaper instance type options "
                         f"than the current candidate to consolidate, got {len(types)}")
-            first = {name for name, _ in types[:MIN_SPOT_TO_SPOT_TYPES]}
+            cap = max(MIN_SPOT_TO_SPOT_TYPES, _types_for_min_values([name for name, _ in types], spot, least))
+            first = {name for name, _ in types[:cap]}
             spot = [o for o in spot if o.instance_type.name in first]
         return Command(method, candidates, outcome, _launch(spot, claim.chosen), spot)
     cheaper = _cheaper(options, price)
