@@ -50,6 +50,10 @@ class SimNode:
     deleting: bool = False
     # its NodeClaim's `Drifted` condition is True: when it turned so (`lastTransitionTime`, "" if not given)
     drifted: str | None = None
+    # its NodeClaim's `Initialized` / `Consolidatable` conditions are not True (only a NodeClaim in the snapshot
+    # says so; without one, a node is taken as initialized and past `consolidateAfter`)
+    uninitialized: bool = False
+    not_consolidatable: bool = False
 
     @property
     def name(self) -> str:
@@ -159,28 +163,33 @@ def _pdb(doc: Document) -> Budget:
                   None if min_av is None else str(min_av), None if max_un is None else str(max_un), doc.origin)
 
 
-def drifted_nodes(documents: Sequence[Document]) -> dict[str, str]:
-    """Node name -> when its NodeClaim turned `Drifted=True` (a NodeClaim names its node in `status.nodeName`,
-    or by `status.providerID`, the Node's `spec.providerID`)."""
+def claim_conditions(documents: Sequence[Document]) -> dict[str, dict[str, tuple[str, str]]]:
+    """Node name -> its NodeClaim's conditions, type -> (status, lastTransitionTime) (a NodeClaim names its node
+    in `status.nodeName`, or by `status.providerID`, the Node's `spec.providerID`)."""
     by_provider: dict[str, str] = {}
     for d in documents:
         spec = d.body.get("spec") if d.kind == "Node" else None
         if isinstance(spec, dict) and spec.get("providerID"):
             by_provider[str(spec["providerID"])] = d.name
-    out: dict[str, str] = {}
+    out: dict[str, dict[str, tuple[str, str]]] = {}
     for d in documents:
         if d.kind != "NodeClaim" or d.group != "karpenter.sh":
             continue
         status = d.body.get("status")
         if not isinstance(status, dict):
             continue
-        conditions = status.get("conditions")
-        drifted = [c for c in conditions if isinstance(c, dict) and c.get("type") == "Drifted"
-                   and str(c.get("status")) == "True"] if isinstance(conditions, list) else []
         name = status.get("nodeName") or by_provider.get(str(status.get("providerID")))
-        if drifted and name:
-            out[str(name)] = str(drifted[0].get("lastTransitionTime") or "")
+        conditions = status.get("conditions")
+        if not name or not isinstance(conditions, list):
+            continue
+        out[str(name)] = {str(c.get("type")): (str(c.get("status")), str(c.get("lastTransitionTime") or ""))
+                          for c in conditions if isinstance(c, dict)}
     return out
+
+
+def _not_true(conditions: Mapping[str, tuple[str, str]] | None, kind: str) -> bool:
+    """The NodeClaim shows the condition, and not as True."""
+    return conditions is not None and kind in conditions and conditions[kind][0] != "True"
 
 
 def is_deleting(doc: Document) -> bool:
@@ -202,7 +211,7 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
     warnings: list[str] = []
     node_annotations = {d.name: _annotations(d) for d in documents if d.kind == "Node"}
     deleting = {d.name for d in documents if d.kind == "Node" and is_deleting(d)}
-    drifted = drifted_nodes(documents)
+    claims = claim_conditions(documents)
     disruption = {d.name: _disruption(d) for d in documents
                   if d.kind == "NodePool" and d.group == "karpenter.sh"}
     pdbs = [_pdb(d) for d in documents if d.kind == "PodDisruptionBudget"]
@@ -221,8 +230,12 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
             warnings.append(f"{node.origin}: node {node.name}: instance type {labels[L.INSTANCE_TYPE]!r} has no "
                             f"{labels.get(L.CAPACITY_TYPE) or 'on-demand'} offering in the catalog: priced $0, "
                             "never consolidated")
+        conditions = claims.get(node.name)
+        drifted = conditions.get("Drifted") if conditions is not None else None
         nodes.append(SimNode(node, node_annotations.get(node.name, {}), price, deleting=node.name in deleting,
-                             drifted=drifted.get(node.name)))
+                             drifted=drifted[1] if drifted is not None and drifted[0] == "True" else None,
+                             uninitialized=_not_true(conditions, "Initialized"),
+                             not_consolidatable=_not_true(conditions, "Consolidatable")))
     names = {n.name for n in nodes}
     pods_on: dict[str, list[Pod]] = {n.name: [] for n in nodes}
     pending: list[Pod] = []
