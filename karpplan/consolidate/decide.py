@@ -51,7 +51,9 @@ def _by_type(options: Sequence[LaunchOption]) -> dict[str, float]:
     prices: dict[str, float] = {}
     for o in options:
         name = o.instance_type.name
-        prices[name] = min(prices.get(name, o.price), o.price)
+        known = prices.get(name)
+        if known is None or o.price < known:
+            prices[name] = o.price
     return prices
 
 
