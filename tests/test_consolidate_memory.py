@@ -168,3 +168,48 @@ def test_a_multi_node_batch_is_remembered_until_a_replacement_may_change_it(tmp_
     memory.batches_asked()
     memory.batches_asked()  # a search that did not ask about it: forgotten
     assert memory.batches == {}
+
+
+def _balanced_snapshot(tmp_path: Path) -> Path:
+    # NodePool "balanced" (Balanced): "node-1", an m5.2xlarge that may not be disrupted, with 3 pods, and
+    # "node-2", an m5.large with 2. Deleting node-2 saves 0.096 of the pool's 0.48 (20%) and disrupts 3 of its
+    # 7 (43%): score 0.47 < 0.5, refused. NodePool "general": "node-3", whose 2 pods fit node-1, is deleted;
+    # node-1 then holds 5 pods, the pool's disruption cost is 9, node-2's score 0.6: approved.
+    docs = [node("node-1", "m5.2xlarge", pool="balanced", annotations={"karpenter.sh/do-not-disrupt": "true"}),
+            node("node-2", "m5.large", pool="balanced"), node("node-3", "m5.large", pool="general")]
+    docs += [pod(f"x{i}", "node-1", cpu="300m", owner="ReplicaSet/x", labels={"app": "x"}) for i in range(3)]
+    docs += [pod(f"a{i}", "node-2", cpu="300m", owner="ReplicaSet/a", labels={"app": "a"}) for i in range(2)]
+    docs += [pod(f"b{i}", "node-3", cpu="300m", owner="ReplicaSet/b", labels={"app": "b"}) for i in range(2)]
+    return write(tmp_path, *docs, pools=(nodepool("balanced", policy="Balanced"), nodepool("general")))
+
+
+def test_a_balanced_refusal_is_judged_again_when_its_pool_s_totals_change(tmp_path: Path) -> None:
+    # balanced.go scores each move against the NodePool's totals as they are on that pass: a refusal holds
+    # only while they do (a deletion elsewhere, pods moving in, change them), though the node's pods are the same
+    path = _balanced_snapshot(tmp_path)
+    slow = loop.steady_state(_state(path), workers=1, remember=False)
+    assert [(a.method, [n.name for n in a.nodes]) for a in slow.actions] == [("single", ["node-3"]),
+                                                                            ("single", ["node-2"])]
+    fast = loop.steady_state(_state(path), workers=1)
+    assert _summary(fast) == _summary(slow)
+
+
+def test_multi_node_consolidation_is_tried_again_when_a_balanced_pool_s_totals_change(tmp_path: Path) -> None:
+    # "balanced" (Balanced, budget 100%): node-1 (m5.2xlarge, may not be disrupted, 1 pod), node-2 and node-3
+    # (m5.large, 2 pods each). Deleting both saves 0.192 of 0.576 and disrupts 6 of 8: score 0.44, refused, as
+    # each alone. Once general's node-4 is deleted and its 2 pods join node-1, the pool's disruption cost is 10
+    # and the pair scores 0.56: Karpenter's next multi-node search deletes them together.
+    docs = [node("node-1", "m5.2xlarge", pool="balanced", annotations={"karpenter.sh/do-not-disrupt": "true"}),
+            node("node-2", "m5.large", pool="balanced"), node("node-3", "m5.large", pool="balanced"),
+            node("node-4", "m5.large", pool="general"),
+            pod("x0", "node-1", cpu="300m", owner="ReplicaSet/x", labels={"app": "x"})]
+    for n in (2, 3, 4):
+        docs += [pod(f"p{n}-{i}", f"node-{n}", cpu="300m", owner=f"ReplicaSet/p{n}", labels={"app": f"p{n}"})
+                 for i in range(2)]
+    path = write(tmp_path, *docs, pools=(nodepool("balanced", policy="Balanced", budgets=[{"nodes": "100%"}]),
+                                         nodepool("general")))
+    slow = loop.steady_state(_state(path), workers=1, remember=False)
+    assert [(a.method, sorted(n.name for n in a.nodes)) for a in slow.actions] == [
+        ("single", ["node-4"]), ("multi", ["node-2", "node-3"])]
+    fast = loop.steady_state(_state(path), workers=1)
+    assert _summary(fast) == _summary(slow)

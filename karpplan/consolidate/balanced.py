@@ -15,6 +15,7 @@ from karpplan.consolidate.candidates import Candidate
 from karpplan.consolidate.decide import Command
 
 BALANCED_K = 2
+REFUSAL_PREFIX = "Consolidation rejected by Balanced policy of NodePool"
 
 
 @dataclass(frozen=True)
@@ -78,8 +79,18 @@ class Evaluator:
             savings = cmd.savings * (share / total) if total > 0 and len(by_pool) > 1 else cmd.savings
             s = score(savings, sum(c.cost for c in members), self.totals.get(name, Totals(0, 0)))
             if s is not None and not s.approved:
-                return f"Consolidation rejected by Balanced policy of NodePool {name!r}: {s}"
+                return refusal_text(name, s)
         return None
+
+
+def refusal_text(pool: str, s: Score) -> str:
+    """Why a Balanced NodePool rejects a move (its score against the threshold)."""
+    return f"{REFUSAL_PREFIX} {pool!r}: {s}"
+
+
+def is_refusal(reason: str) -> bool:
+    """The reason is a Balanced refusal: it holds only while the pool's totals do."""
+    return reason.startswith(REFUSAL_PREFIX)
 
 
 def pool_totals(candidates: Sequence[Candidate], others: dict[str, float], costs: dict[str, float]) -> dict[str, Totals]:

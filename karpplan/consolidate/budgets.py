@@ -19,6 +19,7 @@ BALANCED = "Balanced"
 POLICIES = (WHEN_EMPTY, WHEN_UNDERUTILIZED, BALANCED)
 EMPTY = "Empty"  # the disruption reasons budgets name
 UNDERUTILIZED = "Underutilized"
+DRIFTED = "Drifted"
 DEFAULT_BUDGET = "10%"
 BUDGET_PREFIX = "No allowed disruptions"
 UNLIMITED = 2**31 - 1  # math.MaxInt32: no budget applies
@@ -52,6 +53,9 @@ class Disruption:
     consolidate_after: str | None = "0s"  # None: `Never`
     budgets: tuple[NodeBudget, ...] = (NodeBudget(DEFAULT_BUDGET),)
     origin: Origin = field(default=UNKNOWN, compare=False)
+    # The template's requirements' `minValues` (label key, least distinct values), read with the rest: what a
+    # replacement's price filter must leave (`RemoveInstanceTypeOptionsByPriceAndMinValues`, policy Strict).
+    min_values: tuple[tuple[str, int], ...] = ()
 
     @property
     def enabled(self) -> bool:

@@ -20,6 +20,9 @@ from karpplan.model.pods import Pod
 from karpplan.model.pools import NodePool
 
 PER_NODE_COST = 1.0  # PerNodeBaseDisruptionCost
+# Karpenter publishes no event for it: consolidation waits for the NodeClaim's Consolidatable condition
+NOT_CONSOLIDATABLE = ("Its NodeClaim is not Consolidatable yet: consolidateAfter has not passed since its pods "
+                      "last changed (Consolidatable condition not True)")
 DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
 _DURATION = re.compile(r"^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$")
 
@@ -153,6 +156,10 @@ def new_candidate(node: SimNode, pods: list[Pod], pools: dict[str, NodePool], di
     """The node as a disruption candidate, or why it is none (Karpenter's wording, as a sentence)."""
     if node.pool is None:
         return "Node isn't managed by karpenter"
+    if node.uninitialized:
+        return "Node isn't initialized"
+    if node.deleting:
+        return "Node is deleting or marked for deletion"
     if node.annotations.get(DO_NOT_DISRUPT) == "true":
         return f'Disruption is blocked through the "{DO_NOT_DISRUPT}" annotation'
     pool = pools.get(node.pool)
@@ -179,9 +186,11 @@ def consolidation_refusal(c: Candidate, gate: str) -> str | None:
     if not c.disruption.enabled:
         return f'NodePool "{c.pool.name}" has consolidation disabled'
     if gate == "empty":
-        return None if c.empty else ""
+        return (NOT_CONSOLIDATABLE if c.node.not_consolidatable else None) if c.empty else ""
     if c.empty:
-        return ""  # Emptiness's to take
+        return NOT_CONSOLIDATABLE if c.node.not_consolidatable else ""  # else Emptiness's to take
     if c.disruption.policy == "WhenEmpty":
         return f'NodePool "{c.pool.name}" has consolidation policy WhenEmpty, but node is not empty'
+    if c.node.not_consolidatable:
+        return NOT_CONSOLIDATABLE
     return None

@@ -1,8 +1,8 @@
 """The steady state: disruption passes until none finds a command.
 
 Each pass builds the candidates of the cluster as it now is, the budgets of each NodePool (per reason:
-Emptiness counts against `Empty`, the others against `Underutilized`), and runs Emptiness, multi-node and
-single-node consolidation; the first command found is executed (its pods bound where the simulation put
+Emptiness counts against `Empty`, Drift against `Drifted`, the others against `Underutilized`), and runs
+Emptiness, Drift (nodes whose NodeClaim the snapshot shows `Drifted`), multi-node and single-node consolidation; the first command found is executed (its pods bound where the simulation put
 them, its replacement launched) and the next pass starts, until a pass finds nothing: the steady state.
 What cannot have changed since an earlier pass is not simulated again (`Memory`).
 """
@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from karpplan.consolidate.balanced import Evaluator, pool_totals
-from karpplan.consolidate.budgets import BALANCED, EMPTY, UNDERUTILIZED
+from karpplan.consolidate.budgets import BALANCED, DRIFTED, EMPTY, UNDERUTILIZED
 from karpplan.consolidate.candidates import Candidate, new_candidate
 from karpplan.consolidate.deadline import Deadline, OutOfTime
 from karpplan.consolidate.decide import Command
 from karpplan.consolidate.memory import Memory
-from karpplan.consolidate.methods import emptiness, multi_node, single_node, underutilized
+from karpplan.consolidate.methods import drift, emptiness, multi_node, single_node, underutilized
 from karpplan.consolidate.simulate import Outcome, simulate
 from karpplan.consolidate.snapshot import SimNode
 from karpplan.consolidate.state import ClusterState
@@ -121,30 +121,35 @@ def one_pass(state: ClusterState, spot_to_spot: bool, verdicts: dict[str, str], 
     cmd = emptiness(candidates, _budgets(state, EMPTY), verdicts)
     if cmd is not None:
         return cmd
-    considered = underutilized(candidates, verdicts)
-    if not considered:
-        return None
-    evaluator = _evaluator(state, considered)
-    budgets = _budgets(state, UNDERUTILIZED)
 
     def sim(batch: Sequence[Candidate]) -> Outcome:
         if deadline is None:
             return simulate(state, batch)
         return deadline.run(lambda: simulate(state, batch))
 
-    if memory.multi_failed != memory.epoch:
+    if any(c.node.drifted is not None for c in candidates):
+        cmd = drift(candidates, _budgets(state, DRIFTED), sim, verdicts)
+        if cmd is not None:
+            return cmd
+    considered = underutilized(candidates, verdicts)
+    if not considered:
+        return None
+    evaluator = _evaluator(state, considered)
+    budgets = _budgets(state, UNDERUTILIZED)
+
+    if not memory.multi_known(evaluator.totals):
         memory.batches_asked()
         cmd = multi_node(considered, budgets, evaluator, sim, spot_to_spot, lambda b: memory.batch_known(state, b),
                          lambda b, outcome, why: memory.batch_failed(state, b, outcome, why))
         if cmd is not None:
             return cmd
-        memory.multi_failed = memory.epoch if memory.enabled else None
+        memory.multi_found_nothing(evaluator.totals)
     single_verdicts: dict[str, str] = {}
     where: dict[str, dict[str, str | None]] = {}
-    cmd = single_node(considered, budgets, evaluator, sim, spot_to_spot, single_verdicts, memory.known(state),
-                      workers, len(state.nodes), where)
+    cmd = single_node(considered, budgets, evaluator, sim, spot_to_spot, single_verdicts,
+                      memory.known(state, evaluator.totals), workers, len(state.nodes), where)
     verdicts.update(single_verdicts)
-    memory.learn(state, single_verdicts, where)
+    memory.learn(state, single_verdicts, where, evaluator.totals)
     return cmd
 
 

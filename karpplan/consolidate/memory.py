@@ -5,17 +5,21 @@ pods are the same and no replacement launched since may change it (`Failure.may_
 simulation's pods could move to the new nodes, and whether those that cannot still need a claim no cheaper
 than the candidate); so is each multi-node batch the last search asked about, and multi-node consolidation
 as a whole is not tried again until a replacement comes up (`loop.one_pass`). Deleting nodes and binding
-pods only take room away, so they do not undo a failure. The same answers, fewer simulations; a failure
-that may now read otherwise is marked (`Failure.worded_as_now`) for the last pass to simulate again.
+pods only take room away, so they do not undo a failure, with one exception: a refusal by a `Balanced`
+NodePool is a score against the pool's totals (its nodes' prices and disruption costs), which any command
+touching the pool changes, so it holds only while they are the same (`Failure.totals`), and multi-node
+consolidation is tried again when any Balanced pool's totals changed. The same answers, fewer simulations; a
+failure that may now read otherwise is marked (`Failure.worded_as_now`) for the last pass to simulate again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from karpplan.consolidate.balanced import Totals, is_refusal
 from karpplan.consolidate.budgets import BUDGET_PREFIX
 from karpplan.consolidate.candidates import Candidate
 from karpplan.consolidate.simulate import NEW_CLAIM, NOWHERE, Outcome
@@ -81,6 +85,13 @@ class Failure:
     exact: bool = True  # False: still a failure, but a simulation now might give it another reason
     # the existing nodes its simulation placed pods on, with their versions then (`ClusterState.version`)
     used: tuple[tuple[str, int], ...] = ()
+    # a Balanced refusal: its NodePool and the pool's totals it was scored against (it holds while they do)
+    totals: tuple[str, Totals] | None = None
+
+    def holds(self, state: ClusterState, name: str, totals: Mapping[str, Totals]) -> bool:
+        """The node's pods are those it failed with, and a Balanced refusal's pool totals are the same."""
+        return self.pods == _pods(state, name) and (
+            self.totals is None or totals.get(self.totals[0]) == self.totals[1])
 
     def worded_as_now(self, state: ClusterState) -> bool:
         """Whether a simulation now would give the same reason: no pod could go elsewhere (`exact`), and the
@@ -151,6 +162,7 @@ class Memory:
     epoch: int = 0  # replacements launched so far
     failures: dict[str, Failure] = field(default_factory=dict)
     multi_failed: int | None = None  # the epoch multi-node consolidation last found nothing in
+    multi_totals: Mapping[str, Totals] = field(default_factory=dict)  # ... and the Balanced pools' totals then
     enabled: bool = True  # False: re-simulate everything every pass, as Karpenter does
     replacements: Launched = field(default_factory=Launched)
     # multi-node batches (their candidates' names) that failed in the last multi-node search, or were known to
@@ -179,10 +191,20 @@ class Memory:
         if trace is not None:
             self._asked[key] = Failure(why, _batch_pods(state, batch), sum(c.price for c in batch), self.epoch, trace)
 
-    def known(self, state: ClusterState) -> dict[str, str]:
+    def multi_known(self, totals: Mapping[str, Totals]) -> bool:
+        """Multi-node consolidation found nothing and nothing since may change that (no replacement came up,
+        no Balanced pool's totals changed)."""
+        return self.multi_failed == self.epoch and dict(self.multi_totals) == dict(totals)
+
+    def multi_found_nothing(self, totals: Mapping[str, Totals]) -> None:
+        self.multi_failed = self.epoch if self.enabled else None
+        self.multi_totals = dict(totals)
+
+    def known(self, state: ClusterState, totals: Mapping[str, Totals]) -> dict[str, str]:
+        """The failures that still hold, by node (`totals`: this pass's Balanced pools')."""
         if not self.enabled:
             return {}
-        return {name: f.reason for name, f in self.failures.items() if f.pods == _pods(state, name)}
+        return {name: f.reason for name, f in self.failures.items() if f.holds(state, name, totals)}
 
     def forget_inexact(self, state: ClusterState, names: Iterable[str]) -> bool:
         """Forget the failures of `names` whose reason a simulation now might word otherwise; True if any."""
@@ -192,9 +214,12 @@ class Memory:
         return bool(inexact)
 
     def learn(self, state: ClusterState, verdicts: dict[str, str],
-              where: dict[str, dict[str, str | None]] | None = None) -> None:
-        """Remember the pass's failures (not the budgets'); `where`: where each failed simulation put its pods."""
+              where: dict[str, dict[str, str | None]] | None = None,
+              totals: Mapping[str, Totals] | None = None) -> None:
+        """Remember the pass's failures (not the budgets'); `where`: where each failed simulation put its pods;
+        `totals`: the Balanced pools' totals this pass scored against."""
         prices = {n.name: n.cost for n in state.nodes if n.name in verdicts}
+        pools = {n.name: n.pool for n in state.nodes if n.name in verdicts}
         for name, reason in verdicts.items():
             if reason.startswith(BUDGET_PREFIX):
                 continue
@@ -204,8 +229,12 @@ class Memory:
                 continue  # not simulated this pass: known from an earlier one (what it learnt then stays)
             trace = None if placed is None else _trace(state, [name], placed)
             used = tuple(sorted({(at, state.version(at)) for at in (placed or {}).values() if at}))
+            pool = pools.get(name)
+            scored = None
+            if is_refusal(reason) and pool is not None:
+                scored = (pool, (totals or {}).get(pool, Totals(0.0, 0.0)))
             self.failures[name] = Failure(reason, _pods(state, name), prices.get(name, 0.0), self.epoch, trace,
-                                          used=used)
+                                          used=used, totals=scored)
 
     def launched(self, state: ClusterState, node: SimNode) -> None:
         """A replacement came up (its command's pods bound): forget the failures it may change."""

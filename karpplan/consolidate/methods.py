@@ -1,5 +1,5 @@
-"""The three consolidation methods, in the order the disruption controller runs them: Emptiness, then
-multi-node, then single-node consolidation (emptiness.go, multinodeconsolidation.go,
+"""The disruption methods, in the order the disruption controller runs them: Emptiness, Drift, then
+multi-node and single-node consolidation (emptiness.go, drift.go, multinodeconsolidation.go,
 singlenodeconsolidation.go). Each takes the pass's candidates and budgets and returns its first command, or
 None; why a node was passed over is written to `verdicts` in Karpenter's wording.
 """
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from karpplan.consolidate.balanced import Evaluator
-from karpplan.consolidate.budgets import EMPTY, UNDERUTILIZED, blocking_budget_message
+from karpplan.consolidate.balanced import Evaluator, refusal_text
+from karpplan.consolidate.budgets import DRIFTED, EMPTY, UNDERUTILIZED, blocking_budget_message
 from karpplan.consolidate.candidates import Candidate, consolidation_refusal
 from karpplan.consolidate.decide import Command, decide
 from karpplan.consolidate.parallel import judged
@@ -36,6 +36,33 @@ def emptiness(candidates: Sequence[Candidate], budgets: dict[str, int], verdicts
         chosen.append(c)
         budgets[c.pool.name] -= 1
     return Command("emptiness", chosen) if chosen else None
+
+
+def drift(candidates: Sequence[Candidate], budgets: dict[str, int], simulate: Simulator,
+          verdicts: dict[str, str]) -> Command | None:
+    """`Drift.ComputeCommands`: the drifted candidates (their NodeClaim's `Drifted` condition), longest drifted
+    first, empty ones before the others; the first the budget allows whose pods all schedule is replaced by
+    the NodeClaim its simulation launches (no price rule: drift replaces whatever it costs), or deleted when
+    the nodes left take its pods. karpplan launches one replacement per command: a node whose pods need
+    two or more new NodeClaims is said so and passed over."""
+    drifted = sorted((c for c in candidates if c.node.drifted is not None and not c.pool.static),
+                     key=lambda c: c.node.drifted or "")
+    for c in [*(c for c in drifted if not c.moving), *(c for c in drifted if c.moving)]:
+        if budgets.get(c.pool.name, 0) <= 0:
+            verdicts[c.name] = blocking_budget_message(DRIFTED)
+            continue
+        outcome = simulate([c])
+        if outcome.errors:
+            verdicts[c.name] = f"Drifted, but not replaced: {outcome.error_text()}"
+            continue
+        if len(outcome.claims) > 1:
+            verdicts[c.name] = (f"Drifted, but its pods need {len(outcome.claims)} new NodeClaims: karpplan simulates "
+                                "one replacement per command")
+            continue
+        claim = outcome.claims[0] if outcome.claims else None
+        return Command("drift", [c], outcome, None if claim is None else claim.chosen,
+                       [] if claim is None else claim.options)
+    return None
 
 
 def underutilized(candidates: Sequence[Candidate], verdicts: dict[str, str]) -> list[Candidate]:
@@ -113,8 +140,7 @@ def single_node(candidates: Sequence[Candidate], budgets: dict[str, int], evalua
             order.append((c, skip[c.name]))
         else:
             low = evaluator.can_pass(c)
-            order.append((c, None if low is None else
-                          f"Consolidation rejected by Balanced policy of NodePool {c.pool.name!r}: {low}"))
+            order.append((c, None if low is None else refusal_text(c.pool.name, low)))
 
     def judge(c: Candidate) -> Command | str:
         outcome = simulate([c])

@@ -19,7 +19,8 @@ from karpplan.plan import EXIT_CUT
 
 API_VERSION = "karpplan.io/v1alpha1"
 KIND = "ConsolidationReport"
-METHOD_WORDS = {"emptiness": "emptiness", "multi": "multi-node consolidation", "single": "single-node consolidation"}
+METHOD_WORDS = {"emptiness": "emptiness", "drift": "drift", "multi": "multi-node consolidation",
+                "single": "single-node consolidation"}
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ def _node(v: NodeVerdict) -> dict[str, Any]:
 def removal_reason(a: Action, number: int) -> str:
     """Why a removed node goes, in a sentence."""
     how = METHOD_WORDS.get(a.method, a.method)
+    money = f"saves ${a.savings:.4f}/h" if a.savings >= 0 else f"costs ${-a.savings:.4f}/h more"
     if a.replacement is not None:
-        return (f"Replaced by {a.replacement.instance_type} {a.replacement.name} through {how} "
-                f"(action {number}, saves ${a.savings:.4f}/h)")
-    return f"Deleted through {how} (action {number}, saves ${a.savings:.4f}/h)"
+        return f"Replaced by {a.replacement.instance_type} {a.replacement.name} through {how} (action {number}, {money})"
+    return f"Deleted through {how} (action {number}, {money})"

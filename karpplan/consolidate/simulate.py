@@ -5,7 +5,9 @@ pods a PDB fully blocks) become pending beside the pods already pending, and one
 simulation (`engines/karpenter.py`, the engine `plan` uses) places them on the nodes left (as `plan`
 treats existing Nodes) or on new NodeClaims. The run's new claims are what a command would launch; each
 claim's instance-type flexibility (every launch option of its NodePool that holds all its pods) is what
-Karpenter's price rule filters.
+Karpenter's price rule filters. Nodes being deleted (`SimNode.deleting`) take no pod, and their reschedulable
+pods are placed by every run too, as Karpenter's `SimulateScheduling` adds `deletingNodePods`: one that would not
+schedule blocks the command as the candidates' own pods do; they stay bound where they are.
 """
 
 from __future__ import annotations
@@ -15,15 +17,17 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 
 from karpplan.catalog import instance_types_for, node_labels
+from karpplan.consolidate.candidates import is_reschedulable
 from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import Pod, group_pods
 from karpplan.model.resources import Resources
 from karpplan.plan_reasons import reasons_for
 from karpplan.scheduling.build_problem import build_problem
-from karpplan.scheduling.candidates import LaunchOption, option_table
+from karpplan.scheduling.candidates import LaunchOption, OptionTable, option_table
 from karpplan.scheduling.state import PlacementState
 
 if TYPE_CHECKING:
@@ -65,8 +69,19 @@ class Outcome:
         return "Not all pods would schedule, " + "; ".join(shown) + more
 
 
+_ZONES: list[tuple[OptionTable, npt.NDArray[np.str_]]] = []
+
+
+def _zones(table: OptionTable) -> npt.NDArray[np.str_]:
+    """Each row's zone (kept for the last table asked about: the simulations share one)."""
+    if not _ZONES or _ZONES[0][0] is not table:
+        _ZONES[:] = [(table, np.array([o.zone for o in table.options], dtype=np.str_))]
+    return _ZONES[0][1]
+
+
 def _flexibility(solved: SolvedNode, options: Sequence[LaunchOption]) -> list[LaunchOption]:
-    """Every option of the claim's NodePool that all its pods may use and that holds them all."""
+    """Every option of the claim's NodePool that all its pods may use and that holds them all, cheapest first
+    (price, type, zone, capacity type: the table's `cheapest` rank)."""
     chosen = solved.option
     assert chosen is not None
     groups = {id(g): g for g, _ in solved.pods}
@@ -84,32 +99,42 @@ def _flexibility(solved: SolvedNode, options: Sequence[LaunchOption]) -> list[La
     rows = table.pool_rows(chosen.pool)
     rows = rows[mask[rows]]
     rows = rows[table.fits(requests, rows)]
-    kept = [o for o in table.rows(rows) if not zonal or o.zone == chosen.zone]
-    if chosen not in kept:
-        kept.append(chosen)
-    kept.sort(key=lambda o: (o.price, o.instance_type.name, o.zone, o.capacity_type))
-    return kept
+    if zonal:
+        rows = rows[_zones(table)[rows] == chosen.zone]
+    own = table.rows_of([chosen.index])
+    if not np.isin(own, rows).all():
+        rows = np.concatenate((rows, own))
+    rows = rows[np.argsort(table.rank("cheapest")[rows], kind="stable")]
+    return table.rows(rows)
 
 
 def receivers(state: ClusterState, leaving: set[str], pods: Sequence[Pod]) -> set[str]:
     """The nodes left with room for at least one of `pods` (the others cannot take any: leaving them out of
     the placement, not of topology, only saves work)."""
     wanted = [Resources(dict(s)) for s in {tuple(sorted(p.requests.items())) for p in pods}]
+    rooms = state.rooms()
+    if rooms is not None:
+        names = rooms.names
+        return {names[i] for i in np.flatnonzero(rooms.with_room_for(wanted)).tolist() if names[i] not in leaving}
     return {n.name for n in state.nodes if n.name not in leaving and not n.node.unschedulable
             and any(w.fits_in(state.room(n)) for w in wanted)}
 
 
 def _folded(state: ClusterState, leaving: set[str], moving: Sequence[Pod]) -> tuple[list[ExistingNode], list[Pod]]:
     """The nodes left, each shrunk by the bound pods the placement need not see, and the pods it must."""
-    staying = [n for n in state.nodes if n.name not in leaving]
     index = state.bound_index()
     by_node = index.by_node(index.relevant(moving))
     nodes: list[ExistingNode] = []
     pods: list[Pod] = []
-    for n in staying:
-        kept = by_node.get(n.name, [])
-        pods.extend(kept)
-        nodes.append(state.folded(n, kept))
+    for n, bare in zip(state.nodes, state.folded_all(), strict=True):
+        if n.name in leaving:
+            continue
+        kept = by_node.get(n.name)
+        if kept:
+            pods.extend(kept)
+            nodes.append(state.folded(n, kept))
+        else:
+            nodes.append(bare)
     return nodes, pods
 
 
@@ -121,17 +146,23 @@ def simulate(state: ClusterState, candidates: Sequence[Candidate]) -> Outcome:
     outcome = Outcome(moving)
     if not moving:
         return outcome
-    nodes, pods = _folded(state, leaving, moving + state.pending)
-    inventory = replace(state.inventory, nodes=tuple(nodes), pods=tuple(pods + moving + state.pending))
-    problem = build_problem(inventory, state.catalog, group_pods(moving + state.pending), instance_types_for,
+    deleting = [n.name for n in state.nodes if n.deleting]
+    leaving.update(deleting)
+    evacuating = [replace(p, node_name=None) for name in deleting for p in state.pods_on.get(name, [])
+                  if is_reschedulable(p)]
+    others = evacuating + state.pending
+    nodes, pods = _folded(state, leaving, moving + others)
+    inventory = replace(state.inventory, nodes=tuple(nodes), pods=tuple(pods + moving + others))
+    problem = build_problem(inventory, state.catalog, group_pods(moving + others), instance_types_for,
                             node_labels, launch_options=state.launch_options(),
-                            receivers=receivers(state, leaving, moving + state.pending),
+                            receivers=receivers(state, leaving, moving + others),
                             static_filter_for=state.static_filter, eligible_cache=state.eligible,
                             pool_check=state.pool_verdict, shared=state.shared, option_tests_key=state.filter_shape)
     # Replicas share a template, so a group holds pods the queue had apart: they keep their listed order.
-    problem.queue_rank = {id(p): i for i, p in enumerate(moving + state.pending)}
+    problem.queue_rank = {id(p): i for i, p in enumerate(moving + others)}
     solution, _ = solve_karpenter(problem, max_batches=1)
     moving_keys = {p.key for p in moving}
+    blocking = moving_keys | {p.key for p in evacuating}
     for solved in solution.nodes:
         mine = [p for _, p in solved.pods if p.key in moving_keys]
         for _, p in solved.pods:
@@ -145,7 +176,7 @@ def simulate(state: ClusterState, candidates: Sequence[Candidate]) -> Outcome:
                                            _flexibility(solved, problem.options)))
     for _, p in solution.unplaced:
         outcome.where[p.key] = NOWHERE
-    unplaced = [(g, p) for g, p in solution.unplaced if p.key in moving_keys]
+    unplaced = [(g, p) for g, p in solution.unplaced if p.key in blocking]
     if unplaced:
 
         placement = PlacementState(problem)

@@ -33,6 +33,9 @@ from karpplan.model.pods import Pod
 
 DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
+# The taints Karpenter puts on a node it is disrupting: v1's `karpenter.sh/disrupted:NoSchedule`, v1beta1's
+# `karpenter.sh/disruption=disrupting:NoSchedule`.
+DISRUPTED_TAINTS = ("karpenter.sh/disrupted", "karpenter.sh/disruption")
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,14 @@ class SimNode:
     annotations: Mapping[str, str] = field(default_factory=dict)
     price: float | None = None  # the catalog's offering price; None: the type (or offering) is unknown
     replacement: bool = False
+    # being deleted (`metadata.deletionTimestamp`) or disrupted (Karpenter's taint): `MarkedForDeletion`
+    deleting: bool = False
+    # its NodeClaim's `Drifted` condition is True: when it turned so (`lastTransitionTime`, "" if not given)
+    drifted: str | None = None
+    # its NodeClaim's `Initialized` / `Consolidatable` conditions are not True (only a NodeClaim in the snapshot
+    # says so; without one, a node is taken as initialized and past `consolidateAfter`)
+    uninitialized: bool = False
+    not_consolidatable: bool = False
 
     @property
     def name(self) -> str:
@@ -132,7 +143,14 @@ def _disruption(doc: Document) -> Disruption:
                                       b["schedule"].optional_string(), b["duration"].optional_string(), b.origin))
     else:
         budgets.append(NodeBudget(DEFAULT_BUDGET))
-    return Disruption(doc.name, policy, after, tuple(budgets), doc.origin)
+    min_values: list[tuple[str, int]] = []
+    requirements = root["spec"]["template"]["spec"]["requirements"]
+    if requirements.present:
+        for r in requirements.mappings():
+            least = r["minValues"].optional_integer() if r["minValues"].present else None
+            if least is not None and r["key"].present:
+                min_values.append((r["key"].string(""), least))
+    return Disruption(doc.name, policy, after, tuple(budgets), doc.origin, tuple(min_values))
 
 
 def _pdb(doc: Document) -> Budget:
@@ -145,6 +163,44 @@ def _pdb(doc: Document) -> Budget:
                   None if min_av is None else str(min_av), None if max_un is None else str(max_un), doc.origin)
 
 
+def claim_conditions(documents: Sequence[Document]) -> dict[str, dict[str, tuple[str, str]]]:
+    """Node name -> its NodeClaim's conditions, type -> (status, lastTransitionTime) (a NodeClaim names its node
+    in `status.nodeName`, or by `status.providerID`, the Node's `spec.providerID`)."""
+    by_provider: dict[str, str] = {}
+    for d in documents:
+        spec = d.body.get("spec") if d.kind == "Node" else None
+        if isinstance(spec, dict) and spec.get("providerID"):
+            by_provider[str(spec["providerID"])] = d.name
+    out: dict[str, dict[str, tuple[str, str]]] = {}
+    for d in documents:
+        if d.kind != "NodeClaim" or d.group != "karpenter.sh":
+            continue
+        status = d.body.get("status")
+        if not isinstance(status, dict):
+            continue
+        name = status.get("nodeName") or by_provider.get(str(status.get("providerID")))
+        conditions = status.get("conditions")
+        if not name or not isinstance(conditions, list):
+            continue
+        out[str(name)] = {str(c.get("type")): (str(c.get("status")), str(c.get("lastTransitionTime") or ""))
+                          for c in conditions if isinstance(c, dict)}
+    return out
+
+
+def _not_true(conditions: Mapping[str, tuple[str, str]] | None, kind: str) -> bool:
+    """The NodeClaim shows the condition, and not as True."""
+    return conditions is not None and kind in conditions and conditions[kind][0] != "True"
+
+
+def is_deleting(doc: Document) -> bool:
+    """The Node is being deleted, or Karpenter is disrupting it (its taint): `StateNode.MarkedForDeletion`."""
+    if doc.metadata.get("deletionTimestamp"):
+        return True
+    spec = doc.body.get("spec")
+    taints = spec.get("taints") if isinstance(spec, dict) else None
+    return isinstance(taints, list) and any(isinstance(t, dict) and t.get("key") in DISRUPTED_TAINTS for t in taints)
+
+
 def _annotations(doc: Document) -> dict[str, str]:
     raw = doc.metadata.get("annotations")
     return {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
@@ -154,6 +210,8 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
     """The simulated cluster at the snapshot, with a warning for each thing it cannot simulate as written."""
     warnings: list[str] = []
     node_annotations = {d.name: _annotations(d) for d in documents if d.kind == "Node"}
+    deleting = {d.name for d in documents if d.kind == "Node" and is_deleting(d)}
+    claims = claim_conditions(documents)
     disruption = {d.name: _disruption(d) for d in documents
                   if d.kind == "NodePool" and d.group == "karpenter.sh"}
     pdbs = [_pdb(d) for d in documents if d.kind == "PodDisruptionBudget"]
@@ -163,12 +221,21 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
         if L.INSTANCE_TYPE not in labels:
             warnings.append(f"{node.origin}: node {node.name} has no {L.INSTANCE_TYPE} label: Karpenter cannot "
                             "price it, so it is never consolidated (its pods may still move onto it)")
-        price = offering_price(catalog, labels.get(L.INSTANCE_TYPE), labels.get(L.ZONE), labels.get(L.CAPACITY_TYPE))
+        # Karpenter prices a candidate from its NodePool's instance types (`NewCandidate` reads
+        # `instanceTypeMap[nodePool.Name]`), NodeOverlays that select that pool applied: its own catalog.
+        pool = labels.get(L.NODEPOOL)
+        priced_by = catalog if pool is None else catalog.for_pool(pool)
+        price = offering_price(priced_by, labels.get(L.INSTANCE_TYPE), labels.get(L.ZONE), labels.get(L.CAPACITY_TYPE))
         if price is None and L.INSTANCE_TYPE in labels:
             warnings.append(f"{node.origin}: node {node.name}: instance type {labels[L.INSTANCE_TYPE]!r} has no "
                             f"{labels.get(L.CAPACITY_TYPE) or 'on-demand'} offering in the catalog: priced $0, "
                             "never consolidated")
-        nodes.append(SimNode(node, node_annotations.get(node.name, {}), price))
+        conditions = claims.get(node.name)
+        drifted = conditions.get("Drifted") if conditions is not None else None
+        nodes.append(SimNode(node, node_annotations.get(node.name, {}), price, deleting=node.name in deleting,
+                             drifted=drifted[1] if drifted is not None and drifted[0] == "True" else None,
+                             uninitialized=_not_true(conditions, "Initialized"),
+                             not_consolidatable=_not_true(conditions, "Consolidatable")))
     names = {n.name for n in nodes}
     pods_on: dict[str, list[Pod]] = {n.name: [] for n in nodes}
     pending: list[Pod] = []

@@ -7,8 +7,11 @@ consolidated later); a bare pod (no controller) is evicted and never comes back,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+
+import numpy as np
+import numpy.typing as npt
 
 from karpplan.catalog import instance_types_for, node_labels
 from karpplan.catalog.types import Catalog
@@ -70,6 +73,32 @@ def share_templates(pods_on: Mapping[str, list[Pod]], pending: list[Pod]) -> tup
     return {name: [one(p) for p in ps] for name, ps in pods_on.items()}, [one(p) for p in pending]
 
 
+@dataclass(frozen=True)
+class Rooms:
+    """The nodes' rooms as a matrix: row i is node `names[i]`, column `columns[k]` resource k."""
+
+    names: list[str]
+    schedulable: npt.NDArray[np.bool_]  # not cordoned
+    columns: dict[str, int]
+    matrix: npt.NDArray[np.int64]
+
+    def with_room_for(self, requests: Iterable[Resources]) -> npt.NDArray[np.bool_]:
+        """Per node: schedulable, and some of `requests` fits its room (`Resources.fits_in`)."""
+        fits = np.zeros(len(self.names), dtype=np.bool_)
+        for wanted in requests:
+            mask = self.schedulable.copy()
+            for key, value in wanted.items():
+                if value <= 0:
+                    continue
+                column = self.columns.get(key)
+                if column is None:  # no node has any: absent counts as 0
+                    mask[:] = False
+                    break
+                mask &= self.matrix[:, column] >= value
+            fits |= mask
+        return fits
+
+
 @dataclass
 class ClusterState:
     inventory: Inventory
@@ -94,6 +123,8 @@ class ClusterState:
     _pool_verdicts: dict[tuple[str, int, int, int | None],
                          tuple[NodePool, Sequence[LaunchOption], PoolVerdict]] = field(default_factory=dict)
     _index: BoundIndex | None = None  # the bound pods indexed, until a command changes them
+    _rooms: Rooms | None = None  # every node's room as a matrix, until a command changes them
+    _bare: list[ExistingNode] | None = None  # every node folded by all its bound pods, until a command
     _folded: dict[tuple[str, int, tuple[int, ...]], ExistingNode] = field(default_factory=dict)
     eligible: EligibleCache = field(default_factory=EligibleCache)  # spread domains (a node's labels never change)
     # pool verdicts and the options of groups, shared by every problem over `launch_options()` (`build_problem`)
@@ -126,6 +157,12 @@ class ClusterState:
             found = replace(sim.node, allocatable=sim.node.allocatable - folded) if any(folded.values()) else sim.node
             self._folded[key] = found
         return found
+
+    def folded_all(self) -> list[ExistingNode]:
+        """`folded(node, [])` of every node, in node order (kept until a command changes the cluster)."""
+        if self._bare is None:
+            self._bare = [self.folded(n, []) for n in self.nodes]
+        return self._bare
 
     def shape(self, template: PodTemplate) -> str:
         """The template's content, everything but where it was read (a snapshot's pods each have a template
@@ -201,6 +238,22 @@ class ClusterState:
             found = self._room[key] = sim.node.allocatable - self.used(sim.name)
         return found
 
+    def rooms(self) -> Rooms | None:
+        """Every node's room (`room`) as one integer matrix, kept until a command changes the cluster; None
+        when an amount exceeds 64 bits (then ask `room` node by node)."""
+        if self._rooms is None:
+            rooms = [self.room(n) for n in self.nodes]
+            keys = sorted({k for r in rooms for k in r})
+            matrix = np.zeros((len(rooms), len(keys)), dtype=np.int64)
+            try:
+                for i, r in enumerate(rooms):
+                    matrix[i] = [r.get(k) for k in keys]
+            except OverflowError:
+                return None
+            self._rooms = Rooms([n.name for n in self.nodes], np.array([not n.node.unschedulable for n in self.nodes]),
+                                {k: i for i, k in enumerate(keys)}, matrix)
+        return self._rooms
+
     def launch_options(self) -> list[LaunchOption]:
         """Every NodePool's launch options, built once (with every pod's custom label values) for all runs."""
         if self._options is None:
@@ -247,6 +300,8 @@ class ClusterState:
         self.nodes.append(sim)
         self.pods_on[name] = []
         self._index = None
+        self._rooms = None
+        self._bare = None
         return sim
 
     def remove(self, names: set[str], placed: Mapping[str, str], moving: list[Pod]) -> list[Pod]:
@@ -266,4 +321,6 @@ class ClusterState:
             self._versions[dest] = self._versions.get(dest, 0) + 1
         self.gone.extend(evicted)
         self._index = None
+        self._rooms = None
+        self._bare = None
         return evicted
