@@ -48,12 +48,15 @@ def render_report(report: Report, out: Console) -> None:
         out.print("No consolidation applies: Karpenter would leave this cluster as it is.")
     s = report.summary
     out.print(f"Cost now:                       {_money(s.current)}")
-    out.print(f"After Karpenter consolidation:  {_money(s.karpenter)}  ({len(report.actions)} action(s), "
-              f"{s.current - s.karpenter:.4f} saved)")
+    count = len(report.actions)
+    out.print(f"After Karpenter consolidation:  {_money(s.karpenter)}  ({count} action{'' if count == 1 else 's'}, "
+              f"{_money(s.current - s.karpenter)} saved)")
     if s.karpenter_note:
         out.print(f"  {s.karpenter_note}", style="yellow")
-    out.print(f"After an optimal re-pack:       {_money(s.optimal)}  (lower bound {_money(s.lower_bound)}, "
-              f"gap {s.gap * 100:.1f}%, {s.optimal_status})")
+    # A bound of nothing is no bound: the LP found none (or the clock cut it), and a 100% gap says nothing.
+    bound = (f"lower bound {_money(s.lower_bound)}, gap {s.gap * 100:.1f}%" if s.lower_bound and s.lower_bound > 0
+             else "no lower bound proven")
+    out.print(f"After an optimal re-pack:       {_money(s.optimal)}  ({bound}, {s.optimal_status})")
     if s.optimal_note:
         out.print(f"  {s.optimal_note}", style="dim")
     if s.time_limit is not None:
