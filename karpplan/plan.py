@@ -349,6 +349,9 @@ class Plan:
     ignored: tuple[IgnoredDocument, ...] = field(default=())
     # Pending pods the time limit left undecided (the Karpenter simulation was cut before it placed them).
     not_simulated: tuple[NotSimulatedPod, ...] = field(default=())
+    # The preferences this plan does not honour, each as where it is written and whose it is (the warnings say
+    # what the plan did instead): what `diff` compares between two plans. Not in the JSON document.
+    unmet_preferences: tuple[str, ...] = field(default=())
 
     @property
     def exit_code(self) -> int:

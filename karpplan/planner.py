@@ -354,6 +354,13 @@ def _unmet_preferences(problem: Problem, solution: Solution, greedy: Solution, f
     return out
 
 
+def _unmet_preference_names(problem: Problem, solution: Solution) -> tuple[str, ...]:
+    """Where each preference the solution does not honour is written, and whose it is."""
+    from karpplan.constraints.registry import REGISTRY  # lazy: start-up, see the docstring
+
+    return tuple(sorted({u.preference for kind in REGISTRY for u in kind.unmet_preferences(problem, solution)}))
+
+
 def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, problem: Problem,
               fargate: list[FargatePlacement], solution: Solution, state: PlacementState, greedy: Solution,
               notes: Sequence[str] = (), clock_cut: bool = False) -> Plan:
@@ -404,7 +411,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     ignored = tuple(IgnoredDocument(d.kind, d.name, d.origin, d.why)
                     for d in inventory.skipped)
     return Plan(summary, tuple(nodes), tuple(plan_pods), tuple(unschedulable), tuple(warnings), ignored,
-                not_simulated)
+                not_simulated, unmet_preferences=_unmet_preference_names(problem, solution))
 
 
 def _ec2_nodes(solution: Solution, static_launch: Mapping[str, LaunchOption]

@@ -147,3 +147,16 @@ def test_yaml_is_the_json_document(tmp_path: Path) -> None:
     write(tmp_path / "head" / "all.yaml", pool(), deployment("web", 3))
     as_yaml = karpplan("diff", "base", "head", "--region", "us-east-1", "-o", "yaml", cwd=tmp_path)
     assert yaml.safe_load(as_yaml.stdout) == _diff(tmp_path)[1]
+
+
+def test_a_saving_that_comes_from_a_relaxed_preference_says_so(tmp_path: Path) -> None:
+    # A new user's review: HEAD adds `limits.cpu` to the pool; Karpenter's subtractMax charging then stops opening
+    # NodeClaims, the replicas' preferred spread over hosts is relaxed, and the diff quoted a saving without a word.
+    limited = pool().replace("spec:\n  template:", "spec:\n  limits: {cpu: '4'}\n  template:", 1)
+    write(tmp_path / "base" / "all.yaml", pool(), deployment("web", 4, cpu="500m"))
+    write(tmp_path / "head" / "all.yaml", limited, deployment("web", 4, cpu="500m"))
+    code, doc = _diff(tmp_path, "--engine", "karpenter")
+    assert code == 0 and doc["delta"]["newNodes"] < 0  # type: ignore[index]
+    notes = [n for n in doc["notes"] if "no longer honours" in n]  # type: ignore[attr-defined]
+    assert len(notes) == 1 and "Deployment/web" in notes[0] and "kubernetes.io/hostname" in notes[0]
+    assert os.path.join("head", "all.yaml") in notes[0]

@@ -16,6 +16,7 @@ findings new and fixed, the cost delta, and whether the diff fails the check (`G
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -174,6 +175,23 @@ def _cut_notes(base: Side, head: Side) -> tuple[str, ...]:
                  for label, side in (("BASE", base), ("HEAD", head)) if side.plan.not_simulated)
 
 
+_ORIGIN = re.compile(r"^.*?:\d+: ")  # a preference's `file:line: ` (BASE and HEAD live in different places)
+
+
+def _relaxed_notes(base: Side, head: Side) -> tuple[str, ...]:
+    """Preferences one side's plan honours and the other's does not: a change in cost that comes from Karpenter
+    keeping or relaxing a preference (a new NodePool limit, more replicas than nodes), said beside the numbers."""
+    def unmet(side: Side) -> dict[str, str]:
+        return {_ORIGIN.sub("", side.relabel(p)): side.relabel(p) for p in side.plan.unmet_preferences}
+
+    before, after = unmet(base), unmet(head)
+    notes = [f"HEAD no longer honours {after[k]}, which BASE's plan honours: part of the change in cost is "
+             "Karpenter relaxing it (HEAD's plan warnings say what it does instead)" for k in sorted(after.keys() - before.keys())]
+    notes += [f"HEAD honours {before[k]}, which BASE's plan does not: part of the change in cost is keeping it"
+              for k in sorted(before.keys() - after.keys())]
+    return tuple(notes)
+
+
 def compare(base: Side, head: Side, *, engine: str, fail_on_increase: float | None = None,
             time_limit: tuple[float, bool] | None = None) -> PlanDiff:
     """`time_limit`: the seconds each side was planned in, and whether `auto` chose them."""
@@ -190,7 +208,7 @@ def compare(base: Side, head: Side, *, engine: str, fail_on_increase: float | No
         lint_new=tuple(sorted((_finding(f, head.relabel) for f in lint_new), key=_order)),
         lint_fixed=tuple(sorted((_finding(f, base.relabel) for f in lint_fixed), key=_order)),
         gate=_gate(micros, newly, new_errors, fail_on_increase),
-        notes=(*base.notes, *head.notes, *_cut_notes(base, head)),
+        notes=(*base.notes, *head.notes, *_cut_notes(base, head), *_relaxed_notes(base, head)),
         time_limit=None if time_limit is None else time_limit[0],
         time_limit_auto=time_limit is not None and time_limit[1],
         cut=bool(base.plan.not_simulated or head.plan.not_simulated),
