@@ -47,6 +47,7 @@ from karpplan.model.build_storage import (
 )
 from karpplan.model.build_volumes import VolumeTemplates
 from karpplan.model.cluster import ClusterConfig, Namespace, RuntimeClass
+from karpplan.model.derived import pod_spec_written_at
 from karpplan.model.eksctl import node_group_notices
 from karpplan.model.inventory import InputNotice, Inventory, SkippedDocument
 from karpplan.model.kinds import CLUSTER_SCOPED, FIRST_PASS, STORAGE_ROLES
@@ -82,6 +83,14 @@ def _container_defaults(limit_ranges: dict[str, list[tuple[str, dict[str, int]]]
                 merged.setdefault(name, amount)
         out[namespace] = merged
     return out
+
+
+def _pod_spec(doc: Document, template: Field) -> Field:
+    """A workload's pod spec; a derived workload's (a Prometheus's StatefulSet) named as its resource writes it,
+    so its problems read `spec.topologySpreadConstraints[0].maxSkew`, the field the user wrote."""
+    written_at = pod_spec_written_at(doc)
+    spec = template["spec"]
+    return spec if written_at is None else spec.renamed(written_at)
 
 
 # ------------------------------------------------------------------------------------------ builder
@@ -377,14 +386,9 @@ class _Builder:
         if kind == "Deployment":
             # The revision's pods carry a hash of the template (matchLabelKeys may name it); replicas share it.
             labels[POD_TEMPLATE_HASH] = template_hash(template.value)
-        pod_template = build_pod_template(
-            template["spec"],
-            namespace=doc.namespace,
-            labels=labels,
-            annotations=annotations,
-            origin=template.origin,
-            context=self.context,
-        )
+        pod_spec = _pod_spec(doc, template)
+        pod_template = build_pod_template(pod_spec, namespace=doc.namespace, labels=labels, annotations=annotations,
+                                          origin=template.origin, context=self.context)
         if sink:
             return
         skip_reason = self.materialised.reason(doc.namespace, kind, name)
@@ -396,7 +400,7 @@ class _Builder:
             return
         workload = f"{kind}/{name}"
         statefulset = (name, spec) if kind == "StatefulSet" else None
-        templates = self.volumes.replicas(pod_template, template["spec"], doc.namespace, workload, count, statefulset)
+        templates = self.volumes.replicas(pod_template, pod_spec, doc.namespace, workload, count, statefulset)
         self.pods.extend(
             Pod(
                 name=f"{name}-{index}",
@@ -428,7 +432,7 @@ class _Builder:
         template.is_mapping()
         labels, annotations = self._metadata_maps(template["metadata"])
         pod_template = build_pod_template(
-            template["spec"],
+            _pod_spec(doc, template),
             namespace=doc.namespace,
             labels=labels,
             annotations=annotations,
