@@ -14,15 +14,13 @@ from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict
 from karpplan.lint.scaled import one_replica_pods
 from karpplan.lint.skip import Skip
-from karpplan.model.build import role_of, template_hash
+from karpplan.model.build import made_into_workloads, role_of, template_hash
 from karpplan.model.build_fields import Field
 from karpplan.model.build_pods import PodContext, build_pod_template
 from karpplan.model.cluster import FargateProfile
 from karpplan.model.inventory import Inventory
 from karpplan.model.labels import POD_TEMPLATE_HASH
-from karpplan.model.leader_worker_set import is_leader_worker_set
 from karpplan.model.pods import Pod, PodTemplate
-from karpplan.model.prometheus_operator import is_operator_resource
 from karpplan.planner import prepare
 from karpplan.scheduling.problem import GroupInfo
 from karpplan.scheduling.problem import Problem as SchedulingProblem
@@ -45,7 +43,7 @@ def object_name(doc: Document) -> str:
     kind = doc.kind or "(no kind)"
     name = doc.name or str(doc.metadata.get("generateName") or "") or "(no name)"
     role = role_of(doc)
-    namespaced = is_operator_resource(doc) or is_leader_worker_set(doc)  # made into workloads, namespaced as they are
+    namespaced = made_into_workloads(doc)  # namespaced as the workloads made of it are
     if role in ("Pod", "workload", "DaemonSet") or (role is None and (namespaced or doc.metadata.get("namespace"))):
         return f"{kind}/{doc.namespace}/{name}"
     return f"{kind}/{name}"

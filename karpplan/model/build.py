@@ -64,6 +64,7 @@ from karpplan.model.prometheus_operator import (
     expand_operator_resources,
     is_operator_resource,
 )
+from karpplan.model.ray_cluster import expand_ray_clusters, is_ray_cluster
 from karpplan.model.scale import ScaleOptions, Scaler, build_hpa
 from karpplan.model.storage import PersistentVolume, PersistentVolumeClaim, Storage, StorageClass
 
@@ -85,6 +86,11 @@ def _container_defaults(limit_ranges: dict[str, list[tuple[str, dict[str, int]]]
     return out
 
 
+def made_into_workloads(doc: Document) -> bool:
+    """A custom resource a controller makes workloads of (a Prometheus, a LeaderWorkerSet, a RayCluster)."""
+    return is_operator_resource(doc) or is_leader_worker_set(doc) or is_ray_cluster(doc)
+
+
 def _pod_spec(doc: Document, template: Field) -> Field:
     """A workload's pod spec; a derived workload's (a Prometheus's StatefulSet) named as its resource writes it,
     so its problems read `spec.topologySpreadConstraints[0].maxSkew`, the field the user wrote."""
@@ -100,8 +106,9 @@ class _Builder:
         self.default_requests = dict(default_requests or {})
         # Operators' resources (a Prometheus) are followed by the workloads their operator creates for them.
         documents, self.derived = expand_operator_resources(documents)
-        self.documents, leader_worker_sets = expand_leader_worker_sets(documents)
-        self.derived.extend(leader_worker_sets)
+        documents, leader_worker_sets = expand_leader_worker_sets(documents)
+        self.documents, ray_clusters = expand_ray_clusters(documents)
+        self.derived.extend([*leader_worker_sets, *ray_clusters])
         self.scaler = Scaler(scale or ScaleOptions())
         self.collect = collect
         self.problems: list[InputProblem] = []
@@ -129,7 +136,7 @@ class _Builder:
         for doc in self.documents:
             role = role_of(doc)
             if role is None:
-                if read_by_disruption(doc) or ((is_operator_resource(doc) or is_leader_worker_set(doc)) and doc.name):
+                if read_by_disruption(doc) or (made_into_workloads(doc) and doc.name):
                     continue  # a PodDisruptionBudget: read by the disruption simulation; a Prometheus: derived
                 # No kind: not a Kubernetes object (an IAM policy, a values file beside the manifests).
                 reason = "" if doc.kind else "not a Kubernetes object"
