@@ -614,3 +614,67 @@ spec:
     assert inventory["pending"] == []
     assert inventory["derived"][0]["plain"] == ("Prometheus monitoring/k8s: not derived, its pods are in the input "
                                                 "(StatefulSet prometheus-k8s)")
+
+
+# https://github.com/kubernetes-sigs/aws-load-balancer-controller/tree/main/helm/aws-load-balancer-controller
+def test_host_network_replicas_take_a_node_each_on_the_cheap_pool() -> None:
+    """With hostNetwork every containerPort is a host port, so no two replicas share a node. Rendered with
+    configureDefaultAffinity=false (no anti-affinity) and 3 replicas, the optimiser did not know it: its counts
+    put the replicas on one node, the decoder could not, and the plan fell back to Karpenter's, which takes the
+    GPU pool (the later name goes first at equal weight): three g6.xlarge at $2.41/h instead of three small
+    nodes of the default pool, "feasible" with a 97% gap."""
+    text = (REAL / "aws-load-balancer-controller-host-network.yaml").read_text()
+    start, end = text.index("      affinity:\n"), text.index("      priorityClassName")
+    manifest = text[:start] + text[end:]
+    result = CliRunner().invoke(app, ["plan", "-", "--replicas", "kube-system/aws-load-balancer-controller=3",
+                                      "--time-limit", "10", "-o", "json"], input=manifest)
+    assert result.exit_code == 0, result.stderr
+    plan = json.loads(result.stdout)
+    assert plan["summary"]["karpenter"]["hourlyCost"] > 2  # Karpenter's own plan: the GPU pool
+    assert [n["nodePool"] for n in plan["nodes"]] == ["default"] * 3
+    assert sorted(len(n["pods"]) for n in plan["nodes"]) == [1, 1, 1]
+    assert plan["summary"]["hourlyCost"] < 0.5
+    assert plan["summary"]["status"] == "optimal"
+
+
+def test_host_network_chart_defaults_plan_two_nodes() -> None:
+    code, out, err = invoke("plan", str(REAL / "aws-load-balancer-controller-host-network.yaml"), "--time-limit", "5",
+                            "-o", "json")
+    assert code == 0, err
+    plan = json.loads(out)
+    assert sorted(len(n["pods"]) for n in plan["nodes"]) == [1, 1]
+    assert {n["nodePool"] for n in plan["nodes"]} == {"default"}
+
+
+# https://github.com/ray-project/kuberay/blob/master/ray-operator/config/samples/ray-service.llm-serve.yaml
+def test_a_ray_service_is_planned_as_its_head_and_gpu_workers() -> None:
+    """A RayService was skipped ("1 RayService"): its GPU workers were never planned. KubeRay makes a head pod and
+    the worker group's pods; the workers ask 4 nvidia.com/gpu and write no toleration, and EKS's
+    ExtendedResourceToleration admission plugin tolerates the GPU pool's nvidia.com/gpu taint for them."""
+    code, out, err = invoke("plan", str(REAL / "kuberay-llm-serve-gpu.yaml"), "--time-limit", "5", "-o", "json")
+    assert code == 0, err
+    plan = json.loads(out)
+    pools = {p: n["nodePool"] for n in plan["nodes"] for p in n["pods"]}
+    assert pools == {"default/ray-serve-llm-head-0": "default",
+                     "default/ray-serve-llm-gpu-group-worker-0": "gpu-slices"}
+    worker = next(p for p in plan["pods"] if p["name"] == "ray-serve-llm-gpu-group-worker-0")
+    assert worker["requests"]["nvidia.com/gpu"] == "4"
+    assert worker["requests"]["cpu"] == "32"  # the wait-gcs-ready init container (200m) is below the worker's
+    code, out, err = invoke("inventory", str(REAL / "kuberay-llm-serve-gpu.yaml"))
+    assert "RayService default/ray-serve-llm: planned as the pods the KubeRay operator creates" in " ".join(out.split())
+    code, out, err = invoke("lint", str(REAL / "kuberay-llm-serve-gpu.yaml"), "-o", "json")
+    assert code == 0 and json.loads(out)["findings"] == [], out
+
+
+def test_a_ray_worker_groups_invalid_spread_points_at_its_template() -> None:
+    text = (REAL / "kuberay-llm-serve-gpu.yaml").read_text().replace(
+        "          containers:\n          - name: ray-worker\n",
+        "          topologySpreadConstraints:\n          - {maxSkew: 0, topologyKey: kubernetes.io/hostname,"
+        " whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {ray.io/group: gpu-group}}}\n"
+        "          containers:\n          - name: ray-worker\n")
+    result = CliRunner().invoke(app, ["lint", "-", "-o", "json"], input=text)
+    (finding,) = [f for f in json.loads(result.stdout)["findings"] if f["rule"] == "spread-invalid"]
+    assert finding["object"] == "RayService/default/ray-serve-llm"
+    assert finding["field"] == ("spec.rayClusterConfig.workerGroupSpecs[0].template.spec.topologySpreadConstraints[0]"
+                                ".maxSkew")
+    assert text.splitlines()[finding["line"] - 1].lstrip().startswith("- {maxSkew: 0")

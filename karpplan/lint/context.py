@@ -14,7 +14,7 @@ from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict
 from karpplan.lint.scaled import one_replica_pods
 from karpplan.lint.skip import Skip
-from karpplan.model.build import role_of, template_hash
+from karpplan.model.build import made_into_workloads, role_of, template_hash
 from karpplan.model.build_fields import Field
 from karpplan.model.build_pods import PodContext, build_pod_template
 from karpplan.model.cluster import FargateProfile
@@ -43,7 +43,8 @@ def object_name(doc: Document) -> str:
     kind = doc.kind or "(no kind)"
     name = doc.name or str(doc.metadata.get("generateName") or "") or "(no name)"
     role = role_of(doc)
-    if role in ("Pod", "workload", "DaemonSet") or (role is None and doc.metadata.get("namespace")):
+    namespaced = made_into_workloads(doc)  # namespaced as the workloads made of it are
+    if role in ("Pod", "workload", "DaemonSet") or (role is None and (namespaced or doc.metadata.get("namespace"))):
         return f"{kind}/{doc.namespace}/{name}"
     return f"{kind}/{name}"
 
@@ -91,11 +92,38 @@ class LintContext:
         return found
 
     def pod_documents(self) -> Iterator[tuple[Document, str]]:
-        """(document, pod spec path) for every document carrying a pod spec."""
+        """(document, pod spec path) for every document carrying a pod spec: a custom resource a controller
+        makes workloads of (a Prometheus, a LeaderWorkerSet) once per pod spec it writes."""
         for doc in self.documents:
             path = pod_spec_path(doc)
             if path is not None:
                 yield doc, path
+            for written in self._derived_by_origin.get(doc.origin, ()):
+                yield doc, written
+
+    # ----------------------------------------------------------------------------------- derived workloads
+    @cached_property
+    def _derived_specs(self) -> dict[tuple[str, str], str]:
+        """(namespace, `Kind/name`) of each workload derived from a custom resource -> where the resource writes
+        its pod spec."""
+        return {(d.namespace, workload): at for d in self.inventory.derived for workload, at in d.pod_specs}
+
+    @cached_property
+    def _derived_by_origin(self) -> dict[Origin, tuple[str, ...]]:
+        out: dict[Origin, tuple[str, ...]] = {}
+        for d in self.inventory.derived:
+            out[d.origin] = tuple(dict.fromkeys((*out.get(d.origin, ()), *(at for _, at in d.pod_specs))))
+        return out
+
+    def spec_path(self, doc: Document, namespace: str, workload: str) -> str | None:
+        """Where `doc` writes the pod spec of `workload` (`Kind/name`): a custom resource's field for the
+        workloads derived from it."""
+        return pod_spec_path(doc) or self._derived_specs.get((namespace, workload))
+
+    def group_spec_path(self, group_info: GroupInfo, doc: Document) -> str:
+        """Where `doc` writes the pod spec of the group's pods (`spec` when not known)."""
+        pod = group_info.group.pods[0]
+        return self.spec_path(doc, pod.namespace, pod.workload) or "spec"
 
     # ----------------------------------------------------------------------------------- planner
     @property
@@ -150,17 +178,21 @@ def templates(ctx: LintContext) -> list[tuple[Document, str, PodTemplate]]:
     if isinstance(cached, list):
         return cached
     seen: set[int] = set()
-    found: dict[int, tuple[Document, str, PodTemplate]] = {}
-    owners: list[tuple[Origin, PodTemplate]] = [(p.origin, p.template) for p in ctx.inventory.pods]
-    owners += [(d.origin, d.template) for d in ctx.inventory.daemonsets]
-    for origin, template in owners:
+    # The first template of each pod spec the user wrote: a document's, or each of a custom resource's.
+    written: dict[tuple[int, str], tuple[Document, str, PodTemplate]] = {}
+    owners = [(p.origin, p.template, p.namespace, p.workload) for p in ctx.inventory.pods]
+    owners += [(d.origin, d.template, d.namespace, f"DaemonSet/{d.name}") for d in ctx.inventory.daemonsets]
+    for origin, template, namespace, workload in owners:
         if id(template) in seen:
             continue
         seen.add(id(template))
         doc = ctx.by_origin.get(origin)
-        spec_path = pod_spec_path(doc) if doc is not None else None
-        if doc is not None and spec_path is not None and id(doc) not in found:
-            found[id(doc)] = (doc, spec_path, template)
+        spec_path = ctx.spec_path(doc, namespace, workload) if doc is not None else None
+        if doc is not None and spec_path is not None:
+            written.setdefault((id(doc), spec_path), (doc, spec_path, template))
+    found: dict[int, list[tuple[Document, str, PodTemplate]]] = {}
+    for (key, _), entry in written.items():
+        found.setdefault(key, []).append(entry)
     # The builder reads a workload's template but makes pods only of its replicas; a document with problems
     # is the validation rules' (and not in the inventory), a skipped one (its pods are in the input) is read
     # through those pods.
@@ -168,11 +200,11 @@ def templates(ctx: LintContext) -> list[tuple[Document, str, PodTemplate]]:
     skipped = {s.origin for s in ctx.inventory.skipped}
     out: list[tuple[Document, str, PodTemplate]] = []
     for doc in ctx.documents:
-        entry = found.get(id(doc))
-        if entry is None and role_of(doc) == "workload" and id(doc) not in rejected and str(doc.origin) not in skipped:
-            entry = _unexpanded(doc)
-        if entry is not None:
-            out.append(entry)
+        entries = found.get(id(doc), [])
+        if not entries and role_of(doc) == "workload" and id(doc) not in rejected and str(doc.origin) not in skipped:
+            unexpanded = _unexpanded(doc)
+            entries = [unexpanded] if unexpanded is not None else []
+        out.extend(entries)
     ctx.cache["templates"] = out
     return out
 

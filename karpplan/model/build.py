@@ -47,6 +47,7 @@ from karpplan.model.build_storage import (
 )
 from karpplan.model.build_volumes import VolumeTemplates
 from karpplan.model.cluster import ClusterConfig, Namespace, RuntimeClass
+from karpplan.model.derived import pod_spec_written_at
 from karpplan.model.eksctl import node_group_notices
 from karpplan.model.inventory import InputNotice, Inventory, SkippedDocument
 from karpplan.model.kinds import CLUSTER_SCOPED, FIRST_PASS, STORAGE_ROLES
@@ -63,6 +64,7 @@ from karpplan.model.prometheus_operator import (
     expand_operator_resources,
     is_operator_resource,
 )
+from karpplan.model.ray_cluster import expand_ray_clusters, is_ray_cluster
 from karpplan.model.scale import ScaleOptions, Scaler, build_hpa
 from karpplan.model.storage import PersistentVolume, PersistentVolumeClaim, Storage, StorageClass
 
@@ -84,6 +86,19 @@ def _container_defaults(limit_ranges: dict[str, list[tuple[str, dict[str, int]]]
     return out
 
 
+def made_into_workloads(doc: Document) -> bool:
+    """A custom resource a controller makes workloads of (a Prometheus, a LeaderWorkerSet, a RayCluster)."""
+    return is_operator_resource(doc) or is_leader_worker_set(doc) or is_ray_cluster(doc)
+
+
+def _pod_spec(doc: Document, template: Field) -> Field:
+    """A workload's pod spec; a derived workload's (a Prometheus's StatefulSet) named as its resource writes it,
+    so its problems read `spec.topologySpreadConstraints[0].maxSkew`, the field the user wrote."""
+    written_at = pod_spec_written_at(doc)
+    spec = template["spec"]
+    return spec if written_at is None else spec.renamed(written_at)
+
+
 # ------------------------------------------------------------------------------------------ builder
 class _Builder:
     def __init__(self, documents: Sequence[Document], collect: list[InputProblem] | None = None,
@@ -91,8 +106,9 @@ class _Builder:
         self.default_requests = dict(default_requests or {})
         # Operators' resources (a Prometheus) are followed by the workloads their operator creates for them.
         documents, self.derived = expand_operator_resources(documents)
-        self.documents, leader_worker_sets = expand_leader_worker_sets(documents)
-        self.derived.extend(leader_worker_sets)
+        documents, leader_worker_sets = expand_leader_worker_sets(documents)
+        self.documents, ray_clusters = expand_ray_clusters(documents)
+        self.derived.extend([*leader_worker_sets, *ray_clusters])
         self.scaler = Scaler(scale or ScaleOptions())
         self.collect = collect
         self.problems: list[InputProblem] = []
@@ -120,7 +136,7 @@ class _Builder:
         for doc in self.documents:
             role = role_of(doc)
             if role is None:
-                if read_by_disruption(doc) or ((is_operator_resource(doc) or is_leader_worker_set(doc)) and doc.name):
+                if read_by_disruption(doc) or (made_into_workloads(doc) and doc.name):
                     continue  # a PodDisruptionBudget: read by the disruption simulation; a Prometheus: derived
                 # No kind: not a Kubernetes object (an IAM policy, a values file beside the manifests).
                 reason = "" if doc.kind else "not a Kubernetes object"
@@ -377,14 +393,9 @@ class _Builder:
         if kind == "Deployment":
             # The revision's pods carry a hash of the template (matchLabelKeys may name it); replicas share it.
             labels[POD_TEMPLATE_HASH] = template_hash(template.value)
-        pod_template = build_pod_template(
-            template["spec"],
-            namespace=doc.namespace,
-            labels=labels,
-            annotations=annotations,
-            origin=template.origin,
-            context=self.context,
-        )
+        pod_spec = _pod_spec(doc, template)
+        pod_template = build_pod_template(pod_spec, namespace=doc.namespace, labels=labels, annotations=annotations,
+                                          origin=template.origin, context=self.context)
         if sink:
             return
         skip_reason = self.materialised.reason(doc.namespace, kind, name)
@@ -396,7 +407,7 @@ class _Builder:
             return
         workload = f"{kind}/{name}"
         statefulset = (name, spec) if kind == "StatefulSet" else None
-        templates = self.volumes.replicas(pod_template, template["spec"], doc.namespace, workload, count, statefulset)
+        templates = self.volumes.replicas(pod_template, pod_spec, doc.namespace, workload, count, statefulset)
         self.pods.extend(
             Pod(
                 name=f"{name}-{index}",
@@ -428,7 +439,7 @@ class _Builder:
         template.is_mapping()
         labels, annotations = self._metadata_maps(template["metadata"])
         pod_template = build_pod_template(
-            template["spec"],
+            _pod_spec(doc, template),
             namespace=doc.namespace,
             labels=labels,
             annotations=annotations,

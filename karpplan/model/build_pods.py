@@ -32,7 +32,7 @@ from karpplan.model.quantity import Quantity, format_resource
 from karpplan.model.requirements import Requirement, Requirements, parse_int
 from karpplan.model.resources import CPU, EPHEMERAL, MEMORY, PODS, Resources, amount_of
 from karpplan.model.selectors import LabelSelector, NodeAffinity, NodeSelectorTerm, PreferredTerm
-from karpplan.model.taints import EFFECTS, NO_EXECUTE, Toleration
+from karpplan.model.taints import EFFECTS, NO_EXECUTE, NO_SCHEDULE, Toleration
 
 SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
 NODE_SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
@@ -324,6 +324,24 @@ def node_affinity(spec: Field) -> NodeAffinity:
 
 
 # ------------------------------------------------------------------------------------------ tolerations
+def is_extended_resource(name: str) -> bool:
+    """`IsExtendedResourceName`: a qualified name with a domain outside kubernetes.io (`nvidia.com/gpu`,
+    `aws.amazon.com/neuron`, `vpc.amazonaws.com/efa`), not a quota's `requests.` name."""
+    domain, slash, _ = name.partition("/")
+    return (bool(slash) and not domain.endswith("kubernetes.io") and not name.startswith("requests.")
+            and is_qualified_name(name))
+
+
+def with_extended_resource_tolerations(written: tuple[Toleration, ...], requests: Resources) -> tuple[Toleration, ...]:
+    """The tolerations a pod is created with on EKS: its own, and for each extended resource it requests
+    `{key: <resource>, operator: Exists, effect: NoSchedule}`, which the ExtendedResourceToleration admission
+    plugin adds (EKS enables it since 1.19), so a pod asking for `nvidia.com/gpu` runs on nodes tainted
+    `nvidia.com/gpu:NoSchedule` without writing the toleration (Karpenter sees the pod as admitted)."""
+    added = [Toleration(key=name, operator="Exists", effect=NO_SCHEDULE) for name in sorted(requests)
+             if is_extended_resource(name)]
+    return (*written, *(t for t in added if t not in written)) if added else written
+
+
 def tolerations(spec: Field) -> tuple[Toleration, ...]:
     out = []
     for item in spec["tolerations"].mappings():
@@ -533,14 +551,16 @@ def build_pod_template(
         spec["containers"].required("at least one container is required")
     affinity = spec["affinity"]
     affinity.is_mapping()
+    requests = effective_requests(spec, context, context.defaults_for(namespace, admitted))
+    written = tolerations(spec)
     return PodTemplate(
         namespace=namespace,
         labels=dict(labels),
-        requests=effective_requests(spec, context, context.defaults_for(namespace, admitted)),
+        requests=requests,
         unrequested=unrequested_containers(
             spec.value, None if admitted else context.container_defaults.get(namespace)),
         affinity=node_affinity(spec),
-        tolerations=tolerations(spec),
+        tolerations=written if admitted else with_extended_resource_tolerations(written, requests),
         spread=spread_constraints(spec),
         pod_affinity=pod_affinity(affinity["podAffinity"]),
         pod_anti_affinity=pod_affinity(affinity["podAntiAffinity"]),

@@ -17,7 +17,8 @@ from typing import Any
 
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict
-from karpplan.model.prometheus_operator import DerivedWorkload
+from karpplan.model.derived import DerivedDocument
+from karpplan.model.prometheus_operator import DerivedWorkload, pod_specs_of
 
 GROUP = "leaderworkerset.x-k8s.io"
 KIND = "LeaderWorkerSet"
@@ -54,7 +55,7 @@ def _exclusive(spec: dict[str, Any], name: str, group: int, key: str) -> dict[st
 
 
 def _statefulset(doc: Document, name: str, replicas: int, template: dict[str, Any], labels: dict[str, str],
-                 exclusive: str | None, lws: str, group: int | None) -> Document:
+                 exclusive: str | None, lws: str, group: int | None, written_at: str) -> Document:
     metadata = template.get("metadata")
     written = metadata.get("labels") if isinstance(metadata, dict) else None
     pod_labels = {**(written if isinstance(written, dict) else {}), **labels}
@@ -70,7 +71,7 @@ def _statefulset(doc: Document, name: str, replicas: int, template: dict[str, An
                           "template": LineDict({"metadata": {"labels": pod_labels}, "spec": pod_spec},
                                                line=getattr(template, "line", line))}, line=line),
     }, line=line)
-    return Document(body, doc.origin, doc.source)
+    return DerivedDocument(body, doc.origin, doc.source, pod_spec_at=f"{written_at}.spec")
 
 
 def _expand(doc: Document) -> tuple[list[Document], DerivedWorkload]:
@@ -83,6 +84,9 @@ def _expand(doc: Document) -> tuple[list[Document], DerivedWorkload]:
     written_worker, written_leader = lwt.get("workerTemplate"), lwt.get("leaderTemplate")
     worker: dict[str, Any] = written_worker if isinstance(written_worker, dict) else {}
     leader: dict[str, Any] = written_leader if isinstance(written_leader, dict) else worker
+    at = "spec.leaderWorkerTemplate"
+    worker_at = f"{at}.workerTemplate"
+    leader_at = f"{at}.leaderTemplate" if isinstance(written_leader, dict) else worker_at
     annotations = doc.metadata.get("annotations")
     exclusive = annotations.get(EXCLUSIVE) if isinstance(annotations, dict) else None
     exclusive = exclusive if isinstance(exclusive, str) and exclusive else None
@@ -90,23 +94,25 @@ def _expand(doc: Document) -> tuple[list[Document], DerivedWorkload]:
     out: list[Document] = []
     if exclusive is None:
         # Without exclusive placement the groups' pods are alike: one leader StatefulSet, one for all workers.
-        out.append(_statefulset(doc, name, groups, leader, {NAME: name, WORKER_INDEX: "0"}, None, name, None))
+        out.append(_statefulset(doc, name, groups, leader, {NAME: name, WORKER_INDEX: "0"}, None, name, None,
+                                leader_at))
         if size > 1 and groups:
             out.append(_statefulset(doc, f"{name}-workers", groups * (size - 1), worker, {NAME: name}, None, name,
-                                    None))
+                                    None, worker_at))
     else:
         for group in range(groups):
             labels = {NAME: name, GROUP_INDEX: str(group)}
             out.append(_statefulset(doc, f"{name}-{group}-leader", 1, leader, {**labels, WORKER_INDEX: "0"},
-                                    exclusive, name, group))
+                                    exclusive, name, group, leader_at))
             if size > 1:
-                out.append(_statefulset(doc, f"{name}-{group}", size - 1, worker, labels, exclusive, name, group))
+                out.append(_statefulset(doc, f"{name}-{group}", size - 1, worker, labels, exclusive, name, group,
+                                        worker_at))
     placement = (f"; each group alone in one {exclusive} domain (exclusive-topology)" if exclusive else "")
     plain = (f"planned as the pods the LeaderWorkerSet controller creates: {groups} group(s) of {size} pod(s), "
              f"a leader ({'leaderTemplate' if leader is not worker else 'workerTemplate'}) and {size - 1} worker(s) "
              f"(workerTemplate) each{placement}")
     return out, DerivedWorkload(KIND, name, doc.namespace, doc.origin, tuple(d.name for d in out), groups,
-                                (), plain=plain)
+                                (), plain=plain, pod_specs=pod_specs_of(out))
 
 
 def expand_leader_worker_sets(documents: Sequence[Document]) -> tuple[list[Document], list[DerivedWorkload]]:

@@ -28,12 +28,13 @@ A StatefulSet of the derived name already in the input (a cluster dump) stands f
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from karpplan.errors import Origin
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict, LineList
+from karpplan.model.derived import DerivedDocument
 
 GROUP = "monitoring.coreos.com"
 KINDS = ("Prometheus", "PrometheusAgent", "Alertmanager")
@@ -58,6 +59,8 @@ class DerivedWorkload:
     containers: tuple[str, ...]
     reason: str = ""  # not expanded: why (its StatefulSet is in the input)
     plain: str = ""  # what was derived, in words, for a kind other than prometheus-operator's
+    # (`Kind/name` of each derived workload, the resource's field its pod spec is written at)
+    pod_specs: tuple[tuple[str, str], ...] = ()
 
     @property
     def text(self) -> str:
@@ -183,7 +186,7 @@ def _statefulset(doc: Document, spec: LineDict, name: str, replicas: int, labels
     metadata = LineDict({"name": name, "namespace": doc.namespace}, line=line)
     body = LineDict({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": metadata,
                      "spec": _lined(sts_spec, spec, line)}, line=line)
-    return Document(body, doc.origin, doc.source)
+    return DerivedDocument(body, doc.origin, doc.source, pod_spec_at="spec")
 
 
 def _lined(value: dict[str, Any], spec: LineDict, line: int) -> LineDict:
@@ -278,5 +281,10 @@ def expand_operator_resources(documents: Sequence[Document]) -> tuple[list[Docum
                                            what.replicas, what.containers, "its StatefulSet is in the input"))
             continue
         out.extend(made)
-        derived.append(what)
+        derived.append(replace(what, pod_specs=pod_specs_of(made)))
     return out, derived
+
+
+def pod_specs_of(made: Sequence[Document]) -> tuple[tuple[str, str], ...]:
+    """(`Kind/name`, where the resource writes its pod spec) per derived document."""
+    return tuple((f"{d.kind}/{d.name}", d.pod_spec_at) for d in made if isinstance(d, DerivedDocument))

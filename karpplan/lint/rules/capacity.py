@@ -19,7 +19,7 @@ from karpplan.constraints.pool_headroom import NODES
 from karpplan.constraints.spread_counts import minimum_pinned, most_pods_while_pinned
 from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.inputs.loader import Document
-from karpplan.lint.context import LintContext, object_name, pod_spec_path
+from karpplan.lint.context import LintContext, object_name
 from karpplan.lint.core import Hit, Severity, lint_rule
 from karpplan.lint.ignores import silences
 from karpplan.lint.locate import path_at, value_at
@@ -40,8 +40,8 @@ from karpplan.scheduling.state import PlacementState
 from karpplan.scheduling.topology import SpreadRule
 
 
-def _spread_path(doc: Document, index: int, leaf: str = "") -> str:
-    base = f"{pod_spec_path(doc) or 'spec'}.topologySpreadConstraints[{index}]"
+def _spread_path(ctx: LintContext, group_info: GroupInfo, doc: Document, index: int, leaf: str = "") -> str:
+    base = f"{ctx.group_spec_path(group_info, doc)}.topologySpreadConstraints[{index}]"
     return f"{base}.{leaf}" if leaf else base
 
 
@@ -113,10 +113,12 @@ _MEANT = (("zone", "topology.kubernetes.io/zone"), ("region", "topology.kubernet
           ("host", "kubernetes.io/hostname"), ("node", "kubernetes.io/hostname"))
 
 
-def _meant_by_name(key: str, known: Sequence[str]) -> list[str]:
-    """The well-known label a key's name points at (`zone`, `node`, `rack-zone`), if nodes carry it."""
+def _meant_by_name(key: str, known: Sequence[str], *, exact: bool = False) -> list[str]:
+    """The well-known label a key's name points at (`zone`, `node`, `rack-zone`; `exact`: the name is the word,
+    as in `kubernetes.io/zone`), if nodes carry it."""
     name = key.rsplit("/", 1)[-1].lower()
-    return next(([label] for word, label in _MEANT if word in name and label in known), [])
+    return next(([label] for word, label in _MEANT
+                 if (name == word if exact else word in name) and label in known and label != key), [])
 
 
 @lint_rule("spread-key-unknown", "KPL401", Severity.error, needs_pools=True,
@@ -138,16 +140,18 @@ def SPREAD_KEY_UNKNOWN(ctx: LintContext) -> Iterator[Hit]:
                 # Karpenter keys every requirement on the normalised label, and its spread domains too, but the
                 # spread keeps the key as written: no domain ever matches (kubernetes-sigs/karpenter#3307).
                 yield Hit(
-                    doc, _spread_path(doc, index, "topologyKey"),
+                    doc, _spread_path(ctx, group_info, doc, index, "topologyKey"),
                     f"topologyKey {key!r} is a deprecated alias of {alias}: Karpenter finds no domain for it "
                     "(\"unsatisfiable topology constraint for topology spread\"), so with whenUnsatisfiable "
                     f"DoNotSchedule the {group_info.size} pod(s) stay pending" + ctx.zero_replicas_note(doc),
                     f"use {alias}")
                 continue
-            close = difflib.get_close_matches(key, known, n=1, cutoff=0.6) or _meant_by_name(key, known)
+            # A key named `zone` means the zone (kubernetes.io/zone is closer in spelling to kubernetes.io/os).
+            close = (_meant_by_name(key, known, exact=True) or difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+                     or _meant_by_name(key, known))
             hint = f" (did you mean {close[0]}?)" if close else ""
             yield Hit(
-                doc, _spread_path(doc, index, "topologyKey"),
+                doc, _spread_path(ctx, group_info, doc, index, "topologyKey"),
                 f"topologyKey {key!r} is a label no NodePool, Fargate profile or existing node provides{hint}: "
                 f"with whenUnsatisfiable DoNotSchedule no node qualifies and the {group_info.size} pod(s) stay pending"
                 + ctx.zero_replicas_note(doc),
@@ -183,7 +187,7 @@ def MIN_DOMAINS_UNREACHABLE(ctx: LintContext) -> Iterator[Hit]:
                 continue
             index = group_info.template.spread.index(c)
             yield Hit(
-                doc, _spread_path(doc, index, "minDomains"),
+                doc, _spread_path(ctx, group_info, doc, index, "minDomains"),
                 f"minDomains {c.min_domains} is above the {len(domains)} {c.topology_key} domain(s) the pods can "
                 f"reach ({_short(domains) or 'none'}; NodePool requirements x catalog offerings x existing nodes): "
                 f"the global minimum stays 0, so at most {len(domains)} x maxSkew {c.max_skew} = "
@@ -346,15 +350,14 @@ def SPREAD_CAPS_REPLICAS(ctx: LintContext) -> Iterator[Hit]:
         why = " and ".join(_rule_text(problem, r, group_info, reach) for r in rules)
         index = group_info.template.spread.index(rules[0].constraint)
         yield Hit(
-            doc, _spread_path(doc, index),
+            doc, _spread_path(ctx, group_info, doc, index),
             f"{why}{_limits_text(pools, problem)} lets {placed} of {group_info.size} replicas run",
             "raise maxSkew, use ScheduleAnyway, or let the NodePools reach every domain (limits, zones, offerings)",
         )
 
 
 # ------------------------------------------------------------------------------------------ no-pool-can-launch
-def _blocking_field(doc: Document, kind: str) -> str:
-    spec_path = pod_spec_path(doc) or "spec"
+def _blocking_field(doc: Document, spec_path: str, kind: str) -> str:
     node = value_at(doc.body, spec_path)
     spec = node if isinstance(node, dict) else {}
     if kind == "taint" and spec.get("tolerations") is not None:
@@ -394,7 +397,7 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
         state = state or PlacementState(problem)
         if keeps_off_karpenter(group_info.template) and not problem.existing and not problem.inventory.fargate_profiles:
             # Right as written (the Karpenter chart's own controller): what it runs on is not in the input.
-            yield Hit(doc, f"{pod_spec_path(doc) or 'spec'}.affinity.nodeAffinity",
+            yield Hit(doc, f"{ctx.group_spec_path(group_info, doc)}.affinity.nodeAffinity",
                       f"these {group_info.size} pod(s) keep off the nodes Karpenter launches (karpenter.sh/nodepool "
                       "DoesNotExist, as the Karpenter chart's own controller does): no NodePool may take them, by "
                       "design, and the input holds no node group, Fargate profile or node they could run on",
@@ -416,9 +419,10 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
                       "launch in (or add a NodePool for its zones)", line=volume.origin.line)
             continue
         kind = next((v.kind for v in group_info.verdicts if not v.ok), "")
-        field = blamed_field(doc, pod_spec_path(doc) or "spec", group_info.template, group_info.verdicts, problem)
+        spec_path = ctx.group_spec_path(group_info, doc)
+        field = blamed_field(doc, spec_path, group_info.template, group_info.verdicts, problem)
         yield Hit(
-            doc, field or _blocking_field(doc, kind), message,
+            doc, field or _blocking_field(doc, spec_path, kind), message,
             "loosen the pod's nodeSelector/affinity/tolerations/requests or add a NodePool that allows them",
         )
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
+from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict
 from karpplan.lint.context import LintContext, templates
 from karpplan.lint.core import Hit, Severity, lint_rule
 from karpplan.lint.locate import value_at
 from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
 from karpplan.model.labels import HOSTNAME, ZONE
+from karpplan.model.prometheus_operator import is_operator_resource
 
 _SPREAD_KEYS = frozenset({HOSTNAME, ZONE, "failure-domain.beta.kubernetes.io/zone", "topology.k8s.aws/zone-id"})
 _REPLICATED = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController", "Rollout"})
@@ -88,6 +90,12 @@ def _has_spread(spec: object) -> bool:
     return any(isinstance(t, dict) and t.get("topologyKey") in _SPREAD_KEYS for t in terms)
 
 
+def _operator_replicas(doc: Document) -> bool:
+    """A prometheus-operator resource run as `spec.replicas` pods (not a PrometheusAgent in mode DaemonSet)."""
+    spec = doc.body.get("spec")
+    return is_operator_resource(doc) and not (isinstance(spec, dict) and spec.get("mode") == "DaemonSet")
+
+
 @lint_rule("replicas-without-spread", "KPL301", Severity.warning,
            fix="add a topologySpreadConstraint on topology.kubernetes.io/zone",
            bad=NODEPOOL + deployment("", replicas=3),
@@ -101,10 +109,14 @@ def REPLICAS_WITHOUT_SPREAD(ctx: LintContext) -> Iterator[Hit]:
     """
     planned = Counter(p.origin for p in ctx.inventory.pods)  # replicas as planned: a HorizontalPodAutoscaler's too
     for doc, spec_path in ctx.pod_documents():
-        if doc.kind not in _REPLICATED:
-            continue
         spec = doc.body.get("spec")
-        replicas = planned.get(doc.origin) or (spec.get("replicas", 1) if isinstance(spec, LineDict) else 1)
+        written = spec.get("replicas", 1) if isinstance(spec, LineDict) else 1
+        if doc.kind in _REPLICATED:
+            replicas = planned.get(doc.origin) or written
+        elif _operator_replicas(doc):
+            replicas = written  # per shard: the pods of all shards are planned, each shard's replicas spread
+        else:
+            continue
         if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 2:
             continue
         pod_spec = value_at(doc.body, spec_path)

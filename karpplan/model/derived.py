@@ -1,0 +1,27 @@
+"""The workloads a controller creates for a custom resource (a Prometheus's StatefulSets, a LeaderWorkerSet's),
+as documents that remember where in the resource their pod spec is written.
+
+A derived document starts where its resource does and reuses the resource's own fields, so every field keeps
+its line; `pod_spec_at` names the resource's field that the derived pod spec stands for (`spec` of a
+Prometheus, `spec.leaderWorkerTemplate.workerTemplate.spec` of a LeaderWorkerSet), so what is wrong with the
+pod spec is reported at the path the user wrote, not at the derived StatefulSet's `spec.template.spec`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from karpplan.inputs.loader import Document
+
+
+@dataclass(frozen=True, eq=False)
+class DerivedDocument(Document):
+    """A workload a controller creates for a custom resource; `pod_spec_at`: where the resource writes its pod
+    spec."""
+
+    pod_spec_at: str = "spec"
+
+
+def pod_spec_written_at(doc: Document) -> str | None:
+    """Where a derived document's pod spec is written in its resource (None for a document as the user wrote it)."""
+    return doc.pod_spec_at if isinstance(doc, DerivedDocument) else None
