@@ -48,6 +48,7 @@ from karpplan.engines.repack import BucketShape, Repacker
 from karpplan.engines.result import Solution, SolvedNode
 from karpplan.engines.search_run import CROSS_ZONE_EVERY, SearchRun  # (0: no cross-zone neighbourhoods)
 from karpplan.engines.waste_queue import WasteQueue
+from karpplan.engines.whole_pools import resolve_pools
 from karpplan.engines.zone_moves import ZoneLedger
 from karpplan.scheduling.problem import Problem
 
@@ -137,6 +138,7 @@ class NeighbourhoodSearch:
 
             run.cost -= self._split_singles(run.buckets, run.shapes, run.headroom, self._nodes_left(solution), run.queue,
                                             pool_now, clock, until, max_tries, report, run.cost, core_share)
+            resolve_pools(self, run, pool_now, clock, until, max_tries, report, core_share, start=True)
             while True:
                 budget = SUB_SOLVE_DETERMINISTIC_SECONDS * self.size / NEIGHBOURHOOD_NODES
                 # What is left on the work clock, in CP-SAT's deterministic seconds.
@@ -148,6 +150,7 @@ class NeighbourhoodSearch:
                 if not self._batch(run, pool_now(), budget, clock, max_tries, report, core_share):
                     # Nothing left to try: pools of a few nodes over several zones, each re-solved whole.
                     self._pool_pass(run, pool_now, clock, until, max_tries, report, core_share)
+                    resolve_pools(self, run, pool_now, clock, until, max_tries, report, core_share, start=False)
                     break
         nodes = run.kept + [n for ns in run.buckets.values() for n in ns]
         return self.repacker.renamed(solution, nodes)
