@@ -27,7 +27,6 @@ import random
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -46,7 +45,7 @@ from karpplan.engines.effort import (
 from karpplan.engines.pool_resolve import PoolResolve, pool_families, pool_seconds
 from karpplan.engines.repack import BucketShape, Repacker
 from karpplan.engines.result import Solution, SolvedNode
-from karpplan.engines.search_run import CROSS_ZONE_EVERY, SearchRun  # (0: no cross-zone neighbourhoods)
+from karpplan.engines.search_run import CROSS_ZONE_EVERY, CoreShare, SearchRun  # (0: no cross-zone)
 from karpplan.engines.waste_queue import WasteQueue
 from karpplan.engines.whole_pools import resolve_pools
 from karpplan.engines.zone_moves import ZoneLedger
@@ -77,23 +76,6 @@ MAX_CROSS_ZONE_EVERY = 32  # ... up to this; one that finds something resets it
 SUB_SOLVE_DETERMINISTIC_SECONDS = 0.05  # per sub-solve of NEIGHBOURHOOD_NODES nodes (scaled with size)
 MAX_POOL_DETERMINISTIC = 5.0  # CP-SAT deterministic seconds per pool re-solved whole, at most ...
 MIN_POOL_DETERMINISTIC = 0.1  # ... and at least (less is not tried)
-
-
-class CoreShare(Protocol):
-    """Another process holding one of the search's cores for a while (`background_bound.BackgroundBound`),
-    on the search's work clock."""
-
-    def held(self, start: float, end: float) -> float:
-        """Modelled seconds of [start, end] during which it holds the core."""
-        ...
-
-    def stop(self, now: float, cost: float) -> bool:
-        """Whether the search should stop at `now` (the plan, at `cost`, is proven optimal)."""
-        ...
-
-    def busy(self) -> bool:
-        """Whether it still runs, by the wall clock (only how batches run may depend on this)."""
-        ...
 
 
 def side_by_side(solves: Sequence[float], cores: int) -> float:
@@ -593,4 +575,4 @@ def _adds_limited_nodes(problem: Problem, sides: Sequence[Side], better: Sequenc
     return limited and len(better) > sum(len(side.nodes) for side in sides)
 
 
-__all__ = ["NeighbourhoodSearch"]
+__all__ = ["CoreShare", "NeighbourhoodSearch"]

@@ -23,11 +23,12 @@ most wasteful first, seeds from the search's cross-zone stream.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from karpplan.engines.cpsat.neighbourhood_model import Side
+from karpplan.engines.cpsat.neighbourhood_model import Side, SubProblemBuilder
 from karpplan.engines.effort import (
     CP_SAT_WALL_PER_DETERMINISTIC,
     SEARCH_STEP_SECONDS,
@@ -35,13 +36,40 @@ from karpplan.engines.effort import (
     cp_sat_seconds,
     model_build_seconds,
 )
+from karpplan.engines.repack import BucketShape
 from karpplan.engines.result import SolvedNode
-from karpplan.engines.search_run import SearchRun
-
-if TYPE_CHECKING:
-    from karpplan.engines.neighbourhood import CoreShare, NeighbourhoodSearch
+from karpplan.engines.search_run import CoreShare, SearchRun
+from karpplan.engines.waste_queue import WasteQueue
+from karpplan.scheduling.problem import Problem
 
 BucketKey = tuple[object, ...]
+
+
+class Search(Protocol):
+    """What the pass uses of the neighbourhood search (`neighbourhood.NeighbourhoodSearch`)."""
+
+    problem: Problem
+    parallel: int
+    tried: int
+    moves: int
+    builder: SubProblemBuilder
+    zone_rng: random.Random
+
+    def _waste(self, shape: BucketShape, node: SolvedNode) -> float: ...
+
+    def _shares(self, headroom: dict[str, dict[str, int]], sides: Sequence[Side]) -> dict[str, dict[str, int]]: ...
+
+    def _apply(self, key: BucketKey, picked: list[SolvedNode], better: list[SolvedNode],
+               buckets: dict[BucketKey, list[SolvedNode]], shapes: dict[BucketKey, BucketShape],
+               headroom: dict[str, dict[str, int]], queue: WasteQueue) -> float: ...
+
+    def _apply_sides(self, sides: Sequence[Side], better: list[SolvedNode], buckets: dict[BucketKey, list[SolvedNode]],
+                     shapes: dict[BucketKey, BucketShape], headroom: dict[str, dict[str, int]],
+                     queue: WasteQueue) -> float: ...
+
+    def _charge(self, clock: WorkClock, building: float, solves: list[float], core_share: CoreShare | None) -> None: ...
+
+
 WHOLE_POOL_NODES = 16  # a pool of at most this many nodes ...
 WHOLE_POOL_GROUPS = 40  # ... holding pods of at most this many groups is re-solved whole
 START_DETERMINISTIC = 0.25  # CP-SAT deterministic seconds per pool when the search starts
@@ -50,7 +78,7 @@ MIN_DETERMINISTIC = 0.05  # less is not tried
 SPARE_SLOTS = 1  # per side of a pool over several zones; a pool in one bucket gets two
 
 
-def spare_slots(search: NeighbourhoodSearch, keys: Sequence[BucketKey]) -> int:
+def spare_slots(search: Search, keys: Sequence[BucketKey]) -> int:
     """Spare slots per side: none when the pool limits its nodes, two for a pool in one bucket (two nodes
     becoming four smaller ones), else one per zone."""
     room = search.problem.headroom.get(str(keys[0][0]))
@@ -59,7 +87,7 @@ def spare_slots(search: NeighbourhoodSearch, keys: Sequence[BucketKey]) -> int:
     return 2 * SPARE_SLOTS if len(keys) == 1 else SPARE_SLOTS
 
 
-def small_pools(search: NeighbourhoodSearch, run: SearchRun) -> list[list[BucketKey]]:
+def small_pools(search: Search, run: SearchRun) -> list[list[BucketKey]]:
     """Each pool's buckets holding nodes (buckets differing only in zone), where it has at most
     `WHOLE_POOL_NODES` nodes and `WHOLE_POOL_GROUPS` groups, most wasteful first (ties in the buckets' order)."""
     seen: set[BucketKey] = set()
@@ -77,7 +105,7 @@ def small_pools(search: NeighbourhoodSearch, run: SearchRun) -> list[list[Bucket
     return [family for *_, family in sorted(out, key=lambda e: (e[0], e[1]))]
 
 
-def resolve_pools(search: NeighbourhoodSearch, run: SearchRun, pool_now: Callable[[], ThreadPoolExecutor],
+def resolve_pools(search: Search, run: SearchRun, pool_now: Callable[[], ThreadPoolExecutor],
                   clock: WorkClock, until: float, max_tries: int | None, report: Callable[[float, int, int], None] | None,
                   core_share: CoreShare | None, start: bool) -> None:
     """Each small pool re-solved whole, side by side, applied in order when cheaper. `start`: the short pass when
@@ -126,7 +154,7 @@ def resolve_pools(search: NeighbourhoodSearch, run: SearchRun, pool_now: Callabl
         search._charge(clock, building, solves, core_share)
 
 
-def _node_limited(search: NeighbourhoodSearch, sides: Sequence[Side]) -> bool:
+def _node_limited(search: Search, sides: Sequence[Side]) -> bool:
     """Whether some side's pool limits its nodes (its spare slots would add nodes past the limit)."""
     return any(spare_slots(search, [side.key]) == 0 for side in sides)
 
