@@ -281,7 +281,10 @@ def _one_web_pod_per_zone(tmp_path: Path, apps: str) -> tuple[Problem, Solution]
 def test_pods_in_two_zones_share_a_node_when_no_zone_rule_keeps_them_apart(tmp_path: Path) -> None:
     problem, apart = _one_web_pod_per_zone(tmp_path, TWO_SMALL)
     better = NeighbourhoodSearch(Repacker(problem), seed=0, parallel=1).improve(apart, WorkClock(), 1.0)
-    assert len(better.new_nodes) == 5
+    # The two web pods share a node: five s, or (the pool re-solved whole, `whole_pools.py`) an m holding three
+    # batch pods and both web pods beside an s, as cheap with fewer nodes.
+    assert any(sum(g.template.labels["app"] == "web" for g, _ in n.pods) == 2 for n in better.nodes)
+    assert len(better.new_nodes) <= 5
     assert better.cost == pytest.approx(0.5) and pods_of(better) == pods_of(apart)
 
 

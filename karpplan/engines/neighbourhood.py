@@ -27,7 +27,6 @@ import random
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -46,8 +45,9 @@ from karpplan.engines.effort import (
 from karpplan.engines.pool_resolve import PoolResolve, pool_families, pool_seconds
 from karpplan.engines.repack import BucketShape, Repacker
 from karpplan.engines.result import Solution, SolvedNode
-from karpplan.engines.search_run import CROSS_ZONE_EVERY, SearchRun  # (0: no cross-zone neighbourhoods)
+from karpplan.engines.search_run import CROSS_ZONE_EVERY, CoreShare, SearchRun  # (0: no cross-zone)
 from karpplan.engines.waste_queue import WasteQueue
+from karpplan.engines.whole_pools import resolve_pools
 from karpplan.engines.zone_moves import ZoneLedger
 from karpplan.scheduling.problem import Problem
 
@@ -76,23 +76,6 @@ MAX_CROSS_ZONE_EVERY = 32  # ... up to this; one that finds something resets it
 SUB_SOLVE_DETERMINISTIC_SECONDS = 0.05  # per sub-solve of NEIGHBOURHOOD_NODES nodes (scaled with size)
 MAX_POOL_DETERMINISTIC = 5.0  # CP-SAT deterministic seconds per pool re-solved whole, at most ...
 MIN_POOL_DETERMINISTIC = 0.1  # ... and at least (less is not tried)
-
-
-class CoreShare(Protocol):
-    """Another process holding one of the search's cores for a while (`background_bound.BackgroundBound`),
-    on the search's work clock."""
-
-    def held(self, start: float, end: float) -> float:
-        """Modelled seconds of [start, end] during which it holds the core."""
-        ...
-
-    def stop(self, now: float, cost: float) -> bool:
-        """Whether the search should stop at `now` (the plan, at `cost`, is proven optimal)."""
-        ...
-
-    def busy(self) -> bool:
-        """Whether it still runs, by the wall clock (only how batches run may depend on this)."""
-        ...
 
 
 def side_by_side(solves: Sequence[float], cores: int) -> float:
@@ -137,6 +120,7 @@ class NeighbourhoodSearch:
 
             run.cost -= self._split_singles(run.buckets, run.shapes, run.headroom, self._nodes_left(solution), run.queue,
                                             pool_now, clock, until, max_tries, report, run.cost, core_share)
+            resolve_pools(self, run, pool_now, clock, until, max_tries, report, core_share, start=True)
             while True:
                 budget = SUB_SOLVE_DETERMINISTIC_SECONDS * self.size / NEIGHBOURHOOD_NODES
                 # What is left on the work clock, in CP-SAT's deterministic seconds.
@@ -148,6 +132,7 @@ class NeighbourhoodSearch:
                 if not self._batch(run, pool_now(), budget, clock, max_tries, report, core_share):
                     # Nothing left to try: pools of a few nodes over several zones, each re-solved whole.
                     self._pool_pass(run, pool_now, clock, until, max_tries, report, core_share)
+                    resolve_pools(self, run, pool_now, clock, until, max_tries, report, core_share, start=False)
                     break
         nodes = run.kept + [n for ns in run.buckets.values() for n in ns]
         return self.repacker.renamed(solution, nodes)
@@ -590,4 +575,4 @@ def _adds_limited_nodes(problem: Problem, sides: Sequence[Side], better: Sequenc
     return limited and len(better) > sum(len(side.nodes) for side in sides)
 
 
-__all__ = ["NeighbourhoodSearch"]
+__all__ = ["CoreShare", "NeighbourhoodSearch"]

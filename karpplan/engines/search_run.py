@@ -4,11 +4,30 @@ nodes by bucket, the seeds queued by waste, the zone ledger, and which kind of n
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from karpplan.engines.repack import BucketShape
 from karpplan.engines.result import SolvedNode
 from karpplan.engines.waste_queue import Entry, WasteQueue
 from karpplan.engines.zone_moves import ZoneLedger
+
+
+class CoreShare(Protocol):
+    """Another process holding one of the search's cores for a while (`background_bound.BackgroundBound`),
+    on the search's work clock."""
+
+    def held(self, start: float, end: float) -> float:
+        """Modelled seconds of [start, end] during which it holds the core."""
+        ...
+
+    def stop(self, now: float, cost: float) -> bool:
+        """Whether the search should stop at `now` (the plan, at `cost`, is proven optimal)."""
+        ...
+
+    def busy(self) -> bool:
+        """Whether it still runs, by the wall clock (only how batches run may depend on this)."""
+        ...
+
 
 CROSS_ZONE_EVERY = 4  # every this many batches of neighbourhoods, one trades pods between two zones' buckets
 
@@ -37,4 +56,4 @@ class SearchRun:
     cross_aside: list[Entry] = field(default_factory=list)
 
 
-__all__ = ["CROSS_ZONE_EVERY", "SearchRun"]
+__all__ = ["CROSS_ZONE_EVERY", "CoreShare", "SearchRun"]
