@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 from plan_checks import bench_problem
 
-from karpplan.engines.effort import WorkClock
+from karpplan.engines import lp_start, optimiser
+from karpplan.engines.effort import TimeBudget, WorkClock
 from karpplan.engines.integer_master import IntegerMaster
 from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.engines.lp_rounding import LpRounding, affinity_clusters
+from karpplan.engines.optimiser import solve_optimal
 from karpplan.engines.patterns import PatternBound, pattern_lower_bound
 from karpplan.engines.repack import Repacker
 from karpplan.engines.result import Solution
@@ -87,3 +89,29 @@ def test_plans_built_from_the_masters_place_the_same_pods_and_keep_every_rule(
         assert plan is not None
         assert verify(problem, plan) == []
         assert sorted(plan.placement()) == sorted(start.placement())
+
+
+def test_a_mid_sized_plan_starts_from_the_integer_master_and_is_the_same_on_every_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    problem = bench_problem(tmp_path, "aws", 120)
+    monkeypatch.setattr(lp_start, "MASTER_MIN_PODS", 100)  # the bench's 1,000 pods take a minute
+    started: list[Solution | None] = []
+
+    def heard(problem: Problem, repacker: Repacker, plan: Solution, clock: WorkClock) -> Solution | None:
+        started.append(lp_start.master_start(problem, repacker, plan, clock))
+        return started[-1]
+
+    monkeypatch.setattr(optimiser, "master_start", heard)
+    plans = []
+    for _ in range(2):
+        greedy, _ = solve_karpenter(problem)
+        budget = TimeBudget.of(8.0, WorkClock())
+        plan, _ = solve_optimal(problem, greedy, budget=budget, seed=3, workers=2)
+        plans.append(plan)
+        assert "round" in dict(budget.phases())
+        assert verify(problem, plan) == []
+    assert plans[0].cost == plans[1].cost and plans[0].placement() == plans[1].placement()
+    # The master's plan (kept when cheaper than the search's start) keeps every rule and places every pod.
+    assert len(started) == 2 and started[0] is not None and started[1] is not None
+    assert started[0].cost == started[1].cost
+    assert verify(problem, started[0]) == [] and not started[0].unplaced
