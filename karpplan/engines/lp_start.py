@@ -20,7 +20,7 @@ from karpplan.engines.result import Solution
 from karpplan.scheduling.problem import Problem
 
 MASTER_MIN_PODS = 500  # pending pods from which the search starts from the integer master
-MASTER_LP_SECONDS = 1.5  # modelled seconds of column generation for the master's columns
+MASTER_LP_SECONDS = 1.0  # modelled seconds of column generation for the master's columns
 
 
 def master_applies(problem: Problem, repacker: Repacker) -> bool:
