@@ -329,7 +329,8 @@ class _OptimiserRun:
                 self.sourced += run_lps(clock)  # (it skips each LP once the bounds prove the plan)
 
     def round(self) -> None:
-        """On a large plan, the configuration LP's optimum rounded into a plan, kept when cheaper."""
+        """On a large plan, the configuration LP's optimum rounded into a plan (a mid-sized one: its integer master's
+        whole nodes, `lp_start.py`), kept when cheaper."""
         bounds = [b for b, _ in self.sourced]
         best = self.best
         # Smaller plans whose LP bounds run beside the search start it from the LP's integer master (`lp_start.py`).
