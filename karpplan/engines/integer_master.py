@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 from ortools.linear_solver import pywraplp
 
+from karpplan.constraints.spread_counts import skew_limit
 from karpplan.engines.effort import WorkClock
 from karpplan.engines.patterns.mix import PatternMix
 from karpplan.engines.result import Solution
@@ -169,7 +170,7 @@ class IntegerMaster:
             for z in zones:
                 count = sum(x[(k, z)] for k in ks)
                 s.Add(count >= lo)
-                s.Add(count <= lo + rule.constraint.max_skew)
+                s.Add(count <= lo + skew_limit(rule, 0))  # (maxSkew, from the spreads' counting core)
         for c in range(len(self.clusters)):
             ks = [k for k, key in enumerate(self.kinds) if key[2] == c]
             if ks:
