@@ -24,6 +24,12 @@ search then ends at 277.31 in its 60 s, docs/design-notes/optimiser.md):
 5. Every node launches the cheapest option of its bucket that holds it, and the zone repair moves pods
    until every zone spread holds (a check only, when the dealing kept them).
 
+Two more entry points build plans from the integer master's nodes (`integer_master.py`) through steps 2-5:
+`dealt` deals whole nodes of patterns (zones ignored) to the zones, each to the zone whose pods still need most
+of its slots row by row (zone-affinity clusters count in their home zone, every other group evenly), and fills
+slots with the clusters' pods first; `build` takes nodes already in their zones and each kind's pods per zone
+(a quota the fill and the left-over step keep).
+
 Every pod joins a node through the re-packer's `BinFiller` (requests, hostname rules both ways, host ports)
 and only onto options its group may use; existing nodes stay as they were, their pods counted in the
 spreads. It applies where the LP's relaxations are all it leaves out (`rounding_applies`): no existing node
@@ -39,7 +45,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
@@ -48,6 +54,7 @@ from ortools.graph.python import min_cost_flow
 
 from karpplan.constraints.pool_limits import POOL_LIMITS
 from karpplan.engines.effort import WorkClock
+from karpplan.engines.integer_master import MasterNodes
 from karpplan.engines.patterns.mix import PatternMix
 from karpplan.engines.repack import Repacker
 from karpplan.engines.repack.bins import Bin
@@ -62,6 +69,8 @@ from karpplan.scheduling.problem import GroupInfo, Problem
 ROUNDING_MIN_PODS = 5_000  # pending pods from which the optimiser rounds the LP (measured: no gain at 1,000)
 ROUND_POD_SECONDS = 4e-4  # modelled seconds per pending pod: dealing, the flows, the fill (re-pack charged apart)
 VALUE_TOL = 1e-7  # a column value this far above an integer rounds down
+# A pattern to deal: (room per dimension of the mix, price, (class, pods) on one node, how many nodes)
+DealtColumn = tuple[tuple[float, ...], float, tuple[tuple[int, int], ...], int]
 
 
 @dataclass
@@ -120,12 +129,44 @@ class LpRounding:
         # Per group: the zone spread rules counting its pods (as the zone repair counts them).
         self.counted_by = {g: [i for i, counted, _ in touches if counted] for g, touches in self.repair.touches.items()}
         self.counts: dict[int, Counter[str]] = defaultdict(Counter)  # rule -> zone -> pods placed so far
+        self.clusters = affinity_clusters(problem)
         self.home = self._home_zones()  # None: a cluster no zone serves whole
+        self.quota: Counter[tuple[int, str]] | None = None  # with `build`: (kind, zone) -> pods still to place
+        self.kind_of: Mapping[int, int] = {}  # ... and each group's kind
+        self.homed_first = False  # fill slots with pods of zone-affinity clusters before the others
         self._shapes: dict[BucketKey, BucketShape] = {}  # the buckets' options, built when first needed
 
     # ------------------------------------------------------------------------------------ entry point
     def round(self, plan: Solution) -> Solution | None:
         """A plan placing the pods `plan` places, from the LP's optimum; None if none valid was found."""
+        columns = [(col.room, col.price, col.counts, math.ceil(col.value - VALUE_TOL)) for col in self.mix.columns]
+        return self._built(plan, lambda pods: self._deal(pods, columns))
+
+    def dealt(self, plan: Solution, columns: Sequence[DealtColumn]) -> Solution | None:
+        """A plan placing the pods `plan` places on whole nodes of these patterns (room, price, (class, pods),
+        nodes; the integer master's), each dealt to the zone whose pods still need most of its slots (steps 1-5)."""
+        self.homed_first = True
+        return self._built(plan, lambda pods: self._deal(pods, columns, by_rows=True))
+
+    def build(self, plan: Solution, master: MasterNodes) -> Solution | None:
+        """A plan placing the pods `plan` places on the integer master's nodes (`integer_master.py`), each
+        kind's pods in the zones the master gave them (steps 2-5 above); None if none valid was found."""
+        self.quota = Counter(master.quota)
+        self.kind_of = master.kind_of
+        homes: dict[int, str] = {}
+        for members in self.clusters:
+            zones = {z for (k, z), n in master.quota.items() if n > 0
+                     for g in members if master.kind_of.get(g.index) == k}
+            if len(zones) > 1:
+                return None
+            for g in members:
+                if zones:
+                    homes[g.index] = next(iter(zones))
+        self.home = homes
+        return self._built(plan, lambda pods: [self._slotted(o, counts) for o, counts in master.nodes])
+
+    def _built(self, plan: Solution, dealing: Callable[[dict[int, list[Pod]]], list[_Node] | None]
+               ) -> Solution | None:
         mix = self.mix
         if self.home is None:
             return None
@@ -147,7 +188,7 @@ class LpRounding:
         kept = [n for n in plan.nodes if n.option is None]
         for i, rule in enumerate(self.repair.rule_counts(Solution(plan.engine, kept, [], "feasible"))):
             self.counts[i].update(rule.counts)
-        nodes = self._deal(pods)
+        nodes = dealing(pods)
         if nodes is None:
             return None
         self._capped(groups, pods, nodes)
@@ -168,7 +209,8 @@ class LpRounding:
         return repaired
 
     # ------------------------------------------------------------------------------------ steps
-    def _deal(self, pods: dict[int, list[Pod]]) -> list[_Node] | None:
+    def _deal(self, pods: dict[int, list[Pod]], columns: Sequence[DealtColumn], by_rows: bool = False
+              ) -> list[_Node] | None:
         """A node per rounded column, dearest first, each to the zone with its shape whose pods so far are
         furthest below its share (an even share of all pods, plus the zonal affinity clusters homed there)."""
         mix = self.mix
@@ -183,26 +225,54 @@ class LpRounding:
         even = (sum(len(mine) for mine in pods.values()) - sum(homed.values())) / len(self.zones)
         share = {z: max(even + homed[z], 1.0) for z in self.zones}
         dealt: Counter[str] = Counter()
-        order = sorted(range(len(mix.columns)), key=lambda j: (-mix.columns[j].price, j))
+        unmet = self._row_targets(pods) if by_rows else None
+        order = sorted(range(len(columns)), key=lambda j: (-columns[j][1], j))
         nodes: list[_Node] = []
         for j in order:
-            col = mix.columns[j]
-            size = sum(k for _, k in col.counts)
-            for _ in range(math.ceil(col.value - VALUE_TOL)):
-                offered = [(z, by_shape[(col.room, col.price, z)]) for z in self.zones
-                           if (col.room, col.price, z) in by_shape]
+            room, price, counts, many = columns[j]
+            size = sum(k for _, k in counts)
+            held: Counter[int] = Counter()
+            for c, k in counts:
+                for r in mix.rows_of[c]:
+                    held[r] += k
+            for _ in range(many):
+                offered = [(z, by_shape[(room, price, z)]) for z in self.zones if (room, price, z) in by_shape]
                 if not offered:
                     return None
-                zone, option = min(offered, key=lambda zo: ((dealt[zo[0]] + size) / share[zo[0]], zo[0]))
+                if unmet is None:
+                    zone, option = min(offered, key=lambda zo: ((dealt[zo[0]] + size) / share[zo[0]], zo[0]))
+                else:
+                    # The zone whose pods still need most of this node's slots, row by row.
+                    zone, option = min(offered, key=lambda zo: (
+                        -sum(min(float(k), max(unmet[zo[0]][r], 0.0)) for r, k in held.items()),
+                        (dealt[zo[0]] + size) / share[zo[0]], zo[0]))
+                    for r, k in held.items():
+                        unmet[zone][r] -= k
                 dealt[zone] += size
-                node = self._node(option)
-                for c, k in col.counts:
-                    rows = mix.rows_of[c]
-                    node.slots[rows[0]] += k
-                    for cap in rows[1:]:
-                        node.cap_slots.setdefault(cap, Counter())[rows[0]] += k
-                nodes.append(node)
+                nodes.append(self._slotted(option, counts))
         return nodes
+
+    def _row_targets(self, pods: dict[int, list[Pod]]) -> dict[str, defaultdict[int, float]]:
+        """Per zone, the pods of each covering row it should hold: a zone-affinity cluster's in its home zone,
+        every other group's shared evenly."""
+        out: dict[str, defaultdict[int, float]] = {z: defaultdict(float) for z in self.zones}
+        for g_index, mine in pods.items():
+            rows = self.mix.rows_of[self.mix.class_of_group[g_index]]
+            home = self.home.get(g_index) if self.home is not None else None
+            for z in [home] if home is not None else self.zones:
+                for r in rows:
+                    out[z][r] += len(mine) if home is not None else len(mine) / len(self.zones)
+        return out
+
+    def _slotted(self, option: LaunchOption, counts: Sequence[tuple[int, int]]) -> _Node:
+        """An empty node of `option` with the slots of a pattern holding `counts` (class, pods)."""
+        node = self._node(option)
+        for c, k in counts:
+            rows = self.mix.rows_of[c]
+            node.slots[rows[0]] += k
+            for cap in rows[1:]:
+                node.cap_slots.setdefault(cap, Counter())[rows[0]] += k
+        return node
 
     def _capped(self, groups: Sequence[GroupInfo], pods: dict[int, list[Pod]], nodes: list[_Node]) -> None:
         """Pods of each cap set (anti-affinity cliques first) by a min-cost flow from sizes to nodes, one per
@@ -288,7 +358,9 @@ class LpRounding:
                     fitting = [g for g in by_row.get(r, ()) if pods[g.index] and self._fits(g, n)]
                     if not fitting:
                         break
-                    g = min(fitting, key=lambda g: (self._crowding(g, n.option.zone), -len(pods[g.index]), g.index))
+                    # Pods that may only be in this zone (their cluster's home) first, when dealt by rows.
+                    g = min(fitting, key=lambda g: (self.homed_first and not (self.home and g.index in self.home),
+                                                    self._crowding(g, n.option.zone), -len(pods[g.index]), g.index))
                     self._place(g, pods, n, r)
 
     def _left_over(self, groups: Sequence[GroupInfo], pods: dict[int, list[Pod]], nodes: list[_Node]
@@ -306,6 +378,8 @@ class LpRounding:
             while pods[g.index]:
                 zones = [self.home[g.index]] if self.home and g.index in self.home else \
                     sorted(self.zones, key=lambda z: (self._crowding(g, z), z))
+                if self.quota is not None:  # the master's zones for the pod's kind (one is left: the pods are)
+                    zones = [z for z in zones if self.quota[(self.kind_of[g.index], z)] > 0]
                 target = None
                 for zone in zones:
                     target = next((n for n in chain(nodes, extra) if n.option.zone == zone and self._fits(g, n)), None)
@@ -340,6 +414,8 @@ class LpRounding:
 
     def _zone_ok(self, g: GroupInfo, n: _Node) -> bool:
         home = self.home.get(g.index) if self.home is not None else None
+        if self.quota is not None and self.quota[(self.kind_of[g.index], n.option.zone)] <= 0:
+            return False
         return (home is None or home == n.option.zone) and n.option.index in g.option_ids
 
     def _fits(self, g: GroupInfo, n: _Node) -> bool:
@@ -370,42 +446,19 @@ class LpRounding:
 
     def _place(self, g: GroupInfo, pods: dict[int, list[Pod]], n: _Node, row: int | None) -> None:
         self.filler.add(n.bin, g, pods[g.index].pop(), np.ones(1, dtype=np.bool_))
+        if self.quota is not None:
+            self.quota[(self.kind_of[g.index], n.option.zone)] -= 1
         if row is not None and n.slots[row] > 0:
             n.slots[row] -= 1
         for i in self.counted_by.get(g.index, ()):
             self.counts[i][n.option.zone] += 1
 
     def _home_zones(self) -> dict[int, str] | None:
-        """Groups in a zonal pod affinity (the owner and the groups its terms select, joined into clusters):
-        each cluster's zone, dealt to the zones holding fewest such pods (one every group of it may use)."""
-        problem = self.problem
-        parent = {g.index: g.index for g in problem.groups}
-
-        def find(i: int) -> int:
-            while parent[i] != i:
-                parent[i] = parent[parent[i]]
-                i = parent[i]
-            return i
-
-        by_template = {id(g.template): g for g in problem.groups}
-        clustered: set[int] = set()
-        for key, rule in problem.topology.affinity.items():
-            owner = by_template.get(key)
-            if owner is None:
-                continue
-            clustered.add(owner.index)
-            for g in problem.groups:
-                pt = g.template
-                if all(t.matches(pt.namespace, pt.labels, problem.namespace_labels) for t in rule.terms):
-                    clustered.add(g.index)
-                    parent[find(g.index)] = find(owner.index)
-        clusters: dict[int, list[GroupInfo]] = defaultdict(list)
-        for g in problem.groups:
-            if g.index in clustered:
-                clusters[find(g.index)].append(g)
+        """Each zonal affinity cluster's zone (`affinity_clusters`), dealt to the zones holding fewest such
+        pods (one every group of it may use)."""
         load: Counter[str] = Counter({z: 0 for z in self.zones})
         home: dict[int, str] = {}
-        for members in sorted(clusters.values(), key=lambda ms: (-sum(g.size for g in ms), ms[0].index)):
+        for members in sorted(self.clusters, key=lambda ms: (-sum(g.size for g in ms), ms[0].index)):
             usable = [z for z in self.zones if all(any(o.zone == z for o in g.options) for g in members)]
             if not usable:
                 return None
@@ -415,4 +468,35 @@ class LpRounding:
                 home[g.index] = zone
         return home
 
-__all__ = ["ROUNDING_MIN_PODS", "LpRounding", "rounding_applies"]
+
+def affinity_clusters(problem: Problem) -> list[list[GroupInfo]]:
+    """Groups in a zonal pod affinity (the owner and the groups its terms select), joined into clusters that
+    must share a zone; in the order of their first group."""
+    parent = {g.index: g.index for g in problem.groups}
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    by_template = {id(g.template): g for g in problem.groups}
+    clustered: set[int] = set()
+    for key, rule in problem.topology.affinity.items():
+        owner = by_template.get(key)
+        if owner is None:
+            continue
+        clustered.add(owner.index)
+        for g in problem.groups:
+            pt = g.template
+            if all(t.matches(pt.namespace, pt.labels, problem.namespace_labels) for t in rule.terms):
+                clustered.add(g.index)
+                parent[find(g.index)] = find(owner.index)
+    clusters: dict[int, list[GroupInfo]] = defaultdict(list)
+    for g in problem.groups:
+        if g.index in clustered:
+            clusters[find(g.index)].append(g)
+    return list(clusters.values())
+
+
+__all__ = ["ROUNDING_MIN_PODS", "LpRounding", "affinity_clusters", "rounding_applies"]

@@ -31,6 +31,7 @@ from karpplan.engines.effort import (
     pre_search_seconds,
 )
 from karpplan.engines.lp_rounding import ROUNDING_MIN_PODS, LpRounding, rounding_applies
+from karpplan.engines.lp_start import master_applies, master_start
 from karpplan.engines.neighbourhood import NeighbourhoodSearch
 from karpplan.engines.optimiser_progress import Phase, ProgressSink, ProgressTracker
 from karpplan.engines.patterns.mix import PatternMix
@@ -336,16 +337,20 @@ class _OptimiserRun:
                 self.sourced += run_lps(clock)  # (it skips each LP once the bounds prove the plan)
 
     def round(self) -> None:
-        """On a large plan, the configuration LP's optimum rounded into a plan, kept when cheaper."""
+        """On a large plan, the configuration LP's optimum rounded into a plan (a mid-sized one: its integer master's
+        whole nodes, `lp_start.py`), kept when cheaper."""
         bounds = [b for b, _ in self.sourced]
         best = self.best
-        if self.mixes and not self.clock.past_wall() and not proves(bounds, best.cost):
+        # Smaller plans whose LP bounds run beside the search start it from the LP's integer master (`lp_start.py`).
+        start = self.background is not None and master_applies(self.problem, self.repacker)
+        if (self.mixes or start) and not self.clock.past_wall() and not proves(bounds, best.cost):
             with self.budget.phase("round"):
-                rounded = LpRounding(self.problem, self.repacker, self.mixes[0], self.clock).round(best)
+                rounded = (LpRounding(self.problem, self.repacker, self.mixes[0], self.clock).round(best) if self.mixes
+                           else master_start(self.problem, self.repacker, best, self.clock))
             if rounded is not None and rounded.cost < best.cost - 1e-9:
                 self.best = Solution(best.engine, rounded.nodes, best.unplaced, "feasible", best.lower_bound,
                                      best.solve_seconds, list(best.notes), best.exceeds_node_limits)
-                self.source = "configuration LP, rounded"
+                self.source = "configuration LP, rounded" if self.mixes else "configuration LP, integer master"
                 self.tracker.update(cost=self.best.cost, unplaced=len(self.best.unplaced))
         self.tracker.update(bound=max(bounds) if bounds else None)
 

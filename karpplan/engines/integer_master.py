@@ -1,0 +1,295 @@
+"""The configuration LP's integer master: whole nodes of the LP's patterns instead of its fractions.
+
+The configuration LP (`engines/patterns/`) buys fractions of patterns (one node of one shape holding whole pods
+of each class) and ignores zones. Rounding its optimum up (`lp_rounding.py`) costs a few per cent on large plans
+and far more on small ones. This module solves the *integer* master over the columns the LP priced and the
+plan's own nodes (a restricted master heuristic, "price and branch"):
+
+    min sum_j price_j y_j   s.t.  sum_j a[r, j] y_j >= demand_r  (every covering row r of the LP's master),
+                                  y integer >= 0,
+
+with SCIP (bundled with OR-Tools), hinted with the plan's nodes, so its answer is never dearer than they are.
+
+* `whole_nodes`: zones ignored, as in the LP. Not a plan: `LpRounding.dealt` deals its nodes to the zones.
+* `solve`: one master per zone, for the pods of each *kind* (the groups of one class counted by the same zone
+  spreads and in the same zone-affinity cluster) the plan has in that zone: the plan's zone split keeps every
+  zone spread and affinity, so only the nodes inside each zone change. `LpRounding.build` puts the pods on them.
+
+Measured on aws diverse 100 (docs/design-notes/optimiser.md, "Session 16"): neither beats the plan it starts
+from once built; kept as tools, not called by the optimiser.
+
+SCIP runs single-threaded and stops on a node limit, never on the wall clock, so its answer depends only on
+its input; its work (LP iterations and nodes) is charged to the work clock at modelled rates. The wall guard
+still stops it (a cut, as for every phase).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ortools.linear_solver import pywraplp
+
+from karpplan.constraints.spread_counts import skew_limit
+from karpplan.engines.effort import WorkClock
+from karpplan.engines.patterns.mix import PatternMix
+from karpplan.engines.result import Solution
+from karpplan.engines.zone_repair import ZoneRepair
+from karpplan.scheduling.candidates import LaunchOption
+from karpplan.scheduling.problem import Problem
+
+WHOLE_NODES = 400  # SCIP's node limit (aws diverse 100, zones ignored: 2.7245 at 400 nodes, 2.8010 at 100)
+DEAL_NODES = 50  # ... for dealing nodes to the zones
+# Modelled seconds (fitted on aws diverse 1,000 pods: 14,032 iterations and 401 nodes over 38 rows, 2.6 s of CPU)
+MIP_ITERATION_SECONDS = 1.5e-4  # per simplex iteration of SCIP's LPs (per 100 rows, at least one)
+MIP_NODE_SECONDS = 1e-3  # ... per branch-and-bound node
+MIP_ENTRY_SECONDS = 2e-5  # ... per variable and row built
+
+Shape = tuple[tuple[float, ...], float]  # (room per dimension of the mix, price)
+Column = tuple[Shape, tuple[tuple[int, int], ...]]  # (shape, (class, pods) of one node)
+Kind = tuple[int, tuple[int, ...], int]
+DealtColumn = tuple[tuple[float, ...], float, tuple[tuple[int, int], ...], int]  # (room, price, (class, pods), nodes)  # (class, zone spreads counting it, affinity cluster or -1)
+
+
+@dataclass(frozen=True)
+class MasterNodes:
+    """The per-zone masters' answer: nodes (an option and the class slots of its pattern), each kind's pods per
+    zone, each group's kind, and the nodes' cost in $/h."""
+
+    nodes: list[tuple[LaunchOption, tuple[tuple[int, int], ...]]]
+    quota: dict[tuple[int, str], int]  # (kind, zone) -> pods
+    kind_of: dict[int, int]  # group index -> kind
+    cost: float
+
+
+class IntegerMaster:
+    """The integer master of one problem over one LP's columns (see the module docstring)."""
+
+    def __init__(self, problem: Problem, mix: PatternMix, repair: ZoneRepair, clusters: Sequence[Sequence[int]],
+                 clock: WorkClock | None = None) -> None:
+        self.problem, self.mix, self.repair, self.clock = problem, mix, repair, clock
+        self.zones = sorted({o.zone for o in problem.options})
+        self.clusters = [list(c) for c in clusters]  # group indices in zonal pod affinity, one list per cluster
+        self.option_of: dict[tuple[Shape, str], LaunchOption] = {}
+        for o in sorted(problem.options, key=lambda o: (o.price, o.index)):
+            self.option_of.setdefault((self._shape(o), o.zone), o)
+        self.kinds: list[Kind] = []
+        self.size: list[int] = []
+        self.req: list[list[float]] = []  # per kind: requests per dimension of the mix
+        self.kind_of: dict[int, int] = {}
+
+    def _shape(self, o: LaunchOption) -> Shape:
+        return tuple(float(max(o.free.get(d), 0)) for d in self.mix.dims), float(o.price)
+
+    # ------------------------------------------------------------------------------------ entry point
+    def solve(self, plan: Solution) -> MasterNodes | None:
+        """Nodes and zone quotas for the pods `plan` places, no dearer as patterns than `plan`'s nodes; None when
+        the plan is not one this master can describe (existing nodes, a class the LP did not price), SCIP found
+        nothing, or the wall guard passed."""
+        read = self._read(plan)
+        if read is None:
+            return None
+        cols, hint, quota = read
+        nodes: list[tuple[LaunchOption, tuple[tuple[int, int], ...]]] = []
+        cost = 0.0
+        for z in self.zones:
+            demand: Counter[int] = Counter()
+            for (k, zz), pods in quota.items():
+                if zz == z:
+                    for r in self.mix.rows_of[self.kinds[k][0]]:
+                        demand[r] += pods
+            if not demand:
+                continue
+            offered = [j for j, (shape, _) in enumerate(cols) if (shape, z) in self.option_of]
+            whole = self._whole(cols, offered, hint[z], demand)
+            if whole is None:
+                return None
+            for j, count in sorted(whole.items(), key=lambda jc: (-cols[jc[0]][0][1], jc[0])):
+                nodes += [(self.option_of[(cols[j][0], z)], cols[j][1])] * count
+                cost += cols[j][0][1] * count
+        return MasterNodes(nodes, dict(quota), dict(self.kind_of), cost)
+
+    def whole_nodes(self, plan: Solution) -> tuple[list[DealtColumn], float] | None:
+        """Zones ignored: the cheapest whole nodes of the LP's columns and `plan`'s own covering every row of the
+        pods `plan` places, as (room, price, (class, pods), nodes) per column, and their cost in $/h (None as
+        `solve`). Not a plan: the zonal rules may not hold on any dealing of these nodes to the zones."""
+        read = self._read(plan)
+        if read is None:
+            return None
+        cols, hint, quota = read
+        demand: Counter[int] = Counter()
+        for (k, _), pods in quota.items():
+            for r in self.mix.rows_of[self.kinds[k][0]]:
+                demand[r] += pods
+        offered = [j for j, (shape, _) in enumerate(cols) if any((shape, z) in self.option_of for z in self.zones)]
+        whole = self._whole(cols, offered, sum(hint.values(), Counter()), demand)
+        if whole is None:
+            return None
+        out = [(cols[j][0][0], cols[j][0][1], cols[j][1], count) for j, count in sorted(whole.items())]
+        return out, sum(price * count for _, price, _, count in out)
+
+    def dealt_nodes(self, plan: Solution, whole: Sequence[DealtColumn]) -> MasterNodes | None:
+        """`whole`'s nodes (`whole_nodes`) dealt to the zones, and the pods of each kind split over them: every
+        hard zone spread within maxSkew on every zone, each zone-affinity cluster in one zone, and the fewest pods
+        past the slots of their zone's nodes (row by row). None as `solve`, or when SCIP found nothing."""
+        if self._read(plan) is None:
+            return None
+        s = _scip()
+        if s is None:
+            return None
+        zones, size, total = self.zones, self.size, sum(self.size)
+        n = {(j, z): s.IntVar(0, col[3], "") for j, col in enumerate(whole) for z in zones
+             if ((col[0], col[1]), z) in self.option_of}
+        for j, col in enumerate(whole):
+            s.Add(sum(v for (jj, _), v in n.items() if jj == j) == col[3])
+        x = {(k, z): s.IntVar(0, size[k], "") for k in range(len(self.kinds)) for z in zones}
+        for k in range(len(self.kinds)):
+            s.Add(sum(x[(k, z)] for z in zones) == size[k])
+        takers: dict[int, list[int]] = defaultdict(list)
+        for k, (c, _, _) in enumerate(self.kinds):
+            for r in self.mix.rows_of[c]:
+                takers[r].append(k)
+        slots = [self._row_slots(col[2]) for col in whole]
+        objective = s.Objective()
+        for r, ks in sorted(takers.items()):
+            for z in zones:
+                over = s.IntVar(0, total, "")
+                objective.SetCoefficient(over, 1.0)
+                s.Add(sum(x[(k, z)] for k in ks) <= over + sum(slots[j][r] * v for (j, zz), v in n.items()
+                                                                if zz == z and slots[j][r]))
+        objective.SetMinimization()
+        counted: dict[int, list[int]] = defaultdict(list)
+        for k, (_, rules, _) in enumerate(self.kinds):
+            for i in rules:
+                counted[i].append(k)
+        for i, ks in sorted(counted.items()):
+            rule = self.repair.rules[i][0]
+            lo = s.IntVar(0, total, "")
+            for z in zones:
+                count = sum(x[(k, z)] for k in ks)
+                s.Add(count >= lo)
+                s.Add(count <= lo + skew_limit(rule, 0))  # (maxSkew, from the spreads' counting core)
+        for c in range(len(self.clusters)):
+            ks = [k for k, key in enumerate(self.kinds) if key[2] == c]
+            if ks:
+                home = [s.BoolVar("") for _ in zones]
+                s.Add(sum(home) == 1)
+                for zi, z in enumerate(zones):
+                    for k in ks:
+                        s.Add(x[(k, z)] <= size[k] * home[zi])
+        if not self._run(s, DEAL_NODES, s.NumConstraints()):
+            return None
+        nodes: list[tuple[LaunchOption, tuple[tuple[int, int], ...]]] = []
+        for (j, z), v in sorted(n.items(), key=lambda kv: (-whole[kv[0][0]][1], kv[0])):
+            nodes += [(self.option_of[((whole[j][0], whole[j][1]), z)], whole[j][2])] * round(v.solution_value())
+        quota = {(k, z): round(v.solution_value()) for (k, z), v in x.items() if round(v.solution_value()) > 0}
+        return MasterNodes(nodes, quota, dict(self.kind_of), sum(col[1] * col[3] for col in whole))
+
+    def _read(self, plan: Solution) -> tuple[list[Column], dict[str, Counter[int]], Counter[tuple[int, str]]] | None:
+        """The columns (the LP's, then `plan`'s nodes as patterns), `plan`'s nodes per zone and column, and its pods
+        per kind and zone; None when `plan` has existing nodes or a group of a class the LP did not price."""
+        if any(n.option is None for n in plan.nodes) or not self._kinds(plan):
+            return None
+        columns: dict[Column, int] = {}
+        for col in self.mix.columns:
+            columns.setdefault(((col.room, col.price), col.counts), len(columns))
+        hint: dict[str, Counter[int]] = defaultdict(Counter)  # zone -> column -> the plan's nodes
+        quota: Counter[tuple[int, str]] = Counter()  # (kind, zone) -> the plan's pods
+        for n in plan.nodes:
+            assert n.option is not None
+            counts = Counter(self.mix.class_of_group[g.index] for g, _ in n.pods)
+            j = columns.setdefault((self._shape(n.option), tuple(sorted(counts.items()))), len(columns))
+            hint[n.option.zone][j] += 1
+            for g, _ in n.pods:
+                quota[(self.kind_of[g.index], n.option.zone)] += 1
+        return sorted(columns, key=lambda c: columns[c]), hint, quota
+
+    # ------------------------------------------------------------------------------------ the kinds
+    def _kinds(self, plan: Solution) -> bool:
+        """The kinds of the pods `plan` places (False: a group of a class the LP did not price)."""
+        self.kinds, self.size, self.req, self.kind_of = [], [], [], {}
+        left_out = Counter(g.index for g, _ in plan.unplaced)
+        cluster_of = {g: c for c, members in enumerate(self.clusters) for g in members}
+        index: dict[Kind, int] = {}
+        for g in self.problem.groups:
+            placed = g.size - left_out[g.index]
+            if placed <= 0:
+                continue
+            c = self.mix.class_of_group.get(g.index)
+            if c is None:
+                return False
+            counted = tuple(i for i, counts, _ in self.repair.touches.get(g.index, []) if counts)
+            key = (c, counted, cluster_of.get(g.index, -1))
+            k = index.setdefault(key, len(self.kinds))
+            if k == len(self.kinds):
+                self.kinds.append(key)
+                self.size.append(0)
+                self.req.append([float(g.template.requests.get(dim)) for dim in self.mix.dims])
+            self.size[k] += placed
+            self.kind_of[g.index] = k
+        return True
+
+    def _row_slots(self, counts: Sequence[tuple[int, int]]) -> Counter[int]:
+        """The pods a node of this pattern holds per covering row of the master."""
+        out: Counter[int] = Counter()
+        for c, n in counts:
+            for r in self.mix.rows_of[c]:
+                out[r] += n
+        return out
+
+    # ------------------------------------------------------------------------------------ one master
+    def _whole(self, cols: Sequence[Column], offered: Sequence[int], hint: Counter[int], demand: Counter[int]
+               ) -> dict[int, int] | None:
+        """The cheapest whole nodes of the offered columns covering `demand` (row -> pods): column -> nodes."""
+        s = _scip()
+        if s is None:
+            return None
+        y: dict[int, pywraplp.Variable] = {}
+        slots: dict[int, list[tuple[int, int]]] = defaultdict(list)
+        for j in offered:
+            per_row = self._row_slots(cols[j][1])
+            # No plan needs more nodes of a pattern than cover every row it holds on their own.
+            most = max(-(-demand[r] // n) for r, n in per_row.items())
+            if most <= 0 and not hint[j]:
+                continue
+            y[j] = s.IntVar(0, max(most, hint[j]), "")
+            for r, n in per_row.items():
+                slots[r].append((j, n))
+        for r, need in demand.items():
+            s.Add(sum(n * y[j] for j, n in slots[r]) >= need)
+        objective = s.Objective()
+        for j, v in y.items():
+            objective.SetCoefficient(v, cols[j][0][1])
+        objective.SetMinimization()
+        s.SetHint(list(y.values()), [float(hint[j]) for j in y])
+        if not self._run(s, WHOLE_NODES, len(demand)):
+            return None
+        return {j: round(v.solution_value()) for j, v in y.items() if round(v.solution_value()) > 0}
+
+    # ------------------------------------------------------------------------------------ SCIP
+    def _run(self, s: pywraplp.Solver, nodes: int, rows: int) -> bool:
+        """SCIP to its node limit (the wall guard stops it too: a cut); its work charged. Whether it has an answer."""
+        clock = self.clock
+        s.SetSolverSpecificParametersAsString(f"limits/nodes = {nodes}\nrandomization/randomseedshift = 0\n")
+        if clock is not None:
+            if clock.past_wall():
+                return False
+            guard = clock.wall_left()
+            if guard != math.inf:
+                s.SetTimeLimit(max(math.ceil(guard * 1000), 1))
+            clock.charge(MIP_ENTRY_SECONDS * (s.NumVariables() + s.NumConstraints()))
+        status = s.Solve()
+        if clock is not None:
+            clock.charge(MIP_ITERATION_SECONDS * s.iterations() * max(rows / 100.0, 1.0) + MIP_NODE_SECONDS * s.nodes())
+            if clock.past_wall():
+                return False
+        return status in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE)
+
+
+def _scip() -> pywraplp.Solver | None:
+    return pywraplp.Solver.CreateSolver("SCIP")
+
+
+__all__ = ["MasterNodes", "IntegerMaster"]

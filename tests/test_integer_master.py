@@ -1,0 +1,117 @@
+"""The configuration LP's integer master (`engines/integer_master.py`): whole nodes of the LP's patterns that
+cover every pod, never dearer than the plan they start from, and plans built from them that keep every rule."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from plan_checks import bench_problem
+
+from karpplan.engines import lp_start, optimiser
+from karpplan.engines.effort import TimeBudget, WorkClock
+from karpplan.engines.integer_master import IntegerMaster
+from karpplan.engines.karpenter_simulation import solve_karpenter
+from karpplan.engines.lp_rounding import LpRounding, affinity_clusters
+from karpplan.engines.optimiser import solve_optimal
+from karpplan.engines.patterns import PatternBound, pattern_lower_bound
+from karpplan.engines.repack import Repacker
+from karpplan.engines.result import Solution
+from karpplan.engines.zone_repair import ZoneRepair
+from karpplan.scheduling.problem import Problem
+from karpplan.verify import verify
+
+
+@pytest.fixture(scope="module")
+def diverse(tmp_path_factory: pytest.TempPathFactory) -> tuple[Problem, Repacker, Solution, PatternBound]:
+    """aws diverse 60 pods (every rule the rounding keeps: zone spreads, zone affinity, hostname spread and
+    anti-affinity), its re-packed Karpenter plan with zones repaired, and the configuration LP with its columns."""
+    problem = bench_problem(Path(tmp_path_factory.mktemp("diverse")), "aws", 60)
+    repacker = Repacker(problem, WorkClock())
+    start, _ = ZoneRepair(problem, repacker, WorkClock()).repair(repacker.repack(solve_karpenter(problem)[0]))
+    assert verify(problem, start) == []
+    bound = pattern_lower_bound(problem, None, time_limit=2.0, clock=WorkClock(), want_mix=True)
+    assert bound is not None and bound.mix is not None
+    return problem, repacker, start, bound
+
+
+def _master(problem: Problem, repacker: Repacker, bound: PatternBound, clock: WorkClock) -> IntegerMaster:
+    assert bound.mix is not None
+    clusters = [[g.index for g in members] for members in affinity_clusters(problem)]
+    return IntegerMaster(problem, bound.mix, ZoneRepair(problem, repacker, clock), clusters, clock)
+
+
+def test_whole_nodes_cover_every_pod_cost_at_least_the_bound_and_no_more_than_the_plan(
+        diverse: tuple[Problem, Repacker, Solution, PatternBound]) -> None:
+    problem, repacker, start, bound = diverse
+    assert bound.mix is not None
+    clock = WorkClock()
+    whole = _master(problem, repacker, bound, clock).whole_nodes(start)
+    assert whole is not None
+    columns, cost = whole
+    assert bound.cost - 1e-6 <= cost <= start.cost + 1e-6
+    assert clock.now() > 0  # SCIP's work is on the work clock
+    # Every covering row of the LP's master holds all of its pods.
+    mix = bound.mix
+    demand: Counter[int] = Counter()
+    for g in problem.groups:
+        for r in mix.rows_of[mix.class_of_group[g.index]]:
+            demand[r] += g.size
+    held: Counter[int] = Counter()
+    for _, _, counts, nodes in columns:
+        for c, k in counts:
+            for r in mix.rows_of[c]:
+                held[r] += k * nodes
+    assert all(held[r] >= need for r, need in demand.items())
+    # The same input gives the same nodes (SCIP stops on a node limit, not on the clock).
+    assert _master(problem, repacker, bound, WorkClock()).whole_nodes(start) == whole
+
+
+def test_plans_built_from_the_masters_place_the_same_pods_and_keep_every_rule(
+        diverse: tuple[Problem, Repacker, Solution, PatternBound]) -> None:
+    problem, repacker, start, bound = diverse
+    assert bound.mix is not None
+    master = _master(problem, repacker, bound, WorkClock())
+    per_zone = master.solve(start)
+    assert per_zone is not None
+    # Per zone over the plan's own zone split: never dearer than the plan's nodes.
+    assert per_zone.cost <= start.cost + 1e-6
+    assert sum(per_zone.quota.values()) == sum(len(n.pods) for n in start.nodes)
+    whole = master.whole_nodes(start)
+    assert whole is not None
+    built = [LpRounding(problem, repacker, bound.mix, WorkClock()).build(start, per_zone),
+             LpRounding(problem, repacker, bound.mix, WorkClock()).dealt(start, whole[0])]
+    dealt = master.dealt_nodes(start, whole[0])
+    assert dealt is not None and len(dealt.nodes) == sum(nodes for *_, nodes in whole[0])
+    built.append(LpRounding(problem, repacker, bound.mix, WorkClock()).build(start, dealt))
+    for plan in built:
+        assert plan is not None
+        assert verify(problem, plan) == []
+        assert sorted(plan.placement()) == sorted(start.placement())
+
+
+def test_a_mid_sized_plan_starts_from_the_integer_master_and_is_the_same_on_every_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    problem = bench_problem(tmp_path, "aws", 120)
+    monkeypatch.setattr(lp_start, "MASTER_MIN_PODS", 100)  # the bench's 1,000 pods take a minute
+    started: list[Solution | None] = []
+
+    def heard(problem: Problem, repacker: Repacker, plan: Solution, clock: WorkClock) -> Solution | None:
+        started.append(lp_start.master_start(problem, repacker, plan, clock))
+        return started[-1]
+
+    monkeypatch.setattr(optimiser, "master_start", heard)
+    plans = []
+    for _ in range(2):
+        greedy, _ = solve_karpenter(problem)
+        budget = TimeBudget.of(8.0, WorkClock())
+        plan, _ = solve_optimal(problem, greedy, budget=budget, seed=3, workers=2)
+        plans.append(plan)
+        assert "round" in dict(budget.phases())
+        assert verify(problem, plan) == []
+    assert plans[0].cost == plans[1].cost and plans[0].placement() == plans[1].placement()
+    # The master's plan (kept when cheaper than the search's start) keeps every rule and places every pod.
+    assert len(started) == 2 and started[0] is not None and started[1] is not None
+    assert started[0].cost == started[1].cost
+    assert verify(problem, started[0]) == [] and not started[0].unplaced
