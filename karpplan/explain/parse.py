@@ -20,6 +20,7 @@ from karpplan.explain.structure import (
     EXCLUDED_TYPES,
     KARPENTER,
     KUBE_SCHEDULER,
+    LIMITS,
     NO_INSTANCE_TYPE,
     UNSUPPORTED,
     Parsed,
@@ -92,6 +93,7 @@ TRIGGER = re.compile(
     rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|predicate |Ignoring pod|node\(s\) had|node\(s\) didn't|preemptionPolicy=Never|resolving node class|"
     rb"unable to resolve instance types|NodeClassNotReady|ignoring nodepool, not ready|no resolved instance types|"
     + b"|".join(re.escape(t.encode()) for t in launch.TRIGGERS))
+_ERROR_FIELD = re.compile(r'"error(?:Causes)?"\s*:\s*(?:\[\s*\{\s*"error"\s*:\s*)?\\?"?\s*$')
 _KARPENTER_ANCHOR = re.compile(
     r"(?:Could not|could not|Failed to|Unable to) schedule pod\b|incompatible with (?:nodepool|provisioner)\b|"
     r"compatible with nodepool \"|did not tolerate |no instance type |unsatisfiable topology constraint|"
@@ -337,6 +339,9 @@ def _classify(message: str, *, source: str | None, event: str | None,
     env_pod, pools, bare, unparsed, hint = _karpenter(text)
     if not pools and not bare:
         return None
+    if hint is None and bare and not pools and not any(r.kind in (LIMITS, EXCLUDED_TYPES) for r in bare) and (
+            _ERROR_FIELD.search(message, 0, am.start()) is not None or json_message in ("could not schedule pod", "")):
+        hint = K.V15  # a bare reason as v1's error value: before v1.5 each one began with its NodePool
     dialect = hint
     if json_message is not None and hint != K.V06:
         if json_message.startswith("Could not schedule pod"):
@@ -497,8 +502,9 @@ class RecordParser:
         text = error or message
         if error and message and not message.lower().startswith("could not schedule pod"):
             text = message + ("; " + error if _KARPENTER_ANCHOR.search(error) else "")
-        result = classify(text, pod=pod, time=time, source=source, event=event, json_message=message or None,
-                          node=_node_of(d))
+        # json_message "": the record is a bare "error" value (an errorCauses entry), which says v1.x
+        result = classify(text, pod=pod, time=time, source=source, event=event,
+                          json_message=message or ("" if error else None), node=_node_of(d))
         if result is None and error and message:
             result = classify(message, pod=pod, time=time, source=source, event=event)
         return [result] if result else []
