@@ -33,7 +33,9 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
      "larger instance types alone do not help."),
     (re.compile(r"^Insufficient (?:cpu|memory)$", re.I),
      "Insufficient cpu / memory counts requests, not use: those nodes have less CPU or memory left unrequested "
-     "(kubectl describe node, Allocated resources) than the pod requests, however idle they look. A new node is "
+     "(kubectl describe node, Allocated resources) than the pod requests, however idle they look; and a node's "
+     "Allocatable is below its capacity (the kubelet's and the system's reservations), so a pod that requests all "
+     "of an instance's CPUs or memory (cpu: 4 on a 4-vCPU node) fits no node of that size. A new node is "
      "what Karpenter or cluster-autoscaler adds for such a pod when it fits a type they may launch; their own "
      "messages say why they did not."),
     (re.compile(r"didn't match service affinity", re.I),

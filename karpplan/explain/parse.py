@@ -30,7 +30,7 @@ from karpplan.explain.structure import (
 from karpplan.explain.wording import capital, reason_plain, with_plain
 
 # Anything worth a full parse contains one of these (bytes, for the fast path over huge logs).
-TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"no nodes available", b"scale-up", b"incompatible", b"did not tolerate",
+TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"fit failure", b"no nodes available", b"scale-up", b"incompatible", b"did not tolerate",
                  b"no instance type", b"should schedule on", b"topology constraint", b"limits", b"excluded because",
                  b"does not have known values", b"minValues", b"not supported", b"filtered out all", b'"error"',
                  b"Name:", b"Namespace:", b"Events:", b"Type  ", b"----  ", b"LAST SEEN", b"nodepools found", b"provisioners found", b"exceeds node resources",

@@ -154,7 +154,7 @@ def _limits_plain(r: Reason, where: str, f: PoolFields, source: str) -> str:
     """Limits reached: cluster-autoscaler's (the whole cluster's flags, or node groups at their max size), or
     a Karpenter pool's on nodes or on cpu / memory."""
     if source == "cluster-autoscaler":
-        if "group" not in r.text:
+        if "group" not in r.text and "max limit reached" not in r.text:
             return (f"{r.text}: the cluster as a whole is at cluster-autoscaler's limit (--max-nodes-total, "
                     "--cores-total or --memory-total); raise that flag or free capacity.")
         return ("the node groups this pod would fit are already at their maximum size ('max node group size "
@@ -383,6 +383,9 @@ def fargate_plain(r: Reason) -> str:
                 "private subnets in supported zones only.")
     where = f" ({r.key})" if r.key else ""
     volumes = fargate.volume_note(r.text)
+    if fargate.claim_not_ready(r.text):
+        return (f"a Fargate profile selects this pod and Fargate refused {r.text}{where}: the pod's "
+                f"PersistentVolumeClaim was not ready when the pod was created.{volumes}")
     return (f"a Fargate profile selects this pod but Fargate refuses {r.text}{where}; the pod does not fall back to "
             "EC2. Drop the field, or keep the pod out of the profile's selectors (its namespace and labels) so it "
             f"runs on EC2 nodes (a node group or a Karpenter NodePool).{volumes}")

@@ -72,9 +72,22 @@ def volume_note(refusal: str) -> str:
     note = (" Of persistent volumes, Fargate Pods mount Amazon EFS ones only (a statically provisioned PV bound to the "
             "claim); Amazon EBS volumes can't be mounted to Fargate Pods, and hostPath, CSI inline volumes and claims "
             "still waiting for a volume are refused (emptyDir, configMap, secret and projected volumes are fine).")
+    if "not found" in refusal and "persistentvolumeclaim" in refusal.lower():
+        note += (" The claim did not exist when the pod was created (applied together with it, or in another "
+                 "namespace), and fargate-scheduler judges a pod once, when it is created: if kubectl get pvc -n "
+                 "<namespace> now shows the claim, Bound to an EFS volume, the message is stale - delete the pod so "
+                 "that its controller recreates it and it is judged again (or wait: the pod may still start), and "
+                 "create claims before the pods that mount them.")
     if "not bound" in refusal:
         note += (" fargate-scheduler judges a pod once, when it is created, and does not retry: if kubectl get pvc now "
                  "shows the claim Bound (to an EFS volume), delete the pod so that its controller recreates it and it "
                  "is judged again. A claim left to a StorageClass such as gp2 / gp3 (EBS) never binds for a Fargate "
                  "pod: give it a static EFS PersistentVolume, or run the pod on EC2 nodes.")
     return note
+
+
+def claim_not_ready(refusal: str) -> bool:
+    """Whether Fargate refused a volume because its claim did not exist yet, not for the volume's kind (a claim
+    not bound may be one Fargate can never mount: EBS)."""
+    low = refusal.lower()
+    return low.startswith("volume") and "persistentvolumeclaim" in low and "not found" in low

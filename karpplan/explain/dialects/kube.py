@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from karpplan.explain.dialects.karpenter import parse_taint
-from karpplan.explain.dialects.predicates import named, old_fit_counts
+from karpplan.explain.dialects.predicates import fit_14_counts, named, old_fit_counts
 from karpplan.explain.structure import LIMITS, NODE_FILTER, TAINT, TOPOLOGY, VOLUME, Reason
 
 FIT = re.compile(r"(?P<n>\d+)/(?P<m>\d+) nodes are available(?::\s*(?P<rest>.*))?", re.S)
@@ -53,7 +53,9 @@ _TOPOLOGY_WHY = (
 _VOLUME_WHY = re.compile(r"volume node affinity conflict|persistent ?volumes? to bind|unbound immediate "
                          r"PersistentVolumeClaims|volume zone|max volume count|volume(?:s)? (?:are|is) already|"
                          r"persistentvolumeclaim|enough free storage", re.I)
-_GROUP_MAX = re.compile(r"max node group size reached|max (?:cluster|total) (?:cpu|memory|nodes?|cores)", re.I)
+# `max limit reached` is how cluster-autoscaler before 1.16 said `max node group size reached` (autoscaler#2160)
+_GROUP_MAX = re.compile(r"max node group size reached|max limit reached|max (?:cluster|total) (?:cpu|memory|nodes?|cores)",
+                        re.I)
 
 
 def _entries(rest: str) -> dict[str, int]:
@@ -73,6 +75,8 @@ def parse_fit_error(message: str) -> list[Reason] | None:
     m = FIT.search(message)
     if m is None:
         if (old := old_fit_counts(message)) is not None:  # kube-scheduler 1.8-1.9 names the failed predicates
+            return [Reason(NODE_FILTER, message.strip().rstrip(". "), counts=old), *derived(old)]
+        if (old := fit_14_counts(message)) is not None:  # 1.2-1.6: a line per node
             return [Reason(NODE_FILTER, message.strip().rstrip(". "), counts=old), *derived(old)]
         if (bare := BARE_LIST.match(message)) is not None and (listed := _entries(
                 _SENTENCE_END.split(bare.group("rest").rstrip("`'\" "), 1)[0])):
