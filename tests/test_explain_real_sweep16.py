@@ -74,6 +74,54 @@ PASTES = {
         "Then I stressed the cluster to run out of resources - the error in kube on the pod is `0/2 nodes are available: 1 Insufficient memory, 2 Insufficient pods.` . IPs have ran out on both nodes, and memory on one:\n",
         {'node-filter'}, ('maxPods', 'ENI / IP limit'),
         ()),
+    # a pasted v0.9 line that stops inside the capacity-type list: nothing in it says the types are too small
+    'karpenter-v09-line-cut-in-a-list': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/1783',
+        '2022-05-09T20:04:37.981Z\tERROR\tcontroller\tno instance type satisfied resources {"cpu":"1","pods":"1"} and requirements karpenter.sh/provisioner-name In [omo-karpenter], karpenter.sh/capacity-type In [',
+        {'no-instance-type'}, ('karpenter.sh/capacity-type In […]', "the pod's size is not the cause"),
+        ('alone leaves no instance type', 'In []')),
+    # v0.31 with security groups for pods: the pod asks vpc.amazonaws.com/pod-eni, counted only with aws.enablePodENI
+    'karpenter-v031-pod-eni': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/5156',
+        '**Events**\n`incompatible with provisioner "dev-ops", daemonset overhead={"cpu":"180m","memory":"120Mi","pods":"3"}, no instance type satisfied resources {"cpu":"530m","memory":"1272Mi","pods":"4","vpc.amazonaws.com/pod-eni":"1"} and requirements env In [dev], karpenter.sh/capacity-type In [on-demand], karpenter.sh/provisioner-name In [dev-ops], kubernetes.io/arch In [amd64], kubernetes.io/os In [linux], node.kubernetes.io/instance-type In [c6i.2xlarge c6i.4xlarge c6i.large c6i.xlarge m6i.large and 2 others], topology.kubernetes.io/zone In [ap-northeast-2a], type In [service] (no instance type has enough resources);`\n',
+        {'no-instance-type'}, ('aws.enablePodENI=true', 'branch-interface limit'),
+        ('lower the requests',)),
+    # kube-scheduler 1.6's summary line: the EBS volume's zone had no schedulable node
+    'fit-failure-summary-volume-zone': Paste(
+        'https://github.com/kubernetes/kops/issues/3235',
+        'E0912 21:15:18.306924       5 factory.go:583] Error scheduling default mongo-mongodb-2769490052-cjh94: pod (mongo-mongodb-2769490052-cjh94) failed to fit in any node\nfit failure summary on nodes : NoVolumeZoneConflict (3), PodToleratesNodeTaints (3); retrying\n',
+        {'node-filter', 'volume'}, ('3 NoVolumeZoneConflict', 'a volume never moves'),
+        ()),
+    # two existing EBS volumes in different zones: no node can mount both
+    'two-volumes-two-zones': Paste(
+        'https://github.com/kubeflow/kubeflow/issues/7109',
+        '> `0/3 nodes are available: 1 Insufficient memory, 1 Too many pods, 1 node(s) had volume node affinity conflict. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.`\n',
+        {'node-filter', 'volume'}, ('two in different zones fit no node at all',),
+        ()),
+    # the early EBS CSI driver: nodes lacked its topology label, so its PVs matched no node
+    'ebs-csi-topology-label': Paste(
+        'https://github.com/kubernetes-sigs/aws-ebs-csi-driver/issues/107',
+        "```\nEvents:\n  Type     Reason            Age                From               Message\n  ----     ------            ----               ----               -------\n  Warning  FailedScheduling  8m (x35 over 18m)  default-scheduler  0/2 nodes are available: 2 node(s) had volume node affinity conflict.\n```\n",
+        {'volume'}, ('topology.ebs.csi.aws.com/zone', 'kubectl get csinode'),
+        ()),
+    # cluster-autoscaler: the zone-pinned volume needs a node group in its zone with the pod's labels
+    'ca-volume-zone-node-groups': Paste(
+        'https://github.com/aerospike/aerospike-kubernetes-operator/issues/80',
+        "  Normal   NotTriggerScaleUp  10s (x18 over 10m)  cluster-autoscaler  pod didn't trigger scale-up (it wouldn't fit if a new node is added): 1 node(s) had volume node affinity conflict, 2 node(s) didn't match node selector\n",
+        {'volume'}, ('one autoscaling group per zone',),
+        ()),
+    # CA's own max for the group (--nodes=1:10:...) was below the autoscaling group's MaxSize of 50
+    'ca-skipping-group-max-size': Paste(
+        'https://github.com/kubernetes/autoscaler/issues/1537',
+        "> I1227 10:48:22.745330       1 scale_up.go:61] 30 other pods are also unschedulable\nI1227 10:48:22.915535       1 scale_up.go:92] Upcoming 0 nodes\nI1227 10:48:23.118126       1 scale_up.go:116] Skipping node group nodes.XXXXXXXX - max size reached\nI1227 10:48:23.118148       1 scale_up.go:186] No expansion options\n",
+        {'limits'}, ('Node group nodes.XXXXXXXX', '--nodes=<min>:<max>:<group>', 'cluster-autoscaler-status'),
+        ()),
+    # the machine deployment's autoscaler max (2) was reached though the user meant 5
+    'ca-max-node-group-size-magnum': Paste(
+        'https://github.com/vexxhost/magnum-cluster-api/issues/309',
+        "  Normal   TriggeredScaleUp   2m2s   cluster-autoscaler  pod triggered scale-up: [{MachineDeployment/magnum-system/kube-c9d9y-default-worker-wkqwc 1->2 (max: 2)}]\n  Normal   NotTriggerScaleUp  110s   cluster-autoscaler  pod didn't trigger scale-up: 1 max node group size reached\n",
+        {'limits'}, ('raise the max size',),
+        ()),
 }
 
 # Not counted in the sweep (their threads are cited elsewhere): the same message as its thread really shows it

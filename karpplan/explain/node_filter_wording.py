@@ -69,6 +69,11 @@ def _group_hints(counts: Mapping[str, int]) -> str:
                 "exists (a deleted node group leaves nothing to grow: recreate it, or change the pod's selector), or "
                 "it is at its max size - cluster-autoscaler's log then says 'Skipping node group <name> - max size "
                 "reached' and judges only the other groups: raise that group's max size.")
+    if any("volume node affinity conflict" in why or "volume zone" in why for why in counts):
+        out += (" For a pod whose volume is pinned to one zone, cluster-autoscaler grows only a node group whose "
+                "template node is in that zone: a group spanning several zones may add its node elsewhere, so give "
+                "each zone its own node group (one autoscaling group per zone, --balance-similar-node-groups) with "
+                "the labels the pod selects.")
     for why in counts:
         if "backoff" in why:
             out += (" A node group in backoff had a scale-up fail recently (no capacity for its instance type, a "

@@ -34,7 +34,7 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"
                  b"no instance type", b"should schedule on", b"topology constraint", b"limits", b"excluded because",
                  b"does not have known values", b"minValues", b"not supported", b"filtered out all", b'"error"',
                  b"Name:", b"Namespace:", b"Events:", b"Type  ", b"----  ", b"LAST SEEN", b"nodepools found", b"provisioners found", b"exceeds node resources",
-                 b"Fargate", b"predicate ", b"Ignoring pod", b"node(s) had", b"node(s) didn't",
+                 b"Fargate", b"predicate ", b"Skipping node group", b"unbound", b"Ignoring pod", b"node(s) had", b"node(s) didn't",
                  b"preemptionPolicy=Never",
                  # node-class errors (a pool that resolves no instance types): dialects/nodeclass.py
                  b"resolving node class", b"unable to resolve instance types", b"NodeClassNotReady",
@@ -312,6 +312,9 @@ def _classify(message: str, *, source: str | None, event: str | None,
         if kube_result is not None:
             src, ev, reasons = kube_result
             return Parsed(src, event or ev, message, reasons=reasons), False
+        if (skipped := kube.parse_skipping(message)) is not None:
+            worded = with_plain(Parsed(CLUSTER_AUTOSCALER, "", "", reasons=tuple(skipped))).reasons
+            return Parsed(CLUSTER_AUTOSCALER, event or "NotTriggerScaleUp", message, reasons=worded), True
         predicate = kube.parse_predicate(message)
         if predicate is not None:
             named, found = predicate

@@ -157,10 +157,13 @@ def _limits_plain(r: Reason, where: str, f: PoolFields, source: str) -> str:
         if "group" not in r.text and "max limit reached" not in r.text:
             return (f"{r.text}: the cluster as a whole is at cluster-autoscaler's limit (--max-nodes-total, "
                     "--cores-total or --memory-total); raise that flag or free capacity.")
-        return ("the node groups this pod would fit are already at their maximum size ('max node group size "
+        who = r.text.split(":", 1)[0] + ": " if r.text.startswith("node group ") else ""
+        return (f"{who}the node groups this pod would fit are already at their maximum size ('max node group size "
                 "reached'): raise the max size of such a node group (the autoscaling group's MaxSize, the "
                 "managed node group's maxSize, or the node pool's autoscaling maximum) so cluster-autoscaler "
-                "may add a node.")
+                "may add a node. The max it holds is the smaller of the group's own and its --nodes=<min>:<max>:<group> "
+                "flag when that is set, so a group below its MaxSize can still be 'at max' (kubectl -n kube-system get "
+                "configmap cluster-autoscaler-status shows the maxSize it uses).")
     kind_name = "Provisioner" if f is PROVISIONER_FIELDS else "NodePool"
     name = f'{kind_name} "{r.node_pool}"' if r.node_pool else where
     if "node limits" in r.text:
@@ -345,8 +348,12 @@ def volume_plain(text: str, f: PoolFields = NODEPOOL_FIELDS) -> str:
                 "are not in, and a volume never moves. The pod needs a node in the volume's zone: let a node group or "
                 f"NodePool launch there ({f.requirements} on topology.kubernetes.io/zone, and a subnet in that zone), "
                 "or recreate the volume where your nodes are. kubectl get pv -o wide shows the zone; new volumes follow "
-                "the pod with a StorageClass of volumeBindingMode: WaitForFirstConsumer.")
-    if "unbound immediate" in low:
+                "the pod with a StorageClass of volumeBindingMode: WaitForFirstConsumer. A pod that mounts several "
+                "EBS volumes needs them all in one zone: two in different zones fit no node at all. If the PV's zone "
+                "is one your nodes are in, compare the keys: a PV of the EBS CSI driver is pinned by "
+                "topology.ebs.csi.aws.com/zone (or topology.kubernetes.io/zone), which a node carries only once the "
+                "driver's node plugin (the ebs-csi-node DaemonSet) runs there - kubectl get csinode.")
+    if "unbound immediate" in low or "has unbound persistentvolumeclaims" in low:
         return (f"{text}: the pod's PersistentVolumeClaim is not bound yet and its StorageClass binds Immediately, so "
                 "the scheduler waits for the volume. Check kubectl describe pvc: a StorageClass that does not exist, a "
                 "provisioner / CSI driver that is not installed (e.g. ebs.csi.aws.com) or lacks IAM permissions keeps "

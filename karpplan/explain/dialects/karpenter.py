@@ -100,6 +100,8 @@ def parse_requirements(text: str) -> tuple[ParsedRequirement, ...]:
         if m is None:
             continue
         vals = tuple(v for v in (m.group("vals") or "").split() if v)
+        if m.group("vals") is not None and "]" not in part[m.start("vals"):]:
+            vals += ("…",)  # the paste ends inside the list: its values are not all known, so nothing is judged
         out.append(ParsedRequirement(m.group("key"), m.group("op"), vals, m.group("extra").strip()))
     return tuple(out)
 

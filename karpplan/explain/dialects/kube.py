@@ -23,6 +23,8 @@ _GO_TAINT = re.compile(r'Taint\{Key:"(?P<key>[^"]*)", Value:"(?P<value>[^"]*)", 
 BARE_LIST = re.compile(r"^[\s`'\">]*(?P<rest>\d+ (?:node\(s\) |Insufficient |Too many pods)[^`]*?node\(s\) .*)$", re.S)
 # only the preemption half of a FitError pasted: what the pod may not do, not why it does not fit
 PREEMPTION_NEVER = re.compile(r"not eligible due to preemptionPolicy=Never")
+# kube-scheduler before 1.17 said this alone (no node counts) while a claim waited for its volume
+UNBOUND = re.compile(r"pod has unbound (?:immediate )?PersistentVolumeClaims", re.I)
 NO_NODES = re.compile(r"\bno nodes available to schedule pods\b")
 _UNTOLERATED_NEW = re.compile(r"had untolerated taint\(s\)")
 
@@ -81,6 +83,8 @@ def parse_fit_error(message: str) -> list[Reason] | None:
         if (bare := BARE_LIST.match(message)) is not None and (listed := _entries(
                 _SENTENCE_END.split(bare.group("rest").rstrip("`'\" "), 1)[0])):
             return [Reason(NODE_FILTER, bare.group("rest").rstrip("`'\" ."), counts=listed), *derived(listed)]
+        if (unbound := UNBOUND.search(message)) is not None:
+            return [Reason(VOLUME, unbound.group(0))]
         if PREEMPTION_NEVER.search(message) is not None:
             return [Reason(NODE_FILTER, "not eligible due to preemptionPolicy=Never", counts={}, total=0)]
         if NO_NODES.search(message) is not None:  # a cluster with no node the scheduler may use at all
@@ -105,6 +109,22 @@ def parse_scale_up(message: str) -> list[Reason] | None:
     reasons = [Reason(NODE_FILTER, message[m.start():].strip(), counts=counts, cause=m.group("why"))]
     reasons.extend(derived(counts))
     return reasons
+
+
+# cluster-autoscaler's verbose line for a node group it will not grow (scale_up.go / orchestrator.go)
+SKIPPING = re.compile(r"Skipping node group (?P<group>\S+?) - (?P<why>max size reached|not ready for scale-?up|"
+                      r"backoff|[^\n]*?max (?:cluster|total)[^\n]*)", re.I)
+
+
+def parse_skipping(message: str) -> list[Reason] | None:
+    """`Skipping node group X - max size reached`: the group is at the max size cluster-autoscaler holds for it."""
+    if "Skipping node group" not in message or (m := SKIPPING.search(message)) is None:
+        return None
+    why = m.group("why").strip()
+    text = m.group(0).strip()
+    if "max size" in why:
+        return [Reason(LIMITS, f"node group {m.group('group')}: max node group size reached ({text})")]
+    return [Reason(NODE_FILTER, text, counts={why: 1}, cause=f"node group {m.group('group')}")]
 
 
 def parse_predicate(message: str) -> tuple[str | None, list[Reason]] | None:
