@@ -122,6 +122,36 @@ PASTES = {
         "  Normal   TriggeredScaleUp   2m2s   cluster-autoscaler  pod triggered scale-up: [{MachineDeployment/magnum-system/kube-c9d9y-default-worker-wkqwc 1->2 (max: 2)}]\n  Normal   NotTriggerScaleUp  110s   cluster-autoscaler  pod didn't trigger scale-up: 1 max node group size reached\n",
         {'limits'}, ('raise the max size',),
         ()),
+    # a one-node cluster: the StatefulSet's second replica is kept off the node its first runs on
+    'one-node-anti-affinity-statefulset': Paste(
+        'https://github.com/nacos-group/nacos-k8s/issues/328',
+        "0/1 nodes are available: 1 node(s) didn't match pod affinity/anti-affinity, 1 node(s) didn't match pod anti-affinity rules.\n",
+        {'topology'}, ('spec.affinity.podAntiAffinity', 'it needs another node or zone'),
+        ("lower the pod's requests",)),
+    # the workshop's third checkout replica: anti-affinity with the other two, affinity to redis on the third node
+    'affinity-and-anti-affinity-in-prose-elided': Paste(
+        'https://github.com/aws-samples/eks-workshop-v2/pull/427',
+        'Events for pending pod: "1 node(s) didn\'t match pod affinity rules...that the pod didn\'t tolerate, 2 node(s) didn\'t match pod anti-affinity rules."\n',
+        {'topology'}, ('spec.affinity.podAffinity', 'spec.affinity.podAntiAffinity'),
+        ()),
+    # the GPU autoscaling group at zero nodes: its template offers no nvidia.com/gpu without the resources tag
+    'ca-gpu-template-backticks': Paste(
+        'https://github.com/kubernetes/autoscaler/issues/2506',
+        "```event.go:209] Event(v1.ObjectReference{Kind:\"Pod\", Namespace:\"default\", Name:\"gpu3-5vrjp\", UID:\"cf6affef-fc40-11e9-ab2d-12c6abee5b20\", APIVersion:\"v1\", ResourceVersion:\"180529\", FieldPath:\"\"}): type: 'Normal' reason: 'NotTriggerScaleUp' pod didn't trigger scale-up (it wouldn't fit if a new node is added): 6 Insufficient nvidia.com/gpu```\n",
+        {'node-filter'}, ('k8s.io/cluster-autoscaler/node-template/resources/nvidia.com/gpu;', 'Pod default/gpu3-5vrjp'),
+        ('gpu```',)),
+    # the CI runner pods: two groups too small, the one that would fit at its max (old wording)
+    'ca-too-small-and-max-limit': Paste(
+        'https://github.com/kubernetes/autoscaler/issues/2148',
+        "I0630 05:08:40.068086       1 factory.go:33] Event(v1.ObjectReference{Kind:\"Pod\", Namespace:\"gitlab\", Name:\"runner-mzzfrpqb-project-6-concurrent-98srx2\", UID:\"8fc4bdd1-9af4-11e9-a1d4-06346ba69dd2\", APIVersion:\"v1\", ResourceVersion:\"4291547\", FieldPath:\"\"}): type: 'Normal' reason: 'NotTriggerScaleUp' pod didn't trigger scale-up (it wouldn't fit if a new node is added): 2 Insufficient cpu, 2 Insufficient memory, 1 max limit reached\n",
+        {'limits', 'node-filter'}, ('raise the max size', 'too small for the pod'),
+        ()),
+    # the group's single instance type had less allocatable CPU than the pod asked
+    'ca-insufficient-cpu-capitalised': Paste(
+        'https://github.com/kubernetes/autoscaler/issues/2749',
+        "CA failed on 'pod didn't trigger scale-up (it wouldn't fit if a new node is added): 1 Insufficient CPU.\n",
+        {'node-filter'}, ('too small for the pod', 'larger instance type'),
+        ()),
 }
 
 # Not counted in the sweep (their threads are cited elsewhere): the same message as its thread really shows it
@@ -132,6 +162,12 @@ REGRESSIONS = {
         "`FailedScheduling  4m7s (x258 over 21h)  default-scheduler  0/13 nodes are available: 1 Too many pods, 12 node is filtered out by the prefilter resul │\n│ t. preemption: 0/13 nodes are available: 1 No preemption victims found for incoming pod, 12 Preemption is not helpful for scheduling.`\n",
         {'node-filter'}, ('prefilter result.', 'DaemonSets do not run on Fargate'),
         ('resul;', 'No preemption victims found for incoming pod;', '│')),
+    # the CA verbose line wrapped by the terminal mid-word ("produ" / "ction/..."): the kops group lacked the label
+    'ca-predicate-line-wrapped': Paste(
+        'https://github.com/kubernetes/autoscaler/issues/1291',
+        "auto-scaler-aws-cluster-autoscaler-5f78688568-6q4hn aws-cluster-autoscaler I1002 11:03:26.503432       1 utils.go:196] Pod myapp-server-0 can't be scheduled on nodes.prod.example.com, predicate failed: GeneralPredicates predicate mismatch, cannot put produ\nction/sportradar-uof-server-0 on template-node-for-nodes.prod.example.com-7085033211816415489, reason: node(s) didn't match node selector\nauto-scaler-aws-cluster-autoscaler-5f78688568-6q4hn aws-cluster-autoscaler I1002 11:03:26.503455       1 scale_up.go:371] No pod can fit to nodes.prod.example.com\n",
+        {'node-filter'}, ("cannot take the pod: node(s) didn't match node selector", 'node-template/label'),
+        ('cannot put produ.',)),
 }
 ALL = {**PASTES, **REGRESSIONS}
 

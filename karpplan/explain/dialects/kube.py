@@ -20,7 +20,7 @@ _UNTOLERATED = re.compile(r"had (?:untolerated )?taint \{(?P<kv>[^}]*)\}?")
 _GO_TAINT = re.compile(r'Taint\{Key:"(?P<key>[^"]*)", Value:"(?P<value>[^"]*)", Effect:"(?P<effect>[^"]*)"')
 # `0/N nodes are available` with no node at all: the scheduler's own sentence
 # the per-node list pasted without its `0/N nodes are available:` head (`1 Insufficient cpu, 1 node(s) had ...`)
-BARE_LIST = re.compile(r"^[\s`'\">]*(?P<rest>\d+ (?:node\(s\) |Insufficient |Too many pods)[^`]*?node\(s\) .*)$", re.S)
+BARE_LIST = re.compile(r"^(?:[^\n\d]*?:\s+)?[\s`'\">]*(?P<rest>\d+ (?:node\(s\) |Insufficient |Too many pods)[^`]*?node\(s\) .*)$", re.S)
 # only the preemption half of a FitError pasted: what the pod may not do, not why it does not fit
 PREEMPTION_NEVER = re.compile(r"not eligible due to preemptionPolicy=Never")
 # kube-scheduler before 1.17 said this alone (no node counts) while a claim waited for its volume
@@ -63,7 +63,7 @@ _GROUP_MAX = re.compile(r"max node group size reached|max limit reached|max (?:c
 def _entries(rest: str) -> dict[str, int]:
     counts: dict[str, int] = {}
     for part in _ENTRY_SPLIT.split(rest.strip()):
-        m = _ENTRY.match(part.strip().rstrip(".").strip())
+        m = _ENTRY.match(part.strip().strip("`").rstrip(".").strip())  # a paste's closing ``` stays off the reason
         if m is not None:
             why = named(m.group("why").strip())
             counts[why] = counts.get(why, 0) + int(m.group("n"))
@@ -80,7 +80,7 @@ def parse_fit_error(message: str) -> list[Reason] | None:
             return [Reason(NODE_FILTER, message.strip().rstrip(". "), counts=old), *derived(old)]
         if (old := fit_14_counts(message)) is not None:  # 1.2-1.6: a line per node
             return [Reason(NODE_FILTER, message.strip().rstrip(". "), counts=old), *derived(old)]
-        if (bare := BARE_LIST.match(message)) is not None and (listed := _entries(
+        if SCALE_UP.search(message) is None and (bare := BARE_LIST.match(message)) is not None and (listed := _entries(
                 _SENTENCE_END.split(bare.group("rest").rstrip("`'\" "), 1)[0])):
             return [Reason(NODE_FILTER, bare.group("rest").rstrip("`'\" ."), counts=listed), *derived(listed)]
         if (unbound := UNBOUND.search(message)) is not None:
