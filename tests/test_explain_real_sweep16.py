@@ -152,6 +152,36 @@ PASTES = {
         "CA failed on 'pod didn't trigger scale-up (it wouldn't fit if a new node is added): 1 Insufficient CPU.\n",
         {'node-filter'}, ('too small for the pod', 'larger instance type'),
         ()),
+    # kubespray: the CNI had not come up, so every node stayed NotReady (tainted not-ready)
+    'not-ready-taint-no-cni': Paste(
+        'https://github.com/kubernetes-sigs/kubespray/issues/9989',
+        'kubernetes-dashboard 0/3 nodes are available: 3 node(s) had untolerated taint {node.kubernetes.io/not-ready: }\n',
+        {'taint'}, ('do not add a toleration', 'CNI'),
+        ()),
+    # a single-node kubeadm cluster: its only node carried the master taint
+    'unnamed-taints-single-master': Paste(
+        'https://github.com/kubernetes/kubernetes/issues/85625',
+        "Warning FailedScheduling 20s (x5 over 4m27s) default-scheduler 0/1 nodes are available: 1 node(s) had taints that the pod didn't tolerate.\n",
+        {'node-filter'}, ('node-role.kubernetes.io/control-plane', 'does not name the taints'),
+        ()),
+    # coredns replicas kept apart by anti-affinity on three nodes already running one each
+    'existing-pods-anti-affinity-coredns': Paste(
+        'https://github.com/kubernetes-sigs/kubespray/issues/4101',
+        "Warning FailedScheduling 0s (x20 over 53s) default-scheduler 0/3 nodes are available: 3 node(s) didn't match pod affinity/anti-affinity, 3 node(s) didn't satisfy existing pods anti-affinity rules.\n",
+        {'topology'}, ('existing pods anti-affinity', 'it needs another node or zone'),
+        ("lower the pod's requests",)),
+    # a t3.medium takes 17 pods (ENI / IP limit); the message on the lines under the event
+    'too-many-pods-t3-medium-wrapped-event': Paste(
+        'https://engineering.mypie.io/2026/04/03/eks-pod-capacity/',
+        "Events:\n  Warning  FailedScheduling  14m  default-scheduler\n    0/1 nodes are available: 1 Too many pods.\n    preemption: 0/1 nodes are available: 1 No preemption victims found.\n",
+        {'node-filter'}, ('ENI / IP limit', 'prefix delegation'),
+        ("lower the pod's requests",)),
+    # t2.medium nodes (2 vCPU): the client's CPU request fit none of them
+    'insufficient-cpu-invalid-age': Paste(
+        'https://github.com/pires/kubernetes-elasticsearch-cluster/issues/178',
+        "  Warning  FailedScheduling  <invalid> (x7 over 26s)  default-scheduler  0/5 nodes are available: 5 Insufficient cpu.\n",
+        {'node-filter'}, ('5 Insufficient cpu', 'Allocatable is below its capacity'),
+        ()),
 }
 
 # Not counted in the sweep (their threads are cited elsewhere): the same message as its thread really shows it
