@@ -182,6 +182,18 @@ PASTES = {
         "  Warning  FailedScheduling  <invalid> (x7 over 26s)  default-scheduler  0/5 nodes are available: 5 Insufficient cpu.\n",
         {'node-filter'}, ('5 Insufficient cpu', 'Allocatable is below its capacity'),
         ()),
+    # no local PV matched the claim (the static provisioner had not created one); a shell prompt cut the paste
+    'no-pv-to-bind-terminal-garbage': Paste(
+        'https://github.com/kubernetes-sigs/sig-storage-local-static-provisioner/issues/424',
+        " Warning  FailedScheduling  7s    default-scheduler  0/1 nodes are available: 1 node(s) didn't find available persistent volumes to bind. preemption: 0/1 nodes are available: 1 Preemption is not helpful for sched\n(base) [root@dingo209 admin]# ls                                                                                                                                                                                     \u2502uling.\n",
+        {'volume'}, ('no existing PersistentVolume matches it',),
+        ("lower the pod's requests",)),
+    # the local-PV driver published no CSIStorageCapacity on 1.21, so every node looked full
+    'not-enough-free-storage-capacity-tracking': Paste(
+        'https://github.com/openebs-archive/device-localpv/issues/36',
+        "Events:\n  Type     Reason            Age   From               Message\n  ----     ------            ----  ----               -------\n  Warning  FailedScheduling  16s   default-scheduler  0/4 nodes are available: 1 node(s) had taint {node-role.kubernetes.io/master: }, that the pod didn't tolerate, 3 node(s) did not have enough free storage.\n  Warning  FailedScheduling  14s   default-scheduler  0/4 nodes are available: 1 node(s) had taint {node-role.kubernetes.io/master: }, that the pod didn't tolerate, 3 node(s) did not have enough free storage.\n",
+        {'volume', 'taint'}, ('CSIStorageCapacity', 'storageCapacity: true'),
+        ()),
 }
 
 # Not counted in the sweep (their threads are cited elsewhere): the same message as its thread really shows it
@@ -198,6 +210,12 @@ REGRESSIONS = {
         "auto-scaler-aws-cluster-autoscaler-5f78688568-6q4hn aws-cluster-autoscaler I1002 11:03:26.503432       1 utils.go:196] Pod myapp-server-0 can't be scheduled on nodes.prod.example.com, predicate failed: GeneralPredicates predicate mismatch, cannot put produ\nction/sportradar-uof-server-0 on template-node-for-nodes.prod.example.com-7085033211816415489, reason: node(s) didn't match node selector\nauto-scaler-aws-cluster-autoscaler-5f78688568-6q4hn aws-cluster-autoscaler I1002 11:03:26.503455       1 scale_up.go:371] No pod can fit to nodes.prod.example.com\n",
         {'node-filter'}, ("cannot take the pod: node(s) didn't match node selector", 'node-template/label'),
         ('cannot put produ.',)),
+    # a v1.5+ record cut inside its errorCauses: the record's own error holds both causes (memory was the real one)
+    'karpenter-record-cut-in-error-causes': Paste(
+        'https://github.com/kubernetes-sigs/karpenter/issues/2890',
+        '```\n{"level":"ERROR","time":"2026-05-01T21:36:41.423Z","logger":"controller","message":"could not schedule pod","commit":"8adb23d","controller":"provisioner","namespace":"","name":"","reconcileID":"fa147b79-e0b4-45c3-ab4d-9425fe460361","Pod":{"name":"cdb-builder-test","namespace":"cdb-builder"},"error":"incompatible requirements, label \\"cdb-builder\\" does not have known values; no instance type has enough resources, requirements=cdb-builder In [supported], karpenter.k8s.aws/ec2nodeclass In [cdb-builder], karpenter.sh/capacity-type In [on-demand], karpenter.sh/nodepool In [cdb-builder], node.kubernetes.io/instance-type In [m5.8xlarge], resources={\\"cpu\\":\\"16220m\\",\\"memory\\":\\"123170Mi\\",\\"pods\\":\\"11\\"}","errorCauses":[{"error":"incompatible requirements, label \\"cdb-builder\\" does not have known values"},{"error":"no instance type has enough resources, requirements=cdb-builder In [supported], karpenter.k8s.aws/ec2nodeclass In [cdb-bui\n```\n',
+        {'no-instance-type', 'unknown-label'}, ('m5.8xlarge has 128Gi memory', 'Pod cdb-builder/cdb-builder-test'),
+        ()),
 }
 ALL = {**PASTES, **REGRESSIONS}
 

@@ -166,6 +166,11 @@ def _json_objects(text: str) -> tuple[dict[str, Any] | list[Any] | None, int, in
         except ValueError:
             pos = text.find('{"', pos + 1)
             continue
+        if isinstance(value, dict) and set(value) == {"error"} and text.rfind('"errorCauses"', 0, pos) != -1:
+            # one errorCauses entry of a record cut off after it: the record's own fields say more (its
+            # "error" joins every cause, and its pod), so they are read from the cut text instead
+            pos = text.find('{"', end)
+            continue
         if isinstance(value, list) or (isinstance(value, dict) and _is_record(value)):
             return value, pos, end
         if isinstance(value, dict) and not text[end:].strip():

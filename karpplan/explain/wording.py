@@ -367,7 +367,10 @@ def volume_plain(text: str, f: PoolFields = NODEPOOL_FIELDS) -> str:
         return (f"{text}: the claim's StorageClass belongs to a CSI driver that publishes storage capacity per node "
                 "(CSIStorageCapacity - local volumes such as LVM, ZFS or TopoLVM), and none of those nodes has room for "
                 "the size the claim requests: free or add space where the driver allocates (e.g. the volume group), "
-                "or request less.")
+                "or request less. If the nodes do have the space, the scheduler is reading no or stale capacity: the "
+                "CSIDriver object says storageCapacity: true but the driver publishes no CSIStorageCapacity for its "
+                "StorageClass (kubectl get csistoragecapacities -A) - upgrade the driver or turn its capacity "
+                "tracking off.")
     if "max volume count" in low:
         return (f"{text}: those nodes already have as many volumes attached as they may (the CSI driver's per-node "
                 "limit in CSINode: the instance type's EBS attachment slots, shared with ENIs on Nitro types, or the "
