@@ -194,6 +194,24 @@ PASTES = {
         "Events:\n  Type     Reason            Age   From               Message\n  ----     ------            ----  ----               -------\n  Warning  FailedScheduling  16s   default-scheduler  0/4 nodes are available: 1 node(s) had taint {node-role.kubernetes.io/master: }, that the pod didn't tolerate, 3 node(s) did not have enough free storage.\n  Warning  FailedScheduling  14s   default-scheduler  0/4 nodes are available: 1 node(s) had taint {node-role.kubernetes.io/master: }, that the pod didn't tolerate, 3 node(s) did not have enough free storage.\n",
         {'volume', 'taint'}, ('CSIStorageCapacity', 'storageCapacity: true'),
         ()),
+    # Rancher 1.x: the Kubernetes hosts had not registered as nodes, so the scheduler had none (klog event line)
+    'no-nodes-klog-event-rancher': Paste(
+        'https://github.com/rancher/rancher/issues/6926',
+        "12/6/2016 1:24:29 PMI1206 12:24:29.656195       1 event.go:217] Event(api.ObjectReference{Kind:\"Pod\", Namespace:\"vgcomputers\", Name:\"letsencrypt-client-4161631106-0gndm\", UID:\"ec77699a-bbae-11e6-8e12-eee5cb3b7b3a\", APIVersion:\"v1\", ResourceVersion:\"5056\", FieldPath:\"\"}): type: 'Warning' reason: 'FailedScheduling' no nodes available to schedule pods\n",
+        {'node-filter'}, ('no node to consider at all', 'Pod vgcomputers/letsencrypt-client-4161631106-0gndm'),
+        ()),
+    # kube-scheduler 1.4's event alone says no reason (the thread: the message is not useful)
+    'failed-to-fit-event-alone-1-4': Paste(
+        'https://github.com/kubernetes/kubernetes/issues/9207',
+        "```\n  FirstSeen\tLastSeen\tCount\tFrom\t\t\tSubobjectPath\tType\t\tReason                                                                          Message\n  ---------\t--------\t-----\t----\t\t\t-------------\t--------\t------                                                                          -------\n  51m\t\t37m\t\t50\t{default-scheduler }\t\t\tWarning\t\tFailedScheduling                                                                        pod (loudmail-deployment-1671311517-s1nb9) failed to fit in any node\n```\n",
+        {'node-filter'}, ('gave its reasons only on the lines under this event', 'Allocatable'),
+        ()),
+    # a managed node group: the pod's node affinity label was not on the group's template (scaled to zero)
+    'ca-predicate-line-cut-affinity': Paste(
+        'https://github.com/kubernetes/autoscaler/issues/5319',
+        "I1118 13:32:36.868201       1 scale_up.go:300] Pod podinfo-79c4469b46-jg6mc can't be scheduled on eks-test-one-app-two-ng-aac242cc-8048-1b87-0493-dc987d8aebb8, predicate checking error: node(s) didn't match Pod's node affinity/selector; predicateNam\n",
+        {'node-filter'}, ('Node group eks-test-one-app-two-ng-aac242cc-8048-1b87-0493-dc987d8aebb8', 'node-template/label'),
+        ('predicateNam',)),
 }
 
 # Not counted in the sweep (their threads are cited elsewhere): the same message as its thread really shows it

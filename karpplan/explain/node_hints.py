@@ -31,6 +31,11 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
      "nodes unless the node group's disk size, its launch template or the EC2NodeClass blockDeviceMappings set "
      "more), not a property of the instance size. Lower the request, or give the nodes a larger root volume; "
      "larger instance types alone do not help."),
+    (re.compile(r"failed to fit in any node$", re.I),
+     "Pod failed to fit in any node: kube-scheduler before 1.6 gave its reasons only on the lines under this event "
+     "('fit failure on node (<node>): <reason>') or in its own log, not in the event itself. Most often it is "
+     "Insufficient cpu / memory: compare the pod's requests with each node's Allocatable less its Allocated "
+     "resources (kubectl describe node), then its nodeSelector and the nodes' taints."),
     (re.compile(r"^Insufficient (?:cpu|memory)$", re.I),
      "Insufficient cpu / memory counts requests, not use: those nodes have less CPU or memory left unrequested "
      "(kubectl describe node, Allocated resources) than the pod requests, however idle they look; and a node's "

@@ -43,6 +43,7 @@ _OLD_ENTRY = re.compile(r"(?P<why>[^,()]+?)\s*\((?P<n>\d+)\)")
 # kube-scheduler 1.2-1.6: `pod (x) failed to fit in any node` and one `fit failure on node (n): <reason>` line per node,
 # or (1.5-1.6) `fit failure summary on nodes : Insufficient cpu (4), MatchNodeSelector (2)`
 FIT_14 = re.compile(r"failed to fit in any node|fit failure (?:on node \(|summary on nodes)", re.I)
+FIT_14_HEAD = re.compile(r"pod \((?P<pod>[^)]*)\) failed to fit in any node", re.I)
 _FIT_14_NODE = re.compile(r"fit failure on node \((?P<node>[^)]*)\):\s*(?P<why>[^\n]*?)\s*(?=fit failure on node \(|\n|$)", re.I)
 _FIT_14_SUMMARY = re.compile(r"fit failure summary on nodes\s*:\s*(?P<rest>[^\n]*)", re.I)
 
