@@ -212,6 +212,42 @@ PASTES = {
         "I1118 13:32:36.868201       1 scale_up.go:300] Pod podinfo-79c4469b46-jg6mc can't be scheduled on eks-test-one-app-two-ng-aac242cc-8048-1b87-0493-dc987d8aebb8, predicate checking error: node(s) didn't match Pod's node affinity/selector; predicateNam\n",
         {'node-filter'}, ('Node group eks-test-one-app-two-ng-aac242cc-8048-1b87-0493-dc987d8aebb8', 'node-template/label'),
         ('predicateNam',)),
+    # EKS AL2023 NVIDIA AMI: the GPU node advertised no nvidia.com/gpu until the device plugin was installed
+    'gpu-al2023-no-device-plugin': Paste(
+        'https://github.com/awslabs/amazon-eks-ami/issues/2342',
+        "  **Warning  FailedScheduling   2m28s (x8 over 7m47s)   default-scheduler   0/5 nodes are available: 1 Insufficient nvidia.com/gpu, 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 1 No preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling.**               \n",
+        {'node-filter'}, ('do not run the device plugin', 'under Allocatable'),
+        ("lower the pod's requests", '**')),
+    # 1.8: device plugins were alpha (DevicePlugins feature gate), so no node advertised nvidia.com/gpu
+    'gpu-1-8-predicate-names': Paste(
+        'https://github.com/NVIDIA/k8s-device-plugin/issues/22',
+        "0/3 nodes are available: 1 PodToleratesNodeTaints, 3 Insufficient nvidia.com/gpu.\n",
+        {'node-filter'}, ('3 Insufficient nvidia.com/gpu', 'plugin registers'),
+        ()),
+    # the node group label's value differed from the pod's nodeSelector (eks.amazonaws.com/nodegroup)
+    'selector-nodegroup-name-describe': Paste(
+        'https://github.com/klothoplatform/klotho/issues/553',
+        "Node-Selectors:              eks.amazonaws.com/nodegroup=private_t3_xlarge\n                             network_placement=private\nTolerations:                 node.kubernetes.io/not-ready:NoExecute op=Exists for 300s\n                             node.kubernetes.io/unreachable:NoExecute op=Exists for 300s\nEvents:\n  Type     Reason            Age   From               Message\n  ----     ------            ----  ----               -------\n  Warning  FailedScheduling  5m2s  default-scheduler  0/4 nodes are available: 4 node(s) didn't match Pod's node affinity/selector. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.\n",
+        {'node-filter'}, ('eks.amazonaws.com/nodegroup', 'kubectl get nodes --show-labels'),
+        ('add a toleration',)),
+    # coredns selected beta.kubernetes.io/os; the nodes carried kubernetes.io/os only
+    'selector-deprecated-beta-label': Paste(
+        'https://github.com/kelseyhightower/kubernetes-the-hard-way/issues/595',
+        "Due to this mismatch pods cannot enter running state and an error is visible: 0/3 nodes are available: 3 node(s) didn't match node selector.\n",
+        {'node-filter'}, ('beta.kubernetes.io/os',),
+        ()),
+    # the GPU node was cordoned and the other had no GPU registered (nvidia runtime not set up)
+    'gpu-and-cordoned': Paste(
+        'https://github.com/NVIDIA/k8s-device-plugin/issues/119',
+        "Events:\n Warning FailedScheduling  40s (x2 over 40s)  default-scheduler  0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) were unschedulable.\n",
+        {'node-filter'}, ('cordoned', 'NVIDIA runtime'),
+        ()),
+    # minikube with CRI-O: the NVIDIA runtime was not configured, so the plugin registered no GPU
+    'gpu-minikube-runtime': Paste(
+        'https://github.com/NVIDIA/k8s-device-plugin/issues/852',
+        "Events:\n  Type     Reason            Age                  From               Message\n  ----     ------            ----                 ----               -------\n  Warning  FailedScheduling  26m (x150 over 12h)  default-scheduler  0/1 nodes are available: 1 Insufficient nvidia.com/gpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod..\n",
+        {'node-filter'}, ('nvidia-container-toolkit', 'plugin registers'),
+        ("lower the pod's requests",)),
 }
 
 # Not counted in the sweep (their threads are cited elsewhere): the same message as its thread really shows it

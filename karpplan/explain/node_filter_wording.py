@@ -48,7 +48,12 @@ def _device_hints(counts: Mapping[str, int]) -> str:
         if "/" in name or name.startswith("hugepages-"):
             how = how_to_get(name)
             out += (f" No node has {name} free: a node advertises it only when its device plugin (or controller) has "
-                    "registered it, so a new node of the right type must come up and be ready first."
+                    "registered it, so a new node of the right type must come up and be ready first. If a node that "
+                    f"has the device already runs, kubectl describe node shows no {name} under Allocatable until its "
+                    "plugin registers: look at the plugin's DaemonSet pod on that node and its log."
+                    + (" For NVIDIA GPUs the container runtime must use the NVIDIA runtime (nvidia-container-toolkit), "
+                       "and the EKS-optimized accelerated (NVIDIA) AMIs do not run the device plugin: install the NVIDIA device plugin "
+                       "(or the GPU Operator) yourself." if name == "nvidia.com/gpu" else "")
                     + (f" {how}" if how else ""))
     return out
 

@@ -86,6 +86,16 @@ _SPREAD_OVER_TAINTS = (
     "its node affinity excludes).")
 
 
+_SELECTOR = re.compile(r"didn't match (?:Pod's )?node (?:affinity|selector)|MatchNodeSelector", re.I)
+_SELECTOR_ONLY = (
+    "No node carries what the pod's spec.nodeSelector / required node affinity asks for: compare the pod's "
+    "Node-Selectors (kubectl describe pod) with kubectl get nodes --show-labels, key and value exactly - a node "
+    "group's name in eks.amazonaws.com/nodegroup, a label only some nodes were given, or a deprecated beta label "
+    "(beta.kubernetes.io/os, failure-domain.beta.kubernetes.io/zone) newer nodes may not carry (use kubernetes.io/os, "
+    "topology.kubernetes.io/zone). With an autoscaler, the pod waits until a group or NodePool that sets that label "
+    "can launch a node for it.")
+
+
 def node_hints(counts: Mapping[str, int]) -> str:
     """The sentences the per-node reasons in `counts` call for (each hint once), with a leading space; or ''."""
     out: list[str] = []
@@ -94,6 +104,8 @@ def node_hints(counts: Mapping[str, int]) -> str:
             if pattern.search(why.strip()) and hint not in out:
                 out.append(hint)
                 break
+    if counts and all(_SELECTOR.search(why) for why in counts):
+        out.append(_SELECTOR_ONLY)  # every node fails on the pod's own selector: the label, not the capacity
     if any(_SPREAD.search(why) for why in counts) and any(_TAINTED.search(why) for why in counts):
         out.append(_SPREAD_OVER_TAINTS)  # the spread's domains and the taints meet: the usual deadlock
     return "".join(" " + hint for hint in out)
