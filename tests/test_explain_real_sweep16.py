@@ -248,6 +248,42 @@ PASTES = {
         "Events:\n  Type     Reason            Age                  From               Message\n  ----     ------            ----                 ----               -------\n  Warning  FailedScheduling  26m (x150 over 12h)  default-scheduler  0/1 nodes are available: 1 Insufficient nvidia.com/gpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod..\n",
         {'node-filter'}, ('nvidia-container-toolkit', 'plugin registers'),
         ("lower the pod's requests",)),
+    # one pod per r5a.8xlarge: its requests exceed what Karpenter counts allocatable (VM memory overhead)
+    'karpenter-event-too-big-for-the-only-type': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/7839',
+        '```\n  Warning  FailedScheduling  106s (x2 over 6m46s)  karpenter          Failed to schedule pod, incompatible with nodepool "default", daemonset overhead={"cpu":"500m","memory":"640Mi","pods":"5"}, no instance type satisfied resources {"cpu":"29500m","memory":"246400Mi","pods":"6"} and requirements karpenter.k8s.aws/ec2nodeclass In [default], karpenter.sh/capacity-type In [on-demand], karpenter.sh/nodepool In [default], node.kubernetes.io/instance-type In [r5a.8xlarge] (no instance type has enough resources)\n  Warning  FailedScheduling  81s (x2 over 6m47s)   default-scheduler  0/10 nodes are available: 10 Insufficient cpu, 10 Insufficient memory. preemption: 0/10 nodes are available: 10 No preemption victims found for incoming pod.\n```\n',
+        {'no-instance-type'}, ('VM_MEMORY_OVERHEAD_PERCENT', 'r5a.8xlarge has 256Gi memory'),
+        ()),
+    # a new AWS account: Fargate launches were blocked until AWS Support lifted it
+    'fargate-account-blocked': Paste(
+        'https://github.com/clowdhaus/eks-reference-architecture/issues/12',
+        "```bash\nEvents:\n  Type     Reason            Age    From               Message\n  ----     ------            ----   ----               -------\n  Warning  FailedScheduling  2m59s  fargate-scheduler  Your AWS account is currently blocked and thus cannot launch any Fargate pods\n\n```\n",
+        {'unsupported'}, ('AWS Support',),
+        ('Drop the field', 'toleration')),
+    # k3s: traefik's svclb already held host ports 80/443 on the only node
+    'free-ports-k3s-hostnetwork-prose': Paste(
+        'https://github.com/kubernetes/ingress-nginx/issues/6048',
+        "the pod hangs with the error\n\nWarning FailedScheduling default-scheduler 0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports.\nWarning FailedScheduling default-scheduler 0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports.\n",
+        {'node-filter'}, ('svclb', 'hostNetwork: true'),
+        ("lower the pod's requests",)),
+    # minikube: the patched controller's new replica wanted host port 6379 the old replica still held
+    'free-ports-rolling-update-one-node': Paste(
+        'https://github.com/kubernetes/ingress-nginx/issues/4626',
+        "```text\n  Warning  FailedScheduling  63s   default-scheduler  0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports.\n```\n",
+        {'node-filter'}, ('old replica during a rolling update', 'maxSurge: 0'),
+        ()),
+    # 2015: PodFitsPorts was the host-port check (hostPort in the pod spec)
+    'kube-1-0-failed-for-reason-ports': Paste(
+        'https://github.com/kubernetes/kubernetes/issues/14586',
+        "Failed for reason PodFitsPorts and possibly others\n",
+        {'node-filter'}, ('hostPort',),
+        ()),
+    # 2015 docs: PodFitsResources, not enough CPU / memory left on any node for the replicas
+    'kube-1-0-failed-for-reason-resources': Paste(
+        'https://github.com/kubernetes/kubernetes/pull/11083',
+        "Events:\n  FirstSeen\t\t\t\tLastSeen\t\t\tCount\tFrom\t\tSubobjectPath\tReason\t\t\tMessage\n  Thu, 09 Jul 2015 23:56:21 -0700\tFri, 10 Jul 2015 00:01:30 -0700\t21\t{scheduler }\t\t\tfailedScheduling\tFailed for reason PodFitsResources and possibly others\n",
+        {'node-filter'}, ('counts requests, not use',),
+        ()),
 }
 
 # Not counted in the sweep (their threads are cited elsewhere): the same message as its thread really shows it

@@ -36,7 +36,7 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
      "('fit failure on node (<node>): <reason>') or in its own log, not in the event itself. Most often it is "
      "Insufficient cpu / memory: compare the pod's requests with each node's Allocatable less its Allocated "
      "resources (kubectl describe node), then its nodeSelector and the nodes' taints."),
-    (re.compile(r"^Insufficient (?:cpu|memory)$", re.I),
+    (re.compile(r"^Insufficient (?:cpu|memory)$|PodFitsResources", re.I),
      "Insufficient cpu / memory counts requests, not use: those nodes have less CPU or memory left unrequested "
      "(kubectl describe node, Allocated resources) than the pod requests, however idle they look; and a node's "
      "Allocatable is below its capacity (the kubelet's and the system's reservations), so a pod that requests all "

@@ -34,7 +34,7 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"
                  b"no instance type", b"should schedule on", b"topology constraint", b"limits", b"excluded because",
                  b"does not have known values", b"minValues", b"not supported", b"filtered out all", b'"error"',
                  b"Name:", b"Namespace:", b"Events:", b"Type  ", b"----  ", b"LAST SEEN", b"nodepools found", b"provisioners found", b"exceeds node resources",
-                 b"Fargate", b"predicate ", b"Skipping node group", b"unbound", b"Ignoring pod", b"node(s) had", b"node(s) didn't",
+                 b"Fargate", b"predicate ", b"Skipping node group", b"unbound", b"Failed for reason", b"account is currently blocked", b"Ignoring pod", b"node(s) had", b"node(s) didn't",
                  b"preemptionPolicy=Never",
                  # node-class errors (a pool that resolves no instance types): dialects/nodeclass.py
                  b"resolving node class", b"unable to resolve instance types", b"NodeClassNotReady",

@@ -388,6 +388,11 @@ def fargate_plain(r: Reason) -> str:
         return (f"the Fargate profile{' ' + r.value if r.value else ''} is blocked for new pods ({r.text}): fix the "
                 "profile itself - its pod execution role must exist and trust eks-fargate-pods.amazonaws.com (and be "
                 "in the cluster's auth config), and its subnets must be private ones in zones Fargate supports.")
+    if r.cause == "account blocked":
+        return (f"{r.text}: AWS refuses Fargate launches for the whole account, whatever the pod or profile - a new "
+                "account still being verified, or one AWS has suspended or limited (billing, its Fargate vCPU quota). "
+                "Nothing in the cluster fixes it: ask AWS Support to unblock the account, or run the pods on EC2 "
+                "nodes meanwhile.")
     if r.cause == "zone":
         return (f"{r.text}: Fargate is not offered in a zone of the profile's subnets; give the Fargate profile "
                 "private subnets in supported zones only.")

@@ -17,6 +17,7 @@ SOURCE = "fargate-scheduler"
 NOT_SUPPORTED = re.compile(r"Pod not supported on Fargate:\s*(?P<rest>.*)$", re.S)
 MISCONFIGURED = re.compile(r"Misconfigured Fargate Profile:\s*(?:fargate profile (?P<name>\S+) )?(?P<rest>.*)$",
                            re.S | re.I)
+BLOCKED = re.compile(r"Your AWS account is currently blocked[^\n]*", re.I)
 ZONE = re.compile(r"Fargate.*?(?:availability zone|not supported in (?:the )?(?:zone|az))", re.S | re.I)
 # a new refusal starts with one of these heads (values such as HostNetwork are capitalised, heads are not)
 _SPLIT = re.compile(r",\s+(?=(?:fields not supported|invalid |port contains|volumes? not supported|"
@@ -60,6 +61,8 @@ def parse(message: str) -> list[Reason] | None:
     if m is not None:
         return [Reason(UNSUPPORTED, m.group(0).strip(), value=m.group("name"),
                        cause="Misconfigured Fargate Profile")]
+    if (blocked := BLOCKED.search(message)) is not None:
+        return [Reason(UNSUPPORTED, blocked.group(0).strip().rstrip("."), cause="account blocked")]
     if ZONE.search(message):
         return [Reason(UNSUPPORTED, message.strip(), cause="zone")]
     return None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from karpplan.explain.dialects.karpenter import parse_taint
-from karpplan.explain.dialects.predicates import FIT_14_HEAD, fit_14_counts, named, old_fit_counts
+from karpplan.explain.dialects.predicates import FIT_10, FIT_14_HEAD, fit_14_counts, named, old_fit_counts
 from karpplan.explain.structure import LIMITS, NODE_FILTER, TAINT, TOPOLOGY, VOLUME, Reason
 
 FIT = re.compile(r"(?P<n>\d+)/(?P<m>\d+) nodes are available(?::\s*(?P<rest>.*))?", re.S)
@@ -80,6 +80,9 @@ def parse_fit_error(message: str) -> list[Reason] | None:
             return [Reason(NODE_FILTER, message.strip().rstrip(". "), counts=old), *derived(old)]
         if (old := fit_14_counts(message)) is not None:  # 1.2-1.6: a line per node
             return [Reason(NODE_FILTER, message.strip().rstrip(". "), counts=old), *derived(old)]
+        if (first := FIT_10.search(message)) is not None:  # 1.0-1.1: one predicate named, the others not
+            return [Reason(NODE_FILTER, f"Failed for reason {named(first.group('why'))} and possibly others",
+                           counts={}, total=0)]
         if (head := FIT_14_HEAD.search(message)) is not None:  # the event alone, its per-node lines not pasted
             return [Reason(NODE_FILTER, head.group(0), counts={}, total=0)]
         if SCALE_UP.search(message) is None and (bare := BARE_LIST.match(message)) is not None and (listed := _entries(
