@@ -284,6 +284,18 @@ PASTES = {
         "Events:\n  FirstSeen\t\t\t\tLastSeen\t\t\tCount\tFrom\t\tSubobjectPath\tReason\t\t\tMessage\n  Thu, 09 Jul 2015 23:56:21 -0700\tFri, 10 Jul 2015 00:01:30 -0700\t21\t{scheduler }\t\t\tfailedScheduling\tFailed for reason PodFitsResources and possibly others\n",
         {'node-filter'}, ('counts requests, not use',),
         ()),
+    # workloads selected node-role.kubernetes.io/spot-worker: a NodeClaim may not carry that kubernetes.io key
+    'karpenter-nodeclaim-restricted-domain': Paste(
+        'https://blog.gitcode.com/c1a51bc21127e9a9ffcbcb50a2dc75c7.html',
+        'NodeClaim.karpenter.sh \\"default-dvph4\\" is invalid: spec.requirements[7].key: Invalid value: \\"string\\": label domain \\"kubernetes.io\\" is restricted\n',
+        {'unsupported'}, ('node-role.kubernetes.io/<role>', 'NodeClaim default-dvph4'),
+        ('upgrade Karpenter',)),
+    # zone spread and hostname spread together: 2 nodes in one zone, 1 in the other, the 6th replica fits neither
+    'spread-zone-and-hostname-klog': Paste(
+        'https://github.com/kubernetes/kubernetes/issues/109364',
+        '2. The 6th and 7th replica remain in pending state, with the scheduler saying `"Unable to schedule pod; no fit; waiting" pod="default/test-5" err="0/3 nodes are available: 3 node(s) didn\'t match pod topology spread constraints."`\n',
+        {'topology'}, ('Every constraint must hold on the chosen node at once', 'Pod default/test-5'),
+        ()),
 }
 
 # Not counted in the sweep (their threads are cited elsewhere): the same message as its thread really shows it

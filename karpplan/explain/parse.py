@@ -34,7 +34,7 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"
                  b"no instance type", b"should schedule on", b"topology constraint", b"limits", b"excluded because",
                  b"does not have known values", b"minValues", b"not supported", b"filtered out all", b'"error"',
                  b"Name:", b"Namespace:", b"Events:", b"Type  ", b"----  ", b"LAST SEEN", b"nodepools found", b"provisioners found", b"exceeds node resources",
-                 b"Fargate", b"predicate ", b"Skipping node group", b"unbound", b"Failed for reason", b"account is currently blocked", b"Ignoring pod", b"node(s) had", b"node(s) didn't",
+                 b"Fargate", b"predicate ", b"Skipping node group", b"unbound", b"Failed for reason", b"account is currently blocked", b"is restricted", b"Ignoring pod", b"node(s) had", b"node(s) didn't",
                  b"preemptionPolicy=Never",
                  # node-class errors (a pool that resolves no instance types): dialects/nodeclass.py
                  b"resolving node class", b"unable to resolve instance types", b"NodeClassNotReady",
@@ -107,6 +107,9 @@ _QUOTED_LINES = re.compile(r"(?m)^(?:>[ \t]?)+")
 _BOX_BORDER = re.compile(r"(?m)^[ \t]*[\u2502\u2503][ \t]?|[ \t]*[\u2502\u2503][ \t]*$")
 _MD_LINK = re.compile(r"\[([^\]\[]+)\]\(https?://[^)\s]*\)")
 _RESTRICTED = re.compile(r"Ignoring pod, label (?P<key>\S+) is restricted")  # v0.1x, before scheduling
+# v0.33+: the API server rejects a NodeClaim whose requirements (from the pods' selectors) use a restricted domain
+_CLAIM_RESTRICTED = re.compile(r'NodeClaim(?:\.karpenter\.sh)? \\?"(?P<claim>[^"\\]+)\\?" is invalid: (?P<field>spec\.requirements'
+                               r'\[\d+\]\.key)[^\n]*?label domain \\?"(?P<domain>[^"\\]+)\\?" is restricted')
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 _FIELD = re.compile(r'"(?P<name>message|msg|error|pod|time|ts|level|logger)"\s*:\s*"')
 _POD_OBJECT = re.compile(r'"Pod"\s*:\s*\{\s*"name"\s*:\s*"(?P<name>[^"]*)"\s*,\s*"namespace"\s*:\s*"(?P<ns>[^"]*)"')
@@ -326,6 +329,11 @@ def _classify(message: str, *, source: str | None, event: str | None,
             worded = with_plain(Parsed(CLUSTER_AUTOSCALER, "", "", reasons=tuple(found))).reasons
             return Parsed(CLUSTER_AUTOSCALER, event or "NotTriggerScaleUp", message, pod=named,
                           reasons=worded), True
+    if (cm := _CLAIM_RESTRICTED.search(message)) is not None:
+        reason = Reason(UNSUPPORTED, cm.group(0).replace('\\"', '"'), key=cm.group("domain"),
+                        value=cm.group("claim"), cause="restricted label domain")
+        reason = replace(reason, plain=reason_plain(reason))
+        return Parsed(KARPENTER, event or "Log", message, reasons=(reason,)), False
     nm = kube.NOMINATED.search(message)
     if nm is not None:
         return Parsed(KARPENTER, "Nominated", message, nominated=nm.group("target").strip()), False

@@ -184,6 +184,12 @@ def _unsupported_plain(r: Reason, f: PoolFields, source: str) -> str:
                 "for such a pod. Select on a well-known label, or on a label of your own that the Provisioner sets "
                 f"({f.labels} or {f.requirements}); Karpenter v0.15 also restricted karpenter.sh/provisioner-name, "
                 "which v0.16 allows again.")
+    if r.cause == "restricted label domain":
+        return (f"the API server rejected NodeClaim {r.value} ({r.text}): a pod it was made for selects (nodeSelector / "
+                f"required node affinity) a label in the {r.key} domain that is not one of its well-known labels - "
+                "e.g. node-role.kubernetes.io/<role> - and a NodeClaim may not carry such a requirement, so the node "
+                "is never created and its pods stay pending. Select on a label of your own that the NodePool sets "
+                f"({f.labels}) instead; node.kubernetes.io/... and node-restriction.kubernetes.io/... keys are allowed.")
     return f"this Karpenter version does not support it ({r.text}); upgrade Karpenter or drop the constraint."
 
 
@@ -291,7 +297,10 @@ def _topology_plain(r: Reason, where: str, source: str) -> str:
                     "another node or zone.")
         if r.constraint == "pod affinity":
             return f"{r.text}: no pod the pod's required {field} asks to run next to runs on those nodes."
-        return f"{r.text}: placing the pod on those nodes would break maxSkew of its {field}."
+        return (f"{r.text}: placing the pod on those nodes would break maxSkew of its {field}. Every constraint must "
+                "hold on the chosen node at once: a zone spread and a kubernetes.io/hostname spread together can leave "
+                "no node at all (zones with unequal node counts) though each alone would fit - add nodes in the "
+                "emptier zones, or make one of them whenUnsatisfiable: ScheduleAnyway.")
     counts = ""
     if r.counts:
         counts = " (pods per domain now: " + ", ".join(f"{k}={v}" for k, v in list(r.counts.items())[:6]) + ")"
