@@ -296,6 +296,18 @@ PASTES = {
         '2. The 6th and 7th replica remain in pending state, with the scheduler saying `"Unable to schedule pod; no fit; waiting" pod="default/test-5" err="0/3 nodes are available: 3 node(s) didn\'t match pod topology spread constraints."`\n',
         {'topology'}, ('Every constraint must hold on the chosen node at once', 'Pod default/test-5'),
         ()),
+    # the default NodePool sat at its cpu limit (48/48); the other pools' taints kept the pod off them
+    'karpenter-v15-limits-and-taints-multiline': Paste(
+        'https://github.com/JiRaska/open-bank-oss/issues/1272',
+        "```\nFailedScheduling: all available instance types exceed limits for nodepool (NodePool=default);\n  did not tolerate taint (openbank.io/runner=true:NoSchedule);\n  did not tolerate taint (workload=observability:NoSchedule)\nRolloutAborted: ReplicaSet \"sanctions-service-86d5cd7d4\" has timed out progressing\nScalingReplicaSet: Scaled down ReplicaSet sanctions-service-86d5cd7d4 (revision 19) from 1 to 0\n```\n",
+        {'limits', 'taint'}, ('NodePool "default" has reached its spec.limits', 'openbank.io/runner=true:NoSchedule'),
+        ('taint, taint',)),
+    # the worker was full and the other node a tainted control plane; the autoscaler never acted (not running)
+    'insufficient-cpu-and-control-plane-multiline': Paste(
+        'https://github.com/FootprintAI/Containarium/issues/1469',
+        "```\nFailedScheduling Pod/overflow-869c5856b9-t6slm: 0/2 nodes are available:\n  1 Insufficient cpu,\n  1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }\n```\n",
+        {'node-filter', 'taint'}, ('their own messages say why they did not', 'node-role.kubernetes.io/control-plane'),
+        ()),
 }
 
 # Not counted in the sweep (their threads are cited elsewhere): the same message as its thread really shows it

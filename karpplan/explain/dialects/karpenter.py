@@ -33,7 +33,7 @@ _POOL = re.compile(
     r"(?: but failed to add pod while adhering to reservation fallback policy)?"
     r"(?:,\s*daemonset overhead=(?P<overhead>\{[^}]*\}?))?(?:,\s*|\s*$)"
 )
-_TAINT = re.compile(r"^did not tolerate (?:taint \(taint=(?P<v15>[^)]*)\)?|(?P<old>\S+))")
+_TAINT = re.compile(r"^did not tolerate (?:taint \((?:taint=)?(?P<v15>[^)]*)\)?|(?P<old>\S+))")
 _UNKNOWN_LABEL = re.compile(
     r'^(?:incompatible requirements, )?label "(?P<key>[^"]*)" does not have known values'
     r'(?: \(typo of "(?P<typo>[^"]*)"\?\))?'
