@@ -308,6 +308,12 @@ PASTES = {
         "```\nFailedScheduling Pod/overflow-869c5856b9-t6slm: 0/2 nodes are available:\n  1 Insufficient cpu,\n  1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }\n```\n",
         {'node-filter', 'taint'}, ('their own messages say why they did not', 'node-role.kubernetes.io/control-plane'),
         ()),
+    # Karpenter v0.6: the hostname topology spread left an empty hostname requirement after nodes were deleted
+    'karpenter-v06-empty-hostname-spread': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/1425',
+        '2022-02-28T08:04:17.445Z\tINFO\tcontroller.provisioning\tUnable to schedule pod ingress/traefik-5fcc45756f-qdxv2, incompatible requirements, [] not in [rhv6mc5e], key kubernetes.io/hostname\t{"commit": "fd19ba2", "provisioner": "dedicated-ingress-arm64"}\n',
+        {'requirement-conflict'}, ('topology spread constraint on kubernetes.io/hostname', 'can run on no host'),
+        ('The pod requires []', 'widen the pool')),
 }
 
 # Not counted in the sweep (their threads are cited elsewhere): the same message as its thread really shows it
@@ -329,6 +335,12 @@ REGRESSIONS = {
         'https://github.com/kubernetes-sigs/karpenter/issues/2890',
         '```\n{"level":"ERROR","time":"2026-05-01T21:36:41.423Z","logger":"controller","message":"could not schedule pod","commit":"8adb23d","controller":"provisioner","namespace":"","name":"","reconcileID":"fa147b79-e0b4-45c3-ab4d-9425fe460361","Pod":{"name":"cdb-builder-test","namespace":"cdb-builder"},"error":"incompatible requirements, label \\"cdb-builder\\" does not have known values; no instance type has enough resources, requirements=cdb-builder In [supported], karpenter.k8s.aws/ec2nodeclass In [cdb-builder], karpenter.sh/capacity-type In [on-demand], karpenter.sh/nodepool In [cdb-builder], node.kubernetes.io/instance-type In [m5.8xlarge], resources={\\"cpu\\":\\"16220m\\",\\"memory\\":\\"123170Mi\\",\\"pods\\":\\"11\\"}","errorCauses":[{"error":"incompatible requirements, label \\"cdb-builder\\" does not have known values"},{"error":"no instance type has enough resources, requirements=cdb-builder In [supported], karpenter.k8s.aws/ec2nodeclass In [cdb-bui\n```\n',
         {'no-instance-type', 'unknown-label'}, ('m5.8xlarge has 128Gi memory', 'Pod cdb-builder/cdb-builder-test'),
+        ()),
+    # v0.2x: EBS volumes in three zones, their zones' intersection printed as DoesNotExist
+    'karpenter-v0-zone-doesnotexist-quoted-stern': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/4192',
+        '> karpenter-f8c94f455-w6gw5 controller 2023-07-03T21:13:23.572Z\tERROR\tcontroller.provisioner\tCould not schedule pod, incompatible with provisioner "default", no instance type satisfied resources {"cpu":"2","memory":"6Gi","pods":"1"} and requirements karpenter.sh/provisioner-name In [default], kubernetes.io/os In [linux], kubernetes.io/arch In [amd64], karpenter.k8s.aws/instance-category In [c m r], topology.kubernetes.io/zone DoesNotExist, karpenter.k8s.aws/instance-generation Exists >2, karpenter.sh/capacity-type In [on-demand spot] (no instance type met the scheduling requirements or had a required offering){"commit": "698f22f-dirty", "pod": "xxx/xxx"}\n',
+        {'no-instance-type'}, ('EBS volumes in different zones', 'WaitForFirstConsumer'),
         ()),
 }
 ALL = {**PASTES, **REGRESSIONS}

@@ -258,7 +258,10 @@ def _conflict_plain(r: Reason, where: str, f: PoolFields, in_pool: bool = False)
                 "WaitForFirstConsumer so new volumes follow the pod.")
     if r.key == _HOSTNAME and empty:
         return (f"the pod can run on no host ({pod_side}): its kubernetes.io/hostname requirements (a local "
-                "PersistentVolume's node, pod affinity) leave no node; check the pod's PVs for a node that is gone.")
+                "PersistentVolume's node, pod affinity) leave no node; check the pod's PVs for a node that is gone. "
+                "Karpenter v0.6 also derived such a requirement from a topology spread constraint on "
+                "kubernetes.io/hostname and could leave it empty once the pods' nodes were deleted (fixed later): upgrade, or drop "
+                "that constraint (or make it whenUnsatisfiable: ScheduleAnyway).")
     if r.key:
         zone_hint = (" (a pod's zone requirement can also come from the zone of a bound PersistentVolume)"
                      if r.key == ZONE else "")
@@ -269,7 +272,7 @@ def _conflict_plain(r: Reason, where: str, f: PoolFields, in_pool: bool = False)
 
 
 def _empty_side(side: str) -> bool:
-    return side.endswith(("DoesNotExist", "In []", "In [ ]"))
+    return side.endswith(("DoesNotExist", "In []", "In [ ]")) or side.strip() in ("[]", "[ ]")  # v0.6: bare `[]`
 
 
 def _no_zone(r: Reason) -> bool:
