@@ -314,6 +314,12 @@ PASTES = {
         '2022-02-28T08:04:17.445Z\tINFO\tcontroller.provisioning\tUnable to schedule pod ingress/traefik-5fcc45756f-qdxv2, incompatible requirements, [] not in [rhv6mc5e], key kubernetes.io/hostname\t{"commit": "fd19ba2", "provisioner": "dedicated-ingress-arm64"}\n',
         {'requirement-conflict'}, ('topology spread constraint on kubernetes.io/hostname', 'can run on no host'),
         ('The pod requires []', 'widen the pool')),
+    # the App Mesh injector's init container added NET_ADMIN; an injector release for Fargate fixed it
+    'fargate-net-admin-from-mesh-injector': Paste(
+        'https://github.com/aws/aws-app-mesh-roadmap/issues/158',
+        "I've tried https://docs.aws.amazon.com/eks/latest/userguide/mesh-k8s-integration.html but failed due to \"Pod not supported on Fargate: invalid SecurityContext fields: Capabilities added: NET_ADMIN\"\n",
+        {'unsupported'}, ('sidecar injector', 'containers[].securityContext.capabilities'),
+        ()),
 }
 
 # Not counted in the sweep (their threads are cited elsewhere): the same message as its thread really shows it

@@ -415,7 +415,7 @@ def fargate_plain(r: Reason) -> str:
                 f"PersistentVolumeClaim was not ready when the pod was created.{volumes}")
     return (f"a Fargate profile selects this pod but Fargate refuses {r.text}{where}; the pod does not fall back to "
             "EC2. Drop the field, or keep the pod out of the profile's selectors (its namespace and labels) so it "
-            f"runs on EC2 nodes (a node group or a Karpenter NodePool).{volumes}")
+            f"runs on EC2 nodes (a node group or a Karpenter NodePool).{volumes}{fargate.injected_note(r.text)}")
 
 
 def with_plain(parsed: Parsed) -> Parsed:

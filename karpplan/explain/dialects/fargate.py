@@ -94,3 +94,16 @@ def claim_not_ready(refusal: str) -> bool:
     not bound may be one Fargate can never mount: EBS)."""
     low = refusal.lower()
     return low.startswith("volume") and "persistentvolumeclaim" in low and "not found" in low
+
+
+def injected_note(refusal: str) -> str:
+    """Where a refused field comes from when the user did not write it (with a leading space), or ''."""
+    if "NET_ADMIN" in refusal or "NET_RAW" in refusal:
+        return (" NET_ADMIN / NET_RAW are usually added by a service mesh's sidecar injector (its init container sets "
+                "up the pod's traffic redirection: App Mesh, Istio, Linkerd): if your pod spec has no such capability, "
+                "upgrade or configure the injector for Fargate (its CNI mode or Fargate support) or exclude the "
+                "namespace from injection.")
+    if "Capabilities added" in refusal or "Privileged" in refusal:
+        return (" When your own values leave securityContext empty, the field comes from the chart's defaults or a "
+                "mutating webhook: check the rendered pod (kubectl get pod -o yaml), not only your values.")
+    return ""
