@@ -320,6 +320,12 @@ PASTES = {
         "I've tried https://docs.aws.amazon.com/eks/latest/userguide/mesh-k8s-integration.html but failed due to \"Pod not supported on Fargate: invalid SecurityContext fields: Capabilities added: NET_ADMIN\"\n",
         {'unsupported'}, ('sidecar injector', 'containers[].securityContext.capabilities'),
         ()),
+    # Karpenter kept nominating machines kube-scheduler found short of memory (their capacity estimates differed)
+    'nominated-but-insufficient-memory': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/4450',
+        "```\nEvents:\n  Type     Reason            Age                   From               Message\n  ----     ------            ----                  ----               -------\n  Normal   Nominated         37m (x3 over 41m)     karpenter          Pod should schedule on: machine/default-bjb87\n  Normal   Nominated         9m51s (x13 over 34m)  karpenter          Pod should schedule on: machine/default-bjb87\n  Warning  FailedScheduling  4m41s (x11 over 41m)  default-scheduler  0/4 nodes are available: 4 Insufficient memory. preemption: 0/4 nodes are available: 4 No preemption victims found for incoming pod.\n  Normal   Nominated         81s (x4 over 7m41s)   karpenter          Pod should schedule on: machine/default-j956g\n```\n",
+        {'node-filter'}, ('disagree on capacity', 'machine/default-bjb87'),
+        ()),
 }
 
 # Not counted in the sweep (their threads are cited elsewhere): the same message as its thread really shows it
