@@ -62,3 +62,10 @@ def test_pod_eni_on_full_nodes_asks_for_another_node() -> None:
     """`Insufficient vpc.amazonaws.com/pod-eni` on existing nodes: every branch interface is taken."""
     [item] = explain_text("0/12 nodes are available: 12 Insufficient vpc.amazonaws.com/pod-eni.\n").item_list()
     assert "the pod needs another node or a larger type, not smaller requests" in item.plain
+
+
+def test_the_types_that_would_offer_it_keep_the_pods_architecture() -> None:
+    """The pool asks kubernetes.io/arch In [amd64]: an arm64 type (a1, c6g, c7g) offering pod-eni is no fix."""
+    plain = _no_type_plain(POD_ENI_T3)
+    would = plain.split("though these would: ", 1)[1].split(".", 1)[0]
+    assert would and not any(arm in would for arm in ("a1.", "c6g.", "c7g.", "m6g.", "t4g."))

@@ -142,8 +142,12 @@ def how_to_get(name: str) -> str | None:
     return text + "." if text else None
 
 
+# what a pod needs of a node whatever type it gets: types offered as the alternative must keep these
+_PLATFORM_KEYS = ("kubernetes.io/arch", "kubernetes.io/os")
+
+
 def _extended(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, float]],
-              known: bool) -> tuple[list[str], str | None]:
+              known: bool, ask: Ask | None = None) -> tuple[list[str], str | None]:
     """Sentences about the extended resources the pod asks for, and the one that is the whole cause, if any."""
     out: list[str] = []
     # huge pages first (no type ever reports them), then unknown resources, then vendor devices
@@ -152,7 +156,9 @@ def _extended(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, f
     for name in names:
         amount = asked.get(name)
         how = how_to_get(name)
-        offering = [(t, t.cheapest_price) for t in catalog.instance_types if t.allocatable.get(name) >= amount]
+        platform = [r for r in (ask.type_reqs if ask is not None else ()) if r.key in _PLATFORM_KEYS]
+        offering = [(t, t.cheapest_price) for t in catalog.instance_types if t.allocatable.get(name) >= amount
+                    and all(r.matches(t.labels) for r in platform)]  # an arm64 type is no answer for an amd64 pod
         in_reqs = [(t, p) for t, p in ok if t.allocatable.get(name) >= amount]
         if not offering and name.startswith(_VENDOR_PREFIXES):
             out.append(f"The pod asks for {_fmt(name, amount)} of {name}; the {catalog.region} catalog has no type "
@@ -239,7 +245,7 @@ def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str
         return [local], None
     known = bool(reason.requirements)
     ok = allowed(catalog, ask)
-    out, decided = _extended(asked, catalog, ok, known)
+    out, decided = _extended(asked, catalog, ok, known, ask)
     if decided:
         return out, decided
 
