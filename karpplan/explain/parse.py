@@ -320,20 +320,10 @@ def _classify(message: str, *, source: str | None, event: str | None,
         if kube_result is not None:
             src, ev, reasons = kube_result
             return Parsed(src, event or ev, message, reasons=reasons), False
-        if (skipped := kube.parse_skipping(message)) is not None:
-            worded = with_plain(Parsed(CLUSTER_AUTOSCALER, "", "", reasons=tuple(skipped))).reasons
-            return Parsed(CLUSTER_AUTOSCALER, event or "NotTriggerScaleUp", message, reasons=worded), True
-        predicate = kube.parse_predicate(message)
-        if predicate is not None:
-            named, found = predicate
-            worded = with_plain(Parsed(CLUSTER_AUTOSCALER, "", "", reasons=tuple(found))).reasons
-            return Parsed(CLUSTER_AUTOSCALER, event or "NotTriggerScaleUp", message, pod=named,
-                          reasons=worded), True
+        if (verbose := _autoscaler_line(message, event)) is not None:
+            return verbose, True
     if (cm := _CLAIM_RESTRICTED.search(message)) is not None:
-        reason = Reason(UNSUPPORTED, cm.group(0).replace('\\"', '"'), key=cm.group("domain"),
-                        value=cm.group("claim"), cause="restricted label domain")
-        reason = replace(reason, plain=reason_plain(reason))
-        return Parsed(KARPENTER, event or "Log", message, reasons=(reason,)), False
+        return _claim_rejected(cm, message, event), False
     nm = kube.NOMINATED.search(message)
     if nm is not None:
         return Parsed(KARPENTER, "Nominated", message, nominated=nm.group("target").strip()), False
@@ -372,6 +362,27 @@ def _classify(message: str, *, source: str | None, event: str | None,
         bare = with_plain(Parsed(KARPENTER, "", "", dialect=dialect, reasons=bare)).reasons
     return Parsed(KARPENTER, event or ("FailedScheduling" if pools or bare else "Log"), message, dialect=dialect,
                   pod=env_pod, pools=pools, reasons=bare, unparsed=unparsed), True
+
+
+def _autoscaler_line(message: str, event: str | None) -> Parsed | None:
+    """cluster-autoscaler's verbose log lines about one node group: skipped at its max size, or its template node
+    failing a predicate."""
+    if (skipped := kube.parse_skipping(message)) is not None:
+        worded = with_plain(Parsed(CLUSTER_AUTOSCALER, "", "", reasons=tuple(skipped))).reasons
+        return Parsed(CLUSTER_AUTOSCALER, event or "NotTriggerScaleUp", message, reasons=worded)
+    predicate = kube.parse_predicate(message)
+    if predicate is None:
+        return None
+    named, found = predicate
+    worded = with_plain(Parsed(CLUSTER_AUTOSCALER, "", "", reasons=tuple(found))).reasons
+    return Parsed(CLUSTER_AUTOSCALER, event or "NotTriggerScaleUp", message, pod=named, reasons=worded)
+
+
+def _claim_rejected(cm: re.Match[str], message: str, event: str | None) -> Parsed:
+    """A NodeClaim the API server refused for a restricted label domain in its requirements."""
+    reason = Reason(UNSUPPORTED, cm.group(0).replace('\\"', '"'), key=cm.group("domain"), value=cm.group("claim"),
+                    cause="restricted label domain")
+    return Parsed(KARPENTER, event or "Log", message, reasons=(replace(reason, plain=reason_plain(reason)),))
 
 
 def _node_class(e: nodeclass.NodeClassError, text: str) -> Parsed:
