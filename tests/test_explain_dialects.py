@@ -191,3 +191,29 @@ def test_repeated_lines_collapse() -> None:
 def test_unrecognised_only() -> None:
     explanation = explain_text("hello\nworld\n")
     assert not explanation.items and explanation.lines == 2 and explanation.unrecognised == 2
+
+
+@pytest.mark.parametrize("clause", [
+    # a v0.3x pool's clause with its `incompatible with nodepool "X", daemonset overhead=...,` prefix cut off
+    'incompatible requirements, key topology.kubernetes.io/zone, topology.kubernetes.io/zone In [eu-central-1b] not '
+    'in topology.kubernetes.io/zone In [eu-central-1c]',
+    # the pre-v1 wording of "no instance type", pasted alone
+    'no instance type satisfied resources {"cpu":"7","memory":"8692Mi","pods":"1"} and requirements '
+    'kubernetes.io/arch In [amd64], karpenter.sh/capacity-type In [on-demand]',
+    'incompatible requirements, label "nodegroup" does not have known values',
+])
+def test_a_clause_pasted_alone_claims_no_version(clause: str) -> None:
+    """Every version prints these clauses; without its envelope nothing says which one: no "(v1.5+ log)"."""
+    item = one(clause)
+    assert item.parsed.dialect is None
+    assert "v1.5+" not in item.plain and "Karpenter." in item.plain
+
+
+@pytest.mark.parametrize("text", [
+    'Failed to schedule pod, incompatible requirements, label "nodegroup" does not have known values',
+    '{"error":"incompatible requirements, label \\"nodegroup\\" does not have known values"}]}',
+    'did not tolerate taint (taint=CriticalAddonsOnly:NoSchedule)',
+])
+def test_what_shows_v15_still_says_so(text: str) -> None:
+    """The v1.5+ event envelope with a bare reason, a bare error value, and v1.5's taint wording do show it."""
+    assert one(text).parsed.dialect == "v1.5+"

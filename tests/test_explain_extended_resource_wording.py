@@ -42,3 +42,30 @@ def test_a_pod_too_big_still_quotes_cpu_and_memory() -> None:
     big = GPU.replace('\\"nvidia.com/gpu\\":\\"1\\",', "").replace('\\"1405m\\"', '\\"900\\"')
     plain = _no_type_plain(big)
     assert "cpu 900" in plain and "(with DaemonSet overhead)" in plain
+
+
+# security groups for pods on a NodePool that allows only t3 types (not trunking compatible: no branch interfaces)
+POD_ENI_T3 = GPU.replace('\\"nvidia.com/gpu\\":\\"1\\"', '\\"vpc.amazonaws.com/pod-eni\\":\\"1\\"').replace(
+    "karpenter.k8s.aws/instance-family In [m5 c5]", "karpenter.k8s.aws/instance-family In [t3]")
+
+
+def test_pod_eni_names_the_branch_interface_limit_and_the_types_without_one() -> None:
+    """A pod with a security group needs a branch interface: t3 has none, m5.large 9; the answer says so and sends
+    the pod to a trunking-compatible type, not to smaller requests."""
+    plain = _no_type_plain(POD_ENI_T3)
+    assert "branch-interface limit" in plain and "m5.large 9" in plain
+    assert "t3 and t4g" in plain and "not trunking compatible" in plain
+    assert "has-trunk-attached" in plain
+
+
+def test_pod_eni_on_full_nodes_asks_for_another_node() -> None:
+    """`Insufficient vpc.amazonaws.com/pod-eni` on existing nodes: every branch interface is taken."""
+    [item] = explain_text("0/12 nodes are available: 12 Insufficient vpc.amazonaws.com/pod-eni.\n").item_list()
+    assert "the pod needs another node or a larger type, not smaller requests" in item.plain
+
+
+def test_the_types_that_would_offer_it_keep_the_pods_architecture() -> None:
+    """The pool asks kubernetes.io/arch In [amd64]: an arm64 type (a1, c6g, c7g) offering pod-eni is no fix."""
+    plain = _no_type_plain(POD_ENI_T3)
+    would = plain.split("though these would: ", 1)[1].split(".", 1)[0]
+    assert would and not any(arm in would for arm in ("a1.", "c6g.", "c7g.", "m6g.", "t4g."))

@@ -37,10 +37,16 @@ LOCAL_ZONE = re.compile(r"^(?P<region>[a-z]{2}(?:-gov)?-[a-z]+-\d+)-(?:[a-z]{3}-
 # how to get an extended resource onto a node, by name prefix
 _HOW_TO_GET = (
     ("vpc.amazonaws.com/pod-eni",
-     "Security groups for pods request vpc.amazonaws.com/pod-eni: nodes offer it only with ENABLE_POD_ENI=true "
-     "on the VPC CNI (aws-node), on types the VPC resource controller supports (a family it does not list yet never "
-     "offers it, so the pool must allow supported ones), and Karpenter up to v0.31 counts it only with its setting "
-     "aws.enablePodENI=true"),
+     "Security groups for pods request vpc.amazonaws.com/pod-eni: each such pod takes one branch network interface "
+     "of its node's trunk interface, and a node offers only its instance type's branch-interface limit (the VPC "
+     "resource controller's table: m5.large 9, m5.xlarge 18, m5.2xlarge 38, m5.4xlarge to 12xlarge 54, 107 on the "
+     "largest Nitro sizes; t-family types such as t3 and t4g and Xen-based families such as m4, c4 and r4 are not "
+     "trunking compatible and offer none), so once every node's branch interfaces are taken the pod needs another "
+     "node or a larger type, not smaller requests. Nodes offer it only with ENABLE_POD_ENI=true on the VPC CNI "
+     "(aws-node) and a trunk interface attached, which takes one of the node's network-interface slots (kubectl get "
+     "nodes -L vpc.amazonaws.com/has-trunk-attached shows which nodes have one; replace nodes that came up with every "
+     "slot in use), on types the controller supports (a family it does not list yet never offers it, so the pool "
+     "must allow supported ones), and Karpenter up to v0.31 counts it only with its setting aws.enablePodENI=true"),
     ("vpc.amazonaws.com/efa", "EFA devices come only with EFA-capable types (e.g. p4d, p5, c5n, hpc) and the EFA device plugin"),
     ("nvidia.com/gpu", "GPUs come with GPU instance families (g and p categories); the pool's requirements must allow "
                        "them and the NVIDIA device plugin must run on those nodes"),
@@ -136,8 +142,12 @@ def how_to_get(name: str) -> str | None:
     return text + "." if text else None
 
 
+# what a pod needs of a node whatever type it gets: types offered as the alternative must keep these
+_PLATFORM_KEYS = ("kubernetes.io/arch", "kubernetes.io/os")
+
+
 def _extended(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, float]],
-              known: bool) -> tuple[list[str], str | None]:
+              known: bool, ask: Ask | None = None) -> tuple[list[str], str | None]:
     """Sentences about the extended resources the pod asks for, and the one that is the whole cause, if any."""
     out: list[str] = []
     # huge pages first (no type ever reports them), then unknown resources, then vendor devices
@@ -146,7 +156,9 @@ def _extended(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, f
     for name in names:
         amount = asked.get(name)
         how = how_to_get(name)
-        offering = [(t, t.cheapest_price) for t in catalog.instance_types if t.allocatable.get(name) >= amount]
+        platform = [r for r in (ask.type_reqs if ask is not None else ()) if r.key in _PLATFORM_KEYS]
+        offering = [(t, t.cheapest_price) for t in catalog.instance_types if t.allocatable.get(name) >= amount
+                    and all(r.matches(t.labels) for r in platform)]  # an arm64 type is no answer for an amd64 pod
         in_reqs = [(t, p) for t, p in ok if t.allocatable.get(name) >= amount]
         if not offering and name.startswith(_VENDOR_PREFIXES):
             out.append(f"The pod asks for {_fmt(name, amount)} of {name}; the {catalog.region} catalog has no type "
@@ -233,7 +245,7 @@ def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str
         return [local], None
     known = bool(reason.requirements)
     ok = allowed(catalog, ask)
-    out, decided = _extended(asked, catalog, ok, known)
+    out, decided = _extended(asked, catalog, ok, known, ask)
     if decided:
         return out, decided
 

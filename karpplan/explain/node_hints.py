@@ -31,9 +31,16 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
      "nodes unless the node group's disk size, its launch template or the EC2NodeClass blockDeviceMappings set "
      "more), not a property of the instance size. Lower the request, or give the nodes a larger root volume; "
      "larger instance types alone do not help."),
-    (re.compile(r"^Insufficient (?:cpu|memory)$", re.I),
+    (re.compile(r"failed to fit in any node$", re.I),
+     "Pod failed to fit in any node: kube-scheduler before 1.6 gave its reasons only on the lines under this event "
+     "('fit failure on node (<node>): <reason>') or in its own log, not in the event itself. Most often it is "
+     "Insufficient cpu / memory: compare the pod's requests with each node's Allocatable less its Allocated "
+     "resources (kubectl describe node), then its nodeSelector and the nodes' taints."),
+    (re.compile(r"^Insufficient (?:cpu|memory)$|PodFitsResources", re.I),
      "Insufficient cpu / memory counts requests, not use: those nodes have less CPU or memory left unrequested "
-     "(kubectl describe node, Allocated resources) than the pod requests, however idle they look. A new node is "
+     "(kubectl describe node, Allocated resources) than the pod requests, however idle they look; and a node's "
+     "Allocatable is below its capacity (the kubelet's and the system's reservations), so a pod that requests all "
+     "of an instance's CPUs or memory (cpu: 4 on a 4-vCPU node) fits no node of that size. A new node is "
      "what Karpenter or cluster-autoscaler adds for such a pod when it fits a type they may launch; their own "
      "messages say why they did not."),
     (re.compile(r"didn't match service affinity", re.I),
@@ -43,7 +50,9 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"had taints that the pod didn't tolerate|had untolerated taint\(s\)", re.I),
      "This form of the message does not name the taints (node(s) had taints that the pod didn't tolerate / had "
      "untolerated taint(s)): kubectl describe node shows each node's Taints; add a toleration only if the pod may "
-     "run on those nodes."),
+     "run on those nodes. On a cluster whose nodes are all control-plane nodes (a single-node kubeadm, kind or "
+     "kubespray cluster) it is node-role.kubernetes.io/control-plane (master before 1.24): remove that taint from "
+     "the node to run workloads there; node.kubernetes.io/not-ready means the node is not Ready yet (no CNI)."),
     (re.compile(r"were unschedulable", re.I),
      "Node(s) were unschedulable: those nodes are cordoned (spec.unschedulable - kubectl cordon / drain, or Karpenter "
      "or cluster-autoscaler removing them) and take no new pods; this clears when they are uncordoned or gone, "
@@ -77,6 +86,16 @@ _SPREAD_OVER_TAINTS = (
     "its node affinity excludes).")
 
 
+_SELECTOR = re.compile(r"didn't match (?:Pod's )?node (?:affinity|selector)|MatchNodeSelector", re.I)
+_SELECTOR_ONLY = (
+    "No node carries what the pod's spec.nodeSelector / required node affinity asks for: compare the pod's "
+    "Node-Selectors (kubectl describe pod) with kubectl get nodes --show-labels, key and value exactly - a node "
+    "group's name in eks.amazonaws.com/nodegroup, a label only some nodes were given, or a deprecated beta label "
+    "(beta.kubernetes.io/os, failure-domain.beta.kubernetes.io/zone) newer nodes may not carry (use kubernetes.io/os, "
+    "topology.kubernetes.io/zone). With an autoscaler, the pod waits until a group or NodePool that sets that label "
+    "can launch a node for it.")
+
+
 def node_hints(counts: Mapping[str, int]) -> str:
     """The sentences the per-node reasons in `counts` call for (each hint once), with a leading space; or ''."""
     out: list[str] = []
@@ -85,6 +104,8 @@ def node_hints(counts: Mapping[str, int]) -> str:
             if pattern.search(why.strip()) and hint not in out:
                 out.append(hint)
                 break
+    if counts and all(_SELECTOR.search(why) for why in counts):
+        out.append(_SELECTOR_ONLY)  # every node fails on the pod's own selector: the label, not the capacity
     if any(_SPREAD.search(why) for why in counts) and any(_TAINTED.search(why) for why in counts):
         out.append(_SPREAD_OVER_TAINTS)  # the spread's domains and the taints meet: the usual deadlock
     return "".join(" " + hint for hint in out)

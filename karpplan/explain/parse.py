@@ -20,6 +20,7 @@ from karpplan.explain.structure import (
     EXCLUDED_TYPES,
     KARPENTER,
     KUBE_SCHEDULER,
+    LIMITS,
     NO_INSTANCE_TYPE,
     UNSUPPORTED,
     Parsed,
@@ -29,11 +30,11 @@ from karpplan.explain.structure import (
 from karpplan.explain.wording import capital, reason_plain, with_plain
 
 # Anything worth a full parse contains one of these (bytes, for the fast path over huge logs).
-TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"no nodes available", b"scale-up", b"incompatible", b"did not tolerate",
+TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"fit failure", b"no nodes available", b"scale-up", b"incompatible", b"did not tolerate",
                  b"no instance type", b"should schedule on", b"topology constraint", b"limits", b"excluded because",
                  b"does not have known values", b"minValues", b"not supported", b"filtered out all", b'"error"',
                  b"Name:", b"Namespace:", b"Events:", b"Type  ", b"----  ", b"LAST SEEN", b"nodepools found", b"provisioners found", b"exceeds node resources",
-                 b"Fargate", b"predicate ", b"Ignoring pod", b"node(s) had", b"node(s) didn't",
+                 b"Fargate", b"predicate ", b"Skipping node group", b"unbound", b"Failed for reason", b"account is currently blocked", b"is restricted", b"Ignoring pod", b"node(s) had", b"node(s) didn't",
                  b"preemptionPolicy=Never",
                  # node-class errors (a pool that resolves no instance types): dialects/nodeclass.py
                  b"resolving node class", b"unable to resolve instance types", b"NodeClassNotReady",
@@ -92,6 +93,7 @@ TRIGGER = re.compile(
     rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|predicate |Ignoring pod|node\(s\) had|node\(s\) didn't|preemptionPolicy=Never|resolving node class|"
     rb"unable to resolve instance types|NodeClassNotReady|ignoring nodepool, not ready|no resolved instance types|"
     + b"|".join(re.escape(t.encode()) for t in launch.TRIGGERS))
+_ERROR_FIELD = re.compile(r'"error(?:Causes)?"\s*:\s*(?:\[\s*\{\s*"error"\s*:\s*)?\\?"?\s*$')
 _KARPENTER_ANCHOR = re.compile(
     r"(?:Could not|could not|Failed to|Unable to) schedule pod\b|incompatible with (?:nodepool|provisioner)\b|"
     r"compatible with nodepool \"|did not tolerate |no instance type |unsatisfiable topology constraint|"
@@ -105,6 +107,9 @@ _QUOTED_LINES = re.compile(r"(?m)^(?:>[ \t]?)+")
 _BOX_BORDER = re.compile(r"(?m)^[ \t]*[\u2502\u2503][ \t]?|[ \t]*[\u2502\u2503][ \t]*$")
 _MD_LINK = re.compile(r"\[([^\]\[]+)\]\(https?://[^)\s]*\)")
 _RESTRICTED = re.compile(r"Ignoring pod, label (?P<key>\S+) is restricted")  # v0.1x, before scheduling
+# v0.33+: the API server rejects a NodeClaim whose requirements (from the pods' selectors) use a restricted domain
+_CLAIM_RESTRICTED = re.compile(r'NodeClaim(?:\.karpenter\.sh)? \\?"(?P<claim>[^"\\]+)\\?" is invalid: (?P<field>spec\.requirements'
+                               r'\[\d+\]\.key)[^\n]*?label domain \\?"(?P<domain>[^"\\]+)\\?" is restricted')
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 _FIELD = re.compile(r'"(?P<name>message|msg|error|pod|time|ts|level|logger)"\s*:\s*"')
 _POD_OBJECT = re.compile(r'"Pod"\s*:\s*\{\s*"name"\s*:\s*"(?P<name>[^"]*)"\s*,\s*"namespace"\s*:\s*"(?P<ns>[^"]*)"')
@@ -163,6 +168,11 @@ def _json_objects(text: str) -> tuple[dict[str, Any] | list[Any] | None, int, in
             value, end = decoder.raw_decode(text, pos)
         except ValueError:
             pos = text.find('{"', pos + 1)
+            continue
+        if isinstance(value, dict) and set(value) == {"error"} and text.rfind('"errorCauses"', 0, pos) != -1:
+            # one errorCauses entry of a record cut off after it: the record's own fields say more (its
+            # "error" joins every cause, and its pod), so they are read from the cut text instead
+            pos = text.find('{"', end)
             continue
         if isinstance(value, list) or (isinstance(value, dict) and _is_record(value)):
             return value, pos, end
@@ -310,12 +320,10 @@ def _classify(message: str, *, source: str | None, event: str | None,
         if kube_result is not None:
             src, ev, reasons = kube_result
             return Parsed(src, event or ev, message, reasons=reasons), False
-        predicate = kube.parse_predicate(message)
-        if predicate is not None:
-            named, found = predicate
-            worded = with_plain(Parsed(CLUSTER_AUTOSCALER, "", "", reasons=tuple(found))).reasons
-            return Parsed(CLUSTER_AUTOSCALER, event or "NotTriggerScaleUp", message, pod=named,
-                          reasons=worded), True
+        if (verbose := _autoscaler_line(message, event)) is not None:
+            return verbose, True
+    if (cm := _CLAIM_RESTRICTED.search(message)) is not None:
+        return _claim_rejected(cm, message, event), False
     nm = kube.NOMINATED.search(message)
     if nm is not None:
         return Parsed(KARPENTER, "Nominated", message, nominated=nm.group("target").strip()), False
@@ -337,6 +345,9 @@ def _classify(message: str, *, source: str | None, event: str | None,
     env_pod, pools, bare, unparsed, hint = _karpenter(text)
     if not pools and not bare:
         return None
+    if hint is None and bare and not pools and not any(r.kind in (LIMITS, EXCLUDED_TYPES) for r in bare) and (
+            _ERROR_FIELD.search(message, 0, am.start()) is not None or json_message in ("could not schedule pod", "")):
+        hint = K.V15  # a bare reason as v1's error value: before v1.5 each one began with its NodePool
     dialect = hint
     if json_message is not None and hint != K.V06:
         if json_message.startswith("Could not schedule pod"):
@@ -351,6 +362,27 @@ def _classify(message: str, *, source: str | None, event: str | None,
         bare = with_plain(Parsed(KARPENTER, "", "", dialect=dialect, reasons=bare)).reasons
     return Parsed(KARPENTER, event or ("FailedScheduling" if pools or bare else "Log"), message, dialect=dialect,
                   pod=env_pod, pools=pools, reasons=bare, unparsed=unparsed), True
+
+
+def _autoscaler_line(message: str, event: str | None) -> Parsed | None:
+    """cluster-autoscaler's verbose log lines about one node group: skipped at its max size, or its template node
+    failing a predicate."""
+    if (skipped := kube.parse_skipping(message)) is not None:
+        worded = with_plain(Parsed(CLUSTER_AUTOSCALER, "", "", reasons=tuple(skipped))).reasons
+        return Parsed(CLUSTER_AUTOSCALER, event or "NotTriggerScaleUp", message, reasons=worded)
+    predicate = kube.parse_predicate(message)
+    if predicate is None:
+        return None
+    named, found = predicate
+    worded = with_plain(Parsed(CLUSTER_AUTOSCALER, "", "", reasons=tuple(found))).reasons
+    return Parsed(CLUSTER_AUTOSCALER, event or "NotTriggerScaleUp", message, pod=named, reasons=worded)
+
+
+def _claim_rejected(cm: re.Match[str], message: str, event: str | None) -> Parsed:
+    """A NodeClaim the API server refused for a restricted label domain in its requirements."""
+    reason = Reason(UNSUPPORTED, cm.group(0).replace('\\"', '"'), key=cm.group("domain"), value=cm.group("claim"),
+                    cause="restricted label domain")
+    return Parsed(KARPENTER, event or "Log", message, reasons=(replace(reason, plain=reason_plain(reason)),))
 
 
 def _node_class(e: nodeclass.NodeClassError, text: str) -> Parsed:
@@ -497,8 +529,9 @@ class RecordParser:
         text = error or message
         if error and message and not message.lower().startswith("could not schedule pod"):
             text = message + ("; " + error if _KARPENTER_ANCHOR.search(error) else "")
-        result = classify(text, pod=pod, time=time, source=source, event=event, json_message=message or None,
-                          node=_node_of(d))
+        # json_message "": the record is a bare "error" value (an errorCauses entry), which says v1.x
+        result = classify(text, pod=pod, time=time, source=source, event=event,
+                          json_message=message or ("" if error else None), node=_node_of(d))
         if result is None and error and message:
             result = classify(message, pod=pod, time=time, source=source, event=event)
         return [result] if result else []

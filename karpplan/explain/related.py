@@ -161,7 +161,13 @@ def link_nominations(explanation: Explanation) -> None:
             why = " ".join(dict.fromkeys(capital(r.plain) for r in typed))
             item.plain = (f"{who}: Karpenter nominated {p.nominated}, but kube-scheduler keeps rejecting the pod "
                           f"(line {rejected[0].line}), so the nominated node cannot take it and waiting will not help: "
-                          f"fix the cause of the rejection. {why}").strip()
+                          f"fix the cause of the rejection. {why}"
+                          + (" Here the two disagree on capacity: Karpenter counts that node as having room for the "
+                             "pod's requests while kube-scheduler does not (Karpenter's estimate of its allocatable, "
+                             "or pods Karpenter does not count there such as DaemonSet or static pods); check the "
+                             "node's Allocated resources (kubectl describe node) and upgrade Karpenter, which fixed "
+                             "such estimates." if any(w in ("Insufficient cpu", "Insufficient memory")
+                                                      for r in said for w in (r.counts or {})) else "")).strip()
         else:
             item.plain = (f"{who}: Karpenter nominated {p.nominated} again and again ({repeats} times over "
                           f"{int((span or 0) // 60)} minutes): a node that is ready but never gets the pod cannot take "

@@ -40,8 +40,11 @@ _CONTINUES = re.compile(rb"^\s*(?:and requirements|requirements=|resources=|\{\\
 _POOL_HEAD_END = re.compile(rb'incompatible with (?:provisioner|nodepool) "[^"]*"\s*$')
 _POOL_REASON = re.compile(rb"^\s*(?:did not tolerate |incompatible requirements|no instance type |daemonset overhead|"
                           rb"all available instance types |unsatisfiable topology )")
+# k9s draws its box around a wrapped row: `│ ... last wor │` then `│ d ... │`; one blank pads each side of a border
+_BOX_WRAP = re.compile(rb"(?<=\S)(?P<pad>[ \t]*)\xe2\x94[\x82\x83][ \t]*$")
+_BOX_ROW = re.compile(rb"^[ \t]*\xe2\x94[\x82\x83](?P<pad>[ \t]*)(?=\S)")
 _LOWER_WORD = re.compile(rb"^\s*(?:[a-z][\w./-]*(?:\s|$)|[\])}])")
-_TRIGGERS = (b"schedule pod", b"nodes are available", b"scale-up", b"incompatible", b"Fargate", b"no instance type")
+_TRIGGERS = (b"schedule pod", b"nodes are available", b"fit in any node", b"predicate ", b"scale-up", b"incompatible", b"Fargate", b"no instance type")
 MAX_WRAPPED_LINES = 20
 MIN_PREFIX = 6  # shorter first words (`and`, `key`) may well begin a continuation
 BLOCK_BYTES = 1 << 20
@@ -244,6 +247,13 @@ class LineReader:
             if (end[-1:] == b";" or end == b';"' or end[-1:].isspace() and data.rstrip().endswith((b";", b';"'))) \
                     and _CLAUSE_START.match(inner):
                 self.pending = Record(pending.line, pending.lines + 1, data + b"\n" + inner)
+                return None
+            if b"\xe2\x94" in data[-32:] and (row := _BOX_ROW.match(inner)) is not None and (
+                    box := _BOX_WRAP.search(data, max(0, len(data) - 32))) is not None and any(
+                    tr in data for tr in _TRIGGERS):  # k9s wrapped a row at its box: `... resul │` / `│ t. ...`
+                cut = box.group("pad") == b" " and row.group("pad") == b" "  # one pad each side: mid-word
+                self.pending = Record(pending.line, pending.lines + 1,
+                                      data[:box.start()] + (b"" if cut else b" ") + inner[row.end():].rstrip())
                 return None
             if _RECORD_START.match(inner) is None and _wrapped(pending, inner):
                 self.pending = Record(pending.line, pending.lines + 1, data + _joint(data, inner) + inner.strip())

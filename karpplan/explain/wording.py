@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from karpplan.explain import known
 from karpplan.explain import structure as reason_kind
-from karpplan.explain.advice import how_to_get
 from karpplan.explain.dialects import disruption, fargate, launch, nodeclass
 from karpplan.explain.dialects import karpenter as K
-from karpplan.explain.node_hints import node_hints
+from karpplan.explain.node_filter_wording import node_filter_plain
 from karpplan.explain.structure import CLUSTER_AUTOSCALER, KUBE_SCHEDULER, Item, Parsed, PoolReasons, Reason
 from karpplan.model.labels import ZONE
 
 _WELL_KNOWN_POOL_KEYS = ("karpenter.sh/nodepool", "karpenter.sh/provisioner-name")
 _HOSTNAME = "kubernetes.io/hostname"
-_SELECTOR_MISMATCH = re.compile(r"didn't match (?:Pod's )?node (?:affinity|selector)", re.I)
 
 
 @dataclass(frozen=True)
@@ -111,7 +108,7 @@ def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karp
     if r.kind == reason_kind.UNSUPPORTED:
         return _unsupported_plain(r, f, source)
     if r.kind == reason_kind.NODE_FILTER:
-        return _node_filter_plain(r, source)
+        return node_filter_plain(r, source)
     return r.text
 
 
@@ -157,13 +154,16 @@ def _limits_plain(r: Reason, where: str, f: PoolFields, source: str) -> str:
     """Limits reached: cluster-autoscaler's (the whole cluster's flags, or node groups at their max size), or
     a Karpenter pool's on nodes or on cpu / memory."""
     if source == "cluster-autoscaler":
-        if "group" not in r.text:
+        if "group" not in r.text and "max limit reached" not in r.text:
             return (f"{r.text}: the cluster as a whole is at cluster-autoscaler's limit (--max-nodes-total, "
                     "--cores-total or --memory-total); raise that flag or free capacity.")
-        return ("the node groups this pod would fit are already at their maximum size ('max node group size "
+        who = r.text.split(":", 1)[0] + ": " if r.text.startswith("node group ") else ""
+        return (f"{who}the node groups this pod would fit are already at their maximum size ('max node group size "
                 "reached'): raise the max size of such a node group (the autoscaling group's MaxSize, the "
                 "managed node group's maxSize, or the node pool's autoscaling maximum) so cluster-autoscaler "
-                "may add a node.")
+                "may add a node. The max it holds is the smaller of the group's own and its --nodes=<min>:<max>:<group> "
+                "flag when that is set, so a group below its MaxSize can still be 'at max' (kubectl -n kube-system get "
+                "configmap cluster-autoscaler-status shows the maxSize it uses).")
     kind_name = "Provisioner" if f is PROVISIONER_FIELDS else "NodePool"
     name = f'{kind_name} "{r.node_pool}"' if r.node_pool else where
     if "node limits" in r.text:
@@ -184,6 +184,12 @@ def _unsupported_plain(r: Reason, f: PoolFields, source: str) -> str:
                 "for such a pod. Select on a well-known label, or on a label of your own that the Provisioner sets "
                 f"({f.labels} or {f.requirements}); Karpenter v0.15 also restricted karpenter.sh/provisioner-name, "
                 "which v0.16 allows again.")
+    if r.cause == "restricted label domain":
+        return (f"the API server rejected NodeClaim {r.value} ({r.text}): a pod it was made for selects (nodeSelector / "
+                f"required node affinity) a label in the {r.key} domain that is not one of its well-known labels - "
+                "e.g. node-role.kubernetes.io/<role> - and a NodeClaim may not carry such a requirement, so the node "
+                "is never created and its pods stay pending. Select on a label of your own that the NodePool sets "
+                f"({f.labels}) instead; node.kubernetes.io/... and node-restriction.kubernetes.io/... keys are allowed.")
     return f"this Karpenter version does not support it ({r.text}); upgrade Karpenter or drop the constraint."
 
 
@@ -252,7 +258,10 @@ def _conflict_plain(r: Reason, where: str, f: PoolFields, in_pool: bool = False)
                 "WaitForFirstConsumer so new volumes follow the pod.")
     if r.key == _HOSTNAME and empty:
         return (f"the pod can run on no host ({pod_side}): its kubernetes.io/hostname requirements (a local "
-                "PersistentVolume's node, pod affinity) leave no node; check the pod's PVs for a node that is gone.")
+                "PersistentVolume's node, pod affinity) leave no node; check the pod's PVs for a node that is gone. "
+                "Karpenter v0.6 also derived such a requirement from a topology spread constraint on "
+                "kubernetes.io/hostname and could leave it empty once the pods' nodes were deleted (fixed later): upgrade, or drop "
+                "that constraint (or make it whenUnsatisfiable: ScheduleAnyway).")
     if r.key:
         zone_hint = (" (a pod's zone requirement can also come from the zone of a bound PersistentVolume)"
                      if r.key == ZONE else "")
@@ -263,7 +272,7 @@ def _conflict_plain(r: Reason, where: str, f: PoolFields, in_pool: bool = False)
 
 
 def _empty_side(side: str) -> bool:
-    return side.endswith(("DoesNotExist", "In []", "In [ ]"))
+    return side.endswith(("DoesNotExist", "In []", "In [ ]")) or side.strip() in ("[]", "[ ]")  # v0.6: bare `[]`
 
 
 def _no_zone(r: Reason) -> bool:
@@ -291,7 +300,10 @@ def _topology_plain(r: Reason, where: str, source: str) -> str:
                     "another node or zone.")
         if r.constraint == "pod affinity":
             return f"{r.text}: no pod the pod's required {field} asks to run next to runs on those nodes."
-        return f"{r.text}: placing the pod on those nodes would break maxSkew of its {field}."
+        return (f"{r.text}: placing the pod on those nodes would break maxSkew of its {field}. Every constraint must "
+                "hold on the chosen node at once: a zone spread and a kubernetes.io/hostname spread together can leave "
+                "no node at all (zones with unequal node counts) though each alone would fit - add nodes in the "
+                "emptier zones, or make one of them whenUnsatisfiable: ScheduleAnyway.")
     counts = ""
     if r.counts:
         counts = " (pods per domain now: " + ", ".join(f"{k}={v}" for k, v in list(r.counts.items())[:6]) + ")"
@@ -348,8 +360,12 @@ def volume_plain(text: str, f: PoolFields = NODEPOOL_FIELDS) -> str:
                 "are not in, and a volume never moves. The pod needs a node in the volume's zone: let a node group or "
                 f"NodePool launch there ({f.requirements} on topology.kubernetes.io/zone, and a subnet in that zone), "
                 "or recreate the volume where your nodes are. kubectl get pv -o wide shows the zone; new volumes follow "
-                "the pod with a StorageClass of volumeBindingMode: WaitForFirstConsumer.")
-    if "unbound immediate" in low:
+                "the pod with a StorageClass of volumeBindingMode: WaitForFirstConsumer. A pod that mounts several "
+                "EBS volumes needs them all in one zone: two in different zones fit no node at all. If the PV's zone "
+                "is one your nodes are in, compare the keys: a PV of the EBS CSI driver is pinned by "
+                "topology.ebs.csi.aws.com/zone (or topology.kubernetes.io/zone), which a node carries only once the "
+                "driver's node plugin (the ebs-csi-node DaemonSet) runs there - kubectl get csinode.")
+    if "unbound immediate" in low or "has unbound persistentvolumeclaims" in low:
         return (f"{text}: the pod's PersistentVolumeClaim is not bound yet and its StorageClass binds Immediately, so "
                 "the scheduler waits for the volume. Check kubectl describe pvc: a StorageClass that does not exist, a "
                 "provisioner / CSI driver that is not installed (e.g. ebs.csi.aws.com) or lacks IAM permissions keeps "
@@ -363,7 +379,10 @@ def volume_plain(text: str, f: PoolFields = NODEPOOL_FIELDS) -> str:
         return (f"{text}: the claim's StorageClass belongs to a CSI driver that publishes storage capacity per node "
                 "(CSIStorageCapacity - local volumes such as LVM, ZFS or TopoLVM), and none of those nodes has room for "
                 "the size the claim requests: free or add space where the driver allocates (e.g. the volume group), "
-                "or request less.")
+                "or request less. If the nodes do have the space, the scheduler is reading no or stale capacity: the "
+                "CSIDriver object says storageCapacity: true but the driver publishes no CSIStorageCapacity for its "
+                "StorageClass (kubectl get csistoragecapacities -A) - upgrade the driver or turn its capacity "
+                "tracking off.")
     if "max volume count" in low:
         return (f"{text}: those nodes already have as many volumes attached as they may (the CSI driver's per-node "
                 "limit in CSINode: the instance type's EBS attachment slots, shared with ENIs on Nitro types, or the "
@@ -381,98 +400,22 @@ def fargate_plain(r: Reason) -> str:
         return (f"the Fargate profile{' ' + r.value if r.value else ''} is blocked for new pods ({r.text}): fix the "
                 "profile itself - its pod execution role must exist and trust eks-fargate-pods.amazonaws.com (and be "
                 "in the cluster's auth config), and its subnets must be private ones in zones Fargate supports.")
+    if r.cause == "account blocked":
+        return (f"{r.text}: AWS refuses Fargate launches for the whole account, whatever the pod or profile - a new "
+                "account still being verified, or one AWS has suspended or limited (billing, its Fargate vCPU quota). "
+                "Nothing in the cluster fixes it: ask AWS Support to unblock the account, or run the pods on EC2 "
+                "nodes meanwhile.")
     if r.cause == "zone":
         return (f"{r.text}: Fargate is not offered in a zone of the profile's subnets; give the Fargate profile "
                 "private subnets in supported zones only.")
     where = f" ({r.key})" if r.key else ""
     volumes = fargate.volume_note(r.text)
+    if fargate.claim_not_ready(r.text):
+        return (f"a Fargate profile selects this pod and Fargate refused {r.text}{where}: the pod's "
+                f"PersistentVolumeClaim was not ready when the pod was created.{volumes}")
     return (f"a Fargate profile selects this pod but Fargate refuses {r.text}{where}; the pod does not fall back to "
             "EC2. Drop the field, or keep the pod out of the profile's selectors (its namespace and labels) so it "
-            f"runs on EC2 nodes (a node group or a Karpenter NodePool).{volumes}")
-
-
-def _node_filter_plain(r: Reason, source: str) -> str:
-    counts = r.counts or {}
-    if source == "cluster-autoscaler":
-        hints = _group_hints(counts)
-        if r.cause and r.cause.startswith("node group "):
-            return f"{r.cause} cannot take the pod: {'; '.join(counts) or r.text}." + hints
-        parts = [f"{n} {_as_groups(why)}" for why, n in counts.items()]
-        head = "of the node groups cluster-autoscaler could grow, "
-        if r.cause:
-            head = f"cluster-autoscaler says {r.cause}; " + head
-        if not parts and r.cause and "wouldn't fit" in r.cause:
-            return (r.text.rstrip(". ") + ". Cluster-autoscaler says the same when the node groups the pod would fit "
-                    "are all at their maximum size, so check the groups' max sizes first, then that one has an "
-                    "instance type large enough for the pod's requests (after DaemonSets) and the labels and "
-                    "tolerated taints it needs." + hints)
-        return (head + "; ".join(parts) + "." if parts else r.text) + hints
-    parts = [f"{n} {why}" for why, n in counts.items()]
-    nodes = f"of {r.total} nodes, " if r.total is not None else ""
-    if not parts and r.total == 0:
-        return node_hints({r.text: 0}).strip()
-    return (("no existing node fits: " + nodes + "; ".join(parts) + "." if parts else r.text) + _device_hints(counts)
-            + node_hints(counts))
-
-
-def _device_hints(counts: Mapping[str, int]) -> str:
-    """What an `Insufficient <extended resource>` on existing nodes usually means."""
-    out = ""
-    for why in counts:
-        name = why.removeprefix("Insufficient ").strip() if why.startswith("Insufficient ") else ""
-        if "/" in name or name.startswith("hugepages-"):
-            how = how_to_get(name)
-            out += (f" No node has {name} free: a node advertises it only when its device plugin (or controller) has "
-                    "registered it, so a new node of the right type must come up and be ready first."
-                    + (f" {how}" if how else ""))
-    return out
-
-
-def _group_hints(counts: Mapping[str, int]) -> str:
-    out = ""
-    if any(_SELECTOR_MISMATCH.search(why) for why in counts) and all(
-            _SELECTOR_MISMATCH.search(why) or "taint" in why for why in counts):  # no group is the pod's: templates
-        out += (" cluster-autoscaler judges a node group by a template node: a running node of the group, or, for a "
-                "group at zero nodes, one it builds from the autoscaling group's tags - "
-                "k8s.io/cluster-autoscaler/node-template/label/<key>: <value> for each label and "
-                "k8s.io/cluster-autoscaler/node-template/taint/<key>: <value>:<effect> for each taint. Labels set only "
-                "by the node's bootstrap (kubelet --node-labels, user data) are unknown to it until a node runs, so a "
-                "group scaled to 0 never matches the pod's nodeSelector / node affinity: tag the autoscaling group of "
-                "the group the pod belongs on with every label the pod selects (for an EKS managed node group, set "
-                "them as the node group's Kubernetes labels / taints, which cluster-autoscaler reads with "
-                "eks:DescribeNodegroup). If the group the pod is meant for is not among them at all, it no longer "
-                "exists (a deleted node group leaves nothing to grow: recreate it, or change the pod's selector), or "
-                "it is at its max size - cluster-autoscaler's log then says 'Skipping node group <name> - max size "
-                "reached' and judges only the other groups: raise that group's max size.")
-    for why in counts:
-        if "backoff" in why:
-            out += (" A node group in backoff had a scale-up fail recently (no capacity for its instance type, a "
-                    "quota, a launch template or subnet error): its autoscaling group's activity history says which; "
-                    "it is retried after the backoff.")
-        elif "not ready for scale-up" in why:
-            out += " A node group not ready for scale-up is still settling a previous change; this is transient."
-        name = why.removeprefix("Insufficient ").strip() if why.startswith("Insufficient ") else None
-        if name is None:
-            continue
-        if name == "ephemeral-storage":
-            out += (" Insufficient ephemeral-storage: for a group at zero nodes cluster-autoscaler builds the template node from "
-                    "the group's tags, and without k8s.io/cluster-autoscaler/node-template/resources/ephemeral-storage "
-                    "(on AWS; other providers have their own tag) it assumes none, so no pod that requests it triggers "
-                    "a scale-up from zero: add that tag with the node's disk size, or keep one node in the group.")
-        elif "/" in name:
-            out += (f" The node group's template node offers no {name}: cluster-autoscaler knows an extended resource "
-                    "of a group only from a running node or, for a group at zero nodes, from the autoscaling group tag "
-                    f"k8s.io/cluster-autoscaler/node-template/resources/{name}; use a group whose instance type has it "
-                    "and add that tag.")
-        else:
-            out += (f" {name}: the node group's instance type is too small for the pod's requests (after "
-                    "DaemonSets); use a group with a larger instance type, or lower the requests.")
-    return out
-
-
-def _as_groups(why: str) -> str:
-    """cluster-autoscaler counts node groups (their template nodes), though its words say node(s)."""
-    return why.replace("node(s)", "node group(s)").replace("nodes", "node groups")
+            f"runs on EC2 nodes (a node group or a Karpenter NodePool).{volumes}{fargate.injected_note(r.text)}")
 
 
 def with_plain(parsed: Parsed) -> Parsed:

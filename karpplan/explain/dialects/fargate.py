@@ -17,6 +17,7 @@ SOURCE = "fargate-scheduler"
 NOT_SUPPORTED = re.compile(r"Pod not supported on Fargate:\s*(?P<rest>.*)$", re.S)
 MISCONFIGURED = re.compile(r"Misconfigured Fargate Profile:\s*(?:fargate profile (?P<name>\S+) )?(?P<rest>.*)$",
                            re.S | re.I)
+BLOCKED = re.compile(r"Your AWS account is currently blocked[^\n]*", re.I)
 ZONE = re.compile(r"Fargate.*?(?:availability zone|not supported in (?:the )?(?:zone|az))", re.S | re.I)
 # a new refusal starts with one of these heads (values such as HostNetwork are capitalised, heads are not)
 _SPLIT = re.compile(r",\s+(?=(?:fields not supported|invalid |port contains|volumes? not supported|"
@@ -60,6 +61,8 @@ def parse(message: str) -> list[Reason] | None:
     if m is not None:
         return [Reason(UNSUPPORTED, m.group(0).strip(), value=m.group("name"),
                        cause="Misconfigured Fargate Profile")]
+    if (blocked := BLOCKED.search(message)) is not None:
+        return [Reason(UNSUPPORTED, blocked.group(0).strip().rstrip("."), cause="account blocked")]
     if ZONE.search(message):
         return [Reason(UNSUPPORTED, message.strip(), cause="zone")]
     return None
@@ -72,9 +75,35 @@ def volume_note(refusal: str) -> str:
     note = (" Of persistent volumes, Fargate Pods mount Amazon EFS ones only (a statically provisioned PV bound to the "
             "claim); Amazon EBS volumes can't be mounted to Fargate Pods, and hostPath, CSI inline volumes and claims "
             "still waiting for a volume are refused (emptyDir, configMap, secret and projected volumes are fine).")
+    if "not found" in refusal and "persistentvolumeclaim" in refusal.lower():
+        note += (" The claim did not exist when the pod was created (applied together with it, or in another "
+                 "namespace), and fargate-scheduler judges a pod once, when it is created: if kubectl get pvc -n "
+                 "<namespace> now shows the claim, Bound to an EFS volume, the message is stale - delete the pod so "
+                 "that its controller recreates it and it is judged again (or wait: the pod may still start), and "
+                 "create claims before the pods that mount them.")
     if "not bound" in refusal:
         note += (" fargate-scheduler judges a pod once, when it is created, and does not retry: if kubectl get pvc now "
                  "shows the claim Bound (to an EFS volume), delete the pod so that its controller recreates it and it "
                  "is judged again. A claim left to a StorageClass such as gp2 / gp3 (EBS) never binds for a Fargate "
                  "pod: give it a static EFS PersistentVolume, or run the pod on EC2 nodes.")
     return note
+
+
+def claim_not_ready(refusal: str) -> bool:
+    """Whether Fargate refused a volume because its claim did not exist yet, not for the volume's kind (a claim
+    not bound may be one Fargate can never mount: EBS)."""
+    low = refusal.lower()
+    return low.startswith("volume") and "persistentvolumeclaim" in low and "not found" in low
+
+
+def injected_note(refusal: str) -> str:
+    """Where a refused field comes from when the user did not write it (with a leading space), or ''."""
+    if "NET_ADMIN" in refusal or "NET_RAW" in refusal:
+        return (" NET_ADMIN / NET_RAW are usually added by a service mesh's sidecar injector (its init container sets "
+                "up the pod's traffic redirection: App Mesh, Istio, Linkerd): if your pod spec has no such capability, "
+                "upgrade or configure the injector for Fargate (its CNI mode or Fargate support) or exclude the "
+                "namespace from injection.")
+    if "Capabilities added" in refusal or "Privileged" in refusal:
+        return (" When your own values leave securityContext empty, the field comes from the chart's defaults or a "
+                "mutating webhook: check the rendered pod (kubectl get pod -o yaml), not only your values.")
+    return ""

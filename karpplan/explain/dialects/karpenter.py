@@ -33,7 +33,7 @@ _POOL = re.compile(
     r"(?: but failed to add pod while adhering to reservation fallback policy)?"
     r"(?:,\s*daemonset overhead=(?P<overhead>\{[^}]*\}?))?(?:,\s*|\s*$)"
 )
-_TAINT = re.compile(r"^did not tolerate (?:taint \(taint=(?P<v15>[^)]*)\)?|(?P<old>\S+))")
+_TAINT = re.compile(r"^did not tolerate (?:taint \((?:taint=)?(?P<v15>[^)]*)\)?|(?P<old>\S+))")
 _UNKNOWN_LABEL = re.compile(
     r'^(?:incompatible requirements, )?label "(?P<key>[^"]*)" does not have known values'
     r'(?: \(typo of "(?P<typo>[^"]*)"\?\))?'
@@ -100,6 +100,8 @@ def parse_requirements(text: str) -> tuple[ParsedRequirement, ...]:
         if m is None:
             continue
         vals = tuple(v for v in (m.group("vals") or "").split() if v)
+        if m.group("vals") is not None and "]" not in part[m.start("vals"):]:
+            vals += ("…",)  # the paste ends inside the list: its values are not all known, so nothing is judged
         out.append(ParsedRequirement(m.group("key"), m.group("op"), vals, m.group("extra").strip()))
     return tuple(out)
 
@@ -236,18 +238,20 @@ def parse_error(text: str) -> tuple[str | None, list[PoolReasons], list[Reason],
             continue
         bare.append(reason)
     result = [PoolReasons(name, kind, tuple(rs), overhead) for (kind, name), (overhead, rs) in pools.items()]
-    return pod, result, bare, unparsed, hint if hint is not None else _dialect_hint(text, kinds, bare)
+    return pod, result, bare, unparsed, hint if hint is not None else _dialect_hint(text, kinds, bare, m is not None)
 
 
-def _dialect_hint(text: str, kinds: set[str], bare: list[Reason]) -> str | None:
-    """The dialect the words of a message show, when its envelope did not."""
+def _dialect_hint(text: str, kinds: set[str], bare: list[Reason], enveloped: bool) -> str | None:
+    """The dialect the words of a message show, when its envelope did not. A bare reason says v1.5+ only behind
+    an envelope (`Failed to schedule pod, <reason>`): pasted alone it may be any version's clause with its
+    pool prefix cut off, and nothing is claimed."""
     if "provisioner" in kinds or any("provisioner" in r.text for r in bare if r.kind in (reason_kind.LIMITS, reason_kind.EXCLUDED_TYPES)):
         return V016
     if "did not tolerate taint (taint=" in text or "(NodePool=" in text:
         return V15
     if "nodepool" in kinds:
         return V10
-    if bare and not any(r.kind in (reason_kind.LIMITS, reason_kind.EXCLUDED_TYPES) for r in bare):
+    if enveloped and bare and not any(r.kind in (reason_kind.LIMITS, reason_kind.EXCLUDED_TYPES) for r in bare):
         return V15
     return None
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from karpplan.explain.dialects.karpenter import parse_taint
-from karpplan.explain.dialects.predicates import named, old_fit_counts
+from karpplan.explain.dialects.predicates import FIT_10, FIT_14_HEAD, fit_14_counts, named, old_fit_counts
 from karpplan.explain.structure import LIMITS, NODE_FILTER, TAINT, TOPOLOGY, VOLUME, Reason
 
 FIT = re.compile(r"(?P<n>\d+)/(?P<m>\d+) nodes are available(?::\s*(?P<rest>.*))?", re.S)
@@ -20,9 +20,11 @@ _UNTOLERATED = re.compile(r"had (?:untolerated )?taint \{(?P<kv>[^}]*)\}?")
 _GO_TAINT = re.compile(r'Taint\{Key:"(?P<key>[^"]*)", Value:"(?P<value>[^"]*)", Effect:"(?P<effect>[^"]*)"')
 # `0/N nodes are available` with no node at all: the scheduler's own sentence
 # the per-node list pasted without its `0/N nodes are available:` head (`1 Insufficient cpu, 1 node(s) had ...`)
-BARE_LIST = re.compile(r"^[\s`'\">]*(?P<rest>\d+ (?:node\(s\) |Insufficient |Too many pods)[^`]*?node\(s\) .*)$", re.S)
+BARE_LIST = re.compile(r"^(?:[^\n\d]*?:\s+)?[\s`'\">]*(?P<rest>\d+ (?:node\(s\) |Insufficient |Too many pods)[^`]*?node\(s\) .*)$", re.S)
 # only the preemption half of a FitError pasted: what the pod may not do, not why it does not fit
 PREEMPTION_NEVER = re.compile(r"not eligible due to preemptionPolicy=Never")
+# kube-scheduler before 1.17 said this alone (no node counts) while a claim waited for its volume
+UNBOUND = re.compile(r"pod has unbound (?:immediate )?PersistentVolumeClaims", re.I)
 NO_NODES = re.compile(r"\bno nodes available to schedule pods\b")
 _UNTOLERATED_NEW = re.compile(r"had untolerated taint\(s\)")
 
@@ -53,13 +55,15 @@ _TOPOLOGY_WHY = (
 _VOLUME_WHY = re.compile(r"volume node affinity conflict|persistent ?volumes? to bind|unbound immediate "
                          r"PersistentVolumeClaims|volume zone|max volume count|volume(?:s)? (?:are|is) already|"
                          r"persistentvolumeclaim|enough free storage", re.I)
-_GROUP_MAX = re.compile(r"max node group size reached|max (?:cluster|total) (?:cpu|memory|nodes?|cores)", re.I)
+# `max limit reached` is how cluster-autoscaler before 1.16 said `max node group size reached` (autoscaler#2160)
+_GROUP_MAX = re.compile(r"max node group size reached|max limit reached|max (?:cluster|total) (?:cpu|memory|nodes?|cores)",
+                        re.I)
 
 
 def _entries(rest: str) -> dict[str, int]:
     counts: dict[str, int] = {}
     for part in _ENTRY_SPLIT.split(rest.strip()):
-        m = _ENTRY.match(part.strip().rstrip(".").strip())
+        m = _ENTRY.match(part.strip().strip("`").rstrip(".").strip())  # a paste's closing ``` stays off the reason
         if m is not None:
             why = named(m.group("why").strip())
             counts[why] = counts.get(why, 0) + int(m.group("n"))
@@ -74,9 +78,18 @@ def parse_fit_error(message: str) -> list[Reason] | None:
     if m is None:
         if (old := old_fit_counts(message)) is not None:  # kube-scheduler 1.8-1.9 names the failed predicates
             return [Reason(NODE_FILTER, message.strip().rstrip(". "), counts=old), *derived(old)]
-        if (bare := BARE_LIST.match(message)) is not None and (listed := _entries(
+        if (old := fit_14_counts(message)) is not None:  # 1.2-1.6: a line per node
+            return [Reason(NODE_FILTER, message.strip().rstrip(". "), counts=old), *derived(old)]
+        if (first := FIT_10.search(message)) is not None:  # 1.0-1.1: one predicate named, the others not
+            return [Reason(NODE_FILTER, f"Failed for reason {named(first.group('why'))} and possibly others",
+                           counts={}, total=0)]
+        if (head := FIT_14_HEAD.search(message)) is not None:  # the event alone, its per-node lines not pasted
+            return [Reason(NODE_FILTER, head.group(0), counts={}, total=0)]
+        if SCALE_UP.search(message) is None and (bare := BARE_LIST.match(message)) is not None and (listed := _entries(
                 _SENTENCE_END.split(bare.group("rest").rstrip("`'\" "), 1)[0])):
             return [Reason(NODE_FILTER, bare.group("rest").rstrip("`'\" ."), counts=listed), *derived(listed)]
+        if (unbound := UNBOUND.search(message)) is not None:
+            return [Reason(VOLUME, unbound.group(0))]
         if PREEMPTION_NEVER.search(message) is not None:
             return [Reason(NODE_FILTER, "not eligible due to preemptionPolicy=Never", counts={}, total=0)]
         if NO_NODES.search(message) is not None:  # a cluster with no node the scheduler may use at all
@@ -101,6 +114,22 @@ def parse_scale_up(message: str) -> list[Reason] | None:
     reasons = [Reason(NODE_FILTER, message[m.start():].strip(), counts=counts, cause=m.group("why"))]
     reasons.extend(derived(counts))
     return reasons
+
+
+# cluster-autoscaler's verbose line for a node group it will not grow (scale_up.go / orchestrator.go)
+SKIPPING = re.compile(r"Skipping node group (?P<group>\S+?) - (?P<why>max size reached|not ready for scale-?up|"
+                      r"backoff|[^\n]*?max (?:cluster|total)[^\n]*)", re.I)
+
+
+def parse_skipping(message: str) -> list[Reason] | None:
+    """`Skipping node group X - max size reached`: the group is at the max size cluster-autoscaler holds for it."""
+    if "Skipping node group" not in message or (m := SKIPPING.search(message)) is None:
+        return None
+    why = m.group("why").strip()
+    text = m.group(0).strip()
+    if "max size" in why:
+        return [Reason(LIMITS, f"node group {m.group('group')}: max node group size reached ({text})")]
+    return [Reason(NODE_FILTER, text, counts={why: 1}, cause=f"node group {m.group('group')}")]
 
 
 def parse_predicate(message: str) -> tuple[str | None, list[Reason]] | None:

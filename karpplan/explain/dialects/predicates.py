@@ -16,6 +16,8 @@ MODERN = {
     "PodToleratesNodeTaints": "node(s) had taints that the pod didn't tolerate",
     "PodToleratesNodeNoExecuteTaints": "node(s) had taints that the pod didn't tolerate",
     "PodFitsHostPorts": "node(s) didn't have free ports for the requested pod ports",
+    "PodFitsPorts": "node(s) didn't have free ports for the requested pod ports",  # its name before 1.2
+    "PodFitsResources": "Insufficient cpu / memory",
     "HostName": "node(s) didn't match the requested hostname",
     "NoVolumeZoneConflict": "node(s) had no available volume zone",
     "CheckVolumeBinding": "node(s) had volume node affinity conflict",
@@ -35,9 +37,19 @@ MODERN = {
     "ExistingPodsAntiAffinityRulesNotMatch": "node(s) didn't satisfy existing pods anti-affinity rules",
     "CheckServiceAffinity": "node(s) didn't match service affinity",
 }
-OLD_FIT = re.compile(r"No nodes are available that match all of the (?:following )?predicates:?\s*(?P<rest>.*)",
+OLD_FIT = re.compile(r"No nodes are available that match all of the (?:following )?predicates:*\s*(?P<rest>.*)",
                      re.S | re.I)
 _OLD_ENTRY = re.compile(r"(?P<why>[^,()]+?)\s*\((?P<n>\d+)\)")
+
+
+# kube-scheduler 1.2-1.6: `pod (x) failed to fit in any node` and one `fit failure on node (n): <reason>` line per node,
+# or (1.5-1.6) `fit failure summary on nodes : Insufficient cpu (4), MatchNodeSelector (2)`
+FIT_14 = re.compile(r"failed to fit in any node|fit failure (?:on node \(|summary on nodes)", re.I)
+# kube-scheduler 1.0-1.1: `Failed for reason PodFitsResources and possibly others` (the first failed predicate only)
+FIT_10 = re.compile(r"Failed for reason (?P<why>[A-Za-z]+)(?: and possibly others)?")
+FIT_14_HEAD = re.compile(r"pod \((?P<pod>[^)]*)\) failed to fit in any node", re.I)
+_FIT_14_NODE = re.compile(r"fit failure on node \((?P<node>[^)]*)\):\s*(?P<why>[^\n]*?)\s*(?=fit failure on node \(|\n|$)", re.I)
+_FIT_14_SUMMARY = re.compile(r"fit failure summary on nodes\s*:\s*(?P<rest>[^\n]*)", re.I)
 
 
 def named(why: str) -> str:
@@ -57,3 +69,20 @@ def old_fit_counts(message: str) -> dict[str, int] | None:
         why = named(e.group("why").strip())
         counts[why] = counts.get(why, 0) + int(e.group("n"))
     return counts
+
+
+def fit_14_counts(message: str) -> dict[str, int] | None:
+    """The per-node counts of a kube-scheduler 1.2-1.6 `failed to fit in any node` message: one line per node
+    (counted here per reason) or the summary line."""
+    if FIT_14.search(message) is None:
+        return None
+    counts: dict[str, int] = {}
+    if (s := _FIT_14_SUMMARY.search(message)) is not None:
+        for e in _OLD_ENTRY.finditer(s.group("rest")):
+            why = named(e.group("why").strip(" ,.:"))
+            counts[why] = counts.get(why, 0) + int(e.group("n"))
+        return counts or None
+    for node in _FIT_14_NODE.finditer(message):
+        for why in {w.strip(" .`") for w in node.group("why").split(",") if w.strip(" .`")}:
+            counts[named(why)] = counts.get(named(why), 0) + 1
+    return counts or None

@@ -1,0 +1,110 @@
+"""Say plainly why existing nodes, or the node groups cluster-autoscaler could grow, did not take the pod.
+
+A kube-scheduler FitError counts nodes per reason and cluster-autoscaler's NotTriggerScaleUp counts node groups (their
+template nodes); both come to wording here, with what each count usually means for the one who pasted it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from karpplan.explain.advice import how_to_get
+from karpplan.explain.node_hints import node_hints
+from karpplan.explain.structure import Reason
+
+_SELECTOR_MISMATCH = re.compile(r"didn't match (?:Pod's )?node (?:affinity|selector)", re.I)
+
+
+def node_filter_plain(r: Reason, source: str) -> str:
+    counts = r.counts or {}
+    if source == "cluster-autoscaler":
+        hints = _group_hints(counts)
+        if r.cause and r.cause.startswith("node group "):
+            return f"{r.cause} cannot take the pod: {'; '.join(counts) or r.text}." + hints
+        parts = [f"{n} {_as_groups(why)}" for why, n in counts.items()]
+        head = "of the node groups cluster-autoscaler could grow, "
+        if r.cause:
+            head = f"cluster-autoscaler says {r.cause}; " + head
+        if not parts and r.cause and "wouldn't fit" in r.cause:
+            return (r.text.rstrip(". ") + ". Cluster-autoscaler says the same when the node groups the pod would fit "
+                    "are all at their maximum size, so check the groups' max sizes first, then that one has an "
+                    "instance type large enough for the pod's requests (after DaemonSets) and the labels and "
+                    "tolerated taints it needs." + hints)
+        return (head + "; ".join(parts) + "." if parts else r.text) + hints
+    parts = [f"{n} {why}" for why, n in counts.items()]
+    nodes = f"of {r.total} nodes, " if r.total is not None else ""
+    if not parts and r.total == 0:
+        return node_hints({r.text: 0}).strip()
+    return (("no existing node fits: " + nodes + "; ".join(parts) + "." if parts else r.text) + _device_hints(counts)
+            + node_hints(counts))
+
+
+def _device_hints(counts: Mapping[str, int]) -> str:
+    """What an `Insufficient <extended resource>` on existing nodes usually means."""
+    out = ""
+    for why in counts:
+        name = why.removeprefix("Insufficient ").strip() if why.startswith("Insufficient ") else ""
+        if "/" in name or name.startswith("hugepages-"):
+            how = how_to_get(name)
+            out += (f" No node has {name} free: a node advertises it only when its device plugin (or controller) has "
+                    "registered it, so a new node of the right type must come up and be ready first. If a node that "
+                    f"has the device already runs, kubectl describe node shows no {name} under Allocatable until its "
+                    "plugin registers: look at the plugin's DaemonSet pod on that node and its log."
+                    + (" For NVIDIA GPUs the container runtime must use the NVIDIA runtime (nvidia-container-toolkit), "
+                       "and the EKS-optimized accelerated (NVIDIA) AMIs do not run the device plugin: install the NVIDIA device plugin "
+                       "(or the GPU Operator) yourself." if name == "nvidia.com/gpu" else "")
+                    + (f" {how}" if how else ""))
+    return out
+
+
+def _group_hints(counts: Mapping[str, int]) -> str:
+    out = ""
+    if any(_SELECTOR_MISMATCH.search(why) for why in counts) and all(
+            _SELECTOR_MISMATCH.search(why) or "taint" in why for why in counts):  # no group is the pod's: templates
+        out += (" cluster-autoscaler judges a node group by a template node: a running node of the group, or, for a "
+                "group at zero nodes, one it builds from the autoscaling group's tags - "
+                "k8s.io/cluster-autoscaler/node-template/label/<key>: <value> for each label and "
+                "k8s.io/cluster-autoscaler/node-template/taint/<key>: <value>:<effect> for each taint. Labels set only "
+                "by the node's bootstrap (kubelet --node-labels, user data) are unknown to it until a node runs, so a "
+                "group scaled to 0 never matches the pod's nodeSelector / node affinity: tag the autoscaling group of "
+                "the group the pod belongs on with every label the pod selects (for an EKS managed node group, set "
+                "them as the node group's Kubernetes labels / taints, which cluster-autoscaler reads with "
+                "eks:DescribeNodegroup). If the group the pod is meant for is not among them at all, it no longer "
+                "exists (a deleted node group leaves nothing to grow: recreate it, or change the pod's selector), or "
+                "it is at its max size - cluster-autoscaler's log then says 'Skipping node group <name> - max size "
+                "reached' and judges only the other groups: raise that group's max size.")
+    if any("volume node affinity conflict" in why or "volume zone" in why for why in counts):
+        out += (" For a pod whose volume is pinned to one zone, cluster-autoscaler grows only a node group whose "
+                "template node is in that zone: a group spanning several zones may add its node elsewhere, so give "
+                "each zone its own node group (one autoscaling group per zone, --balance-similar-node-groups) with "
+                "the labels the pod selects.")
+    for why in counts:
+        if "backoff" in why:
+            out += (" A node group in backoff had a scale-up fail recently (no capacity for its instance type, a "
+                    "quota, a launch template or subnet error): its autoscaling group's activity history says which; "
+                    "it is retried after the backoff.")
+        elif "not ready for scale-up" in why:
+            out += " A node group not ready for scale-up is still settling a previous change; this is transient."
+        name = why.removeprefix("Insufficient ").strip() if why.startswith("Insufficient ") else None
+        if name is None:
+            continue
+        if name == "ephemeral-storage":
+            out += (" Insufficient ephemeral-storage: for a group at zero nodes cluster-autoscaler builds the template node from "
+                    "the group's tags, and without k8s.io/cluster-autoscaler/node-template/resources/ephemeral-storage "
+                    "(on AWS; other providers have their own tag) it assumes none, so no pod that requests it triggers "
+                    "a scale-up from zero: add that tag with the node's disk size, or keep one node in the group.")
+        elif "/" in name:
+            out += (f" The node group's template node offers no {name}: cluster-autoscaler knows an extended resource "
+                    "of a group only from a running node or, for a group at zero nodes, from the autoscaling group tag "
+                    f"k8s.io/cluster-autoscaler/node-template/resources/{name}; use a group whose instance type has it "
+                    "and add that tag.")
+        else:
+            out += (f" {name}: the node group's instance type is too small for the pod's requests (after "
+                    "DaemonSets); use a group with a larger instance type, or lower the requests.")
+    return out
+
+
+def _as_groups(why: str) -> str:
+    """cluster-autoscaler counts node groups (their template nodes), though its words say node(s)."""
+    return why.replace("node(s)", "node group(s)").replace("nodes", "node groups")
