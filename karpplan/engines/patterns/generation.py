@@ -24,8 +24,7 @@ TAIL = 3  # iterations over which the master must improve by GAP, or tables of t
 REFINED = 6  # shapes that get tables of their own per pass
 PASSES = 8  # passes over the tables of their own when certifying the last duals
 EXACT = 24  # shapes solved by CP-SAT, at most, to certify the last duals
-EXACT_TAIL = 6  # shapes solved by CP-SAT, at most, when the tables find no more columns (the tail)
-SETTLED = 1e-3  # smoothing weight under which the master's own duals are priced (the tail)
+EXACT_LOOP = 3  # shapes solved by CP-SAT, at most, when the tables find no more columns
 RESERVE = 0.15  # share of the time limit kept for certifying the last duals
 
 
@@ -193,7 +192,7 @@ class Generation(ColumnGeneration):
             tailing = len(history) > TAIL and history[-TAIL - 1] - value <= GAP * abs(value)
             # Early on, price between the master's duals and the fluid duals (Wentges smoothing).
             alpha = SMOOTH ** self.iterations
-            pi = alpha * self.guess + (1 - alpha) * pi_m if alpha >= SETTLED else pi_m
+            pi = alpha * self.guess + (1 - alpha) * pi_m
             self.last_pi = pi_m
             t0 = self.now()
             ub_new, ub_old, tables = self.bounds(pi, mu, keep=True, steer=False, columns=True)
@@ -204,22 +203,20 @@ class Generation(ColumnGeneration):
             self.pass_seconds = max(0.5 * self.pass_seconds, self.now() - t0)
             self.say(f"pattern LP {self.iterations}: master {value:.4f}, bound {bound:.4f} (best {self.best:.4f}, "
                      f"theta {theta:.4f}), {added} columns")
-            if (not added or tailing) and alpha < SETTLED:
-                # The shared tables found nothing (or nothing that moves the master). CP-SAT on the shapes whose
-                # bound still leaves room finds the best pattern of each and proves its value: the columns move
-                # the master and the bounds certify pi_m (= pi here) almost exactly, so the best bound over
-                # these iterations does not hang on the last duals. Then tables of their own, if CP-SAT found
-                # nothing in time.
+            if (not added or tailing) and alpha < 1e-3:
+                # The shared tables found nothing (or nothing that moves the master): tables of their own,
+                # then CP-SAT, for the shapes whose bound still leaves room, may.
+                added = 0
                 history.clear()
-                added = self.exact_pricing(pi_m, ub_new, EXACT_TAIL, self.stop,
-                                           offer=partial(self.offer, pi=pi_m, pi_m=pi_m))
-                self.best = max(self.best, self.certify(pi_m, ub_new, ub_old)[0])
                 solo: list[Bucket] = []
                 chosen: set[int] = set()
                 for _ in range(2):
+                    added += self.refine(pi_m, ub_new, theta, solo, chosen, pi_m)
                     if added:
                         break
-                    added += self.refine(pi_m, ub_new, theta, solo, chosen, pi_m)
+                if not added:
+                    added = self.exact_pricing(pi_m, ub_new, EXACT_LOOP, self.stop,
+                                               offer=partial(self.offer, pi=pi_m, pi_m=pi_m))
                 self.say(f"pattern LP: tables of their own / CP-SAT for {len(chosen)} shapes, {added} columns")
                 if not added:
                     return
