@@ -131,6 +131,35 @@ def _fmt(name: str, amount: int) -> str:
     return format_resource(name, amount)
 
 
+# Requirements that choose a type's size or kind: widening them is the fix. The others (architecture, OS,
+# hypervisor, capacity type, zone, custom labels) hold for whatever type the pool would launch instead.
+_SIZE_KEYS = frozenset({"node.kubernetes.io/instance-type", *(_KARPENTER_AWS_PREFIX + k for k in (
+    "type", "size", "cpu", "memory", "family", "category", "generation"))})
+
+
+def _wider(catalog: Catalog, ask: Ask, fits: Callable[[InstanceType], bool]
+           ) -> list[tuple[InstanceType, float, bool]]:
+    """Types that fit and keep every requirement but the size ones, offered in the asked zones and capacity types,
+    each with its cheapest such price and whether that price is an estimate."""
+    keep = [r for r in ask.type_reqs if r.key not in _SIZE_KEYS]
+    out: list[tuple[InstanceType, float, bool]] = []
+    for t in catalog.instance_types:
+        if not fits(t) or any(not r.matches(t.labels) for r in keep):
+            continue
+        offers = [o for o in t.offerings if (ask.zones is None or ask.zones.matches({ZONE: o.zone}))
+                  and (ask.capacity is None or ask.capacity.matches({CAPACITY_TYPE: o.capacity_type}))]
+        if offers:
+            best = min(offers, key=lambda o: (o.price, o.estimated))
+            out.append((t, best.price, best.estimated))
+    return out
+
+
+def _listed_priced(types: Sequence[tuple[InstanceType, float, bool]], n: int = 4) -> str:
+    """`r6a.2xlarge ($0.4536/h)`, an estimated price marked ~ (a spot estimate, say)."""
+    best = sorted(types, key=lambda tp: (tp[1], tp[0].name))[:n]
+    return ", ".join(f"{t.name} ({'~' if estimated else ''}${p:.4f}/h)" for t, p, estimated in best)
+
+
 def _listed(types: Sequence[tuple[InstanceType, float]], n: int = 4) -> str:
     best = sorted(types, key=lambda tp: (tp[1], tp[0].name))[:n]
     return ", ".join(f"{t.name} (${p:.4f}/h)" for t, p in best)
@@ -272,7 +301,7 @@ def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str
             "nodes have not used yet - Karpenter logs 'N out of M instance types were excluded because they would "
             "breach limits' just before), then at offerings (zones / capacity type without capacity, recent "
             "insufficient-capacity errors)." + _zone_subnets(ask, limits_field)], None
-    return out + [_too_big(asked, catalog, ok, pool_fields, known, fits)], None
+    return out + [_too_big(asked, catalog, ok, pool_fields, known, fits, ask)], None
 
 
 def _local_zones(ask: Ask, catalog: Catalog) -> str:
@@ -326,7 +355,7 @@ def _ephemeral(asked: Resources) -> str:
 
 
 def _too_big(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, float]], pool_fields: str,
-             known: bool, fits: Callable[[InstanceType], bool]) -> str:
+             known: bool, fits: Callable[[InstanceType], bool], ask: Ask) -> str:
     standard = [k for k in (CPU, MEMORY) if asked.get(k)]
     short_of: dict[str, InstanceType] = {}
     for k in standard:
@@ -338,11 +367,18 @@ def _too_big(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, fl
         short_of = {k: biggest for k in standard if asked.get(k) > biggest.allocatable.get(k)}
     figures = "; ".join(f"{k}: the pod asks for {_fmt(k, asked.get(k))} with DaemonSet overhead, the largest allowed "
                         f"type, {t.name}, has {_fmt(k, t.allocatable.get(k))} allocatable" for k, t in short_of.items())
-    wider = [(t, t.cheapest_price) for t in catalog.instance_types if fits(t) and t.offerings]
+    wider = _wider(catalog, ask, fits)
     overhead = [f"{t.name} has {_fmt(k, _nominal(t, k))} {k}, but Karpenter subtracts kube-reserved, the eviction "
                 "threshold and its VM memory overhead estimate (VM_MEMORY_OVERHEAD_PERCENT, 7.5% by default) before "
                 "comparing" for k, t in short_of.items() if asked.get(k) <= _nominal(t, k)]
     scope = "every type the requirements allow" if known else f"every type in the {catalog.region} catalog"
+    # The memory the type really has would hold the pod: Karpenter's estimate of the VM overhead is what refuses it,
+    # and its setting is the fix its maintainers give (karpenter-provider-aws#5676).
+    setting = (" or, since the type's real memory would hold it, lower Karpenter's VM memory overhead estimate "
+               "(settings.vmMemoryOverheadPercent in the Helm values, VM_MEMORY_OVERHEAD_PERCENT), which only "
+               "affects how Karpenter sizes nodes," if MEMORY in short_of and asked.get(MEMORY)
+               <= _nominal(short_of[MEMORY], MEMORY) else "")
     return (f"The pod is too big for {scope} ({figures})." + (f" {'; '.join(overhead)}." if overhead else "")
-            + " Lower the pod's resources.requests below that"
-            + (f", or widen {pool_fields} to larger types (e.g. {_listed(wider, 3)})." if wider and known else "."))
+            + " Lower the pod's resources.requests below that," + setting
+            + (f" or widen {pool_fields} to larger types (e.g. {_listed_priced(wider, 3)})." if wider and known
+               else "").rstrip(",") + ("" if wider and known else "."))

@@ -76,7 +76,7 @@ def _judge(reason: Reason, pool: PoolReasons | None, dialect: str | None, load: 
     catalog = load(_zone_region(reason))
     if catalog is None:
         return reason
-    f = fields_of(pool, dialect)
+    f = fields_of(pool, dialect, reason)
     advice, cause = advise(_without_foreign_zones(reason, catalog), catalog, f.requirements, f.limits)
     return replace(reason, plain=capital(no_type_plain(reason, pool, f, tuple(advice), only=cause))) if advice else reason
 

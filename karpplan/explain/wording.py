@@ -32,9 +32,16 @@ NODEPOOL_FIELDS = PoolFields("spec.template.spec.requirements", "spec.template.m
 PROVISIONER_FIELDS = PoolFields("spec.requirements", "spec.labels", "spec.taints", "spec.limits.resources")
 
 
-def fields_of(pool: PoolReasons | None, dialect: str | None = None) -> PoolFields:
+def fields_of(pool: PoolReasons | None, dialect: str | None = None, reason: Reason | None = None) -> PoolFields:
+    """The fields of the pool kind the log speaks of: its pool's kind, else its dialect's, else a requirement on
+    `karpenter.sh/provisioner-name` (only a v1alpha5 Provisioner's nodes carry it) in the reason."""
     kind = pool.kind if pool is not None else ("provisioner" if dialect in _PROVISIONER_DIALECTS else "nodepool")
+    if pool is None and reason is not None and any(q.key == PROVISIONER_NAME for q in reason.requirements):
+        kind = "provisioner"
     return PROVISIONER_FIELDS if kind == "provisioner" else NODEPOOL_FIELDS
+
+
+PROVISIONER_NAME = "karpenter.sh/provisioner-name"
 
 
 _PROVISIONER_DIALECTS = (K.V06, K.V016)
@@ -84,7 +91,7 @@ def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karp
                  dialect: str | None = None, where: str | None = None) -> str:
     """One reason in plain words; `where` names the pool(s) when one sentence stands for several pools."""
     where = where or _pool_name(pool, dialect)
-    f = fields_of(pool, dialect)
+    f = fields_of(pool, dialect, r)
     if r.kind == reason_kind.TAINT:
         return _taint_plain(r, where, f, source, in_pool=pool is not None)
     if r.kind == reason_kind.UNKNOWN_LABEL:
@@ -419,8 +426,15 @@ def fargate_plain(r: Reason) -> str:
 
 
 def with_plain(parsed: Parsed) -> Parsed:
+    # A record of no known version whose requirements name karpenter.sh/provisioner-name is a Provisioner's
+    # (v0.31 or older): every reason of it is worded with the Provisioner's fields (spec.taints, spec.requirements).
+    everything = [*parsed.reasons, *(r for p in parsed.pools for r in p.reasons)]
+    dialect = parsed.dialect
+    if dialect is None and any(q.key == PROVISIONER_NAME for r in everything for q in r.requirements):
+        dialect = K.V016
+
     def word(r: Reason, pool: PoolReasons | None) -> Reason:
-        return replace(r, plain=reason_plain(r, pool, parsed.source, parsed.dialect))
+        return replace(r, plain=reason_plain(r, pool, parsed.source, dialect))
 
     pools = tuple(replace(p, reasons=tuple(word(r, p) for r in p.reasons)) for p in parsed.pools)
     return replace(parsed, pools=pools, reasons=tuple(word(r, None) for r in parsed.reasons))
