@@ -313,7 +313,9 @@ def _topology_plain(r: Reason, where: str, source: str) -> str:
                 "emptier zones, or make one of them whenUnsatisfiable: ScheduleAnyway.")
     counts = ""
     if r.counts:
-        counts = " (pods per domain now: " + ", ".join(f"{k}={v}" for k, v in list(r.counts.items())[:6]) + ")"
+        more = max(len(r.counts) - 6, 0) + (r.others or 0)
+        counts = (" (pods per domain now: " + ", ".join(f"{k}={v}" for k, v in list(r.counts.items())[:6])
+                  + (f", and {more} other domain{'' if more == 1 else 's'}" if more > 0 else "") + ")")
     if r.constraint == "pod affinity":
         advice = ("no domain that " + where + " can reach holds a matching pod" + counts + "; a new node never does, "
                   "so the pod waits until a matching pod runs in a reachable domain. Relax "
@@ -321,6 +323,16 @@ def _topology_plain(r: Reason, where: str, source: str) -> str:
     elif r.constraint == "pod anti-affinity":
         advice = ("every reachable domain already holds a pod it must avoid" + counts + "; add domains (zones, nodes) "
                   "or relax the term.")
+    elif r.counts == {} and not r.others:
+        # `counts = ,`: Karpenter knew no domain of the key at all, so no placement could keep the spread; the
+        # pod's maxSkew is not what to change (kubernetes-sigs/karpenter#2785).
+        return (f"the pod's {field} on {r.key}: Karpenter counted no {r.key} domain at all (counts is empty), so "
+                "it had nowhere to place the pod; this is not the pod's maxSkew. Karpenter v1.8.1 (karpenter-provider-"
+                "aws 1.8.4) filtered a spread's domains by the pod's node selector and left none when the NodePool "
+                "the pod selects had no nodes yet (kubernetes-sigs/karpenter#2785, reverted in v1.8.2): on that "
+                "version, upgrade. Otherwise check that a NodePool the pod may use offers the key at all (its "
+                "instance types' offerings in your zones, the EC2NodeClass's subnets, a custom key among its "
+                "requirements or labels).")
     else:
         pinned = pinned_domains(r)
         if pinned is not None:

@@ -60,7 +60,7 @@ _REQ_SPLIT = re.compile(r",\s+(?=[^\s,]+ (?:In|NotIn|Exists|DoesNotExist|Gt|Lt|G
 _REQ = re.compile(r"^(?P<key>\S+) (?P<op>In|NotIn|Exists|DoesNotExist|Gt|Lt|Gte|Lte)(?: \[(?P<vals>[^\]]*)\]?)?"
                   r"(?P<extra>.*)$", re.S)
 _COUNT = re.compile(r"([^\s,:\[\]]+):\s?(-?\d+)")
-_OTHERS = re.compile(r"and (\d+) other\(s\)")
+_OTHERS = re.compile(r"and (\d+) other\(s\)?")  # its ")" may be stripped with the list's
 _QUANTITY_PAIR = re.compile(r'"([^"]+)"\s*:\s*"([^"]*)"')
 
 
