@@ -186,9 +186,7 @@ class PoolResolve:
         solver.parameters.max_deterministic_time = max(budget, 0.01)
         solver.parameters.random_seed = seed
         solver.parameters.catch_sigint_signal = False  # as the neighbourhoods' sub-solves (threads)
-        # The full LP relaxation at every node: on many-deployments' pools (session 16) it finds splits a vCPU or
-        # more cheaper in the same deterministic time (pool-12 of 20,000: 18.95 -> 17.74 $/h, its LP bound 17.72).
-        solver.parameters.linearization_level = 2
+        solver.parameters.linearization_level = 2  # the full LP: much cheaper splits in the same time (session 16)
         status = solver.solve(m)
         used = solver.response_proto.deterministic_time
         # Only a split cheaper than the nodes now is worth packing.
