@@ -55,7 +55,7 @@ RULE_READS: dict[str, tuple[re.Pattern[str], dict[str, str]]] = {
     "conflicts(": (re.compile(r"\bconflicts\("), {
         "model/pods.py": "HostPort.conflicts: the pairwise test port_conflicts.ports_clash asks",
         "model/requirements.py": "Requirements.conflicts: the label algebra, not host ports",
-        "scheduling/candidates.py": "Requirements.conflicts of a pod and a pool (label algebra), not host ports",
+        "scheduling/pool_admission.py": "Requirements.conflicts of a pod and a pool (label algebra), not host ports",
     }),
 }
 

@@ -46,7 +46,13 @@ SCREEN_ENTRY_SECONDS = 5e-9  # ... per (shape, class, multiplier)
 COLUMN_SECONDS = 2e-4  # repairing a pattern into a column, plus per class in it
 COLUMN_CLASS_SECONDS = 5e-6
 PRE_SEARCH_SECONDS = 0.8  # building the problem, the simulation and the re-packing, fixed part
-PRE_SEARCH_POD_SECONDS = 6e-4  # ... per pending pod
+# ... per pending pod and per pod group. Fitted in session 16 on CPU seconds of the three steps: on a loaded 2-core
+# machine realistic 50,000 pods in 1,296 groups took 22.0 s, many-deployments 20,000 pods in 10,000 groups 17.9 s
+# (each group is checked against every NodePool, simulated and re-packed on its own); the loaded machine ran the
+# same code 1.7 times slower than a quiet one (37.2 s against session 15's quiet 22 s at 50,000 pods), so the
+# figures are a quiet machine's: 12.9 and 10.5 s. The former 6e-4 per pod charged 29.3 s and 12.8 s.
+PRE_SEARCH_POD_SECONDS = 2.5e-4
+PRE_SEARCH_GROUP_SECONDS = 4.8e-4
 # ---- the wall-clock tail after the optimiser (replaying the plan, assembling the Plan and its report of
 # unmet preferences), reserved before the time limit when the wall guard is set. Measured on a loaded
 # 2-core machine (bench rows of 10,000 pods: 2 s for the diverse rows, 5 s for the realistic one, whose
@@ -68,13 +74,14 @@ SOFT_SPREAD_POD_SECONDS = 2.5e-6  # per (preferred spread rule of a group, pendi
 # 2,000 deployments 50 s; 20,000 realistic pods (944 groups) 57 s; 50,000 pods about 2 min.
 AUTO_TIME_LIMIT_MIN_SECONDS = 10.0
 AUTO_TIME_LIMIT_PRE_SEARCH_FACTOR = 3.0  # the time before the optimiser, and twice it for the optimiser
+AUTO_TIME_LIMIT_POD_SECONDS = 6e-4  # the time before the optimiser per pod, as the limits were fitted (session 15)
 AUTO_TIME_LIMIT_GROUP_SECONDS = 0.02  # per pod group
 AUTO_TIME_LIMIT_MAX_SECONDS = 300.0
 
 
 def auto_time_limit(pending_pods: int, pod_groups: int) -> float:
     """`--time-limit auto`: seconds for a plan of `pending_pods` pods in `pod_groups` groups (whole seconds)."""
-    wanted = (AUTO_TIME_LIMIT_PRE_SEARCH_FACTOR * pre_search_seconds(pending_pods)
+    wanted = (AUTO_TIME_LIMIT_PRE_SEARCH_FACTOR * (PRE_SEARCH_SECONDS + AUTO_TIME_LIMIT_POD_SECONDS * pending_pods)
               + AUTO_TIME_LIMIT_GROUP_SECONDS * pod_groups)
     return float(min(AUTO_TIME_LIMIT_MAX_SECONDS, max(AUTO_TIME_LIMIT_MIN_SECONDS, math.ceil(wanted))))
 
@@ -218,9 +225,9 @@ def column_seconds(classes: int) -> float:
     return COLUMN_SECONDS + COLUMN_CLASS_SECONDS * classes
 
 
-def pre_search_seconds(pending_pods: int) -> float:
+def pre_search_seconds(pending_pods: int, pod_groups: int = 0) -> float:
     """Modelled time of what comes before the optimiser's search (problem, simulation, re-packing)."""
-    return PRE_SEARCH_SECONDS + PRE_SEARCH_POD_SECONDS * pending_pods
+    return PRE_SEARCH_SECONDS + PRE_SEARCH_POD_SECONDS * pending_pods + PRE_SEARCH_GROUP_SECONDS * pod_groups
 
 
 def post_search_seconds(pending_pods: int, soft_spread_rules: int) -> float:

@@ -180,7 +180,7 @@ class _OptimiserRun:
             clock.wall_deadline = max(budget.started + self.time_limit - tail,
                                       self.start + min(MIN_OPTIMISER_SECONDS, self.time_limit) - self.margin)
         if self.ran_before:
-            clock.charge(min(pre_search_seconds(problem.pending_count),
+            clock.charge(min(pre_search_seconds(problem.pending_count, len(problem.groups)),
                              max(self.deadline - MIN_OPTIMISER_SECONDS, 0.0)))
         self.spent_at_start = clock.now()  # the optimiser's own work is charged from here (`_cut_note`)
         hint = within_limits(problem, greedy, budget)

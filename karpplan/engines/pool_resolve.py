@@ -48,13 +48,17 @@ from karpplan.engines.cpsat.neighbourhood_model import (
     add_pool_limit_rows,
 )
 from karpplan.engines.effort import cp_sat_seconds, model_build_seconds
+from karpplan.engines.large_pool import pack_zones
 from karpplan.engines.repack import BucketShape, Repacker
 from karpplan.engines.repack.bucket import BucketKey
 from karpplan.engines.result import SolvedNode
 from karpplan.engines.zone_moves import ZoneLedger
 
-POOL_NODES = 24  # a pool with at most this many movable nodes, over two zones or more, is re-solved whole
+POOL_NODES = 24  # a pool with at most this many movable nodes, over two zones or more, is packed by CP-SAT
 POOL_KINDS = 200  # ... holding pods of at most this many kinds (the packing's model grows with kinds x slots)
+LARGE_POOL_NODES = 240  # a larger pool, of at most this many nodes, is split by CP-SAT and packed per zone by the
+LARGE_POOL_KINDS = 2000  # ... re-packer (`large_pool.py`), holding pods of at most this many kinds
+LARGE_POOL_SHARE = 0.5  # of the search's time, spent first on pools re-solved whole when one is large
 SPLIT_SHARE = 0.3  # of a pool's deterministic budget, for the split; the packing gets what the split left
 SPARE_SLOTS = 1  # slots per zone beyond the split's nodes, for what whole pods need more
 SIZE_OPTIONS = 1  # options of each size (vCPUs) the split may launch, the most cost-efficient for the pods' mix
@@ -71,10 +75,28 @@ def pool_families(ledger: ZoneLedger, buckets: Mapping[BucketKey, list[SolvedNod
             continue
         family = ledger.family_of(key)
         seen.update(family)
-        if len(family) < 2 or sum(len(buckets[k]) for k in family) > POOL_NODES:
+        if len(family) < 2 or sum(len(buckets[k]) for k in family) > LARGE_POOL_NODES:
             continue
         out.append((-sum(waste(k, n) for k in family for n in buckets[k]), len(out), family))
     return [family for *_, family in sorted(out, key=lambda e: (e[0], e[1]))]
+
+
+def large_pool_share(ledger: ZoneLedger | None, buckets: Mapping[BucketKey, list[SolvedNode]], left: float) -> float:
+    """Modelled seconds of the search's `left` to spend first on re-solving pools whole, when some pool is too
+    large for the packing's CP-SAT model (`POOL_NODES`, `POOL_KINDS`: its zones are packed by the re-packer,
+    `large_pool.py`): such pools' waste is in how their pods split over the zones, which neighbourhoods of a few
+    nodes reach slowly (many-deployments 20,000: 300.99 -> 299.77 $/h in a whole search), so they are re-solved
+    before the search rather than once it has nothing left to try (which a large plan never reaches). 0 else."""
+    if ledger is None:
+        return 0.0
+    for key, nodes in buckets.items():
+        if nodes:
+            family = ledger.family_of(key)
+            held = [n for k in family for n in buckets.get(k, ())]
+            if len(family) > 1 and len(held) <= LARGE_POOL_NODES and (
+                    len(held) > POOL_NODES or len({g.index for n in held for g, _ in n.pods}) > POOL_KINDS):
+                return LARGE_POOL_SHARE * max(left, 0.0)
+    return 0.0
 
 
 class PoolResolve:
@@ -88,12 +110,17 @@ class PoolResolve:
         """(The pool's nodes re-solved, or None when no cheaper plan was found; CP-SAT's deterministic time; the
         modelled seconds building the models took.) `sides` are the pool's buckets with all their nodes."""
         kinds = self.builder.kinds(sides, self.ledger.stay)
-        if len(kinds) > POOL_KINDS:
+        large = len(kinds) > POOL_KINDS or sum(len(side.nodes) for side in sides) > POOL_NODES
+        if len(kinds) > LARGE_POOL_KINDS:
             return None, 0.0, 0.0
-        split = self._split(sides, kinds, headroom, SPLIT_SHARE * budget, seed)
+        split = self._split(sides, kinds, headroom, (1.0 if large else SPLIT_SHARE) * budget, seed)
         used, building = split.used, split.building
         if split.counts is None:
             return None, used, building
+        if large:
+            assert split.kind_counts is not None
+            packed, seconds = pack_zones(self.repacker, self.ledger, sides, kinds, split.kind_counts, headroom)
+            return packed, used, building + seconds
         slotted = [Side(side.key, side.shape, side.nodes, split.nodes[s] + SPARE_SLOTS) for s, side in enumerate(sides)]
         sub = self.builder.prepare(slotted, headroom, self.ledger, split.options)
         m = sub.model
@@ -159,6 +186,7 @@ class PoolResolve:
         solver.parameters.max_deterministic_time = max(budget, 0.01)
         solver.parameters.random_seed = seed
         solver.parameters.catch_sigint_signal = False  # as the neighbourhoods' sub-solves (threads)
+        solver.parameters.linearization_level = 2  # the full LP: much cheaper splits in the same time (session 16)
         status = solver.solve(m)
         used = solver.response_proto.deterministic_time
         # Only a split cheaper than the nodes now is worth packing.
@@ -198,9 +226,10 @@ class _Split:
     deterministic time and the modelled seconds building its model took."""
 
     def __init__(self, counts: list[dict[int, int]] | None, nodes: list[int], used: float, building: float,
-                 options: list[list[int]] | None = None) -> None:
+                 options: list[list[int]] | None = None, kind_counts: list[list[int]] | None = None) -> None:
         self.counts, self.nodes, self.used, self.building = counts, nodes, used, building
         self.options = options or []  # per side: the options the split launches
+        self.kind_counts = kind_counts  # per side: pods of each kind
 
 
 def pool_seconds(used: float, building: float) -> float:
@@ -208,18 +237,19 @@ def pool_seconds(used: float, building: float) -> float:
     return building + cp_sat_seconds(used)
 
 
-__all__ = ["POOL_NODES", "PoolResolve", "pool_families", "pool_seconds"]
+__all__ = ["LARGE_POOL_NODES", "POOL_NODES", "PoolResolve", "large_pool_share", "pool_families", "pool_seconds"]
 
 
 def _read_split(solver: cp_model.CpSolver, kinds: Sequence[Kind], y: Sequence[Sequence[cp_model.IntVar]],
                 n: Sequence[Mapping[int, cp_model.IntVar]], used: float, building: float) -> _Split:
     """The solved split: pods of each group per side, nodes per side and the options they launch."""
     counts: list[dict[int, int]] = []
+    per_kind = [[int(solver.value(y[s][k])) for k in range(len(kinds))] for s in range(len(n))]
     for s in range(len(n)):
         mine: dict[int, int] = defaultdict(int)
         for k, kind in enumerate(kinds):
-            mine[kind.group.index] += solver.value(y[s][k])
+            mine[kind.group.index] += per_kind[s][k]
         counts.append(dict(mine))
     nodes = [sum(solver.value(v) for v in n[s].values()) for s in range(len(n))]
     chosen = [[o for o, v in n[s].items() if solver.value(v)] for s in range(len(n))]
-    return _Split(counts, nodes, used, building, chosen)
+    return _Split(counts, nodes, used, building, chosen, per_kind)

@@ -24,14 +24,13 @@ from karpplan.model.requirements import Requirement, Requirements
 from karpplan.model.resources import Resources
 from karpplan.model.selectors import NodeAffinity, NodeSelectorTerm
 from karpplan.model.taints import (
-    ALL_EFFECTS,
-    PREFER_NO_SCHEDULE,
     SCHEDULING_EFFECTS,
     Taint,
     Toleration,
     untolerated,
 )
 from karpplan.scheduling.label_values import by_label_values
+from karpplan.scheduling.pool_admission import pool_admission
 
 IndexArray = npt.NDArray[np.intp]
 BoolArray = npt.NDArray[np.bool_]
@@ -290,6 +289,7 @@ class OptionTable:
 
     def __init__(self, options: Sequence[LaunchOption]) -> None:
         self._source = options
+        self._alias: Sequence[LaunchOption] | None = None  # the last other list found to hold the same options
         self.options: tuple[LaunchOption, ...] = tuple(options)
         self.size = len(self.options)
         self._ids = tuple(map(id, self.options))  # the table keeps the options alive, so ids are unique
@@ -309,9 +309,14 @@ class OptionTable:
         """The very same option objects (`LaunchOption` equality compares only indices)."""
         if len(options) != self.size:
             return False
-        if options is self._source:
-            return True  # the list the table was built from, same length (option lists are never edited)
-        return tuple(map(id, options)) == self._ids
+        if options is self._source or options is self._alias:
+            return True  # a list the table was built from or matched, same length (option lists are never edited)
+        if tuple(map(id, options)) != self._ids:
+            return False
+        # A copy of the list (the launch memo hands out copies): the next call with it is an identity test, not
+        # 10,000 ids compared again (a problem's build asks once per pod group and pool).
+        self._alias = options
+        return True
 
     # ---------------------------------------------------------------------------- rows
     def rows(self, ix: IndexArray) -> list[LaunchOption]:
@@ -513,29 +518,9 @@ def template_fits_option(template: PodTemplate, option: LaunchOption) -> bool:
 def check_pool(template: PodTemplate, pool: NodePool, options: Sequence[LaunchOption],
                remaining: Resources | None, nodes_left: int | None) -> PoolVerdict:
     """Karpenter's per-NodePool checks, in its order, for one pod template."""
-    bad = untolerated(template.tolerations, pool.taints, ALL_EFFECTS)
-    hard_bad = [t for t in bad if t.effect != PREFER_NO_SCHEDULE]
-    if hard_bad:
-        return PoolVerdict(pool, False, f"did not tolerate taint (taint={hard_bad[0]})", "taint")
-    alternatives = pod_pool_requirements(template)
-    if not alternatives:
-        return PoolVerdict(pool, False, "incompatible requirements, no node selector term can match", "requirements")
-    first_error = ""
-    compatible_alt = False
-    for alt in alternatives:
-        undefined = alt.undefined_custom_keys(pool.requirements, L.WELL_KNOWN)
-        if undefined:
-            first_error = first_error or f'incompatible requirements, label "{undefined[0]}" does not have known values'
-            continue
-        conflicts = alt.conflicts(pool.requirements)
-        if conflicts:
-            mine, theirs = conflicts[0]
-            first_error = first_error or (f"incompatible requirements, key {mine.key}, {mine} not in {theirs}")
-            continue
-        compatible_alt = True
-        break
-    if not compatible_alt:
-        return PoolVerdict(pool, False, first_error, "requirements")
+    reason, kind, prefer_no_schedule = pool_admission(template, pool)
+    if reason:
+        return PoolVerdict(pool, False, reason, kind)
     if nodes_left is not None and nodes_left <= 0:
         return PoolVerdict(pool, False, f"node limits have been exhausted for nodepool (NodePool={pool.name})", "limits")
     table = option_table(options)
@@ -545,7 +530,7 @@ def check_pool(template: PodTemplate, pool: NodePool, options: Sequence[LaunchOp
     if not len(matching) or not len(fitting):
         why = instance_type_failure(template, pool, table.rows(pool_rows), table.rows(matching), table.rows(fitting))
         return PoolVerdict(pool, False, why, "resources")
-    verdict = PoolVerdict(pool, True, options=table.shared_rows(fitting), prefer_no_schedule=bool(bad), rows=fitting,
+    verdict = PoolVerdict(pool, True, options=table.shared_rows(fitting), prefer_no_schedule=prefer_no_schedule, rows=fitting,
                           table=table)
     return verdict if remaining is None else within_pool_limits(verdict, remaining)
 

@@ -138,7 +138,7 @@ class Repacker:
             if self._past_wall() and all(self.valid(n) for n in nodes):
                 chosen[key] = nodes
                 continue
-            packed = self._pack_bucket(shapes[key], placed_pods(nodes))
+            packed = self.pack_bucket(shapes[key], placed_pods(nodes))
             old = sum(n.price for n in nodes)
             new = sum(n.price for n in packed) if packed is not None else old
             better = packed is not None and (new < old - 1e-9 or (new <= old + 1e-9 and len(packed) < len(nodes))
@@ -156,7 +156,7 @@ class Repacker:
         if moved is not None:
             alternative: dict[BucketKey, list[SolvedNode]] = {}
             for key, items in moved.items():
-                packed = self._pack_bucket(shapes[key], items) if items and not self._past_wall() else None if items else []
+                packed = self.pack_bucket(shapes[key], items) if items and not self._past_wall() else None if items else []
                 if packed is None:  # (or the guard passed: the first pass's plan stands)
                     break
                 alternative[key] = packed
@@ -238,7 +238,7 @@ class Repacker:
             self._option_masks[option_ids] = mask
         return mask
 
-    def _pack_bucket(self, bucket: BucketShape, items: Sequence[PlacedPod]) -> list[SolvedNode] | None:
+    def pack_bucket(self, bucket: BucketShape, items: Sequence[PlacedPod]) -> list[SolvedNode] | None:
         """The cheapest of the bucket's packings (slack then bulk, grown owners per share; all keep every per-node rule)."""
         cache: dict[tuple[int, tuple[int, ...]], BoolArray] = {}
         self._interned = {}  # masks are interned per bucket shape

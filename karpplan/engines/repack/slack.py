@@ -87,11 +87,17 @@ def _balanced_bins(filler: BinFiller, bucket: BucketShape, target: int, mask: Bo
         return bool(r[cpu] / cap[cpu] >= r[mem] / cap[mem])
 
     queues = [[p for p in items if heavy(p[0])], [p for p in items if not heavy(p[0])]]
+    # The fit test in Python integers (exact, as the arrays): a bin's room is read once per pod placed, and each
+    # pod's requests once, where numpy's `all` per candidate pod was most of a large bucket's re-pack (session 16:
+    # 2.5 million tests on 30,000 realistic pods).
+    asks = {group.index: tuple(int(v) for v in filler.requests[group.index]) for group, _, _ in items}
+    free = bucket.free[target]
     bins: list[Bin] = []
     while queues[0] or queues[1]:
         b = filler.new_bin(mask.copy())
         start = [0, 0]
         while True:
+            room = tuple(int(v) for v in free - b.used)
             if cpu is not None and mem is not None:
                 first = 0 if b.used[cpu] / max(cap[cpu], 1) <= b.used[mem] / max(cap[mem], 1) else 1
             else:
@@ -102,7 +108,7 @@ def _balanced_bins(filler: BinFiller, bucket: BucketShape, target: int, mask: Bo
                 j = start[q]
                 while j < len(queue):
                     group, pod, pmask = queue[j]
-                    if np.all(b.used + filler.requests[group.index] <= bucket.free[target]):
+                    if all(a <= r for a, r in zip(asks[group.index], room, strict=True)):
                         filler.add(b, group, pod, pmask)
                         queue.pop(j)
                         placed = True
