@@ -120,10 +120,10 @@ class NeighbourhoodSearch:
 
             run.cost -= self._split_singles(run.buckets, run.shapes, run.headroom, self._nodes_left(solution), run.queue,
                                             pool_now, clock, until, max_tries, report, run.cost, core_share)
-            resolve_pools(self, run, pool_now, clock, until, max_tries, report, core_share, start=True)
             first = large_pool_share(run.ledger, run.buckets, until - clock.now())  # pools too large to pack by CP-SAT
             if first > 0:
                 self._pool_pass(run, pool_now, clock, clock.now() + first, max_tries, report, core_share)
+            resolve_pools(self, run, pool_now, clock, until, max_tries, report, core_share, start=True)
             while True:
                 budget = SUB_SOLVE_DETERMINISTIC_SECONDS * self.size / NEIGHBOURHOOD_NODES
                 # What is left on the work clock, in CP-SAT's deterministic seconds.
