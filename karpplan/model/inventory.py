@@ -37,6 +37,7 @@ class InputNotice:
 
     origin: Origin  # where it is written
     message: str
+    fix: str = field(default="", compare=False)  # what to change in the manifest (lint's fix); "" none to say
 
     def __str__(self) -> str:
         return f"{self.origin}: {self.message}"
