@@ -54,6 +54,15 @@ CASES: dict[str, tuple[str | None, str]] = {
     "list-items": ("apiVersion: v1\nkind: List\nitems:\n- 42\n", ":4: items[0]: is a number, not a mapping (a Kubernetes object)"),
     "deep": ("[" * 100_000 + "]" * 100_000, ":1: nested more than 1000 levels deep"),
     "binary": ("kind: Pod\x00\x01", ":1: invalid YAML: unacceptable character #x0000"),
+    # `cat pools/default.yaml apps/graviton.yaml > all.yaml` (karpenter-blueprints): no `---` between the two,
+    # so a plain YAML reader keeps the Deployment and the NodePool silently disappears.
+    "concatenated-documents": (
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: default\nspec:\n  template:\n"
+        "    spec:\n      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n"
+        + deployment(),
+        ":9: duplicate key \"apiVersion\" (first at line 1); a missing '---' between two documents?",
+    ),
+    "duplicate-cpu": (deployment(memory="1Gi, cpu: 100m, cpu: 200m"), ':11: duplicate key "cpu" (first at line 11)'),
     "containers-number": ("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: 3}\n",
                           ":4: spec.containers: Invalid value: 3: must be a list, not a number"),
 }
@@ -94,7 +103,9 @@ def _run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[st
     )
 
 
-@pytest.mark.parametrize("name", ["missing", "alias-bomb", "replicas-abc", "quantity-1K", "deep", "list-items"])
+@pytest.mark.parametrize(
+    "name", ["missing", "alias-bomb", "replicas-abc", "quantity-1K", "deep", "list-items", "concatenated-documents"]
+)
 def test_bad_input_in_a_real_process(tmp_path: Path, name: str) -> None:
     path = make(tmp_path, name)
     result = _run("plan", path)

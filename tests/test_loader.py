@@ -343,3 +343,29 @@ def test_data_matches_pyyaml_on_tricky_yaml() -> None:
     assert _plain(doc.body) == yaml.safe_load(TRICKY_YAML)
     assert doc.body["merged"] == {"a": "own", "b": ["x", "y"], "c": 3}  # earlier merges win, own keys override
     assert line_of(doc.body["merged"], "a") == 8
+
+
+def test_duplicate_keys_are_refused_as_kubernetes_strict_decoding_does() -> None:
+    # Kubernetes' strict decoder: `"cpu" already set in map`. A plain YAML reader keeps the last value silently.
+    nested = POD.format(name="x") + "  nodeSelector:\n    zone: a\n    zone: b\n"
+    assert problems_of(nested) == ['in.yaml:9: duplicate key "zone" (first at line 8)']
+    # A duplicated metadata deep in a document is not the missing-separator case.
+    assert problems_of("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nmetadata: {name: b}\n") == [
+        'in.yaml:4: duplicate key "metadata" (first at line 3)'
+    ]
+    # Two objects concatenated without `---`: the hint names the likely cause.
+    assert problems_of(POD.format(name="a") + POD.format(name="b")) == [
+        "in.yaml:7: duplicate key \"apiVersion\" (first at line 1); a missing '---' between two documents?"
+    ]
+    # `kind` below the top level (an ownerReference, a nodeClassRef) gets no such hint.
+    assert problems_of("apiVersion: v1\nkind: Pod\nspec:\n  ref: {kind: A, kind: B}\n") == [
+        'in.yaml:4: duplicate key "kind" (first at line 4)'
+    ]
+
+
+def test_duplicate_keys_are_refused_next_to_merge_keys_too() -> None:
+    text = "base: &b {a: 1}\nm:\n  <<: *b\n  c: 2\n  c: 3\n"
+    assert problems_of(text) == ['in.yaml:5: duplicate key "c" (first at line 4)']
+    # A merged key the mapping overrides is not a duplicate.
+    (doc,) = parse_documents("kind: X\nbase: &b {a: 1}\nm:\n  <<: *b\n  a: 2\n", "in.yaml")
+    assert doc.body["m"] == {"a": 2}

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, partial
@@ -101,6 +102,24 @@ def _spec_path(kind: str) -> tuple[str, ...]:
     return _SPEC_PATHS.get(kind, ("spec", "template", "spec"))
 
 
+def _steps(path: str) -> tuple[str | int, ...]:
+    """`spec.workerGroupSpecs[0].template.spec` as walk steps."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"\.|\[|\]\.?", path) if part)
+
+
+def _derived_from(inv: Inventory, workload: str, namespace: str) -> tuple[str, str, str] | None:
+    """(kind, name, where its pod spec is written) of the custom resource a derived workload comes from (a
+    RayService's worker group, a Prometheus's StatefulSet, a LeaderWorkerSet's workers): the resource is what
+    the user edits, at the path `model/derived.py`'s `pod_spec_written_at` gives for the derived document."""
+    for d in inv.derived:
+        if d.namespace != namespace:
+            continue
+        for derived, written_at in d.pod_specs:
+            if derived == workload:
+                return d.kind, d.name, written_at
+    return None
+
+
 # ------------------------------------------------------------------------------------ inventory edits
 def with_template(workload: str, namespace: str, change: Callable[[PodTemplate], PodTemplate]) -> Apply:
     def apply(inv: Inventory) -> Inventory:
@@ -134,7 +153,7 @@ def drop_selector_key(key: str) -> Callable[[PodTemplate], PodTemplate]:
     return change
 
 
-def _own_keys(doc: Document | None, spec: Sequence[str]) -> set[str] | None:
+def _own_keys(doc: Document | None, spec: Sequence[str | int]) -> set[str] | None:
     """The node label keys the pod's own nodeSelector and required node affinity name (None: unknown)."""
     if doc is None:
         return None
@@ -167,9 +186,10 @@ class _Workload:
     namespace: str
     template: PodTemplate
     doc: Document | None
-    spec: tuple[str, ...]  # path of the pod spec inside the manifest
+    spec: tuple[str | int, ...]  # path of the pod spec inside the manifest
     obj: str  # kind/namespace/name, as a Candidate's object
     locator: Locator
+    field_spec: str = "spec.template.spec"  # the same path as a Candidate's field names it
 
     def edit(self, change: Callable[[PodTemplate], PodTemplate]) -> Apply:
         return with_template(self.name, self.namespace, change)
@@ -183,8 +203,14 @@ def candidates(inv: Inventory, workload: str, namespace: str, locator: Locator) 
     if not pods:
         return []
     kind, _, wname = workload.partition("/")
-    w = _Workload(workload, namespace, pods[0].template, locator.find(kind, wname, namespace), _spec_path(kind),
-                  f"{kind}/{namespace}/{wname}", locator)
+    spec: tuple[str | int, ...] = _spec_path(kind)
+    derived = _derived_from(inv, workload, namespace)
+    if derived is not None:
+        kind, wname, written_at = derived
+        spec = _steps(written_at)
+    field_spec = derived[2] if derived is not None else ".".join(str(s) for s in spec)
+    w = _Workload(workload, namespace, pods[0].template, locator.find(kind, wname, namespace), spec,
+                  f"{kind}/{namespace}/{wname}", locator, field_spec)
     pools = [p for p in inv.nodepools if not p.static]
     return [*_node_selection_fixes(w, pools), *_toleration_fixes(w, pools), *_limit_fixes(pools, locator),
             *_spread_fixes(w), *_pod_affinity_fixes(w)]
@@ -238,8 +264,8 @@ def _render_fixes(w: _Workload, pool: NodePool, key: str, placeholder: str, in_s
     for value in sorted(v for v in values or () if placeholder_in(v) is None)[:1]:
         where = w.locator.at(w.doc, w.template.origin, (*w.spec, "nodeSelector", key) if in_selector else
                              (*w.spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"))
-        field = f"spec.template.spec.nodeSelector.{key}" if in_selector else \
-            "spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+        field = f"{w.field_spec}.nodeSelector.{key}" if in_selector else \
+            f"{w.field_spec}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
         out.append(Candidate(
             f"render {placeholder} in the pod's {'nodeSelector' if in_selector else 'required node affinity'} "
             f"({key}): it is an unrendered template placeholder, not a value, so no node carries it; "
@@ -290,8 +316,8 @@ def _drop_selector_fix(w: _Workload, key: str, req: Requirement, in_selector: bo
     sel_path = (*w.spec, "nodeSelector", key)
     aff_path = (*w.spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
     where = w.locator.at(w.doc, w.template.origin, sel_path if in_selector else aff_path)
-    field = f"spec.template.spec.nodeSelector.{key}" if in_selector else \
-        "spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+    field = f"{w.field_spec}.nodeSelector.{key}" if in_selector else \
+        f"{w.field_spec}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
     return Candidate(
         f"remove {key} from the pod's {'nodeSelector' if in_selector else 'required node affinity'} "
         f"(it asks for {req})", w.obj, field, where, 2, w.edit(drop_selector_key(key)), f"{w.obj} requires {req}")
@@ -308,7 +334,7 @@ def _toleration_fixes(w: _Workload, pools: Sequence[NodePool]) -> list[Candidate
                 f'add a toleration {{key: {taint.key}, operator: {tol.operator}'
                 + (f", value: {taint.value}" if taint.value else "") + f", effect: {taint.effect}}} "
                 f'to the pod so it may run on {pool.kind} "{pool.name}" (taint {taint})',
-                w.obj, "spec.template.spec.tolerations", where, 1, w.edit(partial(_add_toleration, toleration=tol)),
+                w.obj, f"{w.field_spec}.tolerations", where, 1, w.edit(partial(_add_toleration, toleration=tol)),
                 f"{pool.kind} {pool.name} taints {taint}"))
     return out
 
@@ -341,11 +367,11 @@ def _spread_fixes(w: _Workload) -> list[Candidate]:
         origin = c.origin if c.origin.line else w.template.origin
         conflict = f"{w.obj} topologySpreadConstraints[{i}] on {c.topology_key}"
         out.append(Candidate(f"raise topologySpreadConstraints[{i}].maxSkew ({c.topology_key}) from {c.max_skew} "
-                             f"to {c.max_skew + 1}", w.obj, f"spec.template.spec.topologySpreadConstraints[{i}].maxSkew",
+                             f"to {c.max_skew + 1}", w.obj, f"{w.field_spec}.topologySpreadConstraints[{i}].maxSkew",
                              w.locator.at(w.doc, origin, (*path, "maxSkew")), 1,
                              w.edit(partial(_spread, index=i, skew=True)), conflict))
         out.append(Candidate(f"set topologySpreadConstraints[{i}].whenUnsatisfiable ({c.topology_key}) to "
-                             "ScheduleAnyway", w.obj, f"spec.template.spec.topologySpreadConstraints[{i}].whenUnsatisfiable",
+                             "ScheduleAnyway", w.obj, f"{w.field_spec}.topologySpreadConstraints[{i}].whenUnsatisfiable",
                              w.locator.at(w.doc, origin, (*path, "whenUnsatisfiable"), path), 2,
                              w.edit(partial(_spread, index=i, skew=False)), conflict))
     return out
@@ -361,7 +387,7 @@ def _pod_affinity_fixes(w: _Workload) -> list[Candidate]:
                                                             "requiredDuringSchedulingIgnoredDuringExecution", i))
             out.append(Candidate(
                 f"make {label} term {i} ({term.topology_key}) preferred instead of required", w.obj,
-                f"spec.template.spec.affinity.{label}.requiredDuringSchedulingIgnoredDuringExecution[{i}]", where, 2,
+                f"{w.field_spec}.affinity.{label}.requiredDuringSchedulingIgnoredDuringExecution[{i}]", where, 2,
                 w.edit(partial(_drop_affinity, attr=attr, index=i)), f"{w.obj} {label} on {term.topology_key}"))
     return out
 

@@ -149,11 +149,15 @@ class _Collection:
                 raise ValueError("a merge key (<<) needs a mapping or a list of mappings")
             self.merges.append(item)
 
-    def build(self) -> LineDict | LineList:
+    def build(self, top_level: bool = False) -> LineDict | LineList:
         if not self.is_map:
             built = LineList(self.items, line=self.line)
             built.item_lines = self.lines
             return built
+        if self.merges:
+            own = {key for key, _ in self.items}
+            if len(own) != len(self.items):
+                self._refuse_duplicate(top_level)
         mapping = LineDict(line=self.line)
         # Merged keys first, earlier merges winning; then the mapping's own keys override them.
         for merged in reversed(self.merges):
@@ -163,7 +167,23 @@ class _Collection:
         for (key, value), line in zip(self.items, self.lines, strict=True):
             mapping[key] = value
             mapping.key_lines[key] = line
+        if not self.merges and len(mapping) != len(self.items):
+            self._refuse_duplicate(top_level)
         return mapping
+
+    def _refuse_duplicate(self, top_level: bool) -> None:
+        """A key given twice in one mapping: Kubernetes' strict decoder refuses it ("already set in map")
+        where a plain YAML reader would silently keep the last value. Two documents concatenated without
+        `---` between them read as one mapping whose apiVersion and kind come twice."""
+        first: dict[object, int] = {}
+        for (key, _), line in zip(self.items, self.lines, strict=True):
+            if key not in first:
+                first[key] = line
+                continue
+            hint = ""
+            if top_level and key in ("apiVersion", "kind"):
+                hint = "; a missing '---' between two documents?"
+            raise LoadProblem(line, f"duplicate key {json.dumps(key)} (first at line {first[key]}){hint}")
 
 
 class _Anchors:
@@ -221,7 +241,7 @@ def _open(event: Any, line: int, stack: list[_Collection], anchors: _Anchors) ->
 def _close(stack: list[_Collection], anchors: _Anchors) -> tuple[object, int, int]:
     """The collection that ends, built: (value, size, line it started on)."""
     done = stack.pop()
-    value = done.build()
+    value = done.build(top_level=not stack)
     if done.anchor is not None:
         anchors.open.discard(done.anchor)
         anchors.nodes[done.anchor] = (value, done.size)

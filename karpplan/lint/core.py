@@ -98,3 +98,12 @@ def lint_rule(name: str, code: str, severity: Severity, *, fix: str, bad: str, g
                     bad=bad, good=good, fix=fix, check=check, needs_pools=needs_pools)
 
     return declare
+
+
+def with_fix(f: Finding) -> str:
+    """A finding as one line of text (SARIF results, GitHub workflow commands): the object once, then the
+    message and the fix as sentences."""
+    message = f"{f.object}: {f.message}"
+    if not f.fix:
+        return message
+    return f"{message}{'' if message.endswith(('.', '!', '?')) else '.'} Fix: {f.fix}"

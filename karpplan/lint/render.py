@@ -9,7 +9,7 @@ from xml.etree import ElementTree as ET
 from rich.console import Console
 from rich.text import Text
 
-from karpplan.lint.core import Finding, Severity
+from karpplan.lint.core import Finding, Severity, with_fix
 from karpplan.lint.report import LintReport
 from karpplan.render.github_actions import append_step_summary, workflow_command
 
@@ -71,8 +71,7 @@ def skipped_lines(report: LintReport) -> list[str]:
 # ------------------------------------------------------------------------------------------ GitHub
 def _command(f: Finding) -> str:
     level = {Severity.error: "error", Severity.warning: "warning", Severity.info: "notice"}[f.severity]
-    message = f"{f.object}: {f.message}" + (f" Fix: {f.fix}" if f.fix else "")
-    return workflow_command(level, message, [("file", f.file), ("line", f.line), ("col", f.column),
+    return workflow_command(level, with_fix(f), [("file", f.file), ("line", f.line), ("col", f.column),
                                              ("title", f"{f.rule} ({f.code})")])
 
 
@@ -113,6 +112,7 @@ def render_github(report: LintReport, environ: Mapping[str, str] | None = None) 
 def render_junit(report: LintReport) -> str:
     """One testcase per object, one failure per finding (objects without findings pass)."""
     by_object: dict[str, list[Finding]] = {name: [] for name in report.object_names}
+    files = dict(zip(report.object_names, report.object_files, strict=False))
     notes: dict[str, list[Finding]] = {}
     for f in report.findings:  # info findings are notes (system-out), not failures
         (notes if f.severity is Severity.info else by_object).setdefault(f.object, []).append(f)
@@ -122,8 +122,10 @@ def render_junit(report: LintReport) -> str:
     suite = ET.SubElement(suites, "testsuite", name="karpplan lint", tests=str(len(by_object)),
                           failures=str(failures), errors="0", skipped="0")
     for name, found in by_object.items():
-        file = found[0].file if found else (notes[name][0].file if notes.get(name) else "")
-        case = ET.SubElement(suite, "testcase", name=name, classname="karpplan.lint", file=file)
+        file = found[0].file if found else (notes[name][0].file if notes.get(name) else files.get(name, ""))
+        case = ET.SubElement(suite, "testcase", name=name, classname="karpplan.lint")
+        if file:  # a passing object's file when known; no empty attribute when not
+            case.set("file", file)
         for f in found:
             failure = ET.SubElement(case, "failure", message=f"{f.rule}: {f.message}", type=f.severity.value)
             failure.text = f"{f.file}:{f.line}:{f.column}: {f.rule} ({f.code}) {f.field}\n{f.message}\nfix: {f.fix}"

@@ -18,6 +18,7 @@ class LintReport:
     rules: tuple[Rule, ...]  # the rules that ran
     object_names: tuple[str, ...] = ()  # every object linted (JUnit lists one testcase each)
     skipped: tuple[Skip, ...] = ()  # rules (or rules on one object) that could not judge
+    object_files: tuple[str, ...] = ()  # the file of each of object_names ("" unknown)
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity is severity)

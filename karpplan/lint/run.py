@@ -124,7 +124,8 @@ def _lint(documents: Sequence[Document], texts: Mapping[str, str], options: Lint
             findings.append(to_finding(ctx, rule, hit))
     unique = sorted(dict.fromkeys(findings))
     return LintReport(len(files), len(documents), tuple(unique), tuple(rules),
-                      tuple(object_name(d) for d in documents), tuple(dict.fromkeys(ctx.skipped)))
+                      tuple(object_name(d) for d in documents), tuple(dict.fromkeys(ctx.skipped)),
+                      tuple(d.origin.file for d in documents))
 
 
 def _unrendered_cluster(inventory: Inventory, options: LintOptions) -> str:

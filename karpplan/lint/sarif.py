@@ -8,7 +8,7 @@ import json
 from pathlib import PurePosixPath
 
 from karpplan import __version__
-from karpplan.lint.core import Finding, Rule, Severity
+from karpplan.lint.core import Finding, Rule, Severity, with_fix
 from karpplan.lint.registry import RULES
 from karpplan.lint.report import LintReport
 
@@ -52,7 +52,7 @@ def _result(f: Finding, index: dict[str, int]) -> dict[str, object]:
         },
         "logicalLocations": [{"fullyQualifiedName": f"{f.object}.{f.field}", "kind": "member"}],
     }
-    message = f"{f.object}: {f.message}" + (f" Fix: {f.fix}" if f.fix else "")
+    message = with_fix(f)
     out: dict[str, object] = {
         "ruleId": f.rule,
         "ruleIndex": index[f.rule],

@@ -150,7 +150,8 @@ class _Builder:
         # What karpplan does not simulate (a node group growing): the plan says it, lint
         # does not (the manifest is right as written).
         scale_notes = (*(InputNotice(origin, text) for origin, text in self.scaler.notices(nothing_pending)),
-                       *node_group_notices(self.clusters))
+                       *node_group_notices(self.clusters),
+                       *(InputNotice(c.origin, c.message) for c in self.volumes.shared))
         if self.problems:
             # Fields read by several rules (containers: requests, host ports) report a bad shape once.
             if self.collect is None:
@@ -168,6 +169,7 @@ class _Builder:
             skipped=tuple(self.skipped),
             notices=(*self.notices, *self.volumes.notices),
             scale_notes=scale_notes,
+            shared_claims=tuple(self.volumes.shared),
             overlays=tuple(self.overlays),
             derived=tuple(self.derived),
             disruption_documents=tuple(d for d in self.documents if read_by_disruption(d)),
@@ -407,7 +409,8 @@ class _Builder:
             return
         workload = f"{kind}/{name}"
         statefulset = (name, spec) if kind == "StatefulSet" else None
-        templates = self.volumes.replicas(pod_template, pod_spec, doc.namespace, workload, count, statefulset)
+        templates = self.volumes.replicas(pod_template, pod_spec, doc.namespace, workload, count, statefulset,
+                                            doc.origin)
         self.pods.extend(
             Pod(
                 name=f"{name}-{index}",

@@ -212,6 +212,9 @@ def build_nodepool(doc: Document, root: Field, notices: list[InputNotice] | None
             kubelet_field.origin,
             f"NodePool {name}: spec.template.spec.kubelet is not part of {V1} (it moved to EC2NodeClass "
             "spec.kubelet); the API server drops it, so Karpenter and karpplan ignore it",
+            fix=f"move spec.template.spec.kubelet to spec.kubelet of "
+                f"{f'EC2NodeClass {ref.name}, the node class' if ref is not None else 'the EC2NodeClass'} this "
+                "NodePool's nodeClassRef names: Karpenter v1 reads kubelet settings there",
         ))
     replicas_field = spec["replicas"]
     replicas = replicas_field.optional_integer()
@@ -375,6 +378,8 @@ def node_class_notices(pools: Sequence[NodePool], classes: Sequence[NodeClass]) 
                 f"{pool.kind} {pool.name}: nodeClassRef {ref.kind}/{ref.name}{group} is not an AWS node class; "
                 "karpplan launches the catalog's instance types for it as if it were an EC2NodeClass with "
                 "the defaults",
+                fix="point nodeClassRef at an EC2NodeClass (group karpenter.k8s.aws, kind EC2NodeClass), or plan "
+                    "this pool with a --catalog of the nodes its own node class launches",
             ))
         elif (ref.kind, ref.name) not in names and not (ref.kind == "NodeClass" and ref.name == "default"):
             missing.append(pool)
@@ -387,6 +392,8 @@ def node_class_notices(pools: Sequence[NodePool], classes: Sequence[NodeClass]) 
                 f"{pool.kind} {pool.name}: nodeClassRef {ref.kind}/{ref.name} is not in the input (Karpenter "
                 "launches nothing from this pool until it exists); planned with the node class defaults "
                 "(AL2023, 20Gi root volume, default kubelet)",
+                fix=f"add {ref.kind} {ref.name} to the input, or set nodeClassRef.name to one it holds "
+                    f"({', '.join(sorted(n for k, n in names if k == ref.kind)) or 'none of kind ' + ref.kind})",
             ))
     elif missing:
         listed = ", ".join(sorted({p.node_class_ref.name for p in missing if p.node_class_ref}))

@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from karpplan.errors import Origin
 from karpplan.model.build_fields import Field
 from karpplan.model.build_storage import claim_from_spec
 from karpplan.model.inventory import InputNotice
 from karpplan.model.pod_volumes import FROM_TEMPLATE, IN_INPUTS, MISSING, ClaimUse, place_claims, with_volumes
 from karpplan.model.pods import PodTemplate
-from karpplan.model.storage import PersistentVolumeClaim, Storage
+from karpplan.model.shared_claims import RWO, RWOP, SHARED_MODES, SharedClaim
+from karpplan.model.storage import EFS, PersistentVolumeClaim, Storage
 
 
 @dataclass(frozen=True)
@@ -72,12 +74,42 @@ def pod_claim_uses(
     return uses
 
 
+def _backend(use: ClaimUse, storage: Storage) -> str:
+    claim = use.claim
+    volume = storage.volume_for(claim)
+    if volume is not None:
+        return volume.backend
+    name = claim.storage_class
+    storage_class = storage.default_class() if name is None else storage.classes.get(name)
+    return storage_class.backend if storage_class is not None else ""
+
+
+def shared_claim(uses: Sequence[ClaimUse], storage: Storage, workload: str, origin: Origin,
+                 replicas: int) -> SharedClaim | None:
+    """The first claim all `replicas` mount that only one node (RWO) or one pod (RWOP) can use; None when none.
+
+    Only claims in the inputs count (a missing claim's access modes are unknown); a claim that also allows
+    ReadWriteMany or ReadOnlyMany can be shared; an EFS volume is shared whatever the claim asks."""
+    if replicas < 2:
+        return None
+    for use in uses:
+        modes = use.claim.access_modes
+        if use.source in (MISSING, FROM_TEMPLATE) or not modes or any(m in modes for m in SHARED_MODES):
+            continue
+        mode = RWOP if RWOP in modes else RWO if RWO in modes else ""
+        backend = _backend(use, storage)
+        if mode and backend != EFS:
+            return SharedClaim(workload, origin, replicas, use.claim.name, mode, backend)
+    return None
+
+
 @dataclass
 class VolumeTemplates:
     """Templates by placement, so replicas with the same claims' placement share one; notes collected."""
 
     storage: Storage
     notices: list[InputNotice] = field(default_factory=list)
+    shared: list[SharedClaim] = field(default_factory=list)  # replicas that all mount one single-node claim
 
     def apply(self, base: PodTemplate, uses: Sequence[ClaimUse], owner: str,
               cache: dict[tuple[object, ...], PodTemplate] | None = None) -> PodTemplate:
@@ -94,14 +126,18 @@ class VolumeTemplates:
 
     def replicas(
         self, base: PodTemplate, pod_spec: Field, namespace: str, workload: str, count: int,
-        statefulset: tuple[str, Field] | None = None,
+        statefulset: tuple[str, Field] | None = None, origin: Origin | None = None,
     ) -> list[PodTemplate]:
-        """One template per replica (shared where the placement is the same). `statefulset`: (name, spec)."""
+        """One template per replica (shared where the placement is the same). `statefulset`: (name, spec).
+        `origin`: the workload's document, where a claim all replicas share is reported."""
         if count <= 0:
             return []
         templates = claim_templates(statefulset[1], namespace) if statefulset is not None else ()
         replaced = frozenset(t.name for t in templates)
         shared = pod_claim_uses(pod_spec, namespace, None, self.storage, replaced)
+        one_node = shared_claim(shared, self.storage, workload, origin, count) if origin is not None else None
+        if one_node is not None:
+            self.shared.append(one_node)
         if not templates:
             return [self.apply(base, shared, workload)] * count
         sts_name = statefulset[0] if statefulset is not None else ""

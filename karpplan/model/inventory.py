@@ -14,6 +14,7 @@ from karpplan.model.overlays import NodeOverlay
 from karpplan.model.pods import DaemonSet, Pod, PodGroup, group_pods
 from karpplan.model.pools import NodeClass, NodePool
 from karpplan.model.prometheus_operator import DerivedWorkload
+from karpplan.model.shared_claims import SharedClaim
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class InputNotice:
 
     origin: Origin  # where it is written
     message: str
+    fix: str = field(default="", compare=False)  # what to change in the manifest (lint's fix); "" none to say
 
     def __str__(self) -> str:
         return f"{self.origin}: {self.message}"
@@ -57,6 +59,9 @@ class Inventory:
     # at 0 replicas) and what karpplan does not simulate (a node group's growth
     # to maxSize): the plan says them; they are about what is planned, not about how the manifests read.
     scale_notes: tuple[InputNotice, ...] = ()
+    # Workloads whose replicas all mount one ReadWriteOnce(Pod) claim (said among scale_notes too): lint gives
+    # them no spread advice.
+    shared_claims: tuple[SharedClaim, ...] = ()
     overlays: tuple[NodeOverlay, ...] = ()
     # Operators' resources planned as the workloads their operator creates (a Prometheus as its StatefulSets)
     derived: tuple[DerivedWorkload, ...] = ()

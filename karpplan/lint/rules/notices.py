@@ -19,6 +19,15 @@ _ASSUMED_FIX = "nothing to change in this manifest; add what the message names t
 _NODE_KINDS = frozenset({"NodePool", "Provisioner", "EC2NodeClass", "AWSNodeTemplate", "NodeClass", "NodeOverlay"})
 
 
+def _about_object(doc: Document, message: str) -> str:
+    """The notice without its leading `Kind name: ` when that is the finding's own object (which every lint
+    format names already: "NodePool/default: NodePool default: ..." said it twice)."""
+    for prefix in (f"{doc.kind} {doc.name}: ", f"{doc.kind}/{doc.name}: "):
+        if doc.name and message.startswith(prefix):
+            return message[len(prefix):]
+    return message
+
+
 def _zero_replicas_notice(ctx: LintContext, doc: Document, origin: Origin) -> bool:
     """The model's notice at a workload's `spec.replicas: 0` (that `plan` has no pod of it to plan, and how to
     give it some): lint judges the template of a workload scaled to 0 all the same (`LintContext.planner`),
@@ -44,7 +53,8 @@ def _alpha_apis(ctx: LintContext) -> Iterator[Hit]:
 
 
 @lint_rule("input-read-differently", "KPL601", Severity.warning,
-           fix="change the manifest so that it means what it says (the message tells how Karpenter reads it)",
+           fix="move spec.template.spec.kubelet to the EC2NodeClass's spec.kubelet (each finding says what to "
+               "change for its field)",
            bad=NODEPOOL.replace("      requirements:\n", "      kubelet: {maxPods: 110}\n      requirements:\n") + NODE_CLASS,
            good=NODEPOOL + NODE_CLASS + "  kubelet: {maxPods: 110}\n")
 def INPUT_READ_DIFFERENTLY(ctx: LintContext) -> Iterator[Hit]:
@@ -72,9 +82,10 @@ def INPUT_READ_DIFFERENTLY(ctx: LintContext) -> Iterator[Hit]:
             # A notice about a pool as a whole is about its node class: shown at the reference to it.
             assumed = assumed or not ctx.inventory.nodeclasses
             ref = next((path for path in _CLASS_REFS if locate(doc, path)[1] == path.rsplit(".", 1)[-1]), "")
-            yield Hit(doc, ref, notice.message, _ASSUMED_FIX if assumed else "", severity=Severity.info if assumed else None)
+            yield Hit(doc, ref, _about_object(doc, notice.message), notice.fix or (_ASSUMED_FIX if assumed else ""),
+                      severity=Severity.info if assumed else None)
             continue
-        yield Hit(doc, path_at(doc, origin.line), notice.message, _ASSUMED_FIX if assumed else "",
+        yield Hit(doc, path_at(doc, origin.line), _about_object(doc, notice.message), notice.fix or (_ASSUMED_FIX if assumed else ""),
                   line=origin.line or doc.origin.line, severity=Severity.info if assumed else None)
 
 

@@ -13,6 +13,7 @@ from karpplan.lint.locate import value_at
 from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
 from karpplan.model.labels import HOSTNAME, ZONE
 from karpplan.model.prometheus_operator import is_operator_resource
+from karpplan.model.shared_claims import FIX as SHARED_CLAIM_FIX
 
 _SPREAD_KEYS = frozenset({HOSTNAME, ZONE, "failure-domain.beta.kubernetes.io/zone", "topology.k8s.aws/zone-id"})
 _REPLICATED = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController", "Rollout"})
@@ -105,9 +106,13 @@ def REPLICAS_WITHOUT_SPREAD(ctx: LintContext) -> Iterator[Hit]:
 
     Without a topologySpreadConstraint or pod anti-affinity on kubernetes.io/hostname or
     topology.kubernetes.io/zone, the scheduler and Karpenter pack replicas where it is cheapest: one node or
-    zone failure takes all of them down.
+    zone failure takes all of them down. Replicas that all mount one ReadWriteOnce (or ReadWriteOncePod)
+    claim are the exception: they can only run on one node (the volume attaches to one), so the finding says
+    that instead, with what to change.
     """
     planned = Counter(p.origin for p in ctx.inventory.pods)  # replicas as planned: a HorizontalPodAutoscaler's too
+    # Replicas sharing a ReadWriteOnce(Pod) claim can only run on one node: spreading them is the wrong advice.
+    one_node = {c.origin: c for c in ctx.inventory.shared_claims}
     for doc, spec_path in ctx.pod_documents():
         spec = doc.body.get("spec")
         written = spec.get("replicas", 1) if isinstance(spec, LineDict) else 1
@@ -118,6 +123,10 @@ def REPLICAS_WITHOUT_SPREAD(ctx: LintContext) -> Iterator[Hit]:
         else:
             continue
         if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 2:
+            continue
+        shared = one_node.get(doc.origin)
+        if shared is not None:
+            yield Hit(doc, "spec.replicas", shared.detail, SHARED_CLAIM_FIX)
             continue
         pod_spec = value_at(doc.body, spec_path)
         if pod_spec is None or _has_spread(pod_spec):  # None: the template is another's (a Rollout's workloadRef)

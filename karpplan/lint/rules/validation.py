@@ -36,6 +36,22 @@ FIXES = {
     "{topologyKey, whenUnsatisfiable}": "merge the two constraints or give them different topologyKeys",
 }
 
+# Fields whose fix depends on the rule (an `operator` of a toleration is not one of a selector).
+RULE_FIXES = {
+    ("toleration-invalid", "operator"): "use operator Equal or Exists",
+    ("toleration-invalid", "effect"): "use NoSchedule, PreferNoSchedule or NoExecute (NoExecute with tolerationSeconds, "
+                                      "or drop tolerationSeconds)",
+    ("toleration-invalid", "value"): "drop the value of an Exists toleration, or use operator Equal",
+    ("toleration-invalid", "key"): "use a valid label key, or no key with operator Exists to tolerate every taint",
+    ("affinity-invalid", "weight"): "set weight between 1 and 100",
+    ("affinity-invalid", "nodeSelectorTerms"): "give at least one nodeSelectorTerm, or drop the required node affinity",
+    ("affinity-invalid", "operator"): "use In, NotIn, Exists, DoesNotExist, Gt or Lt",
+    ("affinity-invalid", "values"): "In/NotIn need values, Exists/DoesNotExist take none, Gt/Lt take exactly one integer",
+    ("selector-invalid", "operator"): "use In, NotIn, Exists or DoesNotExist",
+    ("selector-invalid", "values"): "In/NotIn need values, Exists/DoesNotExist take none",
+    ("selector-invalid", "key"): "use a valid label key (an optional DNS prefix and a name of at most 63 characters)",
+}
+
 
 def rule_of_path(path: str) -> str | None:
     """The validation rule a problem at this field path belongs to (None: not a lint rule's field)."""
@@ -101,7 +117,7 @@ def classify(ctx: LintContext) -> list[Classified]:
         if moved is not None:
             path, line = moved
             last = "{topologyKey, whenUnsatisfiable}"
-        out.append(Classified(rule, Hit(doc, path, match.group("text"), FIXES.get(last, ""), line)))
+        out.append(Classified(rule, Hit(doc, path, match.group("text"), RULE_FIXES.get((rule, last)) or FIXES.get(last, ""), line)))
     for doc, spec_path in ctx.pod_documents():
         out.extend(Classified("affinity-invalid", hit) for hit in node_affinity_hits(doc, spec_path))
     ctx.cache["validation"] = out
@@ -188,7 +204,7 @@ def _owned(ctx: LintContext, rule_name: str) -> list[Hit]:
 
 
 @lint_rule("spread-invalid", "KPL101", Severity.error,
-           fix="correct the field as the message says",
+           fix="set the field the message names to a value the API server accepts (e.g. maxSkew 1 or more)",
            bad=NODEPOOL + deployment(ZONE_SPREAD.replace("maxSkew: 1", "maxSkew: 0")),
            good=NODEPOOL + deployment(ZONE_SPREAD))
 def SPREAD_INVALID(ctx: LintContext) -> Iterable[Hit]:
@@ -217,7 +233,7 @@ def TOLERATION_INVALID(ctx: LintContext) -> Iterable[Hit]:
     return _owned(ctx, "toleration-invalid")
 
 @lint_rule("affinity-invalid", "KPL103", Severity.error,
-           fix="correct the expression as the message says",
+           fix="In/NotIn need values, Exists/DoesNotExist take none, Gt/Lt take exactly one integer",
            bad=NODEPOOL + deployment(
                "      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n"
                "            nodeSelectorTerms:\n              - matchExpressions:\n"
