@@ -56,7 +56,10 @@ from karpplan.engines.zone_moves import ZoneLedger
 
 POOL_NODES = 24  # a pool with at most this many movable nodes, over two zones or more, is packed by CP-SAT
 POOL_KINDS = 200  # ... holding pods of at most this many kinds (the packing's model grows with kinds x slots)
-LARGE_POOL_NODES = 240  # a larger pool, of at most this many nodes, is split by CP-SAT and packed per zone by the
+# A larger pool, of at most LARGE_POOL_NODES nodes, is split by CP-SAT and packed per zone by the re-packer. 120, not
+# 240: aws diverse 1,000's one pool of 200 nodes lost its integer-master start to the pass (28.49 -> 29.04 $/h), while
+# many-deployments 20,000's pools are well under it (1.95% either way; work clock, session 16).
+LARGE_POOL_NODES = 120  # a larger pool, of at most this many nodes, is split by CP-SAT and packed per zone by the
 LARGE_POOL_KINDS = 2000  # ... re-packer (`large_pool.py`), holding pods of at most this many kinds
 LARGE_POOL_SHARE = 0.5  # of the search's time, spent first on pools re-solved whole when one is large
 SPLIT_SHARE = 0.3  # of a pool's deterministic budget, for the split; the packing gets what the split left
