@@ -9,9 +9,13 @@ pod spec is reported at the path the user wrote, not at the derived StatefulSet'
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from karpplan.inputs.loader import Document
+
+Derived = TypeVar("Derived")
 
 
 @dataclass(frozen=True, eq=False)
@@ -25,3 +29,20 @@ class DerivedDocument(Document):
 def pod_spec_written_at(doc: Document) -> str | None:
     """Where a derived document's pod spec is written in its resource (None for a document as the user wrote it)."""
     return doc.pod_spec_at if isinstance(doc, DerivedDocument) else None
+
+
+def expand_each(documents: Sequence[Document], is_resource: Callable[[Document], bool],
+                expand: Callable[[Document], tuple[list[Document], Derived]]) -> tuple[list[Document], list[Derived]]:
+    """`documents` with each named resource `is_resource` picks followed by the documents `expand` makes of it (the
+    resource itself stays, a kind the builder does not read), and what `expand` says was derived."""
+    if not any(is_resource(d) for d in documents):
+        return list(documents), []
+    out: list[Document] = []
+    derived: list[Derived] = []
+    for doc in documents:
+        out.append(doc)
+        if is_resource(doc) and doc.name:
+            made, what = expand(doc)
+            out.extend(made)
+            derived.append(what)
+    return out, derived

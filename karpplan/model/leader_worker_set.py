@@ -17,7 +17,7 @@ from typing import Any
 
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict
-from karpplan.model.derived import DerivedDocument
+from karpplan.model.derived import DerivedDocument, expand_each
 from karpplan.model.prometheus_operator import DerivedWorkload, pod_specs_of
 
 GROUP = "leaderworkerset.x-k8s.io"
@@ -117,14 +117,4 @@ def _expand(doc: Document) -> tuple[list[Document], DerivedWorkload]:
 
 def expand_leader_worker_sets(documents: Sequence[Document]) -> tuple[list[Document], list[DerivedWorkload]]:
     """`documents` with each LeaderWorkerSet followed by the StatefulSets of its pods, and what was derived."""
-    if not any(is_leader_worker_set(d) for d in documents):
-        return list(documents), []
-    out: list[Document] = []
-    derived: list[DerivedWorkload] = []
-    for doc in documents:
-        out.append(doc)
-        if is_leader_worker_set(doc) and doc.name:
-            made, what = _expand(doc)
-            out.extend(made)
-            derived.append(what)
-    return out, derived
+    return expand_each(documents, is_leader_worker_set, _expand)

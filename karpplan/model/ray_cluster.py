@@ -22,7 +22,7 @@ from typing import Any
 
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict, LineList
-from karpplan.model.derived import DerivedDocument
+from karpplan.model.derived import DerivedDocument, expand_each
 from karpplan.model.prometheus_operator import DerivedWorkload, pod_specs_of
 
 GROUP = "ray.io"
@@ -129,14 +129,4 @@ def _expand(doc: Document) -> tuple[list[Document], DerivedWorkload]:
 
 def expand_ray_clusters(documents: Sequence[Document]) -> tuple[list[Document], list[DerivedWorkload]]:
     """`documents` with each RayCluster (RayJob, RayService) followed by the ReplicaSets of its pods."""
-    if not any(is_ray_cluster(d) for d in documents):
-        return list(documents), []
-    out: list[Document] = []
-    derived: list[DerivedWorkload] = []
-    for doc in documents:
-        out.append(doc)
-        if is_ray_cluster(doc) and doc.name:
-            made, what = _expand(doc)
-            out.extend(made)
-            derived.append(what)
-    return out, derived
+    return expand_each(documents, is_ray_cluster, _expand)
