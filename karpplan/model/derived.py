@@ -9,11 +9,12 @@ pod spec is reported at the path the user wrote, not at the derived StatefulSet'
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from karpplan.inputs.loader import Document
+from karpplan.inputs.origins import LineDict
 
 Derived = TypeVar("Derived")
 
@@ -46,3 +47,28 @@ def expand_each(documents: Sequence[Document], is_resource: Callable[[Document],
             out.extend(made)
             derived.append(what)
     return out, derived
+
+
+def controller_workload(doc: Document, kind: str, name: str, replicas: int, template: object,
+                        labels: Mapping[str, str], pod_spec_at: str,
+                        adjust: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> DerivedDocument:
+    """A `kind` (ReplicaSet, StatefulSet) of `replicas` pods of the resource's pod `template`, its labels with
+    `labels` over them, as `doc`'s controller creates it, every field at its line; `adjust` rewrites the pod spec
+    (a sidecar the controller adds, a placement it enforces)."""
+    template = template if isinstance(template, dict) else {}
+    metadata = template.get("metadata")
+    written = metadata.get("labels") if isinstance(metadata, dict) else None
+    pod_labels = {**(written if isinstance(written, dict) else {}), **labels}
+    spec = template.get("spec")
+    pod_spec: dict[str, Any] = spec if isinstance(spec, dict) else LineDict()
+    if adjust is not None:
+        pod_spec = adjust(pod_spec)
+    line = doc.origin.line
+    body = LineDict({
+        "apiVersion": "apps/v1", "kind": kind,
+        "metadata": LineDict({"name": name, "namespace": doc.namespace}, line=line),
+        "spec": LineDict({"replicas": replicas, "selector": {"matchLabels": dict(labels)},
+                          "template": LineDict({"metadata": {"labels": pod_labels}, "spec": pod_spec},
+                                               line=getattr(template, "line", line))}, line=line),
+    }, line=line)
+    return DerivedDocument(body, doc.origin, doc.source, pod_spec_at=pod_spec_at)

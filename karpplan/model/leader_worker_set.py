@@ -17,7 +17,7 @@ from typing import Any
 
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict
-from karpplan.model.derived import DerivedDocument, expand_each
+from karpplan.model.derived import controller_workload, expand_each
 from karpplan.model.prometheus_operator import DerivedWorkload, pod_specs_of
 
 GROUP = "leaderworkerset.x-k8s.io"
@@ -56,22 +56,10 @@ def _exclusive(spec: dict[str, Any], name: str, group: int, key: str) -> dict[st
 
 def _statefulset(doc: Document, name: str, replicas: int, template: dict[str, Any], labels: dict[str, str],
                  exclusive: str | None, lws: str, group: int | None, written_at: str) -> Document:
-    metadata = template.get("metadata")
-    written = metadata.get("labels") if isinstance(metadata, dict) else None
-    pod_labels = {**(written if isinstance(written, dict) else {}), **labels}
-    spec = template.get("spec")
-    pod_spec = spec if isinstance(spec, dict) else LineDict()
-    if exclusive and group is not None:
-        pod_spec = _exclusive(pod_spec, lws, group, exclusive)
-    line = doc.origin.line
-    body = LineDict({
-        "apiVersion": "apps/v1", "kind": "StatefulSet",
-        "metadata": LineDict({"name": name, "namespace": doc.namespace}, line=line),
-        "spec": LineDict({"replicas": replicas, "selector": {"matchLabels": dict(labels)},
-                          "template": LineDict({"metadata": {"labels": pod_labels}, "spec": pod_spec},
-                                               line=getattr(template, "line", line))}, line=line),
-    }, line=line)
-    return DerivedDocument(body, doc.origin, doc.source, pod_spec_at=f"{written_at}.spec")
+    def placed(pod_spec: dict[str, Any]) -> dict[str, Any]:
+        return _exclusive(pod_spec, lws, group, exclusive) if exclusive and group is not None else pod_spec
+
+    return controller_workload(doc, "StatefulSet", name, replicas, template, labels, f"{written_at}.spec", placed)
 
 
 def _expand(doc: Document) -> tuple[list[Document], DerivedWorkload]:

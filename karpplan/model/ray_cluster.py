@@ -22,7 +22,7 @@ from typing import Any
 
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict, LineList
-from karpplan.model.derived import DerivedDocument, expand_each
+from karpplan.model.derived import controller_workload, expand_each
 from karpplan.model.prometheus_operator import DerivedWorkload, pod_specs_of
 
 GROUP = "ray.io"
@@ -65,23 +65,11 @@ def _with_container(spec: dict[str, Any], field: str, name: str, resources: obje
 
 def _replica_set(doc: Document, name: str, replicas: int, template: object, labels: dict[str, str],
                  written_at: str, extra: tuple[str, str, object] | None) -> Document:
-    template = template if isinstance(template, dict) else {}
-    metadata = template.get("metadata")
-    written = metadata.get("labels") if isinstance(metadata, dict) else None
-    pod_labels = {**(written if isinstance(written, dict) else {}), **labels}
-    spec = template.get("spec")
-    pod_spec: dict[str, Any] = spec if isinstance(spec, dict) else LineDict()
-    if extra is not None:
-        pod_spec = _with_container(pod_spec, *extra)
-    line = doc.origin.line
-    body = LineDict({
-        "apiVersion": "apps/v1", "kind": "ReplicaSet",
-        "metadata": LineDict({"name": name, "namespace": doc.namespace}, line=line),
-        "spec": LineDict({"replicas": replicas, "selector": {"matchLabels": dict(labels)},
-                          "template": LineDict({"metadata": {"labels": pod_labels}, "spec": pod_spec},
-                                               line=getattr(template, "line", line))}, line=line),
-    }, line=line)
-    return DerivedDocument(body, doc.origin, doc.source, pod_spec_at=f"{written_at}.template.spec")
+    def with_extra(pod_spec: dict[str, Any]) -> dict[str, Any]:
+        return pod_spec if extra is None else _with_container(pod_spec, *extra)
+
+    return controller_workload(doc, "ReplicaSet", name, replicas, template, labels, f"{written_at}.template.spec",
+                               with_extra)
 
 
 def _labels(cluster: str, node_type: str, group: str) -> dict[str, str]:

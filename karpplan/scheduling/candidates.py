@@ -30,7 +30,7 @@ from karpplan.model.taints import (
     untolerated,
 )
 from karpplan.scheduling.label_values import by_label_values
-from karpplan.scheduling.pool_admission import pool_admission
+from karpplan.scheduling.pool_admission import cache_key, pool_admission
 
 IndexArray = npt.NDArray[np.intp]
 BoolArray = npt.NDArray[np.bool_]
@@ -267,15 +267,6 @@ def int_column(values: Sequence[int]) -> npt.NDArray[Any]:
         return np.array(values, dtype=np.int64)
     except OverflowError:
         return np.array(values, dtype=object)
-
-
-def cache_key(obj: object) -> Hashable:
-    """Equal values share a cache entry; an unhashable one is cached by identity (and kept alive)."""
-    try:
-        hash(obj)
-    except TypeError:
-        return ("id", id(obj))
-    return ("value", obj)
 
 
 class OptionTable:

@@ -12,7 +12,8 @@ from collections.abc import Hashable, Iterable, Mapping
 import numpy as np
 import numpy.typing as npt
 
-from karpplan.scheduling.candidates import BoolArray, IndexArray, OptionTable, cache_key
+from karpplan.scheduling.candidates import BoolArray, IndexArray, OptionTable
+from karpplan.scheduling.pool_admission import cache_key
 from karpplan.scheduling.problem import PREFER_NO_SCHEDULE_TIER, GroupInfo
 from karpplan.scheduling.topology import SpreadRule
 

@@ -23,8 +23,8 @@ _PARTS: dict[tuple[Hashable, Hashable], tuple[int, object, object]] = {}
 _ADMISSIONS: dict[tuple[int, int], tuple[NodePool, _Answer]] = {}
 
 
-def _key(obj: object) -> Hashable:
-    """Equal values share an entry; an unhashable one goes by identity (the entry keeps it alive)."""
+def cache_key(obj: object) -> Hashable:
+    """Equal values share a cache entry; an unhashable one is cached by identity (and kept alive)."""
     try:
         hash(obj)
     except TypeError:
@@ -46,7 +46,7 @@ def pool_admission(template: PodTemplate, pool: NodePool) -> _Answer:
         _forget()
     last, number = _Last.entry
     if last is not template:
-        parts = (_key(template.tolerations), _key(template.affinity))
+        parts = (cache_key(template.tolerations), cache_key(template.affinity))
         # The parts kept alive with their number, so no id in a key is reused meanwhile.
         number = _PARTS.setdefault(parts, (len(_PARTS), template.tolerations, template.affinity))[0]
         _Last.entry = (template, number)
@@ -88,4 +88,4 @@ def _admission(template: PodTemplate, pool: NodePool) -> _Answer:
     return first_error, "requirements", False
 
 
-__all__ = ["ADMISSION_ENTRIES", "pool_admission"]
+__all__ = ["ADMISSION_ENTRIES", "cache_key", "pool_admission"]
