@@ -10,13 +10,10 @@ plan's own nodes (a restricted master heuristic, "price and branch"):
 
 with SCIP (bundled with OR-Tools), hinted with the plan's nodes, so its answer is never dearer than they are.
 
-* `whole_nodes`: zones ignored, as in the LP. Not a plan: `LpRounding.dealt` deals its nodes to the zones.
-* `solve`: one master per zone, for the pods of each *kind* (the groups of one class counted by the same zone
-  spreads and in the same zone-affinity cluster) the plan has in that zone: the plan's zone split keeps every
-  zone spread and affinity, so only the nodes inside each zone change. `LpRounding.build` puts the pods on them.
-
-Measured on aws diverse 100 (docs/design-notes/optimiser.md, "Session 16"): neither beats the plan it starts
-from once built; kept as tools, not called by the optimiser.
+`whole_nodes`: zones ignored, as in the LP. Not a plan: `LpRounding.dealt` deals its nodes to the zones. Masters
+per zone over the plan's zone split, and a MIP dealing the whole nodes to the zones, were tried and dropped: built,
+neither beat the plan it started from, and the dealing MIP took 22-128 modelled seconds (docs/design-notes/
+optimiser.md, "Session 16: the diverse plan from the LP's columns").
 
 SCIP runs single-threaded and stops on a node limit, never on the wall clock, so its answer depends only on
 its input; its work (LP iterations and nodes) is charged to the work clock at modelled rates. The wall guard
@@ -28,11 +25,9 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ortools.linear_solver import pywraplp
 
-from karpplan.constraints.spread_counts import skew_limit
 from karpplan.engines.effort import WorkClock
 from karpplan.engines.patterns.mix import PatternMix
 from karpplan.engines.result import Solution
@@ -41,7 +36,6 @@ from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.problem import Problem
 
 WHOLE_NODES = 400  # SCIP's node limit (aws diverse 100, zones ignored: 2.7245 at 400 nodes, 2.8010 at 100)
-DEAL_NODES = 50  # ... for dealing nodes to the zones
 # Modelled seconds (fitted on aws diverse 1,000 pods: 14,032 iterations and 401 nodes over 38 rows, 2.6 s of CPU)
 MIP_ITERATION_SECONDS = 1.5e-4  # per simplex iteration of SCIP's LPs (per 100 rows, at least one)
 MIP_NODE_SECONDS = 1e-3  # ... per branch-and-bound node
@@ -51,17 +45,6 @@ Shape = tuple[tuple[float, ...], float]  # (room per dimension of the mix, price
 Column = tuple[Shape, tuple[tuple[int, int], ...]]  # (shape, (class, pods) of one node)
 Kind = tuple[int, tuple[int, ...], int]
 DealtColumn = tuple[tuple[float, ...], float, tuple[tuple[int, int], ...], int]  # (room, price, (class, pods), nodes)  # (class, zone spreads counting it, affinity cluster or -1)
-
-
-@dataclass(frozen=True)
-class MasterNodes:
-    """The per-zone masters' answer: nodes (an option and the class slots of its pattern), each kind's pods per
-    zone, each group's kind, and the nodes' cost in $/h."""
-
-    nodes: list[tuple[LaunchOption, tuple[tuple[int, int], ...]]]
-    quota: dict[tuple[int, str], int]  # (kind, zone) -> pods
-    kind_of: dict[int, int]  # group index -> kind
-    cost: float
 
 
 class IntegerMaster:
@@ -84,37 +67,11 @@ class IntegerMaster:
         return tuple(float(max(o.free.get(d), 0)) for d in self.mix.dims), float(o.price)
 
     # ------------------------------------------------------------------------------------ entry point
-    def solve(self, plan: Solution) -> MasterNodes | None:
-        """Nodes and zone quotas for the pods `plan` places, no dearer as patterns than `plan`'s nodes; None when
-        the plan is not one this master can describe (existing nodes, a class the LP did not price), SCIP found
-        nothing, or the wall guard passed."""
-        read = self._read(plan)
-        if read is None:
-            return None
-        cols, hint, quota = read
-        nodes: list[tuple[LaunchOption, tuple[tuple[int, int], ...]]] = []
-        cost = 0.0
-        for z in self.zones:
-            demand: Counter[int] = Counter()
-            for (k, zz), pods in quota.items():
-                if zz == z:
-                    for r in self.mix.rows_of[self.kinds[k][0]]:
-                        demand[r] += pods
-            if not demand:
-                continue
-            offered = [j for j, (shape, _) in enumerate(cols) if (shape, z) in self.option_of]
-            whole = self._whole(cols, offered, hint[z], demand)
-            if whole is None:
-                return None
-            for j, count in sorted(whole.items(), key=lambda jc: (-cols[jc[0]][0][1], jc[0])):
-                nodes += [(self.option_of[(cols[j][0], z)], cols[j][1])] * count
-                cost += cols[j][0][1] * count
-        return MasterNodes(nodes, dict(quota), dict(self.kind_of), cost)
-
     def whole_nodes(self, plan: Solution) -> tuple[list[DealtColumn], float] | None:
         """Zones ignored: the cheapest whole nodes of the LP's columns and `plan`'s own covering every row of the
-        pods `plan` places, as (room, price, (class, pods), nodes) per column, and their cost in $/h (None as
-        `solve`). Not a plan: the zonal rules may not hold on any dealing of these nodes to the zones."""
+        pods `plan` places, as (room, price, (class, pods), nodes) per column, and their cost in $/h; None when
+        `plan` has existing nodes or a class the LP did not price, SCIP found nothing, or the wall guard passed.
+        Not a plan: the zonal rules may not hold on any dealing of these nodes to the zones."""
         read = self._read(plan)
         if read is None:
             return None
@@ -129,63 +86,6 @@ class IntegerMaster:
             return None
         out = [(cols[j][0][0], cols[j][0][1], cols[j][1], count) for j, count in sorted(whole.items())]
         return out, sum(price * count for _, price, _, count in out)
-
-    def dealt_nodes(self, plan: Solution, whole: Sequence[DealtColumn]) -> MasterNodes | None:
-        """`whole`'s nodes (`whole_nodes`) dealt to the zones, and the pods of each kind split over them: every
-        hard zone spread within maxSkew on every zone, each zone-affinity cluster in one zone, and the fewest pods
-        past the slots of their zone's nodes (row by row). None as `solve`, or when SCIP found nothing."""
-        if self._read(plan) is None:
-            return None
-        s = _scip()
-        if s is None:
-            return None
-        zones, size, total = self.zones, self.size, sum(self.size)
-        n = {(j, z): s.IntVar(0, col[3], "") for j, col in enumerate(whole) for z in zones
-             if ((col[0], col[1]), z) in self.option_of}
-        for j, col in enumerate(whole):
-            s.Add(sum(v for (jj, _), v in n.items() if jj == j) == col[3])
-        x = {(k, z): s.IntVar(0, size[k], "") for k in range(len(self.kinds)) for z in zones}
-        for k in range(len(self.kinds)):
-            s.Add(sum(x[(k, z)] for z in zones) == size[k])
-        takers: dict[int, list[int]] = defaultdict(list)
-        for k, (c, _, _) in enumerate(self.kinds):
-            for r in self.mix.rows_of[c]:
-                takers[r].append(k)
-        slots = [self._row_slots(col[2]) for col in whole]
-        objective = s.Objective()
-        for r, ks in sorted(takers.items()):
-            for z in zones:
-                over = s.IntVar(0, total, "")
-                objective.SetCoefficient(over, 1.0)
-                s.Add(sum(x[(k, z)] for k in ks) <= over + sum(slots[j][r] * v for (j, zz), v in n.items()
-                                                                if zz == z and slots[j][r]))
-        objective.SetMinimization()
-        counted: dict[int, list[int]] = defaultdict(list)
-        for k, (_, rules, _) in enumerate(self.kinds):
-            for i in rules:
-                counted[i].append(k)
-        for i, ks in sorted(counted.items()):
-            rule = self.repair.rules[i][0]
-            lo = s.IntVar(0, total, "")
-            for z in zones:
-                count = sum(x[(k, z)] for k in ks)
-                s.Add(count >= lo)
-                s.Add(count <= lo + skew_limit(rule, 0))  # (maxSkew, from the spreads' counting core)
-        for c in range(len(self.clusters)):
-            ks = [k for k, key in enumerate(self.kinds) if key[2] == c]
-            if ks:
-                home = [s.BoolVar("") for _ in zones]
-                s.Add(sum(home) == 1)
-                for zi, z in enumerate(zones):
-                    for k in ks:
-                        s.Add(x[(k, z)] <= size[k] * home[zi])
-        if not self._run(s, DEAL_NODES, s.NumConstraints()):
-            return None
-        nodes: list[tuple[LaunchOption, tuple[tuple[int, int], ...]]] = []
-        for (j, z), v in sorted(n.items(), key=lambda kv: (-whole[kv[0][0]][1], kv[0])):
-            nodes += [(self.option_of[((whole[j][0], whole[j][1]), z)], whole[j][2])] * round(v.solution_value())
-        quota = {(k, z): round(v.solution_value()) for (k, z), v in x.items() if round(v.solution_value()) > 0}
-        return MasterNodes(nodes, quota, dict(self.kind_of), sum(col[1] * col[3] for col in whole))
 
     def _read(self, plan: Solution) -> tuple[list[Column], dict[str, Counter[int]], Counter[tuple[int, str]]] | None:
         """The columns (the LP's, then `plan`'s nodes as patterns), `plan`'s nodes per zone and column, and its pods
@@ -292,4 +192,4 @@ def _scip() -> pywraplp.Solver | None:
     return pywraplp.Solver.CreateSolver("SCIP")
 
 
-__all__ = ["MasterNodes", "IntegerMaster"]
+__all__ = ["IntegerMaster"]

@@ -24,11 +24,10 @@ search then ends at 277.31 in its 60 s, docs/design-notes/optimiser.md):
 5. Every node launches the cheapest option of its bucket that holds it, and the zone repair moves pods
    until every zone spread holds (a check only, when the dealing kept them).
 
-Two more entry points build plans from the integer master's nodes (`integer_master.py`) through steps 2-5:
+One more entry point builds plans from the integer master's whole nodes (`integer_master.py`) through steps 2-5:
 `dealt` deals whole nodes of patterns (zones ignored) to the zones, each to the zone whose pods still need most
 of its slots row by row (zone-affinity clusters count in their home zone, every other group evenly), and fills
-slots with the clusters' pods first; `build` takes nodes already in their zones and each kind's pods per zone
-(a quota the fill and the left-over step keep).
+slots with the clusters' pods first.
 
 Every pod joins a node through the re-packer's `BinFiller` (requests, hostname rules both ways, host ports)
 and only onto options its group may use; existing nodes stay as they were, their pods counted in the
@@ -45,7 +44,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
@@ -54,7 +53,6 @@ from ortools.graph.python import min_cost_flow
 
 from karpplan.constraints.pool_limits import POOL_LIMITS
 from karpplan.engines.effort import WorkClock
-from karpplan.engines.integer_master import MasterNodes
 from karpplan.engines.patterns.mix import PatternMix
 from karpplan.engines.repack import Repacker
 from karpplan.engines.repack.bins import Bin
@@ -131,8 +129,6 @@ class LpRounding:
         self.counts: dict[int, Counter[str]] = defaultdict(Counter)  # rule -> zone -> pods placed so far
         self.clusters = affinity_clusters(problem)
         self.home = self._home_zones()  # None: a cluster no zone serves whole
-        self.quota: Counter[tuple[int, str]] | None = None  # with `build`: (kind, zone) -> pods still to place
-        self.kind_of: Mapping[int, int] = {}  # ... and each group's kind
         self.homed_first = False  # fill slots with pods of zone-affinity clusters before the others
         self._shapes: dict[BucketKey, BucketShape] = {}  # the buckets' options, built when first needed
 
@@ -147,23 +143,6 @@ class LpRounding:
         nodes; the integer master's), each dealt to the zone whose pods still need most of its slots (steps 1-5)."""
         self.homed_first = True
         return self._built(plan, lambda pods: self._deal(pods, columns, by_rows=True))
-
-    def build(self, plan: Solution, master: MasterNodes) -> Solution | None:
-        """A plan placing the pods `plan` places on the integer master's nodes (`integer_master.py`), each
-        kind's pods in the zones the master gave them (steps 2-5 above); None if none valid was found."""
-        self.quota = Counter(master.quota)
-        self.kind_of = master.kind_of
-        homes: dict[int, str] = {}
-        for members in self.clusters:
-            zones = {z for (k, z), n in master.quota.items() if n > 0
-                     for g in members if master.kind_of.get(g.index) == k}
-            if len(zones) > 1:
-                return None
-            for g in members:
-                if zones:
-                    homes[g.index] = next(iter(zones))
-        self.home = homes
-        return self._built(plan, lambda pods: [self._slotted(o, counts) for o, counts in master.nodes])
 
     def _built(self, plan: Solution, dealing: Callable[[dict[int, list[Pod]]], list[_Node] | None]
                ) -> Solution | None:
@@ -378,8 +357,6 @@ class LpRounding:
             while pods[g.index]:
                 zones = [self.home[g.index]] if self.home and g.index in self.home else \
                     sorted(self.zones, key=lambda z: (self._crowding(g, z), z))
-                if self.quota is not None:  # the master's zones for the pod's kind (one is left: the pods are)
-                    zones = [z for z in zones if self.quota[(self.kind_of[g.index], z)] > 0]
                 target = None
                 for zone in zones:
                     target = next((n for n in chain(nodes, extra) if n.option.zone == zone and self._fits(g, n)), None)
@@ -414,8 +391,6 @@ class LpRounding:
 
     def _zone_ok(self, g: GroupInfo, n: _Node) -> bool:
         home = self.home.get(g.index) if self.home is not None else None
-        if self.quota is not None and self.quota[(self.kind_of[g.index], n.option.zone)] <= 0:
-            return False
         return (home is None or home == n.option.zone) and n.option.index in g.option_ids
 
     def _fits(self, g: GroupInfo, n: _Node) -> bool:
@@ -446,8 +421,6 @@ class LpRounding:
 
     def _place(self, g: GroupInfo, pods: dict[int, list[Pod]], n: _Node, row: int | None) -> None:
         self.filler.add(n.bin, g, pods[g.index].pop(), np.ones(1, dtype=np.bool_))
-        if self.quota is not None:
-            self.quota[(self.kind_of[g.index], n.option.zone)] -= 1
         if row is not None and n.slots[row] > 0:
             n.slots[row] -= 1
         for i in self.counted_by.get(g.index, ()):
