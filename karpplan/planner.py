@@ -63,6 +63,7 @@ from karpplan.plan_volumes import volume_reasons
 from karpplan.time_limit import auto_seconds
 
 if TYPE_CHECKING:
+    from karpplan.constraints.base import UnmetPreference
     from karpplan.engines.result import Solution
     from karpplan.scheduling.candidates import LaunchOption
     from karpplan.scheduling.problem import Problem
@@ -333,16 +334,21 @@ def fixed_hourly_cost(prepared: Prepared) -> float:
             + sum(fargate_price(fp, region, prepared.catalog.fargate_price) for fp in prepared.fargate))
 
 
-def _unmet_preferences(problem: Problem, solution: Solution, greedy: Solution, fixed: float = 0.0) -> list[str]:
-    """Each preference (soft constraint) the plan does not honour, never silently: Karpenter would honour it
-    while it can, so say what a plan that honours it costs when the Karpenter simulation's does (with
-    `fixed`, the static NodePools' nodes and the Fargate pods every plan pays for)."""
+def _unmet(problem: Problem, solution: Solution) -> list[UnmetPreference]:
+    """Each preference (soft constraint) the solution does not honour, with what it did instead."""
     from karpplan.constraints.registry import REGISTRY  # lazy: start-up, see the docstring
 
-    unmet = [u for kind in REGISTRY for u in kind.unmet_preferences(problem, solution)]
+    return [u for kind in REGISTRY for u in kind.unmet_preferences(problem, solution)]
+
+
+def _unmet_preferences(problem: Problem, unmet: Sequence[UnmetPreference], solution: Solution, greedy: Solution,
+                       fixed: float = 0.0) -> list[str]:
+    """The preferences the plan does not honour (`unmet`), never silently: Karpenter would honour each while it
+    can, so say what a plan that honours it costs when the Karpenter simulation's does (with `fixed`, the static
+    NodePools' nodes and the Fargate pods every plan pays for)."""
     if not unmet or solution is greedy:
         return [str(u) for u in unmet]
-    greedy_unmet = {u.preference for kind in REGISTRY for u in kind.unmet_preferences(problem, greedy)}
+    greedy_unmet = {u.preference for u in _unmet(problem, greedy)}
     out = []
     for u in unmet:
         line = str(u)
@@ -352,13 +358,6 @@ def _unmet_preferences(problem: Problem, solution: Solution, greedy: Solution, f
                      + (f" (+${extra:.4f}/h)" if extra > 0 else ""))
         out.append(line)
     return out
-
-
-def _unmet_preference_names(problem: Problem, solution: Solution) -> tuple[str, ...]:
-    """Where each preference the solution does not honour is written, and whose it is."""
-    from karpplan.constraints.registry import REGISTRY  # lazy: start-up, see the docstring
-
-    return tuple(sorted({u.preference for kind in REGISTRY for u in kind.unmet_preferences(problem, solution)}))
 
 
 def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, problem: Problem,
@@ -405,13 +404,14 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
         warnings.append(zones_note)
     warnings.extend(estimated_spot_note(catalog, nodes, options.spot_prices))
     warnings.extend(unhonourable_spreads(problem))  # relaxed before anything counts: in no plan's unmet ones
-    warnings.extend(_unmet_preferences(problem, solution, greedy, ours.cost + static_cost))
+    unmet = _unmet(problem, solution)
+    warnings.extend(_unmet_preferences(problem, unmet, solution, greedy, ours.cost + static_cost))
     warnings.extend(s.describe() for s in problem.static)
     warnings.extend(str(notice) for notice in (*inventory.notices, *inventory.scale_notes))
     ignored = tuple(IgnoredDocument(d.kind, d.name, d.origin, d.why)
                     for d in inventory.skipped)
     return Plan(summary, tuple(nodes), tuple(plan_pods), tuple(unschedulable), tuple(warnings), ignored,
-                not_simulated, unmet_preferences=_unmet_preference_names(problem, solution))
+                not_simulated, unmet_preferences=tuple(sorted({u.preference for u in unmet})))
 
 
 def _ec2_nodes(solution: Solution, static_launch: Mapping[str, LaunchOption]
