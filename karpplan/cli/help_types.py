@@ -14,23 +14,21 @@ from typing import Any
 from typer import core
 
 
-def _typer_option_type(self: Any, ctx: Any) -> str | None:
-    """Typer's own (replaced by `plain_help_types`), kept for choices (`<table|json|yaml>`)."""
-    return None
+def _option_type(typer_own: Callable[[Any, Any], str | None]) -> Callable[[Any, Any], str | None]:
+    """An option's value as help shows it: its metavar, else typer's own for choices (`<table|json|yaml>`), else
+    its name in capitals (`--region REGION`); nothing for a flag."""
+    def shown(self: Any, ctx: Any) -> str | None:
+        if self.metavar is not None:
+            return str(self.metavar)
+        if getattr(self, "is_flag", False):
+            return None
+        descriptor = getattr(self, "type_descriptor", None)
+        if descriptor is not None and getattr(descriptor, "is_choice", False):
+            return typer_own(self, ctx)
+        return str(self.name or "value").upper()
 
-
-_TYPER_OPTION_TYPE: Callable[[Any, Any], str | None] = _typer_option_type
-
-
-def _option_type(self: Any, ctx: Any) -> str | None:
-    if self.metavar is not None:
-        return str(self.metavar)
-    if getattr(self, "is_flag", False):
-        return None
-    descriptor = getattr(self, "type_descriptor", None)
-    if descriptor is not None and getattr(descriptor, "is_choice", False):
-        return _TYPER_OPTION_TYPE(self, ctx)
-    return str(self.name or "value").upper()
+    shown.plain_help = True  # type: ignore[attr-defined]
+    return shown
 
 
 def _argument_type(self: Any, ctx: Any) -> str | None:
@@ -41,10 +39,9 @@ def plain_help_types() -> None:
     """Install the hooks (idempotent)."""
     option = getattr(core, "TyperOption", None)
     argument = getattr(core, "TyperArgument", None)
-    global _TYPER_OPTION_TYPE
-    if option is not None and hasattr(option, "display_type_rich") and option.display_type_rich is not _option_type:
-        _TYPER_OPTION_TYPE = option.display_type_rich
-        option.display_type_rich = _option_type
+    if option is not None and hasattr(option, "display_type_rich") \
+            and not getattr(option.display_type_rich, "plain_help", False):
+        option.display_type_rich = _option_type(option.display_type_rich)
     if argument is not None and hasattr(argument, "display_type_rich"):
         argument.display_type_rich = _argument_type
 
