@@ -338,3 +338,33 @@ def test_progress_costs_include_static_nodes_and_fargate_pods(tmp_path: Path) ->
     lines = [line for line in err.splitlines() if ": best $" in line]
     first = float(lines[0].split("$")[1].split("/")[0])
     assert first >= summary["hourlyCost"] - 1e-4  # the warm start is a plan too: never below the plan's cost
+
+
+def test_a_cheaper_plan_shown_while_solving_is_the_one_returned_when_the_clock_runs_out(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # On a loaded machine the quick exact solve can find a cheaper plan (shown live) and the clock can then run
+    # out before the full solve: the answer must be that plan, never the dearer warm start shown before it.
+    from karpplan.engines import small_plans
+    original = small_plans.early_bounds
+
+    def bounds_that_take_all_the_time(run: small_plans.SmallPlanRun, warm_valid: bool) -> object:
+        out = original(run, warm_valid)
+        run.budget.clock.charge(run.deadline)  # the work clock is now past the deadline: no full solve
+        return out
+
+    monkeypatch.setattr(small_plans, "_slot_plan", _quick_only(small_plans._slot_plan))
+    monkeypatch.setattr(small_plans, "early_bounds", bounds_that_take_all_the_time)
+    events, plan = plan_events([str(FIXTURES / "quickstart")], None, 10.0)
+    costs = [e.cost for e in events if e.cost is not None]
+    warm_start = costs[1]
+    assert min(costs) < warm_start  # the quick solve found a cheaper plan and showed it
+    assert plan.summary.hourly_cost == pytest.approx(min(costs))  # type: ignore[attr-defined]
+    assert_well_formed(events)
+
+
+def _quick_only(slot_plan):  # type: ignore[no-untyped-def]
+    """The quick solve stopped before its proof (as the clock would on a loaded machine): its plan, not proven."""
+    def solve(run, model, until, share, stop_at, quick=False):  # type: ignore[no-untyped-def]
+        status, plan, bound = slot_plan(run, model, until, share, stop_at, quick)
+        return ("feasible" if quick and status == "optimal" else status), plan, bound
+    return solve

@@ -172,6 +172,7 @@ def solve_exact(run: SmallPlanRun, out: ExactOutcome) -> tuple[str | None, Solut
     if entries > MAX_EXACT_ENTRIES or not model.uniform:
         return None, repaired, None
     tiered = any(t != 0 for g in problem.groups for t in g.tier.values())
+    quick: tuple[str | None, Solution, float] | None = None
     # (NodePool weights: CP-SAT's bound is then no bound on the price, so the LP bounds are wanted first.)
     if entries <= QUICK_ENTRIES and not tiered:
         status, plan, bound = _slot_plan(run, model, run.deadline - run.margin, 1.0, None, quick=True)
@@ -182,6 +183,10 @@ def solve_exact(run: SmallPlanRun, out: ExactOutcome) -> tuple[str | None, Solut
             if not plan.unplaced:
                 out.early = []  # proven by CP-SAT alone: the plan's report needs no LP bound
             return status, plan, bound
+        # Not a proof, but a valid plan the progress display has shown: kept in case the clock runs out before
+        # the full solve below (a loaded machine), so the answer is never dearer than a plan already reported.
+        if plan is not None and not verify(problem, plan):
+            quick = (status, plan, bound)
     out.early, out.fluid = early_bounds(run, out.warm_valid)
     known = [b for b, _ in out.early]
     # With preferences to weigh, plans of the cheapest price differ in those they honour: the bounds prove the
@@ -193,9 +198,17 @@ def solve_exact(run: SmallPlanRun, out: ExactOutcome) -> tuple[str | None, Solut
     # The LP bounds hold for plans placing every pod, computed now: the reserve kept for them is the model's.
     stop_at = max(known) if known and not preferences else None
     status, plan, bound = _slot_plan(run, model, run.deadline - run.margin, EXACT_SHARE, stop_at)
+    if quick is not None and (plan is None or _fewer_then_cheaper(quick[1], plan)):
+        status, plan, bound = quick[0], quick[1], max(quick[2], bound) if plan is not None and \
+            len(plan.unplaced) == len(quick[1].unplaced) else quick[2]
     if plan is None:
         return status, repaired, None
     return status, plan, None if tiered else bound
+
+
+def _fewer_then_cheaper(plan: Solution, other: Solution) -> bool:
+    """Whether `plan` leaves out fewer pods than `other`, or as many at a lower cost."""
+    return (len(plan.unplaced), plan.cost) < (len(other.unplaced), other.cost)
 
 
 def weighs_preferences(problem: Problem) -> bool:
