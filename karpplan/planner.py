@@ -170,13 +170,14 @@ def read_catalog(options: PlanOptions, inventory: Inventory) -> Catalog:
 def catalog_for(inventory: Inventory, region: str | None, catalog_file: str | None, *,
                 allow_estimated_prices: bool = False, zones: Sequence[str] = (),
                 spot_prices_file: str | None = None) -> Catalog:
-    """`--catalog`, or the embedded catalog of `--region` (default: a ClusterConfig's region, else
-    DEFAULT_REGION; an unknown one is blamed on where it was written), with `--spot-prices`, narrowed to the
+    """`--catalog`, or the embedded catalog of `--region` (default: a ClusterConfig's region, else the existing
+    Nodes' region, else DEFAULT_REGION; an unknown one is blamed on where it was written), with `--spot-prices`, narrowed to the
     cluster's zones (`--zones`, else what the input says: `catalog/zones.py`). Raises InputError for a bad
     catalog, an unknown region or a zone outside it. Every command that plans reads its catalog here."""
     catalog = load_catalog(region or inventory.region or DEFAULT_REGION, catalog_file,
                            allow_estimated_prices=allow_estimated_prices, spot_prices_file=spot_prices_file,
-                           region_origin=None if region else inventory.region_origin)
+                           region_origin=None if region else inventory.region_origin,
+                           region_field=inventory.region_field)
     return with_cluster_zones(catalog, inventory, zones)
 
 

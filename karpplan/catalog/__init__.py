@@ -62,6 +62,7 @@ def load_catalog(
     allow_estimated_prices: bool = False,
     spot_prices_file: str | None = None,
     region_origin: Origin | None = None,
+    region_field: str = "metadata.region",
 ) -> Catalog:
     """The catalog to plan with: a user's InstanceCatalog (`--catalog`) or the embedded AWS one.
 
@@ -83,6 +84,7 @@ def load_catalog(
         spot_prices=rows,
         spot_prices_label=spot_prices_file,
         region_origin=region_origin,
+        region_field=region_field,
     )
 
 

@@ -123,10 +123,10 @@ def regions() -> dict[str, tuple[str, ...]]:
     return dict(embedded_data().regions)
 
 
-def _region_error(region: str, origin: Origin | None) -> InputError:
-    """An unknown region, blamed on where it came from: `--region`, or the file:line that names it."""
+def _region_error(region: str, origin: Origin | None, field: str = "metadata.region") -> InputError:
+    """An unknown region, blamed on where it came from: `--region`, or the file:line (and `field`) that names it."""
     known = ", ".join(sorted(embedded_data().regions))
-    where = "metadata.region: " if origin is not None else ""
+    where = f"{field}: " if origin is not None else ""
     return InputError.at(
         origin or Origin("--region"), f"{where}unknown region {region!r}; the embedded catalog covers {known}"
     )
@@ -145,14 +145,16 @@ def embedded_catalog(
     spot_prices_label: str | None = None,
     spot_factor: float = DEFAULT_SPOT_FACTOR,
     region_origin: Origin | None = None,
+    region_field: str = "metadata.region",
 ) -> Catalog:
     """The embedded catalog for one region (cached when no price list is supplied).
 
-    `region_origin` says where the region was written (a ClusterConfig line) when not on the command line.
+    `region_origin` says where the region was written (a ClusterConfig line, or a Node's) when not on the
+    command line, and `region_field` what names it there.
     """
     region = region or DEFAULT_REGION
     if region not in embedded_data().regions:
-        raise _region_error(region, region_origin)
+        raise _region_error(region, region_origin, region_field)
     if not spot_prices and spot_factor == DEFAULT_SPOT_FACTOR:
         return _cached(region, allow_estimated_prices)
     return _build(region, allow_estimated_prices, tuple(spot_prices), spot_factor, spot_prices_label)

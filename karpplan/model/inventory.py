@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -9,6 +10,7 @@ from dataclasses import dataclass, field
 from karpplan.errors import Origin
 from karpplan.inputs.loader import Document
 from karpplan.model.cluster import ClusterConfig, FargateProfile, Namespace, RuntimeClass
+from karpplan.model.labels import REGION, ZONE
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.overlays import NodeOverlay
 from karpplan.model.pods import DaemonSet, Pod, PodGroup, group_pods
@@ -92,15 +94,35 @@ class Inventory:
         return next((c for c in self.clusters if c.region), None)
 
     @property
+    def _regional_node(self) -> tuple[str, ExistingNode] | None:
+        """The first existing Node whose labels say its region: a pasted `kubectl get nodes -o yaml` names the
+        cluster's region as surely as a ClusterConfig does."""
+        return next(((region, n) for n in self.nodes if (region := node_region(n.labels))), None)
+
+    @property
     def region(self) -> str | None:
+        """The cluster's region: a ClusterConfig's metadata.region, else the existing Nodes' labels."""
         cluster = self._regional_cluster
-        return cluster.region if cluster else None
+        if cluster:
+            return cluster.region
+        node = self._regional_node
+        return node[0] if node else None
 
     @property
     def region_origin(self) -> Origin | None:
-        """Where the region `region` returns is written (a ClusterConfig's metadata.region)."""
+        """Where the region `region` returns is written (a ClusterConfig's metadata.region, or the Node)."""
         cluster = self._regional_cluster
-        return cluster.region_origin if cluster else None
+        if cluster:
+            return cluster.region_origin
+        node = self._regional_node
+        return node[1].origin if node else None
+
+    @property
+    def region_field(self) -> str:
+        """What names the region at `region_origin`, for an error that blames it."""
+        if self._regional_cluster or not self._regional_node:
+            return "metadata.region"
+        return f"Node {self._regional_node[1].name}'s region label"
 
     @property
     def namespace_labels(self) -> Mapping[str, Mapping[str, str]]:
@@ -117,3 +139,18 @@ class Inventory:
 
     def skipped_counts(self) -> Counter[str]:
         return Counter(s.kind for s in self.skipped)
+
+
+# us-east-1, us-gov-west-1, ap-southeast-4: the region at the start of a zone name ("us-west-2a", the Local Zone
+# "us-west-2-lax-1a", the Wavelength Zone "us-east-1-wl1-bos-wlz-1").
+_REGION_PREFIX = re.compile(r"([a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-\d+)")
+
+
+def node_region(labels: Mapping[str, str]) -> str | None:
+    """A Node's region: its topology.kubernetes.io/region label, else the region its zone label names."""
+    region = labels.get(REGION) or labels.get("failure-domain.beta.kubernetes.io/region") or ""
+    if _REGION_PREFIX.fullmatch(region):
+        return region  # (another cloud's region label, "eastus2" or "us-central1", says nothing of AWS's)
+    zone = labels.get(ZONE) or labels.get("failure-domain.beta.kubernetes.io/zone") or ""
+    match = _REGION_PREFIX.match(zone)
+    return match.group(1) if match else None
