@@ -76,6 +76,33 @@ def test_shares_over_a_whole_node_are_scaled_to_it(tmp_path: Path) -> None:
     assert sum(w["hourlyCost"] for w in costs["workloads"]) == pytest.approx(0.096, abs=1e-9)  # type: ignore[attr-defined]
 
 
+GPU_POOL = nodepool(requirements={**ON_DEMAND, INSTANCE_TYPE: ("g4dn.12xlarge",), ZONE: ("us-east-1a",)})
+GPU_JOB = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: train, namespace: ml}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: train}}
+  template:
+    metadata: {labels: {app: train}}
+    spec:
+      containers: [{name: c, image: x, resources: {requests: {cpu: "4", memory: 16Gi},
+                                                   limits: {nvidia.com/gpu: 4}}}]
+"""
+
+
+def test_a_pod_holding_every_gpu_of_its_node_pays_for_the_node(tmp_path: Path) -> None:
+    # g4dn.12xlarge: 4 GPUs, 48 vCPU. A pod with all 4 GPUs and 4 vCPU leaves nothing another GPU pod could
+    # use: by CPU and memory alone it was charged a tenth of the node and the rest called idle.
+    manifest = tmp_path / "all.yaml"
+    manifest.write_text("---\n".join([GPU_POOL, GPU_JOB]))
+    total, costs = _plan_costs(manifest, "--region", "us-east-1")
+    workloads = {w["workload"]: w for w in costs["workloads"]}  # type: ignore[attr-defined]
+    assert workloads["Deployment/ml/train"]["hourlyCost"] == pytest.approx(total)
+    assert costs["idleHourlyCost"] == 0
+
+
 def test_apportioned_parts_add_up_to_the_rounded_total() -> None:
     parts = apportion([1 / 3] * 3, 1.0)
     assert sum(parts) == 1_000_000 and sorted(parts) == [333_333, 333_333, 333_334]

@@ -3,7 +3,8 @@
 The rule (`RULE`, printed with every breakdown):
 
 - a new node's hourly price is split among the pods on it by each pod's share of the node's allocatable:
-  the larger of its CPU share and its memory share (the way most showback tools weigh requests). When
+  the largest of its CPU, memory and accelerator shares (the way most showback tools weigh requests; on a
+  GPU node the GPUs are most of the price, so a pod holding every GPU pays for the node). When
   the shares of a node's pods add up to more than the whole node (one pod's CPU beside another's memory),
   they are scaled down to the whole node;
 - what the pods leave unrequested is idle, reported per NodePool;
@@ -28,8 +29,8 @@ from karpplan.model.pods import DaemonSet
 from karpplan.model.resources import CPU, MEMORY, Resources
 from karpplan.plan import HOURS_PER_MONTH, Plan, PlanNode, PlanPod
 
-RULE = ("a new node's price is split among its pods by their share of its allocatable (the larger of the CPU "
-        "and memory shares); the unrequested rest is its NodePool's idle cost; DaemonSet pods count for their "
+RULE = ("a new node's price is split among its pods by their share of its allocatable (the largest of the CPU, "
+        "memory and accelerator shares); the unrequested rest is its NodePool's idle cost; DaemonSet pods count for their "
         "DaemonSet; a Fargate pod pays its own price; existing nodes are not charged, as in the plan's cost")
 FARGATE_POOL_PREFIX = "fargate:"  # `fargate:<profile>`: NodePool names cannot hold a colon
 NO_POOL = "(no pool)"
@@ -127,9 +128,21 @@ def pool_of(node: PlanNode) -> str:
 
 
 def share(requests: Mapping[str, int], allocatable: Resources) -> float:
-    """The larger of the CPU and memory shares of `allocatable` that `requests` take (0 without either)."""
+    """The largest of the CPU, memory and accelerator shares of `allocatable` that `requests` take (0 without
+    any). Accelerators are the extended resources (nvidia.com/gpu, aws.amazon.com/neuron, ...) other than the
+    VPC's network interfaces and addresses, which a node is not priced for."""
     shares = [requests.get(k, 0) / allocatable.get(k) for k in (CPU, MEMORY) if allocatable.get(k) > 0]
+    shares += [amount / allocatable.get(k) for k, amount in requests.items()
+               if is_accelerator(k) and allocatable.get(k) > 0]
     return max(shares, default=0.0)
+
+
+def is_accelerator(resource: str) -> bool:
+    """An extended resource a node's price pays for (a GPU, Neuron or Gaudi device, a MIG slice)."""
+    return "/" in resource and not resource.startswith(NETWORK_RESOURCE_PREFIX)
+
+
+NETWORK_RESOURCE_PREFIX = "vpc.amazonaws.com/"  # pod-eni, PrivateIPv4Address: plumbing, not what is priced
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ def costs_section(costs: Costs, *, top: int = TOP_WORKLOADS, ascii_only: bool = 
         table.add_row(Text("idle (requested by no pod)", style="dim"), Text(""),
                       Text(format_hourly(dollars(idle)), style="dim"), Text(format_monthly(monthly(idle)), style="dim"),
                       Text(format_percent(idle / costs.hourly_micros), style="dim"))
-    rule = Text("Split by the larger of each pod's CPU and memory share of its node; -o json has every "
+    rule = Text("Split by the largest of each pod's CPU, memory and GPU share of its node; -o json has every "
                 "workload, namespace and NodePool.", style="dim")
     if kept_preferences and idle > IDLE_WORTH_A_WORD * costs.hourly_micros:
         kept = "preference" if kept_preferences == 1 else "preferences"
