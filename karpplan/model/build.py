@@ -322,6 +322,8 @@ class _Builder:
             return
         if node_name is None and phase not in _TERMINAL_PHASES:
             template = self.volumes.pod(template, spec, doc.namespace, name, f"Pod/{name}")
+        elif phase not in _TERMINAL_PHASES:
+            template = self.volumes.running_pod(template, spec, doc.namespace, name, f"Pod/{name}")
         self.pods.append(
             Pod(
                 name=name,

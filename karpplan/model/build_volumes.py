@@ -124,6 +124,15 @@ class VolumeTemplates:
     def pod(self, base: PodTemplate, pod_spec: Field, namespace: str, name: str, owner: str) -> PodTemplate:
         return self.apply(base, pod_claim_uses(pod_spec, namespace, name, self.storage), owner)
 
+    def running_pod(self, base: PodTemplate, pod_spec: Field, namespace: str, name: str, owner: str) -> PodTemplate:
+        """A bound pod's template with the zones of the claims the input holds: consolidation moves it, and a
+        zonal volume keeps it in its zone (Karpenter adds the volumes' requirements to every pod it simulates).
+        Claims not pasted say nothing and are not reported: the pod is running, so they exist."""
+        uses = [u for u in pod_claim_uses(pod_spec, namespace, name, self.storage) if u.source == IN_INPUTS]
+        if not uses:
+            return base
+        return with_volumes(base, place_claims(uses, self.storage, owner))
+
     def replicas(
         self, base: PodTemplate, pod_spec: Field, namespace: str, workload: str, count: int,
         statefulset: tuple[str, Field] | None = None, origin: Origin | None = None,
