@@ -172,21 +172,12 @@ def solve_exact(run: SmallPlanRun, out: ExactOutcome) -> tuple[str | None, Solut
     if entries > MAX_EXACT_ENTRIES or not model.uniform:
         return None, repaired, None
     tiered = any(t != 0 for g in problem.groups for t in g.tier.values())
-    quick: tuple[str | None, Solution, float] | None = None
+    quick: _Solved | None = None
     # (NodePool weights: CP-SAT's bound is then no bound on the price, so the LP bounds are wanted first.)
     if entries <= QUICK_ENTRIES and not tiered:
-        status, plan, bound = _slot_plan(run, model, run.deadline - run.margin, 1.0, None, quick=True)
-        # Kept when it is a proof: the verifier accepts the plan and it leaves out no pod the valid warm start
-        # places (else the model is not exact here, `solve_small`, and the LP bounds are wanted after all).
-        if status == "optimal" and plan is not None and not verify(problem, plan) and \
-                (not out.warm_valid or len(plan.unplaced) <= len(warm.unplaced)):
-            if not plan.unplaced:
-                out.early = []  # proven by CP-SAT alone: the plan's report needs no LP bound
-            return status, plan, bound
-        # Not a proof, but a valid plan the progress display has shown: kept in case the clock runs out before
-        # the full solve below (a loaded machine), so the answer is never dearer than a plan already reported.
-        if plan is not None and not verify(problem, plan):
-            quick = (status, plan, bound)
+        quick = _quick_solve(run, model, out)
+        if quick is not None and quick[0] == "optimal":
+            return quick
     out.early, out.fluid = early_bounds(run, out.warm_valid)
     known = [b for b, _ in out.early]
     # With preferences to weigh, plans of the cheapest price differ in those they honour: the bounds prove the
@@ -209,6 +200,27 @@ def solve_exact(run: SmallPlanRun, out: ExactOutcome) -> tuple[str | None, Solut
 def _fewer_then_cheaper(plan: Solution, other: Solution) -> bool:
     """Whether `plan` leaves out fewer pods than `other`, or as many at a lower cost."""
     return (len(plan.unplaced), plan.cost) < (len(other.unplaced), other.cost)
+
+
+_Solved = tuple[str | None, Solution, float]  # a slot model's status, plan and bound
+
+
+def _quick_solve(run: SmallPlanRun, model: SlotModel, out: ExactOutcome) -> _Solved | None:
+    """The quick solve of a small slot model: its plan when the verifier accepts it, status "optimal" only when
+    it is a proof. Not a proof, it is a valid plan the progress display has shown: kept in case the clock runs
+    out before the full solve (a loaded machine), so the answer is never dearer than a plan already reported."""
+    problem, warm = run.problem, run.warm
+    status, plan, bound = _slot_plan(run, model, run.deadline - run.margin, 1.0, None, quick=True)
+    if plan is None or verify(problem, plan):
+        return None
+    # A proof only when it leaves out no pod the valid warm start places (else the model is not exact here,
+    # `solve_small`, and the LP bounds are wanted after all).
+    if status == "optimal":
+        if out.warm_valid and len(plan.unplaced) > len(warm.unplaced):
+            return None
+        if not plan.unplaced:
+            out.early = []  # proven by CP-SAT alone: the plan's report needs no LP bound
+    return status, plan, bound
 
 
 def weighs_preferences(problem: Problem) -> bool:
