@@ -18,7 +18,8 @@ from karpplan.lint.run import LintOptions, lint
 
 # The rules that read a pod template (the API server's validation, and what the selectors select).
 TEMPLATE_RULES = ("spread-invalid", "toleration-invalid", "affinity-invalid", "selector-invalid",
-                  "spread-selector-misses-own-pods", "spread-selector-missing", "unrendered-placeholder")
+                  "spread-selector-misses-own-pods", "spread-selector-missing", "unrendered-placeholder",
+                  "affinity-selector-misses-own-pods")
 # The capacity rules that ask "can any pool, profile or node launch this pod": judged as one replica.
 LAUNCH_RULES = ("spread-key-unknown", "min-domains-unreachable", "no-pool-can-launch", "fargate-incompatible")
 # The rules about NodePools and node classes only (their examples hold no workload).
