@@ -210,6 +210,19 @@ def test_envsubst_placeholders_in_selectors_not_in_user_data() -> None:
     assert report.findings[0].column == 3  # at `role`
 
 
+def test_bare_envsubst_placeholders_are_placeholders_too() -> None:
+    # aws-samples/karpenter-blueprints blueprints/static-nodepool writes `role: "$KARPENTER_NODE_IAM_ROLE_NAME"`
+    # and `karpenter.sh/discovery: $CLUSTER_NAME`: envsubst renders them as it does ${...}; a new user saw 0 errors.
+    text = KARPENTER_EXAMPLE.replace('"KarpenterNodeRole-${CLUSTER_NAME}"', '"$KARPENTER_NODE_IAM_ROLE_NAME"') \
+        .replace('"${CLUSTER_NAME}"', "$CLUSTER_NAME")
+    report = lint_text(text)
+    assert [(f.rule, f.line) for f in report.findings] == [("unrendered-placeholder", 6),
+                                                          ("unrendered-placeholder", 9),
+                                                          ("unrendered-placeholder", 12)]
+    assert "set KARPENTER_NODE_IAM_ROLE_NAME" in report.findings[0].fix
+    assert all("set CLUSTER_NAME" in f.fix for f in report.findings[1:])
+
+
 def test_helm_placeholders_in_a_pods_node_selection_skip_the_capacity_rules() -> None:
     text = NODEPOOL + deployment('      nodeSelector: {topology.kubernetes.io/zone: "{{ .Values.zone }}"}\n')
     report = lint_text(text)

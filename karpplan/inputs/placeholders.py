@@ -12,7 +12,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-PLACEHOLDER = re.compile(r"<<\s*[^<>\n]+?\s*>>|\$\{[^{}\s]+\}|\{\{.*?\}\}")
+# <<AZ>>, ${CLUSTER_NAME}, $CLUSTER_NAME (envsubst reads both; karpenter-blueprints' static-nodepool writes the bare
+# form), {{ .Values.x }}.
+PLACEHOLDER = re.compile(r"<<\s*[^<>\n]+?\s*>>|\$\{[^{}\s]+\}|\$[A-Za-z_][A-Za-z0-9_]*|\{\{.*?\}\}")
 
 
 def placeholder_in(text: str | None) -> str | None:

@@ -141,8 +141,9 @@ def unrendered_volume_documents(ctx: LintContext) -> frozenset[int]:
 def _fix(placeholder: str) -> str:
     if placeholder.startswith("<<"):
         return f"replace {placeholder} with your cluster's value before applying"
-    if placeholder.startswith("${"):
-        return f"set {placeholder[2:-1]} and render the file (envsubst < file | kubectl apply -f -), or write the value"
+    if placeholder.startswith("$"):
+        name = placeholder[2:-1] if placeholder.startswith("${") else placeholder[1:]
+        return f"set {name} and render the file (envsubst < file | kubectl apply -f -), or write the value"
     return "render the chart (helm template ...) and lint its output, not the template"
 
 
@@ -152,7 +153,7 @@ def _fix(placeholder: str) -> str:
                "      nodeSelector: {topology.kubernetes.io/zone: \"<<AVAILABILITY_ZONE>>\"}\n"),
            good=NODEPOOL + deployment("      nodeSelector: {topology.kubernetes.io/zone: us-east-1a}\n"))
 def UNRENDERED_PLACEHOLDER(ctx: LintContext) -> Iterator[Hit]:
-    """An unrendered template placeholder (<<AZ>>, ${CLUSTER_NAME}, {{ .Values.x }}) in a field that selects.
+    """An unrendered template placeholder (<<AZ>>, ${CLUSTER_NAME}, $CLUSTER_NAME, {{ .Values.x }}) in a field that selects.
 
     Examples and charts are often written with placeholders for the cluster's own values:
     `role: "<<KARPENTER_NODE_IAM_ROLE_NAME>>"`, `karpenter.sh/discovery: "${CLUSTER_NAME}"`, a zone
