@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 from karpplan.lint.core import Rule
-from karpplan.lint.rules import affinity, capacity, fargate, notices, placeholders, spread, validation
+from karpplan.lint.rules import (
+    affinity,
+    capacity,
+    fargate,
+    notices,
+    placeholders,
+    spread,
+    validation,
+    windows_pools,
+)
 
-RULES: tuple[Rule, ...] = (*validation.RULES, *placeholders.RULES, *spread.RULES, *affinity.RULES, *capacity.RULES, *fargate.RULES, *notices.RULES)
+RULES: tuple[Rule, ...] = (*validation.RULES, *placeholders.RULES, *spread.RULES, *affinity.RULES, *capacity.RULES, *windows_pools.RULES, *fargate.RULES, *notices.RULES)
 BY_NAME: dict[str, Rule] = {r.name: r for r in RULES}
 
 
