@@ -7,9 +7,6 @@ from pathlib import Path
 
 from karpplan.lint.run import LintOptions, lint
 
-WINDOWS_EXAMPLE = '''\
-''' + open('/tmp/w.yaml').read() + '''\
-'''
 WINDOWS_EXAMPLE = """\
 # This example NodePool will provision instances running Windows Server 2022
 ---
