@@ -106,3 +106,13 @@ def test_claims_a_snapshot_does_not_hold_say_nothing(tmp_path: Path) -> None:
     path.write_text(SNAPSHOT.split("---\napiVersion: v1\nkind: PersistentVolumeClaim")[0])
     actions = _actions(path)
     assert any("node-a" in a["nodes"] for a in actions)  # type: ignore[operator]
+
+
+def test_consolidate_on_input_with_no_node_is_bad_input_not_a_verdict(tmp_path: Path) -> None:
+    # A new user ran `karpplan consolidate apps/windows/iis.yaml` and read "No consolidation applies" as a verdict.
+    path = tmp_path / "deployment.yaml"
+    path.write_text(SNAPSHOT.split("---\napiVersion: v1\nkind: Pod\n")[0].split("---\napiVersion: v1\nkind: Node")[0])
+    out = subprocess.run([sys.executable, "-m", "karpplan", "consolidate", str(path)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.startswith(f"{path}: no Node in the input") and "karpplan plan" in out.stderr

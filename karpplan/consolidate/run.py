@@ -22,6 +22,7 @@ from karpplan.consolidate.report import NodeVerdict, Report, Summary, removal_re
 from karpplan.consolidate.snapshot import Snapshot, make_snapshot, read_documents_or_fail
 from karpplan.consolidate.state import ClusterState
 from karpplan.engines.effort import AUTO_TIME_LIMIT_MAX_SECONDS
+from karpplan.errors import InputError, Origin
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document
 from karpplan.model.build import build_inventory
 from karpplan.model.pods import Pod
@@ -89,6 +90,12 @@ def read(options: ConsolidateOptions, documents: Sequence[Document] | None = Non
     if documents is None:
         documents = read_documents_or_fail(options.paths, options.max_file_size)
     inventory = build_inventory(documents)
+    if not inventory.nodes:
+        # Nothing runs, so nothing could be consolidated: "no consolidation applies" would read as a verdict.
+        where = Origin(options.paths[0] if options.paths else "-")
+        raise InputError.at(where, "no Node in the input: consolidate reads a running cluster's snapshot "
+                                   "(kubectl get nodes,pods,pdb,daemonsets,pvc,pv -A -o yaml) with its NodePools; "
+                                   "to plan pods that are not running yet, use karpplan plan")
     catalog = catalog_for(inventory, options.region, options.catalog, zones=options.zones)
     catalog, _ = apply_node_overlays(catalog, inventory.overlays, inventory.nodepools)
     snapshot = make_snapshot(inventory, documents, catalog)
