@@ -65,3 +65,16 @@ def test_a_provisioners_log_gets_the_provisioners_fields_and_amd64_types(load: C
     assert "widen spec.requirements" in told and "(spec.taints)" in told
     assert "spec.template.spec" not in told
     assert not any(t.startswith(("r6g.", "m6g.", "c6g.", "t4g.")) for t in _suggested(told))
+
+
+# https://github.com/aws/karpenter-provider-aws/issues/8064: the pool allows g4dn.2xlarge and g4dn.4xlarge (one GPU
+# each) and the pod asks for two. A new user was offered arm64 g5g types first, priced as spot estimates unmarked,
+# for an on-demand-only pool of amd64 types.
+GPU_ON_DEMAND = '{"level":"ERROR","time":"2025-05-12T11:28:27.068Z","logger":"controller.provisioner","message":"Could not schedule pod, incompatible with nodepool \\"nodepool-code-analyzer\\", daemonset overhead={\\"cpu\\":\\"185m\\",\\"memory\\":\\"240Mi\\",\\"pods\\":\\"4\\"}, no instance type satisfied resources {\\"cpu\\":\\"17185m\\",\\"ephemeral-storage\\":\\"32Gi\\",\\"memory\\":\\"33008Mi\\",\\"nvidia.com/gpu\\":\\"2\\",\\"pods\\":\\"5\\"} and requirements codeanalyzer/taint In [code], karpenter.sh/capacity-type In [on-demand], karpenter.sh/nodepool In [nodepool-code-analyzer], node.kubernetes.io/instance-family In [g4dn], node.kubernetes.io/instance-type In [g4dn.2xlarge g4dn.4xlarge] (no instance type has enough resources)","commit":"x","pod":"code/analyzer-0"}'
+
+
+def test_types_with_more_gpus_keep_the_allowed_types_architecture_and_the_logs_capacity_type(load: CatalogFor) -> None:
+    told = _told(GPU_ON_DEMAND, load)
+    offered = told.split("allow a larger type that has 2, e.g. ")[1].split(", or request")[0]
+    assert "g4dn.12xlarge ($3.9120/h)" in offered  # on demand, as the log's capacity-type asks
+    assert "g5g" not in offered and "~$" not in offered

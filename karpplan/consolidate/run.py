@@ -90,12 +90,6 @@ def read(options: ConsolidateOptions, documents: Sequence[Document] | None = Non
     if documents is None:
         documents = read_documents_or_fail(options.paths, options.max_file_size)
     inventory = build_inventory(documents)
-    if not inventory.nodes:
-        # Nothing runs, so nothing could be consolidated: "no consolidation applies" would read as a verdict.
-        where = Origin(options.paths[0] if options.paths else "-")
-        raise InputError.at(where, "no Node in the input: consolidate reads a running cluster's snapshot "
-                                   "(kubectl get nodes,pods,pdb,daemonsets,pvc,pv -A -o yaml) with its NodePools; "
-                                   "to plan pods that are not running yet, use karpplan plan")
     catalog = catalog_for(inventory, options.region, options.catalog, zones=options.zones)
     catalog, _ = apply_node_overlays(catalog, inventory.overlays, inventory.nodepools)
     snapshot = make_snapshot(inventory, documents, catalog)
@@ -144,6 +138,12 @@ def _repack(initial: ClusterState, karpenter: float, deadline: float) -> Repack:
 
 def consolidate(options: ConsolidateOptions) -> Report:
     snapshot, state = read(options)
+    if not snapshot.nodes:
+        # Nothing runs, so nothing could be consolidated: "no consolidation applies" would read as a verdict.
+        where = Origin(options.paths[0] if options.paths else "-")
+        raise InputError.at(where, "no Node in the input: consolidate reads a running cluster's snapshot "
+                                   "(kubectl get nodes,pods,pdb,daemonsets,pvc,pv -A -o yaml) with its NodePools; "
+                                   "to plan pods that are not running yet, use karpplan plan")
     started = time.monotonic()  # the limit counts from here: reading the snapshot is outside it, as for `plan`
     limit = time_limit_of(options, state)
     current = state.cost

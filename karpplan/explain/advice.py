@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from karpplan.catalog.types import Catalog, InstanceType
 from karpplan.explain.structure import NO_INSTANCE_TYPE, ParsedRequirement, Reason
-from karpplan.model.labels import CAPACITY_TYPE, ZONE
+from karpplan.model.labels import ARCH, CAPACITY_TYPE, ZONE
 from karpplan.model.quantity import QuantityError, format_resource
 from karpplan.model.requirements import Requirement
 from karpplan.model.resources import CPU, EPHEMERAL, MEMORY, PODS, Resources
@@ -175,6 +175,27 @@ def how_to_get(name: str) -> str | None:
 _PLATFORM_KEYS = ("kubernetes.io/arch", "kubernetes.io/os")
 
 
+def _alternatives(catalog: Catalog, ask: Ask | None, ok: list[tuple[InstanceType, float]], name: str,
+                  amount: int) -> str:
+    """Types with `amount` of `name` as the pool would buy them: the log's other requirements kept (capacity type,
+    zones, platform), priced as offered there (an estimate marked ~), and of the allowed types' architecture when
+    they share one (an arm64 g5g is no answer for a pod whose pool allows only amd64 g4dn: its image may not run)."""
+    if ask is None:
+        return ""
+    wider = _same_architecture(_wider(catalog, ask, lambda t: t.allocatable.get(name) >= amount), ask, ok)
+    return _listed_priced(wider) if wider else ""
+
+
+def _same_architecture(wider: list[tuple[InstanceType, float, bool]], ask: Ask, ok: list[tuple[InstanceType, float]]
+                       ) -> list[tuple[InstanceType, float, bool]]:
+    """`wider` narrowed to the architecture every allowed type shares, when the log names none: the pod's image
+    was built for the types it could have had (kept whole when none of `wider` has it)."""
+    archs = {t.labels.get(ARCH) for t, _ in ok}
+    if len(archs) != 1 or any(r.key == ARCH for r in ask.type_reqs):
+        return wider
+    return [w for w in wider if w[0].labels.get(ARCH) in archs] or wider
+
+
 def _extended(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, float]],
               known: bool, ask: Ask | None = None) -> tuple[list[str], str | None]:
     """Sentences about the extended resources the pod asks for, and the one that is the whole cause, if any."""
@@ -207,7 +228,8 @@ def _extended(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, f
             most = max(fewer, key=lambda t: (t.allocatable.get(name), t.name))
             out.append(f"The pod asks for {_fmt(name, amount)} of {name}, but the types the requirements allow offer "
                        f"fewer ({', '.join(sorted({t.name for t in fewer})[:4])}; at most {_fmt(name, most.allocatable.get(name))}, "
-                       f"{most.name}): allow a larger type that has {_fmt(name, amount)}, e.g. {_listed(offering)}, or "
+                       f"{most.name}): allow a larger type that has {_fmt(name, amount)}, e.g. "
+                       f"{_alternatives(catalog, ask, ok, name, amount) or _listed(offering)}, or "
                        f"request no more than {_fmt(name, most.allocatable.get(name))}." + (f" {how}" if how else ""))
             return out, name
         if known and not in_reqs:
@@ -367,7 +389,7 @@ def _too_big(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, fl
         short_of = {k: biggest for k in standard if asked.get(k) > biggest.allocatable.get(k)}
     figures = "; ".join(f"{k}: the pod asks for {_fmt(k, asked.get(k))} with DaemonSet overhead, the largest allowed "
                         f"type, {t.name}, has {_fmt(k, t.allocatable.get(k))} allocatable" for k, t in short_of.items())
-    wider = _wider(catalog, ask, fits)
+    wider = _same_architecture(_wider(catalog, ask, fits), ask, ok)
     overhead = [f"{t.name} has {_fmt(k, _nominal(t, k))} {k}, but Karpenter subtracts kube-reserved, the eviction "
                 "threshold and its VM memory overhead estimate (VM_MEMORY_OVERHEAD_PERCENT, 7.5% by default) before "
                 "comparing" for k, t in short_of.items() if asked.get(k) <= _nominal(t, k)]
