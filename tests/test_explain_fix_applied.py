@@ -44,3 +44,41 @@ def test_the_proposed_toleration_applied_at_its_line_schedules_the_pod(tmp_path:
     assert after["unschedulable"] == []
     delta = after["summary"]["hourlyCost"] - before["summary"]["hourlyCost"]
     assert abs(delta - fix["hourlyCostDelta"]) < 1e-6  # the delta it announced
+
+
+WINDOWS_NODE_CLASS = """\
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: windows}
+spec:
+  role: KarpenterNodeRole-demo
+  amiSelectorTerms: [{alias: windows2022@latest}]
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+---
+"""
+WINDOWS_POOL = NODEPOOL.replace("name: default\n", "name: windows\n").replace(
+    "name: default}", "name: windows}").replace(
+    "      requirements:\n", "      requirements:\n        - {key: kubernetes.io/os, operator: In, values: [windows]}\n")
+SELECTOR_LOG = ('{"level":"ERROR","time":"2026-01-02T10:00:00.000Z","logger":"controller","message":"could not '
+                'schedule pod","Pod":{"name":"web-7d9f8b6c5d-x2x3z","namespace":"default"},"error":"incompatible '
+                'with nodepool \\"default\\", incompatible requirements, label \\"intent\\" does not have known '
+                'values"}\n')
+
+
+def test_a_pool_of_another_os_is_never_the_fix_for_a_pod_that_names_none(tmp_path: Path) -> None:
+    # A new user's Linux nginx (nodeSelector intent: apps) was told to "add the label intent: apps to NodePool
+    # windows2022": Karpenter would then launch a Windows node for it, where its image never starts.
+    manifests = tmp_path / "all.yaml"
+    manifests.write_text(NODEPOOL + WINDOWS_POOL.removesuffix("---\n") + WINDOWS_NODE_CLASS
+                         + deployment("      nodeSelector: {intent: apps}\n"))
+    log = tmp_path / "karpenter.log"
+    log.write_text(SELECTOR_LOG)
+    result = CliRunner().invoke(app, ["explain", str(log), "--manifests", str(manifests), "--region", "us-east-1",
+                                      "-o", "json"])
+    assert result.exit_code == 0, result.output
+    (item,) = json.loads(result.stdout)["items"]
+    actions = [f["action"] for f in item["fixes"]]
+    assert any('NodePool "default"' in a for a in actions), actions
+    assert not any("windows" in a for a in actions), actions

@@ -292,7 +292,8 @@ def _fix_sentence(item: Item) -> str:
     # the fixes themselves are listed once, under the paragraph (table) or in `fixes` (JSON / YAML)
     n = len(item.fixes)
     text = (" Reproduced with the manifests: " + ("one change makes" if n == 1 else f"{n} changes each make")
-            + " it schedule (the fixes, smallest first, with file:line and cost).")
+            + " it schedule (the fixes that keep what the manifests ask for first, then the cheapest; with file:line "
+              "and cost).")
     if item.conflict:
         text += " Conflicting constraints: " + "; ".join(item.conflict) + "."
     return text
