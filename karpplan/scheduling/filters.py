@@ -52,11 +52,43 @@ def fits_taints(tolerations: Sequence[Toleration], taints: Sequence[Taint]) -> b
     return not untolerated(tolerations, taints, SCHEDULING_EFFECTS)
 
 
+# Filter plugins in kube-scheduler's order (default_plugins.go): a reason's place is its plugin's.
+_PLUGIN_ORDER: tuple[tuple[str, ...], ...] = (
+    ("node(s) were unschedulable",),
+    ("node(s) didn't match the requested node name",),
+    ("node(s) had untolerated taint",),
+    ("node(s) didn't match Pod's node affinity/selector",),
+    ("node(s) didn't have free ports",),
+    ("Insufficient ", "Too many pods"),
+    ("node(s) had volume node affinity conflict", "node(s) exceed max volume count", "node(s) had no available volume zone"),
+    ("node(s) didn't match pod topology spread constraints",),
+    ("node(s) didn't match pod affinity rules", "node(s) didn't match pod anti-affinity rules",
+     "node(s) didn't satisfy existing pods anti-affinity rules"),
+)
+
+
+def _plugin_rank(reason: str) -> int:
+    """Where the filter that gives `reason` runs (karpplan's own reasons, such as a node full of the plan's other
+    pods, after every plugin)."""
+    return next((i for i, prefixes in enumerate(_PLUGIN_ORDER) if reason.startswith(prefixes)), len(_PLUGIN_ORDER))
+
+
+def first_failing(reasons: Sequence[str]) -> list[str]:
+    """The reasons kube-scheduler reports for one node: those of the first filter plugin that fails (it stops
+    there, `RunFilterPlugins`), all of them (NodeResourcesFit names every resource short)."""
+    if not reasons:
+        return []
+    first = min(_plugin_rank(r) for r in reasons)
+    return [r for r in reasons if _plugin_rank(r) == first]
+
+
 def aggregate_message(total_nodes: int, reasons_by_node: dict[str, list[str]]) -> str:
-    """kube-scheduler's FitError text: `0/3 nodes are available: 1 Insufficient cpu, 2 ...`."""
+    """kube-scheduler's FitError text: `0/3 nodes are available: 1 Insufficient cpu, 2 ...`, each node counted for
+    the first filter that rejects it, as kube-scheduler counts it (the counts then add up to the nodes, bar
+    NodeResourcesFit's several resources)."""
     counts: dict[str, int] = {}
     for reasons in reasons_by_node.values():
-        for r in dict.fromkeys(reasons):
+        for r in dict.fromkeys(first_failing(reasons)):
             counts[r] = counts.get(r, 0) + 1
     parts = sorted(f"{n} {r}" for r, n in counts.items())
     return f"0/{total_nodes} nodes are available: " + ", ".join(parts) + "."
