@@ -24,7 +24,7 @@ def test_a_tainted_node_is_counted_for_its_taint_only() -> None:
 
 def test_resources_fit_names_every_resource_short() -> None:
     per_node = {"a": [CPU, MEMORY, SPREAD], "b": [AFFINITY]}
-    assert aggregate_message(2, per_node) == (f"0/2 nodes are available: 1 {AFFINITY}, 1 {CPU}, 1 {MEMORY}.")
+    assert aggregate_message(2, per_node) == f"0/2 nodes are available: 1 {CPU}, 1 {MEMORY}, 1 {AFFINITY}."
 
 
 @given(st.dictionaries(st.text(min_size=1, max_size=3), st.lists(st.sampled_from(REASONS), min_size=1), max_size=6))
