@@ -48,6 +48,12 @@ def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementSt
     for verdict in group.verdicts:
         pool = verdict.pool
         prefix = f'nodepool "{pool.name}": '
+        if pool.static:
+            # Its nodes are planned as they run (counted with the nodes above): nothing is launched for pods.
+            n = pool.replicas
+            reasons.append(prefix + f"static (spec.replicas: {n}): Karpenter keeps its {n} node(s) whatever is "
+                           "pending and never launches one for a pod; raise spec.replicas for more of them")
+            continue
         if not verdict.ok:
             reasons.append(prefix + verdict.reason)
             continue

@@ -181,3 +181,16 @@ def test_a_static_pool_without_a_launch_says_why(tmp_path: Path, old: str, new: 
     assert not _static(plan)
     (warning,) = [w for w in plan["warnings"] if STATIC in w]
     assert warning.endswith(f"; {why}, so karpplan plans none")
+
+
+def test_a_pod_too_many_for_the_static_nodes_is_told_the_pool_never_launches(tmp_path: Path) -> None:
+    # Ten matchers for three static nodes that hold nine: Karpenter launches no fourth for the tenth. It was
+    # told "no instance type met the scheduling requirements", as if another type would help.
+    manifest = tmp_path / "static.yaml"
+    text = MANIFEST.read_text()
+    assert "replicas: 6" in text
+    manifest.write_text(text.replace("replicas: 6", "replicas: 10", 1))
+    plan = plan_json(manifest, "--engine", "karpenter")
+    reasons = " ".join(r for u in plan["unschedulable"] for r in u["reasons"])
+    assert f'nodepool "{STATIC}": static (spec.replicas: 3): Karpenter keeps its 3 node(s)' in reasons
+    assert f'nodepool "{STATIC}": no instance type' not in reasons
