@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from karpplan.lint.core import Rule
-from karpplan.lint.rules import capacity, fargate, notices, placeholders, spread, validation
+from karpplan.lint.rules import anti_affinity, capacity, fargate, notices, placeholders, spread, validation
 
-RULES: tuple[Rule, ...] = (*validation.RULES, *placeholders.RULES, *spread.RULES, *capacity.RULES, *fargate.RULES, *notices.RULES)
+RULES: tuple[Rule, ...] = (*validation.RULES, *placeholders.RULES, *spread.RULES, *capacity.RULES, *anti_affinity.RULES, *fargate.RULES, *notices.RULES)
 BY_NAME: dict[str, Rule] = {r.name: r for r in RULES}
 
 
