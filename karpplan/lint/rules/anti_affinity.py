@@ -111,7 +111,7 @@ def ANTI_AFFINITY_CAPS_REPLICAS(ctx: LintContext) -> Iterator[Hit]:
                 f"{unit}, and they can reach {len(domains)} ({_short(sorted(domains)) or 'none'}; "
                 f"NodePool requirements x catalog offerings x existing nodes{held_text}): "
                 f"at most {len(free_domains)} of {group_info.size} replicas can run, at least "
-                f"{group_info.size - len(free_domains)} stay Pending" + ctx.zero_replicas_note(doc),
+                f"{group_info.size - len(free_domains)} stay Pending",
                 FIX.format(key=term.key, unit=unit),
             )
             break
