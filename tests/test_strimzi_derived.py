@@ -218,3 +218,34 @@ spec: {pods: []}
 """
     got = requests_by_workload(plan(POOL + dump))
     assert "StatefulSet/events-zookeeper" not in got and "StatefulSet/events-kafka" in got
+
+
+def spread_findings(text: str) -> list[tuple[str, int, str]]:
+    report = lint(LintOptions(paths=("-",), stdin=io.StringIO(text)))
+    return [(f.object, f.line, f.field) for f in report.findings if f.rule == "replicas-without-spread"]
+
+
+def test_pools_and_zookeeper_without_spread_are_found_at_their_replicas() -> None:
+    text = POOL + KRAFT.replace("    rack:\n      topologyKey: topology.kubernetes.io/zone\n", "")
+    found = spread_findings(text)
+    assert [(o, f) for o, _, f in found] == [("KafkaNodePool/kafka/controller", "spec.replicas"),
+                                             ("KafkaNodePool/kafka/broker", "spec.replicas")]
+    assert all(text.splitlines()[line - 1].strip() == "replicas: 3" for _, line, _ in found)
+    zookeeper = spread_findings(POOL + ZOOKEEPER)  # the brokers have zone anti-affinity, ZooKeeper nothing
+    assert [(o, f) for o, _, f in zookeeper] == [("Kafka/default/events", "spec.zookeeper.replicas")]
+
+
+def test_rack_awareness_or_a_spread_in_template_pod_satisfies_it() -> None:
+    assert spread_findings(POOL + KRAFT) == []  # the Kafka's rack applies to its pools
+    spread = """\
+  template:
+    pod:
+      topologySpreadConstraints:
+        - maxSkew: 1
+          topologyKey: topology.kubernetes.io/zone
+          whenUnsatisfiable: DoNotSchedule
+          labelSelector: {matchLabels: {strimzi.io/pool-name: broker}}
+"""
+    fixed = KRAFT.replace("    rack:\n      topologyKey: topology.kubernetes.io/zone\n", "").replace(
+        "    - broker\n", "    - broker\n" + spread)
+    assert [o for o, _, _ in spread_findings(POOL + fixed)] == ["KafkaNodePool/kafka/controller"]

@@ -58,6 +58,22 @@ def is_strimzi_resource(doc: Document) -> bool:
     return doc.group == GROUP and doc.kind in KINDS
 
 
+def rack_key(doc: Document, pod_template_at: str, documents: Sequence[Document]) -> str | None:
+    """The rack topologyKey of the pods whose template is written at `pod_template_at`: a Kafka's
+    `spec.kafka.rack` for its brokers' template and for its node pools, `spec.rack` of Connect and MirrorMaker 2."""
+    if doc.kind == "KafkaNodePool":
+        cluster = _Index.cluster_of(doc)
+        doc = next((d for d in documents if is_strimzi_resource(d) and d.kind == "Kafka" and d.name == cluster
+                    and d.namespace == doc.namespace), doc)
+        pod_template_at = "spec.kafka.template.pod"
+    if doc.kind == "Kafka":
+        field = "spec.kafka" if pod_template_at == "spec.kafka.template.pod" else ""
+    else:
+        field = "spec"
+    key = _map(_at(doc, field).get("rack")).get("topologyKey") if field else None
+    return key if isinstance(key, str) and key else None
+
+
 def _map(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
@@ -155,12 +171,11 @@ class _Index:
         self.pools: dict[tuple[str, str], list[Document]] = {}
         for d in documents:
             if is_strimzi_resource(d) and d.kind == "KafkaNodePool" and d.name:
-                cluster = str(d.metadata.get("labels", {}).get(CLUSTER_LABEL, "")) \
-                    if isinstance(d.metadata.get("labels"), dict) else ""
-                self.pools.setdefault((d.namespace, cluster), []).append(d)
+                self.pools.setdefault((d.namespace, self.cluster_of(d)), []).append(d)
         self.present = {(d.namespace, d.name) for d in documents if d.kind in _PRESENT_KINDS}
 
-    def cluster_of(self, pool: Document) -> str:
+    @staticmethod
+    def cluster_of(pool: Document) -> str:
         labels = pool.metadata.get("labels")
         return str(labels.get(CLUSTER_LABEL, "")) if isinstance(labels, dict) else ""
 
