@@ -105,13 +105,14 @@ def ANTI_AFFINITY_CAPS_REPLICAS(ctx: LintContext) -> Iterator[Hit]:
             held = sorted(domains & taken)
             held_text = (f"; {_short(held)} already hold(s) a matching pod" if held else "")
             unit = "zone" if "zone" in term.key else f"{term.key} domain"
+            pending = group_info.size - len(free_domains)
             yield Hit(
                 doc, _term_path(ctx, group_info, doc, term),
                 f"required podAntiAffinity on {term.key} selects these pods' own labels, so at most one runs per "
                 f"{unit}, and they can reach {len(domains)} ({_short(sorted(domains)) or 'none'}; "
                 f"NodePool requirements x catalog offerings x existing nodes{held_text}): "
-                f"at most {len(free_domains)} of {group_info.size} replicas can run, at least "
-                f"{group_info.size - len(free_domains)} stay Pending",
+                f"at most {len(free_domains)} of {group_info.size} replicas can run, at least {pending} "
+                f"stay{'s' if pending == 1 else ''} Pending",
                 FIX.format(key=term.key, unit=unit),
             )
             break
