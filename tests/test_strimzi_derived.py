@@ -249,3 +249,70 @@ def test_rack_awareness_or_a_spread_in_template_pod_satisfies_it() -> None:
     fixed = KRAFT.replace("    rack:\n      topologyKey: topology.kubernetes.io/zone\n", "").replace(
         "    - broker\n", "    - broker\n" + spread)
     assert [o for o, _, _ in spread_findings(POOL + fixed)] == ["KafkaNodePool/kafka/controller"]
+
+
+# A controller pool from a public EKS Kafka guide (data-on-eks, Strimzi 1.2): its own pod label in
+# template.pod.metadata.labels, selected by its zone spread with minDomains 3. The guide warns that the pods stay
+# Pending when only two zones have eligible nodes; lint says so at the pool's minDomains.
+GUIDE_POOL = """\
+apiVersion: kafka.strimzi.io/v1
+kind: KafkaNodePool
+metadata:
+  name: controller
+  namespace: kafka
+  labels:
+    strimzi.io/cluster: my-cluster
+spec:
+  replicas: 3
+  roles:
+  - controller
+  resources:
+    requests:
+      cpu: '1'
+      memory: 2Gi
+  template:
+    pod:
+      metadata:
+        labels:
+          docs.example.com/kafka-role: controller
+      topologySpreadConstraints:
+      - maxSkew: 1
+        minDomains: 3
+        topologyKey: topology.kubernetes.io/zone
+        whenUnsatisfiable: DoNotSchedule
+        nodeAffinityPolicy: Honor
+        nodeTaintsPolicy: Honor
+        labelSelector:
+          matchLabels:
+            strimzi.io/cluster: my-cluster
+            docs.example.com/kafka-role: controller
+---
+apiVersion: kafka.strimzi.io/v1
+kind: Kafka
+metadata:
+  name: my-cluster
+  namespace: kafka
+spec:
+  kafka:
+    rack:
+      topologyKey: topology.kubernetes.io/zone
+    listeners:
+      - {name: tls, port: 9093, type: internal, tls: true}
+"""
+
+
+def test_a_pools_min_domains_above_the_zones_is_found_at_the_pool() -> None:
+    text = POOL + GUIDE_POOL
+    report = lint(LintOptions(paths=("-",), stdin=io.StringIO(text)))
+    found = {f.rule: f for f in report.findings if f.object == "KafkaNodePool/kafka/controller"}
+    assert set(found) == {"min-domains-unreachable", "spread-caps-replicas"}
+    minimum = found["min-domains-unreachable"]
+    assert minimum.field == "spec.template.pod.topologySpreadConstraints[0].minDomains"
+    assert text.splitlines()[minimum.line - 1].strip() == "minDomains: 3"
+    assert "lets 2 of 3 replicas run" in found["spread-caps-replicas"].message
+    assert [u["pod"] for u in plan(text)["unschedulable"]] == ["kafka/my-cluster-controller-2"]
+    # The fix it names: minDomains 2 (the zones the pods can reach).
+    fixed = text.replace("minDomains: 3", "minDomains: 2")
+    assert not [f for f in lint(LintOptions(paths=("-",), stdin=io.StringIO(fixed))).findings
+                if f.object == "KafkaNodePool/kafka/controller"]
+    assert plan(fixed)["unschedulable"] == []

@@ -110,7 +110,7 @@ def ANTI_AFFINITY_CAPS_REPLICAS(ctx: LintContext) -> Iterator[Hit]:
                 doc, _term_path(ctx, group_info, doc, term),
                 f"required podAntiAffinity on {term.key} selects these pods' own labels, so at most one runs per "
                 f"{unit}, and they can reach {len(domains)} ({_short(sorted(domains)) or 'none'}; "
-                f"NodePool requirements x catalog offerings x existing nodes{held_text}): "
+                f"NodePool requirements x the cluster's zones and offerings x existing nodes{held_text}): "
                 f"at most {len(free_domains)} of {group_info.size} replicas can run, at least {pending} "
                 f"stay{'s' if pending == 1 else ''} Pending",
                 FIX.format(key=term.key, unit=unit),
