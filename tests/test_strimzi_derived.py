@@ -316,3 +316,17 @@ def test_a_pools_min_domains_above_the_zones_is_found_at_the_pool() -> None:
     assert not [f for f in lint(LintOptions(paths=("-",), stdin=io.StringIO(fixed))).findings
                 if f.object == "KafkaNodePool/kafka/controller"]
     assert plan(fixed)["unschedulable"] == []
+
+
+def test_an_older_entity_operators_tls_sidecar_adds_its_requests() -> None:
+    older = ZOOKEEPER + """\
+  entityOperator:
+    topicOperator:
+      resources:
+        requests: {cpu: 100m, memory: 256Mi}
+    tlsSidecar:
+      resources:
+        requests: {cpu: 50m, memory: 64Mi}
+"""
+    got = requests_by_workload(plan(POOL + older))
+    assert got["Deployment/events-entity-operator"] == (1, {"cpu": "150m", "memory": "320Mi"})

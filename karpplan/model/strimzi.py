@@ -18,7 +18,8 @@ KafkaConnectCluster, KafkaMirrorMaker2Cluster, EntityOperator, CruiseControl, Ka
 * Entity Operator (`spec.entityOperator` with a `topicOperator` or `userOperator`): Deployment
   `<kafka>-entity-operator`, one pod of containers `topic-operator` / `user-operator` (their `resources`),
   `spec.entityOperator.template.pod`. Cruise Control (`spec.cruiseControl`): `<kafka>-cruise-control`, one pod of
-  `cruise-control` (`spec.cruiseControl.resources`). Kafka Exporter (`spec.kafkaExporter`): `<kafka>-kafka-exporter`,
+  `cruise-control` (`spec.cruiseControl.resources`). The Entity Operator's `tlsSidecar` adds the `tls-sidecar`
+  container of its `resources` (operators before 0.41, which ignore it since; Cruise Control's went in 0.29). Kafka Exporter (`spec.kafkaExporter`): `<kafka>-kafka-exporter`,
   one pod of `kafka-exporter` (`spec.kafkaExporter.resources`).
 * KafkaConnect `<name>`: `<name>-connect`; KafkaMirrorMaker2 `<name>`: `<name>-mirrormaker2`; `spec.replicas`
   pods (default 3, `AbstractKafkaConnectSpec`), `spec.resources`, `spec.template.pod`.
@@ -249,6 +250,8 @@ def _kafka(doc: Document, index: _Index) -> list[DerivedDocument]:
     if isinstance(entity, dict):
         parts = [(c, _map(entity.get(f)).get("resources")) for f, c in
                  (("topicOperator", "topic-operator"), ("userOperator", "user-operator")) if isinstance(entity.get(f), dict)]
+        if parts and isinstance(entity.get("tlsSidecar"), dict):  # operators before 0.41 ran it
+            parts.append(("tls-sidecar", entity["tlsSidecar"].get("resources")))
         if parts:
             out.append(_component(doc, "spec.entityOperator", f"{name}-entity-operator", "entity-operator", 1,
                                   parts, kind="Deployment"))
