@@ -18,7 +18,7 @@ from karpplan.lint.run import LintOptions, lint
 
 runner = CliRunner()
 CAPACITY_RULES = {"spread-key-unknown", "min-domains-unreachable", "spread-caps-replicas", "no-pool-can-launch",
-                  "pool-limits-too-small", "fargate-incompatible"}
+                  "pool-limits-too-small", "anti-affinity-caps-replicas", "fargate-incompatible"}
 
 
 def lint_text(text: str) -> LintReport:
@@ -70,7 +70,7 @@ def test_without_capacity_the_capacity_rules_say_they_were_skipped() -> None:
     assert all("no NodePool, Provisioner, Fargate profile or Node" in s["reason"] for s in skipped)
     result = runner.invoke(app, ["lint", "-"], input=INFLATE)
     assert result.exit_code == 0
-    assert "0 error(s)" in result.stdout and "6 rule(s) skipped" in result.stdout
+    assert "0 error(s)" in result.stdout and "7 rule(s) skipped" in result.stdout
     assert "skipped spread-key-unknown, min-domains-unreachable" in result.stdout
 
 

@@ -1,4 +1,4 @@
-"""KPL406: aws/karpenter-provider-aws examples/v1/windows2022.yaml has no taint, so a Linux workload with no OS
+"""KPL407: aws/karpenter-provider-aws examples/v1/windows2022.yaml has no taint, so a Linux workload with no OS
 selector may be given a Windows node (a new user's plan put Cassandra and Argo CD's redis there)."""
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def _windows_findings(tmp_path: Path, selector: str) -> list[tuple[int, str]]:
     path = tmp_path / "all.yaml"
     path.write_text(WINDOWS_EXAMPLE.replace("${CLUSTER_NAME}", "demo").rstrip("\n") + "\n" + CASSANDRA.format(selector=selector))
     report = lint(LintOptions(paths=(str(path),)))
-    return [(f.line, f.message) for f in report.findings if f.code == "KPL406"]
+    return [(f.line, f.message) for f in report.findings if f.code == "KPL407"]
 
 
 def test_a_linux_workload_without_an_os_selector_is_named_on_the_untainted_windows_pool(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from karpplan.lint.core import Rule
 from karpplan.lint.rules import (
     affinity,
+    anti_affinity,
     capacity,
     fargate,
     notices,
@@ -14,7 +15,8 @@ from karpplan.lint.rules import (
     windows_pools,
 )
 
-RULES: tuple[Rule, ...] = (*validation.RULES, *placeholders.RULES, *spread.RULES, *affinity.RULES, *capacity.RULES, *windows_pools.RULES, *fargate.RULES, *notices.RULES)
+RULES: tuple[Rule, ...] = (*validation.RULES, *placeholders.RULES, *spread.RULES, *affinity.RULES, *capacity.RULES,
+                           *anti_affinity.RULES, *windows_pools.RULES, *fargate.RULES, *notices.RULES)
 BY_NAME: dict[str, Rule] = {r.name: r for r in RULES}
 
 

@@ -67,6 +67,7 @@ from karpplan.model.prometheus_operator import (
 from karpplan.model.ray_cluster import expand_ray_clusters, is_ray_cluster
 from karpplan.model.scale import ScaleOptions, Scaler, build_hpa
 from karpplan.model.storage import PersistentVolume, PersistentVolumeClaim, Storage, StorageClass
+from karpplan.model.strimzi import expand_strimzi, is_strimzi_resource
 
 MAX_REPLICAS = 100_000
 MAX_PODS = 1_000_000  # all workloads together: far beyond what one plan can use, well within memory
@@ -88,7 +89,7 @@ def _container_defaults(limit_ranges: dict[str, list[tuple[str, dict[str, int]]]
 
 def made_into_workloads(doc: Document) -> bool:
     """A custom resource a controller makes workloads of (a Prometheus, a LeaderWorkerSet, a RayCluster)."""
-    return is_operator_resource(doc) or is_leader_worker_set(doc) or is_ray_cluster(doc)
+    return is_operator_resource(doc) or is_leader_worker_set(doc) or is_ray_cluster(doc) or is_strimzi_resource(doc)
 
 
 def _pod_spec(doc: Document, template: Field) -> Field:
@@ -107,8 +108,9 @@ class _Builder:
         # Operators' resources (a Prometheus) are followed by the workloads their operator creates for them.
         documents, self.derived = expand_operator_resources(documents)
         documents, leader_worker_sets = expand_leader_worker_sets(documents)
-        self.documents, ray_clusters = expand_ray_clusters(documents)
-        self.derived.extend([*leader_worker_sets, *ray_clusters])
+        documents, ray_clusters = expand_ray_clusters(documents)
+        self.documents, strimzi = expand_strimzi(documents)
+        self.derived.extend([*leader_worker_sets, *ray_clusters, *strimzi])
         self.scaler = Scaler(scale or ScaleOptions())
         self.collect = collect
         self.problems: list[InputProblem] = []

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
+from karpplan.errors import Origin
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict
 from karpplan.lint.context import LintContext, templates
@@ -14,6 +15,7 @@ from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
 from karpplan.model.labels import HOSTNAME, ZONE
 from karpplan.model.prometheus_operator import is_operator_resource
 from karpplan.model.shared_claims import FIX as SHARED_CLAIM_FIX
+from karpplan.model.strimzi import is_strimzi_resource, rack_key
 
 _SPREAD_KEYS = frozenset({HOSTNAME, ZONE, "failure-domain.beta.kubernetes.io/zone", "topology.k8s.aws/zone-id"})
 _REPLICATED = frozenset({"Deployment", "StatefulSet", "ReplicaSet", "ReplicationController", "Rollout"})
@@ -113,9 +115,28 @@ def REPLICAS_WITHOUT_SPREAD(ctx: LintContext) -> Iterator[Hit]:
     planned = Counter(p.origin for p in ctx.inventory.pods)  # replicas as planned: a HorizontalPodAutoscaler's too
     # Replicas sharing a ReadWriteOnce(Pod) claim can only run on one node: spreading them is the wrong advice.
     one_node = {c.origin: c for c in ctx.inventory.shared_claims}
+    strimzi = _strimzi_replicas(ctx, planned)
     for doc, spec_path in ctx.pod_documents():
         spec = doc.body.get("spec")
         written = spec.get("replicas", 1) if isinstance(spec, LineDict) else 1
+        replicas_path = "spec.replicas"
+        if is_strimzi_resource(doc):
+            # Pods of a Kafka's pools, ZooKeeper, Connect: as planned; the template may not be written at all.
+            if spec_path not in strimzi.get(doc.origin, {}) or rack_key(doc, spec_path, ctx.documents):
+                continue  # rack awareness: older operators add preferred anti-affinity on the rack key
+            replicas = strimzi[doc.origin][spec_path]
+            replicas_path = spec_path.removesuffix("template.pod") + "replicas"
+            if replicas >= 2 and not _has_spread(value_at(doc.body, spec_path)):
+                racked = spec_path != "spec.zookeeper.template.pod"  # ZooKeeper has no rack awareness
+                yield Hit(
+                    doc, replicas_path,
+                    f"{replicas} replicas with neither a topologySpreadConstraint nor pod anti-affinity on hostname "
+                    f"or zone in template.pod{' (nor rack awareness)' * racked}: all of them may land on one node or "
+                    "in one zone",
+                    f"add topologySpreadConstraints on topology.kubernetes.io/zone (and kubernetes.io/hostname) to "
+                    f"{spec_path}{', or set rack.topologyKey' * racked}",
+                )
+            continue
         if doc.kind in _REPLICATED:
             replicas = planned.get(doc.origin) or written
         elif _operator_replicas(doc):
@@ -138,6 +159,17 @@ def REPLICAS_WITHOUT_SPREAD(ctx: LintContext) -> Iterator[Hit]:
             "add a topologySpreadConstraint on topology.kubernetes.io/zone (and kubernetes.io/hostname)",
         )
 
+
+def _strimzi_replicas(ctx: LintContext, planned: Counter[Origin]) -> dict[Origin, dict[str, int]]:
+    """Per Strimzi resource document: where each derived pod template is written -> its most planned pods."""
+    by_workload = Counter((p.origin, p.workload) for p in ctx.inventory.pods)
+    out: dict[Origin, dict[str, int]] = {}
+    for derived in ctx.inventory.derived:
+        for workload, at in derived.pod_specs:
+            count = by_workload.get((derived.origin, workload), 0)
+            paths = out.setdefault(derived.origin, {})
+            paths[at] = max(paths.get(at, 0), count)
+    return {origin: paths for origin, paths in out.items() if planned.get(origin)}
 
 
 RULES = (SELECTOR_MISSES_OWN_PODS, SELECTOR_MISSING, REPLICAS_WITHOUT_SPREAD)

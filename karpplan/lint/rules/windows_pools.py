@@ -41,7 +41,7 @@ def _asks_for_an_os(template: PodTemplate) -> bool:
     return all(OS in alternative for alternative in template.affinity.strict_alternatives())
 
 
-@lint_rule("windows-pool-takes-linux-pods", "KPL406", Severity.warning, fix=_FIX,
+@lint_rule("windows-pool-takes-linux-pods", "KPL407", Severity.warning, fix=_FIX,
            bad=NODEPOOL + NODE_CLASS + "---\n" + _WINDOWS_POOL + deployment(""),
            good=NODEPOOL + NODE_CLASS + "---\n" + _TAINTED + deployment(""))
 def WINDOWS_POOL_TAKES_LINUX_PODS(ctx: LintContext) -> Iterator[Hit]:
