@@ -43,6 +43,7 @@ from karpplan.engines.combinatorial_bound import (
 from karpplan.engines.effort import WorkClock
 from karpplan.engines.patterns import PatternBound, pattern_lower_bound, zone_lower_bound
 from karpplan.engines.patterns.mix import PatternMix
+from karpplan.engines.zone_node_bound import zone_node_bound
 from karpplan.scheduling.problem import Problem
 
 Sourced = list[tuple[float, str]]  # (bound in $/h, which LP gave it)
@@ -103,6 +104,8 @@ def _raised(problem: Problem, placed: Mapping[int, int], pattern: PatternBound, 
     on an input it was not built for: the bounds already found are kept either way."""
     try:
         whole = zone_integer_bound(problem, placed, clock)
+        # Every dimension at once, whole pods per node, per zone (`zone_node_bound.py`): raises components only.
+        whole = zone_node_bound(problem, placed, clock, whole, wall_seconds=max(clock.wall_left(), 0.1))
         return with_lp_shares(pattern.cost, pattern.duals, whole, component_floors(problem, whole, clock))
     except (ArithmeticError, ValueError, IndexError, KeyError):
         return pattern.cost
