@@ -51,6 +51,7 @@ TOLERANCE = 2e-6  # relative: SCIP's feasibility tolerance may buy a fraction of
 # The work clock's model (CPU seconds measured on the bench rows, see the design notes' session 17):
 SOLVE_SECONDS = 0.005  # per programme
 OPTION_SECONDS = 2e-5  # per launch option read (the dominance pass)
+READ_SECONDS = 1e-6  # ... only read for its zone (a programme too large to build)
 COLUMN_SECONDS = 1.5e-4  # per column (presolve, root LP and its cuts)
 ROW_SECONDS = 5e-5  # per row
 NODE_ROW_SECONDS = 1.6e-5  # per branch-and-bound node and row
@@ -65,6 +66,7 @@ class ZoneNodes:
     scanned: int  # launch options read
     nodes: int  # branch-and-bound nodes SCIP took
     bound: float  # $/h, the proven dual bound less its tolerance (0 when none)
+    built: bool = True  # False: past `MAX_ROWS`, only read
 
 
 def zone_node_bound(problem: Problem, required: Mapping[int, int] | None = None, clock: WorkClock | None = None,
@@ -93,6 +95,8 @@ def zone_node_bound(problem: Problem, required: Mapping[int, int] | None = None,
 
 def modelled_seconds(found: ZoneNodes) -> float:
     """The work clock's model of one component's programme: its rows, and its branch-and-bound nodes."""
+    if not found.built:
+        return SOLVE_SECONDS + READ_SECONDS * found.scanned
     return (SOLVE_SECONDS + OPTION_SECONDS * found.scanned + COLUMN_SECONDS * found.columns
             + ROW_SECONDS * found.rows + NODE_ROW_SECONDS * found.nodes * found.rows)
 
@@ -133,9 +137,9 @@ def component_bound(problem: Problem, members: Sequence[GroupInfo], demand: Mapp
     dims = sorted({d for g in members for d, v in g.template.requests.items() if v > 0})
     if not members or not dims:
         return None
-    options, lists = kept_options(members, dims)
-    zones = sorted({o.zone for o in options})
-    own = {id(g.options): frozenset(o.zone for o in g.options) for g in members}
+    by_list = {id(g.options): g.options for g in members}
+    own = {lid: frozenset(o.zone for o in lst) for lid, lst in by_list.items()}
+    zones = sorted(frozenset().union(*own.values()))
     ranges: dict[int, tuple[list[int], list[int]]] = {}
     for g in members:
         r = _zone_range(g, demand[g.index], zones, own[id(g.options)], spans)
@@ -144,12 +148,13 @@ def component_bound(problem: Problem, members: Sequence[GroupInfo], demand: Mapp
         ranges[g.index] = r
     caps = [c for c in cap_sets(problem, members) if any(demand.get(i, 0) for i in c.members)]
     classes = _classes(members, demand, ranges, caps, dims)
-    list_sets = {id(g.options): frozenset(o.index for o in g.options) for g in members}
-    inside = {lid: [c for c in classes if list_sets[c.lid] <= s] for lid, s in list_sets.items()}
-    rows = len(zones) * (len(list_sets) * len(dims) + len(classes) + len(caps)) + len(classes)
-    scanned = sum(len(lst) for lst in {id(g.options): g.options for g in members}.values())
+    rows = len(zones) * (len(by_list) * len(dims) + len(classes) + len(caps)) + len(classes)
+    scanned = sum(len(lst) for lst in by_list.values())
     if rows > MAX_ROWS:
-        return ZoneNodes(0, 0, scanned, 0, 0.0)  # read, not built: no bound
+        return ZoneNodes(rows, 0, scanned, 0, 0.0, built=False)  # read, not built: no bound
+    options, lists = kept_options(members, dims)
+    list_sets = {lid: frozenset(o.index for o in lst) for lid, lst in by_list.items()}
+    inside = {lid: [c for c in classes if list_sets[c.lid] <= s] for lid, s in list_sets.items()}
     solver = pywraplp.Solver.CreateSolver("SCIP")
     if solver is None:
         return None
