@@ -12,11 +12,12 @@ from test_bound_is_valid import engine_plans, exhaustive_optimum
 from test_combinatorial_bound import EXAMPLES, deployment, pool, problem_of, zoned_problems
 
 from karpplan.constraints.topology_spread import TOPOLOGY_SPREAD
+from karpplan.engines import combinatorial_bound
 from karpplan.engines.background_bound import lp_bounds
 from karpplan.engines.bound import fluid_lower_bound
 from karpplan.engines.combinatorial_bound import zone_integer_bound
 from karpplan.engines.effort import WorkClock
-from karpplan.engines.zone_node_bound import zone_node_bound
+from karpplan.engines.zone_node_bound import unrounded, zone_node_bound
 from karpplan.planner import PlanOptions, solve
 from karpplan.verify import verify
 
@@ -58,6 +59,18 @@ def test_the_lp_bounds_the_optimiser_runs_are_raised_by_it(tmp_path: Path) -> No
     assert min(lp) < 0.68 and max(lp) == pytest.approx(0.695, rel=1e-5)
     plan, _, _ = solve(problem, PlanOptions(engine="optimal", time_limit=5.0, workers=1))
     assert plan.cost == pytest.approx(0.695)
+
+
+def test_plans_past_the_roundings_size_are_raised_by_it_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Past `worth_rounding` (5,000 pods; here lowered to 10) the one-dimension rounding is skipped, the programme
+    # still runs: the same 0.695 as above.
+    monkeypatch.setattr(combinatorial_bound, "MAX_PODS", 10)
+    problem = problem_of(tmp_path, pool("default", None, "small, medium") + deployment("web", 15, "700m", "zone-spread"))
+    placed = {g.index: g.size for g in problem.groups}
+    clock = WorkClock()
+    found = lp_bounds(problem, placed, fluid_lower_bound(problem), [], 2.0, clock.now() + 4.0, 0.0, clock, 1.0)
+    assert max(b for b, source in found if source == "configuration-lp") == pytest.approx(0.695, rel=1e-5)
+    assert unrounded(problem).cost == 0.0 and len(unrounded(problem).components) == 1
 
 
 def test_the_same_bound_and_clock_on_every_run(tmp_path: Path) -> None:

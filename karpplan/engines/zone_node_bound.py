@@ -32,12 +32,13 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from karpplan.engines.bound import _CapSet, cap_sets
+from karpplan.engines.bound import _CapSet, _required, cap_sets
 from karpplan.engines.combinatorial_bound import (
     CombinatorialBound,
     ComponentBound,
     _Spans,
     _zone_range,
+    components,
     zone_integer_bound,
 )
 from karpplan.engines.effort import WorkClock
@@ -91,6 +92,16 @@ def zone_node_bound(problem: Problem, required: Mapping[int, int] | None = None,
         value = found.bound if found is not None else 0.0
         out.append(replace(comp, cost=max(comp.cost, value)))
     return CombinatorialBound(sum(c.cost for c in out), tuple(out), whole.demand, time.monotonic() - start)
+
+
+def unrounded(problem: Problem, required: Mapping[int, int] | None = None) -> CombinatorialBound:
+    """The components `zone_integer_bound` would bound (none with pods that may use existing nodes), each at
+    cost 0: for plans past `combinatorial_bound.worth_rounding`, whose dynamic programmes take seconds."""
+    demand = _required(problem, required)
+    groups = [g for g in problem.groups if demand.get(g.index, 0) > 0]
+    out = tuple(ComponentBound(frozenset(g.index for g in members), 0.0) for members in components(groups)
+                if not any(g.existing_ok or not g.options for g in members))
+    return CombinatorialBound(0.0, out, demand, 0.0)
 
 
 def modelled_seconds(found: ZoneNodes) -> float:
@@ -250,4 +261,4 @@ def _classes(members: Sequence[GroupInfo], demand: Mapping[int, int],
     return out
 
 
-__all__ = ["ZoneNodes", "component_bound", "kept_options", "modelled_seconds", "zone_node_bound"]
+__all__ = ["ZoneNodes", "component_bound", "kept_options", "modelled_seconds", "unrounded", "zone_node_bound"]
