@@ -31,6 +31,7 @@ import time
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from karpplan.engines.bound import _CapSet, _required, cap_sets
 from karpplan.engines.combinatorial_bound import (
@@ -184,47 +185,15 @@ def component_bound(problem: Problem, members: Sequence[GroupInfo], demand: Mapp
         for i in range(len(zones)):
             row.SetCoefficient(y[(c.key, i)], 1.0)
     for i, z in enumerate(zones):
-        here = [o for o in options if o.zone == z]
-        for lid in list_sets:
-            for d in dims:
-                row = solver.Constraint(0.0, infinity)
-                for o in here:
-                    if lid in lists[o.index]:
-                        row.SetCoefficient(x[o.index], o.free.get(d) * scale[d])
-                for c in inside[lid]:
-                    row.SetCoefficient(y[(c.key, i)], -c.requests[dims.index(d)] * scale[d])
-        for c in classes:
-            row = solver.Constraint(0.0, infinity)
-            row.SetCoefficient(y[(c.key, i)], -1.0)
-            for o in here:
-                if c.lid in lists[o.index]:
-                    k = min((o.free.get(d) // r for d, r in zip(dims, c.requests, strict=True) if r > 0),
-                            default=c.pods)
-                    if c.per_node:
-                        k = min(k, c.per_node)
-                    if k > 0:
-                        row.SetCoefficient(x[o.index], float(k))
-        for cap in caps:
-            held = [c for c in classes if cap.members & c.groups]
-            row = solver.Constraint(0.0, infinity)
-            for o in here:
-                if any(c.lid in lists[o.index] for c in held):
-                    row.SetCoefficient(x[o.index], float(cap.per_node))
-            for c in held:
-                row.SetCoefficient(y[(c.key, i)], -1.0)
+        _zone_rows(solver, _Zone(i, [o for o in options if o.zone == z], lists, inside, x, y, scale), dims,
+                   classes, caps)
     objective = solver.Objective()
     for o in options:
         objective.SetCoefficient(x[o.index], o.price)
     objective.SetMinimization()
-    params = pywraplp.MPSolverParameters()
-    params.SetDoubleParam(pywraplp.MPSolverParameters.RELATIVE_MIP_GAP, 1e-7)
-    status = solver.Solve(params)
-    if status in (pywraplp.Solver.INFEASIBLE, pywraplp.Solver.ABNORMAL, pywraplp.Solver.MODEL_INVALID):
+    value = _proven(solver)
+    if value is None:
         return None
-    bound = objective.BestBound()
-    if status == pywraplp.Solver.UNBOUNDED or not math.isfinite(bound):
-        bound = 0.0
-    value = max(bound - TOLERANCE * abs(bound), 0.0)
     return ZoneNodes(rows, len(options) + len(y), scanned, int(solver.nodes()), value)
 
 
@@ -259,6 +228,67 @@ def _classes(members: Sequence[GroupInfo], demand: Mapping[int, int],
                           tuple(sum(ranges[g.index][1][i] for g in same) for i in range(zones)),
                           min((caps[i].per_node for i in held), default=0)))
     return out
+
+
+@dataclass(frozen=True)
+class _Zone:
+    """One zone's part of a programme: its options and the variables and tables its rows read."""
+
+    index: int
+    here: list[LaunchOption]
+    lists: Mapping[int, frozenset[int]]  # option index -> ids of the options lists holding it
+    inside: Mapping[int, list[_Class]]  # list id -> the classes whose options all lie in it
+    x: Mapping[int, Any]  # option index -> nodes bought
+    y: Mapping[tuple[int, int], Any]  # (class key, zone index) -> pods there
+    scale: Mapping[str, float]  # per dimension: 1 / the component's demand
+
+
+def _zone_rows(solver: Any, zone: _Zone, dims: Sequence[str], classes: Sequence[_Class],
+               caps: Sequence[_CapSet]) -> None:
+    """The zone's rows: room per options list and dimension, whole pods per class, nodes per cap set."""
+    infinity = solver.infinity()
+    i, lists, x, y = zone.index, zone.lists, zone.x, zone.y
+    for lid, inside in zone.inside.items():
+        for d in dims:
+            row = solver.Constraint(0.0, infinity)
+            for o in zone.here:
+                if lid in lists[o.index]:
+                    row.SetCoefficient(x[o.index], o.free.get(d) * zone.scale[d])
+            for c in inside:
+                row.SetCoefficient(y[(c.key, i)], -c.requests[dims.index(d)] * zone.scale[d])
+    for c in classes:
+        row = solver.Constraint(0.0, infinity)
+        row.SetCoefficient(y[(c.key, i)], -1.0)
+        for o in zone.here:
+            if c.lid in lists[o.index]:
+                k = min((o.free.get(d) // r for d, r in zip(dims, c.requests, strict=True) if r > 0), default=c.pods)
+                if c.per_node:
+                    k = min(k, c.per_node)
+                if k > 0:
+                    row.SetCoefficient(x[o.index], float(k))
+    for cap in caps:
+        held = [c for c in classes if cap.members & c.groups]
+        row = solver.Constraint(0.0, infinity)
+        for o in zone.here:
+            if any(c.lid in lists[o.index] for c in held):
+                row.SetCoefficient(x[o.index], float(cap.per_node))
+        for c in held:
+            row.SetCoefficient(y[(c.key, i)], -1.0)
+
+
+def _proven(solver: Any) -> float | None:
+    """SCIP's proven dual bound less its tolerance (0 when it proved none); None for an infeasible programme."""
+    from ortools.linear_solver import pywraplp  # lazy: start-up
+
+    params = pywraplp.MPSolverParameters()
+    params.SetDoubleParam(pywraplp.MPSolverParameters.RELATIVE_MIP_GAP, 1e-7)
+    status = solver.Solve(params)
+    if status in (pywraplp.Solver.INFEASIBLE, pywraplp.Solver.ABNORMAL, pywraplp.Solver.MODEL_INVALID):
+        return None
+    bound = solver.Objective().BestBound()
+    if status == pywraplp.Solver.UNBOUNDED or not math.isfinite(bound):
+        bound = 0.0
+    return float(max(bound - TOLERANCE * abs(bound), 0.0))
 
 
 __all__ = ["ZoneNodes", "component_bound", "kept_options", "modelled_seconds", "unrounded", "zone_node_bound"]
