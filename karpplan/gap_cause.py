@@ -5,7 +5,8 @@ count decides whose a wide gap is likely to be:
 
 * Counted. A workload's own hostname anti-affinity and hostname spread (at most one, or maxSkew, of its
   pods per node: the cap sets of `engines/bound.py` and the configuration LP's patterns); zone spreads
-  (whole nodes in every zone the spread forces, `engines/combinatorial_bound.py`, and the zone-indexed LP).
+  (whole nodes in every zone the spread forces, `engines/combinatorial_bound.py` one dimension at a time and
+  `engines/zone_node_bound.py` every dimension and whole pods per node at once, and the zone-indexed LP).
   NodePool weights bound nothing: they order Karpenter's choice, but the optimal engine may take any pool,
   so the cheapest plan, which the bound is a bound of, ignores them.
 * Relaxed. Hostname anti-affinity or hostname spreads that count other workloads' pods, zone anti-affinity

@@ -43,6 +43,7 @@ from karpplan.engines.combinatorial_bound import (
 from karpplan.engines.effort import WorkClock
 from karpplan.engines.patterns import PatternBound, pattern_lower_bound, zone_lower_bound
 from karpplan.engines.patterns.mix import PatternMix
+from karpplan.engines.zone_node_bound import unrounded, zone_node_bound
 from karpplan.scheduling.problem import Problem
 
 Sourced = list[tuple[float, str]]  # (bound in $/h, which LP gave it)
@@ -82,9 +83,10 @@ def lp_bounds(problem: Problem, placed: Mapping[int, int], fluid: FluidBound | N
             found.append((pattern.cost, "configuration-lp"))
             if on_mix is not None and pattern.mix is not None:
                 on_mix(pattern.mix)
-            if not proves(bounds(), plan_cost) and not clock.past_wall() and worth_rounding(problem):
-                # Whole nodes in every zone (`combinatorial_bound.py`) raise it where the LP's fractions are
-                # too cheap: the LP's duals price each component's pods, the rounding bounds their nodes.
+            if not proves(bounds(), plan_cost) and not clock.past_wall():
+                # Whole nodes in every zone (`combinatorial_bound.py`, `zone_node_bound.py`) raise it where the
+                # LP's fractions are too cheap: the LP's duals price each component's pods, the rounding bounds
+                # their nodes.
                 raised = _raised(problem, placed, pattern, clock)
                 if raised > pattern.cost:
                     found.append((raised, "configuration-lp"))
@@ -102,7 +104,14 @@ def _raised(problem: Problem, placed: Mapping[int, int], pattern: PatternBound, 
     """The configuration LP's bound raised per component (`with_lp_shares`); the LP's own if the raising fails
     on an input it was not built for: the bounds already found are kept either way."""
     try:
+        if not worth_rounding(problem):
+            # Past the rounding's size only the programmes (a pool's alike groups are one class, so they stay small).
+            whole = zone_node_bound(problem, placed, clock, unrounded(problem, placed),
+                                    wall_seconds=max(clock.wall_left(), 0.1))
+            return with_lp_shares(pattern.cost, pattern.duals, whole)
         whole = zone_integer_bound(problem, placed, clock)
+        # Every dimension at once, whole pods per node, per zone (`zone_node_bound.py`): raises components only.
+        whole = zone_node_bound(problem, placed, clock, whole, wall_seconds=max(clock.wall_left(), 0.1))
         return with_lp_shares(pattern.cost, pattern.duals, whole, component_floors(problem, whole, clock))
     except (ArithmeticError, ValueError, IndexError, KeyError):
         return pattern.cost
