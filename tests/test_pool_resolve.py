@@ -109,3 +109,42 @@ def test_the_pool_pass_gives_the_same_plan_for_the_same_seed(tmp_path: Path) -> 
     assert [(n.option.zone, n.option.instance_type.name, sorted(p.key for _, p in n.pods)) for n in plans[0].nodes
             if n.option is not None] == [(n.option.zone, n.option.instance_type.name, sorted(p.key for _, p in n.pods))
                                          for n in plans[1].nodes if n.option is not None]
+
+
+def test_the_split_counts_a_node_for_each_pod_of_a_hostname_anti_affinity_in_its_zone(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Six pods that want a node each (hostname anti-affinity to their own label), spread over three zones: each zone
+    # needs two nodes whatever its pods' room, so an xl and an s per zone is the cheapest plan. A split that counts
+    # the zone's room alone would see one xl per zone and send the packing after a plan it cannot build.
+    from karpplan.catalog import load_catalog
+    from karpplan.engines import pool_resolve
+    from karpplan.engines.cpsat.neighbourhood_model import Side
+    from karpplan.engines.pool_resolve import PoolResolve
+    from karpplan.model.build import load_inventory
+    from karpplan.planner import prepare
+
+    anti = deployment("solo", 6).replace(
+        "      topologySpreadConstraints:",
+        "      affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [\n"
+        "        {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: solo}}}]}}\n"
+        "      topologySpreadConstraints:").replace("cpu: 500m", "cpu: 100m")
+    (tmp_path / "catalog.yaml").write_text(THREE_ZONES.replace("price: 0.1}", "price: 0.5}"))
+    (tmp_path / "apps.yaml").write_text(POOL + anti)
+    problem = prepare(load_inventory([str(tmp_path / "apps.yaml")]),
+                      load_catalog(None, str(tmp_path / "catalog.yaml"))).problem
+    by_type = {(o.zone, o.instance_type.name): o for o in problem.options}
+    zones = sorted({o.zone for o in problem.options})
+    pods = [(g, p) for g in problem.groups for p in g.group.pods]
+    start = Solution("optimal", [SolvedNode(f"{z}-{t}", None, by_type[z, t], [pods[2 * i + (t == "s")]])
+                                 for i, z in enumerate(zones) for t in ("xl", "s")], [], "feasible")
+    search = NeighbourhoodSearch(Repacker(problem), seed=0, parallel=1)
+    run = search._start(start, WorkClock())
+    assert run.ledger is not None and run.ledger.stay is not None
+    family = run.ledger.family_of(next(iter(run.buckets)))
+    sides = [Side(k, run.shapes[k], list(run.buckets[k]), len(run.buckets[k])) for k in family]
+    resolver = PoolResolve(search.builder, search.repacker, run.ledger)
+    kinds = search.builder.kinds(sides, run.ledger.stay)
+    assert resolver._split(sides, kinds, {}, 5.0, 0).counts is None  # nothing is cheaper than an xl and an s a zone
+    monkeypatch.setattr(pool_resolve, "PER_NODE_CAPS", False)
+    blind = resolver._split(sides, kinds, {}, 5.0, 0)
+    assert blind.counts is not None and blind.nodes == [1, 1, 1]  # the room alone: one xl a zone
