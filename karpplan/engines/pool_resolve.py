@@ -64,7 +64,6 @@ LARGE_POOL_KINDS = 2000  # ... re-packer (`large_pool.py`), holding pods of at m
 LARGE_POOL_SHARE = 0.5  # of the search's time, spent first on pools re-solved whole when one is large
 SPLIT_SHARE = 0.3  # of a pool's deterministic budget, for the split; the packing gets what the split left
 SPARE_SLOTS = 1  # slots per zone beyond the split's nodes, for what whole pods need more
-PER_NODE_CAPS = True  # the split counts nodes enough for its zones' pods under hostname spreads and anti-affinity
 SIZE_OPTIONS = 1  # options of each size (vCPUs) the split may launch, the most cost-efficient for the pods' mix
 
 
@@ -177,9 +176,6 @@ class PoolResolve:
             most = {o: min((int(shape.free[o][d]) // least[d] for d in dims if least[d] > 0), default=total)
                     for o in n[s]}
             m.add(sum(y[s]) <= sum(most[o] * v for o, v in n[s].items()))
-            if PER_NODE_CAPS:
-                for cap, capped in self._node_caps(kinds, s):
-                    m.add(sum(y[s][k] for k in capped) <= cap * sum(n[s].values()))
             if self.ledger.must_keep_a_node(side, shape.options[0]):
                 m.add(sum(n[s].values()) >= 1)
             cost += [round(float(shape.price[o]) * PRICE_SCALE) * v for o, v in n[s].items()]
@@ -204,25 +200,6 @@ class PoolResolve:
                 sum(solver.value(c) for c in cost) >= old_price * PRICE_SCALE - 0.5:
             return _Split(None, [], used, building)
         return _read_split(solver, kinds, y, n, used, building)
-
-    def _node_caps(self, kinds: Sequence[Kind], side: int) -> list[tuple[int, list[int]]]:
-        """(Most pods per node, the kinds it counts) for each hostname rule whose pods count themselves: a hard
-        hostname spread's owners that it matches (a node holding them holds at most `node_cap` matching pods),
-        a hostname anti-affinity term's owners that match it (one a node). So a side holds no more of those pods
-        than the cap times its nodes."""
-        book = self.repacker.rules
-        spread: dict[int, list[int]] = defaultdict(list)
-        anti: dict[int, list[int]] = defaultdict(list)
-        for k, kind in enumerate(kinds):
-            if not kind.masks[side].any():
-                continue
-            rules = book.by_group[kind.group.index]
-            for rid in set(rules.spread_owned) & set(rules.spread_matches):
-                spread[rid].append(k)
-            for tid in set(rules.anti_owned) & set(rules.anti_matches):
-                anti[tid].append(k)
-        out = [(int(book.node_cap[rid]), ks) for rid, ks in sorted(spread.items())]
-        return out + [(1, ks) for _, ks in sorted(anti.items())]
 
     def _split_options(self, shape: BucketShape, kinds: Sequence[Kind], side: int, spend: float) -> list[int]:
         """Options the split may launch on a side: every size the side's pods may use, the `SIZE_OPTIONS` most
