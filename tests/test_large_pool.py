@@ -90,17 +90,23 @@ def test_many_small_deployments_spread_over_zones_get_cheaper(tmp_path: Path, ev
     assert plan.cost < start.cost - 1e-9
 
 
-@pytest.mark.parametrize("nodes", [3, 30])
-def test_only_a_pool_past_the_cpsat_packing_takes_time_first(nodes: int) -> None:
+@pytest.mark.parametrize(("nodes", "kinds"), [(3, 3), (30, 30), (30, 300), (6, 300)])
+def test_only_a_pool_of_more_kinds_than_the_cpsat_packing_takes_time_first(nodes: int, kinds: int) -> None:
     class Ledger:
         def family_of(self, key: object) -> list[object]:
             return ["a", "b", "c"]
 
+    class Group:
+        def __init__(self, index: int) -> None:
+            self.index = index
+
     class Node:
-        pods: list[object] = []
+        def __init__(self, groups: range) -> None:
+            self.pods = [(Group(g), None) for g in groups]
 
-    buckets = {k: [Node() for _ in range(nodes // 3)] for k in "abc"}
+    per_node = -(-kinds // nodes)
+    nodes_of = [Node(range(i * per_node, min((i + 1) * per_node, kinds))) for i in range(nodes)]
+    buckets = {k: nodes_of[i::3] for i, k in enumerate("abc")}
     share = pool_resolve.large_pool_share(Ledger(), buckets, 10.0)  # type: ignore[arg-type]
-    assert share == (pool_resolve.LARGE_POOL_SHARE * 10.0 if nodes > pool_resolve.POOL_NODES else 0.0)
+    assert share == (pool_resolve.LARGE_POOL_SHARE * 10.0 if kinds > pool_resolve.POOL_KINDS else 0.0)
     assert pool_resolve.large_pool_share(None, buckets, 10.0) == 0.0  # type: ignore[arg-type]
-

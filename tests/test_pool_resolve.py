@@ -109,3 +109,26 @@ def test_the_pool_pass_gives_the_same_plan_for_the_same_seed(tmp_path: Path) -> 
     assert [(n.option.zone, n.option.instance_type.name, sorted(p.key for _, p in n.pods)) for n in plans[0].nodes
             if n.option is not None] == [(n.option.zone, n.option.instance_type.name, sorted(p.key for _, p in n.pods))
                                          for n in plans[1].nodes if n.option is not None]
+
+
+@pytest.mark.parametrize("refine", [True, False])
+def test_a_split_the_one_packing_misses_is_packed_zone_by_zone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                refine: bool) -> None:
+    from karpplan.engines import pool_resolve
+    from karpplan.engines.cpsat.neighbourhood_model import SubProblem
+    from karpplan.verify import verify
+
+    # Every model over more than one zone finds nothing (as when its budget runs out on a larger pool): only the
+    # zone-by-zone packing of the split, each zone re-solved alone, can reach the cheaper plan.
+    inner = SubProblem.solve
+    monkeypatch.setattr(SubProblem, "solve", lambda self, budget, seed: (None, 0.01) if len(self.sides) > 1
+                        else inner(self, budget, seed))
+    monkeypatch.setattr(pool_resolve, "ZONE_REFINE", refine)
+    problem = _problem(tmp_path)
+    start = _even_split(problem)
+    better = NeighbourhoodSearch(Repacker(problem), seed=0, parallel=1).improve(start, WorkClock(), 5.0)
+    assert verify(problem, better) == [] and pods_of(better) == pods_of(start)
+    if refine:
+        assert better.cost == pytest.approx(1.8)
+    else:
+        assert better.cost > 1.8 + 1e-6

@@ -31,10 +31,11 @@ PACK_POD_SECONDS = 2e-4  # modelled seconds the re-packer's packings take per po
 
 
 def pack_zones(repacker: Repacker, ledger: ZoneLedger, sides: Sequence[Side], kinds: Sequence[Kind],
-               counts: Sequence[Sequence[int]], headroom: Mapping[str, Mapping[str, int]]
+               counts: Sequence[Sequence[int]], headroom: Mapping[str, Mapping[str, int]], cheaper: bool = True
                ) -> tuple[list[SolvedNode] | None, float]:
     """(The pool's nodes packed zone by zone with `counts[s][k]` pods of kind k on side s, or None when not
-    cheaper or not valid; the modelled seconds the packings took.)"""
+    cheaper (unless `cheaper` is off: a start for a finer packing) or not valid; the modelled seconds the
+    packings took.)"""
     origin: dict[int, LaunchOption] = {id(pod): node.option for side in sides for node in side.nodes
                                         if node.option is not None for _, pod in node.pods}
     items: list[list[PlacedPod]] = [[] for _ in sides]
@@ -49,7 +50,7 @@ def pack_zones(repacker: Repacker, ledger: ZoneLedger, sides: Sequence[Side], ki
             return None, seconds
         out.extend(packed)
     old_price = sum(n.price for side in sides for n in side.nodes)
-    if sum(n.price for n in out) >= old_price - 1e-9 or not _within_limits(sides, out, headroom):
+    if (cheaper and sum(n.price for n in out) >= old_price - 1e-9) or not within_limits(sides, out, headroom):
         return None, seconds
     return out, seconds
 
@@ -72,7 +73,7 @@ def _moved(kind: Kind, want: Sequence[int]) -> list[list[Pod]]:
     return out
 
 
-def _within_limits(sides: Sequence[Side], nodes: Sequence[SolvedNode], headroom: Mapping[str, Mapping[str, int]]
+def within_limits(sides: Sequence[Side], nodes: Sequence[SolvedNode], headroom: Mapping[str, Mapping[str, int]]
                    ) -> bool:
     """The pool's limited resources: no more than its nodes now hold plus its headroom (as the split's rows)."""
     pools = {str(side.key[0]) for side in sides}
@@ -87,4 +88,4 @@ def _within_limits(sides: Sequence[Side], nodes: Sequence[SolvedNode], headroom:
     return True
 
 
-__all__ = ["PACK_POD_SECONDS", "pack_zones"]
+__all__ = ["PACK_POD_SECONDS", "pack_zones", "within_limits"]

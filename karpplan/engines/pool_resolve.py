@@ -48,7 +48,7 @@ from karpplan.engines.cpsat.neighbourhood_model import (
     add_pool_limit_rows,
 )
 from karpplan.engines.effort import cp_sat_seconds, model_build_seconds
-from karpplan.engines.large_pool import pack_zones
+from karpplan.engines.large_pool import pack_zones, within_limits
 from karpplan.engines.repack import BucketShape, Repacker
 from karpplan.engines.repack.bucket import BucketKey
 from karpplan.engines.result import SolvedNode
@@ -64,6 +64,7 @@ LARGE_POOL_KINDS = 2000  # ... re-packer (`large_pool.py`), holding pods of at m
 LARGE_POOL_SHARE = 0.5  # of the search's time, spent first on pools re-solved whole when one is large
 SPLIT_SHARE = 0.3  # of a pool's deterministic budget, for the split; the packing gets what the split left
 SPARE_SLOTS = 1  # slots per zone beyond the split's nodes, for what whole pods need more
+ZONE_REFINE = True  # a split the one packing model misses is packed zone by zone, each re-solved by CP-SAT
 SIZE_OPTIONS = 1  # options of each size (vCPUs) the split may launch, the most cost-efficient for the pods' mix
 
 
@@ -85,19 +86,22 @@ def pool_families(ledger: ZoneLedger, buckets: Mapping[BucketKey, list[SolvedNod
 
 
 def large_pool_share(ledger: ZoneLedger | None, buckets: Mapping[BucketKey, list[SolvedNode]], left: float) -> float:
-    """Modelled seconds of the search's `left` to spend first on re-solving pools whole, when some pool is too
-    large for the packing's CP-SAT model (`POOL_NODES`, `POOL_KINDS`: its zones are packed by the re-packer,
-    `large_pool.py`): such pools' waste is in how their pods split over the zones, which neighbourhoods of a few
-    nodes reach slowly (many-deployments 20,000: 300.99 -> 299.77 $/h in a whole search), so they are re-solved
-    before the search rather than once it has nothing left to try (which a large plan never reaches). 0 else."""
+    """Modelled seconds of the search's `left` to spend first on re-solving pools whole, when some pool over several
+    zones holds pods of more kinds than the packing's CP-SAT model takes (`POOL_KINDS`: its zones are packed by the
+    re-packer, `large_pool.py`): such pools' waste is in how their pods split over the zones, which neighbourhoods
+    of a few nodes reach slowly (many-deployments 20,000, pools of 500 groups: 300.99 -> 299.77 $/h in a whole
+    search), so they are re-solved before the search rather than once it has nothing left to try (which a large
+    plan never reaches). 0 else. A pool past `POOL_NODES` alone does not qualify: realistic 1,000's spot pool
+    (29 nodes, 153 kinds) spent half the search on a split whose zones the re-packer then packed dearer than the
+    pool was (17.3683 -> 17.3971 $/h, work clock; session 17), while the neighbourhoods improve it step by step."""
     if ledger is None:
         return 0.0
     for key, nodes in buckets.items():
         if nodes:
             family = ledger.family_of(key)
             held = [n for k in family for n in buckets.get(k, ())]
-            if len(family) > 1 and len(held) <= LARGE_POOL_NODES and (
-                    len(held) > POOL_NODES or len({g.index for n in held for g, _ in n.pods}) > POOL_KINDS):
+            if len(family) > 1 and len(held) <= LARGE_POOL_NODES \
+                    and len({g.index for n in held for g, _ in n.pods}) > POOL_KINDS:
                 return LARGE_POOL_SHARE * max(left, 0.0)
     return 0.0
 
@@ -135,8 +139,43 @@ class PoolResolve:
             for g, ks in by_group.items():
                 m.add(sum(sub.x[j, k] for j in slots for k in ks) == split.counts[s].get(g, 0))
         building += model_build_seconds(len(m.proto.variables) + len(m.proto.constraints))
-        better, packing = sub.solve(max(budget - used, 0.01), seed)
-        return better, used + packing, building
+        share = budget - used if not ZONE_REFINE else (budget - used) / 2
+        better, packing = sub.solve(max(share, 0.01), seed)
+        used += packing
+        if better is None and ZONE_REFINE:
+            assert split.kind_counts is not None
+            refined, more, seconds = self._by_zone(sides, kinds, split.kind_counts, split.nodes, headroom,
+                                                   budget - used, seed)
+            return refined, used + more, building + seconds
+        return better, used, building
+
+    def _by_zone(self, sides: Sequence[Side], kinds: Sequence[Kind], counts: Sequence[Sequence[int]],
+                 nodes: Sequence[int], headroom: Mapping[str, Mapping[str, int]], budget: float, seed: int
+                 ) -> tuple[list[SolvedNode] | None, float, float]:
+        """The split packed zone by zone: the re-packer's packing of each zone's pods, re-solved by CP-SAT alone
+        (the split's nodes and a spare slot; the zones no longer interact once the split fixed their pods). (Nodes, or None when not
+        cheaper than the pool now; deterministic time; modelled seconds of building and packing.)"""
+        packed, seconds = pack_zones(self.repacker, self.ledger, sides, kinds, counts, headroom, cheaper=False)
+        if packed is None:
+            return None, 0.0, seconds
+        out: list[SolvedNode] = []
+        used = 0.0
+        if any(n.option is None or self.repacker.bucket_of(n.option) not in {side.key for side in sides} for n in packed):
+            return None, 0.0, seconds
+        for s, side in enumerate(sides):
+            mine = [n for n in packed if n.option is not None and self.repacker.bucket_of(n.option) == side.key]
+            if not mine:
+                continue
+            zone = Side(side.key, side.shape, mine, max(len(mine), nodes[s]) + SPARE_SLOTS)
+            sub = self.builder.prepare([zone], headroom)
+            seconds += model_build_seconds(len(sub.model.proto.variables) + len(sub.model.proto.constraints))
+            better, spent = sub.solve(max((budget - used) / 2, 0.01), seed)
+            used += spent
+            out.extend(better if better is not None else mine)
+        old_price = sum(n.price for side in sides for n in side.nodes)
+        if sum(n.price for n in out) >= old_price - 1e-9 or not within_limits(sides, out, headroom):
+            return None, used, seconds
+        return out, used, seconds
 
     def _split(self, sides: Sequence[Side], kinds: Sequence[Kind], headroom: Mapping[str, Mapping[str, int]],
                budget: float, seed: int) -> _Split:
