@@ -9,6 +9,9 @@ from typing import Any
 
 from test_consolidate_semantics import node, nodepool, pod, reason, removed, run, write
 
+from karpplan.consolidate.explain import explain_node
+from karpplan.consolidate.run import ConsolidateOptions
+
 
 def _pdb_min_available(name: str, namespace: str, app: str) -> dict[str, Any]:
     # as `kubectl get pdb -o yaml` prints one whose status the snapshot left out: Karpenter's count is then
@@ -127,3 +130,43 @@ def test_a_running_pod_s_ebs_volume_holds_it_to_its_zone(tmp_path: Path) -> None
         assert removed(report) == {"b": ("single", "replace"), "a": ("single", "delete")}, key
         new = report.actions[0].replacement
         assert new is not None and (new.instance_type, new.zone) == ("m5.large", "us-east-1b")
+
+
+def _coredns(name: str, on: str) -> dict[str, Any]:
+    # the CoreDNS pod spec the threads paste (EKS add-on): preferred hostname anti-affinity on k8s-app kube-dns
+    anti = {"affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 100, "podAffinityTerm": {"topologyKey": "kubernetes.io/hostname", "labelSelector": {
+            "matchExpressions": [{"key": "k8s-app", "operator": "In", "values": ["kube-dns"]}]}}}]}}}
+    return pod(name, on, cpu="100m", memory="70Mi", owner="ReplicaSet/coredns-799c5565b4",
+               labels={"k8s-app": "kube-dns"}, namespace="kube-system", spec=anti)
+
+
+def test_a_node_holding_one_coredns_replica_is_kept_and_node_says_which_preference(tmp_path: Path) -> None:
+    # https://github.com/aws/karpenter-provider-aws/issues/6426 (the reproduction: a t3.xlarge-only NodePool,
+    # a node left with one coredns pod and its DaemonSets is never consolidated) and #3753 (same, v0.27);
+    # the maintainers (#5685): "consolidation will always respect preferences".
+    pool = nodepool(families=("t3",))
+    pool["spec"]["template"]["spec"]["requirements"].append(
+        {"key": "karpenter.k8s.aws/instance-size", "operator": "In", "values": ["xlarge"]})
+    daemons = [pod(f"aws-node-{i}", f"n{i}", cpu="50m", memory="64Mi", owner="DaemonSet/aws-node",
+                   labels={"k8s-app": "aws-node"}, namespace="kube-system") for i in (1, 2, 3)]
+    path = write(tmp_path, *(node(f"n{i}", itype="t3.xlarge", zone=z) for i, z in
+                             ((1, "us-east-1a"), (2, "us-east-1b"), (3, "us-east-1c"))),
+                 *(_coredns(f"coredns-{i}", f"n{i}") for i in (1, 2, 3)), *daemons,
+                 pod("app-1", "n1", cpu="1500m", memory="4Gi"), pod("app-2", "n2", cpu="1500m", memory="4Gi"),
+                 pools=(pool,))
+    report = run(path)
+    assert removed(report) == {}
+    assert reason(report, "n3") == "Can't replace with a cheaper node"
+    fates = {f.pod: f.outcome for f in explain_node(ConsolidateOptions(paths=(str(path),), region="us-east-1",
+                                                                        time_limit=2.0), "n3").pods}
+    assert "preferred podAntiAffinity on kubernetes.io/hostname keeps it off node n" in fates["kube-system/coredns-3"]
+    assert fates["kube-system/aws-node-3"].startswith("DaemonSet pod")
+
+
+def test_without_the_preference_the_lone_replica_moves(tmp_path: Path) -> None:
+    path = write(tmp_path, node("n1"), node("n2", zone="us-east-1b"),
+                 pod("dns-1", "n1", cpu="100m", memory="70Mi", labels={"k8s-app": "kube-dns"}),
+                 pod("dns-2", "n2", cpu="100m", memory="70Mi", labels={"k8s-app": "kube-dns"}))
+    report = run(path)
+    assert len(removed(report)) == 1
