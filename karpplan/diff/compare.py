@@ -24,6 +24,7 @@ from typing import Any
 from karpplan.costs.apportion import MICRO
 from karpplan.costs.showback import PoolCost, WorkloadCost, workload_key
 from karpplan.diff.definitions import Definition
+from karpplan.diff.fields import changed_fields
 from karpplan.diff.model import Change, Gate, NewlyUnschedulable, PlanDiff, PoolChange, WorkloadChange
 from karpplan.diff.side import Side
 from karpplan.lint.core import Finding
@@ -52,6 +53,15 @@ def _where(head: Definition | None, base: Definition | None, relabel: Callable[[
     return "", 0
 
 
+def _fields(base: Definition | None, head: Definition | None) -> tuple[str, ...]:
+    """What changed between two definitions of one workload or pool (nothing when a side lacks it)."""
+    if base is None or head is None or base.digest == head.digest:
+        return ()
+    labels = [""] + [f"{b.get('kind', 'NodeClass')}/{(b.get('metadata') or {}).get('name', '')}"
+                     for b in (head.written[1:] or base.written[1:])]
+    return changed_fields(base.written, head.written, labels)
+
+
 def _workloads(base: Side, head: Side) -> tuple[WorkloadChange, ...]:
     costs: tuple[dict[str, WorkloadCost], dict[str, WorkloadCost]] = (
         {w.workload: w for w in base.costs.workloads}, {w.workload: w for w in head.costs.workloads})
@@ -69,7 +79,7 @@ def _workloads(base: Side, head: Side) -> tuple[WorkloadChange, ...]:
         namespace = key.split("/")[1] if key.count("/") >= 2 else ""
         file, line = _where(d_head, d_base, base.relabel)
         out.append(WorkloadChange(key, namespace, _change(present[0], present[1], differs), pods[0], pods[1],
-                                  micros[0], micros[1], file, line))
+                                  micros[0], micros[1], file, line, _fields(d_base, d_head)))
     return tuple(sorted(out, key=lambda w: (-abs(w.delta_micros), w.workload)))
 
 
@@ -91,7 +101,7 @@ def _pools(base: Side, head: Side) -> tuple[PoolChange, ...]:
         out.append(PoolChange(name, _change(present[0], present[1], differs),
                               0 if c_base is None else c_base.nodes, 0 if c_head is None else c_head.nodes,
                               micros[0], micros[1], 0 if c_base is None else c_base.idle_micros,
-                              0 if c_head is None else c_head.idle_micros, file, line))
+                              0 if c_head is None else c_head.idle_micros, file, line, _fields(d_base, d_head)))
     return tuple(out)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from karpplan.inputs.loader import Document
@@ -30,6 +30,8 @@ class Definition:
     digest: str
     file: str
     line: int
+    # the documents as written (a pool's node class second), for `fields.changed_fields`
+    written: tuple[Mapping[str, Any], ...] = field(default=(), compare=False, repr=False)
 
 
 def _written(body: Mapping[str, Any]) -> dict[str, Any]:
@@ -85,9 +87,11 @@ def definitions(documents: Sequence[Document]) -> Definitions:
         name = document_name(doc)
         if role in WORKLOAD_ROLES and not (role == "Pod" and _owned(doc.body)):
             key = f"{doc.kind}/{doc.namespace}/{name}"
-            workloads.setdefault(key, Definition(key, digest(doc.body), doc.origin.file, doc.origin.line))
+            workloads.setdefault(key, Definition(key, digest(doc.body), doc.origin.file, doc.origin.line,
+                                                 (_written(doc.body),)))
         elif role in POOL_ROLES:
             node_class = classes.get(_node_class_name(doc.body) or "")
             bodies = (doc.body,) if node_class is None else (doc.body, node_class.body)
-            pools.setdefault(name, Definition(name, digest(*bodies), doc.origin.file, doc.origin.line))
+            pools.setdefault(name, Definition(name, digest(*bodies), doc.origin.file, doc.origin.line,
+                                              tuple(_written(b) for b in bodies)))
     return Definitions(workloads, pools)
