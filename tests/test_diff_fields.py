@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import manifests
 from diff_helpers import deployment, karpplan, write
-from manifests import ON_DEMAND, ZONE, ec2nodeclass, nodepool
+from manifests import HOSTNAME, ON_DEMAND, ZONE, ec2nodeclass, nodepool
 
 from karpplan.diff.fields import LIMIT, changed_fields
 
@@ -51,3 +52,33 @@ def test_named_items_are_matched_by_name_and_long_lists_are_cut() -> None:
     assert fields == ("metadata added",)
     grown = changed_fields([{"metadata": {"labels": {}}}], [many])
     assert len(grown) == LIMIT and grown[-1] == "and 4 more"
+
+
+def test_a_tightened_spread_s_half_empty_nodes_are_put_next_to_the_workload(tmp_path: Path) -> None:
+    # Four 250m pods share one m5.large in BASE; a hostname spread (maxSkew 1, DoNotSchedule) gives each its own
+    # node in HEAD. The showback rule charges the workload its share only, so most of the increase is the pool's
+    # idle cost: the pool's row names the changed workload running on those nodes.
+    requirements = {**ON_DEMAND, ZONE: ("us-east-1a",), FAMILY: ("m5",)}
+    pool = "---\n".join([nodepool(requirements=requirements), ec2nodeclass()])
+    write(tmp_path / "base" / "all.yaml", pool, manifests.deployment("api", 4, namespace="shop", cpu="250m",
+                                                                    memory="256Mi"))
+    write(tmp_path / "head" / "all.yaml", pool, manifests.deployment("api", 4, namespace="shop", cpu="250m",
+                                                                    memory="256Mi", spread=(HOSTNAME, "DoNotSchedule")))
+    doc = json.loads(karpplan("diff", "base", "head", "--region", "us-east-1", "-o", "json", cwd=tmp_path).stdout)
+    assert (doc["base"]["newNodes"], doc["head"]["newNodes"]) == (1, 4)
+    [api] = doc["workloads"]
+    assert api["fields"] == ["spec.template.spec.topologySpreadConstraints added"]
+    [pool_change] = doc["pools"]
+    assert pool_change["idleWith"] == ["Deployment/shop/api"]
+    assert pool_change["idleHourlyCostHead"] > pool_change["idleHourlyCostBase"]
+    table = karpplan("diff", "base", "head", "--region", "us-east-1", cwd=tmp_path, env={"COLUMNS": "160"}).stdout
+    assert "left unrequested (idle) on HEAD, where these changed workloads run: Deployment/shop/api" in table
+
+
+def test_an_idle_pool_without_a_changed_workload_names_none(tmp_path: Path) -> None:
+    requirements = {**ON_DEMAND, ZONE: ("us-east-1a",), FAMILY: ("m5",)}
+    pool = "---\n".join([nodepool(requirements=requirements), ec2nodeclass()])
+    for side in ("base", "head"):
+        write(tmp_path / side / "all.yaml", pool, manifests.deployment("api", 2, namespace="shop", cpu="250m"))
+    doc = json.loads(karpplan("diff", "base", "head", "--region", "us-east-1", "-o", "json", cwd=tmp_path).stdout)
+    assert doc["pools"][0]["idleWith"] == []

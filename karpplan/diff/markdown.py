@@ -53,12 +53,15 @@ def _where(file: str, line: int) -> str:
 
 
 def headline(diff: PlanDiff) -> str:
-    """`karpplan diff: +$210.24/month (+100.0%)`."""
+    """`karpplan diff: +$210.24/month (+100.0%)`, `..., 2 pods newly unschedulable`."""
     percent = diff.gate.increase_percent
     change = f" ({percent:+.1f}%)" if percent is not None and diff.delta_micros else ""
     if diff.base_micros == 0 and diff.delta_micros > 0:
         change = " (from nothing)"
-    return f"karpplan diff: {signed_monthly(diff.delta_micros)}/month{change}"
+    # a saving made by pods HEAD no longer runs is no saving: said in the same line
+    lost = len(diff.newly_unschedulable)
+    left = f", {lost} pod{'s' if lost > 1 else ''} newly unschedulable" if lost else ""
+    return f"karpplan diff: {signed_monthly(diff.delta_micros)}/month{change}{left}"
 
 
 def _summary_table(diff: PlanDiff) -> list[str]:
@@ -113,7 +116,8 @@ def _workloads_table(workloads: Sequence[WorkloadChange]) -> list[str]:
 
 def _pools_table(pools: Sequence[PoolChange]) -> list[str]:
     rows = [_row(f"`{cell(p.name)}`", p.change, f"{p.nodes_base} → {p.nodes_head}", *cost_cells(p),
-                 monthly(p.idle_head_micros), fields_cell(p.fields)) for p in pools]
+                 monthly(p.idle_head_micros), "<br>".join(filter(None, (fields_cell(p.fields), cell(p.idle_note() or "")))))
+            for p in pools]
     return ["| NodePool | Change | New nodes | BASE $/month | HEAD $/month | Change $/month | HEAD idle $/month "
             "| What changed |",
             "|---|---|---:|---:|---:|---:|---:|---|", *_capped(rows, len(rows))]

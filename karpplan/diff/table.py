@@ -51,7 +51,8 @@ def render_table(diff: PlanDiff, console: Console) -> None:
     def say(text: Text) -> None:
         console.print(text, highlight=False, emoji=False)
 
-    style = "bold red" if diff.delta_micros > 0 else ("bold green" if diff.delta_micros < 0 else "bold")
+    style = "bold red" if diff.delta_micros > 0 or diff.newly_unschedulable else (
+        "bold green" if diff.delta_micros < 0 else "bold")
     say(Text(headline(diff), style=style))
     for note in diff.notes:
         say(Text(note, style="yellow"))
@@ -77,7 +78,8 @@ def render_table(diff: PlanDiff, console: Console) -> None:
     if pools:
         _print_changes(console, f"NodePools ({len(pools)} changed or costing differently)", ("NodePool", "New nodes"),
                        [(Text(p.name), p.change, f"{p.nodes_base} -> {p.nodes_head}", *cost_cells(p))
-                        for p in pools[:MAX_ROWS]], [(p.name, p.fields) for p in pools[:MAX_ROWS]])
+                        for p in pools[:MAX_ROWS]],
+                       [(p.name, p.fields + ((idle,) if (idle := p.idle_note()) else ())) for p in pools[:MAX_ROWS]])
     if diff.newly_unschedulable:
         console.print()
         say(Text(f"Newly unschedulable pods ({len(diff.newly_unschedulable)})", style="bold red"))
