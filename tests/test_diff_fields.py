@@ -82,3 +82,29 @@ def test_an_idle_pool_without_a_changed_workload_names_none(tmp_path: Path) -> N
         write(tmp_path / side / "all.yaml", pool, manifests.deployment("api", 2, namespace="shop", cpu="250m"))
     doc = json.loads(karpplan("diff", "base", "head", "--region", "us-east-1", "-o", "json", cwd=tmp_path).stdout)
     assert doc["pools"][0]["idleWith"] == []
+
+
+def _hpa(minimum: int) -> str:
+    return f"""\
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {{name: api, namespace: shop}}
+spec:
+  scaleTargetRef: {{apiVersion: apps/v1, kind: Deployment, name: api}}
+  minReplicas: {minimum}
+  maxReplicas: 11
+"""
+
+
+def test_a_replica_bump_made_in_the_hpa_is_named_under_its_workload(tmp_path: Path) -> None:
+    # a Helm chart with autoscaling enabled renders no spec.replicas and an HPA (ingress-nginx's
+    # controller.autoscaling.minReplicas): the bump is the HPA's, and the workload row says so
+    requirements = {**ON_DEMAND, ZONE: ("us-east-1a",), FAMILY: ("m5",)}
+    pool = "---\n".join([nodepool(requirements=requirements), ec2nodeclass()])
+    api = manifests.deployment("api", 1, namespace="shop", cpu="500m", memory="512Mi").replace("  replicas: 1\n", "")
+    write(tmp_path / "base" / "all.yaml", pool, api, _hpa(3))
+    write(tmp_path / "head" / "all.yaml", pool, api, _hpa(6))
+    doc = json.loads(karpplan("diff", "base", "head", "--region", "us-east-1", "-o", "json", cwd=tmp_path).stdout)
+    [w] = doc["workloads"]
+    assert (w["change"], w["podsBase"], w["podsHead"]) == ("changed", 3, 6)
+    assert w["fields"] == ["HorizontalPodAutoscaler/api: spec.minReplicas: 3 -> 6"]
