@@ -170,3 +170,19 @@ def test_without_the_preference_the_lone_replica_moves(tmp_path: Path) -> None:
                  pod("dns-2", "n2", cpu="100m", memory="70Mi", labels={"k8s-app": "kube-dns"}))
     report = run(path)
     assert len(removed(report)) == 1
+
+
+def test_the_old_node_opt_out_and_the_autoscaler_s_are_named_too(tmp_path: Path) -> None:
+    # v1alpha5's node annotation karpenter.sh/do-not-consolidate went the same way as do-not-evict
+    # (aws/karpenter-provider-aws#1327); the Cluster Autoscaler's safe-to-evict "false" was never Karpenter's.
+    path = write(tmp_path, node("a"), node("b", zone="us-east-1b",
+                                           annotations={"karpenter.sh/do-not-consolidate": "true"}),
+                 pod("web-1", "a"), pod("web-2", "a"),
+                 pod("db-0", "b", owner="StatefulSet/db", labels={"app": "db"},
+                     annotations={"cluster-autoscaler.kubernetes.io/safe-to-evict": "false"}))
+    report = run(path)
+    assert removed(report) == {"b": ("single", "delete")}
+    old = [w for w in report.warnings if "do-not-consolidate" in w]
+    autoscaler = [w for w in report.warnings if "safe-to-evict" in w]
+    assert len(old) == 1 and "node b has karpenter.sh/do-not-consolidate: \"true\"" in old[0]
+    assert len(autoscaler) == 1 and "pod default/db-0" in autoscaler[0] and "Cluster Autoscaler" in autoscaler[0]

@@ -52,5 +52,5 @@ def _warning(annotation: str, hits: Sequence[tuple[str, Origin, str]]) -> str:
     kind, why = IGNORED[annotation]
     name, origin, value = hits[0]
     others = f" (and {len(hits) - 1} other {kind}(s))" if len(hits) > 1 else ""
-    return (f"{origin}: {kind} {name}{others} has {annotation}: {value!r}, which does not stop consolidation: "
+    return (f"{origin}: {kind} {name}{others} has {annotation}: \"{value}\", which does not stop consolidation: "
             f"{why}; Karpenter may disrupt its node. To keep it, annotate with {DO_NOT_DISRUPT}: \"true\"")
