@@ -130,6 +130,9 @@ def test_a_running_pod_s_ebs_volume_holds_it_to_its_zone(tmp_path: Path) -> None
         assert removed(report) == {"b": ("single", "replace"), "a": ("single", "delete")}, key
         new = report.actions[0].replacement
         assert new is not None and (new.instance_type, new.zone) == ("m5.large", "us-east-1b")
+        options = ConsolidateOptions(paths=(str(path),), region="us-east-1", time_limit=2.0)
+        [fate] = [f for f in explain_node(options, "b").pods if f.pod == "default/db-0"]
+        assert "its volumes hold it to us-east-1b (PVC data-db-0)" in fate.outcome
 
 
 def _coredns(name: str, on: str) -> dict[str, Any]:

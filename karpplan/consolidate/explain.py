@@ -86,6 +86,9 @@ def _fates(state: ClusterState, c: Candidate, limits: Limits) -> tuple[list[PodF
             types = list(dict.fromkeys(o.instance_type.name for o in claim.options))
             where = (f"would need a new NodeClaim of NodePool {claim.chosen.pool.name} (cheapest "
                      f"{claim.chosen.instance_type.name} ${claim.chosen.price:.4f}/h, {len(types)} type(s) fit)")
+            zones = pod.template.volumes.allowed
+            if zones is not None:
+                where += f": its volumes hold it to {', '.join(sorted(zones))} ({pod.template.volumes.claims[0].subject})"
             if pod.key in preferred:
                 node_left, kinds = preferred[pod.key]
                 where += (f": its {', '.join(kinds)} keeps it off node {node_left}, which has room (Karpenter "
