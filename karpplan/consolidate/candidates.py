@@ -14,8 +14,9 @@ import re
 from dataclasses import dataclass
 
 from karpplan.consolidate.budgets import Disruption
+from karpplan.consolidate.legacy import DO_NOT_DISRUPT
 from karpplan.consolidate.pdb import Limits, tolerates_disrupted
-from karpplan.consolidate.snapshot import DO_NOT_DISRUPT, SimNode, is_daemon, is_mirror
+from karpplan.consolidate.snapshot import SimNode, is_daemon, is_mirror
 from karpplan.model.pods import Pod
 from karpplan.model.pools import NodePool
 

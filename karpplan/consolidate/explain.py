@@ -18,6 +18,7 @@ from karpplan.consolidate.candidates import (
 from karpplan.consolidate.decide import Command, decide
 from karpplan.consolidate.loop import SteadyState, steady_state
 from karpplan.consolidate.pdb import Limits
+from karpplan.consolidate.preferences import kept_off
 from karpplan.consolidate.report import API_VERSION
 from karpplan.consolidate.run import ConsolidateOptions, read, time_limit_of, verdicts
 from karpplan.consolidate.simulate import simulate
@@ -75,6 +76,7 @@ def _fates(state: ClusterState, c: Candidate, limits: Limits) -> tuple[list[PodF
     outcome = simulate(state, [c])
     claims = {p.key: claim for claim in outcome.claims for p in claim.pods}
     errors = {p.key: why for p, why in outcome.errors}
+    preferred = kept_off(state, c, outcome)
     fates: list[PodFate] = []
     for pod in c.pods:
         if pod.key in outcome.placed:
@@ -84,6 +86,14 @@ def _fates(state: ClusterState, c: Candidate, limits: Limits) -> tuple[list[PodF
             types = list(dict.fromkeys(o.instance_type.name for o in claim.options))
             where = (f"would need a new NodeClaim of NodePool {claim.chosen.pool.name} (cheapest "
                      f"{claim.chosen.instance_type.name} ${claim.chosen.price:.4f}/h, {len(types)} type(s) fit)")
+            zones = pod.template.volumes.allowed
+            if zones is not None:
+                where += f": its volumes hold it to {', '.join(sorted(zones))} ({pod.template.volumes.claims[0].subject})"
+            if pod.key in preferred:
+                node_left, kinds = preferred[pod.key]
+                where += (f": its {', '.join(kinds)} keeps it off node {node_left}, which has room (Karpenter "
+                          "honours preferences while a new node can, and relaxes them only for a pod that "
+                          "cannot schedule at all)")
         elif pod.key in errors:
             where = f"cannot move: {errors[pod.key]}"
         else:

@@ -21,7 +21,9 @@ from karpplan.consolidate.budgets import (
     Disruption,
     NodeBudget,
 )
+from karpplan.consolidate.legacy import ignored_annotations
 from karpplan.consolidate.pdb import Budget
+from karpplan.consolidate.volumes import with_bound_volumes
 from karpplan.errors import InputError
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document, read_documents
 from karpplan.model import labels as L
@@ -31,7 +33,6 @@ from karpplan.model.inventory import Inventory
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import Pod
 
-DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 # The taints Karpenter puts on a node it is disrupting: v1's `karpenter.sh/disrupted:NoSchedule`, v1beta1's
 # `karpenter.sh/disruption=disrupting:NoSchedule`.
@@ -239,7 +240,7 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
     names = {n.name for n in nodes}
     pods_on: dict[str, list[Pod]] = {n.name: [] for n in nodes}
     pending: list[Pod] = []
-    for pod in inventory.pods:
+    for pod in with_bound_volumes(inventory.pods, documents):
         if pod.terminal:
             continue
         if pod.node_name is None:
@@ -255,6 +256,9 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
     for pdb in pdbs:
         if not any(pdb.selects(p) for p in everyone):
             warnings.append(f"{pdb.origin}: PodDisruptionBudget {pdb.key} selects no pod in the snapshot")
+    warnings.extend(ignored_annotations(
+        [("node", n.name, n.annotations, n.node.origin) for n in nodes]
+        + [("pod", p.key, p.template.annotations, p.origin) for ps in pods_on.values() for p in ps]))
     for d in disruption.values():
         for b in d.scheduled:
             warnings.append(f"{b.origin}: NodePool {d.pool}: budget nodes={b.nodes} has schedule {b.schedule!r}: "

@@ -19,15 +19,19 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from karpplan.costs.apportion import MICRO
 from karpplan.costs.showback import PoolCost, WorkloadCost, workload_key
 from karpplan.diff.definitions import Definition
+from karpplan.diff.fields import changed_fields
 from karpplan.diff.model import Change, Gate, NewlyUnschedulable, PlanDiff, PoolChange, WorkloadChange
 from karpplan.diff.side import Side
 from karpplan.lint.core import Finding
 from karpplan.plan import Plan
+
+IDLE_WORTH_NAMING = 1370  # micro-dollars an hour: $1 a month
 
 TIMINGS = ("solveSeconds", "phases")  # vary from run to run: not in a diff
 
@@ -52,6 +56,15 @@ def _where(head: Definition | None, base: Definition | None, relabel: Callable[[
     return "", 0
 
 
+def _fields(base: Definition | None, head: Definition | None) -> tuple[str, ...]:
+    """What changed between two definitions of one workload or pool (nothing when a side lacks it)."""
+    if base is None or head is None or base.digest == head.digest:
+        return ()
+    labels = [""] + [f"{b.get('kind', 'NodeClass')}/{(b.get('metadata') or {}).get('name', '')}"
+                     for b in (head.written[1:] or base.written[1:])]
+    return changed_fields(base.written, head.written, labels)
+
+
 def _workloads(base: Side, head: Side) -> tuple[WorkloadChange, ...]:
     costs: tuple[dict[str, WorkloadCost], dict[str, WorkloadCost]] = (
         {w.workload: w for w in base.costs.workloads}, {w.workload: w for w in head.costs.workloads})
@@ -69,8 +82,34 @@ def _workloads(base: Side, head: Side) -> tuple[WorkloadChange, ...]:
         namespace = key.split("/")[1] if key.count("/") >= 2 else ""
         file, line = _where(d_head, d_base, base.relabel)
         out.append(WorkloadChange(key, namespace, _change(present[0], present[1], differs), pods[0], pods[1],
-                                  micros[0], micros[1], file, line))
+                                  micros[0], micros[1], file, line, _fields(d_base, d_head)))
     return tuple(sorted(out, key=lambda w: (-abs(w.delta_micros), w.workload)))
+
+
+def _on_new_nodes(plan: Plan) -> dict[str, set[str]]:
+    """Pool -> the workloads with pods on its new nodes."""
+    pools = {n.name: n.node_pool for n in plan.nodes if n.new and n.node_pool}
+    out: dict[str, set[str]] = {}
+    for pod in plan.pods:
+        pool = pools.get(pod.node or "")
+        if pool is not None:
+            out.setdefault(pool, set()).add(workload_key(pod.workload, pod.namespace))
+    return out
+
+
+def _idle_neighbours(pools: tuple[PoolChange, ...], workloads: tuple[WorkloadChange, ...],
+                     head: Side) -> tuple[PoolChange, ...]:
+    """Each pool whose idle cost grows, with the changed or added workloads on its new HEAD nodes: the showback
+    rule charges a workload its share only, so a constraint that leaves nodes half empty shows as the pool's idle
+    cost; naming the workloads there keeps the cause next to the cost."""
+    touched = {w.workload for w in workloads if w.change in ("changed", "added")}
+    placed = _on_new_nodes(head.plan)
+    out = []
+    for p in pools:
+        grew = p.idle_head_micros - p.idle_base_micros >= IDLE_WORTH_NAMING
+        names = tuple(sorted(placed.get(p.name, set()) & touched)) if grew else ()
+        out.append(replace(p, idle_with=names) if names else p)
+    return tuple(out)
 
 
 def _pools(base: Side, head: Side) -> tuple[PoolChange, ...]:
@@ -91,7 +130,7 @@ def _pools(base: Side, head: Side) -> tuple[PoolChange, ...]:
         out.append(PoolChange(name, _change(present[0], present[1], differs),
                               0 if c_base is None else c_base.nodes, 0 if c_head is None else c_head.nodes,
                               micros[0], micros[1], 0 if c_base is None else c_base.idle_micros,
-                              0 if c_head is None else c_head.idle_micros, file, line))
+                              0 if c_head is None else c_head.idle_micros, file, line, _fields(d_base, d_head)))
     return tuple(out)
 
 
@@ -200,11 +239,12 @@ def compare(base: Side, head: Side, *, engine: str, fail_on_increase: float | No
     lint_fixed = _unmatched(base.findings, head.findings)
     micros = (base.costs.hourly_micros, head.costs.hourly_micros)
     new_errors = sum(1 for f in lint_new if f.severity.value == "error")
+    workloads = _workloads(base, head)
     return PlanDiff(
         engine=engine, base=_summary(base), head=_summary(head), base_micros=micros[0], head_micros=micros[1],
         new_nodes_delta=head.plan.summary.new_nodes - base.plan.summary.new_nodes,
         unschedulable_delta=head.plan.summary.unschedulable - base.plan.summary.unschedulable,
-        workloads=_workloads(base, head), pools=_pools(base, head), newly_unschedulable=newly,
+        workloads=workloads, pools=_idle_neighbours(_pools(base, head), workloads, head), newly_unschedulable=newly,
         lint_new=tuple(sorted((_finding(f, head.relabel) for f in lint_new), key=_order)),
         lint_fixed=tuple(sorted((_finding(f, base.relabel) for f in lint_fixed), key=_order)),
         gate=_gate(micros, newly, new_errors, fail_on_increase),

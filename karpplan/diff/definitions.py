@@ -4,7 +4,8 @@ written and where (`file:line`), so that the two sides can be matched and told a
 A workload is matched by kind, namespace and name (`Deployment/shop/web`), a pool by name. Two definitions
 are the same when their documents are, ignoring what the API server writes (`status`, `resourceVersion`,
 `managedFields`, ...) and key order: a reformatted file changes nothing. A NodePool's definition includes the
-node class it references, whose changes change what the pool launches.
+node class it references, whose changes change what the pool launches; a workload's, the
+HorizontalPodAutoscalers that scale it (their `minReplicas` sets how many pods are planned).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from karpplan.inputs.loader import Document
@@ -30,6 +31,8 @@ class Definition:
     digest: str
     file: str
     line: int
+    # the documents as written (a pool's node class second), for `fields.changed_fields`
+    written: tuple[Mapping[str, Any], ...] = field(default=(), compare=False, repr=False)
 
 
 def _written(body: Mapping[str, Any]) -> dict[str, Any]:
@@ -69,6 +72,20 @@ def _owned(body: Mapping[str, Any]) -> bool:
     return isinstance(metadata, Mapping) and bool(metadata.get("ownerReferences"))
 
 
+def _scalers(documents: Sequence[Document]) -> dict[str, list[Mapping[str, Any]]]:
+    """Workload key -> the HorizontalPodAutoscalers that scale it (`spec.scaleTargetRef`): a Helm chart's replica
+    bump is often the HPA's `minReplicas`, so the HPA is part of the workload's definition."""
+    out: dict[str, list[Mapping[str, Any]]] = {}
+    for doc in documents:
+        if role_of(doc) != "HorizontalPodAutoscaler":
+            continue
+        spec = doc.body.get("spec")
+        target = spec.get("scaleTargetRef") if isinstance(spec, Mapping) else None
+        if isinstance(target, Mapping) and target.get("kind") and target.get("name"):
+            out.setdefault(f"{target['kind']}/{doc.namespace}/{target['name']}", []).append(doc.body)
+    return out
+
+
 @dataclass(frozen=True)
 class Definitions:
     workloads: Mapping[str, Definition]
@@ -78,6 +95,7 @@ class Definitions:
 def definitions(documents: Sequence[Document]) -> Definitions:
     """The workloads and pools `documents` define (the first definition of a key wins, as the planner reads)."""
     classes = {document_name(d): d for d in documents if role_of(d) == "NodeClass"}
+    scalers = _scalers(documents)
     workloads: dict[str, Definition] = {}
     pools: dict[str, Definition] = {}
     for doc in documents:
@@ -85,9 +103,12 @@ def definitions(documents: Sequence[Document]) -> Definitions:
         name = document_name(doc)
         if role in WORKLOAD_ROLES and not (role == "Pod" and _owned(doc.body)):
             key = f"{doc.kind}/{doc.namespace}/{name}"
-            workloads.setdefault(key, Definition(key, digest(doc.body), doc.origin.file, doc.origin.line))
+            bodies = (doc.body, *scalers.get(key, ()))
+            workloads.setdefault(key, Definition(key, digest(*bodies), doc.origin.file, doc.origin.line,
+                                                 tuple(_written(b) for b in bodies)))
         elif role in POOL_ROLES:
             node_class = classes.get(_node_class_name(doc.body) or "")
             bodies = (doc.body,) if node_class is None else (doc.body, node_class.body)
-            pools.setdefault(name, Definition(name, digest(*bodies), doc.origin.file, doc.origin.line))
+            pools.setdefault(name, Definition(name, digest(*bodies), doc.origin.file, doc.origin.line,
+                                              tuple(_written(b) for b in bodies)))
     return Definitions(workloads, pools)

@@ -53,12 +53,15 @@ def _where(file: str, line: int) -> str:
 
 
 def headline(diff: PlanDiff) -> str:
-    """`karpplan diff: +$210.24/month (+100.0%)`."""
+    """`karpplan diff: +$210.24/month (+100.0%)`, `..., 2 pods newly unschedulable`."""
     percent = diff.gate.increase_percent
     change = f" ({percent:+.1f}%)" if percent is not None and diff.delta_micros else ""
     if diff.base_micros == 0 and diff.delta_micros > 0:
         change = " (from nothing)"
-    return f"karpplan diff: {signed_monthly(diff.delta_micros)}/month{change}"
+    # a saving made by pods HEAD no longer runs is no saving: said in the same line
+    lost = len(diff.newly_unschedulable)
+    left = f", {lost} pod{'s' if lost > 1 else ''} newly unschedulable" if lost else ""
+    return f"karpplan diff: {signed_monthly(diff.delta_micros)}/month{change}{left}"
 
 
 def _summary_table(diff: PlanDiff) -> list[str]:
@@ -97,20 +100,27 @@ def _pods(w: WorkloadChange) -> str:
     return str(w.pods_head) if w.pods_base == w.pods_head else f"{w.pods_base} → {w.pods_head}"
 
 
+def fields_cell(fields: Sequence[str]) -> str:
+    """What a changed definition changed, one field a line."""
+    return "<br>".join(f"`{cell(f)}`" for f in fields)
+
+
 def _workloads_table(workloads: Sequence[WorkloadChange]) -> list[str]:
     if not workloads:
         return ["No workload changed, and none costs more or less."]
-    rows = [_row(f"`{cell(w.workload)}`", w.change, _pods(w), *cost_cells(w), _where(w.file, w.line))
-            for w in workloads]
-    return ["| Workload | Change | Pods | BASE $/month | HEAD $/month | Change $/month | Defined at |",
-            "|---|---|---:|---:|---:|---:|---|", *_capped(rows, len(rows))]
+    rows = [_row(f"`{cell(w.workload)}`", w.change, _pods(w), *cost_cells(w), fields_cell(w.fields),
+                 _where(w.file, w.line)) for w in workloads]
+    return ["| Workload | Change | Pods | BASE $/month | HEAD $/month | Change $/month | What changed | Defined at |",
+            "|---|---|---:|---:|---:|---:|---|---|", *_capped(rows, len(rows))]
 
 
 def _pools_table(pools: Sequence[PoolChange]) -> list[str]:
     rows = [_row(f"`{cell(p.name)}`", p.change, f"{p.nodes_base} → {p.nodes_head}", *cost_cells(p),
-                 monthly(p.idle_head_micros)) for p in pools]
-    return ["| NodePool | Change | New nodes | BASE $/month | HEAD $/month | Change $/month | HEAD idle $/month |",
-            "|---|---|---:|---:|---:|---:|---:|", *_capped(rows, len(rows))]
+                 monthly(p.idle_head_micros), "<br>".join(filter(None, (fields_cell(p.fields), cell(p.idle_note() or "")))))
+            for p in pools]
+    return ["| NodePool | Change | New nodes | BASE $/month | HEAD $/month | Change $/month | HEAD idle $/month "
+            "| What changed |",
+            "|---|---|---:|---:|---:|---:|---:|---|", *_capped(rows, len(rows))]
 
 
 def _unschedulable_table(pods: Sequence[NewlyUnschedulable]) -> list[str]:

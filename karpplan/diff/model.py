@@ -54,12 +54,13 @@ class WorkloadChange(CostChange):
     head_micros: int
     file: str  # HEAD's definition (BASE's for a removed workload); "" when neither side writes it
     line: int
+    fields: tuple[str, ...] = ()  # what a changed definition changed (`fields.changed_fields`)
 
     def to_document(self) -> dict[str, Any]:
         return {
             "workload": self.workload, "namespace": self.namespace, "change": self.change,
             "podsBase": self.pods_base, "podsHead": self.pods_head,
-            **self.costs_document(), **_where(self.file, self.line),
+            **self.costs_document(), **_where(self.file, self.line), "fields": list(self.fields),
         }
 
 
@@ -75,14 +76,25 @@ class PoolChange(CostChange):
     idle_head_micros: int
     file: str
     line: int
+    fields: tuple[str, ...] = ()  # what a changed definition changed, its node class's included
+    # when its idle cost grows: the changed or added workloads on its new HEAD nodes (`compare._idle_neighbours`)
+    idle_with: tuple[str, ...] = ()
 
     def to_document(self) -> dict[str, Any]:
         return {
             "name": self.name, "change": self.change, "nodesBase": self.nodes_base, "nodesHead": self.nodes_head,
             **self.costs_document(),
             "idleHourlyCostBase": dollars(self.idle_base_micros), "idleHourlyCostHead": dollars(self.idle_head_micros),
-            **_where(self.file, self.line),
+            **_where(self.file, self.line), "fields": list(self.fields), "idleWith": list(self.idle_with),
         }
+
+    def idle_note(self) -> str | None:
+        """`$291.42/month more of its nodes left unrequested on HEAD, where changed workloads run: ...`."""
+        if not self.idle_with:
+            return None
+        grew = monthly(self.idle_head_micros - self.idle_base_micros)
+        return (f"${grew:,.2f}/month more of its new nodes left unrequested (idle) on HEAD, where these changed "
+                f"workloads run: {', '.join(self.idle_with)}")
 
 
 @dataclass(frozen=True)

@@ -30,8 +30,10 @@ def _pods(w: WorkloadChange) -> str:
     return str(w.pods_head) if w.pods_base == w.pods_head else f"{w.pods_base} -> {w.pods_head}"
 
 
-def _print_changes(console: Console, title: str, names: tuple[str, str], rows: list[tuple[Text | str, ...]]) -> None:
-    """Workloads or pools: the name, its change, `names[1]` (pods, nodes), BASE's and HEAD's cost, the change."""
+def _print_changes(console: Console, title: str, names: tuple[str, str], rows: list[tuple[Text | str, ...]],
+                   fields: list[tuple[str, tuple[str, ...]]]) -> None:
+    """Workloads or pools: the name, its change, `names[1]` (pods, nodes), BASE's and HEAD's cost, the change;
+    then what each changed definition changed (`fields`: name, changed fields)."""
     table = _table(console, title)
     for column in (names[0], "Change", names[1], "BASE $/mo", "HEAD $/mo", "Change $/mo"):
         table.add_column(column, overflow="fold", justify="left" if column in (names[0], "Change") else "right")
@@ -39,13 +41,18 @@ def _print_changes(console: Console, title: str, names: tuple[str, str], rows: l
         table.add_row(*row)
     console.print()
     console.print(table)
+    for name, changed in fields:
+        if changed:
+            console.print(Text(f"{name}:\n" + "\n".join(f"  {f}" for f in changed), style="dim"), highlight=False,
+                          emoji=False)
 
 
 def render_table(diff: PlanDiff, console: Console) -> None:
     def say(text: Text) -> None:
         console.print(text, highlight=False, emoji=False)
 
-    style = "bold red" if diff.delta_micros > 0 else ("bold green" if diff.delta_micros < 0 else "bold")
+    style = "bold red" if diff.delta_micros > 0 or diff.newly_unschedulable else (
+        "bold green" if diff.delta_micros < 0 else "bold")
     say(Text(headline(diff), style=style))
     for note in diff.notes:
         say(Text(note, style="yellow"))
@@ -65,12 +72,14 @@ def render_table(diff: PlanDiff, console: Console) -> None:
     changed = diff.changed_workloads
     if changed:
         _print_changes(console, f"Workloads ({len(changed)} changed or costing differently)", ("Workload", "Pods"),
-                       [(Text(w.workload), w.change, _pods(w), *cost_cells(w)) for w in changed[:MAX_ROWS]])
+                       [(Text(w.workload), w.change, _pods(w), *cost_cells(w)) for w in changed[:MAX_ROWS]],
+                       [(w.workload, w.fields) for w in changed[:MAX_ROWS]])
     pools = diff.changed_pools
     if pools:
         _print_changes(console, f"NodePools ({len(pools)} changed or costing differently)", ("NodePool", "New nodes"),
                        [(Text(p.name), p.change, f"{p.nodes_base} -> {p.nodes_head}", *cost_cells(p))
-                        for p in pools[:MAX_ROWS]])
+                        for p in pools[:MAX_ROWS]],
+                       [(p.name, p.fields + ((idle,) if (idle := p.idle_note()) else ())) for p in pools[:MAX_ROWS]])
     if diff.newly_unschedulable:
         console.print()
         say(Text(f"Newly unschedulable pods ({len(diff.newly_unschedulable)})", style="bold red"))
