@@ -23,7 +23,6 @@ from karpplan.consolidate.budgets import (
 )
 from karpplan.consolidate.legacy import ignored_annotations
 from karpplan.consolidate.pdb import Budget
-from karpplan.consolidate.volumes import with_bound_volumes
 from karpplan.errors import InputError
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document, read_documents
 from karpplan.model import labels as L
@@ -240,7 +239,7 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
     names = {n.name for n in nodes}
     pods_on: dict[str, list[Pod]] = {n.name: [] for n in nodes}
     pending: list[Pod] = []
-    for pod in with_bound_volumes(inventory.pods, documents):
+    for pod in inventory.pods:  # a running pod's template holds its claims' zones (model/build.py)
         if pod.terminal:
             continue
         if pod.node_name is None:
