@@ -11,9 +11,9 @@ from plan_checks import bench_problem
 
 from karpplan.engines import lp_start, optimiser
 from karpplan.engines.effort import TimeBudget, WorkClock
-from karpplan.engines.integer_master import IntegerMaster
+from karpplan.engines.integer_master import DealtColumn, IntegerMaster
 from karpplan.engines.karpenter_simulation import solve_karpenter
-from karpplan.engines.lp_rounding import LpRounding, affinity_clusters
+from karpplan.engines.lp_rounding import LpRounding
 from karpplan.engines.optimiser import solve_optimal
 from karpplan.engines.patterns import PatternBound, pattern_lower_bound
 from karpplan.engines.repack import Repacker
@@ -36,10 +36,9 @@ def diverse(tmp_path_factory: pytest.TempPathFactory) -> tuple[Problem, Repacker
     return problem, repacker, start, bound
 
 
-def _master(problem: Problem, repacker: Repacker, bound: PatternBound, clock: WorkClock) -> IntegerMaster:
+def _master(problem: Problem, bound: PatternBound, clock: WorkClock) -> IntegerMaster:
     assert bound.mix is not None
-    clusters = [[g.index for g in members] for members in affinity_clusters(problem)]
-    return IntegerMaster(problem, bound.mix, ZoneRepair(problem, repacker, clock), clusters, clock)
+    return IntegerMaster(problem, bound.mix, clock)
 
 
 def test_whole_nodes_cover_every_pod_cost_at_least_the_bound_and_no_more_than_the_plan(
@@ -47,7 +46,7 @@ def test_whole_nodes_cover_every_pod_cost_at_least_the_bound_and_no_more_than_th
     problem, repacker, start, bound = diverse
     assert bound.mix is not None
     clock = WorkClock()
-    whole = _master(problem, repacker, bound, clock).whole_nodes(start)
+    whole = _master(problem, bound, clock).whole_nodes(start)
     assert whole is not None
     columns, cost = whole
     assert bound.cost - 1e-6 <= cost <= start.cost + 1e-6
@@ -65,14 +64,14 @@ def test_whole_nodes_cover_every_pod_cost_at_least_the_bound_and_no_more_than_th
                 held[r] += k * nodes
     assert all(held[r] >= need for r, need in demand.items())
     # The same input gives the same nodes (SCIP stops on a node limit, not on the clock).
-    assert _master(problem, repacker, bound, WorkClock()).whole_nodes(start) == whole
+    assert _master(problem, bound, WorkClock()).whole_nodes(start) == whole
 
 
 def test_the_plan_dealt_from_the_masters_nodes_places_the_same_pods_and_keeps_every_rule(
         diverse: tuple[Problem, Repacker, Solution, PatternBound]) -> None:
     problem, repacker, start, bound = diverse
     assert bound.mix is not None
-    master = _master(problem, repacker, bound, WorkClock())
+    master = _master(problem, bound, WorkClock())
     whole = master.whole_nodes(start)
     assert whole is not None
     plan = LpRounding(problem, repacker, bound.mix, WorkClock()).dealt(start, whole[0])
@@ -105,3 +104,26 @@ def test_a_mid_sized_plan_starts_from_the_integer_master_and_is_the_same_on_ever
     assert len(started) == 2 and started[0] is not None and started[1] is not None
     assert started[0].cost == started[1].cost
     assert verify(problem, started[0]) == [] and not started[0].unplaced
+
+
+def test_the_dealt_plan_stays_near_the_masters_nodes_when_capped_pods_could_take_a_clusters_slots(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """aws diverse 300 pods: the hostname anti-affinity and spread pods (placed first) take the slots a zone's
+    affinity clusters do not need, so the clusters' pods find theirs in their home zone and few pods are left
+    over onto new nodes: the plan costs within 2% of the master's whole nodes (3% before)."""
+    problem = bench_problem(tmp_path, "aws", 300)
+    repacker = Repacker(problem, WorkClock())
+    start, _ = ZoneRepair(problem, repacker, WorkClock()).repair(repacker.repack(solve_karpenter(problem)[0]))
+    masters: list[float] = []
+
+    class Heard(IntegerMaster):
+        def whole_nodes(self, plan: Solution) -> tuple[list[DealtColumn], float] | None:
+            whole = super().whole_nodes(plan)
+            masters.append(whole[1] if whole is not None else float("nan"))
+            return whole
+
+    monkeypatch.setattr(lp_start, "IntegerMaster", Heard)
+    plan = lp_start.master_start(problem, repacker, start, WorkClock())
+    assert plan is not None and len(masters) == 1
+    assert verify(problem, plan) == [] and not plan.unplaced
+    assert masters[0] <= plan.cost <= 1.02 * masters[0]

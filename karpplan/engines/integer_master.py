@@ -31,7 +31,6 @@ from ortools.linear_solver import pywraplp
 from karpplan.engines.effort import WorkClock
 from karpplan.engines.patterns.mix import PatternMix
 from karpplan.engines.result import Solution
-from karpplan.engines.zone_repair import ZoneRepair
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.problem import Problem
 
@@ -43,25 +42,18 @@ MIP_ENTRY_SECONDS = 2e-5  # ... per variable and row built
 
 Shape = tuple[tuple[float, ...], float]  # (room per dimension of the mix, price)
 Column = tuple[Shape, tuple[tuple[int, int], ...]]  # (shape, (class, pods) of one node)
-Kind = tuple[int, tuple[int, ...], int]
-DealtColumn = tuple[tuple[float, ...], float, tuple[tuple[int, int], ...], int]  # (room, price, (class, pods), nodes)  # (class, zone spreads counting it, affinity cluster or -1)
+DealtColumn = tuple[tuple[float, ...], float, tuple[tuple[int, int], ...], int]  # (room, price, (class, pods), nodes)
 
 
 class IntegerMaster:
     """The integer master of one problem over one LP's columns (see the module docstring)."""
 
-    def __init__(self, problem: Problem, mix: PatternMix, repair: ZoneRepair, clusters: Sequence[Sequence[int]],
-                 clock: WorkClock | None = None) -> None:
-        self.problem, self.mix, self.repair, self.clock = problem, mix, repair, clock
+    def __init__(self, problem: Problem, mix: PatternMix, clock: WorkClock | None = None) -> None:
+        self.problem, self.mix, self.clock = problem, mix, clock
         self.zones = sorted({o.zone for o in problem.options})
-        self.clusters = [list(c) for c in clusters]  # group indices in zonal pod affinity, one list per cluster
         self.option_of: dict[tuple[Shape, str], LaunchOption] = {}
         for o in sorted(problem.options, key=lambda o: (o.price, o.index)):
             self.option_of.setdefault((self._shape(o), o.zone), o)
-        self.kinds: list[Kind] = []
-        self.size: list[int] = []
-        self.req: list[list[float]] = []  # per kind: requests per dimension of the mix
-        self.kind_of: dict[int, int] = {}
 
     def _shape(self, o: LaunchOption) -> Shape:
         return tuple(float(max(o.free.get(d), 0)) for d in self.mix.dims), float(o.price)
@@ -72,64 +64,43 @@ class IntegerMaster:
         pods `plan` places, as (room, price, (class, pods), nodes) per column, and their cost in $/h; None when
         `plan` has existing nodes or a class the LP did not price, SCIP found nothing, or the wall guard passed.
         Not a plan: the zonal rules may not hold on any dealing of these nodes to the zones."""
-        read = self._read(plan)
-        if read is None:
+        demand = self._demand(plan)
+        if demand is None:
             return None
-        cols, hint, quota = read
-        demand: Counter[int] = Counter()
-        for (k, _), pods in quota.items():
-            for r in self.mix.rows_of[self.kinds[k][0]]:
-                demand[r] += pods
+        cols, hint = self._read(plan)
         offered = [j for j, (shape, _) in enumerate(cols) if any((shape, z) in self.option_of for z in self.zones)]
-        whole = self._whole(cols, offered, sum(hint.values(), Counter()), demand)
+        whole = self._whole(cols, offered, hint, demand)
         if whole is None:
             return None
         out = [(cols[j][0][0], cols[j][0][1], cols[j][1], count) for j, count in sorted(whole.items())]
         return out, sum(price * count for _, price, _, count in out)
 
-    def _read(self, plan: Solution) -> tuple[list[Column], dict[str, Counter[int]], Counter[tuple[int, str]]] | None:
-        """The columns (the LP's, then `plan`'s nodes as patterns), `plan`'s nodes per zone and column, and its pods
-        per kind and zone; None when `plan` has existing nodes or a group of a class the LP did not price."""
-        if any(n.option is None for n in plan.nodes) or not self._kinds(plan):
+    def _demand(self, plan: Solution) -> Counter[int] | None:
+        """The pods `plan` places per covering row of the master (rows in the order the plan's pods first reach
+        them); None when `plan` has existing nodes or places a group of a class the LP did not price."""
+        if any(n.option is None for n in plan.nodes):
             return None
+        left_out = Counter(g.index for g, _ in plan.unplaced)
+        if any(g.size > left_out[g.index] and g.index not in self.mix.class_of_group for g in self.problem.groups):
+            return None
+        demand: Counter[int] = Counter()
+        for n in plan.nodes:
+            for g, _ in n.pods:
+                for r in self.mix.rows_of[self.mix.class_of_group[g.index]]:
+                    demand[r] += 1
+        return demand
+
+    def _read(self, plan: Solution) -> tuple[list[Column], Counter[int]]:
+        """The columns (the LP's, then `plan`'s nodes as patterns) and `plan`'s nodes per column (its hint)."""
         columns: dict[Column, int] = {}
         for col in self.mix.columns:
             columns.setdefault(((col.room, col.price), col.counts), len(columns))
-        hint: dict[str, Counter[int]] = defaultdict(Counter)  # zone -> column -> the plan's nodes
-        quota: Counter[tuple[int, str]] = Counter()  # (kind, zone) -> the plan's pods
+        hint: Counter[int] = Counter()
         for n in plan.nodes:
             assert n.option is not None
             counts = Counter(self.mix.class_of_group[g.index] for g, _ in n.pods)
-            j = columns.setdefault((self._shape(n.option), tuple(sorted(counts.items()))), len(columns))
-            hint[n.option.zone][j] += 1
-            for g, _ in n.pods:
-                quota[(self.kind_of[g.index], n.option.zone)] += 1
-        return sorted(columns, key=lambda c: columns[c]), hint, quota
-
-    # ------------------------------------------------------------------------------------ the kinds
-    def _kinds(self, plan: Solution) -> bool:
-        """The kinds of the pods `plan` places (False: a group of a class the LP did not price)."""
-        self.kinds, self.size, self.req, self.kind_of = [], [], [], {}
-        left_out = Counter(g.index for g, _ in plan.unplaced)
-        cluster_of = {g: c for c, members in enumerate(self.clusters) for g in members}
-        index: dict[Kind, int] = {}
-        for g in self.problem.groups:
-            placed = g.size - left_out[g.index]
-            if placed <= 0:
-                continue
-            c = self.mix.class_of_group.get(g.index)
-            if c is None:
-                return False
-            counted = tuple(i for i, counts, _ in self.repair.touches.get(g.index, []) if counts)
-            key = (c, counted, cluster_of.get(g.index, -1))
-            k = index.setdefault(key, len(self.kinds))
-            if k == len(self.kinds):
-                self.kinds.append(key)
-                self.size.append(0)
-                self.req.append([float(g.template.requests.get(dim)) for dim in self.mix.dims])
-            self.size[k] += placed
-            self.kind_of[g.index] = k
-        return True
+            hint[columns.setdefault((self._shape(n.option), tuple(sorted(counts.items()))), len(columns))] += 1
+        return sorted(columns, key=lambda c: columns[c]), hint
 
     def _row_slots(self, counts: Sequence[tuple[int, int]]) -> Counter[int]:
         """The pods a node of this pattern holds per covering row of the master."""

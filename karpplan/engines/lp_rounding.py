@@ -26,8 +26,9 @@ search then ends at 277.31 in its 60 s, docs/design-notes/optimiser.md):
 
 One more entry point builds plans from the integer master's whole nodes (`integer_master.py`) through steps 2-5:
 `dealt` deals whole nodes of patterns (zones ignored) to the zones, each to the zone whose pods still need most
-of its slots row by row (zone-affinity clusters count in their home zone, every other group evenly), and fills
-slots with the clusters' pods first.
+of its slots row by row (zone-affinity clusters count in their home zone, every other group evenly); the capped
+pods of step 2 then take the slots each zone holds beyond what its clusters' pods need first, and step 3 fills
+every node with the clusters' pods, then with the pods the zone spreads count, then with the others.
 
 Every pod joins a node through the re-packer's `BinFiller` (requests, hostname rules both ways, host ports)
 and only onto options its group may use; existing nodes stay as they were, their pods counted in the
@@ -131,6 +132,7 @@ class LpRounding:
         self.home = self._home_zones()  # None: a cluster no zone serves whole
         self.homed_first = False  # fill slots with pods of zone-affinity clusters before the others
         self._shapes: dict[BucketKey, BucketShape] = {}  # the buckets' options, built when first needed
+        self._spare: dict[str, Counter[int]] | None = None  # dealt by rows: zone -> row -> slots homed pods leave
 
     # ------------------------------------------------------------------------------------ entry point
     def round(self, plan: Solution) -> Solution | None:
@@ -264,8 +266,11 @@ class LpRounding:
                 by_cap[caps[0]].append(g)
         order = sorted(by_cap, key=lambda cap: (-max(len(self.rules.by_group[g.index].anti_owned)
                                                     for g in by_cap[cap]), cap))
+        if self.homed_first:
+            self._spare = self._zone_spare(groups, pods, nodes)
         for cap in order:
             self._flow(cap, by_cap[cap], pods, nodes)
+        spare = self._spare
         for cap in order:
             # Nodes that kept a slot for this cap first, then those with most room.
             ranked = sorted(nodes, key=lambda n: (0 if sum(n.cap_slots.get(cap, Counter()).values()) else 1,
@@ -276,7 +281,25 @@ class LpRounding:
                     if not pods[g.index]:
                         break
                     if self._fits(g, n):
-                        self._place(g, pods, n, row if n.slots[row] > 0 else max(n.slots, key=lambda r: n.slots[r]))
+                        z = n.option.zone
+                        # A slot the zone's homed pods do not need, when dealt by rows.
+                        self._place(g, pods, n, row if n.slots[row] > 0 and (spare is None or spare[z][row] > 0)
+                                    else max(n.slots, key=lambda r: (spare[z][r] if spare is not None else 0,
+                                                                     n.slots[r])))
+        self._spare = None
+
+    def _zone_spare(self, groups: Sequence[GroupInfo], pods: dict[int, list[Pod]], nodes: Sequence[_Node]
+                    ) -> dict[str, Counter[int]]:
+        """Per zone and covering row, the slots its nodes hold beyond the pods homed there need (capped pods take
+        these first)."""
+        spare: dict[str, Counter[int]] = {z: Counter() for z in self.zones}
+        for n in nodes:
+            spare[n.option.zone].update(n.slots)
+        for g in groups:
+            home = self.home.get(g.index) if self.home is not None else None
+            if home is not None:
+                spare[home][self._row(g)] -= len(pods[g.index])
+        return spare
 
     def _flow(self, cap: int, members: list[GroupInfo], pods: dict[int, list[Pod]], nodes: list[_Node]) -> None:
         by_row: dict[int, list[GroupInfo]] = defaultdict(list)
@@ -305,6 +328,8 @@ class LpRounding:
             for r in rows:
                 if n.slots[r] > 0 and any(self._zone_ok(g, n) for g in by_row[r]):
                     cost = 0 if own[r] > 0 else 1 if own else 2
+                    if self._spare is not None and self._spare[n.option.zone][r] <= 0:
+                        cost += 3  # a slot the zone's homed pods need
                     arcs.append((flow.add_arc_with_capacity_and_unit_cost(row_node[r], first + i, 1, cost), r, i))
         flow.set_node_supply(source, total)
         flow.set_node_supply(sink, -total)
@@ -329,18 +354,22 @@ class LpRounding:
         for g in groups:
             if len(mix.rows_of[mix.class_of_group[g.index]]) == 1:
                 by_row[self._row(g)].append(g)
-        for n in nodes:
-            if self._late():
-                return
-            for r in sorted(n.slots):
-                while n.slots[r] > 0:
-                    fitting = [g for g in by_row.get(r, ()) if pods[g.index] and self._fits(g, n)]
-                    if not fitting:
-                        break
-                    # Pods that may only be in this zone (their cluster's home) first, when dealt by rows.
-                    g = min(fitting, key=lambda g: (self.homed_first and not (self.home and g.index in self.home),
-                                                    self._crowding(g, n.option.zone), -len(pods[g.index]), g.index))
-                    self._place(g, pods, n, r)
+        # Dealt by rows: the pods one zone must hold (their cluster's home) into every node's slots first, then
+        # those the zone spreads count, the pods free of zones last (they fit whatever zone has slots left).
+        passes: list[Callable[[GroupInfo], bool]] = [lambda g: True] if not self.homed_first else [
+            lambda g: bool(self.home and g.index in self.home),
+            lambda g: bool(self.counted_by.get(g.index)), lambda g: True]
+        for admits in passes:
+            for n in nodes:
+                if self._late():
+                    return
+                for r in sorted(n.slots):
+                    while n.slots[r] > 0:
+                        fitting = [g for g in by_row.get(r, ()) if pods[g.index] and admits(g) and self._fits(g, n)]
+                        if not fitting:
+                            break
+                        g = min(fitting, key=lambda g: (self._crowding(g, n.option.zone), -len(pods[g.index]), g.index))
+                        self._place(g, pods, n, r)
 
     def _left_over(self, groups: Sequence[GroupInfo], pods: dict[int, list[Pod]], nodes: list[_Node]
                    ) -> list[_Node] | None:
@@ -423,6 +452,8 @@ class LpRounding:
         self.filler.add(n.bin, g, pods[g.index].pop(), np.ones(1, dtype=np.bool_))
         if row is not None and n.slots[row] > 0:
             n.slots[row] -= 1
+            if self._spare is not None and not (self.home and g.index in self.home):
+                self._spare[n.option.zone][row] -= 1
         for i in self.counted_by.get(g.index, ()):
             self.counts[i][n.option.zone] += 1
 

@@ -38,12 +38,10 @@ def master_start(problem: Problem, repacker: Repacker, plan: Solution, clock: Wo
     bound = pattern_lower_bound(problem, placed, time_limit=MASTER_LP_SECONDS, clock=clock, want_mix=True)
     if bound is None or bound.mix is None or clock.past_wall():
         return None
-    rounding = LpRounding(problem, repacker, bound.mix, clock)
-    clusters = [[g.index for g in members] for members in rounding.clusters]
-    whole = IntegerMaster(problem, bound.mix, rounding.repair, clusters, clock).whole_nodes(plan)
+    whole = IntegerMaster(problem, bound.mix, clock).whole_nodes(plan)
     if whole is None or whole[1] >= plan.cost - 1e-9 or clock.past_wall():
         return None
-    return rounding.dealt(plan, whole[0])
+    return LpRounding(problem, repacker, bound.mix, clock).dealt(plan, whole[0])
 
 
 __all__ = ["MASTER_MIN_PODS", "master_applies", "master_start"]
