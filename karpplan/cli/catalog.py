@@ -23,6 +23,8 @@ from typer.core import TyperGroup
 
 from karpplan.catalog import instance_types_for, load_catalog
 from karpplan.catalog.aws_import import build_catalog, read_import_files
+from karpplan.catalog.coverage import Coverage, lacking_text, lacking_types, region_coverage, remedy
+from karpplan.catalog.embedded import regions as embedded_regions
 from karpplan.catalog.refresh import refresh_catalog
 from karpplan.catalog.selector import Selection, select
 from karpplan.catalog.types import ON_DEMAND, SPOT, Catalog
@@ -218,10 +220,24 @@ def _fargate_source(region: str | None) -> str:
     return rate.describe()
 
 
-def _info(catalog: Catalog) -> dict[str, Any]:
+def _coverage(coverage: Coverage) -> dict[str, Any]:
+    return {"region": coverage.region, "known": coverage.known, "priced": coverage.priced, "listed": coverage.listed,
+            "derived": coverage.derived, "pricesAsOf": coverage.as_of,
+            "missingFamilies": list(coverage.missing_families)}
+
+
+def _info(catalog: Catalog, *, regions: bool = False) -> dict[str, Any]:
     offered = sum(1 for it in catalog.instance_types if it.offerings)
     sources = dict(catalog.sources)
     sources["Fargate prices"] = _fargate_source(catalog.region)
+    coverage: dict[str, Any] = {}
+    if catalog.embedded:
+        own = region_coverage(catalog.region)
+        coverage["coverage"] = {**_coverage(own), "text": own.describe()
+                                + ("" if own.complete else f"; plans and listings here never use the others: "
+                                   f"{remedy(catalog)}")}
+        if regions:
+            coverage["regions"] = [_coverage(region_coverage(r)) for r in sorted(embedded_regions())]
     return {
         "name": catalog.name,
         "kind": "embedded" if catalog.embedded else "user",
@@ -232,6 +248,7 @@ def _info(catalog: Catalog) -> dict[str, Any]:
         "offered": offered,
         "estimatedPrices": any(o.estimated for it in catalog.instance_types for o in it.offerings),
         "sources": sources,
+        **coverage,
     }
 
 
@@ -325,6 +342,7 @@ def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, al
     types = instance_types_for(loaded, kubelet, node_class.ami_family if node_class else None)
     rows = select(loaded, types, pool=pool, daemonsets=daemonsets, request=pod)
     shown = rows[:limit] if limit else rows
+    lacking = lacking_types(loaded, pool.requirements if pool else None, pod)
     if output == "table":
         footer = [
             f"{len(rows)} instance types" + (f" (showing {len(shown)})" if len(shown) < len(rows) else "")
@@ -333,6 +351,8 @@ def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, al
             footer.append("* estimated price (see `karpplan catalog --info`)")
         if rows and rows[0].daemon_overhead:
             footer.append(f"daemonset overhead counted per type, e.g. {rows[0].daemon_overhead}")
+        if lacking:
+            footer.append(_lacking_note(loaded, lacking, pool, pod))
         print(_table(shown, footer))
     else:
         _emit(
@@ -342,15 +362,25 @@ def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, al
                 "request": pod.formatted() if pod else None,
                 "count": len(rows),
                 "instanceTypes": [_selection_dict(s) for s in shown],
+                "lacking": lacking,
             },
             output,
         )
     if not rows:
-        print("no instance type matches", file=sys.stderr)
+        print("no instance type of the catalog matches" + (f"; {_lacking_note(loaded, lacking, pool, pod)}"
+                                                           if lacking and output != "table" else ""), file=sys.stderr)
+
+
+def _lacking_note(loaded: Catalog, lacking: list[str], pool: NodePool | None, pod: Resources | None) -> str:
+    """Known types this listing would show but the region's catalog lacks, and how to get them."""
+    why = [f"NodePool {pool.name} allows {'it' if len(lacking) == 1 else 'them'}"] if pool else []
+    why += ["the pod fits"] if pod is not None else []
+    because = f" ({', '.join(why)})" if why else ""
+    return f"not listed{because}: {lacking_text(loaded, lacking)}; {remedy(loaded)}"
 
 
 def _print_info(loaded: Catalog, output: str) -> None:
-    data = _info(loaded)
+    data = _info(loaded, regions=True)
     if output != "table":
         _emit(data, output)
         return
@@ -358,12 +388,19 @@ def _print_info(loaded: Catalog, output: str) -> None:
         ("catalog", f"{data['name']} ({data['kind']})"),
         ("region", data["region"] or "-"),
         ("zones", ", ".join(data["zones"]) or "-"),
-        ("instance types", f"{data['instanceTypes']} ({data['offered']} offered)"),
+        ("types offered", f"{data['instanceTypes']} ({data['offered']} with an offering)"),
+        *((("coverage", data["coverage"]["text"]),) if "coverage" in data else ()),
         *data["sources"].items(),
     ]
     width = max(len(key) for key, _ in rows) + 2
     for key, value in rows:
         print(f"{key + ':':<{width}}{value}")
+    if "regions" in data:
+        print("\nEmbedded regions (types priced of those known, and the date of their prices; the others are "
+              "missing there):")
+        for r in data["regions"]:
+            derived = f" ({r['derived']} derived)" if r["derived"] else ""
+            print(f"  {r['region']:<16}{r['priced']:>5} of {r['known']}{derived:<16}as of {r['pricesAsOf']}")
 
 
 # ------------------------------------------------------------------------------------------ import/refresh
