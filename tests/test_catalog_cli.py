@@ -223,7 +223,7 @@ def test_malformed_catalog_exits_2_with_file_and_line(tmp_path: Path) -> None:
         (["--region", "mars-1"], "unknown region"),
         (["--cpu", "two"], "--cpu"),
         (["--request", "gpu"], "NAME=QUANTITY"),
-        (["-o", "xml"], "table, json or yaml"),
+        (["-o", "xml"], "'xml' is not one of 'table', 'json', 'yaml'"),
         (["--nodepool", "x"], "needs the manifests"),
     ],
 )

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Sequence
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -30,7 +31,7 @@ from karpplan.catalog.selector import Selection, select
 from karpplan.catalog.types import ON_DEMAND, SPOT, Catalog
 from karpplan.catalog.user import catalog_document
 from karpplan.catalog.zones import parse_zones, with_cluster_zones
-from karpplan.cli.options import zones_option
+from karpplan.cli.options import output_option, region_option, zones_option
 from karpplan.cli.terminal import run_guarded, terminal_of
 from karpplan.errors import InputError, Origin
 from karpplan.model.build import load_inventory
@@ -41,6 +42,15 @@ from karpplan.model.quantity import QuantityError, format_resource, parse_quanti
 from karpplan.model.resources import CPU, MEMORY, PODS, Resources, amount_of
 
 _PATHS_KEY = "karpplan.catalog.paths"
+ZONES_HELP = ("The cluster's zones, comma-separated (e.g. us-east-1a,us-east-1b): only offerings in these zones are "
+              "listed (default: from a ClusterConfig, EC2NodeClass status or existing nodes among PATH, else every "
+              "zone of the region).")
+
+
+class CatalogFormat(StrEnum):
+    table = "table"
+    json = "json"
+    yaml = "yaml"
 
 
 class _CatalogGroup(TyperGroup):
@@ -96,12 +106,14 @@ catalog_app = typer.Typer(
 
 # ------------------------------------------------------------------------------------------ listing
 def _request(cpu: str | None, memory: str | None, extra: Sequence[str]) -> Resources | None:
+    """The pod's requests from `--cpu`, `--memory` and `--request NAME=QUANTITY`; a usage error when malformed."""
     amounts: dict[str, int] = {}
     items: list[tuple[str, str | None, str]] = [(CPU, cpu, "--cpu"), (MEMORY, memory, "--memory")]
     for raw in extra:
         resource, sep, quantity = raw.partition("=")
         if not sep or not resource.strip():
-            raise InputError.at(Origin("--request"), f"expected NAME=QUANTITY, got {raw!r}")
+            raise typer.BadParameter(f"expects NAME=QUANTITY (e.g. nvidia.com/gpu=1), not {raw!r}",
+                                     param_hint="'--request'")
         items.append((resource.strip(), quantity, "--request"))
     for name, value, flag in items:
         if value is None:
@@ -109,9 +121,10 @@ def _request(cpu: str | None, memory: str | None, extra: Sequence[str]) -> Resou
         try:
             amount = amount_of(name, parse_quantity(value))
         except QuantityError as exc:
-            raise InputError.at(Origin(flag), f"{name} {value!r}: {exc}") from exc
+            raise typer.BadParameter(f"{name} {value!r} is not a quantity (e.g. 2, 500m or 4Gi)",
+                                     param_hint=f"'{flag}'") from exc
         if amount < 0:
-            raise InputError.at(Origin(flag), f"{name} must not be negative")
+            raise typer.BadParameter(f"{name} must not be negative, not {value!r}", param_hint=f"'{flag}'")
         amounts[name] = amounts.get(name, 0) + amount
     if not amounts:
         return None
@@ -263,7 +276,8 @@ def _emit(data: Any, output: str) -> None:
 def catalog(
     ctx: typer.Context,
     region: Annotated[
-        str | None, typer.Option("--region", help="Embedded catalog region (default us-east-1).")
+        str | None, region_option("Region of the embedded catalog (default: a ClusterConfig's region among PATH, "
+                                  "else us-east-1).")
     ] = None,
     catalog_file: Annotated[
         str | None, typer.Option("--catalog", metavar="FILE", help="An InstanceCatalog file replacing the embedded catalog.")
@@ -285,17 +299,20 @@ def catalog(
     ] = None,
     nodepool: Annotated[
         str | None,
-        typer.Option("--nodepool", help="NodePool (in the PATH manifests) whose requirements apply."),
+        typer.Option("--nodepool", metavar="NAME", help="NodePool (in the PATH manifests) whose requirements apply."),
     ] = None,
-    cpu: Annotated[str | None, typer.Option("--cpu", help="Pod CPU request, e.g. 2 or 500m.")] = None,
-    memory: Annotated[str | None, typer.Option("--memory", help="Pod memory request, e.g. 4Gi.")] = None,
+    cpu: Annotated[str | None, typer.Option("--cpu", metavar="QUANTITY", help="Pod CPU request, e.g. 2 or 500m.")] = None,
+    memory: Annotated[str | None, typer.Option("--memory", metavar="QUANTITY", help="Pod memory request, e.g. 4Gi.")] = None,
     request: Annotated[
-        list[str] | None, typer.Option("--request", help="Extra pod request NAME=QUANTITY (repeatable).")
+        list[str] | None,
+        typer.Option("--request", metavar="NAME=QUANTITY", help="Extra pod request, e.g. nvidia.com/gpu=1 (repeatable)."),
     ] = None,
-    output: Annotated[str, typer.Option("-o", "--output", help="table, json or yaml.")] = "table",
-    info: Annotated[bool, typer.Option("--info", help="Show where the catalog's figures come from.")] = False,
-    limit: Annotated[int | None, typer.Option("--limit", help="Show at most N types.", min=1)] = None,
-    zones: Annotated[list[str] | None, zones_option()] = None,
+    output: Annotated[CatalogFormat, output_option()] = CatalogFormat.table,
+    info: Annotated[
+        bool, typer.Option("--info", help="Show where the catalog's figures come from, and what each region covers.")
+    ] = False,
+    limit: Annotated[int | None, typer.Option("--limit", metavar="N", help="Show at most N types.", min=1)] = None,
+    zones: Annotated[list[str] | None, zones_option(ZONES_HELP)] = None,
 ) -> None:
     if ctx.invoked_subcommand is not None:
         return
@@ -304,7 +321,7 @@ def catalog(
 
     def body() -> int:
         _list(paths, region, catalog_file, allow_estimated_prices, spot_prices, nodepool, cpu, memory, request or [],
-              output, info, limit, cluster_zones)
+              output.value, info, limit, cluster_zones)
         return 0
 
     run_guarded(body, terminal_of(ctx))
@@ -313,12 +330,8 @@ def catalog(
 def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, allow_estimated_prices: bool,
           spot_prices: str | None, nodepool: str | None, cpu: str | None, memory: str | None, request: Sequence[str],
           output: str, info: bool, limit: int | None, zones: Sequence[str] = ()) -> None:
-    if output not in ("table", "json", "yaml"):
-        raise InputError.at(Origin("-o"), f"expected table, json or yaml, got {output!r}")
     if nodepool is not None and not paths:
-        raise InputError.at(
-            Origin("--nodepool"), "--nodepool needs the manifests that define it (PATH...)"
-        )
+        raise typer.BadParameter("needs the manifests that define the NodePool (PATH...)", param_hint="'--nodepool'")
     pod = _request(cpu, memory, request)
     pool: NodePool | None = None
     daemonsets: tuple[Any, ...] = ()
@@ -449,7 +462,7 @@ def _build_and_write(ctx: typer.Context, build: Callable[[], tuple[Catalog, Sequ
 
 
 CatalogOutputOption = Annotated[
-    Path | None, typer.Option("-o", "--output", help="Write the catalog here (default stdout).")
+    Path | None, typer.Option("-o", "--output", metavar="FILE", help="Write the catalog here (default stdout).")
 ]
 
 
@@ -459,9 +472,9 @@ def import_command(
     files: Annotated[list[str], typer.Argument(help="AWS CLI outputs (JSON/YAML) and price CSVs.")],
     output: CatalogOutputOption = None,
     region: Annotated[
-        str | None, typer.Option("--region", help="Region to build (default: from the offerings).")
+        str | None, region_option("Region to build (default: from the offerings).")
     ] = None,
-    name: Annotated[str | None, typer.Option("--name", help="metadata.name of the catalog.")] = None,
+    name: Annotated[str | None, typer.Option("--name", metavar="NAME", help="metadata.name of the catalog.")] = None,
 ) -> None:
     """Build an InstanceCatalog from describe-instance-types, describe-instance-type-offerings and prices."""
     _build_and_write(ctx, lambda: build_catalog(read_import_files(files), region=region, name=name), output)
@@ -470,10 +483,10 @@ def import_command(
 @catalog_app.command("refresh")
 def refresh_command(
     ctx: typer.Context,
-    region: Annotated[str, typer.Option("--region", help="Region to query.")],
+    region: Annotated[str, region_option("Region to query.")],
     output: CatalogOutputOption = None,
     profile: Annotated[
-        str | None, typer.Option("--profile", help="AWS profile (default: boto3's usual chain).")
+        str | None, typer.Option("--profile", metavar="NAME", help="AWS profile (default: boto3's usual chain).")
     ] = None,
 ) -> None:
     """Query EC2 and the Pricing API with your AWS credentials and write a catalog (needs the aws extra)."""
