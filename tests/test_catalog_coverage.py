@@ -96,3 +96,33 @@ def test_a_static_pool_of_types_the_region_lacks_says_so_and_how_to_plan_it(tmp_
     # where the catalog has the type, the node is planned
     east = plan_text(tmp_path, STATIC_GPU_POOL, catalog=None, region="us-east-1")
     assert any("g6e.8xlarge" in n.instance_type for n in east.nodes if n.instance_type)
+
+
+DYNAMIC_GPU_POOL = STATIC_GPU_POOL.replace("  replicas: 1\n", "").replace(
+    "node.kubernetes.io/instance-type, operator: In, values: [\"g6e.8xlarge\"]",
+    "karpenter.k8s.aws/instance-family, operator: In, values: [\"g6e\"]") + """\
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: infer, namespace: ml}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: infer}}
+  template:
+    metadata: {labels: {app: infer}}
+    spec:
+      tolerations: [{key: nvidia.com/gpu, operator: Exists}]
+      containers:
+        - {name: c, image: x, resources: {limits: {nvidia.com/gpu: 1}, requests: {cpu: "4", memory: 16Gi}}}
+"""
+
+
+def test_a_pool_of_types_the_region_lacks_is_said_beside_its_unschedulable_pods(tmp_path: Path) -> None:
+    plan = plan_text(tmp_path, DYNAMIC_GPU_POOL, catalog=None, region="us-west-2")
+    assert [u.pod for u in plan.unschedulable] == ["ml/infer-0"]
+    warning = next(w for w in plan.warnings if "NodePool gpu-static launches nothing" in w)
+    assert "g6e.8xlarge" in warning and "which the embedded us-west-2 catalog lacks" in warning
+    assert "--catalog FILE" in warning and "--allow-estimated-prices" in warning
+    # in us-east-1 the pool launches, and nothing is said
+    east = plan_text(tmp_path, DYNAMIC_GPU_POOL, catalog=None, region="us-east-1")
+    assert not east.unschedulable and not any("launches nothing" in w for w in east.warnings)

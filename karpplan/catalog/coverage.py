@@ -14,8 +14,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from karpplan.catalog.embedded import FAMILY_DERIVED, embedded_data
+from karpplan.catalog.nodelabels import instance_requirements
 from karpplan.catalog.types import Catalog
 from karpplan.model.labels import CAPACITY_TYPE, OS, WINDOWS_BUILD, ZONE
+from karpplan.model.pools import NodePool
 from karpplan.model.requirements import Requirement, Requirements
 from karpplan.model.resources import Resources
 
@@ -98,6 +100,22 @@ def lacking_types(catalog: Catalog, requirements: Requirements | None = None, fi
         if wanted.intersects(own):
             out.append(base.name)
     return out
+
+
+def pool_lacking_warning(pool: NodePool, catalog: Catalog) -> str | None:
+    """The plan's warning for a NodePool that launches nothing because every instance type its requirements
+    allow is one this region's embedded catalog lacks (None when the catalog has one of them, or lacks none)."""
+    catalog = catalog.for_pool(pool.name)
+    wanted = pool.requirements.without(ZONE, CAPACITY_TYPE, OS, WINDOWS_BUILD)
+    if any(wanted.intersects(instance_requirements(it, auto_mode=False, with_offerings=False).without(OS))
+           for it in catalog.instance_types):
+        return None
+    lacking = lacking_types(catalog, pool.requirements)
+    if not lacking:
+        return None
+    return (f"{pool.origin}: NodePool {pool.name} launches nothing in this plan: its requirements allow only "
+            f"{lacking_text(catalog, lacking)}, so pods only it can take are reported unschedulable here, though "
+            f"the region may well offer these types: {remedy(catalog)}")
 
 
 def remedy(catalog: Catalog) -> str:
