@@ -23,6 +23,7 @@ from karpplan.catalog import (
     load_catalog,
     node_labels,
 )
+from karpplan.catalog.coverage import pool_lacking_warning
 from karpplan.catalog.overlays import apply_node_overlays
 from karpplan.catalog.spot_prices import estimated_spot_note, spot_price_source
 from karpplan.catalog.types import Catalog
@@ -408,6 +409,9 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     unmet = _unmet(problem, solution)
     warnings.extend(_unmet_preferences(problem, unmet, solution, greedy, ours.cost + static_cost))
     warnings.extend(s.describe() for s in problem.static)
+    launchable = {o.pool.name for o in problem.options}
+    warnings.extend(w for pool in problem.pools if not pool.static and pool.name not in launchable
+                    if (w := pool_lacking_warning(pool, catalog)) is not None)
     warnings.extend(str(notice) for notice in (*inventory.notices, *inventory.scale_notes))
     ignored = tuple(IgnoredDocument(d.kind, d.name, d.origin, d.why)
                     for d in inventory.skipped)

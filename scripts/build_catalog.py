@@ -60,6 +60,10 @@ REGIONS: dict[str, list[str]] = {
     "us-west-2": _zones("us-west-2", "abcd"),
 }
 BASE_REGION = "us-east-1"
+# The price source of a type the region's price list lacks while other sizes of its family are listed there:
+# priced as its us-east-1 price × the median (region / us-east-1) ratio of those listed sizes, since AWS prices
+# are linear within a family and region (shared/data/README.md, "Known gaps" 1). Offered as estimated prices.
+DERIVED = "family-derived"
 
 # Source provenance, transcribed from shared/data/README.md (the CSVs carry only the price dates).
 SOURCES: dict[str, str] = {
@@ -73,6 +77,8 @@ PRICE_SOURCE_NAMES: dict[str, str] = {
     "karpenter": "aws/karpenter-provider-aws zz_generated.pricing_aws.go",
     "cortex": "cortexlabs/cortex resource_metadata.go (AWS Pricing API)",
     "skypilot-catalog": "skypilot-org/skypilot-catalog catalogs/v7/aws/vms.csv",
+    DERIVED: "priced as their us-east-1 price × their family's price ratio in the region (AWS prices are linear "
+    "within a family and region, shared/data/README.md)",
 }
 
 # NeuronCores per Neuron device (EC2 NeuronInfo CoreInfo.Count), for aws.amazon.com/neuroncore.
@@ -119,6 +125,36 @@ def instance_row(r: dict[str, str]) -> list[Any]:
     ]  # fmt: skip
 
 
+def derive_family_prices(type_rows: list[dict[str, str]], prices: dict[str, dict[str, list[Any]]],
+                         price_sources: dict[str, dict[str, str]]) -> None:
+    """Price, in each region, the types its list lacks whose family has listed sizes there (see `DERIVED`).
+
+    The family's ratio is the median over its listed sizes other than `.metal` ones (metal prices were revised
+    after 2022 and their older regional figures dropped); its date is the oldest date of those listed prices.
+    """
+    family_of = {r["name"]: r["family"] for r in type_rows}
+    source_keys = sorted(PRICE_SOURCE_NAMES)
+    base = prices[BASE_REGION]
+    for region, by_name in prices.items():
+        if region == BASE_REGION:
+            continue
+        ratios: dict[str, list[float]] = {}
+        for name, (price, _) in by_name.items():
+            if name in base and base[name][0] > 0 and "metal" not in name:
+                ratios.setdefault(family_of[name], []).append(price / base[name][0])
+        derived: dict[str, list[Any]] = {}
+        for name in sorted(base):
+            family = family_of[name]
+            if name in by_name or family not in ratios:
+                continue
+            ratio = statistics.median(ratios[family])
+            derived[name] = [round(base[name][0] * ratio, 6), source_keys.index(DERIVED)]
+        if derived:
+            by_name.update(derived)
+            dates = [d for key, d in price_sources[region].items() if key != DERIVED and d[:1].isdigit()]
+            price_sources[region][DERIVED] = min(dates, default="?")
+
+
 def build(data_dir: Path) -> dict[str, Any]:
     with open(data_dir / "ec2-instance-types.csv", newline="") as fh:
         type_rows = list(csv.DictReader(fh))
@@ -138,13 +174,16 @@ def build(data_dir: Path) -> dict[str, Any]:
         prices[region][name] = [float(p["usd_per_hour"]), source_index]
         price_sources[region][p["source"]] = p["as_of"]
 
+    derive_family_prices(type_rows, prices, price_sources)
+
+    derived_index = sorted(PRICE_SOURCE_NAMES).index(DERIVED)
     # Median of (region price / us-east-1 price) over types priced in both: the estimate's scale factor.
     median_ratio: dict[str, float] = {}
     for region in REGIONS:
         ratios = [
             price / prices[BASE_REGION][name][0]
-            for name, (price, _) in prices[region].items()
-            if name in prices[BASE_REGION] and prices[BASE_REGION][name][0] > 0
+            for name, (price, source) in prices[region].items()
+            if name in prices[BASE_REGION] and prices[BASE_REGION][name][0] > 0 and source != derived_index
         ]
         median_ratio[region] = round(statistics.median(ratios), 6) if ratios else 1.0
 

@@ -199,8 +199,10 @@ def test_table_marks_estimates() -> None:
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[0].split()[:2] == ["NAME", "ARCH"]
-    assert len(lines) == 1 + 3 + 2
+    assert len(lines) == 1 + 3 + 3  # header, 3 types, count, estimate footnote, the types no price list prices
     assert "* estimated price" in result.stdout
+    assert lines[-1].startswith("not listed: 18 types of 8 families (dl2q, hpc6a,")
+    assert "--allow-estimated-prices" not in lines[-1]  # already given
 
 
 def test_malformed_catalog_exits_2_with_file_and_line(tmp_path: Path) -> None:
@@ -221,7 +223,7 @@ def test_malformed_catalog_exits_2_with_file_and_line(tmp_path: Path) -> None:
         (["--region", "mars-1"], "unknown region"),
         (["--cpu", "two"], "--cpu"),
         (["--request", "gpu"], "NAME=QUANTITY"),
-        (["-o", "xml"], "table, json or yaml"),
+        (["-o", "xml"], "'xml' is not one of 'table', 'json', 'yaml'"),
         (["--nodepool", "x"], "needs the manifests"),
     ],
 )

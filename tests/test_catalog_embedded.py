@@ -89,14 +89,45 @@ def _prices_csv() -> dict[str, dict[str, float]]:
     return out
 
 
+def _family(name: str) -> str:
+    return name.split(".")[0]
+
+
 @pytest.mark.parametrize("region", sorted(ZONES))
-def test_every_price_comes_from_the_data_and_unpriced_types_are_not_offered(region: str) -> None:
+def test_every_price_comes_from_the_data_or_the_family_rule_and_unpriced_types_are_not_offered(region: str) -> None:
+    """A listed price is offered as listed; a type the region does not list is offered (estimated) only when
+    other sizes of its family are listed there, else not at all."""
     prices = _prices_csv()[region]
+    base = _prices_csv()["us-east-1"]
     catalog = load_catalog(region)
-    offered = {it.name: _on_demand(it) for it in catalog.instance_types}
-    assert all(offered[name] == {prices[name]} for name in offered)
     all_types = {t.name for t in embedded_module.embedded_data().types}
-    assert set(offered) == {name for name in prices if name in all_types}
+    listed = {name for name in prices if name in all_types}
+    listed_families = {_family(n) for n in listed if "metal" not in n and n in base}
+    for it in catalog.instance_types:
+        estimated = {o.estimated for o in it.offerings if o.capacity_type == ON_DEMAND}
+        if it.name in listed:
+            assert _on_demand(it) == {prices[it.name]} and estimated == {False}
+        else:
+            assert _family(it.name) in listed_families and estimated == {True}, it.name
+    derivable = {n for n in all_types if n in base and _family(n) in listed_families}
+    assert {it.name for it in catalog.instance_types} == listed | derivable
+
+
+def test_a_size_the_region_does_not_list_is_priced_from_its_familys_listed_sizes() -> None:
+    """us-west-2 lists m8g.2xlarge, 12xlarge, 16xlarge and 24xlarge but not m8g.large: AWS prices are linear
+    within a family and region, so m8g.large costs its us-east-1 price times the family's us-west-2 ratio."""
+    prices = _prices_csv()
+    west, base = prices["us-west-2"], prices["us-east-1"]
+    assert "m8g.large" not in west
+    ratio = statistics.median(west[n] / base[n] for n in west if _family(n) == "m8g" and "metal" not in n)
+    it = _type("us-west-2", "m8g.large")
+    assert _on_demand(it) == {round(base["m8g.large"] * ratio, 6)}
+    assert all(o.estimated for o in it.offerings)
+    assert "34 types priced as their us-east-1 price" in load_catalog("us-west-2").sources["derived on-demand prices"]
+    # the rule reproduces the listed sizes it was not given (leave one out)
+    for name in ("m8g.2xlarge", "m8g.24xlarge"):
+        others = statistics.median(west[n] / base[n] for n in west if _family(n) == "m8g" and n != name)
+        assert base[name] * others == pytest.approx(west[name], rel=0.005)
 
 
 def test_estimated_prices_use_the_regions_median_ratio() -> None:

@@ -49,7 +49,7 @@ def _plan(tmp_path: Path, *args: str) -> tuple[int, dict[str, object], str]:
 
 
 def test_cut_karpenter_plan_lists_pods_as_not_simulated(tmp_path: Path) -> None:
-    code, document, _ = _plan(tmp_path, "--engine", "karpenter", "--time-limit", "0", "-o", "json")
+    code, document, _ = _plan(tmp_path, "--engine", "karpenter", "--time-limit", "1e-9", "-o", "json")
     assert code == 3  # a cut plan, not "pods unschedulable"
     summary = document["summary"]
     assert isinstance(summary, dict)
@@ -72,7 +72,7 @@ def test_cut_karpenter_plan_lists_pods_as_not_simulated(tmp_path: Path) -> None:
 
 
 def test_cut_plan_table_says_not_simulated(tmp_path: Path) -> None:
-    code, _, out = _plan(tmp_path, "--engine", "karpenter", "--time-limit", "0")
+    code, _, out = _plan(tmp_path, "--engine", "karpenter", "--time-limit", "1e-9")
     assert code == 3
     assert f"{MANY} not simulated (the time limit ran out)" in " ".join(out.replace("│", " ").split())
 

@@ -73,7 +73,7 @@ def test_auto_fits_the_larger_side_and_plans_both_alike(tmp_path: Path) -> None:
 
 def test_a_side_the_limit_cut_is_said_and_exits_3(tmp_path: Path) -> None:
     catalog = _fake(tmp_path, 1_500)
-    code, doc, _ = _json(tmp_path, "--catalog", str(catalog), "--time-limit", "0")
+    code, doc, _ = _json(tmp_path, "--catalog", str(catalog), "--time-limit", "1e-9")
     assert code == EXIT_CUT
     head = doc["head"]
     assert isinstance(head, dict) and head["notSimulated"] > 0

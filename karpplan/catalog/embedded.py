@@ -2,7 +2,8 @@
 
 Offerings (docs/catalog.md explains each choice):
 - on-demand: every type priced in the region, in every zone of the region (the data has no per-zone
-  availability). With `allow_estimated_prices`, a type priced in us-east-1 but not in the region is
+  availability). A type the region's price list lacks while other sizes of its family are listed there is
+  priced from them (`FAMILY_DERIVED`, scripts/build_catalog.py), marked `estimated`. With `allow_estimated_prices`, a type priced in us-east-1 but not in the region is
   offered at the us-east-1 price × the region's median price ratio, marked `estimated`.
 - spot: every offered type, in every zone, at `DEFAULT_SPOT_FACTOR` × its on-demand price, marked
   `estimated`, unless a spot price list gives real prices for it.
@@ -30,6 +31,8 @@ DEFAULT_REGION = "us-east-1"
 # Spot is estimated at 40% of on-demand (a 60% discount) when no spot price list is given; see
 # docs/catalog.md for why this figure.
 DEFAULT_SPOT_FACTOR = 0.40
+# The price source of a type priced from the listed sizes of its family in the region (an estimate).
+FAMILY_DERIVED = "family-derived"
 
 
 @dataclass(frozen=True)
@@ -170,8 +173,12 @@ def _sources(data: EmbeddedData, region: str, estimated_count: int | None) -> di
         by_source[source] = by_source.get(source, 0) + 1
     sources["on-demand prices"] = "; ".join(
         f"{data.price_source_names.get(key, key)}, as of {data.price_sources[region].get(key, '?')} ({count} types)"
-        for key, count in sorted(by_source.items())
+        for key, count in sorted(by_source.items()) if key != FAMILY_DERIVED
     )
+    if FAMILY_DERIVED in by_source:
+        sources["derived on-demand prices"] = (
+            f"{by_source[FAMILY_DERIVED]} types {data.price_source_names.get(FAMILY_DERIVED, FAMILY_DERIVED)}, "
+            "marked estimated")
     if estimated_count is not None:
         ratio = data.median_ratio.get(region, 1.0)
         sources["estimated on-demand prices"] = (
@@ -204,7 +211,8 @@ def _build(
         if base.name in real_on_demand:
             on_demand = real_on_demand[base.name]
         elif base.name in regional:
-            on_demand = regional[base.name][0]
+            on_demand, source = regional[base.name]
+            od_estimated = source == FAMILY_DERIVED
         elif allow_estimated and base.name in base_prices:
             on_demand, od_estimated = round(base_prices[base.name][0] * ratio, 6), True
             estimated_count += 1

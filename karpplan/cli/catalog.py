@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Sequence
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,12 +24,14 @@ from typer.core import TyperGroup
 
 from karpplan.catalog import instance_types_for, load_catalog
 from karpplan.catalog.aws_import import build_catalog, read_import_files
+from karpplan.catalog.coverage import Coverage, lacking_text, lacking_types, region_coverage, remedy
+from karpplan.catalog.embedded import regions as embedded_regions
 from karpplan.catalog.refresh import refresh_catalog
 from karpplan.catalog.selector import Selection, select
 from karpplan.catalog.types import ON_DEMAND, SPOT, Catalog
 from karpplan.catalog.user import catalog_document
 from karpplan.catalog.zones import parse_zones, with_cluster_zones
-from karpplan.cli.options import zones_option
+from karpplan.cli.options import output_option, region_option, zones_option
 from karpplan.cli.terminal import run_guarded, terminal_of
 from karpplan.errors import InputError, Origin
 from karpplan.model.build import load_inventory
@@ -39,6 +42,15 @@ from karpplan.model.quantity import QuantityError, format_resource, parse_quanti
 from karpplan.model.resources import CPU, MEMORY, PODS, Resources, amount_of
 
 _PATHS_KEY = "karpplan.catalog.paths"
+ZONES_HELP = ("The cluster's zones, comma-separated (e.g. us-east-1a,us-east-1b): only offerings in these zones are "
+              "listed (default: from a ClusterConfig, EC2NodeClass status or existing nodes among PATH, else every "
+              "zone of the region).")
+
+
+class CatalogFormat(StrEnum):
+    table = "table"
+    json = "json"
+    yaml = "yaml"
 
 
 class _CatalogGroup(TyperGroup):
@@ -94,12 +106,14 @@ catalog_app = typer.Typer(
 
 # ------------------------------------------------------------------------------------------ listing
 def _request(cpu: str | None, memory: str | None, extra: Sequence[str]) -> Resources | None:
+    """The pod's requests from `--cpu`, `--memory` and `--request NAME=QUANTITY`; a usage error when malformed."""
     amounts: dict[str, int] = {}
     items: list[tuple[str, str | None, str]] = [(CPU, cpu, "--cpu"), (MEMORY, memory, "--memory")]
     for raw in extra:
         resource, sep, quantity = raw.partition("=")
         if not sep or not resource.strip():
-            raise InputError.at(Origin("--request"), f"expected NAME=QUANTITY, got {raw!r}")
+            raise typer.BadParameter(f"expects NAME=QUANTITY (e.g. nvidia.com/gpu=1), not {raw!r}",
+                                     param_hint="'--request'")
         items.append((resource.strip(), quantity, "--request"))
     for name, value, flag in items:
         if value is None:
@@ -107,9 +121,10 @@ def _request(cpu: str | None, memory: str | None, extra: Sequence[str]) -> Resou
         try:
             amount = amount_of(name, parse_quantity(value))
         except QuantityError as exc:
-            raise InputError.at(Origin(flag), f"{name} {value!r}: {exc}") from exc
+            raise typer.BadParameter(f"{name} {value!r} is not a quantity (e.g. 2, 500m or 4Gi)",
+                                     param_hint=f"'{flag}'") from exc
         if amount < 0:
-            raise InputError.at(Origin(flag), f"{name} must not be negative")
+            raise typer.BadParameter(f"{name} must not be negative, not {value!r}", param_hint=f"'{flag}'")
         amounts[name] = amounts.get(name, 0) + amount
     if not amounts:
         return None
@@ -218,10 +233,24 @@ def _fargate_source(region: str | None) -> str:
     return rate.describe()
 
 
-def _info(catalog: Catalog) -> dict[str, Any]:
+def _coverage(coverage: Coverage) -> dict[str, Any]:
+    return {"region": coverage.region, "known": coverage.known, "priced": coverage.priced, "listed": coverage.listed,
+            "derived": coverage.derived, "pricesAsOf": coverage.as_of,
+            "missingFamilies": list(coverage.missing_families)}
+
+
+def _info(catalog: Catalog, *, regions: bool = False) -> dict[str, Any]:
     offered = sum(1 for it in catalog.instance_types if it.offerings)
     sources = dict(catalog.sources)
     sources["Fargate prices"] = _fargate_source(catalog.region)
+    coverage: dict[str, Any] = {}
+    if catalog.embedded:
+        own = region_coverage(catalog.region)
+        coverage["coverage"] = {**_coverage(own), "text": own.describe()
+                                + ("" if own.complete else f"; plans and listings here never use the others: "
+                                   f"{remedy(catalog)}")}
+        if regions:
+            coverage["regions"] = [_coverage(region_coverage(r)) for r in sorted(embedded_regions())]
     return {
         "name": catalog.name,
         "kind": "embedded" if catalog.embedded else "user",
@@ -232,6 +261,7 @@ def _info(catalog: Catalog) -> dict[str, Any]:
         "offered": offered,
         "estimatedPrices": any(o.estimated for it in catalog.instance_types for o in it.offerings),
         "sources": sources,
+        **coverage,
     }
 
 
@@ -246,7 +276,8 @@ def _emit(data: Any, output: str) -> None:
 def catalog(
     ctx: typer.Context,
     region: Annotated[
-        str | None, typer.Option("--region", help="Embedded catalog region (default us-east-1).")
+        str | None, region_option("Region of the embedded catalog (default: a ClusterConfig's region among PATH, "
+                                  "else us-east-1).")
     ] = None,
     catalog_file: Annotated[
         str | None, typer.Option("--catalog", metavar="FILE", help="An InstanceCatalog file replacing the embedded catalog.")
@@ -268,17 +299,20 @@ def catalog(
     ] = None,
     nodepool: Annotated[
         str | None,
-        typer.Option("--nodepool", help="NodePool (in the PATH manifests) whose requirements apply."),
+        typer.Option("--nodepool", metavar="NAME", help="NodePool (in the PATH manifests) whose requirements apply."),
     ] = None,
-    cpu: Annotated[str | None, typer.Option("--cpu", help="Pod CPU request, e.g. 2 or 500m.")] = None,
-    memory: Annotated[str | None, typer.Option("--memory", help="Pod memory request, e.g. 4Gi.")] = None,
+    cpu: Annotated[str | None, typer.Option("--cpu", metavar="QUANTITY", help="Pod CPU request, e.g. 2 or 500m.")] = None,
+    memory: Annotated[str | None, typer.Option("--memory", metavar="QUANTITY", help="Pod memory request, e.g. 4Gi.")] = None,
     request: Annotated[
-        list[str] | None, typer.Option("--request", help="Extra pod request NAME=QUANTITY (repeatable).")
+        list[str] | None,
+        typer.Option("--request", metavar="NAME=QUANTITY", help="Extra pod request, e.g. nvidia.com/gpu=1 (repeatable)."),
     ] = None,
-    output: Annotated[str, typer.Option("-o", "--output", help="table, json or yaml.")] = "table",
-    info: Annotated[bool, typer.Option("--info", help="Show where the catalog's figures come from.")] = False,
-    limit: Annotated[int | None, typer.Option("--limit", help="Show at most N types.", min=1)] = None,
-    zones: Annotated[list[str] | None, zones_option()] = None,
+    output: Annotated[CatalogFormat, output_option()] = CatalogFormat.table,
+    info: Annotated[
+        bool, typer.Option("--info", help="Show where the catalog's figures come from, and what each region covers.")
+    ] = False,
+    limit: Annotated[int | None, typer.Option("--limit", metavar="N", help="Show at most N types.", min=1)] = None,
+    zones: Annotated[list[str] | None, zones_option(ZONES_HELP)] = None,
 ) -> None:
     if ctx.invoked_subcommand is not None:
         return
@@ -287,7 +321,7 @@ def catalog(
 
     def body() -> int:
         _list(paths, region, catalog_file, allow_estimated_prices, spot_prices, nodepool, cpu, memory, request or [],
-              output, info, limit, cluster_zones)
+              output.value, info, limit, cluster_zones)
         return 0
 
     run_guarded(body, terminal_of(ctx))
@@ -296,12 +330,8 @@ def catalog(
 def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, allow_estimated_prices: bool,
           spot_prices: str | None, nodepool: str | None, cpu: str | None, memory: str | None, request: Sequence[str],
           output: str, info: bool, limit: int | None, zones: Sequence[str] = ()) -> None:
-    if output not in ("table", "json", "yaml"):
-        raise InputError.at(Origin("-o"), f"expected table, json or yaml, got {output!r}")
     if nodepool is not None and not paths:
-        raise InputError.at(
-            Origin("--nodepool"), "--nodepool needs the manifests that define it (PATH...)"
-        )
+        raise typer.BadParameter("needs the manifests that define the NodePool (PATH...)", param_hint="'--nodepool'")
     pod = _request(cpu, memory, request)
     pool: NodePool | None = None
     daemonsets: tuple[Any, ...] = ()
@@ -325,6 +355,7 @@ def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, al
     types = instance_types_for(loaded, kubelet, node_class.ami_family if node_class else None)
     rows = select(loaded, types, pool=pool, daemonsets=daemonsets, request=pod)
     shown = rows[:limit] if limit else rows
+    lacking = lacking_types(loaded, pool.requirements if pool else None, pod)
     if output == "table":
         footer = [
             f"{len(rows)} instance types" + (f" (showing {len(shown)})" if len(shown) < len(rows) else "")
@@ -333,6 +364,8 @@ def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, al
             footer.append("* estimated price (see `karpplan catalog --info`)")
         if rows and rows[0].daemon_overhead:
             footer.append(f"daemonset overhead counted per type, e.g. {rows[0].daemon_overhead}")
+        if lacking:
+            footer.append(_lacking_note(loaded, lacking, pool, pod))
         print(_table(shown, footer))
     else:
         _emit(
@@ -342,15 +375,25 @@ def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, al
                 "request": pod.formatted() if pod else None,
                 "count": len(rows),
                 "instanceTypes": [_selection_dict(s) for s in shown],
+                "lacking": lacking,
             },
             output,
         )
     if not rows:
-        print("no instance type matches", file=sys.stderr)
+        print("no instance type of the catalog matches" + (f"; {_lacking_note(loaded, lacking, pool, pod)}"
+                                                           if lacking and output != "table" else ""), file=sys.stderr)
+
+
+def _lacking_note(loaded: Catalog, lacking: list[str], pool: NodePool | None, pod: Resources | None) -> str:
+    """Known types this listing would show but the region's catalog lacks, and how to get them."""
+    why = [f"NodePool {pool.name} allows {'it' if len(lacking) == 1 else 'them'}"] if pool else []
+    why += ["the pod fits"] if pod is not None else []
+    because = f" ({', '.join(why)})" if why else ""
+    return f"not listed{because}: {lacking_text(loaded, lacking)}; {remedy(loaded)}"
 
 
 def _print_info(loaded: Catalog, output: str) -> None:
-    data = _info(loaded)
+    data = _info(loaded, regions=True)
     if output != "table":
         _emit(data, output)
         return
@@ -358,12 +401,19 @@ def _print_info(loaded: Catalog, output: str) -> None:
         ("catalog", f"{data['name']} ({data['kind']})"),
         ("region", data["region"] or "-"),
         ("zones", ", ".join(data["zones"]) or "-"),
-        ("instance types", f"{data['instanceTypes']} ({data['offered']} offered)"),
+        ("types offered", f"{data['instanceTypes']} ({data['offered']} with an offering)"),
+        *((("coverage", data["coverage"]["text"]),) if "coverage" in data else ()),
         *data["sources"].items(),
     ]
     width = max(len(key) for key, _ in rows) + 2
     for key, value in rows:
         print(f"{key + ':':<{width}}{value}")
+    if "regions" in data:
+        print("\nEmbedded regions (types priced of those known, and the date of their prices; the others are "
+              "missing there):")
+        for r in data["regions"]:
+            derived = f" ({r['derived']} derived)" if r["derived"] else ""
+            print(f"  {r['region']:<16}{r['priced']:>5} of {r['known']}{derived:<16}as of {r['pricesAsOf']}")
 
 
 # ------------------------------------------------------------------------------------------ import/refresh
@@ -412,7 +462,7 @@ def _build_and_write(ctx: typer.Context, build: Callable[[], tuple[Catalog, Sequ
 
 
 CatalogOutputOption = Annotated[
-    Path | None, typer.Option("-o", "--output", help="Write the catalog here (default stdout).")
+    Path | None, typer.Option("-o", "--output", metavar="FILE", help="Write the catalog here (default stdout).")
 ]
 
 
@@ -422,9 +472,9 @@ def import_command(
     files: Annotated[list[str], typer.Argument(help="AWS CLI outputs (JSON/YAML) and price CSVs.")],
     output: CatalogOutputOption = None,
     region: Annotated[
-        str | None, typer.Option("--region", help="Region to build (default: from the offerings).")
+        str | None, region_option("Region to build (default: from the offerings).")
     ] = None,
-    name: Annotated[str | None, typer.Option("--name", help="metadata.name of the catalog.")] = None,
+    name: Annotated[str | None, typer.Option("--name", metavar="NAME", help="metadata.name of the catalog.")] = None,
 ) -> None:
     """Build an InstanceCatalog from describe-instance-types, describe-instance-type-offerings and prices."""
     _build_and_write(ctx, lambda: build_catalog(read_import_files(files), region=region, name=name), output)
@@ -433,10 +483,10 @@ def import_command(
 @catalog_app.command("refresh")
 def refresh_command(
     ctx: typer.Context,
-    region: Annotated[str, typer.Option("--region", help="Region to query.")],
+    region: Annotated[str, region_option("Region to query.")],
     output: CatalogOutputOption = None,
     profile: Annotated[
-        str | None, typer.Option("--profile", help="AWS profile (default: boto3's usual chain).")
+        str | None, typer.Option("--profile", metavar="NAME", help="AWS profile (default: boto3's usual chain).")
     ] = None,
 ) -> None:
     """Query EC2 and the Pricing API with your AWS credentials and write a catalog (needs the aws extra)."""

@@ -11,6 +11,7 @@ import typer
 from karpplan.cli.options import (
     AUTO,
     catalog_option,
+    max_file_size_option,
     output_option,
     parse_size,
     parse_time_limit,
@@ -58,9 +59,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         time_limit: Annotated[str, time_limit_option(TIME_LIMIT_HELP)] = AUTO,
         output: Annotated[ConsolidateFormat, output_option()] = ConsolidateFormat.table,
-        max_file_size: Annotated[
-            str, typer.Option("--max-file-size", help="Largest input file accepted (bytes or a quantity like 50Mi).")
-        ] = "50Mi",
+        max_file_size: Annotated[str, max_file_size_option()] = "50Mi",
     ) -> None:
         """What Karpenter's consolidation would do to a running cluster, node by node, and why not."""
         # lazy: the consolidation package (the scheduler, OR-Tools) loads only when this command runs

@@ -12,6 +12,7 @@ import typer
 from karpplan.cli.options import (
     AUTO,
     catalog_option,
+    max_file_size_option,
     output_option,
     parse_size,
     parse_time_limit,
@@ -97,16 +98,14 @@ def register(app: typer.Typer) -> None:
             typer.Option("--fail-on-increase", min=0.0, metavar="PERCENT",
                          help="Exit 1 when HEAD costs more than PERCENT percent above BASE."),
         ] = None,
-        max_file_size: Annotated[
-            str, typer.Option("--max-file-size", help="Largest input file accepted (bytes or a quantity like 50Mi).")
-        ] = "50Mi",
+        max_file_size: Annotated[str, max_file_size_option()] = "50Mi",
         verbose: Annotated[int, typer.Option("-v", "--verbose", count=True, help="More detail (repeatable).")] = 0,
     ) -> None:
         """Compare the plans (cost, nodes, unschedulable pods, lint) of two versions of the manifests."""
         terminal = replace(terminal_of(ctx), verbose=terminal_of(ctx).verbose + verbose)
         if git is None and len(paths) != 2:
-            terminal.say("error: give BASE and HEAD (two files or directories), or --git REF PATH...")
-            raise typer.Exit(2)
+            raise typer.BadParameter("give BASE and HEAD (two files or directories), or --git REF PATH...",
+                                     param_hint="'BASE HEAD'")
         _run(terminal, paths, git, _Side(region, catalog, zones, engine, time_limit, seed, max_file_size), output,
              fail_on_increase)
 

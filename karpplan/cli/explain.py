@@ -115,7 +115,8 @@ def explain(
     ] = None,
     manifests: Annotated[
         list[str] | None,
-        typer.Option("--manifests", help="The user's manifests: reproduce the failure and propose fixes (repeatable)."),
+        typer.Option("--manifests", metavar="PATH",
+                     help="The user's manifests: reproduce the failure and propose fixes (repeatable)."),
     ] = None,
     catalog: Annotated[Path | None, catalog_option("An InstanceCatalog file replacing the embedded AWS catalog.")] = None,
     region: Annotated[str | None, region_option()] = None,
@@ -140,12 +141,12 @@ def split_paths(paths: list[str], has_manifests: bool) -> tuple[str, list[str]]:
     """
     if not has_manifests or len(paths) <= 1:
         if len(paths) > 1:
-            raise typer.BadParameter(f"one log at a time (got {len(paths)}: {' '.join(paths)})")
+            raise typer.BadParameter(f"one log at a time (got {len(paths)}: {' '.join(paths)})", param_hint="'LOG'")
         return (paths[0] if paths else "-"), []
     logs = [p for p in paths if not _manifest_like(p)]
     more = [p for p in paths if _manifest_like(p)]
     if len(logs) > 1:
-        raise typer.BadParameter(f"one log at a time (got {len(logs)}: {' '.join(logs)})")
+        raise typer.BadParameter(f"one log at a time (got {len(logs)}: {' '.join(logs)})", param_hint="'LOG'")
     return (logs[0] if logs else "-"), more
 
 

@@ -13,6 +13,7 @@ from karpplan.catalog.zones import parse_zones
 from karpplan.cli.options import (
     catalog_option,
     fargate_profile_option,
+    max_file_size_option,
     output_option,
     parse_profiles,
     parse_size,
@@ -20,6 +21,7 @@ from karpplan.cli.options import (
     zones_option,
 )
 from karpplan.cli.terminal import Terminal, run_guarded, terminal_of
+from karpplan.errors import InputError, Origin
 
 if TYPE_CHECKING:  # the lint package (its rules load the scheduler and numpy) loads when the command runs
     from karpplan.lint.run import LintOptions
@@ -65,18 +67,18 @@ PathsArgument = Annotated[
     typer.Argument(metavar="PATH", help="Manifest files, directories or - for stdin.", show_default=False),
 ]
 SelectOption = Annotated[
-    list[str] | None, typer.Option("--select", help="Only these rules (names or codes, comma-separated).")
+    list[str] | None,
+    typer.Option("--select", metavar="RULES", help="Only these rules (names or codes, comma-separated)."),
 ]
 IgnoreOption = Annotated[
-    list[str] | None, typer.Option("--ignore", help="Skip these rules (names or codes, comma-separated).")
+    list[str] | None,
+    typer.Option("--ignore", metavar="RULES", help="Skip these rules (names or codes, comma-separated)."),
 ]
 ListRulesOption = Annotated[bool, typer.Option("--list-rules", help="List the rules and exit.")]
 ExplainRuleOption = Annotated[
-    str | None, typer.Option("--explain-rule", help="Explain one rule (name or code) and exit.")
+    str | None, typer.Option("--explain-rule", metavar="RULE", help="Explain one rule (name or code) and exit.")
 ]
-MaxFileSizeOption = Annotated[
-    str, typer.Option("--max-file-size", help="Largest input file accepted (bytes or a quantity like 50Mi).")
-]
+MaxFileSizeOption = Annotated[str, max_file_size_option()]
 
 
 def lint_command(
@@ -101,8 +103,7 @@ def lint_command(
     state = terminal_of(ctx)
     _rule_docs(list_rules_flag, explain, state)
     if not paths:
-        state.stderr.print("error: give at least one PATH (a file, a directory or - for stdin)", markup=False)
-        raise typer.Exit(2)
+        raise typer.BadParameter("give at least one PATH (a file, a directory or - for stdin)", param_hint="'PATH'")
     size = parse_size(max_file_size)
     profiles = parse_profiles(fargate_profile)
 
@@ -114,9 +115,11 @@ def lint_command(
         )
         try:
             return run_lint(options, output, state.stdout)
-        except UnknownRule as exc:
-            state.stderr.print(f"error: {exc}", markup=False, highlight=False)
-            return 2
+        except UnknownRule as exc:  # on the command line a usage error, said as every other one is; in a file, bad input
+            where, _, message = str(exc).partition(": ")
+            if where.startswith("-"):
+                raise typer.BadParameter(message, param_hint=f"'{where}'") from exc
+            raise InputError.at(Origin(where), message) from exc
 
     run_guarded(body, state)
 
@@ -134,7 +137,6 @@ def _rule_docs(list_rules_flag: bool, name: str | None, state: Terminal) -> None
     if name is not None:
         rule = resolve(name)
         if rule is None:
-            state.stderr.print(f"error: unknown rule {name!r} (see --list-rules)", markup=False)
-            raise typer.Exit(2)
+            raise typer.BadParameter(f"unknown rule {name!r} (see --list-rules)", param_hint="'--explain-rule'")
         state.stdout.file.write(explain_rule(rule))
         raise typer.Exit(0)

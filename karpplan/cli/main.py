@@ -28,6 +28,7 @@ from karpplan.cli.options import (
     AUTO,
     fargate_profile_option,
     hpa_option,
+    max_file_size_option,
     parse_option,
     parse_profiles,
     parse_size,
@@ -124,10 +125,7 @@ OutputOption = Annotated[OutputFormat, typer.Option("-o", "--output", help="Outp
 PlanOutputOption = Annotated[
     PlanFormat, typer.Option("-o", "--output", help="Output format (html: one self-contained page, to stdout).")
 ]
-MaxFileSizeOption = Annotated[
-    str, typer.Option("--max-file-size", metavar="SIZE",
-                      help="Largest input file accepted (bytes or a quantity like 50Mi).")
-]
+MaxFileSizeOption = Annotated[str, max_file_size_option()]
 VerboseOption = Annotated[int, typer.Option("-v", "--verbose", count=True, help="More detail (repeatable).")]
 FargateProfileOption = Annotated[list[str] | None, fargate_profile_option()]
 

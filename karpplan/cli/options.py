@@ -21,9 +21,24 @@ def catalog_option(help_text: str) -> Any:
     return typer.Option("--catalog", metavar="FILE", help=help_text, dir_okay=False)
 
 
-def region_option() -> Any:
-    """`--region R`: the region of the embedded catalog."""
-    return typer.Option("--region", help="Region of the embedded catalog.")
+def region_option(help_text: str = "Region of the embedded catalog.") -> Any:
+    """`--region REGION`: the region of the embedded catalog."""
+    return typer.Option("--region", metavar="REGION", help=help_text)
+
+
+MAX_FILE_SIZE = "--max-file-size"
+DEFAULT_MAX_FILE_SIZE = "50Mi"
+
+
+def max_file_size_option() -> Any:
+    """`--max-file-size SIZE`: the largest input file a command reads (checked as the command line is parsed)."""
+    return typer.Option(MAX_FILE_SIZE, metavar="SIZE", callback=_checked_size,
+                        help="Largest input file accepted (bytes or a quantity like 50Mi).")
+
+
+def _checked_size(text: str) -> str:
+    parse_size(text)  # a usage error, named after the option, while the command line is parsed
+    return text
 
 
 def output_option() -> Any:
@@ -39,15 +54,14 @@ def fargate_profile_option() -> Any:
     )
 
 
-def zones_option() -> Any:
+ZONES_HELP = ("The cluster's zones, comma-separated (e.g. us-east-1a,us-east-1b): new nodes launch only there "
+              "and zone spreads count exactly these (default: from a ClusterConfig, EC2NodeClass status or "
+              "existing nodes, else every zone of the region).")
+
+
+def zones_option(help_text: str = ZONES_HELP) -> Any:
     """`--zones a,b,c` (repeatable): the cluster's zones, which new nodes may launch in."""
-    return typer.Option(
-        "--zones",
-        metavar="ZONE,...",
-        help="The cluster's zones, comma-separated (e.g. us-east-1a,us-east-1b): new nodes launch only there "
-             "and zone spreads count exactly these (default: from a ClusterConfig, EC2NodeClass status or "
-             "existing nodes, else every zone of the region).",
-    )
+    return typer.Option("--zones", metavar="ZONE,...", help=help_text)
 
 
 def replicas_option() -> Any:
@@ -79,9 +93,10 @@ def parse_size(text: str) -> int:
     try:
         size = parse_quantity(text).value()
     except QuantityError as exc:
-        raise typer.BadParameter(f"{text!r} is not a size ({exc}); use bytes or a quantity like 50Mi") from exc
+        raise typer.BadParameter(f"{text!r} is not a size; use bytes or a quantity like 50Mi",
+                                 param_hint=f"'{MAX_FILE_SIZE}'") from exc
     if size <= 0:
-        raise typer.BadParameter("must be greater than zero")
+        raise typer.BadParameter(f"must be more than 0, not {text!r}", param_hint=f"'{MAX_FILE_SIZE}'")
     return size
 
 
@@ -90,7 +105,7 @@ def parse_option(option: str, parse: Callable[[str], T], text: str) -> T:
     try:
         return parse(text)
     except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint=option) from exc
+        raise typer.BadParameter(str(exc), param_hint=f"'{option}'") from exc
 
 
 def parse_profiles(flags: list[str] | None) -> tuple[FargateProfile, ...]:
@@ -100,6 +115,7 @@ def parse_profiles(flags: list[str] | None) -> tuple[FargateProfile, ...]:
 
 
 AUTO = "auto"
+TIME_LIMIT = "--time-limit"
 
 
 TIME_LIMIT_HELP = ("Time limit in seconds, or auto (default): 10 s up to about a thousand pending pods, more for "
@@ -118,13 +134,14 @@ def _checked_time_limit(text: str) -> str:
 
 
 def parse_time_limit(text: str) -> float | None:
-    """`--time-limit`: seconds (0 or more), or None for `auto`; a usage error otherwise."""
+    """`--time-limit`: seconds (more than 0: a limit of none would plan nothing), or None for `auto`; a usage
+    error otherwise."""
     if text.strip().lower() == AUTO:
         return None
     try:
         seconds = float(text)
     except ValueError as exc:
-        raise typer.BadParameter(f"expects a number of seconds or auto, not {text!r}") from exc
-    if not seconds >= 0 or seconds == float("inf"):
-        raise typer.BadParameter(f"must be 0 or more seconds, or auto, not {text!r}")
+        raise typer.BadParameter(f"expects a number of seconds or auto, not {text!r}", param_hint=f"'{TIME_LIMIT}'") from exc
+    if not seconds > 0 or seconds == float("inf"):
+        raise typer.BadParameter(f"must be more than 0 seconds, or auto, not {text!r}", param_hint=f"'{TIME_LIMIT}'")
     return seconds

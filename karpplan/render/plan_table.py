@@ -12,6 +12,7 @@ the console has a colour system (rich drops styles otherwise, and honours NO_COL
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -36,14 +37,17 @@ from karpplan.render.formatting import (
     workload_counts,
     workload_label,
 )
-from karpplan.render.names import MIN_NAME_WIDTH, name_budget, short_name, short_node_name
+from karpplan.render.names import MIN_NAME_WIDTH, name_budget, node_name_lines, short_name
 from karpplan.render.node_rows import ASCII_GROUP_MARK, GROUP_MARK, NodeRow, names_range, node_rows
 from karpplan.render.plan_summary import summary_panel
+from karpplan.render.wrap import GLUE, wrap_words
 
 BAR_WIDTH = 8
 MAX_POD_NAMES_SHOWN = 4  # per group of unschedulable pods sharing the same reasons
 PLACED_ON_EXISTING_MARK = "+"
 NO_ZONE = "(no zone)"
+WORKLOADS_INDENT = "  "  # a node's workloads, under its name
+_COUNT_WORDS = re.compile(r" (?=x\d+\b|more\b)")  # the space before a count (`abbreviate_counts`)
 
 
 # ------------------------------------------------------------------------------------------ formatting
@@ -175,28 +179,36 @@ def _zones(nodes: Iterable[PlanNode]) -> dict[str, list[PlanNode]]:
     return {zone: sorted(by_zone[zone], key=lambda n: n.new) for zone in sorted(by_zone)}
 
 
-def _zone_cells(zone: str, nodes: Sequence[PlanNode]) -> tuple[Text, Text, Text]:
-    """A zone's heading: its name and node count, what its new nodes cost, how many pods it runs."""
+def _zone_cells(zone: str, nodes: Sequence[PlanNode], layout: Layout) -> tuple[Text, Text, Text]:
+    """A zone's heading: its name and node count (under the name when both do not fit the column), what its new
+    nodes cost, how many pods it runs."""
     new = [n for n in nodes if n.new]
     count = f"{len(nodes)} node{'s' if len(nodes) != 1 else ''}"
     if new and len(new) != len(nodes):
         count += f", {len(new)} new"
     cost = Text(format_hourly(sum(n.hourly_price for n in new)), style="bold") if new else Text("")
     pods = Text(str(sum(len(n.pods) for n in nodes)), style="bold")
-    return Text(f"{zone} ({count})", style="bold underline"), cost, pods
+    heading = f"{zone} ({count})"
+    budget = name_budget(layout.width, layout.wide)
+    if len(heading) > budget:
+        heading = "\n".join([zone, *wrap_words(f"({count})", budget)])
+    return Text(heading, style="bold underline"), cost, pods
 
 
 def _node_cell(row: NodeRow, pods_by_key: Mapping[str, PlanPod], layout: Layout, notes: _Footnotes) -> Text:
     """The name (shortened to fit whole; a row of alike nodes names them as a range) with the workloads under
     it: one flexible column lets the others stay on one line."""
     node, whole = row.node, names_range(row.names)
-    name = short_node_name(whole, node.zone, name_budget(layout.width, layout.wide),
-                           ascii_only=layout.table_box is SIMPLE_HEAD_ASCII)
-    notes.shortened |= name != whole
+    name = "\n".join(node_name_lines(whole, node.zone, name_budget(layout.width, layout.wide),
+                                      ascii_only=layout.table_box is SIMPLE_HEAD_ASCII))
+    notes.shortened |= name.replace("\n", "") != whole
     cell = Text(name)
     workloads = node_workloads(node, pods_by_key)
-    if workloads:
-        cell.append("\n  " + workloads, style="dim")
+    if workloads:  # under the name, indented, wrapped between names or at their separators (render/wrap.py)
+        glued = _COUNT_WORDS.sub(GLUE, workloads)  # `web x2`, `+3 more` stay whole
+        lines = wrap_words(glued, name_budget(layout.width, layout.wide) - len(WORKLOADS_INDENT),
+                           ascii_only=layout.table_box is SIMPLE_HEAD_ASCII)
+        cell.append("".join(f"\n{WORKLOADS_INDENT}{line}" for line in lines), style="dim")
     return cell
 
 
@@ -240,7 +252,7 @@ def _nodes_table(zones: Mapping[str, Sequence[PlanNode]], pods_by_key: Mapping[s
     table.add_column("Pods", justify="right", no_wrap=True)
     blank = Text("")
     for index, (zone, nodes) in enumerate(zones.items()):
-        name, cost, pods = _zone_cells(zone, nodes)
+        name, cost, pods = _zone_cells(zone, nodes, layout)
         if layout.wide:
             table.add_row(name, blank, blank, blank, blank, cost, blank, blank, pods)
         else:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from karpplan.catalog.coverage import lacking_text, lacking_types, remedy
 from karpplan.catalog.types import Catalog, InstanceType
 from karpplan.model import labels as L
 from karpplan.model.nodes import ExistingNode
@@ -43,6 +44,8 @@ class StaticPool:
     zones: int = 0  # and zones
     unoffered: int = 0  # without a launch: instance types its requirements allow, offered in no zone and
     # capacity type they allow
+    lacking: str = ""  # without a launch: the types its requirements allow that the region's catalog lacks, said
+    remedy: str = ""  # and how to plan with them
 
     def describe(self) -> str:
         """The plan's warning: what is planned for the pool and what is assumed."""
@@ -59,6 +62,9 @@ class StaticPool:
             if self.unoffered:
                 return head + (f"; the catalog offers the {self.unoffered} instance type(s) its requirements allow "
                                "in no zone and capacity type they allow, so karpplan plans none")
+            if self.lacking:
+                return (head + f"; its requirements allow only {self.lacking}, so its {self.wanted - self.running} "
+                        f"node(s) are not planned and not in the plan's cost: {self.remedy}")
             return head + "; no instance type of the catalog meets its requirements, so karpplan plans none"
         o = self.launch
         assert o is not None
@@ -131,6 +137,9 @@ def static_pools(pools: Sequence[NodePool], node_classes: Sequence[NodeClass], c
                 r for k, r in pool.requirements.items() if k not in (L.ZONE, L.CAPACITY_TYPE)))
             unoffered = len({o.instance_type.name for o in build_launch_options(
                 [loose], node_classes, catalog, daemonsets, [], instance_types_for, node_labels, static=True)})
+        lacking = lacking_types(catalog.for_pool(pool.name), pool.requirements) \
+            if launch is None and wanted > running and not unoffered else []
         out.append(StaticPool(pool, launch, tuple(planned), running, wanted,
-                              len({o.instance_type.name for o in choice}), len({o.zone for o in choice}), unoffered))
+                              len({o.instance_type.name for o in choice}), len({o.zone for o in choice}), unoffered,
+                              lacking_text(catalog, lacking) if lacking else "", remedy(catalog) if lacking else ""))
     return out
