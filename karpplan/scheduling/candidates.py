@@ -29,6 +29,13 @@ from karpplan.model.taints import (
     Toleration,
     untolerated,
 )
+from karpplan.scheduling.daemon_ports import (
+    DaemonPort,
+    clashing,
+    daemon_port_failure,
+    daemon_ports,
+    with_host_ports,
+)
 from karpplan.scheduling.label_values import by_label_values
 from karpplan.scheduling.pool_admission import cache_key, pool_admission
 
@@ -53,6 +60,7 @@ class LaunchOption:
     daemon_overhead: Resources  # requests of DaemonSets that would run there
     capacity: Resources  # what NodePool limits count
     free: Resources = Resources()  # room for pending pods once DaemonSets are placed (see room_for_pods)
+    daemon_ports: tuple[DaemonPort, ...] = ()  # host ports the DaemonSets that would run there hold
 
     def __hash__(self) -> int:
         return self.index
@@ -180,6 +188,7 @@ def _pool_options(pool: NodePool, types: Sequence[InstanceType], labels_for: Cal
     per_type = [(k, r) for k, r in pool.requirements.items() if k not in per_offering]
     offering_reqs = [(k, r) for k, r in pool.requirements.items() if k in per_offering]
     room: dict[tuple[int, Resources], Resources] = {}
+    port_holders = with_host_ports(daemonsets)
     for it in types:
         base = dict(labels_for(it, auto_mode=pool.auto_mode))
         absent = absent_for(it, auto_mode=pool.auto_mode)
@@ -200,7 +209,8 @@ def _pool_options(pool: NodePool, types: Sequence[InstanceType], labels_for: Cal
                         index=len(options), pool=pool, instance_type=it, zone=offering.zone,
                         capacity_type=offering.capacity_type, price=offering.price,
                         price_estimated=offering.estimated, labels=labels, taints=pool.taints,
-                        allocatable=it.allocatable, daemon_overhead=overhead, capacity=it.capacity, free=free))
+                        allocatable=it.allocatable, daemon_overhead=overhead, capacity=it.capacity, free=free,
+                        daemon_ports=daemon_ports(port_holders, labels, pool.taints) if port_holders else ()))
 
 
 def _offering_labels(pool: NodePool, base: Mapping[str, str], os_value: str, zone: str, capacity_type: str,
@@ -521,6 +531,12 @@ def check_pool(template: PodTemplate, pool: NodePool, options: Sequence[LaunchOp
     if not len(matching) or not len(fitting):
         why = instance_type_failure(template, pool, table.rows(pool_rows), table.rows(matching), table.rows(fitting))
         return PoolVerdict(pool, False, why, "resources")
+    if template.host_ports:
+        held = [bool(clashing(template.host_ports, o.daemon_ports)) for o in table.rows(fitting)]
+        if all(held):  # every option the pod fits runs a DaemonSet holding its port: name them
+            clashes = [c for o in table.rows(fitting) for c in clashing(template.host_ports, o.daemon_ports)]
+            return PoolVerdict(pool, False, daemon_port_failure(clashes), "daemonset")
+        fitting = fitting[~np.array(held, dtype=np.bool_)]
     verdict = PoolVerdict(pool, True, options=table.shared_rows(fitting), prefer_no_schedule=prefer_no_schedule, rows=fitting,
                           table=table)
     return verdict if remaining is None else within_pool_limits(verdict, remaining)
