@@ -306,6 +306,11 @@ class OptionTable:
         self._ranks: dict[str, IndexArray] = {}
         self._row_sets: dict[bytes, tuple[LaunchOption, ...]] = {}
 
+    def __reduce__(self) -> tuple[type[OptionTable], tuple[tuple[LaunchOption, ...]]]:
+        # Pickled as its options alone: its caches are keyed by the ids of objects (pools, affinities) that a loaded
+        # copy holds at other addresses.
+        return (OptionTable, (self.options,))
+
     def same_options(self, options: Sequence[LaunchOption]) -> bool:
         """The very same option objects (`LaunchOption` equality compares only indices)."""
         if len(options) != self.size:
