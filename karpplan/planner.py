@@ -368,6 +368,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     static_launch = _static_launches(problem)
     nodes, placed = _ec2_nodes(solution, static_launch)
     from karpplan.plan_reasons import not_simulated_pods  # lazy: start-up, see the docstring
+    from karpplan.scheduling.daemon_ports import daemonset_port_clashes
     from karpplan.scheduling.preferences import unhonourable_spreads
 
     unschedulable = _unschedulable(problem, solution, state, catalog)
@@ -407,6 +408,8 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     unmet = _unmet(problem, solution)
     warnings.extend(_unmet_preferences(problem, unmet, solution, greedy, ours.cost + static_cost))
     warnings.extend(s.describe() for s in problem.static)
+    warnings.extend(daemonset_port_clashes([*(n.option.daemon_ports for n in solution.nodes if n.option is not None),
+                                            *(info.daemon_ports for info in problem.existing)], inventory.daemonsets))
     warnings.extend(str(notice) for notice in (*inventory.notices, *inventory.scale_notes))
     ignored = tuple(IgnoredDocument(d.kind, d.name, d.origin, d.why)
                     for d in inventory.skipped)

@@ -197,3 +197,51 @@ def test_host_network_daemonset_holds_its_container_ports() -> None:
         fine = plan(pool("default") + HOST_NETWORK_DAEMONSET
                     + HOST_NETWORK_DEPLOYMENT.replace("PORT", port).replace("PROTOCOL", protocol))
         assert fine["unschedulable"] == [], (port, protocol)
+
+
+# Two releases of prometheus-node-exporter (hostNetwork, port 9100) on one cluster, as in
+# https://github.com/prometheus-community/helm-charts/issues/2983 and https://github.com/timescale/tobs/issues/43
+# (the DaemonSet as rendered by chart prometheus-node-exporter-4.24.0, aws/karpenter-provider-aws#5406).
+NODE_EXPORTER = """
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: RELEASE-prometheus-node-exporter, namespace: NAMESPACE}
+spec:
+  selector:
+    matchLabels: {app.kubernetes.io/instance: RELEASE, app.kubernetes.io/name: prometheus-node-exporter}
+  template:
+    metadata:
+      labels: {app.kubernetes.io/instance: RELEASE, app.kubernetes.io/name: prometheus-node-exporter}
+    spec:
+      hostNetwork: true
+      hostPID: true
+      containers:
+      - name: node-exporter
+        image: quay.io/prometheus/node-exporter:v1.7.0
+        args: ["--web.listen-address=[$(HOST_IP)]:9100"]
+        env: [{name: HOST_IP, value: 0.0.0.0}]
+        ports: [{containerPort: 9100, name: http-metrics, protocol: TCP}]
+        resources: {requests: {cpu: 10m, memory: 32Mi}}
+      tolerations: [{effect: NoSchedule, operator: Exists}]
+---
+"""
+
+
+def test_two_daemonsets_on_one_host_port_are_warned_about() -> None:
+    """Only one of them runs on each node (the other's pod stays Pending, "didn't have free ports"): the plan says
+    which two, the port, on how many of its nodes, and where each is defined; both stay in the overhead, as
+    Karpenter counts them."""
+    manifests = (pool("default") + NODE_EXPORTER.replace("RELEASE", "prometheus").replace("NAMESPACE", "cluster-monitoring")
+                 + NODE_EXPORTER.replace("RELEASE", "kube-prometheus-stack").replace("NAMESPACE", "monitoring")
+                 + DEPLOYMENT.split("---")[1])
+    document = plan(manifests)
+    nodes = len(document["nodes"])
+    (warning,) = [w for w in document["warnings"] if w.startswith("DaemonSets ")]
+    assert warning.startswith(
+        "DaemonSets cluster-monitoring/prometheus-prometheus-node-exporter (<stdin>:") and (
+        f"and monitoring/kube-prometheus-stack-prometheus-node-exporter (<stdin>:") in warning
+    assert f"both claim host port 9100/TCP on {nodes} node{'s' if nodes > 1 else ''} of this plan" in warning
+    assert all(n["daemonSetRequests"]["cpu"] == "20m" for n in document["nodes"])
+    single = plan(pool("default") + NODE_EXPORTER.replace("RELEASE", "prometheus").replace("NAMESPACE", "monitoring")
+                  + DEPLOYMENT.split("---")[1])
+    assert not [w for w in single["warnings"] if w.startswith("DaemonSets ")]

@@ -77,10 +77,35 @@ def existing_daemon_port_note(clashes: Sequence[DaemonPort], count: int, *, with
     return note + "; " + PORT_FIX if with_fix else note
 
 
+def daemonset_port_clashes(nodes: Iterable[Sequence[DaemonPort]], daemonsets: Sequence[DaemonSet]) -> list[str]:
+    """Two DaemonSets that claim one host port on the same nodes (`nodes`: the DaemonSet ports of each node of
+    the plan): on each such node only one of them runs, whichever kube-scheduler binds first, and the other's pod
+    stays Pending; Karpenter still counts both in the node's DaemonSet overhead (`buildDaemonOverheadGroups` adds
+    every compatible DaemonSet), and so does the plan. One warning per pair, with where each is defined."""
+    clashes: dict[tuple[str, str], tuple[dict[str, None], int]] = {}
+    for held in nodes:
+        found: dict[tuple[str, str], dict[str, None]] = {}
+        for i, (first, port) in enumerate(held):
+            for second, other in held[i + 1:]:
+                if first != second and port.conflicts(other):
+                    pair = (min(first, second), max(first, second))
+                    found.setdefault(pair, {})[_port_text(port)] = None
+        for pair, ports in found.items():
+            seen, count = clashes.get(pair, ({}, 0))
+            clashes[pair] = ({**seen, **ports}, count + 1)
+    origin = {daemonset_key(ds): str(ds.origin) for ds in daemonsets}
+    return [f"DaemonSets {a} ({origin.get(a, '?')}) and {b} ({origin.get(b, '?')}) both claim host port"
+            f"{'s' if len(ports) > 1 else ''} {', '.join(ports)} on {count} node{'s' if count > 1 else ''} of this plan: "
+            "only one of them runs on each, whichever is scheduled first, and the other's pod stays Pending (\"node(s) "
+            "didn't have free ports for the requested pod ports\"); both are counted in the DaemonSet overhead, as "
+            "Karpenter counts them. Give one of them another port, or keep them on different nodes (nodeSelector)"
+            for (a, b), (ports, count) in sorted(clashes.items())]
+
+
 def _port_text(port: HostPort) -> str:
     text = f"{port.port}/{port.protocol}"
     return text if port.host_ip in ("0.0.0.0", "", "::") else f"{port.host_ip}:{text}"
 
 
 __all__ = ["DaemonPort", "clashing", "daemon_port_failure", "daemon_ports", "daemonset_key", "describe",
-           "existing_daemon_port_note", "with_host_ports"]
+           "daemonset_port_clashes", "existing_daemon_port_note", "with_host_ports"]
