@@ -239,7 +239,7 @@ def test_two_daemonsets_on_one_host_port_are_warned_about() -> None:
     (warning,) = [w for w in document["warnings"] if w.startswith("DaemonSets ")]
     assert warning.startswith(
         "DaemonSets cluster-monitoring/prometheus-prometheus-node-exporter (<stdin>:") and (
-        f"and monitoring/kube-prometheus-stack-prometheus-node-exporter (<stdin>:") in warning
+        "and monitoring/kube-prometheus-stack-prometheus-node-exporter (<stdin>:") in warning
     assert f"both claim host port 9100/TCP on {nodes} node{'s' if nodes > 1 else ''} of this plan" in warning
     assert all(n["daemonSetRequests"]["cpu"] == "20m" for n in document["nodes"])
     single = plan(pool("default") + NODE_EXPORTER.replace("RELEASE", "prometheus").replace("NAMESPACE", "monitoring")
