@@ -18,7 +18,7 @@ import numpy.typing as npt
 from karpplan.catalog.nodelabels import absent_keys as absent_for
 from karpplan.catalog.types import Catalog, InstanceType
 from karpplan.model import labels as L
-from karpplan.model.pods import DaemonSet, Pod, PodTemplate
+from karpplan.model.pods import DaemonSet, HostPort, Pod, PodTemplate
 from karpplan.model.pools import NodeClass, NodePool
 from karpplan.model.requirements import Requirement, Requirements
 from karpplan.model.resources import Resources
@@ -419,6 +419,10 @@ class OptionTable:
             cached = self._masks[key] = (obj, np.array(build(), dtype=np.bool_).reshape(self.size))
         return cached[1]
 
+    def ports_free(self, ports: tuple[HostPort, ...]) -> BoolArray:
+        """Rows whose DaemonSets hold none of these host ports (`daemon_ports.py`)."""
+        return self._mask("ports", ports, lambda: [not clashing(ports, o.daemon_ports) for o in self.options])
+
     def affinity_mask(self, affinity: NodeAffinity) -> BoolArray:
         """Rows whose labels the pod's node selector and required node affinity admit."""
         if affinity.required is None and not affinity.node_selector:
@@ -537,11 +541,11 @@ def check_pool(template: PodTemplate, pool: NodePool, options: Sequence[LaunchOp
         why = instance_type_failure(template, pool, table.rows(pool_rows), table.rows(matching), table.rows(fitting))
         return PoolVerdict(pool, False, why, "resources")
     if template.host_ports:
-        held = [bool(clashing(template.host_ports, o.daemon_ports)) for o in table.rows(fitting)]
-        if all(held):  # every option the pod fits runs a DaemonSet holding its port: name them
+        free = fitting[table.ports_free(template.host_ports)[fitting]]
+        if not len(free):  # every option the pod fits runs a DaemonSet holding its port: name them
             clashes = [c for o in table.rows(fitting) for c in clashing(template.host_ports, o.daemon_ports)]
             return PoolVerdict(pool, False, daemon_port_failure(clashes), "daemonset")
-        fitting = fitting[~np.array(held, dtype=np.bool_)]
+        fitting = free
     verdict = PoolVerdict(pool, True, options=table.shared_rows(fitting), prefer_no_schedule=prefer_no_schedule, rows=fitting,
                           table=table)
     return verdict if remaining is None else within_pool_limits(verdict, remaining)
