@@ -20,7 +20,9 @@ from karpplan.model import labels as L
 from karpplan.model.pods import Pod, PodTemplate
 from karpplan.plan import NotSimulatedPod
 from karpplan.scheduling.candidates import LaunchOption
-from karpplan.scheduling.filters import aggregate_message
+from karpplan.scheduling.daemon_ports import DaemonPort, clashing, existing_daemon_port_note
+from karpplan.scheduling.existing_nodes import ExistingNodeInfo
+from karpplan.scheduling.filters import HOST_PORTS, aggregate_message
 from karpplan.scheduling.node_groups import growable_groups, growth_reason
 from karpplan.scheduling.nodeclaim import PlannedNode
 from karpplan.scheduling.preferences import Attempt
@@ -42,6 +44,9 @@ def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementSt
             _, why = state.evaluate(group, slot, relaxed)
             per_node[slot.name] = [why or "node(s) were full once the plan's other pods were placed"]
         reasons.append(aggregate_message(len(nodes), per_node))
+        held = _daemon_ports_held(group, [s.existing for s in nodes if s.existing is not None])
+        if held:
+            reasons.append(held)
     if not problem.pools:
         growable = growable_groups(problem.inventory, pod.requests, group.existing_reasons)
         reasons.append(growth_reason(growable) if growable else "no nodepools found: nothing can be launched")
@@ -165,6 +170,24 @@ def _option_rejection(group: GroupInfo, options: Sequence[LaunchOption]) -> str 
         if why is not None:
             return why
     return None
+
+
+def _daemon_ports_held(group: GroupInfo, infos: Sequence[ExistingNodeInfo]) -> str | None:
+    """Which DaemonSets hold the pod's host ports on the existing nodes that refuse it for its ports (None: no
+    DaemonSet does): kube-scheduler's count names the ports' holders nowhere."""
+    clashes: list[DaemonPort] = []
+    count = 0
+    for info in infos:
+        if HOST_PORTS not in group.existing_reasons.get(info.node.name, ()):
+            continue
+        found = clashing(group.template.host_ports, info.daemon_ports)
+        count += bool(found)
+        clashes.extend(found)
+    if not clashes:
+        return None
+    # The fix is said once: by the NodePools' reasons when theirs are the same DaemonSet ports.
+    said = any(not v.ok and v.kind == "daemonset" for v in group.verdicts)
+    return existing_daemon_port_note(clashes, count, with_fix=not said)
 
 
 def _launched_capacity(headroom: Headroom, launched: Sequence[PlannedNode]) -> dict[str, int]:

@@ -370,6 +370,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     static_launch = _static_launches(problem)
     nodes, placed = _ec2_nodes(solution, static_launch)
     from karpplan.plan_reasons import not_simulated_pods  # lazy: start-up, see the docstring
+    from karpplan.scheduling.daemon_ports import daemonset_port_clashes
     from karpplan.scheduling.preferences import unhonourable_spreads
 
     unschedulable = _unschedulable(problem, solution, state, catalog)
@@ -412,6 +413,8 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     launchable = {o.pool.name for o in problem.options}
     warnings.extend(w for pool in problem.pools if not pool.static and pool.name not in launchable
                     if (w := pool_lacking_warning(pool, catalog)) is not None)
+    warnings.extend(daemonset_port_clashes([*(n.option.daemon_ports for n in solution.nodes if n.option is not None),
+                                            *(info.daemon_ports for info in problem.existing)], inventory.daemonsets))
     warnings.extend(str(notice) for notice in (*inventory.notices, *inventory.scale_notes))
     ignored = tuple(IgnoredDocument(d.kind, d.name, d.origin, d.why)
                     for d in inventory.skipped)

@@ -678,3 +678,70 @@ def test_a_ray_worker_groups_invalid_spread_points_at_its_template() -> None:
     assert finding["field"] == ("spec.rayClusterConfig.workerGroupSpecs[0].template.spec.topologySpreadConstraints[0]"
                                 ".maxSkew")
     assert text.splitlines()[finding["line"] - 1].lstrip().startswith("- {maxSkew: 0")
+
+
+# https://github.com/eksctl-io/eksctl/blob/main/examples/42-auto-mode.yaml
+AUTO_MODE_WORKLOADS = """
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: inflate}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: inflate}}
+  template:
+    metadata: {labels: {app: inflate}}
+    spec:
+      containers: [{name: inflate, image: public.ecr.aws/eks-distro/kubernetes/pause:3.7, resources: {requests: {cpu: "1"}}}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: coredns-like, namespace: kube-system}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: critical}}
+  template:
+    metadata: {labels: {app: critical}}
+    spec:
+      nodeSelector: {kubernetes.io/arch: arm64}
+      tolerations: [{key: CriticalAddonsOnly, operator: Exists}]
+      containers: [{name: c, image: coredns, resources: {requests: {cpu: 100m, memory: 70Mi}}}]
+"""
+
+
+def test_an_auto_mode_cluster_config_plans_on_eks_built_in_node_pools() -> None:
+    """`autoModeConfig.enabled: true` gives the cluster EKS's built-in NodePools; every pod was "unschedulable: no
+    nodepools found". general-purpose takes the plain Deployment (on-demand, C/M/R gen 5+, amd64); only system
+    (amd64 and arm64, tainted CriticalAddonsOnly) takes an arm64 pod that tolerates the taint."""
+    manifests = (REAL / "eksctl-auto-mode.yaml").read_text() + AUTO_MODE_WORKLOADS
+    result = CliRunner().invoke(app, ["plan", "-", "--time-limit", "5", "--zones", "us-west-2a", "-o", "json"],
+                                input=manifests)
+    assert result.exit_code == 0, result.stderr
+    plan = json.loads(result.stdout)
+    pools = {p: n["nodePool"] for n in plan["nodes"] for p in n["pods"]}
+    assert pools == {**{f"default/inflate-{i}": "general-purpose" for i in range(3)},
+                     "kube-system/coredns-like-0": "system"}
+    types = {n["nodePool"]: n["instanceType"] for n in plan["nodes"]}
+    assert types["general-purpose"][0] in "cmr" and types["system"].split(".")[0].endswith("g")  # Graviton
+    assert all(n["capacityType"] == "on-demand" for n in plan["nodes"])
+    assert any("<stdin>:10: ClusterConfig auto-mode-cluster: EKS Auto Mode's built-in NodePools general-purpose and "
+               "system planned as EKS defines them" in w for w in plan["warnings"])
+    # `nodePools: []` turns them off; a NodePool of the same name in the input is the one planned.
+    off = CliRunner().invoke(app, ["plan", "-", "--time-limit", "5", "-o", "json"],
+                             input=manifests.replace("nodePools: [general-purpose, system]", "nodePools: []"))
+    assert off.exit_code == 1 and "no nodepools found" in off.stdout
+    own = manifests + """
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: general-purpose}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: eks.amazonaws.com, kind: NodeClass, name: default}
+      requirements: [{key: eks.amazonaws.com/instance-family, operator: In, values: [m7i]}]
+"""
+    result = CliRunner().invoke(app, ["plan", "-", "--time-limit", "5", "--zones", "us-west-2a", "-o", "json"], input=own)
+    plan = json.loads(result.stdout)
+    assert {n["instanceType"].split(".")[0] for n in plan["nodes"] if n["nodePool"] == "general-purpose"} == {"m7i"}
+    assert any("built-in NodePool system planned" in w for w in plan["warnings"])

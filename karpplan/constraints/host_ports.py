@@ -7,7 +7,12 @@ and protocol on overlapping host IPs.
   its bound pods hold the port already, which the filter has ruled out). A `hostNetwork` pod claims its
   containers' ports this way. The decoder still keeps clashing pods apart on new nodes
   (`engines/cpsat/decoder.py`, `Decoder._fits`) and the greedy engine checks them per placement.
-* Verifier: no two pods of a node, pending or bound, claim conflicting host ports.
+* DaemonSets: a DaemonSet holds its host ports on every node it runs on, new or existing
+  (`scheduling/daemon_ports.py`): launch options whose DaemonSets hold a port the pod asks for are not the
+  pod's (`candidates.check_pool`), and an existing node holds the ports of the DaemonSets bound or still to
+  come there. The reasons name the DaemonSet and the port (`daemonset`, `daemonset_existing`).
+* Verifier: no two pods of a node, pending, bound or of a DaemonSet that runs there, claim conflicting host
+  ports.
 """
 
 from __future__ import annotations
@@ -17,7 +22,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from karpplan.constraints.base import ConstraintKind, CountsModel, Violation
-from karpplan.constraints.port_conflicts import ports_clash
+from karpplan.constraints.port_conflicts import (
+    DAEMONSET_HOLDS,
+    DAEMONSET_HOLDS_EXISTING,
+    PORT_FIX,
+    ports_clash,
+)
 from karpplan.constraints.view import node_views
 
 _WILDCARD = ("0.0.0.0", "", "::")
@@ -34,7 +44,12 @@ if TYPE_CHECKING:
 class HostPortsKind(ConstraintKind):
     name = "host-ports"
     summary = "no two pods of a node claim the same host port"
-    messages = {"conflict": "node(s) didn't have free ports for the requested pod ports"}
+    messages = {
+        "conflict": "node(s) didn't have free ports for the requested pod ports",
+        "daemonset": DAEMONSET_HOLDS,
+        "daemonset_existing": DAEMONSET_HOLDS_EXISTING,
+        "fix": PORT_FIX,
+    }
 
     def filter_node(self, template: PodTemplate, info: ExistingNodeInfo) -> list[str]:
         if ports_clash(template.host_ports, info.host_ports):
@@ -55,7 +70,9 @@ class HostPortsKind(ConstraintKind):
     def violations(self, problem: Problem, solution: SolvedPlan) -> list[Violation]:
         out: list[Violation] = []
         for view in node_views(solution):
-            taken: list[HostPort] = list(view.solved.existing.host_ports) if view.solved.existing is not None else []
+            existing, option = view.solved.existing, view.solved.option
+            taken: list[HostPort] = (list(existing.host_ports) if existing is not None
+                                     else [p for _, p in option.daemon_ports] if option is not None else [])
             for group, pod in view.pending:
                 ports = group.template.host_ports
                 if ports_clash(ports, taken):

@@ -22,4 +22,13 @@ def ports_clash(asked: Sequence[HostPort], taken: Iterable[HostPort]) -> bool:
     return any(p.conflicts(q) for q in taken for p in asked)
 
 
-__all__ = ["ports_clash"]
+# A DaemonSet holds its host ports on every node it runs on, the nodes a NodePool launches included
+# (`scheduling/daemon_ports.py` says which; the host-ports kind's `daemonset*` and `fix` messages are these).
+DAEMONSET_HOLDS = ("checking host port usage: {ports} is held by {owners} on every node of this NodePool the pod "
+                   "fits (a DaemonSet runs on each node it selects, new nodes included), so no new node can run "
+                   "both; {fix}")
+DAEMONSET_HOLDS_EXISTING = "{ports} is held by {owners} on {count} of these nodes (a DaemonSet runs on each node it selects)"
+PORT_FIX = ("give the pod another host port (or drop hostPort / hostNetwork if it does not need one), or keep the "
+            "DaemonSet off the nodes this pod needs (its nodeSelector or node affinity)")
+
+__all__ = ["DAEMONSET_HOLDS", "DAEMONSET_HOLDS_EXISTING", "PORT_FIX", "ports_clash"]

@@ -19,6 +19,7 @@ from typing import TextIO, TypeVar
 
 from karpplan.errors import InputError, InputProblem
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document, read_documents
+from karpplan.model.auto_mode_pools import built_in_pools
 from karpplan.model.build_cluster import (
     build_cluster_config,
     build_limit_range,
@@ -130,6 +131,21 @@ class _Builder:
         self.seen: dict[tuple[str, str, str], Document] = {}
         self.volumes = VolumeTemplates(Storage())
 
+    def _auto_mode_pools(self) -> list[InputNotice]:
+        """EKS Auto Mode's built-in NodePools the ClusterConfigs enable and the input does not define, added to
+        the pools, and the notices that say so (what the plan reads that the manifests do not write)."""
+        notes: list[InputNotice] = []
+        for cluster in self.clusters:
+            pools = built_in_pools(cluster.auto_mode_pools, cluster.auto_mode_origin, {p.name for p in self.nodepools})
+            self.nodepools.extend(pools)
+            if pools:
+                names = " and ".join(p.name for p in pools)
+                notes.append(InputNotice(cluster.auto_mode_origin, (
+                    f"ClusterConfig {cluster.name}: EKS Auto Mode's built-in NodePool{'s' if len(pools) > 1 else ''} "
+                    f"{names} planned as EKS defines them (on-demand, C/M/R generation 5 or newer; general-purpose "
+                    "amd64; system amd64 and arm64, tainted CriticalAddonsOnly:NoSchedule)")))
+        return notes
+
     # ----------------------------------------------------------------------------------- driver
     def build(self) -> Inventory:
         self.context = self._first_pass()
@@ -146,13 +162,14 @@ class _Builder:
             elif role not in FIRST_PASS and role not in STORAGE_ROLES:
                 self._document(doc, role)
         self.notices.extend(node_class_notices(self.nodepools, self.nodeclasses))
+        built_in = self._auto_mode_pools()  # after the node class notices: EKS makes their NodeClass itself
         self.derived = [self._derived_as_read(d) for d in self.derived]
         self.scaler.check()
         nothing_pending = not any(not p.bound and not p.terminal for p in self.pods)
         # What karpplan does not simulate (a node group growing): the plan says it, lint
         # does not (the manifest is right as written).
         scale_notes = (*(InputNotice(origin, text) for origin, text in self.scaler.notices(nothing_pending)),
-                       *node_group_notices(self.clusters),
+                       *node_group_notices(self.clusters), *built_in,
                        *(InputNotice(c.origin, c.message) for c in self.volumes.shared))
         if self.problems:
             # Fields read by several rules (containers: requests, host ports) report a bad shape once.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from karpplan.inputs.loader import Document
+from karpplan.model.auto_mode_pools import BUILT_IN
 from karpplan.model.build_fields import Field
 from karpplan.model.build_pools import resource_list, taints
 from karpplan.model.cluster import ClusterConfig, FargateProfile, FargateSelector, Namespace, RuntimeClass
@@ -83,7 +84,23 @@ def build_cluster_config(doc: Document, root: Field) -> ClusterConfig:
         zones_origin=root["availabilityZones"].origin,
         subnet_zones=subnet_zones(root),
         subnets_origin=root["vpc"]["subnets"].origin,
+        auto_mode_pools=auto_mode_pools(root["autoModeConfig"]),
+        auto_mode_origin=root["autoModeConfig"].origin,
     )
+
+
+def auto_mode_pools(config: Field) -> tuple[str, ...]:
+    """The built-in NodePools an `autoModeConfig` enables: both when `nodePools` is unset (eksctl's default),
+    those it names otherwise, none when Auto Mode is off."""
+    if not config["enabled"].boolean():
+        return ()
+    if not config["nodePools"].present:
+        return BUILT_IN
+    names = tuple(config["nodePools"].string_list())
+    for name in names:
+        if name not in BUILT_IN:
+            config["nodePools"].invalid(f"unknown Auto Mode node pool {name!r}; known ones: {', '.join(BUILT_IN)}")
+    return names
 
 
 def build_limit_range(root: Field) -> dict[str, int]:

@@ -56,6 +56,9 @@ class ClusterConfig:
     # The zones of `vpc.subnets.private` / `public` (an existing VPC's subnets, keyed by zone or with `az`)
     subnet_zones: tuple[str, ...] = ()
     subnets_origin: Origin = field(default=UNKNOWN, compare=False)
+    # EKS Auto Mode's built-in NodePools `autoModeConfig` enables (`model/auto_mode_pools.py`), and where
+    auto_mode_pools: tuple[str, ...] = ()
+    auto_mode_origin: Origin = field(default=UNKNOWN, compare=False)
 
 
 @dataclass(frozen=True)

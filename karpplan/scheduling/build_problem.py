@@ -17,6 +17,7 @@ from karpplan.model.pools import NodePool, order_by_weight
 from karpplan.model.resources import Resources
 from karpplan.model.taints import SCHEDULING_EFFECTS, untolerated
 from karpplan.scheduling.candidates import LaunchOption, PoolVerdict, check_pool
+from karpplan.scheduling.daemon_ports import daemonset_key
 from karpplan.scheduling.existing_nodes import ExistingNodeInfo
 from karpplan.scheduling.filters import static_reasons
 from karpplan.scheduling.launch_memo import launch_options as memo_launch_options
@@ -37,11 +38,14 @@ def _existing_infos(inventory: Inventory, nodes: Sequence[ExistingNode],
             continue
         info = infos[pod.node_name]
         info.bound.append(pod)
+        daemon = f"{pod.namespace}/{pod.owner.split('/', 1)[1]}" if pod.owner and pod.owner.startswith("DaemonSet/") else None
         if pod.occupies_resources:
             info.used = info.used + pod.requests
             info.host_ports.extend(pod.template.host_ports)
-        if pod.owner and pod.owner.startswith("DaemonSet/"):
-            ds_on_node.setdefault(pod.node_name, set()).add(f"{pod.namespace}/{pod.owner.split('/', 1)[1]}")
+            if daemon is not None:
+                info.daemon_ports.extend((daemon, port) for port in pod.template.host_ports)
+        if daemon is not None:
+            ds_on_node.setdefault(pod.node_name, set()).add(daemon)
     for info in infos.values():
         node = info.node
         present = ds_on_node.get(node.name, set())
@@ -53,6 +57,9 @@ def _existing_infos(inventory: Inventory, nodes: Sequence[ExistingNode],
             if not ds.template.affinity.matches(node.labels, node.name) or node.is_fargate:
                 continue
             info.used = info.used + ds.template.requests
+            # The DaemonSet pod still to come holds its host ports there too (kube-scheduler's NodePorts).
+            info.host_ports.extend(ds.template.host_ports)
+            info.daemon_ports.extend((daemonset_key(ds), port) for port in ds.template.host_ports)
     return list(infos.values())
 
 

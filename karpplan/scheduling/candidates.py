@@ -18,7 +18,7 @@ import numpy.typing as npt
 from karpplan.catalog.nodelabels import absent_keys as absent_for
 from karpplan.catalog.types import Catalog, InstanceType
 from karpplan.model import labels as L
-from karpplan.model.pods import DaemonSet, Pod, PodTemplate
+from karpplan.model.pods import DaemonSet, HostPort, Pod, PodTemplate
 from karpplan.model.pools import NodeClass, NodePool
 from karpplan.model.requirements import Requirement, Requirements
 from karpplan.model.resources import Resources
@@ -28,6 +28,13 @@ from karpplan.model.taints import (
     Taint,
     Toleration,
     untolerated,
+)
+from karpplan.scheduling.daemon_ports import (
+    DaemonPort,
+    clashing,
+    daemon_port_failure,
+    daemon_ports,
+    with_host_ports,
 )
 from karpplan.scheduling.label_values import by_label_values
 from karpplan.scheduling.pool_admission import cache_key, pool_admission
@@ -53,6 +60,7 @@ class LaunchOption:
     daemon_overhead: Resources  # requests of DaemonSets that would run there
     capacity: Resources  # what NodePool limits count
     free: Resources = Resources()  # room for pending pods once DaemonSets are placed (see room_for_pods)
+    daemon_ports: tuple[DaemonPort, ...] = ()  # host ports the DaemonSets that would run there hold
 
     def __hash__(self) -> int:
         return self.index
@@ -180,6 +188,7 @@ def _pool_options(pool: NodePool, types: Sequence[InstanceType], labels_for: Cal
     per_type = [(k, r) for k, r in pool.requirements.items() if k not in per_offering]
     offering_reqs = [(k, r) for k, r in pool.requirements.items() if k in per_offering]
     room: dict[tuple[int, Resources], Resources] = {}
+    port_holders = with_host_ports(daemonsets)
     for it in types:
         base = dict(labels_for(it, auto_mode=pool.auto_mode))
         absent = absent_for(it, auto_mode=pool.auto_mode)
@@ -200,7 +209,8 @@ def _pool_options(pool: NodePool, types: Sequence[InstanceType], labels_for: Cal
                         index=len(options), pool=pool, instance_type=it, zone=offering.zone,
                         capacity_type=offering.capacity_type, price=offering.price,
                         price_estimated=offering.estimated, labels=labels, taints=pool.taints,
-                        allocatable=it.allocatable, daemon_overhead=overhead, capacity=it.capacity, free=free))
+                        allocatable=it.allocatable, daemon_overhead=overhead, capacity=it.capacity, free=free,
+                        daemon_ports=daemon_ports(port_holders, labels, pool.taints) if port_holders else ()))
 
 
 def _offering_labels(pool: NodePool, base: Mapping[str, str], os_value: str, zone: str, capacity_type: str,
@@ -295,6 +305,11 @@ class OptionTable:
         self._labels: dict[str, tuple[npt.NDArray[np.int32], list[str], dict[str, int]]] = {}
         self._ranks: dict[str, IndexArray] = {}
         self._row_sets: dict[bytes, tuple[LaunchOption, ...]] = {}
+
+    def __reduce__(self) -> tuple[type[OptionTable], tuple[tuple[LaunchOption, ...]]]:
+        # Pickled as its options alone: its caches are keyed by the ids of objects (pools, affinities) that a loaded
+        # copy holds at other addresses.
+        return (OptionTable, (self.options,))
 
     def same_options(self, options: Sequence[LaunchOption]) -> bool:
         """The very same option objects (`LaunchOption` equality compares only indices)."""
@@ -403,6 +418,10 @@ class OptionTable:
         if cached is None:
             cached = self._masks[key] = (obj, np.array(build(), dtype=np.bool_).reshape(self.size))
         return cached[1]
+
+    def ports_free(self, ports: tuple[HostPort, ...]) -> BoolArray:
+        """Rows whose DaemonSets hold none of these host ports (`daemon_ports.py`)."""
+        return self._mask("ports", ports, lambda: [not clashing(ports, o.daemon_ports) for o in self.options])
 
     def affinity_mask(self, affinity: NodeAffinity) -> BoolArray:
         """Rows whose labels the pod's node selector and required node affinity admit."""
@@ -521,6 +540,12 @@ def check_pool(template: PodTemplate, pool: NodePool, options: Sequence[LaunchOp
     if not len(matching) or not len(fitting):
         why = instance_type_failure(template, pool, table.rows(pool_rows), table.rows(matching), table.rows(fitting))
         return PoolVerdict(pool, False, why, "resources")
+    if template.host_ports:
+        free = fitting[table.ports_free(template.host_ports)[fitting]]
+        if not len(free):  # every option the pod fits runs a DaemonSet holding its port: name them
+            clashes = [c for o in table.rows(fitting) for c in clashing(template.host_ports, o.daemon_ports)]
+            return PoolVerdict(pool, False, daemon_port_failure(clashes), "daemonset")
+        fitting = free
     verdict = PoolVerdict(pool, True, options=table.shared_rows(fitting), prefer_no_schedule=prefer_no_schedule, rows=fitting,
                           table=table)
     return verdict if remaining is None else within_pool_limits(verdict, remaining)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import HostPort, Pod
 from karpplan.model.resources import Resources
+from karpplan.scheduling.daemon_ports import DaemonPort
 
 
 @dataclass
@@ -16,7 +17,8 @@ class ExistingNodeInfo:
     node: ExistingNode
     bound: list[Pod] = field(default_factory=list)
     used: Resources = Resources()  # requests of bound pods + DaemonSet pods still to come
-    host_ports: list[HostPort] = field(default_factory=list)
+    host_ports: list[HostPort] = field(default_factory=list)  # of bound pods and DaemonSet pods still to come
+    daemon_ports: list[DaemonPort] = field(default_factory=list)  # those of `host_ports` a DaemonSet holds
     _free: tuple[Resources, Resources] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property

@@ -15,6 +15,7 @@ from karpplan.constraints.pool_headroom import Headroom
 from karpplan.model.inventory import Inventory
 from karpplan.model.pods import PodGroup, PodTemplate
 from karpplan.model.pools import NodePool
+from karpplan.scheduling.by_owner import ByOwner
 from karpplan.scheduling.candidates import (
     LaunchOption,
     PoolVerdict,
@@ -70,6 +71,16 @@ class Problem:
     # id(pod) -> its rank among pods of equal requests in the queue; None: the groups' order, then each
     # group's pods in order (a caller whose groups fold pods it listed interleaved keeps its own order).
     queue_rank: Mapping[int, int] | None = None
+
+    def __getstate__(self) -> dict[str, object]:
+        """As pickled: `queue_rank`, keyed by id(pod), kept with its pods (those of the groups) so that the loaded
+        copy finds them again (`by_owner.py`); the topology's maps are `ByOwner`s already."""
+        state = dict(self.__dict__)
+        rank = self.queue_rank
+        if rank is not None and not isinstance(rank, ByOwner):
+            pods = {id(p): p for g in self.groups for p in g.group.pods}
+            state["queue_rank"] = ByOwner((pods[k], v) for k, v in rank.items() if k in pods)
+        return state
 
     @property
     def pending_count(self) -> int:

@@ -20,6 +20,7 @@ from karpplan.model.pods import Pod, PodAffinityTerm, PodTemplate, TopologySprea
 from karpplan.model.requirements import Requirements
 from karpplan.model.selectors import LabelSelector, required_pairs
 from karpplan.model.taints import SCHEDULING_EFFECTS, Taint, Toleration, untolerated
+from karpplan.scheduling.by_owner import ByOwner
 from karpplan.scheduling.candidates import LaunchOption
 
 
@@ -154,6 +155,7 @@ class AffinityRule:
 
 @dataclass
 class Topology:
+    # Each map is keyed by id(template); `build_topology` makes them `ByOwner`s, which survive pickling.
     spread: dict[int, list[SpreadRule]]  # id(template) -> rules (hard and soft)
     affinity: dict[int, AffinityRule]
     anti_affinity: dict[int, AffinityRule]
@@ -300,11 +302,11 @@ def build_topology(
     node_by_name = {n.name: n for n in nodes}
     counted = [p for p in bound if p.counts_for_topology and p.node_name in node_by_name]
     index = _by_pair(counted)
-    spread: dict[int, list[SpreadRule]] = {}
-    affinity: dict[int, AffinityRule] = {}
-    anti: dict[int, AffinityRule] = {}
-    preferred_affinity: dict[int, list[AffinityRule]] = {}
-    preferred_anti: dict[int, list[AffinityRule]] = {}
+    spread: ByOwner[list[SpreadRule]] = ByOwner()  # by id(template), the templates kept: pickling keeps them
+    affinity: ByOwner[AffinityRule] = ByOwner()
+    anti: ByOwner[AffinityRule] = ByOwner()
+    preferred_affinity: ByOwner[list[AffinityRule]] = ByOwner()
+    preferred_anti: ByOwner[list[AffinityRule]] = ByOwner()
     launch_cache: LaunchCache = {} if eligible_cache is None else eligible_cache.launch_cache(options)
     uids = count()
     for pod_template in templates:
@@ -326,19 +328,19 @@ def build_topology(
                     base[domain] += 1
             rules.append(rule)
         if rules:
-            spread[id(pod_template)] = rules
+            spread.put(pod_template, rules)
         for is_anti, spec in ((False, pod_template.pod_affinity), (True, pod_template.pod_anti_affinity)):
             if spec.required:
                 rule_a = _affinity_rule(pod_template, spec.required, is_anti, 0, (counted, index), node_by_name,
                                         namespace_labels, uids)
-                (anti if is_anti else affinity)[id(pod_template)] = rule_a
+                (anti if is_anti else affinity).put(pod_template, rule_a)
             if spec.preferred:
                 heaviest_first = sorted(spec.preferred, key=lambda p: -p.weight)
-                (preferred_anti if is_anti else preferred_affinity)[id(pod_template)] = [
+                (preferred_anti if is_anti else preferred_affinity).put(pod_template, [
                     _affinity_rule(pod_template, (p.term,), is_anti, p.weight, (counted, index), node_by_name,
                                    namespace_labels, uids)
                     for p in heaviest_first
-                ]
+                ])
     existing_anti: list[tuple[AffinityTerm, str]] = []
     for pod in counted:
         node = node_by_name[pod.node_name or ""]
