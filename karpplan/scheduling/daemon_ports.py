@@ -87,7 +87,7 @@ def daemonset_port_clashes(nodes: Iterable[Sequence[DaemonPort]], daemonsets: Se
         found: dict[tuple[str, str], dict[str, None]] = {}
         for i, (first, port) in enumerate(held):
             for second, other in held[i + 1:]:
-                if first != second and port.conflicts(other):
+                if first != second and ports_clash((port,), (other,)):
                     pair = (min(first, second), max(first, second))
                     found.setdefault(pair, {})[_port_text(port)] = None
         for pair, ports in found.items():
