@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 
 from karpplan.explain.advice import how_to_get
+from karpplan.explain.dialects.kube import NO_VICTIMS_CAUSE, PREEMPTION_NEVER_CAUSE
 from karpplan.explain.node_hints import node_hints
 from karpplan.explain.structure import Reason
 
@@ -36,8 +37,23 @@ def node_filter_plain(r: Reason, source: str) -> str:
     nodes = f"of {r.total} nodes, " if r.total is not None else ""
     if not parts and r.total == 0:
         return node_hints({r.text: 0}).strip()
-    return (("no existing node fits: " + nodes + "; ".join(parts) + "." if parts else r.text) + _device_hints(counts)
-            + node_hints(counts))
+    return (("no existing node fits: " + nodes + "; ".join(parts) + "." if parts else r.text.rstrip(". ") + ".")
+            + _device_hints(counts)
+            + node_hints(counts or {r.text: 0}, r.total) + _PREEMPTION.get(r.cause or "", ""))
+
+
+# what the FitError's preemption sentence adds (dialects/kube.py preemption_said)
+_PREEMPTION = {
+    PREEMPTION_NEVER_CAUSE: (
+        " Preemption: not eligible due to preemptionPolicy=Never - the pod's PriorityClass forbids it to evict "
+        "lower-priority pods, so it waits until room frees up or a node is added for it; a PriorityClass with "
+        "preemptionPolicy: PreemptLowerPriority would let it take the room of lower-priority pods."),
+    NO_VICTIMS_CAUSE: (
+        " Preemption found no victims: no pod of lower priority on those nodes would free enough room if evicted. "
+        "A DaemonSet's pod in this state (it may run on its one node only) waits until that node has room - neither "
+        "Karpenter nor cluster-autoscaler adds a node for it: give the DaemonSet a PriorityClass above the workloads' "
+        "(system-node-critical) so it evicts them, or make room on the node."),
+}
 
 
 def _device_hints(counts: Mapping[str, int]) -> str:

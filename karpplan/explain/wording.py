@@ -9,6 +9,8 @@ from karpplan.explain import known
 from karpplan.explain import structure as reason_kind
 from karpplan.explain.dialects import disruption, fargate, launch, nodeclass
 from karpplan.explain.dialects import karpenter as K
+from karpplan.explain.empty_domain import empty_domain_plain, has_empty_domain, shown
+from karpplan.explain.host_ports import is_host_port, karpenter_host_port_plain
 from karpplan.explain.node_filter_wording import node_filter_plain
 from karpplan.explain.structure import CLUSTER_AUTOSCALER, KUBE_SCHEDULER, Item, Parsed, PoolReasons, Reason
 from karpplan.model.labels import ZONE
@@ -115,6 +117,8 @@ def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karp
     if r.kind == reason_kind.UNSUPPORTED:
         return _unsupported_plain(r, f, source)
     if r.kind == reason_kind.NODE_FILTER:
+        if source == "karpenter" and is_host_port(r.text):
+            return karpenter_host_port_plain(r.text, where)
         return node_filter_plain(r, source)
     return r.text
 
@@ -314,8 +318,10 @@ def _topology_plain(r: Reason, where: str, source: str) -> str:
     counts = ""
     if r.counts:
         more = max(len(r.counts) - 6, 0) + (r.others or 0)
-        counts = (" (pods per domain now: " + ", ".join(f"{k}={v}" for k, v in list(r.counts.items())[:6])
+        counts = (" (pods per domain now: " + ", ".join(f"{shown(k)}={v}" for k, v in list(r.counts.items())[:6])
                   + (f", and {more} other domain{'' if more == 1 else 's'}" if more > 0 else "") + ")")
+    if has_empty_domain(r):
+        return empty_domain_plain(r, field, counts)
     if r.constraint == "pod affinity":
         advice = ("no domain that " + where + " can reach holds a matching pod" + counts + "; a new node never does, "
                   "so the pod waits until a matching pod runs in a reachable domain. Relax "

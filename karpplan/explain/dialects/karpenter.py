@@ -59,7 +59,9 @@ _NODEPOOL_FIELD = re.compile(r"\((?:NodePool|nodepool)=(?P<n>[^)]*)\)")
 _REQ_SPLIT = re.compile(r",\s+(?=[^\s,]+ (?:In|NotIn|Exists|DoesNotExist|Gt|Lt|Gte|Lte)\b)")
 _REQ = re.compile(r"^(?P<key>\S+) (?P<op>In|NotIn|Exists|DoesNotExist|Gt|Lt|Gte|Lte)(?: \[(?P<vals>[^\]]*)\]?)?"
                   r"(?P<extra>.*)$", re.S)
-_COUNT = re.compile(r"([^\s,:\[\]]+):\s?(-?\d+)")
+# a domain may be named by the empty string (a node or offering carrying the key with an empty value): pretty.Map
+# sorts it first, `counts = : 0, eastus2-1: 2`, and Go's map print shows `map[:0 a:1]`
+_COUNT = re.compile(r"(?:^|(?<=[\s,\[]))([^\s,:\[\]]*):\s?(-?\d+)")
 _OTHERS = re.compile(r"and (\d+) other\(s\)?")  # its ")" may be stripped with the list's
 _QUANTITY_PAIR = re.compile(r'"([^"]+)"\s*:\s*"([^"]*)"')
 

@@ -9,7 +9,8 @@ from karpplan.explain.dialects.karpenter import parse_taint
 from karpplan.explain.dialects.predicates import FIT_10, FIT_14_HEAD, fit_14_counts, named, old_fit_counts
 from karpplan.explain.structure import LIMITS, NODE_FILTER, TAINT, TOPOLOGY, VOLUME, Reason
 
-FIT = re.compile(r"(?P<n>\d+)/(?P<m>\d+) nodes are available(?::\s*(?P<rest>.*))?", re.S)
+# the total may be redacted by the one who pasted it (`0/x nodes are available`)
+FIT = re.compile(r"(?P<n>\d+)/(?P<m>\d+|[xXnN?]) nodes are available(?::\s*(?P<rest>.*))?", re.S)
 SCALE_UP = re.compile(r"pod didn['’]t trigger scale-up(?: \((?P<why>[^)]*)\))?:?\s*(?P<rest>.*)", re.S)
 NOMINATED = re.compile(r"Pod should schedule on:? (?P<target>.*)")
 _ENTRY_SPLIT = re.compile(r",\s+(?=\d+ )")
@@ -25,6 +26,8 @@ BARE_LIST = re.compile(r"^(?:[^\n\d]*?:\s+)?[\s`'\">]*(?P<rest>\d+ (?:node\(s\) 
 PREEMPTION_NEVER = re.compile(r"not eligible due to preemptionPolicy=Never")
 # kube-scheduler before 1.17 said this alone (no node counts) while a claim waited for its volume
 UNBOUND = re.compile(r"pod has unbound (?:immediate )?PersistentVolumeClaims", re.I)
+PREEMPTION_NEVER_CAUSE = "preemption: not eligible (preemptionPolicy=Never)"
+NO_VICTIMS_CAUSE = "preemption: no victims found"
 NO_NODES = re.compile(r"\bno nodes available to schedule pods\b")
 _UNTOLERATED_NEW = re.compile(r"had untolerated taint\(s\)")
 
@@ -95,15 +98,26 @@ def parse_fit_error(message: str) -> list[Reason] | None:
         if NO_NODES.search(message) is not None:  # a cluster with no node the scheduler may use at all
             return [Reason(NODE_FILTER, "no nodes available to schedule pods", counts={}, total=0)]
         return None
-    rest = (m.group("rest") or "").split(" preemption:", 1)[0]
+    rest, _, preemption = (m.group("rest") or "").partition(" preemption:")
     end = _SENTENCE_END.search(rest)
     if end is not None:
         rest = rest[:end.start()]
     counts = _entries(rest)
     text = (message[m.start():m.start("rest")] + rest) if m.group("rest") is not None else message[m.start():]
-    reasons = [Reason(NODE_FILTER, text.rstrip(". "), counts=counts, total=int(m.group("m")))]
+    total = int(m.group("m")) if m.group("m").isdigit() else None
+    reasons = [Reason(NODE_FILTER, text.rstrip(". "), counts=counts, total=total, cause=preemption_said(preemption))]
     reasons.extend(derived(counts))
     return reasons
+
+
+def preemption_said(tail: str) -> str | None:
+    """What the FitError's preemption sentence adds, when it says something about the pod: it may not preempt,
+    or nothing it could evict would make room."""
+    if PREEMPTION_NEVER.search(tail):
+        return PREEMPTION_NEVER_CAUSE
+    if re.search(r"No preemption victims found", tail) and not re.search(r"\d+ Preemption is not helpful", tail):
+        return NO_VICTIMS_CAUSE
+    return None
 
 
 def parse_scale_up(message: str) -> list[Reason] | None:
