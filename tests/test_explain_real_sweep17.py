@@ -92,6 +92,61 @@ PASTES = {
         'tolerate taint (taint=msp.stripe.io/availability-tier=A200:NoSchedule); did not tolerate taint (taint=msp.stri\n',
         {'taint'}, ('without naming it', 'msp.stripe.io/availability-tier=A200:NoSchedule'),
         ()),
+    # v0.15's wording of an unknown label (`key K does not have known values`): the pod's nodeSelector named a label
+    # the Provisioner neither sets nor requires (tzneal: add it to the Provisioner's labels)
+    'v015-key-does-not-have-known-values': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/2316',
+        '`controller.provisioning    Could not schedule pod, incompatible with provisioner "default", incompatible '
+        'requirements, key application does not have known values`\n',
+        {'unknown-label'}, ('label "application"', 'spec.labels'),
+        ("requirements do not overlap",)),
+    # the label was put in the Provisioner's own metadata.labels, which never reach its nodes
+    'label-in-pool-metadata': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/4085',
+        'karpenter-799794b4f-jzz7l controller 2023-06-20T12:44:38.209Z\tERROR\tcontroller.provisioner\tCould not '
+        'schedule pod, incompatible with provisioner "test-provisioner", incompatible requirements, label "app1" does '
+        'not have known values\t{"commit": "698f22f-dirty", "pod": "default/test-app-5c6cc4b6f9-gm7gf"}\n',
+        {'unknown-label'}, ("metadata.labels never reaches its nodes",),
+        ()),
+    # a pod pinned to an EKS managed node group by eks.amazonaws.com/nodegroup; the paste cuts `values`
+    'managed-nodegroup-label-cut': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/4538',
+        'ERROR controller.provisioner Could not schedule pod, incompatible with provisioner "eng-node-group", '
+        'incompatible requirements, label "eks.amazonaws.com/nodegroup" does not have known\n',
+        {'unknown-label'}, ('EKS managed node group',),
+        ("requirements do not overlap",)),
+    # k3s/RKE2 system pods on a cluster whose only node has the control-plane and etcd roles
+    'control-plane-etcd-taints-get-events': Paste(
+        'https://github.com/rancher/rancher/issues/40016',
+        "LAST SEEN   TYPE      REASON             OBJECT                                        MESSAGE\n"
+        "30m         Warning   FailedScheduling   pod/coredns-597584b69b-c2s8w                  0/1 nodes are available: "
+        "1 node(s) had untolerated taint {node-role.kubernetes.io/etcd: }. preemption: 0/1 nodes are available: 1 "
+        "Preemption is not helpful for scheduling.\n"
+        "30m         Warning   FailedScheduling   pod/helm-install-traefik-crd-mzcb7            0/1 nodes are available: "
+        "1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }. preemption: 0/1 nodes are "
+        "available: 1 Preemption is not helpful for scheduling.\n",
+        {'taint'}, ('no worker node',),
+        ()),
+    # the FailedScheduling was the wait for Karpenter's node; the pod was then scheduled (its real trouble: an init
+    # container crash-looping on EFS)
+    'scheduled-after-nomination': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/5691',
+        "  Warning  FailedScheduling  20m                   default-scheduler  0/1 nodes are available: 1 Too many pods. "
+        "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod..\n"
+        "  Normal   Nominated         20m                   karpenter          Pod should schedule on: nodeclaim/"
+        "hxps-66ae7155-6992-40d7-a887-ae5a746c5c25-dev-mseries-btnkm\n"
+        "  Normal   Scheduled         19m                   default-scheduler  Successfully assigned update-permissionx-"
+        "a0c6988c/update-permissionx-a0c6988c-rb-58d85c4d66-8g476 to ip-10-1-45-204.ec2.internal\n",
+        {'node-filter'}, ('scheduled in the end', 'CrashLoopBackOff'),
+        ('waiting will not help',)),
+    # AKS node auto-provisioning: the NodePool event; removing every requirement did not help (nothing changed on the
+    # user's side), so the pod's size and the requirements are not what to change first
+    'aks-nap-no-compatible-instance-types': Paste(
+        'https://github.com/Azure/karpenter-provider-azure/issues/996',
+        "`Warning  NoCompatibleInstanceTypes  2m10s (x59 over 63m)  karpenter  NodePool requirements filtered out all "
+        "compatible available instance type`\n",
+        {'no-instance-type'}, ("not about the pod's size", 'the provider\'s list did'),
+        ('lower the requests',)),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {}

@@ -99,7 +99,7 @@ _KARPENTER_ANCHOR = re.compile(
     r"compatible with nodepool \"|did not tolerate |no instance type |unsatisfiable topology constraint|"
     r"incompatible requirements|all available instance types exceed|node limits have been exhausted|"
     r"label \"[^\"]*\" does not have known values|pod didn['’]t schedule because NodePool|"
-    r"incompatible volume requirements|nodepool requirements filtered out|"
+    r"incompatible volume requirements|[Nn]ode[Pp]ool requirements filtered out|"
     r"\d+ out of \d+ instance types were excluded|Ignoring pod, pod anti-affinity is not supported|"
     r"Ignoring pod, label \S+ is restricted|"
     r"no (?:dynamic )?(?:nodepools|provisioners) found")

@@ -154,8 +154,9 @@ def _unknown_label_plain(r: Reason, where: str, f: PoolFields) -> str:
             "nodeAffinity.") if r.suggestion else ""
     renamed = (" (Karpenter v1 renamed karpenter.sh/provisioner-name to karpenter.sh/nodepool.)"
                if r.key == "karpenter.sh/provisioner-name" and f is NODEPOOL_FIELDS else "")
-    advice = known.restricted_label(r.key, v0=f is not NODEPOOL_FIELDS) or ("If the pod belongs to such a pool, add the label there; otherwise "
-                                               "the pool is simply not meant for the pod.")
+    advice = known.restricted_label(r.key, v0=f is not NODEPOOL_FIELDS) or (
+        f"If the pod belongs to such a pool, add the label there ({f.labels} - a label in the pool object's own "
+        "metadata.labels never reaches its nodes); otherwise the pool is simply not meant for the pod.")
     return (f'the pod selects on label "{r.key}" (spec.nodeSelector or spec.affinity.nodeAffinity), but {where} '
             f"launches no node carrying that label: it is neither a well-known label nor in the pool's "
             f"{f.labels} or {f.requirements}. {advice}{hint}{renamed}")
@@ -485,7 +486,7 @@ def _grouped_taints(p: Parsed, taints: list[Reason]) -> str:
                 "those nodes"
                 + (" (eks.amazonaws.com/compute-type=fargate marks Fargate nodes: a Fargate profile, not a toleration, "
                    "puts a pod there)" if any("fargate" in (t.value or "") + (t.key or "") for t in taints) else "")
-                + ".")
+                + "." + known.control_plane_note([t.key or "" for t in taints]))
     f = fields_of(None, p.dialect)
     return (f"The pod tolerates none of the {len(taints)} distinct taints on the pools Karpenter checked: {listed} "
             f"({f.taints}; this Karpenter version prints one clause per pool without naming it). Each such pool is "
