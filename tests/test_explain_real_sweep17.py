@@ -147,6 +147,17 @@ PASTES = {
         "compatible available instance type`\n",
         {'no-instance-type'}, ("not about the pod's size", 'the provider\'s list did'),
         ('lower the requests',)),
+    # a node whose kubelet never registered cpu / memory / pods: Karpenter kept nominating pods to a broken node
+    'failed-consistency-check-node-events': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/4737',
+        "Events:\n\n  Type     Reason                  Age                      From       Message\n\n"
+        "  ----     ------                  ----                     ----       -------\n\n"
+        "  Warning  FailedConsistencyCheck  49m (x86 over 3d23h)     karpenter  expected resource \"pods\" didn't "
+        "register on the node\n\n"
+        "  Warning  FailedConsistencyCheck  9m20s (x247 over 3d22h)  karpenter  expected resource \"cpu\" didn't "
+        "register on the node\n",
+        {'no-instance-type'}, ('the node is broken', 'delete its NodeClaim'),
+        ('lower the pod', 'exceed')),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {}

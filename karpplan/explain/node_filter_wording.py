@@ -39,7 +39,18 @@ def node_filter_plain(r: Reason, source: str) -> str:
         return node_hints({r.text: 0}).strip()
     return (("no existing node fits: " + nodes + "; ".join(parts) + "." if parts else r.text.rstrip(". ") + ".")
             + _device_hints(counts)
-            + node_hints(counts or {r.text: 0}, r.total) + _PREEMPTION.get(r.cause or "", ""))
+            + node_hints(counts or {r.text: 0}, r.total) + _preemption(r))
+
+
+_SHORTAGE = re.compile(r"^Insufficient |^Too many pods$")
+
+
+def _preemption(r: Reason) -> str:
+    said = _PREEMPTION.get(r.cause or "", "")
+    short = sum(n for why, n in (r.counts or {}).items() if _SHORTAGE.search(why))
+    if r.cause == NO_VICTIMS_CAUSE and (short != 1 or r.total == 1):
+        said = said.split(" A DaemonSet's pod", 1)[0]  # only one node short of room looks like a DaemonSet's pod
+    return said
 
 
 # what the FitError's preemption sentence adds (dialects/kube.py preemption_said)

@@ -479,6 +479,15 @@ def _ordinary_taints(reasons: tuple[Reason, ...]) -> list[Reason]:
             and known.disruption_taint(r.key) is None and known.pressure_taint(r.key) is None]
 
 
+def _on_every_node(p: Parsed, taints: list[Reason]) -> list[str]:
+    """The keys of those taints that every node the scheduler counted carries (or all, when it counted none)."""
+    counted = [r for r in p.reasons if r.kind == reason_kind.NODE_FILTER and r.counts and r.total]
+    if not counted:
+        return [t.key or "" for t in taints]
+    return [t.key or "" for t in taints for r in counted for why, n in (r.counts or {}).items()
+            if n == r.total and t.key and t.key in why]
+
+
 def _grouped_taints(p: Parsed, taints: list[Reason]) -> str:
     listed = ", ".join(_taint_text(t) for t in taints)
     if p.source != "karpenter":
@@ -486,7 +495,7 @@ def _grouped_taints(p: Parsed, taints: list[Reason]) -> str:
                 "those nodes"
                 + (" (eks.amazonaws.com/compute-type=fargate marks Fargate nodes: a Fargate profile, not a toleration, "
                    "puts a pod there)" if any("fargate" in (t.value or "") + (t.key or "") for t in taints) else "")
-                + "." + known.control_plane_note([t.key or "" for t in taints]))
+                + "." + known.control_plane_note(_on_every_node(p, taints)))
     f = fields_of(None, p.dialect)
     return (f"The pod tolerates none of the {len(taints)} distinct taints on the pools Karpenter checked: {listed} "
             f"({f.taints}; this Karpenter version prints one clause per pool without naming it). Each such pool is "

@@ -9,6 +9,9 @@ quotas, or the node class's subnets / IAM / launch settings.
     creating scheduler, getting instance types, no subnets matched selector map[karpenter.sh/discovery:demo]
     no subnets exist given constraints [{map[karpenter.sh/discovery:xxx] }]
     getting instance types, no subnets found via [{"Name":"tag-key","Values":[...]}]
+
+A node Karpenter launched whose kubelet never reported a resource: the node's `FailedConsistencyCheck` event
+`expected resource "cpu" didn't register on the node` (Karpenter v0.2x-v0.3x). Pods nominated to it wait on it.
 """
 
 from __future__ import annotations
@@ -20,12 +23,16 @@ CAPACITY = "insufficient capacity"  # also the reason's `cause`
 QUOTA = "quota exceeded"
 SUBNETS = "no subnets"
 REFUSED = "launch refused"
-CAUSES = (CAPACITY, QUOTA, SUBNETS, REFUSED)
+UNREGISTERED = "resource not registered"
+CAUSES = (CAPACITY, QUOTA, SUBNETS, REFUSED, UNREGISTERED)
 
 TRIGGERS = ("launching nodeclaim", "launching machine", "Launching node", "creating instance", "creating cloud provider "
             "instance", "insufficient capacity", "InsufficientInstanceCapacity", "UnfulfillableCapacity",
             "no subnets matched", "no subnets exist", "no subnets found", "VcpuLimitExceeded",
-            "MaxSpotInstanceCountExceeded", "InstanceLimitExceeded")
+            "MaxSpotInstanceCountExceeded", "InstanceLimitExceeded", "didn't register on the node")
+_UNREGISTERED = re.compile(r'expected resource \\?"(?P<res>[^"\\]+)\\?" didn\'t register on the node')
+# the resources every kubelet reports itself; any other (nvidia.com/gpu, ...) comes from a device plugin
+_KUBELET_RESOURCES = ("cpu", "memory", "pods", "ephemeral-storage")
 _CAPACITY = re.compile(r"insufficient capacity|InsufficientInstanceCapacity|UnfulfillableCapacity|"
                        r"InsufficientCapacityError|all requested instance types were unavailable", re.I)
 _QUOTA = re.compile(r"VcpuLimitExceeded|MaxSpotInstanceCountExceeded|InstanceLimitExceeded|"
@@ -57,6 +64,8 @@ def parse(line: str) -> LaunchError | None:
     """The launch failure a log line (console or JSON) reports, or None."""
     if not any(t in line for t in TRIGGERS):
         return None
+    if (um := _UNREGISTERED.search(line)) is not None:
+        return LaunchError(UNREGISTERED, um.group(0).replace('\\"', '"'), detail=um.group("res"))
     text = line.replace('\\"', '"')
     m = _ANCHOR.search(text)
     if m is None:
@@ -95,6 +104,19 @@ def plain(e: LaunchError) -> str:
         return (f"{claim} could not start: EC2 refused it for the account's quota ({e.code or e.text}). Request a higher "
                 "EC2 quota (Service Quotas: Running On-Demand / All Spot Instance Requests, in vCPUs) or lower the "
                 "NodePool's spec.limits so Karpenter stays under it. Nothing on the pod is wrong.")
+    if e.cause == UNREGISTERED:
+        if e.detail in _KUBELET_RESOURCES:
+            return (f"A node Karpenter launched never reported {e.detail} in its status (FailedConsistencyCheck: "
+                    f"{e.text}): its kubelet did not finish registering, so the node is broken, not full - kubectl "
+                    "describe node shows its Ready condition and the kubelet's events (bootstrap / user data, the "
+                    "node role, the CNI). Karpenter keeps nominating pending pods to it meanwhile; delete its "
+                    "NodeClaim (kubectl delete nodeclaim <name>, or the node) so a new one is launched, and fix the "
+                    "node class if the next one fails the same way. Nothing on the pod is wrong.")
+        return (f"A node Karpenter launched never advertised {e.detail} (FailedConsistencyCheck: {e.text}): the device "
+                "plugin that registers it (the NVIDIA device plugin / GPU operator, the Neuron or EFA plugin) is not "
+                "running on that node, or the AMI lacks its driver. The node stays uninitialised and pods that "
+                "request the resource wait on it: run the plugin's DaemonSet there (its tolerations and node "
+                "selector must match the node) or use an AMI with the driver. Nothing on the pod is wrong.")
     if e.cause == CAPACITY:
         where = (f" (no {e.instance_type} capacity in {e.zone})" if e.instance_type and e.zone else "")
         if "all requested instance types were unavailable" in e.text:  # no CreateFleet call was made at all
