@@ -158,6 +158,42 @@ PASTES = {
         "register on the node\n",
         {'no-instance-type'}, ('the node is broken', 'delete its NodeClaim'),
         ('lower the pod', 'exceed')),
+    # cluster-autoscaler 1.1: a multi-AZ autoscaling group's template node sits in one zone, the StatefulSet's EBS
+    # volume in another (the FAQ's answer: one group per zone)
+    'ca-no-volume-zone-conflict-template-node': Paste(
+        'https://github.com/kubernetes/autoscaler/issues/501',
+        "I0119 19:49:49.973505     214 scale_up.go:112] Scale-up predicate failed: NoVolumeZoneConflict predicate "
+        "mismatch, cannot put elasticsearch/elastic6-data-3 on template-node-for-k8s-16Q6P7QM1VQ86-Workers-"
+        "22NR6U4EQSJ6-8420422205862204812, reason: NoVolumeZoneConflict\n"
+        "  Normal   NotTriggerScaleUp      53s (x18 over 6m)  cluster-autoscaler                     pod didn't "
+        "trigger scale-up (it wouldn't fit if a new node is added)\n",
+        {'node-filter', 'volume'}, ('k8s-16Q6P7QM1VQ86-Workers-22NR6U4EQSJ6', 'one autoscaling group per zone'),
+        ('the pasted line does not name it',)),
+    # EKS managed node group in other zones than the StatefulSet's EBS volume: no group's template node can take it
+    'ca-volume-node-affinity-describe': Paste(
+        'https://github.com/jenkins-infra/helpdesk/issues/3305',
+        " Normal   NotTriggerScaleUp  3m58s (x32461 over 3d18h)  cluster-autoscaler  pod didn't trigger scale-up: 1 "
+        "node(s) had volume node affinity conflict\n"
+        "  Warning  FailedScheduling   2m30s (x5365 over 3d18h)   default-scheduler   0/2 nodes are available: 1 "
+        "Insufficient cpu, 1 node(s) had volume node affinity conflict.\n",
+        {'node-filter', 'volume'}, ('one autoscaling group per zone', "volume's zone"),
+        ()),
+    # one scale set per zone already: the Azure templates carried no zone label until cluster-autoscaler added it
+    'ca-azure-vmss-per-zone-no-zone-label': Paste(
+        'https://github.com/kubernetes/autoscaler/issues/1500',
+        "I1211 10:31:49.438834       1 utils.go:208] Pod prometheus-alertmanager-d9dcffbf8-sspb9 can't be scheduled on "
+        "k8s1-euw-sandbox-agentzone1-vmss, predicate failed: NoVolumeZoneConflict predicate mismatch, reason: node(s) "
+        "had no available volume zone\n",
+        {'node-filter', 'volume'}, ('If each zone already has its own group', 'Azure scale-set templates'),
+        ()),
+    # AKS: a scale set cannot be asked for a VM in one zone, and the autoscaler's template is one node of the pool; the
+    # two bare lines are two messages
+    'aks-no-available-volume-zone-bare-lines': Paste(
+        'https://github.com/Azure/AKS/issues/2187',
+        "0/1 nodes are available: 1 node(s) had no available volume zone\n"
+        "pod didn't trigger scale-up (it wouldn't fit if a new node is added): 1 node(s) had no available volume zone \n",
+        {'node-filter', 'volume'}, ('1 node group(s) had no available volume zone', 'its own node group'),
+        ("zone pod didn't trigger",)),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {}

@@ -105,7 +105,11 @@ def _group_hints(counts: Mapping[str, int]) -> str:
         out += (" For a pod whose volume is pinned to one zone, cluster-autoscaler grows only a node group whose "
                 "template node is in that zone: a group spanning several zones may add its node elsewhere, so give "
                 "each zone its own node group (one autoscaling group per zone, --balance-similar-node-groups) with "
-                "the labels the pod selects.")
+                "the labels the pod selects. If each zone already has its own group, the template node lacks the "
+                "zone label the volume is pinned by: a group scaled from zero is known only from its tags - tag the "
+                "autoscaling group k8s.io/cluster-autoscaler/node-template/label/topology.kubernetes.io/zone (and "
+                "topology.ebs.csi.aws.com/zone for EBS CSI volumes) with its zone - and older cluster-autoscaler "
+                "releases put no zone label on Azure scale-set templates (upgrade).")
     for why in counts:
         if "backoff" in why:
             out += (" A node group in backoff had a scale-up fail recently (no capacity for its instance type, a "
