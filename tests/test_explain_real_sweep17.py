@@ -194,6 +194,15 @@ PASTES = {
         "pod didn't trigger scale-up (it wouldn't fit if a new node is added): 1 node(s) had no available volume zone \n",
         {'node-filter', 'volume'}, ('1 node group(s) had no available volume zone', 'its own node group'),
         ("zone pod didn't trigger",)),
+    # the pod event Karpenter publishes when the NodeClaim nominated for the pod hits an insufficient-capacity error:
+    # pods pinned to one instance type / zone wait on EC2 capacity, and nothing on the pod is wrong
+    'karpenter-pod-event-insufficient-capacity': Paste(
+        'https://github.com/kubernetes-sigs/karpenter/pull/3143',
+        "Warning  InsufficientCapacityError  NodeClaim default-xxxxx, nominated for this pod failed to launch: "
+        "InsufficientInstanceCapacity: We currently do not have sufficient g5.12xlarge capacity in the Availability "
+        "Zone you requested (us-west-2a). Our system will be working on provisioning additional capacity. You can\n",
+        {'no-instance-type'}, ('NodeClaim default-xxxxx could not start', 'no g5.12xlarge capacity in us-west-2a'),
+        ()),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {}

@@ -206,7 +206,7 @@ def link_scheduled(explanation: Explanation) -> None:
                           "CrashLoopBackOff, FailedMount), not at scheduling.")
             continue
         item.plain = (f"The pod was scheduled in the end: line {line} assigns {m.group('pod')} to {m.group('node')}, "
-                      "after this. These rejections were the wait for a node to be added and become ready, not what "
-                      "keeps it from running now: if it is still not Running, look at its containers and volumes "
+                      "after this. These rejections came before it was placed (no node had room yet, or the node it went to "
+                      "was not added or ready yet) and are not what keeps it from running now: if it is still not Running, look at its containers and volumes "
                       "(kubectl describe pod: init containers, CrashLoopBackOff, FailedMount), not at scheduling. "
                       "What the scheduler said before: " + item.plain)

@@ -29,7 +29,8 @@ CAUSES = (CAPACITY, QUOTA, SUBNETS, REFUSED, UNREGISTERED)
 TRIGGERS = ("launching nodeclaim", "launching machine", "Launching node", "creating instance", "creating cloud provider "
             "instance", "insufficient capacity", "InsufficientInstanceCapacity", "UnfulfillableCapacity",
             "no subnets matched", "no subnets exist", "no subnets found", "VcpuLimitExceeded",
-            "MaxSpotInstanceCountExceeded", "InstanceLimitExceeded", "didn't register on the node")
+            "MaxSpotInstanceCountExceeded", "InstanceLimitExceeded", "didn't register on the node",
+            "nominated for this pod failed to launch")
 _UNREGISTERED = re.compile(r'expected resource \\?"(?P<res>[^"\\]+)\\?" didn\'t register on the node')
 # the resources every kubelet reports itself; any other (nvidia.com/gpu, ...) comes from a device plugin
 _KUBELET_RESOURCES = ("cpu", "memory", "pods", "ephemeral-storage")
@@ -42,8 +43,12 @@ _SUBNETS = re.compile(r"no subnets (?:matched selector|exist given constraints|f
 _SHORT = re.compile(r"We currently do not have sufficient (?P<type>\S+) capacity in the Availability Zone you requested "
                     r"\((?P<zone>[^)]+)\)")
 _FLEET = re.compile(r"with fleet error\(s\), (?P<code>\w+): (?P<msg>[^;\"\t{]*)")
+# the pod event of kubernetes-sigs/karpenter#3143: `InsufficientCapacityError  NodeClaim X, nominated for this pod failed
+# to launch: InsufficientInstanceCapacity: We currently do not have sufficient ...`
 _ANCHOR = re.compile(r"(?:failed )?launching (?:nodeclaim|machine)|Launching node|creating instance|creating cloud "
-                     r"provider instance|insufficient capacity|no subnets|creating scheduler", re.I)
+                     r"provider instance|insufficient capacity|no subnets|creating scheduler|"
+                     r"NodeClaim \S+, nominated for this pod failed to launch", re.I)
+_NOMINATED_CLAIM = re.compile(r"NodeClaim (?P<name>\S+?), nominated for this pod")
 _END = re.compile(r'\t\{|","|"\}|"$|\s\{"commit')
 _NODECLAIM = re.compile(r'\\?"(?:NodeClaim|nodeclaim|Machine|machine)\\?"\s*:\s*(?:\{\s*\\?"name\\?"\s*:\s*)?\\?"(?P<name>[^"\\]+)')
 
@@ -73,7 +78,7 @@ def parse(line: str) -> LaunchError | None:
     error = _END.split(text[m.start():], 1)[0].strip().rstrip('"').strip()
     if (em := re.search(r'"error"\s*:\s*"(?P<e>[^"]*)', text)) is not None and len(em.group("e")) > 8:
         error = em.group("e") if not error.startswith(("creating", "launching", "Launching")) else error
-    claim = _NODECLAIM.search(line)
+    claim = _NODECLAIM.search(line) or _NOMINATED_CLAIM.search(text)
     short = _SHORT.search(text)
     fleet = _FLEET.search(text)
     code = fleet.group("code") if fleet else None
