@@ -203,6 +203,28 @@ PASTES = {
         "Zone you requested (us-west-2a). Our system will be working on provisioning additional capacity. You can\n",
         {'no-instance-type'}, ('NodeClaim default-xxxxx could not start', 'no g5.12xlarge capacity in us-west-2a'),
         ()),
+    # a release added required anti-affinity across instance types: a bootstrap cluster has too few nodes for it
+    'anti-affinity-and-spread-too-few-nodes': Paste(
+        'https://github.com/Panfactum/stack/issues/41',
+        "0/3 nodes are available: 1 node(s) didn't match pod topology spread constraints, 2 node(s) didn't match pod "
+        "anti-affinity rules.\n",
+        {'node-filter', 'topology'}, ('podAntiAffinity', 'another node'),
+        ("Insufficient",)),
+    # k3s edge: the node's disk crossed the kubelet's eviction threshold (DiskPressure), nothing on the pod
+    'disk-pressure-taint-k3s': Paste(
+        'https://github.com/Cumulocity-IoT/c8y-docs/pull/4536',
+        "Warning  FailedScheduling  12m (x832 over 2d21h)  default-scheduler  0/1 nodes are available: 1 node(s) had "
+        "untolerated taint {node.kubernetes.io/disk-pressure: }. preemption: 0/1 nodes are available: 1 Preemption is "
+        "not helpful for scheduling.\n",
+        {'taint'}, ('DiskPressure', 'Do not add a toleration'),
+        ('add tolerations to spec.tolerations only if',)),
+    # Karpenter v0.6 ignored pods with anti-affinity (#942); the line pasted after the person's prose
+    'v06-anti-affinity-ignored-in-prose': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/1507',
+        "I am getting this error when deploy kafka => Ignoring pod, pod anti-affinity is not supported. But some kafka "
+        "pod deployed.\n",
+        {'unsupported'}, ('upgrade Karpenter',),
+        ()),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {}
