@@ -225,6 +225,15 @@ PASTES = {
         "pod deployed.\n",
         {'unsupported'}, ('upgrade Karpenter',),
         ()),
+    # Karpenter's state bookkeeping during a hostPort DaemonSet's rollout (old and new pod on one node): no pod failed
+    'karpenter-hostport-invariant-during-rollout': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/4005',
+        '{"level":"ERROR","time":"2023-06-06T19:03:02.108Z","logger":"controller.pod_state","message":"invariant '
+        'violated registering host port usage, IP=0.0.0.0 Port=8125 Proto=UDP conflicts with existing HostPort '
+        'configuration IP=0.0.0.0 Port=8125 Proto=UDP, please file an issue","commit":"698f22f-dirty",'
+        '"pod":"datadog/datadog-brx5c"}\n',
+        {'node-filter'}, ('not a pod that failed to schedule', 'rolls out'),
+        ('could not be scheduled',)),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {}

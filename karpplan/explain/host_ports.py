@@ -32,6 +32,12 @@ def karpenter_host_port_plain(text: str, where: str) -> str:
     """Karpenter's `checking host port usage, ... conflicts with existing HostPort configuration ...`."""
     m = _PORT.search(text)
     port = m.group("port") if m else "<port>"
+    if "invariant violated" in text:
+        return (f"this is not a pod that failed to schedule: Karpenter's view of the cluster saw two pods on one node "
+                f"holding host port {port} at once and logged it ('please file an issue'). It happens while a "
+                "DaemonSet with a hostPort rolls out (its old and new pod on the same node for a moment) and is "
+                "harmless; nothing on the pod or the DaemonSet needs changing - upgrade Karpenter if it keeps "
+                "logging it outside rollouts.")
     what = f"host port {port}/{m.group('proto')} (IP {m.group('ip')})" if m else "a host port"
     return (f"the pod asks for {what} (containers[].ports[].hostPort, or every containerPort under hostNetwork: "
             f"true), and on the nodes of {where} another pod already holds it - a DaemonSet that runs on every node "

@@ -32,7 +32,7 @@ from karpplan.explain.wording import capital, reason_plain, with_plain
 # Anything worth a full parse contains one of these (bytes, for the fast path over huge logs).
 TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"fit failure", b"no nodes available", b"scale-up", b"incompatible", b"did not tolerate",
                  b"no instance type", b"should schedule on", b"topology constraint", b"limits", b"excluded because",
-                 b"does not have known values", b"minValues", b"not supported", b"filtered out all", b'"error"',
+                 b"does not have known values", b"registering host port usage", b"minValues", b"not supported", b"filtered out all", b'"error"',
                  b"Name:", b"Namespace:", b"Events:", b"Type  ", b"----  ", b"LAST SEEN", b"nodepools found", b"provisioners found", b"exceeds node resources",
                  b"Fargate", b"predicate ", b"Skipping node group", b"unbound", b"Failed for reason", b"account is currently blocked", b"is restricted", b"Ignoring pod", b"node(s) had", b"node(s) didn't",
                  b"preemptionPolicy=Never",
@@ -101,7 +101,7 @@ _KARPENTER_ANCHOR = re.compile(
     r"label \"[^\"]*\" does not have known values|pod didn['’]t schedule because NodePool|"
     r"incompatible volume requirements|[Nn]ode[Pp]ool requirements filtered out|"
     r"\d+ out of \d+ instance types were excluded|Ignoring pod, pod anti-affinity is not supported|"
-    r"Ignoring pod, label \S+ is restricted|"
+    r"Ignoring pod, label \S+ is restricted|invariant violated registering host port usage|"
     r"no (?:dynamic )?(?:nodepools|provisioners) found")
 _QUOTED_LINES = re.compile(r"(?m)^(?:>[ \t]?)+")
 _BOX_BORDER = re.compile(r"(?m)^[ \t]*[\u2502\u2503][ \t]?|[ \t]*[\u2502\u2503][ \t]*$")

@@ -63,6 +63,7 @@ _REQ = re.compile(r"^(?P<key>\S+) (?P<op>In|NotIn|Exists|DoesNotExist|Gt|Lt|Gte|
                   r"(?P<extra>.*)$", re.S)
 # a domain may be named by the empty string (a node or offering carrying the key with an empty value): pretty.Map
 # sorts it first, `counts = : 0, eastus2-1: 2`, and Go's map print shows `map[:0 a:1]`
+STATE_INVARIANT = "state invariant"
 _COUNT = re.compile(r"(?:^|(?<=[\s,\[]))([^\s,:\[\]]*):\s?(-?\d+)")
 _OTHERS = re.compile(r"and (\d+) other\(s\)?")  # its ")" may be stripped with the list's
 _QUANTITY_PAIR = re.compile(r'"([^"]+)"\s*:\s*"([^"]*)"')
@@ -186,6 +187,8 @@ def _parse_body(body: str, clause: str) -> Reason | None:
     if re.match(r"^nodepool requirements filtered out all", body, re.I) or re.match(
             r"^no (?:dynamic )?(?:nodepools|provisioners) found", body):
         return Reason(reason_kind.NO_INSTANCE_TYPE, clause, cause=body)
+    if body.startswith("invariant violated"):  # Karpenter's own bookkeeping, logged with a pod but no failure of it
+        return Reason(reason_kind.NODE_FILTER, clause, cause=STATE_INVARIANT)
     if body.startswith(("exceeds node resources", "checking host port usage")):
         return Reason(reason_kind.NODE_FILTER, clause)
     return None
