@@ -234,6 +234,26 @@ PASTES = {
         '"pod":"datadog/datadog-brx5c"}\n',
         {'node-filter'}, ('not a pod that failed to schedule', 'rolls out'),
         ('could not be scheduled',)),
+    # the head `0/1 nodes are available: 1` cut off the pasted title: the device plugin advertised no GPU (klueska)
+    'gpu-reason-before-preemption-head-cut': Paste(
+        'https://github.com/NVIDIA/k8s-device-plugin/issues/348',
+        "Insufficient nvidia.com/gpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming "
+        "pod.\n",
+        {'node-filter'}, ('1 Insufficient nvidia.com/gpu', 'device plugin'),
+        ('1 No preemption victims found for incoming pod.',)),
+    # the node's Docker did not use the NVIDIA runtime (default-runtime: nvidia), so the plugin registered no GPU
+    'gpu-not-registered-docker-runtime': Paste(
+        'https://github.com/NVIDIA/k8s-device-plugin/issues/33',
+        "0/1 nodes are available: 1 Insufficient nvidia.com/gpu\n",
+        {'node-filter'}, ('NVIDIA runtime', 'registered'),
+        ("lower the pod's requests",)),
+    # an EKS GPU autoscaling group at zero nodes: cluster-autoscaler sees no GPU on its template without the
+    # node-template resources tag
+    'ca-gpu-group-from-zero': Paste(
+        'https://github.com/kubernetes/autoscaler/issues/4181',
+        "pod didn't trigger scale-up (it wouldn't fit if a new node is added): 2 Insufficient nvidia.com/gpu\n",
+        {'node-filter'}, ('node-template/resources/nvidia.com/gpu',),
+        ()),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {}

@@ -98,6 +98,9 @@ def parse_fit_error(message: str) -> list[Reason] | None:
         if NO_NODES.search(message) is not None:  # a cluster with no node the scheduler may use at all
             return [Reason(NODE_FILTER, "no nodes available to schedule pods", counts={}, total=0)]
         return None
+    before = message[:m.start()].rstrip()
+    if before.endswith("preemption:") and (cut := _cut_head(before.removesuffix("preemption:"), m)) is not None:
+        return cut  # the paste lost `0/N nodes are available: K` before the reason; the preemption half follows it
     rest, _, preemption = (m.group("rest") or "").partition(" preemption:")
     end = _SENTENCE_END.search(rest)
     if end is not None:
@@ -108,6 +111,20 @@ def parse_fit_error(message: str) -> list[Reason] | None:
     reasons = [Reason(NODE_FILTER, text.rstrip(". "), counts=counts, total=total, cause=preemption_said(preemption))]
     reasons.extend(derived(counts))
     return reasons
+
+
+def _cut_head(head: str, preemption: re.Match[str]) -> list[Reason] | None:
+    """`Insufficient nvidia.com/gpu. preemption: 0/1 nodes are available: ...`: the reasons before `preemption:`, whose
+    counts the paste cut off (one reason alone held on every node the preemption half counts)."""
+    parts = [p.strip().rstrip(".").strip() for p in re.split(r",\s+", head.strip().rstrip(".")) if p.strip()]
+    parts = [re.sub(r"^\d+\s+", "", p) for p in parts if p and not p.startswith(("0/", "`"))]
+    if not parts or any(len(p) > 120 for p in parts):
+        return None
+    total = int(preemption.group("m")) if preemption.group("m").isdigit() else None
+    counts = {named(p): total if len(parts) == 1 and total else 1 for p in parts}
+    text = head.strip().rstrip(".")
+    return [Reason(NODE_FILTER, text, counts=counts, total=total,
+                   cause=preemption_said(preemption.group("rest") or "")), *derived(counts)]
 
 
 def preemption_said(tail: str) -> str | None:
