@@ -254,6 +254,27 @@ PASTES = {
         "pod didn't trigger scale-up (it wouldn't fit if a new node is added): 2 Insufficient nvidia.com/gpu\n",
         {'node-filter'}, ('node-template/resources/nvidia.com/gpu',),
         ()),
+    # the group's min was raised above its size; cluster-autoscaler 1.3 asked for one node more, below the new min
+    'ca-target-size-outside-min': Paste(
+        'https://github.com/kubernetes/autoscaler/issues/1348',
+        "Warning  FailedToScaleUpGroup  15s   cluster-autoscaler  Scale-up failed for group agentpool: Target size 5 "
+        "requested outside Max: 10, Min: 6\n",
+        {'node-filter'}, ('below its own minimum', 'desired size to at least 6'),
+        ("template node would take it",)),
+    # AKS with cluster-autoscaler 1.3: no template for the node pool, so no scale-up can be computed
+    'ca-no-node-info-for-group': Paste(
+        'https://github.com/kubernetes/autoscaler/issues/1602',
+        "E0122 22:54:44.558783       1 static_autoscaler.go:283] Failed to scale up: Could not compute total resources: "
+        "No node info for: nodepool1\n",
+        {'node-filter'}, ('no template node', 'nodepool1'),
+        ()),
+    # the pod asked for more CPU than a VM of the default pool has, and the other pool is GPU-tainted (marwanad)
+    'aks-cpu-larger-than-pool-vm-gpu-taint': Paste(
+        'https://github.com/Azure/AKS/issues/2514',
+        'Describe Pod msg: "0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had taint {sku: gpu}, that the pod '
+        'didn\'t tolerate."\n',
+        {'node-filter', 'taint'}, ('fits no node of that size', 'sku=gpu'),
+        ()),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {}

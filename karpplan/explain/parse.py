@@ -13,7 +13,7 @@ from itertools import accumulate, compress, count, repeat
 from operator import add, itemgetter
 from typing import Any
 
-from karpplan.explain.dialects import disruption, fargate, kube, launch, nodeclass
+from karpplan.explain.dialects import disruption, fargate, kube, launch, nodeclass, scale_up_failures
 from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.structure import (
     CLUSTER_AUTOSCALER,
@@ -41,7 +41,7 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"
                  b"ignoring nodepool, not ready", b"nodeclass not ready", b"node class not ready",
                  b"no resolved instance types",
                  # EC2 launch failures of a NodeClaim: dialects/launch.py
-                 *(t.encode() for t in launch.TRIGGERS),
+                 *(t.encode() for t in launch.TRIGGERS), *(t.encode() for t in scale_up_failures.TRIGGERS),
                  # why a node is not consolidated or disrupted, and disruptions under way: dialects/disruption.py
                  *(t.encode() for t in disruption.TRIGGERS))
 
@@ -92,7 +92,7 @@ TRIGGER = re.compile(
     rb"limits have been exhausted|excluded because|does not have known values|minValues|not supported|"
     rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|predicate |Ignoring pod|node\(s\) had|node\(s\) didn't|preemptionPolicy=Never|resolving node class|"
     rb"unable to resolve instance types|NodeClassNotReady|ignoring nodepool, not ready|no resolved instance types|"
-    + b"|".join(re.escape(t.encode()) for t in launch.TRIGGERS))
+    + b"|".join(re.escape(t.encode()) for t in (*launch.TRIGGERS, *scale_up_failures.TRIGGERS)))
 _ERROR_FIELD = re.compile(r'"error(?:Causes)?"\s*:\s*(?:\[\s*\{\s*"error"\s*:\s*)?\\?"?\s*$')
 _KARPENTER_ANCHOR = re.compile(
     r"(?:Could not|could not|Failed to|Unable to) schedule pod\b|incompatible with (?:nodepool|provisioner)\b|"
@@ -366,7 +366,9 @@ def _classify(message: str, *, source: str | None, event: str | None,
 
 def _autoscaler_line(message: str, event: str | None) -> Parsed | None:
     """cluster-autoscaler's verbose log lines about one node group: skipped at its max size, or its template node
-    failing a predicate."""
+    failing a predicate, or a scale-up the group refused or that could not be computed."""
+    if (failed := scale_up_failures.parse(message)) is not None:
+        return Parsed(CLUSTER_AUTOSCALER, event or "FailedToScaleUpGroup", message, reasons=tuple(failed))
     if (skipped := kube.parse_skipping(message)) is not None:
         worded = with_plain(Parsed(CLUSTER_AUTOSCALER, "", "", reasons=tuple(skipped))).reasons
         return Parsed(CLUSTER_AUTOSCALER, event or "NotTriggerScaleUp", message, reasons=worded)

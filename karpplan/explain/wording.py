@@ -468,6 +468,8 @@ def _header(p: Parsed, who: str) -> str:
     if p.source == CLUSTER_AUTOSCALER:
         if any(r.kind == reason_kind.LIMITS for r in p.reasons):
             return f"{who} did not make cluster-autoscaler add a node."
+        if p.event == "FailedToScaleUpGroup":
+            return f"{who} got no node from cluster-autoscaler: a node group could not be scaled up."
         return f"{who} did not make cluster-autoscaler add a node: no node group's template node would take it."
     if p.source == fargate.SOURCE:
         return f"{who} was not scheduled by the EKS Fargate scheduler (fargate-scheduler)."
