@@ -517,9 +517,8 @@ def item_plain(item: Item) -> str:
     if p.event in disruption.EVENTS:  # a node kept or removed, no pod: the message says which and why
         return " ".join([capital(disruption.plain(p.message)),
                          *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])
-    if p.reasons and all(r.cause == K.STATE_INVARIANT for r in p.reasons):  # names a pod, but no failure of it
-        return " ".join(dict.fromkeys(capital(r.plain) for r in p.reasons))
-    if not p.pod and p.reasons and all(r.cause in nodeclass.CAUSES + launch.CAUSES for r in p.reasons):  # no pod's
+    if p.reasons and (all(r.cause == K.STATE_INVARIANT for r in p.reasons)  # names a pod, but no failure of it
+                      or not p.pod and all(r.cause in nodeclass.CAUSES + launch.CAUSES for r in p.reasons)):  # no pod's
         return " ".join([*dict.fromkeys(capital(r.plain) for r in p.reasons),
                          *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])
     sentences: list[str] = [_header(p, who)]
