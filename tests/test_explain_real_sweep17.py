@@ -275,6 +275,17 @@ PASTES = {
         'didn\'t tolerate."\n',
         {'node-filter', 'taint'}, ('fits no node of that size', 'sku=gpu'),
         ()),
+    # Karpenter nominated an existing node without the pod's karpenter.k8s.aws/instance-local-nvme label: it compared
+    # only the labels a node carries (kubernetes-sigs/karpenter#343), so kube-scheduler kept rejecting its choice
+    'nominated-node-lacks-selected-label': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/4438',
+        "0/9 nodes are available: 1 node(s) had untolerated taint {dedicated: skipper-ingress-redis}, 1 node(s) had "
+        "untolerated taint {node.kubernetes.io/role: master}, 2 node(s) had untolerated taint {dedicated: "
+        "skipper-ingress}, 5 node(s) didn't match Pod's node affinity/selector. preemption: 0/9 nodes are available: 9 "
+        "Preemption is not helpful for scheduling.\n"
+        "Pod should schedule on: machine/default-karpenter-f72cc, node/ip-10-149-71-113.eu-central-1.compute.internal\n",
+        {'node-filter', 'taint'}, ('kubernetes-sigs/karpenter#343', '--show-labels'),
+        ()),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {}

@@ -169,7 +169,13 @@ def link_nominations(explanation: Explanation) -> None:
                              "or pods Karpenter does not count there such as DaemonSet or static pods); check the "
                              "node's Allocated resources (kubectl describe node) and upgrade Karpenter, which fixed "
                              "such estimates." if any(w in ("Insufficient cpu", "Insufficient memory")
-                                                      for r in said for w in (r.counts or {})) else "")).strip()
+                                                      for r in said for w in (r.counts or {})) else "")
+                          + (" Nodes that did not match the pod's node affinity/selector can include the nominated one: "
+                             "Karpenter releases before the fix for kubernetes-sigs/karpenter#343 compared only the "
+                             "labels a node carries, so a node lacking a well-known label the pod selects (such as "
+                             "karpenter.k8s.aws/instance-local-nvme) looked compatible - compare kubectl get node <node> "
+                             "--show-labels with the pod's nodeSelector, and upgrade Karpenter." if any("node affinity/selector" in w for r in said
+                                                         for w in (r.counts or {})) else "")).strip()
         else:
             item.plain = (f"{who}: Karpenter nominated {p.nominated} again and again ({repeats} times over "
                           f"{int((span or 0) // 60)} minutes): a node that is ready but never gets the pod cannot take "
