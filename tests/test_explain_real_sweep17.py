@@ -286,6 +286,30 @@ PASTES = {
         "Pod should schedule on: machine/default-karpenter-f72cc, node/ip-10-149-71-113.eu-central-1.compute.internal\n",
         {'node-filter', 'taint'}, ('kubernetes-sigs/karpenter#343', '--show-labels'),
         ()),
+    # GKE: the claim bound Immediately, its disk made in us-east4-b, the pod's node pool in us-east4-a; quoted in prose
+    'volume-conflict-quoted-gke-immediate-binding': Paste(
+        'https://github.com/pravega/zookeeper-operator/issues/311',
+        "as a result `Cannot schedule pods: node(s) had volume node affinity conflict.` \n",
+        {'volume'}, ('WaitForFirstConsumer', "volume's zone"),
+        ()),
+    # EKS: the new node came up in eu-central-1c, the chart's EBS volume is in eu-central-1b
+    'volume-conflict-count-in-bold-backticks': Paste(
+        'https://github.com/helm/charts/issues/16701',
+        "**Error:  `2 node(s) had volume node affinity conflict`**\n",
+        {'node-filter', 'volume'}, ('2 node(s) had volume node affinity conflict', 'a volume never moves'),
+        ()),
+    # EKS: some replicas' EBS volumes sit in another zone than the nodes that have room
+    'volume-conflict-bare-in-code-block': Paste(
+        'https://github.com/bitnami/charts/issues/9194',
+        "around 7 of them complain of this issue: \n```\nnode(s) had volume node affinity conflict\n```\n",
+        {'volume'}, ("volume's zone",),
+        ()),
+    # d3 instances have fewer EBS attachment slots; Karpenter kept choosing d3.8xlarge until the family was excluded
+    'max-volume-count-quoted': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/7725',
+        "The pod keeps getting stuck in pending due to `node(s) exceed max volume count`.\n",
+        {'volume'}, ('more attachment slots', 'not smaller requests'),
+        ()),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {}

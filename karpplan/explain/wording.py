@@ -564,7 +564,7 @@ def item_plain(item: Item) -> str:
         sentences.append("Not understood: " + "; ".join(u[:160] for u in p.unparsed) + ".")
     if item.count > 1:
         sentences.append(f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)")
-    return " ".join(dict.fromkeys(sentences))
+    return " ".join(dict.fromkeys(s for s in sentences if s))
 
 
 def capital(text: str) -> str:

@@ -22,6 +22,10 @@ _GO_TAINT = re.compile(r'Taint\{Key:"(?P<key>[^"]*)", Value:"(?P<value>[^"]*)", 
 # `0/N nodes are available` with no node at all: the scheduler's own sentence
 # the per-node list pasted without its `0/N nodes are available:` head (`1 Insufficient cpu, 1 node(s) had ...`)
 BARE_LIST = re.compile(r"^(?:[^\n\d]*?:\s+)?[\s`'\">]*(?P<rest>\d+ (?:node\(s\) |Insufficient |Too many pods)[^`]*?node\(s\) .*)$", re.S)
+# one per-node reason a person quotes without the FitError around it (`node(s) had volume node affinity conflict`)
+BARE_REASON = re.compile(r"(?:(?P<n>\d+) )?(?P<why>node\(s\) (?:had volume node affinity conflict|had no available "
+                         r"volume zone|exceed max volume count|didn't have free ports for the requested pod ports|"
+                         r"didn't find available persistent volumes to bind))")
 # only the preemption half of a FitError pasted: what the pod may not do, not why it does not fit
 PREEMPTION_NEVER = re.compile(r"not eligible due to preemptionPolicy=Never")
 # kube-scheduler before 1.17 said this alone (no node counts) while a claim waited for its volume
@@ -91,6 +95,12 @@ def parse_fit_error(message: str) -> list[Reason] | None:
         if SCALE_UP.search(message) is None and (bare := BARE_LIST.match(message)) is not None and (listed := _entries(
                 _SENTENCE_END.split(bare.group("rest").rstrip("`'\" "), 1)[0])):
             return [Reason(NODE_FILTER, bare.group("rest").rstrip("`'\" ."), counts=listed), *derived(listed)]
+        if (SCALE_UP.search(message) is None and "predicate " not in message  # cluster-autoscaler's own lines
+                and (alone := BARE_REASON.search(message)) is not None):  # one per-node reason quoted alone
+            why = alone.group("why")
+            if alone.group("n"):
+                return [Reason(NODE_FILTER, alone.group(0), counts={why: int(alone.group("n"))}), *derived({why: 1})]
+            return [Reason(NODE_FILTER, why, counts={}, total=0), *derived({why: 1})]
         if (unbound := UNBOUND.search(message)) is not None:
             return [Reason(VOLUME, unbound.group(0))]
         if PREEMPTION_NEVER.search(message) is not None:
