@@ -310,6 +310,23 @@ PASTES = {
         "The pod keeps getting stuck in pending due to `node(s) exceed max volume count`.\n",
         {'volume'}, ('more attachment slots', 'not smaller requests'),
         ()),
+    # a Fargate-only cluster and the EFS CSI driver's hostNetwork pods: they must run on EC2 (Fargate has EFS built in)
+    'fargate-hostnetwork-efs-driver-quoted': Paste(
+        'https://github.com/kubernetes-sigs/aws-efs-csi-driver/issues/1179',
+        "I got the following error:\n`Pod not supported on Fargate: fields not supported: HostNetwork, port contains "
+        "HostIP or HostPort`\n",
+        {'unsupported'}, ('spec.hostNetwork', 'runs on EC2 nodes'),
+        ()),
+    # Karpenter v0.13 kept nominating a node without room for the pod's requests (sidecars injected by webhooks): the
+    # nomination repeated for hours and the pod never bound
+    'nominate-pod-debug-event-log-line': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/2309',
+        '2022-08-17T15:29:03.786Z\tDEBUG\tcontroller.events\tNormal\t{"commit": "062a029", "object": {"kind":"Pod",'
+        '"namespace":"payment-orchestrator","name":"payment-orchestrator-test-us-east-1-master-template-766d7c6dxml",'
+        '"uid":"cfa1fce9-c4d5-4b9e-a75b-93d5408c4ab0","apiVersion":"v1","resourceVersion":"381957916"}, "reason": '
+        '"NominatePod", "message": "Pod should schedule on ip-10-74-7-176.ec2.internal"}\n',
+        set(), ('repeats for minutes', 'cannot take the pod'),
+        ()),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {}
