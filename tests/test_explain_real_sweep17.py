@@ -327,6 +327,13 @@ PASTES = {
         '"NominatePod", "message": "Pod should schedule on ip-10-74-7-176.ec2.internal"}\n',
         set(), ('repeats for minutes', 'cannot take the pod'),
         ()),
+    # k3d: both nodes carried node.kubernetes.io/disk-pressure (the Docker host's disk was nearly full); the 1.12-era
+    # message names no taint
+    'unnamed-taints-disk-pressure-k3d': Paste(
+        'https://github.com/k3d-io/k3d/issues/18',
+        "default-scheduler 0/2 nodes are available: 2 node(s) had taints that the pod didn't tolerate.\n",
+        {'node-filter'}, ('disk-pressure', 'kubectl describe node'),
+        ()),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {}

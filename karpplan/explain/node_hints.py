@@ -59,7 +59,9 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
      "untolerated taint(s)): kubectl describe node shows each node's Taints; add a toleration only if the pod may "
      "run on those nodes. On a cluster whose nodes are all control-plane nodes (a single-node kubeadm, kind or "
      "kubespray cluster) it is node-role.kubernetes.io/control-plane (master before 1.24): remove that taint from "
-     "the node to run workloads there; node.kubernetes.io/not-ready means the node is not Ready yet (no CNI)."),
+     "the node to run workloads there; node.kubernetes.io/not-ready means the node is not Ready yet (no CNI), and "
+     "node.kubernetes.io/disk-pressure (or memory-pressure) that the node's disk (or memory) is nearly full - free it "
+     "rather than tolerate it."),
     (re.compile(r"were unschedulable", re.I),
      "Node(s) were unschedulable: those nodes are cordoned (spec.unschedulable - kubectl cordon / drain, or Karpenter "
      "or cluster-autoscaler removing them) and take no new pods; this clears when they are uncordoned or gone, "
