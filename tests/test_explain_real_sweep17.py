@@ -334,6 +334,23 @@ PASTES = {
         "default-scheduler 0/2 nodes are available: 2 node(s) had taints that the pod didn't tolerate.\n",
         {'node-filter'}, ('disk-pressure', 'kubectl describe node'),
         ()),
+    # eksctl --fargate makes a profile for default and kube-system only: a pod in `dev` matched no profile, so the
+    # default scheduler saw only Fargate nodes (tainted) and no EC2 node
+    'fargate-no-profile-for-namespace': Paste(
+        'https://github.com/eksctl-io/eksctl/issues/6705',
+        "Events:\n  Type     Reason            Age    From               Message\n  ----     ------            ----   ----"
+        "               -------\n  Warning  FailedScheduling  4m24s  default-scheduler  0/2 nodes are available: 2 "
+        "node(s) had untolerated taint {eks.amazonaws.com/compute-type: fargate}. preemption: 0/2 nodes are available: 2 "
+        "Preemption is not helpful for scheduling.\n",
+        {'taint'}, ('a Fargate profile, not a toleration',),
+        ()),
+    # Fargate was not offered in ca-central-1d: the profile's subnets must be in supported zones only
+    'fargate-unsupported-zone': Paste(
+        'https://github.com/awsdocs/amazon-eks-user-guide/pull/262',
+        'Warning  FailedScheduling  <unknown>  fargate-scheduler  Fargate is not supported in the requested availability '
+        'zone: ca-central-1d"\n',
+        {'unsupported'}, ("profile's subnets", 'supported zones'),
+        ()),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {}
