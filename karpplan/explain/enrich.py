@@ -15,7 +15,7 @@ from karpplan.catalog.embedded import regions
 from karpplan.catalog.types import Catalog
 from karpplan.errors import InputError
 from karpplan.explain.advice import LOCAL_ZONE, advise
-from karpplan.explain.related import link_node_classes, link_nominations, merge_pod_names
+from karpplan.explain.related import link_node_classes, link_nominations, link_scheduled, merge_pod_names
 from karpplan.explain.report import Explanation
 from karpplan.explain.structure import NO_INSTANCE_TYPE, Item, PoolReasons, Reason
 from karpplan.explain.wording import capital, fields_of, item_plain, no_type_plain
@@ -107,6 +107,7 @@ def enrich(explanation: Explanation, load: CatalogFor) -> None:
     merge_pod_names(explanation)
     link_node_classes(explanation)
     link_nominations(explanation)
+    link_scheduled(explanation)
     done: Advised = {}
     for item in explanation.item_list():
         enrich_item(item, load, done)

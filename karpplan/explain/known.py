@@ -116,3 +116,18 @@ def restricted_label(key: str | None, *, v0: bool) -> str | None:
                 "on: remove that selector (often a Helm chart's nodeSelector, affinity or tolerations default) from "
                 "the pod.")
     return why + " Where it may not, remove that selector from the pod, or select on a label of your own domain."
+
+
+# the taints kubeadm, k3s / RKE2 and kops put on control-plane and etcd nodes
+CONTROL_PLANE_TAINTS = ("node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master",
+                        "node-role.kubernetes.io/etcd", "node-role.kubernetes.io/controlplane")
+
+
+def control_plane_note(keys: list[str]) -> str:
+    """What an untolerated control-plane / etcd taint means, with a leading space; or ''."""
+    if not any(k in CONTROL_PLANE_TAINTS for k in keys):
+        return ""
+    return (" Those taints mark control-plane and etcd nodes, which keep ordinary pods off: when every node carries "
+            "one, the cluster has no worker node at all - add worker nodes (a node pool without the control-plane / "
+            "etcd role), or on a single-node cluster remove the taint from the node (kubectl taint nodes --all "
+            "<key>-); a toleration belongs only on pods meant to run on the control plane.")

@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 
 from karpplan.explain.advice import how_to_get
+from karpplan.explain.dialects.kube import NO_VICTIMS_CAUSE, PREEMPTION_NEVER_CAUSE
 from karpplan.explain.node_hints import node_hints
 from karpplan.explain.structure import Reason
 
@@ -36,8 +37,34 @@ def node_filter_plain(r: Reason, source: str) -> str:
     nodes = f"of {r.total} nodes, " if r.total is not None else ""
     if not parts and r.total == 0:
         return node_hints({r.text: 0}).strip()
-    return (("no existing node fits: " + nodes + "; ".join(parts) + "." if parts else r.text) + _device_hints(counts)
-            + node_hints(counts))
+    return (("no existing node fits: " + nodes + "; ".join(parts) + "." if parts else r.text.rstrip(". ") + ".")
+            + _device_hints(counts)
+            + node_hints(counts or {r.text: 0}, r.total) + _preemption(r))
+
+
+_SHORTAGE = re.compile(r"^Insufficient |^Too many pods$")
+
+
+def _preemption(r: Reason) -> str:
+    said = _PREEMPTION.get(r.cause or "", "")
+    short = sum(n for why, n in (r.counts or {}).items() if _SHORTAGE.search(why))
+    if r.cause == NO_VICTIMS_CAUSE and (short != 1 or r.total == 1):
+        said = said.split(" A DaemonSet's pod", 1)[0]  # only one node short of room looks like a DaemonSet's pod
+    return said
+
+
+# what the FitError's preemption sentence adds (dialects/kube.py preemption_said)
+_PREEMPTION = {
+    PREEMPTION_NEVER_CAUSE: (
+        " Preemption: not eligible due to preemptionPolicy=Never - the pod's PriorityClass forbids it to evict "
+        "lower-priority pods, so it waits until room frees up or a node is added for it; a PriorityClass with "
+        "preemptionPolicy: PreemptLowerPriority would let it take the room of lower-priority pods."),
+    NO_VICTIMS_CAUSE: (
+        " Preemption found no victims: no pod of lower priority on those nodes would free enough room if evicted. "
+        "A DaemonSet's pod in this state (it may run on its one node only) waits until that node has room - neither "
+        "Karpenter nor cluster-autoscaler adds a node for it: give the DaemonSet a PriorityClass above the workloads' "
+        "(system-node-critical) so it evicts them, or make room on the node."),
+}
 
 
 def _device_hints(counts: Mapping[str, int]) -> str:
@@ -78,7 +105,11 @@ def _group_hints(counts: Mapping[str, int]) -> str:
         out += (" For a pod whose volume is pinned to one zone, cluster-autoscaler grows only a node group whose "
                 "template node is in that zone: a group spanning several zones may add its node elsewhere, so give "
                 "each zone its own node group (one autoscaling group per zone, --balance-similar-node-groups) with "
-                "the labels the pod selects.")
+                "the labels the pod selects. If each zone already has its own group, the template node lacks the "
+                "zone label the volume is pinned by: a group scaled from zero is known only from its tags - tag the "
+                "autoscaling group k8s.io/cluster-autoscaler/node-template/label/topology.kubernetes.io/zone (and "
+                "topology.ebs.csi.aws.com/zone for EBS CSI volumes) with its zone - and older cluster-autoscaler "
+                "releases put no zone label on Azure scale-set templates (upgrade).")
     for why in counts:
         if "backoff" in why:
             out += (" A node group in backoff had a scale-up fail recently (no capacity for its instance type, a "

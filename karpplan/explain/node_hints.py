@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from karpplan.explain.host_ports import node_ports_hint
+
 # (pattern over one per-node reason, what it means): the first match words the reason, once per message
 _HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"^Too many pods$|^Insufficient pods$", re.I),
@@ -18,13 +20,18 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
      "instance type's ENI / IP limit, e.g. 29 on an m5.large without prefix delegation), whatever CPU and memory is "
      "left. Lowering the pod's requests does not help: it needs another node (or prefix delegation, or larger "
      "instance types that allow more pods)."),
-    (re.compile(r"didn't have free ports", re.I),
-     "Node(s) didn't have free ports: the pod asks for a host port (containers[].ports[].hostPort, or every "
-     "containerPort when it runs with hostNetwork: true) that another pod on those nodes already holds - often the "
-     "workload's own old replica during a rolling update, or a DaemonSet, ingress controller or k3s svclb pod on the "
-     "same port. A node takes one such pod per port, and a bigger node does not help: run at most one replica per "
-     "node (a rolling update with maxSurge: 0, or fewer replicas than nodes), free the port, or drop hostPort / "
-     "hostNetwork and expose the pod through a Service."),
+    (re.compile(r"didn't have free ports", re.I), node_ports_hint(every_node=False)),
+    (re.compile(r"cannot allocate all claims", re.I),
+     "Cannot allocate all claims (dynamic resource allocation): no device those nodes publish is free and matches "
+     "the pod's ResourceClaims - their deviceClassName, selectors and count. kubectl get resourceslices shows what "
+     "the DRA driver published per node (none: its kubelet plugin is not running there), kubectl get resourceclaims "
+     "-A which claims already hold the devices; a claim shared by several pods needs all of them on nodes that can "
+     "reach its devices."),
+    (re.compile(r"is in the process of being allocated", re.I),
+     "The pod's ResourceClaim is being allocated for another pod that shares it, so the scheduler waits for that "
+     "allocation to finish and retries. If the retries never end (thousands of events), kube-scheduler is stuck on "
+     "a claim shared by pods that must be scheduled together (kubernetes/kubernetes#137617): give each pod its own "
+     "claim (spec.resourceClaims[].resourceClaimTemplateName), or upgrade kube-scheduler past the fix."),
     (re.compile(r"^Insufficient ephemeral-storage$", re.I),
      "Insufficient ephemeral-storage: the pod's ephemeral-storage requests exceed what those nodes have left, and a "
      "node's ephemeral-storage is its root volume (kubectl describe node shows it under Allocatable; 20Gi on EKS "
@@ -52,7 +59,9 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
      "untolerated taint(s)): kubectl describe node shows each node's Taints; add a toleration only if the pod may "
      "run on those nodes. On a cluster whose nodes are all control-plane nodes (a single-node kubeadm, kind or "
      "kubespray cluster) it is node-role.kubernetes.io/control-plane (master before 1.24): remove that taint from "
-     "the node to run workloads there; node.kubernetes.io/not-ready means the node is not Ready yet (no CNI)."),
+     "the node to run workloads there; node.kubernetes.io/not-ready means the node is not Ready yet (no CNI), and "
+     "node.kubernetes.io/disk-pressure (or memory-pressure) that the node's disk (or memory) is nearly full - free it "
+     "rather than tolerate it."),
     (re.compile(r"were unschedulable", re.I),
      "Node(s) were unschedulable: those nodes are cordoned (spec.unschedulable - kubectl cordon / drain, or Karpenter "
      "or cluster-autoscaler removing them) and take no new pods; this clears when they are uncordoned or gone, "
@@ -96,12 +105,15 @@ _SELECTOR_ONLY = (
     "can launch a node for it.")
 
 
-def node_hints(counts: Mapping[str, int]) -> str:
-    """The sentences the per-node reasons in `counts` call for (each hint once), with a leading space; or ''."""
+def node_hints(counts: Mapping[str, int], total: int | None = None) -> str:
+    """The sentences the per-node reasons in `counts` call for (each hint once), with a leading space; or ''.
+    `total` is the number of nodes the message counted, when it says."""
     out: list[str] = []
     for why in counts:
         for pattern, hint in _HINTS:
             if pattern.search(why.strip()) and hint not in out:
+                if total and total > 1 and counts[why] == total and "free ports" in why:
+                    hint = node_ports_hint(every_node=True)  # the port is taken everywhere: a DaemonSet's
                 out.append(hint)
                 break
     if counts and all(_SELECTOR.search(why) for why in counts):

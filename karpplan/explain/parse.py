@@ -13,7 +13,7 @@ from itertools import accumulate, compress, count, repeat
 from operator import add, itemgetter
 from typing import Any
 
-from karpplan.explain.dialects import disruption, fargate, kube, launch, nodeclass
+from karpplan.explain.dialects import disruption, fargate, kube, launch, nodeclass, scale_up_failures
 from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.structure import (
     CLUSTER_AUTOSCALER,
@@ -32,16 +32,16 @@ from karpplan.explain.wording import capital, reason_plain, with_plain
 # Anything worth a full parse contains one of these (bytes, for the fast path over huge logs).
 TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"fit failure", b"no nodes available", b"scale-up", b"incompatible", b"did not tolerate",
                  b"no instance type", b"should schedule on", b"topology constraint", b"limits", b"excluded because",
-                 b"does not have known values", b"minValues", b"not supported", b"filtered out all", b'"error"',
+                 b"does not have known values", b"registering host port usage", b"minValues", b"not supported", b"filtered out all", b'"error"',
                  b"Name:", b"Namespace:", b"Events:", b"Type  ", b"----  ", b"LAST SEEN", b"nodepools found", b"provisioners found", b"exceeds node resources",
-                 b"Fargate", b"predicate ", b"Skipping node group", b"unbound", b"Failed for reason", b"account is currently blocked", b"is restricted", b"Ignoring pod", b"node(s) had", b"node(s) didn't",
+                 b"Fargate", b"predicate ", b"Skipping node group", b"unbound", b"Failed for reason", b"account is currently blocked", b"is restricted", b"Ignoring pod", b"node(s) had", b"node(s) didn't", b"node(s) exceed",
                  b"preemptionPolicy=Never",
                  # node-class errors (a pool that resolves no instance types): dialects/nodeclass.py
                  b"resolving node class", b"unable to resolve instance types", b"NodeClassNotReady",
                  b"ignoring nodepool, not ready", b"nodeclass not ready", b"node class not ready",
                  b"no resolved instance types",
                  # EC2 launch failures of a NodeClaim: dialects/launch.py
-                 *(t.encode() for t in launch.TRIGGERS),
+                 *(t.encode() for t in launch.TRIGGERS), *(t.encode() for t in scale_up_failures.TRIGGERS),
                  # why a node is not consolidated or disrupted, and disruptions under way: dialects/disruption.py
                  *(t.encode() for t in disruption.TRIGGERS))
 
@@ -90,18 +90,18 @@ TRIGGER = re.compile(
     rb"schedule pod|nodes are available|no nodes available|scale-up|incompatible with|did not tolerate|no instance type|"
     rb"should schedule on|topology constraint|incompatible requirements|exceed(?:s)? (?:provisioner )?limits|"
     rb"limits have been exhausted|excluded because|does not have known values|minValues|not supported|"
-    rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|predicate |Ignoring pod|node\(s\) had|node\(s\) didn't|preemptionPolicy=Never|resolving node class|"
+    rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|predicate |Ignoring pod|node\(s\) had|node\(s\) didn't|node\(s\) exceed|preemptionPolicy=Never|resolving node class|"
     rb"unable to resolve instance types|NodeClassNotReady|ignoring nodepool, not ready|no resolved instance types|"
-    + b"|".join(re.escape(t.encode()) for t in launch.TRIGGERS))
+    + b"|".join(re.escape(t.encode()) for t in (*launch.TRIGGERS, *scale_up_failures.TRIGGERS)))
 _ERROR_FIELD = re.compile(r'"error(?:Causes)?"\s*:\s*(?:\[\s*\{\s*"error"\s*:\s*)?\\?"?\s*$')
 _KARPENTER_ANCHOR = re.compile(
     r"(?:Could not|could not|Failed to|Unable to) schedule pod\b|incompatible with (?:nodepool|provisioner)\b|"
     r"compatible with nodepool \"|did not tolerate |no instance type |unsatisfiable topology constraint|"
     r"incompatible requirements|all available instance types exceed|node limits have been exhausted|"
     r"label \"[^\"]*\" does not have known values|pod didn['’]t schedule because NodePool|"
-    r"incompatible volume requirements|nodepool requirements filtered out|"
+    r"incompatible volume requirements|[Nn]ode[Pp]ool requirements filtered out|"
     r"\d+ out of \d+ instance types were excluded|Ignoring pod, pod anti-affinity is not supported|"
-    r"Ignoring pod, label \S+ is restricted|"
+    r"Ignoring pod, label \S+ is restricted|invariant violated registering host port usage|"
     r"no (?:dynamic )?(?:nodepools|provisioners) found")
 _QUOTED_LINES = re.compile(r"(?m)^(?:>[ \t]?)+")
 _BOX_BORDER = re.compile(r"(?m)^[ \t]*[\u2502\u2503][ \t]?|[ \t]*[\u2502\u2503][ \t]*$")
@@ -366,7 +366,9 @@ def _classify(message: str, *, source: str | None, event: str | None,
 
 def _autoscaler_line(message: str, event: str | None) -> Parsed | None:
     """cluster-autoscaler's verbose log lines about one node group: skipped at its max size, or its template node
-    failing a predicate."""
+    failing a predicate, or a scale-up the group refused or that could not be computed."""
+    if (failed := scale_up_failures.parse(message)) is not None:
+        return Parsed(CLUSTER_AUTOSCALER, event or "FailedToScaleUpGroup", message, reasons=tuple(failed))
     if (skipped := kube.parse_skipping(message)) is not None:
         worded = with_plain(Parsed(CLUSTER_AUTOSCALER, "", "", reasons=tuple(skipped))).reasons
         return Parsed(CLUSTER_AUTOSCALER, event or "NotTriggerScaleUp", message, reasons=worded)

@@ -6,6 +6,8 @@
   worded as the side effect it is, with the node-class fix first.
 - Nominations: Karpenter's `Pod should schedule on ...` is reassuring only once; beside a kube-scheduler
   rejection of the same pod, or repeated over minutes, the nominated node cannot take the pod.
+- Scheduled: a later `Successfully assigned <pod> to <node>` row of the same pod's events means the rejections
+  before it were the wait for a node; if the pod is still not running, scheduling is not what stops it.
 """
 
 from __future__ import annotations
@@ -167,7 +169,13 @@ def link_nominations(explanation: Explanation) -> None:
                              "or pods Karpenter does not count there such as DaemonSet or static pods); check the "
                              "node's Allocated resources (kubectl describe node) and upgrade Karpenter, which fixed "
                              "such estimates." if any(w in ("Insufficient cpu", "Insufficient memory")
-                                                      for r in said for w in (r.counts or {})) else "")).strip()
+                                                      for r in said for w in (r.counts or {})) else "")
+                          + (" Nodes that did not match the pod's node affinity/selector can include the nominated one: "
+                             "Karpenter releases before the fix for kubernetes-sigs/karpenter#343 compared only the "
+                             "labels a node carries, so a node lacking a well-known label the pod selects (such as "
+                             "karpenter.k8s.aws/instance-local-nvme) looked compatible - compare kubectl get node <node> "
+                             "--show-labels with the pod's nodeSelector, and upgrade Karpenter." if any("node affinity/selector" in w for r in said
+                                                         for w in (r.counts or {})) else "")).strip()
         else:
             item.plain = (f"{who}: Karpenter nominated {p.nominated} again and again ({repeats} times over "
                           f"{int((span or 0) // 60)} minutes): a node that is ready but never gets the pod cannot take "
@@ -176,3 +184,35 @@ def link_nominations(explanation: Explanation) -> None:
                           "full node - is the cause to fix.")
         if item.count > 1:
             item.plain += f" (Seen {item.count} times, lines {item.line}-{item.last_line}.)"
+
+
+_ASSIGNED = re.compile(r"Successfully assigned (?P<pod>\S+) to (?P<node>\S+)")
+
+
+def link_scheduled(explanation: Explanation) -> None:
+    """A pod the pasted events show scheduled after its FailedScheduling / Nominated rows."""
+    assigned = [(line, m) for line, text in explanation.unrecognised_lines if (m := _ASSIGNED.search(text))]
+    if not assigned:
+        return
+    pods = {i.parsed.pod for i in explanation.items.values()}
+    for item in explanation.items.values():
+        p = item.parsed
+        if p.source != KUBE_SCHEDULER and p.event != "Nominated":
+            continue
+        later = [(line, m) for line, m in assigned if line > item.line and (
+            p.pod is None and len(pods) == 1 or p.pod is not None and m.group("pod").split("/")[-1]
+            == p.pod.split("/")[-1])]
+        if not later:
+            continue
+        line, m = later[0]
+        if p.event == "Nominated":
+            item.plain = (f"Karpenter nominated {p.nominated} for the pod and it was then scheduled (line {line} assigns "
+                          f"{m.group('pod')} to {m.group('node')}): the new node took it. If it is still not Running, "
+                          "look at its containers and volumes (kubectl describe pod: init containers, "
+                          "CrashLoopBackOff, FailedMount), not at scheduling.")
+            continue
+        item.plain = (f"The pod was scheduled in the end: line {line} assigns {m.group('pod')} to {m.group('node')}, "
+                      "after this. These rejections came before it was placed (no node had room yet, or the node it went to "
+                      "was not added or ready yet) and are not what keeps it from running now: if it is still not Running, look at its containers and volumes "
+                      "(kubectl describe pod: init containers, CrashLoopBackOff, FailedMount), not at scheduling. "
+                      "What the scheduler said before: " + item.plain)

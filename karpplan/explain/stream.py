@@ -33,7 +33,8 @@ _OPENING = re.compile(rb"^(?P<prefix>.*?)(?P<open>[{\[])\s*$")
 _RECORD_START = re.compile(
     rb'^\s*(?:\{\s*"(?:level|time|ts|msg|message|log|severity|@timestamp|timestamp|kind|apiVersion|error|items|'
     rb'caller|logger|L|T|M)"|\{\s*$|\[|\d{4}-\d\d-\d\d|[IWEF]\d{4} |\d+[smhd]\s|<unknown>|(?:Normal|Warning)\s|Type\s|Name:|'
-    rb"Namespace:|Events:|-{3}|#|(?:DEBUG|INFO|WARN|ERROR)\b|(?:[a-z0-9][-a-z0-9.]*\s+)?\S+\s+(?:Normal|Warning)\s)")
+    rb"Namespace:|Events:|-{3}|#|(?:DEBUG|INFO|WARN|ERROR)\b|(?:[a-z0-9][-a-z0-9.]*\s+)?\S+\s+(?:Normal|Warning)\s|"
+    rb"pod (?:didn't )?trigger(?:ed)? scale-up|\d+/\d+ nodes are available)")  # a message of its own, pasted bare
 _CONTINUES = re.compile(rb"^\s*(?:and requirements|requirements=|resources=|\{\\?\"|\(no instance type|daemonset "
                         rb"overhead|key [\w./-]+,|\d+ (?:node|Insufficient|Too many)|preemption: \d+/\d+ nodes)")
 # `incompatible with provisioner "x"` with its reason on the next line: the clause's comma became the line break

@@ -9,6 +9,8 @@ from karpplan.explain import known
 from karpplan.explain import structure as reason_kind
 from karpplan.explain.dialects import disruption, fargate, launch, nodeclass
 from karpplan.explain.dialects import karpenter as K
+from karpplan.explain.empty_domain import empty_domain_plain, has_empty_domain, shown
+from karpplan.explain.host_ports import is_host_port, karpenter_host_port_plain
 from karpplan.explain.node_filter_wording import node_filter_plain
 from karpplan.explain.structure import CLUSTER_AUTOSCALER, KUBE_SCHEDULER, Item, Parsed, PoolReasons, Reason
 from karpplan.model.labels import ZONE
@@ -115,6 +117,8 @@ def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karp
     if r.kind == reason_kind.UNSUPPORTED:
         return _unsupported_plain(r, f, source)
     if r.kind == reason_kind.NODE_FILTER:
+        if source == "karpenter" and is_host_port(r.text):
+            return karpenter_host_port_plain(r.text, where)
         return node_filter_plain(r, source)
     return r.text
 
@@ -150,8 +154,9 @@ def _unknown_label_plain(r: Reason, where: str, f: PoolFields) -> str:
             "nodeAffinity.") if r.suggestion else ""
     renamed = (" (Karpenter v1 renamed karpenter.sh/provisioner-name to karpenter.sh/nodepool.)"
                if r.key == "karpenter.sh/provisioner-name" and f is NODEPOOL_FIELDS else "")
-    advice = known.restricted_label(r.key, v0=f is not NODEPOOL_FIELDS) or ("If the pod belongs to such a pool, add the label there; otherwise "
-                                               "the pool is simply not meant for the pod.")
+    advice = known.restricted_label(r.key, v0=f is not NODEPOOL_FIELDS) or (
+        f"If the pod belongs to such a pool, add the label there ({f.labels} - a label in the pool object's own "
+        "metadata.labels never reaches its nodes); otherwise the pool is simply not meant for the pod.")
     return (f'the pod selects on label "{r.key}" (spec.nodeSelector or spec.affinity.nodeAffinity), but {where} '
             f"launches no node carrying that label: it is neither a well-known label nor in the pool's "
             f"{f.labels} or {f.requirements}. {advice}{hint}{renamed}")
@@ -314,8 +319,10 @@ def _topology_plain(r: Reason, where: str, source: str) -> str:
     counts = ""
     if r.counts:
         more = max(len(r.counts) - 6, 0) + (r.others or 0)
-        counts = (" (pods per domain now: " + ", ".join(f"{k}={v}" for k, v in list(r.counts.items())[:6])
+        counts = (" (pods per domain now: " + ", ".join(f"{shown(k)}={v}" for k, v in list(r.counts.items())[:6])
                   + (f", and {more} other domain{'' if more == 1 else 's'}" if more > 0 else "") + ")")
+    if has_empty_domain(r):
+        return empty_domain_plain(r, field, counts)
     if r.constraint == "pod affinity":
         advice = ("no domain that " + where + " can reach holds a matching pod" + counts + "; a new node never does, "
                   "so the pod waits until a matching pod runs in a reachable domain. Relax "
@@ -461,6 +468,8 @@ def _header(p: Parsed, who: str) -> str:
     if p.source == CLUSTER_AUTOSCALER:
         if any(r.kind == reason_kind.LIMITS for r in p.reasons):
             return f"{who} did not make cluster-autoscaler add a node."
+        if p.event == "FailedToScaleUpGroup":
+            return f"{who} got no node from cluster-autoscaler: a node group could not be scaled up."
         return f"{who} did not make cluster-autoscaler add a node: no node group's template node would take it."
     if p.source == fargate.SOURCE:
         return f"{who} was not scheduled by the EKS Fargate scheduler (fargate-scheduler)."
@@ -472,6 +481,15 @@ def _ordinary_taints(reasons: tuple[Reason, ...]) -> list[Reason]:
             and known.disruption_taint(r.key) is None and known.pressure_taint(r.key) is None]
 
 
+def _on_every_node(p: Parsed, taints: list[Reason]) -> list[str]:
+    """The keys of those taints that every node the scheduler counted carries (or all, when it counted none)."""
+    counted = [r for r in p.reasons if r.kind == reason_kind.NODE_FILTER and r.counts and r.total]
+    if not counted:
+        return [t.key or "" for t in taints]
+    return [t.key or "" for t in taints for r in counted for why, n in (r.counts or {}).items()
+            if n == r.total and t.key and t.key in why]
+
+
 def _grouped_taints(p: Parsed, taints: list[Reason]) -> str:
     listed = ", ".join(_taint_text(t) for t in taints)
     if p.source != "karpenter":
@@ -479,7 +497,7 @@ def _grouped_taints(p: Parsed, taints: list[Reason]) -> str:
                 "those nodes"
                 + (" (eks.amazonaws.com/compute-type=fargate marks Fargate nodes: a Fargate profile, not a toleration, "
                    "puts a pod there)" if any("fargate" in (t.value or "") + (t.key or "") for t in taints) else "")
-                + ".")
+                + "." + known.control_plane_note(_on_every_node(p, taints)))
     f = fields_of(None, p.dialect)
     return (f"The pod tolerates none of the {len(taints)} distinct taints on the pools Karpenter checked: {listed} "
             f"({f.taints}; this Karpenter version prints one clause per pool without naming it). Each such pool is "
@@ -499,7 +517,8 @@ def item_plain(item: Item) -> str:
     if p.event in disruption.EVENTS:  # a node kept or removed, no pod: the message says which and why
         return " ".join([capital(disruption.plain(p.message)),
                          *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])
-    if not p.pod and p.reasons and all(r.cause in nodeclass.CAUSES + launch.CAUSES for r in p.reasons):  # no pod's
+    if p.reasons and (all(r.cause == K.STATE_INVARIANT for r in p.reasons)  # names a pod, but no failure of it
+                      or not p.pod and all(r.cause in nodeclass.CAUSES + launch.CAUSES for r in p.reasons)):  # no pod's
         return " ".join([*dict.fromkeys(capital(r.plain) for r in p.reasons),
                          *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])
     sentences: list[str] = [_header(p, who)]
@@ -545,7 +564,7 @@ def item_plain(item: Item) -> str:
         sentences.append("Not understood: " + "; ".join(u[:160] for u in p.unparsed) + ".")
     if item.count > 1:
         sentences.append(f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)")
-    return " ".join(dict.fromkeys(sentences))
+    return " ".join(dict.fromkeys(s for s in sentences if s))
 
 
 def capital(text: str) -> str:

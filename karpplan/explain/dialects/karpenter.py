@@ -34,8 +34,10 @@ _POOL = re.compile(
     r"(?:,\s*daemonset overhead=(?P<overhead>\{[^}]*\}?))?(?:,\s*|\s*$)"
 )
 _TAINT = re.compile(r"^did not tolerate (?:taint \((?:taint=)?(?P<v15>[^)]*)\)?|(?P<old>\S+))")
+# v0.16+ `label "K" does not have known values`; v0.15 and before said `key K does not have known values`; a paste
+# may cut it after `known`
 _UNKNOWN_LABEL = re.compile(
-    r'^(?:incompatible requirements, )?label "(?P<key>[^"]*)" does not have known values'
+    r'^(?:incompatible requirements, )?(?:label "(?P<key>[^"]*)"|key (?P<bare>[^\s",]+)) does not have known(?: values|\s*$)'
     r'(?: \(typo of "(?P<typo>[^"]*)"\?\))?'
 )
 _CONFLICT = re.compile(r"^(?:incompatible requirements, )?key (?P<key>[^,\s]+),\s*(?P<a>.*?) not in (?P<b>.*)$", re.S)
@@ -59,7 +61,10 @@ _NODEPOOL_FIELD = re.compile(r"\((?:NodePool|nodepool)=(?P<n>[^)]*)\)")
 _REQ_SPLIT = re.compile(r",\s+(?=[^\s,]+ (?:In|NotIn|Exists|DoesNotExist|Gt|Lt|Gte|Lte)\b)")
 _REQ = re.compile(r"^(?P<key>\S+) (?P<op>In|NotIn|Exists|DoesNotExist|Gt|Lt|Gte|Lte)(?: \[(?P<vals>[^\]]*)\]?)?"
                   r"(?P<extra>.*)$", re.S)
-_COUNT = re.compile(r"([^\s,:\[\]]+):\s?(-?\d+)")
+# a domain may be named by the empty string (a node or offering carrying the key with an empty value): pretty.Map
+# sorts it first, `counts = : 0, eastus2-1: 2`, and Go's map print shows `map[:0 a:1]`
+STATE_INVARIANT = "state invariant"
+_COUNT = re.compile(r"(?:^|(?<=[\s,\[]))([^\s,:\[\]]*):\s?(-?\d+)")
 _OTHERS = re.compile(r"and (\d+) other\(s\)?")  # its ")" may be stripped with the list's
 _QUANTITY_PAIR = re.compile(r'"([^"]+)"\s*:\s*"([^"]*)"')
 
@@ -149,7 +154,7 @@ def _parse_body(body: str, clause: str) -> Reason | None:
         key, value, effect = parse_taint(m.group("v15") if m.group("v15") is not None else m.group("old"))
         return Reason(reason_kind.TAINT, clause, key=key, value=value or None, effect=effect or None)
     if (m := _UNKNOWN_LABEL.match(body)) is not None:
-        return Reason(reason_kind.UNKNOWN_LABEL, clause, key=m.group("key"), suggestion=m.group("typo"))
+        return Reason(reason_kind.UNKNOWN_LABEL, clause, key=m.group("key") or m.group("bare"), suggestion=m.group("typo"))
     if (m := _CONFLICT_V06.match(body)) is not None and not body.startswith("incompatible requirements, key "):
         return Reason(reason_kind.REQUIREMENT_CONFLICT, clause, key=m.group("key"), pod_side=m.group("a").strip(),
                       pool_side=m.group("b").strip())
@@ -179,9 +184,11 @@ def _parse_body(body: str, clause: str) -> Reason | None:
         return Reason(reason_kind.VOLUME, clause)
     if "is not supported" in body:
         return Reason(reason_kind.UNSUPPORTED, clause)
-    if re.match(r"^nodepool requirements filtered out all", body) or re.match(
+    if re.match(r"^nodepool requirements filtered out all", body, re.I) or re.match(
             r"^no (?:dynamic )?(?:nodepools|provisioners) found", body):
         return Reason(reason_kind.NO_INSTANCE_TYPE, clause, cause=body)
+    if body.startswith("invariant violated"):  # Karpenter's own bookkeeping, logged with a pod but no failure of it
+        return Reason(reason_kind.NODE_FILTER, clause, cause=STATE_INVARIANT)
     if body.startswith(("exceeds node resources", "checking host port usage")):
         return Reason(reason_kind.NODE_FILTER, clause)
     return None
@@ -271,12 +278,21 @@ _FILTER_ERRORS = (
     ("met the scheduling requirements and the required offering had the required resources",
      "Types the requirements allow are offered, but none is large enough for the pod's requests (with DaemonSet "
      "overhead): allow larger types, or lower the requests."),
+    # v1.7+ scheduler error, and the NodePool's NoCompatibleInstanceTypes event (`NodePool requirements filtered out
+    # all compatible available instance types`): no type is left before any pod is looked at
+    ("filtered out all",
+     "This is not about the pod's size: the NodePool's requirements, together with its node class (the image's "
+     "architecture and generation, the kubelet's settings) and the instance types the cloud provider lists right now, "
+     "leave no instance type at all. If the requirements did not change, the provider's list did - types no longer "
+     "offered to the subscription or account in that region (a restriction, a quota, a partial catalogue): the "
+     "NodePool's status and the controller's instance-type discovery log say which; otherwise widen the requirements "
+     "(families, sizes, architectures, capacity types)."),
 )
 
 
 def filter_meaning(cause: str | None) -> str | None:
     """What Karpenter's `no instance type which ...` clause says about the three sets, or None."""
     for words, meaning in _FILTER_ERRORS:
-        if cause and words in cause:
+        if cause and words in cause.lower():
             return meaning
     return None

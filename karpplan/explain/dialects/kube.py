@@ -9,7 +9,8 @@ from karpplan.explain.dialects.karpenter import parse_taint
 from karpplan.explain.dialects.predicates import FIT_10, FIT_14_HEAD, fit_14_counts, named, old_fit_counts
 from karpplan.explain.structure import LIMITS, NODE_FILTER, TAINT, TOPOLOGY, VOLUME, Reason
 
-FIT = re.compile(r"(?P<n>\d+)/(?P<m>\d+) nodes are available(?::\s*(?P<rest>.*))?", re.S)
+# the total may be redacted by the one who pasted it (`0/x nodes are available`)
+FIT = re.compile(r"(?P<n>\d+)/(?P<m>\d+|[xXnN?]) nodes are available(?::\s*(?P<rest>.*))?", re.S)
 SCALE_UP = re.compile(r"pod didn['’]t trigger scale-up(?: \((?P<why>[^)]*)\))?:?\s*(?P<rest>.*)", re.S)
 NOMINATED = re.compile(r"Pod should schedule on:? (?P<target>.*)")
 _ENTRY_SPLIT = re.compile(r",\s+(?=\d+ )")
@@ -21,10 +22,16 @@ _GO_TAINT = re.compile(r'Taint\{Key:"(?P<key>[^"]*)", Value:"(?P<value>[^"]*)", 
 # `0/N nodes are available` with no node at all: the scheduler's own sentence
 # the per-node list pasted without its `0/N nodes are available:` head (`1 Insufficient cpu, 1 node(s) had ...`)
 BARE_LIST = re.compile(r"^(?:[^\n\d]*?:\s+)?[\s`'\">]*(?P<rest>\d+ (?:node\(s\) |Insufficient |Too many pods)[^`]*?node\(s\) .*)$", re.S)
+# one per-node reason a person quotes without the FitError around it (`node(s) had volume node affinity conflict`)
+BARE_REASON = re.compile(r"(?:(?P<n>\d+) )?(?P<why>node\(s\) (?:had volume node affinity conflict|had no available "
+                         r"volume zone|exceed max volume count|didn't have free ports for the requested pod ports|"
+                         r"didn't find available persistent volumes to bind))")
 # only the preemption half of a FitError pasted: what the pod may not do, not why it does not fit
 PREEMPTION_NEVER = re.compile(r"not eligible due to preemptionPolicy=Never")
 # kube-scheduler before 1.17 said this alone (no node counts) while a claim waited for its volume
 UNBOUND = re.compile(r"pod has unbound (?:immediate )?PersistentVolumeClaims", re.I)
+PREEMPTION_NEVER_CAUSE = "preemption: not eligible (preemptionPolicy=Never)"
+NO_VICTIMS_CAUSE = "preemption: no victims found"
 NO_NODES = re.compile(r"\bno nodes available to schedule pods\b")
 _UNTOLERATED_NEW = re.compile(r"had untolerated taint\(s\)")
 
@@ -88,6 +95,12 @@ def parse_fit_error(message: str) -> list[Reason] | None:
         if SCALE_UP.search(message) is None and (bare := BARE_LIST.match(message)) is not None and (listed := _entries(
                 _SENTENCE_END.split(bare.group("rest").rstrip("`'\" "), 1)[0])):
             return [Reason(NODE_FILTER, bare.group("rest").rstrip("`'\" ."), counts=listed), *derived(listed)]
+        if (SCALE_UP.search(message) is None and "predicate " not in message  # cluster-autoscaler's own lines
+                and (alone := BARE_REASON.search(message)) is not None):  # one per-node reason quoted alone
+            why = alone.group("why")
+            if alone.group("n"):
+                return [Reason(NODE_FILTER, alone.group(0), counts={why: int(alone.group("n"))}), *derived({why: 1})]
+            return [Reason(NODE_FILTER, why, counts={}, total=0), *derived({why: 1})]
         if (unbound := UNBOUND.search(message)) is not None:
             return [Reason(VOLUME, unbound.group(0))]
         if PREEMPTION_NEVER.search(message) is not None:
@@ -95,15 +108,43 @@ def parse_fit_error(message: str) -> list[Reason] | None:
         if NO_NODES.search(message) is not None:  # a cluster with no node the scheduler may use at all
             return [Reason(NODE_FILTER, "no nodes available to schedule pods", counts={}, total=0)]
         return None
-    rest = (m.group("rest") or "").split(" preemption:", 1)[0]
+    before = message[:m.start()].rstrip()
+    if before.endswith("preemption:") and (cut := _cut_head(before.removesuffix("preemption:"), m)) is not None:
+        return cut  # the paste lost `0/N nodes are available: K` before the reason; the preemption half follows it
+    rest, _, preemption = (m.group("rest") or "").partition(" preemption:")
     end = _SENTENCE_END.search(rest)
     if end is not None:
         rest = rest[:end.start()]
     counts = _entries(rest)
     text = (message[m.start():m.start("rest")] + rest) if m.group("rest") is not None else message[m.start():]
-    reasons = [Reason(NODE_FILTER, text.rstrip(". "), counts=counts, total=int(m.group("m")))]
+    total = int(m.group("m")) if m.group("m").isdigit() else None
+    reasons = [Reason(NODE_FILTER, text.rstrip(". "), counts=counts, total=total, cause=preemption_said(preemption))]
     reasons.extend(derived(counts))
     return reasons
+
+
+def _cut_head(head: str, preemption: re.Match[str]) -> list[Reason] | None:
+    """`Insufficient nvidia.com/gpu. preemption: 0/1 nodes are available: ...`: the reasons before `preemption:`, whose
+    counts the paste cut off (one reason alone held on every node the preemption half counts)."""
+    parts = [p.strip().rstrip(".").strip() for p in re.split(r",\s+", head.strip().rstrip(".")) if p.strip()]
+    parts = [re.sub(r"^\d+\s+", "", p) for p in parts if p and not p.startswith(("0/", "`"))]
+    if not parts or any(len(p) > 120 for p in parts):
+        return None
+    total = int(preemption.group("m")) if preemption.group("m").isdigit() else None
+    counts = {named(p): total if len(parts) == 1 and total else 1 for p in parts}
+    text = head.strip().rstrip(".")
+    return [Reason(NODE_FILTER, text, counts=counts, total=total,
+                   cause=preemption_said(preemption.group("rest") or "")), *derived(counts)]
+
+
+def preemption_said(tail: str) -> str | None:
+    """What the FitError's preemption sentence adds, when it says something about the pod: it may not preempt,
+    or nothing it could evict would make room."""
+    if PREEMPTION_NEVER.search(tail):
+        return PREEMPTION_NEVER_CAUSE
+    if re.search(r"No preemption victims found", tail) and not re.search(r"\d+ Preemption is not helpful", tail):
+        return NO_VICTIMS_CAUSE
+    return None
 
 
 def parse_scale_up(message: str) -> list[Reason] | None:
@@ -143,9 +184,11 @@ def parse_predicate(message: str) -> tuple[str | None, list[Reason]] | None:
     # `<reason>; predicateName=X; reasons: <r1>, <r2>; debugInfo=...`, or the older `... predicate mismatch, reason: <r>`
     listed = re.search(r"(?:reasons?: |predicateReasons=\[)(?P<r>.*?)\]?\)?(?:; debugInfo=.*)?$", why, re.S)
     parts = [p.strip() for p in _split_outside_braces(listed.group("r") if listed else why.split(";", 1)[0]) if p.strip()]
-    counts = {p: 1 for p in parts} if parts else {why: 1}
+    counts = {named(p): 1 for p in parts} if parts else {why: 1}  # a predicate's name (1.1x) with what it means
     text = message[m.start():].split("; debugInfo=", 1)[0].strip()
-    group = m.group("group") or "(the pasted line does not name it)"
+    # CA 1.0-1.2: `Scale-up predicate failed: X predicate mismatch, cannot put ns/pod on template-node-for-GROUP-123`
+    template = re.search(r"on template-node-for-(?P<g>\S+?)-\d+(?:,|\s|$)", why)
+    group = m.group("group") or (template.group("g") if template else "(the pasted line does not name it)")
     reasons = [Reason(NODE_FILTER, text, counts=counts, cause=f"node group {group}")]
     reasons.extend(derived(counts))
     return m.group("pod"), reasons

@@ -9,6 +9,9 @@ quotas, or the node class's subnets / IAM / launch settings.
     creating scheduler, getting instance types, no subnets matched selector map[karpenter.sh/discovery:demo]
     no subnets exist given constraints [{map[karpenter.sh/discovery:xxx] }]
     getting instance types, no subnets found via [{"Name":"tag-key","Values":[...]}]
+
+A node Karpenter launched whose kubelet never reported a resource: the node's `FailedConsistencyCheck` event
+`expected resource "cpu" didn't register on the node` (Karpenter v0.2x-v0.3x). Pods nominated to it wait on it.
 """
 
 from __future__ import annotations
@@ -20,12 +23,17 @@ CAPACITY = "insufficient capacity"  # also the reason's `cause`
 QUOTA = "quota exceeded"
 SUBNETS = "no subnets"
 REFUSED = "launch refused"
-CAUSES = (CAPACITY, QUOTA, SUBNETS, REFUSED)
+UNREGISTERED = "resource not registered"
+CAUSES = (CAPACITY, QUOTA, SUBNETS, REFUSED, UNREGISTERED)
 
 TRIGGERS = ("launching nodeclaim", "launching machine", "Launching node", "creating instance", "creating cloud provider "
             "instance", "insufficient capacity", "InsufficientInstanceCapacity", "UnfulfillableCapacity",
             "no subnets matched", "no subnets exist", "no subnets found", "VcpuLimitExceeded",
-            "MaxSpotInstanceCountExceeded", "InstanceLimitExceeded")
+            "MaxSpotInstanceCountExceeded", "InstanceLimitExceeded", "didn't register on the node",
+            "nominated for this pod failed to launch")
+_UNREGISTERED = re.compile(r'expected resource \\?"(?P<res>[^"\\]+)\\?" didn\'t register on the node')
+# the resources every kubelet reports itself; any other (nvidia.com/gpu, ...) comes from a device plugin
+_KUBELET_RESOURCES = ("cpu", "memory", "pods", "ephemeral-storage")
 _CAPACITY = re.compile(r"insufficient capacity|InsufficientInstanceCapacity|UnfulfillableCapacity|"
                        r"InsufficientCapacityError|all requested instance types were unavailable", re.I)
 _QUOTA = re.compile(r"VcpuLimitExceeded|MaxSpotInstanceCountExceeded|InstanceLimitExceeded|"
@@ -35,8 +43,12 @@ _SUBNETS = re.compile(r"no subnets (?:matched selector|exist given constraints|f
 _SHORT = re.compile(r"We currently do not have sufficient (?P<type>\S+) capacity in the Availability Zone you requested "
                     r"\((?P<zone>[^)]+)\)")
 _FLEET = re.compile(r"with fleet error\(s\), (?P<code>\w+): (?P<msg>[^;\"\t{]*)")
+# the pod event of kubernetes-sigs/karpenter#3143: `InsufficientCapacityError  NodeClaim X, nominated for this pod failed
+# to launch: InsufficientInstanceCapacity: We currently do not have sufficient ...`
 _ANCHOR = re.compile(r"(?:failed )?launching (?:nodeclaim|machine)|Launching node|creating instance|creating cloud "
-                     r"provider instance|insufficient capacity|no subnets|creating scheduler", re.I)
+                     r"provider instance|insufficient capacity|no subnets|creating scheduler|"
+                     r"NodeClaim \S+, nominated for this pod failed to launch", re.I)
+_NOMINATED_CLAIM = re.compile(r"NodeClaim (?P<name>\S+?), nominated for this pod")
 _END = re.compile(r'\t\{|","|"\}|"$|\s\{"commit')
 _NODECLAIM = re.compile(r'\\?"(?:NodeClaim|nodeclaim|Machine|machine)\\?"\s*:\s*(?:\{\s*\\?"name\\?"\s*:\s*)?\\?"(?P<name>[^"\\]+)')
 
@@ -57,6 +69,8 @@ def parse(line: str) -> LaunchError | None:
     """The launch failure a log line (console or JSON) reports, or None."""
     if not any(t in line for t in TRIGGERS):
         return None
+    if (um := _UNREGISTERED.search(line)) is not None:
+        return LaunchError(UNREGISTERED, um.group(0).replace('\\"', '"'), detail=um.group("res"))
     text = line.replace('\\"', '"')
     m = _ANCHOR.search(text)
     if m is None:
@@ -64,7 +78,7 @@ def parse(line: str) -> LaunchError | None:
     error = _END.split(text[m.start():], 1)[0].strip().rstrip('"').strip()
     if (em := re.search(r'"error"\s*:\s*"(?P<e>[^"]*)', text)) is not None and len(em.group("e")) > 8:
         error = em.group("e") if not error.startswith(("creating", "launching", "Launching")) else error
-    claim = _NODECLAIM.search(line)
+    claim = _NODECLAIM.search(line) or _NOMINATED_CLAIM.search(text)
     short = _SHORT.search(text)
     fleet = _FLEET.search(text)
     code = fleet.group("code") if fleet else None
@@ -95,6 +109,19 @@ def plain(e: LaunchError) -> str:
         return (f"{claim} could not start: EC2 refused it for the account's quota ({e.code or e.text}). Request a higher "
                 "EC2 quota (Service Quotas: Running On-Demand / All Spot Instance Requests, in vCPUs) or lower the "
                 "NodePool's spec.limits so Karpenter stays under it. Nothing on the pod is wrong.")
+    if e.cause == UNREGISTERED:
+        if e.detail in _KUBELET_RESOURCES:
+            return (f"A node Karpenter launched never reported {e.detail} in its status (FailedConsistencyCheck: "
+                    f"{e.text}): its kubelet did not finish registering, so the node is broken, not full - kubectl "
+                    "describe node shows its Ready condition and the kubelet's events (bootstrap / user data, the "
+                    "node role, the CNI). Karpenter keeps nominating pending pods to it meanwhile; delete its "
+                    "NodeClaim (kubectl delete nodeclaim <name>, or the node) so a new one is launched, and fix the "
+                    "node class if the next one fails the same way. Nothing on the pod is wrong.")
+        return (f"A node Karpenter launched never advertised {e.detail} (FailedConsistencyCheck: {e.text}): the device "
+                "plugin that registers it (the NVIDIA device plugin / GPU operator, the Neuron or EFA plugin) is not "
+                "running on that node, or the AMI lacks its driver. The node stays uninitialised and pods that "
+                "request the resource wait on it: run the plugin's DaemonSet there (its tolerations and node "
+                "selector must match the node) or use an AMI with the driver. Nothing on the pod is wrong.")
     if e.cause == CAPACITY:
         where = (f" (no {e.instance_type} capacity in {e.zone})" if e.instance_type and e.zone else "")
         if "all requested instance types were unavailable" in e.text:  # no CreateFleet call was made at all
