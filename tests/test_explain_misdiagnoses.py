@@ -265,3 +265,17 @@ def test_a_nomination_whose_event_age_shows_minutes_of_repeats_is_not_reassuranc
     item.plain = "unchanged"
     link_nominations(out)
     assert item.plain == "unchanged"  # a retry within two minutes is a node on its way
+
+
+# https://github.com/kubernetes-sigs/karpenter/issues/3272 ("Impossible topology domains are included in topology
+# spreads"): a NodePool named non-existent-zone allows only eu-west-2z; Karpenter counts that domain and keeps
+# sending the spread pod there. A new user read only "expected when the pod pins another pool", but the pod pins
+# nothing.
+IMPOSSIBLE_DOMAIN = '[pod/karpenter-78748f59d4-hnx82/controller] {"level":"ERROR","time":"2026-09-02T13:12:27.029Z","logger":"controller","caller":"scheduling/scheduler.go:302","message":"could not schedule pod","commit":"85eeae8","controller":"provisioner","namespace":"","name":"","reconcileID":"x","Pod":{"name":"spread-test-0","namespace":"default"},"error":"incompatible requirements, key karpenter.sh/nodepool, karpenter.sh/nodepool In [non-existent-zone] not in karpenter.sh/nodepool In [default-reserved]; no instance type met the scheduling requirements or had enough resources or had a required offering, requirements=karpenter.k8s.aws/ec2nodeclass In [default], karpenter.sh/capacity-type In [on-demand], karpenter.sh/initialized In [true], karpenter.sh/nodepool In [non-existent-zone], karpenter.sh/registered In [true], kubernetes.io/arch In [arm64], node.kubernetes.io/instance-type In [c7g.medium], topology.kubernetes.io/zone In [eu-west-2z], resources={\\"cpu\\":\\"750m\\",\\"memory\\":\\"256Mi\\",\\"pods\\":\\"3\\"}; incompatible requirements, key karpenter.sh/nodepool, karpenter.sh/nodepool In [non-existent-zone] not in karpenter.sh/nodepool In [default]","errorCauses":[{"error":"incompatible requirements, key karpenter.sh/nodepool, karpenter.sh/nodepool In [non-existent-zone] not in karpenter.sh/nodepool In [default-reserved]"},{"error":"no instance type met the scheduling requirements or had enough resources or had a required offering, requirements=karpenter.k8s.aws/ec2nodeclass In [default], karpenter.sh/capacity-type In [on-demand], karpenter.sh/initialized In [true], karpenter.sh/nodepool In [non-existent-zone], karpenter.sh/registered In [true], kubernetes.io/arch In [arm64], node.kubernetes.io/instance-type In [c7g.medium], topology.kubernetes.io/zone In [eu-west-2z], resources={\\"cpu\\":\\"750m\\",\\"memory\\":\\"256Mi\\",\\"pods\\":\\"3\\"}"},{"error":"incompatible requirements, key karpenter.sh/nodepool, karpenter.sh/nodepool In [non-existent-zone] not in karpenter.sh/nodepool In [default]"}]}'
+
+
+def test_a_pod_pinned_to_the_one_pool_that_cannot_launch_is_told_the_pin_may_be_the_spreads() -> None:
+    told = " ".join(_by_pod(_explained(IMPOSSIBLE_DOMAIN))["default/spread-test-0"].split())
+    assert "required onto NodePool non-existent-zone, which fits no instance type" in told
+    assert "topologySpreadConstraint" in told and "kubernetes-sigs/karpenter#3272" in told
+    assert "eu-west-2 has the zones eu-west-2a, eu-west-2b, eu-west-2c" in told

@@ -12,6 +12,7 @@ from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.empty_domain import empty_domain_plain, has_empty_domain, shown
 from karpplan.explain.host_ports import is_host_port, karpenter_host_port_plain
 from karpplan.explain.node_filter_wording import node_filter_plain
+from karpplan.explain.pinned_pool import pinned_unlaunchable_pool
 from karpplan.explain.structure import CLUSTER_AUTOSCALER, KUBE_SCHEDULER, Item, Parsed, PoolReasons, Reason
 from karpplan.model.labels import ZONE
 
@@ -559,7 +560,7 @@ def item_plain(item: Item) -> str:
         sentences = [x for x in sentences if x not in {capital(r.plain) for r in refused}]
         sentences.append(capital(fargate_plain(replace(
             refused[0], text="; ".join(r.text + (f" ({r.key})" if r.key else "") for r in refused), key=None))))
-    sentences.extend(item.advice)
+    sentences += [pinned_unlaunchable_pool(p.reasons, p.pools) or "", *item.advice]
     if p.unparsed:
         sentences.append("Not understood: " + "; ".join(u[:160] for u in p.unparsed) + ".")
     if item.count > 1:
