@@ -163,3 +163,22 @@ def test_a_saving_that_comes_from_a_relaxed_preference_says_so(tmp_path: Path) -
     notes = [n for n in doc["notes"] if "no longer honours" in n]  # type: ignore[attr-defined]
     assert len(notes) == 1 and "Deployment/web" in notes[0] and "kubernetes.io/hostname" in notes[0]
     assert os.path.join("head", "all.yaml") in notes[0]
+
+
+def test_a_workload_its_change_lets_schedule_is_now_placed_and_a_job_is_said_to_run_to_completion(
+        tmp_path: Path) -> None:
+    # A new user's diff showed a 2-minute Job "unchanged" at +$196.81/month: BASE left it unschedulable (its zone
+    # not in the pool), HEAD's pool takes it. The row now says it is placed now, and that a Job's month is hypothetical.
+    job = deployment("report", 1, zone="us-east-1b").replace("apiVersion: apps/v1\nkind: Deployment",
+                                                             "apiVersion: batch/v1\nkind: Job", 1) \
+        .replace("  replicas: 1\n", "  completions: 1\n").replace("  selector: {matchLabels: {app: report}}\n", "")
+    assert "kind: Job" in job and "selector: {matchLabels" not in job
+    widened = pool().replace("[us-east-1a]", "[us-east-1a, us-east-1b]")
+    assert widened != pool()
+    write(tmp_path / "base" / "all.yaml", pool(), job)
+    write(tmp_path / "head" / "all.yaml", widened, job)
+    code, doc = _diff(tmp_path)
+    (row,) = [w for w in doc["workloads"] if w["workload"] == "Job/shop/report"]  # type: ignore[attr-defined]
+    assert row["change"] == "unchanged" and (row["placedBase"], row["placedHead"]) == (0, 1)
+    table = karpplan("diff", "base", "head", "--region", "us-east-1", cwd=tmp_path, env={**os.environ, "COLUMNS": "160"})
+    assert "unchanged, now placed" in table.stdout and "Job and CronJob rows" in table.stdout

@@ -44,8 +44,8 @@ def _change(in_base: bool, in_head: bool, differs: bool) -> Change:
     return "changed" if differs else "unchanged"
 
 
-def _pod_counts(plan: Plan) -> Counter[str]:
-    return Counter(workload_key(p.workload, p.namespace) for p in plan.pods)
+def _pod_counts(plan: Plan, placed_only: bool = False) -> Counter[str]:
+    return Counter(workload_key(p.workload, p.namespace) for p in plan.pods if not placed_only or p.node)
 
 
 def _where(head: Definition | None, base: Definition | None, relabel: Callable[[str], str]) -> tuple[str, int]:
@@ -70,6 +70,7 @@ def _workloads(base: Side, head: Side) -> tuple[WorkloadChange, ...]:
         {w.workload: w for w in base.costs.workloads}, {w.workload: w for w in head.costs.workloads})
     defs = (base.definitions.workloads, head.definitions.workloads)
     counts = (_pod_counts(base.plan), _pod_counts(head.plan))
+    placed = (_pod_counts(base.plan, placed_only=True), _pod_counts(head.plan, placed_only=True))
     out = []
     for key in sorted(set(costs[0]) | set(costs[1]) | set(defs[0]) | set(defs[1])):
         present = [key in costs[i] or key in defs[i] for i in (0, 1)]
@@ -82,7 +83,8 @@ def _workloads(base: Side, head: Side) -> tuple[WorkloadChange, ...]:
         namespace = key.split("/")[1] if key.count("/") >= 2 else ""
         file, line = _where(d_head, d_base, base.relabel)
         out.append(WorkloadChange(key, namespace, _change(present[0], present[1], differs), pods[0], pods[1],
-                                  micros[0], micros[1], file, line, _fields(d_base, d_head)))
+                                  micros[0], micros[1], file, line, _fields(d_base, d_head),
+                                  placed[0][key], placed[1][key]))
     return tuple(sorted(out, key=lambda w: (-abs(w.delta_micros), w.workload)))
 
 

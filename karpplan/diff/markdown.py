@@ -105,13 +105,23 @@ def fields_cell(fields: Sequence[str]) -> str:
     return "<br>".join(f"`{cell(f)}`" for f in fields)
 
 
+JOBS_NOTE = ("Job and CronJob rows: their nodes run only while they do; the monthly figures are what they would "
+             "cost running all month (read the hourly figure per hour of run).")
+
+
+def change_cell(w: WorkloadChange) -> str:
+    """The row's change, and "now placed" when its pods went from unplaced to placed."""
+    return f"{w.change}, {w.placement}" if w.placement else w.change
+
+
 def _workloads_table(workloads: Sequence[WorkloadChange]) -> list[str]:
     if not workloads:
         return ["No workload changed, and none costs more or less."]
-    rows = [_row(f"`{cell(w.workload)}`", w.change, _pods(w), *cost_cells(w), fields_cell(w.fields),
+    rows = [_row(f"`{cell(w.workload)}`", change_cell(w), _pods(w), *cost_cells(w), fields_cell(w.fields),
                  _where(w.file, w.line)) for w in workloads]
+    jobs = ["", f"<sub>{JOBS_NOTE}</sub>"] if any(w.runs_to_completion for w in workloads) else []
     return ["| Workload | Change | Pods | BASE $/month | HEAD $/month | Change $/month | What changed | Defined at |",
-            "|---|---|---:|---:|---:|---:|---|---|", *_capped(rows, len(rows))]
+            "|---|---|---:|---:|---:|---:|---|---|", *_capped(rows, len(rows)), *jobs]
 
 
 def _pools_table(pools: Sequence[PoolChange]) -> list[str]:

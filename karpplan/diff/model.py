@@ -55,11 +55,29 @@ class WorkloadChange(CostChange):
     file: str  # HEAD's definition (BASE's for a removed workload); "" when neither side writes it
     line: int
     fields: tuple[str, ...] = ()  # what a changed definition changed (`fields.changed_fields`)
+    placed_base: int = 0  # of its pods, those the side's plan places
+    placed_head: int = 0
+
+    @property
+    def placement(self) -> str:
+        """"now placed" when BASE left some of its pods unplaced and HEAD places every one (its cost then grows
+        from nothing, though its definition may be unchanged); "" otherwise (newly unschedulable pods are listed
+        on their own)."""
+        if self.pods_base and self.placed_base < self.pods_base and self.pods_head and \
+                self.placed_head == self.pods_head:
+            return "now placed"
+        return ""
+
+    @property
+    def runs_to_completion(self) -> bool:
+        """A Job's or CronJob's pods: their nodes run while they do, not all month."""
+        return self.workload.startswith(("Job/", "CronJob/"))
 
     def to_document(self) -> dict[str, Any]:
         return {
             "workload": self.workload, "namespace": self.namespace, "change": self.change,
             "podsBase": self.pods_base, "podsHead": self.pods_head,
+            "placedBase": self.placed_base, "placedHead": self.placed_head,
             **self.costs_document(), **_where(self.file, self.line), "fields": list(self.fields),
         }
 

@@ -10,6 +10,8 @@ from rich.table import Table
 from rich.text import Text
 
 from karpplan.diff.markdown import (
+    JOBS_NOTE,
+    change_cell,
     cost_cells,
     headline,
     hourly,
@@ -72,8 +74,10 @@ def render_table(diff: PlanDiff, console: Console) -> None:
     changed = diff.changed_workloads
     if changed:
         _print_changes(console, f"Workloads ({len(changed)} changed or costing differently)", ("Workload", "Pods"),
-                       [(Text(w.workload), w.change, _pods(w), *cost_cells(w)) for w in changed[:MAX_ROWS]],
+                       [(Text(w.workload), change_cell(w), _pods(w), *cost_cells(w)) for w in changed[:MAX_ROWS]],
                        [(w.workload, w.fields) for w in changed[:MAX_ROWS]])
+        if any(w.runs_to_completion for w in changed[:MAX_ROWS]):
+            say(Text(JOBS_NOTE, style="dim"))
     pools = diff.changed_pools
     if pools:
         _print_changes(console, f"NodePools ({len(pools)} changed or costing differently)", ("NodePool", "New nodes"),
