@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from karpplan.catalog.types import Catalog, InstanceType
 from karpplan.explain.structure import NO_INSTANCE_TYPE, ParsedRequirement, Reason
+from karpplan.model.aws_zones import LOCAL_ZONE
 from karpplan.model.labels import ARCH, CAPACITY_TYPE, ZONE
 from karpplan.model.quantity import QuantityError, format_resource
 from karpplan.model.requirements import Requirement
@@ -32,7 +33,6 @@ _VENDOR_PREFIXES = ("nvidia.com/", "amd.com/", "aws.amazon.com/neuron", "habana.
 _TRUNCATED = re.compile(r"\band \d+ others?\b|…|\.\.\.")  # Karpenter's cut value list: `[c d g and 4 others]`
 _BOUND = re.compile(r"^(?P<op>[<>])(?P<n>-?\d+)")
 # an AWS Local Zone (us-west-2-lax-1a) or Wavelength Zone (us-east-1-wl1-bos-wlz-1) of its parent region
-LOCAL_ZONE = re.compile(r"^(?P<region>[a-z]{2}(?:-gov)?-[a-z]+-\d+)-(?:[a-z]{3}-\d[a-z]|wl\d-[a-z]+-wlz-\d)$")
 
 # how to get an extended resource onto a node, by name prefix
 _HOW_TO_GET = (

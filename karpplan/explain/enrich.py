@@ -14,11 +14,12 @@ from karpplan.catalog import load_catalog
 from karpplan.catalog.embedded import regions
 from karpplan.catalog.types import Catalog
 from karpplan.errors import InputError
-from karpplan.explain.advice import LOCAL_ZONE, advise
+from karpplan.explain.advice import advise
 from karpplan.explain.related import link_node_classes, link_nominations, link_scheduled, merge_pod_names
 from karpplan.explain.report import Explanation
 from karpplan.explain.structure import NO_INSTANCE_TYPE, Item, PoolReasons, Reason
 from karpplan.explain.wording import capital, fields_of, item_plain, no_type_plain
+from karpplan.model.aws_zones import region_of_zone
 from karpplan.model.labels import ZONE
 
 CatalogFor = Callable[[str | None], Catalog | None]
@@ -40,10 +41,7 @@ def catalog_loader(region: str | None, catalog_file: str | None) -> CatalogFor:
 def _zone_region(reason: Reason) -> str | None:
     for q in reason.requirements:
         if q.key == ZONE and q.values:
-            zone = q.values[0]
-            if (local := LOCAL_ZONE.match(zone)) is not None:  # a Local Zone or Wavelength Zone of its parent region
-                return local.group("region")
-            return zone[:-1] if zone[-1:].isalpha() and zone[-2:-1].isdigit() else None
+            return region_of_zone(q.values[0])
     return None
 
 

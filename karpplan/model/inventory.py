@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from karpplan.errors import Origin
 from karpplan.inputs.loader import Document
+from karpplan.model.aws_zones import AWS_REGION, region_of_zone
 from karpplan.model.cluster import ClusterConfig, FargateProfile, Namespace, RuntimeClass
 from karpplan.model.labels import REGION, ZONE
 from karpplan.model.nodes import ExistingNode
@@ -141,16 +141,11 @@ class Inventory:
         return Counter(s.kind for s in self.skipped)
 
 
-# us-east-1, us-gov-west-1, ap-southeast-4: the region at the start of a zone name ("us-west-2a", the Local Zone
-# "us-west-2-lax-1a", the Wavelength Zone "us-east-1-wl1-bos-wlz-1").
-_REGION_PREFIX = re.compile(r"([a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-\d+)")
-
-
 def node_region(labels: Mapping[str, str]) -> str | None:
-    """A Node's region: its topology.kubernetes.io/region label, else the region its zone label names."""
+    """A Node's region: its topology.kubernetes.io/region label, else the region its zone label names (another
+    cloud's labels, "eastus2" or "us-central1", say nothing of AWS's)."""
     region = labels.get(REGION) or labels.get("failure-domain.beta.kubernetes.io/region") or ""
-    if _REGION_PREFIX.fullmatch(region):
-        return region  # (another cloud's region label, "eastus2" or "us-central1", says nothing of AWS's)
-    zone = labels.get(ZONE) or labels.get("failure-domain.beta.kubernetes.io/zone") or ""
-    match = _REGION_PREFIX.match(zone)
-    return match.group(1) if match else None
+    if AWS_REGION.fullmatch(region):
+        return region
+    parent = region_of_zone(labels.get(ZONE) or labels.get("failure-domain.beta.kubernetes.io/zone") or "")
+    return parent if parent is not None and AWS_REGION.fullmatch(parent) else None
