@@ -254,6 +254,8 @@ class Summary:
     preferences: PreferenceOutcome | None = None  # what the optimal plan did with preferences (None: none)
     zones: tuple[str, ...] = ()  # the cluster's zones new nodes may launch in
     zones_source: str = ""  # where they came from (`Catalog.zones_source`)
+    region_source: str = ""  # where the region came from ("--region", "from Node X's labels (file:line)", ...)
+    catalog_coverage: str = ""  # an embedded catalog that prices only part of the known types: how much, since when
     # Provisioning batches Karpenter needed for its plan (`karpenter_*`), and for this plan when its engine is
     # the Karpenter simulation.
     karpenter_batches: int | None = None
@@ -323,6 +325,8 @@ class Summary:
             "estimatedPrices": self.estimated_prices,
             "zones": list(self.zones),
             "zonesSource": self.zones_source,
+            "regionSource": self.region_source,
+            "catalogCoverage": self.catalog_coverage or None,
             "spotPrices": self.spot_prices or None,
             "fargatePrices": self.fargate_prices,
             "karpenter": None if self.karpenter_cost is None else {

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from karpplan.catalog.coverage import lacking_text, lacking_types, remedy
 from karpplan.constraints.pool_headroom import Headroom
 from karpplan.constraints.pool_limits import POOL_LIMITS
 from karpplan.constraints.registry import REGISTRY
@@ -18,6 +19,7 @@ from karpplan.engines.result import Solution
 from karpplan.inputs.placeholders import PLACEHOLDER
 from karpplan.model import labels as L
 from karpplan.model.pods import Pod, PodTemplate
+from karpplan.model.pools import NodePool
 from karpplan.plan import NotSimulatedPod
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.daemon_ports import DaemonPort, clashing, existing_daemon_port_note
@@ -60,7 +62,7 @@ def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementSt
                            "pending and never launches one for a pod; raise spec.replicas for more of them")
             continue
         if not verdict.ok:
-            reasons.append(prefix + verdict.reason)
+            reasons.append(prefix + verdict.reason + _lacking_note(problem, group.template, verdict.pool, verdict.kind))
             continue
         statically_out = _option_rejection(group, verdict.options)
         if statically_out is not None:
@@ -86,6 +88,21 @@ def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementSt
     origin = group.template.origin
     reasons.append(f"{pod.workload} is defined at {origin}")
     return reasons
+
+
+def _lacking_note(problem: Problem, template: PodTemplate, pool: NodePool, kind: str) -> str:
+    """When no type the pool allows fits the pod, but types it allows that would fit are missing from the
+    region's embedded catalog: say so, or the reason reads as Karpenter's verdict when it is only our catalog's."""
+    if kind not in ("resources", "requirements"):
+        return ""
+    alternatives = template.affinity.strict_alternatives()
+    wanted = (alternatives[0] & pool.requirements) if alternatives else pool.requirements
+    lacking = lacking_types(problem.catalog.for_pool(pool.name), wanted, template.requests)
+    if not lacking:
+        return ""
+    catalog = problem.catalog
+    return (f"; but this NodePool also allows {lacking_text(catalog, lacking)} and the pod would fit "
+            f"{'it' if len(lacking) == 1 else 'them'}: {remedy(catalog)}")
 
 
 def with_placeholders_said(reasons: Sequence[str], template: PodTemplate | None = None) -> tuple[str, ...]:

@@ -511,10 +511,40 @@ def _summary(inventory: Inventory, catalog: Catalog, options: PlanOptions, nodes
         batches=solution.batches if options.engine == "karpenter" else None,
         estimated_prices=any(n.new and n.price_estimated for n in nodes), seed=options.seed,
         bound_source=solution.bound_source if lower is not None else None,
-        zones=catalog.zones, zones_source=catalog.zones_source,
+        zones=catalog.zones, zones_source=catalog.zones_source, region_source=_region_source(inventory, options, region),
+        catalog_coverage=_coverage(catalog),
         spot_prices=spot_price_source(catalog, options.spot_prices),
         fargate_prices=None if fargate_cost == 0 else fargate_rate_text(region, catalog.fargate_price),
     )
+
+
+COVERAGE_SAID_BELOW = 0.95  # us-east-1's current list misses a few new types: not worth a line in every plan
+
+
+def _coverage(catalog: Catalog) -> str:
+    """An embedded catalog that prices only part of the types karpplan knows: how much and since when, so a
+    plan in a region whose public price list is old says its choice was among fewer types."""
+    from karpplan.catalog.coverage import region_coverage  # lazy: start-up
+
+    if not catalog.embedded or catalog.estimated_prices:
+        return ""
+    coverage = region_coverage(catalog.region)
+    if coverage.priced >= COVERAGE_SAID_BELOW * coverage.known:
+        return ""
+    return (f"{coverage.priced} of {coverage.known} known types priced, as of {coverage.as_of}; "
+            "--allow-estimated-prices or --catalog FILE for the rest")
+
+
+def _region_source(inventory: Inventory, options: PlanOptions, region: str) -> str:
+    """Where the plan's region came from, for the summary: a user who pasted an eu-west-1 repo and sees
+    us-east-1 prices must see why."""
+    if options.catalog:
+        return "from --catalog"
+    if options.region:
+        return "--region"
+    if inventory.region == region:
+        return inventory.region_source
+    return "default: the input names no region; --region R to choose"
 
 
 def _sum(items: object) -> Resources:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import sys
 import time
 from dataclasses import dataclass, field
@@ -92,9 +93,9 @@ def run_explain(options: ExplainOptions) -> int:
         progress.stop()
         if stream is not sys.stdin.buffer:
             stream.close()
-    enrich(explanation, catalog_loader(options.region, options.catalog))
+    stdin = sys.stdin.read() if "-" in options.manifests else None  # read once, for every reader
+    enrich(explanation, catalog_loader(_manifests_region(options, stdin), options.catalog))
     if options.manifests:
-        stdin = sys.stdin.read() if "-" in options.manifests else None  # read once, for both readers
         reproduce_and_fix(explanation, options.manifests, catalog=options.catalog, region=options.region,
                           zones=options.zones, stdin=stdin)
         simulate_items(explanation, consolidation_simulator(options.manifests, catalog=options.catalog,
@@ -104,6 +105,17 @@ def run_explain(options: ExplainOptions) -> int:
     else:
         render_table(explanation, options.stdout)
     return 0 if explanation.items else 1
+
+
+def _manifests_region(options: ExplainOptions, stdin: str | None) -> str | None:
+    """`--region`, else the region the manifests name (as `plan` reads it: a ClusterConfig, the Nodes, an
+    EC2NodeClass's subnets), so explain prices and suggests in the region `plan` plans the same input in."""
+    if options.region or options.catalog or not options.manifests:
+        return options.region
+    from karpplan.model.build import read_input  # lazy: start-up of a plain `explain LOG`
+
+    inventory, _ = read_input(options.manifests, stdin=None if stdin is None else io.StringIO(stdin))
+    return inventory.region
 
 
 def explain(

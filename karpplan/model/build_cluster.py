@@ -7,7 +7,7 @@ from karpplan.model.auto_mode_pools import BUILT_IN
 from karpplan.model.build_fields import Field
 from karpplan.model.build_pools import resource_list, taints
 from karpplan.model.cluster import ClusterConfig, FargateProfile, FargateSelector, Namespace, RuntimeClass
-from karpplan.model.eksctl import node_groups, subnet_zones
+from karpplan.model.eksctl import node_capacity_type, node_groups, subnet_zones
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.resources import Resources
 
@@ -21,14 +21,16 @@ def build_node(doc: Document, root: Field) -> ExistingNode:
     capacity = resource_list(status["capacity"])
     if allocatable is None:
         allocatable = capacity if capacity is not None else Resources()
+    labels = metadata["labels"].string_map()
     return ExistingNode(
         name=doc.name,
-        labels=metadata["labels"].string_map(),
+        labels=labels,
         taints=taints(spec["taints"]),
         unschedulable=spec["unschedulable"].boolean(),
         allocatable=allocatable,
         capacity=capacity if capacity is not None else allocatable,
         origin=doc.origin,
+        capacity_type=node_capacity_type(labels),
     )
 
 

@@ -20,7 +20,7 @@ from karpplan.model.build_fields import Field
 from karpplan.model.build_pools import taints
 from karpplan.model.cluster import ClusterConfig, NodeGroup
 from karpplan.model.inventory import InputNotice
-from karpplan.model.labels import OS
+from karpplan.model.labels import CAPACITY_TYPE, OS
 from karpplan.model.taints import EFFECTS, Taint
 
 DEFAULT_NODE_TYPE = "m5.large"  # eksctl's DefaultNodeType
@@ -29,7 +29,13 @@ CLUSTER_NAME_LABEL = "alpha.eksctl.io/cluster-name"
 NODEGROUP_NAME_LABEL = "alpha.eksctl.io/nodegroup-name"
 EKS_NODEGROUP_LABEL = "eks.amazonaws.com/nodegroup"
 EKS_CAPACITY_TYPE_LABEL = "eks.amazonaws.com/capacityType"
+_EKS_CAPACITY_TYPES = {"ON_DEMAND": "on-demand", "SPOT": "spot", "CAPACITY_BLOCK": "reserved"}
 _EKS_EFFECTS = {"NO_SCHEDULE": "NoSchedule", "PREFER_NO_SCHEDULE": "PreferNoSchedule", "NO_EXECUTE": "NoExecute"}
+
+
+def node_capacity_type(labels: dict[str, str]) -> str | None:
+    """A pasted Node's capacity type: Karpenter's label, else a managed node group's `ON_DEMAND`/`SPOT`."""
+    return labels.get(CAPACITY_TYPE) or _EKS_CAPACITY_TYPES.get(labels.get(EKS_CAPACITY_TYPE_LABEL, ""))
 
 
 def _effect(f: Field, text: str) -> str:

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from karpplan.errors import Origin
+from karpplan.errors import UNKNOWN, Origin
 from karpplan.inputs.loader import Document
 from karpplan.model.aws_zones import AWS_REGION, region_of_zone
 from karpplan.model.cluster import ClusterConfig, FargateProfile, Namespace, RuntimeClass
@@ -100,29 +100,56 @@ class Inventory:
         return next(((region, n) for n in self.nodes if (region := node_region(n.labels))), None)
 
     @property
+    def _regional_nodeclass(self) -> tuple[str, NodeClass] | None:
+        """The first EC2NodeClass whose `status.subnets` zones name a region: the subnets Karpenter resolved are
+        in the cluster's VPC, so their zones' region is the cluster's."""
+        for nodeclass in self.nodeclasses:
+            region = next((r for z in nodeclass.zones if (r := region_of_zone(z)) and AWS_REGION.fullmatch(r)), None)
+            if region:
+                return region, nodeclass
+        return None
+
+    @property
     def region(self) -> str | None:
-        """The cluster's region: a ClusterConfig's metadata.region, else the existing Nodes' labels."""
+        """The cluster's region: a ClusterConfig's metadata.region, else the existing Nodes' labels, else the zones
+        of an EC2NodeClass's resolved subnets."""
         cluster = self._regional_cluster
         if cluster:
             return cluster.region
-        node = self._regional_node
-        return node[0] if node else None
+        found = self._regional_node or self._regional_nodeclass
+        return found[0] if found else None
 
     @property
     def region_origin(self) -> Origin | None:
-        """Where the region `region` returns is written (a ClusterConfig's metadata.region, or the Node)."""
+        """Where the region `region` returns is written (a ClusterConfig's metadata.region, the Node, the
+        EC2NodeClass)."""
         cluster = self._regional_cluster
         if cluster:
             return cluster.region_origin
-        node = self._regional_node
-        return node[1].origin if node else None
+        found = self._regional_node or self._regional_nodeclass
+        return found[1].origin if found else None
+
+    @property
+    def region_source(self) -> str:
+        """Where the region `region` returns comes from, as the plan's summary says it; "" when none does."""
+        if not self.region:
+            return ""
+        cluster = self._regional_cluster
+        what = (f"ClusterConfig {cluster.name}" if cluster else
+                f"Node {self._regional_node[1].name}'s labels" if self._regional_node else self.region_field)
+        origin = self.region_origin
+        return f"from {what}" + (f", {origin}" if origin is not None and origin != UNKNOWN else "")
 
     @property
     def region_field(self) -> str:
         """What names the region at `region_origin`, for an error that blames it."""
-        if self._regional_cluster or not self._regional_node:
+        if self._regional_cluster:
             return "metadata.region"
-        return f"Node {self._regional_node[1].name}'s region label"
+        if self._regional_node:
+            return f"Node {self._regional_node[1].name}'s region label"
+        if self._regional_nodeclass:
+            return f"{self._regional_nodeclass[1].kind} {self._regional_nodeclass[1].name}'s subnet zones"
+        return "metadata.region"
 
     @property
     def namespace_labels(self) -> Mapping[str, Mapping[str, str]]:

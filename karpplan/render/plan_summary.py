@@ -257,7 +257,10 @@ def summary_panel(plan: Plan) -> Panel:
         grid.add_row("Karpenter", karpenter)
     if summary.preferences is not None:
         grid.add_row("Preferences", Text(summary.preferences.describe(summary.hourly_cost)))
-    grid.add_row("Catalog", Text(f"{summary.catalog}, region {summary.region}"))
+    source = f" ({summary.region_source})" if summary.region_source else ""
+    grid.add_row("Catalog", Text(f"{summary.catalog}, region {summary.region}{source}"))
+    if summary.catalog_coverage:
+        grid.add_row("", Text(summary.catalog_coverage, style="dim"))
     if summary.zones:
         grid.add_row("Zones", zones_line(summary.zones, summary.zones_source))
     prices = _prices_line(plan)

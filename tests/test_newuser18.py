@@ -1,0 +1,164 @@
+"""What a new user's trial in eu-west-1 found (session 18): the region read from an EC2NodeClass's resolved
+subnets, a managed node group's capacity type, a pool whose fitting types the region's catalog lacks, and
+explain pricing in the manifests' region."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from karpplan.cli.main import app
+
+NODECLASS = """\
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: default
+spec:
+  role: KarpenterNodeRole-prod
+  amiSelectorTerms:
+    - alias: al2023@latest
+status:
+  subnets:
+    - {id: subnet-1, zone: eu-west-1a, zoneID: euw1-az3}
+    - {id: subnet-2, zone: eu-west-1b, zoneID: euw1-az1}
+"""
+
+DATA_POOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: team-data
+spec:
+  template:
+    metadata:
+      labels: {team: data}
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      taints:
+        - {key: team, value: data, effect: NoSchedule}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: ["on-demand"]}
+        - {key: karpenter.k8s.aws/instance-family, operator: In, values: ["r6i", "r7i"]}
+        - {key: karpenter.k8s.aws/instance-size, operator: NotIn, values: ["metal", "48xlarge", "32xlarge", "24xlarge"]}
+"""
+
+SPARK = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: spark-thrift
+  namespace: data
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: spark-thrift}
+  template:
+    metadata:
+      labels: {app: spark-thrift}
+    spec:
+      nodeSelector: {team: data}
+      tolerations:
+        - {key: team, operator: Equal, value: data, effect: NoSchedule}
+      containers:
+        - name: driver
+          image: apache/spark:3.5.1
+          resources:
+            requests: {cpu: "16", memory: 600Gi}
+"""
+
+SMALL = SPARK.replace("600Gi", "4Gi").replace('cpu: "16"', 'cpu: "1"')
+
+MNG_NODE = """\
+apiVersion: v1
+kind: Node
+metadata:
+  name: ip-10-0-12-34.eu-west-1.compute.internal
+  labels:
+    eks.amazonaws.com/capacityType: ON_DEMAND
+    eks.amazonaws.com/nodegroup: system
+    node.kubernetes.io/instance-type: m6i.2xlarge
+    kubernetes.io/os: linux
+    kubernetes.io/arch: amd64
+    topology.kubernetes.io/zone: eu-west-1a
+status:
+  allocatable: {cpu: 7910m, memory: 31369316Ki, pods: "58"}
+"""
+
+SPARK_LOG = (
+    'Warning  FailedScheduling  2m  karpenter  Failed to schedule pod, incompatible with nodepool "team-data", '
+    'daemonset overhead={"pods":"0"}, no instance type has enough resources, requirements=karpenter.k8s.aws/'
+    'instance-family In [r6i r7i], karpenter.k8s.aws/instance-size NotIn [24xlarge 32xlarge 48xlarge metal], '
+    'karpenter.sh/capacity-type In [on-demand], karpenter.sh/nodepool In [team-data], team In [data], '
+    'resources={"cpu":"16","memory":"600Gi","pods":"1"}\n')
+
+
+def _repo(tmp_path: Path, workload: str) -> Path:
+    (tmp_path / "nodeclass.yaml").write_text(NODECLASS)
+    (tmp_path / "pool.yaml").write_text(DATA_POOL)
+    (tmp_path / "app.yaml").write_text(workload)
+    return tmp_path
+
+
+def _plan(*args: str) -> dict:  # type: ignore[type-arg]
+    result = CliRunner().invoke(app, ["--color", "never", "plan", *args, "-o", "json"])
+    assert result.exit_code in (0, 1), result.output
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+def test_region_is_read_from_an_ec2nodeclass_subnets(tmp_path: Path) -> None:
+    """An eu-west-1 repo with no ClusterConfig and no Node: its EC2NodeClass's resolved subnets say the region,
+    not the us-east-1 default (whose prices and zones the user saw)."""
+    summary = _plan(str(_repo(tmp_path, SMALL)))["summary"]
+    assert summary["region"] == "eu-west-1"
+    assert summary["regionSource"].startswith("from EC2NodeClass default's subnet zones")
+    assert "nodeclass.yaml" in summary["regionSource"]
+    assert summary["zones"] == ["eu-west-1a", "eu-west-1b"]
+
+
+def test_summary_says_a_default_region_is_a_default(tmp_path: Path) -> None:
+    (tmp_path / "app.yaml").write_text(SMALL)
+    summary = _plan(str(tmp_path / "app.yaml"))["summary"]
+    assert summary["region"] == "us-east-1"
+    assert summary["regionSource"].startswith("default")
+    assert summary["catalogCoverage"] is None  # us-east-1's list is current: nothing to say
+
+
+def test_an_old_regional_price_list_is_said_in_the_summary(tmp_path: Path) -> None:
+    summary = _plan(str(_repo(tmp_path, SMALL)))["summary"]
+    assert "known types priced, as of" in summary["catalogCoverage"]
+
+
+def test_managed_node_group_node_keeps_its_capacity_type(tmp_path: Path) -> None:
+    """A pasted managed-node-group Node carries eks.amazonaws.com/capacityType, not Karpenter's label."""
+    (tmp_path / "node.yaml").write_text(MNG_NODE)
+    (tmp_path / "app.yaml").write_text(SMALL.replace("      nodeSelector: {team: data}\n", ""))
+    plan = _plan(str(tmp_path))
+    node = next(n for n in plan["nodes"] if not n["new"])
+    assert node["capacityType"] == "on-demand"
+
+
+def test_unschedulable_reason_names_fitting_types_the_catalog_lacks(tmp_path: Path) -> None:
+    """The pool allows r7i.metal-24xl (`instance-size NotIn [metal]` does not exclude `metal-24xl`), which would
+    hold 600Gi, but the eu-west-1 price list lacks it: the reason must not read as Karpenter's verdict alone."""
+    plan = _plan(str(_repo(tmp_path, SPARK)))
+    reasons = " ".join(plan["unschedulable"][0]["reasons"])
+    assert "no instance type has enough resources" in reasons
+    assert "r7i.metal-24xl" in reasons and "catalog lacks" in reasons
+    assert "--catalog FILE" in reasons
+
+
+def test_explain_with_manifests_prices_in_the_manifests_region(tmp_path: Path) -> None:
+    """Without --region, explain --manifests uses the region plan uses for the same input (eu-west-1 here,
+    where r6i.16xlarge is the largest type the pool allows that the catalog prices)."""
+    repo = _repo(tmp_path / "repo", SPARK) if (tmp_path / "repo").mkdir() is None else None
+    assert repo is not None
+    log = tmp_path / "event.log"
+    log.write_text(SPARK_LOG)
+    result = CliRunner().invoke(app, ["--color", "never", "explain", str(log), "--manifests", str(repo), "-o", "json"])
+    assert result.exit_code in (0, 1), result.output
+    text = result.stdout
+    assert "r6i.16xlarge" in text
+    assert "r7i.metal-24xl ($" not in text  # a us-east-1 price for a type eu-west-1's catalog lacks
