@@ -162,3 +162,53 @@ def test_explain_with_manifests_prices_in_the_manifests_region(tmp_path: Path) -
     text = result.stdout
     assert "r6i.16xlarge" in text
     assert "r7i.metal-24xl ($" not in text  # a us-east-1 price for a type eu-west-1's catalog lacks
+
+
+GENERAL_POOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: general
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: ["on-demand"]}
+"""
+
+CRONJOB = """\
+apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: nightly-etl
+  namespace: data
+spec:
+  schedule: "0 2 * * *"
+  jobTemplate:
+    spec:
+      parallelism: 2
+      template:
+        spec:
+          restartPolicy: Never
+          containers:
+            - name: etl
+              image: apache/spark:3.5.1
+              resources:
+                requests: {cpu: "3", memory: 8Gi}
+"""
+
+
+def test_cost_table_does_not_bill_a_cronjob_for_a_month(tmp_path: Path) -> None:
+    """A nightly CronJob's nodes run while it does: its $/month cell says so and the note gives its hourly share,
+    instead of $1,464/month read as 60% of the cluster's bill."""
+    (tmp_path / "cron.yaml").write_text(CRONJOB)
+    (tmp_path / "app.yaml").write_text(SMALL.replace("      nodeSelector: {team: data}\n", ""))
+    (tmp_path / "pool.yaml").write_text(GENERAL_POOL)
+    result = CliRunner().invoke(app, ["--color", "never", "plan", str(tmp_path)], env={"COLUMNS": "120"})
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.stdout.splitlines() if line.startswith("CronJob/data/nightly-etl"))
+    assert "while running" in row
+    deployment = next(line for line in result.stdout.splitlines() if line.startswith("Deployment/data/spark-thrift"))
+    assert "while running" not in deployment and "$" in deployment.split()[-2]
+    assert "paid only while their pods run" in result.stdout

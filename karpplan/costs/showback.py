@@ -36,6 +36,11 @@ FARGATE_POOL_PREFIX = "fargate:"  # `fargate:<profile>`: NodePool names cannot h
 NO_POOL = "(no pool)"
 
 
+def runs_to_completion(workload: str) -> bool:
+    """A Job's or CronJob's pods (`Kind/namespace/name`): their nodes run while they do, not all month."""
+    return workload.startswith(("Job/", "CronJob/"))
+
+
 @dataclass(frozen=True)
 class WorkloadCost:
     workload: str  # `Kind/namespace/name`

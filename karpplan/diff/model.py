@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from karpplan.costs.apportion import dollars
-from karpplan.costs.showback import monthly
+from karpplan.costs.showback import monthly, runs_to_completion
 from karpplan.plan import API_VERSION, EXIT_CUT
 from karpplan.time_limit import TimeLimit
 
@@ -71,7 +71,7 @@ class WorkloadChange(CostChange):
     @property
     def runs_to_completion(self) -> bool:
         """A Job's or CronJob's pods: their nodes run while they do, not all month."""
-        return self.workload.startswith(("Job/", "CronJob/"))
+        return runs_to_completion(self.workload)
 
     def to_document(self) -> dict[str, Any]:
         return {

@@ -13,10 +13,11 @@ from rich.text import Text
 
 from karpplan.costs import Costs
 from karpplan.costs.apportion import dollars
-from karpplan.costs.showback import monthly
+from karpplan.costs.showback import monthly, runs_to_completion
 from karpplan.render.formatting import format_hourly, format_monthly, format_percent
 
 TOP_WORKLOADS = 5
+RUNS_ONLY = "while running"  # a Job's or CronJob's $/month cell: its nodes are not paid all month
 
 
 IDLE_WORTH_A_WORD = 0.5  # an idle share above this is explained when the plan kept preferences
@@ -39,8 +40,9 @@ def costs_section(costs: Costs, *, top: int = TOP_WORKLOADS, ascii_only: bool = 
     table.add_column("$/month", justify="right")
     table.add_column("Share", justify="right")
     for w in shown:
-        table.add_row(Text(w.workload), Text(str(w.pods)), Text(format_hourly(w.hourly_cost)),
-                      Text(format_monthly(monthly(w.hourly_micros))),
+        month = Text(RUNS_ONLY, style="dim") if runs_to_completion(w.workload) else \
+            Text(format_monthly(monthly(w.hourly_micros)))
+        table.add_row(Text(w.workload), Text(str(w.pods)), Text(format_hourly(w.hourly_cost)), month,
                       Text(format_percent(w.hourly_micros / costs.hourly_micros)))
     idle = costs.idle_micros
     if idle > 0:
@@ -49,6 +51,11 @@ def costs_section(costs: Costs, *, top: int = TOP_WORKLOADS, ascii_only: bool = 
                       Text(format_percent(idle / costs.hourly_micros), style="dim"))
     rule = Text("Split by the largest of each pod's CPU, memory and GPU share of its node; -o json has every "
                 "workload, namespace and NodePool.", style="dim")
+    batch = sum(w.hourly_micros for w in costs.workloads if runs_to_completion(w.workload))
+    if batch > 0:
+        rule.append(f" Jobs and CronJobs ({RUNS_ONLY}): {format_hourly(dollars(batch))} of the "
+                    f"{format_hourly(dollars(costs.hourly_micros))} is paid only while their pods run, so the "
+                    "plan's $/month overstates them unless they run all month.")
     if kept_preferences and idle > IDLE_WORTH_A_WORD * costs.hourly_micros:
         kept = "preference" if kept_preferences == 1 else "preferences"
         why = Text(f"Idle is {format_percent(idle / costs.hourly_micros)} of the cost: the {kept_preferences} {kept} "
