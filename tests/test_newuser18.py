@@ -5,6 +5,7 @@ explain pricing in the manifests' region."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -212,3 +213,44 @@ def test_cost_table_does_not_bill_a_cronjob_for_a_month(tmp_path: Path) -> None:
     deployment = next(line for line in result.stdout.splitlines() if line.startswith("Deployment/data/spark-thrift"))
     assert "while running" not in deployment and "$" in deployment.split()[-2]
     assert "paid only while their pods run" in result.stdout
+
+
+OPENSEARCH = """\
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: opensearch-logs-data
+  namespace: logging
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: opensearch-logs-data}
+  template:
+    metadata:
+      labels: {app: opensearch-logs-data}
+    spec:
+      containers:
+        - name: opensearch
+          image: opensearchproject/opensearch:2.17.0
+          resources:
+            requests: {cpu: "3", memory: 24Gi}
+"""
+
+
+def test_80_columns_with_existing_nodes_never_cut_a_name_mid_word(tmp_path: Path) -> None:
+    """An `existing` marker is wider than `NEW`: the name column is measured, not guessed, so rich never folds a
+    wrapped name again (`opensearch-logs-dat` / `a`, `team-data-r6i-8xlarge` / `-` / `7`)."""
+    (tmp_path / "node.yaml").write_text(MNG_NODE.replace("    eks.amazonaws.com/nodegroup: system\n", ""))
+    spot = GENERAL_POOL.replace("name: general", "name: general-spot").replace('["on-demand"]', '["spot"]')
+    (tmp_path / "pool.yaml").write_text(spot)  # `~$0.0902`, `general-spot`: the columns a guess under-counted
+    (tmp_path / "os.yaml").write_text(OPENSEARCH)
+    result = CliRunner().invoke(app, ["--color", "never", "plan", str(tmp_path)], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    table = result.stdout.split("\n\n")[0].splitlines()
+    assert any("existing" in line for line in table)
+    for line in table:
+        first = line.split("  ")[0].strip()
+        assert len(first) != 1 or first in "0123456789" and line.strip() == first, f"a name's fragment: {line!r}"
+    joined = "\n".join(table)
+    assert re.search(r"opensearch-logs-(data|\s)", joined)
+    assert not re.search(r"opensearch-logs-dat\s", joined)

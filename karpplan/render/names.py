@@ -15,15 +15,7 @@ from karpplan.render.wrap import wrap_words
 
 # ip-10-0-1-5.ec2.internal, ip-10-0-1-5.us-west-2.compute.internal
 _EC2_DNS = re.compile(r"\.(?:ec2|[a-z]{2}(?:-gov)?-[a-z]+-\d\.compute)\.internal$")
-# Columns beside the name in the node table: at 80 columns the name gets 22, at 120 (wide) 36.
-NARROW_OTHER_COLUMNS = 58
-WIDE_OTHER_COLUMNS = 84
-MIN_NAME_WIDTH = 16
-
-
-def name_budget(width: int, wide: bool) -> int:
-    """How many characters the node-name column can show on a console `width` wide."""
-    return max(MIN_NAME_WIDTH, width - (WIDE_OTHER_COLUMNS if wide else NARROW_OTHER_COLUMNS))
+MIN_NAME_WIDTH = 16  # the node-name column never gets less (the table measures what its other columns need)
 
 
 def short_node_name(name: str, zone: str | None, budget: int, *, ascii_only: bool = False) -> str:

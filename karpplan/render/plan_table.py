@@ -37,12 +37,13 @@ from karpplan.render.formatting import (
     workload_counts,
     workload_label,
 )
-from karpplan.render.names import MIN_NAME_WIDTH, name_budget, node_name_lines, short_name
+from karpplan.render.names import MIN_NAME_WIDTH, node_name_lines, short_name
 from karpplan.render.node_rows import ASCII_GROUP_MARK, GROUP_MARK, NodeRow, names_range, node_rows
 from karpplan.render.plan_summary import summary_panel
 from karpplan.render.wrap import GLUE, wrap_words
 
 BAR_WIDTH = 8
+TABLE_GAP = 2  # characters between two columns of `Layout.table` (collapsed padding, no edge padding)
 MAX_POD_NAMES_SHOWN = 4  # per group of unschedulable pods sharing the same reasons
 PLACED_ON_EXISTING_MARK = "+"
 NO_ZONE = "(no zone)"
@@ -179,7 +180,7 @@ def _zones(nodes: Iterable[PlanNode]) -> dict[str, list[PlanNode]]:
     return {zone: sorted(by_zone[zone], key=lambda n: n.new) for zone in sorted(by_zone)}
 
 
-def _zone_cells(zone: str, nodes: Sequence[PlanNode], layout: Layout) -> tuple[Text, Text, Text]:
+def _zone_cells(zone: str, nodes: Sequence[PlanNode], budget: int) -> tuple[Text, Text, Text]:
     """A zone's heading: its name and node count (under the name when both do not fit the column), what its new
     nodes cost, how many pods it runs."""
     new = [n for n in nodes if n.new]
@@ -189,27 +190,38 @@ def _zone_cells(zone: str, nodes: Sequence[PlanNode], layout: Layout) -> tuple[T
     cost = Text(format_hourly(sum(n.hourly_price for n in new)), style="bold") if new else Text("")
     pods = Text(str(sum(len(n.pods) for n in nodes)), style="bold")
     heading = f"{zone} ({count})"
-    budget = name_budget(layout.width, layout.wide)
     if len(heading) > budget:
         heading = "\n".join([zone, *wrap_words(f"({count})", budget)])
     return Text(heading, style="bold underline"), cost, pods
 
 
-def _node_cell(row: NodeRow, pods_by_key: Mapping[str, PlanPod], layout: Layout, notes: _Footnotes) -> Text:
+def _node_cell(row: NodeRow, pods_by_key: Mapping[str, PlanPod], layout: Layout, notes: _Footnotes,
+               budget: int) -> Text:
     """The name (shortened to fit whole; a row of alike nodes names them as a range) with the workloads under
     it: one flexible column lets the others stay on one line."""
     node, whole = row.node, names_range(row.names)
-    name = "\n".join(node_name_lines(whole, node.zone, name_budget(layout.width, layout.wide),
-                                      ascii_only=layout.table_box is SIMPLE_HEAD_ASCII))
+    name = "\n".join(node_name_lines(whole, node.zone, budget, ascii_only=layout.table_box is SIMPLE_HEAD_ASCII))
     notes.shortened |= name.replace("\n", "") != whole
     cell = Text(name)
     workloads = node_workloads(node, pods_by_key)
     if workloads:  # under the name, indented, wrapped between names or at their separators (render/wrap.py)
         glued = _COUNT_WORDS.sub(GLUE, workloads)  # `web x2`, `+3 more` stay whole
-        lines = wrap_words(glued, name_budget(layout.width, layout.wide) - len(WORKLOADS_INDENT),
-                           ascii_only=layout.table_box is SIMPLE_HEAD_ASCII)
+        lines = wrap_words(glued, budget - len(WORKLOADS_INDENT), ascii_only=layout.table_box is SIMPLE_HEAD_ASCII)
         cell.append("".join(f"\n{WORKLOADS_INDENT}{line}" for line in lines), style="dim")
     return cell
+
+
+def _name_width(table: Table, rows: Sequence[Sequence[Text]], layout: Layout) -> int:
+    """What the first column can hold once every other column has the width its cells need (rich squeezes the
+    one foldable column; a name wrapped to a guess wider than that is folded again mid-word: `opensearch-logs-dat`
+    / `a`). The table's own columns and these rows' cells (all but the first) decide it."""
+    widths = []
+    for index, column in enumerate(table.columns[1:], start=1):
+        need = max([Text(str(column.header)).cell_len,
+                    *(max((Text(line).cell_len for line in row[index].plain.split("\n")), default=0) for row in rows)])
+        widths.append(min(need, column.max_width) if column.max_width else need)
+    gaps = TABLE_GAP * (len(table.columns) - 1)
+    return max(MIN_NAME_WIDTH, layout.width - gaps - sum(widths))
 
 
 def _marker(row: NodeRow, layout: Layout, notes: _Footnotes) -> Text:
@@ -251,14 +263,11 @@ def _nodes_table(zones: Mapping[str, Sequence[PlanNode]], pods_by_key: Mapping[s
         table.add_column("CPU / memory", no_wrap=True)
     table.add_column("Pods", justify="right", no_wrap=True)
     blank = Text("")
-    for index, (zone, nodes) in enumerate(zones.items()):
-        name, cost, pods = _zone_cells(zone, nodes, layout)
-        if layout.wide:
-            table.add_row(name, blank, blank, blank, blank, cost, blank, blank, pods)
-        else:
-            table.add_row(name, blank, blank, cost, blank, pods)
-        rows = node_rows(nodes, pods_by_key)
-        for position, row in enumerate(rows):
+    # The other cells first: the name column gets what they leave (`_name_width`).
+    planned: list[tuple[str, Sequence[PlanNode], list[tuple[NodeRow, list[Text]]]]] = []
+    for zone, nodes in zones.items():
+        cells: list[tuple[NodeRow, list[Text]]] = []
+        for row in node_rows(nodes, pods_by_key):
             node = row.node
             notes.estimated |= node.price_estimated
             notes.placed_on_existing |= _adds_to_existing(node, pods_by_key)
@@ -270,11 +279,21 @@ def _nodes_table(zones: Mapping[str, Sequence[PlanNode]], pods_by_key: Mapping[s
             else:
                 launch = (Text(f"{node.node_pool or '-'}\n{node.instance_type or '-'}\n{node.capacity_type or '-'}"),)
                 usage = (Text("cpu ").append_text(cpu).append("\nmem ").append_text(memory),)
-            table.add_row(
-                _node_cell(row, pods_by_key, layout, notes), _marker(row, layout, notes), *launch,
-                node_price_text(node), *usage, Text(str(len(node.pods))),
-                end_section=position == len(rows) - 1 and index < len(zones) - 1,
-            )
+            cells.append((row, [blank, _marker(row, layout, notes), *launch, node_price_text(node), *usage,
+                                Text(str(len(node.pods)))]))
+        planned.append((zone, nodes, cells))
+    def heading(name: Text, cost: Text, pods: Text) -> list[Text]:
+        if layout.wide:
+            return [name, blank, blank, blank, blank, cost, blank, blank, pods]
+        return [name, blank, blank, cost, blank, pods]
+
+    headings = [heading(*_zone_cells(zone, nodes, layout.width)) for zone, nodes, _ in planned]
+    budget = _name_width(table, [c for _, _, cells in planned for _, c in cells] + headings, layout)
+    for index, (zone, nodes, cells) in enumerate(planned):
+        table.add_row(*heading(*_zone_cells(zone, nodes, budget)))
+        for position, (row, other) in enumerate(cells):
+            table.add_row(_node_cell(row, pods_by_key, layout, notes, budget), *other[1:],
+                          end_section=position == len(cells) - 1 and index < len(planned) - 1)
     return table
 
 
