@@ -254,3 +254,18 @@ def test_80_columns_with_existing_nodes_never_cut_a_name_mid_word(tmp_path: Path
     joined = "\n".join(table)
     assert re.search(r"opensearch-logs-(data|\s)", joined)
     assert not re.search(r"opensearch-logs-dat\s", joined)
+
+
+def test_inventory_pools_table_reads_at_80_columns(tmp_path: Path) -> None:
+    """Six columns at 80 split even the header (`Requirement` / `s`); numeric values sorted as text read
+    `[16 4 8]`."""
+    pool = GENERAL_POOL.replace(
+        "        - {key: karpenter.sh/capacity-type, operator: In, values: [\"on-demand\"]}\n",
+        "        - {key: karpenter.sh/capacity-type, operator: In, values: [\"on-demand\"]}\n"
+        "        - {key: karpenter.k8s.aws/instance-cpu, operator: In, values: [\"16\", \"4\", \"8\"]}\n")
+    (tmp_path / "pool.yaml").write_text(pool)
+    result = CliRunner().invoke(app, ["--color", "never", "inventory", str(tmp_path)], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    assert "Requirements" in text and "Requirement " not in text.replace("Requirements", "")
+    assert "[4 8 16]" in text

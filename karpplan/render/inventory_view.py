@@ -32,6 +32,7 @@ from karpplan.model.pods import (
 from karpplan.model.pools import KubeletConfig, NodeClass, NodePool
 from karpplan.model.prometheus_operator import DerivedWorkload
 from karpplan.model.resources import Resources
+from karpplan.model.requirements import Requirement
 from karpplan.model.selectors import LabelSelector, NodeAffinity, NodeSelectorTerm
 from karpplan.model.taints import Taint, Toleration
 
@@ -412,23 +413,41 @@ def _pending_table(groups: list[PodGroup], *, fargate: bool) -> Table:
 
 
 def _pools_table(pools: Iterable[NodePool]) -> Table:
-    table = Table(title="Node pools", title_justify="left", show_lines=True)
-    for name in ("Name", "Kind", "Weight", "Requirements", "Taints", "Limits"):
-        table.add_column(name, overflow="fold")
+    """One row per pool: its name, kind and weight in one column, so the requirements get the width (at 80
+    columns six columns split even the headers: `Requirement` / `s`)."""
+    table = Table(title="Node pools", title_justify="left", show_lines=True, expand=True)
+    table.add_column("Pool", overflow="fold", ratio=2)
+    table.add_column("Requirements", overflow="fold", ratio=4)
+    table.add_column("Taints", overflow="fold", ratio=2)
+    table.add_column("Limits", overflow="fold", ratio=2)
     for pool in pools:
         limits = _resources_text(pool.limits.formatted()) if pool.limits is not None else ""
         if pool.node_limit is not None:
             limits = f"{limits}, nodes={pool.node_limit}" if limits else f"nodes={pool.node_limit}"
         kind = f"{pool.kind} ({pool.api_version})" + (" auto mode" if pool.auto_mode else "")
+        head = Text(pool.name, style="bold")
+        head.append(f"\n{kind}\nweight {pool.weight}", style="dim")
         table.add_row(
-            Text(pool.name),
-            Text(kind),
-            str(pool.weight),
-            Text("\n".join(str(r) for r in pool.requirements.values())),
+            head,
+            Text("\n".join(_requirement_text(r) for r in pool.requirements.values())),
             Text("\n".join(str(t) for t in pool.taints) or "-"),
             Text(limits or "-"),
         )
     return table
+
+
+def _requirement_text(requirement: Requirement) -> str:
+    """Karpenter's wording, with numeric values in numeric order (`instance-cpu In [4 8 16]`, not `[16 4 8]`)."""
+    values = sorted(requirement.values)
+    if requirement.operator in ("In", "NotIn") and values and all(v.isdigit() for v in values):
+        numbers = " ".join(sorted(values, key=int))
+        text = f"{requirement.key} {requirement.operator} [{numbers}]"
+        if requirement.gte is not None:
+            text += f" >={requirement.gte}"
+        if requirement.lte is not None:
+            text += f" <={requirement.lte}"
+        return text
+    return str(requirement)
 
 
 def _nodes_table(nodes: Iterable[ExistingNode], inventory: Inventory) -> Table:
