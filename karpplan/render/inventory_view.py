@@ -31,8 +31,8 @@ from karpplan.model.pods import (
 )
 from karpplan.model.pools import KubeletConfig, NodeClass, NodePool
 from karpplan.model.prometheus_operator import DerivedWorkload
-from karpplan.model.resources import Resources
 from karpplan.model.requirements import Requirement
+from karpplan.model.resources import Resources
 from karpplan.model.selectors import LabelSelector, NodeAffinity, NodeSelectorTerm
 from karpplan.model.taints import Taint, Toleration
 
