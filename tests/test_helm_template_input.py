@@ -56,8 +56,8 @@ def test_a_raw_template_is_blamed_at_its_first_action_with_the_command_to_render
         load_documents([template])
     assert str(caught.value) == (
         f'{template}:4: unrendered Helm template: {{{{ include "mychart.fullname" . }}}} is Go templating, not YAML; '
-        f"render the chart first and give karpplan its output, e.g. helm template {tmp_path / 'mychart'} | "
-        "karpplan plan -")
+        f"render the chart first and give karpplan its output: `helm template {tmp_path / 'mychart'} > "
+        "rendered.yaml` and that file, or pipe it in as `-`")
 
 
 @pytest.mark.parametrize("command", ["plan", "lint"])
@@ -68,6 +68,7 @@ def test_plan_and_lint_of_a_chart_directory_exit_2_with_one_line(tmp_path: Path,
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"{directory / 'templates' / 'deployment.yaml'}:4: ")
     assert "helm template" in lines[0]
+    assert "karpplan plan" not in lines[0]  # lint's user is not told to run plan
 
 
 def test_a_bare_action_line_is_blamed_when_the_error_is_elsewhere() -> None:
@@ -76,7 +77,8 @@ def test_a_bare_action_line_is_blamed_when_the_error_is_elsewhere() -> None:
 
 
 def test_stdin_names_no_chart() -> None:
-    assert problem("replicas: {{ .Values.n }}\n", "<stdin>").endswith("helm template CHART | karpplan plan -")
+    assert problem("replicas: {{ .Values.n }}\n", "<stdin>").endswith(
+        "`helm template CHART > rendered.yaml` and that file, or pipe it in as `-`")
 
 
 def test_yaml_errors_without_templating_keep_their_message() -> None:

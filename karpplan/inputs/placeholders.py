@@ -53,5 +53,6 @@ def helm_template_problem(text: str, file: str, error_line: int) -> tuple[int, s
         if action is not None:
             shown = action.group(0) if len(action.group(0)) <= 60 else action.group(0)[:57] + "..."
             return number, (f"unrendered Helm template: {shown} is Go templating, not YAML; render the chart first "
-                            f"and give karpplan its output, e.g. helm template {_chart_of(file)} | karpplan plan -")
+                            f"and give karpplan its output: `helm template {_chart_of(file)} > rendered.yaml` and that file, or "
+                            "pipe it in as `-`")
     return None
