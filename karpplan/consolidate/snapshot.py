@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TextIO
 
 from karpplan.catalog.types import Catalog
@@ -21,6 +22,7 @@ from karpplan.consolidate.budgets import (
     Disruption,
     NodeBudget,
 )
+from karpplan.consolidate.clock import Clock, snapshot_clock
 from karpplan.consolidate.legacy import ignored_annotations
 from karpplan.consolidate.pdb import Budget
 from karpplan.errors import InputError
@@ -54,6 +56,11 @@ class SimNode:
     # says so; without one, a node is taken as initialized and past `consolidateAfter`)
     uninitialized: bool = False
     not_consolidatable: bool = False
+    # its `Ready` condition is there and not True: it uses up its NodePool's disruption budget
+    not_ready: bool = False
+    # its NodeClaim's `InstanceTerminating` condition is True: drained and its instance deleted, it no longer
+    # counts in its NodePool's budget at all
+    instance_terminating: bool = False
 
     @property
     def name(self) -> str:
@@ -89,6 +96,7 @@ class Snapshot:
     pdbs: list[Budget]
     disruption: dict[str, Disruption]  # NodePool name -> spec.disruption
     warnings: list[str] = field(default_factory=list)
+    clock: Clock = Clock(None, "")  # the time budgets' schedules are evaluated at
 
 
 def is_daemon(pod: Pod) -> bool:
@@ -192,6 +200,11 @@ def _not_true(conditions: Mapping[str, tuple[str, str]] | None, kind: str) -> bo
     return conditions is not None and kind in conditions and conditions[kind][0] != "True"
 
 
+def _is_true(conditions: Mapping[str, tuple[str, str]] | None, kind: str) -> bool:
+    """The NodeClaim shows the condition as True."""
+    return conditions is not None and conditions.get(kind, ("", ""))[0] == "True"
+
+
 def is_deleting(doc: Document) -> bool:
     """The Node is being deleted, or Karpenter is disrupting it (its taint): `StateNode.MarkedForDeletion`."""
     if doc.metadata.get("deletionTimestamp"):
@@ -201,16 +214,51 @@ def is_deleting(doc: Document) -> bool:
     return isinstance(taints, list) and any(isinstance(t, dict) and t.get("key") in DISRUPTED_TAINTS for t in taints)
 
 
+def is_not_ready(doc: Document) -> bool:
+    """The Node shows a `Ready` condition, and not True (Karpenter counts it against the budget)."""
+    status = doc.body.get("status")
+    conditions = status.get("conditions") if isinstance(status, dict) else None
+    if not isinstance(conditions, list):
+        return False
+    ready = [c for c in conditions if isinstance(c, dict) and c.get("type") == "Ready"]
+    return bool(ready) and str(ready[-1].get("status")) != "True"
+
+
+def _budget_warnings(disruption: Mapping[str, Disruption], clock: Clock) -> list[str]:
+    out: list[str] = []
+    for d in disruption.values():
+        for b in d.budgets:
+            what = f"{b.origin}: NodePool {d.pool}: budget nodes={b.nodes}"
+            problem = b.problem()
+            if problem is not None:
+                out.append(f"{what}: Karpenter cannot evaluate it ({problem}), so it allows no disruption of the "
+                           "pool for any reason")
+                continue
+            if not b.schedule:
+                continue
+            window = f"schedule {b.schedule!r} duration {b.duration or '0s'}"
+            if clock.now is None:
+                out.append(f"{what}: {window}: assumed active now (the snapshot has no Node heartbeat to tell the "
+                           "time; --now sets it)")
+            else:
+                state = "active" if b.active(clock.now) else "not active"
+                out.append(f"{what}: {window}: {state} at {clock.source} (UTC)")
+    return out
+
+
 def _annotations(doc: Document) -> dict[str, str]:
     raw = doc.metadata.get("annotations")
     return {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
 
 
-def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: Catalog) -> Snapshot:
-    """The simulated cluster at the snapshot, with a warning for each thing it cannot simulate as written."""
+def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: Catalog,
+                  now: datetime | None = None) -> Snapshot:
+    """The simulated cluster at the snapshot, with a warning for each thing it cannot simulate as written.
+    `now`: the time to simulate at (`--now`), else the snapshot's own (`clock.py`)."""
     warnings: list[str] = []
     node_annotations = {d.name: _annotations(d) for d in documents if d.kind == "Node"}
     deleting = {d.name for d in documents if d.kind == "Node" and is_deleting(d)}
+    not_ready = {d.name for d in documents if d.kind == "Node" and is_not_ready(d)}
     claims = claim_conditions(documents)
     disruption = {d.name: _disruption(d) for d in documents
                   if d.kind == "NodePool" and d.group == "karpenter.sh"}
@@ -235,7 +283,9 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
         nodes.append(SimNode(node, node_annotations.get(node.name, {}), price, deleting=node.name in deleting,
                              drifted=drifted[1] if drifted is not None and drifted[0] == "True" else None,
                              uninitialized=_not_true(conditions, "Initialized"),
-                             not_consolidatable=_not_true(conditions, "Consolidatable")))
+                             not_consolidatable=_not_true(conditions, "Consolidatable"),
+                             not_ready=node.name in not_ready,
+                             instance_terminating=_is_true(conditions, "InstanceTerminating")))
     names = {n.name for n in nodes}
     pods_on: dict[str, list[Pod]] = {n.name: [] for n in nodes}
     pending: list[Pod] = []
@@ -258,8 +308,6 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
     warnings.extend(ignored_annotations(
         [("node", n.name, n.annotations, n.node.origin) for n in nodes]
         + [("pod", p.key, p.template.annotations, p.origin) for ps in pods_on.values() for p in ps]))
-    for d in disruption.values():
-        for b in d.scheduled:
-            warnings.append(f"{b.origin}: NodePool {d.pool}: budget nodes={b.nodes} has schedule {b.schedule!r}: "
-                            "assumed active now")
-    return Snapshot(inventory, nodes, pods_on, pending, pdbs, disruption, warnings)
+    clock = snapshot_clock(documents, now)
+    warnings.extend(_budget_warnings(disruption, clock))
+    return Snapshot(inventory, nodes, pods_on, pending, pdbs, disruption, warnings, clock)
