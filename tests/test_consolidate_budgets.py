@@ -280,3 +280,48 @@ def test_now_on_the_command_line(tmp_path: Path) -> None:
     assert early.exit_code == 0 and json.loads(early.stdout)["actions"] == []
     bad = runner.invoke(app, ["consolidate", str(path), "--now", "tomorrow"])
     assert bad.exit_code == 2 and "RFC 3339" in bad.output
+
+
+# ------------------------------------------------------------------------------ consolidateAfter, timed
+def _scheduled_at(doc: dict[str, Any], when: str) -> dict[str, Any]:
+    doc["status"]["conditions"] = [{"type": "PodScheduled", "status": "True", "lastTransitionTime": when}]
+    return doc
+
+
+def test_a_pod_bound_within_consolidate_after_keeps_its_node_until_the_window_passes(tmp_path: Path) -> None:
+    # nodeclaim/disruption/consolidation.go: Consolidatable only once consolidateAfter has passed since the last
+    # pod event (a pod bound). consolidateAfter 30m, the pod on "b" scheduled at 10:00: at 10:10 "b" waits
+    # (and "a" goes instead, its pod moving onto "b"), at 10:45 "b" goes.
+    docs = [node("a"), node("b", zone="us-east-1b"), _scheduled_at(pod("web-1", "a"), "2025-01-01T08:00:00Z"),
+            _scheduled_at(pod("web-2", "a"), "2025-01-01T08:00:00Z"),
+            _scheduled_at(pod("web-3", "b"), "2025-01-01T10:00:00Z")]
+    path = write(tmp_path, *docs, pools=(nodepool(after="30m"),))
+    early = at(path, datetime(2025, 1, 1, 10, 10, tzinfo=UTC))
+    assert [n.name for a in early.actions for n in a.nodes] == ["a"]
+    late = at(path, datetime(2025, 1, 1, 10, 45, tzinfo=UTC))
+    assert [n.name for a in late.actions for n in a.nodes] == ["b"]
+    # an empty node inside its window is not Emptiness's yet either (a node just created), and says until when
+    fresh = node("c")
+    fresh["metadata"]["creationTimestamp"] = "2025-01-01T10:00:00Z"
+    report = at(write(tmp_path, fresh, pools=(nodepool(after="30m"),)), datetime(2025, 1, 1, 10, 10, tzinfo=UTC))
+    assert report.actions == []
+    assert reason(report, "c") == ("Not Consolidatable yet: consolidateAfter 30m has not passed since the node's "
+                                   "creation at 2025-01-01T10:00:00Z; Karpenter may consolidate it from "
+                                   "2025-01-01T10:30:00Z")
+
+
+def test_a_nodeclaim_s_last_pod_event_decides_when_it_may_go(tmp_path: Path) -> None:
+    # the NodeClaim's status.lastPodEventTime (a pod that left counts too, which the pods alone cannot show)
+    docs = [node("a"), node("b", zone="us-east-1b"), pod("web-1", "a")]
+    docs[1]["spec"] = {"providerID": "aws:///us-east-1b/i-0b"}
+    claim = {"apiVersion": "karpenter.sh/v1", "kind": "NodeClaim", "metadata": {"name": "default-b"},
+             "status": {"providerID": "aws:///us-east-1b/i-0b", "lastPodEventTime": "2025-01-01T10:00:00Z",
+                        "conditions": [{"type": "Initialized", "status": "True",
+                                        "lastTransitionTime": "2025-01-01T07:00:00Z"}]}}
+    path = write(tmp_path, *docs, claim, pools=(nodepool(after="1h"),))
+    waiting = at(path, datetime(2025, 1, 1, 10, 20, tzinfo=UTC))
+    assert "b" not in [n.name for a in waiting.actions for n in a.nodes]
+    assert reason(waiting, "b") == ("Not Consolidatable yet: consolidateAfter 1h has not passed since NodeClaim "
+                                    "default-b's lastPodEventTime at 2025-01-01T10:00:00Z; Karpenter may consolidate it "
+                                    "from 2025-01-01T11:00:00Z")
+    assert [n.name for a in at(path, datetime(2025, 1, 1, 11, 0, tzinfo=UTC)).actions for n in a.nodes] == ["b"]

@@ -186,12 +186,11 @@ def consolidation_refusal(c: Candidate, gate: str) -> str | None:
             return 'Node does not have label "topology.kubernetes.io/zone"'
     if not c.disruption.enabled:
         return f'NodePool "{c.pool.name}" has consolidation disabled'
+    waiting = (c.node.waiting or NOT_CONSOLIDATABLE) if c.node.not_consolidatable else None
     if gate == "empty":
-        return (NOT_CONSOLIDATABLE if c.node.not_consolidatable else None) if c.empty else ""
+        return waiting if c.empty else ""
     if c.empty:
-        return NOT_CONSOLIDATABLE if c.node.not_consolidatable else ""  # else Emptiness's to take
+        return waiting or ""  # else Emptiness's to take
     if c.disruption.policy == "WhenEmpty":
         return f'NodePool "{c.pool.name}" has consolidation policy WhenEmpty, but node is not empty'
-    if c.node.not_consolidatable:
-        return NOT_CONSOLIDATABLE
-    return None
+    return waiting

@@ -25,6 +25,7 @@ from karpplan.consolidate.budgets import (
 from karpplan.consolidate.clock import Clock, snapshot_clock
 from karpplan.consolidate.legacy import ignored_annotations
 from karpplan.consolidate.pdb import Budget
+from karpplan.consolidate.waiting import waiting
 from karpplan.errors import InputError
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document, read_documents
 from karpplan.model import labels as L
@@ -56,6 +57,8 @@ class SimNode:
     # says so; without one, a node is taken as initialized and past `consolidateAfter`)
     uninitialized: bool = False
     not_consolidatable: bool = False
+    # why it is still inside `consolidateAfter` at the simulation's time (`waiting.py`), None: not known to be
+    waiting: str | None = None
     # its `Ready` condition is there and not True: it uses up its NodePool's disruption budget
     not_ready: bool = False
     # its NodeClaim's `InstanceTerminating` condition is True: drained and its instance deleted, it no longer
@@ -251,6 +254,26 @@ def _annotations(doc: Document) -> dict[str, str]:
     return {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
 
 
+def _bind(pods: Sequence[Pod], nodes: Sequence[SimNode], warnings: list[str]) -> tuple[dict[str, list[Pod]], list[Pod]]:
+    """The pods bound to each node, and those pending (a pod bound to a node not in the snapshot: a warning)."""
+    names = {n.name for n in nodes}
+    pods_on: dict[str, list[Pod]] = {n.name: [] for n in nodes}
+    pending: list[Pod] = []
+    for pod in pods:  # a running pod's template holds its claims' zones (model/build.py)
+        if pod.terminal:
+            continue
+        if pod.node_name is None:
+            if not pod.gated:
+                pending.append(pod)
+            continue
+        if pod.node_name not in names:
+            warnings.append(f"{pod.origin}: pod {pod.key} is bound to node {pod.node_name}, which is not in the "
+                            "snapshot: left out of the simulation")
+            continue
+        pods_on[pod.node_name].append(pod)
+    return pods_on, pending
+
+
 def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: Catalog,
                   now: datetime | None = None) -> Snapshot:
     """The simulated cluster at the snapshot, with a warning for each thing it cannot simulate as written.
@@ -262,6 +285,8 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
     claims = claim_conditions(documents)
     disruption = {d.name: _disruption(d) for d in documents
                   if d.kind == "NodePool" and d.group == "karpenter.sh"}
+    clock = snapshot_clock(documents, now)
+    waits = waiting(documents, {n.name: n.labels.get(L.NODEPOOL) for n in inventory.nodes}, disruption, clock.now)
     pdbs = [_pdb(d) for d in documents if d.kind == "PodDisruptionBudget"]
     nodes: list[SimNode] = []
     for node in inventory.nodes:
@@ -283,24 +308,11 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
         nodes.append(SimNode(node, node_annotations.get(node.name, {}), price, deleting=node.name in deleting,
                              drifted=drifted[1] if drifted is not None and drifted[0] == "True" else None,
                              uninitialized=_not_true(conditions, "Initialized"),
-                             not_consolidatable=_not_true(conditions, "Consolidatable"),
+                             not_consolidatable=_not_true(conditions, "Consolidatable") or node.name in waits,
+                             waiting=waits.get(node.name),
                              not_ready=node.name in not_ready,
                              instance_terminating=_is_true(conditions, "InstanceTerminating")))
-    names = {n.name for n in nodes}
-    pods_on: dict[str, list[Pod]] = {n.name: [] for n in nodes}
-    pending: list[Pod] = []
-    for pod in inventory.pods:  # a running pod's template holds its claims' zones (model/build.py)
-        if pod.terminal:
-            continue
-        if pod.node_name is None:
-            if not pod.gated:
-                pending.append(pod)
-            continue
-        if pod.node_name not in names:
-            warnings.append(f"{pod.origin}: pod {pod.key} is bound to node {pod.node_name}, which is not in the "
-                            "snapshot: left out of the simulation")
-            continue
-        pods_on[pod.node_name].append(pod)
+    pods_on, pending = _bind(inventory.pods, nodes, warnings)
     everyone = [p for ps in pods_on.values() for p in ps] + pending
     for pdb in pdbs:
         if not any(pdb.selects(p) for p in everyone):
@@ -308,6 +320,5 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
     warnings.extend(ignored_annotations(
         [("node", n.name, n.annotations, n.node.origin) for n in nodes]
         + [("pod", p.key, p.template.annotations, p.origin) for ps in pods_on.values() for p in ps]))
-    clock = snapshot_clock(documents, now)
     warnings.extend(_budget_warnings(disruption, clock))
     return Snapshot(inventory, nodes, pods_on, pending, pdbs, disruption, warnings, clock)
