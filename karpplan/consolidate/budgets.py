@@ -88,6 +88,9 @@ class Disruption:
     # The template's requirements' `minValues` (label key, least distinct values), read with the rest: what a
     # replacement's price filter must leave (`RemoveInstanceTypeOptionsByPriceAndMinValues`, policy Strict).
     min_values: tuple[tuple[str, int], ...] = ()
+    # the template's `terminationGracePeriod` (None: not set): with it, drift may take nodes whose pods block
+    # eviction (`NewCandidate`'s eventual disruption class)
+    termination_grace_period: str | None = None
 
     @property
     def enabled(self) -> bool:

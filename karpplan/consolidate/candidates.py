@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from karpplan.consolidate.budgets import Disruption
 from karpplan.consolidate.legacy import DO_NOT_DISRUPT
@@ -72,6 +72,9 @@ class Candidate:
     moving: list[Pod]  # reschedulable pods: the ones a command must place elsewhere
     price: float
     cost: float  # RescheduleDisruptionCost
+    # what about its pods blocks a graceful disruption (consolidation, Emptiness): set only when its NodePool's
+    # `terminationGracePeriod` makes it a candidate for eventual disruption (drift) all the same
+    graceful_block: str | None = None
 
     @property
     def name(self) -> str:
@@ -167,9 +170,14 @@ def new_candidate(node: SimNode, pods: list[Pod], pools: dict[str, NodePool], di
     if pool is None:
         return f"NodePool not found (NodePool={node.pool})"
     blocked = blocked_by_pods(pods, limits)
-    if blocked is not None:
-        return blocked
-    return drained(node, pods, pool, disruption)
+    if blocked is None:
+        return drained(node, pods, pool, disruption)
+    settings = disruption.get(pool.name)
+    if settings is not None and settings.termination_grace_period is not None:
+        # types.go NewCandidate: with a terminationGracePeriod, a node whose pods block eviction is still a
+        # candidate for eventual disruption (drift): its drain waits for them up to that period
+        return replace(drained(node, pods, pool, disruption), graceful_block=blocked)
+    return blocked
 
 
 def consolidation_refusal(c: Candidate, gate: str) -> str | None:
@@ -177,6 +185,8 @@ def consolidation_refusal(c: Candidate, gate: str) -> str | None:
     None: the method may consider the node; "": it may not, and Karpenter says nothing."""
     if c.pool.static:
         return "NodePool is static: Karpenter does not consolidate its nodes"
+    if c.graceful_block is not None:
+        return c.graceful_block
     if gate != "empty":
         if c.node.price is None:
             return f"Instance Type {c.node.instance_type or ''!r} not found".replace("'", '"')

@@ -161,7 +161,9 @@ def _disruption(doc: Document) -> Disruption:
             least = r["minValues"].optional_integer() if r["minValues"].present else None
             if least is not None and r["key"].present:
                 min_values.append((r["key"].string(""), least))
-    return Disruption(doc.name, policy, after, tuple(budgets), doc.origin, tuple(min_values))
+    grace = root["spec"]["template"]["spec"]["terminationGracePeriod"]
+    return Disruption(doc.name, policy, after, tuple(budgets), doc.origin, tuple(min_values),
+                      grace.optional_string() if grace.present else None)
 
 
 def _pdb(doc: Document) -> Budget:

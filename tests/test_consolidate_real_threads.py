@@ -1,0 +1,102 @@
+"""`karpplan consolidate` on more "why did (or didn't) Karpenter disrupt this node?" threads (session 18): each
+snapshot is built from what the thread shows, and the verdict and its reason are checked against what the thread
+established, in Karpenter's own wording (kubernetes-sigs/karpenter pkg/controllers/disruption is the authority).
+The budget threads are in test_consolidate_budgets.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from test_consolidate_drift import nodeclaim
+from test_consolidate_semantics import node, nodepool, pod, reason, removed, run, write
+
+
+def _daemon(name: str, on: str) -> dict[str, Any]:
+    return pod(name, on, cpu="100m", memory="128Mi", owner="DaemonSet/node-exporter",
+               labels={"app": "node-exporter"}, namespace="monitoring")
+
+
+def test_a_node_left_with_daemonset_pods_only_is_empty(tmp_path: Path) -> None:
+    # https://github.com/kubernetes-sigs/karpenter/issues/1475 "Consolidate node whenEmpty if only daemonsets are
+    # left"; the maintainer: "Karpenter should already do this" (utils/pod/scheduling.go IsReschedulable leaves
+    # DaemonSet pods out)
+    path = write(tmp_path, node("a"), node("b", zone="us-east-1b"), _daemon("exp-a", "a"), _daemon("exp-b", "b"),
+                 pod("svc-0", "a", cpu="1", owner="StatefulSet/svc", labels={"app": "svc"}),
+                 pools=(nodepool(policy="WhenEmpty"),))
+    report = run(path)
+    assert removed(report) == {"b": ("emptiness", "delete")}
+    assert reason(report, "a") == 'NodePool "default" has consolidation policy WhenEmpty, but node is not empty'
+
+
+def test_pods_an_operator_owns_are_not_daemonset_pods(tmp_path: Path) -> None:
+    # https://github.com/aws/karpenter-provider-aws/issues/3609 "running longhorn on karpenter managed nodes":
+    # nodes left with only longhorn's instance-manager pods are never deleted; the maintainer: "The node isn't
+    # considered empty unless all the pods running on a node are DaemonSets" -- those pods are owned by
+    # longhorn's InstanceManager resource, so they must be rescheduled like any other
+    manager = pod("instance-manager-e-3f1c", "b", cpu="240m", memory="256Mi", owner="InstanceManager/im-e-3f1c",
+                  labels={"longhorn.io/component": "instance-manager"}, namespace="longhorn-system")
+    path = write(tmp_path, node("a"), node("b", zone="us-east-1b"), _daemon("exp-b", "b"), manager,
+                 pools=(nodepool(policy="WhenEmpty"),))
+    report = run(path)
+    assert removed(report) == {"a": ("emptiness", "delete")}
+    assert reason(report, "b") == 'NodePool "default" has consolidation policy WhenEmpty, but node is not empty'
+
+
+def test_when_empty_never_packs_underutilized_nodes_and_says_so_per_node(tmp_path: Path) -> None:
+    # https://github.com/aws/karpenter-provider-aws/issues/7411 "No attempt by Karpenter to consolidate": after an
+    # AMI drift a WhenEmpty NodePool ran 7 nodes for what 2 held, "Events: <none>"; the user: "I am still
+    # expecting karpenter to tell me why". Karpenter v1's event (consolidation.go) is the reason here.
+    docs: list[dict[str, Any]] = []
+    for i in range(7):
+        docs += [node(f"n{i}", zone=("us-east-1a", "us-east-1b", "us-east-1c")[i % 3]),
+                 pod(f"api-{i}", f"n{i}", cpu="250m", memory="512Mi")]
+    report = run(write(tmp_path, *docs, pools=(nodepool(policy="WhenEmpty"),)))
+    assert report.actions == []
+    assert {reason(report, f"n{i}") for i in range(7)} == {
+        'NodePool "default" has consolidation policy WhenEmpty, but node is not empty'}
+    assert report.summary.optimal < report.summary.current  # what WhenEmptyOrUnderutilized would have saved
+
+
+def _grace(pool: dict[str, Any], period: str = "24h") -> dict[str, Any]:
+    pool["spec"]["template"]["spec"]["terminationGracePeriod"] = period
+    return pool
+
+
+def _drifted_with_do_not_disrupt(tmp_path: Path, pool: dict[str, Any]) -> Path:
+    guarded = pod("hello-world-nginx-5964768b4c-fnrxp", "old", cpu="600m",
+                  owner="ReplicaSet/hello-world-nginx-5964768b4c", labels={"app": "hello-world-nginx"},
+                  annotations={"karpenter.sh/do-not-disrupt": "true"})
+    return write(tmp_path, node("old"), guarded, node("full", zone="us-east-1b"),
+                 pod("c", "full", cpu="1800m", owner="ReplicaSet/c", labels={"app": "c"}),
+                 nodeclaim("default-x1", "old"), pools=(pool,))
+
+
+def test_a_termination_grace_period_lets_drift_take_a_node_a_pod_protects(tmp_path: Path) -> None:
+    # https://github.com/kubernetes-sigs/karpenter/issues/1702 "Drifted NodeClaims with a TerminationGracePeriod
+    # are not considered for disruption" (fixed: types.go NewCandidate keeps a node whose pods block eviction as
+    # a candidate for eventual disruption when its NodeClaim has a terminationGracePeriod), and
+    # https://github.com/aws/karpenter-provider-aws/issues/7708, the do-not-disrupt pods' node replaced for
+    # AMIDrift; the CRD (kubernetes-sigs/karpenter#1961): "drifted nodes will begin draining even if there are
+    # pods blocking eviction"
+    report = run(_drifted_with_do_not_disrupt(tmp_path, _grace(nodepool())))
+    assert removed(report) == {"old": ("drift", "replace")}
+
+
+def test_without_a_termination_grace_period_the_pod_still_protects_its_drifted_node(tmp_path: Path) -> None:
+    report = run(_drifted_with_do_not_disrupt(tmp_path, nodepool()))
+    assert report.actions == []
+    assert reason(report, "old") == ('Pod has "karpenter.sh/do-not-disrupt" annotation '
+                                     '(Pod=default/hello-world-nginx-5964768b4c-fnrxp)')
+
+
+def test_a_termination_grace_period_does_not_open_the_node_to_consolidation(tmp_path: Path) -> None:
+    # consolidation is graceful disruption: suite_test.go "should not consider candidates that have do-not-disrupt
+    # pods scheduled with a terminationGracePeriod set for graceful disruption"
+    guarded = pod("batch-0", "b", cpu="200m", owner="Job/batch", labels={"app": "batch"},
+                  annotations={"karpenter.sh/do-not-disrupt": "true"})
+    path = write(tmp_path, node("a"), pod("web-1", "a"), pod("web-2", "a"), node("b", zone="us-east-1b"), guarded,
+                 pools=(_grace(nodepool()),))
+    report = run(path)
+    assert removed(report) == {"a": ("single", "delete")}
+    assert reason(report, "b") == 'Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/batch-0)'
