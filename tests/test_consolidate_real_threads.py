@@ -100,3 +100,42 @@ def test_a_termination_grace_period_does_not_open_the_node_to_consolidation(tmp_
     report = run(path)
     assert removed(report) == {"a": ("single", "delete")}
     assert reason(report, "b") == 'Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/batch-0)'
+
+
+def test_consolidation_does_not_wait_out_a_grace_period_for_a_do_not_disrupt_pod(tmp_path: Path) -> None:
+    # https://github.com/kubernetes-sigs/karpenter/issues/2855 "Karpenter did not consolidate do-not-disrupt
+    # workload with terminationGracePeriod in NodePool": two underutilized nodes, one inflate replica each with
+    # do-not-disrupt, terminationGracePeriod 1h, a 100% Underutilized budget open; the NodeClaims' events read
+    # 'Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/inflate-...)': consolidation is graceful
+    anti = {"affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 100, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "inflate"}},
+                                            "topologyKey": "kubernetes.io/hostname"}}]}}}
+    inflate = [pod(f"inflate-7d9f-{s}", n, cpu="1", owner="ReplicaSet/inflate-7d9f", labels={"app": "inflate"},
+                   annotations={"karpenter.sh/do-not-disrupt": "true"}, spec=anti)
+               for s, n in (("x1", "a"), ("x2", "b"))]
+    pool = _grace(nodepool(budgets=[{"nodes": "100%", "reasons": ["Underutilized"]}]), "1h")
+    report = run(write(tmp_path, node("a", itype="m5.xlarge"), node("b", itype="m5.xlarge", zone="us-east-1b"),
+                       *inflate, pools=(pool,)))
+    assert report.actions == []
+    assert reason(report, "b") == 'Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/inflate-7d9f-x2)'
+
+
+def test_a_do_not_disrupt_duration_protects_until_it_runs_out(tmp_path: Path) -> None:
+    # kubernetes-sigs/karpenter#2874 (the RFC's example: a 5 minute do-not-disrupt on a small pod beside a large
+    # one that goes): `karpenter.sh/do-not-disrupt: "5m"` protects from the pod's startTime for 5 minutes
+    # (IsDoNotDisruptActive); past it the node may go. Asked at a time, the report says which.
+    from datetime import UTC, datetime
+
+    from test_consolidate_budgets import at
+
+    small = pod("small-pod-5min-grace", "b", cpu="200m", owner="ReplicaSet/small", labels={"app": "small"},
+                annotations={"karpenter.sh/do-not-disrupt": "5m"})
+    small["status"]["startTime"] = "2026-02-27T19:45:25Z"
+    path = write(tmp_path, node("a"), pod("web-1", "a"), pod("web-2", "a"), node("b", zone="us-east-1b"), small)
+    during = at(path, datetime(2026, 2, 27, 19, 48, tzinfo=UTC))
+    assert reason(during, "b") == 'Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/small-pod-5min-grace)'
+    after = at(path, datetime(2026, 2, 27, 19, 51, tzinfo=UTC))
+    assert removed(after) == {"b": ("single", "delete")}
+    assert any("ran out at 2026-02-27T19:50:25Z" in w and "no longer protects node b" in w for w in after.warnings)
+    # without a time the duration is taken as not yet run out
+    assert "b" not in removed(run(path))

@@ -10,10 +10,10 @@ that cost, the highest first (`sortCandidates`).
 from __future__ import annotations
 
 import contextlib
-import re
 from dataclasses import dataclass, replace
 
 from karpplan.consolidate.budgets import Disruption
+from karpplan.consolidate.cron import go_duration
 from karpplan.consolidate.legacy import DO_NOT_DISRUPT
 from karpplan.consolidate.pdb import Limits, tolerates_disrupted
 from karpplan.consolidate.snapshot import SimNode, is_daemon, is_mirror
@@ -25,7 +25,6 @@ PER_NODE_COST = 1.0  # PerNodeBaseDisruptionCost
 NOT_CONSOLIDATABLE = ("Its NodeClaim is not Consolidatable yet: consolidateAfter has not passed since its pods "
                       "last changed (Consolidatable condition not True)")
 DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
-_DURATION = re.compile(r"^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$")
 
 
 def is_active(pod: Pod) -> bool:
@@ -39,11 +38,15 @@ def is_reschedulable(pod: Pod) -> bool:
 
 
 def do_not_disrupt(pod: Pod) -> bool:
-    """`IsDoNotDisruptActive`: "true", or a duration (karpplan has no clock: assumed not yet elapsed)."""
+    """`IsDoNotDisruptActive`: "true", or a positive Go duration not yet run out (`waiting.py` takes off those
+    that have at the simulation's time; without a time, none has); anything else protects nothing."""
     value = pod.template.annotations.get(DO_NOT_DISRUPT)
     if value is None:
         return False
-    return value == "true" or bool(_DURATION.match(value))
+    if value == "true":
+        return True
+    span = go_duration(value)
+    return span is not None and span.total_seconds() > 0
 
 
 def is_evictable(pod: Pod) -> bool:

@@ -25,7 +25,7 @@ from karpplan.consolidate.budgets import (
 from karpplan.consolidate.clock import Clock, snapshot_clock
 from karpplan.consolidate.legacy import ignored_annotations
 from karpplan.consolidate.pdb import Budget
-from karpplan.consolidate.waiting import waiting
+from karpplan.consolidate.waiting import expire_do_not_disrupt, waiting
 from karpplan.errors import InputError
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document, read_documents
 from karpplan.model import labels as L
@@ -315,6 +315,8 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
                              not_ready=node.name in not_ready,
                              instance_terminating=_is_true(conditions, "InstanceTerminating")))
     pods_on, pending = _bind(inventory.pods, nodes, warnings)
+    pods_on, expired = expire_do_not_disrupt(pods_on, documents, clock.now)
+    warnings.extend(expired)
     everyone = [p for ps in pods_on.values() for p in ps] + pending
     for pdb in pdbs:
         if not any(pdb.selects(p) for p in everyone):

@@ -1,4 +1,5 @@
-"""Which nodes are still inside their NodePool's `consolidateAfter` at the simulation's time (`clock.py`).
+"""What the simulation's time (`clock.py`) decides: which nodes are still inside their NodePool's
+`consolidateAfter`, and which pods' `karpenter.sh/do-not-disrupt` durations have run out.
 
 Karpenter marks a NodeClaim `Consolidatable` once `consolidateAfter` has passed since its last pod event
 (`status.lastPodEventTime`: a pod bound to it, or one of its pods gone), or since it was initialized when no
@@ -9,17 +10,24 @@ Emptiness nor consolidation touches it. At a known time the snapshot tells:
   condition, else its `startTime` or creation) and the Node's own creation: a later pod event (a pod that left)
   cannot be seen, so a node this finds waiting is surely waiting, and one it finds past may not be.
 Without a time the NodeClaim's `Consolidatable` condition alone decides (`snapshot.py`).
+
+`karpenter.sh/do-not-disrupt: "5m"` (a Go duration, kubernetes-sigs/karpenter#2874, `IsDoNotDisruptActive`)
+protects its pod's node from the pod's `status.startTime` until the duration has passed; a pod without a start
+time stays protected (Karpenter fails safe). Without a time every duration is assumed not to have passed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from karpplan.consolidate.budgets import Disruption
 from karpplan.consolidate.clock import format_time, parse_time
 from karpplan.consolidate.cron import go_duration
+from karpplan.consolidate.legacy import DO_NOT_DISRUPT
 from karpplan.inputs.loader import Document
+from karpplan.model.pods import Pod
 
 
 def _time(value: object) -> datetime | None:
@@ -93,3 +101,41 @@ def waiting(documents: Sequence[Document], pools: Mapping[str, str | None], disr
                      f"not passed since {what} at {format_time(when)}; Karpenter may consolidate it from "
                      f"{format_time(when + after)}")
     return out
+
+
+def _start_times(documents: Sequence[Document]) -> dict[str, datetime]:
+    out: dict[str, datetime] = {}
+    for d in documents:
+        status = d.body.get("status") if d.kind == "Pod" else None
+        when = _time(status.get("startTime")) if isinstance(status, dict) else None
+        if when is not None:
+            out[f"{d.namespace}/{d.name}"] = when
+    return out
+
+
+def expire_do_not_disrupt(pods_on: Mapping[str, list[Pod]], documents: Sequence[Document],
+                          now: datetime | None) -> tuple[dict[str, list[Pod]], list[str]]:
+    """The bound pods with every `do-not-disrupt` duration that has run out at `now` taken off (it no longer
+    protects the node), and a note for each (`origin: ...`)."""
+    if now is None:
+        return dict(pods_on), []
+    starts: dict[str, datetime] | None = None
+    notes: list[str] = []
+    out: dict[str, list[Pod]] = {}
+    for name, pods in pods_on.items():
+        kept: list[Pod] = []
+        for pod in pods:
+            value = pod.template.annotations.get(DO_NOT_DISRUPT)
+            span = go_duration(value) if value is not None and value != "true" else None
+            if span is not None and span > timedelta(0):
+                starts = _start_times(documents) if starts is None else starts
+                started = starts.get(pod.key)
+                if started is not None and now - started >= span:
+                    notes.append(f"{pod.origin}: pod {pod.key}: {DO_NOT_DISRUPT}: {value!r} ran out at "
+                                 f"{format_time(started + span)} (started {format_time(started)}): it no longer "
+                                 f"protects node {name}")
+                    annotations = {k: v for k, v in pod.template.annotations.items() if k != DO_NOT_DISRUPT}
+                    pod = replace(pod, template=replace(pod.template, annotations=annotations))
+            kept.append(pod)
+        out[name] = kept
+    return out, notes
