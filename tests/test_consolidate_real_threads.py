@@ -173,3 +173,22 @@ def test_schedule_anyway_spreads_hold_nodes_consolidation_would_otherwise_pack(t
     kept = [v for v in spread.nodes if not v.consolidatable]
     assert sorted({v.node.zone or "" for v in kept}) == ["us-east-1a", "us-east-1b", "us-east-1c"]
     assert all(v.reason.startswith("Can't remove without creating") for v in kept)
+
+
+def test_a_provisioner_era_node_is_said_to_be_outside_karpenter_v1(tmp_path: Path) -> None:
+    # https://github.com/aws/karpenter-provider-aws/issues/3455 "daemonset-only nodes are not draining": a
+    # v1alpha5 Provisioner with consolidation disabled and no ttlSecondsAfterEmpty; the maintainer: "Empty nodes
+    # are only terminated if consolidation.enabled: true or ttlSecondsAfterEmpty is set". Karpenter v1 does not
+    # manage such a node at all; the report says so in v1's words, and the warning says what v0.x needed.
+    old = node("ip-10-0-1-5")
+    old["metadata"]["labels"].pop("karpenter.sh/nodepool")
+    old["metadata"]["labels"]["karpenter.sh/provisioner-name"] = "default"
+    provisioner = {"apiVersion": "karpenter.sh/v1alpha5", "kind": "Provisioner", "metadata": {"name": "default"},
+                   "spec": {"providerRef": {"name": "default"}, "requirements": [
+                       {"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["on-demand"]}]}}
+    report = run(write(tmp_path, old, _daemon("exp-1", "ip-10-0-1-5"), pools=(provisioner,)))
+    assert report.actions == []
+    assert reason(report, "ip-10-0-1-5") == "Node isn't managed by karpenter"
+    [warning] = [w for w in report.warnings if "provisioner-name" in w]
+    assert "karpenter.sh/provisioner-name=default" in warning
+    assert "consolidation.enabled: true" in warning and "ttlSecondsAfterEmpty" in warning

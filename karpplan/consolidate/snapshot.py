@@ -23,7 +23,7 @@ from karpplan.consolidate.budgets import (
     NodeBudget,
 )
 from karpplan.consolidate.clock import Clock, snapshot_clock
-from karpplan.consolidate.legacy import ignored_annotations
+from karpplan.consolidate.legacy import ignored_annotations, provisioner_nodes
 from karpplan.consolidate.pdb import Budget
 from karpplan.consolidate.waiting import expire_do_not_disrupt, waiting
 from karpplan.errors import InputError
@@ -324,5 +324,6 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
     warnings.extend(ignored_annotations(
         [("node", n.name, n.annotations, n.node.origin) for n in nodes]
         + [("pod", p.key, p.template.annotations, p.origin) for ps in pods_on.values() for p in ps]))
+    warnings.extend(provisioner_nodes((n.name, n.node.labels, n.node.origin) for n in nodes))
     warnings.extend(_budget_warnings(disruption, clock))
     return Snapshot(inventory, nodes, pods_on, pending, pdbs, disruption, warnings, clock)
