@@ -57,6 +57,11 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option("--node", metavar="NAME",
                                      help="Explain one node in full: each pod, where it would go, or what stops it.")
         ] = None,
+        now: Annotated[
+            str | None, typer.Option("--now", metavar="TIME",
+                                     help="The time (RFC 3339, UTC if no offset) disruption budgets' schedules are "
+                                          "evaluated at; default: the snapshot's newest Node heartbeat.")
+        ] = None,
         time_limit: Annotated[str, time_limit_option(TIME_LIMIT_HELP)] = AUTO,
         output: Annotated[ConsolidateFormat, output_option()] = ConsolidateFormat.table,
         max_file_size: Annotated[str, max_file_size_option()] = "50Mi",
@@ -64,12 +69,16 @@ def register(app: typer.Typer) -> None:
         """What Karpenter's consolidation would do to a running cluster, node by node, and why not."""
         # lazy: the consolidation package (the scheduler, OR-Tools) loads only when this command runs
         from karpplan.catalog.zones import parse_zones
+        from karpplan.consolidate.clock import parse_time
         from karpplan.consolidate.run import ConsolidateOptions
 
         terminal = terminal_of(ctx)
+        when = None if now is None else parse_time(now)
+        if now is not None and when is None:
+            raise typer.BadParameter(f"{now!r} is not an RFC 3339 time (2026-11-28T03:00:00Z)", param_hint="--now")
         options = ConsolidateOptions(tuple(paths), region, str(catalog) if catalog is not None else None,
                                      parse_zones(zones), spot_to_spot, parse_time_limit(time_limit),
-                                     parse_size(max_file_size))
+                                     parse_size(max_file_size), when)
         run_guarded(lambda: _run(options, node, output, terminal), terminal)
 
 

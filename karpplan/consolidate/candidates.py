@@ -10,10 +10,10 @@ that cost, the highest first (`sortCandidates`).
 from __future__ import annotations
 
 import contextlib
-import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from karpplan.consolidate.budgets import Disruption
+from karpplan.consolidate.cron import go_duration
 from karpplan.consolidate.legacy import DO_NOT_DISRUPT
 from karpplan.consolidate.pdb import Limits, tolerates_disrupted
 from karpplan.consolidate.snapshot import SimNode, is_daemon, is_mirror
@@ -25,7 +25,6 @@ PER_NODE_COST = 1.0  # PerNodeBaseDisruptionCost
 NOT_CONSOLIDATABLE = ("Its NodeClaim is not Consolidatable yet: consolidateAfter has not passed since its pods "
                       "last changed (Consolidatable condition not True)")
 DELETION_COST = "controller.kubernetes.io/pod-deletion-cost"
-_DURATION = re.compile(r"^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$")
 
 
 def is_active(pod: Pod) -> bool:
@@ -39,11 +38,15 @@ def is_reschedulable(pod: Pod) -> bool:
 
 
 def do_not_disrupt(pod: Pod) -> bool:
-    """`IsDoNotDisruptActive`: "true", or a duration (karpplan has no clock: assumed not yet elapsed)."""
+    """`IsDoNotDisruptActive`: "true", or a positive Go duration not yet run out (`waiting.py` takes off those
+    that have at the simulation's time; without a time, none has); anything else protects nothing."""
     value = pod.template.annotations.get(DO_NOT_DISRUPT)
     if value is None:
         return False
-    return value == "true" or bool(_DURATION.match(value))
+    if value == "true":
+        return True
+    span = go_duration(value)
+    return span is not None and span.total_seconds() > 0
 
 
 def is_evictable(pod: Pod) -> bool:
@@ -72,6 +75,9 @@ class Candidate:
     moving: list[Pod]  # reschedulable pods: the ones a command must place elsewhere
     price: float
     cost: float  # RescheduleDisruptionCost
+    # what about its pods blocks a graceful disruption (consolidation, Emptiness): set only when its NodePool's
+    # `terminationGracePeriod` makes it a candidate for eventual disruption (drift) all the same
+    graceful_block: str | None = None
 
     @property
     def name(self) -> str:
@@ -167,9 +173,14 @@ def new_candidate(node: SimNode, pods: list[Pod], pools: dict[str, NodePool], di
     if pool is None:
         return f"NodePool not found (NodePool={node.pool})"
     blocked = blocked_by_pods(pods, limits)
-    if blocked is not None:
-        return blocked
-    return drained(node, pods, pool, disruption)
+    if blocked is None:
+        return drained(node, pods, pool, disruption)
+    settings = disruption.get(pool.name)
+    if settings is not None and settings.termination_grace_period is not None:
+        # types.go NewCandidate: with a terminationGracePeriod, a node whose pods block eviction is still a
+        # candidate for eventual disruption (drift): its drain waits for them up to that period
+        return replace(drained(node, pods, pool, disruption), graceful_block=blocked)
+    return blocked
 
 
 def consolidation_refusal(c: Candidate, gate: str) -> str | None:
@@ -177,6 +188,8 @@ def consolidation_refusal(c: Candidate, gate: str) -> str | None:
     None: the method may consider the node; "": it may not, and Karpenter says nothing."""
     if c.pool.static:
         return "NodePool is static: Karpenter does not consolidate its nodes"
+    if c.graceful_block is not None:
+        return c.graceful_block
     if gate != "empty":
         if c.node.price is None:
             return f"Instance Type {c.node.instance_type or ''!r} not found".replace("'", '"')
@@ -186,12 +199,11 @@ def consolidation_refusal(c: Candidate, gate: str) -> str | None:
             return 'Node does not have label "topology.kubernetes.io/zone"'
     if not c.disruption.enabled:
         return f'NodePool "{c.pool.name}" has consolidation disabled'
+    waiting = (c.node.waiting or NOT_CONSOLIDATABLE) if c.node.not_consolidatable else None
     if gate == "empty":
-        return (NOT_CONSOLIDATABLE if c.node.not_consolidatable else None) if c.empty else ""
+        return waiting if c.empty else ""
     if c.empty:
-        return NOT_CONSOLIDATABLE if c.node.not_consolidatable else ""  # else Emptiness's to take
+        return waiting or ""  # else Emptiness's to take
     if c.disruption.policy == "WhenEmpty":
         return f'NodePool "{c.pool.name}" has consolidation policy WhenEmpty, but node is not empty'
-    if c.node.not_consolidatable:
-        return NOT_CONSOLIDATABLE
-    return None
+    return waiting

@@ -13,7 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from karpplan.consolidate.balanced import Evaluator, pool_totals
-from karpplan.consolidate.budgets import BALANCED, DRIFTED, EMPTY, UNDERUTILIZED
+from karpplan.consolidate.budgets import (
+    BALANCED,
+    DRIFTED,
+    EMPTY,
+    UNDERUTILIZED,
+    blocked_reason,
+    budget_taken_message,
+)
 from karpplan.consolidate.candidates import Candidate, new_candidate
 from karpplan.consolidate.deadline import Deadline, OutOfTime
 from karpplan.consolidate.decide import Command
@@ -72,13 +79,32 @@ def candidates_of(state: ClusterState, verdicts: dict[str, str]) -> list[Candida
     return out
 
 
+def _allowed(state: ClusterState, pool: str, reason: str) -> int:
+    """The pool's budget for `reason` at the state's time, before the nodes already disrupting are counted."""
+    settings = state.disruption.get(pool)
+    total = state.pool_size(pool)
+    return settings.allowed(total, reason, state.now) if settings is not None else -(-total // 10)
+
+
 def _budgets(state: ClusterState, reason: str) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for name in state.pools:
-        settings = state.disruption.get(name)
-        total = state.pool_size(name)
-        out[name] = settings.allowed(total, reason) if settings is not None else -(-total // 10)
-    return out
+    """`BuildDisruptionBudgetMapping`: per NodePool, what its budget allows for `reason` less the nodes already
+    being disrupted or NotReady, never below 0."""
+    return {name: max(0, _allowed(state, name, reason) - len(state.disrupting(name))) for name in state.pools}
+
+
+def _say_who_uses_the_budget(state: ClusterState, verdicts: dict[str, str]) -> None:
+    """A node kept by a budget that allows disruptions, all of them taken by nodes already disrupting or NotReady:
+    Karpenter publishes no event then; the reason says which nodes use the budget up."""
+    pools = {n.name: n.pool for n in state.nodes}
+    for name, text in list(verdicts.items()):
+        reason = blocked_reason(text)
+        pool = pools.get(name)
+        if reason is None or pool is None:
+            continue
+        allowed = _allowed(state, pool, reason)
+        taken = state.disrupting(pool)
+        if allowed > 0 and taken:
+            verdicts[name] = budget_taken_message(reason, pool, allowed, taken)
 
 
 def _evaluator(state: ClusterState, candidates: Sequence[Candidate]) -> Evaluator:
@@ -186,6 +212,7 @@ def steady_state(state: ClusterState, spot_to_spot: bool = False, max_passes: in
             result.complete = False
             break
         if cmd is None:
+            _say_who_uses_the_budget(state, verdicts)
             result.verdicts = verdicts
             break
         action = _execute(state, cmd)

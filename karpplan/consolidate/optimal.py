@@ -51,7 +51,8 @@ def movable(state: ClusterState) -> list[Candidate]:
     out = []
     for node in state.nodes:
         c = new_candidate(node, state.pods_on.get(node.name, []), dict(state.pools), dict(state.disruption), limits)
-        if isinstance(c, Candidate) and c.disruption.enabled and node.price is not None and not c.pool.static:
+        if (isinstance(c, Candidate) and c.disruption.enabled and node.price is not None and not c.pool.static
+                and c.graceful_block is None):
             out.append(c)
     return out
 

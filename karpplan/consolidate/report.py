@@ -46,6 +46,7 @@ class Summary:
     time_limit_auto: bool = False  # `auto` fitted them to the snapshot
     complete: bool = True  # False: the time limit cut consolidation before its steady state
     karpenter_note: str | None = None  # what `karpenter` is when consolidation was cut
+    simulated_at: str | None = None  # the time budgets' schedules were evaluated at, and where it came from
 
     @property
     def gap(self) -> float:
@@ -88,6 +89,7 @@ class Report:
                 "timeLimitAuto": self.summary.time_limit_auto,
                 "steadyStateComplete": self.summary.complete,
                 **({"karpenterNote": self.summary.karpenter_note} if self.summary.karpenter_note else {}),
+                **({"simulatedAt": self.summary.simulated_at} if self.summary.simulated_at else {}),
             },
             "warnings": list(self.warnings),
         }

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from karpplan.catalog.overlays import apply_node_overlays
 from karpplan.consolidate.candidates import is_reschedulable
@@ -56,6 +57,7 @@ class ConsolidateOptions:
     spot_to_spot: bool = False  # the SpotToSpotConsolidation feature gate
     time_limit: float | None = None  # seconds for the whole simulation; None: `auto`, fitted to the snapshot
     max_file_size: int = DEFAULT_MAX_BYTES
+    now: datetime | None = None  # `--now`: the time budget schedules are evaluated at (None: the snapshot's)
 
 
 def time_limit_of(options: ConsolidateOptions, state: ClusterState) -> float:
@@ -92,7 +94,7 @@ def read(options: ConsolidateOptions, documents: Sequence[Document] | None = Non
     inventory = build_inventory(documents)
     catalog = catalog_for(inventory, options.region, options.catalog, zones=options.zones)
     catalog, _ = apply_node_overlays(catalog, inventory.overlays, inventory.nodepools)
-    snapshot = make_snapshot(inventory, documents, catalog)
+    snapshot = make_snapshot(inventory, documents, catalog, options.now)
     return snapshot, ClusterState.of(snapshot, catalog)
 
 
@@ -160,7 +162,7 @@ def consolidate(options: ConsolidateOptions) -> Report:
     summary = Summary(current, karpenter, repack.cost, repack.lower_bound, repack.status,
                       state.catalog.region, result.passes, options.spot_to_spot, repack.note,
                       time_limit=limit, time_limit_auto=options.time_limit is None, complete=result.complete,
-                      karpenter_note=note)
+                      karpenter_note=note, simulated_at=snapshot.clock.source or None)
     warnings = list(snapshot.warnings)
     for i, a in enumerate(result.actions, start=1):
         for pod in a.evicted:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TextIO
 
 from karpplan.catalog.types import Catalog
@@ -21,8 +22,10 @@ from karpplan.consolidate.budgets import (
     Disruption,
     NodeBudget,
 )
-from karpplan.consolidate.legacy import ignored_annotations
+from karpplan.consolidate.clock import Clock, snapshot_clock
+from karpplan.consolidate.legacy import ignored_annotations, provisioner_nodes
 from karpplan.consolidate.pdb import Budget
+from karpplan.consolidate.waiting import expire_do_not_disrupt, waiting
 from karpplan.errors import InputError
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document, read_documents
 from karpplan.model import labels as L
@@ -54,6 +57,13 @@ class SimNode:
     # says so; without one, a node is taken as initialized and past `consolidateAfter`)
     uninitialized: bool = False
     not_consolidatable: bool = False
+    # why it is still inside `consolidateAfter` at the simulation's time (`waiting.py`), None: not known to be
+    waiting: str | None = None
+    # its `Ready` condition is there and not True: it uses up its NodePool's disruption budget
+    not_ready: bool = False
+    # its NodeClaim's `InstanceTerminating` condition is True: drained and its instance deleted, it no longer
+    # counts in its NodePool's budget at all
+    instance_terminating: bool = False
 
     @property
     def name(self) -> str:
@@ -89,6 +99,7 @@ class Snapshot:
     pdbs: list[Budget]
     disruption: dict[str, Disruption]  # NodePool name -> spec.disruption
     warnings: list[str] = field(default_factory=list)
+    clock: Clock = Clock(None, "")  # the time budgets' schedules are evaluated at
 
 
 def is_daemon(pod: Pod) -> bool:
@@ -150,7 +161,9 @@ def _disruption(doc: Document) -> Disruption:
             least = r["minValues"].optional_integer() if r["minValues"].present else None
             if least is not None and r["key"].present:
                 min_values.append((r["key"].string(""), least))
-    return Disruption(doc.name, policy, after, tuple(budgets), doc.origin, tuple(min_values))
+    grace = root["spec"]["template"]["spec"]["terminationGracePeriod"]
+    return Disruption(doc.name, policy, after, tuple(budgets), doc.origin, tuple(min_values),
+                      grace.optional_string() if grace.present else None)
 
 
 def _pdb(doc: Document) -> Budget:
@@ -192,6 +205,11 @@ def _not_true(conditions: Mapping[str, tuple[str, str]] | None, kind: str) -> bo
     return conditions is not None and kind in conditions and conditions[kind][0] != "True"
 
 
+def _is_true(conditions: Mapping[str, tuple[str, str]] | None, kind: str) -> bool:
+    """The NodeClaim shows the condition as True."""
+    return conditions is not None and conditions.get(kind, ("", ""))[0] == "True"
+
+
 def is_deleting(doc: Document) -> bool:
     """The Node is being deleted, or Karpenter is disrupting it (its taint): `StateNode.MarkedForDeletion`."""
     if doc.metadata.get("deletionTimestamp"):
@@ -201,19 +219,76 @@ def is_deleting(doc: Document) -> bool:
     return isinstance(taints, list) and any(isinstance(t, dict) and t.get("key") in DISRUPTED_TAINTS for t in taints)
 
 
+def is_not_ready(doc: Document) -> bool:
+    """The Node shows a `Ready` condition, and not True (Karpenter counts it against the budget)."""
+    status = doc.body.get("status")
+    conditions = status.get("conditions") if isinstance(status, dict) else None
+    if not isinstance(conditions, list):
+        return False
+    ready = [c for c in conditions if isinstance(c, dict) and c.get("type") == "Ready"]
+    return bool(ready) and str(ready[-1].get("status")) != "True"
+
+
+def _budget_warnings(disruption: Mapping[str, Disruption], clock: Clock) -> list[str]:
+    out: list[str] = []
+    for d in disruption.values():
+        for b in d.budgets:
+            what = f"{b.origin}: NodePool {d.pool}: budget nodes={b.nodes}"
+            problem = b.problem()
+            if problem is not None:
+                out.append(f"{what}: Karpenter cannot evaluate it ({problem}), so it allows no disruption of the "
+                           "pool for any reason")
+                continue
+            if not b.schedule:
+                continue
+            window = f"schedule {b.schedule!r} duration {b.duration or '0s'}"
+            if clock.now is None:
+                out.append(f"{what}: {window}: assumed active now (the snapshot has no Node heartbeat to tell the "
+                           "time; --now sets it)")
+            else:
+                state = "active" if b.active(clock.now) else "not active"
+                out.append(f"{what}: {window}: {state} at {clock.source} (UTC)")
+    return out
+
+
 def _annotations(doc: Document) -> dict[str, str]:
     raw = doc.metadata.get("annotations")
     return {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
 
 
-def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: Catalog) -> Snapshot:
-    """The simulated cluster at the snapshot, with a warning for each thing it cannot simulate as written."""
+def _bind(pods: Sequence[Pod], nodes: Sequence[SimNode], warnings: list[str]) -> tuple[dict[str, list[Pod]], list[Pod]]:
+    """The pods bound to each node, and those pending (a pod bound to a node not in the snapshot: a warning)."""
+    names = {n.name for n in nodes}
+    pods_on: dict[str, list[Pod]] = {n.name: [] for n in nodes}
+    pending: list[Pod] = []
+    for pod in pods:  # a running pod's template holds its claims' zones (model/build.py)
+        if pod.terminal:
+            continue
+        if pod.node_name is None:
+            if not pod.gated:
+                pending.append(pod)
+            continue
+        if pod.node_name not in names:
+            warnings.append(f"{pod.origin}: pod {pod.key} is bound to node {pod.node_name}, which is not in the "
+                            "snapshot: left out of the simulation")
+            continue
+        pods_on[pod.node_name].append(pod)
+    return pods_on, pending
+
+
+def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: Catalog,
+                  now: datetime | None = None) -> Snapshot:
+    """The simulated cluster at the snapshot, with a warning for each thing it cannot simulate as written.
+    `now`: the time to simulate at (`--now`), else the snapshot's own (`clock.py`)."""
     warnings: list[str] = []
     node_annotations = {d.name: _annotations(d) for d in documents if d.kind == "Node"}
     deleting = {d.name for d in documents if d.kind == "Node" and is_deleting(d)}
+    not_ready = {d.name for d in documents if d.kind == "Node" and is_not_ready(d)}
     claims = claim_conditions(documents)
     disruption = {d.name: _disruption(d) for d in documents
                   if d.kind == "NodePool" and d.group == "karpenter.sh"}
+    clock = snapshot_clock(documents, now)
+    waits = waiting(documents, {n.name: n.labels.get(L.NODEPOOL) for n in inventory.nodes}, disruption, clock.now)
     pdbs = [_pdb(d) for d in documents if d.kind == "PodDisruptionBudget"]
     nodes: list[SimNode] = []
     for node in inventory.nodes:
@@ -235,22 +310,13 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
         nodes.append(SimNode(node, node_annotations.get(node.name, {}), price, deleting=node.name in deleting,
                              drifted=drifted[1] if drifted is not None and drifted[0] == "True" else None,
                              uninitialized=_not_true(conditions, "Initialized"),
-                             not_consolidatable=_not_true(conditions, "Consolidatable")))
-    names = {n.name for n in nodes}
-    pods_on: dict[str, list[Pod]] = {n.name: [] for n in nodes}
-    pending: list[Pod] = []
-    for pod in inventory.pods:  # a running pod's template holds its claims' zones (model/build.py)
-        if pod.terminal:
-            continue
-        if pod.node_name is None:
-            if not pod.gated:
-                pending.append(pod)
-            continue
-        if pod.node_name not in names:
-            warnings.append(f"{pod.origin}: pod {pod.key} is bound to node {pod.node_name}, which is not in the "
-                            "snapshot: left out of the simulation")
-            continue
-        pods_on[pod.node_name].append(pod)
+                             not_consolidatable=_not_true(conditions, "Consolidatable") or node.name in waits,
+                             waiting=waits.get(node.name),
+                             not_ready=node.name in not_ready,
+                             instance_terminating=_is_true(conditions, "InstanceTerminating")))
+    pods_on, pending = _bind(inventory.pods, nodes, warnings)
+    pods_on, expired = expire_do_not_disrupt(pods_on, documents, clock.now)
+    warnings.extend(expired)
     everyone = [p for ps in pods_on.values() for p in ps] + pending
     for pdb in pdbs:
         if not any(pdb.selects(p) for p in everyone):
@@ -258,8 +324,6 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
     warnings.extend(ignored_annotations(
         [("node", n.name, n.annotations, n.node.origin) for n in nodes]
         + [("pod", p.key, p.template.annotations, p.origin) for ps in pods_on.values() for p in ps]))
-    for d in disruption.values():
-        for b in d.scheduled:
-            warnings.append(f"{b.origin}: NodePool {d.pool}: budget nodes={b.nodes} has schedule {b.schedule!r}: "
-                            "assumed active now")
-    return Snapshot(inventory, nodes, pods_on, pending, pdbs, disruption, warnings)
+    warnings.extend(provisioner_nodes((n.name, n.node.labels, n.node.origin) for n in nodes))
+    warnings.extend(_budget_warnings(disruption, clock))
+    return Snapshot(inventory, nodes, pods_on, pending, pdbs, disruption, warnings, clock)

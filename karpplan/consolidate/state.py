@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from datetime import datetime
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +37,11 @@ from karpplan.scheduling.candidates import (
 from karpplan.scheduling.existing_nodes import ExistingNodeInfo
 from karpplan.scheduling.launch_memo import launch_options as memo_launch_options
 from karpplan.scheduling.topology import EligibleCache
+
+
+def _counted(node: SimNode) -> bool:
+    """The node counts in its NodePool's budget: initialized, its instance not already terminating."""
+    return not node.uninitialized and not node.instance_terminating
 
 
 def is_bare(pod: Pod) -> bool:
@@ -109,6 +115,7 @@ class ClusterState:
     pools: Mapping[str, NodePool]
     disruption: Mapping[str, Disruption]
     pdbs: list[Budget]
+    now: datetime | None = None  # the time budgets' schedules are evaluated at (None: unknown, assumed active)
     launched: int = 0
     gone: list[Pod] = field(default_factory=list)  # bare pods evicted for good
     _options: list[LaunchOption] | None = None
@@ -269,14 +276,20 @@ class ClusterState:
         pools = {p.name: p for p in snapshot.inventory.nodepools}
         pods_on, pending = share_templates(snapshot.pods_on, snapshot.pending)
         return cls(snapshot.inventory, catalog, list(snapshot.nodes), pods_on, pending, pools,
-                   snapshot.disruption, snapshot.pdbs)
+                   snapshot.disruption, snapshot.pdbs, snapshot.clock.now)
 
     def node(self, name: str) -> SimNode:
         return next(n for n in self.nodes if n.name == name)
 
     def pool_size(self, pool: str) -> int:
-        """The NodePool's nodes (what budget percentages are taken of)."""
-        return sum(1 for n in self.nodes if n.pool == pool)
+        """The NodePool's initialized nodes (what budget percentages are taken of: `BuildDisruptionBudgetMapping`
+        leaves out nodes not yet initialized)."""
+        return sum(1 for n in self.nodes if n.pool == pool and _counted(n))
+
+    def disrupting(self, pool: str) -> list[str]:
+        """The NodePool's initialized nodes already being disrupted or deleted, or NotReady: each uses up one of
+        the pool's allowed disruptions (`BuildDisruptionBudgetMapping`)."""
+        return [n.name for n in self.nodes if n.pool == pool and _counted(n) and (n.deleting or n.not_ready)]
 
     def pdb_limits(self) -> Limits:
         bound = [p for ps in self.pods_on.values() for p in ps]

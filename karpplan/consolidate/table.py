@@ -62,6 +62,8 @@ def render_report(report: Report, out: Console) -> None:
     if s.time_limit is not None:
         said = TimeLimit(None if s.time_limit_auto else s.time_limit).describe(s.time_limit)
         out.print(f"{said[0].upper()}{said[1:]}.", style="dim")
+    if s.simulated_at:
+        out.print(f"Disruption budgets and consolidateAfter judged at {s.simulated_at}.", style="dim", markup=False)
 
 
 def render_explanation(e: Explanation, out: Console) -> None:

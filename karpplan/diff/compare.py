@@ -27,6 +27,7 @@ from karpplan.costs.showback import PoolCost, WorkloadCost, workload_key
 from karpplan.diff.definitions import Definition
 from karpplan.diff.fields import changed_fields
 from karpplan.diff.model import Change, Gate, NewlyUnschedulable, PlanDiff, PoolChange, WorkloadChange
+from karpplan.diff.moves import moved_notes
 from karpplan.diff.side import Side
 from karpplan.lint.core import Finding
 from karpplan.plan import Plan
@@ -216,6 +217,19 @@ def _cut_notes(base: Side, head: Side) -> tuple[str, ...]:
                  for label, side in (("BASE", base), ("HEAD", head)) if side.plan.not_simulated)
 
 
+def _capacity_notes(base: Side, head: Side) -> tuple[str, ...]:
+    """A side with pods to place and nowhere to place them, said: its $0 is no cost, it is no plan."""
+    empty = [label for label, side in (("BASE", base), ("HEAD", head))
+             if not side.capacity and side.plan.summary.pods > side.plan.summary.gated]
+    if not empty:
+        return ()
+    who = " and ".join(empty)
+    verb = "have" if len(empty) > 1 else "has"
+    return (f"{who} {verb} no NodePool, Provisioner, Node, eksctl node group or Fargate profile: every pod is "
+            f"unschedulable there and costs $0, so the cost delta compares nothing; give the cluster's NodePools "
+            "as a PATH too (karpplan diff --git REF apps/ pools/) or put them in both trees",)
+
+
 _ORIGIN = re.compile(r"^.*?:\d+: ")  # a preference's `file:line: ` (BASE and HEAD live in different places)
 
 
@@ -250,7 +264,8 @@ def compare(base: Side, head: Side, *, engine: str, fail_on_increase: float | No
         lint_new=tuple(sorted((_finding(f, head.relabel) for f in lint_new), key=_order)),
         lint_fixed=tuple(sorted((_finding(f, base.relabel) for f in lint_fixed), key=_order)),
         gate=_gate(micros, newly, new_errors, fail_on_increase),
-        notes=(*base.notes, *head.notes, *_cut_notes(base, head), *_relaxed_notes(base, head)),
+        notes=(*base.notes, *head.notes, *_capacity_notes(base, head), *_cut_notes(base, head),
+               *_relaxed_notes(base, head), *moved_notes(base, head, workloads)),
         time_limit=None if time_limit is None else time_limit[0],
         time_limit_auto=time_limit is not None and time_limit[1],
         cut=bool(base.plan.not_simulated or head.plan.not_simulated),

@@ -10,7 +10,14 @@ from typing import Any
 
 from karpplan.costs import RULE
 from karpplan.costs.apportion import MICRO
-from karpplan.diff.model import CostChange, NewlyUnschedulable, PlanDiff, PoolChange, WorkloadChange
+from karpplan.diff.model import (
+    CostChange,
+    NewlyUnschedulable,
+    PlanDiff,
+    PoolChange,
+    WorkloadChange,
+    by_workload,
+)
 from karpplan.plan import HOURS_PER_MONTH
 
 MAX_ROWS = 50  # per table; the JSON document has every row
@@ -135,15 +142,12 @@ def _pools_table(pools: Sequence[PoolChange]) -> list[str]:
 
 def _unschedulable_table(pods: Sequence[NewlyUnschedulable]) -> list[str]:
     """Pods of one workload left out for the same reasons share a row."""
-    groups: dict[tuple[str, tuple[str, ...]], list[NewlyUnschedulable]] = {}
-    for pod in pods:
-        groups.setdefault((pod.workload, pod.reasons), []).append(pod)
     rows = []
-    for (workload, reasons), members in groups.items():
+    for members in by_workload(pods):
         names = ", ".join(f"`{cell(p.pod)}`" for p in members[:4]) + (
             f" and {len(members) - 4} more" if len(members) > 4 else "")
-        why = "<br>".join(cell(r) for r in reasons) or "(no reason recorded)"
-        rows.append(_row(names, f"`{cell(workload)}`", why, _where(members[0].file, members[0].line)))
+        why = "<br>".join(cell(r) for r in members[0].reasons) or "(no reason recorded)"
+        rows.append(_row(names, f"`{cell(members[0].workload)}`", why, _where(members[0].file, members[0].line)))
     return ["| Pods | Workload | Why | Defined at |", "|---|---|---|---|", *_capped(rows, len(rows))]
 
 

@@ -8,7 +8,7 @@ micro-dollars (`costs/apportion.py`) so that identical sides give a delta of exa
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -61,11 +61,15 @@ class WorkloadChange(CostChange):
     @property
     def placement(self) -> str:
         """"now placed" when BASE left some of its pods unplaced and HEAD places every one (its cost then grows
-        from nothing, though its definition may be unchanged); "" otherwise (newly unschedulable pods are listed
-        on their own)."""
+        from nothing, though its definition may be unchanged); "N of M unschedulable" when HEAD leaves more of
+        its pods unplaced than BASE did (its cost then falls, and that is no saving: the pods are listed under
+        newly unschedulable too); "" otherwise."""
         if self.pods_base and self.placed_base < self.pods_base and self.pods_head and \
                 self.placed_head == self.pods_head:
             return "now placed"
+        left_base, left_head = self.pods_base - self.placed_base, self.pods_head - self.placed_head
+        if left_head > left_base:
+            return f"{left_head} of {self.pods_head} unschedulable" + (f" (BASE: {left_base})" if left_base else "")
         return ""
 
     @property
@@ -127,6 +131,14 @@ class NewlyUnschedulable:
     def to_document(self) -> dict[str, Any]:
         return {"pod": self.pod, "workload": self.workload, "reasons": list(self.reasons),
                 "placedInBase": self.placed_in_base, **_where(self.file, self.line)}
+
+
+def by_workload(pods: Sequence[NewlyUnschedulable]) -> list[list[NewlyUnschedulable]]:
+    """The pods, those of one workload left out for the same reasons together, in first-seen order."""
+    groups: dict[tuple[str, tuple[str, ...]], list[NewlyUnschedulable]] = {}
+    for pod in pods:
+        groups.setdefault((pod.workload, pod.reasons), []).append(pod)
+    return list(groups.values())
 
 
 @dataclass(frozen=True)

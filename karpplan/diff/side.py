@@ -51,6 +51,14 @@ class Side:
     findings: tuple[Finding, ...]
     relabel: Callable[[str], str]  # a path as read -> as the user named it (--git's BASE lives in a temp dir)
     notes: tuple[str, ...] = ()  # e.g. a PATH the revision does not have
+    capacity: bool = True  # it holds something pods can run on (`has_capacity`)
+
+
+def has_capacity(inventory: Inventory) -> bool:
+    """A NodePool (or Provisioner), a Node, an eksctl node group or Fargate profile: somewhere a pod could run.
+    Without any, every pending pod is unschedulable and the side costs nothing."""
+    return bool(inventory.nodepools or inventory.nodes
+                or any(c.fargate_profiles or c.node_groups for c in inventory.clusters))
 
 
 def _same(text: str) -> str:
@@ -123,4 +131,4 @@ def plan_side(side: SideInput, options: SideOptions, time_limit: float, *,
     except InputError as error:
         raise _relabelled(error, side.relabel) from None
     return Side(side.name, side.paths, plan, plan_costs(plan, side.inventory.daemonsets), side.definitions, findings,
-                side.relabel, side.notes)
+                side.relabel, side.notes, has_capacity(side.inventory))

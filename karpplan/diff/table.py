@@ -18,7 +18,7 @@ from karpplan.diff.markdown import (
     signed_count,
     signed_hourly,
 )
-from karpplan.diff.model import PlanDiff, WorkloadChange
+from karpplan.diff.model import PlanDiff, WorkloadChange, by_workload
 
 MAX_ROWS = 30
 
@@ -87,8 +87,9 @@ def render_table(diff: PlanDiff, console: Console) -> None:
     if diff.newly_unschedulable:
         console.print()
         say(Text(f"Newly unschedulable pods ({len(diff.newly_unschedulable)})", style="bold red"))
-        for pod in diff.newly_unschedulable[:MAX_ROWS]:
-            say(Text(f"{pod.pod} ({pod.workload}): " + "; ".join(pod.reasons)))
+        for members in by_workload(diff.newly_unschedulable)[:MAX_ROWS]:
+            names = ", ".join(p.pod for p in members[:4]) + (f" and {len(members) - 4} more" if len(members) > 4 else "")
+            say(Text(f"{names} ({members[0].workload}): " + "; ".join(members[0].reasons)))
     if diff.lint_new:
         console.print()
         say(Text(f"New lint findings ({len(diff.lint_new)})", style="bold yellow"))
