@@ -269,3 +269,48 @@ def test_inventory_pools_table_reads_at_80_columns(tmp_path: Path) -> None:
     text = result.stdout
     assert "Requirements" in text and "Requirement " not in text.replace("Requirements", "")
     assert "[4 8 16]" in text
+
+
+SERVICE = SMALL.replace("      nodeSelector: {team: data}\n", "").replace("spark-thrift", "api").replace(
+    "      tolerations:\n        - {key: team, operator: Equal, value: data, effect: NoSchedule}\n", "")
+
+
+def _diff_dirs(tmp_path: Path, base_parallelism: int, head_parallelism: int, head_api_replicas: int) -> list[str]:
+    sides = []
+    for side, parallelism, replicas in (("base", base_parallelism, 1), ("head", head_parallelism, head_api_replicas)):
+        directory = tmp_path / side
+        directory.mkdir()
+        (directory / "pool.yaml").write_text(GENERAL_POOL)
+        (directory / "data-pool.yaml").write_text(DATA_POOL)  # the jobs on their team's tainted pool, as users run them
+        cron = CRONJOB.replace("parallelism: 2", f"parallelism: {parallelism}").replace(
+            "          restartPolicy: Never\n",
+            "          restartPolicy: Never\n          nodeSelector: {team: data}\n          tolerations:\n"
+            "            - {key: team, operator: Equal, value: data, effect: NoSchedule}\n")
+        (directory / "cron.yaml").write_text(cron)
+        (directory / "api.yaml").write_text(SERVICE.replace("replicas: 1", f"replicas: {replicas}"))
+        sides.append(str(directory))
+    return sides
+
+
+def test_diff_gate_judges_the_cost_that_runs_all_month(tmp_path: Path) -> None:
+    """A nightly CronJob's parallelism from 2 to 6 is no reason to fail a 10% gate on the monthly bill; the
+    headline says how much of the change is Jobs/CronJobs priced as if they ran all month."""
+    base, head = _diff_dirs(tmp_path, 2, 6, 1)
+    result = CliRunner().invoke(app, ["--color", "never", "diff", base, head, "--fail-on-increase", "10",
+                                      "-o", "json"])
+    assert result.exit_code == 0, result.output
+    gate = json.loads(result.stdout)["gate"]
+    assert gate["costExceeded"] is False and gate["increasePercent"] > 10
+    assert gate["jobsMonthlyCostDelta"] > 0 and gate["judgedIncreasePercent"] == 0
+    table = CliRunner().invoke(app, ["--color", "never", "diff", base, head], env={"COLUMNS": "120"})
+    assert "Jobs/CronJobs if they ran all month" in table.stdout.splitlines()[0]
+
+
+def test_diff_gate_still_fails_on_the_always_on_cost(tmp_path: Path) -> None:
+    base, head = _diff_dirs(tmp_path, 2, 2, 6)
+    result = CliRunner().invoke(app, ["--color", "never", "diff", base, head, "--fail-on-increase", "10",
+                                      "-o", "json"])
+    assert result.exit_code == 1, result.output
+    gate = json.loads(result.stdout)["gate"]
+    assert gate["costExceeded"] is True
+    assert any("Jobs and CronJobs aside" in r for r in gate["reasons"])

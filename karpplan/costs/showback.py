@@ -20,10 +20,10 @@ micro-dollars (`apportion.py`) so that they add up exactly, after rounding, in e
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from karpplan.costs.apportion import apportion, dollars
+from karpplan.costs.apportion import MICRO, apportion, dollars
 from karpplan.costs.daemonsets import daemonsets_on
 from karpplan.model.pods import DaemonSet
 from karpplan.model.resources import CPU, MEMORY, Resources
@@ -91,6 +91,10 @@ class Costs:
     workloads: tuple[WorkloadCost, ...]
     namespaces: tuple[NamespaceCost, ...]
     pools: tuple[PoolCost, ...]
+    # What the nodes Jobs and CronJobs run on cost for them, each node's idle split in proportion to the pods'
+    # shares: a node only a nightly job fills is all the job's (its nodes run only while it does; `diff`'s gate
+    # judges the rest).
+    jobs_micros: int = 0
 
     @property
     def hourly_cost(self) -> float:
@@ -200,7 +204,16 @@ def plan_costs(plan: Plan, daemonsets: Sequence[DaemonSet] = ()) -> Costs:
             placed[part.workload] = placed.get(part.workload, 0) + part.daemon_pods
     keys = sorted(cells)
     micros = dict(zip(keys, apportion([cells[k] for k in keys], plan.summary.hourly_cost), strict=True))
-    return _views(plan, micros, nodes_of, placed)
+    jobs = round(sum(_jobs_part(_node_parts(n, pods, daemonsets)) for n in plan.nodes if n.new) * MICRO)
+    return replace(_views(plan, micros, nodes_of, placed), jobs_micros=jobs)
+
+
+def _jobs_part(parts: Sequence[_Part]) -> float:
+    """A node's cost for its Job and CronJob pods: their parts, and the idle in proportion to them."""
+    jobs = sum(p.amount for p in parts if p.workload and runs_to_completion(p.workload))
+    used = sum(p.amount for p in parts if p.workload)
+    idle = sum(p.amount for p in parts if not p.workload)
+    return jobs + (idle * jobs / used if used > 0 else 0.0)
 
 
 def _views(plan: Plan, micros: Mapping[tuple[str, str, str], int], nodes_of: Mapping[str, int],

@@ -68,7 +68,10 @@ def headline(diff: PlanDiff) -> str:
     # a saving made by pods HEAD no longer runs is no saving: said in the same line
     lost = len(diff.newly_unschedulable)
     left = f", {lost} pod{'s' if lost > 1 else ''} newly unschedulable" if lost else ""
-    return f"karpplan diff: {signed_monthly(diff.delta_micros)}/month{change}{left}"
+    jobs = diff.gate.jobs_delta_micros
+    jobs_text = (f", of which {signed_monthly(jobs)} Jobs/CronJobs if they ran all month"
+                 if jobs and diff.delta_micros else "")
+    return f"karpplan diff: {signed_monthly(diff.delta_micros)}/month{change}{jobs_text}{left}"
 
 
 def _summary_table(diff: PlanDiff) -> list[str]:

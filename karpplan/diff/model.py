@@ -149,6 +149,8 @@ class Gate:
     increase_percent: float | None  # HEAD's cost over BASE's, in percent (None: BASE costs nothing)
     reasons: tuple[str, ...]
     cost_exceeded: bool = False  # the cost grew by more than `fail_on_increase`
+    jobs_delta_micros: int = 0  # of the change, the Job and CronJob workloads' (their nodes run only while they do)
+    judged_increase_percent: float | None = None  # with Jobs or CronJobs: the increase of the rest, which the gate judges
 
     @property
     def exit_code(self) -> int:
@@ -157,7 +159,10 @@ class Gate:
     def to_document(self) -> dict[str, Any]:
         return {"exitCode": self.exit_code, "reasons": list(self.reasons),
                 "failOnIncreasePercent": self.fail_on_increase, "costExceeded": self.cost_exceeded,
-                "increasePercent": None if self.increase_percent is None else round(self.increase_percent, 4)}
+                "increasePercent": None if self.increase_percent is None else round(self.increase_percent, 4),
+                "jobsMonthlyCostDelta": monthly(self.jobs_delta_micros),
+                "judgedIncreasePercent": None if self.judged_increase_percent is None else
+                round(self.judged_increase_percent, 4)}
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from karpplan.diff.markdown import (
     signed_hourly,
 )
 from karpplan.diff.model import PlanDiff, WorkloadChange, by_workload
+from karpplan.render.wrap import first_column_width, wrap_words
 
 MAX_ROWS = 30
 
@@ -39,8 +40,11 @@ def _print_changes(console: Console, title: str, names: tuple[str, str], rows: l
     table = _table(console, title)
     for column in (names[0], "Change", names[1], "BASE $/mo", "HEAD $/mo", "Change $/mo"):
         table.add_column(column, overflow="fold", justify="left" if column in (names[0], "Change") else "right")
-    for row in rows:
-        table.add_row(*row)
+    width = first_column_width(table, rows, console.width)  # names wrapped at their separators, never mid-word
+    for name, *rest in rows:
+        style = name.style if isinstance(name, Text) else ""
+        table.add_row(Text("\n".join(wrap_words(str(name), width, ascii_only=console.options.ascii_only)),
+                           style=style), *rest)
     console.print()
     console.print(table)
     for name, changed in fields:

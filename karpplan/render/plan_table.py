@@ -40,10 +40,9 @@ from karpplan.render.formatting import (
 from karpplan.render.names import MIN_NAME_WIDTH, node_name_lines, short_name
 from karpplan.render.node_rows import ASCII_GROUP_MARK, GROUP_MARK, NodeRow, names_range, node_rows
 from karpplan.render.plan_summary import summary_panel
-from karpplan.render.wrap import GLUE, wrap_words
+from karpplan.render.wrap import GLUE, first_column_width, wrap_words
 
 BAR_WIDTH = 8
-TABLE_GAP = 2  # characters between two columns of `Layout.table` (collapsed padding, no edge padding)
 MAX_POD_NAMES_SHOWN = 4  # per group of unschedulable pods sharing the same reasons
 PLACED_ON_EXISTING_MARK = "+"
 NO_ZONE = "(no zone)"
@@ -211,19 +210,6 @@ def _node_cell(row: NodeRow, pods_by_key: Mapping[str, PlanPod], layout: Layout,
     return cell
 
 
-def _name_width(table: Table, rows: Sequence[Sequence[Text]], layout: Layout) -> int:
-    """What the first column can hold once every other column has the width its cells need (rich squeezes the
-    one foldable column; a name wrapped to a guess wider than that is folded again mid-word: `opensearch-logs-dat`
-    / `a`). The table's own columns and these rows' cells (all but the first) decide it."""
-    widths = []
-    for index, column in enumerate(table.columns[1:], start=1):
-        need = max([Text(str(column.header)).cell_len,
-                    *(max((Text(line).cell_len for line in row[index].plain.split("\n")), default=0) for row in rows)])
-        widths.append(min(need, column.max_width) if column.max_width else need)
-    gaps = TABLE_GAP * (len(table.columns) - 1)
-    return max(MIN_NAME_WIDTH, layout.width - gaps - sum(widths))
-
-
 def _marker(row: NodeRow, layout: Layout, notes: _Footnotes) -> Text:
     node = row.node
     if node.static:  # a static NodePool's node: new, but there whatever is pending
@@ -288,7 +274,8 @@ def _nodes_table(zones: Mapping[str, Sequence[PlanNode]], pods_by_key: Mapping[s
         return [name, blank, blank, cost, blank, pods]
 
     headings = [heading(*_zone_cells(zone, nodes, layout.width)) for zone, nodes, _ in planned]
-    budget = _name_width(table, [c for _, _, cells in planned for _, c in cells] + headings, layout)
+    budget = first_column_width(table, [c for _, _, cells in planned for _, c in cells] + headings, layout.width,
+                                minimum=MIN_NAME_WIDTH)
     for index, (zone, nodes, cells) in enumerate(planned):
         table.add_row(*heading(*_zone_cells(zone, nodes, budget)))
         for position, (row, other) in enumerate(cells):

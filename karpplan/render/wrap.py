@@ -10,6 +10,10 @@ where it was cut.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+
+from rich.table import Table
+from rich.text import Text
 
 GLUE = "\u00a0"
 _SLASH_PIECES = re.compile(r"[^/]+/*|/+")
@@ -58,3 +62,19 @@ def wrap_words(text: str, width: int, *, ascii_only: bool = False) -> list[str]:
     if current:
         lines.append(current)
     return [line.replace(GLUE, " ") for line in lines]
+
+
+TABLE_GAP = 2  # characters between two columns of a table with collapsed padding and no edge padding
+
+
+def first_column_width(table: Table, rows: Sequence[Sequence[Text | str]], width: int, *, minimum: int = 16) -> int:
+    """What a table's first (foldable) column can hold on a console `width` wide once every other column has the
+    width its header and these rows' cells need (capped by its `max_width`). rich squeezes the foldable column
+    to what is left; text wrapped to a wider guess is folded again mid-word (`opensearch-logs-dat` / `a`)."""
+    widths = []
+    for index, column in enumerate(table.columns[1:], start=1):
+        cells = [row[index] for row in rows if index < len(row)]
+        need = max([Text(str(column.header)).cell_len,
+                    *(max((Text(line).cell_len for line in str(cell).split("\n")), default=0) for cell in cells)])
+        widths.append(min(need, column.max_width) if column.max_width else need)
+    return max(minimum, width - TABLE_GAP * (len(table.columns) - 1) - sum(widths))
