@@ -128,6 +128,7 @@ class PlanOptions:
     spot_prices: str | None = None  # `--spot-prices FILE`: describe-spot-price-history JSON or a price CSV
     # `--default-requests`: requests for containers that set none (a namespace's LimitRange defaults win)
     default_requests: Mapping[str, int] | None = field(default=None, compare=False)
+    namespace: str | None = None  # `--namespace`: where objects that name no namespace are (kubectl's -n)
     progress: ProgressSink | None = field(default=None, compare=False)  # the optimal engine's progress events
     # Consolidates Karpenter's plan to its steady state (`consolidate/from_plan.py`; the planner cannot import
     # the consolidation, a later stage, so the caller hands it in). None: the steady state is not computed.
@@ -138,7 +139,8 @@ def read_inventory(options: PlanOptions) -> Inventory:
     """The manifests at `options.paths`, with the `--fargate-profile` flags added (`with_fargate_profiles`).
     Raises InputError (file:line) for bad input."""
     return with_fargate_profiles(load_inventory(options.paths, max_bytes=options.max_file_size, scale=options.scale,
-                                                default_requests=options.default_requests),
+                                                default_requests=options.default_requests,
+                                                namespace=options.namespace),
                                  options.fargate_profiles)
 
 

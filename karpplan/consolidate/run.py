@@ -25,6 +25,7 @@ from karpplan.engines.effort import AUTO_TIME_LIMIT_MAX_SECONDS
 from karpplan.errors import InputError, Origin
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document
 from karpplan.model.build import build_inventory
+from karpplan.model.default_namespace import in_namespace
 from karpplan.model.pods import Pod
 from karpplan.planner import catalog_for
 from karpplan.time_limit import TimeLimit
@@ -56,6 +57,7 @@ class ConsolidateOptions:
     spot_to_spot: bool = False  # the SpotToSpotConsolidation feature gate
     time_limit: float | None = None  # seconds for the whole simulation; None: `auto`, fitted to the snapshot
     max_file_size: int = DEFAULT_MAX_BYTES
+    namespace: str | None = None  # `--namespace`: where objects that name none are (`model/default_namespace.py`)
 
 
 def time_limit_of(options: ConsolidateOptions, state: ClusterState) -> float:
@@ -89,6 +91,7 @@ def read(options: ConsolidateOptions, documents: Sequence[Document] | None = Non
 
     if documents is None:
         documents = read_documents_or_fail(options.paths, options.max_file_size)
+    documents = in_namespace(documents, options.namespace)
     inventory = build_inventory(documents)
     catalog = catalog_for(inventory, options.region, options.catalog, zones=options.zones)
     catalog, _ = apply_node_overlays(catalog, inventory.overlays, inventory.nodepools)

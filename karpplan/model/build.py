@@ -48,6 +48,7 @@ from karpplan.model.build_storage import (
 )
 from karpplan.model.build_volumes import VolumeTemplates
 from karpplan.model.cluster import ClusterConfig, Namespace, RuntimeClass
+from karpplan.model.default_namespace import in_namespace
 from karpplan.model.derived import pod_spec_written_at
 from karpplan.model.eksctl import node_group_notices
 from karpplan.model.inventory import InputNotice, Inventory, SkippedDocument
@@ -495,23 +496,27 @@ def build_inventory(documents: Sequence[Document], *, collect: list[InputProblem
 def load_inventory(
     paths: Sequence[str], *, max_bytes: int = DEFAULT_MAX_BYTES, stdin: TextIO | None = None,
     scale: ScaleOptions | None = None, default_requests: Mapping[str, int] | None = None,
+    namespace: str | None = None,
 ) -> Inventory:
     """Read `paths` (files, directories, `-`) and build the inventory.
 
     Raises InputError with the problems of the files that could not be read followed by the problems of
     the documents that could.
     """
-    return read_input(paths, max_bytes=max_bytes, stdin=stdin, scale=scale, default_requests=default_requests)[0]
+    return read_input(paths, max_bytes=max_bytes, stdin=stdin, scale=scale, default_requests=default_requests,
+                      namespace=namespace)[0]
 
 
 def read_input(
     paths: Sequence[str], *, max_bytes: int = DEFAULT_MAX_BYTES, stdin: TextIO | None = None,
     scale: ScaleOptions | None = None, default_requests: Mapping[str, int] | None = None,
-    texts: dict[str, str] | None = None,
+    texts: dict[str, str] | None = None, namespace: str | None = None,
 ) -> tuple[Inventory, list[Document]]:
     """`load_inventory`, with the documents it was built from (and, with `texts`, each file's text): what a
-    command that reads them again (the HTML report's lint) takes instead of reading a file twice."""
+    command that reads them again (the HTML report's lint) takes instead of reading a file twice.
+    `namespace` (`--namespace`): where the namespaced objects that name none are (`model/default_namespace.py`)."""
     documents, problems = read_documents(paths, max_bytes=max_bytes, stdin=stdin, texts=texts)
+    documents = in_namespace(documents, namespace)
     try:
         inventory = build_inventory(documents, scale=scale, default_requests=default_requests)
     except InputError as exc:
