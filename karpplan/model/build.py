@@ -19,6 +19,7 @@ from typing import TextIO, TypeVar
 
 from karpplan.errors import InputError, InputProblem
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document, read_documents
+from karpplan.model.admission import Admission, read_limit_range, read_resource_quota, refusal_notice
 from karpplan.model.auto_mode_pools import built_in_pools
 from karpplan.model.build_cluster import (
     build_cluster_config,
@@ -131,6 +132,7 @@ class _Builder:
         self.materialised = Materialised()
         self.seen: dict[tuple[str, str, str], Document] = {}
         self.volumes = VolumeTemplates(Storage())
+        self.admission = Admission()
 
     def _auto_mode_pools(self) -> list[InputNotice]:
         """EKS Auto Mode's built-in NodePools the ClusterConfigs enable and the input does not define, added to
@@ -171,7 +173,8 @@ class _Builder:
         # does not (the manifest is right as written).
         scale_notes = (*(InputNotice(origin, text) for origin, text in self.scaler.notices(nothing_pending)),
                        *node_group_notices(self.clusters), *built_in,
-                       *(InputNotice(c.origin, c.message) for c in self.volumes.shared))
+                       *(InputNotice(c.origin, c.message) for c in self.volumes.shared),
+                       *self.admission.overruns(self.pods))
         if self.problems:
             # Fields read by several rules (containers: requests, host ports) report a bad shape once.
             if self.collect is None:
@@ -226,6 +229,9 @@ class _Builder:
                 defaults = build_limit_range(root)
                 if not sink:
                     limit_ranges.setdefault(doc.namespace, []).append((doc.name, defaults))
+                    self.admission.add(read_limit_range(doc.namespace, doc.name, doc.body, doc.origin))
+            elif role == "ResourceQuota":
+                self.admission.add(read_resource_quota(doc.namespace, doc.name, doc.body, doc.origin))
             else:
                 namespace = build_namespace(doc, root)
                 if not sink:
@@ -340,6 +346,9 @@ class _Builder:
         )
         if sink:
             return
+        if node_name is None and not phase and self._refused(doc, "Pod", name, spec):
+            self.skipped.append(SkippedDocument("Pod", name, str(doc.origin), "refused at admission: never created"))
+            return
         if node_name is None and phase not in _TERMINAL_PHASES:
             template = self.volumes.pod(template, spec, doc.namespace, name, f"Pod/{name}")
         elif phase not in _TERMINAL_PHASES:
@@ -422,7 +431,7 @@ class _Builder:
                                           origin=template.origin, context=self.context)
         if sink:
             return
-        skip_reason = self.materialised.reason(doc.namespace, kind, name)
+        skip_reason = self.materialised.reason(doc.namespace, kind, name) or self._refused(doc, kind, name, pod_spec)
         if skip_reason is not None:
             self.skipped.append(SkippedDocument(kind, name, str(doc.origin), skip_reason))
             return
@@ -444,6 +453,14 @@ class _Builder:
             )
             for index in range(count)
         )
+
+    def _refused(self, doc: Document, kind: str, name: str, pod_spec: Field) -> str | None:
+        """Why the API server never creates this workload's pods (a LimitRange, a ResourceQuota), said."""
+        refusal = self.admission.refusal(doc.namespace, pod_spec.value)
+        if refusal is None:
+            return None
+        self.notices.append(refusal_notice(doc.origin, f"{kind}/{name}", doc.namespace, refusal))
+        return "its pods are refused at admission: never created"
 
     def _skipped_rollout(self, doc: Document, spec: Field) -> bool:
         """An Argo Rollout running another workload's template (`workloadRef`): skipped, said why (True)."""
