@@ -23,6 +23,7 @@ from karpplan.catalog import (
     load_catalog,
     node_labels,
 )
+from karpplan.catalog.auto_mode_fee import auto_mode_fee_note
 from karpplan.catalog.coverage import pool_lacking_warning
 from karpplan.catalog.overlays import apply_node_overlays
 from karpplan.catalog.spot_prices import estimated_spot_note, spot_price_source
@@ -408,6 +409,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     if zones_note:
         warnings.append(zones_note)
     warnings.extend(estimated_spot_note(catalog, nodes, options.spot_prices))
+    warnings.extend(_auto_mode_fee(problem, catalog, nodes))
     warnings.extend(unhonourable_spreads(problem))  # relaxed before anything counts: in no plan's unmet ones
     unmet = _unmet(problem, solution)
     warnings.extend(_unmet_preferences(problem, unmet, solution, greedy, ours.cost + static_cost))
@@ -422,6 +424,14 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
                     for d in inventory.skipped)
     return Plan(summary, tuple(nodes), tuple(plan_pods), tuple(unschedulable), tuple(warnings), ignored,
                 not_simulated, unmet_preferences=tuple(sorted({u.preference for u in unmet})))
+
+
+def _auto_mode_fee(problem: Problem, catalog: Catalog, nodes: Sequence[PlanNode]) -> list[str]:
+    """The line on EKS Auto Mode's management fee of the plan's new Auto Mode nodes (none without them)."""
+    auto_pools = {pool.name for pool in problem.pools if pool.auto_mode}
+    fee = auto_mode_fee_note(catalog, [(n.instance_type, n.zone, n.node_pool or "") for n in nodes
+                                       if n.new and n.node_pool in auto_pools and n.instance_type and n.fargate is None])
+    return [] if fee is None else [fee]
 
 
 def _ec2_nodes(solution: Solution, static_launch: Mapping[str, LaunchOption]
