@@ -58,6 +58,7 @@ from karpplan.model.kinds import document_name as document_name  # re-exported: 
 from karpplan.model.kinds import role_of as role_of
 from karpplan.model.labels import POD_TEMPLATE_HASH
 from karpplan.model.leader_worker_set import expand_leader_worker_sets, is_leader_worker_set
+from karpplan.model.mesh_notices import injected_notices
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.overlays import NodeOverlay
 from karpplan.model.pods import DaemonSet, Pod
@@ -174,7 +175,7 @@ class _Builder:
         scale_notes = (*(InputNotice(origin, text) for origin, text in self.scaler.notices(nothing_pending)),
                        *node_group_notices(self.clusters), *built_in,
                        *(InputNotice(c.origin, c.message) for c in self.volumes.shared),
-                       *self.admission.overruns(self.pods))
+                       *self.admission.overruns(self.pods), *injected_notices(self.pods))
         if self.problems:
             # Fields read by several rules (containers: requests, host ports) report a bad shape once.
             if self.collect is None:
@@ -238,7 +239,7 @@ class _Builder:
                     self.namespaces.append(namespace)
             self.problems.extend(sink)
         return PodContext(runtime, priorities, default_priority, _container_defaults(limit_ranges),
-                          self.default_requests)
+                          self.default_requests, {n.name: n for n in self.namespaces})
 
     def _storage(self) -> Storage:
         """StorageClasses, PVs and PVCs, read before any pod (pods name them, in any order)."""

@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 
 from karpplan.errors import Origin
 from karpplan.model.build_fields import Field, is_qualified_name, label_value_errors
-from karpplan.model.cluster import RuntimeClass
+from karpplan.model.cluster import Namespace, RuntimeClass
 from karpplan.model.fargate import fargate_traits
 from karpplan.model.labels import normalize_key
+from karpplan.model.mesh_sidecars import injected_sidecar
 from karpplan.model.pods import (
     DO_NOT_SCHEDULE,
     HONOR,
@@ -57,6 +58,7 @@ class PodContext:
     container_defaults: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     # `--default-requests`: what a container that sets no request (nor limit) of a resource gets, below LimitRanges
     default_requests: Mapping[str, int] = field(default_factory=dict)
+    namespaces: Mapping[str, Namespace] = field(default_factory=dict)  # the Namespace objects read, by name
 
     def defaults_for(self, namespace: str, admitted: bool) -> dict[str, int] | None:
         """A container's defaults: the namespace's LimitRange ones (not yet admitted pods only) over
@@ -552,6 +554,11 @@ def build_pod_template(
     affinity = spec["affinity"]
     affinity.is_mapping()
     requests = effective_requests(spec, context, context.defaults_for(namespace, admitted))
+    own_namespace = context.namespaces.get(namespace) or Namespace(namespace)
+    injected = None if admitted else injected_sidecar(spec.value, namespace, own_namespace.labels,
+                                                       own_namespace.annotations, labels, annotations)
+    if injected is not None:
+        requests = requests + injected.requests
     written = tolerations(spec)
     return PodTemplate(
         namespace=namespace,
@@ -570,4 +577,5 @@ def build_pod_template(
         priority=priority(spec, context),
         fargate=fargate_traits(spec.value, spec.path),
         origin=origin,
+        injected=injected,
     )
