@@ -202,3 +202,17 @@ def test_consolidate_reads_the_charts_pod_disruption_budget_in_the_namespace_giv
     unguarded = runner.invoke(app, args)
     assert unguarded.exit_code in (0, 1), unguarded.stderr
     assert "pdb prevents pod evictions" not in unguarded.stdout.lower()
+
+
+def test_workloads_without_a_namespace_beside_a_namespaced_release_are_said_to_be_in_default(tmp_path: Path) -> None:
+    # a rendered chart whose subchart writes `namespace: {{ .Release.Namespace }}` and whose own templates
+    # write none (open-telemetry/opentelemetry-demo's kubernetes/opentelemetry-demo.yaml, before #3236)
+    namespaced = CHART.replace("metadata: {name: web}", "metadata: {name: grafana, namespace: otel-demo}")
+    path = _write(tmp_path, POOL, namespaced.replace("web", "grafana"), CHART)
+    hinted = [w for w in _plan(path)["warnings"] if "name no namespace" in w]
+    assert len(hinted) == 1
+    assert "1 workload(s) name no namespace (Deployment/web)" in hinted[0]
+    assert "plan with --namespace otel-demo" in hinted[0]
+    assert not [w for w in _plan(path, "-n", "otel-demo")["warnings"] if "name no namespace" in w]
+    # all in one namespace, or none named at all: nothing to say
+    assert not [w for w in _plan(_write(tmp_path, POOL, CHART))["warnings"] if "name no namespace" in w]

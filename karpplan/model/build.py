@@ -49,7 +49,7 @@ from karpplan.model.build_storage import (
 )
 from karpplan.model.build_volumes import VolumeTemplates
 from karpplan.model.cluster import ClusterConfig, Namespace, RuntimeClass
-from karpplan.model.default_namespace import in_namespace
+from karpplan.model.default_namespace import in_namespace, namespace_hint
 from karpplan.model.derived import pod_spec_written_at
 from karpplan.model.eksctl import node_group_notices
 from karpplan.model.inventory import InputNotice, Inventory, SkippedDocument
@@ -534,6 +534,7 @@ def read_input(
     command that reads them again (the HTML report's lint) takes instead of reading a file twice.
     `namespace` (`--namespace`): where the namespaced objects that name none are (`model/default_namespace.py`)."""
     documents, problems = read_documents(paths, max_bytes=max_bytes, stdin=stdin, texts=texts)
+    hint = namespace_hint(documents) if namespace is None else None
     documents = in_namespace(documents, namespace)
     try:
         inventory = build_inventory(documents, scale=scale, default_requests=default_requests)
@@ -541,4 +542,6 @@ def read_input(
         problems.extend(exc.problems)
     if problems:
         raise InputError(problems)
+    if hint is not None:
+        inventory = replace(inventory, scale_notes=(*inventory.scale_notes, hint))
     return inventory, documents

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict
-from karpplan.model.kinds import CLUSTER_SCOPED, role_of
+from karpplan.model.inventory import InputNotice
+from karpplan.model.kinds import CLUSTER_SCOPED, document_name, role_of
 
 # Cluster-scoped kinds karpplan does not read but a chart often renders; they must not look namespaced.
 _OTHER_CLUSTER_SCOPED = frozenset({
@@ -62,3 +63,36 @@ def in_namespace(documents: Sequence[Document], namespace: str | None) -> list[D
         needs = not (isinstance(written, str) and written) and not _cluster_scoped(doc)
         out.append(_placed(doc, namespace) if needs else doc)
     return out
+
+
+_PLANNED = ("workload", "Pod", "DaemonSet")
+_SHOWN = 3
+
+
+def namespace_hint(documents: Sequence[Document]) -> InputNotice | None:
+    """Without `--namespace`: when workloads that name no namespace sit beside objects that all name one other
+    namespace (a chart's subchart that writes `{{ .Release.Namespace }}` beside one that writes none, or a
+    Namespace the input creates), they are planned in `default` though they are most likely installed there:
+    say so, and the option that plans them there. None when there is nothing to say."""
+    bare: list[Document] = []
+    named: set[str] = set()
+    for doc in documents:
+        if _cluster_scoped(doc):
+            if doc.kind == "Namespace" and doc.name and doc.name != "default":
+                named.add(doc.name)
+            continue
+        written = doc.metadata.get("namespace")
+        if isinstance(written, str) and written:
+            named.add(written)
+        elif role_of(doc) in _PLANNED:
+            bare.append(doc)
+    if not bare or len(named) != 1 or "default" in named:
+        return None
+    (namespace,) = named
+    shown = ", ".join(f"{d.kind}/{document_name(d)}" for d in bare[:_SHOWN])
+    more = f" and {len(bare) - _SHOWN} more" if len(bare) > _SHOWN else ""
+    return InputNotice(bare[0].origin, (
+        f"{len(bare)} workload(s) name no namespace ({shown}{more}) and are planned in default, while every "
+        f"object that names one is in {namespace}: if they are installed with -n {namespace} (helm install -n, "
+        f"kubectl apply -n), plan with --namespace {namespace}: their namespace decides which Fargate profile, "
+        "LimitRange, ResourceQuota, PodDisruptionBudget and pod-affinity terms apply to them"))
