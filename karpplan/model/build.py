@@ -52,6 +52,7 @@ from karpplan.model.cluster import ClusterConfig, Namespace, RuntimeClass
 from karpplan.model.default_namespace import in_namespace, namespace_hint
 from karpplan.model.derived import pod_spec_written_at
 from karpplan.model.eksctl import node_group_notices
+from karpplan.model.empty_nodes import empty_nodes_notice
 from karpplan.model.inventory import InputNotice, Inventory, SkippedDocument
 from karpplan.model.kinds import CLUSTER_SCOPED, FIRST_PASS, STORAGE_ROLES
 from karpplan.model.kinds import document_name as document_name  # re-exported: lint and diff read them here
@@ -175,7 +176,8 @@ class _Builder:
         scale_notes = (*(InputNotice(origin, text) for origin, text in self.scaler.notices(nothing_pending)),
                        *node_group_notices(self.clusters), *built_in,
                        *(InputNotice(c.origin, c.message) for c in self.volumes.shared),
-                       *self.admission.overruns(self.pods), *injected_notices(self.pods))
+                       *self.admission.overruns(self.pods), *injected_notices(self.pods),
+                       *filter(None, [empty_nodes_notice(self.nodes, self.pods, self.daemonsets)]))
         if self.problems:
             # Fields read by several rules (containers: requests, host ports) report a bad shape once.
             if self.collect is None:

@@ -1,0 +1,71 @@
+"""`plan` on real manifests, session 18: what a platform engineer who pasted them would have read wrong.
+
+Each test names its source (fixtures/real/, each with its URL)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from karpplan.cli.main import app
+
+from conftest import FIXTURES
+
+REAL = FIXTURES / "real"
+POOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec:
+  replicas: 5
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers: [{name: api, image: x, resources: {requests: {cpu: 500m, memory: 1Gi}}}]
+"""
+
+
+def _plan(*paths: str) -> dict[str, Any]:
+    result = CliRunner().invoke(app, ["plan", *paths, "--engine", "karpenter", "-o", "json"])
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+# https://github.com/aws/containers-roadmap/issues/1706: a managed node group's Node, pasted alone
+def test_nodes_pasted_without_their_pods_are_said_to_be_planned_as_empty(tmp_path: Path) -> None:
+    apps = tmp_path / "apps.yaml"
+    apps.write_text(POOL)
+    plan = _plan(str(REAL / "eks-managed-node-group-node.yaml"), str(apps))
+    existing = [n for n in plan["nodes"] if not n["new"]]
+    assert [n["name"] for n in existing] == ["ip-192-168-22-69.ec2.internal"]
+    assert len(existing[0]["pods"]) == 3  # 3 x 1Gi of its 3388360Ki; the rest on a new node
+    notes = [w for w in plan["warnings"] if "read without the pods running on them" in w]
+    assert len(notes) == 1 and "ip-192-168-22-69.ec2.internal" in notes[0]
+    assert "kubectl get pods -A -o yaml" in notes[0]
+    # with the node's own pods in the input there is nothing to say
+    bound = tmp_path / "coredns.yaml"
+    bound.write_text("""\
+apiVersion: v1
+kind: Pod
+metadata: {name: coredns-5948f55769-2xk8z, namespace: kube-system}
+spec:
+  nodeName: ip-192-168-22-69.ec2.internal
+  containers: [{name: coredns, image: coredns, resources: {requests: {cpu: 100m, memory: 70Mi}}}]
+status: {phase: Running}
+""")
+    with_pods = _plan(str(REAL / "eks-managed-node-group-node.yaml"), str(apps), str(bound))
+    assert not [w for w in with_pods["warnings"] if "read without the pods" in w]
