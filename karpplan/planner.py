@@ -477,7 +477,7 @@ def _unschedulable(problem: Problem, solution: Solution, state: PlacementState, 
                    ) -> list[UnschedulablePod]:
     """The pods the solution leaves unplaced, each with the reasons kube-scheduler and Karpenter would give
     (its volumes' and the cluster's zones too)."""
-    from karpplan.plan_reasons import reasons_for, with_leading_notes  # lazy: start-up, see the docstring
+    from karpplan.plan_reasons import lonely_affinity, reasons_for, with_leading_notes  # lazy: start-up
 
     not_simulated = solution.not_simulated
     # A group's pods share their template, hence their reasons: work them out once per group and workload.
@@ -491,7 +491,8 @@ def _unschedulable(problem: Problem, solution: Solution, state: PlacementState, 
             outside = outside_zones_reason(pod.template, catalog)
             reasons_of[key] = with_leading_notes(volume_reasons(group.template, reasons_for(
                 problem, group, pod, state)) + ((outside,) if outside else ()), pod.template,
-                other_capacity=bool(problem.existing or problem.inventory.fargate_profiles))
+                other_capacity=bool(problem.existing or problem.inventory.fargate_profiles),
+                lonely=lonely_affinity(pod.template, problem.inventory.pods, problem.namespace_labels))
         unschedulable.append(UnschedulablePod(pod.key, pod.workload, reasons_of[key]))
     return unschedulable
 

@@ -39,9 +39,9 @@ spec:
 """
 
 
-def _plan(*paths: str) -> dict[str, Any]:
+def _plan(*paths: str, code: int = 0) -> dict[str, Any]:
     result = CliRunner().invoke(app, ["plan", *paths, "--engine", "karpenter", "-o", "json"])
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == code, result.stderr
     return json.loads(result.stdout)  # type: ignore[no-any-return]
 
 
@@ -69,3 +69,30 @@ status: {phase: Running}
 """)
     with_pods = _plan(str(REAL / "eks-managed-node-group-node.yaml"), str(apps), str(bound))
     assert not [w for w in with_pods["warnings"] if "read without the pods" in w]
+
+
+# https://github.com/grafana/mimir/blob/main/operations/helm/tests/test-oss-multizone-values-generated/mimir-distributed/templates/ingester/ingester-statefulset.yaml
+def test_a_required_pod_affinity_no_pod_matches_is_said_first(tmp_path: Path) -> None:
+    pool = tmp_path / "pool.yaml"
+    pool.write_text(POOL.split("---")[0])
+    plan = _plan(str(REAL / "mimir-multizone-ingester.yaml"), str(pool), code=1)
+    assert plan["summary"]["unschedulable"] == 7
+    reasons = plan["unschedulable"][0]["reasons"]
+    assert reasons[0].startswith("its required podAffinity term 0 (topologyKey topology.kubernetes.io/zone, "
+                                 "selector security In [S1]) matches no pod in the input, not even itself")
+    # with a pod labelled security=S1 in the namespace, the term has a zone to join: the ingesters are placed
+    peer = tmp_path / "peer.yaml"
+    peer.write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: gateway, namespace: citestns}
+spec:
+  replicas: 1
+  selector: {matchLabels: {security: S1}}
+  template:
+    metadata: {labels: {security: S1}}
+    spec:
+      containers: [{name: gw, image: x, resources: {requests: {cpu: 100m, memory: 128Mi}}}]
+""")
+    joined = _plan(str(REAL / "mimir-multizone-ingester.yaml"), str(pool), str(peer))
+    assert joined["summary"]["unschedulable"] == 0
