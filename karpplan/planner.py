@@ -352,7 +352,7 @@ def _unmet_preferences(problem: Problem, unmet: Sequence[UnmetPreference], solut
     can, so say what a plan that honours it costs when the Karpenter simulation's does (with `fixed`, the static
     NodePools' nodes and the Fargate pods every plan pays for)."""
     if not unmet or solution is greedy:
-        return [str(u) for u in unmet]
+        return [str(u) + u.karpenter_note for u in unmet]
     greedy_unmet = {u.preference for u in _unmet(problem, greedy)}
     out = []
     for u in unmet:

@@ -96,3 +96,62 @@ spec:
 """)
     joined = _plan(str(REAL / "mimir-multizone-ingester.yaml"), str(pool), str(peer))
     assert joined["summary"]["unschedulable"] == 0
+
+
+# https://github.com/linkerd/linkerd2/blob/main/cli/cmd/testdata/install_ha_output.golden (linkerd-identity, HA)
+LINKERD_IDENTITY = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: linkerd-identity, namespace: linkerd}
+spec:
+  replicas: 3
+  selector: {matchLabels: {linkerd.io/control-plane-component: identity}}
+  template:
+    metadata: {labels: {linkerd.io/control-plane-component: identity}}
+    spec:
+      affinity:
+        podAntiAffinity:
+          preferredDuringSchedulingIgnoredDuringExecution:
+          - podAffinityTerm:
+              labelSelector:
+                matchExpressions:
+                - {key: linkerd.io/control-plane-component, operator: In, values: [identity]}
+              topologyKey: topology.kubernetes.io/zone
+            weight: 100
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - labelSelector:
+              matchExpressions:
+              - {key: linkerd.io/control-plane-component, operator: In, values: [identity]}
+            topologyKey: kubernetes.io/hostname
+      containers:
+      - name: identity
+        image: cr.l5d.io/linkerd/controller
+        resources: {requests: {cpu: 100m, memory: 50Mi}}
+"""
+ZONE_SPREAD = """\
+      topologySpreadConstraints:
+      - maxSkew: 1
+        topologyKey: topology.kubernetes.io/zone
+        whenUnsatisfiable: ScheduleAnyway
+        labelSelector: {matchLabels: {linkerd.io/control-plane-component: identity}}
+      containers:
+"""
+
+
+def test_why_karpenter_leaves_a_preferred_zone_anti_affinity_unmet_and_what_spreads_them(tmp_path: Path) -> None:
+    pool = tmp_path / "pool.yaml"
+    pool.write_text(POOL.split("---")[0])
+    identity = tmp_path / "identity.yaml"
+    identity.write_text(LINKERD_IDENTITY)
+    args = (str(identity), str(pool), "--zones", "us-east-1a,us-east-1b,us-east-1c")
+    plan = _plan(*args)
+    assert len({n["zone"] for n in plan["nodes"]}) == 1  # one batch: Karpenter relaxes it for the 2nd and 3rd
+    unmet = [w for w in plan["warnings"] if "preferred pod anti-affinity" in w]
+    assert len(unmet) == 1
+    assert "in one provisioning batch the replicas after the first relax this preference" in unmet[0]
+    assert "a topologySpreadConstraint on topology.kubernetes.io/zone" in unmet[0]
+    # the advice, taken: one pod per zone, nothing unmet
+    identity.write_text(LINKERD_IDENTITY.replace("      containers:\n", ZONE_SPREAD))
+    spread = _plan(*args)
+    assert sorted(n["zone"] for n in spread["nodes"]) == ["us-east-1a", "us-east-1b", "us-east-1c"]
+    assert not [w for w in spread["warnings"] if "preferred pod anti-affinity" in w]
