@@ -139,3 +139,20 @@ status: {phase: Running}
 """
     _, plan = _plan(tmp_path, LIMITS, running)
     assert not [w for w in plan["warnings"] if "never created" in w]
+
+
+def test_a_daemonset_the_limit_range_refuses_runs_on_no_node(tmp_path: Path) -> None:
+    agent = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: team}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers: [{name: agent, image: x, resources: {requests: {cpu: '2'}, limits: {cpu: '2'}}}]
+"""
+    _, plan = _plan(tmp_path, LIMITS, agent, _deployment("ok", "{}"))
+    assert "DaemonSet/agent: its pods are never created in namespace team" in _warning(plan, "DaemonSet/agent")
+    assert [n["requested"] for n in plan["nodes"]] == [{"cpu": "200m", "memory": "256Mi", "pods": "2"}]  # no agent

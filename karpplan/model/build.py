@@ -483,15 +483,10 @@ class _Builder:
             template.required("a pod template is required")
         template.is_mapping()
         labels, annotations = self._metadata_maps(template["metadata"])
-        pod_template = build_pod_template(
-            _pod_spec(doc, template),
-            namespace=doc.namespace,
-            labels=labels,
-            annotations=annotations,
-            origin=template.origin,
-            context=self.context,
-        )
-        if not sink:
+        pod_spec = _pod_spec(doc, template)
+        pod_template = build_pod_template(pod_spec, namespace=doc.namespace, labels=labels, annotations=annotations,
+                                          origin=template.origin, context=self.context)
+        if not sink and self._refused(doc, "DaemonSet", document_name(doc), pod_spec) is None:
             self.daemonsets.append(DaemonSet(document_name(doc), doc.namespace, pod_template, doc.origin))
 
 
