@@ -141,19 +141,24 @@ LONELY_AFFINITY = ("its required podAffinity term {index} (topologyKey {key}, se
                    "cluster: kubectl get pods,nodes -o yaml), or make the term preferred")
 
 
-def lonely_affinity(template: PodTemplate, pods: Sequence[Pod],
-                    namespace_labels: Mapping[str, Mapping[str, str]]) -> tuple[str, ...]:
+def lonely_affinity(template: PodTemplate, pods: Sequence[Pod], namespace_labels: Mapping[str, Mapping[str, str]],
+                    memo: dict[tuple[str, ...], bool] | None = None) -> tuple[str, ...]:
     """A line per required pod-affinity term of `template` that no pod of the input matches, itself included
-    (kube-scheduler lets the first pod of a term that matches itself in; one that does not waits forever)."""
+    (kube-scheduler lets the first pod of a term that matches itself in; one that does not waits forever).
+    `memo`: whether a (selector, namespace scope) matches some pod, shared by the calls of one plan."""
+    memo = {} if memo is None else memo
     out: list[str] = []
     for index, term in enumerate(template.pod_affinity.required):
         selector = term.selector_for(template.labels)
         if selector is None:
             continue
-        if any(not p.terminal and selector.matches(p.labels)
-               and term.namespace_in_scope(template.namespace, p.namespace, namespace_labels) for p in pods):
-            continue
-        out.append(LONELY_AFFINITY.format(index=index, key=term.topology_key, selector=selector))
+        key = (str(selector), template.namespace, *sorted(term.namespaces), str(term.namespace_selector))
+        if key not in memo:
+            memo[key] = any(not p.terminal and selector.matches(p.labels)
+                            and term.namespace_in_scope(template.namespace, p.namespace, namespace_labels)
+                            for p in pods)
+        if not memo[key]:
+            out.append(LONELY_AFFINITY.format(index=index, key=term.topology_key, selector=selector))
     return tuple(out)
 
 

@@ -482,6 +482,7 @@ def _unschedulable(problem: Problem, solution: Solution, state: PlacementState, 
     not_simulated = solution.not_simulated
     # A group's pods share their template, hence their reasons: work them out once per group and workload.
     reasons_of: dict[tuple[int, str], tuple[str, ...]] = {}
+    matched: dict[tuple[str, ...], bool] = {}  # lonely_affinity's memo
     unschedulable: list[UnschedulablePod] = []
     for group, pod in solution.unplaced:
         if pod.key in not_simulated:  # the clock cut: not simulated (`not_simulated_pods`), not unschedulable
@@ -492,7 +493,7 @@ def _unschedulable(problem: Problem, solution: Solution, state: PlacementState, 
             reasons_of[key] = with_leading_notes(volume_reasons(group.template, reasons_for(
                 problem, group, pod, state)) + ((outside,) if outside else ()), pod.template,
                 other_capacity=bool(problem.existing or problem.inventory.fargate_profiles),
-                lonely=lonely_affinity(pod.template, problem.inventory.pods, problem.namespace_labels))
+                lonely=lonely_affinity(pod.template, problem.inventory.pods, problem.namespace_labels, matched))
         unschedulable.append(UnschedulablePod(pod.key, pod.workload, reasons_of[key]))
     return unschedulable
 

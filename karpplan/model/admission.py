@@ -280,8 +280,13 @@ class Admission:
         """A warning per ResourceQuota amount the namespace's pods in the input exceed: the pods past it are
         never created (`exceeded quota`), which karpplan cannot tell apart, so it plans them all and says so."""
         notices: list[InputNotice] = []
+        by_namespace: dict[str, list[Pod]] = {}
+        if self.quotas:
+            for pod in pods:
+                if not pod.terminal and pod.namespace in self.quotas:
+                    by_namespace.setdefault(pod.namespace, []).append(pod)
         for namespace, quotas in sorted(self.quotas.items()):
-            mine = [p for p in pods if p.namespace == namespace and not p.terminal]
+            mine = by_namespace.get(namespace, [])
             for quota in sorted((q for q in quotas if not q.scoped), key=lambda q: q.name):
                 for key, hard in sorted(quota.hard.items()):
                     resource = _QUOTA_USAGE.get(key)
