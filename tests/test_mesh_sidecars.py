@@ -107,3 +107,25 @@ def test_a_pod_that_opts_out_or_already_holds_the_proxy_gets_nothing_more(tmp_pa
     held = "        - {name: istio-proxy, image: proxyv2, resources: {requests: {cpu: 10m, memory: 40Mi}}}\n"
     injected_by_hand, _ = _requests(tmp_path, namespace + _deployment("{}", containers=held))
     assert injected_by_hand == {"cpu": "510m", "memory": "552Mi"}
+
+
+def test_a_daemonset_in_an_injected_namespace_carries_the_proxy_on_every_node(tmp_path: Path) -> None:
+    namespace = "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop, labels: {istio-injection: enabled}}\n---\n"
+    agent = """\
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: shop}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec:
+      containers: [{name: agent, image: x, resources: {requests: {cpu: 50m, memory: 64Mi}}}]
+---
+"""
+    path = tmp_path / "app.yaml"
+    path.write_text(namespace + agent + _deployment("{}", labels="{app: api, sidecar.istio.io/inject: 'false'}"))
+    plan = _plan(str(path), _pool(tmp_path))
+    # the api pods opt out; the agent beside them on each node requests its own 50m and the proxy's 100m
+    assert {n["requested"]["cpu"] for n in plan["nodes"]} == {"1150m"}
+    assert any("DaemonSet/shop/agent (every node)" in w and "istio-proxy" in w for w in plan["warnings"])

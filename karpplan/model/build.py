@@ -176,7 +176,7 @@ class _Builder:
         scale_notes = (*(InputNotice(origin, text) for origin, text in self.scaler.notices(nothing_pending)),
                        *node_group_notices(self.clusters), *built_in,
                        *(InputNotice(c.origin, c.message) for c in self.volumes.shared),
-                       *self.admission.overruns(self.pods), *injected_notices(self.pods),
+                       *self.admission.overruns(self.pods), *injected_notices(self.pods, self.daemonsets),
                        *filter(None, [empty_nodes_notice(self.nodes, self.pods, self.daemonsets)]))
         if self.problems:
             # Fields read by several rules (containers: requests, host ports) report a bad shape once.

@@ -6,14 +6,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from karpplan.model.inventory import InputNotice
-from karpplan.model.pods import Pod
+from karpplan.model.pods import DaemonSet, Pod
 
 _SHOWN = 4
 
 
-def injected_notices(pods: Sequence[Pod]) -> list[InputNotice]:
-    """One notice per (proxy, request) kind of the pending pods a mesh's webhook will inject a proxy into."""
-    groups: dict[tuple[str, str], dict[str, list[Pod]]] = {}
+def injected_notices(pods: Sequence[Pod], daemonsets: Sequence[DaemonSet] = ()) -> list[InputNotice]:
+    """One notice per (proxy, request) kind of the pending pods (and DaemonSets, whose pods every node runs) a
+    mesh's webhook will inject a proxy into."""
+    groups: dict[tuple[str, str], dict[str, list[Pod | DaemonSet]]] = {}
     for pod in pods:
         injected = pod.template.injected
         if injected is None or pod.bound or pod.terminal:
@@ -21,6 +22,12 @@ def injected_notices(pods: Sequence[Pod]) -> list[InputNotice]:
         key = (injected.describe(), injected.why)
         kind, _, name = pod.workload.partition("/")
         groups.setdefault(key, {}).setdefault(f"{kind}/{pod.namespace}/{name}", []).append(pod)
+    for daemonset in daemonsets:
+        injected = daemonset.template.injected
+        if injected is not None:
+            key = (injected.describe(), injected.why)
+            groups.setdefault(key, {}).setdefault(f"DaemonSet/{daemonset.namespace}/{daemonset.name} (every node)",
+                                                  []).append(daemonset)
     notices: list[InputNotice] = []
     for (proxy, why), workloads in sorted(groups.items()):
         first = next(iter(workloads.values()))[0]
