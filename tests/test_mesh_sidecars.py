@@ -129,3 +129,23 @@ spec:
     # the api pods opt out; the agent beside them on each node requests its own 50m and the proxy's 100m
     assert {n["requested"]["cpu"] for n in plan["nodes"]} == {"1150m"}
     assert any("DaemonSet/shop/agent (every node)" in w and "istio-proxy" in w for w in plan["warnings"])
+
+
+def test_fargate_refuses_an_injected_pod_and_a_pod_that_adds_capabilities(tmp_path: Path) -> None:
+    profile = ("apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, region: us-east-1}\n"
+               "fargateProfiles:\n  - name: shop\n    selectors: [{namespace: shop}]\n---\n")
+    namespace = "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop, labels: {istio-injection: enabled}}\n---\n"
+    path = tmp_path / "app.yaml"
+    path.write_text(profile + namespace + _deployment("{}"))
+    result = CliRunner().invoke(app, ["plan", str(path), "--engine", "karpenter", "-o", "json"])
+    assert result.exit_code == 1, result.stderr
+    reasons = " ".join(json.loads(result.stdout)["unschedulable"][0]["reasons"])
+    assert "Capabilities added: NET_ADMIN, NET_RAW (the istio-init container injected with istio-proxy" in reasons
+    # the same pods outside the mesh run on Fargate; one that adds a capability itself does not
+    chown = "          securityContext: {capabilities: {add: [CHOWN]}}\n"
+    path.write_text(profile + _deployment("{}", containers=f"        - name: init\n          image: x\n{chown}"))
+    result = CliRunner().invoke(app, ["plan", str(path), "--engine", "karpenter", "-o", "json"])
+    assert result.exit_code == 1, result.stderr
+    assert "Capabilities added: CHOWN" in " ".join(json.loads(result.stdout)["unschedulable"][0]["reasons"])
+    path.write_text(profile + _deployment("{}"))
+    assert CliRunner().invoke(app, ["plan", str(path), "--engine", "karpenter", "-o", "json"]).exit_code == 0

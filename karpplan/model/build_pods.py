@@ -9,7 +9,7 @@ error), API validation per §9 with its exact messages for what the planner reli
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from karpplan.errors import Origin
 from karpplan.model.build_fields import Field, is_qualified_name, label_value_errors
@@ -557,8 +557,11 @@ def build_pod_template(
     own_namespace = context.namespaces.get(namespace) or Namespace(namespace)
     injected = None if admitted else injected_sidecar(spec.value, namespace, own_namespace.labels,
                                                        own_namespace.annotations, labels, annotations)
+    fargate = fargate_traits(spec.value, spec.path)
     if injected is not None:
         requests = requests + injected.requests
+        fargate = replace(fargate, refusals=(*fargate.refusals, (f"{spec.path}.initContainers",
+                                                                  injected.fargate_refusal())))
     written = tolerations(spec)
     return PodTemplate(
         namespace=namespace,
@@ -575,7 +578,7 @@ def build_pod_template(
         annotations=dict(annotations),
         runtime_class=spec["runtimeClassName"].optional_string(),
         priority=priority(spec, context),
-        fargate=fargate_traits(spec.value, spec.path),
+        fargate=fargate,
         origin=origin,
         injected=injected,
     )

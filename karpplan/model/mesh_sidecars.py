@@ -36,6 +36,17 @@ class InjectedSidecar:
     requests: Mapping[str, int]
     why: str  # "namespace team is labelled istio-injection=enabled"
 
+    @property
+    def init_container(self) -> str:
+        """The init container the mesh injects beside its proxy to redirect the pod's traffic, which adds
+        NET_ADMIN and NET_RAW (its CNI plugin, the alternative, is a DaemonSet: none on Fargate)."""
+        return "istio-init" if self.container == "istio-proxy" else "linkerd-init"
+
+    def fargate_refusal(self) -> str:
+        """What fargate-scheduler says of the injected pod."""
+        return (f"invalid SecurityContext fields: Capabilities added: NET_ADMIN, NET_RAW (the {self.init_container} "
+                f"container injected with {self.container}: {self.why})")
+
     def describe(self) -> str:
         asked = ", ".join(f"{format_resource(k, v)} {k.upper() if k == CPU else k}" for k, v in sorted(self.requests.items()))
         return f"{self.container} ({asked or 'no requests'})"
