@@ -51,7 +51,7 @@ def _ratios(raw: object) -> dict[str, Fraction]:
 
 @dataclass(frozen=True)
 class LimitItem:
-    """One `spec.limits[]` item, defaulted as `SetDefaults_LimitRangeItem` does for `type: Container`."""
+    """One item of a LimitRange's `limits` list, defaulted as `SetDefaults_LimitRangeItem` does for `type: Container`."""
 
     type: str  # Container | Pod (others are not about pods)
     minimum: Amounts
@@ -114,8 +114,12 @@ def read_resource_quota(namespace: str, name: str, body: Mapping[str, object], o
 class _Container:
     name: str
     init: bool  # a run-to-completion init container (its requests are a peak, not a sum)
-    requests: dict[str, int]
-    limits: dict[str, int]
+    asked: dict[str, int]  # its requests
+    capped: dict[str, int]  # its limits
+
+    def amounts(self, section: str) -> dict[str, int]:
+        """Its `requests` or its `limits`."""
+        return self.asked if section == "requests" else self.capped
 
 
 def _containers(spec: Mapping[str, object]) -> list[_Container]:
@@ -140,11 +144,11 @@ def _pod_total(containers: Sequence[_Container], which: str) -> dict[str, int]:
     total: dict[str, int] = {}
     for container in containers:
         if not container.init:
-            for name, amount in getattr(container, which).items():
+            for name, amount in container.amounts(which).items():
                 total[name] = total.get(name, 0) + amount
     for container in containers:
         if container.init:
-            for name, amount in getattr(container, which).items():
+            for name, amount in container.amounts(which).items():
                 total[name] = max(total.get(name, 0), amount)
     return total
 
@@ -190,9 +194,9 @@ def _defaulted(ranges: Sequence[LimitRange], spec: Mapping[str, object]) -> list
             if item.type == "Container":
                 for container in containers:
                     for name, amount in item.default.items():
-                        container.limits.setdefault(name, amount)
+                        container.capped.setdefault(name, amount)
                     for name, amount in item.default_request.items():
-                        container.requests.setdefault(name, amount)
+                        container.asked.setdefault(name, amount)
     return containers
 
 
@@ -208,7 +212,7 @@ def limit_range_refusal(ranges: Sequence[LimitRange], spec: object) -> str | Non
         for item in limit_range.items:
             if item.type == "Container":
                 for container in containers:
-                    errors.extend(_item_errors(item, container.requests, container.limits))
+                    errors.extend(_item_errors(item, container.asked, container.capped))
             else:
                 errors.extend(_item_errors(item, _pod_total(containers, "requests"), _pod_total(containers, "limits")))
     if errors:
@@ -216,10 +220,11 @@ def limit_range_refusal(ranges: Sequence[LimitRange], spec: object) -> str | Non
         return unique[0] if len(unique) == 1 else f"[{', '.join(unique)}]"
     for container in containers:  # ValidateResourceRequirements, after the defaults
         for name in _OVERCOMMITTABLE:
-            if name in container.requests and name in container.limits and container.requests[name] > container.limits[name]:
+            asked, capped = container.asked, container.capped
+            if name in asked and name in capped and asked[name] > capped[name]:
                 return (f"container {container.name}: requests.{name}: Invalid value: "
-                        f"\"{_show(name, container.requests[name])}\": must be less than or equal to {name} limit of "
-                        f"{_show(name, container.limits[name])}")
+                        f"\"{_show(name, asked[name])}\": must be less than or equal to {name} limit of "
+                        f"{_show(name, capped[name])}")
     return None
 
 
@@ -235,7 +240,7 @@ def quota_refusal(quotas: Sequence[ResourceQuota], ranges: Sequence[LimitRange],
             section, _, resource = key.partition(".") if key.startswith(("requests.", "limits.")) else ("requests", "", key)
             if resource not in (CPU, MEMORY):
                 continue
-            lacking = [c.name for c in containers if resource not in getattr(c, section)]
+            lacking = [c.name for c in containers if resource not in c.amounts(section)]
             if lacking:
                 missing.append(f"{key} for: {','.join(lacking)}")
         if missing:
