@@ -8,7 +8,7 @@ domain). Every reason list ends with where the workload is defined.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from karpplan.catalog.coverage import lacking_text, lacking_types, remedy
 from karpplan.constraints.pool_headroom import Headroom
@@ -152,11 +152,40 @@ CONTROL_PLANE = ("the pod selects control-plane nodes ({requirement}): EKS runs 
                  "EKS, remove that node selection (and the control-plane toleration)")
 
 
-def with_leading_notes(reasons: Sequence[str], template: PodTemplate, *, other_capacity: bool) -> tuple[str, ...]:
+LONELY_AFFINITY = ("its required podAffinity term {index} (topologyKey {key}, selector {selector}) matches no pod in "
+                   "the input, not even itself: kube-scheduler and Karpenter place it only in a {key} domain that "
+                   "already runs a matching pod, and none does; add the pods it must join to the input (from the "
+                   "cluster: kubectl get pods,nodes -o yaml), or make the term preferred")
+
+
+def lonely_affinity(template: PodTemplate, pods: Sequence[Pod], namespace_labels: Mapping[str, Mapping[str, str]],
+                    memo: dict[tuple[str, ...], bool] | None = None) -> tuple[str, ...]:
+    """A line per required pod-affinity term of `template` that no pod of the input matches, itself included
+    (kube-scheduler lets the first pod of a term that matches itself in; one that does not waits forever).
+    `memo`: whether a (selector, namespace scope) matches some pod, shared by the calls of one plan."""
+    memo = {} if memo is None else memo
+    out: list[str] = []
+    for index, term in enumerate(template.pod_affinity.required):
+        selector = term.selector_for(template.labels)
+        if selector is None:
+            continue
+        key = (str(selector), template.namespace, *sorted(term.namespaces), str(term.namespace_selector))
+        if key not in memo:
+            memo[key] = any(not p.terminal and selector.matches(p.labels)
+                            and term.namespace_in_scope(template.namespace, p.namespace, namespace_labels)
+                            for p in pods)
+        if not memo[key]:
+            out.append(LONELY_AFFINITY.format(index=index, key=term.topology_key, selector=selector))
+    return tuple(out)
+
+
+def with_leading_notes(reasons: Sequence[str], template: PodTemplate, *, other_capacity: bool,
+                       lonely: Sequence[str] = ()) -> tuple[str, ...]:
     """`with_placeholders_said`, and first, for a pod that keeps off Karpenter's nodes, that it does by design
     (`other_capacity`: the input holds nodes, node groups or Fargate profiles, which may take it); for a pod
-    that selects control-plane nodes, that EKS has none."""
-    said = with_placeholders_said(reasons, template)
+    that selects control-plane nodes, that EKS has none; `lonely`: its required pod-affinity terms that no pod
+    matches (`lonely_affinity`)."""
+    said = (*lonely, *with_placeholders_said(reasons, template))
     requirement = control_plane_selector(template)
     if requirement is not None and not other_capacity:
         said = (CONTROL_PLANE.format(requirement=requirement), *said)

@@ -23,6 +23,7 @@ from karpplan.catalog import (
     load_catalog,
     node_labels,
 )
+from karpplan.catalog.auto_mode_fee import auto_mode_fee_note
 from karpplan.catalog.coverage import pool_lacking_warning
 from karpplan.catalog.overlays import apply_node_overlays
 from karpplan.catalog.spot_prices import estimated_spot_note, spot_price_source
@@ -128,6 +129,7 @@ class PlanOptions:
     spot_prices: str | None = None  # `--spot-prices FILE`: describe-spot-price-history JSON or a price CSV
     # `--default-requests`: requests for containers that set none (a namespace's LimitRange defaults win)
     default_requests: Mapping[str, int] | None = field(default=None, compare=False)
+    namespace: str | None = None  # `--namespace`: where objects that name no namespace are (kubectl's -n)
     progress: ProgressSink | None = field(default=None, compare=False)  # the optimal engine's progress events
     # Consolidates Karpenter's plan to its steady state (`consolidate/from_plan.py`; the planner cannot import
     # the consolidation, a later stage, so the caller hands it in). None: the steady state is not computed.
@@ -138,7 +140,8 @@ def read_inventory(options: PlanOptions) -> Inventory:
     """The manifests at `options.paths`, with the `--fargate-profile` flags added (`with_fargate_profiles`).
     Raises InputError (file:line) for bad input."""
     return with_fargate_profiles(load_inventory(options.paths, max_bytes=options.max_file_size, scale=options.scale,
-                                                default_requests=options.default_requests),
+                                                default_requests=options.default_requests,
+                                                namespace=options.namespace),
                                  options.fargate_profiles)
 
 
@@ -349,7 +352,7 @@ def _unmet_preferences(problem: Problem, unmet: Sequence[UnmetPreference], solut
     can, so say what a plan that honours it costs when the Karpenter simulation's does (with `fixed`, the static
     NodePools' nodes and the Fargate pods every plan pays for)."""
     if not unmet or solution is greedy:
-        return [str(u) for u in unmet]
+        return [str(u) + u.karpenter_note for u in unmet]
     greedy_unmet = {u.preference for u in _unmet(problem, greedy)}
     out = []
     for u in unmet:
@@ -406,6 +409,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     if zones_note:
         warnings.append(zones_note)
     warnings.extend(estimated_spot_note(catalog, nodes, options.spot_prices))
+    warnings.extend(_auto_mode_fee(problem, catalog, nodes))
     warnings.extend(unhonourable_spreads(problem))  # relaxed before anything counts: in no plan's unmet ones
     unmet = _unmet(problem, solution)
     warnings.extend(_unmet_preferences(problem, unmet, solution, greedy, ours.cost + static_cost))
@@ -420,6 +424,14 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
                     for d in inventory.skipped)
     return Plan(summary, tuple(nodes), tuple(plan_pods), tuple(unschedulable), tuple(warnings), ignored,
                 not_simulated, unmet_preferences=tuple(sorted({u.preference for u in unmet})))
+
+
+def _auto_mode_fee(problem: Problem, catalog: Catalog, nodes: Sequence[PlanNode]) -> list[str]:
+    """The line on EKS Auto Mode's management fee of the plan's new Auto Mode nodes (none without them)."""
+    auto_pools = {pool.name for pool in problem.pools if pool.auto_mode}
+    fee = auto_mode_fee_note(catalog, [(n.instance_type, n.zone, n.node_pool or "") for n in nodes
+                                       if n.new and n.node_pool in auto_pools and n.instance_type and n.fargate is None])
+    return [] if fee is None else [fee]
 
 
 def _ec2_nodes(solution: Solution, static_launch: Mapping[str, LaunchOption]
@@ -465,11 +477,12 @@ def _unschedulable(problem: Problem, solution: Solution, state: PlacementState, 
                    ) -> list[UnschedulablePod]:
     """The pods the solution leaves unplaced, each with the reasons kube-scheduler and Karpenter would give
     (its volumes' and the cluster's zones too)."""
-    from karpplan.plan_reasons import reasons_for, with_leading_notes  # lazy: start-up, see the docstring
+    from karpplan.plan_reasons import lonely_affinity, reasons_for, with_leading_notes  # lazy: start-up
 
     not_simulated = solution.not_simulated
     # A group's pods share their template, hence their reasons: work them out once per group and workload.
     reasons_of: dict[tuple[int, str], tuple[str, ...]] = {}
+    matched: dict[tuple[str, ...], bool] = {}  # lonely_affinity's memo
     unschedulable: list[UnschedulablePod] = []
     for group, pod in solution.unplaced:
         if pod.key in not_simulated:  # the clock cut: not simulated (`not_simulated_pods`), not unschedulable
@@ -479,7 +492,8 @@ def _unschedulable(problem: Problem, solution: Solution, state: PlacementState, 
             outside = outside_zones_reason(pod.template, catalog)
             reasons_of[key] = with_leading_notes(volume_reasons(group.template, reasons_for(
                 problem, group, pod, state)) + ((outside,) if outside else ()), pod.template,
-                other_capacity=bool(problem.existing or problem.inventory.fargate_profiles))
+                other_capacity=bool(problem.existing or problem.inventory.fargate_profiles),
+                lonely=lonely_affinity(pod.template, problem.inventory.pods, problem.namespace_labels, matched))
         unschedulable.append(UnschedulablePod(pod.key, pod.workload, reasons_of[key]))
     return unschedulable
 

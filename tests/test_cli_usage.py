@@ -53,6 +53,8 @@ def test_a_time_limit_of_no_time_is_a_usage_error_on_every_command(command: str,
     (("plan", QUICKSTART, "--max-file-size", "0"), "--max-file-size"),
     (("lint", QUICKSTART, "--max-file-size", "lots"), "--max-file-size"),
     (("consolidate", QUICKSTART, "--max-file-size", "0"), "--max-file-size"),
+    (("plan", QUICKSTART, "-n", "Not_A_Namespace"), "--namespace"),
+    (("lint", QUICKSTART, "--namespace", "-x"), "--namespace"),
     (("explain", "a.log", "b.log"), "LOG"),
 ])
 def test_usage_errors_have_one_form_on_every_command(args: tuple[str, ...], option: str) -> None:

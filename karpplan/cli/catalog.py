@@ -23,6 +23,7 @@ import yaml
 from typer.core import TyperGroup
 
 from karpplan.catalog import instance_types_for, load_catalog
+from karpplan.catalog.auto_mode_fee import SOURCE as AUTO_MODE_FEE_SOURCE
 from karpplan.catalog.aws_import import build_catalog, read_import_files
 from karpplan.catalog.coverage import Coverage, lacking_text, lacking_types, region_coverage, remedy
 from karpplan.catalog.embedded import regions as embedded_regions
@@ -243,6 +244,7 @@ def _info(catalog: Catalog, *, regions: bool = False) -> dict[str, Any]:
     offered = sum(1 for it in catalog.instance_types if it.offerings)
     sources = dict(catalog.sources)
     sources["Fargate prices"] = _fargate_source(catalog.region)
+    sources["EKS Auto Mode fee"] = AUTO_MODE_FEE_SOURCE  # not in any price: said beside a plan's cost
     coverage: dict[str, Any] = {}
     if catalog.embedded:
         own = region_coverage(catalog.region)

@@ -12,6 +12,7 @@ from karpplan.cli.options import (
     AUTO,
     catalog_option,
     max_file_size_option,
+    namespace_option,
     output_option,
     parse_size,
     parse_time_limit,
@@ -65,6 +66,7 @@ def register(app: typer.Typer) -> None:
         time_limit: Annotated[str, time_limit_option(TIME_LIMIT_HELP)] = AUTO,
         output: Annotated[ConsolidateFormat, output_option()] = ConsolidateFormat.table,
         max_file_size: Annotated[str, max_file_size_option()] = "50Mi",
+        namespace: Annotated[str | None, namespace_option()] = None,
     ) -> None:
         """What Karpenter's consolidation would do to a running cluster, node by node, and why not."""
         # lazy: the consolidation package (the scheduler, OR-Tools) loads only when this command runs
@@ -78,7 +80,7 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(f"{now!r} is not an RFC 3339 time (2026-11-28T03:00:00Z)", param_hint="--now")
         options = ConsolidateOptions(tuple(paths), region, str(catalog) if catalog is not None else None,
                                      parse_zones(zones), spot_to_spot, parse_time_limit(time_limit),
-                                     parse_size(max_file_size), when)
+                                     parse_size(max_file_size), when, namespace)
         run_guarded(lambda: _run(options, node, output, terminal), terminal)
 
 

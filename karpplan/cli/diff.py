@@ -13,6 +13,7 @@ from karpplan.cli.options import (
     AUTO,
     catalog_option,
     max_file_size_option,
+    namespace_option,
     output_option,
     parse_size,
     parse_time_limit,
@@ -99,6 +100,7 @@ def register(app: typer.Typer) -> None:
                          help="Exit 1 when HEAD costs more than PERCENT percent above BASE."),
         ] = None,
         max_file_size: Annotated[str, max_file_size_option()] = "50Mi",
+        namespace: Annotated[str | None, namespace_option()] = None,
         verbose: Annotated[int, typer.Option("-v", "--verbose", count=True, help="More detail (repeatable).")] = 0,
     ) -> None:
         """Compare the plans (cost, nodes, unschedulable pods, lint) of two versions of the manifests."""
@@ -106,7 +108,8 @@ def register(app: typer.Typer) -> None:
         if git is None and len(paths) != 2:
             raise typer.BadParameter("give BASE and HEAD (two files or directories), or --git REF PATH...",
                                      param_hint="'BASE HEAD'")
-        _run(terminal, paths, git, _Side(region, catalog, zones, engine, time_limit, seed, max_file_size), output,
+        _run(terminal, paths, git, _Side(region, catalog, zones, engine, time_limit, seed, max_file_size,
+                                                 namespace), output,
              fail_on_increase)
 
 
@@ -120,6 +123,7 @@ class _Side(NamedTuple):
     time_limit: str  # `auto` or seconds, as given
     seed: int
     max_file_size: str
+    namespace: str | None
 
 
 def _run(terminal: Terminal, paths: list[str], git: str | None, side: _Side, output: DiffFormat,
@@ -134,7 +138,7 @@ def _run(terminal: Terminal, paths: list[str], git: str | None, side: _Side, out
     options = SideOptions(region=side.region, catalog=str(side.catalog) if side.catalog is not None else None,
                           zones=parse_zones(side.zones), engine=side.engine.value,
                           time_limit=parse_time_limit(side.time_limit), seed=side.seed,
-                          max_file_size=parse_size(side.max_file_size))
+                          max_file_size=parse_size(side.max_file_size), namespace=side.namespace)
     progress = DiffProgress(terminal.stderr, terminal.verbose, side.engine.value)
 
     def body() -> int:

@@ -14,6 +14,7 @@ from karpplan.cli.options import (
     catalog_option,
     fargate_profile_option,
     max_file_size_option,
+    namespace_option,
     output_option,
     parse_profiles,
     parse_size,
@@ -94,6 +95,7 @@ def lint_command(
     list_rules_flag: ListRulesOption = False,
     explain: ExplainRuleOption = None,
     max_file_size: MaxFileSizeOption = "50Mi",
+    namespace: Annotated[str | None, namespace_option()] = None,
 ) -> None:
     """Check manifests for what the API server rejects and what can never schedule (CI-friendly)."""
     # lazy: the lint rules load the scheduler and numpy; the CLI starts (and the other commands run) without them
@@ -111,7 +113,7 @@ def lint_command(
         options = LintOptions(
             paths=tuple(paths or ()), catalog=str(catalog) if catalog is not None else None, region=region,
             fargate_profiles=profiles, zones=parse_zones(zones), select=tuple(select or ()),
-            ignore=tuple(ignore or ()), config=find_config(), max_file_size=size,
+            ignore=tuple(ignore or ()), config=find_config(), max_file_size=size, namespace=namespace,
         )
         try:
             return run_lint(options, output, state.stdout)

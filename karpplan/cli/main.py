@@ -29,6 +29,7 @@ from karpplan.cli.options import (
     fargate_profile_option,
     hpa_option,
     max_file_size_option,
+    namespace_option,
     parse_option,
     parse_profiles,
     parse_size,
@@ -214,6 +215,7 @@ def plan(
     fargate_prices: FargatePricesOption = None,
     spot_prices: SpotPricesOption = None,
     default_requests: DefaultRequestsOption = None,
+    namespace: Annotated[str | None, namespace_option()] = None,
     verbose: VerboseOption = 0,
 ) -> None:
     """Plan the nodes (and Fargate pods) that the pending pods in PATH... need."""
@@ -239,10 +241,11 @@ def plan(
         fargate_prices=parse_rates(fargate_prices),
         spot_prices=spot_prices,
         default_requests=parse_defaults(default_requests),
+        namespace=namespace,
     )
 
     def body() -> int:  # flags that are bad input (exit 2, one line) rather than usage errors
-        return run_plan(replace(options, scale=parse_scale_flags(replicas, scale, hpa.value, MAX_REPLICAS)),
+        return run_plan(replace(options, scale=parse_scale_flags(replicas, scale, hpa.value, MAX_REPLICAS, namespace)),
                         output.value, terminal)
 
     run_guarded(body, terminal)
@@ -255,13 +258,15 @@ def inventory(
     output: OutputOption = OutputFormat.table,
     max_file_size: MaxFileSizeOption = "50Mi",
     fargate_profile: FargateProfileOption = None,
+    namespace: Annotated[str | None, namespace_option()] = None,
     verbose: VerboseOption = 0,
 ) -> None:
     """Show what karpplan reads from PATH...: pending pods, effective requests, constraints, pools, nodes."""
     terminal = terminal_of(ctx)
     terminal = replace(terminal, verbose=terminal.verbose + verbose)
     options = PlanOptions(
-        paths=tuple(paths), max_file_size=parse_size(max_file_size), fargate_profiles=parse_profiles(fargate_profile)
+        paths=tuple(paths), max_file_size=parse_size(max_file_size), fargate_profiles=parse_profiles(fargate_profile),
+        namespace=namespace,
     )
     run_guarded(lambda: run_inventory(options, output.value, terminal), terminal)
 

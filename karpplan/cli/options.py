@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 import typer
 
 from karpplan.model.cluster import FargateProfile
+from karpplan.model.default_namespace import check_namespace
 from karpplan.model.fargate import parse_profile_flag
 from karpplan.model.quantity import QuantityError, parse_quantity
 
@@ -86,6 +87,19 @@ def hpa_option() -> Any:
         help="Workloads with a HorizontalPodAutoscaler: plan its minReplicas (min), maxReplicas (max) or "
              "their own replicas kept within those (current).",
     )
+
+
+NAMESPACE_HELP = ("The namespace of the objects that name none (as kubectl apply -n and helm install -n place "
+                  "them); default: default.")
+
+
+def namespace_option(help_text: str = NAMESPACE_HELP) -> Any:
+    """`-n/--namespace NS`: the namespace of the namespaced objects that name none (`model/default_namespace.py`)."""
+    return typer.Option("-n", "--namespace", metavar="NAME", callback=_checked_namespace, help=help_text)
+
+
+def _checked_namespace(text: str | None) -> str | None:
+    return None if text is None else parse_option("--namespace", check_namespace, text)
 
 
 def parse_size(text: str) -> int:

@@ -55,7 +55,8 @@ def read_plan_input(options: PlanOptions, keep: bool) -> tuple[Inventory, list[D
     from karpplan.explain.fixes import documents_for_fixes
     texts: dict[str, str] | None = {} if keep else None
     inventory, documents = read_input(options.paths, max_bytes=options.max_file_size, scale=options.scale,
-                                      default_requests=options.default_requests, texts=texts)
+                                      default_requests=options.default_requests, texts=texts,
+                                      namespace=options.namespace)
     return (with_fargate_profiles(inventory, options.fargate_profiles),
             documents if keep else documents_for_fixes(documents), texts or {})
 

@@ -26,6 +26,7 @@ from karpplan.engines.effort import AUTO_TIME_LIMIT_MAX_SECONDS
 from karpplan.errors import InputError, Origin
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document
 from karpplan.model.build import build_inventory
+from karpplan.model.default_namespace import in_namespace
 from karpplan.model.pods import Pod
 from karpplan.planner import catalog_for
 from karpplan.time_limit import TimeLimit
@@ -58,6 +59,7 @@ class ConsolidateOptions:
     time_limit: float | None = None  # seconds for the whole simulation; None: `auto`, fitted to the snapshot
     max_file_size: int = DEFAULT_MAX_BYTES
     now: datetime | None = None  # `--now`: the time budget schedules are evaluated at (None: the snapshot's)
+    namespace: str | None = None  # `--namespace`: where objects that name none are (`model/default_namespace.py`)
 
 
 def time_limit_of(options: ConsolidateOptions, state: ClusterState) -> float:
@@ -91,6 +93,7 @@ def read(options: ConsolidateOptions, documents: Sequence[Document] | None = Non
 
     if documents is None:
         documents = read_documents_or_fail(options.paths, options.max_file_size)
+    documents = in_namespace(documents, options.namespace)
     inventory = build_inventory(documents)
     catalog = catalog_for(inventory, options.region, options.catalog, zones=options.zones)
     catalog, _ = apply_node_overlays(catalog, inventory.overlays, inventory.nodepools)

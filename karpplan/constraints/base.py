@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from karpplan.constraints.view import node_views
@@ -98,6 +98,9 @@ class UnmetPreference:
 
     preference: str  # where it is written and whose it is: the same for every plan of one problem
     outcome: str
+    # why Karpenter's provisioning leaves it unmet however the pods are packed, and what honours it ("": no more
+    # to say); the planner adds it to the Karpenter simulation's plan
+    karpenter_note: str = field(default="", compare=False)
 
     def __str__(self) -> str:
         return f"{self.preference} is not honoured{self.outcome}"

@@ -256,7 +256,7 @@ class InterPodAffinityKind(ConstraintKind):
             misses.missed.extend(missed)
         ns_labels = problem.namespace_labels
         return kept, [UnmetPreference(preference, f" for {len(m.missed)} of {m.pods} pod(s)"
-                                                  f"{m.where(placed, ns_labels)}")
+                                                  f"{m.where(placed, ns_labels)}", _late_zone_note(m.rule))
                       for preference, m in found.items() if m.missed]
 
 
@@ -339,6 +339,19 @@ def _missed(rule: AffinityRule, mine: list[tuple[NodeView, Pod]], placed: Mappin
         elif domain is None or held[domain] <= me and (total > me or not rule.self_match):
             out.append((view, pod))
     return out
+
+
+LATE_ZONE = ("; Karpenter records a pod's anti-affinity in every {key} its new NodeClaim may still launch in, so in "
+             "one provisioning batch the replicas after the first relax this preference and the NodeClaims launch "
+             "wherever is cheapest: a topologySpreadConstraint on {key} (ScheduleAnyway or DoNotSchedule) spreads "
+             "them, as Karpenter narrows a NodeClaim to the domain a spread picks")
+
+
+def _late_zone_note(rule: AffinityRule) -> str:
+    """Why Karpenter leaves a preferred anti-affinity on a domain wider than a node unmet in a batch (its
+    pessimistic recording, karpenter-scheduler.md §9.4); "" for other preferences."""
+    key = rule.terms[0].key
+    return LATE_ZONE.format(key=key) if rule.anti and key != HOSTNAME else ""
 
 
 def _describe(rule: AffinityRule) -> str:

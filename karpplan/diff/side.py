@@ -22,6 +22,7 @@ from karpplan.lint.config import find_config
 from karpplan.lint.core import Finding
 from karpplan.lint.run import LintOptions, lint
 from karpplan.model.build import build_inventory
+from karpplan.model.default_namespace import in_namespace
 from karpplan.model.inventory import Inventory
 from karpplan.plan import Plan
 from karpplan.planner import Engine, PlanOptions, make_plan, read_catalog
@@ -39,6 +40,7 @@ class SideOptions:
     time_limit: float | None = None  # seconds per side; None: `auto`, fitted to the larger side (`side_time_limit`)
     seed: int = 0
     max_file_size: int = 50 * 1024 * 1024
+    namespace: str | None = None  # `--namespace`: where objects that name none are (`model/default_namespace.py`)
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ def _inventory(paths: Sequence[str], options: SideOptions) -> tuple[Inventory, D
     documents, problems = read_documents(paths, max_bytes=options.max_file_size)
     if problems:
         raise InputError(problems)
+    documents = in_namespace(documents, options.namespace)
     return build_inventory(documents), definitions(documents)
 
 
@@ -83,7 +86,8 @@ def _lint(paths: Sequence[str], options: SideOptions) -> tuple[Finding, ...]:
     if not paths:
         return ()
     report = lint(LintOptions(paths=tuple(paths), catalog=options.catalog, region=options.region,
-                              zones=options.zones, config=find_config(), max_file_size=options.max_file_size))
+                              zones=options.zones, config=find_config(), max_file_size=options.max_file_size,
+                              namespace=options.namespace))
     return report.findings
 
 

@@ -22,6 +22,7 @@ from karpplan.lint.rules.validation import classify
 from karpplan.lint.skip import Skip
 from karpplan.model.build import build_inventory
 from karpplan.model.cluster import FargateProfile
+from karpplan.model.default_namespace import in_namespace
 from karpplan.model.inventory import Inventory
 from karpplan.planner import catalog_for, with_fargate_profiles
 
@@ -38,6 +39,7 @@ class LintOptions:
     config: FileConfig = field(default_factory=FileConfig)
     max_file_size: int = DEFAULT_MAX_BYTES
     stdin: TextIO | None = None
+    namespace: str | None = None  # `--namespace`: where objects that name none are (`model/default_namespace.py`)
 
 
 def _lines(texts: Mapping[str, str]) -> dict[str, list[str]]:
@@ -80,7 +82,7 @@ def lint(options: LintOptions) -> LintReport:
                                          texts=texts)
     if problems:
         raise InputError(problems)
-    return lint_documents(documents, texts, options)
+    return lint_documents(in_namespace(documents, options.namespace), texts, options)
 
 
 def lint_documents(documents: Sequence[Document], texts: Mapping[str, str], options: LintOptions) -> LintReport:

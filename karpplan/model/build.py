@@ -19,6 +19,7 @@ from typing import TextIO, TypeVar
 
 from karpplan.errors import InputError, InputProblem
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document, read_documents
+from karpplan.model.admission import Admission, read_limit_range, read_resource_quota, refusal_notice
 from karpplan.model.auto_mode_pools import built_in_pools
 from karpplan.model.build_cluster import (
     build_cluster_config,
@@ -48,14 +49,17 @@ from karpplan.model.build_storage import (
 )
 from karpplan.model.build_volumes import VolumeTemplates
 from karpplan.model.cluster import ClusterConfig, Namespace, RuntimeClass
+from karpplan.model.default_namespace import in_namespace, namespace_hint
 from karpplan.model.derived import pod_spec_written_at
 from karpplan.model.eksctl import node_group_notices
+from karpplan.model.empty_nodes import empty_nodes_notice
 from karpplan.model.inventory import InputNotice, Inventory, SkippedDocument
 from karpplan.model.kinds import CLUSTER_SCOPED, FIRST_PASS, STORAGE_ROLES
 from karpplan.model.kinds import document_name as document_name  # re-exported: lint and diff read them here
 from karpplan.model.kinds import role_of as role_of
 from karpplan.model.labels import POD_TEMPLATE_HASH
 from karpplan.model.leader_worker_set import expand_leader_worker_sets, is_leader_worker_set
+from karpplan.model.mesh_notices import injected_notices
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.overlays import NodeOverlay
 from karpplan.model.pods import DaemonSet, Pod
@@ -130,6 +134,7 @@ class _Builder:
         self.materialised = Materialised()
         self.seen: dict[tuple[str, str, str], Document] = {}
         self.volumes = VolumeTemplates(Storage())
+        self.admission = Admission()
 
     def _auto_mode_pools(self) -> list[InputNotice]:
         """EKS Auto Mode's built-in NodePools the ClusterConfigs enable and the input does not define, added to
@@ -170,7 +175,9 @@ class _Builder:
         # does not (the manifest is right as written).
         scale_notes = (*(InputNotice(origin, text) for origin, text in self.scaler.notices(nothing_pending)),
                        *node_group_notices(self.clusters), *built_in,
-                       *(InputNotice(c.origin, c.message) for c in self.volumes.shared))
+                       *(InputNotice(c.origin, c.message) for c in self.volumes.shared),
+                       *self.admission.overruns(self.pods), *injected_notices(self.pods, self.daemonsets),
+                       *filter(None, [empty_nodes_notice(self.nodes, self.pods, self.daemonsets)]))
         if self.problems:
             # Fields read by several rules (containers: requests, host ports) report a bad shape once.
             if self.collect is None:
@@ -225,13 +232,16 @@ class _Builder:
                 defaults = build_limit_range(root)
                 if not sink:
                     limit_ranges.setdefault(doc.namespace, []).append((doc.name, defaults))
+                    self.admission.add(read_limit_range(doc.namespace, doc.name, doc.body, doc.origin))
+            elif role == "ResourceQuota":
+                self.admission.add(read_resource_quota(doc.namespace, doc.name, doc.body, doc.origin))
             else:
                 namespace = build_namespace(doc, root)
                 if not sink:
                     self.namespaces.append(namespace)
             self.problems.extend(sink)
         return PodContext(runtime, priorities, default_priority, _container_defaults(limit_ranges),
-                          self.default_requests)
+                          self.default_requests, {n.name: n for n in self.namespaces})
 
     def _storage(self) -> Storage:
         """StorageClasses, PVs and PVCs, read before any pod (pods name them, in any order)."""
@@ -339,6 +349,9 @@ class _Builder:
         )
         if sink:
             return
+        if node_name is None and not phase and self._refused(doc, "Pod", name, spec):
+            self.skipped.append(SkippedDocument("Pod", name, str(doc.origin), "refused at admission: never created"))
+            return
         if node_name is None and phase not in _TERMINAL_PHASES:
             template = self.volumes.pod(template, spec, doc.namespace, name, f"Pod/{name}")
         elif phase not in _TERMINAL_PHASES:
@@ -421,7 +434,7 @@ class _Builder:
                                           origin=template.origin, context=self.context)
         if sink:
             return
-        skip_reason = self.materialised.reason(doc.namespace, kind, name)
+        skip_reason = self.materialised.reason(doc.namespace, kind, name) or self._refused(doc, kind, name, pod_spec)
         if skip_reason is not None:
             self.skipped.append(SkippedDocument(kind, name, str(doc.origin), skip_reason))
             return
@@ -444,6 +457,14 @@ class _Builder:
             for index in range(count)
         )
 
+    def _refused(self, doc: Document, kind: str, name: str, pod_spec: Field) -> str | None:
+        """Why the API server never creates this workload's pods (a LimitRange, a ResourceQuota), said."""
+        refusal = self.admission.refusal(doc.namespace, pod_spec.value)
+        if refusal is None:
+            return None
+        self.notices.append(refusal_notice(doc.origin, f"{kind}/{name}", doc.namespace, refusal))
+        return "its pods are refused at admission: never created"
+
     def _skipped_rollout(self, doc: Document, spec: Field) -> bool:
         """An Argo Rollout running another workload's template (`workloadRef`): skipped, said why (True)."""
         if doc.kind != "Rollout" or spec["template"].present or not spec["workloadRef"].present:
@@ -462,15 +483,10 @@ class _Builder:
             template.required("a pod template is required")
         template.is_mapping()
         labels, annotations = self._metadata_maps(template["metadata"])
-        pod_template = build_pod_template(
-            _pod_spec(doc, template),
-            namespace=doc.namespace,
-            labels=labels,
-            annotations=annotations,
-            origin=template.origin,
-            context=self.context,
-        )
-        if not sink:
+        pod_spec = _pod_spec(doc, template)
+        pod_template = build_pod_template(pod_spec, namespace=doc.namespace, labels=labels, annotations=annotations,
+                                          origin=template.origin, context=self.context)
+        if not sink and self._refused(doc, "DaemonSet", document_name(doc), pod_spec) is None:
             self.daemonsets.append(DaemonSet(document_name(doc), doc.namespace, pod_template, doc.origin))
 
 
@@ -495,27 +511,34 @@ def build_inventory(documents: Sequence[Document], *, collect: list[InputProblem
 def load_inventory(
     paths: Sequence[str], *, max_bytes: int = DEFAULT_MAX_BYTES, stdin: TextIO | None = None,
     scale: ScaleOptions | None = None, default_requests: Mapping[str, int] | None = None,
+    namespace: str | None = None,
 ) -> Inventory:
     """Read `paths` (files, directories, `-`) and build the inventory.
 
     Raises InputError with the problems of the files that could not be read followed by the problems of
     the documents that could.
     """
-    return read_input(paths, max_bytes=max_bytes, stdin=stdin, scale=scale, default_requests=default_requests)[0]
+    return read_input(paths, max_bytes=max_bytes, stdin=stdin, scale=scale, default_requests=default_requests,
+                      namespace=namespace)[0]
 
 
 def read_input(
     paths: Sequence[str], *, max_bytes: int = DEFAULT_MAX_BYTES, stdin: TextIO | None = None,
     scale: ScaleOptions | None = None, default_requests: Mapping[str, int] | None = None,
-    texts: dict[str, str] | None = None,
+    texts: dict[str, str] | None = None, namespace: str | None = None,
 ) -> tuple[Inventory, list[Document]]:
     """`load_inventory`, with the documents it was built from (and, with `texts`, each file's text): what a
-    command that reads them again (the HTML report's lint) takes instead of reading a file twice."""
+    command that reads them again (the HTML report's lint) takes instead of reading a file twice.
+    `namespace` (`--namespace`): where the namespaced objects that name none are (`model/default_namespace.py`)."""
     documents, problems = read_documents(paths, max_bytes=max_bytes, stdin=stdin, texts=texts)
+    hint = namespace_hint(documents) if namespace is None else None
+    documents = in_namespace(documents, namespace)
     try:
         inventory = build_inventory(documents, scale=scale, default_requests=default_requests)
     except InputError as exc:
         problems.extend(exc.problems)
     if problems:
         raise InputError(problems)
+    if hint is not None:
+        inventory = replace(inventory, scale_notes=(*inventory.scale_notes, hint))
     return inventory, documents

@@ -35,7 +35,9 @@ def build_node(doc: Document, root: Field) -> ExistingNode:
 
 
 def build_namespace(doc: Document, root: Field) -> Namespace:
-    return Namespace(name=doc.name, labels=root["metadata"]["labels"].string_map())
+    metadata = root["metadata"]
+    return Namespace(name=doc.name, labels=metadata["labels"].string_map(),
+                     annotations=metadata["annotations"].string_map())
 
 
 def build_runtime_class(doc: Document, root: Field) -> RuntimeClass:

@@ -9,13 +9,14 @@ error), API validation per §9 with its exact messages for what the planner reli
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from karpplan.errors import Origin
 from karpplan.model.build_fields import Field, is_qualified_name, label_value_errors
-from karpplan.model.cluster import RuntimeClass
+from karpplan.model.cluster import Namespace, RuntimeClass
 from karpplan.model.fargate import fargate_traits
 from karpplan.model.labels import normalize_key
+from karpplan.model.mesh_sidecars import injected_sidecar
 from karpplan.model.pods import (
     DO_NOT_SCHEDULE,
     HONOR,
@@ -57,6 +58,7 @@ class PodContext:
     container_defaults: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     # `--default-requests`: what a container that sets no request (nor limit) of a resource gets, below LimitRanges
     default_requests: Mapping[str, int] = field(default_factory=dict)
+    namespaces: Mapping[str, Namespace] = field(default_factory=dict)  # the Namespace objects read, by name
 
     def defaults_for(self, namespace: str, admitted: bool) -> dict[str, int] | None:
         """A container's defaults: the namespace's LimitRange ones (not yet admitted pods only) over
@@ -552,6 +554,14 @@ def build_pod_template(
     affinity = spec["affinity"]
     affinity.is_mapping()
     requests = effective_requests(spec, context, context.defaults_for(namespace, admitted))
+    own_namespace = context.namespaces.get(namespace) or Namespace(namespace)
+    injected = None if admitted else injected_sidecar(spec.value, namespace, own_namespace.labels,
+                                                       own_namespace.annotations, labels, annotations)
+    fargate = fargate_traits(spec.value, spec.path)
+    if injected is not None:
+        requests = requests + injected.requests
+        fargate = replace(fargate, refusals=(*fargate.refusals, (f"{spec.path}.initContainers",
+                                                                  injected.fargate_refusal())))
     written = tolerations(spec)
     return PodTemplate(
         namespace=namespace,
@@ -568,6 +578,7 @@ def build_pod_template(
         annotations=dict(annotations),
         runtime_class=spec["runtimeClassName"].optional_string(),
         priority=priority(spec, context),
-        fargate=fargate_traits(spec.value, spec.path),
+        fargate=fargate,
         origin=origin,
+        injected=injected,
     )

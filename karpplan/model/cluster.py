@@ -73,3 +73,4 @@ class RuntimeClass:
 class Namespace:
     name: str
     labels: Mapping[str, str] = field(default_factory=dict)
+    annotations: Mapping[str, str] = field(default_factory=dict, compare=False)  # a mesh's injection (Linkerd)

@@ -44,6 +44,9 @@ _STANDARD_CONTAINER_RESOURCES = frozenset({CPU, MEMORY, EPHEMERAL})
 # awsElasticBlockStore and generic ephemeral volumes; flexVolume needs a driver binary on the host.
 _UNSUPPORTED_VOLUME_SOURCES = ("hostPath", "csi", "ephemeral", "awsElasticBlockStore", "flexVolume")
 
+# The one capability a Fargate pod may add (SYS_PTRACE, as AWS documents for Fargate tasks); fargate-scheduler
+# refuses others ("invalid SecurityContext fields: Capabilities added: CAP_CHOWN", "... NET_ADMIN", public threads).
+_FARGATE_CAPABILITIES = frozenset({"SYS_PTRACE"})
 _HOST_NAMESPACE_FIELDS = (("hostNetwork", "HostNetwork"), ("hostPID", "HostPID"), ("hostIPC", "HostIPC"))
 
 
@@ -85,6 +88,11 @@ def _container_refusals(path: str, container: Mapping[str, Any]) -> Iterator[tup
     security = _mapping(container.get("securityContext"))
     if security.get("privileged") is True:
         yield f"{path}.securityContext.privileged", "invalid SecurityContext fields: Privileged"
+    added = [c for c in _list(_mapping(security.get("capabilities")).get("add")) if isinstance(c, str)
+             and c.upper().removeprefix("CAP_") not in _FARGATE_CAPABILITIES]
+    if added:
+        yield (f"{path}.securityContext.capabilities.add",
+               f"invalid SecurityContext fields: Capabilities added: {', '.join(added)}")
     for port_index, port in enumerate(_list(container.get("ports"))):
         port = _mapping(port)
         for field_name in ("hostPort", "hostIP"):

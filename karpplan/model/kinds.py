@@ -11,6 +11,7 @@ _KINDS: dict[tuple[str, str], str] = {
     ("", "Node"): "Node",
     ("", "Namespace"): "Namespace",
     ("", "LimitRange"): "LimitRange",
+    ("", "ResourceQuota"): "ResourceQuota",
     ("", "ReplicationController"): "workload",
     ("apps", "Deployment"): "workload",
     ("apps", "StatefulSet"): "workload",
@@ -44,7 +45,7 @@ CLUSTER_SCOPED = frozenset(
     }
     | {"PersistentVolume", "StorageClass"}
 )
-FIRST_PASS = ("RuntimeClass", "PriorityClass", "Namespace", "LimitRange", "HorizontalPodAutoscaler")  # read first
+FIRST_PASS = ("RuntimeClass", "PriorityClass", "Namespace", "LimitRange", "ResourceQuota", "HorizontalPodAutoscaler")  # read first
 STORAGE_ROLES = ("StorageClass", "PersistentVolume", "PersistentVolumeClaim")
 
 

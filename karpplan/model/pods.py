@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from karpplan.errors import UNKNOWN, Origin
+from karpplan.model.mesh_sidecars import InjectedSidecar
 from karpplan.model.requirements import Requirement
 from karpplan.model.resources import Resources
 from karpplan.model.selectors import LabelSelector, NodeAffinity, selector_matches
@@ -152,6 +153,8 @@ class PodTemplate:
     origin: Origin = field(default=UNKNOWN, compare=False)
     volumes: VolumeZones = VolumeZones()  # the zones its volumes allow (model/volume_zones.py)
     unrequested: tuple[str, ...] = ()  # containers with no CPU and no memory request (counted as zero)
+    # a service mesh's proxy its webhook injects at admission (model/mesh_sidecars.py), in `requests` already
+    injected: InjectedSidecar | None = field(default=None, compare=False)
 
     def __hash__(self) -> int:
         return id(self)

@@ -68,8 +68,9 @@ class Autoscaler:
     origin: Origin = field(default=UNKNOWN, compare=False)
 
 
-def parse_replicas_flag(text: str, max_replicas: int) -> ReplicaOverride:
-    """`ns/name=N`, `ns/Kind/name=N` or `name=N`; raises InputError (`--replicas: ...`) when malformed."""
+def parse_replicas_flag(text: str, max_replicas: int, namespace: str = "default") -> ReplicaOverride:
+    """`ns/name=N`, `ns/Kind/name=N` or `name=N` (in `namespace`: `--namespace`, else `default`); raises
+    InputError (`--replicas: ...`) when malformed."""
     target, eq, count_text = text.rpartition("=")
     parts = target.split("/")
     if not eq or not target or len(parts) > 3 or not all(parts):
@@ -81,21 +82,22 @@ def parse_replicas_flag(text: str, max_replicas: int) -> ReplicaOverride:
     if not 0 <= count <= max_replicas:
         raise InputError.at(Origin(REPLICAS_FLAG),
                             f"{text!r}: the replica count must be a whole number from 0 to {max_replicas:,}")
-    namespace, kind, name = ("default", None, parts[0]) if len(parts) == 1 else (
+    namespace, kind, name = (namespace, None, parts[0]) if len(parts) == 1 else (
         (parts[0], None, parts[1]) if len(parts) == 2 else (parts[0], parts[1], parts[2]))
     kind = None if kind is None else _KIND_ALIASES.get(kind.lower(), kind.lower())
     return ReplicaOverride(namespace, kind, name, count, text)
 
 
 def parse_scale_flags(replicas: Sequence[str] | None, factor: float | None, hpa: str,
-                      max_replicas: int) -> ScaleOptions:
+                      max_replicas: int, namespace: str | None = None) -> ScaleOptions:
     """The command line's `--replicas`, `--scale` and `--hpa`; raises InputError for a bad value."""
     if factor is not None and not (factor > 0 and math.isfinite(factor)):
         raise InputError.at(Origin(SCALE_FLAG), f"{factor}: the factor must be a number greater than 0, e.g. 2 or 0.5")
     if hpa not in HPA_MODES:
         raise InputError.at(Origin("--hpa"), f"{hpa!r}: expected one of {', '.join(HPA_MODES)}")
     mode: HpaMode = next(m for m in HPA_MODES if m == hpa)
-    return ScaleOptions(tuple(parse_replicas_flag(t, max_replicas) for t in replicas or ()), factor, mode)
+    return ScaleOptions(tuple(parse_replicas_flag(t, max_replicas, namespace or "default") for t in replicas or ()),
+                        factor, mode)
 
 
 def build_hpa(namespace: str, name: str, root: Field) -> Autoscaler:
