@@ -26,6 +26,7 @@ from karpplan.lint.locate import path_at, value_at
 from karpplan.lint.rules.blame import blamed_field
 from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
 from karpplan.lint.rules.placeholders import unrendered_documents, unrendered_volume_documents
+from karpplan.lint.rules.port_blame import port_blame
 from karpplan.lint.rules.volume_blame import blamed_volume
 from karpplan.lint.skip import Skip
 from karpplan.model.labels import ALIASES
@@ -421,10 +422,13 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
         kind = next((v.kind for v in group_info.verdicts if not v.ok), "")
         spec_path = ctx.group_spec_path(group_info, doc)
         field = blamed_field(doc, spec_path, group_info.template, group_info.verdicts, problem)
-        yield Hit(
-            doc, field or _blocking_field(doc, spec_path, kind), message,
-            "loosen the pod's nodeSelector/affinity/tolerations/requests or add a NodePool that allows them",
-        )
+        fix = "loosen the pod's nodeSelector/affinity/tolerations/requests or add a NodePool that allows them"
+        ports = port_blame(doc, spec_path, group_info.template, group_info.verdicts, problem)
+        if ports is not None:  # a DaemonSet holds the pod's host port: the port is what to change
+            only_ports = all(v.kind == "daemonset" for v in group_info.verdicts if not v.ok)
+            field = ports.path if only_ports or field is None else field
+            fix = ports.fix if only_ports else f"{fix}; for the NodePools a DaemonSet's port refuses: {ports.fix}"
+        yield Hit(doc, field or _blocking_field(doc, spec_path, kind), message, fix)
 
 
 # ------------------------------------------------------------------------------------------ pool limits
