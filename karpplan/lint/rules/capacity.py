@@ -22,7 +22,7 @@ from karpplan.inputs.loader import Document
 from karpplan.lint.context import LintContext, object_name
 from karpplan.lint.core import Hit, Severity, lint_rule
 from karpplan.lint.ignores import silences
-from karpplan.lint.locate import path_at, value_at
+from karpplan.lint.locate import path_at
 from karpplan.lint.rules.blame import blamed_field
 from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
 from karpplan.lint.rules.placeholders import unrendered_documents, unrendered_volume_documents
@@ -358,8 +358,7 @@ def SPREAD_CAPS_REPLICAS(ctx: LintContext) -> Iterator[Hit]:
 
 
 # ------------------------------------------------------------------------------------------ no-pool-can-launch
-def _blocking_field(doc: Document, spec_path: str, kind: str) -> str:
-    node = value_at(doc.body, spec_path)
+def _blocking_field(node: object, spec_path: str, kind: str) -> str:
     spec = node if isinstance(node, dict) else {}
     if kind == "taint" and spec.get("tolerations") is not None:
         return f"{spec_path}.tolerations"
@@ -421,14 +420,15 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
             continue
         kind = next((v.kind for v in group_info.verdicts if not v.ok), "")
         spec_path = ctx.group_spec_path(group_info, doc)
-        field = blamed_field(doc, spec_path, group_info.template, group_info.verdicts, problem)
+        pod_spec = ctx.pod_spec(doc, spec_path)
+        field = blamed_field(pod_spec, spec_path, group_info.template, group_info.verdicts, problem)
         fix = "loosen the pod's nodeSelector/affinity/tolerations/requests or add a NodePool that allows them"
-        ports = port_blame(doc, spec_path, group_info.template, group_info.verdicts, problem)
+        ports = port_blame(pod_spec, spec_path, group_info.template, group_info.verdicts, problem)
         if ports is not None:  # a DaemonSet holds the pod's host port: the port is what to change
             only_ports = all(v.kind == "daemonset" for v in group_info.verdicts if not v.ok)
             field = ports.path if only_ports or field is None else field
             fix = ports.fix if only_ports else f"{fix}; for the NodePools a DaemonSet's port refuses: {ports.fix}"
-        yield Hit(doc, field or _blocking_field(doc, spec_path, kind), message, fix)
+        yield Hit(doc, field or _blocking_field(pod_spec, spec_path, kind), message, fix)
 
 
 # ------------------------------------------------------------------------------------------ pool limits

@@ -7,8 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from karpplan.inputs.loader import Document
-from karpplan.lint.locate import value_at
 from karpplan.model.pods import DaemonSet, HostPort, PodTemplate
 from karpplan.scheduling.candidates import PoolVerdict, option_table
 from karpplan.scheduling.daemon_ports import DaemonPort, clashing, daemonset_key
@@ -38,10 +36,9 @@ def _port_text(port: HostPort) -> str:
     return text if port.host_ip in ("0.0.0.0", "", "::") else f"{port.host_ip}:{text}"
 
 
-def _written_port(doc: Document, spec_path: str, held: Sequence[HostPort]) -> tuple[str, str] | None:
+def _written_port(spec: object, spec_path: str, held: Sequence[HostPort]) -> tuple[str, str] | None:
     """(field path, container name) of the first written port asking for one of `held`: its `hostPort`, or,
     under `hostNetwork`, its `containerPort` (every containerPort is then a host port)."""
-    spec = value_at(doc.body, spec_path)
     if not isinstance(spec, dict):
         return None
     host_network = spec.get("hostNetwork") is True
@@ -68,10 +65,10 @@ def _daemonset_text(name: str, daemonsets: Sequence[DaemonSet]) -> str:
     return f"DaemonSet {name} ({found.origin})" if found is not None and found.origin.file else f"DaemonSet {name}"
 
 
-def port_blame(doc: Document, spec_path: str, template: PodTemplate, verdicts: Sequence[PoolVerdict],
+def port_blame(spec: object, spec_path: str, template: PodTemplate, verdicts: Sequence[PoolVerdict],
                problem: Problem) -> PortBlame | None:
-    """Where and what to change when DaemonSets' host ports are why NodePools refuse the pod (None when no
-    refusing pool says so)."""
+    """Where and what to change when DaemonSets' host ports are why NodePools refuse the pod (`spec`, written at
+    `spec_path`; None when no refusing pool says so)."""
     refused = [v for v in verdicts if not v.ok and v.kind == "daemonset"]
     if not refused:
         return None
@@ -83,7 +80,7 @@ def port_blame(doc: Document, spec_path: str, template: PodTemplate, verdicts: S
     port_text = ", ".join(_port_text(p) for p in ports)
     owner_text = ", ".join(_daemonset_text(o, problem.inventory.daemonsets) for o in owners)
     pools = ", ".join(v.pool.name for v in refused)
-    written = _written_port(doc, spec_path, ports)
+    written = _written_port(spec, spec_path, ports)
     plural = "s" if len(ports) > 1 else ""
     if written is not None and written[0].endswith(".hostNetwork"):
         ask = (f"this pod runs with hostNetwork, so container {written[1]}'s containerPort{plural} {port_text} "

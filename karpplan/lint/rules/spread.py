@@ -116,6 +116,7 @@ def REPLICAS_WITHOUT_SPREAD(ctx: LintContext) -> Iterator[Hit]:
     # Replicas sharing a ReadWriteOnce(Pod) claim can only run on one node: spreading them is the wrong advice.
     one_node = {c.origin: c for c in ctx.inventory.shared_claims}
     strimzi = _strimzi_replicas(ctx, planned)
+    by_workload = Counter((p.origin, p.workload) for p in ctx.inventory.pods)
     for doc, spec_path in ctx.pod_documents():
         spec = doc.body.get("spec")
         written = spec.get("replicas", 1) if isinstance(spec, LineDict) else 1
@@ -136,6 +137,10 @@ def REPLICAS_WITHOUT_SPREAD(ctx: LintContext) -> Iterator[Hit]:
                     f"add topologySpreadConstraints on topology.kubernetes.io/zone (and kubernetes.io/hostname) to "
                     f"{spec_path}{', or set rack.topologyKey' * racked}",
                 )
+            continue
+        derived = ctx.derived_document(doc, spec_path)
+        if derived is not None and derived.replicas_at:
+            yield from _derived_without_spread(ctx, doc, spec_path, by_workload)
             continue
         if doc.kind in _REPLICATED:
             replicas = planned.get(doc.origin) or written
@@ -158,6 +163,21 @@ def REPLICAS_WITHOUT_SPREAD(ctx: LintContext) -> Iterator[Hit]:
             "zone: all of them may land on one node or in one zone",
             "add a topologySpreadConstraint on topology.kubernetes.io/zone (and kubernetes.io/hostname)",
         )
+
+
+def _derived_without_spread(ctx: LintContext, doc: Document, spec_path: str,
+                            by_workload: Counter[tuple[Origin, str]]) -> Iterator[Hit]:
+    """A CloudNativePG Cluster's instances, an ECK node set: the pods as planned, spread as the operator writes
+    them (its default anti-affinity included), reported where the resource sets how many they are."""
+    derived = ctx.derived_document(doc, spec_path)
+    if derived is None:
+        return
+    replicas = by_workload.get((doc.origin, f"{derived.kind}/{derived.name}"), 0)
+    if replicas >= 2 and not _has_spread(ctx.pod_spec(doc, spec_path)):
+        yield Hit(doc, derived.replicas_at,
+                  f"{replicas} replicas with neither a topologySpreadConstraint nor pod anti-affinity on hostname or "
+                  "zone: all of them may land on one node or in one zone",
+                  derived.spread_fix or "add a topologySpreadConstraint on topology.kubernetes.io/zone")
 
 
 def _strimzi_replicas(ctx: LintContext, planned: Counter[Origin]) -> dict[Origin, dict[str, int]]:
