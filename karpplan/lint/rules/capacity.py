@@ -23,8 +23,9 @@ from karpplan.lint.context import LintContext, object_name
 from karpplan.lint.core import Hit, Severity, lint_rule
 from karpplan.lint.ignores import silences
 from karpplan.lint.locate import path_at
-from karpplan.lint.rules.blame import blamed_field
+from karpplan.lint.rules.blame import blamed_field, written_requirements
 from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
+from karpplan.lint.rules.node_group_labels import node_group_fix
 from karpplan.lint.rules.placeholders import unrendered_documents, unrendered_volume_documents
 from karpplan.lint.rules.port_blame import port_blame
 from karpplan.lint.rules.volume_blame import blamed_volume
@@ -422,7 +423,8 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
         spec_path = ctx.group_spec_path(group_info, doc)
         pod_spec = ctx.pod_spec(doc, spec_path)
         field = blamed_field(pod_spec, spec_path, group_info.template, group_info.verdicts, problem)
-        fix = "loosen the pod's nodeSelector/affinity/tolerations/requests or add a NodePool that allows them"
+        fix = (node_group_fix(field, written_requirements(pod_spec, spec_path), problem.pools)
+               or "loosen the pod's nodeSelector/affinity/tolerations/requests or add a NodePool that allows them")
         ports = port_blame(pod_spec, spec_path, group_info.template, group_info.verdicts, problem)
         if ports is not None:  # a DaemonSet holds the pod's host port: the port is what to change
             only_ports = all(v.kind == "daemonset" for v in group_info.verdicts if not v.ok)

@@ -1,0 +1,119 @@
+"""lint on real manifests not swept before (session 18), read as a CI user reads the findings: each finding at
+the line the user edits, its fix one that works when applied. Excerpts cite their sources."""
+
+from __future__ import annotations
+
+import io
+
+from karpplan.lint.core import Finding, Severity
+from karpplan.lint.run import LintOptions, lint
+
+# aws-samples/eks-workshop-v2 manifests/modules/autoscaling/compute/karpenter/nodepool/nodepool.yaml and
+# nodeclass.yaml, rendered (envsubst) as the workshop applies them.
+WORKSHOP_POOL = """\
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata:
+  name: default
+spec:
+  amiFamily: AL2023
+  amiSelectorTerms:
+  - alias: al2023@latest
+  role: KarpenterNodeRole-eks-workshop
+  securityGroupSelectorTerms:
+  - tags:
+      karpenter.sh/discovery: eks-workshop
+  subnetSelectorTerms:
+  - tags:
+      karpenter.sh/discovery: eks-workshop
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: default
+spec:
+  template:
+    metadata:
+      labels:
+        type: karpenter
+    spec:
+      requirements:
+        - key: "karpenter.sh/capacity-type"
+          operator: In
+          values: ["on-demand"]
+        - key: "node.kubernetes.io/instance-type"
+          operator: In
+          values: ["c5.large", "m5.large", "r5.large", "m5.xlarge"]
+      nodeClassRef:
+        group: karpenter.k8s.aws
+        kind: EC2NodeClass
+        name: default
+      expireAfter: 72h
+  limits:
+    cpu: "1000"
+    memory: 1000Gi
+---
+"""
+
+# manifests/base-application/catalog (abridged) with the patch of
+# manifests/modules/fundamentals/mng/spot/deployment/deployment.yaml: the managed node group lesson's selector.
+CATALOG = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: catalog
+  namespace: catalog
+spec:
+  replicas: 1
+  selector:
+    matchLabels:
+      app.kubernetes.io/name: catalog
+  template:
+    metadata:
+      labels:
+        app.kubernetes.io/name: catalog
+    spec:
+      containers:
+        - name: catalog
+          image: "public.ecr.aws/aws-containers/retail-store-sample-catalog:1.2.1"
+          resources:
+            limits:
+              memory: 512Mi
+            requests:
+              cpu: 250m
+              memory: 512Mi
+      nodeSelector:
+        eks.amazonaws.com/capacityType: SPOT
+"""
+
+
+def findings(text: str) -> list[Finding]:
+    report = lint(LintOptions(paths=("-",), stdin=io.StringIO(text)))
+    return [f for f in report.findings if f.severity is not Severity.info]
+
+
+def line_of(text: str, needle: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+def test_a_managed_node_group_capacity_label_is_told_its_karpenter_label() -> None:
+    text = WORKSHOP_POOL + CATALOG
+    found = findings(text)
+    assert [(f.rule, f.line) for f in found] == [("no-pool-can-launch", line_of(text, "capacityType: SPOT"))]
+    fix = found[0].fix
+    assert "karpenter.sh/capacity-type: spot" in fix and "EKS managed node group" in fix
+    assert "let a NodePool allow spot" in fix  # the workshop's pool is on-demand only
+
+
+def test_the_fix_works_karpenters_label_and_a_pool_allowing_spot() -> None:
+    fixed = (WORKSHOP_POOL.replace('values: ["on-demand"]', 'values: ["on-demand", "spot"]')
+             + CATALOG.replace("eks.amazonaws.com/capacityType: SPOT", "karpenter.sh/capacity-type: spot"))
+    assert findings(fixed) == []
+
+
+def test_an_on_demand_node_group_label_maps_to_on_demand_and_needs_no_other_pool() -> None:
+    text = WORKSHOP_POOL + CATALOG.replace("SPOT", "ON_DEMAND")
+    found = findings(text)
+    assert len(found) == 1
+    assert "karpenter.sh/capacity-type: on-demand" in found[0].fix
+    assert "let a NodePool allow" not in found[0].fix
