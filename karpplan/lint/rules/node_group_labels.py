@@ -7,14 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from karpplan.explain.known import NODE_GROUP_LABELS
 from karpplan.lint.rules.blame import Written
 from karpplan.model.eksctl import EKS_CAPACITY_TYPE_LABEL
 from karpplan.model.labels import CAPACITY_TYPE
+from karpplan.model.node_group_labels import KARPENTER_CAPACITY_TYPES, NODE_GROUP_LABELS
 from karpplan.model.pools import NodePool
 from karpplan.model.requirements import Requirement
-
-_CAPACITY_TYPES = {"SPOT": "spot", "ON_DEMAND": "on-demand"}
 
 
 def node_group_fix(field: str | None, written: Sequence[Written], pools: Sequence[NodePool]) -> str | None:
@@ -29,7 +27,7 @@ def node_group_fix(field: str | None, written: Sequence[Written], pools: Sequenc
         return None
     carried = f"{key} is a label only {what} gives its nodes; the nodes Karpenter launches never carry it"
     if key == EKS_CAPACITY_TYPE_LABEL:
-        values = sorted(_CAPACITY_TYPES.get(v.upper(), v.lower()) for v in found.requirement.values) or ["spot"]
+        values = sorted(KARPENTER_CAPACITY_TYPES.get(v.upper(), v.lower()) for v in found.requirement.values) or ["spot"]
         wanted = Requirement(CAPACITY_TYPE, frozenset(values))
         shown = f": {values[0]}" if len(values) == 1 else f" In [{', '.join(values)}]"
         allowed = any(not p.requirements.get_or_any(CAPACITY_TYPE).intersect(wanted).is_empty() for p in pools)
