@@ -117,3 +117,61 @@ def test_an_on_demand_node_group_label_maps_to_on_demand_and_needs_no_other_pool
     assert len(found) == 1
     assert "karpenter.sh/capacity-type: on-demand" in found[0].fix
     assert "let a NodePool allow" not in found[0].fix
+
+
+# stefanprodan/podinfo kustomize/ (deployment.yaml and hpa.yaml, abridged): no replicas written, the HPA keeps 2.
+PODINFO = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: podinfo
+spec:
+  minReadySeconds: 3
+  revisionHistoryLimit: 5
+  selector:
+    matchLabels:
+      app: podinfo
+  template:
+    metadata:
+      labels:
+        app: podinfo
+    spec:
+      containers:
+      - name: podinfod
+        image: ghcr.io/stefanprodan/podinfo:6.9.2
+        resources:
+          limits:
+            cpu: 2000m
+            memory: 512Mi
+          requests:
+            cpu: 100m
+            memory: 64Mi
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: podinfo
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: podinfo
+  minReplicas: 2
+  maxReplicas: 4
+"""
+
+
+def test_replicas_an_hpa_sets_are_reported_where_the_spread_goes_and_name_the_hpa() -> None:
+    text = WORKSHOP_POOL + PODINFO
+    found = [f for f in findings(text) if f.rule == "replicas-without-spread"]
+    assert len(found) == 1
+    # No spec.replicas to point at: the pod spec, where the topologySpreadConstraint is added.
+    template_spec = [i for i, line in enumerate(text.splitlines(), 1) if line == "    spec:"][-1]
+    assert (found[0].field, found[0].line) == ("spec.template.spec", template_spec)
+    hpa_line = line_of(text, "kind: HorizontalPodAutoscaler") - 1
+    assert found[0].message.startswith("2 replicas with neither")
+    assert found[0].message.endswith(f"(replicas set by HorizontalPodAutoscaler podinfo at <stdin>:{hpa_line})")
+    spread = ("      topologySpreadConstraints:\n      - maxSkew: 1\n        topologyKey: topology.kubernetes.io/zone\n"
+              "        whenUnsatisfiable: ScheduleAnyway\n        labelSelector: {matchLabels: {app: podinfo}}\n")
+    fixed = WORKSHOP_POOL + PODINFO.replace("    spec:\n      containers:", "    spec:\n" + spread + "      containers:")
+    assert [f for f in findings(fixed) if f.rule == "replicas-without-spread"] == []

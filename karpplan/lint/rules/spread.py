@@ -157,12 +157,27 @@ def REPLICAS_WITHOUT_SPREAD(ctx: LintContext) -> Iterator[Hit]:
         pod_spec = value_at(doc.body, spec_path)
         if pod_spec is None or _has_spread(pod_spec):  # None: the template is another's (a Rollout's workloadRef)
             continue
+        scaler = _autoscaler_of(ctx, doc) if written != replicas else ""
+        # Replicas an autoscaler sets: the finding sits where the fix goes, the pod spec, not at an absent field.
+        written_here = isinstance(spec, LineDict) and "replicas" in spec
         yield Hit(
-            doc, "spec.replicas",
-            f"{replicas} replicas with neither a topologySpreadConstraint nor pod anti-affinity on hostname or "
-            "zone: all of them may land on one node or in one zone",
+            doc, "spec.replicas" if written_here or not scaler else spec_path,
+            f"{replicas} replicas with neither a topologySpreadConstraint nor pod anti-affinity on hostname or zone: "
+            f"all of them may land on one node or in one zone{scaler}",
             "add a topologySpreadConstraint on topology.kubernetes.io/zone (and kubernetes.io/hostname)",
         )
+
+
+def _autoscaler_of(ctx: LintContext, doc: Document) -> str:
+    """` (replicas set by HorizontalPodAutoscaler NAME at FILE:LINE)` for a workload an HPA in the input scales."""
+    for other in ctx.documents:
+        if other.kind != "HorizontalPodAutoscaler" or other.namespace != doc.namespace:
+            continue
+        spec = other.body.get("spec")
+        target = spec.get("scaleTargetRef") if isinstance(spec, dict) else None
+        if isinstance(target, dict) and target.get("kind") == doc.kind and target.get("name") == doc.name:
+            return f" (replicas set by HorizontalPodAutoscaler {other.name} at {other.origin})"
+    return ""
 
 
 def _derived_without_spread(ctx: LintContext, doc: Document, spec_path: str,
