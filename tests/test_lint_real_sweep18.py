@@ -175,3 +175,64 @@ def test_replicas_an_hpa_sets_are_reported_where_the_spread_goes_and_name_the_hp
               "        whenUnsatisfiable: ScheduleAnyway\n        labelSelector: {matchLabels: {app: podinfo}}\n")
     fixed = WORKSHOP_POOL + PODINFO.replace("    spec:\n      containers:", "    spec:\n" + spread + "      containers:")
     assert [f for f in findings(fixed) if f.rule == "replicas-without-spread"] == []
+
+
+# grafana/mimir's Helm production docs give zoneAwareReplication zones a nodeSelector of GCP zones
+# (`topology.kubernetes.io/zone: us-central1-a`); mimir-distributed renders it into each zone's ingester
+# StatefulSet (operations/helm/tests/*-generated ingester-statefulset.yaml, abridged).
+INGESTER_ZONE_A = """\
+---
+# Source: mimir-distributed/templates/ingester/ingester-statefulset.yaml
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: mimir-ingester-zone-a
+  namespace: mimir
+spec:
+  podManagementPolicy: Parallel
+  replicas: 1
+  selector:
+    matchLabels:
+      app.kubernetes.io/component: ingester
+      rollout-group: ingester
+      zone: zone-a
+  serviceName: mimir-ingester-headless
+  template:
+    metadata:
+      labels:
+        app.kubernetes.io/component: ingester
+        rollout-group: ingester
+        zone: zone-a
+    spec:
+      nodeSelector:
+        topology.kubernetes.io/zone: us-central1-a
+      containers:
+        - name: ingester
+          image: grafana/mimir:2.16.0
+          resources:
+            requests:
+              cpu: 100m
+              memory: 512Mi
+"""
+
+THREE_ZONES = WORKSHOP_POOL.replace(
+    '          values: ["on-demand"]\n',
+    '          values: ["on-demand"]\n        - key: topology.kubernetes.io/zone\n          operator: In\n'
+    '          values: ["us-east-1a", "us-east-1b", "us-east-1c"]\n')
+
+
+def test_a_zone_of_another_cloud_is_said_to_be_one_with_the_zones_to_use() -> None:
+    text = THREE_ZONES + INGESTER_ZONE_A
+    found = findings(text)
+    assert [(f.rule, f.line) for f in found] == [("no-pool-can-launch", line_of(text, "zone: us-central1-a"))]
+    assert found[0].source == "mimir-distributed/templates/ingester/ingester-statefulset.yaml"
+    assert "us-central1-a is not a zone of us-east-1" in found[0].fix
+    assert "select one of us-east-1a, us-east-1b, us-east-1c" in found[0].fix
+    assert findings(THREE_ZONES + INGESTER_ZONE_A.replace("us-central1-a", "us-east-1a")) == []
+
+
+def test_a_zone_of_the_region_no_pool_launches_in_names_the_pool_side_too() -> None:
+    found = findings(THREE_ZONES + INGESTER_ZONE_A.replace("us-central1-a", "us-east-1d"))
+    assert len(found) == 1
+    assert "no NodePool launches in us-east-1d" in found[0].fix
+    assert "add us-east-1d to a NodePool's topology.kubernetes.io/zone requirement" in found[0].fix

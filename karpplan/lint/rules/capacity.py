@@ -29,6 +29,7 @@ from karpplan.lint.rules.node_group_labels import node_group_fix
 from karpplan.lint.rules.placeholders import unrendered_documents, unrendered_volume_documents
 from karpplan.lint.rules.port_blame import port_blame
 from karpplan.lint.rules.volume_blame import blamed_volume
+from karpplan.lint.rules.zone_fix import zone_fix
 from karpplan.lint.skip import Skip
 from karpplan.model.labels import ALIASES
 from karpplan.model.pools import NodePool
@@ -423,7 +424,8 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
         spec_path = ctx.group_spec_path(group_info, doc)
         pod_spec = ctx.pod_spec(doc, spec_path)
         field = blamed_field(pod_spec, spec_path, group_info.template, group_info.verdicts, problem)
-        fix = (node_group_fix(field, written_requirements(pod_spec, spec_path), problem.pools)
+        written = written_requirements(pod_spec, spec_path)
+        fix = (node_group_fix(field, written, problem.pools) or zone_fix(field, written, problem, ctx.planner.catalog.region)
                or "loosen the pod's nodeSelector/affinity/tolerations/requests or add a NodePool that allows them")
         ports = port_blame(pod_spec, spec_path, group_info.template, group_info.verdicts, problem)
         if ports is not None:  # a DaemonSet holds the pod's host port: the port is what to change
