@@ -420,19 +420,28 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
                       f"the pods' volumes decide their zone: let {volume.source} allow a zone the NodePools "
                       "launch in (or add a NodePool for its zones)", line=volume.origin.line)
             continue
-        kind = next((v.kind for v in group_info.verdicts if not v.ok), "")
-        spec_path = ctx.group_spec_path(group_info, doc)
-        pod_spec = ctx.pod_spec(doc, spec_path)
-        field = blamed_field(pod_spec, spec_path, group_info.template, group_info.verdicts, problem)
-        written = written_requirements(pod_spec, spec_path)
-        fix = (node_group_fix(field, written, problem.pools) or zone_fix(field, written, problem, ctx.planner.catalog.region)
-               or "loosen the pod's nodeSelector/affinity/tolerations/requests or add a NodePool that allows them")
-        ports = port_blame(pod_spec, spec_path, group_info.template, group_info.verdicts, problem)
-        if ports is not None:  # a DaemonSet holds the pod's host port: the port is what to change
-            only_ports = all(v.kind == "daemonset" for v in group_info.verdicts if not v.ok)
-            field = ports.path if only_ports or field is None else field
-            fix = ports.fix if only_ports else f"{fix}; for the NodePools a DaemonSet's port refuses: {ports.fix}"
-        yield Hit(doc, field or _blocking_field(pod_spec, spec_path, kind), message, fix)
+        field, fix = _field_and_fix(ctx, group_info, doc)
+        yield Hit(doc, field, message, fix)
+
+
+def _field_and_fix(ctx: LintContext, group_info: GroupInfo, doc: Document) -> tuple[str, str]:
+    """The field of the pod that keeps every NodePool off (as written: a derived pod spec's at the resource's
+    field), and what to change: the generic advice, unless the field says more (a node group's label, a zone no
+    pool reaches, a host port a DaemonSet holds)."""
+    problem = ctx.planner.problem
+    kind = next((v.kind for v in group_info.verdicts if not v.ok), "")
+    spec_path = ctx.group_spec_path(group_info, doc)
+    pod_spec = ctx.pod_spec(doc, spec_path)
+    field = blamed_field(pod_spec, spec_path, group_info.template, group_info.verdicts, problem)
+    written = written_requirements(pod_spec, spec_path)
+    fix = (node_group_fix(field, written, problem.pools) or zone_fix(field, written, problem, ctx.planner.catalog.region)
+           or "loosen the pod's nodeSelector/affinity/tolerations/requests or add a NodePool that allows them")
+    ports = port_blame(pod_spec, spec_path, group_info.template, group_info.verdicts, problem)
+    if ports is not None:  # a DaemonSet holds the pod's host port: the port is what to change
+        only_ports = all(v.kind == "daemonset" for v in group_info.verdicts if not v.ok)
+        field = ports.path if only_ports or field is None else field
+        fix = ports.fix if only_ports else f"{fix}; for the NodePools a DaemonSet's port refuses: {ports.fix}"
+    return field or _blocking_field(pod_spec, spec_path, kind), fix
 
 
 # ------------------------------------------------------------------------------------------ pool limits

@@ -120,23 +120,8 @@ def REPLICAS_WITHOUT_SPREAD(ctx: LintContext) -> Iterator[Hit]:
     for doc, spec_path in ctx.pod_documents():
         spec = doc.body.get("spec")
         written = spec.get("replicas", 1) if isinstance(spec, LineDict) else 1
-        replicas_path = "spec.replicas"
         if is_strimzi_resource(doc):
-            # Pods of a Kafka's pools, ZooKeeper, Connect: as planned; the template may not be written at all.
-            if spec_path not in strimzi.get(doc.origin, {}) or rack_key(doc, spec_path, ctx.documents):
-                continue  # rack awareness: older operators add preferred anti-affinity on the rack key
-            replicas = strimzi[doc.origin][spec_path]
-            replicas_path = spec_path.removesuffix("template.pod") + "replicas"
-            if replicas >= 2 and not _has_spread(value_at(doc.body, spec_path)):
-                racked = spec_path != "spec.zookeeper.template.pod"  # ZooKeeper has no rack awareness
-                yield Hit(
-                    doc, replicas_path,
-                    f"{replicas} replicas with neither a topologySpreadConstraint nor pod anti-affinity on hostname "
-                    f"or zone in template.pod{' (nor rack awareness)' * racked}: all of them may land on one node or "
-                    "in one zone",
-                    f"add topologySpreadConstraints on topology.kubernetes.io/zone (and kubernetes.io/hostname) to "
-                    f"{spec_path}{', or set rack.topologyKey' * racked}",
-                )
+            yield from _strimzi_without_spread(ctx, doc, spec_path, strimzi)
             continue
         derived = ctx.derived_document(doc, spec_path)
         if derived is not None and derived.replicas_at:
@@ -178,6 +163,25 @@ def _autoscaler_of(ctx: LintContext, doc: Document) -> str:
         if isinstance(target, dict) and target.get("kind") == doc.kind and target.get("name") == doc.name:
             return f" (replicas set by HorizontalPodAutoscaler {other.name} at {other.origin})"
     return ""
+
+
+def _strimzi_without_spread(ctx: LintContext, doc: Document, spec_path: str,
+                            strimzi: dict[Origin, dict[str, int]]) -> Iterator[Hit]:
+    """Pods of a Kafka's pools, ZooKeeper, Connect: as planned; the template may not be written at all."""
+    if spec_path not in strimzi.get(doc.origin, {}) or rack_key(doc, spec_path, ctx.documents):
+        return  # rack awareness: older operators add preferred anti-affinity on the rack key
+    replicas = strimzi[doc.origin][spec_path]
+    replicas_path = spec_path.removesuffix("template.pod") + "replicas"
+    if replicas >= 2 and not _has_spread(value_at(doc.body, spec_path)):
+        racked = spec_path != "spec.zookeeper.template.pod"  # ZooKeeper has no rack awareness
+        yield Hit(
+            doc, replicas_path,
+            f"{replicas} replicas with neither a topologySpreadConstraint nor pod anti-affinity on hostname "
+            f"or zone in template.pod{' (nor rack awareness)' * racked}: all of them may land on one node or "
+            "in one zone",
+            f"add topologySpreadConstraints on topology.kubernetes.io/zone (and kubernetes.io/hostname) to "
+            f"{spec_path}{', or set rack.topologyKey' * racked}",
+        )
 
 
 def _derived_without_spread(ctx: LintContext, doc: Document, spec_path: str,
