@@ -181,3 +181,21 @@ spec:
 """
     workloads = {p["workload"] for p in plan(POOL + dump + EXAMPLE)["pods"]}
     assert "StatefulSet/cluster-example" not in workloads
+
+
+def test_spread_constraints_are_judged_at_spec_topology_spread_constraints() -> None:
+    spread = """\
+  topologySpreadConstraints:
+  - maxSkew: 1
+    topologyKey: kubernetes.io/zone
+    whenUnsatisfiable: DoNotSchedule
+    labelSelector:
+      matchLabels:
+        cnpg.io/cluster: cluster-example
+"""
+    text = POOL + EXAMPLE.replace("  instances: 3\n", "  instances: 3\n" + spread)
+    found = [f for f in findings(text) if f.rule == "spread-key-unknown"]
+    assert [(f.field, f.line) for f in found] == [("spec.topologySpreadConstraints[0].topologyKey",
+                                                   line_of(text, "topologyKey: kubernetes.io/zone"))]
+    fixed = text.replace("topologyKey: kubernetes.io/zone", "topologyKey: topology.kubernetes.io/zone")
+    assert [f for f in findings(fixed) if f.severity != "info"] == []
