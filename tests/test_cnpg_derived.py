@@ -199,3 +199,16 @@ def test_spread_constraints_are_judged_at_spec_topology_spread_constraints() -> 
                                                    line_of(text, "topologyKey: kubernetes.io/zone"))]
     fixed = text.replace("topologyKey: kubernetes.io/zone", "topologyKey: topology.kubernetes.io/zone")
     assert [f for f in findings(fixed) if f.severity != "info"] == []
+
+
+def test_a_tainted_pool_is_told_which_taint_to_tolerate_in_spec_affinity_tolerations() -> None:
+    tainted = POOL.replace("      requirements:\n",
+                           "      taints: [{key: dedicated, value: db, effect: NoSchedule}]\n      requirements:\n")
+    text = tainted + cluster("    topologyKey: topology.kubernetes.io/zone\n")
+    found = [f for f in findings(text) if f.rule == "no-pool-can-launch"]
+    assert len(found) == 1
+    assert (found[0].field, found[0].line) == ("spec.affinity.tolerations", line_of(text, "  affinity:"))
+    assert found[0].fix.startswith("tolerate dedicated=db:NoSchedule (NodePool default) in spec.affinity.tolerations")
+    tolerated = "    tolerations:\n    - {key: dedicated, operator: Equal, value: db, effect: NoSchedule}\n"
+    fixed = tainted + cluster("    topologyKey: topology.kubernetes.io/zone\n" + tolerated)
+    assert [f for f in findings(fixed) if f.severity == "error"] == []

@@ -126,8 +126,8 @@ def _resource_field(spec: object, spec_path: str, template: PodTemplate, verdict
 
 def _verdict_field(spec: object, spec_path: str, template: PodTemplate, verdict: PoolVerdict,
                    written: Sequence[Written], problem: Problem) -> str | None:
-    if verdict.kind == "taint":
-        return f"{spec_path}.tolerations" if isinstance(value_at(spec, "tolerations"), list) else spec_path
+    if verdict.kind == "taint":  # where a toleration goes (the line: the pod spec's when there is none yet)
+        return f"{spec_path}.tolerations"
     if verdict.kind == "requirements":
         return _requirement_field(written, verdict)
     if verdict.kind == "resources":

@@ -34,6 +34,7 @@ from karpplan.lint.skip import Skip
 from karpplan.model.labels import ALIASES
 from karpplan.model.pools import NodePool
 from karpplan.model.resources import Resources
+from karpplan.model.taints import SCHEDULING_EFFECTS, untolerated
 from karpplan.plan_reasons import keeps_off_karpenter, reasons_for
 from karpplan.scheduling.candidates import PoolVerdict, option_table
 from karpplan.scheduling.preferences import provided_keys
@@ -436,12 +437,30 @@ def _field_and_fix(ctx: LintContext, group_info: GroupInfo, doc: Document) -> tu
     written = written_requirements(pod_spec, spec_path)
     fix = (node_group_fix(field, written, problem.pools) or zone_fix(field, written, problem, ctx.planner.catalog.region)
            or "loosen the pod's nodeSelector/affinity/tolerations/requests or add a NodePool that allows them")
+    refused = [v for v in group_info.verdicts if not v.ok]
+    if refused and all(v.kind == "taint" for v in refused):
+        fix = _toleration_fix(ctx, doc, f"{spec_path}.tolerations", group_info, refused) or fix
     ports = port_blame(pod_spec, spec_path, group_info.template, group_info.verdicts, problem)
     if ports is not None:  # a DaemonSet holds the pod's host port: the port is what to change
         only_ports = all(v.kind == "daemonset" for v in group_info.verdicts if not v.ok)
         field = ports.path if only_ports or field is None else field
         fix = ports.fix if only_ports else f"{fix}; for the NodePools a DaemonSet's port refuses: {ports.fix}"
     return field or _blocking_field(pod_spec, spec_path, kind), fix
+
+
+def _toleration_fix(ctx: LintContext, doc: Document, path: str, group_info: GroupInfo,
+                    refused: Sequence[PoolVerdict]) -> str:
+    """Which taints to tolerate, of which NodePools, and where the resource writes tolerations."""
+    taints: dict[str, list[str]] = {}
+    for verdict in refused:
+        for taint in untolerated(group_info.template.tolerations, verdict.pool.taints, SCHEDULING_EFFECTS):
+            taints.setdefault(str(taint), []).append(verdict.pool.name)
+    if not taints:
+        return ""
+    where, _ = ctx.written_path(doc, path)
+    shown = "; ".join(f"{taint} (NodePool {', '.join(pools)})" for taint, pools in taints.items())
+    return (f"tolerate {shown} in {where}, if these pods are meant for {'that pool' if len(refused) == 1 else 'those pools'}"
+            ", or add a NodePool without the taint for them")
 
 
 # ------------------------------------------------------------------------------------------ pool limits
