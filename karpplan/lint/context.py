@@ -12,14 +12,17 @@ from karpplan.catalog.types import Catalog
 from karpplan.errors import InputProblem, Origin
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict
+from karpplan.lint.locate import value_at
 from karpplan.lint.scaled import one_replica_pods
 from karpplan.lint.skip import Skip
 from karpplan.model.build import made_into_workloads, role_of, template_hash
 from karpplan.model.build_fields import Field
 from karpplan.model.build_pods import PodContext, build_pod_template
 from karpplan.model.cluster import FargateProfile
+from karpplan.model.derived import DerivedDocument, alias_of, written_path
 from karpplan.model.inventory import Inventory
 from karpplan.model.labels import POD_TEMPLATE_HASH
+from karpplan.model.operator_workloads import expand_operator_workloads
 from karpplan.model.pods import Pod, PodTemplate
 from karpplan.planner import prepare
 from karpplan.scheduling.problem import GroupInfo
@@ -114,6 +117,37 @@ class LintContext:
         for d in self.inventory.derived:
             out[d.origin] = tuple(dict.fromkeys((*out.get(d.origin, ()), *(at for _, at in d.pod_specs))))
         return out
+
+    @cached_property
+    def _derived_documents(self) -> dict[tuple[Origin, str], DerivedDocument]:
+        """(the resource's origin, where it writes the pod spec) -> the workload its controller creates, with the
+        pod spec as the controller writes it (its defaults, the placement it adds)."""
+        if not self.inventory.derived:
+            return {}
+        expanded, _ = expand_operator_workloads(self.documents)
+        return {(d.origin, d.pod_spec_at): d for d in expanded if isinstance(d, DerivedDocument)}
+
+    def pod_spec(self, doc: Document, spec_path: str) -> object:
+        """The pod spec `doc` writes at `spec_path`: a custom resource's as its controller creates it (what it
+        writes elsewhere, the defaults and the placement the controller adds), else the one written there."""
+        derived = self._derived_documents.get((doc.origin, spec_path))
+        if derived is not None:
+            return value_at(derived.body, "spec.template.spec")
+        return value_at(doc.body, spec_path)
+
+    def written_path(self, doc: Document, path: str) -> tuple[str, str]:
+        """A field path under a derived pod spec as the resource writes it (a CloudNativePG Cluster's
+        `spec.tolerations` is its `spec.affinity.tolerations`), any other path as it is; and what to change in
+        the resource when the field is one its controller makes of a setting ("" otherwise)."""
+        for (origin, at), derived in self._derived_documents.items():
+            if origin == doc.origin and (path == at or path.startswith(at) and path[len(at)] in ".["):
+                alias = alias_of(derived, path)
+                return written_path(derived, path), alias.fix if alias is not None else ""
+        return path, ""
+
+    def derived_document(self, doc: Document, spec_path: str) -> DerivedDocument | None:
+        """The workload the controller of `doc` creates of the pod spec written at `spec_path`."""
+        return self._derived_documents.get((doc.origin, spec_path))
 
     def spec_path(self, doc: Document, namespace: str, workload: str) -> str | None:
         """Where `doc` writes the pod spec of `workload` (`Kind/name`): a custom resource's field for the

@@ -83,9 +83,15 @@ def key_of(path: str) -> str:
 
 
 def value_at(node: object, dotted: str) -> object:
-    """What a dotted path of map keys (`spec.template.spec`) reaches in a document body, or None."""
+    """What a dotted path of map keys and list indices (`spec.template.spec`, `spec.nodeSets[1].podTemplate.spec`)
+    reaches in a document body, or None."""
     for part in dotted.split("."):
-        node = node.get(part) if isinstance(node, dict) else None
+        key, *indices = part.split("[")
+        node = node.get(key) if isinstance(node, dict) else None
+        for index in indices:
+            position = index.rstrip("]")
+            node = node[int(position)] if isinstance(node, list) and position.isdigit() and int(position) < len(node) \
+                else None
     return node
 
 

@@ -48,15 +48,16 @@ def _lines(texts: Mapping[str, str]) -> dict[str, list[str]]:
 
 
 def to_finding(ctx: LintContext, rule: Rule, hit: Hit) -> Finding:
-    line, key = locate(hit.doc, hit.path)
+    path, setting_fix = ctx.written_path(hit.doc, hit.path)  # a derived pod spec's field, at the resource's own
+    line, key = locate(hit.doc, path)
     if hit.line:
         line = hit.line
-        key = key_of(hit.path)
+        key = key_of(path)
     lines = ctx.texts.get(hit.doc.origin.file, [])
     return Finding(
         file=hit.doc.origin.file, line=line, column=column(lines, line, key), rule=rule.name, code=rule.code,
-        severity=hit.severity or rule.severity, object=object_name(hit.doc), field=hit.path, message=hit.message,
-        fix=hit.fix or rule.fix, source=hit.doc.source,
+        severity=hit.severity or rule.severity, object=object_name(hit.doc), field=path, message=hit.message,
+        fix=setting_fix or hit.fix or rule.fix, source=hit.doc.source,
     )
 
 

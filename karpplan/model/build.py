@@ -58,21 +58,16 @@ from karpplan.model.kinds import CLUSTER_SCOPED, FIRST_PASS, STORAGE_ROLES
 from karpplan.model.kinds import document_name as document_name  # re-exported: lint and diff read them here
 from karpplan.model.kinds import role_of as role_of
 from karpplan.model.labels import POD_TEMPLATE_HASH
-from karpplan.model.leader_worker_set import expand_leader_worker_sets, is_leader_worker_set
 from karpplan.model.mesh_notices import injected_notices
 from karpplan.model.nodes import ExistingNode
+from karpplan.model.operator_workloads import expand_operator_workloads
+from karpplan.model.operator_workloads import made_into_workloads as made_into_workloads  # lint reads it here
 from karpplan.model.overlays import NodeOverlay
 from karpplan.model.pods import DaemonSet, Pod
 from karpplan.model.pools import NodeClass, NodePool
-from karpplan.model.prometheus_operator import (
-    DerivedWorkload,
-    expand_operator_resources,
-    is_operator_resource,
-)
-from karpplan.model.ray_cluster import expand_ray_clusters, is_ray_cluster
+from karpplan.model.prometheus_operator import DerivedWorkload
 from karpplan.model.scale import ScaleOptions, Scaler, build_hpa
 from karpplan.model.storage import PersistentVolume, PersistentVolumeClaim, Storage, StorageClass
-from karpplan.model.strimzi import expand_strimzi, is_strimzi_resource
 
 MAX_REPLICAS = 100_000
 MAX_PODS = 1_000_000  # all workloads together: far beyond what one plan can use, well within memory
@@ -92,11 +87,6 @@ def _container_defaults(limit_ranges: dict[str, list[tuple[str, dict[str, int]]]
     return out
 
 
-def made_into_workloads(doc: Document) -> bool:
-    """A custom resource a controller makes workloads of (a Prometheus, a LeaderWorkerSet, a RayCluster)."""
-    return is_operator_resource(doc) or is_leader_worker_set(doc) or is_ray_cluster(doc) or is_strimzi_resource(doc)
-
-
 def _pod_spec(doc: Document, template: Field) -> Field:
     """A workload's pod spec; a derived workload's (a Prometheus's StatefulSet) named as its resource writes it,
     so its problems read `spec.topologySpreadConstraints[0].maxSkew`, the field the user wrote."""
@@ -111,11 +101,7 @@ class _Builder:
                  scale: ScaleOptions | None = None, default_requests: Mapping[str, int] | None = None) -> None:
         self.default_requests = dict(default_requests or {})
         # Operators' resources (a Prometheus) are followed by the workloads their operator creates for them.
-        documents, self.derived = expand_operator_resources(documents)
-        documents, leader_worker_sets = expand_leader_worker_sets(documents)
-        documents, ray_clusters = expand_ray_clusters(documents)
-        self.documents, strimzi = expand_strimzi(documents)
-        self.derived.extend([*leader_worker_sets, *ray_clusters, *strimzi])
+        self.documents, self.derived = expand_operator_workloads(documents)
         self.scaler = Scaler(scale or ScaleOptions())
         self.collect = collect
         self.problems: list[InputProblem] = []

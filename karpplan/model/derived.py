@@ -19,12 +19,46 @@ from karpplan.inputs.origins import LineDict
 Derived = TypeVar("Derived")
 
 
+@dataclass(frozen=True)
+class FieldAlias:
+    """A field of a derived pod spec (`under`, its full path) that the resource writes at `written`;
+    `same_shape`: what lies below it is written below `written` the same way (else every such field is
+    `written` itself: a field the operator makes from a setting)."""
+
+    under: str
+    written: str
+    same_shape: bool = True
+    fix: str = ""  # what to change in the resource for a finding on this field ("" when the finding's own fix does)
+
+
 @dataclass(frozen=True, eq=False)
 class DerivedDocument(Document):
     """A workload a controller creates for a custom resource; `pod_spec_at`: where the resource writes its pod
     spec."""
 
     pod_spec_at: str = "spec"
+    # Where the resource writes what the derived pod spec holds elsewhere than under `pod_spec_at` (a
+    # CloudNativePG Cluster's tolerations at `spec.affinity.tolerations`): (the path under `pod_spec_at`, the
+    # resource's own path), longest first; a field the operator adds points at the field that makes it add it.
+    field_aliases: tuple[FieldAlias, ...] = ()
+    replicas_at: str = ""  # where the resource writes how many pods it runs ("" when it is not written)
+    spread_fix: str = ""  # how to spread these pods in the resource's own terms ("" when the pod spec's apply)
+
+
+def alias_of(doc: Document, path: str) -> FieldAlias | None:
+    """The alias `path` (a field of the derived pod spec, under `pod_spec_at`) falls under, if any."""
+    if not isinstance(doc, DerivedDocument):
+        return None
+    return next((alias for alias in doc.field_aliases
+                 if path == alias.under or path.startswith(alias.under) and path[len(alias.under)] in ".["), None)
+
+
+def written_path(doc: Document, path: str) -> str:
+    """`path` (a field of the derived pod spec, under `pod_spec_at`) as the resource writes it."""
+    alias = alias_of(doc, path)
+    if alias is None:
+        return path
+    return alias.written + path[len(alias.under):] if alias.same_shape else alias.written
 
 
 def pod_spec_written_at(doc: Document) -> str | None:

@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from karpplan.inputs.loader import Document
 from karpplan.lint.locate import value_at
 from karpplan.model.labels import WELL_KNOWN, normalize_key
 from karpplan.model.pods import PodTemplate
@@ -32,9 +31,9 @@ class Written:
     term: int | None  # the required node-affinity term (ORed); None: nodeSelector (ANDed with every term)
 
 
-def written_requirements(doc: Document, spec_path: str) -> list[Written]:
-    """The nodeSelector entries and required node-affinity expressions of the pod spec, in order."""
-    spec = value_at(doc.body, spec_path)
+def written_requirements(spec: object, spec_path: str) -> list[Written]:
+    """The nodeSelector entries and required node-affinity expressions of the pod spec (`spec`, written at
+    `spec_path`), in order."""
     out: list[Written] = []
     selector = value_at(spec, "nodeSelector")
     if isinstance(selector, dict):
@@ -98,7 +97,7 @@ def _amount(raw: object) -> Fraction:
         return Fraction(0)
 
 
-def _resource_field(doc: Document, spec_path: str, template: PodTemplate, verdict: PoolVerdict,
+def _resource_field(spec: object, spec_path: str, template: PodTemplate, verdict: PoolVerdict,
                     problem: Problem) -> str | None:
     """The container request (or limit standing for it) of the resource no matching instance type holds."""
     table = option_table(problem.options)
@@ -108,7 +107,6 @@ def _resource_field(doc: Document, spec_path: str, template: PodTemplate, verdic
         return None
     largest = max(table.rows(matching), key=lambda o: (o.free.get("cpu"), o.free.get("memory")))
     short = template.requests.shortfalls(largest.free)
-    spec = value_at(doc.body, spec_path)
     best: tuple[Fraction, str] | None = None
     for resource in short:
         for group in ("containers", "initContainers"):
@@ -126,23 +124,24 @@ def _resource_field(doc: Document, spec_path: str, template: PodTemplate, verdic
     return None
 
 
-def _verdict_field(doc: Document, spec_path: str, template: PodTemplate, verdict: PoolVerdict,
+def _verdict_field(spec: object, spec_path: str, template: PodTemplate, verdict: PoolVerdict,
                    written: Sequence[Written], problem: Problem) -> str | None:
-    if verdict.kind == "taint":
-        return f"{spec_path}.tolerations" if isinstance(value_at(doc.body, f"{spec_path}.tolerations"), list) else spec_path
+    if verdict.kind == "taint":  # where a toleration goes (the line: the pod spec's when there is none yet)
+        return f"{spec_path}.tolerations"
     if verdict.kind == "requirements":
         return _requirement_field(written, verdict)
     if verdict.kind == "resources":
-        return _offering_field(written, verdict, problem) or _resource_field(doc, spec_path, template, verdict, problem)
+        return _offering_field(written, verdict, problem) or _resource_field(spec, spec_path, template, verdict, problem)
     return None
 
 
-def blamed_field(doc: Document, spec_path: str, template: PodTemplate, verdicts: Sequence[PoolVerdict],
+def blamed_field(spec: object, spec_path: str, template: PodTemplate, verdicts: Sequence[PoolVerdict],
                  problem: Problem) -> str | None:
-    """The field that refuses the most NodePools (the first pool's on a tie); None when none is found."""
-    written = written_requirements(doc, spec_path)
+    """The field of the pod spec (`spec`, written at `spec_path`) that refuses the most NodePools (the first
+    pool's on a tie); None when none is found."""
+    written = written_requirements(spec, spec_path)
     fields = [f for v in verdicts if not v.ok
-              if (f := _verdict_field(doc, spec_path, template, v, written, problem)) is not None]
+              if (f := _verdict_field(spec, spec_path, template, v, written, problem)) is not None]
     if not fields:
         return None
     counts = Counter(fields)

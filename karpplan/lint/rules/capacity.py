@@ -22,15 +22,19 @@ from karpplan.inputs.loader import Document
 from karpplan.lint.context import LintContext, object_name
 from karpplan.lint.core import Hit, Severity, lint_rule
 from karpplan.lint.ignores import silences
-from karpplan.lint.locate import path_at, value_at
-from karpplan.lint.rules.blame import blamed_field
+from karpplan.lint.locate import path_at
+from karpplan.lint.rules.blame import blamed_field, written_requirements
 from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
+from karpplan.lint.rules.node_group_labels import node_group_fix
 from karpplan.lint.rules.placeholders import unrendered_documents, unrendered_volume_documents
+from karpplan.lint.rules.port_blame import port_blame
 from karpplan.lint.rules.volume_blame import blamed_volume
+from karpplan.lint.rules.zone_fix import zone_fix
 from karpplan.lint.skip import Skip
 from karpplan.model.labels import ALIASES
 from karpplan.model.pools import NodePool
 from karpplan.model.resources import Resources
+from karpplan.model.taints import SCHEDULING_EFFECTS, untolerated
 from karpplan.plan_reasons import keeps_off_karpenter, reasons_for
 from karpplan.scheduling.candidates import PoolVerdict, option_table
 from karpplan.scheduling.preferences import provided_keys
@@ -357,8 +361,7 @@ def SPREAD_CAPS_REPLICAS(ctx: LintContext) -> Iterator[Hit]:
 
 
 # ------------------------------------------------------------------------------------------ no-pool-can-launch
-def _blocking_field(doc: Document, spec_path: str, kind: str) -> str:
-    node = value_at(doc.body, spec_path)
+def _blocking_field(node: object, spec_path: str, kind: str) -> str:
     spec = node if isinstance(node, dict) else {}
     if kind == "taint" and spec.get("tolerations") is not None:
         return f"{spec_path}.tolerations"
@@ -418,13 +421,46 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
                       f"the pods' volumes decide their zone: let {volume.source} allow a zone the NodePools "
                       "launch in (or add a NodePool for its zones)", line=volume.origin.line)
             continue
-        kind = next((v.kind for v in group_info.verdicts if not v.ok), "")
-        spec_path = ctx.group_spec_path(group_info, doc)
-        field = blamed_field(doc, spec_path, group_info.template, group_info.verdicts, problem)
-        yield Hit(
-            doc, field or _blocking_field(doc, spec_path, kind), message,
-            "loosen the pod's nodeSelector/affinity/tolerations/requests or add a NodePool that allows them",
-        )
+        field, fix = _field_and_fix(ctx, group_info, doc)
+        yield Hit(doc, field, message, fix)
+
+
+def _field_and_fix(ctx: LintContext, group_info: GroupInfo, doc: Document) -> tuple[str, str]:
+    """The field of the pod that keeps every NodePool off (as written: a derived pod spec's at the resource's
+    field), and what to change: the generic advice, unless the field says more (a node group's label, a zone no
+    pool reaches, a host port a DaemonSet holds)."""
+    problem = ctx.planner.problem
+    kind = next((v.kind for v in group_info.verdicts if not v.ok), "")
+    spec_path = ctx.group_spec_path(group_info, doc)
+    pod_spec = ctx.pod_spec(doc, spec_path)
+    field = blamed_field(pod_spec, spec_path, group_info.template, group_info.verdicts, problem)
+    written = written_requirements(pod_spec, spec_path)
+    fix = (node_group_fix(field, written, problem.pools) or zone_fix(field, written, problem, ctx.planner.catalog.region)
+           or "loosen the pod's nodeSelector/affinity/tolerations/requests or add a NodePool that allows them")
+    refused = [v for v in group_info.verdicts if not v.ok]
+    if refused and all(v.kind == "taint" for v in refused):
+        fix = _toleration_fix(ctx, doc, f"{spec_path}.tolerations", group_info, refused) or fix
+    ports = port_blame(pod_spec, spec_path, group_info.template, group_info.verdicts, problem)
+    if ports is not None:  # a DaemonSet holds the pod's host port: the port is what to change
+        only_ports = all(v.kind == "daemonset" for v in group_info.verdicts if not v.ok)
+        field = ports.path if only_ports or field is None else field
+        fix = ports.fix if only_ports else f"{fix}; for the NodePools a DaemonSet's port refuses: {ports.fix}"
+    return field or _blocking_field(pod_spec, spec_path, kind), fix
+
+
+def _toleration_fix(ctx: LintContext, doc: Document, path: str, group_info: GroupInfo,
+                    refused: Sequence[PoolVerdict]) -> str:
+    """Which taints to tolerate, of which NodePools, and where the resource writes tolerations."""
+    taints: dict[str, list[str]] = {}
+    for verdict in refused:
+        for taint in untolerated(group_info.template.tolerations, verdict.pool.taints, SCHEDULING_EFFECTS):
+            taints.setdefault(str(taint), []).append(verdict.pool.name)
+    if not taints:
+        return ""
+    where, _ = ctx.written_path(doc, path)
+    shown = "; ".join(f"{taint} (NodePool {', '.join(pools)})" for taint, pools in taints.items())
+    return (f"tolerate {shown} in {where}, if these pods are meant for {'that pool' if len(refused) == 1 else 'those pools'}"
+            ", or add a NodePool without the taint for them")
 
 
 # ------------------------------------------------------------------------------------------ pool limits

@@ -116,26 +116,16 @@ def REPLICAS_WITHOUT_SPREAD(ctx: LintContext) -> Iterator[Hit]:
     # Replicas sharing a ReadWriteOnce(Pod) claim can only run on one node: spreading them is the wrong advice.
     one_node = {c.origin: c for c in ctx.inventory.shared_claims}
     strimzi = _strimzi_replicas(ctx, planned)
+    by_workload = Counter((p.origin, p.workload) for p in ctx.inventory.pods)
     for doc, spec_path in ctx.pod_documents():
         spec = doc.body.get("spec")
         written = spec.get("replicas", 1) if isinstance(spec, LineDict) else 1
-        replicas_path = "spec.replicas"
         if is_strimzi_resource(doc):
-            # Pods of a Kafka's pools, ZooKeeper, Connect: as planned; the template may not be written at all.
-            if spec_path not in strimzi.get(doc.origin, {}) or rack_key(doc, spec_path, ctx.documents):
-                continue  # rack awareness: older operators add preferred anti-affinity on the rack key
-            replicas = strimzi[doc.origin][spec_path]
-            replicas_path = spec_path.removesuffix("template.pod") + "replicas"
-            if replicas >= 2 and not _has_spread(value_at(doc.body, spec_path)):
-                racked = spec_path != "spec.zookeeper.template.pod"  # ZooKeeper has no rack awareness
-                yield Hit(
-                    doc, replicas_path,
-                    f"{replicas} replicas with neither a topologySpreadConstraint nor pod anti-affinity on hostname "
-                    f"or zone in template.pod{' (nor rack awareness)' * racked}: all of them may land on one node or "
-                    "in one zone",
-                    f"add topologySpreadConstraints on topology.kubernetes.io/zone (and kubernetes.io/hostname) to "
-                    f"{spec_path}{', or set rack.topologyKey' * racked}",
-                )
+            yield from _strimzi_without_spread(ctx, doc, spec_path, strimzi)
+            continue
+        derived = ctx.derived_document(doc, spec_path)
+        if derived is not None and derived.replicas_at:
+            yield from _derived_without_spread(ctx, doc, spec_path, by_workload)
             continue
         if doc.kind in _REPLICATED:
             replicas = planned.get(doc.origin) or written
@@ -152,12 +142,61 @@ def REPLICAS_WITHOUT_SPREAD(ctx: LintContext) -> Iterator[Hit]:
         pod_spec = value_at(doc.body, spec_path)
         if pod_spec is None or _has_spread(pod_spec):  # None: the template is another's (a Rollout's workloadRef)
             continue
+        scaler = _autoscaler_of(ctx, doc) if written != replicas else ""
+        # Replicas an autoscaler sets: the finding sits where the fix goes, the pod spec, not at an absent field.
+        written_here = isinstance(spec, LineDict) and "replicas" in spec
         yield Hit(
-            doc, "spec.replicas",
-            f"{replicas} replicas with neither a topologySpreadConstraint nor pod anti-affinity on hostname or "
-            "zone: all of them may land on one node or in one zone",
+            doc, "spec.replicas" if written_here or not scaler else spec_path,
+            f"{replicas} replicas with neither a topologySpreadConstraint nor pod anti-affinity on hostname or zone: "
+            f"all of them may land on one node or in one zone{scaler}",
             "add a topologySpreadConstraint on topology.kubernetes.io/zone (and kubernetes.io/hostname)",
         )
+
+
+def _autoscaler_of(ctx: LintContext, doc: Document) -> str:
+    """` (replicas set by HorizontalPodAutoscaler NAME at FILE:LINE)` for a workload an HPA in the input scales."""
+    for other in ctx.documents:
+        if other.kind != "HorizontalPodAutoscaler" or other.namespace != doc.namespace:
+            continue
+        spec = other.body.get("spec")
+        target = spec.get("scaleTargetRef") if isinstance(spec, dict) else None
+        if isinstance(target, dict) and target.get("kind") == doc.kind and target.get("name") == doc.name:
+            return f" (replicas set by HorizontalPodAutoscaler {other.name} at {other.origin})"
+    return ""
+
+
+def _strimzi_without_spread(ctx: LintContext, doc: Document, spec_path: str,
+                            strimzi: dict[Origin, dict[str, int]]) -> Iterator[Hit]:
+    """Pods of a Kafka's pools, ZooKeeper, Connect: as planned; the template may not be written at all."""
+    if spec_path not in strimzi.get(doc.origin, {}) or rack_key(doc, spec_path, ctx.documents):
+        return  # rack awareness: older operators add preferred anti-affinity on the rack key
+    replicas = strimzi[doc.origin][spec_path]
+    replicas_path = spec_path.removesuffix("template.pod") + "replicas"
+    if replicas >= 2 and not _has_spread(value_at(doc.body, spec_path)):
+        racked = spec_path != "spec.zookeeper.template.pod"  # ZooKeeper has no rack awareness
+        yield Hit(
+            doc, replicas_path,
+            f"{replicas} replicas with neither a topologySpreadConstraint nor pod anti-affinity on hostname "
+            f"or zone in template.pod{' (nor rack awareness)' * racked}: all of them may land on one node or "
+            "in one zone",
+            f"add topologySpreadConstraints on topology.kubernetes.io/zone (and kubernetes.io/hostname) to "
+            f"{spec_path}{', or set rack.topologyKey' * racked}",
+        )
+
+
+def _derived_without_spread(ctx: LintContext, doc: Document, spec_path: str,
+                            by_workload: Counter[tuple[Origin, str]]) -> Iterator[Hit]:
+    """A CloudNativePG Cluster's instances, an ECK node set: the pods as planned, spread as the operator writes
+    them (its default anti-affinity included), reported where the resource sets how many they are."""
+    derived = ctx.derived_document(doc, spec_path)
+    if derived is None:
+        return
+    replicas = by_workload.get((doc.origin, f"{derived.kind}/{derived.name}"), 0)
+    if replicas >= 2 and not _has_spread(ctx.pod_spec(doc, spec_path)):
+        yield Hit(doc, derived.replicas_at,
+                  f"{replicas} replicas with neither a topologySpreadConstraint nor pod anti-affinity on hostname or "
+                  "zone: all of them may land on one node or in one zone",
+                  derived.spread_fix or "add a topologySpreadConstraint on topology.kubernetes.io/zone")
 
 
 def _strimzi_replicas(ctx: LintContext, planned: Counter[Origin]) -> dict[Origin, dict[str, int]]:

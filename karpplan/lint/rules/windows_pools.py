@@ -7,9 +7,7 @@ from collections.abc import Iterator
 from karpplan.lint.context import LintContext, object_name
 from karpplan.lint.core import Hit, Severity, lint_rule
 from karpplan.lint.rules.examples import NODE_CLASS, NODEPOOL, deployment
-from karpplan.model.labels import OS
-from karpplan.model.pods import PodTemplate
-from karpplan.model.pools import NodePool
+from karpplan.model.node_os import WINDOWS, launches_only, names_an_os
 
 _WINDOWS_POOL = NODEPOOL.replace("  name: default", "  name: windows").replace("name: default}", "name: windows}").replace(
     "        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}\n",
@@ -31,16 +29,6 @@ _FIX = ("taint the Windows NodePool (e.g. os=windows:NoSchedule) and tolerate it
         "every Linux workload nodeSelector kubernetes.io/os: linux")
 
 
-def _windows_only(pool: NodePool) -> bool:
-    os_req = pool.requirements.get_or_any(OS)
-    return not os_req.complement and os_req.values == frozenset({"windows"})
-
-
-def _asks_for_an_os(template: PodTemplate) -> bool:
-    """Whether the pod names an OS (its nodeSelector, or every required node-affinity term)."""
-    return all(OS in alternative for alternative in template.affinity.strict_alternatives())
-
-
 @lint_rule("windows-pool-takes-linux-pods", "KPL407", Severity.warning, fix=_FIX,
            bad=NODEPOOL + NODE_CLASS + "---\n" + _WINDOWS_POOL + deployment(""),
            good=NODEPOOL + NODE_CLASS + "---\n" + _TAINTED + deployment(""))
@@ -56,11 +44,11 @@ def WINDOWS_POOL_TAKES_LINUX_PODS(ctx: LintContext) -> Iterator[Hit]:
     problem = ctx.planner.problem
     workloads: dict[str, list[str]] = {}
     for group_info in problem.groups:
-        if _asks_for_an_os(group_info.template):
+        if names_an_os(group_info.template):
             continue
         for verdict in group_info.verdicts:
             doc = ctx.group_document(group_info)
-            if verdict.ok and _windows_only(verdict.pool) and (doc is None or id(doc) not in ctx.scaled_to_zero):
+            if verdict.ok and launches_only(verdict.pool.requirements, WINDOWS) and (doc is None or id(doc) not in ctx.scaled_to_zero):
                 listed = workloads.setdefault(verdict.pool.name, [])
                 name = object_name(doc) if doc is not None else group_info.group.workload
                 if name not in listed:

@@ -1,0 +1,22 @@
+"""Node labels only node groups, Fargate or another cloud's node pools give their nodes: the nodes Karpenter
+launches never carry them, so a pod selecting one never runs on a NodePool's node (the same table as explain's
+`known.NODE_GROUP_LABELS`)."""
+
+from __future__ import annotations
+
+from karpplan.model.eksctl import EKS_CAPACITY_TYPE_LABEL
+
+# label key -> the capacity whose nodes carry it (never a Karpenter node)
+NODE_GROUP_LABELS = {
+    "eks.amazonaws.com/nodegroup": "an EKS managed node group",
+    "eks.amazonaws.com/nodegroup-image": "an EKS managed node group",
+    EKS_CAPACITY_TYPE_LABEL: "an EKS managed node group",
+    "alpha.eksctl.io/nodegroup-name": "an eksctl node group",
+    "alpha.eksctl.io/cluster-name": "an eksctl node group",
+    "eks.amazonaws.com/fargate-profile": "a Fargate profile",
+    "cloud.google.com/gke-nodepool": "a GKE node pool",
+    "kubernetes.azure.com/agentpool": "an AKS node pool",
+}
+
+# eks.amazonaws.com/capacityType's values as karpenter.sh/capacity-type's
+KARPENTER_CAPACITY_TYPES = {"SPOT": "spot", "ON_DEMAND": "on-demand", "CAPACITY_BLOCK": "reserved"}

@@ -1,0 +1,47 @@
+"""Every custom resource whose controller creates workloads karpplan plans (a Prometheus, a LeaderWorkerSet, a
+RayCluster, Strimzi's Kafka, a CloudNativePG Cluster, an ECK Elasticsearch): which documents they are, and the
+input with the workloads their controllers create added after each. The one list of them: the builder reads
+the input through it, lint reads the derived pod specs through it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from karpplan.inputs.loader import Document
+from karpplan.model.cloudnative_pg import expand_cnpg_clusters, is_cnpg_cluster
+from karpplan.model.elasticsearch_eck import expand_eck_elasticsearch, is_eck_elasticsearch
+from karpplan.model.leader_worker_set import expand_leader_worker_sets, is_leader_worker_set
+from karpplan.model.prometheus_operator import (
+    DerivedWorkload,
+    expand_operator_resources,
+    is_operator_resource,
+)
+from karpplan.model.ray_cluster import expand_ray_clusters, is_ray_cluster
+from karpplan.model.strimzi import expand_strimzi, is_strimzi_resource
+
+Expand = Callable[[Sequence[Document]], tuple[list[Document], list[DerivedWorkload]]]
+
+_EXPANDERS: tuple[tuple[Callable[[Document], bool], Expand], ...] = (
+    (is_operator_resource, expand_operator_resources),
+    (is_leader_worker_set, expand_leader_worker_sets),
+    (is_ray_cluster, expand_ray_clusters),
+    (is_strimzi_resource, expand_strimzi),
+    (is_cnpg_cluster, expand_cnpg_clusters),
+    (is_eck_elasticsearch, expand_eck_elasticsearch),
+)
+
+
+def made_into_workloads(doc: Document) -> bool:
+    """A custom resource a controller makes workloads of."""
+    return any(is_resource(doc) for is_resource, _ in _EXPANDERS)
+
+
+def expand_operator_workloads(documents: Sequence[Document]) -> tuple[list[Document], list[DerivedWorkload]]:
+    """`documents` with each such resource followed by the workloads its controller creates, and what was
+    derived, kind by kind."""
+    out = list(documents)
+    derived: list[DerivedWorkload] = []
+    for _, expand in _EXPANDERS:
+        out, made = expand(out)
+        derived.extend(made)
+    return out, derived
