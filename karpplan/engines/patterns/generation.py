@@ -218,9 +218,10 @@ class Generation(ColumnGeneration):
     def tail(self, pi_m: FloatArray, ub_new: FloatArray, ub_old: FloatArray, theta: float) -> int:
         """The shared tables found nothing (or nothing that moves the master) at the master's own duals pi_m.
         CP-SAT on the EXACT_TAIL shapes whose bounds leave most room finds the best pattern of each and proves
-        its value: the patterns (and those it found on its way, columns the master may use too) move the master and the proven bounds certify pi_m again, almost exactly, the
-        best certificate over all iterations being kept, so the bound no longer hangs on where the last duals
-        land. Then tables of their own, if CP-SAT found no column in time. Returns the columns added."""
+        its value: the patterns (and those it found on its way) move the master, and the proven bounds certify
+        pi_m again, almost exactly, the best certificate over all iterations being kept, so the bound no longer
+        hangs on where the last duals land. Then tables of their own, if CP-SAT found no column in time.
+        Returns the columns added."""
         added = self.exact_pricing(pi_m, ub_new, EXACT_TAIL, self.stop, offer=partial(self.offer, pi=pi_m, pi_m=pi_m),
                                    every=True)
         self.best = max(self.best, self.certify(pi_m, ub_new, ub_old)[0])
