@@ -54,8 +54,11 @@ share a row and every cap set has a row (a relaxation: its duals, spread over th
 certified above, so nothing is lost but the duals' freedom). It starts from fluid-like duals (one price
 per dimension and per cap set, as large as every shape's price allows) with Wentges smoothing towards
 them early on; columns are the tables' best patterns at each shape's cell, repaired to fit the real
-room and caps, greedy ones for the shapes without a table this time, then those of tables of their own and
-of CP-SAT when the shared tables find nothing. It stops at `time_limit` on the work clock (`effort.py`:
+room and caps, greedy ones for the shapes without a table this time. Once the smoothing has faded, when the
+shared tables find nothing, CP-SAT prices the shapes whose bounds leave most room at the master's own duals:
+every pattern it finds joins the master and its proven bounds certify those duals again (the best certificate of
+all iterations is kept); tables of their own only if it found no column. (The LP whose own plan `lp_rounding`
+rounds keeps the older tail, tables of their own first, whose columns that rounding was tuned on.) It stops at `time_limit` on the work clock (`effort.py`:
 every table, simplex solve and CP-SAT solve is charged its modelled time, so the bound is the same on every
 run), keeping a share of it to certify the last duals with tables of their own per shape and CP-SAT.
 

@@ -113,10 +113,11 @@ class ColumnGeneration:
 
     def exact_pricing(self, values: FloatArray, ub_new: FloatArray, limit: int, deadline: float,
                       offer: Callable[[int, Mapping[int, int]], int] | None = None,
-                      const_new: FloatArray | None = None) -> int:
+                      const_new: FloatArray | None = None, every: bool = False) -> int:
         """CP-SAT on the new shapes with the highest bounds, one at a time while the highest is not solved
         yet: their bounds (plus `const_new`, the part of a pattern's value CP-SAT does not see) into ub_new
-        and, with `offer`, their best patterns offered to the master; returns the columns added."""
+        and, with `offer`, their best patterns offered to the master (with `every`, each pattern CP-SAT found
+        on its way to the best too); returns the columns added."""
         inst, pricer = self.inst, self.pricer
         added = 0
         done: set[int] = set()
@@ -127,10 +128,11 @@ class ColumnGeneration:
             if k in done or left < 0.05 or (offer is not None and ratio[k] <= 1 + 1e-9):
                 break
             done.add(k)
-            bound, x = pricer.exact(k, False, values, min(EXACT_SECONDS, left / 3))
+            bound, found = pricer.exact(k, False, values, min(EXACT_SECONDS, left / 3))
             ub_new[k] = min(ub_new[k], bound if const_new is None else bound + float(const_new[k]))
-            if offer is not None and x:
-                added += offer(k, x)
+            if offer is not None:
+                for x in found[:None if every else 1]:
+                    added += offer(k, x)
         return added
 
 

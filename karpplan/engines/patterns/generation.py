@@ -24,7 +24,9 @@ TAIL = 3  # iterations over which the master must improve by GAP, or tables of t
 REFINED = 6  # shapes that get tables of their own per pass
 PASSES = 8  # passes over the tables of their own when certifying the last duals
 EXACT = 24  # shapes solved by CP-SAT, at most, to certify the last duals
-EXACT_LOOP = 3  # shapes solved by CP-SAT, at most, when the tables find no more columns
+EXACT_TAIL = 6  # shapes solved by CP-SAT, at most, when the tables find no more columns (the tail)
+EXACT_LOOP = 3  # ... in the tail without CP-SAT first (the LP's own plan for `lp_rounding`)
+SETTLED = 1e-3  # smoothing weight under which the master's own duals are priced (the tail)
 RESERVE = 0.15  # share of the time limit kept for certifying the last duals
 
 
@@ -34,8 +36,11 @@ class Generation(ColumnGeneration):
     master: Master
 
     def __init__(self, inst: Instance, clock: WorkClock, deadline: float,
-                 progress: Callable[[str], None] | None) -> None:
+                 progress: Callable[[str], None] | None, exact_tail: bool = True) -> None:
         super().__init__(inst, clock, deadline, RESERVE, progress)
+        # The tail priced by CP-SAT first (`tail`); off, tables of their own first (`old_tail`), as before session
+        # 18: the master then ends on the columns `lp_rounding` was tuned on (see the design notes).
+        self.exact_tail = exact_tail
         n = len(inst.demand)
         # Rows: classes that differ only by their cap sets share a row; every cap set has its own row.
         keys: dict[bytes, int] = {}
@@ -192,7 +197,8 @@ class Generation(ColumnGeneration):
             tailing = len(history) > TAIL and history[-TAIL - 1] - value <= GAP * abs(value)
             # Early on, price between the master's duals and the fluid duals (Wentges smoothing).
             alpha = SMOOTH ** self.iterations
-            pi = alpha * self.guess + (1 - alpha) * pi_m
+            settled = self.exact_tail and alpha < SETTLED
+            pi = pi_m if settled else alpha * self.guess + (1 - alpha) * pi_m
             self.last_pi = pi_m
             t0 = self.now()
             ub_new, ub_old, tables = self.bounds(pi, mu, keep=True, steer=False, columns=True)
@@ -203,23 +209,46 @@ class Generation(ColumnGeneration):
             self.pass_seconds = max(0.5 * self.pass_seconds, self.now() - t0)
             self.say(f"pattern LP {self.iterations}: master {value:.4f}, bound {bound:.4f} (best {self.best:.4f}, "
                      f"theta {theta:.4f}), {added} columns")
-            if (not added or tailing) and alpha < 1e-3:
-                # The shared tables found nothing (or nothing that moves the master): tables of their own,
-                # then CP-SAT, for the shapes whose bound still leaves room, may.
-                added = 0
+            if (not added or tailing) and alpha < SETTLED:
                 history.clear()
-                solo: list[Bucket] = []
-                chosen: set[int] = set()
-                for _ in range(2):
-                    added += self.refine(pi_m, ub_new, theta, solo, chosen, pi_m)
-                    if added:
-                        break
-                if not added:
-                    added = self.exact_pricing(pi_m, ub_new, EXACT_LOOP, self.stop,
-                                               offer=partial(self.offer, pi=pi_m, pi_m=pi_m))
-                self.say(f"pattern LP: tables of their own / CP-SAT for {len(chosen)} shapes, {added} columns")
+                added = self.tail(pi_m, ub_new, ub_old, theta) if self.exact_tail else self.old_tail(pi_m, ub_new, theta)
                 if not added:
                     return
+
+    def tail(self, pi_m: FloatArray, ub_new: FloatArray, ub_old: FloatArray, theta: float) -> int:
+        """The shared tables found nothing (or nothing that moves the master) at the master's own duals pi_m.
+        CP-SAT on the EXACT_TAIL shapes whose bounds leave most room finds the best pattern of each and proves
+        its value: the patterns (and those it found on its way) move the master, and the proven bounds certify
+        pi_m again, almost exactly, the best certificate over all iterations being kept, so the bound no longer
+        hangs on where the last duals land. Then tables of their own, if CP-SAT found no column in time.
+        Returns the columns added."""
+        added = self.exact_pricing(pi_m, ub_new, EXACT_TAIL, self.stop, offer=partial(self.offer, pi=pi_m, pi_m=pi_m),
+                                   every=True)
+        self.best = max(self.best, self.certify(pi_m, ub_new, ub_old)[0])
+        solo: list[Bucket] = []
+        chosen: set[int] = set()
+        for _ in range(2):
+            if added:
+                break
+            added += self.refine(pi_m, ub_new, theta, solo, chosen, pi_m)
+        self.say(f"pattern LP: CP-SAT, then tables of their own for {len(chosen)} shapes, {added} columns")
+        return added
+
+    def old_tail(self, pi_m: FloatArray, ub_new: FloatArray, theta: float) -> int:
+        """The tail without CP-SAT first: tables of their own for the shapes whose bound still leaves room,
+        then CP-SAT on EXACT_LOOP shapes if they found nothing. Returns the columns added."""
+        added = 0
+        solo: list[Bucket] = []
+        chosen: set[int] = set()
+        for _ in range(2):
+            added += self.refine(pi_m, ub_new, theta, solo, chosen, pi_m)
+            if added:
+                break
+        if not added:
+            added = self.exact_pricing(pi_m, ub_new, EXACT_LOOP, self.stop,
+                                       offer=partial(self.offer, pi=pi_m, pi_m=pi_m))
+        self.say(f"pattern LP: tables of their own / CP-SAT for {len(chosen)} shapes, {added} columns")
+        return added
 
     def greedy(self, pi: FloatArray, pi_m: FloatArray, ub_new: FloatArray, tables: list[list[Stage]]) -> int:
         """Greedy patterns (best value per room first) for the new shapes whose bound leaves room but whose

@@ -57,7 +57,8 @@ def pattern_lower_bound(problem: Problem, required: Mapping[int, int] | None = N
     if not len(inst.demand) or not len(inst.price):
         # Nothing to buy (every class is free, or may only use existing nodes): 0 bounds every plan.
         return PatternBound(0.0, math.inf, len(inst.demand), len(inst.price), 0, 0, time.monotonic() - start)
-    gen = Generation(inst, run.clock, run.deadline, progress)
+    # The LP's own plan for `lp_rounding` keeps the tail it was tuned on (see `Generation.tail`).
+    gen = Generation(inst, run.clock, run.deadline, progress, exact_tail=not want_mix)
     gen.run(fluid.cost if fluid is not None else None)
     gen.finish()
     if not math.isfinite(gen.best):

@@ -29,6 +29,18 @@ from karpplan.engines.patterns.tables import NEG, Stage, add_group, add_item, ba
 SCREEN = (0.0, 0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0)  # screening multipliers, times the fluid prices
 
 
+class _Found(cp_model.CpSolverSolutionCallback):
+    """Every solution CP-SAT finds on its way to the best (one worker: the same ones on every run)."""
+
+    def __init__(self, xs: Mapping[int, cp_model.IntVar]) -> None:
+        super().__init__()
+        self.xs = xs
+        self.patterns: list[dict[int, int]] = []
+
+    def on_solution_callback(self) -> None:
+        self.patterns.append({c: n for c, v in self.xs.items() if (n := int(self.value(v))) > 0})
+
+
 class Pricer:
     """The pricing problems of every shape, new and existing: the caps per node, the buckets of the
     tables, and the screening bounds' pod counts."""
@@ -97,17 +109,18 @@ class Pricer:
         return out[0], out[1]
 
     # ------------------------------------------------------------------------------------ exact
-    def exact(self, k: int, existing: bool, pi: FloatArray, seconds: float) -> tuple[float, dict[int, int]]:
+    def exact(self, k: int, existing: bool, pi: FloatArray, seconds: float) -> tuple[float, list[dict[int, int]]]:
         """The pricing problem of one shape solved by CP-SAT within `seconds`: (an upper bound on its best
-        value, the best pattern found). Values are scaled to integers; the bound adds back the most the
-        rounding can hide (half a unit per pod)."""
+        value, the patterns it found, the best first: every improving solution of its search, each a column
+        the master may use). Values are scaled to integers; the bound adds back the most the rounding can
+        hide (half a unit per pod)."""
         inst = self.inst
         free, allowed = (inst.old_free[k], inst.old_allowed[k]) if existing else (inst.free[k], inst.allowed[k])
         caps = self.caps(existing).sets
         cand = [int(c) for c in np.nonzero(allowed & (pi > 0))[0]]
         u = self.u_old if existing else self.u_new
         if u is None or not cand:
-            return 0.0, {}
+            return 0.0, []
         top = float(pi[cand].max())
         unit = top / 1e6
         model = cp_model.CpModel()
@@ -117,7 +130,7 @@ class Pricer:
             if n > 0:
                 xs[c] = model.new_int_var(0, n, "")
         if not xs:
-            return 0.0, {}
+            return 0.0, []
         for d in range(len(inst.dims)):
             terms = [(int(inst.req[c, d]), x) for c, x in xs.items() if inst.req[c, d] > 0]
             if terms:
@@ -133,7 +146,8 @@ class Pricer:
         if guard != math.inf:
             solver.parameters.max_time_in_seconds = max(guard, 0.01)
         solver.parameters.num_workers = 1
-        status = solver.Solve(model)
+        found = _Found(xs)
+        status = solver.Solve(model, found)
         self.clock.charge(pricing_seconds(solver.response_proto.deterministic_time))
         self.clock.record_stop(status == cp_model.OPTIMAL, solver.wall_time, solver.parameters.max_time_in_seconds)
         slack = 0.5 * sum(int(u[k, c]) for c in xs) * unit
@@ -142,9 +156,8 @@ class Pricer:
         elif status == cp_model.FEASIBLE:
             bound = solver.BestObjectiveBound() * unit + slack
         else:
-            return math.inf, {}
-        x = {c: int(solver.Value(v)) for c, v in xs.items() if solver.Value(v) > 0}
-        return bound, x
+            return math.inf, []
+        return bound, found.patterns[::-1]
 
     # ------------------------------------------------------------------------------------ tables
     def table(self, b: Bucket, pi: FloatArray, keep: bool) -> tuple[FloatArray, list[Stage]]:
