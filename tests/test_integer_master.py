@@ -127,3 +127,27 @@ def test_the_dealt_plan_stays_near_the_masters_nodes_when_capped_pods_could_take
     assert plan is not None and len(masters) == 1
     assert verify(problem, plan) == [] and not plan.unplaced
     assert masters[0] <= plan.cost <= 1.02 * masters[0]
+
+
+def test_the_masters_nodes_split_over_the_zones_with_their_pods_give_a_cheaper_plan(tmp_path: Path) -> None:
+    """aws diverse 600 pods: the master's whole nodes split over the zones together with the pods the zone rules
+    tie (`zone_split`), then the spreads' uncapped pods given zones and placed by a flow (`zone_fill`), cost less
+    than the same nodes dealt one at a time (17.27 against 17.33, master 17.00), keep every rule and place every
+    pod; the same plan on every run."""
+    problem = bench_problem(tmp_path, "aws", 600)
+    repacker = Repacker(problem, WorkClock())
+    start, _ = ZoneRepair(problem, repacker, WorkClock()).repair(repacker.repack(solve_karpenter(problem)[0]))
+    bound = pattern_lower_bound(problem, None, time_limit=lp_start.MASTER_LP_SECONDS, clock=WorkClock(),
+                                want_mix=True)
+    assert bound is not None and bound.mix is not None
+    whole = IntegerMaster(problem, bound.mix, WorkClock()).whole_nodes(start)
+    assert whole is not None
+    plans = {split: LpRounding(problem, repacker, bound.mix, WorkClock()).dealt(start, whole[0], split=split)
+             for split in (True, False)}
+    split, one_by_one = plans[True], plans[False]
+    assert split is not None and one_by_one is not None
+    assert verify(problem, split) == [] and sorted(split.placement()) == sorted(start.placement())
+    assert split.cost < one_by_one.cost - 0.03
+    assert split.cost <= 1.02 * whole[1]
+    again = LpRounding(problem, repacker, bound.mix, WorkClock()).dealt(start, whole[0])
+    assert again is not None and again.placement() == split.placement()
