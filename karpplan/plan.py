@@ -278,7 +278,9 @@ class Summary:
 
     @property
     def gap(self) -> float | None:
-        if self.lower_bound is None:
+        """None when there is no bound, or when the time limit left pods undecided: the bound is then of the pods
+        placed only, and a gap of 0 on a plan that placed nothing would read as a proof."""
+        if self.lower_bound is None or self.not_simulated:
             return None
         if self.hourly_cost <= 1e-12 or self.status == "optimal":
             return 0.0  # a proof holds within the solvers' tolerance (a few parts per million): no gap to report

@@ -120,7 +120,7 @@ def test_github_commands_and_summary(tmp_path: Path) -> None:
     report = lint(LintOptions(paths=("-",), stdin=io.StringIO(BAD)))
     summary = tmp_path / "summary.md"
     out = render_github(report, {"GITHUB_STEP_SUMMARY": str(summary)})
-    assert out.startswith("::error file=<stdin>,line=") and "title=spread-invalid (KPL101)" in out
+    assert out.startswith("::error file=<stdin>,line=") and "title=spread-invalid::" in out
     assert "| error | `spread-invalid` |" in summary.read_text()
 
 

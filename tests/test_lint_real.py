@@ -310,12 +310,15 @@ def test_eksctl_bootstrap_scripts_are_not_placeholders_but_node_group_zones_are(
         ("unrendered-placeholder", "nodeGroups[0].availabilityZones[0]")]
 
 
-def test_junit_keeps_info_findings_out_of_failures() -> None:
+def test_junit_has_a_failure_per_finding_with_its_severity() -> None:
+    """The contract: one testcase per object, a failure per finding (info ones too), the severity in `type`."""
     from xml.etree import ElementTree as ET
 
     from karpplan.lint.render import render_junit
 
-    root = ET.fromstring(render_junit(lint_text(NODEPOOL + deployment(""))))
-    assert root.get("failures") == "0"
+    report = lint_text(NODEPOOL + deployment(""))
+    root = ET.fromstring(render_junit(report))
+    assert root.get("failures") == str(len(report.findings)) != "0"
     (pool,) = [c for c in root.findall(".//testcase") if c.get("name") == "NodePool/default"]
-    assert "input-read-differently" in (pool.findtext("system-out") or "")
+    (failure,) = pool.findall("failure")
+    assert failure.get("type") == "info" and "input-read-differently" in (failure.get("message") or "")

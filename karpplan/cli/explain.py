@@ -170,5 +170,7 @@ def _explain_or_refuse(options: ExplainOptions) -> int:
     """run_explain, with a log that cannot be read turned into bad input (exit 2 at the error boundary)."""
     try:
         return run_explain(options)
+    except BrokenPipeError:
+        raise  # stdout's reader left (`| head`): not the log's fault; main() exits quietly
     except (OSError, UnicodeError) as error:
         raise InputError.at(Origin(options.log), f"cannot read the log: {error}") from error

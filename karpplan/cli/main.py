@@ -8,7 +8,6 @@ exit code 2 and nothing on stdout; usage errors also exit 2. Commands only parse
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import replace
 from enum import StrEnum
@@ -40,7 +39,7 @@ from karpplan.cli.options import (
     zones_option,
 )
 from karpplan.cli.plan import run_plan
-from karpplan.cli.terminal import Color, Terminal, make_consoles, run_guarded, terminal_of
+from karpplan.cli.terminal import Color, Terminal, make_consoles, quiet_stdout, run_guarded, terminal_of
 from karpplan.cli.usage import plain
 from karpplan.model.build import MAX_REPLICAS
 from karpplan.model.fargate_prices import FargatePrice, parse_fargate_prices
@@ -301,8 +300,7 @@ def main() -> None:
         sys.exit(1)
     except BrokenPipeError:
         # `karpplan plan ... | head`: the reader left; say nothing more and exit quietly.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        quiet_stdout()
         sys.exit(0)
     sys.exit(code if isinstance(code, int) else 0)
 

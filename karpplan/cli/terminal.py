@@ -8,6 +8,7 @@ stderr and nothing on stdout, never a traceback.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -42,14 +43,21 @@ class Terminal:
         self.stderr.print(text, markup=False, highlight=False, emoji=False, soft_wrap=soft_wrap, style=style)
 
 
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """`karpplan ... | head`: the reader left. rich exits 1 here; nothing failed, so quietly 0, as `lint` does."""
+        quiet_stdout()
+        raise SystemExit(0)
+
+
 def make_consoles(color: Color) -> tuple[Console, Console]:
     """stdout and stderr consoles. `auto` follows the terminal and NO_COLOR; the flag wins over NO_COLOR."""
     if color is Color.always:
-        return Console(force_terminal=True, no_color=False), Console(stderr=True, force_terminal=True, no_color=False)
+        return _Console(force_terminal=True, no_color=False), Console(stderr=True, force_terminal=True, no_color=False)
     if color is Color.never:
-        return Console(no_color=True, color_system=None), Console(stderr=True, no_color=True, color_system=None)
+        return _Console(no_color=True, color_system=None), Console(stderr=True, no_color=True, color_system=None)
     no_color = bool(os.environ.get("NO_COLOR"))
-    return Console(no_color=no_color), Console(stderr=True, no_color=no_color)
+    return _Console(no_color=no_color), Console(stderr=True, no_color=no_color)
 
 
 def terminal_of(ctx: typer.Context) -> Terminal:
@@ -72,4 +80,14 @@ def run_guarded(body: Callable[[], int], terminal: Terminal) -> NoReturn:
     except MemoryError:
         terminal.say("error: out of memory while reading the input")
         code = EXIT_INPUT
+    except BrokenPipeError:
+        # `karpplan ... | head`: the reader left. Quietly, and 0 as `plan` and `lint` exit (click would say 1).
+        quiet_stdout()
+        code = 0
     raise typer.Exit(code)
+
+
+def quiet_stdout() -> None:
+    """stdout to /dev/null, so the interpreter's last flush into a closed pipe raises nothing more."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())

@@ -72,7 +72,7 @@ def skipped_lines(report: LintReport) -> list[str]:
 def _command(f: Finding) -> str:
     level = {Severity.error: "error", Severity.warning: "warning", Severity.info: "notice"}[f.severity]
     return workflow_command(level, with_fix(f), [("file", f.file), ("line", f.line), ("col", f.column),
-                                             ("title", f"{f.rule} ({f.code})")])
+                                             ("title", f.rule)])
 
 
 def _cell(text: str) -> str:
@@ -113,24 +113,19 @@ def render_junit(report: LintReport) -> str:
     """One testcase per object, one failure per finding (objects without findings pass)."""
     by_object: dict[str, list[Finding]] = {name: [] for name in report.object_names}
     files = dict(zip(report.object_names, report.object_files, strict=False))
-    notes: dict[str, list[Finding]] = {}
-    for f in report.findings:  # info findings are notes (system-out), not failures
-        (notes if f.severity is Severity.info else by_object).setdefault(f.object, []).append(f)
-        by_object.setdefault(f.object, [])
+    for f in report.findings:  # the contract: a failure per finding, its severity in `type`
+        by_object.setdefault(f.object, []).append(f)
     failures = sum(len(v) for v in by_object.values())
     suites = ET.Element("testsuites", name="karpplan lint", tests=str(len(by_object)), failures=str(failures))
     suite = ET.SubElement(suites, "testsuite", name="karpplan lint", tests=str(len(by_object)),
                           failures=str(failures), errors="0", skipped="0")
     for name, found in by_object.items():
-        file = found[0].file if found else (notes[name][0].file if notes.get(name) else files.get(name, ""))
+        file = found[0].file if found else files.get(name, "")
         case = ET.SubElement(suite, "testcase", name=name, classname="karpplan.lint")
         if file:  # a passing object's file when known; no empty attribute when not
             case.set("file", file)
         for f in found:
             failure = ET.SubElement(case, "failure", message=f"{f.rule}: {f.message}", type=f.severity.value)
             failure.text = f"{f.file}:{f.line}:{f.column}: {f.rule} ({f.code}) {f.field}\n{f.message}\nfix: {f.fix}"
-        if notes.get(name):
-            out = ET.SubElement(case, "system-out")
-            out.text = "\n".join(f"{f.file}:{f.line}:{f.column}: {f.rule} ({f.code}) {f.message}" for f in notes[name])
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
+from urllib.parse import quote
 
 from karpplan import __version__
 from karpplan.lint.core import Finding, Rule, Severity, with_fix
@@ -34,20 +35,35 @@ def _rule(rule: Rule) -> dict[str, object]:
     }
 
 
-def _uri(file: str) -> str:
+def _path(file: str) -> str:
     return PurePosixPath(file.replace("\\", "/")).as_posix().removeprefix("./")
+
+
+def _artifact(file: str) -> dict[str, str]:
+    """SARIF's artifactLocation: a valid URI reference (percent-encoded: `my app.yaml` -> `my%20app.yaml`), relative
+    to %SRCROOT% (the directory lint ran in) when the file is under it, else a `file://` URI; `<stdin>` as is."""
+    if file.startswith("<"):
+        return {"uri": quote(file, safe="")}
+    path = Path(file)
+    if path.is_absolute():
+        try:
+            path = path.relative_to(Path.cwd())
+        except ValueError:
+            return {"uri": path.as_uri()}
+    # `:` is encoded too, so a first segment never reads as a URI scheme.
+    return {"uri": quote(_path(path.as_posix()), safe="/"), "uriBaseId": "%SRCROOT%"}
 
 
 def fingerprint(f: Finding) -> str:
     """Stable across line moves: the rule, file, object and field path, not the line number."""
-    text = "\0".join((f.rule, _uri(f.file), f.object, f.field, f.message))
+    text = "\0".join((f.rule, _path(f.file), f.object, f.field, f.message))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def _result(f: Finding, index: dict[str, int]) -> dict[str, object]:
     location: dict[str, object] = {
         "physicalLocation": {
-            "artifactLocation": {"uri": _uri(f.file)} | ({} if f.file.startswith("<") else {"uriBaseId": "%SRCROOT%"}),
+            "artifactLocation": _artifact(f.file),
             "region": {"startLine": max(f.line, 1), "startColumn": max(f.column, 1)},
         },
         "logicalLocations": [{"fullyQualifiedName": f"{f.object}.{f.field}", "kind": "member"}],

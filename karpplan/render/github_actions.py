@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping, Sequence
 
 
@@ -25,6 +26,11 @@ def workflow_command(level: str, message: str, properties: Sequence[tuple[str, s
 def append_step_summary(markdown: str, environ: Mapping[str, str] | None = None) -> None:
     """Append `markdown` to the job summary ($GITHUB_STEP_SUMMARY) when the runner set it."""
     path = (os.environ if environ is None else environ).get("GITHUB_STEP_SUMMARY")
-    if path:
+    if not path:
+        return
+    try:
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(markdown)
+    except OSError as error:  # a variable passed into a container without its file: the commands still count
+        print(f"karpplan: warning: cannot append the job summary to $GITHUB_STEP_SUMMARY ({path}): "
+              f"{error.strerror or error}; the workflow commands are on stdout", file=sys.stderr)
