@@ -97,3 +97,22 @@ def test_a_cut_plan_claims_no_gap(tmp_path: Path) -> None:
         assert result.exit_code == 3 and summary["gap"] is None
     else:  # a machine fast enough to simulate 900 pods in 0.05 s: nothing was cut, a gap may be claimed
         assert result.exit_code in (0, 1)
+
+
+def test_catalog_listing_is_versioned_and_round_trips_as_an_instancecatalog(tmp_path: Path) -> None:
+    """`catalog -o json` carries apiVersion/kind like every other document; `-o catalog` writes the listed types as
+    an InstanceCatalog that `plan --catalog` reads, so a user can trim or edit the catalog they plan with."""
+    listing = CliRunner().invoke(app, ["catalog", "--cpu", "2", "--memory", "4Gi", "--limit", "3", "-o", "json"])
+    document = json.loads(listing.stdout)
+    assert document["apiVersion"] == "karpplan.io/v1alpha1" and document["kind"] == "InstanceTypeListing"
+    exported = CliRunner().invoke(app, ["catalog", "--cpu", "2", "--memory", "4Gi", "--limit", "3", "-o", "catalog"])
+    assert exported.exit_code == 0
+    catalog = yaml.safe_load(exported.stdout)
+    assert catalog["kind"] == "InstanceCatalog" and len(catalog["instanceTypes"]) == 3
+    assert {t["name"] for t in catalog["instanceTypes"]} == {t["name"] for t in document["instanceTypes"]}
+    (tmp_path / "catalog.yaml").write_text(exported.stdout)
+    plan = CliRunner().invoke(app, ["plan", str(ROOT / "fixtures" / "quickstart"), "--catalog",
+                                    str(tmp_path / "catalog.yaml"), "-o", "json"])
+    assert plan.exit_code == 0, plan.output
+    used = {n["instanceType"] for n in json.loads(plan.stdout)["nodes"] if n["new"]}
+    assert used <= {t["name"] for t in catalog["instanceTypes"]}

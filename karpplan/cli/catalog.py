@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -30,7 +31,7 @@ from karpplan.catalog.embedded import regions as embedded_regions
 from karpplan.catalog.refresh import refresh_catalog
 from karpplan.catalog.selector import Selection, select
 from karpplan.catalog.types import ON_DEMAND, SPOT, Catalog
-from karpplan.catalog.user import catalog_document
+from karpplan.catalog.user import API_VERSION, catalog_document
 from karpplan.catalog.zones import parse_zones, with_cluster_zones
 from karpplan.cli.options import output_option, region_option, zones_option
 from karpplan.cli.terminal import run_guarded, terminal_of
@@ -52,6 +53,7 @@ class CatalogFormat(StrEnum):
     table = "table"
     json = "json"
     yaml = "yaml"
+    catalog = "catalog"  # an InstanceCatalog of the listed types, offerings and prices: `--catalog FILE` reads it
 
 
 class _CatalogGroup(TyperGroup):
@@ -358,6 +360,11 @@ def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, al
     rows = select(loaded, types, pool=pool, daemonsets=daemonsets, request=pod)
     shown = rows[:limit] if limit else rows
     lacking = lacking_types(loaded, pool.requirements if pool else None, pod)
+    if output == "catalog":  # the selection as an InstanceCatalog, to edit and plan with (`--catalog FILE`)
+        names = {s.instance_type.name for s in shown}
+        listed = replace(loaded, instance_types=tuple(it for it in loaded.instance_types if it.name in names))
+        print(yaml.safe_dump(catalog_document(listed), sort_keys=False, default_flow_style=False), end="")
+        return
     if output == "table":
         footer = [
             f"{len(rows)} instance types" + (f" (showing {len(shown)})" if len(shown) < len(rows) else "")
@@ -372,6 +379,8 @@ def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, al
     else:
         _emit(
             {
+                "apiVersion": API_VERSION,
+                "kind": "InstanceTypeListing",  # what `catalog` shows; --catalog reads an InstanceCatalog
                 "catalog": _info(loaded),
                 "nodepool": pool.name if pool else None,
                 "request": pod.formatted() if pod else None,
