@@ -13,7 +13,15 @@ from itertools import accumulate, compress, count, repeat
 from operator import add, itemgetter
 from typing import Any
 
-from karpplan.explain.dialects import disruption, fargate, kube, launch, nodeclass, scale_up_failures
+from karpplan.explain.dialects import (
+    claim_rejected,
+    disruption,
+    fargate,
+    kube,
+    launch,
+    nodeclass,
+    scale_up_failures,
+)
 from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.structure import (
     CLUSTER_AUTOSCALER,
@@ -21,6 +29,7 @@ from karpplan.explain.structure import (
     KARPENTER,
     KUBE_SCHEDULER,
     LIMITS,
+    MIN_VALUES,
     NO_INSTANCE_TYPE,
     UNSUPPORTED,
     Parsed,
@@ -42,6 +51,8 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"
                  b"no resolved instance types",
                  # EC2 launch failures of a NodeClaim: dialects/launch.py
                  *(t.encode() for t in launch.TRIGGERS), *(t.encode() for t in scale_up_failures.TRIGGERS),
+                 # the API server refusing a NodeClaim: dialects/claim_rejected.py
+                 *(t.encode() for t in claim_rejected.TRIGGERS),
                  # why a node is not consolidated or disrupted, and disruptions under way: dialects/disruption.py
                  *(t.encode() for t in disruption.TRIGGERS))
 
@@ -92,7 +103,7 @@ TRIGGER = re.compile(
     rb"limits have been exhausted|excluded because|does not have known values|minValues|not supported|"
     rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|predicate |Ignoring pod|node\(s\) had|node\(s\) didn't|node\(s\) exceed|preemptionPolicy=Never|resolving node class|"
     rb"unable to resolve instance types|NodeClassNotReady|ignoring nodepool, not ready|no resolved instance types|"
-    + b"|".join(re.escape(t.encode()) for t in (*launch.TRIGGERS, *scale_up_failures.TRIGGERS)))
+    + b"|".join(re.escape(t.encode()) for t in (*launch.TRIGGERS, *scale_up_failures.TRIGGERS, *claim_rejected.TRIGGERS)))
 _ERROR_FIELD = re.compile(r'"error(?:Causes)?"\s*:\s*(?:\[\s*\{\s*"error"\s*:\s*)?\\?"?\s*$')
 _KARPENTER_ANCHOR = re.compile(
     r"(?:Could not|could not|Failed to|Unable to) schedule pod\b|incompatible with (?:nodepool|provisioner)\b|"
@@ -324,6 +335,11 @@ def _classify(message: str, *, source: str | None, event: str | None,
             return verbose, True
     if (cm := _CLAIM_RESTRICTED.search(message)) is not None:
         return _claim_rejected(cm, message, event), False
+    if "is invalid" in message and (rejected := claim_rejected.parse(message)) is not None:
+        kind = MIN_VALUES if rejected.rule == "min-values" else UNSUPPORTED
+        reason = Reason(kind, rejected.text, value=rejected.claim, cause=f"claim rejected: {rejected.rule}",
+                        plain=capital(claim_rejected.plain(rejected)))
+        return Parsed(KARPENTER, event or "Log", message, reasons=(reason,)), False
     nm = kube.NOMINATED.search(message)
     if nm is not None:
         return Parsed(KARPENTER, "Nominated", message, nominated=nm.group("target").strip()), False

@@ -7,10 +7,11 @@ from dataclasses import dataclass, replace
 
 from karpplan.explain import known
 from karpplan.explain import structure as reason_kind
-from karpplan.explain.dialects import disruption, fargate, launch, nodeclass
+from karpplan.explain.dialects import claim_rejected, disruption, fargate, launch, nodeclass
 from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.empty_domain import empty_domain_plain, has_empty_domain, shown
 from karpplan.explain.host_ports import is_host_port, karpenter_host_port_plain
+from karpplan.explain.label_hint import guess_plain, waiting_on_limits
 from karpplan.explain.node_filter_wording import node_filter_plain
 from karpplan.explain.pinned_pool import pinned_unlaunchable_pool
 from karpplan.explain.structure import CLUSTER_AUTOSCALER, KUBE_SCHEDULER, Item, Parsed, PoolReasons, Reason
@@ -18,6 +19,8 @@ from karpplan.model.labels import ZONE
 
 _WELL_KNOWN_POOL_KEYS = ("karpenter.sh/nodepool", "karpenter.sh/provisioner-name")
 _HOSTNAME = "kubernetes.io/hostname"
+# causes a record states of no pod: a node class, an EC2 launch, a NodeClaim the API server refused
+_NO_POD_CAUSES = nodeclass.CAUSES + launch.CAUSES + claim_rejected.CAUSES
 
 
 @dataclass(frozen=True)
@@ -151,8 +154,7 @@ def _unknown_label_plain(r: Reason, where: str, f: PoolFields) -> str:
                 "not meant for the pod and Karpenter logging it is expected. The pod belongs on that node group: "
                 "if it stays Pending, look at the node group (its size and max size, its scaling), not at the "
                 "Karpenter pool.")
-    hint = (f' Karpenter suggests you meant "{r.suggestion}": check the spelling in nodeSelector / '
-            "nodeAffinity.") if r.suggestion else ""
+    hint = guess_plain(r.key, r.suggestion) if r.suggestion else ""
     renamed = (" (Karpenter v1 renamed karpenter.sh/provisioner-name to karpenter.sh/nodepool.)"
                if r.key == "karpenter.sh/provisioner-name" and f is NODEPOOL_FIELDS else "")
     advice = known.restricted_label(r.key, v0=f is not NODEPOOL_FIELDS) or (
@@ -519,7 +521,7 @@ def item_plain(item: Item) -> str:
         return " ".join([capital(disruption.plain(p.message)),
                          *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])
     if p.reasons and (all(r.cause == K.STATE_INVARIANT for r in p.reasons)  # names a pod, but no failure of it
-                      or not p.pod and all(r.cause in nodeclass.CAUSES + launch.CAUSES for r in p.reasons)):  # no pod's
+                      or not p.pod and all(r.cause in _NO_POD_CAUSES for r in p.reasons)):  # no pod's
         return " ".join([*dict.fromkeys(capital(r.plain) for r in p.reasons),
                          *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])
     sentences: list[str] = [_header(p, who)]
@@ -560,7 +562,7 @@ def item_plain(item: Item) -> str:
         sentences = [x for x in sentences if x not in {capital(r.plain) for r in refused}]
         sentences.append(capital(fargate_plain(replace(
             refused[0], text="; ".join(r.text + (f" ({r.key})" if r.key else "") for r in refused), key=None))))
-    sentences += [pinned_unlaunchable_pool(p.reasons, p.pools) or "", *item.advice]
+    sentences += [pinned_unlaunchable_pool(p.reasons, p.pools) or "", waiting_on_limits(p.reasons, p.pools), *item.advice]
     if p.unparsed:
         sentences.append("Not understood: " + "; ".join(u[:160] for u in p.unparsed) + ".")
     if item.count > 1:
