@@ -35,6 +35,72 @@ PASTES = {
         {'min-values'}, ('rejected NodeClaim monitoring-v8xgc', 'kubernetes-sigs/karpenter#3170',
                          'remove minValues', 'topology.kubernetes.io/zone'),
         ('lower minValues or widen the requirements', 'Lower the pod')),
+    # the NodeClaim CRD of Karpenter before mid-2024 capped spec.requirements at 30; the stack's many template labels each added one (fixed by upgrading / fewer labels)
+    'nodeclaim-requirement-cap-two-claims': Paste(
+        'https://github.com/Panfactum/stack/issues/42',
+        'creating node claim, NodeClaim.karpenter.sh \\"spot-8c7mc\\" is invalid: [spec.requirements: Too many:'
+        ' 32: must have at most 30 items, <nil>: Invalid value: \\"null\\": some validation rules were not chec'
+        'ked because the object was invalid; correct the existing errors to complete validation]; creating no'
+        'de claim, NodeClaim.karpenter.sh \\"burstable-2l6cf\\" is invalid: [spec.requirements: Too many: 33: m'
+        'ust have at most 30 items, <nil>: Invalid value: \\"null\\": some validation rules were not checked be'
+        'cause the object was invalid; correct the existing errors to complete validation]\n',
+        {'unsupported'}, ('32 requirements, above the 30', 'kubernetes-sigs/karpenter#1344', 'CRDs', ),
+        ('Lower the pod', )),
+    # the same cap quoted bare: the reporter deleted the NodePool's template labels to get under it
+    'nodeclaim-requirement-cap-bare-crd-message': Paste(
+        'https://github.com/Panfactum/stack/issues/60',
+        'spec.requirements: Too many: #: must have at most 30 items\n',
+        {'unsupported'}, ('rejected a NodeClaim', 'spec.template.metadata.labels', ),
+        ()),
+    # a blueprint's nodeSelector named labels its NodePools no longer set: the PR changed the pods' selectors
+    'v1-unknown-label-stale-blueprint-selector': Paste(
+        'https://github.com/awslabs/ai-on-eks/pull/112',
+        '{"level":"ERROR","time":"2025-06-29T01:54:20.657Z","logger":"controller","message":"could not schedu'
+        'le pod","commit":"0871602","controller":"provisioner","namespace":"","name":"","reconcileID":"17d376'
+        'ac-10c7-4ff5-ab74-a0bc604ccd5c","Pod":{"name":"vllm-llama3-inf2-raycluster-pjskh-head-xszk2","namesp'
+        'ace":"vllm"},"error":"incompatible with nodepool \\"x86-cpu-karpenter\\", daemonset overhead={\\"cpu\\":'
+        '\\"1576m\\",\\"memory\\":\\"960Mi\\",\\"pods\\":\\"17\\"}, incompatible requirements, label \\"workload\\" does '
+        'not have known values; incompatible with nodepool \\"inferentia-inf2\\", daemonset overhead={\\"cpu\\":\\'
+        '"1832m\\",\\"memory\\":\\"1088Mi\\",\\"pods\\":\\"17\\"}, did not tolerate aws.amazon.com/neuron=\n',
+        {'unknown-label', 'taint'}, ("change the pod's selector to the label they set now", 'aws.amazon.com/neuron', ),
+        ()),
+    # two NodeClaims nominated 15 minutes apart: the first never became a node (the GPU/inf2 capacity never came); the scheduler's 3 nodes are the old ones
+    'renominated-nodeclaims-never-became-nodes': Paste(
+        'https://github.com/awslabs/data-on-eks/issues/446',
+        'Normal   Nominated          20m                 karpenter           Pod should schedule on: nodeclai'
+        'm/default-x9bvr\nNormal   Nominated          4m50s               karpenter           Pod should sched'
+        'ule on: nodeclaim/default-shq8s\nWarning  FailedScheduling   20s (x5 over 20m)   default-scheduler   '
+        "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes "
+        'are available: 3 Preemption is not helpful for scheduling.\nNormal   NotTriggerScaleUp  6s (x121 over'
+        " 20m)  cluster-autoscaler  pod didn't trigger scale-up: 5 node(s) didn't match Pod's node affinity/s"
+        'elector\n',
+        {'node-filter'}, ('then nodeclaim/default-shq8s', 'never became a node', 'kubectl describe nodeclaim', ),
+        ('keeps rejecting the pod (line 3), so the nominated node cannot take it', )),
+    # EKS Auto Mode launching a node: DisruptionBlocked 'does not have an associated node' right after Launched is transient (the node was Ready a minute later)
+    'auto-mode-disruption-blocked-while-launching': Paste(
+        'https://github.com/aws/aws-cdk/pull/33373',
+        '20m         Normal    Nominated                 pod/nginx-5869d7778c-52pzg        Pod should schedul'
+        'e on: nodeclaim/general-purpose-87brc\n20m         Normal    Launched                  nodeclaim/gene'
+        'ral-purpose-87brc   Status condition transitioned, Type: Launched, Status: Unknown -> True, Reason: '
+        'Launched\n20m         Normal    DisruptionBlocked         nodeclaim/general-purpose-87brc   Nodeclaim'
+        ' does not have an associated node\n19m         Normal    NodeHasSufficientPID      node/i-0322e9d8dd1'
+        'b95a51          Node i-0322e9d8dd1b95a51 status is now: NodeHasSufficientPID\n19m         Normal    N'
+        'odeAllocatableEnforced   node/i-0322e9d8dd1b95a51          Updated Node Allocatable limit across pod'
+        's\n19m         Normal    NodeReady                 node/i-0322e9d8dd1b95a51          Node i-0322e9d8d'
+        'd1b95a51 status is now: NodeReady\n19m         Normal    Ready                     node/i-0322e9d8dd1'
+        'b95a51          Status condition transitioned, Type: Ready, Status: False -> True, Reason: KubeletRe'
+        'ady, Message: kubelet is posting ready status\n',
+        set(), ('has no Node yet', 'nothing to fix', ),
+        ('not a Karpenter node', )),
+    # a StatefulSet pod with 28 PVCs: every node, new ones too, exceeds its attach limit; Karpenter kept adding nodes
+    'volumes-above-attach-limit-new-nodes-too': Paste(
+        'https://github.com/kubernetes-sigs/karpenter/issues/1857',
+        '  Warning  FailedScheduling  45s (x2 over 55s)      default-scheduler  0/27 nodes are available: 21 '
+        'node(s) had untolerated taint {eks.amazonaws.com/compute-type: fargate}, 6 node(s) exceed max volume'
+        ' count. preemption: 0/27 nodes are available: 21 Preemption is not helpful for scheduling, 6 No pree'
+        'mption victims found for incoming pod.\n',
+        {'node-filter', 'volume'}, ('by itself mounts more volumes', 'split the volumes', ),
+        ()),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {

@@ -335,7 +335,7 @@ def _classify(message: str, *, source: str | None, event: str | None,
             return verbose, True
     if (cm := _CLAIM_RESTRICTED.search(message)) is not None:
         return _claim_rejected(cm, message, event), False
-    if "is invalid" in message and (rejected := claim_rejected.parse(message)) is not None:
+    if any(t in message for t in claim_rejected.TRIGGERS) and (rejected := claim_rejected.parse(message)) is not None:
         kind = MIN_VALUES if rejected.rule == "min-values" else UNSUPPORTED
         reason = Reason(kind, rejected.text, value=rejected.claim, cause=f"claim rejected: {rejected.rule}",
                         plain=capital(claim_rejected.plain(rejected)))

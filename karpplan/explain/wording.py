@@ -15,6 +15,7 @@ from karpplan.explain.label_hint import guess_plain, waiting_on_limits
 from karpplan.explain.node_filter_wording import node_filter_plain
 from karpplan.explain.pinned_pool import pinned_unlaunchable_pool
 from karpplan.explain.structure import CLUSTER_AUTOSCALER, KUBE_SCHEDULER, Item, Parsed, PoolReasons, Reason
+from karpplan.explain.volume_wording import volume_plain
 from karpplan.model.labels import ZONE
 
 _WELL_KNOWN_POOL_KEYS = ("karpenter.sh/nodepool", "karpenter.sh/provisioner-name")
@@ -114,7 +115,7 @@ def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karp
     if r.kind == reason_kind.TOPOLOGY:
         return _topology_plain(r, where, source)
     if r.kind == reason_kind.VOLUME:
-        return volume_plain(r.text, f)
+        return volume_plain(r.text, f.requirements)
     if r.kind == reason_kind.MIN_VALUES:
         return (f"the pool's minValues ({f.requirements}[].minValues) asks for more distinct values than the "
                 "instance types left after filtering offer; lower minValues or widen the requirements.")
@@ -159,7 +160,9 @@ def _unknown_label_plain(r: Reason, where: str, f: PoolFields) -> str:
                if r.key == "karpenter.sh/provisioner-name" and f is NODEPOOL_FIELDS else "")
     advice = known.restricted_label(r.key, v0=f is not NODEPOOL_FIELDS) or (
         f"If the pod belongs to such a pool, add the label there ({f.labels} - a label in the pool object's own "
-        "metadata.labels never reaches its nodes); otherwise the pool is simply not meant for the pod.")
+        "metadata.labels never reaches its nodes), or, when the pools' labels were renamed since the pod's manifest "
+        "was written, change the pod's selector to the label they set now; otherwise the pool is simply not meant "
+        "for the pod.")
     return (f'the pod selects on label "{r.key}" (spec.nodeSelector or spec.affinity.nodeAffinity), but {where} '
             f"launches no node carrying that label: it is neither a well-known label nor in the pool's "
             f"{f.labels} or {f.requirements}. {advice}{hint}{renamed}")
@@ -380,48 +383,6 @@ def _pinned_spread_plain(r: Reason, field: str, pinned: tuple[str, ...], counts:
             "Fix the restriction: move or recreate the volume so the replicas' volumes spread like the constraint "
             "wants, drop the pod's own pin, or relax the constraint (lower minDomains, raise maxSkew, or "
             "whenUnsatisfiable: ScheduleAnyway).")
-
-
-def volume_plain(text: str, f: PoolFields = NODEPOOL_FIELDS) -> str:
-    low = text.lower()
-    if "node affinity conflict" in low or "volume zone" in low:
-        return (f"{text}: the pod's PersistentVolume is pinned (its spec.nodeAffinity) to a zone or node these nodes "
-                "are not in, and a volume never moves. The pod needs a node in the volume's zone: let a node group or "
-                f"NodePool launch there ({f.requirements} on topology.kubernetes.io/zone, and a subnet in that zone), "
-                "or recreate the volume where your nodes are. kubectl get pv -o wide shows the zone; new volumes follow "
-                "the pod with a StorageClass of volumeBindingMode: WaitForFirstConsumer. A pod that mounts several "
-                "EBS volumes needs them all in one zone: two in different zones fit no node at all. If the PV's zone "
-                "is one your nodes are in, compare the keys: a PV of the EBS CSI driver is pinned by "
-                "topology.ebs.csi.aws.com/zone (or topology.kubernetes.io/zone), which a node carries only once the "
-                "driver's node plugin (the ebs-csi-node DaemonSet) runs there - kubectl get csinode.")
-    if "unbound immediate" in low or "has unbound persistentvolumeclaims" in low:
-        return (f"{text}: the pod's PersistentVolumeClaim is not bound yet and its StorageClass binds Immediately, so "
-                "the scheduler waits for the volume. Check kubectl describe pvc: a StorageClass that does not exist, a "
-                "provisioner / CSI driver that is not installed (e.g. ebs.csi.aws.com) or lacks IAM permissions keeps "
-                "it Pending, and so does a claim that names no StorageClass in a cluster without a default one (EKS "
-                "clusters made on 1.30 or later no longer mark gp2 as the default) when no PersistentVolume matches it. Use volumeBindingMode: WaitForFirstConsumer so the volume is made in the pod's zone.")
-    if "available persistent volumes to bind" in low:
-        return (f"{text}: the pod's claim is unbound and no existing PersistentVolume matches it on those nodes "
-                "(storageClassName, size, access modes, or the PV's node affinity); provision one, or give the claim a "
-                "StorageClass that can create it.")
-    if "enough free storage" in low:
-        return (f"{text}: the claim's StorageClass belongs to a CSI driver that publishes storage capacity per node "
-                "(CSIStorageCapacity - local volumes such as LVM, ZFS or TopoLVM), and none of those nodes has room for "
-                "the size the claim requests: free or add space where the driver allocates (e.g. the volume group), "
-                "or request less. If the nodes do have the space, the scheduler is reading no or stale capacity: the "
-                "CSIDriver object says storageCapacity: true but the driver publishes no CSIStorageCapacity for its "
-                "StorageClass (kubectl get csistoragecapacities -A) - upgrade the driver or turn its capacity "
-                "tracking off.")
-    if "max volume count" in low:
-        return (f"{text}: those nodes already have as many volumes attached as they may (the CSI driver's per-node "
-                "limit in CSINode: the instance type's EBS attachment slots, shared with ENIs on Nitro types, or the "
-                "EBS CSI driver's --volume-attach-limit), so the pod needs a node with a free attachment - a new node, "
-                "not smaller requests. If Karpenter or cluster-autoscaler adds none, it is not counting that limit "
-                "(older Karpenter ignored --volume-attach-limit): spread such pods over more nodes (topology spread on "
-                "kubernetes.io/hostname) or use instance types with more attachment slots.")
-    return (f"{text}: the pod's volumes (PersistentVolumeClaims) tie it to a zone or node the pool cannot launch in; "
-            f"compare each volume's zone (kubectl get pv -o wide) with the pool's {f.requirements} on "
-            "topology.kubernetes.io/zone.")
 
 
 def fargate_plain(r: Reason) -> str:

@@ -20,15 +20,15 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-_CLAIM = re.compile(r'NodeClaim(?:\.karpenter\.sh)?\s+\\?"(?P<claim>[^"\\]+)\\?"\s+is\s+invalid:')
+_CLAIM = re.compile(r'NodeClaim(?:\.karpenter\.sh)?\s+\\?"(?P<claim>[^"\\]+)\\?"\s+is\s+invalid:|(?=spec\.requirements:\s+Too\s+many:)')
 _RULES = (
     ("min-values", re.compile(r"requirements\s+with\s+'minValues'\s+must\s+have\s+at\s+least\s+that\s+many\s+values"
                             r"(?:\s+specified\s+in\s+the\s+'values'\s+field)?")),
-    ("too-many", re.compile(r"spec\.requirements:\s+Too\s+many:\s+(?P<n>\d+):\s+must\s+have\s+at\s+most\s+(?P<max>\d+)\s+"
+    ("too-many", re.compile(r"spec\.requirements:\s+Too\s+many:\s+(?P<n>\d+|#):\s+must\s+have\s+at\s+most\s+(?P<max>\d+)\s+"
                             r"items")),
     ("other", re.compile(r"spec\.(?:requirements|taints|startupTaints|nodeClassRef)[^\n]*")),
 )
-TRIGGERS = ("is invalid: ",)
+TRIGGERS = ("is invalid: ", "spec.requirements: Too many: ")
 CAUSES = tuple(f"claim rejected: {name}" for name, _ in _RULES)
 
 
@@ -52,14 +52,17 @@ def parse(message: str) -> ClaimRejected | None:
             continue
         text = " ".join((cm.group(0) + rest[:m.end()]).replace('\\"', '"').split())
         if name == "too-many":
-            return ClaimRejected(cm.group("claim"), name, text, int(m.group("n")), int(m.group("max")))
+            n = m.group("n")
+            return ClaimRejected(cm.group("claim") or "", name, text, int(n) if n.isdigit() else None, int(m.group("max")))
+        if cm.group("claim") is None:
+            return None  # a bare CRD message is read only for the requirement cap, whose wording it carries whole
         return ClaimRejected(cm.group("claim"), name, text)
     return None
 
 
 def plain(r: ClaimRejected) -> str:
     """What was rejected, why Karpenter made such a claim, and the fix."""
-    head = (f"the API server rejected NodeClaim {r.claim} ({r.text}), so Karpenter could not create the node it had "
+    head = (f"the API server rejected {'NodeClaim ' + r.claim if r.claim else 'a NodeClaim'} ({r.text}), so Karpenter could not create the node it had "
             "planned for the pending pods: they stay Pending although the scheduling simulation found room for them. ")
     if r.rule == "min-values":
         return head + (
