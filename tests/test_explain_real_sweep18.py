@@ -101,6 +101,55 @@ PASTES = {
         'mption victims found for incoming pod.\n',
         {'node-filter', 'volume'}, ('by itself mounts more volumes', 'split the volumes', ),
         ()),
+    # AKS NAP: the NodePool's status conditions say NodeClassReady False, NodeClassNotFound: its nodeClassRef names no AKSNodeClass, so it launches nothing
+    'nodepool-status-nodeclass-not-found': Paste(
+        'https://github.com/Azure/karpenter-provider-azure/issues/1280',
+        "status:\n  conditions:\n    - lastTransitionTime: '2025-12-02T17:01:18Z'\n      message: object is awai"
+        'ting reconciliation\n      observedGeneration: 3\n      reason: AwaitingReconciliation\n      status: U'
+        "nknown\n      type: NodeRegistrationHealthy\n    - lastTransitionTime: '2025-12-02T17:01:18Z'\n      me"
+        "ssage: ''\n      observedGeneration: 3\n      reason: ValidationSucceeded\n      status: 'True'\n      t"
+        "ype: ValidationSucceeded\n    - lastTransitionTime: '2025-12-02T17:34:55Z'\n      message: NodeClass n"
+        "ot found on cluster\n      observedGeneration: 3\n      reason: NodeClassNotFound\n      status: 'False"
+        "'\n      type: NodeClassReady\n    - lastTransitionTime: '2025-12-02T17:34:55Z'\n      message: NodeCla"
+        "ssReady=False\n      observedGeneration: 3\n      reason: UnhealthyDependents\n      status: 'False'\n  "
+        '    type: Ready\n',
+        {'no-instance-type'}, ('does not exist', 'nodeClassRef', 'aksnodeclass', ),
+        ('its node class its node class', )),
+    # a DaemonSet's pod pinned to a node Karpenter had filled before the DaemonSet's requests were counted: only that node is short of room
+    'daemonset-pod-one-node-short-no-preemption-tail': Paste(
+        'https://github.com/kubernetes-sigs/karpenter/issues/390',
+        "`0/26 nodes are available: 1 Insufficient cpu, 22 node(s) didn't match Pod's node affinity/selector,"
+        " 3 node(s) had taint {CriticalAddonsOnly: }, that the pod didn't tolerate.`\n",
+        {'node-filter', 'taint'}, ("DaemonSet's pod", 'a new node does not help it', 'system-node-critical', ),
+        ()),
+    # EKS node groups of CI got maxPods 17 from their instance type: the fix set eksctl's maxPodsPerNode to 110 (cilium/cilium#42894)
+    'too-many-pods-in-pod-status-yaml': Paste(
+        'https://github.com/cilium/cilium/issues/42816',
+        '  status:\n    conditions:\n    - lastProbeTime: null\n      lastTransitionTime: "2025-11-14T10:20:04Z"'
+        "\n      message: '0/3 nodes are available: 1 Too many pods, 2 node(s) didn''t match pod\n        affin"
+        'ity rules. preemption: 0/3 nodes are available: 1 No preemption victims\n        found for incoming p'
+        'od, 2 Preemption is not helpful for scheduling.\'\n      reason: Unschedulable\n      status: "False"\n '
+        '     type: PodScheduled\n    phase: Pending\n    qosClass: BestEffort\n',
+        {'node-filter'}, ('1 Too many pods', 'maxPodsPerNode', 'kubelet.maxPods', ),
+        ('Lower the pod', )),
+    # a DaemonSet's pod on t3.small nodes, which allow 11 pods each: the node it targets had no pod slot left
+    'insufficient-pods-daemonset-t3-small': Paste(
+        'https://github.com/aws-samples/eks-workshop/pull/1169',
+        '  Type     Reason            Age                 From               Message\n  ----     ------       '
+        '     ----                ----               -------\n  Warning  FailedScheduling  31m (x3 over 31m)  '
+        " default-scheduler  0/3 nodes are available: 1 Insufficient pods, 2 node(s) didn't match node select"
+        'or.\n  Warning  FailedScheduling  43s (x23 over 30m)  default-scheduler  0/3 nodes are available: 1 n'
+        "ode(s) didn't match node selector, 2 Insufficient pods.\n",
+        {'node-filter'}, ('Too many pods', "DaemonSet's pod", ),
+        ()),
+    # an early Karpenter left its karpenter.sh/not-ready taint on a node Ready for 40 minutes: a Karpenter bug, not the pod's tolerations
+    'karpenter-not-ready-taint-left-on-node': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/644',
+        'Warning  FailedScheduling  4m35s (x39 over 50m)  default-scheduler  0/5 nodes are available: 1 node('
+        "s) had taint {karpenter.sh/not-ready: }, that the pod didn't tolerate, 4 node(s) didn't match node s"
+        'elector.\n',
+        {'node-filter', 'taint'}, ('karpenter.sh/not-ready', 'do not add a toleration', 'component that should remove it is failing', ),
+        ('add a toleration (key: karpenter.sh/not-ready', )),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {

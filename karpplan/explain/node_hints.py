@@ -19,7 +19,9 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
      "Too many pods: those nodes already run as many pods as they may (the kubelet's maxPods; on EKS it follows the "
      "instance type's ENI / IP limit, e.g. 29 on an m5.large without prefix delegation), whatever CPU and memory is "
      "left. Lowering the pod's requests does not help: it needs another node (or prefix delegation, or larger "
-     "instance types that allow more pods)."),
+     "instance types that allow more pods). When the nodes' CPU and memory are far from used, their maxPods is what "
+     "to raise - eksctl's maxPodsPerNode, the EC2NodeClass's kubelet.maxPods, the node group's bootstrap "
+     "--max-pods - once the CNI can give that many pods an address (prefix delegation, or an overlay CNI)."),
     (re.compile(r"didn't have free ports", re.I), node_ports_hint(every_node=False)),
     (re.compile(r"cannot allocate all claims", re.I),
      "Cannot allocate all claims (dynamic resource allocation): no device those nodes publish is free and matches "
