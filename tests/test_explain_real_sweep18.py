@@ -150,6 +150,24 @@ PASTES = {
         'elector.\n',
         {'node-filter', 'taint'}, ('karpenter.sh/not-ready', 'do not add a toleration', 'component that should remove it is failing', ),
         ('add a toleration (key: karpenter.sh/not-ready', )),
+    # m6a.2xlarge launched in eu-central-1a and 1c while 1b had no offering for 3 hours: capacity in one zone, not the label the message also names
+    'v15-offering-only-zone-out-of-capacity': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/8712',
+        '"no instance type has the required offering, requirements=karpenter.k8s.aws/ec2nodeclass In [<nodecl'
+        'ass-name>], \nkarpenter.k8s.aws/instance-family In [m6a], karpenter.k8s.aws/instance-size In [2xlarge'
+        '], \nkarpenter.sh/capacity-type In [on-demand], karpenter.sh/nodepool In [<nodepool-name>], \nkubernet'
+        'es.io/arch In [amd64], kubernetes.io/os In [linux], node.example.io/compute In [<nodepool-name>], \nt'
+        'opology.kubernetes.io/zone In [eu-central-1b], resources={\\"cpu\\":\\"7780m\\",\\"memory\\":\\"30120Mi\\",\\'
+        '"pods\\":\\"6\\"}; \nincompatible requirements, label \\"node.example.io/compute\\" does not have known va'
+        'lues"\n',
+        {'no-instance-type', 'unknown-label'}, ('is offered for the pod', 'none of them is offered right now', 'not the cause', ),
+        ('if it were widened', 'alone leaves no instance type', )),
+    # the title's message: the instance was created but never joined (NodeClaim Registered/Initialized Unknown), not a node Karpenter does not manage
+    'nodeclaim-without-node-cannot-disrupt': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/7046',
+        "Cannot disrupt NodeClaim: state node doesn't contain both a node and a nodeclaim\n",
+        set(), ('has not joined the cluster', 'access entry', 'Registered condition', ),
+        ('consolidation leaves it alone', )),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {

@@ -219,10 +219,11 @@ def no_type_plain(r: Reason, pool: PoolReasons | None, f: PoolFields, advice: tu
     asked = ", ".join(f"{k} {v}" for k, v in (r.resources or {}).items() if k != "pods" and (only is None or k == only))
     cause = f" ({r.cause})" if r.cause else ""
     reqs = ", ".join(str(q) for q in r.requirements)
-    head = (f"no instance type {_pool_name(pool)} may launch fits the pod{cause}"
+    head = (f"no instance type {_pool_name(pool)} may launch "
+            f"{'is offered for' if K.offering_only(r.cause) else 'fits'} the pod{cause}"
             + (f": it asks for {asked}" + ("" if only else " (with DaemonSet overhead)") if asked else "")
             + (f" under the requirements {reqs}" if reqs else "") + ".")
-    if advice:
+    if advice and not K.offering_only(r.cause):
         return head + " " + " ".join(advice)
     if (meaning := K.filter_meaning(r.cause)) is not None:
         return head + " " + meaning
