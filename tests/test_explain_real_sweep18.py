@@ -120,7 +120,7 @@ PASTES = {
         'https://github.com/kubernetes-sigs/karpenter/issues/390',
         "`0/26 nodes are available: 1 Insufficient cpu, 22 node(s) didn't match Pod's node affinity/selector,"
         " 3 node(s) had taint {CriticalAddonsOnly: }, that the pod didn't tolerate.`\n",
-        {'node-filter', 'taint'}, ("DaemonSet's pod", 'a new node does not help it', 'system-node-critical', ),
+        {'node-filter', 'taint'}, ("If the pod is a DaemonSet's", 'new node does not help it', 'system-node-critical', ),
         ()),
     # EKS node groups of CI got maxPods 17 from their instance type: the fix set eksctl's maxPodsPerNode to 110 (cilium/cilium#42894)
     'too-many-pods-in-pod-status-yaml': Paste(
@@ -140,7 +140,7 @@ PASTES = {
         " default-scheduler  0/3 nodes are available: 1 Insufficient pods, 2 node(s) didn't match node select"
         'or.\n  Warning  FailedScheduling  43s (x23 over 30m)  default-scheduler  0/3 nodes are available: 1 n'
         "ode(s) didn't match node selector, 2 Insufficient pods.\n",
-        {'node-filter'}, ('Too many pods', "DaemonSet's pod", ),
+        {'node-filter'}, ('Too many pods', "If the pod is a DaemonSet's", ),
         ()),
     # an early Karpenter left its karpenter.sh/not-ready taint on a node Ready for 40 minutes: a Karpenter bug, not the pod's tolerations
     'karpenter-not-ready-taint-left-on-node': Paste(
@@ -168,6 +168,18 @@ PASTES = {
         "Cannot disrupt NodeClaim: state node doesn't contain both a node and a nodeclaim\n",
         set(), ('has not joined the cluster', 'access entry', 'Registered condition', ),
         ('consolidation leaves it alone', )),
+    # kube-scheduler 1.3's one line per node: the pet's volume pinned it to a zone whose nodes were full; 8 nodes added elsewhere did not help
+    'fit-failure-per-node-lines-volume-zone-full': Paste(
+        'https://github.com/kubernetes-retired/federation/issues/50',
+        '$ kubectl describe  po cassandra-data-498\n<redacted for brevity>\nfit failure on node (kubernetes-min'
+        'ion-group-cxmy): Insufficient CPU\nfit failure on node (kubernetes-minion-group-zc10): Insufficient C'
+        'PU\nfit failure on node (kubernetes-minion-group-iyit): Insufficient CPU\nfit failure on node (kuberne'
+        'tes-minion-group-nnhm): Insufficient CPU\nfit failure on node (kubernetes-minion-group-2k68): NoVolum'
+        'eZoneConflict\nfit failure on node (kubernetes-minion-group-xfnx): Insufficient CPU\nfit failure on no'
+        'de (kubernetes-minion-group-hbxt): Insufficient CPU\nfit failure on node (kubernetes-minion-group-srd'
+        'l): Insufficient CPU\nfit failure on node (kubernetes-minion-group-fx7b): Insufficient CPU\n',
+        {'node-filter', 'volume'}, ('8 Insufficient CPU', '1 NoVolumeZoneConflict', 'another zone does not help', ),
+        ('Seen 8 times', )),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {
