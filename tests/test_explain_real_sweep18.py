@@ -180,6 +180,31 @@ PASTES = {
         'l): Insufficient CPU\nfit failure on node (kubernetes-minion-group-fx7b): Insufficient CPU\n',
         {'node-filter', 'volume'}, ('8 Insufficient CPU', '1 NoVolumeZoneConflict', 'another zone does not help', ),
         ('Seen 8 times', )),
+    # after the nomination the node count rose from 29 to 30 and the one new node had a volume node affinity conflict: Karpenter launched it outside the PV's zone, in a loop
+    'nominated-node-lands-outside-volume-zone-loop': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/5406',
+        'Events:\n  Type     Reason            Age                   From               Message\n  ----     ---'
+        '---            ----                  ----               -------\n  Warning  FailedScheduling  30m    '
+        '               default-scheduler  0/29 nodes are available: 18 Insufficient cpu, 2 Too many pods, 21'
+        ' Insufficient memory, 8 node(s) had untolerated taint {eks.amazonaws.com/compute-type: fargate}. pre'
+        'emption: 0/29 nodes are available: 1 Insufficient cpu, 18 Insufficient memory, 3 No preemption victi'
+        'ms found for incoming pod, 8 Preemption is not helpful for scheduling..\n  Normal   Nominated        '
+        ' 30m                   karpenter          Pod should schedule on: machine/bottlerocket-prov-4m5qp\n  '
+        'Warning  FailedScheduling  29m                   default-scheduler  0/30 nodes are available: 1 node'
+        '(s) had volume node affinity conflict, 18 Insufficient cpu, 2 Too many pods, 21 Insufficient memory,'
+        ' 8 node(s) had untolerated taint {eks.amazonaws.com/compute-type: fargate}. preemption: 0/30 nodes a'
+        're available: 1 Insufficient cpu, 18 Insufficient memory, 3 No preemption victims found for incoming'
+        ' pod, 9 Preemption is not helpful for scheduling..\n',
+        {'node-filter', 'volume'}, ('most likely the one Karpenter launched for it', 'kubectl get nodeclaim -o wide', ),
+        ('disagree on capacity', )),
+    # the Karpenter example's only node group is tainted CriticalAddonsOnly for add-ons; the Karpenter pods ran without the toleration their chart carries by default
+    'critical-addons-only-system-node-group': Paste(
+        'https://github.com/terraform-aws-modules/terraform-aws-eks/issues/3211',
+        'Warning  FailedScheduling  92s   default-scheduler  0/2 nodes are available: 2 node(s) had untolerat'
+        'ed taint {CriticalAddonsOnly: true}. preemption: 0/2 nodes are available: 2 Preemption is not helpfu'
+        'l for scheduling.\n',
+        {'node-filter', 'taint'}, ('CriticalAddonsOnly reserves those nodes', 'operator: Exists', 'replace that default', ),
+        ()),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {

@@ -144,6 +144,10 @@ def _rejections(explanation: Explanation, pod: str | None) -> list[Item]:
             "Nominated" and (i.parsed.pod == pod or len(pods) == 1)]
 
 
+def _volume_zone(said: list[Reason]) -> bool:
+    return any("volume node affinity conflict" in w for r in said for w in (r.counts or {}))
+
+
 def _renominated(explanation: Explanation, pod: str | None) -> list[str]:
     """The NodeClaims (Machines before v0.32) Karpenter nominated the pod for, in order, when it named more than one
     and none of the earlier ones was nominated for longer than Karpenter waits for a node to register (15 minutes):
@@ -211,7 +215,15 @@ def link_nominations(explanation: Explanation) -> None:
                              "or pods Karpenter does not count there such as DaemonSet or static pods); check the "
                              "node's Allocated resources (kubectl describe node) and upgrade Karpenter, which fixed "
                              "such estimates." if any(w in ("Insufficient cpu", "Insufficient memory")
-                                                      for r in said for w in (r.counts or {})) else "")
+                                                      for r in said for w in (r.counts or {})) and not
+                             _volume_zone(said) else "")
+                          + (" The node the scheduler finds in conflict with the pod's volume is most likely the one "
+                             "Karpenter launched for it: it went to a zone the pod's PersistentVolume is not in, and "
+                             "Karpenter replaces it with another in the wrong zone in a loop. Karpenter takes the zone "
+                             "from the PV's node affinity (kubectl get pv -o yaml): a PV pinned by a key it does not read "
+                             "as a zone, a claim bound only after the node was chosen, or a NodePool that cannot launch "
+                             "in that zone (no subnet there) leaves it in another zone - compare the PV's zone with the "
+                             "NodeClaim's (kubectl get nodeclaim -o wide)." if _volume_zone(said) else "")
                           + (" Nodes that did not match the pod's node affinity/selector can include the nominated one: "
                              "Karpenter releases before the fix for kubernetes-sigs/karpenter#343 compared only the "
                              "labels a node carries, so a node lacking a well-known label the pod selects (such as "
