@@ -205,6 +205,20 @@ PASTES = {
         'l for scheduling.\n',
         {'node-filter', 'taint'}, ('CriticalAddonsOnly reserves those nodes', 'operator: Exists', 'replace that default', ),
         ()),
+    # moving the cluster to API_AND_CONFIG_MAP (access entries) left the Fargate pod execution role without its FARGATE_LINUX access entry, so the profile was blocked
+    'fargate-profile-blocked-access-entries': Paste(
+        'https://github.com/terraform-aws-modules/terraform-aws-eks/issues/2912',
+        '  Warning  FailedScheduling  21s   fargate-scheduler  Misconfigured Fargate Profile: fargate profile'
+        ' coredns blocked for new launches due to: Pod execution role is not found in auth config or does not'
+        ' have all required permissions for launching fargate pods.\n',
+        {'unsupported'}, ('FARGATE_LINUX', 'access entry', 'Fargate profile coredns is blocked', ),
+        ('add a toleration', )),
+    # Karpenter v0.6 bound the pod to its new GPU node before the NVIDIA device plugin advertised the GPU; the kubelet failed it OutOfnvidia.com/gpu (pre-binding dropped later)
+    'kubelet-admission-out-of-gpu-prebound': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/1459',
+        'riva-riva-api-768b77d764-74k4m   0/2     OutOfnvidia.com/gpu   0          5m55s\n',
+        {'unsupported'}, ('rejected it at admission', 'device plugin', 'Karpenter before v0.11', 'delete it', ),
+        ('Insufficient nvidia.com/gpu', )),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {

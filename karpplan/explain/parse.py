@@ -14,6 +14,7 @@ from operator import add, itemgetter
 from typing import Any
 
 from karpplan.explain.dialects import (
+    admission,
     claim_rejected,
     disruption,
     fargate,
@@ -51,8 +52,8 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"
                  b"no resolved instance types", b"NodeClass not found on cluster",
                  # EC2 launch failures of a NodeClaim: dialects/launch.py
                  *(t.encode() for t in launch.TRIGGERS), *(t.encode() for t in scale_up_failures.TRIGGERS),
-                 # the API server refusing a NodeClaim: dialects/claim_rejected.py
-                 *(t.encode() for t in claim_rejected.TRIGGERS),
+                 # the API server refusing a NodeClaim, the kubelet refusing a bound pod: claim_rejected.py, admission.py
+                 *(t.encode() for t in claim_rejected.TRIGGERS), *(t.encode() for t in admission.TRIGGERS),
                  # why a node is not consolidated or disrupted, and disruptions under way: dialects/disruption.py
                  *(t.encode() for t in disruption.TRIGGERS))
 
@@ -451,6 +452,10 @@ class RecordParser:
             return [_node_class(e, text)]  # the whole record: the pool and the cause may stand in other fields
         if any(t in text for t in launch.TRIGGERS) and (le := launch.parse(text)) is not None:
             return [_launch_failed(le, text)]
+        if any(t in text for t in admission.TRIGGERS) and (ad := admission.parse(text)) is not None:
+            reason = Reason(UNSUPPORTED, ad.text, key=ad.resource, cause=admission.CAUSE,
+                            plain=capital(admission.plain(ad)))
+            return [Parsed(KUBE_SCHEDULER, "Rejected", ad.text, pod=ad.pod or self._describe_pod(), reasons=(reason,))]
         if '{""' in text:  # CSV export (CloudWatch, spreadsheets): quotes doubled
             text = text.replace('""', '"')
         if "{" in text or '"error"' in text or '"message"' in text:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 
 from karpplan.explain import known
 from karpplan.explain import structure as reason_kind
-from karpplan.explain.dialects import claim_rejected, disruption, fargate, launch, nodeclass
+from karpplan.explain.dialects import admission, claim_rejected, disruption, fargate, launch, nodeclass
 from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.empty_domain import empty_domain_plain, has_empty_domain, shown
 from karpplan.explain.host_ports import is_host_port, karpenter_host_port_plain
@@ -390,7 +390,10 @@ def fargate_plain(r: Reason) -> str:
     if r.cause == "Misconfigured Fargate Profile":
         return (f"the Fargate profile{' ' + r.value if r.value else ''} is blocked for new pods ({r.text}): fix the "
                 "profile itself - its pod execution role must exist and trust eks-fargate-pods.amazonaws.com (and be "
-                "in the cluster's auth config), and its subnets must be private ones in zones Fargate supports.")
+                "in the cluster's auth config: with authentication mode API or API_AND_CONFIG_MAP an access entry of type "
+                "FARGATE_LINUX for that role, else its mapping in the aws-auth ConfigMap; a cluster switched to access "
+                "entries without one for the role blocks the profile), and its subnets must be private ones in zones "
+                "Fargate supports. A profile cannot be edited: recreate it after fixing its role.")
     if r.cause == "account blocked":
         return (f"{r.text}: AWS refuses Fargate launches for the whole account, whatever the pod or profile - a new "
                 "account still being verified, or one AWS has suspended or limited (billing, its Fargate vCPU quota). "
@@ -470,15 +473,21 @@ def _grouped_taints(p: Parsed, taints: list[Reason]) -> str:
             "of them is meant for it, it needs a pool without a taint it cannot tolerate.")
 
 
+def _nominated_plain(who: str, p: Parsed) -> str:
+    return (f"{who}: Karpenter found room for it and nominated {p.nominated}; it binds once that node is ready. "
+            "If the nomination repeats for minutes (kubectl describe shows 'xN over M'), that node cannot take the "
+            "pod: the scheduler's FailedScheduling event for the pod says why (often a volume in another zone).")
+
+
 def item_plain(item: Item) -> str:
     p = item.parsed
     who = f"Pod {p.pod}" if p.pod else "The pod"
     if item.workload:
         who += f" ({item.workload})"
     if p.event == "Nominated":
-        return (f"{who}: Karpenter found room for it and nominated {p.nominated}; it binds once that node is ready. "
-                "If the nomination repeats for minutes (kubectl describe shows 'xN over M'), that node cannot take the "
-                "pod: the scheduler's FailedScheduling event for the pod says why (often a volume in another zone).")
+        return _nominated_plain(who, p)
+    if any(r.cause == admission.CAUSE for r in p.reasons):  # bound, then refused by the kubelet: not a scheduling failure
+        return f"{who}: " + " ".join(r.plain[:1].lower() + r.plain[1:] for r in p.reasons)
     if p.event in disruption.EVENTS:  # a node kept or removed, no pod: the message says which and why
         return " ".join([capital(disruption.plain(p.message)),
                          *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])
