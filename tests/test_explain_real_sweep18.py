@@ -219,6 +219,36 @@ PASTES = {
         'riva-riva-api-768b77d764-74k4m   0/2     OutOfnvidia.com/gpu   0          5m55s\n',
         {'unsupported'}, ('rejected it at admission', 'device plugin', 'Karpenter before v0.11', 'delete it', ),
         ('Insufficient nvidia.com/gpu', )),
+    # an early EKS cluster had no StorageClass: the operator's claims named none and stayed unbound until storageClassName was set
+    'unbound-pvc-eks-without-storage-class': Paste(
+        'https://github.com/instaclustr/cassandra-operator/issues/112',
+        'Events:\n  Type     Reason            Age               From               Message\n  ----     ------ '
+        '           ----              ----               -------\n  Warning  FailedScheduling  5s (x5 over 12s'
+        ')  default-scheduler  pod has unbound PersistentVolumeClaims (repeated 4 times)\n',
+        {'volume'}, ('names no StorageClass in a cluster without a default one', ),
+        ('Insufficient', )),
+    # the claims named StorageClass 'default', which did not exist; cluster-autoscaler's NotTriggerScaleUp quoting the VolumeBinding filter was read as a second scheduler's rejection
+    'autoscaler-volumebinding-filter-unbound-claim': Paste(
+        'https://github.com/scalar-labs/scalar-kubernetes/pull/117',
+        'Events:\n  Type     Reason             Age                From                Message\n  ----     ----'
+        '--             ----               ----                -------\n  Warning  FailedScheduling   53s (x2 '
+        'over 54s)  default-scheduler   0/6 nodes are available: 6 pod has unbound immediate PersistentVolume'
+        "Claims.\n  Normal   NotTriggerScaleUp  44s                cluster-autoscaler  pod didn't trigger scal"
+        'e-up (it wouldn\'t fit if a new node is added): 2 running "VolumeBinding" filter plugin for pod "prom'
+        'etheus-prometheus-prometheus-oper-prometheus-0": pod has unbound immediate PersistentVolumeClaims\n',
+        {'node-filter', 'volume'}, ('did not make cluster-autoscaler add a node', 'StorageClass that does not exist', ),
+        ('by the scheduler cluster-autoscaler', 'spec.schedulerName', )),
+    # EKS 1.24 without the EBS CSI driver: the gp2 claims were never provisioned, so the scheduler's PreBind timed out
+    'prebind-volumebinding-timeout-no-ebs-csi': Paste(
+        'https://github.com/elastic/cloud-on-k8s/issues/6515',
+        '{\n    "apiVersion": "v1",\n    "kind": "Event",\n    "count": 3,\n    "firstTimestamp": "2023-03-13T01:'
+        '25:07Z",\n    "lastTimestamp": "2023-03-13T01:45:11Z", \n   "involvedObject": {\n        "apiVersion": '
+        '"v1",\n        "kind": "Pod",\n        "name": "elasticsearch-wdrv-es-default-0",\n        "namespace":'
+        ' "e2e-sdroq-mercury",\n    },\n    "message": "running PreBind plugin \\"VolumeBinding\\": binding volum'
+        'es: timed out waiting for the condition",\n    "reason": "FailedScheduling",\n    "type": "Warning",\n '
+        '   "source": {\n        "component": "default-scheduler"\n    }\n}\n',
+        {'volume'}, ('binding volumes: timed out', 'EBS CSI driver', 'aws-ebs-csi-driver add-on', ),
+        ('Insufficient', )),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {

@@ -16,6 +16,13 @@ def volume_plain(text: str, requirements: str = "spec.template.spec.requirements
                 "is one your nodes are in, compare the keys: a PV of the EBS CSI driver is pinned by "
                 "topology.ebs.csi.aws.com/zone (or topology.kubernetes.io/zone), which a node carries only once the "
                 "driver's node plugin (the ebs-csi-node DaemonSet) runs there - kubectl get csinode.")
+    if "binding volumes" in low:
+        return (f"{text}: the scheduler chose a node and asked for the pod's claims to be provisioned for it, but no "
+                "volume was made and bound in time - its provisioner is missing or failing. On EKS 1.23 and later the "
+                "gp2 StorageClass's in-tree provisioner (kubernetes.io/aws-ebs) is migrated to the EBS CSI driver, so "
+                "without the aws-ebs-csi-driver add-on (and its IAM role) no EBS volume is ever created: install it, "
+                "or use a StorageClass whose provisioner runs. kubectl describe pvc shows the provisioner's events; "
+                "the pod's requests and the nodes are not the cause.")
     if "unbound immediate" in low or "has unbound persistentvolumeclaims" in low:
         return (f"{text}: the pod's PersistentVolumeClaim is not bound yet and its StorageClass binds Immediately, so "
                 "the scheduler waits for the volume. Check kubectl describe pvc: a StorageClass that does not exist, a "
