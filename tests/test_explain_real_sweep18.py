@@ -249,6 +249,36 @@ PASTES = {
         '   "source": {\n        "component": "default-scheduler"\n    }\n}\n',
         {'volume'}, ('binding volumes: timed out', 'EBS CSI driver', 'aws-ebs-csi-driver add-on', ),
         ('Insufficient', )),
+    # the module's EKS cluster had only the in-tree gp2 class, not default, and no EBS CSI driver: claims without a class never bound
+    'pvc-failedbinding-no-storage-class-set': Paste(
+        'https://github.com/n8n-io/terraform-aws-n8n/issues/22',
+        '$ kubectl describe pvc data-0\n...\n  Warning  FailedBinding  persistentvolumeclaim/data-0\n    no pers'
+        'istent volumes available for this claim and no storage class is set\n',
+        {'volume'}, ('names no storageClassName', 'no default StorageClass', 'aws-ebs-csi-driver', ),
+        ()),
+    # kubectl describe nodeclaim: Launched True, Registered Unknown (NodeNotFound): the instance ran but its node never joined
+    'nodeclaim-conditions-node-not-registered': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/7738',
+        'Conditions:\n    Last Transition Time:  2025-02-14T07:15:25Z\n    Message:               object is awa'
+        'iting reconciliation\n    Observed Generation:   1\n    Reason:                AwaitingReconciliation\n'
+        '    Status:                Unknown\n    Type:                  Initialized\n    Last Transition Time: '
+        ' 2025-02-14T07:15:25Z\n    Message:               Node not registered with cluster\n    Observed Gener'
+        'ation:   1\n    Reason:                NodeNotFound\n    Status:                Unknown\n    Type:     '
+        '             Registered\n    Last Transition Time:  2025-02-14T07:15:27Z\n    Message:               \n'
+        '    Observed Generation:   1\n    Reason:                Launched\n    Status:                True\n   '
+        ' Type:                  Launched\n    Last Transition Time:  2025-02-14T07:15:25Z\n    Message:       '
+        '        Initialized=Unknown, Registered=Unknown\n    Observed Generation:   1\n    Reason:            '
+        '    ReconcilingDependents\n    Status:                Unknown\n    Type:                  Ready\n  Imag'
+        'e ID:                ami-0262a19088a11e248\n  Provider ID:             aws:///ap-south-2b/i-0e593f835'
+        'ff381a22\n',
+        {'no-instance-type'}, ('never registered with the cluster', 'access entry', 'system log', ),
+        ('fits the pod', )),
+    # Karpenter v1 with a custom AMI: the node registered without karpenter.sh/unregistered, which v1 requires, so the NodeClaim never became registered
+    'missing-unregistered-startup-taint-custom-ami': Paste(
+        'https://github.com/kubernetes-sigs/karpenter/issues/1635',
+        'Error":"missing required startup taint, karpenter.sh/unregistered"\n',
+        {'no-instance-type'}, ('register-with-taints=karpenter.sh/unregistered:NoExecute', 'amiFamily: Custom', ),
+        ()),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {

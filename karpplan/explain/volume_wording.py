@@ -16,6 +16,14 @@ def volume_plain(text: str, requirements: str = "spec.template.spec.requirements
                 "is one your nodes are in, compare the keys: a PV of the EBS CSI driver is pinned by "
                 "topology.ebs.csi.aws.com/zone (or topology.kubernetes.io/zone), which a node carries only once the "
                 "driver's node plugin (the ebs-csi-node DaemonSet) runs there - kubectl get csinode.")
+    if "no storage class is set" in low:
+        return (f"{text}: the pod's PersistentVolumeClaim names no storageClassName, the cluster has no default "
+                "StorageClass, and no existing PersistentVolume matches it, so nothing will ever bind it (EKS clusters "
+                "made on 1.30 or later mark no class default, and the old gp2 class's in-tree provisioner needs the EBS "
+                "CSI driver since 1.23). Install the aws-ebs-csi-driver add-on, then set storageClassName on the claim "
+                "(e.g. a gp3 class of provisioner ebs.csi.aws.com) or mark one class default with the annotation "
+                "storageclass.kubernetes.io/is-default-class: \"true\"; a claim's class cannot be changed once made, "
+                "so recreate it.")
     if "binding volumes" in low:
         return (f"{text}: the scheduler chose a node and asked for the pod's claims to be provisioned for it, but no "
                 "volume was made and bound in time - its provisioner is missing or failing. On EKS 1.23 and later the "

@@ -30,6 +30,8 @@ BARE_REASON = re.compile(r"(?:(?P<n>\d+) )?(?P<why>node\(s\) (?:had volume node 
 PREEMPTION_NEVER = re.compile(r"not eligible due to preemptionPolicy=Never")
 # kube-scheduler before 1.17 said this alone (no node counts) while a claim waited for its volume
 UNBOUND = re.compile(r"pod has unbound (?:immediate )?PersistentVolumeClaims", re.I)
+# the PersistentVolume controller's FailedBinding on a claim with no class, in a cluster with no default class
+NO_CLASS = re.compile(r"no persistent volumes available for this claim and no storage class is set")
 # the scheduler's PreBind: it chose a node and waited for the pod's claims to be provisioned and bound there
 PREBIND = re.compile(r'running PreBind plugin \\?"VolumeBinding\\?": binding volumes: [^"\n]*')
 PREEMPTION_NEVER_CAUSE = "preemption: not eligible (preemptionPolicy=Never)"
@@ -103,6 +105,8 @@ def parse_fit_error(message: str) -> list[Reason] | None:
             if alone.group("n"):
                 return [Reason(NODE_FILTER, alone.group(0), counts={why: int(alone.group("n"))}), *derived({why: 1})]
             return [Reason(NODE_FILTER, why, counts={}, total=0), *derived({why: 1})]
+        if (no_class := NO_CLASS.search(message)) is not None:
+            return [Reason(VOLUME, no_class.group(0))]
         if (prebind := PREBIND.search(message)) is not None:
             return [Reason(VOLUME, prebind.group(0).replace('\\"', '"'))]
         if SCALE_UP.search(message) is None and (unbound := UNBOUND.search(message)) is not None:
