@@ -279,6 +279,42 @@ PASTES = {
         'Error":"missing required startup taint, karpenter.sh/unregistered"\n',
         {'no-instance-type'}, ('register-with-taints=karpenter.sh/unregistered:NoExecute', 'amiFamily: Custom', ),
         ()),
+    # the chart shipped a required node affinity on application/clickhouse=true that no node carried: remove it or label the nodes
+    'chart-node-affinity-no-node-labelled': Paste(
+        'https://github.com/liwenhe1993/charts/issues/1',
+        'Warning  FailedScheduling  56s (x7 over 9m45s)  default-scheduler  0/6 nodes are available: 6 node(s'
+        ") didn't match node selector.\n",
+        {'node-filter'}, ("No node carries what the pod's spec.nodeSelector", 'kubectl get nodes --show-labels', ),
+        ('Insufficient', )),
+    # hwameistor's scheduler rejected the pod three times within a second (its volume published on one node, the other full), then assigned it: the rejections are not what keeps it
+    'custom-scheduler-then-scheduled': Paste(
+        'https://github.com/hwameistor/hwameistor/issues/1742',
+        'Events:\n  Type     Reason              Age                  From                     Message\n  ---- '
+        '    ------              ----                 ----                     -------\n  Warning  FailedSched'
+        'uling    5m7s                 hwameistor-scheduler     0/2 nodes are available: 1 Insufficient cpu, '
+        '1 Insufficient memory, 1 not the published node. preemption: 0/2 nodes are available: 2 No preemptio'
+        'n victims found for incoming pod.\n  Warning  FailedScheduling    5m7s                 hwameistor-sch'
+        'eduler     0/2 nodes are available: 1 Insufficient cpu, 1 Insufficient memory. preemption: 0/2 nodes'
+        ' are available: 2 No preemption victims found for incoming pod..\n  Warning  FailedScheduling    5m6s'
+        '                 hwameistor-scheduler     0/2 nodes are available: 1 Insufficient memory, 1 not the '
+        'published node. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.'
+        '\n  Normal   Scheduled           5m6s                 hwameistor-scheduler     Successfully assigned '
+        'u-2ee2d2c6a504/ins-7mp9z-855486d9d-42gnl to controller-node-1\n',
+        {'node-filter'}, ('scheduled in the end', 'hwameistor-scheduler', ),
+        ()),
+    # a Fargate-only cluster: CoreDNS pods created before the kube-system profile stayed with default-scheduler, which sees only tainted Fargate nodes (AWS's fix: restart; the module's: a toleration)
+    'coredns-fargate-only-cluster-rollout': Paste(
+        'https://github.com/langfuse/langfuse-terraform-aws/issues/47',
+        '0/10 nodes are available: 10 node(s) had untolerated taint {eks.amazonaws.com/compute-type: fargate}'
+        '. preemption: 0/10 nodes are available.\n',
+        {'node-filter', 'taint'}, ('kubectl rollout restart deployment coredns', 'stay with default-scheduler', ),
+        ()),
+    # the issue's title alone: CoreDNS on Fargate kept by default-scheduler (its eks.amazonaws.com/compute-type: ec2 annotation); the message names one taint without the 0/N head
+    'coredns-fargate-taint-title-alone': Paste(
+        'https://github.com/aws-ia/terraform-aws-eks-blueprints/issues/568',
+        "1 node(s) had taint {eks.amazonaws.com/compute-type: fargate}, that the pod didn't tolerate.\n",
+        {'node-filter', 'taint'}, ('eks.amazonaws.com/compute-type: ec2', 'Fargate profile, not a toleration', ),
+        ()),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {

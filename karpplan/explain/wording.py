@@ -463,8 +463,7 @@ def _grouped_taints(p: Parsed, taints: list[Reason]) -> str:
     if p.source != "karpenter":
         return ("Untolerated taints: " + listed + "; add tolerations to spec.tolerations only if the pod may run on "
                 "those nodes"
-                + (" (eks.amazonaws.com/compute-type=fargate marks Fargate nodes: a Fargate profile, not a toleration, "
-                   "puts a pod there)" if any("fargate" in (t.value or "") + (t.key or "") for t in taints) else "")
+                + (known.FARGATE_NODES if any("fargate" in (t.value or "") + (t.key or "") for t in taints) else "")
                 + "." + known.control_plane_note(_on_every_node(p, taints)))
     f = fields_of(None, p.dialect)
     return (f"The pod tolerates none of the {len(taints)} distinct taints on the pools Karpenter checked: {listed} "
