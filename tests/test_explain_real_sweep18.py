@@ -428,3 +428,15 @@ def test_other_nodeclaim_rejections_name_the_crd_rule() -> None:
     other = explain_text('creating node claim, NodeClaim.karpenter.sh "default-x1" is invalid: spec.requirements: '
                          "Invalid value: \"array\": requirements with operator 'In' must have a value defined\n").item_list()
     assert other and "rejected NodeClaim default-x1" in other[0].plain
+
+
+def test_k9s_box_rows_that_each_start_a_log_line_stay_apart() -> None:
+    """k9s draws empty columns after each row (`... │   │   ││`); a row that starts a klog line of its own is not the
+    wrapped tail of the row before (nebari-dev/nebari#620's cluster-autoscaler log): one item per pod."""
+    row = ("│ I0531 15:57:57.611016       1 pod_schedulable.go:165] Pod {pod} can't be scheduled on eks-86bcda3b-58c2, "
+           "predicate failed: GeneralPredicates predicate mismatch, reason: node(s) didn't match Pod's node "
+           "affinity/selector │                      │                           ││\n")
+    items = explain_text(row.format(pod="qhub-conda-store-d866b59ff-zwqmt") + row.format(pod="hub-7c44495548-fqhgx")
+                         ).item_list()
+    assert sorted(i.parsed.pod or "" for i in items) == ["hub-7c44495548-fqhgx", "qhub-conda-store-d866b59ff-zwqmt"]
+    assert all("│" not in i.plain for i in items), [i.plain for i in items]

@@ -117,7 +117,7 @@ _KARPENTER_ANCHOR = re.compile(
     r"Ignoring pod, label \S+ is restricted|invariant violated registering host port usage|"
     r"no (?:dynamic )?(?:nodepools|provisioners) found")
 _QUOTED_LINES = re.compile(r"(?m)^(?:>[ \t]?)+")
-_BOX_BORDER = re.compile(r"(?m)^[ \t]*[\u2502\u2503][ \t]?|[ \t]*[\u2502\u2503][ \t]*$")
+_BOX_BORDER = re.compile(r"(?m)^[ \t]*[\u2502\u2503][ \t]?|(?:[ \t]*[\u2502\u2503])+[ \t]*$")  # a row's empty columns too
 _MD_LINK = re.compile(r"\[([^\]\[]+)\]\(https?://[^)\s]*\)")
 _RESTRICTED = re.compile(r"Ignoring pod, label (?P<key>\S+) is restricted")  # v0.1x, before scheduling
 # v0.33+: the API server rejects a NodeClaim whose requirements (from the pods' selectors) use a restricted domain

@@ -252,7 +252,8 @@ class LineReader:
                 return None
             if b"\xe2\x94" in data[-32:] and (row := _BOX_ROW.match(inner)) is not None and (
                     box := _BOX_WRAP.search(data, max(0, len(data) - 32))) is not None and any(
-                    tr in data for tr in _TRIGGERS):  # k9s wrapped a row at its box: `... resul │` / `│ t. ...`
+                    tr in data for tr in _TRIGGERS) and _RECORD_START.match(
+                    inner[row.end():]) is None:  # k9s wrapped a row at its box: `... resul │` / `│ t. ...`
                 cut = box.group("pad") == b" " and row.group("pad") == b" "  # one pad each side: mid-word
                 self.pending = Record(pending.line, pending.lines + 1,
                                       data[:box.start()] + (b"" if cut else b" ") + inner[row.end():].rstrip())
