@@ -315,6 +315,12 @@ PASTES = {
         "1 node(s) had taint {eks.amazonaws.com/compute-type: fargate}, that the pod didn't tolerate.\n",
         {'node-filter', 'taint'}, ('eks.amazonaws.com/compute-type: ec2', 'Fargate profile, not a toleration', ),
         ()),
+    # with instanceStorePolicy RAID0 Karpenter's ephemeral-storage allocatable exceeds the kubelet's; a request in that gap gets nodes launched that kube-scheduler refuses with Insufficient ephemeral-storage
+    'lone-insufficient-ephemeral-storage-raid0': Paste(
+        'https://github.com/kubernetes-sigs/karpenter/issues/3253',
+        '`Insufficient ephemeral-storage`\n',
+        {'node-filter'}, ('Karpenter counts more ephemeral-storage than the kubelet reports', 'RAID0', ),
+        ('Lower the pod', )),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {

@@ -39,7 +39,9 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
      "node's ephemeral-storage is its root volume (kubectl describe node shows it under Allocatable; 20Gi on EKS "
      "nodes unless the node group's disk size, its launch template or the EC2NodeClass blockDeviceMappings set "
      "more), not a property of the instance size. Lower the request, or give the nodes a larger root volume; "
-     "larger instance types alone do not help."),
+     "larger instance types alone do not help. If Karpenter keeps launching nodes that the scheduler then refuses "
+     "for it, Karpenter counts more ephemeral-storage than the kubelet reports (an instance-store RAID0 volume, "
+     "kubernetes-sigs/karpenter#3253): leave headroom between the request and the node's size."),
     (re.compile(r"failed to fit in any node$", re.I),
      "Pod failed to fit in any node: kube-scheduler before 1.6 gave its reasons only on the lines under this event "
      "('fit failure on node (<node>): <reason>') or in its own log, not in the event itself. Most often it is "

@@ -31,6 +31,8 @@ BARE_REASON = re.compile(r"(?:(?P<n>\d+) )?(?P<why>node\(s\) (?:had volume node 
 PREEMPTION_NEVER = re.compile(r"not eligible due to preemptionPolicy=Never")
 # kube-scheduler before 1.17 said this alone (no node counts) while a claim waited for its volume
 UNBOUND = re.compile(r"pod has unbound (?:immediate )?PersistentVolumeClaims", re.I)
+# one per-node shortage quoted alone, without the FitError around it: `Insufficient ephemeral-storage`
+LONE_SHORTAGE = re.compile(r"^[\s`'\"]*(?P<why>Insufficient [a-z][\w./-]*|Too many pods)[\s`'\".]*$")
 # the PersistentVolume controller's FailedBinding on a claim with no class, in a cluster with no default class
 NO_CLASS = re.compile(r"no persistent volumes available for this claim and no storage class is set")
 # the scheduler's PreBind: it chose a node and waited for the pod's claims to be provisioned and bound there
@@ -106,6 +108,8 @@ def parse_fit_error(message: str) -> list[Reason] | None:
             if alone.group("n"):
                 return [Reason(NODE_FILTER, alone.group(0), counts={why: int(alone.group("n"))}), *derived({why: 1})]
             return [Reason(NODE_FILTER, why, counts={}, total=0), *derived({why: 1})]
+        if (lone := LONE_SHORTAGE.match(message)) is not None:
+            return [Reason(NODE_FILTER, lone.group("why"), counts={}, total=0), *derived({lone.group("why"): 1})]
         if (no_class := NO_CLASS.search(message)) is not None:
             return [Reason(VOLUME, no_class.group(0))]
         if (prebind := PREBIND.search(message)) is not None:
