@@ -321,6 +321,13 @@ PASTES = {
         '`Insufficient ephemeral-storage`\n',
         {'node-filter'}, ('Karpenter counts more ephemeral-storage than the kubelet reports', 'RAID0', ),
         ('Lower the pod', )),
+    # EKS Auto Mode NodePool allowing t3.medium spot: Auto Mode's own instance filter (no 1-vCPU, nano, micro or small types) and an insufficient-capacity error for t3.medium in one zone left nothing
+    'auto-mode-no-compatible-instance-types': Paste(
+        'https://github.com/aws/containers-roadmap/issues/2533',
+        '`Warning  NoCompatibleInstanceTypes  4s    karpenter  NodePool requirements filtered out all compati'
+        'ble available instance types\n`\n',
+        {'no-instance-type'}, ('EKS Auto Mode', 'more than one vCPU', 'insufficient-capacity', ),
+        ('Lower the pod', 'too big', )),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {

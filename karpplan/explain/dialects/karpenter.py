@@ -294,7 +294,10 @@ _FILTER_ERRORS = (
      "leave no instance type at all. If the requirements did not change, the provider's list did - types no longer "
      "offered to the subscription or account in that region (a restriction, a quota, a partial catalogue): the "
      "NodePool's status and the controller's instance-type discovery log say which; otherwise widen the requirements "
-     "(families, sizes, architectures, capacity types)."),
+     "(families, sizes, architectures, capacity types). On EKS Auto Mode the list is narrower than EC2's: it launches "
+     "only types with more than one vCPU and never nano, micro or small sizes (aws/containers-roadmap#2516), so a "
+     "NodePool that allows only those launches nothing; and a type with no capacity left in the allowed zones and "
+     "capacity type (an insufficient-capacity error for spot, say) drops out for a while."),
 )
 
 
