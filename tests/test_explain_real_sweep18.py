@@ -328,6 +328,20 @@ PASTES = {
         'ble available instance types\n`\n',
         {'no-instance-type'}, ('EKS Auto Mode', 'more than one vCPU', 'insufficient-capacity', ),
         ('Lower the pod', 'too big', )),
+    # scale-in blocked: the tiller pod fit on no other node because every other node was at its pod limit (EKS max pods per instance type), as the maintainer answered
+    'autoscaler-scale-down-insufficient-pods': Paste(
+        'https://github.com/kubernetes/autoscaler/issues/1576',
+        'I0113 03:43:30.105993       1 cluster.go:222] Evaluation ip-192-168-75-46.us-east-2.compute.internal'
+        ' for test/tiller-deploy-7b584bf689-vzbn4 -> PodFitsResources predicate mismatch, reason: Insufficien'
+        't pods\nI0113 03:43:30.106018       1 cluster.go:222] Evaluation ip-192-168-84-242.us-east-2.compute.'
+        'internal for test/tiller-deploy-7b584bf689-vzbn4 -> PodFitsResources predicate mismatch, reason: Ins'
+        'ufficient pods\nI0113 03:43:30.106085       1 cluster.go:222] Evaluation ip-192-168-41-162.us-east-2.'
+        'compute.internal for test/tiller-deploy-7b584bf689-vzbn4 -> PodFitsResources predicate mismatch, rea'
+        'son: Insufficient pods\nI0113 03:43:30.106106       1 cluster.go:126] Fast evaluation: node ip-192-16'
+        '8-2-214.us-east-2.compute.internal is not suitable for removal: failed to find place for test/tiller'
+        '-deploy-7b584bf689-vzbn4\n',
+        {'node-filter'}, ('maxPods', 'failed to find place', 'keeps node ip-192-168-2-214', ),
+        ('did not make cluster-autoscaler add a node', )),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {

@@ -21,6 +21,7 @@ from karpplan.explain.dialects import (
     kube,
     launch,
     nodeclass,
+    scale_down,
     scale_up_failures,
 )
 from karpplan.explain.dialects import karpenter as K
@@ -32,6 +33,7 @@ from karpplan.explain.structure import (
     LIMITS,
     MIN_VALUES,
     NO_INSTANCE_TYPE,
+    NODE_FILTER,
     UNSUPPORTED,
     Parsed,
     PoolReasons,
@@ -55,6 +57,7 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"
                  *(t.encode() for t in launch.TRIGGERS), *(t.encode() for t in scale_up_failures.TRIGGERS),
                  # the API server refusing a NodeClaim, the kubelet refusing a bound pod: claim_rejected.py, admission.py
                  *(t.encode() for t in claim_rejected.TRIGGERS), *(t.encode() for t in admission.TRIGGERS),
+                 *(t.encode() for t in scale_down.TRIGGERS),
                  # why a node is not consolidated or disrupted, and disruptions under way: dialects/disruption.py
                  *(t.encode() for t in disruption.TRIGGERS))
 
@@ -453,6 +456,10 @@ class RecordParser:
             return [_node_class(e, text)]  # the whole record: the pool and the cause may stand in other fields
         if any(t in text for t in launch.TRIGGERS) and (le := launch.parse(text)) is not None:
             return [_launch_failed(le, text)]
+        if any(t in text for t in scale_down.TRIGGERS) and (kept := scale_down.parse(text)) is not None:
+            reason = Reason(NODE_FILTER, kept.why, counts={kept.why: 1}, cause=scale_down.CAUSE,
+                            plain=capital(scale_down.plain(kept)))
+            return [Parsed(CLUSTER_AUTOSCALER, "ScaleDown", kept.why, pod=kept.pod, reasons=(reason,))]
         if any(t in text for t in admission.TRIGGERS) and (ad := admission.parse(text)) is not None:
             reason = Reason(UNSUPPORTED, ad.text, key=ad.resource, cause=admission.CAUSE,
                             plain=capital(admission.plain(ad)))

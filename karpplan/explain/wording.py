@@ -7,7 +7,15 @@ from dataclasses import dataclass, replace
 
 from karpplan.explain import known
 from karpplan.explain import structure as reason_kind
-from karpplan.explain.dialects import admission, claim_rejected, disruption, fargate, launch, nodeclass
+from karpplan.explain.dialects import (
+    admission,
+    claim_rejected,
+    disruption,
+    fargate,
+    launch,
+    nodeclass,
+    scale_down,
+)
 from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.empty_domain import empty_domain_plain, has_empty_domain, shown
 from karpplan.explain.host_ports import is_host_port, karpenter_host_port_plain
@@ -485,7 +493,7 @@ def item_plain(item: Item) -> str:
         who += f" ({item.workload})"
     if p.event == "Nominated":
         return _nominated_plain(who, p)
-    if any(r.cause == admission.CAUSE for r in p.reasons):  # bound, then refused by the kubelet: not a scheduling failure
+    if any(r.cause in (admission.CAUSE, scale_down.CAUSE) for r in p.reasons):  # bound and refused, or kept: no failure
         return f"{who}: " + " ".join(r.plain[:1].lower() + r.plain[1:] for r in p.reasons)
     if p.event in disruption.EVENTS:  # a node kept or removed, no pod: the message says which and why
         return " ".join([capital(disruption.plain(p.message)),
