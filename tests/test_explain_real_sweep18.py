@@ -342,6 +342,22 @@ PASTES = {
         '-deploy-7b584bf689-vzbn4\n',
         {'node-filter'}, ('maxPods', 'failed to find place', 'keeps node ip-192-168-2-214', ),
         ('did not make cluster-autoscaler add a node', )),
+    # a single spot provisioner on v0.31: consolidation could only delete spot nodes (spot-to-spot replacement came with v0.34's feature gate), and deleting this one needed 2 new nodes
+    'unconsolidatable-spot-to-spot-before-v034': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/4812',
+        '$ kubectl describe nodes <spot-node-name>\nEvents:\n  Type    Reason            Age                  F'
+        'rom       Message\n  ----    ------            ----                 ----       -------\n  Normal  Unco'
+        "nsolidatable  31m (x6 over 127m)   karpenter  Can't remove without creating 2 candidates\n  Normal  U"
+        "nconsolidatable  14m (x6 over 3h25m)  karpenter  Can't replace a spot node with a spot node\n",
+        set(), ('never replaces a spot node by another spot node', 'SpotToSpotConsolidation', '2 new nodes', ),
+        ()),
+    # Strapi pending for hours with CPU and memory free: the node's ENI / IP pod limit, fixed with prefix delegation
+    'too-many-pods-describe-wrapped-after-colon': Paste(
+        'https://peter-notes.pages.dev/posts/eks-pod-pending-too-many-pods',
+        'Events:\nType Reason Age From Message\n---- ------ ---- ---- -------\nWarning FailedScheduling 3h defau'
+        'lt-scheduler 0/1 nodes are available:\n1 Too many pods.\n',
+        {'node-filter'}, ('1 Too many pods', 'maxPods', ),
+        ('Insufficient cpu', )),
 }
 # Not counted in the sweep (their threads are cited elsewhere): the same fault as its thread really shows it
 REGRESSIONS: dict[str, Paste] = {
