@@ -48,7 +48,7 @@ def waiting_on_limits(reasons: Sequence[Reason], pools: Sequence[PoolReasons]) -
             "stops at a pool whose limits are used up before it looks at the pod's requirements. If "
             f"{'that pool' if one else 'one of them'} is the one whose nodes carry {labels}, the pod is waiting for room "
             f"there, and the other pools' \"does not have known values\" only says they are not meant for it: raise "
-            f"that pool's spec.limits (kubectl get nodepool {limited[0]} -o yaml compares status.resources with "
-            "spec.limits), or free its capacity. A pod with several nodeSelectorTerms is tried one term at a time "
+            f"the limits in that pool's spec (kubectl get nodepool {limited[0]} -o yaml shows them beside "
+            "status.resources, what its nodes already use), or free its capacity. A pod with several nodeSelectorTerms is tried one term at a time "
             "(Karpenter drops a term that failed: 'relaxing soft constraints ... removing: spec.affinity.nodeAffinity."
             "requiredDuringSchedulingIgnoredDuringExecution[0]' in its log), so the label comes from the term it was trying when it logged this.")
