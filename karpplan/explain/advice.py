@@ -19,12 +19,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from karpplan.catalog.coverage import lacking_text, lacking_types
 from karpplan.catalog.types import Catalog, InstanceType
 from karpplan.explain.structure import NO_INSTANCE_TYPE, ParsedRequirement, Reason
 from karpplan.model.aws_zones import LOCAL_ZONE
 from karpplan.model.labels import ARCH, CAPACITY_TYPE, ZONE
 from karpplan.model.quantity import QuantityError, format_resource
-from karpplan.model.requirements import Requirement
+from karpplan.model.requirements import Requirement, Requirements
 from karpplan.model.resources import CPU, EPHEMERAL, MEMORY, PODS, Resources
 
 _STANDARD = (CPU, MEMORY, PODS, EPHEMERAL)
@@ -264,15 +265,52 @@ def _no_zone_left(q: ParsedRequirement) -> str:
             "(kubectl get pv -o wide shows each volume's zone).")
 
 
+def _lacking(catalog: Catalog, ask: Ask, asked: Resources) -> str:
+    """The types the requirements allow that would hold the pod but that this region's embedded catalog lacks
+    (karpplan knows them, has no price there): the answer is the catalog's gap, not a requirement to widen."""
+    if ask.zones is not None and not any(ask.zones.matches({ZONE: z}) for z in catalog.zones):
+        return ""  # a zone the region lacks empties the list whatever the types: that is the answer
+    lacking = lacking_types(catalog, Requirements(ask.type_reqs), asked)
+    if not lacking:
+        return ""
+    region = catalog.region
+    return (f"The requirements allow {lacking_text(catalog, lacking)}: that is a gap in karpplan's catalog, not a "
+            "sign that the types do not exist or match nothing, so karpplan cannot tell here why Karpenter found none. "
+            f"Run explain again with --catalog FILE, a current catalog of {region} (`karpplan catalog refresh "
+            f"--region {region}` writes one from AWS, `karpplan catalog import` one from AWS CLI output); meanwhile "
+            f"check which zones offer them: aws ec2 describe-instance-type-offerings --region {region} "
+            "--location-type availability-zone.")
+
+
 def _matching_nothing(catalog: Catalog, ask: Ask, pool_fields: str) -> str:
-    """The requirements that on their own match no type (or no offering) of the catalog."""
-    alone: list[str] = [str(r) for r in ask.type_reqs if not any(r.matches(t.labels) for t in catalog.instance_types)]
+    """The requirements that on their own match no type (or no offering) of the catalog; a requirement whose types
+    karpplan knows but this region's embedded catalog lacks is said to be the catalog's gap, not to match nothing."""
+    alone: list[str] = []
+    lacked: list[str] = []
+    for r in ask.type_reqs:
+        if any(r.matches(t.labels) for t in catalog.instance_types):
+            continue
+        if lacking_types(catalog, Requirements([r])):
+            lacked.append(str(r))
+        else:
+            alone.append(str(r))
     if ask.zones is not None and not any(ask.zones.matches({ZONE: z}) for z in catalog.zones):
         alone.append(f"{ask.zones} ({catalog.region} has the zones {', '.join(catalog.zones)})")
+    gap = ""
+    if lacked:
+        names = lacking_types(catalog, Requirements(r for r in ask.type_reqs if str(r) in lacked))
+        gap = (f"{'; '.join(lacked)} allow{'s' if len(lacked) == 1 else ''} only "
+               f"{lacking_text(catalog, names) if names else 'types the embedded ' + catalog.region + ' catalog lacks'}"
+               f": a gap in karpplan's catalog, not a requirement that matches nothing (run explain again with --catalog "
+               f"FILE, a current {catalog.region} catalog from `karpplan catalog refresh --region {catalog.region}`).")
     if alone:
-        return (f"Each of these requirements alone matches nothing in the {catalog.region} catalog: {'; '.join(alone)}. "
-                f"Check them in {pool_fields} and the pod's selectors (a type newer than karpplan's catalog shows up "
-                "here too).")
+        return ((gap + " ") if gap else "") + (
+            f"{'Each of these requirements' if len(alone) > 1 else 'This requirement'} alone matches nothing in the "
+            f"{catalog.region} catalog: {'; '.join(alone)}. "
+            f"Check them in {pool_fields} and the pod's selectors (a type newer than karpplan's catalog shows up "
+            "here too).")
+    if gap:
+        return gap[:1].upper() + gap[1:]
     return (f"No instance type in the {catalog.region} catalog satisfies these requirements together with an offering; "
             f"check them against the types you expect ({pool_fields}).")
 
@@ -303,10 +341,12 @@ def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str
     def fits(t: InstanceType) -> bool:
         return asked.fits_in(t.allocatable)
 
+    fitting = [(t, p) for t, p in ok if fits(t)]
+    if not fitting and known and (lacking := _lacking(catalog, ask, asked)):
+        return out + [lacking], None
     if not ok:
         emptying = _emptying(catalog, ask, fits)
         return out + [emptying or _matching_nothing(catalog, ask, pool_fields)], None
-    fitting = [(t, p) for t, p in ok if fits(t)]
     if not fitting and asked.get(EPHEMERAL) and any(_fits_but(asked, t, EPHEMERAL) for t, _ in ok):
         return out + [_ephemeral(asked)], None
     if fitting and not known:

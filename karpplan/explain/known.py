@@ -123,8 +123,24 @@ CONTROL_PLANE_TAINTS = ("node-role.kubernetes.io/control-plane", "node-role.kube
                         "node-role.kubernetes.io/etcd", "node-role.kubernetes.io/controlplane")
 
 
+# default-scheduler saw only Fargate nodes: the pod was not handed to the fargate-scheduler
+FARGATE_NODES = (" (eks.amazonaws.com/compute-type=fargate marks Fargate nodes: a Fargate profile, not a toleration, puts "
+                 "a pod there - the fargate-scheduler takes a pod only if a profile selects its namespace and labels when "
+                 "the pod is created, so pods made before their profile existed (CoreDNS on a new Fargate-only cluster) "
+                 "stay with default-scheduler until restarted: kubectl rollout restart deployment coredns -n kube-system; "
+                 "older EKS versions also gave CoreDNS the annotation eks.amazonaws.com/compute-type: ec2, which keeps it "
+                 "off Fargate until removed)")
+
+
 def control_plane_note(keys: list[str]) -> str:
-    """What an untolerated control-plane / etcd taint means, with a leading space; or ''."""
+    """What an untolerated control-plane / etcd taint (or the add-ons' CriticalAddonsOnly) means, with a leading
+    space; or ''."""
+    if "CriticalAddonsOnly" in keys:
+        return (" CriticalAddonsOnly reserves those nodes for cluster add-ons (the system node group that EKS and its "
+                "Terraform / blueprint examples make for Karpenter, CoreDNS and the like): an add-on's pod belongs there "
+                "and needs the toleration (key: CriticalAddonsOnly, operator: Exists) - Karpenter's and CoreDNS's charts "
+                "carry it by default, but Helm values that set tolerations replace that default list, so add it back; "
+                "any other pod needs a node group or NodePool without the taint.")
     if not any(k in CONTROL_PLANE_TAINTS for k in keys):
         return ""
     return (" Those taints mark control-plane and etcd nodes, which keep ordinary pods off: when every node carries "

@@ -39,7 +39,8 @@ def node_filter_plain(r: Reason, source: str) -> str:
         return node_hints({r.text: 0}).strip()
     return (("no existing node fits: " + nodes + "; ".join(parts) + "." if parts else r.text.rstrip(". ") + ".")
             + _device_hints(counts)
-            + node_hints(counts or {r.text: 0}, r.total) + _preemption(r))
+            + node_hints(counts or {r.text: 0}, r.total) + _preemption(r) + _one_node_short(r)
+            + _zone_full(counts or {}))
 
 
 _SHORTAGE = re.compile(r"^Insufficient |^Too many pods$")
@@ -51,6 +52,39 @@ def _preemption(r: Reason) -> str:
     if r.cause == NO_VICTIMS_CAUSE and (short != 1 or r.total == 1):
         said = said.split(" A DaemonSet's pod", 1)[0]  # only one node short of room looks like a DaemonSet's pod
     return said
+
+
+_VOLUME_ZONE = re.compile(r"volume node affinity conflict|NoVolumeZoneConflict|no available volume zone", re.I)
+
+
+def _zone_full(counts: Mapping[str, int]) -> str:
+    """Nodes outside the pod's volume zone beside nodes short of room: the nodes in that zone are the full ones."""
+    if not any(_VOLUME_ZONE.search(why) for why in counts) or not any(_SHORTAGE.search(why) for why in counts):
+        return ""
+    return (" With a volume pinning the pod to one zone, only nodes in that zone can ever take it (the scheduler "
+            "names a node's first failing check, so the nodes short of room may be there or elsewhere): make room on "
+            "the nodes in the volume's zone, or let the autoscaler add a node in that zone (a node group or NodePool "
+            "with a subnet in it; cluster-autoscaler needs one node group per zone for this) - a node added in another "
+            "zone does not help.")
+
+
+_SELECTOR = re.compile(r"node affinity|node selector|had (?:untolerated )?taint|had taints", re.I)
+
+
+def _one_node_short(r: Reason) -> str:
+    """One node short of room and every other node ruled out by selector or taint, with no preemption tail to say
+    more: the shape of a DaemonSet's pod, which targets its one node (kubernetes-sigs/karpenter#390)."""
+    counts = r.counts or {}
+    short = sum(n for why, n in counts.items() if _SHORTAGE.search(why))
+    if r.cause == NO_VICTIMS_CAUSE or short != 1 or not r.total or r.total < 2 or any(
+            not _SHORTAGE.search(why) and not _SELECTOR.search(why) for why in counts):
+        return ""
+    return (" Only one node is short of room and every other node is ruled out by the pod's node affinity / selector "
+            "or a taint. If the pod is a DaemonSet's (it targets its one node by node affinity on metadata.name), a "
+            "new node does not help it: it waits for room on its node - give the DaemonSet a PriorityClass above the "
+            "workloads' (system-node-critical) so it evicts them, or make room there (Karpenter sizes a node for the "
+            "DaemonSets that exist when it launches it, so one added or grown later may not fit). Any other pod "
+            "needs a node its selector allows with room, which an autoscaler adds.")
 
 
 # what the FitError's preemption sentence adds (dialects/kube.py preemption_said)

@@ -19,7 +19,9 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
      "Too many pods: those nodes already run as many pods as they may (the kubelet's maxPods; on EKS it follows the "
      "instance type's ENI / IP limit, e.g. 29 on an m5.large without prefix delegation), whatever CPU and memory is "
      "left. Lowering the pod's requests does not help: it needs another node (or prefix delegation, or larger "
-     "instance types that allow more pods)."),
+     "instance types that allow more pods). When the nodes' CPU and memory are far from used, their maxPods is what "
+     "to raise - eksctl's maxPodsPerNode, the EC2NodeClass's kubelet.maxPods, the node group's bootstrap "
+     "--max-pods - once the CNI can give that many pods an address (prefix delegation, or an overlay CNI)."),
     (re.compile(r"didn't have free ports", re.I), node_ports_hint(every_node=False)),
     (re.compile(r"cannot allocate all claims", re.I),
      "Cannot allocate all claims (dynamic resource allocation): no device those nodes publish is free and matches "
@@ -37,7 +39,9 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
      "node's ephemeral-storage is its root volume (kubectl describe node shows it under Allocatable; 20Gi on EKS "
      "nodes unless the node group's disk size, its launch template or the EC2NodeClass blockDeviceMappings set "
      "more), not a property of the instance size. Lower the request, or give the nodes a larger root volume; "
-     "larger instance types alone do not help."),
+     "larger instance types alone do not help. If Karpenter keeps launching nodes that the scheduler then refuses "
+     "for it, Karpenter counts more ephemeral-storage than the kubelet reports (an instance-store RAID0 volume, "
+     "kubernetes-sigs/karpenter#3253): leave headroom between the request and the node's size."),
     (re.compile(r"failed to fit in any node$", re.I),
      "Pod failed to fit in any node: kube-scheduler before 1.6 gave its reasons only on the lines under this event "
      "('fit failure on node (<node>): <reason>') or in its own log, not in the event itself. Most often it is "

@@ -13,7 +13,17 @@ from itertools import accumulate, compress, count, repeat
 from operator import add, itemgetter
 from typing import Any
 
-from karpplan.explain.dialects import disruption, fargate, kube, launch, nodeclass, scale_up_failures
+from karpplan.explain.dialects import (
+    admission,
+    claim_rejected,
+    disruption,
+    fargate,
+    kube,
+    launch,
+    nodeclass,
+    scale_down,
+    scale_up_failures,
+)
 from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.structure import (
     CLUSTER_AUTOSCALER,
@@ -21,7 +31,9 @@ from karpplan.explain.structure import (
     KARPENTER,
     KUBE_SCHEDULER,
     LIMITS,
+    MIN_VALUES,
     NO_INSTANCE_TYPE,
+    NODE_FILTER,
     UNSUPPORTED,
     Parsed,
     PoolReasons,
@@ -39,9 +51,13 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"
                  # node-class errors (a pool that resolves no instance types): dialects/nodeclass.py
                  b"resolving node class", b"unable to resolve instance types", b"NodeClassNotReady",
                  b"ignoring nodepool, not ready", b"nodeclass not ready", b"node class not ready",
-                 b"no resolved instance types",
+                 b"no resolved instance types", b"NodeClass not found on cluster", b"binding volumes",
+                 b"no storage class is set", b"Insufficient ",
                  # EC2 launch failures of a NodeClaim: dialects/launch.py
                  *(t.encode() for t in launch.TRIGGERS), *(t.encode() for t in scale_up_failures.TRIGGERS),
+                 # the API server refusing a NodeClaim, the kubelet refusing a bound pod: claim_rejected.py, admission.py
+                 *(t.encode() for t in claim_rejected.TRIGGERS), *(t.encode() for t in admission.TRIGGERS),
+                 *(t.encode() for t in scale_down.TRIGGERS),
                  # why a node is not consolidated or disrupted, and disruptions under way: dialects/disruption.py
                  *(t.encode() for t in disruption.TRIGGERS))
 
@@ -92,7 +108,7 @@ TRIGGER = re.compile(
     rb"limits have been exhausted|excluded because|does not have known values|minValues|not supported|"
     rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|predicate |Ignoring pod|node\(s\) had|node\(s\) didn't|node\(s\) exceed|preemptionPolicy=Never|resolving node class|"
     rb"unable to resolve instance types|NodeClassNotReady|ignoring nodepool, not ready|no resolved instance types|"
-    + b"|".join(re.escape(t.encode()) for t in (*launch.TRIGGERS, *scale_up_failures.TRIGGERS)))
+    + b"|".join(re.escape(t.encode()) for t in (*launch.TRIGGERS, *scale_up_failures.TRIGGERS, *claim_rejected.TRIGGERS)))
 _ERROR_FIELD = re.compile(r'"error(?:Causes)?"\s*:\s*(?:\[\s*\{\s*"error"\s*:\s*)?\\?"?\s*$')
 _KARPENTER_ANCHOR = re.compile(
     r"(?:Could not|could not|Failed to|Unable to) schedule pod\b|incompatible with (?:nodepool|provisioner)\b|"
@@ -104,7 +120,7 @@ _KARPENTER_ANCHOR = re.compile(
     r"Ignoring pod, label \S+ is restricted|invariant violated registering host port usage|"
     r"no (?:dynamic )?(?:nodepools|provisioners) found")
 _QUOTED_LINES = re.compile(r"(?m)^(?:>[ \t]?)+")
-_BOX_BORDER = re.compile(r"(?m)^[ \t]*[\u2502\u2503][ \t]?|[ \t]*[\u2502\u2503][ \t]*$")
+_BOX_BORDER = re.compile(r"(?m)^[ \t]*[\u2502\u2503][ \t]?|(?:[ \t]*[\u2502\u2503])+[ \t]*$")  # a row's empty columns too
 _MD_LINK = re.compile(r"\[([^\]\[]+)\]\(https?://[^)\s]*\)")
 _RESTRICTED = re.compile(r"Ignoring pod, label (?P<key>\S+) is restricted")  # v0.1x, before scheduling
 # v0.33+: the API server rejects a NodeClaim whose requirements (from the pods' selectors) use a restricted domain
@@ -324,6 +340,11 @@ def _classify(message: str, *, source: str | None, event: str | None,
             return verbose, True
     if (cm := _CLAIM_RESTRICTED.search(message)) is not None:
         return _claim_rejected(cm, message, event), False
+    if any(t in message for t in claim_rejected.TRIGGERS) and (rejected := claim_rejected.parse(message)) is not None:
+        kind = MIN_VALUES if rejected.rule == "min-values" else UNSUPPORTED
+        reason = Reason(kind, rejected.text, value=rejected.claim, cause=f"claim rejected: {rejected.rule}",
+                        plain=capital(claim_rejected.plain(rejected)))
+        return Parsed(KARPENTER, event or "Log", message, reasons=(reason,)), False
     nm = kube.NOMINATED.search(message)
     if nm is not None:
         return Parsed(KARPENTER, "Nominated", message, nominated=nm.group("target").strip()), False
@@ -435,6 +456,14 @@ class RecordParser:
             return [_node_class(e, text)]  # the whole record: the pool and the cause may stand in other fields
         if any(t in text for t in launch.TRIGGERS) and (le := launch.parse(text)) is not None:
             return [_launch_failed(le, text)]
+        if any(t in text for t in scale_down.TRIGGERS) and (kept := scale_down.parse(text)) is not None:
+            reason = Reason(NODE_FILTER, kept.why, counts={kept.why: 1}, cause=scale_down.CAUSE,
+                            plain=capital(scale_down.plain(kept)))
+            return [Parsed(CLUSTER_AUTOSCALER, "ScaleDown", kept.why, pod=kept.pod, reasons=(reason,))]
+        if any(t in text for t in admission.TRIGGERS) and (ad := admission.parse(text)) is not None:
+            reason = Reason(UNSUPPORTED, ad.text, key=ad.resource, cause=admission.CAUSE,
+                            plain=capital(admission.plain(ad)))
+            return [Parsed(KUBE_SCHEDULER, "Rejected", ad.text, pod=ad.pod or self._describe_pod(), reasons=(reason,))]
         if '{""' in text:  # CSV export (CloudWatch, spreadsheets): quotes doubled
             text = text.replace('""', '"')
         if "{" in text or '"error"' in text or '"message"' in text:

@@ -27,6 +27,7 @@ from karpplan.explain.structure import (
     NO_INSTANCE_TYPE,
     NODE_FILTER,
     Item,
+    Parsed,
     Reason,
 )
 from karpplan.explain.wording import capital, item_plain
@@ -143,12 +144,57 @@ def _rejections(explanation: Explanation, pod: str | None) -> list[Item]:
             "Nominated" and (i.parsed.pod == pod or len(pods) == 1)]
 
 
+def _volume_zone(said: list[Reason]) -> bool:
+    return any("volume node affinity conflict" in w for r in said for w in (r.counts or {}))
+
+
+def _renominated(explanation: Explanation, pod: str | None) -> list[str]:
+    """The NodeClaims (Machines before v0.32) Karpenter nominated the pod for, in order, when it named more than one
+    and none of the earlier ones was nominated for longer than Karpenter waits for a node to register (15 minutes):
+    such a claim did become a node, which the scheduler then rejected (aws/karpenter-provider-aws#4450)."""
+    pods = {i.parsed.pod for i in explanation.items.values()}
+    nominated = [i for i in sorted(explanation.items.values(), key=lambda i: i.line)
+                 if i.parsed.event == "Nominated" and i.parsed.nominated and (i.parsed.pod == pod or len(pods) == 1)]
+    claims = list(dict.fromkeys((i.parsed.nominated or "").split(",")[0].strip() for i in nominated))
+    if len(claims) < 2 or not all(c.startswith(("nodeclaim/", "machine/")) for c in claims):
+        return []  # nominations to existing nodes may move as pods come and go
+    for i in nominated:
+        if (i.parsed.nominated or "").split(",")[0].strip() != claims[-1] and (_repeats(i.parsed.age)[1] or 0) > 900:
+            return []
+    return claims
+
+
+def _renominated_plain(p: Parsed, claims: list[str]) -> str:
+    """A pod nominated for one NodeClaim after another: the earlier ones never became nodes."""
+    who = f"Pod {p.pod}" if p.pod else "The pod"
+    this = (p.nominated or "").split(",")[0].strip()
+    earlier = claims[:claims.index(this)] if this in claims else []
+    if not earlier:
+        later = ", ".join(claims[1:])
+        return (f"{who}: Karpenter nominated {p.nominated}, then {later} for the same pod: a new "
+                "NodeClaim means the earlier one never became a node that could take the pod - it failed "
+                "to launch (no capacity for its instance types, a quota, a launch error) or its node never "
+                "registered or initialized, and Karpenter replaced it. The scheduler's rejections count "
+                "only the nodes that exist, not a NodeClaim still launching, so they do not say why. Look "
+                "at the NodeClaim (kubectl describe nodeclaim: its Launched / Registered / Initialized "
+                "conditions and their messages) and Karpenter's log ('failed launching nodeclaim', "
+                "'registration').")
+    return (f"{who}: Karpenter nominated {p.nominated}, after {', '.join(earlier)} for the same pod, "
+            "which never became a node that took it. The scheduler's rejections count only nodes that "
+            f"exist, not {this} while it launches. If it too does not become a Ready node within "
+            "minutes, kubectl describe nodeclaim and Karpenter's log say why (its launch or "
+            "registration error); otherwise the pod binds once it is ready.")
+
+
 def link_nominations(explanation: Explanation) -> None:
     for item in explanation.items.values():
         p = item.parsed
         if p.event != "Nominated":
             continue
         rejected = _rejections(explanation, p.pod)
+        if claims := _renominated(explanation, p.pod):
+            item.plain = _renominated_plain(p, claims)
+            continue
         span = _seconds(p.time, item.last_time) if item.count > 1 else None
         repeats = item.count
         times, over = _repeats(p.age)
@@ -169,7 +215,15 @@ def link_nominations(explanation: Explanation) -> None:
                              "or pods Karpenter does not count there such as DaemonSet or static pods); check the "
                              "node's Allocated resources (kubectl describe node) and upgrade Karpenter, which fixed "
                              "such estimates." if any(w in ("Insufficient cpu", "Insufficient memory")
-                                                      for r in said for w in (r.counts or {})) else "")
+                                                      for r in said for w in (r.counts or {})) and not
+                             _volume_zone(said) else "")
+                          + (" The node the scheduler finds in conflict with the pod's volume is most likely the one "
+                             "Karpenter launched for it: it went to a zone the pod's PersistentVolume is not in, and "
+                             "Karpenter replaces it with another in the wrong zone in a loop. Karpenter takes the zone "
+                             "from the PV's node affinity (kubectl get pv -o yaml): a PV pinned by a key it does not read "
+                             "as a zone, a claim bound only after the node was chosen, or a NodePool that cannot launch "
+                             "in that zone (no subnet there) leaves it in another zone - compare the PV's zone with the "
+                             "NodeClaim's (kubectl get nodeclaim -o wide)." if _volume_zone(said) else "")
                           + (" Nodes that did not match the pod's node affinity/selector can include the nominated one: "
                              "Karpenter releases before the fix for kubernetes-sigs/karpenter#343 compared only the "
                              "labels a node carries, so a node lacking a well-known label the pod selects (such as "

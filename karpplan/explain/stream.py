@@ -35,7 +35,7 @@ _RECORD_START = re.compile(
     rb'caller|logger|L|T|M)"|\{\s*$|\[|\d{4}-\d\d-\d\d|[IWEF]\d{4} |\d+[smhd]\s|<unknown>|(?:Normal|Warning)\s|Type\s|Name:|'
     rb"Namespace:|Events:|-{3}|#|(?:DEBUG|INFO|WARN|ERROR)\b|(?:[a-z0-9][-a-z0-9.]*\s+)?\S+\s+(?:Normal|Warning)\s|"
     rb"pod (?:didn't )?trigger(?:ed)? scale-up|\d+/\d+ nodes are available)")  # a message of its own, pasted bare
-_CONTINUES = re.compile(rb"^\s*(?:and requirements|requirements=|resources=|\{\\?\"|\(no instance type|daemonset "
+_CONTINUES = re.compile(rb"^\s*(?:fit failure on node \(|and requirements|requirements=|resources=|\{\\?\"|\(no instance type|daemonset "
                         rb"overhead|key [\w./-]+,|\d+ (?:node|Insufficient|Too many)|preemption: \d+/\d+ nodes)")
 # `incompatible with provisioner "x"` with its reason on the next line: the clause's comma became the line break
 _POOL_HEAD_END = re.compile(rb'incompatible with (?:provisioner|nodepool) "[^"]*"\s*$')
@@ -45,7 +45,8 @@ _POOL_REASON = re.compile(rb"^\s*(?:did not tolerate |incompatible requirements|
 _BOX_WRAP = re.compile(rb"(?<=\S)(?P<pad>[ \t]*)\xe2\x94[\x82\x83][ \t]*$")
 _BOX_ROW = re.compile(rb"^[ \t]*\xe2\x94[\x82\x83](?P<pad>[ \t]*)(?=\S)")
 _LOWER_WORD = re.compile(rb"^\s*(?:[a-z][\w./-]*(?:\s|$)|[\])}])")
-_TRIGGERS = (b"schedule pod", b"nodes are available", b"fit in any node", b"predicate ", b"scale-up", b"incompatible", b"Fargate", b"no instance type")
+_TRIGGERS = (b"schedule pod", b"nodes are available", b"fit in any node", b"predicate ", b"scale-up", b"incompatible", b"Fargate",
+             b"no instance type", b"is invalid: ", b"fit failure on node (")
 MAX_WRAPPED_LINES = 20
 MIN_PREFIX = 6  # shorter first words (`and`, `key`) may well begin a continuation
 BLOCK_BYTES = 1 << 20
@@ -251,7 +252,8 @@ class LineReader:
                 return None
             if b"\xe2\x94" in data[-32:] and (row := _BOX_ROW.match(inner)) is not None and (
                     box := _BOX_WRAP.search(data, max(0, len(data) - 32))) is not None and any(
-                    tr in data for tr in _TRIGGERS):  # k9s wrapped a row at its box: `... resul │` / `│ t. ...`
+                    tr in data for tr in _TRIGGERS) and _RECORD_START.match(
+                    inner[row.end():]) is None:  # k9s wrapped a row at its box: `... resul │` / `│ t. ...`
                 cut = box.group("pad") == b" " and row.group("pad") == b" "  # one pad each side: mid-word
                 self.pending = Record(pending.line, pending.lines + 1,
                                       data[:box.start()] + (b"" if cut else b" ") + inner[row.end():].rstrip())

@@ -7,17 +7,29 @@ from dataclasses import dataclass, replace
 
 from karpplan.explain import known
 from karpplan.explain import structure as reason_kind
-from karpplan.explain.dialects import disruption, fargate, launch, nodeclass
+from karpplan.explain.dialects import (
+    admission,
+    claim_rejected,
+    disruption,
+    fargate,
+    launch,
+    nodeclass,
+    scale_down,
+)
 from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.empty_domain import empty_domain_plain, has_empty_domain, shown
 from karpplan.explain.host_ports import is_host_port, karpenter_host_port_plain
+from karpplan.explain.label_hint import guess_plain, waiting_on_limits
 from karpplan.explain.node_filter_wording import node_filter_plain
 from karpplan.explain.pinned_pool import pinned_unlaunchable_pool
 from karpplan.explain.structure import CLUSTER_AUTOSCALER, KUBE_SCHEDULER, Item, Parsed, PoolReasons, Reason
+from karpplan.explain.volume_wording import volume_plain
 from karpplan.model.labels import ZONE
 
 _WELL_KNOWN_POOL_KEYS = ("karpenter.sh/nodepool", "karpenter.sh/provisioner-name")
 _HOSTNAME = "kubernetes.io/hostname"
+# causes a record states of no pod: a node class, an EC2 launch, a NodeClaim the API server refused
+_NO_POD_CAUSES = nodeclass.CAUSES + launch.CAUSES + claim_rejected.CAUSES
 
 
 @dataclass(frozen=True)
@@ -111,7 +123,7 @@ def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karp
     if r.kind == reason_kind.TOPOLOGY:
         return _topology_plain(r, where, source)
     if r.kind == reason_kind.VOLUME:
-        return volume_plain(r.text, f)
+        return volume_plain(r.text, f.requirements)
     if r.kind == reason_kind.MIN_VALUES:
         return (f"the pool's minValues ({f.requirements}[].minValues) asks for more distinct values than the "
                 "instance types left after filtering offer; lower minValues or widen the requirements.")
@@ -151,13 +163,14 @@ def _unknown_label_plain(r: Reason, where: str, f: PoolFields) -> str:
                 "not meant for the pod and Karpenter logging it is expected. The pod belongs on that node group: "
                 "if it stays Pending, look at the node group (its size and max size, its scaling), not at the "
                 "Karpenter pool.")
-    hint = (f' Karpenter suggests you meant "{r.suggestion}": check the spelling in nodeSelector / '
-            "nodeAffinity.") if r.suggestion else ""
+    hint = guess_plain(r.key, r.suggestion) if r.suggestion else ""
     renamed = (" (Karpenter v1 renamed karpenter.sh/provisioner-name to karpenter.sh/nodepool.)"
                if r.key == "karpenter.sh/provisioner-name" and f is NODEPOOL_FIELDS else "")
     advice = known.restricted_label(r.key, v0=f is not NODEPOOL_FIELDS) or (
         f"If the pod belongs to such a pool, add the label there ({f.labels} - a label in the pool object's own "
-        "metadata.labels never reaches its nodes); otherwise the pool is simply not meant for the pod.")
+        "metadata.labels never reaches its nodes), or, when the pools' labels were renamed since the pod's manifest "
+        "was written, change the pod's selector to the label they set now; otherwise the pool is simply not meant "
+        "for the pod.")
     return (f'the pod selects on label "{r.key}" (spec.nodeSelector or spec.affinity.nodeAffinity), but {where} '
             f"launches no node carrying that label: it is neither a well-known label nor in the pool's "
             f"{f.labels} or {f.requirements}. {advice}{hint}{renamed}")
@@ -214,10 +227,11 @@ def no_type_plain(r: Reason, pool: PoolReasons | None, f: PoolFields, advice: tu
     asked = ", ".join(f"{k} {v}" for k, v in (r.resources or {}).items() if k != "pods" and (only is None or k == only))
     cause = f" ({r.cause})" if r.cause else ""
     reqs = ", ".join(str(q) for q in r.requirements)
-    head = (f"no instance type {_pool_name(pool)} may launch fits the pod{cause}"
+    head = (f"no instance type {_pool_name(pool)} may launch "
+            f"{'is offered for' if K.offering_only(r.cause) else 'fits'} the pod{cause}"
             + (f": it asks for {asked}" + ("" if only else " (with DaemonSet overhead)") if asked else "")
             + (f" under the requirements {reqs}" if reqs else "") + ".")
-    if advice:
+    if advice and not K.offering_only(r.cause):
         return head + " " + " ".join(advice)
     if (meaning := K.filter_meaning(r.cause)) is not None:
         return head + " " + meaning
@@ -380,53 +394,14 @@ def _pinned_spread_plain(r: Reason, field: str, pinned: tuple[str, ...], counts:
             "whenUnsatisfiable: ScheduleAnyway).")
 
 
-def volume_plain(text: str, f: PoolFields = NODEPOOL_FIELDS) -> str:
-    low = text.lower()
-    if "node affinity conflict" in low or "volume zone" in low:
-        return (f"{text}: the pod's PersistentVolume is pinned (its spec.nodeAffinity) to a zone or node these nodes "
-                "are not in, and a volume never moves. The pod needs a node in the volume's zone: let a node group or "
-                f"NodePool launch there ({f.requirements} on topology.kubernetes.io/zone, and a subnet in that zone), "
-                "or recreate the volume where your nodes are. kubectl get pv -o wide shows the zone; new volumes follow "
-                "the pod with a StorageClass of volumeBindingMode: WaitForFirstConsumer. A pod that mounts several "
-                "EBS volumes needs them all in one zone: two in different zones fit no node at all. If the PV's zone "
-                "is one your nodes are in, compare the keys: a PV of the EBS CSI driver is pinned by "
-                "topology.ebs.csi.aws.com/zone (or topology.kubernetes.io/zone), which a node carries only once the "
-                "driver's node plugin (the ebs-csi-node DaemonSet) runs there - kubectl get csinode.")
-    if "unbound immediate" in low or "has unbound persistentvolumeclaims" in low:
-        return (f"{text}: the pod's PersistentVolumeClaim is not bound yet and its StorageClass binds Immediately, so "
-                "the scheduler waits for the volume. Check kubectl describe pvc: a StorageClass that does not exist, a "
-                "provisioner / CSI driver that is not installed (e.g. ebs.csi.aws.com) or lacks IAM permissions keeps "
-                "it Pending, and so does a claim that names no StorageClass in a cluster without a default one (EKS "
-                "clusters made on 1.30 or later no longer mark gp2 as the default) when no PersistentVolume matches it. Use volumeBindingMode: WaitForFirstConsumer so the volume is made in the pod's zone.")
-    if "available persistent volumes to bind" in low:
-        return (f"{text}: the pod's claim is unbound and no existing PersistentVolume matches it on those nodes "
-                "(storageClassName, size, access modes, or the PV's node affinity); provision one, or give the claim a "
-                "StorageClass that can create it.")
-    if "enough free storage" in low:
-        return (f"{text}: the claim's StorageClass belongs to a CSI driver that publishes storage capacity per node "
-                "(CSIStorageCapacity - local volumes such as LVM, ZFS or TopoLVM), and none of those nodes has room for "
-                "the size the claim requests: free or add space where the driver allocates (e.g. the volume group), "
-                "or request less. If the nodes do have the space, the scheduler is reading no or stale capacity: the "
-                "CSIDriver object says storageCapacity: true but the driver publishes no CSIStorageCapacity for its "
-                "StorageClass (kubectl get csistoragecapacities -A) - upgrade the driver or turn its capacity "
-                "tracking off.")
-    if "max volume count" in low:
-        return (f"{text}: those nodes already have as many volumes attached as they may (the CSI driver's per-node "
-                "limit in CSINode: the instance type's EBS attachment slots, shared with ENIs on Nitro types, or the "
-                "EBS CSI driver's --volume-attach-limit), so the pod needs a node with a free attachment - a new node, "
-                "not smaller requests. If Karpenter or cluster-autoscaler adds none, it is not counting that limit "
-                "(older Karpenter ignored --volume-attach-limit): spread such pods over more nodes (topology spread on "
-                "kubernetes.io/hostname) or use instance types with more attachment slots.")
-    return (f"{text}: the pod's volumes (PersistentVolumeClaims) tie it to a zone or node the pool cannot launch in; "
-            f"compare each volume's zone (kubectl get pv -o wide) with the pool's {f.requirements} on "
-            "topology.kubernetes.io/zone.")
-
-
 def fargate_plain(r: Reason) -> str:
     if r.cause == "Misconfigured Fargate Profile":
         return (f"the Fargate profile{' ' + r.value if r.value else ''} is blocked for new pods ({r.text}): fix the "
                 "profile itself - its pod execution role must exist and trust eks-fargate-pods.amazonaws.com (and be "
-                "in the cluster's auth config), and its subnets must be private ones in zones Fargate supports.")
+                "in the cluster's auth config: with authentication mode API or API_AND_CONFIG_MAP an access entry of type "
+                "FARGATE_LINUX for that role, else its mapping in the aws-auth ConfigMap; a cluster switched to access "
+                "entries without one for the role blocks the profile), and its subnets must be private ones in zones "
+                "Fargate supports. A profile cannot be edited: recreate it after fixing its role.")
     if r.cause == "account blocked":
         return (f"{r.text}: AWS refuses Fargate launches for the whole account, whatever the pod or profile - a new "
                 "account still being verified, or one AWS has suspended or limited (billing, its Fargate vCPU quota). "
@@ -496,8 +471,7 @@ def _grouped_taints(p: Parsed, taints: list[Reason]) -> str:
     if p.source != "karpenter":
         return ("Untolerated taints: " + listed + "; add tolerations to spec.tolerations only if the pod may run on "
                 "those nodes"
-                + (" (eks.amazonaws.com/compute-type=fargate marks Fargate nodes: a Fargate profile, not a toleration, "
-                   "puts a pod there)" if any("fargate" in (t.value or "") + (t.key or "") for t in taints) else "")
+                + (known.FARGATE_NODES if any("fargate" in (t.value or "") + (t.key or "") for t in taints) else "")
                 + "." + known.control_plane_note(_on_every_node(p, taints)))
     f = fields_of(None, p.dialect)
     return (f"The pod tolerates none of the {len(taints)} distinct taints on the pools Karpenter checked: {listed} "
@@ -506,20 +480,26 @@ def _grouped_taints(p: Parsed, taints: list[Reason]) -> str:
             "of them is meant for it, it needs a pool without a taint it cannot tolerate.")
 
 
+def _nominated_plain(who: str, p: Parsed) -> str:
+    return (f"{who}: Karpenter found room for it and nominated {p.nominated}; it binds once that node is ready. "
+            "If the nomination repeats for minutes (kubectl describe shows 'xN over M'), that node cannot take the "
+            "pod: the scheduler's FailedScheduling event for the pod says why (often a volume in another zone).")
+
+
 def item_plain(item: Item) -> str:
     p = item.parsed
     who = f"Pod {p.pod}" if p.pod else "The pod"
     if item.workload:
         who += f" ({item.workload})"
     if p.event == "Nominated":
-        return (f"{who}: Karpenter found room for it and nominated {p.nominated}; it binds once that node is ready. "
-                "If the nomination repeats for minutes (kubectl describe shows 'xN over M'), that node cannot take the "
-                "pod: the scheduler's FailedScheduling event for the pod says why (often a volume in another zone).")
+        return _nominated_plain(who, p)
+    if any(r.cause in (admission.CAUSE, scale_down.CAUSE) for r in p.reasons):  # bound and refused, or kept: no failure
+        return f"{who}: " + " ".join(r.plain[:1].lower() + r.plain[1:] for r in p.reasons)
     if p.event in disruption.EVENTS:  # a node kept or removed, no pod: the message says which and why
         return " ".join([capital(disruption.plain(p.message)),
                          *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])
     if p.reasons and (all(r.cause == K.STATE_INVARIANT for r in p.reasons)  # names a pod, but no failure of it
-                      or not p.pod and all(r.cause in nodeclass.CAUSES + launch.CAUSES for r in p.reasons)):  # no pod's
+                      or not p.pod and all(r.cause in _NO_POD_CAUSES for r in p.reasons)):  # no pod's
         return " ".join([*dict.fromkeys(capital(r.plain) for r in p.reasons),
                          *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])
     sentences: list[str] = [_header(p, who)]
@@ -560,7 +540,7 @@ def item_plain(item: Item) -> str:
         sentences = [x for x in sentences if x not in {capital(r.plain) for r in refused}]
         sentences.append(capital(fargate_plain(replace(
             refused[0], text="; ".join(r.text + (f" ({r.key})" if r.key else "") for r in refused), key=None))))
-    sentences += [pinned_unlaunchable_pool(p.reasons, p.pools) or "", *item.advice]
+    sentences += [pinned_unlaunchable_pool(p.reasons, p.pools) or "", waiting_on_limits(p.reasons, p.pools), *item.advice]
     if p.unparsed:
         sentences.append("Not understood: " + "; ".join(u[:160] for u in p.unparsed) + ".")
     if item.count > 1:

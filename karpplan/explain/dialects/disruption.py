@@ -95,6 +95,23 @@ def _not_managed(_: re.Match[str]) -> str:
             "their own group, not by Karpenter.")
 
 
+def _no_node_yet(_: re.Match[str]) -> str:
+    return ("The NodeClaim has no Node yet: its instance is still launching or its node has not registered, so there "
+            "is nothing to disrupt. Expected for the first minutes of a launch (it comes right after the NodeClaim's "
+            "Launched event) and nothing to fix. If it stays, the node never joins the cluster (its bootstrap / user "
+            "data, the node role's access entry or aws-auth mapping, the route from its subnet to the API server): "
+            "Karpenter gives up after its registration timeout (15 minutes) and deletes the NodeClaim.")
+
+
+def _half_known(_: re.Match[str]) -> str:
+    return ("Karpenter knows only half of this node: a NodeClaim whose instance has not joined the cluster as a Node "
+            "(still starting, or never will), or a Node no NodeClaim owns (a managed or self-managed node group's, not "
+            "Karpenter's). For a NodeClaim stuck that way (kubectl get nodeclaim shows it without a node, its "
+            "Registered condition Unknown), the instance runs but its kubelet cannot join: the node role's access "
+            "entry (type EC2 Linux) or aws-auth mapping, the AMI family versus its user data, the route from its "
+            "subnet to the API server; Karpenter deletes it after its registration timeout (15 minutes).")
+
+
 def _creates(m: re.Match[str]) -> str:
     n = m.group("n")
     return (f"Removing this node would need {n} new nodes for its pods (they do not fit on the other nodes), and "
@@ -242,8 +259,9 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = tup
         (_S + r"node is nominated for a pending pod", _nominated),
         (_S + r"node isn'?t initialized", _initializing),
         (_S + r"node is (?:deleting or )?marked for deletion|candidate is (?:already being|deleting)", _deleting),
-        (r"node isn'?t managed by karpenter|nodeclaim does not have an associated node|" + _S +
-         r"node doesn'?t (?:contain both a node and a nodeclaim|have the Karpenter owner label)", _not_managed),
+        (r"nodeclaim does not have an associated node", _no_node_yet),
+        (_S + r"node doesn'?t contain both a node and a nodeclaim", _half_known),
+        (r"node isn'?t managed by karpenter|" + _S + r"node doesn'?t have the Karpenter owner label", _not_managed),
         (r"can'?t remove without creating (?P<n>\d+) candidates?", _creates),
         (r"can'?t replace (?:spot node )?with a cheaper (?:spot )?node", _no_cheaper),
         (r"SpotToSpotConsolidation is disabled|can'?t replace a spot node with a spot node", _spot_disabled),

@@ -266,6 +266,14 @@ def _dialect_hint(text: str, kinds: set[str], bare: list[Reason], enveloped: boo
 # Karpenter's InstanceTypeFilterError names which of three sets of instance types - those the requirements allow,
 # those large enough, those with an offering left - has no type in common with the others; what each means
 _FILTER_ERRORS = (
+    # v1: only the offering is missing - the requirements allow types large enough (Karpenter's own word, above any
+    # catalog's): capacity or a zone's subnet, not the labels or the size (aws/karpenter-provider-aws#8712)
+    ("has the required offering",
+     "Karpenter found instance types that the requirements allow and that are large enough for the pod, but none of "
+     "them is offered right now in the allowed zones and capacity types: no capacity there (Karpenter remembers an "
+     "insufficient-capacity error for a few minutes, and a zone can lack a type for hours), or no subnet of the node "
+     "class in that zone. The pod's labels and requests are not the cause. Allow more instance types, zones or "
+     "capacity types, or wait for capacity; kubectl describe on the EC2NodeClass shows the zones of its subnets."),
     ("met the scheduling requirements and had enough resources, had a required offering",
      "Types the requirements allow are large enough for the pod, but none of them has an offering left: no capacity "
      "for them in the allowed zones and capacity types right now (Karpenter remembers an insufficient-capacity error "
@@ -286,8 +294,16 @@ _FILTER_ERRORS = (
      "leave no instance type at all. If the requirements did not change, the provider's list did - types no longer "
      "offered to the subscription or account in that region (a restriction, a quota, a partial catalogue): the "
      "NodePool's status and the controller's instance-type discovery log say which; otherwise widen the requirements "
-     "(families, sizes, architectures, capacity types)."),
+     "(families, sizes, architectures, capacity types). On EKS Auto Mode the list is narrower than EC2's: it launches "
+     "only types with more than one vCPU and never nano, micro or small sizes (aws/containers-roadmap#2516), so a "
+     "NodePool that allows only those launches nothing; and a type with no capacity left in the allowed zones and "
+     "capacity type (an insufficient-capacity error for spot, say) drops out for a while."),
 )
+
+
+def offering_only(cause: str | None) -> bool:
+    """Karpenter's clause says the types fit and meet the requirements and only an offering is missing."""
+    return "has the required offering" in (cause or "").lower()
 
 
 def filter_meaning(cause: str | None) -> str | None:

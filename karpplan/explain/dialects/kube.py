@@ -25,11 +25,18 @@ BARE_LIST = re.compile(r"^(?:[^\n\d]*?:\s+)?[\s`'\">]*(?P<rest>\d+ (?:node\(s\) 
 # one per-node reason a person quotes without the FitError around it (`node(s) had volume node affinity conflict`)
 BARE_REASON = re.compile(r"(?:(?P<n>\d+) )?(?P<why>node\(s\) (?:had volume node affinity conflict|had no available "
                          r"volume zone|exceed max volume count|didn't have free ports for the requested pod ports|"
-                         r"didn't find available persistent volumes to bind))")
+                         r"didn't find available persistent volumes to bind|"
+                         r"had (?:untolerated )?taint \{[^}]*\}(?:, that the pod didn't tolerate)?))")
 # only the preemption half of a FitError pasted: what the pod may not do, not why it does not fit
 PREEMPTION_NEVER = re.compile(r"not eligible due to preemptionPolicy=Never")
 # kube-scheduler before 1.17 said this alone (no node counts) while a claim waited for its volume
 UNBOUND = re.compile(r"pod has unbound (?:immediate )?PersistentVolumeClaims", re.I)
+# one per-node shortage quoted alone, without the FitError around it: `Insufficient ephemeral-storage`
+LONE_SHORTAGE = re.compile(r"^[\s`'\"]*(?P<why>Insufficient [a-z][\w./-]*|Too many pods)[\s`'\".]*$")
+# the PersistentVolume controller's FailedBinding on a claim with no class, in a cluster with no default class
+NO_CLASS = re.compile(r"no persistent volumes available for this claim and no storage class is set")
+# the scheduler's PreBind: it chose a node and waited for the pod's claims to be provisioned and bound there
+PREBIND = re.compile(r'running PreBind plugin \\?"VolumeBinding\\?": binding volumes: [^"\n]*')
 PREEMPTION_NEVER_CAUSE = "preemption: not eligible (preemptionPolicy=Never)"
 NO_VICTIMS_CAUSE = "preemption: no victims found"
 NO_NODES = re.compile(r"\bno nodes available to schedule pods\b")
@@ -101,8 +108,14 @@ def parse_fit_error(message: str) -> list[Reason] | None:
             if alone.group("n"):
                 return [Reason(NODE_FILTER, alone.group(0), counts={why: int(alone.group("n"))}), *derived({why: 1})]
             return [Reason(NODE_FILTER, why, counts={}, total=0), *derived({why: 1})]
-        if (unbound := UNBOUND.search(message)) is not None:
-            return [Reason(VOLUME, unbound.group(0))]
+        if (lone := LONE_SHORTAGE.match(message)) is not None:
+            return [Reason(NODE_FILTER, lone.group("why"), counts={}, total=0), *derived({lone.group("why"): 1})]
+        if (no_class := NO_CLASS.search(message)) is not None:
+            return [Reason(VOLUME, no_class.group(0))]
+        if (prebind := PREBIND.search(message)) is not None:
+            return [Reason(VOLUME, prebind.group(0).replace('\\"', '"'))]
+        if SCALE_UP.search(message) is None and (unbound := UNBOUND.search(message)) is not None:
+            return [Reason(VOLUME, unbound.group(0))]  # (cluster-autoscaler's own wording of it: parse_scale_up)
         if PREEMPTION_NEVER.search(message) is not None:
             return [Reason(NODE_FILTER, "not eligible due to preemptionPolicy=Never", counts={}, total=0)]
         if NO_NODES.search(message) is not None:  # a cluster with no node the scheduler may use at all

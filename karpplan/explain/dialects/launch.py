@@ -24,13 +24,16 @@ QUOTA = "quota exceeded"
 SUBNETS = "no subnets"
 REFUSED = "launch refused"
 UNREGISTERED = "resource not registered"
-CAUSES = (CAPACITY, QUOTA, SUBNETS, REFUSED, UNREGISTERED)
+NOT_JOINED = "node not registered"  # the NodeClaim's Registered condition: NodeNotFound
+NO_STARTUP_TAINT = "no unregistered taint"  # v1: the node registered without karpenter.sh/unregistered
+CAUSES = (CAPACITY, QUOTA, SUBNETS, REFUSED, UNREGISTERED, NOT_JOINED, NO_STARTUP_TAINT)
 
 TRIGGERS = ("launching nodeclaim", "launching machine", "Launching node", "creating instance", "creating cloud provider "
             "instance", "insufficient capacity", "InsufficientInstanceCapacity", "UnfulfillableCapacity",
             "no subnets matched", "no subnets exist", "no subnets found", "VcpuLimitExceeded",
             "MaxSpotInstanceCountExceeded", "InstanceLimitExceeded", "didn't register on the node",
-            "nominated for this pod failed to launch")
+            "nominated for this pod failed to launch", "Node not registered with cluster",
+            "missing required startup taint")
 _UNREGISTERED = re.compile(r'expected resource \\?"(?P<res>[^"\\]+)\\?" didn\'t register on the node')
 # the resources every kubelet reports itself; any other (nvidia.com/gpu, ...) comes from a device plugin
 _KUBELET_RESOURCES = ("cpu", "memory", "pods", "ephemeral-storage")
@@ -69,6 +72,10 @@ def parse(line: str) -> LaunchError | None:
     """The launch failure a log line (console or JSON) reports, or None."""
     if not any(t in line for t in TRIGGERS):
         return None
+    if "Node not registered with cluster" in line:
+        return LaunchError(NOT_JOINED, "Node not registered with cluster")
+    if (tm := re.search(r"missing required startup taint, (?P<key>[\w./-]+)", line)) is not None:
+        return LaunchError(NO_STARTUP_TAINT, tm.group(0), detail=tm.group("key"))
     if (um := _UNREGISTERED.search(line)) is not None:
         return LaunchError(UNREGISTERED, um.group(0).replace('\\"', '"'), detail=um.group("res"))
     text = line.replace('\\"', '"')
@@ -109,6 +116,19 @@ def plain(e: LaunchError) -> str:
         return (f"{claim} could not start: EC2 refused it for the account's quota ({e.code or e.text}). Request a higher "
                 "EC2 quota (Service Quotas: Running On-Demand / All Spot Instance Requests, in vCPUs) or lower the "
                 "NodePool's spec.limits so Karpenter stays under it. Nothing on the pod is wrong.")
+    if e.cause == NOT_JOINED:
+        return ("A NodeClaim's instance was launched but its node never registered with the cluster (the NodeClaim's "
+                "Registered condition: NodeNotFound, Node not registered with cluster): the kubelet cannot join - the "
+                "node role's access entry (type EC2 Linux) or aws-auth mapping, an AMI whose bootstrap does not match "
+                "the node class's amiFamily / user data, no route from the subnet to the API server (private endpoint, "
+                "NAT, security groups). The instance's system log (EC2 console, Get system log) shows the kubelet's "
+                "error; Karpenter deletes the NodeClaim after 15 minutes and tries again. Nothing on the pod is wrong.")
+    if e.cause == NO_STARTUP_TAINT:
+        return (f"A node joined without the taint {e.detail} ({e.text}): Karpenter v1 requires every node it launches "
+                "to register with karpenter.sh/unregistered:NoExecute and removes it itself, and a node without it is "
+                "never marked registered. The AMI families Karpenter knows add it; with amiFamily: Custom (or your own "
+                "bootstrap) the user data must pass --register-with-taints=karpenter.sh/unregistered:NoExecute to the "
+                "kubelet (nodeadm's kubelet flags on AL2023). Nothing on the pod is wrong.")
     if e.cause == UNREGISTERED:
         if e.detail in _KUBELET_RESOURCES:
             return (f"A node Karpenter launched never reported {e.detail} in its status (FailedConsistencyCheck: "

@@ -19,9 +19,11 @@ NOT_READY = "node class not ready"
 UNRESOLVED = "instance types not resolved"  # the cause was cut off (or is another one)
 CAUSES = (MISSING, NOT_READY, UNRESOLVED)
 
-TRIGGERS = ("resolving node class", "NodeClassNotReady", "nodeclass not ready", "node class not ready",
+TRIGGERS = ("resolving node class", "NodeClassNotReady", "NodeClass not found on cluster", "nodeclass not ready", "node class not ready",
             "unable to resolve instance types", "ignoring nodepool, not ready", "no resolved instance types")
 _NOT_FOUND = re.compile(r"(?P<res>[A-Za-z0-9]*[Nn]ode[Cc]lass(?:es)?)(?:\.[\w.-]+)? \\?\"(?P<name>[^\"\\]+)\\?\" not found")
+# a NodePool's status condition (kubectl get nodepool -o yaml / describe): NodeClassReady False, NodeClassNotFound
+_CONDITION_NOT_FOUND = re.compile(r"NodeClass not found on cluster")
 _NOT_READY = re.compile(r"NodeClassNotReady|node ?class (?:is )?not ready|ignoring nodepool, not ready", re.I)
 _NODE_CLASS_NAMED = re.compile(r"(?P<res>[A-Za-z0-9]*[Nn]ode[Cc]lass(?:es)?)(?:\.[\w.-]+)?[ /]\\?\"?(?P<name>[a-z0-9][-a-z0-9.]*)")
 _END = re.compile(r'\t|\s\{|","|"\}|"$')
@@ -62,6 +64,8 @@ def parse(line: str) -> NodeClassError | None:
         pool = m.group("pool")
     if (m := _NOT_FOUND.search(text)) is not None:
         return NodeClassError(MISSING, pool, _kind(m.group("res")), m.group("name"), error)
+    if _CONDITION_NOT_FOUND.search(text) is not None:
+        return NodeClassError(MISSING, pool, None, None, error)
     if _NOT_READY.search(text) is not None:
         named = _NODE_CLASS_NAMED.search(text[start:])
         return NodeClassError(NOT_READY, pool, _kind(named.group("res")) if named else None,
@@ -78,8 +82,8 @@ def plain(e: NodeClassError) -> str:
     kind = e.kind or "node class"
     named = f'{kind} "{e.name}"' if e.name else f"its {kind}"
     if e.state == MISSING:
-        state = (f"its node class {named} does not exist. Create it (kubectl get {kind.lower()}; apply the "
-                 f"{kind} your NodePool names), or point the NodePool's spec.template.spec.nodeClassRef (name, and "
+        state = (f"its node class {named + ' ' if e.name else ''}does not exist. Create it (kubectl get "
+                 f"{kind.lower() if e.kind else 'ec2nodeclass (aksnodeclass on Azure)'}; apply the {kind} your NodePool names), or point the NodePool's spec.template.spec.nodeClassRef (name, and "
                  "group / kind matching the installed CRDs) at one that exists")
     elif e.state == UNRESOLVED and e.provisioner:
         pool = f'Provisioner "{e.pool}"' if e.pool else "a Provisioner"
