@@ -360,10 +360,8 @@ def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, al
     rows = select(loaded, types, pool=pool, daemonsets=daemonsets, request=pod)
     shown = rows[:limit] if limit else rows
     lacking = lacking_types(loaded, pool.requirements if pool else None, pod)
-    if output == "catalog":  # the selection as an InstanceCatalog, to edit and plan with (`--catalog FILE`)
-        names = {s.instance_type.name for s in shown}
-        listed = replace(loaded, instance_types=tuple(it for it in loaded.instance_types if it.name in names))
-        print(yaml.safe_dump(catalog_document(listed), sort_keys=False, default_flow_style=False), end="")
+    if output == "catalog":
+        _print_instance_catalog(loaded, shown)
         return
     if output == "table":
         footer = [
@@ -393,6 +391,13 @@ def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, al
     if not rows:
         print("no instance type of the catalog matches" + (f"; {_lacking_note(loaded, lacking, pool, pod)}"
                                                            if lacking and output != "table" else ""), file=sys.stderr)
+
+
+def _print_instance_catalog(loaded: Catalog, shown: Sequence[Selection]) -> None:
+    """The listed types as an InstanceCatalog, to edit and plan with (`--catalog FILE` reads it)."""
+    names = {s.instance_type.name for s in shown}
+    listed = replace(loaded, instance_types=tuple(it for it in loaded.instance_types if it.name in names))
+    print(yaml.safe_dump(catalog_document(listed), sort_keys=False, default_flow_style=False), end="")
 
 
 def _lacking_note(loaded: Catalog, lacking: list[str], pool: NodePool | None, pod: Resources | None) -> str:
