@@ -23,6 +23,7 @@ from karpplan.inputs.origins import LineDict, LineList
 from karpplan.inputs.placeholders import placeholder_in
 from karpplan.model import labels as L
 from karpplan.model.inventory import Inventory
+from karpplan.model.node_os import runs_its_os
 from karpplan.model.pods import SCHEDULE_ANYWAY, Pod, PodAffinity, PodTemplate
 from karpplan.model.pools import NodePool
 from karpplan.model.requirements import Requirement, Requirements
@@ -211,18 +212,9 @@ def candidates(inv: Inventory, workload: str, namespace: str, locator: Locator) 
     field_spec = derived[2] if derived is not None else ".".join(str(s) for s in spec)
     w = _Workload(workload, namespace, pods[0].template, locator.find(kind, wname, namespace), spec,
                   f"{kind}/{namespace}/{wname}", locator, field_spec)
-    pools = [p for p in inv.nodepools if not p.static and _runs_its_os(p, pods[0].template)]
+    pools = [p for p in inv.nodepools if not p.static and runs_its_os(p.requirements, pods[0].template)]
     return [*_node_selection_fixes(w, pools), *_toleration_fixes(w, pools), *_limit_fixes(pools, locator),
             *_spread_fixes(w), *_pod_affinity_fixes(w)]
-
-
-def _runs_its_os(pool: NodePool, template: PodTemplate) -> bool:
-    """Whether the pool launches nodes of an OS the pod may run: the one it selects, else Linux (a pod that names
-    no OS runs a Linux image; a Windows pool that takes it in the simulation is no fix, its image never starts)."""
-    asked = _pod_requirements(template).get(L.OS)
-    pool_os = pool.requirements.get(L.OS)
-    wanted = asked if asked is not None else Requirement(L.OS, frozenset({"linux"}))
-    return pool_os is None or not pool_os.intersect(wanted).is_empty()
 
 
 def _node_selection_fixes(w: _Workload, pools: Sequence[NodePool]) -> list[Candidate]:

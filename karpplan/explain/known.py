@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+from karpplan.model.node_group_labels import NODE_GROUP_LABELS as NODE_GROUP_LABELS  # one table, model's
+
 # taint key -> (who removes it, when)
 STARTUP_TAINTS = {
     "node.kubernetes.io/not-ready": ("the node lifecycle controller", "once the kubelet reports the node Ready"),
@@ -36,17 +38,6 @@ DISRUPTION_TAINTS = {
 
 PLACEHOLDER = "hostname-placeholder-"
 
-# label key -> the capacity whose nodes carry it (never a Karpenter node)
-NODE_GROUP_LABELS = {
-    "eks.amazonaws.com/nodegroup": "an EKS managed node group",
-    "eks.amazonaws.com/nodegroup-image": "an EKS managed node group",
-    "eks.amazonaws.com/capacityType": "an EKS managed node group",
-    "alpha.eksctl.io/nodegroup-name": "an eksctl node group",
-    "alpha.eksctl.io/cluster-name": "an eksctl node group",
-    "eks.amazonaws.com/fargate-profile": "a Fargate profile",
-    "cloud.google.com/gke-nodepool": "a GKE node pool",
-    "kubernetes.azure.com/agentpool": "an AKS node pool",
-}
 
 
 # taints the node lifecycle controller keeps on a node while its kubelet reports a pressure condition

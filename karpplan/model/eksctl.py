@@ -29,13 +29,14 @@ CLUSTER_NAME_LABEL = "alpha.eksctl.io/cluster-name"
 NODEGROUP_NAME_LABEL = "alpha.eksctl.io/nodegroup-name"
 EKS_NODEGROUP_LABEL = "eks.amazonaws.com/nodegroup"
 EKS_CAPACITY_TYPE_LABEL = "eks.amazonaws.com/capacityType"
-_EKS_CAPACITY_TYPES = {"ON_DEMAND": "on-demand", "SPOT": "spot", "CAPACITY_BLOCK": "reserved"}
+# eks.amazonaws.com/capacityType's values as karpenter.sh/capacity-type's
+KARPENTER_CAPACITY_TYPES = {"SPOT": "spot", "ON_DEMAND": "on-demand", "CAPACITY_BLOCK": "reserved"}
 _EKS_EFFECTS = {"NO_SCHEDULE": "NoSchedule", "PREFER_NO_SCHEDULE": "PreferNoSchedule", "NO_EXECUTE": "NoExecute"}
 
 
 def node_capacity_type(labels: dict[str, str]) -> str | None:
     """A pasted Node's capacity type: Karpenter's label, else a managed node group's `ON_DEMAND`/`SPOT`."""
-    return labels.get(CAPACITY_TYPE) or _EKS_CAPACITY_TYPES.get(labels.get(EKS_CAPACITY_TYPE_LABEL, ""))
+    return labels.get(CAPACITY_TYPE) or KARPENTER_CAPACITY_TYPES.get(labels.get(EKS_CAPACITY_TYPE_LABEL, ""))
 
 
 def _effect(f: Field, text: str) -> str:

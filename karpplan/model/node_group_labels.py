@@ -1,10 +1,11 @@
 """Node labels only node groups, Fargate or another cloud's node pools give their nodes: the nodes Karpenter
-launches never carry them, so a pod selecting one never runs on a NodePool's node (the same table as explain's
-`known.NODE_GROUP_LABELS`)."""
+launches never carry them, so a pod selecting one never runs on a NodePool's node (explain's `known`
+reads it here too)."""
 
 from __future__ import annotations
 
 from karpplan.model.eksctl import EKS_CAPACITY_TYPE_LABEL
+from karpplan.model.eksctl import KARPENTER_CAPACITY_TYPES as KARPENTER_CAPACITY_TYPES  # lint reads it here
 
 # label key -> the capacity whose nodes carry it (never a Karpenter node)
 NODE_GROUP_LABELS = {
@@ -17,6 +18,3 @@ NODE_GROUP_LABELS = {
     "cloud.google.com/gke-nodepool": "a GKE node pool",
     "kubernetes.azure.com/agentpool": "an AKS node pool",
 }
-
-# eks.amazonaws.com/capacityType's values as karpenter.sh/capacity-type's
-KARPENTER_CAPACITY_TYPES = {"SPOT": "spot", "ON_DEMAND": "on-demand", "CAPACITY_BLOCK": "reserved"}
