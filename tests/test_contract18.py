@@ -116,3 +116,18 @@ def test_catalog_listing_is_versioned_and_round_trips_as_an_instancecatalog(tmp_
     assert plan.exit_code == 0, plan.output
     used = {n["instanceType"] for n in json.loads(plan.stdout)["nodes"] if n["new"]}
     assert used <= {t["name"] for t in catalog["instanceTypes"]}
+
+
+def test_explain_sources_are_the_contracts_three() -> None:
+    """cli-contract.md: `source` is karpenter, kube-scheduler or cluster-autoscaler; Fargate's scheduler is a
+    kube-scheduler of its own, named in `scheduler` (it read `fargate-scheduler`)."""
+    fargate = ("Warning  FailedScheduling  2m  fargate-scheduler  Pod not supported on Fargate: fields not "
+               "supported: HostNetwork, Privileged, HostPort\n")
+    result = CliRunner().invoke(app, ["explain", "-", "-o", "json"], input=fargate)
+    (item,) = json.loads(result.stdout)["items"]
+    assert (item["source"], item["scheduler"]) == ("kube-scheduler", "fargate-scheduler")
+    cases = ROOT.parent / "shared" / "cases"
+    for log in sorted(cases.glob("explain*/*/log.txt")):
+        document = CliRunner().invoke(app, ["explain", str(log), "-o", "json"])
+        for it in json.loads(document.stdout or '{"items": []}')["items"]:
+            assert it["source"] in ("karpenter", "kube-scheduler", "cluster-autoscaler"), (log, it["source"])

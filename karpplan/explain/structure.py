@@ -34,6 +34,9 @@ DISRUPTION_EVENTS = ("Unconsolidatable", "DisruptionBlocked", "Disrupting")
 KARPENTER = "karpenter"
 KUBE_SCHEDULER = "kube-scheduler"
 CLUSTER_AUTOSCALER = "cluster-autoscaler"
+# EKS Fargate's scheduler: a kube-scheduler of its own (`spec.schedulerName: fargate-scheduler`); the document's
+# `source` is one of the three above (cli-contract.md), its own name goes in `scheduler`
+FARGATE_SCHEDULER = "fargate-scheduler"
 
 
 @dataclass(frozen=True)
@@ -222,7 +225,10 @@ class Item:
 
     def to_document(self) -> dict[str, Any]:
         p = self.parsed
-        doc: dict[str, Any] = {"line": self.line, "source": p.source, "event": p.event}
+        fargate = p.source == FARGATE_SCHEDULER
+        doc: dict[str, Any] = {"line": self.line, "source": KUBE_SCHEDULER if fargate else p.source, "event": p.event}
+        if fargate or (p.scheduler and p.source == KUBE_SCHEDULER):
+            doc["scheduler"] = FARGATE_SCHEDULER if fargate else p.scheduler
         if p.dialect is not None:
             doc["dialect"] = p.dialect
         doc["time"] = p.time

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 
-from karpplan.explain.structure import UNSUPPORTED, Reason
+from karpplan.explain.structure import FARGATE_SCHEDULER, UNSUPPORTED, Reason
 
-SOURCE = "fargate-scheduler"
+SOURCE = FARGATE_SCHEDULER
 NOT_SUPPORTED = re.compile(r"Pod not supported on Fargate:\s*(?P<rest>.*)$", re.S)
 MISCONFIGURED = re.compile(r"Misconfigured Fargate Profile:\s*(?:fargate profile (?P<name>\S+) )?(?P<rest>.*)$",
                            re.S | re.I)
