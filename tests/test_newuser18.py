@@ -314,3 +314,23 @@ def test_diff_gate_still_fails_on_the_always_on_cost(tmp_path: Path) -> None:
     gate = json.loads(result.stdout)["gate"]
     assert gate["costExceeded"] is True
     assert any("Jobs and CronJobs aside" in r for r in gate["reasons"])
+
+
+GPU_LIMITS_LOG = (
+    '  Warning  FailedScheduling  3m50s (x58 over 4h48m)  karpenter          Failed to schedule pod, incompatible '
+    'with nodepool "spot-pool", daemonset overhead={"cpu":"1566m","memory":"930Mi","pods":"11"}, no instance type '
+    'has enough resources, requirements=eks.amazonaws.com/instance-category In [c m t], eks.amazonaws.com/nodeclass '
+    'In [spot-default], karpenter.sh/capacity-type In [spot], karpenter.sh/nodepool In [spot-pool], '
+    'kubernetes.io/arch In [amd64], resources={"cpu":"1566m","memory":"930Mi","nvidia.com/gpu":"1","pods":"12"}; '
+    'all available instance types exceed limits for nodepool (NodePool=gpu-nodepool)\n')
+
+
+def test_a_pool_at_its_limits_is_said_first() -> None:
+    """https://github.com/aws/karpenter-provider-aws/issues/8068: the GPU pool at its limits is the cause (0 -> 1
+    works); the general pool's lack of GPU types is not. The limits sentence leads and names a GPU limit as a
+    possible one."""
+    result = CliRunner().invoke(app, ["--color", "never", "explain", "-", "-o", "json"], input=GPU_LIMITS_LOG)
+    (item,) = json.loads(result.stdout)["items"]
+    plain = item["plain"]
+    assert plain.index('"gpu-nodepool" has reached its') < plain.index('NodePool "spot-pool"')
+    assert "nvidia.com/gpu" in plain[plain.index('"gpu-nodepool"'):plain.index('NodePool "spot-pool"')]

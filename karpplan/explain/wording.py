@@ -194,9 +194,10 @@ def _limits_plain(r: Reason, where: str, f: PoolFields, source: str) -> str:
     name = f'{kind_name} "{r.node_pool}"' if r.node_pool else where
     if "node limits" in r.text:
         return f"{name} has reached its limit on nodes ({f.limits}); raise it or free nodes."
-    return (f"{name} has reached its {f.limits} (cpu / memory): every instance type it could launch would exceed "
-            "what is left. Raise the limits, or let another pool take the pod. (Karpenter also says this when "
-            "the pool's node class is missing or not ready.)")
+    return (f"{name} has reached its {f.limits} (any resource they name: cpu, memory, nvidia.com/gpu, ...): every "
+            "instance type it could launch would exceed what is left, so Karpenter does not try it for this pod. "
+            "Raise the limits, or let another pool take the pod. (Karpenter also says this when the pool's node "
+            "class is missing or not ready.)")
 
 
 def _unsupported_plain(r: Reason, f: PoolFields, source: str) -> str:
@@ -486,23 +487,9 @@ def _nominated_plain(who: str, p: Parsed) -> str:
             "pod: the scheduler's FailedScheduling event for the pod says why (often a volume in another zone).")
 
 
-def item_plain(item: Item) -> str:
-    p = item.parsed
-    who = f"Pod {p.pod}" if p.pod else "The pod"
-    if item.workload:
-        who += f" ({item.workload})"
-    if p.event == "Nominated":
-        return _nominated_plain(who, p)
-    if any(r.cause in (admission.CAUSE, scale_down.CAUSE) for r in p.reasons):  # bound and refused, or kept: no failure
-        return f"{who}: " + " ".join(r.plain[:1].lower() + r.plain[1:] for r in p.reasons)
-    if p.event in disruption.EVENTS:  # a node kept or removed, no pod: the message says which and why
-        return " ".join([capital(disruption.plain(p.message)),
-                         *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])
-    if p.reasons and (all(r.cause == K.STATE_INVARIANT for r in p.reasons)  # names a pod, but no failure of it
-                      or not p.pod and all(r.cause in _NO_POD_CAUSES for r in p.reasons)):  # no pod's
-        return " ".join([*dict.fromkeys(capital(r.plain) for r in p.reasons),
-                         *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])
-    sentences: list[str] = [_header(p, who)]
+def _pool_sentences(p: Parsed) -> list[str]:
+    """A sentence per pool's reason; a clause several pools share (or an empty zone set against each) said once."""
+    sentences: list[str] = []
     no_zone = [(r, pool) for pool in p.pools for r in pool.reasons if _no_zone(r)]
     same: dict[tuple[str, str], list[PoolReasons]] = {}
     for pool in p.pools:
@@ -526,11 +513,36 @@ def item_plain(item: Item) -> str:
     if len(no_zone) > 1:  # the same empty zone set against every pool: say it once, for all of them
         names = ", ".join(_pool_name(pool) for _, pool in no_zone)
         sentences.append(capital(_conflict_plain(no_zone[0][0], names, fields_of(no_zone[0][1], p.dialect))))
+    return sentences
+
+
+def item_plain(item: Item) -> str:
+    p = item.parsed
+    who = f"Pod {p.pod}" if p.pod else "The pod"
+    if item.workload:
+        who += f" ({item.workload})"
+    if p.event == "Nominated":
+        return _nominated_plain(who, p)
+    if any(r.cause in (admission.CAUSE, scale_down.CAUSE) for r in p.reasons):  # bound and refused, or kept: no failure
+        return f"{who}: " + " ".join(r.plain[:1].lower() + r.plain[1:] for r in p.reasons)
+    if p.event in disruption.EVENTS:  # a node kept or removed, no pod: the message says which and why
+        return " ".join([capital(disruption.plain(p.message)),
+                         *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])
+    if p.reasons and (all(r.cause == K.STATE_INVARIANT for r in p.reasons)  # names a pod, but no failure of it
+                      or not p.pod and all(r.cause in _NO_POD_CAUSES for r in p.reasons)):  # no pod's
+        return " ".join([*dict.fromkeys(capital(r.plain) for r in p.reasons),
+                         *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])
+    sentences: list[str] = [_header(p, who)]
+    # A pool at its limits is never compared with the pod (Karpenter checks limits first): often the very pool
+    # meant for it (the GPU pool of aws/karpenter-provider-aws#8068), so it is said before the other pools' misfits.
+    at_limits = [r for r in p.reasons if r.kind == reason_kind.LIMITS]
+    sentences += [capital(r.plain or reason_plain(r, None, p.source, p.dialect)) for r in at_limits]
+    sentences += _pool_sentences(p)
     grouped = _ordinary_taints(p.reasons)
     if p.source == "karpenter" and len(grouped) < 2:
         grouped = []
     for r in p.reasons:
-        if r in grouped:
+        if r in grouped or r in at_limits:
             continue
         sentences.append(capital(r.plain or reason_plain(r, None, p.source, p.dialect)))
     if grouped:
