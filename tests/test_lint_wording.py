@@ -62,3 +62,14 @@ spec:
     assert fixes == {"operator": "use operator Equal or Exists",
                      "effect": "use NoSchedule, PreferNoSchedule or NoExecute (NoExecute with tolerationSeconds, "
                                "or drop tolerationSeconds)"}
+
+
+def test_an_exists_toleration_with_a_value_is_told_to_drop_the_value() -> None:
+    """The API server blames `operator` for it, but the fix is the value's (a new user was told 'use operator Equal
+    or Exists' for an operator that already was Exists)."""
+    bad = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: a, image: b}]\n"
+           "  tolerations:\n  - {key: spot, operator: Exists, value: b, effect: NoSchedule}\n")
+    result = CliRunner().invoke(app, ["lint", "-", "-o", "json"], input=bad)
+    (finding,) = json.loads(result.stdout)["findings"]
+    assert finding["field"].endswith(".operator")
+    assert finding["fix"] == "drop the value of an Exists toleration, or use operator Equal"

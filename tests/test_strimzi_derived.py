@@ -330,3 +330,13 @@ def test_an_older_entity_operators_tls_sidecar_adds_its_requests() -> None:
 """
     got = requests_by_workload(plan(POOL + older))
     assert got["Deployment/events-entity-operator"] == (1, {"cpu": "150m", "memory": "320Mi"})
+
+
+def test_a_node_pools_fix_names_the_kafka_where_rack_awareness_is_set() -> None:
+    """A KafkaNodePool has no `rack`: rack awareness is the Kafka's spec.kafka.rack (a new user was told to set
+    `rack.topologyKey` on the pool)."""
+    text = POOL + KRAFT.replace("    rack:\n      topologyKey: topology.kubernetes.io/zone\n", "")
+    report = lint(LintOptions(paths=("-",), stdin=io.StringIO(text)))
+    fixes = {f.object: f.fix for f in report.findings if f.rule == "replicas-without-spread"}
+    assert "spec.kafka.rack.topologyKey on the Kafka" in fixes["KafkaNodePool/kafka/broker"]
+    assert ", or set rack.topologyKey" not in fixes["KafkaNodePool/kafka/broker"]

@@ -180,8 +180,18 @@ def _strimzi_without_spread(ctx: LintContext, doc: Document, spec_path: str,
             f"or zone in template.pod{' (nor rack awareness)' * racked}: all of them may land on one node or "
             "in one zone",
             f"add topologySpreadConstraints on topology.kubernetes.io/zone (and kubernetes.io/hostname) to "
-            f"{spec_path}{', or set rack.topologyKey' * racked}",
+            f"{spec_path}{_rack_fix(doc, spec_path) * racked}",
         )
+
+
+def _rack_fix(doc: Document, spec_path: str) -> str:
+    """Where rack awareness is set for these pods: a Kafka's brokers (its KafkaNodePools' too) on the Kafka's
+    spec.kafka.rack, Connect and MirrorMaker 2 on their own spec.rack."""
+    if doc.kind == "KafkaNodePool":
+        return ", or set spec.kafka.rack.topologyKey on the Kafka resource of this pool's cluster"
+    if spec_path.startswith("spec.kafka."):
+        return ", or set spec.kafka.rack.topologyKey"
+    return ", or set spec.rack.topologyKey"
 
 
 def _derived_without_spread(ctx: LintContext, doc: Document, spec_path: str,

@@ -117,7 +117,10 @@ def classify(ctx: LintContext) -> list[Classified]:
         if moved is not None:
             path, line = moved
             last = "{topologyKey, whenUnsatisfiable}"
-        out.append(Classified(rule, Hit(doc, path, match.group("text"), RULE_FIXES.get((rule, last)) or FIXES.get(last, ""), line)))
+        text = match.group("text")
+        # the API server blames `operator` for an Exists toleration with a value: the fix is the value's
+        field = "value" if rule == "toleration-invalid" and "value must be empty" in text else last
+        out.append(Classified(rule, Hit(doc, path, text, RULE_FIXES.get((rule, field)) or FIXES.get(field, ""), line)))
     for doc, spec_path in ctx.pod_documents():
         out.extend(Classified("affinity-invalid", hit) for hit in node_affinity_hits(doc, spec_path))
     ctx.cache["validation"] = out
