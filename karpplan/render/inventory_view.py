@@ -437,17 +437,13 @@ def _pools_table(pools: Iterable[NodePool]) -> Table:
 
 
 def _requirement_text(requirement: Requirement) -> str:
-    """Karpenter's wording, with numeric values in numeric order (`instance-cpu In [4 8 16]`, not `[16 4 8]`)."""
+    """Karpenter's wording (`Requirement.__str__`), with numeric values in numeric order (`instance-cpu In [4 8 16]`,
+    not `[16 4 8]`)."""
+    text = str(requirement)
     values = sorted(requirement.values)
     if requirement.operator in ("In", "NotIn") and values and all(v.isdigit() for v in values):
-        numbers = " ".join(sorted(values, key=int))
-        text = f"{requirement.key} {requirement.operator} [{numbers}]"
-        if requirement.gte is not None:
-            text += f" >={requirement.gte}"
-        if requirement.lte is not None:
-            text += f" <={requirement.lte}"
-        return text
-    return str(requirement)
+        text = text.replace("[" + " ".join(values), "[" + " ".join(sorted(values, key=int)), 1)
+    return text
 
 
 def _nodes_table(nodes: Iterable[ExistingNode], inventory: Inventory) -> Table:
