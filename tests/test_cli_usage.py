@@ -78,6 +78,6 @@ def test_metavars_name_the_value_not_the_option(command: str) -> None:
 
 def test_catalog_help_lists_its_output_choices_and_says_what_zones_do_for_it() -> None:
     text = " ".join(invoke("catalog", "--help").stdout.split())
-    assert "-o, --output <table|json|yaml>" in text
+    assert "-o, --output <table|json|yaml|catalog>" in text
     assert "only offerings in these zones are listed" in text
     assert "zone spreads" not in text
