@@ -334,3 +334,16 @@ def test_a_pool_at_its_limits_is_said_first() -> None:
     plain = item["plain"]
     assert plain.index('"gpu-nodepool" has reached its') < plain.index('NodePool "spot-pool"')
     assert "nvidia.com/gpu" in plain[plain.index('"gpu-nodepool"'):plain.index('NodePool "spot-pool"')]
+
+
+def test_karpenters_volume_topology_line_is_read() -> None:
+    """https://github.com/kubernetes-sigs/karpenter/issues/2458: Karpenter's debug line names the zone the pod's
+    volume pins it to; it was 'unrecognised'."""
+    line = ('{"level":"DEBUG","time":"2025-07-01T10:00:00.000Z","logger":"controller","message":"adding requirements '
+            'derived from pod volumes, [{topology.ebs.csi.aws.com/zone In [us-east-1a]}]","caller":'
+            '"scheduling/volumetopology.go:77","controller":"provisioner"}\n')
+    result = CliRunner().invoke(app, ["--color", "never", "explain", "-", "-o", "json"], input=line)
+    assert result.exit_code == 0, result.output
+    (item,) = json.loads(result.stdout)["items"]
+    assert item["source"] == "karpenter" and [r["kind"] for r in item["reasons"]] == ["volume"]
+    assert "may only run in us-east-1a" in item["plain"] and "WaitForFirstConsumer" in item["plain"]

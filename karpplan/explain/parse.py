@@ -23,6 +23,7 @@ from karpplan.explain.dialects import (
     nodeclass,
     scale_down,
     scale_up_failures,
+    volume_topology,
 )
 from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.structure import (
@@ -35,6 +36,7 @@ from karpplan.explain.structure import (
     NO_INSTANCE_TYPE,
     NODE_FILTER,
     UNSUPPORTED,
+    VOLUME,
     Parsed,
     PoolReasons,
     Reason,
@@ -57,7 +59,7 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"
                  *(t.encode() for t in launch.TRIGGERS), *(t.encode() for t in scale_up_failures.TRIGGERS),
                  # the API server refusing a NodeClaim, the kubelet refusing a bound pod: claim_rejected.py, admission.py
                  *(t.encode() for t in claim_rejected.TRIGGERS), *(t.encode() for t in admission.TRIGGERS),
-                 *(t.encode() for t in scale_down.TRIGGERS),
+                 *(t.encode() for t in scale_down.TRIGGERS), *(t.encode() for t in volume_topology.TRIGGERS),
                  # why a node is not consolidated or disrupted, and disruptions under way: dialects/disruption.py
                  *(t.encode() for t in disruption.TRIGGERS))
 
@@ -460,6 +462,10 @@ class RecordParser:
             reason = Reason(NODE_FILTER, kept.why, counts={kept.why: 1}, cause=scale_down.CAUSE,
                             plain=capital(scale_down.plain(kept)))
             return [Parsed(CLUSTER_AUTOSCALER, "ScaleDown", kept.why, pod=kept.pod, reasons=(reason,))]
+        if any(t in text for t in volume_topology.TRIGGERS) and (pin := volume_topology.parse(text)) is not None:
+            reason = Reason(VOLUME, pin.text, key=pin.key, cause=volume_topology.CAUSE,
+                            plain=capital(volume_topology.plain(pin)))
+            return [Parsed(KARPENTER, "Log", pin.text, pod=self._describe_pod(), reasons=(reason,))]
         if any(t in text for t in admission.TRIGGERS) and (ad := admission.parse(text)) is not None:
             reason = Reason(UNSUPPORTED, ad.text, key=ad.resource, cause=admission.CAUSE,
                             plain=capital(admission.plain(ad)))

@@ -1,0 +1,47 @@
+"""Karpenter's debug line for a pod's volumes (`scheduling/volumetopology.go`): before it looks for a NodeClaim it
+adds the zones the pod's bound volumes (and their StorageClasses' allowed topologies) are in to the pod's
+requirements, and logs them:
+
+    adding requirements derived from pod volumes, [{topology.ebs.csi.aws.com/zone In [us-east-1a]}]
+
+A user pastes it beside a pod that stays pending (kubernetes-sigs/karpenter#2458): it names the zone the pod is
+pinned to, which is the fact the rest of the answer turns on.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+TRIGGERS = ("adding requirements derived from pod volumes",)
+CAUSE = "volume topology"
+_REQUIREMENT = re.compile(r"\{(?P<key>[\w./-]+) (?P<op>In|NotIn|Exists|DoesNotExist) ?\[?(?P<values>[^\]}]*)\]?\}")
+
+
+class Pinned(NamedTuple):
+    key: str
+    zones: tuple[str, ...]
+    text: str  # the requirements as logged
+
+
+def parse(line: str) -> Pinned | None:
+    """The requirements Karpenter derived from the pod's volumes, if `line` is that debug line."""
+    at = line.find(TRIGGERS[0])
+    if at < 0:
+        return None
+    rest = line[at + len(TRIGGERS[0]):]
+    found = [m for m in _REQUIREMENT.finditer(rest) if m.group("op") == "In"]
+    if not found:
+        return None
+    zones = tuple(dict.fromkeys(v for m in found for v in m.group("values").split()))
+    text = ", ".join(m.group(0).strip("{}") for m in found)
+    return Pinned(found[0].group("key"), zones, text)
+
+
+def plain(p: Pinned) -> str:
+    where = " or ".join(p.zones) if p.zones else "the volumes' zone"
+    return (f"Karpenter read the pod's volumes and requires {p.text}: the pod may only run in {where}, where its "
+            "bound volume is (an EBS volume never leaves its zone). A node for it can only be launched there: a "
+            "NodePool whose topology.kubernetes.io/zone requirement and EC2NodeClass subnets include that zone, "
+            "with an instance type it allows on offer there. If none can, the pod stays pending; a StorageClass "
+            "with volumeBindingMode: WaitForFirstConsumer lets a new claim be created in the pod's zone instead.")
