@@ -8,21 +8,11 @@ Every message is copied as its thread shows it. `says` are words the answer must
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import pytest
+from explain_pastes import Paste, check_new_threads, check_paste
 
-from karpplan.explain.enrich import CatalogFor, catalog_loader, enrich
+from karpplan.explain.enrich import CatalogFor, catalog_loader
 from karpplan.explain.report import explain_text
-
-
-class Paste(NamedTuple):
-    url: str
-    text: str
-    kinds: set[str]
-    says: tuple[str, ...]
-    never: tuple[str, ...]
-
 
 PASTES = {
     # an EMPTY zone among the spread's domains: the Azure provider offered VM sizes with no usable zone in zone "",
@@ -364,28 +354,12 @@ def load() -> CatalogFor:
 
 @pytest.mark.parametrize("name", sorted(ALL))
 def test_real_paste(name: str, load: CatalogFor) -> None:
-    paste = ALL[name]
-    explanation = explain_text(paste.text)
-    enrich(explanation, load)
-    items = explanation.item_list()
-    assert items, paste.url
-    kinds = {r.kind for item in items for r in item.all_reasons()}
-    assert paste.kinds <= kinds, (paste.url, kinds)
-    told = "\n".join(item.plain for item in items)
-    for words in paste.says:
-        assert words in told, (paste.url, words, told)
-    for words in paste.never:
-        assert words.lower() not in told.lower(), (paste.url, words, told)
+    check_paste(ALL[name], load)
 
 
 def test_the_sweep_cites_threads_not_cited_before() -> None:
     """Each thread once, and none the earlier sweeps cite."""
-    from pathlib import Path
-    urls = [p.url for p in PASTES.values()]
-    assert len(set(urls)) == len(urls)
-    here = Path(__file__)
-    others = "".join(f.read_text(encoding="utf-8") for f in here.parent.glob("test_explain*.py") if f != here)
-    assert not [u for u in urls if f"'{u}'" in others]
+    check_new_threads(PASTES.values(), __file__)
 
 
 def test_an_empty_domain_is_parsed_wherever_it_sorts() -> None:
