@@ -92,14 +92,21 @@ def lacking_types(catalog: Catalog, requirements: Requirements | None = None, fi
     have = {it.name for it in catalog.instance_types}
     wanted = (requirements or Requirements()).without(ZONE, CAPACITY_TYPE, OS, WINDOWS_BUILD)
     out: list[str] = []
-    for base in embedded_data().types:
+    for index, base in enumerate(embedded_data().types):
         if base.name in have or (fits is not None and not fits.fits_in(base.allocatable)):
             continue
-        own = Requirements([*(Requirement(k, frozenset([v])) for k, v in base.labels.items()),
-                            *(Requirement.of(k, "DoesNotExist") for k in base.absent)])
-        if wanted.intersects(own):
+        if wanted.intersects(_own_requirements(index)):
             out.append(base.name)
     return out
+
+
+@functools.cache
+def _own_requirements(index: int) -> Requirements:
+    """The labels a node of the embedded data's `index`-th type carries, as requirements (built once: a plan asks
+    `lacking_types` for every unschedulable group and pool)."""
+    base = embedded_data().types[index]
+    return Requirements([*(Requirement(k, frozenset([v])) for k, v in base.labels.items()),
+                         *(Requirement.of(k, "DoesNotExist") for k in base.absent)])
 
 
 def pool_lacking_warning(pool: NodePool, catalog: Catalog) -> str | None:
