@@ -94,10 +94,18 @@ def run_explain(options: ExplainOptions) -> int:
         if stream is not sys.stdin.buffer:
             stream.close()
     stdin = sys.stdin.read() if "-" in options.manifests else None  # read once, for every reader
-    enrich(explanation, catalog_loader(_manifests_region(options, stdin), options.catalog))
+    read = None
+    if options.manifests:
+        from karpplan.model.build import read_input  # lazy: start-up of a plain `explain LOG`
+
+        read = read_input(options.manifests, stdin=None if stdin is None else io.StringIO(stdin))
+    # `--region`, else the region the manifests name (as `plan` reads it: a ClusterConfig, the Nodes, an
+    # EC2NodeClass's subnets), so explain prices and suggests in the region `plan` plans the same input in
+    region = options.region or (read[0].region if read is not None and not options.catalog else None)
+    enrich(explanation, catalog_loader(region, options.catalog))
     if options.manifests:
         reproduce_and_fix(explanation, options.manifests, catalog=options.catalog, region=options.region,
-                          zones=options.zones, stdin=stdin)
+                          zones=options.zones, stdin=stdin, read=read)
         simulate_items(explanation, consolidation_simulator(options.manifests, catalog=options.catalog,
                                                             region=options.region, zones=options.zones, stdin=stdin))
     if options.output in ("json", "yaml"):
@@ -105,17 +113,6 @@ def run_explain(options: ExplainOptions) -> int:
     else:
         render_table(explanation, options.stdout)
     return 0 if explanation.items else 1
-
-
-def _manifests_region(options: ExplainOptions, stdin: str | None) -> str | None:
-    """`--region`, else the region the manifests name (as `plan` reads it: a ClusterConfig, the Nodes, an
-    EC2NodeClass's subnets), so explain prices and suggests in the region `plan` plans the same input in."""
-    if options.region or options.catalog or not options.manifests:
-        return options.region
-    from karpplan.model.build import read_input  # lazy: start-up of a plain `explain LOG`
-
-    inventory, _ = read_input(options.manifests, stdin=None if stdin is None else io.StringIO(stdin))
-    return inventory.region
 
 
 def explain(
