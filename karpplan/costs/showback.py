@@ -190,10 +190,13 @@ def plan_costs(plan: Plan, daemonsets: Sequence[DaemonSet] = ()) -> Costs:
     pods = {p.key: p for p in plan.pods}
     parts: list[_Part] = []
     nodes_of: dict[str, int] = {}
+    jobs = 0.0
     for node in plan.nodes:
         if node.new:
             nodes_of[pool_of(node)] = nodes_of.get(pool_of(node), 0) + 1
-            parts.extend(_node_parts(node, pods, daemonsets))
+            node_parts = _node_parts(node, pods, daemonsets)
+            parts.extend(node_parts)
+            jobs += _jobs_part(node_parts)
     # One cell per (pool, workload) before rounding, so that every view sums the same rounded cells.
     cells: dict[tuple[str, str, str], float] = {}
     placed: dict[str, int] = {}  # DaemonSet pods on charged nodes (the plan lists no pods for them)
@@ -204,8 +207,7 @@ def plan_costs(plan: Plan, daemonsets: Sequence[DaemonSet] = ()) -> Costs:
             placed[part.workload] = placed.get(part.workload, 0) + part.daemon_pods
     keys = sorted(cells)
     micros = dict(zip(keys, apportion([cells[k] for k in keys], plan.summary.hourly_cost), strict=True))
-    jobs = round(sum(_jobs_part(_node_parts(n, pods, daemonsets)) for n in plan.nodes if n.new) * MICRO)
-    return replace(_views(plan, micros, nodes_of, placed), jobs_micros=jobs)
+    return replace(_views(plan, micros, nodes_of, placed), jobs_micros=round(jobs * MICRO))
 
 
 def _jobs_part(parts: Sequence[_Part]) -> float:
