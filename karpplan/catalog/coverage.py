@@ -131,7 +131,7 @@ def remedy(catalog: Catalog) -> str:
     text = (f"give a current catalog with --catalog FILE (`karpplan catalog refresh --region {region}` writes one "
             f"from AWS, `karpplan catalog import` from AWS CLI output)")
     if not catalog.estimated_prices and region != embedded_data().base_region:
-        text += ", or plan with --allow-estimated-prices (us-east-1 prices scaled to the region)"
+        text += ", or pass --allow-estimated-prices (us-east-1 prices scaled to the region)"
     return text
 
 

@@ -10,6 +10,7 @@ import typer
 
 from karpplan.cli.options import (
     AUTO,
+    allow_estimated_prices_option,
     catalog_option,
     max_file_size_option,
     namespace_option,
@@ -67,6 +68,7 @@ def register(app: typer.Typer) -> None:
         output: Annotated[ConsolidateFormat, output_option()] = ConsolidateFormat.table,
         max_file_size: Annotated[str, max_file_size_option()] = "50Mi",
         namespace: Annotated[str | None, namespace_option()] = None,
+        allow_estimated_prices: Annotated[bool, allow_estimated_prices_option("Price nodes")] = False,
     ) -> None:
         """What Karpenter's consolidation would do to a running cluster, node by node, and why not."""
         # lazy: the consolidation package (the scheduler, OR-Tools) loads only when this command runs
@@ -80,7 +82,7 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(f"{now!r} is not an RFC 3339 time (2026-11-28T03:00:00Z)", param_hint="--now")
         options = ConsolidateOptions(tuple(paths), region, str(catalog) if catalog is not None else None,
                                      parse_zones(zones), spot_to_spot, parse_time_limit(time_limit),
-                                     parse_size(max_file_size), when, namespace)
+                                     parse_size(max_file_size), when, namespace, allow_estimated_prices)
         run_guarded(lambda: _run(options, node, output, terminal), terminal)
 
 

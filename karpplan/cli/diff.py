@@ -11,6 +11,7 @@ import typer
 
 from karpplan.cli.options import (
     AUTO,
+    allow_estimated_prices_option,
     catalog_option,
     max_file_size_option,
     namespace_option,
@@ -101,6 +102,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         max_file_size: Annotated[str, max_file_size_option()] = "50Mi",
         namespace: Annotated[str | None, namespace_option()] = None,
+        allow_estimated_prices: Annotated[bool, allow_estimated_prices_option("Plan both sides")] = False,
         verbose: Annotated[int, typer.Option("-v", "--verbose", count=True, help="More detail (repeatable).")] = 0,
     ) -> None:
         """Compare the plans (cost, nodes, unschedulable pods, lint) of two versions of the manifests."""
@@ -109,8 +111,7 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("give BASE and HEAD (two files or directories), or --git REF PATH...",
                                      param_hint="'BASE HEAD'")
         _run(terminal, paths, git, _Side(region, catalog, zones, engine, time_limit, seed, max_file_size,
-                                                 namespace), output,
-             fail_on_increase)
+                                         namespace, allow_estimated_prices), output, fail_on_increase)
 
 
 class _Side(NamedTuple):
@@ -124,6 +125,7 @@ class _Side(NamedTuple):
     seed: int
     max_file_size: str
     namespace: str | None
+    allow_estimated_prices: bool
 
 
 def _run(terminal: Terminal, paths: list[str], git: str | None, side: _Side, output: DiffFormat,
@@ -138,7 +140,8 @@ def _run(terminal: Terminal, paths: list[str], git: str | None, side: _Side, out
     options = SideOptions(region=side.region, catalog=str(side.catalog) if side.catalog is not None else None,
                           zones=parse_zones(side.zones), engine=side.engine.value,
                           time_limit=parse_time_limit(side.time_limit), seed=side.seed,
-                          max_file_size=parse_size(side.max_file_size), namespace=side.namespace)
+                          max_file_size=parse_size(side.max_file_size), namespace=side.namespace,
+                          allow_estimated_prices=side.allow_estimated_prices)
     progress = DiffProgress(terminal.stderr, terminal.verbose, side.engine.value)
 
     def body() -> int:

@@ -15,7 +15,13 @@ from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
 from karpplan.catalog.zones import parse_zones
-from karpplan.cli.options import catalog_option, output_option, region_option, zones_option
+from karpplan.cli.options import (
+    allow_estimated_prices_option,
+    catalog_option,
+    output_option,
+    region_option,
+    zones_option,
+)
 from karpplan.cli.terminal import run_guarded, terminal_of
 from karpplan.errors import InputError, InputProblem, Origin
 
@@ -34,6 +40,7 @@ class ExplainOptions:
     region: str | None = None
     zones: tuple[str, ...] = ()  # `--zones`
     output: str = "table"
+    allow_estimated_prices: bool = False  # `--allow-estimated-prices`, as `plan` reads it
     stdout: Console = field(default_factory=Console)
     stderr: Console = field(default_factory=lambda: Console(stderr=True))
 
@@ -102,12 +109,14 @@ def run_explain(options: ExplainOptions) -> int:
     # `--region`, else the region the manifests name (as `plan` reads it: a ClusterConfig, the Nodes, an
     # EC2NodeClass's subnets), so explain prices and suggests in the region `plan` plans the same input in
     region = options.region or (read[0].region if read is not None and not options.catalog else None)
-    enrich(explanation, catalog_loader(region, options.catalog))
+    enrich(explanation, catalog_loader(region, options.catalog, allow_estimated_prices=options.allow_estimated_prices))
     if options.manifests:
         reproduce_and_fix(explanation, options.manifests, catalog=options.catalog, region=options.region,
-                          zones=options.zones, stdin=stdin, read=read)
-        simulate_items(explanation, consolidation_simulator(options.manifests, catalog=options.catalog,
-                                                            region=options.region, zones=options.zones, stdin=stdin))
+                          zones=options.zones, stdin=stdin, read=read,
+                          allow_estimated_prices=options.allow_estimated_prices)
+        simulate_items(explanation, consolidation_simulator(
+            options.manifests, catalog=options.catalog, region=options.region, zones=options.zones, stdin=stdin,
+            allow_estimated_prices=options.allow_estimated_prices))
     if options.output in ("json", "yaml"):
         write_document(explanation, options.output, options.stdout.file)
     else:
@@ -131,6 +140,7 @@ def explain(
     region: Annotated[str | None, region_option()] = None,
     zones: Annotated[list[str] | None, zones_option()] = None,
     output: Annotated[ExplainFormat, output_option()] = ExplainFormat.table,
+    allow_estimated_prices: Annotated[bool, allow_estimated_prices_option("Price and suggest types")] = False,
 ) -> None:
     """Explain Karpenter / kube-scheduler / cluster-autoscaler scheduling failures pasted from logs or events."""
     terminal = terminal_of(ctx)
@@ -138,7 +148,7 @@ def explain(
     log, more = split_paths(list(paths or ()), bool(manifests))
     options = ExplainOptions(log=log, manifests=(*(manifests or ()), *more), catalog=str(catalog) if catalog else None,
                              region=region, zones=parse_zones(zones), output=output.value, stdout=stdout,
-                             stderr=stderr)
+                             stderr=stderr, allow_estimated_prices=allow_estimated_prices)
     run_guarded(lambda: _explain_or_refuse(options), terminal)
 
 

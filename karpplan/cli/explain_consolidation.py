@@ -32,13 +32,14 @@ def _outcome(fate: PodFate) -> PodOutcome:
 
 
 def consolidation_simulator(paths: Sequence[str], *, catalog: str | None, region: str | None,
-                            zones: Sequence[str], stdin: str | None = None) -> Simulator:
+                            zones: Sequence[str], stdin: str | None = None,
+                            allow_estimated_prices: bool = False) -> Simulator:
     """The simulation of the snapshot in `paths`: read once, consolidated once, each named node explained
     against that one reading and that one steady state. `stdin`: the text of `-` among `paths`, when the
     caller has read it already (stdin can be read only once)."""
     def simulate(names: Sequence[str], spot_to_spot: bool) -> Mapping[str, NodeSimulation]:
         options = ConsolidateOptions(paths=tuple(paths), region=region, catalog=catalog, zones=tuple(zones),
-                                     spot_to_spot=spot_to_spot)
+                                     spot_to_spot=spot_to_spot, allow_estimated_prices=allow_estimated_prices)
         try:
             documents = read_documents_or_fail(options.paths, options.max_file_size,
                                                stdin=None if stdin is None else io.StringIO(stdin))

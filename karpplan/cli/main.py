@@ -25,6 +25,7 @@ from karpplan.cli.inventory_command import run_inventory
 from karpplan.cli.lean_imports import install as install_lean_imports
 from karpplan.cli.options import (
     AUTO,
+    allow_estimated_prices_option,
     fargate_profile_option,
     hpa_option,
     max_file_size_option,
@@ -156,10 +157,7 @@ WorkersOption = Annotated[
                       "says so)."),
 ]
 
-AllowEstimatedPricesOption = Annotated[
-    bool,
-    typer.Option("--allow-estimated-prices", help="Plan with estimated prices where the catalog has none."),
-]
+AllowEstimatedPricesOption = Annotated[bool, allow_estimated_prices_option()]
 
 PreferencesOption = Annotated[
     PreferencePolicy,

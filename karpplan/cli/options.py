@@ -27,6 +27,13 @@ def region_option(help_text: str = "Region of the embedded catalog.") -> Any:
     return typer.Option("--region", metavar="REGION", help=help_text)
 
 
+def allow_estimated_prices_option(verb: str = "Plan") -> Any:
+    """`--allow-estimated-prices`: types the region's price list lacks, priced at us-east-1's price scaled to
+    the region (marked as estimates), instead of left out."""
+    return typer.Option("--allow-estimated-prices",
+                        help=f"{verb} with estimated prices where the catalog has none.")
+
+
 MAX_FILE_SIZE = "--max-file-size"
 DEFAULT_MAX_FILE_SIZE = "50Mi"
 

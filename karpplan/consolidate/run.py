@@ -60,6 +60,7 @@ class ConsolidateOptions:
     max_file_size: int = DEFAULT_MAX_BYTES
     now: datetime | None = None  # `--now`: the time budget schedules are evaluated at (None: the snapshot's)
     namespace: str | None = None  # `--namespace`: where objects that name none are (`model/default_namespace.py`)
+    allow_estimated_prices: bool = False  # `--allow-estimated-prices`, as `plan` reads it
 
 
 def time_limit_of(options: ConsolidateOptions, state: ClusterState) -> float:
@@ -95,7 +96,8 @@ def read(options: ConsolidateOptions, documents: Sequence[Document] | None = Non
         documents = read_documents_or_fail(options.paths, options.max_file_size)
     documents = in_namespace(documents, options.namespace)
     inventory = build_inventory(documents)
-    catalog = catalog_for(inventory, options.region, options.catalog, zones=options.zones)
+    catalog = catalog_for(inventory, options.region, options.catalog, zones=options.zones,
+                          allow_estimated_prices=options.allow_estimated_prices)
     catalog, _ = apply_node_overlays(catalog, inventory.overlays, inventory.nodepools)
     snapshot = make_snapshot(inventory, documents, catalog, options.now)
     return snapshot, ClusterState.of(snapshot, catalog)

@@ -41,6 +41,7 @@ class SideOptions:
     seed: int = 0
     max_file_size: int = 50 * 1024 * 1024
     namespace: str | None = None  # `--namespace`: where objects that name none are (`model/default_namespace.py`)
+    allow_estimated_prices: bool = False  # `--allow-estimated-prices`, as `plan` reads it
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,8 @@ def plan_side(side: SideInput, options: SideOptions, time_limit: float, *,
         plan_options = PlanOptions(paths=side.paths, catalog=options.catalog, region=options.region,
                                    engine=options.engine, time_limit=time_limit,
                                    time_limit_auto=options.time_limit is None, seed=options.seed,
-                                   zones=options.zones, max_file_size=options.max_file_size)
+                                   zones=options.zones, max_file_size=options.max_file_size,
+                                   allow_estimated_prices=options.allow_estimated_prices)
         catalog = read_catalog(plan_options, side.inventory)
         plan = make_plan(side.inventory, catalog, replace(plan_options, progress=progress))
         findings = _lint(side.paths, options)

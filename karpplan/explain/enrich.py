@@ -25,14 +25,14 @@ from karpplan.model.labels import ZONE
 CatalogFor = Callable[[str | None], Catalog | None]
 
 
-def catalog_loader(region: str | None, catalog_file: str | None) -> CatalogFor:
+def catalog_loader(region: str | None, catalog_file: str | None, *, allow_estimated_prices: bool = False) -> CatalogFor:
     """A loader: the user's catalog, else the embedded one of `region`, else of the zones' region."""
     @lru_cache(maxsize=8)
     def load(zone_region: str | None) -> Catalog | None:
         if catalog_file is None and region is None and zone_region is not None and zone_region not in regions():
             zone_region = None
         try:
-            return load_catalog(region or zone_region, catalog_file)
+            return load_catalog(region or zone_region, catalog_file, allow_estimated_prices=allow_estimated_prices)
         except InputError:
             return None
     return load

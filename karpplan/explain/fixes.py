@@ -144,13 +144,14 @@ def _minimal_conflict(planner: _Planner, inv: Inventory, cands: Sequence[Candida
 
 def reproduce_and_fix(explanation: Explanation, manifests: Sequence[str], *, catalog: str | None = None,
                       region: str | None = None, zones: Sequence[str] = (), stdin: str | None = None,
-                      read: tuple[Inventory, list[Document]] | None = None) -> None:
+                      read: tuple[Inventory, list[Document]] | None = None,
+                      allow_estimated_prices: bool = False) -> None:
     """`stdin`: the text of `-` among `manifests`, read once by the caller; `read`: the caller's `read_input` of
     them, when it has one. The manifests are read once: the inventory and the documents the fixes point into
     (stdin's included) come from the same reading."""
     inv, documents = read if read is not None else read_input(manifests, stdin=None if stdin is None else io.StringIO(stdin))
     locator = Locator(documents)
-    cat = catalog_for(inv, region, catalog, zones=zones)
+    cat = catalog_for(inv, region, catalog, zones=zones, allow_estimated_prices=allow_estimated_prices)
     planner = _Planner(cat)
     base = planner.plan(inv)
     base_cost = base.summary.hourly_cost

@@ -100,7 +100,11 @@ def _lint(documents: Sequence[Document], texts: Mapping[str, str], options: Lint
 
     @functools.cache
     def catalog() -> Catalog:  # read once, when a rule first needs it
-        return catalog_for(inventory, options.region, options.catalog, zones=options.zones)
+        # Lint asks which types exist, never what they cost: a region's price list that lacks a type (most
+        # regions' lists are partial, ../shared/data/NOTES.md) must not turn valid manifests into errors, so
+        # a type priced only in us-east-1 is offered here at its estimate, as `plan --allow-estimated-prices`.
+        return catalog_for(inventory, options.region, options.catalog, zones=options.zones,
+                           allow_estimated_prices=True)
 
     files = list(dict.fromkeys(d.origin.file for d in documents))
     ctx = LintContext(list(documents), inventory, collected, catalog, _lines({f: texts.get(f, "") for f in files}))
