@@ -73,7 +73,8 @@ spec:
 
 
 def run(*args: str) -> Any:
-    return CliRunner().invoke(app, ["catalog", *args])
+    """`karpplan catalog ARGS` on a wide terminal: each of the listing's notes on one line."""
+    return CliRunner().invoke(app, ["catalog", *args], env={"COLUMNS": "4000"})
 
 
 def listing(*args: str) -> dict[str, Any]:

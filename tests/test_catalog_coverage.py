@@ -37,8 +37,21 @@ spec:
 """
 
 
-def catalog(*args: str) -> Any:
-    return CliRunner().invoke(app, ["catalog", *args])
+def catalog(*args: str, columns: int = 4000) -> Any:
+    """`karpplan catalog ARGS` on a terminal `columns` wide (wide by default: one note per line)."""
+    return CliRunner().invoke(app, ["catalog", *args], env={"COLUMNS": str(columns)})
+
+
+def test_info_and_notes_fit_an_80_column_terminal(tmp_path: Path) -> None:
+    pools = tmp_path / "pools.yaml"
+    pools.write_text(STATIC_GPU_POOL)
+    for args in (("--region", "us-west-2", "--info"), ("--region", "us-west-2", str(pools))):
+        result = catalog(*args, columns=80)
+        assert result.exit_code == 0
+        notes = [line for line in result.stdout.splitlines() if not line.startswith("NAME ")]  # rows stay whole
+        assert max(len(line) for line in notes) <= 80
+        said = " ".join(result.stdout.split())  # the wrapped text, read as one
+        assert "`karpplan catalog refresh --region us-west-2` writes one from AWS" in said
 
 
 def test_info_states_the_regions_coverage_its_date_and_the_remedy() -> None:

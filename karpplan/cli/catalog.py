@@ -12,6 +12,7 @@ its EC2NodeClass (kubelet settings, AMI family) and the DaemonSets whose overhea
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -42,6 +43,7 @@ from karpplan.model.inventory import Inventory
 from karpplan.model.pools import KubeletConfig, NodeClass, NodePool
 from karpplan.model.quantity import QuantityError, format_resource, parse_quantity
 from karpplan.model.resources import CPU, MEMORY, PODS, Resources, amount_of
+from karpplan.render.wrap import wrap_words
 
 _PATHS_KEY = "karpplan.catalog.paths"
 ZONES_HELP = ("The cluster's zones, comma-separated (e.g. us-east-1a,us-east-1b): only offerings in these zones are "
@@ -205,8 +207,16 @@ def _table(rows: Sequence[Selection], footer: Sequence[str]) -> str:
             ]
         )
     widths = [max(len(row[i]) for row in lines) for i in range(len(header))]
+    # the table's rows stay one line each (as `kubectl get` prints them: scripts cut its columns); its notes wrap
     text = "\n".join("  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in lines)
-    return text + ("\n" + "\n".join(footer) if footer else "")
+    return text + ("\n" + "\n".join(_wrapped(note, 0) for note in footer) if footer else "")
+
+
+def _wrapped(text: str, indent: int) -> str:
+    """`text` wrapped to the terminal's width (COLUMNS; 80 when not a terminal, as rich renders the other
+    commands), its continuation lines indented by `indent`."""
+    width = max(40, shutil.get_terminal_size((80, 24)).columns)
+    return ("\n" + " " * indent).join(wrap_words(text, width - indent))
 
 
 def _selection_dict(s: Selection) -> dict[str, Any]:
@@ -423,13 +433,14 @@ def _print_info(loaded: Catalog, output: str) -> None:
     ]
     width = max(len(key) for key, _ in rows) + 2
     for key, value in rows:
-        print(f"{key + ':':<{width}}{value}")
+        print(f"{key + ':':<{width}}{_wrapped(value, width)}")
     if "regions" in data:
-        print("\nEmbedded regions (types priced of those known, and the date of their prices; the others are "
-              "missing there):")
+        print("\n" + _wrapped("Embedded regions (types priced of those known, and the date of their prices; the "
+                             "others are missing there):", 0))
         for r in data["regions"]:
             derived = f" ({r['derived']} derived)" if r["derived"] else ""
-            print(f"  {r['region']:<16}{r['priced']:>5} of {r['known']}{derived:<16}as of {r['pricesAsOf']}")
+            head = f"  {r['region']:<16}{r['priced']:>5} of {r['known']}{derived:<16}"
+            print(head + _wrapped(f"as of {r['pricesAsOf']}", len(head)))
 
 
 # ------------------------------------------------------------------------------------------ import/refresh
