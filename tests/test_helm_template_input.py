@@ -76,6 +76,13 @@ def test_a_bare_action_line_is_blamed_when_the_error_is_elsewhere() -> None:
     assert problem(text).startswith("t.yaml:3: unrendered Helm template: {{- if .Values.enabled }} is Go templating")
 
 
+def test_a_template_opening_with_a_comment_is_a_template_not_bad_yaml() -> None:
+    """A chart's template that starts with a multi-line `{{/* ... */}}` note (data-on-eks's valkey chart,
+    templates/bootstrap-rbac.yaml) read "invalid YAML: did not find expected ','" at line 2."""
+    text = "{{/*\n  Minimal RBAC for the bootstrap Job:\n    - list pods\n*/}}\napiVersion: v1\nkind: ServiceAccount\n"
+    assert problem(text).startswith("t.yaml:1: unrendered Helm template: {{/* is Go templating")
+
+
 def test_stdin_names_no_chart() -> None:
     assert problem("replicas: {{ .Values.n }}\n", "<stdin>").endswith(
         "`helm template CHART > rendered.yaml` and that file, or pipe it in as `-`")

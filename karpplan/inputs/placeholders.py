@@ -23,8 +23,9 @@ def placeholder_in(text: str | None) -> str | None:
     return match.group(0) if match else None
 
 
-# A Go template action as Helm writes them: `{{ .Values.x }}`, `{{- include "c.labels" . | nindent 4 }}`, `{{- end }}`.
-GO_ACTION = re.compile(r"\{\{-?\s.*?\s?-?\}\}|\{\{[-./\w\s\"|()$]*\}\}")
+# A Go template action as Helm writes them: `{{ .Values.x }}`, `{{- include "c.labels" . | nindent 4 }}`, `{{- end }}`,
+# and the opening of a comment, which may run over many lines (`{{/*` ... `*/}}`, a chart's header note).
+GO_ACTION = re.compile(r"\{\{-?\s.*?\s?-?\}\}|\{\{[-./\w\s\"|()$]*\}\}|\{\{-?\s*/\*")
 _CHART_DEPTH = 3  # templates/, templates/sub/: where Chart.yaml is looked for above a template
 
 
