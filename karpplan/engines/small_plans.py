@@ -194,7 +194,11 @@ def solve_exact(run: SmallPlanRun, out: ExactOutcome) -> tuple[str | None, Solut
             len(plan.unplaced) == len(quick[1].unplaced) else quick[2]
     if plan is None:
         return status, repaired, None
-    return status, plan, None if tiered else bound
+    # Under NodePool weights the model minimises the pods' tiers first, then the price: `cost_bound` takes the
+    # plan's own tier penalty off CP-SAT's bound, and a plan that honours the weights (the fewest tier steps
+    # any plan can take, as Karpenter's heaviest-pool-first launches do) has at most that penalty, so the
+    # result bounds its price. (The LP bounds ignore the weights: they bound every plan, this one too.)
+    return status, plan, bound
 
 
 def _fewer_then_cheaper(plan: Solution, other: Solution) -> bool:
