@@ -92,8 +92,11 @@ def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementSt
 
 def _lacking_note(problem: Problem, template: PodTemplate, pool: NodePool, kind: str) -> str:
     """When no type the pool allows fits the pod, but types it allows that would fit are missing from the
-    region's embedded catalog: say so, or the reason reads as Karpenter's verdict when it is only our catalog's."""
-    if kind not in ("resources", "requirements"):
+    region's embedded catalog: say so, or the reason reads as Karpenter's verdict when it is only our catalog's.
+    Only for a verdict on the pool's instance types (`resources`): a pool refused before its types are looked at
+    (a taint, requirements the pod's contradict, a label it does not define) refuses the pod whatever the
+    catalog holds, and a note there would suggest a catalog fix that cannot help."""
+    if kind != "resources":
         return ""
     alternatives = template.affinity.strict_alternatives()
     wanted = (alternatives[0] & pool.requirements) if alternatives else pool.requirements
