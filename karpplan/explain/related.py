@@ -206,10 +206,11 @@ def link_nominations(explanation: Explanation) -> None:
         if rejected:
             said = [r for i in rejected for r in i.parsed.reasons if r.plain]
             typed = [r for r in said if r.kind != NODE_FILTER] or said  # the volume / taint / topology, when named
-            why = " ".join(dict.fromkeys(capital(r.plain) for r in typed))
+            # the rejection is an item of the same answer, which words each cause: named here, not said twice
+            why = "; ".join(dict.fromkeys(r.text.rstrip(". ") for r in typed))
             item.plain = (f"{who}: Karpenter nominated {p.nominated}, but kube-scheduler keeps rejecting the pod "
                           f"(line {rejected[0].line}), so the nominated node cannot take it and waiting will not help: "
-                          f"fix the cause of the rejection. {why}"
+                          f"fix the cause of the rejection ({why}), said with line {rejected[0].line}."
                           + (" Here the two disagree on capacity: Karpenter counts that node as having room for the "
                              "pod's requests while kube-scheduler does not (Karpenter's estimate of its allocatable, "
                              "or pods Karpenter does not count there such as DaemonSet or static pods); check the "

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 
 from karpplan.explain import known
 from karpplan.explain import structure as reason_kind
+from karpplan.explain.cut_clause import cut_plain
 from karpplan.explain.dialects import (
     admission,
     claim_rejected,
@@ -14,7 +15,9 @@ from karpplan.explain.dialects import (
     fargate,
     launch,
     nodeclass,
+    relaxed,
     scale_down,
+    volume_topology,
 )
 from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.empty_domain import empty_domain_plain, has_empty_domain, shown
@@ -29,6 +32,7 @@ from karpplan.model.labels import ZONE
 _WELL_KNOWN_POOL_KEYS = ("karpenter.sh/nodepool", "karpenter.sh/provisioner-name")
 _HOSTNAME = "kubernetes.io/hostname"
 # causes a record states of no pod: a node class, an EC2 launch, a NodeClaim the API server refused
+_NO_FAILURE = (admission.CAUSE, scale_down.CAUSE, relaxed.CAUSE, volume_topology.CAUSE)
 _NO_POD_CAUSES = nodeclass.CAUSES + launch.CAUSES + claim_rejected.CAUSES
 
 
@@ -106,6 +110,8 @@ def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karp
                  dialect: str | None = None, where: str | None = None) -> str:
     """One reason in plain words; `where` names the pool(s) when one sentence stands for several pools."""
     where = where or _pool_name(pool, dialect)
+    if r.truncated and (cut := cut_plain(r, where)) is not None:
+        return cut
     f = fields_of(pool, dialect, r)
     if r.kind == reason_kind.TAINT:
         return _taint_plain(r, where, f, source, in_pool=pool is not None)
@@ -454,7 +460,7 @@ def _header(p: Parsed, who: str) -> str:
 
 
 def _ordinary_taints(reasons: tuple[Reason, ...]) -> list[Reason]:
-    return [r for r in reasons if r.kind == reason_kind.TAINT and known.transient_taint(r.key) is None
+    return [r for r in reasons if r.kind == reason_kind.TAINT and not r.truncated and known.transient_taint(r.key) is None
             and known.disruption_taint(r.key) is None and known.pressure_taint(r.key) is None]
 
 
@@ -523,7 +529,7 @@ def item_plain(item: Item) -> str:
         who += f" ({item.workload})"
     if p.event == "Nominated":
         return _nominated_plain(who, p)
-    if any(r.cause in (admission.CAUSE, scale_down.CAUSE) for r in p.reasons):  # bound and refused, or kept: no failure
+    if any(r.cause in _NO_FAILURE for r in p.reasons):  # bound and refused, kept, relaxed, volumes read: no failure
         return f"{who}: " + " ".join(r.plain[:1].lower() + r.plain[1:] for r in p.reasons)
     if p.event in disruption.EVENTS:  # a node kept or removed, no pod: the message says which and why
         return " ".join([capital(disruption.plain(p.message)),

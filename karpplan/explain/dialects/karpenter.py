@@ -13,6 +13,7 @@ import re
 from dataclasses import replace
 
 from karpplan.explain import structure as reason_kind
+from karpplan.explain.cut_clause import cut_off
 from karpplan.explain.structure import ParsedRequirement, PoolReasons, Reason
 
 V06 = "v0.6"
@@ -40,7 +41,10 @@ _UNKNOWN_LABEL = re.compile(
     r'^(?:incompatible requirements, )?(?:label "(?P<key>[^"]*)"|key (?P<bare>[^\s",]+)) does not have known(?: values|\s*$)'
     r'(?: \(typo of "(?P<typo>[^"]*)"\?\))?'
 )
+_CUT_LABEL = re.compile(r'^(?:incompatible requirements, )?label "(?P<key>[^"]+)$')
+_CUT_KINDS = (reason_kind.UNKNOWN_LABEL, reason_kind.TAINT, reason_kind.REQUIREMENT_CONFLICT)  # cut_clause.py words them
 _CONFLICT = re.compile(r"^(?:incompatible requirements, )?key (?P<key>[^,\s]+),\s*(?P<a>.*?) not in (?P<b>.*)$", re.S)
+_CUT_KEY = re.compile(r"^(?:incompatible requirements, )?key (?P<key>[^,\s]+)\s*$")
 _CONFLICT_V06 = re.compile(r"^incompatible requirements, (?P<a>.*?) not in (?P<b>.*?), key (?P<key>\S+)", re.S)
 _OLD_NO_TYPE = re.compile(
     r"^no instance type satisfied resources (?P<res>\{[^}]*\}?)(?: and requirements (?P<reqs>.*?))?"
@@ -143,8 +147,10 @@ def parse_reason(clause: str) -> Reason | None:
     clause = clause.strip().strip('"').strip()
     truncated = bool(_ELLIPSIS.search(clause))
     body = _ELLIPSIS.sub("", clause)
+    if (m := _CUT_LABEL.match(body)) is not None:  # `label "node-role.kubernetes.io/control-p`
+        return Reason(reason_kind.UNKNOWN_LABEL, clause, key=m.group("key"), truncated=True)
     reason = _parse_body(body, clause)
-    if reason is not None and truncated:
+    if reason is not None and (truncated or reason.kind in _CUT_KINDS and cut_off(body)):
         reason = replace(reason, truncated=True)
     return reason
 
@@ -162,6 +168,8 @@ def _parse_body(body: str, clause: str) -> Reason | None:
         pool_side = _NODEPOOL_FIELD.sub("", m.group("b")).strip()
         return Reason(reason_kind.REQUIREMENT_CONFLICT, clause, key=m.group("key"), pod_side=m.group("a").strip(),
                       pool_side=pool_side)
+    if (m := _CUT_KEY.match(body)) is not None:  # `incompatible requirements, key node-role.kubernetes.io/control-p`
+        return Reason(reason_kind.REQUIREMENT_CONFLICT, clause, key=m.group("key"), truncated=True)
     if body.startswith("incompatible requirements"):
         return Reason(reason_kind.REQUIREMENT_CONFLICT, clause)
     if (m := _OLD_NO_TYPE.match(body)) is not None:
