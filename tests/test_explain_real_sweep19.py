@@ -35,6 +35,33 @@ PASTES: dict[str, Paste] = {
         ('Pod monitoring/mimir-gateway-d84dcd5cd-s4jr2: an earlier try', 'heaviest preferred node affinity term',
          'not a failure by itself', 'may only run in eu-west-1b,'),
         ('could not be scheduled', 'eu-west-1b or eu-west-1')),
+    # v0.33: the scheduler's one rejection (of the single node there was) made Karpenter launch a NodeClaim; the nodes
+    # never joined the cluster (the maintainer's question, the reporter's instances terminated) - no capacity dispute
+    'nomination-after-the-rejection-claim-never-joined': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/5267',
+        'Events:\n  Type     Reason            Age   From               Message\n  ----     ------            ----  -'
+        '---               -------\n  Warning  FailedScheduling  54s   default-scheduler  0/1 nodes are available: 1 '
+        'Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod..\n  '
+        'Normal   Nominated         53s   karpenter          Pod should schedule on: nodeclaim/default-zjrnm\n',
+        {'node-filter'}, ('launched nodeclaim/default-zjrnm for it after the scheduler\'s rejection',
+                          'kubectl describe nodeclaim default-zjrnm'),
+        ('keeps rejecting', 'disagree on capacity', 'waiting will not help')),
+    # a soft affinity on karpenter.sh/nodepool DoesNotExist: Karpenter reads the preferred term as well and ignores the
+    # pod, which then waited on the node-group nodes alone (its volume's zone had none with room)
+    'ignored-pod-preferring-non-karpenter-nodes': Paste(
+        'https://github.com/kubernetes-sigs/karpenter/issues/1334',
+        '{"level":"DEBUG","time":"2024-06-18T14:32:52.068Z","logger":"controller.provisioner","message":"ignoring pod,'
+        ' configured to not run on a Karpenter provisioned node via the karpenter.sh/nodepool DoesNotExist requirement'
+        '","commit":"6b868db","pod":"monitoring/prometheus-prometheus-kube-prometheus-prometheus-0"}\n',
+        {'requirement-conflict'}, ('Pod monitoring/prometheus-prometheus-kube-prometheus-prometheus-0: karpenter '
+                                   'ignores it', 'preferred (soft) term', 'karpenter.sh/nodepool DoesNotExist'),
+        ('could not be scheduled', )),
+    # the EFS CSI driver's pods on a Fargate-only cluster: node agents Fargate refuses; Fargate mounts EFS itself
+    'efs-csi-driver-pods-on-fargate': Paste(
+        'https://github.com/kubernetes-sigs/aws-efs-csi-driver/issues/589',
+        '`Pod not supported on Fargate: fields not supported: HostNetwork, invalid SecurityContext fields: Privileged, '
+        'port contains HostIP or HostPort`\n',
+        {'unsupported'}, ('node agent', 'without the EFS CSI driver\'s pods', 'spec.hostNetwork'), ()),
 }
 
 _VOLUME_V1 = ('{"level":"DEBUG","time":"2025-08-26T09:12:44.101Z","logger":"controller","caller":"scheduling/volumetopol'
@@ -58,16 +85,6 @@ REGRESSIONS: dict[str, Paste] = {
         'le\\":\\"ScheduleAnyway\\",\\"labelSelector\\":{\\"matchLabels\\":{\\"app\\":\\"web\\"}}}"}\n',
         {'topology'}, ('Pod shop/web-7d9f', 'whenUnsatisfiable: ScheduleAnyway on topology.kubernetes.io/zone',
                        'not a failure by itself'), ('could not be scheduled', 'unrecognised')),
-    # (d) Panfactum/stack#42's line: two NodeClaims refused by the CRD's cap in one error; each is reported, the cause once
-    'two-claims-each-reported': Paste(
-        'https://github.com/Panfactum/stack/issues/42',
-        'creating node claim, NodeClaim.karpenter.sh \\"spot-8c7mc\\" is invalid: [spec.requirements: Too many:'
-        ' 32: must have at most 30 items, <nil>: Invalid value: \\"null\\": some validation rules were not chec'
-        'ked because the object was invalid; correct the existing errors to complete validation]; creating no'
-        'de claim, NodeClaim.karpenter.sh \\"burstable-2l6cf\\" is invalid: [spec.requirements: Too many: 33: m'
-        'ust have at most 30 items, <nil>: Invalid value: \\"null\\": some validation rules were not checked be'
-        'cause the object was invalid; correct the existing errors to complete validation]\n',
-        {'unsupported'}, ('NodeClaim spot-8c7mc', 'NodeClaim burstable-2l6cf too', '33 requirements'), ()),
 }
 ALL = {**PASTES, **REGRESSIONS}
 
@@ -150,6 +167,20 @@ def test_a_whole_clause_before_the_users_ellipsis_is_not_cut() -> None:
     told = explain_text('Failed to schedule pod, incompatible requirements, key karpenter.sh/nodepool, karpenter.sh/'
                         'nodepool In [public] not in karpenter.sh/nodepool In [private] ...\n').item_list()[0].plain
     assert "cut off inside" not in told and "karpenter.sh/nodepool In [private]" in told, told
+
+
+def test_two_claims_refused_by_the_cap_are_each_reported() -> None:
+    """(d) the line of Panfactum/stack#42 (cited by an earlier sweep): two NodeClaims refused by the CRD's cap in one
+    error; each is reported with its own count, the cause and fix once."""
+    line = ('creating node claim, NodeClaim.karpenter.sh \\"spot-8c7mc\\" is invalid: [spec.requirements: Too many:'
+            ' 32: must have at most 30 items, <nil>: Invalid value: \\"null\\": some validation rules were not chec'
+            'ked because the object was invalid; correct the existing errors to complete validation]; creating no'
+            'de claim, NodeClaim.karpenter.sh \\"burstable-2l6cf\\" is invalid: [spec.requirements: Too many: 33: m'
+            'ust have at most 30 items, <nil>: Invalid value: \\"null\\": some validation rules were not checked be'
+            'cause the object was invalid; correct the existing errors to complete validation]\n')
+    (item,) = explain_text(line).item_list()
+    assert "NodeClaim spot-8c7mc" in item.plain and "NodeClaim burstable-2l6cf too" in item.plain, item.plain
+    assert "33 requirements" in item.plain and item.plain.count("upgrade Karpenter together with its CRDs") == 1
 
 
 def test_claims_rejected_for_a_restricted_domain_are_each_named() -> None:

@@ -22,6 +22,7 @@ from karpplan.explain.dialects import (
     kube,
     launch,
     nodeclass,
+    not_for_karpenter,
     relaxed,
     scale_down,
     scale_up_failures,
@@ -38,6 +39,7 @@ from karpplan.explain.structure import (
     MIN_VALUES,
     NO_INSTANCE_TYPE,
     NODE_FILTER,
+    REQUIREMENT_CONFLICT,
     TAINT,
     UNSUPPORTED,
     VOLUME,
@@ -64,7 +66,7 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"
                  # the API server refusing a NodeClaim, the kubelet refusing a bound pod: claim_rejected.py, admission.py
                  *(t.encode() for t in claim_rejected.TRIGGERS), *(t.encode() for t in admission.TRIGGERS),
                  *(t.encode() for t in scale_down.TRIGGERS), *(t.encode() for t in volume_topology.TRIGGERS),
-                 *(t.encode() for t in relaxed.TRIGGERS),
+                 *(t.encode() for t in relaxed.TRIGGERS), *(t.encode() for t in not_for_karpenter.TRIGGERS),
                  # why a node is not consolidated or disrupted, and disruptions under way: dialects/disruption.py
                  *(t.encode() for t in disruption.TRIGGERS))
 
@@ -484,6 +486,10 @@ class RecordParser:
             tm = TIMESTAMP.search(text)
             return [Parsed(KARPENTER, "Relaxed", relax.what, pod=self._record_pod(text), time=tm.group(0) if tm else None,
                            reasons=(reason,))]
+        if (avoided := not_for_karpenter.parse(text)) is not None:
+            reason = Reason(REQUIREMENT_CONFLICT, f"{avoided} DoesNotExist", key=avoided, cause=not_for_karpenter.CAUSE,
+                            plain=not_for_karpenter.plain(avoided))
+            return [Parsed(KARPENTER, "Ignored", reason.text, pod=self._record_pod(text), reasons=(reason,))]
         if any(t in text for t in admission.TRIGGERS) and (ad := admission.parse(text)) is not None:
             reason = Reason(UNSUPPORTED, ad.text, key=ad.resource, cause=admission.CAUSE,
                             plain=capital(admission.plain(ad)))

@@ -15,6 +15,7 @@ from karpplan.explain.dialects import (
     fargate,
     launch,
     nodeclass,
+    not_for_karpenter,
     relaxed,
     scale_down,
     volume_topology,
@@ -32,7 +33,7 @@ from karpplan.model.labels import ZONE
 _WELL_KNOWN_POOL_KEYS = ("karpenter.sh/nodepool", "karpenter.sh/provisioner-name")
 _HOSTNAME = "kubernetes.io/hostname"
 # causes a record states of no pod: a node class, an EC2 launch, a NodeClaim the API server refused
-_NO_FAILURE = (admission.CAUSE, scale_down.CAUSE, relaxed.CAUSE, volume_topology.CAUSE)
+_NO_FAILURE = (admission.CAUSE, scale_down.CAUSE, relaxed.CAUSE, volume_topology.CAUSE, not_for_karpenter.CAUSE)
 _NO_POD_CAUSES = nodeclass.CAUSES + launch.CAUSES + claim_rejected.CAUSES
 
 
