@@ -62,6 +62,26 @@ PASTES: dict[str, Paste] = {
         '`Pod not supported on Fargate: fields not supported: HostNetwork, invalid SecurityContext fields: Privileged, '
         'port contains HostIP or HostPort`\n',
         {'unsupported'}, ('node agent', 'without the EFS CSI driver\'s pods', 'spec.hostNetwork'), ()),
+    # cluster-autoscaler 1.2's scale-up predicate for two StatefulSet pods whose EBS volumes are in a zone the
+    # multi-zone autoscaling group's template node is not: one node group per zone is the fix (each pod its own item)
+    'ca-scale-up-no-volume-zone-two-pods': Paste(
+        'https://github.com/kubernetes/autoscaler/issues/1649',
+        'I0204 07:31:14.597296       1 scale_up.go:152] Scale-up predicate failed: NoVolumeZoneConflict predicate '
+        'mismatch, cannot put default/iconverse-elasticsearch-0 on template-node-for-iconverse-worker-nodes-NodeGrou'
+        'p-1B0XF3VJS2O0J-1244933151533827896, reason: node(s) had no available volume zone\nI0204 07:31:14.597434  '
+        '     1 scale_up.go:152] Scale-up predicate failed: NoVolumeZoneConflict predicate mismatch, cannot put defau'
+        'lt/iconverse-mysql-1 on template-node-for-iconverse-worker-nodes-NodeGroup-1B0XF3VJS2O0J-12449331515338278'
+        '96, reason: node(s) had no available volume zone\n',
+        {'node-filter', 'volume'}, ('Pod default/iconverse-elasticsearch-0', 'Pod default/iconverse-mysql-1',
+                                    'give each zone its own node group'), ('Seen 2 times', )),
+    # kube-scheduler before 1.9: a PV in a zone without nodes of the single multi-zone instance group; kops's answer
+    # was an instance group per zone (for the autoscaler to grow the right one)
+    'old-fit-failure-summary-volume-zone': Paste(
+        'https://github.com/kubernetes/kops/issues/1998',
+        'pod (belligerent-ibis-minio-825379079-zv6bb) failed to fit in any node fit failure summary on nodes : '
+        'NoVolumeZoneConflict (4), PodToleratesNodeTaints (3)\n',
+        {'node-filter', 'volume'}, ('Pod belligerent-ibis-minio-825379079-zv6bb', 'a volume never moves',
+                                    'one node group per zone'), ('Lower the pod', )),
 }
 
 _VOLUME_V1 = ('{"level":"DEBUG","time":"2025-08-26T09:12:44.101Z","logger":"controller","caller":"scheduling/volumetopol'

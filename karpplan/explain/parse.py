@@ -528,7 +528,7 @@ class RecordParser:
         if (cm := kube.CA_OBJECT.search(line)) is not None:
             pod = f"{cm.group('ns')}/{cm.group('name')}" if cm.group("ns") else cm.group("name")
         elif (km := kube.KLOG_POD.search(line)) is not None:
-            pod = km.group("pod") or km.group("bare")
+            pod = km.group("pod") or km.group("bare") or km.group("old")
         tm = TIMESTAMP.search(line[:64])
         message = line
         if line.startswith('"') and line.endswith('"') and len(line) > 1:

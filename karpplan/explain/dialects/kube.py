@@ -52,7 +52,8 @@ GET_EVENT = re.compile(
     r"(?P<object>[a-z]+(?:\.[\w.]+)?/\S+)\s+(?P<msg>\S.*)$")
 KLOG = re.compile(r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w.-]+:\d+\] ")
 CA_OBJECT = re.compile(r'Kind:"Pod", Namespace:"(?P<ns>[^"]*)", Name:"(?P<name>[^"]*)"')
-KLOG_POD = re.compile(r'\bpod="(?P<pod>[^"]+)"|\bpod=(?P<bare>[\w.-]+/[\w.-]+)')
+# klog's `pod="ns/name"`, and the FitError of kube-scheduler before 1.9: `pod (name) failed to fit in any node`
+KLOG_POD = re.compile(r'\bpod="(?P<pod>[^"]+)"|\bpod=(?P<bare>[\w.-]+/[\w.-]+)|\bpod \((?P<old>[\w./-]+)\) failed to fit')
 # cluster-autoscaler's verbose per-node-group line (scale_up.go / orchestrator.go)
 PREDICATE = re.compile(r"(?:Pod (?P<pod>\S+) can't be scheduled on (?P<group>[^,\s]+), )?predicate "
                        r"(?:checking error|failed): (?P<why>.*)$", re.S)  # pasted alone, from `predicate` on
@@ -204,7 +205,8 @@ def parse_predicate(message: str) -> tuple[str | None, list[Reason]] | None:
     group = m.group("group") or (template.group("g") if template else "(the pasted line does not name it)")
     reasons = [Reason(NODE_FILTER, text, counts=counts, cause=f"node group {group}")]
     reasons.extend(derived(counts))
-    return m.group("pod"), reasons
+    put = re.search(r"cannot put (?P<pod>\S+) on ", why)  # CA 1.0-1.2 names the pod there, not in a prefix
+    return m.group("pod") or (put.group("pod") if put else None), reasons
 
 
 def _split_outside_braces(text: str) -> list[str]:
