@@ -82,6 +82,13 @@ PASTES: dict[str, Paste] = {
         'NoVolumeZoneConflict (4), PodToleratesNodeTaints (3)\n',
         {'node-filter', 'volume'}, ('Pod belligerent-ibis-minio-825379079-zv6bb', 'a volume never moves',
                                     'one node group per zone'), ('Lower the pod', )),
+    # GKE out of GPU quota: the node group's scale-up failed, so cluster-autoscaler holds it in backoff (quoted in prose)
+    'ca-backoff-after-failed-scale-up-quota': Paste(
+        'https://github.com/cortexlabs/cortex/issues/1685',
+        'error message is an event on the pod, and it says "pod didn\'t trigger scale-up (it wouldn\'t fit if a new '
+        'node is added): 1 in backoff after failed scale-up"\n',
+        {'node-filter'}, ('in backoff', 'a quota', '1 in backoff after failed scale-up.'),
+        ("no node group's template node would take it", 'scale-up".')),
 }
 
 _VOLUME_V1 = ('{"level":"DEBUG","time":"2025-08-26T09:12:44.101Z","logger":"controller","caller":"scheduling/volumetopol'

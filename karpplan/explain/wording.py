@@ -454,6 +454,9 @@ def _header(p: Parsed, who: str) -> str:
             return f"{who} did not make cluster-autoscaler add a node."
         if p.event == "FailedToScaleUpGroup":
             return f"{who} got no node from cluster-autoscaler: a node group could not be scaled up."
+        counted = [why for r in p.reasons for why in (r.counts or {})]
+        if counted and all("backoff" in why for why in counted):
+            return f"{who} got no node from cluster-autoscaler: the node group that could take it is in backoff."
         return f"{who} did not make cluster-autoscaler add a node: no node group's template node would take it."
     if p.source == fargate.SOURCE:
         return f"{who} was not scheduled by the EKS Fargate scheduler (fargate-scheduler)."

@@ -78,7 +78,8 @@ _GROUP_MAX = re.compile(r"max node group size reached|max limit reached|max (?:c
 def _entries(rest: str) -> dict[str, int]:
     counts: dict[str, int] = {}
     for part in _ENTRY_SPLIT.split(rest.strip()):
-        m = _ENTRY.match(part.strip().strip("`").rstrip(".").strip())  # a paste's closing ``` stays off the reason
+        # a paste's closing ``` or quote stays off the reason
+        m = _ENTRY.match(part.strip().strip("`").rstrip("\"'").rstrip(".").strip())
         if m is not None:
             why = named(m.group("why").strip())
             counts[why] = counts.get(why, 0) + int(m.group("n"))
