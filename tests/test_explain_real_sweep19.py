@@ -89,6 +89,14 @@ PASTES: dict[str, Paste] = {
         'node is added): 1 in backoff after failed scale-up"\n',
         {'node-filter'}, ('in backoff', 'a quota', '1 in backoff after failed scale-up.'),
         ("no node group's template node would take it", 'scale-up".')),
+    # the head of the pod's event (the thread quotes it in prose): 1.35's DynamicResources scoring bug with a shared
+    # multi-node claim beside per-node claims, fixed by kubernetes/kubernetes#139017 and its cherry-picks
+    'dra-score-plugin-error-135-regression': Paste(
+        'https://github.com/kubernetes/kubernetes/issues/139016',
+        'running Score plugins: plugin "DynamicResources" failed with: number of allocations 1 is smaller than '
+        'number of claim\n',
+        {'unsupported'}, ('DynamicResources plugin failed with an error', 'not a verdict that no node fits',
+                          'kubernetes/kubernetes#139016'), ('unrecognised', )),
 }
 
 _VOLUME_V1 = ('{"level":"DEBUG","time":"2025-08-26T09:12:44.101Z","logger":"controller","caller":"scheduling/volumetopol'

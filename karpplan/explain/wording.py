@@ -16,6 +16,7 @@ from karpplan.explain.dialects import (
     launch,
     nodeclass,
     not_for_karpenter,
+    plugin_error,
     relaxed,
     scale_down,
     volume_topology,
@@ -212,6 +213,8 @@ def _unsupported_plain(r: Reason, f: PoolFields, source: str) -> str:
     feature this Karpenter version lacks."""
     if source == fargate.SOURCE:
         return fargate_plain(r)
+    if r.cause == plugin_error.CAUSE:
+        return plugin_error.plain(r)
     if r.cause == "restricted label":
         return (f"Karpenter ignores the pod because it selects on {r.key}, a label in a domain Karpenter restricts "
                 "(karpenter.sh/..., kubernetes.io/... other than the well-known labels): it never launches a node "

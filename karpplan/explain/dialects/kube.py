@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import re
 
+from karpplan.explain.dialects import plugin_error
 from karpplan.explain.dialects.karpenter import parse_taint
 from karpplan.explain.dialects.predicates import FIT_10, FIT_14_HEAD, fit_14_counts, named, old_fit_counts
 from karpplan.explain.structure import LIMITS, NODE_FILTER, TAINT, TOPOLOGY, VOLUME, Reason
+
+PLUGIN_TRIGGERS = plugin_error.TRIGGERS  # what the fast path looks for: dialects/plugin_error.py
 
 # the total may be redacted by the one who pasted it (`0/x nodes are available`)
 FIT = re.compile(r"(?P<n>\d+)/(?P<m>\d+|[xXnN?]) nodes are available(?::\s*(?P<rest>.*))?", re.S)
@@ -122,6 +125,8 @@ def parse_fit_error(message: str) -> list[Reason] | None:
             return [Reason(NODE_FILTER, "not eligible due to preemptionPolicy=Never", counts={}, total=0)]
         if NO_NODES.search(message) is not None:  # a cluster with no node the scheduler may use at all
             return [Reason(NODE_FILTER, "no nodes available to schedule pods", counts={}, total=0)]
+        if (failed := plugin_error.parse(message)) is not None:  # a plugin's other errors: no verdict on the nodes
+            return [failed]
         return None
     before = message[:m.start()].rstrip()
     if before.endswith("preemption:") and (cut := _cut_head(before.removesuffix("preemption:"), m)) is not None:
