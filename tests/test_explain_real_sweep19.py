@@ -97,6 +97,15 @@ PASTES: dict[str, Paste] = {
         'number of claim\n',
         {'unsupported'}, ('DynamicResources plugin failed with an error', 'not a verdict that no node fits',
                           'kubernetes/kubernetes#139016'), ('unrecognised', )),
+    # k3s's ServiceLB pod for pihole's web Service (MetalLB annotations in the values): ServiceLB holds each
+    # LoadBalancer Service's ports as host ports on every node, one Service per port (k3s-io/k3s#1969); with MetalLB
+    # ServiceLB is to be disabled
+    'k3s-servicelb-pod-out-of-host-ports': Paste(
+        'https://github.com/MoJo2600/pihole-kubernetes/issues/199',
+        "2m21s       Warning   FailedScheduling        pod/svclb-pihole-web-lcj6p       0/5 nodes are available: 1 "
+        "node(s) didn't have free ports for the requested pod ports, 4 node(s) didn't match Pod's node affinity/"
+        "selector.\n",
+        {'node-filter'}, ("k3s's ServiceLB", '--disable servicelb', 'Pod svclb-pihole-web-lcj6p'), ()),
 }
 
 _VOLUME_V1 = ('{"level":"DEBUG","time":"2025-08-26T09:12:44.101Z","logger":"controller","caller":"scheduling/volumetopol'

@@ -23,7 +23,7 @@ from karpplan.explain.dialects import (
 )
 from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.empty_domain import empty_domain_plain, has_empty_domain, shown
-from karpplan.explain.host_ports import is_host_port, karpenter_host_port_plain
+from karpplan.explain.host_ports import is_host_port, karpenter_host_port_plain, servicelb_note
 from karpplan.explain.label_hint import guess_plain, waiting_on_limits
 from karpplan.explain.node_filter_wording import node_filter_plain
 from karpplan.explain.pinned_pool import pinned_unlaunchable_pool
@@ -566,6 +566,8 @@ def item_plain(item: Item) -> str:
         sentences.append(capital(fargate_plain(replace(
             refused[0], text="; ".join(r.text + (f" ({r.key})" if r.key else "") for r in refused), key=None))))
     sentences += [pinned_unlaunchable_pool(p.reasons, p.pools) or "", waiting_on_limits(p.reasons, p.pools), *item.advice]
+    if any(is_host_port(r.text) for r in p.reasons):
+        sentences.append(servicelb_note(p.pod))
     if p.unparsed:
         sentences.append("Not understood: " + "; ".join(u[:160] for u in p.unparsed) + ".")
     if item.count > 1:
