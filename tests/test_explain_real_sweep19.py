@@ -256,3 +256,17 @@ def test_a_nomination_names_its_rejections_causes_once(load: CatalogFor) -> None
     told = " ".join(i.plain for i in items)
     assert told.count("Node(s) didn't match pod anti-affinity rules: those nodes") == 1, told
     assert "said with line 2" in told and "nominated node cannot take it" in told
+
+
+@pytest.mark.parametrize("error", [
+    "one or more instance types with compatible reserved offerings are available, but could not be reserved",
+    "satisfying updated nodeclaim constraints would remove all compatible reserved offering options"])
+def test_reserved_capacity_held_for_other_claims_is_no_misfit(error: str) -> None:
+    """Karpenter v1.3+'s reserved-capacity errors (scheduling/nodeclaim.go; the strict mode of
+    kubernetes-sigs/karpenter#2056): the pod fits, the reservations are held for other claims of the round; it is not
+    said that no type fits it."""
+    line = ('{"level":"ERROR","time":"2025-09-01T10:00:00.000Z","logger":"controller","message":"could not schedule '
+            f'pod","Pod":{{"name":"train-0","namespace":"ml"}},"error":"{error}"}}\n')
+    (item,) = explain_text(line).item_list()
+    assert item.parsed.pod == "ml/train-0" and "reserv" in item.plain, item.plain
+    assert "fits the pod" not in item.plain and "too big" not in item.plain, item.plain

@@ -237,6 +237,8 @@ def no_type_plain(r: Reason, pool: PoolReasons | None, f: PoolFields, advice: tu
     one quoted then, the pod's CPU and memory being beside the point."""
     asked = ", ".join(f"{k} {v}" for k, v in (r.resources or {}).items() if k != "pods" and (only is None or k == only))
     cause = f" ({r.cause})" if r.cause else ""
+    if "reserved offering" in (r.cause or "") and (meaning := K.filter_meaning(r.cause)) is not None:
+        return f"Karpenter says: {r.cause}. {meaning}"  # capacity reservations held for other claims: no misfit
     reqs = ", ".join(str(q) for q in r.requirements)
     head = (f"no instance type {_pool_name(pool)} may launch "
             f"{'is offered for' if K.offering_only(r.cause) else 'fits'} the pod{cause}"

@@ -61,6 +61,9 @@ _EXCLUDED = re.compile(
 _TOPOLOGY = re.compile(
     r"^unsatisfiable topology constraint for (?P<c>topology spread|pod affinity|pod anti-affinity),\s*"
     r"key=(?P<key>[^\s(,]+)(?: \(counts = (?P<rest>.*))?", re.S)
+_RESERVED = re.compile(r"^(?:one or more instance types with compatible reserved offerings are available, but could "
+                       r"not be reserved|satisfying updated nodeclaim constraints would remove all compatible reserved "
+                       r"offering options)")
 _NODEPOOL_FIELD = re.compile(r"\((?:NodePool|nodepool)=(?P<n>[^)]*)\)")
 _REQ_SPLIT = re.compile(r",\s+(?=[^\s,]+ (?:In|NotIn|Exists|DoesNotExist|Gt|Lt|Gte|Lte)\b)")
 _REQ = re.compile(r"^(?P<key>\S+) (?P<op>In|NotIn|Exists|DoesNotExist|Gt|Lt|Gte|Lte)(?: \[(?P<vals>[^\]]*)\]?)?"
@@ -180,6 +183,8 @@ def _parse_body(body: str, clause: str) -> Reason | None:
         return Reason(reason_kind.NO_INSTANCE_TYPE, clause, resources=parse_resources(res) if res else None,
                       requirements=parse_requirements(m.group("reqs") or ""),
                       cause=m.group("cause").strip().rstrip("`'\"").strip())  # (a paste's closing quote)
+    if _RESERVED.match(body):  # v1.3+ reserved capacity (ReservedOfferingModeStrict): the pod waits its turn
+        return Reason(reason_kind.NO_INSTANCE_TYPE, clause, cause=body.strip())
     if (m := _LIMITS.match(body)) is not None:
         return Reason(reason_kind.LIMITS, clause, node_pool=m.group("q") or m.group("n") or m.group("n2"))
     if (m := _EXCLUDED.search(body)) is not None:
@@ -296,6 +301,21 @@ _FILTER_ERRORS = (
      "overhead): allow larger types, or lower the requests."),
     # v1.7+ scheduler error, and the NodePool's NoCompatibleInstanceTypes event (`NodePool requirements filtered out
     # all compatible available instance types`): no type is left before any pod is looked at
+    # v1.3+ reserved capacity: Karpenter holds reserved offerings for the NodeClaims it made in this round without
+    # knowing which type each will launch, so it may run out of reservations to hold while some remain; in strict
+    # mode it then neither falls back to on-demand / spot nor fails the pod for good (kubernetes-sigs/karpenter#2056)
+    ("compatible reserved offerings are available, but could not be reserved",
+     "Not a failure of the pod: capacity reservations (karpenter.sh/capacity-type: reserved) that fit it exist, but "
+     "Karpenter had already set them aside for other NodeClaims of the same scheduling round (it holds a reservation "
+     "for every compatible offering of a claim, not knowing which one will launch), and while reserved offerings "
+     "are available it does not fall back to on-demand or spot. The pod is taken up again in the next round, once "
+     "those claims have launched; if it waits long, the reservations are used up - add capacity to them, or allow "
+     "on-demand / spot in the NodePool's karpenter.sh/capacity-type requirement for the rest "
+     "(kubernetes-sigs/karpenter#2056)."),
+    ("would remove all compatible reserved offering options",
+     "Adding the pod to a NodeClaim meant for a capacity reservation would leave that claim no reserved offering it "
+     "can still launch into: Karpenter keeps the claim as it is and places the pod elsewhere in a later round; only "
+     "a pod that fits no reservation at all waits for on-demand or spot capacity the NodePool allows."),
     ("filtered out all",
      "This is not about the pod's size: the NodePool's requirements, together with its node class (the image's "
      "architecture and generation, the kubelet's settings) and the instance types the cloud provider lists right now, "
