@@ -270,3 +270,14 @@ def test_reserved_capacity_held_for_other_claims_is_no_misfit(error: str) -> Non
     (item,) = explain_text(line).item_list()
     assert item.parsed.pod == "ml/train-0" and "reserv" in item.plain, item.plain
     assert "fits the pod" not in item.plain and "too big" not in item.plain, item.plain
+
+
+def test_karpenters_refusal_of_dra_pods_is_named() -> None:
+    """Karpenter with IGNORE_DRA_REQUESTS (its default, kubernetes-sigs/karpenter#2384) refuses pods with
+    ResourceClaims: said as that, not left unrecognised nor read as a size misfit."""
+    line = ('{"level":"ERROR","time":"2025-09-01T10:00:00.000Z","logger":"controller","message":"could not schedule '
+            'pod","Pod":{"name":"gpu-0","namespace":"ml"},"error":"pod has Dynamic Resource Allocation requirements '
+            'that are not yet supported by Karpenter"}\n')
+    (item,) = explain_text(line).item_list()
+    assert "Dynamic Resource Allocation" in item.plain and "IGNORE_DRA_REQUESTS" in item.plain, item.plain
+    assert "fits the pod" not in item.plain

@@ -125,7 +125,8 @@ _KARPENTER_ANCHOR = re.compile(
     r"compatible with nodepool \"|did not tolerate |no instance type |unsatisfiable topology constraint|"
     r"incompatible requirements|all available instance types exceed|node limits have been exhausted|"
     r"label \"[^\"]*\" does not have known values|pod didn['’]t schedule because NodePool|"
-    r"incompatible volume requirements|[Nn]ode[Pp]ool requirements filtered out|one or more instance types with compatible reserved|satisfying updated nodeclaim|"
+    r"incompatible volume requirements|[Nn]ode[Pp]ool requirements filtered out|satisfying updated nodeclaim|"
+    r"one or more instance types with compatible reserved|pod has Dynamic Resource Allocation requirements|"
     r"\d+ out of \d+ instance types were excluded|Ignoring pod, pod anti-affinity is not supported|"
     r"Ignoring pod, label \S+ is restricted|invariant violated registering host port usage|"
     r"no (?:dynamic )?(?:nodepools|provisioners) found")
@@ -439,8 +440,7 @@ class RecordParser:
         return f"{self.describe_ns}/{self.describe_name}" if self.describe_ns else self.describe_name
 
     def _record_pod(self, text: str) -> str | None:
-        """The pod a structured record names (its `Pod` object, `pod` field, or their flattened `Pod.name` forms,
-        JSON or a console line's trailing fields), else the pod a `kubectl describe pod` is about."""
+        """The pod a record names (record_pod.py: JSON or a console line's fields), else the described pod's."""
         if "{" in text or '"pod' in text.lower():
             value, _, _ = _json_objects(text)
             record = value if isinstance(value, dict) else tolerant_fields(text)

@@ -215,6 +215,12 @@ def _unsupported_plain(r: Reason, f: PoolFields, source: str) -> str:
         return fargate_plain(r)
     if r.cause == plugin_error.CAUSE:
         return plugin_error.plain(r)
+    if r.cause == K.DRA_IGNORED:
+        return ("Karpenter does not launch nodes for pods that use Dynamic Resource Allocation (spec.resourceClaims): "
+                "with IGNORE_DRA_REQUESTS (--ignore-dra-requests, true by default until its DRA support is GA) it "
+                "refuses them outright (kubernetes-sigs/karpenter#2384). The pod needs an existing node whose driver "
+                "publishes the devices its claims ask for (a node group with the DRA driver), or a Karpenter release "
+                "and NodePool set up for DRA with that setting off; its CPU and memory are not the cause.")
     if r.cause == "restricted label":
         return (f"Karpenter ignores the pod because it selects on {r.key}, a label in a domain Karpenter restricts "
                 "(karpenter.sh/..., kubernetes.io/... other than the well-known labels): it never launches a node "

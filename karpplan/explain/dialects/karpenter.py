@@ -21,6 +21,7 @@ V016 = "v0.16-v0.31"
 V032 = "v0.32-v0.37"
 V10 = "v1.0-v1.4"
 V15 = "v1.5+"
+DRA_IGNORED = "DRA requests ignored"
 
 _ELLIPSIS = re.compile(r"\s*(?:…|\.\.\.)\s*$")
 _ENVELOPE = re.compile(
@@ -183,6 +184,8 @@ def _parse_body(body: str, clause: str) -> Reason | None:
         return Reason(reason_kind.NO_INSTANCE_TYPE, clause, resources=parse_resources(res) if res else None,
                       requirements=parse_requirements(m.group("reqs") or ""),
                       cause=m.group("cause").strip().rstrip("`'\"").strip())  # (a paste's closing quote)
+    if body.startswith("pod has Dynamic Resource Allocation requirements"):  # IGNORE_DRA_REQUESTS (the default)
+        return Reason(reason_kind.UNSUPPORTED, clause, cause=DRA_IGNORED)
     if _RESERVED.match(body):  # v1.3+ reserved capacity (ReservedOfferingModeStrict): the pod waits its turn
         return Reason(reason_kind.NO_INSTANCE_TYPE, clause, cause=body.strip())
     if (m := _LIMITS.match(body)) is not None:
