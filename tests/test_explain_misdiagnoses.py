@@ -122,10 +122,13 @@ NOMINATED_AND_REJECTED = """Events:
 
 
 def test_nomination_beside_a_scheduler_rejection_points_at_the_rejection() -> None:
-    nominated = next(i for i in _explained(NOMINATED_AND_REJECTED).item_list() if i.parsed.event == "Nominated")
+    items = _explained(NOMINATED_AND_REJECTED).item_list()
+    nominated = next(i for i in items if i.parsed.event == "Nominated")
     assert "should bind once" not in nominated.plain and "binds once" not in nominated.plain
     assert "cannot take it" in nominated.plain and "volume node affinity conflict" in nominated.plain
-    assert "WaitForFirstConsumer" in nominated.plain
+    # the rejection's own item words its cause and fix; the nomination names it without saying it again
+    assert "said with line 4" in nominated.plain
+    assert sum(i.plain.count("WaitForFirstConsumer") for i in items) == 1
 
 
 def test_nomination_repeated_over_minutes_is_not_reassurance() -> None:

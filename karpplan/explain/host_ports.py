@@ -61,3 +61,17 @@ def node_ports_hint(every_node: bool) -> str:
             "names the culprit). A node takes one such pod per port, and a bigger node does not help: give the pod "
             "or the holder another port, run at most one replica per node (a rolling update with maxSurge: 0, or "
             "fewer replicas than nodes), or drop hostPort / hostNetwork and expose the pod through a Service.")
+
+
+def servicelb_note(pod: str | None) -> str:
+    """k3s's ServiceLB (klipper-lb) pod left pending on host ports, or ''. ServiceLB runs a `svclb-<service>-...` pod
+    on every node for each Service of type LoadBalancer, holding the Service's ports as host ports there: a second
+    LoadBalancer Service on a port another one already holds (Traefik's 80 / 443, say) fits no node."""
+    name = (pod or "").rsplit("/", 1)[-1]
+    if not name.startswith("svclb-"):
+        return ""
+    return ("This pod is k3s's ServiceLB (klipper-lb) for a Service of type LoadBalancer: it holds that Service's "
+            "ports as host ports on each node, so another LoadBalancer Service on the same port (k3s's Traefik on "
+            "80 / 443, or a Service sharing an IP) leaves it no node. Give the Service other ports, or - when MetalLB "
+            "or another load balancer assigns the addresses - start k3s with --disable servicelb so no svclb pods are "
+            "made.")

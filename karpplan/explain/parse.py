@@ -13,6 +13,7 @@ from itertools import accumulate, compress, count, repeat
 from operator import add, itemgetter
 from typing import Any
 
+from karpplan.explain.cut_clause import cut_off
 from karpplan.explain.dialects import (
     admission,
     claim_rejected,
@@ -21,11 +22,14 @@ from karpplan.explain.dialects import (
     kube,
     launch,
     nodeclass,
+    not_for_karpenter,
+    relaxed,
     scale_down,
     scale_up_failures,
     volume_topology,
 )
 from karpplan.explain.dialects import karpenter as K
+from karpplan.explain.record_pod import pod_in_text, pod_of
 from karpplan.explain.structure import (
     CLUSTER_AUTOSCALER,
     EXCLUDED_TYPES,
@@ -35,6 +39,8 @@ from karpplan.explain.structure import (
     MIN_VALUES,
     NO_INSTANCE_TYPE,
     NODE_FILTER,
+    REQUIREMENT_CONFLICT,
+    TAINT,
     UNSUPPORTED,
     VOLUME,
     Parsed,
@@ -49,7 +55,7 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"
                  b"does not have known values", b"registering host port usage", b"minValues", b"not supported", b"filtered out all", b'"error"',
                  b"Name:", b"Namespace:", b"Events:", b"Type  ", b"----  ", b"LAST SEEN", b"nodepools found", b"provisioners found", b"exceeds node resources",
                  b"Fargate", b"predicate ", b"Skipping node group", b"unbound", b"Failed for reason", b"account is currently blocked", b"is restricted", b"Ignoring pod", b"node(s) had", b"node(s) didn't", b"node(s) exceed",
-                 b"preemptionPolicy=Never",
+                 b"preemptionPolicy=Never", b"reserved offering",
                  # node-class errors (a pool that resolves no instance types): dialects/nodeclass.py
                  b"resolving node class", b"unable to resolve instance types", b"NodeClassNotReady",
                  b"ignoring nodepool, not ready", b"nodeclass not ready", b"node class not ready",
@@ -60,6 +66,8 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"
                  # the API server refusing a NodeClaim, the kubelet refusing a bound pod: claim_rejected.py, admission.py
                  *(t.encode() for t in claim_rejected.TRIGGERS), *(t.encode() for t in admission.TRIGGERS),
                  *(t.encode() for t in scale_down.TRIGGERS), *(t.encode() for t in volume_topology.TRIGGERS),
+                 *(t.encode() for t in relaxed.TRIGGERS), *(t.encode() for t in not_for_karpenter.TRIGGERS),
+                 *(t.encode() for t in kube.PLUGIN_TRIGGERS),  # a kube-scheduler plugin's error
                  # why a node is not consolidated or disrupted, and disruptions under way: dialects/disruption.py
                  *(t.encode() for t in disruption.TRIGGERS))
 
@@ -117,7 +125,8 @@ _KARPENTER_ANCHOR = re.compile(
     r"compatible with nodepool \"|did not tolerate |no instance type |unsatisfiable topology constraint|"
     r"incompatible requirements|all available instance types exceed|node limits have been exhausted|"
     r"label \"[^\"]*\" does not have known values|pod didn['’]t schedule because NodePool|"
-    r"incompatible volume requirements|[Nn]ode[Pp]ool requirements filtered out|"
+    r"incompatible volume requirements|[Nn]ode[Pp]ool requirements filtered out|satisfying updated nodeclaim|"
+    r"one or more instance types with compatible reserved|pod has Dynamic Resource Allocation requirements|"
     r"\d+ out of \d+ instance types were excluded|Ignoring pod, pod anti-affinity is not supported|"
     r"Ignoring pod, label \S+ is restricted|invariant violated registering host port usage|"
     r"no (?:dynamic )?(?:nodepools|provisioners) found")
@@ -130,8 +139,6 @@ _CLAIM_RESTRICTED = re.compile(r'NodeClaim(?:\.karpenter\.sh)? \\?"(?P<claim>[^"
                                r'\[\d+\]\.key)[^\n]*?label domain \\?"(?P<domain>[^"\\]+)\\?" is restricted')
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 _FIELD = re.compile(r'"(?P<name>message|msg|error|pod|time|ts|level|logger)"\s*:\s*"')
-_POD_OBJECT = re.compile(r'"Pod"\s*:\s*\{\s*"name"\s*:\s*"(?P<name>[^"]*)"\s*,\s*"namespace"\s*:\s*"(?P<ns>[^"]*)"')
-_POD_OBJECT2 = re.compile(r'"Pod"\s*:\s*\{\s*"namespace"\s*:\s*"(?P<ns>[^"]*)"\s*,\s*"name"\s*:\s*"(?P<name>[^"]*)"')
 _DESCRIBE_NAME = re.compile(r"^Name:\s+(\S+)\s*$")
 _DESCRIBE_NS = re.compile(r"^Namespace:\s+(\S+)\s*$")
 _MAX_DECODE_TRIES = 8
@@ -163,9 +170,8 @@ def tolerant_fields(text: str) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     for m in _FIELD.finditer(text):
         fields.setdefault(m.group("name"), _string_at(text, m.end()))
-    pm = _POD_OBJECT.search(text) or _POD_OBJECT2.search(text)
-    if pm is not None:
-        fields["Pod"] = {"name": pm.group("name"), "namespace": pm.group("ns")}
+    if (pod := pod_in_text(text)) is not None:
+        fields["Pod"] = pod
     return fields
 
 
@@ -208,20 +214,6 @@ _WRAPPERS = ("log", "line", "MESSAGE", "@message", "textPayload")  # fluent-bit,
 
 def _is_record(d: dict[str, Any]) -> bool:
     return any(k in d for k in ("message", "msg", "error", "errorCauses", "items", "involvedObject", *_WRAPPERS))
-
-
-def _pod_of(d: dict[str, Any]) -> str | None:
-    pod = d.get("pod")
-    if isinstance(pod, str) and pod:
-        return pod
-    for key in ("Pod", "pod", "involvedObject"):
-        obj = d.get(key)
-        if isinstance(obj, dict) and obj.get("name"):
-            if key == "involvedObject" and str(obj.get("kind", "Pod")) != "Pod":
-                return None
-            ns = obj.get("namespace")
-            return f"{ns}/{obj['name']}" if ns else str(obj["name"])
-    return None
 
 
 def _node_of(d: dict[str, Any]) -> str | None:
@@ -278,6 +270,7 @@ def _kube(message: str) -> tuple[str, str, tuple[Reason, ...]] | None:
         return _kube(message[m.start():])
     reasons = kube.parse_fit_error(message)
     if reasons is not None:
+        reasons = [replace(r, truncated=True) if r.kind == TAINT and cut_off(r.text) else r for r in reasons]
         return KUBE_SCHEDULER, "FailedScheduling", with_plain(Parsed(KUBE_SCHEDULER, "", "", reasons=tuple(reasons))).reasons
     reasons = kube.parse_scale_up(message)
     if reasons is not None:
@@ -342,11 +335,11 @@ def _classify(message: str, *, source: str | None, event: str | None,
             return verbose, True
     if (cm := _CLAIM_RESTRICTED.search(message)) is not None:
         return _claim_rejected(cm, message, event), False
-    if any(t in message for t in claim_rejected.TRIGGERS) and (rejected := claim_rejected.parse(message)) is not None:
-        kind = MIN_VALUES if rejected.rule == "min-values" else UNSUPPORTED
-        reason = Reason(kind, rejected.text, value=rejected.claim, cause=f"claim rejected: {rejected.rule}",
-                        plain=capital(claim_rejected.plain(rejected)))
-        return Parsed(KARPENTER, event or "Log", message, reasons=(reason,)), False
+    if any(t in message for t in claim_rejected.TRIGGERS) and (rejected := claim_rejected.parse_all(message)):
+        reasons = tuple(Reason(MIN_VALUES if r.rule == "min-values" else UNSUPPORTED, r.text, value=r.claim,
+                               cause=f"claim rejected: {r.rule}", plain=capital(claim_rejected.plain(r, tuple(rejected[:i]))))
+                        for i, r in enumerate(rejected))
+        return Parsed(KARPENTER, event or "Log", message, reasons=reasons), False
     nm = kube.NOMINATED.search(message)
     if nm is not None:
         return Parsed(KARPENTER, "Nominated", message, nominated=nm.group("target").strip()), False
@@ -404,10 +397,17 @@ def _autoscaler_line(message: str, event: str | None) -> Parsed | None:
 
 
 def _claim_rejected(cm: re.Match[str], message: str, event: str | None) -> Parsed:
-    """A NodeClaim the API server refused for a restricted label domain in its requirements."""
-    reason = Reason(UNSUPPORTED, cm.group(0).replace('\\"', '"'), key=cm.group("domain"), value=cm.group("claim"),
-                    cause="restricted label domain")
-    return Parsed(KARPENTER, event or "Log", message, reasons=(replace(reason, plain=reason_plain(reason)),))
+    """NodeClaims the API server refused for a restricted label domain in their requirements: each claim the
+    message names (one scheduling round's claims are joined with `; `), a domain said once."""
+    reasons: list[Reason] = []
+    for m in _CLAIM_RESTRICTED.finditer(message, cm.start()):
+        reason = Reason(UNSUPPORTED, m.group(0).replace('\\"', '"'), key=m.group("domain"), value=m.group("claim"),
+                        cause="restricted label domain")
+        if any(r.key == reason.key for r in reasons):
+            reason = replace(reason, plain=f"The API server rejected NodeClaim {reason.value} too, for the same "
+                                           f"restricted domain {reason.key}.")
+        reasons.append(reason if reason.plain else replace(reason, plain=reason_plain(reason)))
+    return Parsed(KARPENTER, event or "Log", message, reasons=tuple(reasons))
 
 
 def _node_class(e: nodeclass.NodeClassError, text: str) -> Parsed:
@@ -439,6 +439,21 @@ class RecordParser:
             return None
         return f"{self.describe_ns}/{self.describe_name}" if self.describe_ns else self.describe_name
 
+    def _record_pod(self, text: str) -> str | None:
+        """The pod a record names (record_pod.py: JSON or a console line's fields), else the described pod's."""
+        if "{" in text or '"pod' in text.lower():
+            value, _, _ = _json_objects(text)
+            record = value if isinstance(value, dict) else tolerant_fields(text)
+            for wrapper in _WRAPPERS:
+                inner = record.get(wrapper)
+                if isinstance(inner, str) and inner.lstrip().startswith("{"):
+                    inner_value, _, _ = _json_objects(inner)
+                    record = inner_value if isinstance(inner_value, dict) else tolerant_fields(inner)
+                    break
+            if (pod := pod_of(record)) is not None:
+                return pod
+        return self._describe_pod()
+
     def parse(self, text: str) -> list[Parsed]:
         if text[:1] == ">":  # a quoted paste (GitHub, e-mail): each line's `> ` marks
             text = _QUOTED_LINES.sub("", text)
@@ -465,11 +480,21 @@ class RecordParser:
         if any(t in text for t in volume_topology.TRIGGERS) and (pin := volume_topology.parse(text)) is not None:
             reason = Reason(VOLUME, pin.text, key=pin.key, cause=volume_topology.CAUSE,
                             plain=capital(volume_topology.plain(pin)))
-            return [Parsed(KARPENTER, "Log", pin.text, pod=self._describe_pod(), reasons=(reason,))]
+            return [Parsed(KARPENTER, "Log", pin.text, pod=self._record_pod(text), reasons=(reason,))]
+        if any(t in text for t in relaxed.TRIGGERS) and (relax := relaxed.parse(text)) is not None:
+            reason = Reason(relaxed.KINDS.get(relax.field or "", TAINT), relax.what or "relaxing soft constraints",
+                            key=relax.key, cause=relaxed.CAUSE, plain=capital(relaxed.plain(relax)))
+            tm = TIMESTAMP.search(text)
+            return [Parsed(KARPENTER, "Relaxed", relax.what, pod=self._record_pod(text), time=tm.group(0) if tm else None,
+                           reasons=(reason,))]
+        if (avoided := not_for_karpenter.parse(text)) is not None:
+            reason = Reason(REQUIREMENT_CONFLICT, f"{avoided} DoesNotExist", key=avoided, cause=not_for_karpenter.CAUSE,
+                            plain=not_for_karpenter.plain(avoided))
+            return [Parsed(KARPENTER, "Ignored", reason.text, pod=self._record_pod(text), reasons=(reason,))]
         if any(t in text for t in admission.TRIGGERS) and (ad := admission.parse(text)) is not None:
             reason = Reason(UNSUPPORTED, ad.text, key=ad.resource, cause=admission.CAUSE,
                             plain=capital(admission.plain(ad)))
-            return [Parsed(KUBE_SCHEDULER, "Rejected", ad.text, pod=ad.pod or self._describe_pod(), reasons=(reason,))]
+            return [Parsed(KUBE_SCHEDULER, "Rejected", ad.text, pod=ad.pod or self._record_pod(text), reasons=(reason,))]
         if '{""' in text:  # CSV export (CloudWatch, spreadsheets): quotes doubled
             text = text.replace('""', '"')
         if "{" in text or '"error"' in text or '"message"' in text:
@@ -504,7 +529,7 @@ class RecordParser:
         if (cm := kube.CA_OBJECT.search(line)) is not None:
             pod = f"{cm.group('ns')}/{cm.group('name')}" if cm.group("ns") else cm.group("name")
         elif (km := kube.KLOG_POD.search(line)) is not None:
-            pod = km.group("pod") or km.group("bare")
+            pod = km.group("pod") or km.group("bare") or km.group("old")
         tm = TIMESTAMP.search(line[:64])
         message = line
         if line.startswith('"') and line.endswith('"') and len(line) > 1:
@@ -531,7 +556,7 @@ class RecordParser:
         if isinstance(value, dict):
             # console line: message, then a trailing fields object
             head = text[:start]
-            pod = _pod_of(value)
+            pod = pod_of(value)
             tm = TIMESTAMP.search(head[:64])
             result = classify(head, pod=pod, time=tm.group(0) if tm else None)
             return [result] if result else []
@@ -551,7 +576,7 @@ class RecordParser:
         message = d.get("message") or d.get("msg") or d.get("eventMessage") or ""  # eventMessage: Datadog's events
         message = message if isinstance(message, str) else str(message)
         error = _error_text(d)
-        pod = _pod_of(d)
+        pod = pod_of(d)
         time = _time_of(d)
         if (disrupting := disruption.from_fields(message, d)) is not None:  # v1.x: reason, decision beside it
             return [Parsed(KARPENTER, disruption.DISRUPTING, disrupting, time=time,

@@ -127,6 +127,16 @@ def _seconds(a: str | None, b: str | None) -> float | None:
 
 _AGE_REPEATS = re.compile(r"\(x(?P<n>\d+) over (?P<d>[\dhms.]+)\)")
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)([hms])")
+_AGE = re.compile(r"(?:\d+[dhms])+(?!\w)")
+_DURATION_D = re.compile(r"(\d+)([dhms])")
+
+
+def _age_seconds(age: str | None) -> float | None:
+    """Seconds of kubectl's event age (`54s`, `3m20s`, `2m28s (x8 over 9m3s)`: its first part), or None."""
+    m = _AGE.match((age or "").strip())
+    if m is None:
+        return None
+    return sum(float(n) * {"d": 86400, "h": 3600, "m": 60, "s": 1}[u] for n, u in _DURATION_D.findall(m.group(0)))
 
 
 def _repeats(age: str | None) -> tuple[int, float | None]:
@@ -186,6 +196,36 @@ def _renominated_plain(p: Parsed, claims: list[str]) -> str:
             "registration error); otherwise the pod binds once it is ready.")
 
 
+def _rejected_before_the_claim(p: Parsed, line: int, rejected: list[Item]) -> bool:
+    """A nomination to a NodeClaim not yet a node (`nodeclaim/x`, no `node/`) beside one rejection, not repeated and
+    not younger than the nomination: the scheduler's FailedScheduling is what made Karpenter launch the claim, of the
+    nodes that existed before it (aws/karpenter-provider-aws#5267), not a refusal of the claim's node."""
+    target = (p.nominated or "").strip()
+    if not target.startswith(("nodeclaim/", "machine/")) or "node/" in target.replace("nodeclaim/", ""):
+        return False
+    if any(i.count > 1 or _repeats(i.parsed.age)[0] > 1 for i in rejected):
+        return False
+    nominated = _age_seconds(p.age)
+    for i in rejected:
+        age = _age_seconds(i.parsed.age)
+        if age is not None and nominated is not None and age != nominated:
+            if age < nominated:  # the rejection is the younger event: the claim's node was refused too
+                return False
+        elif i.line > line:  # no age, or the same (a watch's `0s`): the order of the lines
+            return False
+    return True
+
+
+def _launching_claim_plain(who: str, p: Parsed, rejected: list[Item]) -> str:
+    line = rejected[0].line
+    return (f"{who}: Karpenter launched {p.nominated} for it after the scheduler's rejection (line {line}), which "
+            "counted only the nodes that existed before that claim: this is the usual order, and the pod binds once "
+            "the claim's node is Ready (a minute or two). If it stays Pending, the claim never became a node that "
+            f"could take it - it failed to launch or its node never registered: kubectl describe nodeclaim "
+            f"{(p.nominated or '').split('/', 1)[-1].split(',')[0].strip()} (its Launched / Registered / Initialized "
+            "conditions) and Karpenter's log say why; the rejection's reasons are about the older nodes.")
+
+
 def link_nominations(explanation: Explanation) -> None:
     for item in explanation.items.values():
         p = item.parsed
@@ -203,13 +243,16 @@ def link_nominations(explanation: Explanation) -> None:
         if not rejected and (span is None or span <= REPEATED_SECONDS):
             continue
         who = f"Pod {p.pod}" if p.pod else "The pod"
-        if rejected:
+        if rejected and _rejected_before_the_claim(p, item.line, rejected):
+            item.plain = _launching_claim_plain(who, p, rejected)
+        elif rejected:
             said = [r for i in rejected for r in i.parsed.reasons if r.plain]
             typed = [r for r in said if r.kind != NODE_FILTER] or said  # the volume / taint / topology, when named
-            why = " ".join(dict.fromkeys(capital(r.plain) for r in typed))
+            # the rejection is an item of the same answer, which words each cause: named here, not said twice
+            why = "; ".join(dict.fromkeys(r.text.rstrip(". ") for r in typed))
             item.plain = (f"{who}: Karpenter nominated {p.nominated}, but kube-scheduler keeps rejecting the pod "
                           f"(line {rejected[0].line}), so the nominated node cannot take it and waiting will not help: "
-                          f"fix the cause of the rejection. {why}"
+                          f"fix the cause of the rejection ({why}), said with line {rejected[0].line}."
                           + (" Here the two disagree on capacity: Karpenter counts that node as having room for the "
                              "pod's requests while kube-scheduler does not (Karpenter's estimate of its allocatable, "
                              "or pods Karpenter does not count there such as DaemonSet or static pods); check the "

@@ -9,7 +9,8 @@ def volume_plain(text: str, requirements: str = "spec.template.spec.requirements
     if "node affinity conflict" in low or "volume zone" in low:
         return (f"{text}: the pod's PersistentVolume is pinned (its spec.nodeAffinity) to a zone or node these nodes "
                 "are not in, and a volume never moves. The pod needs a node in the volume's zone: let a node group or "
-                f"NodePool launch there ({requirements} on topology.kubernetes.io/zone, and a subnet in that zone), "
+                f"NodePool launch there ({requirements} on topology.kubernetes.io/zone, and a subnet in that zone; "
+                "for cluster-autoscaler, one node group per zone: a group spanning zones adds its node in any of them), "
                 "or recreate the volume where your nodes are. kubectl get pv -o wide shows the zone; new volumes follow "
                 "the pod with a StorageClass of volumeBindingMode: WaitForFirstConsumer. A pod that mounts several "
                 "EBS volumes needs them all in one zone: two in different zones fit no node at all. If the PV's zone "

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 
 from karpplan.explain import known
 from karpplan.explain import structure as reason_kind
+from karpplan.explain.cut_clause import cut_plain
 from karpplan.explain.dialects import (
     admission,
     claim_rejected,
@@ -14,11 +15,15 @@ from karpplan.explain.dialects import (
     fargate,
     launch,
     nodeclass,
+    not_for_karpenter,
+    plugin_error,
+    relaxed,
     scale_down,
+    volume_topology,
 )
 from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.empty_domain import empty_domain_plain, has_empty_domain, shown
-from karpplan.explain.host_ports import is_host_port, karpenter_host_port_plain
+from karpplan.explain.host_ports import is_host_port, karpenter_host_port_plain, servicelb_note
 from karpplan.explain.label_hint import guess_plain, waiting_on_limits
 from karpplan.explain.node_filter_wording import node_filter_plain
 from karpplan.explain.pinned_pool import pinned_unlaunchable_pool
@@ -29,6 +34,7 @@ from karpplan.model.labels import ZONE
 _WELL_KNOWN_POOL_KEYS = ("karpenter.sh/nodepool", "karpenter.sh/provisioner-name")
 _HOSTNAME = "kubernetes.io/hostname"
 # causes a record states of no pod: a node class, an EC2 launch, a NodeClaim the API server refused
+_NO_FAILURE = (admission.CAUSE, scale_down.CAUSE, relaxed.CAUSE, volume_topology.CAUSE, not_for_karpenter.CAUSE)
 _NO_POD_CAUSES = nodeclass.CAUSES + launch.CAUSES + claim_rejected.CAUSES
 
 
@@ -106,6 +112,8 @@ def reason_plain(r: Reason, pool: PoolReasons | None = None, source: str = "karp
                  dialect: str | None = None, where: str | None = None) -> str:
     """One reason in plain words; `where` names the pool(s) when one sentence stands for several pools."""
     where = where or _pool_name(pool, dialect)
+    if r.truncated and (cut := cut_plain(r, where)) is not None:
+        return cut
     f = fields_of(pool, dialect, r)
     if r.kind == reason_kind.TAINT:
         return _taint_plain(r, where, f, source, in_pool=pool is not None)
@@ -205,6 +213,14 @@ def _unsupported_plain(r: Reason, f: PoolFields, source: str) -> str:
     feature this Karpenter version lacks."""
     if source == fargate.SOURCE:
         return fargate_plain(r)
+    if r.cause == plugin_error.CAUSE:
+        return plugin_error.plain(r)
+    if r.cause == K.DRA_IGNORED:
+        return ("Karpenter does not launch nodes for pods that use Dynamic Resource Allocation (spec.resourceClaims): "
+                "with IGNORE_DRA_REQUESTS (--ignore-dra-requests, true by default until its DRA support is GA) it "
+                "refuses them outright (kubernetes-sigs/karpenter#2384). The pod needs an existing node whose driver "
+                "publishes the devices its claims ask for (a node group with the DRA driver), or a Karpenter release "
+                "and NodePool set up for DRA with that setting off; its CPU and memory are not the cause.")
     if r.cause == "restricted label":
         return (f"Karpenter ignores the pod because it selects on {r.key}, a label in a domain Karpenter restricts "
                 "(karpenter.sh/..., kubernetes.io/... other than the well-known labels): it never launches a node "
@@ -227,6 +243,8 @@ def no_type_plain(r: Reason, pool: PoolReasons | None, f: PoolFields, advice: tu
     one quoted then, the pod's CPU and memory being beside the point."""
     asked = ", ".join(f"{k} {v}" for k, v in (r.resources or {}).items() if k != "pods" and (only is None or k == only))
     cause = f" ({r.cause})" if r.cause else ""
+    if "reserved offering" in (r.cause or "") and (meaning := K.filter_meaning(r.cause)) is not None:
+        return f"Karpenter says: {r.cause}. {meaning}"  # capacity reservations held for other claims: no misfit
     reqs = ", ".join(str(q) for q in r.requirements)
     head = (f"no instance type {_pool_name(pool)} may launch "
             f"{'is offered for' if K.offering_only(r.cause) else 'fits'} the pod{cause}"
@@ -447,6 +465,9 @@ def _header(p: Parsed, who: str) -> str:
             return f"{who} did not make cluster-autoscaler add a node."
         if p.event == "FailedToScaleUpGroup":
             return f"{who} got no node from cluster-autoscaler: a node group could not be scaled up."
+        counted = [why for r in p.reasons for why in (r.counts or {})]
+        if counted and all("backoff" in why for why in counted):
+            return f"{who} got no node from cluster-autoscaler: the node group that could take it is in backoff."
         return f"{who} did not make cluster-autoscaler add a node: no node group's template node would take it."
     if p.source == fargate.SOURCE:
         return f"{who} was not scheduled by the EKS Fargate scheduler (fargate-scheduler)."
@@ -454,7 +475,7 @@ def _header(p: Parsed, who: str) -> str:
 
 
 def _ordinary_taints(reasons: tuple[Reason, ...]) -> list[Reason]:
-    return [r for r in reasons if r.kind == reason_kind.TAINT and known.transient_taint(r.key) is None
+    return [r for r in reasons if r.kind == reason_kind.TAINT and not r.truncated and known.transient_taint(r.key) is None
             and known.disruption_taint(r.key) is None and known.pressure_taint(r.key) is None]
 
 
@@ -523,7 +544,7 @@ def item_plain(item: Item) -> str:
         who += f" ({item.workload})"
     if p.event == "Nominated":
         return _nominated_plain(who, p)
-    if any(r.cause in (admission.CAUSE, scale_down.CAUSE) for r in p.reasons):  # bound and refused, or kept: no failure
+    if any(r.cause in _NO_FAILURE for r in p.reasons):  # bound and refused, kept, relaxed, volumes read: no failure
         return f"{who}: " + " ".join(r.plain[:1].lower() + r.plain[1:] for r in p.reasons)
     if p.event in disruption.EVENTS:  # a node kept or removed, no pod: the message says which and why
         return " ".join([capital(disruption.plain(p.message)),
@@ -553,6 +574,8 @@ def item_plain(item: Item) -> str:
         sentences.append(capital(fargate_plain(replace(
             refused[0], text="; ".join(r.text + (f" ({r.key})" if r.key else "") for r in refused), key=None))))
     sentences += [pinned_unlaunchable_pool(p.reasons, p.pools) or "", waiting_on_limits(p.reasons, p.pools), *item.advice]
+    if any(is_host_port(r.text) for r in p.reasons):
+        sentences.append(servicelb_note(p.pod))
     if p.unparsed:
         sentences.append("Not understood: " + "; ".join(u[:160] for u in p.unparsed) + ".")
     if item.count > 1:

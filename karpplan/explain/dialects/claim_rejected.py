@@ -41,11 +41,27 @@ class ClaimRejected(NamedTuple):
 
 
 def parse(message: str) -> ClaimRejected | None:
-    """The NodeClaim rejection `message` reports, if it is one this module reads."""
-    cm = _CLAIM.search(message)
-    if cm is None:
-        return None
-    rest = message[cm.end():]
+    """The (first) NodeClaim rejection `message` reports, if it is one this module reads."""
+    found = parse_all(message)
+    return found[0] if found else None
+
+
+def parse_all(message: str) -> list[ClaimRejected]:
+    """Every NodeClaim rejection `message` reports (Karpenter joins the claims of one scheduling round with `; `:
+    `creating node claim, NodeClaim.karpenter.sh "a" is invalid: ...; creating node claim, ... "b" is invalid: ...`),
+    each once."""
+    starts = list(_CLAIM.finditer(message))
+    named = [m for m in starts if m.group("claim") is not None]
+    starts = named or starts[:1]  # a bare CRD message (no claim named): its one cap
+    out: list[ClaimRejected] = []
+    for i, cm in enumerate(starts):
+        end = starts[i + 1].start() if i + 1 < len(starts) else len(message)
+        if (one := _one(cm, message[cm.end():end])) is not None and one not in out:
+            out.append(one)
+    return out
+
+
+def _one(cm: re.Match[str], rest: str) -> ClaimRejected | None:
     for name, rule in _RULES:
         m = rule.search(rest)
         if m is None:
@@ -60,8 +76,12 @@ def parse(message: str) -> ClaimRejected | None:
     return None
 
 
-def plain(r: ClaimRejected) -> str:
-    """What was rejected, why Karpenter made such a claim, and the fix."""
+def plain(r: ClaimRejected, before: tuple[ClaimRejected, ...] = ()) -> str:
+    """What was rejected, why Karpenter made such a claim, and the fix; a claim after others (`before`, of the same
+    message) rejected by the same rule is named with its own numbers, its cause and fix not said again."""
+    if any(b.rule == r.rule for b in before):
+        many = f": {r.had} requirements" if r.rule == "too-many" and r.had else ""
+        return f"The API server rejected NodeClaim {r.claim or '(unnamed)'} too, by the same rule{many} ({r.text})."
     head = (f"the API server rejected {'NodeClaim ' + r.claim if r.claim else 'a NodeClaim'} ({r.text}), so Karpenter could not create the node it had "
             "planned for the pending pods: they stay Pending although the scheduling simulation found room for them. ")
     if r.rule == "min-values":

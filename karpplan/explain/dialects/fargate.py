@@ -103,6 +103,12 @@ def injected_note(refusal: str) -> str:
                 "up the pod's traffic redirection: App Mesh, Istio, Linkerd): if your pod spec has no such capability, "
                 "upgrade or configure the injector for Fargate (its CNI mode or Fargate support) or exclude the "
                 "namespace from injection.")
+    if "HostNetwork" in refusal and ("Privileged" in refusal or "HostPort" in refusal):
+        return (" A pod that asks for the host's network and privileges is a node agent - a CSI driver's node or "
+                "controller pod (EFS, EBS), a CNI, log or monitoring agent - and none can run on Fargate: run it on EC2 "
+                "nodes (keep its namespace out of the Fargate profiles), or leave it out where Fargate does the job "
+                "itself - Fargate mounts Amazon EFS volumes without the EFS CSI driver's pods, so a Fargate-only "
+                "cluster needs only the static EFS PersistentVolume and claim.")
     if "Capabilities added" in refusal or "Privileged" in refusal:
         return (" When your own values leave securityContext empty, the field comes from the chart's defaults or a "
                 "mutating webhook: check the rendered pod (kubectl get pod -o yaml), not only your values.")

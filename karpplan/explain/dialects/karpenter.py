@@ -13,6 +13,7 @@ import re
 from dataclasses import replace
 
 from karpplan.explain import structure as reason_kind
+from karpplan.explain.cut_clause import cut_off
 from karpplan.explain.structure import ParsedRequirement, PoolReasons, Reason
 
 V06 = "v0.6"
@@ -20,6 +21,7 @@ V016 = "v0.16-v0.31"
 V032 = "v0.32-v0.37"
 V10 = "v1.0-v1.4"
 V15 = "v1.5+"
+DRA_IGNORED = "DRA requests ignored"
 
 _ELLIPSIS = re.compile(r"\s*(?:…|\.\.\.)\s*$")
 _ENVELOPE = re.compile(
@@ -40,7 +42,10 @@ _UNKNOWN_LABEL = re.compile(
     r'^(?:incompatible requirements, )?(?:label "(?P<key>[^"]*)"|key (?P<bare>[^\s",]+)) does not have known(?: values|\s*$)'
     r'(?: \(typo of "(?P<typo>[^"]*)"\?\))?'
 )
+_CUT_LABEL = re.compile(r'^(?:incompatible requirements, )?label "(?P<key>[^"]+)$')
+_CUT_KINDS = (reason_kind.UNKNOWN_LABEL, reason_kind.TAINT, reason_kind.REQUIREMENT_CONFLICT)  # cut_clause.py words them
 _CONFLICT = re.compile(r"^(?:incompatible requirements, )?key (?P<key>[^,\s]+),\s*(?P<a>.*?) not in (?P<b>.*)$", re.S)
+_CUT_KEY = re.compile(r"^(?:incompatible requirements, )?key (?P<key>[^,\s]+)\s*$")
 _CONFLICT_V06 = re.compile(r"^incompatible requirements, (?P<a>.*?) not in (?P<b>.*?), key (?P<key>\S+)", re.S)
 _OLD_NO_TYPE = re.compile(
     r"^no instance type satisfied resources (?P<res>\{[^}]*\}?)(?: and requirements (?P<reqs>.*?))?"
@@ -57,6 +62,9 @@ _EXCLUDED = re.compile(
 _TOPOLOGY = re.compile(
     r"^unsatisfiable topology constraint for (?P<c>topology spread|pod affinity|pod anti-affinity),\s*"
     r"key=(?P<key>[^\s(,]+)(?: \(counts = (?P<rest>.*))?", re.S)
+_RESERVED = re.compile(r"^(?:one or more instance types with compatible reserved offerings are available, but could "
+                       r"not be reserved|satisfying updated nodeclaim constraints would remove all compatible reserved "
+                       r"offering options)")
 _NODEPOOL_FIELD = re.compile(r"\((?:NodePool|nodepool)=(?P<n>[^)]*)\)")
 _REQ_SPLIT = re.compile(r",\s+(?=[^\s,]+ (?:In|NotIn|Exists|DoesNotExist|Gt|Lt|Gte|Lte)\b)")
 _REQ = re.compile(r"^(?P<key>\S+) (?P<op>In|NotIn|Exists|DoesNotExist|Gt|Lt|Gte|Lte)(?: \[(?P<vals>[^\]]*)\]?)?"
@@ -143,8 +151,10 @@ def parse_reason(clause: str) -> Reason | None:
     clause = clause.strip().strip('"').strip()
     truncated = bool(_ELLIPSIS.search(clause))
     body = _ELLIPSIS.sub("", clause)
+    if (m := _CUT_LABEL.match(body)) is not None:  # `label "node-role.kubernetes.io/control-p`
+        return Reason(reason_kind.UNKNOWN_LABEL, clause, key=m.group("key"), truncated=True)
     reason = _parse_body(body, clause)
-    if reason is not None and truncated:
+    if reason is not None and (truncated or reason.kind in _CUT_KINDS and cut_off(body)):
         reason = replace(reason, truncated=True)
     return reason
 
@@ -162,6 +172,8 @@ def _parse_body(body: str, clause: str) -> Reason | None:
         pool_side = _NODEPOOL_FIELD.sub("", m.group("b")).strip()
         return Reason(reason_kind.REQUIREMENT_CONFLICT, clause, key=m.group("key"), pod_side=m.group("a").strip(),
                       pool_side=pool_side)
+    if (m := _CUT_KEY.match(body)) is not None:  # `incompatible requirements, key node-role.kubernetes.io/control-p`
+        return Reason(reason_kind.REQUIREMENT_CONFLICT, clause, key=m.group("key"), truncated=True)
     if body.startswith("incompatible requirements"):
         return Reason(reason_kind.REQUIREMENT_CONFLICT, clause)
     if (m := _OLD_NO_TYPE.match(body)) is not None:
@@ -172,6 +184,10 @@ def _parse_body(body: str, clause: str) -> Reason | None:
         return Reason(reason_kind.NO_INSTANCE_TYPE, clause, resources=parse_resources(res) if res else None,
                       requirements=parse_requirements(m.group("reqs") or ""),
                       cause=m.group("cause").strip().rstrip("`'\"").strip())  # (a paste's closing quote)
+    if body.startswith("pod has Dynamic Resource Allocation requirements"):  # IGNORE_DRA_REQUESTS (the default)
+        return Reason(reason_kind.UNSUPPORTED, clause, cause=DRA_IGNORED)
+    if _RESERVED.match(body):  # v1.3+ reserved capacity (ReservedOfferingModeStrict): the pod waits its turn
+        return Reason(reason_kind.NO_INSTANCE_TYPE, clause, cause=body.strip())
     if (m := _LIMITS.match(body)) is not None:
         return Reason(reason_kind.LIMITS, clause, node_pool=m.group("q") or m.group("n") or m.group("n2"))
     if (m := _EXCLUDED.search(body)) is not None:
@@ -288,6 +304,21 @@ _FILTER_ERRORS = (
      "overhead): allow larger types, or lower the requests."),
     # v1.7+ scheduler error, and the NodePool's NoCompatibleInstanceTypes event (`NodePool requirements filtered out
     # all compatible available instance types`): no type is left before any pod is looked at
+    # v1.3+ reserved capacity: Karpenter holds reserved offerings for the NodeClaims it made in this round without
+    # knowing which type each will launch, so it may run out of reservations to hold while some remain; in strict
+    # mode it then neither falls back to on-demand / spot nor fails the pod for good (kubernetes-sigs/karpenter#2056)
+    ("compatible reserved offerings are available, but could not be reserved",
+     "Not a failure of the pod: capacity reservations (karpenter.sh/capacity-type: reserved) that fit it exist, but "
+     "Karpenter had already set them aside for other NodeClaims of the same scheduling round (it holds a reservation "
+     "for every compatible offering of a claim, not knowing which one will launch), and while reserved offerings "
+     "are available it does not fall back to on-demand or spot. The pod is taken up again in the next round, once "
+     "those claims have launched; if it waits long, the reservations are used up - add capacity to them, or allow "
+     "on-demand / spot in the NodePool's karpenter.sh/capacity-type requirement for the rest "
+     "(kubernetes-sigs/karpenter#2056)."),
+    ("would remove all compatible reserved offering options",
+     "Adding the pod to a NodeClaim meant for a capacity reservation would leave that claim no reserved offering it "
+     "can still launch into: Karpenter keeps the claim as it is and places the pod elsewhere in a later round; only "
+     "a pod that fits no reservation at all waits for on-demand or spot capacity the NodePool allows."),
     ("filtered out all",
      "This is not about the pod's size: the NodePool's requirements, together with its node class (the image's "
      "architecture and generation, the kubelet's settings) and the instance types the cloud provider lists right now, "

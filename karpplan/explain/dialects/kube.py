@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import re
 
+from karpplan.explain.dialects import plugin_error
 from karpplan.explain.dialects.karpenter import parse_taint
 from karpplan.explain.dialects.predicates import FIT_10, FIT_14_HEAD, fit_14_counts, named, old_fit_counts
 from karpplan.explain.structure import LIMITS, NODE_FILTER, TAINT, TOPOLOGY, VOLUME, Reason
+
+PLUGIN_TRIGGERS = plugin_error.TRIGGERS  # what the fast path looks for: dialects/plugin_error.py
 
 # the total may be redacted by the one who pasted it (`0/x nodes are available`)
 FIT = re.compile(r"(?P<n>\d+)/(?P<m>\d+|[xXnN?]) nodes are available(?::\s*(?P<rest>.*))?", re.S)
@@ -52,7 +55,8 @@ GET_EVENT = re.compile(
     r"(?P<object>[a-z]+(?:\.[\w.]+)?/\S+)\s+(?P<msg>\S.*)$")
 KLOG = re.compile(r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w.-]+:\d+\] ")
 CA_OBJECT = re.compile(r'Kind:"Pod", Namespace:"(?P<ns>[^"]*)", Name:"(?P<name>[^"]*)"')
-KLOG_POD = re.compile(r'\bpod="(?P<pod>[^"]+)"|\bpod=(?P<bare>[\w.-]+/[\w.-]+)')
+# klog's `pod="ns/name"`, and the FitError of kube-scheduler before 1.9: `pod (name) failed to fit in any node`
+KLOG_POD = re.compile(r'\bpod="(?P<pod>[^"]+)"|\bpod=(?P<bare>[\w.-]+/[\w.-]+)|\bpod \((?P<old>[\w./-]+)\) failed to fit')
 # cluster-autoscaler's verbose per-node-group line (scale_up.go / orchestrator.go)
 PREDICATE = re.compile(r"(?:Pod (?P<pod>\S+) can't be scheduled on (?P<group>[^,\s]+), )?predicate "
                        r"(?:checking error|failed): (?P<why>.*)$", re.S)  # pasted alone, from `predicate` on
@@ -77,7 +81,8 @@ _GROUP_MAX = re.compile(r"max node group size reached|max limit reached|max (?:c
 def _entries(rest: str) -> dict[str, int]:
     counts: dict[str, int] = {}
     for part in _ENTRY_SPLIT.split(rest.strip()):
-        m = _ENTRY.match(part.strip().strip("`").rstrip(".").strip())  # a paste's closing ``` stays off the reason
+        # a paste's closing ``` or quote stays off the reason
+        m = _ENTRY.match(part.strip().strip("`").rstrip("\"'").rstrip(".").strip())
         if m is not None:
             why = named(m.group("why").strip())
             counts[why] = counts.get(why, 0) + int(m.group("n"))
@@ -120,6 +125,8 @@ def parse_fit_error(message: str) -> list[Reason] | None:
             return [Reason(NODE_FILTER, "not eligible due to preemptionPolicy=Never", counts={}, total=0)]
         if NO_NODES.search(message) is not None:  # a cluster with no node the scheduler may use at all
             return [Reason(NODE_FILTER, "no nodes available to schedule pods", counts={}, total=0)]
+        if (failed := plugin_error.parse(message)) is not None:  # a plugin's other errors: no verdict on the nodes
+            return [failed]
         return None
     before = message[:m.start()].rstrip()
     if before.endswith("preemption:") and (cut := _cut_head(before.removesuffix("preemption:"), m)) is not None:
@@ -204,7 +211,8 @@ def parse_predicate(message: str) -> tuple[str | None, list[Reason]] | None:
     group = m.group("group") or (template.group("g") if template else "(the pasted line does not name it)")
     reasons = [Reason(NODE_FILTER, text, counts=counts, cause=f"node group {group}")]
     reasons.extend(derived(counts))
-    return m.group("pod"), reasons
+    put = re.search(r"cannot put (?P<pod>\S+) on ", why)  # CA 1.0-1.2 names the pod there, not in a prefix
+    return m.group("pod") or (put.group("pod") if put else None), reasons
 
 
 def _split_outside_braces(text: str) -> list[str]:

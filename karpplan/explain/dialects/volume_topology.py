@@ -4,6 +4,9 @@ requirements, and logs them:
 
     adding requirements derived from pod volumes, [{topology.ebs.csi.aws.com/zone In [us-east-1a]}]
 
+Since v1.4 the line is `getting requirements from pod volumes` with the requirements in a field of their own
+(`"requirements":"topology.ebs.csi.aws.com/zone In [us-east-1a]"`, Requirements.String without braces).
+
 A user pastes it beside a pod that stays pending (kubernetes-sigs/karpenter#2458): it names the zone the pod is
 pinned to, which is the fact the rest of the answer turns on.
 """
@@ -13,9 +16,12 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-TRIGGERS = ("adding requirements derived from pod volumes",)
+TRIGGERS = ("adding requirements derived from pod volumes", "getting requirements from pod volumes")
 CAUSE = "volume topology"
 _REQUIREMENT = re.compile(r"\{(?P<key>[\w./-]+) (?P<op>In|NotIn|Exists|DoesNotExist) ?\[?(?P<values>[^\]}]*)\]?\}")
+
+_FIELD = re.compile(r'"requirements"\s*:\s*"(?P<requirements>[^"]+)"')
+_SPLIT = re.compile(r",\s*(?=[\w./-]+ (?:In|NotIn|Exists|DoesNotExist|Gt|Lt)\b)")
 
 
 class Pinned(NamedTuple):
@@ -28,19 +34,26 @@ def parse(line: str) -> Pinned | None:
     """The requirements Karpenter derived from the pod's volumes, if `line` is that debug line."""
     at = line.find(TRIGGERS[0])
     if at < 0:
-        return None
-    rest = line[at + len(TRIGGERS[0]):]
+        at = line.find(TRIGGERS[1])
+        field = _FIELD.search(line, at) if at >= 0 else None
+        if field is None:
+            return None
+        rest = "".join(f"{{{r}}}" for r in _SPLIT.split(field.group("requirements")))
+    else:
+        rest = line[at + len(TRIGGERS[0]):]
     found = [m for m in _REQUIREMENT.finditer(rest) if m.group("op") == "In"]
     if not found:
         return None
-    zones = tuple(dict.fromkeys(v for m in found for v in m.group("values").split()))
+    zonal = [m for m in found if m.group("key").endswith("zone")] or found  # a region requirement beside it
+    zones = tuple(dict.fromkeys(v for m in zonal for v in m.group("values").split()))
     text = ", ".join(m.group(0).strip("{}") for m in found)
-    return Pinned(found[0].group("key"), zones, text)
+    return Pinned(zonal[0].group("key"), zones, text)
 
 
 def plain(p: Pinned) -> str:
     where = " or ".join(p.zones) if p.zones else "the volumes' zone"
-    return (f"Karpenter read the pod's volumes and requires {p.text}: the pod may only run in {where}, where its "
+    return (f"its volumes pin it: Karpenter read the pod's volumes and requires {p.text} (a debug line, not a failure "
+            f"by itself; a `could not schedule pod` line for the pod says whether it failed): the pod may only run in {where}, where its "
             "bound volume is (an EBS volume never leaves its zone). A node for it can only be launched there: a "
             "NodePool whose topology.kubernetes.io/zone requirement and EC2NodeClass subnets include that zone, "
             "with an instance type it allows on offer there. If none can, the pod stays pending; a StorageClass "
