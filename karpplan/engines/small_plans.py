@@ -194,10 +194,8 @@ def solve_exact(run: SmallPlanRun, out: ExactOutcome) -> tuple[str | None, Solut
             len(plan.unplaced) == len(quick[1].unplaced) else quick[2]
     if plan is None:
         return status, repaired, None
-    # Under NodePool weights the model minimises the pods' tiers first, then the price: `cost_bound` takes the
-    # plan's own tier penalty off CP-SAT's bound, and a plan that honours the weights (the fewest tier steps
-    # any plan can take, as Karpenter's heaviest-pool-first launches do) has at most that penalty, so the
-    # result bounds its price. (The LP bounds ignore the weights: they bound every plan, this one too.)
+    # Under weights too: `cost_bound` takes the plan's tier penalty off, and a plan honouring the weights (the
+    # fewest tier steps, as Karpenter's heaviest-pool-first) has at most that penalty, so its price is bounded.
     return status, plan, bound
 
 
