@@ -75,6 +75,15 @@ GPU_ON_DEMAND = '{"level":"ERROR","time":"2025-05-12T11:28:27.068Z","logger":"co
 
 def test_types_with_more_gpus_keep_the_allowed_types_architecture_and_the_logs_capacity_type(load: CatalogFor) -> None:
     told = _told(GPU_ON_DEMAND, load)
-    offered = told.split("allow a larger type that has 2, e.g. ")[1].split(", or request")[0]
+    offered = told.split("allow a larger type that has 2 and room for the rest, e.g. ")[1].split(", or request")[0]
     assert "g4dn.12xlarge ($3.9120/h)" in offered  # on demand, as the log's capacity-type asks
     assert "g5g" not in offered and "~$" not in offered
+
+
+def test_fewer_gpus_is_not_the_whole_story_when_the_cpu_does_not_fit_either(load: CatalogFor) -> None:
+    """aws/karpenter-provider-aws#8064 (a new user's trial): 2 GPUs and 17185m CPU against g4dn.2xlarge/4xlarge
+    (8 and 16 vCPU, 1 GPU each). "or request no more than 1" alone would not work: with one GPU the pod still
+    needs 17 vCPU. Both are said, and the types offered hold the CPU too (g4dn.12xlarge, not g4dn.8xlarge's 1 GPU)."""
+    told = _told(GPU_ON_DEMAND, load)
+    assert "and its cpu 17185m exceeds them too (at most 15890m, g4dn.4xlarge)" in told
+    assert "request no more than 1 and lower the other requests" in told

@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from explain_pastes import Paste, check_paste
 from typer.testing import CliRunner
 
 from karpplan.cli.main import app
+from karpplan.explain.enrich import catalog_loader
 
 # eks-workshop-v2's `aiml` pool (inf2/trn1, no neuron-device label) and a `neuron` pool that defines the label;
 # us-west-2's embedded price list has neither inf2 nor trn1.
@@ -62,3 +64,18 @@ def test_the_catalog_note_is_said_only_for_a_pool_that_could_take_the_pod(tmp_pa
     # neuron would take it on inf2.xlarge, which the us-west-2 catalog lacks: that is said, with the remedy
     assert "inf2.xlarge, which the embedded us-west-2 catalog lacks" in by_pool["neuron"]
     assert "--allow-estimated-prices" in by_pool["neuron"]
+
+
+# worldcoin/iris-mpc#1610: a pod asking 123020Mi (about 120 GiB) and pod-eni; the arm64 pool refuses it for its
+# arch (so the pod requires amd64), the amd64 pool's types were too small: the PR lowered the requests. explain
+# led with the pod-eni paragraph ("not smaller requests") and offered arm64 types (x2gd, x8g, r6g).
+IRIS_PODENI = Paste(
+    "https://github.com/worldcoin/iris-mpc/pull/1610",
+    'Events:\n  Type     Reason            Age                 From               Message\n  ----     ------            ----                ----               -------\n  Warning  FailedScheduling  37m                 default-scheduler  0/4 nodes are available: 2 node(s) had untolerated taint {critical: }, 2 node(s) were unschedulable. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.\n  Warning  FailedScheduling  112s (x7 over 31m)  default-scheduler  0/4 nodes are available: 2 node(s) had untolerated taint {critical: }, 2 node(s) were unschedulable. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.\n  Warning  FailedScheduling  99s (x8 over 37m)   karpenter          Failed to schedule pod, incompatible with nodepool "main-arm64", daemonset overhead={"cpu":"190m","memory":"140Mi","pods":"7"}, incompatible requirements, key kubernetes.io/arch, kubernetes.io/arch In [amd64] not in kubernetes.io/arch In [arm64]; incompatible with nodepool "main-amd64", daemonset overhead={"cpu":"190m","memory":"140Mi","pods":"7"}, no instance type satisfied resources {"cpu":"3690m","memory":"123020Mi","pods":"8","vpc.amazonaws.com/pod-eni":"1"}\n',
+    {"no-instance-type", "requirement-conflict"},
+    ("or lower the pod's requests if it does not need them",),
+    ("x2gd", "x8g", "r6g.", "not smaller requests"))
+
+
+def test_a_large_pods_answer_keeps_its_arch_and_names_the_requests() -> None:
+    check_paste(IRIS_PODENI, catalog_loader(None, None))

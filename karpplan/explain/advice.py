@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from karpplan.catalog.coverage import lacking_text, lacking_types
 from karpplan.catalog.types import Catalog, InstanceType
@@ -177,13 +177,15 @@ _PLATFORM_KEYS = ("kubernetes.io/arch", "kubernetes.io/os")
 
 
 def _alternatives(catalog: Catalog, ask: Ask | None, ok: list[tuple[InstanceType, float]], name: str,
-                  amount: int) -> str:
+                  amount: int, asked: Resources | None = None) -> str:
     """Types with `amount` of `name` as the pool would buy them: the log's other requirements kept (capacity type,
     zones, platform), priced as offered there (an estimate marked ~), and of the allowed types' architecture when
     they share one (an arm64 g5g is no answer for a pod whose pool allows only amd64 g4dn: its image may not run)."""
     if ask is None:
         return ""
-    wider = _same_architecture(_wider(catalog, ask, lambda t: t.allocatable.get(name) >= amount), ask, ok)
+    rest = Resources({k: v for k, v in (asked or Resources()).items() if k != EPHEMERAL})  # see _extended
+    wider = _same_architecture(_wider(catalog, ask, lambda t: t.allocatable.get(name) >= amount
+                                      and rest.fits_in(t.allocatable)), ask, ok)
     return _listed_priced(wider) if wider else ""
 
 
@@ -225,22 +227,47 @@ def _extended(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, f
                           "request from the pod's resources."))
             return out, name
         fewer = [t for t, _ in ok if 0 < t.allocatable.get(name) < amount]
+        # the pod's other requests, but ephemeral storage: a node's comes from its EC2NodeClass's volume, not its type
+        rest = Resources({k: v for k, v in asked.items() if k not in (name, EPHEMERAL)})
         if known and not in_reqs and fewer:
             most = max(fewer, key=lambda t: (t.allocatable.get(name), t.name))
+            also = _also_short(rest, fewer)
             out.append(f"The pod asks for {_fmt(name, amount)} of {name}, but the types the requirements allow offer "
                        f"fewer ({', '.join(sorted({t.name for t in fewer})[:4])}; at most {_fmt(name, most.allocatable.get(name))}, "
-                       f"{most.name}): allow a larger type that has {_fmt(name, amount)}, e.g. "
-                       f"{_alternatives(catalog, ask, ok, name, amount) or _listed(offering)}, or "
-                       f"request no more than {_fmt(name, most.allocatable.get(name))}." + (f" {how}" if how else ""))
+                       f"{most.name}){also}: allow a larger type that has {_fmt(name, amount)}"
+                       f"{' and room for the rest' if also else ''}, e.g. "
+                       f"{_alternatives(catalog, ask, ok, name, amount, asked) or _listed(offering)}, or "
+                       f"request no more than {_fmt(name, most.allocatable.get(name))}"
+                       f"{' and lower the other requests to what those types hold' if also else ''}."
+                       + (f" {how}" if how else ""))
             return out, name
         if known and not in_reqs:
             out.append(f"The pod asks for {_fmt(name, amount)} of {name}; no type the requirements allow offers it, "
                        f"though these would: {_listed(offering)}." + (f" {how}" if how else ""))
             return out, name
-        if how is not None:
+        # Said where it may be the cause: at least half the types that hold the pod's other requests lack it, or
+        # the log's requirements allow types that hold it all (then how nodes come to offer it is the question).
+        # Not for a 120Gi pod on a pool whose requirements the log hides: most types that large offer pod-eni.
+        holding = [t for t, _ in ok if rest.fits_in(t.allocatable) and all(r.matches(t.labels) for r in platform)]
+        narrows = 2 * sum(1 for t in holding if t.allocatable.get(name) < amount) >= max(len(holding), 1)
+        if how is not None and (narrows or (known and any(t.allocatable.get(name) >= amount for t in holding))):
             out.append(f"The pod asks for {_fmt(name, amount)} of {name}, which only {len(offering)} of the "
                        f"{len(catalog.instance_types)} types in the catalog offer. {how}")
     return out, None
+
+
+def _also_short(rest: Resources, types: Sequence[InstanceType]) -> str:
+    """`, and its cpu 17185m exceeds them too (at most 15890m, g4dn.4xlarge)` when the pod's other requests fit
+    none of `types` either: fewer of one resource is then not the whole story, nor asking for fewer the fix."""
+    if not types or any(rest.fits_in(t.allocatable) for t in types):
+        return ""
+    short = next((k for k in (CPU, MEMORY, EPHEMERAL, *rest) if all(rest.get(k) > t.allocatable.get(k) for t in types)),
+                 None)
+    if short is None:
+        return ", and its other requests fit none of them either"
+    most = max(types, key=lambda t: (t.allocatable.get(short), t.name))
+    return (f", and its {short} {_fmt(short, rest.get(short))} exceeds them too (at most "
+            f"{_fmt(short, most.allocatable.get(short))}, {most.name})")
 
 
 def _emptying(catalog: Catalog, ask: Ask, fits: Callable[[InstanceType], bool]) -> str | None:
@@ -315,9 +342,12 @@ def _matching_nothing(catalog: Catalog, ask: Ask, pool_fields: str) -> str:
             f"check them against the types you expect ({pool_fields}).")
 
 
-def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str) -> tuple[list[str], str | None]:
+def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str,
+           pod_platform: Sequence[Requirement] = ()) -> tuple[list[str], str | None]:
     """Sentences the catalog adds to a no-instance-type reason (empty when it has nothing to add), and the one
-    resource that alone is the cause (an extended resource no allowed type offers), if so."""
+    resource that alone is the cause (an extended resource no allowed type offers), if so. `pod_platform`: the
+    architecture / OS the pod requires as the log's other clauses show it (another pool's conflict quotes the
+    pod's side), kept by every type offered even when this reason shows no requirements."""
     if reason.kind != NO_INSTANCE_TYPE or not reason.resources:
         return [], None
     try:
@@ -329,6 +359,8 @@ def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str
     if empty is not None:
         return [_no_zone_left(empty)], None
     ask = ask_of(reason.requirements, catalog)
+    said = {r.key for r in ask.type_reqs}
+    ask = replace(ask, type_reqs=ask.type_reqs + tuple(r for r in pod_platform if r.key not in said))
     local = _local_zones(ask, catalog)
     if local:
         return [local], None
@@ -350,9 +382,12 @@ def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str
     if not fitting and asked.get(EPHEMERAL) and any(_fits_but(asked, t, EPHEMERAL) for t, _ in ok):
         return out + [_ephemeral(asked)], None
     if fitting and not known:
+        smallest = min(fitting, key=lambda tp: (tp[0].allocatable.get(MEMORY), tp[1], tp[0].name))[0]
         return out + [f"The log does not show the pool's requirements, so the catalog cannot check them; types that "
-                      f"fit this pod exist (e.g. {_listed(fitting, 3)}): check that {pool_fields} allows one of them, "
-                      f"then the pool's limits ({limits_field})."], None
+                      f"fit this pod exist (e.g. {_listed(fitting, 3)}; the smallest, {smallest.name}, has "
+                      f"{_fmt(CPU, smallest.allocatable.get(CPU))} CPU / {_fmt(MEMORY, smallest.allocatable.get(MEMORY))} "
+                      f"allocatable): check that {pool_fields} allows one of them and the pool's limits "
+                      f"({limits_field}), or lower the pod's requests if it does not need them."], None
     if fitting:
         cheapest = min(fitting, key=lambda tp: (tp[1], tp[0].name))[0]
         return out + [

@@ -6,7 +6,8 @@ the region the user named, else the region the reason's zones belong to, else th
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import lru_cache
 
@@ -17,10 +18,11 @@ from karpplan.errors import InputError
 from karpplan.explain.advice import advise
 from karpplan.explain.related import link_node_classes, link_nominations, link_scheduled, merge_pod_names
 from karpplan.explain.report import Explanation
-from karpplan.explain.structure import NO_INSTANCE_TYPE, Item, PoolReasons, Reason
+from karpplan.explain.structure import NO_INSTANCE_TYPE, REQUIREMENT_CONFLICT, Item, PoolReasons, Reason
 from karpplan.explain.wording import capital, fields_of, item_plain, no_type_plain
 from karpplan.model.aws_zones import region_of_zone
-from karpplan.model.labels import ZONE
+from karpplan.model.labels import ARCH, OS, ZONE
+from karpplan.model.requirements import Requirement
 
 CatalogFor = Callable[[str | None], Catalog | None]
 
@@ -58,33 +60,49 @@ def _without_foreign_zones(reason: Reason, catalog: Catalog) -> Reason:
 Advised = dict[tuple[object, ...], Reason | PoolReasons]
 
 
+_IN = re.compile(r"^(?P<key>\S+) In \[(?P<values>[^\]]*)\]$")
+
+
+def pod_platform(reasons: Sequence[Reason]) -> tuple[Requirement, ...]:
+    """The architecture and OS the pod requires, as a pool's requirement conflict quotes the pod's side
+    (`kubernetes.io/arch In [amd64] not in kubernetes.io/arch In [arm64]`): the pod's whatever pool it meets."""
+    found: dict[str, Requirement] = {}
+    for r in reasons:
+        m = _IN.match(r.pod_side or "") if r.kind == REQUIREMENT_CONFLICT and r.key in (ARCH, OS) else None
+        if m is not None and m["values"].split():
+            found.setdefault(m["key"], Requirement(m["key"], frozenset(m["values"].split())))
+    return tuple(found[k] for k in sorted(found))
+
+
 def _advised(reason: Reason, pool: PoolReasons | None, dialect: str | None, load: CatalogFor,
-             done: Advised) -> Reason:
+             done: Advised, platform: tuple[Requirement, ...] = ()) -> Reason:
     if reason.kind != NO_INSTANCE_TYPE or not reason.resources:
         return reason
     # thousands of items of a long log repeat a handful of reasons: judge each once
-    key = (reason.text, pool.name if pool else None, pool.kind if pool else None, dialect)
+    key = (reason.text, pool.name if pool else None, pool.kind if pool else None, dialect, platform)
     found = done.get(key)
     if not isinstance(found, Reason):
-        found = done[key] = _judge(reason, pool, dialect, load)
+        found = done[key] = _judge(reason, pool, dialect, load, platform)
     return found
 
 
-def _judge(reason: Reason, pool: PoolReasons | None, dialect: str | None, load: CatalogFor) -> Reason:
+def _judge(reason: Reason, pool: PoolReasons | None, dialect: str | None, load: CatalogFor,
+           platform: tuple[Requirement, ...] = ()) -> Reason:
     catalog = load(_zone_region(reason))
     if catalog is None:
         return reason
     f = fields_of(pool, dialect, reason)
-    advice, cause = advise(_without_foreign_zones(reason, catalog), catalog, f.requirements, f.limits)
+    advice, cause = advise(_without_foreign_zones(reason, catalog), catalog, f.requirements, f.limits, platform)
     return replace(reason, plain=capital(no_type_plain(reason, pool, f, tuple(advice), only=cause))) if advice else reason
 
 
-def _advised_pool(pool: PoolReasons, dialect: str | None, load: CatalogFor, done: Advised) -> PoolReasons:
+def _advised_pool(pool: PoolReasons, dialect: str | None, load: CatalogFor, done: Advised,
+                  platform: tuple[Requirement, ...] = ()) -> PoolReasons:
     """Items share their pools (report.Explanation._share): each shared pool is re-worded once."""
-    key = ("pool", id(pool), dialect)
+    key = ("pool", id(pool), dialect, platform)
     found = done.get(key)
     if not isinstance(found, PoolReasons):
-        reasons = tuple(_advised(r, pool, dialect, load, done) for r in pool.reasons)
+        reasons = tuple(_advised(r, pool, dialect, load, done, platform) for r in pool.reasons)
         found = done[key] = pool if reasons == pool.reasons else replace(pool, reasons=reasons)
     return found
 
@@ -94,8 +112,9 @@ def enrich_item(item: Item, load: CatalogFor, done: Advised | None = None) -> No
     done = {} if done is None else done
     if not any(r.kind == NO_INSTANCE_TYPE for r in item.all_reasons()):
         return
-    pools = tuple(_advised_pool(pool, p.dialect, load, done) for pool in p.pools)
-    reasons = tuple(_advised(r, None, p.dialect, load, done) for r in p.reasons)
+    platform = pod_platform(item.all_reasons())
+    pools = tuple(_advised_pool(pool, p.dialect, load, done, platform) for pool in p.pools)
+    reasons = tuple(_advised(r, None, p.dialect, load, done, platform) for r in p.reasons)
     if pools != p.pools or reasons != p.reasons:
         item.parsed = replace(p, pools=pools, reasons=reasons)
         item.plain = item_plain(item)
