@@ -10,7 +10,7 @@ Input that cannot be simulated as written is a `file:line: message` warning, nev
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TextIO
 
@@ -34,6 +34,7 @@ from karpplan.model.build_pods import parse_label_selector
 from karpplan.model.inventory import Inventory
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import Pod
+from karpplan.model.taints import Taint
 
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 # The taints Karpenter puts on a node it is disrupting: v1's `karpenter.sh/disrupted:NoSchedule`, v1beta1's
@@ -219,6 +220,38 @@ def is_deleting(doc: Document) -> bool:
     return isinstance(taints, list) and any(isinstance(t, dict) and t.get("key") in DISRUPTED_TAINTS for t in taints)
 
 
+# `StateNode.Initialized`: a node Karpenter manages is initialized once it carries this label as "true"
+INITIALIZED_LABEL = "karpenter.sh/initialized"
+REGISTERED_LABEL = "karpenter.sh/registered"
+UNREGISTERED_TAINT = "karpenter.sh/unregistered"
+# `scheduling.IsKnownEphemeralTaint`: taints an uninitialized node sheds as it starts, which Karpenter's simulation
+# ignores on it (`StateNode.Taints`), as it ignores its NodePool's startupTaints
+EPHEMERAL_TAINTS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable",
+                    "node.cloudprovider.kubernetes.io/uninitialized", UNREGISTERED_TAINT)
+
+
+def starting(doc: Document) -> bool:
+    """A Karpenter node the Node itself shows still starting: registered (`karpenter.sh/registered`) or still
+    tainted `karpenter.sh/unregistered`, without `karpenter.sh/initialized: "true"`. A Node with neither mark
+    (a hand-written snapshot) is taken as initialized."""
+    labels = doc.metadata.get("labels")
+    labels = labels if isinstance(labels, dict) else {}
+    if "karpenter.sh/nodepool" not in labels or str(labels.get(INITIALIZED_LABEL)) == "true":
+        return False
+    spec = doc.body.get("spec")
+    taints = spec.get("taints") if isinstance(spec, dict) else None
+    unregistered = isinstance(taints, list) and any(isinstance(t, dict) and t.get("key") == UNREGISTERED_TAINT
+                                                    for t in taints)
+    return REGISTERED_LABEL in labels or INITIALIZED_LABEL in labels or unregistered
+
+
+def shed_startup_taints(node: ExistingNode, startup: Sequence[Taint]) -> ExistingNode:
+    """An uninitialized node as Karpenter's simulation sees it: without the ephemeral and startup taints."""
+    kept = tuple(t for t in node.taints if t.key not in EPHEMERAL_TAINTS
+                 and not any(s.key == t.key and s.effect == t.effect for s in startup))
+    return node if kept == node.taints else replace(node, taints=kept)
+
+
 def is_not_ready(doc: Document) -> bool:
     """The Node shows a `Ready` condition, and not True (Karpenter counts it against the budget)."""
     status = doc.body.get("status")
@@ -284,6 +317,8 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
     node_annotations = {d.name: _annotations(d) for d in documents if d.kind == "Node"}
     deleting = {d.name for d in documents if d.kind == "Node" and is_deleting(d)}
     not_ready = {d.name for d in documents if d.kind == "Node" and is_not_ready(d)}
+    started = {d.name for d in documents if d.kind == "Node" and starting(d)}
+    startup = {p.name: p.startup_taints for p in inventory.nodepools}
     claims = claim_conditions(documents)
     disruption = {d.name: _disruption(d) for d in documents
                   if d.kind == "NodePool" and d.group == "karpenter.sh"}
@@ -306,10 +341,13 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
                             f"{labels.get(L.CAPACITY_TYPE) or 'on-demand'} offering in the catalog: priced $0, "
                             "never consolidated")
         conditions = claims.get(node.name)
+        uninitialized = _not_true(conditions, "Initialized") or node.name in started
+        if uninitialized:
+            node = shed_startup_taints(node, startup.get(pool or "", ()))
         drifted = conditions.get("Drifted") if conditions is not None else None
         nodes.append(SimNode(node, node_annotations.get(node.name, {}), price, deleting=node.name in deleting,
                              drifted=drifted[1] if drifted is not None and drifted[0] == "True" else None,
-                             uninitialized=_not_true(conditions, "Initialized"),
+                             uninitialized=uninitialized,
                              not_consolidatable=_not_true(conditions, "Consolidatable") or node.name in waits,
                              waiting=waits.get(node.name),
                              not_ready=node.name in not_ready,
