@@ -6,8 +6,11 @@ simulation (`engines/karpenter.py`, the engine `plan` uses) places them on the n
 treats existing Nodes) or on new NodeClaims. The run's new claims are what a command would launch; each
 claim's instance-type flexibility (every launch option of its NodePool that holds all its pods) is what
 Karpenter's price rule filters. Nodes being deleted (`SimNode.deleting`) take no pod, and their reschedulable
-pods are placed by every run too, as Karpenter's `SimulateScheduling` adds `deletingNodePods`: one that would not
-schedule blocks the command as the candidates' own pods do; they stay bound where they are.
+pods are placed by every run too, as Karpenter's `SimulateScheduling` adds `deletingNodePods` (not those a
+do-not-disrupt annotation or a PDB that never allows an eviction holds there): one that would not schedule blocks
+the command as the candidates' own pods do; they stay bound where they are. A candidate's pod placed on a node still
+initializing makes the command invalid, and a consolidation never moves one onto a node inside its NodePool's
+`consolidateAfter` (drift may).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from karpplan.catalog import instance_types_for, node_labels
-from karpplan.consolidate.candidates import is_reschedulable
+from karpplan.consolidate.candidates import do_not_disrupt, is_evictable, is_reschedulable
 from karpplan.consolidate.cron import go_duration
 from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.model.nodes import ExistingNode
@@ -142,6 +145,18 @@ def _folded(state: ClusterState, leaving: set[str], moving: Sequence[Pod]) -> tu
     return nodes, pods
 
 
+def _leaving_with(state: ClusterState, deleting: Sequence[str]) -> list[Pod]:
+    """The pods of nodes being deleted that Karpenter will place again (`CurrentlyReschedulablePods`):
+    reschedulable, not protected by `karpenter.sh/do-not-disrupt` and not held by a PDB that never allows an
+    eviction (they stay until the node's terminationGracePeriod, if any, runs out)."""
+    pods = [p for name in deleting for p in state.pods_on.get(name, []) if is_reschedulable(p)]
+    if not pods:
+        return pods
+    limits = state.pdb_limits() if state.pdbs else None
+    return [p for p in pods if not do_not_disrupt(p)
+            and not (limits is not None and is_evictable(p) and limits.fully_blocked(p))]
+
+
 def uninitialized_error(node: str) -> str:
     """`UninitializedNodeError` (helpers.go): a candidate's pod the simulation put on a node still starting."""
     return f"would schedule against uninitialized node/{node}"
@@ -190,8 +205,7 @@ def simulate(state: ClusterState, candidates: Sequence[Candidate], consolidation
         return outcome
     deleting = [n.name for n in state.nodes if n.deleting]
     leaving.update(deleting)
-    evacuating = [replace(p, node_name=None) for name in deleting for p in state.pods_on.get(name, [])
-                  if is_reschedulable(p)]
+    evacuating = [replace(p, node_name=None) for p in _leaving_with(state, deleting)]
     others = evacuating + state.pending
     nodes, pods = _folded(state, leaving, moving + others)
     inventory = replace(state.inventory, nodes=tuple(nodes), pods=tuple(pods + moving + others))

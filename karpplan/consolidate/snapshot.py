@@ -173,8 +173,22 @@ def _pdb(doc: Document) -> Budget:
     allowed = status["disruptionsAllowed"].optional_integer() if status["disruptionsAllowed"].present else None
     min_av = spec["minAvailable"].value if spec["minAvailable"].present else None
     max_un = spec["maxUnavailable"].value if spec["maxUnavailable"].present else None
+    policy = spec["unhealthyPodEvictionPolicy"].optional_string() if spec["unhealthyPodEvictionPolicy"].present else None
     return Budget(doc.namespace, doc.name, parse_label_selector(spec["selector"]), allowed,
-                  None if min_av is None else str(min_av), None if max_un is None else str(max_un), doc.origin)
+                  None if min_av is None else str(min_av), None if max_un is None else str(max_un), doc.origin,
+                  always_allow_unhealthy=policy == "AlwaysAllow")
+
+
+def unready_pods(documents: Sequence[Document]) -> frozenset[str]:
+    """The pods (namespace/name) whose `Ready` condition is False (CrashLoopBackOff, failing probes)."""
+    out: set[str] = set()
+    for d in documents:
+        status = d.body.get("status") if d.kind == "Pod" else None
+        conditions = status.get("conditions") if isinstance(status, dict) else None
+        if isinstance(conditions, list) and any(isinstance(c, dict) and c.get("type") == "Ready"
+                                                and str(c.get("status")) == "False" for c in conditions):
+            out.add(f"{d.namespace}/{d.name}")
+    return frozenset(out)
 
 
 def claim_conditions(documents: Sequence[Document]) -> dict[str, dict[str, tuple[str, str]]]:
@@ -324,7 +338,9 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
                   if d.kind == "NodePool" and d.group == "karpenter.sh"}
     clock = snapshot_clock(documents, now)
     waits = waiting(documents, {n.name: n.labels.get(L.NODEPOOL) for n in inventory.nodes}, disruption, clock.now)
-    pdbs = [_pdb(d) for d in documents if d.kind == "PodDisruptionBudget"]
+    unready = unready_pods(documents)
+    pdbs = [replace(b, unhealthy=unready) if b.always_allow_unhealthy else b
+            for b in (_pdb(d) for d in documents if d.kind == "PodDisruptionBudget")]
     nodes: list[SimNode] = []
     for node in inventory.nodes:
         labels = node.labels
