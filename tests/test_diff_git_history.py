@@ -109,3 +109,21 @@ def test_bad_input_at_the_revision_is_named_at_the_revision(tmp_path: Path) -> N
     assert out.stderr.strip() == ("HEAD^:blueprints/soci-snapshotter/soci-snapshotter.yaml:1: NodePool "
                                   "soci-snapshotter is defined twice (first at "
                                   "HEAD^:blueprints/soci-snapshotter/soci-snapshotter-automode.yaml:1)")
+
+
+def test_without_any_capacity_on_either_side_no_pod_is_newly_unschedulable(tmp_path: Path) -> None:
+    # commit b3cadd0 "doc(Static Capacity): add note to blueprint about static capacity (#44)": the overprovision
+    # blueprint's Deployment workload goes from 10 to 14 replicas; the blueprint relies on the cluster's default
+    # NodePool, which the repository keeps in Terraform. Both sides leave every pod unschedulable for want of any
+    # NodePool: the 4 added replicas are no regression of the change, and the check must not fail on them.
+    repo = _repo(tmp_path)
+    workload = _deployment("workload", 10, "512m")
+    _commit(repo, {"blueprints/overprovision/workload.yaml": [workload]}, "overprovision")
+    workload["spec"]["replicas"] = 14
+    _commit(repo, {"blueprints/overprovision/workload.yaml": [workload]}, "static capacity note")
+    out = karpplan("diff", "--git", "HEAD^", "blueprints/overprovision", "-o", "json", cwd=repo)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["newlyUnschedulable"] == [] and doc["gate"]["reasons"] == []
+    assert any(n.startswith("BASE and HEAD have no NodePool") for n in doc["notes"])
+    assert {w["workload"]: w["change"] for w in doc["workloads"]} == {"Deployment/default/workload": "changed"}

@@ -263,7 +263,9 @@ def _relaxed_notes(base: Side, head: Side) -> tuple[str, ...]:
 def compare(base: Side, head: Side, *, engine: str, fail_on_increase: float | None = None,
             time_limit: tuple[float, bool] | None = None) -> PlanDiff:
     """`time_limit`: the seconds each side was planned in, and whether `auto` chose them."""
-    newly = _newly_unschedulable(base, head)
+    # Neither side has anything to run pods on: every pod is unschedulable on both, for want of the cluster's
+    # NodePools (`_capacity_notes` says so), not because of the change; none is "newly" unschedulable.
+    newly = _newly_unschedulable(base, head) if base.capacity or head.capacity else ()
     lint_new = _unmatched(head.findings, base.findings)
     lint_gone = _unmatched(base.findings, head.findings)
     # a finding whose object HEAD no longer has went with it: not fixed (a renamed workload's comes back as new)
