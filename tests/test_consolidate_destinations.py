@@ -121,3 +121,17 @@ def test_nodes_that_are_no_candidates_still_take_pods(tmp_path: Path, mark: str)
     report = run(write(tmp_path, *docs, pools=pools))
     assert removed(report) == {"src": ("single", "delete")}
     assert report.actions[0].moves == {"default/ps": "dest"}
+
+
+def test_a_pool_at_its_limits_may_still_replace_a_node(tmp_path: Path) -> None:
+    # SimulateScheduling leaves the candidates out of the scheduler's state nodes, so their capacity does not count
+    # against the NodePool's limits (scheduler.go calculateExistingNodeClaims charges `remainingResources` for state
+    # nodes only): at cpu 10 = m5.2xlarge 8 + m5.large 2, both nodes (2.4 CPU) still become one m5.xlarge (4 CPU)
+    pool = nodepool(budgets=ALL)
+    pool["spec"]["limits"] = {"cpu": "10"}
+    docs = [node("big", itype="m5.2xlarge"), pod("b0", "big", cpu="900m", owner="ReplicaSet/b", labels={"app": "b"}),
+            node("small", zone="us-east-1b"), pod("s0", "small", cpu="1500m")]
+    report = run(write(tmp_path, *docs, pools=(pool,)))
+    assert removed(report) == {"big": ("multi", "replace"), "small": ("multi", "replace")}
+    replacement = report.actions[0].replacement
+    assert replacement is not None and replacement.instance_type == "m5.xlarge"
