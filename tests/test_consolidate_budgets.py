@@ -290,14 +290,16 @@ def _scheduled_at(doc: dict[str, Any], when: str) -> dict[str, Any]:
 
 def test_a_pod_bound_within_consolidate_after_keeps_its_node_until_the_window_passes(tmp_path: Path) -> None:
     # nodeclaim/disruption/consolidation.go: Consolidatable only once consolidateAfter has passed since the last
-    # pod event (a pod bound). consolidateAfter 30m, the pod on "b" scheduled at 10:00: at 10:10 "b" waits
-    # (and "a" goes instead, its pod moving onto "b"), at 10:45 "b" goes.
+    # pod event (a pod bound). consolidateAfter 30m, the pod on "b" scheduled at 10:00: at 10:10 "b" waits, and
+    # since v1.14 (karpenter#3006, scheduler.go IsConsolidationSimulation) it takes no pod of "a" either, so
+    # nothing happens; at 10:45 "b" goes.
     docs = [node("a"), node("b", zone="us-east-1b"), _scheduled_at(pod("web-1", "a"), "2025-01-01T08:00:00Z"),
             _scheduled_at(pod("web-2", "a"), "2025-01-01T08:00:00Z"),
             _scheduled_at(pod("web-3", "b"), "2025-01-01T10:00:00Z")]
     path = write(tmp_path, *docs, pools=(nodepool(after="30m"),))
     early = at(path, datetime(2025, 1, 1, 10, 10, tzinfo=UTC))
-    assert [n.name for a in early.actions for n in a.nodes] == ["a"]
+    assert early.actions == []
+    assert reason(early, "a") == "Can't replace with a cheaper node"
     late = at(path, datetime(2025, 1, 1, 10, 45, tzinfo=UTC))
     assert [n.name for a in late.actions for n in a.nodes] == ["b"]
     # an empty node inside its window is not Emptiness's yet either (a node just created), and says until when

@@ -57,7 +57,7 @@ def test_identical_trees_give_a_zero_delta_and_the_same_bytes_every_run(tmp_path
     doc = json.loads(runs[0].stdout)
     assert doc["delta"]["hourlyCost"] == 0 and doc["delta"]["monthlyCost"] == 0
     assert {w["change"] for w in doc["workloads"]} == {"unchanged"}
-    assert doc["lint"] == {"new": [], "fixed": []} and runs[0].returncode == 0
+    assert doc["lint"] == {"new": [], "fixed": [], "removedWithObject": []} and runs[0].returncode == 0
 
 
 def test_a_nodepool_change_keeps_the_workloads_unchanged_and_moves_their_cost(tmp_path: Path) -> None:

@@ -148,13 +148,13 @@ def one_pass(state: ClusterState, spot_to_spot: bool, verdicts: dict[str, str], 
     if cmd is not None:
         return cmd
 
-    def sim(batch: Sequence[Candidate]) -> Outcome:
-        if deadline is None:
-            return simulate(state, batch)
-        return deadline.run(lambda: simulate(state, batch))
+    def sim(batch: Sequence[Candidate], consolidation: bool = True) -> Outcome:
+        def run() -> Outcome:
+            return simulate(state, batch) if consolidation else simulate(state, batch, consolidation=False)
+        return run() if deadline is None else deadline.run(run)
 
-    if any(c.node.drifted is not None for c in candidates):
-        cmd = drift(candidates, _budgets(state, DRIFTED), sim, verdicts)
+    if any(c.node.drifted is not None for c in candidates):  # drift's simulation may fill nodes in consolidateAfter
+        cmd = drift(candidates, _budgets(state, DRIFTED), lambda b: sim(b, False), verdicts)
         if cmd is not None:
             return cmd
     considered = underutilized(candidates, verdicts)

@@ -31,10 +31,19 @@ class Budget:
     min_available: str | None = None
     max_unavailable: str | None = None
     origin: Origin = field(default=UNKNOWN, compare=False)
+    # `unhealthyPodEvictionPolicy: AlwaysAllow`: the pods it selects that are not Ready (`Ready=False`), which it
+    # lets be evicted whatever it allows (pdb.go `canAlwaysEvictUnhealthyPods`)
+    always_allow_unhealthy: bool = False
+    unhealthy: frozenset[str] = frozenset()
 
     @property
     def key(self) -> str:
         return f"{self.namespace}/{self.name}"
+
+    @property
+    def fully_blocking(self) -> bool:
+        """`isFullyBlocking`: maxUnavailable 0 or "0%", or minAvailable "100%": no eviction ever."""
+        return self.max_unavailable in ("0", "0%") or self.min_available == "100%"
 
     def selects(self, pod: Pod) -> bool:
         return pod.namespace == self.namespace and selector_matches(self.selector, pod.labels)
@@ -86,4 +95,15 @@ class Limits:
         matching = [b for b in self.budgets if b.selects(pod)]
         if len(matching) > 1:
             return tuple(b.key for b in matching)
+        if matching and pod.key in matching[0].unhealthy:
+            return ()
         return tuple(b.key for b in matching if self.allowed[b.key] <= 0)
+
+    def fully_blocked(self, pod: Pod) -> bool:
+        """`isFullyBlocked`: a PDB that never allows its eviction (or two PDBs) holds the pod where it is."""
+        matching = [b for b in self.budgets if b.selects(pod)]
+        if len(matching) > 1:
+            return True
+        if matching and pod.key in matching[0].unhealthy:
+            return False
+        return any(b.fully_blocking for b in matching)

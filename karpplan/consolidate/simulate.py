@@ -6,32 +6,39 @@ simulation (`engines/karpenter.py`, the engine `plan` uses) places them on the n
 treats existing Nodes) or on new NodeClaims. The run's new claims are what a command would launch; each
 claim's instance-type flexibility (every launch option of its NodePool that holds all its pods) is what
 Karpenter's price rule filters. Nodes being deleted (`SimNode.deleting`) take no pod, and their reschedulable
-pods are placed by every run too, as Karpenter's `SimulateScheduling` adds `deletingNodePods`: one that would not
-schedule blocks the command as the candidates' own pods do; they stay bound where they are.
+pods are placed by every run too, as Karpenter's `SimulateScheduling` adds `deletingNodePods` (not those a
+do-not-disrupt annotation or a PDB that never allows an eviction holds there): one that would not schedule blocks
+the command as the candidates' own pods do; they stay bound where they are. A candidate's pod placed on a node still
+initializing makes the command invalid, and a consolidation never moves one onto a node inside its NodePool's
+`consolidateAfter` (drift may).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from karpplan.catalog import instance_types_for, node_labels
-from karpplan.consolidate.candidates import is_reschedulable
+from karpplan.consolidate.candidates import do_not_disrupt, is_evictable, is_reschedulable
+from karpplan.consolidate.cron import go_duration
 from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.model.nodes import ExistingNode
-from karpplan.model.pods import Pod, group_pods
+from karpplan.model.pods import Pod, PodTemplate, group_pods
 from karpplan.model.resources import Resources
 from karpplan.plan_reasons import reasons_for
 from karpplan.scheduling.build_problem import build_problem
 from karpplan.scheduling.candidates import LaunchOption, OptionTable, option_table
+from karpplan.scheduling.existing_nodes import ExistingNodeInfo
 from karpplan.scheduling.state import PlacementState
 
 if TYPE_CHECKING:
     from karpplan.consolidate.candidates import Candidate
+    from karpplan.consolidate.snapshot import SimNode
     from karpplan.consolidate.state import ClusterState
     from karpplan.engines.result import SolvedNode
 
@@ -138,8 +145,58 @@ def _folded(state: ClusterState, leaving: set[str], moving: Sequence[Pod]) -> tu
     return nodes, pods
 
 
-def simulate(state: ClusterState, candidates: Sequence[Candidate]) -> Outcome:
-    """Re-schedule the candidates' pods on the rest of the cluster (one provisioning run)."""
+def _leaving_with(state: ClusterState, deleting: Sequence[str]) -> list[Pod]:
+    """The pods of nodes being deleted that Karpenter will place again (`CurrentlyReschedulablePods`):
+    reschedulable, not protected by `karpenter.sh/do-not-disrupt` and not held by a PDB that never allows an
+    eviction (they stay until the node's terminationGracePeriod, if any, runs out)."""
+    pods = [p for name in deleting for p in state.pods_on.get(name, []) if is_reschedulable(p)]
+    if not pods:
+        return pods
+    limits = state.pdb_limits() if state.pdbs else None
+    return [p for p in pods if not do_not_disrupt(p)
+            and not (limits is not None and is_evictable(p) and limits.fully_blocked(p))]
+
+
+def uninitialized_error(node: str) -> str:
+    """`UninitializedNodeError` (helpers.go): a candidate's pod the simulation put on a node still starting."""
+    return f"would schedule against uninitialized node/{node}"
+
+
+def waits_out_consolidate_after(state: ClusterState, node: SimNode) -> bool:
+    """`IsUnderConsolidateAfter` of a destination: initialized, its NodePool's `consolidateAfter` a positive
+    duration that has not passed since its last pod event (karpenter#3006, v1.14)."""
+    if node.uninitialized or not node.not_consolidatable or node.pool is None:
+        return False
+    settings = state.disruption.get(node.pool)
+    after = go_duration(settings.consolidate_after) if settings is not None and settings.consolidate_after else None
+    return after is not None and after > timedelta(0)
+
+
+def _destinations(state: ClusterState, moving: Sequence[Pod],
+                  ) -> Callable[[PodTemplate], Callable[[ExistingNodeInfo], list[str]]]:
+    """The static filters, and for consolidation (`IsConsolidationSimulation`) one more: a candidate's pod
+    never goes to a node still inside its `consolidateAfter` (pending pods and those of deleting nodes may)."""
+    waiting = {n.name for n in state.nodes if waits_out_consolidate_after(state, n)}
+    templates = {id(p.template) for p in moving}
+    if not waiting:
+        return state.static_filter
+
+    def for_template(template: PodTemplate) -> Callable[[ExistingNodeInfo], list[str]]:
+        base = state.static_filter(template)
+        if id(template) not in templates:
+            return base
+
+        def on_node(info: ExistingNodeInfo) -> list[str]:
+            if info.node.name in waiting:
+                return ["node(s) are under their NodePool's consolidateAfter"]
+            return base(info)
+        return on_node
+    return for_template
+
+
+def simulate(state: ClusterState, candidates: Sequence[Candidate], consolidation: bool = True) -> Outcome:
+    """Re-schedule the candidates' pods on the rest of the cluster (one provisioning run). `consolidation`:
+    a consolidation's simulation, whose candidates' pods shun nodes inside `consolidateAfter` (not drift's)."""
 
     leaving = {c.node.name for c in candidates}
     moving = [replace(p, node_name=None) for c in candidates for p in c.moving]
@@ -148,18 +205,20 @@ def simulate(state: ClusterState, candidates: Sequence[Candidate]) -> Outcome:
         return outcome
     deleting = [n.name for n in state.nodes if n.deleting]
     leaving.update(deleting)
-    evacuating = [replace(p, node_name=None) for name in deleting for p in state.pods_on.get(name, [])
-                  if is_reschedulable(p)]
+    evacuating = [replace(p, node_name=None) for p in _leaving_with(state, deleting)]
     others = evacuating + state.pending
     nodes, pods = _folded(state, leaving, moving + others)
     inventory = replace(state.inventory, nodes=tuple(nodes), pods=tuple(pods + moving + others))
     problem = build_problem(inventory, state.catalog, group_pods(moving + others), instance_types_for,
                             node_labels, launch_options=state.launch_options(),
                             receivers=receivers(state, leaving, moving + others),
-                            static_filter_for=state.static_filter, eligible_cache=state.eligible,
+                            static_filter_for=_destinations(state, moving) if consolidation else state.static_filter,
+                            eligible_cache=state.eligible,
                             pool_check=state.pool_verdict, shared=state.shared, option_tests_key=state.filter_shape)
     # Replicas share a template, so a group holds pods the queue had apart: they keep their listed order.
     problem.queue_rank = {id(p): i for i, p in enumerate(moving + others)}
+    starting = {n.name for n in state.nodes if n.uninitialized}
+    problem.existing_last = frozenset(starting)  # `sortExistingNodes`: initialized nodes are tried first
     solution, _ = solve_karpenter(problem, max_batches=1)
     moving_keys = {p.key for p in moving}
     blocking = moving_keys | {p.key for p in evacuating}
@@ -176,6 +235,9 @@ def simulate(state: ClusterState, candidates: Sequence[Candidate]) -> Outcome:
                                            _flexibility(solved, problem.options)))
     for _, p in solution.unplaced:
         outcome.where[p.key] = NOWHERE
+    # SimulateScheduling: a candidate's pod placed on an uninitialized node makes the command invalid
+    outcome.errors.extend((p, uninitialized_error(where)) for p in moving
+                          if (where := outcome.placed.get(p.key)) is not None and where in starting)
     unplaced = [(g, p) for g, p in solution.unplaced if p.key in blocking]
     if unplaced:
 

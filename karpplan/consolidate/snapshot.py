@@ -10,7 +10,7 @@ Input that cannot be simulated as written is a `file:line: message` warning, nev
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TextIO
 
@@ -34,6 +34,7 @@ from karpplan.model.build_pods import parse_label_selector
 from karpplan.model.inventory import Inventory
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import Pod
+from karpplan.model.taints import Taint
 
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 # The taints Karpenter puts on a node it is disrupting: v1's `karpenter.sh/disrupted:NoSchedule`, v1beta1's
@@ -172,8 +173,22 @@ def _pdb(doc: Document) -> Budget:
     allowed = status["disruptionsAllowed"].optional_integer() if status["disruptionsAllowed"].present else None
     min_av = spec["minAvailable"].value if spec["minAvailable"].present else None
     max_un = spec["maxUnavailable"].value if spec["maxUnavailable"].present else None
+    policy = spec["unhealthyPodEvictionPolicy"].optional_string() if spec["unhealthyPodEvictionPolicy"].present else None
     return Budget(doc.namespace, doc.name, parse_label_selector(spec["selector"]), allowed,
-                  None if min_av is None else str(min_av), None if max_un is None else str(max_un), doc.origin)
+                  None if min_av is None else str(min_av), None if max_un is None else str(max_un), doc.origin,
+                  always_allow_unhealthy=policy == "AlwaysAllow")
+
+
+def unready_pods(documents: Sequence[Document]) -> frozenset[str]:
+    """The pods (namespace/name) whose `Ready` condition is False (CrashLoopBackOff, failing probes)."""
+    out: set[str] = set()
+    for d in documents:
+        status = d.body.get("status") if d.kind == "Pod" else None
+        conditions = status.get("conditions") if isinstance(status, dict) else None
+        if isinstance(conditions, list) and any(isinstance(c, dict) and c.get("type") == "Ready"
+                                                and str(c.get("status")) == "False" for c in conditions):
+            out.add(f"{d.namespace}/{d.name}")
+    return frozenset(out)
 
 
 def claim_conditions(documents: Sequence[Document]) -> dict[str, dict[str, tuple[str, str]]]:
@@ -217,6 +232,38 @@ def is_deleting(doc: Document) -> bool:
     spec = doc.body.get("spec")
     taints = spec.get("taints") if isinstance(spec, dict) else None
     return isinstance(taints, list) and any(isinstance(t, dict) and t.get("key") in DISRUPTED_TAINTS for t in taints)
+
+
+# `StateNode.Initialized`: a node Karpenter manages is initialized once it carries this label as "true"
+INITIALIZED_LABEL = "karpenter.sh/initialized"
+REGISTERED_LABEL = "karpenter.sh/registered"
+UNREGISTERED_TAINT = "karpenter.sh/unregistered"
+# `scheduling.IsKnownEphemeralTaint`: taints an uninitialized node sheds as it starts, which Karpenter's simulation
+# ignores on it (`StateNode.Taints`), as it ignores its NodePool's startupTaints
+EPHEMERAL_TAINTS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable",
+                    "node.cloudprovider.kubernetes.io/uninitialized", UNREGISTERED_TAINT)
+
+
+def starting(doc: Document) -> bool:
+    """A Karpenter node the Node itself shows still starting: registered (`karpenter.sh/registered`) or still
+    tainted `karpenter.sh/unregistered`, without `karpenter.sh/initialized: "true"`. A Node with neither mark
+    (a hand-written snapshot) is taken as initialized."""
+    labels = doc.metadata.get("labels")
+    labels = labels if isinstance(labels, dict) else {}
+    if "karpenter.sh/nodepool" not in labels or str(labels.get(INITIALIZED_LABEL)) == "true":
+        return False
+    spec = doc.body.get("spec")
+    taints = spec.get("taints") if isinstance(spec, dict) else None
+    unregistered = isinstance(taints, list) and any(isinstance(t, dict) and t.get("key") == UNREGISTERED_TAINT
+                                                    for t in taints)
+    return REGISTERED_LABEL in labels or INITIALIZED_LABEL in labels or unregistered
+
+
+def shed_startup_taints(node: ExistingNode, startup: Sequence[Taint]) -> ExistingNode:
+    """An uninitialized node as Karpenter's simulation sees it: without the ephemeral and startup taints."""
+    kept = tuple(t for t in node.taints if t.key not in EPHEMERAL_TAINTS
+                 and not any(s.key == t.key and s.effect == t.effect for s in startup))
+    return node if kept == node.taints else replace(node, taints=kept)
 
 
 def is_not_ready(doc: Document) -> bool:
@@ -284,12 +331,16 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
     node_annotations = {d.name: _annotations(d) for d in documents if d.kind == "Node"}
     deleting = {d.name for d in documents if d.kind == "Node" and is_deleting(d)}
     not_ready = {d.name for d in documents if d.kind == "Node" and is_not_ready(d)}
+    started = {d.name for d in documents if d.kind == "Node" and starting(d)}
+    startup = {p.name: p.startup_taints for p in inventory.nodepools}
     claims = claim_conditions(documents)
     disruption = {d.name: _disruption(d) for d in documents
                   if d.kind == "NodePool" and d.group == "karpenter.sh"}
     clock = snapshot_clock(documents, now)
     waits = waiting(documents, {n.name: n.labels.get(L.NODEPOOL) for n in inventory.nodes}, disruption, clock.now)
-    pdbs = [_pdb(d) for d in documents if d.kind == "PodDisruptionBudget"]
+    unready = unready_pods(documents)
+    pdbs = [replace(b, unhealthy=unready) if b.always_allow_unhealthy else b
+            for b in (_pdb(d) for d in documents if d.kind == "PodDisruptionBudget")]
     nodes: list[SimNode] = []
     for node in inventory.nodes:
         labels = node.labels
@@ -306,10 +357,13 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
                             f"{labels.get(L.CAPACITY_TYPE) or 'on-demand'} offering in the catalog: priced $0, "
                             "never consolidated")
         conditions = claims.get(node.name)
+        uninitialized = _not_true(conditions, "Initialized") or node.name in started
+        if uninitialized:
+            node = shed_startup_taints(node, startup.get(pool or "", ()))
         drifted = conditions.get("Drifted") if conditions is not None else None
         nodes.append(SimNode(node, node_annotations.get(node.name, {}), price, deleting=node.name in deleting,
                              drifted=drifted[1] if drifted is not None and drifted[0] == "True" else None,
-                             uninitialized=_not_true(conditions, "Initialized"),
+                             uninitialized=uninitialized,
                              not_consolidatable=_not_true(conditions, "Consolidatable") or node.name in waits,
                              waiting=waits.get(node.name),
                              not_ready=node.name in not_ready,

@@ -82,7 +82,7 @@ def _workloads(base: Side, head: Side) -> tuple[WorkloadChange, ...]:
             (not daemonset and pods[0] != pods[1])
         micros = [costs[i][key].hourly_micros if key in costs[i] else 0 for i in (0, 1)]
         namespace = key.split("/")[1] if key.count("/") >= 2 else ""
-        file, line = _where(d_head, d_base, base.relabel)
+        file, line = _where(d_head, d_base, base.at_revision)
         out.append(WorkloadChange(key, namespace, _change(present[0], present[1], differs), pods[0], pods[1],
                                   micros[0], micros[1], file, line, _fields(d_base, d_head),
                                   placed[0][key], placed[1][key]))
@@ -129,7 +129,7 @@ def _pools(base: Side, head: Side) -> tuple[PoolChange, ...]:
             differs = d_base.digest != d_head.digest
         else:
             differs = d_base is None and d_head is None and micros[0] != micros[1]
-        file, line = _where(d_head, d_base, base.relabel)
+        file, line = _where(d_head, d_base, base.at_revision)
         out.append(PoolChange(name, _change(present[0], present[1], differs),
                               0 if c_base is None else c_base.nodes, 0 if c_head is None else c_head.nodes,
                               micros[0], micros[1], 0 if c_base is None else c_base.idle_micros,
@@ -263,9 +263,14 @@ def _relaxed_notes(base: Side, head: Side) -> tuple[str, ...]:
 def compare(base: Side, head: Side, *, engine: str, fail_on_increase: float | None = None,
             time_limit: tuple[float, bool] | None = None) -> PlanDiff:
     """`time_limit`: the seconds each side was planned in, and whether `auto` chose them."""
-    newly = _newly_unschedulable(base, head)
+    # Neither side has anything to run pods on: every pod is unschedulable on both, for want of the cluster's
+    # NodePools (`_capacity_notes` says so), not because of the change; none is "newly" unschedulable.
+    newly = _newly_unschedulable(base, head) if base.capacity or head.capacity else ()
     lint_new = _unmatched(head.findings, base.findings)
-    lint_fixed = _unmatched(base.findings, head.findings)
+    lint_gone = _unmatched(base.findings, head.findings)
+    # a finding whose object HEAD no longer has went with it: not fixed (a renamed workload's comes back as new)
+    lint_fixed = [f for f in lint_gone if f.object in head.definitions.objects]
+    lint_gone = [f for f in lint_gone if f.object not in head.definitions.objects]
     micros = (base.costs.hourly_micros, head.costs.hourly_micros)
     new_errors = sum(1 for f in lint_new if f.severity.value == "error")
     workloads = _workloads(base, head)
@@ -275,7 +280,8 @@ def compare(base: Side, head: Side, *, engine: str, fail_on_increase: float | No
         unschedulable_delta=head.plan.summary.unschedulable - base.plan.summary.unschedulable,
         workloads=workloads, pools=_idle_neighbours(_pools(base, head), workloads, head), newly_unschedulable=newly,
         lint_new=tuple(sorted((_finding(f, head.relabel) for f in lint_new), key=_order)),
-        lint_fixed=tuple(sorted((_finding(f, base.relabel) for f in lint_fixed), key=_order)),
+        lint_fixed=tuple(sorted((_finding(f, base.at_revision) for f in lint_fixed), key=_order)),
+        lint_removed=tuple(sorted((_finding(f, base.at_revision) for f in lint_gone), key=_order)),
         gate=_gate(micros, newly, new_errors, fail_on_increase, (base.costs.jobs_micros, head.costs.jobs_micros)),
         notes=(*base.notes, *head.notes, *_capacity_notes(base, head), *_cut_notes(base, head),
                *_relaxed_notes(base, head), *moved_notes(base, head, workloads)),

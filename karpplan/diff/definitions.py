@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from karpplan.inputs.loader import Document
+from karpplan.lint.context import object_name
 from karpplan.model.build import document_name, role_of
 
 WORKLOAD_ROLES = ("workload", "DaemonSet", "Pod")
@@ -90,6 +91,7 @@ def _scalers(documents: Sequence[Document]) -> dict[str, list[Mapping[str, Any]]
 class Definitions:
     workloads: Mapping[str, Definition]
     pools: Mapping[str, Definition]
+    objects: frozenset[str] = frozenset()  # every object as lint names it (`Kind/namespace/name`, `Kind/name`)
 
 
 def definitions(documents: Sequence[Document]) -> Definitions:
@@ -111,4 +113,4 @@ def definitions(documents: Sequence[Document]) -> Definitions:
             bodies = (doc.body,) if node_class is None else (doc.body, node_class.body)
             pools.setdefault(name, Definition(name, digest(*bodies), doc.origin.file, doc.origin.line,
                                               tuple(_written(b) for b in bodies)))
-    return Definitions(workloads, pools)
+    return Definitions(workloads, pools, frozenset(object_name(d) for d in documents))

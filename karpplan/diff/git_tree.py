@@ -50,6 +50,14 @@ class Snapshot:
                 text = text.replace(prefix, label)
         return text
 
+    def at_ref(self, text: str) -> str:
+        """`text` with the snapshot's temporary paths written as git names a file at the revision (`REF:PATH`),
+        for messages that must say the file is REF's, not the working tree's."""
+        for prefix, label in self.labels:
+            if prefix in text:
+                text = text.replace(prefix, f"{self.ref}:{label}")
+        return text
+
 
 def repository_root(cwd: Path) -> Path:
     result = _git(["rev-parse", "--show-toplevel"], cwd)

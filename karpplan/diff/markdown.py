@@ -86,7 +86,8 @@ def _summary_table(diff: PlanDiff) -> list[str]:
         f"| Unschedulable pods | {base['unschedulable']} | {head['unschedulable']} | "
         f"{signed_count(diff.unschedulable_delta)} |",
         f"| Lint findings | {base['lintFindings']} | {head['lintFindings']} | "
-        f"{len(diff.lint_new)} new, {len(diff.lint_fixed)} fixed |",
+        f"{len(diff.lint_new)} new, {len(diff.lint_fixed)} fixed"
+        + (f", {len(diff.lint_removed)} gone with their objects" if diff.lint_removed else "") + " |",
     ]
 
 
@@ -180,6 +181,9 @@ def render_markdown(diff: PlanDiff) -> str:
         lines += [f"### New lint findings ({len(diff.lint_new)})", "", *_findings_table(diff.lint_new), ""]
     if diff.lint_fixed:
         lines += [f"### Lint findings fixed ({len(diff.lint_fixed)})", "", *_findings_table(diff.lint_fixed), ""]
+    if diff.lint_removed:
+        lines += [f"### Lint findings gone with their objects ({len(diff.lint_removed)}: removed or renamed, "
+                  "not fixed)", "", *_findings_table(diff.lint_removed), ""]
     region = diff.head.get("region") or diff.base.get("region")
     estimated = diff.head.get("estimatedPrices") or diff.base.get("estimatedPrices")
     spot = diff.head.get("spotPrices") or diff.base.get("spotPrices")

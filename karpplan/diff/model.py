@@ -180,6 +180,8 @@ class PlanDiff(CostChange):
     lint_new: tuple[Mapping[str, Any], ...]  # lint findings as `lint -o json` writes them
     lint_fixed: tuple[Mapping[str, Any], ...]
     gate: Gate
+    # BASE's findings on objects HEAD no longer has (removed or renamed): gone with them, not fixed
+    lint_removed: tuple[Mapping[str, Any], ...] = ()
     notes: tuple[str, ...] = ()  # e.g. a side that is empty because the revision lacks a PATH
     time_limit: float | None = None  # seconds each side was planned in (`--time-limit`); None: not said
     time_limit_auto: bool = False  # `auto` fitted them to the larger side
@@ -217,7 +219,8 @@ class PlanDiff(CostChange):
             "workloads": [w.to_document() for w in self.workloads],
             "pools": [p.to_document() for p in self.pools],
             "newlyUnschedulable": [u.to_document() for u in self.newly_unschedulable],
-            "lint": {"new": [dict(f) for f in self.lint_new], "fixed": [dict(f) for f in self.lint_fixed]},
+            "lint": {"new": [dict(f) for f in self.lint_new], "fixed": [dict(f) for f in self.lint_fixed],
+                     "removedWithObject": [dict(f) for f in self.lint_removed]},
             "gate": self.gate.to_document(),
             "notes": list(self.notes),
             "timeLimit": self.time_limit,

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from karpplan.diff.compare import compare
-from karpplan.diff.git_tree import snapshot
+from karpplan.diff.git_tree import MANIFEST_SUFFIXES, snapshot
 from karpplan.diff.model import PlanDiff
 from karpplan.diff.progress import DiffProgress
 from karpplan.diff.side import Side, SideInput, SideOptions, plan_side, read_side, side_time_limit
@@ -41,6 +41,14 @@ def _compare(before: Side, after: Side, options: SideOptions, seconds: float,
                    time_limit=(seconds, options.time_limit is None))
 
 
+def _holds_manifests(path: Path) -> bool:
+    """A file, or a directory with a manifest somewhere under it (git leaves a directory whose files a change
+    removed behind when other files, a README or untracked ones, stay: as BASE's side, it is empty there)."""
+    if path.is_dir():
+        return any(f.is_file() for suffix in MANIFEST_SUFFIXES for f in path.rglob(f"*{suffix}"))
+    return path.exists()
+
+
 def diff_paths(base: Sequence[str], head: Sequence[str], options: SideOptions, *,
                fail_on_increase: float | None = None, progress: DiffProgress | None = None) -> PlanDiff:
     """BASE against HEAD (files or directories); InputError when either is missing or bad."""
@@ -60,16 +68,17 @@ def diff_git(ref: str, paths: Sequence[str], options: SideOptions, *, fail_on_in
     root = Path.cwd() if cwd is None else cwd
     with tempfile.TemporaryDirectory(prefix="karpplan-diff-") as tmp:
         snap = snapshot(ref, paths, Path(tmp), root)
-        in_tree = [p for p in paths if (root / p).exists()]
+        in_tree = [p for p in paths if _holds_manifests(root / p)]
         gone = [p for p in snap.absent if p not in in_tree]
         if gone:
             raise InputError([InputProblem(Origin(p), f"{p} exists neither at {ref} nor in the working tree")
                               for p in gone])
         base_notes = [f"{p} does not exist at {ref}: BASE is empty there (everything in it is added)"
                       for p in snap.absent]
-        head_notes = [f"{p} does not exist in the working tree: HEAD is empty there (everything in it is removed)"
-                      for p in paths if p not in in_tree]
-        base_side = read_side(f"base ({ref})", snap.paths, options, relabel=snap.relabel, notes=base_notes)
+        head_notes = [f"{p} {'holds no manifest' if (root / p).exists() else 'does not exist'} in the working tree: "
+                      "HEAD is empty there (everything in it is removed)" for p in paths if p not in in_tree]
+        base_side = read_side(f"base ({ref})", snap.paths, options, relabel=snap.relabel, notes=base_notes,
+                              at_revision=snap.at_ref)
         head_side = read_side("head (working tree)", [str(root / p) if cwd is not None else p for p in in_tree],
                               options, notes=head_notes)
         seconds = side_time_limit(options, base_side, head_side)

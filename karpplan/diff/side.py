@@ -44,6 +44,10 @@ class SideOptions:
     allow_estimated_prices: bool = False  # `--allow-estimated-prices`, as `plan` reads it
 
 
+def _same(text: str) -> str:
+    return text
+
+
 @dataclass(frozen=True)
 class Side:
     name: str  # "base" or "head"
@@ -55,6 +59,7 @@ class Side:
     relabel: Callable[[str], str]  # a path as read -> as the user named it (--git's BASE lives in a temp dir)
     notes: tuple[str, ...] = ()  # e.g. a PATH the revision does not have
     capacity: bool = True  # it holds something pods can run on (`has_capacity`)
+    at_revision: Callable[[str], str] = _same  # names what exists only on this side (`SideInput.at_revision`)
 
 
 def has_capacity(inventory: Inventory) -> bool:
@@ -62,10 +67,6 @@ def has_capacity(inventory: Inventory) -> bool:
     Without any, every pending pod is unschedulable and the side costs nothing."""
     return bool(inventory.nodepools or inventory.nodes
                 or any(c.fargate_profiles or c.node_groups for c in inventory.clusters))
-
-
-def _same(text: str) -> str:
-    return text
 
 
 def _relabelled(error: InputError, relabel: Callable[[str], str]) -> InputError:
@@ -102,17 +103,21 @@ class SideInput:
     definitions: Definitions
     relabel: Callable[[str], str]
     notes: tuple[str, ...] = ()
+    # how what exists only on this side names its files: --git's BASE, `REF:PATH` (git's own notation), since
+    # the working tree's PATH is another version of the file or none; bad input's messages too
+    at_revision: Callable[[str], str] | None = None
 
 
 def read_side(name: str, paths: Sequence[str], options: SideOptions, *,
-              relabel: Callable[[str], str] | None = None, notes: Sequence[str] = ()) -> SideInput:
-    """Read one side; InputError (named as the user named the files) for bad input."""
+              relabel: Callable[[str], str] | None = None, notes: Sequence[str] = (),
+              at_revision: Callable[[str], str] | None = None) -> SideInput:
+    """Read one side; InputError (named as the user named the files, or by `at_revision`) for bad input."""
     relabel = _same if relabel is None else relabel
     try:
         inventory, defined = _inventory(paths, options)
     except InputError as error:
-        raise _relabelled(error, relabel) from None
-    return SideInput(name, tuple(paths), inventory, defined, relabel, tuple(notes))
+        raise _relabelled(error, at_revision or relabel) from None
+    return SideInput(name, tuple(paths), inventory, defined, relabel, tuple(notes), at_revision)
 
 
 def side_time_limit(options: SideOptions, *sides: SideInput) -> float:
@@ -135,6 +140,6 @@ def plan_side(side: SideInput, options: SideOptions, time_limit: float, *,
         plan = make_plan(side.inventory, catalog, replace(plan_options, progress=progress))
         findings = _lint(side.paths, options)
     except InputError as error:
-        raise _relabelled(error, side.relabel) from None
+        raise _relabelled(error, side.at_revision or side.relabel) from None
     return Side(side.name, side.paths, plan, plan_costs(plan, side.inventory.daemonsets), side.definitions, findings,
-                side.relabel, side.notes, has_capacity(side.inventory))
+                side.relabel, side.notes, has_capacity(side.inventory), side.at_revision or side.relabel)

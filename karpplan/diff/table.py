@@ -99,8 +99,14 @@ def render_table(diff: PlanDiff, console: Console) -> None:
         say(Text(f"New lint findings ({len(diff.lint_new)})", style="bold yellow"))
         for f in diff.lint_new[:MAX_ROWS]:
             say(Text(f"{f['file']}:{f['line']}: {f['severity']} {f['rule']}: {f['object']}: {f['message']}"))
-    if diff.lint_fixed:
-        say(Text(f"{len(diff.lint_fixed)} lint finding(s) fixed", style="green"))
+    for title, found, style in ((f"Lint findings fixed ({len(diff.lint_fixed)})", diff.lint_fixed, "green"),
+                                (f"Lint findings gone with their objects ({len(diff.lint_removed)}: removed or "
+                                 "renamed, not fixed)", diff.lint_removed, "default")):
+        if found:
+            console.print()
+            say(Text(title, style=style))
+            for f in found[:MAX_ROWS]:
+                say(Text(f"{f['file']}:{f['line']}: {f['severity']} {f['rule']}: {f['object']}: {f['message']}"))
     if diff.gate.reasons:
         console.print()
         say(Text("fails the check: " + "; ".join(diff.gate.reasons), style="bold red"))

@@ -97,7 +97,8 @@ class KarpenterSimulation:
             if self._name_rank is None:
                 existing = self.state.slots[: len(self.problem.existing)]
                 self._name_rank = [0] * len(existing)
-                for rank, slot in enumerate(sorted(existing, key=lambda s: s.name)):
+                last = self.problem.existing_last
+                for rank, slot in enumerate(sorted(existing, key=lambda s: (s.name in last, s.name))):
                     self._name_rank[slot.index] = rank
             slots = self.state.slots
             found = self._existing_order[group_info.index] = [

@@ -71,6 +71,8 @@ class Problem:
     # id(pod) -> its rank among pods of equal requests in the queue; None: the groups' order, then each
     # group's pods in order (a caller whose groups fold pods it listed interleaved keeps its own order).
     queue_rank: Mapping[int, int] | None = None
+    # existing nodes tried after the others (Karpenter's `sortExistingNodes`: initialized nodes first)
+    existing_last: frozenset[str] = frozenset()
 
     def __getstate__(self) -> dict[str, object]:
         """As pickled: `queue_rank`, keyed by id(pod), kept with its pods (those of the groups) so that the loaded
