@@ -56,6 +56,19 @@ def test_a_revision_and_a_subdirectory_as_the_current_directory(repo: Path) -> N
     assert doc["workloads"][0]["file"] == "all.yaml"
 
 
+def test_the_repository_is_the_paths_not_the_current_directorys(repo: Path, tmp_path: Path) -> None:
+    """As `git -C`: run from outside the repository, `diff --git main ../repo/k8s` reads the repository holding
+    the PATH (a new user ran it from a scratch directory and got "... is not inside a git repository")."""
+    write(repo / "k8s" / "all.yaml", pool(), deployment("web", 4))
+    elsewhere = tmp_path / "scratch"
+    elsewhere.mkdir()
+    out = karpplan("diff", "--git", "main", "../repo/k8s", "--region", "us-east-1", "-o", "json", cwd=elsewhere)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["delta"]["hourlyCost"] == pytest.approx(0.192)
+    assert doc["workloads"][0]["file"] == "../repo/k8s/all.yaml"  # named as the user named the PATH
+
+
 def test_a_path_the_revision_lacks_is_an_empty_side_and_said_so(repo: Path) -> None:
     write(repo / "apps" / "api.yaml", deployment("api", 1))
     out = karpplan("diff", "--git", "main", "k8s", "apps", "--region", "us-east-1", "-o", "json", cwd=repo)

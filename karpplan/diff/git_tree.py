@@ -66,6 +66,15 @@ def repository_root(cwd: Path) -> Path:
     return Path(result.stdout.decode().strip()).resolve()
 
 
+def _repository_of(paths: Sequence[str], cwd: Path) -> Path:
+    """The repository holding the first PATH (as `git -C`: run from anywhere, `diff --git HEAD ../repo/deploy`
+    reads ../repo's history); its nearest directory in the working tree when PATH itself is gone there."""
+    start = (cwd / paths[0]).resolve() if paths else cwd
+    while not start.is_dir() and start != start.parent:
+        start = start.parent
+    return repository_root(start)
+
+
 def resolve_ref(ref: str, root: Path) -> str:
     """REF as a commit id; InputError when git does not know it."""
     result = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"], root)
@@ -118,7 +127,7 @@ def _write_blobs(commit: str, names: Sequence[str], root: Path, into: Path) -> N
 def snapshot(ref: str, paths: Sequence[str], into: Path, cwd: Path | None = None) -> Snapshot:
     """PATH... at REF, written under the (empty, temporary) directory `into`."""
     cwd = Path.cwd() if cwd is None else cwd
-    root = repository_root(cwd)
+    root = _repository_of(paths, cwd)
     commit = resolve_ref(ref, root)
     present: list[str] = []
     absent: list[str] = []
