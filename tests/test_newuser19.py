@@ -79,3 +79,26 @@ IRIS_PODENI = Paste(
 
 def test_a_large_pods_answer_keeps_its_arch_and_names_the_requests() -> None:
     check_paste(IRIS_PODENI, catalog_loader(None, None))
+
+
+def test_consolidate_says_a_node_the_regions_catalog_lacks_is_unpriced_not_free(tmp_path: Path) -> None:
+    """A g6e.2xlarge node in us-west-2 (whose 2022 price list lacks g6e): the table showed $0.0000, "Cost now"
+    counted it as free, and the warning said "priced $0". It is said unpriced, left out of the total, with the
+    remedy; with --allow-estimated-prices it is priced."""
+    from test_consolidate_semantics import node, nodepool, pod, write
+
+    snapshot = write(tmp_path, node("gpu-1", itype="g6e.2xlarge", zone="us-west-2a"),
+                     node("web-1", itype="m5.large", zone="us-west-2a"),
+                     pod("llm", "gpu-1", cpu="2"), pod("web", "web-1", cpu="1"),
+                     pools=(nodepool(families=("m5", "g6e")),))
+    run = CliRunner().invoke(app, ["--color", "never", "consolidate", str(snapshot), "--region", "us-west-2"],
+                             env={"COLUMNS": "120"})
+    assert run.exit_code in (0, 1), run.output
+    assert "g6e.2xlarge, which the embedded us-west-2 catalog lacks" in run.stderr
+    assert "--allow-estimated-prices" in run.stderr and "priced $0" not in run.stderr
+    row = next(line for line in run.stdout.splitlines() if line.startswith("│ gpu-1"))
+    assert "│      ? │" in row
+    assert "(without 1 unpriced node: see the warnings)" in run.stdout
+    estimated = CliRunner().invoke(app, ["--color", "never", "consolidate", str(snapshot), "--region", "us-west-2",
+                                         "--allow-estimated-prices"], env={"COLUMNS": "120"})
+    assert "unpriced" not in estimated.stdout

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TextIO
 
+from karpplan.catalog.coverage import lacking_text, remedy
+from karpplan.catalog.embedded import embedded_data
 from karpplan.catalog.types import Catalog
 from karpplan.consolidate.budgets import (
     DEFAULT_BUDGET,
@@ -353,9 +355,7 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
         priced_by = catalog if pool is None else catalog.for_pool(pool)
         price = offering_price(priced_by, labels.get(L.INSTANCE_TYPE), labels.get(L.ZONE), labels.get(L.CAPACITY_TYPE))
         if price is None and L.INSTANCE_TYPE in labels:
-            warnings.append(f"{node.origin}: node {node.name}: instance type {labels[L.INSTANCE_TYPE]!r} has no "
-                            f"{labels.get(L.CAPACITY_TYPE) or 'on-demand'} offering in the catalog: priced $0, "
-                            "never consolidated")
+            warnings.append(_unpriced(node.origin, node.name, labels, priced_by))
         conditions = claims.get(node.name)
         uninitialized = _not_true(conditions, "Initialized") or node.name in started
         if uninitialized:
@@ -381,3 +381,15 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
     warnings.extend(provisioner_nodes((n.name, n.node.labels, n.node.origin) for n in nodes))
     warnings.extend(_budget_warnings(disruption, clock))
     return Snapshot(inventory, nodes, pods_on, pending, pdbs, disruption, warnings, clock)
+
+
+def _unpriced(origin: object, name: str, labels: Mapping[str, str], catalog: Catalog) -> str:
+    """The warning for a node the catalog cannot price: left out of the costs, never consolidated, and, when the
+    region's embedded price list is what lacks its type (a 2022 list has no g6e), said so with the remedy."""
+    kind = labels[L.INSTANCE_TYPE]
+    head = f"{origin}: node {name}: "
+    tail = "left out of the costs (shown as ?) and never consolidated here"
+    if catalog.embedded and kind not in catalog.by_name() and any(t.name == kind for t in embedded_data().types):
+        return head + f"instance type {lacking_text(catalog, [kind])}: {tail}; {remedy(catalog)}"
+    return (head + f"instance type {kind!r} has no {labels.get(L.CAPACITY_TYPE) or 'on-demand'} offering in the "
+            f"catalog: {tail}")

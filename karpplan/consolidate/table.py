@@ -27,7 +27,8 @@ def render_report(report: Report, out: Console) -> None:
         kind = f"{n.instance_type or '?'}" + (" spot" if n.capacity_type == "spot" else "")
         verdict = ("replaced" if v.removed_by is not None and report.actions[v.removed_by - 1].replacement
                    else "deleted" if v.removed_by is not None else "kept")
-        nodes.add_row(n.name + (" (new)" if n.replacement else ""), kind, f"{n.cost:.4f}", verdict, v.reason)
+        price = "?" if n.price is None else f"{n.cost:.4f}"  # unpriced: not a free node (see the warning)
+        nodes.add_row(n.name + (" (new)" if n.replacement else ""), kind, price, verdict, v.reason)
     out.print(nodes)
     if report.actions:
         actions = Table(title="Actions, in order", title_justify="left")
@@ -47,7 +48,10 @@ def render_report(report: Report, out: Console) -> None:
     else:
         out.print("No consolidation applies: Karpenter would leave this cluster as it is.")
     s = report.summary
-    out.print(f"Cost now:                       {_money(s.current)}")
+    unpriced = sum(1 for v in report.nodes if v.node.price is None and not v.node.replacement)
+    out.print(f"Cost now:                       {_money(s.current)}"
+              + (f"  (without {unpriced} unpriced node{'' if unpriced == 1 else 's'}: see the warnings)"
+                 if unpriced else ""))
     count = len(report.actions)
     out.print(f"After Karpenter consolidation:  {_money(s.karpenter)}  ({count} action{'' if count == 1 else 's'}, "
               f"{_money(s.current - s.karpenter)} saved)")
