@@ -102,3 +102,18 @@ def test_consolidate_says_a_node_the_regions_catalog_lacks_is_unpriced_not_free(
     estimated = CliRunner().invoke(app, ["--color", "never", "consolidate", str(snapshot), "--region", "us-west-2",
                                          "--allow-estimated-prices"], env={"COLUMNS": "120"})
     assert "unpriced" not in estimated.stdout
+
+
+# aws/karpenter-provider-aws#8068 (EKS Auto Mode, solved: the gpu-nodepool's limits): the device-plugin advice
+# told an Auto Mode user to install the NVIDIA plugin, which Auto Mode's GPU nodes run; the types offered were
+# priced at the 0.4 x on-demand spot estimate without the `~` every estimate carries.
+AUTO_MODE_GPU_LIMITS = Paste(
+    "https://github.com/aws/karpenter-provider-aws/issues/8068",
+    '  Warning  FailedScheduling  23m (x54 over 4h48m)    default-scheduler  0/3 nodes are available: 3 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.\n  Warning  FailedScheduling  3m50s (x58 over 4h48m)  karpenter          Failed to schedule pod, incompatible with nodepool "spot-pool", daemonset overhead={"cpu":"1566m","memory":"930Mi","pods":"11"}, no instance type has enough resources, requirements=eks.amazonaws.com/instance-category In [c m t], eks.amazonaws.com/nodeclass In [spot-default], karpenter.sh/capacity-type In [spot], karpenter.sh/nodepool In [spot-pool], kubernetes.io/arch In [amd64], resources={"cpu":"1566m","memory":"930Mi","nvidia.com/gpu":"1","pods":"12"}; all available instance types exceed limits for nodepool (NodePool=gpu-nodepool)\n',
+    {"limits", "node-filter"},
+    ("has reached its spec.limits", "EKS Auto Mode's GPU nodes run it already", "g4dn.xlarge (~$0.2104/h)"),
+    ("g4dn.xlarge ($0.2104/h)",))
+
+
+def test_auto_mode_gpu_answer_is_right_for_auto_mode_and_marks_estimates() -> None:
+    check_paste(AUTO_MODE_GPU_LIMITS, catalog_loader(None, None))

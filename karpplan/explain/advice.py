@@ -162,8 +162,14 @@ def _listed_priced(types: Sequence[tuple[InstanceType, float, bool]], n: int = 4
 
 
 def _listed(types: Sequence[tuple[InstanceType, float]], n: int = 4) -> str:
+    """`g4dn.xlarge ($0.5260/h)`; a price only an estimated offering has (a spot estimate) marked `~`."""
     best = sorted(types, key=lambda tp: (tp[1], tp[0].name))[:n]
-    return ", ".join(f"{t.name} (${p:.4f}/h)" for t, p in best)
+    return ", ".join(f"{t.name} ({'~' if _estimated(t, p) else ''}${p:.4f}/h)" for t, p in best)
+
+
+def _estimated(t: InstanceType, price: float) -> bool:
+    offers = [o for o in t.offerings if o.price == price]
+    return bool(offers) and all(o.estimated for o in offers)
 
 
 def how_to_get(name: str) -> str | None:

@@ -113,8 +113,10 @@ def _device_hints(counts: Mapping[str, int]) -> str:
                     f"has the device already runs, kubectl describe node shows no {name} under Allocatable until its "
                     "plugin registers: look at the plugin's DaemonSet pod on that node and its log."
                     + (" For NVIDIA GPUs the container runtime must use the NVIDIA runtime (nvidia-container-toolkit), "
-                       "and the EKS-optimized accelerated (NVIDIA) AMIs do not run the device plugin: install the NVIDIA device plugin "
-                       "(or the GPU Operator) yourself." if name == "nvidia.com/gpu" else "")
+                       "and the EKS-optimized accelerated (NVIDIA) AL2 / AL2023 AMIs do not run the device plugin: on "
+                       "them install the NVIDIA device plugin (or the GPU Operator) yourself; Bottlerocket's NVIDIA "
+                       "variants and EKS Auto Mode's GPU nodes run it already, so there look at the node's type and "
+                       "the pool's limits instead." if name == "nvidia.com/gpu" else "")
                     + (f" {how}" if how else ""))
     return out
 
