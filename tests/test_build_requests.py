@@ -110,7 +110,9 @@ def test_pod_level_resources_replace_the_aggregate(build: Build) -> None:
     containers:
     - {name: a, resources: {requests: {cpu: "1", memory: 1Gi, ephemeral-storage: 1Gi}}}
     """
-    assert requests_of(build, spec) == {"cpu": 2000, "memory": 4 * Gi, "ephemeral-storage": Gi, "pods": 1}
+    # the memory limit alone defaults the pod's memory request to the containers' aggregate (1Gi), not to the
+    # limit, since a container requests memory (`defaultPodRequests`, pkg/apis/core/v1/defaults.go)
+    assert requests_of(build, spec) == {"cpu": 2000, "memory": Gi, "ephemeral-storage": Gi, "pods": 1}
 
 
 def test_pod_level_requests_below_the_aggregate_are_refused(problems: Problems) -> None:

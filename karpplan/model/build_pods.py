@@ -175,12 +175,18 @@ def effective_requests(spec: Field, context: PodContext, defaults: Mapping[str, 
 
 
 def _apply_pod_level(resources: Field, total: dict[str, int]) -> None:
-    """Pod-level `spec.resources` replaces the aggregate for cpu, memory and hugepages."""
+    """Pod-level `spec.resources` replaces the aggregate for cpu, memory and hugepages.
+
+    A pod-level limit without a pod-level request defaults the request as `defaultPodRequests` does
+    (pkg/apis/core/v1/defaults.go): to the containers' aggregate request when any container requests that
+    resource (cpu, memory), else to the limit; hugepages (not overcommittable) always to the limit.
+    """
     if not resources.is_mapping():
         return
     requests = resources["requests"].resource_quantities()
     limits = resources["limits"].resource_quantities()
-    merged = {k: v for k, v in limits.items() if k in _POD_LEVEL or _is_hugepages(k)}
+    merged = {k: v for k, v in limits.items()
+              if _is_hugepages(k) or (k in _POD_LEVEL and k not in total)}
     merged.update(requests)
     for name, (quantity, item) in merged.items():
         if name not in _POD_LEVEL and not _is_hugepages(name):
