@@ -87,3 +87,95 @@ def test_a_pod_level_limit_is_the_request_when_no_container_requests(tmp_path: P
     plan = _plan(tmp_path, _pool("m5.large, m5.xlarge") + _deployment("web", 1, spec))
     assert {p["name"]: p["requests"] for p in plan["pods"]}["web-0"] == {"cpu": "3", "memory": "2Gi"}
     assert [n["instanceType"] for n in plan["nodes"]] == ["m5.xlarge"]
+
+
+# ------------------------------------------------------------------------------------- huge pages
+# https://github.com/aws/karpenter-provider-aws/blob/main/website/content/en/docs/concepts/nodeoverlays.md (the
+# hugepages overlay); kubernetes-sigs/karpenter pkg/cloudprovider/types.go `computeAllocatable` (v1.7+) takes an
+# overlay's huge pages out of the type's allocatable memory.
+HUGE_OVERLAY = """\
+apiVersion: karpenter.sh/v1alpha1
+kind: NodeOverlay
+metadata: {name: hugepage-overlay}
+spec:
+  requirements:
+  - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.xlarge, m5.2xlarge]}
+  capacity:
+    hugepages-2Mi: 2Gi
+---
+"""
+DATABASE = _deployment("db", 1, """\
+      containers:
+      - name: postgres
+        image: postgres
+        resources:
+          requests: {cpu: "1", memory: 13Gi, hugepages-2Mi: 1Gi}
+          limits: {memory: 13Gi, hugepages-2Mi: 1Gi}
+""")
+
+
+def test_huge_pages_an_overlay_adds_come_out_of_allocatable_memory(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, HUGE_OVERLAY + _pool("m5.xlarge, m5.2xlarge") + DATABASE)
+    # m5.xlarge has 14162Mi allocatable, 12114Mi once its 2Gi of huge pages are taken: 13Gi needs an m5.2xlarge
+    assert [n["instanceType"] for n in plan["nodes"]] == ["m5.2xlarge"]
+    assert plan["nodes"][0]["allocatable"]["memory"] == "27269Mi"  # 29317Mi - 2Gi
+    note = next(w for w in plan["warnings"] if "hugepage-overlay" in w)
+    assert "capacity hugepages-2Mi=2Gi; its huge pages come out of the nodes' allocatable memory" in note
+
+
+def test_without_an_overlay_no_node_has_huge_pages_and_the_reason_says_how_to_give_them(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, _pool("m5.xlarge, m5.2xlarge") + DATABASE, code=1)
+    reason = plan["unschedulable"][0]["reasons"][0]
+    assert "short of hugepages-2Mi" in reason
+    assert ("no instance type this NodePool allows offers hugepages-2Mi: Karpenter knows huge pages only from a "
+            "NodeOverlay (karpenter.sh/v1alpha1, Karpenter v1.7+)") in reason
+
+
+# ------------------------------------------------------------------------------------- ephemeral-storage
+SCRATCH = _deployment("scratch", 3, """\
+      containers:
+      - name: c
+        image: x
+        resources: {requests: {cpu: "1", memory: 2Gi, ephemeral-storage: 200Gi}}
+""")
+
+
+# https://github.com/aws/karpenter-provider-aws/blob/main/examples/v1/general-purpose.yaml: no blockDeviceMappings
+def test_ephemeral_storage_beyond_the_default_root_volume_names_the_node_class_setting(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, SCRATCH, paths=(REAL / "karpenter-example-general-purpose.yaml",), code=1)
+    reason = plan["unschedulable"][0]["reasons"][0]
+    assert ("no node of this NodePool has 200Gi of ephemeral-storage for the pod (at most 17Gi free): EC2NodeClass "
+            '"default" (') in reason
+    assert ("gives /dev/xvda no volumeSize, so it is the 20Gi AL2023 default; set blockDeviceMappings /dev/xvda "
+            "ebs.volumeSize to 224Gi or more") in reason
+    # the fix it names is enough: 224Gi leaves 200.6Gi (224 - 1Gi kube-reserved - 10% nodefs eviction)
+    text = (REAL / "karpenter-example-general-purpose.yaml").read_text().replace(
+        "  amiSelectorTerms:", "  blockDeviceMappings:\n    - deviceName: /dev/xvda\n      ebs: {volumeSize: 224Gi}\n"
+        "  amiSelectorTerms:")
+    fixed = _plan(tmp_path, text, SCRATCH)
+    assert fixed["summary"]["unschedulable"] == 0 and len(fixed["nodes"]) == 3
+
+
+# https://github.com/aws/karpenter-provider-aws/blob/main/examples/v1/bottlerocket.yaml: the data volume decides
+def test_on_bottlerocket_the_data_volume_is_the_one_to_grow(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, SCRATCH, paths=(REAL / "karpenter-example-bottlerocket.yaml",), code=1)
+    reason = plan["unschedulable"][0]["reasons"][0]
+    assert "a node's ephemeral-storage is the 20Gi /dev/xvdb volume of EC2NodeClass \"bottlerocket\"" in reason
+    assert "set blockDeviceMappings /dev/xvdb ebs.volumeSize to 224Gi or more" in reason
+
+
+# https://github.com/aws/karpenter-provider-aws/blob/main/examples/v1/instance-store-ephemeral-storage.yaml: RAID0
+# makes the local NVMe disks (instance-local-nvme Gt 300 GB) the nodes' ephemeral-storage
+def test_instance_store_raid0_gives_the_nodes_their_local_disks(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, SCRATCH, paths=(REAL / "karpenter-example-instance-store.yaml",))
+    assert plan["summary"]["unschedulable"] == 0
+    # c6id.4xlarge's 950 GB NVMe disk, less 1Gi kube-reserved and the 10% nodefs eviction threshold, holds all three
+    assert [(n["instanceType"], n["allocatable"]["ephemeral-storage"]) for n in plan["nodes"]] == [
+        ("c6id.4xlarge", str(950 * 10**9 - 2**30 - 95 * 10**9))]
+    huge = _deployment("scratch", 1, """\
+      containers:
+      - {name: c, image: x, resources: {requests: {cpu: "1", ephemeral-storage: 30Ti}}}
+""")
+    refused = _plan(tmp_path, huge, paths=(REAL / "karpenter-example-instance-store.yaml",), code=1)
+    assert ("with instanceStorePolicy: RAID0 a node's ephemeral-storage is its instance type's local NVMe disks: "
+            "allow types with more of it") in refused["unschedulable"][0]["reasons"][0]
