@@ -179,3 +179,67 @@ def test_instance_store_raid0_gives_the_nodes_their_local_disks(tmp_path: Path) 
     refused = _plan(tmp_path, huge, paths=(REAL / "karpenter-example-instance-store.yaml",), code=1)
     assert ("with instanceStorePolicy: RAID0 a node's ephemeral-storage is its instance type's local NVMe disks: "
             "allow types with more of it") in refused["unschedulable"][0]["reasons"][0]
+
+
+# ------------------------------------------------------------------------------------- RuntimeClass scheduling
+# fixtures/real/kata-deploy-runtimeclass-qemu.yaml; kubernetes/kubernetes plugin/pkg/admission/runtimeclass
+# (`setScheduling`, `setOverhead`): the class's nodeSelector and tolerations are merged into its pods at admission.
+KATA_POOLS = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+        - {key: karpenter.k8s.aws/instance-category, operator: In, values: [m]}
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: kata}
+spec:
+  template:
+    metadata:
+      labels: {katacontainers.io/kata-runtime: "true"}
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [m5.metal, c5.metal]}
+---
+"""
+SANDBOXED = _deployment("sandboxed", 2, """\
+      runtimeClassName: kata-qemu
+      containers:
+      - {name: c, image: nginx, resources: {requests: {cpu: "1", memory: 1Gi}}}
+""")
+KATA = REAL / "kata-deploy-runtimeclass-qemu.yaml"
+
+
+def test_a_runtime_class_node_selector_sends_its_pods_to_the_nodes_with_the_runtime(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, KATA_POOLS + SANDBOXED, paths=(KATA,))
+    # not the cheap general pool: the class pins its pods to katacontainers.io/kata-runtime=true nodes
+    assert {n["nodePool"] for n in plan["nodes"]} == {"kata"}
+    assert {p["name"]: p["requests"] for p in plan["pods"]}["sandboxed-0"] == {"cpu": "1250m", "memory": "1184Mi"}
+    # a pool no node of which carries the label cannot take them, and the reason says which label
+    alone = _plan(tmp_path, KATA_POOLS.split("---")[0] + "---\n" + SANDBOXED, paths=(KATA,), code=1)
+    assert "katacontainers.io/kata-runtime" in alone["unschedulable"][0]["reasons"][0]
+
+
+def test_a_pod_whose_node_selector_contradicts_its_runtime_class_is_refused(tmp_path: Path) -> None:
+    conflicting = SANDBOXED.replace("      runtimeClassName: kata-qemu\n", "      runtimeClassName: kata-qemu\n"
+                                    '      nodeSelector: {katacontainers.io/kata-runtime: "false"}\n')
+    plan = _plan(tmp_path, KATA_POOLS + conflicting, paths=(KATA,))
+    assert plan["summary"]["pods"] == 0
+    note = next(w for w in plan["warnings"] if "Deployment/sandboxed" in w)
+    assert ("the API server refuses them (conflict: runtimeClass.scheduling.nodeSelector[katacontainers.io/kata-runtime]"
+            " = true; pod.spec.nodeSelector[katacontainers.io/kata-runtime] = false)") in note
+
+
+def test_a_runtime_class_missing_from_the_input_is_said(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, KATA_POOLS + SANDBOXED)
+    note = next(w for w in plan["warnings"] if "runtimeClassName" in w)
+    assert "Deployment/sandboxed: runtimeClassName kata-qemu names no RuntimeClass in the input" in note
+    assert not [w for w in _plan(tmp_path, KATA_POOLS + SANDBOXED, paths=(KATA,))["warnings"] if "runtimeClassName" in w]

@@ -66,6 +66,11 @@ from karpplan.model.overlays import NodeOverlay
 from karpplan.model.pods import DaemonSet, Pod
 from karpplan.model.pools import NodeClass, NodePool
 from karpplan.model.prometheus_operator import DerivedWorkload
+from karpplan.model.runtime_class_admission import (
+    runtime_class_refusal,
+    unknown_runtime_class,
+    unknown_runtime_class_notice,
+)
 from karpplan.model.scale import ScaleOptions, Scaler, build_hpa
 from karpplan.model.storage import PersistentVolume, PersistentVolumeClaim, Storage, StorageClass
 
@@ -445,10 +450,18 @@ class _Builder:
 
     def _refused(self, doc: Document, kind: str, name: str, pod_spec: Field) -> str | None:
         """Why the API server never creates this workload's pods (a LimitRange, a ResourceQuota), said."""
+        runtime_classes = self.context.runtime_classes
+        unknown = unknown_runtime_class(pod_spec.value, runtime_classes)
+        if unknown is not None:
+            self.notices.append(unknown_runtime_class_notice(doc.origin, f"{kind}/{name}", unknown))
         refusal = self.admission.refusal(doc.namespace, pod_spec.value)
+        fix = None
+        if refusal is None:
+            refusal = runtime_class_refusal(pod_spec.value, runtime_classes)
+            fix = "give the pod's nodeSelector the RuntimeClass's values (or leave them to the class), and no overhead"
         if refusal is None:
             return None
-        self.notices.append(refusal_notice(doc.origin, f"{kind}/{name}", doc.namespace, refusal))
+        self.notices.append(refusal_notice(doc.origin, f"{kind}/{name}", doc.namespace, refusal, fix))
         return "its pods are refused at admission: never created"
 
     def _skipped_rollout(self, doc: Document, spec: Field) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from karpplan.inputs.loader import Document
 from karpplan.model.auto_mode_pools import BUILT_IN
 from karpplan.model.build_fields import Field
+from karpplan.model.build_pods import tolerations
 from karpplan.model.build_pools import resource_list, taints
 from karpplan.model.cluster import ClusterConfig, FargateProfile, FargateSelector, Namespace, RuntimeClass
 from karpplan.model.eksctl import node_capacity_type, node_groups, subnet_zones
@@ -41,13 +42,17 @@ def build_namespace(doc: Document, root: Field) -> Namespace:
 
 
 def build_runtime_class(doc: Document, root: Field) -> RuntimeClass:
-    """node.k8s.io/v1 RuntimeClass: `handler` and `overhead.podFixed`."""
+    """node.k8s.io/v1 RuntimeClass: `handler`, `overhead.podFixed` and `scheduling` (nodeSelector, tolerations)."""
     overhead = root["overhead"]
     overhead.is_mapping()
+    scheduling = root["scheduling"]
+    scheduling.is_mapping()
     return RuntimeClass(
         name=doc.name,
         handler=root["handler"].string(),
         overhead=resource_list(overhead["podFixed"]) or Resources(),
+        node_selector=scheduling["nodeSelector"].string_map(),
+        tolerations=tolerations(scheduling),
         origin=doc.origin,
     )
 

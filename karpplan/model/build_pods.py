@@ -32,6 +32,7 @@ from karpplan.model.pods import (
 from karpplan.model.quantity import Quantity, format_resource
 from karpplan.model.requirements import Requirement, Requirements, parse_int
 from karpplan.model.resources import CPU, EPHEMERAL, MEMORY, PODS, Resources, amount_of
+from karpplan.model.runtime_class_admission import with_runtime_class
 from karpplan.model.selectors import LabelSelector, NodeAffinity, NodeSelectorTerm, PreferredTerm
 from karpplan.model.taints import EFFECTS, NO_EXECUTE, NO_SCHEDULE, Toleration
 
@@ -568,14 +569,17 @@ def build_pod_template(
         requests = requests + injected.requests
         fargate = replace(fargate, refusals=(*fargate.refusals, (f"{spec.path}.initContainers",
                                                                   injected.fargate_refusal())))
-    written = tolerations(spec)
+    written, affinity_read = tolerations(spec), node_affinity(spec)
+    if not admitted:  # the RuntimeClass admission plugin's scheduling (an admitted pod carries it already)
+        runtime_class = context.runtime_classes.get(spec["runtimeClassName"].optional_string() or "")
+        affinity_read, written = with_runtime_class(affinity_read, written, runtime_class)
     return PodTemplate(
         namespace=namespace,
         labels=dict(labels),
         requests=requests,
         unrequested=unrequested_containers(
             spec.value, None if admitted else context.container_defaults.get(namespace)),
-        affinity=node_affinity(spec),
+        affinity=affinity_read,
         tolerations=written if admitted else with_extended_resource_tolerations(written, requests),
         spread=spread_constraints(spec),
         pod_affinity=pod_affinity(affinity["podAffinity"]),
