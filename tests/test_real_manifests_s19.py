@@ -243,3 +243,40 @@ def test_a_runtime_class_missing_from_the_input_is_said(tmp_path: Path) -> None:
     note = next(w for w in plan["warnings"] if "runtimeClassName" in w)
     assert "Deployment/sandboxed: runtimeClassName kata-qemu names no RuntimeClass in the input" in note
     assert not [w for w in _plan(tmp_path, KATA_POOLS + SANDBOXED, paths=(KATA,))["warnings"] if "runtimeClassName" in w]
+
+
+# ------------------------------------------------------------------------------------- security groups for pods
+# fixtures/real/eks-security-groups-for-pods.yaml; aws/amazon-vpc-resource-controller-k8s webhooks/core/pod_webhook.go
+# adds vpc.amazonaws.com/pod-eni: 1 to every pod a SecurityGroupPolicy selects; Karpenter gives each type its
+# branch-interface limit of it (m5.large 9, t3 none).
+SGP = REAL / "eks-security-groups-for-pods.yaml"
+M5_OR_T3 = _pool("m5.large, t3.large")
+
+
+def test_pods_a_security_group_policy_selects_take_a_branch_interface_each(tmp_path: Path) -> None:
+    plan = _plan(tmp_path, M5_OR_T3, paths=(SGP,))
+    # 20 pods of 50m / 64Mi: one t3.large holds them all, but t3 has no branch interfaces and m5.large only 9
+    assert sorted((n["instanceType"], len(n["pods"])) for n in plan["nodes"]) == [
+        ("m5.large", 2), ("m5.large", 9), ("m5.large", 9)]
+    assert {p["name"]: p["requests"] for p in plan["pods"]}["my-deployment-0"]["vpc.amazonaws.com/pod-eni"] == "1"
+    note = next(w for w in plan["warnings"] if "SecurityGroupPolicy" in w)
+    assert ("SecurityGroupPolicy my-security-group-policy in namespace my-namespace selects 20 pod(s) of "
+            "Deployment/my-deployment") in note
+    # pods it does not select (another role) are planned as written
+    other = SGP.read_text().replace("        role: my-role\n    spec:", "        role: other\n    spec:")
+    plain = _plan(tmp_path, other, M5_OR_T3)
+    assert [(n["instanceType"], len(n["pods"])) for n in plain["nodes"]] == [("t3.large", 20)]
+    assert not [w for w in plain["warnings"] if "SecurityGroupPolicy" in w]
+
+
+def test_a_service_account_selector_matches_the_pods_service_account(tmp_path: Path) -> None:
+    by_account = SGP.read_text().replace(
+        "  podSelector:\n    matchLabels:\n      role: my-role\n",
+        "  serviceAccountSelector:\n    matchLabels:\n      sg: restricted\n").replace(
+        "      terminationGracePeriodSeconds: 120\n", "      serviceAccountName: web\n")
+    account = ("apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: web, namespace: my-namespace, "
+               "labels: {sg: restricted}}\n---\n")
+    plan = _plan(tmp_path, account + by_account, M5_OR_T3)
+    assert len(plan["nodes"]) == 3 and {n["instanceType"] for n in plan["nodes"]} == {"m5.large"}
+    unlabelled = _plan(tmp_path, account.replace("sg: restricted", "sg: open") + by_account, M5_OR_T3)
+    assert [n["instanceType"] for n in unlabelled["nodes"]] == ["t3.large"]

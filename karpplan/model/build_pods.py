@@ -33,6 +33,7 @@ from karpplan.model.quantity import Quantity, format_resource
 from karpplan.model.requirements import Requirement, Requirements, parse_int
 from karpplan.model.resources import CPU, EPHEMERAL, MEMORY, PODS, Resources, amount_of
 from karpplan.model.runtime_class_admission import with_runtime_class
+from karpplan.model.security_group_policies import POD_ENI, SecurityGroupPolicies
 from karpplan.model.selectors import LabelSelector, NodeAffinity, NodeSelectorTerm, PreferredTerm
 from karpplan.model.taints import EFFECTS, NO_EXECUTE, NO_SCHEDULE, Toleration
 
@@ -60,6 +61,7 @@ class PodContext:
     # `--default-requests`: what a container that sets no request (nor limit) of a resource gets, below LimitRanges
     default_requests: Mapping[str, int] = field(default_factory=dict)
     namespaces: Mapping[str, Namespace] = field(default_factory=dict)  # the Namespace objects read, by name
+    security_groups: SecurityGroupPolicies = SecurityGroupPolicies()  # what adds pod-eni to pods at admission
 
     def defaults_for(self, namespace: str, admitted: bool) -> dict[str, int] | None:
         """A container's defaults: the namespace's LimitRange ones (not yet admitted pods only) over
@@ -569,18 +571,21 @@ def build_pod_template(
         requests = requests + injected.requests
         fargate = replace(fargate, refusals=(*fargate.refusals, (f"{spec.path}.initContainers",
                                                                   injected.fargate_refusal())))
-    written, affinity_read = tolerations(spec), node_affinity(spec)
-    if not admitted:  # the RuntimeClass admission plugin's scheduling (an admitted pod carries it already)
+    written, affinity_read, eni = tolerations(spec), node_affinity(spec), 0
+    if not admitted:  # RuntimeClass scheduling and a SecurityGroupPolicy's pod-eni (an admitted pod carries them)
         runtime_class = context.runtime_classes.get(spec["runtimeClassName"].optional_string() or "")
         affinity_read, written = with_runtime_class(affinity_read, written, runtime_class)
+        written, eni = with_extended_resource_tolerations(written, requests), context.security_groups.branch_interfaces(
+            spec.value, namespace, labels)
     return PodTemplate(
         namespace=namespace,
         labels=dict(labels),
-        requests=requests,
+        requests=requests + {POD_ENI: eni} if eni else requests,
+        injected_eni=bool(eni),
         unrequested=unrequested_containers(
             spec.value, None if admitted else context.container_defaults.get(namespace)),
         affinity=affinity_read,
-        tolerations=written if admitted else with_extended_resource_tolerations(written, requests),
+        tolerations=written,
         spread=spread_constraints(spec),
         pod_affinity=pod_affinity(affinity["podAffinity"]),
         pod_anti_affinity=pod_affinity(affinity["podAntiAffinity"]),

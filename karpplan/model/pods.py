@@ -155,6 +155,8 @@ class PodTemplate:
     unrequested: tuple[str, ...] = ()  # containers with no CPU and no memory request (counted as zero)
     # a service mesh's proxy its webhook injects at admission (model/mesh_sidecars.py), in `requests` already
     injected: InjectedSidecar | None = field(default=None, compare=False)
+    # a SecurityGroupPolicy's branch interface (`vpc.amazonaws.com/pod-eni: 1`), in `requests` already
+    injected_eni: bool = field(default=False, compare=False)
 
     def __hash__(self) -> int:
         return id(self)

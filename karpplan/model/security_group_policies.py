@@ -1,0 +1,83 @@
+"""Security groups for pods: the `vpc.amazonaws.com/pod-eni: 1` request the VPC resource controller's webhook adds
+to every pod a SecurityGroupPolicy (vpcresources.k8s.aws/v1beta1) selects, which no manifest the user pastes shows.
+
+aws/amazon-vpc-resource-controller-k8s webhooks/core/pod_webhook.go and pkg/utils/helper.go: a Linux pod (not
+hostNetwork, not on Fargate, no `kubernetes.io/os: windows` nodeSelector) that a policy of its own namespace
+selects gets one branch network interface: `vpc.amazonaws.com/pod-eni: 1` in its first container's requests and
+limits. A policy selects a pod when it has security groups and a podSelector and/or a serviceAccountSelector,
+and each one it has matches (the pod's labels; its ServiceAccount's labels). A node offers only its instance
+type's branch-interface limit of them (Karpenter's `vpc.amazonaws.com/pod-eni` capacity: m5.large 9, t3 none),
+so the request caps how many such pods a node takes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from karpplan.errors import UNKNOWN, Origin
+from karpplan.model.inventory import InputNotice
+from karpplan.model.pods import Pod
+from karpplan.model.selectors import LabelSelector, selector_matches
+
+POD_ENI = "vpc.amazonaws.com/pod-eni"
+_WINDOWS_OS_KEYS = ("kubernetes.io/os", "beta.kubernetes.io/os")
+_FARGATE_PROFILE_LABEL = "eks.amazonaws.com/fargate-profile"
+
+
+@dataclass(frozen=True)
+class SecurityGroupPolicy:
+    name: str
+    namespace: str
+    pod_selector: LabelSelector | None
+    service_account_selector: LabelSelector | None
+    has_groups: bool
+    origin: Origin = field(default=UNKNOWN, compare=False)
+
+    def selects(self, labels: Mapping[str, str], account_labels: Mapping[str, str]) -> bool:
+        """`filterPodSecurityGroups` for one policy."""
+        if not self.has_groups or (self.pod_selector is None and self.service_account_selector is None):
+            return False  # an invalid policy: the controller skips it
+        if self.pod_selector is not None and not selector_matches(self.pod_selector, labels):
+            return False
+        return self.service_account_selector is None or selector_matches(self.service_account_selector, account_labels)
+
+
+@dataclass(frozen=True)
+class SecurityGroupPolicies:
+    """The policies of each namespace, and the ServiceAccounts' labels (namespace, name) -> labels."""
+
+    by_namespace: Mapping[str, tuple[SecurityGroupPolicy, ...]] = field(default_factory=dict)
+    account_labels: Mapping[tuple[str, str], Mapping[str, str]] = field(default_factory=dict)
+
+    def branch_interfaces(self, spec: object, namespace: str, labels: Mapping[str, str]) -> int:
+        """The pod-eni the webhook adds to a pod with `spec` and `labels` created in `namespace` (0 or 1)."""
+        policies = self.by_namespace.get(namespace)
+        if not policies or not isinstance(spec, Mapping) or spec.get("hostNetwork") is True:
+            return 0
+        if _FARGATE_PROFILE_LABEL in labels:
+            return 0
+        selector = spec.get("nodeSelector")
+        if isinstance(selector, Mapping) and any(selector.get(k) == "windows" for k in _WINDOWS_OS_KEYS):
+            return 0
+        account = spec.get("serviceAccountName") or spec.get("serviceAccount") or "default"
+        account_labels = self.account_labels.get((namespace, str(account)), {})
+        return 1 if any(p.selects(labels, account_labels) for p in policies) else 0
+
+
+def security_group_notices(pods: Sequence[Pod], policies: SecurityGroupPolicies) -> list[InputNotice]:
+    """One warning per namespace whose pending pods a SecurityGroupPolicy gives a branch network interface."""
+    notices: list[InputNotice] = []
+    for namespace, listed in sorted(policies.by_namespace.items()):
+        chosen = [p for p in pods if p.namespace == namespace and p.template.injected_eni]
+        if not chosen:
+            continue
+        workloads = sorted({p.workload for p in chosen})
+        shown = ", ".join(workloads[:5]) + (f" and {len(workloads) - 5} more" if len(workloads) > 5 else "")
+        names = ", ".join(sorted(p.name for p in listed))
+        notices.append(InputNotice(listed[0].origin, (
+            f"SecurityGroupPolicy {names} in namespace {namespace} selects {len(chosen)} pod(s) of {shown}: the VPC "
+            f"resource controller's webhook adds {POD_ENI}: 1 to each (a branch network interface), so a node "
+            "takes at most its instance type's branch-interface limit of them (m5.large 9, m5.xlarge 18) and types "
+            "that are not trunking compatible (t3, t4g, m4...) none; the plan counts it")))
+    return notices
