@@ -280,3 +280,46 @@ def test_a_service_account_selector_matches_the_pods_service_account(tmp_path: P
     assert len(plan["nodes"]) == 3 and {n["instanceType"] for n in plan["nodes"]} == {"m5.large"}
     unlabelled = _plan(tmp_path, account.replace("sg: restricted", "sg: open") + by_account, M5_OR_T3)
     assert [n["instanceType"] for n in unlabelled["nodes"]] == ["t3.large"]
+
+
+# ------------------------------------------------------------------------------------- Windows IPAM addresses
+# fixtures/real/karpenter-example-windows-2022.yaml; aws/amazon-vpc-resource-controller-k8s pod_webhook.go gives each
+# pod with a kubernetes.io/os: windows nodeSelector vpc.amazonaws.com/PrivateIPv4Address: 1; aws/karpenter-provider-aws
+# pkg/providers/instancetype/types.go gives a Windows type IPv4 per interface - 1 of it (m5.large 9, m5.xlarge 14).
+WINDOWS = REAL / "karpenter-example-windows-2022.yaml"
+IIS = _deployment("iis", 20, """\
+      nodeSelector: {kubernetes.io/os: windows}
+      containers:
+      - name: iis
+        image: mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022
+        resources: {requests: {cpu: 100m, memory: 256Mi}}
+""")
+
+
+def test_a_windows_node_takes_as_many_pods_as_it_has_ipam_addresses(tmp_path: Path) -> None:
+    pool = WINDOWS.read_text().replace('          values: ["c", "m", "r"]', '          values: ["m"]').replace(
+        '          values: ["2"]', '          values: ["4"]\n        - key: karpenter.k8s.aws/instance-family\n'
+        '          operator: In\n          values: ["m5"]\n        - key: karpenter.k8s.aws/instance-size\n'
+        '          operator: In\n          values: ["large", "xlarge"]')
+    plan = _plan(tmp_path, pool, IIS)
+    # 20 pods of 100m / 256Mi would fit one m5.xlarge's 110 pod slots; its 14 addresses take 14 of them
+    assert sorted((n["instanceType"], len(n["pods"]), n["allocatable"]["vpc.amazonaws.com/PrivateIPv4Address"])
+                  for n in plan["nodes"]) == [("m5.large", 6, "9"), ("m5.xlarge", 14, "14")]
+    note = next(w for w in plan["warnings"] if "Windows pod(s)" in w)
+    assert "20 Windows pod(s) of Deployment/iis request vpc.amazonaws.com/PrivateIPv4Address: 1 each" in note
+
+
+def test_a_windows_node_that_reports_no_addresses_is_not_limited_by_them(tmp_path: Path) -> None:
+    node = """\
+apiVersion: v1
+kind: Node
+metadata:
+  name: win-1
+  labels: {kubernetes.io/os: windows, kubernetes.io/arch: amd64, topology.kubernetes.io/zone: us-east-1a,
+           node.kubernetes.io/instance-type: m5.xlarge, kubernetes.io/hostname: win-1}
+status:
+  allocatable: {cpu: 3920m, memory: 14Gi, pods: "110"}
+---
+"""
+    plan = _plan(tmp_path, node + IIS)
+    assert [(n["name"], len(n["pods"])) for n in plan["nodes"]] == [("win-1", 20)]

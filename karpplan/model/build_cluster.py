@@ -10,7 +10,8 @@ from karpplan.model.build_pools import resource_list, taints
 from karpplan.model.cluster import ClusterConfig, FargateProfile, FargateSelector, Namespace, RuntimeClass
 from karpplan.model.eksctl import node_capacity_type, node_groups, subnet_zones
 from karpplan.model.nodes import ExistingNode
-from karpplan.model.resources import Resources
+from karpplan.model.resources import PODS, Resources
+from karpplan.model.security_group_policies import PRIVATE_IPV4
 
 
 def build_node(doc: Document, root: Field) -> ExistingNode:
@@ -23,6 +24,9 @@ def build_node(doc: Document, root: Field) -> ExistingNode:
     if allocatable is None:
         allocatable = capacity if capacity is not None else Resources()
     labels = metadata["labels"].string_map()
+    if labels.get("kubernetes.io/os") == "windows" and PRIVATE_IPV4 not in allocatable:
+        # A Windows node that reports no IPAM addresses: no limit known, so one per pod slot (never the binding one)
+        allocatable = allocatable + {PRIVATE_IPV4: allocatable.get(PODS)}
     return ExistingNode(
         name=doc.name,
         labels=labels,

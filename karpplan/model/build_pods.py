@@ -33,7 +33,7 @@ from karpplan.model.quantity import Quantity, format_resource
 from karpplan.model.requirements import Requirement, Requirements, parse_int
 from karpplan.model.resources import CPU, EPHEMERAL, MEMORY, PODS, Resources, amount_of
 from karpplan.model.runtime_class_admission import with_runtime_class
-from karpplan.model.security_group_policies import POD_ENI, SecurityGroupPolicies
+from karpplan.model.security_group_policies import SecurityGroupPolicies
 from karpplan.model.selectors import LabelSelector, NodeAffinity, NodeSelectorTerm, PreferredTerm
 from karpplan.model.taints import EFFECTS, NO_EXECUTE, NO_SCHEDULE, Toleration
 
@@ -571,17 +571,17 @@ def build_pod_template(
         requests = requests + injected.requests
         fargate = replace(fargate, refusals=(*fargate.refusals, (f"{spec.path}.initContainers",
                                                                   injected.fargate_refusal())))
-    written, affinity_read, eni = tolerations(spec), node_affinity(spec), 0
+    written, affinity_read, eni = tolerations(spec), node_affinity(spec), {}
     if not admitted:  # RuntimeClass scheduling and a SecurityGroupPolicy's pod-eni (an admitted pod carries them)
         runtime_class = context.runtime_classes.get(spec["runtimeClassName"].optional_string() or "")
         affinity_read, written = with_runtime_class(affinity_read, written, runtime_class)
-        written, eni = with_extended_resource_tolerations(written, requests), context.security_groups.branch_interfaces(
+        written, eni = with_extended_resource_tolerations(written, requests), context.security_groups.webhook_requests(
             spec.value, namespace, labels)
     return PodTemplate(
         namespace=namespace,
         labels=dict(labels),
-        requests=requests + {POD_ENI: eni} if eni else requests,
-        injected_eni=bool(eni),
+        requests=requests + eni if eni else requests,
+        vpc_injected=tuple(eni),
         unrequested=unrequested_containers(
             spec.value, None if admitted else context.container_defaults.get(namespace)),
         affinity=affinity_read,

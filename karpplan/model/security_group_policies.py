@@ -7,7 +7,10 @@ selects gets one branch network interface: `vpc.amazonaws.com/pod-eni: 1` in its
 limits. A policy selects a pod when it has security groups and a podSelector and/or a serviceAccountSelector,
 and each one it has matches (the pod's labels; its ServiceAccount's labels). A node offers only its instance
 type's branch-interface limit of them (Karpenter's `vpc.amazonaws.com/pod-eni` capacity: m5.large 9, t3 none),
-so the request caps how many such pods a node takes.
+so the request caps how many such pods a node takes. The same webhook gives every Windows pod (a
+`kubernetes.io/os: windows` nodeSelector, not hostNetwork) `vpc.amazonaws.com/PrivateIPv4Address: 1` when Windows
+IPAM is on, as EKS's Windows support has it turned on (the `amazon-vpc-cni` ConfigMap's `enable-windows-ipam`): a
+Windows node offers its IPv4 addresses per interface less one (Karpenter's `privateIPv4Address`: m5.large 9).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from karpplan.model.pods import Pod
 from karpplan.model.selectors import LabelSelector, selector_matches
 
 POD_ENI = "vpc.amazonaws.com/pod-eni"
+PRIVATE_IPV4 = "vpc.amazonaws.com/PrivateIPv4Address"
 _WINDOWS_OS_KEYS = ("kubernetes.io/os", "beta.kubernetes.io/os")
 _FARGATE_PROFILE_LABEL = "eks.amazonaws.com/fargate-profile"
 
@@ -50,26 +54,39 @@ class SecurityGroupPolicies:
     by_namespace: Mapping[str, tuple[SecurityGroupPolicy, ...]] = field(default_factory=dict)
     account_labels: Mapping[tuple[str, str], Mapping[str, str]] = field(default_factory=dict)
 
-    def branch_interfaces(self, spec: object, namespace: str, labels: Mapping[str, str]) -> int:
-        """The pod-eni the webhook adds to a pod with `spec` and `labels` created in `namespace` (0 or 1)."""
-        policies = self.by_namespace.get(namespace)
-        if not policies or not isinstance(spec, Mapping) or spec.get("hostNetwork") is True:
-            return 0
-        if _FARGATE_PROFILE_LABEL in labels:
-            return 0
+    def webhook_requests(self, spec: object, namespace: str, labels: Mapping[str, str]) -> dict[str, int]:
+        """What the webhook adds to the requests of a pod with `spec` and `labels` created in `namespace`
+        (`WhichPod`: hostNetwork and Fargate pods get nothing, Windows pods an address, Linux pods a policy
+        selects a branch interface)."""
+        if not isinstance(spec, Mapping) or spec.get("hostNetwork") is True or _FARGATE_PROFILE_LABEL in labels:
+            return {}
         selector = spec.get("nodeSelector")
         if isinstance(selector, Mapping) and any(selector.get(k) == "windows" for k in _WINDOWS_OS_KEYS):
-            return 0
+            return {PRIVATE_IPV4: 1}
+        policies = self.by_namespace.get(namespace)
+        if not policies:
+            return {}
         account = spec.get("serviceAccountName") or spec.get("serviceAccount") or "default"
         account_labels = self.account_labels.get((namespace, str(account)), {})
-        return 1 if any(p.selects(labels, account_labels) for p in policies) else 0
+        return {POD_ENI: 1} if any(p.selects(labels, account_labels) for p in policies) else {}
 
 
 def security_group_notices(pods: Sequence[Pod], policies: SecurityGroupPolicies) -> list[InputNotice]:
-    """One warning per namespace whose pending pods a SecurityGroupPolicy gives a branch network interface."""
+    """One warning per namespace whose pending pods a SecurityGroupPolicy gives a branch network interface, and
+    one for the Windows pods given an address."""
     notices: list[InputNotice] = []
+    windows = [p for p in pods if PRIVATE_IPV4 in p.template.vpc_injected]
+    if windows:
+        workloads = sorted({p.workload for p in windows})
+        shown = ", ".join(workloads[:5]) + (f" and {len(workloads) - 5} more" if len(workloads) > 5 else "")
+        notices.append(InputNotice(windows[0].template.origin, (
+            f"{len(windows)} Windows pod(s) of {shown} request {PRIVATE_IPV4}: 1 each, which the VPC resource "
+            "controller's webhook adds to pods with a kubernetes.io/os: windows nodeSelector when Windows IPAM is on "
+            "(enable-windows-ipam, as EKS's Windows support requires), so a Windows node takes at most its IPv4 "
+            "addresses per network interface less one of them (m5.large 9, m5.xlarge 14), not its 110 pods; the "
+            "plan counts it")))
     for namespace, listed in sorted(policies.by_namespace.items()):
-        chosen = [p for p in pods if p.namespace == namespace and p.template.injected_eni]
+        chosen = [p for p in pods if p.namespace == namespace and POD_ENI in p.template.vpc_injected]
         if not chosen:
             continue
         workloads = sorted({p.workload for p in chosen})
