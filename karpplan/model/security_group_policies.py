@@ -1,5 +1,6 @@
-"""Security groups for pods: the `vpc.amazonaws.com/pod-eni: 1` request the VPC resource controller's webhook adds
-to every pod a SecurityGroupPolicy (vpcresources.k8s.aws/v1beta1) selects, which no manifest the user pastes shows.
+"""What the VPC resource controller's webhook adds to pods at admission, in no manifest the user pastes:
+`vpc.amazonaws.com/pod-eni: 1` to every pod a SecurityGroupPolicy (vpcresources.k8s.aws/v1beta1) selects, and
+`vpc.amazonaws.com/PrivateIPv4Address: 1` to every Windows pod.
 
 aws/amazon-vpc-resource-controller-k8s webhooks/core/pod_webhook.go and pkg/utils/helper.go: a Linux pod (not
 hostNetwork, not on Fargate, no `kubernetes.io/os: windows` nodeSelector) that a policy of its own namespace
