@@ -20,6 +20,7 @@ from karpplan.inputs.placeholders import PLACEHOLDER
 from karpplan.model import labels as L
 from karpplan.model.pods import Pod, PodTemplate
 from karpplan.model.pools import NodePool
+from karpplan.model.resources import EPHEMERAL
 from karpplan.plan import NotSimulatedPod
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.daemon_ports import DaemonPort, clashing, existing_daemon_port_note
@@ -29,6 +30,7 @@ from karpplan.scheduling.node_groups import growable_groups, growth_reason
 from karpplan.scheduling.nodeclaim import PlannedNode
 from karpplan.scheduling.preferences import Attempt
 from karpplan.scheduling.problem import GroupInfo, Problem
+from karpplan.scheduling.shortfall_hints import ephemeral_storage_note
 from karpplan.scheduling.state import PlacementState
 
 
@@ -62,7 +64,8 @@ def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementSt
                            "pending and never launches one for a pod; raise spec.replicas for more of them")
             continue
         if not verdict.ok:
-            reasons.append(prefix + verdict.reason + _lacking_note(problem, group.template, verdict.pool, verdict.kind))
+            reasons.append(prefix + verdict.reason + _lacking_note(problem, group.template, verdict.pool, verdict.kind)
+                           + _storage_note(problem, group.template, verdict.pool, verdict.kind))
             continue
         statically_out = _option_rejection(group, verdict.options)
         if statically_out is not None:
@@ -106,6 +109,17 @@ def _lacking_note(problem: Problem, template: PodTemplate, pool: NodePool, kind:
     catalog = problem.catalog
     return (f"; but this NodePool also allows {lacking_text(catalog, lacking)} and the pod would fit "
             f"{'it' if len(lacking) == 1 else 'them'}: {remedy(catalog)}")
+
+
+def _storage_note(problem: Problem, template: PodTemplate, pool: NodePool, kind: str) -> str:
+    """When no node of the pool has room for the pod's ephemeral-storage: the node class volume that decides it."""
+    request = template.requests.get(EPHEMERAL)
+    if kind != "resources" or not request:
+        return ""
+    free = [(o.free.get(EPHEMERAL), o.daemon_overhead.get(EPHEMERAL)) for o in problem.options if o.pool is pool]
+    ref = pool.node_class_ref
+    node_class = next((c for c in problem.inventory.nodeclasses if ref is not None and c.name == ref.name), None)
+    return ephemeral_storage_note(request, pool, node_class, free)
 
 
 def with_placeholders_said(reasons: Sequence[str], template: PodTemplate | None = None) -> tuple[str, ...]:

@@ -90,7 +90,7 @@ COLUMNS = [
     "name", "family", "category", "generation", "size", "vcpu", "memory_mib", "arch", "eni_pods",
     "hypervisor", "cpu_manufacturer", "network_mbps", "ebs_bandwidth_mbps", "local_nvme_gb",
     "gpu_name", "gpu_manufacturer", "gpu_count", "gpu_memory_mib",
-    "accelerator_name", "accelerator_manufacturer", "accelerator_count", "extended",
+    "accelerator_name", "accelerator_manufacturer", "accelerator_count", "extended", "ipv4_per_eni",
 ]  # fmt: skip
 
 
@@ -121,7 +121,7 @@ def instance_row(r: dict[str, str]) -> list[Any]:
         r["hypervisor"], r["cpu_manufacturer"], _int(r["network_mbps"]), _int(r["ebs_bandwidth_mbps"]),
         _int(r["local_nvme_gb"]),
         r["gpu_name"], r["gpu_manufacturer"], _int(r["gpu_count"]), _int(r["gpu_memory_mib"]),
-        accel, accel_manufacturer, _int(r["accelerator_count"]), extended,
+        accel, accel_manufacturer, _int(r["accelerator_count"]), extended, _int(r["ipv4_per_eni"]) or 0,
     ]  # fmt: skip
 
 

@@ -24,6 +24,8 @@ from karpplan.catalog.user import load_user_catalog
 from karpplan.errors import InputError, Origin
 from karpplan.model.labels import AWS_PREFIX, OS, WINDOWS_BUILD
 from karpplan.model.pools import KubeletConfig, NodeStorage
+from karpplan.model.resources import PODS
+from karpplan.model.security_group_policies import PRIVATE_IPV4
 
 __all__ = [
     "DEFAULT_REGION",
@@ -201,6 +203,9 @@ def _recomputed(
     alloc = it.allocatable if node.allocatable == it.allocatable else node.allocatable
     if windows and it.shape is not None:
         labels = {**it.labels, OS: "windows", WINDOWS_BUILD: WINDOWS_BUILDS[family]}
+        # The Windows IPAM's secondary addresses: one per pod, IPv4 per interface − 1 (Karpenter's privateIPv4Address)
+        addresses = {PRIVATE_IPV4: it.shape.ipv4_per_eni - 1 if it.shape.ipv4_per_eni else capacity.get(PODS)}
+        capacity, alloc = capacity + addresses, alloc + addresses
         # EC2 catalog prices are Linux prices: add the licence, and say the result is an estimate.
         licence = WINDOWS_LICENCE_USD_PER_VCPU_HOUR * it.shape.vcpu
         offerings = tuple(

@@ -98,22 +98,23 @@ def ec2_type(info: Mapping[str, Any], origin: Origin) -> Ec2Type | None:
     if not arches:
         return None  # i386-only, mac: not a Kubernetes node Karpenter launches
     arch = _ARCH[arches[0]]
-    vcpu, memory, eni_pods = _sizes(info, name, origin)
+    vcpu, memory, eni_pods, ipv4_per_eni = _sizes(info, name, origin)
     values = _label_values(info, name, vcpu, memory)
     extended = _devices(info, name, values)
     labels, absent = aws_labels(name=name, arch=arch, os="linux", values=values)
     storage = info.get("InstanceStorageInfo")
     local_gb = _int(storage.get("TotalSizeInGB")) if isinstance(storage, Mapping) else None
-    shape = InstanceShape(vcpu=vcpu, memory_mib=memory, arch=arch, eni_pods=eni_pods, local_storage_gb=local_gb or 0)
+    shape = InstanceShape(vcpu=vcpu, memory_mib=memory, arch=arch, eni_pods=eni_pods, local_storage_gb=local_gb or 0,
+                          ipv4_per_eni=ipv4_per_eni)
     usage = tuple(
         u for u in (info.get("SupportedUsageClasses") or [ON_DEMAND, SPOT]) if u in (ON_DEMAND, SPOT)
     )
     return Ec2Type(name, arch, shape, labels, absent, extended, usage, origin)
 
 
-def _sizes(info: Mapping[str, Any], name: str, origin: Origin) -> tuple[int, int, int]:
-    """vCPUs, memory (MiB) and the ENI-limited pod count (of the default network card's interfaces); every
-    type has them, so InputError when one is missing or not an integer."""
+def _sizes(info: Mapping[str, Any], name: str, origin: Origin) -> tuple[int, int, int, int]:
+    """vCPUs, memory (MiB), the ENI-limited pod count (of the default network card's interfaces) and the IPv4
+    addresses per interface; every type has them, so InputError when one is missing or not an integer."""
     vcpu = _int(_get(info, "VCpuInfo", "DefaultVCpus"))
     memory = _int(_get(info, "MemoryInfo", "SizeInMiB"))
     ips = _int(_get(info, "NetworkInfo", "Ipv4AddressesPerInterface"))
@@ -137,7 +138,7 @@ def _sizes(info: Mapping[str, Any], name: str, origin: Origin) -> tuple[int, int
     ]
     if missing or vcpu is None or memory is None or enis is None or ips is None:
         raise InputError.at(origin, f"{name}: missing or non-integer {', '.join(missing)}")
-    return vcpu, memory, allocatable.eni_limited_pods(enis, ips)
+    return vcpu, memory, allocatable.eni_limited_pods(enis, ips), ips
 
 
 def _label_values(info: Mapping[str, Any], name: str, vcpu: int, memory: int) -> dict[str, object | None]:

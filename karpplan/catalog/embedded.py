@@ -115,7 +115,7 @@ def _base_type(r: Mapping[str, Any]) -> _BaseType:
     labels, absent = aws_labels(name=r["name"], arch=r["arch"], os="linux", values=values)
     shape = InstanceShape(
         vcpu=r["vcpu"], memory_mib=r["memory_mib"], arch=r["arch"], eni_pods=r["eni_pods"],
-        local_storage_gb=r["local_nvme_gb"] or 0,
+        local_storage_gb=r["local_nvme_gb"] or 0, ipv4_per_eni=r["ipv4_per_eni"],
     )
     node = allocatable.compute(shape, None, None, r["extended"])
     return _BaseType(r["name"], labels, absent, shape, node.capacity, node.allocatable)

@@ -8,7 +8,8 @@ offerings and no other pool's. Overlays are taken by weight, higher first, ties 
 alphabet first; the first to price an offering decides its price, and capacity merges, the first to name a
 resource deciding its amount. An overlay that would price an offering, or set a resource, that an overlay
 of the same weight already does conflicts: Karpenter marks it `ValidationSucceeded=False` (Conflict) and
-applies none of it, on any pool.
+applies none of it, on any pool. Huge pages an overlay adds (`hugepages-2Mi: 1Gi`) are taken from the
+type's allocatable memory, as Karpenter's `computeAllocatable` (pkg/cloudprovider/types.go, v1.7+) takes them.
 
 The catalog returned is the one no pool's name or labels select (existing nodes, the catalog listing);
 each pool whose overlays differ gets its own (`Catalog.for_pool`), which its launch options are built from.
@@ -24,8 +25,10 @@ from karpplan.catalog.types import Catalog, InstanceType, Offering
 from karpplan.model.labels import CAPACITY_TYPE, ZONE
 from karpplan.model.overlays import NodeOverlay, precedence
 from karpplan.model.pools import NodePool
-from karpplan.model.resources import Resources
+from karpplan.model.quantity import format_resource
+from karpplan.model.resources import MEMORY, Resources
 
+HUGEPAGES_PREFIX = "hugepages-"
 _Context = tuple[str | None, Mapping[str, str]]  # (pool name, the labels its nodes carry beyond the type's), None: no pool
 
 
@@ -92,6 +95,10 @@ def _overlaid(it: InstanceType, updates: _Updates) -> InstanceType:
         return it
     capacity = Resources({**it.capacity, **extra}) if extra else it.capacity
     allocatable = Resources({**it.allocatable, **extra}) if extra else it.allocatable
+    huge_pages = sum(amount for name, amount in capacity.items() if name.startswith(HUGEPAGES_PREFIX))
+    if huge_pages:
+        # Pre-allocated huge pages are memory no pod may request as memory (`computeAllocatable`, v1.7+).
+        allocatable = Resources({**allocatable, MEMORY: max(allocatable.get(MEMORY) - huge_pages, 0)})
     return dataclasses.replace(it, capacity=capacity, allocatable=allocatable, offerings=offerings)
 
 
@@ -140,7 +147,9 @@ def _note(overlay: NodeOverlay, contexts: Sequence[_Context], matched: Sequence[
         offerings = max((sum(len(o) for _, o in m) for _, m in found), default=0)
         what.append(f"{change} on {offerings} offering(s)")
     if overlay.capacity:
-        what.append("capacity " + ", ".join(f"{k}={v}" for k, v in sorted(overlay.capacity.items())))
+        what.append("capacity " + ", ".join(f"{k}={format_resource(k, v)}" for k, v in sorted(overlay.capacity.items())))
+        if any(k.startswith(HUGEPAGES_PREFIX) for k in overlay.capacity):
+            what.append("its huge pages come out of the nodes' allocatable memory")
     summary = "; ".join(what) or "nothing to change"
     types = max((len(m) for _, m in found), default=0)
     head = f"{overlay.origin}: NodeOverlay {overlay.name} (weight {overlay.weight}) matches {types} instance type(s)"

@@ -42,6 +42,7 @@ class InstanceShape:
     eni_pods: int  # ENI-limited max pods with 0 reserved ENIs
     ephemeral_gib: int = 20
     local_storage_gb: int = 0  # total instance-store (NVMe) size in GB, for instanceStorePolicy RAID0
+    ipv4_per_eni: int = 0  # IPv4 addresses per network interface (0: unknown); a Windows node offers one less
 
 
 @dataclass(frozen=True)

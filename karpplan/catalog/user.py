@@ -42,13 +42,14 @@ from karpplan.inputs.origins import LineDict, LineList, origin_of
 from karpplan.model.labels import ARCH, AWS_PREFIX, INSTANCE_TYPE, OS
 from karpplan.model.quantity import QuantityError, scalar_text
 from karpplan.model.resources import CPU, EPHEMERAL, MEMORY, PODS, Resources
+from karpplan.model.security_group_policies import PRIVATE_IPV4
 
 API_VERSION = "karpplan.io/v1alpha1"
 KIND = "InstanceCatalog"
 _TOP_FIELDS = ("apiVersion", "kind", "metadata", "region", "zones", "instanceTypes")
 _TYPE_FIELDS = ("name", "arch", "os", "capacity", "allocatable", "labels", "offerings", "aws")
 _OFFERING_FIELDS = ("zone", "capacityType", "price", "estimated", "available")
-_AWS_FIELDS = ("vcpu", "memoryMiB", "eniPods", "ephemeralGiB", "localStorageGB")
+_AWS_FIELDS = ("vcpu", "memoryMiB", "eniPods", "ephemeralGiB", "localStorageGB", "ipv4PerEni")
 ARCHES = ("amd64", "arm64")
 
 
@@ -215,6 +216,8 @@ def _instance_type(
     if sizes is None or len(r.problems) > before:
         return None
     capacity, alloc, shape, derived = sizes
+    if "windows" in os_values and PRIVATE_IPV4 not in alloc:  # no address limit said: one per pod slot
+        capacity, alloc = capacity + {PRIVATE_IPV4: capacity.get(PODS)}, alloc + {PRIVATE_IPV4: alloc.get(PODS)}
     return InstanceType(
         name=name,
         labels=dict(sorted(labels.items())),
@@ -326,6 +329,7 @@ def _shape(
     eni = r.integer(raw, "eniPods", f"{where}.aws", required=False)
     ephemeral = r.integer(raw, "ephemeralGiB", f"{where}.aws", required=False)
     local_storage = r.integer(raw, "localStorageGB", f"{where}.aws", required=False)
+    ipv4_per_eni = r.integer(raw, "ipv4PerEni", f"{where}.aws", required=False)
     if vcpu is None or memory is None:
         return None
     if eni is None:
@@ -337,6 +341,7 @@ def _shape(
         eni_pods=eni,
         ephemeral_gib=ephemeral if ephemeral is not None else allocatable.DEFAULT_ROOT_VOLUME_GIB,
         local_storage_gb=local_storage or 0,
+        ipv4_per_eni=ipv4_per_eni or 0,
     )
 
 
@@ -456,6 +461,8 @@ def catalog_document(catalog: Catalog, *, include_allocatable: bool = True) -> d
                 entry["aws"]["ephemeralGiB"] = it.shape.ephemeral_gib
             if it.shape.local_storage_gb:
                 entry["aws"]["localStorageGB"] = it.shape.local_storage_gb
+            if it.shape.ipv4_per_eni:
+                entry["aws"]["ipv4PerEni"] = it.shape.ipv4_per_eni
         offerings = []
         for o in it.offerings:
             item: dict[str, Any] = {"zone": o.zone, "capacityType": o.capacity_type, "price": _price(o.price)}

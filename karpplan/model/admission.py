@@ -249,14 +249,14 @@ def quota_refusal(quotas: Sequence[ResourceQuota], ranges: Sequence[LimitRange],
 
 
 # ------------------------------------------------------------------------------------------ a namespace
-def refusal_notice(origin: Origin, workload: str, namespace: str, refusal: str) -> InputNotice:
+def refusal_notice(origin: Origin, workload: str, namespace: str, refusal: str, fix: str | None = None) -> InputNotice:
     """The plan's warning for a workload whose pods are refused: what the API server says, and that they are
     not planned."""
     return InputNotice(origin, (
         f"{workload}: its pods are never created in namespace {namespace}, so not planned: the API server refuses "
         f"them ({refusal}); "
         "its controller retries with FailedCreate events and no pod is ever pending for Karpenter"),
-        fix="set the containers' requests and limits within the namespace's LimitRange and ResourceQuota")
+        fix=fix or "set the containers' requests and limits within the namespace's LimitRange and ResourceQuota")
 
 
 _QUOTA_USAGE = {"pods": "pods", "count/pods": "pods", "cpu": CPU, "requests.cpu": CPU, "memory": MEMORY,

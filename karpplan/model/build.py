@@ -34,7 +34,7 @@ from karpplan.model.build_materialised import Materialised
 from karpplan.model.build_materialised import (
     template_hash as template_hash,  # re-exported: lint reads it here
 )
-from karpplan.model.build_pods import PodContext, build_pod_template
+from karpplan.model.build_pods import PodContext, build_pod_template, parse_label_selector
 from karpplan.model.build_pools import (
     build_node_overlay,
     build_nodeclass,
@@ -66,7 +66,17 @@ from karpplan.model.overlays import NodeOverlay
 from karpplan.model.pods import DaemonSet, Pod
 from karpplan.model.pools import NodeClass, NodePool
 from karpplan.model.prometheus_operator import DerivedWorkload
+from karpplan.model.runtime_class_admission import (
+    runtime_class_refusal,
+    unknown_runtime_class,
+    unknown_runtime_class_notice,
+)
 from karpplan.model.scale import ScaleOptions, Scaler, build_hpa
+from karpplan.model.security_group_policies import (
+    SecurityGroupPolicies,
+    SecurityGroupPolicy,
+    security_group_notices,
+)
 from karpplan.model.storage import PersistentVolume, PersistentVolumeClaim, Storage, StorageClass
 
 MAX_REPLICAS = 100_000
@@ -117,6 +127,7 @@ class _Builder:
         self.skipped: list[SkippedDocument] = []
         self.notices: list[InputNotice] = []
         self.context = PodContext()
+        self.security_groups = SecurityGroupPolicies()
         self.materialised = Materialised()
         self.seen: dict[tuple[str, str, str], Document] = {}
         self.volumes = VolumeTemplates(Storage())
@@ -163,6 +174,7 @@ class _Builder:
                        *node_group_notices(self.clusters), *built_in,
                        *(InputNotice(c.origin, c.message) for c in self.volumes.shared),
                        *self.admission.overruns(self.pods), *injected_notices(self.pods, self.daemonsets),
+                       *security_group_notices(self.pods, self.security_groups),
                        *filter(None, [empty_nodes_notice(self.nodes, self.pods, self.daemonsets)]))
         if self.problems:
             # Fields read by several rules (containers: requests, host ports) report a bad shape once.
@@ -193,6 +205,7 @@ class _Builder:
         priorities: dict[str, int] = {}
         default_priority = 0
         runtime: dict[str, RuntimeClass] = {}
+        policies: dict[str, list[SecurityGroupPolicy]] = {}
         limit_ranges: dict[str, list[tuple[str, dict[str, int]]]] = {}
         for doc in self.documents:
             role = role_of(doc)
@@ -221,13 +234,22 @@ class _Builder:
                     self.admission.add(read_limit_range(doc.namespace, doc.name, doc.body, doc.origin))
             elif role == "ResourceQuota":
                 self.admission.add(read_resource_quota(doc.namespace, doc.name, doc.body, doc.origin))
+            elif role == "SecurityGroupPolicy":
+                spec = root["spec"]
+                groups = spec["securityGroups"]["groupIds"].string_list() if spec["securityGroups"].is_mapping() else []
+                policies.setdefault(doc.namespace, []).append(SecurityGroupPolicy(
+                    doc.name, doc.namespace, parse_label_selector(spec["podSelector"]),
+                    parse_label_selector(spec["serviceAccountSelector"]), bool(groups), doc.origin))
             else:
                 namespace = build_namespace(doc, root)
                 if not sink:
                     self.namespaces.append(namespace)
             self.problems.extend(sink)
+        accounts = {(d.namespace, d.name): {str(k): str(v) for k, v in labels.items()} for d in self.documents
+                    if d.kind == "ServiceAccount" and isinstance(labels := d.metadata.get("labels") or {}, Mapping)}
+        self.security_groups = SecurityGroupPolicies({k: tuple(v) for k, v in policies.items()}, accounts)
         return PodContext(runtime, priorities, default_priority, _container_defaults(limit_ranges),
-                          self.default_requests, {n.name: n for n in self.namespaces})
+                          self.default_requests, {n.name: n for n in self.namespaces}, self.security_groups)
 
     def _storage(self) -> Storage:
         """StorageClasses, PVs and PVCs, read before any pod (pods name them, in any order)."""
@@ -445,10 +467,18 @@ class _Builder:
 
     def _refused(self, doc: Document, kind: str, name: str, pod_spec: Field) -> str | None:
         """Why the API server never creates this workload's pods (a LimitRange, a ResourceQuota), said."""
+        runtime_classes = self.context.runtime_classes
+        unknown = unknown_runtime_class(pod_spec.value, runtime_classes)
+        if unknown is not None:
+            self.notices.append(unknown_runtime_class_notice(doc.origin, f"{kind}/{name}", unknown))
         refusal = self.admission.refusal(doc.namespace, pod_spec.value)
+        fix = None
+        if refusal is None:
+            refusal = runtime_class_refusal(pod_spec.value, runtime_classes)
+            fix = "give the pod's nodeSelector the RuntimeClass's values (or leave them to the class), and no overhead"
         if refusal is None:
             return None
-        self.notices.append(refusal_notice(doc.origin, f"{kind}/{name}", doc.namespace, refusal))
+        self.notices.append(refusal_notice(doc.origin, f"{kind}/{name}", doc.namespace, refusal, fix))
         return "its pods are refused at admission: never created"
 
     def _skipped_rollout(self, doc: Document, spec: Field) -> bool:

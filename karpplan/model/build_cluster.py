@@ -5,11 +5,13 @@ from __future__ import annotations
 from karpplan.inputs.loader import Document
 from karpplan.model.auto_mode_pools import BUILT_IN
 from karpplan.model.build_fields import Field
+from karpplan.model.build_pods import tolerations
 from karpplan.model.build_pools import resource_list, taints
 from karpplan.model.cluster import ClusterConfig, FargateProfile, FargateSelector, Namespace, RuntimeClass
 from karpplan.model.eksctl import node_capacity_type, node_groups, subnet_zones
 from karpplan.model.nodes import ExistingNode
-from karpplan.model.resources import Resources
+from karpplan.model.resources import PODS, Resources
+from karpplan.model.security_group_policies import PRIVATE_IPV4
 
 
 def build_node(doc: Document, root: Field) -> ExistingNode:
@@ -22,6 +24,9 @@ def build_node(doc: Document, root: Field) -> ExistingNode:
     if allocatable is None:
         allocatable = capacity if capacity is not None else Resources()
     labels = metadata["labels"].string_map()
+    if labels.get("kubernetes.io/os") == "windows" and PRIVATE_IPV4 not in allocatable:
+        # A Windows node that reports no IPAM addresses: no limit known, so one per pod slot (never the binding one)
+        allocatable = allocatable + {PRIVATE_IPV4: allocatable.get(PODS)}
     return ExistingNode(
         name=doc.name,
         labels=labels,
@@ -41,13 +46,17 @@ def build_namespace(doc: Document, root: Field) -> Namespace:
 
 
 def build_runtime_class(doc: Document, root: Field) -> RuntimeClass:
-    """node.k8s.io/v1 RuntimeClass: `handler` and `overhead.podFixed`."""
+    """node.k8s.io/v1 RuntimeClass: `handler`, `overhead.podFixed` and `scheduling` (nodeSelector, tolerations)."""
     overhead = root["overhead"]
     overhead.is_mapping()
+    scheduling = root["scheduling"]
+    scheduling.is_mapping()
     return RuntimeClass(
         name=doc.name,
         handler=root["handler"].string(),
         overhead=resource_list(overhead["podFixed"]) or Resources(),
+        node_selector=scheduling["nodeSelector"].string_map(),
+        tolerations=tolerations(scheduling),
         origin=doc.origin,
     )
 

@@ -32,6 +32,8 @@ from karpplan.model.pods import (
 from karpplan.model.quantity import Quantity, format_resource
 from karpplan.model.requirements import Requirement, Requirements, parse_int
 from karpplan.model.resources import CPU, EPHEMERAL, MEMORY, PODS, Resources, amount_of
+from karpplan.model.runtime_class_admission import with_runtime_class
+from karpplan.model.security_group_policies import SecurityGroupPolicies
 from karpplan.model.selectors import LabelSelector, NodeAffinity, NodeSelectorTerm, PreferredTerm
 from karpplan.model.taints import EFFECTS, NO_EXECUTE, NO_SCHEDULE, Toleration
 
@@ -59,6 +61,7 @@ class PodContext:
     # `--default-requests`: what a container that sets no request (nor limit) of a resource gets, below LimitRanges
     default_requests: Mapping[str, int] = field(default_factory=dict)
     namespaces: Mapping[str, Namespace] = field(default_factory=dict)  # the Namespace objects read, by name
+    security_groups: SecurityGroupPolicies = SecurityGroupPolicies()  # what adds pod-eni to pods at admission
 
     def defaults_for(self, namespace: str, admitted: bool) -> dict[str, int] | None:
         """A container's defaults: the namespace's LimitRange ones (not yet admitted pods only) over
@@ -175,12 +178,18 @@ def effective_requests(spec: Field, context: PodContext, defaults: Mapping[str, 
 
 
 def _apply_pod_level(resources: Field, total: dict[str, int]) -> None:
-    """Pod-level `spec.resources` replaces the aggregate for cpu, memory and hugepages."""
+    """Pod-level `spec.resources` replaces the aggregate for cpu, memory and hugepages.
+
+    A pod-level limit without a pod-level request defaults the request as `defaultPodRequests` does
+    (pkg/apis/core/v1/defaults.go): to the containers' aggregate request when any container requests that
+    resource (cpu, memory), else to the limit; hugepages (not overcommittable) always to the limit.
+    """
     if not resources.is_mapping():
         return
     requests = resources["requests"].resource_quantities()
     limits = resources["limits"].resource_quantities()
-    merged = {k: v for k, v in limits.items() if k in _POD_LEVEL or _is_hugepages(k)}
+    merged = {k: v for k, v in limits.items()
+              if _is_hugepages(k) or (k in _POD_LEVEL and k not in total)}
     merged.update(requests)
     for name, (quantity, item) in merged.items():
         if name not in _POD_LEVEL and not _is_hugepages(name):
@@ -562,15 +571,21 @@ def build_pod_template(
         requests = requests + injected.requests
         fargate = replace(fargate, refusals=(*fargate.refusals, (f"{spec.path}.initContainers",
                                                                   injected.fargate_refusal())))
-    written = tolerations(spec)
+    written, affinity_read, eni = tolerations(spec), node_affinity(spec), {}
+    if not admitted:  # RuntimeClass scheduling and a SecurityGroupPolicy's pod-eni (an admitted pod carries them)
+        runtime_class = context.runtime_classes.get(spec["runtimeClassName"].optional_string() or "")
+        affinity_read, written = with_runtime_class(affinity_read, written, runtime_class)
+        written, eni = with_extended_resource_tolerations(written, requests), context.security_groups.webhook_requests(
+            spec.value, namespace, labels)
     return PodTemplate(
         namespace=namespace,
         labels=dict(labels),
-        requests=requests,
+        requests=requests + eni if eni else requests,
+        vpc_injected=tuple(eni),
         unrequested=unrequested_containers(
             spec.value, None if admitted else context.container_defaults.get(namespace)),
-        affinity=node_affinity(spec),
-        tolerations=written if admitted else with_extended_resource_tolerations(written, requests),
+        affinity=affinity_read,
+        tolerations=written,
         spread=spread_constraints(spec),
         pod_affinity=pod_affinity(affinity["podAffinity"]),
         pod_anti_affinity=pod_affinity(affinity["podAntiAffinity"]),

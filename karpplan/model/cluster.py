@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from karpplan.errors import UNKNOWN, Origin
 from karpplan.model.resources import Resources
-from karpplan.model.taints import Taint
+from karpplan.model.taints import Taint, Toleration
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,9 @@ class RuntimeClass:
     name: str
     handler: str = ""
     overhead: Resources = Resources()
+    # `scheduling`: merged into the pods that name the class at admission (model/runtime_class_admission.py)
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+    tolerations: tuple[Toleration, ...] = ()
     origin: Origin = field(default=UNKNOWN, compare=False)
 
 

@@ -155,6 +155,8 @@ class PodTemplate:
     unrequested: tuple[str, ...] = ()  # containers with no CPU and no memory request (counted as zero)
     # a service mesh's proxy its webhook injects at admission (model/mesh_sidecars.py), in `requests` already
     injected: InjectedSidecar | None = field(default=None, compare=False)
+    # what the VPC resource controller's webhook adds (pod-eni, PrivateIPv4Address), in `requests` already
+    vpc_injected: tuple[str, ...] = field(default=(), compare=False)
 
     def __hash__(self) -> int:
         return id(self)

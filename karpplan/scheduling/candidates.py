@@ -38,6 +38,7 @@ from karpplan.scheduling.daemon_ports import (
 )
 from karpplan.scheduling.label_values import by_label_values
 from karpplan.scheduling.pool_admission import cache_key, pool_admission
+from karpplan.scheduling.shortfall_hints import offered_nowhere
 
 IndexArray = npt.NDArray[np.intp]
 BoolArray = npt.NDArray[np.bool_]
@@ -583,12 +584,9 @@ def instance_type_failure(template: PodTemplate, pool: NodePool, pool_options: S
     if len(overhead) > 1 or overhead.get("cpu") or overhead.get("memory"):
         hint += f" after daemonset overhead={overhead}"
     hint += f"; short of {', '.join(short)})" if short else ")"
-    # An extended resource (a GPU, a Neuron core, EFA...) that no instance type of the pool has at all is the
+    # A resource (a GPU, a Neuron core, EFA, huge pages...) that no instance type of the pool has at all is the
     # answer, whatever the sizes: name it.
-    absent = [r for r in template.requests if "/" in r and not any(o.free.get(r) for o in matching)]
-    if absent:
-        hint += (f"; no instance type this NodePool allows offers {', '.join(sorted(absent))}: widen its "
-                 "requirements (instance-category, instance-family) to types that have it")
+    hint += offered_nowhere(template.requests, [o.free for o in matching])
     return detail + hint
 
 
