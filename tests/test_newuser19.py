@@ -117,3 +117,54 @@ AUTO_MODE_GPU_LIMITS = Paste(
 
 def test_auto_mode_gpu_answer_is_right_for_auto_mode_and_marks_estimates() -> None:
     check_paste(AUTO_MODE_GPU_LIMITS, catalog_loader(None, None))
+
+
+GPU_POOL_AND_PINNED_POD = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5, g6e]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: ray-worker, namespace: raydata}
+spec:
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms:
+          - matchExpressions:
+              - {key: node.kubernetes.io/instance-type, operator: In, values: [g6e.2xlarge]}
+  containers:
+    - name: ray
+      image: rayproject/ray-ml
+      resources: {requests: {cpu: "6", memory: 48Gi}, limits: {nvidia.com/gpu: 1}}
+"""
+
+
+def _fixes(tmp_path: Path, region: str) -> list[str]:
+    (tmp_path / region).mkdir()
+    (tmp_path / region / "all.yaml").write_text(GPU_POOL_AND_PINNED_POD)
+    result = CliRunner().invoke(app, ["plan", str(tmp_path / region), "--region", region, "-o", "json"])
+    (pod,) = json.loads(result.stdout)["unschedulable"]
+    return [f["action"] for f in pod["fixes"]]
+
+
+def test_no_fix_trades_the_pinned_hardware_for_what_the_catalog_has(tmp_path: Path) -> None:
+    """data-on-eks's RayJob pins g6e (L40S); us-west-2's 2022 price list lacks g6e, so the pod is unschedulable
+    here, and the first fix offered was to remove the pin (a g5's A10G instead). The reason names the catalog
+    gap and its remedy; no fix removes the pin. Where the pin, not the catalog, is what refuses (a pool
+    without g6e in us-east-1), removing it is still offered."""
+    assert not any("instance-type" in f for f in _fixes(tmp_path, "us-west-2"))
+    narrowed = GPU_POOL_AND_PINNED_POD.replace("values: [g5, g6e]", "values: [g5]")
+    (tmp_path / "pool-without-g6e").mkdir()
+    (tmp_path / "pool-without-g6e" / "all.yaml").write_text(narrowed)
+    result = CliRunner().invoke(app, ["plan", str(tmp_path / "pool-without-g6e"), "--region", "us-east-1",
+                                      "-o", "json"])
+    (pod,) = json.loads(result.stdout)["unschedulable"]
+    assert any("remove node.kubernetes.io/instance-type" in f["action"] for f in pod["fixes"])

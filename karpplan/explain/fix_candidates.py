@@ -46,6 +46,7 @@ class Candidate:
     intent: int
     apply: Apply
     conflict: str  # how this constraint reads in a conflict set
+    drops: Requirement | None = None  # the pod's requirement this change removes, if it removes one
 
 
 # ------------------------------------------------------------------------------------ locating fields
@@ -321,7 +322,8 @@ def _drop_selector_fix(w: _Workload, key: str, req: Requirement, in_selector: bo
         f"{w.field_spec}.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"
     return Candidate(
         f"remove {key} from the pod's {'nodeSelector' if in_selector else 'required node affinity'} "
-        f"(it asks for {req})", w.obj, field, where, 2, w.edit(drop_selector_key(key)), f"{w.obj} requires {req}")
+        f"(it asks for {req})", w.obj, field, where, 2, w.edit(drop_selector_key(key)), f"{w.obj} requires {req}",
+        drops=req)
 
 
 def _toleration_fixes(w: _Workload, pools: Sequence[NodePool]) -> list[Candidate]:

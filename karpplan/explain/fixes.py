@@ -20,6 +20,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 
+from karpplan.catalog.coverage import lacking_types
 from karpplan.catalog.types import Catalog
 from karpplan.explain.dialects.nodeclass import CAUSES as NODE_CLASS_CAUSES
 from karpplan.explain.fix_candidates import (
@@ -39,7 +40,7 @@ from karpplan.model import labels as L
 from karpplan.model.build import read_input
 from karpplan.model.inventory import Inventory
 from karpplan.model.pods import PodTemplate
-from karpplan.model.requirements import Requirement
+from karpplan.model.requirements import Requirement, Requirements
 from karpplan.model.selectors import NodeSelectorTerm
 from karpplan.plan import Plan
 from karpplan.planner import PlanOptions, catalog_for, make_plan
@@ -225,7 +226,7 @@ def _fix_one(planner: _Planner, inv: Inventory, base: Plan, base_cost: float, wo
     for c in cands:
         if planner.exhausted:
             break
-        if (c.object, c.field) in seen and c.intent > 0:
+        if (c.object, c.field) in seen and c.intent > 0 or _pins_a_lacking_type(c, planner.catalog):
             continue
         plan = planner.plan(c.apply(inv))
         if planner.cut:  # the clock cut the re-plan: the workload's pods undecided, not placed
@@ -239,6 +240,18 @@ def _fix_one(planner: _Planner, inv: Inventory, base: Plan, base_cost: float, wo
     fixes.sort(key=lambda f: (f.intent, f.hourly_cost_delta, f.line))
     conflict = _minimal_conflict(planner, inv, cands, workload, namespace) if not planner.exhausted else []
     return True, conflict, fixes
+
+
+def _pins_a_lacking_type(c: Candidate, catalog: object) -> bool:
+    """Whether `c` drops a pod's requirement that selects only types the region's embedded catalog lacks (a RayJob's
+    `node.kubernetes.io/instance-type In [g6e.2xlarge]` in us-west-2's 2022 price list): dropping it places the pod
+    only by trading the hardware it pins for what the catalog has, while the fix is the catalog (the reason says
+    so, with the remedy)."""
+    if c.drops is None or not isinstance(catalog, Catalog) or c.drops.key not in catalog.label_keys():
+        return False
+    drops = c.drops
+    return not any(drops.matches(t.labels) for t in catalog.instance_types) and bool(
+        lacking_types(catalog, Requirements([drops])))
 
 
 def documents_for_fixes(documents: Sequence[Document]) -> list[Document]:
