@@ -83,7 +83,8 @@ THREADS = {
         'Failed to schedule pod, incompatible with provisioner "gaudi", no instance type satisfied resources '
         '{"cpu":"24","habana.ai/gaudi":"8","hugepages-2Mi":"21000Mi","pods":"1"} and requirements kubernetes.io/os In '
         "[linux], karpenter.sh/capacity-type In [on-demand], node.kubernetes.io/instance-type In [dl1.24xlarge]",
-        {"no-instance-type"}, ("hugepages-2Mi", "pre-allocates"), (_LOWER,)),
+        {"no-instance-type"}, ("hugepages-2Mi", "pre-allocates", "NodeOverlay (karpenter.sh/v1alpha1, Karpenter v1.7+)"),
+        (_LOWER,)),
     # the overhead estimate makes the 8-vCPU type too small: here lowering the request is right, with figures
     "overhead-too-small": Thread(
         "https://github.com/aws/karpenter-provider-aws/issues/5676",

@@ -55,7 +55,9 @@ _HOW_TO_GET = (
     ("aws.amazon.com/neuron", "Neuron devices come with inf and trn families and the Neuron device plugin"),
     ("habana.ai/gaudi", "Gaudi accelerators come only with dl1 types and the Habana device plugin"),
     ("hugepages-", "Huge pages exist only once the kubelet pre-allocates them (node class user data), so no instance "
-                   "type reports them before the node is up and Karpenter cannot launch a node for them"),
+                   "type reports them before the node is up: Karpenter launches a node for them only when a "
+                   "NodeOverlay (karpenter.sh/v1alpha1, Karpenter v1.7+) adds them to the pool's types' capacity, "
+                   "and before v1.7 it cannot"),
 )
 
 
