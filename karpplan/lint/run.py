@@ -103,7 +103,8 @@ def _lint(documents: Sequence[Document], texts: Mapping[str, str], options: Lint
         return catalog_for(inventory, options.region, options.catalog, zones=options.zones)
 
     files = list(dict.fromkeys(d.origin.file for d in documents))
-    ctx = LintContext(list(documents), inventory, collected, catalog, _lines({f: texts.get(f, "") for f in files}))
+    ctx = LintContext(list(documents), inventory, collected, catalog, _lines({f: texts.get(f, "") for f in files}),
+                      region_named=bool(options.region or options.catalog or inventory.region))
     classify(ctx)
     unowned = ctx.cache.get("unowned")
     if isinstance(unowned, list) and unowned:
