@@ -231,3 +231,51 @@ def test_sarif_places_the_derived_finding_at_the_applications_line() -> None:
     assert regions == [line_of(text, "topology.kubernetes.io/zone: us-west-2a"),
                        line_of(text, "topology.kubernetes.io/zone: us-west-2a",
                                after=line_of(text, "topology.kubernetes.io/zone: us-west-2a"))]
+
+
+# OT-CONTAINER-KIT/redis-operator example/v1beta2/affinity/clusterd.yaml (abridged)
+REDIS = """\
+apiVersion: redis.redis.opstreelabs.in/v1beta2
+kind: RedisCluster
+metadata:
+  name: redis-cluster
+spec:
+  clusterSize: 3
+  clusterVersion: v7
+  redisLeader:
+    affinity:
+      podAntiAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+          - labelSelector:
+              matchExpressions:
+                - key: app
+                  operator: In
+                  values:
+                    - redis-cluster-leader
+            topologyKey: "kubernetes.io/hostname"
+"""
+
+# zalando/postgres-operator manifests/minimal-postgres-manifest.yaml (abridged): no pod field written.
+MINIMAL_POSTGRES = """\
+apiVersion: "acid.zalan.do/v1"
+kind: postgresql
+metadata:
+  name: acid-minimal-cluster
+spec:
+  teamId: "acid"
+  volume:
+    size: 1Gi
+  numberOfInstances: 2
+"""
+
+
+def test_a_custom_resource_whose_pods_karpplan_does_not_read_is_said_not_to_be_judged() -> None:
+    text = POOLS + REDIS
+    found = lint(LintOptions(paths=("-",), stdin=io.StringIO(text))).findings
+    notes = [f for f in found if f.object == "RedisCluster/redis-cluster"]
+    assert [(f.rule, f.severity, f.line) for f in notes] == [
+        ("input-read-differently", Severity.info, line_of(text, "clusterSize: 3") - 1)]
+    assert "neither linted nor planned" in notes[0].message and "affinity" in notes[0].message
+    # A custom resource writing no pod field is not guessed at.
+    quiet = lint(LintOptions(paths=("-",), stdin=io.StringIO(POOLS + MINIMAL_POSTGRES))).findings
+    assert [f for f in quiet if f.object.startswith("postgresql/")] == []

@@ -13,6 +13,7 @@ from karpplan.lint.core import Hit, Severity, lint_rule
 from karpplan.lint.kustomize import is_kustomization, named_patches
 from karpplan.lint.locate import locate, path_at
 from karpplan.lint.rules.examples import NODE_CLASS, NODEPOOL
+from karpplan.lint.unread import unread_pod_resource
 
 _CLASS_REFS = ("spec.template.spec.nodeClassRef", "spec.providerRef")
 # Where a notice is about what the cluster will do with a pool or node class as written (a warning); elsewhere
@@ -72,10 +73,13 @@ def INPUT_READ_DIFFERENTLY(ctx: LintContext) -> Iterator[Hit]:
     Provisioner (or karpenter.k8s.aws/v1alpha1 AWSNodeTemplate) is a warning too: karpplan plans it as v0.27
     did, but Karpenter has not served the alpha APIs since v0.33, nor does any v1 release. A kustomization (a
     kustomize tree linted as a directory) naming patch files is an info: the patches are left out, not merged,
-    so the objects as applied are judged by linting `kustomize build`'s output.
+    so the objects as applied are judged by linting `kustomize build`'s output. So is a custom resource karpplan
+    does not read whose spec writes pod fields (a RedisCluster's affinity): the pods its controller runs are
+    judged nowhere, which "0 errors" must not hide.
     """
     yield from _alpha_apis(ctx)
     yield from _kustomize_patches(ctx)
+    yield from _unread_pod_resources(ctx)
     pool_starts = {(p.origin.file, p.origin.line) for p in ctx.inventory.nodepools}
     for notice in ctx.inventory.notices:
         origin = notice.origin
@@ -109,6 +113,19 @@ def _kustomize_patches(ctx: LintContext) -> Iterator[Hit]:
                   f"names the kustomize patch{'es' if len(named) > 1 else ''} {files}: karpplan reads the files as "
                   "written, so it merges no patch into the object it patches (nor lints a patch as an object)",
                   f"to lint the objects as kustomize applies them, lint its build: {build}", severity=Severity.info)
+
+
+def _unread_pod_resources(ctx: LintContext) -> Iterator[Hit]:
+    """A custom resource whose controller runs pods karpplan does not derive: its pods are judged nowhere."""
+    for doc in ctx.documents:
+        field = unread_pod_resource(doc)
+        if field is not None:
+            yield Hit(doc, "spec",
+                      f"{doc.kind} is a custom resource karpplan does not read (its spec writes pod fields, "
+                      f"{field} first): the pods its controller runs are neither linted nor planned",
+                      "nothing to change in this manifest; to judge those pods, lint the workloads the controller "
+                      "creates (kubectl get statefulsets,deployments -o yaml from a cluster running it)",
+                      severity=Severity.info)
 
 
 RULES = (INPUT_READ_DIFFERENTLY,)
