@@ -350,3 +350,59 @@ def test_an_application_written_twice_is_named_as_written_not_as_its_jobs() -> N
     first = line_of(POOL + SPARK_PI, "apiVersion: spark")
     second = first + len(SPARK_PI.splitlines()) + 1
     assert lines == [f"<stdin>:{second}: SparkApplication default/spark-pi is defined twice (first at <stdin>:{first})"]
+
+
+def test_a_claim_the_executors_mount_binds_them_to_its_zone_and_not_the_driver() -> None:
+    # data-on-eks spark-app-ondemand.yaml's pattern: spec.volumes holds a claim of a zonal volume, the role's
+    # volumeMounts pick it (the webhook adds the volumes a role mounts).
+    volume = """\
+apiVersion: v1
+kind: PersistentVolume
+metadata:
+  name: shared-data
+spec:
+  capacity: {storage: 100Gi}
+  accessModes: [ReadWriteMany]
+  storageClassName: ""
+  csi: {driver: s3.csi.aws.com, volumeHandle: s3-csi-driver-volume}
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+      - matchExpressions:
+        - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1d]}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: shared-data, namespace: spark-jobs}
+spec:
+  accessModes: [ReadWriteMany]
+  storageClassName: ""
+  volumeName: shared-data
+  resources: {requests: {storage: 100Gi}}
+---
+"""
+    spec = """\
+  type: Scala
+  volumes:
+    - name: spark-log4j2
+      configMap: {name: spark-log4j2-config}
+    - name: data
+      persistentVolumeClaim: {claimName: shared-data}
+  driver:
+    cores: 1
+    memory: 1g
+    volumeMounts:
+      - {name: spark-log4j2, mountPath: /opt/spark/log4j2-custom}
+  executor:
+    instances: 3
+    memory: 1g
+    volumeMounts:
+      - {name: data, mountPath: /data}
+"""
+    document = plan(POOL + volume + application(spec))
+    # The pool launches in us-east-1a/b/c only: the executors wait for us-east-1d, the driver runs.
+    assert sorted(p["pod"] for p in document["unschedulable"]) == [f"spark-jobs/etl-exec-{i}" for i in range(3)]
+    assert pods_of(document, "Job/etl-driver")[0]["node"]
+    widened = POOL.replace("us-east-1c]", "us-east-1c, us-east-1d]")
+    placed = pods_of(plan(widened + volume + application(spec)), "Job/etl-exec")
+    assert all("us-east-1d" in p["node"] for p in placed) and len(placed) == 3

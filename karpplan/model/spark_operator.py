@@ -12,7 +12,8 @@ internal/controller/sparkapplication/submission.go, internal/webhook/sparkpod_de
   `quantity` `name`s; `sidecars` and `initContainers` are added as written; a `template` (Spark 3+ pod template)
   is the base of the pod, its `spark-kubernetes-driver` / `spark-kubernetes-executor` container the main one.
 * `nodeSelector` is `spec.nodeSelector` with the role's own over it; the role's `affinity`, `tolerations`,
-  `priorityClassName`, `schedulerName`, `hostNetwork` are the pod's.
+  `priorityClassName`, `schedulerName`, `hostNetwork` are the pod's, and so are the `spec.volumes` its
+  `volumeMounts` name (a claim's zone binds the pod).
 * Labels: `spark-role`, `spark-app-name`, `sparkoperator.k8s.io/app-name`, `sparkoperator.k8s.io/launched-by-spark-operator`, the
   application's labels and the role's `labels`.
 
@@ -145,7 +146,33 @@ def _pod_spec(role: str, at: str, app: dict[str, Any], spec: dict[str, Any],
     containers, container_aliases = _containers(role, at, app, spec, template, start)
     pod["containers"] = containers
     pod.key_lines["containers"] = containers.line
-    return pod, (*container_aliases[:-1], *selector_aliases, *aliases.values(), container_aliases[-1])
+    volume_aliases = _volumes(pod, at, base, app, spec, template, start)
+    return pod, (*container_aliases[:-1], *selector_aliases, *volume_aliases, *aliases.values(),
+                 container_aliases[-1])
+
+
+def _volumes(pod: LineDict, at: str, base: str, app: dict[str, Any], spec: dict[str, Any], template: dict[str, Any],
+             start: int) -> list[FieldAlias]:
+    """The application's `spec.volumes` the role's `volumeMounts` name join the pod's (the webhook's addVolumes;
+    Spark adds its local-dir volumes itself): a claim's zone binds the pod as it does any pod's. Returns where
+    each added volume is written."""
+    mounts = spec.get("volumeMounts")
+    names = {m.get("name") for m in mounts if isinstance(m, dict)} if isinstance(mounts, list) else set()
+    written = app.get("volumes")
+    volumes = written if isinstance(written, list) else []
+    added = [(index, v) for index, v in enumerate(volumes) if isinstance(v, dict) and v.get("name") in names]
+    if not added:
+        return []
+    own = template.get("volumes")
+    items = list(own) if isinstance(own, list) else []
+    lines = [getattr(v, "line", 0) or start for v in items]
+    aliases = [FieldAlias(f"{at}.volumes[{len(items) + k}]", f"{base}.volumes[{index}]")
+               for k, (index, _) in enumerate(added)]
+    items.extend(v for _, v in added)
+    lines.extend(getattr(v, "line", 0) or start for _, v in added)
+    pod["volumes"] = _listed(items, lines, lines[0])
+    pod.key_lines["volumes"] = lines[0]
+    return aliases
 
 
 def _node_selector(at: str, base: str, app: dict[str, Any], spec: dict[str, Any], template: dict[str, Any],
