@@ -406,3 +406,23 @@ spec:
     widened = POOL.replace("us-east-1c]", "us-east-1c, us-east-1d]")
     placed = pods_of(plan(widened + volume + application(spec)), "Job/etl-exec")
     assert all("us-east-1d" in p["node"] for p in placed) and len(placed) == 3
+
+
+def test_sparks_own_gpu_request_in_spark_conf_is_the_executors_limit() -> None:
+    # data-on-eks spark-rapids-app-gpus.yaml's sparkConf (the operator's executor.gpu left out)
+    spec = """\
+  type: Python
+  sparkConf:
+    "spark.executor.resource.gpu.amount": "1"
+    "spark.task.resource.gpu.amount": "1"
+    "spark.executor.resource.gpu.discoveryScript": "/opt/sparkRapidsPlugin/getGpusResources.sh"
+    "spark.executor.resource.gpu.vendor": "nvidia.com"
+  driver: {cores: 1, memory: 1g}
+  executor: {instances: 2, cores: 4, memory: 8g}
+"""
+    pools = POOL.replace("values: [on-demand]}", "values: [on-demand]}\n"
+                         "        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g5]}")
+    document = plan(pools + application(spec))
+    executors = pods_of(document, "Job/etl-exec")
+    assert [p["requests"]["nvidia.com/gpu"] for p in executors] == ["1", "1"]
+    assert "nvidia.com/gpu" not in pods_of(document, "Job/etl-driver")[0]["requests"]

@@ -8,8 +8,8 @@ internal/controller/sparkapplication/submission.go, internal/webhook/sparkpod_de
   Spark starts; else the operator's default 1), planned as the Job `<name>-exec`. A run ends when the
   application does, so their nodes are charged while it runs; `restartPolicy.type: Always` (a streaming
   application the operator restarts) is planned as a long-running ReplicaSet instead.
-* Their main containers request what model/spark_sizing.py says; `driver.gpu` / `executor.gpu` add a limit of
-  `quantity` `name`s; `sidecars` and `initContainers` are added as written; a `template` (Spark 3+ pod template)
+* Their main containers request what model/spark_sizing.py says; `spark.{role}.resource.X.amount` (with its
+  `vendor`) and `driver.gpu` / `executor.gpu` add a limit of that resource (`nvidia.com/gpu`); `sidecars` and `initContainers` are added as written; a `template` (Spark 3+ pod template)
   is the base of the pod, its `spark-kubernetes-driver` / `spark-kubernetes-executor` container the main one.
 * `nodeSelector` is `spec.nodeSelector` with the role's own over it; the role's `affinity`, `tolerations`,
   `priorityClassName`, `schedulerName`, `hostNetwork` are the pod's, and so are the `spec.volumes` its
@@ -98,7 +98,8 @@ def executors(app: dict[str, Any]) -> tuple[int, str]:
     return DEFAULT_EXECUTORS, "executor"
 
 
-def _main_container(role: str, size: PodSize, spec: dict[str, Any], line: int, base: object) -> LineDict:
+def _main_container(role: str, size: PodSize, app: dict[str, Any], spec: dict[str, Any], line: int,
+                    base: object) -> LineDict:
     container = LineDict(_map(base), line=line)
     if isinstance(base, LineDict):
         container.key_lines.update(base.key_lines)
@@ -107,6 +108,14 @@ def _main_container(role: str, size: PodSize, spec: dict[str, Any], line: int, b
     written = _map(container.get("resources"))
     for key in ("requests", "limits"):
         resources[key] = {**_map(written.get(key)), **resources[key]}
+    # Spark's own resource requests (spark.{role}.resource.X.amount with its vendor: `nvidia.com/gpu`), then
+    # the operator's `gpu` (the webhook's addGPU) over them
+    conf = _map(app.get("sparkConf"))
+    for key, amount in conf.items():
+        match = re.fullmatch(rf"spark\.{role}\.resource\.([A-Za-z0-9_.-]+)\.amount", str(key))
+        vendor = conf.get(f"spark.{role}.resource.{match.group(1)}.vendor") if match else None
+        if match and isinstance(vendor, str) and vendor and _count(amount):
+            resources["limits"][f"{vendor}/{match.group(1)}"] = str(amount).strip()
     gpu = _map(spec.get("gpu"))
     if isinstance(gpu.get("name"), str) and gpu["name"] and _count(gpu.get("quantity")):
         resources["limits"][gpu["name"]] = str(gpu["quantity"])
@@ -209,7 +218,7 @@ def _containers(role: str, at: str, app: dict[str, Any], spec: dict[str, Any], t
     written = template.get("containers")
     written_list = written if isinstance(written, list) else []
     main_at = next((i for i, c in enumerate(written_list) if _map(c).get("name") == CONTAINERS[role]), None)
-    containers: list[Any] = [_main_container(role, size, spec, line,
+    containers: list[Any] = [_main_container(role, size, app, spec, line,
                                              written_list[main_at] if main_at is not None else None)]
     lines = [line]
     wheres: list[str] = []
