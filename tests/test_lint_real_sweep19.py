@@ -279,3 +279,21 @@ def test_a_custom_resource_whose_pods_karpplan_does_not_read_is_said_not_to_be_j
     # A custom resource writing no pod field is not guessed at.
     quiet = lint(LintOptions(paths=("-",), stdin=io.StringIO(POOLS + MINIMAL_POSTGRES))).findings
     assert [f for f in quiet if f.object.startswith("postgresql/")] == []
+
+
+def test_a_karpenter_node_claim_is_no_resource_running_pods() -> None:
+    # kubectl get nodeclaims -o yaml (abridged): its spec.resources.requests are a node's
+    claim = """\
+apiVersion: karpenter.sh/v1
+kind: NodeClaim
+metadata:
+  name: default-x7k2p
+spec:
+  nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+  requirements:
+    - {key: karpenter.sh/nodepool, operator: In, values: [default]}
+  resources:
+    requests: {cpu: 1150m, memory: 1Gi, pods: "5"}
+"""
+    found = lint(LintOptions(paths=("-",), stdin=io.StringIO(POOLS + claim))).findings
+    assert [f for f in found if f.object.startswith("NodeClaim/")] == []

@@ -8,8 +8,10 @@ from karpplan.inputs.loader import Document
 from karpplan.lint.kustomize import is_kustomization
 from karpplan.model.build import made_into_workloads, role_of
 
-# Groups of Kubernetes' own APIs (their kinds that run pods karpplan reads; the rest run none).
-_BUILT_IN = frozenset({"", "apps", "batch", "policy", "autoscaling", "extensions"})
+# Groups of Kubernetes' own APIs (their kinds that run pods karpplan reads; the rest run none), and of the node
+# APIs karpplan reads (a Karpenter NodeClaim's resources are a node's, not a pod's).
+_BUILT_IN = frozenset({"", "apps", "batch", "policy", "autoscaling", "extensions", "karpenter.sh", "karpenter.k8s.aws",
+                       "eks.amazonaws.com", "eksctl.io", "karpplan.io"})
 _POD_FIELDS = frozenset({"affinity", "tolerations", "nodeSelector", "containers", "topologySpreadConstraints"})
 _DEPTH = 8
 
