@@ -102,7 +102,15 @@ def _lacking_note(problem: Problem, template: PodTemplate, pool: NodePool, kind:
     if kind != "resources":
         return ""
     alternatives = template.affinity.strict_alternatives()
+    if alternatives:
+        # A term asking for a label the pool does not define matches no node of it, whatever its type.
+        alternatives = [a for a in alternatives if not a.undefined_custom_keys(pool.requirements, L.WELL_KNOWN)]
+        if not alternatives:
+            return ""
     wanted = (alternatives[0] & pool.requirements) if alternatives else pool.requirements
+    zone = wanted.get(L.ZONE)
+    if zone is not None and not any(zone.has(z) for z in problem.catalog.zones):
+        return ""  # zones the region has none of (another region's): no type would fit, priced or not
     lacking = lacking_types(problem.catalog.for_pool(pool.name), wanted, template.requests)
     if not lacking:
         return ""

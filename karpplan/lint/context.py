@@ -70,6 +70,7 @@ class LintContext:
     texts: dict[str, list[str]] = field(default_factory=dict)
     cache: dict[str, object] = field(default_factory=dict)  # results several rules share
     skipped: list[Skip] = field(default_factory=list)  # what a rule could not judge, and why
+    region_named: bool = True  # the region is the input's, --region's or --catalog's (else assumed)
 
     # ----------------------------------------------------------------------------------- documents
     @cached_property

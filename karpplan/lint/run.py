@@ -16,6 +16,7 @@ from karpplan.inputs.placeholders import placeholder_in
 from karpplan.lint.config import FileConfig, active_rules, ignored_by_annotation
 from karpplan.lint.context import LintContext, object_name, templates
 from karpplan.lint.core import Finding, Hit, Rule
+from karpplan.lint.kustomize import without_patches
 from karpplan.lint.locate import column, key_of, locate
 from karpplan.lint.report import LintReport
 from karpplan.lint.rules.validation import classify
@@ -81,6 +82,7 @@ def lint(options: LintOptions) -> LintReport:
     texts: dict[str, str] = {}
     documents, problems = read_documents(options.paths, max_bytes=options.max_file_size, stdin=options.stdin,
                                          texts=texts)
+    documents, problems = without_patches(documents, problems)  # a kustomize tree's patches are no objects
     if problems:
         raise InputError(problems)
     return lint_documents(in_namespace(documents, options.namespace), texts, options)
@@ -107,7 +109,8 @@ def _lint(documents: Sequence[Document], texts: Mapping[str, str], options: Lint
                            allow_estimated_prices=True)
 
     files = list(dict.fromkeys(d.origin.file for d in documents))
-    ctx = LintContext(list(documents), inventory, collected, catalog, _lines({f: texts.get(f, "") for f in files}))
+    ctx = LintContext(list(documents), inventory, collected, catalog, _lines({f: texts.get(f, "") for f in files}),
+                      region_named=bool(options.region or options.catalog or inventory.region))
     classify(ctx)
     unowned = ctx.cache.get("unowned")
     if isinstance(unowned, list) and unowned:

@@ -50,7 +50,7 @@ from karpplan.model.build_storage import (
 from karpplan.model.build_volumes import VolumeTemplates
 from karpplan.model.cluster import ClusterConfig, Namespace, RuntimeClass
 from karpplan.model.default_namespace import in_namespace, namespace_hint
-from karpplan.model.derived import pod_spec_written_at
+from karpplan.model.derived import defined_as, pod_spec_written_at
 from karpplan.model.eksctl import node_group_notices
 from karpplan.model.empty_nodes import empty_nodes_notice
 from karpplan.model.inventory import InputNotice, Inventory, SkippedDocument
@@ -292,8 +292,7 @@ class _Builder:
         if not sink and key[2]:
             first = self.seen.setdefault(key, doc)
             if first is not doc:
-                where = f"{key[1]}/{key[2]}" if key[1] else key[2]
-                root.error(f"{doc.kind} {where} is defined twice (first at {first.origin})")
+                root.error(f"{defined_as(doc, key)} is defined twice (first at {first.origin})")
         return root
 
     def _document(self, doc: Document, role: str) -> None:

@@ -194,7 +194,7 @@ def _expand(present: set[tuple[str, str]], doc: Document) -> tuple[list[Document
     if isinstance(body_spec, LineDict):
         body_spec.key_lines["replicas"] = _line(spec, "instances", doc.origin.line)
     derived = DerivedDocument(made.body, made.origin, made.source, pod_spec_at="spec", field_aliases=aliases,
-                              replicas_at="spec.instances",
+                              replicas_at="spec.instances", resource=made.resource,
                               spread_fix="leave spec.affinity.enablePodAntiAffinity unset or true (the operator's "
                                          "anti-affinity on spec.affinity.topologyKey, kubernetes.io/hostname by "
                                          "default), or add spec.topologySpreadConstraints on topology.kubernetes.io/zone")

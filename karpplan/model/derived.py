@@ -43,6 +43,7 @@ class DerivedDocument(Document):
     field_aliases: tuple[FieldAlias, ...] = ()
     replicas_at: str = ""  # where the resource writes how many pods it runs ("" when it is not written)
     spread_fix: str = ""  # how to spread these pods in the resource's own terms ("" when the pod spec's apply)
+    resource: str = ""  # `Kind namespace/name` of the resource, for what is said of it as a whole ("" unknown)
 
 
 def alias_of(doc: Document, path: str) -> FieldAlias | None:
@@ -105,4 +106,17 @@ def controller_workload(doc: Document, kind: str, name: str, replicas: int, temp
                           "template": LineDict({"metadata": {"labels": pod_labels}, "spec": pod_spec},
                                                line=getattr(template, "line", line))}, line=line),
     }, line=line)
-    return DerivedDocument(body, doc.origin, doc.source, pod_spec_at=pod_spec_at)
+    return DerivedDocument(body, doc.origin, doc.source, pod_spec_at=pod_spec_at, resource=resource_name(doc))
+
+
+def resource_name(doc: Document) -> str:
+    """`Kind namespace/name` of a custom resource, as a duplicate of it is named."""
+    return f"{doc.kind} {doc.namespace}/{doc.name}"
+
+
+def defined_as(doc: Document, key: tuple[str, str, str]) -> str:
+    """What a document is called when it is defined twice: the resource a derived workload is made of (two
+    SparkApplications of one name make the same Job), else its kind and `namespace/name`."""
+    if isinstance(doc, DerivedDocument) and doc.resource:
+        return doc.resource
+    return f"{key[0]} {key[1]}/{key[2]}" if key[1] else f"{key[0]} {key[2]}"

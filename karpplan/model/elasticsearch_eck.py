@@ -226,7 +226,7 @@ def _expand(present: set[tuple[str, str]], doc: Document) -> tuple[list[Document
             body_spec.key_lines["replicas"] = _line(node_set, "count", getattr(node_set, "line", doc.origin.line))
         made.append(DerivedDocument(
             workload.body, workload.origin, workload.source, pod_spec_at=f"{at}.podTemplate.spec",
-            field_aliases=aliases, replicas_at=f"{at}.count",
+            field_aliases=aliases, replicas_at=f"{at}.count", resource=workload.resource,
             spread_fix=f"add podAntiAffinity on kubernetes.io/hostname or topology.kubernetes.io/zone to "
                        f"{at}.podTemplate.spec.affinity (a written affinity replaces ECK's default, preferred "
                        f"anti-affinity on kubernetes.io/hostname), or topologySpreadConstraints to "

@@ -1,5 +1,6 @@
 """Every custom resource whose controller creates workloads karpplan plans (a Prometheus, a LeaderWorkerSet, a
-RayCluster, Strimzi's Kafka, a CloudNativePG Cluster, an ECK Elasticsearch): which documents they are, and the
+RayCluster, Strimzi's Kafka, a CloudNativePG Cluster, an ECK Elasticsearch, a
+SparkApplication, a RabbitmqCluster): which documents they are, and the
 input with the workloads their controllers create added after each. The one list of them: the builder reads
 the input through it, lint reads the derived pod specs through it."""
 
@@ -16,7 +17,9 @@ from karpplan.model.prometheus_operator import (
     expand_operator_resources,
     is_operator_resource,
 )
+from karpplan.model.rabbitmq_cluster import expand_rabbitmq_clusters, is_rabbitmq_cluster
 from karpplan.model.ray_cluster import expand_ray_clusters, is_ray_cluster
+from karpplan.model.spark_operator import expand_spark_applications, is_spark_application
 from karpplan.model.strimzi import expand_strimzi, is_strimzi_resource
 
 Expand = Callable[[Sequence[Document]], tuple[list[Document], list[DerivedWorkload]]]
@@ -28,6 +31,8 @@ _EXPANDERS: tuple[tuple[Callable[[Document], bool], Expand], ...] = (
     (is_strimzi_resource, expand_strimzi),
     (is_cnpg_cluster, expand_cnpg_clusters),
     (is_eck_elasticsearch, expand_eck_elasticsearch),
+    (is_spark_application, expand_spark_applications),
+    (is_rabbitmq_cluster, expand_rabbitmq_clusters),
 )
 
 

@@ -34,7 +34,7 @@ from typing import Any
 from karpplan.errors import Origin
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict, LineList
-from karpplan.model.derived import DerivedDocument
+from karpplan.model.derived import DerivedDocument, resource_name
 
 GROUP = "monitoring.coreos.com"
 KINDS = ("Prometheus", "PrometheusAgent", "Alertmanager")
@@ -186,7 +186,7 @@ def _statefulset(doc: Document, spec: LineDict, name: str, replicas: int, labels
     metadata = LineDict({"name": name, "namespace": doc.namespace}, line=line)
     body = LineDict({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": metadata,
                      "spec": _lined(sts_spec, spec, line)}, line=line)
-    return DerivedDocument(body, doc.origin, doc.source, pod_spec_at="spec")
+    return DerivedDocument(body, doc.origin, doc.source, pod_spec_at="spec", resource=resource_name(doc))
 
 
 def _lined(value: dict[str, Any], spec: LineDict, line: int) -> LineDict:

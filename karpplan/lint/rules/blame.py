@@ -135,14 +135,37 @@ def _verdict_field(spec: object, spec_path: str, template: PodTemplate, verdict:
     return None
 
 
+def _refusing_fields(spec: object, spec_path: str, template: PodTemplate, verdict: PoolVerdict,
+                     written: Sequence[Written], problem: Problem) -> list[str]:
+    """Every written field that alone refuses the pool (the planner stops at its first reason: a taint before a
+    requirement), in order."""
+    fields = [f"{spec_path}.tolerations"] if verdict.kind == "taint" else []
+    for item in sorted(written, key=lambda w: w.term is not None):
+        if _refuses(item.requirement, verdict.pool.requirements) or excludes(item.requirement, [verdict.pool], problem):
+            fields.append(item.path)
+    if not fields and verdict.kind == "resources":
+        fields.extend(f for f in [_resource_field(spec, spec_path, template, verdict, problem)] if f is not None)
+    return list(dict.fromkeys(fields))
+
+
 def blamed_field(spec: object, spec_path: str, template: PodTemplate, verdicts: Sequence[PoolVerdict],
                  problem: Problem) -> str | None:
-    """The field of the pod spec (`spec`, written at `spec_path`) that refuses the most NodePools (the first
-    pool's on a tie); None when none is found."""
+    """The field of the pod spec (`spec`, written at `spec_path`) to change: of the NodePools the fewest fields
+    refuse (the pool the pod was written for: its nodeSelector's own label matches, another field does not),
+    the field that refuses the most; else the field that refuses the most NodePools (the first pool's on a
+    tie); None when none is found."""
     written = written_requirements(spec, spec_path)
     fields = [f for v in verdicts if not v.ok
               if (f := _verdict_field(spec, spec_path, template, v, written, problem)) is not None]
     if not fields:
         return None
     counts = Counter(fields)
+    refusing = [r for v in verdicts if not v.ok if (r := _refusing_fields(spec, spec_path, template, v, written, problem))]
+    fewest = min((len(r) for r in refusing), default=0)
+    if fewest == 1 and len(refusing) > 1:
+        # One field alone keeps a pool out, while every other pool is kept out by more than it: the pool the pod
+        # was written for. Its field is the fix (a zone of another region, a family the catalog lacks).
+        nearest = Counter(r[0] for r in refusing if len(r) == 1)
+        if len(nearest) == 1 and all(len(r) > 1 or r[0] in nearest for r in refusing):
+            return next(iter(nearest))
     return max(dict.fromkeys(fields), key=lambda f: counts[f])

@@ -444,7 +444,8 @@ def _field_and_fix(ctx: LintContext, group_info: GroupInfo, doc: Document) -> tu
     pod_spec = ctx.pod_spec(doc, spec_path)
     field = blamed_field(pod_spec, spec_path, group_info.template, group_info.verdicts, problem)
     written = written_requirements(pod_spec, spec_path)
-    fix = (node_group_fix(field, written, problem.pools) or zone_fix(field, written, problem, ctx.planner.catalog.region)
+    fix = (node_group_fix(field, written, problem.pools) or zone_fix(field, written, problem, ctx.planner.catalog.region,
+                                                                 ctx.region_named)
            or "loosen the pod's nodeSelector/affinity/tolerations/requests or add a NodePool that allows them")
     refused = [v for v in group_info.verdicts if not v.ok]
     if refused and all(v.kind == "taint" for v in refused):

@@ -3,14 +3,17 @@ the manifests), reported at their file:line. The notices are the model's: nothin
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 from karpplan.errors import Origin
 from karpplan.inputs.loader import Document
 from karpplan.lint.context import LintContext
 from karpplan.lint.core import Hit, Severity, lint_rule
+from karpplan.lint.kustomize import is_kustomization, named_patches
 from karpplan.lint.locate import locate, path_at
 from karpplan.lint.rules.examples import NODE_CLASS, NODEPOOL
+from karpplan.lint.unread import unread_pod_resource
 
 _CLASS_REFS = ("spec.template.spec.nodeClassRef", "spec.providerRef")
 # Where a notice is about what the cluster will do with a pool or node class as written (a warning); elsewhere
@@ -68,9 +71,15 @@ def INPUT_READ_DIFFERENTLY(ctx: LintContext) -> Iterator[Hit]:
     assumes for input it was not given, such as the node class defaults when the input holds no node class
     at all, or the zone of a claim whose StorageClass or volume is not in the input. A karpenter.sh/v1alpha5
     Provisioner (or karpenter.k8s.aws/v1alpha1 AWSNodeTemplate) is a warning too: karpplan plans it as v0.27
-    did, but Karpenter has not served the alpha APIs since v0.33, nor does any v1 release.
+    did, but Karpenter has not served the alpha APIs since v0.33, nor does any v1 release. A kustomization (a
+    kustomize tree linted as a directory) naming patch files is an info: the patches are left out, not merged,
+    so the objects as applied are judged by linting `kustomize build`'s output. So is a custom resource karpplan
+    does not read whose spec writes pod fields (a RedisCluster's affinity): the pods its controller runs are
+    judged nowhere, which "0 errors" must not hide.
     """
     yield from _alpha_apis(ctx)
+    yield from _kustomize_patches(ctx)
+    yield from _unread_pod_resources(ctx)
     pool_starts = {(p.origin.file, p.origin.line) for p in ctx.inventory.nodepools}
     for notice in ctx.inventory.notices:
         origin = notice.origin
@@ -87,6 +96,36 @@ def INPUT_READ_DIFFERENTLY(ctx: LintContext) -> Iterator[Hit]:
             continue
         yield Hit(doc, path_at(doc, origin.line), _about_object(doc, notice.message), notice.fix or (_ASSUMED_FIX if assumed else ""),
                   line=origin.line or doc.origin.line, severity=Severity.info if assumed else None)
+
+
+def _kustomize_patches(ctx: LintContext) -> Iterator[Hit]:
+    """A kustomization naming patch files: lint leaves them out (they are no objects of their own) and does not
+    merge them, so the objects as applied are judged only in `kustomize build`'s output."""
+    for doc in ctx.documents:
+        named = list(named_patches(doc)) if is_kustomization(doc) else []
+        if not named:
+            continue
+        files = ", ".join(path for _, path in named)
+        directory = os.path.dirname(doc.origin.file) or "."
+        build = ("kustomize build OVERLAY | karpplan lint -, OVERLAY a kustomization that lists this component"
+                 if doc.kind == "Component" else f"kustomize build {directory} | karpplan lint -")
+        yield Hit(doc, named[0][0],
+                  f"names the kustomize patch{'es' if len(named) > 1 else ''} {files}: karpplan reads the files as "
+                  "written, so it merges no patch into the object it patches (nor lints a patch as an object)",
+                  f"to lint the objects as kustomize applies them, lint its build: {build}", severity=Severity.info)
+
+
+def _unread_pod_resources(ctx: LintContext) -> Iterator[Hit]:
+    """A custom resource whose controller runs pods karpplan does not derive: its pods are judged nowhere."""
+    for doc in ctx.documents:
+        field = unread_pod_resource(doc)
+        if field is not None:
+            yield Hit(doc, "spec",
+                      f"{doc.kind} is a custom resource karpplan does not read (its spec writes pod fields, "
+                      f"{field} first): the pods its controller runs are neither linted nor planned",
+                      "nothing to change in this manifest; to judge those pods, lint the workloads the controller "
+                      "creates (kubectl get statefulsets,deployments -o yaml from a cluster running it)",
+                      severity=Severity.info)
 
 
 RULES = (INPUT_READ_DIFFERENTLY,)

@@ -1,0 +1,59 @@
+"""The patch files of a kustomize tree linted as a directory (`karpplan lint k8s/`): a kustomization's
+`patches[].path`, `patchesStrategicMerge[]` and `patchesJson6902[].path` (kubernetes-sigs/kustomize
+api/types/kustomization.go) are not objects of their own, but parts kustomize merges into the objects of its
+resources. Read as objects, a strategic merge patch is the base Deployment "defined twice" and a JSON 6902
+patch (a list of operations) is no object at all; so lint leaves them out, and says at the kustomization that
+the merged objects are judged by linting `kustomize build`'s output."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+
+from karpplan.errors import InputProblem
+from karpplan.inputs.loader import Document
+
+KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
+GROUP = "kustomize.config.k8s.io"
+
+
+def is_kustomization(doc: Document) -> bool:
+    """A kustomization file's document (kustomize lets it omit apiVersion and kind)."""
+    if doc.group == GROUP:
+        return doc.kind in ("Kustomization", "Component")
+    return not doc.kind and os.path.basename(doc.origin.file) in KUSTOMIZATION_FILES
+
+
+def named_patches(doc: Document) -> Iterator[tuple[str, str]]:
+    """(field path, patch file path as written) of each patch file the kustomization names; inline patches
+    (`patch:`, a strategic merge patch written as a string) name no file."""
+    for field in ("patches", "patchesJson6902"):
+        entries = doc.body.get(field)
+        for index, entry in enumerate(entries if isinstance(entries, list) else []):
+            path = entry.get("path") if isinstance(entry, dict) else None
+            if isinstance(path, str) and path:
+                yield f"{field}[{index}].path", path
+    entries = doc.body.get("patchesStrategicMerge")
+    for index, entry in enumerate(entries if isinstance(entries, list) else []):
+        if isinstance(entry, str) and entry and "\n" not in entry:
+            yield f"patchesStrategicMerge[{index}]", entry
+
+
+def patch_files(documents: Sequence[Document]) -> frozenset[str]:
+    """The files (normalised paths) the input's kustomizations name as patches."""
+    out: set[str] = set()
+    for doc in documents:
+        if is_kustomization(doc):
+            base = os.path.dirname(doc.origin.file)
+            out.update(os.path.normpath(os.path.join(base, path)) for _, path in named_patches(doc))
+    return frozenset(out)
+
+
+def without_patches(documents: Sequence[Document],
+                    problems: Sequence[InputProblem]) -> tuple[list[Document], list[InputProblem]]:
+    """The documents and reading problems with the kustomize patch files left out."""
+    patches = patch_files(documents)
+    if not patches:
+        return list(documents), list(problems)
+    return ([d for d in documents if os.path.normpath(d.origin.file) not in patches],
+            [p for p in problems if os.path.normpath(p.origin.file) not in patches])

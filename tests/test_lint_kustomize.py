@@ -1,0 +1,150 @@
+"""lint on a kustomize tree given as a directory (`karpplan lint manifests/`, as a GitOps repo's CI runs it): the
+files its kustomizations name as patches are no objects of their own, so they are neither "defined twice" nor
+unreadable, and the kustomization says to lint `kustomize build`'s output for the merged objects. The tree is
+kubernetes-sigs/metrics-server manifests/ (abridged)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from karpplan.cli.main import app
+from karpplan.lint.core import Severity
+from karpplan.lint.run import LintOptions, lint
+
+runner = CliRunner()
+
+FILES = {
+    "base/kustomization.yaml": """\
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+commonLabels:
+  k8s-app: metrics-server
+resources:
+  - deployment.yaml
+""",
+    "base/deployment.yaml": """\
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: metrics-server
+  namespace: kube-system
+spec:
+  selector:
+    matchLabels:
+      k8s-app: metrics-server
+  template:
+    metadata:
+      labels:
+        k8s-app: metrics-server
+    spec:
+      priorityClassName: system-cluster-critical
+      containers:
+      - name: metrics-server
+        image: registry.k8s.io/metrics-server/metrics-server:v0.7.2
+        resources:
+          requests:
+            cpu: 100m
+            memory: 200Mi
+""",
+    "components/high-availability/kustomization.yaml": """\
+apiVersion: kustomize.config.k8s.io/v1alpha1
+kind: Component
+resources:
+- pdb.yaml
+patchesStrategicMerge:
+- patch.yaml
+""",
+    "components/high-availability/pdb.yaml": """\
+apiVersion: policy/v1beta1
+kind: PodDisruptionBudget
+metadata:
+  name: metrics-server
+  namespace: kube-system
+spec:
+  minAvailable: 1
+  selector:
+    matchLabels:
+      k8s-app: metrics-server
+""",
+    "components/high-availability/patch.yaml": """\
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: metrics-server
+  namespace: kube-system
+spec:
+  replicas: 2
+  template:
+    spec:
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - labelSelector:
+              matchLabels:
+                k8s-app: metrics-server
+            namespaces:
+            - kube-system
+            topologyKey: kubernetes.io/hostname
+""",
+    "components/high-availability-1.21+/kustomization.yaml": """\
+apiVersion: kustomize.config.k8s.io/v1alpha1
+kind: Component
+components:
+- ../high-availability
+patches:
+- path: patch-pdb-version.yaml
+  target:
+    kind: PodDisruptionBudget
+""",
+    "components/high-availability-1.21+/patch-pdb-version.yaml": """\
+- op: replace
+  path: "/apiVersion"
+  value: policy/v1
+""",
+    "overlays/release-ha-1.21+/kustomization.yaml": """\
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+- ../../base
+components:
+- ../../components/high-availability-1.21+
+""",
+}
+
+
+def tree(root: Path) -> Path:
+    for name, text in FILES.items():
+        path = root / "manifests" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root / "manifests"
+
+
+def test_a_kustomize_tree_lints_without_its_patches_read_as_objects(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["lint", str(tree(tmp_path))])
+    # Read as objects, the strategic merge patch was Deployment metadata-server "defined twice" and the JSON 6902
+    # patch "a list, not a mapping": exit 2 on a tree kustomize builds fine.
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "defined twice" not in result.stdout + result.stderr
+
+
+def test_the_kustomizations_say_their_patches_are_not_merged_and_how_to_lint_the_build(tmp_path: Path) -> None:
+    root = tree(tmp_path)
+    report = lint(LintOptions(paths=(str(root),)))
+    notes = [f for f in report.findings if "kustomize patch" in f.message]
+    assert [(Path(f.file).relative_to(root).as_posix(), f.line, f.severity) for f in notes] == [
+        ("components/high-availability-1.21+/kustomization.yaml", 6, Severity.info),
+        ("components/high-availability/kustomization.yaml", 6, Severity.info)]
+    assert "kustomize build OVERLAY | karpplan lint -" in notes[0].fix  # a component builds within an overlay
+    # The base's Deployment is still linted as written.
+    assert "Deployment/kube-system/metrics-server" in report.object_names
+
+
+def test_a_patch_named_by_no_kustomization_in_the_input_is_read_as_written(tmp_path: Path) -> None:
+    root = tree(tmp_path)
+    result = runner.invoke(app, ["lint", str(root / "base"), str(root / "components/high-availability/patch.yaml")])
+    assert result.exit_code == 2 and "defined twice" in result.stderr
