@@ -68,3 +68,13 @@ def test_the_flag_on_the_command_line() -> None:
     assert [f["rule"] for f in json.loads(result.stdout)["findings"] if f["severity"] != "info"] == ["no-pool-can-launch"]
     result = runner.invoke(app, ["lint", "-", "--fargate-profile", "nonsense"], input=UNLAUNCHABLE)
     assert result.exit_code == 2
+
+
+def test_replicas_fargate_runs_are_not_told_they_may_share_a_node() -> None:
+    """A new user's trial: three ingest-api replicas a Fargate profile takes got replicas-without-spread ("all of
+    them may land on one node or in one zone"); each Fargate pod has a node of its own and Fargate's scheduler
+    places it in the profile's subnets. Replicas on EC2 still get it."""
+    three = NODEPOOL + deployment("", replicas=3)
+    assert "replicas-without-spread" in rules(three)
+    assert "replicas-without-spread" in rules(three, "namespace=other")
+    assert "replicas-without-spread" not in rules(three, "namespace=default")

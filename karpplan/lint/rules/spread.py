@@ -12,6 +12,7 @@ from karpplan.lint.context import LintContext, templates
 from karpplan.lint.core import Hit, Severity, lint_rule
 from karpplan.lint.locate import value_at
 from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
+from karpplan.model.fargate import profile_for
 from karpplan.model.labels import HOSTNAME, ZONE
 from karpplan.model.prometheus_operator import is_operator_resource
 from karpplan.model.shared_claims import FIX as SHARED_CLAIM_FIX
@@ -142,6 +143,8 @@ def REPLICAS_WITHOUT_SPREAD(ctx: LintContext) -> Iterator[Hit]:
         pod_spec = value_at(doc.body, spec_path)
         if pod_spec is None or _has_spread(pod_spec):  # None: the template is another's (a Rollout's workloadRef)
             continue
+        if _all_on_fargate(ctx, doc):
+            continue
         scaler = _autoscaler_of(ctx, doc) if written != replicas else ""
         # Replicas an autoscaler sets: the finding sits where the fix goes, the pod spec, not at an absent field.
         written_here = isinstance(spec, LineDict) and "replicas" in spec
@@ -151,6 +154,15 @@ def REPLICAS_WITHOUT_SPREAD(ctx: LintContext) -> Iterator[Hit]:
             f"all of them may land on one node or in one zone{scaler}",
             "add a topologySpreadConstraint on topology.kubernetes.io/zone (and kubernetes.io/hostname)",
         )
+
+
+def _all_on_fargate(ctx: LintContext, doc: Document) -> bool:
+    """Whether a Fargate profile takes every pod of `doc`: each runs on a node of its own, so "all on one node"
+    cannot happen, and Fargate's scheduler places them in the profile's subnets itself (a spread constraint is
+    not what decides their zones)."""
+    profiles = ctx.inventory.fargate_profiles
+    pods = [p for p in ctx.inventory.pods if p.origin == doc.origin]
+    return bool(profiles) and bool(pods) and all(profile_for(profiles, p.namespace, p.labels) for p in pods)
 
 
 def _autoscaler_of(ctx: LintContext, doc: Document) -> str:
