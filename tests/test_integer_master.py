@@ -4,6 +4,7 @@ cover every pod, never dearer than the plan they start from, and plans built fro
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from karpplan.engines import lp_start, optimiser
 from karpplan.engines.effort import TimeBudget, WorkClock
 from karpplan.engines.integer_master import DealtColumn, IntegerMaster
 from karpplan.engines.karpenter_simulation import solve_karpenter
-from karpplan.engines.lp_rounding import LpRounding
+from karpplan.engines.lp_rounding import LpRounding, affinity_clusters
 from karpplan.engines.optimiser import solve_optimal
 from karpplan.engines.patterns import PatternBound, pattern_lower_bound
 from karpplan.engines.repack import Repacker
@@ -151,3 +152,25 @@ def test_the_masters_nodes_split_over_the_zones_with_their_pods_give_a_cheaper_p
     assert split.cost <= 1.02 * whole[1]
     again = LpRounding(problem, repacker, bound.mix, WorkClock()).dealt(start, whole[0])
     assert again is not None and again.placement() == split.placement()
+
+
+def test_a_plan_leaving_a_zone_affinity_group_out_is_dealt_without_it(
+        diverse: tuple[Problem, Repacker, Solution, PatternBound]) -> None:
+    # A plan that leaves every pod of a clustered group out (a cut Karpenter simulation does): the LP prices no class
+    # for it, and the dealing splits the clusters over the zones without it (it had raised a KeyError).
+    problem, repacker, start, _ = diverse
+    clustered = [g for members in affinity_clusters(problem) for g in members]
+    assert clustered
+    out = clustered[0]
+    nodes = [replace(n, pods=[(g, p) for g, p in n.pods if g.index != out.index]) for n in start.nodes]
+    nodes = [n for n in nodes if n.pods]
+    plan = replace(start, nodes=nodes, unplaced=start.unplaced + [(out, p) for p in out.group.pods])
+    placed = {g.index: g.size - (g.size if g.index == out.index else 0) for g in problem.groups}
+    bound = pattern_lower_bound(problem, placed, time_limit=2.0, clock=WorkClock(), want_mix=True)
+    assert bound is not None and bound.mix is not None and out.index not in bound.mix.class_of_group
+    whole = IntegerMaster(problem, bound.mix, WorkClock()).whole_nodes(plan)
+    assert whole is not None
+    dealt = LpRounding(problem, repacker, bound.mix, WorkClock()).dealt(plan, whole[0])
+    if dealt is not None:
+        assert sorted(dealt.placement()) == sorted(plan.placement())
+        assert all(g.index != out.index for n in dealt.nodes for g, _ in n.pods)

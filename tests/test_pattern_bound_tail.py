@@ -2,8 +2,8 @@
 the shapes whose bounds leave room at the master's own duals, adds their best patterns and certifies those
 duals again. The bound it reports must stay a bound: never above the optimum, nor any plan.
 
-The tail is forced from the first master (`SETTLED` above every smoothing weight) and the shared tables and
-greedy patterns offer no columns, so CP-SAT's (and the tables of their own) are the only ones: every master
+The tail is forced from the first master (`SETTLED` above every smoothing weight) and the shared tables,
+greedy patterns and relaxations offer no columns, so CP-SAT's (and the tables of their own) are the only ones: every master
 after the first columns goes through the tail."""
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ EXAMPLES = int(os.environ.get("KARPPLAN_BOUND_EXAMPLES", "40"))
 @pytest.fixture(autouse=True)
 def forced_tail(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(generation, "SETTLED", 2.0)
+    monkeypatch.setattr(generation, "LP_SHAPES", 0)  # no relaxations' patterns either (`lp_pricing.py`)
     monkeypatch.setattr(generation.Generation, "columns", lambda *args, **kwargs: 0)
     monkeypatch.setattr(generation.Generation, "greedy", lambda *args, **kwargs: 0)
 

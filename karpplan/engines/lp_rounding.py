@@ -256,8 +256,10 @@ class LpRounding:
         by_shape = self._by_shape()
         offered = [[z for z in self.zones if (room, price, z) in by_shape] for room, price, _, _ in columns]
         groups = [g for g in self.problem.groups if g.index in pods]
+        # A cluster's groups with no pod placed have no class in the LP (a plan leaving them out): nothing to deal.
+        clusters = [kept for members in self.clusters if (kept := [g for g in members if g.index in pods])]
         split = zone_split(self.mix, self.zones, columns, offered, groups, {g: len(p) for g, p in pods.items()},
-                           self.clusters, self.counted_by, self.clock)
+                           clusters, self.counted_by, self.clock)
         if split is None or split.missing:
             return None
         self.home, self.split = split.home, split.reserved

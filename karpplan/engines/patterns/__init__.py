@@ -46,6 +46,9 @@ Upper bounds P̄ (all valid for every pattern, so any mix of them is):
   pi_c - lam . req_c, plus lam . room), disjoint cap sets of a few pods per node are choose-one groups,
   other caps and the class demands bound the pod counts. Small shapes share tables by profile; large
   ones share tables over the first dimension, one row (with its own multipliers) per profile.
+* The pricing problem's LP relaxation per shape (`lp_pricing.py`), bounded through GLOP's duals as
+  multipliers (lam . room + rho . caps + sum_c u_c (pi_c - lam . req_c - rho . caps(c))^+, valid for any
+  lam, rho >= 0): tighter than the tables on large shapes, looser on small ones.
 * Tables of their own, and CP-SAT's proven bound (rounding of the scaled values added back), for the
   shapes that decide theta at the end.
 
@@ -54,7 +57,8 @@ share a row and every cap set has a row (a relaxation: its duals, spread over th
 certified above, so nothing is lost but the duals' freedom). It starts from fluid-like duals (one price
 per dimension and per cap set, as large as every shape's price allows) with Wentges smoothing towards
 them early on; columns are the tables' best patterns at each shape's cell, repaired to fit the real
-room and caps, greedy ones for the shapes without a table this time. Once the smoothing has faded, when the
+room and caps, greedy ones for the shapes without a table this time, and (the bound's own LP only) the
+relaxations' optima of the `LP_SHAPES` shapes of highest bound, rounded down and up, repaired and filled. Once the smoothing has faded, when the
 shared tables find nothing, CP-SAT prices the shapes whose bounds leave most room at the master's own duals:
 every pattern it finds joins the master and its proven bounds certify those duals again (the best certificate of
 all iterations is kept); tables of their own only if it found no column. (The LP whose own plan `lp_rounding`
@@ -70,6 +74,7 @@ The package, one concept per module:
 * `tables.py`: the steps of a dynamic-programming table, and the pattern behind a cell;
 * `pricing.py`: the bounds on the pricing problem (screening, tables, CP-SAT);
 * `columns.py`: table patterns repaired into real columns;
+* `lp_pricing.py`: the pricing problem's LP relaxation per shape: near-best patterns and their certified bound;
 * `master.py`: the restricted master LP and the fluid-like starting duals;
 * `driver.py`: what both column generations share (clocks, first columns, the master step and its
   stopping tests, CP-SAT pricing of the most promising shapes, the bound's inputs and margin);

@@ -13,6 +13,7 @@ from karpplan.engines.effort import WorkClock
 from karpplan.engines.patterns.buckets import Bucket
 from karpplan.engines.patterns.driver import GAP, ColumnGeneration
 from karpplan.engines.patterns.instance import TOL, FloatArray, Instance
+from karpplan.engines.patterns.lp_pricing import LpPricer
 from karpplan.engines.patterns.master import Master, dual_guess
 from karpplan.engines.patterns.tables import Stage, backtrack
 
@@ -28,6 +29,7 @@ EXACT_TAIL = 6  # shapes solved by CP-SAT, at most, when the tables find no more
 EXACT_LOOP = 3  # ... in the tail without CP-SAT first (the LP's own plan for `lp_rounding`)
 SETTLED = 1e-3  # smoothing weight under which the master's own duals are priced (the tail)
 RESERVE = 0.15  # share of the time limit kept for certifying the last duals
+LP_SHAPES = 16  # shapes priced by their LP relaxation per iteration, the highest bounds first (`lp_pricing.py`)
 
 
 class Generation(ColumnGeneration):
@@ -58,6 +60,7 @@ class Generation(ColumnGeneration):
         self.best_dual: FloatArray | None = None
         self.guess = np.zeros(n)
         self.sigma = np.zeros(len(inst.dims))
+        self.lp_pricer = LpPricer(inst, self.pricer, clock)
         self.add_single_class_columns()
 
     def scale(self, pi: FloatArray) -> FloatArray:
@@ -204,6 +207,8 @@ class Generation(ColumnGeneration):
             ub_new, ub_old, tables = self.bounds(pi, mu, keep=True, steer=False, columns=True)
             added = self.columns(pi, pi_m, mu, ub_new, ub_old, tables, LIMIT)
             added += self.greedy(pi, pi_m, ub_new, tables)
+            if self.exact_tail:  # (the LP whose plan is rounded keeps the columns it was tuned on)
+                added += self.relaxed(pi, pi_m, ub_new, LP_SHAPES)
             bound, theta = self.certify(pi, ub_new, ub_old)
             self.best = max(self.best, bound)
             self.pass_seconds = max(0.5 * self.pass_seconds, self.now() - t0)
@@ -299,6 +304,26 @@ class Generation(ColumnGeneration):
         gain = sum(pi_m[c] * n for c, n in col.items())
         return int(gain > inst.price[k] * (1 + 1e-9) + TOL and self.master.add(k, False, col))
 
+    def relaxed(self, pi: FloatArray, pi_m: FloatArray | None, ub_new: FloatArray, limit: int) -> int:
+        """The LP relaxations of the `limit` new shapes whose bounds at pi are highest (`lp_pricing.py`): their
+        certified bounds into ub_new and, with pi_m, their rounded patterns offered to the master. Returns the
+        columns added."""
+        inst = self.inst
+        ratio = ub_new / inst.price
+        added = 0
+        for k in np.argsort(-ratio, kind="stable")[:limit].tolist():
+            if (pi_m is not None and ratio[k] <= 1 + 1e-9) or self.now() >= self.deadline:
+                break
+            priced = self.lp_pricer.price(k, pi)
+            if priced is None:
+                break
+            ub, rounded = priced
+            ub_new[k] = min(ub_new[k], ub)
+            if pi_m is not None:
+                for x in rounded:
+                    added += self.offer(k, x, pi, pi_m)
+        return added
+
     def finish(self) -> None:
         """Certify the last duals: every table the bound needs, then tables of their own for the shapes that
         decide theta, their multipliers moving between passes while the bound rises, then CP-SAT."""
@@ -306,6 +331,8 @@ class Generation(ColumnGeneration):
         if pi is None or self.now() >= self.deadline:
             return
         ub_new, ub_old, _ = self.bounds(pi, None, keep=False, steer=False, columns=False)
+        if self.exact_tail:
+            self.relaxed(pi, None, ub_new, LP_SHAPES)
         bound, theta = self.certify(pi, ub_new, ub_old)
         self.best = max(self.best, bound)
         solo: list[Bucket] = []
