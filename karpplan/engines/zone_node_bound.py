@@ -22,6 +22,11 @@ single-threaded and so deterministic; its PROVEN dual bound is used, never its i
 tolerance for SCIP's own feasibility tolerance. Options dominated in their zone (no cheaper, no room more in
 any dimension, in no list the other is not) are dropped first: a plan's nodes of one can be swapped for the
 other. Pool limits, pod affinity and rules across components are relaxed.
+
+Zones are one topology key: a component whose groups carry a hard self-matching spread (or own required
+anti-affinity) over another key, a custom label whose domains come from pools' requirements, gets the same
+programme over that key's domains instead of the zones (`combinatorial_bound.domain_keys`, `domain_of`), and
+the largest proven bound over its keys is kept.
 """
 
 from __future__ import annotations
@@ -37,12 +42,16 @@ from karpplan.engines.bound import _CapSet, _required, cap_sets
 from karpplan.engines.combinatorial_bound import (
     CombinatorialBound,
     ComponentBound,
+    SpansByKey,
     _Spans,
     _zone_range,
     components,
+    domain_keys,
+    domain_of,
     zone_integer_bound,
 )
 from karpplan.engines.effort import WorkClock
+from karpplan.model.labels import ZONE
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.problem import GroupInfo, Problem
 
@@ -81,16 +90,18 @@ def zone_node_bound(problem: Problem, required: Mapping[int, int] | None = None,
     if whole is None:
         whole = zone_integer_bound(problem, required, clock)
     demand = whole.demand
-    spans = _Spans(problem)
+    spans = SpansByKey(problem)
     by_index = {g.index: g for g in problem.groups}
     out: list[ComponentBound] = []
     for comp in whole.components:
         members = [by_index[i] for i in sorted(comp.groups)]
-        left = wall_seconds - (time.monotonic() - start)
-        found = component_bound(problem, members, demand, spans, node_limit, left) if left > 0 else None
-        if found is not None and clock is not None:
-            clock.charge(modelled_seconds(found))
-        value = found.bound if found is not None else 0.0
+        value = 0.0
+        for key in domain_keys(problem, members):  # the zones, then the component's other spread keys
+            left = wall_seconds - (time.monotonic() - start)
+            found = component_bound(problem, members, demand, spans.get(key), node_limit, left) if left > 0 else None
+            if found is not None and clock is not None:
+                clock.charge(modelled_seconds(found))
+            value = max(value, found.bound if found is not None else 0.0)
         out.append(replace(comp, cost=max(comp.cost, value)))
     return CombinatorialBound(sum(c.cost for c in out), tuple(out), whole.demand, time.monotonic() - start)
 
@@ -113,8 +124,10 @@ def modelled_seconds(found: ZoneNodes) -> float:
             + ROW_SECONDS * found.rows + NODE_ROW_SECONDS * found.nodes * found.rows)
 
 
-def kept_options(members: Sequence[GroupInfo], dims: Sequence[str]) -> tuple[list[LaunchOption], dict[int, frozenset[int]]]:
-    """The component's options less those dominated in their zone, and per option the lists (ids) holding it."""
+def kept_options(members: Sequence[GroupInfo], dims: Sequence[str],
+                 key: str = ZONE) -> tuple[list[LaunchOption], dict[int, frozenset[int]]]:
+    """The component's options less those dominated in their domain of `key` (their zone), and per option the
+    lists (ids) holding it."""
     lists: dict[int, frozenset[int]] = defaultdict(frozenset)
     options: dict[int, LaunchOption] = {}
     for lid, lst in {id(g.options): g.options for g in members}.items():
@@ -123,7 +136,7 @@ def kept_options(members: Sequence[GroupInfo], dims: Sequence[str]) -> tuple[lis
             lists[o.index] = lists[o.index] | {lid}
     groups: dict[tuple[str, frozenset[int]], list[LaunchOption]] = defaultdict(list)
     for o in options.values():
-        groups[(o.zone, lists[o.index])].append(o)
+        groups[(domain_of(o, key), lists[o.index])].append(o)
     kept: list[LaunchOption] = []
     for _, same in sorted(groups.items(), key=lambda kv: (kv[0][0], sorted(kv[0][1]))):
         rows = sorted(((tuple(o.free.get(d) for d in dims), o.price, o.index, o) for o in same),
@@ -150,7 +163,7 @@ def component_bound(problem: Problem, members: Sequence[GroupInfo], demand: Mapp
     if not members or not dims:
         return None
     by_list = {id(g.options): g.options for g in members}
-    own = {lid: frozenset(o.zone for o in lst) for lid, lst in by_list.items()}
+    own = {lid: frozenset(domain_of(o, spans.key) for o in lst) for lid, lst in by_list.items()}
     zones = sorted(frozenset().union(*own.values()))
     ranges: dict[int, tuple[list[int], list[int]]] = {}
     for g in members:
@@ -164,7 +177,7 @@ def component_bound(problem: Problem, members: Sequence[GroupInfo], demand: Mapp
     scanned = sum(len(lst) for lst in by_list.values())
     if rows > MAX_ROWS:
         return ZoneNodes(rows, 0, scanned, 0, 0.0, built=False)  # read, not built: no bound
-    options, lists = kept_options(members, dims)
+    options, lists = kept_options(members, dims, spans.key)
     list_sets = {lid: frozenset(o.index for o in lst) for lid, lst in by_list.items()}
     inside = {lid: [c for c in classes if list_sets[c.lid] <= s] for lid, s in list_sets.items()}
     solver = pywraplp.Solver.CreateSolver("SCIP")
@@ -185,8 +198,8 @@ def component_bound(problem: Problem, members: Sequence[GroupInfo], demand: Mapp
         for i in range(len(zones)):
             row.SetCoefficient(y[(c.key, i)], 1.0)
     for i, z in enumerate(zones):
-        _zone_rows(solver, _Zone(i, [o for o in options if o.zone == z], lists, inside, x, y, scale), dims,
-                   classes, caps)
+        _zone_rows(solver, _Zone(i, [o for o in options if domain_of(o, spans.key) == z], lists, inside, x, y,
+                                 scale), dims, classes, caps)
     objective = solver.Objective()
     for o in options:
         objective.SetCoefficient(x[o.index], o.price)
