@@ -9,6 +9,10 @@ the LPs already proved. A warm start the verifier rejects is first repaired in a
 The bounds are kept for the plan's report (`ExactOutcome.early`) when the chosen plan places every pod, so they
 are not computed twice. A tiny model (`QUICK_ENTRIES`, no NodePool weights) is first solved by one CP-SAT worker
 for up to `QUICK_SECONDS`, before any LP: proven there (the README quickstart), no LP bound is computed at all.
+Before either, whole nodes per topology domain (`combinatorial_bound.zone_integer_bound`: a few dynamic
+programmes, milliseconds) are asked: where a spread forces a node into every domain of a zone or of any
+other key (a custom label whose values come from the pools), that bound alone meets the warm start and
+proves it, and neither a slot model nor an LP is built.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from dataclasses import dataclass, field
 
 from karpplan.engines.background_bound import Sourced, lp_bounds, proves
 from karpplan.engines.bound import FluidBound, fluid_lower_bound
+from karpplan.engines.combinatorial_bound import zone_integer_bound
 from karpplan.engines.cpsat.exact import MAX_EXACT_ENTRIES, MAX_EXACT_PODS, MAX_REPAIR_ENTRIES, SlotModel
 from karpplan.engines.effort import TimeBudget, model_build_seconds
 from karpplan.engines.optimiser_progress import Phase, ProgressTracker
@@ -42,6 +47,7 @@ MIN_REPAIR_SECONDS = 8.0  # modelled seconds below which it is not tried (at 100
 # re-packed Karpenter plan broke zone spread; 100 pods (3,900) find none in the time left.
 SMALL_REPAIR_ENTRIES = 2_500
 SMALL_REPAIR_SHARE = 0.8
+WHOLE_NODES = "whole-nodes"  # the source of the whole-node bound when it is reported alone
 
 
 @dataclass
@@ -79,6 +85,8 @@ class SmallPlanRun:
     # The launch options left after dominance pruning (`OptimalModel.prune_options`, which reads only the
     # problem), and each group's: pruned once, shared by every slot model and the whole-plan model.
     pruned: tuple[list[LaunchOption], dict[int, list[LaunchOption]]] | None = None
+    # Bounds on plans placing every pod found before the LPs (`whole_node_bounds`): `early_bounds` keeps them.
+    known: Sourced = field(default_factory=list)
 
     def slot_model(self, hint: Solution, incumbent: float, extra_slots: int | None = None) -> SlotModel:
         """A slot model of the problem, its options pruned once for all models."""
@@ -127,7 +135,7 @@ def early_bounds(run: SmallPlanRun, warm_valid: bool) -> tuple[Sourced, FluidBou
     with run.budget.phase("bound"):
         fluid = None if clock.past_wall() else fluid_lower_bound(problem, placed, time_limit=clock.wall_left(),
                                                                  clock=clock)
-        sourced: Sourced = [(fluid.cost, "fluid-lp")] if fluid is not None else []
+        sourced: Sourced = list(run.known) + ([(fluid.cost, "fluid-lp")] if fluid is not None else [])
         cost = run.warm.cost if warm_valid and not run.warm.unplaced else float("inf")
         if not clock.past_wall():
             sourced += lp_bounds(problem, placed, fluid, [b for b, _ in sourced], run.reserve, run.deadline,
@@ -164,6 +172,10 @@ def solve_exact(run: SmallPlanRun, out: ExactOutcome) -> tuple[str | None, Solut
                 start = repaired
             else:
                 repaired = None
+    if whole_node_bounds(run, start if start is not warm or out.warm_valid else None) and \
+            not weighs_preferences(problem):
+        out.early, out.proven = list(run.known), start
+        return None, repaired, None
     # A plan that places every pod and keeps every rule caps the nodes any cheaper plan has per bucket.
     incumbent = start.cost if not start.unplaced and start is not warm or out.warm_valid and not warm.unplaced else -1.0
     with budget.phase("model"):
@@ -195,6 +207,24 @@ def solve_exact(run: SmallPlanRun, out: ExactOutcome) -> tuple[str | None, Solut
     if plan is None:
         return status, repaired, None
     return status, plan, None if tiered else bound
+
+
+def whole_node_bounds(run: SmallPlanRun, valid: Solution | None) -> bool:
+    """Whole nodes per topology domain (`zone_integer_bound`), kept in `run.known` when it bounds anything;
+    whether it proves `valid` (a plan the verifier accepts, or None) optimal, placing every pod."""
+    problem, clock = run.problem, run.budget.clock
+    if clock.past_wall():
+        return False
+    run.tracker.enter(Phase.bound)
+    with run.budget.phase("bound"):
+        whole = zone_integer_bound(problem, {g.index: g.size for g in problem.groups}, clock)
+    if whole.cost <= 0:
+        return False
+    run.known = [(whole.cost, WHOLE_NODES)]
+    if valid is None or valid.unplaced:
+        return False
+    run.tracker.update(bound=whole.cost)
+    return proves([whole.cost], valid.cost)
 
 
 def _fewer_then_cheaper(plan: Solution, other: Solution) -> bool:
@@ -261,4 +291,5 @@ def _slot_plan(run: SmallPlanRun, model: SlotModel, until: float, share: float, 
     return status, plan, bound
 
 
-__all__ = ["ExactOutcome", "SmallPlanRun", "early_bounds", "solve_exact", "solve_small"]
+__all__ = ["WHOLE_NODES", "ExactOutcome", "SmallPlanRun", "early_bounds", "solve_exact", "solve_small",
+           "whole_node_bounds"]
