@@ -6,6 +6,7 @@ proves such a small plan optimal before any slot model or LP."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,8 @@ from test_combinatorial_bound import EXAMPLES, catalog, raised
 
 from karpplan.catalog import load_catalog
 from karpplan.constraints.topology_spread import TOPOLOGY_SPREAD
-from karpplan.engines.combinatorial_bound import NO_DOMAIN, domain_keys, zone_integer_bound
+from karpplan.engines.combinatorial_bound import NO_DOMAIN, domain_keys, domain_of, zone_integer_bound
+from karpplan.engines.result import Solution
 from karpplan.engines.zone_node_bound import zone_node_bound
 from karpplan.model.build import load_inventory
 from karpplan.model.labels import ZONE
@@ -95,6 +97,23 @@ spec:
 {RULES[rule].replace("APP", name)}"""
 
 
+def labelled(problem: Problem) -> Callable[[Solution], bool]:
+    """kube-scheduler's PodTopologySpread filter, which the verifier does not apply to new nodes: a pod with a
+    hard spread never runs on a node without the spread's key (the engines ban such options too,
+    `TopologySpreadKind.exclude`)."""
+    keys = {g.index: [r.key for r in problem.topology.rules_for(g.template) if r.hard and not r.hostname]
+            for g in problem.groups}
+
+    def accept(plan: Solution) -> bool:
+        return all(n.option is None or k in n.option.labels for n in plan.nodes for g, _ in n.pods
+                   for k in keys.get(g.index, ()))
+    return accept
+
+
+def optimum_of(problem: Problem) -> float | None:
+    return exhaustive_optimum(problem, labelled(problem))
+
+
 def problem_of(tmp_path: Path, manifests: str, zones: int = 1) -> Problem:
     (tmp_path / "m.yaml").write_text(manifests)
     (tmp_path / "c.yaml").write_text(catalog(zones))
@@ -113,7 +132,7 @@ def test_a_spread_over_a_custom_label_buys_a_node_in_each_of_its_domains(tmp_pat
     assert domain_keys(problem, [group]) == [ZONE, KEY]
     assert zone_integer_bound(problem).cost == pytest.approx(0.15, rel=1e-5)
     assert zone_node_bound(problem).cost == pytest.approx(0.15, rel=1e-5)
-    assert exhaustive_optimum(problem) == pytest.approx(0.15)
+    assert optimum_of(problem) == pytest.approx(0.15)
     lp = raised(problem)
     assert lp is not None and lp == pytest.approx(0.15, rel=1e-5)
 
@@ -130,18 +149,20 @@ def test_own_anti_affinity_on_a_custom_label_puts_one_pod_in_each_domain(tmp_pat
     problem = problem_of(tmp_path, split_pool("od", "'1'") + split_pool("spot", "'2', '3'")
                          + deployment("db", 3, "250m", "key-anti"))
     assert zone_integer_bound(problem).cost == pytest.approx(0.15, rel=1e-5)
-    assert exhaustive_optimum(problem) == pytest.approx(0.15)
+    assert optimum_of(problem) == pytest.approx(0.15)
 
 
-def test_a_pool_without_the_label_is_no_domain_of_the_spread(tmp_path: Path) -> None:
-    # Pool "plain" has no value of the key: its nodes are in no domain, which the verifier neither counts nor
-    # limits, so the spread's pods may all go there and no domain need hold one: the bound is the cheapest
-    # covering of all four pods (a large node, 0.19), not a node in each domain.
+def test_a_pool_without_the_label_holds_other_pods_but_none_of_the_spread(tmp_path: Path) -> None:
+    # Pool "plain" gives no value of the key: its nodes are in no domain, and a pod with a hard spread over the
+    # key never runs there (kube-scheduler: "missing required label"), so the spread's two pods still need a
+    # node in each of its domains (two smalls, 0.1) while the other Deployment's may use "plain".
     problem = problem_of(tmp_path, split_pool("od", "'1'") + split_pool("spot", "'2'") + split_pool("plain", "")
                          + deployment("web", 2, "600m", "key-spread") + deployment("api", 2, "600m", "none"))
     bound = zone_integer_bound(problem).cost
-    optimum = exhaustive_optimum(problem)
-    assert optimum is not None and 0.1 <= bound <= optimum + 1e-6
+    optimum = optimum_of(problem)
+    assert optimum is not None and 0.1 - 1e-6 <= bound <= optimum + 1e-6
+    plan, _, _ = solve(problem, PlanOptions(engine="optimal", time_limit=10.0, workers=1))
+    assert not plan.unplaced and labelled(problem)(plan) and bound <= plan.cost + 1e-6
 
 
 def test_the_optimiser_proves_it_by_the_whole_node_bound_alone(tmp_path: Path) -> None:
@@ -155,7 +176,6 @@ def test_the_optimiser_proves_it_by_the_whole_node_bound_alone(tmp_path: Path) -
 def test_an_option_without_the_label_is_in_no_domain(tmp_path: Path) -> None:
     problem = problem_of(tmp_path, split_pool("od", "'1'") + split_pool("plain", "")
                          + deployment("web", 1, "250m", "none"))
-    from karpplan.engines.combinatorial_bound import domain_of
     assert {domain_of(o, KEY) for o in problem.options} == {"1", NO_DOMAIN}
 
 
@@ -195,7 +215,7 @@ def keyed_problems(draw: st.DrawFn) -> tuple[str, int]:
 def test_the_bound_never_exceeds_the_optimum_nor_a_valid_plan(tmp_path: Path, case: tuple[str, int]) -> None:
     text, zones = case
     problem = problem_of(tmp_path, text, zones)
-    optimum = exhaustive_optimum(problem)
+    optimum = optimum_of(problem)
     if optimum is None:
         return
     whole = zone_integer_bound(problem)
@@ -203,9 +223,12 @@ def test_the_bound_never_exceeds_the_optimum_nor_a_valid_plan(tmp_path: Path, ca
     lp = raised(problem)
     if lp is not None:
         bounds["configuration-lp+whole-nodes"] = lp
-    kept = {engine: plan.cost for engine, plan in engine_plans(problem).items()
+    plans = engine_plans(problem)
+    kept = {engine: plan.cost for engine, plan in plans.items()
             if not plan.unplaced and not plan.exceeds_node_limits and verify(problem, plan) == []
             and not TOPOLOGY_SPREAD.launch_violations(problem, plan)}
+    for engine, plan in plans.items():  # the engines never put a spread's pod off its key
+        assert labelled(problem)(plan), f"{engine} placed a pod on a node without its spread's key:\n{text}"
     for name, bound in bounds.items():
         assert bound <= optimum + 1e-6, f"{name} bound {bound} above the optimum {optimum}:\n{text}"
         for engine, cost in kept.items():

@@ -31,7 +31,9 @@ its own. This module bounds that:
 * Any topology key. Zones are one key; a hard self-matching spread (or own required anti-affinity) over any
   other key but the hostname, a custom label whose values come from pools' requirements or nodes' labels
   (Karpenter's domains, `SpreadRule.static_domains`), cuts the launch options by that label's value the same
-  way (`domain_of`: an option without the label is a domain no such rule counts, holding none of its pods):
+  way (`domain_of`: an option without the label is in no domain and holds none of the rule's pods, as
+  kube-scheduler's filter rejects a node missing the key and the engines ban such options,
+  `TopologySpreadKind.exclude`):
   the same ranges per domain (`least_domain_count` and `skew_limit` of `constraints/spread_counts.py`) and
   the same programmes over the domains instead of the zones. Each key's programmes bound the component, so
   the largest is kept (`domain_keys`: the zone, then the component's other keys).
@@ -246,13 +248,8 @@ def _zone_range(g: GroupInfo, pods: int, zones: Sequence[str], own: frozenset[st
         total = spans.total[rule.uid]
         only_owner = spans.matching[rule.uid] == {g.index}
         base = sum(rule.base_counts.values())
-        # A node without the key's label is in no domain: the verifier (`topology_spread.py`) neither counts nor
-        # limits the rule's pods there, so where g may use such nodes no domain need hold any.
-        unlabelled = NO_DOMAIN in own
-        floor = 0 if pinned or not only_owner or unlabelled else least_domain_count(rule, pods + base, n)
+        floor = 0 if pinned or not only_owner else least_domain_count(rule, pods + base, n)
         for i, z in enumerate(zones):
-            if z == NO_DOMAIN:
-                continue
             if z not in domains:
                 high[i] = 0
                 continue
