@@ -27,6 +27,7 @@ from karpplan.engines.effort import TimeBudget, model_build_seconds
 from karpplan.engines.optimiser_progress import Phase, ProgressTracker
 from karpplan.engines.repack import Repacker
 from karpplan.engines.result import Solution
+from karpplan.engines.whole_node_plan import programme_plan
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.problem import Problem
 from karpplan.verify import verify
@@ -157,30 +158,29 @@ def solve_exact(run: SmallPlanRun, out: ExactOutcome) -> tuple[str | None, Solut
     proven (`out.proven`) and the model is not solved; else they stop its search. A problem too large for
     the model keeps them for later, beside the search (`background_bound.py`)."""
     problem, warm, budget = run.problem, run.warm, run.budget
-    clock = budget.clock
-    until = run.deadline - run.reserve
-    start, repaired = warm, None
-    if not out.warm_valid:
-        with budget.phase("model"):
-            model = run.slot_model(warm, -1.0, extra_slots=REPAIR_EXTRA_SLOTS)
-            entries = model.plan_slots()
-        small = entries <= SMALL_REPAIR_ENTRIES
-        if model.uniform and entries <= MAX_REPAIR_ENTRIES and \
-                (small or (until - clock.now()) * REPAIR_SHARE >= MIN_REPAIR_SECONDS):
-            repaired = _slot_plan(run, model, until, SMALL_REPAIR_SHARE if small else REPAIR_SHARE, None)[1]
-            if repaired is not None and len(repaired.unplaced) <= len(warm.unplaced) and not verify(problem, repaired):
-                start = repaired
-            else:
-                repaired = None
-    if whole_node_bounds(run, start if start is not warm or out.warm_valid else None) and \
-            not weighs_preferences(problem):
+    repaired = None if out.warm_valid else _repaired(run)
+    start = repaired or warm
+    preferences = weighs_preferences(problem)
+    price_proven = whole_node_bounds(run, start if start is not warm or out.warm_valid else None)
+    if price_proven and not preferences:
         out.early, out.proven = list(run.known), start
         return None, repaired, None
+    if not price_proven:
+        made = _programme_plan(run)
+        if made is not None and (start.unplaced or made.cost < start.cost - 1e-9 or start is warm and not out.warm_valid):
+            start = repaired = made
+            price_proven = proves([b for b, _ in run.known], made.cost)
+            if price_proven and not preferences:
+                out.early = list(run.known)
+                return None, made, None
     # A plan that places every pod and keeps every rule caps the nodes any cheaper plan has per bucket.
     incumbent = start.cost if not start.unplaced and start is not warm or out.warm_valid and not warm.unplaced else -1.0
     with budget.phase("model"):
         model = run.slot_model(start, incumbent)
         entries = model.plan_slots()
+    if price_proven:
+        out.early = list(run.known)
+        return _weigh_preferences(run, model, start, entries)
     if entries > MAX_EXACT_ENTRIES or not model.uniform:
         return None, repaired, None
     tiered = any(t != 0 for g in problem.groups for t in g.tier.values())
@@ -194,7 +194,6 @@ def solve_exact(run: SmallPlanRun, out: ExactOutcome) -> tuple[str | None, Solut
     known = [b for b, _ in out.early]
     # With preferences to weigh, plans of the cheapest price differ in those they honour: the bounds prove the
     # price only, so the model still runs, to its own end, to pick the cheapest plan that honours the most.
-    preferences = weighs_preferences(problem)
     if out.warm_valid and not warm.unplaced and proves(known, warm.cost) and not preferences:
         out.proven = warm
         return None, repaired, None
@@ -207,6 +206,36 @@ def solve_exact(run: SmallPlanRun, out: ExactOutcome) -> tuple[str | None, Solut
     if plan is None:
         return status, repaired, None
     return status, plan, None if tiered else bound
+
+
+def _weigh_preferences(run: SmallPlanRun, model: SlotModel, start: Solution,
+                       entries: int) -> tuple[str | None, Solution | None, float | None]:
+    """`start`'s price is proven by the whole nodes per domain: only the preferences are left to weigh, so the
+    slot model (when it runs at all) gets one worker for `QUICK_SECONDS` from it, never the search a price would
+    need; its plan is kept when the verifier accepts it at the same price."""
+    if entries > MAX_EXACT_ENTRIES or not model.uniform:
+        return None, start, None  # a valid plan placing every pod at the bound: `solve_small` proves it
+    status, plan, bound = _slot_plan(run, model, run.deadline - run.margin, 1.0, None, quick=True)
+    if plan is None or verify(run.problem, plan) or _fewer_then_cheaper(start, plan):
+        return None, start, None
+    return status, plan, bound
+
+
+def _repaired(run: SmallPlanRun) -> Solution | None:
+    """A warm start the verifier rejects, re-solved in the slot model around it (`solve_exact`): the plan when the
+    verifier accepts it and it places as many pods, else None."""
+    problem, warm, budget = run.problem, run.warm, run.budget
+    until = run.deadline - run.reserve
+    with budget.phase("model"):
+        model = run.slot_model(warm, -1.0, extra_slots=REPAIR_EXTRA_SLOTS)
+        entries = model.plan_slots()
+    small = entries <= SMALL_REPAIR_ENTRIES
+    if model.uniform and entries <= MAX_REPAIR_ENTRIES and \
+            (small or (until - budget.clock.now()) * REPAIR_SHARE >= MIN_REPAIR_SECONDS):
+        repaired = _slot_plan(run, model, until, SMALL_REPAIR_SHARE if small else REPAIR_SHARE, None)[1]
+        if repaired is not None and len(repaired.unplaced) <= len(warm.unplaced) and not verify(problem, repaired):
+            return repaired
+    return None
 
 
 def whole_node_bounds(run: SmallPlanRun, valid: Solution | None) -> bool:
@@ -225,6 +254,21 @@ def whole_node_bounds(run: SmallPlanRun, valid: Solution | None) -> bool:
         return False
     run.tracker.update(bound=whole.cost)
     return proves([whole.cost], valid.cost)
+
+
+def _programme_plan(run: SmallPlanRun) -> Solution | None:
+    """A plan read off the whole-node programme (`whole_node_plan.py`), verified; its bound joins `run.known`."""
+    clock = run.budget.clock
+    if clock.past_wall():
+        return None
+    with run.budget.phase("bound"):
+        made = programme_plan(run.problem, clock, wall_seconds=max(clock.wall_left(), 0.1))
+    if made is None:
+        return None
+    if made.bound > max((b for b, _ in run.known), default=0.0):
+        run.known = [*run.known, (made.bound, WHOLE_NODES)]
+    run.tracker.update(cost=made.plan.cost, unplaced=0, bound=max(b for b, _ in run.known) if run.known else None)
+    return made.plan
 
 
 def _fewer_then_cheaper(plan: Solution, other: Solution) -> bool:

@@ -78,6 +78,10 @@ class ZoneNodes:
     nodes: int  # branch-and-bound nodes SCIP took
     bound: float  # $/h, the proven dual bound less its tolerance (0 when none)
     built: bool = True  # False: past `MAX_ROWS`, only read
+    # SCIP's incumbent, when asked for (`keep`) and found: nodes bought per option index, and pods per class
+    # (its groups) and domain of the key; a plan only once packed and verified (`whole_node_plan.py`).
+    bought: tuple[tuple[int, int], ...] = ()
+    placed: tuple[tuple[frozenset[int], str, int], ...] = ()
 
 
 def zone_node_bound(problem: Problem, required: Mapping[int, int] | None = None, clock: WorkClock | None = None,
@@ -152,7 +156,7 @@ def kept_options(members: Sequence[GroupInfo], dims: Sequence[str],
 
 
 def component_bound(problem: Problem, members: Sequence[GroupInfo], demand: Mapping[int, int], spans: _Spans,
-                    node_limit: int = NODE_LIMIT, wall_seconds: float = 30.0) -> ZoneNodes | None:
+                    node_limit: int = NODE_LIMIT, wall_seconds: float = 30.0, keep: bool = False) -> ZoneNodes | None:
     """The proven bound of the module docstring's programme for one component (0 when it is too large to build:
     more than `MAX_ROWS` rows); None when it is not solved (no solver, an infeasible programme: no plan, so
     nothing to bound here)."""
@@ -190,13 +194,7 @@ def component_bound(problem: Problem, members: Sequence[GroupInfo], demand: Mapp
     infinity = solver.infinity()
     scale = {d: 1.0 / max(sum(demand[g.index] * g.template.requests.get(d) for g in members), 1) for d in dims}
     x = {o.index: solver.IntVar(0.0, infinity, "") for o in options}
-    y: dict[tuple[int, int], pywraplp.Variable] = {}
-    for c in classes:
-        for i in range(len(zones)):
-            y[(c.key, i)] = solver.IntVar(float(c.low[i]), float(c.high[i]), "")
-        row = solver.Constraint(float(c.pods), float(c.pods))
-        for i in range(len(zones)):
-            row.SetCoefficient(y[(c.key, i)], 1.0)
+    y = _pods_per_domain(solver, classes, len(zones))
     for i, z in enumerate(zones):
         _zone_rows(solver, _Zone(i, [o for o in options if domain_of(o, spans.key) == z], lists, inside, x, y,
                                  scale), dims, classes, caps)
@@ -207,7 +205,29 @@ def component_bound(problem: Problem, members: Sequence[GroupInfo], demand: Mapp
     value = _proven(solver)
     if value is None:
         return None
-    return ZoneNodes(rows, len(options) + len(y), scanned, int(solver.nodes()), value)
+    found = ZoneNodes(rows, len(options) + len(y), scanned, int(solver.nodes()), value)
+    return _with_incumbent(found, x, y, classes, zones) if keep else found
+
+
+def _with_incumbent(found: ZoneNodes, x: Mapping[int, Any], y: Mapping[tuple[int, int], Any],
+                    classes: Sequence[_Class], zones: Sequence[str]) -> ZoneNodes:
+    """`found` with SCIP's incumbent: nodes per option index, pods per class and domain (none without one)."""
+    bought = tuple((i, round(v.solution_value())) for i, v in x.items() if round(v.solution_value()) > 0)
+    placed = tuple((c.groups, zones[i], round(y[(c.key, i)].solution_value())) for c in classes
+                   for i in range(len(zones)) if round(y[(c.key, i)].solution_value()) > 0)
+    return replace(found, bought=bought, placed=placed)
+
+
+def _pods_per_domain(solver: Any, classes: Sequence[_Class], domains: int) -> dict[tuple[int, int], Any]:
+    """y[class, domain]: whole pods of the class there, within its range, all of its pods placed."""
+    y: dict[tuple[int, int], Any] = {}
+    for c in classes:
+        for i in range(domains):
+            y[(c.key, i)] = solver.IntVar(float(c.low[i]), float(c.high[i]), "")
+        row = solver.Constraint(float(c.pods), float(c.pods))
+        for i in range(domains):
+            row.SetCoefficient(y[(c.key, i)], 1.0)
+    return y
 
 
 @dataclass(frozen=True)
