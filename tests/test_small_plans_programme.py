@@ -97,3 +97,14 @@ def test_on_custom_keys_too(tmp_path: Path, case: tuple[str, int]) -> None:
     optimum = optimum_of(problem)
     assert not verify(problem, made.plan) and labelled(problem)(made.plan), text
     assert optimum is not None and made.bound <= optimum + 1e-6 <= made.plan.cost + 2e-6, text
+
+
+def test_pods_no_plan_can_place_do_not_keep_the_rest_from_being_proven(tmp_path: Path) -> None:
+    # A Deployment selecting a label no pool gives is left out by every plan (a static verdict); the other one's
+    # three zone-spread pods are planned and proven as if it were not there.
+    lost = deployment("lost", 2, "250m", "none").replace("    spec:\n", "    spec:\n      nodeSelector: {team: none}\n", 1)
+    problem = problem_of(tmp_path, pool("default") + deployment("web", 3, "600m", "zone-spread") + lost)
+    made = programme_plan(problem)
+    assert made is not None and len(made.plan.unplaced) == 2 and made.plan.cost == pytest.approx(0.155)
+    plan, _, _ = solve(problem, PlanOptions(engine="optimal", time_limit=10.0, workers=1))
+    assert plan.status == "optimal" and len(plan.unplaced) == 2 and plan.cost == pytest.approx(0.155)

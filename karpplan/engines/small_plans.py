@@ -27,7 +27,7 @@ from karpplan.engines.effort import TimeBudget, model_build_seconds
 from karpplan.engines.optimiser_progress import Phase, ProgressTracker
 from karpplan.engines.repack import Repacker
 from karpplan.engines.result import Solution
-from karpplan.engines.whole_node_plan import programme_plan
+from karpplan.engines.whole_node_plan import complete, programme_plan, unplaceable
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.problem import Problem
 from karpplan.verify import verify
@@ -121,8 +121,8 @@ def solve_small(run: SmallPlanRun) -> ExactOutcome:
     if not valid:
         out.status = "feasible"  # a plan the verifier rejects is no proof (its bound, of a laxer model, holds)
     known = [b for b, _ in out.early or []]
-    bounds = known + ([out.bound] if out.bound is not None and not plan.unplaced else [])
-    if valid and not plan.unplaced and proves(bounds, plan.cost):
+    bounds = known + ([out.bound] if out.bound is not None and complete(problem, plan) else [])
+    if valid and complete(problem, plan) and proves(bounds, plan.cost):
         out.proven = plan
     return out
 
@@ -131,17 +131,17 @@ def early_bounds(run: SmallPlanRun, warm_valid: bool) -> tuple[Sourced, FluidBou
     """The fluid, configuration and zone LP bounds on plans placing every pod; each LP only while the
     bounds so far do not prove the warm start (when it is valid and places every pod)."""
     problem, clock = run.problem, run.budget.clock
-    placed = {g.index: g.size for g in problem.groups}
+    placed = _placeable(problem)
     run.tracker.enter(Phase.bound)
     with run.budget.phase("bound"):
         fluid = None if clock.past_wall() else fluid_lower_bound(problem, placed, time_limit=clock.wall_left(),
                                                                  clock=clock)
         sourced: Sourced = list(run.known) + ([(fluid.cost, "fluid-lp")] if fluid is not None else [])
-        cost = run.warm.cost if warm_valid and not run.warm.unplaced else float("inf")
+        cost = run.warm.cost if warm_valid and complete(problem, run.warm) else float("inf")
         if not clock.past_wall():
             sourced += lp_bounds(problem, placed, fluid, [b for b, _ in sourced], run.reserve, run.deadline,
                                  run.margin, clock, plan_cost=cost)
-    if sourced and not run.warm.unplaced:
+    if sourced and complete(problem, run.warm):
         run.tracker.update(bound=max(b for b, _ in sourced))
     return sourced, fluid
 
@@ -162,19 +162,17 @@ def solve_exact(run: SmallPlanRun, out: ExactOutcome) -> tuple[str | None, Solut
     start = repaired or warm
     preferences = weighs_preferences(problem)
     price_proven = whole_node_bounds(run, start if start is not warm or out.warm_valid else None)
+    if not price_proven:
+        made = _programme_plan(run)
+        if made is not None and (not complete(problem, start) or made.cost < start.cost - 1e-9 or start is warm
+                                 and not out.warm_valid):
+            start = repaired = made
+            price_proven = proves([b for b, _ in run.known], made.cost)
     if price_proven and not preferences:
         out.early, out.proven = list(run.known), start
         return None, repaired, None
-    if not price_proven:
-        made = _programme_plan(run)
-        if made is not None and (start.unplaced or made.cost < start.cost - 1e-9 or start is warm and not out.warm_valid):
-            start = repaired = made
-            price_proven = proves([b for b, _ in run.known], made.cost)
-            if price_proven and not preferences:
-                out.early = list(run.known)
-                return None, made, None
     # A plan that places every pod and keeps every rule caps the nodes any cheaper plan has per bucket.
-    incumbent = start.cost if not start.unplaced and start is not warm or out.warm_valid and not warm.unplaced else -1.0
+    incumbent = start.cost if complete(problem, start) and (start is not warm or out.warm_valid) else -1.0
     with budget.phase("model"):
         model = run.slot_model(start, incumbent)
         entries = model.plan_slots()
@@ -194,7 +192,7 @@ def solve_exact(run: SmallPlanRun, out: ExactOutcome) -> tuple[str | None, Solut
     known = [b for b, _ in out.early]
     # With preferences to weigh, plans of the cheapest price differ in those they honour: the bounds prove the
     # price only, so the model still runs, to its own end, to pick the cheapest plan that honours the most.
-    if out.warm_valid and not warm.unplaced and proves(known, warm.cost) and not preferences:
+    if out.warm_valid and complete(problem, warm) and proves(known, warm.cost) and not preferences:
         out.proven = warm
         return None, repaired, None
     # The LP bounds hold for plans placing every pod, computed now: the reserve kept for them is the model's.
@@ -246,11 +244,11 @@ def whole_node_bounds(run: SmallPlanRun, valid: Solution | None) -> bool:
         return False
     run.tracker.enter(Phase.bound)
     with run.budget.phase("bound"):
-        whole = zone_integer_bound(problem, {g.index: g.size for g in problem.groups}, clock)
+        whole = zone_integer_bound(problem, _placeable(problem), clock)
     if whole.cost <= 0:
         return False
     run.known = [(whole.cost, WHOLE_NODES)]
-    if valid is None or valid.unplaced:
+    if valid is None or not complete(problem, valid):
         return False
     run.tracker.update(bound=whole.cost)
     return proves([whole.cost], valid.cost)
@@ -267,8 +265,14 @@ def _programme_plan(run: SmallPlanRun) -> Solution | None:
         return None
     if made.bound > max((b for b, _ in run.known), default=0.0):
         run.known = [*run.known, (made.bound, WHOLE_NODES)]
-    run.tracker.update(cost=made.plan.cost, unplaced=0, bound=max(b for b, _ in run.known) if run.known else None)
+    run.tracker.update(cost=made.plan.cost, unplaced=len(made.plan.unplaced), bound=max(b for b, _ in run.known) if run.known else None)
     return made.plan
+
+
+def _placeable(problem: Problem) -> dict[int, int]:
+    """Pods per group a plan places when it places every pod some plan can (`unplaceable` groups: none)."""
+    left_out = unplaceable(problem)
+    return {g.index: 0 if g.index in left_out else g.size for g in problem.groups}
 
 
 def _fewer_then_cheaper(plan: Solution, other: Solution) -> bool:
@@ -292,7 +296,7 @@ def _quick_solve(run: SmallPlanRun, model: SlotModel, out: ExactOutcome) -> _Sol
     if status == "optimal":
         if out.warm_valid and len(plan.unplaced) > len(warm.unplaced):
             return None
-        if not plan.unplaced:
+        if complete(problem, plan):
             out.early = []  # proven by CP-SAT alone: the plan's report needs no LP bound
     return status, plan, bound
 
@@ -335,5 +339,5 @@ def _slot_plan(run: SmallPlanRun, model: SlotModel, until: float, share: float, 
     return status, plan, bound
 
 
-__all__ = ["WHOLE_NODES", "ExactOutcome", "SmallPlanRun", "early_bounds", "solve_exact", "solve_small",
+__all__ = ["WHOLE_NODES", "complete", "ExactOutcome", "SmallPlanRun", "early_bounds", "solve_exact", "solve_small",
            "whole_node_bounds"]

@@ -3,8 +3,9 @@
 The programme buys whole nodes of each launch option per domain (zone, or the values of another spread's key)
 and places whole pods of each class per domain, each node holding at most the pods of a class its room takes:
 its optimum is a lower bound on the component's cost. When its solution also packs pod by pod into the nodes it
-buys (largest pods first, each pod on a node of an option its group may use, within the node's free room, on
-the node holding fewest pods of its group, so hostname rules are kept where they can be), that packing is a
+buys (largest pods first, depth first over the nodes of each domain, each pod on a node of an option its group
+may use, within the node's free room, the node holding fewest pods of its group first, so hostname rules are
+kept where they can be), that packing is a
 plan at the programme's own price, and once the verifier accepts it the bound proves it optimal: a small plan
 whose pods a spread or whole-node rounding forces onto few node shapes (30 pods of one Deployment over the
 zones, or over a custom label's values) is then proven without a search.
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from karpplan.constraints.topology_spread import TOPOLOGY_SPREAD
@@ -33,6 +34,7 @@ from karpplan.scheduling.problem import GroupInfo, Problem
 from karpplan.verify import verify
 
 MAX_PODS = 200  # problems past this many pending pods are not tried (the small-plan phase's size)
+PACK_STEPS = 20_000  # placements tried at most per component before its packing is given up
 
 
 @dataclass(frozen=True)
@@ -54,8 +56,9 @@ def programme_plan(problem: Problem, clock: WorkClock | None = None, wall_second
     if not 0 < problem.pending_count <= MAX_PODS:
         return None
     start = time.monotonic()
-    groups = [g for g in problem.groups if g.size > 0]
-    if not groups or any(g.existing_ok or not g.options for g in groups):
+    left_out = unplaceable(problem)
+    groups = [g for g in problem.groups if g.size > 0 and g.index not in left_out]
+    if not groups or any(g.existing_ok for g in groups):
         return None
     demand = {g.index: g.size for g in groups}
     spans = SpansByKey(problem)
@@ -85,9 +88,24 @@ def programme_plan(problem: Problem, clock: WorkClock | None = None, wall_second
         nodes.extend(chosen)
         bound += value
     plan = _solution(nodes)
+    plan.unplaced = [(g, pod) for g in problem.groups if g.index in left_out for pod in g.group.pods]
     if not _valid(problem, plan):
         return None
     return ProgrammePlan(plan, bound)
+
+
+def unplaceable(problem: Problem) -> frozenset[int]:
+    """The groups no plan can place: no launch option and no existing node may hold their pods (a static
+    verdict), so every plan leaves them out and proving a plan is proving the rest."""
+    return frozenset(g.index for g in problem.groups if not g.options and not g.existing_ok)
+
+
+def complete(problem: Problem, plan: Solution) -> bool:
+    """Whether the plan places every pod some plan can place (`unplaceable`: it leaves out no other)."""
+    if not plan.unplaced:
+        return True
+    left_out = unplaceable(problem)
+    return all(g.index in left_out for g, _ in plan.unplaced)
 
 
 def _solution(nodes: Sequence[_Node]) -> Solution:
@@ -102,8 +120,9 @@ def _valid(problem: Problem, plan: Solution) -> bool:
 
 
 def _pack(problem: Problem, members: Sequence[GroupInfo], found: ZoneNodes, key: str) -> list[_Node] | None:
-    """The programme's pods per class and domain packed into its nodes (None: some pod finds no room). A pod with a
-    hard spread never goes to a node without the spread's key (kube-scheduler's filter; the engines ban it too)."""
+    """The programme's pods per class and domain packed into its nodes (None: they do not pack within
+    `PACK_STEPS`). A pod with a hard spread never goes to a node without the spread's key (kube-scheduler's
+    filter; the engines ban it too)."""
     by_index = {o.index: o for g in members for o in g.options}
     usable = {g.index: {o.index for o in g.options if all(o.labels.get(k) is not None for k in _spread_keys(problem, g))}
               for g in members}
@@ -113,25 +132,53 @@ def _pack(problem: Problem, members: Sequence[GroupInfo], found: ZoneNodes, key:
     for index, count in found.bought:
         option = by_index[index]
         here[domain_of(option, key)].extend(_Node(option, Resources(), []) for _ in range(count))
-    held: dict[tuple[int, int], int] = defaultdict(int)  # (node id, group) -> pods
-    order = sorted(found.placed, key=lambda p: _size(by_group[min(p[0])]), reverse=True)
-    for class_groups, domain, count in order:
+    items: dict[str, list[tuple[GroupInfo, Pod]]] = defaultdict(list)
+    for class_groups, domain, count in found.placed:
         for _ in range(count):
-            g = max((by_group[i] for i in class_groups if pods[i]), key=lambda h: len(pods[h.index]), default=None)
+            g = max((by_group[i] for i in sorted(class_groups) if pods[i]), key=lambda h: len(pods[h.index]),
+                    default=None)
             if g is None:
                 return None
-            pod = pods[g.index].pop()
-            fits = [n for n in here[domain] if n.option.index in usable[g.index]
-                    and (n.used + pod.requests).fits_in(n.option.free)]
-            if not fits:
-                return None
-            node = min(fits, key=lambda n: held[(id(n), g.index)])
-            node.used = node.used + pod.requests
-            node.pods.append((g, pod))
-            held[(id(node), g.index)] += 1
+            items[domain].append((g, pods[g.index].pop()))
     if any(pods.values()):
         return None
+    steps = [PACK_STEPS]
+    for domain, placed in items.items():
+        placed.sort(key=lambda item: _size(item[0]), reverse=True)
+        if not _fill(placed, 0, here[domain], usable, defaultdict(int), steps):
+            return None
     return [n for nodes in here.values() for n in nodes if n.pods]
+
+
+def _fill(items: Sequence[tuple[GroupInfo, Pod]], k: int, nodes: Sequence[_Node], usable: Mapping[int, set[int]],
+          held: dict[tuple[int, int], int], steps: list[int]) -> bool:
+    """Place items[k:] on the nodes, depth first (each pod first on the node holding fewest of its group, so
+    hostname rules are kept where they can be; alike nodes tried once), within `steps`."""
+    if k == len(items):
+        return True
+    g, pod = items[k]
+    tried: set[tuple[object, ...]] = set()
+    for i in sorted(range(len(nodes)), key=lambda i: held[(i, g.index)]):
+        n = nodes[i]
+        if n.option.index not in usable[g.index] or not (n.used + pod.requests).fits_in(n.option.free):
+            continue
+        alike = (n.option.index, tuple(sorted(n.used.items())), held[(i, g.index)], len(n.pods))
+        if alike in tried:
+            continue
+        tried.add(alike)
+        steps[0] -= 1
+        if steps[0] < 0:
+            return False
+        before = n.used
+        n.used = before + pod.requests
+        n.pods.append((g, pod))
+        held[(i, g.index)] += 1
+        if _fill(items, k + 1, nodes, usable, held, steps):
+            return True
+        n.used = before
+        n.pods.pop()
+        held[(i, g.index)] -= 1
+    return False
 
 
 def _spread_keys(problem: Problem, g: GroupInfo) -> list[str]:
@@ -144,4 +191,4 @@ def _size(g: GroupInfo) -> tuple[int, int]:
     return g.template.requests.get(CPU), g.template.requests.get(MEMORY)
 
 
-__all__ = ["ProgrammePlan", "programme_plan"]
+__all__ = ["ProgrammePlan", "complete", "programme_plan", "unplaceable"]

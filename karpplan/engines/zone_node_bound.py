@@ -38,6 +38,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from karpplan.constraints.spread_counts import minimum_pinned, skew_limit
 from karpplan.engines.bound import _CapSet, _required, cap_sets
 from karpplan.engines.combinatorial_bound import (
     CombinatorialBound,
@@ -134,7 +135,9 @@ def kept_options(members: Sequence[GroupInfo], dims: Sequence[str],
     lists (ids) holding it."""
     lists: dict[int, frozenset[int]] = defaultdict(frozenset)
     options: dict[int, LaunchOption] = {}
-    for lid, lst in {id(g.options): g.options for g in members}.items():
+    by_list = {id(g.options): g.options for g in members}
+    first = {lid: min((o.index for o in lst), default=-1) for lid, lst in by_list.items()}  # not ids: run to run
+    for lid, lst in by_list.items():
         for o in lst:
             options[o.index] = o
             lists[o.index] = lists[o.index] | {lid}
@@ -142,7 +145,7 @@ def kept_options(members: Sequence[GroupInfo], dims: Sequence[str],
     for o in options.values():
         groups[(domain_of(o, key), lists[o.index])].append(o)
     kept: list[LaunchOption] = []
-    for _, same in sorted(groups.items(), key=lambda kv: (kv[0][0], sorted(kv[0][1]))):
+    for _, same in sorted(groups.items(), key=lambda kv: (kv[0][0], sorted(first[lid] for lid in kv[0][1]))):
         rows = sorted(((tuple(o.free.get(d) for d in dims), o.price, o.index, o) for o in same),
                       key=lambda r: (r[1], tuple(-v for v in r[0]), r[2]))
         front: list[tuple[tuple[int, ...], float]] = []
@@ -195,6 +198,7 @@ def component_bound(problem: Problem, members: Sequence[GroupInfo], demand: Mapp
     scale = {d: 1.0 / max(sum(demand[g.index] * g.template.requests.get(d) for g in members), 1) for d in dims}
     x = {o.index: solver.IntVar(0.0, infinity, "") for o in options}
     y = _pods_per_domain(solver, classes, len(zones))
+    _skew_rows(solver, problem, classes, zones, spans, y)
     for i, z in enumerate(zones):
         _zone_rows(solver, _Zone(i, [o for o in options if domain_of(o, spans.key) == z], lists, inside, x, y,
                                  scale), dims, classes, caps)
@@ -228,6 +232,34 @@ def _pods_per_domain(solver: Any, classes: Sequence[_Class], domains: int) -> di
         for i in range(domains):
             row.SetCoefficient(y[(c.key, i)], 1.0)
     return y
+
+
+def _skew_rows(solver: Any, problem: Problem, classes: Sequence[_Class], zones: Sequence[str], spans: _Spans,
+               y: Mapping[tuple[int, int], Any]) -> None:
+    """Per class of one group whose hard spread over the key counts its own pods only (none running yet): a
+    domain holding its pods holds at most the emptiest domain's count plus maxSkew (`skew_limit`), so any two
+    domains differ by at most that; a domain of the rule no option of the component reaches holds none, so
+    then every domain holds at most maxSkew. (The ranges of `_zone_range` only bound each domain alone.)"""
+    by_index = {g.index: g for g in problem.groups}
+    for c in classes:
+        if len(c.groups) != 1:
+            continue
+        (gi,) = c.groups
+        for rule in problem.topology.rules_for(by_index[gi].template):
+            if rule.uid not in spans.rules or spans.matching[rule.uid] != {gi} or any(rule.base_counts.values()):
+                continue
+            domains = rule.static_domains()
+            if minimum_pinned(rule, len(domains)):
+                continue  # the ranges hold each domain at maxSkew already
+            idx = [i for i, z in enumerate(zones) if z in domains]
+            if not domains <= set(zones):
+                for i in idx:
+                    solver.Add(y[(c.key, i)] <= skew_limit(rule, 0))
+                continue
+            for i in idx:
+                for j in idx:
+                    if i != j:
+                        solver.Add(y[(c.key, i)] - y[(c.key, j)] <= skew_limit(rule, 0))
 
 
 @dataclass(frozen=True)
