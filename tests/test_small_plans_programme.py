@@ -108,3 +108,16 @@ def test_pods_no_plan_can_place_do_not_keep_the_rest_from_being_proven(tmp_path:
     assert made is not None and len(made.plan.unplaced) == 2 and made.plan.cost == pytest.approx(0.155)
     plan, _, _ = solve(problem, PlanOptions(engine="optimal", time_limit=10.0, workers=1))
     assert plan.status == "optimal" and len(plan.unplaced) == 2 and plan.cost == pytest.approx(0.155)
+
+
+def test_pods_affine_to_their_own_kind_are_left_to_the_engines(tmp_path: Path) -> None:
+    # Required pod affinity on the hostname to their own Deployment: kube-scheduler puts them all on one node (the
+    # first pod's node), which the programme does not know; the verifier, reading the final state only, would
+    # accept two nodes of five, so the programme's plan is not offered at all.
+    affine = deployment("web", 10, "250m", "none").replace("    spec:\n", """    spec:
+      affinity:
+        podAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: web}}}
+""", 1)
+    assert programme_plan(problem_of(tmp_path, pool("default") + affine)) is None
