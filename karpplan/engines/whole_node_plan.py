@@ -58,10 +58,12 @@ def programme_plan(problem: Problem, clock: WorkClock | None = None, wall_second
     start = time.monotonic()
     left_out = unplaceable(problem)
     groups = [g for g in problem.groups if g.size > 0 and g.index not in left_out]
-    if not groups or any(g.existing_ok or problem.topology.affinity.get(id(g.template)) for g in groups):
+    if not groups or any(g.existing_ok or problem.topology.affinity.get(id(g.template))
+                         or any(t != 0 for t in g.tier.values()) for g in groups):
         return None  # (required pod affinity: the programme relaxes it, and the verifier reads it in the final
         # state only, where pods affine to their own kind on two nodes each find a match: kube-scheduler's order
-        # puts them in one domain, as the engines' rows do)
+        # puts them in one domain, as the engines' rows do; NodePool weights: the engines take the heaviest
+        # pool first, the programme the cheapest)
     demand = {g.index: g.size for g in groups}
     spans = SpansByKey(problem)
     nodes: list[_Node] = []
