@@ -1,12 +1,20 @@
 """The proof survey (issue 29): plan every plan scenario case with the optimal engine; how many are proven, how fast.
 
-    python bench/proof_survey.py [--cases DIR] [--case SUBSTR] [--no-quickstart] [--json FILE] [--karpplan CMD]
+    python bench/proof_survey.py [--cases DIR] [--case SUBSTR] [--no-quickstart] [--no-real] [--json FILE]
+                                 [--karpplan CMD]
 
 Every plan case of `../shared/cases` (each suite folder but those with runners of their own: explain*, lint*,
 consolidate*, diff*; a case is a folder holding `expect.yaml`) is run as FORMAT.md runs it: `karpplan plan
 <case>/manifests.yaml [--catalog <case>/catalog.yaml] [--region R] <expect.yaml args> -o json`, here with
 `--engine optimal` (a case's own `--engine` is replaced), in a fresh process, with the CLI's default (`auto`)
 time limit unless `--time-limit` is given. The README's quickstart (`fixtures/quickstart`) is surveyed too.
+
+Real input is surveyed as well (by default; `--no-real` leaves it out): every folder of `fixtures/real-survey/`
+(public manifests as their authors wrote them: aws-samples/karpenter-blueprints, aws/karpenter-provider-aws
+examples, eksctl examples; each folder's SOURCES names repository, path and commit) and every manifest file of
+`fixtures/real/`, each planned as a user would, `karpplan plan <folder or file> --engine optimal -o json`. Those
+that end without a Plan document (input karpplan refuses, exit 2) are listed, not counted against the targets;
+the targets count plans of up to 100 pending pods only.
 Only the Plan document's public fields are read (`summary.status`, `gap`, `hourlyCost`, `lowerBound`,
 `solveSeconds`, `timeLimit`, `gapCause`), so the survey keeps working while the engines change.
 
@@ -36,6 +44,7 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CASES = REPO.parent / "shared" / "cases"
 QUICKSTART = REPO / "fixtures" / "quickstart"
 QUICKSTART_NAME = "quickstart"
+REAL_ROOTS = (REPO / "fixtures" / "real-survey", REPO / "fixtures" / "real")  # folders of cases, files of cases
 OTHER_RUNNERS = ("explain", "lint", "consolidate", "diff", "bench")  # suite folders check.py does not plan
 PROVEN = "optimal"
 SMALL_PLAN_PODS = 100  # issue 29: every plan of up to 100 pending pods proven optimal
@@ -124,6 +133,23 @@ def discover(root: Path, *, quickstart: Path | None = QUICKSTART, only: str | No
         if time_limit is not None:
             args += ["--time-limit", f"{time_limit:g}"]
         cases.append(SurveyCase(QUICKSTART_NAME, (*args, "-o", "json")))
+    return [c for c in cases if not only or only in c.name]
+
+
+def discover_real(roots: Sequence[Path] = REAL_ROOTS, *, only: str | None = None,
+                  time_limit: float | None = None) -> list[SurveyCase]:
+    """Every real-input case: each folder of a root (a whole input) and each manifest file directly in it."""
+    cases: list[SurveyCase] = []
+    for root in roots:
+        if not root.is_dir():
+            continue
+        for entry in sorted(root.iterdir()):
+            if not (entry.is_dir() or entry.suffix in (".yaml", ".yml", ".json")):
+                continue
+            args = ["plan", str(entry), "--engine", "optimal"]
+            if time_limit is not None:
+                args += ["--time-limit", f"{time_limit:g}"]
+            cases.append(SurveyCase(f"{root.name}/{entry.name}", (*args, "-o", "json")))
     return [c for c in cases if not only or only in c.name]
 
 
@@ -236,7 +262,7 @@ def markdown(results: Sequence[SurveyResult], root: Path, command: str = "python
     figures = summary(results)
     wall, plan = figures["wallSeconds"], figures["planSeconds"]
     lines = [
-        "## Proof survey (issue 29): every plan scenario case, optimal engine",
+        "## Proof survey (issue 29): every plan scenario case and real input, optimal engine",
         "",
         f"`{command}`: every plan case of `{root}` run as its FORMAT.md says (`karpplan plan ... --engine optimal "
         "-o json`, the case's catalog, region and arguments, the default `auto` time limit)"
@@ -270,15 +296,32 @@ def markdown(results: Sequence[SurveyResult], root: Path, command: str = "python
                 f"{_seconds(r.plan_s)} | {'—' if r.time_limit is None else f'{r.time_limit:g}'} | "
                 f"{(r.gap_cause or '—').replace('|', '/')} |")
         lines.append("")
+    real = [r for r in results if is_real(r)]
+    if real:
+        lines += ["Real inputs (`fixtures/real-survey/`, `fixtures/real/`), every one:", "",
+                  "| case | pods | status | gap | cost $/h | wall s | plan s |", "|---|---:|---|---:|---:|---:|---:|"]
+        for r in real:
+            if not r.ok:
+                lines.append(f"| {r.case} | — | {r.error.replace('|', '/')} | — | — | {r.wall_s:.2f} | — |")
+                continue
+            lines.append(f"| {r.case} | {r.pods if r.pods is not None else '—'} | {r.status} | {_pct(r.gap)} | "
+                         f"{'—' if r.cost is None else f'{r.cost:,.4f}'} | {r.wall_s:.2f} | {_seconds(r.plan_s)} |")
+        lines.append("")
     slowest = sorted((r for r in results if r.ok), key=lambda r: r.wall_s, reverse=True)[:5]
     if slowest:
         lines += ["Slowest: " + "; ".join(f"{r.case} {r.wall_s:.2f} s ({r.status})" for r in slowest) + ".", ""]
     return "\n".join(lines)
 
 
+def is_real(result: SurveyResult) -> bool:
+    """Whether the row is a real-input case (`discover_real`)."""
+    return result.case.split("/", 1)[0] in {root.name for root in REAL_ROOTS}
+
+
 def checks(results: Sequence[SurveyResult]) -> list[tuple[str, list[bool], str]]:
-    """Issue 29's survey targets: (target, a verdict per plan it covers, detail)."""
-    small = [r for r in results if not r.ok or r.pods is None or r.pods <= SMALL_PLAN_PODS]
+    """Issue 29's survey targets: (target, a verdict per plan it covers, detail). A real-input case without a
+    Plan document (input karpplan refuses) is no plan, so no target covers it."""
+    small = [r for r in results if (r.ok or not is_real(r)) and (r.pods is None or r.pods <= SMALL_PLAN_PODS)]
     missed = [r for r in small if not r.proven]
     detail = (f"{sum(r.proven for r in small)} of {len(small)} proven"
               + (": not " + ", ".join(f"{r.case} ({r.status + ', gap ' + _pct(r.gap) if r.ok else r.error})"
@@ -298,6 +341,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--cases", type=Path, default=DEFAULT_CASES, help="the scenario cases (default ../shared/cases)")
     p.add_argument("--case", help="only cases whose suite/name contains this")
     p.add_argument("--no-quickstart", dest="quickstart", action="store_false", help="leave the quickstart out")
+    p.add_argument("--no-real", dest="real", action="store_false",
+                   help="leave out the real inputs (fixtures/real-survey/*/, fixtures/real/*.yaml)")
     p.add_argument("--time-limit", type=float, help="seconds per plan (default: the CLI's auto limit)")
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds before a plan is cut off")
     p.add_argument("--karpplan", help="the karpplan command (default: this interpreter's -m karpplan)")
@@ -308,6 +353,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
 def survey_from_args(args: argparse.Namespace) -> tuple[list[SurveyResult], Path]:
     cases = discover(args.cases, quickstart=QUICKSTART if args.quickstart else None, only=args.case,
                      time_limit=args.time_limit)
+    if args.real:
+        cases += discover_real(only=args.case, time_limit=args.time_limit)
     karpplan = shlex.split(args.karpplan) if args.karpplan else default_karpplan()
     return run_survey(cases, karpplan, args.timeout), args.cases
 

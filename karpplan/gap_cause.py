@@ -6,7 +6,8 @@ count decides whose a wide gap is likely to be:
 * Counted. A workload's own hostname anti-affinity and hostname spread (at most one, or maxSkew, of its
   pods per node: the cap sets of `engines/bound.py` and the configuration LP's patterns); zone spreads
   (whole nodes in every zone the spread forces, `engines/combinatorial_bound.py` one dimension at a time and
-  `engines/zone_node_bound.py` every dimension and whole pods per node at once, and the zone-indexed LP).
+  `engines/zone_node_bound.py` every dimension and whole pods per node at once, and the zone-indexed LP);
+  spreads over any other key (a custom label whose values come from the pools) the same way, per domain.
   NodePool weights bound nothing: they order Karpenter's choice, but the optimal engine may take any pool,
   so the cheapest plan, which the bound is a bound of, ignores them.
 * Relaxed. Hostname anti-affinity or hostname spreads that count other workloads' pods, zone anti-affinity
@@ -83,6 +84,10 @@ def gap_cause(problem: Problem, status: str, gap: float | None, bound_source: st
         return (f"gap {share}: the bound is the LP relaxation's only (it shares pods across nodes as if they "
                 "were fluid), so the bound is the likely cause and the plan may be optimal; a longer --time-limit "
                 "lets the tighter configuration LP finish")
+    if bound_source == "whole-nodes":
+        return (f"gap {share}: the bound counts only the whole nodes the spreads need in each domain, so the "
+                "bound is the likely cause and the plan may be optimal; a longer --time-limit lets the tighter "
+                "configuration LP finish")
     if bound_source == "cp-sat":
         return (f"gap {share}: the bound is CP-SAT's from a search the time limit stopped, so either the plan or "
                 "the bound may be the cause; a longer --time-limit tightens both")

@@ -249,7 +249,7 @@ class Summary:
     seed: int = 0
     time_limit: float | None = None
     phases: tuple[tuple[str, float], ...] = ()  # (name, wall seconds) of each timed phase, in the order they ran
-    # The bound `lower_bound` is: "cp-sat", "fluid-lp", "configuration-lp" or "zone-lp" (the largest of them).
+    # The bound `lower_bound` is: "cp-sat", "fluid-lp", "configuration-lp", "zone-lp" or "whole-nodes" (the largest of them).
     bound_source: str | None = None
     preferences: PreferenceOutcome | None = None  # what the optimal plan did with preferences (None: none)
     zones: tuple[str, ...] = ()  # the cluster's zones new nodes may launch in

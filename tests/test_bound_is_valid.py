@@ -17,7 +17,7 @@ the cost of any such plan that also keeps Karpenter's domains.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -163,8 +163,9 @@ def _assignments(blocks: list[list[tuple[GroupInfo, Pod]]], i: int = 0) -> Itera
             yield [option, *rest]
 
 
-def exhaustive_optimum(problem: Problem) -> float | None:
-    """The cheapest plan that places every pod and that the verifier accepts (None: there is none)."""
+def exhaustive_optimum(problem: Problem, accept: Callable[[Solution], bool] | None = None) -> float | None:
+    """The cheapest plan that places every pod and that the verifier accepts (and `accept`, when given; None:
+    there is none)."""
     pods = [(g, p) for g in problem.groups for p in g.group.pods]
     best: float | None = None
     for blocks in _partitions(pods):
@@ -174,7 +175,8 @@ def exhaustive_optimum(problem: Problem) -> float | None:
                 continue
             nodes = [SolvedNode(f"exhaustive-{i}", None, o, list(b)) for i, (o, b) in enumerate(zip(options, blocks, strict=True))]
             plan = Solution("exhaustive", nodes, [], "optimal")
-            if not verify(problem, plan) and not TOPOLOGY_SPREAD.launch_violations(problem, plan):
+            if not verify(problem, plan) and not TOPOLOGY_SPREAD.launch_violations(problem, plan) and \
+                    (accept is None or accept(plan)):
                 best = cost
     return best
 

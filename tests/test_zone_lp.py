@@ -79,8 +79,9 @@ def test_one_pod_per_zone_needs_a_node_per_zone() -> None:
     plan, _, _ = solve(problem, PlanOptions(engine="optimal", time_limit=3.0, workers=1))
     assert plan.cost == pytest.approx(0.3)
     assert plan.lower_bound == pytest.approx(0.3, rel=1e-5)
-    # CP-SAT proves it too; so does the configuration LP raised by whole nodes per zone (combinatorial_bound.py).
-    assert plan.status == "optimal" and plan.bound_source in ("cp-sat", "zone-lp", "configuration-lp")
+    # CP-SAT proves it too; so does the configuration LP raised by whole nodes per zone (combinatorial_bound.py),
+    # and whole nodes per zone alone, asked first on a small plan (small_plans.whole_node_bounds).
+    assert plan.status == "optimal" and plan.bound_source in ("cp-sat", "zone-lp", "configuration-lp", "whole-nodes")
 
 
 def test_spread_pays_the_dear_zones() -> None:
@@ -276,11 +277,13 @@ def test_the_plan_names_its_binding_bound(tmp_path: Path) -> None:
     plan = plan_text(tmp_path, manifests, catalog=UNEVEN, time_limit=3.0)
     s = plan.summary
     assert s.lower_bound == pytest.approx(0.6, rel=1e-5)
-    assert s.bound_source in ("cp-sat", "zone-lp", "configuration-lp")  # the last raised by whole nodes per zone
+    # (the configuration LP raised by whole nodes per zone, or whole nodes per zone alone: `whole-nodes`)
+    assert s.bound_source in ("cp-sat", "zone-lp", "configuration-lp", "whole-nodes")
     assert plan.to_document()["summary"]["boundSource"] == s.bound_source
     text = table_text(plan)
     words = {"cp-sat": "(proven by CP-SAT)", "zone-lp": "(from the zone-by-zone configuration LP)",
-             "configuration-lp": "(from the configuration LP)"}[s.bound_source]
+             "configuration-lp": "(from the configuration LP)",
+             "whole-nodes": "(from the whole nodes its spreads need in every domain)"}[s.bound_source]
     assert words in next(line for line in text.splitlines() if "Lower bound" in line)
     karpenter = plan_text(tmp_path, manifests, catalog=UNEVEN, engine="karpenter")
     assert karpenter.summary.bound_source is None

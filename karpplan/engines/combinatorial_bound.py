@@ -1,4 +1,4 @@
-"""A combinatorial lower bound the LPs miss: whole nodes in every zone (issue 29).
+"""A combinatorial lower bound the LPs miss: whole nodes in every zone, and in every domain of any spread's key (issue 29).
 
 The fluid and configuration LPs buy fractions of nodes and ignore zones; by symmetry the zone-indexed LP
 buys the same fractions, spread over the zones. A real plan buys whole nodes in each zone, and zone spreads
@@ -28,6 +28,16 @@ its own. This module bounds that:
   another bound of the component: G_n(y), n nodes covering y units, one layer per node up to N, the rest
   the unbounded covering above.
 
+* Any topology key. Zones are one key; a hard self-matching spread (or own required anti-affinity) over any
+  other key but the hostname, a custom label whose values come from pools' requirements or nodes' labels
+  (Karpenter's domains, `SpreadRule.static_domains`), cuts the launch options by that label's value the same
+  way (`domain_of`: an option without the label is in no domain and holds none of the rule's pods, as
+  kube-scheduler's filter rejects a node missing the key and the engines ban such options,
+  `TopologySpreadKind.exclude`):
+  the same ranges per domain (`least_domain_count` and `skew_limit` of `constraints/spread_counts.py`) and
+  the same programmes over the domains instead of the zones. Each key's programmes bound the component, so
+  the largest is kept (`domain_keys`: the zone, then the component's other keys).
+
 Everything above only relaxes (pools' limits, pod affinity, hostname rules beyond the count of nodes and the coupling of dimensions
 are dropped), so the value is at most the cost of any plan placing the required pods. `with_lp_shares`
 adds it to the configuration LP's: the LP's certified duals price each component's pods (a valid bound of
@@ -49,7 +59,7 @@ import numpy.typing as npt
 from karpplan.constraints.spread_counts import least_domain_count, minimum_pinned, skew_limit
 from karpplan.engines.bound import MARGIN, _required, cap_sets
 from karpplan.engines.effort import WorkClock
-from karpplan.model.labels import ZONE
+from karpplan.model.labels import HOSTNAME, ZONE
 from karpplan.model.selectors import SelectorIndex
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.problem import GroupInfo, Problem
@@ -66,6 +76,7 @@ MAX_COUNTED_NODES = 64  # nodes counted one layer at a time at most (a layer is 
 COUNTED_LAYER_SECONDS = 1e-4  # the work clock's model: per layer of a node-counting programme
 COUNTED_GRAIN = 1000  # units per counted node ...
 MAX_COUNTED_CELLS = 400_000  # ... within this many cells of all the layers together
+NO_DOMAIN = "\x00"  # an option without a key's label: no domain of a rule over that key (no label value is this)
 
 
 @dataclass(frozen=True)
@@ -89,17 +100,20 @@ def zone_integer_bound(problem: Problem, required: Mapping[int, int] | None = No
     start = time.monotonic()
     demand = _required(problem, required)
     groups = [g for g in problem.groups if demand.get(g.index, 0) > 0]
-    spans = _Spans(problem)
+    spans = SpansByKey(problem)
     out: list[ComponentBound] = []
     counted = 0  # layers of the node-counting programmes
+    keys: set[str] = {ZONE}
     for members in components(groups):
         if any(g.existing_ok or not g.options for g in members):
             continue
-        cost, layers = _component_cost(problem, members, demand, spans)
+        mine = domain_keys(problem, members)
+        keys.update(mine)
+        cost, layers = _component_cost(problem, members, demand, [spans.get(k) for k in mine])
         counted += layers
         out.append(ComponentBound(frozenset(g.index for g in members), cost))
     if clock is not None:
-        clock.charge(modelled_seconds(problem, groups) + COUNTED_LAYER_SECONDS * counted)
+        clock.charge(modelled_seconds(problem, groups, sorted(keys)) + COUNTED_LAYER_SECONDS * counted)
     total = sum(c.cost for c in out)
     return CombinatorialBound(total, tuple(out), demand, time.monotonic() - start)
 
@@ -111,9 +125,10 @@ def worth_rounding(problem: Problem) -> bool:
     return problem.pending_count <= MAX_PODS
 
 
-def modelled_seconds(problem: Problem, groups: Sequence[GroupInfo]) -> float:
-    """The work clock's model of the bound's time: per group and zone, per option, per dynamic programme."""
-    zones = len({o.zone for o in problem.options}) or 1
+def modelled_seconds(problem: Problem, groups: Sequence[GroupInfo], keys: Sequence[str] = (ZONE,)) -> float:
+    """The work clock's model of the bound's time: per group and domain, per option, per dynamic programme
+    (the domains of every key bounded: `domain_keys`)."""
+    zones = sum(len({domain_of(o, k) for o in problem.options}) for k in keys) or 1
     dims = len({d for g in groups for d, v in g.template.requests.items() if v > 0}) or 1
     return dims * (GROUP_ZONE_SECONDS * len(groups) * zones + OPTION_SECONDS * len(problem.options)
                    + TABLE_SECONDS * zones * max(len({id(g.options) for g in groups}), 1))
@@ -160,16 +175,39 @@ def components(groups: Sequence[GroupInfo]) -> list[list[GroupInfo]]:
     return [sorted(m, key=lambda g: g.index) for m in joined.values()]
 
 
-class _Spans:
-    """Per hard self-matching zone rule: how many pods it may count in all, and whether only its owner's match."""
+def domain_of(option: LaunchOption, key: str) -> str:
+    """The domain of a node of this option for a rule over `key`: its label's value (`NO_DOMAIN` without one)."""
+    return option.zone if key == ZONE else option.labels.get(key, NO_DOMAIN)
 
-    def __init__(self, problem: Problem) -> None:
+
+def domain_keys(problem: Problem, members: Sequence[GroupInfo]) -> list[str]:
+    """The keys whose domains the component's bound is cut by: the zone, then every other key (not the hostname,
+    which the cap sets count) of a hard self-matching spread or an own required anti-affinity term of its groups."""
+    topo = problem.topology
+    keys: set[str] = set()
+    for g in members:
+        for rule in topo.rules_for(g.template):
+            if rule.hard and rule.self_match and not rule.hostname:
+                keys.add(rule.key)
+        anti = topo.anti_affinity.get(id(g.template))
+        for term in anti.terms if anti is not None else ():
+            if term.key != HOSTNAME and term.matches(g.template.namespace, g.template.labels, topo.namespace_labels):
+                keys.add(term.key)
+    keys.discard(ZONE)
+    return [ZONE, *sorted(keys)]
+
+
+class _Spans:
+    """Per hard self-matching rule over `key`: how many pods it may count in all, and whether only its owner's match."""
+
+    def __init__(self, problem: Problem, key: str = ZONE) -> None:
         self.problem = problem
+        self.key = key
         self.rules: dict[int, SpreadRule] = {}
         index: SelectorIndex[SpreadRule] = SelectorIndex()
         for g in problem.groups:
             for rule in problem.topology.rules_for(g.template):
-                if rule.key == ZONE and rule.hard and rule.self_match and rule.uid not in self.rules:
+                if rule.key == key and not rule.hostname and rule.hard and rule.self_match and rule.uid not in self.rules:
                     self.rules[rule.uid] = rule
                     index.add(rule, rule.owner.namespace, rule.selector)
         self.total: dict[int, int] = {uid: sum(r.base_counts.values()) for uid, r in self.rules.items()}
@@ -181,9 +219,24 @@ class _Spans:
                     self.matching[rule.uid].add(h.index)
 
 
+class SpansByKey:
+    """`_Spans` of each key, built when first asked."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self._by_key: dict[str, _Spans] = {}
+
+    def get(self, key: str) -> _Spans:
+        spans = self._by_key.get(key)
+        if spans is None:
+            spans = self._by_key[key] = _Spans(self.problem, key)
+        return spans
+
+
 def _zone_range(g: GroupInfo, pods: int, zones: Sequence[str], own: frozenset[str],
                 spans: _Spans) -> tuple[list[int], list[int]] | None:
-    """(least, most) pods of g in each zone (`own`: the zones of g's options); None when no plan places them."""
+    """(least, most) pods of g in each domain of `spans.key` (`zones`; the zones for the zone key; `own`: the
+    domains of g's options); None when no plan places them."""
     low = [0] * len(zones)
     high = [pods if z in own else 0 for z in zones]
     for rule in spans.problem.topology.rules_for(g.template):
@@ -208,48 +261,61 @@ def _zone_range(g: GroupInfo, pods: int, zones: Sequence[str], own: frozenset[st
     topo = spans.problem.topology
     anti = topo.anti_affinity.get(id(g.template))
     for t, term in enumerate(anti.terms if anti is not None else ()):
-        # Its own required zone anti-affinity: one pod of g per zone, none where a matching pod runs already.
-        if term.key == ZONE and term.matches(g.template.namespace, g.template.labels, topo.namespace_labels):
+        # Its own required anti-affinity on the key: one pod of g per domain, none where a matching pod runs
+        # already (a node without the key's label is in no domain: the term does not limit it).
+        if term.key == spans.key and term.matches(g.template.namespace, g.template.labels, topo.namespace_labels):
             taken = anti.existing[t] if anti is not None and t < len(anti.existing) else {}
             for i, z in enumerate(zones):
-                high[i] = min(high[i], 0 if taken.get(z, 0) else 1)
+                if z != NO_DOMAIN:
+                    high[i] = min(high[i], 0 if taken.get(z, 0) else 1)
     if any(lo > hi for lo, hi in zip(low, high, strict=True)) or sum(high) < pods:
         return None
     return low, high
 
 
 def _component_cost(problem: Problem, members: Sequence[GroupInfo], demand: Mapping[int, int],
-                    spans: _Spans) -> tuple[float, int]:
-    """The component's bound, and the layers its node-counting programmes took (for the work clock)."""
-    lists = {id(g.options): g.options for g in members}
-    options: dict[int, LaunchOption] = {}
-    own: dict[int, frozenset[str]] = {}
-    for lid, lst in lists.items():
-        own[lid] = frozenset(o.zone for o in lst)
-        for o in lst:
-            options[o.index] = o
-    zones = sorted({z for zs in own.values() for z in zs})
-    ranges = []
-    for g in members:
-        r = _zone_range(g, demand[g.index], zones, own[id(g.options)], spans)
-        if r is None:
-            return 0.0, 0  # no plan: nothing to bound (the other bounds say what they say)
-        ranges.append(r)
-    dims = sorted({d for g in members for d, v in g.template.requests.items() if v > 0})
+                    by_key: Sequence[_Spans]) -> tuple[float, int]:
+    """The component's bound (the largest over the keys of `by_key`, and the counted nodes'), and the layers its
+    node-counting programmes took (for the work clock)."""
+    options: dict[int, LaunchOption] = {o.index: o for g in members for o in g.options}
     opts = list(options.values())
-    zone_of = np.array([zones.index(o.zone) for o in opts], dtype=np.int64)
     price = np.array([o.price for o in opts], dtype=np.float64)
-    low = np.array([lo for lo, _ in ranges], dtype=np.float64).reshape(len(members), len(zones))
-    high = np.array([hi for _, hi in ranges], dtype=np.float64).reshape(len(members), len(zones))
     pods = np.array([demand[g.index] for g in members], dtype=np.float64)
+    dims = sorted({d for g in members for d, v in g.template.requests.items() if v > 0})
+    req = {d: np.array([float(g.template.requests.get(d)) for g in members], dtype=np.float64) for d in dims}
+    room = {d: np.array([float(o.free.get(d)) for o in opts], dtype=np.float64) for d in dims}
     nodes = least_nodes(problem, members, demand)
     best = 0.0
     for d in dims:
-        req = np.array([float(g.template.requests.get(d)) for g in members], dtype=np.float64)
-        room = np.array([float(o.free.get(d)) for o in opts], dtype=np.float64)
-        best = max(best, _dimension_cost(float(req @ pods), req @ low, req @ high, zone_of, price, room),
-                   _counted_cost(float(req @ pods), nodes, price, room))
+        best = max(best, _counted_cost(float(req[d] @ pods), nodes, price, room[d]))
+    for spans in by_key:
+        split = _domain_split(members, demand, opts, spans)
+        if split is None:
+            return 0.0, 0  # no plan: nothing to bound (the other bounds say what they say)
+        zone_of, low, high = split
+        for d in dims:
+            best = max(best, _dimension_cost(float(req[d] @ pods), req[d] @ low, req[d] @ high, zone_of, price,
+                                             room[d]))
     return max(best - MARGIN * best, 0.0), (nodes * len(dims) if nodes > 1 else 0)
+
+
+def _domain_split(members: Sequence[GroupInfo], demand: Mapping[int, int], opts: Sequence[LaunchOption],
+                  spans: _Spans) -> tuple[npt.NDArray[np.int64], FloatArray, FloatArray] | None:
+    """Per option its domain's index, and per group and domain the least and most pods (`_zone_range`) over the
+    domains of `spans.key`; None when no plan places the pods."""
+    own = {id(g.options): frozenset(domain_of(o, spans.key) for o in g.options) for g in members}
+    domains = sorted(frozenset().union(*own.values()))
+    ranges = []
+    for g in members:
+        r = _zone_range(g, demand[g.index], domains, own[id(g.options)], spans)
+        if r is None:
+            return None
+        ranges.append(r)
+    where = {z: i for i, z in enumerate(domains)}
+    zone_of = np.array([where[domain_of(o, spans.key)] for o in opts], dtype=np.int64)
+    low = np.array([lo for lo, _ in ranges], dtype=np.float64).reshape(len(members), len(domains))
+    high = np.array([hi for _, hi in ranges], dtype=np.float64).reshape(len(members), len(domains))
+    return zone_of, low, high
 
 
 def least_nodes(problem: Problem, members: Sequence[GroupInfo], demand: Mapping[int, int]) -> int:
@@ -369,4 +435,5 @@ def _add_zone(reach: FloatArray, cover: FloatArray, lo: int, hi: int, need: int)
     return out
 
 
-__all__ = ["CombinatorialBound", "ComponentBound", "components", "with_lp_shares", "worth_rounding", "zone_integer_bound"]
+__all__ = ["NO_DOMAIN", "CombinatorialBound", "ComponentBound", "SpansByKey", "components", "domain_keys", "domain_of",
+           "with_lp_shares", "worth_rounding", "zone_integer_bound"]

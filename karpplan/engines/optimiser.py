@@ -37,7 +37,7 @@ from karpplan.engines.optimiser_progress import Phase, ProgressSink, ProgressTra
 from karpplan.engines.patterns.mix import PatternMix
 from karpplan.engines.repack import Repacker, state_for
 from karpplan.engines.result import Solution
-from karpplan.engines.small_plans import ExactOutcome, SmallPlanRun, solve_small
+from karpplan.engines.small_plans import ExactOutcome, SmallPlanRun, complete, solve_small
 from karpplan.engines.zone_repair import ZoneRepair
 from karpplan.scheduling.problem import Problem
 from karpplan.scheduling.state import PlacementState
@@ -307,7 +307,7 @@ class _OptimiserRun:
         with self.budget.phase("bound"):
             # The fluid LP is solved to optimality; its time limit is only the clock's wall guard.
             # A small plan placing every pod has its LP bounds already (`small_plans.early_bounds`).
-            early = self.small.early if not best.unplaced else None
+            early = self.small.early if complete(problem, best) else None
             fluid = self.small.fluid if early is not None else None if clock.past_wall() else fluid_lower_bound(
                 problem, placed, time_limit=clock.wall_left(), clock=clock)
             # The exact model's bound holds for plans leaving out as many pods as its plan.
@@ -399,8 +399,9 @@ class _OptimiserRun:
         if self.clock.cut:
             notes.append(_cut_note(self.before, self.time_limit,
                                    self.clock.slowdown(time.monotonic() - self.start, self.spent_at_start)))
-        # Proven: the bounds meet the cost, and no plan places more pods (none is left out, or CP-SAT proved it).
-        proven = proves(bounds, best.cost) and (not best.unplaced or status == "optimal")
+        # Proven: the bounds meet the cost, and no plan places more pods (none is left out but those no plan can
+        # place, or CP-SAT proved it).
+        proven = proves(bounds, best.cost) and (complete(self.problem, best) or status == "optimal")
         if proven:
             status = "optimal"
         elif self.values is None and self.exact_plan is None:

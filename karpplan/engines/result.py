@@ -37,7 +37,7 @@ class Solution:
     notes: list[str] = field(default_factory=list)
     # Karpenter's batch can launch past `limits.nodes`; such a plan is a prediction, not a valid answer.
     exceeds_node_limits: bool = False
-    # Which bound `lower_bound` is: "cp-sat", "fluid-lp", "configuration-lp" or "zone-lp" (None: no bound).
+    # Which bound `lower_bound` is: "cp-sat", "fluid-lp", "configuration-lp", "zone-lp" or "whole-nodes" (None: no bound).
     bound_source: str | None = None
     # Provisioning batches the Karpenter simulation needed (None: another engine's plan).
     batches: int | None = None

@@ -9,6 +9,10 @@ the LPs already proved. A warm start the verifier rejects is first repaired in a
 The bounds are kept for the plan's report (`ExactOutcome.early`) when the chosen plan places every pod, so they
 are not computed twice. A tiny model (`QUICK_ENTRIES`, no NodePool weights) is first solved by one CP-SAT worker
 for up to `QUICK_SECONDS`, before any LP: proven there (the README quickstart), no LP bound is computed at all.
+Before either, whole nodes per topology domain (`combinatorial_bound.zone_integer_bound`: a few dynamic
+programmes, milliseconds) are asked: where a spread forces a node into every domain of a zone or of any
+other key (a custom label whose values come from the pools), that bound alone meets the warm start and
+proves it, and neither a slot model nor an LP is built.
 """
 
 from __future__ import annotations
@@ -17,11 +21,13 @@ from dataclasses import dataclass, field
 
 from karpplan.engines.background_bound import Sourced, lp_bounds, proves
 from karpplan.engines.bound import FluidBound, fluid_lower_bound
+from karpplan.engines.combinatorial_bound import zone_integer_bound
 from karpplan.engines.cpsat.exact import MAX_EXACT_ENTRIES, MAX_EXACT_PODS, MAX_REPAIR_ENTRIES, SlotModel
 from karpplan.engines.effort import TimeBudget, model_build_seconds
 from karpplan.engines.optimiser_progress import Phase, ProgressTracker
 from karpplan.engines.repack import Repacker
 from karpplan.engines.result import Solution
+from karpplan.engines.whole_node_plan import complete, programme_plan, unplaceable
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.problem import Problem
 from karpplan.verify import verify
@@ -42,6 +48,7 @@ MIN_REPAIR_SECONDS = 8.0  # modelled seconds below which it is not tried (at 100
 # re-packed Karpenter plan broke zone spread; 100 pods (3,900) find none in the time left.
 SMALL_REPAIR_ENTRIES = 2_500
 SMALL_REPAIR_SHARE = 0.8
+WHOLE_NODES = "whole-nodes"  # the source of the whole-node bound when it is reported alone
 
 
 @dataclass
@@ -79,6 +86,8 @@ class SmallPlanRun:
     # The launch options left after dominance pruning (`OptimalModel.prune_options`, which reads only the
     # problem), and each group's: pruned once, shared by every slot model and the whole-plan model.
     pruned: tuple[list[LaunchOption], dict[int, list[LaunchOption]]] | None = None
+    # Bounds on plans placing every pod found before the LPs (`whole_node_bounds`): `early_bounds` keeps them.
+    known: Sourced = field(default_factory=list)
 
     def slot_model(self, hint: Solution, incumbent: float, extra_slots: int | None = None) -> SlotModel:
         """A slot model of the problem, its options pruned once for all models."""
@@ -112,8 +121,8 @@ def solve_small(run: SmallPlanRun) -> ExactOutcome:
     if not valid:
         out.status = "feasible"  # a plan the verifier rejects is no proof (its bound, of a laxer model, holds)
     known = [b for b, _ in out.early or []]
-    bounds = known + ([out.bound] if out.bound is not None and not plan.unplaced else [])
-    if valid and not plan.unplaced and proves(bounds, plan.cost):
+    bounds = known + ([out.bound] if out.bound is not None and complete(problem, plan) else [])
+    if valid and complete(problem, plan) and proves(bounds, plan.cost):
         out.proven = plan
     return out
 
@@ -122,17 +131,17 @@ def early_bounds(run: SmallPlanRun, warm_valid: bool) -> tuple[Sourced, FluidBou
     """The fluid, configuration and zone LP bounds on plans placing every pod; each LP only while the
     bounds so far do not prove the warm start (when it is valid and places every pod)."""
     problem, clock = run.problem, run.budget.clock
-    placed = {g.index: g.size for g in problem.groups}
+    placed = _placeable(problem)
     run.tracker.enter(Phase.bound)
     with run.budget.phase("bound"):
         fluid = None if clock.past_wall() else fluid_lower_bound(problem, placed, time_limit=clock.wall_left(),
                                                                  clock=clock)
-        sourced: Sourced = [(fluid.cost, "fluid-lp")] if fluid is not None else []
-        cost = run.warm.cost if warm_valid and not run.warm.unplaced else float("inf")
+        sourced: Sourced = list(run.known) + ([(fluid.cost, "fluid-lp")] if fluid is not None else [])
+        cost = run.warm.cost if warm_valid and complete(problem, run.warm) else float("inf")
         if not clock.past_wall():
             sourced += lp_bounds(problem, placed, fluid, [b for b, _ in sourced], run.reserve, run.deadline,
                                  run.margin, clock, plan_cost=cost)
-    if sourced and not run.warm.unplaced:
+    if sourced and complete(problem, run.warm):
         run.tracker.update(bound=max(b for b, _ in sourced))
     return sourced, fluid
 
@@ -149,26 +158,27 @@ def solve_exact(run: SmallPlanRun, out: ExactOutcome) -> tuple[str | None, Solut
     proven (`out.proven`) and the model is not solved; else they stop its search. A problem too large for
     the model keeps them for later, beside the search (`background_bound.py`)."""
     problem, warm, budget = run.problem, run.warm, run.budget
-    clock = budget.clock
-    until = run.deadline - run.reserve
-    start, repaired = warm, None
-    if not out.warm_valid:
-        with budget.phase("model"):
-            model = run.slot_model(warm, -1.0, extra_slots=REPAIR_EXTRA_SLOTS)
-            entries = model.plan_slots()
-        small = entries <= SMALL_REPAIR_ENTRIES
-        if model.uniform and entries <= MAX_REPAIR_ENTRIES and \
-                (small or (until - clock.now()) * REPAIR_SHARE >= MIN_REPAIR_SECONDS):
-            repaired = _slot_plan(run, model, until, SMALL_REPAIR_SHARE if small else REPAIR_SHARE, None)[1]
-            if repaired is not None and len(repaired.unplaced) <= len(warm.unplaced) and not verify(problem, repaired):
-                start = repaired
-            else:
-                repaired = None
+    repaired = None if out.warm_valid else _repaired(run)
+    start = repaired or warm
+    preferences = weighs_preferences(problem)
+    price_proven = whole_node_bounds(run, start if start is not warm or out.warm_valid else None)
+    if not price_proven:
+        made = _programme_plan(run)
+        if made is not None and (not complete(problem, start) or made.cost < start.cost - 1e-9 or start is warm
+                                 and not out.warm_valid):
+            start = repaired = made
+            price_proven = proves([b for b, _ in run.known], made.cost)
+    if price_proven and not preferences:
+        out.early, out.proven = list(run.known), start
+        return None, repaired, None
     # A plan that places every pod and keeps every rule caps the nodes any cheaper plan has per bucket.
-    incumbent = start.cost if not start.unplaced and start is not warm or out.warm_valid and not warm.unplaced else -1.0
+    incumbent = start.cost if complete(problem, start) and (start is not warm or out.warm_valid) else -1.0
     with budget.phase("model"):
         model = run.slot_model(start, incumbent)
         entries = model.plan_slots()
+    if price_proven:
+        out.early = list(run.known)
+        return _weigh_preferences(run, model, start, entries)
     if entries > MAX_EXACT_ENTRIES or not model.uniform:
         return None, repaired, None
     tiered = any(t != 0 for g in problem.groups for t in g.tier.values())
@@ -182,8 +192,7 @@ def solve_exact(run: SmallPlanRun, out: ExactOutcome) -> tuple[str | None, Solut
     known = [b for b, _ in out.early]
     # With preferences to weigh, plans of the cheapest price differ in those they honour: the bounds prove the
     # price only, so the model still runs, to its own end, to pick the cheapest plan that honours the most.
-    preferences = weighs_preferences(problem)
-    if out.warm_valid and not warm.unplaced and proves(known, warm.cost) and not preferences:
+    if out.warm_valid and complete(problem, warm) and proves(known, warm.cost) and not preferences:
         out.proven = warm
         return None, repaired, None
     # The LP bounds hold for plans placing every pod, computed now: the reserve kept for them is the model's.
@@ -197,6 +206,75 @@ def solve_exact(run: SmallPlanRun, out: ExactOutcome) -> tuple[str | None, Solut
     # Under weights too: `cost_bound` takes the plan's tier penalty off, and a plan honouring the weights (the
     # fewest tier steps, as Karpenter's heaviest-pool-first) has at most that penalty, so its price is bounded.
     return status, plan, bound
+
+
+def _weigh_preferences(run: SmallPlanRun, model: SlotModel, start: Solution,
+                       entries: int) -> tuple[str | None, Solution | None, float | None]:
+    """`start`'s price is proven by the whole nodes per domain: only the preferences are left to weigh, so the
+    slot model (when it runs at all) gets one worker for `QUICK_SECONDS` from it, never the search a price would
+    need; its plan is kept when the verifier accepts it at the same price."""
+    if entries > MAX_EXACT_ENTRIES or not model.uniform:
+        return None, start, None  # a valid plan placing every pod at the bound: `solve_small` proves it
+    status, plan, bound = _slot_plan(run, model, run.deadline - run.margin, 1.0, None, quick=True)
+    if plan is None or verify(run.problem, plan) or _fewer_then_cheaper(start, plan):
+        return None, start, None
+    return status, plan, bound
+
+
+def _repaired(run: SmallPlanRun) -> Solution | None:
+    """A warm start the verifier rejects, re-solved in the slot model around it (`solve_exact`): the plan when the
+    verifier accepts it and it places as many pods, else None."""
+    problem, warm, budget = run.problem, run.warm, run.budget
+    until = run.deadline - run.reserve
+    with budget.phase("model"):
+        model = run.slot_model(warm, -1.0, extra_slots=REPAIR_EXTRA_SLOTS)
+        entries = model.plan_slots()
+    small = entries <= SMALL_REPAIR_ENTRIES
+    if model.uniform and entries <= MAX_REPAIR_ENTRIES and \
+            (small or (until - budget.clock.now()) * REPAIR_SHARE >= MIN_REPAIR_SECONDS):
+        repaired = _slot_plan(run, model, until, SMALL_REPAIR_SHARE if small else REPAIR_SHARE, None)[1]
+        if repaired is not None and len(repaired.unplaced) <= len(warm.unplaced) and not verify(problem, repaired):
+            return repaired
+    return None
+
+
+def whole_node_bounds(run: SmallPlanRun, valid: Solution | None) -> bool:
+    """Whole nodes per topology domain (`zone_integer_bound`), kept in `run.known` when it bounds anything;
+    whether it proves `valid` (a plan the verifier accepts, or None) optimal, placing every pod."""
+    problem, clock = run.problem, run.budget.clock
+    if clock.past_wall():
+        return False
+    run.tracker.enter(Phase.bound)
+    with run.budget.phase("bound"):
+        whole = zone_integer_bound(problem, _placeable(problem), clock)
+    if whole.cost <= 0:
+        return False
+    run.known = [(whole.cost, WHOLE_NODES)]
+    if valid is None or not complete(problem, valid):
+        return False
+    run.tracker.update(bound=whole.cost)
+    return proves([whole.cost], valid.cost)
+
+
+def _programme_plan(run: SmallPlanRun) -> Solution | None:
+    """A plan read off the whole-node programme (`whole_node_plan.py`), verified; its bound joins `run.known`."""
+    clock = run.budget.clock
+    if clock.past_wall():
+        return None
+    with run.budget.phase("bound"):
+        made = programme_plan(run.problem, clock, wall_seconds=max(clock.wall_left(), 0.1))
+    if made is None:
+        return None
+    if made.bound > max((b for b, _ in run.known), default=0.0):
+        run.known = [*run.known, (made.bound, WHOLE_NODES)]
+    run.tracker.update(cost=made.plan.cost, unplaced=len(made.plan.unplaced), bound=max(b for b, _ in run.known) if run.known else None)
+    return made.plan
+
+
+def _placeable(problem: Problem) -> dict[int, int]:
+    """Pods per group a plan places when it places every pod some plan can (`unplaceable` groups: none)."""
+    left_out = unplaceable(problem)
+    return {g.index: 0 if g.index in left_out else g.size for g in problem.groups}
 
 
 def _fewer_then_cheaper(plan: Solution, other: Solution) -> bool:
@@ -220,7 +298,7 @@ def _quick_solve(run: SmallPlanRun, model: SlotModel, out: ExactOutcome) -> _Sol
     if status == "optimal":
         if out.warm_valid and len(plan.unplaced) > len(warm.unplaced):
             return None
-        if not plan.unplaced:
+        if complete(problem, plan):
             out.early = []  # proven by CP-SAT alone: the plan's report needs no LP bound
     return status, plan, bound
 
@@ -263,4 +341,5 @@ def _slot_plan(run: SmallPlanRun, model: SlotModel, until: float, share: float, 
     return status, plan, bound
 
 
-__all__ = ["ExactOutcome", "SmallPlanRun", "early_bounds", "solve_exact", "solve_small"]
+__all__ = ["WHOLE_NODES", "complete", "ExactOutcome", "SmallPlanRun", "early_bounds", "solve_exact", "solve_small",
+           "whole_node_bounds"]

@@ -22,6 +22,11 @@ single-threaded and so deterministic; its PROVEN dual bound is used, never its i
 tolerance for SCIP's own feasibility tolerance. Options dominated in their zone (no cheaper, no room more in
 any dimension, in no list the other is not) are dropped first: a plan's nodes of one can be swapped for the
 other. Pool limits, pod affinity and rules across components are relaxed.
+
+Zones are one topology key: a component whose groups carry a hard self-matching spread (or own required
+anti-affinity) over another key, a custom label whose domains come from pools' requirements, gets the same
+programme over that key's domains instead of the zones (`combinatorial_bound.domain_keys`, `domain_of`), and
+the largest proven bound over its keys is kept.
 """
 
 from __future__ import annotations
@@ -33,16 +38,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from karpplan.constraints.spread_counts import minimum_pinned, skew_limit
 from karpplan.engines.bound import _CapSet, _required, cap_sets
 from karpplan.engines.combinatorial_bound import (
     CombinatorialBound,
     ComponentBound,
+    SpansByKey,
     _Spans,
     _zone_range,
     components,
+    domain_keys,
+    domain_of,
     zone_integer_bound,
 )
 from karpplan.engines.effort import WorkClock
+from karpplan.model.labels import ZONE
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.problem import GroupInfo, Problem
 
@@ -69,6 +79,10 @@ class ZoneNodes:
     nodes: int  # branch-and-bound nodes SCIP took
     bound: float  # $/h, the proven dual bound less its tolerance (0 when none)
     built: bool = True  # False: past `MAX_ROWS`, only read
+    # SCIP's incumbent, when asked for (`keep`) and found: nodes bought per option index, and pods per class
+    # (its groups) and domain of the key; a plan only once packed and verified (`whole_node_plan.py`).
+    bought: tuple[tuple[int, int], ...] = ()
+    placed: tuple[tuple[frozenset[int], str, int], ...] = ()
 
 
 def zone_node_bound(problem: Problem, required: Mapping[int, int] | None = None, clock: WorkClock | None = None,
@@ -81,16 +95,18 @@ def zone_node_bound(problem: Problem, required: Mapping[int, int] | None = None,
     if whole is None:
         whole = zone_integer_bound(problem, required, clock)
     demand = whole.demand
-    spans = _Spans(problem)
+    spans = SpansByKey(problem)
     by_index = {g.index: g for g in problem.groups}
     out: list[ComponentBound] = []
     for comp in whole.components:
         members = [by_index[i] for i in sorted(comp.groups)]
-        left = wall_seconds - (time.monotonic() - start)
-        found = component_bound(problem, members, demand, spans, node_limit, left) if left > 0 else None
-        if found is not None and clock is not None:
-            clock.charge(modelled_seconds(found))
-        value = found.bound if found is not None else 0.0
+        value = 0.0
+        for key in domain_keys(problem, members):  # the zones, then the component's other spread keys
+            left = wall_seconds - (time.monotonic() - start)
+            found = component_bound(problem, members, demand, spans.get(key), node_limit, left) if left > 0 else None
+            if found is not None and clock is not None:
+                clock.charge(modelled_seconds(found))
+            value = max(value, found.bound if found is not None else 0.0)
         out.append(replace(comp, cost=max(comp.cost, value)))
     return CombinatorialBound(sum(c.cost for c in out), tuple(out), whole.demand, time.monotonic() - start)
 
@@ -113,19 +129,23 @@ def modelled_seconds(found: ZoneNodes) -> float:
             + ROW_SECONDS * found.rows + NODE_ROW_SECONDS * found.nodes * found.rows)
 
 
-def kept_options(members: Sequence[GroupInfo], dims: Sequence[str]) -> tuple[list[LaunchOption], dict[int, frozenset[int]]]:
-    """The component's options less those dominated in their zone, and per option the lists (ids) holding it."""
+def kept_options(members: Sequence[GroupInfo], dims: Sequence[str],
+                 key: str = ZONE) -> tuple[list[LaunchOption], dict[int, frozenset[int]]]:
+    """The component's options less those dominated in their domain of `key` (their zone), and per option the
+    lists (ids) holding it."""
     lists: dict[int, frozenset[int]] = defaultdict(frozenset)
     options: dict[int, LaunchOption] = {}
-    for lid, lst in {id(g.options): g.options for g in members}.items():
+    by_list = {id(g.options): g.options for g in members}
+    first = {lid: min((o.index for o in lst), default=-1) for lid, lst in by_list.items()}  # not ids: run to run
+    for lid, lst in by_list.items():
         for o in lst:
             options[o.index] = o
             lists[o.index] = lists[o.index] | {lid}
     groups: dict[tuple[str, frozenset[int]], list[LaunchOption]] = defaultdict(list)
     for o in options.values():
-        groups[(o.zone, lists[o.index])].append(o)
+        groups[(domain_of(o, key), lists[o.index])].append(o)
     kept: list[LaunchOption] = []
-    for _, same in sorted(groups.items(), key=lambda kv: (kv[0][0], sorted(kv[0][1]))):
+    for _, same in sorted(groups.items(), key=lambda kv: (kv[0][0], sorted(first[lid] for lid in kv[0][1]))):
         rows = sorted(((tuple(o.free.get(d) for d in dims), o.price, o.index, o) for o in same),
                       key=lambda r: (r[1], tuple(-v for v in r[0]), r[2]))
         front: list[tuple[tuple[int, ...], float]] = []
@@ -139,7 +159,7 @@ def kept_options(members: Sequence[GroupInfo], dims: Sequence[str]) -> tuple[lis
 
 
 def component_bound(problem: Problem, members: Sequence[GroupInfo], demand: Mapping[int, int], spans: _Spans,
-                    node_limit: int = NODE_LIMIT, wall_seconds: float = 30.0) -> ZoneNodes | None:
+                    node_limit: int = NODE_LIMIT, wall_seconds: float = 30.0, keep: bool = False) -> ZoneNodes | None:
     """The proven bound of the module docstring's programme for one component (0 when it is too large to build:
     more than `MAX_ROWS` rows); None when it is not solved (no solver, an infeasible programme: no plan, so
     nothing to bound here)."""
@@ -150,7 +170,7 @@ def component_bound(problem: Problem, members: Sequence[GroupInfo], demand: Mapp
     if not members or not dims:
         return None
     by_list = {id(g.options): g.options for g in members}
-    own = {lid: frozenset(o.zone for o in lst) for lid, lst in by_list.items()}
+    own = {lid: frozenset(domain_of(o, spans.key) for o in lst) for lid, lst in by_list.items()}
     zones = sorted(frozenset().union(*own.values()))
     ranges: dict[int, tuple[list[int], list[int]]] = {}
     for g in members:
@@ -164,7 +184,7 @@ def component_bound(problem: Problem, members: Sequence[GroupInfo], demand: Mapp
     scanned = sum(len(lst) for lst in by_list.values())
     if rows > MAX_ROWS:
         return ZoneNodes(rows, 0, scanned, 0, 0.0, built=False)  # read, not built: no bound
-    options, lists = kept_options(members, dims)
+    options, lists = kept_options(members, dims, spans.key)
     list_sets = {lid: frozenset(o.index for o in lst) for lid, lst in by_list.items()}
     inside = {lid: [c for c in classes if list_sets[c.lid] <= s] for lid, s in list_sets.items()}
     solver = pywraplp.Solver.CreateSolver("SCIP")
@@ -177,16 +197,11 @@ def component_bound(problem: Problem, members: Sequence[GroupInfo], demand: Mapp
     infinity = solver.infinity()
     scale = {d: 1.0 / max(sum(demand[g.index] * g.template.requests.get(d) for g in members), 1) for d in dims}
     x = {o.index: solver.IntVar(0.0, infinity, "") for o in options}
-    y: dict[tuple[int, int], pywraplp.Variable] = {}
-    for c in classes:
-        for i in range(len(zones)):
-            y[(c.key, i)] = solver.IntVar(float(c.low[i]), float(c.high[i]), "")
-        row = solver.Constraint(float(c.pods), float(c.pods))
-        for i in range(len(zones)):
-            row.SetCoefficient(y[(c.key, i)], 1.0)
+    y = _pods_per_domain(solver, classes, len(zones))
+    _skew_rows(solver, problem, classes, zones, spans, y)
     for i, z in enumerate(zones):
-        _zone_rows(solver, _Zone(i, [o for o in options if o.zone == z], lists, inside, x, y, scale), dims,
-                   classes, caps)
+        _zone_rows(solver, _Zone(i, [o for o in options if domain_of(o, spans.key) == z], lists, inside, x, y,
+                                 scale), dims, classes, caps)
     objective = solver.Objective()
     for o in options:
         objective.SetCoefficient(x[o.index], o.price)
@@ -194,7 +209,57 @@ def component_bound(problem: Problem, members: Sequence[GroupInfo], demand: Mapp
     value = _proven(solver)
     if value is None:
         return None
-    return ZoneNodes(rows, len(options) + len(y), scanned, int(solver.nodes()), value)
+    found = ZoneNodes(rows, len(options) + len(y), scanned, int(solver.nodes()), value)
+    return _with_incumbent(found, x, y, classes, zones) if keep else found
+
+
+def _with_incumbent(found: ZoneNodes, x: Mapping[int, Any], y: Mapping[tuple[int, int], Any],
+                    classes: Sequence[_Class], zones: Sequence[str]) -> ZoneNodes:
+    """`found` with SCIP's incumbent: nodes per option index, pods per class and domain (none without one)."""
+    bought = tuple((i, round(v.solution_value())) for i, v in x.items() if round(v.solution_value()) > 0)
+    placed = tuple((c.groups, zones[i], round(y[(c.key, i)].solution_value())) for c in classes
+                   for i in range(len(zones)) if round(y[(c.key, i)].solution_value()) > 0)
+    return replace(found, bought=bought, placed=placed)
+
+
+def _pods_per_domain(solver: Any, classes: Sequence[_Class], domains: int) -> dict[tuple[int, int], Any]:
+    """y[class, domain]: whole pods of the class there, within its range, all of its pods placed."""
+    y: dict[tuple[int, int], Any] = {}
+    for c in classes:
+        for i in range(domains):
+            y[(c.key, i)] = solver.IntVar(float(c.low[i]), float(c.high[i]), "")
+        row = solver.Constraint(float(c.pods), float(c.pods))
+        for i in range(domains):
+            row.SetCoefficient(y[(c.key, i)], 1.0)
+    return y
+
+
+def _skew_rows(solver: Any, problem: Problem, classes: Sequence[_Class], zones: Sequence[str], spans: _Spans,
+               y: Mapping[tuple[int, int], Any]) -> None:
+    """Per class of one group whose hard spread over the key counts its own pods only (none running yet): a
+    domain holding its pods holds at most the emptiest domain's count plus maxSkew (`skew_limit`), so any two
+    domains differ by at most that; a domain of the rule no option of the component reaches holds none, so
+    then every domain holds at most maxSkew. (The ranges of `_zone_range` only bound each domain alone.)"""
+    by_index = {g.index: g for g in problem.groups}
+    for c in classes:
+        if len(c.groups) != 1:
+            continue
+        (gi,) = c.groups
+        for rule in problem.topology.rules_for(by_index[gi].template):
+            if rule.uid not in spans.rules or spans.matching[rule.uid] != {gi} or any(rule.base_counts.values()):
+                continue
+            domains = rule.static_domains()
+            if minimum_pinned(rule, len(domains)):
+                continue  # the ranges hold each domain at maxSkew already
+            idx = [i for i, z in enumerate(zones) if z in domains]
+            if not domains <= set(zones):
+                for i in idx:
+                    solver.Add(y[(c.key, i)] <= skew_limit(rule, 0))
+                continue
+            for i in idx:
+                for j in idx:
+                    if i != j:
+                        solver.Add(y[(c.key, i)] - y[(c.key, j)] <= skew_limit(rule, 0))
 
 
 @dataclass(frozen=True)

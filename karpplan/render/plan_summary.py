@@ -58,6 +58,7 @@ BOUND_SOURCES = {
     "fluid-lp": "from the LP relaxation",
     "configuration-lp": "from the configuration LP",
     "zone-lp": "from the zone-by-zone configuration LP",
+    "whole-nodes": "from the whole nodes its spreads need in every domain",
 }
 
 
