@@ -118,6 +118,18 @@ def zone_integer_bound(problem: Problem, required: Mapping[int, int] | None = No
     return CombinatorialBound(total, tuple(out), demand, time.monotonic() - start)
 
 
+def integer_bound_seconds(problem: Problem, required: Mapping[int, int] | None = None) -> float:
+    """What `zone_integer_bound` will charge the work clock (its node-counting layers aside), known before it
+    runs: a caller that may do without it can ask first."""
+    demand = _required(problem, required)
+    groups = [g for g in problem.groups if demand.get(g.index, 0) > 0]
+    keys: set[str] = {ZONE}
+    for members in components(groups):
+        if not any(g.existing_ok or not g.options for g in members):
+            keys.update(domain_keys(problem, members))
+    return modelled_seconds(problem, groups, sorted(keys))
+
+
 def worth_rounding(problem: Problem) -> bool:
     """Whether whole nodes per zone may still show in the bound: up to `MAX_PODS` pending pods (at 20,000 pods
     of the bench's many-deployments row the rounding was far below the LP's price of every component, and
