@@ -29,7 +29,14 @@ from typing import Any
 
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict, LineList
-from karpplan.model.derived import DerivedDocument, FieldAlias, controller_workload, expand_each
+from karpplan.model.derived import (
+    DerivedDocument,
+    FieldAlias,
+    as_mapping,
+    controller_workload,
+    expand_each,
+    key_line,
+)
 from karpplan.model.labels import HOSTNAME
 from karpplan.model.prometheus_operator import DerivedWorkload, pod_specs_of
 
@@ -46,14 +53,6 @@ def is_cnpg_cluster(doc: Document) -> bool:
     return doc.group == GROUP and doc.kind == KIND
 
 
-def _map(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _line(mapping: dict[str, Any], key: str, default: int) -> int:
-    if isinstance(mapping, LineDict):
-        return mapping.key_lines.get(key, 0) or default
-    return default
 
 
 def _terms(value: object) -> list[Any]:
@@ -78,7 +77,7 @@ def _generated_term(name: str, affinity: dict[str, Any]) -> tuple[str, dict[str,
 
 def _anti_affinity(name: str, affinity: dict[str, Any], line: int) -> LineDict | None:
     generated = _generated_term(name, affinity)
-    additional = _map(affinity.get("additionalPodAntiAffinity"))
+    additional = as_mapping(affinity.get("additionalPodAntiAffinity"))
     required = _terms(additional.get("requiredDuringSchedulingIgnoredDuringExecution"))
     preferred = _terms(additional.get("preferredDuringSchedulingIgnoredDuringExecution"))
     if generated is not None:
@@ -101,21 +100,21 @@ def _anti_affinity(name: str, affinity: dict[str, Any], line: int) -> LineDict |
 
 
 def _pod_spec(doc: Document) -> tuple[LineDict, tuple[FieldAlias, ...]]:
-    spec = _map(doc.body.get("spec"))
+    spec = as_mapping(doc.body.get("spec"))
     start = getattr(spec, "line", 0) or doc.origin.line
-    affinity = _map(spec.get("affinity"))
-    at = _line(spec, "affinity", start)
-    anti_line = next((_line(affinity, k, 0) for k in ("topologyKey", "podAntiAffinityType", "enablePodAntiAffinity")
-                      if _line(affinity, k, 0)), at)
+    affinity = as_mapping(spec.get("affinity"))
+    at = key_line(spec, "affinity", start)
+    anti_line = next((key_line(affinity, k, 0) for k in ("topologyKey", "podAntiAffinityType", "enablePodAntiAffinity")
+                      if key_line(affinity, k, 0)), at)
     pod = LineDict(line=start)
     for key in _COPIED:
         if spec.get(key) is not None:
             pod[key] = spec[key]
-            pod.key_lines[key] = _line(spec, key, start)
+            pod.key_lines[key] = key_line(spec, key, start)
     for written, key in _FROM_AFFINITY:
         if affinity.get(written) is not None:
             pod[key] = affinity[written]
-            pod.key_lines[key] = _line(affinity, written, at)
+            pod.key_lines[key] = key_line(affinity, written, at)
     pod_affinity = LineDict(line=at)
     anti = _anti_affinity(doc.name, affinity, anti_line)
     if anti is not None:
@@ -124,12 +123,12 @@ def _pod_spec(doc: Document) -> tuple[LineDict, tuple[FieldAlias, ...]]:
     for written, key in (("additionalPodAffinity", "podAffinity"), ("nodeAffinity", "nodeAffinity")):
         if affinity.get(written) is not None:
             pod_affinity[key] = affinity[written]
-            pod_affinity.key_lines[key] = _line(affinity, written, at)
+            pod_affinity.key_lines[key] = key_line(affinity, written, at)
     if pod_affinity:
         pod["affinity"] = pod_affinity
         pod.key_lines["affinity"] = at
     resources = spec.get("resources")
-    resources_line = _line(spec, "resources", start)
+    resources_line = key_line(spec, "resources", start)
     container = LineDict({"name": "postgres", "image": "postgres"}, line=resources_line)
     if isinstance(resources, dict) and resources:
         container["resources"] = resources
@@ -174,7 +173,7 @@ def _aliases(name: str, affinity: dict[str, Any]) -> tuple[FieldAlias, ...]:
 
 
 def _expand(present: set[tuple[str, str]], doc: Document) -> tuple[list[Document], DerivedWorkload]:
-    spec = _map(doc.body.get("spec"))
+    spec = as_mapping(doc.body.get("spec"))
     instances = spec.get("instances")
     replicas = instances if isinstance(instances, int) and not isinstance(instances, bool) and instances >= 0 \
         else DEFAULT_INSTANCES
@@ -185,20 +184,20 @@ def _expand(present: set[tuple[str, str]], doc: Document) -> tuple[list[Document
     labels = {CLUSTER_LABEL: name, ROLE_LABEL: "instance", "app.kubernetes.io/name": "postgresql",
               "app.kubernetes.io/instance": name, "app.kubernetes.io/component": "database",
               "app.kubernetes.io/managed-by": "cloudnative-pg"}
-    inherited = _map(_map(spec.get("inheritedMetadata")).get("labels"))
+    inherited = as_mapping(as_mapping(spec.get("inheritedMetadata")).get("labels"))
     pod, aliases = _pod_spec(doc)
     template = LineDict({"metadata": {"labels": {str(k): str(v) for k, v in inherited.items()}}, "spec": pod},
                         line=pod.line)
     made = controller_workload(doc, "StatefulSet", name, replicas, template, labels, "spec")
     body_spec = made.body["spec"]
     if isinstance(body_spec, LineDict):
-        body_spec.key_lines["replicas"] = _line(spec, "instances", doc.origin.line)
+        body_spec.key_lines["replicas"] = key_line(spec, "instances", doc.origin.line)
     derived = DerivedDocument(made.body, made.origin, made.source, pod_spec_at="spec", field_aliases=aliases,
                               replicas_at="spec.instances", resource=made.resource,
                               spread_fix="leave spec.affinity.enablePodAntiAffinity unset or true (the operator's "
                                          "anti-affinity on spec.affinity.topologyKey, kubernetes.io/hostname by "
                                          "default), or add spec.topologySpreadConstraints on topology.kubernetes.io/zone")
-    anti = _generated_term(name, _map(spec.get("affinity")))
+    anti = _generated_term(name, as_mapping(spec.get("affinity")))
     placement = ("no anti-affinity (enablePodAntiAffinity: false)" if anti is None else
                  f"{anti[0]} anti-affinity on {anti[1]['topologyKey']}")
     plain = (f"planned as the {replicas} PostgreSQL instance pod(s) CloudNativePG creates (StatefulSet {name}), "

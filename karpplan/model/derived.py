@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from karpplan.inputs.loader import Document
-from karpplan.inputs.origins import LineDict
+from karpplan.inputs.origins import LineDict, line_of
 
 Derived = TypeVar("Derived")
 
@@ -107,6 +107,16 @@ def controller_workload(doc: Document, kind: str, name: str, replicas: int, temp
                                                line=getattr(template, "line", line))}, line=line),
     }, line=line)
     return DerivedDocument(body, doc.origin, doc.source, pod_spec_at=pod_spec_at, resource=resource_name(doc))
+
+
+def as_mapping(value: object) -> dict[str, Any]:
+    """`value` when a custom resource wrote a mapping there, else an empty one (a field left out or mistyped)."""
+    return value if isinstance(value, dict) else {}
+
+
+def key_line(mapping: object, key: str, default: int) -> int:
+    """The line `key` is written at in `mapping` (a LineDict), else `default`: where a finding on it is said."""
+    return line_of(mapping, key) or default
 
 
 def resource_name(doc: Document) -> str:

@@ -29,7 +29,14 @@ from typing import Any
 
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict, LineList
-from karpplan.model.derived import DerivedDocument, FieldAlias, controller_workload, expand_each
+from karpplan.model.derived import (
+    DerivedDocument,
+    FieldAlias,
+    as_mapping,
+    controller_workload,
+    expand_each,
+    key_line,
+)
 from karpplan.model.labels import HOSTNAME, ZONE
 from karpplan.model.prometheus_operator import DerivedWorkload, pod_specs_of
 
@@ -46,9 +53,6 @@ def is_eck_elasticsearch(doc: Document) -> bool:
     return doc.group == GROUP and doc.kind == KIND
 
 
-def _map(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
 
 def _copy(value: object, line: int = 0) -> LineDict:
     """A shallow copy keeping the lines (an empty mapping for anything else)."""
@@ -57,9 +61,6 @@ def _copy(value: object, line: int = 0) -> LineDict:
         out.key_lines.update(value.key_lines)
     return out
 
-
-def _line(mapping: object, key: str, default: int) -> int:
-    return (mapping.key_lines.get(key, 0) if isinstance(mapping, LineDict) else 0) or default
 
 
 def _zone_key(node_set: dict[str, Any]) -> str | None:
@@ -72,16 +73,16 @@ def _zone_key(node_set: dict[str, Any]) -> str | None:
 
 def _resources(container: dict[str, Any], shorthand: object) -> dict[str, Any]:
     """The main container's resources as the operator sets them."""
-    written = _map(container.get("resources"))
-    overrides = _map(shorthand)
+    written = as_mapping(container.get("resources"))
+    overrides = as_mapping(shorthand)
     sides = {side: written.get(side) for side in ("requests", "limits")}
-    if all(v is None for v in sides.values()) and not any(_map(overrides.get(s)) for s in sides):
+    if all(v is None for v in sides.values()) and not any(as_mapping(overrides.get(s)) for s in sides):
         return {**written, "requests": {"memory": DEFAULT_MEMORY}, "limits": {"memory": DEFAULT_MEMORY}}
     out = _copy(written)
     for side in ("requests", "limits"):
-        override = {k: v for k, v in _map(overrides.get(side)).items() if k in ("cpu", "memory") and v is not None}
+        override = {k: v for k, v in as_mapping(overrides.get(side)).items() if k in ("cpu", "memory") and v is not None}
         if override:
-            out[side] = {**_map(written.get(side)), **override}
+            out[side] = {**as_mapping(written.get(side)), **override}
     return out
 
 
@@ -96,7 +97,7 @@ def _with_requirement(affinity: LineDict, requirement: dict[str, Any], line: int
         out.item_lines = list(getattr(terms, "item_lines", []))
         for term in terms:
             term_out = _copy(term, line)
-            expressions = _map(term).get("matchExpressions")
+            expressions = as_mapping(term).get("matchExpressions")
             expressions = list(expressions) if isinstance(expressions, list) else []
             guaranteed = requirement["operator"] == "Exists" and any(
                 isinstance(e, dict) and e.get("key") == requirement["key"]
@@ -118,20 +119,20 @@ def _pod_spec(name: str, node_set: dict[str, Any], index: int, statefulset: str,
     here = f"spec.nodeSets[{index}]"
     at = f"{here}.podTemplate.spec"
     set_line = getattr(node_set, "line", 0)
-    template = _map(node_set.get("podTemplate"))
+    template = as_mapping(node_set.get("podTemplate"))
     written = template.get("spec")
-    spec = _copy(written, _line(node_set, "podTemplate", set_line))
+    spec = _copy(written, key_line(node_set, "podTemplate", set_line))
     line = spec.line or set_line
     aliases: list[FieldAlias] = []
     containers = LineList(spec.get("containers") if isinstance(spec.get("containers"), list) else [],
-                          line=_line(spec, "containers", line))
+                          line=key_line(spec, "containers", line))
     containers.item_lines = list(getattr(spec.get("containers"), "item_lines", []))
     position = next((i for i, c in enumerate(containers) if isinstance(c, dict) and c.get("name") == CONTAINER), None)
     shorthand = node_set.get("resources")
     shorthand_at = f"{here}.resources" if isinstance(shorthand, dict) else here
     if position is None:
-        containers.append(LineDict({"name": CONTAINER, "image": CONTAINER}, line=_line(node_set, "resources", line)))
-        containers.item_lines.append(_line(node_set, "resources", line))
+        containers.append(LineDict({"name": CONTAINER, "image": CONTAINER}, line=key_line(node_set, "resources", line)))
+        containers.item_lines.append(key_line(node_set, "resources", line))
         position = len(containers) - 1
         aliases.append(FieldAlias(f"{at}.containers[{position}]", shorthand_at, same_shape=False))
     main = _copy(containers[position], containers.item_lines[position] if position < len(containers.item_lines)
@@ -140,7 +141,7 @@ def _pod_spec(name: str, node_set: dict[str, Any], index: int, statefulset: str,
         aliases.insert(0, FieldAlias(f"{at}.containers[{position}].resources", shorthand_at,
                                      same_shape=isinstance(shorthand, dict)))
     main["resources"] = _resources(main, shorthand)
-    main.key_lines.setdefault("resources", _line(node_set, "resources", main.line))
+    main.key_lines.setdefault("resources", key_line(node_set, "resources", main.line))
     containers[position] = main
     spec["containers"] = containers
     spec.key_lines.setdefault("containers", line)
@@ -166,9 +167,9 @@ def _pod_spec(name: str, node_set: dict[str, Any], index: int, statefulset: str,
 def _zone_aware(spec: LineDict, node_set: dict[str, Any], key: str, name: str, statefulset: str, at: str,
                 zone_awareness: str, aliases: list[FieldAlias], line: int) -> None:
     """The node set's zone awareness: its spread on `key` and the required node requirement on `key`."""
-    zone_line = _line(node_set, "zoneAwareness", line)
+    zone_line = key_line(node_set, "zoneAwareness", line)
     written = spec.get("topologySpreadConstraints")
-    constraints = LineList(written if isinstance(written, list) else [], line=_line(spec, "topologySpreadConstraints",
+    constraints = LineList(written if isinstance(written, list) else [], line=key_line(spec, "topologySpreadConstraints",
                                                                                   zone_line))
     constraints.item_lines = list(getattr(written, "item_lines", []))
     selector = {"matchLabels": {CLUSTER_LABEL: name, STATEFULSET_LABEL: statefulset}}
@@ -182,11 +183,11 @@ def _zone_aware(spec: LineDict, node_set: dict[str, Any], key: str, name: str, s
             f"zoneAwareness spreads the node set's pods evenly over {key} (maxSkew 1, DoNotSchedule): let the "
             f"NodePools reach every zone it allows ({zone_awareness}.zones), or write your own "
             f"topologySpreadConstraint on {key} in {at}.topologySpreadConstraints (ECK keeps it)")))
-    elif not _map(constraints[same]).get("labelSelector"):
-        constraints[same] = {**_map(constraints[same]), "labelSelector": selector}
+    elif not as_mapping(constraints[same]).get("labelSelector"):
+        constraints[same] = {**as_mapping(constraints[same]), "labelSelector": selector}
     spec["topologySpreadConstraints"] = constraints
     spec.key_lines.setdefault("topologySpreadConstraints", zone_line)
-    zones = _map(node_set.get("zoneAwareness")).get("zones")
+    zones = as_mapping(node_set.get("zoneAwareness")).get("zones")
     requirement: dict[str, Any] = {"key": key, "operator": "Exists"}
     if isinstance(zones, list) and zones:
         requirement = {"key": key, "operator": "In", "values": [str(z) for z in zones]}
@@ -201,7 +202,7 @@ def _zone_aware(spec: LineDict, node_set: dict[str, Any], key: str, name: str, s
 
 
 def _expand(present: set[tuple[str, str]], doc: Document) -> tuple[list[Document], DerivedWorkload]:
-    spec = _map(doc.body.get("spec"))
+    spec = as_mapping(doc.body.get("spec"))
     node_sets = [s for s in spec.get("nodeSets", []) if isinstance(s, dict)] \
         if isinstance(spec.get("nodeSets"), list) else []
     cluster_key = next((k for s in node_sets if (k := _zone_key(s)) is not None), None)
@@ -215,15 +216,15 @@ def _expand(present: set[tuple[str, str]], doc: Document) -> tuple[list[Document
         count = node_set.get("count")
         replicas = count if isinstance(count, int) and not isinstance(count, bool) and count >= 0 else 0
         pod, aliases = _pod_spec(doc.name, node_set, index, statefulset, cluster_key)
-        metadata = _map(_map(node_set.get("podTemplate")).get("metadata"))
-        template = LineDict({"metadata": {"labels": dict(_map(metadata.get("labels")))}, "spec": pod}, line=pod.line)
+        metadata = as_mapping(as_mapping(node_set.get("podTemplate")).get("metadata"))
+        template = LineDict({"metadata": {"labels": dict(as_mapping(metadata.get("labels")))}, "spec": pod}, line=pod.line)
         labels = {CLUSTER_LABEL: doc.name, STATEFULSET_LABEL: statefulset, "common.k8s.elastic.co/type": KIND.lower()}
         at = f"spec.nodeSets[{index}]"
         workload = controller_workload(doc, "StatefulSet", statefulset, replicas, template, labels,
                                        f"{at}.podTemplate.spec")
         body_spec = workload.body["spec"]
         if isinstance(body_spec, LineDict):
-            body_spec.key_lines["replicas"] = _line(node_set, "count", getattr(node_set, "line", doc.origin.line))
+            body_spec.key_lines["replicas"] = key_line(node_set, "count", getattr(node_set, "line", doc.origin.line))
         made.append(DerivedDocument(
             workload.body, workload.origin, workload.source, pod_spec_at=f"{at}.podTemplate.spec",
             field_aliases=aliases, replicas_at=f"{at}.count", resource=workload.resource,

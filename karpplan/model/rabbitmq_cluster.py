@@ -29,7 +29,14 @@ from typing import Any
 
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict, LineList
-from karpplan.model.derived import DerivedDocument, FieldAlias, controller_workload, expand_each
+from karpplan.model.derived import (
+    DerivedDocument,
+    FieldAlias,
+    as_mapping,
+    controller_workload,
+    expand_each,
+    key_line,
+)
 from karpplan.model.labels import ZONE
 from karpplan.model.prometheus_operator import DerivedWorkload, pod_specs_of
 
@@ -48,20 +55,12 @@ def is_rabbitmq_cluster(doc: Document) -> bool:
     return doc.group == GROUP and doc.kind == KIND
 
 
-def _map(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _line(mapping: object, key: str, default: int) -> int:
-    if isinstance(mapping, LineDict):
-        return mapping.key_lines.get(key, 0) or default
-    return default
 
 
 def _path(mapping: object, *keys: str) -> dict[str, Any]:
     for key in keys:
-        mapping = _map(mapping).get(key)
-    return _map(mapping)
+        mapping = as_mapping(mapping).get(key)
+    return as_mapping(mapping)
 
 
 def _merged(base: object, patch: object) -> object:
@@ -73,7 +72,7 @@ def _merged(base: object, patch: object) -> object:
         out.key_lines.update(base.key_lines)
     for key, value in patch.items():
         out[key] = _merged(base.get(key), value)
-        out.key_lines[key] = _line(patch, key, out.line)
+        out.key_lines[key] = key_line(patch, key, out.line)
     return out
 
 
@@ -83,8 +82,8 @@ def _merged_list(base: list[Any], patch: list[Any], key: str, line: int) -> tupl
     lines = [getattr(b, "line", 0) or line for b in base]
     at: list[int | None] = [None] * len(base)
     for index, item in enumerate(patch):
-        name = _map(item).get(key)
-        match = next((i for i, b in enumerate(items) if name is not None and _map(b).get(key) == name), None)
+        name = as_mapping(item).get(key)
+        match = next((i for i, b in enumerate(items) if name is not None and as_mapping(b).get(key) == name), None)
         if match is None:
             items.append(item)
             lines.append(getattr(item, "line", 0) or line)
@@ -99,16 +98,16 @@ def _merged_list(base: list[Any], patch: list[Any], key: str, line: int) -> tupl
 
 
 def _pod_spec(doc: Document) -> tuple[LineDict, tuple[FieldAlias, ...]]:
-    spec = _map(doc.body.get("spec"))
+    spec = as_mapping(doc.body.get("spec"))
     start = getattr(spec, "line", 0) or doc.origin.line
     pod = LineDict(line=start)
     aliases: list[FieldAlias] = []
     for key in ("affinity", "tolerations"):
         if spec.get(key) is not None:
             pod[key] = spec[key]
-            pod.key_lines[key] = _line(spec, key, start)
+            pod.key_lines[key] = key_line(spec, key, start)
     resources = spec.get("resources")
-    resources_line = _line(spec, "resources", start)
+    resources_line = key_line(spec, "resources", start)
     container = LineDict({"name": "rabbitmq", "image": "rabbitmq",
                           "resources": resources if isinstance(resources, dict) else DEFAULT_RESOURCES},
                          line=resources_line)
@@ -118,7 +117,7 @@ def _pod_spec(doc: Document) -> tuple[LineDict, tuple[FieldAlias, ...]]:
     pod.key_lines["containers"] = resources_line
     pod["initContainers"] = _listed([setup], start=start)
     pod.key_lines["initContainers"] = start
-    annotations = _map(doc.metadata.get("annotations"))
+    annotations = as_mapping(doc.metadata.get("annotations"))
     if str(annotations.get(NO_DEFAULT_SPREAD, "")).strip() != "true":
         spread = LineDict({"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "ScheduleAnyway",
                            "labelSelector": {"matchLabels": {NAME_LABEL: doc.name}}}, line=doc.origin.line)
@@ -129,7 +128,7 @@ def _pod_spec(doc: Document) -> tuple[LineDict, tuple[FieldAlias, ...]]:
             f"to drop it, or write a constraint on {ZONE} in {OVERRIDE}.topologySpreadConstraints to replace it")))
     overrides = _path(spec, "override", "statefulSet", "spec", "template", "spec")
     for key, value in overrides.items():
-        line = _line(overrides, key, start)
+        line = key_line(overrides, key, start)
         merge_key = _MERGE_KEYS.get(key)
         if merge_key is not None and isinstance(value, list):
             base = pod.get(key)
@@ -158,14 +157,14 @@ def _listed(items: list[Any], start: int) -> LineList:
 
 
 def _expand(present: set[tuple[str, str]], doc: Document) -> tuple[list[Document], DerivedWorkload]:
-    spec = _map(doc.body.get("spec"))
+    spec = as_mapping(doc.body.get("spec"))
     name = f"{doc.name}-server"
     override = _path(spec, "override", "statefulSet", "spec")
     written, replicas_at = spec.get("replicas"), "spec.replicas"
-    replicas_line = _line(spec, "replicas", doc.origin.line)
+    replicas_line = key_line(spec, "replicas", doc.origin.line)
     if isinstance(override.get("replicas"), int):
         written, replicas_at = override["replicas"], "spec.override.statefulSet.spec.replicas"
-        replicas_line = _line(override, "replicas", replicas_line)
+        replicas_line = key_line(override, "replicas", replicas_line)
     replicas = written if isinstance(written, int) and not isinstance(written, bool) and written >= 0 \
         else DEFAULT_REPLICAS
     if (doc.namespace, name) in present:
@@ -184,7 +183,7 @@ def _expand(present: set[tuple[str, str]], doc: Document) -> tuple[list[Document
                               replicas_at=replicas_at, resource=made.resource,
                               spread_fix="add podAntiAffinity on kubernetes.io/hostname to spec.affinity (the "
                                          "operator spreads over zones only as a preference)")
-    spread = "no zone spread (default spread disabled)" if NO_DEFAULT_SPREAD in _map(
+    spread = "no zone spread (default spread disabled)" if NO_DEFAULT_SPREAD in as_mapping(
         doc.metadata.get("annotations")) else "the operator's zone spread (ScheduleAnyway)"
     sized = "spec.resources" if isinstance(spec.get("resources"), dict) else "the default 1000m CPU, 2Gi memory"
     plain = f"planned as the {replicas} RabbitMQ pod(s) the operator creates (StatefulSet {name}), {sized}, with {spread}"

@@ -29,7 +29,14 @@ from typing import Any
 
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict, LineList
-from karpplan.model.derived import DerivedDocument, FieldAlias, expand_each, resource_name
+from karpplan.model.derived import (
+    DerivedDocument,
+    FieldAlias,
+    as_mapping,
+    expand_each,
+    key_line,
+    resource_name,
+)
 from karpplan.model.prometheus_operator import DerivedWorkload, pod_specs_of
 from karpplan.model.spark_sizing import PodSize, pod_size
 
@@ -47,14 +54,6 @@ def is_spark_application(doc: Document) -> bool:
     return doc.group == GROUP and doc.kind in KINDS
 
 
-def _map(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _line(mapping: object, key: str, default: int) -> int:
-    if isinstance(mapping, LineDict):
-        return mapping.key_lines.get(key, 0) or default
-    return default
 
 
 def _count(value: object) -> int | None:
@@ -78,11 +77,11 @@ def executors(app: dict[str, Any]) -> tuple[int, str]:
     """How many executors a run starts, and where that is written (relative to the application's spec): with
     dynamic allocation the most of `minExecutors`, `initialExecutors` and the instances, as Spark starts
     (Utils.getDynamicAllocationInitialExecutors)."""
-    executor = _map(app.get("executor"))
-    conf = _map(app.get("sparkConf"))
+    executor = as_mapping(app.get("executor"))
+    conf = as_mapping(app.get("sparkConf"))
     written = _count(executor.get("instances"))
     instances = written if written is not None else _count(conf.get("spark.executor.instances"))
-    dynamic = _map(app.get("dynamicAllocation"))
+    dynamic = as_mapping(app.get("dynamicAllocation"))
     enabled = dynamic.get("enabled") is True if dynamic else str(conf.get("spark.dynamicAllocation.enabled",
                                                                             "")).lower() == "true"
     if enabled:
@@ -100,23 +99,23 @@ def executors(app: dict[str, Any]) -> tuple[int, str]:
 
 def _main_container(role: str, size: PodSize, app: dict[str, Any], spec: dict[str, Any], line: int,
                     base: object) -> LineDict:
-    container = LineDict(_map(base), line=line)
+    container = LineDict(as_mapping(base), line=line)
     if isinstance(base, LineDict):
         container.key_lines.update(base.key_lines)
     container["name"] = CONTAINERS[role]
     resources = size.resources()  # over the template's: Spark sets these keys and keeps the others
-    written = _map(container.get("resources"))
+    written = as_mapping(container.get("resources"))
     for key in ("requests", "limits"):
-        resources[key] = {**_map(written.get(key)), **resources[key]}
+        resources[key] = {**as_mapping(written.get(key)), **resources[key]}
     # Spark's own resource requests (spark.{role}.resource.X.amount with its vendor: `nvidia.com/gpu`), then
     # the operator's `gpu` (the webhook's addGPU) over them
-    conf = _map(app.get("sparkConf"))
+    conf = as_mapping(app.get("sparkConf"))
     for key, amount in conf.items():
         match = re.fullmatch(rf"spark\.{role}\.resource\.([A-Za-z0-9_.-]+)\.amount", str(key))
         vendor = conf.get(f"spark.{role}.resource.{match.group(1)}.vendor") if match else None
         if match and isinstance(vendor, str) and vendor and _count(amount):
             resources["limits"][f"{vendor}/{match.group(1)}"] = str(amount).strip()
-    gpu = _map(spec.get("gpu"))
+    gpu = as_mapping(spec.get("gpu"))
     if isinstance(gpu.get("name"), str) and gpu["name"] and _count(gpu.get("quantity")):
         resources["limits"][gpu["name"]] = str(gpu["quantity"])
     container["resources"] = resources
@@ -134,13 +133,13 @@ def _pod_spec(role: str, at: str, app: dict[str, Any], spec: dict[str, Any],
               base: str) -> tuple[LineDict, tuple[FieldAlias, ...]]:
     """The pod spec of `role` (its fields at the application's lines) and where the application writes each."""
     start = getattr(spec, "line", 0) or getattr(app, "line", 0)
-    template = _map(_map(spec.get("template")).get("spec"))
+    template = as_mapping(as_mapping(spec.get("template")).get("spec"))
     pod = LineDict(line=start)
     aliases: dict[str, FieldAlias] = {}  # by the field of the pod spec: the last written wins
     for key, value in template.items():  # a pod template's fields, under the operator's
         if key != "containers":
             pod[key] = value
-            pod.key_lines[key] = _line(template, key, start)
+            pod.key_lines[key] = key_line(template, key, start)
             aliases[key] = FieldAlias(f"{at}.{key}", f"{at}.template.spec.{key}")
     selector, selector_aliases = _node_selector(at, base, app, spec, template, start)
     if selector:
@@ -150,7 +149,7 @@ def _pod_spec(role: str, at: str, app: dict[str, Any], spec: dict[str, Any],
     for key in (*_COPIED, "initContainers"):
         if spec.get(key) is not None:
             pod[key] = spec[key]
-            pod.key_lines[key] = _line(spec, key, start)
+            pod.key_lines[key] = key_line(spec, key, start)
             aliases.pop(key, None)
     containers, container_aliases = _containers(role, at, app, spec, template, start)
     pod["containers"] = containers
@@ -192,15 +191,15 @@ def _node_selector(at: str, base: str, app: dict[str, Any], spec: dict[str, Any]
     written_at: dict[str, str] = {}
     sources = ((template, f"{at}.template.spec"), (app, base), (spec, at))
     for source, written in sources:
-        mapping = _map(source.get("nodeSelector"))
+        mapping = as_mapping(source.get("nodeSelector"))
         for key, value in mapping.items():
             selector[key] = value
-            selector.key_lines[key] = _line(mapping, key, _line(source, "nodeSelector", start))
+            selector.key_lines[key] = key_line(mapping, key, key_line(source, "nodeSelector", start))
             written_at[key] = written
     if not selector:
         return selector, []
     owner, owner_at = next((s, w) for s, w in reversed(sources) if "nodeSelector" in s)
-    selector.line = _line(owner, "nodeSelector", start)
+    selector.line = key_line(owner, "nodeSelector", start)
     aliases = [FieldAlias(f"{at}.nodeSelector[{key}]", f"{written}.nodeSelector[{key}]")
                for key, written in written_at.items() if written != at]
     if owner_at != at:
@@ -214,10 +213,10 @@ def _containers(role: str, at: str, app: dict[str, Any], spec: dict[str, Any], t
     application writes each (the last alias: the containers as a whole)."""
     size = pod_size(role, spec, app)
     sized_at = next((k for k in ("memory", "coreRequest", "cores") if k in spec), "")
-    line = _line(spec, sized_at, start) if sized_at else start
+    line = key_line(spec, sized_at, start) if sized_at else start
     written = template.get("containers")
     written_list = written if isinstance(written, list) else []
-    main_at = next((i for i, c in enumerate(written_list) if _map(c).get("name") == CONTAINERS[role]), None)
+    main_at = next((i for i, c in enumerate(written_list) if as_mapping(c).get("name") == CONTAINERS[role]), None)
     containers: list[Any] = [_main_container(role, size, app, spec, line,
                                              written_list[main_at] if main_at is not None else None)]
     lines = [line]
@@ -261,22 +260,22 @@ def _workload(doc: Document, role: str, name: str, count: int, pod: LineDict, la
 def _expand(present: set[tuple[str, str, str]], doc: Document) -> tuple[list[Document], DerivedWorkload]:
     scheduled = doc.kind == "ScheduledSparkApplication"
     base = "spec.template" if scheduled else "spec"
-    outer = _map(doc.body.get("spec"))
-    app = _map(outer.get("template")) if scheduled else outer
-    long_running = _map(app.get("restartPolicy")).get("type") == "Always"
+    outer = as_mapping(doc.body.get("spec"))
+    app = as_mapping(outer.get("template")) if scheduled else outer
+    long_running = as_mapping(app.get("restartPolicy")).get("type") == "Always"
     count, written = executors(app)
-    app_labels = {str(k): str(v) for k, v in _map(doc.metadata.get("labels")).items()}
+    app_labels = {str(k): str(v) for k, v in as_mapping(doc.metadata.get("labels")).items()}
     made: list[DerivedDocument] = []
     shown: list[str] = []
     for role, suffix, pods in (("driver", "driver", 1), ("executor", "exec", count)):
         if (doc.namespace, doc.name, role) in present:
             continue
-        spec = _map(app.get(role))
+        spec = as_mapping(app.get(role))
         at = f"{base}.{role}"
         pod, aliases = _pod_spec(role, at, app, spec, base)
-        template_labels = _map(_map(_map(spec.get("template")).get("metadata")).get("labels"))
+        template_labels = as_mapping(as_mapping(as_mapping(spec.get("template")).get("metadata")).get("labels"))
         labels = {**{str(k): str(v) for k, v in template_labels.items()}, **app_labels,
-                  **{str(k): str(v) for k, v in _map(spec.get("labels")).items()},
+                  **{str(k): str(v) for k, v in as_mapping(spec.get("labels")).items()},
                   APP_LABEL: doc.name, NAME_LABEL: app_name_label(doc.name), ROLE_LABEL: role,
                   "sparkoperator.k8s.io/launched-by-spark-operator": "true"}
         body = _workload(doc, role, f"{doc.name}-{suffix}", pods, pod, labels, long_running)
@@ -284,7 +283,7 @@ def _expand(present: set[tuple[str, str, str]], doc: Document) -> tuple[list[Doc
             where = written if written in ("executor.instances", "dynamicAllocation") else ""
             body_spec = body["spec"]
             field = "replicas" if long_running else "parallelism"
-            body_spec.key_lines[field] = _line(_map(app.get("executor")), "instances", getattr(spec, "line", 0)
+            body_spec.key_lines[field] = key_line(as_mapping(app.get("executor")), "instances", getattr(spec, "line", 0)
                                                or doc.origin.line)
             # Executors of a run are spread by no one (a Job's pods are not, either): only a long-running
             # application's are judged for spread.

@@ -43,7 +43,7 @@ from typing import Any
 from karpplan.errors import Origin
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict, LineList
-from karpplan.model.derived import DerivedDocument, controller_workload, expand_each
+from karpplan.model.derived import DerivedDocument, as_mapping, controller_workload, expand_each
 from karpplan.model.prometheus_operator import DerivedWorkload, pod_specs_of
 
 GROUP = "kafka.strimzi.io"
@@ -71,19 +71,16 @@ def rack_key(doc: Document, pod_template_at: str, documents: Sequence[Document])
         field = "spec.kafka" if pod_template_at == "spec.kafka.template.pod" else ""
     else:
         field = "spec"
-    key = _map(_at(doc, field).get("rack")).get("topologyKey") if field else None
+    key = as_mapping(_at(doc, field).get("rack")).get("topologyKey") if field else None
     return key if isinstance(key, str) and key else None
 
-
-def _map(value: object) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
 
 
 def _at(doc: Document, path: str) -> dict[str, Any]:
     node: object = doc.body
     for part in path.split("."):
         node = node.get(part) if isinstance(node, dict) else None
-    return _map(node)
+    return as_mapping(node)
 
 
 def _count(value: object, default: int) -> int:
@@ -158,8 +155,8 @@ def _template(pod: dict[str, Any], containers: Sequence[tuple[str, object, int]]
         items.item_lines.append(at)
     spec["containers"] = items
     spec.key_lines["containers"] = line
-    metadata = _map(pod.get("metadata"))
-    return LineDict({"metadata": {"labels": dict(_map(metadata.get("labels")))}, "spec": spec},
+    metadata = as_mapping(pod.get("metadata"))
+    return LineDict({"metadata": {"labels": dict(as_mapping(metadata.get("labels")))}, "spec": spec},
                     line=getattr(pod, "line", 0) or line)
 
 
@@ -199,14 +196,14 @@ def _pool(doc: Document, index: _Index) -> list[DerivedDocument]:
     kafka_spec = _at(kafka, "spec.kafka") if kafka is not None else {}
     own_template = spec.get("template")
     if isinstance(own_template, dict) or kafka is None or not isinstance(kafka_spec.get("template"), dict):
-        origin_doc, pod, at = doc, _map(_map(own_template).get("pod")), "spec.template.pod"
+        origin_doc, pod, at = doc, as_mapping(as_mapping(own_template).get("pod")), "spec.template.pod"
     else:
-        origin_doc, pod, at = kafka, _map(_map(kafka_spec["template"]).get("pod")), "spec.kafka.template.pod"
+        origin_doc, pod, at = kafka, as_mapping(as_mapping(kafka_spec["template"]).get("pod")), "spec.kafka.template.pod"
     resources = spec.get("resources") if spec.get("resources") is not None else kafka_spec.get("resources")
     roles = spec.get("roles")
     roles = [str(r) for r in roles] if isinstance(roles, list) else []
     broker = "broker" in roles
-    rack = _map(kafka_spec.get("rack")).get("topologyKey") if broker else None
+    rack = as_mapping(kafka_spec.get("rack")).get("topologyKey") if broker else None
     name = f"{cluster or doc.name}-{doc.name}"
     line = _line(spec, "resources", doc.origin.line)
     labels = {**_labels(cluster, f"{cluster}-kafka", "Kafka", "kafka"), "strimzi.io/pool-name": doc.name,
@@ -221,7 +218,7 @@ def _component(doc: Document, field: str, name: str, component: str, replicas: i
                containers: Sequence[tuple[str, object]], rack: object = None,
                kind: str = "StatefulSet", strimzi_kind: str = "Kafka") -> DerivedDocument:
     spec = _at(doc, field)
-    pod = _map(_map(spec.get("template")).get("pod"))
+    pod = as_mapping(as_mapping(spec.get("template")).get("pod"))
     line = _line(spec, "resources", doc.origin.line)
     template = _template(pod, [(c, r, line) for c, r in containers], rack if isinstance(rack, str) else None, line)
     labels = _labels(doc.name, name, strimzi_kind, component)
@@ -235,11 +232,11 @@ def _kafka(doc: Document, index: _Index) -> list[DerivedDocument]:
     annotations = doc.metadata.get("annotations")
     annotations = annotations if isinstance(annotations, dict) else {}
     out: list[DerivedDocument] = []
-    kafka = _map(spec.get("kafka"))
+    kafka = as_mapping(spec.get("kafka"))
     pooled = (doc.namespace, name) in index.pools or annotations.get("strimzi.io/node-pools") == "enabled"
     if not pooled and isinstance(kafka.get("replicas"), int):
         made = _component(doc, "spec.kafka", f"{name}-kafka", "kafka", _count(kafka.get("replicas"), 0),
-                          [("kafka", kafka.get("resources"))], _map(kafka.get("rack")).get("topologyKey"))
+                          [("kafka", kafka.get("resources"))], as_mapping(kafka.get("rack")).get("topologyKey"))
         made.body["spec"]["template"]["metadata"]["labels"].update({"strimzi.io/pool-name": "kafka"})
         out.append(made)
     zookeeper = spec.get("zookeeper")
@@ -248,7 +245,7 @@ def _kafka(doc: Document, index: _Index) -> list[DerivedDocument]:
                               _count(zookeeper.get("replicas"), 0), [("zookeeper", zookeeper.get("resources"))]))
     entity = spec.get("entityOperator")
     if isinstance(entity, dict):
-        parts = [(c, _map(entity.get(f)).get("resources")) for f, c in
+        parts = [(c, as_mapping(entity.get(f)).get("resources")) for f, c in
                  (("topicOperator", "topic-operator"), ("userOperator", "user-operator")) if isinstance(entity.get(f), dict)]
         if parts and isinstance(entity.get("tlsSidecar"), dict):  # operators before 0.41 ran it
             parts.append(("tls-sidecar", entity["tlsSidecar"].get("resources")))
@@ -273,7 +270,7 @@ def _expand(index: _Index, doc: Document) -> tuple[list[Document], DerivedWorklo
             ("mirrormaker2", "kafka-mirror-maker-2")
         spec = _at(doc, "spec")
         made = [_component(doc, "spec", f"{doc.name}-{suffix}", component, _count(spec.get("replicas"), CONNECT_REPLICAS),
-                           [(component, spec.get("resources"))], _map(spec.get("rack")).get("topologyKey"),
+                           [(component, spec.get("resources"))], as_mapping(spec.get("rack")).get("topologyKey"),
                            strimzi_kind=doc.kind)]
     kept = [m for m in made if (doc.namespace, m.name) not in index.present]
     shown = ", ".join(f"{m.kind} {m.name} ({m.body['spec'].get('replicas', 1)} pod(s))" for m in kept) or "no pod"
