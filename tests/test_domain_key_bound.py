@@ -18,7 +18,7 @@ from test_combinatorial_bound import EXAMPLES, catalog, raised
 from karpplan.catalog import load_catalog
 from karpplan.constraints.topology_spread import TOPOLOGY_SPREAD
 from karpplan.engines.combinatorial_bound import NO_DOMAIN, domain_keys, domain_of, zone_integer_bound
-from karpplan.engines.result import Solution
+from karpplan.engines.result import Solution, SolvedNode
 from karpplan.engines.zone_node_bound import zone_node_bound
 from karpplan.model.build import load_inventory
 from karpplan.model.labels import ZONE
@@ -233,3 +233,17 @@ def test_the_bound_never_exceeds_the_optimum_nor_a_valid_plan(tmp_path: Path, ca
         assert bound <= optimum + 1e-6, f"{name} bound {bound} above the optimum {optimum}:\n{text}"
         for engine, cost in kept.items():
             assert bound <= cost + 1e-6, f"{name} bound {bound} above {engine}'s valid plan ({cost}):\n{text}"
+
+
+def test_the_verifier_refuses_a_spread_pod_on_a_node_without_the_key(tmp_path: Path) -> None:
+    """kube-scheduler's PodTopologySpread filter: a pod with a DoNotSchedule spread never runs on a node that lacks
+    the spread's key ("missing required label"). The verifier now says so for new nodes too, so the exhaustive
+    optimum it accepts is the one `labelled` filtered for before."""
+    problem = problem_of(tmp_path, split_pool("od", "'1'") + split_pool("spot", "'2'") + split_pool("plain", "")
+                         + deployment("web", 2, "600m", "key-spread"))
+    (group,) = problem.groups
+    plain = next(o for o in problem.options if o.pool.name == "plain")
+    on_plain = Solution("hand", [SolvedNode("plain-1", None, plain, [(group, p) for p in group.group.pods])], [],
+                        "feasible")
+    assert any("missing required label" in v.message for v in verify(problem, on_plain))
+    assert exhaustive_optimum(problem) == pytest.approx(optimum_of(problem) or -1.0)

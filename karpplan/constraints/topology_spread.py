@@ -246,6 +246,21 @@ class TopologySpreadKind(ConstraintKind):
             for rule in rules if homes else ():
                 more = rule.static_domains() if launch_domains and not rule.hostname else ()
                 out.extend(self._check(group.template, rule.constraint, homes, tally, more))
+                out.extend(self._unlabelled(group.template, rule.constraint, homes, tally))
+        return out
+
+    def _unlabelled(self, pod_template: PodTemplate, c: TopologySpreadConstraint, homes: set[str],
+                    tally: PlanTally) -> list[Violation]:
+        """A pod of a hard spread on a node without the spread's key: kube-scheduler's filter refuses that node
+        ("missing required label"), as `filter_node` says for existing nodes; Fargate's nodes aside."""
+        if c.topology_key == HOSTNAME:
+            return []
+        out = []
+        for name in sorted(homes):
+            view = tally.by_name.get(name)
+            if view is not None and not view.fargate and view.domain(c.topology_key) is None:
+                out.append(Violation(self.name, "", name, f"{pod_template.namespace} spread on {c.topology_key}: "
+                                     f"{self.reason('missing_label')}", c.topology_key))
         return out
 
     def _check(self, pod_template: PodTemplate, c: TopologySpreadConstraint, homes: set[str],
