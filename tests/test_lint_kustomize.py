@@ -5,6 +5,7 @@ kubernetes-sigs/metrics-server manifests/ (abridged)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -148,3 +149,15 @@ def test_a_patch_named_by_no_kustomization_in_the_input_is_read_as_written(tmp_p
     root = tree(tmp_path)
     result = runner.invoke(app, ["lint", str(root / "base"), str(root / "components/high-availability/patch.yaml")])
     assert result.exit_code == 2 and "defined twice" in result.stderr
+
+
+def test_plan_reads_the_tree_as_lint_does_and_says_what_it_left_out(tmp_path: Path) -> None:
+    """`karpplan plan` on the same tree exited 2 ("document is a list", "Deployment defined twice"): its patch
+    files are left out as lint leaves them out (one home, `inputs/kustomize.py`), and a warning says the
+    objects were planned unpatched and how to plan the build."""
+    result = runner.invoke(app, ["plan", str(tree(tmp_path)), "--region", "us-east-1", "--time-limit", "5",
+                                 "-o", "json"])
+    assert result.exit_code in (0, 1), result.stdout + result.stderr
+    said = " ".join(json.loads(result.stdout)["warnings"])
+    assert "a kustomize tree: the patch files its kustomizations name are not objects" in said
+    assert "| karpplan plan -" in said

@@ -11,12 +11,12 @@ from typing import TextIO
 
 from karpplan.catalog.types import Catalog
 from karpplan.errors import InputError, InputProblem
+from karpplan.inputs.kustomize import without_patches
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document, read_documents
 from karpplan.inputs.placeholders import placeholder_in
 from karpplan.lint.config import FileConfig, active_rules, ignored_by_annotation
 from karpplan.lint.context import LintContext, object_name, templates
 from karpplan.lint.core import Finding, Hit, Rule
-from karpplan.lint.kustomize import without_patches
 from karpplan.lint.locate import column, key_of, locate
 from karpplan.lint.report import LintReport
 from karpplan.lint.rules.validation import classify

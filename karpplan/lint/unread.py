@@ -4,8 +4,8 @@ affinity, tolerations, a nodeSelector). lint says so, so that "0 errors" does no
 
 from __future__ import annotations
 
+from karpplan.inputs.kustomize import is_kustomization
 from karpplan.inputs.loader import Document
-from karpplan.lint.kustomize import is_kustomization
 from karpplan.model.build import made_into_workloads, role_of
 
 # Groups of Kubernetes' own APIs (their kinds that run pods karpplan reads; the rest run none), and of the node

@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import TextIO, TypeVar
 
 from karpplan.errors import InputError, InputProblem
+from karpplan.inputs.kustomize import patches_note, without_patches
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document, read_documents
 from karpplan.model.admission import Admission, read_limit_range, read_resource_quota, refusal_notice
 from karpplan.model.auto_mode_pools import built_in_pools
@@ -546,6 +547,8 @@ def read_input(
     command that reads them again (the HTML report's lint) takes instead of reading a file twice.
     `namespace` (`--namespace`): where the namespaced objects that name none are (`model/default_namespace.py`)."""
     documents, problems = read_documents(paths, max_bytes=max_bytes, stdin=stdin, texts=texts)
+    kustomize = patches_note(documents)
+    documents, problems = without_patches(documents, problems)  # a kustomize tree's patches are no objects
     hint = namespace_hint(documents) if namespace is None else None
     documents = in_namespace(documents, namespace)
     try:
@@ -554,6 +557,7 @@ def read_input(
         problems.extend(exc.problems)
     if problems:
         raise InputError(problems)
-    if hint is not None:
-        inventory = replace(inventory, scale_notes=(*inventory.scale_notes, hint))
+    notes = tuple(n for n in (hint, None if kustomize is None else InputNotice(*kustomize)) if n is not None)
+    if notes:
+        inventory = replace(inventory, scale_notes=(*inventory.scale_notes, *notes))
     return inventory, documents

@@ -7,10 +7,10 @@ import os
 from collections.abc import Iterator
 
 from karpplan.errors import Origin
+from karpplan.inputs.kustomize import is_kustomization, named_patches
 from karpplan.inputs.loader import Document
 from karpplan.lint.context import LintContext
 from karpplan.lint.core import Hit, Severity, lint_rule
-from karpplan.lint.kustomize import is_kustomization, named_patches
 from karpplan.lint.locate import locate, path_at
 from karpplan.lint.rules.examples import NODE_CLASS, NODEPOOL
 from karpplan.lint.unread import unread_pod_resource

@@ -2,15 +2,16 @@
 `patches[].path`, `patchesStrategicMerge[]` and `patchesJson6902[].path` (kubernetes-sigs/kustomize
 api/types/kustomization.go) are not objects of their own, but parts kustomize merges into the objects of its
 resources. Read as objects, a strategic merge patch is the base Deployment "defined twice" and a JSON 6902
-patch (a list of operations) is no object at all; so lint leaves them out, and says at the kustomization that
-the merged objects are judged by linting `kustomize build`'s output."""
+patch (a list of operations) is no object at all; so every command leaves them out: lint says at the
+kustomization that the merged objects are judged by linting `kustomize build`'s output, plan (`patches_note`)
+that it planned the objects as the bases write them."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
 
-from karpplan.errors import InputProblem
+from karpplan.errors import InputProblem, Origin
 from karpplan.inputs.loader import Document
 
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
@@ -57,3 +58,19 @@ def without_patches(documents: Sequence[Document],
         return list(documents), list(problems)
     return ([d for d in documents if os.path.normpath(d.origin.file) not in patches],
             [p for p in problems if os.path.normpath(p.origin.file) not in patches])
+
+
+def patches_note(documents: Sequence[Document]) -> tuple[Origin, str] | None:
+    """What a command that planned a kustomize tree as read says, at the first kustomization naming patches:
+    which patches it left out, and how to plan the objects as applied (None when no kustomization names one)."""
+    named = [(doc, [path for _, path in named_patches(doc)]) for doc in documents if is_kustomization(doc)]
+    named = [(doc, paths) for doc, paths in named if paths]
+    if not named:
+        return None
+    where = "; ".join(f"{doc.origin.file} ({', '.join(paths)})" for doc, paths in named)
+    first = os.path.dirname(named[0][0].origin.file) or "."
+    return named[0][0].origin, (
+        f"a kustomize tree: the patch files its kustomizations name are not objects and were left out, so the "
+        f"objects are planned as their bases write them, unpatched: {where}; to plan what is applied, pipe the "
+        f"build in: `kustomize build {first} | karpplan plan -`")
+
