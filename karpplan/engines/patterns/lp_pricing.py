@@ -50,28 +50,37 @@ class _ShapeLp:
     def __init__(self, inst: Instance, pricer: Pricer, k: int) -> None:
         assert pricer.u_new is not None
         u = pricer.u_new[k]
+        self.inst, self.caps = inst, pricer.caps_new.sets
         self.classes = [int(c) for c in np.nonzero(inst.allowed[k] & (u > 0))[0]]
         self.u = np.array([float(u[c]) for c in self.classes])
         self.req = inst.req[self.classes] if self.classes else np.zeros((0, len(inst.dims)))
         self.room = inst.free[k]
+        self.entries = self._build(scaled=False)
+
+    def _build(self, scaled: bool) -> int:
+        """The GLOP model (its entries). `scaled`: each dimension's row in units of the shape's room, the model
+        a solve falls back to when GLOP stops ABNORMAL on rows 10^6 apart (memory in bytes, CPU in millicores);
+        `solve` turns the duals back into the original units."""
+        inst = self.inst
         solver = pywraplp.Solver.CreateSolver("GLOP")
         if solver is None:
             raise RuntimeError("GLOP is not available")
-        self.solver = solver
+        self.solver, self.scaled = solver, scaled
+        self.scales = [float(r) if scaled and r > 0 else 1.0 for r in self.room]
         self.x = [solver.NumVar(0.0, float(n), "") for n in self.u]
         entries = len(self.x)
         self.dim_rows: list[pywraplp.Constraint] = []
         for d in range(len(inst.dims)):
-            row = solver.Constraint(-solver.infinity(), float(self.room[d]))
+            row = solver.Constraint(-solver.infinity(), float(self.room[d]) / self.scales[d])
             for i, c in enumerate(self.classes):
                 if inst.req[c, d] > 0:
-                    row.SetCoefficient(self.x[i], float(inst.req[c, d]))
+                    row.SetCoefficient(self.x[i], float(inst.req[c, d]) / self.scales[d])
                     entries += 1
             self.dim_rows.append(row)
         position = {c: i for i, c in enumerate(self.classes)}
         # (row, the positions of its classes, pods per node): only sets of two classes or more bind beyond u.
         self.cap_rows: list[tuple[pywraplp.Constraint, list[int], int]] = []
-        for members, per_node in pricer.caps_new.sets:
+        for members, per_node in self.caps:
             inside = [position[int(c)] for c in members if int(c) in position]
             if len(inside) > 1:
                 row = solver.Constraint(-solver.infinity(), float(per_node))
@@ -81,24 +90,19 @@ class _ShapeLp:
                 self.cap_rows.append((row, inside, per_node))
         self.objective = solver.Objective()
         self.objective.SetMaximization()
-        self.entries = entries + len(self.dim_rows) + len(self.cap_rows)
+        return entries + len(self.dim_rows) + len(self.cap_rows)
 
     def solve(self, pi: FloatArray, clock: WorkClock) -> tuple[float, list[dict[int, int]]] | None:
         """(the certified upper bound, the LP's optimum rounded down and rounded up) at pi; None if GLOP stopped
         short."""
         values = np.maximum(pi[self.classes], 0.0) if self.classes else np.zeros(0)
-        for var, v in zip(self.x, values.tolist(), strict=True):
-            self.objective.SetCoefficient(var, v)
-        guard = clock.wall_left()
-        if guard != math.inf:
-            self.solver.SetTimeLimit(max(math.ceil(guard * 1000), 1))
-        status = self.solver.Solve()
-        rows = len(self.dim_rows) + len(self.cap_rows)
-        clock.charge(SOLVE_SECONDS + OBJECTIVE_ENTRY_SECONDS * len(self.x)
-                     + SIMPLEX_ITERATION_SECONDS * self.solver.iterations() * max(rows / 1000.0, 1.0))
+        status = self._solved(values, clock)
+        if status == pywraplp.Solver.ABNORMAL and not self.scaled:
+            self._build(scaled=True)  # (charged as the re-solve below; built once, kept for later iterations)
+            status = self._solved(values, clock)
         if status != pywraplp.Solver.OPTIMAL:
             return None
-        lam = np.array([abs(r.dual_value()) for r in self.dim_rows])
+        lam = np.array([abs(r.dual_value()) / scale for r, scale in zip(self.dim_rows, self.scales, strict=True)])
         reduced = values - self.req @ lam
         ub = float(lam @ self.room)
         for row, inside, per_node in self.cap_rows:
@@ -110,6 +114,20 @@ class _ShapeLp:
         down = {c: n for c, v in zip(self.classes, x, strict=True) if (n := int(math.floor(v + 1e-9))) > 0}
         up = {c: n for c, v in zip(self.classes, x, strict=True) if (n := int(math.ceil(v - 1e-9))) > 0}
         return ub, [down] if up == down else [down, up]
+
+
+    def _solved(self, values: FloatArray, clock: WorkClock) -> int:
+        """GLOP's status at these objective values, the solve charged to the work clock."""
+        for var, v in zip(self.x, values.tolist(), strict=True):
+            self.objective.SetCoefficient(var, v)
+        guard = clock.wall_left()
+        if guard != math.inf:
+            self.solver.SetTimeLimit(max(math.ceil(guard * 1000), 1))
+        status = int(self.solver.Solve())
+        rows = len(self.dim_rows) + len(self.cap_rows)
+        clock.charge(SOLVE_SECONDS + OBJECTIVE_ENTRY_SECONDS * len(self.x)
+                     + SIMPLEX_ITERATION_SECONDS * self.solver.iterations() * max(rows / 1000.0, 1.0))
+        return status
 
 
 class LpPricer:
