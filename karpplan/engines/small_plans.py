@@ -249,11 +249,12 @@ def whole_node_bounds(run: SmallPlanRun, valid: Solution | None) -> bool:
     """Whole nodes per topology domain (`zone_integer_bound`), kept in `run.known` when it bounds anything;
     whether it proves `valid` (a plan the verifier accepts, or None) optimal, placing every pod."""
     problem, clock = run.problem, run.budget.clock
-    if clock.past_wall() or integer_bound_seconds(problem, _placeable(problem)) > UP_FRONT_SECONDS:
+    placeable = _placeable(problem)
+    if clock.past_wall() or integer_bound_seconds(problem, placeable) > UP_FRONT_SECONDS:
         return False
     run.tracker.enter(Phase.bound)
     with run.budget.phase("bound"):
-        whole = zone_integer_bound(problem, _placeable(problem), clock)
+        whole = zone_integer_bound(problem, placeable, clock)
     if whole.cost <= 0:
         return False
     run.known = [(whole.cost, WHOLE_NODES)]

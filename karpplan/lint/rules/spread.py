@@ -118,6 +118,7 @@ def REPLICAS_WITHOUT_SPREAD(ctx: LintContext) -> Iterator[Hit]:
     one_node = {c.origin: c for c in ctx.inventory.shared_claims}
     strimzi = _strimzi_replicas(ctx, planned)
     by_workload = Counter((p.origin, p.workload) for p in ctx.inventory.pods)
+    fargate_only = _all_on_fargate(ctx)
     for doc, spec_path in ctx.pod_documents():
         spec = doc.body.get("spec")
         written = spec.get("replicas", 1) if isinstance(spec, LineDict) else 1
@@ -143,7 +144,7 @@ def REPLICAS_WITHOUT_SPREAD(ctx: LintContext) -> Iterator[Hit]:
         pod_spec = value_at(doc.body, spec_path)
         if pod_spec is None or _has_spread(pod_spec):  # None: the template is another's (a Rollout's workloadRef)
             continue
-        if _all_on_fargate(ctx, doc):
+        if doc.origin in fargate_only:
             continue
         scaler = _autoscaler_of(ctx, doc) if written != replicas else ""
         # Replicas an autoscaler sets: the finding sits where the fix goes, the pod spec, not at an absent field.
@@ -156,13 +157,18 @@ def REPLICAS_WITHOUT_SPREAD(ctx: LintContext) -> Iterator[Hit]:
         )
 
 
-def _all_on_fargate(ctx: LintContext, doc: Document) -> bool:
-    """Whether a Fargate profile takes every pod of `doc`: each runs on a node of its own, so "all on one node"
-    cannot happen, and Fargate's scheduler places them in the profile's subnets itself (a spread constraint is
-    not what decides their zones)."""
+def _all_on_fargate(ctx: LintContext) -> set[Origin]:
+    """The workloads (by origin) a Fargate profile takes every pod of, read in one pass over the pods (not a
+    scan of every pod per workload): each runs on a node of its own, so "all on one node" cannot happen, and
+    Fargate's scheduler places them in the profile's subnets itself (a spread constraint is not what decides
+    their zones)."""
     profiles = ctx.inventory.fargate_profiles
-    pods = [p for p in ctx.inventory.pods if p.origin == doc.origin]
-    return bool(profiles) and bool(pods) and all(profile_for(profiles, p.namespace, p.labels) for p in pods)
+    if not profiles:
+        return set()
+    on: dict[Origin, bool] = {}
+    for p in ctx.inventory.pods:
+        on[p.origin] = on.get(p.origin, True) and profile_for(profiles, p.namespace, p.labels) is not None
+    return {origin for origin, all_on in on.items() if all_on}
 
 
 def _autoscaler_of(ctx: LintContext, doc: Document) -> str:
