@@ -20,7 +20,9 @@ the groups, so the model's rows keep their order.
 * Verifier: no pod shares a domain of an anti-affinity term's key with a pod the term matches (terms of
   bound pods included); each required affinity term of a placed pod is met in its node's domain by
   another pod matching all the pod's terms, unless none matches anywhere and the pod matches its own
-  terms (the first pod); a node without the term's topology key is no domain.
+  terms (the first pod); a node without the term's topology key is no domain; and the pods can be placed one at a
+  time, each joining a pod placed before it (`affinity_order.py`: two domains of one self-affine workload, or one
+  opened while pods it selects already run elsewhere, are not).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from karpplan.constraints.affinity_order import matcher, unreachable
 from karpplan.constraints.base import (
     ConstraintKind,
     CountsModel,
@@ -184,6 +187,13 @@ class InterPodAffinityKind(ConstraintKind):
                         break
             if pending:
                 out.extend(self._affinity(view, pod, placed, ns_labels))
+        flagged = {v.pod for v in out}
+        for view, pod in unreachable([t for t in placed if not t[0].fargate], matcher(ns_labels, _matches)):
+            if pod.key not in flagged:
+                out.append(Violation(self.name, pod.key, view.name,
+                                     f"{pod.key}: affinity: no order of placement lets it in (pods its terms select "
+                                     f"run elsewhere before a partner could join it here)",
+                                     pod.template.pod_affinity.required[0].topology_key))
         return out
 
     def _affinity(self, view: NodeView, pod: Pod, placed: list[tuple[NodeView, Pod, bool]],

@@ -151,6 +151,17 @@ class AffinityRows:
                 shared.extend(opened.values())
                 self.joint_opens[clique] = (shared, 0 if anywhere else cap)
                 self.joint_existing[clique] = existing
+        if key == HOSTNAME and anywhere:
+            # Pods the term selects run already: a new node is a domain of its own and holds none of them, so
+            # the group's pods there need a partner group's pods launched with them (affinity_order.py).
+            for k, v in model.y_of[g.index]:
+                beside = [w for h in partners for kk, w in model.y_of[h.index] if kk == k]
+                if not beside:
+                    m.add(v == 0)
+                    continue
+                joined = m.new_bool_var(f"joined_g{g.index}_k{k}")
+                m.add(v <= g.size * joined)
+                m.add(sum(beside) >= 1).only_enforce_if(joined)
         if key == HOSTNAME and self_match and not anywhere:
             # All replicas share one new node: at most one option holds them.
             holders = []
