@@ -120,3 +120,14 @@ def test_node_says_which_pod_blocks_it_and_where_the_pods_would_go_were_it_drain
     assert fate["workload"] == "Job/etl"
     assert fate["outcome"] == ('blocks the node: "karpenter.sh/do-not-disrupt" annotation; were the node '
                                "drained, it would move to node ip-10-0-2-2.ec2.internal")
+
+
+def test_the_table_keeps_the_blocking_pdbs_name_in_brackets() -> None:
+    """Karpenter's reason is "Pdb prevents pod evictions (PodDisruptionBudget=[data/zookeeper])": the table once
+    read the brackets as markup and printed "(PodDisruptionBudget=)"."""
+    case = Path(__file__).resolve().parent.parent.parent / "shared" / "cases" / "consolidate" / "08-pdb-blocks-eviction"
+    if not case.exists():
+        import pytest
+        pytest.skip("../shared is not beside the project")
+    result = invoke(str(case / "manifests.yaml"), columns=200)
+    assert "PodDisruptionBudget=[data/zookeeper]" in result.stdout, result.stdout

@@ -28,7 +28,8 @@ def render_report(report: Report, out: Console) -> None:
         verdict = ("replaced" if v.removed_by is not None and report.actions[v.removed_by - 1].replacement
                    else "deleted" if v.removed_by is not None else "kept")
         price = "?" if n.price is None else f"{n.cost:.4f}"  # unpriced: not a free node (see the warning)
-        nodes.add_row(n.name + (" (new)" if n.replacement else ""), kind, price, verdict, v.reason)
+        # Text, not markup: Karpenter's reasons carry brackets ("PodDisruptionBudget=[ns/name]")
+        nodes.add_row(Text(n.name + (" (new)" if n.replacement else "")), Text(kind), price, verdict, Text(v.reason))
     out.print(nodes)
     if report.actions:
         actions = Table(title="Actions, in order", title_justify="left")
@@ -42,7 +43,7 @@ def render_report(report: Report, out: Console) -> None:
             repl = "" if a.replacement is None else (
                 f"{a.replacement.instance_type} {a.replacement.zone} {a.replacement.capacity_type} "
                 f"({len(a.options)} type(s) fit)")
-            actions.add_row(str(i), a.method, a.decision, ", ".join(n.name for n in a.nodes), repl,
+            actions.add_row(str(i), a.method, Text(a.decision), Text(", ".join(n.name for n in a.nodes)), Text(repl),
                             _money(a.savings))
         out.print(actions)
     else:
@@ -56,13 +57,13 @@ def render_report(report: Report, out: Console) -> None:
     out.print(f"After Karpenter consolidation:  {_money(s.karpenter)}  ({count} action{'' if count == 1 else 's'}, "
               f"{_money(s.current - s.karpenter)} saved)")
     if s.karpenter_note:
-        out.print(f"  {s.karpenter_note}", style="yellow")
+        out.print(f"  {s.karpenter_note}", style="yellow", markup=False)
     # A bound of nothing is no bound: the LP found none (or the clock cut it), and a 100% gap says nothing.
     bound = (f"lower bound {_money(s.lower_bound)}, gap {s.gap * 100:.1f}%" if s.lower_bound and s.lower_bound > 0
              else "no lower bound proven")
     out.print(f"After an optimal re-pack:       {_money(s.optimal)}  ({bound}, {s.optimal_status})")
     if s.optimal_note:
-        out.print(f"  {s.optimal_note}", style="dim")
+        out.print(f"  {s.optimal_note}", style="dim", markup=False)
     if s.time_limit is not None:
         said = TimeLimit(None if s.time_limit_auto else s.time_limit).describe(s.time_limit)
         out.print(f"{said[0].upper()}{said[1:]}.", style="dim")
@@ -83,5 +84,5 @@ def render_explanation(e: Explanation, out: Console) -> None:
     pods.add_column("workload", overflow="fold")
     pods.add_column("where it would go, or what stops it", overflow="fold", ratio=1)
     for f in e.pods:
-        pods.add_row(f.pod, f.workload, f.outcome)
+        pods.add_row(Text(f.pod), Text(f.workload), Text(f.outcome))
     out.print(pods)
