@@ -49,6 +49,16 @@ def test_a_flag_region_is_blamed_on_the_flag() -> None:
     assert result.stderr.startswith("--region: unknown region 'eu-mars-1'")
 
 
+def test_a_real_region_newer_than_the_catalog_is_not_called_unknown() -> None:
+    """Melbourne (ap-southeast-4) is an AWS region the embedded price list predates: the answer says so and how to
+    plan there, not "unknown region" (a new user's trial)."""
+    result = _plan(str(QUICKSTART), "--region", "ap-southeast-4")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "unknown region" not in result.stderr
+    assert result.stderr.startswith("--region: ap-southeast-4 is an AWS region the embedded catalog does not cover")
+    assert "karpplan catalog refresh --region ap-southeast-4" in result.stderr and "--catalog" in result.stderr
+
+
 NODE = """\
 apiVersion: v1
 kind: Node

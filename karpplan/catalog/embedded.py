@@ -126,13 +126,31 @@ def regions() -> dict[str, tuple[str, ...]]:
     return dict(embedded_data().regions)
 
 
+# AWS's commercial, GovCloud and China regions (aws ec2 describe-regions --all-regions, 2026): a region here that the
+# embedded catalog lacks is real but newer than its price list (or outside it), not a typo.
+AWS_REGIONS = frozenset({
+    "af-south-1", "ap-east-1", "ap-east-2", "ap-northeast-1", "ap-northeast-2", "ap-northeast-3", "ap-south-1",
+    "ap-south-2", "ap-southeast-1", "ap-southeast-2", "ap-southeast-3", "ap-southeast-4", "ap-southeast-5",
+    "ap-southeast-6", "ap-southeast-7", "ca-central-1", "ca-west-1", "eu-central-1", "eu-central-2", "eu-north-1",
+    "eu-south-1", "eu-south-2", "eu-west-1", "eu-west-2", "eu-west-3", "il-central-1", "me-central-1", "me-south-1",
+    "mx-central-1", "sa-east-1", "us-east-1", "us-east-2", "us-west-1", "us-west-2", "us-gov-east-1",
+    "us-gov-west-1", "cn-north-1", "cn-northwest-1",
+})
+
+
 def _region_error(region: str, origin: Origin | None, field: str = "metadata.region") -> InputError:
-    """An unknown region, blamed on where it came from: `--region`, or the file:line (and `field`) that names it."""
+    """A region the embedded catalog lacks, blamed on where it came from: `--region`, or the file:line (and `field`)
+    that names it. A real AWS region gets the way to a catalog of its own; anything else is a typo."""
     known = ", ".join(sorted(embedded_data().regions))
     where = f"{field}: " if origin is not None else ""
-    return InputError.at(
-        origin or Origin("--region"), f"{where}unknown region {region!r}; the embedded catalog covers {known}"
-    )
+    if region in AWS_REGIONS:
+        message = (f"{where}{region} is an AWS region the embedded catalog does not cover (it covers {known}); "
+                   f"build a catalog for it with `karpplan catalog refresh --region {region} -o catalog.yaml` (AWS "
+                   "credentials) or `karpplan catalog import` (describe-instance-types output), then plan with "
+                   "--catalog catalog.yaml")
+    else:
+        message = f"{where}unknown region {region!r}; the embedded catalog covers {known}"
+    return InputError.at(origin or Origin("--region"), message)
 
 
 @functools.lru_cache(maxsize=16)
