@@ -182,3 +182,29 @@ def test_a_workload_its_change_lets_schedule_is_now_placed_and_a_job_is_said_to_
     assert row["change"] == "unchanged" and (row["placedBase"], row["placedHead"]) == (0, 1)
     table = karpplan("diff", "base", "head", "--region", "us-east-1", cwd=tmp_path, env={**os.environ, "COLUMNS": "160"})
     assert "unchanged, now placed" in table.stdout and "Job and CronJob rows" in table.stdout
+
+
+DAEMONSET = """apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: node-exporter, namespace: monitoring}
+spec:
+  selector: {matchLabels: {app: node-exporter}}
+  template:
+    metadata: {labels: {app: node-exporter}}
+    spec:
+      containers: [{name: exporter, image: quay.io/prometheus/node-exporter, resources: {requests: {cpu: 50m}}}]
+"""
+
+
+def test_a_daemonset_on_more_nodes_is_placed_not_unschedulable(tmp_path: Path) -> None:
+    """One more node runs one more node-exporter pod: every one of them runs (a new user's trial read "9 of 9
+    unschedulable (BASE: 8)" beside a summary of 0 unschedulable)."""
+    write(tmp_path / "base" / "all.yaml", pool(), deployment("web", 2), DAEMONSET)
+    write(tmp_path / "head" / "all.yaml", pool(), deployment("web", 4), DAEMONSET)
+    code, doc = _diff(tmp_path)
+    assert code == 0
+    ds = {w["workload"]: w for w in doc["workloads"]}["DaemonSet/monitoring/node-exporter"]  # type: ignore[attr-defined]
+    assert ds["podsHead"] > ds["podsBase"] > 0
+    assert (ds["placedBase"], ds["placedHead"]) == (ds["podsBase"], ds["podsHead"])
+    table = karpplan("diff", "base", "head", "--region", "us-east-1", cwd=tmp_path, env={"COLUMNS": "200"}).stdout
+    assert "unschedulable (BASE" not in table and "of 3 unschedulable" not in table

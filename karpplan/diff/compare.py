@@ -83,9 +83,11 @@ def _workloads(base: Side, head: Side) -> tuple[WorkloadChange, ...]:
         micros = [costs[i][key].hourly_micros if key in costs[i] else 0 for i in (0, 1)]
         namespace = key.split("/")[1] if key.count("/") >= 2 else ""
         file, line = _where(d_head, d_base, base.at_revision)
+        # A DaemonSet's pods are the ones its nodes run (one per node it tolerates), never pending: all placed.
+        placed_pods = pods if daemonset else [placed[0][key], placed[1][key]]
         out.append(WorkloadChange(key, namespace, _change(present[0], present[1], differs), pods[0], pods[1],
                                   micros[0], micros[1], file, line, _fields(d_base, d_head),
-                                  placed[0][key], placed[1][key]))
+                                  placed_pods[0], placed_pods[1]))
     return tuple(sorted(out, key=lambda w: (-abs(w.delta_micros), w.workload)))
 
 
