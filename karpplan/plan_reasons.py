@@ -36,6 +36,7 @@ from karpplan.scheduling.state import PlacementState
 
 def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementState) -> list[str]:
     reasons: list[str] = []
+    unpriced: set[str] = set()  # types a pool allows that would fit the pod but have no price here
     relaxed = Attempt(None, (), True)
     nodes = [s for s in state.slots if s.existing is not None]
     if nodes:
@@ -64,7 +65,10 @@ def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementSt
                            "pending and never launches one for a pod; raise spec.replicas for more of them")
             continue
         if not verdict.ok:
-            reasons.append(prefix + verdict.reason + _lacking_note(problem, group.template, verdict.pool, verdict.kind)
+            lacking = _lacking(problem, group.template, verdict.pool, verdict.kind)
+            unpriced.update(lacking)
+            note = "; but the pod would fit types this NodePool allows that have no price here (first reason)"
+            reasons.append(prefix + verdict.reason + (note if lacking else "")
                            + _storage_note(problem, group.template, verdict.pool, verdict.kind))
             continue
         statically_out = _option_rejection(group, verdict.options)
@@ -90,33 +94,36 @@ def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementSt
                            "plan's other pods (spread, affinity or limits across the batch)")
     origin = group.template.origin
     reasons.append(f"{pod.workload} is defined at {origin}")
+    if unpriced:
+        # Our catalog's gap, not Karpenter's verdict: said first, or it reads as the last clause of a long reason.
+        catalog = problem.catalog
+        names = sorted(unpriced)
+        them = "it" if len(names) == 1 else "them"
+        reasons.insert(0, f"no type with a price here fits the pod: its NodePools allow {lacking_text(catalog, names)}, "
+                          f"and the pod would fit {them}, so it is left out here though Karpenter could launch "
+                          f"{them}: {remedy(catalog)}")
     return reasons
 
 
-def _lacking_note(problem: Problem, template: PodTemplate, pool: NodePool, kind: str) -> str:
-    """When no type the pool allows fits the pod, but types it allows that would fit are missing from the
-    region's embedded catalog: say so, or the reason reads as Karpenter's verdict when it is only our catalog's.
+def _lacking(problem: Problem, template: PodTemplate, pool: NodePool, kind: str) -> list[str]:
+    """When no type the pool allows fits the pod: the types it allows that would fit but the region's embedded
+    catalog has no price for (`reasons_for` says so first: the verdict is our catalog's, not Karpenter's).
     Only for a verdict on the pool's instance types (`resources`): a pool refused before its types are looked at
     (a taint, requirements the pod's contradict, a label it does not define) refuses the pod whatever the
     catalog holds, and a note there would suggest a catalog fix that cannot help."""
     if kind != "resources":
-        return ""
+        return []
     alternatives = template.affinity.strict_alternatives()
     if alternatives:
         # A term asking for a label the pool does not define matches no node of it, whatever its type.
         alternatives = [a for a in alternatives if not a.undefined_custom_keys(pool.requirements, L.WELL_KNOWN)]
         if not alternatives:
-            return ""
+            return []
     wanted = (alternatives[0] & pool.requirements) if alternatives else pool.requirements
     zone = wanted.get(L.ZONE)
     if zone is not None and not any(zone.has(z) for z in problem.catalog.zones):
-        return ""  # zones the region has none of (another region's): no type would fit, priced or not
-    lacking = lacking_types(problem.catalog.for_pool(pool.name), wanted, template.requests)
-    if not lacking:
-        return ""
-    catalog = problem.catalog
-    return (f"; but this NodePool also allows {lacking_text(catalog, lacking)} and the pod would fit "
-            f"{'it' if len(lacking) == 1 else 'them'}: {remedy(catalog)}")
+        return []  # zones the region has none of (another region's): no type would fit, priced or not
+    return lacking_types(problem.catalog.for_pool(pool.name), wanted, template.requests)
 
 
 def _storage_note(problem: Problem, template: PodTemplate, pool: NodePool, kind: str) -> str:

@@ -60,10 +60,13 @@ def test_the_catalog_note_is_said_only_for_a_pool_that_could_take_the_pod(tmp_pa
     by_pool = {r.split('"')[1]: r for r in pod["reasons"] if r.startswith('nodepool "')}
     # aiml never gets as far as its types: it does not define the label the pod selects
     assert 'label "neuron.amazonaws.com/neuron-device" does not have known values' in by_pool["aiml"]
-    assert "catalog lacks" not in by_pool["aiml"]
-    # neuron would take it on inf2.xlarge, which the us-west-2 catalog lacks: that is said, with the remedy
-    assert "inf2.xlarge, which the embedded us-west-2 catalog lacks" in by_pool["neuron"]
-    assert "--allow-estimated-prices" in by_pool["neuron"]
+    assert "no price" not in by_pool["aiml"]
+    # neuron would take it on inf2.xlarge, which the us-west-2 catalog lacks: that is said first, with the remedy,
+    # and the pool's own reason points at it
+    assert "no price here" in by_pool["neuron"]
+    lead = pod["reasons"][0]
+    assert lead.startswith("no type with a price here fits the pod")
+    assert "inf2.xlarge, which the embedded us-west-2 catalog lacks" in lead and "--allow-estimated-prices" in lead
 
 
 # worldcoin/iris-mpc#1610: a pod asking 123020Mi (about 120 GiB) and pod-eni; the arm64 pool refuses it for its
