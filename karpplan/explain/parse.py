@@ -3,7 +3,6 @@ bare fragments) is peeled, then the message goes to its dialect's grammar."""
 
 from __future__ import annotations
 
-import json
 import re
 from bisect import bisect_right
 from collections.abc import Callable
@@ -29,7 +28,19 @@ from karpplan.explain.dialects import (
     volume_topology,
 )
 from karpplan.explain.dialects import karpenter as K
-from karpplan.explain.record_pod import pod_in_text, pod_of
+from karpplan.explain.envelope import (
+    FIELD,
+    WRAPPERS,
+    error_text,
+    is_record,
+    json_objects,
+    node_of,
+    source_of,
+    string_at,
+    time_of,
+    tolerant_fields,
+)
+from karpplan.explain.record_pod import pod_of
 from karpplan.explain.structure import (
     CLUSTER_AUTOSCALER,
     EXCLUDED_TYPES,
@@ -138,121 +149,8 @@ _RESTRICTED = re.compile(r"Ignoring pod, label (?P<key>\S+) is restricted")  # v
 _CLAIM_RESTRICTED = re.compile(r'NodeClaim(?:\.karpenter\.sh)? \\?"(?P<claim>[^"\\]+)\\?" is invalid: (?P<field>spec\.requirements'
                                r'\[\d+\]\.key)[^\n]*?label domain \\?"(?P<domain>[^"\\]+)\\?" is restricted')
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
-_FIELD = re.compile(r'"(?P<name>message|msg|error|pod|time|ts|level|logger)"\s*:\s*"')
 _DESCRIBE_NAME = re.compile(r"^Name:\s+(\S+)\s*$")
 _DESCRIBE_NS = re.compile(r"^Namespace:\s+(\S+)\s*$")
-_MAX_DECODE_TRIES = 8
-
-
-def _string_at(text: str, start: int) -> str:
-    """A JSON string's value from just after its opening quote, tolerating a cut-off end."""
-    i = start
-    escaped = False
-    while i < len(text):
-        ch = text[i]
-        if escaped:
-            escaped = False
-        elif ch == "\\":
-            escaped = True
-        elif ch == '"':
-            break
-        i += 1
-    raw = text[start:i]
-    try:
-        value = json.loads('"' + raw.rstrip("\\") + '"')
-        return value if isinstance(value, str) else raw
-    except ValueError:
-        return raw.replace('\\"', '"').replace("\\\\", "\\")
-
-
-def tolerant_fields(text: str) -> dict[str, Any]:
-    """The fields a cut-off or pasted-apart JSON object still holds."""
-    fields: dict[str, Any] = {}
-    for m in _FIELD.finditer(text):
-        fields.setdefault(m.group("name"), _string_at(text, m.end()))
-    if (pod := pod_in_text(text)) is not None:
-        fields["Pod"] = pod
-    return fields
-
-
-_DECODER = json.JSONDecoder()
-
-
-def _json_objects(text: str) -> tuple[dict[str, Any] | list[Any] | None, int, int]:
-    """The first JSON document holding a log record (or the trailing fields object), with its span."""
-    decoder = _DECODER
-    trailing: tuple[dict[str, Any] | list[Any] | None, int, int] = (None, -1, -1)
-    pos = text.find("{")
-    if text.lstrip().startswith("["):
-        pos = text.find("[")
-    tries = 0
-    while pos != -1 and tries < _MAX_DECODE_TRIES:
-        tries += 1
-        try:
-            value, end = decoder.raw_decode(text, pos)
-        except ValueError:
-            pos = text.find('{"', pos + 1)
-            continue
-        if isinstance(value, dict) and set(value) == {"error"} and text.rfind('"errorCauses"', 0, pos) != -1:
-            # one errorCauses entry of a record cut off after it: the record's own fields say more (its
-            # "error" joins every cause, and its pod), so they are read from the cut text instead
-            pos = text.find('{"', end)
-            continue
-        if isinstance(value, list) or (isinstance(value, dict) and _is_record(value)):
-            return value, pos, end
-        if isinstance(value, dict) and not text[end:].strip():
-            if text[:pos].rstrip().endswith(("=", "resources")):  # `resources={...}` ends the message itself
-                break
-            trailing = (value, pos, end)
-            break
-        pos = text.find('{"', end if isinstance(value, dict) and end > pos else pos + 1)
-    return trailing
-
-
-_WRAPPERS = ("log", "line", "MESSAGE", "@message", "textPayload")  # fluent-bit, Loki JSON, journald, CloudWatch, GCP
-
-
-def _is_record(d: dict[str, Any]) -> bool:
-    return any(k in d for k in ("message", "msg", "error", "errorCauses", "items", "involvedObject", *_WRAPPERS))
-
-
-def _node_of(d: dict[str, Any]) -> str | None:
-    """The node an event is about (`involvedObject` of kind Node)."""
-    obj = d.get("involvedObject")
-    if isinstance(obj, dict) and obj.get("kind") == "Node" and isinstance(obj.get("name"), str):
-        return str(obj["name"])
-    return None
-
-
-def _time_of(d: dict[str, Any]) -> str | None:
-    for key in ("time", "ts", "timestamp", "lastTimestamp", "eventTime", "firstTimestamp"):
-        value = d.get(key)
-        if isinstance(value, str) and value:
-            return value
-        if isinstance(value, (int, float)) and key == "ts":
-            return str(value)
-    return None
-
-
-def _error_text(d: dict[str, Any]) -> str:
-    error = d.get("error")
-    if isinstance(error, str) and error:
-        return error
-    causes = d.get("errorCauses")
-    if isinstance(causes, list):
-        return "; ".join(str(c.get("error")) for c in causes if isinstance(c, dict) and c.get("error"))
-    return ""
-
-
-def _source_of(component: str) -> str | None:
-    c = component.lower()
-    if "autoscaler" in c:
-        return CLUSTER_AUTOSCALER
-    if "scheduler" in c:
-        return KUBE_SCHEDULER
-    if "karpenter" in c:
-        return KARPENTER
-    return None
 
 
 @lru_cache(maxsize=8192)
@@ -442,12 +340,12 @@ class RecordParser:
     def _record_pod(self, text: str) -> str | None:
         """The pod a record names (record_pod.py: JSON or a console line's fields), else the described pod's."""
         if "{" in text or '"pod' in text.lower():
-            value, _, _ = _json_objects(text)
+            value, _, _ = json_objects(text)
             record = value if isinstance(value, dict) else tolerant_fields(text)
-            for wrapper in _WRAPPERS:
+            for wrapper in WRAPPERS:
                 inner = record.get(wrapper)
                 if isinstance(inner, str) and inner.lstrip().startswith("{"):
-                    inner_value, _, _ = _json_objects(inner)
+                    inner_value, _, _ = json_objects(inner)
                     record = inner_value if isinstance(inner_value, dict) else tolerant_fields(inner)
                     break
             if (pod := pod_of(record)) is not None:
@@ -509,7 +407,7 @@ class RecordParser:
         if m is not None:
             component = m.group("source")
             result = classify(m.group("msg"), pod=self._describe_pod(),
-                              source=_source_of(component) if component else None,
+                              source=source_of(component) if component else None,
                               event=m.group("reason"), age=m.group("age"), reporter=component,
                               node=self.describe_name if self.describe_ns is None else None)  # describe node
             return [result] if result else []
@@ -533,19 +431,19 @@ class RecordParser:
         tm = TIMESTAMP.search(line[:64])
         message = line
         if line.startswith('"') and line.endswith('"') and len(line) > 1:
-            message = _string_at(line, 1)
+            message = string_at(line, 1)
         result = classify(message, pod=pod, time=tm.group(0) if tm else None)
         return [result] if result else []
 
     def _parse_json(self, text: str) -> list[Parsed] | None:
-        value, start, end = _json_objects(text)
+        value, start, end = json_objects(text)
         if isinstance(value, list):
             out: list[Parsed] = []
             for entry in value:
                 if isinstance(entry, dict):
                     out.extend(self._from_dict(entry))
             return out
-        if isinstance(value, dict) and _is_record(value):
+        if isinstance(value, dict) and is_record(value):
             if "items" in value and isinstance(value["items"], list):
                 items: list[Parsed] = []
                 for entry in value["items"]:
@@ -560,40 +458,40 @@ class RecordParser:
             tm = TIMESTAMP.search(head[:64])
             result = classify(head, pod=pod, time=tm.group(0) if tm else None)
             return [result] if result else []
-        if _FIELD.search(text) is not None:
+        if FIELD.search(text) is not None:
             fields = tolerant_fields(text)
             if fields.get("message") or fields.get("msg") or fields.get("error"):
                 return self._from_dict(fields)
         return None
 
     def _from_dict(self, d: dict[str, Any]) -> list[Parsed]:
-        for wrapper in _WRAPPERS:
+        for wrapper in WRAPPERS:
             inner = d.get(wrapper)
             if isinstance(inner, str) and not any(k in d for k in ("message", "msg", "error")):
                 return self.parse(inner)
-            if isinstance(inner, dict) and _is_record(inner):
+            if isinstance(inner, dict) and is_record(inner):
                 return self._from_dict(inner)
         message = d.get("message") or d.get("msg") or d.get("eventMessage") or ""  # eventMessage: Datadog's events
         message = message if isinstance(message, str) else str(message)
-        error = _error_text(d)
+        error = error_text(d)
         pod = pod_of(d)
-        time = _time_of(d)
+        time = time_of(d)
         if (disrupting := disruption.from_fields(message, d)) is not None:  # v1.x: reason, decision beside it
             return [Parsed(KARPENTER, disruption.DISRUPTING, disrupting, time=time,
                            nodes=disruption.nodes_of_fields(d) or disruption.nodes_in(message))]
         source = None
         src = d.get("source")
         if isinstance(src, dict) and src.get("component"):
-            source = _source_of(str(src["component"]))
+            source = source_of(str(src["component"]))
         elif d.get("reportingComponent"):
-            source = _source_of(str(d["reportingComponent"]))
+            source = source_of(str(d["reportingComponent"]))
         event = d.get("reason") if isinstance(d.get("reason"), str) and "involvedObject" in d else None
         text = error or message
         if error and message and not message.lower().startswith("could not schedule pod"):
             text = message + ("; " + error if _KARPENTER_ANCHOR.search(error) else "")
         # json_message "": the record is a bare "error" value (an errorCauses entry), which says v1.x
         result = classify(text, pod=pod, time=time, source=source, event=event,
-                          json_message=message or ("" if error else None), node=_node_of(d))
+                          json_message=message or ("" if error else None), node=node_of(d))
         if result is None and error and message:
             result = classify(message, pod=pod, time=time, source=source, event=event)
         return [result] if result else []
