@@ -52,3 +52,15 @@ def empty_domain_plain(r: Reason, field: str, counts: str) -> str:
              f"required node affinity {key} In [{listed}] (the minimum is taken over the pod's own domains only). "
              f"kubectl get nodes -L {key} shows a node carrying the key with an empty value.")
     return head + source + until
+
+
+def keyless_plain(field: str) -> str:
+    """Karpenter's `unsatisfiable topology constraint for ...` quoted without its key and counts: what it means,
+    and where the rest of the message is."""
+    return (f"the pod's {field}: Karpenter found no domain of the constraint's topologyKey where the pod can go and "
+            "keep it (the message as quoted stops before its key=... and the pods counted per domain, which say which "
+            "key and whether Karpenter knew any domain at all: its log line holds them). Empty counts mean no "
+            "NodePool offers the key at all - e.g. a zone spread in a region the provider takes for one without "
+            "zones (Azure/karpenter-provider-azure#731, a region missing from its list of zonal regions: upgrade the "
+            "provider); counts that only break maxSkew mean raising maxSkew, whenUnsatisfiable: ScheduleAnyway, or "
+            "letting the pool reach more domains.")

@@ -15,6 +15,7 @@ from typing import Any
 from karpplan.explain.cut_clause import cut_off
 from karpplan.explain.dialects import (
     admission,
+    azure,
     claim_rejected,
     disruption,
     fargate,
@@ -74,6 +75,7 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"
                  b"no storage class is set", b"Insufficient ",
                  # EC2 launch failures of a NodeClaim: dialects/launch.py
                  *(t.encode() for t in launch.TRIGGERS), *(t.encode() for t in scale_up_failures.TRIGGERS),
+                 *(t.encode() for t in azure.TRIGGERS),  # Azure's refusals of a NodeClaim: dialects/azure.py
                  # the API server refusing a NodeClaim, the kubelet refusing a bound pod: claim_rejected.py, admission.py
                  *(t.encode() for t in claim_rejected.TRIGGERS), *(t.encode() for t in admission.TRIGGERS),
                  *(t.encode() for t in scale_down.TRIGGERS), *(t.encode() for t in volume_topology.TRIGGERS),
@@ -129,7 +131,7 @@ TRIGGER = re.compile(
     rb"limits have been exhausted|excluded because|does not have known values|minValues|not supported|"
     rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|predicate |Ignoring pod|node\(s\) had|node\(s\) didn't|node\(s\) exceed|preemptionPolicy=Never|resolving node class|"
     rb"unable to resolve instance types|NodeClassNotReady|ignoring nodepool, not ready|no resolved instance types|"
-    + b"|".join(re.escape(t.encode()) for t in (*launch.TRIGGERS, *scale_up_failures.TRIGGERS, *claim_rejected.TRIGGERS)))
+    + b"|".join(re.escape(t.encode()) for t in (*launch.TRIGGERS, *azure.TRIGGERS, *scale_up_failures.TRIGGERS, *claim_rejected.TRIGGERS)))
 _ERROR_FIELD = re.compile(r'"error(?:Causes)?"\s*:\s*(?:\[\s*\{\s*"error"\s*:\s*)?\\?"?\s*$')
 _KARPENTER_ANCHOR = re.compile(
     r"(?:Could not|could not|Failed to|Unable to) schedule pod\b|incompatible with (?:nodepool|provisioner)\b|"
@@ -316,9 +318,10 @@ def _node_class(e: nodeclass.NodeClassError, text: str) -> Parsed:
     return Parsed(KARPENTER, "Log", e.text, time=tm.group(0) if tm else None, reasons=(reason,))
 
 
-def _launch_failed(e: launch.LaunchError, text: str) -> Parsed:
-    """EC2 would not start a NodeClaim's instance: a launch's error, no pod's."""
-    reason = Reason(NO_INSTANCE_TYPE, e.text, cause=e.cause, plain=launch.plain(e))
+def _launch_failed(e: launch.LaunchError | azure.AzureError, text: str) -> Parsed:
+    """EC2 (or Azure) would not start a NodeClaim's instance: a launch's error, no pod's."""
+    said = launch.plain(e) if isinstance(e, launch.LaunchError) else azure.plain(e)
+    reason = Reason(NO_INSTANCE_TYPE, e.text, cause=e.cause, plain=said)
     tm = TIMESTAMP.search(text)
     return Parsed(KARPENTER, "Log", e.text, time=tm.group(0) if tm else None, reasons=(reason,))
 
@@ -369,6 +372,8 @@ class RecordParser:
             return []
         if any(t in text for t in nodeclass.TRIGGERS) and (e := nodeclass.parse(text)) is not None:
             return [_node_class(e, text)]  # the whole record: the pool and the cause may stand in other fields
+        if any(t in text for t in azure.TRIGGERS) and (ae := azure.parse(text)) is not None:
+            return [_launch_failed(ae, text)]  # before EC2's: `creating instance` is both providers' word
         if any(t in text for t in launch.TRIGGERS) and (le := launch.parse(text)) is not None:
             return [_launch_failed(le, text)]
         if any(t in text for t in scale_down.TRIGGERS) and (kept := scale_down.parse(text)) is not None:

@@ -10,6 +10,7 @@ from karpplan.explain import structure as reason_kind
 from karpplan.explain.cut_clause import cut_plain
 from karpplan.explain.dialects import (
     admission,
+    azure,
     claim_rejected,
     disruption,
     fargate,
@@ -22,7 +23,7 @@ from karpplan.explain.dialects import (
     volume_topology,
 )
 from karpplan.explain.dialects import karpenter as K
-from karpplan.explain.empty_domain import empty_domain_plain, has_empty_domain, shown
+from karpplan.explain.empty_domain import empty_domain_plain, has_empty_domain, keyless_plain, shown
 from karpplan.explain.host_ports import is_host_port, karpenter_host_port_plain, servicelb_note
 from karpplan.explain.label_hint import guess_plain, waiting_on_limits
 from karpplan.explain.node_filter_wording import node_filter_plain
@@ -35,7 +36,7 @@ _WELL_KNOWN_POOL_KEYS = ("karpenter.sh/nodepool", "karpenter.sh/provisioner-name
 _HOSTNAME = "kubernetes.io/hostname"
 # causes a record states of no pod: a node class, an EC2 launch, a NodeClaim the API server refused
 _NO_FAILURE = (admission.CAUSE, scale_down.CAUSE, relaxed.CAUSE, volume_topology.CAUSE, not_for_karpenter.CAUSE)
-_NO_POD_CAUSES = nodeclass.CAUSES + launch.CAUSES + claim_rejected.CAUSES
+_NO_POD_CAUSES = nodeclass.CAUSES + launch.CAUSES + azure.CAUSES + claim_rejected.CAUSES
 
 
 @dataclass(frozen=True)
@@ -350,6 +351,8 @@ def _topology_plain(r: Reason, where: str, source: str) -> str:
                 "hold on the chosen node at once: a zone spread and a kubernetes.io/hostname spread together can leave "
                 "no node at all (zones with unequal node counts) though each alone would fit - add nodes in the "
                 "emptier zones, or make one of them whenUnsatisfiable: ScheduleAnyway.")
+    if r.key is None:
+        return keyless_plain(field)
     counts = ""
     if r.counts:
         more = max(len(r.counts) - 6, 0) + (r.others or 0)
