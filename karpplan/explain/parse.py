@@ -12,6 +12,7 @@ from itertools import accumulate, compress, count, repeat
 from operator import add, itemgetter
 from typing import Any
 
+from karpplan.explain import restricted_domain
 from karpplan.explain.cut_clause import cut_off
 from karpplan.explain.dialects import (
     admission,
@@ -233,8 +234,8 @@ def _classify(message: str, *, source: str | None, event: str | None,
             return Parsed(src, event or ev, message, reasons=reasons), False
         if (verbose := _autoscaler_line(message, event)) is not None:
             return verbose, True
-    if (cm := _CLAIM_RESTRICTED.search(message)) is not None:
-        return _claim_rejected(cm, message, event), False
+    if (refused := _restricted(message, event)) is not None:
+        return refused, False
     if any(t in message for t in claim_rejected.TRIGGERS) and (rejected := claim_rejected.parse_all(message)):
         reasons = tuple(Reason(MIN_VALUES if r.rule == "min-values" else UNSUPPORTED, r.text, value=r.claim,
                                cause=f"claim rejected: {r.rule}", plain=capital(claim_rejected.plain(r, tuple(rejected[:i]))))
@@ -296,13 +297,24 @@ def _autoscaler_line(message: str, event: str | None) -> Parsed | None:
     return Parsed(CLUSTER_AUTOSCALER, event or "NotTriggerScaleUp", message, pod=named, reasons=worded)
 
 
+def _restricted(message: str, event: str | None) -> Parsed | None:
+    """A NodeClaim (or the user's NodePool) the API server refused for a key in a restricted label domain."""
+    if (cm := _CLAIM_RESTRICTED.search(message)) is not None:
+        return _claim_rejected(cm, message, event)
+    if (pm := restricted_domain.POOL_RESTRICTED.search(message)) is not None:
+        reason = Reason(UNSUPPORTED, pm.group(0).replace('\\"', '"'), key=pm.group("domain"), node_pool=pm.group("pool"),
+                        value=pm.group("field"), cause=restricted_domain.POOL_CAUSE)
+        return Parsed(KARPENTER, event or "Rejected", message, reasons=(replace(reason, plain=reason_plain(reason)),))
+    return None
+
+
 def _claim_rejected(cm: re.Match[str], message: str, event: str | None) -> Parsed:
     """NodeClaims the API server refused for a restricted label domain in their requirements: each claim the
     message names (one scheduling round's claims are joined with `; `), a domain said once."""
     reasons: list[Reason] = []
     for m in _CLAIM_RESTRICTED.finditer(message, cm.start()):
         reason = Reason(UNSUPPORTED, m.group(0).replace('\\"', '"'), key=m.group("domain"), value=m.group("claim"),
-                        cause="restricted label domain")
+                        cause=restricted_domain.CLAIM_CAUSE)
         if any(r.key == reason.key for r in reasons):
             reason = replace(reason, plain=f"The API server rejected NodeClaim {reason.value} too, for the same "
                                            f"restricted domain {reason.key}.")

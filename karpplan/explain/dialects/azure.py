@@ -110,7 +110,7 @@ def plain(e: AzureError) -> str:
         whose = f" {e.subscription}" if e.subscription and "<" not in e.subscription else ""
         return (f"Azure refused the VM for a quota: the subscription's{whose} {e.quota or 'vCPU'} quota{where} is used "
                 f"up{numbers}. Request an increase of that quota (the subscription's Usage + quotas page, for that "
-                "region), or lower the NodePool's spec.limits, or allow VM sizes of a family with quota "
+                "region), or lower the NodePool's cpu limit, or allow VM sizes of a family with quota "
                 "left (karpenter.azure.com/sku-family). The quota is the one of the subscription the error names (in "
                 "the VM's resource ID): if that is not a subscription you own, only its owner - for a managed cluster, "
                 "Azure support - can raise it. Nothing on the pod is wrong.")
@@ -150,6 +150,6 @@ def no_type_advice(zone_values: tuple[str, ...] | None) -> str:
                 "requirement (or require real zones), or upgrade to a release with regional provisioning; the pod's "
                 "size is not the cause.")
     return ("These are Azure VM sizes: compare the request (with DaemonSet overhead) with the largest size the "
-            "requirements allow (karpenter.azure.com/sku-name, sku-family, sku-cpu), check the pool's limits "
-            "(spec.limits), and whether those sizes are offered to the subscription in the region and zones for the "
+            "requirements allow (karpenter.azure.com/sku-name, sku-family, sku-cpu), check the pool's cpu and memory "
+            "limits, and whether those sizes are offered to the subscription in the region and zones for the "
             "capacity type (az vm list-skus --location <region> shows each size's restrictions).")
