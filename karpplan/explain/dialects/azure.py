@@ -123,11 +123,17 @@ def plain(e: AzureError) -> str:
                 "added to the cluster's node pools). Nothing on the pod is wrong, and no NodePool change helps.")
     if e.cause == CAPACITY:
         where = f" in {e.zone}" if e.zone else ""
-        return (f"Azure had no capacity for the VM size{where} (or the size is not offered there to this "
-                "subscription): Karpenter marks that size and zone unavailable for a while and tries another, so this "
-                "often clears on its own. When it keeps failing, the NodePool allows too few choices: allow more VM "
-                "sizes and families (karpenter.azure.com/sku-family, sku-cpu), more zones, or on-demand beside spot. "
-                "Nothing on the pod is wrong.")
+        return (f"Azure could not allocate the VM{where}: no capacity for that size there, the size is not offered to "
+                "this subscription in that zone, or (Overconstrained...AllocationRequest) no host meets every "
+                "constraint the message lists - zone, ephemeral OS disk, accelerated networking, size. Karpenter "
+                "marks that size and zone unavailable for a while and tries another, so this often clears on its "
+                "own (releases before PR #892 did not for the Overconstrained and AllocationFailed codes and kept "
+                "retrying the same spot offering instead of falling back to on-demand, Azure/karpenter-provider-azure"
+                "#762: upgrade); when it keeps failing, the NodePool allows too few choices - allow more VM sizes and "
+                "families (karpenter.azure.com/sku-family, sku-cpu), more zones, on-demand beside spot. For an AKS "
+                "node pool (no Karpenter) its one VM size is the constraint: pick another size, or zones that offer "
+                "it (az vm list-skus --location <region> --size <size> lists its zones and restrictions). Nothing on "
+                "the pod is wrong.")
     return (f"Karpenter's call to Azure failed while creating the VM ({_URL.sub('', e.text)[:160]}): the status and code Azure returned "
             "follow the request in the full error - 401/403 (AuthorizationFailed) is the identity's permissions, 404 "
             "a resource (load balancer, subnet) that is gone, 429 throttling (it retries). That is the cluster's "
