@@ -130,6 +130,18 @@ PASTES: dict[str, Paste] = {
         'When attempting to provision spot instances, the allocation fails with an "OverconstrainedZonalAllocationReque'
         'st" error from Azure.\n',
         {'no-instance-type'}, ('falling back to on-demand', 'upgrade'), ('EC2', 'fits the pod')),
+    # the kwok provider's NodePool example on its own karpenter.kwok.sh labels: the NodeClaim CRD did not admit the
+    # provider's domain (a maintainer's report, fixed); before, the bracketed list of refusals got only the generic
+    # "find the field the message names" answer
+    'nodeclaim-refused-for-the-providers-own-domain': Paste(
+        'https://github.com/kubernetes-sigs/karpenter/issues/968',
+        '{"level":"ERROR","time":"2024-01-25T23:43:33.913Z","logger":"controller.provisioner","message":"creating node'
+        ' claim, NodeClaim.karpenter.sh \\"default-ksfnj\\" is invalid: [spec.requirements[0].key: Invalid value: \\"'
+        'string\\": label domain \\"karpenter.kwok.sh\\" is restricted, spec.requirements[1].key: Invalid value: '
+        '\\"string\\": label domain \\"karpenter.kwok.sh\\" is restricted]","commit":"eb8040d-dirty"}\n',
+        {'unsupported'}, ("the provider's own domain", 'CRDs in the cluster do not match the controller',
+                          'karpenter-crd chart'),
+        ('find the field the message names', 'a pod it was made for selects')),
 }
 
 
@@ -202,3 +214,15 @@ def test_karpenter_azures_own_launch_errors_are_read(line: str, says: str) -> No
     """The provider's own customer-facing launch errors (instance.go): a quota, a zone without capacity."""
     (item,) = explain_text(line).item_list()
     assert says in item.plain and "Nothing on the pod is wrong" in item.plain, item.plain
+
+
+def test_no_ami_for_the_claims_types_is_not_called_an_ec2_refusal() -> None:
+    """`no instance types satisfy requirements of amis` is Karpenter's own launch-template check, made before any
+    EC2 call (launchtemplate.go): said as AMIs and instance types with no matching architecture or accelerator."""
+    line = ('{"level":"ERROR","time":"2024-10-14T05:52:56.624Z","logger":"controller","message":"Reconciler error",'
+            '"NodeClaim":{"name":"kafka-nodepool-7dd28"},"error":"launching nodeclaim, creating instance, getting launch '
+            'template configs, getting launch templates, no instance types satisfy requirements of amis '
+            '[ami-06d9bcac32f727ddb]"}\n')
+    (item,) = explain_text(line).item_list()
+    assert "never sent to EC2" in item.plain and "ami-06d9bcac32f727ddb" in item.plain, item.plain
+    assert "architecture" in item.plain and "EC2 refused" not in item.plain, item.plain

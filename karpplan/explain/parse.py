@@ -149,7 +149,7 @@ _BOX_BORDER = re.compile(r"(?m)^[ \t]*[\u2502\u2503][ \t]?|(?:[ \t]*[\u2502\u250
 _MD_LINK = re.compile(r"\[([^\]\[]+)\]\(https?://[^)\s]*\)")
 _RESTRICTED = re.compile(r"Ignoring pod, label (?P<key>\S+) is restricted")  # v0.1x, before scheduling
 # v0.33+: the API server rejects a NodeClaim whose requirements (from the pods' selectors) use a restricted domain
-_CLAIM_RESTRICTED = re.compile(r'NodeClaim(?:\.karpenter\.sh)? \\?"(?P<claim>[^"\\]+)\\?" is invalid: (?P<field>spec\.requirements'
+_CLAIM_RESTRICTED = re.compile(r'NodeClaim(?:\.karpenter\.sh)? \\?"(?P<claim>[^"\\]+)\\?" is invalid: \[?(?P<field>spec\.requirements'
                                r'\[\d+\]\.key)[^\n]*?label domain \\?"(?P<domain>[^"\\]+)\\?" is restricted')
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 _DESCRIBE_NAME = re.compile(r"^Name:\s+(\S+)\s*$")

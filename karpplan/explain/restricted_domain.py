@@ -33,6 +33,15 @@ def claim_plain(claim: str | None, text: str, domain: str | None, labels: str) -
     restricted domain."""
     own = (f"Select on a label of your own that the NodePool sets ({labels}) instead; node.kubernetes.io/... and "
            "node-restriction.kubernetes.io/... keys are allowed.")
+    if domain and domain.startswith("karpenter.") and domain != "karpenter.sh":
+        return (f"the API server rejected NodeClaim {claim} ({text}): the requirement is a key in {domain}, the "
+                "provider's own domain, which the NodeClaim CRD admits only for the well-known labels it lists. Such "
+                "a key comes from the NodePool's requirements (or a pod's node selection); when it is a real label "
+                "of the provider (e.g. an instance-family or instance-cpu key), the CRDs in the cluster do not match "
+                "the controller - older than it (a label a later release added; the CRDs are not upgraded by the "
+                "controller's chart: apply the karpenter-crd chart of the same release), or a provider whose CRD "
+                "lacks its own domain (the kwok provider's did, kubernetes-sigs/karpenter#968: upgrade). A misspelt "
+                "key is refused the same way: check it against the provider's well-known labels.")
     if domain != "kubernetes.io":
         return (f"the API server rejected NodeClaim {claim} ({text}): a pod it was made for selects (nodeSelector / "
                 f"required node affinity) a label in the {domain} domain that is not one of its well-known labels, and "
