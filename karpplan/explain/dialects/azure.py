@@ -28,13 +28,15 @@ API = "azure api"
 CAUSES = (CREDENTIALS, QUOTA, CAPACITY, API)
 
 TRIGGERS = ("AzureCredential", "ManagedIdentityCredential", "AADSTS", "AuthorizationFailed", "QuotaExceeded",
-            "exceeding approved", "regional capacity limit for your subscription", "vCPU quota",
+            "exceeding approved", "regional capacity limit for your subscription", "subscription level",
+            "LowPriorityCores",
             "unable to allocate resources in the selected zone", "ZonalAllocationFailed", "SkuNotAvailable",
             "OverconstrainedAllocationRequest", "OverconstrainedZonalAllocationRequest", "AllocationFailed",
             "failed to get next loadbalancer page", "getting backend pools")
 _CREDENTIALS = re.compile(r"AzureCredential|ManagedIdentityCredential|AADSTS\d+|failed to acquire a token|"
                           r"AuthorizationFailed|does not have authorization to perform action")
-_QUOTA = re.compile(r"QuotaExceeded|exceeding approved|regional capacity limit for your subscription|vCPU quota")
+_QUOTA = re.compile(r"QuotaExceeded|exceeding approved|regional capacity limit for your subscription|"
+                    r"subscription level \S+ vCPU quota|LowPriorityCores")
 _CAPACITY = re.compile(r"unable to allocate resources in the selected zone|ZonalAllocationFailed|SkuNotAvailable|"
                        r"Overconstrained(?:Zonal)?AllocationRequest|AllocationFailed")
 _FIGURES = {name: re.compile(rf"{label}:\s*(?P<v>[\w-]+)") for name, label in (
@@ -111,9 +113,9 @@ def plain(e: AzureError) -> str:
         return (f"Azure refused the VM for a quota: the subscription's{whose} {e.quota or 'vCPU'} quota{where} is used "
                 f"up{numbers}. Request an increase of that quota (the subscription's Usage + quotas page, for that "
                 "region), or lower the NodePool's cpu limit, or allow VM sizes of a family with quota "
-                "left (karpenter.azure.com/sku-family). The quota is the one of the subscription the error names (in "
-                "the VM's resource ID): if that is not a subscription you own, only its owner - for a managed cluster, "
-                "Azure support - can raise it. Nothing on the pod is wrong.")
+                "left (karpenter.azure.com/sku-family)." + (" The quota is the one of the subscription the error "
+                "names (in the VM's resource ID): if that is not a subscription you own, only its owner - for a managed "
+                "cluster, Azure support - can raise it." if e.subscription else "") + " Nothing on the pod is wrong.")
     if e.cause == CREDENTIALS:
         return ("Karpenter (its Azure provider) could not authenticate to Azure, so it creates no VM at all: "
                 + _credential_advice(e.text) + "Each credential DefaultAzureCredential tried is listed with why it "
