@@ -226,3 +226,11 @@ def test_no_ami_for_the_claims_types_is_not_called_an_ec2_refusal() -> None:
     (item,) = explain_text(line).item_list()
     assert "never sent to EC2" in item.plain and "ami-06d9bcac32f727ddb" in item.plain, item.plain
     assert "architecture" in item.plain and "EC2 refused" not in item.plain, item.plain
+
+
+def test_an_aws_error_with_an_azure_word_in_it_stays_an_aws_error() -> None:
+    """The Azure dialect reads its own errors only: an EC2 launch error whose code contains QuotaExceeded is still
+    EC2's refusal, never Azure's quota."""
+    line = 'launching nodeclaim, creating instance, with fleet error(s), ServiceQuotaExceededException: limit\n'
+    (item,) = explain_text(line).item_list()
+    assert "EC2" in item.plain and "Azure" not in item.plain, item.plain

@@ -35,7 +35,7 @@ TRIGGERS = ("AzureCredential", "ManagedIdentityCredential", "AADSTS", "Authoriza
             "failed to get next loadbalancer page", "getting backend pools")
 _CREDENTIALS = re.compile(r"AzureCredential|ManagedIdentityCredential|AADSTS\d+|failed to acquire a token|"
                           r"AuthorizationFailed|does not have authorization to perform action")
-_QUOTA = re.compile(r"QuotaExceeded|exceeding approved|regional capacity limit for your subscription|"
+_QUOTA = re.compile(r"\bQuotaExceeded\b|exceeding approved|regional capacity limit for your subscription|"
                     r"subscription level \S+ vCPU quota|LowPriorityCores")
 _CAPACITY = re.compile(r"unable to allocate resources in the selected zone|ZonalAllocationFailed|SkuNotAvailable|"
                        r"Overconstrained(?:Zonal)?AllocationRequest|AllocationFailed")
@@ -44,6 +44,7 @@ _FIGURES = {name: re.compile(rf"{label}:\s*(?P<v>[\w-]+)") for name, label in (
     ("required", "Additional Required"), ("new_limit", r"\(Minimum\) New Limit Required"))}
 _QUOTA_NAME = re.compile(r"exceeding approved (?P<q>.+?) quota")
 _SUBSCRIPTION = re.compile(r"/subscriptions/(?P<s>[^/\s\"']+)/")
+_API = re.compile(r"failed to get next loadbalancer page|getting backend pools|management\.azure\.com")
 _CODE_ONLY = re.compile(r'\s*"code"\s*:\s*"\w+"\s*,?\s*')
 _URL = re.compile(r":?\s*(?:GET|PUT|POST|DELETE|PATCH) https?://\S*")
 _ZONE = re.compile(r"selected zone \((?P<z>[^)]+)\)")
@@ -83,6 +84,8 @@ def parse(line: str) -> AzureError | None:
     if _CAPACITY.search(text):
         z = _ZONE.search(text)
         return AzureError(CAPACITY, error, subscription=subscription, zone=z.group("z") if z else None)
+    if _API.search(text) is None:
+        return None  # a trigger word alone (ServiceQuotaExceeded, ...) is no Azure error
     return AzureError(API, error, subscription=subscription)
 
 
