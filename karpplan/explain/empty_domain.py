@@ -52,3 +52,36 @@ def empty_domain_plain(r: Reason, field: str, counts: str) -> str:
              f"required node affinity {key} In [{listed}] (the minimum is taken over the pod's own domains only). "
              f"kubectl get nodes -L {key} shows a node carrying the key with an empty value.")
     return head + source + until
+
+
+def keyless_plain(field: str) -> str:
+    """Karpenter's `unsatisfiable topology constraint for ...` quoted without its key and counts: what it means,
+    and where the rest of the message is."""
+    return (f"the pod's {field}: Karpenter found no domain of the constraint's topologyKey where the pod can go and "
+            "keep it (the message as quoted stops before its key=... and the pods counted per domain, which say which "
+            "key and whether Karpenter knew any domain at all: its log line holds them). Empty counts mean no "
+            "NodePool offers the key at all - e.g. a zone spread in a region the provider takes for one without "
+            "zones (Azure/karpenter-provider-azure#731, a region missing from its list of zonal regions: upgrade the "
+            "provider); counts that only break maxSkew mean raising maxSkew, whenUnsatisfiable: ScheduleAnyway, or "
+            "letting the pool reach more domains.")
+
+
+# the deprecated node labels and their stable names (kubelet still sets both on a node it registers)
+DEPRECATED_KEYS = {"failure-domain.beta.kubernetes.io/zone": "topology.kubernetes.io/zone",
+                   "failure-domain.beta.kubernetes.io/region": "topology.kubernetes.io/region",
+                   "beta.kubernetes.io/arch": "kubernetes.io/arch", "beta.kubernetes.io/os": "kubernetes.io/os",
+                   "beta.kubernetes.io/instance-type": "node.kubernetes.io/instance-type"}
+
+
+def deprecated_key_plain(r: Reason, field: str, counts: str) -> str | None:
+    """A topology term whose topologyKey is a deprecated label: Karpenter knows its domains only from the nodes
+    that carry it, never from a node it would launch (those carry the requirements' stable names)."""
+    stable = DEPRECATED_KEYS.get(r.key or "")
+    if stable is None:
+        return None
+    known = ", ".join(shown(d) for d in r.counts or {}) or "none"
+    return (f"the pod's {field} on {r.key}{counts}: that is the deprecated name of {stable}. Karpenter counts the "
+            f"term's domains by the key as written - only those of existing nodes that carry it ({known}) - while a "
+            f"node it would launch has only the requirements' stable name ({stable}, as podDomains / nodeDomains "
+            "show), so it can place the pod in no other domain. Use topologyKey: " + stable + ", which every node "
+            "carries (aws/karpenter-provider-aws#6440); the pod's term and the pool's zones are not the cause.")

@@ -16,6 +16,8 @@ from karpplan.catalog.embedded import regions
 from karpplan.catalog.types import Catalog
 from karpplan.errors import InputError
 from karpplan.explain.advice import advise
+from karpplan.explain.dialects import azure
+from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.related import link_node_classes, link_nominations, link_scheduled, merge_pod_names
 from karpplan.explain.report import Explanation
 from karpplan.explain.structure import NO_INSTANCE_TYPE, REQUIREMENT_CONFLICT, Item, PoolReasons, Reason
@@ -88,12 +90,23 @@ def _advised(reason: Reason, pool: PoolReasons | None, dialect: str | None, load
 
 def _judge(reason: Reason, pool: PoolReasons | None, dialect: str | None, load: CatalogFor,
            platform: tuple[Requirement, ...] = ()) -> Reason:
+    if azure.on_azure(q.key for q in reason.requirements):
+        return _azure_judged(reason, pool, dialect)  # Azure VM sizes: the EC2 catalog has nothing to say
     catalog = load(_zone_region(reason))
     if catalog is None:
         return reason
     f = fields_of(pool, dialect, reason)
     advice, cause = advise(_without_foreign_zones(reason, catalog), catalog, f.requirements, f.limits, platform)
     return replace(reason, plain=capital(no_type_plain(reason, pool, f, tuple(advice), only=cause))) if advice else reason
+
+
+def _azure_judged(reason: Reason, pool: PoolReasons | None, dialect: str | None) -> Reason:
+    f = fields_of(pool, dialect, reason)
+    zones = next((tuple(q.values) for q in reason.requirements if q.key == ZONE and q.operator == "In"), None)
+    advice = azure.no_type_advice(zones)
+    if K.offering_only(reason.cause):
+        return replace(reason, plain=capital(no_type_plain(reason, pool, f)) + " " + advice)
+    return replace(reason, plain=capital(no_type_plain(reason, pool, f, (advice,))))
 
 
 def _advised_pool(pool: PoolReasons, dialect: str | None, load: CatalogFor, done: Advised,

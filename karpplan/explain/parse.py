@@ -3,7 +3,6 @@ bare fragments) is peeled, then the message goes to its dialect's grammar."""
 
 from __future__ import annotations
 
-import json
 import re
 from bisect import bisect_right
 from collections.abc import Callable
@@ -13,9 +12,11 @@ from itertools import accumulate, compress, count, repeat
 from operator import add, itemgetter
 from typing import Any
 
+from karpplan.explain import restricted_domain
 from karpplan.explain.cut_clause import cut_off
 from karpplan.explain.dialects import (
     admission,
+    azure,
     claim_rejected,
     disruption,
     fargate,
@@ -29,7 +30,19 @@ from karpplan.explain.dialects import (
     volume_topology,
 )
 from karpplan.explain.dialects import karpenter as K
-from karpplan.explain.record_pod import pod_in_text, pod_of
+from karpplan.explain.envelope import (
+    FIELD,
+    WRAPPERS,
+    error_text,
+    is_record,
+    json_objects,
+    node_of,
+    source_of,
+    string_at,
+    time_of,
+    tolerant_fields,
+)
+from karpplan.explain.record_pod import pod_of
 from karpplan.explain.structure import (
     CLUSTER_AUTOSCALER,
     EXCLUDED_TYPES,
@@ -63,6 +76,7 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"
                  b"no storage class is set", b"Insufficient ",
                  # EC2 launch failures of a NodeClaim: dialects/launch.py
                  *(t.encode() for t in launch.TRIGGERS), *(t.encode() for t in scale_up_failures.TRIGGERS),
+                 *(t.encode() for t in azure.TRIGGERS),  # Azure's refusals of a NodeClaim: dialects/azure.py
                  # the API server refusing a NodeClaim, the kubelet refusing a bound pod: claim_rejected.py, admission.py
                  *(t.encode() for t in claim_rejected.TRIGGERS), *(t.encode() for t in admission.TRIGGERS),
                  *(t.encode() for t in scale_down.TRIGGERS), *(t.encode() for t in volume_topology.TRIGGERS),
@@ -118,7 +132,7 @@ TRIGGER = re.compile(
     rb"limits have been exhausted|excluded because|does not have known values|minValues|not supported|"
     rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|predicate |Ignoring pod|node\(s\) had|node\(s\) didn't|node\(s\) exceed|preemptionPolicy=Never|resolving node class|"
     rb"unable to resolve instance types|NodeClassNotReady|ignoring nodepool, not ready|no resolved instance types|"
-    + b"|".join(re.escape(t.encode()) for t in (*launch.TRIGGERS, *scale_up_failures.TRIGGERS, *claim_rejected.TRIGGERS)))
+    + b"|".join(re.escape(t.encode()) for t in (*launch.TRIGGERS, *azure.TRIGGERS, *scale_up_failures.TRIGGERS, *claim_rejected.TRIGGERS)))
 _ERROR_FIELD = re.compile(r'"error(?:Causes)?"\s*:\s*(?:\[\s*\{\s*"error"\s*:\s*)?\\?"?\s*$')
 _KARPENTER_ANCHOR = re.compile(
     r"(?:Could not|could not|Failed to|Unable to) schedule pod\b|incompatible with (?:nodepool|provisioner)\b|"
@@ -135,124 +149,11 @@ _BOX_BORDER = re.compile(r"(?m)^[ \t]*[\u2502\u2503][ \t]?|(?:[ \t]*[\u2502\u250
 _MD_LINK = re.compile(r"\[([^\]\[]+)\]\(https?://[^)\s]*\)")
 _RESTRICTED = re.compile(r"Ignoring pod, label (?P<key>\S+) is restricted")  # v0.1x, before scheduling
 # v0.33+: the API server rejects a NodeClaim whose requirements (from the pods' selectors) use a restricted domain
-_CLAIM_RESTRICTED = re.compile(r'NodeClaim(?:\.karpenter\.sh)? \\?"(?P<claim>[^"\\]+)\\?" is invalid: (?P<field>spec\.requirements'
+_CLAIM_RESTRICTED = re.compile(r'NodeClaim(?:\.karpenter\.sh)? \\?"(?P<claim>[^"\\]+)\\?" is invalid: \[?(?P<field>spec\.requirements'
                                r'\[\d+\]\.key)[^\n]*?label domain \\?"(?P<domain>[^"\\]+)\\?" is restricted')
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
-_FIELD = re.compile(r'"(?P<name>message|msg|error|pod|time|ts|level|logger)"\s*:\s*"')
 _DESCRIBE_NAME = re.compile(r"^Name:\s+(\S+)\s*$")
 _DESCRIBE_NS = re.compile(r"^Namespace:\s+(\S+)\s*$")
-_MAX_DECODE_TRIES = 8
-
-
-def _string_at(text: str, start: int) -> str:
-    """A JSON string's value from just after its opening quote, tolerating a cut-off end."""
-    i = start
-    escaped = False
-    while i < len(text):
-        ch = text[i]
-        if escaped:
-            escaped = False
-        elif ch == "\\":
-            escaped = True
-        elif ch == '"':
-            break
-        i += 1
-    raw = text[start:i]
-    try:
-        value = json.loads('"' + raw.rstrip("\\") + '"')
-        return value if isinstance(value, str) else raw
-    except ValueError:
-        return raw.replace('\\"', '"').replace("\\\\", "\\")
-
-
-def tolerant_fields(text: str) -> dict[str, Any]:
-    """The fields a cut-off or pasted-apart JSON object still holds."""
-    fields: dict[str, Any] = {}
-    for m in _FIELD.finditer(text):
-        fields.setdefault(m.group("name"), _string_at(text, m.end()))
-    if (pod := pod_in_text(text)) is not None:
-        fields["Pod"] = pod
-    return fields
-
-
-_DECODER = json.JSONDecoder()
-
-
-def _json_objects(text: str) -> tuple[dict[str, Any] | list[Any] | None, int, int]:
-    """The first JSON document holding a log record (or the trailing fields object), with its span."""
-    decoder = _DECODER
-    trailing: tuple[dict[str, Any] | list[Any] | None, int, int] = (None, -1, -1)
-    pos = text.find("{")
-    if text.lstrip().startswith("["):
-        pos = text.find("[")
-    tries = 0
-    while pos != -1 and tries < _MAX_DECODE_TRIES:
-        tries += 1
-        try:
-            value, end = decoder.raw_decode(text, pos)
-        except ValueError:
-            pos = text.find('{"', pos + 1)
-            continue
-        if isinstance(value, dict) and set(value) == {"error"} and text.rfind('"errorCauses"', 0, pos) != -1:
-            # one errorCauses entry of a record cut off after it: the record's own fields say more (its
-            # "error" joins every cause, and its pod), so they are read from the cut text instead
-            pos = text.find('{"', end)
-            continue
-        if isinstance(value, list) or (isinstance(value, dict) and _is_record(value)):
-            return value, pos, end
-        if isinstance(value, dict) and not text[end:].strip():
-            if text[:pos].rstrip().endswith(("=", "resources")):  # `resources={...}` ends the message itself
-                break
-            trailing = (value, pos, end)
-            break
-        pos = text.find('{"', end if isinstance(value, dict) and end > pos else pos + 1)
-    return trailing
-
-
-_WRAPPERS = ("log", "line", "MESSAGE", "@message", "textPayload")  # fluent-bit, Loki JSON, journald, CloudWatch, GCP
-
-
-def _is_record(d: dict[str, Any]) -> bool:
-    return any(k in d for k in ("message", "msg", "error", "errorCauses", "items", "involvedObject", *_WRAPPERS))
-
-
-def _node_of(d: dict[str, Any]) -> str | None:
-    """The node an event is about (`involvedObject` of kind Node)."""
-    obj = d.get("involvedObject")
-    if isinstance(obj, dict) and obj.get("kind") == "Node" and isinstance(obj.get("name"), str):
-        return str(obj["name"])
-    return None
-
-
-def _time_of(d: dict[str, Any]) -> str | None:
-    for key in ("time", "ts", "timestamp", "lastTimestamp", "eventTime", "firstTimestamp"):
-        value = d.get(key)
-        if isinstance(value, str) and value:
-            return value
-        if isinstance(value, (int, float)) and key == "ts":
-            return str(value)
-    return None
-
-
-def _error_text(d: dict[str, Any]) -> str:
-    error = d.get("error")
-    if isinstance(error, str) and error:
-        return error
-    causes = d.get("errorCauses")
-    if isinstance(causes, list):
-        return "; ".join(str(c.get("error")) for c in causes if isinstance(c, dict) and c.get("error"))
-    return ""
-
-
-def _source_of(component: str) -> str | None:
-    c = component.lower()
-    if "autoscaler" in c:
-        return CLUSTER_AUTOSCALER
-    if "scheduler" in c:
-        return KUBE_SCHEDULER
-    if "karpenter" in c:
-        return KARPENTER
-    return None
 
 
 @lru_cache(maxsize=8192)
@@ -333,8 +234,8 @@ def _classify(message: str, *, source: str | None, event: str | None,
             return Parsed(src, event or ev, message, reasons=reasons), False
         if (verbose := _autoscaler_line(message, event)) is not None:
             return verbose, True
-    if (cm := _CLAIM_RESTRICTED.search(message)) is not None:
-        return _claim_rejected(cm, message, event), False
+    if (refused := _restricted(message, event)) is not None:
+        return refused, False
     if any(t in message for t in claim_rejected.TRIGGERS) and (rejected := claim_rejected.parse_all(message)):
         reasons = tuple(Reason(MIN_VALUES if r.rule == "min-values" else UNSUPPORTED, r.text, value=r.claim,
                                cause=f"claim rejected: {r.rule}", plain=capital(claim_rejected.plain(r, tuple(rejected[:i]))))
@@ -396,13 +297,24 @@ def _autoscaler_line(message: str, event: str | None) -> Parsed | None:
     return Parsed(CLUSTER_AUTOSCALER, event or "NotTriggerScaleUp", message, pod=named, reasons=worded)
 
 
+def _restricted(message: str, event: str | None) -> Parsed | None:
+    """A NodeClaim (or the user's NodePool) the API server refused for a key in a restricted label domain."""
+    if (cm := _CLAIM_RESTRICTED.search(message)) is not None:
+        return _claim_rejected(cm, message, event)
+    if (pm := restricted_domain.POOL_RESTRICTED.search(message)) is not None:
+        reason = Reason(UNSUPPORTED, pm.group(0).replace('\\"', '"'), key=pm.group("domain"), node_pool=pm.group("pool"),
+                        value=pm.group("field"), cause=restricted_domain.POOL_CAUSE)
+        return Parsed(KARPENTER, event or "Rejected", message, reasons=(replace(reason, plain=reason_plain(reason)),))
+    return None
+
+
 def _claim_rejected(cm: re.Match[str], message: str, event: str | None) -> Parsed:
     """NodeClaims the API server refused for a restricted label domain in their requirements: each claim the
     message names (one scheduling round's claims are joined with `; `), a domain said once."""
     reasons: list[Reason] = []
     for m in _CLAIM_RESTRICTED.finditer(message, cm.start()):
         reason = Reason(UNSUPPORTED, m.group(0).replace('\\"', '"'), key=m.group("domain"), value=m.group("claim"),
-                        cause="restricted label domain")
+                        cause=restricted_domain.CLAIM_CAUSE)
         if any(r.key == reason.key for r in reasons):
             reason = replace(reason, plain=f"The API server rejected NodeClaim {reason.value} too, for the same "
                                            f"restricted domain {reason.key}.")
@@ -418,9 +330,10 @@ def _node_class(e: nodeclass.NodeClassError, text: str) -> Parsed:
     return Parsed(KARPENTER, "Log", e.text, time=tm.group(0) if tm else None, reasons=(reason,))
 
 
-def _launch_failed(e: launch.LaunchError, text: str) -> Parsed:
-    """EC2 would not start a NodeClaim's instance: a launch's error, no pod's."""
-    reason = Reason(NO_INSTANCE_TYPE, e.text, cause=e.cause, plain=launch.plain(e))
+def _launch_failed(e: launch.LaunchError | azure.AzureError, text: str) -> Parsed:
+    """EC2 (or Azure) would not start a NodeClaim's instance: a launch's error, no pod's."""
+    said = launch.plain(e) if isinstance(e, launch.LaunchError) else azure.plain(e)
+    reason = Reason(NO_INSTANCE_TYPE, e.text, cause=e.cause, plain=said)
     tm = TIMESTAMP.search(text)
     return Parsed(KARPENTER, "Log", e.text, time=tm.group(0) if tm else None, reasons=(reason,))
 
@@ -442,12 +355,12 @@ class RecordParser:
     def _record_pod(self, text: str) -> str | None:
         """The pod a record names (record_pod.py: JSON or a console line's fields), else the described pod's."""
         if "{" in text or '"pod' in text.lower():
-            value, _, _ = _json_objects(text)
+            value, _, _ = json_objects(text)
             record = value if isinstance(value, dict) else tolerant_fields(text)
-            for wrapper in _WRAPPERS:
+            for wrapper in WRAPPERS:
                 inner = record.get(wrapper)
                 if isinstance(inner, str) and inner.lstrip().startswith("{"):
-                    inner_value, _, _ = _json_objects(inner)
+                    inner_value, _, _ = json_objects(inner)
                     record = inner_value if isinstance(inner_value, dict) else tolerant_fields(inner)
                     break
             if (pod := pod_of(record)) is not None:
@@ -471,6 +384,8 @@ class RecordParser:
             return []
         if any(t in text for t in nodeclass.TRIGGERS) and (e := nodeclass.parse(text)) is not None:
             return [_node_class(e, text)]  # the whole record: the pool and the cause may stand in other fields
+        if any(t in text for t in azure.TRIGGERS) and (ae := azure.parse(text)) is not None:
+            return [_launch_failed(ae, text)]  # before EC2's: `creating instance` is both providers' word
         if any(t in text for t in launch.TRIGGERS) and (le := launch.parse(text)) is not None:
             return [_launch_failed(le, text)]
         if any(t in text for t in scale_down.TRIGGERS) and (kept := scale_down.parse(text)) is not None:
@@ -509,7 +424,7 @@ class RecordParser:
         if m is not None:
             component = m.group("source")
             result = classify(m.group("msg"), pod=self._describe_pod(),
-                              source=_source_of(component) if component else None,
+                              source=source_of(component) if component else None,
                               event=m.group("reason"), age=m.group("age"), reporter=component,
                               node=self.describe_name if self.describe_ns is None else None)  # describe node
             return [result] if result else []
@@ -533,19 +448,19 @@ class RecordParser:
         tm = TIMESTAMP.search(line[:64])
         message = line
         if line.startswith('"') and line.endswith('"') and len(line) > 1:
-            message = _string_at(line, 1)
+            message = string_at(line, 1)
         result = classify(message, pod=pod, time=tm.group(0) if tm else None)
         return [result] if result else []
 
     def _parse_json(self, text: str) -> list[Parsed] | None:
-        value, start, end = _json_objects(text)
+        value, start, end = json_objects(text)
         if isinstance(value, list):
             out: list[Parsed] = []
             for entry in value:
                 if isinstance(entry, dict):
                     out.extend(self._from_dict(entry))
             return out
-        if isinstance(value, dict) and _is_record(value):
+        if isinstance(value, dict) and is_record(value):
             if "items" in value and isinstance(value["items"], list):
                 items: list[Parsed] = []
                 for entry in value["items"]:
@@ -560,40 +475,40 @@ class RecordParser:
             tm = TIMESTAMP.search(head[:64])
             result = classify(head, pod=pod, time=tm.group(0) if tm else None)
             return [result] if result else []
-        if _FIELD.search(text) is not None:
+        if FIELD.search(text) is not None:
             fields = tolerant_fields(text)
             if fields.get("message") or fields.get("msg") or fields.get("error"):
                 return self._from_dict(fields)
         return None
 
     def _from_dict(self, d: dict[str, Any]) -> list[Parsed]:
-        for wrapper in _WRAPPERS:
+        for wrapper in WRAPPERS:
             inner = d.get(wrapper)
             if isinstance(inner, str) and not any(k in d for k in ("message", "msg", "error")):
                 return self.parse(inner)
-            if isinstance(inner, dict) and _is_record(inner):
+            if isinstance(inner, dict) and is_record(inner):
                 return self._from_dict(inner)
         message = d.get("message") or d.get("msg") or d.get("eventMessage") or ""  # eventMessage: Datadog's events
         message = message if isinstance(message, str) else str(message)
-        error = _error_text(d)
+        error = error_text(d)
         pod = pod_of(d)
-        time = _time_of(d)
+        time = time_of(d)
         if (disrupting := disruption.from_fields(message, d)) is not None:  # v1.x: reason, decision beside it
             return [Parsed(KARPENTER, disruption.DISRUPTING, disrupting, time=time,
                            nodes=disruption.nodes_of_fields(d) or disruption.nodes_in(message))]
         source = None
         src = d.get("source")
         if isinstance(src, dict) and src.get("component"):
-            source = _source_of(str(src["component"]))
+            source = source_of(str(src["component"]))
         elif d.get("reportingComponent"):
-            source = _source_of(str(d["reportingComponent"]))
+            source = source_of(str(d["reportingComponent"]))
         event = d.get("reason") if isinstance(d.get("reason"), str) and "involvedObject" in d else None
         text = error or message
         if error and message and not message.lower().startswith("could not schedule pod"):
             text = message + ("; " + error if _KARPENTER_ANCHOR.search(error) else "")
         # json_message "": the record is a bare "error" value (an errorCauses entry), which says v1.x
         result = classify(text, pod=pod, time=time, source=source, event=event,
-                          json_message=message or ("" if error else None), node=_node_of(d))
+                          json_message=message or ("" if error else None), node=node_of(d))
         if result is None and error and message:
             result = classify(message, pod=pod, time=time, source=source, event=event)
         return [result] if result else []

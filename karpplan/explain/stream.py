@@ -46,7 +46,7 @@ _BOX_WRAP = re.compile(rb"(?<=\S)(?P<pad>[ \t]*)\xe2\x94[\x82\x83][ \t]*$")
 _BOX_ROW = re.compile(rb"^[ \t]*\xe2\x94[\x82\x83](?P<pad>[ \t]*)(?=\S)")
 _LOWER_WORD = re.compile(rb"^\s*(?:[a-z][\w./-]*(?:\s|$)|[\])}])")
 _TRIGGERS = (b"schedule pod", b"nodes are available", b"fit in any node", b"predicate ", b"scale-up", b"incompatible", b"Fargate",
-             b"no instance type", b"is invalid: ", b"fit failure on node (")
+             b"no instance type", b"is invalid: ", b"fit failure on node (", b"AzureCredential")
 MAX_WRAPPED_LINES = 20
 MIN_PREFIX = 6  # shorter first words (`and`, `key`) may well begin a continuation
 BLOCK_BYTES = 1 << 20

@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from karpplan.explain import known
+from karpplan.explain import known, restricted_domain
 from karpplan.explain import structure as reason_kind
 from karpplan.explain.cut_clause import cut_plain
 from karpplan.explain.dialects import (
     admission,
+    azure,
     claim_rejected,
     disruption,
     fargate,
@@ -22,7 +23,13 @@ from karpplan.explain.dialects import (
     volume_topology,
 )
 from karpplan.explain.dialects import karpenter as K
-from karpplan.explain.empty_domain import empty_domain_plain, has_empty_domain, shown
+from karpplan.explain.empty_domain import (
+    deprecated_key_plain,
+    empty_domain_plain,
+    has_empty_domain,
+    keyless_plain,
+    shown,
+)
 from karpplan.explain.host_ports import is_host_port, karpenter_host_port_plain, servicelb_note
 from karpplan.explain.label_hint import guess_plain, waiting_on_limits
 from karpplan.explain.node_filter_wording import node_filter_plain
@@ -35,7 +42,7 @@ _WELL_KNOWN_POOL_KEYS = ("karpenter.sh/nodepool", "karpenter.sh/provisioner-name
 _HOSTNAME = "kubernetes.io/hostname"
 # causes a record states of no pod: a node class, an EC2 launch, a NodeClaim the API server refused
 _NO_FAILURE = (admission.CAUSE, scale_down.CAUSE, relaxed.CAUSE, volume_topology.CAUSE, not_for_karpenter.CAUSE)
-_NO_POD_CAUSES = nodeclass.CAUSES + launch.CAUSES + claim_rejected.CAUSES
+_NO_POD_CAUSES = (*nodeclass.CAUSES, *launch.CAUSES, *azure.CAUSES, *claim_rejected.CAUSES, restricted_domain.POOL_CAUSE)
 
 
 @dataclass(frozen=True)
@@ -227,12 +234,10 @@ def _unsupported_plain(r: Reason, f: PoolFields, source: str) -> str:
                 "for such a pod. Select on a well-known label, or on a label of your own that the Provisioner sets "
                 f"({f.labels} or {f.requirements}); Karpenter v0.15 also restricted karpenter.sh/provisioner-name, "
                 "which v0.16 allows again.")
-    if r.cause == "restricted label domain":
-        return (f"the API server rejected NodeClaim {r.value} ({r.text}): a pod it was made for selects (nodeSelector / "
-                f"required node affinity) a label in the {r.key} domain that is not one of its well-known labels - "
-                "e.g. node-role.kubernetes.io/<role> - and a NodeClaim may not carry such a requirement, so the node "
-                "is never created and its pods stay pending. Select on a label of your own that the NodePool sets "
-                f"({f.labels}) instead; node.kubernetes.io/... and node-restriction.kubernetes.io/... keys are allowed.")
+    if r.cause == restricted_domain.CLAIM_CAUSE:
+        return restricted_domain.claim_plain(r.value, r.text, r.key, f.labels)
+    if r.cause == restricted_domain.POOL_CAUSE:
+        return restricted_domain.pool_plain(r.node_pool, r.value, r.key)
     return f"this Karpenter version does not support it ({r.text}); upgrade Karpenter or drop the constraint."
 
 
@@ -350,6 +355,8 @@ def _topology_plain(r: Reason, where: str, source: str) -> str:
                 "hold on the chosen node at once: a zone spread and a kubernetes.io/hostname spread together can leave "
                 "no node at all (zones with unequal node counts) though each alone would fit - add nodes in the "
                 "emptier zones, or make one of them whenUnsatisfiable: ScheduleAnyway.")
+    if r.key is None:
+        return keyless_plain(field)
     counts = ""
     if r.counts:
         more = max(len(r.counts) - 6, 0) + (r.others or 0)
@@ -357,6 +364,8 @@ def _topology_plain(r: Reason, where: str, source: str) -> str:
                   + (f", and {more} other domain{'' if more == 1 else 's'}" if more > 0 else "") + ")")
     if has_empty_domain(r):
         return empty_domain_plain(r, field, counts)
+    if (renamed := deprecated_key_plain(r, field, counts)) is not None:
+        return renamed
     if r.constraint == "pod affinity":
         advice = ("no domain that " + where + " can reach holds a matching pod" + counts + "; a new node never does, "
                   "so the pod waits until a matching pod runs in a reachable domain. Relax "

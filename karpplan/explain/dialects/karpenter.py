@@ -59,9 +59,10 @@ _LIMITS = re.compile(
 _EXCLUDED = re.compile(
     r"(?P<n>\d+) out of (?P<m>\d+) instance types were excluded because they would breach "
     r"(?:(?P<kind>provisioner|nodepool) )?limits")
+# the key and counts may be missing: a user quotes the head of the message alone
 _TOPOLOGY = re.compile(
-    r"^unsatisfiable topology constraint for (?P<c>topology spread|pod affinity|pod anti-affinity),\s*"
-    r"key=(?P<key>[^\s(,]+)(?: \(counts = (?P<rest>.*))?", re.S)
+    r"^unsatisfiable topology constraint for (?P<c>topology spread|pod affinity|pod anti-affinity)(?:,\s*"
+    r"key=(?P<key>[^\s(,]+)(?: \(counts = (?P<rest>.*))?)?", re.S)
 _RESERVED = re.compile(r"^(?:one or more instance types with compatible reserved offerings are available, but could "
                        r"not be reserved|satisfying updated nodeclaim constraints would remove all compatible reserved "
                        r"offering options)")
@@ -140,7 +141,7 @@ def _topology(m: re.Match[str], clause: str) -> Reason:
     counts_text = counts_text.strip().removeprefix("map[").rstrip("])")
     others = _OTHERS.search(counts_text)
     counts = {k: int(v) for k, v in _COUNT.findall(_OTHERS.sub("", counts_text))}
-    return Reason(reason_kind.TOPOLOGY, clause, key=m.group("key").rstrip("…"), constraint=m.group("c"),
+    return Reason(reason_kind.TOPOLOGY, clause, key=(m.group("key") or "").rstrip("…") or None, constraint=m.group("c"),
                   counts=counts if m.group("rest") is not None else None,
                   others=int(others.group(1)) if others else None,
                   pod_domains=pod_domains, node_domains=node_domains)

@@ -45,6 +45,7 @@ _SUBNETS = re.compile(r"no subnets (?:matched selector|exist given constraints|f
                       r"(?=[;\"\t]|\s*\{|\s*$)", re.I)
 _SHORT = re.compile(r"We currently do not have sufficient (?P<type>\S+) capacity in the Availability Zone you requested "
                     r"\((?P<zone>[^)]+)\)")
+_AMIS = re.compile(r"no instance types satisfy requirements of amis? (?P<amis>\[?[\w\-, ]+\]?)")
 _FLEET = re.compile(r"with fleet error\(s\), (?P<code>\w+): (?P<msg>[^;\"\t{]*)")
 # the pod event of kubernetes-sigs/karpenter#3143: `InsufficientCapacityError  NodeClaim X, nominated for this pod failed
 # to launch: InsufficientInstanceCapacity: We currently do not have sufficient ...`
@@ -153,6 +154,20 @@ def plain(e: LaunchError) -> str:
                 "failing, the NodePool allows too few choices - widen its requirements (more instance families, sizes "
                 "and generations, more zones with subnets, spot and on-demand). Nothing on the pod is wrong, and "
                 "lowering its requests only helps if it lets smaller types qualify.")
+    if (am := _AMIS.search(e.text)) is not None:  # Karpenter's own check, before any EC2 call
+        return _no_ami_pair(claim, e.text, am.group("amis").strip("[] "))
     return (f"{claim} could not start: EC2 refused the launch ({f'{e.code}: {e.detail}' if e.code and e.detail else e.text}). That is "
             "about the node class or the AWS account (the node IAM role and iam:PassRole, the launch template, AMI, "
             "security groups, tags), not the pod; Karpenter retries, so a transient AWS error clears on its own.")
+
+
+def _no_ami_pair(claim: str, text: str, amis: str) -> str:
+    """Karpenter's launch-template step found no instance type of the claim that an AMI of the node class runs."""
+    return (f"{claim} was never sent to EC2: Karpenter found no instance type the claim allows that one of the "
+            f"node class's AMIs ({amis}) can run ({text}). Each AMI carries requirements - "
+            "its architecture (amd64 / arm64), and for the accelerated variants a GPU or Neuron device - so AMIs "
+            "of one architecture (amiSelectorTerms by id or name, or a Custom family) with a NodePool or pod that "
+            "allows only the other, or a GPU-only AMI with types that have none, leave no pair. Select AMIs for "
+            "every architecture the NodePool allows (or an alias such as al2023@latest), or restrict the NodePool's "
+            "kubernetes.io/arch to the AMIs'; kubectl describe ec2nodeclass lists the AMIs and their requirements. "
+            "Nothing on the pod's size is wrong.")

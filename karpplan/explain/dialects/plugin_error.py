@@ -17,6 +17,9 @@ import re
 from karpplan.explain.structure import UNSUPPORTED, Reason
 
 TRIGGERS = (" plugin \"", "\" filter plugin:")
+# classic DRA (resource.k8s.io/v1alpha2, Kubernetes 1.26-1.30): a claim whose driver's control-plane controller
+# allocates it; the scheduler's Reserve hands it the chosen node and waits (dynamicresources.go)
+_CLASSIC_WAIT = re.compile(r"waiting for resource driver to (?:allocate resource|provide information)")
 CAUSE = "scheduler plugin error"
 _ERROR = re.compile(r'running (?:(?P<phase>[A-Z]\w*) plugins?:? (?:plugin )?"(?P<plugin>[^"]+)"(?: failed with)?|'
                     r'"(?P<plugin2>[^"]+)" (?P<phase2>filter) plugin):\s*(?P<err>.*)', re.S)
@@ -37,6 +40,8 @@ def plain(r: Reason) -> str:
     plugin, err = r.key or "a plugin", (m.group("err") if m else r.text)
     head = (f"kube-scheduler's {plugin} plugin failed with an error ({err}) in its {r.value or ''} phase: this is not "
             "a verdict that no node fits, and the scheduler retries the pod with backoff. ")
+    if plugin == "DynamicResources" and _CLASSIC_WAIT.search(err):
+        return _classic_wait(err)
     if plugin == "DynamicResources":
         return head + ("The pod's ResourceClaims are what it was allocating: check that each claim (or its template), "
                        "DeviceClass and the driver's ResourceSlices exist (kubectl get resourceclaims,deviceclasses,"
@@ -48,3 +53,17 @@ def plain(r: Reason) -> str:
         return head + ("The pod's PersistentVolumeClaims are what it was binding: a claim that does not exist, or whose "
                        "StorageClass does not, stops it - create it (kubectl get pvc,storageclass).")
     return head + "The error names the object or setting at fault; fix that, or upgrade the scheduler if it is a bug."
+
+
+def _classic_wait(err: str) -> str:
+    """Classic DRA's Reserve waiting on the driver's controller: a normal step, Pending only when it never ends."""
+    step = ("told the resource driver which node it chose and waits for the driver's controller to allocate the "
+            "claim there" if "allocate" in err else
+            "asked the resource drivers which nodes suit the pod's claims and waits for their answer")
+    return (f"kube-scheduler's DynamicResources plugin {step} ({err}): a normal step of classic DRA (resource.k8s.io "
+            "v1alpha2, a ResourceClass and a driver with a control-plane controller, Kubernetes 1.26-1.30), not a "
+            "verdict on the nodes; the scheduler tries again when the claim changes. Pending for minutes means the "
+            "driver's controller is not allocating: check that its controller Deployment runs and logs the claim "
+            "(kubectl logs), that the claim's ResourceClass names that driver, and kubectl describe resourceclaim / "
+            "get podschedulingcontexts for its state. From Kubernetes 1.31 structured parameters replace the "
+            "controller - a driver and cluster version pair from different DRA generations never allocates.")
