@@ -35,23 +35,9 @@ from karpplan.scheduling.state import PlacementState
 
 
 def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementState) -> list[str]:
-    reasons: list[str] = []
     unpriced: set[str] = set()  # types a pool allows that would fit the pod but have no price here
     relaxed = Attempt(None, (), True)
-    nodes = [s for s in state.slots if s.existing is not None]
-    if nodes:
-        per_node: dict[str, list[str]] = {}
-        for slot in nodes:
-            static = group.existing_reasons.get(slot.name)
-            if static:
-                per_node[slot.name] = static
-                continue
-            _, why = state.evaluate(group, slot, relaxed)
-            per_node[slot.name] = [why or "node(s) were full once the plan's other pods were placed"]
-        reasons.append(aggregate_message(len(nodes), per_node))
-        held = _daemon_ports_held(group, [s.existing for s in nodes if s.existing is not None])
-        if held:
-            reasons.append(held)
+    reasons = _existing_nodes_reasons(group, state, relaxed)
     if not problem.pools:
         growable = growable_groups(problem.inventory, pod.requests, group.existing_reasons)
         reasons.append(growth_reason(growable) if growable else "no nodepools found: nothing can be launched")
@@ -94,15 +80,36 @@ def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementSt
                            "plan's other pods (spread, affinity or limits across the batch)")
     origin = group.template.origin
     reasons.append(f"{pod.workload} is defined at {origin}")
-    if unpriced:
-        # Our catalog's gap, not Karpenter's verdict: said first, or it reads as the last clause of a long reason.
-        catalog = problem.catalog
-        names = sorted(unpriced)
-        them = "it" if len(names) == 1 else "them"
-        reasons.insert(0, f"no type with a price here fits the pod: its NodePools allow {lacking_text(catalog, names)}, "
-                          f"and the pod would fit {them}, so it is left out here though Karpenter could launch "
-                          f"{them}: {remedy(catalog)}")
+    if unpriced:  # our catalog's gap, not Karpenter's verdict: said first, not as the last clause of a long reason
+        reasons.insert(0, _unpriced_reason(problem, sorted(unpriced)))
     return reasons
+
+
+def _existing_nodes_reasons(group: GroupInfo, state: PlacementState, relaxed: Attempt) -> list[str]:
+    """kube-scheduler's "0/N nodes are available" over the existing nodes, and the DaemonSet ports they hold."""
+    nodes = [s for s in state.slots if s.existing is not None]
+    if not nodes:
+        return []
+    per_node: dict[str, list[str]] = {}
+    for slot in nodes:
+        static = group.existing_reasons.get(slot.name)
+        if static:
+            per_node[slot.name] = static
+            continue
+        _, why = state.evaluate(group, slot, relaxed)
+        per_node[slot.name] = [why or "node(s) were full once the plan's other pods were placed"]
+    reasons = [aggregate_message(len(nodes), per_node)]
+    held = _daemon_ports_held(group, [s.existing for s in nodes if s.existing is not None])
+    if held:
+        reasons.append(held)
+    return reasons
+
+
+def _unpriced_reason(problem: Problem, names: list[str]) -> str:
+    catalog = problem.catalog
+    them = "it" if len(names) == 1 else "them"
+    return (f"no type with a price here fits the pod: its NodePools allow {lacking_text(catalog, names)}, and the pod "
+            f"would fit {them}, so it is left out here though Karpenter could launch {them}: {remedy(catalog)}")
 
 
 def _lacking(problem: Problem, template: PodTemplate, pool: NodePool, kind: str) -> list[str]:
