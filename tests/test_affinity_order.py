@@ -9,7 +9,7 @@ from pathlib import Path
 
 from karpplan.constraints.affinity_order import unreachable
 
-from planner_helpers import plan_text
+from planner_helpers import POOL, plan_text
 
 HOST = "kubernetes.io/hostname"
 
@@ -104,16 +104,7 @@ def test_workloads_that_select_only_each_other_never_start() -> None:
     assert _unreachable(placed) == ["default/a-0", "default/b-0"]
 
 
-MANIFESTS = """
-apiVersion: karpenter.sh/v1
-kind: NodePool
-metadata: {name: default}
-spec:
-  template:
-    spec:
-      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
-      requirements: []
----
+MANIFESTS = POOL + """---
 apiVersion: v1
 kind: Node
 metadata:
