@@ -403,6 +403,9 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
     """
     problem = ctx.planner.problem
     state: PlacementState | None = None
+    # One finding per field of a resource: a SparkApplication's driver and executors kept off by its shared
+    # spec.nodeSelector are one mistake (written path, reasons, fix) -> (resource, its pod specs and counts)
+    alike: dict[tuple[int, str, str], tuple[Document, str, list[tuple[str, int, str]]]] = {}
     for group_info, doc in _groups(ctx, "no-pool-can-launch"):
         if not _cannot_launch(group_info, problem):
             continue
@@ -417,9 +420,9 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
                       "with managedNodeGroups, --fargate-profile, or kubectl get nodes -o yaml) to check it",
                       severity=Severity.info)
             continue
-        reasons = reasons_for(problem, group_info, group_info.group.pods[0], state)[:-1]  # the last names the workload
+        reasons = "; ".join(reasons_for(problem, group_info, group_info.group.pods[0], state)[:-1])  # not the workload
         message = (f"no NodePool, Fargate profile or existing node can take these {group_info.size} pod(s)"
-                   f"{ctx.zero_replicas_note(doc)}: " + "; ".join(reasons))
+                   f"{ctx.zero_replicas_note(doc)}: " + reasons)
         volume = blamed_volume(group_info.template, group_info.verdicts, problem)
         volume_doc = ctx.document_at(volume.origin) if volume is not None and volume.origin.line else None
         if volume is not None and volume_doc is not None:
@@ -431,7 +434,21 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
                       "launch in (or add a NodePool for its zones)", line=volume.origin.line)
             continue
         field, fix = _field_and_fix(ctx, group_info, doc)
-        yield Hit(doc, field, message, fix)
+        key = (id(doc), ctx.written_path(doc, field)[0], fix)
+        alike.setdefault(key, (doc, field, []))[2].append((ctx.group_spec_path(group_info, doc), group_info.size,
+                                                            reasons))
+    for (_, _, fix), (doc, field, parts) in alike.items():
+        yield Hit(doc, field, _cannot_launch_text(ctx, doc, parts), fix)
+
+
+def _cannot_launch_text(ctx: LintContext, doc: Document, parts: Sequence[tuple[str, int, str]]) -> str:
+    """no-pool-can-launch's message for the pods of one or more pod specs of `doc` ((spec path, pods, reasons))."""
+    head = f"no NodePool, Fargate profile or existing node can take these {sum(p[1] for p in parts)} pod(s)"
+    if len({at for at, _, _ in parts}) == 1:
+        return f"{head}{ctx.zero_replicas_note(doc)}: {parts[0][2]}"
+    if len({reasons for _, _, reasons in parts}) == 1:
+        return f"{head} ({', '.join(f'{size} of {at}' for at, size, _ in parts)}): {parts[0][2]}"
+    return f"{head}: " + "; ".join(f"{size} of {at}: {reasons}" for at, size, reasons in parts)
 
 
 def _field_and_fix(ctx: LintContext, group_info: GroupInfo, doc: Document) -> tuple[str, str]:
