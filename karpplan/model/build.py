@@ -50,7 +50,7 @@ from karpplan.model.build_storage import (
 )
 from karpplan.model.build_volumes import VolumeTemplates
 from karpplan.model.cluster import ClusterConfig, Namespace, RuntimeClass
-from karpplan.model.default_namespace import in_namespace, namespace_hint
+from karpplan.model.default_namespace import in_namespace, kustomize_namespaced, namespace_hint
 from karpplan.model.derived import defined_as, pod_spec_written_at
 from karpplan.model.eksctl import node_group_notices
 from karpplan.model.empty_nodes import empty_nodes_notice
@@ -549,6 +549,7 @@ def read_input(
     documents, problems = read_documents(paths, max_bytes=max_bytes, stdin=stdin, texts=texts)
     kustomize = patches_note(documents)
     documents, problems = without_patches(documents, problems)  # a kustomize tree's patches are no objects
+    documents = kustomize_namespaced(documents)
     hint = namespace_hint(documents) if namespace is None else None
     documents = in_namespace(documents, namespace)
     try:
