@@ -404,8 +404,9 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
     problem = ctx.planner.problem
     state: PlacementState | None = None
     # One finding per field of a resource: a SparkApplication's driver and executors kept off by its shared
-    # spec.nodeSelector are one mistake (written path, reasons, fix) -> (resource, its pod specs and counts)
-    alike: dict[tuple[int, str, str], tuple[Document, str, list[tuple[str, int, str]]]] = {}
+    # spec.nodeSelector (or volume) are one mistake. (reported doc, written path, fix) -> (reported doc, field, the
+    # resource, line, prefix, suffix, (pod spec path, pods, reasons) of each pod spec)
+    alike: dict[tuple[int, str, str], tuple[Document, str, Document, int, str, str, list[tuple[str, int, str]]]] = {}
     for group_info, doc in _groups(ctx, "no-pool-can-launch"):
         if not _cannot_launch(group_info, problem):
             continue
@@ -421,24 +422,23 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
                       severity=Severity.info)
             continue
         reasons = "; ".join(reasons_for(problem, group_info, group_info.group.pods[0], state)[:-1])  # not the workload
-        message = (f"no NodePool, Fargate profile or existing node can take these {group_info.size} pod(s)"
-                   f"{ctx.zero_replicas_note(doc)}: " + reasons)
+        part = (ctx.group_spec_path(group_info, doc), group_info.size, reasons)
         volume = blamed_volume(group_info.template, group_info.verdicts, problem)
         volume_doc = ctx.document_at(volume.origin) if volume is not None and volume.origin.line else None
         if volume is not None and volume_doc is not None:
             if silences(doc, NO_POOL_CAN_LAUNCH):
                 continue  # the workload's own annotation still silences it where it is reported
-            yield Hit(volume_doc, path_at(volume_doc, volume.origin.line),
-                      f"{object_name(doc)}: {message} (the zone is its volumes': {volume.describe()})",
-                      f"the pods' volumes decide their zone: let {volume.source} allow a zone the NodePools "
-                      "launch in (or add a NodePool for its zones)", line=volume.origin.line)
+            fix = (f"the pods' volumes decide their zone: let {volume.source} allow a zone the NodePools "
+                   "launch in (or add a NodePool for its zones)")
+            field = path_at(volume_doc, volume.origin.line)
+            alike.setdefault((id(volume_doc), field, fix), (
+                volume_doc, field, doc, volume.origin.line, f"{object_name(doc)}: ",
+                f" (the zone is its volumes': {volume.describe()})", []))[6].append(part)
             continue
         field, fix = _field_and_fix(ctx, group_info, doc)
-        key = (id(doc), ctx.written_path(doc, field)[0], fix)
-        alike.setdefault(key, (doc, field, []))[2].append((ctx.group_spec_path(group_info, doc), group_info.size,
-                                                            reasons))
-    for (_, _, fix), (doc, field, parts) in alike.items():
-        yield Hit(doc, field, _cannot_launch_text(ctx, doc, parts), fix)
+        alike.setdefault((id(doc), ctx.written_path(doc, field)[0], fix), (doc, field, doc, 0, "", "", []))[6].append(part)
+    for (_, _, fix), (at, field, of, line, prefix, suffix, parts) in alike.items():
+        yield Hit(at, field, prefix + _cannot_launch_text(ctx, of, parts) + suffix, fix, line=line)
 
 
 def _cannot_launch_text(ctx: LintContext, doc: Document, parts: Sequence[tuple[str, int, str]]) -> str:
