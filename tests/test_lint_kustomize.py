@@ -216,3 +216,12 @@ def test_a_base_two_overlays_put_in_different_namespaces_stays_as_written(tmp_pa
         "overlays/prod/kustomization.yaml": "namespace: prod\nresources: [../../base]\n"})
     assert _planned_namespaces(str(root)) == {"Deployment/web": "written"}
     assert _planned_namespaces(str(root / "base"), str(root / "overlays" / "prod")) == {"Deployment/web": "prod"}
+
+
+def test_a_kustomization_that_writes_no_kind_is_skipped_as_a_kustomization(tmp_path: Path) -> None:
+    # argocd-example-apps sock-shop/kustomization.yaml is `resources:` only: plan listed it as
+    # "1 (no kind) (not a Kubernetes object)"
+    root = _tree(tmp_path, {"kustomization.yaml": "resources: [app.yaml]\n", "app.yaml": APP})
+    result = runner.invoke(app, ["plan", str(root), "-v", "-o", "json"])
+    assert result.exit_code in (0, 1), result.stdout
+    assert "1 Kustomization" in result.stderr and "(no kind)" not in result.stderr
