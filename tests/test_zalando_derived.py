@@ -187,3 +187,52 @@ spec:
 """
     pods = pods_of(plan(POOL + dump + MINIMAL), "StatefulSet/acid-minimal-cluster")
     assert [p["requests"] for p in pods] == [{"cpu": "250m", "memory": "1Gi"}] * 2
+
+
+# manifests/configmap.yaml (abridged) with the pod anti-affinity turned on and larger default requests
+CONFIG_MAP = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: postgres-operator
+data:
+  default_cpu_request: 250m
+  default_memory_request: 1Gi
+  enable_pod_antiaffinity: "true"
+  pod_antiaffinity_preferred_during_scheduling: "false"
+  pod_antiaffinity_topology_key: "topology.kubernetes.io/zone"
+---
+"""
+
+
+def test_the_operators_config_map_in_the_input_sets_defaults_and_anti_affinity() -> None:
+    text = POOL + CONFIG_MAP + MINIMAL.replace("numberOfInstances: 2", "numberOfInstances: 3")
+    document = plan(text)
+    pods = pods_of(document, "StatefulSet/acid-minimal-cluster")
+    assert [p["requests"] for p in pods if p["node"]] == [{"cpu": "250m", "memory": "1Gi"}] * 2
+    assert len(document["unschedulable"]) == 1  # required anti-affinity on the zone: the pool has two
+    found = findings(text)
+    assert [f for f in found if f.rule == "replicas-without-spread"] == []
+    capped = [f for f in found if f.rule == "anti-affinity-caps-replicas"]
+    assert len(capped) == 1 and capped[0].object == "postgresql/default/acid-minimal-cluster"
+    assert "pod_antiaffinity_preferred_during_scheduling" in capped[0].fix
+
+
+def test_an_operator_configuration_resource_is_read_as_its_config_map() -> None:
+    configuration = """\
+apiVersion: acid.zalan.do/v1
+kind: OperatorConfiguration
+metadata:
+  name: postgresql-operator-default-configuration
+configuration:
+  kubernetes:
+    enable_pod_antiaffinity: true
+    pod_antiaffinity_preferred_during_scheduling: true
+  postgres_pod_resources:
+    default_cpu_request: 500m
+---
+"""
+    text = POOL + configuration + MINIMAL
+    pods = pods_of(plan(text), "StatefulSet/acid-minimal-cluster")
+    assert [p["requests"] for p in pods] == [{"cpu": "500m", "memory": "100Mi"}] * 2
+    assert [f for f in findings(text) if f.rule == "replicas-without-spread"] == []

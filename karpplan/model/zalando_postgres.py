@@ -27,6 +27,7 @@ database pods instead, a Deployment `<name>-pooler` for the pooler.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from karpplan.inputs.loader import Document
@@ -39,6 +40,7 @@ from karpplan.model.derived import (
     expand_each,
     key_line,
 )
+from karpplan.model.labels import HOSTNAME
 from karpplan.model.prometheus_operator import DerivedWorkload, pod_specs_of
 
 GROUP = "acid.zalan.do"
@@ -56,6 +58,76 @@ _COPIED = (("tolerations", "tolerations"), ("schedulerName", "schedulerName"),
 
 def is_zalando_postgresql(doc: Document) -> bool:
     return doc.group == GROUP and doc.kind == KIND
+
+
+@dataclass(frozen=True)
+class OperatorConfig:
+    """The operator's settings karpplan reads (its ConfigMap `postgres-operator`, or an OperatorConfiguration
+    CR, when the input holds it; else the defaults)."""
+
+    anti_affinity: bool = False  # enable_pod_antiaffinity
+    topology_key: str = HOSTNAME  # pod_antiaffinity_topology_key
+    preferred: bool = False  # pod_antiaffinity_preferred_during_scheduling
+    requests: tuple[tuple[str, str], ...] = tuple(DEFAULT_REQUESTS.items())  # default_cpu_request, ..._memory_...
+    pooler_requests: tuple[tuple[str, str], ...] = tuple(POOLER_REQUESTS.items())
+    pooler_instances: int = POOLER_INSTANCES
+    source: str = ""  # where it was read ("" for the defaults)
+
+
+def _settings(doc: Document) -> dict[str, object] | None:
+    """The operator settings a document holds, flat (None when it is no operator configuration)."""
+    if doc.kind == "ConfigMap" and doc.group == "":
+        data = as_mapping(doc.body.get("data"))
+        return dict(data) if doc.name == "postgres-operator" or "enable_pod_antiaffinity" in data else None
+    if doc.kind == "OperatorConfiguration" and doc.group == GROUP:
+        configuration = as_mapping(doc.body.get("configuration"))
+        flat: dict[str, object] = dict(configuration)
+        for section in ("kubernetes", "postgres_pod_resources", "connection_pooler"):
+            flat.update(as_mapping(configuration.get(section)))
+        return flat
+    return None
+
+
+def _true(value: object) -> bool:
+    return value is True or str(value).strip().lower() == "true"
+
+
+def operator_config(documents: Sequence[Document]) -> OperatorConfig:
+    """The operator's configuration in the input (the first found), else its defaults."""
+    found = next(((d, c) for d in documents if (c := _settings(d)) is not None), None)
+    if found is None:
+        return OperatorConfig()
+    doc, settings = found
+
+    def text(key: str, default: str) -> str:
+        value = settings.get(key)
+        return str(value) if value not in (None, "") else default
+
+    pooler = settings.get("connection_pooler_number_of_instances")
+    return OperatorConfig(
+        anti_affinity=_true(settings.get("enable_pod_antiaffinity")),
+        topology_key=text("pod_antiaffinity_topology_key", HOSTNAME),
+        preferred=_true(settings.get("pod_antiaffinity_preferred_during_scheduling")),
+        requests=(("cpu", text("default_cpu_request", DEFAULT_REQUESTS["cpu"])),
+                  ("memory", text("default_memory_request", DEFAULT_REQUESTS["memory"]))),
+        pooler_requests=(("cpu", text("connection_pooler_default_cpu_request", POOLER_REQUESTS["cpu"])),
+                         ("memory", text("connection_pooler_default_memory_request", POOLER_REQUESTS["memory"]))),
+        pooler_instances=int(str(pooler)) if str(pooler).isdigit() else POOLER_INSTANCES,
+        source=f"{doc.kind} {doc.name} at {doc.origin}")
+
+
+def _anti_affinity(config: OperatorConfig, labels: dict[str, str], pod: LineDict) -> None:
+    """The operator's pod anti-affinity (`podAffinity`, k8sres.go) on `labels`, when its configuration enables it."""
+    if not config.anti_affinity:
+        return
+    term = {"labelSelector": {"matchLabels": dict(labels)}, "topologyKey": config.topology_key}
+    anti = ({"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1, "podAffinityTerm": term}]}
+            if config.preferred else {"requiredDuringSchedulingIgnoredDuringExecution": [term]})
+    affinity = pod.get("affinity")
+    merged = LineDict(affinity if isinstance(affinity, dict) else {}, line=pod.line)
+    merged["podAntiAffinity"] = anti
+    pod["affinity"] = merged
+    pod.key_lines.setdefault("affinity", pod.line)
 
 
 def _count(value: object, default: int) -> int:
@@ -111,11 +183,13 @@ def _placement(spec: dict[str, Any], start: int, pod: LineDict, initial: bool) -
         pod.key_lines["affinity"] = at
 
 
-def _database_pod(spec: dict[str, Any], start: int) -> tuple[LineDict, tuple[FieldAlias, ...]]:
+def _database_pod(spec: dict[str, Any], start: int, config: OperatorConfig,
+                  labels: dict[str, str]) -> tuple[LineDict, tuple[FieldAlias, ...]]:
     pod = LineDict(line=start)
     _placement(spec, start, pod, initial=True)
     resources_line = key_line(spec, "resources", start)
-    containers = [_container("postgres", spec.get("resources"), DEFAULT_REQUESTS, resources_line)]
+    requests = dict(config.requests)
+    containers = [_container("postgres", spec.get("resources"), requests, resources_line)]
     aliases = [FieldAlias("spec.containers[0].resources", "spec.resources"),
                FieldAlias("spec.containers[0]", "spec.resources", same_shape=False)]
     sidecars = spec.get("sidecars")
@@ -124,28 +198,44 @@ def _database_pod(spec: dict[str, Any], start: int) -> tuple[LineDict, tuple[Fie
         line = getattr(sidecar, "line", 0) or key_line(spec, "sidecars", start)
         written = side.get("name")
         name = written if isinstance(written, str) else f"sidecar-{index}"
-        containers.append(_container(name, side.get("resources"), DEFAULT_REQUESTS, line))
+        containers.append(_container(name, side.get("resources"), requests, line))
         aliases.insert(0, FieldAlias(f"spec.containers[{index + 1}]", f"spec.sidecars[{index}]"))
     pod["containers"] = _listed(containers, resources_line)
     pod.key_lines["containers"] = resources_line
+    _anti_affinity(config, labels, pod)
     aliases += [FieldAlias("spec.containers", "spec.resources", same_shape=False),
+                *_anti_affinity_aliases(config),
                 FieldAlias("spec.affinity.nodeAffinity", "spec.nodeAffinity"),
                 FieldAlias("spec.affinity", "spec.nodeAffinity", same_shape=False),
                 FieldAlias("spec.priorityClassName", "spec.podPriorityClassName")]
     return pod, tuple(aliases)
 
 
-def _pooler_pod(spec: dict[str, Any], start: int) -> tuple[LineDict, tuple[FieldAlias, ...]]:
+def _anti_affinity_aliases(config: OperatorConfig) -> tuple[FieldAlias, ...]:
+    """The operator's anti-affinity is written in its configuration, not in the postgresql: a finding on it is
+    said at the postgresql's name, with the setting to change."""
+    if not config.anti_affinity:
+        return ()
+    return (FieldAlias("spec.affinity.podAntiAffinity", "metadata.name", same_shape=False, fix=(
+        f"the operator writes this anti-affinity on {config.topology_key} (enable_pod_antiaffinity, {config.source}):"
+        " set pod_antiaffinity_preferred_during_scheduling: true there, or run at most as many instances as the pods "
+        f"can reach {config.topology_key} domains")),)
+
+
+def _pooler_pod(spec: dict[str, Any], start: int, config: OperatorConfig,
+                labels: dict[str, str]) -> tuple[LineDict, tuple[FieldAlias, ...]]:
     pooler = as_mapping(spec.get("connectionPooler"))
     line = key_line(spec, "connectionPooler", start)
     pod = LineDict(line=start)
     _placement(spec, start, pod, initial=False)
-    container = _container("connection-pooler", pooler.get("resources"), POOLER_REQUESTS,
+    container = _container("connection-pooler", pooler.get("resources"), dict(config.pooler_requests),
                            key_line(pooler, "resources", line))
     pod["containers"] = _listed([container], line)
     pod.key_lines["containers"] = line
+    _anti_affinity(config, labels, pod)
     aliases = (FieldAlias("spec.containers[0].resources", "spec.connectionPooler.resources"),
                FieldAlias("spec.containers", "spec.connectionPooler", same_shape=False),
+               *_anti_affinity_aliases(config),
                FieldAlias("spec.affinity.nodeAffinity", "spec.nodeAffinity"),
                FieldAlias("spec.affinity", "spec.nodeAffinity", same_shape=False))
     return pod, aliases
@@ -175,49 +265,70 @@ def _poolers(spec: dict[str, Any]) -> list[tuple[str, str]]:
     return out
 
 
-def _expand(present: set[tuple[str, str]], doc: Document) -> tuple[list[Document], DerivedWorkload]:
+def _placement_said(config: OperatorConfig) -> str:
+    if not config.anti_affinity:
+        return "without anti-affinity (the operator's default enable_pod_antiaffinity: false)"
+    kind = "preferred" if config.preferred else "required"
+    return f"with the operator's {kind} anti-affinity on {config.topology_key} ({config.source})"
+
+
+def _spread_fix(config: OperatorConfig, selector: str) -> str:
+    head = (f"add spec.topologySpreadConstraints (maxSkew 1 on topology.kubernetes.io/zone, labelSelector "
+            f"matchLabels {selector})")
+    return head if config.anti_affinity else (
+        f"{head}, or set enable_pod_antiaffinity: true in the operator's configuration (it is off by default)")
+
+
+def _pooler_workloads(doc: Document, spec: dict[str, Any], labels: dict[str, str], config: OperatorConfig,
+                      present: set[tuple[str, str]]) -> list[tuple[DerivedDocument, str]]:
+    """The connection pooler Deployments the operator runs for `doc`, with what is said of each."""
+    start = getattr(spec, "line", 0) or doc.origin.line
+    pooler = as_mapping(spec.get("connectionPooler"))
+    out: list[tuple[DerivedDocument, str]] = []
+    for suffix, role in _poolers(spec):
+        name = doc.name + suffix
+        count = _count(pooler.get("numberOfInstances"), config.pooler_instances)
+        if (doc.namespace, name) in present:
+            continue
+        # the anti-affinity selects connectionPoolerLabels(role, false): no team, no role
+        selected = {"application": "db-connection-pooler", CLUSTER_LABEL: doc.name, "connection-pooler": name}
+        made = _derive(doc, "Deployment", name, count, {**labels, **selected, "spilo-role": role},
+                       _pooler_pod(spec, start, config, selected), "spec.connectionPooler.numberOfInstances",
+                       key_line(pooler, "numberOfInstances", key_line(spec, "connectionPooler", start)),
+                       "" if config.anti_affinity else
+                       "set enable_pod_antiaffinity: true in the operator's configuration (it is off by default)")
+        out.append((made, f"{count} connection pooler pod(s) (Deployment {name})"))
+    return out
+
+
+def _expand(present: set[tuple[str, str]], config: OperatorConfig,
+            doc: Document) -> tuple[list[Document], DerivedWorkload]:
     spec = as_mapping(doc.body.get("spec"))
     start = getattr(spec, "line", 0) or doc.origin.line
     name = doc.name
     replicas = _count(spec.get("numberOfInstances"), DEFAULT_INSTANCES)
     team = spec.get("teamId")
     labels = {"application": "spilo", CLUSTER_LABEL: name, **({"team": str(team)} if team is not None else {})}
-    selector = f"{CLUSTER_LABEL}: {name}"
     made: list[Document] = []
-    names: list[str] = []
     said: list[str] = []
     if (doc.namespace, name) in present:
         said.append(f"its database pods (StatefulSet {name}) are in the input")
     else:
-        made.append(_derive(doc, "StatefulSet", name, replicas, labels, _database_pod(spec, start),
+        made.append(_derive(doc, "StatefulSet", name, replicas, labels, _database_pod(spec, start, config, labels),
                             "spec.numberOfInstances", key_line(spec, "numberOfInstances", doc.origin.line),
-                            "add spec.topologySpreadConstraints (maxSkew 1 on topology.kubernetes.io/zone, "
-                            f"labelSelector matchLabels {selector}), or set enable_pod_antiaffinity: true in the "
-                            "operator's configuration (it is off by default)"))
-        names.append(name)
-        sized = "spec.resources" if isinstance(spec.get("resources"), dict) else "the default 100m CPU, 100Mi memory"
+                            _spread_fix(config, f"{CLUSTER_LABEL}: {name}")))
+        sized = ("spec.resources" if isinstance(spec.get("resources"), dict) else
+                 f"the default {dict(config.requests)['cpu']} CPU, {dict(config.requests)['memory']} memory")
         said.append(f"planned as the {replicas} Spilo pod(s) the operator creates (StatefulSet {name}), {sized}, "
-                    "without anti-affinity (the operator's default enable_pod_antiaffinity: false)")
-    pooler = as_mapping(spec.get("connectionPooler"))
-    for suffix, role in _poolers(spec):
-        pooler_name = name + suffix
-        count = _count(pooler.get("numberOfInstances"), POOLER_INSTANCES)
-        if (doc.namespace, pooler_name) in present:
-            continue
-        pooler_labels = {**labels, "application": "db-connection-pooler", "connection-pooler": pooler_name,
-                         "spilo-role": role}
-        made.append(_derive(doc, "Deployment", pooler_name, count, pooler_labels, _pooler_pod(spec, start),
-                            "spec.connectionPooler.numberOfInstances",
-                            key_line(pooler, "numberOfInstances", key_line(spec, "connectionPooler", start)),
-                            "set enable_pod_antiaffinity: true in the operator's configuration (it is off by "
-                            "default)"))
-        names.append(pooler_name)
-        said.append(f"{count} connection pooler pod(s) (Deployment {pooler_name})")
+                    + _placement_said(config))
+    for pooler, text in _pooler_workloads(doc, spec, labels, config, present):
+        made.append(pooler)
+        said.append(text)
     if not made:
         return [], DerivedWorkload(KIND, name, doc.namespace, doc.origin, (), replicas, (), reason=said[0])
-    containers = tuple(str(c.get("name")) for c in _database_pod(spec, start)[0]["containers"])
-    return made, DerivedWorkload(KIND, name, doc.namespace, doc.origin, tuple(names), replicas, containers,
-                                 plain="; ".join(said), pod_specs=pod_specs_of(made))
+    containers = tuple(str(c.get("name")) for c in _database_pod(spec, start, config, labels)[0]["containers"])
+    return made, DerivedWorkload(KIND, name, doc.namespace, doc.origin, tuple(d.name for d in made), replicas,
+                                 containers, plain="; ".join(said), pod_specs=pod_specs_of(made))
 
 
 def expand_zalando_postgresqls(documents: Sequence[Document]) -> tuple[list[Document], list[DerivedWorkload]]:
@@ -232,4 +343,5 @@ def expand_zalando_postgresqls(documents: Sequence[Document]) -> tuple[list[Docu
         elif d.kind == "Pod" and isinstance(labels, dict) and isinstance(labels.get(CLUSTER_LABEL), str) \
                 and labels.get("application") == "spilo":
             present.add((d.namespace, labels[CLUSTER_LABEL]))
-    return expand_each(documents, is_zalando_postgresql, lambda doc: _expand(present, doc))
+    config = operator_config(documents)
+    return expand_each(documents, is_zalando_postgresql, lambda doc: _expand(present, config, doc))
