@@ -45,6 +45,8 @@ def test_a_candidates_pods_landing_on_a_launched_nodeclaim_block_the_command(tmp
     assert report.actions == []
     assert reason(report, "big") == ("Not all pods would schedule, default/p0 => would schedule against "
                                      "uninitialized nodeclaim/default-abcd")
+    # statenode.go ValidateNodeDisruptable: "nodeclaim does not have an associated node"
+    assert reason(report, "default-abcd") == "Nodeclaim does not have an associated node"
 
 
 def test_without_the_nodeclaim_the_node_is_replaced(tmp_path: Path) -> None:
