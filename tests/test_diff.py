@@ -182,19 +182,3 @@ def test_a_workload_its_change_lets_schedule_is_now_placed_and_a_job_is_said_to_
     assert row["change"] == "unchanged" and (row["placedBase"], row["placedHead"]) == (0, 1)
     table = karpplan("diff", "base", "head", "--region", "us-east-1", cwd=tmp_path, env={**os.environ, "COLUMNS": "160"})
     assert "unchanged, now placed" in table.stdout and "Job and CronJob rows" in table.stdout
-
-
-def test_a_kustomize_tree_is_read_as_plan_and_lint_read_it(tmp_path: Path) -> None:
-    # A GitOps PR on a kustomize tree: its patch file (a second Deployment web) exited 2 as "defined twice", and
-    # the kustomization's namespace was not the workloads'
-    kustomization = "resources: [app.yaml, pool.yaml]\nnamespace: shop\npatches:\n  - path: patch.yaml\n"
-    patch = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 3}\n"
-    for side, replicas in (("base", 2), ("head", 4)):
-        write(tmp_path / side / "kustomization.yaml", kustomization)
-        write(tmp_path / side / "pool.yaml", pool())
-        write(tmp_path / side / "app.yaml", deployment("web", replicas, namespace="default"))
-        write(tmp_path / side / "patch.yaml", patch)
-    code, doc = _diff(tmp_path)
-    assert code == 0
-    workloads = {w["workload"]: w for w in doc["workloads"]}  # type: ignore[attr-defined]
-    assert (workloads["Deployment/shop/web"]["podsBase"], workloads["Deployment/shop/web"]["podsHead"]) == (2, 4)
