@@ -161,3 +161,67 @@ def test_plan_reads_the_tree_as_lint_does_and_says_what_it_left_out(tmp_path: Pa
     said = " ".join(json.loads(result.stdout)["warnings"])
     assert "a kustomize tree: the patch files its kustomizations name are not objects" in said
     assert "| karpplan plan -" in said
+
+
+# ---------------------------------------------------------------------------------------- kustomize namespace
+SURVEY = Path(__file__).resolve().parent.parent / "fixtures" / "real-survey" / "eks-workshop-retail-store"
+
+
+def _planned_namespaces(*paths: str) -> dict[str, str]:
+    result = runner.invoke(app, ["plan", *paths, "-o", "json"])
+    assert result.exit_code in (0, 1), result.stdout
+    return {p["workload"]: p["namespace"] for p in json.loads(result.stdout)["pods"]}
+
+
+def test_a_kustomizations_namespace_is_the_namespace_of_its_resources() -> None:
+    # eks-workshop-v2 base-application: each component's kustomization sets `namespace:`, its files write none
+    assert _planned_namespaces(str(SURVEY)) == {"Deployment/carts": "carts", "Deployment/carts-dynamodb": "carts",
+                                                "Deployment/ui": "ui"}
+
+
+def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return tmp_path
+
+
+APP = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: written}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: nginx, resources: {requests: {cpu: 100m, memory: 128Mi}}}]
+"""
+
+
+def test_the_outermost_kustomizations_namespace_wins(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {
+        "kustomization.yaml": "namespace: outer\nresources: [app]\n",
+        "app/kustomization.yaml": "namespace: inner\nresources: [deployment.yaml]\n",
+        "app/deployment.yaml": APP})
+    assert _planned_namespaces(str(root)) == {"Deployment/web": "outer"}
+
+
+def test_a_base_two_overlays_put_in_different_namespaces_stays_as_written(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {
+        "base/kustomization.yaml": "resources: [deployment.yaml]\n",
+        "base/deployment.yaml": APP,
+        "overlays/dev/kustomization.yaml": "namespace: dev\nresources: [../../base]\n",
+        "overlays/prod/kustomization.yaml": "namespace: prod\nresources: [../../base]\n"})
+    assert _planned_namespaces(str(root)) == {"Deployment/web": "written"}
+    assert _planned_namespaces(str(root / "base"), str(root / "overlays" / "prod")) == {"Deployment/web": "prod"}
+
+
+def test_a_kustomization_that_writes_no_kind_is_skipped_as_a_kustomization(tmp_path: Path) -> None:
+    # argocd-example-apps sock-shop/kustomization.yaml is `resources:` only: plan listed it as
+    # "1 (no kind) (not a Kubernetes object)"
+    root = _tree(tmp_path, {"kustomization.yaml": "resources: [app.yaml]\n", "app.yaml": APP})
+    result = runner.invoke(app, ["plan", str(root), "-v", "-o", "json"])
+    assert result.exit_code in (0, 1), result.stdout
+    assert "1 Kustomization" in result.stderr and "(no kind)" not in result.stderr

@@ -16,6 +16,7 @@ from karpplan.inputs.loader import (
     Document,
     load_documents,
     parse_documents,
+    read_documents,
 )
 from karpplan.inputs.origins import LineDict, LineList, line_of, origin_of
 
@@ -369,3 +370,15 @@ def test_duplicate_keys_are_refused_next_to_merge_keys_too() -> None:
     # A merged key the mapping overrides is not a duplicate.
     (doc,) = parse_documents("kind: X\nbase: &b {a: 1}\nm:\n  <<: *b\n  a: 2\n", "in.yaml")
     assert doc.body["m"] == {"a": 2}
+
+
+def test_a_file_named_itself_and_by_its_directory_is_read_once(tmp_path: Path) -> None:
+    # `karpplan lint pool.yaml blueprints/static-nodepool/` with pool.yaml inside it: kubectl apply -f applies the
+    # same object twice, no conflict; reading it twice made every object in it "defined twice" (exit 2)
+    pool = tmp_path / "pool.yaml"
+    pool.write_text("apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: gpu-static}\n")
+    (tmp_path / "other.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+    documents, problems = read_documents([str(pool), str(tmp_path), str(pool)])
+    assert problems == []
+    assert sorted((d.kind, d.origin.file) for d in documents) == [("ConfigMap", str(tmp_path / "other.yaml")),
+                                                                  ("NodePool", str(pool))]

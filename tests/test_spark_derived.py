@@ -271,15 +271,31 @@ def test_the_applications_node_selector_is_reported_where_it_is_written() -> Non
       disk: nvme
 """
     text = POOL + application(spec)
-    found = [(f.field, f.line) for f in findings(text) if f.rule == "no-pool-can-launch"]
-    # the driver's and the executors' pods both ask for the application's label
-    assert found == [("spec.nodeSelector[workload]", line_of(text, "workload: spark"))] * 2
+    hits = [f for f in findings(text) if f.rule == "no-pool-can-launch"]
+    # the driver's and the executors' pods both ask for the application's label: one mistake, one finding
+    assert [(f.field, f.line) for f in hits] == [("spec.nodeSelector[workload]", line_of(text, "workload: spark"))]
+    assert "these 3 pod(s): 1 of spec.driver: " in hits[0].message and "; 2 of spec.executor: " in hits[0].message
     labelled = POOL.replace("  template:\n    spec:", "  template:\n    metadata: {labels: {workload: spark}}\n    spec:")
     text = labelled + application(spec)
     found = [(f.object, f.field, f.line) for f in findings(text) if f.rule == "no-pool-can-launch"]
     # the executors' own nodeSelector, over the application's
     assert found == [("SparkApplication/spark-jobs/etl", "spec.executor.nodeSelector[disk]",
                       line_of(text, "disk: nvme"))]
+
+
+def test_a_shared_node_selector_is_one_finding_naming_both_roles() -> None:
+    spec = """\
+  type: Scala
+  nodeSelector:
+    workload: spark
+  driver: {cores: 1, memory: 1g}
+  executor: {instances: 2, cores: 1, memory: 1g}
+"""
+    text = POOL + application(spec)
+    hits = [f for f in findings(text) if f.rule == "no-pool-can-launch"]
+    assert [(f.field, f.line) for f in hits] == [("spec.nodeSelector[workload]", line_of(text, "workload: spark"))]
+    assert "these 3 pod(s) (1 of spec.driver, 2 of spec.executor): " in hits[0].message
+    assert 'label "workload"' in hits[0].message
 
 
 def test_the_pod_templates_affinity_on_sparks_own_label_is_not_a_selector_that_misses() -> None:

@@ -163,6 +163,8 @@ def new_candidate(node: SimNode, pods: list[Pod], pools: dict[str, NodePool], di
     """The node as a disruption candidate, or why it is none (Karpenter's wording, as a sentence)."""
     if node.pool is None:
         return "Node isn't managed by karpenter"
+    if node.claim_only:
+        return "Nodeclaim does not have an associated node"
     if node.uninitialized:
         return "Node isn't initialized"
     if node.deleting:

@@ -17,6 +17,7 @@ from datetime import datetime
 
 from karpplan.catalog.overlays import apply_node_overlays
 from karpplan.consolidate.candidates import is_reschedulable
+from karpplan.consolidate.claims import claim_only_nodes
 from karpplan.consolidate.loop import SteadyState, steady_state
 from karpplan.consolidate.optimal import Repack, movable, optimal_repack
 from karpplan.consolidate.report import NodeVerdict, Report, Summary, removal_reason
@@ -95,11 +96,14 @@ def read(options: ConsolidateOptions, documents: Sequence[Document] | None = Non
     if documents is None:
         documents = read_documents_or_fail(options.paths, options.max_file_size)
     documents = in_namespace(documents, options.namespace)
+    made, unlaunched = claim_only_nodes(documents)
+    documents = [*documents, *made]
     inventory = build_inventory(documents)
     catalog = catalog_for(inventory, options.region, options.catalog, zones=options.zones,
                           allow_estimated_prices=options.allow_estimated_prices)
     catalog, _ = apply_node_overlays(catalog, inventory.overlays, inventory.nodepools)
     snapshot = make_snapshot(inventory, documents, catalog, options.now)
+    snapshot.warnings[:0] = unlaunched
     return snapshot, ClusterState.of(snapshot, catalog)
 
 

@@ -157,9 +157,10 @@ def _leaving_with(state: ClusterState, deleting: Sequence[str]) -> list[Pod]:
             and not (limits is not None and is_evictable(p) and limits.fully_blocked(p))]
 
 
-def uninitialized_error(node: str) -> str:
-    """`UninitializedNodeError` (helpers.go): a candidate's pod the simulation put on a node still starting."""
-    return f"would schedule against uninitialized node/{node}"
+def uninitialized_error(node: str, claim_only: bool = False) -> str:
+    """`UninitializedNodeError` (helpers.go): a candidate's pod the simulation put on a node still starting
+    (`claim_only`: a NodeClaim whose Node has not registered, named as Karpenter names it)."""
+    return f"would schedule against uninitialized {'nodeclaim' if claim_only else 'node'}/{node}"
 
 
 def waits_out_consolidate_after(state: ClusterState, node: SimNode) -> bool:
@@ -236,7 +237,8 @@ def simulate(state: ClusterState, candidates: Sequence[Candidate], consolidation
     for _, p in solution.unplaced:
         outcome.where[p.key] = NOWHERE
     # SimulateScheduling: a candidate's pod placed on an uninitialized node makes the command invalid
-    outcome.errors.extend((p, uninitialized_error(where)) for p in moving
+    claims = {n.name for n in state.nodes if n.claim_only}
+    outcome.errors.extend((p, uninitialized_error(where, where in claims)) for p in moving
                           if (where := outcome.placed.get(p.key)) is not None and where in starting)
     unplaced = [(g, p) for g, p in solution.unplaced if p.key in blocking]
     if unplaced:

@@ -24,6 +24,7 @@ from karpplan.consolidate.budgets import (
     Disruption,
     NodeBudget,
 )
+from karpplan.consolidate.claims import claim_only_names
 from karpplan.consolidate.clock import Clock, snapshot_clock
 from karpplan.consolidate.legacy import ignored_annotations, provisioner_nodes
 from karpplan.consolidate.pdb import Budget
@@ -60,6 +61,7 @@ class SimNode:
     # says so; without one, a node is taken as initialized and past `consolidateAfter`)
     uninitialized: bool = False
     not_consolidatable: bool = False
+    claim_only: bool = False  # a launched NodeClaim whose Node has not registered (`claims.py`)
     # why it is still inside `consolidateAfter` at the simulation's time (`waiting.py`), None: not known to be
     waiting: str | None = None
     # its `Ready` condition is there and not True: it uses up its NodePool's disruption budget
@@ -334,6 +336,7 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
     deleting = {d.name for d in documents if d.kind == "Node" and is_deleting(d)}
     not_ready = {d.name for d in documents if d.kind == "Node" and is_not_ready(d)}
     started = {d.name for d in documents if d.kind == "Node" and starting(d)}
+    claim_only = claim_only_names(documents)
     startup = {p.name: p.startup_taints for p in inventory.nodepools}
     claims = claim_conditions(documents)
     disruption = {d.name: _disruption(d) for d in documents
@@ -363,7 +366,7 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
         drifted = conditions.get("Drifted") if conditions is not None else None
         nodes.append(SimNode(node, node_annotations.get(node.name, {}), price, deleting=node.name in deleting,
                              drifted=drifted[1] if drifted is not None and drifted[0] == "True" else None,
-                             uninitialized=uninitialized,
+                             uninitialized=uninitialized, claim_only=node.name in claim_only,
                              not_consolidatable=_not_true(conditions, "Consolidatable") or node.name in waits,
                              waiting=waits.get(node.name),
                              not_ready=node.name in not_ready,

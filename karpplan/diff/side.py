@@ -17,12 +17,13 @@ from karpplan.costs import Costs, plan_costs
 from karpplan.diff.definitions import Definitions, definitions
 from karpplan.engines.optimiser_progress import ProgressSink
 from karpplan.errors import InputError, InputProblem, Origin
+from karpplan.inputs.kustomize import without_patches
 from karpplan.inputs.loader import read_documents
 from karpplan.lint.config import find_config
 from karpplan.lint.core import Finding
 from karpplan.lint.run import LintOptions, lint
 from karpplan.model.build import build_inventory
-from karpplan.model.default_namespace import in_namespace
+from karpplan.model.default_namespace import in_namespace, kustomize_namespaced
 from karpplan.model.inventory import Inventory
 from karpplan.plan import Plan
 from karpplan.planner import Engine, PlanOptions, make_plan, read_catalog
@@ -78,9 +79,10 @@ def _inventory(paths: Sequence[str], options: SideOptions) -> tuple[Inventory, D
     if not paths:
         return Inventory(), Definitions({}, {})
     documents, problems = read_documents(paths, max_bytes=options.max_file_size)
+    documents, problems = without_patches(documents, problems)  # read as plan and lint read a kustomize tree
     if problems:
         raise InputError(problems)
-    documents = in_namespace(documents, options.namespace)
+    documents = in_namespace(kustomize_namespaced(documents), options.namespace)
     return build_inventory(documents), definitions(documents)
 
 

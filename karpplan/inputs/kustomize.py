@@ -74,3 +74,41 @@ def patches_note(documents: Sequence[Document]) -> tuple[Origin, str] | None:
         f"objects are planned as their bases write them, unpatched: {where}; to plan what is applied, pipe the "
         f"build in: `kustomize build {first} | karpplan plan -`")
 
+
+def _listed(doc: Document) -> list[str]:
+    """The local paths a kustomization's `resources`, `bases` and `components` name (remote ones left out)."""
+    out: list[str] = []
+    for field in ("resources", "bases", "components"):
+        entries = doc.body.get(field)
+        for entry in entries if isinstance(entries, list) else []:
+            if isinstance(entry, str) and entry and "://" not in entry and not entry.startswith(("github.com/", "git@")):
+                out.append(os.path.normpath(os.path.join(os.path.dirname(doc.origin.file), entry)))
+    return out
+
+
+def kustomized_namespaces(documents: Sequence[Document]) -> dict[str, str]:
+    """File (normalised path) -> the namespace the kustomizations that include it set (`namespace:`, the
+    outermost one winning, as kustomize runs the outer namespace transformer last). A file two kustomizations
+    of the input put in different namespaces (a base under dev and prod overlays) is left out: it is applied
+    once per overlay, and read once here."""
+    kustomizations = {os.path.dirname(os.path.normpath(d.origin.file)) or ".": d
+                      for d in documents if is_kustomization(d)}
+    if not any(isinstance(d.body.get("namespace"), str) and d.body.get("namespace") for d in kustomizations.values()):
+        return {}
+    included = {path for d in kustomizations.values() for path in _listed(d)}
+    found: dict[str, set[str]] = {}
+
+    def walk(directory: str, above: str | None, seen: frozenset[str]) -> None:
+        doc = kustomizations[directory]
+        own = doc.body.get("namespace")
+        namespace = above or (own if isinstance(own, str) and own else None)
+        for path in _listed(doc):
+            if path in kustomizations and path not in seen:
+                walk(path, namespace, seen | {path})
+            elif namespace is not None and path not in kustomizations:
+                found.setdefault(path, set()).add(namespace)
+
+    for directory in kustomizations:
+        if directory not in included:
+            walk(directory, None, frozenset({directory}))
+    return {path: next(iter(names)) for path, names in found.items() if len(names) == 1}

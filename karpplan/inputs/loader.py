@@ -256,9 +256,12 @@ def _read_stdin(stream: TextIO, max_bytes: int) -> str:
 
 
 def _expand_paths(paths: Sequence[str], problems: list[InputProblem]) -> list[tuple[str, Path | None]]:
-    """(label, path) per file to read, `None` path for stdin; directories expanded."""
+    """(label, path) per file to read, `None` path for stdin; directories expanded. A file named twice (itself and
+    by its directory, `karpplan lint pool.yaml .`) is read once, where first named: its objects are not "defined
+    twice"."""
     out: list[tuple[str, Path | None]] = []
     seen_stdin = False
+    seen: set[str] = set()
     for raw in paths:
         if raw == "-":
             if seen_stdin:
@@ -272,9 +275,13 @@ def _expand_paths(paths: Sequence[str], problems: list[InputProblem]) -> list[tu
             found = [(str(f), f) for f in _manifest_files(path)]
             if not found:
                 problems.append(InputProblem(Origin(raw, 0), "directory holds no *.yaml, *.yml or *.json files"))
-            out.extend(found)
         else:
-            out.append((raw, path))
+            found = [(raw, path)]
+        for label, file in found:
+            key = os.path.realpath(file)
+            if key not in seen:
+                seen.add(key)
+                out.append((label, file))
     return out
 
 

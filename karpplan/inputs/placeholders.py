@@ -1,4 +1,5 @@
-"""Unrendered template placeholders in what a user pastes: blueprint style (`<<AZ>>`, aws-samples/karpenter-blueprints),
+"""Unrendered template placeholders in what a user pastes: blueprint style (`<<AZ>>`, aws-samples/karpenter-blueprints;
+`<BUCKET_AZ>`, awslabs/data-on-eks),
 envsubst/shell/Terraform style (`${CLUSTER_NAME}`) and Helm/Go templates (`{{ .Values.zone }}`).
 
 Lint reports them where they select something (`lint/rules/placeholders.py`); the planner reads a value that
@@ -13,13 +14,17 @@ import re
 from pathlib import Path
 
 # <<AZ>>, ${CLUSTER_NAME}, $CLUSTER_NAME (envsubst reads both; karpenter-blueprints' static-nodepool writes the bare
-# form), {{ .Values.x }}.
+# form), {{ .Values.x }}: in any text (a reason that quotes a value).
 PLACEHOLDER = re.compile(r"<<\s*[^<>\n]+?\s*>>|\$\{[^{}\s]+\}|\$[A-Za-z_][A-Za-z0-9_]*|\{\{.*?\}\}")
+# In a value that selects (a label, zone, role or selector term) also <S3_DIRECTORY_BUCKET_AZ> (data-on-eks'
+# "replace with ... from Terraform output"): no such value may hold '<', so a <NAME> there is never a real value
+# (in free text it may be a file, <stdin>).
+VALUE_PLACEHOLDER = re.compile(PLACEHOLDER.pattern + r"|<[A-Za-z][A-Za-z0-9_-]*>")
 
 
 def placeholder_in(text: str | None) -> str | None:
-    """The first placeholder written in `text` (None when there is none)."""
-    match = PLACEHOLDER.search(text or "")
+    """The first placeholder written in `text`, a value (None when there is none)."""
+    match = VALUE_PLACEHOLDER.search(text or "")
     return match.group(0) if match else None
 
 

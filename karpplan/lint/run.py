@@ -23,7 +23,7 @@ from karpplan.lint.rules.validation import classify
 from karpplan.lint.skip import Skip
 from karpplan.model.build import build_inventory
 from karpplan.model.cluster import FargateProfile
-from karpplan.model.default_namespace import in_namespace
+from karpplan.model.default_namespace import in_namespace, kustomize_namespaced
 from karpplan.model.inventory import Inventory
 from karpplan.planner import catalog_for, with_fargate_profiles
 
@@ -85,7 +85,7 @@ def lint(options: LintOptions) -> LintReport:
     documents, problems = without_patches(documents, problems)  # a kustomize tree's patches are no objects
     if problems:
         raise InputError(problems)
-    return lint_documents(in_namespace(documents, options.namespace), texts, options)
+    return lint_documents(in_namespace(kustomize_namespaced(documents), options.namespace), texts, options)
 
 
 def lint_documents(documents: Sequence[Document], texts: Mapping[str, str], options: LintOptions) -> LintReport:

@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import TextIO, TypeVar
 
 from karpplan.errors import InputError, InputProblem
-from karpplan.inputs.kustomize import patches_note, without_patches
+from karpplan.inputs.kustomize import is_kustomization, patches_note, without_patches
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document, read_documents
 from karpplan.model.admission import Admission, read_limit_range, read_resource_quota, refusal_notice
 from karpplan.model.auto_mode_pools import built_in_pools
@@ -50,7 +50,7 @@ from karpplan.model.build_storage import (
 )
 from karpplan.model.build_volumes import VolumeTemplates
 from karpplan.model.cluster import ClusterConfig, Namespace, RuntimeClass
-from karpplan.model.default_namespace import in_namespace, namespace_hint
+from karpplan.model.default_namespace import in_namespace, kustomize_namespaced, namespace_hint
 from karpplan.model.derived import defined_as, pod_spec_written_at
 from karpplan.model.eksctl import node_group_notices
 from karpplan.model.empty_nodes import empty_nodes_notice
@@ -159,9 +159,11 @@ class _Builder:
             if role is None:
                 if read_by_disruption(doc) or (made_into_workloads(doc) and doc.name):
                     continue  # a PodDisruptionBudget: read by the disruption simulation; a Prometheus: derived
-                # No kind: not a Kubernetes object (an IAM policy, a values file beside the manifests).
-                reason = "" if doc.kind else "not a Kubernetes object"
-                self.skipped.append(SkippedDocument(doc.kind or "(no kind)", doc.name, str(doc.origin), reason))
+                # No kind: not a Kubernetes object (an IAM policy, a values file beside the manifests), or a
+                # kustomization.yaml that writes none (kustomize reads it without).
+                kind = doc.kind or ("Kustomization" if is_kustomization(doc) else "")
+                reason = "" if kind else "not a Kubernetes object"
+                self.skipped.append(SkippedDocument(kind or "(no kind)", doc.name, str(doc.origin), reason))
             elif role not in FIRST_PASS and role not in STORAGE_ROLES:
                 self._document(doc, role)
         self.notices.extend(node_class_notices(self.nodepools, self.nodeclasses))
@@ -549,6 +551,7 @@ def read_input(
     documents, problems = read_documents(paths, max_bytes=max_bytes, stdin=stdin, texts=texts)
     kustomize = patches_note(documents)
     documents, problems = without_patches(documents, problems)  # a kustomize tree's patches are no objects
+    documents = kustomize_namespaced(documents)
     hint = namespace_hint(documents) if namespace is None else None
     documents = in_namespace(documents, namespace)
     try:

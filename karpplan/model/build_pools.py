@@ -25,7 +25,15 @@ from karpplan.model.labels import (
     normalize_key,
 )
 from karpplan.model.overlays import PRICE, PRICE_ADJUSTMENT, NodeOverlay, PriceAdjustment
-from karpplan.model.pools import BlockDevice, KubeletConfig, NodeClass, NodeClassRef, NodePool, NodeStorage
+from karpplan.model.pools import (
+    BlockDevice,
+    KubeletConfig,
+    NodeClass,
+    NodeClassRef,
+    NodePool,
+    NodeStorage,
+    auto_mode_storage,
+)
 from karpplan.model.quantity import Quantity
 from karpplan.model.requirements import OPERATORS, Requirement, Requirements, parse_int
 from karpplan.model.resources import LimitVector, Resources, amount_of
@@ -317,7 +325,7 @@ def build_nodeclass(doc: Document, root: Field) -> NodeClass:
         kind=doc.kind,
         ami_family=family,
         kubelet=kubelet_config(spec["kubelet"]),
-        storage=_node_storage(spec),
+        storage=_auto_mode_storage(spec) if doc.group == AUTO_GROUP else _node_storage(spec),
         origin=doc.origin,
         zones=_subnet_zones(root["status"]),
     )
@@ -352,6 +360,17 @@ def _node_storage(spec: Field) -> NodeStorage:
     if policy is not None and policy != "RAID0":
         spec["instanceStorePolicy"].unsupported(["RAID0"], policy)
     return NodeStorage(tuple(devices), policy == "RAID0")
+
+
+def _auto_mode_storage(spec: Field) -> NodeStorage:
+    """An EKS Auto Mode NodeClass's `ephemeralStorage.size`, the node's ephemeral-storage volume (80Gi when
+    it is not written: the EKS user guide, "Node Class Specification")."""
+    size = spec["ephemeralStorage"]["size"]
+    quantity = size.quantity()
+    if quantity is not None and quantity.amount <= 0:
+        size.invalid("must be greater than 0")
+        quantity = None
+    return auto_mode_storage(quantity.value() if quantity is not None else None)
 
 
 # (group, kind) of the node classes karpplan launches from the AWS catalog.

@@ -8,9 +8,11 @@ and the other cluster-scoped kinds stay as written, and so does an object that n
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 
+from karpplan.inputs.kustomize import is_kustomization, kustomized_namespaces
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict
 from karpplan.model.inventory import InputNotice
@@ -62,6 +64,21 @@ def in_namespace(documents: Sequence[Document], namespace: str | None) -> list[D
         written = doc.metadata.get("namespace")
         needs = not (isinstance(written, str) and written) and not _cluster_scoped(doc)
         out.append(_placed(doc, namespace) if needs else doc)
+    return out
+
+
+def kustomize_namespaced(documents: Sequence[Document]) -> list[Document]:
+    """`documents` with each namespaced object of a file a kustomization sets `namespace:` for put in it, as
+    `kustomize build` puts it (over the namespace the object writes)."""
+    namespaces = kustomized_namespaces(documents)
+    if not namespaces:
+        return list(documents)
+    out: list[Document] = []
+    for doc in documents:
+        namespace = namespaces.get(os.path.normpath(doc.origin.file))
+        moved = namespace is not None and doc.metadata.get("namespace") != namespace and not _cluster_scoped(doc) \
+            and not is_kustomization(doc)
+        out.append(_placed(doc, namespace) if moved and namespace is not None else doc)
     return out
 
 

@@ -1,6 +1,6 @@
 """Every custom resource whose controller creates workloads karpplan plans (a Prometheus, a LeaderWorkerSet, a
 RayCluster, Strimzi's Kafka, a CloudNativePG Cluster, an ECK Elasticsearch, a
-SparkApplication, a RabbitmqCluster): which documents they are, and the
+SparkApplication, a RabbitmqCluster, Zalando's postgresql): which documents they are, and the
 input with the workloads their controllers create added after each. The one list of them: the builder reads
 the input through it, lint reads the derived pod specs through it."""
 
@@ -21,6 +21,7 @@ from karpplan.model.rabbitmq_cluster import expand_rabbitmq_clusters, is_rabbitm
 from karpplan.model.ray_cluster import expand_ray_clusters, is_ray_cluster
 from karpplan.model.spark_operator import expand_spark_applications, is_spark_application
 from karpplan.model.strimzi import expand_strimzi, is_strimzi_resource
+from karpplan.model.zalando_postgres import expand_zalando_postgresqls, is_zalando_postgresql
 
 Expand = Callable[[Sequence[Document]], tuple[list[Document], list[DerivedWorkload]]]
 
@@ -33,6 +34,7 @@ _EXPANDERS: tuple[tuple[Callable[[Document], bool], Expand], ...] = (
     (is_eck_elasticsearch, expand_eck_elasticsearch),
     (is_spark_application, expand_spark_applications),
     (is_rabbitmq_cluster, expand_rabbitmq_clusters),
+    (is_zalando_postgresql, expand_zalando_postgresqls),
 )
 
 

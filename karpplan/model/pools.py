@@ -59,6 +59,14 @@ class NodeStorage:
     instance_store_raid0: bool = False  # instanceStorePolicy: RAID0 (local NVMe disks hold pod storage)
 
 
+AUTO_MODE_EPHEMERAL_GIB = 80  # an EKS Auto Mode NodeClass's default ephemeralStorage.size
+
+
+def auto_mode_storage(size_bytes: int | None = None) -> NodeStorage:
+    """An EKS Auto Mode node's storage: one volume of `ephemeralStorage.size` (default 80Gi) holds pod storage."""
+    return NodeStorage((BlockDevice(None, size_bytes or AUTO_MODE_EPHEMERAL_GIB * 2**30, root_volume=True),))
+
+
 @dataclass(frozen=True)
 class NodeClass:
     """EC2NodeClass, v1alpha1 AWSNodeTemplate, or EKS Auto Mode NodeClass."""

@@ -19,7 +19,7 @@ from karpplan.catalog.nodelabels import absent_keys as absent_for
 from karpplan.catalog.types import Catalog, InstanceType
 from karpplan.model import labels as L
 from karpplan.model.pods import DaemonSet, HostPort, Pod, PodTemplate
-from karpplan.model.pools import NodeClass, NodePool
+from karpplan.model.pools import NodeClass, NodePool, auto_mode_storage
 from karpplan.model.requirements import Requirement, Requirements
 from karpplan.model.resources import Resources
 from karpplan.model.selectors import NodeAffinity, NodeSelectorTerm
@@ -170,7 +170,7 @@ def build_launch_options(
         if node_class is not None and node_class.kubelet is not None:
             kubelet = node_class.kubelet.merged(pool.kubelet) if pool.kubelet else node_class.kubelet
         ami_family = node_class.ami_family if node_class is not None else None
-        storage = node_class.storage if node_class is not None else None
+        storage = node_class.storage if node_class is not None else auto_mode_storage() if pool.auto_mode else None
         types = types_for(catalog.for_pool(pool.name), kubelet, ami_family, storage)  # its NodeOverlays
         _pool_options(pool, types, labels_for, catalog.region, _custom_label_values(pool, pod_values), daemonsets,
                       options)

@@ -22,7 +22,7 @@ from karpplan.catalog.allocatable import (
     ami_family_flags,
     eviction_threshold,
 )
-from karpplan.model.pools import KubeletConfig, NodeClass, NodePool, NodeStorage
+from karpplan.model.pools import AUTO_MODE_EPHEMERAL_GIB, KubeletConfig, NodeClass, NodePool, NodeStorage
 from karpplan.model.quantity import format_resource
 from karpplan.model.resources import EPHEMERAL
 
@@ -86,6 +86,8 @@ def ephemeral_storage_note(request: int, pool: NodePool, node_class: NodeClass |
     kubelet = node_class.kubelet.merged(pool.kubelet) if node_class and node_class.kubelet else pool.kubelet
     head = (f"; no node of this NodePool has {format_resource(EPHEMERAL, request)} of ephemeral-storage for the pod "
             f"(at most {format_resource(EPHEMERAL, most)} free)")
+    if pool.auto_mode:
+        return head + _auto_mode_note(request, daemons, kubelet, node_class)
     if storage.instance_store_raid0:
         return (head + ": with instanceStorePolicy: RAID0 a node's ephemeral-storage is its instance type's local "
                 "NVMe disks: allow types with more of it (karpenter.k8s.aws/instance-local-nvme, in GB)")
@@ -102,3 +104,15 @@ def ephemeral_storage_note(request: int, pool: NodePool, node_class: NodeClass |
     need = volume_needed(request, daemons, kubelet)
     return (f"{head}: {source}; set blockDeviceMappings {device} ebs.volumeSize to {need}Gi or more, or use "
             "instanceStorePolicy: RAID0 on types with local NVMe disks")
+
+
+def _auto_mode_note(request: int, daemons: int, kubelet: KubeletConfig | None, node_class: NodeClass | None) -> str:
+    """An EKS Auto Mode node's ephemeral-storage is its NodeClass's `ephemeralStorage.size` volume."""
+    need = volume_needed(request, daemons, kubelet)
+    if node_class is None:
+        return (f": an EKS Auto Mode node's ephemeral-storage is its NodeClass's ephemeralStorage.size, "
+                f"{AUTO_MODE_EPHEMERAL_GIB}Gi by default (the node class is not in the input); point the NodePool at "
+                f"a NodeClass with spec.ephemeralStorage.size {need}Gi or more")
+    size = node_class.storage.block_devices[0].volume_bytes if node_class.storage.block_devices else None
+    return (f": a node's ephemeral-storage is the {format_resource(EPHEMERAL, size or 0)} ephemeralStorage.size of "
+            f'NodeClass "{node_class.name}" ({node_class.origin}); set spec.ephemeralStorage.size to {need}Gi or more')

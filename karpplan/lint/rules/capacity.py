@@ -403,6 +403,10 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
     """
     problem = ctx.planner.problem
     state: PlacementState | None = None
+    # One finding per field of a resource: a SparkApplication's driver and executors kept off by its shared
+    # spec.nodeSelector (or volume) are one mistake. (reported doc, written path, fix) -> (reported doc, field, the
+    # resource, line, prefix, suffix, (pod spec path, pods, reasons) of each pod spec)
+    alike: dict[tuple[int, str, str], tuple[Document, str, Document, int, str, str, list[tuple[str, int, str]]]] = {}
     for group_info, doc in _groups(ctx, "no-pool-can-launch"):
         if not _cannot_launch(group_info, problem):
             continue
@@ -417,21 +421,34 @@ def NO_POOL_CAN_LAUNCH(ctx: LintContext) -> Iterator[Hit]:
                       "with managedNodeGroups, --fargate-profile, or kubectl get nodes -o yaml) to check it",
                       severity=Severity.info)
             continue
-        reasons = reasons_for(problem, group_info, group_info.group.pods[0], state)[:-1]  # the last names the workload
-        message = (f"no NodePool, Fargate profile or existing node can take these {group_info.size} pod(s)"
-                   f"{ctx.zero_replicas_note(doc)}: " + "; ".join(reasons))
+        reasons = "; ".join(reasons_for(problem, group_info, group_info.group.pods[0], state)[:-1])  # not the workload
+        part = (ctx.group_spec_path(group_info, doc), group_info.size, reasons)
         volume = blamed_volume(group_info.template, group_info.verdicts, problem)
         volume_doc = ctx.document_at(volume.origin) if volume is not None and volume.origin.line else None
         if volume is not None and volume_doc is not None:
             if silences(doc, NO_POOL_CAN_LAUNCH):
                 continue  # the workload's own annotation still silences it where it is reported
-            yield Hit(volume_doc, path_at(volume_doc, volume.origin.line),
-                      f"{object_name(doc)}: {message} (the zone is its volumes': {volume.describe()})",
-                      f"the pods' volumes decide their zone: let {volume.source} allow a zone the NodePools "
-                      "launch in (or add a NodePool for its zones)", line=volume.origin.line)
+            fix = (f"the pods' volumes decide their zone: let {volume.source} allow a zone the NodePools "
+                   "launch in (or add a NodePool for its zones)")
+            field = path_at(volume_doc, volume.origin.line)
+            alike.setdefault((id(volume_doc), field, fix), (
+                volume_doc, field, doc, volume.origin.line, f"{object_name(doc)}: ",
+                f" (the zone is its volumes': {volume.describe()})", []))[6].append(part)
             continue
         field, fix = _field_and_fix(ctx, group_info, doc)
-        yield Hit(doc, field, message, fix)
+        alike.setdefault((id(doc), ctx.written_path(doc, field)[0], fix), (doc, field, doc, 0, "", "", []))[6].append(part)
+    for (_, _, fix), (at, field, of, line, prefix, suffix, parts) in alike.items():
+        yield Hit(at, field, prefix + _cannot_launch_text(ctx, of, parts) + suffix, fix, line=line)
+
+
+def _cannot_launch_text(ctx: LintContext, doc: Document, parts: Sequence[tuple[str, int, str]]) -> str:
+    """no-pool-can-launch's message for the pods of one or more pod specs of `doc` ((spec path, pods, reasons))."""
+    head = f"no NodePool, Fargate profile or existing node can take these {sum(p[1] for p in parts)} pod(s)"
+    if len({at for at, _, _ in parts}) == 1:
+        return f"{head}{ctx.zero_replicas_note(doc)}: {parts[0][2]}"
+    if len({reasons for _, _, reasons in parts}) == 1:
+        return f"{head} ({', '.join(f'{size} of {at}' for at, size, _ in parts)}): {parts[0][2]}"
+    return f"{head}: " + "; ".join(f"{size} of {at}: {reasons}" for at, size, reasons in parts)
 
 
 def _field_and_fix(ctx: LintContext, group_info: GroupInfo, doc: Document) -> tuple[str, str]:

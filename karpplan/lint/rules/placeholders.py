@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict, LineList
-from karpplan.inputs.placeholders import PLACEHOLDER
+from karpplan.inputs.placeholders import VALUE_PLACEHOLDER
 from karpplan.lint.context import LintContext
 from karpplan.lint.core import Hit, Severity, lint_rule
 from karpplan.lint.locate import path_segment
@@ -85,7 +85,7 @@ def _walk(node: object, path: str) -> Iterator[tuple[str, str]]:
             for key, value in reversed(list(item.items())):
                 child = where + path_segment(str(key))
                 stack.append((value, child))
-                if isinstance(key, str) and PLACEHOLDER.search(key):
+                if isinstance(key, str) and VALUE_PLACEHOLDER.search(key):
                     stack.append((key, child))
         elif isinstance(item, LineList | list):
             stack.extend((value, f"{where}[{i}]") for i, value in reversed(list(enumerate(item))))
@@ -121,7 +121,7 @@ def placeholders(ctx: LintContext) -> list[Placeholder]:
         if node is None:
             continue
         for path, text in _walk(node, field):
-            for match in PLACEHOLDER.finditer(text):
+            for match in VALUE_PLACEHOLDER.finditer(text):
                 out.append(Placeholder(doc, path, text, match.group(0), consequence))
     ctx.cache["placeholders"] = out
     return out
@@ -139,7 +139,7 @@ def unrendered_volume_documents(ctx: LintContext) -> frozenset[int]:
 
 
 def _fix(placeholder: str) -> str:
-    if placeholder.startswith("<<"):
+    if placeholder.startswith("<"):
         return f"replace {placeholder} with your cluster's value before applying"
     if placeholder.startswith("$"):
         name = placeholder[2:-1] if placeholder.startswith("${") else placeholder[1:]
@@ -153,7 +153,8 @@ def _fix(placeholder: str) -> str:
                "      nodeSelector: {topology.kubernetes.io/zone: \"<<AVAILABILITY_ZONE>>\"}\n"),
            good=NODEPOOL + deployment("      nodeSelector: {topology.kubernetes.io/zone: us-east-1a}\n"))
 def UNRENDERED_PLACEHOLDER(ctx: LintContext) -> Iterator[Hit]:
-    """An unrendered template placeholder (<<AZ>>, ${CLUSTER_NAME}, $CLUSTER_NAME, {{ .Values.x }}) in a field that selects.
+    """An unrendered template placeholder (<<AZ>>, <AZ>, ${CLUSTER_NAME}, $CLUSTER_NAME, {{ .Values.x }}) in a field
+    that selects.
 
     Examples and charts are often written with placeholders for the cluster's own values:
     `role: "<<KARPENTER_NODE_IAM_ROLE_NAME>>"`, `karpenter.sh/discovery: "${CLUSTER_NAME}"`, a zone
