@@ -39,6 +39,7 @@ from karpplan.render.formatting import (
 )
 from karpplan.render.names import MIN_NAME_WIDTH, node_name_lines, short_name
 from karpplan.render.node_rows import ASCII_GROUP_MARK, GROUP_MARK, NodeRow, names_range, node_rows
+from karpplan.render.caveats import node_counts
 from karpplan.render.plan_summary import summary_panel
 from karpplan.render.wrap import GLUE, first_column_width, wrap_words
 
@@ -232,7 +233,9 @@ def _nodes_table(zones: Mapping[str, Sequence[PlanNode]], pods_by_key: Mapping[s
                  notes: _Footnotes) -> Table:
     """One table with a section per zone, so the columns line up from zone to zone."""
     count = sum(len(nodes) for nodes in zones.values())
-    table = layout.table(Text(f"Nodes ({count}) by zone", style="bold"))
+    existing = sum(1 for nodes in zones.values() for n in nodes if not n.new)
+    what = f": {node_counts(existing, count - existing, 0)}" if existing else ""  # as the summary counts them
+    table = layout.table(Text(f"Nodes ({count}{what}) by zone", style="bold"))
     table.add_column("Node / workloads", overflow="fold", min_width=16)
     table.add_column("", no_wrap=True)  # NEW / STATIC / existing
     if layout.wide:
