@@ -18,6 +18,7 @@ from karpplan.cli.options import (
     parse_size,
     parse_time_limit,
     region_option,
+    spot_prices_option,
     time_limit_option,
     zones_option,
 )
@@ -69,6 +70,7 @@ def register(app: typer.Typer) -> None:
         max_file_size: Annotated[str, max_file_size_option()] = "50Mi",
         namespace: Annotated[str | None, namespace_option()] = None,
         allow_estimated_prices: Annotated[bool, allow_estimated_prices_option("Price nodes")] = False,
+        spot_prices: Annotated[str | None, spot_prices_option("Price spot nodes")] = None,
     ) -> None:
         """What Karpenter's consolidation would do to a running cluster, node by node, and why not."""
         # lazy: the consolidation package (the scheduler, OR-Tools) loads only when this command runs
@@ -82,7 +84,7 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(f"{now!r} is not an RFC 3339 time (2026-11-28T03:00:00Z)", param_hint="--now")
         options = ConsolidateOptions(tuple(paths), region, str(catalog) if catalog is not None else None,
                                      parse_zones(zones), spot_to_spot, parse_time_limit(time_limit),
-                                     parse_size(max_file_size), when, namespace, allow_estimated_prices)
+                                     parse_size(max_file_size), when, namespace, allow_estimated_prices, spot_prices)
         run_guarded(lambda: _run(options, node, output, terminal), terminal)
 
 

@@ -8,6 +8,8 @@ from rich.text import Text
 
 from karpplan.consolidate.explain import Explanation
 from karpplan.consolidate.report import Report
+from karpplan.render.caveats import spot_prices_line
+from karpplan.render.formatting import ESTIMATED_MARK
 from karpplan.time_limit import TimeLimit
 
 
@@ -27,7 +29,8 @@ def render_report(report: Report, out: Console) -> None:
         kind = f"{n.instance_type or '?'}" + (" spot" if n.capacity_type == "spot" else "")
         verdict = ("replaced" if v.removed_by is not None and report.actions[v.removed_by - 1].replacement
                    else "deleted" if v.removed_by is not None else "kept")
-        price = "?" if n.price is None else f"{n.cost:.4f}"  # unpriced: not a free node (see the warning)
+        # unpriced: not a free node (see the warning); estimated: marked as plan marks it
+        price = "?" if n.price is None else (ESTIMATED_MARK if n.name in report.estimated else "") + f"{n.cost:.4f}"
         # Text, not markup: Karpenter's reasons carry brackets ("PodDisruptionBudget=[ns/name]")
         nodes.add_row(Text(n.name + (" (new)" if n.replacement else "")), Text(kind), price, verdict, Text(v.reason))
     out.print(nodes)
@@ -48,6 +51,7 @@ def render_report(report: Report, out: Console) -> None:
         out.print(actions)
     else:
         out.print("No consolidation applies: Karpenter would leave this cluster as it is.")
+    _price_notes(report, out)
     s = report.summary
     unpriced = sum(1 for v in report.nodes if v.node.price is None and not v.node.replacement)
     out.print(f"Cost now:                       {_money(s.current)}"
@@ -69,6 +73,17 @@ def render_report(report: Report, out: Console) -> None:
         out.print(f"{said[0].upper()}{said[1:]}.", style="dim")
     if s.simulated_at:
         out.print(f"Disruption budgets and consolidateAfter judged at {s.simulated_at}.", style="dim", markup=False)
+
+
+def _price_notes(report: Report, out: Console) -> None:
+    """The `~` mark explained, and once where spot prices came from (as plan's summary says it)."""
+    if report.estimated:
+        out.print(f"{ESTIMATED_MARK} estimated price: the catalog has no published price for this offering",
+                  style="dim", markup=False)
+    spot = any(v.node.capacity_type == "spot" and v.node.price is not None for v in report.nodes)
+    line = spot_prices_line(report.summary.spot_prices, spot)
+    if line:
+        out.print(f"Prices: {line}", style="dim", markup=False)
 
 
 def render_explanation(e: Explanation, out: Console) -> None:

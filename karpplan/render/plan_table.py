@@ -26,6 +26,7 @@ from karpplan.costs import Costs
 from karpplan.model.quantity import parse_quantity
 from karpplan.model.resources import CPU, MEMORY
 from karpplan.plan import Plan, PlanNode, PlanPod, UnschedulablePod
+from karpplan.render.caveats import node_counts
 from karpplan.render.costs_table import costs_section
 from karpplan.render.formatting import (
     ESTIMATED_MARK,
@@ -39,7 +40,6 @@ from karpplan.render.formatting import (
 )
 from karpplan.render.names import MIN_NAME_WIDTH, node_name_lines, short_name
 from karpplan.render.node_rows import ASCII_GROUP_MARK, GROUP_MARK, NodeRow, names_range, node_rows
-from karpplan.render.caveats import node_counts
 from karpplan.render.plan_summary import summary_panel
 from karpplan.render.wrap import GLUE, first_column_width, wrap_words
 
