@@ -393,3 +393,11 @@ def test_a_cronjob_costs_while_running_not_a_month_in_the_report() -> None:
     assert rows["Deployment/payments/api"].endswith("$43.80/month")
     note = root.find_all("p", data_note="runs-to-completion")[0].text()
     assert "$0.5400/h" in note and "paid only while their pods run" in note
+
+
+def test_a_plan_of_existing_nodes_only_counts_them_once() -> None:
+    """`Nodes (2: 2 existing)` read as a stutter: one kind of node is counted once."""
+    document = golden_plan()
+    document["nodes"] = [n for n in document["nodes"] if not n["new"]]
+    heading = next(h.text() for h in parse(render_html(document)).find_all("h2") if h.text().startswith("Nodes"))
+    assert heading == f"Nodes ({len(document['nodes'])} existing) by zone"

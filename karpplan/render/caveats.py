@@ -65,6 +65,15 @@ def node_counts(existing: int, new_ec2: int, fargate: int) -> str:
     return ", ".join(parts)
 
 
+def nodes_heading(existing: int, new_ec2: int, fargate: int) -> str:
+    """`Nodes (21: 2 existing, 19 new EC2)`, `Nodes (2 existing)` when of one kind, `Nodes` when none."""
+    what = node_counts(existing, new_ec2, fargate)
+    kinds = sum(1 for n in (existing, new_ec2, fargate) if n)
+    if kinds <= 1:
+        return f"Nodes ({what})" if what else "Nodes"
+    return f"Nodes ({existing + new_ec2 + fargate}: {what})"
+
+
 def new_nodes_note(new_ec2: int, fargate: int, existing: int) -> str:
     """After the new-node count: `(19 EC2, 3 Fargate); 2 existing nodes used besides` (empty when all EC2)."""
     text = f"({new_ec2} EC2, {fargate} Fargate)" if fargate else ""
