@@ -235,8 +235,8 @@ def _nodes_table(zones: Mapping[str, Sequence[PlanNode]], pods_by_key: Mapping[s
     count = sum(len(nodes) for nodes in zones.values())
     existing = sum(1 for nodes in zones.values() for n in nodes if not n.new)
     # as the summary counts them; all new (marked NEW, row by row): the count alone
-    heading = nodes_heading(existing, count - existing, 0) if existing else f"Nodes ({count})"
-    table = layout.table(Text(f"{heading} by zone", style="bold"))
+    title = nodes_heading(existing, count - existing, 0) if existing else f"Nodes ({count})"
+    table = layout.table(Text(f"{title} by zone", style="bold"))
     table.add_column("Node / workloads", overflow="fold", min_width=16)
     table.add_column("", no_wrap=True)  # NEW / STATIC / existing
     if layout.wide:
