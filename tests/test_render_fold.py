@@ -83,3 +83,14 @@ def test_fold_at_boundaries_keeps_styles_and_leaves_short_cells() -> None:
     assert cell.plain.split("\n") == ["Deployment/", "argocd-", "applicationset-", "controller"]
     assert any(span.style == "bold" for span in cell.spans)
     assert table.columns[1]._cells[0] == "short"
+
+
+def test_node_takes_the_name_as_the_table_shows_it(tmp_path: Path) -> None:
+    """The table shows `ip-10-40-11-77` for `ip-10-40-11-77.ap-southeast-2.compute.internal`: `--node` takes it."""
+    names = [f"ip-10-40-{i}-{i * 7}.ap-southeast-2.compute.internal" for i in (11, 42)]
+    path = write(tmp_path, *(node(n, zone="ap-southeast-2a") for n in names),
+                 pod("web-1", names[0], cpu="700m"), pools=(nodepool(budgets=[{"nodes": "0"}]),))
+    result = runner.invoke(app, ["--color", "never", "consolidate", str(path), "--region", "ap-southeast-2",
+                                 "--time-limit", "2", "--node", "ip-10-40-11-77"], env={"COLUMNS": "100"})
+    assert result.exit_code in (0, 1), result.output
+    assert result.stdout.startswith(f"Node {names[0]} (m5.large")

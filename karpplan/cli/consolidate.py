@@ -25,6 +25,7 @@ from karpplan.cli.options import (
 from karpplan.cli.terminal import Terminal, run_guarded, terminal_of
 
 if TYPE_CHECKING:
+    from karpplan.consolidate.explain import Explanation
     from karpplan.consolidate.run import ConsolidateOptions
 
 
@@ -91,13 +92,12 @@ def register(app: typer.Typer) -> None:
 def _run(options: ConsolidateOptions, node: str | None, output: ConsolidateFormat, terminal: Terminal) -> int:
     """Simulate, render; the exit code of the report (or of the one node's explanation)."""
     # lazy: the consolidation package (the scheduler, OR-Tools) loads only when this command runs
-    from karpplan.consolidate.explain import Explanation, explain_node
     from karpplan.consolidate.report import Report
     from karpplan.consolidate.run import consolidate
     from karpplan.consolidate.table import render_explanation, render_report
     from karpplan.render.documents import render_document
 
-    result: Explanation | Report = explain_node(options, node) if node is not None else consolidate(options)
+    result: Explanation | Report = _explain(options, node) if node is not None else consolidate(options)
     for line in result.warnings:
         terminal.say(line)
     if output is not ConsolidateFormat.table:
@@ -107,3 +107,18 @@ def _run(options: ConsolidateOptions, node: str | None, output: ConsolidateForma
     else:
         render_explanation(result, terminal.stdout)
     return result.exit_code
+
+
+def _explain(options: ConsolidateOptions, name: str) -> Explanation:
+    """`--node NAME`, the name as the table shows it too: without the EC2 domain the nodes share
+    (`ip-10-40-11-23` for `ip-10-40-11-23.ap-southeast-2.compute.internal`) when no node is named so whole."""
+    from karpplan.consolidate.explain import explain_node
+    from karpplan.consolidate.run import read
+    from karpplan.render.names import ec2_domain
+
+    snapshot, state = read(options)
+    names = [n.name for n in state.nodes]
+    if name not in names:
+        whole = [n for n in names if n.startswith(f"{name}.") and ec2_domain(n) == n[len(name):]]
+        name = whole[0] if len(whole) == 1 else name
+    return explain_node(options, name, read_as=(snapshot, state))
