@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from karpplan.catalog import DEFAULT_REGION
 from karpplan.catalog.types import Catalog
+from karpplan.costs.showback import workload_key
 from karpplan.errors import InputError, Origin
 from karpplan.model.cluster import FargateProfile
 from karpplan.model.fargate import (
@@ -81,6 +82,7 @@ def on_fargate(fargate: Sequence[FargatePlacement], catalog: Catalog) -> OnFarga
     out = OnFargate()
     region = catalog.region or DEFAULT_REGION
     zones = catalog.zones or (f"{region}a",)
+    over_limit: dict[str, list[tuple[Pod, FargateSize, float]]] = {}
     for i, fp in enumerate(fargate):
         pod = fp.pod
         size = size_pod(pod.requests.get(CPU), pod.requests.get(MEMORY))
@@ -95,14 +97,31 @@ def on_fargate(fargate: Sequence[FargatePlacement], catalog: Catalog) -> OnFarga
         name = f"fargate-{region}-{pod.namespace}-{pod.name}"
         zone = zones[i % len(zones)]
         if pod.template.fargate.limit_exceeds_requests:
-            out.warnings.append(f"{pod.key}: a container limit exceeds its request; Fargate sizes from requests")
+            over_limit.setdefault(workload_key(pod.workload or pod.name, pod.namespace), []).append((pod, size, price))
         out.nodes.append(PlanNode(name, True, None, None, zone, "fargate", price, False,
                                   fargate_node_labels(zone, region, name, fp.profile.name),
                                   (FARGATE_NODE_TAINT.as_dict(),), size.resources, pod.requests, Resources(),
                                   (pod.key,), _fargate_info(fp, size)))
         out.placed[pod.key] = name
         out.cost += price
+    out.warnings.extend(limit_warning(workload, pods) for workload, pods in over_limit.items())
     return out
+
+
+def limit_warning(workload: str, pods: Sequence[tuple[Pod, FargateSize, float]]) -> str:
+    """Once per workload, where it is written: a container's limit above its request buys nothing on Fargate,
+    which sizes and bills the pod from its requests (AWS EKS user guide, Fargate Pod configuration)."""
+    pod, size, price = pods[0]
+    where = f"{pod.template.origin}: " if pod.template.origin.file else ""
+    sizes = sorted({s.capacity_provisioned for _, s, _ in pods})
+    prices = sorted({p for _, _, p in pods})
+    each = f"${prices[0]:.4f}/h" if len(prices) == 1 else f"${prices[0]:.4f}-${prices[-1]:.4f}/h"
+    count = f"{len(pods)} pod{'s' if len(pods) != 1 else ''} on Fargate"
+    return (f"{where}{workload} ({count}): a container's limit exceeds its request, but Fargate sizes and bills "
+            f"each pod from its requests alone ({' or '.join(sizes)}, {each} each), so the container never gets "
+            "more than that size whatever its limit says (CPU is throttled and memory runs out there); set "
+            "requests to what the pods need (AWS asks for requests equal to limits on Fargate), which sets the "
+            "Fargate size and price")
 
 
 def _fargate_info(fp: FargatePlacement, size: FargateSize) -> FargateInfo:

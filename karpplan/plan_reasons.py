@@ -20,8 +20,10 @@ from karpplan.inputs.placeholders import PLACEHOLDER
 from karpplan.model import labels as L
 from karpplan.model.pods import Pod, PodTemplate
 from karpplan.model.pools import NodePool
+from karpplan.model.requirements import Requirements
 from karpplan.model.resources import EPHEMERAL
 from karpplan.plan import NotSimulatedPod
+from karpplan.plan_spot_gaps import spot_file_gaps, spot_file_reason
 from karpplan.scheduling.candidates import LaunchOption
 from karpplan.scheduling.daemon_ports import DaemonPort, clashing, existing_daemon_port_note
 from karpplan.scheduling.existing_nodes import ExistingNodeInfo
@@ -36,6 +38,7 @@ from karpplan.scheduling.state import PlacementState
 
 def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementState) -> list[str]:
     unpriced: set[str] = set()  # types a pool allows that would fit the pod but have no price here
+    spot_gaps: dict[str, set[str]] = {}  # ... and zones of theirs the --spot-prices file gives no spot price for
     relaxed = Attempt(None, (), True)
     reasons = _existing_nodes_reasons(group, state, relaxed)
     if not problem.pools:
@@ -53,8 +56,13 @@ def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementSt
         if not verdict.ok:
             lacking = _lacking(problem, group.template, verdict.pool, verdict.kind)
             unpriced.update(lacking)
+            wanted = _wanted(problem, group.template, verdict.pool, verdict.kind)
+            gaps = {} if wanted is None else spot_file_gaps(problem.catalog.for_pool(pool.name), wanted,
+                                                             group.template.requests)
+            for name, zones in gaps.items():
+                spot_gaps.setdefault(name, set()).update(zones)
             note = "; but the pod would fit types this NodePool allows that have no price here (first reason)"
-            reasons.append(prefix + verdict.reason + (note if lacking else "")
+            reasons.append(prefix + verdict.reason + (note if lacking or gaps else "")
                            + _storage_note(problem, group.template, verdict.pool, verdict.kind))
             continue
         statically_out = _option_rejection(group, verdict.options)
@@ -82,6 +90,8 @@ def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementSt
     reasons.append(f"{pod.workload} is defined at {origin}")
     if unpriced:  # our catalog's gap, not Karpenter's verdict: said first, not as the last clause of a long reason
         reasons.insert(0, _unpriced_reason(problem, sorted(unpriced)))
+    if spot_gaps:  # the price file's gap likewise
+        reasons.insert(0, spot_file_reason(problem.catalog, spot_gaps))
     return reasons
 
 
@@ -112,24 +122,32 @@ def _unpriced_reason(problem: Problem, names: list[str]) -> str:
             f"would fit {them}, so it is left out here though Karpenter could launch {them}: {remedy(catalog)}")
 
 
-def _lacking(problem: Problem, template: PodTemplate, pool: NodePool, kind: str) -> list[str]:
-    """When no type the pool allows fits the pod: the types it allows that would fit but the region's embedded
-    catalog has no price for (`reasons_for` says so first: the verdict is our catalog's, not Karpenter's).
-    Only for a verdict on the pool's instance types (`resources`): a pool refused before its types are looked at
-    (a taint, requirements the pod's contradict, a label it does not define) refuses the pod whatever the
-    catalog holds, and a note there would suggest a catalog fix that cannot help."""
+def _wanted(problem: Problem, template: PodTemplate, pool: NodePool, kind: str) -> Requirements | None:
+    """What a node of `pool` must satisfy for the pod (its first strict node-affinity term and the pool's
+    requirements), when the pool's verdict is on its instance types (`resources`); None otherwise. A pool refused
+    before its types are looked at (a taint, requirements the pod's contradict, a label it does not define)
+    refuses the pod whatever the catalog holds, and a note there would suggest a catalog fix that cannot help."""
     if kind != "resources":
-        return []
+        return None
     alternatives = template.affinity.strict_alternatives()
     if alternatives:
         # A term asking for a label the pool does not define matches no node of it, whatever its type.
         alternatives = [a for a in alternatives if not a.undefined_custom_keys(pool.requirements, L.WELL_KNOWN)]
         if not alternatives:
-            return []
+            return None
     wanted = (alternatives[0] & pool.requirements) if alternatives else pool.requirements
     zone = wanted.get(L.ZONE)
     if zone is not None and not any(zone.has(z) for z in problem.catalog.zones):
-        return []  # zones the region has none of (another region's): no type would fit, priced or not
+        return None  # zones the region has none of (another region's): no type would fit, priced or not
+    return wanted
+
+
+def _lacking(problem: Problem, template: PodTemplate, pool: NodePool, kind: str) -> list[str]:
+    """When no type the pool allows fits the pod: the types it allows that would fit but the region's embedded
+    catalog has no price for (`reasons_for` says so first: the verdict is our catalog's, not Karpenter's)."""
+    wanted = _wanted(problem, template, pool, kind)
+    if wanted is None:
+        return []
     return lacking_types(problem.catalog.for_pool(pool.name), wanted, template.requests)
 
 

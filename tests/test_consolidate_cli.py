@@ -131,3 +131,44 @@ def test_the_table_keeps_the_blocking_pdbs_name_in_brackets() -> None:
         pytest.skip("../shared is not beside the project")
     result = invoke(str(case / "manifests.yaml"), columns=200)
     assert "PodDisruptionBudget=[data/zookeeper]" in result.stdout, result.stdout
+
+
+def _spot_snapshot(tmp_path: Path) -> Path:
+    return write(tmp_path, node("ip-10-0-1-1.ec2.internal", capacity="spot"),
+                 node("ip-10-0-2-2.ec2.internal", zone="us-east-1b"),
+                 pod("web-1", "ip-10-0-1-1.ec2.internal", cpu="700m"),
+                 pod("web-2", "ip-10-0-2-2.ec2.internal", cpu="700m"),
+                 pools=(nodepool(capacity=("spot", "on-demand"), budgets=[{"nodes": "0"}]),))
+
+
+def _price_cell(text: str, name: str) -> str:
+    row = next(line for line in text.splitlines() if name in line)
+    return [cell.strip() for cell in row.split("│") if cell.strip()][2]
+
+
+def test_estimated_spot_prices_are_marked_and_their_source_said_once(tmp_path: Path) -> None:
+    """A new user's trial: 0.4 x on-demand spot prices were shown as real (no `~`, no note)."""
+    result = invoke(str(_spot_snapshot(tmp_path)), "--region", "us-east-1", "--time-limit", "2")
+    text = result.stdout
+    assert _price_cell(text, "ip-10-0-1-1") == "~0.0384"  # m5.large spot: 0.4 x $0.096
+    assert _price_cell(text, "ip-10-0-2-2") == "0.0960"  # on-demand: a published price
+    assert "~ estimated price" in text
+    assert text.count("spot estimated as 0.4 x on-demand (real ones: --spot-prices FILE)") == 1
+    report = json.loads(invoke(str(_spot_snapshot(tmp_path)), "--region", "us-east-1", "--time-limit", "2",
+                               "-o", "json").stdout)
+    assert report["summary"]["spotPrices"] == "estimated: 0.4 x on-demand"
+    assert {n["name"] for n in report["nodes"] if n.get("priceEstimated")} == {"ip-10-0-1-1.ec2.internal"}
+
+
+def test_spot_prices_file_prices_consolidate_as_it_prices_plan(tmp_path: Path) -> None:
+    history = {"SpotPriceHistory": [{"AvailabilityZone": "us-east-1a", "InstanceType": "m5.large",
+                                     "ProductDescription": "Linux/UNIX", "SpotPrice": "0.041000",
+                                     "Timestamp": "2026-11-27T22:10:41+00:00"}]}
+    prices = tmp_path / "spot.json"
+    prices.write_text(json.dumps(history))
+    result = invoke(str(_spot_snapshot(tmp_path)), "--region", "us-east-1", "--time-limit", "2",
+                    "--spot-prices", str(prices))
+    text = result.stdout
+    assert _price_cell(text, "ip-10-0-1-1") == "0.0410"
+    assert "~ estimated price" not in text
+    assert f"spot from {prices}" in " ".join(text.split())

@@ -198,3 +198,49 @@ spec:
     plan = json.loads(result.stdout)
     assert [u["pod"] for u in plan["unschedulable"]] == ["other/huge"]
     assert plan["summary"]["hourlyCost"] == pytest.approx(2 * (0.5 * 0.06 + 0.006))
+
+
+PINNED_SPOT = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: batch}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}
+        - {key: node.kubernetes.io/instance-type, operator: In, values: [c5a.8xlarge, m5.large]}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: recalc, namespace: batch}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      nodeSelector: {topology.kubernetes.io/zone: us-east-1b}
+      containers:
+        - name: recalc
+          image: x
+          resources: {requests: {cpu: "24", memory: 40Gi}}
+"""
+
+
+def test_a_spot_prices_file_that_leaves_a_zone_out_is_named_as_the_reason(tmp_path: Path) -> None:
+    """A new user's trial: the file priced c5a.8xlarge spot in one zone only; the pod, pinned to another, was
+    told only "no instance type met all requirements" (without the file it schedules)."""
+    manifests = tmp_path / "batch.yaml"
+    manifests.write_text(PINNED_SPOT)
+    history = tmp_path / "spot-syd.json"
+    history.write_text(json.dumps({"SpotPriceHistory": [
+        {"AvailabilityZone": "us-east-1a", "InstanceType": "c5a.8xlarge", "ProductDescription": "Linux/UNIX",
+         "SpotPrice": "0.498000", "Timestamp": "2026-11-27T20:01:00+00:00"}]}))
+    without = _json(_run("plan", str(manifests), "--engine", "karpenter", "-o", "json"))
+    assert without["summary"]["unschedulable"] == 0
+    plan = _json(_run("plan", str(manifests), "--spot-prices", str(history), "--engine", "karpenter", "-o", "json"))
+    reasons = plan["unschedulable"][0]["reasons"]
+    assert reasons[0].startswith(f"the spot prices file {history} has no spot price for c5a.8xlarge in us-east-1b")
+    assert "or plan without --spot-prices" in reasons[0]
+    pool = next(r for r in reasons if r.startswith('nodepool "batch": '))
+    assert pool.endswith("that have no price here (first reason)")

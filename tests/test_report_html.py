@@ -324,3 +324,80 @@ def test_unschedulable_pods_of_one_workload_and_reason_share_a_row() -> None:
     assert rows[0].startswith("default/big-0 default/big-1 default/big-2 default/big-3 default/big-4 "
                               "+3 more, 8 pods in all Deployment/big")
     assert "Unschedulable pods (9)" in section.text()
+
+
+def _sydney(document: dict[str, Any]) -> dict[str, Any]:
+    """The golden plan as a new user's ap-southeast-2 plan states its caveats (their summary's own words)."""
+    summary = document["summary"]
+    summary.update({
+        "catalog": "aws-ap-southeast-2", "region": "ap-southeast-2",
+        "regionSource": "from ClusterConfig pay-prod-syd, cluster/eksctl.yaml:5",
+        "zones": ["ap-southeast-2a", "ap-southeast-2b"], "zonesSource": "ClusterConfig cluster/eksctl.yaml:9",
+        "catalogCoverage": "355 of 1363 known types priced, as of 2022-09-03; --allow-estimated-prices or "
+                           "--catalog FILE for the rest",
+        "spotPrices": "estimated: 0.4 x on-demand",
+        "fargatePrices": "$0.04856 per vCPU-hour, $0.00532 per GB-hour (Linux/x86; aws.amazon.com/fargate/pricing)",
+    })
+    return document
+
+
+def test_the_report_states_what_the_plan_was_planned_with_as_the_table_does() -> None:
+    """A new user's trial: the report gave no price date, catalog coverage, spot estimate or zone source."""
+    root = parse(render_html(_sydney(golden_plan())))
+    caveats = {dd.attrs["data-caveat"]: dd.text() for dd in root.with_attr("data-caveat")}
+    assert caveats["catalog"] == ("aws-ap-southeast-2, region ap-southeast-2 (from ClusterConfig pay-prod-syd, "
+                                  "cluster/eksctl.yaml:5)")
+    assert "355 of 1363 known types priced, as of 2022-09-03" in caveats["coverage"]
+    assert caveats["zones"] == "ap-southeast-2a, ap-southeast-2b (from ClusterConfig cluster/eksctl.yaml:9)"
+    assert caveats["spot"] == "spot estimated as 0.4 x on-demand (real ones: --spot-prices FILE)"
+    assert caveats["fargate"].startswith("Fargate $0.04856 per vCPU-hour")
+
+
+def test_assumed_zones_are_flagged_in_the_report() -> None:
+    document = golden_plan()
+    document["summary"]["zonesSource"] = "assumed: every zone of the catalog's region"
+    document["summary"]["zones"] = ["us-east-1a", "us-east-1b"]
+    zones = [dd for dd in parse(render_html(document)).with_attr("data-caveat") if dd.attrs["data-caveat"] == "zones"]
+    assert "narrow with --zones" in zones[0].text() and zones[0].attrs.get("class") == "warn"
+
+
+def test_node_counts_in_the_report_agree_and_say_what_they_count() -> None:
+    """`Nodes (17)` beside `New nodes 15` read as a contradiction: each count says what it counts."""
+    document = golden_plan()
+    root = parse(render_html(document))
+    nodes = document["nodes"]
+    existing = sum(1 for n in nodes if not n["new"])
+    fargate = sum(1 for n in nodes if n["new"] and n["capacityType"] == "fargate")
+    ec2 = len(nodes) - existing - fargate
+    assert existing and fargate and ec2 and ec2 + fargate == document["summary"]["newNodes"]
+    heading = next(h.text() for h in root.find_all("h2") if h.text().startswith("Nodes"))
+    assert heading == (f"Nodes ({len(nodes)}: {existing} existing, {ec2} new EC2, "
+                       f"{fargate} Fargate pod{'s' if fargate > 1 else ''}) by zone")
+    new_nodes = next(dd for dd in root.with_attr("data-total") if dd.attrs["data-total"] == "newNodes").text()
+    assert new_nodes == (f"{ec2 + fargate} {ec2} EC2, {fargate} Fargate; "
+                         f"{existing} existing node{'s' if existing > 1 else ''} used besides")
+
+
+def test_a_cronjob_costs_while_running_not_a_month_in_the_report() -> None:
+    document = golden_plan()
+    document["costs"] = {"rule": "split", "hourlyCost": 0.6, "monthlyCost": 438.0, "idleHourlyCost": 0.0,
+                         "workloads": [{"workload": "CronJob/batch/risk-recalc", "namespace": "batch", "pods": 8,
+                                        "hourlyCost": 0.54, "monthlyCost": 394.0},
+                                       {"workload": "Deployment/payments/api", "namespace": "payments", "pods": 2,
+                                        "hourlyCost": 0.06, "monthlyCost": 43.8}],
+                         "namespaces": [], "nodePools": []}
+    root = parse(render_html(document))
+    rows = {r.text().split()[0]: r.text() for r in root.find_all("tr")}
+    assert rows["CronJob/batch/risk-recalc"].endswith("$0.5400/h while running")
+    assert "$394.00" not in rows["CronJob/batch/risk-recalc"]
+    assert rows["Deployment/payments/api"].endswith("$43.80/month")
+    note = root.find_all("p", data_note="runs-to-completion")[0].text()
+    assert "$0.5400/h" in note and "paid only while their pods run" in note
+
+
+def test_a_plan_of_existing_nodes_only_counts_them_once() -> None:
+    """`Nodes (2: 2 existing)` read as a stutter: one kind of node is counted once."""
+    document = golden_plan()
+    document["nodes"] = [n for n in document["nodes"] if not n["new"]]
+    heading = next(h.text() for h in parse(render_html(document)).find_all("h2") if h.text().startswith("Nodes"))
+    assert heading == f"Nodes ({len(document['nodes'])} existing) by zone"

@@ -98,6 +98,13 @@ def test_plan_o_html_in_chromium_matches_the_json_plan(chromium: str, tmp_path: 
     assert set(node_rows(root)) == {n["name"] for n in plan["nodes"]}
     assert totals(root)["hourlyCost"] == format_hourly(plan["summary"]["hourlyCost"])
     assert root.find_all("section", id="lint"), "lint's findings section is on the page"
+    # what it was planned with, as the table's summary says it (a new user missed the price date and spot rule)
+    caveats = {dd.attrs["data-caveat"]: dd.text() for dd in root.with_attr("data-caveat")}
+    summary = plan["summary"]
+    assert caveats["catalog"].startswith(f"{summary['catalog']}, region {summary['region']}")
+    assert all(zone in caveats["zones"] for zone in summary["zones"])
+    if summary.get("catalogCoverage"):
+        assert caveats["coverage"] == summary["catalogCoverage"]
 
 
 EVIL_PODS = textwrap.dedent("""\

@@ -18,12 +18,14 @@ from karpplan.cli.options import (
     parse_size,
     parse_time_limit,
     region_option,
+    spot_prices_option,
     time_limit_option,
     zones_option,
 )
 from karpplan.cli.terminal import Terminal, run_guarded, terminal_of
 
 if TYPE_CHECKING:
+    from karpplan.consolidate.explain import Explanation
     from karpplan.consolidate.run import ConsolidateOptions
 
 
@@ -69,6 +71,7 @@ def register(app: typer.Typer) -> None:
         max_file_size: Annotated[str, max_file_size_option()] = "50Mi",
         namespace: Annotated[str | None, namespace_option()] = None,
         allow_estimated_prices: Annotated[bool, allow_estimated_prices_option("Price nodes")] = False,
+        spot_prices: Annotated[str | None, spot_prices_option("Price spot nodes")] = None,
     ) -> None:
         """What Karpenter's consolidation would do to a running cluster, node by node, and why not."""
         # lazy: the consolidation package (the scheduler, OR-Tools) loads only when this command runs
@@ -82,20 +85,19 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(f"{now!r} is not an RFC 3339 time (2026-11-28T03:00:00Z)", param_hint="--now")
         options = ConsolidateOptions(tuple(paths), region, str(catalog) if catalog is not None else None,
                                      parse_zones(zones), spot_to_spot, parse_time_limit(time_limit),
-                                     parse_size(max_file_size), when, namespace, allow_estimated_prices)
+                                     parse_size(max_file_size), when, namespace, allow_estimated_prices, spot_prices)
         run_guarded(lambda: _run(options, node, output, terminal), terminal)
 
 
 def _run(options: ConsolidateOptions, node: str | None, output: ConsolidateFormat, terminal: Terminal) -> int:
     """Simulate, render; the exit code of the report (or of the one node's explanation)."""
     # lazy: the consolidation package (the scheduler, OR-Tools) loads only when this command runs
-    from karpplan.consolidate.explain import Explanation, explain_node
     from karpplan.consolidate.report import Report
     from karpplan.consolidate.run import consolidate
     from karpplan.consolidate.table import render_explanation, render_report
     from karpplan.render.documents import render_document
 
-    result: Explanation | Report = explain_node(options, node) if node is not None else consolidate(options)
+    result: Explanation | Report = _explain(options, node) if node is not None else consolidate(options)
     for line in result.warnings:
         terminal.say(line)
     if output is not ConsolidateFormat.table:
@@ -105,3 +107,18 @@ def _run(options: ConsolidateOptions, node: str | None, output: ConsolidateForma
     else:
         render_explanation(result, terminal.stdout)
     return result.exit_code
+
+
+def _explain(options: ConsolidateOptions, name: str) -> Explanation:
+    """`--node NAME`, the name as the table shows it too: without the EC2 domain the nodes share
+    (`ip-10-40-11-23` for `ip-10-40-11-23.ap-southeast-2.compute.internal`) when no node is named so whole."""
+    from karpplan.consolidate.explain import explain_node
+    from karpplan.consolidate.run import read
+    from karpplan.render.names import ec2_domain
+
+    snapshot, state = read(options)
+    names = [n.name for n in state.nodes]
+    if name not in names:
+        whole = [n for n in names if n.startswith(f"{name}.") and ec2_domain(n) == n[len(name):]]
+        name = whole[0] if len(whole) == 1 else name
+    return explain_node(options, name, read_as=(snapshot, state))

@@ -19,6 +19,7 @@ from karpplan.cli.options import (
     parse_size,
     parse_time_limit,
     region_option,
+    spot_prices_option,
     time_limit_option,
     zones_option,
 )
@@ -103,6 +104,7 @@ def register(app: typer.Typer) -> None:
         max_file_size: Annotated[str, max_file_size_option()] = "50Mi",
         namespace: Annotated[str | None, namespace_option()] = None,
         allow_estimated_prices: Annotated[bool, allow_estimated_prices_option("Plan both sides")] = False,
+        spot_prices: Annotated[str | None, spot_prices_option("Plan both sides")] = None,
         verbose: Annotated[int, typer.Option("-v", "--verbose", count=True, help="More detail (repeatable).")] = 0,
     ) -> None:
         """Compare the plans (cost, nodes, unschedulable pods, lint) of two versions of the manifests."""
@@ -111,7 +113,7 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("give BASE and HEAD (two files or directories), or --git REF PATH...",
                                      param_hint="'BASE HEAD'")
         _run(terminal, paths, git, _Side(region, catalog, zones, engine, time_limit, seed, max_file_size,
-                                         namespace, allow_estimated_prices), output, fail_on_increase)
+                                         namespace, allow_estimated_prices, spot_prices), output, fail_on_increase)
 
 
 class _Side(NamedTuple):
@@ -126,6 +128,7 @@ class _Side(NamedTuple):
     max_file_size: str
     namespace: str | None
     allow_estimated_prices: bool
+    spot_prices: str | None
 
 
 def _run(terminal: Terminal, paths: list[str], git: str | None, side: _Side, output: DiffFormat,
@@ -141,7 +144,7 @@ def _run(terminal: Terminal, paths: list[str], git: str | None, side: _Side, out
                           zones=parse_zones(side.zones), engine=side.engine.value,
                           time_limit=parse_time_limit(side.time_limit), seed=side.seed,
                           max_file_size=parse_size(side.max_file_size), namespace=side.namespace,
-                          allow_estimated_prices=side.allow_estimated_prices)
+                          allow_estimated_prices=side.allow_estimated_prices, spot_prices=side.spot_prices)
     progress = DiffProgress(terminal.stderr, terminal.verbose, side.engine.value)
 
     def body() -> int:

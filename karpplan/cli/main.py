@@ -36,6 +36,7 @@ from karpplan.cli.options import (
     parse_time_limit,
     replicas_option,
     scale_option,
+    spot_prices_option,
     time_limit_option,
     zones_option,
 )
@@ -174,12 +175,7 @@ FargatePricesOption = Annotated[
                       "(or to replace it)."),
 ]
 
-SpotPricesOption = Annotated[
-    str | None,
-    typer.Option("--spot-prices", metavar="FILE",
-                 help="Real spot prices: the JSON that aws ec2 describe-spot-price-history prints, or a "
-                      "price CSV (docs/catalog.md). Default: 0.4 x on-demand, marked estimated."),
-]
+SpotPricesOption = Annotated[str | None, spot_prices_option()]
 
 DefaultRequestsOption = Annotated[
     str | None,

@@ -27,6 +27,14 @@ def region_option(help_text: str = "Region of the embedded catalog.") -> Any:
     return typer.Option("--region", metavar="REGION", help=help_text)
 
 
+def spot_prices_option(verb: str = "Plan") -> Any:
+    """`--spot-prices FILE`: real spot prices instead of the 0.4 x on-demand estimate."""
+    return typer.Option("--spot-prices", metavar="FILE",
+                        help=f"{verb} with real spot prices: the JSON that aws ec2 describe-spot-price-history "
+                             "prints, or a price CSV (docs/catalog.md). Default: 0.4 x on-demand, marked "
+                             "estimated.")
+
+
 def allow_estimated_prices_option(verb: str = "Plan") -> Any:
     """`--allow-estimated-prices`: types the region's price list lacks, priced at us-east-1's price scaled to
     the region (marked as estimates), instead of left out."""

@@ -47,6 +47,7 @@ class Summary:
     complete: bool = True  # False: the time limit cut consolidation before its steady state
     karpenter_note: str | None = None  # what `karpenter` is when consolidation was cut
     simulated_at: str | None = None  # the time budgets' schedules were evaluated at, and where it came from
+    spot_prices: str = ""  # where spot prices came from (`catalog/spot_prices.py`), as plan's `spotPrices`
 
     @property
     def gap(self) -> float:
@@ -59,6 +60,7 @@ class Report:
     nodes: list[NodeVerdict]
     summary: Summary
     warnings: list[str] = field(default_factory=list)
+    estimated: frozenset[str] = frozenset()  # the nodes (and replacements) priced by an estimate
 
     @property
     def exit_code(self) -> int:
@@ -72,8 +74,8 @@ class Report:
         return {
             "apiVersion": API_VERSION,
             "kind": KIND,
-            "actions": [_action(a) for a in self.actions],
-            "nodes": [_node(v) for v in self.nodes],
+            "actions": [_action(a, self.estimated) for a in self.actions],
+            "nodes": [_node(v, self.estimated) for v in self.nodes],
             "summary": {
                 "currentHourlyCost": round(self.summary.current, 6),
                 "karpenterHourlyCost": round(self.summary.karpenter, 6),
@@ -90,6 +92,7 @@ class Report:
                 "steadyStateComplete": self.summary.complete,
                 **({"karpenterNote": self.summary.karpenter_note} if self.summary.karpenter_note else {}),
                 **({"simulatedAt": self.summary.simulated_at} if self.summary.simulated_at else {}),
+                **({"spotPrices": self.summary.spot_prices} if self.summary.spot_prices else {}),
             },
             "warnings": list(self.warnings),
         }
@@ -99,22 +102,24 @@ def _money(value: float) -> float:
     return round(value, 6)
 
 
-def _action(a: Action) -> dict[str, Any]:
+def _action(a: Action, estimated: frozenset[str]) -> dict[str, Any]:
     replacements = []
     if a.replacement is not None:
         r = a.replacement
         replacements.append({"name": r.name, "instanceType": r.instance_type, "zone": r.zone,
                              "capacityType": r.capacity_type, "hourlyCost": _money(r.cost),
+                             **({"priceEstimated": True} if r.name in estimated else {}),
                              "instanceTypeOptions": a.options})
     return {"method": a.method, "decision": a.decision, "nodes": [n.name for n in a.nodes],
             "replacements": replacements, "savingsPerHour": _money(a.savings),
             "evictedPods": [p.key for p in a.evicted]}
 
 
-def _node(v: NodeVerdict) -> dict[str, Any]:
+def _node(v: NodeVerdict, estimated: frozenset[str]) -> dict[str, Any]:
     n = v.node
     return {"name": n.name, "nodePool": n.pool, "instanceType": n.instance_type, "zone": n.zone,
-            "capacityType": n.capacity_type, "hourlyCost": _money(n.cost), "replacement": n.replacement,
+            "capacityType": n.capacity_type, "hourlyCost": _money(n.cost),
+            **({"priceEstimated": True} if n.name in estimated else {}), "replacement": n.replacement,
             "consolidatable": v.consolidatable, "reason": v.reason,
             **({"removedByAction": v.removed_by} if v.removed_by is not None else {})}
 

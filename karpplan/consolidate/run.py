@@ -16,12 +16,14 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from karpplan.catalog.overlays import apply_node_overlays
+from karpplan.catalog.spot_prices import spot_price_source
+from karpplan.catalog.types import Catalog
 from karpplan.consolidate.candidates import is_reschedulable
 from karpplan.consolidate.claims import claim_only_nodes
 from karpplan.consolidate.loop import SteadyState, steady_state
 from karpplan.consolidate.optimal import Repack, movable, optimal_repack
 from karpplan.consolidate.report import NodeVerdict, Report, Summary, removal_reason
-from karpplan.consolidate.snapshot import Snapshot, make_snapshot, read_documents_or_fail
+from karpplan.consolidate.snapshot import SimNode, Snapshot, make_snapshot, read_documents_or_fail
 from karpplan.consolidate.state import ClusterState
 from karpplan.engines.effort import AUTO_TIME_LIMIT_MAX_SECONDS
 from karpplan.errors import InputError, Origin
@@ -62,6 +64,7 @@ class ConsolidateOptions:
     now: datetime | None = None  # `--now`: the time budget schedules are evaluated at (None: the snapshot's)
     namespace: str | None = None  # `--namespace`: where objects that name none are (`model/default_namespace.py`)
     allow_estimated_prices: bool = False  # `--allow-estimated-prices`, as `plan` reads it
+    spot_prices: str | None = None  # `--spot-prices FILE`, as `plan` reads it
 
 
 def time_limit_of(options: ConsolidateOptions, state: ClusterState) -> float:
@@ -100,7 +103,7 @@ def read(options: ConsolidateOptions, documents: Sequence[Document] | None = Non
     documents = [*documents, *made]
     inventory = build_inventory(documents)
     catalog = catalog_for(inventory, options.region, options.catalog, zones=options.zones,
-                          allow_estimated_prices=options.allow_estimated_prices)
+                          allow_estimated_prices=options.allow_estimated_prices, spot_prices_file=options.spot_prices)
     catalog, _ = apply_node_overlays(catalog, inventory.overlays, inventory.nodepools)
     snapshot = make_snapshot(inventory, documents, catalog, options.now)
     snapshot.warnings[:0] = unlaunched
@@ -147,6 +150,17 @@ def _repack(initial: ClusterState, karpenter: float, deadline: float) -> Repack:
     return optimal_repack(initial, karpenter, REPACK_PLAN_SHARE * left, wall=left)
 
 
+def price_estimated(catalog: Catalog, node: SimNode) -> bool:
+    """Is the node priced by an estimate (spot as 0.4 x on-demand, a type the region's list lacks)? The offering
+    `offering_price` chose: the cheapest of its type, zone and capacity type."""
+    it = catalog.by_name().get(node.instance_type or "")
+    if it is None or node.price is None:
+        return False
+    wanted = node.capacity_type or "on-demand"
+    chosen = [o for o in it.offerings if o.capacity_type == wanted and o.price == node.price]
+    return bool(chosen) and all(o.estimated for o in chosen)
+
+
 def consolidate(options: ConsolidateOptions) -> Report:
     snapshot, state = read(options)
     if not snapshot.nodes:
@@ -171,10 +185,13 @@ def consolidate(options: ConsolidateOptions) -> Report:
     summary = Summary(current, karpenter, repack.cost, repack.lower_bound, repack.status,
                       state.catalog.region, result.passes, options.spot_to_spot, repack.note,
                       time_limit=limit, time_limit_auto=options.time_limit is None, complete=result.complete,
-                      karpenter_note=note, simulated_at=snapshot.clock.source or None)
+                      karpenter_note=note, simulated_at=snapshot.clock.source or None,
+                      spot_prices=spot_price_source(state.catalog, options.spot_prices))
     warnings = list(snapshot.warnings)
     for i, a in enumerate(result.actions, start=1):
         for pod in a.evicted:
             warnings.append(f"{pod.origin}: bare pod {pod.key} (no controller) is evicted by action {i} ({a.method}) "
                             "and never comes back: nothing recreates it")
-    return Report(result.actions, verdicts(result, snapshot), summary, warnings)
+    judged = verdicts(result, snapshot)
+    estimated = frozenset(v.node.name for v in judged if price_estimated(state.catalog, v.node))
+    return Report(result.actions, judged, summary, warnings, estimated)

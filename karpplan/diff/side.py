@@ -43,6 +43,7 @@ class SideOptions:
     max_file_size: int = 50 * 1024 * 1024
     namespace: str | None = None  # `--namespace`: where objects that name none are (`model/default_namespace.py`)
     allow_estimated_prices: bool = False  # `--allow-estimated-prices`, as `plan` reads it
+    spot_prices: str | None = None  # `--spot-prices FILE`, as `plan` reads it
 
 
 def _same(text: str) -> str:
@@ -137,7 +138,8 @@ def plan_side(side: SideInput, options: SideOptions, time_limit: float, *,
                                    engine=options.engine, time_limit=time_limit,
                                    time_limit_auto=options.time_limit is None, seed=options.seed,
                                    zones=options.zones, max_file_size=options.max_file_size,
-                                   allow_estimated_prices=options.allow_estimated_prices)
+                                   allow_estimated_prices=options.allow_estimated_prices,
+                                   spot_prices=options.spot_prices)
         catalog = read_catalog(plan_options, side.inventory)
         plan = make_plan(side.inventory, catalog, replace(plan_options, progress=progress))
         findings = _lint(side.paths, options)

@@ -14,10 +14,10 @@ from rich.text import Text
 from karpplan.costs import Costs
 from karpplan.costs.apportion import dollars
 from karpplan.costs.showback import monthly, runs_to_completion
+from karpplan.render.caveats import RUNS_ONLY
 from karpplan.render.formatting import format_hourly, format_monthly, format_percent
 
 TOP_WORKLOADS = 5
-RUNS_ONLY = "while running"  # a Job's or CronJob's $/month cell: its nodes are not paid all month
 
 
 IDLE_WORTH_A_WORD = 0.5  # an idle share above this is explained when the plan kept preferences

@@ -35,6 +35,7 @@ from karpplan.model.requirements import Requirement
 from karpplan.model.resources import Resources
 from karpplan.model.selectors import LabelSelector, NodeAffinity, NodeSelectorTerm
 from karpplan.model.taints import Taint, Toleration
+from karpplan.render.wrap import fold_at_boundaries
 
 API_VERSION = "karpplan.io/v1alpha1"
 # Labels eksctl and EKS put on every node group's nodes: in -o json, left out of the table.
@@ -525,16 +526,16 @@ def render_inventory(inventory: Inventory, console: Console, *, verbose: bool = 
         )
     )
     if groups:
-        console.print(_pending_table(groups, fargate=bool(inventory.fargate_profiles)))
+        console.print(fold_at_boundaries(_pending_table(groups, fargate=bool(inventory.fargate_profiles)), console))
     gated = inventory.gated
     if gated:
         console.print(Text("Gated (never placed): " + ", ".join(p.key for p in gated)))
     if inventory.nodepools:
-        console.print(_pools_table(inventory.nodepools))
+        console.print(fold_at_boundaries(_pools_table(inventory.nodepools), console))
     if inventory.nodes:
-        console.print(_nodes_table(inventory.nodes, inventory))
+        console.print(fold_at_boundaries(_nodes_table(inventory.nodes, inventory), console))
     if inventory.daemonsets:
-        console.print(_daemonsets_table(inventory.daemonsets))
+        console.print(fold_at_boundaries(_daemonsets_table(inventory.daemonsets), console))
     profiles = inventory.fargate_profiles
     if profiles:
         table = Table(title="Fargate profiles", title_justify="left")
@@ -546,11 +547,11 @@ def render_inventory(inventory: Inventory, console: Console, *, verbose: bool = 
                 for s in profile.selectors
             ]
             table.add_row(Text(profile.name), Text("\n".join(selectors)))
-        console.print(table)
+        console.print(fold_at_boundaries(table, console))
     if groups_of_nodes:
-        console.print(_node_groups_table(groups_of_nodes))
+        console.print(fold_at_boundaries(_node_groups_table(groups_of_nodes), console))
     if budgets:
-        console.print(_budgets_table(budgets))
+        console.print(fold_at_boundaries(_budgets_table(budgets), console))
     if inventory.derived:
         console.print(Text("Derived from operators' resources (not written as workloads in the input):"))
         for derived in inventory.derived:
@@ -566,7 +567,7 @@ def render_inventory(inventory: Inventory, console: Console, *, verbose: bool = 
                 Text(skipped.origin),
                 Text(skipped.why),
             )
-        console.print(table)
+        console.print(fold_at_boundaries(table, console))
 
 
 def skipped_note(inventory: Inventory, *, listed: bool = False) -> str | None:

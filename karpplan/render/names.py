@@ -18,6 +18,12 @@ _EC2_DNS = re.compile(r"\.(?:ec2|[a-z]{2}(?:-gov)?-[a-z]+-\d\.compute)\.internal
 MIN_NAME_WIDTH = 16  # the node-name column never gets less (the table measures what its other columns need)
 
 
+def ec2_domain(name: str) -> str:
+    """The EC2 DNS domain a node's name ends in (`.ap-southeast-2.compute.internal`), or ""."""
+    found = _EC2_DNS.search(name)
+    return found.group(0) if found else ""
+
+
 def short_node_name(name: str, zone: str | None, budget: int, *, ascii_only: bool = False) -> str:
     """`name` if it fits in `budget` characters, else the shortest readable form that does."""
     if len(name) <= budget:

@@ -9,8 +9,15 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from karpplan.catalog.types import zones_assumed
 from karpplan.plan import Plan, PlanPod, Summary
+from karpplan.render.caveats import (
+    catalog_line,
+    fargate_prices_line,
+    new_nodes_note,
+    nonempty,
+    spot_prices_line,
+    zones_note,
+)
 from karpplan.render.formatting import (
     ESTIMATED_MARK,
     abbreviate_counts,
@@ -210,11 +217,9 @@ def _karpenter_line(summary: Summary) -> Text | None:
 def zones_line(zones: Sequence[str], source: str) -> Text:
     """`us-east-1a, us-east-1b (from --zones)`, plainly: where the zones came from, or that they were assumed."""
     text = Text(", ".join(zones))
-    if zones_assumed(source):
-        text.append(" (assumed: nothing in the input says which zones the cluster has; narrow with --zones)",
-                    style="yellow")
-    elif source:
-        text.append(f" (from {source})", style="dim")
+    note, assumed = zones_note(source)
+    if note:
+        text.append(f" ({note})", style="yellow" if assumed else "dim")
     return text
 
 
@@ -222,20 +227,9 @@ def _prices_line(plan: Plan) -> Text | None:
     """Where the prices that matter to this plan come from: spot (when it launches or prices spot nodes, or
     was given real spot prices) and Fargate (when it runs Fargate pods), in plain words."""
     summary = plan.summary
-    lines: list[str] = []
-    source = summary.spot_prices
     # spot nodes it launches, or existing ones it prices (an eksctl node group's spot share)
     spot = any(n.capacity_type == "spot" and (n.new or n.hourly_price) for n in plan.nodes)
-    if source.startswith("estimated: ") and spot:
-        rule = source.removeprefix("estimated: ")
-        lines.append(f"spot estimated as {rule} (real ones: --spot-prices FILE)")
-    elif source.startswith("file:"):
-        path, _, others = source.removeprefix("file:").partition("; ")
-        lines.append(f"spot from {path}" + (f"; {others.replace(': ', ' as ')}" if others else ""))
-    if summary.fargate_prices:
-        rate, _, source = summary.fargate_prices.partition(" (")
-        where = "--fargate-prices" if "--fargate-prices" in source else "sources: karpplan catalog --info"
-        lines.append(f"Fargate {rate} ({where})")
+    lines = nonempty([spot_prices_line(summary.spot_prices, spot), fargate_prices_line(summary.fargate_prices or "")])
     return Text("\n".join(lines)) if lines else None
 
 
@@ -246,9 +240,9 @@ def summary_panel(plan: Plan) -> Panel:
     grid.add_column(style="bold", no_wrap=True)
     grid.add_column(overflow="fold")
     grid.add_row("Cost", _cost_line(summary))
-    new_nodes = Text(str(summary.new_nodes))
-    if fargate:
-        new_nodes.append(f" ({summary.new_nodes - fargate} EC2, {fargate} Fargate)")
+    existing = sum(1 for n in plan.nodes if not n.new)
+    note = new_nodes_note(summary.new_nodes - fargate, fargate, existing)
+    new_nodes = Text(str(summary.new_nodes) + (f" {note}" if note else ""))
     grid.add_row("New nodes", new_nodes)
     grid.add_row("Pods", _pods_line(summary, plan.pods))
     grid.add_row("Lower bound", _bound_line(summary))
@@ -258,8 +252,7 @@ def summary_panel(plan: Plan) -> Panel:
         grid.add_row("Karpenter", karpenter)
     if summary.preferences is not None:
         grid.add_row("Preferences", Text(summary.preferences.describe(summary.hourly_cost)))
-    source = f" ({summary.region_source})" if summary.region_source else ""
-    grid.add_row("Catalog", Text(f"{summary.catalog}, region {summary.region}{source}"))
+    grid.add_row("Catalog", Text(catalog_line(summary.catalog, summary.region, summary.region_source)))
     if summary.catalog_coverage:
         grid.add_row("", Text(summary.catalog_coverage, style="dim"))
     if summary.zones:

@@ -26,6 +26,7 @@ from karpplan.costs import Costs
 from karpplan.model.quantity import parse_quantity
 from karpplan.model.resources import CPU, MEMORY
 from karpplan.plan import Plan, PlanNode, PlanPod, UnschedulablePod
+from karpplan.render.caveats import nodes_heading
 from karpplan.render.costs_table import costs_section
 from karpplan.render.formatting import (
     ESTIMATED_MARK,
@@ -232,7 +233,10 @@ def _nodes_table(zones: Mapping[str, Sequence[PlanNode]], pods_by_key: Mapping[s
                  notes: _Footnotes) -> Table:
     """One table with a section per zone, so the columns line up from zone to zone."""
     count = sum(len(nodes) for nodes in zones.values())
-    table = layout.table(Text(f"Nodes ({count}) by zone", style="bold"))
+    existing = sum(1 for nodes in zones.values() for n in nodes if not n.new)
+    # as the summary counts them; all new (marked NEW, row by row): the count alone
+    title = nodes_heading(existing, count - existing, 0) if existing else f"Nodes ({count})"
+    table = layout.table(Text(f"{title} by zone", style="bold"))
     table.add_column("Node / workloads", overflow="fold", min_width=16)
     table.add_column("", no_wrap=True)  # NEW / STATIC / existing
     if layout.wide:

@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from karpplan.costs.showback import runs_to_completion
 from karpplan.plan import HOURS_PER_MONTH
+from karpplan.render.caveats import RUNS_ONLY
 from karpplan.render.html.page import cost_bars, esc, hourly, monthly, number, section, table
 
 MAX_WORKLOADS_SHOWN = 50  # the rest are counted; -o json has them all
@@ -26,15 +28,29 @@ def _by_cost(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return sorted(rows, key=lambda r: -(number(r.get("hourlyCost")) or 0.0))
 
 
+def _month(row: Mapping[str, Any]) -> str:
+    """The workload's $/month, or `while running` for a Job's or CronJob's (its nodes are not paid all month),
+    the figure for a whole month kept in the cell's title."""
+    if runs_to_completion(str(row.get("workload"))):
+        whole = f"{monthly(row.get('monthlyCost'))} if it ran all month"
+        return f'<span class="muted" title="{esc(whole)}">{RUNS_ONLY}</span>'
+    return esc(monthly(row.get("monthlyCost")))
+
+
 def _workloads(rows: Sequence[Mapping[str, Any]]) -> str:
     ordered = _by_cost(rows)
     shown = ordered[:MAX_WORKLOADS_SHOWN]
     body = table(
         ["Workload", "Namespace", "Pods", "Cost per hour", "Cost per month"],
         ([f'<span class="mono">{esc(r.get("workload"))}</span>', esc(r.get("namespace")), esc(r.get("pods")),
-          esc(hourly(r.get("hourlyCost"))), esc(monthly(r.get("monthlyCost")))] for r in shown),
+          esc(hourly(r.get("hourlyCost"))), _month(r)] for r in shown),
         caption="By workload", numeric=(2, 3, 4),
     )
+    batch = sum(number(r.get("hourlyCost")) or 0.0 for r in ordered if runs_to_completion(str(r.get("workload"))))
+    if batch > 0:
+        body += (f'<p class="muted" data-note="runs-to-completion">Jobs and CronJobs ({RUNS_ONLY}): '
+                 f"{esc(hourly(batch))} of the attributed cost is paid only while their pods run, so a month "
+                 "of it overstates them unless they run all month.</p>")
     hidden = len(ordered) - len(shown)
     if hidden > 0:
         body += f'<p class="muted">and {hidden} more workloads, the cheapest (<code>-o json</code> lists them all).</p>'

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from karpplan.model.quantity import QuantityError, parse_quantity
+from karpplan.render.caveats import nodes_heading
 from karpplan.render.formatting import ESTIMATED_MARK, abbreviate_counts, workload_counts
 from karpplan.render.html.page import esc, hourly, number, section, table, usage_bar
 
@@ -132,7 +133,10 @@ def nodes_section(document: Mapping[str, Any]) -> str:
     if estimated:
         parts.append(f'<p class="muted">{ESTIMATED_MARK} estimated price: the catalog has no published price '
                      "for this offering.</p>")
-    return section("nodes", f"Nodes ({len(nodes)}) by zone", "".join(parts))
+    existing = sum(1 for n in nodes if not n.get("new"))
+    fargate = sum(1 for n in nodes if n.get("new") and n.get("capacityType") == "fargate")
+    heading = nodes_heading(existing, len(nodes) - existing - fargate, fargate)
+    return section("nodes", f"{heading} by zone", "".join(parts))
 
 
 __all__ = ["nodes_section", "zones"]

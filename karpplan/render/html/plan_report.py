@@ -12,6 +12,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from karpplan.plan import HOURS_PER_MONTH
+from karpplan.render.caveats import (
+    catalog_line,
+    fargate_prices_line,
+    new_nodes_note,
+    spot_prices_line,
+    zones_note,
+)
 from karpplan.render.formatting import format_hourly, format_monthly, plural
 from karpplan.render.html.costs import costs_section
 from karpplan.render.html.findings import lint_section, unschedulable_section
@@ -53,7 +60,44 @@ def _bound(summary: Mapping[str, Any]) -> tuple[str, str]:
     return hourly(bound), BOUND_SOURCES.get(str(source), str(source)) if source else ""
 
 
-def _header(summary: Mapping[str, Any]) -> str:
+def _new_nodes_note(document: Mapping[str, Any]) -> str:
+    """`19 EC2, 3 Fargate; 2 existing nodes used besides`, as the table's summary says it."""
+    nodes = [n for n in document.get("nodes") or [] if isinstance(n, Mapping)]
+    fargate = sum(1 for n in nodes if n.get("new") and n.get("capacityType") == "fargate")
+    existing = sum(1 for n in nodes if not n.get("new"))
+    new = sum(1 for n in nodes if n.get("new"))
+    return new_nodes_note(new - fargate, fargate, existing).removeprefix("(").replace(")", "", 1)
+
+
+def _text(summary: Mapping[str, Any], key: str) -> str:
+    value = summary.get(key)
+    return str(value) if isinstance(value, str) else ""
+
+
+def planned_with(document: Mapping[str, Any]) -> str:
+    """What the plan was planned with, as the table's summary panel says it: the catalog and where its region
+    came from, its coverage and price date, the zones and their source, and where spot and Fargate prices
+    came from (`data-caveat` names each line)."""
+    summary = _summary(document)
+    zones = [str(z) for z in summary.get("zones") or []]
+    zone_note, assumed = zones_note(_text(summary, "zonesSource"))
+    spot = any(n.get("capacityType") == "spot" and (n.get("new") or number(n.get("hourlyPrice")))
+               for n in document.get("nodes") or [] if isinstance(n, Mapping))
+    rows = [
+        ("catalog", "Catalog", catalog_line(_text(summary, "catalog"), _text(summary, "region"),
+                                            _text(summary, "regionSource")), ""),
+        ("coverage", "", _text(summary, "catalogCoverage"), ""),
+        ("zones", "Zones", ", ".join(zones) + (f" ({zone_note})" if zone_note and zones else ""),
+         "warn" if assumed else ""),
+        ("spot", "Prices", spot_prices_line(_text(summary, "spotPrices"), spot), ""),
+        ("fargate", "", fargate_prices_line(_text(summary, "fargatePrices")), ""),
+    ]
+    items = "".join(f'<dt>{esc(label)}</dt><dd data-caveat="{key}"' + (f' class="{css}"' if css else "")
+                    + f">{esc(text)}</dd>" for key, label, text, css in rows if text)
+    return f'<dl class="caveats" aria-label="Planned with">{items}</dl>' if items else ""
+
+
+def _header(summary: Mapping[str, Any], document: Mapping[str, Any]) -> str:
     pods = summary.get("pods", 0)
     unschedulable = number(summary.get("unschedulable")) or 0
     placed = f"{summary.get('scheduled', 0)} of {pods}"
@@ -74,7 +118,7 @@ def _header(summary: Mapping[str, Any]) -> str:
         _total("Status", status, "status", f"{engine} engine" + (f", {seconds:.2f}s" if seconds is not None else "")),
         _total("Lower bound", bound.removesuffix("/h"), "lowerBound", source),
         _total("Gap", percent(summary.get("gap")), "gap", "to the lower bound"),
-        _total("New nodes", str(summary.get("newNodes", 0)), "newNodes"),
+        _total("New nodes", str(summary.get("newNodes", 0)), "newNodes", _new_nodes_note(document)),
         _total("Pods placed", placed, "scheduled", ", ".join(extras)),
         _total("Unschedulable", str(int(unschedulable)), "unschedulable",
                "pods no node can take" if unschedulable else "every pending pod is placed"),
@@ -84,7 +128,7 @@ def _header(summary: Mapping[str, Any]) -> str:
     verdict = ('<p class="bad"><strong>Some pods cannot be scheduled</strong> (see below).</p>' if unschedulable
                else "")
     return (f'<header><h1>karpplan plan</h1><p class="muted">{esc(subtitle)}</p>{verdict}'
-            f'<dl class="totals" aria-label="Totals">{totals}</dl></header>')
+            f'<dl class="totals" aria-label="Totals">{totals}</dl>{planned_with(document)}</header>')
 
 
 def _panel(title: str, rows: list[tuple[str, str]], side: str) -> str:
@@ -168,7 +212,7 @@ def render_html(document: Mapping[str, Any], *, lint: Mapping[str, Any] | None =
     summary = _summary(document)
     cost = hourly(summary.get("hourlyCost"))
     body = "".join([
-        _header(summary),
+        _header(summary, document),
         compare_section(summary),
         nodes_section(document),
         costs_section(document),

@@ -39,6 +39,9 @@ code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monosp
 .totals div { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: .6rem .8rem; }
 .totals dt { color: var(--muted); font-size: .85rem; }
 .totals dd { margin: .1rem 0 0; font-size: 1.25rem; font-weight: 600; }
+.caveats { display: grid; grid-template-columns: max-content 1fr; gap: .15rem 1rem; margin: .8rem 0 0;
+  font-size: .9rem; }
+.caveats dt { color: var(--muted); } .caveats dd { margin: 0; }
 .totals dd small { display: block; font-size: .8rem; font-weight: 400; color: var(--muted); }
 table { border-collapse: collapse; width: 100%; margin: .3rem 0 .8rem; }
 caption { text-align: left; font-weight: 600; padding: .3rem 0; }
