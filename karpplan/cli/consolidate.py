@@ -112,6 +112,7 @@ def _run(options: ConsolidateOptions, node: str | None, output: ConsolidateForma
 def _explain(options: ConsolidateOptions, name: str) -> Explanation:
     """`--node NAME`, the name as the table shows it too: without the EC2 domain the nodes share
     (`ip-10-40-11-23` for `ip-10-40-11-23.ap-southeast-2.compute.internal`) when no node is named so whole."""
+    # lazy: the consolidation package (the scheduler, OR-Tools) loads only when this command runs
     from karpplan.consolidate.explain import explain_node
     from karpplan.consolidate.run import read
     from karpplan.render.names import ec2_domain

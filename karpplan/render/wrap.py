@@ -117,8 +117,12 @@ def fold_at_boundaries(table: Table, console: Console) -> Table:
     """`table` with the cells of its foldable columns wrapped as `wrap_words` wraps (at spaces, then after `/`,
     then after `-`, `.`, `_`, `:`) to the widths rich will give them on `console`, so rich never folds a name
     mid-word (`CronJob/settlement-r` / `eport`). Wrapping only narrows cells, so the widths hold."""
-    options = console.options.update_width((table.width or console.options.max_width) - table._extra_width)
-    widths = table._calculate_column_widths(console, options)
+    try:  # rich's own width pass (private API, rich 13-15): another rich keeps its own folding, never a crash
+        options = console.options.update_width((table.width or console.options.max_width) - table._extra_width)
+        widths = table._calculate_column_widths(console, options)
+        getattr(table, "_get_padding_width")  # noqa: B009
+    except (AttributeError, TypeError):
+        return table
     ascii_only = not console.options.encoding.lower().startswith("utf")
     for index, (column, width) in enumerate(zip(table.columns, widths, strict=True)):
         if column.overflow != "fold" or column.no_wrap:
