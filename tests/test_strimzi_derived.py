@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import io
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 from typer.testing import CliRunner
@@ -340,3 +342,17 @@ def test_a_node_pools_fix_names_the_kafka_where_rack_awareness_is_set() -> None:
     fixes = {f.object: f.fix for f in report.findings if f.rule == "replicas-without-spread"}
     assert "spec.kafka.rack.topologyKey on the Kafka" in fixes["KafkaNodePool/kafka/broker"]
     assert ", or set rack.topologyKey" not in fixes["KafkaNodePool/kafka/broker"]
+
+
+def test_inventory_says_how_many_pods_each_resource_becomes(tmp_path: Path) -> None:
+    """`karpplan inventory -o json`'s derived[].replicas is the pods planned for the resource: a KafkaNodePool of
+    three brokers read 1 beside its own words "StatefulSet my-cluster-broker (3 pod(s))" (a new user's trial)."""
+    (tmp_path / "kafka.yaml").write_text(POOL + "---\n" + KRAFT)
+    result = CliRunner().invoke(app, ["inventory", str(tmp_path), "-o", "json"])
+    assert result.exit_code == 0, result.output
+    derived = json.loads(result.stdout)["derived"]
+    for entry in derived:
+        planned = [int(n) for n in re.findall(r"\((\d+) pod\(s\)\)", entry["plain"])]
+        if planned:
+            assert entry["replicas"] == sum(planned), entry
+    assert any(e["kind"] == "KafkaNodePool" and e["replicas"] == 3 for e in derived), derived

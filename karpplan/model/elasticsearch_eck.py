@@ -235,7 +235,8 @@ def _expand(present: set[tuple[str, str]], doc: Document) -> tuple[list[Document
     shown = ", ".join(f"StatefulSet {m.name} ({m.body['spec']['replicas']} pod(s))" for m in made) or "no pod"
     plain = (f"planned as the pods ECK creates: {shown}"
              + (f"; {', '.join(skipped)} already in the input" if skipped else ""))
-    return list(made), DerivedWorkload(KIND, doc.name, doc.namespace, doc.origin, tuple(m.name for m in made), 1,
+    pods = sum(int(m.body['spec']['replicas']) for m in made)
+    return list(made), DerivedWorkload(KIND, doc.name, doc.namespace, doc.origin, tuple(m.name for m in made), pods,
                                        (CONTAINER,), plain=plain, pod_specs=pod_specs_of(made))
 
 

@@ -55,7 +55,7 @@ class DerivedWorkload:
     namespace: str
     origin: Origin
     statefulsets: tuple[str, ...]
-    replicas: int  # per StatefulSet
+    replicas: int  # prometheus-operator's: pods per StatefulSet (each shard); other operators': pods of all its workloads
     containers: tuple[str, ...]
     reason: str = ""  # not expanded: why (its StatefulSet is in the input)
     plain: str = ""  # what was derived, in words, for a kind other than prometheus-operator's

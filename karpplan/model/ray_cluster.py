@@ -111,7 +111,8 @@ def _expand(doc: Document) -> tuple[list[Document], DerivedWorkload]:
     workers = ", ".join(shown) or "none"
     plain = (f"planned as the pods the KubeRay operator creates: a head{' (and its autoscaler sidecar)' * bool(autoscaler)}"
              f" and workers per group ({workers}){'; suspended: no pod' if suspended else ''}")
-    return out, DerivedWorkload(doc.kind, name, doc.namespace, doc.origin, tuple(d.name for d in out), 1, (),
+    pods = sum(int(d.body["spec"].get("replicas", 1)) for d in out)
+    return out, DerivedWorkload(doc.kind, name, doc.namespace, doc.origin, tuple(d.name for d in out), pods, (),
                                 plain=plain, pod_specs=pod_specs_of(out))
 
 

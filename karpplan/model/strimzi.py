@@ -278,8 +278,9 @@ def _expand(index: _Index, doc: Document) -> tuple[list[Document], DerivedWorklo
     plain = (f"planned as the pods the Strimzi cluster operator creates: {shown}"
              + (f"; {', '.join(skipped)} already in the input" if skipped else ""))
     origin: Origin = kept[0].origin if kept and all(m.origin == kept[0].origin for m in kept) else doc.origin
+    pods = sum(int(m.body['spec'].get('replicas', 1)) for m in kept)
     return list(kept), DerivedWorkload(doc.kind, doc.name, doc.namespace, origin, tuple(m.name for m in kept),
-                                       1, (), plain=plain, pod_specs=pod_specs_of(kept))
+                                       pods, (), plain=plain, pod_specs=pod_specs_of(kept))
 
 
 def expand_strimzi(documents: Sequence[Document]) -> tuple[list[Document], list[DerivedWorkload]]:
