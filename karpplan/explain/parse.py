@@ -14,6 +14,7 @@ from typing import Any
 
 from karpplan.explain import restricted_domain
 from karpplan.explain.cut_clause import cut_off
+from karpplan.explain.describe_pod import DESCRIBE_START, START_FIELDS, DescribeReader
 from karpplan.explain.dialects import (
     admission,
     azure,
@@ -56,6 +57,7 @@ from karpplan.explain.structure import (
     TAINT,
     UNSUPPORTED,
     VOLUME,
+    DescribedPod,
     Parsed,
     PoolReasons,
     Reason,
@@ -66,7 +68,7 @@ from karpplan.explain.wording import capital, reason_plain, with_plain
 TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"fit failure", b"no nodes available", b"scale-up", b"incompatible", b"did not tolerate",
                  b"no instance type", b"should schedule on", b"topology constraint", b"limits", b"excluded because",
                  b"does not have known values", b"registering host port usage", b"minValues", b"not supported", b"filtered out all", b'"error"',
-                 b"Name:", b"Namespace:", b"Events:", b"Type  ", b"----  ", b"LAST SEEN", b"nodepools found", b"provisioners found", b"exceeds node resources",
+                 b"Name:", b"Namespace:", *START_FIELDS, b"Events:", b"Type  ", b"----  ", b"LAST SEEN", b"nodepools found", b"provisioners found", b"exceeds node resources",
                  b"Fargate", b"predicate ", b"Skipping node group", b"unbound", b"Failed for reason", b"account is currently blocked", b"is restricted", b"Ignoring pod", b"node(s) had", b"node(s) didn't", b"node(s) exceed",
                  b"preemptionPolicy=Never", b"reserved offering",
                  # node-class errors (a pool that resolves no instance types): dialects/nodeclass.py
@@ -344,8 +346,23 @@ class RecordParser:
     def __init__(self) -> None:
         self.describe_name: str | None = None
         self.describe_ns: str | None = None
-        self.state: tuple[str | None, str | None] = (None, None)
+        self.describe = DescribeReader()  # the fields of a `kubectl describe pod` being read (describe_pod.py)
+        self.state: tuple[str | None, str | None, DescribedPod | None] = (None, None, None)
         """What the parser remembers from earlier records (a line's answer depends on it)."""
+
+    def describe_line(self, text: str) -> bool:
+        """Whether `text` is a line of the `kubectl describe` being read, other than its name, namespace and events
+        (taken as context: its fields are kept for the answer)."""
+        reader = self.describe
+        if not reader.active and DESCRIBE_START.match(text.encode()) is not None:
+            reader.start(text)  # a paste cut above its Name: line
+        if not reader.active or text.lstrip().startswith(("Name:", "Namespace:")) and text[:1] not in " \t":
+            return False
+        if not reader.line(text):
+            return False
+        if reader.described is not self.state[2]:
+            self.state = (self.describe_name, self.describe_ns, reader.described)
+        return True
 
     def _describe_pod(self) -> str | None:
         if self.describe_name is None:
@@ -378,9 +395,10 @@ class RecordParser:
         if first.startswith(("Name:", "Namespace:")):
             if (m := _DESCRIBE_NAME.match(first)) is not None:
                 self.describe_name, self.describe_ns = m.group(1), None
+                self.describe.start(text)
             elif (m := _DESCRIBE_NS.match(first)) is not None:
                 self.describe_ns = m.group(1)
-            self.state = (self.describe_name, self.describe_ns)
+            self.state = (self.describe_name, self.describe_ns, self.describe.described)
             return []
         if any(t in text for t in nodeclass.TRIGGERS) and (e := nodeclass.parse(text)) is not None:
             return [_node_class(e, text)]  # the whole record: the pool and the cause may stand in other fields
@@ -427,6 +445,8 @@ class RecordParser:
                               source=source_of(component) if component else None,
                               event=m.group("reason"), age=m.group("age"), reporter=component,
                               node=self.describe_name if self.describe_ns is None else None)  # describe node
+            if result is not None and self.describe.described is not None:
+                result = replace(result, described=self.describe.described)
             return [result] if result else []
         m = kube.GET_EVENT.match(line)
         if m is not None:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
+from karpplan.explain.describe_pod import DESCRIBE_START
 from karpplan.explain.parse import RecordParser, trigger_lines, worth_parsing
 from karpplan.explain.recall import Recall
 from karpplan.explain.stream import Hit, Plain, Record, block_records, blocks, records
@@ -187,17 +188,19 @@ def explain_records(recs: Iterable[Record | Hit | Plain], explanation: Explanati
     key_of, recalled, held = recall.key, recall.get, out.items.get
     for rec in recs:
         if isinstance(rec, Plain):
-            out.count_plain(rec)
+            _describe_plain(out, rec, parser) if parser.describe.active else out.count_plain(rec)
             continue
         if isinstance(rec, Hit):
             data, line, span = rec.data, rec.line, 1
         else:
             data, line, span = rec.data, rec.line, rec.lines
-            if span == 1 and not worth_parsing(data):
+            if span == 1 and not worth_parsing(data) and not parser.describe.active:
                 out.lines += 1
                 out.note_unrecognised(line, data)  # (listed while there is room)
                 continue
         out.lines += span
+        if _describe_field(out, parser, data, span):  # a field of the `kubectl describe pod` being read
+            continue
         # a record of a shape seen before (only its timestamp differs) says what that one said
         state = parser.state
         key, ts = key_of(data, state)
@@ -248,6 +251,25 @@ def _context_line(data: bytes) -> bool:
     """`kubectl describe` / `kubectl get events` lines that hold no event but frame them: the pod's name and namespace
     (the parser reads them for context) and the Events section's header rows. Counted as context, not unrecognised."""
     return _CONTEXT.match(data) is not None
+
+
+def _describe_field(out: Explanation, parser: RecordParser, data: bytes, span: int) -> bool:
+    """Whether a record is a field of a `kubectl describe` (counted as context; the parser keeps what it says)."""
+    if not (parser.describe.active or DESCRIBE_START.match(data)) or not parser.describe_line(data.decode("utf-8", "replace")):
+        return False
+    out.context += span
+    return True
+
+
+def _describe_plain(out: Explanation, run: Plain, parser: RecordParser) -> None:
+    """A run of lines with no trigger word inside a `kubectl describe`: its fields are context, the rest as usual."""
+    for k in range(run.lines):
+        data = run.block[run.start + k]
+        out.lines += 1
+        if parser.describe.active and parser.describe_line(data.decode("utf-8", "replace")):
+            out.context += 1
+        else:
+            out.note_unrecognised(run.line + k, data)
 
 
 def explain_blocks(stream: BinaryIO, limit: int | None = None,

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from karpplan.explain import known, restricted_domain
 from karpplan.explain import structure as reason_kind
 from karpplan.explain.cut_clause import cut_plain
+from karpplan.explain.describe_pod import context_sentences
 from karpplan.explain.dialects import (
     admission,
     azure,
@@ -484,6 +485,7 @@ def item_plain(item: Item) -> str:
         sentences.append(capital(fargate_plain(replace(
             refused[0], text="; ".join(r.text + (f" ({r.key})" if r.key else "") for r in refused), key=None))))
     sentences += [pinned_unlaunchable_pool(p.reasons, p.pools) or "", waiting_on_limits(p.reasons, p.pools), *item.advice]
+    sentences += context_sentences(p.described, p.reasons)  # a `kubectl describe pod`'s own fields
     if any(is_host_port(r.text) for r in p.reasons):
         sentences.append(servicelb_note(p.pod))
     if p.unparsed:
