@@ -68,7 +68,7 @@ from karpplan.explain.wording import capital, reason_plain, with_plain
 TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"fit failure", b"no nodes available", b"scale-up", b"incompatible", b"did not tolerate",
                  b"no instance type", b"should schedule on", b"topology constraint", b"limits", b"excluded because",
                  b"does not have known values", b"registering host port usage", b"minValues", b"not supported", b"filtered out all", b'"error"',
-                 b"Name:", b"Namespace:", *START_FIELDS, b"Events:", b"Type  ", b"----  ", b"LAST SEEN", b"nodepools found", b"provisioners found", b"exceeds node resources",
+                 b"Name:", b"Namespace:", *START_FIELDS, b"lastTransitionTime:", b"lastProbeTime:", b"Events:", b"Type  ", b"----  ", b"LAST SEEN", b"nodepools found", b"provisioners found", b"exceeds node resources",
                  b"Fargate", b"predicate ", b"Skipping node group", b"unbound", b"Failed for reason", b"account is currently blocked", b"is restricted", b"Ignoring pod", b"node(s) had", b"node(s) didn't", b"node(s) exceed",
                  b"preemptionPolicy=Never", b"reserved offering",
                  # node-class errors (a pool that resolves no instance types): dialects/nodeclass.py
@@ -79,6 +79,7 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"
                  # EC2 launch failures of a NodeClaim: dialects/launch.py
                  *(t.encode() for t in launch.TRIGGERS), *(t.encode() for t in scale_up_failures.TRIGGERS),
                  *(t.encode() for t in azure.TRIGGERS),  # Azure's refusals of a NodeClaim: dialects/azure.py
+                 *(t.encode() for t in azure.MARKERS),  # a paste on Azure (the parser remembers it)
                  # the API server refusing a NodeClaim, the kubelet refusing a bound pod: claim_rejected.py, admission.py
                  *(t.encode() for t in claim_rejected.TRIGGERS), *(t.encode() for t in admission.TRIGGERS),
                  *(t.encode() for t in scale_down.TRIGGERS), *(t.encode() for t in volume_topology.TRIGGERS),
@@ -332,9 +333,9 @@ def _node_class(e: nodeclass.NodeClassError, text: str) -> Parsed:
     return Parsed(KARPENTER, "Log", e.text, time=tm.group(0) if tm else None, reasons=(reason,))
 
 
-def _launch_failed(e: launch.LaunchError | azure.AzureError, text: str) -> Parsed:
+def _launch_failed(e: launch.LaunchError | azure.AzureError, text: str, said: str | None = None) -> Parsed:
     """EC2 (or Azure) would not start a NodeClaim's instance: a launch's error, no pod's."""
-    said = launch.plain(e) if isinstance(e, launch.LaunchError) else azure.plain(e)
+    said = said or (launch.plain(e) if isinstance(e, launch.LaunchError) else azure.plain(e))
     reason = Reason(NO_INSTANCE_TYPE, e.text, cause=e.cause, plain=said)
     tm = TIMESTAMP.search(text)
     return Parsed(KARPENTER, "Log", e.text, time=tm.group(0) if tm else None, reasons=(reason,))
@@ -347,8 +348,12 @@ class RecordParser:
         self.describe_name: str | None = None
         self.describe_ns: str | None = None
         self.describe = DescribeReader()  # the fields of a `kubectl describe pod` being read (describe_pod.py)
-        self.state: tuple[str | None, str | None, DescribedPod | None] = (None, None, None)
+        self.on_azure = False  # the paste showed Karpenter's Azure provider (a NodeClaim's labels, AKSNodeClass)
+        self.state: tuple[str | None, str | None, DescribedPod | None, bool] = (None, None, None, False)
         """What the parser remembers from earlier records (a line's answer depends on it)."""
+
+    def _keep_state(self) -> None:
+        self.state = (self.describe_name, self.describe_ns, self.describe.described, self.on_azure)
 
     def describe_line(self, text: str) -> bool:
         """Whether `text` is a line of the `kubectl describe` being read, other than its name, namespace and events
@@ -361,7 +366,7 @@ class RecordParser:
         if not reader.line(text):
             return False
         if reader.described is not self.state[2]:
-            self.state = (self.describe_name, self.describe_ns, reader.described)
+            self._keep_state()
         return True
 
     def _describe_pod(self) -> str | None:
@@ -391,6 +396,9 @@ class RecordParser:
             text = _MD_LINK.sub(r"\g<1>", text)
         if "\u2502" in text or "\u2503" in text:  # k9s' box: `│   Warning  FailedScheduling ...   │`
             text = _BOX_BORDER.sub("", text)
+        if not self.on_azure and any(m in text for m in azure.MARKERS):
+            self.on_azure = True
+            self._keep_state()
         first = text.lstrip()
         if first.startswith(("Name:", "Namespace:")):
             if (m := _DESCRIBE_NAME.match(first)) is not None:
@@ -398,13 +406,15 @@ class RecordParser:
                 self.describe.start(text)
             elif (m := _DESCRIBE_NS.match(first)) is not None:
                 self.describe_ns = m.group(1)
-            self.state = (self.describe_name, self.describe_ns, self.describe.described)
+            self._keep_state()
             return []
         if any(t in text for t in nodeclass.TRIGGERS) and (e := nodeclass.parse(text)) is not None:
             return [_node_class(e, text)]  # the whole record: the pool and the cause may stand in other fields
         if any(t in text for t in azure.TRIGGERS) and (ae := azure.parse(text)) is not None:
             return [_launch_failed(ae, text)]  # before EC2's: `creating instance` is both providers' word
         if any(t in text for t in launch.TRIGGERS) and (le := launch.parse(text)) is not None:
+            if le.cause == launch.NOT_JOINED and self.on_azure:  # the same words from Karpenter's Azure provider
+                return [_launch_failed(le, text, azure.NOT_JOINED)]
             return [_launch_failed(le, text)]
         if any(t in text for t in scale_down.TRIGGERS) and (kept := scale_down.parse(text)) is not None:
             reason = Reason(NODE_FILTER, kept.why, counts={kept.why: 1}, cause=scale_down.CAUSE,
