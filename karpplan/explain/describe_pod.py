@@ -109,6 +109,8 @@ def _tolerates(toleration: str, key: str | None, value: str | None) -> bool:
         return m.group("op") == "Exists"  # an empty key with Exists tolerates every taint
     if m.group("key") != key:
         return False
+    if m.group("op") is None and m.group("value") is None:
+        return True  # kubectl before op= was printed: a bare key is an Exists toleration (or Equal "")
     return m.group("op") == "Exists" or (m.group("value") or "") == (value or "")
 
 

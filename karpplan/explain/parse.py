@@ -18,6 +18,7 @@ from karpplan.explain.describe_pod import DESCRIBE_START, START_FIELDS, Describe
 from karpplan.explain.dialects import (
     admission,
     azure,
+    ca_filtered,
     claim_rejected,
     disruption,
     fargate,
@@ -82,7 +83,7 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"
                  *(t.encode() for t in azure.MARKERS),  # a paste on Azure (the parser remembers it)
                  # the API server refusing a NodeClaim, the kubelet refusing a bound pod: claim_rejected.py, admission.py
                  *(t.encode() for t in claim_rejected.TRIGGERS), *(t.encode() for t in admission.TRIGGERS),
-                 *(t.encode() for t in scale_down.TRIGGERS), *(t.encode() for t in volume_topology.TRIGGERS),
+                 *(t.encode() for t in scale_down.TRIGGERS), *(t.encode() for t in ca_filtered.TRIGGERS), *(t.encode() for t in volume_topology.TRIGGERS),
                  *(t.encode() for t in relaxed.TRIGGERS), *(t.encode() for t in not_for_karpenter.TRIGGERS),
                  *(t.encode() for t in kube.PLUGIN_TRIGGERS),  # a kube-scheduler plugin's error
                  # why a node is not consolidated or disrupted, and disruptions under way: dialects/disruption.py
@@ -416,6 +417,10 @@ class RecordParser:
             if le.cause == launch.NOT_JOINED and self.on_azure:  # the same words from Karpenter's Azure provider
                 return [_launch_failed(le, text, azure.NOT_JOINED)]
             return [_launch_failed(le, text)]
+        if ca_filtered.TRIGGERS[0] in text and (skipped := ca_filtered.parse(text)) is not None:
+            reason = Reason(NODE_FILTER, skipped.node or "same controller", cause=ca_filtered.CAUSE,
+                            plain=capital(ca_filtered.plain(skipped)))
+            return [Parsed(CLUSTER_AUTOSCALER, "ScaleUp", reason.text, pod=skipped.pod, reasons=(reason,))]
         if any(t in text for t in scale_down.TRIGGERS) and (kept := scale_down.parse(text)) is not None:
             reason = Reason(NODE_FILTER, kept.why, counts={kept.why: 1}, cause=scale_down.CAUSE,
                             plain=capital(scale_down.plain(kept)))

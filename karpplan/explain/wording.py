@@ -11,6 +11,7 @@ from karpplan.explain.describe_pod import context_sentences
 from karpplan.explain.dialects import (
     admission,
     azure,
+    ca_filtered,
     claim_rejected,
     disruption,
     fargate,
@@ -35,7 +36,7 @@ from karpplan.model.labels import ZONE
 _WELL_KNOWN_POOL_KEYS = ("karpenter.sh/nodepool", "karpenter.sh/provisioner-name")
 _HOSTNAME = "kubernetes.io/hostname"
 # causes a record states of no pod: a node class, an EC2 launch, a NodeClaim the API server refused
-_NO_FAILURE = (admission.CAUSE, scale_down.CAUSE, relaxed.CAUSE, volume_topology.CAUSE, not_for_karpenter.CAUSE)
+_NO_FAILURE = (admission.CAUSE, scale_down.CAUSE, ca_filtered.CAUSE, relaxed.CAUSE, volume_topology.CAUSE, not_for_karpenter.CAUSE)
 _NO_POD_CAUSES = (*nodeclass.CAUSES, *launch.CAUSES, *azure.CAUSES, *claim_rejected.CAUSES, restricted_domain.POOL_CAUSE)
 
 
