@@ -166,3 +166,17 @@ def test_a_log_after_the_describe_is_read_as_a_log() -> None:
     tail = "I0815 10:22:06.718419       1 main.go:42] started\nQoS Class:   Burstable\n"
     explanation = explain_text(DESCRIBE_HEAD + FARGATE_ROW + tail)
     assert [text for _, text in explanation.unrecognised_lines] == ["I0815 10:22:06.718419       1 main.go:42] started"]
+
+
+def test_a_described_nodeclaim_is_read_whole_and_its_message_parsed() -> None:
+    """`kubectl describe nodeclaim` (Karpenter's layout: Labels, then Status / Conditions): the condition's Message
+    is what is explained, the rest is context; its karpenter.azure.com labels put the answer on Azure."""
+    text = ("Name:         default-abcde\nNamespace:    \n"
+            "Labels:       karpenter.azure.com/sku-name=Standard_D2ps_v5\n              karpenter.sh/nodepool=default\n"
+            "Status:\n  Conditions:\n    Last Transition Time:  2025-02-14T07:15:25Z\n"
+            "    Message:               Node not registered with cluster\n    Reason:                NodeNotFound\n"
+            "    Status:                Unknown\n    Type:                  Registered\n")
+    explanation = explain_text(text)
+    assert explanation.summary()["unrecognised"] == 0
+    [item] = explanation.item_list()
+    assert "VM was created but its node never registered" in item.plain and "access entry" not in item.plain

@@ -91,6 +91,11 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"
 
 
 _ANY_TRIGGER_WORD = re.compile(b"|".join(re.escape(word) for word in TRIGGER_WORDS))
+# the trigger words of a grammar's own message: a `kubectl describe` line holding one is parsed, not taken as context
+# (a NodeClaim's condition Message under Conditions:, a pod's Message: under Status:)
+_FRAMING = {b"Name:", b"Namespace:", *START_FIELDS, b"lastTransitionTime:", b"lastProbeTime:", b"Events:", b"Type  ",
+            b"----  ", b"LAST SEEN", *(t.encode() for t in azure.MARKERS)}
+_MESSAGE_WORD = re.compile(b"|".join(re.escape(word) for word in TRIGGER_WORDS if word not in _FRAMING))
 
 
 def any_trigger_word(line: bytes) -> bool:
@@ -360,10 +365,16 @@ class RecordParser:
         """Whether `text` is a line of the `kubectl describe` being read, other than its name, namespace and events
         (taken as context: its fields are kept for the answer)."""
         reader = self.describe
-        if not reader.active and DESCRIBE_START.match(text.encode()) is not None:
+        data = text.encode()
+        if not reader.active and DESCRIBE_START.match(data) is not None:
             reader.start(text)  # a paste cut above its Name: line
         if not reader.active or text.lstrip().startswith(("Name:", "Namespace:")) and text[:1] not in " \t":
             return False
+        if _MESSAGE_WORD.search(data) is not None:
+            return False  # a message a grammar reads (parse decides; a field it is not stays unrecognised)
+        if not self.on_azure and any(m in text for m in azure.MARKERS):
+            self.on_azure = True  # a NodeClaim's labels or node class, described
+            self._keep_state()
         if not reader.line(text):
             return False
         if reader.described is not self.state[2]:
