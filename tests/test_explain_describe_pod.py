@@ -180,3 +180,13 @@ def test_a_described_nodeclaim_is_read_whole_and_its_message_parsed() -> None:
     assert explanation.summary()["unrecognised"] == 0
     [item] = explanation.item_list()
     assert "VM was created but its node never registered" in item.plain and "access entry" not in item.plain
+
+
+def test_an_init_containers_requests_are_told_apart() -> None:
+    head = DESCRIBE_HEAD.replace("Containers:\n", "Init Containers:\n  migrate:\n    Requests:\n      cpu:  2\n"
+                                 "Containers:\n", 1)
+    row = ("  Warning  FailedScheduling  45s  default-scheduler  0/3 nodes are available: 3 Insufficient cpu. "
+           "preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.\n")
+    [item] = explain_text(head + row).item_list()
+    assert "The pod requests cpu 2 (init container migrate), cpu 100m (container metrics-server)" in item.plain
+    assert "init containers run one at a time" in item.plain

@@ -80,7 +80,7 @@ class DescribeReader:
             return False  # the event rows and their header: the parser's (and report's) to read
         if self._field in _MULTI:
             self._add(self._field, body)
-        elif self._field == "Containers":
+        elif self._field in ("Containers", "Init Containers"):
             self._container_line(indent - self._margin, body)
         return True
 
@@ -90,7 +90,8 @@ class DescribeReader:
         elif depth <= 4:
             self._in_requests = body == "Requests:"
         elif self._in_requests and (m := _SUB.match(body)) is not None:
-            self._add("Requests", f"{m.group('name')} {m.group('value')} (container {self._container})")
+            kind = "init container" if self._field == "Init Containers" else "container"
+            self._add("Requests", f"{m.group('name')} {m.group('value')} ({kind} {self._container})")
 
     def _add(self, field: str, value: str) -> None:
         values = self._values.get(field, [])
@@ -149,8 +150,11 @@ def context_sentences(d: DescribedPod | None, reasons: tuple[Reason, ...]) -> li
             out.append("The pod's Node-Selectors are <none>, so the mismatch is its required node affinity "
                        "(spec.affinity.nodeAffinity; kubectl get pod -o yaml shows it, describe does not).")
     if "Containers" in d.seen and any(_counted(r, "Insufficient") for r in reasons):
+        init = any("(init container" in r for r in d.requests)
         out.append("The pod requests " + (", ".join(d.requests) if d.requests else "nothing explicitly (no "
-                   "Requests under its containers)") + "; a node fits only with at least that much unrequested.")
+                   "Requests under its containers)") + "; a node fits only with at least that much unrequested" + (
+                   " (the containers' sum, or an init container's own requests where they are larger: init "
+                   "containers run one at a time)." if init else "."))
     if any(r.kind == TOPOLOGY and r.constraint == "topology spread" for r in reasons) and d.spread:
         soft = all("ScheduleAnyway" in s for s in d.spread)
         out.append("The pod's Topology Spread Constraints are " + "; ".join(d.spread) + "." + (
