@@ -190,3 +190,16 @@ def test_an_init_containers_requests_are_told_apart() -> None:
     [item] = explain_text(head + row).item_list()
     assert "The pod requests cpu 2 (init container migrate), cpu 100m (container metrics-server)" in item.plain
     assert "init containers run one at a time" in item.plain
+
+
+def test_a_described_nodes_taints_name_what_the_message_does_not() -> None:
+    """kube-scheduler's `untolerated taint(s)` names no taint; a `kubectl describe node` in the same paste does, and
+    the pod's own tolerations (its describe) leave out the ones it already tolerates."""
+    row = ("  Warning  FailedScheduling  45s  default-scheduler  0/3 nodes are available: 3 node(s) had untolerated "
+           "taint(s). preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.\n")
+    node = ("Name:               ip-10-0-1-5.ec2.internal\nRoles:              <none>\n"
+            "Taints:             dedicated=gpu:NoSchedule\n                    CriticalAddonsOnly:NoSchedule\n"
+            "Unschedulable:      false\n")
+    [item] = explain_text(DESCRIBE_HEAD + row + node).item_list()
+    assert "The pasted node description shows the taints: dedicated=gpu:NoSchedule - the ones" in item.plain
+    assert "CriticalAddonsOnly:NoSchedule" not in item.plain.split("The pasted node description")[1]

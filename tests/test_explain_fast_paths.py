@@ -118,7 +118,7 @@ _AWKWARD = [
     "[pod/k/controller] }",
     "Name:         web-1", "Namespace:    shop", "Containers:", "  app:", "    Requests:", "      cpu:  100m",
     "QoS Class:    Burstable", "Tolerations:  dedicated=infra:NoSchedule", "              c:NoExecute op=Exists for 300s",
-    "Node-Selectors:  <none>", "Events:",
+    "Node-Selectors:  <none>", "Taints:             dedicated=infra:NoSchedule", "Events:",
     "  Warning  FailedScheduling  16s   default-scheduler  0/3 nodes are available: 3 Insufficient cpu.  ",
     "2024-04-03T06:00:01Z INFO ordinary line", "plain words without a trigger", "", "   ", "trailing;",
     'label "team" joins the line before', "[",

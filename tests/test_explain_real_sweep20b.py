@@ -37,15 +37,17 @@ PASTES: dict[str, Paste] = {
         {'node-filter'}, ('Pod default/compute-node-ep-curly-snowflake-209252-66c8479797-jxrtm',
                           'existing node ip-10-6-93-124.us-east-2.compute.internal', "spec.schedulerName"),
         ('upcoming', 'max size')),
-    # kube-scheduler of a DRA-era release: the taint is not named and a DRA clause precedes preemption; the nodes
-    # carried infra=true:NoSchedule and the fix was a toleration (the PR's own diagnosis)
+    # kube-scheduler of a DRA-era release: the taint is not named and a DRA clause precedes preemption; the paste's
+    # `kubectl describe node | grep Taint` shows infra=true:NoSchedule, and the fix was a toleration of it (the PR's)
     'scheduler-untolerated-taints-unnamed-with-dra-clause': Paste(
         'https://github.com/kubernetes/k8s.io/pull/9761',
         "  Warning  FailedScheduling  3m24s (x239 over 19h)  default-scheduler  0/6 nodes are available: 2 node(s) di"
         "dn't match Pod's node affinity/selector, 4 node(s) had untolerated taint(s). no new claims to deallocate, pre"
-        "emption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.\n",
-        {'node-filter'}, ('does not name the taints', "kubectl describe node shows each node's Taints",
-                          'add a toleration only if the pod may run on those nodes'),
+        "emption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.\n[root@raji-x86-workspace1 ~]"
+        "# kubectl describe node infra-0 | grep Taint\nTaints:             infra=true:NoSchedule\n[root@raji-x86-work"
+        "space1 ~]#\n",
+        {'node-filter'}, ('does not name the taints', 'The pasted node description shows the taints: '
+                          'infra=true:NoSchedule', 'add it only if the pod belongs there'),
         ('ResourceClaim', 'DeviceClass', 'DRA')),
     # self-hosted Karpenter on Azure: the VM refused for a full subnet - the one Karpenter launches into, which the
     # reporter took for the node pools' subnet with ~1900 free addresses

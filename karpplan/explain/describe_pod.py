@@ -17,12 +17,12 @@ from karpplan.explain.structure import NODE_FILTER, TAINT, TOPOLOGY, DescribedPo
 # a field at the describe's margin: words of letters joined by spaces or hyphens, a colon ("I0815 10:22:06" is not)
 _FIELD = re.compile(r"^(?P<name>[A-Z][A-Za-z]*(?:[ -][A-Za-z]+)*):(?:\s+(?P<value>.*))?$")
 _SUB = re.compile(r"^(?P<name>[\w./-]+):\s*(?P<value>.*)$")
-_MULTI = ("Labels", "Node-Selectors", "Tolerations", "Topology Spread Constraints")
+_MULTI = ("Labels", "Node-Selectors", "Tolerations", "Topology Spread Constraints", "Taints")
 _TOLERATION = re.compile(r"^(?P<key>[^=:\s]*)(?:=(?P<value>[^:\s]*))?(?::(?P<effect>\w+))?(?:\s+op=(?P<op>\w+))?")
 # fields only `kubectl describe pod` prints: a paste cut above its `Name:` line is still read from one of them on
 START_FIELDS = (b"Node-Selectors:", b"Tolerations:", b"QoS Class:", b"Topology Spread Constraints:", b"Conditions:",
                 b"Volumes:", b"Containers:", b"Init Containers:", b"Controlled By:", b"Priority Class Name:",
-                b"Service Account:")
+                b"Service Account:", b"Taints:")
 DESCRIBE_START = re.compile(rb"\s*(?:" + b"|".join(re.escape(f) for f in START_FIELDS) + rb")(?:\s|$)")
 _EVENT_ROW = re.compile(r"(?:Warning|Normal)\s{2,}\S")  # an Events row, even without its Events: header
 MAX_VALUES = 20  # values kept per field (a pod's labels can be many)
@@ -31,8 +31,10 @@ MAX_VALUES = 20  # values kept per field (a pod's labels can be many)
 class DescribeReader:
     """Reads the lines of one `kubectl describe` after its `Name:` line (`start`), until a line no describe prints."""
 
-    def __init__(self) -> None:
+    def __init__(self, taints: list[str] | None = None) -> None:
         self.active = False
+        # every described node's Taints in the paste (`kubectl describe node`), kept in the caller's list
+        self.taints: list[str] = [] if taints is None else taints
         self._margin = 0
         self._reset()
 
@@ -94,6 +96,8 @@ class DescribeReader:
             self._add("Requests", f"{m.group('name')} {m.group('value')} ({kind} {self._container})")
 
     def _add(self, field: str, value: str) -> None:
+        if field == "Taints" and value != "<none>" and value not in self.taints and len(self.taints) < MAX_VALUES:
+            self.taints.append(value)
         values = self._values.get(field, [])
         if value != "<none>" and len(values) < MAX_VALUES:
             values.append(value)
@@ -126,6 +130,24 @@ def _taint_sentence(d: DescribedPod, r: Reason) -> str | None:
     listed = "; ".join(d.tolerations) if d.tolerations else "none"
     return (f"The pod's Tolerations (kubectl describe pod) are {listed}: none tolerates {taint}, which is the "
             "toleration missing.")
+
+
+_TAINT = re.compile(r"^(?P<key>[^=:\s]+)(?:=(?P<value>[^:\s]*))?(?::(?P<effect>\w+))?$")
+_UNNAMED = ("untolerated taint(s)", "taints that the pod didn't tolerate")
+
+
+def node_taints_sentence(taints: list[str], d: DescribedPod | None, reasons: tuple[Reason, ...]) -> str | None:
+    """The taints a pasted `kubectl describe node` shows, for a message that names none (untolerated taint(s))."""
+    if not taints or not any(r.kind == NODE_FILTER and any(u in t for t in (r.counts or {}) for u in _UNNAMED)
+                             for r in reasons):
+        return None
+    untolerated = [t for t in taints if (m := _TAINT.match(t)) is not None and not (
+        d is not None and any(_tolerates(x, m.group("key"), m.group("value")) for x in d.tolerations))]
+    if not untolerated:
+        return None
+    return ("The pasted node description shows the taints: " + ", ".join(untolerated) + " - the ones the pod "
+            "would need a toleration of (key, value and effect as shown) to run on those nodes; add it only if the pod "
+            "belongs there, else it needs nodes without them.")
 
 
 def _counted(r: Reason, *words: str) -> bool:

@@ -350,10 +350,10 @@ def _launch_failed(e: launch.LaunchError | azure.AzureError, text: str, said: st
 class RecordParser:
     """Parses records in order, remembering the pod a `kubectl describe pod` is about."""
 
-    def __init__(self) -> None:
+    def __init__(self, node_taints: list[str] | None = None) -> None:
         self.describe_name: str | None = None
         self.describe_ns: str | None = None
-        self.describe = DescribeReader()  # the fields of a `kubectl describe pod` being read (describe_pod.py)
+        self.describe = DescribeReader(node_taints)  # the fields of a `kubectl describe pod` being read (describe_pod.py)
         self.on_azure = False  # the paste showed Karpenter's Azure provider (a NodeClaim's labels, AKSNodeClass)
         self.state: tuple[str | None, str | None, DescribedPod | None, bool] = (None, None, None, False)
         """What the parser remembers from earlier records (a line's answer depends on it)."""

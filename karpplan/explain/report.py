@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
-from karpplan.explain.describe_pod import DESCRIBE_START
+from karpplan.explain.describe_pod import DESCRIBE_START, node_taints_sentence
 from karpplan.explain.parse import RecordParser, trigger_lines, worth_parsing
 from karpplan.explain.recall import Recall
 from karpplan.explain.stream import Hit, Plain, Record, block_records, blocks, records
@@ -33,6 +33,7 @@ class Explanation:
     context: int = 0  # `kubectl describe` structure read for context (Name:, Namespace:, the Events header rows)
     items: dict[tuple[object, ...], Item] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    node_taints: list[str] = field(default_factory=list)  # the Taints a pasted `kubectl describe node` shows
     unrecognised_lines: list[tuple[int, str]] = field(default_factory=list)  # (line, text), the first ones
     # one shared object per distinct reason / pool: thousands of items repeat a handful of them
     _shared: dict[object, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -110,6 +111,7 @@ class Explanation:
         self.records += other.records
         self.dropped += other.dropped
         self.context += other.context
+        self.node_taints += [t for t in other.node_taints if t not in self.node_taints]
         room = MAX_UNRECOGNISED_LISTED - len(self.unrecognised_lines)
         self.unrecognised_lines.extend((line + line_offset, text) for line, text in other.unrecognised_lines[:max(room, 0)])
         for key, item in sorted(other.items.items(), key=lambda kv: kv[1].line):
@@ -130,6 +132,11 @@ class Explanation:
     def finish(self) -> None:
         for item in self.items.values():
             item.plain = item_plain(item)
+            if self.node_taints and (said := node_taints_sentence(self.node_taints, item.parsed.described,
+                                                                   item.all_reasons_tuple())):
+                seen = item.plain.rfind(" (Seen ")  # before the count that closes the paragraph
+                item.plain = (item.plain[:seen] + " " + said + item.plain[seen:] if seen > 0
+                              else item.plain + " " + said)
 
     def summary(self) -> dict[str, Any]:
         pods = {i.parsed.pod for i in self.items.values() if i.parsed.pod}
@@ -183,7 +190,7 @@ def explain_records(recs: Iterable[Record | Hit | Plain], explanation: Explanati
     """Explain records in order (and count `Plain` runs); `remember=False` parses every record afresh (the
     plain path the tests hold the remembered one to)."""
     out = explanation if explanation is not None else Explanation()
-    parser = RecordParser()
+    parser = RecordParser(out.node_taints)  # the Taints a described node shows go straight to the document
     recall = Recall(enabled=remember)
     key_of, recalled, held = recall.key, recall.get, out.items.get
     for rec in recs:

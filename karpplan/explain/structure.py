@@ -283,6 +283,9 @@ class Item:
             doc["simulations"] = [s.to_document() for s in self.simulations]
         return doc
 
+    def all_reasons_tuple(self) -> tuple[Reason, ...]:
+        return tuple(self.all_reasons())
+
     def all_reasons(self) -> list[Reason]:
         out = list(self.parsed.reasons)
         for pool in self.parsed.pools:
