@@ -9,6 +9,8 @@ but the paste's own non-kubectl lines.
 
 from __future__ import annotations
 
+import pytest
+
 from karpplan.explain.report import explain_text
 
 # kubectl describe pod of a Pending pod on EKS, cut by its author between Node: and the containers' Mounts (a
@@ -203,3 +205,13 @@ def test_a_described_nodes_taints_name_what_the_message_does_not() -> None:
     [item] = explain_text(DESCRIBE_HEAD + row + node).item_list()
     assert "The pasted node description shows the taints: dedicated=gpu:NoSchedule - the ones" in item.plain
     assert "CriticalAddonsOnly:NoSchedule" not in item.plain.split("The pasted node description")[1]
+
+
+@pytest.mark.parametrize(("before", "after"), [("> ", ""), ("\u2502 ", " \u2502")])
+def test_a_describe_quoted_or_in_a_k9s_box_is_read_the_same(before: str, after: str) -> None:
+    """A describe quoted in an issue (`> `) or copied from k9s' box reads as the bare one: fields are context."""
+    text = "\n".join(before + line.ljust(130 if after else 0) + after for line in KLOTHO.splitlines()) + "\n"
+    explanation = explain_text(text)
+    assert explanation.summary()["unrecognised"] == 0
+    [item] = explanation.item_list()
+    assert "The pod's Node-Selectors are eks.amazonaws.com/nodegroup=private_t3_xlarge" in item.plain

@@ -23,7 +23,9 @@ _TOLERATION = re.compile(r"^(?P<key>[^=:\s]*)(?:=(?P<value>[^:\s]*))?(?::(?P<eff
 START_FIELDS = (b"Node-Selectors:", b"Tolerations:", b"QoS Class:", b"Topology Spread Constraints:", b"Conditions:",
                 b"Volumes:", b"Containers:", b"Init Containers:", b"Controlled By:", b"Priority Class Name:",
                 b"Service Account:", b"Taints:")
-DESCRIBE_START = re.compile(rb"\s*(?:" + b"|".join(re.escape(f) for f in START_FIELDS) + rb")(?:\s|$)")
+# (at a line's start, after any `> ` quoting or a k9s box border)
+DESCRIBE_START = re.compile(rb"(?:[\s>]|\xe2\x94[\x82\x83])*(?:" + b"|".join(re.escape(f) for f in START_FIELDS)
+                            + rb")(?:\s|$)")
 _EVENT_ROW = re.compile(r"(?:Warning|Normal)\s{2,}\S")  # an Events row, even without its Events: header
 MAX_VALUES = 20  # values kept per field (a pod's labels can be many)
 

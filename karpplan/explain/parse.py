@@ -365,6 +365,10 @@ class RecordParser:
         """Whether `text` is a line of the `kubectl describe` being read, other than its name, namespace and events
         (taken as context: its fields are kept for the answer)."""
         reader = self.describe
+        if text[:1] == ">":  # quoted in an issue or e-mail, or shown in a k9s box: the describe inside
+            text = _QUOTED_LINES.sub("", text)
+        if "\u2502" in text or "\u2503" in text:
+            text = _BOX_BORDER.sub("", text)
         data = text.encode()
         if not reader.active and DESCRIBE_START.match(data) is not None:
             reader.start(text)  # a paste cut above its Name: line

@@ -249,9 +249,9 @@ def explain_records(recs: Iterable[Record | Hit | Plain], explanation: Explanati
 
 # `kubectl describe`'s structure around the Events rows (describe.go: "Events:", then a header row and its rule,
 # or "Events:  <none>"), `kubectl get events`'s header row, and a condition's timestamps in `kubectl get -o yaml`
-# (the line before a NodeClaim's or a pod's condition message)
-_CONTEXT = re.compile(rb"\s*(?:(?:- )?(?:lastTransitionTime|lastProbeTime):\s*\S+\s*$|Name:|Namespace:|Events:\s*(?:<none>\s*)?$|Type\s+Reason\s+Age\s+From\s+Message\s*$|"
-                      rb"-{4}\s+-{6}\s+-{3,}\s+-{4}\s+-{7}\s*$|(?:NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+"
+# (the line before a NodeClaim's or a pod's condition message); quoted (`> `) or in a k9s box too
+_CONTEXT = re.compile(rb"(?:[\s>]|\xe2\x94[\x82\x83])*(?:(?:- )?(?:lastTransitionTime|lastProbeTime):\s*\S+\s*$|Name:|Namespace:|Events:\s*(?:<none>\s*)?$|Type\s+Reason\s+Age\s+From\s+Message(?:\s|\xe2\x94[\x82\x83])*$|"
+                      rb"-{4}\s+-{6}\s+-{3,}\s+-{4}\s+-{7}(?:\s|\xe2\x94[\x82\x83])*$|(?:NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+"
                       rb"(?:SUBOBJECT\s+)?(?:SOURCE\s+)?MESSAGE\b)")
 
 
