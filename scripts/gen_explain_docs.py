@@ -107,6 +107,31 @@ EXAMPLES = [
             "trigger scale-up (it wouldn't fit if a new node is added): 1 node(s) didn't match node selector",
             "Give the node group the label the pod's `nodeSelector` asks for (its template labels / the ASG tag "
             "`k8s.io/cluster-autoscaler/node-template/label/<key>`), or change the selector to a label the group has."),
+    Example("`kubectl describe pod` pasted whole (its fields are context; here cut above `Conditions:`)",
+            "https://github.com/klothoplatform/klotho/issues/553",
+            "QoS Class:                   Guaranteed\n"
+            "Node-Selectors:              eks.amazonaws.com/nodegroup=private_t3_xlarge\n"
+            "                             network_placement=private\n"
+            "Tolerations:                 node.kubernetes.io/not-ready:NoExecute op=Exists for 300s\n"
+            "                             node.kubernetes.io/unreachable:NoExecute op=Exists for 300s\n"
+            "Events:\n"
+            "  Type     Reason            Age   From               Message\n"
+            "  ----     ------            ----  ----               -------\n"
+            "  Warning  FailedScheduling  5m2s  default-scheduler  0/4 nodes are available: 4 node(s) didn't match "
+            "Pod's node affinity/selector. preemption: 0/4 nodes are available: 4 Preemption is not helpful for "
+            "scheduling.",
+            "Give a node group both labels the pod's Node-Selectors name (`eks.amazonaws.com/nodegroup` is set by EKS "
+            "to the managed node group's name, so `private_t3_xlarge` must be an existing group's exact name), or "
+            "change the selector to labels the nodes carry (`kubectl get nodes -L eks.amazonaws.com/nodegroup`)."),
+    Example("cluster-autoscaler filter-out-schedulable (no scale-up for a pod it thinks fits)",
+            "https://github.com/neondatabase/autoscaling/issues/64",
+            "cluster-autoscaler-76fdd8b4d-tb49v cluster-autoscaler I0223 15:23:21.970141       1 "
+            "filter_out_schedulable.go:118] Pod default.compute-node-ep-curly-snowflake-209252-66c8479797-jxrtm marked "
+            "as unschedulable can be scheduled on node ip-10-6-93-124.us-east-2.compute.internal (based on\n hinting). "
+            "Ignoring in scale up.",
+            "Make the pod's scheduler and cluster-autoscaler agree: here the pod's own scheduler "
+            "(`spec.schedulerName`) counted limits that cluster-autoscaler's simulation does not, so schedule it with "
+            "`default-scheduler` (or make that scheduler judge requests only)."),
 ]
 
 COMMAND = "karpplan explain pod.log -o json | jq '.items[0] | {source, dialect, pod, reasons: [(.nodePools[].reasons[], .reasons[]) | .kind], plain}'"

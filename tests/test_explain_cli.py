@@ -152,15 +152,16 @@ def test_wrapped_message_is_one_record(tmp_path: Path) -> None:
 
 
 def test_describe_headers_are_context_not_unrecognised(tmp_path: Path) -> None:
-    """`kubectl describe pod` pasted whole: its name, namespace and the Events header rows frame the events; only
-    the lines explain cannot read (Priority:) are unrecognised."""
+    """`kubectl describe pod` pasted whole: its name, namespace, its other fields (Priority:) and the Events header
+    rows frame the events; a line after the describe that is none of those is unrecognised."""
     describe = ("Name:         web-1\nNamespace:    shop\nPriority:     0\nEvents:\n"
                 "  Type     Reason            Age   From               Message\n"
                 "  ----     ------            ----  ----               -------\n"
-                "  Warning  FailedScheduling  16s   default-scheduler  0/3 nodes are available: 3 Insufficient cpu.\n")
+                "  Warning  FailedScheduling  16s   default-scheduler  0/3 nodes are available: 3 Insufficient cpu.\n"
+                "I0815 10:22:06.718419       1 main.go:42] started\n")
     code, out = _run(tmp_path, describe, "-o", "json")
     doc = json.loads(out)
-    assert code == 0 and doc["summary"]["unrecognised"] == 1 and doc["summary"]["context"] == 5
-    assert doc["unrecognised"] == [{"line": 3, "text": "Priority:     0"}]
+    assert code == 0 and doc["summary"]["unrecognised"] == 1 and doc["summary"]["context"] == 6
+    assert doc["unrecognised"] == [{"line": 8, "text": "I0815 10:22:06.718419       1 main.go:42] started"}]
     code, out = _run(tmp_path, describe)
-    assert "1 unrecognised, 5 kubectl headers" in out
+    assert "1 unrecognised, 6 read as context" in out

@@ -14,9 +14,11 @@ from typing import Any
 
 from karpplan.explain import restricted_domain
 from karpplan.explain.cut_clause import cut_off
+from karpplan.explain.describe_pod import DESCRIBE_START, START_FIELDS, DescribeReader
 from karpplan.explain.dialects import (
     admission,
     azure,
+    ca_filtered,
     claim_rejected,
     disruption,
     fargate,
@@ -56,6 +58,7 @@ from karpplan.explain.structure import (
     TAINT,
     UNSUPPORTED,
     VOLUME,
+    DescribedPod,
     Parsed,
     PoolReasons,
     Reason,
@@ -66,7 +69,7 @@ from karpplan.explain.wording import capital, reason_plain, with_plain
 TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"fit failure", b"no nodes available", b"scale-up", b"incompatible", b"did not tolerate",
                  b"no instance type", b"should schedule on", b"topology constraint", b"limits", b"excluded because",
                  b"does not have known values", b"registering host port usage", b"minValues", b"not supported", b"filtered out all", b'"error"',
-                 b"Name:", b"Namespace:", b"Events:", b"Type  ", b"----  ", b"LAST SEEN", b"nodepools found", b"provisioners found", b"exceeds node resources",
+                 b"Name:", b"Namespace:", *START_FIELDS, b"lastTransitionTime:", b"lastProbeTime:", b"Events:", b"Type  ", b"----  ", b"LAST SEEN", b"nodepools found", b"provisioners found", b"exceeds node resources",
                  b"Fargate", b"predicate ", b"Skipping node group", b"unbound", b"Failed for reason", b"account is currently blocked", b"is restricted", b"Ignoring pod", b"node(s) had", b"node(s) didn't", b"node(s) exceed",
                  b"preemptionPolicy=Never", b"reserved offering",
                  # node-class errors (a pool that resolves no instance types): dialects/nodeclass.py
@@ -77,9 +80,10 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"
                  # EC2 launch failures of a NodeClaim: dialects/launch.py
                  *(t.encode() for t in launch.TRIGGERS), *(t.encode() for t in scale_up_failures.TRIGGERS),
                  *(t.encode() for t in azure.TRIGGERS),  # Azure's refusals of a NodeClaim: dialects/azure.py
+                 *(t.encode() for t in azure.MARKERS),  # a paste on Azure (the parser remembers it)
                  # the API server refusing a NodeClaim, the kubelet refusing a bound pod: claim_rejected.py, admission.py
                  *(t.encode() for t in claim_rejected.TRIGGERS), *(t.encode() for t in admission.TRIGGERS),
-                 *(t.encode() for t in scale_down.TRIGGERS), *(t.encode() for t in volume_topology.TRIGGERS),
+                 *(t.encode() for t in scale_down.TRIGGERS), *(t.encode() for t in ca_filtered.TRIGGERS), *(t.encode() for t in volume_topology.TRIGGERS),
                  *(t.encode() for t in relaxed.TRIGGERS), *(t.encode() for t in not_for_karpenter.TRIGGERS),
                  *(t.encode() for t in kube.PLUGIN_TRIGGERS),  # a kube-scheduler plugin's error
                  # why a node is not consolidated or disrupted, and disruptions under way: dialects/disruption.py
@@ -87,6 +91,11 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"
 
 
 _ANY_TRIGGER_WORD = re.compile(b"|".join(re.escape(word) for word in TRIGGER_WORDS))
+# the trigger words of a grammar's own message: a `kubectl describe` line holding one is parsed, not taken as context
+# (a NodeClaim's condition Message under Conditions:, a pod's Message: under Status:)
+_FRAMING = {b"Name:", b"Namespace:", *START_FIELDS, b"lastTransitionTime:", b"lastProbeTime:", b"Events:", b"Type  ",
+            b"----  ", b"LAST SEEN", *(t.encode() for t in azure.MARKERS)}
+_MESSAGE_WORD = re.compile(b"|".join(re.escape(word) for word in TRIGGER_WORDS if word not in _FRAMING))
 
 
 def any_trigger_word(line: bytes) -> bool:
@@ -330,9 +339,9 @@ def _node_class(e: nodeclass.NodeClassError, text: str) -> Parsed:
     return Parsed(KARPENTER, "Log", e.text, time=tm.group(0) if tm else None, reasons=(reason,))
 
 
-def _launch_failed(e: launch.LaunchError | azure.AzureError, text: str) -> Parsed:
+def _launch_failed(e: launch.LaunchError | azure.AzureError, text: str, said: str | None = None) -> Parsed:
     """EC2 (or Azure) would not start a NodeClaim's instance: a launch's error, no pod's."""
-    said = launch.plain(e) if isinstance(e, launch.LaunchError) else azure.plain(e)
+    said = said or (launch.plain(e) if isinstance(e, launch.LaunchError) else azure.plain(e))
     reason = Reason(NO_INSTANCE_TYPE, e.text, cause=e.cause, plain=said)
     tm = TIMESTAMP.search(text)
     return Parsed(KARPENTER, "Log", e.text, time=tm.group(0) if tm else None, reasons=(reason,))
@@ -341,11 +350,40 @@ def _launch_failed(e: launch.LaunchError | azure.AzureError, text: str) -> Parse
 class RecordParser:
     """Parses records in order, remembering the pod a `kubectl describe pod` is about."""
 
-    def __init__(self) -> None:
+    def __init__(self, node_taints: list[str] | None = None) -> None:
         self.describe_name: str | None = None
         self.describe_ns: str | None = None
-        self.state: tuple[str | None, str | None] = (None, None)
+        self.describe = DescribeReader(node_taints)  # the fields of a `kubectl describe pod` being read (describe_pod.py)
+        self.on_azure = False  # the paste showed Karpenter's Azure provider (a NodeClaim's labels, AKSNodeClass)
+        self.state: tuple[str | None, str | None, DescribedPod | None, bool] = (None, None, None, False)
         """What the parser remembers from earlier records (a line's answer depends on it)."""
+
+    def _keep_state(self) -> None:
+        self.state = (self.describe_name, self.describe_ns, self.describe.described, self.on_azure)
+
+    def describe_line(self, text: str) -> bool:
+        """Whether `text` is a line of the `kubectl describe` being read, other than its name, namespace and events
+        (taken as context: its fields are kept for the answer)."""
+        reader = self.describe
+        if text[:1] == ">":  # quoted in an issue or e-mail, or shown in a k9s box: the describe inside
+            text = _QUOTED_LINES.sub("", text)
+        if "\u2502" in text or "\u2503" in text:
+            text = _BOX_BORDER.sub("", text)
+        data = text.encode()
+        if not reader.active and DESCRIBE_START.match(data) is not None:
+            reader.start(text)  # a paste cut above its Name: line
+        if not reader.active or text.lstrip().startswith(("Name:", "Namespace:")) and text[:1] not in " \t":
+            return False
+        if _MESSAGE_WORD.search(data) is not None:
+            return False  # a message a grammar reads (parse decides; a field it is not stays unrecognised)
+        if not self.on_azure and any(m in text for m in azure.MARKERS):
+            self.on_azure = True  # a NodeClaim's labels or node class, described
+            self._keep_state()
+        if not reader.line(text):
+            return False
+        if reader.described is not self.state[2]:
+            self._keep_state()
+        return True
 
     def _describe_pod(self) -> str | None:
         if self.describe_name is None:
@@ -374,20 +412,30 @@ class RecordParser:
             text = _MD_LINK.sub(r"\g<1>", text)
         if "\u2502" in text or "\u2503" in text:  # k9s' box: `│   Warning  FailedScheduling ...   │`
             text = _BOX_BORDER.sub("", text)
+        if not self.on_azure and any(m in text for m in azure.MARKERS):
+            self.on_azure = True
+            self._keep_state()
         first = text.lstrip()
         if first.startswith(("Name:", "Namespace:")):
             if (m := _DESCRIBE_NAME.match(first)) is not None:
                 self.describe_name, self.describe_ns = m.group(1), None
+                self.describe.start(text)
             elif (m := _DESCRIBE_NS.match(first)) is not None:
                 self.describe_ns = m.group(1)
-            self.state = (self.describe_name, self.describe_ns)
+            self._keep_state()
             return []
         if any(t in text for t in nodeclass.TRIGGERS) and (e := nodeclass.parse(text)) is not None:
             return [_node_class(e, text)]  # the whole record: the pool and the cause may stand in other fields
         if any(t in text for t in azure.TRIGGERS) and (ae := azure.parse(text)) is not None:
             return [_launch_failed(ae, text)]  # before EC2's: `creating instance` is both providers' word
         if any(t in text for t in launch.TRIGGERS) and (le := launch.parse(text)) is not None:
+            if le.cause == launch.NOT_JOINED and self.on_azure:  # the same words from Karpenter's Azure provider
+                return [_launch_failed(le, text, azure.NOT_JOINED)]
             return [_launch_failed(le, text)]
+        if ca_filtered.TRIGGERS[0] in text and (skipped := ca_filtered.parse(text)) is not None:
+            reason = Reason(NODE_FILTER, skipped.node or "same controller", cause=ca_filtered.CAUSE,
+                            plain=capital(ca_filtered.plain(skipped)))
+            return [Parsed(CLUSTER_AUTOSCALER, "ScaleUp", reason.text, pod=skipped.pod, reasons=(reason,))]
         if any(t in text for t in scale_down.TRIGGERS) and (kept := scale_down.parse(text)) is not None:
             reason = Reason(NODE_FILTER, kept.why, counts={kept.why: 1}, cause=scale_down.CAUSE,
                             plain=capital(scale_down.plain(kept)))
@@ -427,6 +475,8 @@ class RecordParser:
                               source=source_of(component) if component else None,
                               event=m.group("reason"), age=m.group("age"), reporter=component,
                               node=self.describe_name if self.describe_ns is None else None)  # describe node
+            if result is not None and self.describe.described is not None:
+                result = replace(result, described=self.describe.described)
             return [result] if result else []
         m = kube.GET_EVENT.match(line)
         if m is not None:

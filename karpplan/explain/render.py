@@ -190,7 +190,7 @@ def render_table(explanation: Explanation, console: Console) -> None:
     s = explanation.summary()
     pods = s["pods"]
     told = f"{_plural(s['items'], 'item')}" + (f" for {_plural(pods, 'pod')}" if pods else " (no pod named)")
-    framing = f", {s['context']} kubectl headers (Name, Events)" if s.get("context") else ""
+    framing = f", {s['context']} read as context (kubectl describe fields, headers)" if s.get("context") else ""
     console.print(Text(f"{s['lines']} lines: {s['explained']} explained, {s['unrecognised']} unrecognised{framing}; "
                        f"{told}", style="dim"))
     listed = explanation.unrecognised_lines

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO
 
+from karpplan.explain.describe_pod import DESCRIBE_START, node_taints_sentence
 from karpplan.explain.parse import RecordParser, trigger_lines, worth_parsing
 from karpplan.explain.recall import Recall
 from karpplan.explain.stream import Hit, Plain, Record, block_records, blocks, records
@@ -32,6 +33,7 @@ class Explanation:
     context: int = 0  # `kubectl describe` structure read for context (Name:, Namespace:, the Events header rows)
     items: dict[tuple[object, ...], Item] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    node_taints: list[str] = field(default_factory=list)  # the Taints a pasted `kubectl describe node` shows
     unrecognised_lines: list[tuple[int, str]] = field(default_factory=list)  # (line, text), the first ones
     # one shared object per distinct reason / pool: thousands of items repeat a handful of them
     _shared: dict[object, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -109,6 +111,7 @@ class Explanation:
         self.records += other.records
         self.dropped += other.dropped
         self.context += other.context
+        self.node_taints += [t for t in other.node_taints if t not in self.node_taints]
         room = MAX_UNRECOGNISED_LISTED - len(self.unrecognised_lines)
         self.unrecognised_lines.extend((line + line_offset, text) for line, text in other.unrecognised_lines[:max(room, 0)])
         for key, item in sorted(other.items.items(), key=lambda kv: kv[1].line):
@@ -129,6 +132,11 @@ class Explanation:
     def finish(self) -> None:
         for item in self.items.values():
             item.plain = item_plain(item)
+            if self.node_taints and (said := node_taints_sentence(self.node_taints, item.parsed.described,
+                                                                   item.all_reasons_tuple())):
+                seen = item.plain.rfind(" (Seen ")  # before the count that closes the paragraph
+                item.plain = (item.plain[:seen] + " " + said + item.plain[seen:] if seen > 0
+                              else item.plain + " " + said)
 
     def summary(self) -> dict[str, Any]:
         pods = {i.parsed.pod for i in self.items.values() if i.parsed.pod}
@@ -182,22 +190,24 @@ def explain_records(recs: Iterable[Record | Hit | Plain], explanation: Explanati
     """Explain records in order (and count `Plain` runs); `remember=False` parses every record afresh (the
     plain path the tests hold the remembered one to)."""
     out = explanation if explanation is not None else Explanation()
-    parser = RecordParser()
+    parser = RecordParser(out.node_taints)  # the Taints a described node shows go straight to the document
     recall = Recall(enabled=remember)
     key_of, recalled, held = recall.key, recall.get, out.items.get
     for rec in recs:
         if isinstance(rec, Plain):
-            out.count_plain(rec)
+            _describe_plain(out, rec, parser) if parser.describe.active else out.count_plain(rec)
             continue
         if isinstance(rec, Hit):
             data, line, span = rec.data, rec.line, 1
         else:
             data, line, span = rec.data, rec.line, rec.lines
-            if span == 1 and not worth_parsing(data):
+            if span == 1 and not worth_parsing(data) and not parser.describe.active:
                 out.lines += 1
                 out.note_unrecognised(line, data)  # (listed while there is room)
                 continue
         out.lines += span
+        if _describe_field(out, parser, data, span):  # a field of the `kubectl describe pod` being read
+            continue
         # a record of a shape seen before (only its timestamp differs) says what that one said
         state = parser.state
         key, ts = key_of(data, state)
@@ -238,9 +248,10 @@ def explain_records(recs: Iterable[Record | Hit | Plain], explanation: Explanati
 
 
 # `kubectl describe`'s structure around the Events rows (describe.go: "Events:", then a header row and its rule,
-# or "Events:  <none>"), and `kubectl get events`'s header row
-_CONTEXT = re.compile(rb"\s*(?:Name:|Namespace:|Events:\s*(?:<none>\s*)?$|Type\s+Reason\s+Age\s+From\s+Message\s*$|"
-                      rb"-{4}\s+-{6}\s+-{3,}\s+-{4}\s+-{7}\s*$|(?:NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+"
+# or "Events:  <none>"), `kubectl get events`'s header row, and a condition's timestamps in `kubectl get -o yaml`
+# (the line before a NodeClaim's or a pod's condition message); quoted (`> `) or in a k9s box too
+_CONTEXT = re.compile(rb"(?:[\s>]|\xe2\x94[\x82\x83])*(?:(?:- )?(?:lastTransitionTime|lastProbeTime):\s*\S+\s*$|Name:|Namespace:|Events:\s*(?:<none>\s*)?$|Type\s+Reason\s+Age\s+From\s+Message(?:\s|\xe2\x94[\x82\x83])*$|"
+                      rb"-{4}\s+-{6}\s+-{3,}\s+-{4}\s+-{7}(?:\s|\xe2\x94[\x82\x83])*$|(?:NAMESPACE\s+)?LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+"
                       rb"(?:SUBOBJECT\s+)?(?:SOURCE\s+)?MESSAGE\b)")
 
 
@@ -248,6 +259,25 @@ def _context_line(data: bytes) -> bool:
     """`kubectl describe` / `kubectl get events` lines that hold no event but frame them: the pod's name and namespace
     (the parser reads them for context) and the Events section's header rows. Counted as context, not unrecognised."""
     return _CONTEXT.match(data) is not None
+
+
+def _describe_field(out: Explanation, parser: RecordParser, data: bytes, span: int) -> bool:
+    """Whether a record is a field of a `kubectl describe` (counted as context; the parser keeps what it says)."""
+    if not (parser.describe.active or DESCRIBE_START.match(data)) or not parser.describe_line(data.decode("utf-8", "replace")):
+        return False
+    out.context += span
+    return True
+
+
+def _describe_plain(out: Explanation, run: Plain, parser: RecordParser) -> None:
+    """A run of lines with no trigger word inside a `kubectl describe`: its fields are context, the rest as usual."""
+    for k in range(run.lines):
+        data = run.block[run.start + k]
+        out.lines += 1
+        if parser.describe.active and parser.describe_line(data.decode("utf-8", "replace")):
+            out.context += 1
+        else:
+            out.note_unrecognised(run.line + k, data)
 
 
 def explain_blocks(stream: BinaryIO, limit: int | None = None,

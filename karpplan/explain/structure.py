@@ -160,6 +160,27 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class DescribedPod:
+    """The fields of a `kubectl describe pod` an answer uses (each value as printed; describe_pod.py reads them)."""
+
+    requests: tuple[str, ...] = ()  # "cpu 100m (container metrics-server)"
+    node_selectors: tuple[str, ...] = ()
+    tolerations: tuple[str, ...] = ()
+    spread: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
+    seen: tuple[str, ...] = ()  # the fields the paste shows (a field cut from it says nothing)
+
+    def to_document(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {}
+        for name, values in (("requests", self.requests), ("nodeSelectors", self.node_selectors),
+                             ("tolerations", self.tolerations), ("topologySpreadConstraints", self.spread),
+                             ("labels", self.labels)):
+            if values:
+                doc[name] = list(values)
+        return doc
+
+
+@dataclass(frozen=True)
 class Parsed:
     """What one record says, before collapsing and wording."""
 
@@ -176,6 +197,7 @@ class Parsed:
     scheduler: str | None = None  # kube-scheduler source: the scheduler's own name when not default-scheduler
     age: str | None = None  # a describe Events row's Age as printed, e.g. "18s (x6 over 10m)" (not in signature)
     nodes: tuple[str, ...] = ()  # disruption messages: the node(s) the record is about (not in signature)
+    described: DescribedPod | None = None  # a `kubectl describe pod`'s own fields around its event (not in signature)
 
     def signature(self) -> tuple[object, ...]:
         return (self.source, self.event, self.pod, self.dialect,
@@ -243,6 +265,8 @@ class Item:
         doc["reasons"] = [r.to_document() for r in p.reasons]
         if p.nominated is not None:
             doc["nominated"] = p.nominated
+        if p.described is not None:
+            doc["described"] = p.described.to_document()
         if p.unparsed:
             doc["unparsed"] = list(p.unparsed)
         doc["plain"] = self.plain
@@ -258,6 +282,9 @@ class Item:
         if self.simulations:
             doc["simulations"] = [s.to_document() for s in self.simulations]
         return doc
+
+    def all_reasons_tuple(self) -> tuple[Reason, ...]:
+        return tuple(self.all_reasons())
 
     def all_reasons(self) -> list[Reason]:
         out = list(self.parsed.reasons)

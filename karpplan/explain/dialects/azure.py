@@ -25,14 +25,15 @@ CREDENTIALS = "azure credentials"
 QUOTA = "azure quota"
 CAPACITY = "azure capacity"
 API = "azure api"
-CAUSES = (CREDENTIALS, QUOTA, CAPACITY, API)
+SUBNET = "azure subnet full"
+CAUSES = (CREDENTIALS, QUOTA, CAPACITY, API, SUBNET)
 
 TRIGGERS = ("AzureCredential", "ManagedIdentityCredential", "AADSTS", "AuthorizationFailed", "QuotaExceeded",
             "exceeding approved", "regional capacity limit for your subscription", "subscription level",
             "LowPriorityCores",
             "unable to allocate resources in the selected zone", "ZonalAllocationFailed", "SkuNotAvailable",
             "OverconstrainedAllocationRequest", "OverconstrainedZonalAllocationRequest", "AllocationFailed",
-            "failed to get next loadbalancer page", "getting backend pools")
+            "failed to get next loadbalancer page", "getting backend pools", "SubnetIsFull")
 _CREDENTIALS = re.compile(r"AzureCredential|ManagedIdentityCredential|AADSTS\d+|failed to acquire a token|"
                           r"AuthorizationFailed|does not have authorization to perform action")
 _QUOTA = re.compile(r"\bQuotaExceeded\b|exceeding approved|regional capacity limit for your subscription|"
@@ -45,13 +46,16 @@ _FIGURES = {name: re.compile(rf"{label}:\s*(?P<v>[\w-]+)") for name, label in (
 _QUOTA_NAME = re.compile(r"exceeding approved (?P<q>.+?) quota")
 _SUBSCRIPTION = re.compile(r"/subscriptions/(?P<s>[^/\s\"']+)/")
 _API = re.compile(r"failed to get next loadbalancer page|getting backend pools|management\.azure\.com")
-_CODE_ONLY = re.compile(r'\s*"code"\s*:\s*"\w+"\s*,?\s*')
+_CODE_ONLY = re.compile(r'\s*"code"\s*:\s*"\w+"\s*,?\s*|\s*ERROR CODE:\s*\w+\s*')  # azcore's header: the message follows
 _URL = re.compile(r":?\s*(?:GET|PUT|POST|DELETE|PATCH) https?://\S*")
+# SubnetIsFull: "Subnet <id>/subnets/<name> with address prefix <cidr> does not have enough capacity for <n> IP addresses"
+_SUBNET_FULL = re.compile(r"Subnet \S*?/subnets/(?P<name>[^/\s]+) with address prefix (?P<prefix>\S+) does not have "
+                          r"enough capacity for (?P<n>\d+) IP address")
 _ZONE = re.compile(r"selected zone \((?P<z>[^)]+)\)")
 # the text of the error from its first Azure words on, without the JSON / YAML around it
 _START = re.compile(r"creating instance|getting backend pools|failed to get next loadbalancer page|Create or update "
                     r"virtual machine|Operation could not be completed|The regional capacity limit|"
-                    r"(?:We're currently )?unable to allocate|DefaultAzureCredential|" + _QUOTA.pattern, re.I)
+                    r"(?:We're currently )?unable to allocate|DefaultAzureCredential|SubnetIsFull|" + _QUOTA.pattern, re.I)
 AZURE_KEY_PREFIXES = ("karpenter.azure.com/", "kubernetes.azure.com/", "topology.disk.csi.azure.com/")
 REGIONAL_ZONE = "0"  # AKS's topology.kubernetes.io/zone of a VM in no availability zone
 
@@ -81,6 +85,9 @@ def parse(line: str) -> AzureError | None:
         return AzureError(QUOTA, error, figures, q.group("q") if q else None, subscription)
     if _CREDENTIALS.search(text):
         return AzureError(CREDENTIALS, error, subscription=subscription)
+    if "SubnetIsFull" in text:
+        full = _SUBNET_FULL.search(text)
+        return AzureError(SUBNET, error, tuple(full.groupdict().items()) if full else (), subscription=subscription)
     if _CAPACITY.search(text):
         z = _ZONE.search(text)
         return AzureError(CAPACITY, error, subscription=subscription, zone=z.group("z") if z else None)
@@ -119,6 +126,8 @@ def plain(e: AzureError) -> str:
                 "left (karpenter.azure.com/sku-family)." + (" The quota is the one of the subscription the error "
                 "names (in the VM's resource ID): if that is not a subscription you own, only its owner - for a managed "
                 "cluster, Azure support - can raise it." if e.subscription else "") + " Nothing on the pod is wrong.")
+    if e.cause == SUBNET:
+        return _subnet_full_plain(dict(e.figures))
     if e.cause == CREDENTIALS:
         return ("Karpenter (its Azure provider) could not authenticate to Azure, so it creates no VM at all: "
                 + _credential_advice(e.text) + "Each credential DefaultAzureCredential tried is listed with why it "
@@ -143,6 +152,30 @@ def plain(e: AzureError) -> str:
             "follow the request in the full error - 401/403 (AuthorizationFailed) is the identity's permissions, 404 "
             "a resource (load balancer, subnet) that is gone, 429 throttling (it retries). That is the cluster's "
             "Azure side, not the pod.")
+
+
+def _subnet_full_plain(fig: dict[str, str]) -> str:
+    subnet = (f"the subnet {fig['name']} ({fig['prefix']}) had not the {fig['n']} free address(es) the VM's network "
+              "interface asks" if fig else "the subnet had no free address for the VM's network interface")
+    return (f"Azure refused the VM (SubnetIsFull): {subnet}. It is the subnet the error names that is full - the one "
+            "Karpenter launches into (the AKSNodeClass's vnetSubnetID, else the cluster's: Karpenter's AZURE_SUBNET_ID), "
+            "which need not be the subnet your other node pools use; check it: az network vnet subnet show (its "
+            "addresses in use) and az network vnet subnet list-available-ips. What holds addresses there: every node "
+            "(with Azure CNI without overlay, 1 + its max pods each), and network interfaces left behind by deleted "
+            "nodes (Azure/karpenter-provider-azure#543: delete the orphaned NICs). Free addresses, widen the subnet, or "
+            "point the AKSNodeClass at a subnet with room. Nothing on the pod is wrong.")
+
+
+NOT_JOINED = ("A NodeClaim's VM was created but its node never registered with the cluster (the NodeClaim's "
+              "Registered condition: NodeNotFound, Node not registered with cluster): the kubelet on the VM cannot join - "
+              "its bootstrap (the AKSNodeClass's image family and the node bootstrapping token / TLS bootstrapping "
+              "Karpenter's settings give it), or no route from the VM's subnet to the API server (NSG rules, a "
+              "route table or firewall without the AKS egress rules, a private cluster's DNS). The VM's boot "
+              "diagnostics (az vm boot-diagnostics get-boot-log) show the kubelet's error; Karpenter deletes the "
+              "NodeClaim after 15 minutes and tries again. Nothing on the pod is wrong.")
+"""`Node not registered with cluster` where the paste shows Karpenter's Azure provider (launch.py's words are EC2's)."""
+MARKERS = ("karpenter.azure.com", "kubernetes.azure.com", "AKSNodeClass", "azure:///subscriptions")
+"""Words that put a paste on Azure (a NodeClaim's labels, its node class kind, its providerID)."""
 
 
 def on_azure(keys: Iterable[str]) -> bool:

@@ -123,7 +123,9 @@ def plain(e: LaunchError) -> str:
                 "node role's access entry (type EC2 Linux) or aws-auth mapping, an AMI whose bootstrap does not match "
                 "the node class's amiFamily / user data, no route from the subnet to the API server (private endpoint, "
                 "NAT, security groups). The instance's system log (EC2 console, Get system log) shows the kubelet's "
-                "error; Karpenter deletes the NodeClaim after 15 minutes and tries again. Nothing on the pod is wrong.")
+                "error; Karpenter deletes the NodeClaim after 15 minutes and tries again. (Those are EKS's causes; with "
+                "Karpenter's Azure provider the same words mean the VM's bootstrap or its subnet's route to the API "
+                "server failed - its boot diagnostics show why.) Nothing on the pod is wrong.")
     if e.cause == NO_STARTUP_TAINT:
         return (f"A node joined without the taint {e.detail} ({e.text}): Karpenter v1 requires every node it launches "
                 "to register with karpenter.sh/unregistered:NoExecute and removes it itself, and a node without it is "
