@@ -259,3 +259,49 @@ def test_a_group_whose_taint_the_pod_does_not_tolerate_is_not_named(tmp_path: Pa
     code, plan, err = _plan(tmp_path, GROWABLE, BIG.replace("      tolerations: [{key: key1, operator: Exists}]\n", ""))
     assert code == 1, err
     assert "no nodepools found: nothing can be launched" in plan["unschedulable"][0]["reasons"]
+
+
+WINDOWS_CLUSTER = """\
+apiVersion: eksctl.io/v1alpha5
+kind: ClusterConfig
+metadata: {name: migrating, region: us-east-2}
+availabilityZones: ["us-east-2a", "us-east-2b"]
+nodeGroups:
+  - name: windows-ng
+    amiFamily: WindowsServer2019FullContainer
+    instanceType: m5.large
+    desiredCapacity: 2
+managedNodeGroups:
+  - name: linux-ng
+    instanceType: m5.large
+    desiredCapacity: 1
+"""
+IIS = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: iis, namespace: shop}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: iis}}
+  template:
+    metadata: {labels: {app: iis}}
+    spec:
+      nodeSelector: {kubernetes.io/os: windows}
+      containers: [{name: iis, image: mcr.microsoft.com/windows/servercore/iis, resources: {requests: {cpu: "1", memory: 1Gi}}}]
+"""
+
+
+def test_a_windows_node_group_runs_windows_pods(tmp_path: Path) -> None:
+    """An eksctl group with a Windows amiFamily keeps Windows nodes: they advertise the IPv4 addresses a Windows pod
+    takes (vpc.amazonaws.com/PrivateIPv4Address) and carry the licence in their price. They were Linux m5.large nodes
+    with a windows label, so every Windows pod read "Insufficient vpc.amazonaws.com/PrivateIPv4Address" (a new user's
+    migration from cluster-autoscaler)."""
+    code, plan, err = _plan(tmp_path, WINDOWS_CLUSTER, IIS)
+    assert code == 0, err
+    windows = _by_group(plan)["windows-ng"]
+    assert all(n["allocatable"].get("vpc.amazonaws.com/PrivateIPv4Address") == "9" for n in windows)
+    assert all(n["labels"]["kubernetes.io/os"] == "windows" for n in windows)
+    linux = _by_group(plan)["linux-ng"][0]
+    assert min(n["hourlyPrice"] for n in windows) > linux["hourlyPrice"]  # the Windows licence
+    placed = {p["name"]: p["node"] for p in plan["pods"]}
+    assert sorted(placed[f"iis-{i}"].split("-")[0] for i in range(2)) == ["windows", "windows"]

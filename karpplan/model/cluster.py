@@ -41,6 +41,7 @@ class NodeGroup:
     unresolved: str = ""  # why the instance type cannot be known offline (a launch template, instanceSelector)
     listed: tuple[str, ...] = ()  # every type the group lists (`instanceTypes`), `instance_type` first
     max_size: int | None = None  # maxSize: what cluster-autoscaler may grow the group to (not simulated)
+    ami_family: str = ""  # eksctl's amiFamily as written (AmazonLinux2023, Bottlerocket, WindowsServer2022CoreContainer...)
 
 
 @dataclass(frozen=True)

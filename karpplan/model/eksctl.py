@@ -119,7 +119,7 @@ def build_node_group(group: Field, cluster: str, *, managed: bool) -> NodeGroup:
         taints=node_group_taints(group["taints"]), availability_zones=tuple(zones.string_list()), spot=spot,
         origin=group.origin, type_origin=type_field.origin if type_field.present else group.origin,
         zones_origin=zones.origin, unresolved=unresolved, listed=tuple(types) if types[:1] == [instance_type] else (),
-        max_size=group["maxSize"].optional_integer(),
+        max_size=group["maxSize"].optional_integer(), ami_family=group["amiFamily"].string(),
     )
 
 

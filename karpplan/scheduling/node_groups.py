@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, replace
 
+from karpplan.catalog import instance_types_for
 from karpplan.catalog.types import ON_DEMAND, SPOT, Catalog, InstanceType
 from karpplan.model import labels as L
 from karpplan.model.cluster import NodeGroup
@@ -82,16 +83,30 @@ def _describe(group: NodeGroup, nodes: list[ExistingNode], zones: tuple[str, ...
     return text
 
 
+def windows_family(eksctl_ami_family: str) -> str | None:
+    """The Karpenter AMI family of an eksctl Windows amiFamily (`WindowsServer2022CoreContainer` -> `Windows2022`),
+    None for a Linux one."""
+    if not eksctl_ami_family.lower().startswith("windows"):
+        return None
+    year = next((y for y in ("2019", "2022", "2025") if y in eksctl_ami_family), "2019")
+    return f"Windows{year}"
+
+
 def node_group_nodes(inventory: Inventory, catalog: Catalog) -> NodeGroupNodes:
     """Every node group's nodes, named `<group>-<type>-<zone>-<n>`, after the input's own nodes."""
     types = catalog.by_name()
     taken = {n.name for n in inventory.nodes}
+    windows_types: dict[str, dict[str, InstanceType]] = {}
     nodes: list[ExistingNode] = []
     notes: list[str] = []
     for cluster in inventory.clusters:
         for group in cluster.node_groups:
-            # Of several listed types EC2 picks; karpplan plans with the first the catalog holds.
-            it = next((types[t] for t in group.listed or (group.instance_type,) if t in types), None)
+            # Of several listed types EC2 picks; karpplan plans with the first the catalog holds. A Windows group's
+            # nodes are Windows nodes: their allocatable, the IPv4 addresses Windows pods take, the licence.
+            family = windows_family(group.ami_family)
+            of_group = types if family is None else windows_types.setdefault(
+                family, {t.name: t for t in instance_types_for(catalog, None, family)})
+            it = next((of_group[t] for t in group.listed or (group.instance_type,) if t in of_group), None)
             if group.unresolved and group.desired:
                 notes.append(f"{group.origin}: node group {group.name}: {group.unresolved}, which karpplan cannot "
                              f"know offline, so its {group.desired} node(s) are left out of the plan; set "
