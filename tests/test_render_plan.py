@@ -357,7 +357,7 @@ def test_warnings_are_listed() -> None:
 def test_summary_shows_cost_pods_bound_gap_solver_and_karpenter_saving() -> None:
     text = table_text(sample_plan())
     assert "$0.1988/h  ($145.12/month)" in text
-    assert "3 (2 EC2, 1 Fargate)" in text
+    assert "3 (2 EC2, 1 Fargate" in text
     assert "10 pending: 8 scheduled, 2 unschedulable; 1 gated (not scheduled: later), 2 already bound" in text
     assert "$0.1800/h, gap 9.5%" in text
     assert "optimal engine, status feasible, 1.23s (time limit 10s, seed 7)" in text

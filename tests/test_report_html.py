@@ -374,8 +374,11 @@ def test_node_counts_in_the_report_agree_and_say_what_they_count() -> None:
     assert heading == (f"Nodes ({len(nodes)}: {existing} existing, {ec2} new EC2, "
                        f"{fargate} Fargate pod{'s' if fargate > 1 else ''}) by zone")
     new_nodes = next(dd for dd in root.with_attr("data-total") if dd.attrs["data-total"] == "newNodes").text()
+    used = len({p["node"] for p in document["pods"] if not p["bound"]
+                and p["node"] in {n["name"] for n in nodes if not n["new"]}})
+    assert used  # the golden plan places pods on an existing node: said, with how many
     assert new_nodes == (f"{ec2 + fargate} {ec2} EC2, {fargate} Fargate; "
-                         f"{existing} existing node{'s' if existing > 1 else ''} used besides")
+                         f"pods placed on {used} existing node{'s' if used > 1 else ''} too")
 
 
 def test_a_cronjob_costs_while_running_not_a_month_in_the_report() -> None:

@@ -9,7 +9,7 @@ HTML report and the JSON-only callers import nothing more.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from karpplan.catalog.types import zones_assumed
 from karpplan.render.formatting import plural
@@ -75,11 +75,18 @@ def nodes_heading(existing: int, new_ec2: int, fargate: int) -> str:
 
 
 def new_nodes_note(new_ec2: int, fargate: int, existing: int) -> str:
-    """After the new-node count: `(19 EC2, 3 Fargate); 2 existing nodes used besides` (empty when all EC2)."""
-    text = f"({new_ec2} EC2, {fargate} Fargate)" if fargate else ""
+    """After the new-node count: `(19 EC2, 3 Fargate; pods placed on 2 existing nodes too)` (empty when all EC2);
+    `existing`: the existing nodes the plan places pending pods on."""
+    parts = [f"{new_ec2} EC2, {fargate} Fargate"] if fargate else []
     if existing:
-        text += ("; " if text else "") + f"{plural(existing, 'existing node')} used besides"
-    return text
+        parts.append(f"pods placed on {plural(existing, 'existing node')} too")
+    return f"({'; '.join(parts)})" if parts else ""
+
+
+def existing_nodes_used(existing: Collection[object], placements: Iterable[tuple[object, object]]) -> int:
+    """How many of the `existing` node names the plan places pending pods on (`placements`: each pod's node and
+    whether it was bound already)."""
+    return len({node for node, bound in placements if node in existing and not bound})
 
 
 def nonempty(lines: Sequence[str]) -> list[str]:

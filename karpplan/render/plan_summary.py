@@ -12,6 +12,7 @@ from rich.text import Text
 from karpplan.plan import Plan, PlanPod, Summary
 from karpplan.render.caveats import (
     catalog_line,
+    existing_nodes_used,
     fargate_prices_line,
     new_nodes_note,
     nonempty,
@@ -240,7 +241,7 @@ def summary_panel(plan: Plan) -> Panel:
     grid.add_column(style="bold", no_wrap=True)
     grid.add_column(overflow="fold")
     grid.add_row("Cost", _cost_line(summary))
-    existing = sum(1 for n in plan.nodes if not n.new)
+    existing = existing_nodes_used({n.name for n in plan.nodes if not n.new}, ((p.node, p.bound) for p in plan.pods))
     note = new_nodes_note(summary.new_nodes - fargate, fargate, existing)
     new_nodes = Text(str(summary.new_nodes) + (f" {note}" if note else ""))
     grid.add_row("New nodes", new_nodes)

@@ -14,6 +14,7 @@ from typing import Any
 from karpplan.plan import HOURS_PER_MONTH
 from karpplan.render.caveats import (
     catalog_line,
+    existing_nodes_used,
     fargate_prices_line,
     new_nodes_note,
     spot_prices_line,
@@ -61,10 +62,12 @@ def _bound(summary: Mapping[str, Any]) -> tuple[str, str]:
 
 
 def _new_nodes_note(document: Mapping[str, Any]) -> str:
-    """`19 EC2, 3 Fargate; 2 existing nodes used besides`, as the table's summary says it."""
+    """`19 EC2, 3 Fargate; pods placed on 2 existing nodes too`, as the table's summary says it."""
     nodes = [n for n in document.get("nodes") or [] if isinstance(n, Mapping)]
     fargate = sum(1 for n in nodes if n.get("new") and n.get("capacityType") == "fargate")
-    existing = sum(1 for n in nodes if not n.get("new"))
+    pods = [p for p in document.get("pods") or [] if isinstance(p, Mapping)]
+    existing = existing_nodes_used({n.get("name") for n in nodes if not n.get("new")},
+                                   ((p.get("node"), p.get("bound")) for p in pods))
     new = sum(1 for n in nodes if n.get("new"))
     return new_nodes_note(new - fargate, fargate, existing).removeprefix("(").replace(")", "", 1)
 
