@@ -200,10 +200,12 @@ def test_table_marks_estimates() -> None:
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[0].split()[:2] == ["NAME", "ARCH"]
-    assert len(lines) == 1 + 3 + 3  # header, 3 types, count, estimate footnote, the types no price list prices
+    # header, 3 types, count, estimate footnote, the types no price list prices, the region
+    assert len(lines) == 1 + 3 + 4
     assert "* estimated price" in result.stdout
-    assert lines[-1].startswith("not listed: 18 types of 8 families (dl2q, hpc6a,")
-    assert "--allow-estimated-prices" not in lines[-1]  # already given
+    assert lines[-2].startswith("not listed: 18 types of 8 families (dl2q, hpc6a,")
+    assert "--allow-estimated-prices" not in lines[-2]  # already given
+    assert lines[-1] == "region ap-northeast-2 (--region)"
 
 
 def test_malformed_catalog_exits_2_with_file_and_line(tmp_path: Path) -> None:
@@ -238,3 +240,15 @@ def test_unknown_nodepool(tmp_path: Path) -> None:
     result = run("--nodepool", "nope", manifests(tmp_path, POOL))
     assert result.exit_code == 2
     assert "no NodePool or Provisioner named 'nope'" in result.stderr
+
+
+def test_the_listing_says_which_region_it_prices_and_why(tmp_path: Path) -> None:
+    """A user in us-east-2 who lists a NodePool without --region saw us-east-1 prices and nothing saying so (a new
+    user's migration trial): the table names the region and where it came from."""
+    result = run("--cpu", "2")
+    assert result.exit_code == 0, result.output
+    assert "region us-east-1 (default: nothing names a region; --region R to choose)" in result.stdout
+    assert "region eu-west-1 (--region)" in run("--region", "eu-west-1", "--cpu", "2").stdout
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text("apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: prod, region: us-east-2}\n")
+    assert f"region us-east-2 (from ClusterConfig prod, {cluster}:3)" in run(str(cluster), "--cpu", "2").stdout

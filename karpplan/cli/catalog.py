@@ -351,12 +351,14 @@ def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, al
     daemonsets: tuple[Any, ...] = ()
     node_class: NodeClass | None = None
     inventory = None
+    source = "--region" if region else ""
     if paths:
         inventory = load_inventory(paths)
         pool = _pick_pool(inventory.nodepools, nodepool, paths)
         daemonsets = inventory.daemonsets
         node_class = _node_class(pool, inventory.nodeclasses) if pool else None
-        region = region or inventory.region
+        if not region and inventory.region:
+            region, source = inventory.region, inventory.region_source
     loaded = load_catalog(
         region, catalog_file, allow_estimated_prices=allow_estimated_prices, spot_prices_file=spot_prices
     )
@@ -383,6 +385,8 @@ def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, al
             footer.append(f"daemonset overhead counted per type, e.g. {rows[0].daemon_overhead}")
         if lacking:
             footer.append(_lacking_note(loaded, lacking, pool, pod))
+        if not catalog_file:  # a user planning in us-east-2 must see when the listing is another region's
+            footer.append(f"region {loaded.region} ({source or 'default: nothing names a region; --region R to choose'})")
         print(_table(shown, footer))
     else:
         _emit(
