@@ -203,9 +203,9 @@ def test_table_marks_estimates() -> None:
     # header, 3 types, count, estimate footnote, the types no price list prices, the region
     assert len(lines) == 1 + 3 + 4
     assert "* estimated price" in result.stdout
-    assert lines[-2].startswith("not listed: 18 types of 8 families (dl2q, hpc6a,")
-    assert "--allow-estimated-prices" not in lines[-2]  # already given
-    assert lines[-1] == "region ap-northeast-2 (--region)"
+    assert lines[-1].startswith("not listed: 18 types of 8 families (dl2q, hpc6a,")
+    assert "--allow-estimated-prices" not in lines[-1]  # already given
+    assert lines[-2] == "region ap-northeast-2 (--region)"
 
 
 def test_malformed_catalog_exits_2_with_file_and_line(tmp_path: Path) -> None:

@@ -383,10 +383,10 @@ def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, al
             footer.append("* estimated price (see `karpplan catalog --info`)")
         if rows and rows[0].daemon_overhead:
             footer.append(f"daemonset overhead counted per type, e.g. {rows[0].daemon_overhead}")
-        if lacking:
-            footer.append(_lacking_note(loaded, lacking, pool, pod))
         if not catalog_file:  # a user planning in us-east-2 must see when the listing is another region's
             footer.append(f"region {loaded.region} ({source or 'default: nothing names a region; --region R to choose'})")
+        if lacking:
+            footer.append(_lacking_note(loaded, lacking, pool, pod))
         print(_table(shown, footer))
     else:
         _emit(
