@@ -219,3 +219,33 @@ def test_property_bound_below_brute_force_optimum(problem: Problem) -> None:
     fluid = fluid_lower_bound(problem)
     assert fluid is not None
     assert b.cost >= fluid.cost * (1 - 1e-5) - 1e-9
+
+
+def test_a_pattern_over_two_overlapping_caps_is_repaired_within_both() -> None:
+    """A group in two cap sets (its own hostname spread inside an anti-affinity clique it shares): a pattern over
+    both caps loses the least valuable pods until both hold; dropping pods for one set may already settle the
+    other: the repair reads each cap afresh (a stale one raised ValueError, which would stop the LP's search)."""
+    import numpy as np
+
+    from karpplan.engines.patterns.caps import node_caps
+    from karpplan.engines.patterns.columns import ColumnRepair
+    from karpplan.engines.patterns.instance import pod_classes
+
+    problem = problem_of([
+        deployment("a", 3, labels={"team": "x"}, anti={"team": "x"}, spread=(1, {"app": "a"})),
+        deployment("b", 1, labels={"team": "x"}, anti={"team": "x"}),
+    ])
+    groups = problem.groups
+    inst = pod_classes(problem, groups, {g.index: g.group.size for g in groups})
+    assert inst is not None
+    a, b = (inst.class_of_group[g.index] for g in groups)
+    caps = node_caps(inst, existing=False)
+    assert len(caps.sets_of_class[a]) == 2  # the clique {a, b} and a's own spread
+    repair = ColumnRepair(inst, caps, node_caps(inst, existing=True))
+    room = inst.free[int(np.argmax(inst.free[:, 0]))]
+    pi = np.zeros(len(inst.demand))
+    pi[a], pi[b] = 0.1, 1.0
+    for x in ({a: 2, b: 1}, {b: 1, a: 2}, {a: 3}):
+        out = repair.column(x, room, np.ones(len(inst.demand), dtype=np.bool_), False, pi)
+        # One pod of the clique a node may hold, the most valuable one.
+        assert out == ({b: 1} if b in x else {a: 1})

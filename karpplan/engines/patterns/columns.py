@@ -42,11 +42,11 @@ class ColumnRepair:
             for s in class_caps[c]:
                 cap_left[s] -= n
         # Caps, then room: drop the pod of least value (per unit of the dimension that overflows).
-        for s, v in list(cap_left.items()):
-            while v < 0:
+        for s in list(cap_left):
+            # Read afresh: a drop for an overlapping cap set may already have brought this one within its cap.
+            while cap_left[s] < 0:
                 c = min((c for c in out if s in class_caps[c]), key=lambda c: pi[c])
-                self._drop(out, c, min(out[c], -v), left, cap_left, class_caps)
-                v = cap_left[s]
+                self._drop(out, c, min(out[c], -cap_left[s]), left, cap_left, class_caps)
         for _ in range(4 * n_dims):
             worst, d_worst = 0.0, -1
             for d in range(n_dims):
