@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from karpplan.model.inventory import Inventory
 from karpplan.model.pools import NodeClassRef
@@ -224,3 +225,20 @@ def test_nodepool_validation(problems: Problems) -> None:
         'supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"',
         "test.yaml:16: spec.template.spec.taints[1].key: Required value: taint key is required",
     ]
+
+
+def test_provisioners_beside_nodepools_are_said_in_the_plan(tmp_path: Path) -> None:
+    """A migration repo holding v1alpha5 Provisioners and v1 NodePools of the same names was planned as one cluster
+    of both, silently (a new user's migration trial): the plan says no Karpenter version serves both."""
+    from karpplan.model.build import load_inventory
+
+    (tmp_path / "old.yaml").write_text(
+        "apiVersion: karpenter.sh/v1alpha5\nkind: Provisioner\nmetadata: {name: gpu}\nspec: {}\n")
+    (tmp_path / "new.yaml").write_text(
+        "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata: {name: gpu}\nspec:\n  template:\n    spec:\n"
+        "      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}\n      requirements: []\n")
+    notices = [n.message for n in load_inventory([str(tmp_path)]).scale_notes]
+    said = [m for m in notices if "no Karpenter version serves both" in m]
+    assert len(said) == 1 and "gpu is defined both ways" in said[0]
+    (tmp_path / "old.yaml").unlink()
+    assert not [m for m in (n.message for n in load_inventory([str(tmp_path)]).scale_notes) if "serves both" in m]

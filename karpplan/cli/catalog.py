@@ -376,17 +376,8 @@ def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, al
         _print_instance_catalog(loaded, shown)
         return
     if output == "table":
-        footer = [
-            f"{len(rows)} instance types" + (f" (showing {len(shown)})" if len(shown) < len(rows) else "")
-        ]
-        if any(o.estimated for s in shown for o in s.offerings):
-            footer.append("* estimated price (see `karpplan catalog --info`)")
-        if rows and rows[0].daemon_overhead:
-            footer.append(f"daemonset overhead counted per type, e.g. {rows[0].daemon_overhead}")
-        if not catalog_file:  # a user planning in us-east-2 must see when the listing is another region's
-            footer.append(f"region {loaded.region} ({source or 'default: nothing names a region; --region R to choose'})")
-        if lacking:
-            footer.append(_lacking_note(loaded, lacking, pool, pod))
+        region = "" if catalog_file else f"region {loaded.region} ({source or _DEFAULT_REGION})"
+        footer = _footer(rows, shown, region) + ([_lacking_note(loaded, lacking, pool, pod)] if lacking else [])
         print(_table(shown, footer))
     else:
         _emit(
@@ -405,6 +396,20 @@ def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, al
     if not rows:
         print("no instance type of the catalog matches" + (f"; {_lacking_note(loaded, lacking, pool, pod)}"
                                                            if lacking and output != "table" else ""), file=sys.stderr)
+
+
+_DEFAULT_REGION = "default: nothing names a region; --region R to choose"
+
+
+def _footer(rows: Sequence[Selection], shown: Sequence[Selection], region: str) -> list[str]:
+    """The table's notes: how many types, what `*` marks, the daemonset overhead, and the region (a user planning in
+    us-east-2 must see when the listing is another region's; "" for a catalog file)."""
+    footer = [f"{len(rows)} instance types" + (f" (showing {len(shown)})" if len(shown) < len(rows) else "")]
+    if any(o.estimated for s in shown for o in s.offerings):
+        footer.append("* estimated price (see `karpplan catalog --info`)")
+    if rows and rows[0].daemon_overhead:
+        footer.append(f"daemonset overhead counted per type, e.g. {rows[0].daemon_overhead}")
+    return footer + ([region] if region else [])
 
 
 def _print_instance_catalog(loaded: Catalog, shown: Sequence[Selection]) -> None:

@@ -65,7 +65,7 @@ from karpplan.model.operator_workloads import expand_operator_workloads
 from karpplan.model.operator_workloads import made_into_workloads as made_into_workloads  # lint reads it here
 from karpplan.model.overlays import NodeOverlay
 from karpplan.model.pods import DaemonSet, Pod
-from karpplan.model.pools import NodeClass, NodePool
+from karpplan.model.pools import NodeClass, NodePool, api_mix_note
 from karpplan.model.prometheus_operator import DerivedWorkload
 from karpplan.model.runtime_class_admission import (
     runtime_class_refusal,
@@ -178,7 +178,8 @@ class _Builder:
                        *(InputNotice(c.origin, c.message) for c in self.volumes.shared),
                        *self.admission.overruns(self.pods), *injected_notices(self.pods, self.daemonsets),
                        *security_group_notices(self.pods, self.security_groups),
-                       *filter(None, [empty_nodes_notice(self.nodes, self.pods, self.daemonsets)]))
+                       *filter(None, [empty_nodes_notice(self.nodes, self.pods, self.daemonsets)]),
+                       *(InputNotice(*note) for note in filter(None, [api_mix_note(self.nodepools)])))
         if self.problems:
             # Fields read by several rules (containers: requests, host ports) report a bad shape once.
             if self.collect is None:

@@ -116,3 +116,20 @@ class NodePool:
 def order_by_weight(pools: list[NodePool]) -> list[NodePool]:
     """Karpenter's OrderByWeight: weight descending, ties by name descending."""
     return sorted(pools, key=lambda p: (p.weight, p.name), reverse=True)
+
+
+def api_mix_note(pools: list[NodePool]) -> tuple[Origin, str] | None:
+    """Provisioners (karpenter.sh/v1alpha5) beside NodePools: no Karpenter version serves both (v0.33 dropped
+    v1alpha5, and v1alpha5 releases know no NodePool), yet both are planned as pools, their limits side by side.
+    The note names both and the names they share (a migration repo holding old and new of one pool)."""
+    old = [p for p in pools if p.kind == "Provisioner"]
+    new = [p for p in pools if p.kind == "NodePool" and not p.auto_mode]
+    if not old or not new:
+        return None
+    shared = sorted({p.name for p in old} & {p.name for p in new})
+    both = f"; {', '.join(shared)} {'is' if len(shared) == 1 else 'are'} defined both ways" if shared else ""
+    return old[0].origin, (
+        f"the input holds karpenter.sh/v1alpha5 Provisioners ({', '.join(p.name for p in old)}) and karpenter.sh "
+        f"NodePools ({', '.join(p.name for p in new)}){both}: no Karpenter version serves both (v0.33 dropped "
+        "v1alpha5), but both are planned here as pools, each with its own limits; plan the ones the cluster will run "
+        "(the old or the new directory)")
