@@ -282,3 +282,19 @@ def test_a_pod_pinned_to_the_one_pool_that_cannot_launch_is_told_the_pin_may_be_
     assert "required onto NodePool non-existent-zone, which fits no instance type" in told
     assert "topologySpreadConstraint" in told and "kubernetes-sigs/karpenter#3272" in told
     assert "eu-west-2 has the zones eu-west-2a, eu-west-2b, eu-west-2c" in told
+
+
+# https://github.com/aws/karpenter-provider-aws/issues/2383: the Karpenter controller's own pod (its chart's affinity,
+# provisioner-name DoesNotExist) refused by the one Provisioner; it belongs on a node Karpenter does not manage
+CONTROLLER_POD = ('ERROR\tcontroller.provisioning\tCould not schedule pod, incompatible with provisioner "default", '
+                  'incompatible requirements, key karpenter.sh/provisioner-name, karpenter.sh/provisioner-name '
+                  'DoesNotExist not in karpenter.sh/provisioner-name In [default]\t{"commit": "639756a", "pod": '
+                  '"karpenter/karpenter-788545f8d9-qjnx5"}')
+
+
+def test_a_pool_key_that_must_not_exist_keeps_off_every_karpenter_node() -> None:
+    """DoesNotExist pins no other pool (the answer once said "expected when the pod pins another pool"): it keeps
+    the pod off every node Karpenter launches."""
+    plain = _by_pod(_explained(CONTROLLER_POD))["karpenter/karpenter-788545f8d9-qjnx5"]
+    assert "keeps off every node Karpenter launches" in plain and "managed node group" in plain
+    assert "pins another pool" not in plain

@@ -281,6 +281,13 @@ def _placeholder_pinned_plain(r: Reason, where: str, pod_side: str) -> str:
 def _conflict_plain(r: Reason, where: str, f: PoolFields, in_pool: bool = False) -> str:
     pod_side = r.pod_side or ""
     pool_side = r.pool_side or ""
+    if r.key in _WELL_KNOWN_POOL_KEYS and pod_side.endswith("DoesNotExist"):
+        # DoesNotExist pins no other pool: it keeps the pod off every node Karpenter launches (aws#2383: the
+        # Karpenter controller's own pod, whose chart affinity says so).
+        return (f"the pod requires {pod_side}: it keeps off every node Karpenter launches, so no NodePool will ever "
+                f"take it ({where} included). Karpenter's own controller pod carries this affinity in its Helm chart, as "
+                "do pods meant for a managed node group or Fargate; such a pod needs a node Karpenter does not manage: "
+                "an EKS managed node group, or a Fargate profile for its namespace.")
     if r.key in _WELL_KNOWN_POOL_KEYS:
         return (f"the pod asks for {pod_side or 'a different pool'} but this is {where}"
                 f" ({pool_side or r.key}); that is expected when the pod pins another pool through "
