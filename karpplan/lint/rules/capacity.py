@@ -15,7 +15,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from karpplan.constraints.pool_headroom import NODES
+from karpplan.constraints.pool_headroom import NODES, Headroom
 from karpplan.constraints.spread_counts import minimum_pinned, most_pods_while_pinned
 from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.inputs.loader import Document
@@ -360,6 +360,11 @@ def SPREAD_CAPS_REPLICAS(ctx: LintContext) -> Iterator[Hit]:
         if _placed(problem, group_info, scaled, without_hard_spread=True) <= placed:
             continue  # not the spread: pool-limits-too-small / no-pool-can-launch say why
         pools = [v.pool for v in group_info.verdicts if v.ok]
+        if any(problem.headroom[p.name].limited for p in pools):
+            # The limits are named only where they bind: minDomains past the zones caps as much without them
+            unlimited = dataclasses.replace(problem, headroom={k: Headroom(None, None) for k in problem.headroom})
+            if _placed(unlimited, group_info, scaled) <= placed:
+                pools = []
         why = " and ".join(_rule_text(problem, r, group_info, reach) for r in rules)
         index = group_info.template.spread.index(rules[0].constraint)
         yield Hit(
