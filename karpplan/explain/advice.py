@@ -398,7 +398,7 @@ def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str
                       f"({limits_field}), or lower the pod's requests if it does not need them."], None
     if fitting:
         cheapest = min(fitting, key=lambda tp: (tp[1], tp[0].name))[0]
-        return out + [
+        return out + [_POD_ENI_SETTING] * bool(asked.get(POD_ENI) and _provisioner(pool_fields)) + [
             f"Instance types the requirements allow do fit the pod (e.g. {_listed(fitting, 3)}; {cheapest.name} "
             f"has {_fmt(CPU, cheapest.allocatable.get(CPU))} CPU / {_fmt(MEMORY, cheapest.allocatable.get(MEMORY))} "
             "allocatable), so the pod's size is not the cause. When Karpenter says this although such types "
@@ -407,6 +407,19 @@ def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str
             "breach limits' just before), then at offerings (zones / capacity type without capacity, recent "
             "insufficient-capacity errors)." + _zone_subnets(ask, limits_field)], None
     return out + [_too_big(asked, catalog, ok, pool_fields, known, fits, ask)], None
+
+
+def _provisioner(pool_fields: str) -> bool:
+    """Whether the pool is a v1alpha5 Provisioner (before v0.32): its requirements are not under spec.template."""
+    return not pool_fields.startswith("spec.template")
+
+
+POD_ENI = "vpc.amazonaws.com/pod-eni"
+# types that offer pod-eni fit, yet none satisfied: before v0.32 Karpenter counts it only with its setting on
+_POD_ENI_SETTING = (
+    "That Karpenter setting is off by default: the controller's AWS_ENABLE_POD_ENI environment variable in early "
+    "releases, aws.enablePodENI in the karpenter-global-settings ConfigMap from v0.19 to v0.31. Off, every type offers "
+    "none, so this message comes whatever the pool allows: check it first (from v0.32 on it is always counted).")
 
 
 def _local_zones(ask: Ask, catalog: Catalog) -> str:
