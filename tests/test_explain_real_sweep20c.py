@@ -136,6 +136,33 @@ PASTES: dict[str, Paste] = {
         'try again. (aws-error-code=UnfulfillableCapacity, aws-operation-name=CreateFleet, aws-request-id=xxx, aws-se'
         'rvice-name=EC2, aws-status-code=200)\n',
         {'no-instance-type'}, ('no g5.4xlarge capacity in us-east-1b', 'clears on its own'), ('too big', 'limits')),
+    # Karpenter v0.5 with a custom launch template that had no AMI: Karpenter's docs require the template to name one
+    # (a maintainer's answer, the reporter's confirmation)
+    'launch-template-without-an-ami-v05': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/1138',
+        "2022-01-12T21:27:00.145Z\tERROR\tcontroller.provisioning\tCould not launch node, launching instances, creating "
+        "fleet InvalidParameterValue: Parameter 'amiIdList' cannot be empty.\n",
+        {'no-instance-type'}, ("'amiIdList' cannot be empty", 'names no AMI', 'must set one (ImageId)'),
+        ('too big', 'capacity', 'quota')),
+    # v0.29: the launch template of an EKS managed node group (which may not name an AMI) given to Karpenter
+    'managed-node-group-launch-template-on-a-machine': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/4357',
+        '2023-07-31T17:38:00.634Z\tERROR\tcontroller\tReconciler error\t{"commit": "34d50bf-dirty", "controller": "ma'
+        'chine.lifecycle", "controllerGroup": "karpenter.sh", "controllerKind": "Machine", "Machine": {"name":"gpu-47gf'
+        'h"}, "namespace": "", "name": "gpu-47gfh", "reconcileID": "8af39500-12d6-4244-a6d4-58e5de1af7c3", "error": "'
+        "creating machine, creating instance, creating fleet InvalidParameterValue: Parameter 'amiIdList' cannot be emp"
+        'ty.\\n\\tstatus code: 400, request id: f6506f26-5d40-426a-ae26-859b692bb7a4 (f6506f26-5d40-426a-ae26-859b692'
+        'bb7a4)"}\n',
+        {'no-instance-type'}, ('gpu-47gfh', 'EKS managed node group', 'names no AMI'), ('status code', 'capacity')),
+    # v0.10: Karpenter kept launching with a cached name of its own launch template after the template was deleted;
+    # restarting the leader pod fixed it (the reporter's resolution)
+    'karpenter-launch-template-deleted-under-its-cache': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/1964',
+        'ERROR\tcontroller\tLaunching node, creating cloud provider machine, creating fleet InvalidLaunchTemplateName.N'
+        'otFoundException: The specified launch template, with template name Karpenter-eks-us-west-2-72255360311791677'
+        '81, does not exist.\n',
+        {'no-instance-type'}, ('The launch template is gone', 'restart the Karpenter controller'),
+        ('capacity', 'quota', 'too big')),
 }
 
 

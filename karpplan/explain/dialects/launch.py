@@ -33,7 +33,7 @@ TRIGGERS = ("launching nodeclaim", "launching machine", "Launching node", "creat
             "no subnets matched", "no subnets exist", "no subnets found", "VcpuLimitExceeded",
             "MaxSpotInstanceCountExceeded", "InstanceLimitExceeded", "didn't register on the node",
             "nominated for this pod failed to launch", "Node not registered with cluster",
-            "missing required startup taint")
+            "missing required startup taint", "creating fleet", "Could not launch node")
 _UNREGISTERED = re.compile(r'expected resource \\?"(?P<res>[^"\\]+)\\?" didn\'t register on the node')
 # the resources every kubelet reports itself; any other (nvidia.com/gpu, ...) comes from a device plugin
 _KUBELET_RESOURCES = ("cpu", "memory", "pods", "ephemeral-storage")
@@ -46,11 +46,12 @@ _SUBNETS = re.compile(r"no subnets (?:matched selector|exist given constraints|f
 _SHORT = re.compile(r"We currently do not have sufficient (?P<type>\S+) capacity in the Availability Zone you requested "
                     r"\((?P<zone>[^)]+)\)")
 _AMIS = re.compile(r"no instance types satisfy requirements of amis? (?P<amis>\[?[\w\-, ]+\]?)")
-_FLEET = re.compile(r"with fleet error\(s\), (?P<code>\w+): (?P<msg>[^;\"\t{]*)")
+_FLEET = re.compile(r"(?:with fleet error\(s\),|creating fleet) (?P<code>[A-Z][\w.]+): (?P<msg>[^;\"\t{]*)")
 # the pod event of kubernetes-sigs/karpenter#3143: `InsufficientCapacityError  NodeClaim X, nominated for this pod failed
 # to launch: InsufficientInstanceCapacity: We currently do not have sufficient ...`
 _ANCHOR = re.compile(r"(?:failed )?launching (?:nodeclaim|machine)|Launching node|creating instance|creating cloud "
-                     r"provider instance|insufficient capacity|no subnets|creating scheduler|"
+                     r"provider instance|insufficient capacity|no subnets|creating scheduler|Could not launch node|"
+                     r"creating machine|creating fleet|"
                      r"NodeClaim \S+, nominated for this pod failed to launch", re.I)
 _NOMINATED_CLAIM = re.compile(r"NodeClaim (?P<name>\S+?), nominated for this pod")
 _END = re.compile(r'\t\{|","|"\}|"$|\s\{"commit')
@@ -100,7 +101,7 @@ def parse(line: str) -> LaunchError | None:
                            short.group("type") if short else None, short.group("zone") if short else None, code=code)
     if fleet is not None or "launching nodeclaim" in text.lower() or "launching machine" in text.lower():
         return LaunchError(REFUSED, error, claim.group("name") if claim else None, code=code,
-                           detail=fleet.group("msg").strip() if fleet else None)
+                           detail=fleet.group("msg").split("\\n")[0].split("\n")[0].strip() if fleet else None)
     return None
 
 
@@ -158,9 +159,31 @@ def plain(e: LaunchError) -> str:
                 "lowering its requests only helps if it lets smaller types qualify.")
     if (am := _AMIS.search(e.text)) is not None:  # Karpenter's own check, before any EC2 call
         return _no_ami_pair(claim, e.text, am.group("amis").strip("[] "))
+    if (why := next((w for words, w in _REFUSALS if words in e.text), None)) is not None:
+        return f"{claim} could not start: EC2 refused the launch ({e.code}: {e.detail}). {why} Nothing on the pod is wrong."
     return (f"{claim} could not start: EC2 refused the launch ({f'{e.code}: {e.detail}' if e.code and e.detail else e.text}). That is "
             "about the node class or the AWS account (the node IAM role and iam:PassRole, the launch template, AMI, "
             "security groups, tags), not the pod; Karpenter retries, so a transient AWS error clears on its own.")
+
+
+# EC2's refusals whose cause is in the node class's launch settings (the words EC2 answers with, what they mean)
+_REFUSALS = (
+    ("'amiIdList' cannot be empty",
+     "The launch template Karpenter was given names no AMI: with your own launch template (a Provisioner's "
+     "launchTemplate, an AWSNodeTemplate's launchTemplateName) Karpenter takes the AMI from the template, so it must "
+     "set one (ImageId) - the launch template of an EKS managed node group never does (EKS adds the AMI itself). "
+     "Put the AMI in the template, or drop the launch template and let Karpenter build its own from amiFamily / "
+     "amiSelector and userData (launch templates were removed from Karpenter's API in v0.32)."),
+    ("InvalidLaunchTemplateName.NotFoundException",
+     "The launch template is gone. A Karpenter-<cluster>-<hash> template is Karpenter's own: it caches the "
+     "templates it made, and when one is deleted (by hand, by its cleanup of templates unused for a while, or by "
+     "another Karpenter replica) it keeps using the cached name until the cache expires - restart the Karpenter "
+     "controller (its leader) to drop the cache, and upgrade Karpenter (later releases re-create a missing "
+     "template). A template you named yourself must exist in the cluster's region and account."),
+    ("InvalidAMIID",
+     "The AMI does not exist in this region or account, or the node role may not use it: an AMI id is per region; "
+     "check the node class's AMI selection (kubectl describe ec2nodeclass lists the AMIs it resolved)."),
+)
 
 
 def _no_ami_pair(claim: str, text: str, amis: str) -> str:
