@@ -163,6 +163,33 @@ PASTES: dict[str, Paste] = {
         '81, does not exist.\n',
         {'no-instance-type'}, ('The launch template is gone', 'restart the Karpenter controller'),
         ('capacity', 'quota', 'too big')),
+    # v0.27 GPU nodes whose nvidia.com/gpu never registered (the NVIDIA device plugin DaemonSet was not running there:
+    # the maintainers' answer to the same check in aws/karpenter-provider-aws#3862 and #1914); the check's words
+    # begin with a capital in the inflight-check logger
+    'inflight-check-gpu-never-registered': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/3794',
+        '023-04-21T06:05:00.044Z\tINFO\tcontroller.inflightchecks\tInflight check failed for node, Expected resource "n'
+        'vidia.com/gpu" didn\'t register on the node\t{"commit": "beb0a64-dirty", "node": "ip-172-24-37-21.us-west-2.co'
+        'mpute.internal"}\n2023-04-21T06:14:22.629Z\tINFO\tcontroller.inflightchecks\tInflight check failed for node, '
+        'Expected resource "nvidia.com/gpu" didn\'t register on the node\t{"commit": "beb0a64-dirty", "node": "ip-172-2'
+        '4-33-78.us-west-2.compute.internal"}\n',
+        {'no-instance-type'}, ('never advertised nvidia.com/gpu', 'NVIDIA device plugin'), ('too big', 'capacity')),
+    # v0.2x: nodes whose kubelet registered 50 pods where Karpenter planned 234 (its own max-pods figure), logged every
+    # ten minutes on the nodes that were never deprovisioned
+    'inflight-check-fewer-pods-than-planned': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/3576',
+        '2023-03-10 05:14:02.817\t2023-03-10T10:14:02.817Z\tINFO\tcontroller.inflightchecks\tInflight check failed f'
+        'or node, Expected 234 of resource pods, but found 50 (21.4% of expected)\t{"commit": "dc3af1a", "node": "NODE_'
+        'NAME_HERE"}\n',
+        {'no-instance-type'}, ('registered 50 of pods, where Karpenter planned with 234', '--max-pods',
+                               'kubelet maxPods'), ('capacity', 'quota')),
+    # v0.24: a 200Gi blockDeviceMapping the kubelet never saw (it reports the 20Gi default): the check's event on the
+    # nodes that stayed (the reporter's `kubectl describe nodes | grep FailedInflightCheck`)
+    'inflight-check-ephemeral-storage-on-another-volume': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/3910',
+        '  Warning  FailedInflightCheck  5m8s (x30 over 4h55m)  karpenter  Expected 200Gi of resource ephemeral-storage,'
+        ' but found 20959212Ki (10.0% of expected)\n',
+        {'no-instance-type'}, ('blockDeviceMappings (200Gi)', 'deviceName'), ('capacity', 'quota')),
 }
 
 

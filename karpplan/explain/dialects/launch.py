@@ -26,15 +26,20 @@ REFUSED = "launch refused"
 UNREGISTERED = "resource not registered"
 NOT_JOINED = "node not registered"  # the NodeClaim's Registered condition: NodeNotFound
 NO_STARTUP_TAINT = "no unregistered taint"  # v1: the node registered without karpenter.sh/unregistered
-CAUSES = (CAPACITY, QUOTA, SUBNETS, REFUSED, UNREGISTERED, NOT_JOINED, NO_STARTUP_TAINT)
+SHORT = "resource short"  # the node registered less of a resource than Karpenter planned with
+CAUSES = (CAPACITY, QUOTA, SUBNETS, REFUSED, UNREGISTERED, NOT_JOINED, NO_STARTUP_TAINT, SHORT)
 
 TRIGGERS = ("launching nodeclaim", "launching machine", "Launching node", "creating instance", "creating cloud provider "
             "instance", "insufficient capacity", "InsufficientInstanceCapacity", "UnfulfillableCapacity",
             "no subnets matched", "no subnets exist", "no subnets found", "VcpuLimitExceeded",
             "MaxSpotInstanceCountExceeded", "InstanceLimitExceeded", "didn't register on the node",
             "nominated for this pod failed to launch", "Node not registered with cluster",
-            "missing required startup taint", "creating fleet", "Could not launch node")
-_UNREGISTERED = re.compile(r'expected resource \\?"(?P<res>[^"\\]+)\\?" didn\'t register on the node')
+            "missing required startup taint", "creating fleet", "Could not launch node", "% of expected)")
+_UNREGISTERED = re.compile(r'expected resource \\?"(?P<res>[^"\\]+)\\?" didn\'t register on the node', re.I)
+# Karpenter's consistency check (v0.2x inflight checks, v0.3x+ nodeshape): a resource the node registered below 90%
+# of what Karpenter launched it for: `Expected 234 of resource pods, but found 50 (21.4% of expected)`
+_SHORTFALL = re.compile(r"[Ee]xpected (?P<want>\S+) of resource (?P<res>[\w./-]+), but found (?P<got>\S+) "
+                        r"\((?P<pct>[\d.]+)% of expected\)")
 # the resources every kubelet reports itself; any other (nvidia.com/gpu, ...) comes from a device plugin
 _KUBELET_RESOURCES = ("cpu", "memory", "pods", "ephemeral-storage")
 _CAPACITY = re.compile(r"insufficient capacity|InsufficientInstanceCapacity|UnfulfillableCapacity|"
@@ -78,6 +83,8 @@ def parse(line: str) -> LaunchError | None:
         return LaunchError(NOT_JOINED, "Node not registered with cluster")
     if (tm := re.search(r"missing required startup taint, (?P<key>[\w./-]+)", line)) is not None:
         return LaunchError(NO_STARTUP_TAINT, tm.group(0), detail=tm.group("key"))
+    if (sm := _SHORTFALL.search(line)) is not None:
+        return LaunchError(SHORT, sm.group(0), detail=sm.group("res"), code=sm.group("want"), selector=sm.group("got"))
     if (um := _UNREGISTERED.search(line)) is not None:
         return LaunchError(UNREGISTERED, um.group(0).replace('\\"', '"'), detail=um.group("res"))
     text = line.replace('\\"', '"')
@@ -133,6 +140,8 @@ def plain(e: LaunchError) -> str:
                 "never marked registered. The AMI families Karpenter knows add it; with amiFamily: Custom (or your own "
                 "bootstrap) the user data must pass --register-with-taints=karpenter.sh/unregistered:NoExecute to the "
                 "kubelet (nodeadm's kubelet flags on AL2023). Nothing on the pod is wrong.")
+    if e.cause == SHORT:
+        return _short_plain(e)
     if e.cause == UNREGISTERED:
         if e.detail in _KUBELET_RESOURCES:
             return (f"A node Karpenter launched never reported {e.detail} in its status (FailedConsistencyCheck: "
@@ -164,6 +173,38 @@ def plain(e: LaunchError) -> str:
     return (f"{claim} could not start: EC2 refused the launch ({f'{e.code}: {e.detail}' if e.code and e.detail else e.text}). That is "
             "about the node class or the AWS account (the node IAM role and iam:PassRole, the launch template, AMI, "
             "security groups, tags), not the pod; Karpenter retries, so a transient AWS error clears on its own.")
+
+
+# why a node registers less of a resource than Karpenter launched it for, by resource
+_SHORT_WHY = {
+    "pods": ("Karpenter launched it for {want} pods (its own max-pods figure: the ENI-limited count, or the "
+             "kubelet maxPods it was given) but the kubelet registered {got}: the AMI's bootstrap or your user data "
+             "set another --max-pods (a custom AMI or launch template, Bottlerocket's settings.kubernetes.max-pods, "
+             "prefix delegation assumed on one side only). Karpenter packs pods onto the node by its own figure, so "
+             "pods it planned there stay pending (Too many pods). Make the two agree: set the kubelet maxPods Karpenter "
+             "uses (EC2NodeClass spec.kubelet.maxPods in v1; spec.template.spec.kubelet in a v1beta1 NodePool; "
+             "kubeletConfiguration.maxPods in a Provisioner) to what the node really allows, or drop the override."),
+    "ephemeral-storage": (
+        "Karpenter sized it from the node class's blockDeviceMappings ({want}) but the kubelet's filesystem has "
+        "{got}: the mapping enlarged a volume the kubelet does not use - the wrong deviceName for the AMI "
+        "(/dev/xvda is the root volume of AL2 and AL2023, Bottlerocket keeps pods' data on /dev/xvdb), a custom AMI "
+        "or launch template whose root device is named otherwise, or a filesystem not grown to its volume. Put "
+        "the size on the device the kubelet's filesystem is on."),
+}
+
+
+def _short_plain(e: LaunchError) -> str:
+    """A node that registered less of a resource than Karpenter planned with."""
+    res, want, got = e.detail or "", e.code or "?", e.selector or "?"
+    why = _SHORT_WHY.get(res, "").format(want=want, got=got) or (
+        f"Karpenter launched it expecting {want} of {res} and the node reports {got}: "
+        + ("Karpenter's estimate of what the instance keeps for itself (its VM memory overhead estimate, "
+           "VM_MEMORY_OVERHEAD_PERCENT) is too low for this type, or huge pages carve memory out"
+           if res in ("memory", "cpu") else "its device plugin registered fewer devices than the type has (a "
+           "plugin sharing or partitioning them, or devices the driver did not bring up)") + ".")
+    return (f"A node Karpenter launched registered {got} of {res}, where Karpenter planned with {want} ({e.text}; a consistency "
+            f"check on the node, FailedConsistencyCheck / FailedInflightCheck). {why} The node stays and runs what "
+            "fits; nothing on the pods is wrong.")
 
 
 # EC2's refusals whose cause is in the node class's launch settings (the words EC2 answers with, what they mean)
