@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 from explain_pastes import Paste, check_new_threads, check_paste
 
-from karpplan.explain.enrich import CatalogFor, catalog_loader
+from karpplan.explain.enrich import CatalogFor, catalog_loader, enrich
 from karpplan.explain.report import explain_text
 
 _EXCLUSIVE = "Volume is already exclusively attached to one node and can't be attached to another"
@@ -190,6 +190,34 @@ PASTES: dict[str, Paste] = {
         '  Warning  FailedInflightCheck  5m8s (x30 over 4h55m)  karpenter  Expected 200Gi of resource ephemeral-storage,'
         ' but found 20959212Ki (10.0% of expected)\n',
         {'no-instance-type'}, ('blockDeviceMappings (200Gi)', 'deviceName'), ('capacity', 'quota')),
+    # Karpenter v0.30 beside Cilium's cluster-pool IPAM: a /25 per node (126 addresses) under an m6i.2xlarge's 234
+    # maxPods; past ~128 pods the rest stayed ContainerCreating and Karpenter, counting maxPods, added no node (the
+    # reporter's figures)
+    'cilium-pod-cidr-smaller-than-max-pods': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/4557',
+        'Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "4d0e21b994a'
+        '06cec32a644f427eb559da250246b2dced95d2a8adffb493532b6": plugin type="cilium-cni" name="cilium" failed (add): un'
+        'able to allocate IP via local cilium agent: [POST /ipam][502] postIpamFailure range is full\n',
+        {'unsupported'}, ('no IP address', 'a /25 gives 126 addresses', 'maxPods at or below it'),
+        ('Insufficient', 'could not be scheduled', 'NodePool "')),
+    # Karpenter 1.0.6 on the VPC CNI: every address of the x2iedn.4xlarge's ENIs was assigned (the reporter counted
+    # 8 primary + 232 secondary) while pods kept being placed there
+    'vpc-cni-node-out-of-addresses': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/7318',
+        'Warning  FailedCreatePodSandBox  2m47s (x1642 over 6h)  kubelet  (combined from similar events): Failed to cr'
+        'eate pod sandbox: rpc error: code = Unknown desc = failed to setup network for sandbox "71ef22cdaf65163adca4c9'
+        '7ed66df6a7cdcdcbe7c011d0ff62a77648cba5b46b": plugin type="aws-cni" name="aws-cni" failed (add): add cmd: faile'
+        'd to assign an IP address to container\n',
+        {'unsupported'}, ('(aws-cni)', 'ipamd.log', 'prefix delegation'), ('Insufficient', 'could not be scheduled')),
+    # kops on AWS with Cilium: nodes with CPU and memory left kept getting pods after their addresses ran out (the
+    # reporter's finding: the maximum number of pods had been scheduled)
+    'cilium-no-address-left-on-the-node': Paste(
+        'https://github.com/kubernetes/kops/issues/16064',
+        '  Warning  FailedCreatePodSandBox  2s    kubelet            Failed to create pod sandbox: rpc error: code = Un'
+        'known desc = failed to setup network for sandbox "0f06846efa22ac25671ad6657f3540a4f4f9879c345b4ebeb7331769fff'
+        'dd24f": plugin type="cilium-cni" name="cilium" failed (add): unable to allocate IP via local cilium agent: [POS'
+        'T /ipam][502] postIpamFailure \n',
+        {'unsupported'}, ('neither sees a full node', 'ENI mode'), ('Insufficient',)),
 }
 
 
@@ -235,7 +263,6 @@ def test_a_pod_eni_request_on_v1_is_not_sent_to_the_removed_setting_first() -> N
             '\\"1\\"} and requirements node.kubernetes.io/instance-type In [m5.large m5.xlarge] (no instance type has '
             'enough resources)"}')
     explanation = explain_text(line)
-    from karpplan.explain.enrich import enrich
     enrich(explanation, catalog_loader(None, None))
     [item] = explanation.item_list()
     assert "check it first" not in item.plain

@@ -27,6 +27,7 @@ from karpplan.explain.dialects import (
     multi_attach,
     nodeclass,
     not_for_karpenter,
+    pod_network,
     relaxed,
     scale_down,
     scale_up_failures,
@@ -84,7 +85,7 @@ TRIGGER_WORDS = (b"schedule pod", b"compute packing", b"nodes are available", b"
                  *(t.encode() for t in azure.MARKERS),  # a paste on Azure (the parser remembers it)
                  # the API server refusing a NodeClaim, the kubelet refusing a bound pod: claim_rejected.py, admission.py
                  *(t.encode() for t in claim_rejected.TRIGGERS), *(t.encode() for t in admission.TRIGGERS),
-                 *(t.encode() for t in multi_attach.TRIGGERS),  # a bound pod's volume attached elsewhere
+                 *(t.encode() for t in multi_attach.TRIGGERS), *(t.encode() for t in pod_network.TRIGGERS),  # bound pods
                  *(t.encode() for t in scale_down.TRIGGERS), *(t.encode() for t in ca_filtered.TRIGGERS), *(t.encode() for t in volume_topology.TRIGGERS),
                  *(t.encode() for t in relaxed.TRIGGERS), *(t.encode() for t in not_for_karpenter.TRIGGERS),
                  *(t.encode() for t in kube.PLUGIN_TRIGGERS),  # a kube-scheduler plugin's error
@@ -407,6 +408,21 @@ class RecordParser:
                 return pod
         return self._describe_pod()
 
+    def _bound_pod(self, text: str) -> Parsed | None:
+        """A scheduled pod its node will not start: the kubelet's admission refusal, its CNI without an address, a
+        volume attached elsewhere (cli-contract has no kubelet or controller-manager source: kube-scheduler's)."""
+        if any(t in text for t in admission.TRIGGERS) and (ad := admission.parse(text)) is not None:
+            reason = Reason(UNSUPPORTED, ad.text, key=ad.resource, cause=admission.CAUSE,
+                            plain=capital(admission.plain(ad)))
+            return Parsed(KUBE_SCHEDULER, "Rejected", ad.text, pod=ad.pod or self._record_pod(text), reasons=(reason,))
+        if any(t in text for t in pod_network.TRIGGERS) and (na := pod_network.parse(text)) is not None:
+            reason = Reason(UNSUPPORTED, na.text, key=na.plugin, cause=pod_network.CAUSE, plain=capital(pod_network.plain(na)))
+            return Parsed(KUBE_SCHEDULER, "FailedCreatePodSandBox", na.text, pod=self._record_pod(text), reasons=(reason,))
+        if multi_attach.TRIGGERS[0] in text and (ma := multi_attach.parse(text)) is not None:  # contract: no KCM source
+            reason = Reason(VOLUME, ma.text, key=ma.volume, cause=multi_attach.CAUSE, plain=capital(multi_attach.plain(ma)))
+            return Parsed(KUBE_SCHEDULER, "FailedAttachVolume", ma.text, pod=ma.pod or self._record_pod(text), reasons=(reason,))
+        return None
+
     def parse(self, text: str) -> list[Parsed]:
         if text[:1] == ">":  # a quoted paste (GitHub, e-mail): each line's `> ` marks
             text = _QUOTED_LINES.sub("", text)
@@ -456,13 +472,8 @@ class RecordParser:
             reason = Reason(REQUIREMENT_CONFLICT, f"{avoided} DoesNotExist", key=avoided, cause=not_for_karpenter.CAUSE,
                             plain=not_for_karpenter.plain(avoided))
             return [Parsed(KARPENTER, "Ignored", reason.text, pod=self._record_pod(text), reasons=(reason,))]
-        if any(t in text for t in admission.TRIGGERS) and (ad := admission.parse(text)) is not None:
-            reason = Reason(UNSUPPORTED, ad.text, key=ad.resource, cause=admission.CAUSE,
-                            plain=capital(admission.plain(ad)))
-            return [Parsed(KUBE_SCHEDULER, "Rejected", ad.text, pod=ad.pod or self._record_pod(text), reasons=(reason,))]
-        if multi_attach.TRIGGERS[0] in text and (ma := multi_attach.parse(text)) is not None:  # contract: no KCM source
-            reason = Reason(VOLUME, ma.text, key=ma.volume, cause=multi_attach.CAUSE, plain=capital(multi_attach.plain(ma)))
-            return [Parsed(KUBE_SCHEDULER, "FailedAttachVolume", ma.text, pod=ma.pod or self._record_pod(text), reasons=(reason,))]
+        if (bound := self._bound_pod(text)) is not None:
+            return [bound]
         if '{""' in text:  # CSV export (CloudWatch, spreadsheets): quotes doubled
             text = text.replace('""', '"')
         if "{" in text or '"error"' in text or '"message"' in text:

@@ -112,6 +112,16 @@ def parse(line: str) -> LaunchError | None:
     return None
 
 
+_NOT_JOINED_PLAIN = ("A NodeClaim's instance was launched but its node never registered with the cluster (the NodeClaim's "
+    "Registered condition: NodeNotFound, Node not registered with cluster): the kubelet cannot join - the "
+    "node role's access entry (type EC2 Linux) or aws-auth mapping, an AMI whose bootstrap does not match "
+    "the node class's amiFamily / user data, no route from the subnet to the API server (private endpoint, "
+    "NAT, security groups). The instance's system log (EC2 console, Get system log) shows the kubelet's "
+    "error; Karpenter deletes the NodeClaim after 15 minutes and tries again. (Those are EKS's causes; with "
+    "Karpenter's Azure provider the same words mean the VM's bootstrap or its subnet's route to the API "
+    "server failed - its boot diagnostics show why.) Nothing on the pod is wrong.")
+
+
 def plain(e: LaunchError) -> str:
     """What the launch failure means and the smallest fix."""
     claim = f"NodeClaim {e.nodeclaim}" if e.nodeclaim else "A NodeClaim Karpenter created for pending pods"
@@ -126,14 +136,7 @@ def plain(e: LaunchError) -> str:
                 "EC2 quota (Service Quotas: Running On-Demand / All Spot Instance Requests, in vCPUs) or lower the "
                 "NodePool's spec.limits so Karpenter stays under it. Nothing on the pod is wrong.")
     if e.cause == NOT_JOINED:
-        return ("A NodeClaim's instance was launched but its node never registered with the cluster (the NodeClaim's "
-                "Registered condition: NodeNotFound, Node not registered with cluster): the kubelet cannot join - the "
-                "node role's access entry (type EC2 Linux) or aws-auth mapping, an AMI whose bootstrap does not match "
-                "the node class's amiFamily / user data, no route from the subnet to the API server (private endpoint, "
-                "NAT, security groups). The instance's system log (EC2 console, Get system log) shows the kubelet's "
-                "error; Karpenter deletes the NodeClaim after 15 minutes and tries again. (Those are EKS's causes; with "
-                "Karpenter's Azure provider the same words mean the VM's bootstrap or its subnet's route to the API "
-                "server failed - its boot diagnostics show why.) Nothing on the pod is wrong.")
+        return _NOT_JOINED_PLAIN
     if e.cause == NO_STARTUP_TAINT:
         return (f"A node joined without the taint {e.detail} ({e.text}): Karpenter v1 requires every node it launches "
                 "to register with karpenter.sh/unregistered:NoExecute and removes it itself, and a node without it is "
