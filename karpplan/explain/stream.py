@@ -50,6 +50,7 @@ _TRIGGERS = (b"schedule pod", b"nodes are available", b"fit in any node", b"pred
              b"marked as unschedulable", b"Multi-Attach error")
 # a JSON record's opening brace, after a tailer's prefix (not a value's: `daemonset overhead={"cpu":...}`)
 _JSON_OPEN = re.compile(rb'(?:^|[\s:])\{"')
+_POOL_CLAUSE = re.compile(rb"^\s*(?:in)?compatible with (?:nodepool|provisioner)")
 MAX_WRAPPED_LINES = 20
 MIN_PREFIX = 6  # shorter first words (`and`, `key`) may well begin a continuation
 BLOCK_BYTES = 1 << 20
@@ -184,8 +185,8 @@ def _wrapped(pending: Record, line: bytes) -> bool:
         return True
     if _CONTINUES.match(line) is not None:
         return True
-    if tail.count(b"(") > tail.count(b")") and line.lstrip()[:1].islower():  # `(based on` / `hinting). Ignoring ...`
-        return True
+    if tail.count(b"(") > tail.count(b")") and line.lstrip()[:1].islower() and not _POOL_CLAUSE.match(line):
+        return True  # `(based on` / `hinting). Ignoring in scale up.`; a pool's clause on its own line starts anew
     return not tail.endswith((b".", b'"', b"}", b")")) and _LOWER_WORD.match(line) is not None
 
 

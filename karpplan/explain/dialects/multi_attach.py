@@ -74,7 +74,8 @@ def plain(a: Attached) -> str:
             "detaches once that pod is gone; if the node is gone or unreachable, the controller force-detaches after "
             "6 minutes (maxWaitForUnmountDuration), so the pod waits that long; for a node shut down for good, taint "
             "it node.kubernetes.io/out-of-service=nodeshutdown:NoExecute or delete it. On Karpenter, nodes terminated "
-            "before the EBS CSI driver detached their volumes cause it (kubernetes-sigs/aws-ebs-csi-driver#1955): "
-            "Karpenter v1 waits for a node's VolumeAttachments before it terminates the instance, and the EBS CSI "
-            "node DaemonSet must tolerate Karpenter's disruption taint to run its pre-stop cleanup. Scheduling and "
+            "before the EBS CSI driver detached their volumes cause it (a 6-minute wait on every consolidation or drift "
+            "of a StatefulSet's node): Karpenter v1.0 and later wait for a node's VolumeAttachments before they "
+            "terminate the instance (kubernetes-sigs/karpenter#1294) - upgrade - and the EBS CSI node DaemonSet "
+            "must tolerate Karpenter's disruption taint to run its pre-stop cleanup. Scheduling and "
             "capacity are not the cause: another node does not help.")
