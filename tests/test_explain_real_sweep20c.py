@@ -218,6 +218,21 @@ PASTES: dict[str, Paste] = {
         'dd24f": plugin type="cilium-cni" name="cilium" failed (add): unable to allocate IP via local cilium agent: [POS'
         'T /ipam][502] postIpamFailure \n',
         {'unsupported'}, ('neither sees a full node', 'ENI mode'), ('Insufficient',)),
+    # v1.2: the thread is titled "Unable to use g4dn" while the NodePool's requirement allows g4ad, the family with
+    # AMD GPUs (amd.com/gpu), and the pod asks for nvidia.com/gpu (the paste itself shows the mix-up; a g5.2xlarge
+    # worked)
+    'nvidia-gpu-asked-of-an-amd-gpu-family': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/7754',
+        '{"error":"incompatible with nodepool \\"gpu\\", daemonset overhead={\\"cpu\\":\\"690m\\",\\"memory\\":\\"843'
+        '162368\\",\\"pods\\":\\"11\\"}, no instance type satisfied resources {\\"cpu\\":\\"1690m\\",\\"memory\\":'
+        '\\"1916904192\\",\\"nvidia.com/gpu\\":\\"1\\",\\"pods\\":\\"12\\"} and requirements karpenter.k8s.aws/ec2no'
+        'declass In [gpu], karpenter.k8s.aws/instance-family In [g4ad] minValues 1, karpenter.k8s.aws/instance-size In '
+        '[2xlarge] minValues 1, karpenter.sh/capacity-type In [on-demand spot], karpenter.sh/nodepool In [gpu], kubernet'
+        'es.io/arch In [amd64], kubernetes.io/os In [linux], nvidia.com/gpu In [true] (no instance type has enough reso'
+        'urces)"},{"error":"incompatible with nodepool \\"enrichment-service\\", daemonset overhead={\\"cpu\\":\\"690m'
+        '\\",\\"memory\\":\\"843162368\\",\\"pods\\":\\"10\\"}\n',
+        {'no-instance-type'}, ('carry amd.com/gpu instead (g4ad.2xlarge)', 'g4dn.xlarge'),
+        ('vmMemoryOverheadPercent', 'too big')),
 }
 
 

@@ -207,6 +207,21 @@ def _same_architecture(wider: list[tuple[InstanceType, float, bool]], ask: Ask, 
     return [w for w in wider if w[0].labels.get(ARCH) in archs] or wider
 
 
+def _other_vendor(name: str, ok: list[tuple[InstanceType, float]]) -> str:
+    """The accelerator the allowed types carry instead of the one asked for (g4ad's amd.com/gpu for nvidia.com/gpu)."""
+    if not name.startswith(_VENDOR_PREFIXES[:4]):
+        return ""
+    carry = {(k, t.name) for t, _ in ok for k, v in t.allocatable.items()
+             if k != name and v > 0 and k.startswith(_VENDOR_PREFIXES[:4])}
+    if not carry:
+        return ""
+    kinds = sorted({k for k, _ in carry})
+    examples = ", ".join(sorted({n for _, n in carry})[:3])
+    return (f" The types the requirements allow carry {' / '.join(kinds)} instead ({examples}): another vendor's "
+            f"accelerator, which a request for {name} never uses - allow types with {name}, or request "
+            f"{kinds[0]} if the workload runs on it.")
+
+
 def _extended(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, float]],
               known: bool, ask: Ask | None = None) -> tuple[list[str], str | None]:
     """Sentences about the extended resources the pod asks for, and the one that is the whole cause, if any."""
@@ -251,7 +266,7 @@ def _extended(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, f
             return out, name
         if known and not in_reqs:
             out.append(f"The pod asks for {_fmt(name, amount)} of {name}; no type the requirements allow offers it, "
-                       f"though these would: {_listed(offering)}." + (f" {how}" if how else ""))
+                       f"though these would: {_listed(offering)}." + _other_vendor(name, ok) + (f" {how}" if how else ""))
             return out, name
         # Said where it may be the cause: at least half the types that hold the pod's other requests lack it, or
         # the log's requirements allow types that hold it all (then how nodes come to offer it is the question).
