@@ -233,6 +233,16 @@ PASTES: dict[str, Paste] = {
         '\\",\\"memory\\":\\"843162368\\",\\"pods\\":\\"10\\"}\n',
         {'no-instance-type'}, ('carry amd.com/gpu instead (g4ad.2xlarge)', 'g4dn.xlarge'),
         ('vmMemoryOverheadPercent', 'too big')),
+    # EKS with security groups for pods: Karpenter launched an r8a.xlarge the cluster's VPC resource controller did not
+    # list yet, so it never had a trunk ENI and the pod-eni pods stayed Pending (the reporter's analysis, filed in
+    # both Karpenter repositories)
+    'vpc-resource-controller-unsupported-type': Paste(
+        'https://github.com/kubernetes-sigs/karpenter/issues/2863',
+        '`Unsupported: The instance type r8a.xlarge is not supported yet by the vpc resource controller`\n\nAs a result,'
+        ' pods requiring Pod ENIs could not be scheduled and remained **Pending** with:\n\n`FailedScheduling: Insufficie'
+        'nt vpc.amazonaws.com/pod-eni`\n',
+        {'unsupported'}, ('does not support r8a.xlarge yet', 'karpenter.k8s.aws/instance-family NotIn [r8a]'),
+        ('The pod:', 'ENABLE_POD_ENI')),
 }
 
 

@@ -85,7 +85,7 @@ TRIGGER_WORDS = (b"schedule pod", b"compute packing", b"nodes are available", b"
                  *(t.encode() for t in azure.MARKERS),  # a paste on Azure (the parser remembers it)
                  # the API server refusing a NodeClaim, the kubelet refusing a bound pod: claim_rejected.py, admission.py
                  *(t.encode() for t in claim_rejected.TRIGGERS), *(t.encode() for t in admission.TRIGGERS),
-                 *(t.encode() for t in multi_attach.TRIGGERS), *(t.encode() for t in pod_network.TRIGGERS),  # bound pods
+                 *(t.encode() for t in multi_attach.TRIGGERS), *(t.encode() for t in pod_network.TRIGGERS), pod_network.UNSUPPORTED_TYPE.encode(),  # bound pods
                  *(t.encode() for t in scale_down.TRIGGERS), *(t.encode() for t in ca_filtered.TRIGGERS), *(t.encode() for t in volume_topology.TRIGGERS),
                  *(t.encode() for t in relaxed.TRIGGERS), *(t.encode() for t in not_for_karpenter.TRIGGERS),
                  *(t.encode() for t in kube.PLUGIN_TRIGGERS),  # a kube-scheduler plugin's error
@@ -418,6 +418,10 @@ class RecordParser:
         if any(t in text for t in pod_network.TRIGGERS) and (na := pod_network.parse(text)) is not None:
             reason = Reason(UNSUPPORTED, na.text, key=na.plugin, cause=pod_network.CAUSE, plain=capital(pod_network.plain(na)))
             return Parsed(KUBE_SCHEDULER, "FailedCreatePodSandBox", na.text, pod=self._record_pod(text), reasons=(reason,))
+        if pod_network.UNSUPPORTED_TYPE in text and (it := pod_network.unsupported_type(text)) is not None:
+            reason = Reason(UNSUPPORTED, it, key="vpc.amazonaws.com/pod-eni", cause=pod_network.TYPE_CAUSE,
+                            plain=pod_network.unsupported_plain(it))
+            return Parsed(KUBE_SCHEDULER, "Unsupported", text.strip(), reasons=(reason,))
         if multi_attach.TRIGGERS[0] in text and (ma := multi_attach.parse(text)) is not None:  # contract: no KCM source
             reason = Reason(VOLUME, ma.text, key=ma.volume, cause=multi_attach.CAUSE, plain=capital(multi_attach.plain(ma)))
             return Parsed(KUBE_SCHEDULER, "FailedAttachVolume", ma.text, pod=ma.pod or self._record_pod(text), reasons=(reason,))

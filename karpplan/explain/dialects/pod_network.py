@@ -18,8 +18,29 @@ from typing import NamedTuple
 
 TRIGGERS = ("failed to assign an IP address to container", "postIpamFailure",
             "failed to allocate for range", "no IP addresses available in range")
+# the VPC resource controller's event on a node of a type its trunk-ENI table does not list (security groups for pods)
+UNSUPPORTED_TYPE = "is not supported yet by the vpc resource controller"
+_TYPE = re.compile(r"The instance type (?P<type>[\w.-]+) " + UNSUPPORTED_TYPE)
 CAUSE = "pod network"
+TYPE_CAUSE = "pod-eni type unsupported"  # a node's event, no pod's
 _PLUGIN = re.compile(r'plugin type=\\?"(?P<type>[\w.-]+)\\?"')
+
+
+def unsupported_type(line: str) -> str | None:
+    """The instance type the VPC resource controller cannot give branch ENIs, if `line` is its event."""
+    m = _TYPE.search(line)
+    return m.group("type") if m else None
+
+
+def unsupported_plain(instance_type: str) -> str:
+    family = instance_type.split(".")[0]
+    return (f"The VPC resource controller (EKS's, for security groups for pods) does not support {instance_type} yet: "
+            "it attaches no trunk ENI to such a node, so the node never offers vpc.amazonaws.com/pod-eni and pods that "
+            "request it (their namespace has a SecurityGroupPolicy) stay Pending with 'Insufficient "
+            "vpc.amazonaws.com/pod-eni' while the node runs other pods. Karpenter judges pod-eni from its own copy of "
+            "the controller's table, so it can launch a family the cluster's controller does not list yet "
+            "(kubectl get nodes -L vpc.amazonaws.com/has-trunk-attached shows the nodes without a trunk): keep such families out of the NodePool that serves those pods "
+            f"(karpenter.k8s.aws/instance-family NotIn [{family}]) until EKS's controller supports them.")
 
 
 class NoAddress(NamedTuple):
