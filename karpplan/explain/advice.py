@@ -207,6 +207,21 @@ def _same_architecture(wider: list[tuple[InstanceType, float, bool]], ask: Ask, 
     return [w for w in wider if w[0].labels.get(ARCH) in archs] or wider
 
 
+def _other_vendor(name: str, ok: list[tuple[InstanceType, float]]) -> str:
+    """The accelerator the allowed types carry instead of the one asked for (g4ad's amd.com/gpu for nvidia.com/gpu)."""
+    if not name.startswith(_VENDOR_PREFIXES[:4]):
+        return ""
+    carry = {(k, t.name) for t, _ in ok for k, v in t.allocatable.items()
+             if k != name and v > 0 and k.startswith(_VENDOR_PREFIXES[:4])}
+    if not carry:
+        return ""
+    kinds = sorted({k for k, _ in carry})
+    examples = ", ".join(sorted({n for _, n in carry})[:3])
+    return (f" The types the requirements allow carry {' / '.join(kinds)} instead ({examples}): another vendor's "
+            f"accelerator, which a request for {name} never uses - allow types with {name}, or request "
+            f"{kinds[0]} if the workload runs on it.")
+
+
 def _extended(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, float]],
               known: bool, ask: Ask | None = None) -> tuple[list[str], str | None]:
     """Sentences about the extended resources the pod asks for, and the one that is the whole cause, if any."""
@@ -251,7 +266,7 @@ def _extended(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, f
             return out, name
         if known and not in_reqs:
             out.append(f"The pod asks for {_fmt(name, amount)} of {name}; no type the requirements allow offers it, "
-                       f"though these would: {_listed(offering)}." + (f" {how}" if how else ""))
+                       f"though these would: {_listed(offering)}." + _other_vendor(name, ok) + (f" {how}" if how else ""))
             return out, name
         # Said where it may be the cause: at least half the types that hold the pod's other requests lack it, or
         # the log's requirements allow types that hold it all (then how nodes come to offer it is the question).
@@ -398,7 +413,7 @@ def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str
                       f"({limits_field}), or lower the pod's requests if it does not need them."], None
     if fitting:
         cheapest = min(fitting, key=lambda tp: (tp[1], tp[0].name))[0]
-        return out + [
+        return out + [_POD_ENI_SETTING] * bool(asked.get(POD_ENI) and _provisioner(pool_fields)) + [
             f"Instance types the requirements allow do fit the pod (e.g. {_listed(fitting, 3)}; {cheapest.name} "
             f"has {_fmt(CPU, cheapest.allocatable.get(CPU))} CPU / {_fmt(MEMORY, cheapest.allocatable.get(MEMORY))} "
             "allocatable), so the pod's size is not the cause. When Karpenter says this although such types "
@@ -407,6 +422,19 @@ def advise(reason: Reason, catalog: Catalog, pool_fields: str, limits_field: str
             "breach limits' just before), then at offerings (zones / capacity type without capacity, recent "
             "insufficient-capacity errors)." + _zone_subnets(ask, limits_field)], None
     return out + [_too_big(asked, catalog, ok, pool_fields, known, fits, ask)], None
+
+
+def _provisioner(pool_fields: str) -> bool:
+    """Whether the pool is a v1alpha5 Provisioner (before v0.32): its requirements are not under spec.template."""
+    return not pool_fields.startswith("spec.template")
+
+
+POD_ENI = "vpc.amazonaws.com/pod-eni"
+# types that offer pod-eni fit, yet none satisfied: before v0.32 Karpenter counts it only with its setting on
+_POD_ENI_SETTING = (
+    "That Karpenter setting is off by default: the controller's AWS_ENABLE_POD_ENI environment variable in early "
+    "releases, aws.enablePodENI in the karpenter-global-settings ConfigMap from v0.19 to v0.31. Off, every type offers "
+    "none, so this message comes whatever the pool allows: check it first (from v0.32 on it is always counted).")
 
 
 def _local_zones(ask: Ask, catalog: Catalog) -> str:

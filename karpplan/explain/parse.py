@@ -24,8 +24,10 @@ from karpplan.explain.dialects import (
     fargate,
     kube,
     launch,
+    multi_attach,
     nodeclass,
     not_for_karpenter,
+    pod_network,
     relaxed,
     scale_down,
     scale_up_failures,
@@ -66,7 +68,7 @@ from karpplan.explain.structure import (
 from karpplan.explain.wording import capital, reason_plain, with_plain
 
 # Anything worth a full parse contains one of these (bytes, for the fast path over huge logs).
-TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"fit failure", b"no nodes available", b"scale-up", b"incompatible", b"did not tolerate",
+TRIGGER_WORDS = (b"schedule pod", b"compute packing", b"nodes are available", b"fit in any node", b"fit failure", b"no nodes available", b"scale-up", b"incompatible", b"did not tolerate",
                  b"no instance type", b"should schedule on", b"topology constraint", b"limits", b"excluded because",
                  b"does not have known values", b"registering host port usage", b"minValues", b"not supported", b"filtered out all", b'"error"',
                  b"Name:", b"Namespace:", *START_FIELDS, b"lastTransitionTime:", b"lastProbeTime:", b"Events:", b"Type  ", b"----  ", b"LAST SEEN", b"nodepools found", b"provisioners found", b"exceeds node resources",
@@ -83,6 +85,7 @@ TRIGGER_WORDS = (b"schedule pod", b"nodes are available", b"fit in any node", b"
                  *(t.encode() for t in azure.MARKERS),  # a paste on Azure (the parser remembers it)
                  # the API server refusing a NodeClaim, the kubelet refusing a bound pod: claim_rejected.py, admission.py
                  *(t.encode() for t in claim_rejected.TRIGGERS), *(t.encode() for t in admission.TRIGGERS),
+                 *(t.encode() for t in multi_attach.TRIGGERS), *(t.encode() for t in pod_network.TRIGGERS), pod_network.UNSUPPORTED_TYPE.encode(),  # bound pods
                  *(t.encode() for t in scale_down.TRIGGERS), *(t.encode() for t in ca_filtered.TRIGGERS), *(t.encode() for t in volume_topology.TRIGGERS),
                  *(t.encode() for t in relaxed.TRIGGERS), *(t.encode() for t in not_for_karpenter.TRIGGERS),
                  *(t.encode() for t in kube.PLUGIN_TRIGGERS),  # a kube-scheduler plugin's error
@@ -144,7 +147,7 @@ TRIGGER = re.compile(
     + b"|".join(re.escape(t.encode()) for t in (*launch.TRIGGERS, *azure.TRIGGERS, *scale_up_failures.TRIGGERS, *claim_rejected.TRIGGERS)))
 _ERROR_FIELD = re.compile(r'"error(?:Causes)?"\s*:\s*(?:\[\s*\{\s*"error"\s*:\s*)?\\?"?\s*$')
 _KARPENTER_ANCHOR = re.compile(
-    r"(?:Could not|could not|Failed to|Unable to) schedule pod\b|incompatible with (?:nodepool|provisioner)\b|"
+    r"(?:Could not|could not|Failed to|Unable to) schedule pod\b|Failed to compute packing, pod|incompatible with (?:nodepool|provisioner)\b|"
     r"compatible with nodepool \"|did not tolerate |no instance type |unsatisfiable topology constraint|"
     r"incompatible requirements|all available instance types exceed|node limits have been exhausted|"
     r"label \"[^\"]*\" does not have known values|pod didn['’]t schedule because NodePool|"
@@ -405,6 +408,25 @@ class RecordParser:
                 return pod
         return self._describe_pod()
 
+    def _bound_pod(self, text: str) -> Parsed | None:
+        """A scheduled pod its node will not start: the kubelet's admission refusal, its CNI without an address, a
+        volume attached elsewhere (cli-contract has no kubelet or controller-manager source: kube-scheduler's)."""
+        if any(t in text for t in admission.TRIGGERS) and (ad := admission.parse(text)) is not None:
+            reason = Reason(UNSUPPORTED, ad.text, key=ad.resource, cause=admission.CAUSE,
+                            plain=capital(admission.plain(ad)))
+            return Parsed(KUBE_SCHEDULER, "Rejected", ad.text, pod=ad.pod or self._record_pod(text), reasons=(reason,))
+        if any(t in text for t in pod_network.TRIGGERS) and (na := pod_network.parse(text)) is not None:
+            reason = Reason(UNSUPPORTED, na.text, key=na.plugin, cause=pod_network.CAUSE, plain=capital(pod_network.plain(na)))
+            return Parsed(KUBE_SCHEDULER, "FailedCreatePodSandBox", na.text, pod=self._record_pod(text), reasons=(reason,))
+        if pod_network.UNSUPPORTED_TYPE in text and (it := pod_network.unsupported_type(text)) is not None:
+            reason = Reason(UNSUPPORTED, it, key="vpc.amazonaws.com/pod-eni", cause=pod_network.TYPE_CAUSE,
+                            plain=pod_network.unsupported_plain(it))
+            return Parsed(KUBE_SCHEDULER, "Unsupported", text.strip(), reasons=(reason,))
+        if multi_attach.TRIGGERS[0] in text and (ma := multi_attach.parse(text)) is not None:  # contract: no KCM source
+            reason = Reason(VOLUME, ma.text, key=ma.volume, cause=multi_attach.CAUSE, plain=capital(multi_attach.plain(ma)))
+            return Parsed(KUBE_SCHEDULER, "FailedAttachVolume", ma.text, pod=ma.pod or self._record_pod(text), reasons=(reason,))
+        return None
+
     def parse(self, text: str) -> list[Parsed]:
         if text[:1] == ">":  # a quoted paste (GitHub, e-mail): each line's `> ` marks
             text = _QUOTED_LINES.sub("", text)
@@ -454,10 +476,8 @@ class RecordParser:
             reason = Reason(REQUIREMENT_CONFLICT, f"{avoided} DoesNotExist", key=avoided, cause=not_for_karpenter.CAUSE,
                             plain=not_for_karpenter.plain(avoided))
             return [Parsed(KARPENTER, "Ignored", reason.text, pod=self._record_pod(text), reasons=(reason,))]
-        if any(t in text for t in admission.TRIGGERS) and (ad := admission.parse(text)) is not None:
-            reason = Reason(UNSUPPORTED, ad.text, key=ad.resource, cause=admission.CAUSE,
-                            plain=capital(admission.plain(ad)))
-            return [Parsed(KUBE_SCHEDULER, "Rejected", ad.text, pod=ad.pod or self._record_pod(text), reasons=(reason,))]
+        if (bound := self._bound_pod(text)) is not None:
+            return [bound]
         if '{""' in text:  # CSV export (CloudWatch, spreadsheets): quotes doubled
             text = text.replace('""', '"')
         if "{" in text or '"error"' in text or '"message"' in text:

@@ -46,7 +46,11 @@ _BOX_WRAP = re.compile(rb"(?<=\S)(?P<pad>[ \t]*)\xe2\x94[\x82\x83][ \t]*$")
 _BOX_ROW = re.compile(rb"^[ \t]*\xe2\x94[\x82\x83](?P<pad>[ \t]*)(?=\S)")
 _LOWER_WORD = re.compile(rb"^\s*(?:[a-z][\w./-]*(?:\s|$)|[\])}])")
 _TRIGGERS = (b"schedule pod", b"nodes are available", b"fit in any node", b"predicate ", b"scale-up", b"incompatible", b"Fargate",
-             b"no instance type", b"is invalid: ", b"fit failure on node (", b"AzureCredential")
+             b"no instance type", b"is invalid: ", b"fit failure on node (", b"AzureCredential",
+             b"marked as unschedulable", b"Multi-Attach error")
+# a JSON record's opening brace, after a tailer's prefix (not a value's: `daemonset overhead={"cpu":...}`)
+_JSON_OPEN = re.compile(rb'(?:^|[\s:])\{"')
+_POOL_CLAUSE = re.compile(rb"^\s*(?:in)?compatible with (?:nodepool|provisioner)")
 MAX_WRAPPED_LINES = 20
 MIN_PREFIX = 6  # shorter first words (`and`, `key`) may well begin a continuation
 BLOCK_BYTES = 1 << 20
@@ -171,7 +175,7 @@ def _wrapped(pending: Record, line: bytes) -> bool:
         return False
     if _same_head(data, line):
         return False
-    if b'{"' in data[:64] or data.lstrip().startswith(b"{"):  # a JSON record: only an unclosed one continues
+    if _JSON_OPEN.search(data, 0, 64) or data.lstrip().startswith(b"{"):  # a JSON record: only an unclosed one continues
         depth, in_string = depth_change(data)
         return depth > 0 or in_string
     tail = data.rstrip()
@@ -181,6 +185,8 @@ def _wrapped(pending: Record, line: bytes) -> bool:
         return True
     if _CONTINUES.match(line) is not None:
         return True
+    if tail.count(b"(") > tail.count(b")") and line.lstrip()[:1].islower() and not _POOL_CLAUSE.match(line):
+        return True  # `(based on` / `hinting). Ignoring in scale up.`; a pool's clause on its own line starts anew
     return not tail.endswith((b".", b'"', b"}", b")")) and _LOWER_WORD.match(line) is not None
 
 

@@ -16,9 +16,11 @@ from karpplan.explain.dialects import (
     disruption,
     fargate,
     launch,
+    multi_attach,
     nodeclass,
     not_for_karpenter,
     plugin_error,
+    pod_network,
     relaxed,
     scale_down,
     volume_topology,
@@ -36,8 +38,9 @@ from karpplan.model.labels import ZONE
 _WELL_KNOWN_POOL_KEYS = ("karpenter.sh/nodepool", "karpenter.sh/provisioner-name")
 _HOSTNAME = "kubernetes.io/hostname"
 # causes a record states of no pod: a node class, an EC2 launch, a NodeClaim the API server refused
-_NO_FAILURE = (admission.CAUSE, scale_down.CAUSE, ca_filtered.CAUSE, relaxed.CAUSE, volume_topology.CAUSE, not_for_karpenter.CAUSE)
-_NO_POD_CAUSES = (*nodeclass.CAUSES, *launch.CAUSES, *azure.CAUSES, *claim_rejected.CAUSES, restricted_domain.POOL_CAUSE)
+_NO_FAILURE = (admission.CAUSE, multi_attach.CAUSE, pod_network.CAUSE, scale_down.CAUSE, ca_filtered.CAUSE, relaxed.CAUSE, volume_topology.CAUSE, not_for_karpenter.CAUSE)
+_NO_POD_CAUSES = (*nodeclass.CAUSES, *launch.CAUSES, *azure.CAUSES, *claim_rejected.CAUSES, restricted_domain.POOL_CAUSE,
+                  pod_network.TYPE_CAUSE)
 
 
 @dataclass(frozen=True)

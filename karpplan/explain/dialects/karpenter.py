@@ -25,7 +25,8 @@ DRA_IGNORED = "DRA requests ignored"
 
 _ELLIPSIS = re.compile(r"\s*(?:…|\.\.\.)\s*$")
 _ENVELOPE = re.compile(
-    r"^\s*(?:(?:Could not|could not|Failed to) schedule pod(?:,\s*|\s*$)|Unable to schedule pod (?P<pod>\S+?),\s*)"
+    r"^\s*(?:(?:Could not|could not|Failed to) schedule pod(?:,\s*|\s*$)|Unable to schedule pod (?P<pod>\S+?),\s*"
+    r"|Failed to compute packing,\s*(?=pod\(s\) \[(?P<packed>[^\]\s]+)))"
     r"(?P<matched>matched \d+/\d+ provisioners?,?\s*)?"
 )
 # v0.9-v0.15: `matched 0/N provisioners, tried provisioner/X: <reason>; tried provisioner/Y: <reason>`
@@ -47,6 +48,8 @@ _CUT_KINDS = (reason_kind.UNKNOWN_LABEL, reason_kind.TAINT, reason_kind.REQUIREM
 _CONFLICT = re.compile(r"^(?:incompatible requirements, )?key (?P<key>[^,\s]+),\s*(?P<a>.*?) not in (?P<b>.*)$", re.S)
 _CUT_KEY = re.compile(r"^(?:incompatible requirements, )?key (?P<key>[^,\s]+)\s*$")
 _CONFLICT_V06 = re.compile(r"^incompatible requirements, (?P<a>.*?) not in (?P<b>.*?), key (?P<key>\S+)", re.S)
+# v0.5-v0.6's bin-packing failure: `Failed to compute packing, pod(s) [ns/p] did not fit in instance type option(s) [r5.12xlarge]`
+_PACKING = re.compile(r"^pod\(s\) \[[^\]]*\] did not fit in instance type option\(s\) \[(?P<types>[^\]]*)\]?")
 _OLD_NO_TYPE = re.compile(
     r"^no instance type satisfied resources (?P<res>\{[^}]*\}?)(?: and requirements (?P<reqs>.*?))?"
     r"(?: \((?P<cause>no instance type[^)]*)\)?)?\s*$", re.S)
@@ -177,6 +180,11 @@ def _parse_body(body: str, clause: str) -> Reason | None:
         return Reason(reason_kind.REQUIREMENT_CONFLICT, clause, key=m.group("key"), truncated=True)
     if body.startswith("incompatible requirements"):
         return Reason(reason_kind.REQUIREMENT_CONFLICT, clause)
+    if (m := _PACKING.match(body)) is not None:
+        types = tuple(t.strip(",") for t in m.group("types").split() if t.strip(","))
+        return Reason(reason_kind.NO_INSTANCE_TYPE, clause, resources={},
+                      requirements=(ParsedRequirement("node.kubernetes.io/instance-type", "In", types, ""),),
+                      cause="did not fit in instance type option(s)")
     if (m := _OLD_NO_TYPE.match(body)) is not None:
         return Reason(reason_kind.NO_INSTANCE_TYPE, clause, resources=parse_resources(m.group("res")),
                       requirements=parse_requirements(m.group("reqs") or ""), cause=m.group("cause"))
@@ -216,7 +224,7 @@ def parse_error(text: str) -> tuple[str | None, list[PoolReasons], list[Reason],
     pod = None
     hint: str | None = None
     if (m := _ENVELOPE.match(text)) is not None:
-        pod = m.group("pod")
+        pod = m.group("pod") or m.group("packed")
         if pod is not None:
             hint = V06
         text = text[m.end():]
@@ -283,6 +291,13 @@ def _dialect_hint(text: str, kinds: set[str], bare: list[Reason], enveloped: boo
 # Karpenter's InstanceTypeFilterError names which of three sets of instance types - those the requirements allow,
 # those large enough, those with an offering left - has no type in common with the others; what each means
 _FILTER_ERRORS = (
+    # v0.5-v0.6's bin-packing: the pod (with the DaemonSets) fits none of the listed types' allocatable
+    ("did not fit in instance type option",
+     "Karpenter packed the pod's requests, with the DaemonSets' requests, onto each listed type and none held them: "
+     "a type's allocatable is its EC2 size less the kubelet's reservations (kube-reserved, which grows with the "
+     "size, the eviction threshold) and Karpenter's VM overhead estimate, so a pod sized near an instance's "
+     "nominal CPU or memory fits only a larger type (a pod asking for 350Gi fits no r5.12xlarge, with its 384GiB, "
+     "but an r5.16xlarge). Allow a larger type in the Provisioner, or lower the pod's requests."),
     # v1: only the offering is missing - the requirements allow types large enough (Karpenter's own word, above any
     # catalog's): capacity or a zone's subnet, not the labels or the size (aws/karpenter-provider-aws#8712)
     ("has the required offering",

@@ -26,15 +26,20 @@ REFUSED = "launch refused"
 UNREGISTERED = "resource not registered"
 NOT_JOINED = "node not registered"  # the NodeClaim's Registered condition: NodeNotFound
 NO_STARTUP_TAINT = "no unregistered taint"  # v1: the node registered without karpenter.sh/unregistered
-CAUSES = (CAPACITY, QUOTA, SUBNETS, REFUSED, UNREGISTERED, NOT_JOINED, NO_STARTUP_TAINT)
+SHORT = "resource short"  # the node registered less of a resource than Karpenter planned with
+CAUSES = (CAPACITY, QUOTA, SUBNETS, REFUSED, UNREGISTERED, NOT_JOINED, NO_STARTUP_TAINT, SHORT)
 
 TRIGGERS = ("launching nodeclaim", "launching machine", "Launching node", "creating instance", "creating cloud provider "
             "instance", "insufficient capacity", "InsufficientInstanceCapacity", "UnfulfillableCapacity",
             "no subnets matched", "no subnets exist", "no subnets found", "VcpuLimitExceeded",
             "MaxSpotInstanceCountExceeded", "InstanceLimitExceeded", "didn't register on the node",
             "nominated for this pod failed to launch", "Node not registered with cluster",
-            "missing required startup taint")
-_UNREGISTERED = re.compile(r'expected resource \\?"(?P<res>[^"\\]+)\\?" didn\'t register on the node')
+            "missing required startup taint", "creating fleet", "Could not launch node", "% of expected)")
+_UNREGISTERED = re.compile(r'expected resource \\?"(?P<res>[^"\\]+)\\?" didn\'t register on the node', re.I)
+# Karpenter's consistency check (v0.2x inflight checks, v0.3x+ nodeshape): a resource the node registered below 90%
+# of what Karpenter launched it for: `Expected 234 of resource pods, but found 50 (21.4% of expected)`
+_SHORTFALL = re.compile(r"[Ee]xpected (?P<want>\S+) of resource (?P<res>[\w./-]+), but found (?P<got>\S+) "
+                        r"\((?P<pct>[\d.]+)% of expected\)")
 # the resources every kubelet reports itself; any other (nvidia.com/gpu, ...) comes from a device plugin
 _KUBELET_RESOURCES = ("cpu", "memory", "pods", "ephemeral-storage")
 _CAPACITY = re.compile(r"insufficient capacity|InsufficientInstanceCapacity|UnfulfillableCapacity|"
@@ -46,11 +51,12 @@ _SUBNETS = re.compile(r"no subnets (?:matched selector|exist given constraints|f
 _SHORT = re.compile(r"We currently do not have sufficient (?P<type>\S+) capacity in the Availability Zone you requested "
                     r"\((?P<zone>[^)]+)\)")
 _AMIS = re.compile(r"no instance types satisfy requirements of amis? (?P<amis>\[?[\w\-, ]+\]?)")
-_FLEET = re.compile(r"with fleet error\(s\), (?P<code>\w+): (?P<msg>[^;\"\t{]*)")
+_FLEET = re.compile(r"(?:with fleet error\(s\),|creating fleet) (?P<code>[A-Z][\w.]+): (?P<msg>[^;\"\t{]*)")
 # the pod event of kubernetes-sigs/karpenter#3143: `InsufficientCapacityError  NodeClaim X, nominated for this pod failed
 # to launch: InsufficientInstanceCapacity: We currently do not have sufficient ...`
 _ANCHOR = re.compile(r"(?:failed )?launching (?:nodeclaim|machine)|Launching node|creating instance|creating cloud "
-                     r"provider instance|insufficient capacity|no subnets|creating scheduler|"
+                     r"provider instance|insufficient capacity|no subnets|creating scheduler|Could not launch node|"
+                     r"creating machine|creating fleet|"
                      r"NodeClaim \S+, nominated for this pod failed to launch", re.I)
 _NOMINATED_CLAIM = re.compile(r"NodeClaim (?P<name>\S+?), nominated for this pod")
 _END = re.compile(r'\t\{|","|"\}|"$|\s\{"commit')
@@ -77,6 +83,8 @@ def parse(line: str) -> LaunchError | None:
         return LaunchError(NOT_JOINED, "Node not registered with cluster")
     if (tm := re.search(r"missing required startup taint, (?P<key>[\w./-]+)", line)) is not None:
         return LaunchError(NO_STARTUP_TAINT, tm.group(0), detail=tm.group("key"))
+    if (sm := _SHORTFALL.search(line)) is not None:
+        return LaunchError(SHORT, sm.group(0), detail=sm.group("res"), code=sm.group("want"), selector=sm.group("got"))
     if (um := _UNREGISTERED.search(line)) is not None:
         return LaunchError(UNREGISTERED, um.group(0).replace('\\"', '"'), detail=um.group("res"))
     text = line.replace('\\"', '"')
@@ -100,8 +108,18 @@ def parse(line: str) -> LaunchError | None:
                            short.group("type") if short else None, short.group("zone") if short else None, code=code)
     if fleet is not None or "launching nodeclaim" in text.lower() or "launching machine" in text.lower():
         return LaunchError(REFUSED, error, claim.group("name") if claim else None, code=code,
-                           detail=fleet.group("msg").strip() if fleet else None)
+                           detail=fleet.group("msg").split("\\n")[0].split("\n")[0].strip() if fleet else None)
     return None
+
+
+_NOT_JOINED_PLAIN = ("A NodeClaim's instance was launched but its node never registered with the cluster (the NodeClaim's "
+    "Registered condition: NodeNotFound, Node not registered with cluster): the kubelet cannot join - the "
+    "node role's access entry (type EC2 Linux) or aws-auth mapping, an AMI whose bootstrap does not match "
+    "the node class's amiFamily / user data, no route from the subnet to the API server (private endpoint, "
+    "NAT, security groups). The instance's system log (EC2 console, Get system log) shows the kubelet's "
+    "error; Karpenter deletes the NodeClaim after 15 minutes and tries again. (Those are EKS's causes; with "
+    "Karpenter's Azure provider the same words mean the VM's bootstrap or its subnet's route to the API "
+    "server failed - its boot diagnostics show why.) Nothing on the pod is wrong.")
 
 
 def plain(e: LaunchError) -> str:
@@ -118,20 +136,15 @@ def plain(e: LaunchError) -> str:
                 "EC2 quota (Service Quotas: Running On-Demand / All Spot Instance Requests, in vCPUs) or lower the "
                 "NodePool's spec.limits so Karpenter stays under it. Nothing on the pod is wrong.")
     if e.cause == NOT_JOINED:
-        return ("A NodeClaim's instance was launched but its node never registered with the cluster (the NodeClaim's "
-                "Registered condition: NodeNotFound, Node not registered with cluster): the kubelet cannot join - the "
-                "node role's access entry (type EC2 Linux) or aws-auth mapping, an AMI whose bootstrap does not match "
-                "the node class's amiFamily / user data, no route from the subnet to the API server (private endpoint, "
-                "NAT, security groups). The instance's system log (EC2 console, Get system log) shows the kubelet's "
-                "error; Karpenter deletes the NodeClaim after 15 minutes and tries again. (Those are EKS's causes; with "
-                "Karpenter's Azure provider the same words mean the VM's bootstrap or its subnet's route to the API "
-                "server failed - its boot diagnostics show why.) Nothing on the pod is wrong.")
+        return _NOT_JOINED_PLAIN
     if e.cause == NO_STARTUP_TAINT:
         return (f"A node joined without the taint {e.detail} ({e.text}): Karpenter v1 requires every node it launches "
                 "to register with karpenter.sh/unregistered:NoExecute and removes it itself, and a node without it is "
                 "never marked registered. The AMI families Karpenter knows add it; with amiFamily: Custom (or your own "
                 "bootstrap) the user data must pass --register-with-taints=karpenter.sh/unregistered:NoExecute to the "
                 "kubelet (nodeadm's kubelet flags on AL2023). Nothing on the pod is wrong.")
+    if e.cause == SHORT:
+        return _short_plain(e)
     if e.cause == UNREGISTERED:
         if e.detail in _KUBELET_RESOURCES:
             return (f"A node Karpenter launched never reported {e.detail} in its status (FailedConsistencyCheck: "
@@ -158,9 +171,63 @@ def plain(e: LaunchError) -> str:
                 "lowering its requests only helps if it lets smaller types qualify.")
     if (am := _AMIS.search(e.text)) is not None:  # Karpenter's own check, before any EC2 call
         return _no_ami_pair(claim, e.text, am.group("amis").strip("[] "))
+    if (why := next((w for words, w in _REFUSALS if words in e.text), None)) is not None:
+        return f"{claim} could not start: EC2 refused the launch ({e.code}: {e.detail}). {why} Nothing on the pod is wrong."
     return (f"{claim} could not start: EC2 refused the launch ({f'{e.code}: {e.detail}' if e.code and e.detail else e.text}). That is "
             "about the node class or the AWS account (the node IAM role and iam:PassRole, the launch template, AMI, "
             "security groups, tags), not the pod; Karpenter retries, so a transient AWS error clears on its own.")
+
+
+# why a node registers less of a resource than Karpenter launched it for, by resource
+_SHORT_WHY = {
+    "pods": ("Karpenter launched it for {want} pods (its own max-pods figure: the ENI-limited count, or the "
+             "kubelet maxPods it was given) but the kubelet registered {got}: the AMI's bootstrap or your user data "
+             "set another --max-pods (a custom AMI or launch template, Bottlerocket's settings.kubernetes.max-pods, "
+             "prefix delegation assumed on one side only). Karpenter packs pods onto the node by its own figure, so "
+             "pods it planned there stay pending (Too many pods). Make the two agree: set the kubelet maxPods Karpenter "
+             "uses (EC2NodeClass spec.kubelet.maxPods in v1; spec.template.spec.kubelet in a v1beta1 NodePool; "
+             "kubeletConfiguration.maxPods in a Provisioner) to what the node really allows, or drop the override."),
+    "ephemeral-storage": (
+        "Karpenter sized it from the node class's blockDeviceMappings ({want}) but the kubelet's filesystem has "
+        "{got}: the mapping enlarged a volume the kubelet does not use - the wrong deviceName for the AMI "
+        "(/dev/xvda is the root volume of AL2 and AL2023, Bottlerocket keeps pods' data on /dev/xvdb), a custom AMI "
+        "or launch template whose root device is named otherwise, or a filesystem not grown to its volume. Put "
+        "the size on the device the kubelet's filesystem is on."),
+}
+
+
+def _short_plain(e: LaunchError) -> str:
+    """A node that registered less of a resource than Karpenter planned with."""
+    res, want, got = e.detail or "", e.code or "?", e.selector or "?"
+    why = _SHORT_WHY.get(res, "").format(want=want, got=got) or (
+        f"Karpenter launched it expecting {want} of {res} and the node reports {got}: "
+        + ("Karpenter's estimate of what the instance keeps for itself (its VM memory overhead estimate, "
+           "VM_MEMORY_OVERHEAD_PERCENT) is too low for this type, or huge pages carve memory out"
+           if res in ("memory", "cpu") else "its device plugin registered fewer devices than the type has (a "
+           "plugin sharing or partitioning them, or devices the driver did not bring up)") + ".")
+    return (f"A node Karpenter launched registered {got} of {res}, where Karpenter planned with {want} ({e.text}; a consistency "
+            f"check on the node, FailedConsistencyCheck / FailedInflightCheck). {why} The node stays and runs what "
+            "fits; nothing on the pods is wrong.")
+
+
+# EC2's refusals whose cause is in the node class's launch settings (the words EC2 answers with, what they mean)
+_REFUSALS = (
+    ("'amiIdList' cannot be empty",
+     "The launch template Karpenter was given names no AMI: with your own launch template (a Provisioner's "
+     "launchTemplate, an AWSNodeTemplate's launchTemplateName) Karpenter takes the AMI from the template, so it must "
+     "set one (ImageId) - the launch template of an EKS managed node group never does (EKS adds the AMI itself). "
+     "Put the AMI in the template, or drop the launch template and let Karpenter build its own from amiFamily / "
+     "amiSelector and userData (launch templates were removed from Karpenter's API in v0.32)."),
+    ("InvalidLaunchTemplateName.NotFoundException",
+     "The launch template is gone. A Karpenter-<cluster>-<hash> template is Karpenter's own: it caches the "
+     "templates it made, and when one is deleted (by hand, by its cleanup of templates unused for a while, or by "
+     "another Karpenter replica) it keeps using the cached name until the cache expires - restart the Karpenter "
+     "controller (its leader) to drop the cache, and upgrade Karpenter (later releases re-create a missing "
+     "template). A template you named yourself must exist in the cluster's region and account."),
+    ("InvalidAMIID",
+     "The AMI does not exist in this region or account, or the node role may not use it: an AMI id is per region; "
+     "check the node class's AMI selection (kubectl describe ec2nodeclass lists the AMIs it resolved)."),
+)
 
 
 def _no_ami_pair(claim: str, text: str, amis: str) -> str:
