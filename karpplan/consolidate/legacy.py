@@ -61,7 +61,8 @@ def _warning(annotation: str, hits: Sequence[tuple[str, Origin, str]]) -> str:
     name, origin, value = hits[0]
     others = f" (and {len(hits) - 1} other {kind}(s))" if len(hits) > 1 else ""
     return (f"{origin}: {kind} {name}{others} has {annotation}: \"{value}\", which does not stop consolidation: "
-            f"{why}; Karpenter may disrupt its node. To keep it, annotate with {DO_NOT_DISRUPT}: \"true\"")
+            f"{why}; once its node is Karpenter v1's (a NodePool's), consolidation may disrupt it. To keep it, "
+            f"annotate with {DO_NOT_DISRUPT}: \"true\"")
 
 
 def provisioner_nodes(nodes: Iterable[tuple[str, Mapping[str, str], Origin]]) -> list[str]:
