@@ -62,6 +62,7 @@ from karpplan.plan_fargate import (
     split_fargate,
 )
 from karpplan.plan_volumes import volume_reasons
+from karpplan.plan_windows import linux_pods_on_windows
 from karpplan.time_limit import auto_seconds
 
 if TYPE_CHECKING:
@@ -420,6 +421,7 @@ def _assemble(inventory: Inventory, catalog: Catalog, options: PlanOptions, prob
     warnings.extend(daemonset_port_clashes([*(n.option.daemon_ports for n in solution.nodes if n.option is not None),
                                             *(info.daemon_ports for info in problem.existing)], inventory.daemonsets))
     warnings.extend(str(notice) for notice in (*inventory.notices, *inventory.scale_notes))
+    warnings.extend(linux_pods_on_windows(solution.nodes))
     ignored = tuple(IgnoredDocument(d.kind, d.name, d.origin, d.why)
                     for d in inventory.skipped)
     return Plan(summary, tuple(nodes), tuple(plan_pods), tuple(unschedulable), tuple(warnings), ignored,

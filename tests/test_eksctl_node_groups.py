@@ -305,3 +305,17 @@ def test_a_windows_node_group_runs_windows_pods(tmp_path: Path) -> None:
     assert min(n["hourlyPrice"] for n in windows) > linux["hourlyPrice"]  # the Windows licence
     placed = {p["name"]: p["node"] for p in plan["pods"]}
     assert sorted(placed[f"iis-{i}"].split("-")[0] for i in range(2)) == ["windows", "windows"]
+
+
+def test_pods_that_ask_nothing_of_the_os_on_windows_nodes_are_said(tmp_path: Path) -> None:
+    """A Redis without an OS selector lands on an untainted Windows node group, as kube-scheduler would place it:
+    the plan says so and how to keep it off (it was silent)."""
+    windows_only = WINDOWS_CLUSTER.split("managedNodeGroups:")[0]
+    redis = IIS.replace("name: iis", "name: redis").replace("app: iis", "app: redis").replace(
+        "      nodeSelector: {kubernetes.io/os: windows}\n", "").replace("replicas: 2", "replicas: 1")
+    small = IIS.replace('cpu: "1"', "cpu: 500m")
+    code, plan, err = _plan(tmp_path, windows_only, redis.replace('cpu: "1"', "cpu: 500m"), small)
+    assert code == 0, err
+    said = [w for w in plan["warnings"] if "ask" in w and "Windows nodes" in w]
+    assert len(said) == 1 and said[0].startswith("Deployment/shop/redis (1 pod) asks nothing of the node's OS")
+    assert "kubernetes.io/os: linux" in said[0] and "iis" not in said[0]
