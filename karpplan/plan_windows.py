@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from karpplan.costs.showback import workload_key
 from karpplan.engines.result import SolvedNode
 from karpplan.model import labels as L
 from karpplan.model.pods import PodTemplate
@@ -40,7 +41,8 @@ def linux_pods_on_windows(nodes: Iterable[SolvedNode]) -> list[str]:
         if here:
             windows_nodes.append(node.name)
         for pod in here:
-            workloads[pod.workload] = workloads.get(pod.workload, 0) + 1
+            key = workload_key(pod.workload, pod.namespace)
+            workloads[key] = workloads.get(key, 0) + 1
     if not workloads:
         return []
     named = ", ".join(f"{w} ({n} pod{'s' if n > 1 else ''})" for w, n in sorted(workloads.items())[:4])
