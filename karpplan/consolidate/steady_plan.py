@@ -36,8 +36,8 @@ def offered(steady: SteadyState, request: SteadyStateRequest, result: Consolidat
     """`steady` as it is, or (when it is cheaper than the optimal engine's plan, `request.optimal`) a
     `SteadyPlan` with the consolidated cluster as the plan to show instead, or why it cannot be."""
     optimal, problem, cost = request.optimal, request.problem, steady.hourly_cost
-    if optimal is None or problem is None or cost is None:
-        return steady
+    if optimal is None or problem is None or cost is None or steady.existing_removed > 0:
+        return steady  # removing nodes the plans keep, it is another cluster (the summary says so)
     fixed = request.launch_cost - request.solution.cost  # Fargate pods and static NodePools' nodes
     shown = optimal.cost + fixed
     if cost >= shown - CHEAPER_BY:
@@ -92,7 +92,8 @@ def settled_plan(problem: Problem, launch: Solution, result: Consolidated, new: 
     solution = Solution(launch.engine, list(nodes.values()), unplaced, "feasible")
     broken = verify(problem, solution)
     if broken:
-        return f"it breaks {len(broken)} rule(s) of the plan's checks ({broken[0]})"
+        return (f"counted as a plan, it breaks {len(broken)} scheduling rule(s) every plan keeps (first, {broken[0]}): "
+                "Karpenter checks each rule only as it places a pod, not on the cluster it ends with")
     return solution
 
 
