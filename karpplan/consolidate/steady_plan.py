@@ -44,9 +44,10 @@ def offered(steady: SteadyState, request: SteadyStateRequest, result: Consolidat
         return steady
     settled = settled_plan(problem, request.solution, result, new)
     if isinstance(settled, str):
+        then = ("the optimiser's plan is proven the cheapest" if optimal.status == "optimal"
+                else "a longer --time-limit may find a cheaper plan")
         why_not = (f"the optimiser's own plan costs ${shown:.4f}/h, more than Karpenter's steady state "
-                   f"(${cost:.4f}/h), which is not shown as the plan: {settled}; a longer --time-limit may find a "
-                   "cheaper plan")
+                   f"(${cost:.4f}/h), which is not shown as the plan: {settled}; {then}")
         return SteadyPlan(**vars(steady), why_not=why_not)
     if len(settled.unplaced) > len(optimal.unplaced):
         return steady  # the optimiser's plan places more pods: the costs compare different things
@@ -92,8 +93,7 @@ def settled_plan(problem: Problem, launch: Solution, result: Consolidated, new: 
     solution = Solution(launch.engine, list(nodes.values()), unplaced, "feasible")
     broken = verify(problem, solution)
     if broken:
-        return (f"counted as a plan, it breaks {len(broken)} scheduling rule(s) every plan keeps (first, {broken[0]}): "
-                "Karpenter checks each rule only as it places a pod, not on the cluster it ends with")
+        return f"it breaks {len(broken)} scheduling rule(s) every plan keeps (first, {broken[0]})"
     return solution
 
 
