@@ -119,3 +119,41 @@ def test_a_steady_state_that_removes_an_existing_node_is_not_shown(tmp_path: Pat
     assert not any("the optimiser's own plan" in w for w in plan.warnings)
     text = " ".join(table_text(plan, width=200).split())
     assert "which also removes existing nodes this plan keeps" in text and "$-" not in text
+
+
+# Two replicas kept one per node (hostname spread, maxSkew 1): Karpenter launches a node for each.
+HOSTNAME_SPREAD = """
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      topologySpreadConstraints:
+        - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule,
+           labelSelector: {matchLabels: {app: web}}}
+      containers: [{name: web, image: nginx, resources: {requests: {cpu: 700m, memory: 1Gi}}}]
+"""
+
+
+def test_a_cheaper_steady_state_that_breaks_a_rule_is_never_shown_and_the_plan_says_which(tmp_path: Path) -> None:
+    """A steady state below the optimiser's proven plan can only break a rule every plan keeps (here
+    consolidation stacks both replicas on one node): the proven plan stays, with the rule named, and no
+    advice to raise the time limit."""
+    path = manifests(tmp_path)
+    (path / "apps.yaml").write_text(HOSTNAME_SPREAD)
+    plan = _plan(path, loaded=False)
+    steady = plan.summary.karpenter_steady.hourly_cost
+    assert plan.summary.status == "optimal" and plan.summary.new_nodes == 2
+    assert steady is not None
+    notes = [w for w in plan.warnings if "the optimiser's own plan" in w]
+    if steady < plan.summary.hourly_cost - 1e-6:
+        [note] = notes
+        assert "which is not shown as the plan: it breaks 1 scheduling rule(s) every plan keeps" in note
+        assert "kubernetes.io/hostname maxSkew 1" in note
+        assert note.endswith("the optimiser's plan is proven the cheapest") and "--time-limit" not in note
+    else:  # consolidation keeps one replica per node, as Karpenter's own scheduler would
+        assert notes == []
