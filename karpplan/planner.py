@@ -14,7 +14,7 @@ goes without them (about 0.2 s), and OR-Tools (another 0.45 s) loads only when t
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Literal, get_args
 
 from karpplan.catalog import (
@@ -100,6 +100,21 @@ class SteadyStateRequest:
     time_limit: float  # seconds left of the plan's limit (0 or less: none); when they run out it is not computed
     launch_cost: float  # $/h of Karpenter's plan, Fargate pods and static NodePools' nodes included
     launch_nodes: int  # its new nodes, counted as `summary.karpenter.newNodes`
+    problem: Problem | None = None  # the problem planned: what the consolidated cluster is a plan of
+    optimal: Solution | None = None  # the optimal engine's plan, which a cheaper steady state replaces
+
+
+@dataclass(frozen=True)
+class SteadyPlan(SteadyState):
+    """A steady state cheaper than the optimal engine's plan (issue 29): its consolidated cluster as the plan
+    to show instead (`plan`, whose notes say so), or why it cannot be shown (`why_not`, a warning)."""
+
+    plan: Solution | None = None
+    why_not: str | None = None
+
+    def figures(self) -> SteadyState:
+        """The steady state alone, as the summary quotes it."""
+        return SteadyState(**{f.name: getattr(self, f.name) for f in fields(SteadyState)})
 
 
 SteadyStateHook = Callable[[SteadyStateRequest], SteadyState]
@@ -320,7 +335,18 @@ def make_plan(inventory: Inventory, catalog: Catalog, options: PlanOptions, budg
         if not greedy.not_simulated:
             with budget.phase("steady-state"):  # what is left of the one limit
                 steady = hook(SteadyStateRequest(inventory, prepared.catalog, greedy, budget.limit - budget.elapsed(),
-                                                 plan.summary.karpenter_cost, plan.summary.karpenter_new_nodes or 0))
+                                                 plan.summary.karpenter_cost, plan.summary.karpenter_new_nodes or 0,
+                                                 problem, solution if options.engine == "optimal" else None))
+    if isinstance(steady, SteadyPlan):  # Karpenter's consolidated cluster is cheaper than the optimiser's plan
+        if steady.plan is not None:
+            from karpplan.engines.repack.replay import state_for  # lazy: loaded with the optimal engine
+
+            with budget.phase("assemble"):
+                plan = _assemble(inventory, prepared.catalog, options, problem, prepared.fargate, steady.plan,
+                                 state_for(problem, steady.plan), greedy, prepared.notes, budget.clock.cut)
+        elif steady.why_not is not None:
+            plan = replace(plan, warnings=(*plan.warnings, steady.why_not))
+        steady = steady.figures()
     summary = replace(plan.summary, solve_seconds=budget.elapsed(), phases=budget.phases(),
                       time_limit=budget.limit, preferences=outcome,
                       time_limit_auto=options.time_limit_auto, karpenter_steady=steady)

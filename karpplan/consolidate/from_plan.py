@@ -7,7 +7,8 @@ could not place stay pending. The Node annotations, the NodePools' `spec.disrupt
 PodDisruptionBudgets come from the plan's own reading of the input (`Inventory.disruption_documents`, typed by
 `snapshot.py`): no file is read again, so input from stdin is consolidated too. `loop.steady_state`
 consolidates within the time it is given; what it cannot compute honestly (no time left) is said, never
-guessed.
+guessed. When the steady state is cheaper than the optimal engine's plan, its cluster is offered as the plan
+to show instead (`steady_plan.py`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from karpplan.consolidate.loop import SteadyState as Consolidated
 from karpplan.consolidate.loop import steady_state
 from karpplan.consolidate.snapshot import SimNode, Snapshot, make_snapshot
 from karpplan.consolidate.state import ClusterState
+from karpplan.consolidate.steady_plan import offered
 from karpplan.engines.result import Solution, SolvedNode
 from karpplan.model import labels as L
 from karpplan.model.nodes import ExistingNode
@@ -106,6 +108,7 @@ def steady_state_of(request: SteadyStateRequest) -> SteadyState:
     snapshot = make_snapshot(inventory, inventory.disruption_documents, request.catalog)
     after_launch, new = launched(snapshot, request.solution)
     state = ClusterState.of(after_launch, request.catalog)
+    state.launched = len(new)  # replacements are numbered after the launch's nodes: no name is taken twice
     result = steady_state(state, time_limit=request.time_limit - (time.monotonic() - started),
                           first_simulation=FIRST_SIMULATION_FACTOR * request.solution.solve_seconds,
                           exact_reasons=False)  # plan quotes no node's reason
@@ -113,4 +116,4 @@ def steady_state_of(request: SteadyStateRequest) -> SteadyState:
         saved = sum(a.savings for a in result.actions)
         note = out_of_time_note(request.time_limit, len(result.actions), request.launch_cost - saved if saved else None)
         return SteadyState(None, actions=len(result.actions), note=note)
-    return figures(result, request, new)
+    return offered(figures(result, request, new), request, result, new)
