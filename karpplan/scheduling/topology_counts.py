@@ -274,11 +274,13 @@ class TopologyCounts:
     def spread_min(self, rule: SpreadRule, attempt: Attempt | None = None) -> int:
         """The global minimum over the rule's eligible domains within the pod's podDomains at this
         attempt (without one: every required term ORed)."""
-        counts = self.spread[rule.uid]
         if rule.hostname:
-            domains = [s.name for s in self.slots if self.slot_counts_for(rule, s)]
-        else:
-            domains = self.domains(rule, self.requirements.pod_values(rule, attempt))
+            # Karpenter (`topologygroup.go nextDomainTopologySpread`): "Karpenter can always create a new domain", so a
+            # hostname spread's global minimum is 0 and a node holds at most maxSkew matching pods (aws#4666); its
+            # consolidation simulation asks the same scheduler, so it never stacks replicas either
+            return 0
+        counts = self.spread[rule.uid]
+        domains = self.domains(rule, self.requirements.pod_values(rule, attempt))
         return domain_minimum(rule, counts, domains)
 
     def opens(self, rule: AffinityRule, i: int, strict: Sequence[Requirements]) -> bool:
