@@ -38,7 +38,7 @@ from karpplan.scheduling.daemon_ports import (
 )
 from karpplan.scheduling.label_values import by_label_values
 from karpplan.scheduling.pool_admission import cache_key, pool_admission
-from karpplan.scheduling.shortfall_hints import offered_nowhere
+from karpplan.scheduling.shortfall_hints import offered_nowhere, os_nowhere
 
 IndexArray = npt.NDArray[np.intp]
 BoolArray = npt.NDArray[np.bool_]
@@ -575,7 +575,8 @@ def instance_type_failure(template: PodTemplate, pool: NodePool, pool_options: S
     if not pool_options:
         return f"no instance type met the scheduling requirements or had enough resources or had a required offering, requirements={reqs}, resources={total}"
     if not matching:
-        return f"no instance type met all requirements, requirements={reqs}, resources={total}"
+        return (f"no instance type met all requirements, requirements={reqs}, resources={total}"
+                + os_nowhere(reqs.get(L.OS), (o.labels.get(L.OS, "linux") for o in pool_options)))
     largest = max(matching, key=lambda o: (o.free.get("cpu"), o.free.get("memory")))
     short = template.requests.shortfalls(largest.free)
     overhead = largest.daemon_overhead

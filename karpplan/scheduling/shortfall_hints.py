@@ -116,3 +116,18 @@ def _auto_mode_note(request: int, daemons: int, kubelet: KubeletConfig | None, n
     size = node_class.storage.block_devices[0].volume_bytes if node_class.storage.block_devices else None
     return (f": a node's ephemeral-storage is the {format_resource(EPHEMERAL, size or 0)} ephemeralStorage.size of "
             f'NodeClass "{node_class.name}" ({node_class.origin}); set spec.ephemeralStorage.size to {need}Gi or more')
+
+
+def os_nowhere(required: object, offered_os: Iterable[str]) -> str:
+    """The hint for a pod whose `kubernetes.io/os` requirement no node of the pool meets ("" otherwise): an
+    EC2NodeClass's AMI family decides the OS of every node it launches (Bottlerocket, AL2023: Linux; the Windows
+    aliases: Windows), so the pool's requirements cannot widen it (`required`: the pod's Requirement on the key)."""
+    has = getattr(required, "has", None)
+    systems = sorted(set(offered_os))
+    if has is None or not systems or any(has(os) for os in systems):
+        return ""
+    wanted = "Windows" if has("windows") else "Linux"
+    alias = "windows2022@latest" if wanted == "Windows" else "al2023@latest or bottlerocket@latest"
+    return (f"; this NodePool's node class launches {', '.join(systems)} nodes only (its AMI family decides the OS) "
+            f"and the pod requires {wanted}: give it a NodePool whose EC2NodeClass uses a {wanted} AMI "
+            f"(amiSelectorTerms alias {alias})")
