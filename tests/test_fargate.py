@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -531,3 +532,20 @@ def test_fargate_node_labels_and_taint() -> None:
     assert Toleration("eks.amazonaws.com/compute-type", "Equal", "fargate", "NoSchedule").tolerates(
         FARGATE_NODE_TAINT
     )
+
+
+def test_inventory_says_which_profile_takes_a_workload(tmp_path: Path) -> None:
+    """`karpplan inventory` said "not on Fargate: ..." for pods a profile refuses but nothing for those it takes (a
+    CronJob of the batch namespace showed constraints "-"): it names the profile."""
+    from typer.testing import CliRunner
+
+    from karpplan.cli.main import app
+
+    (tmp_path / "all.yaml").write_text(
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: prod, region: us-east-1}\n"
+        "fargateProfiles:\n  - name: fp-batch\n    selectors: [{namespace: batch}]\n---\n"
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: report, namespace: batch}\nspec:\n  template:\n    spec:\n"
+        "      restartPolicy: Never\n      containers: [{name: r, image: r, resources: {requests: {cpu: 500m}}}]\n")
+    result = CliRunner().invoke(app, ["inventory", str(tmp_path)], env={"COLUMNS": "160"})
+    assert result.exit_code == 0, result.output
+    assert "on Fargate: profile fp-batch takes its pods" in result.stdout

@@ -7,7 +7,7 @@ The document is `apiVersion: karpplan.io/v1alpha1, kind: Inventory`. Quantities 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import yaml
@@ -17,7 +17,8 @@ from rich.table import Table
 from rich.text import Text
 
 from karpplan.inputs.loader import Document
-from karpplan.model.cluster import NodeGroup
+from karpplan.model.cluster import FargateProfile, NodeGroup
+from karpplan.model.fargate import profile_for
 from karpplan.model.inventory import Inventory
 from karpplan.model.nodes import ExistingNode
 from karpplan.model.pods import (
@@ -393,7 +394,17 @@ def _resources_text(resources: Mapping[str, str]) -> str:
     return ", ".join(f"{k}={v}" for k, v in resources.items())
 
 
-def _pending_table(groups: list[PodGroup], *, fargate: bool) -> Table:
+def _fargate_line(template: PodTemplate, profiles: Sequence[FargateProfile]) -> list[str]:
+    """Where Fargate takes a workload's pods: its profile, or why that profile's pods cannot run there."""
+    profile = profile_for(profiles, template.namespace, template.labels)
+    if profile is None:
+        return []
+    if template.fargate.refusals:
+        return [f"Fargate profile {profile.name} selects its pods, which Fargate refuses (below)"]
+    return [f"on Fargate: profile {profile.name} takes its pods"]
+
+
+def _pending_table(groups: list[PodGroup], *, profiles: Sequence[FargateProfile]) -> Table:
     # Light borders and one request per line leave the constraints room to keep label keys whole at 80 columns.
     table = Table(title="Pending pods", title_justify="left", show_lines=True, box=box.SIMPLE_HEAD,
                   show_edge=False, pad_edge=False, collapse_padding=True)
@@ -408,7 +419,8 @@ def _pending_table(groups: list[PodGroup], *, fargate: bool) -> Table:
             Text(group.template.namespace),
             str(group.size),
             Text("\n".join(f"{k}={v}" for k, v in group.template.requests.formatted().items())),
-            Text("\n".join(constraint_lines(group.template, fargate=fargate)) or "-"),
+            Text("\n".join(_fargate_line(group.template, profiles)
+                            + constraint_lines(group.template, fargate=bool(profiles))) or "-"),
         )
     return table
 
@@ -526,7 +538,7 @@ def render_inventory(inventory: Inventory, console: Console, *, verbose: bool = 
         )
     )
     if groups:
-        console.print(fold_at_boundaries(_pending_table(groups, fargate=bool(inventory.fargate_profiles)), console))
+        console.print(fold_at_boundaries(_pending_table(groups, profiles=inventory.fargate_profiles), console))
     gated = inventory.gated
     if gated:
         console.print(Text("Gated (never placed): " + ", ".join(p.key for p in gated)))
