@@ -1,0 +1,47 @@
+"""A repository holding alternative bundles of the same objects (GoogleCloudPlatform/microservices-demo's
+kubernetes-manifests/ and release/; argo-cd's install.yaml and ha/install.yaml), linted as a platform engineer
+runs it (`karpplan lint .`): every object is judged, and the second definition of an object is a warning at its
+own file:line naming the first. `plan` cannot plan two definitions of one object and refuses them (exit 2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from karpplan.cli.main import app
+
+runner = CliRunner()
+TREE = Path(__file__).resolve().parent.parent / "fixtures" / "real-survey" / "microservices-demo-release"
+SPLIT = TREE / "kubernetes-manifests" / "frontend.yaml"
+RELEASE = TREE / "release" / "kubernetes-manifests.yaml"
+
+
+def test_lint_of_a_repository_with_a_release_bundle_reports_the_second_definition() -> None:
+    result = runner.invoke(app, ["lint", str(TREE), "-o", "json"])
+    assert result.exit_code == 0, result.stdout + result.stderr  # exited 2, nothing linted
+    findings = json.loads(result.stdout)["findings"]
+    twice = [f for f in findings if "defined twice" in f["message"]]
+    assert [(f["file"], f["line"], f["severity"], f["object"]) for f in twice] == [
+        (str(RELEASE), 22, "warning", "Deployment/default/frontend")]
+    assert f"(first at {SPLIT}:15)" in twice[0]["message"]
+    assert f"karpplan lint {RELEASE}" in twice[0]["fix"]
+
+
+def test_each_bundle_on_its_own_has_no_such_finding() -> None:
+    for path in (SPLIT, RELEASE):
+        result = runner.invoke(app, ["lint", str(path), "-o", "json"])
+        assert result.exit_code == 0
+        assert not [f for f in json.loads(result.stdout)["findings"] if "defined twice" in f["message"]]
+
+
+def test_a_copy_in_one_stream_is_a_warning_too_and_plan_still_refuses_it() -> None:
+    text = SPLIT.read_text()
+    result = runner.invoke(app, ["lint", "-", "-o", "json"], input=text + "\n---\n" + text)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    twice = [f for f in json.loads(result.stdout)["findings"] if "defined twice" in f["message"]]
+    assert len(twice) == 1 and twice[0]["fix"] == "keep one definition of the object"
+    planned = runner.invoke(app, ["plan", str(TREE), "--region", "us-east-1"])
+    assert planned.exit_code == 2 and planned.stdout == ""
+    assert "Deployment default/frontend is defined twice" in planned.stderr
