@@ -45,3 +45,19 @@ def test_a_copy_in_one_stream_is_a_warning_too_and_plan_still_refuses_it() -> No
     planned = runner.invoke(app, ["plan", str(TREE), "--region", "us-east-1"])
     assert planned.exit_code == 2 and planned.stdout == ""
     assert "Deployment default/frontend is defined twice" in planned.stderr
+
+
+def test_a_bundle_repeating_many_objects_is_one_finding_at_its_first(tmp_path: Path) -> None:
+    # argo-cd's manifests/ (install.yaml, ha/install.yaml, namespace-install.yaml, core-install.yaml, ...): 64
+    # second definitions read as 64 warnings; one per file names the first three and counts the rest.
+    deployment = SPLIT.read_text().split("\n---\n")[0]
+    bundle = "\n---\n".join(deployment.replace("name: frontend\n", f"name: frontend-{i}\n", 1) for i in range(5))
+    (tmp_path / "install.yaml").write_text(bundle)
+    (tmp_path / "ha").mkdir()
+    (tmp_path / "ha" / "install.yaml").write_text(bundle)
+    result = runner.invoke(app, ["lint", str(tmp_path), "-o", "json"])
+    twice = [f for f in json.loads(result.stdout)["findings"] if "defined" in f["message"]]
+    assert len(twice) == 1, twice
+    assert twice[0]["message"].startswith("5 objects of this file are defined earlier in the input too: Deployment "
+                                          "default/frontend-0 (first at ")
+    assert " and 2 more: " in twice[0]["message"]

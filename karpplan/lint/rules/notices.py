@@ -104,18 +104,29 @@ def INPUT_READ_DIFFERENTLY(ctx: LintContext) -> Iterator[Hit]:
                   line=origin.line or doc.origin.line, severity=Severity.info if assumed else None)
 
 
+_SHOWN_TWICE = 3  # second definitions named in a file's one finding (the rest counted)
+
+
 def _defined_twice(ctx: LintContext) -> Iterator[Hit]:
-    """A second definition of an object (alternative bundles side by side, or a copy): the first is linted."""
+    """Second definitions of objects (alternative bundles side by side, or a copy): one finding per file that
+    holds any, at the first of them (a repository of bundles holds dozens: argo-cd's manifests/ 64)."""
+    by_file: dict[str, list[tuple[DefinedTwice, Document]]] = {}
     for problem in ctx.problems:
         doc = ctx.document_at(problem.origin) if isinstance(problem, DefinedTwice) else None
-        if doc is None or not isinstance(problem, DefinedTwice):
-            continue
-        elsewhere = problem.first.file != problem.origin.file
+        if doc is not None and isinstance(problem, DefinedTwice):
+            by_file.setdefault(problem.origin.file, []).append((problem, doc))
+    for file, found in by_file.items():
+        problem, doc = found[0]
+        said = problem.message if len(found) == 1 else (
+            f"{len(found)} objects of this file are defined earlier in the input too: "
+            + ", ".join(p.message.replace(" is defined twice", "") for p, _ in found[:_SHOWN_TWICE])
+            + (f" and {len(found) - _SHOWN_TWICE} more" if len(found) > _SHOWN_TWICE else ""))
+        elsewhere = any(p.first.file != file for p, _ in found)
         yield Hit(doc, "metadata.name",
-                  f"{problem.message}: both are linted as written, but only the first one's pods are placed by "
+                  f"{said}: both definitions are linted as written, but only the first one's pods are placed by "
                   "the capacity rules (and `karpplan plan` refuses the input)",
-                  (f"keep one definition; if the files are alternatives, lint each on its own: karpplan lint "
-                   f"{problem.origin.file}") if elsewhere else "keep one definition of the object")
+                  f"keep one definition; if the files are alternatives, lint each on its own: karpplan lint {file}"
+                  if elsewhere else "keep one definition of the object")
 
 
 def _kustomize_patches(ctx: LintContext) -> Iterator[Hit]:
