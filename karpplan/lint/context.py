@@ -10,6 +10,8 @@ from functools import cached_property
 
 from karpplan.catalog.types import Catalog
 from karpplan.errors import InputProblem, Origin
+from karpplan.inputs.charts import is_chart
+from karpplan.inputs.kustomize import is_kustomization
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict
 from karpplan.lint.locate import value_at
@@ -43,7 +45,9 @@ def pod_spec_path(doc: Document) -> str | None:
 
 def object_name(doc: Document) -> str:
     """`Kind/namespace/name` (`Kind/name` for cluster-scoped kinds)."""
-    kind = doc.kind or "(no kind)"
+    if is_chart(doc):
+        return f"Chart/{doc.body.get('name')}"
+    kind = doc.kind or ("Kustomization" if is_kustomization(doc) else "(no kind)")  # kustomize lets it omit kind
     name = doc.name or str(doc.metadata.get("generateName") or "") or "(no name)"
     role = role_of(doc)
     namespaced = made_into_workloads(doc)  # namespaced as the workloads made of it are

@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import TextIO, TypeVar
 
 from karpplan.errors import InputError, InputProblem
+from karpplan.inputs.charts import charts_note, is_chart
 from karpplan.inputs.kustomize import is_kustomization, patches_note, transformers_note, without_patches
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document, read_documents
 from karpplan.model.admission import Admission, read_limit_range, read_resource_quota, refusal_notice
@@ -161,9 +162,12 @@ class _Builder:
                     continue  # a PodDisruptionBudget: read by the disruption simulation; a Prometheus: derived
                 # No kind: not a Kubernetes object (an IAM policy, a values file beside the manifests), or a
                 # kustomization.yaml that writes none (kustomize reads it without).
-                kind = doc.kind or ("Kustomization" if is_kustomization(doc) else "")
+                kind = doc.kind or ("Kustomization" if is_kustomization(doc) else "Chart" if is_chart(doc) else "")
                 reason = "" if kind else "not a Kubernetes object"
-                self.skipped.append(SkippedDocument(kind or "(no kind)", doc.name, str(doc.origin), reason))
+                if is_chart(doc):
+                    reason = "a Helm chart: its templates are read once rendered (helm template)"
+                name = str(doc.body.get("name")) if is_chart(doc) else doc.name
+                self.skipped.append(SkippedDocument(kind or "(no kind)", name, str(doc.origin), reason))
             elif role not in FIRST_PASS and role not in STORAGE_ROLES:
                 self._document(doc, role)
         self.notices.extend(node_class_notices(self.nodepools, self.nodeclasses))
@@ -550,7 +554,8 @@ def read_input(
     command that reads them again (the HTML report's lint) takes instead of reading a file twice.
     `namespace` (`--namespace`): where the namespaced objects that name none are (`model/default_namespace.py`)."""
     documents, problems = read_documents(paths, max_bytes=max_bytes, stdin=stdin, texts=texts)
-    kustomize = [note for note in (patches_note(documents), transformers_note(documents)) if note is not None]
+    kustomize = [note for note in (charts_note(documents), patches_note(documents), transformers_note(documents))
+                 if note is not None]
     documents, problems = without_patches(documents, problems)  # a kustomize tree's patches are no objects
     documents = kustomize_namespaced(documents)
     hint = namespace_hint(documents) if namespace is None else None

@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterator
 
 from karpplan.errors import Origin
+from karpplan.inputs.charts import chart_directory, chart_origin, is_chart
 from karpplan.inputs.kustomize import is_kustomization, named_patches, unapplied_transformers
 from karpplan.inputs.loader import Document
 from karpplan.lint.context import LintContext
@@ -79,10 +80,12 @@ def INPUT_READ_DIFFERENTLY(ctx: LintContext) -> Iterator[Hit]:
     files of a repository holding alternative bundles, such as argo-cd's install.yaml and ha/install.yaml) is a
     warning at the second definition, whose pods the capacity rules leave out (`plan` refuses it as bad input). So is a custom resource karpplan
     does not read whose spec writes pod fields (a RedisCluster's affinity): the pods its controller runs are
-    judged nowhere, which "0 errors" must not hide.
+    judged nowhere, which "0 errors" must not hide; and so is a Helm chart below a directory linted (read as its
+    Chart.yaml alone: its templates are not objects until `helm template` renders them).
     """
     yield from _alpha_apis(ctx)
     yield from _defined_twice(ctx)
+    yield from _charts(ctx)
     yield from _kustomize_patches(ctx)
     yield from _kustomize_transformers(ctx)
     yield from _unread_pod_resources(ctx)
@@ -127,6 +130,18 @@ def _defined_twice(ctx: LintContext) -> Iterator[Hit]:
                   "the capacity rules (and `karpplan plan` refuses the input)",
                   f"keep one definition; if the files are alternatives, lint each on its own: karpplan lint {file}"
                   if elsewhere else "keep one definition of the object")
+
+
+def _charts(ctx: LintContext) -> Iterator[Hit]:
+    """A Helm chart below a directory linted (read as its Chart.yaml alone): its objects are judged nowhere."""
+    for doc in ctx.documents:
+        if is_chart(doc):
+            directory = chart_directory(doc)
+            yield Hit(doc, "name",
+                      f"a Helm chart, not rendered: its templates are Go templating, not objects, so what it "
+                      f"installs is not linted (karpplan read its {os.path.basename(doc.origin.file)} alone)",
+                      f"to lint what it installs, lint its output: helm template {directory} | karpplan lint -",
+                      line=chart_origin(doc).line, severity=Severity.info)
 
 
 def _kustomize_patches(ctx: LintContext) -> Iterator[Hit]:
