@@ -38,7 +38,8 @@ def test_each_bundle_on_its_own_has_no_such_finding() -> None:
 
 def test_a_copy_in_one_stream_is_a_warning_too_and_plan_still_refuses_it() -> None:
     text = SPLIT.read_text()
-    result = runner.invoke(app, ["lint", "-", "-o", "json"], input=text + "\n---\n" + text)
+    other = text.replace("image: frontend", "image: frontend:v0.10.6")  # the same written twice is one object
+    result = runner.invoke(app, ["lint", "-", "-o", "json"], input=text + "\n---\n" + other)
     assert result.exit_code == 0, result.stdout + result.stderr
     twice = [f for f in json.loads(result.stdout)["findings"] if "defined twice" in f["message"]]
     assert len(twice) == 1 and twice[0]["fix"] == "keep one definition of the object"
@@ -54,10 +55,22 @@ def test_a_bundle_repeating_many_objects_is_one_finding_at_its_first(tmp_path: P
     bundle = "\n---\n".join(deployment.replace("name: frontend\n", f"name: frontend-{i}\n", 1) for i in range(5))
     (tmp_path / "install.yaml").write_text(bundle)
     (tmp_path / "ha").mkdir()
-    (tmp_path / "ha" / "install.yaml").write_text(bundle)
+    (tmp_path / "ha" / "install.yaml").write_text(bundle.replace("image: frontend", "image: frontend:ha"))
     result = runner.invoke(app, ["lint", str(tmp_path), "-o", "json"])
     twice = [f for f in json.loads(result.stdout)["findings"] if "defined" in f["message"]]
     assert len(twice) == 1, twice
     assert twice[0]["message"].startswith("5 objects of this file are defined earlier in the input too: Deployment "
                                           "default/frontend-0 (first at ")
     assert " and 2 more: " in twice[0]["message"]
+
+
+def test_an_object_written_the_same_in_two_files_is_one_object(tmp_path: Path) -> None:
+    # cert-manager deploy/manifests: Namespace cert-manager in 01-namespace.yaml and namespace.yaml, the same.
+    namespace = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: cert-manager\n"
+    (tmp_path / "01-namespace.yaml").write_text("---\n" + namespace)
+    (tmp_path / "namespace.yaml").write_text(namespace)
+    (tmp_path / "web.yaml").write_text(SPLIT.read_text())
+    linted = runner.invoke(app, ["lint", str(tmp_path), "-o", "json"])
+    assert linted.exit_code == 0 and "defined" not in linted.stdout
+    planned = runner.invoke(app, ["plan", str(tmp_path), "--region", "us-east-1", "-o", "json"])
+    assert planned.exit_code in (0, 1), planned.stderr  # exited 2: "Namespace cert-manager is defined twice"

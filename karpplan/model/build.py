@@ -52,7 +52,13 @@ from karpplan.model.build_storage import (
 from karpplan.model.build_volumes import VolumeTemplates
 from karpplan.model.cluster import ClusterConfig, Namespace, RuntimeClass
 from karpplan.model.default_namespace import in_namespace, kustomize_namespaced, namespace_hint
-from karpplan.model.derived import DefinedTwice, defined_as, pod_spec_written_at, workload_of
+from karpplan.model.derived import (
+    DefinedTwice,
+    defined_as,
+    pod_spec_written_at,
+    without_identical_repeats,
+    workload_of,
+)
 from karpplan.model.eksctl import node_group_notices
 from karpplan.model.empty_nodes import empty_nodes_notice
 from karpplan.model.inventory import InputNotice, Inventory, SkippedDocument
@@ -113,7 +119,7 @@ class _Builder:
                  scale: ScaleOptions | None = None, default_requests: Mapping[str, int] | None = None) -> None:
         self.default_requests = dict(default_requests or {})
         # Operators' resources (a Prometheus) are followed by the workloads their operator creates for them.
-        self.documents, self.derived = expand_operator_workloads(documents)
+        self.documents, self.derived = expand_operator_workloads(without_identical_repeats(documents))
         self.scaler = Scaler(scale or ScaleOptions())
         self.collect = collect
         self.problems: list[InputProblem] = []

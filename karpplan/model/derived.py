@@ -145,6 +145,22 @@ class DefinedTwice(InputProblem):
     first: Origin = Origin("")
 
 
+def without_identical_repeats(documents: Sequence[Document]) -> list[Document]:
+    """`documents` less each repeat of an earlier one written the same, field for field (cert-manager's
+    deploy/manifests holds Namespace cert-manager in 01-namespace.yaml and namespace.yaml): applied twice it is
+    one object, so it is neither "defined twice" nor read twice. Differing definitions stay (`DefinedTwice`)."""
+    seen: dict[tuple[str, str, str], list[Document]] = {}
+    out: list[Document] = []
+    for doc in documents:
+        key = (doc.kind, doc.namespace, doc.name)
+        earlier = seen.setdefault(key, []) if doc.kind and doc.name else []
+        if any(e.body == doc.body for e in earlier):
+            continue
+        earlier.append(doc)
+        out.append(doc)
+    return out
+
+
 def defined_as(doc: Document, key: tuple[str, str, str]) -> str:
     """What a document is called when it is defined twice: the resource a derived workload is made of (two
     SparkApplications of one name make the same Job), else its kind and `namespace/name`."""

@@ -126,8 +126,8 @@ def _defined_twice(ctx: LintContext) -> Iterator[Hit]:
             + (f" and {len(found) - _SHOWN_TWICE} more" if len(found) > _SHOWN_TWICE else ""))
         elsewhere = any(p.first.file != file for p, _ in found)
         yield Hit(doc, "metadata.name",
-                  f"{said}: both definitions are linted as written, but only the first one's pods are placed by "
-                  "the capacity rules (and `karpplan plan` refuses the input)",
+                  f"{said}: both definitions are linted as written, but the capacity rules read only the first "
+                  "one (and `karpplan plan` refuses the input)",
                   f"keep one definition; if the files are alternatives, lint each on its own: karpplan lint {file}"
                   if elsewhere else "keep one definition of the object")
 
