@@ -367,3 +367,6 @@ def test_inventory_says_how_many_pods_each_resource_becomes(tmp_path: Path) -> N
         if planned:
             assert entry["replicas"] == sum(planned), entry
     assert any(e["kind"] == "KafkaNodePool" and e["replicas"] == 3 for e in derived), derived
+    # named as the operator runs them: StrimziPodSets, not StatefulSets (none since Strimzi 0.35)
+    pools = [e["plain"] for e in derived if e["kind"] == "KafkaNodePool"]
+    assert all("StrimziPodSet my-cluster-" in p and "StatefulSet" not in p.replace("StrimziPodSet", "") for p in pools)

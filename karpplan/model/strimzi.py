@@ -276,7 +276,10 @@ def _expand(index: _Index, doc: Document) -> tuple[list[Document], DerivedWorklo
                                    as_mapping(spec.get("rack")).get("topologyKey"), strimzi_kind=doc.kind),
                         workload=f"{doc.kind}/{doc.name}")]
     kept = [m for m in made if (doc.namespace, m.name) not in index.present]
-    shown = ", ".join(f"{m.kind} {m.name} ({m.body['spec'].get('replicas', 1)} pod(s))" for m in kept) or "no pod"
+    # The operator runs brokers, controllers, ZooKeeper and Connect pods from StrimziPodSets (no StatefulSet since
+    # 0.35; Connect's since StableConnectIdentities, GA in 0.39), planned here as StatefulSets of the same pods.
+    shown = ", ".join(f"{'StrimziPodSet' if m.kind == 'StatefulSet' else m.kind} {m.name} "
+                      f"({m.body['spec'].get('replicas', 1)} pod(s))" for m in kept) or "no pod"
     skipped = [m.name for m in made if (doc.namespace, m.name) in index.present]
     plain = (f"planned as the pods the Strimzi cluster operator creates: {shown}"
              + (f"; {', '.join(skipped)} already in the input" if skipped else ""))
