@@ -15,9 +15,9 @@ from karpplan.errors import InputProblem, Origin
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import line_of
 
-# The transformers of a kustomization that change the names and labels of the objects it lists (kustomize
+# The transformers of a kustomization that change the names, labels and replica counts of the objects it lists (kustomize
 # api/types/kustomization.go); `namespace:` is applied (`kustomized_namespaces`), these are not.
-TRANSFORMERS = ("namePrefix", "nameSuffix", "commonLabels", "labels")
+TRANSFORMERS = ("namePrefix", "nameSuffix", "commonLabels", "labels", "replicas")
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 GROUP = "kustomize.config.k8s.io"
 
@@ -119,7 +119,7 @@ def kustomized_namespaces(documents: Sequence[Document]) -> dict[str, str]:
 
 
 def unapplied_transformers(doc: Document) -> list[str]:
-    """The name and label transformers a kustomization sets (non-empty), which karpplan does not apply."""
+    """The name, label and replica transformers a kustomization sets (non-empty), which karpplan does not apply."""
     if not is_kustomization(doc):
         return []
     return [field for field in TRANSFORMERS if doc.body.get(field)]
@@ -137,5 +137,5 @@ def transformers_note(documents: Sequence[Document]) -> tuple[Origin, str] | Non
     directory = os.path.dirname(first.origin.file) or "."
     return first.origin.at(line_of(first.body, fields[0])), (
         f"a kustomize tree: its kustomizations' {'/'.join(sorted({f for _, names in found for f in names}))} "
-        f"are not applied, so the objects keep the names and labels their files write: {where}; "
+        f"are not applied, so the objects keep the names, labels and replicas their files write: {where}; "
         f"to read them as kustomize applies them, pipe the build in: `kustomize build {directory} | karpplan plan -`")

@@ -76,10 +76,11 @@ def INPUT_READ_DIFFERENTLY(ctx: LintContext) -> Iterator[Hit]:
     did, but Karpenter has not served the alpha APIs since v0.33, nor does any v1 release. A kustomization (a
     kustomize tree linted as a directory) naming patch files is an info: the patches are left out, not merged,
     so the objects as applied are judged by linting `kustomize build`'s output; so is one setting namePrefix,
-    nameSuffix, commonLabels or labels (only its `namespace:` is applied). An object defined twice (in two
-    files of a repository holding alternative bundles, such as argo-cd's install.yaml and ha/install.yaml) is a
-    warning at the second definition, whose pods the capacity rules leave out (`plan` refuses it as bad input). So is a custom resource karpplan
-    does not read whose spec writes pod fields (a RedisCluster's affinity): the pods its controller runs are
+    nameSuffix, commonLabels, labels or replicas (only its `namespace:` is applied). An object defined twice,
+    differently (in two files of a repository holding alternative bundles, such as argo-cd's install.yaml and
+    ha/install.yaml), is a warning at the second definition, which the capacity rules leave out (`plan` refuses
+    it as bad input); written twice the same, it is one object. A custom resource karpplan
+    does not read whose spec writes pod fields is an info too (a RedisCluster's affinity): the pods its controller runs are
     judged nowhere, which "0 errors" must not hide; and so is a Helm chart below a directory linted (read as its
     Chart.yaml alone: its templates are not objects until `helm template` renders them).
     """
@@ -162,8 +163,8 @@ def _kustomize_patches(ctx: LintContext) -> Iterator[Hit]:
 
 
 def _kustomize_transformers(ctx: LintContext) -> Iterator[Hit]:
-    """A kustomization setting namePrefix / nameSuffix / commonLabels / labels: lint reads the objects with the
-    names and labels their files write (only `namespace:` is applied), so it says so once, at the field."""
+    """A kustomization setting namePrefix / nameSuffix / commonLabels / labels / replicas: lint reads the objects
+    as their files write them (only `namespace:` is applied), so it says so once, at the field."""
     for doc in ctx.documents:
         fields = unapplied_transformers(doc)
         if not fields:
@@ -173,7 +174,7 @@ def _kustomize_transformers(ctx: LintContext) -> Iterator[Hit]:
                  if doc.kind == "Component" else f"kustomize build {directory} | karpplan lint -")
         yield Hit(doc, fields[0],
                   f"sets {', '.join(fields)}: karpplan applies a kustomization's namespace but not these, so the "
-                  f"objects it lists are linted with the names and labels their files write ({_build_does(fields)})",
+                  f"objects it lists are linted as their files write them ({_build_does(fields)})",
                   f"to lint the objects as kustomize applies them, lint its build: {build}", severity=Severity.info)
 
 
@@ -183,7 +184,8 @@ def _build_does(fields: list[str]) -> str:
             "adds the labels to their pods and to the selectors that write matchLabels"
             if "commonLabels" in fields else "",
             "adds the labels to their metadata (and, as each entry says, to templates and selectors)"
-            if "labels" in fields else ""]
+            if "labels" in fields else "",
+            "sets the replicas of the workloads its replicas field names" if "replicas" in fields else ""]
     return "kustomize build " + ", and ".join(d for d in does if d)
 
 
