@@ -247,3 +247,17 @@ def test_a_kustomization_that_writes_no_kind_is_skipped_as_a_kustomization(tmp_p
     result = runner.invoke(app, ["plan", str(root), "-v", "-o", "json"])
     assert result.exit_code in (0, 1), result.stdout
     assert "1 Kustomization" in result.stderr and "(no kind)" not in result.stderr
+
+
+def test_a_replicas_transformer_not_applied_is_said_at_its_field(tmp_path: Path) -> None:
+    # An overlay's `replicas:` (kustomize's ReplicaCountTransformer) sets what plan would plan: not applied, it is
+    # said, not left silent.
+    root = tree(tmp_path)
+    overlay = root / "overlays" / "prod"
+    overlay.mkdir(parents=True)
+    (overlay / "kustomization.yaml").write_text(
+        "resources:\n- ../../base\nreplicas:\n- name: metrics-server\n  count: 3\n")
+    report = lint(LintOptions(paths=(str(overlay), str(root / "base"))))
+    said = [f for f in report.findings if f.file == str(overlay / "kustomization.yaml")]
+    assert [(f.line, f.field) for f in said] == [(3, "replicas")]
+    assert "sets the replicas of the workloads its replicas field names" in said[0].message
