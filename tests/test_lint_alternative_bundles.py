@@ -74,3 +74,18 @@ def test_an_object_written_the_same_in_two_files_is_one_object(tmp_path: Path) -
     assert linted.exit_code == 0 and "defined" not in linted.stdout
     planned = runner.invoke(app, ["plan", str(tmp_path), "--region", "us-east-1", "-o", "json"])
     assert planned.exit_code in (0, 1), planned.stderr  # exited 2: "Namespace cert-manager is defined twice"
+
+
+def test_a_namespaced_objects_finding_names_its_namespace(tmp_path: Path) -> None:
+    # stefanprodan/podinfo deploy/bases/database/pvc-primary.yaml: "PersistentVolumeClaim/database-primary" named
+    # no namespace, though a claim is in one (as every workload's finding says it).
+    (tmp_path / "pvc.yaml").write_text("apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\n"
+                                       "  namespace: db\nspec:\n  accessModes: [ReadWriteOnce]\n"
+                                       "  resources: {requests: {storage: 1Gi}}\n")
+    (tmp_path / "sts.yaml").write_text(
+        "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db, namespace: db}\nspec:\n  replicas: 1\n"
+        "  selector: {matchLabels: {app: db}}\n  template:\n    metadata: {labels: {app: db}}\n    spec:\n"
+        "      containers: [{name: c, image: pg}]\n      volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]\n")
+    result = runner.invoke(app, ["lint", str(tmp_path), "-o", "json"])
+    objects = {f["object"] for f in json.loads(result.stdout)["findings"]}
+    assert "PersistentVolumeClaim/db/data" in objects, objects

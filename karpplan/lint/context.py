@@ -23,6 +23,7 @@ from karpplan.model.build_pods import PodContext, build_pod_template
 from karpplan.model.cluster import FargateProfile
 from karpplan.model.derived import DerivedDocument, alias_of, written_path
 from karpplan.model.inventory import Inventory
+from karpplan.model.kinds import CLUSTER_SCOPED
 from karpplan.model.labels import POD_TEMPLATE_HASH
 from karpplan.model.operator_workloads import expand_operator_workloads
 from karpplan.model.pods import Pod, PodTemplate
@@ -51,7 +52,8 @@ def object_name(doc: Document) -> str:
     name = doc.name or str(doc.metadata.get("generateName") or "") or "(no name)"
     role = role_of(doc)
     namespaced = made_into_workloads(doc)  # namespaced as the workloads made of it are
-    if role in ("Pod", "workload", "DaemonSet") or (role is None and (namespaced or doc.metadata.get("namespace"))):
+    if role in ("Pod", "workload", "DaemonSet") or (role is not None and role not in CLUSTER_SCOPED) or \
+            (role is None and (namespaced or doc.metadata.get("namespace"))):  # a PVC, an HPA: in a namespace
         return f"{kind}/{doc.namespace}/{name}"
     return f"{kind}/{name}"
 
