@@ -239,8 +239,15 @@ def test_priority_comes_from_the_spec_or_its_priority_class(build: Build) -> Non
 
 
 def test_objects_defined_twice_are_an_error(problems: Problems) -> None:
-    text = pod_manifest("containers: [{name: a}]") + "---\n" + pod_manifest("containers: [{name: a}]")
+    text = pod_manifest("containers: [{name: a}]") + "---\n" + pod_manifest("containers: [{name: b}]")
     assert problems(text) == ["test.yaml:9: Pod default/p is defined twice (first at test.yaml:1)"]
+
+
+def test_an_object_written_twice_the_same_is_one_object(build: Build) -> None:
+    # cert-manager deploy/manifests: Namespace cert-manager in 01-namespace.yaml and namespace.yaml, the same;
+    # kubectl apply of both makes one object, so plan read it as two definitions (exit 2) for nothing.
+    text = pod_manifest("containers: [{name: a}]") + "---\n" + pod_manifest("containers: [{name: a}]")
+    assert [p.name for p in build(text).pods] == ["p"]
 
 
 def test_workload_shape_errors_name_the_field(problems: Problems) -> None:

@@ -5,6 +5,7 @@ template string inside a quoted value still read as before."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -98,3 +99,38 @@ def test_rendered_output_and_quoted_template_strings_still_read() -> None:
     assert [d.source for d in parse_documents(rendered, "r.yaml")] == ["mychart/templates/svc.yaml"]
     quoted = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "{{ .Release.Name }}-cm"}\n'
     assert parse_documents(quoted, "q.yaml")[0].name == "{{ .Release.Name }}-cm"
+
+
+def repository(tmp_path: Path) -> Path:
+    """A repository holding plain manifests and a chart (GoogleCloudPlatform/microservices-demo: kubernetes-manifests/
+    and helm-chart/; istio samples/ambient-argo/tag-chart)."""
+    chart(tmp_path)
+    (tmp_path / "manifests").mkdir()
+    (tmp_path / "manifests" / "web.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 2\n"
+        "  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n"
+        "    spec: {containers: [{name: c, image: nginx, resources: {requests: {cpu: 100m}}}]}\n")
+    return tmp_path
+
+
+def test_lint_of_a_repository_holding_a_chart_lints_the_rest_and_says_the_chart_was_not_rendered(
+        tmp_path: Path) -> None:
+    # `karpplan lint .` on such a repository exited 2 on the chart's first template and judged nothing.
+    root = repository(tmp_path)
+    result = CliRunner().invoke(app, ["lint", str(root), "-o", "json"])
+    assert result.exit_code == 0, result.stdout + result.stderr
+    findings = json.loads(result.stdout)["findings"]
+    said = [f for f in findings if "Helm chart" in f["message"]]
+    assert [(f["file"], f["line"], f["severity"], f["object"]) for f in said] == [
+        (str(root / "mychart" / "Chart.yaml"), 2, "info", "Chart/mychart")]
+    assert said[0]["fix"] == f"to lint what it installs, lint its output: helm template {root / 'mychart'} | karpplan lint -"
+    assert any(f["rule"] == "replicas-without-spread" and f["object"] == "Deployment/default/web" for f in findings)
+
+
+def test_plan_of_a_repository_holding_a_chart_plans_the_rest_and_warns_once(tmp_path: Path) -> None:
+    root = repository(tmp_path)
+    result = CliRunner().invoke(app, ["plan", str(root), "--region", "us-east-1", "-o", "json"])
+    document = json.loads(result.stdout)
+    assert {p["workload"] for p in document["pods"]} == {"Deployment/web"}
+    warnings = [w for w in document["warnings"] if "Helm chart" in w]
+    assert len(warnings) == 1 and f"helm template {root / 'mychart'}" in warnings[0]

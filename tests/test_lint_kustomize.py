@@ -146,9 +146,31 @@ def test_the_kustomizations_say_their_patches_are_not_merged_and_how_to_lint_the
 
 
 def test_a_patch_named_by_no_kustomization_in_the_input_is_read_as_written(tmp_path: Path) -> None:
+    # Given as a file of its own, the patch is read as an object: a second Deployment metrics-server, which lint
+    # reports at the patch (naming the base's line) and plan refuses.
     root = tree(tmp_path)
-    result = runner.invoke(app, ["lint", str(root / "base"), str(root / "components/high-availability/patch.yaml")])
-    assert result.exit_code == 2 and "defined twice" in result.stderr
+    paths = [str(root / "base"), str(root / "components/high-availability/patch.yaml")]
+    result = runner.invoke(app, ["lint", *paths, "-o", "json"])
+    assert result.exit_code == 0, result.stdout + result.stderr
+    twice = [f for f in json.loads(result.stdout)["findings"] if "defined twice" in f["message"]]
+    assert [(Path(f["file"]).name, f["severity"]) for f in twice] == [("patch.yaml", "warning")]
+    assert f"(first at {root / 'base' / 'deployment.yaml'}:2)" in twice[0]["message"]
+    planned = runner.invoke(app, ["plan", *paths, "--region", "us-east-1"])
+    assert planned.exit_code == 2 and "defined twice" in planned.stderr and planned.stdout == ""
+
+
+def test_commonlabels_not_applied_are_said_once_at_the_field(tmp_path: Path) -> None:
+    """base/kustomization.yaml sets commonLabels: lint and plan read the Deployment with the labels its file
+    writes; both said nothing of it (only a kustomization's namespace is applied)."""
+    root = tree(tmp_path)
+    report = lint(LintOptions(paths=(str(root),)))
+    said = [f for f in report.findings if "commonLabels" in f.message]
+    assert [(Path(f.file).relative_to(root).as_posix(), f.line, f.severity) for f in said] == [
+        ("base/kustomization.yaml", 3, Severity.info)]
+    assert "kustomize build" in said[0].fix
+    result = runner.invoke(app, ["plan", str(root / "base"), "--region", "us-east-1", "-o", "json"])
+    warnings = [w for w in json.loads(result.stdout)["warnings"] if "commonLabels" in w]
+    assert len(warnings) == 1 and "kustomization.yaml:3" in warnings[0], warnings
 
 
 def test_plan_reads_the_tree_as_lint_does_and_says_what_it_left_out(tmp_path: Path) -> None:
@@ -225,3 +247,17 @@ def test_a_kustomization_that_writes_no_kind_is_skipped_as_a_kustomization(tmp_p
     result = runner.invoke(app, ["plan", str(root), "-v", "-o", "json"])
     assert result.exit_code in (0, 1), result.stdout
     assert "1 Kustomization" in result.stderr and "(no kind)" not in result.stderr
+
+
+def test_a_replicas_transformer_not_applied_is_said_at_its_field(tmp_path: Path) -> None:
+    # An overlay's `replicas:` (kustomize's ReplicaCountTransformer) sets what plan would plan: not applied, it is
+    # said, not left silent.
+    root = tree(tmp_path)
+    overlay = root / "overlays" / "prod"
+    overlay.mkdir(parents=True)
+    (overlay / "kustomization.yaml").write_text(
+        "resources:\n- ../../base\nreplicas:\n- name: metrics-server\n  count: 3\n")
+    report = lint(LintOptions(paths=(str(overlay), str(root / "base"))))
+    said = [f for f in report.findings if f.file == str(overlay / "kustomization.yaml")]
+    assert [(f.line, f.field) for f in said] == [(3, "replicas")]
+    assert "sets the replicas of the workloads its replicas field names" in said[0].message

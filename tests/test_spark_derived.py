@@ -360,7 +360,8 @@ spec:
 def test_an_application_written_twice_is_named_as_written_not_as_its_jobs() -> None:
     # awslabs/data-on-eks spark-on-eks/examples: ebs-node-storage.yaml and mountpoint-s3-spark-job.yaml both
     # define SparkApplication spark-team-a/taxi-trip (alternatives, not meant to be applied together).
-    result = runner.invoke(app, ["plan", "-"], input=POOL + SPARK_PI + "---\n" + SPARK_PI)
+    other = SPARK_PI.replace("instances: 1", "instances: 2")  # the two files' applications differ
+    result = runner.invoke(app, ["plan", "-"], input=POOL + SPARK_PI + "---\n" + other)
     assert result.exit_code == 2 and result.stdout == ""
     lines = [line for line in result.stderr.splitlines() if "defined twice" in line]
     first = line_of(POOL + SPARK_PI, "apiVersion: spark")

@@ -165,11 +165,22 @@ def requests_by_workload(document: dict[str, Any]) -> dict[str, tuple[int, dict[
 
 def test_node_pools_take_their_own_resources_else_the_kafkas() -> None:
     got = requests_by_workload(plan(POOL + KRAFT))
-    assert got["StatefulSet/my-cluster-controller"] == (3, {"cpu": "500m", "memory": "2Gi"})
-    assert got["StatefulSet/my-cluster-broker"] == (3, {"cpu": "2", "memory": "8Gi"})
+    assert got["KafkaNodePool/controller"] == (3, {"cpu": "500m", "memory": "2Gi"})
+    assert got["KafkaNodePool/broker"] == (3, {"cpu": "2", "memory": "8Gi"})
     assert got["Deployment/my-cluster-entity-operator"] == (1, {"cpu": "200m", "memory": "512Mi"})
     assert got["Deployment/my-cluster-cruise-control"] == (1, {"cpu": "500m", "memory": "1Gi"})
-    assert "StatefulSet/my-cluster-kafka" not in got  # node pools: no virtual pool of spec.kafka.replicas
+    assert len(got) == 4  # node pools: no virtual pool of spec.kafka.replicas (StatefulSet/my-cluster-kafka)
+
+
+def test_plan_names_a_node_pools_pods_as_lint_names_the_pool() -> None:
+    """One name for one thing: plan said "StatefulSet/my-cluster-controller" (a StatefulSet Strimzi no longer
+    makes: its StrimziPodSets run the pods) where lint's findings say "KafkaNodePool/kafka/controller"."""
+    document = plan(POOL + KRAFT)
+    pools = {f"{p['workload'].split('/')[0]}/{p['namespace']}/{p['workload'].split('/')[1]}"
+             for p in document["pods"] if p["workload"].startswith("KafkaNodePool/")}
+    report = lint(LintOptions(paths=("-",), stdin=io.StringIO(KRAFT)))
+    assert pools == {"KafkaNodePool/kafka/controller", "KafkaNodePool/kafka/broker"}
+    assert pools <= set(report.object_names)
 
 
 def test_pod_names_are_strimzis() -> None:
@@ -183,7 +194,7 @@ def test_rack_awareness_keeps_brokers_on_nodes_with_the_key() -> None:
     rack = KRAFT.replace("topologyKey: topology.kubernetes.io/zone", "topologyKey: example.com/rack")
     document = plan(POOL + rack)
     stuck = {u["workload"] for u in document["unschedulable"]}
-    assert stuck == {"StatefulSet/my-cluster-broker"}
+    assert stuck == {"KafkaNodePool/broker"}
 
 
 def test_zookeeper_and_the_virtual_pool() -> None:
@@ -206,8 +217,8 @@ def test_zone_anti_affinity_past_the_zones_is_found_at_the_kafka() -> None:
 
 def test_connect_and_mirror_maker_2() -> None:
     got = requests_by_workload(plan(POOL + CONNECT))
-    assert got["StatefulSet/my-connect-connect"] == (3, {"cpu": "1", "memory": "2Gi"})  # replicas default 3
-    assert got["StatefulSet/mm2-mirrormaker2"][0] == 2
+    assert got["KafkaConnect/my-connect"] == (3, {"cpu": "1", "memory": "2Gi"})  # replicas default 3
+    assert got["KafkaMirrorMaker2/mm2"][0] == 2
 
 
 def test_a_cluster_dump_holding_the_workload_stands_for_it() -> None:
@@ -356,3 +367,6 @@ def test_inventory_says_how_many_pods_each_resource_becomes(tmp_path: Path) -> N
         if planned:
             assert entry["replicas"] == sum(planned), entry
     assert any(e["kind"] == "KafkaNodePool" and e["replicas"] == 3 for e in derived), derived
+    # named as the operator runs them: StrimziPodSets, not StatefulSets (none since Strimzi 0.35)
+    pools = [e["plain"] for e in derived if e["kind"] == "KafkaNodePool"]
+    assert all("StrimziPodSet my-cluster-" in p and "StatefulSet" not in p.replace("StrimziPodSet", "") for p in pools)

@@ -178,3 +178,15 @@ def test_autoscaling_v1_hpa_and_one_without_its_workload(tmp_path: Path) -> None
     assert len(_plan(path, "--hpa", "max")["pods"]) == 4
     assert any("HorizontalPodAutoscaler shop/api scales Deployment/api, which is not in the input" in w
                for w in plan["warnings"])
+
+
+def test_a_second_hpa_of_one_workload_is_not_said_to_scale_a_missing_one(tmp_path: Path) -> None:
+    # kubernetes/examples AI/vllm-deployment/hpa: gpu-horizontal-pod-autoscaler.yaml and horizontal-pod-autoscaler.yaml
+    # both scale Deployment vllm-gemma-deployment (alternatives); the second was said to scale a workload "not in
+    # the input". Two HPAs of one target: the HPA controller scales neither (kubernetes#112011, AmbiguousSelector).
+    path = _write(tmp_path, POOL, _web(), HPA_V2, HPA_V1.replace("name: web, namespace: shop", "name: web-v1, namespace: shop"))
+    plan = _plan(path)
+    assert len(plan["pods"]) == 5  # the first HPA's bounds, as before
+    assert not any("not in the input" in w for w in plan["warnings"]), plan["warnings"]
+    said = [w for w in plan["warnings"] if "HorizontalPodAutoscaler shop/web-v1 scales Deployment/web, as" in w]
+    assert len(said) == 1 and "AmbiguousSelector" in said[0] and "keep one of them" in said[0]

@@ -13,7 +13,11 @@ from collections.abc import Iterator, Sequence
 
 from karpplan.errors import InputProblem, Origin
 from karpplan.inputs.loader import Document
+from karpplan.inputs.origins import line_of
 
+# The transformers of a kustomization that change the names, labels and replica counts of the objects it lists (kustomize
+# api/types/kustomization.go); `namespace:` is applied (`kustomized_namespaces`), these are not.
+TRANSFORMERS = ("namePrefix", "nameSuffix", "commonLabels", "labels", "replicas")
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 GROUP = "kustomize.config.k8s.io"
 
@@ -112,3 +116,26 @@ def kustomized_namespaces(documents: Sequence[Document]) -> dict[str, str]:
         if directory not in included:
             walk(directory, None, frozenset({directory}))
     return {path: next(iter(names)) for path, names in found.items() if len(names) == 1}
+
+
+def unapplied_transformers(doc: Document) -> list[str]:
+    """The name, label and replica transformers a kustomization sets (non-empty), which karpplan does not apply."""
+    if not is_kustomization(doc):
+        return []
+    return [field for field in TRANSFORMERS if doc.body.get(field)]
+
+
+def transformers_note(documents: Sequence[Document]) -> tuple[Origin, str] | None:
+    """What a command that read a kustomize tree as written says once, at the first kustomization setting
+    namePrefix / nameSuffix / commonLabels / labels: that its objects keep the names and labels their files
+    write (kustomize build adds the labels to pods and to the selectors it owns, and renames the objects)."""
+    found = [(doc, fields) for doc in documents if (fields := unapplied_transformers(doc))]
+    if not found:
+        return None
+    first, fields = found[0]
+    where = "; ".join(f"{doc.origin.file} ({', '.join(names)})" for doc, names in found)
+    directory = os.path.dirname(first.origin.file) or "."
+    return first.origin.at(line_of(first.body, fields[0])), (
+        f"a kustomize tree: its kustomizations' {'/'.join(sorted({f for _, names in found for f in names}))} "
+        f"are not applied, so the objects keep the names, labels and replicas their files write: {where}; "
+        f"to read them as kustomize applies them, pipe the build in: `kustomize build {directory} | karpplan plan -`")

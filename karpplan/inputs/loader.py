@@ -198,13 +198,24 @@ def _decode(data: bytes, file: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+CHART_FILE = "Chart.yaml"
+
+
 def _manifest_files(directory: Path) -> list[Path]:
     """Manifest files below a directory, hidden files and folders skipped.
 
+    A Helm chart below the directory (a folder holding Chart.yaml: a repository's `karpplan lint .`) is read as
+    its Chart.yaml alone, which says it was not rendered (`inputs/charts.py`): its templates are Go templating,
+    not objects, and its values.yaml no object. The directory given being the chart itself, it is read whole
+    (its templates are what was asked for, and each says how to render it).
     Sorted by path components, which is the order `kubectl apply -R` (Go's filepath.Walk) visits them.
     """
     found: list[Path] = []
     for root, dirs, files in os.walk(directory):
+        if CHART_FILE in files and Path(root) != directory:
+            dirs[:] = []
+            found.append(Path(root) / CHART_FILE)
+            continue
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         found.extend(
             Path(root) / name

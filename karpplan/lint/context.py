@@ -10,6 +10,8 @@ from functools import cached_property
 
 from karpplan.catalog.types import Catalog
 from karpplan.errors import InputProblem, Origin
+from karpplan.inputs.charts import is_chart
+from karpplan.inputs.kustomize import is_kustomization
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict
 from karpplan.lint.locate import value_at
@@ -21,6 +23,7 @@ from karpplan.model.build_pods import PodContext, build_pod_template
 from karpplan.model.cluster import FargateProfile
 from karpplan.model.derived import DerivedDocument, alias_of, written_path
 from karpplan.model.inventory import Inventory
+from karpplan.model.kinds import CLUSTER_SCOPED
 from karpplan.model.labels import POD_TEMPLATE_HASH
 from karpplan.model.operator_workloads import expand_operator_workloads
 from karpplan.model.pods import Pod, PodTemplate
@@ -43,11 +46,14 @@ def pod_spec_path(doc: Document) -> str | None:
 
 def object_name(doc: Document) -> str:
     """`Kind/namespace/name` (`Kind/name` for cluster-scoped kinds)."""
-    kind = doc.kind or "(no kind)"
+    if is_chart(doc):
+        return f"Chart/{doc.body.get('name')}"
+    kind = doc.kind or ("Kustomization" if is_kustomization(doc) else "(no kind)")  # kustomize lets it omit kind
     name = doc.name or str(doc.metadata.get("generateName") or "") or "(no name)"
     role = role_of(doc)
     namespaced = made_into_workloads(doc)  # namespaced as the workloads made of it are
-    if role in ("Pod", "workload", "DaemonSet") or (role is None and (namespaced or doc.metadata.get("namespace"))):
+    if role in ("Pod", "workload", "DaemonSet") or (role is not None and role not in CLUSTER_SCOPED) or \
+            (role is None and (namespaced or doc.metadata.get("namespace"))):  # a PVC, an HPA: in a namespace
         return f"{kind}/{doc.namespace}/{name}"
     return f"{kind}/{name}"
 

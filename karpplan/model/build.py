@@ -18,7 +18,8 @@ from dataclasses import replace
 from typing import TextIO, TypeVar
 
 from karpplan.errors import InputError, InputProblem
-from karpplan.inputs.kustomize import is_kustomization, patches_note, without_patches
+from karpplan.inputs.charts import charts_note, is_chart
+from karpplan.inputs.kustomize import is_kustomization, patches_note, transformers_note, without_patches
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document, read_documents
 from karpplan.model.admission import Admission, read_limit_range, read_resource_quota, refusal_notice
 from karpplan.model.auto_mode_pools import built_in_pools
@@ -51,7 +52,13 @@ from karpplan.model.build_storage import (
 from karpplan.model.build_volumes import VolumeTemplates
 from karpplan.model.cluster import ClusterConfig, Namespace, RuntimeClass
 from karpplan.model.default_namespace import in_namespace, kustomize_namespaced, namespace_hint
-from karpplan.model.derived import defined_as, pod_spec_written_at
+from karpplan.model.derived import (
+    DefinedTwice,
+    defined_as,
+    pod_spec_written_at,
+    without_identical_repeats,
+    workload_of,
+)
 from karpplan.model.eksctl import node_group_notices
 from karpplan.model.empty_nodes import empty_nodes_notice
 from karpplan.model.inventory import InputNotice, Inventory, SkippedDocument
@@ -112,7 +119,7 @@ class _Builder:
                  scale: ScaleOptions | None = None, default_requests: Mapping[str, int] | None = None) -> None:
         self.default_requests = dict(default_requests or {})
         # Operators' resources (a Prometheus) are followed by the workloads their operator creates for them.
-        self.documents, self.derived = expand_operator_workloads(documents)
+        self.documents, self.derived = expand_operator_workloads(without_identical_repeats(documents))
         self.scaler = Scaler(scale or ScaleOptions())
         self.collect = collect
         self.problems: list[InputProblem] = []
@@ -161,9 +168,12 @@ class _Builder:
                     continue  # a PodDisruptionBudget: read by the disruption simulation; a Prometheus: derived
                 # No kind: not a Kubernetes object (an IAM policy, a values file beside the manifests), or a
                 # kustomization.yaml that writes none (kustomize reads it without).
-                kind = doc.kind or ("Kustomization" if is_kustomization(doc) else "")
+                kind = doc.kind or ("Kustomization" if is_kustomization(doc) else "Chart" if is_chart(doc) else "")
                 reason = "" if kind else "not a Kubernetes object"
-                self.skipped.append(SkippedDocument(kind or "(no kind)", doc.name, str(doc.origin), reason))
+                if is_chart(doc):
+                    reason = "a Helm chart: its templates are read once rendered (helm template)"
+                name = str(doc.body.get("name")) if is_chart(doc) else doc.name
+                self.skipped.append(SkippedDocument(kind or "(no kind)", name, str(doc.origin), reason))
             elif role not in FIRST_PASS and role not in STORAGE_ROLES:
                 self._document(doc, role)
         self.notices.extend(node_class_notices(self.nodepools, self.nodeclasses))
@@ -296,7 +306,8 @@ class _Builder:
         if not sink and key[2]:
             first = self.seen.setdefault(key, doc)
             if first is not doc:
-                root.error(f"{defined_as(doc, key)} is defined twice (first at {first.origin})")
+                sink.append(DefinedTwice(doc.origin, f"{defined_as(doc, key)} is defined twice (first at {first.origin})",
+                                         first.origin))
         return root
 
     def _document(self, doc: Document, role: str) -> None:
@@ -452,7 +463,7 @@ class _Builder:
         if len(self.pods) + count > MAX_PODS:
             root.error(f"the input expands to more than {MAX_PODS:,} pods; karpplan does not plan that many")
             return
-        workload = f"{kind}/{name}"
+        workload, owner = workload_of(doc), f"{kind}/{name}"
         statefulset = (name, spec) if kind == "StatefulSet" else None
         templates = self.volumes.replicas(pod_template, pod_spec, doc.namespace, workload, count, statefulset,
                                             doc.origin)
@@ -462,7 +473,7 @@ class _Builder:
                 namespace=doc.namespace,
                 workload=workload,
                 template=templates[index],
-                owner=workload,
+                owner=owner,
                 origin=doc.origin,
             )
             for index in range(count)
@@ -550,7 +561,8 @@ def read_input(
     command that reads them again (the HTML report's lint) takes instead of reading a file twice.
     `namespace` (`--namespace`): where the namespaced objects that name none are (`model/default_namespace.py`)."""
     documents, problems = read_documents(paths, max_bytes=max_bytes, stdin=stdin, texts=texts)
-    kustomize = patches_note(documents)
+    kustomize = [note for note in (charts_note(documents), patches_note(documents), transformers_note(documents))
+                 if note is not None]
     documents, problems = without_patches(documents, problems)  # a kustomize tree's patches are no objects
     documents = kustomize_namespaced(documents)
     hint = namespace_hint(documents) if namespace is None else None
@@ -561,7 +573,7 @@ def read_input(
         problems.extend(exc.problems)
     if problems:
         raise InputError(problems)
-    notes = tuple(n for n in (hint, None if kustomize is None else InputNotice(*kustomize)) if n is not None)
+    notes = tuple(n for n in (hint, *(InputNotice(*note) for note in kustomize)) if n is not None)
     if notes:
         inventory = replace(inventory, scale_notes=(*inventory.scale_notes, *notes))
     return inventory, documents

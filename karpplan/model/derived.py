@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from karpplan.errors import InputProblem, Origin
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict, line_of
 
@@ -44,6 +45,17 @@ class DerivedDocument(Document):
     replicas_at: str = ""  # where the resource writes how many pods it runs ("" when it is not written)
     spread_fix: str = ""  # how to spread these pods in the resource's own terms ("" when the pod spec's apply)
     resource: str = ""  # `Kind namespace/name` of the resource, for what is said of it as a whole ("" unknown)
+    # `Kind/name` the plan names the pods' workload by when the resource stands for this one workload alone (a
+    # KafkaNodePool's pods are "KafkaNodePool/broker", as lint names its findings), else "" (`Kind/name` above).
+    workload: str = ""
+
+
+def workload_of(doc: Document) -> str:
+    """`Kind/name` of the workload a document's pods belong to, as plan, diff and inventory name it: the user's
+    resource where a derived document stands for it alone, else the document's own kind and name."""
+    if isinstance(doc, DerivedDocument) and doc.workload:
+        return doc.workload
+    return f"{doc.kind}/{doc.name}"
 
 
 def alias_of(doc: Document, path: str) -> FieldAlias | None:
@@ -122,6 +134,31 @@ def key_line(mapping: object, key: str, default: int) -> int:
 def resource_name(doc: Document) -> str:
     """`Kind namespace/name` of a custom resource, as a duplicate of it is named."""
     return f"{doc.kind} {doc.namespace}/{doc.name}"
+
+
+@dataclass(frozen=True)
+class DefinedTwice(InputProblem):
+    """A second definition of one object (at `origin`; the first at `first`): bad input to `plan`, which
+    cannot plan two definitions of one object, but a finding of `lint` (a repository may hold alternative
+    bundles side by side: argo-cd's install.yaml and ha/install.yaml), which lints the first one."""
+
+    first: Origin = Origin("")
+
+
+def without_identical_repeats(documents: Sequence[Document]) -> list[Document]:
+    """`documents` less each repeat of an earlier one written the same, field for field (cert-manager's
+    deploy/manifests holds Namespace cert-manager in 01-namespace.yaml and namespace.yaml): applied twice it is
+    one object, so it is neither "defined twice" nor read twice. Differing definitions stay (`DefinedTwice`)."""
+    seen: dict[tuple[str, str, str], list[Document]] = {}
+    out: list[Document] = []
+    for doc in documents:
+        key = (doc.kind, doc.namespace, doc.name)
+        earlier = seen.setdefault(key, []) if doc.kind and doc.name else []
+        if any(e.body == doc.body for e in earlier):
+            continue
+        earlier.append(doc)
+        out.append(doc)
+    return out
 
 
 def defined_as(doc: Document, key: tuple[str, str, str]) -> str:

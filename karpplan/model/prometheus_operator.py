@@ -34,7 +34,7 @@ from typing import Any
 from karpplan.errors import Origin
 from karpplan.inputs.loader import Document
 from karpplan.inputs.origins import LineDict, LineList
-from karpplan.model.derived import DerivedDocument, resource_name
+from karpplan.model.derived import DerivedDocument, resource_name, workload_of
 
 GROUP = "monitoring.coreos.com"
 KINDS = ("Prometheus", "PrometheusAgent", "Alertmanager")
@@ -287,4 +287,4 @@ def expand_operator_resources(documents: Sequence[Document]) -> tuple[list[Docum
 
 def pod_specs_of(made: Sequence[Document]) -> tuple[tuple[str, str], ...]:
     """(`Kind/name`, where the resource writes its pod spec) per derived document."""
-    return tuple((f"{d.kind}/{d.name}", d.pod_spec_at) for d in made if isinstance(d, DerivedDocument))
+    return tuple((workload_of(d), d.pod_spec_at) for d in made if isinstance(d, DerivedDocument))

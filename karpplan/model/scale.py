@@ -150,6 +150,7 @@ class Scaler:
             hpa = self.by_target.get((namespace, kind, name))
             if hpa is not None:
                 self.scaled.add(id(hpa))
+                self._also_scaling(hpa)
                 count = {"min": hpa.min_replicas, "max": hpa.max_replicas}.get(
                     self.options.hpa, min(max(declared, hpa.min_replicas), hpa.max_replicas))
                 if count != declared:
@@ -162,6 +163,20 @@ class Scaler:
                 count = math.ceil(count * self.options.factor - 1e-9)
         self.workloads.append((f"{namespace} {kind}/{name}", count, origin))
         return count
+
+    def _also_scaling(self, first: Autoscaler) -> None:
+        """A second autoscaler of one workload (alternatives side by side: kubernetes/examples' vLLM HPAs on GPU
+        and on server metrics) is no autoscaler of a workload missing from the input: say what it does."""
+        key = (first.namespace, first.target_kind, first.target_name)
+        for other in self.autoscalers:
+            if other is first or id(other) in self.scaled or (other.namespace, other.target_kind, other.target_name) != key:
+                continue
+            self.scaled.add(id(other))
+            self.changed.append((other.origin, (
+                f"HorizontalPodAutoscaler {other.namespace}/{other.name} scales {other.target_kind}/{other.target_name}, "
+                f"as HorizontalPodAutoscaler {first.name} ({first.origin}) does: the HPA controller scales neither "
+                f"while two select its pods (AmbiguousSelector); karpplan planned it with {first.name}'s bounds, so "
+                "keep one of them")))
 
     def check(self) -> None:
         """A `--replicas` that named no workload, or several of different kinds, is bad input."""

@@ -38,6 +38,7 @@ the resource instead.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from karpplan.errors import Origin
@@ -210,8 +211,9 @@ def _pool(doc: Document, index: _Index) -> list[DerivedDocument]:
               "strimzi.io/broker-role": str(broker).lower(),
               "strimzi.io/controller-role": str("controller" in roles).lower()}
     template = _template(pod, [("kafka", resources, line)], rack if isinstance(rack, str) else None, line)
-    return [_made(doc, origin_doc, "StatefulSet", name, _count(spec.get("replicas"), 0), template, labels, at,
-                  _line(spec, "replicas", doc.origin.line))]
+    made = _made(doc, origin_doc, "StatefulSet", name, _count(spec.get("replicas"), 0), template, labels, at,
+                 _line(spec, "replicas", doc.origin.line))
+    return [replace(made, workload=f"{doc.kind}/{doc.name}")]  # the pool's pods, named as lint names the pool
 
 
 def _component(doc: Document, field: str, name: str, component: str, replicas: int,
@@ -269,11 +271,15 @@ def _expand(index: _Index, doc: Document) -> tuple[list[Document], DerivedWorklo
         suffix, component = ("connect", "kafka-connect") if doc.kind == "KafkaConnect" else \
             ("mirrormaker2", "kafka-mirror-maker-2")
         spec = _at(doc, "spec")
-        made = [_component(doc, "spec", f"{doc.name}-{suffix}", component, _count(spec.get("replicas"), CONNECT_REPLICAS),
-                           [(component, spec.get("resources"))], as_mapping(spec.get("rack")).get("topologyKey"),
-                           strimzi_kind=doc.kind)]
+        made = [replace(_component(doc, "spec", f"{doc.name}-{suffix}", component,
+                                   _count(spec.get("replicas"), CONNECT_REPLICAS), [(component, spec.get("resources"))],
+                                   as_mapping(spec.get("rack")).get("topologyKey"), strimzi_kind=doc.kind),
+                        workload=f"{doc.kind}/{doc.name}")]
     kept = [m for m in made if (doc.namespace, m.name) not in index.present]
-    shown = ", ".join(f"{m.kind} {m.name} ({m.body['spec'].get('replicas', 1)} pod(s))" for m in kept) or "no pod"
+    # The operator runs brokers, controllers, ZooKeeper and Connect pods from StrimziPodSets (no StatefulSet since
+    # 0.35; Connect's since StableConnectIdentities, GA in 0.39), planned here as StatefulSets of the same pods.
+    shown = ", ".join(f"{'StrimziPodSet' if m.kind == 'StatefulSet' else m.kind} {m.name} "
+                      f"({m.body['spec'].get('replicas', 1)} pod(s))" for m in kept) or "no pod"
     skipped = [m.name for m in made if (doc.namespace, m.name) in index.present]
     plain = (f"planned as the pods the Strimzi cluster operator creates: {shown}"
              + (f"; {', '.join(skipped)} already in the input" if skipped else ""))

@@ -7,13 +7,15 @@ import os
 from collections.abc import Iterator
 
 from karpplan.errors import Origin
-from karpplan.inputs.kustomize import is_kustomization, named_patches
+from karpplan.inputs.charts import chart_directory, chart_origin, is_chart
+from karpplan.inputs.kustomize import is_kustomization, named_patches, unapplied_transformers
 from karpplan.inputs.loader import Document
 from karpplan.lint.context import LintContext
 from karpplan.lint.core import Hit, Severity, lint_rule
 from karpplan.lint.locate import locate, path_at
 from karpplan.lint.rules.examples import NODE_CLASS, NODEPOOL
 from karpplan.lint.unread import unread_pod_resource
+from karpplan.model.derived import DefinedTwice
 
 _CLASS_REFS = ("spec.template.spec.nodeClassRef", "spec.providerRef")
 # Where a notice is about what the cluster will do with a pool or node class as written (a warning); elsewhere
@@ -73,12 +75,20 @@ def INPUT_READ_DIFFERENTLY(ctx: LintContext) -> Iterator[Hit]:
     Provisioner (or karpenter.k8s.aws/v1alpha1 AWSNodeTemplate) is a warning too: karpplan plans it as v0.27
     did, but Karpenter has not served the alpha APIs since v0.33, nor does any v1 release. A kustomization (a
     kustomize tree linted as a directory) naming patch files is an info: the patches are left out, not merged,
-    so the objects as applied are judged by linting `kustomize build`'s output. So is a custom resource karpplan
-    does not read whose spec writes pod fields (a RedisCluster's affinity): the pods its controller runs are
-    judged nowhere, which "0 errors" must not hide.
+    so the objects as applied are judged by linting `kustomize build`'s output; so is one setting namePrefix,
+    nameSuffix, commonLabels, labels or replicas (only its `namespace:` is applied). An object defined twice,
+    differently (in two files of a repository holding alternative bundles, such as argo-cd's install.yaml and
+    ha/install.yaml), is a warning at the second definition, which the capacity rules leave out (`plan` refuses
+    it as bad input); written twice the same, it is one object. A custom resource karpplan
+    does not read whose spec writes pod fields is an info too (a RedisCluster's affinity): the pods its controller runs are
+    judged nowhere, which "0 errors" must not hide; and so is a Helm chart below a directory linted (read as its
+    Chart.yaml alone: its templates are not objects until `helm template` renders them).
     """
     yield from _alpha_apis(ctx)
+    yield from _defined_twice(ctx)
+    yield from _charts(ctx)
     yield from _kustomize_patches(ctx)
+    yield from _kustomize_transformers(ctx)
     yield from _unread_pod_resources(ctx)
     pool_starts = {(p.origin.file, p.origin.line) for p in ctx.inventory.nodepools}
     for notice in ctx.inventory.notices:
@@ -98,6 +108,43 @@ def INPUT_READ_DIFFERENTLY(ctx: LintContext) -> Iterator[Hit]:
                   line=origin.line or doc.origin.line, severity=Severity.info if assumed else None)
 
 
+_SHOWN_TWICE = 3  # second definitions named in a file's one finding (the rest counted)
+
+
+def _defined_twice(ctx: LintContext) -> Iterator[Hit]:
+    """Second definitions of objects (alternative bundles side by side, or a copy): one finding per file that
+    holds any, at the first of them (a repository of bundles holds dozens: argo-cd's manifests/ 64)."""
+    by_file: dict[str, list[tuple[DefinedTwice, Document]]] = {}
+    for problem in ctx.problems:
+        doc = ctx.document_at(problem.origin) if isinstance(problem, DefinedTwice) else None
+        if doc is not None and isinstance(problem, DefinedTwice):
+            by_file.setdefault(problem.origin.file, []).append((problem, doc))
+    for file, found in by_file.items():
+        problem, doc = found[0]
+        said = problem.message if len(found) == 1 else (
+            f"{len(found)} objects of this file are defined earlier in the input too: "
+            + ", ".join(p.message.replace(" is defined twice", "") for p, _ in found[:_SHOWN_TWICE])
+            + (f" and {len(found) - _SHOWN_TWICE} more" if len(found) > _SHOWN_TWICE else ""))
+        elsewhere = any(p.first.file != file for p, _ in found)
+        yield Hit(doc, "metadata.name",
+                  f"{said}: both definitions are linted as written, but the capacity rules read only the first "
+                  "one (and `karpplan plan` refuses the input)",
+                  f"keep one definition; if the files are alternatives, lint each on its own: karpplan lint {file}"
+                  if elsewhere else "keep one definition of the object")
+
+
+def _charts(ctx: LintContext) -> Iterator[Hit]:
+    """A Helm chart below a directory linted (read as its Chart.yaml alone): its objects are judged nowhere."""
+    for doc in ctx.documents:
+        if is_chart(doc):
+            directory = chart_directory(doc)
+            yield Hit(doc, "name",
+                      f"a Helm chart, not rendered: its templates are Go templating, not objects, so what it "
+                      f"installs is not linted (karpplan read its {os.path.basename(doc.origin.file)} alone)",
+                      f"to lint what it installs, lint its output: helm template {directory} | karpplan lint -",
+                      line=chart_origin(doc).line, severity=Severity.info)
+
+
 def _kustomize_patches(ctx: LintContext) -> Iterator[Hit]:
     """A kustomization naming patch files: lint leaves them out (they are no objects of their own) and does not
     merge them, so the objects as applied are judged only in `kustomize build`'s output."""
@@ -113,6 +160,33 @@ def _kustomize_patches(ctx: LintContext) -> Iterator[Hit]:
                   f"names the kustomize patch{'es' if len(named) > 1 else ''} {files}: karpplan reads the files as "
                   "written, so it merges no patch into the object it patches (nor lints a patch as an object)",
                   f"to lint the objects as kustomize applies them, lint its build: {build}", severity=Severity.info)
+
+
+def _kustomize_transformers(ctx: LintContext) -> Iterator[Hit]:
+    """A kustomization setting namePrefix / nameSuffix / commonLabels / labels / replicas: lint reads the objects
+    as their files write them (only `namespace:` is applied), so it says so once, at the field."""
+    for doc in ctx.documents:
+        fields = unapplied_transformers(doc)
+        if not fields:
+            continue
+        directory = os.path.dirname(doc.origin.file) or "."
+        build = ("kustomize build OVERLAY | karpplan lint -, OVERLAY a kustomization that lists this component"
+                 if doc.kind == "Component" else f"kustomize build {directory} | karpplan lint -")
+        yield Hit(doc, fields[0],
+                  f"sets {', '.join(fields)}: karpplan applies a kustomization's namespace but not these, so the "
+                  f"objects it lists are linted as their files write them ({_build_does(fields)})",
+                  f"to lint the objects as kustomize applies them, lint its build: {build}", severity=Severity.info)
+
+
+def _build_does(fields: list[str]) -> str:
+    """What kustomize build does with the transformers a kustomization sets."""
+    does = ["renames them" if {"namePrefix", "nameSuffix"} & set(fields) else "",
+            "adds the labels to their pods and to the selectors that write matchLabels"
+            if "commonLabels" in fields else "",
+            "adds the labels to their metadata (and, as each entry says, to templates and selectors)"
+            if "labels" in fields else "",
+            "sets the replicas of the workloads its replicas field names" if "replicas" in fields else ""]
+    return "kustomize build " + ", and ".join(d for d in does if d)
 
 
 def _unread_pod_resources(ctx: LintContext) -> Iterator[Hit]:

@@ -15,6 +15,7 @@ from karpplan.lint.core import Hit, Severity, lint_rule
 from karpplan.lint.locate import locate
 from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
 from karpplan.model.build_fields import Field, is_qualified_name
+from karpplan.model.derived import DefinedTwice
 from karpplan.model.requirements import parse_int
 
 _MESSAGE = re.compile(
@@ -105,6 +106,8 @@ def classify(ctx: LintContext) -> list[Classified]:
     out: list[Classified] = []
     unowned: list[InputProblem] = []
     for problem in ctx.problems:
+        if isinstance(problem, DefinedTwice):
+            continue  # a finding of input-read-differently (a repository's alternative bundles), not bad input
         match = _MESSAGE.match(problem.message)
         rule = rule_of_path(match.group("path")) if match else None
         doc = ctx.document_at(problem.origin)
