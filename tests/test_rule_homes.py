@@ -31,6 +31,7 @@ RULE_READS: dict[str, tuple[re.Pattern[str], dict[str, str]]] = {
     "max_skew": (re.compile(r"\.max_skew\b"), {
         "scheduling/topology.py": "SpreadRule exposes its constraint's maxSkew (the `Skew` the cores read)",
         "render/inventory_view.py": "shows the manifest's maxSkew",
+        "render/constraint_text.py": "says the manifest's maxSkew in words (inventory's constraint lines)",
         "explain/fix_candidates.py": "a fix rewrites the manifest's maxSkew (+1)",
         "lint/rules/capacity.py": "quotes the manifest's maxSkew in a finding; the counting asks spread_counts",
     }),
@@ -38,6 +39,7 @@ RULE_READS: dict[str, tuple[re.Pattern[str], dict[str, str]]] = {
         "model/pods.py": "TopologySpreadConstraint.effective_min_domains: 1 when the manifest has none",
         "scheduling/topology.py": "SpreadRule exposes minDomains in effect (the `Skew` the cores read)",
         "render/inventory_view.py": "shows the manifest's minDomains",
+        "render/constraint_text.py": "says the manifest's minDomains in words (inventory's constraint lines)",
         "gap_cause.py": "whether the manifest sets minDomains, to name it as a rule the bounds count weakly; counts nothing",
         "lint/rules/capacity.py": "whether the manifest sets minDomains, and its value quoted; the counting asks spread_counts",
     }),
