@@ -12,22 +12,13 @@ from collections.abc import Iterable
 from karpplan.costs.showback import workload_key
 from karpplan.engines.result import SolvedNode
 from karpplan.model import labels as L
-from karpplan.model.pods import PodTemplate
-
-WINDOWS = "windows"
+from karpplan.model.node_os import WINDOWS, image_os
 
 
 def _node_os(node: SolvedNode) -> str | None:
     if node.option is not None:
         return node.option.labels.get(L.OS)
     return node.existing.node.labels.get(L.OS) if node.existing is not None else None
-
-
-def _asks_windows(template: PodTemplate) -> bool:
-    """Does every alternative of the pod's node selection require `kubernetes.io/os` to be windows?"""
-    alternatives = template.affinity.strict_alternatives()
-    return bool(alternatives) and all(L.OS in alt and alt[L.OS].has(WINDOWS) and not alt[L.OS].has("linux")
-                                      for alt in alternatives)
 
 
 def linux_pods_on_windows(nodes: Iterable[SolvedNode]) -> list[str]:
@@ -37,7 +28,7 @@ def linux_pods_on_windows(nodes: Iterable[SolvedNode]) -> list[str]:
     for node in nodes:
         if _node_os(node) != WINDOWS:
             continue
-        here = [pod for group, pod in node.pods if not _asks_windows(group.template)]
+        here = [pod for group, pod in node.pods if not image_os(group.template).has(WINDOWS)]  # node_os.py
         if here:
             windows_nodes.append(node.name)
         for pod in here:
