@@ -5,17 +5,7 @@ docs/src/samples (cluster-example.yaml, cluster-example-full.yaml) and its API r
 
 from __future__ import annotations
 
-import io
-import json
-from typing import Any
-
-from typer.testing import CliRunner
-
-from karpplan.cli.main import app
-from karpplan.lint.core import Finding
-from karpplan.lint.run import LintOptions, lint
-
-runner = CliRunner()
+from derived_helpers import findings, line_of, plan
 
 POOL = """\
 apiVersion: karpenter.sh/v1
@@ -100,19 +90,7 @@ spec:
 """
 
 
-def plan(text: str) -> dict[str, Any]:
-    result = runner.invoke(app, ["plan", "-", "-o", "json"], input=text)
-    assert result.exit_code in (0, 1), result.stdout + str(result.exception)
-    out: dict[str, Any] = json.loads(result.stdout)
-    return out
 
-
-def findings(text: str) -> list[Finding]:
-    return list(lint(LintOptions(paths=("-",), stdin=io.StringIO(text))).findings)
-
-
-def line_of(text: str, needle: str) -> int:
-    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
 
 
 def test_the_sample_cluster_is_three_instance_pods_on_three_nodes() -> None:

@@ -5,17 +5,7 @@ docs (node sets, zone awareness)."""
 
 from __future__ import annotations
 
-import io
-import json
-from typing import Any
-
-from typer.testing import CliRunner
-
-from karpplan.cli.main import app
-from karpplan.lint.core import Finding
-from karpplan.lint.run import LintOptions, lint
-
-runner = CliRunner()
+from derived_helpers import findings, line_of, plan, pods_of
 
 POOL = """\
 apiVersion: karpenter.sh/v1
@@ -80,23 +70,8 @@ MASTERS = """\
 """
 
 
-def plan(text: str) -> dict[str, Any]:
-    result = runner.invoke(app, ["plan", "-", "-o", "json"], input=text)
-    assert result.exit_code in (0, 1), result.stdout + str(result.exception)
-    out: dict[str, Any] = json.loads(result.stdout)
-    return out
 
 
-def findings(text: str) -> list[Finding]:
-    return list(lint(LintOptions(paths=("-",), stdin=io.StringIO(text))).findings)
-
-
-def line_of(text: str, needle: str, nth: int = 0) -> int:
-    return [i for i, line in enumerate(text.splitlines(), 1) if needle in line][nth]
-
-
-def pods_of(document: dict[str, Any], workload: str) -> list[dict[str, Any]]:
-    return [p for p in document["pods"] if p["workload"] == workload]
 
 
 def test_the_sample_is_three_pods_of_its_limits_spread_over_nodes() -> None:

@@ -6,16 +6,11 @@ spark-pi-dynamic-allocation.yaml, spark-pi-pod-template.yaml, spark-pi-scheduled
 
 from __future__ import annotations
 
-import io
-import json
-from typing import Any
-
+from derived_helpers import findings, line_of, plan, pods_of
 from typer.testing import CliRunner
 
 from karpplan.cli.main import app
 from karpplan.costs.showback import runs_to_completion
-from karpplan.lint.core import Finding
-from karpplan.lint.run import LintOptions, lint
 
 runner = CliRunner()
 
@@ -130,23 +125,8 @@ spec:
 {spec}"""
 
 
-def plan(text: str) -> dict[str, Any]:
-    result = runner.invoke(app, ["plan", "-", "-o", "json"], input=text)
-    assert result.exit_code in (0, 1), result.stdout + str(result.exception)
-    out: dict[str, Any] = json.loads(result.stdout)
-    return out
 
 
-def pods_of(document: dict[str, Any], workload: str) -> list[dict[str, Any]]:
-    return [p for p in document["pods"] if p["workload"] == workload]
-
-
-def findings(text: str) -> list[Finding]:
-    return list(lint(LintOptions(paths=("-",), stdin=io.StringIO(text))).findings)
-
-
-def line_of(text: str, needle: str) -> int:
-    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
 
 
 def test_spark_pi_is_a_driver_and_an_executor_with_the_memory_overhead_minimum() -> None:

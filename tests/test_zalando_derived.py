@@ -5,17 +5,7 @@ zalando/postgres-operator manifests/minimal-postgres-manifest.yaml and complete-
 
 from __future__ import annotations
 
-import io
-import json
-from typing import Any
-
-from typer.testing import CliRunner
-
-from karpplan.cli.main import app
-from karpplan.lint.core import Finding
-from karpplan.lint.run import LintOptions, lint
-
-runner = CliRunner()
+from derived_helpers import findings, line_of, plan, pods_of
 
 POOL = """\
 apiVersion: karpenter.sh/v1
@@ -70,23 +60,8 @@ spec:
 {body}"""
 
 
-def plan(text: str) -> dict[str, Any]:
-    result = runner.invoke(app, ["plan", "-", "-o", "json"], input=text)
-    assert result.exit_code in (0, 1), result.stdout + str(result.exception)
-    out: dict[str, Any] = json.loads(result.stdout)
-    return out
 
 
-def pods_of(document: dict[str, Any], workload: str) -> list[dict[str, Any]]:
-    return [p for p in document["pods"] if p["workload"] == workload]
-
-
-def findings(text: str) -> list[Finding]:
-    return list(lint(LintOptions(paths=("-",), stdin=io.StringIO(text))).findings)
-
-
-def line_of(text: str, needle: str) -> int:
-    return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
 
 
 def test_the_minimal_manifest_is_two_spilo_pods_of_the_operators_default_requests() -> None:
