@@ -24,6 +24,7 @@ from karpplan.catalog.allocatable import (
 )
 from karpplan.model.pools import AUTO_MODE_EPHEMERAL_GIB, KubeletConfig, NodeClass, NodePool, NodeStorage
 from karpplan.model.quantity import format_resource
+from karpplan.model.requirements import Requirement
 from karpplan.model.resources import EPHEMERAL
 
 HUGEPAGES_PREFIX = "hugepages-"
@@ -118,15 +119,14 @@ def _auto_mode_note(request: int, daemons: int, kubelet: KubeletConfig | None, n
             f'NodeClass "{node_class.name}" ({node_class.origin}); set spec.ephemeralStorage.size to {need}Gi or more')
 
 
-def os_nowhere(required: object, offered_os: Iterable[str]) -> str:
+def os_nowhere(required: Requirement | None, offered_os: Iterable[str]) -> str:
     """The hint for a pod whose `kubernetes.io/os` requirement no node of the pool meets ("" otherwise): an
     EC2NodeClass's AMI family decides the OS of every node it launches (Bottlerocket, AL2023: Linux; the Windows
     aliases: Windows), so the pool's requirements cannot widen it (`required`: the pod's Requirement on the key)."""
-    has = getattr(required, "has", None)
     systems = sorted(set(offered_os))
-    if has is None or not systems or any(has(os) for os in systems):
+    if required is None or not systems or any(required.has(os) for os in systems):
         return ""
-    wanted = "Windows" if has("windows") else "Linux"
+    wanted = "Windows" if required.has("windows") else "Linux"
     alias = "windows2022@latest" if wanted == "Windows" else "al2023@latest or bottlerocket@latest"
     return (f"; this NodePool's node class launches {', '.join(systems)} nodes only (its AMI family decides the OS) "
             f"and the pod requires {wanted}: give it a NodePool whose EC2NodeClass uses a {wanted} AMI "
