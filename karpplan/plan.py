@@ -187,7 +187,8 @@ class PreferenceOutcome:
         line = (f"honoured as Karpenter does: {self.kept} kept"
                 + (f", {relaxed} relaxed where Karpenter could not keep them" if relaxed else "")
                 + "; --preferences drop plans without them")
-        lines = [line, *(f"relaxed: {r}" for r in self.relaxed)]
+        # Each says what Karpenter's plan did instead, naming its nodes: that plan, not the one shown.
+        lines = [line, *(f"relaxed in Karpenter's plan: {r}" for r in self.relaxed)]
         if self.not_enforced:
             lines.append(f"relaxed: {self.not_enforced} more that Karpenter's plan keeps, as making them required "
                          "left pods out")

@@ -12,6 +12,7 @@ from karpplan.costs.showback import workload_key
 from karpplan.errors import InputError, Origin
 from karpplan.model.cluster import FargateProfile
 from karpplan.model.fargate import (
+    EC2_ONLY,
     FARGATE_NODE_TAINT,
     FargateSize,
     fargate_hourly_price,
@@ -21,6 +22,7 @@ from karpplan.model.fargate import (
 )
 from karpplan.model.fargate_prices import FargatePrice, fargate_rate, missing_rate_message
 from karpplan.model.inventory import Inventory
+from karpplan.model.labels import COMPUTE_TYPE
 from karpplan.model.pods import Pod
 from karpplan.model.resources import CPU, MEMORY, Resources
 from karpplan.plan import FargateInfo, PlanNode, UnschedulablePod
@@ -33,18 +35,29 @@ class FargatePlacement:
     reasons: list[str]
 
 
-def split_fargate(inventory: Inventory, profiles: Sequence[FargateProfile]) -> tuple[list[FargatePlacement], list[Pod]]:
-    """Pods matching a Fargate profile run on Fargate (never falling back to EC2); the rest go to EC2."""
+def split_fargate(
+    inventory: Inventory, profiles: Sequence[FargateProfile]
+) -> tuple[list[FargatePlacement], list[Pod], list[str]]:
+    """Pods matching a Fargate profile run on Fargate (never falling back to EC2); the rest go to EC2. Also the
+    notes on workloads a profile selects that their `eks.amazonaws.com/compute-type: ec2` annotation keeps on EC2."""
     fargate: list[FargatePlacement] = []
     ec2: list[Pod] = []
+    kept_on_ec2: dict[str, str] = {}
     for pod in inventory.pending:
-        profile = profile_for(profiles, pod.namespace, pod.labels) if profiles else None
+        profile = profile_for(profiles, pod.namespace, pod.labels, pod.template.annotations) if profiles else None
         if profile is None:
             ec2.append(pod)
+            selected = profile_for(profiles, pod.namespace, pod.labels) if profiles else None
+            if selected is not None:
+                kept_on_ec2.setdefault(f"{pod.namespace}/{pod.workload}", selected.name)
             continue
         reasons = [f"Fargate refuses {path}: {why}" for path, why in pod.template.fargate.refusals]
         fargate.append(FargatePlacement(pod, profile, reasons))
-    return fargate, ec2
+    notes = [f"{workload}: Fargate profile {name} selects its pods, but their annotation {COMPUTE_TYPE}: {EC2_ONLY} "
+             "keeps them off Fargate (EKS's Fargate webhook leaves such pods alone), so they are planned on EC2; "
+             "remove the annotation from the pod template to run them on Fargate"
+             for workload, name in sorted(kept_on_ec2.items())]
+    return fargate, ec2, notes
 
 
 def fargate_price(placement: FargatePlacement, region: str, rate: FargatePrice | None) -> float:

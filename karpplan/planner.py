@@ -24,7 +24,7 @@ from karpplan.catalog import (
     node_labels,
 )
 from karpplan.catalog.auto_mode_fee import auto_mode_fee_note
-from karpplan.catalog.coverage import pool_lacking_warning
+from karpplan.catalog.coverage import plan_coverage, pool_lacking_warning
 from karpplan.catalog.overlays import apply_node_overlays
 from karpplan.catalog.spot_prices import estimated_spot_note, spot_price_source
 from karpplan.catalog.types import Catalog
@@ -217,8 +217,8 @@ def prepare(inventory: Inventory, catalog: Catalog) -> Prepared:
 
     catalog, notes = apply_node_overlays(catalog, inventory.overlays, inventory.nodepools)
     inventory, group_notes = with_node_groups(inventory, catalog)  # eksctl node groups: existing nodes
-    notes = [*notes, *group_notes]
-    fargate, ec2_pods = split_fargate(inventory, inventory.fargate_profiles)
+    fargate, ec2_pods, fargate_notes = split_fargate(inventory, inventory.fargate_profiles)
+    notes = [*notes, *group_notes, *fargate_notes]
     return Prepared(catalog, notes, fargate, make_problem(inventory, catalog, ec2_pods))
 
 
@@ -554,27 +554,10 @@ def _summary(inventory: Inventory, catalog: Catalog, options: PlanOptions, nodes
         estimated_prices=any(n.new and n.price_estimated for n in nodes), seed=options.seed,
         bound_source=solution.bound_source if lower is not None else None,
         zones=catalog.zones, zones_source=catalog.zones_source, region_source=_region_source(inventory, options, region),
-        catalog_coverage=_coverage(catalog),
+        catalog_coverage=plan_coverage(catalog, inventory.nodepools),
         spot_prices=spot_price_source(catalog, options.spot_prices),
         fargate_prices=None if fargate_cost == 0 else fargate_rate_text(region, catalog.fargate_price),
     )
-
-
-COVERAGE_SAID_BELOW = 0.95  # us-east-1's current list misses a few new types: not worth a line in every plan
-
-
-def _coverage(catalog: Catalog) -> str:
-    """An embedded catalog that prices only part of the types karpplan knows: how much and since when, so a
-    plan in a region whose public price list is old says its choice was among fewer types."""
-    from karpplan.catalog.coverage import region_coverage  # lazy: start-up
-
-    if not catalog.embedded or catalog.estimated_prices:
-        return ""
-    coverage = region_coverage(catalog.region)
-    if coverage.priced >= COVERAGE_SAID_BELOW * coverage.known:
-        return ""
-    return (f"{coverage.priced} of {coverage.known} known types priced, as of {coverage.as_of}; "
-            "--allow-estimated-prices or --catalog FILE for the rest")
 
 
 def _region_source(inventory: Inventory, options: PlanOptions, region: str) -> str:

@@ -139,3 +139,34 @@ def test_a_pool_of_types_the_region_lacks_is_said_beside_its_unschedulable_pods(
     # in us-east-1 the pool launches, and nothing is said
     east = plan_text(tmp_path, DYNAMIC_GPU_POOL, catalog=None, region="us-east-1")
     assert not east.unschedulable and not any("launches nothing" in w for w in east.warnings)
+
+
+GRAVITON_POOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: graviton}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [c7g, m7g, m6g]}
+"""
+
+
+def test_a_plan_names_the_families_its_pools_allow_that_the_region_does_not_price(tmp_path: Path) -> None:
+    # eu-central-1's public list (2022) has m6g but no c7g or m7g: a new user's Graviton pool was planned on m6g
+    # alone, against a Karpenter baseline held to the same, and the summary said only "371 of 1363 types priced".
+    from karpplan.catalog.coverage import plan_coverage
+    from karpplan.model.build import load_inventory
+
+    (tmp_path / "pool.yaml").write_text(GRAVITON_POOL)
+    region = "eu-central-1"
+    assert {"c7g", "m7g"} <= set(region_coverage(region).missing_families)
+    assert "m6g" not in region_coverage(region).missing_families
+    pools = load_inventory([str(tmp_path / "pool.yaml")]).nodepools
+    line = plan_coverage(load_catalog(region, None), pools)
+    assert "the NodePools also allow 2 families unpriced here (c7g, m7g)" in line
+    assert "Karpenter baseline both leave out" in line
+    assert "families unpriced" not in plan_coverage(load_catalog(region, None), ())
+    assert plan_coverage(load_catalog("us-east-1", None), pools) == ""  # us-east-1 prices (nearly) all

@@ -81,7 +81,7 @@ def test_a_preference_karpenter_must_relax_stays_a_preference(tmp_path: Path) ->
     outcome = plan.summary.preferences
     assert outcome is not None and outcome.relaxed, "the relaxed preference is named"
     assert all("Deployment/ha: preferred spread (ScheduleAnyway" in r for r in outcome.relaxed)
-    assert "relaxed: " in outcome.describe(plan.summary.hourly_cost)
+    assert "relaxed in Karpenter's plan: " in outcome.describe(plan.summary.hourly_cost)
 
 
 def test_no_preferences_no_policy_line(tmp_path: Path) -> None:
@@ -143,7 +143,7 @@ status:
 def test_a_relaxed_hostname_spread_says_a_new_node_is_the_emptiest_domain(tmp_path: Path) -> None:
     plan = _plan(tmp_path, HA, "drop")
     spread = [w for w in plan.warnings if "preferred spread" in w and "kubernetes.io/hostname" in w]
-    assert spread and all("the emptiest domain a new node, 0" in w for w in spread)
+    assert spread and all("matching pods, where a new node would hold 0" in w for w in spread)
 
 
 def test_honour_simulates_karpenter_once_and_quotes_its_own_plan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -109,6 +109,29 @@ def _own_requirements(index: int) -> Requirements:
                          *(Requirement.of(k, "DoesNotExist") for k in base.absent)])
 
 
+COVERAGE_SAID_BELOW = 0.95  # us-east-1's current list misses a few new types: not worth a line in every plan
+
+
+def plan_coverage(catalog: Catalog, pools: Iterable[NodePool] = ()) -> str:
+    """An embedded catalog that prices only part of the types karpplan knows: how much, since when, and the
+    families the NodePools allow that have no price here. Both the plan and its Karpenter baseline choose without
+    those, where the real Karpenter would not: a saving quoted against that baseline is among the priced types only.
+    '' for a catalog that prices (nearly) every type, or a user's own."""
+    if not catalog.embedded or catalog.estimated_prices:
+        return ""
+    coverage = region_coverage(catalog.region)
+    if coverage.priced >= COVERAGE_SAID_BELOW * coverage.known:
+        return ""
+    text = f"{coverage.priced} of {coverage.known} known types priced, as of {coverage.as_of}"
+    missing = set(coverage.missing_families)
+    allowed = sorted({name.split(".")[0] for pool in pools for name in lacking_types(catalog, pool.requirements)}
+                     & missing)
+    if allowed:
+        text += (f"; the NodePools also allow {len(allowed)} families unpriced here ({names_text(allowed)}), which "
+                 "this plan and its Karpenter baseline both leave out, though Karpenter may launch them")
+    return text + "; --allow-estimated-prices or --catalog FILE for the rest"
+
+
 def pool_lacking_warning(pool: NodePool, catalog: Catalog) -> str | None:
     """The plan's warning for a NodePool that launches nothing because every instance type its requirements
     allow is one this region's embedded catalog lacks (None when the catalog has one of them, or lacks none)."""

@@ -365,11 +365,13 @@ class TopologySpreadKind(ConstraintKind):
             else:
                 domain, count, limit, minimum = max(skews, key=lambda s: s[1] - s[2])
                 # A new node is a hostname domain of its own, holding 0 (Karpenter's rule): the bound is maxSkew.
-                emptiest = "a new node, 0" if c.topology_key == HOSTNAME and limit == node_cap(constraint_skew(c)) else str(minimum)
+                if c.topology_key == HOSTNAME and limit == node_cap(constraint_skew(c)):
+                    outcome = f": node {domain} holds {count} matching pods, where a new node would hold 0"
+                else:
+                    outcome = f": {domain} holds {count} matching pods, the emptiest domain {minimum}"
                 out.append(UnmetPreference(
                     f"{c.origin}: {group.group.pods[0].workload}: preferred spread (ScheduleAnyway, maxSkew "
-                    f"{c.max_skew} on {c.topology_key})",
-                    f": {domain} holds {count} matching pods, the emptiest domain {emptiest}"))
+                    f"{c.max_skew} on {c.topology_key})", outcome))
         return kept, out
 
 

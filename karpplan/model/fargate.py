@@ -352,14 +352,29 @@ def profile_matches_pod(profile: FargateProfile, namespace: str, labels: Mapping
     return any(selector_matches_pod(s, namespace, labels) for s in profile.selectors)
 
 
+# A pod annotated `eks.amazonaws.com/compute-type: ec2` is left alone by EKS's Fargate admission webhook, whatever
+# profile selects it: older EKS versions gave CoreDNS this annotation, and AWS's Fargate guide has it removed to
+# run CoreDNS on Fargate ("Update CoreDNS", docs.aws.amazon.com/eks/latest/userguide/fargate-getting-started.html).
+EC2_ONLY = "ec2"
+
+
+def kept_off_fargate(annotations: Mapping[str, str]) -> bool:
+    """Whether the pod's annotations keep it off Fargate whatever profile selects it."""
+    return annotations.get(COMPUTE_TYPE) == EC2_ONLY
+
+
 def profile_for(
-    profiles: Sequence[FargateProfile], namespace: str, labels: Mapping[str, str]
+    profiles: Sequence[FargateProfile], namespace: str, labels: Mapping[str, str],
+    annotations: Mapping[str, str] | None = None,
 ) -> FargateProfile | None:
     """The profile Fargate would run a pod under, or None when the pod stays off Fargate.
 
     Several matches: the name that sorts first wins. A pod labelled `eks.amazonaws.com/fargate-profile`
-    names its profile, and then only that profile counts (it must still match one of its selectors).
+    names its profile, and then only that profile counts (it must still match one of its selectors). A pod
+    annotated `eks.amazonaws.com/compute-type: ec2` stays off Fargate (`kept_off_fargate`).
     """
+    if annotations is not None and kept_off_fargate(annotations):
+        return None
     named = labels.get(FARGATE_PROFILE)
     candidates = [p for p in profiles if named is None or p.name == named]
     matching = [p for p in candidates if profile_matches_pod(p, namespace, labels)]

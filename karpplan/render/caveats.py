@@ -38,12 +38,15 @@ def spot_prices_line(source: str, spot_priced: bool) -> str:
     return ""
 
 
-def fargate_prices_line(rates: str) -> str:
-    """`Fargate $0.04856 per vCPU-hour, ... (sources: karpplan catalog --info)` from `summary.fargatePrices`."""
+def fargate_prices_line(rates: str, region: str = "") -> str:
+    """`Fargate $0.04856 per vCPU-hour, ... (sources: karpplan catalog --info --region R)` from
+    `summary.fargatePrices`: the command that shows this region's rate and its source (without `--region`, `catalog
+    --info` shows the default region's)."""
     if not rates:
         return ""
     rate, _, source = rates.partition(" (")
-    where = "--fargate-prices" if "--fargate-prices" in source else "sources: karpplan catalog --info"
+    command = "karpplan catalog --info" + (f" --region {region}" if region else "")
+    where = "--fargate-prices" if "--fargate-prices" in source else f"sources: {command}"
     return f"Fargate {rate} ({where})"
 
 

@@ -100,7 +100,7 @@ def constraint_lines(template: PodTemplate, *, fargate: bool = False) -> list[st
 
 def fargate_line(template: PodTemplate, profiles: Sequence[FargateProfile]) -> list[str]:
     """Where Fargate takes a workload's pods: its profile, or why that profile's pods cannot run there."""
-    profile = profile_for(profiles, template.namespace, template.labels)
+    profile = profile_for(profiles, template.namespace, template.labels, template.annotations)
     if profile is None:
         return []
     if template.fargate.refusals:

@@ -230,7 +230,7 @@ def _prices_line(plan: Plan) -> Text | None:
     summary = plan.summary
     # spot nodes it launches, or existing ones it prices (an eksctl node group's spot share)
     spot = any(n.capacity_type == "spot" and (n.new or n.hourly_price) for n in plan.nodes)
-    lines = nonempty([spot_prices_line(summary.spot_prices, spot), fargate_prices_line(summary.fargate_prices or "")])
+    lines = nonempty([spot_prices_line(summary.spot_prices, spot), fargate_prices_line(summary.fargate_prices or "", summary.region)])
     return Text("\n".join(lines)) if lines else None
 
 

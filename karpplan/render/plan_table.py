@@ -339,6 +339,12 @@ def _fargate_widths(nodes: Sequence[PlanNode], layout: Layout) -> list[int]:
         if sum(widths) + gaps > layout.width:
             widths[i] = max([len(headers[i]), *(len(w) for r in rows for w in r[i].split())])
     widths[0] = min(widths[0], max(MIN_NAME_WIDTH, layout.width - gaps - sum(widths[1:])))
+    # Still too wide (the name's floor): the profile folds, then the name gives a little more; never the price,
+    # which rich would otherwise cut to `$0.06…`.
+    for i, floor in ((1, 7), (0, 10)):
+        excess = sum(widths) + gaps - layout.width
+        if excess > 0:
+            widths[i] -= min(excess, max(0, widths[i] - floor))
     return widths
 
 

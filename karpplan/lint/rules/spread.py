@@ -167,7 +167,7 @@ def _all_on_fargate(ctx: LintContext) -> set[Origin]:
         return set()
     on: dict[Origin, bool] = {}
     for p in ctx.inventory.pods:
-        on[p.origin] = on.get(p.origin, True) and profile_for(profiles, p.namespace, p.labels) is not None
+        on[p.origin] = on.get(p.origin, True) and profile_for(profiles, p.namespace, p.labels, p.template.annotations) is not None
     return {origin for origin, all_on in on.items() if all_on}
 
 

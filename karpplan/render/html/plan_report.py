@@ -93,7 +93,7 @@ def planned_with(document: Mapping[str, Any]) -> str:
         ("zones", "Zones", ", ".join(zones) + (f" ({zone_note})" if zone_note and zones else ""),
          "warn" if assumed else ""),
         ("spot", "Prices", spot_prices_line(_text(summary, "spotPrices"), spot), ""),
-        ("fargate", "", fargate_prices_line(_text(summary, "fargatePrices")), ""),
+        ("fargate", "", fargate_prices_line(_text(summary, "fargatePrices"), _text(summary, "region")), ""),
     ]
     items = "".join(f'<dt>{esc(label)}</dt><dd data-caveat="{key}"' + (f' class="{css}"' if css else "")
                     + f">{esc(text)}</dd>" for key, label, text, css in rows if text)
