@@ -190,3 +190,18 @@ def test_a_second_hpa_of_one_workload_is_not_said_to_scale_a_missing_one(tmp_pat
     assert not any("not in the input" in w for w in plan["warnings"]), plan["warnings"]
     said = [w for w in plan["warnings"] if "HorizontalPodAutoscaler shop/web-v1 scales Deployment/web, as" in w]
     assert len(said) == 1 and "AmbiguousSelector" in said[0] and "keep one of them" in said[0]
+
+
+def test_replicas_on_a_workload_its_hpa_scales_wins_and_says_when_outside_the_bounds(tmp_path: Path) -> None:
+    # A new user's `--replicas shop/storefront-web=N` on a Deployment with an HPA was told the HPA "scales
+    # Deployment/storefront-web, which is not in the input", for every N; and N below minReplicas went unsaid.
+    path = _write(tmp_path, POOL, _web(), HPA_V2)
+    inside = _plan(path, "--replicas", "shop/web=8")
+    assert len(inside["pods"]) == 8
+    assert not any("HorizontalPodAutoscaler" in w for w in inside["warnings"]), inside["warnings"]
+    below = _plan(path, "--replicas", "shop/web=2")
+    assert len(below["pods"]) == 2  # the flag wins
+    said = [w for w in below["warnings"] if "HorizontalPodAutoscaler" in w]
+    assert len(said) == 1, below["warnings"]
+    assert "Deployment/web is planned with 2 replicas (--replicas), outside 5..12" in said[0]
+    assert "not in the input" not in said[0]

@@ -145,6 +145,15 @@ class Scaler:
             self.matched.setdefault(o, []).append(f"{kind}/{name}")
         if explicit:
             count = explicit[-1].count
+            hpa = self.by_target.get((namespace, kind, name))
+            if hpa is not None:  # the flag wins; an autoscaler of a workload in the input is no stray one
+                self.scaled.add(id(hpa))
+                self._also_scaling(hpa)
+                if not hpa.min_replicas <= count <= hpa.max_replicas:
+                    self.changed.append((hpa.origin, (
+                        f"{kind}/{name} is planned with {count} replicas ({REPLICAS_FLAG}), outside "
+                        f"{hpa.min_replicas}..{hpa.max_replicas}, the bounds of HorizontalPodAutoscaler {hpa.name}, "
+                        f"which would scale it back within them")))
         else:
             count = declared
             hpa = self.by_target.get((namespace, kind, name))
