@@ -87,7 +87,7 @@ def reasons_for(problem: Problem, group: GroupInfo, pod: Pod, state: PlacementSt
             reasons.append(prefix + "a node could be launched for this pod alone, but not together with the "
                            "plan's other pods (spread, affinity or limits across the batch)")
     origin = group.template.origin
-    reasons.append(f"{pod.workload} is defined at {origin}")
+    reasons.append(f"{pod.workload}'s pod template is at {origin}")  # the workload's own line is its document's
     if unpriced:  # our catalog's gap, not Karpenter's verdict: said first, not as the last clause of a long reason
         reasons.insert(0, _unpriced_reason(problem, sorted(unpriced)))
     if spot_gaps:  # the price file's gap likewise
