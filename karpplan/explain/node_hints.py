@@ -91,12 +91,14 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
 
 
 _SPREAD = re.compile(r"didn't match pod topology spread constraints", re.I)
-_TAINTED = re.compile(r"had (?:untolerated )?taint", re.I)
+_TAINTED = re.compile(r"had (?:untolerated )?taint|were unschedulable", re.I)
 _SPREAD_OVER_TAINTS = (
-    "Tainted nodes the pod may not use still count as domains of its topology spread (nodeTaintsPolicy: Ignore is "
-    "the default): if a domain holds only such nodes, its count stays at 0 and the skew can never be met elsewhere - "
-    "then set nodeTaintsPolicy: Honor on the constraint (nodeAffinityPolicy: Honor, the default, does the same for nodes "
-    "its node affinity excludes).")
+    "tainted nodes the pod may not use - a control-plane node, a cordoned node "
+    "(node.kubernetes.io/unschedulable) - still count as domains of its topology spread (nodeTaintsPolicy: Ignore is "
+    "the default), so with a kubernetes.io/hostname spread such a node stays at 0 matching pods and, once every usable "
+    "node holds maxSkew more, none may take the next pod. Set nodeTaintsPolicy: Honor on the constraint (Kubernetes "
+    "1.26+; nodeAffinityPolicy: Honor, the default, does the same for nodes its node affinity excludes), make it "
+    "whenUnsatisfiable: ScheduleAnyway, or remove the cordoned node (finish its drain).")
 
 
 _SELECTOR = re.compile(r"didn't match (?:Pod's )?node (?:affinity|selector)|MatchNodeSelector", re.I)
@@ -123,5 +125,9 @@ def node_hints(counts: Mapping[str, int], total: int | None = None) -> str:
     if counts and all(_SELECTOR.search(why) for why in counts):
         out.append(_SELECTOR_ONLY)  # every node fails on the pod's own selector: the label, not the capacity
     if any(_SPREAD.search(why) for why in counts) and any(_TAINTED.search(why) for why in counts):
-        out.append(_SPREAD_OVER_TAINTS)  # the spread's domains and the taints meet: the usual deadlock
+        # the spread's domains and the taints meet: the usual deadlock, said first - and said as the cause when no
+        # other reason (a full node) could hold the spread's minimum
+        alone = all(_SPREAD.search(why) or _TAINTED.search(why) or _SELECTOR.search(why) for why in counts)
+        out.insert(0, ("The spread is what blocks it: " if alone else "If the spread is what blocks it: ")
+                   + _SPREAD_OVER_TAINTS)
     return "".join(" " + hint for hint in out)
