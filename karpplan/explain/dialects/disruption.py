@@ -31,7 +31,8 @@ UNCONSOLIDATABLE, BLOCKED, DISRUPTING = EVENTS
 TRIGGERS = ("Unconsolidatable", "DisruptionBlocked", "isrupting ", "Consolidating via", "eprovisioning via",
             "prevents pod evictions", "do-not-disrupt", "do-not-consolidate", "nominated for a pending pod",
             "without creating", "cheaper", "SpotToSpotConsolidation", "pods would schedule", "blocking budget",
-            "consolidation disabled", "consolidation policy WhenEmpty", "Cannot disrupt", "Cannot deprovision")
+            "consolidation disabled", "consolidation policy WhenEmpty", "Cannot disrupt", "Cannot deprovision",
+            "is blocking evictions")
 _PREFIX = re.compile(r"^(?:Cannot (?:disrupt|deprovision) (?:Node|NodeClaim|Machine)(?::| due to) )", re.I)
 _S = r"(?:state )?"
 _DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
@@ -47,6 +48,17 @@ def _pdb(m: re.Match[str]) -> str:
             "maxUnavailable is 0, or pods it covers are not Ready). Smallest fix: let the budget allow one eviction "
             "(maxUnavailable: 1, or minAvailable below the replica count) or run one more replica; a single-replica "
             "workload with minAvailable: 1 can never be moved.")
+
+
+def _drain_pdb(m: re.Match[str]) -> str:
+    name = m.group("pdb").strip()
+    ns, _, short = name.rpartition("/")
+    look = f"kubectl get pdb -n {ns} {short}" if ns else "kubectl get pdb -A"
+    return (f'PodDisruptionBudget "{name}" refuses the eviction of a pod on a node Karpenter is already draining '
+            "(the node is being deleted: drift, expiry, consolidation or a kubectl delete), so the drain waits and the "
+            f"node and its NodeClaim stay: {look} shows ALLOWED DISRUPTIONS 0 - typically a single replica (istiod, a "
+            "gateway) with minAvailable: 1. Smallest fix: run one more replica (or let the budget allow one eviction) "
+            "so the pod can move; the NodePool's terminationGracePeriod bounds how long such a drain may wait.")
 
 
 def _pdbs(m: re.Match[str]) -> str:
@@ -251,6 +263,7 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = tup
     (re.compile(pattern, re.I), word) for pattern, word in (
         (r"\bpdb (?:\"(?P<pdb>[^\"]+)\"|(?P<bare>[\w./-]+)) prevents pod evictions", _pdb),  # v0.2x: unquoted
         (r"\bpdb prevents pod evictions(?: \(PodDisruptionBudget=(?P<pdb>[^)]*)\))?", _pdb),
+        (r"can'?t drain node, PDB \"(?P<pdb>[^\"]+)\" is blocking evictions", _drain_pdb),  # v0.3x consistency
         (r"eviction does not support multiple PDBs(?: \(PodDisruptionBudget\(s\)=(?P<pdb>[^)]*)\))?", _pdbs),
         (r"\bpod \"(?P<pod>[^\"]+)\" has \"?karpenter\.sh/do-not-(?:disrupt|evict)\"? annotation", _pod_annotation),
         (r"\bpod has \"karpenter\.sh/do-not-disrupt\" annotation \(Pod=(?P<pod>[^)]+)\)", _pod_annotation),
@@ -279,7 +292,7 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = tup
         (r"node (?P<what>\"[^\"]*\") has buffer pods", _buffer),
     ))
 # what DisruptionBlocked events say (a node's or its pods' state), the others being Unconsolidatable ones
-_BLOCKING = frozenset(p for p, word in _RULES if word in (_pdb, _pdbs, _pod_annotation, _node_annotation, _nominated,
+_BLOCKING = frozenset(p for p, word in _RULES if word in (_pdb, _drain_pdb, _pdbs, _pod_annotation, _node_annotation, _nominated,
                                                           _initializing, _deleting, _not_managed, _budget, _pool_gone))
 # the log of a disruption under way, newest first; what follows the match (node names) is left out of the item
 _DISRUPTING = re.compile(
