@@ -121,6 +121,16 @@ def _device_hints(counts: Mapping[str, int]) -> str:
     return out
 
 
+_POD_AFFINITY = re.compile(r"didn't match pod affinity|MatchInterPodAffinity|PodAffinityRulesNotMatch", re.I)
+_TEMPLATE_POD_AFFINITY = (
+    " A node group's template node is a new node with no pod on it but the DaemonSets' (which older cluster-autoscaler "
+    "releases did not even place there), so the pod's required spec.affinity.podAffinity finds no pod to run next to "
+    "on it and cluster-autoscaler never adds a node for it. A pod that must run beside a DaemonSet's pod needs no pod "
+    "affinity - every node the DaemonSet selects runs one, so select those nodes (nodeSelector / node affinity) "
+    "instead; otherwise make the term preferredDuringSchedulingIgnoredDuringExecution, or start the pod it follows "
+    "first.")
+
+
 def _group_hints(counts: Mapping[str, int]) -> str:
     out = ""
     if any(_SELECTOR_MISMATCH.search(why) for why in counts) and all(
@@ -137,6 +147,8 @@ def _group_hints(counts: Mapping[str, int]) -> str:
                 "exists (a deleted node group leaves nothing to grow: recreate it, or change the pod's selector), or "
                 "it is at its max size - cluster-autoscaler's log then says 'Skipping node group <name> - max size "
                 "reached' and judges only the other groups: raise that group's max size.")
+    if any(_POD_AFFINITY.search(why) for why in counts):
+        out += _TEMPLATE_POD_AFFINITY
     if any("volume node affinity conflict" in why or "volume zone" in why for why in counts):
         out += (" For a pod whose volume is pinned to one zone, cluster-autoscaler grows only a node group whose "
                 "template node is in that zone: a group spanning several zones may add its node elsewhere, so give "
