@@ -86,7 +86,12 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
      "none it may use). With Karpenter or cluster-autoscaler a pending pod should bring one up - check that the "
      "autoscaler runs and that a NodePool / node group fits the pod. On EKS Fargate, a pod that no Fargate profile "
      "selected when it was created goes to default-scheduler and waits here: add a profile matching its namespace "
-     "and labels, then recreate the pod."),
+     "and labels, then recreate the pod. CoreDNS's pods wait here on a Fargate-only cluster even with a kube-system "
+     "profile until the eks.amazonaws.com/compute-type: ec2 annotation is removed from the coredns Deployment's pod "
+     "template (eksctl --fargate and the EKS guide do it; if that step failed: kubectl patch deployment coredns -n "
+     "kube-system --type json -p='[{\"op\": \"remove\", \"path\": "
+     "\"/spec/template/metadata/annotations/eks.amazonaws.com~1compute-type\"}]', then kubectl rollout restart -n "
+     "kube-system deployment coredns)."),
 )
 
 

@@ -348,6 +348,13 @@ def fargate_plain(r: Reason) -> str:
                 "account still being verified, or one AWS has suspended or limited (billing, its Fargate vCPU quota). "
                 "Nothing in the cluster fixes it: ask AWS Support to unblock the account, or run the pods on EC2 "
                 "nodes meanwhile.")
+    if r.cause == "timed out":
+        return (f"{r.text}: a Fargate profile selected the pod but its Fargate node did not come up in time, and "
+                "fargate-scheduler keeps retrying. Nothing in the pod spec is refused; the profile's network or the "
+                "account's capacity is: its private subnets need a route out - a NAT gateway, or in a private "
+                "cluster VPC endpoints for ecr.api, ecr.dkr, s3 (gateway) and sts - to pull the image and reach "
+                "the API server, and the account's Fargate vCPU quota (Service Quotas) must have room. Fix the "
+                "subnets' route tables (or add the endpoints); the retries then succeed.")
     if r.cause == "zone":
         return (f"{r.text}: Fargate is not offered in a zone of the profile's subnets; give the Fargate profile "
                 "private subnets in supported zones only.")
