@@ -121,7 +121,9 @@ def _half_known(_: re.Match[str]) -> str:
             "Karpenter's). For a NodeClaim stuck that way (kubectl get nodeclaim shows it without a node, its "
             "Registered condition Unknown), the instance runs but its kubelet cannot join: the node role's access "
             "entry (type EC2 Linux) or aws-auth mapping, the AMI family versus its user data, the route from its "
-            "subnet to the API server; Karpenter deletes it after its registration timeout (15 minutes).")
+            "subnet to the API server; Karpenter deletes it after its registration timeout (15 minutes). On a Node "
+            "of a managed or self-managed node group the event is noise, nothing to fix: Karpenter before v1.1 "
+            "emitted it for every node it does not manage (kubernetes-sigs/karpenter#1644).")
 
 
 def _creates(m: re.Match[str]) -> str:
