@@ -77,7 +77,7 @@ TRIGGER_WORDS = (b"schedule pod", b"compute packing", b"nodes are available", b"
                  # node-class errors (a pool that resolves no instance types): dialects/nodeclass.py
                  b"resolving node class", b"unable to resolve instance types", b"NodeClassNotReady",
                  b"ignoring nodepool, not ready", b"nodeclass not ready", b"node class not ready",
-                 b"no resolved instance types", b"NodeClass not found on cluster", b"binding volumes",
+                 b"no resolved instance types", b"NodeClass not found on cluster", b"awaiting reconciliation", b"binding volumes",
                  b"no storage class is set", b"Insufficient ",
                  # EC2 launch failures of a NodeClaim: dialects/launch.py
                  *(t.encode() for t in launch.TRIGGERS), *(t.encode() for t in scale_up_failures.TRIGGERS),
@@ -143,7 +143,7 @@ TRIGGER = re.compile(
     rb"should schedule on|topology constraint|incompatible requirements|exceed(?:s)? (?:provisioner )?limits|"
     rb"limits have been exhausted|excluded because|does not have known values|minValues|not supported|"
     rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|Pod provisioning timed out|predicate |Ignoring pod|node\(s\) had|node\(s\) didn't|node\(s\) exceed|preemptionPolicy=Never|resolving node class|"
-    rb"unable to resolve instance types|NodeClassNotReady|ignoring nodepool, not ready|no resolved instance types|"
+    rb"unable to resolve instance types|NodeClassNotReady|awaiting reconciliation|ignoring nodepool, not ready|no resolved instance types|"
     + b"|".join(re.escape(t.encode()) for t in (*launch.TRIGGERS, *azure.TRIGGERS, *scale_up_failures.TRIGGERS, *claim_rejected.TRIGGERS)))
 _ERROR_FIELD = re.compile(r'"error(?:Causes)?"\s*:\s*(?:\[\s*\{\s*"error"\s*:\s*)?\\?"?\s*$')
 _KARPENTER_ANCHOR = re.compile(
