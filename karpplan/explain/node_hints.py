@@ -133,6 +133,7 @@ def node_hints(counts: Mapping[str, int], total: int | None = None) -> str:
         # the spread's domains and the taints meet: the usual deadlock, said first - and said as the cause when no
         # other reason (a full node) could hold the spread's minimum
         alone = all(_SPREAD.search(why) or _TAINTED.search(why) or _SELECTOR.search(why) for why in counts)
+        out = [h for h in out if not h.startswith("Node(s) were unschedulable")]  # said here, as a spread domain
         out.insert(0, ("The spread is what blocks it: " if alone else "If the spread is what blocks it: ")
                    + _SPREAD_OVER_TAINTS)
     return "".join(" " + hint for hint in out)

@@ -32,6 +32,7 @@ TRIGGERS = ("Unconsolidatable", "DisruptionBlocked", "isrupting ", "Consolidatin
             "prevents pod evictions", "do-not-disrupt", "do-not-consolidate", "nominated for a pending pod",
             "without creating", "cheaper", "SpotToSpotConsolidation", "pods would schedule", "blocking budget",
             "consolidation disabled", "consolidation policy WhenEmpty", "Cannot disrupt", "Cannot deprovision",
+            "failed to schedule all pods",
             "is blocking evictions")
 _PREFIX = re.compile(r"^(?:Cannot (?:disrupt|deprovision) (?:Node|NodeClaim|Machine)(?::| due to) )", re.I)
 _S = r"(?:state )?"
@@ -165,6 +166,15 @@ _POD_CAUSE = re.compile(r"(?:^|\s)(?P<pod>[a-z0-9][-a-z0-9.]*/[a-z0-9][-a-z0-9.]
 _UNINITIALIZED = re.compile(r"would schedule against (?:a )?(?:uninitialized|non-initialized) (?P<what>node [^\s,]+|[^\s,]+(?:, [^\s,]+)?)")
 
 
+def _simulation_failed(_: re.Match[str]) -> str:
+    return ("Karpenter simulated moving this node's pods and not all of them would find a place - on the other nodes, "
+            "or on a node it may launch - so it keeps the node. This form (v0.3x) does not say which pod; v0.37+ "
+            "names it ('not all pods would schedule, <pod> => <why>'). Most often it is transient (a pod would go to a "
+            "node still initializing); if it stays, look for pods only this node can hold: a nodeSelector or required "
+            "affinity no NodePool offers, anti-affinity or a hostname spread with no other node, a volume pinned to "
+            "its zone. Nothing is broken: the node stays until they can move.")
+
+
 def _would_not_schedule(m: re.Match[str]) -> str:
     """Karpenter's consolidation simulation left pods without a place. Since v0.30 (kubernetes-sigs/karpenter#458)
     the pods it names are never pods that were pending before the simulation; before, they could be - and then
@@ -282,6 +292,7 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = tup
         (r"SpotToSpotConsolidation is disabled|can'?t replace a spot node with a spot node", _spot_disabled),
         (r"SpotToSpotConsolidation requires (?P<need>\d+) cheaper instance type options.*?got (?P<got>\d+)", _spot_options),
         (r"not all pods would schedule,(?P<rest>.*)$", _would_not_schedule),
+        (r"scheduling simulation failed to schedule all pods", _simulation_failed),
         (r"no allowed disruptions(?: for disruption reason (?P<reason>\w+))? due to blocking budget", _budget),
         (r"NodePool \"(?P<pool>[^\"]+)\" has (?P<nonempty>non-empty )?consolidation disabled", _disabled),
         (r"NodePool \"(?P<pool>[^\"]+)\" has consolidation policy WhenEmpty(?P<nonempty>, but node is not empty)", _disabled),

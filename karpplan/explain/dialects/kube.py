@@ -29,7 +29,9 @@ BARE_LIST = re.compile(r"^(?:[^\n\d]*?:\s+)?[\s`'\">]*(?P<rest>\d+ (?:node\(s\) 
 BARE_REASON = re.compile(r"(?:(?P<n>\d+) )?(?P<why>node\(s\) (?:had volume node affinity conflict|had no available "
                          r"volume zone|exceed max volume count|didn't have free ports for the requested pod ports|"
                          r"didn't find available persistent volumes to bind|"
-                         r"had (?:untolerated )?taint \{[^}]*\}(?:, that the pod didn't tolerate)?))")
+                         r"had (?:untolerated )?taint \{[^}]*\}(?:, that the pod didn't tolerate)?|had untolerated taint\(s\)|"
+                         r"had taints that the pod didn't tolerate|didn't match pod topology spread constraints|"
+                         r"were unschedulable))")
 # only the preemption half of a FitError pasted: what the pod may not do, not why it does not fit
 PREEMPTION_NEVER = re.compile(r"not eligible due to preemptionPolicy=Never")
 # kube-scheduler before 1.17 said this alone (no node counts) while a claim waited for its volume
