@@ -205,7 +205,8 @@ def parse_predicate(message: str) -> tuple[str | None, list[Reason]] | None:
     why = m.group("why").strip()
     # `<reason>; predicateName=X; reasons: <r1>, <r2>; debugInfo=...`, or the older `... predicate mismatch, reason: <r>`
     listed = re.search(r"(?:reasons?: |predicateReasons=\[)(?P<r>.*?)\]?\)?(?:; debugInfo=.*)?$", why, re.S)
-    parts = [p.strip() for p in _split_outside_braces(listed.group("r") if listed else why.split(";", 1)[0]) if p.strip()]
+    parts = [p.strip().rstrip(",;").strip() for p in _split_outside_braces(listed.group("r") if listed else why.split(";", 1)[0])
+             if p.strip().rstrip(",;")]
     counts = {named(p): 1 for p in parts} if parts else {why: 1}  # a predicate's name (1.1x) with what it means
     text = message[m.start():].split("; debugInfo=", 1)[0].strip()
     # CA 1.0-1.2: `Scale-up predicate failed: X predicate mismatch, cannot put ns/pod on template-node-for-GROUP-123`
