@@ -305,7 +305,8 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = tup
         (r"node (?P<what>\"[^\"]*\") has buffer pods", _buffer),
     ))
 # what DisruptionBlocked events say (a node's or its pods' state), the others being Unconsolidatable ones
-_BLOCKING = frozenset(p for p, word in _RULES if word in (_pdb, _drain_pdb, _pdbs, _pod_annotation, _node_annotation, _nominated,
+_BLOCKING = frozenset(p for p, word in _RULES if word in (_pdb, _drain_pdb, _pdbs, _pod_annotation, _node_annotation,
+                                                          _nominated, _half_known, _no_node_yet,
                                                           _initializing, _deleting, _not_managed, _budget, _pool_gone))
 # the log of a disruption under way, newest first; what follows the match (node names) is left out of the item
 _DISRUPTING = re.compile(
@@ -314,8 +315,13 @@ _DISRUPTING = re.compile(
     r"Disrupting (?:Node|NodeClaim): (?P<reason>\w+(?:/\w+)?))", re.I)
 
 
+def _bare(message: str) -> str:
+    """The message without the quotes or markdown (`_"..."_`, `**...**`) a paste wraps it in."""
+    return message.strip().strip('"_*`').strip()
+
+
 def _cause(message: str) -> str:
-    return _PREFIX.sub("", message.strip().strip('"'), count=1).strip()
+    return _PREFIX.sub("", _bare(message), count=1).strip()
 
 
 def parse(message: str, event: str | None = None) -> tuple[str, str] | None:
@@ -327,7 +333,7 @@ def parse(message: str, event: str | None = None) -> tuple[str, str] | None:
     for pattern, _ in _RULES:
         if (found := pattern.search(text)) is not None:
             if event not in (UNCONSOLIDATABLE, BLOCKED):  # a message pasted without its event
-                event = BLOCKED if text != message.strip().strip('"') or pattern in _BLOCKING else UNCONSOLIDATABLE
+                event = BLOCKED if text != _bare(message) or pattern in _BLOCKING else UNCONSOLIDATABLE
             return event, text[found.start():].strip()
     if event in (UNCONSOLIDATABLE, BLOCKED) and text:  # a text of another version: still the node's, not a pod's
         return event, text
