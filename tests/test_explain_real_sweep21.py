@@ -181,6 +181,31 @@ PASTES: dict[str, Paste] = {
         "1 pod_schedulable.go:165] Pod somepod can't be scheduled on correct-nodegroup, predicate failed: GeneralPredic"
         "ates predicate mismatch, reason: node(s) didn't match node selector,\n",
         {'node-filter'}, ('for a group at zero nodes', 'kubernetes.io/os'), ('selector,.', 'Insufficient')),
+    # OpenShift's own node-exporter (behind kube-rbac-proxy) already held 9100 on the node; the Helm chart's
+    # node-exporter DaemonSet pod could not take it (the reporter's finding)
+    'node-exporter-port-held-by-the-platforms': Paste(
+        'https://github.com/dell/csm/issues/1783',
+        'Events:\n  Type     Reason            Age                  From               Message\n  ----     ------       '
+        '     ----                 ----               -------\n  Warning  FailedScheduling  11m (x539 over 18h)  defa'
+        'ult-scheduler  0/4 nodes are available: 1 node(s) didn\'t have free ports for the requested pod ports. preem'
+        'ption: 0/4 nodes are available: 1 No preemption victims found for incoming pod, 3 Preemption is not helpful '
+        'for scheduling..\n',
+        {'node-filter'}, ('two monitoring stacks each running node-exporter on 9100', 'Find the holder'),
+        ('Insufficient', 'lower the pod')),
+    # EKS: another pod on every node held node-exporter's 9100 (the maintainer's question; the reporter fixed it)
+    'node-exporter-port-taken-on-every-node': Paste(
+        'https://github.com/Thakurvaibhav/k8s/issues/11',
+        "Logs: 0/3 nodes are available: 2 node(s) didn't match node selector, 3 node(s) didn't have free ports for the "
+        "requested pod ports.\n",
+        {'node-filter'}, ('Every node saying so points at a DaemonSet', 'give the pod or the holder another port'),
+        ('Insufficient',)),
+    # KubeSphere's node-exporter: 9100 already taken on the nodes (the maintainer's answer: free it or change the
+    # exporter's port)
+    'kubesphere-node-exporter-port': Paste(
+        'https://github.com/kubesphere/kubesphere/issues/2162',
+        "node-exporter tips:\n0/4 nodes are available: 1 node(s) didn't match node selector, 3 node(s) didn't have free"
+        " ports for the requested pod ports.\n",
+        {'node-filter'}, ('node-exporter on 9100', 'give the pod or the holder another port'), ('Insufficient',)),
 }
 
 
