@@ -206,6 +206,24 @@ PASTES: dict[str, Paste] = {
         "node-exporter tips:\n0/4 nodes are available: 1 node(s) didn't match node selector, 3 node(s) didn't have free"
         " ports for the requested pod ports.\n",
         {'node-filter'}, ('node-exporter on 9100', 'give the pod or the holder another port'), ('Insufficient',)),
+    # EKS 1.23+: the gp2 class's provisioner goes to ebs.csi.aws.com, and without the EBS CSI driver add-on the
+    # kubecost claims never bound (the issue's analysis; kubecost/docs#479 documents the same fix)
+    'claim-waits-for-the-ebs-csi-driver': Paste(
+        'https://github.com/awslabs/cdk-eks-blueprints/issues/561',
+        'kubectl describe pvc kubecost-cost-analyzer -n kubecost | grep "ebs.csi.aws.com"\n               volume.beta.k'
+        'ubernetes.io/storage-provisioner: ebs.csi.aws.com\n               volume.kubernetes.io/storage-provisioner: e'
+        'bs.csi.aws.com\n  Normal  ExternalProvisioning  2m7s (x2222 over 9h)  persistentvolume-controller  waiting for'
+        ' a volume to be created, either by external provisioner "ebs.csi.aws.com" or manually created by system admin'
+        'istrator\n',
+        {'volume'}, ('aws-ebs-csi-driver add-on', 'AmazonEBSCSIDriverPolicy', 'not bound'),
+        ('could not be placed', 'scheduler persistentvolume-controller', 'Insufficient')),
+    # the same event after an upgrade to EKS 1.23, where the EBS CSI driver is not installed by default (the
+    # reporter's own finding)
+    'claim-waits-after-an-eks-1-23-upgrade': Paste(
+        'https://github.com/jonashackt/tekton-argocd-eks/issues/118',
+        ' Normal  ExternalProvisioning  14s (x8 over 101s)  persistentvolume-controller  waiting for a volume to be crea'
+        'ted, either by external provisioner "ebs.csi.aws.com" or manually created by system administrator\n',
+        {'volume'}, ('EKS 1.23 and later', 'install the aws-ebs-csi-driver add-on'), ('could not be placed',)),
 }
 
 

@@ -78,7 +78,7 @@ TRIGGER_WORDS = (b"schedule pod", b"compute packing", b"nodes are available", b"
                  b"resolving node class", b"unable to resolve instance types", b"NodeClassNotReady",
                  b"ignoring nodepool, not ready", b"nodeclass not ready", b"node class not ready",
                  b"no resolved instance types", b"NodeClass not found on cluster", b"awaiting reconciliation", b"binding volumes",
-                 b"no storage class is set", b"Insufficient ",
+                 b"no storage class is set", b"Insufficient ", b"waiting for a volume to be created",
                  # EC2 launch failures of a NodeClaim: dialects/launch.py
                  *(t.encode() for t in launch.TRIGGERS), *(t.encode() for t in scale_up_failures.TRIGGERS),
                  *(t.encode() for t in azure.TRIGGERS),  # Azure's refusals of a NodeClaim: dialects/azure.py
@@ -142,7 +142,7 @@ TRIGGER = re.compile(
     rb"schedule pod|nodes are available|no nodes available|scale-up|incompatible with|did not tolerate|no instance type|"
     rb"should schedule on|topology constraint|incompatible requirements|exceed(?:s)? (?:provisioner )?limits|"
     rb"limits have been exhausted|excluded because|does not have known values|minValues|not supported|"
-    rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|Pod provisioning timed out|predicate |Ignoring pod|node\(s\) had|node\(s\) didn't|node\(s\) exceed|preemptionPolicy=Never|resolving node class|"
+    rb"filtered out all|\"error\"|^Name:|^Namespace:|Fargate|Pod provisioning timed out|waiting for a volume to be created|predicate |Ignoring pod|node\(s\) had|node\(s\) didn't|node\(s\) exceed|preemptionPolicy=Never|resolving node class|"
     rb"unable to resolve instance types|NodeClassNotReady|awaiting reconciliation|ignoring nodepool, not ready|no resolved instance types|"
     + b"|".join(re.escape(t.encode()) for t in (*launch.TRIGGERS, *azure.TRIGGERS, *scale_up_failures.TRIGGERS, *claim_rejected.TRIGGERS)))
 _ERROR_FIELD = re.compile(r'"error(?:Causes)?"\s*:\s*(?:\[\s*\{\s*"error"\s*:\s*)?\\?"?\s*$')

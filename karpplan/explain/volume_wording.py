@@ -25,6 +25,14 @@ def volume_plain(text: str, requirements: str = "spec.template.spec.requirements
                 "(e.g. a gp3 class of provisioner ebs.csi.aws.com) or mark one class default with the annotation "
                 "storageclass.kubernetes.io/is-default-class: \"true\"; a claim's class cannot be changed once made, "
                 "so recreate it.")
+    if "external provisioner" in low:
+        return (f"{text}: the claim waits for its CSI driver to create the volume. For a few seconds this is normal; "
+                "repeated for minutes (x100 over an hour), that provisioner is not running or cannot create volumes. "
+                "For ebs.csi.aws.com - which EKS 1.23 and later use even for the gp2 class's in-tree kubernetes.io/"
+                "aws-ebs provisioner - install the aws-ebs-csi-driver add-on and give its controller an IAM role with "
+                "AmazonEBSCSIDriverPolicy (IRSA or Pod Identity); kubectl get pods -n kube-system -l "
+                "app=ebs-csi-controller and its csi-provisioner container's log say which. The pod stays Pending "
+                "until the claim binds; its requests and the nodes are not the cause.")
     if "binding volumes" in low:
         return (f"{text}: the scheduler chose a node and asked for the pod's claims to be provisioned for it, but no "
                 "volume was made and bound in time - its provisioner is missing or failing. On EKS 1.23 and later the "

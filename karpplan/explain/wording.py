@@ -383,8 +383,14 @@ def with_plain(parsed: Parsed) -> Parsed:
     return replace(parsed, pools=pools, reasons=tuple(word(r, None) for r in parsed.reasons))
 
 
+_CLAIM_EVENTS = ("waiting for a volume to be created", "no storage class is set")
+
+
 def _header(p: Parsed, who: str) -> str:
     if p.source == KUBE_SCHEDULER:
+        if (p.scheduler or "").endswith("-controller") or (p.reasons and all(
+                any(w in r.text for w in _CLAIM_EVENTS) for r in p.reasons)):  # persistentvolume-controller: a claim's event
+            return f"{who} waits for its volume: the PersistentVolumeClaim it mounts is not bound (an event on the claim)."
         if p.scheduler and p.scheduler not in ("default-scheduler", KUBE_SCHEDULER):
             return (f"{who} could not be placed on any existing node by the scheduler {p.scheduler} (the pod's "
                     "spec.schedulerName, a scheduler other than the cluster's default-scheduler).")

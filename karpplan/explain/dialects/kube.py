@@ -40,6 +40,9 @@ UNBOUND = re.compile(r"pod has unbound (?:immediate )?PersistentVolumeClaims", r
 LONE_SHORTAGE = re.compile(r"^[\s`'\"]*(?P<why>Insufficient [a-z][\w./-]*|Too many pods)[\s`'\".]*$")
 # the PersistentVolume controller's FailedBinding on a claim with no class, in a cluster with no default class
 NO_CLASS = re.compile(r"no persistent volumes available for this claim and no storage class is set")
+# the PersistentVolume controller's ExternalProvisioning on a claim whose CSI provisioner has not made its volume yet
+EXTERNAL = re.compile(r'waiting for a volume to be created,? either by external provisioner \\?"(?P<prov>[^"\\]+)\\?" '
+                      r"or manually created by system administrator")
 # the scheduler's PreBind: it chose a node and waited for the pod's claims to be provisioned and bound there
 PREBIND = re.compile(r'running PreBind plugin \\?"VolumeBinding\\?": binding volumes: [^"\n]*')
 PREEMPTION_NEVER_CAUSE = "preemption: not eligible (preemptionPolicy=Never)"
@@ -117,8 +120,8 @@ def parse_fit_error(message: str) -> list[Reason] | None:
             return [Reason(NODE_FILTER, why, counts={}, total=0), *derived({why: 1})]
         if (lone := LONE_SHORTAGE.match(message)) is not None:
             return [Reason(NODE_FILTER, lone.group("why"), counts={}, total=0), *derived({lone.group("why"): 1})]
-        if (no_class := NO_CLASS.search(message)) is not None:
-            return [Reason(VOLUME, no_class.group(0))]
+        if (no_class := NO_CLASS.search(message) or EXTERNAL.search(message)) is not None:
+            return [Reason(VOLUME, no_class.group(0).replace('\\"', '"'))]
         if (prebind := PREBIND.search(message)) is not None:
             return [Reason(VOLUME, prebind.group(0).replace('\\"', '"'))]
         if SCALE_UP.search(message) is None and (unbound := UNBOUND.search(message)) is not None:
