@@ -17,6 +17,38 @@ def volume_plain(text: str, requirements: str = "spec.template.spec.requirements
                 "is one your nodes are in, compare the keys: a PV of the EBS CSI driver is pinned by "
                 "topology.ebs.csi.aws.com/zone (or topology.kubernetes.io/zone), which a node carries only once the "
                 "driver's node plugin (the ebs-csi-node DaemonSet) runs there - kubectl get csinode.")
+    if (claim := _claim_plain(text, low)) is not None:
+        return claim
+    if "available persistent volumes to bind" in low:
+        return (f"{text}: the pod's claim is unbound and no existing PersistentVolume matches it on those nodes "
+                "(storageClassName, size, access modes, or the PV's node affinity); provision one, or give the claim a "
+                "StorageClass that can create it.")
+    if "enough free storage" in low:
+        return (f"{text}: the claim's StorageClass belongs to a CSI driver that publishes storage capacity per node "
+                "(CSIStorageCapacity - local volumes such as LVM, ZFS or TopoLVM), and none of those nodes has room for "
+                "the size the claim requests: free or add space where the driver allocates (e.g. the volume group), "
+                "or request less. If the nodes do have the space, the scheduler is reading no or stale capacity: the "
+                "CSIDriver object says storageCapacity: true but the driver publishes no CSIStorageCapacity for its "
+                "StorageClass (kubectl get csistoragecapacities -A) - upgrade the driver or turn its capacity "
+                "tracking off.")
+    if "max volume count" in low:
+        return (f"{text}: those nodes already have as many volumes attached as they may (the CSI driver's per-node "
+                "limit in CSINode: the instance type's EBS attachment slots, shared with ENIs on Nitro types, or the "
+                "EBS CSI driver's --volume-attach-limit), so the pod needs a node with a free attachment - a new node, "
+                "not smaller requests. If Karpenter or cluster-autoscaler adds none, it is not counting that limit "
+                "(older Karpenter ignored --volume-attach-limit): spread such pods over more nodes (topology spread on "
+                "kubernetes.io/hostname) or use instance types with more attachment slots. If new, empty nodes refuse it "
+                "too (the count grows as nodes are added and none takes the pod), the pod by itself mounts more volumes "
+                "than one node may attach (a Nitro instance has 28 attachment slots shared by its EBS volumes, root "
+                "volume and network interfaces; older Xen types allow 39 volumes): no new node can help and an autoscaler that does not count the limit keeps adding nodes - "
+                "split the volumes over more pods, or use fewer, larger volumes.")
+    return (f"{text}: the pod's volumes (PersistentVolumeClaims) tie it to a zone or node the pool cannot launch in; "
+            f"compare each volume's zone (kubectl get pv -o wide) with the pool's {requirements} on "
+            "topology.kubernetes.io/zone.")
+
+
+def _claim_plain(text: str, low: str) -> str | None:
+    """A claim that is not bound: no class, a provisioner that makes no volume, or the scheduler waiting on it."""
     if "no storage class is set" in low:
         return (f"{text}: the pod's PersistentVolumeClaim names no storageClassName, the cluster has no default "
                 "StorageClass, and no existing PersistentVolume matches it, so nothing will ever bind it (EKS clusters "
@@ -46,29 +78,4 @@ def volume_plain(text: str, requirements: str = "spec.template.spec.requirements
                 "provisioner / CSI driver that is not installed (e.g. ebs.csi.aws.com) or lacks IAM permissions keeps "
                 "it Pending, and so does a claim that names no StorageClass in a cluster without a default one (EKS "
                 "clusters made on 1.30 or later no longer mark gp2 as the default) when no PersistentVolume matches it. Use volumeBindingMode: WaitForFirstConsumer so the volume is made in the pod's zone.")
-    if "available persistent volumes to bind" in low:
-        return (f"{text}: the pod's claim is unbound and no existing PersistentVolume matches it on those nodes "
-                "(storageClassName, size, access modes, or the PV's node affinity); provision one, or give the claim a "
-                "StorageClass that can create it.")
-    if "enough free storage" in low:
-        return (f"{text}: the claim's StorageClass belongs to a CSI driver that publishes storage capacity per node "
-                "(CSIStorageCapacity - local volumes such as LVM, ZFS or TopoLVM), and none of those nodes has room for "
-                "the size the claim requests: free or add space where the driver allocates (e.g. the volume group), "
-                "or request less. If the nodes do have the space, the scheduler is reading no or stale capacity: the "
-                "CSIDriver object says storageCapacity: true but the driver publishes no CSIStorageCapacity for its "
-                "StorageClass (kubectl get csistoragecapacities -A) - upgrade the driver or turn its capacity "
-                "tracking off.")
-    if "max volume count" in low:
-        return (f"{text}: those nodes already have as many volumes attached as they may (the CSI driver's per-node "
-                "limit in CSINode: the instance type's EBS attachment slots, shared with ENIs on Nitro types, or the "
-                "EBS CSI driver's --volume-attach-limit), so the pod needs a node with a free attachment - a new node, "
-                "not smaller requests. If Karpenter or cluster-autoscaler adds none, it is not counting that limit "
-                "(older Karpenter ignored --volume-attach-limit): spread such pods over more nodes (topology spread on "
-                "kubernetes.io/hostname) or use instance types with more attachment slots. If new, empty nodes refuse it "
-                "too (the count grows as nodes are added and none takes the pod), the pod by itself mounts more volumes "
-                "than one node may attach (a Nitro instance has 28 attachment slots shared by its EBS volumes, root "
-                "volume and network interfaces; older Xen types allow 39 volumes): no new node can help and an autoscaler that does not count the limit keeps adding nodes - "
-                "split the volumes over more pods, or use fewer, larger volumes.")
-    return (f"{text}: the pod's volumes (PersistentVolumeClaims) tie it to a zone or node the pool cannot launch in; "
-            f"compare each volume's zone (kubectl get pv -o wide) with the pool's {requirements} on "
-            "topology.kubernetes.io/zone.")
+    return None
