@@ -270,3 +270,14 @@ def test_disruption_lines_are_a_nodes_not_a_pods(name: str) -> None:
     """A node Karpenter will not remove, read as DisruptionBlocked: no pod failed to schedule."""
     [item] = explain_text(PASTES[name].text).item_list()
     assert item.parsed.event == "DisruptionBlocked" and item.parsed.pod is None
+
+
+def test_redacted_counts_are_read_and_shown_as_redacted() -> None:
+    """`0/X nodes are available: X node(s) had ...` (a paste with its counts hidden, as kedacore/keda#6340's): the
+    reason is read and worded, and the count stays X - not 0, not a number the paste did not give."""
+    text = ("0/X nodes are available: X node(s) had untolerated taint {eks.amazonaws.com/compute-type: fargate}. "
+            "preemption: 0/X nodes are available: X Preemption is not helpful for scheduling.")
+    [item] = explain_text(text).item_list()
+    assert {r.kind for r in item.all_reasons()} >= {"taint"}
+    assert "X node(s) had untolerated taint" in item.plain and "0 node(s)" not in item.plain
+    assert "a Fargate profile, not a toleration, puts a pod there" in item.plain

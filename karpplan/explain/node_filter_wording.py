@@ -23,7 +23,7 @@ def node_filter_plain(r: Reason, source: str) -> str:
         hints = _group_hints(counts)
         if r.cause and r.cause.startswith("node group "):
             return f"{r.cause} cannot take the pod: {'; '.join(counts) or r.text}." + hints
-        parts = [f"{n} {_as_groups(why)}" for why, n in counts.items()]
+        parts = [f"{n or 'X'} {_as_groups(why)}" for why, n in counts.items()]
         head = "of the node groups cluster-autoscaler could grow, "
         if r.cause:
             head = f"cluster-autoscaler says {r.cause}; " + head
@@ -33,7 +33,7 @@ def node_filter_plain(r: Reason, source: str) -> str:
                     "instance type large enough for the pod's requests (after DaemonSets) and the labels and "
                     "tolerated taints it needs." + hints)
         return (head + "; ".join(parts) + "." if parts else r.text) + hints
-    parts = [f"{n} {why}" for why, n in counts.items()]
+    parts = [f"{n or 'X'} {why}" for why, n in counts.items()]  # 0: a count the paste redacted
     nodes = f"of {r.total} nodes, " if r.total is not None else ""
     if not parts and r.total == 0:
         return node_hints({r.text: 0}).strip()

@@ -16,8 +16,9 @@ PLUGIN_TRIGGERS = plugin_error.TRIGGERS  # what the fast path looks for: dialect
 FIT = re.compile(r"(?P<n>\d+)/(?P<m>\d+|[xXnN?]) nodes are available(?::\s*(?P<rest>.*))?", re.S)
 SCALE_UP = re.compile(r"pod didn['’]t trigger scale-up(?: \((?P<why>[^)]*)\))?:?\s*(?P<rest>.*)", re.S)
 NOMINATED = re.compile(r"Pod should schedule on:? (?P<target>.*)")
-_ENTRY_SPLIT = re.compile(r",\s+(?=\d+ )")
-_ENTRY = re.compile(r"^(?P<n>\d+) (?P<why>.+)$", re.S)
+# a count may be redacted like the total (`X node(s) had ...`): read as 0, shown as X
+_ENTRY_SPLIT = re.compile(r",\s+(?=(?:\d+|[xXnN]) )")
+_ENTRY = re.compile(r"^(?P<n>\d+|[xXnN]) (?P<why>.+)$", re.S)
 # `had untolerated taint {k: v}` (kube-scheduler 1.23+) and the older `had taint {k: v}, that the pod didn't tolerate`
 _UNTOLERATED = re.compile(r"had (?:untolerated )?taint \{(?P<kv>[^}]*)\}?")
 # cluster-autoscaler's predicate line prints the node's taints as Go structs
@@ -90,7 +91,7 @@ def _entries(rest: str) -> dict[str, int]:
         m = _ENTRY.match(part.strip().strip("`").rstrip("\"'").rstrip(".").strip())
         if m is not None:
             why = named(m.group("why").strip())
-            counts[why] = counts.get(why, 0) + int(m.group("n"))
+            counts[why] = counts.get(why, 0) + (int(m.group("n")) if m.group("n").isdigit() else 0)
     return counts
 
 
