@@ -6,7 +6,9 @@ retry)` (both unrecognised), v0.37's `resolving ec2nodeclass, object is awaiting
 the launch), cluster-autoscaler's pod-affinity mismatch on a template node (no word on why a new node cannot
 satisfy it), a per-node reason quoted alone (`1 node(s) had untolerated taint(s)`: unrecognised), a Karpenter line
 wrapped after `daemonset overhead=` (read as cut off), v0.3x's `Scheduling simulation failed to schedule all pods`,
-and pre-v1.1's `doesn't contain both a node and a nodeclaim` on a node group's node.
+pre-v1.1's `doesn't contain both a node and a nodeclaim` on a node group's node, the PersistentVolume controller's
+`waiting for a volume to be created, either by external provisioner ...` (unrecognised; EKS 1.23+ without the EBS CSI
+driver) and Karpenter's `FailedDraining` event (unrecognised).
 
 Every message is copied as its thread shows it (a line the thread's excerpt cut is cut there too). `says` are words
 the answer must contain for the established cause; `never` the misdiagnosis or misreading a reader would take.
@@ -224,6 +226,14 @@ PASTES: dict[str, Paste] = {
         ' Normal  ExternalProvisioning  14s (x8 over 101s)  persistentvolume-controller  waiting for a volume to be crea'
         'ted, either by external provisioner "ebs.csi.aws.com" or manually created by system administrator\n',
         {'volume'}, ('EKS 1.23 and later', 'install the aws-ebs-csi-driver add-on'), ('could not be placed',)),
+    # expireAfter set very low: the nodes' drains waited on pods their PDBs would not let go (the maintainer's
+    # reading: "pods blocked by PDBs")
+    'drain-waits-on-evictions': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/5806',
+        'Kind: Node\nName: ip-10-0-37-11.ec2.internal\nReason: FailedDraining\nCluster: bubbles-khxtgznb\nMessages: Fa'
+        'iled to drain node, 4 pods are waiting to be evicted\n',
+        set(), ('4 pods have not left yet', 'ALLOWED DISRUPTIONS 0', 'terminationGracePeriod'),
+        ('could not be scheduled', 'Karpenter keeps this node for now:')),
 }
 
 
@@ -265,7 +275,7 @@ def test_a_wrapped_overhead_value_is_one_record() -> None:
 
 
 @pytest.mark.parametrize("name", ['consistency-check-drain-blocked-by-a-pdb', 'half-known-node-of-a-node-group',
-                                  'simulation-failed-to-schedule-all-pods'])
+                                  'simulation-failed-to-schedule-all-pods', 'drain-waits-on-evictions'])
 def test_disruption_lines_are_a_nodes_not_a_pods(name: str) -> None:
     """A node Karpenter will not remove, read as DisruptionBlocked: no pod failed to schedule."""
     [item] = explain_text(PASTES[name].text).item_list()

@@ -32,7 +32,7 @@ TRIGGERS = ("Unconsolidatable", "DisruptionBlocked", "isrupting ", "Consolidatin
             "prevents pod evictions", "do-not-disrupt", "do-not-consolidate", "nominated for a pending pod",
             "without creating", "cheaper", "SpotToSpotConsolidation", "pods would schedule", "blocking budget",
             "consolidation disabled", "consolidation policy WhenEmpty", "Cannot disrupt", "Cannot deprovision",
-            "failed to schedule all pods",
+            "failed to schedule all pods", "waiting to be evicted",
             "is blocking evictions")
 _PREFIX = re.compile(r"^(?:Cannot (?:disrupt|deprovision) (?:Node|NodeClaim|Machine)(?::| due to) )", re.I)
 _S = r"(?:state )?"
@@ -60,6 +60,16 @@ def _drain_pdb(m: re.Match[str]) -> str:
             f"node and its NodeClaim stay: {look} shows ALLOWED DISRUPTIONS 0 - typically a single replica (istiod, a "
             "gateway) with minAvailable: 1. Smallest fix: run one more replica (or let the budget allow one eviction) "
             "so the pod can move; the NodePool's terminationGracePeriod bounds how long such a drain may wait.")
+
+
+def _draining(m: re.Match[str]) -> str:
+    n = m.group("n")
+    return (f"Karpenter is draining this node (it is being deleted - consolidation, drift, expiry or a kubectl "
+            f"delete) and {n} pod{'' if n == '1' else 's'} have not left yet: their eviction is refused or still under "
+            "way - a PodDisruptionBudget that allows no disruption (kubectl get pdb -A shows ALLOWED DISRUPTIONS 0), "
+            f'a pod annotated {_DO_NOT_DISRUPT}: "true" (waited for until the NodePool\'s terminationGracePeriod), '
+            "or pods slow to terminate. kubectl get pods -A --field-selector spec.nodeName=NODE shows which remain; the "
+            "node goes once they are evicted, and terminationGracePeriod bounds the wait.")
 
 
 def _pdbs(m: re.Match[str]) -> str:
@@ -276,6 +286,7 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = tup
         (r"\bpdb (?:\"(?P<pdb>[^\"]+)\"|(?P<bare>[\w./-]+)) prevents pod evictions", _pdb),  # v0.2x: unquoted
         (r"\bpdb prevents pod evictions(?: \(PodDisruptionBudget=(?P<pdb>[^)]*)\))?", _pdb),
         (r"can'?t drain node, PDB \"(?P<pdb>[^\"]+)\" is blocking evictions", _drain_pdb),  # v0.3x consistency
+        (r"failed to drain node, (?P<n>\d+) pods? (?:are|is) waiting to be evicted", _draining),
         (r"eviction does not support multiple PDBs(?: \(PodDisruptionBudget\(s\)=(?P<pdb>[^)]*)\))?", _pdbs),
         (r"\bpod \"(?P<pod>[^\"]+)\" has \"?karpenter\.sh/do-not-(?:disrupt|evict)\"? annotation", _pod_annotation),
         (r"\bpod has \"karpenter\.sh/do-not-disrupt\" annotation \(Pod=(?P<pod>[^)]+)\)", _pod_annotation),
@@ -305,7 +316,7 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = tup
         (r"node (?P<what>\"[^\"]*\") has buffer pods", _buffer),
     ))
 # what DisruptionBlocked events say (a node's or its pods' state), the others being Unconsolidatable ones
-_BLOCKING = frozenset(p for p, word in _RULES if word in (_pdb, _drain_pdb, _pdbs, _pod_annotation, _node_annotation,
+_BLOCKING = frozenset(p for p, word in _RULES if word in (_pdb, _drain_pdb, _draining, _pdbs, _pod_annotation, _node_annotation,
                                                           _nominated, _half_known, _no_node_yet,
                                                           _initializing, _deleting, _not_managed, _budget, _pool_gone))
 # the log of a disruption under way, newest first; what follows the match (node names) is left out of the item
@@ -361,7 +372,7 @@ def from_fields(message: str, fields: Mapping[str, Any]) -> str | None:
 def plain(text: str) -> str:
     """What a disruption text (as `parse` returns it) means, and its smallest fix."""
     if text.startswith("disrupting node(s)"):
-        return _disrupting(text.removeprefix("disrupting node(s)").removeprefix(" via ").strip())
+        return _disrupting(text.removeprefix("disrupting node(s)").removeprefix(" via ").strip().lstrip(", "))
     for pattern, word in _RULES:
         if (found := pattern.search(text)) is not None:
             return word(found)
