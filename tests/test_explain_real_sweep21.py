@@ -8,7 +8,8 @@ satisfy it), a per-node reason quoted alone (`1 node(s) had untolerated taint(s)
 wrapped after `daemonset overhead=` (read as cut off), v0.3x's `Scheduling simulation failed to schedule all pods`,
 pre-v1.1's `doesn't contain both a node and a nodeclaim` on a node group's node, the PersistentVolume controller's
 `waiting for a volume to be created, either by external provisioner ...` (unrecognised; EKS 1.23+ without the EBS CSI
-driver) and Karpenter's `FailedDraining` event (unrecognised).
+driver), Karpenter's `FailedDraining` event (unrecognised), and a FitError cut mid-reason read as if its counts
+covered every node.
 
 Every message is copied as its thread shows it (a line the thread's excerpt cut is cut there too). `says` are words
 the answer must contain for the established cause; `never` the misdiagnosis or misreading a reader would take.
@@ -234,6 +235,17 @@ PASTES: dict[str, Paste] = {
         'iled to drain node, 4 pods are waiting to be evicted\n',
         set(), ('4 pods have not left yet', 'ALLOWED DISRUPTIONS 0', 'terminationGracePeriod'),
         ('could not be scheduled', 'Karpenter keeps this node for now:')),
+    # a new GPU node advertises no nvidia.com/gpu until the device plugin's DaemonSet pod runs there (~90 s): the pod
+    # waited on it (the issue's own analysis). The paste is cut mid-reason: 3 of 9 nodes accounted for, so no claim
+    # that "every other node" is ruled out
+    'gpu-before-the-device-plugin-registers': Paste(
+        'https://github.com/NVIDIA/k8s-device-plugin/issues/291',
+        'Events:\n  Type     Reason               Age                    From               Message\n  ----     -----'
+        '-               ----                   ----               -------\n  Warning  FailedScheduling     3m17s (x3 '
+        'over 3m20s)  default-scheduler  0/9 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had taint '
+        '{ocrOnly: true}, that the pod didn\'t tolerate, 1 node(s) had taint {tritonOnly: true}, that th\n',
+        {'node-filter', 'taint'}, ('a node advertises it only when its device plugin', 'must come up and be ready first'),
+        ('Only one node is short of room',)),
 }
 
 

@@ -79,6 +79,8 @@ def _one_node_short(r: Reason) -> str:
     if r.cause == NO_VICTIMS_CAUSE or short != 1 or not r.total or r.total < 2 or any(
             not _SHORTAGE.search(why) and not _SELECTOR.search(why) for why in counts):
         return ""
+    if sum(counts.values()) < r.total:  # a paste cut before its last reasons: the other nodes are not all accounted
+        return ""
     return (" Only one node is short of room and every other node is ruled out by the pod's node affinity / selector "
             "or a taint. If the pod is a DaemonSet's (it targets its one node by node affinity on metadata.name), a "
             "new node does not help it: it waits for room on its node - give the DaemonSet a PriorityClass above the "
