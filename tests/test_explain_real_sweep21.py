@@ -246,6 +246,15 @@ PASTES: dict[str, Paste] = {
         '{ocrOnly: true}, that the pod didn\'t tolerate, 1 node(s) had taint {tritonOnly: true}, that th\n',
         {'node-filter', 'taint'}, ('a node advertises it only when its device plugin', 'must come up and be ready first'),
         ('Only one node is short of room',)),
+    # v0.5: the Provisioner put the custom label dwh in spec.requirements, where only well-known labels counted then
+    # (the maintainer's answer), so it offered no value of dwh at all
+    'v05-custom-label-only-in-requirements': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/1225',
+        '2022-01-26T16:07:43.841Z\tDEBUG\tcontroller.selection\tCould not schedule pod, matched 0/1 provisioners, tried'
+        ' provisioner/provisioner-test: invalid nodeSelector "dwh", [yes-dwh] not in []\t{"commit": "5047f3c", "pod":'
+        ' "dwh-dev/karpenter-test-4vgnb"}\n',
+        {'requirement-conflict'}, ('gives its nodes no dwh label at all', 'spec.labels'),
+        ('cut off', 'Not understood')),
 }
 
 

@@ -318,6 +318,11 @@ def _conflict_plain(r: Reason, where: str, f: PoolFields, in_pool: bool = False)
                 "Karpenter v0.6 also derived such a requirement from a topology spread constraint on "
                 "kubernetes.io/hostname and could leave it empty once the pods' nodes were deleted (fixed later): upgrade, or drop "
                 "that constraint (or make it whenUnsatisfiable: ScheduleAnyway).")
+    if r.key and pool_side.strip() in ("[]", "[ ]"):  # v0.5-v0.6: the pool gives that key no value at all
+        return (f"the pod requires {r.key} {pod_side} (spec.nodeSelector or spec.affinity.nodeAffinity) but {where} "
+                f"gives its nodes no {r.key} label at all ([]): early Karpenter (v0.5) took custom labels only from the "
+                f"Provisioner's spec.labels, its spec.requirements admitting well-known labels alone - set {r.key} "
+                "there (spec.labels), or upgrade; if the pod is not meant for this pool, this refusal is expected.")
     if r.key:
         zone_hint = (" (a pod's zone requirement can also come from the zone of a bound PersistentVolume)"
                      if r.key == ZONE else "")
