@@ -393,8 +393,9 @@ _CLAIM_EVENTS = ("waiting for a volume to be created", "no storage class is set"
 
 def _header(p: Parsed, who: str) -> str:
     if p.source == KUBE_SCHEDULER:
-        if (p.scheduler or "").endswith("-controller") or (p.reasons and all(
-                any(w in r.text for w in _CLAIM_EVENTS) for r in p.reasons)):  # persistentvolume-controller: a claim's event
+        if p.reasons and all(r.kind == reason_kind.VOLUME for r in p.reasons) and (
+                (p.scheduler or "").endswith("-controller")
+                or all(any(w in r.text for w in _CLAIM_EVENTS) for r in p.reasons)):  # a claim's event, not a scheduler's
             return f"{who} waits for its volume: the PersistentVolumeClaim it mounts is not bound (an event on the claim)."
         if p.scheduler and p.scheduler not in ("default-scheduler", KUBE_SCHEDULER):
             return (f"{who} could not be placed on any existing node by the scheduler {p.scheduler} (the pod's "
