@@ -8,8 +8,8 @@ satisfy it), a per-node reason quoted alone (`1 node(s) had untolerated taint(s)
 wrapped after `daemonset overhead=` (read as cut off), v0.3x's `Scheduling simulation failed to schedule all pods`,
 pre-v1.1's `doesn't contain both a node and a nodeclaim` on a node group's node, the PersistentVolume controller's
 `waiting for a volume to be created, either by external provisioner ...` (unrecognised; EKS 1.23+ without the EBS CSI
-driver), Karpenter's `FailedDraining` event (unrecognised), and a FitError cut mid-reason read as if its counts
-covered every node.
+driver), Karpenter's `FailedDraining` event (unrecognised), a FitError cut mid-reason read as if its counts covered
+every node, and cluster-autoscaler's `Scale-up timed out` / backoff / `not ready for scaleup` lines (unrecognised).
 
 Every message is copied as its thread shows it (a line the thread's excerpt cut is cut there too). `says` are words
 the answer must contain for the established cause; `never` the misdiagnosis or misreading a reader would take.
@@ -255,6 +255,28 @@ PASTES: dict[str, Paste] = {
         ' "dwh-dev/karpenter-test-4vgnb"}\n',
         {'requirement-conflict'}, ('gives its nodes no dwh label at all', 'spec.labels'),
         ('cut off', 'Not understood')),
+    # a g4dn.4xlarge group: the scale-up's instance never registered (low availability of the type, the commenter's
+    # reading; deleting the unregistered node cleared it), so cluster-autoscaler timed out and backed off the group
+    'ca-scale-up-timed-out-then-backoff': Paste(
+        'https://github.com/kubernetes/autoscaler/issues/6128',
+        'I0313 12:34:34.470823       1 executor.go:147] Scale-up: setting group eks-mli_inference_g4dn4xl-02c6fc6f-788b'
+        '-c2ae-e9d5-647dfa039598 size to 7\nI0313 12:34:34.470926       1 auto_scaling_groups.go:265] Setting asg eks-ml'
+        'i_inference_g4dn4xl-02c6fc6f-788b-c2ae-e9d5-647dfa039598 size to 7\n...\nW0313 12:49:40.563382       1 clusters'
+        'tate.go:266] Scale-up timed out for node group eks-mli_inference_g4dn4xl-02c6fc6f-788b-c2ae-e9d5-647dfa039598 '
+        'after 15m5.500491908s\nW0313 12:49:40.584456       1 clusterstate.go:297] Disabling scale-up for node group '
+        'eks-mli_inference_g4dn4xl-02c6fc6f-788b-c2ae-e9d5-647dfa039598 until 2024-03-13 12:54:40.13918732 +0000 UTC m'
+        '=+2030.419314682; errorClass=Other; errorCode=timeout\nW0313 12:50:01.422358       1 orchestrator.go:582] Node'
+        ' group eks-mli_inference_g4dn4xl-02c6fc6f-788b-c2ae-e9d5-647dfa039598 is not ready for scaleup - backoff\n',
+        {'node-filter'}, ('no new node registered within', 'InsufficientInstanceCapacity', 'never joined the cluster'),
+        ('Insufficient cpu', 'lower the pod')),
+    # "not ready for scaleup": a recent scale-up of the group failed (backoff) or it has unhealthy nodes - the
+    # maintainer's reading, checked in the cluster-autoscaler-status ConfigMap
+    'ca-group-not-ready-for-scale-up': Paste(
+        'https://github.com/kubernetes/autoscaler/issues/1184',
+        'W0824 14:01:35.660707       1 scale_up.go:105] Node group cr-k8s-dev-team-CASE20180822120533398900000002 is n'
+        'ot ready for scaleup\n',
+        {'node-filter'}, ('a recent scale-up of it failed (backoff)', 'cluster-autoscaler-status'),
+        ('Insufficient', 'max size')),
 }
 
 
