@@ -511,7 +511,7 @@ def _too_big(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, fl
                "(settings.vmMemoryOverheadPercent in the Helm values, VM_MEMORY_OVERHEAD_PERCENT), which only "
                "affects how Karpenter sizes nodes," if MEMORY in short_of and asked.get(MEMORY)
                <= _nominal(short_of[MEMORY], MEMORY) else "")
+    fix = (" Lower the pod's resources.requests below that," + setting
+           + (f" or widen {pool_fields} to larger types (e.g. {_listed_priced(wider, 3)})" if wider and known else ""))
     return (f"The pod is too big for {scope} ({figures})." + (f" {'; '.join(overhead)}." if overhead else "")
-            + " Lower the pod's resources.requests below that," + setting
-            + (f" or widen {pool_fields} to larger types (e.g. {_listed_priced(wider, 3)})." if wider and known
-               else "").rstrip(",") + ("" if wider and known else "."))
+            + fix.rstrip(",") + ".")

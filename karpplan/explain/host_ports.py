@@ -56,8 +56,9 @@ def node_ports_hint(every_node: bool) -> str:
              "Karpenter or cluster-autoscaler adding a node does not help either." if every_node else "")
     return ("Node(s) didn't have free ports: the pod asks for a host port (containers[].ports[].hostPort, or every "
             "containerPort when it runs with hostNetwork: true) that another pod on those nodes already holds - a "
-            "DaemonSet on the same port, the workload's own old replica during a rolling update, an ingress "
-            "controller or k3s svclb pod." + every + " Find the holder: " + find_holder("<port>") + " (kind DaemonSet "
+            "DaemonSet on the same port (two monitoring stacks each running node-exporter on 9100: a cluster's "
+            "built-in one - OpenShift's, a distribution's add-on - and a kube-prometheus-stack install), the "
+            "workload's own old replica during a rolling update, an ingress controller or k3s svclb pod." + every + " Find the holder: " + find_holder("<port>") + " (kind DaemonSet "
             "names the culprit). A node takes one such pod per port, and a bigger node does not help: give the pod "
             "or the holder another port, run at most one replica per node (a rolling update with maxSurge: 0, or "
             "fewer replicas than nodes), or drop hostPort / hostNetwork and expose the pod through a Service.")

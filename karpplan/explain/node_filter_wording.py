@@ -23,7 +23,7 @@ def node_filter_plain(r: Reason, source: str) -> str:
         hints = _group_hints(counts)
         if r.cause and r.cause.startswith("node group "):
             return f"{r.cause} cannot take the pod: {'; '.join(counts) or r.text}." + hints
-        parts = [f"{n} {_as_groups(why)}" for why, n in counts.items()]
+        parts = [f"{n or 'X'} {_as_groups(why)}" for why, n in counts.items()]
         head = "of the node groups cluster-autoscaler could grow, "
         if r.cause:
             head = f"cluster-autoscaler says {r.cause}; " + head
@@ -33,7 +33,7 @@ def node_filter_plain(r: Reason, source: str) -> str:
                     "instance type large enough for the pod's requests (after DaemonSets) and the labels and "
                     "tolerated taints it needs." + hints)
         return (head + "; ".join(parts) + "." if parts else r.text) + hints
-    parts = [f"{n} {why}" for why, n in counts.items()]
+    parts = [f"{n or 'X'} {why}" for why, n in counts.items()]  # 0: a count the paste redacted
     nodes = f"of {r.total} nodes, " if r.total is not None else ""
     if not parts and r.total == 0:
         return node_hints({r.text: 0}).strip()
@@ -79,6 +79,8 @@ def _one_node_short(r: Reason) -> str:
     if r.cause == NO_VICTIMS_CAUSE or short != 1 or not r.total or r.total < 2 or any(
             not _SHORTAGE.search(why) and not _SELECTOR.search(why) for why in counts):
         return ""
+    if sum(counts.values()) < r.total:  # a paste cut before its last reasons: the other nodes are not all accounted
+        return ""
     return (" Only one node is short of room and every other node is ruled out by the pod's node affinity / selector "
             "or a taint. If the pod is a DaemonSet's (it targets its one node by node affinity on metadata.name), a "
             "new node does not help it: it waits for room on its node - give the DaemonSet a PriorityClass above the "
@@ -121,6 +123,16 @@ def _device_hints(counts: Mapping[str, int]) -> str:
     return out
 
 
+_POD_AFFINITY = re.compile(r"didn't match pod affinity|MatchInterPodAffinity|PodAffinityRulesNotMatch", re.I)
+_TEMPLATE_POD_AFFINITY = (
+    " A node group's template node is a new node with no pod on it but the DaemonSets' (which older cluster-autoscaler "
+    "releases did not even place there), so the pod's required spec.affinity.podAffinity finds no pod to run next to "
+    "on it and cluster-autoscaler never adds a node for it. A pod that must run beside a DaemonSet's pod needs no pod "
+    "affinity - every node the DaemonSet selects runs one, so select those nodes (nodeSelector / node affinity) "
+    "instead; otherwise make the term preferredDuringSchedulingIgnoredDuringExecution, or start the pod it follows "
+    "first.")
+
+
 def _group_hints(counts: Mapping[str, int]) -> str:
     out = ""
     if any(_SELECTOR_MISMATCH.search(why) for why in counts) and all(
@@ -129,14 +141,17 @@ def _group_hints(counts: Mapping[str, int]) -> str:
                 "group at zero nodes, one it builds from the autoscaling group's tags - "
                 "k8s.io/cluster-autoscaler/node-template/label/<key>: <value> for each label and "
                 "k8s.io/cluster-autoscaler/node-template/taint/<key>: <value>:<effect> for each taint. Labels set only "
-                "by the node's bootstrap (kubelet --node-labels, user data) are unknown to it until a node runs, so a "
-                "group scaled to 0 never matches the pod's nodeSelector / node affinity: tag the autoscaling group of "
+                "by the node's bootstrap (kubelet --node-labels, user data) are unknown to it until a node runs - and an "
+                "older release's template for a group at zero may lack even kubernetes.io/os or kubernetes.io/arch - so "
+                "a group scaled to 0 never matches the pod's nodeSelector / node affinity: tag the autoscaling group of "
                 "the group the pod belongs on with every label the pod selects (for an EKS managed node group, set "
                 "them as the node group's Kubernetes labels / taints, which cluster-autoscaler reads with "
                 "eks:DescribeNodegroup). If the group the pod is meant for is not among them at all, it no longer "
                 "exists (a deleted node group leaves nothing to grow: recreate it, or change the pod's selector), or "
                 "it is at its max size - cluster-autoscaler's log then says 'Skipping node group <name> - max size "
                 "reached' and judges only the other groups: raise that group's max size.")
+    if any(_POD_AFFINITY.search(why) for why in counts):
+        out += _TEMPLATE_POD_AFFINITY
     if any("volume node affinity conflict" in why or "volume zone" in why for why in counts):
         out += (" For a pod whose volume is pinned to one zone, cluster-autoscaler grows only a node group whose "
                 "template node is in that zone: a group spanning several zones may add its node elsewhere, so give "

@@ -86,17 +86,24 @@ _HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
      "none it may use). With Karpenter or cluster-autoscaler a pending pod should bring one up - check that the "
      "autoscaler runs and that a NodePool / node group fits the pod. On EKS Fargate, a pod that no Fargate profile "
      "selected when it was created goes to default-scheduler and waits here: add a profile matching its namespace "
-     "and labels, then recreate the pod."),
+     "and labels, then recreate the pod. CoreDNS's pods wait here on a Fargate-only cluster even with a kube-system "
+     "profile until the eks.amazonaws.com/compute-type: ec2 annotation is removed from the coredns Deployment's pod "
+     "template (eksctl --fargate and the EKS guide do it; if that step failed: kubectl patch deployment coredns -n "
+     "kube-system --type json -p='[{\"op\": \"remove\", \"path\": "
+     "\"/spec/template/metadata/annotations/eks.amazonaws.com~1compute-type\"}]', then kubectl rollout restart -n "
+     "kube-system deployment coredns)."),
 )
 
 
 _SPREAD = re.compile(r"didn't match pod topology spread constraints", re.I)
-_TAINTED = re.compile(r"had (?:untolerated )?taint", re.I)
+_TAINTED = re.compile(r"had (?:untolerated )?taint|were unschedulable", re.I)
 _SPREAD_OVER_TAINTS = (
-    "Tainted nodes the pod may not use still count as domains of its topology spread (nodeTaintsPolicy: Ignore is "
-    "the default): if a domain holds only such nodes, its count stays at 0 and the skew can never be met elsewhere - "
-    "then set nodeTaintsPolicy: Honor on the constraint (nodeAffinityPolicy: Honor, the default, does the same for nodes "
-    "its node affinity excludes).")
+    "tainted nodes the pod may not use - a control-plane node, a cordoned node "
+    "(node.kubernetes.io/unschedulable) - still count as domains of its topology spread (nodeTaintsPolicy: Ignore is "
+    "the default), so with a kubernetes.io/hostname spread such a node stays at 0 matching pods and, once every usable "
+    "node holds maxSkew more, none may take the next pod. Set nodeTaintsPolicy: Honor on the constraint (Kubernetes "
+    "1.26+; nodeAffinityPolicy: Honor, the default, does the same for nodes its node affinity excludes), make it "
+    "whenUnsatisfiable: ScheduleAnyway, or remove the cordoned node (finish its drain).")
 
 
 _SELECTOR = re.compile(r"didn't match (?:Pod's )?node (?:affinity|selector)|MatchNodeSelector", re.I)
@@ -123,5 +130,10 @@ def node_hints(counts: Mapping[str, int], total: int | None = None) -> str:
     if counts and all(_SELECTOR.search(why) for why in counts):
         out.append(_SELECTOR_ONLY)  # every node fails on the pod's own selector: the label, not the capacity
     if any(_SPREAD.search(why) for why in counts) and any(_TAINTED.search(why) for why in counts):
-        out.append(_SPREAD_OVER_TAINTS)  # the spread's domains and the taints meet: the usual deadlock
+        # the spread's domains and the taints meet: the usual deadlock, said first - and said as the cause when no
+        # other reason (a full node) could hold the spread's minimum
+        alone = all(_SPREAD.search(why) or _TAINTED.search(why) or _SELECTOR.search(why) for why in counts)
+        out = [h for h in out if not h.startswith("Node(s) were unschedulable")]  # said here, as a spread domain
+        out.insert(0, ("The spread is what blocks it: " if alone else "If the spread is what blocks it: ")
+                   + _SPREAD_OVER_TAINTS)
     return "".join(" " + hint for hint in out)

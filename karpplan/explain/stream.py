@@ -207,6 +207,8 @@ def _joint(data: bytes, line: bytes) -> bytes:
     space."""
     if data.endswith(b'"') and _POOL_REASON.match(line) and _POOL_HEAD_END.search(data):
         return b", "
+    if data.endswith(b"=") and line.lstrip().startswith(b"{"):  # `daemonset overhead=` / `{"cpu":...}`: one value
+        return b""
     tail, head = _TAIL_WORD.search(data), _HEAD_WORD.match(line.lstrip())
     if tail is None or head is None or data[-1:].isspace():
         return b" "

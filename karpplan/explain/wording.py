@@ -318,6 +318,11 @@ def _conflict_plain(r: Reason, where: str, f: PoolFields, in_pool: bool = False)
                 "Karpenter v0.6 also derived such a requirement from a topology spread constraint on "
                 "kubernetes.io/hostname and could leave it empty once the pods' nodes were deleted (fixed later): upgrade, or drop "
                 "that constraint (or make it whenUnsatisfiable: ScheduleAnyway).")
+    if r.key and pool_side.strip() in ("[]", "[ ]"):  # v0.5-v0.6: the pool gives that key no value at all
+        return (f"the pod requires {r.key} {pod_side} (spec.nodeSelector or spec.affinity.nodeAffinity) but {where} "
+                f"gives its nodes no {r.key} label at all ([]): early Karpenter (v0.5) took custom labels only from the "
+                f"Provisioner's spec.labels, its spec.requirements admitting well-known labels alone - set {r.key} "
+                "there (spec.labels), or upgrade; if the pod is not meant for this pool, this refusal is expected.")
     if r.key:
         zone_hint = (" (a pod's zone requirement can also come from the zone of a bound PersistentVolume)"
                      if r.key == ZONE else "")
@@ -348,6 +353,13 @@ def fargate_plain(r: Reason) -> str:
                 "account still being verified, or one AWS has suspended or limited (billing, its Fargate vCPU quota). "
                 "Nothing in the cluster fixes it: ask AWS Support to unblock the account, or run the pods on EC2 "
                 "nodes meanwhile.")
+    if r.cause == "timed out":
+        return (f"{r.text}: a Fargate profile selected the pod but its Fargate node did not come up in time, and "
+                "fargate-scheduler keeps retrying. Nothing in the pod spec is refused; the profile's network or the "
+                "account's capacity is: its private subnets need a route out - a NAT gateway, or in a private "
+                "cluster VPC endpoints for ecr.api, ecr.dkr, s3 (gateway) and sts - to pull the image and reach "
+                "the API server, and the account's Fargate vCPU quota (Service Quotas) must have room. Fix the "
+                "subnets' route tables (or add the endpoints); the retries then succeed.")
     if r.cause == "zone":
         return (f"{r.text}: Fargate is not offered in a zone of the profile's subnets; give the Fargate profile "
                 "private subnets in supported zones only.")
@@ -376,8 +388,15 @@ def with_plain(parsed: Parsed) -> Parsed:
     return replace(parsed, pools=pools, reasons=tuple(word(r, None) for r in parsed.reasons))
 
 
+_CLAIM_EVENTS = ("waiting for a volume to be created", "no storage class is set")
+
+
 def _header(p: Parsed, who: str) -> str:
     if p.source == KUBE_SCHEDULER:
+        if p.reasons and all(r.kind == reason_kind.VOLUME for r in p.reasons) and (
+                (p.scheduler or "").endswith("-controller")
+                or all(any(w in r.text for w in _CLAIM_EVENTS) for r in p.reasons)):  # a claim's event, not a scheduler's
+            return f"{who} waits for its volume: the PersistentVolumeClaim it mounts is not bound (an event on the claim)."
         if p.scheduler and p.scheduler not in ("default-scheduler", KUBE_SCHEDULER):
             return (f"{who} could not be placed on any existing node by the scheduler {p.scheduler} (the pod's "
                     "spec.schedulerName, a scheduler other than the cluster's default-scheduler).")

@@ -31,7 +31,9 @@ UNCONSOLIDATABLE, BLOCKED, DISRUPTING = EVENTS
 TRIGGERS = ("Unconsolidatable", "DisruptionBlocked", "isrupting ", "Consolidating via", "eprovisioning via",
             "prevents pod evictions", "do-not-disrupt", "do-not-consolidate", "nominated for a pending pod",
             "without creating", "cheaper", "SpotToSpotConsolidation", "pods would schedule", "blocking budget",
-            "consolidation disabled", "consolidation policy WhenEmpty", "Cannot disrupt", "Cannot deprovision")
+            "consolidation disabled", "consolidation policy WhenEmpty", "Cannot disrupt", "Cannot deprovision",
+            "failed to schedule all pods", "waiting to be evicted",
+            "is blocking evictions")
 _PREFIX = re.compile(r"^(?:Cannot (?:disrupt|deprovision) (?:Node|NodeClaim|Machine)(?::| due to) )", re.I)
 _S = r"(?:state )?"
 _DO_NOT_DISRUPT = "karpenter.sh/do-not-disrupt"
@@ -47,6 +49,27 @@ def _pdb(m: re.Match[str]) -> str:
             "maxUnavailable is 0, or pods it covers are not Ready). Smallest fix: let the budget allow one eviction "
             "(maxUnavailable: 1, or minAvailable below the replica count) or run one more replica; a single-replica "
             "workload with minAvailable: 1 can never be moved.")
+
+
+def _drain_pdb(m: re.Match[str]) -> str:
+    name = m.group("pdb").strip()
+    ns, _, short = name.rpartition("/")
+    look = f"kubectl get pdb -n {ns} {short}" if ns else "kubectl get pdb -A"
+    return (f'PodDisruptionBudget "{name}" refuses the eviction of a pod on a node Karpenter is already draining '
+            "(the node is being deleted: drift, expiry, consolidation or a kubectl delete), so the drain waits and the "
+            f"node and its NodeClaim stay: {look} shows ALLOWED DISRUPTIONS 0 - typically a single replica (istiod, a "
+            "gateway) with minAvailable: 1. Smallest fix: run one more replica (or let the budget allow one eviction) "
+            "so the pod can move; the NodePool's terminationGracePeriod bounds how long such a drain may wait.")
+
+
+def _draining(m: re.Match[str]) -> str:
+    n = m.group("n")
+    return (f"Karpenter is draining this node (it is being deleted - consolidation, drift, expiry or a kubectl "
+            f"delete) and {n} pod{'' if n == '1' else 's'} have not left yet: their eviction is refused or still under "
+            "way - a PodDisruptionBudget that allows no disruption (kubectl get pdb -A shows ALLOWED DISRUPTIONS 0), "
+            f'a pod annotated {_DO_NOT_DISRUPT}: "true" (waited for until the NodePool\'s terminationGracePeriod), '
+            "or pods slow to terminate. kubectl get pods -A --field-selector spec.nodeName=NODE shows which remain; the "
+            "node goes once they are evicted, and terminationGracePeriod bounds the wait.")
 
 
 def _pdbs(m: re.Match[str]) -> str:
@@ -109,7 +132,9 @@ def _half_known(_: re.Match[str]) -> str:
             "Karpenter's). For a NodeClaim stuck that way (kubectl get nodeclaim shows it without a node, its "
             "Registered condition Unknown), the instance runs but its kubelet cannot join: the node role's access "
             "entry (type EC2 Linux) or aws-auth mapping, the AMI family versus its user data, the route from its "
-            "subnet to the API server; Karpenter deletes it after its registration timeout (15 minutes).")
+            "subnet to the API server; Karpenter deletes it after its registration timeout (15 minutes). On a Node "
+            "of a managed or self-managed node group the event is noise, nothing to fix: Karpenter before v1.1 "
+            "emitted it for every node it does not manage (kubernetes-sigs/karpenter#1644).")
 
 
 def _creates(m: re.Match[str]) -> str:
@@ -149,6 +174,15 @@ def _spot_options(m: re.Match[str]) -> str:
 # `ns/name => cause ` for each pod (scheduling.Results.NonPendingPodSchedulingErrors; `AllPodsScheduled` before v0.30)
 _POD_CAUSE = re.compile(r"(?:^|\s)(?P<pod>[a-z0-9][-a-z0-9.]*/[a-z0-9][-a-z0-9.]*) => ")
 _UNINITIALIZED = re.compile(r"would schedule against (?:a )?(?:uninitialized|non-initialized) (?P<what>node [^\s,]+|[^\s,]+(?:, [^\s,]+)?)")
+
+
+def _simulation_failed(_: re.Match[str]) -> str:
+    return ("Karpenter simulated moving this node's pods and not all of them would find a place - on the other nodes, "
+            "or on a node it may launch - so it keeps the node. This form (v0.3x) does not say which pod; v0.37+ "
+            "names it ('not all pods would schedule, <pod> => <why>'). Most often it is transient (a pod would go to a "
+            "node still initializing); if it stays, look for pods only this node can hold: a nodeSelector or required "
+            "affinity no NodePool offers, anti-affinity or a hostname spread with no other node, a volume pinned to "
+            "its zone. Nothing is broken: the node stays until they can move.")
 
 
 def _would_not_schedule(m: re.Match[str]) -> str:
@@ -251,6 +285,8 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = tup
     (re.compile(pattern, re.I), word) for pattern, word in (
         (r"\bpdb (?:\"(?P<pdb>[^\"]+)\"|(?P<bare>[\w./-]+)) prevents pod evictions", _pdb),  # v0.2x: unquoted
         (r"\bpdb prevents pod evictions(?: \(PodDisruptionBudget=(?P<pdb>[^)]*)\))?", _pdb),
+        (r"can'?t drain node, PDB \"(?P<pdb>[^\"]+)\" is blocking evictions", _drain_pdb),  # v0.3x consistency
+        (r"failed to drain node, (?P<n>\d+) pods? (?:are|is) waiting to be evicted", _draining),
         (r"eviction does not support multiple PDBs(?: \(PodDisruptionBudget\(s\)=(?P<pdb>[^)]*)\))?", _pdbs),
         (r"\bpod \"(?P<pod>[^\"]+)\" has \"?karpenter\.sh/do-not-(?:disrupt|evict)\"? annotation", _pod_annotation),
         (r"\bpod has \"karpenter\.sh/do-not-disrupt\" annotation \(Pod=(?P<pod>[^)]+)\)", _pod_annotation),
@@ -267,6 +303,7 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = tup
         (r"SpotToSpotConsolidation is disabled|can'?t replace a spot node with a spot node", _spot_disabled),
         (r"SpotToSpotConsolidation requires (?P<need>\d+) cheaper instance type options.*?got (?P<got>\d+)", _spot_options),
         (r"not all pods would schedule,(?P<rest>.*)$", _would_not_schedule),
+        (r"scheduling simulation failed to schedule all pods", _simulation_failed),
         (r"no allowed disruptions(?: for disruption reason (?P<reason>\w+))? due to blocking budget", _budget),
         (r"NodePool \"(?P<pool>[^\"]+)\" has (?P<nonempty>non-empty )?consolidation disabled", _disabled),
         (r"NodePool \"(?P<pool>[^\"]+)\" has consolidation policy WhenEmpty(?P<nonempty>, but node is not empty)", _disabled),
@@ -279,7 +316,8 @@ _RULES: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], str]], ...] = tup
         (r"node (?P<what>\"[^\"]*\") has buffer pods", _buffer),
     ))
 # what DisruptionBlocked events say (a node's or its pods' state), the others being Unconsolidatable ones
-_BLOCKING = frozenset(p for p, word in _RULES if word in (_pdb, _pdbs, _pod_annotation, _node_annotation, _nominated,
+_BLOCKING = frozenset(p for p, word in _RULES if word in (_pdb, _drain_pdb, _draining, _pdbs, _pod_annotation, _node_annotation,
+                                                          _nominated, _half_known, _no_node_yet,
                                                           _initializing, _deleting, _not_managed, _budget, _pool_gone))
 # the log of a disruption under way, newest first; what follows the match (node names) is left out of the item
 _DISRUPTING = re.compile(
@@ -288,8 +326,13 @@ _DISRUPTING = re.compile(
     r"Disrupting (?:Node|NodeClaim): (?P<reason>\w+(?:/\w+)?))", re.I)
 
 
+def _bare(message: str) -> str:
+    """The message without the quotes or markdown (`_"..."_`, `**...**`) a paste wraps it in."""
+    return message.strip().strip('"_*`').strip()
+
+
 def _cause(message: str) -> str:
-    return _PREFIX.sub("", message.strip().strip('"'), count=1).strip()
+    return _PREFIX.sub("", _bare(message), count=1).strip()
 
 
 def parse(message: str, event: str | None = None) -> tuple[str, str] | None:
@@ -301,7 +344,7 @@ def parse(message: str, event: str | None = None) -> tuple[str, str] | None:
     for pattern, _ in _RULES:
         if (found := pattern.search(text)) is not None:
             if event not in (UNCONSOLIDATABLE, BLOCKED):  # a message pasted without its event
-                event = BLOCKED if text != message.strip().strip('"') or pattern in _BLOCKING else UNCONSOLIDATABLE
+                event = BLOCKED if text != _bare(message) or pattern in _BLOCKING else UNCONSOLIDATABLE
             return event, text[found.start():].strip()
     if event in (UNCONSOLIDATABLE, BLOCKED) and text:  # a text of another version: still the node's, not a pod's
         return event, text
@@ -329,7 +372,7 @@ def from_fields(message: str, fields: Mapping[str, Any]) -> str | None:
 def plain(text: str) -> str:
     """What a disruption text (as `parse` returns it) means, and its smallest fix."""
     if text.startswith("disrupting node(s)"):
-        return _disrupting(text.removeprefix("disrupting node(s)").removeprefix(" via ").strip())
+        return _disrupting(text.removeprefix("disrupting node(s)").removeprefix(" via ").strip().lstrip(", "))
     for pattern, word in _RULES:
         if (found := pattern.search(text)) is not None:
             return word(found)

@@ -18,6 +18,8 @@ NOT_SUPPORTED = re.compile(r"Pod not supported on Fargate:\s*(?P<rest>.*)$", re.
 MISCONFIGURED = re.compile(r"Misconfigured Fargate Profile:\s*(?:fargate profile (?P<name>\S+) )?(?P<rest>.*)$",
                            re.S | re.I)
 BLOCKED = re.compile(r"Your AWS account is currently blocked[^\n]*", re.I)
+# fargate-scheduler's retry when a selected pod's microVM did not start in time
+TIMED_OUT = re.compile(r"Pod provisioning timed out(?: \(will retry\))?", re.I)
 ZONE = re.compile(r"Fargate.*?(?:availability zone|not supported in (?:the )?(?:zone|az))", re.S | re.I)
 # a new refusal starts with one of these heads (values such as HostNetwork are capitalised, heads are not)
 _SPLIT = re.compile(r",\s+(?=(?:fields not supported|invalid |port contains|volumes? not supported|"
@@ -48,6 +50,8 @@ def _field_of(refusal: str) -> str | None:
 
 def parse(message: str) -> list[Reason] | None:
     """The refusals a fargate-scheduler message lists, or None when it is not one."""
+    if (timed_out := TIMED_OUT.search(message)) is not None:
+        return [Reason(UNSUPPORTED, timed_out.group(0), cause="timed out")]
     if "Fargate" not in message:
         return None
     m = NOT_SUPPORTED.search(message)

@@ -47,6 +47,8 @@ _CUT_LABEL = re.compile(r'^(?:incompatible requirements, )?label "(?P<key>[^"]+)
 _CUT_KINDS = (reason_kind.UNKNOWN_LABEL, reason_kind.TAINT, reason_kind.REQUIREMENT_CONFLICT)  # cut_clause.py words them
 _CONFLICT = re.compile(r"^(?:incompatible requirements, )?key (?P<key>[^,\s]+),\s*(?P<a>.*?) not in (?P<b>.*)$", re.S)
 _CUT_KEY = re.compile(r"^(?:incompatible requirements, )?key (?P<key>[^,\s]+)\s*$")
+# v0.5: `invalid nodeSelector "dwh", [yes-dwh] not in []` - the pod's value against the values the provisioner offers
+_SELECTOR_V05 = re.compile(r'^invalid (?:nodeSelector|node selector) "(?P<key>[^"]+)",\s*(?P<a>\[[^\]]*\]) not in (?P<b>\[[^\]]*\])')
 _CONFLICT_V06 = re.compile(r"^incompatible requirements, (?P<a>.*?) not in (?P<b>.*?), key (?P<key>\S+)", re.S)
 # v0.5-v0.6's bin-packing failure: `Failed to compute packing, pod(s) [ns/p] did not fit in instance type option(s) [r5.12xlarge]`
 _PACKING = re.compile(r"^pod\(s\) \[[^\]]*\] did not fit in instance type option\(s\) \[(?P<types>[^\]]*)\]?")
@@ -169,6 +171,9 @@ def _parse_body(body: str, clause: str) -> Reason | None:
         return Reason(reason_kind.TAINT, clause, key=key, value=value or None, effect=effect or None)
     if (m := _UNKNOWN_LABEL.match(body)) is not None:
         return Reason(reason_kind.UNKNOWN_LABEL, clause, key=m.group("key") or m.group("bare"), suggestion=m.group("typo"))
+    if (m := _SELECTOR_V05.match(body)) is not None:
+        return Reason(reason_kind.REQUIREMENT_CONFLICT, clause, key=m.group("key"), pod_side=m.group("a"),
+                      pool_side=m.group("b"))
     if (m := _CONFLICT_V06.match(body)) is not None and not body.startswith("incompatible requirements, key "):
         return Reason(reason_kind.REQUIREMENT_CONFLICT, clause, key=m.group("key"), pod_side=m.group("a").strip(),
                       pool_side=m.group("b").strip())

@@ -16,8 +16,9 @@ PLUGIN_TRIGGERS = plugin_error.TRIGGERS  # what the fast path looks for: dialect
 FIT = re.compile(r"(?P<n>\d+)/(?P<m>\d+|[xXnN?]) nodes are available(?::\s*(?P<rest>.*))?", re.S)
 SCALE_UP = re.compile(r"pod didn['’]t trigger scale-up(?: \((?P<why>[^)]*)\))?:?\s*(?P<rest>.*)", re.S)
 NOMINATED = re.compile(r"Pod should schedule on:? (?P<target>.*)")
-_ENTRY_SPLIT = re.compile(r",\s+(?=\d+ )")
-_ENTRY = re.compile(r"^(?P<n>\d+) (?P<why>.+)$", re.S)
+# a count may be redacted like the total (`X node(s) had ...`): read as 0, shown as X
+_ENTRY_SPLIT = re.compile(r",\s+(?=(?:\d+|[xXnN]) )")
+_ENTRY = re.compile(r"^(?P<n>\d+|[xXnN]) (?P<why>.+)$", re.S)
 # `had untolerated taint {k: v}` (kube-scheduler 1.23+) and the older `had taint {k: v}, that the pod didn't tolerate`
 _UNTOLERATED = re.compile(r"had (?:untolerated )?taint \{(?P<kv>[^}]*)\}?")
 # cluster-autoscaler's predicate line prints the node's taints as Go structs
@@ -29,7 +30,9 @@ BARE_LIST = re.compile(r"^(?:[^\n\d]*?:\s+)?[\s`'\">]*(?P<rest>\d+ (?:node\(s\) 
 BARE_REASON = re.compile(r"(?:(?P<n>\d+) )?(?P<why>node\(s\) (?:had volume node affinity conflict|had no available "
                          r"volume zone|exceed max volume count|didn't have free ports for the requested pod ports|"
                          r"didn't find available persistent volumes to bind|"
-                         r"had (?:untolerated )?taint \{[^}]*\}(?:, that the pod didn't tolerate)?))")
+                         r"had (?:untolerated )?taint \{[^}]*\}(?:, that the pod didn't tolerate)?|had untolerated taint\(s\)|"
+                         r"had taints that the pod didn't tolerate|didn't match pod topology spread constraints|"
+                         r"were unschedulable))")
 # only the preemption half of a FitError pasted: what the pod may not do, not why it does not fit
 PREEMPTION_NEVER = re.compile(r"not eligible due to preemptionPolicy=Never")
 # kube-scheduler before 1.17 said this alone (no node counts) while a claim waited for its volume
@@ -38,6 +41,9 @@ UNBOUND = re.compile(r"pod has unbound (?:immediate )?PersistentVolumeClaims", r
 LONE_SHORTAGE = re.compile(r"^[\s`'\"]*(?P<why>Insufficient [a-z][\w./-]*|Too many pods)[\s`'\".]*$")
 # the PersistentVolume controller's FailedBinding on a claim with no class, in a cluster with no default class
 NO_CLASS = re.compile(r"no persistent volumes available for this claim and no storage class is set")
+# the PersistentVolume controller's ExternalProvisioning on a claim whose CSI provisioner has not made its volume yet
+EXTERNAL = re.compile(r'waiting for a volume to be created,? either by external provisioner \\?"(?P<prov>[^"\\]+)\\?" '
+                      r"or manually created by system administrator")
 # the scheduler's PreBind: it chose a node and waited for the pod's claims to be provisioned and bound there
 PREBIND = re.compile(r'running PreBind plugin \\?"VolumeBinding\\?": binding volumes: [^"\n]*')
 PREEMPTION_NEVER_CAUSE = "preemption: not eligible (preemptionPolicy=Never)"
@@ -85,7 +91,7 @@ def _entries(rest: str) -> dict[str, int]:
         m = _ENTRY.match(part.strip().strip("`").rstrip("\"'").rstrip(".").strip())
         if m is not None:
             why = named(m.group("why").strip())
-            counts[why] = counts.get(why, 0) + int(m.group("n"))
+            counts[why] = counts.get(why, 0) + (int(m.group("n")) if m.group("n").isdigit() else 0)
     return counts
 
 
@@ -115,8 +121,8 @@ def parse_fit_error(message: str) -> list[Reason] | None:
             return [Reason(NODE_FILTER, why, counts={}, total=0), *derived({why: 1})]
         if (lone := LONE_SHORTAGE.match(message)) is not None:
             return [Reason(NODE_FILTER, lone.group("why"), counts={}, total=0), *derived({lone.group("why"): 1})]
-        if (no_class := NO_CLASS.search(message)) is not None:
-            return [Reason(VOLUME, no_class.group(0))]
+        if (no_class := NO_CLASS.search(message) or EXTERNAL.search(message)) is not None:
+            return [Reason(VOLUME, no_class.group(0).replace('\\"', '"'))]
         if (prebind := PREBIND.search(message)) is not None:
             return [Reason(VOLUME, prebind.group(0).replace('\\"', '"'))]
         if SCALE_UP.search(message) is None and (unbound := UNBOUND.search(message)) is not None:
@@ -203,7 +209,8 @@ def parse_predicate(message: str) -> tuple[str | None, list[Reason]] | None:
     why = m.group("why").strip()
     # `<reason>; predicateName=X; reasons: <r1>, <r2>; debugInfo=...`, or the older `... predicate mismatch, reason: <r>`
     listed = re.search(r"(?:reasons?: |predicateReasons=\[)(?P<r>.*?)\]?\)?(?:; debugInfo=.*)?$", why, re.S)
-    parts = [p.strip() for p in _split_outside_braces(listed.group("r") if listed else why.split(";", 1)[0]) if p.strip()]
+    parts = [p.strip().rstrip(",;").strip() for p in _split_outside_braces(listed.group("r") if listed else why.split(";", 1)[0])
+             if p.strip().rstrip(",;")]
     counts = {named(p): 1 for p in parts} if parts else {why: 1}  # a predicate's name (1.1x) with what it means
     text = message[m.start():].split("; debugInfo=", 1)[0].strip()
     # CA 1.0-1.2: `Scale-up predicate failed: X predicate mismatch, cannot put ns/pod on template-node-for-GROUP-123`

@@ -17,10 +17,14 @@ from dataclasses import dataclass
 MISSING = "node class not found"  # also the reason's `cause`
 NOT_READY = "node class not ready"
 UNRESOLVED = "instance types not resolved"  # the cause was cut off (or is another one)
-CAUSES = (MISSING, NOT_READY, UNRESOLVED)
+AWAITING = "node class awaiting reconciliation"  # v0.37+: the node class has no Ready condition yet
+CAUSES = (MISSING, NOT_READY, UNRESOLVED, AWAITING)
 
 TRIGGERS = ("resolving node class", "NodeClassNotReady", "NodeClass not found on cluster", "nodeclass not ready", "node class not ready",
-            "unable to resolve instance types", "ignoring nodepool, not ready", "no resolved instance types")
+            "unable to resolve instance types", "ignoring nodepool, not ready", "no resolved instance types",
+            "awaiting reconciliation")
+# v0.37+: `launching nodeclaim, resolving ec2nodeclass, object is awaiting reconciliation` (no Ready condition yet)
+_AWAITING = re.compile(r"(?:resolving (?P<res>\w*node ?class(?:es)?),? )?object is awaiting reconciliation", re.I)
 _NOT_FOUND = re.compile(r"(?P<res>[A-Za-z0-9]*[Nn]ode[Cc]lass(?:es)?)(?:\.[\w.-]+)? \\?\"(?P<name>[^\"\\]+)\\?\" not found")
 # a NodePool's status condition (kubectl get nodepool -o yaml / describe): NodeClassReady False, NodeClassNotFound
 _CONDITION_NOT_FOUND = re.compile(r"NodeClass not found on cluster")
@@ -64,6 +68,9 @@ def parse(line: str) -> NodeClassError | None:
         pool = m.group("pool")
     if (m := _NOT_FOUND.search(text)) is not None:
         return NodeClassError(MISSING, pool, _kind(m.group("res")), m.group("name"), error)
+    if (m := _AWAITING.search(text)) is not None:
+        return NodeClassError(AWAITING, pool, _kind(m.group("res").replace(" ", "")) if m.group("res") else None, None,
+                              _END.split(text[m.start():], 1)[0].rstrip('"').strip())
     if _CONDITION_NOT_FOUND.search(text) is not None:
         return NodeClassError(MISSING, pool, None, None, error)
     if _NOT_READY.search(text) is not None:
@@ -78,6 +85,15 @@ def parse(line: str) -> NodeClassError | None:
 
 def plain(e: NodeClassError) -> str:
     """What the error means for the pool and its pods, and the fix (the caller capitalises)."""
+    if e.state == AWAITING:
+        kind = (e.kind or "EC2NodeClass").replace("Ec2", "EC2")
+        return (f"Karpenter launches nothing for this NodeClaim yet ({e.text}): its {kind} has no Ready status "
+                "condition, so Karpenter waits for the node class to be reconciled. Right after the node class is "
+                "created this clears in seconds. If it stays, the installed CRDs are older than the controller - "
+                f"since v0.37 Karpenter reads a Ready condition that an older {kind} CRD has no place for - so "
+                "upgrade the CRDs with the controller (the karpenter-crd chart, or kubectl apply the release's CRDs: "
+                "helm upgrade does not update a chart's crds/ directory), then kubectl get "
+                f"{kind.lower()} shows READY True; otherwise the controller's log says why it cannot reconcile it.")
     pool = f'NodePool "{e.pool}"' if e.pool else "a NodePool"
     kind = e.kind or "node class"
     named = f'{kind} "{e.name}"' if e.name else f"its {kind}"

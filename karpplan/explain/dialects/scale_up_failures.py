@@ -14,7 +14,19 @@ import re
 
 from karpplan.explain.structure import NODE_FILTER, Reason
 
-TRIGGERS = ("Scale-up failed for group", "Could not compute total resources")
+TRIGGERS = ("Scale-up failed for group", "Could not compute total resources", "Scale-up timed out for node group",
+            "Disabling scale-up for node group", "is not ready for scaleup")
+# clusterstate.go: the group's new nodes did not register within --max-node-provision-time, and its backoff
+_TIMED_OUT = re.compile(r"Scale-up timed out for node group (?P<group>\S+) after (?P<after>\S+)")
+_BACKOFF = re.compile(r"Disabling scale-up for node group (?P<group>\S+) until (?P<until>[^;]+?)(?:;\s*errorClass=(?P<cls>\w+)"
+                      r"(?:;\s*errorCode=(?P<code>[\w.-]+))?)?\s*$")
+# scale_up.go / orchestrator.go: a group skipped this round (backoff, or too many unready nodes)
+_NOT_READY = re.compile(r"Node group (?P<group>\S+) is not ready for scaleup(?: - (?P<why>\w+))?")
+_WHY_NO_NODE = (
+    "the cloud could not launch the instances (no capacity for the instance type in that zone - "
+    "InsufficientInstanceCapacity -, a vCPU quota, a launch template or subnet error: the autoscaling group's activity "
+    "history says which) or they launched and never joined the cluster (bootstrap, the node role's access entry / "
+    "aws-auth mapping, the subnet's route to the API server)")
 _OUTSIDE = re.compile(r"Scale-up failed for group (?P<group>\S+?): Target size (?P<target>\d+) requested outside "
                       r"Max: (?P<max>\d+), Min: (?P<min>\d+)")
 _NO_INFO = re.compile(r"Could not compute total resources: No node info for: (?P<group>\S+)")
@@ -36,6 +48,8 @@ def parse(message: str) -> list[Reason] | None:
                    "them the same.")
         return [Reason(NODE_FILTER, m.group(0), counts={}, total=0, cause=f"node group {m.group('group')}",
                        plain=why)]
+    if (failure := _provision_failure(message)) is not None:
+        return [failure]
     if (n := _NO_INFO.search(message)) is not None:
         return [Reason(NODE_FILTER, n.group(0), counts={}, total=0, cause=f"node group {n.group('group')}",
                        plain=(f"cluster-autoscaler cannot scale node group {n.group('group')} at all: it has no "
@@ -45,3 +59,29 @@ def parse(message: str) -> list[Reason] | None:
                               "the autoscaling group with k8s.io/cluster-autoscaler/node-template/* for what its "
                               "nodes carry. Nothing on the pod is wrong."))]
     return None
+
+
+def _provision_failure(message: str) -> Reason | None:
+    """A scale-up that timed out, the backoff it leads to, or a group skipped for it."""
+    if (m := _TIMED_OUT.search(message)) is not None:
+        why = (f"cluster-autoscaler grew node group {m.group('group')}, and no new node registered within "
+               f"{m.group('after')} (--max-node-provision-time, 15 minutes by default): {_WHY_NO_NODE}. It then backs "
+               "off the group and tries the others; give the pod another group it fits (another instance type or "
+               "zone), or fix the one that failed. Nothing on the pod is wrong.")
+    elif (m := _BACKOFF.search(message)) is not None:
+        code = f" (errorClass={m.group('cls')}, errorCode={m.group('code')})" if m.group("cls") else ""
+        timeout = m.group("code") == "timeout"
+        why = (f"cluster-autoscaler backs off node group {m.group('group')} until {m.group('until').strip()}{code}: "
+               "a scale-up of it failed" + (f" - its nodes did not register in time: {_WHY_NO_NODE}" if timeout else
+                                            " (the error code says how; the autoscaling group's activity history why)")
+               + ". Meanwhile pods only it fits stay Pending; the backoff grows while the cause stays.")
+    elif (m := _NOT_READY.search(message)) is not None:
+        why = (f"cluster-autoscaler skips node group {m.group('group')} this round: "
+               + ("it is in backoff after a scale-up of it failed" if m.group("why") == "backoff" else
+                  "a recent scale-up of it failed (backoff), or too many of its nodes are unready or unregistered")
+               + " - kubectl get configmap cluster-autoscaler-status -n kube-system shows which (ScaleUp: Backoff, or "
+               "the group unhealthy). A scale-up fails when the cloud cannot launch the instances or they never join; "
+               "the autoscaling group's activity history says which. Nothing on the pod is wrong.")
+    else:
+        return None
+    return Reason(NODE_FILTER, m.group(0).strip(), counts={}, total=0, cause=f"node group {m.group('group')}", plain=why)
