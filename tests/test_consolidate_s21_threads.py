@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import yaml
 from test_consolidate_drift import nodeclaim
 from test_consolidate_semantics import node, nodepool, pdb, pod, reason, removed, run, write
 
@@ -146,3 +147,22 @@ def test_a_blocking_pdb_holds_a_drifted_node(tmp_path: Path) -> None:
     report = run(write(tmp_path, *docs, pools=(nodepool(),)))
     assert report.actions == []
     assert reason(report, "old") == "Pdb prevents pod evictions (PodDisruptionBudget=[default/api])"
+
+
+def test_nodes_pasted_without_their_nodepool_are_kept_and_the_user_is_told(tmp_path: Path) -> None:
+    # the paste most threads start with, `kubectl get nodes,pods -A -o yaml`, has no NodePool: Karpenter keeps a
+    # node whose NodePool does not exist ("NodePool not found"), and the warning says the input lacks it
+    path = tmp_path / "snapshot.yaml"
+    items = [node("a"), pod("w1", "a"), node("b", zone="us-east-1b"), pod("w2", "b")]
+    path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
+    report = run(path)
+    assert report.actions == []
+    assert reason(report, "a") == "NodePool not found (NodePool=default)"
+    missing = [w for w in report.warnings if "which no input defines" in w]
+    assert len(missing) == 1 and "node a (and 1 other node(s)) belongs to NodePool 'default'" in missing[0]
+    assert "kubectl get nodepools" in missing[0]
+
+
+def test_a_defined_nodepool_raises_no_such_warning(tmp_path: Path) -> None:
+    report = run(write(tmp_path, node("a"), pod("w1", "a"), pools=(nodepool(budgets=ALL),)))
+    assert not any("which no input defines" in w for w in report.warnings)
