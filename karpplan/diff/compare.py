@@ -25,6 +25,7 @@ from typing import Any
 from karpplan.costs.apportion import MICRO
 from karpplan.costs.showback import PoolCost, WorkloadCost, workload_key
 from karpplan.diff.definitions import Definition
+from karpplan.diff.effect import aligned, migrated
 from karpplan.diff.fields import changed_fields
 from karpplan.diff.model import Change, Gate, NewlyUnschedulable, PlanDiff, PoolChange, WorkloadChange
 from karpplan.diff.moves import moved_notes
@@ -64,6 +65,20 @@ def _fields(base: Definition | None, head: Definition | None) -> tuple[str, ...]
     labels = [""] + [f"{b.get('kind', 'NodeClass')}/{(b.get('metadata') or {}).get('name', '')}"
                      for b in (head.written[1:] or base.written[1:])]
     return changed_fields(base.written, head.written, labels)
+
+
+def _pool_fields(base: Definition | None, head: Definition | None) -> tuple[str, ...]:
+    """What changed of a pool: field by field, or, across APIs (a Provisioner migrated to a v1 NodePool, whose
+    every field moves), its settings in effect (`effect.py`), so that only what the migration changes shows."""
+    if base is None or head is None or base.digest == head.digest or not base.written or not head.written:
+        return _fields(base, head)
+    how = migrated(base.written[0], head.written[0])
+    if how is None or not base.effect or not head.effect:
+        return _fields(base, head)
+    was, now = aligned(base.effect, head.effect)
+    found = changed_fields([was], [now])
+    return (f"{how}, compared by effect:",
+            *(found or ("the same in effect (requirements, labels, taints, limits, kubelet, disruption, node class)",)))
 
 
 def _workloads(base: Side, head: Side) -> tuple[WorkloadChange, ...]:
@@ -135,7 +150,7 @@ def _pools(base: Side, head: Side) -> tuple[PoolChange, ...]:
         out.append(PoolChange(name, _change(present[0], present[1], differs),
                               0 if c_base is None else c_base.nodes, 0 if c_head is None else c_head.nodes,
                               micros[0], micros[1], 0 if c_base is None else c_base.idle_micros,
-                              0 if c_head is None else c_head.idle_micros, file, line, _fields(d_base, d_head)))
+                              0 if c_head is None else c_head.idle_micros, file, line, _pool_fields(d_base, d_head)))
     return tuple(out)
 
 

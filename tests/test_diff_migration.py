@@ -1,0 +1,157 @@
+"""A Provisioner migrated to a NodePool, as a reviewer sees it in `karpplan diff`: every field moves
+(`spec.requirements` -> `spec.template.spec.requirements`, `ttlSecondsUntilExpired` -> `expireAfter`), so the pool
+is compared by its settings in effect (`karpplan/diff/effect.py`) and only what the migration changes is named."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from diff_helpers import deployment, karpplan, write
+
+from karpplan.diff.effect import duration_text
+
+# aws/karpenter-provider-aws#5733 "Consolidation not working": "We are in a migration process from `Provisioners`
+# to `NodePools` ... The only changed made is PRovisioner>NodePool using `karpenter-convert`"; its Provisioner
+# (zones and provider reference as the thread shows them, cut to what a plan reads)
+PROVISIONER = """apiVersion: karpenter.sh/v1alpha5
+kind: Provisioner
+metadata:
+  name: monitoring-arm-spot-on-demand
+spec:
+  consolidation:
+    enabled: true
+  labels:
+    rasp.nodegroup/name: arm
+    rasp.nodegroup/namespace: monitoring
+  limits:
+    resources: {}
+  providerRef:
+    name: monitoring-arm
+  requirements:
+  - key: kubernetes.io/arch
+    operator: In
+    values: [arm64]
+  - key: node.kubernetes.io/instance-type
+    operator: In
+    values: [c7g.large, c7g.xlarge, c6g.large, c6g.xlarge]
+  - key: karpenter.sh/capacity-type
+    operator: In
+    values: [spot, on-demand]
+  - key: topology.kubernetes.io/zone
+    operator: In
+    values: [us-east-1a, us-east-1b]
+---
+apiVersion: karpenter.k8s.aws/v1alpha1
+kind: AWSNodeTemplate
+metadata:
+  name: monitoring-arm
+spec:
+  amiFamily: Bottlerocket
+  subnetSelector: {karpenter.sh/discovery: my-cluster}
+  securityGroupSelector: {karpenter.sh/discovery: my-cluster}
+"""
+
+
+def _nodepool(api: str = "karpenter.sh/v1beta1", disruption: str = "consolidationPolicy: WhenUnderutilized\n"
+              "    expireAfter: Never", extra_requirement: str = "") -> str:
+    ref = ("nodeClassRef:\n        name: monitoring-arm" if api.endswith("v1beta1") else
+           "nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n        name: monitoring-arm")
+    node_class_api = "karpenter.k8s.aws/v1beta1" if api.endswith("v1beta1") else "karpenter.k8s.aws/v1"
+    return f"""apiVersion: {api}
+kind: NodePool
+metadata:
+  name: monitoring-arm-spot-on-demand
+spec:
+  disruption:
+    {disruption}
+  template:
+    metadata:
+      labels:
+        rasp.nodegroup/name: arm
+        rasp.nodegroup/namespace: monitoring
+    spec:
+      {ref}
+      requirements:
+      - key: kubernetes.io/arch
+        operator: In
+        values: [arm64]
+      - key: node.kubernetes.io/instance-type
+        operator: In
+        values: [c7g.large, c7g.xlarge, c6g.large, c6g.xlarge]
+      - key: karpenter.sh/capacity-type
+        operator: In
+        values: [spot, on-demand]
+      - key: topology.kubernetes.io/zone
+        operator: In
+        values: [us-east-1a, us-east-1b]{extra_requirement}
+---
+apiVersion: {node_class_api}
+kind: EC2NodeClass
+metadata:
+  name: monitoring-arm
+spec:
+  amiFamily: Bottlerocket
+  role: KarpenterNodeRole
+  subnetSelectorTerms: [{{tags: {{karpenter.sh/discovery: my-cluster}}}}]
+  securityGroupSelectorTerms: [{{tags: {{karpenter.sh/discovery: my-cluster}}}}]
+"""
+
+
+def _pool(tmp_path: Path, head: str) -> dict[str, Any]:
+    write(tmp_path / "base" / "all.yaml", PROVISIONER, deployment("prometheus", 2, cpu="500m"))
+    write(tmp_path / "head" / "all.yaml", head, deployment("prometheus", 2, cpu="500m"))
+    out = karpplan("diff", "base", "head", "--region", "us-east-1", "-o", "json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    [pool] = json.loads(out.stdout)["pools"]
+    assert isinstance(pool, dict)
+    return pool
+
+
+def test_a_faithful_conversion_is_the_same_in_effect_but_for_budgets(tmp_path: Path) -> None:
+    # karpenter-convert's v1beta1 output: consolidation.enabled -> WhenUnderutilized, no ttlSecondsUntilExpired ->
+    # expireAfter: Never; the one thing a NodePool adds is Karpenter's default budget of 10% of its nodes
+    pool = _pool(tmp_path, _nodepool())
+    assert pool["change"] == "changed"
+    assert pool["fields"] == [
+        "Provisioner (karpenter.sh/v1alpha5) -> NodePool (karpenter.sh/v1beta1), compared by effect:",
+        'disruption.budgets: ["none (v1alpha5 has no budgets)"] -> ["nodes: 10%"]']
+    assert not any("spec.consolidation" in f or "spec.requirements" in f for f in pool["fields"])
+
+
+def test_a_conversion_that_leaves_expire_after_out_expires_nodes_after_720h(tmp_path: Path) -> None:
+    # the Provisioner never expired its nodes; a NodePool without expireAfter expires them after 720h (30 days)
+    pool = _pool(tmp_path, _nodepool(disruption="consolidationPolicy: WhenUnderutilized"))
+    assert "disruption.expireAfter: Never -> 720h" in pool["fields"]
+
+
+def test_a_v1_nodepool_with_a_narrowed_requirement_names_it_in_effect(tmp_path: Path) -> None:
+    # migrated straight to karpenter.sh/v1 and, in the same change, pinned to on-demand c7g: both show as effects
+    head = _nodepool(api="karpenter.sh/v1", disruption="consolidationPolicy: WhenEmptyOrUnderutilized\n"
+                     "    consolidateAfter: 0s\n    budgets:\n    - nodes: 10%",
+                     extra_requirement="\n      - key: karpenter.k8s.aws/instance-family\n        operator: In\n"
+                                       "        values: [c7g]")
+    pool = _pool(tmp_path, head)
+    fields = pool["fields"]
+    assert fields[0] == "Provisioner (karpenter.sh/v1alpha5) -> NodePool (karpenter.sh/v1), compared by effect:"
+    assert "disruption.expireAfter: Never -> 720h" in fields  # v1's default too
+    assert "requirements[karpenter.k8s.aws/instance-family]: (any value) -> In [c7g]" in fields
+
+
+def test_the_same_api_on_both_sides_is_still_compared_field_by_field(tmp_path: Path) -> None:
+    write(tmp_path / "base" / "all.yaml", _nodepool(), deployment("prometheus", 2, cpu="500m"))
+    write(tmp_path / "head" / "all.yaml", _nodepool(disruption="consolidationPolicy: WhenEmpty\n"
+                                                    "    consolidateAfter: 30s\n    expireAfter: Never"),
+          deployment("prometheus", 2, cpu="500m"))
+    out = karpplan("diff", "base", "head", "--region", "us-east-1", "-o", "json", cwd=tmp_path)
+    [pool] = json.loads(out.stdout)["pools"]
+    assert "spec.disruption.consolidationPolicy: WhenUnderutilized -> WhenEmpty" in pool["fields"]
+    assert not any("compared by effect" in f for f in pool["fields"])
+
+
+def test_durations_are_compared_by_length() -> None:
+    assert duration_text(2592000) == duration_text("720h") == duration_text("720h0m0s") == "720h"
+    assert duration_text("90m") == "1h30m"
+    assert duration_text(None) == duration_text("Never") == "Never"
+    assert duration_text("0s") == "0s"
