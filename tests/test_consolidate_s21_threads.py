@@ -166,3 +166,19 @@ def test_nodes_pasted_without_their_nodepool_are_kept_and_the_user_is_told(tmp_p
 def test_a_defined_nodepool_raises_no_such_warning(tmp_path: Path) -> None:
     report = run(write(tmp_path, node("a"), pod("w1", "a"), pools=(nodepool(budgets=ALL),)))
     assert not any("which no input defines" in w for w in report.warnings)
+
+
+def test_spot_nodes_are_deleted_into_each_other_but_never_replaced(tmp_path: Path) -> None:
+    # https://github.com/aws/karpenter-provider-aws/issues/3229, the maintainer: "If they are all three spot nodes,
+    # then only if all of the pods will fit on a single spot node. Karpenter currently won't replace a spot node
+    # with another spot node": three 1-CPU inflate replicas on three spot m5.xlarge fit one of them; the node left
+    # is not shrunk to a cheaper spot type with the feature gate off
+    docs: list[dict[str, Any]] = []
+    for i, zone in enumerate(("us-east-1a", "us-east-1b", "us-east-1c")):
+        docs += [node(f"s{i}", itype="m5.xlarge", zone=zone, capacity="spot"),
+                 pod(f"inflate-{i}", f"s{i}", cpu="1", owner="ReplicaSet/inflate", labels={"app": "inflate"})]
+    report = run(write(tmp_path, *docs, pools=(nodepool(capacity=("spot",), budgets=ALL),)))
+    gone = removed(report)
+    assert len(gone) == 2 and all(decision == "delete" for _, decision in gone.values())
+    [kept] = {"s0", "s1", "s2"} - set(gone)
+    assert reason(report, kept) == "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node"
