@@ -23,7 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from karpplan.costs.apportion import MICRO
-from karpplan.costs.showback import PoolCost, WorkloadCost, workload_key
+from karpplan.costs.showback import PoolCost, WorkloadCost, pool_of, workload_key
 from karpplan.diff.definitions import Definition
 from karpplan.diff.effect import aligned, migrated
 from karpplan.diff.fields import changed_fields
@@ -132,10 +132,22 @@ def _idle_neighbours(pools: tuple[PoolChange, ...], workloads: tuple[WorkloadCha
     return tuple(out)
 
 
+def _launches(plan: Plan) -> dict[str, Counter[str]]:
+    """Pool -> its new nodes by instance type (`m5.large`, `m5.large spot`); Fargate's pods are not nodes."""
+    out: dict[str, Counter[str]] = {}
+    for n in plan.nodes:
+        if n.new and n.fargate is None:
+            kind = n.instance_type or "?"
+            spot = n.capacity_type not in (None, "on-demand")
+            out.setdefault(pool_of(n), Counter())[f"{kind} {n.capacity_type}" if spot else kind] += 1
+    return out
+
+
 def _pools(base: Side, head: Side) -> tuple[PoolChange, ...]:
     costs: tuple[dict[str, PoolCost], dict[str, PoolCost]] = (
         {p.node_pool: p for p in base.costs.pools}, {p.node_pool: p for p in head.costs.pools})
     defs = (base.definitions.pools, head.definitions.pools)
+    launches = (_launches(base.plan), _launches(head.plan))
     out = []
     for name in sorted(set(costs[0]) | set(costs[1]) | set(defs[0]) | set(defs[1])):
         present = [name in costs[i] or name in defs[i] for i in (0, 1)]
@@ -150,7 +162,8 @@ def _pools(base: Side, head: Side) -> tuple[PoolChange, ...]:
         out.append(PoolChange(name, _change(present[0], present[1], differs),
                               0 if c_base is None else c_base.nodes, 0 if c_head is None else c_head.nodes,
                               micros[0], micros[1], 0 if c_base is None else c_base.idle_micros,
-                              0 if c_head is None else c_head.idle_micros, file, line, _pool_fields(d_base, d_head)))
+                              0 if c_head is None else c_head.idle_micros, file, line, _pool_fields(d_base, d_head),
+                              launches=(launches[0].get(name, Counter()), launches[1].get(name, Counter()))))
     return tuple(out)
 
 
