@@ -155,3 +155,29 @@ def test_durations_are_compared_by_length() -> None:
     assert duration_text("90m") == "1h30m"
     assert duration_text(None) == duration_text("Never") == "Never"
     assert duration_text("0s") == "0s"
+
+
+def test_a_migration_under_a_new_name_is_paired_and_compared_by_effect(tmp_path: Path) -> None:
+    # the Provisioner goes, a NodePool of another name comes: one pool removed and one added, read as one migration
+    head = _nodepool().replace("name: monitoring-arm-spot-on-demand", "name: monitoring-arm")
+    write(tmp_path / "base" / "all.yaml", PROVISIONER, deployment("prometheus", 2, cpu="500m"))
+    write(tmp_path / "head" / "all.yaml", head, deployment("prometheus", 2, cpu="500m"))
+    out = karpplan("diff", "base", "head", "--region", "us-east-1", "-o", "json", cwd=tmp_path)
+    pools = {p["name"]: p for p in json.loads(out.stdout)["pools"]}
+    assert pools["monitoring-arm-spot-on-demand"]["change"] == "removed"
+    assert pools["monitoring-arm-spot-on-demand"]["fields"] == ["migrated to monitoring-arm"]
+    assert pools["monitoring-arm"]["change"] == "added"
+    assert pools["monitoring-arm"]["fields"] == [
+        "migrated from monitoring-arm-spot-on-demand",
+        "Provisioner (karpenter.sh/v1alpha5) -> NodePool (karpenter.sh/v1beta1), compared by effect:",
+        'disruption.budgets: ["none (v1alpha5 has no budgets)"] -> ["nodes: 10%"]']
+
+
+def test_two_pools_replaced_by_two_are_not_guessed_into_pairs(tmp_path: Path) -> None:
+    second = PROVISIONER.replace("name: monitoring-arm-spot-on-demand", "name: other")
+    write(tmp_path / "base" / "all.yaml", PROVISIONER, second.split("---")[0], deployment("prometheus", 1))
+    head = _nodepool().replace("name: monitoring-arm-spot-on-demand", "name: a")
+    write(tmp_path / "head" / "all.yaml", head, head.split("---")[0].replace("name: a", "name: b"),
+          deployment("prometheus", 1))
+    out = karpplan("diff", "base", "head", "--region", "us-east-1", "-o", "json", cwd=tmp_path)
+    assert not any(f.startswith("migrated") for p in json.loads(out.stdout)["pools"] for f in p["fields"])

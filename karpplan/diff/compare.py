@@ -67,6 +67,18 @@ def _fields(base: Definition | None, head: Definition | None) -> tuple[str, ...]
     return changed_fields(base.written, head.written, labels)
 
 
+def _renamed_migration(base: Mapping[str, Definition], head: Mapping[str, Definition]) -> tuple[str, str] | None:
+    """(old, new) when the change removes exactly one pool and adds exactly one of another kind or API version:
+    a Provisioner migrated to a NodePool under a new name (`default` -> `general-purpose`)."""
+    gone, added = sorted(set(base) - set(head)), sorted(set(head) - set(base))
+    if len(gone) != 1 or len(added) != 1:
+        return None
+    was, now = base[gone[0]], head[added[0]]
+    if not was.written or not now.written or migrated(was.written[0], now.written[0]) is None:
+        return None
+    return gone[0], added[0]
+
+
 def _pool_fields(base: Definition | None, head: Definition | None) -> tuple[str, ...]:
     """What changed of a pool: field by field, or, across APIs (a Provisioner migrated to a v1 NodePool, whose
     every field moves), its settings in effect (`effect.py`), so that only what the migration changes shows."""
@@ -148,6 +160,7 @@ def _pools(base: Side, head: Side) -> tuple[PoolChange, ...]:
         {p.node_pool: p for p in base.costs.pools}, {p.node_pool: p for p in head.costs.pools})
     defs = (base.definitions.pools, head.definitions.pools)
     launches = (_launches(base.plan), _launches(head.plan))
+    renamed = _renamed_migration(*defs)
     out = []
     for name in sorted(set(costs[0]) | set(costs[1]) | set(defs[0]) | set(defs[1])):
         present = [name in costs[i] or name in defs[i] for i in (0, 1)]
@@ -159,10 +172,15 @@ def _pools(base: Side, head: Side) -> tuple[PoolChange, ...]:
         else:
             differs = d_base is None and d_head is None and micros[0] != micros[1]
         file, line = _where(d_head, d_base, base.at_revision)
+        fields = _pool_fields(d_base, d_head)
+        if renamed is not None and name in renamed:
+            fields = (f"{'migrated to' if name == renamed[0] else 'migrated from'} "
+                      f"{renamed[1] if name == renamed[0] else renamed[0]}",
+                      *(_pool_fields(defs[0][renamed[0]], defs[1][renamed[1]]) if name == renamed[1] else ()))
         out.append(PoolChange(name, _change(present[0], present[1], differs),
                               0 if c_base is None else c_base.nodes, 0 if c_head is None else c_head.nodes,
                               micros[0], micros[1], 0 if c_base is None else c_base.idle_micros,
-                              0 if c_head is None else c_head.idle_micros, file, line, _pool_fields(d_base, d_head),
+                              0 if c_head is None else c_head.idle_micros, file, line, fields,
                               launches=(launches[0].get(name, Counter()), launches[1].get(name, Counter()))))
     return tuple(out)
 
