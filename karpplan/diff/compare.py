@@ -4,7 +4,9 @@ findings new and fixed, the cost delta, and whether the diff fails the check (`G
 - A workload is `added` or `removed` when only one side defines it (or has pods of it), `changed` when
   its document differs (`definitions.py`) or, for all but DaemonSets, its pod count does (a what-if, an
   HPA), else `unchanged`, whatever its cost does: a NodePool change moves the cost of unchanged workloads.
-- A pool is compared the same way by name; Fargate profiles' pseudo-pools (`fargate:<profile>`) by cost.
+- A pool is compared the same way by name; Fargate profiles' pseudo-pools (`fargate:<profile>`) by cost. A pool
+  rewritten in another API (a Provisioner migrated to a NodePool) is compared by its settings in effect
+  (`effect.py`), and one removed with one of another API added is read as that migration under a new name.
 - A pod is newly unschedulable when HEAD leaves it unschedulable and BASE did not: BASE placed it, or
   BASE did not have it (a replica or a workload the change adds).
 - Lint findings are matched by rule, object and field (their lines move with every edit above them), then
