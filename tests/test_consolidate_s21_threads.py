@@ -12,6 +12,9 @@ import yaml
 from test_consolidate_drift import nodeclaim
 from test_consolidate_semantics import node, nodepool, pdb, pod, reason, removed, run, write
 
+from karpplan.consolidate.explain import explain_node
+from karpplan.consolidate.run import ConsolidateOptions
+
 ALL = [{"nodes": "100%"}]
 
 
@@ -79,9 +82,13 @@ def test_schedule_anyway_host_spread_is_respected_by_consolidation(tmp_path: Pat
     docs: list[dict[str, Any]] = []
     for i in range(3):
         docs += [node(f"h{i}"), pod(f"api-{i}", f"h{i}", cpu="300m", labels={"app": "api"}, spec=spread)]
-    report = run(write(tmp_path, *docs, pools=(nodepool(budgets=ALL),)))
+    path = write(tmp_path, *docs, pools=(nodepool(budgets=ALL),))
+    report = run(path)
     assert report.actions == []  # three pods on one m5.large would fit, but skew 2 breaks the preference
     assert {reason(report, f"h{i}") for i in range(3)} == {"Can't replace with a cheaper node"}
+    # `--node h1` names the preference that keeps the pod off a node with room
+    [fate] = explain_node(ConsolidateOptions(paths=(str(path),), region="us-east-1", time_limit=2.0), "h1").pods
+    assert "topologySpreadConstraint on kubernetes.io/hostname (ScheduleAnyway) keeps it off node" in fate.outcome
 
 
 def test_consolidate_after_never_keeps_one_pool_while_another_consolidates(tmp_path: Path) -> None:
