@@ -58,3 +58,20 @@ def test_the_same_nodes_on_both_sides_say_nothing_of_them(tmp_path: Path) -> Non
     assert pool["newNodeTypesBase"] == pool["newNodeTypesHead"] and pool["newNodeTypesHead"]
     table = _diff(tmp_path, (_pool("m5"), work), (_pool("m5"), work), args=())
     assert "new nodes:" not in table
+
+
+def _capped(limit: str) -> str:
+    return _pool("c5").replace("spec:\n  template:", f"spec:\n  limits: {{cpu: \"{limit}\"}}\n  template:", 1)
+
+
+def test_a_raised_pool_cap_places_the_pods_and_names_the_node_it_launches(tmp_path: Path) -> None:
+    # JiRaska/open-bank-oss#3352 and #3572: the `default` NodePool "is simply full (22 nodes, exactly 48/48 vCPU)",
+    # pods stayed Pending until the cap was raised ("from cpu: 48 ... to cpu: 72") and Karpenter launched a bigger
+    # node; here 10 one-CPU replicas under a cap of 8 CPU, raised to 16
+    work = deployment("web", 10, namespace="shop", cpu="1", memory="1Gi")
+    doc = _diff(tmp_path, (_capped("8"), work), (_capped("16"), work))
+    assert doc["delta"]["unschedulable"] < 0 and doc["head"]["unschedulable"] == 0
+    [pool] = doc["pools"]
+    assert pool["fields"] == ["spec.limits.cpu: 8 -> 16"]
+    assert pool["newNodeTypesBase"] != pool["newNodeTypesHead"]
+    assert doc["gate"]["exitCode"] == 0
