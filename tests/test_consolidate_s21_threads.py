@@ -189,3 +189,16 @@ def test_spot_nodes_are_deleted_into_each_other_but_never_replaced(tmp_path: Pat
     assert len(gone) == 2 and all(decision == "delete" for _, decision in gone.values())
     [kept] = {"s0", "s1", "s2"} - set(gone)
     assert reason(report, kept) == "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node"
+
+
+def test_an_almost_empty_big_node_held_by_a_bad_pdb(tmp_path: Path) -> None:
+    # https://github.com/kubernetes-sigs/karpenter/issues/2238: "we have a 16xl node that is running almost empty
+    # but karpenter only says 'marking consolidatable' / 'removing consolidatable status condition' ... loop
+    # forever ... because there is a pod with a bad pdb sitting on it"
+    docs = [node("big", itype="m5.16xlarge"),
+            pod("ledger-0", "big", cpu="250m", owner="StatefulSet/ledger", labels={"app": "ledger"}),
+            pdb("ledger", "ledger", 0),
+            node("small", zone="us-east-1b"), pod("w", "small", cpu="250m")]
+    report = run(write(tmp_path, *docs, pools=(nodepool(budgets=ALL),)))
+    assert reason(report, "big") == "Pdb prevents pod evictions (PodDisruptionBudget=[default/ledger])"
+    assert removed(report) == {"small": ("single", "delete")}  # the small node's pod moves onto the big one
