@@ -181,3 +181,17 @@ def test_two_pools_replaced_by_two_are_not_guessed_into_pairs(tmp_path: Path) ->
           deployment("prometheus", 1))
     out = karpplan("diff", "base", "head", "--region", "us-east-1", "-o", "json", cwd=tmp_path)
     assert not any(f.startswith("migrated") for p in json.loads(out.stdout)["pools"] for f in p["fields"])
+
+
+def test_a_v1beta1_nodepool_rewritten_as_v1_is_the_same_in_effect(tmp_path: Path) -> None:
+    # Karpenter's v1 upgrade: `WhenUnderutilized` becomes `WhenEmptyOrUnderutilized` (consolidateAfter 0s),
+    # `spec.disruption.expireAfter` moves to `spec.template.spec.expireAfter`, `amiFamily: AL2023` becomes the
+    # alias `al2023@latest`, `nodeClassRef.apiVersion` becomes `group`: nothing the pool does changes
+    data = Path(__file__).parent / "data" / "diff_v1beta1_to_v1"
+    write(tmp_path / "base" / "all.yaml", (data / "v1beta1.yaml").read_text(), deployment("web", 2))
+    write(tmp_path / "head" / "all.yaml", (data / "v1.yaml").read_text(), deployment("web", 2))
+    out = karpplan("diff", "base", "head", "--region", "us-east-1", "-o", "json", cwd=tmp_path)
+    [pool] = json.loads(out.stdout)["pools"]
+    assert pool["fields"] == [
+        "NodePool (karpenter.sh/v1beta1) -> NodePool (karpenter.sh/v1), compared by effect:",
+        "the same in effect (requirements, labels, taints, limits, kubelet, disruption, node class)"]
