@@ -195,3 +195,14 @@ def test_a_v1beta1_nodepool_rewritten_as_v1_is_the_same_in_effect(tmp_path: Path
     assert pool["fields"] == [
         "NodePool (karpenter.sh/v1beta1) -> NodePool (karpenter.sh/v1), compared by effect:",
         "the same in effect (requirements, labels, taints, limits, kubelet, disruption, node class)"]
+
+
+def test_budgets_a_migration_adds_are_named_in_karpenters_terms(tmp_path: Path) -> None:
+    # the NodePool adds what v1alpha5 could not say: no consolidation during business hours
+    budgets = ("consolidationPolicy: WhenUnderutilized\n    expireAfter: Never\n    budgets:\n"
+               "    - {nodes: \"0\", reasons: [Underutilized], schedule: \"0 9 * * mon-fri\", duration: 8h}\n"
+               "    - {nodes: \"10%\"}")
+    pool = _pool(tmp_path, _nodepool(disruption=budgets))
+    assert pool["fields"][1] == ('disruption.budgets: ["none (v1alpha5 has no budgets)"] -> '
+                                 '["nodes: 0, reasons: [Underutilized], schedule: 0 9 * * mon-fri, duration: 8h",'
+                                 '"nodes: 10%"]')

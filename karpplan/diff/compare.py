@@ -28,7 +28,7 @@ from karpplan.costs.apportion import MICRO
 from karpplan.costs.showback import PoolCost, WorkloadCost, pool_of, workload_key
 from karpplan.diff.definitions import Definition
 from karpplan.diff.effect import aligned, migrated
-from karpplan.diff.fields import changed_fields
+from karpplan.diff.fields import EFFECT_SHORT, changed_fields
 from karpplan.diff.model import Change, Gate, NewlyUnschedulable, PlanDiff, PoolChange, WorkloadChange
 from karpplan.diff.moves import moved_notes
 from karpplan.diff.side import Side
@@ -90,7 +90,7 @@ def _pool_fields(base: Definition | None, head: Definition | None) -> tuple[str,
     if how is None or not base.effect or not head.effect:
         return _fields(base, head)
     was, now = aligned(base.effect, head.effect)
-    found = changed_fields([was], [now])
+    found = changed_fields([was], [now], short=EFFECT_SHORT)
     return (f"{how}, compared by effect:",
             *(found or ("the same in effect (requirements, labels, taints, limits, kubelet, disruption, node class)",)))
 

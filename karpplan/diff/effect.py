@@ -86,13 +86,17 @@ def _provisioner_disruption(body: Mapping[str, Any]) -> dict[str, Any]:
             "expireAfter": duration_text(_spec(body, "ttlSecondsUntilExpired"))}
 
 
+def _listed(value: object) -> str:
+    return f"[{' '.join(str(v) for v in value)}]" if isinstance(value, list) else str(value)
+
+
 def _budgets(raw: Any) -> list[str]:
     if not isinstance(raw, list) or not raw:
         return [DEFAULT_BUDGET]
     out = []
     for budget in raw:
         if isinstance(budget, Mapping):
-            out.append(", ".join(f"{k}: {budget[k]}" for k in ("nodes", "reasons", "schedule", "duration")
+            out.append(", ".join(f"{k}: {_listed(budget[k])}" for k in ("nodes", "reasons", "schedule", "duration")
                                  if budget.get(k) is not None))
     return out
 
