@@ -206,3 +206,21 @@ def test_budgets_a_migration_adds_are_named_in_karpenters_terms(tmp_path: Path) 
     assert pool["fields"][1] == ('disruption.budgets: ["none (v1alpha5 has no budgets)"] -> '
                                  '["nodes: 0, reasons: [Underutilized], schedule: 0 9 * * mon-fri, duration: 8h",'
                                  '"nodes: 10%"]')
+
+
+def test_a_workload_still_selecting_the_provisioner_name_is_told_why(tmp_path: Path) -> None:
+    # https://github.com/aws/karpenter-provider-aws/issues/5645, the maintainer: "Karpenter is ignoring the pod
+    # because it sees `karpenter.sh/provisioner-name` as a no longer valid label" ("ignoring pod, label
+    # karpenter.sh/provisioner-name is restricted"): the Provisioner became a NodePool, the nodeSelector stayed
+    selected = deployment("prometheus", 2, cpu="500m").replace(
+        "      containers:", "      nodeSelector: {karpenter.sh/provisioner-name: monitoring-arm-spot-on-demand}\n"
+        "      containers:", 1)
+    assert "provisioner-name" in selected
+    write(tmp_path / "base" / "all.yaml", PROVISIONER, selected)
+    write(tmp_path / "head" / "all.yaml", _nodepool(), selected)
+    out = karpplan("diff", "base", "head", "--region", "us-east-1", "-o", "json", cwd=tmp_path)
+    doc = json.loads(out.stdout)
+    assert out.returncode == 1 and len(doc["newlyUnschedulable"]) == 2
+    [note] = [n for n in doc["notes"] if "provisioner-name" in n]
+    assert note.startswith("Deployment/") and "select karpenter.sh/nodepool" in note
+    assert "is restricted" in note

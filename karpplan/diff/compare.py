@@ -27,7 +27,7 @@ from typing import Any
 from karpplan.costs.apportion import MICRO
 from karpplan.costs.showback import PoolCost, WorkloadCost, pool_of, workload_key
 from karpplan.diff.definitions import Definition
-from karpplan.diff.effect import aligned, migrated
+from karpplan.diff.effect import aligned, migrated, selects_provisioner
 from karpplan.diff.fields import EFFECT_SHORT, changed_fields
 from karpplan.diff.model import Change, Gate, NewlyUnschedulable, PlanDiff, PoolChange, WorkloadChange
 from karpplan.diff.moves import moved_notes
@@ -310,6 +310,20 @@ def _relaxed_notes(base: Side, head: Side) -> tuple[str, ...]:
     return tuple(notes)
 
 
+def _provisioner_selector_notes(head: Side, newly: Sequence[NewlyUnschedulable]) -> tuple[str, ...]:
+    """A note for each workload HEAD leaves unschedulable whose pods still select `karpenter.sh/provisioner-name`
+    (a migration to NodePools that kept the v1alpha5 selector)."""
+    notes = []
+    for workload in sorted({u.workload for u in newly}):
+        found = head.definitions.workloads.get(workload)
+        if found is not None and found.written and selects_provisioner(found.written[0]):
+            notes.append(f"{workload}: its pods select karpenter.sh/provisioner-name, the label of v1alpha5 "
+                         "Provisioners' nodes, which Karpenter refuses since v0.33 (\"label "
+                         "karpenter.sh/provisioner-name is restricted\"): select karpenter.sh/nodepool: <NodePool> "
+                         "instead")
+    return tuple(notes)
+
+
 def compare(base: Side, head: Side, *, engine: str, fail_on_increase: float | None = None,
             time_limit: tuple[float, bool] | None = None) -> PlanDiff:
     """`time_limit`: the seconds each side was planned in, and whether `auto` chose them."""
@@ -334,7 +348,8 @@ def compare(base: Side, head: Side, *, engine: str, fail_on_increase: float | No
         lint_removed=tuple(sorted((_finding(f, base.at_revision) for f in lint_gone), key=_order)),
         gate=_gate(micros, newly, new_errors, fail_on_increase, (base.costs.jobs_micros, head.costs.jobs_micros)),
         notes=(*base.notes, *head.notes, *_capacity_notes(base, head), *_cut_notes(base, head),
-               *_relaxed_notes(base, head), *moved_notes(base, head, workloads)),
+               *_relaxed_notes(base, head), *moved_notes(base, head, workloads),
+               *_provisioner_selector_notes(head, newly)),
         time_limit=None if time_limit is None else time_limit[0],
         time_limit_auto=time_limit is not None and time_limit[1],
         cut=bool(base.plan.not_simulated or head.plan.not_simulated),

@@ -166,6 +166,36 @@ def aligned(base: Mapping[str, Any], head: Mapping[str, Any]) -> tuple[dict[str,
     return out
 
 
+def _template_spec(body: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A workload's pod spec (`spec.template.spec`, a CronJob's `spec.jobTemplate.spec.template.spec`, a Pod's
+    `spec`)."""
+    spec = body.get("spec")
+    for path in (("jobTemplate", "spec", "template", "spec"), ("template", "spec"), ()):
+        here: Any = spec
+        for key in path:
+            here = here.get(key) if isinstance(here, Mapping) else None
+        if isinstance(here, Mapping) and (path or "containers" in here):
+            return here
+    return {}
+
+
+def selects_provisioner(body: Mapping[str, Any]) -> bool:
+    """Whether a workload's pods select `karpenter.sh/provisioner-name` (a nodeSelector, or a required node
+    affinity term): a label only v1alpha5 Provisioners' nodes carry, and one Karpenter refuses since v0.33
+    (aws/karpenter-provider-aws#5645: "ignoring pod, label karpenter.sh/provisioner-name is restricted")."""
+    spec = _template_spec(body)
+    selector = spec.get("nodeSelector")
+    if isinstance(selector, Mapping) and POOL_NAME_KEYS[1] in selector:
+        return True
+    affinity = spec.get("affinity")
+    node = affinity.get("nodeAffinity") if isinstance(affinity, Mapping) else None
+    required = node.get("requiredDuringSchedulingIgnoredDuringExecution") if isinstance(node, Mapping) else None
+    terms = required.get("nodeSelectorTerms") if isinstance(required, Mapping) else None
+    return isinstance(terms, list) and any(
+        isinstance(e, Mapping) and e.get("key") == POOL_NAME_KEYS[1]
+        for t in terms if isinstance(t, Mapping) for e in (t.get("matchExpressions") or []))
+
+
 def migrated(base: Mapping[str, Any], head: Mapping[str, Any]) -> str | None:
     """`Provisioner (karpenter.sh/v1alpha5) -> NodePool (karpenter.sh/v1)` when the two documents are of another
     kind or API version (a migration), else None."""
