@@ -224,3 +224,42 @@ def test_a_workload_still_selecting_the_provisioner_name_is_told_why(tmp_path: P
     [note] = [n for n in doc["notes"] if "provisioner-name" in n]
     assert note.startswith("Deployment/") and "select karpenter.sh/nodepool" in note
     assert "is restricted" in note
+
+
+def _split_pool(v1: bool) -> str:
+    # the shape of aws-samples/karpenter-blueprints' od-spot-split NodePool `node-od` before and after its commit
+    # "Updates to match the Karpenter v1.0.1 release" (8a040e5), written here in brief
+    disruption = ("consolidationPolicy: WhenEmptyOrUnderutilized\n    consolidateAfter: 1m" if v1 else
+                  "consolidationPolicy: WhenUnderutilized\n    expireAfter: 168h0m0s")
+    ref = ("group: karpenter.k8s.aws, kind: EC2NodeClass, name: default" if v1 else "name: default")
+    return f"""apiVersion: karpenter.sh/{'v1' if v1 else 'v1beta1'}
+kind: NodePool
+metadata: {{name: node-od}}
+spec:
+  disruption:
+    {disruption}
+  limits: {{cpu: 1k, memory: 500Gi}}
+  template:
+    metadata:
+      labels: {{intent: apps}}
+    spec:
+{'      expireAfter: 168h0m0s' if v1 else ''}
+      nodeClassRef: {{{ref}}}
+      requirements:
+      - {{key: capacity-spread, operator: In, values: ["1"]}}
+      - {{key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}}
+      - {{key: karpenter.k8s.aws/instance-category, operator: In, values: [c, m, r]}}
+      - {{key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ["2"]}}
+      taints: [{{effect: NoSchedule, key: intent, value: workload-split}}]
+"""
+
+
+def test_the_blueprints_v1_upgrade_changed_only_consolidate_after(tmp_path: Path) -> None:
+    # every field of the upgrade moved or was renamed; in effect only `consolidateAfter` changed, 0s -> 1m (v1beta1's
+    # WhenUnderutilized consolidated at once)
+    write(tmp_path / "base" / "all.yaml", _split_pool(v1=False))
+    write(tmp_path / "head" / "all.yaml", _split_pool(v1=True))
+    out = karpplan("diff", "base", "head", "--region", "us-east-1", "-o", "json", cwd=tmp_path)
+    [pool] = json.loads(out.stdout)["pools"]
+    assert pool["fields"] == ["NodePool (karpenter.sh/v1beta1) -> NodePool (karpenter.sh/v1), compared by effect:",
+                              "disruption.consolidateAfter: 0s -> 1m"]
