@@ -132,7 +132,7 @@ def _kubelet(config: KubeletConfig | None) -> dict[str, Any]:
 def _node_class(node_class: NodeClass | None) -> dict[str, Any]:
     if node_class is None:
         return {}
-    family = node_class.ami_family or ("AL2 (v1alpha1's default)" if node_class.kind == "AWSNodeTemplate" else None)
+    family = node_class.ami_family or ("AL2" if node_class.kind == "AWSNodeTemplate" else None)  # v1alpha1's default
     sizes = [f"{d.device_name or 'root'}: {d.volume_bytes // 2**30}Gi" for d in node_class.storage.block_devices
              if d.volume_bytes is not None]
     out: dict[str, Any] = {"amiFamily": family, "blockDevices": sizes or None}
