@@ -2,7 +2,7 @@
 `spec.template.spec.requirements[kubernetes.io/arch].values: ["amd64","arm64"] -> ["arm64"]`.
 
 The two definitions (as their authors wrote them: `definitions._written`) are compared recursively. Lists
-whose items all carry an identity (`name`, `key`, `topologyKey`) are matched by it, so a requirement or a
+whose items all carry an identity (`name`, `key`, `topologyKey`, `deviceName`) are matched by it, so a requirement or a
 container is named rather than numbered and reordering changes nothing; other lists are compared whole.
 A leaf shows both values when they are short, else only its path. At most `LIMIT` paths are given, the
 rest counted.
@@ -17,7 +17,7 @@ from typing import Any
 LIMIT = 6
 SHORT = 48  # longest value shown in full
 EFFECT_SHORT = 120  # a pool's settings in effect (`effect.py`) are few and read whole: budgets, requirements
-IDENTITIES = ("name", "key", "topologyKey")
+IDENTITIES = ("name", "key", "topologyKey", "deviceName")
 
 
 def _shown(value: Any) -> str:
