@@ -263,3 +263,16 @@ def test_the_blueprints_v1_upgrade_changed_only_consolidate_after(tmp_path: Path
     [pool] = json.loads(out.stdout)["pools"]
     assert pool["fields"] == ["NodePool (karpenter.sh/v1beta1) -> NodePool (karpenter.sh/v1), compared by effect:",
                               "disruption.consolidateAfter: 0s -> 1m"]
+
+
+def test_a_provisioner_that_never_consolidated_and_a_nodepool_that_waits_forever_are_alike(tmp_path: Path) -> None:
+    # v1alpha5 without `consolidation` or `ttlSecondsAfterEmpty` never removed a node; v1's `consolidateAfter:
+    # Never` does not either, whatever the policy says
+    never = PROVISIONER.replace("  consolidation:\n    enabled: true\n", "")
+    write(tmp_path / "base" / "all.yaml", never, deployment("prometheus", 1))
+    write(tmp_path / "head" / "all.yaml", _nodepool(disruption="consolidationPolicy: WhenEmpty\n"
+                                                    "    consolidateAfter: Never\n    expireAfter: Never"),
+          deployment("prometheus", 1))
+    out = karpplan("diff", "base", "head", "--region", "us-east-1", "-o", "json", cwd=tmp_path)
+    [pool] = json.loads(out.stdout)["pools"]
+    assert not any("consolidationPolicy" in f or "consolidateAfter" in f for f in pool["fields"])

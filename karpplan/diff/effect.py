@@ -9,7 +9,8 @@ what the migration changes in effect rather than every moved field (`spec.requir
 - limits, quantities compared by amount (`1k` is `1000`);
 - disruption, in v1 terms: v1alpha5 `consolidation.enabled: true` is `WhenEmptyOrUnderutilized` after 0s,
   `ttlSecondsAfterEmpty: N` is `WhenEmpty` after Ns, neither is no consolidation (`consolidateAfter: Never`);
-  `ttlSecondsUntilExpired` is `expireAfter` (Never without it); v1beta1's `WhenUnderutilized` is
+  `ttlSecondsUntilExpired` is `expireAfter` (Never without it); `consolidateAfter: Never` is no consolidation
+  whatever the policy; v1beta1's `WhenUnderutilized` is
   `WhenEmptyOrUnderutilized` and its `spec.disruption.expireAfter` moved to `spec.template.spec.expireAfter`;
   a NodePool without budgets has Karpenter's default `nodes: 10%`, a Provisioner none (v0.x had no budgets);
 - the node class: its AMI family (a v1alpha1 AWSNodeTemplate's default is AL2; a v1 alias `al2023@latest` is
@@ -109,6 +110,8 @@ def _pool_disruption(body: Mapping[str, Any]) -> dict[str, Any]:
         policy, after = "WhenEmptyOrUnderutilized", "0s"
     else:
         after = duration_text(disruption.get("consolidateAfter", "0s"))
+    if after == "Never":  # no consolidation whatever the policy, as a Provisioner with neither setting
+        policy = "none"
     template = _spec(body, "template", "spec")
     template = template if isinstance(template, Mapping) else {}
     expire = template.get("expireAfter", disruption.get("expireAfter", DEFAULT_EXPIRY))  # v1, else v1beta1
