@@ -276,3 +276,23 @@ def test_a_provisioner_that_never_consolidated_and_a_nodepool_that_waits_forever
     out = karpplan("diff", "base", "head", "--region", "us-east-1", "-o", "json", cwd=tmp_path)
     [pool] = json.loads(out.stdout)["pools"]
     assert not any("consolidationPolicy" in f or "consolidateAfter" in f for f in pool["fields"])
+
+
+def test_kubelet_settings_moved_to_the_node_class_are_the_same_in_effect(tmp_path: Path) -> None:
+    # v1 moved the Provisioner's kubeletConfiguration to the EC2NodeClass's spec.kubelet: carried over, not changed
+    base = PROVISIONER.replace("  providerRef:\n", "  kubeletConfiguration: {maxPods: 110}\n  providerRef:\n")
+    head = _nodepool().replace("  role: KarpenterNodeRole\n", "  role: KarpenterNodeRole\n  kubelet: {maxPods: 110}\n")
+    assert "kubelet: {maxPods: 110}" in head and "kubeletConfiguration" in base
+    pool = _pool_of(tmp_path, base, head)
+    assert not any("kubelet" in f for f in pool["fields"])
+    dropped = _pool_of(tmp_path, base, _nodepool())
+    assert "kubelet.maxPods removed" in dropped["fields"]
+
+
+def _pool_of(tmp_path: Path, base: str, head: str) -> dict[str, Any]:
+    write(tmp_path / "base" / "all.yaml", base, deployment("prometheus", 1))
+    write(tmp_path / "head" / "all.yaml", head, deployment("prometheus", 1))
+    out = karpplan("diff", "base", "head", "--region", "us-east-1", "-o", "json", cwd=tmp_path)
+    [pool] = json.loads(out.stdout)["pools"]
+    assert isinstance(pool, dict)
+    return pool
