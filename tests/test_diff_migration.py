@@ -296,3 +296,13 @@ def _pool_of(tmp_path: Path, base: str, head: str) -> dict[str, Any]:
     [pool] = json.loads(out.stdout)["pools"]
     assert isinstance(pool, dict)
     return pool
+
+
+def test_an_inline_provider_s_default_ami_family_is_al2(tmp_path: Path) -> None:
+    # the oldest Provisioners (v0.5-era, aws/karpenter-provider-aws#1146) carry `spec.provider` inline, no
+    # providerRef: AL2 unless it says otherwise, so a NodePool on an AL2 EC2NodeClass keeps the AMI family
+    inline = PROVISIONER.split("---")[0].replace("  providerRef:\n    name: monitoring-arm\n",
+                                                  "  provider:\n    subnetSelector: {karpenter.sh/discovery: c}\n")
+    head = _nodepool().replace("amiFamily: Bottlerocket", "amiFamily: AL2")
+    pool = _pool_of(tmp_path, inline, head)
+    assert not any("amiFamily" in f for f in pool["fields"])

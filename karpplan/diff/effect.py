@@ -142,6 +142,14 @@ def _node_class(node_class: NodeClass | None) -> dict[str, Any]:
     return {k: v for k, v in out.items() if v is not None}
 
 
+def _inline_provider(body: Mapping[str, Any]) -> dict[str, Any]:
+    """A v1alpha5 Provisioner's inline `spec.provider` (before providerRef): its AMI family, AL2 by default."""
+    provider = _spec(body, "provider") if body.get("kind") == "Provisioner" else None
+    if not isinstance(provider, Mapping):
+        return {}
+    return {"amiFamily": str(provider.get("amiFamily") or "AL2")}
+
+
 def pool_effect(pool: NodePool, body: Mapping[str, Any], node_class: NodeClass | None) -> dict[str, Any]:
     """The pool's settings in effect, in v1 terms (see the module docstring)."""
     requirements = {key: str(pool.requirements[key])[len(key) + 1:] for key in sorted(pool.requirements)
@@ -156,7 +164,7 @@ def pool_effect(pool: NodePool, body: Mapping[str, Any], node_class: NodeClass |
             "labels": {k: v for k, v in sorted(pool.labels.items()) if k not in POOL_NAME_KEYS},
             "taints": sorted(str(t) for t in pool.taints), "startupTaints": sorted(str(t) for t in pool.startup_taints),
             "weight": pool.weight, "limits": _limits(body), "kubelet": _kubelet(kubelet), "disruption": disruption,
-            "nodeClass": _node_class(node_class)}
+            "nodeClass": _node_class(node_class) or _inline_provider(body)}
 
 
 def aligned(base: Mapping[str, Any], head: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
