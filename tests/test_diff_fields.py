@@ -108,3 +108,14 @@ def test_a_replica_bump_made_in_the_hpa_is_named_under_its_workload(tmp_path: Pa
     [w] = doc["workloads"]
     assert (w["change"], w["podsBase"], w["podsHead"]) == ("changed", 3, 6)
     assert w["fields"] == ["HorizontalPodAutoscaler/api: spec.minReplicas: 3 -> 6"]
+
+
+def test_block_devices_are_matched_by_device_name() -> None:
+    # aws-samples/karpenter-blueprints' soci-snapshotter EC2NodeClass (commit e49863f) raised the root volume's
+    # throughput and set its iops: named by device, not `spec.blockDeviceMappings changed`
+    def node_class(ebs: dict[str, object]) -> dict[str, object]:
+        return {"spec": {"blockDeviceMappings": [{"deviceName": "/dev/xvda", "ebs": ebs}]}}
+    base = node_class({"volumeSize": "100Gi", "volumeType": "gp3", "throughput": 600})
+    head = node_class({"volumeSize": "100Gi", "volumeType": "gp3", "throughput": 1000, "iops": 16000})
+    assert changed_fields([base], [head]) == ("spec.blockDeviceMappings[/dev/xvda].ebs.iops added: 16000",
+                                              "spec.blockDeviceMappings[/dev/xvda].ebs.throughput: 600 -> 1000")

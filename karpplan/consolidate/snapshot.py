@@ -382,8 +382,28 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
         [("node", n.name, n.annotations, n.node.origin) for n in nodes]
         + [("pod", p.key, p.template.annotations, p.origin) for ps in pods_on.values() for p in ps]))
     warnings.extend(provisioner_nodes((n.name, n.node.labels, n.node.origin) for n in nodes))
+    warnings.extend(_missing_pools(nodes, {p.name for p in inventory.nodepools}))
     warnings.extend(_budget_warnings(disruption, clock))
     return Snapshot(inventory, nodes, pods_on, pending, pdbs, disruption, warnings, clock)
+
+
+def _missing_pools(nodes: Sequence[SimNode], pools: set[str]) -> list[str]:
+    """One warning per NodePool that nodes name and the inputs do not define: the most common paste,
+    `kubectl get nodes,pods -A -o yaml`, leaves the NodePools out, and Karpenter keeps a node whose NodePool does
+    not exist ("NodePool not found"), so nothing would be consolidated for want of an input."""
+    named: dict[str, list[SimNode]] = {}
+    for n in nodes:
+        if n.pool is not None and n.pool not in pools:
+            named.setdefault(n.pool, []).append(n)
+    out = []
+    for pool, members in sorted(named.items()):
+        first = members[0]
+        others = f" (and {len(members) - 1} other node(s))" if len(members) > 1 else ""
+        out.append(f"{first.node.origin}: node {first.name}{others} belongs to NodePool {pool!r} "
+                   f"({L.NODEPOOL}={pool}), which no input defines: Karpenter keeps the nodes of a NodePool that does "
+                   f"not exist, so karpplan keeps them too (\"NodePool not found\"). If the cluster has it, add it to "
+                   f"the inputs (kubectl get nodepools,ec2nodeclasses -o yaml)")
+    return out
 
 
 def _unpriced(origin: object, name: str, labels: Mapping[str, str], catalog: Catalog) -> str:

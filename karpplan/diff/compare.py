@@ -4,7 +4,9 @@ findings new and fixed, the cost delta, and whether the diff fails the check (`G
 - A workload is `added` or `removed` when only one side defines it (or has pods of it), `changed` when
   its document differs (`definitions.py`) or, for all but DaemonSets, its pod count does (a what-if, an
   HPA), else `unchanged`, whatever its cost does: a NodePool change moves the cost of unchanged workloads.
-- A pool is compared the same way by name; Fargate profiles' pseudo-pools (`fargate:<profile>`) by cost.
+- A pool is compared the same way by name; Fargate profiles' pseudo-pools (`fargate:<profile>`) by cost. A pool
+  rewritten in another API (a Provisioner migrated to a NodePool) is compared by its settings in effect
+  (`effect.py`), and one removed with one of another API added is read as that migration under a new name.
 - A pod is newly unschedulable when HEAD leaves it unschedulable and BASE did not: BASE placed it, or
   BASE did not have it (a replica or a workload the change adds).
 - Lint findings are matched by rule, object and field (their lines move with every edit above them), then
@@ -23,9 +25,10 @@ from dataclasses import replace
 from typing import Any
 
 from karpplan.costs.apportion import MICRO
-from karpplan.costs.showback import PoolCost, WorkloadCost, workload_key
+from karpplan.costs.showback import PoolCost, WorkloadCost, pool_of, workload_key
 from karpplan.diff.definitions import Definition
-from karpplan.diff.fields import changed_fields
+from karpplan.diff.effect import aligned, migrated, selects_provisioner
+from karpplan.diff.fields import EFFECT_SHORT, changed_fields
 from karpplan.diff.model import Change, Gate, NewlyUnschedulable, PlanDiff, PoolChange, WorkloadChange
 from karpplan.diff.moves import moved_notes
 from karpplan.diff.side import Side
@@ -64,6 +67,32 @@ def _fields(base: Definition | None, head: Definition | None) -> tuple[str, ...]
     labels = [""] + [f"{b.get('kind', 'NodeClass')}/{(b.get('metadata') or {}).get('name', '')}"
                      for b in (head.written[1:] or base.written[1:])]
     return changed_fields(base.written, head.written, labels)
+
+
+def _renamed_migration(base: Mapping[str, Definition], head: Mapping[str, Definition]) -> tuple[str, str] | None:
+    """(old, new) when the change removes exactly one pool and adds exactly one of another kind or API version:
+    a Provisioner migrated to a NodePool under a new name (`default` -> `general-purpose`)."""
+    gone, added = sorted(set(base) - set(head)), sorted(set(head) - set(base))
+    if len(gone) != 1 or len(added) != 1:
+        return None
+    was, now = base[gone[0]], head[added[0]]
+    if not was.written or not now.written or migrated(was.written[0], now.written[0]) is None:
+        return None
+    return gone[0], added[0]
+
+
+def _pool_fields(base: Definition | None, head: Definition | None) -> tuple[str, ...]:
+    """What changed of a pool: field by field, or, across APIs (a Provisioner migrated to a v1 NodePool, whose
+    every field moves), its settings in effect (`effect.py`), so that only what the migration changes shows."""
+    if base is None or head is None or base.digest == head.digest or not base.written or not head.written:
+        return _fields(base, head)
+    how = migrated(base.written[0], head.written[0])
+    if how is None or not base.effect or not head.effect:
+        return _fields(base, head)
+    was, now = aligned(base.effect, head.effect)
+    found = changed_fields([was], [now], short=EFFECT_SHORT)
+    return (f"{how}, compared by effect:",
+            *(found or ("the same in effect (requirements, labels, taints, limits, kubelet, disruption, node class)",)))
 
 
 def _workloads(base: Side, head: Side) -> tuple[WorkloadChange, ...]:
@@ -117,10 +146,23 @@ def _idle_neighbours(pools: tuple[PoolChange, ...], workloads: tuple[WorkloadCha
     return tuple(out)
 
 
+def _launches(plan: Plan) -> dict[str, Counter[str]]:
+    """Pool -> its new nodes by instance type (`m5.large`, `m5.large spot`); Fargate's pods are not nodes."""
+    out: dict[str, Counter[str]] = {}
+    for n in plan.nodes:
+        if n.new and n.fargate is None:
+            kind = n.instance_type or "?"
+            spot = n.capacity_type not in (None, "on-demand")
+            out.setdefault(pool_of(n), Counter())[f"{kind} {n.capacity_type}" if spot else kind] += 1
+    return out
+
+
 def _pools(base: Side, head: Side) -> tuple[PoolChange, ...]:
     costs: tuple[dict[str, PoolCost], dict[str, PoolCost]] = (
         {p.node_pool: p for p in base.costs.pools}, {p.node_pool: p for p in head.costs.pools})
     defs = (base.definitions.pools, head.definitions.pools)
+    launches = (_launches(base.plan), _launches(head.plan))
+    renamed = _renamed_migration(*defs)
     out = []
     for name in sorted(set(costs[0]) | set(costs[1]) | set(defs[0]) | set(defs[1])):
         present = [name in costs[i] or name in defs[i] for i in (0, 1)]
@@ -132,10 +174,16 @@ def _pools(base: Side, head: Side) -> tuple[PoolChange, ...]:
         else:
             differs = d_base is None and d_head is None and micros[0] != micros[1]
         file, line = _where(d_head, d_base, base.at_revision)
+        fields = _pool_fields(d_base, d_head)
+        if renamed is not None and name in renamed:
+            fields = (f"{'migrated to' if name == renamed[0] else 'migrated from'} "
+                      f"{renamed[1] if name == renamed[0] else renamed[0]}",
+                      *(_pool_fields(defs[0][renamed[0]], defs[1][renamed[1]]) if name == renamed[1] else ()))
         out.append(PoolChange(name, _change(present[0], present[1], differs),
                               0 if c_base is None else c_base.nodes, 0 if c_head is None else c_head.nodes,
                               micros[0], micros[1], 0 if c_base is None else c_base.idle_micros,
-                              0 if c_head is None else c_head.idle_micros, file, line, _fields(d_base, d_head)))
+                              0 if c_head is None else c_head.idle_micros, file, line, fields,
+                              launches=(launches[0].get(name, Counter()), launches[1].get(name, Counter()))))
     return tuple(out)
 
 
@@ -262,6 +310,20 @@ def _relaxed_notes(base: Side, head: Side) -> tuple[str, ...]:
     return tuple(notes)
 
 
+def _provisioner_selector_notes(head: Side, newly: Sequence[NewlyUnschedulable]) -> tuple[str, ...]:
+    """A note for each workload HEAD leaves unschedulable whose pods still select `karpenter.sh/provisioner-name`
+    (a migration to NodePools that kept the v1alpha5 selector)."""
+    notes = []
+    for workload in sorted({u.workload for u in newly}):
+        found = head.definitions.workloads.get(workload)
+        if found is not None and found.written and selects_provisioner(found.written[0]):
+            notes.append(f"{workload}: its pods select karpenter.sh/provisioner-name, the label of v1alpha5 "
+                         "Provisioners' nodes, which Karpenter refuses since v0.33 (\"label "
+                         "karpenter.sh/provisioner-name is restricted\"): select karpenter.sh/nodepool: <NodePool> "
+                         "instead")
+    return tuple(notes)
+
+
 def compare(base: Side, head: Side, *, engine: str, fail_on_increase: float | None = None,
             time_limit: tuple[float, bool] | None = None) -> PlanDiff:
     """`time_limit`: the seconds each side was planned in, and whether `auto` chose them."""
@@ -286,7 +348,8 @@ def compare(base: Side, head: Side, *, engine: str, fail_on_increase: float | No
         lint_removed=tuple(sorted((_finding(f, base.at_revision) for f in lint_gone), key=_order)),
         gate=_gate(micros, newly, new_errors, fail_on_increase, (base.costs.jobs_micros, head.costs.jobs_micros)),
         notes=(*base.notes, *head.notes, *_capacity_notes(base, head), *_cut_notes(base, head),
-               *_relaxed_notes(base, head), *moved_notes(base, head, workloads)),
+               *_relaxed_notes(base, head), *moved_notes(base, head, workloads),
+               *_provisioner_selector_notes(head, newly)),
         time_limit=None if time_limit is None else time_limit[0],
         time_limit_auto=time_limit is not None and time_limit[1],
         cut=bool(base.plan.not_simulated or head.plan.not_simulated),

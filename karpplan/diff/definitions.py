@@ -16,9 +16,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from karpplan.diff.effect import pool_effect
 from karpplan.inputs.loader import Document
 from karpplan.lint.context import object_name
 from karpplan.model.build import document_name, role_of
+from karpplan.model.inventory import Inventory
 
 WORKLOAD_ROLES = ("workload", "DaemonSet", "Pod")
 POOL_ROLES = ("NodePool", "Provisioner")
@@ -34,6 +36,8 @@ class Definition:
     line: int
     # the documents as written (a pool's node class second), for `fields.changed_fields`
     written: tuple[Mapping[str, Any], ...] = field(default=(), compare=False, repr=False)
+    # a pool's settings in effect, in v1 terms (`effect.pool_effect`): how a migration across APIs is compared
+    effect: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 def _written(body: Mapping[str, Any]) -> dict[str, Any]:
@@ -94,9 +98,26 @@ class Definitions:
     objects: frozenset[str] = frozenset()  # every object as lint names it (`Kind/namespace/name`, `Kind/name`)
 
 
-def definitions(documents: Sequence[Document]) -> Definitions:
-    """The workloads and pools `documents` define (the first definition of a key wins, as the planner reads)."""
+def _effects(documents: Sequence[Document], inventory: Inventory | None) -> dict[str, dict[str, Any]]:
+    """Pool name -> its settings in effect (`effect.pool_effect`), for the pools the planner read."""
+    if inventory is None:
+        return {}
+    bodies = {document_name(d): d.body for d in documents if role_of(d) in POOL_ROLES}
+    classes = {c.name: c for c in inventory.nodeclasses}
+    out: dict[str, dict[str, Any]] = {}
+    for pool in inventory.nodepools:
+        body = bodies.get(pool.name)
+        if body is not None:
+            ref = pool.node_class_ref
+            out.setdefault(pool.name, pool_effect(pool, body, classes.get(ref.name) if ref is not None else None))
+    return out
+
+
+def definitions(documents: Sequence[Document], inventory: Inventory | None = None) -> Definitions:
+    """The workloads and pools `documents` define (the first definition of a key wins, as the planner reads);
+    with the `inventory` the planner built of them, each pool's settings in effect too."""
     classes = {document_name(d): d for d in documents if role_of(d) == "NodeClass"}
+    effects = _effects(documents, inventory)
     scalers = _scalers(documents)
     workloads: dict[str, Definition] = {}
     pools: dict[str, Definition] = {}
@@ -112,5 +133,5 @@ def definitions(documents: Sequence[Document]) -> Definitions:
             node_class = classes.get(_node_class_name(doc.body) or "")
             bodies = (doc.body,) if node_class is None else (doc.body, node_class.body)
             pools.setdefault(name, Definition(name, digest(*bodies), doc.origin.file, doc.origin.line,
-                                              tuple(_written(b) for b in bodies)))
+                                              tuple(_written(b) for b in bodies), effects.get(name, {})))
     return Definitions(workloads, pools, frozenset(object_name(d) for d in documents))

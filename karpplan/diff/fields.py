@@ -2,7 +2,7 @@
 `spec.template.spec.requirements[kubernetes.io/arch].values: ["amd64","arm64"] -> ["arm64"]`.
 
 The two definitions (as their authors wrote them: `definitions._written`) are compared recursively. Lists
-whose items all carry an identity (`name`, `key`, `topologyKey`) are matched by it, so a requirement or a
+whose items all carry an identity (`name`, `key`, `topologyKey`, `deviceName`) are matched by it, so a requirement or a
 container is named rather than numbered and reordering changes nothing; other lists are compared whole.
 A leaf shows both values when they are short, else only its path. At most `LIMIT` paths are given, the
 rest counted.
@@ -16,7 +16,8 @@ from typing import Any
 
 LIMIT = 6
 SHORT = 48  # longest value shown in full
-IDENTITIES = ("name", "key", "topologyKey")
+EFFECT_SHORT = 120  # a pool's settings in effect (`effect.py`) are few and read whole: budgets, requirements
+IDENTITIES = ("name", "key", "topologyKey", "deviceName")
 
 
 def _shown(value: Any) -> str:
@@ -41,18 +42,18 @@ def _child(path: str, key: str) -> str:
     return (f"{path}.{key}" if path else key) if simple else f"{path}[{key}]"
 
 
-def _walk(base: Any, head: Any, path: str, out: list[str]) -> None:
+def _walk(base: Any, head: Any, path: str, out: list[str], short: int = SHORT) -> None:
     if base == head:
         return
     if isinstance(base, Mapping) and isinstance(head, Mapping):
         for key in sorted(set(base) | set(head), key=str):
             here = _child(path, str(key))
             if key not in base:
-                out.append(_leaf(here, None, head[key]))
+                out.append(_leaf(here, None, head[key], short))
             elif key not in head:
                 out.append(f"{here} removed")
             else:
-                _walk(base[key], head[key], here, out)
+                _walk(base[key], head[key], here, out, short)
         return
     if isinstance(base, list) and isinstance(head, list):
         identity = _identity(base) if base and head else None
@@ -66,24 +67,24 @@ def _walk(base: Any, head: Any, path: str, out: list[str]) -> None:
                 elif name not in new:
                     out.append(f"{here} removed")
                 else:
-                    _walk(old[name], new[name], here, out)
+                    _walk(old[name], new[name], here, out, short)
             return
-    out.append(_leaf(path, base, head))
+    out.append(_leaf(path, base, head, short))
 
 
-def _leaf(path: str, base: Any, head: Any) -> str:
+def _leaf(path: str, base: Any, head: Any, short: int = SHORT) -> str:
     old, new = ("" if base is None else _shown(base)), _shown(head)
     if base is None:
-        return f"{path} added: {new}" if len(new) <= SHORT else f"{path} added"
-    if len(old) <= SHORT and len(new) <= SHORT:
+        return f"{path} added: {new}" if len(new) <= short else f"{path} added"
+    if len(old) <= short and len(new) <= short:
         return f"{path}: {old} -> {new}"
     return f"{path} changed"
 
 
 def changed_fields(base: Sequence[Mapping[str, Any]], head: Sequence[Mapping[str, Any]],
-                   labels: Sequence[str] = ()) -> tuple[str, ...]:
+                   labels: Sequence[str] = (), short: int = SHORT) -> tuple[str, ...]:
     """The changed paths of each pair of documents (`labels[i]` prefixes the i-th pair's paths: a NodePool's
-    EC2NodeClass), at most `LIMIT`, then `and N more`."""
+    EC2NodeClass), at most `LIMIT`, then `and N more`; values up to `short` characters are shown."""
     out: list[str] = []
     for i in range(max(len(base), len(head))):
         found: list[str] = []
@@ -91,7 +92,7 @@ def changed_fields(base: Sequence[Mapping[str, Any]], head: Sequence[Mapping[str
             present = base if i < len(base) else head
             found.append(f"{_shown(present[i].get('kind', 'document'))} {'removed' if present is base else 'added'}")
         else:
-            _walk(base[i], head[i], "", found)
+            _walk(base[i], head[i], "", found, short)
         prefix = f"{labels[i]}: " if i < len(labels) and labels[i] else ""
         out.extend(prefix + f for f in found)
     if len(out) > LIMIT:

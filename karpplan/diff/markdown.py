@@ -158,7 +158,8 @@ def _workloads_table(workloads: Sequence[WorkloadChange]) -> list[str]:
 
 def _pools_table(pools: Sequence[PoolChange]) -> list[str]:
     rows = [_row(f"`{cell(p.name)}`", p.change, f"{p.nodes_base} → {p.nodes_head}", *cost_cells(p),
-                 monthly(p.idle_head_micros), "<br>".join(filter(None, (fields_cell(p.fields), cell(p.idle_note() or "")))))
+                 monthly(p.idle_head_micros),
+                 "<br>".join(filter(None, (fields_cell(p.fields), cell(p.launch_note() or ""), cell(p.idle_note() or "")))))
             for p in pools]
     return ["| NodePool | Change | New nodes | BASE $/month | HEAD $/month | Change $/month | HEAD idle $/month "
             "| What changed |",

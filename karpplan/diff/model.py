@@ -101,6 +101,9 @@ class PoolChange(CostChange):
     fields: tuple[str, ...] = ()  # what a changed definition changed, its node class's included
     # when its idle cost grows: the changed or added workloads on its new HEAD nodes (`compare._idle_neighbours`)
     idle_with: tuple[str, ...] = ()
+    # the new nodes each side launches in it, by instance type (`m5.large`, `m5.large spot`): what a narrowed
+    # requirement or a bigger request does to the nodes, where the count alone stays `1 -> 1`
+    launches: tuple[Mapping[str, int], Mapping[str, int]] = ({}, {})
 
     def to_document(self) -> dict[str, Any]:
         return {
@@ -108,7 +111,17 @@ class PoolChange(CostChange):
             **self.costs_document(),
             "idleHourlyCostBase": dollars(self.idle_base_micros), "idleHourlyCostHead": dollars(self.idle_head_micros),
             **_where(self.file, self.line), "fields": list(self.fields), "idleWith": list(self.idle_with),
+            "newNodeTypesBase": dict(self.launches[0]), "newNodeTypesHead": dict(self.launches[1]),
         }
+
+    def launch_note(self) -> str | None:
+        """`new nodes: 1 c6a.2xlarge -> 1 c6a.4xlarge` when the two sides launch other instance types (None when the
+        types are the same, or a side launches none: the New nodes column already says how many more or fewer)."""
+        if set(self.launches[0]) == set(self.launches[1]) or not self.launches[0] or not self.launches[1]:
+            return None
+        def text(counts: Mapping[str, int]) -> str:
+            return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "none"
+        return f"new nodes: {text(self.launches[0])} -> {text(self.launches[1])}"
 
     def idle_note(self) -> str | None:
         """`$291.42/month more of its nodes left unrequested on HEAD, where changed workloads run: ...`."""

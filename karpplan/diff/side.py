@@ -84,7 +84,8 @@ def _inventory(paths: Sequence[str], options: SideOptions) -> tuple[Inventory, D
     if problems:
         raise InputError(problems)
     documents = in_namespace(kustomize_namespaced(documents), options.namespace)
-    return build_inventory(documents), definitions(documents)
+    inventory = build_inventory(documents)
+    return inventory, definitions(documents, inventory)
 
 
 def _lint(paths: Sequence[str], options: SideOptions) -> tuple[Finding, ...]:

@@ -87,7 +87,8 @@ def render_table(diff: PlanDiff, console: Console) -> None:
         _print_changes(console, f"NodePools ({len(pools)} changed or costing differently)", ("NodePool", "New nodes"),
                        [(Text(p.name), p.change, f"{p.nodes_base} -> {p.nodes_head}", *cost_cells(p))
                         for p in pools[:MAX_ROWS]],
-                       [(p.name, p.fields + ((idle,) if (idle := p.idle_note()) else ())) for p in pools[:MAX_ROWS]])
+                       [(p.name, p.fields + tuple(filter(None, (p.launch_note(), p.idle_note()))))
+                        for p in pools[:MAX_ROWS]])
     if diff.newly_unschedulable:
         console.print()
         say(Text(f"Newly unschedulable pods ({len(diff.newly_unschedulable)})", style="bold red"))
