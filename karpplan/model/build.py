@@ -67,7 +67,7 @@ from karpplan.model.kinds import document_name as document_name  # re-exported: 
 from karpplan.model.kinds import role_of as role_of
 from karpplan.model.labels import POD_TEMPLATE_HASH
 from karpplan.model.mesh_notices import injected_notices
-from karpplan.model.nodes import ExistingNode
+from karpplan.model.nodes import ExistingNode, as_started
 from karpplan.model.operator_workloads import expand_operator_workloads
 from karpplan.model.operator_workloads import made_into_workloads as made_into_workloads  # lint reads it here
 from karpplan.model.overlays import NodeOverlay
@@ -198,7 +198,7 @@ class _Builder:
         return Inventory(
             pods=tuple(self.pods),
             daemonsets=tuple(self.daemonsets),
-            nodes=tuple(self.nodes),
+            nodes=as_started(self.nodes, {p.name: p.startup_taints for p in self.nodepools}),  # as Karpenter sees them
             nodepools=tuple(self.nodepools),
             nodeclasses=tuple(self.nodeclasses),
             clusters=tuple(self.clusters),
