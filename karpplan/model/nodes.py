@@ -25,6 +25,7 @@ class ExistingNode:
     hourly_price: float | None = field(default=None, compare=False)
     capacity_type: str | None = field(default=None, compare=False)
     price_estimated: bool = field(default=False, compare=False)  # hourly_price is an estimate, not a published price
+    starting: bool = field(default=False, compare=False)  # a Karpenter node not yet initialized (`as_started`)
 
     @property
     def is_fargate(self) -> bool:
@@ -68,5 +69,5 @@ def as_started(nodes: Sequence[ExistingNode], startup: Mapping[str, Sequence[Tai
     """The nodes, each Karpenter node still starting (`is_starting`) without the taints it sheds as it starts (its
     NodePool's startupTaints, `startup` by pool, and the ephemeral ones): Karpenter counts on it for the pods it
     will take once initialized (`StateNode.Taints`) and launches nothing for them; kube-scheduler binds them then."""
-    return tuple(shed_startup_taints(n, startup.get(n.labels.get(NODEPOOL, ""), ()))
+    return tuple(replace(shed_startup_taints(n, startup.get(n.labels.get(NODEPOOL, ""), ())), starting=True)
                  if is_starting(n.labels, [t.key for t in n.taints]) else n for n in nodes)

@@ -34,10 +34,9 @@ from karpplan.scheduling.daemon_ports import (
     DaemonPort,
     clashing,
     daemon_port_failure,
-    daemon_ports,
-    with_host_ports,
 )
 from karpplan.scheduling.label_values import by_label_values
+from karpplan.scheduling.launch_daemons import PoolDaemons
 from karpplan.scheduling.pool_admission import cache_key, pool_admission
 from karpplan.scheduling.shortfall_hints import offered_nowhere, os_nowhere
 
@@ -129,13 +128,13 @@ def build_launch_options(
         storage = node_class.storage if node_class is not None else auto_mode_storage() if pool.auto_mode else None
         types = types_for(catalog.for_pool(pool.name), kubelet, ami_family, storage)  # its NodeOverlays
         _pool_options(pool, types, labels_for, catalog.region, custom_label_values(pool, pod_values, provided), daemonsets,
-                      options)
+                      options, provided)
     return options
 
 
 def _pool_options(pool: NodePool, types: Sequence[InstanceType], labels_for: Callable[..., dict[str, str]],
                   region: str | None, variants: Sequence[Mapping[str, str]], daemonsets: Sequence[DaemonSet],
-                  options: list[LaunchOption]) -> None:
+                  options: list[LaunchOption], provided: frozenset[str] = frozenset()) -> None:
     """The pool's launch options, appended to `options`: one per instance type, offering, OS and variant of
     the custom label values pods ask for, that the pool's requirements allow."""
 
@@ -145,12 +144,14 @@ def _pool_options(pool: NodePool, types: Sequence[InstanceType], labels_for: Cal
     per_type = [(k, r) for k, r in pool.requirements.items() if k not in per_offering]
     offering_reqs = [(k, r) for k, r in pool.requirements.items() if k in per_offering]
     room: dict[tuple[int, Resources], Resources] = {}
-    port_holders = with_host_ports(daemonsets)
+    daemons = PoolDaemons(pool, daemonsets, provided)  # Karpenter counts them per (pool, instance type)
     for it in types:
         base = dict(labels_for(it, auto_mode=pool.auto_mode))
         absent = absent_for(it, auto_mode=pool.auto_mode)
         if not _allows(per_type, base, absent):
             continue
+        running = daemons.running(it)
+        overhead, ports = daemons.overhead(running), daemons.ports(running)
         for offering in it.offerings:
             for os_value in it.os_values if not pool.auto_mode else ("linux",):
                 for variant in variants:
@@ -158,7 +159,6 @@ def _pool_options(pool: NodePool, types: Sequence[InstanceType], labels_for: Cal
                                               variant)
                     if not _allows(offering_reqs, labels, absent):  # per_type passed above
                         continue
-                    overhead = daemon_overhead(daemonsets, labels, pool.taints)
                     free = room.get((id(it), overhead))
                     if free is None:
                         free = room[(id(it), overhead)] = room_for_pods(it.allocatable, overhead)
@@ -167,7 +167,7 @@ def _pool_options(pool: NodePool, types: Sequence[InstanceType], labels_for: Cal
                         capacity_type=offering.capacity_type, price=offering.price,
                         price_estimated=offering.estimated, labels=labels, taints=pool.taints,
                         allocatable=it.allocatable, daemon_overhead=overhead, capacity=it.capacity, free=free,
-                        daemon_ports=daemon_ports(port_holders, labels, pool.taints) if port_holders else ()))
+                        daemon_ports=ports))
 
 
 def _offering_labels(pool: NodePool, base: Mapping[str, str], os_value: str, zone: str, capacity_type: str,
