@@ -234,10 +234,6 @@ def build_nodepool(doc: Document, root: Field, notices: list[InputNotice] | None
     reqs = Requirements(
         [*requirements, *Requirements.from_labels({normalize_key(k): v for k, v in labels.items()}).values()]
     ).with_requirement(Requirement(NODEPOOL, frozenset([name])))
-    not_ready = _not_ready(root)
-    if not_ready:
-        notices.append(InputNotice(doc.origin, f"NodePool {name} {not_ready}: Karpenter launches nothing from it "
-                                               "(it provisions only from ready NodePools not being deleted)"))
     return NodePool(
         name=name,
         kind="NodePool",
@@ -254,13 +250,22 @@ def build_nodepool(doc: Document, root: Field, notices: list[InputNotice] | None
         auto_mode=ref is not None and ref.group == AUTO_GROUP,
         replicas=replicas,
         origin=doc.origin,
-        not_ready=not_ready,
+        not_ready=_not_ready(root, doc, notices),
     )
 
 
-def _not_ready(root: Field) -> str:
-    """Why Karpenter would not launch from this NodePool, as its object shows it: a deletionTimestamp, or a status
-    whose Ready condition is not True. A NodePool without status (a manifest from git) is taken as ready."""
+def _not_ready(root: Field, doc: Document, notices: list[InputNotice]) -> str:
+    """Why Karpenter would not launch from this NodePool, as its object shows it (and said in `notices`)."""
+    why = _not_ready_why(root)
+    if why:
+        notices.append(InputNotice(doc.origin, f"NodePool {doc.name} {why}: Karpenter launches nothing from it "
+                                               "(it provisions only from ready NodePools not being deleted)"))
+    return why
+
+
+def _not_ready_why(root: Field) -> str:
+    """A deletionTimestamp, or a status whose Ready condition is not True. A NodePool without status (a manifest
+    from git) is taken as ready."""
     if root["metadata"]["deletionTimestamp"].present:
         return "is being deleted (metadata.deletionTimestamp)"
     conditions = root["status"]["conditions"].value

@@ -184,7 +184,5 @@ def build_problem(
         infos.append(GroupInfo(index, group, ok, reasons, verdicts, *shared.usable(verdicts, option_tests, tests_key)))
     topology = build_topology([g.template for g in groups], nodes, inventory.bound, options,
                               inventory.namespace_labels, eligible_cache)
-    problem = Problem(inventory, catalog, pools, infos, existing, options, headroom, topology,
-                      inventory.namespace_labels, static)
-    problem.existing_last = frozenset(n.name for n in nodes if n.starting)  # `sortExistingNodes`: initialized first
-    return problem
+    return Problem(inventory, catalog, pools, infos, existing, options, headroom, topology, inventory.namespace_labels,
+                   static, existing_last=frozenset(n.name for n in nodes if n.starting))  # initialized ones first
