@@ -1,0 +1,262 @@
+"""Session 21's sweep of real manifests: what a platform engineer saw wrong, fixed, in small self-made fixtures
+shaped as the repositories write them.
+
+* kubeflow/manifests applications/model-registry/upstream/options/controller/overlays/base: a kustomization's
+  `replacements: - path: replacements.yaml` names a file holding a list of replacements; `karpplan lint .` on the
+  repository exited 2 ("document is a list, not a mapping").
+* open-telemetry/opentelemetry-helm-charts charts/*/examples/*/rendered (helm template output): the chart's
+  `helm.sh/hook: test` pods and `pre-delete` Job were planned as pending pods of the install.
+* the same charts' opentelemetry-kube-stack renders an OpenTelemetryCollector (mode daemonset): its collector pods
+  were planned nowhere (lint said the resource was not read).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from derived_helpers import findings, line_of, plan, pods_of
+from typer.testing import CliRunner
+
+from karpplan.cli.main import app
+
+runner = CliRunner()
+
+POOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: default}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+        - {key: topology.kubernetes.io/zone, operator: In, values: [us-east-1a, us-east-1b]}
+---
+"""
+
+WEB = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: apps}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: web, image: nginx, resources: {requests: {cpu: 500m, memory: 512Mi}}}
+"""
+
+
+# ------------------------------------------------------------------ kustomize replacements files
+def _kustomize_tree(root: Path) -> Path:
+    base = root / "overlays" / "base"
+    base.mkdir(parents=True)
+    (root / "deployment.yaml").write_text(WEB)
+    (root / "kustomization.yaml").write_text("resources:\n- deployment.yaml\n")
+    (base / "kustomization.yaml").write_text(
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n- ../..\n"
+        "replacements:\n- path: replacements.yaml\n")
+    # A list of replacements, as kubeflow's model-registry overlay writes it: no Kubernetes object.
+    (base / "replacements.yaml").write_text(
+        "- source:\n    kind: ConfigMap\n    name: params\n    fieldPath: data.NAMESPACE\n"
+        "  targets:\n  - select:\n      kind: Deployment\n      name: web\n"
+        "    fieldPaths:\n    - spec.template.spec.containers.[name=web].env.[name=NS].value\n")
+    return root
+
+
+def test_a_kustomize_replacements_file_is_not_bad_input(tmp_path: Path) -> None:
+    tree = _kustomize_tree(tmp_path)
+    linted = runner.invoke(app, ["lint", str(tree)])
+    assert linted.exit_code != 2, linted.stdout + linted.stderr
+    assert "not a mapping" not in linted.stderr
+    planned = runner.invoke(app, ["plan", str(tree), "-o", "json"])
+    assert planned.exit_code in (0, 1), planned.stdout + planned.stderr
+    assert len([p for p in json.loads(planned.stdout)["pods"] if p["workload"] == "Deployment/web"]) == 2
+
+
+def test_a_list_file_no_kustomization_names_is_still_bad_input(tmp_path: Path) -> None:
+    tree = _kustomize_tree(tmp_path)
+    (tree / "overlays" / "base" / "kustomization.yaml").write_text("resources:\n- ../..\n")
+    linted = runner.invoke(app, ["lint", str(tree)])
+    assert linted.exit_code == 2
+    assert linted.stdout == ""
+    assert "replacements.yaml:1: document is a list, not a mapping" in linted.stderr
+
+
+# ------------------------------------------------------------------ Helm and Argo CD hooks
+# charts/opentelemetry-operator templates/tests/test-service-connection.yaml and opentelemetry-kube-stack
+# templates/hooks.yaml, as `helm template` renders them.
+HOOKS = """\
+---
+# Source: opentelemetry-operator/templates/tests/test-service-connection.yaml
+apiVersion: v1
+kind: Pod
+metadata:
+  name: "example-opentelemetry-operator-metrics-test"
+  namespace: apps
+  annotations:
+    "helm.sh/hook": test
+spec:
+  containers:
+    - name: wget
+      image: "busybox:latest"
+      resources: {requests: {cpu: "3", memory: 4Gi}}
+---
+# Source: opentelemetry-kube-stack/templates/hooks.yaml
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: opentelemetry-kube-stack-pre-delete-job
+  namespace: apps
+  annotations:
+    "helm.sh/hook": pre-delete
+    "helm.sh/hook-delete-policy": before-hook-creation,hook-succeeded
+spec:
+  template:
+    spec:
+      restartPolicy: OnFailure
+      containers:
+      - name: kubectl
+        image: bitnami/kubectl
+        resources: {requests: {cpu: "3", memory: 4Gi}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: migrate
+  namespace: apps
+  annotations:
+    "helm.sh/hook": pre-install,pre-upgrade
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - {name: migrate, image: app, resources: {requests: {cpu: 100m, memory: 64Mi}}}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: skipped-by-argo
+  namespace: apps
+  annotations:
+    argocd.argoproj.io/hook: Skip
+spec:
+  containers:
+  - {name: x, image: x, resources: {requests: {cpu: "3", memory: 4Gi}}}
+"""
+
+
+def test_helm_test_and_delete_hooks_are_not_planned_as_pods_of_the_install() -> None:
+    out = plan(POOL + WEB + HOOKS)
+    workloads = {p["workload"] for p in out["pods"]}
+    assert "Deployment/web" in workloads
+    assert "Job/migrate" in workloads  # a pre-install hook runs at install: planned
+    assert not workloads & {"Pod/example-opentelemetry-operator-metrics-test",
+                            "Job/opentelemetry-kube-stack-pre-delete-job", "Pod/skipped-by-argo"}
+    # Nothing asks for 3 CPUs: the plan launches no node sized for the hooks.
+    assert all(float(n["requested"]["cpu"].rstrip("m")) < 3000 if n["requested"]["cpu"].endswith("m")
+               else float(n["requested"]["cpu"]) < 3 for n in out["nodes"])
+    said = " ".join(str(w) for w in out["warnings"])
+    assert "3 hook object(s) not planned" in said
+    assert "helm test" in said and "helm uninstall" in said
+
+
+def test_the_skipped_hooks_are_listed_with_when_they_run() -> None:
+    result = runner.invoke(app, ["plan", "-"], input=POOL + WEB + HOOKS)
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert "(a hook run only at helm test)" in result.stderr
+    assert "(a hook run only at helm uninstall)" in result.stderr
+
+
+# ------------------------------------------------------------------ OpenTelemetryCollector
+# charts/opentelemetry-kube-stack/examples/default/rendered/collector.yaml (config left out)
+DAEMON = """\
+apiVersion: opentelemetry.io/v1beta1
+kind: OpenTelemetryCollector
+metadata:
+  name: example-daemon
+  namespace: apps
+  labels:
+    app.kubernetes.io/instance: example
+spec:
+  managementState: managed
+  mode: daemonset
+  config: {}
+  resources:
+    limits: {cpu: 200m, memory: 500Mi}
+    requests: {cpu: 100m, memory: 250Mi}
+  tolerations:
+  - {operator: Exists}
+"""
+
+# opentelemetry-operator docs: a gateway collector as a Deployment scaled by its autoscaler.
+GATEWAY = """\
+apiVersion: opentelemetry.io/v1beta1
+kind: OpenTelemetryCollector
+metadata:
+  name: gateway
+  namespace: apps
+spec:
+  replicas: 1
+  autoscaler:
+    minReplicas: 3
+    maxReplicas: 6
+  resources:
+    requests: {cpu: 250m, memory: 1Gi}
+  config: {}
+"""
+
+SIDECAR = """\
+apiVersion: opentelemetry.io/v1alpha1
+kind: OpenTelemetryCollector
+metadata:
+  name: sidecar-for-my-app
+  namespace: apps
+spec:
+  mode: sidecar
+  config: |
+    receivers: {}
+"""
+
+
+def _daemon_pods(out: dict[str, Any]) -> list[dict[str, Any]]:
+    return [p for n in out["nodes"] for p in n["pods"] if "example-daemon-collector" in str(p)]
+
+
+def test_a_daemonset_collector_runs_on_every_planned_node() -> None:
+    out = plan(POOL + WEB + "---\n" + DAEMON)
+    assert out["nodes"]
+    for node in out["nodes"]:
+        overhead = node["daemonSetRequests"]
+        assert overhead.get("cpu") in ("100m", "0.1"), node
+    assert not pods_of(out, "OpenTelemetryCollector/example-daemon")
+
+
+def test_a_deployment_collector_runs_at_least_its_autoscalers_minimum() -> None:
+    out = plan(POOL + GATEWAY)
+    pods = pods_of(out, "OpenTelemetryCollector/gateway")
+    assert len(pods) == 3
+    assert pods[0]["requests"] == {"cpu": "250m", "memory": "1Gi"}
+    assert pods[0]["labels"]["app.kubernetes.io/component"] == "opentelemetry-collector"
+    assert pods[0]["labels"]["app.kubernetes.io/instance"] == "apps.gateway"
+
+
+def test_a_sidecar_collector_makes_no_pods_of_its_own() -> None:
+    out = plan(POOL + WEB + "---\n" + SIDECAR)
+    assert {p["workload"] for p in out["pods"]} == {"Deployment/web"}
+
+
+def test_lint_judges_the_collectors_pods_at_the_resources_lines() -> None:
+    text = POOL + GATEWAY.replace("  config: {}\n", "  config: {}\n  nodeSelector: {kubernetes.io/arch: s390x}\n")
+    found = [f for f in findings(text) if f.rule == "no-pool-can-launch"]
+    assert found, [f.rule for f in findings(text)]
+    assert found[0].line == line_of(text, "nodeSelector")
+    assert found[0].object.startswith("OpenTelemetryCollector")
+    # No more "a custom resource karpplan does not read": its pods are derived, so judged.
+    assert not [f for f in findings(POOL + DAEMON) if "does not read" in f.message]
