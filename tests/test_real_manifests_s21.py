@@ -260,3 +260,25 @@ def test_lint_judges_the_collectors_pods_at_the_resources_lines() -> None:
     assert found[0].object.startswith("OpenTelemetryCollector")
     # No more "a custom resource karpplan does not read": its pods are derived, so judged.
     assert not [f for f in findings(POOL + DAEMON) if "does not read" in f.message]
+
+
+def test_a_running_helm_test_pod_in_a_cluster_dump_still_holds_its_node() -> None:
+    node = """\
+apiVersion: v1
+kind: Node
+metadata:
+  name: ip-10-0-1-1.ec2.internal
+  labels: {kubernetes.io/arch: amd64, kubernetes.io/os: linux, topology.kubernetes.io/zone: us-east-1a,
+           node.kubernetes.io/instance-type: m5.large, karpenter.sh/capacity-type: on-demand}
+status:
+  allocatable: {cpu: 1930m, memory: 7Gi, pods: "29"}
+---
+"""
+    running = HOOKS.split("---\n# Source: opentelemetry-kube-stack")[0].replace(
+        "spec:\n  containers:", "spec:\n  nodeName: ip-10-0-1-1.ec2.internal\n  containers:", 1).replace(
+        'cpu: "3"', "cpu: 1500m", 1)
+    out = plan(node + running + "---\n" + WEB)
+    bound = [p for p in out["pods"] if p["workload"] == "Pod/example-opentelemetry-operator-metrics-test"]
+    assert bound and bound[0]["bound"], out["pods"]
+    # The 1500m it holds leaves no room for a 500m web pod on that node.
+    assert all(p["node"] != "ip-10-0-1-1.ec2.internal" for p in pods_of(out, "Deployment/web"))

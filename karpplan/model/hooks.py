@@ -5,7 +5,8 @@ one, `templates/tests/test-connection.yaml`) run only on `helm test`, `pre-delet
 `helm uninstall`, `pre-rollback` / `post-rollback` only on `helm rollback` (helm pkg/release/hook.go). Argo CD's
 `argocd.argoproj.io/hook: Skip` is never applied, `SyncFail` runs only when a sync fails, `PreDelete` /
 `PostDelete` only when the Application is deleted (Argo CD resource hooks). A pod, workload or DaemonSet that is
-only such a hook needs no capacity when the release is installed: it is not planned, and says so. A hook that also
+only such a hook needs no capacity when the release is installed: it is not planned, and says so (a hook pod a
+cluster dump shows bound to a node holds capacity there, and is read). A hook that also
 runs at install or upgrade (`pre-install,test`; `PreSync`) is planned as any object.
 """
 
@@ -55,12 +56,18 @@ def without_unrun_hooks(documents: Sequence[Document]) -> tuple[list[Document], 
     kept: list[Document] = []
     left_out: list[tuple[Document, str]] = []
     for doc in documents:
-        when = hook_not_run(doc) if role_of(doc) in ("Pod", "workload", "DaemonSet") else None
+        when = hook_not_run(doc) if role_of(doc) in ("Pod", "workload", "DaemonSet") and not _bound(doc) else None
         if when:
             left_out.append((doc, when))
         else:
             kept.append(doc)
     return kept, left_out
+
+
+def _bound(doc: Document) -> bool:
+    """A pod a cluster dump shows on a node (a `helm test` running now): it holds capacity, so it is read."""
+    spec = doc.body.get("spec")
+    return doc.kind == "Pod" and isinstance(spec, dict) and bool(spec.get("nodeName"))
 
 
 def hooks_notice(left_out: Sequence[tuple[Document, str]]) -> tuple[Origin, str] | None:
