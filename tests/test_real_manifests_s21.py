@@ -6,6 +6,12 @@ shaped as the repositories write them.
   repository exited 2 ("document is a list, not a mapping").
 * open-telemetry/opentelemetry-helm-charts charts/*/examples/*/rendered (helm template output): the chart's
   `helm.sh/hook: test` pods and `pre-delete` Job were planned as pending pods of the install.
+* open-telemetry/opentelemetry-demo src/load-generator/people.json, delimitrou/DeathStarBench hotelReservation/data/
+  *.json, prometheus-operator/kube-prometheus kubescape-exceptions.json: `karpplan lint .` on the repository exited
+  2 on a JSON list of data ("document is a list"), though a mapping without kind there is skipped.
+* prometheus-operator/kube-prometheus examples/alertmanager-config-with-template.yaml (badly indented): the YAML
+  error was blamed on "an unrendered Helm template" because a quoted `'{{ template "slack.title" . }}'` sat on the
+  failing line, with a `helm template` command for a file no chart holds.
 * the same charts' opentelemetry-kube-stack renders an OpenTelemetryCollector (mode daemonset): its collector pods
   were planned nowhere (lint said the resource was not read).
 """
@@ -79,10 +85,9 @@ def test_a_kustomize_replacements_file_is_not_bad_input(tmp_path: Path) -> None:
     assert len([p for p in json.loads(planned.stdout)["pods"] if p["workload"] == "Deployment/web"]) == 2
 
 
-def test_a_list_file_no_kustomization_names_is_still_bad_input(tmp_path: Path) -> None:
+def test_the_replacements_file_named_alone_is_still_bad_input(tmp_path: Path) -> None:
     tree = _kustomize_tree(tmp_path)
-    (tree / "overlays" / "base" / "kustomization.yaml").write_text("resources:\n- ../..\n")
-    linted = runner.invoke(app, ["lint", str(tree)])
+    linted = runner.invoke(app, ["lint", str(tree / "overlays" / "base" / "replacements.yaml")])
     assert linted.exit_code == 2
     assert linted.stdout == ""
     assert "replacements.yaml:1: document is a list, not a mapping" in linted.stderr
@@ -282,3 +287,64 @@ status:
     assert bound and bound[0]["bound"], out["pods"]
     # The 1500m it holds leaves no room for a 500m web pod on that node.
     assert all(p["node"] != "ip-10-0-1-1.ec2.internal" for p in pods_of(out, "Deployment/web"))
+
+
+# ------------------------------------------------------------------ a repository's data files
+def test_a_json_list_of_data_in_a_linted_directory_is_skipped_not_refused(tmp_path: Path) -> None:
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "deploy" / "web.yaml").write_text(WEB)
+    (tmp_path / "deploy" / "pool.yaml").write_text(POOL)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "people.json").write_text('[{"firstName": "Ada", "email": "ada@example.com"}]\n')
+    (tmp_path / "kubescape-exceptions.json").write_text('[{"name": "exclude-kube-system", "policyType": "x"}]\n')
+    linted = runner.invoke(app, ["lint", str(tmp_path)])
+    assert linted.exit_code == 0, linted.stdout + linted.stderr
+    planned = runner.invoke(app, ["plan", str(tmp_path), "-o", "json", "-v"])
+    assert planned.exit_code == 0, planned.stdout + planned.stderr
+    assert len(json.loads(planned.stdout)["pods"]) == 2
+    assert "people.json:1: (no kind)" in planned.stderr  # listed as skipped with -v: not silently
+
+
+def test_the_same_list_named_on_the_command_line_is_still_refused(tmp_path: Path) -> None:
+    data = tmp_path / "people.json"
+    data.write_text('[{"firstName": "Ada"}]\n')
+    result = runner.invoke(app, ["lint", str(data)])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert f"{data}:1: document is a list, not a mapping" in result.stderr
+
+
+def test_objects_written_as_a_bare_list_in_a_directory_are_still_refused(tmp_path: Path) -> None:
+    (tmp_path / "pods.yaml").write_text("- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n")
+    result = runner.invoke(app, ["plan", str(tmp_path)])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "pods.yaml:1: document is a list, not a mapping" in result.stderr
+
+
+ALERTMANAGER_CONFIG = """\
+global:
+  resolve_timeout: 10m
+receivers:
+- name: slack
+slack_configs:
+- channel: '#alertmanager-testing'
+  send_resolved: true
+   title: '{{ template "slack.title" . }}'
+    text: '{{ template "slack.text" . }}
+"""
+
+
+def test_a_yaml_error_beside_a_quoted_template_is_not_blamed_on_helm(tmp_path: Path) -> None:
+    path = tmp_path / "alertmanager-config-with-template.yaml"
+    path.write_text(ALERTMANAGER_CONFIG)
+    result = runner.invoke(app, ["lint", str(path)])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert f"{path}:8: invalid YAML: mapping values are not allowed" in result.stderr
+    assert "Helm" not in result.stderr
+
+
+def test_an_unquoted_action_is_still_blamed_on_helm(tmp_path: Path) -> None:
+    path = tmp_path / "deployment.yaml"
+    path.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ include \"x.fullname\" . }}\n")
+    result = runner.invoke(app, ["lint", str(path)])
+    assert result.exit_code == 2
+    assert f"{path}:4: unrendered Helm template" in result.stderr
