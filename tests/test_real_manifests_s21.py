@@ -348,3 +348,47 @@ def test_an_unquoted_action_is_still_blamed_on_helm(tmp_path: Path) -> None:
     result = runner.invoke(app, ["lint", str(path)])
     assert result.exit_code == 2
     assert f"{path}:4: unrendered Helm template" in result.stderr
+
+
+# ------------------------------------------------------------------ CloudFormation beside the manifests
+# kubernetes-sigs/karpenter's getting-started cloudformation.yaml, aws/karpenter-provider-aws
+# test/cloudformation/*.yaml, eksctl's cfn templates: local tags (`!Ref`, `!Sub`, `!GetAtt`) that Kubernetes' YAML
+# reader (go-yaml v2) reads as plain values; karpplan refused the whole directory ("could not determine a
+# constructor for the tag '!Ref'").
+CLOUDFORMATION = """\
+AWSTemplateFormatVersion: "2010-09-09"
+Parameters:
+  ClusterName: {Type: String}
+Resources:
+  KarpenterNodeRole:
+    Type: "AWS::IAM::Role"
+    Properties:
+      RoleName: !Sub "KarpenterNodeRole-${ClusterName}"
+      Path: /
+      Tags:
+        - Key: cluster
+          Value: !Ref ClusterName
+      Arn: !GetAtt [KarpenterNodeRole, Arn]
+      Condition: !If
+        - IsGovCloud
+        - arn:aws-us-gov
+        - arn:aws
+"""
+
+
+def test_a_cloudformation_template_in_the_directory_is_read_and_skipped(tmp_path: Path) -> None:
+    (tmp_path / "cloudformation.yaml").write_text(CLOUDFORMATION)
+    (tmp_path / "pool.yaml").write_text(POOL)
+    (tmp_path / "web.yaml").write_text(WEB)
+    linted = runner.invoke(app, ["lint", str(tmp_path)])
+    assert linted.exit_code == 0, linted.stdout + linted.stderr
+    planned = runner.invoke(app, ["plan", str(tmp_path), "-o", "json"])
+    assert planned.exit_code == 0, planned.stdout + planned.stderr
+    assert len(json.loads(planned.stdout)["pods"]) == 2
+
+
+def test_a_local_tag_in_a_manifest_reads_as_its_text() -> None:
+    out = plan(POOL + WEB.replace("    metadata: {labels: {app: web}}", "    metadata: {labels: {app: web, tier: !front 1}}"))
+    pods = pods_of(out, "Deployment/web")
+    assert len(pods) == 2
+    assert pods[0]["labels"]["tier"] == "1"  # text, as go-yaml keeps a locally tagged scalar
