@@ -392,3 +392,54 @@ def test_a_local_tag_in_a_manifest_reads_as_its_text() -> None:
     pods = pods_of(out, "Deployment/web")
     assert len(pods) == 2
     assert pods[0]["labels"]["tier"] == "1"  # text, as go-yaml keeps a locally tagged scalar
+
+
+# ------------------------------------------------------------------ OSS label keys against EKS Auto Mode pools
+# aws-samples/karpenter-blueprints blueprints/nvidia-gpu-workload: gpu-nodepool-automode.yaml, gpu-nodeclass-automode.yaml
+# and the README's workload, whose `karpenter.k8s.aws/instance-gpu-name: t4` the README says to rewrite for Auto Mode.
+AUTO_GPU = """\
+apiVersion: eks.amazonaws.com/v1
+kind: NodeClass
+metadata: {name: gpu}
+spec:
+  subnetSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+  securityGroupSelectorTerms: [{tags: {karpenter.sh/discovery: demo}}]
+---
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  template:
+    metadata: {labels: {nvidia.com/gpu.present: "true"}}
+    spec:
+      nodeClassRef: {group: eks.amazonaws.com, kind: NodeClass, name: gpu}
+      requirements:
+        - {key: karpenter.sh/capacity-type, operator: In, values: [on-demand]}
+        - {key: eks.amazonaws.com/instance-category, operator: In, values: [g]}
+        - {key: eks.amazonaws.com/instance-gpu-manufacturer, operator: In, values: [nvidia]}
+      taints: [{key: nvidia.com/gpu, effect: NoSchedule}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: nvidia-smi}
+spec:
+  nodeSelector:
+    nvidia.com/gpu.present: "true"
+    karpenter.k8s.aws/instance-gpu-name: "t4"
+  containers:
+  - name: nvidia-smi
+    image: public.ecr.aws/amazonlinux/amazonlinux:2023-minimal
+    resources:
+      requests: {memory: 8Gi, cpu: 3500m}
+      limits: {memory: 8Gi, nvidia.com/gpu: 1}
+  tolerations: [{key: nvidia.com/gpu, effect: NoSchedule, operator: Exists}]
+"""
+
+
+def test_an_oss_instance_label_against_auto_mode_pools_names_the_auto_mode_key() -> None:
+    (found,) = [f for f in findings(AUTO_GPU) if f.rule == "no-pool-can-launch"]
+    assert found.line == line_of(AUTO_GPU, "karpenter.k8s.aws/instance-gpu-name")
+    assert "select eks.amazonaws.com/instance-gpu-name instead" in found.fix
+    fixed = AUTO_GPU.replace("karpenter.k8s.aws/instance-gpu-name", "eks.amazonaws.com/instance-gpu-name")
+    assert not [f for f in findings(fixed) if f.rule == "no-pool-can-launch"]
+    assert len(pods_of(plan(fixed), "Pod/nvidia-smi")) == 1
