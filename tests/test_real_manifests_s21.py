@@ -443,3 +443,15 @@ def test_an_oss_instance_label_against_auto_mode_pools_names_the_auto_mode_key()
     fixed = AUTO_GPU.replace("karpenter.k8s.aws/instance-gpu-name", "eks.amazonaws.com/instance-gpu-name")
     assert not [f for f in findings(fixed) if f.rule == "no-pool-can-launch"]
     assert len(pods_of(plan(fixed), "Pod/nvidia-smi")) == 1
+
+
+def test_lint_says_at_the_hook_annotation_that_the_hook_is_not_judged() -> None:
+    text = POOL + WEB + HOOKS
+    hooks = [f for f in findings(text) if "a hook run only at" in f.message]
+    assert [(f.line, f.severity.value) for f in hooks] == [
+        (line_of(text, '"helm.sh/hook": test'), "info"),
+        (line_of(text, '"helm.sh/hook": pre-delete'), "info"),
+        (line_of(text, "argocd.argoproj.io/hook: Skip"), "info"),
+    ]
+    assert "helm uninstall" in hooks[1].message
+    assert not [f for f in findings(text) if f.severity.value != "info" and "migrate" in f.object]

@@ -56,12 +56,22 @@ def without_unrun_hooks(documents: Sequence[Document]) -> tuple[list[Document], 
     kept: list[Document] = []
     left_out: list[tuple[Document, str]] = []
     for doc in documents:
-        when = hook_not_run(doc) if role_of(doc) in ("Pod", "workload", "DaemonSet") and not _bound(doc) else None
+        when = unrun_hook(doc)
         if when:
             left_out.append((doc, when))
         else:
             kept.append(doc)
     return kept, left_out
+
+
+def unrun_hook(doc: Document) -> str | None:
+    """When a pod, workload or DaemonSet that is a hook never run at install runs (None: it is planned)."""
+    return hook_not_run(doc) if role_of(doc) in ("Pod", "workload", "DaemonSet") and not _bound(doc) else None
+
+
+def hook_field(doc: Document) -> str:
+    """The annotation that makes the document a hook, as a field path."""
+    return f"metadata.annotations[{ARGO_HOOK if _hooks(doc, ARGO_HOOK) else HELM_HOOK}]"
 
 
 def _bound(doc: Document) -> bool:
