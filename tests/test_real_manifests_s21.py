@@ -455,3 +455,72 @@ def test_lint_says_at_the_hook_annotation_that_the_hook_is_not_judged() -> None:
     ]
     assert "helm uninstall" in hooks[1].message
     assert not [f for f in findings(text) if f.severity.value != "info" and "migrate" in f.object]
+
+
+# ------------------------------------------------------------------ FlinkDeployment
+# awslabs/data-on-eks data-stacks/flink-on-eks/examples/flink-sample-job.yaml (flinkConfiguration trimmed)
+FLINK = """\
+apiVersion: flink.apache.org/v1beta1
+kind: FlinkDeployment
+metadata:
+  name: basic-example
+  namespace: flink-team-a
+spec:
+  image: docker.io/library/flink:2.0.0-java17
+  flinkVersion: v2_0
+  flinkConfiguration:
+    taskmanager.numberOfTaskSlots: "2"
+  serviceAccount: flink-team-a
+  podTemplate:
+    apiVersion: v1
+    kind: Pod
+    metadata:
+      name: pod-template
+    spec:
+      nodeSelector:
+        NodeGroupType: "StreamingOptimized"
+      containers:
+        - name: flink-main-container
+          env:
+            - {name: ENABLE_BUILT_IN_PLUGINS, value: "flink-s3-fs-presto-2.0.0.jar"}
+  jobManager:
+    resource:
+      memory: "2048m"
+      cpu: 1
+  taskManager:
+    replicas: 2
+    resource:
+      memory: "2048m"
+      cpu: 1
+  job:
+    jarURI: local:///opt/flink/examples/streaming/StateMachineExample.jar
+    parallelism: 2
+    upgradeMode: stateless
+"""
+
+STREAMING_POOL = POOL.replace("metadata: {name: default}", "metadata: {name: streaming}").replace(
+    "  template:\n    spec:", "  template:\n    metadata: {labels: {NodeGroupType: StreamingOptimized}}\n    spec:")
+
+
+def test_a_flink_deployment_is_planned_as_its_jobmanager_and_taskmanagers() -> None:
+    out = plan(STREAMING_POOL + FLINK)
+    managers = pods_of(out, "Deployment/basic-example")
+    workers = pods_of(out, "ReplicaSet/basic-example-taskmanager")
+    assert len(managers) == 1 and len(workers) == 2
+    # Flink's "2048m" is 2048 MiB (MemorySize), not 2048 millibytes
+    assert workers[0]["requests"] == {"cpu": "1", "memory": "2Gi"}
+    assert workers[0]["labels"]["component"] == "taskmanager"
+
+
+def test_flink_taskmanagers_follow_the_parallelism_when_replicas_are_not_written() -> None:
+    text = FLINK.replace("    replicas: 2\n", "").replace("parallelism: 2", "parallelism: 5")
+    assert len(pods_of(plan(STREAMING_POOL + text), "ReplicaSet/basic-example-taskmanager")) == 3  # ceil(5 / 2)
+    session = text[:text.index("  job:")]
+    assert not pods_of(plan(STREAMING_POOL + session), "ReplicaSet/basic-example-taskmanager")
+
+
+def test_lint_blames_the_flink_pod_templates_node_selector_at_its_line() -> None:
+    found = [f for f in findings(POOL + FLINK) if f.rule == "no-pool-can-launch"]
+    assert found
+    assert {f.line for f in found} == {line_of(FLINK, 'NodeGroupType: "StreamingOptimized"') + POOL.count("\n")}
+    assert "podTemplate.spec.nodeSelector" in found[0].field
