@@ -51,6 +51,7 @@ from karpplan.model.build_storage import (
 )
 from karpplan.model.build_volumes import VolumeTemplates
 from karpplan.model.cluster import ClusterConfig, Namespace, RuntimeClass
+from karpplan.model.daemon_pods import DaemonPods
 from karpplan.model.default_namespace import in_namespace, kustomize_namespaced, namespace_hint
 from karpplan.model.derived import (
     DefinedTwice,
@@ -128,6 +129,7 @@ class _Builder:
         self.problems: list[InputProblem] = []
         self.pods: list[Pod] = []
         self.daemonsets: list[DaemonSet] = []
+        self.daemon_pods = DaemonPods()
         self.nodes: list[ExistingNode] = []
         self.nodepools: list[NodePool] = []
         self.nodeclasses: list[NodeClass] = []
@@ -202,7 +204,7 @@ class _Builder:
             self.collect.extend(dict.fromkeys(self.problems))
         return Inventory(
             pods=tuple(self.pods),
-            daemonsets=tuple(self.daemonsets),
+            daemonsets=self.daemon_pods.applied(self.daemonsets),
             nodes=as_started(self.nodes, {p.name: p.startup_taints for p in self.nodepools}),  # as Karpenter sees them
             nodepools=tuple(self.nodepools),
             nodeclasses=tuple(self.nodeclasses),
@@ -361,6 +363,9 @@ class _Builder:
             self.skipped.append(
                 SkippedDocument("Pod", name, str(doc.origin), "pending DaemonSet pod (Karpenter ignores these)")
             )
+            self.daemon_pods.note(owner, doc.namespace, metadata["creationTimestamp"].string(), build_pod_template(
+                spec, namespace=doc.namespace, labels=labels, annotations=annotations, origin=doc.origin,
+                context=self.context, admitted=True).requests)  # what the DaemonSet costs a node (model/daemon_pods.py)
             return
         gated = bool(spec["schedulingGates"].elements())
         status.is_mapping()
@@ -383,6 +388,7 @@ class _Builder:
             template = self.volumes.pod(template, spec, doc.namespace, name, f"Pod/{name}")
         elif phase not in _TERMINAL_PHASES:
             template = self.volumes.running_pod(template, spec, doc.namespace, name, f"Pod/{name}")
+        self.daemon_pods.note(owner, doc.namespace, metadata["creationTimestamp"].string(), template.requests)
         self.pods.append(
             Pod(
                 name=name,
