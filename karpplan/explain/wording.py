@@ -70,7 +70,7 @@ def fields_of(pool: PoolReasons | None, dialect: str | None = None, reason: Reas
 PROVISIONER_NAME = "karpenter.sh/provisioner-name"
 
 
-_PROVISIONER_DIALECTS = (K.V06, K.V016)
+_PROVISIONER_DIALECTS = (K.V05, K.V06, K.V016)
 
 
 def _pool_name(pool: PoolReasons | None, dialect: str | None = None) -> str:
@@ -453,20 +453,21 @@ def _pool_sentences(p: Parsed) -> list[str]:
     """A sentence per pool's reason; a clause several pools share (or an empty zone set against each) said once."""
     sentences: list[str] = []
     no_zone = [(r, pool) for pool in p.pools for r in pool.reasons if _no_zone(r)]
-    same: dict[tuple[str, str], list[PoolReasons]] = {}
+    # a NodePool and a Provisioner (v0.32-v0.37 ran both) keep the clause in different fields: said apart
+    same: dict[tuple[str, str, str], list[PoolReasons]] = {}
     for pool in p.pools:
         for r in pool.reasons:
             if r.kind != reason_kind.NO_INSTANCE_TYPE and not _no_zone(r):
-                same.setdefault((r.kind, r.text), []).append(pool)
-    said: set[tuple[str, str]] = set()
+                same.setdefault((r.kind, r.text, pool.kind), []).append(pool)
+    said: set[tuple[str, str, str]] = set()
     for pool in p.pools:
         for r in pool.reasons:
             if len(no_zone) > 1 and _no_zone(r):
                 continue
-            pools = same.get((r.kind, r.text), [])
+            pools = same.get((r.kind, r.text, pool.kind), [])
             if len(pools) > 1:  # the same clause for several pools: one sentence naming them all
-                if (r.kind, r.text) not in said:
-                    said.add((r.kind, r.text))
+                if (r.kind, r.text, pool.kind) not in said:
+                    said.add((r.kind, r.text, pool.kind))
                     sentences.append(capital(reason_plain(r, pool, p.source, p.dialect, where=_pools_named(pools))))
                 continue
             sentences.append(capital(r.plain or reason_plain(r, pool, p.source, p.dialect)))

@@ -16,6 +16,7 @@ from karpplan.explain import structure as reason_kind
 from karpplan.explain.cut_clause import cut_off
 from karpplan.explain.structure import ParsedRequirement, PoolReasons, Reason
 
+V05 = "v0.5-v0.15"  # `Could not schedule pod, matched 0/N provisioners, tried provisioner/X: ...`
 V06 = "v0.6"
 V016 = "v0.16-v0.31"
 V032 = "v0.32-v0.37"
@@ -238,7 +239,7 @@ def parse_error(text: str) -> tuple[str | None, list[PoolReasons], list[Reason],
     unparsed: list[str] = []
     kinds: set[str] = set()
     if m is not None and m.group("matched"):
-        hint = V016
+        hint = V05
     last: tuple[str, str] | None = None  # the pool of the clause before
     for clause in split_clauses(text):
         pm = _POOL.match(clause) or _TRIED.match(clause)
@@ -282,6 +283,8 @@ def _dialect_hint(text: str, kinds: set[str], bare: list[Reason], enveloped: boo
     """The dialect the words of a message show, when its envelope did not. A bare reason says v1.5+ only behind
     an envelope (`Failed to schedule pod, <reason>`): pasted alone it may be any version's clause with its
     pool prefix cut off, and nothing is claimed."""
+    if {"provisioner", "nodepool"} <= kinds:  # v0.32-v0.37 schedule both (Provisioners until v0.33's removal)
+        return V032
     if "provisioner" in kinds or any("provisioner" in r.text for r in bare if r.kind in (reason_kind.LIMITS, reason_kind.EXCLUDED_TYPES)):
         return V016
     if "did not tolerate taint (taint=" in text or "(NodePool=" in text:
