@@ -1,0 +1,137 @@
+"""explain on a new user's trial (session 21) and the threads swept after it: messages pasted in public issue threads,
+none cited elsewhere in tests/, each with the cause its thread established. The trial's findings: a `kubectl get
+events` row pasted without its LAST SEEN column (read as a describe row: its object taken for the Age, the word
+`pod` for the scheduler's name, the pod lost), a Nominated + FailedScheduling pair worded as a capacity dispute
+with Fargate's taint as a cause to fix, a v0.32-v0.37 line running a NodePool and a Provisioner labelled v0.16-v0.31
+(and v0.5's `matched 0/1 provisioners`), and a pretty-printed JSON record whose first lines were counted
+unrecognised.
+
+Every message is copied as its thread shows it. `says` are words the answer must contain for the established cause;
+`never` the misdiagnosis or misreading a reader would take.
+"""
+
+from __future__ import annotations
+
+import pytest
+from explain_pastes import Paste, check_new_threads, check_paste
+
+from karpplan.explain.enrich import CatalogFor, catalog_loader, enrich
+from karpplan.explain.report import explain_text
+
+PASTES: dict[str, Paste] = {
+    # a `kubectl get events` row without its LAST SEEN column: cluster-autoscaler's event about pod pega-web-1 (the
+    # chart's volume was in another zone than any node group the autoscaler could grow)
+    'ca-event-row-without-last-seen': Paste(
+        'https://github.com/pegasystems/pega-helm-charts/issues/663',
+        "Normal    NotTriggerScaleUp        pod/pega-web-1                  pod didn't trigger scale-up: 1 Insufficient"
+        " memory, 1 node(s) had volume node affinity conflict\n",
+        {'node-filter', 'volume'}, ('Pod pega-web-1 did not make cluster-autoscaler add a node', 'template node'),
+        ('by the scheduler pod', 'no pod named')),
+    # v1.x pretty-printed: the pod's required podAffinity on hostname followed pods that ran on no node the pool
+    # reaches (the thread's cause), every line of the record one record
+    'pretty-printed-pod-affinity-record': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/8000',
+        '{"level":"ERROR",\n"time":"2025-04-16T17:43:44.030Z",\n"logger":"controller",\n"message":"could not schedule'
+        ' pod",\n"commit":"4f41a6d",\n"controller":"provisioner",\n"namespace":"",\n"name":"",\n"reconcileID":"fe5e5c2a'
+        '-ead3-4d78-a2fc-32a2907f02c2",\n"Pod":{"name":"docapi-7cd65b9f44-pvzlm","namespace":"docapi"},\n"error":"inco'
+        'mpatible with nodepool \\"default\\", daemonset overhead={\\"cpu\\":\\"629m\\",\\"ephemeral-storage\\":\\"100Mi'
+        '\\",\\"memory\\":\\"1248Mi\\",\\"pods\\":\\"11\\"}, unsatisfiable topology constraint for pod affinity, key=ku'
+        'bernetes.io/hostname (counts = ip-10-60-53-184.ec2.internal: 0, ip-10-60-53-209.ec2.internal: 0, ip-10-60-65-'
+        '123.ec2.internal: 0, ip-10-60-81-253.ec2.internal: 0, ip-10-60-88-65.ec2.internal: 0, ip-10-60-92-26.ec2.int'
+        'ernal: 0, podDomains = kubernetes.io/hostname Exists, nodeDomains = kubernetes.io/hostname In [hostname-plac'
+        'eholder-35074])"}\n',
+        {'topology'}, ('spec.affinity.podAffinity on kubernetes.io/hostname', 'Pod docapi/docapi-7cd65b9f44-pvzlm'),
+        ()),
+}
+
+# Not counted in the sweep (their threads are cited elsewhere): the trial's other findings, as the user pasted them
+_K932 = ('  Warning  FailedScheduling  6m17s (x5 over 23m)  default-scheduler  0/9 nodes are available: 1 Insufficient '
+         "memory, 1 node(s) didn't find available persistent volumes to bind, 2 node(s) had untolerated taint {eks.ama"
+         'zonaws.com/compute-type: fargate}, 5 node(s) had untolerated taint {im-a-sparklike: true}. preemption: 0/9 no'
+         'des are available: 1 No preemption victims found for incoming pod, 8 Preemption is not helpful for scheduling'
+         '..\n  Normal   Nominated         108s (x12 over 24m)  karpenter          Pod should schedule on: nodeclaim/def'
+         'ault-cvkcv, node/ip-10-199-71-41.ec2.internal\n')  # kubernetes-sigs/karpenter#932
+_A5169 = ('{"level":"ERROR","time":"2023-11-28T07:49:22.662Z","logger":"controller.provisioner","message":"Could not sc'
+          'hedule pod, incompatible with nodepool \\"arm-instance-store\\", daemonset overhead={\\"cpu\\":\\"180m\\",\\"m'
+          'emory\\":\\"504Mi\\",\\"pods\\":\\"4\\"}, did not tolerate arch=arm64:NoSchedule; incompatible with provisio'
+          'ner \\"arm\\", daemonset overhead={\\"cpu\\":\\"205m\\",\\"memory\\":\\"674Mi\\",\\"pods\\":\\"7\\"}, did no'
+          't tolerate arch=arm64:NoSchedule; incompatible with nodepool \\"x86-instance-store\\", daemonset overhead={'
+          '\\"cpu\\":\\"180m\\",\\"memory\\":\\"504Mi\\",\\"pods\\":\\"4\\"}, no instance type satisfied resources {\\"'
+          'cpu\\":\\"280m\\",\\"memory\\":\\"760Mi\\",\\"pods\\":\\"5\\"} and requirements karpenter.sh/capacity-type I'
+          'n [on-demand spot], karpenter.sh/nodepool In [x86-instance-store], kubernetes.io/arch In [amd64], kubernetes'
+          '.io/os In [linux] (no instance type has enough resources)"}\n')  # aws/karpenter-provider-aws#5169, shortened
+_V05 = ('2022-01-26T16:07:43.841Z\tDEBUG\tcontroller.selection\tCould not schedule pod, matched 0/1 provisioners, tried '
+        'provisioner/provisioner-test: invalid nodeSelector "dwh", [yes-dwh] not in []\t{"commit": "5047f3c", "pod": '
+        '"dwh-dev/karpenter-test-4vgnb"}\n')  # aws/karpenter-provider-aws#1225
+
+
+@pytest.fixture(scope="module")
+def load() -> CatalogFor:
+    return catalog_loader(None, None)
+
+
+@pytest.mark.parametrize("name", sorted(PASTES))
+def test_real_paste(name: str, load: CatalogFor) -> None:
+    check_paste(PASTES[name], load)
+
+
+def test_the_sweep_cites_threads_not_cited_before() -> None:
+    """Each thread once, and none the earlier sweeps cite."""
+    check_new_threads(PASTES.values(), __file__)
+
+
+@pytest.mark.parametrize("row, pod", [
+    ("Normal    NotTriggerScaleUp        pod/pega-web-1                  pod didn't trigger scale-up: 1 Insufficient "
+     "memory, 1 node(s) had volume node affinity conflict", "pega-web-1"),
+    ("Warning   FailedScheduling       pod/web-0    0/8 nodes are available: 7 node(s) had volume node affinity "
+     "conflict, 1 Insufficient cpu.", "web-0"),
+])
+def test_an_events_row_without_last_seen_names_its_pod_and_source(row: str, pod: str) -> None:
+    """`TYPE REASON OBJECT MESSAGE` (LAST SEEN cut): the object is the pod, the reason says the source - never the
+    object taken for a describe row's Age and `pod` for a scheduler's name."""
+    [item] = explain_text(row + "\n").item_list()
+    assert item.parsed.pod == pod and item.parsed.scheduler is None
+    assert item.parsed.source == ("cluster-autoscaler" if "NotTriggerScaleUp" in row else "kube-scheduler")
+    assert "scheduler pod" not in item.plain
+
+
+def test_a_nomination_beside_fargate_taints_leads_with_the_volume_not_the_taint(load: CatalogFor) -> None:
+    """kubernetes-sigs/karpenter#932: the untolerated taints are other nodes (Karpenter does not nominate a node whose
+    taints the pod does not tolerate): never a cause to fix; the unbound claim leads, and 1 node of 9 short of memory
+    is no capacity dispute."""
+    explanation = explain_text(_K932)
+    enrich(explanation, load)
+    [nominated] = [i for i in explanation.item_list() if i.parsed.event == "Nominated"]
+    told = nominated.plain
+    assert "The lead is the pod's volume" in told and "kubectl describe pvc" in told
+    assert "Only 1 of the 9 nodes was short of room" in told
+    assert "are other nodes" in told and "its taint is not one to tolerate" in told
+    assert "disagree on capacity" not in told
+    fix = told[told.index("waiting will not help"):told.index("The other reasons")]
+    assert "untolerated taint" not in fix
+
+
+def test_a_line_with_both_a_nodepool_and_a_provisioner_is_v032() -> None:
+    """NodePools exist from v0.32, Provisioners until v0.33 was run beside them: such a line is v0.32-v0.37, and
+    each pool is named with its own kind and fields."""
+    [item] = explain_text(_A5169).item_list()
+    assert item.parsed.dialect == "v0.32-v0.37"
+    assert 'Provisioner "arm" taints its nodes' in item.plain and "(spec.taints)" in item.plain
+    assert 'NodePools "arm-instance-store" and "arm"' not in item.plain
+
+
+def test_matched_provisioners_is_an_early_provisioner_dialect() -> None:
+    """`matched 0/1 provisioners, tried provisioner/X` is v0.5-v0.15's (before v0.16), worded with a Provisioner's
+    fields."""
+    [item] = explain_text(_V05).item_list()
+    assert item.parsed.dialect == "v0.5-v0.15" and "v0.16-v0.31" not in item.plain
+
+
+def test_a_pretty_printed_record_opened_on_its_first_field_is_one_record() -> None:
+    """`{"level":"ERROR",` then a field a line: every line of the record is explained, none unrecognised - and lines
+    around it stay records of their own."""
+    text = "INFO starting\n" + PASTES['pretty-printed-pod-affinity-record'].text + "INFO done\n"
+    explanation = explain_text(text)
+    assert len(explanation.item_list()) == 1
+    assert explanation.summary()["unrecognised"] == 2
+    assert [line for line, _ in explanation.unrecognised_lines] == [1, 13]
