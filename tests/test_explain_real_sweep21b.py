@@ -135,3 +135,15 @@ def test_a_pretty_printed_record_opened_on_its_first_field_is_one_record() -> No
     assert len(explanation.item_list()) == 1
     assert explanation.summary()["unrecognised"] == 2
     assert [line for line, _ in explanation.unrecognised_lines] == [1, 13]
+
+
+def test_a_pool_head_ended_by_a_semicolon_keeps_its_reason() -> None:
+    """kubernetes-sigs/karpenter#3272's tail: `daemonset overhead={...}; incompatible requirements, key ...` - the
+    clause after the `; ` is that pool's reason, not a reason cut off; a pinned pool that may not exist is named."""
+    text = ('{"level":"ERROR","message":"could not schedule pod","Pod":{"name":"web-7d9f","namespace":"default"},"error":'
+            '"incompatible with nodepool \\"default\\", daemonset overhead={\\"cpu\\":\\"750m\\",\\"memory\\":\\"256Mi'
+            '\\",\\"pods\\":\\"3\\"}; incompatible requirements, key karpenter.sh/nodepool, karpenter.sh/nodepool In [no'
+            'n-existent-zone] not in karpenter.sh/nodepool In [default]"}\n')
+    [item] = explain_text(text).item_list()
+    assert [r.kind for r in item.parsed.pools[0].reasons] == ["requirement-conflict"] and not item.parsed.reasons
+    assert "cut off" not in item.plain and "If no pool of that name exists (kubectl get nodepools)" in item.plain

@@ -294,7 +294,9 @@ def _conflict_plain(r: Reason, where: str, f: PoolFields, in_pool: bool = False)
     if r.key in _WELL_KNOWN_POOL_KEYS:
         return (f"the pod asks for {pod_side or 'a different pool'} but this is {where}"
                 f" ({pool_side or r.key}); that is expected when the pod pins another pool through "
-                f"nodeSelector / nodeAffinity on {r.key}.")
+                f"nodeSelector / nodeAffinity on {r.key}. If no pool of that name exists (kubectl get "
+                f"{'provisioners' if f is PROVISIONER_FIELDS else 'nodepools'}), nothing "
+                "will ever launch a node for the pod: correct the name it selects.")
     if known.PLACEHOLDER in pod_side + pool_side and (in_pool or _empty_side(pod_side)):
         return _placeholder_pinned_plain(r, where, pod_side)
     if known.PLACEHOLDER in pod_side + pool_side:

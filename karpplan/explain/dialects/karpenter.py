@@ -245,7 +245,9 @@ def parse_error(text: str) -> tuple[str | None, list[PoolReasons], list[Reason],
         pm = _POOL.match(clause) or _TRIED.match(clause)
         # Karpenter joins a pool's several requirement conflicts with "; " too (`..., key role, ...; key
         # topology.kubernetes.io/zone, ...`): the second one is still that pool's
-        if pm is None and last is not None and clause.lstrip().startswith("key ") and (
+        # and a pool's head ended by "; " (`daemonset overhead={...}; incompatible requirements, ...`) has its one
+        # reason in the next clause
+        if pm is None and last is not None and (clause.lstrip().startswith("key ") or not pools[last][1]) and (
                 reason := parse_reason(clause)) is not None:
             if reason not in pools[last][1]:
                 pools[last][1].append(reason)
