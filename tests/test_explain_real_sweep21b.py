@@ -147,3 +147,16 @@ def test_a_pool_head_ended_by_a_semicolon_keeps_its_reason() -> None:
     [item] = explain_text(text).item_list()
     assert [r.kind for r in item.parsed.pools[0].reasons] == ["requirement-conflict"] and not item.parsed.reasons
     assert "cut off" not in item.plain and "If no pool of that name exists (kubectl get nodepools)" in item.plain
+
+
+def test_an_unnamed_pool_at_its_limits_is_none_of_the_named_ones() -> None:
+    """aws/karpenter-provider-aws#5101 (v0.31): `all available instance types exceed provisioner limits` names no pool;
+    Karpenter skips such a pool before comparing it with the pod, so it is none of the pools named after it - and the
+    DEBUG line that narrowed another pool's types is not a failure of the pod."""
+    text = ('2023-11-16T15:11:49.499Z\tDEBUG\tcontroller.provisioner\t445 out of 613 instance types were excluded because'
+            ' they would breach provisioner limits\t{"commit": "dc3af1a"}\n2023-11-16T15:11:49.499Z\tERROR\tcontroller.pro'
+            'visioner\tCould not schedule pod, all available instance types exceed provisioner limits; incompatible with p'
+            'rovisioner "eng-shared", incompatible requirements, label "role" does not have known values\n')
+    excluded, failed = explain_text(text).item_list()
+    assert excluded.plain.startswith("Karpenter narrowed the instance types") and "not a failure" in excluded.plain
+    assert 'That pool is none of those named after it (Provisioner "eng-shared")' in failed.plain

@@ -414,7 +414,11 @@ def _header(p: Parsed, who: str) -> str:
         return f"{who} did not make cluster-autoscaler add a node: no node group's template node would take it."
     if p.source == fargate.SOURCE:
         return f"{who} was not scheduled by the EKS Fargate scheduler (fargate-scheduler)."
-    return f"{who} could not be scheduled by Karpenter" + (f" ({p.dialect} log)" if p.dialect else "") + "."
+    log = f" ({p.dialect} log)" if p.dialect else ""
+    if p.reasons and not p.pools and all(r.kind == reason_kind.EXCLUDED_TYPES for r in p.reasons):
+        return (f"Karpenter narrowed the instance types of a pool for {'the pod' if who == 'The pod' else who}{log}: not "
+                "a failure by itself (the types left were still tried); its error line, if any, says why it failed.")
+    return f"{who} could not be scheduled by Karpenter{log}."
 
 
 def _ordinary_taints(reasons: tuple[Reason, ...]) -> list[Reason]:
@@ -502,6 +506,11 @@ def item_plain(item: Item) -> str:
     # meant for it (the GPU pool of aws/karpenter-provider-aws#8068), so it is said before the other pools' misfits.
     at_limits = [r for r in p.reasons if r.kind == reason_kind.LIMITS]
     sentences += [capital(r.plain or reason_plain(r, None, p.source, p.dialect)) for r in at_limits]
+    if p.source == "karpenter" and p.pools and any(r.node_pool is None for r in at_limits):
+        # Karpenter checks a pool's limits before the pod and says no more of it: the pool is one it does not name
+        sentences.append(f"That pool is none of those named after it ({', '.join(_pool_name(q) for q in p.pools)}): "
+                         "the one at its limits may be the very pool meant for the pod - kubectl get "
+                         f"{'provisioners' if p.pools[0].kind == 'provisioner' else 'nodepools'} lists them all.")
     sentences += _pool_sentences(p)
     grouped = _ordinary_taints(p.reasons)
     if p.source == "karpenter" and len(grouped) < 2:
