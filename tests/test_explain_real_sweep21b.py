@@ -160,3 +160,20 @@ def test_an_unnamed_pool_at_its_limits_is_none_of_the_named_ones() -> None:
     excluded, failed = explain_text(text).item_list()
     assert excluded.plain.startswith("Karpenter narrowed the instance types") and "not a failure" in excluded.plain
     assert 'That pool is none of those named after it (Provisioner "eng-shared")' in failed.plain
+
+
+def test_prices_say_whose_region_they_are(load: CatalogFor) -> None:
+    """aws/karpenter-provider-aws#7839's r5a.8xlarge pod (no zone in the message): the larger types' prices are the
+    default region's, and the answer says so (the new user ran in eu-central-1)."""
+    text = ('  Warning  FailedScheduling  106s (x2 over 6m46s)  karpenter          Failed to schedule pod, incompatible '
+            'with nodepool "default", daemonset overhead={"cpu":"500m","memory":"640Mi","pods":"5"}, no instance type '
+            'satisfied resources {"cpu":"29500m","memory":"246400Mi","pods":"6"} and requirements karpenter.k8s.aws/ec2'
+            'nodeclass In [default], karpenter.sh/capacity-type In [on-demand], karpenter.sh/nodepool In [default], node'
+            '.kubernetes.io/instance-type In [r5a.8xlarge] (no instance type has enough resources)\n')
+    explanation = explain_text(text)
+    enrich(explanation, load)
+    [item] = explanation.item_list()
+    assert "r5a.12xlarge ($" in item.plain and "(Prices are us-east-1's; explain --region names your region.)" in item.plain
+    explanation = explain_text(text)
+    enrich(explanation, catalog_loader("eu-central-1", None))
+    assert "(Prices are eu-central-1's" in explanation.item_list()[0].plain
