@@ -97,3 +97,22 @@ def leads_plain(said: list[Reason]) -> str:
                     "that is the nominated node only if Karpenter counted room on it the scheduler does not (kubectl "
                     "describe node, Allocated resources), so fix the volume first.") if unbound else CAPACITY_DISPUTE
     return out
+
+
+def volume_zone_plain(nominated: str) -> str:
+    """The nominated node in conflict with the pod's volume: a node Karpenter launched in the wrong zone (a claim),
+    or an existing node it judged able to take the pod."""
+    target = nominated.split(",")[0].strip()
+    if target.startswith(("nodeclaim/", "machine/")):
+        return (" The node the scheduler finds in conflict with the pod's volume is most likely the one Karpenter "
+                "launched for it: it went to a zone the pod's PersistentVolume is not in, and Karpenter replaces it with "
+                "another in the wrong zone in a loop. Karpenter takes the zone from the PV's node affinity (kubectl get "
+                "pv -o yaml): a PV pinned by a key it does not read as a zone, a claim bound only after the node was "
+                "chosen, or a NodePool that cannot launch in that zone (no subnet there) leaves it in another zone - "
+                "compare the PV's zone with the NodeClaim's (kubectl get nodeclaim -o wide).")
+    return (" The node the scheduler finds in conflict with the pod's volume is most likely the nominated one: Karpenter "
+            "counted that existing node as able to take the pod without the volume's zone. Releases before v0.20 added "
+            "the volume's zone to the first of the pod's required nodeSelectorTerms only, and relaxing the terms (they "
+            "are ORed) dropped it (aws/karpenter-provider-aws#2971, fixed by kubernetes-sigs/karpenter#104): with "
+            "several terms, upgrade Karpenter or repeat the zone in each term. Compare the PV's zone (kubectl get pv "
+            "-o yaml) with the node's (kubectl get node -L topology.kubernetes.io/zone).")

@@ -253,13 +253,7 @@ def link_nominations(explanation: Explanation) -> None:
             item.plain = (f"{who}: Karpenter nominated {p.nominated}, but kube-scheduler keeps rejecting the pod "
                           f"(line {rejected[0].line}), so the nominated node cannot take it and waiting will not help: "
                           + nomination.fix_clause(said, typed, rejected[0].line) + nomination.leads_plain(said)
-                          + (" The node the scheduler finds in conflict with the pod's volume is most likely the one "
-                             "Karpenter launched for it: it went to a zone the pod's PersistentVolume is not in, and "
-                             "Karpenter replaces it with another in the wrong zone in a loop. Karpenter takes the zone "
-                             "from the PV's node affinity (kubectl get pv -o yaml): a PV pinned by a key it does not read "
-                             "as a zone, a claim bound only after the node was chosen, or a NodePool that cannot launch "
-                             "in that zone (no subnet there) leaves it in another zone - compare the PV's zone with the "
-                             "NodeClaim's (kubectl get nodeclaim -o wide)." if _volume_zone(said) else "")
+                          + (nomination.volume_zone_plain(p.nominated or "") if _volume_zone(said) else "")
                           + (" Nodes that did not match the pod's node affinity/selector can include the nominated one: "
                              "Karpenter releases before the fix for kubernetes-sigs/karpenter#343 compared only the "
                              "labels a node carries, so a node lacking a well-known label the pod selects (such as "

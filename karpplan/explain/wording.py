@@ -96,6 +96,12 @@ def _taint_text(r: Reason) -> str:
 
 def _startup_taint(r: Reason, nodes: str) -> str | None:
     """The wording for a taint that its owner removes by itself, or None for an ordinary taint."""
+    if r.key == "node.kubernetes.io/unreachable":  # no startup taint: a node that stopped reporting
+        return (f"{nodes} carry the taint {r.key}: their kubelet stopped reporting to the API server (the instance is "
+                "down or stopped, its network is cut, or the kubelet died); the node lifecycle controller removes by itself "
+                "the taint once the node reports again, so do not add a toleration: bring the node back or replace it "
+                "(kubectl describe node shows since when its conditions are Unknown); while no other node has room, "
+                "nothing can take the pod.")
     owner = known.transient_taint(r.key)
     if owner is not None:
         who, when = owner
