@@ -42,6 +42,45 @@ PASTES: dict[str, Paste] = {
         'eholder-35074])"}\n',
         {'topology'}, ('spec.affinity.podAffinity on kubernetes.io/hostname', 'Pod docapi/docapi-7cd65b9f44-pvzlm'),
         ()),
+    # v0.19: Karpenter added the volume's zone to the first of the pod's ORed nodeSelectorTerms only and relaxed it
+    # away, so it nominated an existing node in another zone (fixed by kubernetes-sigs/karpenter#104)
+    'nominated-node-without-the-volume-zone': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/2971',
+        "Warning  FailedScheduling  2m28s (x8 over 9m3s)  default-scheduler  0/6 nodes are available: 1 node(s) had "
+        "volume node affinity conflict, 2 node(s) didn't match Pod's node affinity/selector, 3 Insufficient cpu.      "
+        "                        \u2502\nNormal   Nominated         18s (x6 over 10m)     karpenter          Pod should "
+        "schedule on ip-10-20-93-221.us-east-2.compute.internal \n",
+        {'node-filter', 'volume'}, ('most likely the nominated one', 'nodeSelectorTerms', 'kubectl get node -L '
+                                    'topology.kubernetes.io/zone'),
+        ('the one Karpenter launched for it', 'disagree on capacity')),
+    # a StorageClass of kubernetes.io/no-provisioner (local volumes): no PersistentVolume on the nodes the pod may use
+    'yaml-status-local-volumes-and-unreachable-nodes': Paste(
+        'https://github.com/scylladb/scylla-operator/issues/523',
+        "  status:\n    conditions:\n    - lastProbeTime: null\n      lastTransitionTime: \"2021-03-30T01:08:44Z\"\n"
+        "      message: '0/6 nodes are available: 2 node(s) had taint {node.kubernetes.io/unreachable:\n        }, that "
+        "the pod didn''t tolerate, 4 node(s) didn''t find available persistent\n        volumes to bind.'\n      reaso"
+        "n: Unschedulable\n      status: \"False\"\n      type: PodScheduled\n    phase: Pending\n",
+        {'node-filter', 'volume', 'taint'}, ('kubernetes.io/no-provisioner', 'stopped reporting'),
+        ('add tolerations to spec.tolerations',)),
+    # v0.32 migration: the old Provisioner carries the migration guide's karpenter.sh/legacy taint; the pods had no
+    # NodePool of their own to go to
+    'v032-legacy-taint-on-the-old-provisioner': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/7188',
+        'did not tolerate karpenter.sh/legacy=true:NoSchedule; incompatible with provisioner \\"default\\"\n',
+        {'taint'}, ('v0.32 migration guide', 'do not tolerate it', 'The pod needs a NodePool', 'v0.32-v0.37 log'),
+        ('add a toleration (key: karpenter.sh/legacy', 'v0.16-v0.31')),
+    # the claims' nodes came up and filled past their memory (MemoryPressure): not a launch that failed
+    'renominated-claims-beside-memory-pressure': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/5463',
+        " Normal   Nominated         3m44s                karpenter          Pod should schedule on: nodeclaim/default-"
+        "zlp9c\n  Normal   Nominated         94s                  karpenter          Pod should schedule on: nodeclaim/"
+        "default-c7gls\n  Warning  FailedScheduling  26s (x5 over 2m22s)  default-scheduler  0/3 nodes are available: 1"
+        " node(s) had untolerated taint {node.kubernetes.io/memory-pressure: }, 2 Too many pods. preemption: 0/3 nodes "
+        "are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod..\n "
+        " Warning  FailedScheduling  16s (x3 over 4m44s)  default-scheduler  0/2 nodes are available: 2 Too many pods. "
+        "preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod..\n",
+        {'node-filter', 'taint'}, ('A node did come up', 'MemoryPressure', 'Too many pods'),
+        ('failed to launch', 'never registered')),
 }
 
 # Not counted in the sweep (their threads are cited elsewhere): the trial's other findings, as the user pasted them

@@ -116,3 +116,26 @@ def volume_zone_plain(nominated: str) -> str:
             "are ORed) dropped it (aws/karpenter-provider-aws#2971, fixed by kubernetes-sigs/karpenter#104): with "
             "several terms, upgrade Karpenter or repeat the zone in each term. Compare the PV's zone (kubectl get pv "
             "-o yaml) with the node's (kubectl get node -L topology.kubernetes.io/zone).")
+
+
+
+_CONDITIONS = {"node.kubernetes.io/memory-pressure": "MemoryPressure", "node.kubernetes.io/disk-pressure": "DiskPressure",
+               "node.kubernetes.io/pid-pressure": "PIDPressure"}
+
+
+def pressured_plain(who: str, this: str, claims: list[str], said: list[Reason]) -> str | None:
+    """Claims nominated one after another beside a node under pressure: a claim did become a node, which its kubelet
+    then fenced (aws/karpenter-provider-aws#5463), not a launch that failed."""
+    keys = list(dict.fromkeys(r.key for r in said if r.kind == TAINT and r.key in _CONDITIONS))
+    if not keys:
+        return None
+    if this in claims[1:]:  # the first nomination's item says it all
+        return (f"{who}: Karpenter nominated {this} after {', '.join(claims[:claims.index(this)])}: another node for a "
+                f"pod the earlier one could not keep ({', '.join(_CONDITIONS[k or ''] for k in keys)}, said with the "
+                "first nomination); it binds once this one is ready unless that node fills up the same way.")
+    return (f"{who}: Karpenter nominated {', then '.join(claims)} for the same pod. A node did come up: the scheduler's "
+            f"rejection names {', '.join(k or '' for k in keys)}, a node whose kubelet reports "
+            f"{', '.join(_CONDITIONS[k or ''] for k in keys)} - most likely an earlier claim's node, packed by pods "
+            "that use more than they request, so no further pod may land there and Karpenter launches another. Set "
+            "the pods' requests (memory above all) near what they really use (kubectl top pods), or give them "
+            "limits; kubectl describe node shows the condition and the pods the kubelet evicts.")

@@ -234,7 +234,8 @@ def link_nominations(explanation: Explanation) -> None:
             continue
         rejected = _rejections(explanation, p.pod)
         if claims := _renominated(explanation, p.pod):
-            item.plain = _renominated_plain(p, claims)
+            item.plain = nomination.pressured_plain(f"Pod {p.pod}" if p.pod else "The pod", (p.nominated or "").split(",")[0].strip(), claims, [
+                r for i in rejected for r in i.parsed.reasons]) or _renominated_plain(p, claims)
             continue
         span = _seconds(p.time, item.last_time) if item.count > 1 else None
         repeats = item.count

@@ -165,6 +165,8 @@ def _taint_plain(r: Reason, where: str, f: PoolFields, source: str, *, in_pool: 
     startup = _startup_taint(r, f"the nodes of {where}" if in_pool else "the nodes")
     if startup is not None:
         return startup
+    if r.key == known.LEGACY_TAINT:
+        return known.legacy_taint_plain(where if in_pool else "a Provisioner")  # only Provisioners carry it
     effect = r.effect or "NoSchedule"
     return (f"{where} taints its nodes with {_taint_text(r)} ({f.taints}) and the pod's spec.tolerations has no "
             f"entry for it; add a toleration (key: {r.key}, operator: {'Equal' if r.value else 'Exists'}"

@@ -285,7 +285,7 @@ def _dialect_hint(text: str, kinds: set[str], bare: list[Reason], enveloped: boo
     """The dialect the words of a message show, when its envelope did not. A bare reason says v1.5+ only behind
     an envelope (`Failed to schedule pod, <reason>`): pasted alone it may be any version's clause with its
     pool prefix cut off, and nothing is claimed."""
-    if {"provisioner", "nodepool"} <= kinds:  # v0.32-v0.37 schedule both (Provisioners until v0.33's removal)
+    if {"provisioner", "nodepool"} <= kinds or "karpenter.sh/legacy" in text:  # v0.32 ran both (migration taint)
         return V032
     if "provisioner" in kinds or any("provisioner" in r.text for r in bare if r.kind in (reason_kind.LIMITS, reason_kind.EXCLUDED_TYPES)):
         return V016
