@@ -4,7 +4,10 @@ events` row pasted without its LAST SEEN column (read as a describe row: its obj
 `pod` for the scheduler's name, the pod lost), a Nominated + FailedScheduling pair worded as a capacity dispute
 with Fargate's taint as a cause to fix, a v0.32-v0.37 line running a NodePool and a Provisioner labelled v0.16-v0.31
 (and v0.5's `matched 0/1 provisioners`), and a pretty-printed JSON record whose first lines were counted
-unrecognised.
+unrecognised. The threads swept after it: a nominated existing node in conflict with the pod's volume (said as a
+node Karpenter launched), v0.32's karpenter.sh/legacy migration taint (a toleration advised), claims nominated one
+after another beside a node under MemoryPressure (said as launches that failed), a node.kubernetes.io/unreachable
+taint (said as a startup taint) and a no-provisioner StorageClass of local volumes.
 
 Every message is copied as its thread shows it. `says` are words the answer must contain for the established cause;
 `never` the misdiagnosis or misreading a reader would take.
@@ -81,6 +84,24 @@ PASTES: dict[str, Paste] = {
         "preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod..\n",
         {'node-filter', 'taint'}, ('A node did come up', 'MemoryPressure', 'Too many pods'),
         ('failed to launch', 'never registered')),
+    # two NodePools refusing pods meant for a managed node group: the GPU pool's taint and the app pool's missing
+    # node-group label keep them off on purpose, and Karpenter logs each pending pod's refusal (expected noise)
+    'node-group-pods-refused-by-every-pool': Paste(
+        'https://github.com/aws/karpenter-provider-aws/issues/7574',
+        '"incompatible with nodepool \\"gpu\\", daemonset overhead={\\"cpu\\":\\"605m\\",\\"memory\\":\\"1288Mi'
+        '\\",\\"pods\\":\\"12\\"}, did not tolerate nvidia.com/gpu=1:NoSchedule;\nincompatible with nodepool '
+        '\\"app\\", daemonset overhead={\\"cpu\\":\\"605m\\",\\"memory\\":\\"1288Mi\\",\\"pods\\":\\"12\\"}'
+        ', incompatible requirements, label \\"eks.amazonaws.com/nodegroup\\" does not have known values"\n',
+        {'taint', 'unknown-label'}, ('a label only nodes of an EKS managed node group carry', 'Karpenter logging it is '
+                                    'expected', 'look at the node group'),
+        ('add the label there',)),
+    # cert-manager's webhook with hostNetwork (and its host port) in a namespace a Fargate profile selects
+    'fargate-refuses-host-network': Paste(
+        'https://github.com/cert-manager/website/issues/696',
+        '  Warning  FailedScheduling  112s  fargate-scheduler  Pod not supported on Fargate: fields not supported: '
+        'HostNetwork, port contains HostIP or HostPort\n',
+        {'unsupported'}, ('HostNetwork (spec.hostNetwork)', 'containers[].ports[].hostPort', 'does not fall back to EC2'),
+        ('add a toleration',)),
 }
 
 # Not counted in the sweep (their threads are cited elsewhere): the trial's other findings, as the user pasted them
