@@ -145,6 +145,8 @@ def test_the_sweep_cites_threads_not_cited_before() -> None:
      "memory, 1 node(s) had volume node affinity conflict", "pega-web-1"),
     ("Warning   FailedScheduling       pod/web-0    0/8 nodes are available: 7 node(s) had volume node affinity "
      "conflict, 1 Insufficient cpu.", "web-0"),
+    ("shop      Warning   FailedScheduling   pod/web-0   0/3 nodes are available: 3 Insufficient cpu.", "shop/web-0"),
+    ("2m21s     Warning   FailedScheduling   pod/web-0   0/3 nodes are available: 3 Insufficient cpu.", "web-0"),
 ])
 def test_an_events_row_without_last_seen_names_its_pod_and_source(row: str, pod: str) -> None:
     """`TYPE REASON OBJECT MESSAGE` (LAST SEEN cut): the object is the pod, the reason says the source - never the

@@ -460,7 +460,7 @@ class RecordParser:
 
     def _parse_text(self, text: str) -> list[Parsed]:
         line = text.strip()
-        m = kube.GET_EVENT_NO_AGE.match(line) if line.startswith(("Normal", "Warning")) else None
+        m = kube.GET_EVENT_NO_AGE.match(line) if "/" in line[:200] else None
         if m is not None:
             return self._get_event(m)
         m = kube.DESCRIBE_EVENT.match(line)
