@@ -147,6 +147,9 @@ def test_the_sweep_cites_threads_not_cited_before() -> None:
      "conflict, 1 Insufficient cpu.", "web-0"),
     ("shop      Warning   FailedScheduling   pod/web-0   0/3 nodes are available: 3 Insufficient cpu.", "shop/web-0"),
     ("2m21s     Warning   FailedScheduling   pod/web-0   0/3 nodes are available: 3 Insufficient cpu.", "web-0"),
+    # `kubectl events` (1.26+): the LAST SEEN counts repeats, the object's kind is capitalised
+    ("3m12s (x2 over 3m12s)   Warning   FailedScheduling   Pod/web-0   0/3 nodes are available: 3 Insufficient cpu.",
+     "web-0"),
 ])
 def test_an_events_row_without_last_seen_names_its_pod_and_source(row: str, pod: str) -> None:
     """`TYPE REASON OBJECT MESSAGE` (LAST SEEN cut): the object is the pod, the reason says the source - never the
