@@ -494,7 +494,8 @@ class RecordParser:
         ns = m.groupdict().get("ns")
         kind, _, name = m.group("object").partition("/")
         pod = (f"{ns}/{name}" if ns else name) if kind.lower() == "pod" else None
-        result = classify(m.group("msg"), pod=pod, event=m.group("reason"), node=name if kind.lower() == "node" else None)
+        result = classify(m.group("msg"), pod=pod, event=m.group("reason"), age=m.groupdict().get("age"),
+                          node=name if kind.lower() == "node" else None)
         return [result] if result else []
 
     def _parse_json(self, text: str) -> list[Parsed] | None:
