@@ -23,6 +23,11 @@ class Example(NamedTuple):
 
 
 EXAMPLES = [
+    Example("Karpenter v0.5–v0.15 (console, `matched 0/N provisioners`)", "https://github.com/aws/karpenter-provider-aws/issues/1735",
+            "Could not schedule pod, matched 0/1 provisioners, tried provisioner/default: did not tolerate "
+            "nvidia.com/gpu=true:NoSchedule",
+            "Add a toleration for `nvidia.com/gpu=true:NoSchedule` to the GPU pod (a Provisioner's `spec.taints`), or "
+            "remove the taint if every pod may use those nodes."),
     Example("Karpenter v0.6 (console)", "https://github.com/aws/karpenter-provider-aws/issues/1308",
             '2022-02-09T22:20:06.877Z\tDEBUG\tcontroller.selection\tIgnoring pod, pod anti-affinity is not supported\t'
             '{"commit": "df57892", "pod": "default/elasticsearch-master-0"}',
@@ -90,6 +95,12 @@ EXAMPLES = [
             "2 Insufficient cpu, 3 node(s) didn't match Pod's node affinity/selector.",
             "Lower `resources.requests.cpu`, or let Karpenter add a node: the existing nodes are full or excluded by "
             "the pod's node affinity."),
+    Example("`kubectl get events` row without its LAST SEEN column (cluster-autoscaler)",
+            "https://github.com/pegasystems/pega-helm-charts/issues/663",
+            "Normal    NotTriggerScaleUp        pod/pega-web-1                  pod didn't trigger scale-up: 1 "
+            "Insufficient memory, 1 node(s) had volume node affinity conflict",
+            "Give each zone its own node group (the volume is pinned to one zone), tagged with its zone label when it "
+            "scales from zero, so cluster-autoscaler can add a node where the volume is."),
     Example("default-scheduler FitError", "https://github.com/kubernetes-sigs/karpenter/issues/932",
             "  Warning  FailedScheduling  77s (x3 over 4m14s)  default-scheduler  0/8 nodes are available: 1 Insufficient "
             "memory, 1 node(s) didn't find available persistent volumes to bind, 2 node(s) had untolerated taint "

@@ -97,6 +97,8 @@ def _judge(reason: Reason, pool: PoolReasons | None, dialect: str | None, load: 
         return reason
     f = fields_of(pool, dialect, reason)
     advice, cause = advise(_without_foreign_zones(reason, catalog), catalog, f.requirements, f.limits, platform)
+    if _zone_region(reason) is None and any("/h)" in a for a in advice):  # the region is not the log's: say whose
+        advice = [*advice, f"(Prices are {catalog.region}'s; explain --region names your region.)"]
     return replace(reason, plain=capital(no_type_plain(reason, pool, f, tuple(advice), only=cause))) if advice else reason
 
 

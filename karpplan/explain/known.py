@@ -38,6 +38,18 @@ DISRUPTION_TAINTS = {
 
 PLACEHOLDER = "hostname-placeholder-"
 
+# v0.32's migration from Provisioners to NodePools taints each old Provisioner so that new pods go to a NodePool
+LEGACY_TAINT = "karpenter.sh/legacy"
+
+
+def legacy_taint_plain(where: str) -> str:
+    return (f"{where} taints its nodes with {LEGACY_TAINT}=true:NoSchedule, the taint the v0.32 migration guide puts on "
+            "an old Provisioner so that new pods go to a NodePool instead: do not tolerate it. The pod needs a NodePool "
+            "that takes it (one for each Provisioner being replaced, with the same requirements, labels and taints - "
+            "karpenter-convert writes them): if there is none for this pod, create it; if there is, its own clause in "
+            "this message says why it refused the pod, and a NodePool with no clause was not considered (kubectl get "
+            "nodepools: is it there and Ready, with a valid EC2NodeClass?).")
+
 
 
 # taints the node lifecycle controller keeps on a node while its kubelet reports a pressure condition

@@ -12,7 +12,6 @@ from itertools import accumulate, compress, count, repeat
 from operator import add, itemgetter
 from typing import Any
 
-from karpplan.explain import restricted_domain
 from karpplan.explain.cut_clause import cut_off
 from karpplan.explain.describe_pod import DESCRIBE_START, START_FIELDS, DescribeReader
 from karpplan.explain.dialects import (
@@ -47,6 +46,7 @@ from karpplan.explain.envelope import (
     tolerant_fields,
 )
 from karpplan.explain.record_pod import pod_of
+from karpplan.explain.restricted_parse import refused_object
 from karpplan.explain.structure import (
     CLUSTER_AUTOSCALER,
     EXCLUDED_TYPES,
@@ -160,9 +160,6 @@ _QUOTED_LINES = re.compile(r"(?m)^(?:>[ \t]?)+")
 _BOX_BORDER = re.compile(r"(?m)^[ \t]*[\u2502\u2503][ \t]?|(?:[ \t]*[\u2502\u2503])+[ \t]*$")  # a row's empty columns too
 _MD_LINK = re.compile(r"\[([^\]\[]+)\]\(https?://[^)\s]*\)")
 _RESTRICTED = re.compile(r"Ignoring pod, label (?P<key>\S+) is restricted")  # v0.1x, before scheduling
-# v0.33+: the API server rejects a NodeClaim whose requirements (from the pods' selectors) use a restricted domain
-_CLAIM_RESTRICTED = re.compile(r'NodeClaim(?:\.karpenter\.sh)? \\?"(?P<claim>[^"\\]+)\\?" is invalid: \[?(?P<field>spec\.requirements'
-                               r'\[\d+\]\.key)[^\n]*?label domain \\?"(?P<domain>[^"\\]+)\\?" is restricted')
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 _DESCRIBE_NAME = re.compile(r"^Name:\s+(\S+)\s*$")
 _DESCRIBE_NS = re.compile(r"^Namespace:\s+(\S+)\s*$")
@@ -246,7 +243,7 @@ def _classify(message: str, *, source: str | None, event: str | None,
             return Parsed(src, event or ev, message, reasons=reasons), False
         if (verbose := _autoscaler_line(message, event)) is not None:
             return verbose, True
-    if (refused := _restricted(message, event)) is not None:
+    if (refused := refused_object(message, event)) is not None:
         return refused, False
     if any(t in message for t in claim_rejected.TRIGGERS) and (rejected := claim_rejected.parse_all(message)):
         reasons = tuple(Reason(MIN_VALUES if r.rule == "min-values" else UNSUPPORTED, r.text, value=r.claim,
@@ -280,14 +277,14 @@ def _classify(message: str, *, source: str | None, event: str | None,
     dialect = hint
     if json_message is not None and hint != K.V06:
         if json_message.startswith("Could not schedule pod"):
-            dialect = K.V016 if hint == K.V016 else K.V032
+            dialect = hint if hint in (K.V016, K.V05) else K.V032
         elif json_message.lower().startswith("could not schedule pod") and hint in (K.V032, None):
             dialect = K.V10
-    elif text.startswith("Could not schedule pod") and hint not in (K.V016, K.V06):
+    elif text.startswith("Could not schedule pod") and hint not in (K.V016, K.V06, K.V05):
         dialect = K.V032
     if all(r.kind == EXCLUDED_TYPES for r in bare) and not pools:
         dialect = K.V016 if hint == K.V016 else None
-    if bare and dialect in (K.V06, K.V016):  # bare reasons name Provisioner fields in these dialects
+    if bare and dialect in (K.V05, K.V06, K.V016):  # bare reasons name Provisioner fields in these dialects
         bare = with_plain(Parsed(KARPENTER, "", "", dialect=dialect, reasons=bare)).reasons
     return Parsed(KARPENTER, event or ("FailedScheduling" if pools or bare else "Log"), message, dialect=dialect,
                   pod=env_pod, pools=pools, reasons=bare, unparsed=unparsed), True
@@ -307,31 +304,6 @@ def _autoscaler_line(message: str, event: str | None) -> Parsed | None:
     named, found = predicate
     worded = with_plain(Parsed(CLUSTER_AUTOSCALER, "", "", reasons=tuple(found))).reasons
     return Parsed(CLUSTER_AUTOSCALER, event or "NotTriggerScaleUp", message, pod=named, reasons=worded)
-
-
-def _restricted(message: str, event: str | None) -> Parsed | None:
-    """A NodeClaim (or the user's NodePool) the API server refused for a key in a restricted label domain."""
-    if (cm := _CLAIM_RESTRICTED.search(message)) is not None:
-        return _claim_rejected(cm, message, event)
-    if (pm := restricted_domain.POOL_RESTRICTED.search(message)) is not None:
-        reason = Reason(UNSUPPORTED, pm.group(0).replace('\\"', '"'), key=pm.group("domain"), node_pool=pm.group("pool"),
-                        value=pm.group("field"), cause=restricted_domain.POOL_CAUSE)
-        return Parsed(KARPENTER, event or "Rejected", message, reasons=(replace(reason, plain=reason_plain(reason)),))
-    return None
-
-
-def _claim_rejected(cm: re.Match[str], message: str, event: str | None) -> Parsed:
-    """NodeClaims the API server refused for a restricted label domain in their requirements: each claim the
-    message names (one scheduling round's claims are joined with `; `), a domain said once."""
-    reasons: list[Reason] = []
-    for m in _CLAIM_RESTRICTED.finditer(message, cm.start()):
-        reason = Reason(UNSUPPORTED, m.group(0).replace('\\"', '"'), key=m.group("domain"), value=m.group("claim"),
-                        cause=restricted_domain.CLAIM_CAUSE)
-        if any(r.key == reason.key for r in reasons):
-            reason = replace(reason, plain=f"The API server rejected NodeClaim {reason.value} too, for the same "
-                                           f"restricted domain {reason.key}.")
-        reasons.append(reason if reason.plain else replace(reason, plain=reason_plain(reason)))
-    return Parsed(KARPENTER, event or "Log", message, reasons=tuple(reasons))
 
 
 def _node_class(e: nodeclass.NodeClassError, text: str) -> Parsed:
@@ -488,6 +460,9 @@ class RecordParser:
 
     def _parse_text(self, text: str) -> list[Parsed]:
         line = text.strip()
+        m = kube.GET_EVENT_NO_AGE.match(line) if "/" in line[:200] else None
+        if m is not None:
+            return self._get_event(m)
         m = kube.DESCRIBE_EVENT.match(line)
         if m is not None:
             component = m.group("source")
@@ -500,16 +475,7 @@ class RecordParser:
             return [result] if result else []
         m = kube.GET_EVENT.match(line)
         if m is not None:
-            obj = m.group("object")
-            if obj.lower().startswith("pod/"):
-                name = obj.split("/", 1)[1]
-                pod = f"{m.group('ns')}/{name}" if m.group("ns") else name
-            else:
-                pod = None
-            kind, _, name = obj.partition("/")
-            result = classify(m.group("msg"), pod=pod, event=m.group("reason"),
-                              node=name if kind.lower() == "node" else None)
-            return [result] if result else []
+            return self._get_event(m)
         pod = None
         if (cm := kube.CA_OBJECT.search(line)) is not None:
             pod = f"{cm.group('ns')}/{cm.group('name')}" if cm.group("ns") else cm.group("name")
@@ -520,6 +486,16 @@ class RecordParser:
         if line.startswith('"') and line.endswith('"') and len(line) > 1:
             message = string_at(line, 1)
         result = classify(message, pod=pod, time=tm.group(0) if tm else None)
+        return [result] if result else []
+
+    @staticmethod
+    def _get_event(m: re.Match[str]) -> list[Parsed]:
+        """A `kubectl get events` row: its object is the pod (or node) the message is about."""
+        ns = m.groupdict().get("ns")
+        kind, _, name = m.group("object").partition("/")
+        pod = (f"{ns}/{name}" if ns else name) if kind.lower() == "pod" else None
+        result = classify(m.group("msg"), pod=pod, event=m.group("reason"), age=m.groupdict().get("age"),
+                          node=name if kind.lower() == "node" else None)
         return [result] if result else []
 
     def _parse_json(self, text: str) -> list[Parsed] | None:

@@ -16,6 +16,7 @@ import re
 from dataclasses import replace
 from datetime import datetime
 
+from karpplan.explain import nomination
 from karpplan.explain.dialects import karpenter as K
 from karpplan.explain.dialects import nodeclass
 from karpplan.explain.dialects.nodeclass import NodeClassError
@@ -233,7 +234,8 @@ def link_nominations(explanation: Explanation) -> None:
             continue
         rejected = _rejections(explanation, p.pod)
         if claims := _renominated(explanation, p.pod):
-            item.plain = _renominated_plain(p, claims)
+            item.plain = nomination.pressured_plain(f"Pod {p.pod}" if p.pod else "The pod", (p.nominated or "").split(",")[0].strip(), claims, [
+                r for i in rejected for r in i.parsed.reasons]) or _renominated_plain(p, claims)
             continue
         span = _seconds(p.time, item.last_time) if item.count > 1 else None
         repeats = item.count
@@ -249,24 +251,10 @@ def link_nominations(explanation: Explanation) -> None:
             said = [r for i in rejected for r in i.parsed.reasons if r.plain]
             typed = [r for r in said if r.kind != NODE_FILTER] or said  # the volume / taint / topology, when named
             # the rejection is an item of the same answer, which words each cause: named here, not said twice
-            why = "; ".join(dict.fromkeys(r.text.rstrip(". ") for r in typed))
             item.plain = (f"{who}: Karpenter nominated {p.nominated}, but kube-scheduler keeps rejecting the pod "
                           f"(line {rejected[0].line}), so the nominated node cannot take it and waiting will not help: "
-                          f"fix the cause of the rejection ({why}), said with line {rejected[0].line}."
-                          + (" Here the two disagree on capacity: Karpenter counts that node as having room for the "
-                             "pod's requests while kube-scheduler does not (Karpenter's estimate of its allocatable, "
-                             "or pods Karpenter does not count there such as DaemonSet or static pods); check the "
-                             "node's Allocated resources (kubectl describe node) and upgrade Karpenter, which fixed "
-                             "such estimates." if any(w in ("Insufficient cpu", "Insufficient memory")
-                                                      for r in said for w in (r.counts or {})) and not
-                             _volume_zone(said) else "")
-                          + (" The node the scheduler finds in conflict with the pod's volume is most likely the one "
-                             "Karpenter launched for it: it went to a zone the pod's PersistentVolume is not in, and "
-                             "Karpenter replaces it with another in the wrong zone in a loop. Karpenter takes the zone "
-                             "from the PV's node affinity (kubectl get pv -o yaml): a PV pinned by a key it does not read "
-                             "as a zone, a claim bound only after the node was chosen, or a NodePool that cannot launch "
-                             "in that zone (no subnet there) leaves it in another zone - compare the PV's zone with the "
-                             "NodeClaim's (kubectl get nodeclaim -o wide)." if _volume_zone(said) else "")
+                          + nomination.fix_clause(said, typed, rejected[0].line) + nomination.leads_plain(said)
+                          + (nomination.volume_zone_plain(p.nominated or "") if _volume_zone(said) else "")
                           + (" Nodes that did not match the pod's node affinity/selector can include the nominated one: "
                              "Karpenter releases before the fix for kubernetes-sigs/karpenter#343 compared only the "
                              "labels a node carries, so a node lacking a well-known label the pod selects (such as "

@@ -52,6 +52,10 @@ _TRIGGERS = (b"schedule pod", b"nodes are available", b"fit in any node", b"pred
 _JSON_OPEN = re.compile(rb'(?:^|[\s:])\{"')
 _POOL_CLAUSE = re.compile(rb"^\s*(?:in)?compatible with (?:nodepool|provisioner)")
 MAX_WRAPPED_LINES = 20
+# a JSON record printed a field a line with its opening brace on the first field's line (`{"level":"ERROR",`): each
+# next line is one of its members (`"time":"...",`) or its closing brace, joined whatever the record says
+_JSON_MEMBER = re.compile(rb'^\s*(?:"[^"\n]{1,80}"\s*:|\}\s*,?\s*$)')
+MAX_MEMBER_LINES = 500
 MIN_PREFIX = 6  # shorter first words (`and`, `key`) may well begin a continuation
 BLOCK_BYTES = 1 << 20
 
@@ -168,9 +172,15 @@ def _same_head(data: bytes, line: bytes) -> bool:
 def _wrapped(pending: Record, line: bytes) -> bool:
     """Whether `line` continues `pending`: a message explain reads, left unfinished, and a line that starts no
     record of its own (checked in that order of cost; most lines of a log start a record)."""
-    if pending.lines >= MAX_WRAPPED_LINES or _RECORD_START.match(line) or not line.strip():
+    if _RECORD_START.match(line) or not line.strip():
         return False
     data = pending.data
+    if data[:2] == b'{"' and pending.lines < MAX_MEMBER_LINES and _JSON_MEMBER.match(line):
+        depth, in_string = depth_change(data)
+        if depth > 0 and not in_string:
+            return True
+    if pending.lines >= MAX_WRAPPED_LINES:
+        return False
     if not any(t in data for t in _TRIGGERS):
         return False
     if _same_head(data, line):
@@ -366,6 +376,8 @@ def _marked(lines: list[bytes], hit: list[int]) -> tuple[list[int], set[int]]:
     marked lines are one-line records with a trigger word; the unmarked ones, one-line records without."""
     n = len(lines)
     loose = list(compress(range(n), map(bytes.endswith, lines, repeat(_LOOSE_ENDS))))
+    # and a JSON record's first line that leaves it open after a member (`{"level":"ERROR",`): its members follow
+    loose.extend(i for i in compress(range(n), map(bytes.endswith, lines, repeat(b","))) if lines[i][:2] == b'{"')
     reader = {0, n - 1, *loose}
     reader.update(i + 1 for i in loose)
     after = [i + 1 for i in hit if i + 1 < n]

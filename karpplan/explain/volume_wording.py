@@ -22,7 +22,10 @@ def volume_plain(text: str, requirements: str = "spec.template.spec.requirements
     if "available persistent volumes to bind" in low:
         return (f"{text}: the pod's claim is unbound and no existing PersistentVolume matches it on those nodes "
                 "(storageClassName, size, access modes, or the PV's node affinity); provision one, or give the claim a "
-                "StorageClass that can create it.")
+                "StorageClass that can create it. A StorageClass of local volumes (provisioner: "
+                "kubernetes.io/no-provisioner) creates none: each node the pod may use needs its own PersistentVolume of "
+                "that class, made by hand or by a local volume provisioner running on the node - kubectl get pv "
+                "shows which nodes have one free.")
     if "enough free storage" in low:
         return (f"{text}: the claim's StorageClass belongs to a CSI driver that publishes storage capacity per node "
                 "(CSIStorageCapacity - local volumes such as LVM, ZFS or TopoLVM), and none of those nodes has room for "

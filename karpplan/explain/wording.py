@@ -70,7 +70,7 @@ def fields_of(pool: PoolReasons | None, dialect: str | None = None, reason: Reas
 PROVISIONER_NAME = "karpenter.sh/provisioner-name"
 
 
-_PROVISIONER_DIALECTS = (K.V06, K.V016)
+_PROVISIONER_DIALECTS = (K.V05, K.V06, K.V016)
 
 
 def _pool_name(pool: PoolReasons | None, dialect: str | None = None) -> str:
@@ -96,6 +96,12 @@ def _taint_text(r: Reason) -> str:
 
 def _startup_taint(r: Reason, nodes: str) -> str | None:
     """The wording for a taint that its owner removes by itself, or None for an ordinary taint."""
+    if r.key == "node.kubernetes.io/unreachable":  # no startup taint: a node that stopped reporting
+        return (f"{nodes} carry the taint {r.key}: their kubelet stopped reporting to the API server (the instance is "
+                "down or stopped, its network is cut, or the kubelet died); the node lifecycle controller removes by itself "
+                "the taint once the node reports again, so do not add a toleration: bring the node back or replace it "
+                "(kubectl describe node shows since when its conditions are Unknown); while no other node has room, "
+                "nothing can take the pod.")
     owner = known.transient_taint(r.key)
     if owner is not None:
         who, when = owner
@@ -159,6 +165,8 @@ def _taint_plain(r: Reason, where: str, f: PoolFields, source: str, *, in_pool: 
     startup = _startup_taint(r, f"the nodes of {where}" if in_pool else "the nodes")
     if startup is not None:
         return startup
+    if r.key == known.LEGACY_TAINT:
+        return known.legacy_taint_plain(where if in_pool else "a Provisioner")  # only Provisioners carry it
     effect = r.effect or "NoSchedule"
     return (f"{where} taints its nodes with {_taint_text(r)} ({f.taints}) and the pod's spec.tolerations has no "
             f"entry for it; add a toleration (key: {r.key}, operator: {'Equal' if r.value else 'Exists'}"
@@ -294,7 +302,9 @@ def _conflict_plain(r: Reason, where: str, f: PoolFields, in_pool: bool = False)
     if r.key in _WELL_KNOWN_POOL_KEYS:
         return (f"the pod asks for {pod_side or 'a different pool'} but this is {where}"
                 f" ({pool_side or r.key}); that is expected when the pod pins another pool through "
-                f"nodeSelector / nodeAffinity on {r.key}.")
+                f"nodeSelector / nodeAffinity on {r.key}. If no pool of that name exists (kubectl get "
+                f"{'provisioners' if f is PROVISIONER_FIELDS else 'nodepools'}), nothing "
+                "will ever launch a node for the pod: correct the name it selects.")
     if known.PLACEHOLDER in pod_side + pool_side and (in_pool or _empty_side(pod_side)):
         return _placeholder_pinned_plain(r, where, pod_side)
     if known.PLACEHOLDER in pod_side + pool_side:
@@ -412,7 +422,11 @@ def _header(p: Parsed, who: str) -> str:
         return f"{who} did not make cluster-autoscaler add a node: no node group's template node would take it."
     if p.source == fargate.SOURCE:
         return f"{who} was not scheduled by the EKS Fargate scheduler (fargate-scheduler)."
-    return f"{who} could not be scheduled by Karpenter" + (f" ({p.dialect} log)" if p.dialect else "") + "."
+    log = f" ({p.dialect} log)" if p.dialect else ""
+    if p.reasons and not p.pools and all(r.kind == reason_kind.EXCLUDED_TYPES for r in p.reasons):
+        return (f"Karpenter narrowed the instance types of a pool for {'the pod' if who == 'The pod' else who}{log}: not "
+                "a failure by itself (the types left were still tried); its error line, if any, says why it failed.")
+    return f"{who} could not be scheduled by Karpenter{log}."
 
 
 def _ordinary_taints(reasons: tuple[Reason, ...]) -> list[Reason]:
@@ -453,20 +467,21 @@ def _pool_sentences(p: Parsed) -> list[str]:
     """A sentence per pool's reason; a clause several pools share (or an empty zone set against each) said once."""
     sentences: list[str] = []
     no_zone = [(r, pool) for pool in p.pools for r in pool.reasons if _no_zone(r)]
-    same: dict[tuple[str, str], list[PoolReasons]] = {}
+    # a NodePool and a Provisioner (v0.32-v0.37 ran both) keep the clause in different fields: said apart
+    same: dict[tuple[str, str, str], list[PoolReasons]] = {}
     for pool in p.pools:
         for r in pool.reasons:
             if r.kind != reason_kind.NO_INSTANCE_TYPE and not _no_zone(r):
-                same.setdefault((r.kind, r.text), []).append(pool)
-    said: set[tuple[str, str]] = set()
+                same.setdefault((r.kind, r.text, pool.kind), []).append(pool)
+    said: set[tuple[str, str, str]] = set()
     for pool in p.pools:
         for r in pool.reasons:
             if len(no_zone) > 1 and _no_zone(r):
                 continue
-            pools = same.get((r.kind, r.text), [])
+            pools = same.get((r.kind, r.text, pool.kind), [])
             if len(pools) > 1:  # the same clause for several pools: one sentence naming them all
-                if (r.kind, r.text) not in said:
-                    said.add((r.kind, r.text))
+                if (r.kind, r.text, pool.kind) not in said:
+                    said.add((r.kind, r.text, pool.kind))
                     sentences.append(capital(reason_plain(r, pool, p.source, p.dialect, where=_pools_named(pools))))
                 continue
             sentences.append(capital(r.plain or reason_plain(r, pool, p.source, p.dialect)))
@@ -499,6 +514,11 @@ def item_plain(item: Item) -> str:
     # meant for it (the GPU pool of aws/karpenter-provider-aws#8068), so it is said before the other pools' misfits.
     at_limits = [r for r in p.reasons if r.kind == reason_kind.LIMITS]
     sentences += [capital(r.plain or reason_plain(r, None, p.source, p.dialect)) for r in at_limits]
+    if p.source == "karpenter" and p.pools and any(r.node_pool is None for r in at_limits):
+        # Karpenter checks a pool's limits before the pod and says no more of it: the pool is one it does not name
+        sentences.append(f"That pool is none of those named after it ({', '.join(_pool_name(q) for q in p.pools)}): "
+                         "the one at its limits may be the very pool meant for the pod - kubectl get "
+                         f"{'provisioners' if p.pools[0].kind == 'provisioner' else 'nodepools'} lists them all.")
     sentences += _pool_sentences(p)
     grouped = _ordinary_taints(p.reasons)
     if p.source == "karpenter" and len(grouped) < 2:

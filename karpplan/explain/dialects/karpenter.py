@@ -16,6 +16,7 @@ from karpplan.explain import structure as reason_kind
 from karpplan.explain.cut_clause import cut_off
 from karpplan.explain.structure import ParsedRequirement, PoolReasons, Reason
 
+V05 = "v0.5-v0.15"  # `Could not schedule pod, matched 0/N provisioners, tried provisioner/X: ...`
 V06 = "v0.6"
 V016 = "v0.16-v0.31"
 V032 = "v0.32-v0.37"
@@ -238,13 +239,15 @@ def parse_error(text: str) -> tuple[str | None, list[PoolReasons], list[Reason],
     unparsed: list[str] = []
     kinds: set[str] = set()
     if m is not None and m.group("matched"):
-        hint = V016
+        hint = V05
     last: tuple[str, str] | None = None  # the pool of the clause before
     for clause in split_clauses(text):
         pm = _POOL.match(clause) or _TRIED.match(clause)
         # Karpenter joins a pool's several requirement conflicts with "; " too (`..., key role, ...; key
         # topology.kubernetes.io/zone, ...`): the second one is still that pool's
-        if pm is None and last is not None and clause.lstrip().startswith("key ") and (
+        # and a pool's head ended by "; " (`daemonset overhead={...}; incompatible requirements, ...`) has its one
+        # reason in the next clause
+        if pm is None and last is not None and (clause.lstrip().startswith("key ") or not pools[last][1]) and (
                 reason := parse_reason(clause)) is not None:
             if reason not in pools[last][1]:
                 pools[last][1].append(reason)
@@ -282,6 +285,8 @@ def _dialect_hint(text: str, kinds: set[str], bare: list[Reason], enveloped: boo
     """The dialect the words of a message show, when its envelope did not. A bare reason says v1.5+ only behind
     an envelope (`Failed to schedule pod, <reason>`): pasted alone it may be any version's clause with its
     pool prefix cut off, and nothing is claimed."""
+    if {"provisioner", "nodepool"} <= kinds or "karpenter.sh/legacy" in text:  # v0.32 ran both (migration taint)
+        return V032
     if "provisioner" in kinds or any("provisioner" in r.text for r in bare if r.kind in (reason_kind.LIMITS, reason_kind.EXCLUDED_TYPES)):
         return V016
     if "did not tolerate taint (taint=" in text or "(NodePool=" in text:

@@ -55,10 +55,15 @@ _UNTOLERATED_NEW = re.compile(r"had untolerated taint\(s\)")
 DESCRIBE_EVENT = re.compile(
     r"^\s*(?P<type>Normal|Warning)\s+(?P<reason>[A-Za-z]+)\s+(?P<age>(?!\d+/\d+ nodes )\S+(?: \(x\d+ over \S+\))?)\s+"
     r"(?:(?P<source>(?!\d+/\d+ nodes )\S+(?:, \S+)?)\s+)?(?P<msg>\S.*)$")  # older kubectl: no From
-# `kubectl get events` rows: [NAMESPACE] LAST SEEN TYPE REASON OBJECT MESSAGE
+# `kubectl get events` rows: [NAMESPACE] LAST SEEN TYPE REASON OBJECT MESSAGE (`kubectl events`: `2m (x3 over 9m)`)
 GET_EVENT = re.compile(
-    r"^\s*(?:(?P<ns>[a-z0-9][-a-z0-9.]*)\s+)?(?P<age>\S+)\s+(?P<type>Normal|Warning)\s+(?P<reason>[A-Za-z]+)\s+"
-    r"(?P<object>[a-z]+(?:\.[\w.]+)?/\S+)\s+(?P<msg>\S.*)$")
+    r"^\s*(?:(?P<ns>[a-z0-9][-a-z0-9.]*)\s+)?(?P<age>(?:\d\S*|<\S+>)(?: \(x\d+ over \S+\))?)\s+(?P<type>Normal|Warning)\s+(?P<reason>[A-Za-z]+)\s+"
+    r"(?P<object>[A-Za-z]+(?:\.[\w.]+)?/\S+)\s+(?P<msg>\S.*)$")
+# the same rows pasted without LAST SEEN (the first column cut, or the header and age dropped): TYPE REASON OBJECT
+# MESSAGE - an object (`pod/x`) where a describe row has its Age, which never holds a `/`
+GET_EVENT_NO_AGE = re.compile(
+    r"^\s*(?:(?![\dsmhdy]+\s)(?P<ns>[a-z0-9][-a-z0-9.]*)\s+)?(?P<type>Normal|Warning)\s+(?P<reason>[A-Za-z]+)\s+"
+    r"(?P<object>[A-Za-z]+(?:\.[\w.]+)?/[^\s/]+)\s+(?P<msg>\S.*)$")  # (a namespace, never an age: `2m21s`)
 KLOG = re.compile(r"^[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d+\s+\d+ [\w.-]+:\d+\] ")
 CA_OBJECT = re.compile(r'Kind:"Pod", Namespace:"(?P<ns>[^"]*)", Name:"(?P<name>[^"]*)"')
 # klog's `pod="ns/name"`, and the FitError of kube-scheduler before 1.9: `pod (name) failed to fit in any node`
