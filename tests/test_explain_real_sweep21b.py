@@ -190,6 +190,7 @@ def test_matched_provisioners_is_an_early_provisioner_dialect() -> None:
     fields."""
     [item] = explain_text(_V05).item_list()
     assert item.parsed.dialect == "v0.5-v0.15" and "v0.16-v0.31" not in item.plain
+    assert item.to_document()["dialect"] == "v0.6"  # the contract's closed list: its earliest dialect
 
 
 def test_a_pretty_printed_record_opened_on_its_first_field_is_one_record() -> None:

@@ -252,7 +252,9 @@ class Item:
         if fargate or (p.scheduler and p.source == KUBE_SCHEDULER):
             doc["scheduler"] = FARGATE_SCHEDULER if fargate else p.scheduler
         if p.dialect is not None:
-            doc["dialect"] = p.dialect
+            # The contract's dialects are closed (cli-contract.md): v0.5's `matched 0/N provisioners` lines, read
+            # apart inside, are its earliest, v0.6.
+            doc["dialect"] = "v0.6" if p.dialect == "v0.5-v0.15" else p.dialect
         doc["time"] = p.time
         doc["pod"] = p.pod
         if self.workload is not None:
