@@ -70,7 +70,8 @@ def test_node_explains_each_pod(tmp_path: Path) -> None:
     assert result.exit_code == 1, result.output
     doc = json.loads(result.stdout)
     fates = {p["name"]: p["outcome"] for p in doc["pods"]}
-    assert fates["default/web-2"].startswith("moves in action 2 (multi-node consolidation) to ")
+    assert fates["default/web-2"].startswith("would move to ")
+    assert fates["default/web-2"].endswith(" in action 2 (multi-node consolidation)")
     assert "a bare pod: evicted, nothing recreates it" in fates["default/shell"]
     assert doc["candidate"] == "yes"
     assert doc["decision"] == doc["steadyState"]

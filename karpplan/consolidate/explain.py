@@ -140,7 +140,7 @@ def _moved_fates(result: SteadyState, number: int, name: str, pods: list[Pod]) -
         if pod.key in evicted:
             where = f"evicted in action {number} ({how}): a bare pod: evicted, nothing recreates it"
         elif pod.key in action.moves:
-            where = f"moves in action {number} ({how}) to {_where(result, action.moves[pod.key])}"
+            where = f"would move to {_where(result, action.moves[pod.key])} in action {number} ({how})"
             zones = pod.template.volumes.allowed
             if zones is not None:
                 where += f": its volumes hold it to {', '.join(sorted(zones))} ({pod.template.volumes.claims[0].subject})"
@@ -149,8 +149,8 @@ def _moved_fates(result: SteadyState, number: int, name: str, pods: list[Pod]) -
         fates.append(PodFate(pod.key, pod.owner or pod.workload, where))
     for key, (i, pod) in arrived.items():
         if key in action.moves:
-            fates.append(PodFate(key, pod.owner or pod.workload, f"moved here in action {i}; moves in action "
-                                 f"{number} ({how}) to {_where(result, action.moves[key])}"))
+            fates.append(PodFate(key, pod.owner or pod.workload, f"moved here in action {i}; would move to "
+                                 f"{_where(result, action.moves[key])} in action {number} ({how})"))
     return fates
 
 
