@@ -162,6 +162,14 @@ def _arrived(result: SteadyState, name: str, before: int) -> dict[str, tuple[int
     return {key: (i, pods[key]) for key, i in moved.items() if key in pods}
 
 
+def _candidacy(state: ClusterState, name: str) -> str:
+    """"yes", or why the node is no candidate for consolidation (in `state`), without simulating it."""
+    node = state.node(name)
+    c = new_candidate(node, state.pods_on.get(name, []), dict(state.pools), dict(state.disruption),
+                      state.pdb_limits())
+    return c if isinstance(c, str) else (consolidation_refusal(c, "underutilized") or "yes")
+
+
 def _single_node(state: ClusterState, name: str) -> tuple[str, list[PodFate], str]:
     """The node's candidacy, its pods' fates and what single-node consolidation would do to it in `state`."""
     node = state.node(name)
@@ -210,7 +218,7 @@ def explain_node(options: ConsolidateOptions, name: str, *, read_as: tuple[Snaps
     node = state.node(name)
     number = _removed_by(result, name)
     if number is not None:
-        candidate, _, _ = _single_node(state, name)
+        candidate = _candidacy(state, name)
         fates = _moved_fates(result, number, name, state.pods_on.get(name, []))
         decision = final
     else:
