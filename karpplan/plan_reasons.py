@@ -132,7 +132,8 @@ def _wanted(problem: Problem, template: PodTemplate, pool: NodePool, kind: str) 
     alternatives = template.affinity.strict_alternatives()
     if alternatives:
         # A term asking for a label the pool does not define matches no node of it, whatever its type.
-        alternatives = [a for a in alternatives if not a.undefined_custom_keys(pool.requirements, L.WELL_KNOWN)]
+        alternatives = [a for a in alternatives if not a.undefined_custom_keys(pool.requirements,
+                                                                          L.WELL_KNOWN | problem.catalog.label_keys())]
         if not alternatives:
             return None
     wanted = (alternatives[0] & pool.requirements) if alternatives else pool.requirements

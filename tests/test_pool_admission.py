@@ -81,9 +81,9 @@ def test_groups_sharing_a_node_selector_are_checked_once_per_pool(tmp_path: Path
     checked: list[tuple[str, str]] = []
     inner = admission._admission
 
-    def counting(template: PodTemplate, pool: NodePool) -> tuple[str, str, bool]:
+    def counting(template: PodTemplate, pool: NodePool, well_known: frozenset[str]) -> tuple[str, str, bool]:
         checked.append((template.namespace, pool.name))
-        return inner(template, pool)
+        return inner(template, pool, well_known)
 
     monkeypatch.setattr(admission, "_admission", counting)
     admission._forget()

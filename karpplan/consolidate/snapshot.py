@@ -44,9 +44,8 @@ from karpplan.model import labels as L
 from karpplan.model.build_fields import Field
 from karpplan.model.build_pods import parse_label_selector
 from karpplan.model.inventory import Inventory
-from karpplan.model.nodes import ExistingNode
+from karpplan.model.nodes import ExistingNode, is_starting, shed_startup_taints
 from karpplan.model.pods import Pod
-from karpplan.model.taints import Taint
 
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 # The taints Karpenter puts on a node it is disrupting: v1's `karpenter.sh/disrupted:NoSchedule`, v1beta1's
@@ -247,36 +246,14 @@ def is_deleting(doc: Document) -> bool:
     return isinstance(taints, list) and any(isinstance(t, dict) and t.get("key") in DISRUPTED_TAINTS for t in taints)
 
 
-# `StateNode.Initialized`: a node Karpenter manages is initialized once it carries this label as "true"
-INITIALIZED_LABEL = "karpenter.sh/initialized"
-REGISTERED_LABEL = "karpenter.sh/registered"
-UNREGISTERED_TAINT = "karpenter.sh/unregistered"
-# `scheduling.IsKnownEphemeralTaint`: taints an uninitialized node sheds as it starts, which Karpenter's simulation
-# ignores on it (`StateNode.Taints`), as it ignores its NodePool's startupTaints
-EPHEMERAL_TAINTS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable",
-                    "node.cloudprovider.kubernetes.io/uninitialized", UNREGISTERED_TAINT)
-
-
 def starting(doc: Document) -> bool:
-    """A Karpenter node the Node itself shows still starting: registered (`karpenter.sh/registered`) or still
-    tainted `karpenter.sh/unregistered`, without `karpenter.sh/initialized: "true"`. A Node with neither mark
-    (a hand-written snapshot) is taken as initialized."""
+    """`model/nodes.is_starting` of the Node document as written."""
     labels = doc.metadata.get("labels")
     labels = labels if isinstance(labels, dict) else {}
-    if "karpenter.sh/nodepool" not in labels or str(labels.get(INITIALIZED_LABEL)) == "true":
-        return False
     spec = doc.body.get("spec")
     taints = spec.get("taints") if isinstance(spec, dict) else None
-    unregistered = isinstance(taints, list) and any(isinstance(t, dict) and t.get("key") == UNREGISTERED_TAINT
-                                                    for t in taints)
-    return REGISTERED_LABEL in labels or INITIALIZED_LABEL in labels or unregistered
-
-
-def shed_startup_taints(node: ExistingNode, startup: Sequence[Taint]) -> ExistingNode:
-    """An uninitialized node as Karpenter's simulation sees it: without the ephemeral and startup taints."""
-    kept = tuple(t for t in node.taints if t.key not in EPHEMERAL_TAINTS
-                 and not any(s.key == t.key and s.effect == t.effect for s in startup))
-    return node if kept == node.taints else replace(node, taints=kept)
+    keys = [str(t.get("key")) for t in taints if isinstance(t, dict)] if isinstance(taints, list) else []
+    return is_starting({str(k): str(v) for k, v in labels.items()}, keys)
 
 
 def is_not_ready(doc: Document) -> bool:

@@ -2,7 +2,8 @@
 `patches[].path`, `patchesStrategicMerge[]` and `patchesJson6902[].path` (kubernetes-sigs/kustomize
 api/types/kustomization.go) are not objects of their own, but parts kustomize merges into the objects of its
 resources. Read as objects, a strategic merge patch is the base Deployment "defined twice" and a JSON 6902
-patch (a list of operations) is no object at all; so every command leaves them out: lint says at the
+patch (a list of operations) is no object at all, nor is a `replacements[].path` file; so every command leaves
+them out: lint says at the
 kustomization that the merged objects are judged by linting `kustomize build`'s output, plan (`patches_note`)
 that it planned the objects as the bases write them."""
 
@@ -44,19 +45,31 @@ def named_patches(doc: Document) -> Iterator[tuple[str, str]]:
             yield f"patchesStrategicMerge[{index}]", entry
 
 
+def named_replacements(doc: Document) -> Iterator[tuple[str, str]]:
+    """(field path, file path as written) of each replacements file the kustomization names (`replacements:
+    - path: f.yaml`): a replacement (or a list of them, kubeflow/manifests' model-registry overlay) that kustomize
+    applies to the objects it lists, no object of its own; inline replacements name no file."""
+    entries = doc.body.get("replacements")
+    for index, entry in enumerate(entries if isinstance(entries, list) else []):
+        path = entry.get("path") if isinstance(entry, dict) else None
+        if isinstance(path, str) and path:
+            yield f"replacements[{index}].path", path
+
+
 def patch_files(documents: Sequence[Document]) -> frozenset[str]:
-    """The files (normalised paths) the input's kustomizations name as patches."""
+    """The files (normalised paths) the input's kustomizations name as patches or replacements."""
     out: set[str] = set()
     for doc in documents:
         if is_kustomization(doc):
             base = os.path.dirname(doc.origin.file)
-            out.update(os.path.normpath(os.path.join(base, path)) for _, path in named_patches(doc))
+            named = [*named_patches(doc), *named_replacements(doc)]
+            out.update(os.path.normpath(os.path.join(base, path)) for _, path in named)
     return frozenset(out)
 
 
 def without_patches(documents: Sequence[Document],
                     problems: Sequence[InputProblem]) -> tuple[list[Document], list[InputProblem]]:
-    """The documents and reading problems with the kustomize patch files left out."""
+    """The documents and reading problems with the kustomize patch and replacements files left out."""
     patches = patch_files(documents)
     if not patches:
         return list(documents), list(problems)

@@ -6,7 +6,8 @@ empty documents (skipped). So `helm template ... | karpplan plan -` and
 `kubectl get nodes,pods -A -o yaml | karpplan plan -` both work.
 
 Every problem (missing or unreadable file, file over the size limit, invalid YAML, alias bomb, a document
-that is not a mapping...) becomes one `InputProblem` with `file:line`; all of them are collected and raised
+that is not a mapping...) becomes one `InputProblem` with `file:line` (but a list of data in a file found by
+reading a directory, a repository's fixtures, is skipped as a mapping without kind is); all of them are collected and raised
 together as one `InputError`.
 
 YAML and JSON parsing (no recursion, depth and alias-bomb guards) is in `inputs/parsers.py`. The cyclic
@@ -104,10 +105,21 @@ def _is_list_kind(body: LineDict) -> bool:
     return isinstance(kind, str) and kind.endswith("List") and "items" in body
 
 
+def _data_list(data: object) -> bool:
+    """A top-level list none of whose items is written as an object (no `kind`): a data file (a load generator's
+    people.json, kubescape-exceptions.json, a kustomize replacements list), not manifests written as a list."""
+    return isinstance(data, list) and not any(isinstance(item, dict) and "kind" in item for item in data)
+
+
 def _documents_of(
-    data: object, origin: Origin, source: str | None, problems: list[InputProblem]
+    data: object, origin: Origin, source: str | None, problems: list[InputProblem], walked: bool = False
 ) -> Iterator[Document]:
     if data is None:
+        return
+    if walked and _data_list(data):
+        # Found by reading a directory (`karpplan lint .` on a repository): skipped as not a Kubernetes object,
+        # as a mapping without kind is; named on the command line, it is refused.
+        yield Document(LineDict(line=origin.line), origin, source)
         return
     if not isinstance(data, LineDict):
         problems.append(
@@ -142,8 +154,10 @@ def _documents_of(
         yield from _documents_of(item, item_origin, source, problems)
 
 
-def parse_documents(text: str, file: str, *, json_fallback: bool | None = None) -> list[Document]:
-    """Parse one file's text. Raises InputError with every problem found in it."""
+def parse_documents(text: str, file: str, *, json_fallback: bool | None = None,
+                    walked: bool = False) -> list[Document]:
+    """Parse one file's text. Raises InputError with every problem found in it. `walked`: the file was found by
+    reading a directory, so a top-level list of data is skipped, not refused (`_documents_of`)."""
     problems: list[InputProblem] = []
     documents: list[Document] = []
     if json_fallback is None:
@@ -158,7 +172,7 @@ def parse_documents(text: str, file: str, *, json_fallback: bool | None = None) 
             if at >= 0 and source_lines[at] > previous_end:
                 source = sources[at]
             previous_end = end
-            documents.extend(_documents_of(data, Origin(file, start), source, problems))
+            documents.extend(_documents_of(data, Origin(file, start), source, problems, walked))
     except (yaml.YAMLError, LoadProblem) as exc:
         problem = exc if isinstance(exc, LoadProblem) else yaml_problem(exc, text)
         looks_like_json = text.lstrip()[:1] in ("{", "[")
@@ -171,7 +185,7 @@ def parse_documents(text: str, file: str, *, json_fallback: bool | None = None) 
                     problem = json_exc
             else:
                 problems.clear()
-                documents = list(_documents_of(recovered, Origin(file, 1), None, problems))
+                documents = list(_documents_of(recovered, Origin(file, 1), None, problems, walked))
                 if problems:
                     raise InputError(problems) from None
                 return documents
@@ -266,11 +280,11 @@ def _read_stdin(stream: TextIO, max_bytes: int) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _expand_paths(paths: Sequence[str], problems: list[InputProblem]) -> list[tuple[str, Path | None]]:
-    """(label, path) per file to read, `None` path for stdin; directories expanded. A file named twice (itself and
+def _expand_paths(paths: Sequence[str], problems: list[InputProblem]) -> list[tuple[str, Path | None, bool]]:
+    """(label, path, found by reading a directory) per file to read, `None` path for stdin; directories expanded. A file named twice (itself and
     by its directory, `karpplan lint pool.yaml .`) is read once, where first named: its objects are not "defined
     twice"."""
-    out: list[tuple[str, Path | None]] = []
+    out: list[tuple[str, Path | None, bool]] = []
     seen_stdin = False
     seen: set[str] = set()
     for raw in paths:
@@ -278,11 +292,12 @@ def _expand_paths(paths: Sequence[str], problems: list[InputProblem]) -> list[tu
             if seen_stdin:
                 problems.append(InputProblem(Origin(STDIN_NAME, 0), "'-' (stdin) is given more than once"))
             else:
-                out.append((STDIN_NAME, None))
+                out.append((STDIN_NAME, None, False))
             seen_stdin = True
             continue
         path = Path(raw)
-        if path.is_dir():
+        walked = path.is_dir()
+        if walked:
             found = [(str(f), f) for f in _manifest_files(path)]
             if not found:
                 problems.append(InputProblem(Origin(raw, 0), "directory holds no *.yaml, *.yml or *.json files"))
@@ -292,7 +307,7 @@ def _expand_paths(paths: Sequence[str], problems: list[InputProblem]) -> list[tu
             key = os.path.realpath(file)
             if key not in seen:
                 seen.add(key)
-                out.append((label, file))
+                out.append((label, file, walked))
     return out
 
 
@@ -306,7 +321,7 @@ def read_documents(
     `-`), so what reads the documents later (lint's columns) need not read a file again: stdin cannot be."""
     problems: list[InputProblem] = []
     documents: list[Document] = []
-    for label, path in _expand_paths(paths, problems):
+    for label, path, walked in _expand_paths(paths, problems):
         try:
             if path is None:
                 text = _read_stdin(stdin if stdin is not None else sys.stdin, max_bytes)
@@ -314,7 +329,8 @@ def read_documents(
                 text = _read_file(path, label, max_bytes)
             if texts is not None:
                 texts[label] = text
-            documents.extend(parse_documents(text, label, json_fallback=False if path is None else None))
+            documents.extend(parse_documents(text, label, json_fallback=False if path is None else None,
+                                             walked=walked))
         except InputError as exc:
             problems.extend(exc.problems)
         except MemoryError:

@@ -83,10 +83,12 @@ def _scalar(event: yaml.ScalarEvent) -> object:
     """A scalar as Kubernetes' YAML reader would see it."""
     value: str = event.value
     tag = event.tag
-    if tag is None or tag == "!":
+    if tag is None or tag.startswith("!"):
         if tag is None and event.implicit[0]:
             tag = _resolve_plain(value)
         else:
+            # A local tag (CloudFormation's `!Ref x`, `!Sub ...`) is no type Kubernetes' reader (go-yaml v2) knows:
+            # it keeps the text, as it does a quoted scalar's.
             return value
     if tag in (_STR, _TIMESTAMP):
         # Timestamps are resolved only into time fields in Kubernetes; everywhere karpplan looks they are text.
@@ -231,7 +233,8 @@ def _open(event: Any, line: int, stack: list[_Collection], anchors: _Anchors) ->
     """A mapping or sequence starts: refused nested past MAX_DEPTH or with a tag YAML's safe loader refuses."""
     if len(stack) >= MAX_DEPTH:
         raise LoadProblem(line, f"nested more than {MAX_DEPTH} levels deep")
-    if event.tag not in (None, "!", _TAG + "map", _TAG + "seq", _TAG + "omap"):
+    # A local tag (`!GetAtt [a, b]`, `!If [...]`: CloudFormation) is ignored, as go-yaml v2 ignores it.
+    if event.tag not in (None, _TAG + "map", _TAG + "seq", _TAG + "omap") and not event.tag.startswith("!"):
         raise LoadProblem(line, f"invalid YAML: could not determine a constructor for the tag {event.tag!r}")
     if event.anchor is not None:
         anchors.open.add(event.anchor)

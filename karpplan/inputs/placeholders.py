@@ -31,6 +31,9 @@ def placeholder_in(text: str | None) -> str | None:
 # A Go template action as Helm writes them: `{{ .Values.x }}`, `{{- include "c.labels" . | nindent 4 }}`, `{{- end }}`,
 # and the opening of a comment, which may run over many lines (`{{/*` ... `*/}}`, a chart's header note).
 GO_ACTION = re.compile(r"\{\{-?\s.*?\s?-?\}\}|\{\{[-./\w\s\"|()$]*\}\}|\{\{-?\s*/\*")
+# A quoted YAML scalar: an action inside one (`title: '{{ template "slack.title" . }}'`, an Alertmanager config) is a
+# string to YAML, so it is not what broke the file.
+_QUOTED = re.compile(r"'[^'\n]*'|\"(?:[^\"\\\n]|\\.)*\"")
 _CHART_DEPTH = 3  # templates/, templates/sub/: where Chart.yaml is looked for above a template
 
 
@@ -55,7 +58,9 @@ def helm_template_problem(text: str, file: str, error_line: int) -> tuple[int, s
     candidates = [error_line] if 0 < error_line <= len(lines) else []
     candidates += [i for i, line in enumerate(lines[:max(error_line, 1)], 1) if line.strip().startswith("{{")]
     for number in candidates:
-        action = GO_ACTION.search(lines[number - 1])
+        action = GO_ACTION.search(_QUOTED.sub("''", lines[number - 1]))
+        if action is not None:
+            action = GO_ACTION.search(lines[number - 1])
         if action is not None:
             shown = action.group(0) if len(action.group(0)) <= 60 else action.group(0)[:57] + "..."
             return number, (f"unrendered Helm template: {shown} is Go templating, not YAML; render the chart first "

@@ -61,13 +61,14 @@ from karpplan.model.derived import (
 )
 from karpplan.model.eksctl import node_group_notices
 from karpplan.model.empty_nodes import empty_nodes_notice
+from karpplan.model.hooks import hooks_notice, without_unrun_hooks
 from karpplan.model.inventory import InputNotice, Inventory, SkippedDocument
 from karpplan.model.kinds import CLUSTER_SCOPED, FIRST_PASS, STORAGE_ROLES
 from karpplan.model.kinds import document_name as document_name  # re-exported: lint and diff read them here
 from karpplan.model.kinds import role_of as role_of
 from karpplan.model.labels import POD_TEMPLATE_HASH
 from karpplan.model.mesh_notices import injected_notices
-from karpplan.model.nodes import ExistingNode
+from karpplan.model.nodes import ExistingNode, as_started
 from karpplan.model.operator_workloads import expand_operator_workloads
 from karpplan.model.operator_workloads import made_into_workloads as made_into_workloads  # lint reads it here
 from karpplan.model.overlays import NodeOverlay
@@ -119,7 +120,9 @@ class _Builder:
                  scale: ScaleOptions | None = None, default_requests: Mapping[str, int] | None = None) -> None:
         self.default_requests = dict(default_requests or {})
         # Operators' resources (a Prometheus) are followed by the workloads their operator creates for them.
-        self.documents, self.derived = expand_operator_workloads(without_identical_repeats(documents))
+        # Helm test / delete hooks (helm template writes them) need no capacity at install: left out, said so.
+        documents, self.hooks = without_unrun_hooks(without_identical_repeats(documents))
+        self.documents, self.derived = expand_operator_workloads(documents)
         self.scaler = Scaler(scale or ScaleOptions())
         self.collect = collect
         self.problems: list[InputProblem] = []
@@ -132,7 +135,8 @@ class _Builder:
         self.clusters: list[ClusterConfig] = []
         self.runtime_classes: list[RuntimeClass] = []
         self.namespaces: list[Namespace] = []
-        self.skipped: list[SkippedDocument] = []
+        self.skipped = [SkippedDocument(d.kind, document_name(d), str(d.origin), f"a hook run only at {when}")
+                        for d, when in self.hooks]
         self.notices: list[InputNotice] = []
         self.context = PodContext()
         self.security_groups = SecurityGroupPolicies()
@@ -189,7 +193,8 @@ class _Builder:
                        *self.admission.overruns(self.pods), *injected_notices(self.pods, self.daemonsets),
                        *security_group_notices(self.pods, self.security_groups),
                        *filter(None, [empty_nodes_notice(self.nodes, self.pods, self.daemonsets)]),
-                       *(InputNotice(*note) for note in filter(None, [api_mix_note(self.nodepools)])))
+                       *(InputNotice(*note) for note in filter(None, [api_mix_note(self.nodepools),
+                                                                      hooks_notice(self.hooks)])))
         if self.problems:
             # Fields read by several rules (containers: requests, host ports) report a bad shape once.
             if self.collect is None:
@@ -198,7 +203,7 @@ class _Builder:
         return Inventory(
             pods=tuple(self.pods),
             daemonsets=tuple(self.daemonsets),
-            nodes=tuple(self.nodes),
+            nodes=as_started(self.nodes, {p.name: p.startup_taints for p in self.nodepools}),  # as Karpenter sees them
             nodepools=tuple(self.nodepools),
             nodeclasses=tuple(self.nodeclasses),
             clusters=tuple(self.clusters),

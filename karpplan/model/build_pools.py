@@ -250,7 +250,32 @@ def build_nodepool(doc: Document, root: Field, notices: list[InputNotice] | None
         auto_mode=ref is not None and ref.group == AUTO_GROUP,
         replicas=replicas,
         origin=doc.origin,
+        not_ready=_not_ready(root, doc, notices),
     )
+
+
+def _not_ready(root: Field, doc: Document, notices: list[InputNotice]) -> str:
+    """Why Karpenter would not launch from this NodePool, as its object shows it (and said in `notices`)."""
+    why = _not_ready_why(root)
+    if why:
+        notices.append(InputNotice(doc.origin, f"NodePool {doc.name} {why}: Karpenter launches nothing from it "
+                                               "(it provisions only from ready NodePools not being deleted)"))
+    return why
+
+
+def _not_ready_why(root: Field) -> str:
+    """A deletionTimestamp, or a status whose Ready condition is not True. A NodePool without status (a manifest
+    from git) is taken as ready."""
+    if root["metadata"]["deletionTimestamp"].present:
+        return "is being deleted (metadata.deletionTimestamp)"
+    conditions = root["status"]["conditions"].value
+    if not isinstance(conditions, list):
+        return ""
+    ready = [c for c in conditions if isinstance(c, dict) and c.get("type") == "Ready"]
+    if not ready or str(ready[-1].get("status")) == "True":
+        return ""
+    why = ": ".join(str(ready[-1][k]) for k in ("reason", "message") if ready[-1].get(k))
+    return f"is not ready (status Ready={ready[-1].get('status')}{f', {why}' if why else ''})"
 
 
 def provisioner_defaults(requirements: Requirements, labels: dict[str, str]) -> list[Requirement]:

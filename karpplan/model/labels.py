@@ -71,6 +71,11 @@ ALIASES = {
 }
 
 
+# The deprecated aliases a real node carries besides the current keys: kubelet sets the beta arch and OS, the cloud
+# node controller the beta instance type, zone and region (topology.ebs.csi.aws.com/zone only with the EBS CSI driver).
+NODE_ALIASES = tuple((alias, key) for alias, key in ALIASES.items() if not alias.startswith("topology.ebs.csi"))
+
+
 def normalize_key(key: str) -> str:
     """Map a deprecated alias to its current well-known key."""
     return ALIASES.get(key, key)

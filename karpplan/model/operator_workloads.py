@@ -1,8 +1,8 @@
 """Every custom resource whose controller creates workloads karpplan plans (a Prometheus, a LeaderWorkerSet, a
-RayCluster, Strimzi's Kafka, a CloudNativePG Cluster, an ECK Elasticsearch, a
-SparkApplication, a RabbitmqCluster, Zalando's postgresql): which documents they are, and the
-input with the workloads their controllers create added after each. The one list of them: the builder reads
-the input through it, lint reads the derived pod specs through it."""
+RayCluster, Strimzi's Kafka, a CloudNativePG Cluster, an ECK Elasticsearch, a SparkApplication, a RabbitmqCluster,
+Zalando's postgresql, an OpenTelemetryCollector, a FlinkDeployment): which documents they are, and the input
+with the workloads their controllers create added after each. The one list of them: the builder reads the input
+through it, lint reads the derived pod specs through it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,9 @@ from collections.abc import Callable, Sequence
 from karpplan.inputs.loader import Document
 from karpplan.model.cloudnative_pg import expand_cnpg_clusters, is_cnpg_cluster
 from karpplan.model.elasticsearch_eck import expand_eck_elasticsearch, is_eck_elasticsearch
+from karpplan.model.flink import expand_flink_deployments, is_flink_deployment
 from karpplan.model.leader_worker_set import expand_leader_worker_sets, is_leader_worker_set
+from karpplan.model.otel_collector import expand_otel_collectors, is_otel_collector
 from karpplan.model.prometheus_operator import (
     DerivedWorkload,
     expand_operator_resources,
@@ -35,6 +37,8 @@ _EXPANDERS: tuple[tuple[Callable[[Document], bool], Expand], ...] = (
     (is_spark_application, expand_spark_applications),
     (is_rabbitmq_cluster, expand_rabbitmq_clusters),
     (is_zalando_postgresql, expand_zalando_postgresqls),
+    (is_otel_collector, expand_otel_collectors),
+    (is_flink_deployment, expand_flink_deployments),
 )
 
 

@@ -95,11 +95,16 @@ class VolumePlacement:
 
 # ------------------------------------------------------------------------------------------ zones
 def _volume_terms(volume: PersistentVolume) -> tuple[NodeSelectorTerm, ...]:
-    """A PV's node affinity as ORed terms, without hostname requirements; () when it constrains nothing."""
+    """A PV's node affinity as ORed terms, a local or hostPath volume's without hostname requirements (Karpenter's
+    `volumetopology.go` drops them for those alone: `pv.Spec.Local != nil || pv.Spec.HostPath != nil`; any other
+    volume pinned to a host keeps the pod there, as kube-scheduler's VolumeBinding does); () when it constrains
+    nothing."""
     terms: tuple[NodeSelectorTerm, ...] = ()
     if volume.node_affinity:
+        local = volume.backend == HOST
         stripped = tuple(
-            replace(t, requirements=t.requirements.without(HOSTNAME), field_names=()) for t in volume.node_affinity
+            replace(t, requirements=t.requirements.without(HOSTNAME) if local else t.requirements, field_names=())
+            for t in volume.node_affinity
         )
         # A term with nothing left (a local volume's hostname only) admits every node, and so does the OR.
         if not any(not t.empty and t.valid and not t.requirements for t in stripped):

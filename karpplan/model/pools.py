@@ -103,6 +103,9 @@ class NodePool:
     auto_mode: bool = False
     replicas: int | None = None  # a static NodePool (spec.replicas): Karpenter never provisions it for pods
     origin: Origin = field(default=UNKNOWN, compare=False)
+    # Why Karpenter launches nothing from it ("" when it does): being deleted, or its status Ready condition not
+    # True (`provisioner.go` NewScheduler lists only ready NodePools without a deletionTimestamp).
+    not_ready: str = ""
 
     @property
     def static(self) -> bool:

@@ -151,7 +151,7 @@ def build_problem(
     `pool_check`: `check_pool` or a caller's cache of it; `shared`: a caller's `SharedVerdicts`, kept across
     problems over the very same options; `option_tests_key`: what the registry's option filters read of a
     template (lets `shared` keep the options of groups with option tests too)."""
-    pools = order_by_weight(list(inventory.nodepools))
+    pools = order_by_weight([p for p in inventory.nodepools if not p.not_ready])  # Karpenter's NewScheduler
     pending: list[Pod] = [p for g in groups for p in g.pods]
     options = launch_options if launch_options is not None else memo_launch_options(
         pools, inventory.nodeclasses, catalog, inventory.daemonsets, pending, instance_types_for, node_labels)
@@ -184,5 +184,5 @@ def build_problem(
         infos.append(GroupInfo(index, group, ok, reasons, verdicts, *shared.usable(verdicts, option_tests, tests_key)))
     topology = build_topology([g.template for g in groups], nodes, inventory.bound, options,
                               inventory.namespace_labels, eligible_cache)
-    return Problem(inventory, catalog, pools, infos, existing, options, headroom, topology,
-                   inventory.namespace_labels, static)
+    return Problem(inventory, catalog, pools, infos, existing, options, headroom, topology, inventory.namespace_labels,
+                   static, existing_last=frozenset(n.name for n in nodes if n.starting))  # initialized ones first

@@ -29,14 +29,14 @@ from karpplan.model.taints import (
     Toleration,
     untolerated,
 )
+from karpplan.scheduling.custom_labels import custom_label_values, pod_requirement_values, provider_keys
 from karpplan.scheduling.daemon_ports import (
     DaemonPort,
     clashing,
     daemon_port_failure,
-    daemon_ports,
-    with_host_ports,
 )
 from karpplan.scheduling.label_values import by_label_values
+from karpplan.scheduling.launch_daemons import PoolDaemons
 from karpplan.scheduling.pool_admission import cache_key, pool_admission
 from karpplan.scheduling.shortfall_hints import offered_nowhere, os_nowhere
 
@@ -83,34 +83,6 @@ def _pool_node_class(pool: NodePool, classes: Sequence[NodeClass]) -> NodeClass 
     return None
 
 
-def _custom_label_values(pool: NodePool, pod_values: Mapping[str, set[str]]) -> list[dict[str, str]]:
-    """Concrete values for the pool's custom (not well-known) requirement keys.
-
-    A custom key with a finite `In` set may take any of its values; with `Exists`/`NotIn` any value the pods
-    ask for is possible. Each distinct assignment is a different node (they are different topology domains),
-    so we expand keys with several possible values into variants.
-    """
-    variants: list[dict[str, str]] = [{}]
-    for key, req in pool.requirements.items():
-        if key in L.WELL_KNOWN or key in pool.labels:
-            continue
-        finite = req.finite_values()
-        if finite is not None:
-            values = sorted(finite)
-        else:
-            asked = sorted(v for v in pod_values.get(key, set()) if req.has(v))
-            fallback = req.any_value()
-            values = asked + ([fallback] if fallback is not None and fallback not in asked else [])
-            if not req.absent_ok and not values:
-                values = []
-        if not values:
-            if req.absent_ok:
-                continue
-            return []
-        variants = [{**v, key: value} for v in variants for value in values]
-    return variants
-
-
 def daemon_overhead(daemonsets: Sequence[DaemonSet], labels: Mapping[str, str], taints: Sequence[Taint],
                     node_name: str = "") -> Resources:
     """Requests of the DaemonSets that would run on a node with these labels and taints.
@@ -129,24 +101,6 @@ def daemon_overhead(daemonsets: Sequence[DaemonSet], labels: Mapping[str, str], 
     return total
 
 
-def pod_requirement_values(pods: Sequence[Pod]) -> dict[str, set[str]]:
-    """Values pods name in `In` requirements, per key (to resolve open custom labels)."""
-    out: dict[str, set[str]] = {}
-    seen: set[int] = set()
-    for pod in pods:
-        if id(pod.template) in seen:
-            continue
-        seen.add(id(pod.template))
-        for alt in pod.template.affinity.strict_alternatives():
-            for key, req in alt.items():
-                finite = req.finite_values()
-                if finite:
-                    out.setdefault(key, set()).update(finite)
-        for c in pod.template.spread:
-            out.setdefault(c.topology_key, set())
-    return out
-
-
 def build_launch_options(
     pools: Sequence[NodePool],
     node_classes: Sequence[NodeClass],
@@ -161,6 +115,7 @@ def build_launch_options(
     types_for: Callable[..., tuple[InstanceType, ...]] = instance_types_for  # type: ignore[assignment]
     labels_for: Callable[..., dict[str, str]] = node_labels  # type: ignore[assignment]
     pod_values = pod_requirement_values(pending)
+    provided = catalog.label_keys()  # the instance types' own labels: never a pool's invented custom value
     options: list[LaunchOption] = []
     for pool in pools:
         if pool.static != static:
@@ -172,14 +127,14 @@ def build_launch_options(
         ami_family = node_class.ami_family if node_class is not None else None
         storage = node_class.storage if node_class is not None else auto_mode_storage() if pool.auto_mode else None
         types = types_for(catalog.for_pool(pool.name), kubelet, ami_family, storage)  # its NodeOverlays
-        _pool_options(pool, types, labels_for, catalog.region, _custom_label_values(pool, pod_values), daemonsets,
-                      options)
+        _pool_options(pool, types, labels_for, catalog.region, custom_label_values(pool, pod_values, provided), daemonsets,
+                      options, provided)
     return options
 
 
 def _pool_options(pool: NodePool, types: Sequence[InstanceType], labels_for: Callable[..., dict[str, str]],
                   region: str | None, variants: Sequence[Mapping[str, str]], daemonsets: Sequence[DaemonSet],
-                  options: list[LaunchOption]) -> None:
+                  options: list[LaunchOption], provided: frozenset[str] = frozenset()) -> None:
     """The pool's launch options, appended to `options`: one per instance type, offering, OS and variant of
     the custom label values pods ask for, that the pool's requirements allow."""
 
@@ -189,12 +144,14 @@ def _pool_options(pool: NodePool, types: Sequence[InstanceType], labels_for: Cal
     per_type = [(k, r) for k, r in pool.requirements.items() if k not in per_offering]
     offering_reqs = [(k, r) for k, r in pool.requirements.items() if k in per_offering]
     room: dict[tuple[int, Resources], Resources] = {}
-    port_holders = with_host_ports(daemonsets)
+    daemons = PoolDaemons(pool, daemonsets, provided)  # Karpenter counts them per (pool, instance type)
     for it in types:
         base = dict(labels_for(it, auto_mode=pool.auto_mode))
         absent = absent_for(it, auto_mode=pool.auto_mode)
         if not _allows(per_type, base, absent):
             continue
+        running = daemons.running(it)
+        overhead, ports = daemons.overhead(running), daemons.ports(running)
         for offering in it.offerings:
             for os_value in it.os_values if not pool.auto_mode else ("linux",):
                 for variant in variants:
@@ -202,7 +159,6 @@ def _pool_options(pool: NodePool, types: Sequence[InstanceType], labels_for: Cal
                                               variant)
                     if not _allows(offering_reqs, labels, absent):  # per_type passed above
                         continue
-                    overhead = daemon_overhead(daemonsets, labels, pool.taints)
                     free = room.get((id(it), overhead))
                     if free is None:
                         free = room[(id(it), overhead)] = room_for_pods(it.allocatable, overhead)
@@ -211,7 +167,7 @@ def _pool_options(pool: NodePool, types: Sequence[InstanceType], labels_for: Cal
                         capacity_type=offering.capacity_type, price=offering.price,
                         price_estimated=offering.estimated, labels=labels, taints=pool.taints,
                         allocatable=it.allocatable, daemon_overhead=overhead, capacity=it.capacity, free=free,
-                        daemon_ports=daemon_ports(port_holders, labels, pool.taints) if port_holders else ()))
+                        daemon_ports=ports))
 
 
 def _offering_labels(pool: NodePool, base: Mapping[str, str], os_value: str, zone: str, capacity_type: str,
@@ -234,6 +190,7 @@ def _offering_labels(pool: NodePool, base: Mapping[str, str], os_value: str, zon
         labels[L.EC2NODECLASS] = pool.node_class_ref.name
     labels.update(pool.labels)
     labels.update(variant)
+    labels.update({alias: labels[key] for alias, key in L.NODE_ALIASES if key in labels and alias not in labels})
     return labels
 
 
@@ -298,6 +255,7 @@ class OptionTable:
         self.all: IndexArray = np.arange(self.size, dtype=np.intp)
         self.prices: npt.NDArray[np.float64] = np.array([o.price for o in self.options], dtype=np.float64)
         self._row_of: dict[int, int] | None = None
+        self._provider_keys: frozenset[str] | None = None
         if any(o.index != i for i, o in enumerate(self.options)):
             self._row_of = {o.index: i for i, o in enumerate(self.options)}
         self._columns: dict[tuple[str, str], npt.NDArray[Any]] = {}
@@ -311,6 +269,15 @@ class OptionTable:
         # Pickled as its options alone: its caches are keyed by the ids of objects (pools, affinities) that a loaded
         # copy holds at other addresses.
         return (OptionTable, (self.options,))
+
+    @property
+    def provider_keys(self) -> frozenset[str]:
+        """The label keys the options' instance types resolve themselves, beyond the well-known ones: for a user
+        catalog, the keys Karpenter's cloud provider would register as well-known (the fake's `size`)."""
+        if self._provider_keys is None:
+            types = {id(o.instance_type): o.instance_type for o in self.options}.values()
+            self._provider_keys = provider_keys(types)
+        return self._provider_keys
 
     def same_options(self, options: Sequence[LaunchOption]) -> bool:
         """The very same option objects (`LaunchOption` equality compares only indices)."""
@@ -529,12 +496,12 @@ def template_fits_option(template: PodTemplate, option: LaunchOption) -> bool:
 def check_pool(template: PodTemplate, pool: NodePool, options: Sequence[LaunchOption],
                remaining: Resources | None, nodes_left: int | None) -> PoolVerdict:
     """Karpenter's per-NodePool checks, in its order, for one pod template."""
-    reason, kind, prefer_no_schedule = pool_admission(template, pool)
+    table = option_table(options)
+    reason, kind, prefer_no_schedule = pool_admission(template, pool, table.provider_keys)
     if reason:
         return PoolVerdict(pool, False, reason, kind)
     if nodes_left is not None and nodes_left <= 0:
         return PoolVerdict(pool, False, f"node limits have been exhausted for nodepool (NodePool={pool.name})", "limits")
-    table = option_table(options)
     pool_rows = table.pool_rows(pool)
     matching = pool_rows[table.affinity_mask(template.affinity)[pool_rows]]
     fitting = matching[table.fits(template.requests, matching)]

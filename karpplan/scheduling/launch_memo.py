@@ -5,7 +5,7 @@ problem, the problem again with the preferences Karpenter keeps made required (`
 steady state's cluster (`consolidate/state.py`). On the aws catalog that is 10,020 options and about 0.075 CPU
 seconds each time (session 15, design-notes). `launch_options` returns the options built before when every
 input is the very same object (all are frozen) and the pods ask for the same custom label values (the only
-thing of the pods the options read, `candidates._custom_label_values`), else builds them. A shallow copy of
+thing of the pods the options read, `custom_labels.custom_label_values`), else builds them. A shallow copy of
 the list is returned; the options themselves are frozen. The last `MEMO_ENTRIES` inputs are kept, with the
 objects themselves, so an id is never mistaken for a later object's.
 """
@@ -17,12 +17,8 @@ from collections.abc import Sequence
 from karpplan.catalog.types import Catalog
 from karpplan.model.pods import DaemonSet, Pod
 from karpplan.model.pools import NodeClass, NodePool
-from karpplan.scheduling.candidates import (
-    LaunchOption,
-    _custom_label_values,
-    build_launch_options,
-    pod_requirement_values,
-)
+from karpplan.scheduling.candidates import LaunchOption, build_launch_options
+from karpplan.scheduling.custom_labels import custom_label_values, pod_requirement_values
 
 MEMO_ENTRIES = 2
 
@@ -37,7 +33,7 @@ def launch_options(pools: Sequence[NodePool], node_classes: Sequence[NodeClass],
     held: tuple[object, ...] = (*pools, None, *node_classes, None, catalog, *daemonsets, None, instance_types_for,
                                 node_labels)
     values = pod_requirement_values(pending)
-    key = (static, tuple(tuple(tuple(sorted(v.items())) for v in _custom_label_values(pool, values))
+    key = (static, tuple(tuple(tuple(sorted(v.items())) for v in custom_label_values(pool, values, catalog.label_keys()))
                          for pool in pools if pool.static == static))
     for objects, known, options in _memo:
         if known == key and len(objects) == len(held) and all(a is b for a, b in zip(objects, held, strict=True)):

@@ -20,7 +20,7 @@ ADMISSION_ENTRIES = 200_000  # answers remembered; forgotten all at once past it
 _Answer = tuple[str, str, bool]
 # (tolerations, node affinity) by value -> a number, and (pool id, that number) -> the pool and the answer.
 _PARTS: dict[tuple[Hashable, Hashable], tuple[int, object, object]] = {}
-_ADMISSIONS: dict[tuple[int, int], tuple[NodePool, _Answer]] = {}
+_ADMISSIONS: dict[tuple[int, int, frozenset[str]], tuple[NodePool, _Answer]] = {}
 
 
 def cache_key(obj: object) -> Hashable:
@@ -39,9 +39,11 @@ class _Last:
     entry: tuple[PodTemplate | None, int] = (None, -1)  # one tuple, replaced whole: builds on threads read it too
 
 
-def pool_admission(template: PodTemplate, pool: NodePool) -> _Answer:
+def pool_admission(template: PodTemplate, pool: NodePool, provided: frozenset[str] = frozenset()) -> _Answer:
     """(Why the pool is not for the pod, or "" when both checks pass; the verdict's kind, `taint` or
-    `requirements`; whether untolerated taints are all PreferNoSchedule.)"""
+    `requirements`; whether untolerated taints are all PreferNoSchedule.) `provided`: label keys the instance
+    types resolve themselves (`custom_labels.provider_keys`), well-known as Karpenter's cloud provider registers
+    them."""
     if len(_ADMISSIONS) >= ADMISSION_ENTRIES:
         _forget()
     last, number = _Last.entry
@@ -50,11 +52,11 @@ def pool_admission(template: PodTemplate, pool: NodePool) -> _Answer:
         # The parts kept alive with their number, so no id in a key is reused meanwhile.
         number = _PARTS.setdefault(parts, (len(_PARTS), template.tolerations, template.affinity))[0]
         _Last.entry = (template, number)
-    key = (id(pool), number)
+    key = (id(pool), number, provided)  # `provided` is empty on the AWS catalogs (their keys are well-known)
     known = _ADMISSIONS.get(key)
     if known is not None and known[0] is pool:
         return known[1]
-    answer = _admission(template, pool)
+    answer = _admission(template, pool, L.WELL_KNOWN | provided if provided else L.WELL_KNOWN)
     _ADMISSIONS[key] = (pool, answer)  # the pool kept alive with its id
     return answer
 
@@ -65,7 +67,7 @@ def _forget() -> None:
     _Last.entry = (None, -1)
 
 
-def _admission(template: PodTemplate, pool: NodePool) -> _Answer:
+def _admission(template: PodTemplate, pool: NodePool, well_known: frozenset[str]) -> _Answer:
     bad = untolerated(template.tolerations, pool.taints, ALL_EFFECTS)
     hard_bad = [t for t in bad if t.effect != PREFER_NO_SCHEDULE]
     if hard_bad:
@@ -75,7 +77,7 @@ def _admission(template: PodTemplate, pool: NodePool) -> _Answer:
         return "incompatible requirements, no node selector term can match", "requirements", False
     first_error = ""
     for alt in alternatives:
-        undefined = alt.undefined_custom_keys(pool.requirements, L.WELL_KNOWN)
+        undefined = alt.undefined_custom_keys(pool.requirements, well_known)
         if undefined:
             first_error = first_error or f'incompatible requirements, label "{undefined[0]}" does not have known values'
             continue

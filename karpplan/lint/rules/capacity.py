@@ -23,6 +23,7 @@ from karpplan.lint.context import LintContext, object_name
 from karpplan.lint.core import Hit, Severity, lint_rule
 from karpplan.lint.ignores import silences
 from karpplan.lint.locate import path_at
+from karpplan.lint.rules.auto_mode_labels import auto_mode_label_fix
 from karpplan.lint.rules.blame import blamed_field, written_requirements
 from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
 from karpplan.lint.rules.node_group_labels import node_group_fix
@@ -466,7 +467,8 @@ def _field_and_fix(ctx: LintContext, group_info: GroupInfo, doc: Document) -> tu
     pod_spec = ctx.pod_spec(doc, spec_path)
     field = blamed_field(pod_spec, spec_path, group_info.template, group_info.verdicts, problem)
     written = written_requirements(pod_spec, spec_path)
-    fix = (node_group_fix(field, written, problem.pools) or zone_fix(field, written, problem, ctx.planner.catalog.region,
+    fix = (node_group_fix(field, written, problem.pools) or auto_mode_label_fix(field, written, problem.pools)
+           or zone_fix(field, written, problem, ctx.planner.catalog.region,
                                                                  ctx.region_named)
            or "loosen the pod's nodeSelector/affinity/tolerations/requests or add a NodePool that allows them")
     refused = [v for v in group_info.verdicts if not v.ok]

@@ -16,6 +16,7 @@ from karpplan.lint.locate import locate, path_at
 from karpplan.lint.rules.examples import NODE_CLASS, NODEPOOL
 from karpplan.lint.unread import unread_pod_resource
 from karpplan.model.derived import DefinedTwice
+from karpplan.model.hooks import hook_field, unrun_hook
 
 _CLASS_REFS = ("spec.template.spec.nodeClassRef", "spec.providerRef")
 # Where a notice is about what the cluster will do with a pool or node class as written (a warning); elsewhere
@@ -82,7 +83,9 @@ def INPUT_READ_DIFFERENTLY(ctx: LintContext) -> Iterator[Hit]:
     it as bad input); written twice the same, it is one object. A custom resource karpplan
     does not read whose spec writes pod fields is an info too (a RedisCluster's affinity): the pods its controller runs are
     judged nowhere, which "0 errors" must not hide; and so is a Helm chart below a directory linted (read as its
-    Chart.yaml alone: its templates are not objects until `helm template` renders them).
+    Chart.yaml alone: its templates are not objects until `helm template` renders them), and so is a Helm or
+    Argo CD hook that never runs at install or sync (a `helm.sh/hook: test` pod, a `pre-delete` Job): it is not
+    planned, nor are its pods judged against the NodePools.
     """
     yield from _alpha_apis(ctx)
     yield from _defined_twice(ctx)
@@ -90,6 +93,7 @@ def INPUT_READ_DIFFERENTLY(ctx: LintContext) -> Iterator[Hit]:
     yield from _kustomize_patches(ctx)
     yield from _kustomize_transformers(ctx)
     yield from _unread_pod_resources(ctx)
+    yield from _unrun_hooks(ctx)
     pool_starts = {(p.origin.file, p.origin.line) for p in ctx.inventory.nodepools}
     for notice in ctx.inventory.notices:
         origin = notice.origin
@@ -200,6 +204,18 @@ def _unread_pod_resources(ctx: LintContext) -> Iterator[Hit]:
                       "nothing to change in this manifest; to judge those pods, lint the workloads the controller "
                       "creates (kubectl get statefulsets,deployments -o yaml from a cluster running it)",
                       severity=Severity.info)
+
+
+def _unrun_hooks(ctx: LintContext) -> Iterator[Hit]:
+    """A hook run only at `helm test`, uninstall, rollback (or Argo CD's Skip, SyncFail, deletion): the model leaves
+    it out (`model/hooks.py`), so its pods are judged nowhere, which lint says at its annotation."""
+    for doc in ctx.documents:
+        when = unrun_hook(doc)
+        if when:
+            yield Hit(doc, hook_field(doc),
+                      f"a hook run only at {when}, not when the release is installed or synced: karpplan does not "
+                      "plan it, nor judge its pods against the NodePools",
+                      "nothing to change in this manifest", severity=Severity.info)
 
 
 RULES = (INPUT_READ_DIFFERENTLY,)
