@@ -61,3 +61,13 @@ def test_the_newest_pod_says_what_the_daemonset_costs(tmp_path: Path) -> None:
     chosen, warnings = _replacement(tmp_path, old, _daemon("node-agent-new", "big", created="2026-11-21T00:00:00Z"))
     assert chosen == "m5.xlarge"
     assert any("kube-system/node-agent (400m CPU" in w for w in warnings)
+
+
+def test_a_defined_daemonset_counts_what_its_running_pod_requests(tmp_path: Path) -> None:
+    # getDaemonSetPods takes the newest pod the DaemonSet controls before its template: the template asks 400m,
+    # the pod runs with 100m (a VPA, a LimitRange), so 1700m + 100m fits an m5.large
+    chosen, warnings = _replacement(tmp_path, _daemon("node-agent-x1", "big", cpu="100m"), _daemonset())
+    assert chosen == "m5.large"
+    [said] = [w for w in warnings if "its newest pod" in w]
+    assert "DaemonSet kube-system/node-agent: its newest pod kube-system/node-agent-x1 requests 100m CPU, 64Mi " \
+           "where its template asks 400m CPU, 64Mi" in said

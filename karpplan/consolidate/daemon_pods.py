@@ -12,8 +12,11 @@ object: planned as written, replacements would carry no daemon overhead and be c
 DaemonSet that bound pods name as their controller (ownerReferences kind DaemonSet) and that the input does
 not define is derived from its newest bound pod, as Karpenter would read it, with the `metadata.name`
 matchFields the controller pinned it with taken out (the template's own terms are what is left), and said
-in a warning. Shared by `consolidate`; `plan` reads its inventory through `model/build.py` and does not
-call it (see docs/consolidate.md).
+in a warning. A DaemonSet the input defines is read the same way when a pod of it runs: that pod's requests
+(a LimitRange's defaults, an injected sidecar, a VPA's update are in the pod, not the template), the template's
+required node affinity put back as Karpenter puts it back; said when the requests differ. Shared by
+`consolidate`; `plan` reads its inventory through `model/build.py` and does not call it (see
+docs/consolidate.md).
 """
 
 from __future__ import annotations
@@ -70,16 +73,39 @@ def newest_daemon_pods(pods: Sequence[Pod], documents: Sequence[Document]) -> di
     return newest
 
 
+def _as_running(ds: DaemonSet, pod: Pod) -> tuple[DaemonSet, str | None]:
+    """A defined DaemonSet as Karpenter reads it when a pod of it runs: that pod, the template's required node
+    affinity put back (`getDaemonSetPods`); and a warning when the pod's requests are not the template's."""
+    affinity = pod.template.affinity
+    if ds.template.affinity.required is not None:
+        affinity = replace(affinity, required=ds.template.affinity.required)
+    read = replace(ds, template=replace(pod.template, affinity=unpinned(affinity)))
+    if read.template.requests == ds.template.requests:
+        return read, None
+    return read, (f"{pod.origin}: DaemonSet {ds.namespace}/{ds.name}: its newest pod {pod.key} requests "
+                  f"{_requests(read)} where its template asks {_requests(ds)}: Karpenter sizes the nodes it launches "
+                  "by the running pod (getDaemonSetPods), and so does this simulation")
+
+
 def with_derived_daemonsets(inventory: Inventory, documents: Sequence[Document]) -> tuple[Inventory, list[str]]:
-    """The inventory with every DaemonSet its bound pods name and it lacks derived from the newest such pod,
-    and one warning naming them (none when nothing is derived)."""
-    defined = {(d.namespace, d.name) for d in inventory.daemonsets}
-    derived: list[tuple[DaemonSet, Pod]] = []
-    for (namespace, name), pod in newest_daemon_pods(inventory.pods, documents).items():
-        if (namespace, name) not in defined:
-            derived.append((DaemonSet(name, namespace, _template(pod), pod.origin), pod))
+    """The inventory with every DaemonSet read as Karpenter reads it: from its newest bound pod when one runs
+    (a defined DaemonSet keeping its template's required node affinity), and every DaemonSet its bound pods name
+    and the input lacks derived from that pod; with a warning naming those derived, and one per DaemonSet whose
+    running pod requests other than its template."""
+    newest = newest_daemon_pods(inventory.pods, documents)
+    warnings: list[str] = []
+    defined: list[DaemonSet] = []
+    for ds in inventory.daemonsets:
+        pod = newest.get((ds.namespace, ds.name))
+        read, differs = (ds, None) if pod is None else _as_running(ds, pod)
+        defined.append(read)
+        warnings.extend(filter(None, [differs]))
+    known = {(d.namespace, d.name) for d in defined}
+    derived = [(DaemonSet(name, namespace, _template(pod), pod.origin), pod)
+               for (namespace, name), pod in newest.items() if (namespace, name) not in known]
     if not derived:
-        return inventory, []
+        same = all(a is b for a, b in zip(defined, inventory.daemonsets, strict=True))
+        return (inventory if same else replace(inventory, daemonsets=tuple(defined))), warnings
     first = derived[0][1]
     shown = ", ".join(f"{d.namespace}/{d.name} ({_requests(d)})" for d, _ in derived[:6])
     more = f" and {len(derived) - 6} more" if len(derived) > 6 else ""
@@ -87,8 +113,8 @@ def with_derived_daemonsets(inventory: Inventory, documents: Sequence[Document])
                f"{shown}{more}. Each is taken from its newest pod (as Karpenter reads a DaemonSet's overhead), so "
                "every node Karpenter would launch counts it; add the DaemonSets (kubectl get daemonsets -A -o yaml) "
                "for their own node selectors and tolerations")
-    daemonsets = (*inventory.daemonsets, *(d for d, _ in derived))
-    return replace(inventory, daemonsets=daemonsets), [warning]
+    daemonsets = (*defined, *(d for d, _ in derived))
+    return replace(inventory, daemonsets=daemonsets), [warning, *warnings]
 
 
 def _requests(ds: DaemonSet) -> str:
