@@ -65,12 +65,16 @@ def test_json_from_stdin_and_the_bare_pod_is_said_to_be_gone(tmp_path: Path) -> 
 def test_node_explains_each_pod(tmp_path: Path) -> None:
     result = invoke(str(_snapshot(tmp_path)), "--region", "us-east-1", "--node", "ip-10-0-3-3.ec2.internal",
                     "-o", "json")
-    assert result.exit_code == 0, result.output
+    # the node goes in the steady state's second action: its pods are shown where that action puts them, and the
+    # exit code is the report's (README: 1, Karpenter would act)
+    assert result.exit_code == 1, result.output
     doc = json.loads(result.stdout)
     fates = {p["name"]: p["outcome"] for p in doc["pods"]}
-    assert fates["default/web-2"].startswith("would ")
+    assert fates["default/web-2"].startswith("would move to ")
+    assert fates["default/web-2"].endswith(" in action 2 (multi-node consolidation)")
     assert "a bare pod: evicted, nothing recreates it" in fates["default/shell"]
     assert doc["candidate"] == "yes"
+    assert doc["decision"] == doc["steadyState"]
 
 
 def test_node_not_in_the_snapshot_is_bad_input(tmp_path: Path) -> None:
@@ -113,13 +117,18 @@ def test_node_says_which_pod_blocks_it_and_where_the_pods_would_go_were_it_drain
     path = write(tmp_path, node("ip-10-0-1-1.ec2.internal"), node("ip-10-0-2-2.ec2.internal", zone="us-east-1b"),
                  guarded, pod("w", "ip-10-0-2-2.ec2.internal", cpu="300m"))
     result = invoke(str(path), "--region", "us-east-1", "--node", "ip-10-0-1-1.ec2.internal", "-o", "json")
-    assert result.exit_code == 0, result.output
+    # the steady state deletes ip-10-0-2-2 in action 1 (w moves here): the node is judged in the cluster that
+    # leaves, so its pods are never said to go to the deleted node; exit 1, Karpenter acts (on the other node)
+    assert result.exit_code == 1, result.output
     doc = json.loads(result.stdout)
     assert doc["candidate"] == 'Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=default/etl)'
-    [fate] = doc["pods"]
-    assert fate["workload"] == "Job/etl"
-    assert fate["outcome"] == ('blocks the node: "karpenter.sh/do-not-disrupt" annotation; were the node '
-                               "drained, it would move to node ip-10-0-2-2.ec2.internal")
+    fates = {p["name"]: p for p in doc["pods"]}
+    assert fates["default/etl"]["workload"] == "Job/etl"
+    assert fates["default/etl"]["outcome"] == (
+        'blocks the node: "karpenter.sh/do-not-disrupt" annotation; were the node drained, it would need a new '
+        "NodeClaim of NodePool default (cheapest m5.large $0.0960/h, 9 type(s) fit)")
+    assert fates["default/w"]["outcome"].startswith("moved here in action 1; ")
+    assert "ip-10-0-2-2" not in json.dumps(doc["pods"])
 
 
 def test_the_table_keeps_the_blocking_pdbs_name_in_brackets() -> None:

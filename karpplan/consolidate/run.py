@@ -20,6 +20,7 @@ from karpplan.catalog.spot_prices import spot_price_source
 from karpplan.catalog.types import Catalog
 from karpplan.consolidate.candidates import is_reschedulable
 from karpplan.consolidate.claims import claim_only_nodes
+from karpplan.consolidate.daemon_pods import with_derived_daemonsets
 from karpplan.consolidate.loop import SteadyState, steady_state
 from karpplan.consolidate.optimal import Repack, movable, optimal_repack
 from karpplan.consolidate.report import NodeVerdict, Report, Summary, removal_reason
@@ -101,12 +102,12 @@ def read(options: ConsolidateOptions, documents: Sequence[Document] | None = Non
     documents = in_namespace(documents, options.namespace)
     made, unlaunched = claim_only_nodes(documents)
     documents = [*documents, *made]
-    inventory = build_inventory(documents)
+    inventory, derived = with_derived_daemonsets(build_inventory(documents), documents)
     catalog = catalog_for(inventory, options.region, options.catalog, zones=options.zones,
                           allow_estimated_prices=options.allow_estimated_prices, spot_prices_file=options.spot_prices)
     catalog, _ = apply_node_overlays(catalog, inventory.overlays, inventory.nodepools)
     snapshot = make_snapshot(inventory, documents, catalog, options.now)
-    snapshot.warnings[:0] = unlaunched
+    snapshot.warnings[:0] = [*unlaunched, *derived]
     return snapshot, ClusterState.of(snapshot, catalog)
 
 

@@ -28,6 +28,15 @@ from karpplan.consolidate.claims import claim_only_names
 from karpplan.consolidate.clock import Clock, snapshot_clock
 from karpplan.consolidate.legacy import ignored_annotations, provisioner_nodes
 from karpplan.consolidate.pdb import Budget
+from karpplan.consolidate.reserved import (
+    RESERVED,
+    Reservation,
+    fee_warnings,
+    karpenter_price,
+    reservation_of,
+    reservations,
+    unlisted,
+)
 from karpplan.consolidate.waiting import expire_do_not_disrupt, waiting
 from karpplan.errors import InputError
 from karpplan.inputs.loader import DEFAULT_MAX_BYTES, Document, read_documents
@@ -324,18 +333,15 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
     pdbs = [replace(b, unhealthy=unready) if b.always_allow_unhealthy else b
             for b in (_pdb(d) for d in documents if d.kind == "PodDisruptionBudget")]
     nodes: list[SimNode] = []
+    listed = reservations(documents)
+    fees: dict[str, list[tuple[str, float, object]]] = {}
     for node in inventory.nodes:
         labels = node.labels
         if L.INSTANCE_TYPE not in labels:
             warnings.append(f"{node.origin}: node {node.name} has no {L.INSTANCE_TYPE} label: Karpenter cannot "
                             "price it, so it is never consolidated (its pods may still move onto it)")
-        # Karpenter prices a candidate from its NodePool's instance types (`NewCandidate` reads
-        # `instanceTypeMap[nodePool.Name]`), NodeOverlays that select that pool applied: its own catalog.
         pool = labels.get(L.NODEPOOL)
-        priced_by = catalog if pool is None else catalog.for_pool(pool)
-        price = offering_price(priced_by, labels.get(L.INSTANCE_TYPE), labels.get(L.ZONE), labels.get(L.CAPACITY_TYPE))
-        if price is None and L.INSTANCE_TYPE in labels:
-            warnings.append(_unpriced(node.origin, node.name, labels, priced_by))
+        price = _node_price(node, catalog, listed, warnings, fees)
         conditions = claims.get(node.name)
         uninitialized = _not_true(conditions, "Initialized") or node.name in started
         if uninitialized:
@@ -361,7 +367,33 @@ def make_snapshot(inventory: Inventory, documents: Sequence[Document], catalog: 
     warnings.extend(provisioner_nodes((n.name, n.node.labels, n.node.origin) for n in nodes))
     warnings.extend(_missing_pools(nodes, {p.name for p in inventory.nodepools}))
     warnings.extend(_budget_warnings(disruption, clock))
+    warnings.extend(fee_warnings(fees))
     return Snapshot(inventory, nodes, pods_on, pending, pdbs, disruption, warnings, clock)
+
+
+def _node_price(node: ExistingNode, catalog: Catalog, listed: Sequence[Reservation], warnings: list[str],
+                fees: dict[str, list[tuple[str, float, object]]]) -> float | None:
+    """The node's price as Karpenter finds it (a warning when it finds none). Karpenter prices a candidate from
+    its NodePool's instance types (`NewCandidate` reads `instanceTypeMap[nodePool.Name]`), NodeOverlays that
+    select that pool applied: its own catalog; a reserved node by the reservation its EC2NodeClass lists
+    (`reserved.py`), whose fee goes to `fees` (reservation id -> its nodes)."""
+    labels = node.labels
+    pool = labels.get(L.NODEPOOL)
+    priced_by = catalog if pool is None else catalog.for_pool(pool)
+    kind, zone, capacity = labels.get(L.INSTANCE_TYPE), labels.get(L.ZONE), labels.get(L.CAPACITY_TYPE)
+    price = offering_price(priced_by, kind, zone, capacity)
+    if price is not None or kind is None:
+        return price
+    on_demand = offering_price(priced_by, kind, zone, "on-demand")
+    if capacity == RESERVED and on_demand is not None:
+        found = reservation_of(labels, listed)
+        if found is None:
+            warnings.append(f"{node.origin}: {unlisted(node.name, labels, listed)}")
+            return None
+        fees.setdefault(found.id, []).append((node.name, on_demand, node.origin))
+        return karpenter_price(on_demand)
+    warnings.append(_unpriced(node.origin, node.name, labels, priced_by))
+    return None
 
 
 def _missing_pools(nodes: Sequence[SimNode], pools: set[str]) -> list[str]:

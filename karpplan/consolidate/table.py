@@ -113,7 +113,10 @@ def render_explanation(e: Explanation, out: Console) -> None:
     head = Table.grid(padding=(0, 1))
     head.add_column(no_wrap=True)
     head.add_column(overflow="fold", ratio=1)
-    for label, text in (("candidate:", e.candidate), ("single-node:", e.decision), ("steady state:", e.steady_state)):
+    rows = [("candidate:", e.candidate), ("decision:", e.decision)]
+    if e.steady_state != e.decision:
+        rows.append(("steady state:", e.steady_state))
+    for label, text in rows:
         head.add_row(f"  {label}", Text(text))
     out.print(head)
     pods = Table(title="Pods", title_justify="left")

@@ -31,7 +31,9 @@ from karpplan.diff.effect import aligned, migrated, selects_provisioner
 from karpplan.diff.fields import EFFECT_SHORT, changed_fields
 from karpplan.diff.model import Change, Gate, NewlyUnschedulable, PlanDiff, PoolChange, WorkloadChange
 from karpplan.diff.moves import moved_notes
+from karpplan.diff.pdbs import pdb_notes
 from karpplan.diff.side import Side
+from karpplan.diff.weights import pool_notes, workload_notes
 from karpplan.lint.core import Finding
 from karpplan.plan import Plan
 
@@ -324,6 +326,16 @@ def _provisioner_selector_notes(head: Side, newly: Sequence[NewlyUnschedulable])
     return tuple(notes)
 
 
+def _weight_notes(base: Side, head: Side, workloads: tuple[WorkloadChange, ...],
+                  pools: tuple[PoolChange, ...]) -> tuple[tuple[WorkloadChange, ...], tuple[PoolChange, ...]]:
+    """The rows whose change a heavier NodePool makes moot, with why (`weights.py`)."""
+    said = workload_notes(base.inventory, head.inventory, head.plan, [w.workload for w in workloads if w.change == "changed"])
+    idle = pool_notes(head.inventory, head.plan,
+                      [p.name for p in pools if p.change == "changed" and p.nodes_base == p.nodes_head == 0])
+    return (tuple(replace(w, note=said[w.workload]) if w.workload in said else w for w in workloads),
+            tuple(replace(p, note=idle[p.name]) if p.name in idle else p for p in pools))
+
+
 def compare(base: Side, head: Side, *, engine: str, fail_on_increase: float | None = None,
             time_limit: tuple[float, bool] | None = None) -> PlanDiff:
     """`time_limit`: the seconds each side was planned in, and whether `auto` chose them."""
@@ -337,19 +349,20 @@ def compare(base: Side, head: Side, *, engine: str, fail_on_increase: float | No
     lint_gone = [f for f in lint_gone if f.object not in head.definitions.objects]
     micros = (base.costs.hourly_micros, head.costs.hourly_micros)
     new_errors = sum(1 for f in lint_new if f.severity.value == "error")
-    workloads = _workloads(base, head)
+    workloads, pools = _weight_notes(base, head, _workloads(base, head), _pools(base, head))
     return PlanDiff(
         engine=engine, base=_summary(base), head=_summary(head), base_micros=micros[0], head_micros=micros[1],
         new_nodes_delta=head.plan.summary.new_nodes - base.plan.summary.new_nodes,
         unschedulable_delta=head.plan.summary.unschedulable - base.plan.summary.unschedulable,
-        workloads=workloads, pools=_idle_neighbours(_pools(base, head), workloads, head), newly_unschedulable=newly,
+        workloads=workloads, pools=_idle_neighbours(pools, workloads, head), newly_unschedulable=newly,
         lint_new=tuple(sorted((_finding(f, head.relabel) for f in lint_new), key=_order)),
         lint_fixed=tuple(sorted((_finding(f, base.at_revision) for f in lint_fixed), key=_order)),
         lint_removed=tuple(sorted((_finding(f, base.at_revision) for f in lint_gone), key=_order)),
         gate=_gate(micros, newly, new_errors, fail_on_increase, (base.costs.jobs_micros, head.costs.jobs_micros)),
         notes=(*base.notes, *head.notes, *_capacity_notes(base, head), *_cut_notes(base, head),
                *_relaxed_notes(base, head), *moved_notes(base, head, workloads),
-               *_provisioner_selector_notes(head, newly)),
+               *_provisioner_selector_notes(head, newly),
+               *pdb_notes(base.definitions.budgets, head.definitions.budgets, head.relabel)),
         time_limit=None if time_limit is None else time_limit[0],
         time_limit_auto=time_limit is not None and time_limit[1],
         cut=bool(base.plan.not_simulated or head.plan.not_simulated),

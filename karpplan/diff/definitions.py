@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from karpplan.diff.effect import pool_effect
+from karpplan.diff.pdbs import PdbState, pdb_states
 from karpplan.inputs.loader import Document
 from karpplan.lint.context import object_name
 from karpplan.model.build import document_name, role_of
@@ -96,6 +97,7 @@ class Definitions:
     workloads: Mapping[str, Definition]
     pools: Mapping[str, Definition]
     objects: frozenset[str] = frozenset()  # every object as lint names it (`Kind/namespace/name`, `Kind/name`)
+    budgets: Mapping[str, PdbState] = field(default_factory=dict)  # PodDisruptionBudgets by `namespace/name`
 
 
 def _effects(documents: Sequence[Document], inventory: Inventory | None) -> dict[str, dict[str, Any]]:
@@ -134,4 +136,5 @@ def definitions(documents: Sequence[Document], inventory: Inventory | None = Non
             bodies = (doc.body,) if node_class is None else (doc.body, node_class.body)
             pools.setdefault(name, Definition(name, digest(*bodies), doc.origin.file, doc.origin.line,
                                               tuple(_written(b) for b in bodies), effects.get(name, {})))
-    return Definitions(workloads, pools, frozenset(object_name(d) for d in documents))
+    budgets = pdb_states(documents, inventory.pods) if inventory is not None else {}
+    return Definitions(workloads, pools, frozenset(object_name(d) for d in documents), budgets)

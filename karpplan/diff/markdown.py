@@ -149,7 +149,7 @@ def change_cell(w: WorkloadChange) -> str:
 def _workloads_table(workloads: Sequence[WorkloadChange]) -> list[str]:
     if not workloads:
         return ["No workload changed, and none costs more or less."]
-    rows = [_row(f"`{cell(w.workload)}`", change_cell(w), _pods(w), *cost_cells(w), fields_cell(w.fields),
+    rows = [_row(f"`{cell(w.workload)}`", change_cell(w), _pods(w), *cost_cells(w), "<br>".join(filter(None, (fields_cell(w.fields), cell(w.note)))),
                  _where(w.file, w.line)) for w in workloads]
     jobs = ["", f"<sub>{JOBS_NOTE}</sub>"] if any(w.runs_to_completion for w in workloads) else []
     return ["| Workload | Change | Pods | BASE $/month | HEAD $/month | Change $/month | What changed | Defined at |",
@@ -159,7 +159,8 @@ def _workloads_table(workloads: Sequence[WorkloadChange]) -> list[str]:
 def _pools_table(pools: Sequence[PoolChange]) -> list[str]:
     rows = [_row(f"`{cell(p.name)}`", p.change, f"{p.nodes_base} → {p.nodes_head}", *cost_cells(p),
                  monthly(p.idle_head_micros),
-                 "<br>".join(filter(None, (fields_cell(p.fields), cell(p.launch_note() or ""), cell(p.idle_note() or "")))))
+                 "<br>".join(filter(None, (fields_cell(p.fields), cell(p.launch_note() or ""), cell(p.idle_note() or ""),
+                                          cell(p.note)))))
             for p in pools]
     return ["| NodePool | Change | New nodes | BASE $/month | HEAD $/month | Change $/month | HEAD idle $/month "
             "| What changed |",

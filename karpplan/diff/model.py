@@ -57,6 +57,7 @@ class WorkloadChange(CostChange):
     fields: tuple[str, ...] = ()  # what a changed definition changed (`fields.changed_fields`)
     placed_base: int = 0  # of its pods, those the side's plan places
     placed_head: int = 0
+    note: str = ""  # why a change shows no effect: a heavier NodePool still takes its pods (`weights.py`)
 
     @property
     def placement(self) -> str:
@@ -83,6 +84,7 @@ class WorkloadChange(CostChange):
             "podsBase": self.pods_base, "podsHead": self.pods_head,
             "placedBase": self.placed_base, "placedHead": self.placed_head,
             **self.costs_document(), **_where(self.file, self.line), "fields": list(self.fields),
+            **({"note": self.note} if self.note else {}),
         }
 
 
@@ -104,6 +106,7 @@ class PoolChange(CostChange):
     # the new nodes each side launches in it, by instance type (`m5.large`, `m5.large spot`): what a narrowed
     # requirement or a bigger request does to the nodes, where the count alone stays `1 -> 1`
     launches: tuple[Mapping[str, int], Mapping[str, int]] = ({}, {})
+    note: str = ""  # why it launches nothing on either side: a heavier NodePool takes its pods (`weights.py`)
 
     def to_document(self) -> dict[str, Any]:
         return {
@@ -112,6 +115,7 @@ class PoolChange(CostChange):
             "idleHourlyCostBase": dollars(self.idle_base_micros), "idleHourlyCostHead": dollars(self.idle_head_micros),
             **_where(self.file, self.line), "fields": list(self.fields), "idleWith": list(self.idle_with),
             "newNodeTypesBase": dict(self.launches[0]), "newNodeTypesHead": dict(self.launches[1]),
+            **({"note": self.note} if self.note else {}),
         }
 
     def launch_note(self) -> str | None:

@@ -62,6 +62,7 @@ class Side:
     notes: tuple[str, ...] = ()  # e.g. a PATH the revision does not have
     capacity: bool = True  # it holds something pods can run on (`has_capacity`)
     at_revision: Callable[[str], str] = _same  # names what exists only on this side (`SideInput.at_revision`)
+    inventory: Inventory = Inventory()  # what was planned (`weights.py` reads its NodePools and templates)
 
 
 def has_capacity(inventory: Inventory) -> bool:
@@ -147,4 +148,5 @@ def plan_side(side: SideInput, options: SideOptions, time_limit: float, *,
     except InputError as error:
         raise _relabelled(error, side.at_revision or side.relabel) from None
     return Side(side.name, side.paths, plan, plan_costs(plan, side.inventory.daemonsets), side.definitions, findings,
-                side.relabel, side.notes, has_capacity(side.inventory), side.at_revision or side.relabel)
+                side.relabel, side.notes, has_capacity(side.inventory), side.at_revision or side.relabel,
+                side.inventory)

@@ -79,7 +79,7 @@ def render_table(diff: PlanDiff, console: Console) -> None:
     if changed:
         _print_changes(console, f"Workloads ({len(changed)} changed or costing differently)", ("Workload", "Pods"),
                        [(Text(w.workload), change_cell(w), _pods(w), *cost_cells(w)) for w in changed[:MAX_ROWS]],
-                       [(w.workload, w.fields) for w in changed[:MAX_ROWS]])
+                       [(w.workload, w.fields + ((w.note,) if w.note else ())) for w in changed[:MAX_ROWS]])
         if any(w.runs_to_completion for w in changed[:MAX_ROWS]):
             say(Text(JOBS_NOTE, style="dim"))
     pools = diff.changed_pools
@@ -87,7 +87,7 @@ def render_table(diff: PlanDiff, console: Console) -> None:
         _print_changes(console, f"NodePools ({len(pools)} changed or costing differently)", ("NodePool", "New nodes"),
                        [(Text(p.name), p.change, f"{p.nodes_base} -> {p.nodes_head}", *cost_cells(p))
                         for p in pools[:MAX_ROWS]],
-                       [(p.name, p.fields + tuple(filter(None, (p.launch_note(), p.idle_note()))))
+                       [(p.name, p.fields + tuple(filter(None, (p.launch_note(), p.idle_note(), p.note))))
                         for p in pools[:MAX_ROWS]])
     if diff.newly_unschedulable:
         console.print()
