@@ -20,7 +20,6 @@ from karpplan.catalog.spot_prices import spot_price_source
 from karpplan.catalog.types import Catalog
 from karpplan.consolidate.candidates import is_reschedulable
 from karpplan.consolidate.claims import claim_only_nodes
-from karpplan.consolidate.daemon_pods import with_derived_daemonsets
 from karpplan.consolidate.loop import SteadyState, steady_state
 from karpplan.consolidate.optimal import Repack, movable, optimal_repack
 from karpplan.consolidate.report import NodeVerdict, Report, Summary, removal_reason
@@ -102,7 +101,8 @@ def read(options: ConsolidateOptions, documents: Sequence[Document] | None = Non
     documents = in_namespace(documents, options.namespace)
     made, unlaunched = claim_only_nodes(documents)
     documents = [*documents, *made]
-    inventory, derived = with_derived_daemonsets(build_inventory(documents), documents)
+    inventory = build_inventory(documents)  # DaemonSets as Karpenter reads them (model/daemon_pods.py)
+    derived = [str(notice) for notice in inventory.daemon_notices]
     catalog = catalog_for(inventory, options.region, options.catalog, zones=options.zones,
                           allow_estimated_prices=options.allow_estimated_prices, spot_prices_file=options.spot_prices)
     catalog, _ = apply_node_overlays(catalog, inventory.overlays, inventory.nodepools)

@@ -197,6 +197,8 @@ class _Builder:
                        *filter(None, [empty_nodes_notice(self.nodes, self.pods, self.daemonsets)]),
                        *(InputNotice(*note) for note in filter(None, [api_mix_note(self.nodepools),
                                                                       hooks_notice(self.hooks)])))
+        daemonsets, daemon_notes = self.daemon_pods.applied(self.daemonsets)
+        daemon_notices = tuple(InputNotice(origin, text) for origin, text in daemon_notes)
         if self.problems:
             # Fields read by several rules (containers: requests, host ports) report a bad shape once.
             if self.collect is None:
@@ -204,7 +206,7 @@ class _Builder:
             self.collect.extend(dict.fromkeys(self.problems))
         return Inventory(
             pods=tuple(self.pods),
-            daemonsets=self.daemon_pods.applied(self.daemonsets),
+            daemonsets=daemonsets,
             nodes=as_started(self.nodes, {p.name: p.startup_taints for p in self.nodepools}),  # as Karpenter sees them
             nodepools=tuple(self.nodepools),
             nodeclasses=tuple(self.nodeclasses),
@@ -213,7 +215,8 @@ class _Builder:
             namespaces=tuple(self.namespaces),
             skipped=tuple(self.skipped),
             notices=(*self.notices, *self.volumes.notices),
-            scale_notes=scale_notes,
+            scale_notes=(*scale_notes, *daemon_notices),
+            daemon_notices=daemon_notices,
             shared_claims=tuple(self.volumes.shared),
             overlays=tuple(self.overlays),
             derived=tuple(self.derived),
@@ -363,9 +366,9 @@ class _Builder:
             self.skipped.append(
                 SkippedDocument("Pod", name, str(doc.origin), "pending DaemonSet pod (Karpenter ignores these)")
             )
-            self.daemon_pods.note(owner, doc.namespace, metadata["creationTimestamp"].string(), build_pod_template(
+            self.daemon_pods.note(owner, doc.namespace, name, metadata["creationTimestamp"].string(), build_pod_template(
                 spec, namespace=doc.namespace, labels=labels, annotations=annotations, origin=doc.origin,
-                context=self.context, admitted=True).requests)  # what the DaemonSet costs a node (model/daemon_pods.py)
+                context=self.context, admitted=True), doc.origin)  # what the DaemonSet costs a node (model/daemon_pods.py)
             return
         gated = bool(spec["schedulingGates"].elements())
         status.is_mapping()
@@ -388,7 +391,8 @@ class _Builder:
             template = self.volumes.pod(template, spec, doc.namespace, name, f"Pod/{name}")
         elif phase not in _TERMINAL_PHASES:
             template = self.volumes.running_pod(template, spec, doc.namespace, name, f"Pod/{name}")
-        self.daemon_pods.note(owner, doc.namespace, metadata["creationTimestamp"].string(), template.requests)
+        if phase not in _TERMINAL_PHASES:
+            self.daemon_pods.note(owner, doc.namespace, name, metadata["creationTimestamp"].string(), template, doc.origin)
         self.pods.append(
             Pod(
                 name=name,

@@ -61,6 +61,8 @@ class Inventory:
     # at 0 replicas) and what karpplan does not simulate (a node group's growth
     # to maxSize): the plan says them; they are about what is planned, not about how the manifests read.
     scale_notes: tuple[InputNotice, ...] = ()
+    # DaemonSets read from their newest pod, or derived from it where the input lacks them (among scale_notes too)
+    daemon_notices: tuple[InputNotice, ...] = ()
     # Workloads whose replicas all mount one ReadWriteOnce(Pod) claim (said among scale_notes too): lint gives
     # them no spread advice.
     shared_claims: tuple[SharedClaim, ...] = ()
