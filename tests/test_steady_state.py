@@ -235,8 +235,10 @@ def test_removing_existing_nodes_is_said_and_a_bill_below_today_is_not_a_negativ
     plan = with_summary(sample_plan(), karpenter_cost=0.17, hourly_cost=0.17, karpenter_steady=steady)
     text = " ".join(table_text(plan, width=200).split())
     assert "consolidates to 1 node (1 consolidation command), $0.2140/h below what the nodes running now cost" in text
-    assert "optimal $0.1700/h costs $0.3840/h more than Karpenter's steady state, which also removes existing " \
-           "nodes this plan keeps" in text
+    # a plan prices what it launches: against Karpenter's launch, then what its steady state removes besides
+    assert "optimal $0.1700/h: same cost as Karpenter's launch; its steady state also removes $0.3840/h of running " \
+           "nodes this plan keeps (karpplan consolidate shows which, and why)" in text
+    assert "more than Karpenter's steady state" not in text
     assert "$-" not in text
     assert plan.summary.to_document()["karpenter"]["steadyStateExistingRemovedHourlyCost"] == 0.384
 

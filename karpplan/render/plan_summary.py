@@ -138,6 +138,9 @@ def _saving_text(summary: Summary) -> Text:
     against = "Karpenter's steady state" if steady is not None else "Karpenter's launch (greedy plan)"
     difference = baseline - summary.hourly_cost
     mine = f"{summary.engine} {format_hourly(summary.hourly_cost)}/h"
+    removed = summary.karpenter_steady.existing_removed
+    if steady is not None and removed > 0:  # the steady state removes running nodes the plan keeps: not like for like
+        return _launch_then_removed(summary, mine, removed)
     if round(difference, 6) == 0:
         return Text(f"{mine}: same cost as {against}", style="dim")
     share = f" ({format_percent(abs(difference) / baseline)})" if baseline > 0 else ""
@@ -147,11 +150,25 @@ def _saving_text(summary: Summary) -> Text:
             text.append(", which keeps the preferences this plan drops", style="yellow")
         return text
     text = Text(f"{mine} costs {format_hourly(-difference)}/h{share} more than {against}", style="yellow")
-    if summary.karpenter_steady.existing_removed > 0 and steady is not None:
-        text.append(", which also removes existing nodes this plan keeps", style="yellow")
     launch_saving = summary.karpenter_cost - summary.hourly_cost
     if steady is not None and launch_saving > 1e-9:
         text.append(f" (it saves {format_hourly(launch_saving)}/h against the launch)", style="yellow")
+    return text
+
+
+def _launch_then_removed(summary: Summary, mine: str, removed: float) -> Text:
+    """The plan against Karpenter's launch, and what its steady state removes besides: running nodes the plan keeps
+    as they are (a plan prices what it launches; consolidating the cluster is `karpplan consolidate`'s)."""
+    assert summary.karpenter_cost is not None
+    launch = summary.karpenter_cost - summary.hourly_cost
+    if round(launch, 6) == 0:
+        text = Text(f"{mine}: same cost as Karpenter's launch", style="dim")
+    elif launch > 0:
+        text = Text(f"{mine} saves {format_hourly(launch)}/h against Karpenter's launch", style="bold green")
+    else:
+        text = Text(f"{mine} costs {format_hourly(-launch)}/h more than Karpenter's launch", style="yellow")
+    text.append(f"; its steady state also removes {format_hourly(removed)}/h of running nodes this plan keeps "
+                "(karpplan consolidate shows which, and why)", style="yellow")
     return text
 
 
