@@ -53,7 +53,8 @@ class StaticPool:
         head = f"{pool.origin}: NodePool {pool.name} is static (replicas: {pool.replicas})"
         if pool.node_limit is not None and pool.node_limit < (pool.replicas or 0):
             head += f", capped by limits.nodes {pool.node_limit}"
-        head += ": Karpenter keeps its nodes whatever is pending and never launches it for pods"
+        head += (": Karpenter keeps its nodes whatever is pending and never launches it for pods (static NodePools "
+                 "need the StaticCapacity feature gate, alpha since v1.8 and off by default)")
         if self.running:
             head += f"; {self.running} of them are in the input"
         if not self.nodes:
@@ -73,7 +74,8 @@ class StaticPool:
                 f"may use, as {o.instance_type.name} {o.capacity_type} in {o.zone} at ${o.price:.4f}/h each")
         capacity = pool.requirements.get(L.CAPACITY_TYPE)
         if o.capacity_type == "spot" and (capacity is None or capacity.has("on-demand")):
-            text += " (spot: its requirements allow it, and Karpenter's AWS provider launches spot before on-demand)"
+            text += (" (spot: its requirements allow it, and Karpenter's AWS provider launches spot before on-demand;"
+                     " reserved capacity its EC2NodeClass selects would come first, which karpplan does not plan)")
         if self.types > 1 or self.zones > 1:
             choice = " and ".join(f"{n} {what}" for n, what in ((self.types, "instance types"), (self.zones, "zones"))
                                   if n > 1)
