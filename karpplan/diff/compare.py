@@ -33,7 +33,7 @@ from karpplan.diff.model import Change, Gate, NewlyUnschedulable, PlanDiff, Pool
 from karpplan.diff.moves import moved_notes
 from karpplan.diff.pdbs import pdb_notes
 from karpplan.diff.side import Side
-from karpplan.diff.weights import pool_notes, workload_notes
+from karpplan.diff.weights import on_new_nodes, pool_notes, workload_notes
 from karpplan.lint.core import Finding
 from karpplan.plan import Plan
 
@@ -122,24 +122,13 @@ def _workloads(base: Side, head: Side) -> tuple[WorkloadChange, ...]:
     return tuple(sorted(out, key=lambda w: (-abs(w.delta_micros), w.workload)))
 
 
-def _on_new_nodes(plan: Plan) -> dict[str, set[str]]:
-    """Pool -> the workloads with pods on its new nodes."""
-    pools = {n.name: n.node_pool for n in plan.nodes if n.new and n.node_pool}
-    out: dict[str, set[str]] = {}
-    for pod in plan.pods:
-        pool = pools.get(pod.node or "")
-        if pool is not None:
-            out.setdefault(pool, set()).add(workload_key(pod.workload, pod.namespace))
-    return out
-
-
 def _idle_neighbours(pools: tuple[PoolChange, ...], workloads: tuple[WorkloadChange, ...],
                      head: Side) -> tuple[PoolChange, ...]:
     """Each pool whose idle cost grows, with the changed or added workloads on its new HEAD nodes: the showback
     rule charges a workload its share only, so a constraint that leaves nodes half empty shows as the pool's idle
     cost; naming the workloads there keeps the cause next to the cost."""
     touched = {w.workload for w in workloads if w.change in ("changed", "added")}
-    placed = _on_new_nodes(head.plan)
+    placed = on_new_nodes(head.plan)
     out = []
     for p in pools:
         grew = p.idle_head_micros - p.idle_base_micros >= IDLE_WORTH_NAMING

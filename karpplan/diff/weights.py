@@ -41,14 +41,23 @@ def _templates(inventory: Inventory) -> dict[str, PodTemplate]:
     return out
 
 
-def _landed(plan: Plan) -> dict[str, set[str]]:
-    """Workload key -> the NodePools of the new nodes the plan puts its pods on."""
+def on_new_nodes(plan: Plan) -> dict[str, set[str]]:
+    """Pool -> the workloads with pods on its new nodes (the one reading of where a plan's pods landed)."""
     pools = {n.name: n.node_pool for n in plan.nodes if n.new and n.node_pool}
     out: dict[str, set[str]] = {}
     for pod in plan.pods:
         pool = pools.get(pod.node or "")
         if pool is not None:
-            out.setdefault(workload_key(pod.workload, pod.namespace), set()).add(pool)
+            out.setdefault(pool, set()).add(workload_key(pod.workload, pod.namespace))
+    return out
+
+
+def _landed(plan: Plan) -> dict[str, set[str]]:
+    """Workload key -> the NodePools of the new nodes the plan puts its pods on."""
+    out: dict[str, set[str]] = {}
+    for pool, workloads in on_new_nodes(plan).items():
+        for workload in workloads:
+            out.setdefault(workload, set()).add(pool)
     return out
 
 
