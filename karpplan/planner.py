@@ -492,6 +492,9 @@ def _ec2_nodes(solution: Solution, static_launch: Mapping[str, LaunchOption]
         assert option is not None
         labels = dict(option.labels)
         labels[L.HOSTNAME] = solved.name
+        # The deprecated aliases the node will carry besides (kubelet, the cloud node controller); not in the
+        # option's labels: Karpenter finds no topology domain for them (kubernetes-sigs/karpenter#3307).
+        labels.update({alias: labels[key] for alias, key in L.NODE_ALIASES if key in labels and alias not in labels})
         requested = _sum(p.requests for p in pods_here)
         nodes.append(PlanNode(solved.name, True, option.pool.name, option.instance_type.name, option.zone,
                               option.capacity_type, option.price, option.price_estimated, labels,

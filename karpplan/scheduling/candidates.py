@@ -190,7 +190,6 @@ def _offering_labels(pool: NodePool, base: Mapping[str, str], os_value: str, zon
         labels[L.EC2NODECLASS] = pool.node_class_ref.name
     labels.update(pool.labels)
     labels.update(variant)
-    labels.update({alias: labels[key] for alias, key in L.NODE_ALIASES if key in labels and alias not in labels})
     return labels
 
 
