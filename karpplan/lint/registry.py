@@ -10,13 +10,14 @@ from karpplan.lint.rules import (
     fargate,
     notices,
     placeholders,
+    pool_limits,
     spread,
     validation,
     windows_pools,
 )
 
 RULES: tuple[Rule, ...] = (*validation.RULES, *placeholders.RULES, *spread.RULES, *affinity.RULES, *capacity.RULES,
-                           *anti_affinity.RULES, *windows_pools.RULES, *fargate.RULES, *notices.RULES)
+                           *pool_limits.RULES, *anti_affinity.RULES, *windows_pools.RULES, *fargate.RULES, *notices.RULES)
 BY_NAME: dict[str, Rule] = {r.name: r for r in RULES}
 
 
