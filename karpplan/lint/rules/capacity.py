@@ -28,6 +28,7 @@ from karpplan.lint.rules.node_group_labels import node_group_fix
 from karpplan.lint.rules.placed import alone, best_placement, placed_of
 from karpplan.lint.rules.placeholders import unrendered_documents, unrendered_volume_documents
 from karpplan.lint.rules.port_blame import port_blame
+from karpplan.lint.rules.rollout import cap_consequence
 from karpplan.lint.rules.volume_blame import blamed_volume
 from karpplan.lint.rules.zone_fix import zone_fix
 from karpplan.lint.skip import Skip
@@ -189,12 +190,14 @@ def MIN_DOMAINS_UNREACHABLE(ctx: LintContext) -> Iterator[Hit]:
             if not minimum_pinned(rule, len(domains)):
                 continue
             index = group_info.template.spread.index(c)
+            most = most_pods_while_pinned(rule, len(domains))
             yield Hit(
                 doc, _spread_path(ctx, group_info, doc, index, "minDomains"),
                 f"minDomains {c.min_domains} is above the {len(domains)} {c.topology_key} domain(s) the pods can "
                 f"reach ({_short(domains) or 'none'}; NodePool requirements x catalog offerings x existing nodes): "
                 f"the global minimum stays 0, so at most {len(domains)} x maxSkew {c.max_skew} = "
-                f"{most_pods_while_pinned(rule, len(domains))} pod(s) can run" + ctx.zero_replicas_note(doc),
+                f"{most} pod(s) can run" + cap_consequence(
+                    doc, group_info.size, most, per_revision="pod-template-hash" in c.match_label_keys) + ctx.zero_replicas_note(doc),
                 f"lower minDomains to {len(domains)} or let the NodePools reach more domains",
             )
 
