@@ -50,6 +50,19 @@ def _in_limits(amount: Resources, keys: Sequence[str]) -> str:
     return ", ".join(f"{k}: {v}" for k, v in shown.items())
 
 
+_GI = 1 << 30
+
+
+def _rounded_up(amount: Resources) -> Resources:
+    """Limits a user writes: CPU in whole cores, memory in whole Gi, up from `amount`."""
+    out = {}
+    for key in amount:
+        value = amount.get(key)
+        step = 1000 if key == "cpu" else _GI if key == "memory" else 1
+        out[key] = -(-value // step) * step
+    return Resources(out)
+
+
 def _limits_words(problem: SchedulingProblem, pool: NodePool) -> tuple[str, list[str]]:
     remaining, nodes_left = problem.headroom[pool.name]
     keys = list(remaining.keys()) if remaining is not None else []
@@ -109,7 +122,7 @@ def _hit(ctx: LintContext, doc: Document, pool: NodePool, groups: Sequence[Group
     counted = (f"; the pods request {_in_limits(requests, keys)}, but Karpenter charges each node it launches "
                f"its whole capacity against the limits: the nodes within them ({nodes}: {_in_limits(used, keys)})"
                f" hold {placed}") if keys else ""
-    fix = (f"raise the NodePool's limits to {_in_limits(wanted, keys)} (the capacity of the nodes Karpenter "
+    fix = (f"raise the NodePool's limits to {_in_limits(_rounded_up(wanted), keys)} (the capacity of the nodes Karpenter "
            "launches for all of them)" if keys else "raise the NodePool's limits.nodes")
     return Hit(
         doc, "spec.limits",
