@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 
+from karpplan.lint.registry import BY_NAME
 from karpplan.lint.run import LintOptions, lint
 
 POOL_AND_JOB = """\
@@ -68,3 +69,13 @@ def test_limits_the_finding_proposes_hold_every_pod() -> None:
 
 def test_nine_pods_fit_and_nothing_is_said() -> None:
     assert _limit_findings(POOL_AND_JOB.replace("parallelism: 10", "parallelism: 9")) == []
+
+
+def test_a_node_limit_is_counted_without_the_batch_that_launches_past_it() -> None:
+    """Karpenter's one batch may launch past limits.nodes (the simulation's `exceeds_node_limits`): that run
+    keeps no limit, so it does not count as holding the pods (plan leaves 2 of the 3 unschedulable)."""
+    text = BY_NAME["pool-limits-too-small"].bad.replace('limits: {cpu: "10"}', 'limits: {nodes: "1"}')
+    report = lint(LintOptions(paths=("-",), stdin=io.StringIO(text), zones=ZONES))
+    (finding,) = [f for f in report.findings if f.rule == "pool-limits-too-small"]
+    assert "limits (nodes: 1) let 1 of the 3 pod(s)" in finding.message
+    assert finding.fix.startswith("raise the NodePool's limits.nodes")

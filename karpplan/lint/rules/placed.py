@@ -44,13 +44,16 @@ def best_placement(problem: SchedulingProblem, wanted: Sequence[GroupInfo]) -> S
     """The better of two placements that keep every rule and the limits: limits as capacity (no batch
     pessimism), and Karpenter's own subtractMax run (what `plan --engine karpenter` launches). Each grows open
     claims greedily, so either may strand a pod the other places (a claim grown to an 8xlarge for a third
-    7-CPU pod uses the limit three 2xlarge would not): as many run as the better of the two places.
+    7-CPU pod uses the limit three 2xlarge would not): as many run as the better of the two places. A run
+    whose one batch launched past `limits.nodes` (Karpenter's batch may) keeps no limit and is not counted.
     `wanted`: the groups whose pods are counted."""
     ids = {id(g) for g in wanted}
     total = sum(g.size for g in wanted)
     best: tuple[int, Solution] | None = None
     for exact in (True, False):
         solution, _ = solve_karpenter(problem, exact_limits=exact)
+        if solution.exceeds_node_limits and best is not None:
+            continue  # one batch launched past limits.nodes: not an answer within the limits
         placed = total - sum(1 for g, _ in solution.unplaced if id(g) in ids)
         if best is None or placed > best[0]:
             best = (placed, solution)
