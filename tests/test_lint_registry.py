@@ -19,9 +19,9 @@ def lint_text(text: str) -> list[tuple[str, int]]:
 
 
 def test_registry_is_complete_and_unique() -> None:
-    assert len(RULES) == 18
-    assert len({r.name for r in RULES}) == 18
-    assert len({r.code for r in RULES}) == 18
+    assert len(RULES) == 19
+    assert len({r.name for r in RULES}) == 19
+    assert len({r.code for r in RULES}) == 19
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.name)

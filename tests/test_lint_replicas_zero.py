@@ -44,7 +44,8 @@ def test_every_rule_is_classified() -> None:
     assert set(TEMPLATE_RULES + LAUNCH_RULES) <= set(BY_NAME)
     assert len(TEMPLATE_RULES) + len(LAUNCH_RULES) + len(POOL_RULES) + len(COUNTING_RULES) == len(RULES)
     assert set(COUNTING_RULES) == {"spread-caps-replicas", "pool-limits-too-small", "replicas-without-spread",
-                                   "windows-pool-takes-linux-pods", "anti-affinity-caps-replicas"}
+                                   "windows-pool-takes-linux-pods", "anti-affinity-caps-replicas",
+                                   "pdb-blocks-disruption"}
 
 
 @pytest.mark.parametrize("rule", [BY_NAME[n] for n in TEMPLATE_RULES], ids=lambda r: r.name)

@@ -52,7 +52,7 @@ RULE_READS: dict[str, tuple[re.Pattern[str], dict[str, str]]] = {
         "explain/related.py": "the words 'spec.limits' in advice",
         "explain/advice.py": "the field path 'spec.limits.resources' names the node class era in advice",
         "explain/dialects/launch.py": "the words 'spec.limits' in a launch failure's advice",
-        "lint/rules/capacity.py": "the field path 'spec.limits' of a finding",
+        "lint/rules/pool_limits.py": "the field path 'spec.limits' of a finding",
     }),
     "conflicts(": (re.compile(r"\bconflicts\("), {
         "model/pods.py": "HostPort.conflicts: the pairwise test port_conflicts.ports_clash asks",

@@ -7,16 +7,18 @@ from karpplan.lint.rules import (
     affinity,
     anti_affinity,
     capacity,
+    disruption,
     fargate,
     notices,
     placeholders,
+    pool_limits,
     spread,
     validation,
     windows_pools,
 )
 
-RULES: tuple[Rule, ...] = (*validation.RULES, *placeholders.RULES, *spread.RULES, *affinity.RULES, *capacity.RULES,
-                           *anti_affinity.RULES, *windows_pools.RULES, *fargate.RULES, *notices.RULES)
+RULES: tuple[Rule, ...] = (*validation.RULES, *placeholders.RULES, *spread.RULES, *disruption.RULES, *affinity.RULES, *capacity.RULES,
+                           *pool_limits.RULES, *anti_affinity.RULES, *windows_pools.RULES, *fargate.RULES, *notices.RULES)
 BY_NAME: dict[str, Rule] = {r.name: r for r in RULES}
 
 

@@ -103,14 +103,18 @@ def markdown_summary(report: LintReport) -> str:
 
 
 def render_github(report: LintReport, environ: Mapping[str, str] | None = None) -> str:
-    """Workflow commands (one per finding); the Markdown summary is appended to $GITHUB_STEP_SUMMARY."""
+    """Workflow commands (one per finding, then a `::notice` per reason rules were skipped, so that a clean run
+    never hides rules that could not judge); the Markdown summary is appended to $GITHUB_STEP_SUMMARY."""
     append_step_summary(markdown_summary(report), environ)
-    return "".join(_command(f) + "\n" for f in report.findings)
+    notices = [workflow_command("notice", line, [("title", "karpplan lint: rules skipped")])
+               for line in skipped_lines(report)]
+    return "".join(line + "\n" for line in [*(_command(f) for f in report.findings), *notices])
 
 
 # ------------------------------------------------------------------------------------------ JUnit
 def render_junit(report: LintReport) -> str:
-    """One testcase per object, one failure per finding (objects without findings pass). The `failures`
+    """One testcase per object, one failure per finding (objects without findings pass); the rules skipped, and
+    why, in the suite's <system-out>. The `failures`
     counts are of failed testcases, as JUnit's schema defines them (never more than `tests`: a viewer that
     reads 36 failures of 33 tests distrusts the report); every finding is still a <failure> element."""
     by_object: dict[str, list[Finding]] = {name: [] for name in report.object_names}
@@ -129,5 +133,7 @@ def render_junit(report: LintReport) -> str:
         for f in found:
             failure = ET.SubElement(case, "failure", message=f"{f.rule}: {f.message}", type=f.severity.value)
             failure.text = f"{f.file}:{f.line}:{f.column}: {f.rule} ({f.code}) {f.field}\n{f.message}\nfix: {f.fix}"
+    if report.skipped:  # the rules that could not judge: the suite's output (no testcase: one per object)
+        ET.SubElement(suite, "system-out").text = "\n".join(skipped_lines(report))
     ET.indent(suites)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, encoding="unicode") + "\n"

@@ -11,13 +11,11 @@ from __future__ import annotations
 import dataclasses
 import difflib
 from collections.abc import Iterator, Sequence
-from typing import TypeVar
 
 import numpy as np
 
-from karpplan.constraints.pool_headroom import NODES, Headroom
+from karpplan.constraints.pool_headroom import Headroom
 from karpplan.constraints.spread_counts import minimum_pinned, most_pods_while_pinned
-from karpplan.engines.karpenter_simulation import solve_karpenter
 from karpplan.inputs.loader import Document
 from karpplan.lint.context import LintContext, object_name
 from karpplan.lint.core import Hit, Severity, lint_rule
@@ -27,14 +25,15 @@ from karpplan.lint.rules.auto_mode_labels import auto_mode_label_fix
 from karpplan.lint.rules.blame import blamed_field, written_requirements
 from karpplan.lint.rules.examples import NODEPOOL, ZONE_SPREAD, deployment
 from karpplan.lint.rules.node_group_labels import node_group_fix
+from karpplan.lint.rules.placed import alone, best_placement, placed_of
 from karpplan.lint.rules.placeholders import unrendered_documents, unrendered_volume_documents
 from karpplan.lint.rules.port_blame import port_blame
+from karpplan.lint.rules.rollout import cap_consequence
 from karpplan.lint.rules.volume_blame import blamed_volume
 from karpplan.lint.rules.zone_fix import zone_fix
 from karpplan.lint.skip import Skip
 from karpplan.model.labels import ALIASES
 from karpplan.model.pools import NodePool
-from karpplan.model.resources import Resources
 from karpplan.model.taints import SCHEDULING_EFFECTS, untolerated
 from karpplan.plan_reasons import keeps_off_karpenter, reasons_for
 from karpplan.scheduling.candidates import PoolVerdict, option_table
@@ -191,17 +190,16 @@ def MIN_DOMAINS_UNREACHABLE(ctx: LintContext) -> Iterator[Hit]:
             if not minimum_pinned(rule, len(domains)):
                 continue
             index = group_info.template.spread.index(c)
+            most = most_pods_while_pinned(rule, len(domains))
             yield Hit(
                 doc, _spread_path(ctx, group_info, doc, index, "minDomains"),
                 f"minDomains {c.min_domains} is above the {len(domains)} {c.topology_key} domain(s) the pods can "
                 f"reach ({_short(domains) or 'none'}; NodePool requirements x catalog offerings x existing nodes): "
                 f"the global minimum stays 0, so at most {len(domains)} x maxSkew {c.max_skew} = "
-                f"{most_pods_while_pinned(rule, len(domains))} pod(s) can run" + ctx.zero_replicas_note(doc),
+                f"{most} pod(s) can run" + cap_consequence(
+                    doc, group_info.size, most, per_revision="pod-template-hash" in c.match_label_keys) + ctx.zero_replicas_note(doc),
                 f"lower minDomains to {len(domains)} or let the NodePools reach more domains",
             )
-
-
-_T = TypeVar("_T")
 
 
 # ------------------------------------------------------------------------------------------ spread-caps-replicas
@@ -210,36 +208,11 @@ def _placed(problem: SchedulingProblem, group_info: GroupInfo, scaled: frozenset
     """How many of the group's pods the planner's Karpenter engine places with the group and the pending
     groups its spread constraints count (what `plan` places beside them), and no other; not the one replica
     of a workload scaled to 0 (`scaled`: their templates' ids), which `plan` would not place."""
-    topology = problem.topology
-    own = id(group_info.template)
-    rules = topology.rules_for(group_info.template)
+    rules = problem.topology.rules_for(group_info.template)
     groups = [g for g in problem.groups if g is group_info or (id(g.template) not in scaled and any(
         r.hard and r.counts(g.template.namespace, g.template.labels) for r in rules))]
-    kept = {id(g.template) for g in groups}
-
-    def only_kept(by_template: dict[int, _T]) -> dict[int, _T]:
-        return {k: v for k, v in by_template.items() if k in kept}
-
-    # The other templates' rules would only be counted for nothing (they place no pod), and building their
-    # counts for every workload is most of lint's time on large repositories.
-    spread = only_kept(topology.spread)
-    if without_hard_spread:
-        spread[own] = [r for r in rules if not r.hard]
-    topology = dataclasses.replace(
-        topology, spread=spread, affinity=only_kept(topology.affinity), anti_affinity=only_kept(topology.anti_affinity),
-        preferred_affinity=only_kept(topology.preferred_affinity), preferred_anti=only_kept(topology.preferred_anti))
-    alone = dataclasses.replace(problem, groups=groups, topology=topology)
-    # Two placements that keep every rule and the limits: limits as capacity (no batch pessimism), and
-    # Karpenter's own subtractMax run (what `plan --engine karpenter` launches). Each grows open claims
-    # greedily, so either may strand a pod the other places (a claim grown to an 8xlarge for a third 7-CPU
-    # pod uses the limit three 2xlarge would not): as many run as the better of the two places.
-    placed = 0
-    for exact in (True, False):
-        solution, _ = solve_karpenter(alone, exact_limits=exact)
-        placed = max(placed, group_info.size - sum(1 for g, _ in solution.unplaced if g is group_info))
-        if placed >= group_info.size:
-            break
-    return placed
+    sub = alone(problem, groups, without_hard_spread=group_info if without_hard_spread else None)
+    return placed_of(best_placement(sub, [group_info]), group_info)
 
 
 def _limits_text(pools: Sequence[NodePool], problem: SchedulingProblem) -> str:
@@ -497,67 +470,4 @@ def _toleration_fix(ctx: LintContext, doc: Document, path: str, group_info: Grou
             ", or add a NodePool without the taint for them")
 
 
-# ------------------------------------------------------------------------------------------ pool limits
-@lint_rule("pool-limits-too-small", "KPL405", Severity.warning, needs_pools=True,
-           fix="raise the NodePool's limits",
-           bad=NODEPOOL.replace("spec:\n  template:", "spec:\n  limits: {cpu: \"8\"}\n  template:") + deployment(
-               ZONE_SPREAD, replicas=3).replace("cpu: 500m", "cpu: \"3\""),
-           good=NODEPOOL.replace("spec:\n  template:", "spec:\n  limits: {cpu: \"64\"}\n  template:") + deployment(
-               ZONE_SPREAD, replicas=3).replace("cpu: 500m", "cpu: \"3\""))
-def POOL_LIMITS_TOO_SMALL(ctx: LintContext) -> Iterator[Hit]:
-    """NodePool limits cannot hold the pods that only that pool can take.
-
-    Karpenter stops launching when a NodePool's limits are reached. Pods that no other NodePool or node can
-    take then stay pending; the sum of their requests already exceeds what the limits allow.
-    """
-    problem = ctx.planner.problem
-    only: dict[str, list[GroupInfo]] = {}
-    scaled = _scaled_templates(ctx)
-    for group_info in problem.groups:
-        if id(group_info.template) in scaled:
-            continue  # 0 replicas now: nothing to hold
-        ok = [v for v in group_info.verdicts if v.ok]
-        if not group_info.existing_ok and len(ok) == 1:
-            only.setdefault(ok[0].pool.name, []).append(group_info)
-    docs = {(d.origin.file, d.origin.line): d for d in ctx.documents}
-    for pool in problem.pools:
-        groups = only.get(pool.name)
-        remaining, nodes_left = problem.headroom[pool.name]
-        if not groups or (remaining is None and nodes_left is None):
-            continue
-        demand = Resources()
-        for group_info in groups:
-            for _ in range(group_info.size):
-                demand = demand + group_info.template.requests
-        short: list[str] = []
-        headroom = problem.headroom[pool.name]
-        room = headroom.room()
-        for key, beyond in headroom.excess(demand, 0).items():  # nodes are judged below, by the largest node
-            if key != NODES and beyond > 0:
-                want = Resources({key: demand.get(key)}).formatted()[key]
-                have = Resources({key: room[key]}).formatted()[key]
-                short.append(f"{key}: the pods request {want}, the limits leave {have}")
-        if nodes_left is not None:
-            options = [o for group_info in groups for o in group_info.options if o.pool is pool]
-            biggest = max((o.free.get("cpu") for o in options), default=0)
-            cpu = demand.get("cpu")
-            if biggest and cpu > max(nodes_left, 0) * biggest:
-                short.append(f"nodes: {max(nodes_left, 0)} node(s) of at most "
-                             f"{Resources({'cpu': biggest}).formatted()['cpu']} free CPU cannot hold "
-                             f"{Resources({'cpu': cpu}).formatted()['cpu']} CPU")
-        if not short:
-            continue
-        doc = docs.get((pool.origin.file, pool.origin.line))
-        if doc is None:
-            continue
-        workloads = sorted({group_info.group.workload for group_info in groups})
-        yield Hit(
-            doc, "spec.limits",
-            f"NodePool {pool.name} limits cannot hold the pods only this pool can take "
-            f"({_short(workloads, 4)}): " + "; ".join(short),
-            "raise the NodePool's limits or let another NodePool take some of these pods",
-        )
-
-
-RULES = (SPREAD_KEY_UNKNOWN, MIN_DOMAINS_UNREACHABLE, SPREAD_CAPS_REPLICAS, NO_POOL_CAN_LAUNCH,
-         POOL_LIMITS_TOO_SMALL)
+RULES = (SPREAD_KEY_UNKNOWN, MIN_DOMAINS_UNREACHABLE, SPREAD_CAPS_REPLICAS, NO_POOL_CAN_LAUNCH)

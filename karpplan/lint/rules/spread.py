@@ -185,31 +185,39 @@ def _autoscaler_of(ctx: LintContext, doc: Document) -> str:
 
 def _strimzi_without_spread(ctx: LintContext, doc: Document, spec_path: str,
                             strimzi: dict[Origin, dict[str, int]]) -> Iterator[Hit]:
-    """Pods of a Kafka's pools, ZooKeeper, Connect: as planned; the template may not be written at all."""
-    if spec_path not in strimzi.get(doc.origin, {}) or rack_key(doc, spec_path, ctx.documents):
-        return  # rack awareness: older operators add preferred anti-affinity on the rack key
+    """Pods of a Kafka's pools, ZooKeeper, Connect: as planned, judged as Strimzi creates them; the template may
+    not be written at all. Rack awareness spreads nothing: Strimzi 0.49 and later add only a node affinity on the
+    rack key (strimzi/proposals 123 removed the preferred anti-affinity older operators added)."""
+    if spec_path not in strimzi.get(doc.origin, {}):
+        return
     replicas = strimzi[doc.origin][spec_path]
     replicas_path = spec_path.removesuffix("template.pod") + "replicas"
-    if replicas >= 2 and not _has_spread(value_at(doc.body, spec_path)):
-        racked = spec_path != "spec.zookeeper.template.pod"  # ZooKeeper has no rack awareness
-        yield Hit(
-            doc, replicas_path,
-            f"{replicas} replicas with neither a topologySpreadConstraint nor pod anti-affinity on hostname "
-            f"or zone in template.pod{' (nor rack awareness)' * racked}: all of them may land on one node or "
-            "in one zone",
-            f"add topologySpreadConstraints on topology.kubernetes.io/zone (and kubernetes.io/hostname) to "
-            f"{spec_path}{_rack_fix(doc, spec_path) * racked}",
-        )
+    if replicas < 2 or _has_spread(ctx.pod_spec(doc, spec_path)) or _has_spread(value_at(doc.body, spec_path)):
+        return
+    rack = rack_key(doc, spec_path, ctx.documents)
+    racked = (f": rack awareness ({rack}) tells Kafka each pod's zone but does not spread the pods (Strimzi 0.49 "
+              "and later add only a node affinity requiring the key; the preferred anti-affinity of older "
+              "operators is gone)") if rack else ""
+    yield Hit(
+        doc, replicas_path,
+        f"{replicas} replicas with neither a topologySpreadConstraint nor pod anti-affinity on hostname or zone in "
+        f"template.pod{racked}; all of them may land on one node or in one zone",
+        f"add topologySpreadConstraints on topology.kubernetes.io/zone (and kubernetes.io/hostname) to {spec_path}"
+        + ("" if rack else _rack_fix(doc, spec_path)),
+    )
 
 
 def _rack_fix(doc: Document, spec_path: str) -> str:
-    """Where rack awareness is set for these pods: a Kafka's brokers (its KafkaNodePools' too) on the Kafka's
-    spec.kafka.rack, Connect and MirrorMaker 2 on their own spec.rack."""
+    """Where rack awareness is set for these pods (so that Kafka places partition replicas by zone too): a Kafka's
+    brokers (its KafkaNodePools' too) on the Kafka's spec.kafka.rack, Connect and MirrorMaker 2 on their own
+    spec.rack; ZooKeeper has none."""
+    if spec_path == "spec.zookeeper.template.pod":
+        return ""
     if doc.kind == "KafkaNodePool":
-        return ", or set spec.kafka.rack.topologyKey on the Kafka resource of this pool's cluster"
+        return ", and set spec.kafka.rack.topologyKey on the Kafka resource of this pool's cluster"
     if spec_path.startswith("spec.kafka."):
-        return ", or set spec.kafka.rack.topologyKey"
-    return ", or set spec.rack.topologyKey"
+        return ", and set spec.kafka.rack.topologyKey"
+    return ", and set spec.rack.topologyKey"
 
 
 def _derived_without_spread(ctx: LintContext, doc: Document, spec_path: str,
