@@ -197,20 +197,27 @@ def _renominated_plain(p: Parsed, claims: list[str]) -> str:
             "registration error); otherwise the pod binds once it is ready.")
 
 
+# seconds an instance needs at the least to boot and register as a node: a rejection less than this after the
+# nomination of a claim still counted only the nodes that were there before it
+NO_NODE_YET = 30
+
+
 def _rejected_before_the_claim(p: Parsed, line: int, rejected: list[Item]) -> bool:
-    """A nomination to a NodeClaim not yet a node (`nodeclaim/x`, no `node/`) beside one rejection, not repeated and
-    not younger than the nomination: the scheduler's FailedScheduling is what made Karpenter launch the claim, of the
-    nodes that existed before it (aws/karpenter-provider-aws#5267), not a refusal of the claim's node."""
+    """A nomination to a NodeClaim not yet a node (`nodeclaim/x`, no `node/`) beside rejections that all came before
+    its node could exist (older than the nomination, or younger by less than NO_NODE_YET; a rejection kubectl shows
+    repeated only so, its last repeat being the age it prints): the scheduler's FailedScheduling is what made
+    Karpenter launch the claim, of the nodes that existed before it (aws/karpenter-provider-aws#5267, #4341), not a
+    refusal of the claim's node."""
     target = (p.nominated or "").strip()
     if not target.startswith(("nodeclaim/", "machine/")) or "node/" in target.replace("nodeclaim/", ""):
-        return False
-    if any(i.count > 1 or _repeats(i.parsed.age)[0] > 1 for i in rejected):
         return False
     nominated = _age_seconds(p.age)
     for i in rejected:
         age = _age_seconds(i.parsed.age)
+        if i.count > 1 or _repeats(i.parsed.age)[0] > 1 and (age is None or nominated is None):
+            return False  # repeated, with no age to place the last one
         if age is not None and nominated is not None and age != nominated:
-            if age < nominated:  # the rejection is the younger event: the claim's node was refused too
+            if nominated - age > NO_NODE_YET:  # the rejection came long after: the claim's node was refused too
                 return False
         elif i.line > line:  # no age, or the same (a watch's `0s`): the order of the lines
             return False
@@ -219,12 +226,20 @@ def _rejected_before_the_claim(p: Parsed, line: int, rejected: list[Item]) -> bo
 
 def _launching_claim_plain(who: str, p: Parsed, rejected: list[Item]) -> str:
     line = rejected[0].line
-    return (f"{who}: Karpenter launched {p.nominated} for it after the scheduler's rejection (line {line}), which "
-            "counted only the nodes that existed before that claim: this is the usual order, and the pod binds once "
-            "the claim's node is Ready (a minute or two). If it stays Pending, the claim never became a node that "
-            f"could take it - it failed to launch or its node never registered: kubectl describe nodeclaim "
-            f"{(p.nominated or '').split('/', 1)[-1].split(',')[0].strip()} (its Launched / Registered / Initialized "
-            "conditions) and Karpenter's log say why; the rejection's reasons are about the older nodes.")
+    claim = (p.nominated or "").split("/", 1)[-1].split(",")[0].strip()
+    nominated, last = _age_seconds(p.age), min((a for i in rejected if (a := _age_seconds(i.parsed.age)) is not None),
+                                               default=None)
+    after = (f", the last of them {int(nominated - last)}s after the nomination, too soon for a new node to exist"
+             if nominated is not None and last is not None and last < nominated else "")
+    return (f"{who}: Karpenter launched {p.nominated} for it after the scheduler's rejection (line {line}{after}), "
+            "which counted only the nodes that existed before that claim: this is the usual order, and the pod binds "
+            "once the claim's node is Ready (a minute or two). The rejection's reasons are about those older nodes, "
+            "not the claim's. If the pod stays Pending, the claim never became a node that took it: it failed to "
+            "launch, its node never registered, or Karpenter removed the new node before the pod bound to it - "
+            "consolidation of a node that still looks empty (aws/karpenter-provider-aws#4341: a later rejection "
+            "counting one node more, with node(s) were unschedulable, or a 'disrupting' line naming it, shows that). "
+            f"kubectl describe nodeclaim {claim} (its Launched / Registered / Initialized conditions, and whether it "
+            "is still there) and Karpenter's log say which.")
 
 
 def link_nominations(explanation: Explanation) -> None:

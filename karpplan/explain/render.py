@@ -195,7 +195,7 @@ def render_table(explanation: Explanation, console: Console) -> None:
                        f"{told}", style="dim"))
     listed = explanation.unrecognised_lines
     if listed:
-        first = ", ".join(str(line) for line, _ in listed[:8]) + (", ..." if len(listed) > 8 else "")
+        first = ", ".join(explanation.unrecognised_spans()[:8]) + (", ..." if len(listed) > 8 else "")
         console.print(Text(f"unrecognised lines: {first} (-o json lists them). explain reads Karpenter controller lines "
                            "and events, kube-scheduler FailedScheduling, cluster-autoscaler NotTriggerScaleUp and "
                            "fargate-scheduler events; other lines (INFO logs, blank lines, headers) are skipped.",

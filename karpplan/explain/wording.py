@@ -503,7 +503,7 @@ def item_plain(item: Item) -> str:
     if any(r.cause in _NO_FAILURE for r in p.reasons):  # bound and refused, kept, relaxed, volumes read: no failure
         return f"{who}: " + " ".join(r.plain[:1].lower() + r.plain[1:] for r in p.reasons)
     if p.event in disruption.EVENTS:  # a node kept or removed, no pod: the message says which and why
-        return " ".join([capital(disruption.plain(p.message)),
+        return " ".join([capital(disruption.plain(p.message, tuple(item.nodes))),
                          *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])
     if p.reasons and (all(r.cause == K.STATE_INVARIANT for r in p.reasons)  # names a pod, but no failure of it
                       or not p.pod and all(r.cause in _NO_POD_CAUSES for r in p.reasons)):  # no pod's
