@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 
 from karpplan.explain import known, restricted_domain
 from karpplan.explain import structure as reason_kind
-from karpplan.explain.cut_clause import cut_plain
+from karpplan.explain.cut_clause import cut_plain, unparsed_sentence
 from karpplan.explain.describe_pod import context_sentences
 from karpplan.explain.dialects import (
     admission,
@@ -539,7 +539,7 @@ def item_plain(item: Item) -> str:
     if any(is_host_port(r.text) for r in p.reasons):
         sentences.append(servicelb_note(p.pod))
     if p.unparsed:
-        sentences.append("Not understood: " + "; ".join(u[:160] for u in p.unparsed) + ".")
+        sentences.append(unparsed_sentence(p.unparsed))
     if item.count > 1:
         sentences.append(f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)")
     return " ".join(dict.fromkeys(s for s in sentences if s))
