@@ -230,16 +230,24 @@ def _classified(message: str, source: str | None, event: str | None,
     return _classify(message, source=source, event=event, json_message=json_message)
 
 
+def _node_event(message: str, event: str | None) -> Parsed | None:
+    """A message about a node, not a pod: EC2 taking its instance (dialects/interruption.py), or Karpenter keeping or
+    removing it (dialects/disruption.py)."""
+    if interruption.mentioned(message) and (interrupted := interruption.key(message, None, event)) is not None:
+        return Parsed(KARPENTER, interruption.EVENT, interrupted)
+    if (event in disruption.EVENTS or disruption.mentioned(message)) and (
+            disrupted := disruption.parse(message, event)) is not None:
+        return Parsed(KARPENTER, disrupted[0], disrupted[1])
+    return None
+
+
 def _classify(message: str, *, source: str | None, event: str | None,
               json_message: str | None) -> tuple[Parsed, bool] | None:
     message = message.strip()
     if not message:
         return None
-    if interruption.mentioned(message) and (interrupted := interruption.key(message, None, event)) is not None:
-        return Parsed(KARPENTER, interruption.EVENT, interrupted), False  # a node's: EC2 is taking its instance
-    if (event in disruption.EVENTS or disruption.mentioned(message)) and (
-            disrupted := disruption.parse(message, event)) is not None:
-        return Parsed(KARPENTER, disrupted[0], disrupted[1]), False  # a node's, not a pod's: classify drops the pod
+    if (node_event := _node_event(message, event)) is not None:
+        return node_event, False  # a node's, not a pod's: classify drops the pod
     if source != KARPENTER:
         kube_result = _kube(message)
         if kube_result is not None:

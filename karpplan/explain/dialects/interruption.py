@@ -154,13 +154,16 @@ def _plain(text: str) -> str:
     what = m.group("what") if m else ""
     if m and m.group("offering"):
         offering = m.group("offering").removesuffix(" unavailable").replace(" unavailable for ", ", for ")
-        return (f"After the interruption ({kind}), Karpenter marks the offering it ran on unavailable ({offering}), so "
+        lead = (_WHAT[SPOT][:1].upper() + _WHAT[SPOT][1:] + ". ") if kind == SPOT else ""
+        return (f"{lead}After the interruption ({kind}), Karpenter marks the offering it ran on unavailable ({offering}), so "
                 "the replacement is launched as another instance type, zone or capacity type. Expected, nothing to fix; "
                 "with few types allowed in the NodePool the replacement may cost more or not launch at all - allow "
                 "more instance types and zones.")
     cause = _WHAT.get(kind, "EC2 sent an interruption event for this instance (Karpenter's interruption queue)")
     if kind == REBALANCE:
-        return cause[:1].upper() + cause[1:] + ". Nothing to fix. " + _SPREAD
+        return (cause[:1].upper() + cause[1:] + ". Nothing to fix, and not what makes a node NotReady or its pods fail "
+                "(kubectl describe node: its conditions and the kubelet say that). Acting on the recommendation itself "
+                "(draining early) takes aws-node-termination-handler; Karpenter does not.")
     if kind in STATUS or (m and m.group("action") == "ForcefulTermination"):
         acts = ("Karpenter deletes its NodeClaim at once; the pods are recreated on other nodes and Karpenter launches "
                 "a replacement for those that fit nowhere else")
