@@ -186,3 +186,21 @@ def test_an_offering_removed_for_another_reason_is_not_an_interruption() -> None
             '"InsufficientInstanceCapacity", "instance-type": "t4g.medium", "zone": "eu-central-1c", '
             '"capacity-type": "spot", "ttl": "3m0s"}\n')
     assert not [i for i in explain_text(line).item_list() if i.parsed.event == "Interrupted"]
+
+
+# the thread's next event: one node more, and `node(s) were unschedulable` rose with it (its preemption tail, cut in
+# the stored copy after `found f`, completed as kube-scheduler prints it)
+_A4341_LATER = ("  Warning  FailedScheduling    62s (x2 over 72s)    default-scheduler        0/28 nodes are available: 1 "
+                "node(s) had volume node affinity conflict, 1 node(s) were unschedulable, 14 node(s) didn't match Pod's "
+                "node affinity/selector, 5 Insufficient cpu, 5 Insufficient memory, 5 node(s) had untolerated taint "
+                "{simple.life/gitlab-runner: true}. preemption: 0/28 nodes are available: 21 Preemption is not helpful "
+                "for scheduling, 7 No preemption victims found for incoming pod..\n")
+
+
+def test_the_claims_node_that_came_up_cordoned_is_said_removed_not_in_the_wrong_zone(load: CatalogFor) -> None:
+    """aws#4341 as the thread goes on: the rejection a minute later counts the claim's node, and what rose with it is
+    `node(s) were unschedulable` - the new node cordoned for removal (consolidation before the pod bound), not a
+    node in the volume's wrong zone replaced in a loop, nor a label Karpenter misjudged."""
+    told = _told(_A4341 + _A4341_LATER, load)
+    assert "came up and was cordoned" in told and "consolidateAfter" in told
+    assert "in a loop" not in told and "kubernetes-sigs/karpenter#343" not in told

@@ -242,6 +242,32 @@ def _launching_claim_plain(who: str, p: Parsed, rejected: list[Item]) -> str:
             "is still there) and Karpenter's log say which.")
 
 
+def _grown(rejected: list[Item]) -> dict[str, int] | None:
+    """The reasons that rose as the rejections' node count did, oldest rejection to newest (nomination.py)."""
+    order = sorted(rejected, key=lambda i: (-(_age_seconds(i.parsed.age) or 0.0), i.line))
+    return nomination.came_with_the_claim([list(i.parsed.reasons) for i in order]) if len(order) > 1 else None
+
+
+def _came_without(rejected: list[Item], reason: str) -> bool:
+    """Whether the nodes that joined between the rejections are known, and none of them failed for `reason`."""
+    grown = _grown(rejected)
+    return bool(grown) and not any(reason in t for t in grown or {})
+
+
+def _claim_node_plain(p: Parsed, rejected: list[Item], said: list[Reason]) -> str:
+    """What the rejections say of the nominated node: the reasons that rose as the node count did (a claim's node
+    joining) when they show it - cordoned, or in conflict with the volume - else the volume's zone when it is a
+    reason at all."""
+    target = p.nominated or ""
+    grown = _grown(rejected)
+    if grown and target.startswith(("nodeclaim/", "machine/")):
+        if any("were unschedulable" in t for t in grown):
+            return nomination.cordoned_claim_plain(target, grown)
+        if not any("volume node affinity conflict" in t for t in grown):
+            return ""  # the volume's conflict is an older node's: the claim's node came up without it
+    return nomination.volume_zone_plain(target) if _volume_zone(said) else ""
+
+
 def link_nominations(explanation: Explanation) -> None:
     for item in explanation.items.values():
         p = item.parsed
@@ -269,13 +295,14 @@ def link_nominations(explanation: Explanation) -> None:
             item.plain = (f"{who}: Karpenter nominated {p.nominated}, but kube-scheduler keeps rejecting the pod "
                           f"(line {rejected[0].line}), so the nominated node cannot take it and waiting will not help: "
                           + nomination.fix_clause(said, typed, rejected[0].line) + nomination.leads_plain(said)
-                          + (nomination.volume_zone_plain(p.nominated or "") if _volume_zone(said) else "")
+                          + _claim_node_plain(p, rejected, said)
                           + (" Nodes that did not match the pod's node affinity/selector can include the nominated one: "
                              "Karpenter releases before the fix for kubernetes-sigs/karpenter#343 compared only the "
                              "labels a node carries, so a node lacking a well-known label the pod selects (such as "
                              "karpenter.k8s.aws/instance-local-nvme) looked compatible - compare kubectl get node <node> "
                              "--show-labels with the pod's nodeSelector, and upgrade Karpenter." if any("node affinity/selector" in w for r in said
-                                                         for w in (r.counts or {})) else "")).strip()
+                                                         for w in (r.counts or {})) and not _came_without(rejected, "node affinity/selector")
+                             else "")).strip()
         else:
             item.plain = (f"{who}: Karpenter nominated {p.nominated} again and again ({repeats} times over "
                           f"{int((span or 0) // 60)} minutes): a node that is ready but never gets the pod cannot take "
