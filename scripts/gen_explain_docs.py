@@ -143,6 +143,15 @@ EXAMPLES = [
             "Make the pod's scheduler and cluster-autoscaler agree: here the pod's own scheduler "
             "(`spec.schedulerName`) counted limits that cluster-autoscaler's simulation does not, so schedule it with "
             "`default-scheduler` (or make that scheduler judge requests only)."),
+    Example("Karpenter's interruption controller (a spot instance reclaimed; no pod named, the node is the subject)",
+            "https://github.com/aws/karpenter-provider-aws/issues/4772",
+            '2023-10-10T05:24:20.236Z\tINFO\tcontroller.interruption\tinitiating delete for machine from interruption '
+            'message\t{"commit": "34d50bf-dirty", "queue": "karpenter-venture-preprod-queue-interruption", "messageKind": '
+            '"SpotInterruptionKind", "machine": "karpenter-spot-worker-preprod-66tr5", "action": "CordonAndDrain", '
+            '"node": "ip-172-27-13-123.ap-southeast-2.compute.internal"}',
+            "Nothing to fix on the node: EC2 reclaimed the spot instance and Karpenter replaced it. Make the next one "
+            "cheaper to absorb: allow many instance types and every zone in the NodePool, run two or more replicas "
+            "spread across zones with a PodDisruptionBudget, and keep what must not be interrupted on on-demand."),
 ]
 
 COMMAND = "karpplan explain pod.log -o json | jq '.items[0] | {source, dialect, pod, reasons: [(.nodePools[].reasons[], .reasons[]) | .kind], plain}'"

@@ -30,8 +30,9 @@ PASTES = {
     'k9s-too-many-pods-wrapped': Paste(
         'https://github.com/Panfactum/stack/issues/129',
         "0/7 nodes are available: 1 Too many pods, 6 node(s) didn't match Pod's node affinity/selector. preemption: 0/7 nodes are available: 1 No p │\n│ reemption victims found for incoming pod, 6 Preemption is not helpful for scheduling.           \n",
-        {'node-filter'}, ('Too many pods: ', "6 node(s) didn't match Pod's node affinity/selector"),
-        ('│', 'reemption')),
+        {'node-filter'}, ('Too many pods: ', "6 node(s) didn't match Pod's node affinity/selector",
+                          'on 1 node no set of lower-priority pods', 'on 6 nodes evicting pods cannot help'),
+        ('│', ' reemption', 'No p ')),
     # 'Insufficient pods' is the older wording of Too many pods: the node was at its 110 pods
     'insufficient-pods': Paste(
         'https://github.com/neurohackademy/nh2020-jupyterhub/issues/86',

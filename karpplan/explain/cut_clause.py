@@ -76,3 +76,22 @@ def cut_plain(r: Reason, where: str) -> str | None:
                 + f" does not match between the pod and {where}{read}. The values after the cut are not known, so "
                 f"which side to change cannot be told from this text: {_FULL}.{role}")
     return None
+
+
+# the words a clause of Karpenter's error starts with: a last clause that is only the first of them was cut after it
+_CLAUSE_HEADS = ("incompatible with nodepool", "incompatible with provisioner", "incompatible requirements",
+                 "did not tolerate", "no instance type", "unsatisfiable topology constraint", "daemonset overhead")
+
+
+def unparsed_sentence(unparsed: tuple[str, ...]) -> str:
+    """What the clauses no grammar read say: the last one cut after its first word(s) (`...; incompatible`) is the
+    message's end lost, not a reason to read."""
+    last = unparsed[-1].strip().rstrip(".").lower() if unparsed else ""
+    cut = bool(last) and any(h.startswith(last) and h != last for h in _CLAUSE_HEADS)
+    rest = unparsed[:-1] if cut else unparsed
+    out = "Not understood: " + "; ".join(u[:160] for u in rest) + "." if rest else ""
+    if cut:
+        out += (f"{' ' if out else ''}The message ends in a clause cut after '{unparsed[-1].strip()}': Karpenter "
+                "printed more (the reasons of one more pool, or the rest of this one's), which this copy of the line "
+                "lost - log shippers and consoles cut long lines; kubectl logs on the controller shows it whole.")
+    return out

@@ -47,11 +47,46 @@ _SHORTAGE = re.compile(r"^Insufficient |^Too many pods$")
 
 
 def _preemption(r: Reason) -> str:
+    if (m := _COUNTED.match(r.cause or "")) is not None:
+        return preemption_counted(int(m.group("unhelpful")), int(m.group("victims")))
     said = _PREEMPTION.get(r.cause or "", "")
     short = sum(n for why, n in (r.counts or {}).items() if _SHORTAGE.search(why))
     if r.cause == NO_VICTIMS_CAUSE and (short != 1 or r.total == 1):
         said = said.split(" A DaemonSet's pod", 1)[0]  # only one node short of room looks like a DaemonSet's pod
     return said
+
+
+_COUNTED = re.compile(r"^preemption: (?P<unhelpful>\d+) not helpful, (?P<victims>\d+) no victims$")
+
+
+def preemption_counted(unhelpful: int, victims: int) -> str:
+    """kube-scheduler's preemption sentence with its node counts (`preemption: 0/27 nodes are available: 20 Preemption is
+    not helpful for scheduling, 7 No preemption victims found for incoming pod`): why the pod's priority did not win
+    it a place either. The PostFilter tries to evict lower-priority pods only on nodes whose failure eviction can cure
+    (a shortage of room, a pod (anti-)affinity or spread counted on other pods); a node failing for its labels, taints
+    or a volume's zone is UnschedulableAndUnresolvable, `not helpful`."""
+    out = (" Preemption did not help either (the part after 'preemption:'): the scheduler would evict pods of lower "
+           "priority than this one to make room, but")
+    parts = []
+    if victims:
+        parts.append(f"on {victims} node{'s' if victims != 1 else ''} no set of lower-priority pods frees enough room "
+                     "(the pods there have the same or a higher priority, or evicting all of the lower ones would still "
+                     "leave the pod short)")
+    if unhelpful:
+        parts.append(f"on {unhelpful} node{'s' if unhelpful != 1 else ''} evicting pods cannot help at all: they fail "
+                     "for reasons no eviction changes (the pod's node affinity / selector, an untolerated taint, a "
+                     "volume's zone, a node not ready or cordoned)")
+    out += " " + "; and ".join(parts) + "."
+    if victims:
+        out += (" With PriorityClasses, preemption only takes room from pods of lower spec.priority on nodes the pod "
+                "may otherwise use: compare the priorities (kubectl get pods -A -o custom-columns=NAME:.metadata.name,"
+                "PRIORITY:.spec.priority,NODE:.spec.nodeName) on the nodes short of room, and give the pod a "
+                "PriorityClass above the pods it should displace (a pod with preemptionPolicy: Never never evicts). "
+                "Otherwise it needs a new node, which Karpenter or cluster-autoscaler adds.")
+    else:
+        out += (" The pod's priority makes no difference here: it needs a node it may use, which Karpenter or "
+                "cluster-autoscaler adds, or the rule that shuts it out of the existing ones changed.")
+    return out
 
 
 _VOLUME_ZONE = re.compile(r"volume node affinity conflict|NoVolumeZoneConflict|no available volume zone", re.I)
@@ -76,7 +111,7 @@ def _one_node_short(r: Reason) -> str:
     more: the shape of a DaemonSet's pod, which targets its one node (kubernetes-sigs/karpenter#390)."""
     counts = r.counts or {}
     short = sum(n for why, n in counts.items() if _SHORTAGE.search(why))
-    if r.cause == NO_VICTIMS_CAUSE or short != 1 or not r.total or r.total < 2 or any(
+    if r.cause == NO_VICTIMS_CAUSE or _COUNTED.match(r.cause or "") or short != 1 or not r.total or r.total < 2 or any(
             not _SHORTAGE.search(why) and not _SELECTOR.search(why) for why in counts):
         return ""
     if sum(counts.values()) < r.total:  # a paste cut before its last reasons: the other nodes are not all accounted

@@ -99,6 +99,30 @@ def leads_plain(said: list[Reason]) -> str:
     return out
 
 
+def came_with_the_claim(rejections: list[list[Reason]]) -> dict[str, int] | None:
+    """Between the first and the last rejection (oldest first, each its reasons), the reasons whose node count rose as
+    the count of nodes did: the new nodes' reasons, the claim's node among them. None when the count did not rise."""
+    first, last = rejections[0], rejections[-1]
+    before, after = _total(first), _total(last)
+    if before is None or after is None or after <= before:
+        return None
+    old, new = counted(first), counted(last)
+    return {text: n - old.get(text, 0) for text, n in new.items() if n > old.get(text, 0)}
+
+
+def cordoned_claim_plain(nominated: str, grown: dict[str, int]) -> str:
+    """The claim's node came up cordoned (`node(s) were unschedulable` rose with the node count): it is being removed."""
+    claim = nominated.split(",")[0].strip()
+    n = sum(grown.values())
+    return (f" The later rejection counts {n} node{'s' if n != 1 else ''} more, and what rose with {'them' if n != 1 else 'it'} "
+            f"is node(s) were unschedulable: the node launched for {claim} came up and was cordoned - it is being "
+            "removed, most often by Karpenter's consolidation judging the new node empty before the pod bound to it "
+            "(aws/karpenter-provider-aws#4341), else by drift, expiry or an interruption; Karpenter's log ('disrupting', "
+            "'deprovisioning', 'interruption') names which. The pod then waits for another node. If it repeats, a "
+            "longer spec.disruption.consolidateAfter on the NodePool keeps new nodes from being removed at once, and "
+            "the rejection's other reasons are the older nodes'.")
+
+
 def volume_zone_plain(nominated: str) -> str:
     """The nominated node in conflict with the pod's volume: a node Karpenter launched in the wrong zone (a claim),
     or an existing node it judged able to take the pod."""

@@ -21,6 +21,7 @@ from karpplan.explain.dialects import (
     claim_rejected,
     disruption,
     fargate,
+    interruption,
     kube,
     launch,
     multi_attach,
@@ -90,7 +91,7 @@ TRIGGER_WORDS = (b"schedule pod", b"compute packing", b"nodes are available", b"
                  *(t.encode() for t in relaxed.TRIGGERS), *(t.encode() for t in not_for_karpenter.TRIGGERS),
                  *(t.encode() for t in kube.PLUGIN_TRIGGERS),  # a kube-scheduler plugin's error
                  # why a node is not consolidated or disrupted, and disruptions under way: dialects/disruption.py
-                 *(t.encode() for t in disruption.TRIGGERS))
+                 *(t.encode() for t in disruption.TRIGGERS), *(t.encode() for t in interruption.TRIGGERS))
 
 
 _ANY_TRIGGER_WORD = re.compile(b"|".join(re.escape(word) for word in TRIGGER_WORDS))
@@ -212,7 +213,8 @@ def classify(message: str, *, pod: str | None = None, time: str | None = None, s
     if template.event in disruption.EVENTS:  # the record's object is a node (`kubectl describe node`), not a pod
         parsed.__dict__["pod"] = None
         # the node it is about: the record's object (`node`), else those a `disrupting ...` log line names
-        parsed.__dict__["nodes"] = (node,) if node else disruption.nodes_in(message)
+        parsed.__dict__["nodes"] = (node,) if node else (interruption.nodes(message) if template.event == interruption.EVENT
+                                                         else disruption.nodes_in(message))
     if age is not None:
         parsed.__dict__["age"] = age
     if reporter is not None and template.source == KUBE_SCHEDULER:
@@ -228,14 +230,24 @@ def _classified(message: str, source: str | None, event: str | None,
     return _classify(message, source=source, event=event, json_message=json_message)
 
 
+def _node_event(message: str, event: str | None) -> Parsed | None:
+    """A message about a node, not a pod: EC2 taking its instance (dialects/interruption.py), or Karpenter keeping or
+    removing it (dialects/disruption.py)."""
+    if interruption.mentioned(message) and (interrupted := interruption.key(message, None, event)) is not None:
+        return Parsed(KARPENTER, interruption.EVENT, interrupted)
+    if (event in disruption.EVENTS or disruption.mentioned(message)) and (
+            disrupted := disruption.parse(message, event)) is not None:
+        return Parsed(KARPENTER, disrupted[0], disrupted[1])
+    return None
+
+
 def _classify(message: str, *, source: str | None, event: str | None,
               json_message: str | None) -> tuple[Parsed, bool] | None:
     message = message.strip()
     if not message:
         return None
-    if (event in disruption.EVENTS or disruption.mentioned(message)) and (
-            disrupted := disruption.parse(message, event)) is not None:
-        return Parsed(KARPENTER, disrupted[0], disrupted[1]), False  # a node's, not a pod's: classify drops the pod
+    if (node_event := _node_event(message, event)) is not None:
+        return node_event, False  # a node's, not a pod's: classify drops the pod
     if source != KARPENTER:
         kube_result = _kube(message)
         if kube_result is not None:
@@ -519,6 +531,9 @@ class RecordParser:
             head = text[:start]
             pod = pod_of(value)
             tm = TIMESTAMP.search(head[:64])
+            if interruption.mentioned(head) and (interrupted := interruption.key(head, value)) is not None:
+                return [Parsed(KARPENTER, interruption.EVENT, interrupted, time=tm.group(0) if tm else None,
+                               nodes=interruption.nodes(head, value))]
             result = classify(head, pod=pod, time=tm.group(0) if tm else None)
             return [result] if result else []
         if FIELD.search(text) is not None:
@@ -539,6 +554,10 @@ class RecordParser:
         error = error_text(d)
         pod = pod_of(d)
         time = time_of(d)
+        if interruption.mentioned(message) and (interrupted := interruption.key(
+                message, d, d.get("reason") if isinstance(d.get("reason"), str) else None)) is not None:
+            return [Parsed(KARPENTER, interruption.EVENT, interrupted, time=time,
+                           nodes=interruption.nodes(message, d) or tuple(filter(None, [node_of(d)])))]
         if (disrupting := disruption.from_fields(message, d)) is not None:  # v1.x: reason, decision beside it
             return [Parsed(KARPENTER, disruption.DISRUPTING, disrupting, time=time,
                            nodes=disruption.nodes_of_fields(d) or disruption.nodes_in(message))]

@@ -197,20 +197,27 @@ def _renominated_plain(p: Parsed, claims: list[str]) -> str:
             "registration error); otherwise the pod binds once it is ready.")
 
 
+# seconds an instance needs at the least to boot and register as a node: a rejection less than this after the
+# nomination of a claim still counted only the nodes that were there before it
+NO_NODE_YET = 30
+
+
 def _rejected_before_the_claim(p: Parsed, line: int, rejected: list[Item]) -> bool:
-    """A nomination to a NodeClaim not yet a node (`nodeclaim/x`, no `node/`) beside one rejection, not repeated and
-    not younger than the nomination: the scheduler's FailedScheduling is what made Karpenter launch the claim, of the
-    nodes that existed before it (aws/karpenter-provider-aws#5267), not a refusal of the claim's node."""
+    """A nomination to a NodeClaim not yet a node (`nodeclaim/x`, no `node/`) beside rejections that all came before
+    its node could exist (older than the nomination, or younger by less than NO_NODE_YET; a rejection kubectl shows
+    repeated only so, its last repeat being the age it prints): the scheduler's FailedScheduling is what made
+    Karpenter launch the claim, of the nodes that existed before it (aws/karpenter-provider-aws#5267, #4341), not a
+    refusal of the claim's node."""
     target = (p.nominated or "").strip()
     if not target.startswith(("nodeclaim/", "machine/")) or "node/" in target.replace("nodeclaim/", ""):
-        return False
-    if any(i.count > 1 or _repeats(i.parsed.age)[0] > 1 for i in rejected):
         return False
     nominated = _age_seconds(p.age)
     for i in rejected:
         age = _age_seconds(i.parsed.age)
+        if i.count > 1 or _repeats(i.parsed.age)[0] > 1 and (age is None or nominated is None):
+            return False  # repeated, with no age to place the last one
         if age is not None and nominated is not None and age != nominated:
-            if age < nominated:  # the rejection is the younger event: the claim's node was refused too
+            if nominated - age > NO_NODE_YET:  # the rejection came long after: the claim's node was refused too
                 return False
         elif i.line > line:  # no age, or the same (a watch's `0s`): the order of the lines
             return False
@@ -219,12 +226,46 @@ def _rejected_before_the_claim(p: Parsed, line: int, rejected: list[Item]) -> bo
 
 def _launching_claim_plain(who: str, p: Parsed, rejected: list[Item]) -> str:
     line = rejected[0].line
-    return (f"{who}: Karpenter launched {p.nominated} for it after the scheduler's rejection (line {line}), which "
-            "counted only the nodes that existed before that claim: this is the usual order, and the pod binds once "
-            "the claim's node is Ready (a minute or two). If it stays Pending, the claim never became a node that "
-            f"could take it - it failed to launch or its node never registered: kubectl describe nodeclaim "
-            f"{(p.nominated or '').split('/', 1)[-1].split(',')[0].strip()} (its Launched / Registered / Initialized "
-            "conditions) and Karpenter's log say why; the rejection's reasons are about the older nodes.")
+    claim = (p.nominated or "").split("/", 1)[-1].split(",")[0].strip()
+    nominated, last = _age_seconds(p.age), min((a for i in rejected if (a := _age_seconds(i.parsed.age)) is not None),
+                                               default=None)
+    after = (f", the last of them {int(nominated - last)}s after the nomination, too soon for a new node to exist"
+             if nominated is not None and last is not None and last < nominated else "")
+    return (f"{who}: Karpenter launched {p.nominated} for it after the scheduler's rejection (line {line}{after}), "
+            "which counted only the nodes that existed before that claim: this is the usual order, and the pod binds "
+            "once the claim's node is Ready (a minute or two). The rejection's reasons are about those older nodes, "
+            "not the claim's. If the pod stays Pending, the claim never became a node that took it: it failed to "
+            "launch, its node never registered, or Karpenter removed the new node before the pod bound to it - "
+            "consolidation of a node that still looks empty (aws/karpenter-provider-aws#4341: a later rejection "
+            "counting one node more, with node(s) were unschedulable, or a 'disrupting' line naming it, shows that). "
+            f"kubectl describe nodeclaim {claim} (its Launched / Registered / Initialized conditions, and whether it "
+            "is still there) and Karpenter's log say which.")
+
+
+def _grown(rejected: list[Item]) -> dict[str, int] | None:
+    """The reasons that rose as the rejections' node count did, oldest rejection to newest (nomination.py)."""
+    order = sorted(rejected, key=lambda i: (-(_age_seconds(i.parsed.age) or 0.0), i.line))
+    return nomination.came_with_the_claim([list(i.parsed.reasons) for i in order]) if len(order) > 1 else None
+
+
+def _came_without(rejected: list[Item], reason: str) -> bool:
+    """Whether the nodes that joined between the rejections are known, and none of them failed for `reason`."""
+    grown = _grown(rejected)
+    return bool(grown) and not any(reason in t for t in grown or {})
+
+
+def _claim_node_plain(p: Parsed, rejected: list[Item], said: list[Reason]) -> str:
+    """What the rejections say of the nominated node: the reasons that rose as the node count did (a claim's node
+    joining) when they show it - cordoned, or in conflict with the volume - else the volume's zone when it is a
+    reason at all."""
+    target = p.nominated or ""
+    grown = _grown(rejected)
+    if grown and target.startswith(("nodeclaim/", "machine/")):
+        if any("were unschedulable" in t for t in grown):
+            return nomination.cordoned_claim_plain(target, grown)
+        if not any("volume node affinity conflict" in t for t in grown):
+            return ""  # the volume's conflict is an older node's: the claim's node came up without it
+    return nomination.volume_zone_plain(target) if _volume_zone(said) else ""
 
 
 def link_nominations(explanation: Explanation) -> None:
@@ -254,13 +295,14 @@ def link_nominations(explanation: Explanation) -> None:
             item.plain = (f"{who}: Karpenter nominated {p.nominated}, but kube-scheduler keeps rejecting the pod "
                           f"(line {rejected[0].line}), so the nominated node cannot take it and waiting will not help: "
                           + nomination.fix_clause(said, typed, rejected[0].line) + nomination.leads_plain(said)
-                          + (nomination.volume_zone_plain(p.nominated or "") if _volume_zone(said) else "")
+                          + _claim_node_plain(p, rejected, said)
                           + (" Nodes that did not match the pod's node affinity/selector can include the nominated one: "
                              "Karpenter releases before the fix for kubernetes-sigs/karpenter#343 compared only the "
                              "labels a node carries, so a node lacking a well-known label the pod selects (such as "
                              "karpenter.k8s.aws/instance-local-nvme) looked compatible - compare kubectl get node <node> "
                              "--show-labels with the pod's nodeSelector, and upgrade Karpenter." if any("node affinity/selector" in w for r in said
-                                                         for w in (r.counts or {})) else "")).strip()
+                                                         for w in (r.counts or {})) and not _came_without(rejected, "node affinity/selector")
+                             else "")).strip()
         else:
             item.plain = (f"{who}: Karpenter nominated {p.nominated} again and again ({repeats} times over "
                           f"{int((span or 0) // 60)} minutes): a node that is ready but never gets the pod cannot take "

@@ -140,8 +140,9 @@ def _rows(item: Item) -> list[tuple[str, str, str, str]]:
             rows.append((pool.name, r.kind, r.key or "", r.plain))
     for r in item.parsed.reasons:
         rows.append((r.node_pool or "", r.kind, r.key or "", r.plain))
-    if not rows:
-        rows.append(("", item.parsed.event, "", item.plain))
+    if not rows:  # an event with no reasons (a node's: disruption, interruption): its node(s) in the key column
+        rows.append(("", item.parsed.event, ", ".join(item.nodes[:2]) + (", ..." if len(item.nodes) > 2 else ""),
+                     item.plain))
     return rows
 
 
@@ -167,8 +168,8 @@ def render_table(explanation: Explanation, console: Console) -> None:
             lines = f"{item.line}" + (f" (x{item.count})" if item.count > 1 else "")
             source = item.parsed.source + (f" {item.parsed.dialect}" if item.parsed.dialect else "")
             for pool, kind, key, _ in _rows(item):
-                if (pool, kind, key) in seen:
-                    continue
+                if (pool, kind, key) in seen and (item.parsed.pools or item.parsed.reasons):
+                    continue  # a reason another item of the pod gave (an event of its own is a row each time)
                 seen.add((pool, kind, key))
                 # Text, never markup: pool names and keys are quoted from the log as written.
                 table.add_row(Text(lines), Text(source), Text(pool), Text(kind, style=KIND_STYLE.get(kind, "")),
@@ -195,7 +196,7 @@ def render_table(explanation: Explanation, console: Console) -> None:
                        f"{told}", style="dim"))
     listed = explanation.unrecognised_lines
     if listed:
-        first = ", ".join(str(line) for line, _ in listed[:8]) + (", ..." if len(listed) > 8 else "")
+        first = ", ".join(explanation.unrecognised_spans()[:8]) + (", ..." if len(listed) > 8 else "")
         console.print(Text(f"unrecognised lines: {first} (-o json lists them). explain reads Karpenter controller lines "
                            "and events, kube-scheduler FailedScheduling, cluster-autoscaler NotTriggerScaleUp and "
                            "fargate-scheduler events; other lines (INFO logs, blank lines, headers) are skipped.",

@@ -35,6 +35,7 @@ class Explanation:
     notes: list[str] = field(default_factory=list)
     node_taints: list[str] = field(default_factory=list)  # the Taints a pasted `kubectl describe node` shows
     unrecognised_lines: list[tuple[int, str]] = field(default_factory=list)  # (line, text), the first ones
+    unrecognised_ends: dict[int, int] = field(default_factory=dict)  # a listed record of many lines: first -> last
     # one shared object per distinct reason / pool: thousands of items repeat a handful of them
     _shared: dict[object, Any] = field(default_factory=dict, repr=False, compare=False)
     # id of a parsed pools / reasons tuple -> (that tuple, its shared copy), while reading (not pickled to the parent)
@@ -114,6 +115,7 @@ class Explanation:
         self.node_taints += [t for t in other.node_taints if t not in self.node_taints]
         room = MAX_UNRECOGNISED_LISTED - len(self.unrecognised_lines)
         self.unrecognised_lines.extend((line + line_offset, text) for line, text in other.unrecognised_lines[:max(room, 0)])
+        self.unrecognised_ends.update((a + line_offset, b + line_offset) for a, b in other.unrecognised_ends.items())
         for key, item in sorted(other.items.items(), key=lambda kv: kv[1].line):
             item.line += line_offset
             item.last_line += line_offset
@@ -154,19 +156,28 @@ class Explanation:
         return {"apiVersion": API_VERSION, "kind": "Explanation", "summary": self.summary()}
 
     def unrecognised_document(self) -> list[dict[str, Any]]:
-        return [{"line": line, "text": text} for line, text in self.unrecognised_lines]
+        return [{"line": line, **({"lastLine": self.unrecognised_ends[line]} if line in self.unrecognised_ends else {}),
+                 "text": text} for line, text in self.unrecognised_lines]
 
-    def note_unrecognised(self, line: int, data: bytes) -> None:
+    def unrecognised_spans(self) -> list[str]:
+        """The listed unrecognised records as their lines: `4`, or `1-9` for a record of many lines (a
+        pretty-printed JSON document), so that they add up to the summary's count."""
+        ends = self.unrecognised_ends
+        return [f"{line}-{ends[line]}" if line in ends else str(line) for line, _ in self.unrecognised_lines]
+
+    def note_unrecognised(self, line: int, data: bytes, span: int = 1) -> None:
         if len(self.unrecognised_lines) < MAX_UNRECOGNISED_LISTED and data.strip():
             text = data[:MAX_UNRECOGNISED_TEXT * 4].decode("utf-8", "replace").strip()
             self.unrecognised_lines.append((line, text[:MAX_UNRECOGNISED_TEXT]))
+            if span > 1:
+                self.unrecognised_ends[line] = line + span - 1
 
     def not_explained(self, line: int, span: int, data: bytes) -> None:
         """A record parsed to nothing: context (kubectl's framing lines) or unrecognised."""
         if _context_line(data):
             self.context += span
         else:
-            self.note_unrecognised(line, data)
+            self.note_unrecognised(line, data, span)
 
     def count_plain(self, run: Plain) -> None:
         """A run of lines no trigger word is in: unrecognised (the first ones listed)."""

@@ -101,7 +101,8 @@ def not_simulated(name: str, why: str) -> NodeSimulation:
 
 def simulate_items(explanation: Explanation, simulate: Simulator) -> None:
     """Attach the simulation's verdict to every disruption item that names a node."""
-    items = [i for i in explanation.item_list() if i.parsed.event in disruption.EVENTS and i.nodes]
+    items = [i for i in explanation.item_list()
+             if i.parsed.event in disruption.EVENTS and i.parsed.event != disruption.INTERRUPTED and i.nodes]
     if not items:
         return
     gate = any(_SPOT_GATE_ON in i.parsed.message for i in items)  # the event itself says the gate is on

@@ -27,9 +27,9 @@ NODE_FILTER = "node-filter"
 KINDS = (TAINT, REQUIREMENT_CONFLICT, UNKNOWN_LABEL, NO_INSTANCE_TYPE, LIMITS, EXCLUDED_TYPES, TOPOLOGY,
          VOLUME, MIN_VALUES, UNSUPPORTED, NODE_FILTER)
 
-# events about removing nodes rather than placing pods (dialects/disruption.py): no pod, no reasons; the item is
-# its message, from its cause on
-DISRUPTION_EVENTS = ("Unconsolidatable", "DisruptionBlocked", "Disrupting")
+# events about removing nodes rather than placing pods (dialects/disruption.py; Interrupted: dialects/interruption.py):
+# no pod, no reasons; the item is its message, from its cause on
+DISRUPTION_EVENTS = ("Unconsolidatable", "DisruptionBlocked", "Disrupting", "Interrupted")
 
 KARPENTER = "karpenter"
 KUBE_SCHEDULER = "kube-scheduler"

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 
 from karpplan.explain import known, restricted_domain
 from karpplan.explain import structure as reason_kind
-from karpplan.explain.cut_clause import cut_plain
+from karpplan.explain.cut_clause import cut_plain, unparsed_sentence
 from karpplan.explain.describe_pod import context_sentences
 from karpplan.explain.dialects import (
     admission,
@@ -503,7 +503,7 @@ def item_plain(item: Item) -> str:
     if any(r.cause in _NO_FAILURE for r in p.reasons):  # bound and refused, kept, relaxed, volumes read: no failure
         return f"{who}: " + " ".join(r.plain[:1].lower() + r.plain[1:] for r in p.reasons)
     if p.event in disruption.EVENTS:  # a node kept or removed, no pod: the message says which and why
-        return " ".join([capital(disruption.plain(p.message)),
+        return " ".join([capital(disruption.plain(p.message, tuple(item.nodes))),
                          *([f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)"] if item.count > 1 else [])])
     if p.reasons and (all(r.cause == K.STATE_INVARIANT for r in p.reasons)  # names a pod, but no failure of it
                       or not p.pod and all(r.cause in _NO_POD_CAUSES for r in p.reasons)):  # no pod's
@@ -539,7 +539,7 @@ def item_plain(item: Item) -> str:
     if any(is_host_port(r.text) for r in p.reasons):
         sentences.append(servicelb_note(p.pod))
     if p.unparsed:
-        sentences.append("Not understood: " + "; ".join(u[:160] for u in p.unparsed) + ".")
+        sentences.append(unparsed_sentence(p.unparsed))
     if item.count > 1:
         sentences.append(f"(Seen {item.count} times, lines {item.line}-{item.last_line}.)")
     return " ".join(dict.fromkeys(s for s in sentences if s))

@@ -23,10 +23,11 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from karpplan.explain.dialects import interruption
 from karpplan.explain.structure import DISRUPTION_EVENTS
 
 EVENTS = DISRUPTION_EVENTS
-UNCONSOLIDATABLE, BLOCKED, DISRUPTING = EVENTS
+UNCONSOLIDATABLE, BLOCKED, DISRUPTING, INTERRUPTED = EVENTS
 
 TRIGGERS = ("Unconsolidatable", "DisruptionBlocked", "isrupting ", "Consolidating via", "eprovisioning via",
             "prevents pod evictions", "do-not-disrupt", "do-not-consolidate", "nominated for a pending pod",
@@ -369,8 +370,10 @@ def from_fields(message: str, fields: Mapping[str, Any]) -> str | None:
     return _disrupting_key(m, reason if isinstance(reason, str) else "", decision if isinstance(decision, str) else "")
 
 
-def plain(text: str) -> str:
-    """What a disruption text (as `parse` returns it) means, and its smallest fix."""
+def plain(text: str, nodes: tuple[str, ...] = ()) -> str:
+    """What a disruption text (as `parse` returns it) means, and its smallest fix; `nodes`: those its records name."""
+    if text.startswith("interruption "):  # an interruption item's key: dialects/interruption.py words it
+        return interruption.plain(text, nodes)
     if text.startswith("disrupting node(s)"):
         return _disrupting(text.removeprefix("disrupting node(s)").removeprefix(" via ").strip().lstrip(", "))
     for pattern, word in _RULES:

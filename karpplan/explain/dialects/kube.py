@@ -48,6 +48,10 @@ EXTERNAL = re.compile(r'waiting for a volume to be created,? either by external 
 PREBIND = re.compile(r'running PreBind plugin \\?"VolumeBinding\\?": binding volumes: [^"\n]*')
 PREEMPTION_NEVER_CAUSE = "preemption: not eligible (preemptionPolicy=Never)"
 NO_VICTIMS_CAUSE = "preemption: no victims found"
+# the preemption sentence's node counts, when some nodes are ones eviction cannot help: `preemption: N not helpful, M no
+# victims` (node_filter_wording.preemption_counted words it)
+PREEMPTION_COUNTED = "preemption:"
+_PREEMPTION_COUNT = re.compile(r"(\d+) (Preemption is not helpful for scheduling|No preemption victims found)")
 NO_NODES = re.compile(r"\bno nodes available to schedule pods\b")
 _UNTOLERATED_NEW = re.compile(r"had untolerated taint\(s\)")
 
@@ -175,6 +179,9 @@ def preemption_said(tail: str) -> str | None:
         return PREEMPTION_NEVER_CAUSE
     if re.search(r"No preemption victims found", tail) and not re.search(r"\d+ Preemption is not helpful", tail):
         return NO_VICTIMS_CAUSE
+    counts = {why.split()[0]: int(n) for n, why in _PREEMPTION_COUNT.findall(tail)}
+    if counts:  # `20 Preemption is not helpful for scheduling, 7 No preemption victims found for incoming pod`
+        return f"{PREEMPTION_COUNTED} {counts.get('Preemption', 0)} not helpful, {counts.get('No', 0)} no victims"
     return None
 
 
