@@ -15,11 +15,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from karpplan.consolidate.pdb import Budget, allowed
 from karpplan.diff.fields import changed_fields
 from karpplan.inputs.loader import Document
-from karpplan.model.build_fields import Field
-from karpplan.model.build_pods import parse_label_selector
+from karpplan.model.disruption_budgets import allowed, written_budget
 from karpplan.model.pods import Pod
 
 KIND = "PodDisruptionBudget"
@@ -42,14 +40,6 @@ class PdbState:
         return self.pods > 0 and self.allows <= 0
 
 
-def _budget(doc: Document) -> Budget:
-    spec = Field.root(doc.body, doc.origin, [])["spec"]
-    min_av = spec["minAvailable"].value if spec["minAvailable"].present else None
-    max_un = spec["maxUnavailable"].value if spec["maxUnavailable"].present else None
-    return Budget(doc.namespace, doc.name, parse_label_selector(spec["selector"]), None,
-                  None if min_av is None else str(min_av), None if max_un is None else str(max_un), doc.origin)
-
-
 def _workload(pod: Pod) -> str:
     kind, _, name = pod.workload.partition("/")
     return f"{kind}/{pod.namespace}/{name}"
@@ -62,7 +52,7 @@ def pdb_states(documents: Sequence[Document], pods: Sequence[Pod]) -> dict[str, 
     for doc in documents:
         if doc.kind != KIND:
             continue
-        budget = _budget(doc)
+        budget = written_budget(doc)
         if budget.key in out:
             continue
         selected = [p for p in healthy if budget.selects(p)]
