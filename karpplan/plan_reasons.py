@@ -115,10 +115,14 @@ def _existing_nodes_reasons(group: GroupInfo, state: PlacementState, relaxed: At
     return reasons
 
 
+# How an unschedulable pod's first reason begins when only the catalog's missing prices keep it out (diff reads it)
+UNPRICED_REASON = "no type with a price here fits the pod"
+
+
 def _unpriced_reason(problem: Problem, names: list[str]) -> str:
     catalog = problem.catalog
     them = "it" if len(names) == 1 else "them"
-    return (f"no type with a price here fits the pod: its NodePools allow {lacking_text(catalog, names)}, and the pod "
+    return (f"{UNPRICED_REASON}: its NodePools allow {lacking_text(catalog, names)}, and the pod "
             f"would fit {them}, so it is left out here though Karpenter could launch {them}: {remedy(catalog)}")
 
 

@@ -36,6 +36,7 @@ from karpplan.diff.side import Side
 from karpplan.diff.weights import on_new_nodes, pool_notes, workload_notes
 from karpplan.lint.core import Finding
 from karpplan.plan import Plan
+from karpplan.plan_reasons import UNPRICED_REASON
 
 IDLE_WORTH_NAMING = 1370  # micro-dollars an hour: $1 a month
 
@@ -236,8 +237,10 @@ def _gate(diff_micros: tuple[int, int], newly: Sequence[NewlyUnschedulable], new
     reasons = []
     exceeded = False
     if newly:
+        unpriced = sum(1 for u in newly if u.reasons and u.reasons[0].startswith(UNPRICED_REASON))
         reasons.append(f"{len(newly)} pod{'s' if len(newly) != 1 else ''} HEAD leaves unschedulable "
-                       "(placed by BASE, or added by the change)")
+                       "(placed by BASE, or added by the change)"
+                       + (f", {unpriced} of them only for want of a price in the catalog" if unpriced else ""))
     if new_errors:
         reasons.append(f"{new_errors} new lint error{'s' if new_errors != 1 else ''}")
     if fail_on_increase is not None and steady_head > steady_base:
@@ -315,6 +318,16 @@ def _provisioner_selector_notes(head: Side, newly: Sequence[NewlyUnschedulable])
     return tuple(notes)
 
 
+def _unpriced_notes(newly: Sequence[NewlyUnschedulable]) -> tuple[str, ...]:
+    """A note for each workload HEAD leaves out only for want of a price in the catalog: its pods would run (the
+    region offers the types), so HEAD's lower cost is no saving."""
+    counts = Counter(u.workload for u in newly if u.reasons and u.reasons[0].startswith(UNPRICED_REASON))
+    return tuple(f"{workload}: {n} pod{'s' if n != 1 else ''} left unschedulable only because the catalog has no price "
+                 "here for the instance types they need (they would run): HEAD's cost leaves them out, so its change in "
+                 "cost is no saving; diff with --allow-estimated-prices or --catalog FILE to price them"
+                 for workload, n in sorted(counts.items()))
+
+
 def _weight_notes(base: Side, head: Side, workloads: tuple[WorkloadChange, ...],
                   pools: tuple[PoolChange, ...]) -> tuple[tuple[WorkloadChange, ...], tuple[PoolChange, ...]]:
     """The rows whose change a heavier NodePool makes moot, with why (`weights.py`)."""
@@ -350,7 +363,7 @@ def compare(base: Side, head: Side, *, engine: str, fail_on_increase: float | No
         gate=_gate(micros, newly, new_errors, fail_on_increase, (base.costs.jobs_micros, head.costs.jobs_micros)),
         notes=(*base.notes, *head.notes, *_capacity_notes(base, head), *_cut_notes(base, head),
                *_relaxed_notes(base, head), *moved_notes(base, head, workloads),
-               *_provisioner_selector_notes(head, newly),
+               *_provisioner_selector_notes(head, newly), *_unpriced_notes(newly),
                *pdb_notes(base.definitions.budgets, head.definitions.budgets, head.relabel)),
         time_limit=None if time_limit is None else time_limit[0],
         time_limit_auto=time_limit is not None and time_limit[1],
