@@ -457,3 +457,17 @@ def test_k9s_box_rows_that_each_start_a_log_line_stay_apart() -> None:
                          ).item_list()
     assert sorted(i.parsed.pod or "" for i in items) == ["hub-7c44495548-fqhgx", "qhub-conda-store-d866b59ff-zwqmt"]
     assert all("│" not in i.plain for i in items), [i.plain for i in items]
+
+
+def test_a_gpu_pod_whose_allowed_types_the_region_lacks_is_not_told_they_offer_no_gpu(load: CatalogFor) -> None:
+    """aws/karpenter-provider-aws#5527's g5 line explained with `--region ap-northeast-1`, whose embedded prices
+    predate g5: every g5 has an A10G, yet the answer said "no type the requirements allow offers it [nvidia.com/gpu],
+    though these would: g5g.xlarge" (arm64). The allowed types are the catalog's gap, and it says that instead."""
+    line = _no_type_line("node.kubernetes.io/instance-type In [g5.4xlarge g5.8xlarge]",
+                         "ap-northeast-1a ap-northeast-1c").replace(
+        'resources={\\"cpu\\":\\"1200m\\"', 'resources={\\"nvidia.com/gpu\\":\\"1\\",\\"cpu\\":\\"1200m\\"')
+    explanation = explain_text(line)
+    enrich(explanation, load)
+    told = explanation.item_list()[0].plain
+    assert "which the embedded ap-northeast-1 catalog lacks" in told, told
+    assert "offers it" not in told and "g5g" not in told, told

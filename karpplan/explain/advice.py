@@ -249,6 +249,8 @@ def _extended(asked: Resources, catalog: Catalog, ok: list[tuple[InstanceType, f
                           "pods on nodes that already advertise it (a node group with the device plugin), or drop the "
                           "request from the pod's resources."))
             return out, name
+        if known and not in_reqs and ask is not None and lacking_types(catalog, Requirements(ask.type_reqs), asked):
+            continue  # the allowed types that hold it are ones this region's catalog lacks: `_lacking` says so
         fewer = [t for t, _ in ok if 0 < t.allocatable.get(name) < amount]
         # the pod's other requests, but ephemeral storage: a node's comes from its EC2NodeClass's volume, not its type
         rest = Resources({k: v for k, v in asked.items() if k not in (name, EPHEMERAL)})
