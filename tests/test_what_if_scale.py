@@ -205,3 +205,30 @@ def test_replicas_on_a_workload_its_hpa_scales_wins_and_says_when_outside_the_bo
     assert len(said) == 1, below["warnings"]
     assert "Deployment/web is planned with 2 replicas (--replicas), outside 5..12" in said[0]
     assert "not in the input" not in said[0]
+
+
+SCALED_OBJECT = """\
+apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata: {name: web, namespace: shop}
+spec:
+  scaleTargetRef: {name: web}
+  minReplicaCount: 5
+  maxReplicaCount: 9
+  triggers:
+    - type: prometheus
+      metadata: {serverAddress: "http://prometheus:9090", query: "sum(rate(http_requests_total[1m]))", threshold: "100"}
+"""
+
+
+def test_a_keda_scaled_object_scales_its_target_as_the_hpa_it_makes(tmp_path: Path) -> None:
+    # A game studio's ScaledObject (minReplicaCount 18 over replicas 12) was "kind not read": 12 pods were planned
+    # where KEDA's HPA keeps 18. scaleTargetRef.kind defaults to Deployment.
+    path = _write(tmp_path, POOL, _web(), SCALED_OBJECT)
+    plan = _plan(path)
+    assert len(plan["pods"]) == 5  # replicas 3 kept within 5..9
+    assert any("Deployment/web is planned with 5 replicas, not 3: ScaledObject web scales it" in w
+               for w in plan["warnings"]), plan["warnings"]
+    assert len(_plan(path, "--hpa", "max")["pods"]) == 9
+    defaults = SCALED_OBJECT.replace("  minReplicaCount: 5\n  maxReplicaCount: 9\n", "")
+    assert len(_plan(_write(tmp_path, POOL, _web(), defaults), "--hpa", "min")["pods"]) == 0  # KEDA's min is 0

@@ -83,12 +83,14 @@ def _scalers(documents: Sequence[Document]) -> dict[str, list[Mapping[str, Any]]
     bump is often the HPA's `minReplicas`, so the HPA is part of the workload's definition."""
     out: dict[str, list[Mapping[str, Any]]] = {}
     for doc in documents:
-        if role_of(doc) != "HorizontalPodAutoscaler":
+        if role_of(doc) not in ("HorizontalPodAutoscaler", "ScaledObject"):
             continue
         spec = doc.body.get("spec")
         target = spec.get("scaleTargetRef") if isinstance(spec, Mapping) else None
-        if isinstance(target, Mapping) and target.get("kind") and target.get("name"):
-            out.setdefault(f"{target['kind']}/{doc.namespace}/{target['name']}", []).append(doc.body)
+        if isinstance(target, Mapping) and target.get("name"):
+            kind = target.get("kind") or ("Deployment" if role_of(doc) == "ScaledObject" else "")  # KEDA's default
+            if kind:
+                out.setdefault(f"{kind}/{doc.namespace}/{target['name']}", []).append(doc.body)
     return out
 
 

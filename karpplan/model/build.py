@@ -81,7 +81,7 @@ from karpplan.model.runtime_class_admission import (
     unknown_runtime_class,
     unknown_runtime_class_notice,
 )
-from karpplan.model.scale import ScaleOptions, Scaler, build_hpa
+from karpplan.model.scale import ScaleOptions, Scaler, build_hpa, build_scaled_object
 from karpplan.model.security_group_policies import (
     SecurityGroupPolicies,
     SecurityGroupPolicy,
@@ -247,8 +247,9 @@ class _Builder:
                 if not sink:
                     priorities[doc.name] = value
                     default_priority = value if global_default else default_priority
-            elif role == "HorizontalPodAutoscaler":
-                autoscaler = build_hpa(doc.namespace, document_name(doc), root)
+            elif role in ("HorizontalPodAutoscaler", "ScaledObject"):
+                build = build_hpa if role == "HorizontalPodAutoscaler" else build_scaled_object
+                autoscaler = build(doc.namespace, document_name(doc), root)
                 if not sink:
                     self.scaler.add(autoscaler)
             elif role == "LimitRange":

@@ -36,6 +36,7 @@ _KINDS: dict[tuple[str, str], str] = {
     ("", "PersistentVolume"): "PersistentVolume",
     ("storage.k8s.io", "StorageClass"): "StorageClass",
     ("autoscaling", "HorizontalPodAutoscaler"): "HorizontalPodAutoscaler",
+    ("keda.sh", "ScaledObject"): "ScaledObject",  # KEDA: the HPA it makes scales the target
     ("vpcresources.k8s.aws", "SecurityGroupPolicy"): "SecurityGroupPolicy",  # security groups for pods: pod-eni
 }
 _KINDS_WITHOUT_GROUP = {kind: role for (_, kind), role in _KINDS.items()}
@@ -47,7 +48,7 @@ CLUSTER_SCOPED = frozenset(
     | {"PersistentVolume", "StorageClass"}
 )
 FIRST_PASS = ("RuntimeClass", "PriorityClass", "Namespace", "LimitRange", "ResourceQuota", "HorizontalPodAutoscaler",
-              "SecurityGroupPolicy")  # read first
+              "ScaledObject", "SecurityGroupPolicy")  # read first
 STORAGE_ROLES = ("StorageClass", "PersistentVolume", "PersistentVolumeClaim")
 
 

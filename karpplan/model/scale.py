@@ -66,6 +66,7 @@ class Autoscaler:
     min_replicas: int
     max_replicas: int
     origin: Origin = field(default=UNKNOWN, compare=False)
+    kind: str = "HorizontalPodAutoscaler"  # or KEDA's ScaledObject (it makes the HPA: `keda-hpa-<name>`)
 
 
 def parse_replicas_flag(text: str, max_replicas: int, namespace: str = "default") -> ReplicaOverride:
@@ -98,6 +99,26 @@ def parse_scale_flags(replicas: Sequence[str] | None, factor: float | None, hpa:
     mode: HpaMode = next(m for m in HPA_MODES if m == hpa)
     return ScaleOptions(tuple(parse_replicas_flag(t, max_replicas, namespace or "default") for t in replicas or ()),
                         factor, mode)
+
+
+KEDA_MAX_REPLICAS = 100  # a ScaledObject's maxReplicaCount when it sets none (KEDA's default)
+
+
+def build_scaled_object(namespace: str, name: str, root: Field) -> Autoscaler:
+    """KEDA's ScaledObject (keda.sh/v1alpha1): the HPA it makes scales `scaleTargetRef` (a Deployment unless `kind`
+    says otherwise) between `minReplicaCount` (default 0: KEDA itself scales an idle workload to zero) and
+    `maxReplicaCount` (default 100)."""
+    spec = root["spec"]
+    spec.is_mapping()
+    ref = spec["scaleTargetRef"]
+    if not ref.present:
+        ref.required("scaleTargetRef is required")
+    low = spec["minReplicaCount"].optional_integer()
+    high = spec["maxReplicaCount"].optional_integer()
+    low = 0 if low is None or low < 0 else low
+    high = KEDA_MAX_REPLICAS if high is None else high
+    return Autoscaler(namespace, name, ref["kind"].string() or "Deployment", ref["name"].string(), low,
+                      max(high, low), root.origin, kind="ScaledObject")
 
 
 def build_hpa(namespace: str, name: str, root: Field) -> Autoscaler:
@@ -152,7 +173,7 @@ class Scaler:
                 if not hpa.min_replicas <= count <= hpa.max_replicas:
                     self.changed.append((hpa.origin, (
                         f"{kind}/{name} is planned with {count} replicas ({REPLICAS_FLAG}), outside "
-                        f"{hpa.min_replicas}..{hpa.max_replicas}, the bounds of HorizontalPodAutoscaler {hpa.name}, "
+                        f"{hpa.min_replicas}..{hpa.max_replicas}, the bounds of {hpa.kind} {hpa.name}, "
                         f"which would scale it back within them")))
         else:
             count = declared
@@ -166,7 +187,7 @@ class Scaler:
                     why = {"min": "its minReplicas", "max": "its maxReplicas"}.get(
                         self.options.hpa, f"its {declared} replicas kept within {hpa.min_replicas}..{hpa.max_replicas}")
                     self.changed.append((hpa.origin, f"{kind}/{name} is planned with {count} replicas, not {declared}: "
-                                                     f"HorizontalPodAutoscaler {hpa.name} scales it ({why}, "
+                                                     f"{hpa.kind} {hpa.name} scales it ({why}, "
                                                      f"--hpa {self.options.hpa})"))
             if self.options.factor is not None:
                 count = math.ceil(count * self.options.factor - 1e-9)
@@ -182,8 +203,8 @@ class Scaler:
                 continue
             self.scaled.add(id(other))
             self.changed.append((other.origin, (
-                f"HorizontalPodAutoscaler {other.namespace}/{other.name} scales {other.target_kind}/{other.target_name}, "
-                f"as HorizontalPodAutoscaler {first.name} ({first.origin}) does: the HPA controller scales neither "
+                f"{other.kind} {other.namespace}/{other.name} scales {other.target_kind}/{other.target_name}, "
+                f"as {first.kind} {first.name} ({first.origin}) does: the HPA controller scales neither "
                 f"while two select its pods (AmbiguousSelector); karpplan planned it with {first.name}'s bounds, so "
                 "keep one of them")))
 
@@ -209,7 +230,7 @@ class Scaler:
         """What the plan should say: autoscalers whose workload is not in the input, and, when no pod is
         pending, that every workload has zero replicas (upstream examples ship so) and the option to use."""
         out = list(self.changed)
-        out += [(a.origin, f"HorizontalPodAutoscaler {a.namespace}/{a.name} scales {a.target_kind}/{a.target_name}, "
+        out += [(a.origin, f"{a.kind} {a.namespace}/{a.name} scales {a.target_kind}/{a.target_name}, "
                           "which is not in the input; it changes nothing here")
                for a in self.autoscalers if id(a) not in self.scaled]
         if nothing_pending and self.workloads and all(count == 0 for _, count, _ in self.workloads):

@@ -174,12 +174,14 @@ def _all_on_fargate(ctx: LintContext) -> set[Origin]:
 def _autoscaler_of(ctx: LintContext, doc: Document) -> str:
     """` (replicas set by HorizontalPodAutoscaler NAME at FILE:LINE)` for a workload an HPA in the input scales."""
     for other in ctx.documents:
-        if other.kind != "HorizontalPodAutoscaler" or other.namespace != doc.namespace:
+        if other.kind not in ("HorizontalPodAutoscaler", "ScaledObject") or other.namespace != doc.namespace:
             continue
         spec = other.body.get("spec")
         target = spec.get("scaleTargetRef") if isinstance(spec, dict) else None
-        if isinstance(target, dict) and target.get("kind") == doc.kind and target.get("name") == doc.name:
-            return f" (replicas set by HorizontalPodAutoscaler {other.name} at {other.origin})"
+        kind = (target.get("kind") or ("Deployment" if other.kind == "ScaledObject" else "")) if isinstance(
+            target, dict) else ""
+        if isinstance(target, dict) and kind == doc.kind and target.get("name") == doc.name:
+            return f" (replicas set by {other.kind} {other.name} at {other.origin})"
     return ""
 
 
