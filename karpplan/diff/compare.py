@@ -31,6 +31,7 @@ from karpplan.diff.effect import aligned, migrated, selects_provisioner
 from karpplan.diff.fields import EFFECT_SHORT, changed_fields
 from karpplan.diff.model import Change, Gate, NewlyUnschedulable, PlanDiff, PoolChange, WorkloadChange
 from karpplan.diff.moves import moved_notes
+from karpplan.diff.overlays import overlay_notes
 from karpplan.diff.pdbs import pdb_notes
 from karpplan.diff.side import Side
 from karpplan.diff.weights import on_new_nodes, pool_notes, workload_notes
@@ -364,7 +365,8 @@ def compare(base: Side, head: Side, *, engine: str, fail_on_increase: float | No
         notes=(*base.notes, *head.notes, *_capacity_notes(base, head), *_cut_notes(base, head),
                *_relaxed_notes(base, head), *moved_notes(base, head, workloads),
                *_provisioner_selector_notes(head, newly), *_unpriced_notes(newly),
-               *pdb_notes(base.definitions.budgets, head.definitions.budgets, head.relabel)),
+               *pdb_notes(base.definitions.budgets, head.definitions.budgets, head.relabel),
+               *overlay_notes(base.definitions.overlays, head.definitions.overlays)),
         time_limit=None if time_limit is None else time_limit[0],
         time_limit_auto=time_limit is not None and time_limit[1],
         cut=bool(base.plan.not_simulated or head.plan.not_simulated),

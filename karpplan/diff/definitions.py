@@ -100,6 +100,7 @@ class Definitions:
     pools: Mapping[str, Definition]
     objects: frozenset[str] = frozenset()  # every object as lint names it (`Kind/namespace/name`, `Kind/name`)
     budgets: Mapping[str, PdbState] = field(default_factory=dict)  # PodDisruptionBudgets by `namespace/name`
+    overlays: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # NodeOverlays by name, as written
 
 
 def _effects(documents: Sequence[Document], inventory: Inventory | None) -> dict[str, dict[str, Any]]:
@@ -139,4 +140,5 @@ def definitions(documents: Sequence[Document], inventory: Inventory | None = Non
             pools.setdefault(name, Definition(name, digest(*bodies), doc.origin.file, doc.origin.line,
                                               tuple(_written(b) for b in bodies), effects.get(name, {})))
     budgets = pdb_states(documents, inventory.pods) if inventory is not None else {}
-    return Definitions(workloads, pools, frozenset(object_name(d) for d in documents), budgets)
+    overlays = {document_name(d): {"spec": d.body.get("spec")} for d in documents if role_of(d) == "NodeOverlay"}
+    return Definitions(workloads, pools, frozenset(object_name(d) for d in documents), budgets, overlays)
