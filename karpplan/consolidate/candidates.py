@@ -192,9 +192,12 @@ def consolidation_refusal(c: Candidate, gate: str) -> str | None:
         return "NodePool is static: Karpenter does not consolidate its nodes"
     if c.graceful_block is not None:
         return c.graceful_block
+    if c.node.price is None:
+        # `NewCandidate`'s "Instance Type not found" stops every method; here the type is most often one the
+        # region's catalog has no price for (the snapshot's warning says which): no action karpplan cannot price
+        return (f'Instance Type "{c.node.instance_type or ""}" not found in karpplan\'s catalog (no price here), so '
+                "not judged: Karpenter, which has its price, may consolidate it")
     if gate != "empty":
-        if c.node.price is None:
-            return f"Instance Type {c.node.instance_type or ''!r} not found".replace("'", '"')
         if c.node.capacity_type is None:
             return 'Node does not have label "karpenter.sh/capacity-type"'
         if c.node.zone is None:

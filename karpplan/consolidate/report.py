@@ -118,7 +118,8 @@ def _action(a: Action, estimated: frozenset[str]) -> dict[str, Any]:
 def _node(v: NodeVerdict, estimated: frozenset[str]) -> dict[str, Any]:
     n = v.node
     return {"name": n.name, "nodePool": n.pool, "instanceType": n.instance_type, "zone": n.zone,
-            "capacityType": n.capacity_type, "hourlyCost": _money(n.cost),
+            "capacityType": n.capacity_type,
+            "hourlyCost": None if n.price is None else _money(n.cost),  # unpriced: never a silent $0 (the warnings say why)
             **({"priceEstimated": True} if n.name in estimated else {}), "replacement": n.replacement,
             "consolidatable": v.consolidatable, "reason": v.reason,
             **({"removedByAction": v.removed_by} if v.removed_by is not None else {})}
