@@ -111,3 +111,23 @@ def test_an_invalid_overlay_is_refused_at_its_lines() -> None:
     messages = [str(p) for p in caught.value.problems]
     assert any(m.startswith("overlay.yaml:4: spec: Invalid value") and "cannot set both" in m for m in messages)
     assert any(m.startswith("overlay.yaml:8: spec.capacity") and "restricted" in m for m in messages)
+
+
+def test_an_overlay_pricing_a_type_the_region_lacks_says_so_and_a_capacity_overlay_names_no_price() -> None:
+    # A game studio priced g6.xlarge with an overlay in ap-northeast-1 (whose public prices predate g6): the note
+    # said its requirements "select no pool's instance types" though the pool allowed g6.xlarge; and a capacity-only
+    # overlay's note spoke of "overlay prices".
+    from karpplan.model.pools import NodePool
+
+    pool = NodePool("gpu", "NodePool", "karpenter.sh/v1", Requirements(
+        [Requirement.of("karpenter.k8s.aws/instance-family", "In", ["g6"])]))
+    catalog = load_catalog("ap-northeast-1")
+    priced = NodeOverlay(name="price-g6", requirements=Requirements(
+        [Requirement.of("node.kubernetes.io/instance-type", "In", ["g6.xlarge"])]), weight=20, price=0.95)
+    _, notes = apply_node_overlays(catalog, [priced], [pool])
+    (note,) = notes
+    assert "its requirements select g6.xlarge, which the embedded ap-northeast-1 catalog lacks" in note
+    assert "select no pool's instance types" not in note
+    capacity = _overlay("slices", capacity=Resources({"nvidia.com/gpu": 4}))
+    _, notes = apply_node_overlays(load_catalog("us-east-1"), [capacity])
+    assert "overlay prices" not in notes[0] and "capacity includes it" in notes[0]

@@ -21,6 +21,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from karpplan.catalog.coverage import lacking_text, lacking_types
 from karpplan.catalog.types import Catalog, InstanceType, Offering
 from karpplan.model.labels import CAPACITY_TYPE, ZONE
 from karpplan.model.overlays import NodeOverlay, precedence
@@ -127,7 +128,8 @@ def apply_node_overlays(catalog: Catalog, overlays: Sequence[NodeOverlay], pools
         for i, found in enumerate(matched):
             for it, offerings in found:
                 updates[i].store(it, offerings, overlay)
-        notes.append(_note(overlay, contexts, matched, bool(pools)))
+        lacking = lacking_types(catalog, overlay.requirements) if catalog.embedded else []
+        notes.append(_note(overlay, contexts, matched, bool(pools), lacking_text(catalog, lacking) if lacking else ""))
     shared = dataclasses.replace(catalog, instance_types=tuple(_overlaid(it, updates[0]) for it in catalog.instance_types))
     per_pool: dict[str, Catalog] = {}
     for (name, _), pool_updates in zip(contexts[1:], updates[1:], strict=True):
@@ -138,8 +140,9 @@ def apply_node_overlays(catalog: Catalog, overlays: Sequence[NodeOverlay], pools
 
 
 def _note(overlay: NodeOverlay, contexts: Sequence[_Context], matched: Sequence[Sequence[tuple[InstanceType,
-          Sequence[Offering]]]], with_pools: bool) -> str:
-    """What one applied overlay changes: how many instance types (and offerings priced), on which pools."""
+          Sequence[Offering]]]], with_pools: bool, lacking: str = "") -> str:
+    """What one applied overlay changes: how many instance types (and offerings priced), on which pools; `lacking`:
+    the types its requirements select that the region's embedded catalog lacks, said where it changes nothing."""
     found = [(name, m) for (name, _), m in zip(contexts, matched, strict=True) if m and (name is not None or not with_pools)]
     what = []
     if overlay.sets_price:
@@ -155,10 +158,15 @@ def _note(overlay: NodeOverlay, contexts: Sequence[_Context], matched: Sequence[
     head = f"{overlay.origin}: NodeOverlay {overlay.name} (weight {overlay.weight}) matches {types} instance type(s)"
     if with_pools:
         applied = [name for name, _ in found if name is not None]
+        if not applied and lacking:
+            return (f"{head} of no NodePool: its requirements select {lacking}, so it changes nothing in the plan "
+                    "(karpplan cannot add offerings for a type its catalog lacks, even at an overlay's price)")
         if not applied:
             return (f"{head} of no NodePool: its requirements select no pool's instance types (by name, "
                     "template labels or instance-type labels), so it changes nothing in the plan")
         shown = ", ".join(applied[:5]) + (f" and {len(applied) - 5} more" if len(applied) > 5 else "")
         head += f" of NodePool(s) {shown}" + (" only" if len(applied) < len(contexts) - 1 else "")
+    if not overlay.sets_price:
+        return f"{head}: {summary}; the plan's capacity includes it, as Karpenter's simulation does"
     return (f"{head}: {summary}; the plan's prices and capacity include it, as Karpenter's simulation does "
             "(overlay prices are not what AWS bills)")
