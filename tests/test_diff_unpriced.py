@@ -42,3 +42,17 @@ def test_a_change_that_breaks_placement_is_not_blamed_on_the_catalog(tmp_path: P
     assert code == 1
     assert not any("only because the catalog has no price" in n for n in doc["notes"])
     assert "want of a price" not in doc["gate"]["reasons"][0]
+
+
+def test_pods_base_left_out_for_want_of_a_price_that_head_places_are_said(tmp_path: Path) -> None:
+    # A game studio's diff read "+$4,776/month (+1222.8%)": BASE's GPU pods were unschedulable only because the
+    # Tokyo catalog has no g5 prices, and HEAD allowed g4dn, which it prices.
+    base = nodepool("graviton", requirements={ARCH: ("arm64",), FAMILY: ("c7g",)})
+    head = nodepool("graviton", requirements={ARCH: ("arm64",), FAMILY: ("m6g",)})
+    write(tmp_path / "base" / "all.yaml", "---\n".join([base, ec2nodeclass()]), deployment("search", 3))
+    write(tmp_path / "head" / "all.yaml", "---\n".join([head, ec2nodeclass()]), deployment("search", 3))
+    out = karpplan("diff", "base", "head", "--region", "eu-central-1", "-o", "json", cwd=tmp_path)
+    doc = json.loads(out.stdout)
+    (note,) = [n for n in doc["notes"] if "BASE left" in n]
+    assert note.startswith("Deployment/shop/search: BASE left 3 pods out only because the catalog has no price")
+    assert "the increase overstates the change" in note

@@ -329,6 +329,19 @@ def _unpriced_notes(newly: Sequence[NewlyUnschedulable]) -> tuple[str, ...]:
                  for workload, n in sorted(counts.items()))
 
 
+def _base_unpriced_notes(base: Side, head: Side) -> tuple[str, ...]:
+    """The same for BASE: pods it leaves out only for want of a price that HEAD places (a change that moves them
+    onto priced types): BASE's cost leaves them out, so the increase is partly theirs, not the change's."""
+    placed = {p.key for p in head.plan.pods if p.node is not None}
+    counts = Counter(workload_key(u.workload, u.pod.split("/", 1)[0]) for u in base.plan.unschedulable
+                     if u.pod in placed and u.reasons and u.reasons[0].startswith(UNPRICED_REASON))
+    return tuple(f"{workload}: BASE left {n} pod{'s' if n != 1 else ''} out only because the catalog has no price "
+                 "there for the instance types needed (the region offers them), and HEAD places "
+                 f"{'them' if n != 1 else 'it'}: BASE's cost leaves {'them' if n != 1 else 'it'} out, so the increase "
+                 "overstates the change; diff with --allow-estimated-prices or --catalog FILE to price both sides"
+                 for workload, n in sorted(counts.items()))
+
+
 def _weight_notes(base: Side, head: Side, workloads: tuple[WorkloadChange, ...],
                   pools: tuple[PoolChange, ...]) -> tuple[tuple[WorkloadChange, ...], tuple[PoolChange, ...]]:
     """The rows whose change a heavier NodePool makes moot, with why (`weights.py`)."""
@@ -365,6 +378,7 @@ def compare(base: Side, head: Side, *, engine: str, fail_on_increase: float | No
         notes=(*base.notes, *head.notes, *_capacity_notes(base, head), *_cut_notes(base, head),
                *_relaxed_notes(base, head), *moved_notes(base, head, workloads),
                *_provisioner_selector_notes(head, newly), *_unpriced_notes(newly),
+               *_base_unpriced_notes(base, head),
                *pdb_notes(base.definitions.budgets, head.definitions.budgets, head.relabel),
                *overlay_notes(base.definitions.overlays, head.definitions.overlays)),
         time_limit=None if time_limit is None else time_limit[0],
