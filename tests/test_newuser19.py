@@ -114,7 +114,7 @@ AUTO_MODE_GPU_LIMITS = Paste(
     "https://github.com/aws/karpenter-provider-aws/issues/8068",
     '  Warning  FailedScheduling  23m (x54 over 4h48m)    default-scheduler  0/3 nodes are available: 3 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.\n  Warning  FailedScheduling  3m50s (x58 over 4h48m)  karpenter          Failed to schedule pod, incompatible with nodepool "spot-pool", daemonset overhead={"cpu":"1566m","memory":"930Mi","pods":"11"}, no instance type has enough resources, requirements=eks.amazonaws.com/instance-category In [c m t], eks.amazonaws.com/nodeclass In [spot-default], karpenter.sh/capacity-type In [spot], karpenter.sh/nodepool In [spot-pool], kubernetes.io/arch In [amd64], resources={"cpu":"1566m","memory":"930Mi","nvidia.com/gpu":"1","pods":"12"}; all available instance types exceed limits for nodepool (NodePool=gpu-nodepool)\n',
     {"limits", "node-filter"},
-    ("has reached its spec.limits", "EKS Auto Mode's GPU nodes run it already", "g4dn.xlarge (~$0.2104/h)"),
+    ("has reached its spec.limits", "EKS Auto Mode's GPU nodes run it already", "g4dn.xlarge (~$0.2104/h spot)"),
     ("g4dn.xlarge ($0.2104/h)",))
 
 

@@ -164,9 +164,16 @@ def _listed_priced(types: Sequence[tuple[InstanceType, float, bool]], n: int = 4
 
 
 def _listed(types: Sequence[tuple[InstanceType, float]], n: int = 4) -> str:
-    """`g4dn.xlarge ($0.5260/h)`; a price only an estimated offering has (a spot estimate) marked `~`."""
+    """`g4dn.xlarge ($0.5260/h)`; a price only an estimated offering has (a spot estimate) marked `~`, and one only
+    spot offerings have said to be spot (`~$0.2104/h spot`): the on-demand price is what a pool without spot pays."""
     best = sorted(types, key=lambda tp: (tp[1], tp[0].name))[:n]
-    return ", ".join(f"{t.name} ({'~' if _estimated(t, p) else ''}${p:.4f}/h)" for t, p in best)
+    return ", ".join(f"{t.name} ({'~' if _estimated(t, p) else ''}${p:.4f}/h{' spot' if _spot(t, p) else ''})"
+                     for t, p in best)
+
+
+def _spot(t: InstanceType, price: float) -> bool:
+    offers = [o for o in t.offerings if o.price == price]
+    return bool(offers) and all(o.capacity_type == "spot" for o in offers)
 
 
 def _estimated(t: InstanceType, price: float) -> bool:
