@@ -21,7 +21,7 @@ from karpplan.model import labels as L
 from karpplan.model.pods import Pod, PodTemplate
 from karpplan.model.pools import NodePool
 from karpplan.model.requirements import Requirements
-from karpplan.model.resources import EPHEMERAL
+from karpplan.model.resources import EPHEMERAL, Resources
 from karpplan.plan import NotSimulatedPod
 from karpplan.plan_spot_gaps import spot_file_gaps, spot_file_reason
 from karpplan.scheduling.candidates import LaunchOption
@@ -153,7 +153,10 @@ def _lacking(problem: Problem, template: PodTemplate, pool: NodePool, kind: str)
     wanted = _wanted(problem, template, pool, kind)
     if wanted is None:
         return []
-    return lacking_types(problem.catalog.for_pool(pool.name), wanted, template.requests)
+    # ephemeral storage aside: a node's comes from its EC2NodeClass (root volume or instance-store RAID0), not the
+    # type's bare figures (a 400Gi NVMe cache pod on i4i in a region whose catalog lacks i4i was not said to fit)
+    rest = Resources({k: v for k, v in template.requests.items() if k != EPHEMERAL})
+    return lacking_types(problem.catalog.for_pool(pool.name), wanted, rest)
 
 
 def _storage_note(problem: Problem, template: PodTemplate, pool: NodePool, kind: str) -> str:

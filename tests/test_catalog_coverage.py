@@ -170,3 +170,44 @@ def test_a_plan_names_the_families_its_pools_allow_that_the_region_does_not_pric
     assert "Karpenter baseline both leave out" in line
     assert "families unpriced" not in plan_coverage(load_catalog(region, None), ())
     assert plan_coverage(load_catalog("us-east-1", None), pools) == ""  # us-east-1 prices (nearly) all
+
+
+NVME_POOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: nvme}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: nvme}
+      requirements:
+        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [i4i]}
+---
+apiVersion: karpenter.k8s.aws/v1
+kind: EC2NodeClass
+metadata: {name: nvme}
+spec:
+  amiSelectorTerms: [{alias: al2023@latest}]
+  instanceStorePolicy: RAID0
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: cache}
+spec:
+  containers:
+    - name: c
+      image: redis
+      resources: {requests: {cpu: "2", memory: 8Gi, ephemeral-storage: 400Gi}}
+"""
+
+
+def test_a_pod_asking_for_instance_store_on_types_the_region_lacks_is_told_the_catalogs_gap(tmp_path: Path) -> None:
+    # A game studio's NVMe cache (400Gi ephemeral storage on i4i, RAID0) in ap-northeast-1, whose prices predate
+    # i4i: the reason said only "no instance type met ... enough resources", as if the storage could not fit.
+    path = tmp_path / "nvme.yaml"
+    path.write_text(NVME_POOL)
+    result = CliRunner().invoke(app, ["plan", str(path), "--region", "ap-northeast-1", "-o", "json"])
+    assert result.exit_code == 1
+    (pod,) = json.loads(result.stdout)["unschedulable"]
+    assert pod["reasons"][0].startswith("no type with a price here fits the pod: its NodePools allow")
+    assert "i4i" in pod["reasons"][0]
