@@ -204,3 +204,26 @@ def test_the_claims_node_that_came_up_cordoned_is_said_removed_not_in_the_wrong_
     told = _told(_A4341 + _A4341_LATER, load)
     assert "came up and was cordoned" in told and "consolidateAfter" in told
     assert "in a loop" not in told and "kubernetes-sigs/karpenter#343" not in told
+
+
+# aws/karpenter-provider-aws#1233 (the report's first two lines, v0.5): a game studio pasted both and the DEBUG line
+# was "unrecognised"
+_ICE_1233 = ('2022-01-28T13:15:43.351Z        DEBUG   controller.provisioning InsufficientInstanceCapacity for offering '
+             '{ instanceType: g4dn.xlarge, zone: us-east-1c, capacityType: spot }, avoiding for 45s  {"commit": '
+             '"2346ed5", "provisioner": "provisioner-gpu"}\n'
+             '2022-01-28T13:15:43.351Z        ERROR   controller.provisioning Could not launch node, launching instances, '
+             'with fleet error(s), InsufficientInstanceCapacity: We currently do not have sufficient g4dn.xlarge '
+             'capacity in the Availability Zone you requested (us-east-1c). Our system will be working on provisioning '
+             'additional capacity. You can currently get g4dn.xlarge capacity by not specifying an Availability Zone in '
+             'your request or choosing us-east-1a, us-east-1b, us-east-1d, us-east-1f.; UnfulfillableCapacity: Unable to '
+             'fulfill capacity due to your request configuration. Please adjust your request and try again.  '
+             '{"commit": "2346ed5", "provisioner": "provisioner-gpu"}\n')
+
+
+def test_an_offering_kept_out_after_insufficient_capacity_is_explained_beside_the_launch_error() -> None:
+    explanation = explain_text(_ICE_1233)
+    assert explanation.unrecognised == 0
+    avoided, failed = explanation.item_list()
+    assert avoided.plain.startswith("EC2 had no capacity for g4dn.xlarge in us-east-1c, so Karpenter keeps that "
+                                    "offering out of its choices for a while")
+    assert "could not start: EC2 had no capacity" in failed.plain

@@ -28,13 +28,15 @@ NOT_JOINED = "node not registered"  # the NodeClaim's Registered condition: Node
 NO_STARTUP_TAINT = "no unregistered taint"  # v1: the node registered without karpenter.sh/unregistered
 SHORT = "resource short"  # the node registered less of a resource than Karpenter planned with
 CAUSES = (CAPACITY, QUOTA, SUBNETS, REFUSED, UNREGISTERED, NOT_JOINED, NO_STARTUP_TAINT, SHORT)
+AVOIDED = "offering avoided"  # an insufficient-capacity error's offering, kept out of Karpenter's choices a while
 
 TRIGGERS = ("launching nodeclaim", "launching machine", "Launching node", "creating instance", "creating cloud provider "
             "instance", "insufficient capacity", "InsufficientInstanceCapacity", "UnfulfillableCapacity",
             "no subnets matched", "no subnets exist", "no subnets found", "VcpuLimitExceeded",
             "MaxSpotInstanceCountExceeded", "InstanceLimitExceeded", "didn't register on the node",
             "nominated for this pod failed to launch", "Node not registered with cluster",
-            "missing required startup taint", "creating fleet", "Could not launch node", "% of expected)")
+            "missing required startup taint", "creating fleet", "Could not launch node", "% of expected)",
+            "removing offering from offerings")
 _UNREGISTERED = re.compile(r'expected resource \\?"(?P<res>[^"\\]+)\\?" didn\'t register on the node', re.I)
 # Karpenter's consistency check (v0.2x inflight checks, v0.3x+ nodeshape): a resource the node registered below 90%
 # of what Karpenter launched it for: `Expected 234 of resource pods, but found 50 (21.4% of expected)`
@@ -58,6 +60,13 @@ _ANCHOR = re.compile(r"(?:failed )?launching (?:nodeclaim|machine)|Launching nod
                      r"provider instance|insufficient capacity|no subnets|creating scheduler|Could not launch node|"
                      r"creating machine|creating fleet|"
                      r"NodeClaim \S+, nominated for this pod failed to launch", re.I)
+# The offering a launch found no capacity for, which Karpenter keeps out of its choices for a while (its unavailable
+# offerings cache): v0.5-v0.2x `InsufficientInstanceCapacity for offering { instanceType: g4dn.xlarge, zone: us-east-1c,
+# capacityType: spot }, avoiding for 45s`; later `removing offering from offerings` with reason InsufficientInstanceCapacity
+_AVOIDED = re.compile(r"InsufficientInstanceCapacity for offering \{ ?instanceType: (?P<type>[\w.-]+), zone: "
+                      r"(?P<zone>[\w-]+), capacityType: [\w-]+ ?\}, avoiding for \S+|removing offering from offerings"
+                      r'.*?"reason"\s*:\s*"InsufficientInstanceCapacity".*?"instance-type"\s*:\s*"(?P<type2>[\w.-]+)"'
+                      r'.*?"zone"\s*:\s*"(?P<zone2>[\w-]+)"')
 _NOMINATED_CLAIM = re.compile(r"NodeClaim (?P<name>\S+?), nominated for this pod")
 _END = re.compile(r'\t\{|","|"\}|"$|\s\{"commit')
 _NODECLAIM = re.compile(r'\\?"(?:NodeClaim|nodeclaim|Machine|machine)\\?"\s*:\s*(?:\{\s*\\?"name\\?"\s*:\s*)?\\?"(?P<name>[^"\\]+)')
@@ -88,6 +97,10 @@ def parse(line: str) -> LaunchError | None:
     if (um := _UNREGISTERED.search(line)) is not None:
         return LaunchError(UNREGISTERED, um.group(0).replace('\\"', '"'), detail=um.group("res"))
     text = line.replace('\\"', '"')
+    if (om := _AVOIDED.search(text)) is not None:  # the offering EC2 had no capacity for, kept out a while
+        return LaunchError(CAPACITY, om.group(0), instance_type=om.group("type") or om.group("type2"),
+                           zone=om.group("zone") or om.group("zone2"), code="InsufficientInstanceCapacity",
+                           detail=AVOIDED)
     m = _ANCHOR.search(text)
     if m is None:
         return None
@@ -158,6 +171,12 @@ def plain(e: LaunchError) -> str:
                 "running on that node, or the AMI lacks its driver. The node stays uninitialised and pods that "
                 "request the resource wait on it: run the plugin's DaemonSet there (its tolerations and node "
                 "selector must match the node) or use an AMI with the driver. Nothing on the pod is wrong.")
+    if e.cause == CAPACITY and e.detail == AVOIDED:
+        return (f"EC2 had no capacity for {e.instance_type} in {e.zone}, so Karpenter keeps that offering out of its "
+                "choices for a while (its unavailable-offerings cache) and launches from the others: the launch error "
+                "it comes with says what failed. Only when every offering a NodePool allows is kept out does a pod "
+                "wait; a NodePool that allows more instance types, zones and capacity types gives Karpenter "
+                "somewhere else to go.")
     if e.cause == CAPACITY:
         where = (f" (no {e.instance_type} capacity in {e.zone})" if e.instance_type and e.zone else "")
         if "all requested instance types were unavailable" in e.text:  # no CreateFleet call was made at all
