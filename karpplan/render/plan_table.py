@@ -223,9 +223,19 @@ def _marker(row: NodeRow, layout: Layout, notes: _Footnotes) -> Text:
     return text
 
 
+# Accelerators a node's bars show besides CPU and memory: a GPU node sized by its GPUs reads 25% CPU otherwise.
+ACCELERATORS = (("gpu", "nvidia.com/gpu"), ("gpu", "amd.com/gpu"), ("neu", "aws.amazon.com/neuroncore"),
+                ("neu", "aws.amazon.com/neuron"))
+
+
 def _bars(node: PlanNode, glyphs: BarGlyphs) -> tuple[Text, Text]:
     cpu = utilisation_bar(node.requested.get(CPU), node.allocatable.get(CPU), glyphs, style="cyan")
     memory = utilisation_bar(node.requested.get(MEMORY), node.allocatable.get(MEMORY), glyphs, style="magenta")
+    for label, name in ACCELERATORS:
+        if node.allocatable.get(name) > 0:  # the first the node has, on a line of its own under memory
+            memory.append(f"\n{label} ").append_text(
+                utilisation_bar(node.requested.get(name), node.allocatable.get(name), glyphs, style="green"))
+            break
     return cpu, memory
 
 
