@@ -131,3 +131,35 @@ def test_an_overlay_pricing_a_type_the_region_lacks_says_so_and_a_capacity_overl
     capacity = _overlay("slices", capacity=Resources({"nvidia.com/gpu": 4}))
     _, notes = apply_node_overlays(load_catalog("us-east-1"), [capacity])
     assert "overlay prices" not in notes[0] and "capacity includes it" in notes[0]
+
+
+def test_catalog_lists_a_pools_types_with_the_overlays_of_its_manifests(tmp_path: Path) -> None:
+    # A game studio's time-slicing overlay (nvidia.com/gpu=4 on g6) let plan pack four 1-GPU pods on a g6.4xlarge,
+    # while `catalog --nodepool gpu --request nvidia.com/gpu=3` listed no g6 below 4 real GPUs: the two disagreed.
+    from typer.testing import CliRunner
+
+    from karpplan.cli.main import app
+
+    (tmp_path / "pools.yaml").write_text("""\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: {name: gpu}
+spec:
+  template:
+    spec:
+      nodeClassRef: {group: karpenter.k8s.aws, kind: EC2NodeClass, name: default}
+      requirements:
+        - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g6]}
+---
+apiVersion: karpenter.sh/v1alpha1
+kind: NodeOverlay
+metadata: {name: slices}
+spec:
+  requirements:
+    - {key: karpenter.k8s.aws/instance-family, operator: In, values: [g6]}
+  capacity: {nvidia.com/gpu: "4"}
+""")
+    result = CliRunner().invoke(app, ["catalog", str(tmp_path / "pools.yaml"), "--nodepool", "gpu", "--region",
+                                      "us-east-1", "--request", "nvidia.com/gpu=3"], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    assert any(line.startswith("g6.xlarge ") for line in result.stdout.splitlines()), result.stdout

@@ -29,6 +29,7 @@ from karpplan.catalog.auto_mode_fee import SOURCE as AUTO_MODE_FEE_SOURCE
 from karpplan.catalog.aws_import import build_catalog, read_import_files
 from karpplan.catalog.coverage import Coverage, lacking_text, lacking_types, region_coverage, remedy
 from karpplan.catalog.embedded import regions as embedded_regions
+from karpplan.catalog.overlays import apply_node_overlays
 from karpplan.catalog.refresh import refresh_catalog
 from karpplan.catalog.selector import Selection, select
 from karpplan.catalog.types import ON_DEMAND, SPOT, Catalog
@@ -367,6 +368,9 @@ def _list(paths: Sequence[str], region: str | None, catalog_file: str | None, al
     if info:
         _print_info(loaded, output)
         return
+    if inventory is not None and inventory.overlays:  # the NodeOverlays the manifests hold, as plan applies them
+        loaded, _ = apply_node_overlays(loaded, inventory.overlays, inventory.nodepools)
+        loaded = loaded.for_pool(pool.name) if pool is not None else loaded
     kubelet = _kubelet(pool, node_class) if pool else None
     types = instance_types_for(loaded, kubelet, node_class.ami_family if node_class else None)
     rows = select(loaded, types, pool=pool, daemonsets=daemonsets, request=pod)
