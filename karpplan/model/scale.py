@@ -104,15 +104,21 @@ def parse_scale_flags(replicas: Sequence[str] | None, factor: float | None, hpa:
 KEDA_MAX_REPLICAS = 100  # a ScaledObject's maxReplicaCount when it sets none (KEDA's default)
 
 
-def build_scaled_object(namespace: str, name: str, root: Field) -> Autoscaler:
-    """KEDA's ScaledObject (keda.sh/v1alpha1): the HPA it makes scales `scaleTargetRef` (a Deployment unless `kind`
-    says otherwise) between `minReplicaCount` (default 0: KEDA itself scales an idle workload to zero) and
-    `maxReplicaCount` (default 100)."""
+def _spec_and_target(root: Field) -> tuple[Field, Field]:
+    """An autoscaler's spec and its `scaleTargetRef` (required)."""
     spec = root["spec"]
     spec.is_mapping()
     ref = spec["scaleTargetRef"]
     if not ref.present:
         ref.required("scaleTargetRef is required")
+    return spec, ref
+
+
+def build_scaled_object(namespace: str, name: str, root: Field) -> Autoscaler:
+    """KEDA's ScaledObject (keda.sh/v1alpha1): the HPA it makes scales `scaleTargetRef` (a Deployment unless `kind`
+    says otherwise) between `minReplicaCount` (default 0: KEDA itself scales an idle workload to zero) and
+    `maxReplicaCount` (default 100)."""
+    spec, ref = _spec_and_target(root)
     low = spec["minReplicaCount"].optional_integer()
     high = spec["maxReplicaCount"].optional_integer()
     low = 0 if low is None or low < 0 else low
@@ -123,11 +129,7 @@ def build_scaled_object(namespace: str, name: str, root: Field) -> Autoscaler:
 
 def build_hpa(namespace: str, name: str, root: Field) -> Autoscaler:
     """autoscaling/v1 or v2 HorizontalPodAutoscaler: its target and its replica range."""
-    spec = root["spec"]
-    spec.is_mapping()
-    ref = spec["scaleTargetRef"]
-    if not ref.present:
-        ref.required("scaleTargetRef is required")
+    spec, ref = _spec_and_target(root)
     minimum = spec["minReplicas"].optional_integer()
     maximum_field = spec["maxReplicas"]
     maximum = maximum_field.optional_integer()
