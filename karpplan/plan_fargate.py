@@ -17,6 +17,7 @@ from karpplan.model.fargate import (
     FargateSize,
     fargate_hourly_price,
     fargate_node_labels,
+    kept_off_fargate,
     profile_for,
     size_pod,
 )
@@ -44,12 +45,12 @@ def split_fargate(
     ec2: list[Pod] = []
     kept_on_ec2: dict[str, str] = {}
     for pod in inventory.pending:
-        profile = profile_for(profiles, pod.namespace, pod.labels, pod.template.annotations) if profiles else None
+        profile = profile_for(profiles, pod.namespace, pod.labels) if profiles else None
+        if profile is not None and kept_off_fargate(pod.template.annotations):
+            kept_on_ec2.setdefault(f"{pod.namespace}/{pod.workload}", profile.name)
+            profile = None
         if profile is None:
             ec2.append(pod)
-            selected = profile_for(profiles, pod.namespace, pod.labels) if profiles else None
-            if selected is not None:
-                kept_on_ec2.setdefault(f"{pod.namespace}/{pod.workload}", selected.name)
             continue
         reasons = [f"Fargate refuses {path}: {why}" for path, why in pod.template.fargate.refusals]
         fargate.append(FargatePlacement(pod, profile, reasons))

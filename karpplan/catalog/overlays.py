@@ -128,8 +128,7 @@ def apply_node_overlays(catalog: Catalog, overlays: Sequence[NodeOverlay], pools
         for i, found in enumerate(matched):
             for it, offerings in found:
                 updates[i].store(it, offerings, overlay)
-        lacking = lacking_types(catalog, overlay.requirements) if catalog.embedded else []
-        notes.append(_note(overlay, contexts, matched, bool(pools), lacking_text(catalog, lacking) if lacking else ""))
+        notes.append(_note(overlay, contexts, matched, catalog if pools else None))
     shared = dataclasses.replace(catalog, instance_types=tuple(_overlaid(it, updates[0]) for it in catalog.instance_types))
     per_pool: dict[str, Catalog] = {}
     for (name, _), pool_updates in zip(contexts[1:], updates[1:], strict=True):
@@ -140,9 +139,11 @@ def apply_node_overlays(catalog: Catalog, overlays: Sequence[NodeOverlay], pools
 
 
 def _note(overlay: NodeOverlay, contexts: Sequence[_Context], matched: Sequence[Sequence[tuple[InstanceType,
-          Sequence[Offering]]]], with_pools: bool, lacking: str = "") -> str:
-    """What one applied overlay changes: how many instance types (and offerings priced), on which pools; `lacking`:
-    the types its requirements select that the region's embedded catalog lacks, said where it changes nothing."""
+          Sequence[Offering]]]], pooled: Catalog | None) -> str:
+    """What one applied overlay changes: how many instance types (and offerings priced), on which pools (`pooled`:
+    the catalog, when the overlays were applied for pools; where the overlay changes nothing, the types its
+    requirements select that the region's embedded catalog lacks are named)."""
+    with_pools = pooled is not None
     found = [(name, m) for (name, _), m in zip(contexts, matched, strict=True) if m and (name is not None or not with_pools)]
     what = []
     if overlay.sets_price:
@@ -158,8 +159,10 @@ def _note(overlay: NodeOverlay, contexts: Sequence[_Context], matched: Sequence[
     head = f"{overlay.origin}: NodeOverlay {overlay.name} (weight {overlay.weight}) matches {types} instance type(s)"
     if with_pools:
         applied = [name for name, _ in found if name is not None]
-        if not applied and lacking:
-            return (f"{head} of no NodePool: its requirements select {lacking}, so it changes nothing in the plan "
+        lacking = lacking_types(pooled, overlay.requirements) if not applied and pooled is not None else []
+        if lacking and pooled is not None:
+            return (f"{head} of no NodePool: its requirements select {lacking_text(pooled, lacking)}, so it changes "
+                    "nothing in the plan "
                     "(karpplan cannot add offerings for a type its catalog lacks, even at an overlay's price)")
         if not applied:
             return (f"{head} of no NodePool: its requirements select no pool's instance types (by name, "

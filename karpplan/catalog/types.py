@@ -3,7 +3,7 @@ type, price), and the `Catalog` that holds them with where its figures come from
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from karpplan.model.fargate_prices import FargatePrice
@@ -83,6 +83,15 @@ class InstanceType:
         return min((o.price for o in self.offerings), default=float("inf"))
 
 
+def label_keys_of(types: Iterable[InstanceType]) -> frozenset[str]:
+    """Every label key some of these instance types define (present or known-absent)."""
+    keys: set[str] = set()
+    for it in types:
+        keys.update(it.labels)
+        keys.update(it.absent_label_keys)
+    return frozenset(keys)
+
+
 @dataclass(frozen=True)
 class Catalog:
     name: str
@@ -100,6 +109,8 @@ class Catalog:
     fargate_price: FargatePrice | None = None
     # NodeOverlays select per NodePool (catalog/overlays.py): a pool's own catalog where its overlays differ
     pool_catalogs: Mapping[str, Catalog] = field(default_factory=dict, compare=False, repr=False)
+    # `label_keys()`, read once (not an init field: `dataclasses.replace` with other types never carries it over)
+    _label_keys: frozenset[str] | None = field(default=None, init=False, compare=False, repr=False)
 
     def for_pool(self, name: str) -> Catalog:
         """The catalog the pool's launch options are built from: with the NodeOverlays that select it."""
@@ -114,13 +125,12 @@ class Catalog:
         return {it.name: it for it in self.instance_types}
 
     def label_keys(self) -> frozenset[str]:
-        """Every label key some instance type of this catalog defines (present or known-absent).
+        """Every label key some instance type of this catalog defines (present or known-absent), read once.
 
         Karpenter treats the labels its cloud provider resolves as well-known; for a user catalog these
         keys play that role (the fake provider's `size`, `special`, `integer`).
         """
-        keys: set[str] = set()
-        for it in self.instance_types:
-            keys.update(it.labels)
-            keys.update(it.absent_label_keys)
-        return frozenset(keys)
+        if self._label_keys is None:
+            object.__setattr__(self, "_label_keys", label_keys_of(self.instance_types))
+        assert self._label_keys is not None
+        return self._label_keys

@@ -238,7 +238,7 @@ def _gate(diff_micros: tuple[int, int], newly: Sequence[NewlyUnschedulable], new
     reasons = []
     exceeded = False
     if newly:
-        unpriced = sum(1 for u in newly if u.reasons and u.reasons[0].startswith(UNPRICED_REASON))
+        unpriced = sum(1 for u in newly if _for_want_of_a_price(u.reasons))
         reasons.append(f"{len(newly)} pod{'s' if len(newly) != 1 else ''} HEAD leaves unschedulable "
                        "(placed by BASE, or added by the change)"
                        + (f", {unpriced} of them only for want of a price in the catalog" if unpriced else ""))
@@ -319,10 +319,15 @@ def _provisioner_selector_notes(head: Side, newly: Sequence[NewlyUnschedulable])
     return tuple(notes)
 
 
+def _for_want_of_a_price(reasons: Sequence[str]) -> bool:
+    """A pod's reasons say only the catalog's missing prices keep it out (`plan_reasons` says that first)."""
+    return bool(reasons) and reasons[0].startswith(UNPRICED_REASON)
+
+
 def _unpriced_notes(newly: Sequence[NewlyUnschedulable]) -> tuple[str, ...]:
     """A note for each workload HEAD leaves out only for want of a price in the catalog: its pods would run (the
     region offers the types), so HEAD's lower cost is no saving."""
-    counts = Counter(u.workload for u in newly if u.reasons and u.reasons[0].startswith(UNPRICED_REASON))
+    counts = Counter(u.workload for u in newly if _for_want_of_a_price(u.reasons))
     return tuple(f"{workload}: {n} pod{'s' if n != 1 else ''} left unschedulable only because the catalog has no price "
                  "here for the instance types they need (they would run): HEAD's cost leaves them out, so its change in "
                  "cost is no saving; diff with --allow-estimated-prices or --catalog FILE to price them"
@@ -334,7 +339,7 @@ def _base_unpriced_notes(base: Side, head: Side) -> tuple[str, ...]:
     onto priced types): BASE's cost leaves them out, so the increase is partly theirs, not the change's."""
     placed = {p.key for p in head.plan.pods if p.node is not None}
     counts = Counter(workload_key(u.workload, u.pod.split("/", 1)[0]) for u in base.plan.unschedulable
-                     if u.pod in placed and u.reasons and u.reasons[0].startswith(UNPRICED_REASON))
+                     if u.pod in placed and _for_want_of_a_price(u.reasons))
     return tuple(f"{workload}: BASE left {n} pod{'s' if n != 1 else ''} out only because the catalog has no price "
                  "there for the instance types needed (the region offers them), and HEAD places "
                  f"{'them' if n != 1 else 'it'}: BASE's cost leaves {'them' if n != 1 else 'it'} out, so the increase "

@@ -166,23 +166,20 @@ class Scaler:
         explicit = [o for o in self.options.replicas if o.matches(namespace, kind, name)]
         for o in explicit:
             self.matched.setdefault(o, []).append(f"{kind}/{name}")
-        if explicit:
+        hpa = self.by_target.get((namespace, kind, name))
+        if hpa is not None:  # an autoscaler of a workload in the input, whatever picks the count: no stray one
+            self.scaled.add(id(hpa))
+            self._also_scaling(hpa)
+        if explicit:  # the flag wins
             count = explicit[-1].count
-            hpa = self.by_target.get((namespace, kind, name))
-            if hpa is not None:  # the flag wins; an autoscaler of a workload in the input is no stray one
-                self.scaled.add(id(hpa))
-                self._also_scaling(hpa)
-                if not hpa.min_replicas <= count <= hpa.max_replicas:
-                    self.changed.append((hpa.origin, (
-                        f"{kind}/{name} is planned with {count} replicas ({REPLICAS_FLAG}), outside "
-                        f"{hpa.min_replicas}..{hpa.max_replicas}, the bounds of {hpa.kind} {hpa.name}, "
-                        f"which would scale it back within them")))
+            if hpa is not None and not hpa.min_replicas <= count <= hpa.max_replicas:
+                self.changed.append((hpa.origin, (
+                    f"{kind}/{name} is planned with {count} replicas ({REPLICAS_FLAG}), outside "
+                    f"{hpa.min_replicas}..{hpa.max_replicas}, the bounds of {hpa.kind} {hpa.name}, "
+                    f"which would scale it back within them")))
         else:
             count = declared
-            hpa = self.by_target.get((namespace, kind, name))
             if hpa is not None:
-                self.scaled.add(id(hpa))
-                self._also_scaling(hpa)
                 count = {"min": hpa.min_replicas, "max": hpa.max_replicas}.get(
                     self.options.hpa, min(max(declared, hpa.min_replicas), hpa.max_replicas))
                 if count != declared:

@@ -36,7 +36,7 @@ from karpplan.scheduling.daemon_ports import (
     daemon_port_failure,
 )
 from karpplan.scheduling.label_values import by_label_values
-from karpplan.scheduling.launch_daemons import PoolDaemons
+from karpplan.scheduling.launch_daemons import PoolDaemons, held_ports, total_requests
 from karpplan.scheduling.pool_admission import cache_key, pool_admission
 from karpplan.scheduling.shortfall_hints import offered_nowhere, os_nowhere
 
@@ -90,15 +90,9 @@ def daemon_overhead(daemonsets: Sequence[DaemonSet], labels: Mapping[str, str], 
     A DaemonSet runs where its pod tolerates the node's NoSchedule/NoExecute taints (PreferNoSchedule is
     tolerated automatically, as Karpenter does) and its node selector / required affinity matches.
     """
-    matched = [ds.template.requests for ds in daemonsets
-               if not untolerated(ds.template.tolerations, taints, SCHEDULING_EFFECTS)
-               and ds.template.affinity.matches(labels, node_name)]
-    if len(matched) == 1:  # (called per offering: 10,000 on the aws catalog, so no sum of one)
-        return matched[0]
-    total = Resources()
-    for requests in matched:
-        total = total + requests
-    return total
+    return total_requests([ds for ds in daemonsets if not untolerated(ds.template.tolerations, taints,
+                                                                      SCHEDULING_EFFECTS)
+                           and ds.template.affinity.matches(labels, node_name)])
 
 
 def build_launch_options(
@@ -151,7 +145,7 @@ def _pool_options(pool: NodePool, types: Sequence[InstanceType], labels_for: Cal
         if not _allows(per_type, base, absent):
             continue
         running = daemons.running(it)
-        overhead, ports = daemons.overhead(running), daemons.ports(running)
+        overhead, ports = total_requests(running), held_ports(running)
         for offering in it.offerings:
             for os_value in it.os_values if not pool.auto_mode else ("linux",):
                 for variant in variants:

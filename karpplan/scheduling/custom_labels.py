@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from karpplan.catalog.types import InstanceType
+from karpplan.catalog.types import InstanceType, label_keys_of
 from karpplan.model import labels as L
 from karpplan.model.pods import Pod
 from karpplan.model.pools import NodePool
@@ -18,11 +18,7 @@ from karpplan.model.pools import NodePool
 
 def provider_keys(types: Iterable[InstanceType]) -> frozenset[str]:
     """The label keys `types` define (present or known-absent) beyond the well-known ones."""
-    keys: set[str] = set()
-    for it in types:
-        keys.update(it.labels)
-        keys.update(it.absent_label_keys)
-    return frozenset(keys - L.WELL_KNOWN)
+    return label_keys_of(types) - L.WELL_KNOWN
 
 
 def pod_requirement_values(pods: Sequence[Pod]) -> dict[str, set[str]]:

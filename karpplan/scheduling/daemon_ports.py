@@ -12,7 +12,7 @@ skips the groups whose ports clash): here, per launch option, which carries its 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 
 from karpplan.constraints.port_conflicts import (
     DAEMONSET_HOLDS,
@@ -21,7 +21,6 @@ from karpplan.constraints.port_conflicts import (
     ports_clash,
 )
 from karpplan.model.pods import DaemonSet, HostPort
-from karpplan.model.taints import SCHEDULING_EFFECTS, Taint, untolerated
 
 DaemonPort = tuple[str, HostPort]
 """A host port a DaemonSet holds on a node: (`namespace/name` of the DaemonSet, the port)."""
@@ -29,21 +28,6 @@ DaemonPort = tuple[str, HostPort]
 
 def daemonset_key(ds: DaemonSet) -> str:
     return f"{ds.namespace}/{ds.name}"
-
-
-def with_host_ports(daemonsets: Sequence[DaemonSet]) -> list[DaemonSet]:
-    """The DaemonSets that claim a host port at all (most claim none: nothing to test per option)."""
-    return [ds for ds in daemonsets if ds.template.host_ports]
-
-
-def daemon_ports(daemonsets: Sequence[DaemonSet], labels: Mapping[str, str], taints: Sequence[Taint],
-                 node_name: str = "") -> tuple[DaemonPort, ...]:
-    """The host ports the DaemonSets that would run on a node with these labels and taints hold there (the
-    same DaemonSets as `candidates.daemon_overhead` counts)."""
-    return tuple((daemonset_key(ds), port) for ds in daemonsets
-                 if not untolerated(ds.template.tolerations, taints, SCHEDULING_EFFECTS)
-                 and ds.template.affinity.matches(labels, node_name)
-                 for port in ds.template.host_ports)
 
 
 def clashing(asked: Sequence[HostPort], held: Iterable[DaemonPort]) -> list[DaemonPort]:
@@ -107,5 +91,5 @@ def _port_text(port: HostPort) -> str:
     return text if port.host_ip in ("0.0.0.0", "", "::") else f"{port.host_ip}:{text}"
 
 
-__all__ = ["DaemonPort", "clashing", "daemon_port_failure", "daemon_ports", "daemonset_key", "describe",
-           "daemonset_port_clashes", "existing_daemon_port_note", "with_host_ports"]
+__all__ = ["DaemonPort", "clashing", "daemon_port_failure", "daemonset_key", "describe", "daemonset_port_clashes",
+           "existing_daemon_port_note"]

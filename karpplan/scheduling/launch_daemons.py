@@ -49,17 +49,21 @@ class PoolDaemons:
         type_requirements = instance_requirements(it, auto_mode=self._pool.auto_mode)
         return [*self._always, *(ds for ds, terms in self._terms if any(t.intersects(type_requirements) for t in terms))]
 
-    def overhead(self, running: Sequence[DaemonSet]) -> Resources:
-        if len(running) == 1:
-            return running[0].template.requests
-        total = Resources()
-        for ds in running:
-            total = total + ds.template.requests
-        return total
-
-    @staticmethod
-    def ports(running: Sequence[DaemonSet]) -> tuple[DaemonPort, ...]:
-        return tuple((daemonset_key(ds), port) for ds in running for port in ds.template.host_ports)
 
 
-__all__ = ["PoolDaemons"]
+def total_requests(daemonsets: Sequence[DaemonSet]) -> Resources:
+    """What these DaemonSets' pods request together on a node."""
+    if len(daemonsets) == 1:  # (asked per instance type and pool: thousands on the aws catalog, so no sum of one)
+        return daemonsets[0].template.requests
+    total = Resources()
+    for ds in daemonsets:
+        total = total + ds.template.requests
+    return total
+
+
+def held_ports(daemonsets: Sequence[DaemonSet]) -> tuple[DaemonPort, ...]:
+    """The host ports these DaemonSets' pods hold on a node."""
+    return tuple((daemonset_key(ds), port) for ds in daemonsets for port in ds.template.host_ports)
+
+
+__all__ = ["PoolDaemons", "held_ports", "total_requests"]
